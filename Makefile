@@ -1,0 +1,109 @@
+# qdemo: one Makefile for the player, its tests, fuzz targets and benchmarks.
+#
+#   make            build build/qdemo
+#   make run        build, then play the bundled sample demo (PNG frames when no display)
+#   make test       build and run every test; ends with "N passed, N failed, N skipped"
+#   make bench      print the speed tables and write bench/results.md
+#   make fuzz       build the libFuzzer targets (needs clang) into build/fuzz/
+#   make fuzz-replay  replay tests/fuzz/corpus/* and tests/crashers/* through every target
+#
+# Variables: DEBUG=1 (no optimisation, -g), ASAN=1 (AddressSanitizer), UBSAN=1
+# (UndefinedBehaviorSanitizer), CC=... (default cc), QDEMO_REALDATA=DIR (real test data,
+# default ../shared/realdata).
+
+CC ?= cc
+PKGS := sdl2 stb zlib
+DEB_PKGS := libsdl2-dev libstb-dev zlib1g-dev pkg-config
+
+CFLAGS_BASE := -std=c11 -Wall -Wextra -D_GNU_SOURCE -MMD -MP
+ifeq ($(DEBUG),1)
+  OPT := -O0 -g
+else
+  OPT := -O2 -g
+endif
+SAN :=
+ifeq ($(ASAN),1)
+  SAN += -fsanitize=address -fno-omit-frame-pointer
+endif
+ifeq ($(UBSAN),1)
+  SAN += -fsanitize=undefined -fno-sanitize-recover=undefined
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)
+LDLIBS += $(PKG_LIBS) -lm -lpthread
+LDFLAGS += $(SAN)
+
+B := build
+LIB_SRC := $(wildcard pak-loader/*.c src/common/*.c src/demo/*.c src/client/*.c \
+             src/timeline/*.c src/model/*.c src/render/*.c src/output/*.c src/app/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+TEST_SRC := tests/main.c $(wildcard tests/unit/*.c)
+TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+
+.PHONY: all deps run test bench fuzz fuzz-replay clean
+all: deps $(B)/qdemo
+
+# Missing system packages: install them when we are root with apt-get (as CI is),
+# otherwise stop with the exact command to run.
+deps:
+	@missing=""; for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "qdemo: installing$$missing (apt-get install $(DEB_PKGS))"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS) >/dev/null || exit 1; \
+	  else \
+	    echo "qdemo: missing$$missing. Install them with:"; \
+	    echo "  sudo apt-get install $(DEB_PKGS)"; exit 1; \
+	  fi; \
+	fi
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/libqdemo.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/qdemo: $(B)/src/main.o $(B)/libqdemo.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/run: $(TEST_OBJ) $(B)/libqdemo.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bench: $(B)/bench/bench.o $(B)/libqdemo.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The sample demo and its map live in assets/ (GPL; see assets/README.md).
+run: deps $(B)/qdemo
+	./$(B)/qdemo play assets/smoothme.dem -p assets
+
+test: deps $(B)/qdemo $(B)/tests/run $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
+	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
+
+bench: deps $(B)/qdemo $(B)/bench
+	./$(B)/bench
+
+# libFuzzer targets need clang; the replay_* programs are the same targets with a plain
+# main() that runs files through them, built with the normal compiler.
+FUZZ_CC ?= clang
+fuzz: $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) \
+	  -o $@ $< $(LIB_SRC) $(PKG_LIBS) -lm -lpthread
+$(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libqdemo.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+fuzz-replay: $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
+	@for n in $(FUZZ_NAMES); do ./$(B)/fuzz/replay_$$n tests/fuzz/corpus/$$n tests/crashers/$$n || exit 1; done
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

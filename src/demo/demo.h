@@ -1,0 +1,93 @@
+/* demo.h: the demo layer: format detection and one decoder interface for every game.
+ *
+ * A demo_t owns the file's bytes and one decoder's state. demo_step() decodes the next
+ * block (one frame or less) and emits neutral updates into a cl_state. The decoder's state
+ * is plain data of a fixed size, so the timeline can save and restore it with memcpy
+ * (demo_save / demo_restore), which is what makes seeking work the same for every format. */
+#ifndef QD_DEMO_H
+#define QD_DEMO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../client/cl.h"
+#include "../common/err.h"
+
+typedef enum demo_format {
+    DEMO_FMT_UNKNOWN = 0,
+    DEMO_FMT_DEM,   /* Quake .dem, protocol 15 and FitzQuake 666 */
+    DEMO_FMT_QWD,   /* QuakeWorld client recording */
+    DEMO_FMT_MVD,   /* QuakeWorld server multi-view recording */
+    DEMO_FMT_DM2,   /* Quake II, protocol 34 */
+    DEMO_FMT_DM3,   /* Quake III family, protocols 66..71 */
+    DEMO_FMT_COUNT
+} demo_format;
+
+/* The short name used in `info --json`: "dem", "qwd", "mvd", "dm2", "dm_68"... */
+const char *demo_format_name(demo_format f);
+
+/* A listener for `qdemo dump`: one call per decoded message. NULL when nobody listens, and
+ * decoders then format nothing. */
+typedef struct demo_trace {
+    void *ctx;
+    /* t: demo time of the open frame; block: block index; offset: byte offset of the
+     * message in the file; name: the message's id name (e.g. "svc_time"); detail: its key
+     * fields as text. */
+    void (*msg)(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
+                const char *detail);
+} demo_trace;
+
+/* What every decoder implements. `state` is decoder-owned plain data of state_size bytes,
+ * holding everything it needs to continue, including the read position: restoring a copy
+ * resumes the decode exactly there. The file bytes are passed on every call and never
+ * stored in the state. */
+typedef struct demo_decoder {
+    const char *name;
+    demo_format format;
+    size_t state_size;
+    /* How sure the decoder is that these bytes are its format: 0 no, 1 weak (extension
+     * only), 2..9 content evidence, 10 certain. */
+    int (*probe)(const uint8_t *data, size_t len, const char *filename);
+    /* Set up state for a decode from the start. */
+    qd_err (*init)(void *state, const uint8_t *data, size_t len, qd_error *err);
+    /* Decode the next block. Returns QD_OK with *done = 0 after a block, QD_OK with
+     * *done = 1 at the clean end of the demo, or an error (with err filled: byte offset and
+     * reason). After an error the decoder stays stopped. */
+    qd_err (*step)(void *state, const uint8_t *data, size_t len, cl_state *cl,
+                   const demo_trace *trace, int *done, qd_error *err);
+    /* The file offset the decoder has reached. */
+    uint64_t (*offset)(const void *state);
+    /* The protocol number read from the file (0 before it is known). */
+    int (*protocol)(const void *state);
+} demo_decoder;
+
+typedef struct demo demo_t;
+
+/* Open a demo file: read it whole (capped at 1 GiB), detect the format by content (the
+ * extension only breaks ties), set up its decoder. NULL on failure with err filled. */
+demo_t *demo_open(const char *path, qd_error *err);
+/* The same from bytes in memory (copied). `name` is used for messages and the extension. */
+demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err);
+void demo_close(demo_t *d);
+
+/* Decode the next block into cl. See demo_decoder.step. */
+qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd_error *err);
+/* Restart from the beginning (cl is not touched: reset it yourself). */
+qd_err demo_rewind(demo_t *d, qd_error *err);
+
+demo_format demo_get_format(const demo_t *d);
+const char *demo_path(const demo_t *d);
+size_t demo_size(const demo_t *d);
+uint64_t demo_offset(const demo_t *d);
+int demo_protocol(const demo_t *d);
+
+/* The decoder state as bytes, for keyframes. demo_restore copies a saved state back; the
+ * size must equal demo_state_size. */
+size_t demo_state_size(const demo_t *d);
+const void *demo_state(const demo_t *d);
+void demo_restore(demo_t *d, const void *state);
+
+/* The decoders, for tests and the fuzz targets. */
+extern const demo_decoder demo_q1_decoder;
+
+#endif

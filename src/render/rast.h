@@ -1,0 +1,62 @@
+/* rast.h: the rasteriser: framebuffers, triangles, spans, lines and a depth test.
+ * It knows nothing of Quake (DESIGN.md): callers hand it screen-space vertices.
+ *
+ * Conventions
+ * - Pixel (x, y) covers [x, x+1) x [y, y+1); its centre is (x + 0.5, y + 0.5). y grows down.
+ * - Colours are packed RGBA8 in a uint32_t as bytes R, G, B, A in memory order, i.e. the
+ *   value (a << 24 | b << 16 | g << 8 | r) on little-endian machines: use rast_rgb().
+ * - Depth is inverse depth, z = 1/w: larger is nearer. The depth buffer is cleared to 0
+ *   (infinitely far) and a pixel passes when its z is greater than the stored one. Because
+ *   1/w is affine in screen space, interpolating it linearly is perspective-correct.
+ * - Triangles use the top-left fill rule, so shared edges are drawn exactly once: no
+ *   cracks, no double blending.
+ * - Everything is deterministic: same calls, same bytes, on any thread. */
+#ifndef QD_RAST_H
+#define QD_RAST_H
+
+#include <stdint.h>
+
+typedef struct rast_fb {
+    int w, h;
+    uint32_t *color; /* w*h pixels, row-major, no padding */
+    float *depth;    /* w*h inverse depths */
+} rast_fb;
+
+typedef struct rast_vert {
+    float x, y; /* screen position in pixels */
+    float z;    /* inverse depth 1/w, > 0 */
+} rast_vert;
+
+static inline uint32_t rast_rgb(unsigned r, unsigned g, unsigned b)
+{
+    return (uint32_t)(r & 255) | (uint32_t)(g & 255) << 8 | (uint32_t)(b & 255) << 16 |
+           0xff000000u;
+}
+
+/* Flags for the fill calls. */
+#define RAST_DEPTH_TEST 0x1   /* draw only where nearer than the depth buffer */
+#define RAST_DEPTH_WRITE 0x2  /* store z where drawn */
+#define RAST_COLOR_WRITE 0x4  /* store the colour where drawn */
+#define RAST_BLEND 0x8        /* blend the colour over the old one by its alpha byte */
+#define RAST_OPAQUE (RAST_DEPTH_TEST | RAST_DEPTH_WRITE | RAST_COLOR_WRITE)
+
+/* A framebuffer of w x h (1..16384 each); NULL when out of memory. */
+rast_fb *rast_fb_new(int w, int h);
+void rast_fb_free(rast_fb *fb);
+/* Fill colour with c and depth with 0. */
+void rast_clear(rast_fb *fb, uint32_t c);
+
+/* A triangle in one colour. Vertices in any winding; degenerate ones draw nothing.
+ * Vertices may lie off screen (the rasteriser clips to the framebuffer) but must have
+ * z > 0: near-plane clipping is the caller's job, done in clip space. */
+void rast_triangle(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags);
+
+/* A convex polygon of n (3..64) vertices, as a fan of triangles. */
+void rast_polygon(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsigned flags);
+
+/* A line from a to b, one pixel wide, both ends included. With RAST_DEPTH_TEST it is drawn
+ * where it is not behind the depth buffer, with a small bias so that a face's own edges
+ * show on top of it. */
+void rast_line(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags);
+
+#endif

@@ -1,0 +1,102 @@
+/* main.c: runs every registered test (or those whose name contains argv[1]) and prints
+ * "N passed, N failed, N skipped". */
+#include "test.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TESTS 1024
+
+static struct {
+    const char *file, *name;
+    test_fn fn;
+} tests[MAX_TESTS];
+static int num_tests;
+static int cur_failed, cur_skipped;
+static char skip_why[256];
+
+void test_register(const char *file, const char *name, test_fn fn)
+{
+    if (num_tests < MAX_TESTS) {
+        tests[num_tests].file = file;
+        tests[num_tests].name = name;
+        tests[num_tests].fn = fn;
+        num_tests++;
+    }
+}
+
+void test_fail_at(const char *file, int line, const char *what)
+{
+    cur_failed = 1;
+    fprintf(stderr, "    %s:%d: check failed: %s\n", file, line, what);
+}
+
+void test_skip(const char *why)
+{
+    cur_skipped = 1;
+    snprintf(skip_why, sizeof skip_why, "%s", why);
+}
+
+int test_failed(void) { return cur_failed; }
+
+const char *test_realdata(void)
+{
+    const char *e = getenv("QDEMO_REALDATA");
+    return e && *e ? e : "../shared/realdata";
+}
+
+const char *test_realfile(char *buf, size_t cap, const char *rel)
+{
+    snprintf(buf, cap, "%s/%s", test_realdata(), rel);
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+const char *test_tmpdir(void)
+{
+    static char dir[256];
+    if (!dir[0]) {
+        const char *e = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/qdemo-test-%d", e && *e ? e : "/tmp", (int)getpid());
+        mkdir(dir, 0777);
+    }
+    return dir;
+}
+
+static int cmp_test(const void *a, const void *b)
+{
+    const typeof(tests[0]) *x = a, *y = b;
+    int c = strcmp(x->file, y->file);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+int main(int argc, char **argv)
+{
+    const char *filter = argc > 1 ? argv[1] : NULL;
+    int passed = 0, failed = 0, skipped = 0;
+    qsort(tests, (size_t)num_tests, sizeof tests[0], cmp_test);
+    for (int i = 0; i < num_tests; i++) {
+        if (filter && !strstr(tests[i].name, filter) && !strstr(tests[i].file, filter))
+            continue;
+        cur_failed = cur_skipped = 0;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        tests[i].fn();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        if (cur_failed) {
+            failed++;
+            printf("FAIL %s (%s)\n", tests[i].name, tests[i].file);
+        } else if (cur_skipped) {
+            skipped++;
+            printf("skip %s: %s\n", tests[i].name, skip_why);
+        } else {
+            passed++;
+            printf("ok   %s (%.0f ms)\n", tests[i].name, ms);
+        }
+        fflush(stdout);
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
