@@ -12,8 +12,8 @@
 
 #define CL_MAX_ENTITIES 8192  /* entity numbers 0..8191; Q1 666 (FitzQuake) is the widest user */
 #define CL_MAX_STATICS 1024
-#define CL_MAX_MODELS 1024    /* precache slots, index 0 unused as in every id engine */
-#define CL_MAX_SOUNDS 512
+#define CL_MAX_MODELS 2048    /* precache slots, index 0 unused; FitzQuake 666 allows 2048 */
+#define CL_MAX_SOUNDS 2048
 #define CL_MAX_PLAYERS 64     /* Q3 MAX_CLIENTS; Q1/QW use 16..32 */
 #define CL_MAX_LIGHTSTYLES 64
 #define CL_MAX_STATS 64
@@ -59,6 +59,7 @@ typedef struct cl_player {
     uint8_t active;       /* slot in use (name non-empty) */
     uint8_t spectator;
     int32_t entity;       /* entity number of the player's body, or -1 */
+    int32_t stats[32];    /* per-player stats (MVD dem_stats); the recorder's are cl.stats */
 } cl_player;
 
 /* The recorded view: what the recording client saw. Origin comes from view_entity unless
@@ -172,6 +173,8 @@ void cl_set_stat(cl_state *cl, int index, int value);
 void cl_set_player_name(cl_state *cl, int slot, const char *name);
 void cl_set_player_frags(cl_state *cl, int slot, int frags);
 void cl_set_player_colors(cl_state *cl, int slot, int top, int bottom);
+void cl_set_player_entity(cl_state *cl, int slot, int entity);
+void cl_set_player_stat(cl_state *cl, int slot, int index, int value);
 void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text);
 void cl_temp_add(cl_state *cl, const cl_temp *te);
 void cl_set_paused(cl_state *cl, int paused);

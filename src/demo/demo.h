@@ -88,6 +88,8 @@ const void *demo_state(const demo_t *d);
 void demo_restore(demo_t *d, const void *state);
 
 /* The decoders, for tests and the fuzz targets. */
-extern const demo_decoder demo_q1_decoder;
+extern const demo_decoder demo_q1_decoder;  /* src/demo/q1.c */
+extern const demo_decoder demo_qwd_decoder; /* src/demo/qw.c */
+extern const demo_decoder demo_mvd_decoder; /* src/demo/qw.c */
 
 #endif

@@ -59,4 +59,14 @@ void rast_polygon(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsign
  * show on top of it. */
 void rast_line(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags);
 
+/* The same three calls limited to rows y0..y1-1 (clamped to the framebuffer). A pixel gets
+ * the very bytes the full call would give it, so threads that each own a band of rows and
+ * issue the same calls in the same order build the same frame as one thread. */
+void rast_triangle_rows(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags,
+                        int y0, int y1);
+void rast_polygon_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
+                       unsigned flags, int y0, int y1);
+void rast_line_rows(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags,
+                    int y0, int y1);
+
 #endif

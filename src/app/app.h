@@ -1,0 +1,52 @@
+/* app.h: what the command line hands to the program's commands, and the helpers they share:
+ * options, the search path for a demo's game, and decoding a whole demo for `info`. */
+#ifndef QD_APP_H
+#define QD_APP_H
+
+#include "../../pak-loader/pak.h"
+#include "../client/cl.h"
+#include "../common/err.h"
+#include "../demo/demo.h"
+
+#define APP_MAX_PAKS 32
+
+/* Exit codes (the contract): only main.c returns them. */
+enum { APP_EXIT_OK = 0, APP_EXIT_USAGE = 1, APP_EXIT_INPUT = 2, APP_EXIT_OUTPUT = 3 };
+
+typedef struct app_opts {
+    const char *demo;
+    const char *basedir;              /* -b or $QDEMO_BASEDIR; NULL for none */
+    const char *paks[APP_MAX_PAKS];   /* -p, in the order given (later wins) */
+    int num_paks;
+    int json;                         /* info --json */
+    /* play / render */
+    const char *out_dir;              /* -o */
+    double fps;                       /* --fps, default 30 */
+    int width, height;                /* --size */
+    double from, to;                  /* --from, --to in seconds; to < 0 = the end */
+    int mode;                         /* R_MODE_* */
+    const char *follow;               /* --follow NAME|N */
+    const char *camera;               /* --camera pov|chase|free */
+    const char *camera_path;          /* --camera-path FILE */
+    int threads;                      /* --threads, 0 = core count */
+    int blur;                         /* --blur N */
+    int resume;                       /* --resume */
+    int bt709;                        /* --bt709 (y4m colour matrix) */
+    int quiet;
+} app_opts;
+
+/* The search path for a level of a demo: the game folders under basedir that the game
+ * uses (id1, qw + the mod folder, baseq2, baseq3/baseoa + mod), then every -p in order.
+ * Never NULL unless out of memory; problems with -p files are reported in err but the
+ * search path is still returned with what could be added. */
+pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);
+
+/* Print one line "qdemo: FILE: offset N: reason" to stderr. */
+void app_report(const char *file, const qd_error *e);
+
+int app_info(const app_opts *o);
+int app_dump(const app_opts *o);
+int app_play(const app_opts *o);
+int app_render(const app_opts *o);
+
+#endif

@@ -1,0 +1,299 @@
+/* app_info.c: the `info` and `dump` commands, the search path for a demo's game, and
+ * error reporting. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+void app_report(const char *file, const qd_error *e)
+{
+    fprintf(stderr, "qdemo: %s: offset %llu: %s: %s\n", file, (unsigned long long)e->offset,
+            qd_strerror(e->code), e->msg);
+}
+
+pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
+{
+    pak_fs *fs = pak_fs_open();
+    if (!fs)
+        return NULL;
+    qd_error e1;
+    int failed = 0;
+    if (o->basedir) {
+        const char *games[4];
+        int n = 0;
+        const char *mod = lvl && lvl->gamedir[0] ? lvl->gamedir : NULL;
+        switch (lvl ? lvl->game : CL_GAME_NONE) {
+        case CL_GAME_QW:
+            games[n++] = "id1";
+            games[n++] = "qw";
+            break;
+        case CL_GAME_Q2:
+            games[n++] = "baseq2";
+            break;
+        case CL_GAME_Q3:
+            games[n++] = "baseq3";
+            games[n++] = "baseoa";
+            break;
+        default:
+            games[n++] = "id1";
+            break;
+        }
+        if (mod && strchr(mod, '/') == NULL && strstr(mod, "..") == NULL) {
+            int dup = 0;
+            for (int i = 0; i < n; i++)
+                dup |= strcmp(games[i], mod) == 0;
+            if (!dup)
+                games[n++] = mod;
+        }
+        if (pak_fs_add_basedir(fs, o->basedir, games, n, &e1) != QD_OK && !failed) {
+            failed = 1;
+            if (err)
+                *err = e1;
+        }
+    }
+    for (int i = 0; i < o->num_paks; i++) {
+        qd_err r;
+        FILE *f = fopen(o->paks[i], "rb");
+        int is_file = 0;
+        if (f) {
+            /* fopen succeeds on folders on Linux; reading tells them apart. */
+            char b;
+            is_file = fread(&b, 1, 1, f) == 1;
+            fclose(f);
+        }
+        r = is_file ? pak_fs_add_file(fs, o->paks[i], &e1) : pak_fs_add_game_dir(fs, o->paks[i], &e1);
+        if (r != QD_OK && !failed) {
+            failed = 1;
+            if (err)
+                *err = e1;
+        }
+    }
+    return fs;
+}
+
+/* JSON string: Quake text uses the high bit for a second colour and low codes for
+ * special glyphs; show their plain ASCII forms. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned c = *p & 0x7f;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 32 || c == 127)
+            fputc(c >= 18 && c <= 27 ? (int)('0' + c - 18) : '.', f); /* Quake's digit glyphs */
+        else
+            fputc((int)c, f);
+    }
+    fputc('"', f);
+}
+
+/* The models a demo asks for (every level), without brush submodels ("*N"). */
+typedef struct name_set {
+    char (*names)[CL_NAME_LEN];
+    int n, cap;
+} name_set;
+
+static void name_add(name_set *s, const char *name)
+{
+    if (!name[0] || name[0] == '*')
+        return;
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->names[i], name) == 0)
+            return;
+    if (s->n == s->cap) {
+        int ncap = s->cap ? s->cap * 2 : 64;
+        void *nn = realloc(s->names, (size_t)ncap * CL_NAME_LEN);
+        if (!nn)
+            return;
+        s->names = nn;
+        s->cap = ncap;
+    }
+    snprintf(s->names[s->n++], CL_NAME_LEN, "%s", name);
+}
+
+static void collect_models(name_set *s, const cl_state *cl)
+{
+    for (int i = 1; i < cl->level.num_models; i++)
+        name_add(s, cl->level.models[i]);
+}
+
+int app_info(const app_opts *o)
+{
+    qd_error err = {0};
+    demo_t *d = demo_open(o->demo, &err);
+    if (!d) {
+        if (o->json) {
+            printf("{\"format\": \"unknown\", \"protocol\": 0, \"map\": \"\", \"duration_s\": 0, "
+                   "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], "
+                   "\"complete\": false, \"error\": ");
+            char line[400];
+            snprintf(line, sizeof line, "offset %llu: %s: %s", (unsigned long long)err.offset,
+                     qd_strerror(err.code), err.msg);
+            json_str(stdout, line);
+            printf("}\n");
+        }
+        app_report(o->demo, &err);
+        return err.code == QD_ERR_USAGE ? APP_EXIT_USAGE : APP_EXIT_INPUT;
+    }
+    cl_state *cl = malloc(sizeof *cl);
+    if (!cl) {
+        demo_close(d);
+        return APP_EXIT_INPUT;
+    }
+    cl_reset(cl);
+    name_set models = {0};
+    char first_map[CL_NAME_LEN] = "";
+    uint32_t levels_seen = 0;
+    double first_time = -1;
+    qd_err r = QD_OK;
+    int done = 0;
+    uint32_t frames = 0;
+    while (!done) {
+        uint32_t before = cl->frame_count;
+        r = demo_step(d, cl, NULL, &done, &err);
+        if (cl->frame_count != before) {
+            frames += cl->frame_count - before;
+            if (first_time < 0)
+                first_time = cl->prev_time < cl->time && before > 0 ? cl->prev_time : cl->time;
+        }
+        if (cl->level_count != levels_seen) {
+            levels_seen = cl->level_count;
+            if (!first_map[0])
+                snprintf(first_map, sizeof first_map, "%s", cl->level.map);
+        }
+        collect_models(&models, cl);
+        if (r != QD_OK)
+            break;
+    }
+    double duration = first_time >= 0 ? cl->time - first_time : 0;
+    const char *map = first_map[0] ? first_map : cl->level.map;
+
+    pak_fs *fs = app_search_path(o, &cl->level, NULL);
+    int *missing = calloc((size_t)(models.n ? models.n : 1), sizeof *missing);
+    for (int i = 0; i < models.n && missing; i++)
+        missing[i] = !fs || !pak_find(fs, models.names[i], NULL);
+
+    if (o->json) {
+        printf("{\"format\": ");
+        json_str(stdout, demo_format_name(demo_get_format(d)));
+        printf(", \"protocol\": %d, \"map\": ", demo_protocol(d));
+        json_str(stdout, map);
+        printf(", \"title\": ");
+        json_str(stdout, cl->level.title);
+        printf(", \"gamedir\": ");
+        json_str(stdout, cl->level.gamedir);
+        printf(", \"duration_s\": %.3f, \"frames\": %u, \"players\": [", duration, frames);
+        int first = 1;
+        for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+            if (!cl->players[i].active)
+                continue;
+            printf(first ? "{\"name\": " : ", {\"name\": ");
+            json_str(stdout, cl->players[i].name);
+            printf(", \"frags\": %d}", (int)cl->players[i].frags);
+            first = 0;
+        }
+        printf("], \"models\": [");
+        for (int i = 0; i < models.n; i++) {
+            if (i)
+                printf(", ");
+            json_str(stdout, models.names[i]);
+        }
+        printf("], \"models_missing\": [");
+        first = 1;
+        for (int i = 0; i < models.n; i++) {
+            if (!missing || !missing[i])
+                continue;
+            if (!first)
+                printf(", ");
+            json_str(stdout, models.names[i]);
+            first = 0;
+        }
+        printf("], \"complete\": %s, \"error\": ", r == QD_OK ? "true" : "false");
+        if (r == QD_OK) {
+            printf("null");
+        } else {
+            char line[400];
+            snprintf(line, sizeof line, "offset %llu: %s: %s", (unsigned long long)err.offset,
+                     qd_strerror(err.code), err.msg);
+            json_str(stdout, line);
+        }
+        printf("}\n");
+    } else {
+        printf("file:      %s\n", o->demo);
+        printf("format:    %s, protocol %d\n", demo_format_name(demo_get_format(d)),
+               demo_protocol(d));
+        printf("map:       %s", map);
+        if (cl->level.title[0]) {
+            printf(" (");
+            for (const char *p = cl->level.title; *p; p++)
+                putchar((*p & 0x7f) >= 32 ? *p & 0x7f : ' ');
+            printf(")");
+        }
+        printf("\nduration:  %.3f s, %u frames\n", duration, frames);
+        printf("players:  ");
+        for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+            if (!cl->players[i].active)
+                continue;
+            printf(" ");
+            json_str(stdout, cl->players[i].name);
+            printf(" (%d)", (int)cl->players[i].frags);
+        }
+        int nmiss = 0;
+        for (int i = 0; i < models.n; i++)
+            nmiss += missing && missing[i];
+        printf("\nmodels:    %d, missing %d\n", models.n, nmiss);
+        for (int i = 0; i < models.n; i++)
+            if (missing && missing[i])
+                printf("  missing: %s\n", models.names[i]);
+        printf("complete:  %s\n", r == QD_OK ? "yes" : "no");
+    }
+    if (r != QD_OK)
+        app_report(o->demo, &err);
+    free(missing);
+    free(models.names);
+    pak_fs_close(fs);
+    free(cl);
+    demo_close(d);
+    return r == QD_OK ? APP_EXIT_OK : APP_EXIT_INPUT;
+}
+
+static void dump_msg(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
+                     const char *detail)
+{
+    (void)ctx;
+    printf("%10.3f %6u %8llu %-22s %s\n", t, block, (unsigned long long)offset, name,
+           detail ? detail : "");
+}
+
+int app_dump(const app_opts *o)
+{
+    qd_error err = {0};
+    demo_t *d = demo_open(o->demo, &err);
+    if (!d) {
+        app_report(o->demo, &err);
+        return APP_EXIT_INPUT;
+    }
+    cl_state *cl = malloc(sizeof *cl);
+    if (!cl) {
+        demo_close(d);
+        return APP_EXIT_INPUT;
+    }
+    cl_reset(cl);
+    printf("# %s: %s\n#      time  block   offset message                details\n", o->demo,
+           demo_format_name(demo_get_format(d)));
+    demo_trace tr = {NULL, dump_msg};
+    int done = 0;
+    qd_err r = QD_OK;
+    while (!done && r == QD_OK)
+        r = demo_step(d, cl, &tr, &done, &err);
+    fflush(stdout);
+    if (r != QD_OK)
+        app_report(o->demo, &err);
+    free(cl);
+    demo_close(d);
+    return r == QD_OK ? APP_EXIT_OK : APP_EXIT_INPUT;
+}

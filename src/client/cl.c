@@ -1,0 +1,320 @@
+/* cl.c: the client state: applying neutral updates and interpolating between frames. */
+#include "cl.h"
+
+#include <math.h>
+#include <string.h>
+
+static void copy_name(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+void cl_reset(cl_state *cl)
+{
+    memset(cl, 0, sizeof *cl);
+    cl->view.view_entity = -1;
+    cl->view.view_height = 0;
+    for (int i = 0; i < CL_MAX_PLAYERS; i++)
+        cl->players[i].entity = -1;
+}
+
+void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, const char *title)
+{
+    /* Players persist across a level change (the servers resend them anyway). */
+    cl_player players[CL_MAX_PLAYERS];
+    memcpy(players, cl->players, sizeof players);
+    uint32_t levels = cl->level_count, messages = cl->message_count, temps = cl->temp_count;
+    uint32_t frames = cl->frame_count;
+    double t = cl->time;
+    cl_message msgs[CL_MAX_PRINTS];
+    memcpy(msgs, cl->messages, sizeof msgs);
+
+    cl_reset(cl);
+    memcpy(cl->players, players, sizeof players);
+    memcpy(cl->messages, msgs, sizeof msgs);
+    cl->message_count = messages;
+    cl->temp_count = temps;
+    cl->frame_count = frames;
+    cl->level_count = levels + 1;
+    cl->time = cl->prev_time = t;
+    cl->level.game = game;
+    cl->level.protocol = protocol;
+    cl->level.max_clients = max_clients;
+    copy_name(cl->level.title, sizeof cl->level.title, title ? title : "");
+}
+
+void cl_set_map(cl_state *cl, const char *map)
+{
+    copy_name(cl->level.map, sizeof cl->level.map, map);
+}
+
+void cl_set_gamedir(cl_state *cl, const char *gamedir)
+{
+    copy_name(cl->level.gamedir, sizeof cl->level.gamedir, gamedir);
+}
+
+void cl_set_model(cl_state *cl, int index, const char *name)
+{
+    if (index <= 0 || index >= CL_MAX_MODELS)
+        return;
+    copy_name(cl->level.models[index], CL_NAME_LEN, name);
+    if (index >= cl->level.num_models)
+        cl->level.num_models = index + 1;
+}
+
+void cl_set_sound(cl_state *cl, int index, const char *name)
+{
+    if (index <= 0 || index >= CL_MAX_SOUNDS)
+        return;
+    copy_name(cl->level.sounds[index], CL_NAME_LEN, name);
+    if (index >= cl->level.num_sounds)
+        cl->level.num_sounds = index + 1;
+}
+
+void cl_set_lightstyle(cl_state *cl, int index, const char *pattern)
+{
+    if (index < 0 || index >= CL_MAX_LIGHTSTYLES)
+        return;
+    copy_name(cl->level.lightstyles[index], CL_NAME_LEN, pattern);
+}
+
+void cl_frame_begin(cl_state *cl, double t)
+{
+    cl->prev_time = cl->time;
+    cl->time = t;
+    cl->prev_view = cl->view;
+    cl->in_frame = 1;
+}
+
+/* Store s as the entity's newest state at time t. An entity that was not in the previous
+ * frame, changed model, or jumped further than any game moves snaps: prev = cur. */
+static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double t)
+{
+    if (e->active && e->cur_frame == cl->frame_count + 1u && cl->in_frame) {
+        /* A second update in the same frame replaces the first one. */
+        e->cur = *s;
+        e->cur_time = t;
+        return;
+    }
+    int snap = !e->active || e->cur.model != s->model || (s->flags & CL_EF_TELEPORT) ||
+               cl_is_jump(e->cur.origin, s->origin, t - e->cur_time);
+    if (snap) {
+        e->prev = *s;
+        e->prev_time = t;
+    } else {
+        e->prev = e->cur;
+        e->prev_time = e->cur_time;
+    }
+    e->cur = *s;
+    e->cur_time = t;
+    e->active = 1;
+    e->cur_frame = cl->frame_count + 1u;
+}
+
+int cl_entity_update(cl_state *cl, int num, const cl_entstate *s)
+{
+    return cl_entity_update_at(cl, num, s, cl->time);
+}
+
+int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t)
+{
+    if (num < 0 || num >= CL_MAX_ENTITIES)
+        return 0;
+    if (num >= cl->num_entities)
+        cl->num_entities = num + 1;
+    entity_set(cl, &cl->entities[num], s, t);
+    return 1;
+}
+
+void cl_entity_remove(cl_state *cl, int num)
+{
+    if (num < 0 || num >= cl->num_entities)
+        return;
+    cl->entities[num].active = 0;
+}
+
+void cl_frame_end(cl_state *cl, int drop_missing)
+{
+    cl->frame_count++;
+    cl->in_frame = 0;
+    if (drop_missing) {
+        for (int i = 0; i < cl->num_entities; i++) {
+            cl_entity *e = &cl->entities[i];
+            if (e->active && e->cur_frame != cl->frame_count && !(e->cur.flags & CL_EF_PLAYER))
+                e->active = 0;
+        }
+    }
+    while (cl->num_entities > 0 && !cl->entities[cl->num_entities - 1].active &&
+           cl->entities[cl->num_entities - 1].cur_frame == 0)
+        cl->num_entities--;
+}
+
+int cl_static_add(cl_state *cl, const cl_entstate *s)
+{
+    if (cl->num_statics >= CL_MAX_STATICS)
+        return 0;
+    cl->statics[cl->num_statics++] = *s;
+    return 1;
+}
+
+void cl_set_view(cl_state *cl, const cl_view *v) { cl->view = *v; }
+
+void cl_set_view_entity(cl_state *cl, int ent) { cl->view.view_entity = ent; }
+
+void cl_set_view_angles(cl_state *cl, const float angles[3])
+{
+    memcpy(cl->view.angles, angles, sizeof cl->view.angles);
+}
+
+void cl_set_stat(cl_state *cl, int index, int value)
+{
+    if (index >= 0 && index < CL_MAX_STATS)
+        cl->stats[index] = value;
+}
+
+static cl_player *player(cl_state *cl, int slot)
+{
+    return slot >= 0 && slot < CL_MAX_PLAYERS ? &cl->players[slot] : NULL;
+}
+
+void cl_set_player_name(cl_state *cl, int slot, const char *name)
+{
+    cl_player *p = player(cl, slot);
+    if (!p)
+        return;
+    copy_name(p->name, sizeof p->name, name);
+    p->active = name[0] != 0;
+}
+
+void cl_set_player_frags(cl_state *cl, int slot, int frags)
+{
+    cl_player *p = player(cl, slot);
+    if (p)
+        p->frags = frags;
+}
+
+void cl_set_player_colors(cl_state *cl, int slot, int top, int bottom)
+{
+    cl_player *p = player(cl, slot);
+    if (p) {
+        p->top = (uint8_t)(top & 15);
+        p->bottom = (uint8_t)(bottom & 15);
+    }
+}
+
+void cl_set_player_entity(cl_state *cl, int slot, int entity)
+{
+    cl_player *p = player(cl, slot);
+    if (p)
+        p->entity = entity;
+}
+
+void cl_set_player_stat(cl_state *cl, int slot, int index, int value)
+{
+    cl_player *p = player(cl, slot);
+    if (p && index >= 0 && index < 32)
+        p->stats[index] = value;
+}
+
+void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text)
+{
+    cl_message *m = &cl->messages[cl->message_count % CL_MAX_PRINTS];
+    m->time = cl->time;
+    m->kind = (uint8_t)kind;
+    copy_name(m->text, sizeof m->text, text);
+    cl->message_count++;
+}
+
+void cl_temp_add(cl_state *cl, const cl_temp *te)
+{
+    cl->temps[cl->temp_count % CL_MAX_TEMPS] = *te;
+    cl->temp_count++;
+}
+
+void cl_set_paused(cl_state *cl, int paused) { cl->paused = (uint8_t)(paused != 0); }
+
+void cl_set_intermission(cl_state *cl, int on) { cl->intermission = (uint8_t)(on != 0); }
+
+/* ---- interpolation ---- */
+
+float cl_lerp_angle(float a, float b, float f)
+{
+    float d = fmodf(b - a, 360.0f);
+    if (d > 180.0f)
+        d -= 360.0f;
+    else if (d < -180.0f)
+        d += 360.0f;
+    return a + d * f;
+}
+
+/* The fastest thing in any of the games moves at about 2000 units/s (rockets 1000, a
+ * rocket-jumping player well under 2000); allow 2500 plus slack for the time quantisation
+ * of the recordings. */
+#define CL_MAX_SPEED 2500.0
+#define CL_JUMP_SLACK 64.0
+
+int cl_is_jump(const float a[3], const float b[3], double dt)
+{
+    double dx = (double)b[0] - a[0], dy = (double)b[1] - a[1], dz = (double)b[2] - a[2];
+    double d2 = dx * dx + dy * dy + dz * dz;
+    if (dt < 0)
+        dt = 0;
+    double lim = CL_MAX_SPEED * dt + CL_JUMP_SLACK;
+    return d2 > lim * lim;
+}
+
+static float frac_at(double t, double t0, double t1)
+{
+    if (t1 <= t0)
+        return 1.0f;
+    double f = (t - t0) / (t1 - t0);
+    if (f < 0)
+        f = 0;
+    if (f > 1)
+        f = 1;
+    return (float)f;
+}
+
+int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *next_frame,
+                 float *blend)
+{
+    if (num < 0 || num >= cl->num_entities || !cl->entities[num].active)
+        return 0;
+    const cl_entity *e = &cl->entities[num];
+    float f = frac_at(t, e->prev_time, e->cur_time);
+    *out = e->cur;
+    for (int i = 0; i < 3; i++) {
+        out->origin[i] = e->prev.origin[i] + (e->cur.origin[i] - e->prev.origin[i]) * f;
+        out->angles[i] = cl_lerp_angle(e->prev.angles[i], e->cur.angles[i], f);
+    }
+    out->frame = e->prev.frame;
+    if (next_frame)
+        *next_frame = e->cur.frame;
+    if (blend)
+        *blend = f;
+    return 1;
+}
+
+void cl_view_at(const cl_state *cl, double t, float origin[3], float angles[3])
+{
+    float f = frac_at(t, cl->prev_time, cl->time);
+    const cl_view *v = &cl->view, *pv = &cl->prev_view;
+    for (int i = 0; i < 3; i++)
+        angles[i] = cl_lerp_angle(pv->angles[i], v->angles[i], f) + v->punch[i];
+    if (v->has_origin) {
+        for (int i = 0; i < 3; i++)
+            origin[i] = pv->has_origin ? pv->origin[i] + (v->origin[i] - pv->origin[i]) * f
+                                       : v->origin[i];
+    } else {
+        cl_entstate s;
+        if (cl_entity_at(cl, v->view_entity, t, &s, NULL, NULL))
+            memcpy(origin, s.origin, sizeof s.origin);
+        else
+            origin[0] = origin[1] = origin[2] = 0;
+    }
+    origin[2] += v->view_height;
+}

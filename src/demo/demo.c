@@ -1,0 +1,147 @@
+/* demo.c: the demo layer: reads a demo file, picks its decoder by content, and steps it. */
+#include "demo.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEMO_MAX_FILE (1ull << 30) /* 1 GiB: far above any real demo */
+
+struct demo {
+    char path[1024];
+    uint8_t *data;
+    size_t len;
+    const demo_decoder *dec;
+    void *state;
+};
+
+/* Every decoder qdemo has, in the order ties are broken. */
+static const demo_decoder *const decoders[] = {
+    &demo_q1_decoder,
+};
+#define NUM_DECODERS (sizeof decoders / sizeof decoders[0])
+
+const char *demo_format_name(demo_format f)
+{
+    switch (f) {
+    case DEMO_FMT_DEM: return "dem";
+    case DEMO_FMT_QWD: return "qwd";
+    case DEMO_FMT_MVD: return "mvd";
+    case DEMO_FMT_DM2: return "dm2";
+    case DEMO_FMT_DM3: return "dm3";
+    default: return "unknown";
+    }
+}
+
+demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err)
+{
+    const demo_decoder *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < NUM_DECODERS; i++) {
+        int s = decoders[i]->probe(data, len, name);
+        if (s > best_score) {
+            best_score = s;
+            best = decoders[i];
+        }
+    }
+    if (!best) {
+        qd_fail(err, QD_ERR_UNSUPPORTED, 0, "not a demo format qdemo knows");
+        return NULL;
+    }
+    demo_t *d = calloc(1, sizeof *d);
+    if (!d) {
+        qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    snprintf(d->path, sizeof d->path, "%s", name ? name : "");
+    d->data = malloc(len ? len : 1);
+    d->state = calloc(1, best->state_size);
+    if (!d->data || !d->state) {
+        demo_close(d);
+        qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for a %zu-byte demo", len);
+        return NULL;
+    }
+    if (len)
+        memcpy(d->data, data, len);
+    d->len = len;
+    d->dec = best;
+    if (best->init(d->state, d->data, d->len, err) != QD_OK) {
+        demo_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+demo_t *demo_open(const char *path, qd_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        qd_fail(err, QD_ERR_IO, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            if (cap >= DEMO_MAX_FILE) {
+                fclose(f);
+                free(buf);
+                qd_fail(err, QD_ERR_LIMIT, len, "file is larger than 1 GiB");
+                return NULL;
+            }
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb) {
+                fclose(f);
+                free(buf);
+                qd_fail(err, QD_ERR_NOMEM, len, "out of memory");
+                return NULL;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int ioerr = ferror(f);
+    fclose(f);
+    if (ioerr) {
+        free(buf);
+        qd_fail(err, QD_ERR_IO, len, "read error");
+        return NULL;
+    }
+    demo_t *d = demo_open_mem(path, buf, len, err);
+    free(buf);
+    return d;
+}
+
+void demo_close(demo_t *d)
+{
+    if (!d)
+        return;
+    free(d->data);
+    free(d->state);
+    free(d);
+}
+
+qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd_error *err)
+{
+    return d->dec->step(d->state, d->data, d->len, cl, trace, done, err);
+}
+
+qd_err demo_rewind(demo_t *d, qd_error *err)
+{
+    return d->dec->init(d->state, d->data, d->len, err);
+}
+
+demo_format demo_get_format(const demo_t *d) { return d->dec->format; }
+const char *demo_path(const demo_t *d) { return d->path; }
+size_t demo_size(const demo_t *d) { return d->len; }
+uint64_t demo_offset(const demo_t *d) { return d->dec->offset(d->state); }
+int demo_protocol(const demo_t *d) { return d->dec->protocol(d->state); }
+size_t demo_state_size(const demo_t *d) { return d->dec->state_size; }
+const void *demo_state(const demo_t *d) { return d->state; }
+void demo_restore(demo_t *d, const void *state) { memcpy(d->state, state, d->dec->state_size); }

@@ -1,0 +1,1004 @@
+/* q1.c: the Quake .dem decoder: protocol 15 (Quake 1.01 to 1.09) and FitzQuake 666.
+ *
+ * Sources of the format facts:
+ * - [DEM]  "The unofficial DEM format description", Uwe Girlich, v1.0.9 and v1.0.2
+ *          (../shared/specs/dem-quake1-v1.0.*.txt); section numbers below are v1.0.9's.
+ * - [FITZ] Quake Wiki, "Fitzquake Protocol" (quakewiki.org/wiki/Fitzquake_Protocol): the 666
+ *          additions (second bytes for model, frame and sound indices, 16-bit entity numbers
+ *          in sounds, 16-bit ammo and armour, entity and weapon alpha, lerp-finish hints,
+ *          baseline2/static2/staticsound2, fog and skybox messages).
+ * The decoder keeps only what the wire format needs (baselines, the protocol, the read
+ * position) in one plain struct, and emits everything else as cl_* updates. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/rd.h"
+#include "demo.h"
+
+/* [DEM] 7: message ids. */
+enum {
+    Q1_SVC_BAD = 0,
+    Q1_SVC_NOP = 1,
+    Q1_SVC_DISCONNECT = 2,
+    Q1_SVC_UPDATESTAT = 3,
+    Q1_SVC_VERSION = 4,
+    Q1_SVC_SETVIEW = 5,
+    Q1_SVC_SOUND = 6,
+    Q1_SVC_TIME = 7,
+    Q1_SVC_PRINT = 8,
+    Q1_SVC_STUFFTEXT = 9,
+    Q1_SVC_SETANGLE = 10,
+    Q1_SVC_SERVERINFO = 11,
+    Q1_SVC_LIGHTSTYLE = 12,
+    Q1_SVC_UPDATENAME = 13,
+    Q1_SVC_UPDATEFRAGS = 14,
+    Q1_SVC_CLIENTDATA = 15,
+    Q1_SVC_STOPSOUND = 16,
+    Q1_SVC_UPDATECOLORS = 17,
+    Q1_SVC_PARTICLE = 18,
+    Q1_SVC_DAMAGE = 19,
+    Q1_SVC_SPAWNSTATIC = 20,
+    Q1_SVC_SPAWNBINARY = 21,
+    Q1_SVC_SPAWNBASELINE = 22,
+    Q1_SVC_TEMP_ENTITY = 23,
+    Q1_SVC_SETPAUSE = 24,
+    Q1_SVC_SIGNONNUM = 25,
+    Q1_SVC_CENTERPRINT = 26,
+    Q1_SVC_KILLEDMONSTER = 27,
+    Q1_SVC_FOUNDSECRET = 28,
+    Q1_SVC_SPAWNSTATICSOUND = 29,
+    Q1_SVC_INTERMISSION = 30,
+    Q1_SVC_FINALE = 31,
+    Q1_SVC_CDTRACK = 32,
+    Q1_SVC_SELLSCREEN = 33,
+    Q1_SVC_CUTSCENE = 34, /* [DEM] 7.35: Quake 1.07 on */
+    /* [FITZ] protocol 666 only */
+    Q1_SVC_SKYBOX = 37,
+    Q1_SVC_BF = 40,
+    Q1_SVC_FOG = 41,
+    Q1_SVC_SPAWNBASELINE2 = 42,
+    Q1_SVC_SPAWNSTATIC2 = 43,
+    Q1_SVC_SPAWNSTATICSOUND2 = 44,
+};
+
+#define Q1_PROTOCOL 15
+#define Q1_PROTOCOL_FITZ 666
+
+/* [DEM] 7.36 updateentity bits; [FITZ] adds the extend bytes and what follows them. */
+#define Q1_U_MOREBITS (1u << 0)
+#define Q1_U_ORIGIN1 (1u << 1)
+#define Q1_U_ORIGIN2 (1u << 2)
+#define Q1_U_ORIGIN3 (1u << 3)
+#define Q1_U_ANGLE2 (1u << 4)
+#define Q1_U_NOLERP (1u << 5) /* [DEM] calls it "new" */
+#define Q1_U_FRAME (1u << 6)
+#define Q1_U_ANGLE1 (1u << 8)
+#define Q1_U_ANGLE3 (1u << 9)
+#define Q1_U_MODEL (1u << 10)
+#define Q1_U_COLORMAP (1u << 11)
+#define Q1_U_SKIN (1u << 12)
+#define Q1_U_EFFECTS (1u << 13)
+#define Q1_U_LONGENTITY (1u << 14)
+#define Q1_U_EXTEND1 (1u << 15)
+#define Q1_U_ALPHA (1u << 16)
+#define Q1_U_FRAME2 (1u << 17)
+#define Q1_U_MODEL2 (1u << 18)
+#define Q1_U_LERPFINISH (1u << 19)
+#define Q1_U_SCALE (1u << 20)
+#define Q1_U_EXTEND2 (1u << 23)
+
+/* [DEM] 7.16 clientdata bits; [FITZ] the extend bytes and second bytes. */
+#define Q1_SU_VIEWHEIGHT (1u << 0)
+#define Q1_SU_IDEALPITCH (1u << 1)
+#define Q1_SU_PUNCH1 (1u << 2)
+#define Q1_SU_VELOCITY1 (1u << 5)
+#define Q1_SU_ITEMS (1u << 9)
+#define Q1_SU_WEAPONFRAME (1u << 12)
+#define Q1_SU_ARMOR (1u << 13)
+#define Q1_SU_WEAPON (1u << 14)
+#define Q1_SU_EXTEND1 (1u << 15)
+#define Q1_SU_WEAPON2 (1u << 16)
+#define Q1_SU_ARMOR2 (1u << 17)
+#define Q1_SU_AMMO2 (1u << 18)
+#define Q1_SU_SHELLS2 (1u << 19)
+#define Q1_SU_NAILS2 (1u << 20)
+#define Q1_SU_ROCKETS2 (1u << 21)
+#define Q1_SU_CELLS2 (1u << 22)
+#define Q1_SU_EXTEND2 (1u << 23)
+#define Q1_SU_WEAPONFRAME2 (1u << 24)
+#define Q1_SU_WEAPONALPHA (1u << 25)
+
+/* [FITZ] baseline2 bits and sound bits. */
+#define Q1_B_LARGEMODEL 1u
+#define Q1_B_LARGEFRAME 2u
+#define Q1_B_ALPHA 4u
+#define Q1_SND_VOLUME 1u
+#define Q1_SND_ATTENUATION 2u
+#define Q1_SND_LARGEENTITY 8u
+#define Q1_SND_LARGESOUND 16u
+
+/* [DEM] 7.4: stat indices. Items go to 15, where QuakeWorld keeps them too. */
+enum {
+    Q1_STAT_HEALTH = 0,
+    Q1_STAT_WEAPON = 2,
+    Q1_STAT_AMMO = 3,
+    Q1_STAT_ARMOR = 4,
+    Q1_STAT_WEAPONFRAME = 5,
+    Q1_STAT_SHELLS = 6,
+    Q1_STAT_NAILS = 7,
+    Q1_STAT_ROCKETS = 8,
+    Q1_STAT_CELLS = 9,
+    Q1_STAT_ACTIVEWEAPON = 10,
+    Q1_STAT_SECRETS = 13,
+    Q1_STAT_MONSTERS = 14,
+    Q1_STAT_ITEMS = 15,
+};
+
+#define Q1_MAX_BLOCK 65536     /* FitzQuake raised the 8000-byte message limit; 64 KiB caps it */
+#define Q1_MAX_CDTRACK_LINE 64 /* a longer first line is not a CD track */
+#define Q1_MAX_PLAYERS 16      /* the engine's MAX_SCOREBOARD */
+
+/* How clientdata's items field is sent ([DEM] 7.16: always from 1.07 on, only with bit
+ * 0x0200 up to 1.06). Decided by the first clientdata that leaves the bit clear. */
+enum { Q1_ITEMS_UNKNOWN, Q1_ITEMS_OLD, Q1_ITEMS_NEW };
+
+typedef struct q1_state {
+    uint64_t pos;        /* file offset of the next block */
+    uint32_t block;      /* index of the next block */
+    int32_t protocol;
+    int32_t max_clients;
+    uint8_t stopped;     /* after an error or the end */
+    uint8_t items_mode;
+    uint8_t rebase;      /* the next svc_time starts a new level: re-anchor demo time */
+    uint8_t frame_open;
+    double time_base;    /* added to server time to give demo time */
+    double last_time;    /* latest demo time emitted */
+    float block_angles[3];
+    cl_entstate baselines[CL_MAX_ENTITIES];
+} q1_state;
+
+/* The message name for `dump`. */
+static const char *svc_name(int id)
+{
+    static const char *const names[] = {
+        "svc_bad", "svc_nop", "svc_disconnect", "svc_updatestat", "svc_version",
+        "svc_setview", "svc_sound", "svc_time", "svc_print", "svc_stufftext",
+        "svc_setangle", "svc_serverinfo", "svc_lightstyle", "svc_updatename",
+        "svc_updatefrags", "svc_clientdata", "svc_stopsound", "svc_updatecolors",
+        "svc_particle", "svc_damage", "svc_spawnstatic", "svc_spawnbinary",
+        "svc_spawnbaseline", "svc_temp_entity", "svc_setpause", "svc_signonnum",
+        "svc_centerprint", "svc_killedmonster", "svc_foundsecret", "svc_spawnstaticsound",
+        "svc_intermission", "svc_finale", "svc_cdtrack", "svc_sellscreen", "svc_cutscene",
+    };
+    if (id >= 0 && id < (int)(sizeof names / sizeof names[0]))
+        return names[id];
+    switch (id) {
+    case Q1_SVC_SKYBOX: return "svc_skybox";
+    case Q1_SVC_BF: return "svc_bf";
+    case Q1_SVC_FOG: return "svc_fog";
+    case Q1_SVC_SPAWNBASELINE2: return "svc_spawnbaseline2";
+    case Q1_SVC_SPAWNSTATIC2: return "svc_spawnstatic2";
+    case Q1_SVC_SPAWNSTATICSOUND2: return "svc_spawnstaticsound2";
+    default: return id >= 0x80 ? "svc_updateentity" : "svc_unknown";
+    }
+}
+
+/* [DEM] 6.4 */
+static float read_coord(rd_t *r) { return (float)rd_s16(r) * 0.125f; }
+static float read_angle(rd_t *r) { return (float)rd_s8(r) * (360.0f / 256.0f); }
+
+/* A reading context for one block: the reader over the whole file, limited to the block. */
+typedef struct q1_ctx {
+    q1_state *st;
+    rd_t r;                 /* r.len is the end of the block */
+    cl_state *cl;
+    const demo_trace *trace;
+    qd_error *err;
+    uint64_t msg_ofs;       /* offset of the message being parsed */
+    int msg_id;
+    char detail[512];
+} q1_ctx;
+
+#define DETAIL(c, ...)                                                                     \
+    do {                                                                                   \
+        if ((c)->trace)                                                                    \
+            snprintf((c)->detail, sizeof (c)->detail, __VA_ARGS__);                        \
+    } while (0)
+
+static qd_err bad(q1_ctx *c, qd_err code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Fail the decode at the current message: "svc_name: reason". */
+static qd_err bad(q1_ctx *c, qd_err code, const char *fmt, ...)
+{
+    char why[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return qd_fail(c->err, code, c->msg_ofs, "%s: %s", svc_name(c->msg_id), why);
+}
+
+static int fitz(const q1_ctx *c) { return c->st->protocol == Q1_PROTOCOL_FITZ; }
+
+static uint8_t alpha_decode(uint8_t a)
+{
+    /* [FITZ] alpha 0 means "default" (opaque); 1..255 map to 0..1. */
+    if (a == 0)
+        return 255;
+    return (uint8_t)(((unsigned)a - 1u) * 255u / 254u);
+}
+
+static qd_err check_entity(q1_ctx *c, long num)
+{
+    if (num < 0 || num >= CL_MAX_ENTITIES)
+        return bad(c, QD_ERR_LIMIT, "entity number %ld is over qdemo's limit of 8192", num);
+    return QD_OK;
+}
+
+static qd_err check_model(q1_ctx *c, long model)
+{
+    if (model < 0 || model >= CL_MAX_MODELS)
+        return bad(c, QD_ERR_BAD_DATA, "model index %ld is out of range", model);
+    return QD_OK;
+}
+
+/* [DEM] 7.12 */
+static qd_err parse_serverinfo(q1_ctx *c)
+{
+    rd_t *r = &c->r;
+    int32_t protocol = rd_s32(r);
+    if (r->err)
+        return QD_OK;
+    if (protocol != Q1_PROTOCOL && protocol != Q1_PROTOCOL_FITZ)
+        return bad(c, QD_ERR_UNSUPPORTED, "unknown protocol %ld (qdemo reads 15 and 666)", (long)protocol);
+    c->st->protocol = protocol;
+    int max_clients = rd_u8(r);
+    int multi = rd_u8(r);
+    char title[CL_TEXT_LEN];
+    rd_str(r, title, sizeof title);
+    if (max_clients < 1 || max_clients > Q1_MAX_PLAYERS)
+        return bad(c, QD_ERR_BAD_DATA, "maxclients %ld is out of range 1..16", (long)max_clients);
+    c->st->max_clients = max_clients;
+    cl_level_begin(c->cl, CL_GAME_Q1, protocol, max_clients, title);
+    cl_set_gamedir(c->cl, "id1");
+    int max_models = protocol == Q1_PROTOCOL_FITZ ? CL_MAX_MODELS : 256;
+    int max_sounds = protocol == Q1_PROTOCOL_FITZ ? CL_MAX_SOUNDS : 256;
+    char name[CL_TEXT_LEN];
+    int nmodels = 0, nsounds = 0;
+    for (;;) {
+        rd_str(r, name, sizeof name);
+        if (r->err || !name[0])
+            break;
+        if (++nmodels >= max_models)
+            return bad(c, QD_ERR_LIMIT, "more than %ld models", (long)max_models - 1);
+        cl_set_model(c->cl, nmodels, name);
+        if (nmodels == 1)
+            cl_set_map(c->cl, name);
+    }
+    for (;;) {
+        rd_str(r, name, sizeof name);
+        if (r->err || !name[0])
+            break;
+        if (++nsounds >= max_sounds)
+            return bad(c, QD_ERR_LIMIT, "more than %ld sounds", (long)max_sounds - 1);
+        cl_set_sound(c->cl, nsounds, name);
+    }
+    memset(c->st->baselines, 0, sizeof c->st->baselines);
+    c->st->rebase = 1;
+    DETAIL(c, "protocol=%d maxclients=%d multi=%d title=\"%.100s\" map=\"%.63s\" models=%d sounds=%d",
+           (int)protocol, max_clients, multi, title, c->cl->level.map, nmodels, nsounds);
+    return QD_OK;
+}
+
+/* [DEM] 7.16 clientdata. Returns the parse with the items field present or not. */
+static void clientdata_fields(rd_t *r, uint32_t bits, int with_items, int fitzq, int32_t *v)
+{
+    /* v: 0 viewheight 1 idealpitch 2..4 punch 5..7 velocity 8 items 9 weaponframe
+     * 10 armor 11 weapon 12 health 13 ammo 14..17 shells..cells 18 activeweapon 19 alpha */
+    v[0] = bits & Q1_SU_VIEWHEIGHT ? rd_s8(r) : 22;
+    v[1] = bits & Q1_SU_IDEALPITCH ? rd_s8(r) : 0;
+    for (int i = 0; i < 3; i++) {
+        v[2 + i] = bits & (Q1_SU_PUNCH1 << i) ? rd_s8(r) : 0;
+        v[5 + i] = bits & (Q1_SU_VELOCITY1 << i) ? rd_s8(r) * 16 : 0;
+    }
+    v[8] = with_items ? (int32_t)rd_u32(r) : 0x4001; /* [DEM]: the old default */
+    v[9] = bits & Q1_SU_WEAPONFRAME ? rd_u8(r) : 0;
+    v[10] = bits & Q1_SU_ARMOR ? rd_u8(r) : 0;
+    v[11] = bits & Q1_SU_WEAPON ? rd_u8(r) : 0;
+    v[12] = rd_s16(r);
+    v[13] = rd_u8(r);
+    for (int i = 0; i < 4; i++)
+        v[14 + i] = rd_u8(r);
+    v[18] = rd_u8(r);
+    v[19] = 0;
+    if (fitzq) {
+        if (bits & Q1_SU_WEAPON2)
+            v[11] |= rd_u8(r) << 8;
+        if (bits & Q1_SU_ARMOR2)
+            v[10] |= rd_u8(r) << 8;
+        if (bits & Q1_SU_AMMO2)
+            v[13] |= rd_u8(r) << 8;
+        for (int i = 0; i < 4; i++)
+            if (bits & (Q1_SU_SHELLS2 << i))
+                v[14 + i] |= rd_u8(r) << 8;
+        if (bits & Q1_SU_WEAPONFRAME2)
+            v[9] |= rd_u8(r) << 8;
+        if (bits & Q1_SU_WEAPONALPHA)
+            v[19] = rd_u8(r);
+    }
+}
+
+/* Would the block go on sensibly from r: at its end, or at a plausible message id? */
+static int plausible_next(const rd_t *r)
+{
+    if (r->err)
+        return 0;
+    if (r->pos == r->len)
+        return 1;
+    uint8_t id = r->p[r->pos];
+    return id >= 0x80 || (id >= 1 && id <= Q1_SVC_SPAWNSTATICSOUND2 && id != Q1_SVC_SPAWNBINARY);
+}
+
+static qd_err parse_clientdata(q1_ctx *c)
+{
+    rd_t *r = &c->r;
+    uint32_t bits = rd_u16(r);
+    if (fitz(c)) {
+        if (bits & Q1_SU_EXTEND1)
+            bits |= (uint32_t)rd_u8(r) << 16;
+        if (bits & Q1_SU_EXTEND2)
+            bits |= (uint32_t)rd_u8(r) << 24;
+    }
+    int with_items = 1;
+    if (!(bits & Q1_SU_ITEMS)) {
+        if (c->st->items_mode == Q1_ITEMS_UNKNOWN) {
+            /* Try both readings once; keep the one after which the block still parses. */
+            int32_t v[20];
+            rd_t a = *r, b = *r;
+            clientdata_fields(&a, bits, 1, fitz(c), v);
+            clientdata_fields(&b, bits, 0, fitz(c), v);
+            c->st->items_mode = !plausible_next(&a) && plausible_next(&b) ? Q1_ITEMS_OLD
+                                                                            : Q1_ITEMS_NEW;
+        }
+        with_items = c->st->items_mode == Q1_ITEMS_NEW;
+    }
+    int32_t v[20];
+    clientdata_fields(r, bits, with_items, fitz(c), v);
+    if (r->err)
+        return QD_OK;
+    cl_state *cl = c->cl;
+    cl->view.view_height = (float)v[0];
+    for (int i = 0; i < 3; i++)
+        cl->view.punch[i] = (float)v[2 + i];
+    cl_set_stat(cl, Q1_STAT_ITEMS, v[8]);
+    cl_set_stat(cl, Q1_STAT_WEAPONFRAME, v[9]);
+    cl_set_stat(cl, Q1_STAT_ARMOR, v[10]);
+    cl_set_stat(cl, Q1_STAT_WEAPON, v[11]);
+    cl_set_stat(cl, Q1_STAT_HEALTH, v[12]);
+    cl_set_stat(cl, Q1_STAT_AMMO, v[13]);
+    for (int i = 0; i < 4; i++)
+        cl_set_stat(cl, Q1_STAT_SHELLS + i, v[14 + i]);
+    cl_set_stat(cl, Q1_STAT_ACTIVEWEAPON, v[18]);
+    DETAIL(c, "bits=0x%x viewheight=%d punch=%d,%d,%d items=0x%x health=%d armor=%d ammo=%d "
+              "weapon=%d",
+           (unsigned)bits, (int)v[0], (int)v[2], (int)v[3], (int)v[4], (unsigned)v[8],
+           (int)v[12], (int)v[10], (int)v[13], (int)v[18]);
+    return QD_OK;
+}
+
+/* [DEM] 7.21, 7.23; [FITZ] the version-2 forms with a bits byte. */
+static qd_err read_baseline(q1_ctx *c, int version, cl_entstate *s)
+{
+    rd_t *r = &c->r;
+    unsigned bits = version == 2 ? rd_u8(r) : 0;
+    memset(s, 0, sizeof *s);
+    s->model = bits & Q1_B_LARGEMODEL ? rd_u16(r) : rd_u8(r);
+    s->frame = bits & Q1_B_LARGEFRAME ? rd_u16(r) : rd_u8(r);
+    s->colormap = rd_u8(r);
+    s->skin = rd_u8(r);
+    for (int i = 0; i < 3; i++) {
+        s->origin[i] = read_coord(r);
+        s->angles[i] = read_angle(r);
+    }
+    s->alpha = bits & Q1_B_ALPHA ? alpha_decode(rd_u8(r)) : 255;
+    return check_model(c, s->model);
+}
+
+static void detail_state(q1_ctx *c, const char *prefix, long num, const cl_entstate *s)
+{
+    DETAIL(c, "%s%ld model=%u frame=%u skin=%u colormap=%u origin=%.1f,%.1f,%.1f "
+              "angles=%.1f,%.1f,%.1f",
+           prefix, num, s->model, s->frame, s->skin, s->colormap, s->origin[0], s->origin[1],
+           s->origin[2], s->angles[0], s->angles[1], s->angles[2]);
+}
+
+/* [DEM] 7.36 */
+static qd_err parse_update(q1_ctx *c, uint8_t id)
+{
+    rd_t *r = &c->r;
+    uint32_t bits = id & 0x7fu;
+    if (bits & Q1_U_MOREBITS)
+        bits |= (uint32_t)rd_u8(r) << 8;
+    if (fitz(c)) {
+        if (bits & Q1_U_EXTEND1)
+            bits |= (uint32_t)rd_u8(r) << 16;
+        if (bits & Q1_U_EXTEND2)
+            bits |= (uint32_t)rd_u8(r) << 24;
+    }
+    long num = bits & Q1_U_LONGENTITY ? rd_u16(r) : rd_u8(r);
+    qd_err e = check_entity(c, num);
+    if (e)
+        return e;
+    const cl_entstate *b = &c->st->baselines[num];
+    cl_entstate s = *b;
+    if (bits & Q1_U_MODEL)
+        s.model = rd_u8(r);
+    if (bits & Q1_U_FRAME)
+        s.frame = rd_u8(r);
+    if (bits & Q1_U_COLORMAP)
+        s.colormap = rd_u8(r);
+    if (bits & Q1_U_SKIN)
+        s.skin = rd_u8(r);
+    if (bits & Q1_U_EFFECTS)
+        s.effects = rd_u8(r);
+    if (bits & Q1_U_ORIGIN1)
+        s.origin[0] = read_coord(r);
+    if (bits & Q1_U_ANGLE1)
+        s.angles[0] = read_angle(r);
+    if (bits & Q1_U_ORIGIN2)
+        s.origin[1] = read_coord(r);
+    if (bits & Q1_U_ANGLE2)
+        s.angles[1] = read_angle(r);
+    if (bits & Q1_U_ORIGIN3)
+        s.origin[2] = read_coord(r);
+    if (bits & Q1_U_ANGLE3)
+        s.angles[2] = read_angle(r);
+    if (fitz(c)) {
+        if (bits & Q1_U_ALPHA)
+            s.alpha = alpha_decode(rd_u8(r));
+        if (bits & Q1_U_SCALE)
+            s.scale = rd_u8(r);
+        if (bits & Q1_U_FRAME2)
+            s.frame = (uint16_t)((s.frame & 0xffu) | (unsigned)rd_u8(r) << 8);
+        if (bits & Q1_U_MODEL2)
+            s.model = (uint16_t)((s.model & 0xffu) | (unsigned)rd_u8(r) << 8);
+        if (bits & Q1_U_LERPFINISH)
+            rd_skip(r, 1);
+    }
+    if (r->err)
+        return QD_OK;
+    if ((e = check_model(c, s.model)))
+        return e;
+    s.flags = 0;
+    if (bits & Q1_U_NOLERP)
+        s.flags |= CL_EF_TELEPORT;
+    if (num >= 1 && num <= c->st->max_clients)
+        s.flags |= CL_EF_PLAYER;
+    if (!c->st->frame_open) {
+        /* An update outside a timed frame (some recorders put them before svc_time). */
+        cl_frame_begin(c->cl, c->st->last_time);
+        c->st->frame_open = 1;
+    }
+    cl_entity_update(c->cl, (int)num, &s);
+    if (c->trace) {
+        char pre[32];
+        snprintf(pre, sizeof pre, "bits=0x%x ent=", (unsigned)bits);
+        detail_state(c, pre, num, &s);
+    }
+    return QD_OK;
+}
+
+/* [DEM] 7.24; TE_EXPLOSION2 and TE_BEAM are 1.08's. */
+static qd_err parse_temp_entity(q1_ctx *c)
+{
+    rd_t *r = &c->r;
+    cl_temp te;
+    memset(&te, 0, sizeof te);
+    te.time = c->st->last_time;
+    te.game = CL_GAME_Q1;
+    te.type = rd_u8(r);
+    te.entity = -1;
+    switch (te.type) {
+    case 0: case 1: case 2: case 3: case 4: case 7: case 8: case 10: case 11:
+        for (int i = 0; i < 3; i++)
+            te.origin[i] = read_coord(r);
+        break;
+    case 5: case 6: case 9: case 13:
+        te.entity = rd_s16(r);
+        for (int i = 0; i < 3; i++)
+            te.origin[i] = read_coord(r);
+        for (int i = 0; i < 3; i++)
+            te.end[i] = read_coord(r);
+        break;
+    case 12:
+        for (int i = 0; i < 3; i++)
+            te.origin[i] = read_coord(r);
+        rd_skip(r, 2); /* colour start and length */
+        break;
+    default:
+        return bad(c, QD_ERR_BAD_DATA, "unknown temporary entity type %ld", (long)te.type);
+    }
+    if (!r->err)
+        cl_temp_add(c->cl, &te);
+    DETAIL(c, "type=%u ent=%d origin=%.1f,%.1f,%.1f", te.type, (int)te.entity, te.origin[0],
+           te.origin[1], te.origin[2]);
+    return QD_OK;
+}
+
+static qd_err check_player(q1_ctx *c, long slot)
+{
+    if (slot < 0 || slot >= c->st->max_clients)
+        return bad(c, QD_ERR_BAD_DATA, "player slot %ld is not below maxclients", slot);
+    return QD_OK;
+}
+
+/* One message; c->msg_id is set. */
+static qd_err parse_message(q1_ctx *c, int *end_of_demo)
+{
+    rd_t *r = &c->r;
+    cl_state *cl = c->cl;
+    q1_state *st = c->st;
+    int id = c->msg_id;
+    char text[2048];
+    qd_err e = QD_OK;
+    c->detail[0] = 0;
+
+    if (id >= 0x80)
+        return parse_update(c, (uint8_t)id);
+    if (st->protocol == 0 && id != Q1_SVC_SERVERINFO && id != Q1_SVC_PRINT &&
+        id != Q1_SVC_NOP && id != Q1_SVC_DISCONNECT && id != Q1_SVC_STUFFTEXT &&
+        id != Q1_SVC_CENTERPRINT && id != Q1_SVC_VERSION && id != Q1_SVC_CDTRACK &&
+        id != Q1_SVC_TIME && id != Q1_SVC_SIGNONNUM)
+        return bad(c, QD_ERR_BAD_DATA, "message before svc_serverinfo (id %d)", id);
+
+    switch (id) {
+    case Q1_SVC_NOP:
+        break;
+    case Q1_SVC_DISCONNECT:
+        *end_of_demo = 1;
+        break;
+    case Q1_SVC_UPDATESTAT: {
+        int index = rd_u8(r);
+        int32_t value = rd_s32(r);
+        if (!r->err && index > 31)
+            return bad(c, QD_ERR_BAD_DATA, "stat index %d is over 31", index);
+        cl_set_stat(cl, index, value);
+        DETAIL(c, "stat=%d value=%d", index, (int)value);
+        break;
+    }
+    case Q1_SVC_VERSION: {
+        int32_t v = rd_s32(r);
+        if (!r->err && v != Q1_PROTOCOL && v != Q1_PROTOCOL_FITZ)
+            return bad(c, QD_ERR_UNSUPPORTED, "unknown protocol %ld", (long)v);
+        DETAIL(c, "protocol=%d", (int)v);
+        break;
+    }
+    case Q1_SVC_SETVIEW: {
+        long ent = rd_u16(r);
+        if ((e = check_entity(c, ent)))
+            return e;
+        cl_set_view_entity(cl, (int)ent);
+        DETAIL(c, "ent=%ld", ent);
+        break;
+    }
+    case Q1_SVC_SOUND: {
+        unsigned mask = rd_u8(r);
+        if (mask & Q1_SND_VOLUME)
+            rd_skip(r, 1);
+        if (mask & Q1_SND_ATTENUATION)
+            rd_skip(r, 1);
+        long ent, chan, snd;
+        if (fitz(c) && (mask & Q1_SND_LARGEENTITY)) {
+            ent = rd_u16(r);
+            chan = rd_u8(r);
+        } else {
+            unsigned ec = rd_u16(r);
+            ent = ec >> 3;
+            chan = ec & 7;
+        }
+        snd = fitz(c) && (mask & Q1_SND_LARGESOUND) ? rd_u16(r) : rd_u8(r);
+        float o[3];
+        for (int i = 0; i < 3; i++)
+            o[i] = read_coord(r);
+        DETAIL(c, "ent=%ld chan=%ld sound=%ld (%s) origin=%.1f,%.1f,%.1f", ent, chan, snd,
+               snd > 0 && snd < CL_MAX_SOUNDS ? cl->level.sounds[snd] : "?", o[0], o[1], o[2]);
+        break;
+    }
+    case Q1_SVC_TIME: {
+        float t = rd_f32(r);
+        if (r->err)
+            break;
+        if (!(t == t) || t < -1e6f || t > 1e7f)
+            return bad(c, QD_ERR_BAD_DATA, "time %ld is not a sane number of seconds", (long)t);
+        if (st->rebase) {
+            st->time_base = st->last_time - (double)t;
+            st->rebase = 0;
+        }
+        double dt = st->time_base + (double)t;
+        if (dt < st->last_time)
+            dt = st->last_time; /* demo time never runs backwards */
+        if (st->frame_open)
+            cl_frame_end(cl, 1);
+        cl_frame_begin(cl, dt);
+        cl_set_view_angles(cl, st->block_angles);
+        st->frame_open = 1;
+        st->last_time = dt;
+        DETAIL(c, "time=%.3f", (double)t);
+        break;
+    }
+    case Q1_SVC_PRINT:
+    case Q1_SVC_CENTERPRINT:
+    case Q1_SVC_STUFFTEXT:
+    case Q1_SVC_FINALE:
+    case Q1_SVC_CUTSCENE:
+    case Q1_SVC_SKYBOX:
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            break;
+        if (id == Q1_SVC_PRINT)
+            cl_message_add(cl, CL_MSG_PRINT, text);
+        else if (id == Q1_SVC_CENTERPRINT || id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE)
+            cl_message_add(cl, CL_MSG_CENTER, text);
+        if (id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE)
+            cl_set_intermission(cl, 1);
+        if (c->trace) {
+            size_t n = strlen(text);
+            while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+                text[--n] = 0;
+            for (char *p = text; *p; p++) /* Quake's font uses the high bit for colour */
+                if ((unsigned char)*p >= 128 || *p == '\n')
+                    *p = (char)(((unsigned char)*p & 0x7f) < 32 ? ' ' : (*p & 0x7f));
+            DETAIL(c, "text=\"%.280s\"", text);
+        }
+        break;
+    case Q1_SVC_SETANGLE: {
+        float a[3];
+        for (int i = 0; i < 3; i++)
+            a[i] = read_angle(r);
+        DETAIL(c, "angles=%.1f,%.1f,%.1f", a[0], a[1], a[2]);
+        break;
+    }
+    case Q1_SVC_SERVERINFO:
+        if (st->frame_open) {
+            cl_frame_end(cl, 1);
+            st->frame_open = 0;
+        }
+        return parse_serverinfo(c);
+    case Q1_SVC_LIGHTSTYLE: {
+        int style = rd_u8(r);
+        rd_str(r, text, sizeof text);
+        if (!r->err && style >= CL_MAX_LIGHTSTYLES)
+            return bad(c, QD_ERR_BAD_DATA, "light style %d is over 63", style);
+        cl_set_lightstyle(cl, style, text);
+        DETAIL(c, "style=%d pattern=\"%.64s\"", style, text);
+        break;
+    }
+    case Q1_SVC_UPDATENAME: {
+        int slot = rd_u8(r);
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            break;
+        if ((e = check_player(c, slot)))
+            return e;
+        cl_set_player_name(cl, slot, text);
+        cl_set_player_entity(cl, slot, slot + 1);
+        DETAIL(c, "player=%d name=\"%.64s\"", slot, text);
+        break;
+    }
+    case Q1_SVC_UPDATEFRAGS: {
+        int slot = rd_u8(r);
+        int frags = rd_s16(r);
+        if (r->err)
+            break;
+        if ((e = check_player(c, slot)))
+            return e;
+        cl_set_player_frags(cl, slot, frags);
+        DETAIL(c, "player=%d frags=%d", slot, frags);
+        break;
+    }
+    case Q1_SVC_CLIENTDATA:
+        return parse_clientdata(c);
+    case Q1_SVC_STOPSOUND: {
+        unsigned ec = rd_u16(r);
+        DETAIL(c, "ent=%u chan=%u", ec >> 3, ec & 7);
+        break;
+    }
+    case Q1_SVC_UPDATECOLORS: {
+        int slot = rd_u8(r);
+        int colors = rd_u8(r);
+        if (r->err)
+            break;
+        if ((e = check_player(c, slot)))
+            return e;
+        cl_set_player_colors(cl, slot, colors >> 4, colors & 15);
+        DETAIL(c, "player=%d shirt=%d pants=%d", slot, colors >> 4, colors & 15);
+        break;
+    }
+    case Q1_SVC_PARTICLE: {
+        float o[3];
+        for (int i = 0; i < 3; i++)
+            o[i] = read_coord(r);
+        rd_skip(r, 3 + 2); /* velocity, count, colour */
+        DETAIL(c, "origin=%.1f,%.1f,%.1f", o[0], o[1], o[2]);
+        break;
+    }
+    case Q1_SVC_DAMAGE: {
+        int save = rd_u8(r), take = rd_u8(r);
+        float o[3];
+        for (int i = 0; i < 3; i++)
+            o[i] = read_coord(r);
+        DETAIL(c, "save=%d take=%d from=%.1f,%.1f,%.1f", save, take, o[0], o[1], o[2]);
+        break;
+    }
+    case Q1_SVC_SPAWNSTATIC:
+    case Q1_SVC_SPAWNSTATIC2: {
+        cl_entstate s;
+        if ((e = read_baseline(c, id == Q1_SVC_SPAWNSTATIC2 ? 2 : 1, &s)))
+            return e;
+        if (!r->err)
+            cl_static_add(cl, &s);
+        detail_state(c, "static=", cl->num_statics - 1, &s);
+        break;
+    }
+    case Q1_SVC_SPAWNBASELINE:
+    case Q1_SVC_SPAWNBASELINE2: {
+        long ent = rd_u16(r);
+        if ((e = check_entity(c, ent)))
+            return e;
+        cl_entstate s;
+        if ((e = read_baseline(c, id == Q1_SVC_SPAWNBASELINE2 ? 2 : 1, &s)))
+            return e;
+        if (!r->err)
+            st->baselines[ent] = s;
+        detail_state(c, "ent=", ent, &s);
+        break;
+    }
+    case Q1_SVC_TEMP_ENTITY:
+        return parse_temp_entity(c);
+    case Q1_SVC_SETPAUSE: {
+        int p = rd_u8(r);
+        cl_set_paused(cl, p);
+        DETAIL(c, "paused=%d", p);
+        break;
+    }
+    case Q1_SVC_SIGNONNUM: {
+        int s = rd_u8(r);
+        DETAIL(c, "signon=%d", s);
+        break;
+    }
+    case Q1_SVC_KILLEDMONSTER:
+        cl_set_stat(cl, Q1_STAT_MONSTERS, cl->stats[Q1_STAT_MONSTERS] + 1);
+        break;
+    case Q1_SVC_FOUNDSECRET:
+        cl_set_stat(cl, Q1_STAT_SECRETS, cl->stats[Q1_STAT_SECRETS] + 1);
+        break;
+    case Q1_SVC_SPAWNSTATICSOUND:
+    case Q1_SVC_SPAWNSTATICSOUND2: {
+        float o[3];
+        for (int i = 0; i < 3; i++)
+            o[i] = read_coord(r);
+        long snd = id == Q1_SVC_SPAWNSTATICSOUND2 ? rd_u16(r) : rd_u8(r);
+        rd_skip(r, 2); /* volume, attenuation */
+        DETAIL(c, "sound=%ld origin=%.1f,%.1f,%.1f", snd, o[0], o[1], o[2]);
+        break;
+    }
+    case Q1_SVC_INTERMISSION:
+        cl_set_intermission(cl, 1);
+        break;
+    case Q1_SVC_CDTRACK: {
+        int from = rd_u8(r), to = rd_u8(r);
+        DETAIL(c, "track=%d loop=%d", from, to);
+        break;
+    }
+    case Q1_SVC_SELLSCREEN:
+    case Q1_SVC_BF:
+        break;
+    case Q1_SVC_FOG: {
+        if (!fitz(c))
+            return bad(c, QD_ERR_BAD_DATA, "message id %d is not in protocol 15", id);
+        int density = rd_u8(r);
+        rd_skip(r, 3 + 2); /* red, green, blue, fade time */
+        DETAIL(c, "density=%d", density);
+        break;
+    }
+    default:
+        return bad(c, QD_ERR_BAD_DATA, "unknown message id %d", id);
+    }
+    if (id >= Q1_SVC_SKYBOX && !fitz(c))
+        return bad(c, QD_ERR_BAD_DATA, "message id %d is not in protocol 15", id);
+    return QD_OK;
+}
+
+/* ---- the container: CD track line, then blocks ([DEM] 6.1, 6.2) ---- */
+
+/* Is there a plausible block header at pos? */
+static int plausible_block(const uint8_t *data, size_t len, size_t pos)
+{
+    rd_t r = rd_make(data, len);
+    rd_seek(&r, pos);
+    uint32_t size = rd_u32(&r);
+    rd_skip(&r, 12);
+    return !r.err && size <= Q1_MAX_BLOCK && size <= rd_left(&r);
+}
+
+/* Where the first block starts. [DEM] 6.1: Quake 1.09 reads bytes up to '\n'; older
+ * versions use fscanf("%i\n"), which also allows no CD track at all. Prefer the 1.09
+ * reading, and take the fscanf one when only it gives a sane first block. */
+static int find_first_block(const uint8_t *data, size_t len, size_t *start)
+{
+    size_t nl = 0;
+    while (nl < len && nl < Q1_MAX_CDTRACK_LINE && data[nl] != '\n')
+        nl++;
+    if (nl < len && data[nl] == '\n' && plausible_block(data, len, nl + 1)) {
+        *start = nl + 1;
+        return 1;
+    }
+    size_t p = 0;
+    while (p < len && (data[p] == ' ' || data[p] == '\t' || data[p] == '\r' || data[p] == '\n'))
+        p++;
+    if (p < len && (data[p] == '-' || data[p] == '+'))
+        p++;
+    size_t digits = p;
+    while (p < len && data[p] >= '0' && data[p] <= '9')
+        p++;
+    if (p > digits) {
+        while (p < len && (data[p] == ' ' || data[p] == '\t' || data[p] == '\r' ||
+                           data[p] == '\n'))
+            p++;
+    } else {
+        p = 0;
+    }
+    if (plausible_block(data, len, p)) {
+        *start = p;
+        return 1;
+    }
+    return 0;
+}
+
+static int q1_probe(const uint8_t *data, size_t len, const char *filename)
+{
+    size_t start;
+    int ext = 0;
+    if (filename) {
+        size_t n = strlen(filename);
+        ext = n >= 4 && (strcmp(filename + n - 4, ".dem") == 0 ||
+                         strcmp(filename + n - 4, ".DEM") == 0);
+    }
+    if (!find_first_block(data, len, &start))
+        return ext ? 1 : 0;
+    /* The first message of a real recording is serverinfo, print or a signon message. */
+    if (start + 16 < len) {
+        uint8_t id = data[start + 16];
+        if (id == Q1_SVC_SERVERINFO)
+            return 9;
+        if (id >= 1 && id <= Q1_SVC_SPAWNSTATICSOUND2)
+            return ext ? 6 : 3;
+    }
+    return ext ? 2 : 1;
+}
+
+static qd_err q1_init(void *state, const uint8_t *data, size_t len, qd_error *err)
+{
+    q1_state *st = state;
+    memset(st, 0, sizeof *st);
+    size_t start;
+    if (!find_first_block(data, len, &start)) {
+        st->stopped = 1;
+        return qd_fail(err, len < 17 ? QD_ERR_TRUNCATED : QD_ERR_BAD_DATA, 0,
+                       "no CD track line and first block found (not a Quake .dem?)");
+    }
+    st->pos = start;
+    st->max_clients = 1;
+    return QD_OK;
+}
+
+static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl,
+                      const demo_trace *trace, int *done, qd_error *err)
+{
+    q1_state *st = state;
+    *done = 0;
+    if (st->stopped) {
+        *done = 1;
+        return QD_OK;
+    }
+    if (st->pos == len) {
+        st->stopped = 1;
+        *done = 1;
+        return QD_OK;
+    }
+    rd_t r = rd_make(data, len);
+    rd_seek(&r, (size_t)st->pos);
+    uint64_t block_ofs = st->pos;
+    uint32_t size = rd_u32(&r);
+    float angles[3];
+    for (int i = 0; i < 3; i++)
+        angles[i] = rd_f32(&r);
+    if (r.err) {
+        st->stopped = 1;
+        return qd_fail(err, QD_ERR_TRUNCATED, block_ofs,
+                       "block %u header is cut off (%zu bytes left)", st->block,
+                       len - (size_t)block_ofs);
+    }
+    if (size > Q1_MAX_BLOCK) {
+        st->stopped = 1;
+        return qd_fail(err, QD_ERR_BAD_DATA, block_ofs,
+                       "block %u says it holds %u bytes (over the 65536 limit)", st->block,
+                       size);
+    }
+    if (size > rd_left(&r)) {
+        st->stopped = 1;
+        return qd_fail(err, QD_ERR_TRUNCATED, block_ofs,
+                       "block %u of %u bytes is cut off after %zu bytes", st->block, size,
+                       rd_left(&r));
+    }
+    for (int i = 0; i < 3; i++)
+        if (!(angles[i] == angles[i]) || angles[i] > 1e6f || angles[i] < -1e6f)
+            angles[i] = 0;
+    memcpy(st->block_angles, angles, sizeof angles);
+
+    q1_ctx c;
+    c.st = st;
+    c.cl = cl;
+    c.trace = trace;
+    c.err = err;
+    c.r = rd_make(data, r.pos + size);
+    c.r.pos = r.pos;
+    if (trace) {
+        char d[96];
+        snprintf(d, sizeof d, "size=%u angles=%.2f,%.2f,%.2f", size, angles[0], angles[1],
+                 angles[2]);
+        trace->msg(trace->ctx, st->last_time, st->block, block_ofs, "block", d);
+    }
+    int had_frame = 0, end = 0;
+    /* The view angles belong to the block's frame; without svc_time they apply at once. */
+    while (c.r.pos < c.r.len && !end) {
+        c.msg_ofs = c.r.pos;
+        c.msg_id = rd_u8(&c.r);
+        int was_open = st->frame_open;
+        qd_err e = parse_message(&c, &end);
+        if (!e && c.r.err)
+            e = qd_fail(err, QD_ERR_TRUNCATED, c.msg_ofs, "%s: runs past the end of block %u",
+                        svc_name(c.msg_id), st->block);
+        if (e) {
+            st->stopped = 1;
+            return e;
+        }
+        if (st->frame_open && (!was_open || c.msg_id == Q1_SVC_TIME))
+            had_frame = 1;
+        if (trace)
+            trace->msg(trace->ctx, st->last_time, st->block, c.msg_ofs, svc_name(c.msg_id),
+                       c.detail);
+    }
+    if (!had_frame)
+        cl_set_view_angles(cl, angles);
+    if (st->frame_open) {
+        cl_frame_end(cl, 1);
+        st->frame_open = 0;
+    }
+    st->pos = block_ofs + 16 + size;
+    st->block++;
+    if (end) {
+        st->stopped = 1;
+        *done = 1;
+    }
+    return QD_OK;
+}
+
+static uint64_t q1_offset(const void *state) { return ((const q1_state *)state)->pos; }
+static int q1_protocol(const void *state) { return ((const q1_state *)state)->protocol; }
+
+const demo_decoder demo_q1_decoder = {
+    .name = "Quake .dem",
+    .format = DEMO_FMT_DEM,
+    .state_size = sizeof(q1_state),
+    .probe = q1_probe,
+    .init = q1_init,
+    .step = q1_step,
+    .offset = q1_offset,
+    .protocol = q1_protocol,
+};

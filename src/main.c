@@ -1,0 +1,203 @@
+/* main.c: qdemo's command line: parses options, runs a command, turns errors into exit codes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+
+#define QDEMO_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: qdemo [play] DEMO [options]        watch a demo in a window\n"
+            "       qdemo render DEMO -o DIR [options] write frames as DIR/000000.png ...\n"
+            "                                         (-o - writes a y4m stream to stdout)\n"
+            "       qdemo info [--json] DEMO          decode the whole demo and report on it\n"
+            "       qdemo dump DEMO                   print every message as a line of text\n"
+            "\n"
+            "options:\n"
+            "  -b, --basedir DIR   game install holding id1/, qw/, baseq2/, baseq3/ or baseoa/\n"
+            "                      (default $QDEMO_BASEDIR)\n"
+            "  -p, --pak FILE|DIR  add a PAK/PK3 archive or a game folder on top (repeatable)\n"
+            "  --fps N             render: frames per second (default 30)\n"
+            "  --size WxH          render size (default 1280x720; play: the window's size)\n"
+            "  --from T, --to T    render: start and end, in seconds or mm:ss.fff\n"
+            "  --mode wire|flat    drawing mode (default flat)\n"
+            "  --camera pov|chase|free, --follow NAME|N, --camera-path FILE\n"
+            "  --threads N, --blur N, --resume, --bt709\n"
+            "  -h, --help          this text\n"
+            "  --version           print the version\n"
+            "\n"
+            "exit status: 0 ok, 1 usage, 2 unreadable/damaged/unsupported input, 3 output not\n"
+            "writable.\n");
+}
+
+/* Seconds from "12.5" or "mm:ss.fff" (or "hh:mm:ss.fff"); -1 when malformed. */
+static double parse_time(const char *s)
+{
+    double t = 0;
+    const char *p = s;
+    for (int part = 0; part < 3; part++) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || v < 0)
+            return -1;
+        t = t * 60 + v;
+        if (*end == 0)
+            return t;
+        if (*end != ':')
+            return -1;
+        p = end + 1;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.fps = 30;
+    o.width = 1280;
+    o.height = 720;
+    o.to = -1;
+    o.mode = 0;
+    const char *cmd = NULL;
+    const char *env = getenv("QDEMO_BASEDIR");
+    if (env && *env)
+        o.basedir = env;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDS_VALUE                                                                        \
+    do {                                                                                   \
+        if (!v) {                                                                          \
+            fprintf(stderr, "qdemo: %s needs a value\n", a);                               \
+            return APP_EXIT_USAGE;                                                         \
+        }                                                                                  \
+        i++;                                                                               \
+    } while (0)
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return APP_EXIT_OK;
+        } else if (!strcmp(a, "--version")) {
+            printf("qdemo %s\n", QDEMO_VERSION);
+            return APP_EXIT_OK;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
+        } else if (!strcmp(a, "-b") || !strcmp(a, "--basedir")) {
+            NEEDS_VALUE;
+            o.basedir = v;
+        } else if (!strcmp(a, "-p") || !strcmp(a, "--pak")) {
+            NEEDS_VALUE;
+            if (o.num_paks >= APP_MAX_PAKS) {
+                fprintf(stderr, "qdemo: at most %d -p options\n", APP_MAX_PAKS);
+                return APP_EXIT_USAGE;
+            }
+            o.paks[o.num_paks++] = v;
+        } else if (!strcmp(a, "-o")) {
+            NEEDS_VALUE;
+            o.out_dir = v;
+        } else if (!strcmp(a, "--fps")) {
+            NEEDS_VALUE;
+            o.fps = atof(v);
+            if (!(o.fps > 0 && o.fps <= 10000)) {
+                fprintf(stderr, "qdemo: --fps must be between 0 and 10000\n");
+                return APP_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--size")) {
+            NEEDS_VALUE;
+            if (sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 16 ||
+                o.height < 16 || o.width > 16384 || o.height > 16384) {
+                fprintf(stderr, "qdemo: --size takes WxH, each 16..16384\n");
+                return APP_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+            NEEDS_VALUE;
+            double t = parse_time(v);
+            if (t < 0) {
+                fprintf(stderr, "qdemo: %s takes seconds or mm:ss.fff, not \"%s\"\n", a, v);
+                return APP_EXIT_USAGE;
+            }
+            if (a[2] == 'f')
+                o.from = t;
+            else
+                o.to = t;
+        } else if (!strcmp(a, "--mode")) {
+            NEEDS_VALUE;
+            if (!strcmp(v, "flat"))
+                o.mode = 0;
+            else if (!strcmp(v, "wire"))
+                o.mode = 1;
+            else {
+                fprintf(stderr, "qdemo: --mode takes wire or flat\n");
+                return APP_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--camera")) {
+            NEEDS_VALUE;
+            if (strcmp(v, "pov") && strcmp(v, "chase") && strcmp(v, "free")) {
+                fprintf(stderr, "qdemo: --camera takes pov, chase or free\n");
+                return APP_EXIT_USAGE;
+            }
+            o.camera = v;
+        } else if (!strcmp(a, "--follow")) {
+            NEEDS_VALUE;
+            o.follow = v;
+        } else if (!strcmp(a, "--camera-path")) {
+            NEEDS_VALUE;
+            o.camera_path = v;
+        } else if (!strcmp(a, "--threads")) {
+            NEEDS_VALUE;
+            o.threads = atoi(v);
+            if (o.threads < 1 || o.threads > 64) {
+                fprintf(stderr, "qdemo: --threads takes 1..64\n");
+                return APP_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--blur")) {
+            NEEDS_VALUE;
+            o.blur = atoi(v);
+            if (o.blur < 1 || o.blur > 256) {
+                fprintf(stderr, "qdemo: --blur takes 1..256\n");
+                return APP_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--resume")) {
+            o.resume = 1;
+        } else if (!strcmp(a, "--bt709")) {
+            o.bt709 = 1;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            o.quiet = 1;
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "qdemo: unknown option %s (see qdemo --help)\n", a);
+            return APP_EXIT_USAGE;
+        } else if (!cmd && !o.demo &&
+                   (!strcmp(a, "play") || !strcmp(a, "render") || !strcmp(a, "info") ||
+                    !strcmp(a, "dump"))) {
+            cmd = a;
+        } else if (!o.demo) {
+            o.demo = a;
+        } else {
+            fprintf(stderr, "qdemo: unexpected argument %s (see qdemo --help)\n", a);
+            return APP_EXIT_USAGE;
+        }
+#undef NEEDS_VALUE
+    }
+    if (!o.demo) {
+        usage(stderr);
+        return APP_EXIT_USAGE;
+    }
+    if (!cmd)
+        cmd = "play";
+    if (!strcmp(cmd, "info"))
+        return app_info(&o);
+    if (!strcmp(cmd, "dump"))
+        return app_dump(&o);
+    if (!strcmp(cmd, "render")) {
+        if (!o.out_dir) {
+            fprintf(stderr, "qdemo: render needs -o DIR (or -o - for a y4m stream)\n");
+            return APP_EXIT_USAGE;
+        }
+        return app_render(&o);
+    }
+    return app_play(&o);
+}

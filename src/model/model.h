@@ -1,0 +1,261 @@
+/* model.h: map and model loaders (Quake BSP29/BSP2 maps, MDL alias models, SPR sprites, the
+ * palette) turning file bytes into format-neutral structs for the renderer.
+ *
+ * Loaders take bytes in memory and never keep a pointer to them. Each loaded object owns its
+ * memory and is released with its _free function. Every loader validates the whole file
+ * before using any of it: structural damage (an index out of range, a lump past the end, a
+ * count over a cap) is an error; damage that only affects colour (a lightmap or a texture
+ * whose pixels lie outside their lump, a bad visofs) degrades the look of one face and is
+ * not an error, as in the engines.
+ *
+ * Colours are packed like the rasteriser's (src/render/rast.h): bytes R, G, B, A in memory
+ * order, i.e. MDL_RGB(r, g, b) below. The model stage does not include the render stage. */
+#ifndef QD_MODEL_H
+#define QD_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+
+#define MDL_RGB(r, g, b)                                                                   \
+    ((uint32_t)((r) & 255) | (uint32_t)((g) & 255) << 8 | (uint32_t)((b) & 255) << 16 |    \
+     0xff000000u)
+
+/* Reads a named file from the game's search path (e.g. a pak_fs): on success *data is a
+ * malloc'd buffer the caller frees and *len its size; QD_ERR_NOT_FOUND when absent. */
+typedef qd_err (*mdl_read_fn)(void *ctx, const char *name, uint8_t **data, size_t *len,
+                              qd_error *err);
+
+/* ---- Palette ---- */
+
+/* Turn a Quake gfx/palette.lmp (768 bytes of R,G,B) into 256 packed colours. Returns 1 on
+ * success; with fewer than 768 bytes it returns 0 and fills out with mdl_palette_grey(). */
+int mdl_palette_from_lmp(const uint8_t *data, size_t len, uint32_t out[256]);
+/* A 256-step grey ramp, the last resort when no palette at all is available (the shipped
+ * fallback palette is assets/palette.lmp; see assets/palette.txt). */
+void mdl_palette_grey(uint32_t out[256]);
+
+/* ---- Maps (BSP) ---- */
+
+/* Caps on what a map may hold. A file over a cap is refused with QD_ERR_LIMIT. */
+#define MDL_BSP_MAX_RECORDS (1u << 22) /* per lump: planes, vertices, edges, faces, ... */
+#define MDL_BSP_MAX_TEXTURES 65536
+#define MDL_BSP_MAX_MODELS 65536
+#define MDL_BSP_MAX_FACE_VERTS 1024 /* edges of one face */
+#define MDL_BSP_MAX_DEPTH 1024      /* nodes from a model's root to its deepest leaf */
+#define MDL_BSP_MAX_ENTITIES_TEXT (16u << 20)
+#define MDL_BSP_MAX_TEX_SIZE 4096 /* texture width and height */
+
+typedef enum mdl_bsp_format {
+    MDL_BSP_Q1_29,     /* Quake BSP version 29 */
+    MDL_BSP_Q1_BSP2,   /* "BSP2": 32-bit indices, float node/leaf bounds */
+    MDL_BSP_Q1_2PSB,   /* "2PSB" (BSP2 of RMQ): 32-bit indices, short node/leaf bounds */
+} mdl_bsp_format;
+
+typedef struct mdl_plane {
+    float normal[3];
+    float dist;    /* points p on the plane have dot(normal, p) == dist */
+    int32_t type;  /* 0..2: normal is the X/Y/Z axis; 3..5: nearest axis (Quake's PLANE_*) */
+} mdl_plane;
+
+/* mdl_texture.flags and mdl_face.flags */
+#define MDL_SURF_SKY 0x01        /* drawn in the sky's colour, unlit */
+#define MDL_SURF_TURB 0x02       /* water, slime, lava, teleporters: unlit */
+#define MDL_SURF_NODRAW 0x04     /* never drawn (degenerate, or a no-draw surface) */
+#define MDL_SURF_FULLBRIGHT 0x08 /* no lightmap applies: draw at the texture's colour */
+#define MDL_SURF_MISSING 0x10    /* texture pixels absent: colour is a neutral grey */
+
+typedef struct mdl_texture {
+    char name[64];         /* Q1: 15 chars; Q2: 32; Q3 shader names: 64 */
+    uint32_t width, height;
+    uint32_t color;        /* average colour of mip level 0 through the palette */
+    uint8_t flags;         /* MDL_SURF_* */
+} mdl_texture;
+
+/* A face: one convex polygon in one colour. Q1/Q2/Q3 maps all become these. */
+typedef struct mdl_face {
+    uint32_t first_vert, num_verts; /* the polygon in mdl_bsp.verts, in winding order */
+    float normal[3], dist;          /* the face's own plane, its normal out of the drawn side */
+    uint32_t color;                 /* the texture's average colour */
+    float light;       /* average lightmap brightness, 0..255; in Quake 128 shows the texture
+                        * at its own colour and 255 about twice as bright (see r_world.c) */
+    int32_t texture;   /* index in textures, or -1 */
+    uint8_t flags;     /* MDL_SURF_* */
+    uint8_t pad[3];
+} mdl_face;
+
+/* How a face maps onto its lightmap (Q1, Q2): what R_LightPoint needs. */
+typedef struct mdl_face_lm {
+    float vecs[2][4];    /* s = dot(vecs[0].xyz, p) + vecs[0][3], t likewise */
+    int32_t mins[2];     /* texturemins: s, t of the lightmap's first luxel (multiples of 16) */
+    int32_t extents[2];  /* lightmap size in texels; luxels are (extents >> 4) + 1 */
+    int32_t ofs;         /* first style-0 sample in mdl_bsp.lightdata, or -1 */
+} mdl_face_lm;
+
+typedef struct mdl_node {
+    uint32_t plane;
+    int32_t children[2];  /* >= 0: node index; < 0: leaf -(child + 1). [0] is the front */
+    float mins[3], maxs[3];
+    uint32_t first_face, num_faces; /* faces on this node's plane */
+} mdl_node;
+
+/* Leaf contents (Quake's CONTENTS_*) */
+#define MDL_CONTENTS_EMPTY (-1)
+#define MDL_CONTENTS_SOLID (-2)
+#define MDL_CONTENTS_WATER (-3)
+#define MDL_CONTENTS_SLIME (-4)
+#define MDL_CONTENTS_LAVA (-5)
+#define MDL_CONTENTS_SKY (-6)
+
+typedef struct mdl_leaf {
+    int32_t contents;
+    int32_t visofs;       /* compressed PVS in mdl_bsp.visdata, or -1: sees everything */
+    float mins[3], maxs[3];
+    uint32_t first_mark, num_marks; /* faces in mdl_bsp.marks */
+} mdl_leaf;
+
+/* Model 0 is the world; *1, *2, ... are the brush entities (doors, lifts). */
+typedef struct mdl_submodel {
+    float mins[3], maxs[3], origin[3];
+    int32_t headnode;     /* hull 0 root: a node index */
+    uint32_t visleafs;    /* leaves covered by the PVS rows (world only) */
+    uint32_t first_face, num_faces;
+} mdl_submodel;
+
+typedef struct mdl_bsp {
+    char name[64];
+    mdl_bsp_format format;
+    uint32_t num_planes, num_verts, num_faces, num_textures, num_nodes, num_leaves,
+        num_marks, num_models;
+    mdl_plane *planes;
+    float (*verts)[3];        /* face polygon corners (one per surfedge) */
+    mdl_face *faces;
+    mdl_face_lm *face_lm;     /* num_faces entries */
+    mdl_texture *textures;
+    mdl_node *nodes;
+    mdl_leaf *leaves;         /* leaf 0 is Quake's shared solid leaf */
+    uint32_t *marks;          /* face indices for leaves */
+    mdl_submodel *models;
+    uint8_t *visdata;         /* compressed PVS rows */
+    size_t vis_len;
+    uint8_t *lightdata;       /* 8-bit lightmap samples */
+    size_t light_len;
+    char *entities;           /* the entities lump as text, NUL-terminated */
+    char message[128];        /* worldspawn "message": the level's title, or "" */
+} mdl_bsp;
+
+/* Parse a Quake BSP29, BSP2 or 2PSB map. name is for messages. palette gives the texture
+ * colours. Bytes after the last lump (e.g. an appended zip) are ignored. On failure returns
+ * the error (err filled with the offset and reason) and leaves *out NULL. */
+qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
+                    const uint32_t palette[256], mdl_bsp **out, qd_error *err);
+void mdl_bsp_free(mdl_bsp *b);
+
+/* The leaf containing point p, walking from the node root (a submodel's headnode, 0 for the
+ * world). Never fails: returns a valid leaf index. */
+uint32_t mdl_bsp_point_leaf(const mdl_bsp *b, int32_t root, const float p[3]);
+
+/* Bytes of one decompressed PVS row: (world visleafs + 7) / 8, at least 1. */
+size_t mdl_bsp_pvs_size(const mdl_bsp *b);
+/* Decompress the PVS of leaf into out (mdl_bsp_pvs_size bytes): bit (i-1) set means leaf i
+ * may be seen. Leaf 0, leaves without vis data and maps without vis see everything. Bounded:
+ * never reads past visdata, never writes past the row. */
+void mdl_bsp_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out);
+
+/* Quake's R_LightPoint: the lightmap brightness (0..255) of the floor under p, found by
+ * tracing 2048 units down through the world. Returns 0 and sets *light to 0 when nothing
+ * lit is hit; maps without lighting give 255 (fullbright) and return 1. */
+int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], float *light);
+
+/* The value of key in the nth (0-based) entity whose "classname" is classname (NULL: any
+ * entity) in an entities text, copied into out (always terminated). Returns 1 when found. */
+int mdl_entity_value(const char *entities, const char *classname, int nth, const char *key,
+                     char *out, size_t cap);
+
+/* ---- Alias models (MDL, IDPO version 6) ---- */
+
+#define MDL_ALIAS_MAX_VERTS 16384
+#define MDL_ALIAS_MAX_TRIS 32768
+#define MDL_ALIAS_MAX_FRAMES 4096   /* frames and frame groups, and poses in all groups */
+#define MDL_ALIAS_MAX_SKINS 256
+#define MDL_ALIAS_MAX_SKIN_SIZE 2048 /* skin width and height */
+
+typedef struct mdl_alias_tri {
+    uint32_t v[3];
+    uint8_t front;  /* facesfront: 0 means the back half of the skin for onseam vertices */
+    uint8_t pad[3];
+} mdl_alias_tri;
+
+typedef struct mdl_alias_st {
+    int32_t s, t;
+    uint8_t onseam;
+    uint8_t pad[3];
+} mdl_alias_st;
+
+/* One animation frame as the entity's frame number sees it: a single pose, or a group of
+ * poses that the engine cycles by time. qdemo shows a group's first pose. */
+typedef struct mdl_alias_frame {
+    char name[16];
+    uint32_t first_pose, num_poses;
+    float mins[3], maxs[3]; /* bounds of the first pose */
+} mdl_alias_frame;
+
+typedef struct mdl_alias {
+    char name[64];
+    uint32_t num_verts, num_tris, num_frames, num_poses, num_skins;
+    uint32_t skin_width, skin_height;
+    uint32_t flags;          /* EF_ROCKET, EF_ROTATE, ... of the model header */
+    float radius;
+    mdl_alias_tri *tris;
+    mdl_alias_st *st;
+    mdl_alias_frame *frames;
+    float (*poses)[3];       /* num_poses * num_verts positions, scale/translate applied */
+    uint8_t *normals;        /* num_poses * num_verts lightnormalindex bytes */
+    uint32_t *skin_colors;   /* average colour of each skin (first picture of a group) */
+    uint8_t *skin0;          /* skin 0 as palette indices, skin_width * skin_height */
+    uint32_t color;          /* skin_colors[0], or grey without skins */
+} mdl_alias;
+
+/* Parse a Quake MDL (IDPO version 6). Errors as mdl_bsp_load. */
+qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
+                      const uint32_t palette[256], mdl_alias **out, qd_error *err);
+void mdl_alias_free(mdl_alias *m);
+
+/* ---- Sprites (SPR, IDSP version 1) ---- */
+
+#define MDL_SPRITE_MAX_FRAMES 4096 /* frames, and pictures in all groups */
+#define MDL_SPRITE_MAX_SIZE 4096   /* picture width and height */
+
+/* Quake's sprite orientations (spr_type) */
+#define MDL_SPR_VP_PARALLEL_UPRIGHT 0
+#define MDL_SPR_FACING_UPRIGHT 1
+#define MDL_SPR_VP_PARALLEL 2
+#define MDL_SPR_ORIENTED 3
+#define MDL_SPR_VP_PARALLEL_ORIENTED 4
+
+/* A picture as a quad in the sprite's plane, in units from the entity's origin (Quake's
+ * mspriteframe_t): right is +x, up is +z on screen. */
+typedef struct mdl_sprite_frame {
+    uint32_t width, height;
+    float left, right, down, up;
+    uint32_t color;  /* average of the opaque pixels (index 255 is transparent) */
+    float coverage;  /* fraction of opaque pixels, 0..1 */
+} mdl_sprite_frame;
+
+typedef struct mdl_sprite {
+    char name[64];
+    int32_t type;            /* MDL_SPR_* */
+    float radius;
+    uint32_t max_width, max_height;
+    uint32_t num_frames;     /* the entity's frame numbers; a group shows its first picture */
+    mdl_sprite_frame *frames;
+    uint32_t color;          /* frames[0].color */
+} mdl_sprite;
+
+/* Parse a Quake sprite (IDSP version 1). Errors as mdl_bsp_load. */
+qd_err mdl_sprite_load(const uint8_t *data, size_t len, const char *name,
+                       const uint32_t palette[256], mdl_sprite **out, qd_error *err);
+void mdl_sprite_free(mdl_sprite *s);
+
+#endif

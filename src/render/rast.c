@@ -1,0 +1,511 @@
+/* rast.c: the span rasteriser behind rast.h: 24.8 fixed-point edge functions, exact spans. */
+#include "rast.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Vertices snap to 1/256 pixel. Anything further than GUARD pixels from the origin is
+ * clipped away in double first, which keeps every edge-function product below 2^59. */
+#define SUB_BITS 8
+#define SUB_ONE (1 << SUB_BITS)
+#define SUB_HALF (SUB_ONE / 2)
+#define GUARD 1048576.0
+#define FB_MAX 16384
+#define POLY_MAX 64
+/* A line passes the depth test where z * LINE_BIAS is not behind the stored depth. */
+#define LINE_BIAS (1.0f + 1.0f / 128.0f)
+/* Depth slopes are capped so that z stays finite (no inf * 0) along a 16384-pixel span. */
+#define DZ_MAX 1e30
+
+typedef struct dvert {
+    double x, y, z;
+} dvert;
+
+/* What a span writes: colour, flags and the depth ramp of the triangle. */
+typedef struct span_ctx {
+    uint32_t color;
+    unsigned flags;
+    float dz, zlo, zhi;
+} span_ctx;
+
+rast_fb *rast_fb_new(int w, int h)
+{
+    if (w < 1 || h < 1 || w > FB_MAX || h > FB_MAX)
+        return NULL;
+    size_t n = (size_t)w * (size_t)h;
+    if (n > SIZE_MAX / sizeof(float) || n > SIZE_MAX / sizeof(uint32_t))
+        return NULL;
+    rast_fb *fb = calloc(1, sizeof *fb);
+    if (!fb)
+        return NULL;
+    fb->w = w;
+    fb->h = h;
+    fb->color = malloc(n * sizeof *fb->color);
+    fb->depth = malloc(n * sizeof *fb->depth);
+    if (!fb->color || !fb->depth) {
+        rast_fb_free(fb);
+        return NULL;
+    }
+    rast_clear(fb, 0);
+    return fb;
+}
+
+void rast_fb_free(rast_fb *fb)
+{
+    if (!fb)
+        return;
+    free(fb->color);
+    free(fb->depth);
+    free(fb);
+}
+
+void rast_clear(rast_fb *fb, uint32_t c)
+{
+    size_t n = (size_t)fb->w * (size_t)fb->h;
+    uint32_t *p = fb->color;
+    for (size_t i = 0; i < n; i++)
+        p[i] = c;
+    memset(fb->depth, 0, n * sizeof *fb->depth); /* 0.0f is all zero bits */
+}
+
+/* ---- spans ---------------------------------------------------------------------------- */
+
+/* round(x / 255) for x in 0..255*255. */
+static inline uint32_t div255(uint32_t x)
+{
+    x += 128;
+    return (x + (x >> 8)) >> 8;
+}
+
+/* src over dst by src's alpha byte, per channel; alpha becomes a + da * (1 - a). */
+static inline uint32_t blend_px(uint32_t src, uint32_t dst)
+{
+    uint32_t a = src >> 24, ia = 255 - a;
+    uint32_t r = div255((src & 255) * a + (dst & 255) * ia);
+    uint32_t g = div255((src >> 8 & 255) * a + (dst >> 8 & 255) * ia);
+    uint32_t b = div255((src >> 16 & 255) * a + (dst >> 16 & 255) * ia);
+    uint32_t oa = a + div255((dst >> 24) * ia);
+    return r | g << 8 | b << 16 | oa << 24;
+}
+
+static inline float clampz(float z, float lo, float hi)
+{
+    z = z < lo ? lo : z;
+    return z > hi ? hi : z;
+}
+
+/* The common case: depth test, depth write, colour write. The SSE2 path does the same
+ * IEEE single operations in the same order as the scalar tail, so results are identical. */
+static void span_opaque(uint32_t *restrict c, float *restrict d, int n, float zs,
+                        const span_ctx *sc)
+{
+    int i = 0;
+#if defined(__SSE2__)
+    const __m128 vzs = _mm_set1_ps(zs), vdz = _mm_set1_ps(sc->dz);
+    const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
+    const __m128i vcol = _mm_set1_epi32((int)sc->color);
+    __m128i idx = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i four = _mm_set1_epi32(4);
+    for (; i + 4 <= n; i += 4) {
+        __m128 z = _mm_add_ps(vzs, _mm_mul_ps(vdz, _mm_cvtepi32_ps(idx)));
+        z = _mm_min_ps(_mm_max_ps(z, vlo), vhi);
+        __m128 old = _mm_loadu_ps(d + i);
+        __m128 pass = _mm_cmpgt_ps(z, old);
+        __m128i m = _mm_castps_si128(pass);
+        _mm_storeu_ps(d + i, _mm_or_ps(_mm_and_ps(pass, z), _mm_andnot_ps(pass, old)));
+        __m128i oc = _mm_loadu_si128((const __m128i *)(c + i));
+        _mm_storeu_si128((__m128i *)(c + i),
+                         _mm_or_si128(_mm_and_si128(m, vcol), _mm_andnot_si128(m, oc)));
+        idx = _mm_add_epi32(idx, four);
+    }
+#endif
+    for (; i < n; i++) {
+        float z = clampz(zs + sc->dz * (float)i, sc->zlo, sc->zhi);
+        if (z > d[i]) {
+            d[i] = z;
+            c[i] = sc->color;
+        }
+    }
+}
+
+/* Every other flag combination; flags is a constant in each caller, so the branches fold. */
+static inline void span_generic(uint32_t *restrict c, float *restrict d, int n, float zs,
+                                const span_ctx *sc, unsigned flags)
+{
+    const uint32_t col = sc->color;
+    for (int i = 0; i < n; i++) {
+        float z = clampz(zs + sc->dz * (float)i, sc->zlo, sc->zhi);
+        if ((flags & RAST_DEPTH_TEST) && !(z > d[i]))
+            continue;
+        if (flags & RAST_DEPTH_WRITE)
+            d[i] = z;
+        if (flags & RAST_BLEND)
+            c[i] = blend_px(col, c[i]);
+        else if (flags & RAST_COLOR_WRITE)
+            c[i] = col;
+    }
+}
+
+static void span_fill(uint32_t *restrict c, int n, uint32_t col)
+{
+    for (int i = 0; i < n; i++)
+        c[i] = col;
+}
+
+/* Pixels x0..x0+n-1 of row y, with depth zs at the first one. */
+static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
+{
+    size_t o = (size_t)y * (size_t)fb->w + (size_t)x0;
+    uint32_t *c = fb->color + o;
+    float *d = fb->depth + o;
+    switch (sc->flags & 15u) {
+    case RAST_OPAQUE:
+        span_opaque(c, d, n, zs, sc);
+        break;
+    case RAST_COLOR_WRITE:
+        span_fill(c, n, sc->color);
+        break;
+    case RAST_DEPTH_TEST | RAST_COLOR_WRITE:
+        span_generic(c, d, n, zs, sc, RAST_DEPTH_TEST | RAST_COLOR_WRITE);
+        break;
+    case RAST_DEPTH_TEST | RAST_DEPTH_WRITE:
+        span_generic(c, d, n, zs, sc, RAST_DEPTH_TEST | RAST_DEPTH_WRITE);
+        break;
+    case RAST_DEPTH_WRITE:
+        span_generic(c, d, n, zs, sc, RAST_DEPTH_WRITE);
+        break;
+    case RAST_DEPTH_WRITE | RAST_COLOR_WRITE:
+        span_generic(c, d, n, zs, sc, RAST_DEPTH_WRITE | RAST_COLOR_WRITE);
+        break;
+    case RAST_DEPTH_TEST | RAST_BLEND:
+    case RAST_DEPTH_TEST | RAST_BLEND | RAST_COLOR_WRITE:
+        span_generic(c, d, n, zs, sc, RAST_DEPTH_TEST | RAST_BLEND);
+        break;
+    case RAST_BLEND:
+    case RAST_BLEND | RAST_COLOR_WRITE:
+        span_generic(c, d, n, zs, sc, RAST_BLEND);
+        break;
+    default:
+        span_generic(c, d, n, zs, sc, sc->flags);
+        break;
+    }
+}
+
+/* ---- triangles ------------------------------------------------------------------------ */
+
+static inline int64_t floordiv(int64_t a, int64_t b) /* b > 0 */
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* floor(M / D) for an M that grows by dM each row, stepped without dividing. */
+typedef struct stepper {
+    int64_t q, r, d, dq, dr;
+} stepper;
+
+static void stepper_init(stepper *s, int64_t m, int64_t d, int64_t dm)
+{
+    s->d = d;
+    s->q = floordiv(m, d);
+    s->r = m - s->q * d;
+    s->dq = floordiv(dm, d);
+    s->dr = dm - s->dq * d;
+}
+
+static inline void stepper_next(stepper *s)
+{
+    s->q += s->dq;
+    s->r += s->dr;
+    if (s->r >= s->d) {
+        s->q++;
+        s->r -= s->d;
+    }
+}
+
+static inline int64_t to_fixed(double v)
+{
+    return (int64_t)floor(v * SUB_ONE + 0.5);
+}
+
+/* One triangle whose vertices lie within GUARD, rows ylo..yhi-1 (already in the fb). A pixel
+ * is drawn when its centre has every edge function E > 0, or E == 0 on a top or left edge. */
+static void tri_raster(rast_fb *fb, const dvert *p0, const dvert *p1, const dvert *p2,
+                       span_ctx sc, int ylo, int yhi)
+{
+    const dvert *p[3] = {p0, p1, p2};
+    int64_t X[3], Y[3];
+    for (int i = 0; i < 3; i++) {
+        X[i] = to_fixed(p[i]->x);
+        Y[i] = to_fixed(p[i]->y);
+    }
+    int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
+    if (area == 0)
+        return;
+    if (area < 0) { /* make the inside positive for every edge */
+        const dvert *tp = p[1];
+        p[1] = p[2];
+        p[2] = tp;
+        int64_t t = X[1];
+        X[1] = X[2];
+        X[2] = t;
+        t = Y[1];
+        Y[1] = Y[2];
+        Y[2] = t;
+        area = -area;
+    }
+
+    /* Rows and columns whose pixel centres can be inside. */
+    int64_t ymn = Y[0], ymx = Y[0], xmn = X[0], xmx = X[0];
+    for (int i = 1; i < 3; i++) {
+        ymn = Y[i] < ymn ? Y[i] : ymn;
+        ymx = Y[i] > ymx ? Y[i] : ymx;
+        xmn = X[i] < xmn ? X[i] : xmn;
+        xmx = X[i] > xmx ? X[i] : xmx;
+    }
+    int64_t ya = -floordiv(SUB_HALF - ymn, SUB_ONE), yb = floordiv(ymx - SUB_HALF, SUB_ONE);
+    int64_t xa = -floordiv(SUB_HALF - xmn, SUB_ONE), xb = floordiv(xmx - SUB_HALF, SUB_ONE);
+    ya = ya < ylo ? ylo : ya;
+    yb = yb > yhi - 1 ? yhi - 1 : yb;
+    xa = xa < 0 ? 0 : xa;
+    xb = xb > fb->w - 1 ? fb->w - 1 : xb;
+    if (ya > yb || xa > xb)
+        return;
+
+    /* Depth plane z = z0 + dzdx (x - x0) + dzdy (y - y0), from the snapped positions. */
+    double x0 = (double)X[0] / SUB_ONE, y0 = (double)Y[0] / SUB_ONE;
+    double ex1 = (double)(X[1] - X[0]) / SUB_ONE, ey1 = (double)(Y[1] - Y[0]) / SUB_ONE;
+    double ex2 = (double)(X[2] - X[0]) / SUB_ONE, ey2 = (double)(Y[2] - Y[0]) / SUB_ONE;
+    double a = (double)area / ((double)SUB_ONE * SUB_ONE);
+    double z0 = p[0]->z, dz1 = p[1]->z - z0, dz2 = p[2]->z - z0;
+    double dzdx = (dz1 * ey2 - dz2 * ey1) / a;
+    double dzdy = (dz2 * ex1 - dz1 * ex2) / a;
+    dzdx = dzdx > DZ_MAX ? DZ_MAX : dzdx < -DZ_MAX ? -DZ_MAX : dzdx;
+    dzdy = dzdy > DZ_MAX ? DZ_MAX : dzdy < -DZ_MAX ? -DZ_MAX : dzdy;
+    double zmin = p[0]->z, zmax = p[0]->z;
+    for (int i = 1; i < 3; i++) {
+        zmin = p[i]->z < zmin ? p[i]->z : zmin;
+        zmax = p[i]->z > zmax ? p[i]->z : zmax;
+    }
+    sc.dz = (float)dzdx;
+    sc.zlo = (float)zmin;
+    sc.zhi = (float)zmax;
+
+    /* Edge a->b: E = A*Px + B*(Py) + ..., A = -(Yb - Ya), B = Xb - Xa. On row ya the test
+     * E - bias >= 0 reads 256*A*x + K >= 0. Left edges (A > 0) bound x from below, right
+     * edges (A < 0) from above, horizontal ones accept or reject the whole row. */
+    stepper lft[3], rgt[3];
+    int64_t hk[3], hdk[3];
+    int nl = 0, nr = 0, nh = 0;
+    int64_t py = ya * SUB_ONE + SUB_HALF;
+    for (int e = 0; e < 3; e++) {
+        int i = e, j = e == 2 ? 0 : e + 1;
+        int64_t A = -(Y[j] - Y[i]), B = X[j] - X[i];
+        int tl = A > 0 || (A == 0 && B > 0);
+        int64_t K = A * (SUB_HALF - X[i]) + B * (py - Y[i]) - (tl ? 0 : 1);
+        if (A > 0) {
+            int64_t D = A * SUB_ONE;
+            stepper_init(&lft[nl++], -K + D - 1, D, -B * SUB_ONE);
+        } else if (A < 0) {
+            stepper_init(&rgt[nr++], K, -A * SUB_ONE, B * SUB_ONE);
+        } else {
+            hk[nh] = K;
+            hdk[nh++] = B * SUB_ONE;
+        }
+    }
+
+    for (int64_t y = ya; y <= yb; y++) {
+        int64_t l = xa, r = xb;
+        int ok = 1;
+        for (int k = 0; k < nl; k++) {
+            l = lft[k].q > l ? lft[k].q : l;
+            stepper_next(&lft[k]);
+        }
+        for (int k = 0; k < nr; k++) {
+            r = rgt[k].q < r ? rgt[k].q : r;
+            stepper_next(&rgt[k]);
+        }
+        for (int k = 0; k < nh; k++) {
+            ok &= hk[k] >= 0;
+            hk[k] += hdk[k];
+        }
+        if (!ok || l > r)
+            continue;
+        double zs = z0 + dzdx * ((double)l + 0.5 - x0) + dzdy * ((double)y + 0.5 - y0);
+        zs = zs < zmin ? zmin : zs > zmax ? zmax : zs;
+        span_draw(fb, (int)y, (int)l, (int)(r - l + 1), (float)zs, &sc);
+    }
+}
+
+/* Keep the part of a convex polygon where sign * coord <= GUARD (coord x when axis is 0).
+ * New points are computed from the inside end of an edge, so two polygons sharing the
+ * edge get the very same point. */
+static int clip_guard(const dvert *in, int n, dvert *out, int axis, double sign)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const dvert *a = &in[i], *b = &in[i + 1 == n ? 0 : i + 1];
+        double ca = sign * (axis ? a->y : a->x), cb = sign * (axis ? b->y : b->x);
+        int ina = ca <= GUARD, inb = cb <= GUARD;
+        if (ina)
+            out[m++] = *a;
+        if (ina != inb) {
+            const dvert *s = ina ? a : b, *o = ina ? b : a;
+            double cs = ina ? ca : cb, co = ina ? cb : ca;
+            double t = (GUARD - cs) / (co - cs);
+            dvert v;
+            v.x = s->x + (o->x - s->x) * t;
+            v.y = s->y + (o->y - s->y) * t;
+            v.z = s->z + (o->z - s->z) * t;
+            if (axis)
+                v.y = sign * GUARD;
+            else
+                v.x = sign * GUARD;
+            out[m++] = v;
+        }
+    }
+    return m;
+}
+
+/* Validate, reject, guard-clip and fan a convex polygon into rows ylo..yhi-1. */
+static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsigned flags,
+                      int ylo, int yhi)
+{
+    if (!fb || !v || n < 3 || n > POLY_MAX)
+        return;
+    ylo = ylo < 0 ? 0 : ylo;
+    yhi = yhi > fb->h ? fb->h : yhi;
+    if (ylo >= yhi)
+        return;
+    dvert buf[2][POLY_MAX + 8];
+    float xmn = v[0].x, xmx = v[0].x, ymn = v[0].y, ymx = v[0].y;
+    int far = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i].x) || !isfinite(v[i].y) || !isfinite(v[i].z))
+            return;
+        xmn = v[i].x < xmn ? v[i].x : xmn;
+        xmx = v[i].x > xmx ? v[i].x : xmx;
+        ymn = v[i].y < ymn ? v[i].y : ymn;
+        ymx = v[i].y > ymx ? v[i].y : ymx;
+        far |= fabsf(v[i].x) > GUARD || fabsf(v[i].y) > GUARD;
+        buf[0][i].x = v[i].x;
+        buf[0][i].y = v[i].y;
+        buf[0][i].z = v[i].z;
+    }
+    if (xmx < 0 || ymx < (float)ylo || xmn > (float)fb->w || ymn > (float)yhi)
+        return;
+    dvert *p = buf[0];
+    if (far) {
+        n = clip_guard(buf[0], n, buf[1], 0, 1.0);
+        n = clip_guard(buf[1], n, buf[0], 0, -1.0);
+        n = clip_guard(buf[0], n, buf[1], 1, 1.0);
+        n = clip_guard(buf[1], n, buf[0], 1, -1.0);
+    }
+    span_ctx sc = {color, flags, 0, 0, 0};
+    for (int i = 1; i + 1 < n; i++)
+        tri_raster(fb, &p[0], &p[i], &p[i + 1], sc, ylo, yhi);
+}
+
+void rast_triangle(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags)
+{
+    if (fb)
+        poly_draw(fb, v, 3, color, flags, 0, fb->h);
+}
+
+void rast_polygon(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsigned flags)
+{
+    if (fb)
+        poly_draw(fb, v, n, color, flags, 0, fb->h);
+}
+
+void rast_triangle_rows(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags,
+                        int y0, int y1)
+{
+    poly_draw(fb, v, 3, color, flags, y0, y1);
+}
+
+void rast_polygon_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
+                       unsigned flags, int y0, int y1)
+{
+    poly_draw(fb, v, n, color, flags, y0, y1);
+}
+
+/* ---- lines ---------------------------------------------------------------------------- */
+
+static inline void line_px(rast_fb *fb, int x, int y, float z, uint32_t color, unsigned flags)
+{
+    size_t o = (size_t)y * (size_t)fb->w + (size_t)x;
+    if ((flags & RAST_DEPTH_TEST) && z * LINE_BIAS < fb->depth[o])
+        return;
+    if (flags & RAST_DEPTH_WRITE)
+        fb->depth[o] = z;
+    if (flags & RAST_BLEND)
+        fb->color[o] = blend_px(color, fb->color[o]);
+    else if (flags & RAST_COLOR_WRITE)
+        fb->color[o] = color;
+}
+
+void rast_line_rows(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags,
+                    int y0, int y1)
+{
+    if (!fb || !isfinite(a.x) || !isfinite(a.y) || !isfinite(a.z) || !isfinite(b.x) ||
+        !isfinite(b.y) || !isfinite(b.z))
+        return;
+    y0 = y0 < 0 ? 0 : y0;
+    y1 = y1 > fb->h ? fb->h : y1;
+    if (y0 >= y1)
+        return;
+    double ax = a.x, ay = a.y, az = a.z, bx = b.x, by = b.y, bz = b.z;
+    if ((ax < 0 && bx < 0) || (ax >= fb->w && bx >= fb->w) || (ay < y0 && by < y0) ||
+        (ay >= y1 && by >= y1))
+        return;
+    /* Walk the major axis one pixel at a time, only over its on-screen part (at most
+     * 16384 steps), sampling the minor axis at the pixel centre clamped to the segment. */
+    int xmajor = fabs(bx - ax) >= fabs(by - ay);
+    double ma = xmajor ? ax : ay, mb = xmajor ? bx : by;
+    double na = xmajor ? ay : ax, nb = xmajor ? by : bx;
+    if (mb < ma) {
+        double t = ma;
+        ma = mb;
+        mb = t;
+        t = na;
+        na = nb;
+        nb = t;
+        t = az;
+        az = bz;
+        bz = t;
+    }
+    double len = mb - ma;
+    double slope = len > 0 ? (nb - na) / len : 0, zslope = len > 0 ? (bz - az) / len : 0;
+    double mlim = xmajor ? fb->w : y1, mlo = xmajor ? 0 : y0;
+    double nlim = xmajor ? y1 : fb->w, nlo = xmajor ? y0 : 0;
+    double c0 = floor(ma), c1 = floor(mb);
+    c0 = c0 < mlo ? mlo : c0;
+    c1 = c1 > mlim - 1 ? mlim - 1 : c1;
+    if (c0 > c1)
+        return;
+    for (int c = (int)c0, ce = (int)c1; c <= ce; c++) {
+        double s = c + 0.5;
+        s = s < ma ? ma : s > mb ? mb : s;
+        double nv = floor(na + (s - ma) * slope);
+        if (nv < nlo || nv >= nlim)
+            continue;
+        float z = (float)(az + (s - ma) * zslope);
+        if (xmajor)
+            line_px(fb, c, (int)nv, z, color, flags);
+        else
+            line_px(fb, (int)nv, c, z, color, flags);
+    }
+}
+
+void rast_line(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags)
+{
+    if (fb)
+        rast_line_rows(fb, a, b, color, flags, 0, fb->h);
+}
