@@ -9,10 +9,11 @@
 
 #define MAX_TESTS 1024
 
-static struct {
+typedef struct test_case {
     const char *file, *name;
     test_fn fn;
-} tests[MAX_TESTS];
+} test_case;
+static test_case tests[MAX_TESTS];
 static int num_tests;
 static int cur_failed, cur_skipped;
 static char skip_why[256];
@@ -66,7 +67,7 @@ const char *test_tmpdir(void)
 
 static int cmp_test(const void *a, const void *b)
 {
-    const typeof(tests[0]) *x = a, *y = b;
+    const test_case *x = a, *y = b;
     int c = strcmp(x->file, y->file);
     return c ? c : strcmp(x->name, y->name);
 }

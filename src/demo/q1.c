@@ -266,6 +266,7 @@ static qd_err parse_serverinfo(q1_ctx *c)
     c->st->max_clients = max_clients;
     cl_level_begin(c->cl, CL_GAME_Q1, protocol, max_clients, title);
     cl_set_gamedir(c->cl, "id1");
+    c->cl->view.view_height = 22; /* [DEM] 7.16: the default view_ofs_z */
     int max_models = protocol == Q1_PROTOCOL_FITZ ? CL_MAX_MODELS : 256;
     int max_sounds = protocol == Q1_PROTOCOL_FITZ ? CL_MAX_SOUNDS : 256;
     char name[CL_TEXT_LEN];
@@ -333,15 +334,38 @@ static void clientdata_fields(rd_t *r, uint32_t bits, int with_items, int fitzq,
     }
 }
 
-/* Would the block go on sensibly from r: at its end, or at a plausible message id? */
-static int plausible_next(const rd_t *r)
+/* How believable one reading of a clientdata is: the block goes on at its end or at a
+ * message id (2 points), the health is a game's health (1), the active weapon is one
+ * weapon bit or the axe's 0 ([DEM] 7.16 table 6) (1), and the items hold that weapon and
+ * none of the bits [DEM] table 5 says are always 0 (+1, or -2). A reading without items
+ * cannot contradict itself there and gets the +1. */
+static int clientdata_score(const rd_t *r, const int32_t *v, int with_items)
 {
     if (r->err)
-        return 0;
-    if (r->pos == r->len)
-        return 1;
-    uint8_t id = r->p[r->pos];
-    return id >= 0x80 || (id >= 1 && id <= Q1_SVC_SPAWNSTATICSOUND2 && id != Q1_SVC_SPAWNBINARY);
+        return -1;
+    int score = 0;
+    if (r->pos == r->len) {
+        score += 2;
+    } else {
+        uint8_t id = r->p[r->pos];
+        if (id >= 0x80 || (id >= 1 && id <= Q1_SVC_SPAWNSTATICSOUND2 && id != Q1_SVC_SPAWNBINARY))
+            score += 2;
+    }
+    if (v[12] >= -200 && v[12] <= 300)
+        score++;
+    if ((v[18] & (v[18] - 1)) == 0)
+        score++;
+    if (!with_items) {
+        score++;
+    } else {
+        uint32_t items = (uint32_t)v[8];
+        uint32_t need = v[18] ? (uint32_t)v[18] : 0x1000u; /* IT_AXE */
+        if (items & 0x0f800000u)
+            score -= 2;
+        else if (items & need)
+            score++;
+    }
+    return score;
 }
 
 static qd_err parse_clientdata(q1_ctx *c)
@@ -358,12 +382,13 @@ static qd_err parse_clientdata(q1_ctx *c)
     if (!(bits & Q1_SU_ITEMS)) {
         if (c->st->items_mode == Q1_ITEMS_UNKNOWN) {
             /* Try both readings once; keep the one after which the block still parses. */
-            int32_t v[20];
+            int32_t va[20], vb[20];
             rd_t a = *r, b = *r;
-            clientdata_fields(&a, bits, 1, fitz(c), v);
-            clientdata_fields(&b, bits, 0, fitz(c), v);
-            c->st->items_mode = !plausible_next(&a) && plausible_next(&b) ? Q1_ITEMS_OLD
-                                                                            : Q1_ITEMS_NEW;
+            clientdata_fields(&a, bits, 1, fitz(c), va);
+            clientdata_fields(&b, bits, 0, fitz(c), vb);
+            c->st->items_mode = clientdata_score(&b, vb, 0) > clientdata_score(&a, va, 1)
+                                    ? Q1_ITEMS_OLD
+                                    : Q1_ITEMS_NEW;
         }
         with_items = c->st->items_mode == Q1_ITEMS_NEW;
     }
@@ -640,8 +665,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         rd_str(r, text, sizeof text);
         if (r->err)
             break;
-        if (id == Q1_SVC_PRINT)
-            cl_message_add(cl, CL_MSG_PRINT, text);
+        if (id == Q1_SVC_PRINT) /* say and say_team lines start with byte 1 */
+            cl_message_add(cl, text[0] == 1 ? CL_MSG_CHAT : CL_MSG_PRINT, text[0] == 1 ? text + 1 : text);
         else if (id == Q1_SVC_CENTERPRINT || id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE)
             cl_message_add(cl, CL_MSG_CENTER, text);
         if (id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE)

@@ -117,20 +117,21 @@ static void span_opaque(uint32_t *restrict c, float *restrict d, int n, float zs
         z = _mm_min_ps(_mm_max_ps(z, vlo), vhi);
         __m128 old = _mm_loadu_ps(d + i);
         __m128 pass = _mm_cmpgt_ps(z, old);
+        idx = _mm_add_epi32(idx, four);
+        if (!_mm_movemask_ps(pass)) /* hidden: leave the cache lines clean */
+            continue;
         __m128i m = _mm_castps_si128(pass);
         _mm_storeu_ps(d + i, _mm_or_ps(_mm_and_ps(pass, z), _mm_andnot_ps(pass, old)));
         __m128i oc = _mm_loadu_si128((const __m128i *)(c + i));
         _mm_storeu_si128((__m128i *)(c + i),
                          _mm_or_si128(_mm_and_si128(m, vcol), _mm_andnot_si128(m, oc)));
-        idx = _mm_add_epi32(idx, four);
     }
 #endif
     for (; i < n; i++) {
-        float z = clampz(zs + sc->dz * (float)i, sc->zlo, sc->zhi);
-        if (z > d[i]) {
-            d[i] = z;
-            c[i] = sc->color;
-        }
+        float z = clampz(zs + sc->dz * (float)i, sc->zlo, sc->zhi), od = d[i];
+        int pass = z > od;
+        d[i] = pass ? z : od;
+        c[i] = pass ? sc->color : c[i];
     }
 }
 
@@ -234,40 +235,46 @@ static inline int64_t to_fixed(double v)
     return (int64_t)floor(v * SUB_ONE + 0.5);
 }
 
-/* One triangle whose vertices lie within GUARD, rows ylo..yhi-1 (already in the fb). A pixel
- * is drawn when its centre has every edge function E > 0, or E == 0 on a top or left edge. */
-static void tri_raster(rast_fb *fb, const dvert *p0, const dvert *p1, const dvert *p2,
-                       span_ctx sc, int ylo, int yhi)
+/* A convex polygon whose vertices lie within GUARD, drawn into rows ylo..yhi-1 (inside the
+ * fb) as the intersection of its edges' half-planes, one span per row. A pixel is drawn when
+ * at its centre every edge function E is > 0, or == 0 on a top or left edge. Snapping can
+ * turn a nearly straight corner inwards; such a polygon is drawn as a fan of triangles. */
+static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo, int yhi)
 {
-    const dvert *p[3] = {p0, p1, p2};
-    int64_t X[3], Y[3];
-    for (int i = 0; i < 3; i++) {
-        X[i] = to_fixed(p[i]->x);
-        Y[i] = to_fixed(p[i]->y);
+    int64_t X[POLY_MAX + 8], Y[POLY_MAX + 8];
+    for (int i = 0; i < n; i++) {
+        X[i] = to_fixed(p[i].x);
+        Y[i] = to_fixed(p[i].y);
     }
-    int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
-    if (area == 0)
+    /* Orientation and convexity from the turn at each corner. */
+    int pos = 0, neg = 0;
+    for (int i = 0; i < n; i++) {
+        int j = i + 1 == n ? 0 : i + 1, k = j + 1 == n ? 0 : j + 1;
+        int64_t t = (X[j] - X[i]) * (Y[k] - Y[j]) - (Y[j] - Y[i]) * (X[k] - X[j]);
+        pos += t > 0;
+        neg += t < 0;
+    }
+    if (!pos && !neg)
+        return; /* all on one line */
+    if (pos && neg) {
+        for (int i = 1; i + 1 < n; i++) {
+            dvert t[3] = {p[0], p[i], p[i + 1]};
+            poly_raster(fb, t, 3, sc, ylo, yhi);
+        }
         return;
-    if (area < 0) { /* make the inside positive for every edge */
-        const dvert *tp = p[1];
-        p[1] = p[2];
-        p[2] = tp;
-        int64_t t = X[1];
-        X[1] = X[2];
-        X[2] = t;
-        t = Y[1];
-        Y[1] = Y[2];
-        Y[2] = t;
-        area = -area;
     }
+    const int64_t sgn = pos ? 1 : -1;
 
     /* Rows and columns whose pixel centres can be inside. */
     int64_t ymn = Y[0], ymx = Y[0], xmn = X[0], xmx = X[0];
-    for (int i = 1; i < 3; i++) {
+    double zmin = p[0].z, zmax = p[0].z;
+    for (int i = 1; i < n; i++) {
         ymn = Y[i] < ymn ? Y[i] : ymn;
         ymx = Y[i] > ymx ? Y[i] : ymx;
         xmn = X[i] < xmn ? X[i] : xmn;
         xmx = X[i] > xmx ? X[i] : xmx;
+        zmin = p[i].z < zmin ? p[i].z : zmin;
+        zmax = p[i].z > zmax ? p[i].z : zmax;
     }
     int64_t ya = -floordiv(SUB_HALF - ymn, SUB_ONE), yb = floordiv(ymx - SUB_HALF, SUB_ONE);
     int64_t xa = -floordiv(SUB_HALF - xmn, SUB_ONE), xb = floordiv(xmx - SUB_HALF, SUB_ONE);
@@ -278,35 +285,42 @@ static void tri_raster(rast_fb *fb, const dvert *p0, const dvert *p1, const dver
     if (ya > yb || xa > xb)
         return;
 
-    /* Depth plane z = z0 + dzdx (x - x0) + dzdy (y - y0), from the snapped positions. */
+    /* Depth plane z = z0 + dzdx (x - x0) + dzdy (y - y0) through the largest fan triangle
+     * of the snapped positions. */
+    int k = 1;
+    int64_t best = -1;
+    for (int i = 1; i + 1 < n; i++) {
+        int64_t c = sgn * ((X[i] - X[0]) * (Y[i + 1] - Y[0]) - (Y[i] - Y[0]) * (X[i + 1] - X[0]));
+        if (c > best) {
+            best = c;
+            k = i;
+        }
+    }
     double x0 = (double)X[0] / SUB_ONE, y0 = (double)Y[0] / SUB_ONE;
-    double ex1 = (double)(X[1] - X[0]) / SUB_ONE, ey1 = (double)(Y[1] - Y[0]) / SUB_ONE;
-    double ex2 = (double)(X[2] - X[0]) / SUB_ONE, ey2 = (double)(Y[2] - Y[0]) / SUB_ONE;
-    double a = (double)area / ((double)SUB_ONE * SUB_ONE);
-    double z0 = p[0]->z, dz1 = p[1]->z - z0, dz2 = p[2]->z - z0;
-    double dzdx = (dz1 * ey2 - dz2 * ey1) / a;
-    double dzdy = (dz2 * ex1 - dz1 * ex2) / a;
+    double ex1 = (double)(X[k] - X[0]) / SUB_ONE, ey1 = (double)(Y[k] - Y[0]) / SUB_ONE;
+    double ex2 = (double)(X[k + 1] - X[0]) / SUB_ONE, ey2 = (double)(Y[k + 1] - Y[0]) / SUB_ONE;
+    double a = ex1 * ey2 - ey1 * ex2;
+    double z0 = p[0].z, dz1 = p[k].z - z0, dz2 = p[k + 1].z - z0;
+    double dzdx = a != 0 ? (dz1 * ey2 - dz2 * ey1) / a : 0;
+    double dzdy = a != 0 ? (dz2 * ex1 - dz1 * ex2) / a : 0;
     dzdx = dzdx > DZ_MAX ? DZ_MAX : dzdx < -DZ_MAX ? -DZ_MAX : dzdx;
     dzdy = dzdy > DZ_MAX ? DZ_MAX : dzdy < -DZ_MAX ? -DZ_MAX : dzdy;
-    double zmin = p[0]->z, zmax = p[0]->z;
-    for (int i = 1; i < 3; i++) {
-        zmin = p[i]->z < zmin ? p[i]->z : zmin;
-        zmax = p[i]->z > zmax ? p[i]->z : zmax;
-    }
     sc.dz = (float)dzdx;
     sc.zlo = (float)zmin;
     sc.zhi = (float)zmax;
 
-    /* Edge a->b: E = A*Px + B*(Py) + ..., A = -(Yb - Ya), B = Xb - Xa. On row ya the test
-     * E - bias >= 0 reads 256*A*x + K >= 0. Left edges (A > 0) bound x from below, right
-     * edges (A < 0) from above, horizontal ones accept or reject the whole row. */
-    stepper lft[3], rgt[3];
-    int64_t hk[3], hdk[3];
+    /* Edge a->b, oriented so that the inside is positive: E = A (Px - Xa) + B (Py - Ya).
+     * On row ya the test E - bias >= 0 reads 256 A x + K >= 0. Left edges (A > 0) bound x
+     * from below, right edges (A < 0) from above, horizontal ones take or reject a row. */
+    stepper lft[POLY_MAX + 8], rgt[POLY_MAX + 8];
+    int64_t hk[POLY_MAX + 8], hdk[POLY_MAX + 8];
     int nl = 0, nr = 0, nh = 0;
     int64_t py = ya * SUB_ONE + SUB_HALF;
-    for (int e = 0; e < 3; e++) {
-        int i = e, j = e == 2 ? 0 : e + 1;
-        int64_t A = -(Y[j] - Y[i]), B = X[j] - X[i];
+    for (int i = 0; i < n; i++) {
+        int j = i + 1 == n ? 0 : i + 1;
+        int64_t A = -sgn * (Y[j] - Y[i]), B = sgn * (X[j] - X[i]);
+        if (A == 0 && B == 0)
+            continue;
         int tl = A > 0 || (A == 0 && B > 0);
         int64_t K = A * (SUB_HALF - X[i]) + B * (py - Y[i]) - (tl ? 0 : 1);
         if (A > 0) {
@@ -323,17 +337,17 @@ static void tri_raster(rast_fb *fb, const dvert *p0, const dvert *p1, const dver
     for (int64_t y = ya; y <= yb; y++) {
         int64_t l = xa, r = xb;
         int ok = 1;
-        for (int k = 0; k < nl; k++) {
-            l = lft[k].q > l ? lft[k].q : l;
-            stepper_next(&lft[k]);
+        for (int e = 0; e < nl; e++) {
+            l = lft[e].q > l ? lft[e].q : l;
+            stepper_next(&lft[e]);
         }
-        for (int k = 0; k < nr; k++) {
-            r = rgt[k].q < r ? rgt[k].q : r;
-            stepper_next(&rgt[k]);
+        for (int e = 0; e < nr; e++) {
+            r = rgt[e].q < r ? rgt[e].q : r;
+            stepper_next(&rgt[e]);
         }
-        for (int k = 0; k < nh; k++) {
-            ok &= hk[k] >= 0;
-            hk[k] += hdk[k];
+        for (int e = 0; e < nh; e++) {
+            ok &= hk[e] >= 0;
+            hk[e] += hdk[e];
         }
         if (!ok || l > r)
             continue;
@@ -373,7 +387,7 @@ static int clip_guard(const dvert *in, int n, dvert *out, int axis, double sign)
     return m;
 }
 
-/* Validate, reject, guard-clip and fan a convex polygon into rows ylo..yhi-1. */
+/* Validate, reject, guard-clip and draw a convex polygon into rows ylo..yhi-1. */
 static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsigned flags,
                       int ylo, int yhi)
 {
@@ -408,8 +422,8 @@ static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color, un
         n = clip_guard(buf[1], n, buf[0], 1, -1.0);
     }
     span_ctx sc = {color, flags, 0, 0, 0};
-    for (int i = 1; i + 1 < n; i++)
-        tri_raster(fb, &p[0], &p[i], &p[i + 1], sc, ylo, yhi);
+    if (n >= 3)
+        poly_raster(fb, p, n, sc, ylo, yhi);
 }
 
 void rast_triangle(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags)

@@ -1,0 +1,255 @@
+/* qw_local.h: QuakeWorld protocol constants and the .qwd/.mvd decoder state, shared by qw.c
+ * and its tests (which build protocol bytes by these names).
+ *
+ * Sources, named where each fact is used in qw.c:
+ *   [QWD]   /work/shared/specs/qwd-quakeworld-v1.0.5.txt (Uwe Girlich, protocols 24..28)
+ *   [EZPROT] QW-Group/ezquake-source and QW-Group/mvdsv src/protocol.h (svc, PF_, DF_, U_, dem_)
+ *   [EZPARSE] ezquake-source src/cl_parse.c, cl_ents.c, cl_demo.c, com_msg.c (how a client reads them)
+ *   [FTEPROT] fte-team/fteqw engine/common/protocol.h (PEXT/PEXT2/EZPEXT1 bit names) */
+#ifndef QD_QW_LOCAL_H
+#define QD_QW_LOCAL_H
+
+#include <stdint.h>
+
+#include "../common/err.h"
+
+/* ---- Demo block types [EZPROT] "demo recording"; high 5 bits = player for single/stats ---- */
+#define QW_DEM_CMD 0
+#define QW_DEM_READ 1
+#define QW_DEM_SET 2
+#define QW_DEM_MULTIPLE 3 /* MVD: 32-bit player mask, then length + data */
+#define QW_DEM_SINGLE 4   /* MVD: for player (type >> 3) */
+#define QW_DEM_STATS 5    /* MVD: stats of player (type >> 3) */
+#define QW_DEM_ALL 6      /* MVD: for everybody */
+
+/* ---- Server messages [QWD] 5, [EZPROT] ---- */
+#define QW_SVC_BAD 0
+#define QW_SVC_NOP 1
+#define QW_SVC_DISCONNECT 2
+#define QW_SVC_UPDATESTAT 3
+#define QW_SVC_SOUND 6
+#define QW_SVC_PRINT 8
+#define QW_SVC_STUFFTEXT 9
+#define QW_SVC_SETANGLE 10
+#define QW_SVC_SERVERDATA 11
+#define QW_SVC_LIGHTSTYLE 12
+#define QW_SVC_UPDATEFRAGS 14
+#define QW_SVC_STOPSOUND 16
+#define QW_SVC_DAMAGE 19
+#define QW_SVC_SPAWNSTATIC 20
+#define QW_SVC_FTE_SPAWNSTATIC2 21 /* PEXT_SPAWNSTATIC2 */
+#define QW_SVC_SPAWNBASELINE 22
+#define QW_SVC_TEMP_ENTITY 23
+#define QW_SVC_SETPAUSE 24
+#define QW_SVC_CENTERPRINT 26
+#define QW_SVC_KILLEDMONSTER 27
+#define QW_SVC_FOUNDSECRET 28
+#define QW_SVC_SPAWNSTATICSOUND 29
+#define QW_SVC_INTERMISSION 30
+#define QW_SVC_FINALE 31
+#define QW_SVC_CDTRACK 32
+#define QW_SVC_SELLSCREEN 33
+#define QW_SVC_SMALLKICK 34
+#define QW_SVC_BIGKICK 35
+#define QW_SVC_UPDATEPING 36
+#define QW_SVC_UPDATEENTERTIME 37
+#define QW_SVC_UPDATESTATLONG 38
+#define QW_SVC_MUZZLEFLASH 39
+#define QW_SVC_UPDATEUSERINFO 40
+#define QW_SVC_DOWNLOAD 41
+#define QW_SVC_PLAYERINFO 42
+#define QW_SVC_NAILS 43
+#define QW_SVC_CHOKECOUNT 44
+#define QW_SVC_MODELLIST 45
+#define QW_SVC_SOUNDLIST 46
+#define QW_SVC_PACKETENTITIES 47
+#define QW_SVC_DELTAPACKETENTITIES 48
+#define QW_SVC_MAXSPEED 49
+#define QW_SVC_ENTGRAVITY 50
+#define QW_SVC_SETINFO 51
+#define QW_SVC_SERVERINFO 52
+#define QW_SVC_UPDATEPL 53
+#define QW_SVC_NAILS2 54               /* mvdsv, MVD only: indexed nails */
+#define QW_SVC_FTE_MODELLISTSHORT 60   /* PEXT_MODELDBL */
+#define QW_SVC_FTE_SPAWNBASELINE2 66   /* PEXT_SPAWNSTATIC2 */
+#define QW_SVC_QIZMOVOICE 83           /* Qizmo proxy voice: 34 bytes */
+#define QW_SVC_FTE_VOICECHAT 84        /* PEXT2_VOICECHAT */
+
+/* ---- Protocol words before the version in svc_serverdata [EZPROT], [FTEPROT] ---- */
+#define QW_PROTOCOL_FTE 0x58455446u  /* 'FTEX' */
+#define QW_PROTOCOL_FTE2 0x32455446u /* 'FTE2' */
+#define QW_PROTOCOL_MVD1 0x3144564du /* 'MVD1' */
+#define QW_PROTOCOL_MIN 24           /* QuakeWorld 1.64 [QWD] table 8 */
+#define QW_PROTOCOL_MAX 28           /* QuakeWorld 2.30 */
+
+/* FTE extension bits [FTEPROT] that qw.c implements (the rest are refused by name). */
+#define QW_PEXT_TRANS 0x00000008u
+#define QW_PEXT_MODELDBL 0x00001000u
+#define QW_PEXT_ENTITYDBL 0x00002000u
+#define QW_PEXT_ENTITYDBL2 0x00004000u
+#define QW_PEXT_COLOURMOD 0x00080000u
+#define QW_PEXT_SPAWNSTATIC2 0x00400000u
+#define QW_PEXT_256PACKETENTITIES 0x01000000u
+#define QW_PEXT_CHUNKEDDOWNLOADS 0x20000000u
+#define QW_PEXT_SUPPORTED                                                                      \
+    (QW_PEXT_TRANS | QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 |               \
+     QW_PEXT_COLOURMOD | QW_PEXT_SPAWNSTATIC2 | QW_PEXT_256PACKETENTITIES |                    \
+     QW_PEXT_CHUNKEDDOWNLOADS)
+#define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
+#define QW_PEXT2_VOICECHAT 0x00000002u
+#define QW_PEXT2_SUPPORTED (QW_PEXT2_PRYDONCURSOR | QW_PEXT2_VOICECHAT)
+/* mvdsv/ezQuake extension bits [EZPROT] MVD_PEXT1_*, [FTEPROT] EZPEXT1_* */
+#define QW_MVD_PEXT1_FLOATCOORDS 0x00000001u     /* entity and player origins as floats */
+#define QW_MVD_PEXT1_HIGHLAGTELEPORT 0x00000002u /* svc_setangle carries a reason byte */
+#define QW_MVD_PEXT1_HIDDEN_MESSAGES 0x00000020u /* dem_multiple(0) holds hidden data */
+#define QW_MVD_PEXT1_SUPPORTED                                                                 \
+    (QW_MVD_PEXT1_FLOATCOORDS | QW_MVD_PEXT1_HIGHLAGTELEPORT | QW_MVD_PEXT1_HIDDEN_MESSAGES)
+
+/* ---- Packet entity delta bits [EZPROT] ---- */
+#define QW_U_ORIGIN1 (1u << 9)
+#define QW_U_ORIGIN2 (1u << 10)
+#define QW_U_ORIGIN3 (1u << 11)
+#define QW_U_ANGLE2 (1u << 12)
+#define QW_U_FRAME (1u << 13)
+#define QW_U_REMOVE (1u << 14)
+#define QW_U_MOREBITS (1u << 15)
+#define QW_U_ANGLE1 (1u << 0) /* the MOREBITS byte */
+#define QW_U_ANGLE3 (1u << 1)
+#define QW_U_MODEL (1u << 2)
+#define QW_U_COLORMAP (1u << 3)
+#define QW_U_SKIN (1u << 4)
+#define QW_U_EFFECTS (1u << 5)
+#define QW_U_SOLID (1u << 6)
+#define QW_U_FTE_EVENMORE (1u << 7)
+/* the EVENMORE byte (and YETMORE << 8) */
+#define QW_U_FTE_TRANS (1u << 1)
+#define QW_U_FTE_MODELDBL (1u << 3)
+#define QW_U_FTE_ENTITYDBL (1u << 5)
+#define QW_U_FTE_ENTITYDBL2 (1u << 6)
+#define QW_U_FTE_YETMORE (1u << 7)
+#define QW_U_FTE_COLOURMOD (1u << 10)
+
+/* ---- .qwd playerinfo flags [EZPROT] PF_*; with PEXT_TRANS bit 15 announces a third byte ---- */
+#define QW_PF_MSEC (1u << 0)
+#define QW_PF_COMMAND (1u << 1)
+#define QW_PF_VELOCITY1 (1u << 2)
+#define QW_PF_MODEL (1u << 5)
+#define QW_PF_SKINNUM (1u << 6)
+#define QW_PF_EFFECTS (1u << 7)
+#define QW_PF_WEAPONFRAME (1u << 8)
+#define QW_PF_DEAD (1u << 9)
+#define QW_PF_GIB (1u << 10)
+#define QW_PF_EXTRA_PFS (1u << 15) /* only with PEXT_TRANS */
+#define QW_PF_TRANS_Z (1u << 17)   /* alpha byte follows */
+
+/* ---- .mvd playerinfo flags [EZPROT] DF_*: per-field presence against the last state ---- */
+#define QW_DF_ORIGIN (1u << 0) /* << 0..2 per axis */
+#define QW_DF_ANGLES (1u << 3) /* << 0..2 per axis */
+#define QW_DF_EFFECTS (1u << 6)
+#define QW_DF_SKINNUM (1u << 7)
+#define QW_DF_DEAD (1u << 8)
+#define QW_DF_GIB (1u << 9)
+#define QW_DF_WEAPONFRAME (1u << 10)
+#define QW_DF_MODEL (1u << 11)
+
+/* usercmd delta bits [EZPROT] CM_* */
+#define QW_CM_ANGLE1 (1u << 0)
+#define QW_CM_ANGLE3 (1u << 1)
+#define QW_CM_FORWARD (1u << 2)
+#define QW_CM_SIDE (1u << 3)
+#define QW_CM_UP (1u << 4)
+#define QW_CM_BUTTONS (1u << 5)
+#define QW_CM_IMPULSE (1u << 6)
+#define QW_CM_ANGLE2 (1u << 7)
+
+/* ---- Limits ---- */
+#define QW_MAX_CLIENTS 32
+#define QW_UPDATE_BACKUP 64 /* [QWD] 5.45, [EZPROT] UPDATE_BACKUP */
+#define QW_UPDATE_MASK (QW_UPDATE_BACKUP - 1)
+#define QW_MAX_EDICTS 2048        /* 9 bits + ENTITYDBL (512) + ENTITYDBL2 (1024) */
+#define QW_MAX_PACKET_ENTITIES 300 /* [EZPROT] MAX_MVD_PACKET_ENTITIES */
+#define QW_ENT_POOL 8192           /* entity states shared by the frame ring */
+#define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
+#define QW_MAX_STATS 32
+/* Nails are drawn as entities above every QW entity number: unindexed svc_nails at
+ * QW_NAIL_BASE + i (they snap), indexed svc_nails2 at QW_NAIL2_BASE + num (they lerp). */
+#define QW_NAIL_BASE 2048
+#define QW_NAIL2_BASE (QW_NAIL_BASE + 256)
+
+/* One packet entity, compact (28 bytes): what the wire can say about it. */
+typedef struct qw_ent {
+    uint16_t number;
+    uint16_t model;
+    float origin[3];
+    int8_t angles[3]; /* byte angles: * 360/256 */
+    uint8_t frame;
+    uint8_t colormap;
+    uint8_t skin;
+    uint8_t effects;
+    uint8_t trans; /* PEXT_TRANS: 0/255 opaque */
+    uint8_t colourmod[3];
+    uint8_t pad;
+} qw_ent;
+
+/* One slot of the frame ring: which pool entries hold the frame's entities. */
+typedef struct qw_frame {
+    uint32_t seq;   /* full incoming sequence */
+    uint32_t start; /* absolute pool index (pool[start % QW_ENT_POOL]) */
+    uint16_t count;
+    uint8_t valid;
+    uint8_t pad;
+} qw_frame;
+
+/* One player as the last playerinfo left it. */
+typedef struct qw_player {
+    float origin[3];
+    float viewangles[3];
+    double time;      /* demo time the state was valid */
+    uint16_t model;
+    uint8_t frame, skin, effects, weaponframe, alpha;
+    uint8_t flags; /* 1 dead, 2 gib */
+    uint8_t valid; /* a state was received since the level began */
+    uint8_t pad[3];
+    uint32_t seq;  /* .mvd: frame of the last update */
+} qw_player;
+
+/* The whole decoder state: plain data, no pointers; copy it with memcpy. */
+typedef struct qw_state {
+    uint8_t mvd;      /* 1 for .mvd */
+    uint8_t stopped;  /* an error or the end was reached */
+    uint8_t started;  /* the first block was read */
+    uint8_t spectator;
+    uint64_t pos;     /* file offset of the next block */
+    uint32_t block;   /* blocks decoded */
+    int32_t protocol; /* 0 until svc_serverdata */
+    uint32_t fte_ext, fte_ext2, mvd_ext;
+    int32_t playernum; /* .qwd: the recorder's slot */
+    int32_t view_player; /* .mvd: the followed player, or -1 */
+    double time;      /* demo time of the current frame */
+    double time0;     /* .qwd: time stamp of the first block */
+    uint64_t mvd_ms;  /* .mvd: accumulated time deltas */
+    uint32_t in_seq, out_seq;
+    uint32_t mvd_frames; /* .mvd: frame counter used as sequence */
+    int32_t last_pe_frame; /* .mvd: ring slot of the newest packet entities, -1 none */
+    uint32_t pool_head; /* absolute index of the next free pool entry */
+    uint32_t flushed;   /* packet entity updates dropped: delta source gone */
+    uint32_t players_seen;    /* bit per player updated in the open frame */
+    uint32_t players_visible; /* bit per player entity emitted and not removed */
+    float cmd_angles[3];      /* .qwd: view angles of the newest dem_cmd */
+    uint8_t in_frame;     /* cl_frame_begin was called, cl_frame_end not yet */
+    uint8_t frame_had_pe; /* the open frame holds packet entities */
+    uint8_t intermission;
+    uint8_t end_seen;     /* .qwd: a disconnect ended the recording */
+    float inter_origin[3], inter_angles[3];
+    qd_err err_code;      /* the error that stopped the decoder */
+    uint64_t err_offset;
+    uint16_t model_player, model_spike; /* precache indices of progs/player.mdl, spike.mdl */
+    uint16_t num_models, num_sounds;
+    uint8_t top[QW_MAX_CLIENTS], bottom[QW_MAX_CLIENTS];
+    qw_player players[QW_MAX_CLIENTS];
+    qw_frame frames[QW_UPDATE_BACKUP];
+    qw_ent baselines[QW_MAX_EDICTS];
+    qw_ent pool[QW_ENT_POOL];
+} qw_state;
+
+#endif

@@ -1,0 +1,251 @@
+/* mdl_alias.c: loads Quake alias models (MDL, "IDPO" version 6) into mdl_alias.
+ *
+ * Format facts: id's Quake source (GPL) modelgen.h (mdl_t header, stvert_t, dtriangle_t,
+ * trivertx_t, daliasframe_t, daliasgroup_t, daliasskingroup_t) and the reading order of
+ * Mod_LoadAliasModel in model.c: header, skins, st verts, triangles, frames. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rd.h"
+#include "model_local.h"
+
+#define IDPO_VERSION 6
+#define HEADER_SIZE 84
+
+typedef struct loader {
+    const uint8_t *data;
+    size_t len;
+    const char *name;
+    qd_error *err;
+} loader;
+
+static qd_err fail(const loader *ld, qd_err code, uint64_t ofs, const char *what)
+{
+    return qd_fail(ld->err, code, ofs, "%s: %s", ld->name, what);
+}
+
+/* Skins: a type (0 single, else a group of n pictures with n intervals); each picture is
+ * width * height palette indices. Keeps each skin's average colour (first picture of a
+ * group) and skin 0's pixels. */
+static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t palette[256])
+{
+    size_t pic = (size_t)m->skin_width * m->skin_height;
+    m->skin_colors = mdl_calloc(m->num_skins, sizeof *m->skin_colors);
+    m->skin0 = mdl_calloc(pic, 1);
+    if (!m->skin_colors || !m->skin0)
+        return fail(ld, QD_ERR_NOMEM, r->pos, "skins");
+    for (uint32_t i = 0; i < m->num_skins; i++) {
+        size_t at = r->pos;
+        int32_t type = rd_s32(r);
+        uint32_t n = 1;
+        if (type != 0) {
+            n = rd_u32(r);
+            if (n == 0 || n > MDL_ALIAS_MAX_SKINS)
+                return fail(ld, n ? QD_ERR_LIMIT : QD_ERR_BAD_DATA, at, "bad skin group size");
+            rd_skip(r, (size_t)n * 4); /* intervals */
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            const uint8_t *px = rd_bytes(r, pic);
+            if (!px)
+                return fail(ld, QD_ERR_TRUNCATED, at, "skin cut off");
+            if (j == 0) {
+                m->skin_colors[i] = mdl_average_color(px, pic, palette, 0, NULL);
+                if (i == 0)
+                    memcpy(m->skin0, px, pic);
+            }
+        }
+    }
+    m->color = m->num_skins ? m->skin_colors[0] : MDL_GREY;
+    return QD_OK;
+}
+
+/* One simple frame (daliasframe_t: bboxmin, bboxmax, name[16], then the verts). With pose
+ * set the verts are decompressed into it. */
+static void read_pose(rd_t *r, const mdl_alias *m, const float scale[3],
+                      const float translate[3], mdl_alias_frame *f, float (*pose)[3],
+                      uint8_t *normals)
+{
+    uint8_t bb[8];
+    for (int j = 0; j < 8; j++)
+        bb[j] = rd_u8(r);
+    const uint8_t *name = rd_bytes(r, 16);
+    if (f && name) {
+        mdl_copy_name(f->name, sizeof f->name, (const char *)name, 16);
+        for (int j = 0; j < 3; j++) {
+            f->mins[j] = bb[j] * scale[j] + translate[j];
+            f->maxs[j] = bb[4 + j] * scale[j] + translate[j];
+        }
+    }
+    const uint8_t *v = rd_bytes(r, (size_t)m->num_verts * 4);
+    if (!v || !pose)
+        return;
+    for (uint32_t i = 0; i < m->num_verts; i++, v += 4) {
+        for (int j = 0; j < 3; j++)
+            pose[i][j] = v[j] * scale[j] + translate[j];
+        normals[i] = v[3];
+    }
+}
+
+/* The frames, walked twice: once (m->poses NULL) to check sizes and count poses before
+ * anything is allocated, once to fill. */
+static qd_err read_frames(const loader *ld, rd_t *r, mdl_alias *m, const float scale[3],
+                          const float translate[3])
+{
+    uint32_t poses = 0;
+    for (uint32_t i = 0; i < m->num_frames; i++) {
+        size_t at = r->pos;
+        int32_t type = rd_s32(r);
+        uint32_t n = 1;
+        if (type != 0) {
+            n = rd_u32(r);
+            if (n == 0)
+                return fail(ld, QD_ERR_BAD_DATA, at, "empty frame group");
+            if (n > MDL_ALIAS_MAX_FRAMES)
+                return fail(ld, QD_ERR_LIMIT, at, "frame group too large");
+            rd_skip(r, 8);              /* group bboxmin, bboxmax */
+            rd_skip(r, (size_t)n * 4);  /* intervals */
+        }
+        if (poses + n > MDL_ALIAS_MAX_FRAMES)
+            return fail(ld, QD_ERR_LIMIT, at, "too many poses");
+        mdl_alias_frame *f = m->poses ? &m->frames[i] : NULL;
+        if (f) {
+            f->first_pose = poses;
+            f->num_poses = n;
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            float (*pose)[3] = m->poses ? m->poses + (size_t)(poses + j) * m->num_verts : NULL;
+            uint8_t *nrm = m->poses ? m->normals + (size_t)(poses + j) * m->num_verts : NULL;
+            read_pose(r, m, scale, translate, j == 0 ? f : NULL, pose, nrm);
+        }
+        if (r->err)
+            return fail(ld, QD_ERR_TRUNCATED, at, "frame cut off");
+        poses += n;
+    }
+    m->num_poses = poses;
+    return QD_OK;
+}
+
+qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
+                      const uint32_t palette[256], mdl_alias **out, qd_error *err)
+{
+    *out = NULL;
+    loader ld = {data, len, name ? name : "model", err};
+    if (!data)
+        return fail(&ld, QD_ERR_USAGE, 0, "no data");
+    if (len < HEADER_SIZE)
+        return fail(&ld, QD_ERR_TRUNCATED, len, "shorter than an MDL header");
+    if (memcmp(data, "IDPO", 4) != 0)
+        return fail(&ld, QD_ERR_BAD_DATA, 0, "not an MDL (IDPO) file");
+    rd_t r = rd_make(data, len);
+    rd_skip(&r, 4);
+    int32_t version = rd_s32(&r);
+    if (version != IDPO_VERSION)
+        return qd_fail(err, QD_ERR_UNSUPPORTED, 4, "%s: MDL version %d (only 6)", ld.name,
+                       version);
+    float scale[3], translate[3];
+    for (int j = 0; j < 3; j++)
+        scale[j] = rd_f32(&r);
+    for (int j = 0; j < 3; j++)
+        translate[j] = rd_f32(&r);
+    float radius = rd_f32(&r);
+    rd_skip(&r, 12); /* eye position */
+    uint32_t num_skins = rd_u32(&r), skin_w = rd_u32(&r), skin_h = rd_u32(&r);
+    uint32_t num_verts = rd_u32(&r), num_tris = rd_u32(&r), num_frames = rd_u32(&r);
+    rd_skip(&r, 4); /* synctype */
+    uint32_t flags = rd_u32(&r);
+    rd_skip(&r, 4); /* size */
+
+    if (num_skins > MDL_ALIAS_MAX_SKINS || skin_w > MDL_ALIAS_MAX_SKIN_SIZE ||
+        skin_h > MDL_ALIAS_MAX_SKIN_SIZE || num_verts > MDL_ALIAS_MAX_VERTS ||
+        num_tris > MDL_ALIAS_MAX_TRIS || num_frames > MDL_ALIAS_MAX_FRAMES)
+        return fail(&ld, QD_ERR_LIMIT, 48, "a count in the header is over its cap");
+    /* Mod_LoadAliasModel refuses these too. */
+    if (num_verts == 0 || num_tris == 0 || num_frames == 0)
+        return fail(&ld, QD_ERR_BAD_DATA, 60, "no vertices, triangles or frames");
+    if (num_skins && (skin_w == 0 || skin_h == 0))
+        return fail(&ld, QD_ERR_BAD_DATA, 52, "skins of size 0");
+
+    mdl_alias *m = calloc(1, sizeof *m);
+    if (!m)
+        return fail(&ld, QD_ERR_NOMEM, 0, "model");
+    mdl_copy_name(m->name, sizeof m->name, ld.name, strlen(ld.name));
+    m->num_skins = num_skins;
+    m->skin_width = skin_w;
+    m->skin_height = skin_h;
+    m->num_verts = num_verts;
+    m->num_tris = num_tris;
+    m->num_frames = num_frames;
+    m->flags = flags;
+    m->radius = radius;
+
+    qd_err e = read_skins(&ld, &r, m, palette);
+    if (e)
+        goto fail;
+
+    size_t at = r.pos;
+    m->st = mdl_calloc(num_verts, sizeof *m->st);
+    m->tris = mdl_calloc(num_tris, sizeof *m->tris);
+    m->frames = mdl_calloc(num_frames, sizeof *m->frames);
+    if (!m->st || !m->tris || !m->frames) {
+        e = fail(&ld, QD_ERR_NOMEM, 0, "model");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < num_verts; i++) {
+        m->st[i].onseam = rd_u32(&r) != 0;
+        m->st[i].s = rd_s32(&r);
+        m->st[i].t = rd_s32(&r);
+    }
+    if (r.err) {
+        e = fail(&ld, QD_ERR_TRUNCATED, at, "texture coordinates cut off");
+        goto fail;
+    }
+    at = r.pos;
+    for (uint32_t i = 0; i < num_tris; i++) {
+        m->tris[i].front = rd_u32(&r) != 0;
+        for (int j = 0; j < 3; j++) {
+            m->tris[i].v[j] = rd_u32(&r);
+            if (!r.err && m->tris[i].v[j] >= num_verts) {
+                e = qd_fail(err, QD_ERR_BAD_DATA, r.pos - 4, "%s: triangle %u: vertex index out of range",
+                            ld.name, i);
+                goto fail;
+            }
+        }
+    }
+    if (r.err) {
+        e = fail(&ld, QD_ERR_TRUNCATED, at, "triangles cut off");
+        goto fail;
+    }
+
+    rd_t frames_start = r;
+    if ((e = read_frames(&ld, &r, m, scale, translate)))
+        goto fail;
+    /* Each pose took num_verts * 4 file bytes, so this allocation is bounded by the file. */
+    m->poses = mdl_calloc((size_t)m->num_poses * num_verts, sizeof *m->poses);
+    m->normals = mdl_calloc((size_t)m->num_poses * num_verts, 1);
+    if (!m->poses || !m->normals) {
+        e = fail(&ld, QD_ERR_NOMEM, 0, "poses");
+        goto fail;
+    }
+    r = frames_start;
+    if ((e = read_frames(&ld, &r, m, scale, translate)))
+        goto fail;
+    *out = m;
+    return QD_OK;
+fail:
+    mdl_alias_free(m);
+    return e;
+}
+
+void mdl_alias_free(mdl_alias *m)
+{
+    if (!m)
+        return;
+    free(m->tris);
+    free(m->st);
+    free(m->frames);
+    free(m->poses);
+    free(m->normals);
+    free(m->skin_colors);
+    free(m->skin0);
+    free(m);
+}

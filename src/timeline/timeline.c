@@ -1,0 +1,400 @@
+/* timeline.c: one indexing pass, deflated keyframes, and seeking by restore-and-decode. */
+#include "timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define TL_DEFAULT_INTERVAL 5.0
+#define TL_MAX_MARKS 100000
+
+typedef struct tl_keyframe {
+    double time;          /* cl->time of the saved state */
+    uint8_t *blob;        /* deflate(decoder state || client state) */
+    uint32_t blob_len;
+} tl_keyframe;
+
+struct timeline {
+    demo_t *demo;
+    double interval;
+    double *frame_times;
+    uint32_t num_frames, cap_frames;
+    tl_mark *marks;
+    int num_marks, cap_marks;
+    tl_keyframe *keys;
+    int num_keys, cap_keys;
+    int complete;
+    qd_error error;
+
+    /* The live decode: the state the next tl_state_at continues from. */
+    cl_state *cl;
+    double live_before;   /* cl->time before the step that reached the live state */
+    int live_valid;       /* cl holds "the state at t" for t in (live_before, cl->time] */
+    int live_done;        /* the decoder reached the end or an error */
+    uint8_t *scratch;     /* decoder state + client state, for keyframes */
+    size_t scratch_len;
+};
+
+static const char *const mark_names[TL_MARK_KINDS] = {"level", "frag", "death", "chat",
+                                                       "intermission", "pause"};
+
+const char *tl_mark_kind_name(tl_mark_kind k)
+{
+    return (unsigned)k < TL_MARK_KINDS ? mark_names[k] : "?";
+}
+
+/* Quake's obituaries (the QuakeC client_obituary and the engines' own death prints) always
+ * contain one of these. */
+int tl_is_obituary(const char *text)
+{
+    static const char *const verbs[] = {
+        " was ", " ate ", " rides ", " died", " suicides", " bored with life",
+        " fell to ", " tried to ", " sleeps with ", " sucks it down", " gulped ",
+        " burst into flames", " turned into hot slag", " visits the Volcano",
+        " can't exist on slime", " discovers blast radius", " checks ", " becomes ",
+        " chewed on ", " squished", " eats ", " telefragged", " didn't ", " loses ",
+        " cratered", " blew ", " accepts ", " gets ",
+    };
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (strstr(text, verbs[i]))
+            return 1;
+    return 0;
+}
+
+static void plain_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p && n + 1 < cap; p++) {
+        unsigned c = *p & 0x7f;
+        if (c == '\n' || c == '\r')
+            continue;
+        dst[n++] = (char)(c < 32 ? ' ' : c);
+    }
+    dst[n] = 0;
+}
+
+static void add_mark(timeline_t *tl, double t, tl_mark_kind kind, const char *text)
+{
+    if (tl->num_marks >= TL_MAX_MARKS)
+        return;
+    if (tl->num_marks == tl->cap_marks) {
+        int ncap = tl->cap_marks ? tl->cap_marks * 2 : 64;
+        tl_mark *nm = realloc(tl->marks, (size_t)ncap * sizeof *nm);
+        if (!nm)
+            return;
+        tl->marks = nm;
+        tl->cap_marks = ncap;
+    }
+    tl_mark *m = &tl->marks[tl->num_marks++];
+    m->time = t;
+    m->kind = (uint8_t)kind;
+    plain_text(m->text, sizeof m->text, text);
+}
+
+static int add_frame(timeline_t *tl, double t)
+{
+    if (tl->num_frames == tl->cap_frames) {
+        uint32_t ncap = tl->cap_frames ? tl->cap_frames * 2 : 1024;
+        double *nf = realloc(tl->frame_times, ncap * sizeof *nf);
+        if (!nf)
+            return 0;
+        tl->frame_times = nf;
+        tl->cap_frames = ncap;
+    }
+    tl->frame_times[tl->num_frames++] = t;
+    return 1;
+}
+
+static int save_keyframe(timeline_t *tl)
+{
+    demo_t *d = tl->demo;
+    size_t ds = demo_state_size(d);
+    memcpy(tl->scratch, demo_state(d), ds);
+    memcpy(tl->scratch + ds, tl->cl, sizeof *tl->cl);
+    uLongf cap = compressBound((uLong)tl->scratch_len);
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return 0;
+    if (compress2(buf, &cap, tl->scratch, (uLong)tl->scratch_len, 1) != Z_OK) {
+        free(buf);
+        return 0;
+    }
+    uint8_t *shrunk = realloc(buf, cap);
+    if (shrunk)
+        buf = shrunk;
+    if (tl->num_keys == tl->cap_keys) {
+        int ncap = tl->cap_keys ? tl->cap_keys * 2 : 32;
+        tl_keyframe *nk = realloc(tl->keys, (size_t)ncap * sizeof *nk);
+        if (!nk) {
+            free(buf);
+            return 0;
+        }
+        tl->keys = nk;
+        tl->cap_keys = ncap;
+    }
+    tl_keyframe *k = &tl->keys[tl->num_keys++];
+    k->time = tl->cl->time;
+    k->blob = buf;
+    k->blob_len = (uint32_t)cap;
+    return 1;
+}
+
+static int load_keyframe(timeline_t *tl, const tl_keyframe *k)
+{
+    uLongf n = (uLongf)tl->scratch_len;
+    if (uncompress(tl->scratch, &n, k->blob, k->blob_len) != Z_OK || n != tl->scratch_len)
+        return 0;
+    size_t ds = demo_state_size(tl->demo);
+    demo_restore(tl->demo, tl->scratch);
+    memcpy(tl->cl, tl->scratch + ds, sizeof *tl->cl);
+    return 1;
+}
+
+/* Marks from what one step changed. */
+static void note_changes(timeline_t *tl, uint32_t levels,
+                         uint32_t msgs, uint8_t inter, uint8_t paused)
+{
+    const cl_state *cl = tl->cl;
+    double t = cl->time;
+    if (cl->level_count != levels) {
+        char text[160];
+        snprintf(text, sizeof text, "%s %s", cl->level.map, cl->level.title);
+        add_mark(tl, t, TL_MARK_LEVEL, text);
+    }
+    uint32_t first = msgs;
+    if (cl->message_count - first > CL_MAX_PRINTS)
+        first = cl->message_count - CL_MAX_PRINTS;
+    for (uint32_t i = first; i != cl->message_count; i++) {
+        const cl_message *m = &cl->messages[i % CL_MAX_PRINTS];
+        if (m->kind == CL_MSG_CHAT)
+            add_mark(tl, t, TL_MARK_CHAT, m->text);
+        else if (m->kind == CL_MSG_PRINT && tl_is_obituary(m->text))
+            add_mark(tl, t, TL_MARK_DEATH, m->text);
+    }
+    if (cl->intermission && !inter)
+        add_mark(tl, t, TL_MARK_INTERMISSION, "intermission");
+    if (cl->paused && !paused)
+        add_mark(tl, t, TL_MARK_PAUSE, "paused");
+}
+
+timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
+{
+    timeline_t *tl = calloc(1, sizeof *tl);
+    if (!tl) {
+        demo_close(d);
+        qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    tl->demo = d;
+    tl->interval = keyframe_interval > 0 ? keyframe_interval : TL_DEFAULT_INTERVAL;
+    tl->cl = malloc(sizeof *tl->cl);
+    tl->scratch_len = demo_state_size(d) + sizeof(cl_state);
+    tl->scratch = malloc(tl->scratch_len);
+    if (!tl->cl || !tl->scratch) {
+        tl_close(tl);
+        qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    cl_reset(tl->cl);
+    if (demo_rewind(d, &tl->error) != QD_OK) {
+        *err = tl->error;
+        tl_close(tl);
+        return NULL;
+    }
+
+    int32_t frags[CL_MAX_PLAYERS];
+    memset(frags, 0, sizeof frags);
+    double next_key = -1e30;
+    int done = 0;
+    tl->complete = 1;
+    while (!done) {
+        cl_state *cl = tl->cl;
+        uint32_t frames = cl->frame_count, levels = cl->level_count, msgs = cl->message_count;
+        uint8_t inter = cl->intermission, paused = cl->paused;
+        /* A keyframe sits on a block boundary, before the step, once a frame exists. */
+        if (cl->frame_count > 0 && cl->time >= next_key) {
+            if (!save_keyframe(tl)) {
+                qd_fail(err, QD_ERR_NOMEM, demo_offset(d), "out of memory for keyframes");
+                tl_close(tl);
+                return NULL;
+            }
+            next_key = cl->time + tl->interval;
+        }
+        qd_err r = demo_step(d, cl, NULL, &done, &tl->error);
+        if (cl->frame_count != frames && !add_frame(tl, cl->time)) {
+            qd_fail(err, QD_ERR_NOMEM, demo_offset(d), "out of memory for the frame index");
+            tl_close(tl);
+            return NULL;
+        }
+        note_changes(tl, levels, msgs, inter, paused);
+        if (cl->level_count != levels)
+            memset(frags, 0, sizeof frags);
+        for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+            const cl_player *p = &cl->players[i];
+            if (p->active && p->frags > frags[i] && cl->frame_count > 0) {
+                char text[96];
+                snprintf(text, sizeof text, "%s: %d frags", p->name, (int)p->frags);
+                add_mark(tl, cl->time, TL_MARK_FRAG, text);
+            }
+            frags[i] = p->frags;
+        }
+        if (r != QD_OK) {
+            tl->complete = 0;
+            break;
+        }
+    }
+    if (tl->num_frames == 0 && !tl->complete) {
+        *err = tl->error;
+        tl_close(tl);
+        return NULL;
+    }
+    /* Leave the live decode at the start. */
+    demo_rewind(d, NULL);
+    cl_reset(tl->cl);
+    tl->live_valid = 0;
+    tl->live_done = 0;
+    return tl;
+}
+
+void tl_close(timeline_t *tl)
+{
+    if (!tl)
+        return;
+    for (int i = 0; i < tl->num_keys; i++)
+        free(tl->keys[i].blob);
+    free(tl->keys);
+    free(tl->frame_times);
+    free(tl->marks);
+    free(tl->cl);
+    free(tl->scratch);
+    demo_close(tl->demo);
+    free(tl);
+}
+
+/* Decode forward until a frame at time >= t has ended (or the demo stops). */
+static void advance(timeline_t *tl, double t)
+{
+    cl_state *cl = tl->cl;
+    while (!tl->live_done && !(cl->frame_count > 0 && cl->time >= t)) {
+        double before = cl->time;
+        int done = 0;
+        qd_error e;
+        qd_err r = demo_step(tl->demo, cl, NULL, &done, &e);
+        tl->live_before = before;
+        if (r != QD_OK || done)
+            tl->live_done = 1;
+    }
+    tl->live_valid = 1;
+}
+
+const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
+{
+    cl_state *cl = tl->cl;
+    /* Already there? */
+    if (tl->live_valid && cl->frame_count > 0 &&
+        ((t <= cl->time && t > tl->live_before) || (tl->live_done && t >= cl->time)))
+        return cl;
+    /* The last keyframe strictly before t. */
+    int lo = 0, hi = tl->num_keys - 1, k = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (tl->keys[mid].time < t) {
+            k = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    /* Continue from the live state when it is at or past that keyframe and before t. */
+    int can_continue = tl->live_valid && cl->frame_count > 0 && cl->time < t &&
+                       (k < 0 || cl->time >= tl->keys[k].time);
+    if (!can_continue) {
+        if (k >= 0) {
+            if (!load_keyframe(tl, &tl->keys[k])) {
+                qd_fail(err, QD_ERR_NOMEM, 0, "keyframe %d could not be restored", k);
+                return NULL;
+            }
+        } else {
+            demo_rewind(tl->demo, NULL);
+            cl_reset(cl);
+        }
+        tl->live_done = 0;
+        tl->live_before = -1e30;
+    }
+    advance(tl, t);
+    return cl;
+}
+
+double tl_next_frame(const timeline_t *tl, double t)
+{
+    int lo = 0, hi = (int)tl->num_frames - 1, best = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (tl->frame_times[mid] > t + 1e-9) {
+            best = mid;
+            hi = mid - 1;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return best >= 0 ? tl->frame_times[best] : t;
+}
+
+double tl_prev_frame(const timeline_t *tl, double t)
+{
+    int lo = 0, hi = (int)tl->num_frames - 1, best = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (tl->frame_times[mid] < t - 1e-9) {
+            best = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return best >= 0 ? tl->frame_times[best] : t;
+}
+
+double tl_start(const timeline_t *tl) { return tl->num_frames ? tl->frame_times[0] : 0; }
+double tl_end(const timeline_t *tl)
+{
+    return tl->num_frames ? tl->frame_times[tl->num_frames - 1] : 0;
+}
+uint32_t tl_num_frames(const timeline_t *tl) { return tl->num_frames; }
+double tl_frame_time(const timeline_t *tl, uint32_t i)
+{
+    return i < tl->num_frames ? tl->frame_times[i] : 0;
+}
+int tl_num_marks(const timeline_t *tl) { return tl->num_marks; }
+const tl_mark *tl_get_mark(const timeline_t *tl, int i)
+{
+    return i >= 0 && i < tl->num_marks ? &tl->marks[i] : NULL;
+}
+
+const tl_mark *tl_find_mark(const timeline_t *tl, double t, int dir)
+{
+    if (dir > 0) {
+        for (int i = 0; i < tl->num_marks; i++)
+            if (tl->marks[i].time > t + 1e-6)
+                return &tl->marks[i];
+    } else {
+        for (int i = tl->num_marks - 1; i >= 0; i--)
+            if (tl->marks[i].time < t - 1e-6)
+                return &tl->marks[i];
+    }
+    return NULL;
+}
+
+int tl_complete(const timeline_t *tl) { return tl->complete; }
+const qd_error *tl_error(const timeline_t *tl) { return &tl->error; }
+demo_t *tl_demo(timeline_t *tl) { return tl->demo; }
+int tl_num_keyframes(const timeline_t *tl) { return tl->num_keys; }
+
+size_t tl_index_bytes(const timeline_t *tl)
+{
+    size_t n = (size_t)tl->num_frames * sizeof(double) + (size_t)tl->num_marks * sizeof(tl_mark);
+    for (int i = 0; i < tl->num_keys; i++)
+        n += tl->keys[i].blob_len + sizeof(tl_keyframe);
+    return n;
+}

@@ -1,0 +1,81 @@
+/* timeline.h: the demo's index and instant seeking, the same for every format.
+ *
+ * tl_open() makes one pass over the demo: it records every frame's time, event marks
+ * (level changes, frags, deaths, chat, intermission, pauses) and, every few seconds, a
+ * keyframe: the decoder's state and the client state, copied (DESIGN.md decision 2) and
+ * deflated. tl_state_at(t) then restores the nearest keyframe before t and decodes forward.
+ *
+ * "The state at time t" is defined once, here: the client state right after the first block
+ * whose end leaves a frame at time >= t (or the final state, past the end). Play-through and
+ * seeking both reach it the same way, so a frame rendered after a seek is byte-identical to
+ * the same frame reached by playing from the start.
+ *
+ * The timeline sits above src/demo and src/client because it drives the one and copies the
+ * other. It owns the demo_t it is given. */
+#ifndef QD_TIMELINE_H
+#define QD_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../client/cl.h"
+#include "../common/err.h"
+#include "../demo/demo.h"
+
+typedef enum tl_mark_kind {
+    TL_MARK_LEVEL,        /* a level starts */
+    TL_MARK_FRAG,         /* a player's frag count went up */
+    TL_MARK_DEATH,        /* an obituary print */
+    TL_MARK_CHAT,         /* a chat line */
+    TL_MARK_INTERMISSION, /* the end-of-level screen */
+    TL_MARK_PAUSE,        /* the game was paused */
+    TL_MARK_KINDS
+} tl_mark_kind;
+
+typedef struct tl_mark {
+    double time;
+    uint8_t kind;  /* tl_mark_kind */
+    char text[96]; /* the print, or "name: 12 frags" */
+} tl_mark;
+
+typedef struct timeline timeline_t;
+
+/* Index a demo (taking ownership of d, also on failure). keyframe_interval is in demo
+ * seconds (0 = the default, 5 s). A demo that fails to decode part way is still indexed up
+ * to the damage: the error is stored (tl_error) and NULL is returned only when nothing
+ * could be decoded or memory ran out (err filled). */
+timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err);
+void tl_close(timeline_t *tl);
+
+/* The client state at demo time t (see above). The pointer stays valid until the next call
+ * on tl; the state must not be changed. NULL only when out of memory (err filled). */
+const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err);
+
+/* Step to the next or previous recorded frame from time t: the time of that frame (t itself
+ * when there is none). */
+double tl_next_frame(const timeline_t *tl, double t);
+double tl_prev_frame(const timeline_t *tl, double t);
+
+double tl_start(const timeline_t *tl);  /* time of the first frame */
+double tl_end(const timeline_t *tl);    /* time of the last frame */
+uint32_t tl_num_frames(const timeline_t *tl);
+double tl_frame_time(const timeline_t *tl, uint32_t i);
+int tl_num_marks(const timeline_t *tl);
+const tl_mark *tl_get_mark(const timeline_t *tl, int i);
+/* The first mark after t (+1) or the last before t (-1), or NULL. */
+const tl_mark *tl_find_mark(const timeline_t *tl, double t, int dir);
+const char *tl_mark_kind_name(tl_mark_kind k);
+
+/* Whether the whole demo decoded; if not, the error that stopped it. */
+int tl_complete(const timeline_t *tl);
+const qd_error *tl_error(const timeline_t *tl);
+demo_t *tl_demo(timeline_t *tl);
+
+/* Memory held by the index (frame times, marks, keyframes), for the benchmark. */
+size_t tl_index_bytes(const timeline_t *tl);
+int tl_num_keyframes(const timeline_t *tl);
+
+/* Is this print an obituary? (Exposed for the tests.) */
+int tl_is_obituary(const char *text);
+
+#endif

@@ -1,0 +1,530 @@
+/* test_q1.c: the Quake .dem decoder on bytes built here, and on every real .dem. */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/demo/demo.h"
+#include "../../src/timeline/timeline.h"
+#include "../test.h"
+
+/* ---- building demos in memory ---- */
+
+typedef struct buf {
+    uint8_t b[65536];
+    size_t n;
+} buf;
+
+static void put8(buf *m, unsigned v) { m->b[m->n++] = (uint8_t)v; }
+static void put16(buf *m, int v)
+{
+    put8(m, (unsigned)v & 255);
+    put8(m, ((unsigned)v >> 8) & 255);
+}
+static void put32(buf *m, uint32_t v)
+{
+    put16(m, (int)(v & 0xffff));
+    put16(m, (int)(v >> 16));
+}
+static void putf(buf *m, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put32(m, u);
+}
+static void putstr(buf *m, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    memcpy(m->b + m->n, s, n);
+    m->n += n;
+}
+static void putcoord(buf *m, float c) { put16(m, (int)(c * 8)); }
+
+/* Append one block holding the message bytes of msg. */
+static void block(buf *file, const buf *msg, float yaw)
+{
+    put32(file, (uint32_t)msg->n);
+    putf(file, 0);
+    putf(file, yaw);
+    putf(file, 0);
+    memcpy(file->b + file->n, msg->b, msg->n);
+    file->n += msg->n;
+}
+
+static void serverinfo(buf *m, int protocol)
+{
+    put8(m, 11);
+    put32(m, (uint32_t)protocol);
+    put8(m, 1);  /* maxclients */
+    put8(m, 0);  /* single player */
+    putstr(m, "Test Level");
+    putstr(m, "maps/test.bsp");
+    putstr(m, "progs/player.mdl");
+    putstr(m, "");
+    putstr(m, "weapons/r_exp3.wav");
+    putstr(m, "");
+}
+
+static void baseline(buf *m, int ent, int model, float x)
+{
+    put8(m, 22);
+    put16(m, ent);
+    put8(m, model);
+    put8(m, 0); /* frame */
+    put8(m, 0); /* colormap */
+    put8(m, 0); /* skin */
+    for (int i = 0; i < 3; i++) {
+        putcoord(m, i == 0 ? x : 0);
+        put8(m, 0);
+    }
+}
+
+static void time_msg(buf *m, float t)
+{
+    put8(m, 7);
+    putf(m, t);
+}
+
+/* An update moving entity ent to x (origin1 only). */
+static void update_x(buf *m, int ent, float x)
+{
+    put8(m, 0x80 | 0x02); /* U_ORIGIN1 */
+    put8(m, ent);
+    putcoord(m, x);
+}
+
+static cl_state *new_cl(void)
+{
+    cl_state *cl = malloc(sizeof *cl);
+    cl_reset(cl);
+    return cl;
+}
+
+/* Decode a whole in-memory demo; returns the final error code. */
+static qd_err run_all(const buf *file, cl_state *cl, qd_error *err)
+{
+    demo_t *d = demo_open_mem("test.dem", file->b, file->n, err);
+    if (!d)
+        return err->code;
+    int done = 0;
+    qd_err r = QD_OK;
+    for (int guard = 0; !done && r == QD_OK && guard < 100000; guard++)
+        r = demo_step(d, cl, NULL, &done, err);
+    demo_close(d);
+    return r;
+}
+
+/* A small two-frame level: serverinfo, baseline of entity 1 and 2, two timed frames. */
+static void small_demo(buf *f, int protocol)
+{
+    memset(f, 0, sizeof *f);
+    memcpy(f->b, "-1\n", 3);
+    f->n = 3;
+    buf m = {{0}, 0};
+    serverinfo(&m, protocol);
+    put8(&m, 5); /* setview */
+    put16(&m, 1);
+    baseline(&m, 1, 2, 0);
+    baseline(&m, 2, 2, 100);
+    block(f, &m, 0);
+    m.n = 0;
+    time_msg(&m, 1.0f);
+    update_x(&m, 1, 10);
+    update_x(&m, 2, 100);
+    block(f, &m, 10);
+    m.n = 0;
+    time_msg(&m, 1.1f);
+    update_x(&m, 1, 20);
+    block(f, &m, 30);
+}
+
+TEST(q1_decodes_small_demo)
+{
+    static buf f;
+    small_demo(&f, 15);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+    CHECK_STR(cl->level.map, "maps/test.bsp");
+    CHECK_STR(cl->level.title, "Test Level");
+    CHECK_STR(cl->level.models[2], "progs/player.mdl");
+    CHECK_STR(cl->level.sounds[1], "weapons/r_exp3.wav");
+    CHECK_EQ(cl->frame_count, 2);
+    /* Demo time starts at the first svc_time: server time 1.0 is demo time 0. */
+    CHECK(fabs(cl->time - 0.1) < 1e-6);
+    /* Entity 1 moved 10 -> 20 between the frames; entity 2 was not in the last frame. */
+    cl_entstate s;
+    int next;
+    float blend;
+    CHECK(cl_entity_at(cl, 1, 0.05, &s, &next, &blend));
+    CHECK(fabsf(s.origin[0] - 15.0f) < 1e-3f);
+    CHECK(fabsf(blend - 0.5f) < 1e-3f);
+    CHECK(!cl_entity_at(cl, 2, 0.05, &s, &next, &blend));
+    /* View angles come from the block headers and lerp too. */
+    float o[3], a[3];
+    cl_view_at(cl, 0.05, o, a);
+    CHECK(fabsf(a[1] - 20.0f) < 1e-3f);
+    CHECK(fabsf(o[2] - 22.0f) < 1e-3f); /* view height default */
+    free(cl);
+}
+
+TEST(q1_unknown_protocol_names_it)
+{
+    static buf f;
+    small_demo(&f, 42);
+    cl_state *cl = new_cl();
+    qd_error err;
+    qd_err r = run_all(&f, cl, &err);
+    CHECK_EQ(r, QD_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "42") != NULL);
+    CHECK_EQ(err.offset, 3 + 16); /* the serverinfo message */
+    free(cl);
+}
+
+TEST(q1_every_truncation_is_an_error_not_a_crash)
+{
+    static buf f, g;
+    small_demo(&f, 15);
+    cl_state *cl = new_cl();
+    for (size_t cut = 0; cut < f.n; cut++) {
+        g = f;
+        g.n = cut;
+        qd_error err;
+        memset(&err, 0, sizeof err);
+        qd_err r = run_all(&g, cl, &err);
+        /* A cut exactly at a block boundary is a shorter, valid demo. */
+        if (r == QD_OK)
+            continue;
+        CHECK_MSG(err.offset <= cut, "cut %zu: offset %llu past the end", cut,
+                  (unsigned long long)err.offset);
+        CHECK(err.msg[0] != 0);
+    }
+    free(cl);
+}
+
+TEST(q1_unknown_message_and_bad_entity)
+{
+    static buf f;
+    small_demo(&f, 15);
+    buf m = {{0}, 0};
+    put8(&m, 60); /* no such svc */
+    block(&f, &m, 0);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_ERR_BAD_DATA);
+    CHECK(strstr(err.msg, "unknown message id 60") != NULL);
+
+    small_demo(&f, 15);
+    m.n = 0;
+    put8(&m, 22); /* baseline for entity 9000: over the cap */
+    put16(&m, 9000);
+    block(&f, &m, 0);
+    cl_reset(cl);
+    CHECK_EQ(run_all(&f, cl, &err), QD_ERR_LIMIT);
+    free(cl);
+}
+
+TEST(q1_fitz666_fields)
+{
+    static buf f;
+    memset(&f, 0, sizeof f);
+    memcpy(f.b, "-1\n", 3);
+    f.n = 3;
+    buf m = {{0}, 0};
+    serverinfo(&m, 666);
+    /* spawnbaseline2 with a large model index and alpha */
+    put8(&m, 42);
+    put16(&m, 3);
+    put8(&m, 1 | 4); /* B_LARGEMODEL | B_ALPHA */
+    put16(&m, 2);    /* model (16 bits) */
+    put8(&m, 0);     /* frame */
+    put8(&m, 0);
+    put8(&m, 0);
+    for (int i = 0; i < 3; i++) {
+        putcoord(&m, 0);
+        put8(&m, 0);
+    }
+    put8(&m, 128); /* alpha */
+    block(&f, &m, 0);
+    m.n = 0;
+    time_msg(&m, 2.0f);
+    /* update: MOREBITS + EXTEND1 with U_ALPHA and U_FRAME2 */
+    put8(&m, 0x80 | 0x01 | 0x40); /* U_MOREBITS | U_FRAME */
+    put8(&m, 0x80);                /* U_EXTEND1 (bit 15) */
+    put8(&m, 0x01 | 0x02);         /* U_ALPHA | U_FRAME2 */
+    put8(&m, 3);                   /* entity */
+    put8(&m, 0x34);                /* frame low byte */
+    put8(&m, 255);                 /* alpha: opaque */
+    put8(&m, 0x01);                /* frame high byte */
+    /* a 666 sound with a large entity and sound index */
+    put8(&m, 6);
+    put8(&m, 8 | 16);
+    put16(&m, 3);
+    put8(&m, 1);
+    put16(&m, 1);
+    putcoord(&m, 0);
+    putcoord(&m, 0);
+    putcoord(&m, 0);
+    block(&f, &m, 0);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+    CHECK_EQ(cl->level.protocol, 666);
+    cl_entstate s;
+    CHECK(cl_entity_at(cl, 3, 0.0, &s, NULL, NULL));
+    CHECK_EQ(s.model, 2);
+    CHECK_EQ(s.frame, 0x134);
+    CHECK_EQ(s.alpha, 255); /* 255 on the wire is fully opaque */
+    free(cl);
+}
+
+TEST(q1_clientdata_items_old_and_new)
+{
+    /* Bit 0x0200 clear: 1.07+ still sends items ([DEM] 7.16); 1.06 does not. The decoder
+     * must pick the reading after which the block parses. */
+    for (int with_items = 0; with_items < 2; with_items++) {
+        static buf f;
+        small_demo(&f, 15);
+        buf m = {{0}, 0};
+        time_msg(&m, 1.2f);
+        put8(&m, 15);
+        put16(&m, 0x0001); /* only viewheight */
+        put8(&m, 30);
+        if (with_items)
+            put32(&m, 0x1001);
+        put16(&m, 77); /* health */
+        static const uint8_t rest[6] = {25, 25, 0, 0, 0, 1}; /* ammo, shells..cells, weapon */
+        for (int i = 0; i < 6; i++)
+            put8(&m, rest[i]);
+        update_x(&m, 1, 30);
+        block(&f, &m, 0);
+        cl_state *cl = new_cl();
+        qd_error err;
+        CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+        CHECK_EQ(cl->stats[0], 77);
+        CHECK(fabsf(cl->view.view_height - 30.0f) < 1e-6f);
+        CHECK_EQ(cl->stats[15], with_items ? 0x1001 : 0x4001);
+        free(cl);
+    }
+}
+
+TEST(q1_cd_track_variants)
+{
+    static buf f, g;
+    small_demo(&f, 15);
+    cl_state *cl = new_cl();
+    qd_error err;
+    /* No CD track line at all (the fscanf variant allowed it). */
+    g.n = f.n - 3;
+    memcpy(g.b, f.b + 3, g.n);
+    CHECK_EQ(run_all(&g, cl, &err), QD_OK);
+    CHECK_EQ(cl->frame_count, 2);
+    /* "  4\n" */
+    memcpy(g.b, "  4\n", 4);
+    memcpy(g.b + 4, f.b + 3, f.n - 3);
+    g.n = f.n + 1;
+    cl_reset(cl);
+    CHECK_EQ(run_all(&g, cl, &err), QD_OK);
+    CHECK_EQ(cl->frame_count, 2);
+    free(cl);
+}
+
+TEST(q1_teleport_snaps)
+{
+    static buf f;
+    small_demo(&f, 15);
+    buf m = {{0}, 0};
+    time_msg(&m, 1.2f);
+    update_x(&m, 1, 3000); /* 2980 units in 0.1 s: a teleport */
+    block(&f, &m, 0);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+    cl_entstate s;
+    CHECK(cl_entity_at(cl, 1, 0.15, &s, NULL, NULL));
+    CHECK(fabsf(s.origin[0] - 3000.0f) < 1e-3f); /* no smear across the gap */
+    free(cl);
+}
+
+/* ---- real demos ---- */
+
+/* The map the manifest names for dem/<name>, from its "map maps/x.bsp" wording. */
+static int manifest_map(const char *name, char *map, size_t cap)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/MANIFEST.md", test_realdata());
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[4096];
+    char key[300];
+    snprintf(key, sizeof key, "| dem/%s |", name);
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, strlen(key)) != 0)
+            continue;
+        char *p = strstr(line, " map ");
+        if (p && sscanf(p + 5, "%255s", map) == 1) {
+            map[cap - 1] = 0;
+            found = 1;
+        } else {
+            map[0] = 0;
+            found = 2; /* listed, with no map (a hand-made sample) */
+        }
+        break;
+    }
+    fclose(f);
+    return found;
+}
+
+typedef void (*dem_fn)(const char *path, const char *name);
+
+static int each_dem(dem_fn fn)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/dem", test_realdata());
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".dem") != 0)
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        fn(path, e->d_name);
+        n++;
+        if (test_failed())
+            break;
+    }
+    closedir(d);
+    return n;
+}
+
+static void decode_real(const char *path, const char *name)
+{
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK_MSG(d != NULL, "%s: %s", name, err.msg);
+    CHECK_EQ(demo_get_format(d), DEMO_FMT_DEM);
+    cl_state *cl = new_cl();
+    int done = 0;
+    qd_err r = QD_OK;
+    char first_map[CL_NAME_LEN] = "";
+    while (!done && r == QD_OK) {
+        r = demo_step(d, cl, NULL, &done, &err);
+        if (!first_map[0] && cl->level.map[0])
+            snprintf(first_map, sizeof first_map, "%s", cl->level.map);
+    }
+    demo_close(d);
+    CHECK_MSG(r == QD_OK, "%s: offset %llu: %s", name, (unsigned long long)err.offset, err.msg);
+    char want[256];
+    int listed = manifest_map(name, want, sizeof want);
+    CHECK_MSG(listed, "%s is not in the manifest", name);
+    if (listed == 1)
+        CHECK_MSG(strcmp(first_map, want) == 0, "%s: map %s, manifest says %s", name,
+                  first_map, want);
+    free(cl);
+}
+
+TEST(q1_real_demos_decode_completely)
+{
+    if (each_dem(decode_real) == 0)
+        SKIP("no realdata/dem");
+}
+
+static void truncate_real(const char *path, const char *name)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *data = malloc((size_t)n);
+    CHECK(fread(data, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    cl_state *cl = new_cl();
+    /* Cut at 20 places, and flip bytes at 20 places: errors, never a crash or a hang. */
+    for (int k = 1; k <= 40; k++) {
+        size_t cut = (size_t)n * (size_t)(k % 20 + 1) / 21;
+        uint8_t saved = data[cut];
+        if (k > 20)
+            data[cut] ^= 0x5a;
+        qd_error err;
+        memset(&err, 0, sizeof err);
+        demo_t *d = demo_open_mem(name, data, k > 20 ? (size_t)n : cut, &err);
+        if (d) {
+            cl_reset(cl);
+            int done = 0;
+            qd_err r = QD_OK;
+            long steps = 0;
+            while (!done && r == QD_OK && steps++ < 10000000)
+                r = demo_step(d, cl, NULL, &done, &err);
+            CHECK(done || r != QD_OK);
+            if (k <= 20 && r != QD_OK)
+                CHECK_MSG(err.offset <= cut, "%s cut at %zu: error offset %llu", name, cut,
+                          (unsigned long long)err.offset);
+            demo_close(d);
+        }
+        data[cut] = saved;
+    }
+    free(cl);
+    free(data);
+}
+
+TEST(q1_real_demos_damaged_copies_fail_cleanly)
+{
+    if (each_dem(truncate_real) == 0)
+        SKIP("no realdata/dem");
+}
+
+/* The recording player's view path, sampled every 10 ms, never jumps except where the
+ * client snapped a teleport. */
+static void path_continuous(const char *path, const char *name)
+{
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK(d);
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    if (tl_num_frames(tl) < 10) {
+        tl_close(tl);
+        return;
+    }
+    double t0 = tl_start(tl), t1 = tl_end(tl), dt = 0.01;
+    float prev[3] = {0, 0, 0};
+    int have_prev = 0, jumps = 0;
+    uint32_t prev_level = 0;
+    for (double t = t0; t <= t1; t += dt) {
+        const cl_state *cl = tl_state_at(tl, t, &err);
+        CHECK(cl);
+        float o[3], a[3];
+        cl_view_at(cl, t, o, a);
+        /* The view entity's body: is this sample's state a snap (prev == cur, both recent)? */
+        if (have_prev && cl->level_count == prev_level) {
+            float step[3] = {o[0] - prev[0], o[1] - prev[1], o[2] - prev[2]};
+            double dist = sqrt((double)step[0] * step[0] + (double)step[1] * step[1] +
+                               (double)step[2] * step[2]);
+            /* 2500 u/s is above any player speed; 40 units covers view height changes. */
+            if (dist > 2500.0 * dt + 40.0) {
+                const cl_entity *e = &cl->entities[cl->view.view_entity];
+                int snapped = memcmp(e->prev.origin, e->cur.origin, sizeof e->cur.origin) == 0;
+                CHECK_MSG(snapped, "%s: view jumps %.1f units at t=%.3f without a teleport",
+                          name, dist, t);
+                jumps++;
+            }
+        }
+        memcpy(prev, o, sizeof prev);
+        have_prev = 1;
+        prev_level = cl->level_count;
+    }
+    CHECK_MSG(jumps < 20, "%s: %d teleports is implausible", name, jumps);
+    tl_close(tl);
+}
+
+TEST(q1_real_view_path_is_continuous)
+{
+    if (each_dem(path_continuous) == 0)
+        SKIP("no realdata/dem");
+}
