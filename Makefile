@@ -35,7 +35,7 @@ CFLAGS += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS) -lm -lpthread
 LDFLAGS += $(SAN)
 
-B := build
+B ?= build
 LIB_SRC := $(wildcard pak-loader/*.c src/common/*.c src/demo/*.c src/client/*.c \
              src/timeline/*.c src/model/*.c src/render/*.c src/output/*.c src/app/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
