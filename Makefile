@@ -8,7 +8,7 @@
 #   make fuzz-replay  replay tests/fuzz/corpus/* and tests/crashers/* through every target
 #
 # Variables: DEBUG=1 (no optimisation, -g), ASAN=1 (AddressSanitizer), UBSAN=1
-# (UndefinedBehaviorSanitizer), CC=... (default cc), QDEMO_REALDATA=DIR (real test data,
+# (UndefinedBehaviorSanitizer), WERROR=1 (warnings are errors), B=DIR (build folder), CC=... (default cc), QDEMO_REALDATA=DIR (real test data,
 # default ../shared/realdata).
 
 CC ?= cc
@@ -16,6 +16,9 @@ PKGS := sdl2 stb zlib
 DEB_PKGS := libsdl2-dev libstb-dev zlib1g-dev pkg-config
 
 CFLAGS_BASE := -std=c11 -Wall -Wextra -D_GNU_SOURCE -MMD -MP
+ifeq ($(WERROR),1)
+  CFLAGS_BASE += -Werror
+endif
 ifeq ($(DEBUG),1)
   OPT := -O0 -g
 else
