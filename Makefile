@@ -78,7 +78,8 @@ $(B)/qdemo: $(B)/src/main.o $(B)/libqdemo.a
 $(B)/tests/run: $(TEST_OBJ) $(B)/libqdemo.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/bench: $(B)/bench/bench.o $(B)/libqdemo.a
+BENCH_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))
+$(B)/qdemo-bench: $(BENCH_OBJ) $(B)/libqdemo.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The sample demo and its map live in assets/ (GPL; see assets/README.md).
@@ -88,8 +89,8 @@ run: deps $(B)/qdemo
 test: deps $(B)/qdemo $(B)/tests/run $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
 
-bench: deps $(B)/qdemo $(B)/bench
-	./$(B)/bench
+bench: deps $(B)/qdemo $(B)/qdemo-bench
+	./$(B)/qdemo-bench
 
 # libFuzzer targets need clang; the replay_* programs are the same targets with a plain
 # main() that runs files through them, built with the normal compiler.

@@ -1,0 +1,238 @@
+/* bench.c: `make bench`: qdemo's speed tables, printed and written to bench/results.md.
+ * Every number is measured on this machine in this run; nothing is assumed. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/demo/demo.h"
+#include "../src/timeline/timeline.h"
+#include "bench.h"
+
+static FILE *md;
+
+void bench_out(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    if (md) {
+        va_start(ap, fmt);
+        vfprintf(md, fmt, ap);
+        va_end(ap);
+    }
+    fflush(stdout);
+}
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const char *bench_realdata(void)
+{
+    const char *e = getenv("QDEMO_REALDATA");
+    return e && *e ? e : "../shared/realdata";
+}
+
+int bench_list(const char *sub, const char *const *exts, char names[][512], int max)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/%s", bench_realdata(), sub);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < max) {
+        size_t len = strlen(e->d_name);
+        for (const char *const *x = exts; *x; x++) {
+            size_t xl = strlen(*x);
+            if (len > xl && strcmp(e->d_name + len - xl, *x) == 0) {
+                snprintf(names[n++], 512, "%s/%.100s", dir, e->d_name);
+                break;
+            }
+        }
+    }
+    closedir(d);
+    /* sorted, so the table's order is stable */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && strcmp(names[j], names[j - 1]) < 0; j--) {
+            char t[512];
+            memcpy(t, names[j], 512);
+            memcpy(names[j], names[j - 1], 512);
+            memcpy(names[j - 1], t, 512);
+        }
+    return n;
+}
+
+static const char *base(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Decode speed: the whole file from memory, repeated for at least 0.5 s. */
+static void bench_decode(const char *title, const char *sub, const char *const *exts)
+{
+    static char names[256][512];
+    int n = bench_list(sub, exts, names, 256);
+    if (n == 0) {
+        bench_out("\n(%s: no files in %s/%s: skipped)\n", title, bench_realdata(), sub);
+        return;
+    }
+    bench_out("\n### Decode speed: %s (one core, file in memory)\n\n", title);
+    bench_out("| demo | size (KB) | frames | MB/s | frames/s |\n|---|---:|---:|---:|---:|\n");
+    cl_state *cl = malloc(sizeof *cl);
+    for (int i = 0; i < n; i++) {
+        qd_error err;
+        demo_t *d = demo_open(names[i], &err);
+        if (!d) {
+            bench_out("| %s | | | error: %s | |\n", base(names[i]), err.msg);
+            continue;
+        }
+        int runs = 0;
+        uint32_t frames = 0;
+        double t0 = bench_now(), t1;
+        do {
+            demo_rewind(d, &err);
+            cl_reset(cl);
+            int done = 0;
+            while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+            }
+            frames = cl->frame_count;
+            runs++;
+            t1 = bench_now();
+        } while (t1 - t0 < 0.5);
+        double secs = (t1 - t0) / runs;
+        bench_out("| %s | %.0f | %u | %.0f | %.0f |\n", base(names[i]), demo_size(d) / 1024.0,
+                  frames, demo_size(d) / secs / 1e6, frames / secs);
+        demo_close(d);
+    }
+    free(cl);
+}
+
+static uint32_t rng = 1;
+static double rnd(void)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return (double)(rng >> 8) / (double)(1u << 24);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Seeking on the longest demo of a format: index build, 100 random seeks, index memory. */
+static void bench_seek_row(const char *fmt, const char *sub, const char *const *exts)
+{
+    static char names[256][512];
+    int n = bench_list(sub, exts, names, 256);
+    if (n == 0) {
+        bench_out("| %s | (no files) | | | | | |\n", fmt);
+        return;
+    }
+    /* the longest by duration: index each (cheap) and keep the longest */
+    int best = -1;
+    double best_len = -1;
+    for (int i = 0; i < n; i++) {
+        qd_error err;
+        demo_t *d = demo_open(names[i], &err);
+        if (!d)
+            continue;
+        timeline_t *tl = tl_open(d, 0, &err);
+        if (!tl)
+            continue;
+        double len = tl_end(tl) - tl_start(tl);
+        if (len > best_len) {
+            best_len = len;
+            best = i;
+        }
+        tl_close(tl);
+    }
+    if (best < 0) {
+        bench_out("| %s | (none decodes) | | | | | |\n", fmt);
+        return;
+    }
+    qd_error err;
+    demo_t *d = demo_open(names[best], &err);
+    double t0 = bench_now();
+    timeline_t *tl = tl_open(d, 0, &err);
+    double build = bench_now() - t0;
+    double start = tl_start(tl), end = tl_end(tl);
+    enum { SEEKS = 100 };
+    double lat[SEEKS];
+    for (int i = 0; i < SEEKS; i++) {
+        double t = start + (end - start) * rnd();
+        double s0 = bench_now();
+        tl_state_at(tl, t, &err);
+        lat[i] = (bench_now() - s0) * 1e3;
+    }
+    qsort(lat, SEEKS, sizeof lat[0], cmp_double);
+    double minutes = (end - start) / 60.0;
+    bench_out("| %s | %s | %.1f | %.1f (%.2f%%) | %.2f | %.2f | %.0f |\n", fmt, base(names[best]),
+              end - start, build * 1e3, 100.0 * build / (end - start > 0 ? end - start : 1),
+              lat[SEEKS / 2], lat[SEEKS - 1],
+              minutes > 0 ? tl_index_bytes(tl) / 1024.0 / minutes : 0);
+    tl_close(tl);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    md = fopen("bench/results.md", "w");
+    struct utsname u;
+    uname(&u);
+    char cpu[256] = "unknown CPU";
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    if (ci) {
+        char line[512];
+        while (fgets(line, sizeof line, ci))
+            if (strncmp(line, "model name", 10) == 0) {
+                char *p = strchr(line, ':');
+                if (p) {
+                    snprintf(cpu, sizeof cpu, "%s", p + 2);
+                    cpu[strcspn(cpu, "\n")] = 0;
+                }
+                break;
+            }
+        fclose(ci);
+    }
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    bench_out("# qdemo benchmark\n\nMachine: %s, %ld cores online, %s %s; %s.\n", cpu,
+              sysconf(_SC_NPROCESSORS_ONLN), u.sysname, u.machine, date);
+
+    static const char *const dem[] = {".dem", NULL};
+    static const char *const qwd[] = {".qwd", NULL};
+    static const char *const mvd[] = {".mvd", NULL};
+    bench_decode("Quake .dem", "dem", dem);
+    bench_decode("QuakeWorld .qwd", "qwd", qwd);
+    bench_decode("QuakeWorld .mvd", "mvd", mvd);
+
+    bench_out("\n### Timeline: index build, seeking (100 random seeks), index memory\n\n");
+    bench_out("| format | longest demo | length (s) | index build ms (%% of length) | "
+              "seek median ms | seek worst ms | index KB per minute |\n"
+              "|---|---|---:|---:|---:|---:|---:|\n");
+    bench_seek_row("dem", "dem", dem);
+    bench_seek_row("qwd", "qwd", qwd);
+    bench_seek_row("mvd", "mvd", mvd);
+
+    bench_render();
+    bench_export();
+    if (md)
+        fclose(md);
+    printf("\n(written to bench/results.md)\n");
+    return 0;
+}

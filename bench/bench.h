@@ -1,0 +1,17 @@
+/* bench.h: helpers shared by the benchmark sections. */
+#ifndef QD_BENCH_H
+#define QD_BENCH_H
+
+/* printf to stdout and to bench/results.md */
+void bench_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double bench_now(void);
+const char *bench_realdata(void);
+/* Files under realdata/sub ending in one of exts (NULL-terminated), sorted; returns count. */
+int bench_list(const char *sub, const char *const *exts, char names[][512], int max);
+
+/* bench_render.c: rendering speed along a real demo's camera path. */
+void bench_render(void);
+/* bench_export.c: export speed to PNG and y4m. */
+void bench_export(void);
+
+#endif
