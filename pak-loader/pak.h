@@ -65,8 +65,9 @@ qd_err pak_fs_add_mem(pak_fs *fs, const char *label, const uint8_t *data, size_t
 
 /* For each name in games, in order (later ones win), adds basedir/<game> as a game folder,
  * matching the folder name in any case (an exact match preferred). Missing games are
- * skipped silently. QD_ERR_IO if basedir cannot be listed, QD_ERR_USAGE for a game name
- * holding a separator or "..". Damaged archives: as pak_fs_add_game_dir. */
+ * skipped silently. A game name that is not a plain folder name (empty, ".", "..", or with
+ * a separator) is skipped and QD_ERR_USAGE returned once the rest are added. QD_ERR_IO if
+ * basedir cannot be listed. Damaged archives: as pak_fs_add_game_dir. */
 qd_err pak_fs_add_basedir(pak_fs *fs, const char *basedir, const char *const *games,
                           int ngames, qd_error *err);
 
