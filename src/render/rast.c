@@ -235,6 +235,39 @@ static inline int64_t to_fixed(double v)
     return (int64_t)floor(v * SUB_ONE + 0.5);
 }
 
+static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo, int yhi);
+
+/* Twice the signed area of snapped triangle a, b, c. */
+static inline int64_t cross3(const int64_t *X, const int64_t *Y, int a, int b, int c)
+{
+    return (X[b] - X[a]) * (Y[c] - Y[a]) - (Y[b] - Y[a]) * (X[c] - X[a]);
+}
+
+/* A polygon that snapping left with a corner turned inwards, as a fan from an apex whose
+ * triangles all turn the polygon's way (a reflex corner of a nearly convex polygon is
+ * one). Those triangles tile the polygon exactly, so its neighbours still meet it.
+ * Returns 0, drawing nothing, when no corner will do: the polygon was never convex. */
+static int fan_raster(rast_fb *fb, const dvert *p, const int64_t *X, const int64_t *Y, int n,
+                      double area, span_ctx sc, int ylo, int yhi)
+{
+    int apex = -1;
+    for (int c = 0; c < n && apex < 0; c++) {
+        int ok = 1;
+        for (int i = 1; ok && i + 1 < n; i++) {
+            double t = (double)cross3(X, Y, c, (c + i) % n, (c + i + 1) % n);
+            ok = t == 0 || (t > 0) == (area > 0);
+        }
+        apex = ok ? c : -1;
+    }
+    if (apex < 0)
+        return 0;
+    for (int i = 1; i + 1 < n; i++) {
+        dvert t[3] = {p[apex], p[(apex + i) % n], p[(apex + i + 1) % n]};
+        poly_raster(fb, t, 3, sc, ylo, yhi);
+    }
+    return 1;
+}
+
 /* A convex polygon whose vertices lie within GUARD, drawn into rows ylo..yhi-1 (inside the
  * fb) as the intersection of its edges' half-planes, one span per row. A pixel is drawn when
  * at its centre every edge function E is > 0, or == 0 on a top or left edge. Snapping can
@@ -256,14 +289,15 @@ static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo
     }
     if (!pos && !neg)
         return; /* all on one line */
+    int64_t sgn = pos ? 1 : -1;
     if (pos && neg) {
-        for (int i = 1; i + 1 < n; i++) {
-            dvert t[3] = {p[0], p[i], p[i + 1]};
-            poly_raster(fb, t, 3, sc, ylo, yhi);
-        }
-        return;
+        double area = 0;
+        for (int i = 1; i + 1 < n; i++)
+            area += (double)cross3(X, Y, 0, i, i + 1);
+        if (area == 0 || fan_raster(fb, p, X, Y, n, area, sc, ylo, yhi))
+            return;
+        sgn = area > 0 ? 1 : -1; /* not convex at all: fill what all edges agree on */
     }
-    const int64_t sgn = pos ? 1 : -1;
 
     /* Rows and columns whose pixel centres can be inside. */
     int64_t ymn = Y[0], ymx = Y[0], xmn = X[0], xmx = X[0];
@@ -359,11 +393,14 @@ static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo
 
 /* Keep the part of a convex polygon where sign * coord <= GUARD (coord x when axis is 0).
  * New points are computed from the inside end of an edge, so two polygons sharing the
- * edge get the very same point. */
-static int clip_guard(const dvert *in, int n, dvert *out, int axis, double sign)
+ * edge get the very same point. A convex polygon gains at most one point; one that is not
+ * convex can gain many, and past cap points it is dropped (0 is returned). */
+static int clip_guard(const dvert *in, int n, dvert *out, int cap, int axis, double sign)
 {
     int m = 0;
     for (int i = 0; i < n; i++) {
+        if (m + 2 > cap)
+            return 0;
         const dvert *a = &in[i], *b = &in[i + 1 == n ? 0 : i + 1];
         double ca = sign * (axis ? a->y : a->x), cb = sign * (axis ? b->y : b->x);
         int ina = ca <= GUARD, inb = cb <= GUARD;
@@ -416,10 +453,11 @@ static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color, un
         return;
     dvert *p = buf[0];
     if (far) {
-        n = clip_guard(buf[0], n, buf[1], 0, 1.0);
-        n = clip_guard(buf[1], n, buf[0], 0, -1.0);
-        n = clip_guard(buf[0], n, buf[1], 1, 1.0);
-        n = clip_guard(buf[1], n, buf[0], 1, -1.0);
+        const int cap = POLY_MAX + 8;
+        n = clip_guard(buf[0], n, buf[1], cap, 0, 1.0);
+        n = clip_guard(buf[1], n, buf[0], cap, 0, -1.0);
+        n = clip_guard(buf[0], n, buf[1], cap, 1, 1.0);
+        n = clip_guard(buf[1], n, buf[0], cap, 1, -1.0);
     }
     span_ctx sc = {color, flags, 0, 0, 0};
     if (n >= 3)
@@ -452,10 +490,11 @@ void rast_polygon_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
 
 /* ---- lines ---------------------------------------------------------------------------- */
 
-static inline void line_px(rast_fb *fb, int x, int y, float z, uint32_t color, unsigned flags)
+static inline void line_px(rast_fb *fb, int x, int y, float z, float bias, uint32_t color,
+                           unsigned flags)
 {
     size_t o = (size_t)y * (size_t)fb->w + (size_t)x;
-    if ((flags & RAST_DEPTH_TEST) && z * LINE_BIAS < fb->depth[o])
+    if ((flags & RAST_DEPTH_TEST) && z * LINE_BIAS + bias < fb->depth[o])
         return;
     if (flags & RAST_DEPTH_WRITE)
         fb->depth[o] = z;
@@ -465,15 +504,13 @@ static inline void line_px(rast_fb *fb, int x, int y, float z, uint32_t color, u
         fb->color[o] = color;
 }
 
-void rast_line_rows(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags,
-                    int y0, int y1)
+/* A line into rows y0..y1-1 (inside the fb); the depth test lets it through where
+ * z * LINE_BIAS + bias is not behind the depth buffer. */
+static void line_draw(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags,
+                      int y0, int y1, float bias)
 {
-    if (!fb || !isfinite(a.x) || !isfinite(a.y) || !isfinite(a.z) || !isfinite(b.x) ||
+    if (!isfinite(a.x) || !isfinite(a.y) || !isfinite(a.z) || !isfinite(b.x) ||
         !isfinite(b.y) || !isfinite(b.z))
-        return;
-    y0 = y0 < 0 ? 0 : y0;
-    y1 = y1 > fb->h ? fb->h : y1;
-    if (y0 >= y1)
         return;
     double ax = a.x, ay = a.y, az = a.z, bx = b.x, by = b.y, bz = b.z;
     if ((ax < 0 && bx < 0) || (ax >= fb->w && bx >= fb->w) || (ay < y0 && by < y0) ||
@@ -507,19 +544,73 @@ void rast_line_rows(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsig
     for (int c = (int)c0, ce = (int)c1; c <= ce; c++) {
         double s = c + 0.5;
         s = s < ma ? ma : s > mb ? mb : s;
-        double nv = floor(na + (s - ma) * slope);
+        double nv = na + (s - ma) * slope; /* truncation is floor once nv >= nlo >= 0 */
         if (nv < nlo || nv >= nlim)
             continue;
         float z = (float)(az + (s - ma) * zslope);
         if (xmajor)
-            line_px(fb, c, (int)nv, z, color, flags);
+            line_px(fb, c, (int)nv, z, bias, color, flags);
         else
-            line_px(fb, (int)nv, c, z, color, flags);
+            line_px(fb, (int)nv, c, z, bias, color, flags);
     }
+}
+
+void rast_line_rows(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags,
+                    int y0, int y1)
+{
+    if (!fb)
+        return;
+    y0 = y0 < 0 ? 0 : y0;
+    y1 = y1 > fb->h ? fb->h : y1;
+    if (y0 < y1)
+        line_draw(fb, a, b, color, flags, y0, y1, 0.0f);
 }
 
 void rast_line(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags)
 {
     if (fb)
         rast_line_rows(fb, a, b, color, flags, 0, fb->h);
+}
+
+/* A pixel's centre lies within half a pixel of the edge sample beside it, so the face's
+ * depth there differs from the line's by at most (|dz/dx| + |dz/dy|) / 2: twice that is the
+ * bias, capped at the face's own depth range (an edge-on face has an unbounded slope). */
+void rast_polygon_outline_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
+                               unsigned flags, int y0, int y1)
+{
+    if (!fb || !v || n < 3 || n > POLY_MAX)
+        return;
+    y0 = y0 < 0 ? 0 : y0;
+    y1 = y1 > fb->h ? fb->h : y1;
+    if (y0 >= y1)
+        return;
+    double zmin = v[0].z, zmax = v[0].z, best = 0, dzdx = 0, dzdy = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i].x) || !isfinite(v[i].y) || !isfinite(v[i].z))
+            return;
+        zmin = v[i].z < zmin ? v[i].z : zmin;
+        zmax = v[i].z > zmax ? v[i].z : zmax;
+    }
+    for (int i = 1; i + 1 < n; i++) { /* plane through the largest fan triangle */
+        double ex1 = (double)v[i].x - v[0].x, ey1 = (double)v[i].y - v[0].y;
+        double ex2 = (double)v[i + 1].x - v[0].x, ey2 = (double)v[i + 1].y - v[0].y;
+        double a = ex1 * ey2 - ey1 * ex2;
+        if (fabs(a) > best) {
+            double dz1 = (double)v[i].z - v[0].z, dz2 = (double)v[i + 1].z - v[0].z;
+            best = fabs(a);
+            dzdx = (dz1 * ey2 - dz2 * ey1) / a;
+            dzdy = (dz2 * ex1 - dz1 * ex2) / a;
+        }
+    }
+    double bias = best > 0 ? fabs(dzdx) + fabs(dzdy) : zmax - zmin;
+    bias = isfinite(bias) && bias < zmax - zmin ? bias : zmax - zmin;
+    for (int i = 0; i < n; i++)
+        line_draw(fb, v[i], v[i + 1 == n ? 0 : i + 1], color, flags, y0, y1, (float)bias);
+}
+
+void rast_polygon_outline(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
+                          unsigned flags)
+{
+    if (fb)
+        rast_polygon_outline_rows(fb, v, n, color, flags, 0, fb->h);
 }

@@ -59,7 +59,14 @@ void rast_polygon(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsign
  * show on top of it. */
 void rast_line(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags);
 
-/* The same three calls limited to rows y0..y1-1 (clamped to the framebuffer). A pixel gets
+/* The n edges of a convex polygon (as rast_polygon takes it) as lines. With
+ * RAST_DEPTH_TEST the bias follows the polygon's own depth slope, so its outline shows on
+ * it even where it is seen at a grazing angle; a plain rast_line's relative bias does not
+ * cover that. Corner pixels are drawn by both of their edges. */
+void rast_polygon_outline(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
+                          unsigned flags);
+
+/* The same calls limited to rows y0..y1-1 (clamped to the framebuffer). A pixel gets
  * the very bytes the full call would give it, so threads that each own a band of rows and
  * issue the same calls in the same order build the same frame as one thread. */
 void rast_triangle_rows(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags,
@@ -68,5 +75,7 @@ void rast_polygon_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
                        unsigned flags, int y0, int y1);
 void rast_line_rows(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsigned flags,
                     int y0, int y1);
+void rast_polygon_outline_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
+                               unsigned flags, int y0, int y1);
 
 #endif

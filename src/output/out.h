@@ -1,0 +1,97 @@
+/* out.h: where framebuffers go: PNG files, a y4m stream, an SDL2 window, or a null sink.
+ *
+ * The encoders read only the R, G, B bytes of each pixel (rast.h's layout); alpha is
+ * ignored. Everything here is deterministic: the same framebuffer gives the same bytes. */
+#ifndef QD_OUT_H
+#define QD_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/err.h"
+#include "../render/rast.h"
+#include "input.h"
+
+/* ---- PNG ---- */
+
+/* Encode fb as an 8-bit RGB PNG (zlib level 1, one fixed row filter) into a new malloc'd
+ * buffer *png of *len bytes, which the caller frees. On failure *png is NULL. */
+qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *err);
+
+/* Write fb as a PNG file at path, atomically: the bytes go to "path.tmp", which is then
+ * renamed over path, so a reader never sees a half-written file. */
+qd_err out_png_write(const char *path, const rast_fb *fb, qd_error *err);
+
+/* ---- YUV4MPEG2 (y4m) ---- */
+
+/* Write the stream header for w x h frames (1..16384) at fps_num/fps_den frames per
+ * second (each 1..100000), e.g.
+ *   YUV4MPEG2 W1280 H720 F60:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED XCOLORMATRIX=BT709
+ * ffmpeg reads the range from XCOLORRANGE but has no tag for the matrix: it ignores
+ * XCOLORMATRIX, so pass -colorspace bt709 (or bt470bg for BT.601) when encoding. The
+ * header stays under 96 bytes, the most ffmpeg >= 4.3 reads (older versions read 80). */
+qd_err out_y4m_begin(FILE *f, int w, int h, int fps_num, int fps_den, int bt709,
+                     qd_error *err);
+
+/* Write one frame: "FRAME\n" and out_y4m_frame_size() bytes of limited-range Y'CbCr
+ * 4:2:0, BT.709 when bt709 is set, else BT.601. fb must have the header's size. */
+qd_err out_y4m_frame(FILE *f, const rast_fb *fb, int bt709, qd_error *err);
+
+/* Bytes of one 4:2:0 frame after "FRAME\n": w*h + 2*ceil(w/2)*ceil(h/2). */
+size_t out_y4m_frame_size(int w, int h);
+
+/* Convert fb to planar 4:2:0: y gets w*h bytes, u and v ceil(w/2)*ceil(h/2) each; each
+ * chroma sample is the average of a 2x2 block (the edge pixel repeats on odd sizes). */
+void out_rgb_to_yuv420(const rast_fb *fb, int bt709, uint8_t *y, uint8_t *u, uint8_t *v);
+
+/* ---- hashing ---- */
+
+/* FNV-1a 64 over the colour bytes of fb (all four bytes of every pixel, row by row). */
+uint64_t out_fb_hash(const rast_fb *fb);
+
+/* ---- sinks: one call per frame, whatever the destination ---- */
+
+typedef struct out_sink out_sink;
+
+/* A sink that only counts frames and keeps the hash of the last one (for tests).
+ * NULL only when out of memory. */
+out_sink *out_sink_null_open(void);
+/* PNG files "<prefix>000000.png", "<prefix>000001.png", ... (prefix may name a folder). */
+out_sink *out_sink_png_open(const char *prefix, qd_error *err);
+/* A y4m stream to path ("-" for stdout). The header is written with the first frame,
+ * whose size every later frame must have. */
+out_sink *out_sink_y4m_open(const char *path, int fps_num, int fps_den, int bt709,
+                            qd_error *err);
+
+/* Hand one frame to the sink. */
+qd_err out_sink_frame(out_sink *s, const rast_fb *fb, qd_error *err);
+/* Frames accepted so far. */
+uint64_t out_sink_count(const out_sink *s);
+/* out_fb_hash() of the last frame the null sink took; 0 for other sinks or no frame. */
+uint64_t out_sink_last_hash(const out_sink *s);
+/* Flush and free; reports a failed final write. s may be NULL. */
+qd_err out_sink_close(out_sink *s, qd_error *err);
+
+/* ---- SDL2 window ---- */
+
+typedef struct out_window out_window;
+
+/* A resizable window of w x h, titled title. NULL with err set (QD_ERR_OUTPUT, SDL's
+ * reason in the text) when there is no display or SDL cannot start. */
+out_window *out_window_open(const char *title, int w, int h, qd_error *err);
+/* Show fb scaled to fit the window, keeping its aspect, with black borders. Waits for
+ * the display's refresh where the driver allows. */
+qd_err out_window_present(out_window *win, const rast_fb *fb, qd_error *err);
+/* The drawable size in pixels (on high-DPI screens larger than the window size), so the
+ * caller can render at the window's resolution. */
+void out_window_size(out_window *win, int *w, int *h);
+/* Take the next pending event into *ev; 0 when there are none left. Never blocks. */
+int out_window_poll(out_window *win, in_event *ev);
+void out_window_set_title(out_window *win, const char *title);
+/* Hide the cursor and report only relative motion (on = 1), or give it back (on = 0). */
+void out_window_relative_mouse(out_window *win, int on);
+/* Close the window; win may be NULL. */
+void out_window_close(out_window *win);
+
+#endif

@@ -1,0 +1,155 @@
+/* png.c: the PNG encoder (8-bit RGB, Sub-filtered rows, one zlib IDAT) and its atomic file write. */
+#include "out.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PNG_MAX_SIDE 16384
+/* Signature 8, IHDR chunk 25, IDAT length/type/CRC 12, IEND chunk 12. */
+#define PNG_OVERHEAD (8 + 25 + 12 + 12)
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Fill in a chunk at p whose n data bytes follow its type: the length before, the CRC
+ * of type and data after. Returns the byte after the chunk. */
+static uint8_t *chunk_close(uint8_t *p, uint32_t n)
+{
+    put32(p, n);
+    uLong crc = crc32(0L, p + 4, (uInt)(4 + n));
+    put32(p + 8 + n, (uint32_t)crc);
+    return p + 12 + n;
+}
+
+/* PNG filter type 1 (Sub) on one row of RGBA pixels, dropping alpha: each byte minus the
+ * same channel of the pixel to its left. Flat runs become zeros, which deflate loves. */
+static void filter_sub(uint8_t *out, const uint32_t *px, int w)
+{
+    const uint8_t *s = (const uint8_t *)px;
+    uint8_t pr = 0, pg = 0, pb = 0;
+    *out++ = 1;
+    for (int x = 0; x < w; x++, s += 4, out += 3) {
+        uint8_t r = s[0], g = s[1], b = s[2];
+        out[0] = (uint8_t)(r - pr);
+        out[1] = (uint8_t)(g - pg);
+        out[2] = (uint8_t)(b - pb);
+        pr = r;
+        pg = g;
+        pb = b;
+    }
+}
+
+qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *err)
+{
+    if (png)
+        *png = NULL;
+    if (len)
+        *len = 0;
+    if (!png || !len || !fb || !fb->color || fb->w < 1 || fb->h < 1 || fb->w > PNG_MAX_SIDE ||
+        fb->h > PNG_MAX_SIDE)
+        return qd_fail(err, QD_ERR_USAGE, 0, "png: no framebuffer or a bad size");
+    size_t rowlen = 1 + 3 * (size_t)fb->w;
+    size_t raw = rowlen * (size_t)fb->h;
+
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 1, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return qd_fail(err, QD_ERR_NOMEM, 0, "png: zlib would not start");
+    uLong bound = deflateBound(&z, (uLong)raw);
+    if (bound > 0x7fffffffUL) {
+        deflateEnd(&z);
+        return qd_fail(err, QD_ERR_LIMIT, 0, "png: %dx%d is too large", fb->w, fb->h);
+    }
+    uint8_t *buf = malloc((size_t)bound + PNG_OVERHEAD), *row = malloc(rowlen);
+    if (!buf || !row) {
+        free(buf);
+        free(row);
+        deflateEnd(&z);
+        return qd_fail(err, QD_ERR_NOMEM, 0, "png: no memory for %dx%d", fb->w, fb->h);
+    }
+
+    memcpy(buf, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t *p = buf + 8;
+    memcpy(p + 4, "IHDR", 4);
+    put32(p + 8, (uint32_t)fb->w);
+    put32(p + 12, (uint32_t)fb->h);
+    p[16] = 8; /* bit depth */
+    p[17] = 2; /* colour type: RGB */
+    p[18] = 0; /* deflate */
+    p[19] = 0; /* adaptive filtering, one filter type per row */
+    p[20] = 0; /* not interlaced */
+    p = chunk_close(p, 13);
+
+    uint8_t *idat = p;
+    memcpy(idat + 4, "IDAT", 4);
+    z.next_out = idat + 8;
+    z.avail_out = (uInt)bound;
+    int zr = Z_OK;
+    for (int y = 0; y < fb->h && zr == Z_OK; y++) {
+        filter_sub(row, fb->color + (size_t)y * (size_t)fb->w, fb->w);
+        z.next_in = row;
+        z.avail_in = (uInt)rowlen;
+        zr = deflate(&z, y == fb->h - 1 ? Z_FINISH : Z_NO_FLUSH);
+    }
+    uLong n = z.total_out;
+    deflateEnd(&z);
+    free(row);
+    if (zr != Z_STREAM_END) {
+        free(buf);
+        return qd_fail(err, QD_ERR_OUTPUT, 0, "png: zlib failed (%d)", zr);
+    }
+    p = chunk_close(idat, (uint32_t)n);
+    memcpy(p + 4, "IEND", 4);
+    p = chunk_close(p, 0);
+
+    size_t total = (size_t)(p - buf);
+    uint8_t *shrunk = realloc(buf, total);
+    *png = shrunk ? shrunk : buf;
+    *len = total;
+    return QD_OK;
+}
+
+qd_err out_png_write(const char *path, const rast_fb *fb, qd_error *err)
+{
+    if (!path || !*path)
+        return qd_fail(err, QD_ERR_USAGE, 0, "png: no file name");
+    uint8_t *png;
+    size_t len;
+    qd_err e = out_png_encode(fb, &png, &len, err);
+    if (e)
+        return e;
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 5);
+    if (!tmp) {
+        free(png);
+        return qd_fail(err, QD_ERR_NOMEM, 0, "png: no memory");
+    }
+    memcpy(tmp, path, pl);
+    memcpy(tmp + pl, ".tmp", 5);
+
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        e = qd_fail(err, QD_ERR_OUTPUT, 0, "png: cannot create %s: %s", tmp, strerror(errno));
+    } else {
+        int bad = fwrite(png, 1, len, f) != len;
+        bad |= fclose(f) != 0;
+        if (bad)
+            e = qd_fail(err, QD_ERR_OUTPUT, 0, "png: cannot write %s: %s", tmp, strerror(errno));
+        else if (rename(tmp, path) != 0)
+            e = qd_fail(err, QD_ERR_OUTPUT, 0, "png: cannot rename %s to %s: %s", tmp, path,
+                        strerror(errno));
+        if (e)
+            remove(tmp);
+    }
+    free(tmp);
+    free(png);
+    return e;
+}

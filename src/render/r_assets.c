@@ -1,0 +1,199 @@
+/* r_assets.c: the asset set of one level: the map and every precached model loaded through a
+ * read callback, with per-face colours computed once. Missing files become placeholders. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "r_local.h"
+
+/* Remember the first problem in err and count it. */
+static void note(r_assets *a, qd_error *err, qd_err code, const char *name, const qd_error *why)
+{
+    a->missing++;
+    if (err && err->code == QD_OK)
+        qd_fail(err, code, why ? why->offset : 0, "%s: %s", name,
+                why && why->msg[0] ? why->msg : qd_strerror(code));
+}
+
+static qd_err read_file(mdl_read_fn read, void *ctx, const char *name, uint8_t **data,
+                        size_t *len, qd_error *e)
+{
+    *data = NULL;
+    *len = 0;
+    if (!read)
+        return qd_fail(e, QD_ERR_NOT_FOUND, 0, "%s: no search path", name);
+    qd_err r = read(ctx, name, data, len, e);
+    if (r != QD_OK) {
+        free(*data);
+        *data = NULL;
+    }
+    return r;
+}
+
+/* Flat colour: the texture's average times the face's average light (128 = as is); sky,
+ * liquids and unlit maps at the texture's own colour. Wire colour: the same, brightened so
+ * that lines show on black. */
+static qd_err colour_faces(r_bsp *rb)
+{
+    const mdl_bsp *b = rb->bsp;
+    rb->flat = calloc(b->num_faces ? b->num_faces : 1, sizeof *rb->flat);
+    rb->wire = calloc(b->num_faces ? b->num_faces : 1, sizeof *rb->wire);
+    if (!rb->flat || !rb->wire)
+        return QD_ERR_NOMEM;
+    for (uint32_t i = 0; i < b->num_faces; i++) {
+        const mdl_face *f = &b->faces[i];
+        uint32_t c = f->flags & MDL_SURF_FULLBRIGHT ? f->color : r_shade(f->color, f->light);
+        rb->flat[i] = c | 0xff000000u;
+        rb->wire[i] = r_wire_color(c) | 0xff000000u;
+    }
+    return QD_OK;
+}
+
+static void free_bsp(r_bsp *rb)
+{
+    mdl_bsp_free(rb->bsp);
+    free(rb->flat);
+    free(rb->wire);
+    memset(rb, 0, sizeof *rb);
+}
+
+/* "*N" with N a decimal submodel number; -1 if the name is not that. */
+static long submodel_number(const char *name)
+{
+    if (name[0] != '*' || !name[1])
+        return -1;
+    long n = 0;
+    for (const char *p = name + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || n > 1000000)
+            return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+/* Load one precached model file, choosing the loader by the file's magic. */
+static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *ctx,
+                         const uint32_t palette[256], qd_error *e)
+{
+    uint8_t *data;
+    size_t len;
+    qd_err r = read_file(read, ctx, name, &data, &len, e);
+    if (r != QD_OK)
+        return r;
+    if (len >= 4 && memcmp(data, "IDPO", 4) == 0) {
+        r = mdl_alias_load(data, len, name, palette, &m->alias, e);
+        m->kind = R_KIND_ALIAS;
+    } else if (len >= 4 && memcmp(data, "IDSP", 4) == 0) {
+        r = mdl_sprite_load(data, len, name, palette, &m->sprite, e);
+        m->kind = R_KIND_SPRITE;
+    } else {
+        r = mdl_bsp_load(data, len, name, palette, &m->brush.bsp, e);
+        if (r == QD_OK && (r = colour_faces(&m->brush)) != QD_OK)
+            qd_fail(e, r, 0, "%s: out of memory", name);
+        m->kind = R_KIND_BRUSH;
+    }
+    free(data);
+    if (r != QD_OK) {
+        free_bsp(&m->brush);
+        m->kind = R_KIND_MISSING;
+    }
+    return r;
+}
+
+r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                        const uint32_t palette[256], qd_error *err)
+{
+    if (err) {
+        err->code = QD_OK;
+        err->offset = 0;
+        err->msg[0] = 0;
+    }
+    r_assets *a = calloc(1, sizeof *a);
+    if (!a) {
+        qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+        return NULL;
+    }
+    qd_error e = {0};
+    snprintf(a->map_name, sizeof a->map_name, "%s", lvl->map);
+    if (!lvl->map[0]) {
+        snprintf(a->notice, sizeof a->notice, "NO MAP");
+    } else {
+        uint8_t *data;
+        size_t len;
+        qd_err r = read_file(read, ctx, lvl->map, &data, &len, &e);
+        if (r == QD_OK) {
+            r = mdl_bsp_load(data, len, lvl->map, palette, &a->world.bsp, &e);
+            free(data);
+        }
+        if (r == QD_OK && colour_faces(&a->world) != QD_OK) {
+            free_bsp(&a->world);
+            r_assets_free(a);
+            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+            return NULL;
+        }
+        if (r != QD_OK) {
+            note(a, err, r, lvl->map, &e);
+            snprintf(a->notice, sizeof a->notice, "MAP %s: %s",
+                     r == QD_ERR_NOT_FOUND ? "NOT FOUND" : "UNREADABLE", lvl->map);
+        }
+    }
+
+    int n = lvl->num_models;
+    a->num_models = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;
+    a->models = calloc(a->num_models ? (size_t)a->num_models : 1, sizeof *a->models);
+    if (!a->models) {
+        r_assets_free(a);
+        qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+        return NULL;
+    }
+    for (int i = 1; i < a->num_models; i++) {
+        r_model *m = &a->models[i];
+        const char *name = lvl->models[i];
+        if (!name[0])
+            continue;
+        if (strcmp(name, lvl->map) == 0) {
+            m->kind = R_KIND_WORLD;
+            continue;
+        }
+        long sub = submodel_number(name);
+        if (sub >= 0) {
+            if (a->world.bsp && sub > 0 && (unsigned long)sub < a->world.bsp->num_models) {
+                m->kind = R_KIND_SUBMODEL;
+                m->sub = (uint32_t)sub;
+            } else {
+                m->kind = R_KIND_MISSING;
+                if (a->world.bsp) /* without a map its submodels are part of that problem */
+                    note(a, err, QD_ERR_BAD_DATA, name, NULL);
+            }
+            continue;
+        }
+        e = (qd_error){0};
+        qd_err r = load_model(m, name, read, ctx, palette, &e);
+        if (r == QD_ERR_NOMEM) {
+            r_assets_free(a);
+            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+            return NULL;
+        }
+        if (r != QD_OK)
+            note(a, err, r, name, &e);
+    }
+    return a;
+}
+
+void r_assets_free(r_assets *a)
+{
+    if (!a)
+        return;
+    free_bsp(&a->world);
+    for (int i = 0; a->models && i < a->num_models; i++) {
+        free_bsp(&a->models[i].brush);
+        mdl_alias_free(a->models[i].alias);
+        mdl_sprite_free(a->models[i].sprite);
+    }
+    free(a->models);
+    free(a);
+}
+
+const mdl_bsp *r_assets_map(const r_assets *a) { return a ? a->world.bsp : NULL; }
+
+int r_assets_missing(const r_assets *a) { return a ? a->missing : 0; }

@@ -1,0 +1,123 @@
+/* r_local.h: internals of the render front end (r_*.c): the asset set, the per-call view, and
+ * the clip-and-project helpers between world space and the rasteriser. */
+#ifndef QD_R_LOCAL_H
+#define QD_R_LOCAL_H
+
+#include <stdint.h>
+
+#include "render.h"
+
+#define R_NEAR 2.0f   /* near plane distance in world units (GLQuake uses 4) */
+#define R_GUARD 2.0f  /* side clip planes sit at R_GUARD times the screen's half-size */
+/* Flat shading averages a texture, which keeps its mortar and shadows but loses the eye's pull
+ * towards its highlights: rooms came out darker than the game. This lift was picked by eye on
+ * e1m1 against the game's look. */
+#define R_LIGHT_LIFT 1.5f
+#define R_MAX_POLY (MDL_BSP_MAX_FACE_VERTS + 8) /* a face after five clip planes */
+
+typedef enum r_kind {
+    R_KIND_NONE,     /* slot 0 or empty name: draws nothing */
+    R_KIND_WORLD,    /* the map itself (Q1 precaches it as model 1): drawn as the world */
+    R_KIND_SUBMODEL, /* "*N": a brush model of the map */
+    R_KIND_BRUSH,    /* "x.bsp": a brush model in its own file (Quake's item boxes) */
+    R_KIND_ALIAS,
+    R_KIND_SPRITE,
+    R_KIND_MISSING,  /* not found or damaged: a wire box */
+} r_kind;
+
+/* Per-face colours of a loaded map, computed once at load. */
+typedef struct r_bsp {
+    mdl_bsp *bsp;
+    uint32_t *flat;  /* shaded colour per face for flat mode */
+    uint32_t *wire;  /* line colour per face for wire mode */
+} r_bsp;
+
+typedef struct r_model {
+    r_kind kind;
+    uint32_t sub;    /* R_KIND_SUBMODEL: submodel index in the map */
+    r_bsp brush;     /* R_KIND_BRUSH */
+    mdl_alias *alias;
+    mdl_sprite *sprite;
+} r_model;
+
+struct r_assets {
+    r_bsp world;              /* world.bsp NULL when the map is missing */
+    char map_name[CL_NAME_LEN];
+    int num_models;           /* slots 0..num_models-1 of cl_level.models */
+    r_model *models;
+    int missing;
+    char notice[160];         /* shown on screen when the map is missing */
+};
+
+/* One render call's camera and target. Lives on r_render's stack. */
+typedef struct r_view {
+    rast_fb *fb;
+    float org[3], fwd[3], right[3], up[3];
+    float scale;           /* pixels per unit at depth 1 (square pixels) */
+    float cx, cy;          /* screen centre */
+    float tan_x, tan_y;    /* tangents of the half fields of view */
+    float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
+    int pass;              /* R_PASS_*: what the emit calls draw */
+    int xray;              /* lines ignore depth and back faces are kept */
+    int count;             /* primitives sent to the rasteriser */
+} r_view;
+
+/* Flat mode is one pass; wire mode a depth-only pass of the faces (unless xray), then the
+ * lines. The scene is walked once per pass, so every pass sees the same primitives. */
+#define R_PASS_FLAT 0
+#define R_PASS_DEPTH 1
+#define R_PASS_LINES 2
+
+/* Quake's AngleVectors: forward, right, up of pitch/yaw/roll in degrees. */
+void r_angle_vectors(const float angles[3], float fwd[3], float right[3], float up[3]);
+
+/* Set up v for cam on fb: vertical FOV of the 4:3 case, widened to fb's aspect. */
+void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb);
+
+/* 1 when the box is at least partly inside the view frustum. */
+int r_box_visible(const r_view *v, const float mins[3], const float maxs[3]);
+
+/* A convex polygon of n world-space points: clipped in view space (near plane exactly, the
+ * guard band at the sides), projected and filled with flags. */
+void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags);
+
+/* A world-space segment, clipped and drawn as a line. */
+void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, unsigned flags);
+
+/* A convex world-space polygon as the pass wants it: filled in fill (flat), depth only, or its
+ * edges as lines in line. */
+void r_emit_poly(r_view *v, const float (*pts)[3], int n, uint32_t fill, uint32_t line);
+
+/* An entity's placement: model x axis -> fwd, y -> left, z -> up, scaled, at origin. Quake
+ * turns alias and brush models with the pitch negated (R_RotateForEntity, R_AliasSetUpTransform). */
+typedef struct r_xform {
+    float origin[3];
+    float axis[3][3]; /* axis[0] = forward, axis[1] = left, axis[2] = up, each times scale */
+    int identity;     /* no rotation and scale 1: a translation only */
+} r_xform;
+
+void r_xform_setup(r_xform *x, const float origin[3], const float angles[3], float scale);
+void r_xform_point(const r_xform *x, const float in[3], float out[3]);
+
+/* A wire box from mins to maxs placed by x (missing models). */
+void r_draw_box(r_view *v, const r_xform *x, const float mins[3], const float maxs[3],
+                uint32_t color);
+
+/* Colour c scaled by light/128 per channel (Quake's colormap: 128 is the texture itself,
+ * 255 about twice as bright) times R_LIGHT_LIFT, clamped to 255. */
+uint32_t r_shade(uint32_t c, float light);
+
+/* A line colour for c that shows on black: c brightened until its largest channel is 200. */
+uint32_t r_wire_color(uint32_t c);
+
+/* Draw the world of a: PVS, front-to-back walk, faces. */
+void r_draw_world(r_view *v, const r_assets *a);
+
+/* Draw a brush model (faces of m in rb's map) placed by x. */
+void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x);
+
+/* Draw one entity state with its model (brush, alias, sprite or missing box). */
+void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
+                   float blend, double t);
+
+#endif

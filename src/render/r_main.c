@@ -1,0 +1,104 @@
+/* r_main.c: r_render, the frame: clear, then per pass the world (or a ground grid and a notice
+ * when the map is missing) and every entity of the client state. */
+#include <math.h>
+#include <string.h>
+
+#include "draw2d.h"
+#include "r_local.h"
+
+#define CLEAR_COLOR rast_rgb(0, 0, 0)
+#define NOMAP_COLOR rast_rgb(24, 26, 34)
+#define GRID_COLOR rast_rgb(70, 76, 92)
+#define GRID_STEP 64.0f
+#define GRID_HALF 24    /* lines each side of the camera */
+#define EYE_TO_FEET 46  /* Quake's eye is 22 above the origin, the feet 24 below it */
+
+void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
+{
+    memset(cam, 0, sizeof *cam);
+    cl_view_at(cl, t, cam->origin, cam->angles);
+    cam->fov = 90;
+}
+
+/* Without a map: a grid on the floor under the camera so entities have a frame of reference. */
+static void draw_grid(r_view *v)
+{
+    if (v->pass == R_PASS_DEPTH)
+        return;
+    float z = v->org[2] - EYE_TO_FEET;
+    float cx = floorf(v->org[0] / GRID_STEP) * GRID_STEP;
+    float cy = floorf(v->org[1] / GRID_STEP) * GRID_STEP;
+    float ext = GRID_HALF * GRID_STEP;
+    for (int i = -GRID_HALF; i <= GRID_HALF; i++) {
+        float a[3] = {cx + i * GRID_STEP, cy - ext, z}, b[3] = {cx + i * GRID_STEP, cy + ext, z};
+        r_draw_line(v, a, b, GRID_COLOR, RAST_COLOR_WRITE | RAST_DEPTH_TEST);
+        float c[3] = {cx - ext, cy + i * GRID_STEP, z}, d[3] = {cx + ext, cy + i * GRID_STEP, z};
+        r_draw_line(v, c, d, GRID_COLOR, RAST_COLOR_WRITE | RAST_DEPTH_TEST);
+    }
+}
+
+static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, double t,
+                          const r_options *o)
+{
+    if (!cl)
+        return;
+    int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
+    for (int i = 0; i < n; i++) {
+        if (i == cl->view.view_entity && !o->show_view_entity)
+            continue;
+        cl_entstate s;
+        int next = 0;
+        float blend = 0;
+        if (!cl_entity_at(cl, i, t, &s, &next, &blend))
+            continue;
+        r_draw_entity(v, a, &s, next, blend, t);
+    }
+    int ns = cl->num_statics < CL_MAX_STATICS ? cl->num_statics : CL_MAX_STATICS;
+    for (int i = 0; i < ns; i++)
+        r_draw_entity(v, a, &cl->statics[i], cl->statics[i].frame, 0, t);
+}
+
+static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double t,
+                       const r_options *o)
+{
+    if (a && a->world.bsp) {
+        r_draw_world(v, a);
+        draw_entities(v, a, cl, t, o);
+    } else {
+        /* entities first so that the grid is hidden behind them */
+        draw_entities(v, a, cl, t, o);
+        draw_grid(v);
+    }
+}
+
+int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
+             const r_options *opt, rast_fb *fb)
+{
+    static const r_options defaults = {0};
+    const r_options *o = opt ? opt : &defaults;
+    if (!fb || !cam)
+        return 0;
+    int have_map = a && a->world.bsp;
+    rast_clear(fb, have_map ? CLEAR_COLOR : NOMAP_COLOR);
+    r_view v;
+    r_view_setup(&v, cam, fb);
+    if (o->mode == R_MODE_WIRE) {
+        v.xray = o->xray != 0;
+        if (!v.xray) {
+            v.pass = R_PASS_DEPTH;
+            draw_scene(&v, a, cl, t, o);
+        }
+        v.pass = R_PASS_LINES;
+        draw_scene(&v, a, cl, t, o);
+    } else {
+        v.pass = R_PASS_FLAT;
+        draw_scene(&v, a, cl, t, o);
+    }
+    if (!have_map) {
+        const char *msg = a && a->notice[0] ? a->notice : "NO MAP";
+        int s = fb->h >= 480 ? 2 : 1;
+        draw_text(fb, 4 * s + s, 4 * s + s, msg, rast_rgb(0, 0, 0), s);
+        draw_text(fb, 4 * s, 4 * s, msg, rast_rgb(255, 220, 120), s);
+    }
+    return v.count;
+}

@@ -1,0 +1,301 @@
+/* r_view.c: the camera (Quake angles, FOV), frustum tests, and exact view-space clipping and
+ * projection of polygons and lines for the rasteriser. */
+#include <math.h>
+#include <string.h>
+
+#include "r_local.h"
+
+#define DEG2RAD 0.017453292519943295
+
+void r_angle_vectors(const float angles[3], float fwd[3], float right[3], float up[3])
+{
+    /* Quake's AngleVectors (mathlib.c): angles are pitch, yaw, roll; forward z is -sin(pitch),
+     * so a positive pitch looks down. */
+    double sp = sin(angles[0] * DEG2RAD), cp = cos(angles[0] * DEG2RAD);
+    double sy = sin(angles[1] * DEG2RAD), cy = cos(angles[1] * DEG2RAD);
+    double sr = sin(angles[2] * DEG2RAD), cr = cos(angles[2] * DEG2RAD);
+    fwd[0] = (float)(cp * cy);
+    fwd[1] = (float)(cp * sy);
+    fwd[2] = (float)-sp;
+    right[0] = (float)(-sr * sp * cy + cr * sy);
+    right[1] = (float)(-sr * sp * sy - cr * cy);
+    right[2] = (float)(-sr * cp);
+    up[0] = (float)(cr * sp * cy + sr * sy);
+    up[1] = (float)(cr * sp * sy - sr * cy);
+    up[2] = (float)(cr * cp);
+}
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb)
+{
+    memset(v, 0, sizeof *v);
+    v->fb = fb;
+    memcpy(v->org, cam->origin, sizeof v->org);
+    r_angle_vectors(cam->angles, v->fwd, v->right, v->up);
+    double fov = cam->fov > 1 && cam->fov < 179 ? cam->fov : 90.0;
+    /* Keep the vertical FOV of the 4:3 case (as modern ports do for wide screens):
+     * fov_y = 2 atan(tan(fov/2) * 3/4), then fov_x follows the real aspect. */
+    double ty = tan(fov * 0.5 * DEG2RAD) * 0.75;
+    double tx = ty * (double)fb->w / (double)fb->h;
+    v->tan_x = (float)tx;
+    v->tan_y = (float)ty;
+    v->scale = (float)(fb->h * 0.5 / ty);
+    v->cx = fb->w * 0.5f;
+    v->cy = fb->h * 0.5f;
+    /* Inward planes: near, then left, right, bottom, top through the eye. */
+    float n[5][3];
+    for (int j = 0; j < 3; j++) {
+        n[0][j] = v->fwd[j];
+        n[1][j] = v->right[j] + v->tan_x * v->fwd[j];
+        n[2][j] = -v->right[j] + v->tan_x * v->fwd[j];
+        n[3][j] = v->up[j] + v->tan_y * v->fwd[j];
+        n[4][j] = -v->up[j] + v->tan_y * v->fwd[j];
+    }
+    for (int i = 0; i < 5; i++) {
+        memcpy(v->frustum[i], n[i], sizeof n[i]);
+        v->frustum[i][3] = dot3(n[i], v->org) + (i == 0 ? R_NEAR : 0.0f);
+    }
+}
+
+int r_box_visible(const r_view *v, const float mins[3], const float maxs[3])
+{
+    for (int i = 0; i < 5; i++) {
+        const float *p = v->frustum[i];
+        float far[3];
+        for (int j = 0; j < 3; j++)
+            far[j] = p[j] >= 0 ? maxs[j] : mins[j];
+        if (dot3(p, far) < p[3])
+            return 0;
+    }
+    return 1;
+}
+
+uint32_t r_shade(uint32_t c, float light)
+{
+    if (!(light > 0))
+        return c & 0xff000000u;
+    float k = light * (256.0f / 128.0f) * R_LIGHT_LIFT; /* the channel factor in 1/256 */
+    unsigned s = k >= 2048 ? 2048 : (unsigned)(k + 0.5f);
+    uint32_t out = c & 0xff000000u;
+    for (int sh = 0; sh < 24; sh += 8) {
+        unsigned ch = ((c >> sh & 255) * s + 128) >> 8;
+        out |= (uint32_t)(ch > 255 ? 255 : ch) << sh;
+    }
+    return out;
+}
+
+/* ---- view space: x right, y up, z forward ---- */
+
+typedef struct vpt {
+    float x, y, z;
+} vpt;
+
+static vpt to_view(const r_view *v, const float p[3])
+{
+    float d[3] = {p[0] - v->org[0], p[1] - v->org[1], p[2] - v->org[2]};
+    vpt o = {dot3(d, v->right), dot3(d, v->up), dot3(d, v->fwd)};
+    return o;
+}
+
+/* Signed distance of p to clip plane i (>= 0 inside): near, then the guard band sides. */
+static float plane_dist(const r_view *v, int i, vpt p)
+{
+    switch (i) {
+    case 0:
+        return p.z - R_NEAR;
+    case 1:
+        return R_GUARD * v->tan_x * p.z - p.x;
+    case 2:
+        return R_GUARD * v->tan_x * p.z + p.x;
+    case 3:
+        return R_GUARD * v->tan_y * p.z - p.y;
+    default:
+        return R_GUARD * v->tan_y * p.z + p.y;
+    }
+}
+
+static unsigned outcode(const r_view *v, vpt p)
+{
+    unsigned c = 0;
+    for (int i = 0; i < 5; i++)
+        if (!(plane_dist(v, i, p) >= 0))
+            c |= 1u << i;
+    return c;
+}
+
+static vpt lerp_pt(vpt a, vpt b, float t)
+{
+    vpt o = {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t};
+    return o;
+}
+
+/* Sutherland-Hodgman against one plane; returns the new count. */
+static int clip_plane(const r_view *v, int plane, const vpt *in, int n, vpt *out)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        vpt a = in[i], b = in[(i + 1) % n];
+        float da = plane_dist(v, plane, a), db = plane_dist(v, plane, b);
+        if (da >= 0)
+            out[m++] = a;
+        if ((da >= 0) != (db >= 0)) {
+            vpt c = lerp_pt(a, b, da / (da - db));
+            if (plane == 0)
+                c.z = R_NEAR; /* exactly on the near plane */
+            out[m++] = c;
+        }
+    }
+    return m;
+}
+
+static rast_vert project(const r_view *v, vpt p)
+{
+    float iz = 1.0f / p.z;
+    rast_vert o = {v->cx + p.x * v->scale * iz, v->cy - p.y * v->scale * iz, iz};
+    return o;
+}
+
+void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags)
+{
+    if (n < 3 || n > MDL_BSP_MAX_FACE_VERTS)
+        return;
+    vpt buf[2][R_MAX_POLY];
+    unsigned all = 0x1f, any = 0;
+    for (int i = 0; i < n; i++) {
+        buf[0][i] = to_view(v, pts[i]);
+        unsigned c = outcode(v, buf[0][i]);
+        all &= c;
+        any |= c;
+    }
+    if (all)
+        return; /* wholly outside one plane */
+    int cur = 0;
+    for (int p = 0; p < 5 && n >= 3; p++) {
+        if (!(any >> p & 1))
+            continue;
+        n = clip_plane(v, p, buf[cur], n, buf[cur ^ 1]);
+        cur ^= 1;
+    }
+    if (n < 3)
+        return;
+    for (int i = 0; i < n; i++)
+        if (!isfinite(buf[cur][i].x) || !isfinite(buf[cur][i].y) || !isfinite(buf[cur][i].z))
+            return; /* NaN or infinite coordinates from a damaged model */
+    rast_vert rv[64];
+    /* A fan from vertex 0 in pieces of at most 64 vertices. */
+    rv[0] = project(v, buf[cur][0]);
+    for (int start = 1; start + 1 < n; start += 62) {
+        int k = n - start < 63 ? n - start : 63;
+        for (int i = 0; i < k; i++)
+            rv[1 + i] = project(v, buf[cur][start + i]);
+        rast_polygon(v->fb, rv, k + 1, color, flags);
+        v->count++;
+    }
+}
+
+void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, unsigned flags)
+{
+    vpt p = to_view(v, a), q = to_view(v, b);
+    float t0 = 0, t1 = 1;
+    for (int i = 0; i < 5; i++) {
+        float dp = plane_dist(v, i, p), dq = plane_dist(v, i, q);
+        if (dp < 0 && dq < 0)
+            return;
+        if (!(dp >= 0 && dq >= 0)) {
+            float t = dp / (dp - dq);
+            if (!(t == t))
+                return;
+            if (dp < 0) {
+                if (t > t0)
+                    t0 = t;
+            } else if (t < t1) {
+                t1 = t;
+            }
+        }
+    }
+    if (t0 >= t1)
+        return;
+    vpt c = lerp_pt(p, q, t0), d = lerp_pt(p, q, t1);
+    if (c.z < R_NEAR)
+        c.z = R_NEAR;
+    if (d.z < R_NEAR)
+        d.z = R_NEAR;
+    rast_line(v->fb, project(v, c), project(v, d), color, flags);
+    v->count++;
+}
+
+void r_emit_poly(r_view *v, const float (*pts)[3], int n, uint32_t fill, uint32_t line)
+{
+    switch (v->pass) {
+    case R_PASS_FLAT:
+        r_draw_poly(v, pts, n, fill, RAST_OPAQUE);
+        break;
+    case R_PASS_DEPTH:
+        r_draw_poly(v, pts, n, 0, RAST_DEPTH_TEST | RAST_DEPTH_WRITE);
+        break;
+    default:
+        for (int i = 0; i < n; i++)
+            r_draw_line(v, pts[i], pts[i + 1 < n ? i + 1 : 0], line,
+                        RAST_COLOR_WRITE | (v->xray ? 0 : RAST_DEPTH_TEST));
+        break;
+    }
+}
+
+void r_xform_setup(r_xform *x, const float origin[3], const float angles[3], float scale)
+{
+    memcpy(x->origin, origin, sizeof x->origin);
+    float a[3] = {-angles[0], angles[1], angles[2]}, fwd[3], right[3], up[3];
+    r_angle_vectors(a, fwd, right, up);
+    for (int j = 0; j < 3; j++) {
+        x->axis[0][j] = fwd[j] * scale;
+        x->axis[1][j] = -right[j] * scale;
+        x->axis[2][j] = up[j] * scale;
+    }
+    x->identity = angles[0] == 0 && angles[1] == 0 && angles[2] == 0 && scale == 1;
+}
+
+void r_xform_point(const r_xform *x, const float in[3], float out[3])
+{
+    if (x->identity) {
+        for (int j = 0; j < 3; j++)
+            out[j] = in[j] + x->origin[j];
+        return;
+    }
+    for (int j = 0; j < 3; j++)
+        out[j] = x->origin[j] + in[0] * x->axis[0][j] + in[1] * x->axis[1][j] +
+                 in[2] * x->axis[2][j];
+}
+
+void r_draw_box(r_view *v, const r_xform *x, const float mins[3], const float maxs[3],
+                uint32_t color)
+{
+    if (v->pass == R_PASS_DEPTH)
+        return;
+    float c[8][3];
+    for (int i = 0; i < 8; i++) {
+        float p[3] = {i & 1 ? maxs[0] : mins[0], i & 2 ? maxs[1] : mins[1],
+                      i & 4 ? maxs[2] : mins[2]};
+        r_xform_point(x, p, c[i]);
+    }
+    /* the 12 edges join corners that differ in one bit */
+    for (int i = 0; i < 8; i++)
+        for (int b = 1; b < 8; b <<= 1)
+            if (!(i & b))
+                r_draw_line(v, c[i], c[i | b], color,
+                            RAST_COLOR_WRITE | (v->xray ? 0 : RAST_DEPTH_TEST));
+}
+
+uint32_t r_wire_color(uint32_t c)
+{
+    unsigned r = c & 255, g = c >> 8 & 255, b = c >> 16 & 255;
+    unsigned m = r > g ? (r > b ? r : b) : (g > b ? g : b);
+    if (m >= 200)
+        return c | 0xff000000u;
+    if (m == 0)
+        return rast_rgb(96, 96, 96);
+    return rast_rgb(r * 200 / m, g * 200 / m, b * 200 / m);
+}

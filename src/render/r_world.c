@@ -1,0 +1,137 @@
+/* r_world.c: draws the world BSP (camera leaf, PVS, front-to-back walk with frustum culling,
+ * back-face culling) and brush models (submodels and item .bsp files) at their placement. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "r_local.h"
+
+/* Quake's BACKFACE_EPSILON (r_local.h): a face is drawn when the eye is this far in front. */
+#define BACKFACE_EPSILON 0.01f
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void draw_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
+{
+    const mdl_bsp *b = rb->bsp;
+    const mdl_face *f = &b->faces[fi];
+    if (f->flags & MDL_SURF_NODRAW)
+        return;
+    if (!v->xray && dot3(f->normal, eye) - f->dist <= BACKFACE_EPSILON)
+        return;
+    r_emit_poly(v, (const float(*)[3])b->verts[f->first_vert], (int)f->num_verts,
+                rb->flat[fi], rb->wire[fi]);
+}
+
+/* Walk the world tree from its root, nearer child first, skipping nodes and leaves outside
+ * the frustum and leaves outside the PVS; draw each leaf's faces the first time they come up.
+ * The depth of the tree is capped at load, so a fixed stack suffices. */
+void r_draw_world(r_view *v, const r_assets *a)
+{
+    const r_bsp *rb = &a->world;
+    const mdl_bsp *b = rb->bsp;
+    const mdl_submodel *world = &b->models[0];
+    uint32_t visleafs = world->visleafs;
+    uint32_t cam_leaf = mdl_bsp_point_leaf(b, world->headnode, v->org);
+    uint8_t *pvs = malloc(mdl_bsp_pvs_size(b));
+    uint8_t *drawn = calloc(b->num_faces ? b->num_faces : 1, 1);
+    if (!pvs || !drawn)
+        goto out;
+    mdl_bsp_pvs(b, cam_leaf, pvs);
+
+    int32_t stack[2 * MDL_BSP_MAX_DEPTH + 8];
+    int sp = 0;
+    stack[sp++] = world->headnode;
+    while (sp > 0) {
+        int32_t n = stack[--sp];
+        if (n >= 0) {
+            const mdl_node *node = &b->nodes[n];
+            if (!r_box_visible(v, node->mins, node->maxs))
+                continue;
+            const mdl_plane *pl = &b->planes[node->plane];
+            int side = dot3(pl->normal, v->org) - pl->dist >= 0 ? 0 : 1;
+            if (sp + 2 > (int)(sizeof stack / sizeof stack[0]))
+                continue; /* cannot happen: depth is capped */
+            stack[sp++] = node->children[side ^ 1]; /* far side, popped last */
+            stack[sp++] = node->children[side];
+            continue;
+        }
+        uint32_t li = (uint32_t)(-(n + 1));
+        if (li == 0 || li > visleafs || !(pvs[(li - 1) >> 3] >> ((li - 1) & 7) & 1))
+            continue;
+        const mdl_leaf *leaf = &b->leaves[li];
+        if (!r_box_visible(v, leaf->mins, leaf->maxs))
+            continue;
+        for (uint32_t k = 0; k < leaf->num_marks; k++) {
+            uint32_t fi = b->marks[leaf->first_mark + k];
+            if (drawn[fi])
+                continue;
+            drawn[fi] = 1;
+            draw_face(v, rb, fi, v->org);
+        }
+    }
+out:
+    free(pvs);
+    free(drawn);
+}
+
+/* A brush model: faces first_face..+num_faces of rb's map, placed by x. Back faces are culled
+ * against the eye carried into the model's frame. */
+void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x)
+{
+    /* Cull by the model's bounds: exact when only translated, else a sphere's box. */
+    float mins[3], maxs[3];
+    if (x->identity) {
+        for (int j = 0; j < 3; j++) {
+            mins[j] = m->mins[j] + x->origin[j];
+            maxs[j] = m->maxs[j] + x->origin[j];
+        }
+    } else {
+        float r = 0;
+        for (int j = 0; j < 3; j++) {
+            float e = m->mins[j] < 0 ? -m->mins[j] : m->mins[j];
+            float f = m->maxs[j] < 0 ? -m->maxs[j] : m->maxs[j];
+            r += (e > f ? e : f) * (e > f ? e : f);
+        }
+        float s = x->axis[0][0] * x->axis[0][0] + x->axis[0][1] * x->axis[0][1] +
+                  x->axis[0][2] * x->axis[0][2];
+        r = sqrtf(r * s);
+        for (int j = 0; j < 3; j++) {
+            mins[j] = x->origin[j] - r;
+            maxs[j] = x->origin[j] + r;
+        }
+    }
+    if (!r_box_visible(v, mins, maxs))
+        return;
+    /* The eye in the model's frame: the transpose of the (orthogonal, scaled) axes. */
+    float rel[3] = {v->org[0] - x->origin[0], v->org[1] - x->origin[1], v->org[2] - x->origin[2]};
+    float eye[3];
+    if (x->identity) {
+        memcpy(eye, rel, sizeof eye);
+    } else {
+        for (int i = 0; i < 3; i++) {
+            float l2 = dot3(x->axis[i], x->axis[i]);
+            eye[i] = l2 > 0 ? dot3(rel, x->axis[i]) / l2 : 0;
+        }
+    }
+    const mdl_bsp *b = rb->bsp;
+    float pts[R_MAX_POLY][3];
+    for (uint32_t k = 0; k < m->num_faces; k++) {
+        uint32_t fi = m->first_face + k;
+        const mdl_face *f = &b->faces[fi];
+        if (f->flags & MDL_SURF_NODRAW)
+            continue;
+        if (!v->xray && dot3(f->normal, eye) - f->dist <= BACKFACE_EPSILON)
+            continue;
+        if (x->identity && x->origin[0] == 0 && x->origin[1] == 0 && x->origin[2] == 0) {
+            draw_face(v, rb, fi, eye);
+            continue;
+        }
+        for (uint32_t i = 0; i < f->num_verts; i++)
+            r_xform_point(x, b->verts[f->first_vert + i], pts[i]);
+        r_emit_poly(v, (const float(*)[3])pts, (int)f->num_verts, rb->flat[fi], rb->wire[fi]);
+    }
+}

@@ -1,0 +1,65 @@
+/* render.h: the render front end: draws the client state (src/client/cl.h) of one moment into a
+ * rasteriser framebuffer (rast.h) with the level's map and models (src/model/model.h).
+ *
+ * The stage works in Quake's frame (X forward, Y left, Z up, angles pitch/yaw/roll in degrees,
+ * positive pitch looking down). It finds the camera's leaf, decompresses its PVS, walks the
+ * tree front to back culling by the frustum, culls back faces by plane side, clips polygons
+ * at the near plane (and a guard band at the sides) in view space, then projects them for the
+ * rasteriser. r_render is a pure function of its arguments: no globals, no clock; several
+ * threads may render one r_assets into different framebuffers at once. */
+#ifndef QD_RENDER_H
+#define QD_RENDER_H
+
+#include <stdint.h>
+
+#include "../client/cl.h"
+#include "../common/err.h"
+#include "../model/model.h"
+#include "rast.h"
+
+/* The models of one level: the map and every precached model, loaded once through the read
+ * callback. Owns all of them; free with r_assets_free. */
+typedef struct r_assets r_assets;
+
+/* Load lvl->map and each lvl->models[1..num_models-1] ("*N" a submodel of the map, "x.mdl" an
+ * alias model, "x.spr" a sprite, "x.bsp" a brush model) through read(ctx, ...). A missing or
+ * damaged file is not fatal: the map then draws as a ground grid with a notice, a model as a
+ * wire box; err (if not NULL) gets the first such problem and its code, or QD_OK. Returns
+ * NULL only when memory runs out (err says so). palette may be NULL (grey ramp). read may be
+ * NULL: nothing is found. */
+r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                        const uint32_t palette[256], qd_error *err);
+void r_assets_free(r_assets *a);
+
+/* The loaded map, or NULL when it is missing. */
+const mdl_bsp *r_assets_map(const r_assets *a);
+/* How many of the level's models (map included) could not be loaded. */
+int r_assets_missing(const r_assets *a);
+
+typedef struct r_camera {
+    float origin[3]; /* the eye */
+    float angles[3]; /* pitch (down positive), yaw, roll, in degrees */
+    float fov;       /* horizontal field of view of a 4:3 screen in degrees; 0 means 90 */
+} r_camera;
+
+/* The recorded camera of cl at time t (cl_view_at: eye origin and angles), FOV 90. */
+void r_camera_from_view(const cl_state *cl, double t, r_camera *cam);
+
+#define R_MODE_FLAT 0 /* faces filled in their texture's average colour times their light */
+#define R_MODE_WIRE 1 /* edges of faces and models, hidden lines removed unless xray */
+
+typedef struct r_options {
+    int mode;             /* R_MODE_* */
+    int xray;             /* wire mode: draw every edge, ignoring depth */
+    int show_view_entity; /* draw the recording player's own body (chase cameras) */
+} r_options;
+
+/* Draw the state cl at demo time t, seen from cam, into fb (cleared first). The world comes
+ * from a (a NULL a draws entities over a grid too), the entities from cl_entity_at for
+ * entities 0..num_entities-1 (minus the view entity unless opt->show_view_entity) and
+ * cl->statics. opt may be NULL (flat). Returns the number of polygons and lines sent to the
+ * rasteriser. Identical arguments give identical bytes. */
+int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
+             const r_options *opt, rast_fb *fb);
+
+#endif
