@@ -41,7 +41,7 @@ LDFLAGS += $(SAN)
 B ?= build
 LIB_SRC := $(wildcard pak-loader/*.c src/common/*.c src/demo/*.c src/client/*.c \
              src/timeline/*.c src/model/*.c src/render/*.c src/output/*.c src/app/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/palette_data.o
 TEST_SRC := tests/main.c $(wildcard tests/unit/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -66,6 +66,16 @@ deps:
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The fallback palette (assets/palette.lmp, see assets/palette.txt) compiled in as bytes.
+$(B)/gen/palette_data.c: assets/palette.lmp
+	@mkdir -p $(dir $@)
+	@{ echo '/* generated from assets/palette.lmp by the Makefile: do not edit */'; \
+	  echo '#include <stdint.h>'; echo 'extern const uint8_t qd_builtin_palette[768];'; \
+	  echo 'const uint8_t qd_builtin_palette[768] = {'; \
+	  od -An -v -tu1 $< | sed 's/\([0-9][0-9]*\)/\1,/g'; echo '};'; } > $@
+$(B)/gen/palette_data.o: $(B)/gen/palette_data.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(B)/libqdemo.a: $(LIB_OBJ)

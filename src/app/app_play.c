@@ -1,18 +1,160 @@
-/* app_play.c: the `play` and `render` commands (placeholders until the renderer lands). */
+/* app_play.c: the `play` command: the demo in an SDL2 window, in real time, driven by the
+ * player's input layer. Demo time is chosen from the wall clock; everything drawn is a pure
+ * function of that time (DESIGN.md decision 3). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
-#include "app.h"
+#include "../output/out.h"
+#include "../render/draw2d.h"
+#include "player.h"
+#include "world.h"
+
+#define PLAY_MAX_W 1920
+#define PLAY_MAX_H 1080
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Open the demo and index it; reports and returns NULL on failure. */
+timeline_t *app_open_timeline(const app_opts *o)
+{
+    qd_error err = {0};
+    demo_t *d = demo_open(o->demo, &err);
+    if (!d) {
+        app_report(o->demo, &err);
+        return NULL;
+    }
+    timeline_t *tl = tl_open(d, 0, &err);
+    if (!tl) {
+        app_report(o->demo, &err);
+        return NULL;
+    }
+    if (!tl_complete(tl)) /* play what decodes, and say where it stopped */
+        app_report(o->demo, tl_error(tl));
+    return tl;
+}
+
+/* No display: say so, and render a few frames to PNG instead. */
+static int fallback_frames(const app_opts *o, const char *why)
+{
+    fprintf(stderr, "qdemo: no display (%s); rendering 5 frames to qdemo-frames/ instead\n",
+            why);
+    app_opts r = *o;
+    r.out_dir = "qdemo-frames";
+    r.fps = 0; /* app_render: 5 frames spread over the demo */
+    return app_render(&r);
+}
 
 int app_play(const app_opts *o)
 {
-    (void)o;
-    fprintf(stderr, "qdemo: play: not yet\n");
-    return APP_EXIT_OK;
-}
+    timeline_t *tl = app_open_timeline(o);
+    if (!tl)
+        return APP_EXIT_INPUT;
+    qd_error err = {0};
+    out_window *win = out_window_open("qdemo", o->width, o->height, &err);
+    if (!win) {
+        tl_close(tl);
+        return fallback_frames(o, err.msg);
+    }
+    int w = o->width, h = o->height;
+    out_window_size(win, &w, &h);
+    if (w > PLAY_MAX_W)
+        w = PLAY_MAX_W;
+    if (h > PLAY_MAX_H)
+        h = PLAY_MAX_H;
+    rast_fb *fb = rast_fb_new(w, h);
+    player *p = calloc(1, sizeof *p);
+    app_world world;
+    memset(&world, 0, sizeof world);
+    if (!fb || !p) {
+        out_window_close(win);
+        tl_close(tl);
+        return APP_EXIT_INPUT;
+    }
+    player_init(p, tl, w, h);
+    p->path_file = o->camera_path;
+    if (o->camera && !strcmp(o->camera, "chase"))
+        p->camera = PLAYER_CAM_CHASE;
+    else if (o->camera && !strcmp(o->camera, "free"))
+        p->camera = PLAYER_CAM_FREE;
+    p->mode = o->mode;
+    int follow_set = o->follow == NULL;
 
-int app_render(const app_opts *o)
-{
-    (void)o;
-    fprintf(stderr, "qdemo: render: not yet\n");
+    double last = wall_now();
+    char title[256] = "";
+    while (!p->quit) {
+        in_event ev;
+        while (out_window_poll(win, &ev)) {
+            if (ev.type == IN_EV_RESIZE) {
+                int nw = ev.w < PLAY_MAX_W ? ev.w : PLAY_MAX_W;
+                int nh = ev.h < PLAY_MAX_H ? ev.h : PLAY_MAX_H;
+                if (nw >= 16 && nh >= 16 && (nw != fb->w || nh != fb->h)) {
+                    rast_fb *nfb = rast_fb_new(nw, nh);
+                    if (nfb) {
+                        rast_fb_free(fb);
+                        fb = nfb;
+                    }
+                }
+                ev.w = fb->w;
+                ev.h = fb->h;
+            }
+            int was_free = p->camera == PLAYER_CAM_FREE;
+            player_event(p, &ev);
+            if (was_free != (p->camera == PLAYER_CAM_FREE)) {
+                out_window_relative_mouse(win, p->camera == PLAYER_CAM_FREE);
+                if (p->camera == PLAYER_CAM_FREE) {
+                    /* start flying from where the current view is */
+                    const cl_state *cl = tl_state_at(tl, p->t, NULL);
+                    if (cl) {
+                        r_camera cam;
+                        r_camera_from_view(cl, p->t, &cam);
+                        memcpy(p->free_origin, cam.origin, sizeof cam.origin);
+                        memcpy(p->free_angles, cam.angles, sizeof cam.angles);
+                    }
+                }
+            }
+        }
+        double now = wall_now();
+        player_tick(p, now - last);
+        last = now;
+
+        const cl_state *cl = tl_state_at(tl, p->t, &err);
+        if (!cl)
+            break;
+        if (!follow_set && cl->frame_count > 0) {
+            p->follow = player_find(cl, o->follow);
+            follow_set = 1;
+        }
+        app_world_update(&world, o, cl);
+        r_camera cam;
+        player_camera(p, cl, p->t, &cam);
+        r_options opt;
+        player_options(p, &opt);
+        r_render(world.assets, cl, p->t, &cam, &opt, fb);
+        if (world.notice[0] && p->wall < 6.0)
+            draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
+                      fb->h >= 600 ? 2 : 1);
+        player_overlay(p, cl, fb);
+        if (out_window_present(win, fb, &err) != QD_OK)
+            break;
+        char t2[256];
+        snprintf(t2, sizeof t2, "qdemo - %s - %.100s", o->demo, cl->level.title);
+        if (strcmp(t2, title)) {
+            memcpy(title, t2, sizeof title);
+            out_window_set_title(win, title);
+        }
+    }
+    app_world_free(&world);
+    free(p);
+    rast_fb_free(fb);
+    out_window_close(win);
+    tl_close(tl);
     return APP_EXIT_OK;
 }

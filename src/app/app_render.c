@@ -1,0 +1,498 @@
+/* app_render.c: the `render` command: frames at demo times from + k/fps, headless, to PNG files
+ * or a y4m stream, rendered and encoded on every core, bit-identical whatever the thread
+ * count.
+ *
+ * The main thread walks the timeline in order and hands each frame's client states (one per
+ * motion-blur sub-frame) to a slot; workers render, average and encode a slot on their own;
+ * PNGs are written by the workers (to a hidden temporary name, then renamed, so a frame file
+ * exists only when whole), y4m frames by the main thread in order. A frame's bytes depend
+ * only on its slot's contents, which is why the thread count cannot change them. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../output/out.h"
+#include "player.h"
+#include "world.h"
+
+timeline_t *app_open_timeline(const app_opts *o);
+
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
+
+typedef struct slot {
+    int state;
+    int64_t index;
+    int nsub;
+    cl_state *states;   /* nsub client states */
+    double *times;
+    r_camera *cams;
+    r_options opt;
+    uint8_t *out;       /* y4m: the frame's planes */
+    size_t out_len;
+    qd_err err;
+    qd_error error;
+} slot;
+
+typedef struct exporter {
+    const app_opts *o;
+    app_world world;
+    int w, h, blur, y4m;
+    char dir[900];
+    int nslots;
+    slot *slots;
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    int stop;
+    int64_t next_out;     /* the next frame to write or account for, in order */
+    int64_t done_frames;
+    int rc;               /* the exit code so far */
+    int show_progress;
+} exporter;
+
+/* With the lock held: write (y4m) or account for (PNG) finished slots in frame order. With
+ * wait set, wait for a slot in flight rather than stop at it. */
+static void drain(exporter *x, int wait)
+{
+    for (;;) {
+        slot *s = NULL;
+        for (int i = 0; i < x->nslots; i++)
+            if (x->slots[i].state != SLOT_FREE && x->slots[i].index == x->next_out)
+                s = &x->slots[i];
+        if (!s)
+            return;
+        if (s->state != SLOT_DONE) {
+            if (!wait)
+                return;
+            pthread_cond_wait(&x->done, &x->lock);
+            continue;
+        }
+        if (s->err != QD_OK && x->rc == APP_EXIT_OK) {
+            fprintf(stderr, "%sqdemo: %s\n", x->show_progress ? "\n" : "", s->error.msg);
+            x->rc = s->err == QD_ERR_OUTPUT ? APP_EXIT_OUTPUT : APP_EXIT_INPUT;
+        }
+        if (x->y4m && x->rc == APP_EXIT_OK &&
+            (fwrite("FRAME\n", 1, 6, stdout) != 6 ||
+             fwrite(s->out, 1, s->out_len, stdout) != s->out_len)) {
+            fprintf(stderr, "qdemo: stdout: write failed\n");
+            x->rc = APP_EXIT_OUTPUT;
+        }
+        s->state = SLOT_FREE;
+        x->next_out++;
+        x->done_frames++;
+    }
+}
+
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void frame_path(const exporter *x, int64_t index, int tmp, char *buf, size_t cap)
+{
+    if (tmp)
+        snprintf(buf, cap, "%s/.%06lld.png.tmp", x->dir, (long long)index);
+    else
+        snprintf(buf, cap, "%s/%06lld.png", x->dir, (long long)index);
+}
+
+/* Render one slot into fb (averaging the sub-frames into acc), then encode it. */
+static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_t *acc)
+{
+    size_t npix = (size_t)x->w * (size_t)x->h;
+    if (s->nsub == 1) {
+        r_render(x->world.assets, &s->states[0], s->times[0], &s->cams[0], &s->opt, fb);
+    } else {
+        memset(acc, 0, npix * 3 * sizeof *acc);
+        for (int j = 0; j < s->nsub; j++) {
+            r_render(x->world.assets, &s->states[j], s->times[j], &s->cams[j], &s->opt, sub);
+            for (size_t i = 0; i < npix; i++) {
+                uint32_t c = sub->color[i];
+                acc[3 * i] += c & 255;
+                acc[3 * i + 1] += (c >> 8) & 255;
+                acc[3 * i + 2] += (c >> 16) & 255;
+            }
+        }
+        uint32_t n = (uint32_t)s->nsub;
+        for (size_t i = 0; i < npix; i++)
+            fb->color[i] = rast_rgb((acc[3 * i] + n / 2) / n, (acc[3 * i + 1] + n / 2) / n,
+                                    (acc[3 * i + 2] + n / 2) / n);
+    }
+    if (x->y4m) {
+        size_t ysz = npix, csz = (size_t)((x->w + 1) / 2) * (size_t)((x->h + 1) / 2);
+        s->out_len = ysz + 2 * csz;
+        out_rgb_to_yuv420(fb, x->o->bt709, s->out, s->out + ysz, s->out + ysz + csz);
+        s->err = QD_OK;
+        return;
+    }
+    uint8_t *png = NULL;
+    size_t len = 0;
+    s->err = out_png_encode(fb, &png, &len, &s->error);
+    if (s->err != QD_OK)
+        return;
+    char tmp[1024], final[1024];
+    frame_path(x, s->index, 1, tmp, sizeof tmp);
+    frame_path(x, s->index, 0, final, sizeof final);
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(png, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (ok && rename(tmp, final) != 0)
+        ok = 0;
+    if (!ok) {
+        remove(tmp);
+        s->err = qd_fail(&s->error, QD_ERR_OUTPUT, 0, "%s: %s", final, strerror(errno));
+    }
+    free(png);
+}
+
+static void *worker(void *arg)
+{
+    exporter *x = arg;
+    rast_fb *fb = rast_fb_new(x->w, x->h);
+    rast_fb *sub = x->blur > 1 ? rast_fb_new(x->w, x->h) : NULL;
+    uint32_t *acc = x->blur > 1 ? malloc((size_t)x->w * (size_t)x->h * 3 * sizeof *acc) : NULL;
+    int ok = fb && (x->blur <= 1 || (sub && acc));
+    pthread_mutex_lock(&x->lock);
+    for (;;) {
+        slot *s = NULL;
+        while (!x->stop) {
+            /* the queued slot with the lowest frame index */
+            for (int i = 0; i < x->nslots; i++)
+                if (x->slots[i].state == SLOT_QUEUED &&
+                    (!s || x->slots[i].index < s->index))
+                    s = &x->slots[i];
+            if (s)
+                break;
+            pthread_cond_wait(&x->work, &x->lock);
+        }
+        if (!s)
+            break;
+        s->state = SLOT_BUSY;
+        pthread_mutex_unlock(&x->lock);
+        if (ok)
+            render_slot(x, s, fb, sub, acc);
+        else
+            s->err = qd_fail(&s->error, QD_ERR_NOMEM, 0, "out of memory for a framebuffer");
+        pthread_mutex_lock(&x->lock);
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&x->done);
+    }
+    pthread_mutex_unlock(&x->lock);
+    rast_fb_free(fb);
+    rast_fb_free(sub);
+    free(acc);
+    return NULL;
+}
+
+/* Create dir (and its parents) and prove it can be written. */
+static int prepare_dir(const char *dir, char *why, size_t cap)
+{
+    char path[900];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        mkdir(path, 0777);
+        *p = '/';
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        snprintf(why, cap, "cannot create: %s", strerror(errno));
+        return 0;
+    }
+    char probe[1024];
+    snprintf(probe, sizeof probe, "%s/.qdemo-write-test", dir);
+    FILE *f = fopen(probe, "wb");
+    if (!f) {
+        snprintf(why, cap, "cannot write there: %s", strerror(errno));
+        return 0;
+    }
+    fclose(f);
+    remove(probe);
+    return 1;
+}
+
+/* Leftover temporary files of an interrupted run. */
+static void remove_temps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (e->d_name[0] == '.' && n > 8 && strcmp(e->d_name + n - 8, ".png.tmp") == 0) {
+            char p[1200];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            remove(p);
+        }
+    }
+    closedir(d);
+}
+
+static long gcd(long a, long b)
+{
+    while (b) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void progress(int64_t done, int64_t total, double t0)
+{
+    double el = wall_now() - t0;
+    double fps = el > 0 ? (double)done / el : 0;
+    double eta = fps > 0 ? (double)(total - done) / fps : 0;
+    fprintf(stderr, "\r%lld/%lld frames  %.1f fps  ETA %d:%02d  ", (long long)done,
+            (long long)total, fps, (int)eta / 60, (int)eta % 60);
+}
+
+int app_render(const app_opts *o)
+{
+    exporter x;
+    memset(&x, 0, sizeof x);
+    x.o = o;
+    x.y4m = !strcmp(o->out_dir, "-");
+    x.w = o->width;
+    x.h = o->height;
+    x.blur = o->blur > 1 ? o->blur : 1;
+    char why[256];
+    if (!x.y4m) {
+        snprintf(x.dir, sizeof x.dir, "%s", o->out_dir);
+        if (!prepare_dir(x.dir, why, sizeof why)) {
+            fprintf(stderr, "qdemo: %s: %s\n", x.dir, why);
+            return APP_EXIT_OUTPUT;
+        }
+        remove_temps(x.dir);
+    }
+    timeline_t *tl = app_open_timeline(o);
+    if (!tl)
+        return APP_EXIT_INPUT;
+
+    /* The frame schedule: demo times from + k/fps in [from, to). fps 0 is `make run`'s
+     * no-display preview: 5 frames spread over the demo. */
+    double start = tl_start(tl), end = tl_end(tl);
+    double from = start + o->from;
+    double to = o->to >= 0 ? start + o->to : end;
+    if (to > end)
+        to = end;
+    double fps = o->fps;
+    int64_t count;
+    x.rc = APP_EXIT_OK;
+    if (fps <= 0) {
+        count = 5;
+        fps = to > from ? 5.0 / (to - from) : 1.0;
+    } else {
+        count = (int64_t)ceil((to - from) * fps - 1e-9);
+    }
+    if (count < 1)
+        count = 1;
+
+    player cam_player; /* the same camera choices as play */
+    player_init(&cam_player, tl, x.w, x.h);
+    if (o->camera && !strcmp(o->camera, "chase"))
+        cam_player.camera = PLAYER_CAM_CHASE;
+    int free_path = 0;
+    if (o->camera && !strcmp(o->camera, "free")) {
+        qd_error e;
+        if (!o->camera_path ||
+            (cam_player.path_len = player_path_load(o->camera_path, cam_player.path,
+                                                    PLAYER_MAX_PATH, &e)) == 0) {
+            fprintf(stderr, "qdemo: --camera free needs --camera-path FILE%s%s\n",
+                    o->camera_path ? ": " : "", o->camera_path ? e.msg : "");
+            tl_close(tl);
+            return APP_EXIT_USAGE;
+        }
+        free_path = 1;
+        cam_player.camera = PLAYER_CAM_FREE;
+    }
+    cam_player.mode = o->mode;
+    int follow_set = o->follow == NULL;
+
+    int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads < 1)
+        threads = 1;
+    x.nslots = threads + 1;
+    x.slots = calloc((size_t)x.nslots, sizeof *x.slots);
+    int ok = x.slots != NULL;
+    for (int i = 0; ok && i < x.nslots; i++) {
+        slot *s = &x.slots[i];
+        s->states = malloc((size_t)x.blur * sizeof *s->states);
+        s->times = malloc((size_t)x.blur * sizeof *s->times);
+        s->cams = malloc((size_t)x.blur * sizeof *s->cams);
+        if (x.y4m)
+            s->out = malloc((size_t)x.w * x.h * 2);
+        ok = s->states && s->times && s->cams && (!x.y4m || s->out);
+    }
+    if (!ok) {
+        fprintf(stderr, "qdemo: out of memory for %d render slots\n", x.nslots);
+        tl_close(tl);
+        return APP_EXIT_INPUT;
+    }
+    if (x.y4m) {
+        long num = lround(fps * 1000), den = 1000, g = gcd(num, den);
+        qd_error e;
+        if (out_y4m_begin(stdout, x.w, x.h, (int)(num / g), (int)(den / g), o->bt709, &e) !=
+            QD_OK) {
+            fprintf(stderr, "qdemo: stdout: %s\n", e.msg);
+            tl_close(tl);
+            return APP_EXIT_OUTPUT;
+        }
+    }
+
+    pthread_mutex_init(&x.lock, NULL);
+    pthread_cond_init(&x.work, NULL);
+    pthread_cond_init(&x.done, NULL);
+    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+    int started = 0;
+    for (int i = 0; tids && i < threads; i++)
+        started += pthread_create(&tids[i], NULL, worker, &x) == 0;
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    interrupted = 0;
+
+    x.show_progress = isatty(2) && !o->quiet;
+    double t0 = wall_now(), last_progress = 0;
+    qd_error err = {0};
+    uint64_t level_key = 0;
+    int have_level = 0;
+
+
+    pthread_mutex_lock(&x.lock);
+    for (int64_t k = 0; k < count && x.rc == APP_EXIT_OK && !interrupted; k++) {
+        if (o->resume && !x.y4m) {
+            char path[1024];
+            frame_path(&x, k, 0, path, sizeof path);
+            struct stat st;
+            if (stat(path, &st) == 0 && st.st_size > 0) {
+                drain(&x, 1);
+                x.next_out = k + 1;
+                continue;
+            }
+        }
+        /* a free slot, writing out what is finished meanwhile */
+        slot *s = NULL;
+        for (;;) {
+            drain(&x, 0);
+            for (int i = 0; i < x.nslots && !s; i++)
+                if (x.slots[i].state == SLOT_FREE)
+                    s = &x.slots[i];
+            if (s)
+                break;
+            pthread_cond_wait(&x.done, &x.lock);
+        }
+        pthread_mutex_unlock(&x.lock);
+        double t = from + (double)k / fps;
+        s->index = k;
+        s->nsub = x.blur;
+        int level_changed = 0;
+        for (int j = 0; j < x.blur; j++) {
+            double tj = t + (double)j / (fps * x.blur);
+            const cl_state *cl = tl_state_at(tl, tj, &err);
+            if (!cl) {
+                x.rc = APP_EXIT_INPUT;
+                break;
+            }
+            if (!follow_set && cl->frame_count > 0) {
+                cam_player.follow = player_find(cl, o->follow);
+                if (cam_player.follow < 0)
+                    fprintf(stderr, "qdemo: --follow %s: no such player; using the recorded "
+                                    "view\n", o->follow);
+                follow_set = 1;
+            }
+            s->states[j] = *cl;
+            s->times[j] = tj;
+            if (free_path)
+                player_path_eval(cam_player.path, cam_player.path_len, tj, &s->cams[j]);
+            else
+                player_camera(&cam_player, cl, tj, &s->cams[j]);
+            uint64_t key = (uint64_t)cl->level_count;
+            if (!have_level || key != level_key)
+                level_changed = 1;
+            have_level = 1;
+            level_key = key;
+        }
+        player_options(&cam_player, &s->opt);
+        pthread_mutex_lock(&x.lock);
+        if (x.rc != APP_EXIT_OK)
+            break;
+        if (level_changed) {
+            /* new assets: wait until no worker draws with the old ones */
+            for (int i = 0; i < x.nslots; i++)
+                while (x.slots[i].state == SLOT_QUEUED || x.slots[i].state == SLOT_BUSY)
+                    pthread_cond_wait(&x.done, &x.lock);
+            app_world_update(&x.world, o, &s->states[0]);
+            if (x.world.notice[0] && !o->quiet)
+                fprintf(stderr, "qdemo: %s\n", x.world.notice);
+        }
+        s->state = SLOT_QUEUED;
+        pthread_cond_signal(&x.work);
+        if (x.show_progress && wall_now() - last_progress > 0.25) {
+            last_progress = wall_now();
+            progress(x.done_frames, count, t0);
+        }
+    }
+    /* finish what is queued (also after Ctrl-C: those frames are whole) */
+    for (int i = 0; i < x.nslots; i++)
+        while (x.slots[i].state == SLOT_QUEUED || x.slots[i].state == SLOT_BUSY)
+            pthread_cond_wait(&x.done, &x.lock);
+    drain(&x, 1);
+    x.stop = 1;
+    pthread_cond_broadcast(&x.work);
+    pthread_mutex_unlock(&x.lock);
+    for (int i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
+    free(tids);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (x.y4m)
+        fflush(stdout);
+    if (x.show_progress) {
+        progress(x.done_frames, count, t0);
+        fprintf(stderr, "\n");
+    }
+    if (interrupted) {
+        fprintf(stderr, "qdemo: interrupted after %lld whole frames; --resume continues\n",
+                (long long)x.done_frames);
+        x.rc = 130;
+    } else if (o->fps <= 0 && x.rc == APP_EXIT_OK) {
+        fprintf(stderr, "qdemo: wrote %s/000000.png .. %06lld.png\n", x.dir,
+                (long long)count - 1);
+    }
+    for (int i = 0; i < x.nslots; i++) {
+        free(x.slots[i].states);
+        free(x.slots[i].times);
+        free(x.slots[i].cams);
+        free(x.slots[i].out);
+    }
+    free(x.slots);
+    app_world_free(&x.world);
+    pthread_mutex_destroy(&x.lock);
+    pthread_cond_destroy(&x.work);
+    pthread_cond_destroy(&x.done);
+    tl_close(tl);
+    return x.rc;
+}

@@ -1,0 +1,516 @@
+/* player.c: the interactive player: keys (mpv's where mpv has them), the timeline bar,
+ * cameras and the HUD. */
+#include "player.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../render/draw2d.h"
+
+#define FREE_SPEED 320.0f   /* units per second, like a running player */
+#define FREE_FAST 4.0f      /* with Shift */
+#define MOUSE_DEG 0.15f     /* degrees per pixel of mouse motion */
+
+static void notice(player *p, const char *text)
+{
+    snprintf(p->notice, sizeof p->notice, "%s", text);
+    p->notice_until = p->wall + 2.0;
+}
+
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static void seek_to(player *p, double t)
+{
+    p->t = clampd(t, p->start, p->end);
+}
+
+void player_init(player *p, timeline_t *tl, int fb_w, int fb_h)
+{
+    memset(p, 0, sizeof *p);
+    p->tl = tl;
+    p->start = tl_start(tl);
+    p->end = tl_end(tl);
+    p->t = p->start;
+    p->speed = 1.0;
+    p->follow = -1;
+    p->mode = R_MODE_FLAT;
+    p->camera = PLAYER_CAM_POV;
+    p->fb_w = fb_w;
+    p->fb_h = fb_h;
+    p->bar_until = PLAYER_BAR_SECONDS;
+}
+
+void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh)
+{
+    int scale = h >= 600 ? 2 : 1;
+    *bh = 14 * scale;
+    *x = 8 * scale;
+    *bw = w - 16 * scale;
+    *y = h - *bh - 6 * scale;
+}
+
+/* The time a mouse x position on the bar stands for. */
+static double bar_time(const player *p, int mx)
+{
+    int x, y, bw, bh;
+    player_bar_rect(p->fb_w, p->fb_h, &x, &y, &bw, &bh);
+    double f = bw > 0 ? (double)(mx - x) / bw : 0;
+    return p->start + clampd(f, 0, 1) * (p->end - p->start);
+}
+
+static int on_bar(const player *p, int mx, int my)
+{
+    int x, y, bw, bh;
+    player_bar_rect(p->fb_w, p->fb_h, &x, &y, &bw, &bh);
+    return mx >= x - 4 && mx < x + bw + 4 && my >= y - 6 && my < y + bh + 6;
+}
+
+/* The players that have a body to follow, in slot order. */
+static int next_player(const player *p, const cl_state *cl, int from, int dir)
+{
+    for (int k = 1; k <= CL_MAX_PLAYERS + 1; k++) {
+        int s = from + dir * k;
+        /* -1 (the recorded view) sits between the last and the first slot */
+        s = ((s + 1) % (CL_MAX_PLAYERS + 1) + (CL_MAX_PLAYERS + 1)) % (CL_MAX_PLAYERS + 1) - 1;
+        if (s < 0)
+            return -1;
+        const cl_player *pl = &cl->players[s];
+        if (pl->active && !pl->spectator && pl->entity > 0)
+            return s;
+    }
+    (void)p;
+    return -1;
+}
+
+static void toggle_pause(player *p)
+{
+    p->paused = !p->paused;
+    if (!p->paused && p->t >= p->end)
+        p->t = p->start; /* play again from the start, as mpv does at the end */
+    p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+}
+
+static void key_down(player *p, const in_event *ev)
+{
+    in_key k = ev->key;
+    int shift = (ev->mods & IN_MOD_SHIFT) != 0;
+    if (shift)
+        p->move |= 16;
+    switch (k) {
+    case IN_KEY_ESCAPE:
+    case IN_KEY_A + ('q' - 'a'):
+        p->quit = 1;
+        return;
+    case IN_KEY_SPACE:
+        if (!ev->repeat)
+            toggle_pause(p);
+        return;
+    case IN_KEY_LEFT: seek_to(p, p->t - 5); break;
+    case IN_KEY_RIGHT: seek_to(p, p->t + 5); break;
+    case IN_KEY_UP: seek_to(p, p->t + 60); break;
+    case IN_KEY_DOWN: seek_to(p, p->t - 60); break;
+    case IN_KEY_HOME: seek_to(p, p->start); break;
+    case IN_KEY_END: seek_to(p, p->end); break;
+    case IN_KEY_LBRACKET:
+    case IN_KEY_RBRACKET: {
+        double s = k == IN_KEY_LBRACKET ? p->speed / 2 : p->speed * 2;
+        p->speed = clampd(s, PLAYER_MIN_SPEED, PLAYER_MAX_SPEED);
+        char text[64];
+        snprintf(text, sizeof text, "speed %gx", p->speed);
+        notice(p, text);
+        break;
+    }
+    case IN_KEY_BACKSPACE:
+        p->speed = 1.0;
+        notice(p, "speed 1x");
+        break;
+    case IN_KEY_PERIOD:
+        p->paused = 1;
+        p->t = tl_next_frame(p->tl, p->t);
+        break;
+    case IN_KEY_COMMA:
+        p->paused = 1;
+        p->t = tl_prev_frame(p->tl, p->t);
+        break;
+    case IN_KEY_PAGEUP:
+    case IN_KEY_PAGEDOWN: {
+        const tl_mark *m = tl_find_mark(p->tl, p->t, k == IN_KEY_PAGEDOWN ? 1 : -1);
+        if (m) {
+            seek_to(p, m->time);
+            char text[128];
+            snprintf(text, sizeof text, "%s: %.100s", tl_mark_kind_name((tl_mark_kind)m->kind),
+                     m->text);
+            notice(p, text);
+        } else {
+            notice(p, k == IN_KEY_PAGEDOWN ? "no later mark" : "no earlier mark");
+        }
+        break;
+    }
+    case IN_KEY_A + ('w' - 'a'): p->move |= 1; return;
+    case IN_KEY_A + ('s' - 'a'): p->move |= 2; return;
+    case IN_KEY_A + ('a' - 'a'): p->move |= 4; return;
+    case IN_KEY_A + ('d' - 'a'): p->move |= 8; return;
+    case IN_KEY_A + ('f' - 'a'):
+        p->camera = p->camera == PLAYER_CAM_FREE ? PLAYER_CAM_POV : PLAYER_CAM_FREE;
+        notice(p, p->camera == PLAYER_CAM_FREE ? "free camera (mouse, WASD, Shift)"
+                                               : "recorded view");
+        return;
+    case IN_KEY_A + ('c' - 'a'):
+        p->camera = p->camera == PLAYER_CAM_CHASE ? PLAYER_CAM_POV : PLAYER_CAM_CHASE;
+        notice(p, p->camera == PLAYER_CAM_CHASE ? "chase camera" : "recorded view");
+        return;
+    case IN_KEY_A + ('m' - 'a'):
+        p->mode = p->mode == R_MODE_FLAT ? R_MODE_WIRE : R_MODE_FLAT;
+        notice(p, p->mode == R_MODE_WIRE ? "wireframe" : "flat shaded");
+        return;
+    case IN_KEY_A + ('x' - 'a'):
+        p->xray = !p->xray;
+        notice(p, p->xray ? "x-ray on" : "x-ray off");
+        return;
+    case IN_KEY_A + ('k' - 'a'):
+        if (p->path_len < PLAYER_MAX_PATH) {
+            player_cam_key *key = &p->path[p->path_len++];
+            key->t = p->t;
+            memcpy(key->origin, p->free_origin, sizeof key->origin);
+            memcpy(key->angles, p->free_angles, sizeof key->angles);
+            qd_error e;
+            const char *file = p->path_file ? p->path_file : "qdemo-camera.txt";
+            char text[128];
+            if (player_path_save(file, p->path, p->path_len, &e) == QD_OK)
+                snprintf(text, sizeof text, "camera key %d saved to %.80s", p->path_len, file);
+            else
+                snprintf(text, sizeof text, "cannot write %.80s", file);
+            notice(p, text);
+        }
+        return;
+    default:
+        if (k >= IN_KEY_0 && k <= IN_KEY_9) {
+            seek_to(p, p->start + (p->end - p->start) * (k - IN_KEY_0) / 10.0);
+            break;
+        }
+        return;
+    }
+    p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+}
+
+static void key_up(player *p, const in_event *ev)
+{
+    switch (ev->key) {
+    case IN_KEY_A + ('w' - 'a'): p->move &= ~1u; break;
+    case IN_KEY_A + ('s' - 'a'): p->move &= ~2u; break;
+    case IN_KEY_A + ('a' - 'a'): p->move &= ~4u; break;
+    case IN_KEY_A + ('d' - 'a'): p->move &= ~8u; break;
+    default: break;
+    }
+    if (!(ev->mods & IN_MOD_SHIFT))
+        p->move &= ~16u;
+}
+
+void player_event(player *p, const in_event *ev)
+{
+    switch (ev->type) {
+    case IN_EV_KEY_DOWN:
+        if (ev->key == IN_KEY_TAB) {
+            const cl_state *cl = tl_state_at(p->tl, p->t, NULL);
+            if (cl) {
+                p->follow = next_player(p, cl, p->follow, (ev->mods & IN_MOD_SHIFT) ? -1 : 1);
+                char text[96];
+                if (p->follow >= 0)
+                    snprintf(text, sizeof text, "following %.60s", cl->players[p->follow].name);
+                else
+                    snprintf(text, sizeof text, "recorded view");
+                notice(p, text);
+            }
+            return;
+        }
+        key_down(p, ev);
+        break;
+    case IN_EV_KEY_UP:
+        key_up(p, ev);
+        break;
+    case IN_EV_MOTION:
+        p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+        if (p->dragging) {
+            seek_to(p, bar_time(p, ev->x));
+        } else if (p->camera == PLAYER_CAM_FREE) {
+            p->free_angles[1] -= (float)ev->dx * MOUSE_DEG;
+            p->free_angles[0] += (float)ev->dy * MOUSE_DEG;
+            if (p->free_angles[0] > 89)
+                p->free_angles[0] = 89;
+            if (p->free_angles[0] < -89)
+                p->free_angles[0] = -89;
+        }
+        break;
+    case IN_EV_BUTTON_DOWN:
+        p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+        if (ev->button == IN_BUTTON_LEFT && on_bar(p, ev->x, ev->y)) {
+            p->dragging = 1;
+            seek_to(p, bar_time(p, ev->x));
+        }
+        break;
+    case IN_EV_BUTTON_UP:
+        if (ev->button == IN_BUTTON_LEFT)
+            p->dragging = 0;
+        break;
+    case IN_EV_RESIZE:
+        p->fb_w = ev->w;
+        p->fb_h = ev->h;
+        break;
+    case IN_EV_QUIT:
+        p->quit = 1;
+        break;
+    default:
+        break;
+    }
+}
+
+static void angle_vectors(const float angles[3], float fwd[3], float right[3])
+{
+    float p = angles[0] * (float)M_PI / 180.0f, y = angles[1] * (float)M_PI / 180.0f;
+    fwd[0] = cosf(p) * cosf(y);
+    fwd[1] = cosf(p) * sinf(y);
+    fwd[2] = -sinf(p);
+    right[0] = sinf(y);
+    right[1] = -cosf(y);
+    right[2] = 0;
+}
+
+void player_tick(player *p, double dt)
+{
+    if (dt < 0)
+        dt = 0;
+    p->wall += dt;
+    if (!p->paused && !p->dragging) {
+        p->t += dt * p->speed;
+        if (p->t >= p->end) {
+            p->t = p->end;
+            p->paused = 1; /* hold the last frame */
+            p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+        }
+    }
+    if (p->camera == PLAYER_CAM_FREE && (p->move & 15)) {
+        float fwd[3], right[3];
+        angle_vectors(p->free_angles, fwd, right);
+        float v = FREE_SPEED * (float)dt * ((p->move & 16) ? FREE_FAST : 1.0f);
+        float f = ((p->move & 1) ? 1.0f : 0.0f) - ((p->move & 2) ? 1.0f : 0.0f);
+        float s = ((p->move & 8) ? 1.0f : 0.0f) - ((p->move & 4) ? 1.0f : 0.0f);
+        for (int i = 0; i < 3; i++)
+            p->free_origin[i] += v * (fwd[i] * f + right[i] * s);
+    }
+}
+
+/* The body the camera follows: the followed player's, or the recorded view's entity. */
+static int followed_entity(const player *p, const cl_state *cl)
+{
+    if (p->follow >= 0 && p->follow < CL_MAX_PLAYERS && cl->players[p->follow].entity > 0)
+        return cl->players[p->follow].entity;
+    return cl->view.view_entity;
+}
+
+void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
+{
+    memset(cam, 0, sizeof *cam);
+    if (p->camera == PLAYER_CAM_FREE) {
+        memcpy(cam->origin, p->free_origin, sizeof cam->origin);
+        memcpy(cam->angles, p->free_angles, sizeof cam->angles);
+        return;
+    }
+    cl_entstate s;
+    int ent = followed_entity(p, cl);
+    int have = cl_entity_at(cl, ent, t, &s, NULL, NULL);
+    if (p->camera == PLAYER_CAM_POV) {
+        if (p->follow < 0 || !have) {
+            r_camera_from_view(cl, t, cam);
+            return;
+        }
+        memcpy(cam->origin, s.origin, sizeof cam->origin);
+        cam->origin[2] += 22; /* the eye height of every Quake-family player */
+        cam->angles[0] = s.angles[0];
+        cam->angles[1] = s.angles[1];
+        return;
+    }
+    /* chase: behind and above the body, looking the way it faces */
+    r_camera view;
+    r_camera_from_view(cl, t, &view);
+    float target[3];
+    float yaw = view.angles[1];
+    if (have) {
+        memcpy(target, s.origin, sizeof target);
+        yaw = s.angles[1];
+    } else {
+        memcpy(target, view.origin, sizeof target);
+    }
+    float y = yaw * (float)M_PI / 180.0f;
+    cam->origin[0] = target[0] - 110.0f * cosf(y);
+    cam->origin[1] = target[1] - 110.0f * sinf(y);
+    cam->origin[2] = target[2] + 50.0f;
+    cam->angles[0] = 18.0f;
+    cam->angles[1] = yaw;
+}
+
+void player_options(const player *p, r_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->mode = p->mode;
+    opt->xray = p->xray;
+    opt->show_view_entity = p->camera != PLAYER_CAM_POV || p->follow >= 0;
+}
+
+static void fmt_time(char *buf, size_t cap, double s)
+{
+    if (s < 0)
+        s = 0;
+    int m = (int)(s / 60);
+    snprintf(buf, cap, "%d:%06.3f", m, s - m * 60);
+}
+
+void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
+{
+    int scale = fb->h >= 600 ? 2 : 1;
+    uint32_t white = rast_rgb(255, 255, 255), dim = 0xa0000000u;
+    /* HUD: whose view, and their stats (Q1/QW stat numbers: 0 health, 4 armour, 3 ammo) */
+    const int32_t *stats = cl->stats;
+    char hud[160];
+    const char *who = "";
+    if (p->follow >= 0 && p->follow < CL_MAX_PLAYERS) {
+        stats = cl->players[p->follow].stats;
+        who = cl->players[p->follow].name;
+    }
+    snprintf(hud, sizeof hud, "%.31s%shealth %d  armor %d  ammo %d", who, who[0] ? "  " : "",
+             (int)stats[0], (int)stats[4], (int)stats[3]);
+    for (char *c = hud; *c; c++)
+        *c = (char)((*c & 0x7f) < 32 ? ' ' : (*c & 0x7f));
+    int th = DRAW_FONT_H * scale;
+    int bx, by, bw, bh;
+    player_bar_rect(fb->w, fb->h, &bx, &by, &bw, &bh);
+    draw_fill_rect(fb, bx - 2, by - th - 10 * scale, draw_text_width(hud, scale) + 4, th + 2,
+                   dim);
+    draw_text(fb, bx, by - th - 9 * scale, hud, white, scale);
+
+    if (p->notice[0] && p->wall < p->notice_until) {
+        draw_fill_rect(fb, 6 * scale, 6 * scale, draw_text_width(p->notice, scale) + 4 * scale,
+                       th + 4 * scale, dim);
+        draw_text(fb, 8 * scale, 8 * scale, p->notice, white, scale);
+    }
+
+    int show_bar = p->paused || p->wall < p->bar_until || p->dragging;
+    if (!show_bar)
+        return;
+    draw_fill_rect(fb, bx - 4, by - 4, bw + 8, bh + 8, dim);
+    draw_fill_rect(fb, bx, by + bh / 2 - scale, bw, 2 * scale, rast_rgb(90, 90, 90));
+    double len = p->end - p->start;
+    int px = bx + (len > 0 ? (int)((p->t - p->start) / len * bw) : 0);
+    draw_fill_rect(fb, bx, by + bh / 2 - scale, px - bx, 2 * scale, rast_rgb(230, 120, 40));
+    /* marks as ticks, coloured by kind */
+    static const uint32_t kind_rgb[TL_MARK_KINDS] = {0xff40c0ff, 0xff4040ff, 0xff4080ff,
+                                                     0xffffc040, 0xffff40ff, 0xffc0c0c0};
+    for (int i = 0; i < tl_num_marks(p->tl); i++) {
+        const tl_mark *m = tl_get_mark(p->tl, i);
+        int mx = bx + (len > 0 ? (int)((m->time - p->start) / len * bw) : 0);
+        draw_fill_rect(fb, mx, by, scale, bh, kind_rgb[m->kind % TL_MARK_KINDS]);
+    }
+    draw_fill_rect(fb, px - scale, by - 2 * scale, 3 * scale, bh + 4 * scale, white);
+    char a[32], b[32], text[96];
+    fmt_time(a, sizeof a, p->t - p->start);
+    fmt_time(b, sizeof b, len);
+    snprintf(text, sizeof text, "%s / %s  %gx%s", a, b, p->speed, p->paused ? "  paused" : "");
+    draw_text(fb, fb->w - bx - draw_text_width(text, scale), by - th - 9 * scale, text, white,
+              scale);
+}
+
+int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *err)
+{
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        qd_fail(err, QD_ERR_IO, 0, "%s: cannot open the camera path", file);
+        return 0;
+    }
+    int n = 0, line_no = 0;
+    char line[512];
+    while (n < max && fgets(line, sizeof line, f)) {
+        line_no++;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        player_cam_key k;
+        if (sscanf(line, "%lf %f %f %f %f %f %f", &k.t, &k.origin[0], &k.origin[1],
+                   &k.origin[2], &k.angles[0], &k.angles[1], &k.angles[2]) != 7) {
+            fclose(f);
+            qd_fail(err, QD_ERR_BAD_DATA, (uint64_t)line_no,
+                    "%s line %d: expected \"t x y z pitch yaw roll\"", file, line_no);
+            return 0;
+        }
+        keys[n++] = k;
+    }
+    fclose(f);
+    /* keys in time order */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && keys[j].t < keys[j - 1].t; j--) {
+            player_cam_key t = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = t;
+        }
+    if (n == 0)
+        qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: no camera keys", file);
+    return n;
+}
+
+qd_err player_path_save(const char *file, const player_cam_key *keys, int n, qd_error *err)
+{
+    FILE *f = fopen(file, "w");
+    if (!f)
+        return qd_fail(err, QD_ERR_OUTPUT, 0, "%s: cannot write", file);
+    fprintf(f, "# qdemo camera path: demo time, origin x y z, angles pitch yaw roll\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%.4f %.2f %.2f %.2f %.2f %.2f %.2f\n", keys[i].t, keys[i].origin[0],
+                keys[i].origin[1], keys[i].origin[2], keys[i].angles[0], keys[i].angles[1],
+                keys[i].angles[2]);
+    if (fclose(f) != 0)
+        return qd_fail(err, QD_ERR_OUTPUT, 0, "%s: write failed", file);
+    return QD_OK;
+}
+
+void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam)
+{
+    memset(cam, 0, sizeof *cam);
+    if (n <= 0)
+        return;
+    int i = 0;
+    while (i + 1 < n && keys[i + 1].t <= t)
+        i++;
+    const player_cam_key *a = &keys[i], *b = &keys[i + 1 < n ? i + 1 : i];
+    float f = b->t > a->t ? (float)clampd((t - a->t) / (b->t - a->t), 0, 1) : 0.0f;
+    for (int k = 0; k < 3; k++) {
+        cam->origin[k] = a->origin[k] + (b->origin[k] - a->origin[k]) * f;
+        cam->angles[k] = cl_lerp_angle(a->angles[k], b->angles[k], f);
+    }
+}
+
+int player_find(const cl_state *cl, const char *spec)
+{
+    if (!spec || !*spec)
+        return -1;
+    char *end;
+    long n = strtol(spec, &end, 10);
+    if (*end == 0) {
+        /* N counts the active players from 1, in slot order */
+        int k = 0;
+        for (int i = 0; i < CL_MAX_PLAYERS; i++)
+            if (cl->players[i].active && !cl->players[i].spectator && ++k == n)
+                return i;
+        return -1;
+    }
+    for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+        if (!cl->players[i].active)
+            continue;
+        char plain[32];
+        size_t j = 0;
+        for (const char *c = cl->players[i].name; *c && j + 1 < sizeof plain; c++)
+            plain[j++] = (char)(*c & 0x7f);
+        plain[j] = 0;
+        if (strcasecmp(plain, spec) == 0)
+            return i;
+    }
+    return -1;
+}

@@ -1,0 +1,83 @@
+/* player.h: the interactive player's state and its input layer: keys and mouse in, demo time,
+ * speed, cameras and overlays out. No SDL here: the window feeds in_events, tests feed
+ * scripted ones, and both go through player_event(). */
+#ifndef QD_PLAYER_H
+#define QD_PLAYER_H
+
+#include "../output/input.h"
+#include "../render/rast.h"
+#include "../render/render.h"
+#include "../timeline/timeline.h"
+
+typedef enum player_cam { PLAYER_CAM_POV, PLAYER_CAM_CHASE, PLAYER_CAM_FREE } player_cam;
+
+#define PLAYER_MIN_SPEED (1.0 / 16.0)
+#define PLAYER_MAX_SPEED 16.0
+#define PLAYER_BAR_SECONDS 2.0   /* the bar stays this long after the mouse moves */
+#define PLAYER_MAX_PATH 1024     /* free-camera path keys */
+
+/* One key of a free-camera path: where the camera is at demo time t. */
+typedef struct player_cam_key {
+    double t;
+    float origin[3], angles[3];
+} player_cam_key;
+
+typedef struct player {
+    timeline_t *tl;
+    double t;            /* demo time shown */
+    double start, end;   /* the timeline's first and last frame */
+    double speed;
+    int paused;
+    int quit;
+    int mode;            /* R_MODE_FLAT / R_MODE_WIRE */
+    int xray;
+    player_cam camera;
+    int follow;          /* followed player slot, -1 = the recorded view */
+    float free_origin[3], free_angles[3];
+    unsigned move;       /* held movement keys: 1 w, 2 s, 4 a, 8 d, 16 shift */
+    double wall;         /* wall seconds since start (from player_tick) */
+    double bar_until;    /* wall time until which the bar shows */
+    int dragging;        /* the left button is held on the bar */
+    int fb_w, fb_h;      /* framebuffer size, for mouse positions */
+    char notice[128];
+    double notice_until;
+    player_cam_key path[PLAYER_MAX_PATH];
+    int path_len;
+    const char *path_file; /* where 'k' saves the path (NULL: qdemo-camera.txt) */
+} player;
+
+/* Start at the first frame, playing at 1x, with the recorded view. */
+void player_init(player *p, timeline_t *tl, int fb_w, int fb_h);
+
+/* One input event. */
+void player_event(player *p, const in_event *ev);
+
+/* Advance wall time by dt seconds: demo time moves by dt * speed unless paused, and the
+ * free camera flies. At the end the player holds the last frame, paused. */
+void player_tick(player *p, double dt);
+
+/* The camera for state cl at demo time t, from the player's camera choice. The recorded
+ * view falls back to it when a followed player has no body. */
+void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam);
+
+/* The render options for the current mode. */
+void player_options(const player *p, r_options *opt);
+
+/* Draw the timeline bar (when it shows), the HUD and notices over fb. */
+void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
+
+/* Where the bar is in an fb of height h: its top row and height in pixels. */
+void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);
+
+/* Free-camera paths: a text file of lines "t x y z pitch yaw roll". Load returns the number
+ * of keys read (0 with err set on failure); save returns QD_OK or QD_ERR_OUTPUT. */
+int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *err);
+qd_err player_path_save(const char *file, const player_cam_key *keys, int n, qd_error *err);
+/* The camera on a path at time t (linear between keys, shortest-way angles). */
+void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam);
+
+/* Choose the followed player from "--follow NAME|N" against cl's players: the slot, or -1
+ * when nothing matches. */
+int player_find(const cl_state *cl, const char *spec);
+
+#endif

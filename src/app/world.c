@@ -1,0 +1,58 @@
+/* world.c: loading a level's assets through the search path, once per level. */
+#include "world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static qd_err read_fs(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    return pak_read((const pak_fs *)ctx, name, data, len, err);
+}
+
+static uint64_t level_key(const cl_level *lvl)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[2] = {lvl->map, lvl->gamedir};
+    for (int p = 0; p < 2; p++)
+        for (const char *c = parts[p]; *c; c++)
+            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    for (int i = 1; i < lvl->num_models; i++)
+        for (const char *c = lvl->models[i]; *c; c++)
+            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    return h ^ (uint64_t)lvl->num_models;
+}
+
+void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
+{
+    uint64_t key = level_key(&cl->level);
+    if (w->assets && key == w->level_key)
+        return;
+    r_assets_free(w->assets);
+    w->assets = NULL;
+    pak_fs_close(w->fs);
+    w->fs = app_search_path(o, &cl->level, NULL);
+    w->level_key = key;
+    uint8_t *pal = NULL;
+    size_t len = 0;
+    if (!w->fs || pak_read(w->fs, "gfx/palette.lmp", &pal, &len, NULL) != QD_OK ||
+        !mdl_palette_from_lmp(pal, len, w->palette))
+        mdl_palette_from_lmp(qd_builtin_palette, sizeof qd_builtin_palette, w->palette);
+    free(pal);
+    qd_error err = {0};
+    w->assets = r_assets_load(&cl->level, w->fs ? read_fs : NULL, w->fs, w->palette, &err);
+    w->notice[0] = 0;
+    if (w->assets && !r_assets_map(w->assets))
+        snprintf(w->notice, sizeof w->notice, "map %.60s not found: use -b or -p",
+                 cl->level.map);
+    else if (w->assets && r_assets_missing(w->assets) > 0)
+        snprintf(w->notice, sizeof w->notice, "%d models missing (drawn as boxes)",
+                 r_assets_missing(w->assets));
+}
+
+void app_world_free(app_world *w)
+{
+    r_assets_free(w->assets);
+    pak_fs_close(w->fs);
+    memset(w, 0, sizeof *w);
+}

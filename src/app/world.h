@@ -1,0 +1,26 @@
+/* world.h: the assets a demo's current level needs (search path, palette, map and models),
+ * reloaded when the level changes. Shared by play and render. */
+#ifndef QD_WORLD_H
+#define QD_WORLD_H
+
+#include "../render/render.h"
+#include "app.h"
+
+typedef struct app_world {
+    const app_opts *opts;
+    pak_fs *fs;
+    uint32_t palette[256];
+    r_assets *assets;
+    uint64_t level_key; /* hash of the level the assets were loaded for */
+    char notice[160];   /* what is missing, for the user */
+} app_world;
+
+/* Make sure w holds the assets of cl's level (loading them the first time and after a
+ * level change). Missing files are never fatal; w->notice says what was missing. */
+void app_world_update(app_world *w, const app_opts *o, const cl_state *cl);
+void app_world_free(app_world *w);
+
+/* The palette compiled in from assets/palette.lmp (build/gen/palette_data.c). */
+extern const uint8_t qd_builtin_palette[768];
+
+#endif

@@ -1,0 +1,217 @@
+/* test_player.c: the window's key and mouse handling, driven by scripted events through the
+ * same input layer the window uses (no display needed). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/app/player.h"
+#include "../test.h"
+
+static timeline_t *open_tl(const char *rel)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, rel))
+        return NULL;
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    return d ? tl_open(d, 0, &err) : NULL;
+}
+
+static void key(player *p, in_key k, unsigned mods)
+{
+    in_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = IN_EV_KEY_DOWN;
+    ev.key = k;
+    ev.mods = mods;
+    player_event(p, &ev);
+    ev.type = IN_EV_KEY_UP;
+    player_event(p, &ev);
+}
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-6)
+
+TEST(player_keys_follow_mpv)
+{
+    timeline_t *tl = open_tl("dem/vektar_demo1.dem");
+    if (!tl)
+        SKIP("no realdata/dem/vektar_demo1.dem");
+    static player p;
+    player_init(&p, tl, 640, 480);
+    double start = p.start, end = p.end;
+    CHECK(end - start > 70);
+    CHECK(!p.paused);
+    key(&p, IN_KEY_SPACE, 0);
+    CHECK(p.paused);
+    key(&p, IN_KEY_SPACE, 0);
+    CHECK(!p.paused);
+    key(&p, IN_KEY_RIGHT, 0);
+    CHECK(NEAR(p.t, start + 5));
+    key(&p, IN_KEY_UP, 0);
+    CHECK(NEAR(p.t, start + 65));
+    key(&p, IN_KEY_LEFT, 0);
+    CHECK(NEAR(p.t, start + 60));
+    key(&p, IN_KEY_DOWN, 0);
+    CHECK(NEAR(p.t, start)); /* clamped at the start */
+    key(&p, IN_KEY_END, 0);
+    CHECK(NEAR(p.t, end));
+    key(&p, IN_KEY_HOME, 0);
+    CHECK(NEAR(p.t, start));
+    key(&p, IN_KEY_0 + 5, 0);
+    CHECK(NEAR(p.t, start + (end - start) * 0.5));
+    /* speed: [ halves, ] doubles, within 1/16..16; Backspace resets */
+    for (int i = 0; i < 10; i++)
+        key(&p, IN_KEY_RBRACKET, 0);
+    CHECK(NEAR(p.speed, 16));
+    for (int i = 0; i < 10; i++)
+        key(&p, IN_KEY_LBRACKET, 0);
+    CHECK(NEAR(p.speed, 1.0 / 16));
+    key(&p, IN_KEY_BACKSPACE, 0);
+    CHECK(NEAR(p.speed, 1));
+    /* . and , step one recorded frame, pausing */
+    double t = p.t;
+    key(&p, IN_KEY_PERIOD, 0);
+    CHECK(p.paused);
+    double t1 = p.t;
+    CHECK(t1 > t && t1 - t < 0.2);
+    CHECK(NEAR(t1, tl_next_frame(tl, t)));
+    key(&p, IN_KEY_PERIOD, 0);
+    key(&p, IN_KEY_COMMA, 0);
+    CHECK(NEAR(p.t, t1));
+    /* no stray key quits; q does */
+    for (in_key k = IN_KEY_NONE; k < IN_KEY_COUNT; k++)
+        if (k != IN_KEY_ESCAPE && k != IN_KEY_A + ('q' - 'a'))
+            key(&p, k, 0);
+    CHECK(!p.quit);
+    key(&p, IN_KEY_A + ('q' - 'a'), 0);
+    CHECK(p.quit);
+    tl_close(tl);
+}
+
+TEST(player_holds_the_last_frame)
+{
+    timeline_t *tl = open_tl("dem/lmpc_src_smoothme.dem");
+    if (!tl)
+        SKIP("no realdata/dem/lmpc_src_smoothme.dem");
+    static player p;
+    player_init(&p, tl, 640, 480);
+    key(&p, IN_KEY_0 + 9, 0);
+    for (int i = 0; i < 100; i++)
+        player_tick(&p, 0.1);
+    CHECK(p.paused);
+    CHECK(NEAR(p.t, p.end));
+    CHECK(!p.quit);
+    tl_close(tl);
+}
+
+TEST(player_bar_click_and_drag_seek)
+{
+    timeline_t *tl = open_tl("dem/vektar_demo1.dem");
+    if (!tl)
+        SKIP("no realdata/dem/vektar_demo1.dem");
+    static player p;
+    player_init(&p, tl, 800, 600);
+    int x, y, w, h;
+    player_bar_rect(800, 600, &x, &y, &w, &h);
+    in_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = IN_EV_BUTTON_DOWN;
+    ev.button = IN_BUTTON_LEFT;
+    ev.x = x + w / 4;
+    ev.y = y + h / 2;
+    player_event(&p, &ev);
+    CHECK(fabs(p.t - (p.start + 0.25 * (p.end - p.start))) < 0.5);
+    ev.type = IN_EV_MOTION;
+    ev.x = x + 3 * w / 4;
+    player_event(&p, &ev);
+    CHECK(fabs(p.t - (p.start + 0.75 * (p.end - p.start))) < 0.5);
+    ev.type = IN_EV_BUTTON_UP;
+    player_event(&p, &ev);
+    CHECK(!p.dragging);
+    /* a click away from the bar does not seek */
+    double t = p.t;
+    ev.type = IN_EV_BUTTON_DOWN;
+    ev.y = 10;
+    player_event(&p, &ev);
+    CHECK(NEAR(p.t, t));
+    tl_close(tl);
+}
+
+TEST(player_marks_pgdn_pgup)
+{
+    timeline_t *tl = open_tl("dem/vektar_demo1.dem");
+    if (!tl)
+        SKIP("no realdata/dem/vektar_demo1.dem");
+    static player p;
+    player_init(&p, tl, 640, 480);
+    if (tl_num_marks(tl) == 0) {
+        tl_close(tl);
+        SKIP("the demo has no event marks");
+    }
+    p.t = p.start;
+    const tl_mark *first = tl_find_mark(tl, p.t, 1);
+    if (!first) {
+        tl_close(tl);
+        SKIP("the demo has no event mark after its start");
+    }
+    key(&p, IN_KEY_PAGEDOWN, 0);
+    CHECK(NEAR(p.t, first->time));
+    const tl_mark *second = tl_find_mark(tl, p.t, 1);
+    if (second) {
+        key(&p, IN_KEY_PAGEDOWN, 0);
+        CHECK(NEAR(p.t, second->time));
+        key(&p, IN_KEY_PAGEUP, 0);
+        CHECK(p.t < second->time);
+    }
+    tl_close(tl);
+}
+
+TEST(player_free_camera_flies)
+{
+    timeline_t *tl = open_tl("dem/vektar_demo1.dem");
+    if (!tl)
+        SKIP("no realdata/dem/vektar_demo1.dem");
+    static player p;
+    player_init(&p, tl, 640, 480);
+    key(&p, IN_KEY_A + ('f' - 'a'), 0);
+    CHECK(p.camera == PLAYER_CAM_FREE);
+    in_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = IN_EV_KEY_DOWN;
+    ev.key = IN_KEY_A + ('w' - 'a');
+    player_event(&p, &ev);
+    player_tick(&p, 1.0);
+    CHECK(fabsf(p.free_origin[0] - 320.0f) < 1e-3f); /* yaw 0: forward is +X */
+    ev.mods = IN_MOD_SHIFT;
+    player_event(&p, &ev);
+    player_tick(&p, 1.0);
+    CHECK(fabsf(p.free_origin[0] - 320.0f * 5) < 1e-2f);
+    ev.type = IN_EV_KEY_UP;
+    player_event(&p, &ev);
+    player_tick(&p, 1.0);
+    CHECK(fabsf(p.free_origin[0] - 320.0f * 5) < 1e-2f);
+    /* mouse look */
+    ev.type = IN_EV_MOTION;
+    ev.dx = 100;
+    player_event(&p, &ev);
+    CHECK(fabsf(p.free_angles[1] + 15.0f) < 1e-3f);
+    key(&p, IN_KEY_A + ('c' - 'a'), 0);
+    CHECK(p.camera == PLAYER_CAM_CHASE);
+    tl_close(tl);
+}
+
+TEST(player_camera_path_file)
+{
+    player_cam_key keys[2] = {{1.0, {0, 0, 0}, {0, 350, 0}}, {3.0, {100, 200, 300}, {10, 10, 0}}};
+    char path[512];
+    snprintf(path, sizeof path, "%s/cam.txt", test_tmpdir());
+    qd_error err;
+    CHECK_EQ(player_path_save(path, keys, 2, &err), QD_OK);
+    player_cam_key back[8];
+    CHECK_EQ(player_path_load(path, back, 8, &err), 2);
+    r_camera cam;
+    player_path_eval(back, 2, 2.0, &cam);
+    CHECK(fabsf(cam.origin[0] - 50) < 1e-3f && fabsf(cam.origin[2] - 150) < 1e-3f);
+    CHECK(fabsf(cam.angles[1] - 0.0f) < 1e-3f || fabsf(cam.angles[1] - 360.0f) < 1e-3f);
+    player_path_eval(back, 2, 10.0, &cam);
+    CHECK(fabsf(cam.origin[1] - 200) < 1e-3f);
+}
