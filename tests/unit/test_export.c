@@ -1,0 +1,256 @@
+/* test_export.c: `qdemo render` end to end on the bundled sample: frame counts, PNGs that
+ * decode to the framebuffer, identical output for any thread count, resume after a kill,
+ * ffmpeg reading the output, and exit 3 for an unwritable folder. */
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "../../src/app/player.h"
+#include "../../src/app/world.h"
+#include "../../src/output/out.h"
+#include "../test.h"
+
+#define SAMPLE "assets/smoothme.dem"
+
+static const char *qdemo_bin(void)
+{
+    const char *q = getenv("QDEMO");
+    return q && *q ? q : "build/qdemo";
+}
+
+/* Run a shell command line; returns the exit status (or -1). */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int count_png(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        n += len == 10 && strcmp(e->d_name + 6, ".png") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+static double sample_duration(void)
+{
+    qd_error err;
+    demo_t *d = demo_open(SAMPLE, &err);
+    if (!d)
+        return -1;
+    timeline_t *tl = tl_open(d, 0, &err);
+    double len = tl ? tl_end(tl) - tl_start(tl) : -1;
+    tl_close(tl);
+    return len;
+}
+
+static int have_sample(void) { return access(SAMPLE, R_OK) == 0 && access(qdemo_bin(), X_OK) == 0; }
+
+TEST(export_frame_count_is_duration_times_fps)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    double len = sample_duration();
+    CHECK(len > 5);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/count", test_tmpdir());
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 10 --size 64x48 -q", qdemo_bin(), SAMPLE,
+                 dir),
+             0);
+    CHECK_EQ(count_png(dir), (long long)ceil(len * 10 - 1e-9));
+    snprintf(dir, sizeof dir, "%s/range", test_tmpdir());
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 24 --from 2 --to 0:05.5 --size 64x48 -q",
+                 qdemo_bin(), SAMPLE, dir),
+             0);
+    CHECK_EQ(count_png(dir), 84); /* 3.5 s at 24 fps */
+}
+
+TEST(export_png_decodes_to_the_framebuffer)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/match", test_tmpdir());
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 2 --from 3 --to 4 --size 160x120 -q",
+                 qdemo_bin(), SAMPLE, dir),
+             0);
+    /* the same frame rendered here: demo time start + 3.5 s (frame 1) */
+    qd_error err;
+    demo_t *d = demo_open(SAMPLE, &err);
+    CHECK(d);
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    double t = tl_start(tl) + 3.5;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = "assets";
+    app_world w;
+    memset(&w, 0, sizeof w);
+    app_world_update(&w, &o, cl);
+    static player p;
+    player_init(&p, tl, 160, 120);
+    r_camera cam;
+    r_options opt;
+    player_camera(&p, cl, t, &cam);
+    player_options(&p, &opt);
+    rast_fb *fb = rast_fb_new(160, 120);
+    r_render(w.assets, cl, t, &cam, &opt, fb);
+    char path[600];
+    snprintf(path, sizeof path, "%s/000001.png", dir);
+    int x, y, n;
+    unsigned char *img = stbi_load(path, &x, &y, &n, 3);
+    CHECK(img && x == 160 && y == 120);
+    int diff = 0;
+    for (int i = 0; i < 160 * 120; i++) {
+        uint32_t c = fb->color[i];
+        diff += img[3 * i] != (c & 255) || img[3 * i + 1] != ((c >> 8) & 255) ||
+                img[3 * i + 2] != ((c >> 16) & 255);
+    }
+    CHECK_EQ(diff, 0);
+    stbi_image_free(img);
+    rast_fb_free(fb);
+    app_world_free(&w);
+    tl_close(tl);
+}
+
+static int same_files(const char *a, const char *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char pa[600], pb[600];
+        snprintf(pa, sizeof pa, "%s/%06d.png", a, i);
+        snprintf(pb, sizeof pb, "%s/%06d.png", b, i);
+        if (run("cmp -s %s %s", pa, pb) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+TEST(export_identical_for_any_thread_count)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/t1", test_tmpdir());
+    snprintf(b, sizeof b, "%s/t2", test_tmpdir());
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 8 --size 200x150 --threads 1 --blur 2 -q",
+                 qdemo_bin(), SAMPLE, a),
+             0);
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 8 --size 200x150 --threads 2 --blur 2 -q",
+                 qdemo_bin(), SAMPLE, b),
+             0);
+    int n = count_png(a);
+    CHECK(n > 50);
+    CHECK_EQ(count_png(b), n);
+    CHECK(same_files(a, b, n));
+    /* and from run to run */
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 8 --size 200x150 --threads 2 --blur 2 -q",
+                 qdemo_bin(), SAMPLE, b),
+             0);
+    CHECK(same_files(a, b, n));
+}
+
+TEST(export_resume_after_kill)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char full[512], cut[512];
+    snprintf(full, sizeof full, "%s/full", test_tmpdir());
+    snprintf(cut, sizeof cut, "%s/cut", test_tmpdir());
+    const char *args = "-p assets --fps 60 --size 320x240 -q";
+    CHECK_EQ(run("%s render %s %s -o %s", qdemo_bin(), SAMPLE, args, full), 0);
+    int n = count_png(full);
+    CHECK(n > 600);
+    /* kill -9 part way */
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(qdemo_bin(), "qdemo", "render", SAMPLE, "-p", "assets", "--fps", "60", "--size",
+              "320x240", "-q", "-o", cut, (char *)NULL);
+        _exit(127);
+    }
+    CHECK(pid > 0);
+    int got = 0;
+    for (int i = 0; i < 2000 && got < n / 4; i++) {
+        usleep(2000);
+        got = count_png(cut);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    int partial = count_png(cut);
+    CHECK_MSG(partial > 0 && partial < n, "killed after %d of %d frames", partial, n);
+    /* every frame present is whole */
+    for (int i = 0; i < n; i++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/%06d.png", cut, i);
+        if (access(p, F_OK) != 0)
+            continue;
+        int x, y, c;
+        unsigned char *img = stbi_load(p, &x, &y, &c, 3);
+        CHECK_MSG(img != NULL, "frame %d is not a whole PNG", i);
+        stbi_image_free(img);
+    }
+    CHECK_EQ(run("%s render %s %s -o %s --resume", qdemo_bin(), SAMPLE, args, cut), 0);
+    CHECK_EQ(count_png(cut), n);
+    CHECK(same_files(full, cut, n));
+}
+
+TEST(export_unwritable_output_exits_3)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    CHECK_EQ(run("%s render %s -o /proc/qdemo-cannot-write -q 2>/dev/null", qdemo_bin(),
+                 SAMPLE),
+             3);
+}
+
+TEST(export_ffmpeg_reads_y4m_and_png)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    if (access("/usr/bin/ffmpeg", X_OK) != 0)
+        SKIP("ffmpeg is not installed");
+    char out[512];
+    snprintf(out, sizeof out, "%s/y4m.mp4", test_tmpdir());
+    CHECK_EQ(run("%s render %s -p assets -o - --fps 30 --size 320x240 --to 2 -q | "
+                 "ffmpeg -v error -y -i - -c:v mpeg4 %s",
+                 qdemo_bin(), SAMPLE, out),
+             0);
+    struct stat st;
+    CHECK(stat(out, &st) == 0 && st.st_size > 1000);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/ffpng", test_tmpdir());
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 30 --size 320x240 --to 2 -q", qdemo_bin(),
+                 SAMPLE, dir),
+             0);
+    snprintf(out, sizeof out, "%s/png.mp4", test_tmpdir());
+    CHECK_EQ(run("ffmpeg -v error -y -framerate 30 -i %s/%%06d.png -c:v mpeg4 %s", dir, out), 0);
+    CHECK(stat(out, &st) == 0 && st.st_size > 1000);
+    /* the y4m stream decodes to 60 frames */
+    CHECK_EQ(run("test \"$(%s render %s -p assets -o - --fps 30 --size 320x240 --to 2 -q | "
+                 "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                 "stream=nb_read_frames -of csv=p=0 -)\" = 60",
+                 qdemo_bin(), SAMPLE),
+             0);
+}
