@@ -1,5 +1,108 @@
-/* bench_render.c: rendering and export speed (filled in when the renderer lands). */
+/* bench_render.c: rendering speed along a real demo's camera path, and export speed of the
+ * whole `qdemo render` command to PNG and to y4m. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../src/app/player.h"
+#include "../src/app/world.h"
+#include "../src/render/render.h"
 #include "bench.h"
 
-void bench_render(void) { bench_out("\n(render benchmark: renderer not built yet)\n"); }
-void bench_export(void) { bench_out("\n(export benchmark: exporter not built yet)\n"); }
+#define SAMPLE "assets/smoothme.dem"
+
+void bench_render(void)
+{
+    qd_error err;
+    demo_t *d = demo_open(SAMPLE, &err);
+    if (!d) {
+        bench_out("\n(render benchmark: %s not found: skipped)\n", SAMPLE);
+        return;
+    }
+    timeline_t *tl = tl_open(d, 0, &err);
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = "assets";
+    app_world w;
+    memset(&w, 0, sizeof w);
+    static player p;
+    player_init(&p, tl, 1280, 720);
+    bench_out("\n### Rendering along the camera path of %s on e1m1 (one core)\n\n", SAMPLE);
+    bench_out("| mode | size | frames | ms/frame | fps |\n|---|---|---:|---:|---:|\n");
+    static const int sizes[2][2] = {{1280, 720}, {1920, 1080}};
+    enum { FRAMES = 300 };
+    double start = tl_start(tl), len = tl_end(tl) - tl_start(tl);
+    for (int mode = 0; mode < 2; mode++) {
+        for (int si = 0; si < 2; si++) {
+            rast_fb *fb = rast_fb_new(sizes[si][0], sizes[si][1]);
+            double busy = 0;
+            for (int k = 0; k < FRAMES; k++) {
+                double t = start + len * k / FRAMES;
+                const cl_state *cl = tl_state_at(tl, t, &err);
+                app_world_update(&w, &o, cl);
+                r_camera cam;
+                r_options opt;
+                player_camera(&p, cl, t, &cam);
+                player_options(&p, &opt);
+                opt.mode = mode ? R_MODE_WIRE : R_MODE_FLAT;
+                double t0 = bench_now();
+                r_render(w.assets, cl, t, &cam, &opt, fb);
+                busy += bench_now() - t0;
+            }
+            bench_out("| %s | %dx%d | %d | %.2f | %.0f |\n", mode ? "wire" : "flat",
+                      sizes[si][0], sizes[si][1], FRAMES, busy / FRAMES * 1e3, FRAMES / busy);
+            rast_fb_free(fb);
+        }
+    }
+    app_world_free(&w);
+    tl_close(tl);
+}
+
+/* Time one shell command. */
+static double timed(const char *cmd)
+{
+    double t0 = bench_now();
+    int st = system(cmd);
+    double dt = bench_now() - t0;
+    return st == 0 ? dt : -1;
+}
+
+void bench_export(void)
+{
+    if (access(SAMPLE, R_OK) != 0 || access("build/qdemo", X_OK) != 0) {
+        bench_out("\n(export benchmark: needs %s and build/qdemo: skipped)\n", SAMPLE);
+        return;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    bench_out("\n### Export: `qdemo render` of the whole sample (11.2 s of demo) at 60 fps, "
+              "1280x720, flat, %ld threads\n\n",
+              cores);
+    bench_out("Whole command: process start, indexing, rendering, encoding, writing.\n\n");
+    bench_out("| output | frames | seconds | fps |\n|---|---:|---:|---:|\n");
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/qdemo-bench-%d", (int)getpid());
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "build/qdemo render %s -p assets --fps 60 --size 1280x720 -q -o %s", SAMPLE, dir);
+    double png = timed(cmd);
+    int frames = 0;
+    for (;; frames++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/%06d.png", dir, frames);
+        if (access(p, F_OK) != 0)
+            break;
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        bench_out("(could not remove %s)\n", dir);
+    if (png > 0)
+        bench_out("| PNG files | %d | %.2f | %.0f |\n", frames, png, frames / png);
+    snprintf(cmd, sizeof cmd,
+             "build/qdemo render %s -p assets --fps 60 --size 1280x720 -q -o - > /dev/null",
+             SAMPLE);
+    double y4m = timed(cmd);
+    if (y4m > 0)
+        bench_out("| y4m to /dev/null | %d | %.2f | %.0f |\n", frames, y4m, frames / y4m);
+}
