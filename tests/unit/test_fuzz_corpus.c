@@ -28,7 +28,7 @@ TEST(fuzz_corpora_replay_cleanly)
         snprintf(name, sizeof name, "%.*s", (int)(n - 7), e->d_name + 5);
         char bin[1024], cmd[4096];
         snprintf(bin, sizeof bin, "%s/fuzz/replay_%s", bindir, name);
-        CHECK_MSG(access(bin, X_OK) == 0, "%s is not built (make test builds it)", bin);
+        CHECK_MSG(access(bin, X_OK) == 0, "%.400s is not built (make test builds it)", bin);
         snprintf(cmd, sizeof cmd, "%s tests/fuzz/corpus/%s tests/crashers/%s > /dev/null", bin,
                  name, name);
         int st = system(cmd);
