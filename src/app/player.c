@@ -98,7 +98,7 @@ static void key_down(player *p, const in_event *ev)
     int shift = (ev->mods & IN_MOD_SHIFT) != 0;
     if (shift)
         p->move |= 16;
-    switch (k) {
+    switch ((int)k) {
     case IN_KEY_ESCAPE:
     case IN_KEY_A + ('q' - 'a'):
         p->quit = 1;
@@ -197,7 +197,7 @@ static void key_down(player *p, const in_event *ev)
 
 static void key_up(player *p, const in_event *ev)
 {
-    switch (ev->key) {
+    switch ((int)ev->key) {
     case IN_KEY_A + ('w' - 'a'): p->move &= ~1u; break;
     case IN_KEY_A + ('s' - 'a'): p->move &= ~2u; break;
     case IN_KEY_A + ('a' - 'a'): p->move &= ~4u; break;

@@ -213,6 +213,13 @@ void cl_set_player_entity(cl_state *cl, int slot, int entity)
         p->entity = entity;
 }
 
+void cl_set_player_spectator(cl_state *cl, int slot, int spectator)
+{
+    cl_player *p = player(cl, slot);
+    if (p)
+        p->spectator = (uint8_t)(spectator != 0);
+}
+
 void cl_set_player_stat(cl_state *cl, int slot, int index, int value)
 {
     cl_player *p = player(cl, slot);

@@ -174,6 +174,7 @@ void cl_set_player_name(cl_state *cl, int slot, const char *name);
 void cl_set_player_frags(cl_state *cl, int slot, int frags);
 void cl_set_player_colors(cl_state *cl, int slot, int top, int bottom);
 void cl_set_player_entity(cl_state *cl, int slot, int entity);
+void cl_set_player_spectator(cl_state *cl, int slot, int spectator);
 void cl_set_player_stat(cl_state *cl, int slot, int index, int value);
 void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text);
 void cl_temp_add(cl_state *cl, const cl_temp *te);

@@ -19,6 +19,8 @@ struct demo {
 /* Every decoder qdemo has, in the order ties are broken. */
 static const demo_decoder *const decoders[] = {
     &demo_q1_decoder,
+    &demo_mvd_decoder,
+    &demo_qwd_decoder,
 };
 #define NUM_DECODERS (sizeof decoders / sizeof decoders[0])
 

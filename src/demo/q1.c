@@ -639,7 +639,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         if (r->err)
             break;
         if (!(t == t) || t < -1e6f || t > 1e7f)
-            return bad(c, QD_ERR_BAD_DATA, "time %ld is not a sane number of seconds", (long)t);
+            /* Printed as a double: a float this far out does not fit a long. */
+            return bad(c, QD_ERR_BAD_DATA, "time %g is not a sane number of seconds", (double)t);
         if (st->rebase) {
             st->time_base = st->last_time - (double)t;
             st->rebase = 0;

@@ -35,6 +35,7 @@ typedef struct ctx {
     uint32_t to;       /* .mvd: player (single/stats) or mask (multiple) */
     int applies;       /* prints and view effects concern the followed player */
     int done;          /* a disconnect ended the demo */
+    char esc[2][640];  /* trace only: escaped copies of strings */
 } ctx;
 
 static const char *const svc_names[] = {
@@ -148,6 +149,34 @@ static void trace_msg(ctx *c, const char *name, const char *fmt, ...)
             trace_msg((c), (name), __VA_ARGS__);                                               \
     } while (0)
 
+/* A string made printable for the trace: quotes, backslashes and control bytes escaped,
+ * QW's coloured characters (128..255) as \xNN. Only called inside TRACE. */
+static const char *esc(ctx *c, int slot, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *o = c->esc[slot];
+    size_t n = 0, cap = sizeof c->esc[slot];
+    for (; *s && n + 5 < cap; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            o[n++] = '\\';
+            o[n++] = (char)ch;
+        } else if (ch == '\n') {
+            o[n++] = '\\';
+            o[n++] = 'n';
+        } else if (ch < 32 || ch >= 127) {
+            o[n++] = '\\';
+            o[n++] = 'x';
+            o[n++] = hex[ch >> 4];
+            o[n++] = hex[ch & 15];
+        } else {
+            o[n++] = (char)ch;
+        }
+    }
+    o[n] = 0;
+    return o;
+}
+
 /* The message ran past its block: a truncated or damaged packet. */
 static qd_err truncated(ctx *c, const char *what)
 {
@@ -180,16 +209,6 @@ static int origin_ok(const float o[3])
 
 /* ---- the client-state side ---- */
 
-static void frame_begin(ctx *c, double t)
-{
-    qw_state *s = c->s;
-    s->time = t;
-    s->in_frame = 1;
-    s->frame_had_pe = 0;
-    s->players_seen = 0;
-    cl_frame_begin(c->cl, t);
-}
-
 static float view_height(const qw_player *p)
 {
     /* id QW client/view.c V_CalcRefdef: gib 8, dead -16, else 22 (DEFAULT_VIEWHEIGHT). */
@@ -205,6 +224,21 @@ static int player_active(const cl_state *cl, int i)
     return cl->players[i].active && !cl->players[i].spectator;
 }
 
+/* .mvd: keep following the same player while it plays; else the first who does. */
+static int pick_view_player(ctx *c)
+{
+    qw_state *s = c->s;
+    if (s->view_player >= 0 && player_active(c->cl, s->view_player))
+        return s->view_player;
+    s->view_player = -1;
+    for (int i = 0; i < QW_MAX_CLIENTS; i++)
+        if (player_active(c->cl, i)) {
+            s->view_player = i;
+            break;
+        }
+    return s->view_player;
+}
+
 /* The recorded view: .qwd the recorder's; .mvd the first active player (the app may follow
  * any other through cl->players[i].entity). */
 static void set_view(ctx *c)
@@ -213,16 +247,7 @@ static void set_view(ctx *c)
     cl_view v;
     memset(&v, 0, sizeof v);
     if (s->mvd) {
-        int vp = s->view_player;
-        if (vp < 0 || !player_active(c->cl, vp) || !s->players[vp].valid) {
-            vp = -1;
-            for (int i = 0; i < QW_MAX_CLIENTS; i++)
-                if (player_active(c->cl, i) && s->players[i].valid) {
-                    vp = i;
-                    break;
-                }
-            s->view_player = vp;
-        }
+        int vp = pick_view_player(c);
         if (vp < 0) {
             v.view_entity = -1;
         } else {
@@ -242,6 +267,18 @@ static void set_view(ctx *c)
         memcpy(v.angles, s->inter_angles, sizeof v.angles);
     }
     cl_set_view(c->cl, &v);
+}
+
+static void frame_begin(ctx *c, double t)
+{
+    qw_state *s = c->s;
+    s->time = t;
+    s->in_frame = 1;
+    s->frame_had_pe = 0;
+    s->players_seen = 0;
+    cl_frame_begin(c->cl, t);
+    if (s->mvd && s->protocol)
+        pick_view_player(c);
 }
 
 static void frame_end(ctx *c)
@@ -306,3 +343,1517 @@ static void emit_entity(ctx *c, const qw_ent *q)
     cl_entity_update(c->cl, q->number, &e);
 }
 
+/* ---- info strings: "\key\value\key\value" ---- */
+
+static int small_atoi(const char *s)
+{
+    int v = 0, neg = 0;
+    while (*s == ' ')
+        s++;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    while (*s >= '0' && *s <= '9' && v < 100000)
+        v = v * 10 + (*s++ - '0');
+    return neg ? -v : v;
+}
+
+/* The value of key in info into out; returns 0 (out empty) when absent. */
+static int info_get(const char *info, const char *key, char *out, size_t cap)
+{
+    size_t klen = strlen(key);
+    const char *p = info;
+    out[0] = 0;
+    while (*p) {
+        if (*p == '\\')
+            p++;
+        const char *k = p;
+        while (*p && *p != '\\')
+            p++;
+        size_t kl = (size_t)(p - k);
+        if (*p == '\\')
+            p++;
+        const char *v = p;
+        while (*p && *p != '\\')
+            p++;
+        if (kl == klen && memcmp(k, key, klen) == 0) {
+            size_t vl = (size_t)(p - v);
+            if (vl >= cap)
+                vl = cap - 1;
+            memcpy(out, v, vl);
+            out[vl] = 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void apply_user_key(ctx *c, int slot, const char *key, const char *val)
+{
+    qw_state *s = c->s;
+    if (!strcmp(key, "name")) {
+        cl_set_player_name(c->cl, slot, val);
+    } else if (!strcmp(key, "topcolor")) {
+        s->top[slot] = (uint8_t)(small_atoi(val) & 15);
+        cl_set_player_colors(c->cl, slot, s->top[slot], s->bottom[slot]);
+    } else if (!strcmp(key, "bottomcolor")) {
+        s->bottom[slot] = (uint8_t)(small_atoi(val) & 15);
+        cl_set_player_colors(c->cl, slot, s->top[slot], s->bottom[slot]);
+    } else if (!strcmp(key, "*spectator")) {
+        /* cl.h has no setter for this field yet; written directly (see the report). */
+        cl_set_player_spectator(c->cl, slot, small_atoi(val) != 0);
+    }
+}
+
+static void apply_userinfo(ctx *c, int slot, const char *info)
+{
+    static const char *const keys[] = {"name", "topcolor", "bottomcolor", "*spectator"};
+    char val[64];
+    for (int i = 0; i < 4; i++) {
+        info_get(info, keys[i], val, sizeof val);
+        apply_user_key(c, slot, keys[i], val);
+    }
+}
+
+/* ---- svc_serverdata [QWD 5.12], extension words [EZPARSE cl_parse.c CL_ParseServerData] ---- */
+
+static qd_err check_ext(ctx *c, const char *what, uint32_t have, uint32_t supported,
+                        const char *(*name)(uint32_t))
+{
+    uint32_t bad = have & ~supported;
+    if (!bad)
+        return QD_OK;
+    uint32_t bit = bad & (~bad + 1u);
+    return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs, "unsupported %s extension bit 0x%08x (%s)",
+                what, (unsigned)bit, name(bit));
+}
+
+static void level_reset(qw_state *s)
+{
+    memset(s->players, 0, sizeof s->players);
+    memset(s->frames, 0, sizeof s->frames);
+    memset(s->baselines, 0, sizeof s->baselines);
+    s->players_seen = s->players_visible = 0;
+    s->last_pe_frame = -1;
+    s->model_player = s->model_spike = 0;
+    s->num_models = s->num_sounds = 0;
+    s->intermission = 0;
+    s->view_player = -1;
+}
+
+static qd_err parse_serverdata(ctx *c)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    uint32_t fte = 0, fte2 = 0, mvd1 = 0, word = 0;
+    int i;
+    for (i = 0; i < 8; i++) {
+        word = rd_u32(r);
+        if (word == QW_PROTOCOL_FTE)
+            fte = rd_u32(r);
+        else if (word == QW_PROTOCOL_FTE2)
+            fte2 = rd_u32(r);
+        else if (word == QW_PROTOCOL_MVD1)
+            mvd1 = rd_u32(r);
+        else
+            break;
+    }
+    if (r->err)
+        return truncated(c, "svc_serverdata");
+    if (i == 8)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: too many extension words");
+    int32_t proto = (int32_t)word;
+    if (proto < QW_PROTOCOL_MIN || proto > QW_PROTOCOL_MAX)
+        return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                    "svc_serverdata: protocol %d (QuakeWorld 24..28 are decoded)", (int)proto);
+    qd_err e;
+    if ((e = check_ext(c, "FTE", fte, QW_PEXT_SUPPORTED, pext_name)) != QD_OK ||
+        (e = check_ext(c, "FTE2", fte2, QW_PEXT2_SUPPORTED, pext2_name)) != QD_OK ||
+        (e = check_ext(c, "MVD1", mvd1, QW_MVD_PEXT1_SUPPORTED, mvd1_name)) != QD_OK)
+        return e;
+    if (s->mvd && (mvd1 & QW_MVD_PEXT1_FLOATCOORDS))
+        /* ezQuake's .mvd playerinfo reads 2-byte coords whatever this bit says; without a
+         * real file to settle it, refuse rather than guess. */
+        return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                    "unsupported MVD1 extension bit 0x00000001 (MVD_PEXT1_FLOATCOORDS) in an .mvd");
+    int32_t servercount = rd_s32(r);
+    char gamedir[64], title[CL_NAME_LEN];
+    rd_str(r, gamedir, sizeof gamedir);
+    int playernum = -1, spectator = 0;
+    if (s->mvd) {
+        (void)rd_f32(r); /* the server's time at the start [EZPARSE CL_ParseServerData] */
+        spectator = 1;
+    } else {
+        playernum = rd_u8(r);
+        if (playernum & 128) {
+            spectator = 1;
+            playernum &= 127;
+        }
+    }
+    rd_str(r, title, sizeof title);
+    if (proto >= 25)
+        rd_skip(r, 10 * 4); /* movevars: gravity .. entgravity */
+    if (r->err)
+        return truncated(c, "svc_serverdata");
+    if (!s->mvd && playernum >= QW_MAX_CLIENTS)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: player slot %d", playernum);
+
+    s->protocol = proto;
+    s->fte_ext = fte;
+    s->fte_ext2 = fte2;
+    s->mvd_ext = mvd1;
+    s->playernum = playernum;
+    s->spectator = (uint8_t)spectator;
+    level_reset(s);
+    cl_level_begin(c->cl, CL_GAME_QW, proto, QW_MAX_CLIENTS, title);
+    cl_set_gamedir(c->cl, gamedir);
+    if (s->in_frame)
+        cl_frame_begin(c->cl, s->time); /* cl_level_begin closed the open frame */
+    TRACE(c, "svc_serverdata",
+          "protocol=%d fte=0x%08x fte2=0x%08x mvd1=0x%08x servercount=%d gamedir=\"%s\" "
+          "player=%d spectator=%d title=\"%s\"",
+          (int)proto, (unsigned)fte, (unsigned)fte2, (unsigned)mvd1, (int)servercount,
+          esc(c, 0, gamedir),
+          playernum, spectator, esc(c, 1, title));
+    return QD_OK;
+}
+
+/* ---- svc_modellist / svc_soundlist [QWD 5.46-47], svc_fte_modellistshort [EZPARSE
+ * CL_ParseModellist]: from protocol 26 a start index, names stored from start+1, then the
+ * index to ask for next (0 at the end). ---- */
+
+static void note_model(ctx *c, int n, const char *name)
+{
+    cl_set_model(c->cl, n, name);
+    if (n == 1)
+        cl_set_map(c->cl, name); /* the map is model 1: "maps/dm4.bsp" */
+    if (!strcmp(name, "progs/player.mdl"))
+        c->s->model_player = (uint16_t)n;
+    else if (!strcmp(name, "progs/spike.mdl"))
+        c->s->model_spike = (uint16_t)n;
+}
+
+static qd_err parse_list(ctx *c, int sounds, int wide)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    const char *what = sounds ? "svc_soundlist" : wide ? "svc_fte_modellistshort" : "svc_modellist";
+    int limit = sounds ? 256 : (s->fte_ext & QW_PEXT_MODELDBL) ? CL_MAX_MODELS : 256;
+    char name[CL_NAME_LEN];
+    int n = 0, first = 0, next = 0, count = 0;
+    if (s->protocol >= 26)
+        n = first = wide ? rd_u16(r) : rd_u8(r);
+    for (;;) {
+        rd_str(r, name, sizeof name);
+        if (r->err)
+            return truncated(c, what);
+        if (!name[0])
+            break;
+        if (++n >= limit)
+            return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: index %d over %d", what, n, limit - 1);
+        const char *nm = name[0] == '/' ? name + 1 : name; /* ezQuake's fix for a server bug */
+        if (sounds)
+            cl_set_sound(c->cl, n, nm);
+        else
+            note_model(c, n, nm);
+        count++;
+    }
+    if (s->protocol >= 26)
+        next = rd_u8(r);
+    if (r->err)
+        return truncated(c, what);
+    if (sounds)
+        s->num_sounds = (uint16_t)n;
+    else
+        s->num_models = (uint16_t)n;
+    TRACE(c, what, "first=%d count=%d next=%d", first, count, next);
+    return QD_OK;
+}
+
+/* ---- packet entities [QWD 5.48-49], FTE bits [EZPARSE cl_ents.c CL_ParseDelta,
+ * CL_ParsePacketEntities] ---- */
+
+static qw_ent *pool_at(qw_state *s, uint32_t i) { return &s->pool[i % QW_ENT_POOL]; }
+
+/* The header of one entity delta after its 16-bit word: the MOREBITS byte and the FTE
+ * EVENMORE/YETMORE bytes. Returns the full entity number. */
+static int delta_header(ctx *c, unsigned word, unsigned *bits, unsigned *more)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    int num = (int)(word & 511);
+    *bits = word & ~511u;
+    *more = 0;
+    if (word & QW_U_REMOVE) {
+        /* A removal carries its extra number bits only under PEXT_ENTITYDBL. */
+        if ((word & QW_U_MOREBITS) && (s->fte_ext & QW_PEXT_ENTITYDBL)) {
+            if (rd_u8(r) & QW_U_FTE_EVENMORE)
+                *more = rd_u8(r);
+        }
+    } else {
+        if (*bits & QW_U_MOREBITS)
+            *bits |= rd_u8(r);
+        if ((*bits & QW_U_FTE_EVENMORE) && s->fte_ext) {
+            *more = rd_u8(r);
+            if (*more & QW_U_FTE_YETMORE)
+                *more |= (unsigned)rd_u8(r) << 8;
+        }
+    }
+    if (*more & QW_U_FTE_ENTITYDBL)
+        num += 512;
+    if (*more & QW_U_FTE_ENTITYDBL2)
+        num += 1024;
+    return num;
+}
+
+static qd_err check_more(ctx *c, unsigned more)
+{
+    static const struct {
+        unsigned bit;
+        uint32_t ext;
+        const char *name;
+    } known[] = {
+        {QW_U_FTE_TRANS, QW_PEXT_TRANS, "U_FTE_TRANS"},
+        {QW_U_FTE_MODELDBL, QW_PEXT_MODELDBL, "U_FTE_MODELDBL"},
+        {QW_U_FTE_ENTITYDBL, QW_PEXT_ENTITYDBL, "U_FTE_ENTITYDBL"},
+        {QW_U_FTE_ENTITYDBL2, QW_PEXT_ENTITYDBL2, "U_FTE_ENTITYDBL2"},
+        {QW_U_FTE_COLOURMOD, QW_PEXT_COLOURMOD, "U_FTE_COLOURMOD"},
+    };
+    unsigned rest = more & ~QW_U_FTE_YETMORE;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (!(rest & known[i].bit))
+            continue;
+        if (!(c->s->fte_ext & known[i].ext))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                        "entity delta bit %s without its protocol extension", known[i].name);
+        rest &= ~known[i].bit;
+    }
+    if (rest) {
+        unsigned bit = rest & (~rest + 1u);
+        return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                    "unsupported FTE entity delta bit 0x%04x (U_FTE_*, not in this demo's "
+                    "extensions)", bit);
+    }
+    return QD_OK;
+}
+
+/* Read the fields the bits announce over a copy of from. */
+static void delta_fields(ctx *c, const qw_ent *from, qw_ent *to, int num, unsigned bits,
+                         unsigned more)
+{
+    rd_t *r = &c->r;
+    *to = *from;
+    to->number = (uint16_t)num;
+    if (bits & QW_U_MODEL) {
+        unsigned m = rd_u8(r);
+        to->model = (uint16_t)((more & QW_U_FTE_MODELDBL) ? m + 256 : m);
+    } else if (more & QW_U_FTE_MODELDBL) {
+        to->model = rd_u16(r);
+    }
+    if (bits & QW_U_FRAME)
+        to->frame = rd_u8(r);
+    if (bits & QW_U_COLORMAP)
+        to->colormap = rd_u8(r);
+    if (bits & QW_U_SKIN)
+        to->skin = rd_u8(r);
+    if (bits & QW_U_EFFECTS)
+        to->effects = rd_u8(r);
+    if (bits & QW_U_ORIGIN1)
+        to->origin[0] = rd_entcoord(c);
+    if (bits & QW_U_ANGLE1)
+        to->angles[0] = rd_s8(r);
+    if (bits & QW_U_ORIGIN2)
+        to->origin[1] = rd_entcoord(c);
+    if (bits & QW_U_ANGLE2)
+        to->angles[1] = rd_s8(r);
+    if (bits & QW_U_ORIGIN3)
+        to->origin[2] = rd_entcoord(c);
+    if (bits & QW_U_ANGLE3)
+        to->angles[2] = rd_s8(r);
+    if (more & QW_U_FTE_TRANS)
+        to->trans = rd_u8(r);
+    if (more & QW_U_FTE_COLOURMOD) {
+        to->colourmod[0] = rd_u8(r);
+        to->colourmod[1] = rd_u8(r);
+        to->colourmod[2] = rd_u8(r);
+    }
+}
+
+static qd_err parse_packetentities(ctx *c, int delta)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    const char *what = delta ? "svc_deltapacketentities" : "svc_packetentities";
+    uint32_t newseq = s->mvd ? s->mvd_frames : s->in_seq;
+    int flush = 0, from = -1;
+    const qw_frame *old = NULL;
+    if (delta) {
+        from = rd_u8(r);
+        /* A source frame the file never held (the recording began after it) is empty,
+         * as in a client's freshly cleared ring: everything comes from the baselines. */
+        if (s->mvd) {
+            /* An .mvd always deltas from its previous frame; the byte is the server's
+             * own counter [EZPARSE CL_ParsePacketEntities: mvdplayback]. */
+            if (s->last_pe_frame >= 0)
+                old = &s->frames[s->last_pe_frame];
+        } else {
+            const qw_frame *f = &s->frames[from & QW_UPDATE_MASK];
+            if (f->valid) {
+                /* Held but not that frame, or too old: QW drops the update
+                 * (FlushEntityPacket) and keeps showing the last frame. */
+                if ((f->seq & 0xff) == (uint32_t)from && newseq - f->seq < QW_UPDATE_BACKUP - 1)
+                    old = f;
+                else
+                    flush = 1;
+            }
+        }
+        /* Its states overwritten in the pool since (needs > 27 frames of 300): dropped. */
+        if (old && s->pool_head - old->start > QW_ENT_POOL - QW_MAX_PACKET_ENTITIES)
+            flush = 1;
+    }
+    uint32_t oldcount = (!flush && old) ? old->count : 0;
+    uint32_t oldstart = (!flush && old) ? old->start : 0;
+    uint32_t oldi = 0, newcount = 0, newstart = s->pool_head;
+    int changed = 0, removed = 0;
+    qw_ent scratch;
+    static const qw_ent zero_ent;
+
+    for (;;) {
+        unsigned word = rd_u16(r);
+        if (r->err)
+            return truncated(c, what);
+        if (!word)
+            break;
+        unsigned bits, more;
+        int num = delta_header(c, word, &bits, &more);
+        if (r->err)
+            return truncated(c, what);
+        qd_err e = check_more(c, more);
+        if (e)
+            return e;
+        if (flush) {
+            if (!(word & QW_U_REMOVE))
+                delta_fields(c, &zero_ent, &scratch, num, bits, more);
+            continue;
+        }
+        /* Copy the old entities numbered below this one. */
+        while (oldi < oldcount && pool_at(s, oldstart + oldi)->number < num) {
+            if (newcount >= QW_MAX_PACKET_ENTITIES)
+                return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
+                            QW_MAX_PACKET_ENTITIES);
+            *pool_at(s, newstart + newcount++) = *pool_at(s, oldstart + oldi++);
+        }
+        int have_old = oldi < oldcount && pool_at(s, oldstart + oldi)->number == num;
+        if (word & QW_U_REMOVE) {
+            if (have_old)
+                oldi++;
+            else if (!delta)
+                flush = 1; /* U_REMOVE on a full update: dropped as QW does */
+            removed++;
+            continue;
+        }
+        if (newcount >= QW_MAX_PACKET_ENTITIES)
+            return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
+                        QW_MAX_PACKET_ENTITIES);
+        const qw_ent *src = have_old ? pool_at(s, oldstart + oldi) : &s->baselines[num];
+        qw_ent *dst = pool_at(s, newstart + newcount++);
+        delta_fields(c, src, dst, num, bits, more);
+        if (!origin_ok(dst->origin))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %d has a non-finite origin",
+                        what, num);
+        if (have_old)
+            oldi++;
+        changed++;
+    }
+    if (r->err)
+        return truncated(c, what);
+    if (flush) {
+        s->flushed++;
+        TRACE(c, what, "from=%d seq=%u dropped=1 (delta source not held)", from, (unsigned)newseq);
+        return QD_OK;
+    }
+    if (newcount == 0 && changed == 0 && removed == 0 && old) {
+        /* Nothing changed (most .mvd frames): the new frame shares the old one's states,
+         * which nobody writes again. */
+        newstart = oldstart;
+        newcount = oldcount;
+    } else {
+        while (oldi < oldcount) {
+            if (newcount >= QW_MAX_PACKET_ENTITIES)
+                return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
+                            QW_MAX_PACKET_ENTITIES);
+            *pool_at(s, newstart + newcount++) = *pool_at(s, oldstart + oldi++);
+        }
+        s->pool_head += newcount;
+    }
+    qw_frame *nf = &s->frames[newseq & QW_UPDATE_MASK];
+    nf->seq = newseq;
+    nf->start = newstart;
+    nf->count = (uint16_t)newcount;
+    nf->valid = 1;
+    if (s->mvd)
+        s->last_pe_frame = (int32_t)(newseq & QW_UPDATE_MASK);
+    s->frame_had_pe = 1;
+    for (uint32_t i = 0; i < newcount; i++)
+        emit_entity(c, pool_at(s, newstart + i));
+    TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
+          (unsigned)newcount, changed, removed);
+    return QD_OK;
+}
+
+/* svc_spawnbaseline [QWD 5.23] and svc_spawnstatic [QWD 5.21]: byte model, frame, colormap,
+ * skin, then coord+angle per axis (plain coords: MVD_PEXT1_FLOATCOORDS covers only deltas). */
+static void read_baseline(ctx *c, qw_ent *e)
+{
+    rd_t *r = &c->r;
+    memset(e, 0, sizeof *e);
+    e->model = rd_u8(r);
+    e->frame = rd_u8(r);
+    e->colormap = rd_u8(r);
+    e->skin = rd_u8(r);
+    for (int i = 0; i < 3; i++) {
+        e->origin[i] = rd_coord(r);
+        e->angles[i] = rd_s8(r);
+    }
+}
+
+static void add_static(ctx *c, const qw_ent *q)
+{
+    cl_entstate e;
+    memset(&e, 0, sizeof e);
+    memcpy(e.origin, q->origin, sizeof e.origin);
+    for (int i = 0; i < 3; i++)
+        e.angles[i] = angle8(q->angles[i]);
+    e.model = q->model;
+    e.frame = q->frame;
+    e.skin = q->skin;
+    e.alpha = q->trans;
+    cl_static_add(c->cl, &e);
+}
+
+/* svc_fte_spawnbaseline2 / svc_fte_spawnstatic2: an entity delta from nothing
+ * [EZPARSE cl_parse.c CL_ParseSpawnBaseline2, CL_ParseStatic(true)]. */
+static qd_err read_delta_from_null(ctx *c, qw_ent *out, const char *what)
+{
+    static const qw_ent zero_ent;
+    if (!(c->s->fte_ext & QW_PEXT_SPAWNSTATIC2))
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_SPAWNSTATIC2", what);
+    unsigned word = rd_u16(&c->r), bits, more;
+    int num = delta_header(c, word & ~QW_U_REMOVE, &bits, &more);
+    qd_err e = check_more(c, more);
+    if (e)
+        return e;
+    delta_fields(c, &zero_ent, out, num, bits, more);
+    if (c->r.err)
+        return truncated(c, what);
+    if (!origin_ok(out->origin))
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: non-finite origin", what);
+    return QD_OK;
+}
+
+/* ---- players ---- */
+
+/* A usercmd delta from the null command [EZPARSE com_msg.c MSG_ReadDeltaUsercmd]:
+ * protocol <= 26 always sends angle 2 and byte moves, msec only with bit 7. */
+static void read_usercmd(ctx *c, float angles[3])
+{
+    rd_t *r = &c->r;
+    unsigned bits = rd_u8(r);
+    size_t moves = (size_t)((bits & QW_CM_FORWARD) != 0) + (size_t)((bits & QW_CM_SIDE) != 0) +
+                   (size_t)((bits & QW_CM_UP) != 0);
+    angles[0] = angles[1] = angles[2] = 0;
+    if (c->s->protocol <= 26) {
+        if (bits & QW_CM_ANGLE1)
+            angles[0] = rd_angle16(r);
+        angles[1] = rd_angle16(r);
+        if (bits & QW_CM_ANGLE3)
+            angles[2] = rd_angle16(r);
+        rd_skip(r, moves); /* signed bytes */
+    } else {
+        if (bits & QW_CM_ANGLE1)
+            angles[0] = rd_angle16(r);
+        if (bits & QW_CM_ANGLE2)
+            angles[1] = rd_angle16(r);
+        if (bits & QW_CM_ANGLE3)
+            angles[2] = rd_angle16(r);
+        rd_skip(r, 2 * moves); /* shorts */
+    }
+    if (bits & QW_CM_BUTTONS)
+        rd_skip(r, 1);
+    if (bits & QW_CM_IMPULSE)
+        rd_skip(r, 1);
+    if (c->s->protocol >= 27 || (bits & 0x80))
+        rd_skip(r, 1); /* msec */
+}
+
+/* .qwd svc_playerinfo [QWD 5.43], flags [EZPARSE cl_ents.c CL_ParsePlayerinfo]: with
+ * PEXT_TRANS bit 15 announces a third flag byte; without it bits 14/15 are ZQuake's
+ * PF_ONGROUND/PF_SOLID, which carry no data. */
+static qd_err parse_playerinfo_qwd(ctx *c)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    int num = rd_u8(r);
+    uint32_t flags = rd_u16(r);
+    if (s->fte_ext & QW_PEXT_TRANS) {
+        if (flags & QW_PF_EXTRA_PFS)
+            flags |= (uint32_t)rd_u8(r) << 16;
+        /* Known with data: TRANS_Z. Without data: ONGROUND (22), SOLID (23). FTE's
+         * HULLSIZE (14), SCALE (16), FATNESS (18), COLOURMOD (19) would carry bytes. */
+        uint32_t bad = flags & ((1u << 14) | (1u << 16) | (1u << 18) | (1u << 19) | (1u << 20) |
+                                (1u << 21) | 0xff000000u);
+        if (bad)
+            return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                        "svc_playerinfo: unsupported FTE player flag 0x%06x", (unsigned)bad);
+    }
+    if (r->err)
+        return truncated(c, "svc_playerinfo");
+    if (num >= QW_MAX_CLIENTS)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo: player %d", num);
+    qw_player *p = &s->players[num];
+    for (int i = 0; i < 3; i++)
+        p->origin[i] = rd_entcoord(c);
+    p->frame = rd_u8(r);
+    double t = s->time;
+    if (flags & QW_PF_MSEC) {
+        /* The move was this many ms old when sent [EZPARSE state_time]. */
+        t -= rd_u8(r) * 0.001;
+    }
+    if (flags & QW_PF_COMMAND)
+        read_usercmd(c, p->viewangles);
+    for (int i = 0; i < 3; i++)
+        if (flags & (QW_PF_VELOCITY1 << i))
+            rd_skip(r, 2);
+    p->model = (flags & QW_PF_MODEL) ? rd_u8(r) : s->model_player;
+    p->skin = (flags & QW_PF_SKINNUM) ? rd_u8(r) : 0;
+    if ((s->fte_ext & QW_PEXT_MODELDBL) && (p->skin & 128) && (flags & QW_PF_MODEL)) {
+        p->model = (uint16_t)(p->model + 256);
+        p->skin &= 127;
+    }
+    p->effects = (flags & QW_PF_EFFECTS) ? rd_u8(r) : 0;
+    p->weaponframe = (flags & QW_PF_WEAPONFRAME) ? rd_u8(r) : 0;
+    p->alpha = 0;
+    if ((flags & QW_PF_TRANS_Z) && (s->fte_ext & QW_PEXT_TRANS))
+        p->alpha = rd_u8(r);
+    if (r->err)
+        return truncated(c, "svc_playerinfo");
+    if (!origin_ok(p->origin))
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo: non-finite origin");
+    p->flags = (uint8_t)(((flags & QW_PF_DEAD) ? 1 : 0) | ((flags & QW_PF_GIB) ? 2 : 0));
+    if (num == s->playernum && !(flags & QW_PF_COMMAND))
+        memcpy(p->viewangles, s->cmd_angles, sizeof p->viewangles);
+    p->time = t;
+    p->valid = 1;
+    emit_player(c, num, t);
+    TRACE(c, "svc_playerinfo", "player=%d flags=0x%x origin=%.1f,%.1f,%.1f frame=%d model=%d",
+          num, (unsigned)flags, p->origin[0], p->origin[1], p->origin[2], p->frame, p->model);
+    return QD_OK;
+}
+
+/* .mvd svc_playerinfo [EZPARSE cl_ents.c CL_ParsePlayerinfo, mvdplayback]: DF_* bits say
+ * which fields changed against the player's last state; origins per axis, view angles as
+ * 16-bit angles, then model, skin, effects, weaponframe. */
+static qd_err parse_playerinfo_mvd(ctx *c)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    int num = rd_u8(r);
+    unsigned flags = rd_u16(r);
+    unsigned frame = rd_u8(r);
+    if (r->err)
+        return truncated(c, "svc_playerinfo");
+    if (num >= QW_MAX_CLIENTS)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo: player %d", num);
+    if (flags & 0xf000u)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo: unknown DF_ bits 0x%04x",
+                    flags & 0xf000u);
+    qw_player *p = &s->players[num];
+    /* A state older than the ring counts as none [EZPARSE: parsecount - sequence >=
+     * UPDATE_BACKUP - 1 gives a zeroed dummy]. */
+    if (!p->valid || s->mvd_frames - p->seq >= QW_UPDATE_BACKUP - 1)
+        memset(p, 0, sizeof *p);
+    p->frame = (uint8_t)frame;
+    for (int i = 0; i < 3; i++)
+        if (flags & (QW_DF_ORIGIN << i))
+            p->origin[i] = rd_coord(r);
+    for (int i = 0; i < 3; i++)
+        if (flags & (QW_DF_ANGLES << i))
+            p->viewangles[i] = rd_angle16(r);
+    int got_model = (flags & QW_DF_MODEL) != 0;
+    if (got_model)
+        p->model = rd_u8(r);
+    if (flags & QW_DF_SKINNUM) {
+        p->skin = rd_u8(r);
+        if ((s->fte_ext & QW_PEXT_MODELDBL) && (p->skin & 128) && got_model) {
+            p->skin &= 127;
+            p->model = (uint16_t)(p->model + 256);
+        }
+    }
+    if (flags & QW_DF_EFFECTS)
+        p->effects = rd_u8(r);
+    if (flags & QW_DF_WEAPONFRAME)
+        p->weaponframe = rd_u8(r);
+    if (r->err)
+        return truncated(c, "svc_playerinfo");
+    /* Old mvd/qtv recordings leave the model 0 (ezQuake cl_fix_mvd). */
+    if (!got_model && !p->model && !c->cl->players[num].spectator)
+        p->model = s->model_player;
+    p->flags = (uint8_t)(((flags & QW_DF_DEAD) ? 1 : 0) | ((flags & QW_DF_GIB) ? 2 : 0));
+    p->time = s->time;
+    p->seq = s->mvd_frames;
+    p->valid = 1;
+    emit_player(c, num, s->time);
+    TRACE(c, "svc_playerinfo", "player=%d flags=0x%x origin=%.1f,%.1f,%.1f frame=%u model=%d",
+          num, flags, p->origin[0], p->origin[1], p->origin[2], frame, p->model);
+    return QD_OK;
+}
+
+/* Nails are drawn as entities just above the highest entity number the negotiated
+ * extensions allow (512, 1024 with PEXT_ENTITYDBL, 2048 with ENTITYDBL2): unindexed
+ * svc_nails at base + i (they snap), indexed svc_nails2 at base + 256 + num (they lerp).
+ * The lowest base keeps the client's entity range, and its per-frame scan, short. */
+static int nail_base(const qw_state *s)
+{
+    if (s->fte_ext & QW_PEXT_ENTITYDBL2)
+        return 2048;
+    return (s->fte_ext & QW_PEXT_ENTITYDBL) ? 1024 : 512;
+}
+
+/* svc_nails [QWD 5.44] and svc_nails2 (mvdsv: a byte index before each nail): 12-bit
+ * coords * 2 - 4096, a 4-bit pitch and an 8-bit yaw [EZPARSE cl_ents.c CL_ParseProjectiles]. */
+static qd_err parse_nails(ctx *c, int indexed)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    const char *what = indexed ? "svc_nails2" : "svc_nails";
+    if (indexed && !s->mvd)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_nails2 outside an .mvd");
+    int count = rd_u8(r);
+    for (int i = 0; i < count; i++) {
+        int num = indexed ? rd_u8(r) : i;
+        const uint8_t *b = rd_bytes(r, 6);
+        if (!b)
+            return truncated(c, what);
+        cl_entstate e;
+        memset(&e, 0, sizeof e);
+        e.origin[0] = (float)((((b[0] + ((b[1] & 15) << 8))) << 1) - 4096);
+        e.origin[1] = (float)((((b[1] >> 4) + (b[2] << 4)) << 1) - 4096);
+        e.origin[2] = (float)((((b[3] + ((b[4] & 15) << 8))) << 1) - 4096);
+        e.angles[0] = 360.0f * (float)(b[4] >> 4) / 16.0f;
+        e.angles[1] = 360.0f * (float)b[5] / 256.0f;
+        e.model = s->model_spike;
+        if (!indexed)
+            e.flags = CL_EF_TELEPORT; /* nails are not matched between packets */
+        cl_entity_update(c->cl, nail_base(s) + (indexed ? 256 : 0) + num, &e);
+    }
+    if (r->err)
+        return truncated(c, what);
+    TRACE(c, what, "count=%d", count);
+    return QD_OK;
+}
+
+/* svc_temp_entity [QWD 5.24]. */
+static qd_err parse_temp_entity(ctx *c)
+{
+    rd_t *r = &c->r;
+    cl_temp te;
+    memset(&te, 0, sizeof te);
+    te.time = c->cl->time;
+    te.game = CL_GAME_QW;
+    te.entity = -1;
+    int type = rd_u8(r);
+    te.type = (uint16_t)type;
+    switch (type) {
+    case 0: case 1: case 3: case 4: case 7: case 8: case 10: case 11: case 13:
+        break;
+    case 5: case 6: case 9: /* lightning: entity, start, end */
+        te.entity = rd_s16(r);
+        break;
+    case 2: case 12: /* gunshot, blood: a particle count */
+        rd_skip(r, 1);
+        break;
+    default:
+        if (r->err)
+            return truncated(c, "svc_temp_entity");
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_temp_entity: unknown type %d", type);
+    }
+    for (int i = 0; i < 3; i++)
+        te.origin[i] = rd_coord(r);
+    if (type == 5 || type == 6 || type == 9)
+        for (int i = 0; i < 3; i++)
+            te.end[i] = rd_coord(r);
+    if (r->err)
+        return truncated(c, "svc_temp_entity");
+    cl_temp_add(c->cl, &te);
+    TRACE(c, "svc_temp_entity", "type=%d origin=%.1f,%.1f,%.1f", type, te.origin[0], te.origin[1],
+          te.origin[2]);
+    return QD_OK;
+}
+
+/* svc_download [QWD 5.42]; with PEXT_CHUNKEDDOWNLOADS a 32-bit chunk number, and either a
+ * 1024-byte chunk or (negative) a total size and a name [EZPARSE CL_ParseChunkedDownload]. */
+static qd_err parse_download(ctx *c)
+{
+    rd_t *r = &c->r;
+    char name[CL_NAME_LEN];
+    if (c->s->fte_ext & QW_PEXT_CHUNKEDDOWNLOADS) {
+        int32_t chunk = rd_s32(r);
+        if (chunk < 0) {
+            int32_t total = rd_s32(r);
+            rd_str(r, name, sizeof name);
+            TRACE(c, "svc_download", "chunk=%d total=%d name=\"%s\"", (int)chunk, (int)total,
+                  esc(c, 0, name));
+        } else {
+            rd_skip(r, 1024);
+            TRACE(c, "svc_download", "chunk=%d", (int)chunk);
+        }
+    } else {
+        int size = rd_s16(r);
+        int percent = rd_u8(r);
+        if (size == -2)
+            rd_str(r, name, sizeof name); /* a redirect to another name */
+        else if (size > 0)
+            rd_skip(r, (size_t)size);
+        else if (size < -2)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_download: size %d", size);
+        TRACE(c, "svc_download", "size=%d percent=%d", size, percent);
+    }
+    if (r->err)
+        return truncated(c, "svc_download");
+    return QD_OK;
+}
+
+/* ---- the message loop ---- */
+
+static qd_err parse_message(ctx *c, int cmd)
+{
+    qw_state *s = c->s;
+    cl_state *cl = c->cl;
+    rd_t *r = &c->r;
+    const char *name = svc_name(cmd);
+    char text[CL_TEXT_LEN], text2[CL_TEXT_LEN];
+    int a, b;
+    float f;
+
+    /* Before svc_serverdata only the messages that need no protocol make sense. */
+    if (!s->protocol && cmd != QW_SVC_SERVERDATA && cmd != QW_SVC_STUFFTEXT &&
+        cmd != QW_SVC_PRINT && cmd != QW_SVC_NOP && cmd != QW_SVC_DISCONNECT &&
+        cmd != QW_SVC_CENTERPRINT && cmd != QW_SVC_SERVERINFO && cmd != QW_SVC_CDTRACK)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s (%d) before svc_serverdata", name, cmd);
+
+    switch (cmd) {
+    case QW_SVC_NOP:
+        TRACE(c, name, "%s", "");
+        break;
+    case QW_SVC_DISCONNECT:
+        /* An .mvd's ends with "EndOfDemo"; more data after it is the next map
+         * [EZPARSE svc_disconnect, MVD_FILE_PLAYBACK]. */
+        text[0] = 0;
+        if (s->mvd && rd_left(r) > 0)
+            rd_str(r, text, sizeof text);
+        if (!s->mvd)
+            c->done = 1;
+        TRACE(c, name, "text=\"%s\"", esc(c, 0, text));
+        break;
+    case QW_SVC_UPDATESTAT:
+    case QW_SVC_UPDATESTATLONG:
+        a = rd_u8(r);
+        b = cmd == QW_SVC_UPDATESTAT ? rd_u8(r) : rd_s32(r);
+        if (r->err)
+            return truncated(c, name);
+        if (a >= QW_MAX_STATS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: stat %d is invalid", name, a);
+        if (s->mvd && (c->kind == QW_DEM_STATS || c->kind == QW_DEM_SINGLE)) {
+            cl_set_player_stat(cl, (int)c->to, a, b);
+            if ((int)c->to == s->view_player)
+                cl_set_stat(cl, a, b);
+        } else {
+            cl_set_stat(cl, a, b);
+        }
+        TRACE(c, name, "stat=%d value=%d", a, b);
+        break;
+    case QW_SVC_SOUND: {
+        unsigned ch = rd_u16(r);
+        if (ch & 0x8000)
+            rd_skip(r, 1); /* volume */
+        if (ch & 0x4000)
+            rd_skip(r, 1); /* attenuation */
+        a = rd_u8(r);
+        rd_skip(r, 6);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "entity=%u channel=%u sound=%d", (ch >> 3) & 1023, ch & 7, a);
+        break;
+    }
+    case QW_SVC_PRINT:
+        a = rd_u8(r);
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            return truncated(c, name);
+        if (c->applies)
+            cl_message_add(cl, a == 3 ? CL_MSG_CHAT : CL_MSG_PRINT, text);
+        TRACE(c, name, "level=%d text=\"%s\"", a, esc(c, 0, text));
+        break;
+    case QW_SVC_CENTERPRINT:
+    case QW_SVC_FINALE:
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            return truncated(c, name);
+        if (c->applies)
+            cl_message_add(cl, CL_MSG_CENTER, text);
+        if (cmd == QW_SVC_FINALE)
+            cl_set_intermission(cl, 1);
+        TRACE(c, name, "text=\"%s\"", esc(c, 0, text));
+        break;
+    case QW_SVC_STUFFTEXT:
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "text=\"%s\"", esc(c, 0, text));
+        break;
+    case QW_SVC_SETANGLE: {
+        /* An .mvd (and MVD_PEXT1_HIGHLAGTELEPORT) puts a byte first: the player or the
+         * reason [EZPARSE svc_setangle]. */
+        int who = -1;
+        float ang[3];
+        if (s->mvd || (s->mvd_ext & QW_MVD_PEXT1_HIGHLAGTELEPORT))
+            who = rd_u8(r);
+        for (int i = 0; i < 3; i++)
+            ang[i] = angle8(rd_s8(r));
+        if (r->err)
+            return truncated(c, name);
+        if (!s->mvd)
+            memcpy(s->cmd_angles, ang, sizeof ang);
+        TRACE(c, name, "byte=%d angles=%.1f,%.1f,%.1f", who, ang[0], ang[1], ang[2]);
+        break;
+    }
+    case QW_SVC_SERVERDATA:
+        return parse_serverdata(c);
+    case QW_SVC_LIGHTSTYLE:
+        a = rd_u8(r);
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            return truncated(c, name);
+        if (a >= 64)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_lightstyle: style %d > 63", a);
+        cl_set_lightstyle(cl, a, text);
+        TRACE(c, name, "style=%d pattern=\"%s\"", a, esc(c, 0, text));
+        break;
+    case QW_SVC_UPDATEFRAGS:
+        a = rd_u8(r);
+        b = rd_s16(r);
+        if (r->err)
+            return truncated(c, name);
+        if (a >= QW_MAX_CLIENTS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_updatefrags: player %d", a);
+        cl_set_player_frags(cl, a, b);
+        TRACE(c, name, "player=%d frags=%d", a, b);
+        break;
+    case QW_SVC_STOPSOUND:
+        a = rd_u16(r);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "entity=%d channel=%d", (a >> 3) & 1023, a & 7);
+        break;
+    case QW_SVC_DAMAGE:
+        a = rd_u8(r);
+        b = rd_u8(r);
+        rd_skip(r, 6);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "armor=%d blood=%d", a, b);
+        break;
+    case QW_SVC_SPAWNSTATIC:
+    case QW_SVC_FTE_SPAWNSTATIC2: {
+        qw_ent e;
+        if (cmd == QW_SVC_SPAWNSTATIC) {
+            read_baseline(c, &e);
+            if (r->err)
+                return truncated(c, name);
+        } else {
+            qd_err err = read_delta_from_null(c, &e, name);
+            if (err)
+                return err;
+        }
+        add_static(c, &e);
+        TRACE(c, name, "model=%d origin=%.1f,%.1f,%.1f", e.model, e.origin[0], e.origin[1],
+              e.origin[2]);
+        break;
+    }
+    case QW_SVC_SPAWNBASELINE:
+    case QW_SVC_FTE_SPAWNBASELINE2: {
+        qw_ent e;
+        if (cmd == QW_SVC_SPAWNBASELINE) {
+            a = rd_u16(r);
+            read_baseline(c, &e);
+            if (r->err)
+                return truncated(c, name);
+            if (a >= QW_MAX_EDICTS)
+                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_spawnbaseline: entity %d", a);
+            e.number = (uint16_t)a;
+        } else {
+            qd_err err = read_delta_from_null(c, &e, name);
+            if (err)
+                return err;
+        }
+        s->baselines[e.number] = e;
+        TRACE(c, name, "entity=%d model=%d origin=%.1f,%.1f,%.1f", e.number, e.model, e.origin[0],
+              e.origin[1], e.origin[2]);
+        break;
+    }
+    case QW_SVC_TEMP_ENTITY:
+        return parse_temp_entity(c);
+    case QW_SVC_SETPAUSE:
+        a = rd_u8(r);
+        if (r->err)
+            return truncated(c, name);
+        cl_set_paused(cl, a);
+        TRACE(c, name, "paused=%d", a);
+        break;
+    case QW_SVC_KILLEDMONSTER:
+    case QW_SVC_FOUNDSECRET:
+        a = cmd == QW_SVC_KILLEDMONSTER ? 14 : 13; /* STAT_MONSTERS, STAT_SECRETS */
+        cl_set_stat(cl, a, cl->stats[a] + 1);
+        TRACE(c, name, "%s", "");
+        break;
+    case QW_SVC_SPAWNSTATICSOUND:
+        rd_skip(r, 6);
+        a = rd_u8(r);
+        rd_skip(r, 2);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "sound=%d", a);
+        break;
+    case QW_SVC_INTERMISSION:
+        for (int i = 0; i < 3; i++)
+            s->inter_origin[i] = rd_coord(r);
+        for (int i = 0; i < 3; i++)
+            s->inter_angles[i] = angle8(rd_s8(r));
+        if (r->err)
+            return truncated(c, name);
+        s->intermission = 1;
+        cl_set_intermission(cl, 1);
+        TRACE(c, name, "origin=%.1f,%.1f,%.1f", s->inter_origin[0], s->inter_origin[1],
+              s->inter_origin[2]);
+        break;
+    case QW_SVC_CDTRACK:
+        a = rd_u8(r);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "track=%d", a);
+        break;
+    case QW_SVC_SELLSCREEN:
+    case QW_SVC_SMALLKICK:
+    case QW_SVC_BIGKICK:
+        TRACE(c, name, "%s", "");
+        break;
+    case QW_SVC_UPDATEPING:
+    case QW_SVC_UPDATEPL:
+    case QW_SVC_UPDATEENTERTIME:
+        a = rd_u8(r);
+        if (cmd == QW_SVC_UPDATEPING)
+            b = rd_s16(r);
+        else if (cmd == QW_SVC_UPDATEPL)
+            b = rd_u8(r);
+        else
+            b = (int)rd_f32(r);
+        if (r->err)
+            return truncated(c, name);
+        if (a >= QW_MAX_CLIENTS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: player %d", name, a);
+        TRACE(c, name, "player=%d value=%d", a, b);
+        break;
+    case QW_SVC_MUZZLEFLASH:
+        a = rd_s16(r);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "entity=%d", a);
+        break;
+    case QW_SVC_UPDATEUSERINFO: {
+        char info[1024];
+        a = rd_u8(r);
+        b = rd_s32(r);
+        rd_str(r, info, sizeof info);
+        if (r->err)
+            return truncated(c, name);
+        if (a >= QW_MAX_CLIENTS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_updateuserinfo: player %d", a);
+        apply_userinfo(c, a, info);
+        TRACE(c, name, "player=%d userid=%d info=\"%s\"", a, b, esc(c, 0, info));
+        break;
+    }
+    case QW_SVC_SETINFO:
+        a = rd_u8(r);
+        rd_str(r, text, sizeof text);
+        rd_str(r, text2, sizeof text2);
+        if (r->err)
+            return truncated(c, name);
+        if (a >= QW_MAX_CLIENTS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_setinfo: player %d", a);
+        apply_user_key(c, a, text, text2);
+        TRACE(c, name, "player=%d key=\"%s\" value=\"%s\"", a, esc(c, 0, text),
+              esc(c, 1, text2));
+        break;
+    case QW_SVC_SERVERINFO:
+        rd_str(r, text, sizeof text);
+        rd_str(r, text2, sizeof text2);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "key=\"%s\" value=\"%s\"", esc(c, 0, text), esc(c, 1, text2));
+        break;
+    case QW_SVC_DOWNLOAD:
+        return parse_download(c);
+    case QW_SVC_PLAYERINFO:
+        return s->mvd ? parse_playerinfo_mvd(c) : parse_playerinfo_qwd(c);
+    case QW_SVC_NAILS:
+    case QW_SVC_NAILS2:
+        return parse_nails(c, cmd == QW_SVC_NAILS2);
+    case QW_SVC_CHOKECOUNT:
+        a = rd_u8(r);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "count=%d", a);
+        break;
+    case QW_SVC_MODELLIST:
+    case QW_SVC_SOUNDLIST:
+        return parse_list(c, cmd == QW_SVC_SOUNDLIST, 0);
+    case QW_SVC_FTE_MODELLISTSHORT:
+        if (!(s->fte_ext & QW_PEXT_MODELDBL))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_MODELDBL", name);
+        return parse_list(c, 0, 1);
+    case QW_SVC_PACKETENTITIES:
+    case QW_SVC_DELTAPACKETENTITIES:
+        return parse_packetentities(c, cmd == QW_SVC_DELTAPACKETENTITIES);
+    case QW_SVC_MAXSPEED:
+    case QW_SVC_ENTGRAVITY:
+        f = rd_f32(r);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "value=%g", (double)f);
+        break;
+    case QW_SVC_QIZMOVOICE:
+        rd_skip(r, 34); /* two header bytes and 32 of voice [EZPARSE CL_ParseQizmoVoice] */
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "%s", "");
+        break;
+    case QW_SVC_FTE_VOICECHAT:
+        /* sender, gen, seq, 16-bit size, data [FTE snd_voip.c S_Voip_Parse] */
+        if (!(s->fte_ext2 & QW_PEXT2_VOICECHAT))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT2_VOICECHAT", name);
+        a = rd_u8(r);
+        rd_skip(r, 2);
+        b = rd_u16(r);
+        rd_skip(r, (size_t)b);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "sender=%d bytes=%d", a, b);
+        break;
+    default:
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "unknown server message %d (%s)", cmd, name);
+    }
+    return QD_OK;
+}
+
+/* Parse every message of the block in c->r. */
+static qd_err parse_messages(ctx *c)
+{
+    while (rd_left(&c->r) > 0) {
+        c->msg_ofs = c->base + c->r.pos;
+        int cmd = rd_u8(&c->r);
+        qd_err e = parse_message(c, cmd);
+        if (e)
+            return e;
+        if (c->r.err)
+            return truncated(c, svc_name(cmd));
+    }
+    return QD_OK;
+}
+
+/* ---- .qwd blocks [QWD 3] ---- */
+
+/* A connectionless packet [QWD 4]: one command byte and its text. */
+static qd_err parse_connectionless(ctx *c)
+{
+    rd_t *r = &c->r;
+    char text[CL_TEXT_LEN];
+    c->msg_ofs = c->base + r->pos;
+    int id = rd_u8(r);
+    if (r->err)
+        return truncated(c, "connectionless packet");
+    switch (id) {
+    case 2: /* svc_disconnect "EndOfDemo": the end of the recording */
+        rd_str(r, text, sizeof text);
+        c->done = 1;
+        TRACE(c, "disconnect", "text=\"%s\"", esc(c, 0, text));
+        return QD_OK;
+    case 'B':
+    case 'c':
+    case 'n':
+        rd_str(r, text, sizeof text);
+        if (id == 'n')
+            cl_message_add(c->cl, CL_MSG_PRINT, text);
+        TRACE(c, id == 'B' ? "client_command" : id == 'c' ? "challenge" : "console",
+              "text=\"%s\"", esc(c, 0, text));
+        return QD_OK;
+    case 'j':
+    case 'k':
+        TRACE(c, id == 'j' ? "connect" : "ping", "%s", "");
+        return QD_OK;
+    default:
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "unknown connectionless packet 0x%02x", id);
+    }
+}
+
+static qd_err qwd_block(ctx *c, const uint8_t *data, size_t len)
+{
+    qw_state *s = c->s;
+    size_t pos = (size_t)s->pos;
+    if (len - pos < 5)
+        return fail(c, QD_ERR_TRUNCATED, pos, "block header cut off (%zu bytes left)", len - pos);
+    rd_t h = rd_make(data + pos, len - pos);
+    float ft = rd_f32(&h);
+    int type = rd_u8(&h);
+    if (!isfinite(ft))
+        return fail(c, QD_ERR_BAD_DATA, pos, "block time is not a number");
+    if (!s->started) {
+        s->time0 = ft;
+        s->started = 1;
+    }
+    double t = (double)ft - s->time0;
+    c->msg_ofs = pos;
+    switch (type) {
+    case QW_DEM_CMD: {
+        /* A user command as the client stored it: a 24-byte usercmd_t and the 3 float view
+         * angles [QWD 3.1; EZPARSE CL_WriteDemoCmd]. */
+        const uint8_t *b = rd_bytes(&h, 36);
+        if (!b)
+            return fail(c, QD_ERR_TRUNCATED, pos, "dem_cmd block cut off");
+        rd_t a = rd_make(b + 24, 12);
+        float ang[3];
+        for (int i = 0; i < 3; i++)
+            ang[i] = rd_f32(&a);
+        if (isfinite(ang[0]) && isfinite(ang[1]) && isfinite(ang[2]))
+            memcpy(s->cmd_angles, ang, sizeof ang);
+        s->time = t;
+        s->pos = pos + 41;
+        TRACE(c, "dem_cmd", "angles=%.1f,%.1f,%.1f", ang[0], ang[1], ang[2]);
+        return QD_OK;
+    }
+    case QW_DEM_SET:
+        if (len - pos < 13)
+            return fail(c, QD_ERR_TRUNCATED, pos, "dem_set block cut off");
+        s->out_seq = rd_u32(&h);
+        s->in_seq = rd_u32(&h);
+        s->pos = pos + 13;
+        TRACE(c, "dem_set", "outgoing=%u incoming=%u", (unsigned)s->out_seq, (unsigned)s->in_seq);
+        return QD_OK;
+    case QW_DEM_READ:
+        break;
+    default:
+        return fail(c, QD_ERR_BAD_DATA, pos + 4, "unknown block type %d", type);
+    }
+    uint32_t size = rd_u32(&h);
+    if (h.err)
+        return fail(c, QD_ERR_TRUNCATED, pos, "dem_read header cut off");
+    if (size < 4 || size > QW_MAX_BLOCK)
+        return fail(c, QD_ERR_BAD_DATA, pos + 5, "dem_read block size %u", (unsigned)size);
+    if (size > len - pos - 9)
+        return fail(c, QD_ERR_TRUNCATED, pos + 5, "dem_read block of %u bytes cut off at %zu",
+                    (unsigned)size, len - pos - 9);
+    c->base = pos + 9;
+    c->r = rd_make(data + pos + 9, size);
+    s->pos = pos + 9 + size;
+    uint32_t seq1 = rd_u32(&c->r);
+    s->time = t;
+    if (seq1 == 0xffffffffu)
+        return parse_connectionless(c);
+    if (size < 8)
+        return fail(c, QD_ERR_BAD_DATA, pos + 5, "game packet of %u bytes", (unsigned)size);
+    uint32_t seq2 = rd_u32(&c->r);
+    (void)seq2;
+    s->in_seq = seq1 & 0x7fffffffu;
+    c->applies = 1;
+    frame_begin(c, t);
+    qd_err e = parse_messages(c);
+    if (e)
+        return e;
+    frame_end(c);
+    return QD_OK;
+}
+
+/* ---- .mvd blocks ---- */
+
+static qd_err mvd_frame(ctx *c, const uint8_t *data, size_t len, int *done)
+{
+    qw_state *s = c->s;
+    int first = 1;
+    for (;;) {
+        size_t pos = (size_t)s->pos;
+        if (pos >= len) {
+            frame_end(c);
+            *done = 1;
+            return QD_OK;
+        }
+        if (len - pos < 2)
+            return fail(c, QD_ERR_TRUNCATED, pos, "block header cut off");
+        unsigned dt = data[pos], type = data[pos + 1];
+        if (!first && dt != 0)
+            break; /* the next frame starts here */
+        unsigned kind = type & 7, to = type >> 3;
+        if (first) {
+            s->mvd_ms += dt;
+            s->mvd_frames++;
+            frame_begin(c, (double)s->mvd_ms * 0.001);
+            first = 0;
+        }
+        c->msg_ofs = pos;
+        rd_t h = rd_make(data + pos + 2, len - pos - 2);
+        uint32_t mask = 0;
+        switch (kind) {
+        case QW_DEM_SET:
+            s->out_seq = rd_u32(&h);
+            s->in_seq = rd_u32(&h);
+            if (h.err)
+                return fail(c, QD_ERR_TRUNCATED, pos, "dem_set block cut off");
+            s->pos = pos + 10;
+            TRACE(c, "dem_set", "outgoing=%u incoming=%u", (unsigned)s->out_seq,
+                  (unsigned)s->in_seq);
+            s->block++;
+            continue;
+        case QW_DEM_MULTIPLE:
+            mask = rd_u32(&h);
+            break;
+        case QW_DEM_READ:
+        case QW_DEM_SINGLE:
+        case QW_DEM_STATS:
+        case QW_DEM_ALL:
+            break;
+        default: /* dem_cmd belongs to .qwd [EZPARSE: "mvd demos should not contain dem_cmd"] */
+            return fail(c, QD_ERR_BAD_DATA, pos + 1, "block type %u in an .mvd", kind);
+        }
+        uint32_t size = rd_u32(&h);
+        if (h.err)
+            return fail(c, QD_ERR_TRUNCATED, pos, "block header cut off");
+        size_t hdr = 2 + (kind == QW_DEM_MULTIPLE ? 8u : 4u);
+        if (size > QW_MAX_BLOCK)
+            return fail(c, QD_ERR_BAD_DATA, pos + hdr - 4, "block size %u", (unsigned)size);
+        if (size > len - pos - hdr)
+            return fail(c, QD_ERR_TRUNCATED, pos + hdr - 4, "block of %u bytes cut off at %zu",
+                        (unsigned)size, len - pos - hdr);
+        c->base = pos + hdr;
+        c->r = rd_make(data + pos + hdr, size);
+        s->pos = pos + hdr + size;
+        c->kind = (int)(kind == QW_DEM_READ ? QW_DEM_ALL : kind);
+        c->to = kind == QW_DEM_MULTIPLE ? mask : to;
+        if (kind == QW_DEM_MULTIPLE && mask == 0 && (s->mvd_ext & QW_MVD_PEXT1_HIDDEN_MESSAGES)) {
+            /* mvdsv's hidden data (antilag, usercmds, weapon scripts), for nobody
+             * [EZPROT MVD_PEXT1_HIDDEN_MESSAGES]. */
+            TRACE(c, "hidden", "bytes=%u", (unsigned)size);
+            s->block++;
+            continue;
+        }
+        if (kind == QW_DEM_SINGLE || kind == QW_DEM_STATS)
+            c->applies = (int)to == s->view_player;
+        else if (kind == QW_DEM_MULTIPLE)
+            c->applies = s->view_player >= 0 && (mask >> s->view_player) & 1;
+        else
+            c->applies = 1;
+        qd_err e = parse_messages(c);
+        if (e)
+            return e;
+        s->block++;
+    }
+    frame_end(c);
+    return QD_OK;
+}
+
+/* ---- the decoder interface ---- */
+
+static qd_err qw_init(void *state, const uint8_t *data, size_t len, qd_error *err, int mvd)
+{
+    (void)data;
+    (void)err;
+    (void)len;
+    qw_state *s = state;
+    memset(s, 0, sizeof *s);
+    s->mvd = (uint8_t)mvd;
+    s->playernum = 0;
+    level_reset(s);
+    return QD_OK;
+}
+
+static qd_err qwd_init(void *state, const uint8_t *data, size_t len, qd_error *err)
+{
+    return qw_init(state, data, len, err, 0);
+}
+
+static qd_err mvd_init(void *state, const uint8_t *data, size_t len, qd_error *err)
+{
+    return qw_init(state, data, len, err, 1);
+}
+
+static qd_err qw_step(void *state, const uint8_t *data, size_t len, cl_state *cl,
+                      const demo_trace *trace, int *done, qd_error *err)
+{
+    qw_state *s = state;
+    *done = 0;
+    if (s->stopped) {
+        if (s->err_code == QD_OK) {
+            *done = 1;
+            return QD_OK;
+        }
+        return qd_fail(err, s->err_code, s->err_offset, "decoder stopped by an earlier error");
+    }
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.cl = cl;
+    c.trace = trace && trace->msg ? trace : NULL;
+    c.err = err;
+    qd_err e;
+    if (s->mvd) {
+        e = mvd_frame(&c, data, len, done);
+    } else if (s->pos >= len) {
+        *done = 1;
+        e = QD_OK;
+    } else {
+        e = qwd_block(&c, data, len);
+        s->block++;
+        if (!e && (c.done || s->pos >= len))
+            *done = 1;
+    }
+    if (e) {
+        if (s->in_frame) {
+            cl_frame_end(cl, 0);
+            s->in_frame = 0;
+        }
+        s->stopped = 1;
+        s->err_code = e;
+        s->err_offset = err ? err->offset : s->pos;
+        return e;
+    }
+    if (*done)
+        s->stopped = 1;
+    return QD_OK;
+}
+
+static uint64_t qw_offset(const void *state) { return ((const qw_state *)state)->pos; }
+
+static int qw_protocol(const void *state) { return ((const qw_state *)state)->protocol; }
+
+/* ---- detection ---- */
+
+static int ends_with(const char *name, const char *ext)
+{
+    if (!name)
+        return 0;
+    size_t n = strlen(name), e = strlen(ext);
+    if (n < e)
+        return 0;
+    for (size_t i = 0; i < e; i++) {
+        char a = name[n - e + i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a - 'A' + 'a');
+        if (a != ext[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 when m starts with svc_serverdata naming a QW protocol (after extension words). */
+static int serverdata_ok(const uint8_t *m, size_t n)
+{
+    rd_t r = rd_make(m, n);
+    if (rd_u8(&r) != QW_SVC_SERVERDATA)
+        return 0;
+    for (int i = 0; i < 8; i++) {
+        uint32_t w = rd_u32(&r);
+        if (r.err)
+            return 0;
+        if (w == QW_PROTOCOL_FTE || w == QW_PROTOCOL_FTE2 || w == QW_PROTOCOL_MVD1) {
+            rd_skip(&r, 4);
+            continue;
+        }
+        return w >= QW_PROTOCOL_MIN && w <= QW_PROTOCOL_MAX && !r.err;
+    }
+    return 0;
+}
+
+/* 1 when svc_serverdata with a QW protocol appears in the first bytes of a packet (a print
+ * or a stufftext may come first). */
+static int has_serverdata(const uint8_t *m, size_t n)
+{
+    if (n > 4096)
+        n = 4096;
+    for (size_t i = 0; i + 5 <= n; i++)
+        if (m[i] == QW_SVC_SERVERDATA && serverdata_ok(m + i, n - i))
+            return 1;
+    return 0;
+}
+
+/* Content evidence: a chain of valid blocks, and svc_serverdata naming protocol 24..28 in
+ * one of the first game packets (9); a valid chain alone is weak (2 with the extension). */
+static int qwd_probe(const uint8_t *data, size_t len, const char *filename)
+{
+    int ext = ends_with(filename, ".qwd");
+    size_t pos = 0;
+    for (int blocks = 0; blocks < 64 && pos + 5 <= len; blocks++) {
+        rd_t h = rd_make(data + pos, len - pos);
+        float t = rd_f32(&h);
+        int type = rd_u8(&h);
+        if (!isfinite(t) || t < 0 || t > 1e8f)
+            return ext;
+        if (type == QW_DEM_CMD) {
+            pos += 41;
+        } else if (type == QW_DEM_SET) {
+            pos += 13;
+        } else if (type == QW_DEM_READ) {
+            uint32_t size = rd_u32(&h);
+            if (h.err || size < 4 || size > QW_MAX_BLOCK || size > len - pos - 9)
+                return ext;
+            uint32_t seq = rd_u32(&h);
+            if (seq != 0xffffffffu && size >= 8 && has_serverdata(data + pos + 17, size - 8))
+                return 9;
+            pos += 9 + size;
+        } else {
+            return ext;
+        }
+    }
+    return ext ? 2 : 0;
+}
+
+static int mvd_probe(const uint8_t *data, size_t len, const char *filename)
+{
+    int ext = ends_with(filename, ".mvd");
+    size_t pos = 0;
+    for (int blocks = 0; blocks < 64 && pos + 2 <= len; blocks++) {
+        unsigned kind = data[pos + 1] & 7;
+        rd_t h = rd_make(data + pos + 2, len - pos - 2);
+        if (kind == QW_DEM_SET) {
+            pos += 10;
+            continue;
+        }
+        if (kind == QW_DEM_CMD || kind == 7)
+            return ext;
+        if (kind == QW_DEM_MULTIPLE)
+            rd_skip(&h, 4);
+        uint32_t size = rd_u32(&h);
+        size_t hdr = kind == QW_DEM_MULTIPLE ? 10 : 6;
+        if (h.err || size > QW_MAX_BLOCK || size > len - pos - hdr)
+            return ext;
+        if (has_serverdata(data + pos + hdr, size))
+            return 9;
+        pos += hdr + size;
+    }
+    return ext ? 2 : 0;
+}
+
+const demo_decoder demo_qwd_decoder = {
+    "qwd", DEMO_FMT_QWD, sizeof(qw_state), qwd_probe, qwd_init, qw_step, qw_offset, qw_protocol,
+};
+
+const demo_decoder demo_mvd_decoder = {
+    "mvd", DEMO_FMT_MVD, sizeof(qw_state), mvd_probe, mvd_init, qw_step, qw_offset, qw_protocol,
+};

@@ -171,10 +171,6 @@
 #define QW_ENT_POOL 8192           /* entity states shared by the frame ring */
 #define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
 #define QW_MAX_STATS 32
-/* Nails are drawn as entities above every QW entity number: unindexed svc_nails at
- * QW_NAIL_BASE + i (they snap), indexed svc_nails2 at QW_NAIL2_BASE + num (they lerp). */
-#define QW_NAIL_BASE 2048
-#define QW_NAIL2_BASE (QW_NAIL_BASE + 256)
 
 /* One packet entity, compact (28 bytes): what the wire can say about it. */
 typedef struct qw_ent {
@@ -191,7 +187,9 @@ typedef struct qw_ent {
     uint8_t pad;
 } qw_ent;
 
-/* One slot of the frame ring: which pool entries hold the frame's entities. */
+/* One slot of the frame ring: which pool entries hold the frame's entities, sorted by
+ * number. An entry is written once (until the pool wraps, which the age check in qw.c
+ * catches), so an unchanged frame shares its source's entries. */
 typedef struct qw_frame {
     uint32_t seq;   /* full incoming sequence */
     uint32_t start; /* absolute pool index (pool[start % QW_ENT_POOL]) */
@@ -239,7 +237,7 @@ typedef struct qw_state {
     uint8_t in_frame;     /* cl_frame_begin was called, cl_frame_end not yet */
     uint8_t frame_had_pe; /* the open frame holds packet entities */
     uint8_t intermission;
-    uint8_t end_seen;     /* .qwd: a disconnect ended the recording */
+    uint8_t pad0;
     float inter_origin[3], inter_angles[3];
     qd_err err_code;      /* the error that stopped the decoder */
     uint64_t err_offset;

@@ -205,8 +205,8 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
         for (int j = 0; j < 3; j++) {
             m->tris[i].v[j] = rd_u32(&r);
             if (!r.err && m->tris[i].v[j] >= num_verts) {
-                e = qd_fail(err, QD_ERR_BAD_DATA, r.pos - 4, "%s: triangle %u: vertex index out of range",
-                            ld.name, i);
+                e = qd_fail(err, QD_ERR_BAD_DATA, r.pos - 4,
+                            "%s: triangle %u: vertex index out of range", ld.name, i);
                 goto fail;
             }
         }

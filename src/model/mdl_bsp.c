@@ -103,12 +103,14 @@ static qd_err read_header(loader *ld)
         l->len = rd_u32(&r);
         uint64_t at = 4 + (uint64_t)i * 8;
         if ((uint64_t)l->ofs + (uint64_t)l->len > (uint64_t)ld->len)
-            return qd_fail(ld->err, QD_ERR_TRUNCATED, at, "%s: lump %s (%u bytes at %u) ends past the file (%zu bytes)",
-                           ld->name, lump_names[i], l->len, l->ofs, ld->len);
+            return qd_fail(ld->err, QD_ERR_TRUNCATED, at,
+                           "%s: lump %s (%u bytes at %u) ends past the file (%zu bytes)", ld->name,
+                           lump_names[i], l->len, l->ofs, ld->len);
         uint32_t rs = rec_size[ld->b->format][i];
         if (l->len % rs)
-            return qd_fail(ld->err, QD_ERR_BAD_DATA, at, "%s: lump %s size %u is not a multiple of %u",
-                           ld->name, lump_names[i], l->len, rs);
+            return qd_fail(ld->err, QD_ERR_BAD_DATA, at,
+                           "%s: lump %s size %u is not a multiple of %u", ld->name, lump_names[i],
+                           l->len, rs);
         l->count = l->len / rs;
         if (rs > 1 && l->count > MDL_BSP_MAX_RECORDS)
             return qd_fail(ld->err, QD_ERR_LIMIT, at, "%s: %u %s (cap %u)", ld->name, l->count,
@@ -363,7 +365,8 @@ static qd_err load_faces(loader *ld)
         if (plane >= b->num_planes)
             return fail_rec(ld, L_FACES, i, "plane index out of range");
         if (numedges > MDL_BSP_MAX_FACE_VERTS)
-            return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[L_FACES].ofs + (uint64_t)i * rec_size[b->format][L_FACES],
+            return qd_fail(ld->err, QD_ERR_LIMIT,
+                           ld->l[L_FACES].ofs + (uint64_t)i * rec_size[b->format][L_FACES],
                            "%s: face %u has %u edges (cap %u)", ld->name, i, numedges,
                            MDL_BSP_MAX_FACE_VERTS);
         if ((uint64_t)firstedge + numedges > b->num_verts)
@@ -462,8 +465,8 @@ static qd_err load_nodes(loader *ld)
                 has_parent[c] = 1;
                 depth[c] = (uint16_t)(depth[i] + 1);
                 if (depth[c] > MDL_BSP_MAX_DEPTH) {
-                    e = qd_fail(ld->err, QD_ERR_LIMIT, ld->l[L_NODES].ofs, "%s: tree deeper than %d",
-                                ld->name, MDL_BSP_MAX_DEPTH);
+                    e = qd_fail(ld->err, QD_ERR_LIMIT, ld->l[L_NODES].ofs,
+                                "%s: tree deeper than %d", ld->name, MDL_BSP_MAX_DEPTH);
                     goto out;
                 }
             }
@@ -734,7 +737,8 @@ static int light_recurse(const mdl_bsp *b, int32_t n, const float start[3], cons
             continue;
         if (lm->ofs < 0)
             return 0;
-        size_t idx = (size_t)lm->ofs + (size_t)((int)dt >> 4) * (size_t)((lm->extents[0] >> 4) + 1) +
+        size_t idx = (size_t)lm->ofs +
+                     (size_t)((int)dt >> 4) * (size_t)((lm->extents[0] >> 4) + 1) +
                      (size_t)((int)ds >> 4);
         return idx < b->light_len ? b->lightdata[idx] : 0;
     }

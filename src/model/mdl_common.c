@@ -45,7 +45,7 @@ uint32_t mdl_average_color(const uint8_t *pix, size_t n, const uint32_t palette[
         uint8_t c = pix[i];
         if (skip255 && c == 255)
             continue;
-        uint32_t p = palette[c];
+        uint32_t p = palette ? palette[c] : MDL_RGB(c, c, c);
         r += p & 255;
         g += p >> 8 & 255;
         b += p >> 16 & 255;

@@ -8,6 +8,7 @@
  * whose pixels lie outside their lump, a bad visofs) degrades the look of one face and is
  * not an error, as in the engines.
  *
+ * Loaders take the palette for texture colours; NULL stands for mdl_palette_grey().
  * Colours are packed like the rasteriser's (src/render/rast.h): bytes R, G, B, A in memory
  * order, i.e. MDL_RGB(r, g, b) below. The model stage does not include the render stage. */
 #ifndef QD_MODEL_H
@@ -79,7 +80,7 @@ typedef struct mdl_face {
     float normal[3], dist;          /* the face's own plane, its normal out of the drawn side */
     uint32_t color;                 /* the texture's average colour */
     float light;       /* average lightmap brightness, 0..255; in Quake 128 shows the texture
-                        * at its own colour and 255 about twice as bright (see r_world.c) */
+                        * at its own colour and 255 about twice as bright (r_view.c r_shade) */
     int32_t texture;   /* index in textures, or -1 */
     uint8_t flags;     /* MDL_SURF_* */
     uint8_t pad[3];
@@ -90,7 +91,7 @@ typedef struct mdl_face_lm {
     float vecs[2][4];    /* s = dot(vecs[0].xyz, p) + vecs[0][3], t likewise */
     int32_t mins[2];     /* texturemins: s, t of the lightmap's first luxel (multiples of 16) */
     int32_t extents[2];  /* lightmap size in texels; luxels are (extents >> 4) + 1 */
-    int32_t ofs;         /* first style-0 sample in mdl_bsp.lightdata, or -1 */
+    int32_t ofs;         /* first sample of the face's first light style in lightdata, or -1 */
 } mdl_face_lm;
 
 typedef struct mdl_node {

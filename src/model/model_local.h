@@ -20,7 +20,7 @@ void mdl_copy_name(char *dst, size_t cap, const char *src, size_t n);
 
 /* Average colour of n palette-index pixels. With skip255 set, index 255 is transparent and
  * left out; *coverage (if not NULL) gets the fraction of pixels counted. Returns MDL_GREY
- * when no pixel counts. */
+ * when no pixel counts. A NULL palette is the grey ramp. */
 uint32_t mdl_average_color(const uint8_t *pix, size_t n, const uint32_t palette[256],
                            int skip255, float *coverage);
 

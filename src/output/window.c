@@ -23,6 +23,17 @@ out_window *out_window_open(const char *title, int w, int h, qd_error *err)
         qd_fail(err, QD_ERR_OUTPUT, 0, "window: no display (SDL: %s)", SDL_GetError());
         return NULL;
     }
+    /* SDL falls back to its "offscreen" or "dummy" driver when there is no display: that is
+     * no window a person can see, so say so unless the user asked for it by name. */
+    const char *drv = SDL_GetCurrentVideoDriver();
+    const char *asked = SDL_getenv("SDL_VIDEODRIVER");
+    if (drv && (!SDL_strcmp(drv, "offscreen") || !SDL_strcmp(drv, "dummy") ||
+                !SDL_strcmp(drv, "evdev")) &&
+        !(asked && !SDL_strcmp(asked, drv))) {
+        SDL_QuitSubSystem(SDL_INIT_VIDEO);
+        qd_fail(err, QD_ERR_OUTPUT, 0, "window: no display (only SDL's %s driver)", drv);
+        return NULL;
+    }
     out_window *ow = SDL_calloc(1, sizeof *ow);
     if (!ow) {
         SDL_QuitSubSystem(SDL_INIT_VIDEO);

@@ -42,7 +42,8 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
         angles[1] = (float)fmod(100.0 * t, 360.0);
     float scale = s->scale ? s->scale / 16.0f : 1.0f;
     uint32_t f0 = s->frame < m->num_frames ? s->frame : 0;
-    uint32_t f1 = next_frame >= 0 && (uint32_t)next_frame < m->num_frames ? (uint32_t)next_frame : f0;
+    uint32_t f1 =
+        next_frame >= 0 && (uint32_t)next_frame < m->num_frames ? (uint32_t)next_frame : f0;
     /* Cull by a sphere holding both frames' boxes, whatever the rotation. */
     float r2 = 0;
     for (int k = 0; k < 2; k++) {
@@ -143,7 +144,8 @@ static void draw_sprite(r_view *v, const mdl_sprite *sp, const cl_entstate *s)
         memcpy(up, v->up, sizeof up);
         break;
     }
-    const float corners[4][2] = {{f->left, f->down}, {f->left, f->up}, {f->right, f->up}, {f->right, f->down}};
+    const float corners[4][2] = {
+        {f->left, f->down}, {f->left, f->up}, {f->right, f->up}, {f->right, f->down}};
     float q[4][3];
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 3; j++)

@@ -89,7 +89,8 @@ void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, 
 void r_emit_poly(r_view *v, const float (*pts)[3], int n, uint32_t fill, uint32_t line);
 
 /* An entity's placement: model x axis -> fwd, y -> left, z -> up, scaled, at origin. Quake
- * turns alias and brush models with the pitch negated (R_RotateForEntity, R_AliasSetUpTransform). */
+ * turns alias and brush models with the pitch negated (R_RotateForEntity,
+ * R_AliasSetUpTransform). */
 typedef struct r_xform {
     float origin[3];
     float axis[3][3]; /* axis[0] = forward, axis[1] = left, axis[2] = up, each times scale */

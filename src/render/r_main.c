@@ -30,9 +30,11 @@ static void draw_grid(r_view *v)
     float cy = floorf(v->org[1] / GRID_STEP) * GRID_STEP;
     float ext = GRID_HALF * GRID_STEP;
     for (int i = -GRID_HALF; i <= GRID_HALF; i++) {
-        float a[3] = {cx + i * GRID_STEP, cy - ext, z}, b[3] = {cx + i * GRID_STEP, cy + ext, z};
+        float a[3] = {cx + (float)i * GRID_STEP, cy - ext, z},
+              b[3] = {cx + (float)i * GRID_STEP, cy + ext, z};
         r_draw_line(v, a, b, GRID_COLOR, RAST_COLOR_WRITE | RAST_DEPTH_TEST);
-        float c[3] = {cx - ext, cy + i * GRID_STEP, z}, d[3] = {cx + ext, cy + i * GRID_STEP, z};
+        float c[3] = {cx - ext, cy + (float)i * GRID_STEP, z},
+              d[3] = {cx + ext, cy + (float)i * GRID_STEP, z};
         r_draw_line(v, c, d, GRID_COLOR, RAST_COLOR_WRITE | RAST_DEPTH_TEST);
     }
 }

@@ -44,8 +44,8 @@ void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb)
     v->tan_x = (float)tx;
     v->tan_y = (float)ty;
     v->scale = (float)(fb->h * 0.5 / ty);
-    v->cx = fb->w * 0.5f;
-    v->cy = fb->h * 0.5f;
+    v->cx = (float)fb->w * 0.5f;
+    v->cy = (float)fb->h * 0.5f;
     /* Inward planes: near, then left, right, bottom, top through the eye. */
     float n[5][3];
     for (int j = 0; j < 3; j++) {

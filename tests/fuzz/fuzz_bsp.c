@@ -1,0 +1,87 @@
+/* fuzz_bsp.c: libFuzzer target for the BSP loader, the map queries that run on what it loads
+ * (point leaf, PVS decompression, light point, entities), and a tiny render of it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/model/model.h"
+#include "../../src/render/render.h"
+
+typedef struct input {
+    const uint8_t *data;
+    size_t size;
+} input;
+
+static qd_err read_input(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const input *in = ctx;
+    if (strcmp(name, "maps/fuzz.bsp") != 0)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s", name);
+    *data = malloc(in->size ? in->size : 1);
+    if (!*data)
+        return QD_ERR_NOMEM;
+    if (in->size)
+        memcpy(*data, in->data, in->size);
+    *len = in->size;
+    return QD_OK;
+}
+
+static void render_it(const uint8_t *data, size_t size)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    rast_fb *fb = rast_fb_new(32, 24);
+    if (!cl || !fb)
+        goto out;
+    strcpy(cl->level.map, "maps/fuzz.bsp");
+    strcpy(cl->level.models[1], "maps/fuzz.bsp");
+    strcpy(cl->level.models[2], "*1");
+    cl->level.num_models = 3;
+    cl->num_entities = 3;
+    cl->entities[2].active = 1;
+    cl->entities[2].cur.model = 2;
+    cl->entities[2].cur.angles[1] = 30;
+    cl->entities[2].prev = cl->entities[2].cur;
+    input in = {data, size};
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, read_input, &in, NULL, &err);
+    static const r_camera cams[3] = {{{0, 0, 0}, {0, 0, 0}, 90},
+                                     {{100, -50, 20}, {30, 200, 10}, 90},
+                                     {{-3e4f, 2e4f, 1e4f}, {-80, 45, 0}, 120}};
+    for (int c = 0; c < 3; c++)
+        for (int mode = 0; mode < 2; mode++) {
+            r_options o = {mode, c == 2, 0};
+            r_render(a, cl, 0, &cams[c], &o, fb);
+        }
+    r_assets_free(a);
+out:
+    rast_fb_free(fb);
+    free(cl);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    mdl_bsp *b = NULL;
+    qd_error err;
+    if (mdl_bsp_load(data, size, "fuzz", NULL, &b, &err) != QD_OK)
+        return 0;
+    size_t row = mdl_bsp_pvs_size(b);
+    uint8_t *pvs = malloc(row);
+    static const float points[4][3] = {{0, 0, 0}, {100, -50, 20}, {-1e9f, 3, 1e9f}, {1, 1, 1}};
+    for (int i = 0; i < 4; i++) {
+        for (uint32_t m = 0; m < b->num_models && m < 4; m++) {
+            uint32_t leaf = mdl_bsp_point_leaf(b, b->models[m].headnode, points[i]);
+            if (pvs)
+                mdl_bsp_pvs(b, leaf, pvs);
+        }
+        float light;
+        mdl_bsp_light_point(b, points[i], &light);
+    }
+    for (uint32_t l = 0; pvs && l < b->num_leaves && l < 64; l++)
+        mdl_bsp_pvs(b, l, pvs);
+    char v[64];
+    mdl_entity_value(b->entities, "info_player_start", 0, "origin", v, sizeof v);
+    free(pvs);
+    mdl_bsp_free(b);
+    render_it(data, size);
+    return 0;
+}

@@ -1,0 +1,1070 @@
+/* test_qw.c: the QuakeWorld .qwd and .mvd decoders on bytes built here, and on every real
+ * .qwd and .mvd. The decoders are driven through their demo_decoder functions directly. */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/demo/demo.h"
+#include "../../src/demo/qw_local.h"
+#include "../test.h"
+
+/* ---- building demos in memory ---- */
+
+typedef struct buf {
+    uint8_t b[16384];
+    size_t n;
+} buf;
+
+static void put8(buf *m, unsigned v) { m->b[m->n++] = (uint8_t)v; }
+static void put16(buf *m, int v)
+{
+    put8(m, (unsigned)v & 255);
+    put8(m, ((unsigned)v >> 8) & 255);
+}
+static void put32(buf *m, uint32_t v)
+{
+    put16(m, (int)(v & 0xffff));
+    put16(m, (int)(v >> 16));
+}
+static void putf(buf *m, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put32(m, u);
+}
+static void putstr(buf *m, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    memcpy(m->b + m->n, s, n);
+    m->n += n;
+}
+static void putcoord(buf *m, float c) { put16(m, (int)lroundf(c * 8)); }
+static void putbuf(buf *m, const buf *src)
+{
+    memcpy(m->b + m->n, src->b, src->n);
+    m->n += src->n;
+}
+
+/* svc_serverdata: extension words (pairs of word, bits; 0 ends), protocol 28. .qwd puts a
+ * player byte where .mvd puts a float. */
+static void serverdata(buf *m, int mvd, int player, const uint32_t *ext)
+{
+    put8(m, QW_SVC_SERVERDATA);
+    for (; ext && ext[0]; ext += 2) {
+        put32(m, ext[0]);
+        put32(m, ext[1]);
+    }
+    put32(m, 28);
+    put32(m, 7); /* servercount */
+    putstr(m, "qw");
+    if (mvd)
+        putf(m, 123.0f);
+    else
+        put8(m, (unsigned)player);
+    putstr(m, "Test Level");
+    for (int i = 0; i < 10; i++)
+        putf(m, 1.0f);
+}
+
+/* models 1..4: the map, the player, the nail, a box. */
+static void modellist(buf *m)
+{
+    put8(m, QW_SVC_MODELLIST);
+    put8(m, 0);
+    putstr(m, "maps/test.bsp");
+    putstr(m, "progs/player.mdl");
+    putstr(m, "progs/spike.mdl");
+    putstr(m, "progs/box.mdl");
+    putstr(m, "");
+    put8(m, 0);
+}
+
+static void baseline(buf *m, int ent, int model, float x)
+{
+    put8(m, QW_SVC_SPAWNBASELINE);
+    put16(m, ent);
+    put8(m, (unsigned)model);
+    put8(m, 0);
+    put8(m, 0);
+    put8(m, 0);
+    for (int i = 0; i < 3; i++) {
+        putcoord(m, i == 0 ? x : 0);
+        put8(m, 0);
+    }
+}
+
+static void userinfo(buf *m, int slot, const char *info)
+{
+    put8(m, QW_SVC_UPDATEUSERINFO);
+    put8(m, (unsigned)slot);
+    put32(m, (uint32_t)slot + 1);
+    putstr(m, info);
+}
+
+/* One entity of a packet entities message: only its x moves. */
+static void ent_x(buf *m, int num, float x)
+{
+    put16(m, num | (int)QW_U_ORIGIN1);
+    putcoord(m, x);
+}
+
+/* .qwd blocks [QWD 3]. */
+static void qwd_read(buf *f, float t, uint32_t seq, const buf *msg)
+{
+    putf(f, t);
+    put8(f, QW_DEM_READ);
+    put32(f, (uint32_t)msg->n + 8);
+    put32(f, seq);
+    put32(f, seq - 1);
+    putbuf(f, msg);
+}
+
+static void qwd_cmd(buf *f, float t, float pitch, float yaw)
+{
+    putf(f, t);
+    put8(f, QW_DEM_CMD);
+    for (int i = 0; i < 24; i++)
+        put8(f, 0);
+    putf(f, pitch);
+    putf(f, yaw);
+    putf(f, 0);
+}
+
+/* .mvd blocks: time delta, type (| player << 3), [mask], length, data. */
+static void mvd_block(buf *f, int dt, int type, uint32_t mask, const buf *msg)
+{
+    put8(f, (unsigned)dt);
+    put8(f, (unsigned)type);
+    if ((type & 7) == QW_DEM_MULTIPLE)
+        put32(f, mask);
+    put32(f, (uint32_t)msg->n);
+    putbuf(f, msg);
+}
+
+/* ---- running a decoder ---- */
+
+typedef struct run {
+    const demo_decoder *dec;
+    void *state;
+    cl_state *cl;
+    const uint8_t *data;
+    size_t len;
+    qd_error err;
+    int done;
+} run;
+
+static int run_open(run *r, const demo_decoder *dec, const uint8_t *data, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    r->dec = dec;
+    r->data = data;
+    r->len = len;
+    r->state = malloc(dec->state_size);
+    r->cl = malloc(sizeof *r->cl);
+    if (!r->state || !r->cl)
+        return 0;
+    cl_reset(r->cl);
+    return dec->init(r->state, data, len, &r->err) == QD_OK;
+}
+
+static qd_err run_step(run *r, const demo_trace *tr)
+{
+    return r->dec->step(r->state, r->data, r->len, r->cl, tr, &r->done, &r->err);
+}
+
+/* Steps to the end; returns the first error. */
+static qd_err run_all(run *r, const demo_trace *tr)
+{
+    qd_err e = QD_OK;
+    for (size_t n = 0; !r->done && n <= r->len + 1; n++)
+        if ((e = run_step(r, tr)) != QD_OK)
+            return e;
+    return r->done ? QD_OK : QD_ERR_BAD_DATA;
+}
+
+static void run_close(run *r)
+{
+    free(r->state);
+    free(r->cl);
+}
+
+static const cl_entity *ent(const run *r, int num) { return &r->cl->entities[num]; }
+static int active(const run *r, int num)
+{
+    return num < r->cl->num_entities && r->cl->entities[num].active;
+}
+static int near(float a, float b) { return fabsf(a - b) < 0.01f; }
+
+/* ---- packet entities: deltas against ring frames, removal ---- */
+
+TEST(qw_packet_entities_ring)
+{
+    static buf f, m;
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 0, 1, NULL);
+    modellist(&m);
+    baseline(&m, 40, 4, 100);
+    baseline(&m, 41, 4, 200);
+    baseline(&m, 42, 4, 300);
+    qwd_read(&f, 10.0f, 5, &m);
+
+    m.n = 0; /* seq 10: a full update */
+    put8(&m, QW_SVC_PACKETENTITIES);
+    ent_x(&m, 40, 110);
+    put16(&m, 41); /* no fields: the baseline as it is */
+    ent_x(&m, 42, 310);
+    put16(&m, 0);
+    qwd_read(&f, 10.1f, 10, &m);
+
+    m.n = 0; /* seq 11 from 10: 41 moves, 42 goes */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 10);
+    ent_x(&m, 41, 250);
+    put16(&m, 42 | (int)QW_U_REMOVE);
+    put16(&m, 0);
+    qwd_read(&f, 10.2f, 11, &m);
+
+    m.n = 0; /* seq 12 from 10 again, an older frame than 11 */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 10);
+    ent_x(&m, 40, 120);
+    put16(&m, 0);
+    qwd_read(&f, 10.3f, 12, &m);
+
+    m.n = 0; /* seq 13 from 12: 40 goes, 43 comes from a zero baseline with a model */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 12);
+    put16(&m, 40 | (int)QW_U_REMOVE);
+    put16(&m, 43 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_MODEL);
+    put8(&m, 4);
+    putcoord(&m, 50);
+    put16(&m, 0);
+    qwd_read(&f, 10.4f, 13, &m);
+
+    m.n = 0; /* seq 14 from 74: slot 10 holds frame 10, not 74: dropped, nothing changes */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 74);
+    ent_x(&m, 41, 999);
+    put16(&m, 0);
+    qwd_read(&f, 10.5f, 14, &m);
+
+    m.n = 0; /* seq 15 from 200: a slot never filled is an empty frame (baselines only) */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 200);
+    put16(&m, 41);
+    put16(&m, 0);
+    qwd_read(&f, 10.6f, 15, &m);
+
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_STR(r.cl->level.map, "maps/test.bsp");
+    CHECK_STR(r.cl->level.title, "Test Level");
+    CHECK_STR(r.cl->level.gamedir, "qw");
+    CHECK_EQ(r.cl->level.game, CL_GAME_QW);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 10 */
+    CHECK(near((float)r.cl->time, 0.1f));
+    CHECK(active(&r, 40) && active(&r, 41) && active(&r, 42));
+    CHECK(near(ent(&r, 40)->cur.origin[0], 110) && near(ent(&r, 41)->cur.origin[0], 200));
+    CHECK(near(ent(&r, 42)->cur.origin[0], 310));
+    CHECK_EQ(ent(&r, 41)->cur.model, 4);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 11 */
+    CHECK(active(&r, 40) && active(&r, 41) && !active(&r, 42));
+    CHECK(near(ent(&r, 41)->cur.origin[0], 250) && near(ent(&r, 40)->cur.origin[0], 110));
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 12 from 10 */
+    CHECK(active(&r, 40) && active(&r, 41) && active(&r, 42));
+    CHECK(near(ent(&r, 40)->cur.origin[0], 120));
+    CHECK(near(ent(&r, 41)->cur.origin[0], 200)); /* frame 10's, not frame 11's 250 */
+    CHECK(near(ent(&r, 42)->cur.origin[0], 310));
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 13 */
+    CHECK(!active(&r, 40) && active(&r, 41) && active(&r, 42) && active(&r, 43));
+    CHECK(near(ent(&r, 43)->cur.origin[0], 50));
+    CHECK_EQ(ent(&r, 43)->cur.model, 4);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 14: dropped */
+    CHECK_EQ(((qw_state *)r.state)->flushed, 1);
+    CHECK(active(&r, 41) && active(&r, 42) && active(&r, 43));
+    CHECK(near(ent(&r, 41)->cur.origin[0], 200));
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 15 */
+    CHECK(active(&r, 41) && !active(&r, 42) && !active(&r, 43));
+    CHECK(near(ent(&r, 41)->cur.origin[0], 200));
+    CHECK(r.done);
+    run_close(&r);
+}
+
+/* ---- .qwd playerinfo and the recorded view ---- */
+
+TEST(qw_playerinfo_qwd)
+{
+    static buf f, m;
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 0, 1, NULL);
+    modellist(&m);
+    userinfo(&m, 0, "\\name\\alice\\topcolor\\4\\bottomcolor\\13");
+    userinfo(&m, 1, "\\name\\bob");
+    qwd_read(&f, 0.5f, 5, &m);
+    qwd_cmd(&f, 1.4f, 10, 20);
+
+    m.n = 0; /* t = 1.0 after the first block */
+    put8(&m, QW_SVC_PLAYERINFO);
+    put8(&m, 0);
+    put16(&m, (int)(QW_PF_MSEC | QW_PF_COMMAND | QW_PF_SKINNUM | QW_PF_EFFECTS));
+    putcoord(&m, 64);
+    putcoord(&m, 32);
+    putcoord(&m, 16);
+    put8(&m, 5);              /* frame */
+    put8(&m, 50);             /* msec: the state is 50 ms old */
+    put8(&m, QW_CM_ANGLE1 | QW_CM_ANGLE2);
+    put16(&m, 5461);          /* pitch 30 */
+    put16(&m, 16384);         /* yaw 90 */
+    put8(&m, 13);             /* usercmd msec */
+    put8(&m, 1);              /* skin */
+    put8(&m, 8);              /* effects */
+    put8(&m, QW_SVC_PLAYERINFO);
+    put8(&m, 1);
+    put16(&m, 0);
+    putcoord(&m, -8);
+    putcoord(&m, 0);
+    putcoord(&m, 0);
+    put8(&m, 0);
+    put8(&m, QW_SVC_PACKETENTITIES);
+    put16(&m, 0);
+    put8(&m, QW_SVC_UPDATEFRAGS);
+    put8(&m, 0);
+    put16(&m, -3);
+    qwd_read(&f, 1.5f, 10, &m);
+
+    m.n = 0; /* player 0 is out of sight now; the recorder is dead */
+    put8(&m, QW_SVC_PLAYERINFO);
+    put8(&m, 1);
+    put16(&m, (int)QW_PF_DEAD);
+    putcoord(&m, -8);
+    putcoord(&m, 0);
+    putcoord(&m, 0);
+    put8(&m, 0);
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 10);
+    put16(&m, 0);
+    qwd_read(&f, 1.6f, 11, &m);
+
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_STR(r.cl->players[0].name, "alice");
+    CHECK_EQ(r.cl->players[0].top, 4);
+    CHECK_EQ(r.cl->players[0].bottom, 13);
+    CHECK_STR(r.cl->players[1].name, "bob");
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* dem_cmd */
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(active(&r, 1) && active(&r, 2));
+    const cl_entity *p = ent(&r, 1);
+    CHECK(near(p->cur.origin[0], 64) && near(p->cur.origin[1], 32) && near(p->cur.origin[2], 16));
+    CHECK(fabs(p->cur_time - 0.95) < 1e-4); /* its own time: the packet's minus 50 ms */
+    CHECK(fabsf(p->cur.angles[0] + 10.0f) < 0.01f); /* the body pitches a third */
+    CHECK(near(p->cur.angles[1], 90));
+    CHECK(p->cur.flags & CL_EF_PLAYER);
+    CHECK_EQ(p->cur.model, 2); /* progs/player.mdl by default */
+    CHECK_EQ(p->cur.frame, 5);
+    CHECK_EQ(p->cur.skin, 1);
+    CHECK_EQ(p->cur.effects, 8);
+    CHECK_EQ(p->cur.colormap, 1);
+    CHECK_EQ(r.cl->players[0].entity, 1);
+    CHECK_EQ(r.cl->players[0].frags, -3);
+    CHECK_EQ(r.cl->view.view_entity, 2);
+    CHECK(near(r.cl->view.view_height, 22));
+    CHECK(near(r.cl->view.angles[0], 10) && near(r.cl->view.angles[1], 20));
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(!active(&r, 1) && active(&r, 2));
+    CHECK(near(r.cl->view.view_height, -16)); /* dead */
+    CHECK(r.done);
+    run_close(&r);
+}
+
+/* ---- nails: entities above the entity range ---- */
+
+TEST(qw_nails)
+{
+    static buf f, m;
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 0, 0, NULL);
+    modellist(&m);
+    qwd_read(&f, 1.0f, 5, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_NAILS);
+    put8(&m, 1);
+    /* x = 100: (100 + 4096) / 2 = 2098 = 0x832; y = -200: 1948 = 0x79c; z = 0: 2048 = 0x800;
+     * pitch 4/16 of a turn, yaw 64/256 */
+    put8(&m, 0x32);
+    put8(&m, 0xc8);
+    put8(&m, 0x79);
+    put8(&m, 0x00);
+    put8(&m, 0x48);
+    put8(&m, 64);
+    put8(&m, QW_SVC_PACKETENTITIES);
+    put16(&m, 0);
+    qwd_read(&f, 1.1f, 6, &m);
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK(active(&r, 512));
+    CHECK(near(ent(&r, 512)->cur.origin[0], 100) && near(ent(&r, 512)->cur.origin[1], -200));
+    CHECK(near(ent(&r, 512)->cur.origin[2], 0));
+    CHECK(near(ent(&r, 512)->cur.angles[0], 90) && near(ent(&r, 512)->cur.angles[1], 90));
+    CHECK_EQ(ent(&r, 512)->cur.model, 3); /* progs/spike.mdl */
+    run_close(&r);
+}
+
+/* ---- .mvd: block headers, per-player blocks, hidden data, playerinfo deltas ---- */
+
+static void mvd_player(buf *m, int num, unsigned flags, const float *org, float yaw)
+{
+    put8(m, QW_SVC_PLAYERINFO);
+    put8(m, (unsigned)num);
+    put16(m, (int)flags);
+    put8(m, 3); /* frame */
+    for (int i = 0; i < 3; i++)
+        if (flags & (QW_DF_ORIGIN << i))
+            putcoord(m, org[i]);
+    if (flags & QW_DF_ANGLES)
+        put16(m, 0);
+    if (flags & (QW_DF_ANGLES << 1))
+        put16(m, (int)lroundf(yaw * 65536 / 360));
+    if (flags & QW_DF_MODEL)
+        put8(m, 2);
+}
+
+TEST(qw_mvd_blocks)
+{
+    static const uint32_t ext[] = {QW_PROTOCOL_MVD1, QW_MVD_PEXT1_HIDDEN_MESSAGES, 0};
+    static buf f, m;
+    const unsigned all = QW_DF_ORIGIN * 7 | QW_DF_ANGLES * 3 | QW_DF_MODEL;
+    const float o0[3] = {100, 200, 24}, o1[3] = {-100, 0, 24}, o2[3] = {0, 500, -40};
+    const float o0b[3] = {110, 0, 0};
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 1, 0, ext);
+    modellist(&m);
+    userinfo(&m, 0, "\\name\\alice");
+    userinfo(&m, 1, "\\name\\bob");
+    userinfo(&m, 2, "\\name\\carol");
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+
+    m.n = 0; /* frame at 10 ms */
+    put8(&m, QW_SVC_PACKETENTITIES);
+    put16(&m, 0);
+    mvd_player(&m, 0, all, o0, 90);
+    mvd_player(&m, 1, all, o1, 0);
+    mvd_player(&m, 2, all, o2, 0);
+    mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_UPDATESTAT);
+    put8(&m, 1);
+    put8(&m, 77);
+    mvd_block(&f, 0, QW_DEM_STATS | 2 << 3, 0, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_PRINT);
+    put8(&m, 3);
+    putstr(&m, "to alice");
+    mvd_block(&f, 0, QW_DEM_MULTIPLE, 1u << 0 | 1u << 2, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_PRINT);
+    put8(&m, 2);
+    putstr(&m, "to bob");
+    mvd_block(&f, 0, QW_DEM_SINGLE | 1 << 3, 0, &m);
+    m.n = 0; /* hidden data: not server messages at all */
+    for (int i = 0; i < 12; i++)
+        put8(&m, 0xee);
+    mvd_block(&f, 0, QW_DEM_MULTIPLE, 0, &m);
+
+    m.n = 0; /* frame at 35 ms: only alice's x changes */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 99);
+    put16(&m, 0);
+    mvd_player(&m, 0, QW_DF_ORIGIN, o0b, 0);
+    mvd_player(&m, 1, 0, NULL, 0);
+    mvd_player(&m, 2, 0, NULL, 0);
+    mvd_block(&f, 25, QW_DEM_ALL, 0, &m);
+    put8(&f, 0); /* dem_set, no length */
+    put8(&f, QW_DEM_SET);
+    put32(&f, 1);
+    put32(&f, 2);
+
+    m.n = 0; /* frame at 40 ms: a dem_read is a dem_all; carol is left out */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 100);
+    put16(&m, 0);
+    mvd_player(&m, 0, 0, NULL, 0);
+    mvd_player(&m, 1, 0, NULL, 0);
+    mvd_block(&f, 5, QW_DEM_READ, 0, &m);
+
+    run r;
+    CHECK(run_open(&r, &demo_mvd_decoder, f.b, f.n));
+    CHECK_EQ(demo_mvd_decoder.probe(f.b, f.n, "x.bin"), 9);
+    CHECK(demo_qwd_decoder.probe(f.b, f.n, "x.bin") < 2);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_STR(r.cl->level.map, "maps/test.bsp");
+    CHECK_STR(r.cl->players[2].name, "carol");
+    CHECK(r.cl->time == 0);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(fabs(r.cl->time - 0.010) < 1e-9);
+    CHECK(active(&r, 1) && active(&r, 2) && active(&r, 3));
+    CHECK(near(ent(&r, 1)->cur.origin[1], 200) && near(ent(&r, 1)->cur.angles[1], 90));
+    CHECK_EQ(r.cl->view.view_entity, 1); /* the first active player */
+    CHECK_EQ(r.cl->players[2].stats[1], 77);
+    CHECK_EQ(r.cl->players[1].stats[1], 0);
+    CHECK_EQ(r.cl->message_count, 1); /* "to alice" reaches the view, "to bob" does not */
+    CHECK_STR(r.cl->messages[0].text, "to alice");
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(r.cl->players[i].entity, i + 1);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(fabs(r.cl->time - 0.035) < 1e-9);
+    /* x changed, y and z kept from the last state */
+    CHECK(near(ent(&r, 1)->cur.origin[0], 110) && near(ent(&r, 1)->cur.origin[1], 200));
+    CHECK(near(ent(&r, 1)->cur.origin[2], 24));
+    CHECK(near(ent(&r, 3)->cur.origin[1], 500));
+    CHECK(fabs(ent(&r, 1)->cur_time - 0.035) < 1e-9);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(fabs(r.cl->time - 0.040) < 1e-9);
+    CHECK(active(&r, 1) && active(&r, 2) && !active(&r, 3));
+    if (!r.done)
+        CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(r.done);
+    run_close(&r);
+}
+
+/* ---- refusals and damage ---- */
+
+static qd_err decode_bytes(const demo_decoder *dec, const buf *f, qd_error *err)
+{
+    run r;
+    if (!run_open(&r, dec, f->b, f->n))
+        return QD_ERR_NOMEM;
+    qd_err e = run_all(&r, NULL);
+    *err = r.err;
+    run_close(&r);
+    return e;
+}
+
+TEST(qw_refuses_unknown_extensions)
+{
+    static buf f, m;
+    qd_error err;
+    static const uint32_t scale[] = {QW_PROTOCOL_FTE, 0x2, 0};
+    static const uint32_t ssw[] = {QW_PROTOCOL_MVD1, 0x4, 0};
+    f.n = m.n = 0;
+    serverdata(&m, 0, 0, scale);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "0x00000002 (PEXT_SCALE)") != NULL, "%s", err.msg);
+    CHECK_EQ(err.offset, 17); /* the svc_serverdata byte */
+
+    f.n = m.n = 0;
+    serverdata(&m, 1, 0, ssw);
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+    CHECK_EQ(decode_bytes(&demo_mvd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "MVD_PEXT1_SERVERSIDEWEAPON") != NULL, "%s", err.msg);
+
+    f.n = m.n = 0; /* an entity delta bit of an extension the demo did not negotiate */
+    static const uint32_t trans[] = {QW_PROTOCOL_FTE, QW_PEXT_TRANS, 0};
+    serverdata(&m, 0, 0, trans);
+    put8(&m, QW_SVC_PACKETENTITIES);
+    put16(&m, 40 | (int)QW_U_MOREBITS);
+    put8(&m, QW_U_FTE_EVENMORE);
+    put8(&m, 1); /* U_FTE_SCALE */
+    put16(&m, 0);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "entity delta bit 0x0001") != NULL, "%s", err.msg);
+
+    f.n = m.n = 0; /* protocol 29 is not QuakeWorld's */
+    put8(&m, QW_SVC_SERVERDATA);
+    put32(&m, 29);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "protocol 29") != NULL, "%s", err.msg);
+}
+
+TEST(qw_damage_has_offsets)
+{
+    static buf f, m;
+    qd_error err;
+    f.n = m.n = 0; /* an unknown message byte */
+    serverdata(&m, 0, 0, NULL);
+    size_t at = m.n;
+    put8(&m, 99);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_BAD_DATA);
+    CHECK_EQ(err.offset, 17 + at);
+    CHECK_MSG(strstr(err.msg, "99") != NULL, "%s", err.msg);
+
+    f.n = m.n = 0; /* a message running past its packet */
+    serverdata(&m, 0, 0, NULL);
+    at = m.n;
+    put8(&m, QW_SVC_UPDATEFRAGS);
+    put8(&m, 1);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, 17 + at);
+
+    f.n = m.n = 0; /* a block longer than the file */
+    serverdata(&m, 0, 0, NULL);
+    qwd_read(&f, 1, 1, &m);
+    f.n -= 3;
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, 5);
+
+    f.n = m.n = 0; /* an .mvd block of an unknown type */
+    serverdata(&m, 1, 0, NULL);
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+    put8(&f, 0);
+    put8(&f, 7);
+    CHECK_EQ(decode_bytes(&demo_mvd_decoder, &f, &err), QD_ERR_BAD_DATA);
+
+    f.n = m.n = 0; /* too many entities in one packet */
+    serverdata(&m, 0, 0, NULL);
+    put8(&m, QW_SVC_PACKETENTITIES);
+    for (int i = 1; i <= QW_MAX_PACKET_ENTITIES + 1; i++)
+        put16(&m, i);
+    put16(&m, 0);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_LIMIT);
+
+    f.n = 0; /* after an error the decoder stays stopped */
+    serverdata(&m, 0, 0, NULL);
+    run r;
+    static buf g;
+    g.n = 0;
+    put8(&g, 99);
+    qwd_read(&f, 1, 1, &g);
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK(run_step(&r, NULL) != QD_OK);
+    CHECK(run_step(&r, NULL) != QD_OK);
+    run_close(&r);
+}
+
+/* ---- real files ---- */
+
+/* What the trace tells about a decode: the last svc_updatefrags of each player. */
+typedef struct seen {
+    int frags[QW_MAX_CLIENTS];
+    int has_frags[QW_MAX_CLIENTS];
+    int messages;
+    double status_time; /* last serverinfo "status" change (KTX match state), or -1 */
+} seen;
+
+static void seen_msg(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
+                     const char *detail)
+{
+    seen *s = ctx;
+    (void)block;
+    (void)offset;
+    s->messages++;
+    if (!strcmp(name, "svc_serverinfo") && !strncmp(detail, "key=\"status\"", 12))
+        s->status_time = t;
+    int p, v;
+    if (!strcmp(name, "svc_updatefrags") && sscanf(detail, "player=%d frags=%d", &p, &v) == 2 &&
+        p >= 0 && p < QW_MAX_CLIENTS) {
+        s->frags[p] = v;
+        s->has_frags[p] = 1;
+    }
+}
+
+static uint8_t *load(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = b ? (size_t)n : 0;
+    return b;
+}
+
+/* Decodes a whole file, following the view entity: every step between two of its updates
+ * while alive must be possible at 2000 units/s (+64), or end near a teleport's fog (TE_TELEPORT, which
+ * QW spawns at both ends of a teleport and at every respawn), or come with the
+ * intermission or a change of the match state. */
+typedef struct vpath {
+    int updates, jumps, unexplained;
+    double worst_speed;
+} vpath;
+
+static qd_err decode_file(run *r, const demo_trace *tr, vpath *pa)
+{
+    float last[3] = {0, 0, 0};
+    double last_t = 0;
+    int last_ent = -1, last_body = 0;
+    uint32_t seen_temps = 0;
+    struct {
+        double t;
+        float o[3];
+    } fog[64];
+    int nfog = 0;
+    memset(pa, 0, sizeof *pa);
+    qd_err e = QD_OK;
+    for (size_t n = 0; !r->done && n <= r->len + 1; n++) {
+        if ((e = run_step(r, tr)) != QD_OK)
+            return e;
+        const cl_state *cl = r->cl;
+        for (; seen_temps < cl->temp_count; seen_temps++) {
+            const cl_temp *te = &cl->temps[seen_temps % CL_MAX_TEMPS];
+            if (te->type == 11) {
+                fog[nfog % 64].t = te->time;
+                memcpy(fog[nfog % 64].o, te->origin, sizeof te->origin);
+                nfog++;
+            }
+        }
+        int v = cl->view.view_entity;
+        if (v <= 0 || v >= cl->num_entities || !cl->entities[v].active) {
+            last_ent = -1;
+            continue;
+        }
+        const cl_entity *en = &cl->entities[v];
+        if (v != last_ent) {
+            last_ent = v;
+            last_body = 0;
+            memcpy(last, en->cur.origin, sizeof last);
+            last_t = en->cur_time;
+            continue;
+        }
+        if (en->cur_time == last_t)
+            continue;
+        /* A gibbed head flies faster than any player (and a dead one respawns): only the
+         * living body, progs/player.mdl, is held to the speed. */
+        int body = en->cur.model < CL_MAX_MODELS &&
+                   !strcmp(cl->level.models[en->cur.model], "progs/player.mdl");
+        if (!body || !last_body) {
+            last_body = body;
+            memcpy(last, en->cur.origin, sizeof last);
+            last_t = en->cur_time;
+            continue;
+        }
+        double dt = en->cur_time - last_t;
+        double dx = en->cur.origin[0] - last[0], dy = en->cur.origin[1] - last[1],
+               dz = en->cur.origin[2] - last[2];
+        double d = sqrt(dx * dx + dy * dy + dz * dz);
+        pa->updates++;
+        if (dt > 0 && d / dt > pa->worst_speed && d <= 2000 * dt + 64)
+            pa->worst_speed = d / dt;
+        if (d > 2000 * dt + 64) {
+            pa->jumps++;
+            /* everybody is moved to the intermission spot, and KTX moves players when the
+             * match state ("status") changes */
+            const seen *sn = tr ? tr->ctx : NULL;
+            int ok = cl->intermission ||
+                     (sn && sn->status_time >= 0 && en->cur_time - sn->status_time < 0.5);
+            for (int i = 0; i < nfog && i < 64 && !ok; i++) {
+                if (fabs(fog[i].t - en->cur_time) > 0.5)
+                    continue;
+                for (int k = 0; k < 2 && !ok; k++) {
+                    const float *o = k ? last : en->cur.origin;
+                    double fx = fog[i].o[0] - o[0], fy = fog[i].o[1] - o[1], fz = fog[i].o[2] - o[2];
+                    ok = sqrt(fx * fx + fy * fy + fz * fz) < 128;
+                }
+            }
+            pa->unexplained += !ok;
+        }
+        memcpy(last, en->cur.origin, sizeof last);
+        last_t = en->cur_time;
+    }
+    return r->done ? QD_OK : QD_ERR_BAD_DATA;
+}
+
+/* MANIFEST rows: level titles and gamedirs as the files hold them. */
+static const struct {
+    const char *file, *title, *gamedir, *map;
+    double seconds;
+} known[] = {
+    {"ezquake-source_manual_accel-1.mvd", "The Bad Place", "k-teams", "maps/dm4.bsp", 6.6},
+    {"ezquake-source_manual_accel-3.mvd", "The Abandoned Base", "k-teams", "maps/dm3.bsp", 9.0},
+    {"ezquake-source_manual_accel-5.mvd", "Claustrophobopolis", "qw", "maps/dm2.bsp", 7.7},
+    {"ezquake-source_manual_overkill.mvd", "The House of Chthon", "qw", "maps/e1m7.bsp", 113.9},
+    {"ezquake-source_manual_skill-5.mvd", "The Dark Zone", "qw", "maps/dm6.bsp", 13.8},
+    {"ezquake-source_manual_speed-1.mvd", "The Elder God Shrine", "qw", "maps/e4m3.bsp", 21.5},
+    {"ezquake-source_manual_speed-6.mvd", "the Palace of Hate", "qw", "maps/e4m4.bsp", 18.5},
+    {"mvdparser_2on2_sf_vs_red_frobodm2_220104-0915.mvd", "Frogbotrophobopolis", "qw",
+     "maps/frobodm2.bsp", 202.7},
+    {"mvdparser_duel_equ_vs_kaboom_povdmm4_20240422-1038.mvd", NULL, "qw", "maps/povdmm4.bsp",
+     196.2},
+    {"mvdparser_ffa_5_dm4_20240501-1229.mvd", "The Bad Place", "qw", "maps/dm4.bsp", 74.3},
+    {"paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd", "The Bad Place", "qw",
+     "maps/dm4.bsp", 76.2},
+    {"paradoks81-quakeworld_slipgate-app_bps.qwd", "HUD testing by bps", "qw", "maps/hud.bsp",
+     0},
+};
+
+/* Player names and final frags read once with the trace (qdemo dump) and checked by hand. */
+static const struct {
+    const char *file;
+    int slot;
+    const char *name;
+    int frags;
+} players[] = {
+    {"paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd", 0, "\x1c ParadokS", 3},
+    {"paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd", 1, ": Timber", -1},
+    {"paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd", 2, ": Sujoy", 9},
+    {"paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd", 3, "> MrJustice", 3},
+    {"mvdparser_duel_equ_vs_kaboom_povdmm4_20240422-1038.mvd", 0, "eQu", 19},
+    {"mvdparser_duel_equ_vs_kaboom_povdmm4_20240422-1038.mvd", 1, "[ServeMe]", 0},
+    {"mvdparser_ffa_5_dm4_20240501-1229.mvd", 6, "/ tincan", 8},
+    {"mvdparser_ffa_5_dm4_20240501-1229.mvd", 3, "/ bro", 6},
+    {"mvdparser_2on2_sf_vs_red_frobodm2_220104-0915.mvd", 1, ": Timber", 13},
+    {"mvdparser_2on2_sf_vs_red_frobodm2_220104-0915.mvd", 3, "> MrJustice", -6},
+    {"ezquake-source_manual_overkill.mvd", 0, "(DVC)-Crypto", 4},
+    {"ezquake-source_manual_overkill.mvd", 8, "(DVC)judge dredd", -3},
+    {"paradoks81-quakeworld_slipgate-app_bps.qwd", 0, "\x1c ParadokS", 0},
+};
+
+/* Truncated copies end in an error with an offset inside the copy, or cleanly when the cut
+ * falls between blocks; never a crash. */
+static int check_truncations(const demo_decoder *dec, const uint8_t *data, size_t len)
+{
+    int errors = 0;
+    size_t cap = len < 65536 ? len : 65536;
+    uint8_t *copy = malloc(cap);
+    for (int k = 1; k <= 9 && copy; k++) {
+        size_t n = cap * (size_t)k / 10 + (size_t)k;
+        if (n >= cap)
+            n = cap - 1;
+        memcpy(copy, data, n);
+        run r;
+        if (!run_open(&r, dec, copy, n))
+            break;
+        qd_err e = run_all(&r, NULL);
+        if (e != QD_OK) {
+            errors++;
+            if (r.err.offset > n)
+                errors = -1000;
+        }
+        run_close(&r);
+    }
+    free(copy);
+    return errors;
+}
+
+static void real_folder(const char *sub, const char *ext, const demo_decoder *dec, int *files)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", test_realdata(), sub);
+    DIR *d = opendir(dir);
+    *files = 0;
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && !test_failed()) {
+        size_t nl = strlen(de->d_name);
+        if (nl < 4 || strcmp(de->d_name + nl - 4, ext) != 0)
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        size_t len;
+        uint8_t *data = load(path, &len);
+        CHECK_MSG(data != NULL, "cannot read %s", de->d_name);
+        (*files)++;
+        const demo_decoder *other = dec == &demo_mvd_decoder ? &demo_qwd_decoder : &demo_mvd_decoder;
+        CHECK_MSG(dec->probe(data, len, "noext") == 9, "%s: probe %d", de->d_name,
+                  dec->probe(data, len, "noext"));
+        CHECK_MSG(other->probe(data, len, "noext") < 2, "%s: other probe %d", de->d_name,
+                  other->probe(data, len, "noext"));
+
+        run r;
+        CHECK(run_open(&r, dec, data, len));
+        seen sn;
+        memset(&sn, 0, sizeof sn);
+        sn.status_time = -1;
+        demo_trace tr = {&sn, seen_msg};
+        vpath pa;
+        qd_err e = decode_file(&r, &tr, &pa);
+        CHECK_MSG(e == QD_OK, "%s: %s at %llu", de->d_name, r.err.msg,
+                  (unsigned long long)r.err.offset);
+        const cl_state *cl = r.cl;
+        CHECK_MSG(cl->frame_count > 100, "%s: %u frames", de->d_name, cl->frame_count);
+        CHECK_EQ(cl->level.protocol, 28);
+        CHECK_MSG(!strncmp(cl->level.map, "maps/", 5), "%s: map %s", de->d_name, cl->level.map);
+        CHECK_MSG(cl->level.title[0] != 0, "%s: no title", de->d_name);
+        /* final frags are the last svc_updatefrags of each player */
+        for (int i = 0; i < QW_MAX_CLIENTS; i++)
+            if (sn.has_frags[i])
+                CHECK_MSG(cl->players[i].frags == sn.frags[i], "%s: player %d frags %d vs %d",
+                          de->d_name, i, cl->players[i].frags, sn.frags[i]);
+        /* the followed player's path is continuous, jumps only at teleports */
+        CHECK_MSG(pa.updates > 50, "%s: %d view updates", de->d_name, pa.updates);
+        CHECK_MSG(pa.unexplained == 0, "%s: %d of %d jumps away from any teleport", de->d_name,
+                  pa.unexplained, pa.jumps);
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+            if (strcmp(known[i].file, de->d_name))
+                continue;
+            if (known[i].title)
+                CHECK_STR(cl->level.title, known[i].title);
+            CHECK_STR(cl->level.gamedir, known[i].gamedir);
+            CHECK_STR(cl->level.map, known[i].map);
+            if (known[i].seconds > 0)
+                CHECK_MSG(fabs(cl->time - known[i].seconds) < 0.1, "%s: %.2f s", de->d_name,
+                          cl->time);
+        }
+        for (size_t i = 0; i < sizeof players / sizeof players[0]; i++) {
+            if (strcmp(players[i].file, de->d_name))
+                continue;
+            CHECK_STR(cl->players[players[i].slot].name, players[i].name);
+            CHECK_EQ(cl->players[players[i].slot].frags, players[i].frags);
+        }
+        run_close(&r);
+        CHECK_MSG(check_truncations(dec, data, len) >= 0, "%s: error offset past the cut",
+                  de->d_name);
+        free(data);
+    }
+    closedir(d);
+}
+
+TEST(qw_realdata_qwd)
+{
+    int files;
+    real_folder("qwd", ".qwd", &demo_qwd_decoder, &files);
+    if (!files && !test_failed())
+        SKIP("no .qwd in the real-data folder");
+}
+
+TEST(qw_realdata_mvd)
+{
+    int files;
+    real_folder("mvd", ".mvd", &demo_mvd_decoder, &files);
+    if (!files && !test_failed())
+        SKIP("no .mvd in the real-data folder");
+}
+
+/* The qwd in realdata is a spectator's recording: the view is its own free-flying body. */
+TEST(qw_realdata_qwd_view)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "qwd/paradoks81-quakeworld_slipgate-app_bps.qwd"))
+        SKIP("paradoks81-quakeworld_slipgate-app_bps.qwd missing");
+    size_t len;
+    uint8_t *data = load(path, &len);
+    CHECK(data);
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, data, len));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK(r.cl->players[0].spectator);
+    CHECK_EQ(r.cl->view.view_entity, 1);
+    CHECK(near(r.cl->view.view_height, 22));
+    CHECK(r.cl->entities[1].active);
+    CHECK(fabs(r.cl->time - 16.83) < 0.05);
+    CHECK_EQ(((qw_state *)r.state)->fte_ext, 0x20487008u);
+    CHECK_EQ(((qw_state *)r.state)->fte_ext2, 0x2u);
+    CHECK_EQ(((qw_state *)r.state)->mvd_ext, 0x1u);
+    run_close(&r);
+    free(data);
+}
+
+/* A keyframe is a memcpy of the decoder and client states: decoding on from a copy taken
+ * halfway ends in the very same state as decoding straight through. */
+TEST(qw_state_copy_resumes)
+{
+    static const char *const files[] = {
+        "mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd",
+        "qwd/paradoks81-quakeworld_slipgate-app_bps.qwd",
+    };
+    int tested = 0;
+    for (size_t k = 0; k < 2; k++) {
+        char path[1024];
+        if (!test_realfile(path, sizeof path, files[k]))
+            continue;
+        size_t len;
+        uint8_t *data = load(path, &len);
+        CHECK(data);
+        const demo_decoder *dec = k == 0 ? &demo_mvd_decoder : &demo_qwd_decoder;
+        run a, b;
+        CHECK(run_open(&a, dec, data, len) && run_open(&b, dec, data, len));
+        while (!a.done && dec->offset(a.state) < len / 2)
+            CHECK_EQ(run_step(&a, NULL), QD_OK);
+        memcpy(b.state, a.state, dec->state_size);
+        memcpy(b.cl, a.cl, sizeof *a.cl);
+        CHECK_EQ(run_all(&a, NULL), QD_OK);
+        CHECK_EQ(run_all(&b, NULL), QD_OK);
+        CHECK(memcmp(a.state, b.state, dec->state_size) == 0);
+        CHECK(memcmp(a.cl, b.cl, sizeof *a.cl) == 0);
+        CHECK(a.cl->frame_count > 1000);
+        run_close(&a);
+        run_close(&b);
+        free(data);
+        tested++;
+    }
+    if (!tested)
+        SKIP("real .mvd/.qwd missing");
+}
+
+/* Protocols before 2.30 [QWD 5.12, 5.43, 5.46]: 24 has no movevars, up to 25 the model list
+ * has no start or next index, up to 26 the usercmd always sends yaw and moves as bytes. */
+TEST(qw_old_protocols)
+{
+    for (int proto = 24; proto <= 26; proto++) {
+        static buf f, m;
+        f.n = m.n = 0;
+        put8(&m, QW_SVC_SERVERDATA);
+        put32(&m, (uint32_t)proto);
+        put32(&m, 1);
+        putstr(&m, "qw");
+        put8(&m, 0);
+        putstr(&m, "Old Level");
+        if (proto >= 25)
+            for (int i = 0; i < 10; i++)
+                putf(&m, 1.0f);
+        put8(&m, QW_SVC_MODELLIST);
+        if (proto >= 26)
+            put8(&m, 0);
+        putstr(&m, "maps/old.bsp");
+        putstr(&m, "progs/player.mdl");
+        putstr(&m, "");
+        if (proto >= 26)
+            put8(&m, 0);
+        qwd_read(&f, 1.0f, 1, &m);
+        m.n = 0;
+        put8(&m, QW_SVC_PLAYERINFO);
+        put8(&m, 1);
+        put16(&m, (int)QW_PF_COMMAND);
+        putcoord(&m, 8);
+        putcoord(&m, 0);
+        putcoord(&m, 0);
+        put8(&m, 0);
+        put8(&m, QW_CM_FORWARD | 0x80); /* no ANGLE2 bit: yaw comes anyway; 0x80 = msec */
+        put16(&m, 8192);               /* yaw 45 */
+        put8(&m, 40);                  /* forward, a byte */
+        put8(&m, 13);                  /* msec */
+        put8(&m, QW_SVC_PACKETENTITIES);
+        put16(&m, 0);
+        qwd_read(&f, 1.1f, 2, &m);
+        run r;
+        CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+        qd_err e = run_all(&r, NULL);
+        CHECK_MSG(e == QD_OK, "protocol %d: %s", proto, r.err.msg);
+        CHECK_EQ(r.cl->level.protocol, proto);
+        CHECK_STR(r.cl->level.map, "maps/old.bsp");
+        CHECK_STR(r.cl->level.title, "Old Level");
+        CHECK(active(&r, 2));
+        CHECK_MSG(near(ent(&r, 2)->cur.angles[1], 45), "protocol %d: yaw %f", proto,
+                  ent(&r, 2)->cur.angles[1]);
+        CHECK_EQ(ent(&r, 2)->cur.model, 2);
+        run_close(&r);
+    }
+}

@@ -1,0 +1,455 @@
+/* test_render.c: tests of the render front end: e1m1 from its player start (coverage, colours,
+ * determinism), synthetic scenes for occlusion, exact near-plane clipping and handedness,
+ * missing models and maps, and rendering from two threads at once. */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/model/model.h"
+#include "../../src/output/out.h"
+#include "../../src/render/render.h"
+#include "../test.h"
+
+uint8_t *test_bsp_build(const float (*quads)[4][3], const uint8_t *color, const uint8_t *light,
+                        int n, const char *extra_ents, size_t *len);
+
+/* ---- a read callback over a few named buffers or files ---- */
+
+typedef struct files {
+    int n;
+    const char *name[8];
+    const uint8_t *data[8]; /* in memory, or NULL: read path[i] from disk */
+    size_t len[8];
+    const char *path[8];
+} files;
+
+static qd_err files_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const files *f = ctx;
+    for (int i = 0; i < f->n; i++) {
+        if (strcmp(f->name[i], name) != 0)
+            continue;
+        if (f->data[i]) {
+            *data = malloc(f->len[i]);
+            memcpy(*data, f->data[i], f->len[i]);
+            *len = f->len[i];
+            return QD_OK;
+        }
+        FILE *fp = fopen(f->path[i], "rb");
+        if (!fp)
+            break;
+        fseek(fp, 0, SEEK_END);
+        long n = ftell(fp);
+        fseek(fp, 0, SEEK_SET);
+        *data = malloc(n > 0 ? (size_t)n : 1);
+        *len = fread(*data, 1, (size_t)n, fp);
+        fclose(fp);
+        return QD_OK;
+    }
+    return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+}
+
+static void palette(uint32_t pal[256])
+{
+    uint8_t lmp[768];
+    FILE *fp = fopen("assets/palette.lmp", "rb");
+    size_t n = fp ? fread(lmp, 1, sizeof lmp, fp) : 0;
+    if (fp)
+        fclose(fp);
+    mdl_palette_from_lmp(lmp, n, pal);
+}
+
+static void save_png(const rast_fb *fb, const char *name)
+{
+    char path[512];
+    qd_error err;
+    snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
+    out_png_write(path, fb, &err); /* for eyes only; a failure does not fail the test */
+}
+
+static cl_state *new_state(const char *map)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    snprintf(cl->level.map, sizeof cl->level.map, "%s", map);
+    snprintf(cl->level.models[1], sizeof cl->level.models[1], "%s", map);
+    cl->level.num_models = 2;
+    cl->view.view_entity = 1;
+    return cl;
+}
+
+static void add_entity(cl_state *cl, int num, int model, float x, float y, float z, float yaw)
+{
+    cl_entity *e = &cl->entities[num];
+    memset(e, 0, sizeof *e);
+    e->cur.model = (uint16_t)model;
+    e->cur.origin[0] = x;
+    e->cur.origin[1] = y;
+    e->cur.origin[2] = z;
+    e->cur.angles[1] = yaw;
+    e->prev = e->cur;
+    e->active = 1;
+    if (cl->num_entities <= num)
+        cl->num_entities = num + 1;
+}
+
+static int same_fb(const rast_fb *a, const rast_fb *b)
+{
+    size_t n = (size_t)a->w * a->h;
+    return a->w == b->w && a->h == b->h && memcmp(a->color, b->color, n * 4) == 0 &&
+           memcmp(a->depth, b->depth, n * 4) == 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int distinct_colours(const rast_fb *fb)
+{
+    size_t n = (size_t)fb->w * fb->h;
+    uint32_t *c = malloc(n * 4);
+    memcpy(c, fb->color, n * 4);
+    qsort(c, n, 4, cmp_u32);
+    int d = n > 0;
+    for (size_t i = 1; i < n; i++)
+        d += c[i] != c[i - 1];
+    free(c);
+    return d;
+}
+
+/* ---- e1m1 from its player start ---- */
+
+TEST(render_e1m1_start)
+{
+    char path[512];
+    if (!test_realfile(path, sizeof path, "bsp/id-maps-gpl_e1m1_bsp29+appendedzip.bsp"))
+        SKIP("e1m1 not in realdata");
+    uint32_t pal[256];
+    palette(pal);
+    files f = {1, {"maps/e1m1.bsp"}, {NULL}, {0}, {path}};
+    cl_state *cl = new_state("maps/e1m1.bsp");
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, files_read, &f, pal, &err);
+    CHECK(a && r_assets_map(a));
+    CHECK_EQ(err.code, QD_OK);
+    CHECK_EQ(r_assets_missing(a), 0);
+
+    const mdl_bsp *b = r_assets_map(a);
+    char v[64];
+    r_camera cam = {{0}, {0}, 0};
+    CHECK(mdl_entity_value(b->entities, "info_player_start", 0, "origin", v, sizeof v));
+    CHECK_EQ(sscanf(v, "%f %f %f", &cam.origin[0], &cam.origin[1], &cam.origin[2]), 3);
+    cam.origin[2] += 22; /* Quake's view height */
+    if (mdl_entity_value(b->entities, "info_player_start", 0, "angle", v, sizeof v))
+        cam.angles[1] = (float)atof(v);
+
+    rast_fb *fb = rast_fb_new(320, 240), *fb2 = rast_fb_new(320, 240);
+    r_options flat = {R_MODE_FLAT, 0, 0}, wire = {R_MODE_WIRE, 0, 0}, xray = {R_MODE_WIRE, 1, 0};
+    int prims = r_render(a, cl, 0, &cam, &flat, fb);
+    CHECK(prims > 50);
+    save_png(fb, "e1m1_start_flat.png");
+    size_t covered = 0, n = 320 * 240;
+    for (size_t i = 0; i < n; i++)
+        covered += fb->depth[i] > 0;
+    CHECK_MSG(covered > n * 9 / 10, "flat covers %zu of %zu pixels", covered, n);
+    int d = distinct_colours(fb);
+    CHECK_MSG(d > 20, "%d distinct colours", d);
+    r_render(a, cl, 0, &cam, &flat, fb2);
+    CHECK(same_fb(fb, fb2));
+
+    r_render(a, cl, 0, &cam, &wire, fb);
+    save_png(fb, "e1m1_start_wire.png");
+    size_t lit = 0;
+    for (size_t i = 0; i < n; i++)
+        lit += (fb->color[i] & 0xffffff) != 0;
+    CHECK_MSG(lit > n / 50 && lit < n / 2, "wire lines cover %zu pixels", lit);
+    r_render(a, cl, 0, &cam, &wire, fb2);
+    CHECK(same_fb(fb, fb2));
+    /* x-ray shows hidden edges too: more line pixels than the depth-tested wireframe */
+    r_render(a, cl, 0, &cam, &xray, fb2);
+    save_png(fb2, "e1m1_start_xray.png");
+    size_t lit_x = 0;
+    for (size_t i = 0; i < n; i++)
+        lit_x += (fb2->color[i] & 0xffffff) != 0;
+    CHECK_MSG(lit_x > lit, "xray %zu vs wire %zu line pixels", lit_x, lit);
+
+    rast_fb_free(fb);
+    rast_fb_free(fb2);
+    r_assets_free(a);
+    free(cl);
+}
+
+/* ---- synthetic scenes: the camera at the origin looking down +X, 320x240 ---- */
+
+#define W 320
+#define H 240
+/* FOV 90 on 4:3: tan(fov_y / 2) = 0.75, so a unit at depth 1 is (H / 2) / 0.75 pixels. */
+#define SCALE (H / 2 / 0.75)
+
+static r_assets *scene(const float (*quads)[4][3], const uint8_t *colors, int nq, cl_state **clp,
+                       uint8_t **bytes)
+{
+    static uint32_t pal[256];
+    palette(pal);
+    uint8_t light[8] = {128, 128, 128, 128, 128, 128, 128, 128};
+    size_t len;
+    *bytes = test_bsp_build(quads, colors, light, nq, NULL, &len);
+    files f = {1, {"maps/synth.bsp"}, {*bytes}, {len}, {NULL}};
+    *clp = new_state("maps/synth.bsp");
+    qd_error err;
+    return r_assets_load(&(*clp)->level, files_read, &f, pal, &err);
+}
+
+static uint32_t px(const rast_fb *fb, int x, int y) { return fb->color[y * fb->w + x]; }
+static float dz(const rast_fb *fb, int x, int y) { return fb->depth[y * fb->w + x]; }
+
+TEST(render_occlusion_and_sides)
+{
+    /* near quad at x=100 (y 10..50 is to the LEFT, z -20..20), far quad at x=200, both facing
+     * the camera (clockwise seen from the front, as Quake's faces); listed far first, then
+     * near first. A quad seen from behind is culled. */
+    const float nearq[4][3] = {{100, 10, -20}, {100, 50, -20}, {100, 50, 20}, {100, 10, 20}};
+    const float farq[4][3] = {{200, -80, -80}, {200, 80, -80}, {200, 80, 80}, {200, -80, 80}};
+    for (int order = 0; order < 2; order++) {
+        float q[2][4][3];
+        memcpy(q[order], nearq, sizeof nearq);
+        memcpy(q[order ^ 1], farq, sizeof farq);
+        uint8_t col[2];
+        col[order] = 251;     /* near: red */
+        col[order ^ 1] = 208; /* far: blue */
+        cl_state *cl;
+        uint8_t *bytes;
+        r_assets *a = scene((const float(*)[4][3])q, col, 2, &cl, &bytes);
+        CHECK(a && r_assets_map(a));
+        rast_fb *fb = rast_fb_new(W, H);
+        r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+        r_render(a, cl, 0, &cam, NULL, fb);
+        if (order == 0)
+            save_png(fb, "synth_occlusion.png");
+        /* the near quad spans y 10..50 at depth 100: screen x = 160 - y * 1.6 */
+        int xn = (int)(W / 2 - 30 * SCALE / 100); /* its centre, on the left half */
+        int yc = H / 2;
+        CHECK(xn < W / 2);
+        CHECK(fabsf(dz(fb, xn, yc) - 1.0f / 100) < 1e-6f);
+        /* right of the centre only the far quad: depth 1/200 */
+        CHECK(fabsf(dz(fb, W / 2 + 40, yc) - 1.0f / 200) < 1e-6f);
+        CHECK(px(fb, xn, yc) != px(fb, W / 2 + 40, yc));
+        /* outside both (far quad spans 80 * 0.8 = 64 pixels each way): nothing */
+        CHECK_EQ(dz(fb, W / 2, yc - 70), 0);
+        CHECK_EQ(dz(fb, W / 2, yc + 66), 0);
+        CHECK(dz(fb, W / 2, yc + 62) > 0);
+        /* from behind (x=300 looking back down -X) both quads face away: nothing drawn */
+        r_camera back = {{300, 0, 0}, {0, 180, 0}, 90};
+        r_render(a, cl, 0, &back, NULL, fb);
+        size_t covered = 0;
+        for (int i = 0; i < W * H; i++)
+            covered += fb->depth[i] > 0;
+        CHECK_EQ(covered, 0);
+        rast_fb_free(fb);
+        r_assets_free(a);
+        free(cl);
+        free(bytes);
+    }
+}
+
+TEST(render_near_plane_exact)
+{
+    /* a floor 1 below the eye from x=-50 (behind the camera) to x=300, 40 wide: it crosses
+     * the near plane inside the view, and what is left must project exactly */
+    const float floorq[1][4][3] = {{{-50, -20, -1}, {-50, 20, -1}, {300, 20, -1}, {300, -20, -1}}};
+    const uint8_t col[1] = {79};
+    cl_state *cl;
+    uint8_t *bytes;
+    r_assets *a = scene(floorq, col, 1, &cl, &bytes);
+    CHECK(a);
+    rast_fb *fb = rast_fb_new(W, H);
+    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_render(a, cl, 0, &cam, NULL, fb);
+    save_png(fb, "synth_near_plane.png");
+    /* Along the centre column, the row whose centre is py sees the floor at depth
+     * z = SCALE / (py - H/2): covered while 2 <= z <= 300 (near plane, far edge). */
+    int rows = 0, cut = 0;
+    for (int y = 0; y < H; y++) {
+        double py = y + 0.5, zf = py > H / 2 ? SCALE / (py - H / 2) : 1e30;
+        float d = dz(fb, W / 2, y);
+        if (zf >= 2.02 && zf <= 299) {
+            CHECK_MSG(fabs(d * zf - 1) < 1e-3, "row %d: depth %g, want %g", y, d, 1 / zf);
+            /* the floor is 40 wide: half-width 20 / z * SCALE pixels */
+            double hw = 20 / zf * SCALE;
+            if (hw > 2 && hw < W / 2 - 2) {
+                CHECK(dz(fb, (int)(W / 2 + hw - 1.5), y) > 0);
+                CHECK(dz(fb, (int)(W / 2 - hw + 1.5), y) > 0);
+                CHECK_EQ(dz(fb, (int)(W / 2 + hw + 1.5), y), 0);
+                CHECK_EQ(dz(fb, (int)(W / 2 - hw - 1.5), y), 0);
+            }
+            rows++;
+        } else if (zf > 301 || zf < 1.98) {
+            CHECK_MSG(d == 0, "row %d covered beyond the floor or before the near plane", y);
+            cut += zf < 1.98;
+        }
+    }
+    CHECK(rows > 60);
+    CHECK(cut > 30); /* the near plane's cut is on screen */
+    /* looking straight down (pitch 90): 1 unit above the floor it is clipped away, 10 units
+     * above it fills the view at depth 10 */
+    r_camera down = {{0, 0, 0}, {90, 0, 0}, 90};
+    r_render(a, cl, 0, &down, NULL, fb);
+    CHECK(dz(fb, W / 2, H / 2) == 0);
+    down.origin[2] = 9;
+    r_render(a, cl, 0, &down, NULL, fb);
+    CHECK(fabsf(dz(fb, W / 2, H / 2) - 0.1f) < 1e-5f);
+    rast_fb_free(fb);
+    r_assets_free(a);
+    free(cl);
+    free(bytes);
+}
+
+/* ---- missing things ---- */
+
+TEST(render_missing_model_box)
+{
+    const float wall[1][4][3] = {
+        {{300, -200, -200}, {300, 200, -200}, {300, 200, 200}, {300, -200, 200}}};
+    const uint8_t col[1] = {20}, light[1] = {128};
+    size_t len;
+    uint8_t *bytes = test_bsp_build(wall, col, light, 1, NULL, &len);
+    cl_state *cl = new_state("maps/synth.bsp");
+    snprintf(cl->level.models[2], sizeof cl->level.models[2], "progs/nothere.mdl");
+    snprintf(cl->level.models[3], sizeof cl->level.models[3], "*7");
+    cl->level.num_models = 4;
+    files f = {1, {"maps/synth.bsp"}, {bytes}, {len}, {NULL}};
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, files_read, &f, NULL, &err);
+    CHECK(a && r_assets_map(a));
+    CHECK_EQ(err.code, QD_ERR_NOT_FOUND);
+    CHECK(strstr(err.msg, "nothere") != NULL);
+    CHECK_EQ(r_assets_missing(a), 2);
+    add_entity(cl, 2, 2, 150, 0, 0, 0);
+    add_entity(cl, 3, 3, 150, 80, 0, 0);
+    add_entity(cl, 4, 999, 150, -80, 0, 0); /* a model index past the precache list */
+    rast_fb *fb = rast_fb_new(W, H);
+    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    for (int mode = 0; mode < 2; mode++) {
+        r_options o = {mode, 0, 0};
+        r_render(a, cl, 0, &cam, &o, fb);
+        if (mode == 0)
+            save_png(fb, "synth_missing_model.png");
+        /* the boxes are yellow lines: in the middle third, the left third, the right third */
+        int found[3] = {0, 0, 0};
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                if (px(fb, x, y) == rast_rgb(255, 200, 0))
+                    found[x * 3 / W] = 1;
+        CHECK_MSG(found[0] && found[1] && found[2], "mode %d: boxes %d %d %d", mode, found[0],
+                  found[1], found[2]);
+    }
+    rast_fb_free(fb);
+    r_assets_free(a);
+    free(cl);
+    free(bytes);
+}
+
+TEST(render_missing_map)
+{
+    cl_state *cl = new_state("maps/gone.bsp");
+    snprintf(cl->level.models[2], sizeof cl->level.models[2], "progs/gone.mdl");
+    cl->level.num_models = 3;
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, NULL, NULL, NULL, &err);
+    CHECK(a);
+    CHECK(r_assets_map(a) == NULL);
+    CHECK_EQ(err.code, QD_ERR_NOT_FOUND);
+    add_entity(cl, 2, 2, 100, 0, -22, 0);
+    rast_fb *fb = rast_fb_new(W, H);
+    r_camera cam = {{0, 0, 22}, {10, 0, 0}, 90};
+    int prims = r_render(a, cl, 0, &cam, NULL, fb);
+    save_png(fb, "missing_map.png");
+    CHECK(prims > 10); /* grid lines and the box */
+    CHECK(distinct_colours(fb) >= 3); /* background, grid, box, text */
+    /* no assets at all is allowed too */
+    CHECK(r_render(NULL, cl, 0, &cam, NULL, fb) > 0);
+    rast_fb_free(fb);
+    r_assets_free(a);
+    free(cl);
+}
+
+/* ---- alias models, and threads ---- */
+
+typedef struct job {
+    const r_assets *a;
+    const cl_state *cl;
+    r_camera cam;
+    rast_fb *fb;
+} job;
+
+static void *render_job(void *p)
+{
+    job *j = p;
+    r_options o = {R_MODE_FLAT, 0, 0};
+    r_render(j->a, j->cl, 0.25, &j->cam, &o, j->fb);
+    return NULL;
+}
+
+TEST(render_alias_and_threads)
+{
+    char mdl[512];
+    if (!test_realfile(mdl, sizeof mdl, "mdl/qwtf-client-media_progs_player.mdl"))
+        SKIP("player.mdl not in realdata");
+    const float wall[1][4][3] = {
+        {{300, -200, -200}, {300, 200, -200}, {300, 200, 200}, {300, -200, 200}}};
+    const uint8_t col[1] = {20}, light[1] = {128};
+    size_t len;
+    uint8_t *bytes = test_bsp_build(wall, col, light, 1, NULL, &len);
+    files f = {2, {"maps/synth.bsp", "progs/player.mdl"}, {bytes, NULL}, {len, 0}, {NULL, mdl}};
+    cl_state *cl = new_state("maps/synth.bsp");
+    snprintf(cl->level.models[2], sizeof cl->level.models[2], "progs/player.mdl");
+    cl->level.num_models = 3;
+    uint32_t pal[256];
+    palette(pal);
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, files_read, &f, pal, &err);
+    CHECK(a);
+    CHECK_EQ(r_assets_missing(a), 0);
+    add_entity(cl, 1, 2, 60, -40, 0, 90); /* the view entity: not drawn in first person */
+    add_entity(cl, 2, 2, 120, 0, 0, 180);
+    cl->entities[2].prev.frame = 0;
+    cl->entities[2].cur.frame = 6; /* a run frame */
+    cl->entities[2].prev_time = 0;
+    cl->entities[2].cur_time = 0.5;
+    rast_fb *fb = rast_fb_new(W, H), *fb2 = rast_fb_new(W, H);
+    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_options o = {R_MODE_FLAT, 0, 0};
+    r_render(a, cl, 0.25, &cam, &o, fb);
+    save_png(fb, "synth_player.png");
+    /* the player stands in the middle, nearer than the wall */
+    CHECK(dz(fb, W / 2, H / 2) > 1.0f / 150);
+    /* another moment of the blend draws another pose */
+    r_render(a, cl, 0.5, &cam, &o, fb2);
+    CHECK(!same_fb(fb, fb2));
+    /* the view entity is drawn only when asked */
+    r_options chase = {R_MODE_FLAT, 0, 1};
+    r_render(a, cl, 0.25, &cam, &chase, fb2);
+    CHECK(!same_fb(fb, fb2));
+    /* two threads rendering the same assets give the single-thread bytes */
+    job j[2];
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        j[i] = (job){a, cl, cam, rast_fb_new(W, H)};
+        pthread_create(&th[i], NULL, render_job, &j[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(same_fb(fb, j[i].fb));
+        rast_fb_free(j[i].fb);
+    }
+    rast_fb_free(fb);
+    rast_fb_free(fb2);
+    r_assets_free(a);
+    free(cl);
+    free(bytes);
+}
