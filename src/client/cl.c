@@ -113,6 +113,10 @@ static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double 
     e->cur_time = t;
     e->active = 1;
     e->cur_frame = cl->frame_count + 1u;
+    if (!e->listed) {
+        e->listed = 1;
+        cl->active_list[cl->num_listed++] = (uint16_t)(e - cl->entities);
+    }
 }
 
 int cl_entity_update(cl_state *cl, int num, const cl_entstate *s)
@@ -141,16 +145,25 @@ void cl_frame_end(cl_state *cl, int drop_missing)
 {
     cl->frame_count++;
     cl->in_frame = 0;
-    if (drop_missing) {
-        for (int i = 0; i < cl->num_entities; i++) {
-            cl_entity *e = &cl->entities[i];
-            if (e->active && e->cur_frame != cl->frame_count && !(e->cur.flags & CL_EF_PLAYER))
-                e->active = 0;
+    /* Walk only the listed entities: drop the ones this frame did not mention (when the
+     * format lists every visible entity each frame), and unlist the inactive ones. */
+    int32_t n = 0, top = 0;
+    for (int32_t k = 0; k < cl->num_listed; k++) {
+        uint16_t i = cl->active_list[k];
+        cl_entity *e = &cl->entities[i];
+        if (drop_missing && e->active && e->cur_frame != cl->frame_count &&
+            !(e->cur.flags & CL_EF_PLAYER))
+            e->active = 0;
+        if (e->active) {
+            cl->active_list[n++] = i;
+            if (i + 1 > top)
+                top = i + 1;
+        } else {
+            e->listed = 0;
         }
     }
-    while (cl->num_entities > 0 && !cl->entities[cl->num_entities - 1].active &&
-           cl->entities[cl->num_entities - 1].cur_frame == 0)
-        cl->num_entities--;
+    cl->num_listed = n;
+    cl->num_entities = top;
 }
 
 int cl_static_add(cl_state *cl, const cl_entstate *s)

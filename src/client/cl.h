@@ -49,7 +49,8 @@ typedef struct cl_entity {
     double cur_time, prev_time; /* demo time of each state; equal after a snap */
     uint32_t cur_frame;         /* cl.frame_count when cur was set */
     uint8_t active;             /* in the latest frame */
-    uint8_t pad[3];
+    uint8_t listed;             /* in cl_state.active_list */
+    uint8_t pad[2];
 } cl_entity;
 
 typedef struct cl_player {
@@ -125,6 +126,9 @@ typedef struct cl_state {
 
     int32_t num_entities;     /* highest entity number used + 1 */
     cl_entity entities[CL_MAX_ENTITIES];
+    /* The entities that may be active, so a frame's end touches only those. */
+    int32_t num_listed;
+    uint16_t active_list[CL_MAX_ENTITIES];
 
     int32_t num_statics;
     cl_entstate statics[CL_MAX_STATICS];
