@@ -45,7 +45,7 @@ void bench_render(void)
                 r_camera cam;
                 r_options opt;
                 player_camera(&p, cl, t, &cam);
-                player_options(&p, &opt);
+                player_options(&p, cl, &opt);
                 opt.mode = mode ? R_MODE_WIRE : R_MODE_FLAT;
                 double t0 = bench_now();
                 r_render(w.assets, cl, t, &cam, &opt, fb);

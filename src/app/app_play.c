@@ -136,7 +136,7 @@ int app_play(const app_opts *o)
         r_camera cam;
         player_camera(p, cl, p->t, &cam);
         r_options opt;
-        player_options(p, &opt);
+        player_options(p, cl, &opt);
         r_render(world.assets, cl, p->t, &cam, &opt, fb);
         if (world.notice[0] && p->wall < 6.0)
             draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),

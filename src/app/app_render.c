@@ -435,7 +435,7 @@ int app_render(const app_opts *o)
             have_level = 1;
             level_key = key;
         }
-        player_options(&cam_player, &s->opt);
+        player_options(&cam_player, &s->states[0], &s->opt);
         pthread_mutex_lock(&x.lock);
         if (x.rc != APP_EXIT_OK)
             break;

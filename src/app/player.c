@@ -327,7 +327,9 @@ void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
         }
         memcpy(cam->origin, s.origin, sizeof cam->origin);
         cam->origin[2] += 22; /* the eye height of every Quake-family player */
-        cam->angles[0] = s.angles[0];
+        /* Quake and QuakeWorld servers pitch a player's body by a third of the view, the
+         * other way (SV_ClientThink: angles[PITCH] = -v_angle[PITCH] / 3): undo that. */
+        cam->angles[0] = s.angles[0] * -3.0f;
         cam->angles[1] = s.angles[1];
         return;
     }
@@ -350,12 +352,15 @@ void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
     cam->angles[1] = yaw;
 }
 
-void player_options(const player *p, r_options *opt)
+void player_options(const player *p, const cl_state *cl, r_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->mode = p->mode;
     opt->xray = p->xray;
     opt->show_view_entity = p->camera != PLAYER_CAM_POV || p->follow >= 0;
+    /* a first-person view of a followed player must not show that player's own body */
+    if (p->camera == PLAYER_CAM_POV && p->follow >= 0 && cl)
+        opt->hide_entity = cl->players[p->follow].entity;
 }
 
 static void fmt_time(char *buf, size_t cap, double s)
@@ -374,9 +379,17 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
     const int32_t *stats = cl->stats;
     char hud[160];
     const char *who = "";
-    if (p->follow >= 0 && p->follow < CL_MAX_PLAYERS) {
-        stats = cl->players[p->follow].stats;
-        who = cl->players[p->follow].name;
+    int slot = p->follow;
+    if (slot < 0 && cl->level.game == CL_GAME_QW)
+        slot = cl->view.view_entity - 1; /* an .mvd's recorded view is one of its players */
+    if (slot >= 0 && slot < CL_MAX_PLAYERS) {
+        int any = 0;
+        for (int i = 0; i < 32; i++)
+            any |= cl->players[slot].stats[i] != 0;
+        if (any || p->follow >= 0) {
+            stats = cl->players[slot].stats;
+            who = cl->players[slot].name;
+        }
     }
     snprintf(hud, sizeof hud, "%.31s%shealth %d  armor %d  ammo %d", who, who[0] ? "  " : "",
              (int)stats[0], (int)stats[4], (int)stats[3]);

@@ -60,8 +60,8 @@ void player_tick(player *p, double dt);
  * view falls back to it when a followed player has no body. */
 void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam);
 
-/* The render options for the current mode. */
-void player_options(const player *p, r_options *opt);
+/* The render options for the current mode and camera (cl: the state being drawn). */
+void player_options(const player *p, const cl_state *cl, r_options *opt);
 
 /* Draw the timeline bar (when it shows), the HUD and notices over fb. */
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);

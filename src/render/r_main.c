@@ -46,7 +46,8 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
         return;
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = 0; i < n; i++) {
-        if (i == cl->view.view_entity && !o->show_view_entity)
+        if ((i == cl->view.view_entity && !o->show_view_entity) ||
+            (o->hide_entity > 0 && i == o->hide_entity))
             continue;
         cl_entstate s;
         int next = 0;

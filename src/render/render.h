@@ -52,6 +52,8 @@ typedef struct r_options {
     int mode;             /* R_MODE_* */
     int xray;             /* wire mode: draw every edge, ignoring depth */
     int show_view_entity; /* draw the recording player's own body (chase cameras) */
+    int hide_entity;      /* when > 0, an entity not to draw: the body a first-person
+                           * camera follows */
 } r_options;
 
 /* Draw the state cl at demo time t, seen from cam, into fb (cleared first). The world comes

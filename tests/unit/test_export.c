@@ -114,7 +114,7 @@ TEST(export_png_decodes_to_the_framebuffer)
     r_camera cam;
     r_options opt;
     player_camera(&p, cl, t, &cam);
-    player_options(&p, &opt);
+    player_options(&p, cl, &opt);
     rast_fb *fb = rast_fb_new(160, 120);
     r_render(w.assets, cl, t, &cam, &opt, fb);
     char path[600];

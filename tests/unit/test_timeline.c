@@ -150,7 +150,7 @@ static void check_seek_render(const char *path, const char *name)
         r_camera cam;
         r_options opt;
         player_camera(&pl, cl, times[i], &cam);
-        player_options(&pl, &opt);
+        player_options(&pl, cl, &opt);
         r_render(w.assets, cl, times[i], &cam, &opt, fb);
         want[i] = out_fb_hash(fb);
     }
@@ -161,7 +161,7 @@ static void check_seek_render(const char *path, const char *name)
         r_camera cam;
         r_options opt;
         player_camera(&pl, cl, times[i], &cam);
-        player_options(&pl, &opt);
+        player_options(&pl, cl, &opt);
         r_render(w.assets, cl, times[i], &cam, &opt, fb);
         CHECK_MSG(out_fb_hash(fb) == want[i], "%s: frame at %.3f differs after a seek", name,
                   times[i]);
