@@ -1191,8 +1191,19 @@ static qd_err parse_message(ctx *c, int cmd)
         rd_str(r, text, sizeof text);
         if (r->err)
             return truncated(c, name);
-        if (c->applies)
-            cl_message_add(cl, a == 3 ? CL_MSG_CHAT : CL_MSG_PRINT, text);
+        if (a == 3) {
+            /* Chat is for every watcher, whoever an .mvd block sends it to; copies of one
+             * line to several players in one frame count once. */
+            uint32_t h = 2166136261u;
+            for (const char *p = text; *p; p++)
+                h = (h ^ (uint8_t)*p) * 16777619u;
+            if (!(h == c->s->last_chat_hash && c->s->last_chat_time == c->s->time))
+                cl_message_add(cl, CL_MSG_CHAT, text);
+            c->s->last_chat_hash = h;
+            c->s->last_chat_time = c->s->time;
+        } else if (c->applies) {
+            cl_message_add(cl, CL_MSG_PRINT, text);
+        }
         TRACE(c, name, "level=%d text=\"%s\"", a, esc(c, 0, text));
         break;
     case QW_SVC_CENTERPRINT:

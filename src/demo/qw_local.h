@@ -238,6 +238,8 @@ typedef struct qw_state {
     uint8_t frame_had_pe; /* the open frame holds packet entities */
     uint8_t intermission;
     uint8_t pad0;
+    uint32_t last_chat_hash;  /* .mvd: the chat line last passed on, and when: a line sent */
+    double last_chat_time;    /* to several players arrives once per player */
     float inter_origin[3], inter_angles[3];
     qd_err err_code;      /* the error that stopped the decoder */
     uint64_t err_offset;

@@ -203,8 +203,12 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
         return NULL;
     }
 
+    /* A frag mark is a rise in a player's count over the last value the demo gave; the
+     * first value a player shows (joining mid-game, a new level) is no mark. */
     int32_t frags[CL_MAX_PLAYERS];
+    uint8_t known[CL_MAX_PLAYERS];
     memset(frags, 0, sizeof frags);
+    memset(known, 0, sizeof known);
     double next_key = -1e30;
     int done = 0;
     tl->complete = 1;
@@ -229,15 +233,20 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
         }
         note_changes(tl, levels, msgs, inter, paused);
         if (cl->level_count != levels)
-            memset(frags, 0, sizeof frags);
+            memset(known, 0, sizeof known);
         for (int i = 0; i < CL_MAX_PLAYERS; i++) {
             const cl_player *p = &cl->players[i];
-            if (p->active && p->frags > frags[i] && cl->frame_count > 0) {
+            if (!p->active) {
+                known[i] = 0;
+                continue;
+            }
+            if (known[i] && p->frags > frags[i]) {
                 char text[96];
                 snprintf(text, sizeof text, "%s: %d frags", p->name, (int)p->frags);
                 add_mark(tl, cl->time, TL_MARK_FRAG, text);
             }
             frags[i] = p->frags;
+            known[i] = 1;
         }
         if (r != QD_OK) {
             tl->complete = 0;

@@ -178,6 +178,123 @@ TEST(timeline_seek_render_equals_play_dem)
         SKIP("no realdata/dem");
 }
 
+/* What `dump` shows of a demo: frag increases, obituary prints and chat prints. */
+typedef struct dump_events {
+    int frags, deaths, chats;
+    int32_t last_frags[CL_MAX_PLAYERS];
+    uint8_t seen[CL_MAX_PLAYERS];
+    uint32_t last_chat;
+    double last_chat_time;
+} dump_events;
+
+static void on_dump(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
+                    const char *detail)
+{
+    (void)block;
+    (void)offset;
+    dump_events *ev = ctx;
+    /* a new level (QuakeWorld's svc_serverinfo is only a key/value update) */
+    if (!strcmp(name, "svc_serverdata") ||
+        (!strcmp(name, "svc_serverinfo") && !strncmp(detail, "protocol=", 9))) {
+        memset(ev->seen, 0, sizeof ev->seen);
+        return;
+    }
+    if (!strcmp(name, "svc_updatefrags")) {
+        int slot, frags;
+        if (sscanf(detail, "player=%d frags=%d", &slot, &frags) == 2 && slot >= 0 &&
+            slot < CL_MAX_PLAYERS) {
+            if (ev->seen[slot] && frags > ev->last_frags[slot])
+                ev->frags++;
+            ev->seen[slot] = 1;
+            ev->last_frags[slot] = frags;
+        }
+        return;
+    }
+    if (strcmp(name, "svc_print"))
+        return;
+    const char *text = strstr(detail, "text=\"");
+    if (!text)
+        return;
+    text += 6;
+    /* QuakeWorld: level 3 is chat; Quake: a leading byte 1 (shown by dump as-is) */
+    if (strstr(detail, "level=3 ")) {
+        /* an .mvd sends a line once per player: count it once per frame */
+        uint32_t h = 2166136261u;
+        for (const char *p = text; *p; p++)
+            h = (h ^ (uint8_t)*p) * 16777619u;
+        if (!(h == ev->last_chat && t == ev->last_chat_time))
+            ev->chats++;
+        ev->last_chat = h;
+        ev->last_chat_time = t;
+    }
+    else if (tl_is_obituary(text))
+        ev->deaths++;
+}
+
+static void check_marks(const char *path, const char *name)
+{
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    cl_reset(cl);
+    dump_events ev;
+    memset(&ev, 0, sizeof ev);
+    demo_trace tr = {&ev, on_dump};
+    int done = 0;
+    while (!done && demo_step(d, cl, &tr, &done, &err) == QD_OK) {
+    }
+    free(cl);
+    demo_close(d);
+    d = demo_open(path, &err);
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    int frags = 0, deaths = 0, chats = 0;
+    for (int i = 0; i < tl_num_marks(tl); i++) {
+        const tl_mark *m = tl_get_mark(tl, i);
+        frags += m->kind == TL_MARK_FRAG;
+        deaths += m->kind == TL_MARK_DEATH;
+        chats += m->kind == TL_MARK_CHAT;
+        if (i > 0)
+            CHECK(m->time >= tl_get_mark(tl, i - 1)->time);
+    }
+    CHECK_MSG(frags == ev.frags, "%s: %d frag marks, dump shows %d frag increases", name, frags,
+              ev.frags);
+    CHECK_MSG(deaths == ev.deaths, "%s: %d death marks, dump shows %d obituaries", name, deaths,
+              ev.deaths);
+    CHECK_MSG(chats == ev.chats, "%s: %d chat marks, dump shows %d chat lines", name, chats,
+              ev.chats);
+    tl_close(tl);
+}
+
+TEST(timeline_marks_match_dump)
+{
+    int n = each_demo("mvd", check_marks);
+    n += each_demo("qwd", check_marks);
+    if (n == 0)
+        SKIP("no realdata/mvd or qwd");
+}
+
+TEST(timeline_seek_equals_play_qw)
+{
+    int n = each_demo("qwd", check_seek);
+    char path[1024];
+    /* the longest of each kind of .mvd: plain, MVD1, FTE */
+    static const char *const mvds[] = {
+        "mvd/ezquake-source_manual_overkill.mvd",
+        "mvd/mvdparser_duel_equ_vs_kaboom_povdmm4_20240422-1038.mvd",
+        "mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd",
+    };
+    for (size_t i = 0; i < sizeof mvds / sizeof mvds[0]; i++)
+        if (test_realfile(path, sizeof path, mvds[i])) {
+            check_seek(path, mvds[i]);
+            check_seek_render(path, mvds[i]);
+            n++;
+        }
+    if (n == 0)
+        SKIP("no realdata/qwd or mvd");
+}
+
 TEST(timeline_obituaries)
 {
     CHECK(tl_is_obituary("Player was ax-murdered by Ranger"));
