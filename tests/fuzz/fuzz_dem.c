@@ -42,8 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!done && r == QD_OK)
         abort(); /* more steps than the bytes allow: a step that reads nothing */
-    /* A stopped decoder stays stopped: one more step is a clean end. */
-    if (demo_step(d, cl, NULL, &done, &err) != QD_OK || !done)
+    if (r != QD_OK && (err.offset > size || !err.msg[0]))
+        abort(); /* an error must say where, inside the file, and why */
+    /* A stopped decoder stays stopped. */
+    if (demo_step(d, cl, NULL, &done, &err) == QD_OK && !done)
         abort();
     (void)demo_protocol(d);
     demo_close(d);

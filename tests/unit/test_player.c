@@ -218,3 +218,46 @@ TEST(player_camera_path_file)
     player_path_eval(back, 2, 10.0, &cam);
     CHECK(fabsf(cam.origin[1] - 200) < 1e-3f);
 }
+
+TEST(player_tab_follows_each_player_of_a_4_player_mvd)
+{
+    timeline_t *tl = open_tl("mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd");
+    if (!tl)
+        SKIP("no realdata/mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd");
+    static player p;
+    player_init(&p, tl, 640, 480);
+    key(&p, IN_KEY_0 + 5, 0); /* mid-game */
+    const cl_state *cl = tl_state_at(tl, p.t, NULL);
+    CHECK(cl);
+    int playing = 0;
+    for (int i = 0; i < CL_MAX_PLAYERS; i++)
+        playing += cl->players[i].active && !cl->players[i].spectator;
+    CHECK_EQ(playing, 4);
+    int seen[CL_MAX_PLAYERS] = {0};
+    for (int k = 0; k <= playing; k++) {
+        key(&p, IN_KEY_TAB, 0);
+        if (k < playing) {
+            CHECK(p.follow >= 0);
+            CHECK(!cl->players[p.follow].spectator);
+            seen[p.follow]++;
+            /* the camera is that player's eye */
+            r_camera cam;
+            player_camera(&p, cl, p.t, &cam);
+            cl_entstate s;
+            CHECK(cl_entity_at(cl, cl->players[p.follow].entity, p.t, &s, NULL, NULL));
+            CHECK(fabsf(cam.origin[0] - s.origin[0]) < 1e-3f);
+            CHECK(fabsf(cam.origin[2] - s.origin[2] - 22) < 1e-3f);
+        } else {
+            CHECK_EQ(p.follow, -1); /* back to the recorded view */
+        }
+    }
+    for (int i = 0; i < CL_MAX_PLAYERS; i++)
+        CHECK(seen[i] <= 1);
+    /* Shift+Tab goes the other way */
+    key(&p, IN_KEY_TAB, IN_MOD_SHIFT);
+    int last = p.follow;
+    CHECK(last >= 0);
+    key(&p, IN_KEY_TAB, 0);
+    CHECK_EQ(p.follow, -1);
+    tl_close(tl);
+}

@@ -1,0 +1,121 @@
+/* test_render_demo.c: real demos on their real maps give full, varied, deterministic frames:
+ * the sample (e1m1, every id model missing) and an .mvd on the GPL e1m7. */
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../src/app/player.h"
+#include "../../src/app/world.h"
+#include "../../src/output/out.h"
+#include "../test.h"
+
+/* A game folder in the scratch area holding maps/<map>.bsp, linked to a real-data BSP. */
+static const char *game_dir_with(const char *map, const char *bsp_rel, char *dir, size_t cap)
+{
+    char rel[1024], bsp[PATH_MAX];
+    if (!test_realfile(rel, sizeof rel, bsp_rel) || !realpath(rel, bsp))
+        return NULL;
+    snprintf(dir, cap, "%s/game-%s", test_tmpdir(), map);
+    char maps[1200], link[1300];
+    snprintf(maps, sizeof maps, "%s/maps", dir);
+    mkdir(dir, 0777);
+    mkdir(maps, 0777);
+    snprintf(link, sizeof link, "%s/%s.bsp", maps, map);
+    unlink(link);
+    if (symlink(bsp, link) != 0)
+        return NULL;
+    return dir;
+}
+
+/* Render n frames spread over the demo and check each covers the screen with many colours;
+ * returns the number of frames checked. */
+static int check_frames(const char *demo, const char *paks, int n)
+{
+    qd_error err;
+    demo_t *d = demo_open(demo, &err);
+    if (!d)
+        return -1;
+    timeline_t *tl = tl_open(d, 0, &err);
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = paks;
+    app_world w;
+    memset(&w, 0, sizeof w);
+    static player p;
+    player_init(&p, tl, 320, 240);
+    rast_fb *fb = rast_fb_new(320, 240), *fb2 = rast_fb_new(320, 240);
+    int checked = 0, few = 0;
+    for (int k = 0; k < n; k++) {
+        double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * (k + 0.5) / n;
+        const cl_state *cl = tl_state_at(tl, t, &err);
+        app_world_update(&w, &o, cl);
+        if (!w.assets || !r_assets_map(w.assets))
+            break;
+        r_camera cam;
+        r_options opt;
+        player_camera(&p, cl, t, &cam);
+        player_options(&p, cl, &opt);
+        r_render(w.assets, cl, t, &cam, &opt, fb);
+        r_render(w.assets, cl, t, &cam, &opt, fb2);
+        if (memcmp(fb->color, fb2->color, 320 * 240 * 4) != 0)
+            return -2;
+        /* coverage: pixels not left at the clear colour (black); distinct colours */
+        int covered = 0, distinct = 0;
+        static uint32_t seen[4096];
+        memset(seen, 0, sizeof seen);
+        for (int i = 0; i < 320 * 240; i++) {
+            uint32_t c = fb->color[i] & 0xffffffu;
+            covered += c != 0;
+            uint32_t h = (c * 2654435761u) >> 20;
+            while (seen[h] && seen[h] != (c | 0x1000000u))
+                h = (h + 1) & 4095;
+            if (!seen[h]) {
+                seen[h] = c | 0x1000000u;
+                distinct++;
+            }
+        }
+        /* every frame is whole (no holes to the clear colour); a close-up of one wall has
+         * few colours (the players here often face one), so at most half the frames may */
+        if (covered < 320 * 240 * 9 / 10) {
+            fprintf(stderr, "    frame at %.2f: %d%% covered\n", t, covered * 100 / (320 * 240));
+            return -3;
+        }
+        few += distinct < 20;
+        checked++;
+    }
+    rast_fb_free(fb);
+    rast_fb_free(fb2);
+    app_world_free(&w);
+    tl_close(tl);
+    if (few * 2 > checked) {
+        fprintf(stderr, "    %d of %d frames have under 20 colours\n", few, checked);
+        return -4;
+    }
+    return checked;
+}
+
+TEST(render_sample_on_e1m1_with_models_missing)
+{
+    if (access("assets/smoothme.dem", R_OK) != 0)
+        SKIP("run from the project root");
+    CHECK_EQ(check_frames("assets/smoothme.dem", "assets", 8), 8);
+}
+
+TEST(render_overkill_mvd_on_e1m7)
+{
+    char demo[1024], dir[1024];
+    if (!test_realfile(demo, sizeof demo, "mvd/ezquake-source_manual_overkill.mvd") ||
+        !game_dir_with("e1m7", "bsp/id-maps-gpl_e1m7_bsp29+appendedzip.bsp", dir, sizeof dir))
+        SKIP("no realdata overkill.mvd or e1m7 map");
+    CHECK_EQ(check_frames(demo, dir, 10), 10);
+}
+
+TEST(render_mvd_on_dm4)
+{
+    char demo[1024], dir[1024];
+    if (!test_realfile(demo, sizeof demo, "mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd") ||
+        !game_dir_with("dm4", "bsp/id-maps-gpl_dm4_bsp29+appendedzip.bsp", dir, sizeof dir))
+        SKIP("no realdata ffa mvd or dm4 map");
+    CHECK_EQ(check_frames(demo, dir, 10), 10);
+}
