@@ -16,10 +16,31 @@
 static void notice(player *p, const char *text)
 {
     snprintf(p->notice, sizeof p->notice, "%s", text);
+    plain_quake_text(p->notice);
     p->notice_until = p->wall + 2.0;
 }
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Quake's character set as plain ASCII: the high bit only picks a second colour, and the
+ * low codes are glyphs (16/17 brackets, 18..27 digits, 28 a dot; conchars.lmp). */
+static void plain_quake_text(char *s)
+{
+    for (; *s; s++) {
+        unsigned c = (unsigned char)*s & 0x7f;
+        if (c == 16)
+            c = '[';
+        else if (c == 17)
+            c = ']';
+        else if (c >= 18 && c <= 27)
+            c = '0' + c - 18;
+        else if (c == 28)
+            c = '.';
+        else if (c < 32 || c == 127)
+            c = ' ';
+        *s = (char)c;
+    }
+}
 
 static void seek_to(player *p, double t)
 {
@@ -393,8 +414,7 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
     }
     snprintf(hud, sizeof hud, "%.31s%shealth %d  armor %d  ammo %d", who, who[0] ? "  " : "",
              (int)stats[0], (int)stats[4], (int)stats[3]);
-    for (char *c = hud; *c; c++)
-        *c = (char)((*c & 0x7f) < 32 ? ' ' : (*c & 0x7f));
+    plain_quake_text(hud);
     int th = DRAW_FONT_H * scale;
     int bx, by, bw, bh;
     player_bar_rect(fb->w, fb->h, &bx, &by, &bw, &bh);
