@@ -13,15 +13,6 @@
 #define FREE_FAST 4.0f      /* with Shift */
 #define MOUSE_DEG 0.15f     /* degrees per pixel of mouse motion */
 
-static void notice(player *p, const char *text)
-{
-    snprintf(p->notice, sizeof p->notice, "%s", text);
-    plain_quake_text(p->notice);
-    p->notice_until = p->wall + 2.0;
-}
-
-static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
-
 /* Quake's character set as plain ASCII: the high bit only picks a second colour, and the
  * low codes are glyphs (16/17 brackets, 18..27 digits, 28 a dot; conchars.lmp). */
 static void plain_quake_text(char *s)
@@ -40,6 +31,16 @@ static void plain_quake_text(char *s)
             c = ' ';
         *s = (char)c;
     }
+
+static void notice(player *p, const char *text)
+{
+    snprintf(p->notice, sizeof p->notice, "%s", text);
+    plain_quake_text(p->notice);
+    p->notice_until = p->wall + 2.0;
+}
+
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
 }
 
 static void seek_to(player *p, double t)
