@@ -31,6 +31,7 @@ static void plain_quake_text(char *s)
             c = ' ';
         *s = (char)c;
     }
+}
 
 static void notice(player *p, const char *text)
 {
@@ -40,8 +41,6 @@ static void notice(player *p, const char *text)
 }
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-}
 
 static void seek_to(player *p, double t)
 {
