@@ -98,6 +98,14 @@ static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double 
         /* A second update in the same frame replaces the first one. */
         e->cur = *s;
         e->cur_time = t;
+        e->still = memcmp(&e->prev, &e->cur, sizeof e->cur) == 0;
+        return;
+    }
+    if (e->active && e->still && memcmp(&e->cur, s, sizeof *s) == 0) {
+        /* Standing still (most entities, most frames): only the time moves on. prev keeps
+         * its older time, which no lerp between equal states can show. */
+        e->cur_time = t;
+        e->cur_frame = cl->frame_count + 1u;
         return;
     }
     int snap = !e->active || e->cur.model != s->model || (s->flags & CL_EF_TELEPORT) ||
@@ -112,6 +120,7 @@ static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double 
     e->cur = *s;
     e->cur_time = t;
     e->active = 1;
+    e->still = memcmp(&e->prev, &e->cur, sizeof e->cur) == 0;
     e->cur_frame = cl->frame_count + 1u;
     if (!e->listed) {
         e->listed = 1;

@@ -45,12 +45,16 @@ typedef struct cl_entstate {
 
 /* One dynamic entity: its two latest recorded states and when they were valid. */
 typedef struct cl_entity {
-    cl_entstate cur, prev;
-    double cur_time, prev_time; /* demo time of each state; equal after a snap */
+    /* first what every frame touches (one cache line), then the older state */
     uint32_t cur_frame;         /* cl.frame_count when cur was set */
     uint8_t active;             /* in the latest frame */
     uint8_t listed;             /* in cl_state.active_list */
-    uint8_t pad[2];
+    uint8_t still;              /* prev equals cur: the entity is not moving */
+    uint8_t pad;
+    double cur_time;            /* demo time of cur */
+    cl_entstate cur;
+    double prev_time;           /* demo time of prev; equal to cur_time after a snap */
+    cl_entstate prev;
 } cl_entity;
 
 typedef struct cl_player {

@@ -109,6 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          m = tl_find_mark(tl, m->time, 1))
         if (!memchr(m->text, 0, sizeof m->text))
             abort();
+    for (const tl_mark *m = tl_find_mark(tl, tl_end(tl) + 1.0, -1); m;
+         m = tl_find_mark(tl, m->time, -1))
+        (void)tl_mark_kind_name((tl_mark_kind)m->kind);
     for (int i = 0; i < tl_num_marks(tl); i++)
         (void)tl_get_mark(tl, i);
     (void)tl_complete(tl);
