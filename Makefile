@@ -106,10 +106,10 @@ bench: deps $(B)/qdemo $(B)/qdemo-bench
 # main() that runs files through them, built with the normal compiler.
 FUZZ_CC ?= clang
 fuzz: $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(B)/gen/palette_data.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(PKG_CFLAGS) \
-	  -o $@ $< $(LIB_SRC) $(PKG_LIBS) -lm -lpthread
+	  -o $@ $< $(LIB_SRC) $(B)/gen/palette_data.c $(PKG_LIBS) -lm -lpthread
 $(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libqdemo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -8,6 +8,11 @@
 
 #define TL_DEFAULT_INTERVAL 5.0
 #define TL_MAX_MARKS 100000
+/* A keyframe also needs this many bytes decoded since the last one, so a hostile file whose
+ * every tiny block jumps time ahead cannot make one per block; and keyframes together stay
+ * under TL_MAX_KEY_BYTES: past it every other one goes and the interval doubles. */
+#define TL_MIN_KEY_SPACING 4096
+#define TL_MAX_KEY_BYTES (64u << 20)
 
 typedef struct tl_keyframe {
     double time;          /* cl->time of the saved state */
@@ -24,6 +29,7 @@ struct timeline {
     int num_marks, cap_marks;
     tl_keyframe *keys;
     int num_keys, cap_keys;
+    size_t key_bytes;
     int complete;
     qd_error error;
 
@@ -137,6 +143,21 @@ static int save_keyframe(timeline_t *tl)
     k->time = tl->cl->time;
     k->blob = buf;
     k->blob_len = (uint32_t)cap;
+    tl->key_bytes += cap;
+    if (tl->key_bytes > TL_MAX_KEY_BYTES) {
+        int n = 0;
+        tl->key_bytes = 0;
+        for (int i = 0; i < tl->num_keys; i++) {
+            if (i % 2 == 0 || i == tl->num_keys - 1) {
+                tl->keys[n++] = tl->keys[i];
+                tl->key_bytes += tl->keys[i].blob_len;
+            } else {
+                free(tl->keys[i].blob);
+            }
+        }
+        tl->num_keys = n;
+        tl->interval *= 2;
+    }
     return 1;
 }
 
@@ -210,6 +231,7 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
     memset(frags, 0, sizeof frags);
     memset(known, 0, sizeof known);
     double next_key = -1e30;
+    uint64_t last_key_ofs = 0;
     int done = 0;
     tl->complete = 1;
     while (!done) {
@@ -217,7 +239,9 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
         uint32_t frames = cl->frame_count, levels = cl->level_count, msgs = cl->message_count;
         uint8_t inter = cl->intermission, paused = cl->paused;
         /* A keyframe sits on a block boundary, before the step, once a frame exists. */
-        if (cl->frame_count > 0 && cl->time >= next_key) {
+        if (cl->frame_count > 0 && cl->time >= next_key &&
+            (tl->num_keys == 0 || demo_offset(d) >= last_key_ofs + TL_MIN_KEY_SPACING)) {
+            last_key_ofs = demo_offset(d);
             if (!save_keyframe(tl)) {
                 qd_fail(err, QD_ERR_NOMEM, demo_offset(d), "out of memory for keyframes");
                 tl_close(tl);
@@ -301,8 +325,8 @@ const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
 {
     cl_state *cl = tl->cl;
     /* Already there? */
-    if (tl->live_valid && cl->frame_count > 0 &&
-        ((t <= cl->time && t > tl->live_before) || (tl->live_done && t >= cl->time)))
+    if (tl->live_valid && cl->frame_count > 0 && t > tl->live_before &&
+        (t <= cl->time || tl->live_done))
         return cl;
     /* The last keyframe strictly before t. */
     int lo = 0, hi = tl->num_keys - 1, k = -1;
