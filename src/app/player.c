@@ -157,7 +157,9 @@ static void key_down(player *p, const in_event *ev)
         break;
     case IN_KEY_PAGEUP:
     case IN_KEY_PAGEDOWN: {
-        const tl_mark *m = tl_find_mark(p->tl, p->t, k == IN_KEY_PAGEDOWN ? 1 : -1);
+        /* PgUp/PgDn: frags, deaths, levels, intermission; with Shift also chat and pauses */
+        const tl_mark *m = tl_find_mark(p->tl, p->t, k == IN_KEY_PAGEDOWN ? 1 : -1,
+                                        shift ? TL_MARKS_ALL : TL_MARKS_EVENTS);
         if (m) {
             seek_to(p, m->time);
             char text[128];

@@ -405,15 +405,15 @@ const tl_mark *tl_get_mark(const timeline_t *tl, int i)
     return i >= 0 && i < tl->num_marks ? &tl->marks[i] : NULL;
 }
 
-const tl_mark *tl_find_mark(const timeline_t *tl, double t, int dir)
+const tl_mark *tl_find_mark(const timeline_t *tl, double t, int dir, unsigned kinds)
 {
     if (dir > 0) {
         for (int i = 0; i < tl->num_marks; i++)
-            if (tl->marks[i].time > t + 1e-6)
+            if (tl->marks[i].time > t + 1e-6 && (kinds >> tl->marks[i].kind & 1))
                 return &tl->marks[i];
     } else {
         for (int i = tl->num_marks - 1; i >= 0; i--)
-            if (tl->marks[i].time < t - 1e-6)
+            if (tl->marks[i].time < t - 1e-6 && (kinds >> tl->marks[i].kind & 1))
                 return &tl->marks[i];
     }
     return NULL;

@@ -62,8 +62,13 @@ uint32_t tl_num_frames(const timeline_t *tl);
 double tl_frame_time(const timeline_t *tl, uint32_t i);
 int tl_num_marks(const timeline_t *tl);
 const tl_mark *tl_get_mark(const timeline_t *tl, int i);
-/* The first mark after t (+1) or the last before t (-1), or NULL. */
-const tl_mark *tl_find_mark(const timeline_t *tl, double t, int dir);
+/* The first mark after t (+1) or the last before t (-1) whose kind is in kinds (a mask of
+ * 1 << tl_mark_kind; TL_MARKS_ALL for any), or NULL. */
+const tl_mark *tl_find_mark(const timeline_t *tl, double t, int dir, unsigned kinds);
+#define TL_MARKS_ALL ((1u << TL_MARK_KINDS) - 1)
+/* The marks worth jumping to: levels, frags, deaths, intermissions (not chat, not pauses). */
+#define TL_MARKS_EVENTS                                                                    \
+    (1u << TL_MARK_LEVEL | 1u << TL_MARK_FRAG | 1u << TL_MARK_DEATH | 1u << TL_MARK_INTERMISSION)
 const char *tl_mark_kind_name(tl_mark_kind k);
 
 /* Whether the whole demo decoded; if not, the error that stopped it. */

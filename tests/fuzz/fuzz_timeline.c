@@ -105,12 +105,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (uint32_t i = 1; i < n; i++)
         if (tl_frame_time(tl, i) < tl_frame_time(tl, i - 1))
             abort(); /* frame times run backwards */
-    for (const tl_mark *m = tl_find_mark(tl, tl_start(tl) - 1.0, 1); m;
-         m = tl_find_mark(tl, m->time, 1))
+    for (const tl_mark *m = tl_find_mark(tl, tl_start(tl) - 1.0, 1, TL_MARKS_ALL); m;
+         m = tl_find_mark(tl, m->time, 1, TL_MARKS_ALL))
         if (!memchr(m->text, 0, sizeof m->text))
             abort();
-    for (const tl_mark *m = tl_find_mark(tl, tl_end(tl) + 1.0, -1); m;
-         m = tl_find_mark(tl, m->time, -1))
+    for (const tl_mark *m = tl_find_mark(tl, tl_end(tl) + 1.0, -1, TL_MARKS_ALL); m;
+         m = tl_find_mark(tl, m->time, -1, TL_MARKS_ALL))
         (void)tl_mark_kind_name((tl_mark_kind)m->kind);
     for (int i = 0; i < tl_num_marks(tl); i++)
         (void)tl_get_mark(tl, i);

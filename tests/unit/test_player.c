@@ -141,30 +141,34 @@ TEST(player_bar_click_and_drag_seek)
 
 TEST(player_marks_pgdn_pgup)
 {
-    timeline_t *tl = open_tl("dem/vektar_demo1.dem");
+    timeline_t *tl = open_tl("mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd");
     if (!tl)
-        SKIP("no realdata/dem/vektar_demo1.dem");
+        SKIP("no realdata/mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd");
     static player p;
     player_init(&p, tl, 640, 480);
-    if (tl_num_marks(tl) == 0) {
-        tl_close(tl);
-        SKIP("the demo has no event marks");
-    }
-    p.t = p.start;
-    const tl_mark *first = tl_find_mark(tl, p.t, 1);
-    if (!first) {
-        tl_close(tl);
-        SKIP("the demo has no event mark after its start");
-    }
+    /* from mid-game, PgDn lands on the next frag (or the death that goes with it) */
+    key(&p, IN_KEY_0 + 3, 0);
+    double from = p.t;
+    const tl_mark *next = tl_find_mark(tl, from, 1, TL_MARKS_EVENTS);
+    CHECK(next != NULL);
     key(&p, IN_KEY_PAGEDOWN, 0);
-    CHECK(NEAR(p.t, first->time));
-    const tl_mark *second = tl_find_mark(tl, p.t, 1);
-    if (second) {
-        key(&p, IN_KEY_PAGEDOWN, 0);
-        CHECK(NEAR(p.t, second->time));
-        key(&p, IN_KEY_PAGEUP, 0);
-        CHECK(p.t < second->time);
+    CHECK(NEAR(p.t, next->time));
+    CHECK(next->time > from);
+    int frag_or_death = 0;
+    for (int i = 0; i < tl_num_marks(tl); i++) {
+        const tl_mark *m = tl_get_mark(tl, i);
+        if (fabs(m->time - next->time) < 1e-9)
+            frag_or_death |= m->kind == TL_MARK_FRAG || m->kind == TL_MARK_DEATH;
     }
+    CHECK(frag_or_death);
+    /* Shift+PgDn stops at any mark, chat included */
+    const tl_mark *any = tl_find_mark(tl, p.t, 1, TL_MARKS_ALL);
+    CHECK(any && any->time <= tl_find_mark(tl, p.t, 1, TL_MARKS_EVENTS)->time);
+    /* and PgUp goes back to the mark before it */
+    const tl_mark *prev = tl_find_mark(tl, p.t, -1, TL_MARKS_EVENTS);
+    key(&p, IN_KEY_PAGEUP, 0);
+    CHECK(prev != NULL && NEAR(p.t, prev->time));
+    CHECK(p.t < next->time);
     tl_close(tl);
 }
 
