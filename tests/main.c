@@ -54,6 +54,27 @@ const char *test_realfile(char *buf, size_t cap, const char *rel)
     return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
+unsigned char *test_read_file(const char *path, size_t *len)
+{
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char *b = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        b = malloc(n > 0 ? (size_t)n : 1);
+        if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+            free(b);
+            b = NULL;
+        }
+    }
+    fclose(f);
+    if (b)
+        *len = (size_t)n;
+    return b;
+}
+
 const char *test_tmpdir(void)
 {
     static char dir[256];

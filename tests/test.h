@@ -14,6 +14,8 @@ void test_skip(const char *why);
 const char *test_realdata(void);
 /* Path of a real-data file into buf; returns NULL (and the test should SKIP) if absent. */
 const char *test_realfile(char *buf, size_t cap, const char *rel);
+/* A whole file in a malloc'd buffer (caller frees), or NULL; *len gets its size. */
+unsigned char *test_read_file(const char *path, size_t *len);
 /* A scratch folder for this test run (created on demand). */
 const char *test_tmpdir(void);
 /* 1 once the running test has failed (tests may stop early). */

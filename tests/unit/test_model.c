@@ -17,28 +17,10 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
 uint8_t *test_mdl_build(size_t *len);
 uint8_t *test_spr_build(size_t *len);
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 static void pal_load(uint32_t pal[256])
 {
     size_t n;
-    uint8_t *p = slurp("assets/palette.lmp", &n);
+    uint8_t *p = test_read_file("assets/palette.lmp", &n);
     mdl_palette_from_lmp(p, p ? n : 0, pal);
     free(p);
 }
@@ -96,7 +78,7 @@ TEST(model_real_maps_load)
         if (!test_realfile(path, sizeof path, maps[m].file))
             continue;
         size_t len;
-        uint8_t *d = slurp(path, &len);
+        uint8_t *d = test_read_file(path, &len);
         CHECK(d);
         mdl_bsp *b = NULL;
         qd_error err = {0};
@@ -145,7 +127,7 @@ TEST(model_e1m1_details)
     uint32_t pal[256];
     pal_load(pal);
     size_t len;
-    uint8_t *d = slurp(path, &len);
+    uint8_t *d = test_read_file(path, &len);
     mdl_bsp *b = NULL;
     qd_error err;
     CHECK_EQ(mdl_bsp_load(d, len, "e1m1", pal, &b, &err), QD_OK);
@@ -196,7 +178,7 @@ TEST(model_real_maps_truncated)
         if (!test_realfile(path, sizeof path, maps[m].file))
             continue;
         size_t len;
-        uint8_t *d = slurp(path, &len);
+        uint8_t *d = test_read_file(path, &len);
         size_t end = lump_end(d);
         size_t cuts[] = {0, 1, 3, 4, 64, 123, 124, end / 4, end / 2, end - 1};
         for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
@@ -473,7 +455,7 @@ TEST(model_real_mdl_load)
         if (!test_realfile(path, sizeof path, models[m].file))
             continue;
         size_t len;
-        uint8_t *d = slurp(path, &len);
+        uint8_t *d = test_read_file(path, &len);
         mdl_alias *a = NULL;
         qd_error err;
         qd_err e = mdl_alias_load(d, len, models[m].file, pal, &a, &err);
@@ -624,7 +606,7 @@ TEST(model_palette)
     CHECK_EQ(pal[200], MDL_RGB(200, 200, 200));
     /* the shipped fallback is Quake's palette: index 254 white, 255 the pink key colour */
     size_t n;
-    uint8_t *p = slurp("assets/palette.lmp", &n);
+    uint8_t *p = test_read_file("assets/palette.lmp", &n);
     if (!p)
         SKIP("assets/palette.lmp not found (run from the repo root)");
     CHECK_EQ(n, 768);

@@ -62,24 +62,6 @@ static int same_rgb(const rast_fb *fb, const uint8_t *rgb)
     return 1;
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = b ? (size_t)n : 0;
-    return b;
-}
-
 TEST(png_round_trip)
 {
     const int sizes[][2] = {{1, 1}, {173, 91}, {640, 360}};
@@ -131,7 +113,7 @@ TEST(png_write_atomic)
     CHECK_EQ(out_png_write(path, fb, &err), QD_OK);
     CHECK(access(tmp, F_OK) != 0);
     size_t len;
-    uint8_t *bytes = read_file(path, &len);
+    uint8_t *bytes = test_read_file(path, &len);
     CHECK(bytes != NULL);
     int w, h, n;
     uint8_t *rgb = stbi_load_from_memory(bytes, (int)len, &w, &h, &n, 3);
@@ -295,7 +277,7 @@ TEST(sinks_and_hash)
     CHECK_EQ(out_sink_count(s), 2);
     CHECK_EQ(out_sink_close(s, &err), QD_OK);
     size_t len;
-    uint8_t *bytes = read_file(path, &len);
+    uint8_t *bytes = test_read_file(path, &len);
     CHECK(bytes != NULL);
     size_t hl = strlen("YUV4MPEG2 W32 H24 F30:1 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED "
                        "XCOLORMATRIX=BT601\n");

@@ -6,38 +6,9 @@
 #include "../../src/demo/demo.h"
 #include "../../src/timeline/timeline.h"
 #include "../test.h"
+#include "../testbuf.h"
 
 /* ---- building demos in memory ---- */
-
-typedef struct buf {
-    uint8_t b[65536];
-    size_t n;
-} buf;
-
-static void put8(buf *m, unsigned v) { m->b[m->n++] = (uint8_t)v; }
-static void put16(buf *m, int v)
-{
-    put8(m, (unsigned)v & 255);
-    put8(m, ((unsigned)v >> 8) & 255);
-}
-static void put32(buf *m, uint32_t v)
-{
-    put16(m, (int)(v & 0xffff));
-    put16(m, (int)(v >> 16));
-}
-static void putf(buf *m, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    put32(m, u);
-}
-static void putstr(buf *m, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    memcpy(m->b + m->n, s, n);
-    m->n += n;
-}
-static void putcoord(buf *m, float c) { put16(m, (int)(c * 8)); }
 
 /* Append one block holding the message bytes of msg. */
 static void block(buf *file, const buf *msg, float yaw)

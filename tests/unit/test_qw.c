@@ -7,43 +7,10 @@
 #include "../../src/demo/demo.h"
 #include "../../src/demo/qw_local.h"
 #include "../test.h"
+#include "../testbuf.h"
 
 /* ---- building demos in memory ---- */
 
-typedef struct buf {
-    uint8_t b[16384];
-    size_t n;
-} buf;
-
-static void put8(buf *m, unsigned v) { m->b[m->n++] = (uint8_t)v; }
-static void put16(buf *m, int v)
-{
-    put8(m, (unsigned)v & 255);
-    put8(m, ((unsigned)v >> 8) & 255);
-}
-static void put32(buf *m, uint32_t v)
-{
-    put16(m, (int)(v & 0xffff));
-    put16(m, (int)(v >> 16));
-}
-static void putf(buf *m, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    put32(m, u);
-}
-static void putstr(buf *m, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    memcpy(m->b + m->n, s, n);
-    m->n += n;
-}
-static void putcoord(buf *m, float c) { put16(m, (int)lroundf(c * 8)); }
-static void putbuf(buf *m, const buf *src)
-{
-    memcpy(m->b + m->n, src->b, src->n);
-    m->n += src->n;
-}
 
 /* svc_serverdata: extension words (pairs of word, bits; 0 ends), protocol 28. .qwd puts a
  * player byte where .mvd puts a float. */
@@ -683,24 +650,6 @@ static void seen_msg(void *ctx, double t, uint32_t block, uint64_t offset, const
     }
 }
 
-static uint8_t *load(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = b ? (size_t)n : 0;
-    return b;
-}
-
 /* Decodes a whole file, following the view entity: every step between two of its updates
  * while alive must be possible at 2000 units/s (+64), or end near a teleport's fog (TE_TELEPORT, which
  * QW spawns at both ends of a teleport and at every respawn), or come with the
@@ -879,7 +828,7 @@ static void real_folder(const char *sub, const char *ext, const demo_decoder *de
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         size_t len;
-        uint8_t *data = load(path, &len);
+        uint8_t *data = test_read_file(path, &len);
         CHECK_MSG(data != NULL, "cannot read %s", de->d_name);
         (*files)++;
         const demo_decoder *other = dec == &demo_mvd_decoder ? &demo_qwd_decoder : &demo_mvd_decoder;
@@ -960,7 +909,7 @@ TEST(qw_realdata_qwd_view)
     if (!test_realfile(path, sizeof path, "qwd/paradoks81-quakeworld_slipgate-app_bps.qwd"))
         SKIP("paradoks81-quakeworld_slipgate-app_bps.qwd missing");
     size_t len;
-    uint8_t *data = load(path, &len);
+    uint8_t *data = test_read_file(path, &len);
     CHECK(data);
     run r;
     CHECK(run_open(&r, &demo_qwd_decoder, data, len));
@@ -991,7 +940,7 @@ TEST(qw_state_copy_resumes)
         if (!test_realfile(path, sizeof path, files[k]))
             continue;
         size_t len;
-        uint8_t *data = load(path, &len);
+        uint8_t *data = test_read_file(path, &len);
         CHECK(data);
         const demo_decoder *dec = k == 0 ? &demo_mvd_decoder : &demo_qwd_decoder;
         run a, b;

@@ -1,0 +1,49 @@
+/* testbuf.h: building protocol bytes inside a test: a fixed buffer and little-endian
+ * writers in the wire formats' units (coords in 1/8 unit, as Quake and QuakeWorld send them). */
+#ifndef QD_TESTBUF_H
+#define QD_TESTBUF_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct buf {
+    uint8_t b[65536];
+    size_t n;
+} buf;
+
+static inline void put8(buf *m, unsigned v)
+{
+    if (m->n < sizeof m->b)
+        m->b[m->n++] = (uint8_t)v;
+}
+static inline void put16(buf *m, int v)
+{
+    put8(m, (unsigned)v & 255);
+    put8(m, ((unsigned)v >> 8) & 255);
+}
+static inline void put32(buf *m, uint32_t v)
+{
+    put16(m, (int)(v & 0xffff));
+    put16(m, (int)(v >> 16));
+}
+static inline void putf(buf *m, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put32(m, u);
+}
+static inline void putstr(buf *m, const char *s)
+{
+    do
+        put8(m, (unsigned char)*s);
+    while (*s++);
+}
+static inline void putcoord(buf *m, float c) { put16(m, (int)lroundf(c * 8)); }
+static inline void putbuf(buf *m, const buf *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        put8(m, src->b[i]);
+}
+
+#endif
