@@ -499,3 +499,181 @@ TEST(q1_real_view_path_is_continuous)
     if (each_dem(path_continuous) == 0)
         SKIP("no realdata/dem");
 }
+
+/* ---- every message type, built here, with its effect on the client state ---- */
+
+static char seen_names[64][32];
+static int num_seen;
+
+static void collect(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
+                    const char *detail)
+{
+    (void)ctx;
+    (void)t;
+    (void)block;
+    (void)offset;
+    (void)detail;
+    if (strcmp(name, "block") && num_seen < 64)
+        snprintf(seen_names[num_seen++], sizeof seen_names[0], "%s", name);
+}
+
+TEST(q1_every_message_type)
+{
+    for (int protocol = 15; protocol <= 666; protocol += 651) {
+        static buf f;
+        memset(&f, 0, sizeof f);
+        memcpy(f.b, "-1\n", 3);
+        f.n = 3;
+        buf m = {{0}, 0};
+        put8(&m, 1);                             /* nop */
+        serverinfo(&m, protocol);                /* serverinfo */
+        put8(&m, 4); put32(&m, (uint32_t)protocol); /* version */
+        put8(&m, 32); put8(&m, 3); put8(&m, 3);  /* cdtrack */
+        put8(&m, 5); put16(&m, 1);               /* setview */
+        put8(&m, 25); put8(&m, 1);               /* signonnum */
+        put8(&m, 12); put8(&m, 3); putstr(&m, "azaz"); /* lightstyle */
+        put8(&m, 13); put8(&m, 0); putstr(&m, "Ranger"); /* updatename */
+        put8(&m, 14); put8(&m, 0); put16(&m, 7); /* updatefrags */
+        put8(&m, 17); put8(&m, 0); put8(&m, 0x4d); /* updatecolors: shirt 4, pants 13 */
+        baseline(&m, 1, 2, 0);                   /* spawnbaseline */
+        put8(&m, 20);                            /* spawnstatic */
+        for (int i = 0; i < 4; i++)
+            put8(&m, i == 0 ? 2 : 0);
+        for (int i = 0; i < 3; i++) {
+            putcoord(&m, 64);
+            put8(&m, 0);
+        }
+        put8(&m, 29);                            /* spawnstaticsound */
+        for (int i = 0; i < 3; i++)
+            putcoord(&m, 0);
+        put8(&m, 1); put8(&m, 255); put8(&m, 64);
+        block(&f, &m, 0);
+        m.n = 0;
+        time_msg(&m, 1.0f);                      /* time */
+        put8(&m, 3); put8(&m, 0); put32(&m, 85); /* updatestat: health 85 */
+        put8(&m, 15); put16(&m, 0x0200); put32(&m, 0x1001); /* clientdata with items */
+        put16(&m, 90);
+        for (int i = 0; i < 6; i++)
+            put8(&m, i == 5 ? 1 : 10);
+        update_x(&m, 1, 8);                      /* updateentity */
+        put8(&m, 6); put8(&m, 0); put16(&m, 1 << 3 | 1); put8(&m, 1); /* sound */
+        for (int i = 0; i < 3; i++)
+            putcoord(&m, 0);
+        put8(&m, 16); put16(&m, 1 << 3 | 1);     /* stopsound */
+        put8(&m, 18);                            /* particle */
+        for (int i = 0; i < 3; i++)
+            putcoord(&m, 0);
+        for (int i = 0; i < 3; i++)
+            put8(&m, 0);
+        put8(&m, 20); put8(&m, 73);
+        put8(&m, 19); put8(&m, 3); put8(&m, 5);  /* damage */
+        for (int i = 0; i < 3; i++)
+            putcoord(&m, 0);
+        put8(&m, 23); put8(&m, 3);               /* temp_entity: explosion */
+        for (int i = 0; i < 3; i++)
+            putcoord(&m, 32);
+        put8(&m, 23); put8(&m, 6); put16(&m, 1); /* temp_entity: lightning */
+        for (int i = 0; i < 6; i++)
+            putcoord(&m, 16);
+        put8(&m, 8); putstr(&m, "You got the shells\n");        /* print */
+        put8(&m, 8); putstr(&m, "\001Ranger: gg\n");             /* print: chat */
+        put8(&m, 9); putstr(&m, "bf\n");                         /* stufftext */
+        put8(&m, 10); put8(&m, 0); put8(&m, 64); put8(&m, 0);    /* setangle */
+        put8(&m, 26); putstr(&m, "The door is locked");          /* centerprint */
+        put8(&m, 27);                                            /* killedmonster */
+        put8(&m, 28);                                            /* foundsecret */
+        put8(&m, 24); put8(&m, 1);                               /* setpause */
+        put8(&m, 21 + 12); /* sellscreen (33) */
+        block(&f, &m, 0);
+        m.n = 0;
+        time_msg(&m, 1.1f);
+        put8(&m, 30);                            /* intermission */
+        put8(&m, 31); putstr(&m, "The end");     /* finale */
+        put8(&m, 34); putstr(&m, "Cut");         /* cutscene */
+        if (protocol == 666) {
+            put8(&m, 37); putstr(&m, "sky1");    /* skybox */
+            put8(&m, 40);                        /* bf */
+            put8(&m, 41); put8(&m, 100); put8(&m, 1); put8(&m, 2); put8(&m, 3); put16(&m, 0);
+            put8(&m, 42); put16(&m, 5); put8(&m, 0); put8(&m, 2); put8(&m, 0); /* baseline2 */
+            put8(&m, 0); put8(&m, 0);
+            for (int i = 0; i < 3; i++) {
+                putcoord(&m, 0);
+                put8(&m, 0);
+            }
+            put8(&m, 43); put8(&m, 0); put8(&m, 2); put8(&m, 0); /* spawnstatic2 */
+            put8(&m, 0); put8(&m, 0);
+            for (int i = 0; i < 3; i++) {
+                putcoord(&m, 0);
+                put8(&m, 0);
+            }
+            put8(&m, 44);                        /* spawnstaticsound2 */
+            for (int i = 0; i < 3; i++)
+                putcoord(&m, 0);
+            put16(&m, 1); put8(&m, 255); put8(&m, 64);
+        }
+        put8(&m, 2);                             /* disconnect */
+        block(&f, &m, 0);
+
+        cl_state *cl = new_cl();
+        qd_error err;
+        demo_t *d = demo_open_mem("every.dem", f.b, f.n, &err);
+        CHECK(d);
+        num_seen = 0;
+        demo_trace tr = {NULL, collect};
+        int done = 0;
+        qd_err r = QD_OK;
+        while (!done && r == QD_OK)
+            r = demo_step(d, cl, &tr, &done, &err);
+        demo_close(d);
+        CHECK_MSG(r == QD_OK, "protocol %d: %s", protocol, err.msg);
+        static const char *const want[] = {
+            "svc_nop", "svc_serverinfo", "svc_version", "svc_cdtrack", "svc_setview",
+            "svc_signonnum", "svc_lightstyle", "svc_updatename", "svc_updatefrags",
+            "svc_updatecolors", "svc_spawnbaseline", "svc_spawnstatic", "svc_spawnstaticsound",
+            "svc_time", "svc_updatestat", "svc_clientdata", "svc_updateentity", "svc_sound",
+            "svc_stopsound", "svc_particle", "svc_damage", "svc_temp_entity", "svc_temp_entity",
+            "svc_print", "svc_print", "svc_stufftext", "svc_setangle", "svc_centerprint",
+            "svc_killedmonster", "svc_foundsecret", "svc_setpause", "svc_sellscreen",
+            "svc_time", "svc_intermission", "svc_finale", "svc_cutscene"};
+        int n = (int)(sizeof want / sizeof want[0]);
+        for (int i = 0; i < n; i++)
+            CHECK_MSG(i < num_seen && !strcmp(seen_names[i], want[i]), "message %d: %s, want %s",
+                      i, i < num_seen ? seen_names[i] : "(none)", want[i]);
+        if (protocol == 666) {
+            static const char *const fitz[] = {"svc_skybox", "svc_bf", "svc_fog",
+                                               "svc_spawnbaseline2", "svc_spawnstatic2",
+                                               "svc_spawnstaticsound2"};
+            for (int i = 0; i < 6; i++)
+                CHECK(!strcmp(seen_names[n + i], fitz[i]));
+            n += 6;
+        }
+        CHECK(!strcmp(seen_names[n], "svc_disconnect"));
+        /* their effects */
+        CHECK_EQ(cl->level.protocol, protocol);
+        CHECK_EQ(cl->view.view_entity, 1);
+        CHECK_STR(cl->level.lightstyles[3], "azaz");
+        CHECK_STR(cl->players[0].name, "Ranger");
+        CHECK_EQ(cl->players[0].frags, 7);
+        CHECK_EQ(cl->players[0].top, 4);
+        CHECK_EQ(cl->players[0].bottom, 13);
+        CHECK_EQ(cl->num_statics, protocol == 666 ? 2 : 1);
+        CHECK(fabsf(cl->statics[0].origin[0] - 64) < 1e-3f);
+        CHECK_EQ(cl->stats[0], 90); /* clientdata's health came after updatestat's 85 */
+        CHECK_EQ(cl->stats[15], 0x1001);
+        CHECK_EQ(cl->stats[13], 1); /* found secrets */
+        CHECK_EQ(cl->stats[14], 1); /* killed monsters */
+        CHECK_EQ(cl->temp_count, 2);
+        CHECK_EQ(cl->temps[0].type, 3);
+        CHECK_EQ(cl->temps[1].entity, 1);
+        CHECK(cl->paused && cl->intermission);
+        CHECK(cl->message_count >= 5);
+        int chats = 0, centers = 0;
+        for (uint32_t i = 0; i < cl->message_count && i < CL_MAX_PRINTS; i++) {
+            chats += cl->messages[i].kind == CL_MSG_CHAT;
+            centers += cl->messages[i].kind == CL_MSG_CENTER;
+        }
+        CHECK_EQ(chats, 1);
+        CHECK_EQ(centers, 3); /* centerprint, finale, cutscene */
+        free(cl);
+    }
+}
