@@ -44,8 +44,7 @@ timeline_t *app_open_timeline(const app_opts *o)
 /* No display: say so, and render a few frames to PNG instead. */
 static int fallback_frames(const app_opts *o, const char *why)
 {
-    fprintf(stderr, "qdemo: no display (%s); rendering 5 frames to qdemo-frames/ instead\n",
-            why);
+    fprintf(stderr, "qdemo: %s; rendering 5 frames to qdemo-frames/ instead\n", why);
     app_opts r = *o;
     r.out_dir = "qdemo-frames";
     r.fps = 0; /* app_render: 5 frames spread over the demo */
