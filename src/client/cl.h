@@ -167,6 +167,9 @@ void cl_frame_begin(cl_state *cl, double t);
 int cl_entity_update(cl_state *cl, int num, const cl_entstate *s);
 /* An entity's state with its own time (QW playerinfo, MVD): lerps at its own times. */
 int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
+/* The entity is in the open frame with the same state it had in the latest one (formats
+ * that send only changes). Returns 0 when it is not active: send its state instead. */
+int cl_entity_keep(cl_state *cl, int num);
 /* Remove an entity now. */
 void cl_entity_remove(cl_state *cl, int num);
 /* Close the frame. When drop_missing is set, entities not updated in this frame vanish

@@ -716,6 +716,9 @@ static qd_err parse_packetentities(ctx *c, int delta)
     uint32_t oldstart = (!flush && old) ? old->start : 0;
     uint32_t oldi = 0, newcount = 0, newstart = s->pool_head;
     int changed = 0, removed = 0;
+    /* Which of the new frame's entities the delta changed: an .mvd deltas from the frame it
+     * showed last, so the others only need to be kept, not sent again. */
+    uint8_t fresh[QW_MAX_PACKET_ENTITIES];
     qw_ent scratch;
     static const qw_ent zero_ent;
 
@@ -742,6 +745,7 @@ static qd_err parse_packetentities(ctx *c, int delta)
             if (newcount >= QW_MAX_PACKET_ENTITIES)
                 return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
                             QW_MAX_PACKET_ENTITIES);
+            fresh[newcount] = 0;
             *pool_at(s, newstart + newcount++) = *pool_at(s, oldstart + oldi++);
         }
         int have_old = oldi < oldcount && pool_at(s, oldstart + oldi)->number == num;
@@ -757,6 +761,7 @@ static qd_err parse_packetentities(ctx *c, int delta)
             return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
                         QW_MAX_PACKET_ENTITIES);
         const qw_ent *src = have_old ? pool_at(s, oldstart + oldi) : &s->baselines[num];
+        fresh[newcount] = 1;
         qw_ent *dst = pool_at(s, newstart + newcount++);
         delta_fields(c, src, dst, num, bits, more);
         if (!origin_ok(dst->origin))
@@ -778,11 +783,13 @@ static qd_err parse_packetentities(ctx *c, int delta)
          * which nobody writes again. */
         newstart = oldstart;
         newcount = oldcount;
+        memset(fresh, 0, newcount);
     } else {
         while (oldi < oldcount) {
             if (newcount >= QW_MAX_PACKET_ENTITIES)
                 return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
                             QW_MAX_PACKET_ENTITIES);
+            fresh[newcount] = 0;
             *pool_at(s, newstart + newcount++) = *pool_at(s, oldstart + oldi++);
         }
         s->pool_head += newcount;
@@ -795,8 +802,12 @@ static qd_err parse_packetentities(ctx *c, int delta)
     if (s->mvd)
         s->last_pe_frame = (int32_t)(newseq & QW_UPDATE_MASK);
     s->frame_had_pe = 1;
-    for (uint32_t i = 0; i < newcount; i++)
-        emit_entity(c, pool_at(s, newstart + i));
+    int keep = s->mvd && old != NULL; /* old is the frame the client showed last */
+    for (uint32_t i = 0; i < newcount; i++) {
+        const qw_ent *q = pool_at(s, newstart + i);
+        if (!(keep && !fresh[i] && q->number && cl_entity_keep(c->cl, q->number)))
+            emit_entity(c, q);
+    }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
           (unsigned)newcount, changed, removed);
     return QD_OK;
