@@ -1,0 +1,93 @@
+/* test_cli.c: the command line: exit codes, info --json, the basedir search path. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../test.h"
+
+static const char *bin(void)
+{
+    const char *q = getenv("QDEMO");
+    return q && *q ? q : "build/qdemo";
+}
+
+/* Run a command, capture stdout into out (cap bytes), return the exit status. */
+static int capture(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int capture(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+TEST(cli_exit_codes)
+{
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    static char out[65536];
+    CHECK_EQ(capture(out, sizeof out, "%s --version", bin()), 0);
+    CHECK(strncmp(out, "qdemo ", 6) == 0);
+    CHECK_EQ(capture(out, sizeof out, "%s --help", bin()), 0);
+    CHECK(strstr(out, "usage:") != NULL);
+    CHECK_EQ(capture(out, sizeof out, "%s 2>/dev/null", bin()), 1);
+    CHECK_EQ(capture(out, sizeof out, "%s info --bogus x.dem 2>/dev/null", bin()), 1);
+    CHECK_EQ(capture(out, sizeof out, "%s render assets/smoothme.dem 2>/dev/null", bin()), 1);
+    /* unreadable input: exit 2 with one line naming the file, the offset and the reason */
+    CHECK_EQ(capture(out, sizeof out, "%s info /nonexistent/demo.dem 2>&1", bin()), 2);
+    CHECK(strstr(out, "/nonexistent/demo.dem") && strstr(out, "offset 0"));
+    char cut[600];
+    snprintf(cut, sizeof cut, "%s/cut.dem", test_tmpdir());
+    CHECK_EQ(capture(out, sizeof out, "head -c 30000 assets/smoothme.dem > %s", cut), 0);
+    CHECK_EQ(capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), cut), 2);
+    CHECK(strstr(out, "cut.dem: offset ") && strstr(out, "truncated"));
+    int lines = 0;
+    for (const char *c = out; *c; c++)
+        lines += *c == '\n';
+    CHECK_EQ(lines, 1);
+}
+
+TEST(cli_info_json_and_basedir)
+{
+    if (access(bin(), X_OK) != 0 || access("assets/smoothme.dem", R_OK) != 0)
+        SKIP("no qdemo binary or sample");
+    static char out[65536];
+    /* without game data every model is missing */
+    CHECK_EQ(capture(out, sizeof out, "QDEMO_BASEDIR= %s info --json assets/smoothme.dem", bin()),
+             0);
+    CHECK(strstr(out, "\"format\": \"dem\"") && strstr(out, "\"protocol\": 666"));
+    CHECK(strstr(out, "\"map\": \"maps/e1m1.bsp\"") && strstr(out, "\"complete\": true"));
+    CHECK(strstr(out, "\"models_missing\": [\"maps/e1m1.bsp\""));
+    /* a basedir with id1/maps/e1m1.bsp: the map is no longer missing */
+    char base[600], id1[700], maps[800], link[900], target[PATH_MAX];
+    snprintf(base, sizeof base, "%s/quake", test_tmpdir());
+    snprintf(id1, sizeof id1, "%s/ID1", base); /* folder names match in any case */
+    snprintf(maps, sizeof maps, "%s/maps", id1);
+    snprintf(link, sizeof link, "%s/e1m1.bsp", maps);
+    mkdir(base, 0777);
+    mkdir(id1, 0777);
+    mkdir(maps, 0777);
+    CHECK(realpath("assets/maps/e1m1.bsp", target));
+    unlink(link);
+    CHECK(symlink(target, link) == 0);
+    CHECK_EQ(capture(out, sizeof out, "%s info --json -b %s assets/smoothme.dem", bin(), base), 0);
+    CHECK(strstr(out, "\"models_missing\": [\"progs/player.mdl\""));
+    CHECK(!strstr(out, "\"models_missing\": [\"maps/e1m1.bsp\""));
+    /* the same through $QDEMO_BASEDIR */
+    CHECK_EQ(capture(out, sizeof out, "QDEMO_BASEDIR=%s %s info --json assets/smoothme.dem",
+                     base, bin()),
+             0);
+    CHECK(strstr(out, "\"models_missing\": [\"progs/player.mdl\""));
+}
