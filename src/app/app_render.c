@@ -445,8 +445,9 @@ int app_render(const app_opts *o)
                 while (x.slots[i].state == SLOT_QUEUED || x.slots[i].state == SLOT_BUSY)
                     pthread_cond_wait(&x.done, &x.lock);
             app_world_update(&x.world, o, &s->states[0]);
-            if (x.world.notice[0] && !o->quiet)
-                fprintf(stderr, "qdemo: %s\n", x.world.notice);
+            /* a notice, not an error: only for a person at a terminal */
+            if (x.world.notice[0] && x.show_progress)
+                fprintf(stderr, "\rqdemo: %s\n", x.world.notice);
         }
         s->state = SLOT_QUEUED;
         pthread_cond_signal(&x.work);

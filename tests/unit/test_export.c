@@ -216,6 +216,22 @@ TEST(export_resume_after_kill)
     CHECK(same_files(full, cut, n));
 }
 
+TEST(export_quiet_stderr_when_not_a_terminal)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[512], errf[512];
+    snprintf(dir, sizeof dir, "%s/quiet", test_tmpdir());
+    snprintf(errf, sizeof errf, "%s/quiet.err", test_tmpdir());
+    /* no -q: with stderr not a terminal there is no progress line and no notice */
+    CHECK_EQ(run("%s render %s -p assets -o %s --fps 5 --size 64x48 2> %s", qdemo_bin(), SAMPLE,
+                 dir, errf),
+             0);
+    struct stat st;
+    CHECK(stat(errf, &st) == 0);
+    CHECK_EQ(st.st_size, 0);
+}
+
 TEST(export_unwritable_output_exits_3)
 {
     if (!have_sample())
