@@ -48,6 +48,9 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
 .PHONY: all deps run test bench fuzz fuzz-replay clean
+# Keep intermediate objects (the fuzz targets' .o files), so make never deletes files after
+# the test run's closing line.
+.SECONDARY:
 all: deps $(B)/qdemo
 
 # Missing system packages: install them when we are root with apt-get (as CI is),
