@@ -179,7 +179,12 @@ int app_info(const app_opts *o)
 
     if (o->json) {
         printf("{\"format\": ");
-        json_str(stdout, demo_format_name(demo_get_format(d)));
+        char fmt[16];
+        if (demo_get_format(d) == DEMO_FMT_DM3)
+            snprintf(fmt, sizeof fmt, "dm_%d", demo_protocol(d));
+        else
+            snprintf(fmt, sizeof fmt, "%s", demo_format_name(demo_get_format(d)));
+        json_str(stdout, fmt);
         printf(", \"protocol\": %d, \"map\": ", demo_protocol(d));
         json_str(stdout, map);
         printf(", \"title\": ");

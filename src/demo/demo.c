@@ -21,6 +21,7 @@ static const demo_decoder *const decoders[] = {
     &demo_q1_decoder,
     &demo_mvd_decoder,
     &demo_qwd_decoder,
+    &demo_q3_decoder,
 };
 #define NUM_DECODERS (sizeof decoders / sizeof decoders[0])
 
@@ -38,9 +39,7 @@ const char *demo_format_name(demo_format f)
 
 /* Families qdemo recognises but does not decode yet: how sure we are (as a probe score) and
  * a description for the message. Quake II ([DM2] 2.2, 3.13): blocks of int32 size + messages,
- * the first being svc_serverdata (0x0C) with the protocol as an int32. Quake III: the
- * extension .dm_NN carries the protocol (its messages are Huffman-coded, see the dm_68
- * document). */
+ * the first being svc_serverdata (0x0C) with the protocol as an int32. */
 static int identify_other(const uint8_t *data, size_t len, const char *name, char *what,
                           size_t cap)
 {
@@ -62,12 +61,6 @@ static int identify_other(const uint8_t *data, size_t len, const char *name, cha
             snprintf(what, cap, "a Quake II demo (.dm2): qdemo does not decode Quake II demos "
                                 "yet");
             return 5;
-        }
-        if (dot[3] == '_' && dot[4] >= '0' && dot[4] <= '9' && dot[5] >= '0' && dot[5] <= '9') {
-            snprintf(what, cap, "a Quake III demo (protocol %c%c): qdemo does not decode "
-                                "Quake III demos yet",
-                     dot[4], dot[5]);
-            return 8;
         }
     }
     return 0;

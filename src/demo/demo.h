@@ -23,7 +23,8 @@ typedef enum demo_format {
     DEMO_FMT_COUNT
 } demo_format;
 
-/* The short name used in `info --json`: "dem", "qwd", "mvd", "dm2", "dm_68"... */
+/* The short name used in `info --json`: "dem", "qwd", "mvd", "dm2"; Quake III demos are
+ * "dm3" here and "dm_<protocol>" in `info` (see demo_describe_format). */
 const char *demo_format_name(demo_format f);
 
 /* A listener for `qdemo dump`: one call per decoded message. NULL when nobody listens, and
@@ -91,5 +92,6 @@ void demo_restore(demo_t *d, const void *state);
 extern const demo_decoder demo_q1_decoder;  /* src/demo/q1.c */
 extern const demo_decoder demo_qwd_decoder; /* src/demo/qw.c */
 extern const demo_decoder demo_mvd_decoder; /* src/demo/qw.c */
+extern const demo_decoder demo_q3_decoder;  /* src/demo/q3.c */
 
 #endif

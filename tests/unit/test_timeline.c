@@ -295,6 +295,26 @@ TEST(timeline_seek_equals_play_qw)
         SKIP("no realdata/qwd or mvd");
 }
 
+TEST(timeline_seek_equals_play_q3)
+{
+    char path[1024];
+    static const char *const demos[] = {
+        "dm_68/openarena-data_missionpack_mp-pak0_boomtest.dm_68",
+        "dm_68/udt_dm_68_team_chat.dm_68",
+        "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70",
+        "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71",
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof demos / sizeof demos[0]; i++)
+        if (test_realfile(path, sizeof path, demos[i])) {
+            check_seek(path, demos[i]);
+            check_seek_render(path, demos[i]);
+            n++;
+        }
+    if (n == 0)
+        SKIP("no realdata Quake III demos");
+}
+
 TEST(timeline_obituaries)
 {
     CHECK(tl_is_obituary("Player was ax-murdered by Ranger"));

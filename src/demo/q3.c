@@ -1,0 +1,1029 @@
+/* q3.c: the Quake III-family demo decoder (.dm_66 .. .dm_71).
+ *
+ * A demo is blocks of [int32 sequence][int32 length][length bytes of server message]; a
+ * length of -1 ends it [DM68 3]. Each message is Huffman-coded (q3_huff.c) and starts with
+ * the reliable acknowledge, then commands up to svc_EOF [DM68 10 Parse_DemoMessage]: the
+ * first block carries svc_gamestate (configstrings, entity baselines), later ones
+ * svc_serverCommand (reliable text commands) and svc_snapshot (the playerState and the
+ * entities, delta-compressed against an earlier snapshot of a 32-slot ring) [DM68 10].
+ * One step decodes one block. Protocols 66 and 67 (Quake III 1.29-1.31) share 68's field
+ * tables [UDT]; 70 and 71 are ioquake3 / OpenArena builds of the same protocol. Quake Live
+ * (73) and later change the tables and are refused.
+ *
+ * Entity numbers: Q3 entity n is cl entity n + 1, so client k's body is cl entity k + 1
+ * as in QuakeWorld, and cl entity 0 stays the world. Positions come from evaluating each
+ * entity's trajectory at the snapshot's server time (bg_misc.c BG_EvaluateTrajectory).
+ * One client frame per new server time; t = 0 at the first snapshot. A file that stops
+ * without the end marker was cut off (udt_truncated.dm_68) and ends with an error. */
+#include "demo.h"
+#include "q3_local.h"
+#include "../common/rd.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The configstrings of one svc_gamestate, gathered before the level begins (the level's
+ * title and player count are configstrings too). */
+typedef struct gs_scratch {
+    uint32_t ofs[Q3_MAX_CONFIGSTRINGS]; /* 0 = unset, else offset + 1 into data */
+    uint32_t used;
+    char data[65536];
+} gs_scratch;
+
+/* What one step works with. */
+typedef struct ctx {
+    q3_state *s;
+    cl_state *cl;
+    const demo_trace *trace;
+    qd_error *err;
+    q3_bits b;          /* the current message */
+    uint64_t base;      /* file offset of the message's first byte */
+    uint64_t msg_ofs;   /* file offset of the command being parsed */
+    int done;
+    gs_scratch *gs;     /* only while a gamestate is parsed */
+    char str[Q3_BIG_INFO_STRING];
+    char esc[2][640];   /* trace only */
+} ctx;
+
+/* ---- errors and trace ---- */
+
+static qd_err fail(ctx *c, qd_err code, uint64_t ofs, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static qd_err fail(ctx *c, qd_err code, uint64_t ofs, const char *fmt, ...)
+{
+    char buf[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return qd_fail(c->err, code, ofs, "%s", buf);
+}
+
+static void trace_msg(ctx *c, const char *name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void trace_msg(ctx *c, const char *name, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    c->trace->msg(c->trace->ctx, c->s->time, c->s->block, c->msg_ofs, name, buf);
+}
+
+/* Formats nothing unless somebody listens. */
+#define TRACE(c, name, ...)                                                                    \
+    do {                                                                                       \
+        if ((c)->trace)                                                                        \
+            trace_msg((c), (name), __VA_ARGS__);                                               \
+    } while (0)
+
+/* A string made printable for the trace. Only called inside TRACE. */
+static const char *esc(ctx *c, int slot, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *o = c->esc[slot];
+    size_t n = 0, cap = sizeof c->esc[slot];
+    for (; *s && n + 5 < cap; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            o[n++] = '\\';
+            o[n++] = (char)ch;
+        } else if (ch == '\n') {
+            o[n++] = '\\';
+            o[n++] = 'n';
+        } else if (ch < 32 || ch >= 127) {
+            o[n++] = '\\';
+            o[n++] = 'x';
+            o[n++] = hex[ch >> 4];
+            o[n++] = hex[ch & 15];
+        } else {
+            o[n++] = (char)ch;
+        }
+    }
+    o[n] = 0;
+    return o;
+}
+
+/* File offset of the byte the bit reader is in. */
+static uint64_t here(const ctx *c)
+{
+    size_t byte = c->b.bit >> 3;
+    if (byte > c->b.r.len)
+        byte = c->b.r.len;
+    return c->base + byte;
+}
+
+/* The message ran past its end or held a bad code. */
+static qd_err damaged(ctx *c, const char *what)
+{
+    if (c->b.bad_sym)
+        return fail(c, QD_ERR_BAD_DATA, here(c), "bad Huffman code in %s", what);
+    return fail(c, QD_ERR_TRUNCATED, here(c), "%s runs past the end of its message (%zu bytes)",
+                what, c->b.r.len);
+}
+
+/* MSG_ReadString / MSG_ReadBigString [DM68 5]: Huffman bytes up to a NUL; '%' and bytes
+ * over 127 become '.'. Excess characters are read and dropped. */
+static size_t read_string(ctx *c, char *dst, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < Q3_BIG_INFO_STRING * 4; i++) {
+        int ch = q3_huff_byte(&c->b);
+        if (q3_bits_err(&c->b) || ch == 0)
+            break;
+        if (ch == '%' || ch > 127)
+            ch = '.';
+        if (n + 1 < cap)
+            dst[n++] = (char)ch;
+    }
+    dst[n] = 0;
+    return n;
+}
+
+/* ---- info strings and commands ---- */
+
+/* Info_ValueForKey: "\key\value\key\value", the leading backslash optional. */
+static int info_get(const char *info, const char *key, char *out, size_t cap)
+{
+    const char *p = info;
+    size_t klen = strlen(key);
+    out[0] = 0;
+    if (*p == '\\')
+        p++;
+    while (*p) {
+        const char *k = p;
+        while (*p && *p != '\\')
+            p++;
+        size_t kl = (size_t)(p - k);
+        if (*p)
+            p++;
+        const char *v = p;
+        while (*p && *p != '\\')
+            p++;
+        size_t vl = (size_t)(p - v);
+        if (*p)
+            p++;
+        if (kl == klen && strncmp(k, key, klen) == 0) {
+            if (vl >= cap)
+                vl = cap - 1;
+            memcpy(out, v, vl);
+            out[vl] = 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int small_atoi(const char *s)
+{
+    long v = strtol(s, NULL, 10);
+    if (v > 1000000000L)
+        v = 1000000000L;
+    if (v < -1000000000L)
+        v = -1000000000L;
+    return (int)v;
+}
+
+/* Cmd_TokenizeString: the next token of *p into out: whitespace separates, a quoted string
+ * is one token, "//" starts a comment. Returns 0 when there is none. */
+static int next_token(const char **p, char *out, size_t cap)
+{
+    const char *s = *p;
+    size_t n = 0;
+    for (;;) {
+        while (*s && (unsigned char)*s <= ' ')
+            s++;
+        if (s[0] == '/' && s[1] == '/') {
+            s += strlen(s);
+            continue;
+        }
+        break;
+    }
+    if (!*s) {
+        *p = s;
+        out[0] = 0;
+        return 0;
+    }
+    if (*s == '"') {
+        s++;
+        while (*s && *s != '"') {
+            if (n + 1 < cap)
+                out[n++] = *s;
+            s++;
+        }
+        if (*s == '"')
+            s++;
+    } else {
+        while (*s && (unsigned char)*s > ' ') {
+            if (n + 1 < cap)
+                out[n++] = *s;
+            s++;
+        }
+    }
+    out[n] = 0;
+    *p = s;
+    return 1;
+}
+
+/* ---- configstrings ---- */
+
+/* The world models of baseq3 1.32's bg_itemlist (game/bg_misc.c), by item index: an
+ * ET_ITEM entity's modelindex is an index into that list, not a configstring. They are
+ * registered in the cl model slots from Q3_ITEM_MODELS on, past the 256 CS_MODELS. */
+#define Q3_ITEM_MODELS 256
+static const char *const item_models[] = {
+    NULL,
+    "models/powerups/armor/shard.md3",
+    "models/powerups/armor/armor_yel.md3",
+    "models/powerups/armor/armor_red.md3",
+    "models/powerups/health/small_cross.md3",
+    "models/powerups/health/medium_cross.md3",
+    "models/powerups/health/large_cross.md3",
+    "models/powerups/health/mega_cross.md3",
+    "models/weapons2/gauntlet/gauntlet.md3",
+    "models/weapons2/shotgun/shotgun.md3",
+    "models/weapons2/machinegun/machinegun.md3",
+    "models/weapons2/grenadel/grenadel.md3",
+    "models/weapons2/rocketl/rocketl.md3",
+    "models/weapons2/lightning/lightning.md3",
+    "models/weapons2/railgun/railgun.md3",
+    "models/weapons2/plasma/plasma.md3",
+    "models/weapons2/bfg/bfg.md3",
+    "models/weapons2/grapple/grapple.md3",
+    "models/powerups/ammo/shotgunam.md3",
+    "models/powerups/ammo/machinegunam.md3",
+    "models/powerups/ammo/grenadeam.md3",
+    "models/powerups/ammo/plasmaam.md3",
+    "models/powerups/ammo/lightningam.md3",
+    "models/powerups/ammo/rocketam.md3",
+    "models/powerups/ammo/railgunam.md3",
+    "models/powerups/ammo/bfgam.md3",
+    "models/powerups/holdable/teleporter.md3",
+    "models/powerups/holdable/medkit.md3",
+    "models/powerups/instant/quad.md3",
+    "models/powerups/instant/enviro.md3",
+    "models/powerups/instant/haste.md3",
+    "models/powerups/instant/invis.md3",
+    "models/powerups/instant/regen.md3",
+    "models/powerups/instant/flight.md3",
+    "models/flags/r_flag.md3",
+    "models/flags/b_flag.md3",
+};
+#define NUM_ITEM_MODELS ((int)(sizeof item_models / sizeof item_models[0]))
+
+static void apply_player(ctx *c, int slot, const char *info)
+{
+    char name[64], team[16];
+    if (!info[0]) {
+        cl_set_player_name(c->cl, slot, "");
+        cl_set_player_entity(c->cl, slot, -1);
+        return;
+    }
+    info_get(info, "n", name, sizeof name);
+    info_get(info, "t", team, sizeof team);
+    /* An empty name still marks the slot used: the configstring is set. */
+    cl_set_player_name(c->cl, slot, name[0] ? name : "?");
+    cl_set_player_spectator(c->cl, slot, team[0] && small_atoi(team) == 3);
+    cl_set_player_entity(c->cl, slot, slot + 1);
+}
+
+/* One configstring's meaning for the client state (cl_level_begin was called). */
+static void apply_cs(ctx *c, int index, const char *str)
+{
+    char v[256];
+    if (index == Q3_CS_SERVERINFO) {
+        if (info_get(str, "mapname", v, sizeof v) && v[0]) {
+            char map[CL_NAME_LEN];
+            snprintf(map, sizeof map, "maps/%.50s.bsp", v);
+            cl_set_map(c->cl, map);
+        }
+    } else if (index >= Q3_CS_MODELS && index < Q3_CS_MODELS + Q3_MAX_MODELS) {
+        cl_set_model(c->cl, index - Q3_CS_MODELS, str);
+    } else if (index >= Q3_CS_SOUNDS && index < Q3_CS_SOUNDS + Q3_MAX_SOUNDS) {
+        cl_set_sound(c->cl, index - Q3_CS_SOUNDS, str);
+    } else if (index >= Q3_CS_PLAYERS && index < Q3_CS_PLAYERS + Q3_MAX_CLIENTS) {
+        apply_player(c, index - Q3_CS_PLAYERS, str);
+    }
+}
+
+static const char *gs_get(const gs_scratch *gs, int index)
+{
+    return gs->ofs[index] ? gs->data + gs->ofs[index] - 1 : "";
+}
+
+/* The protocol from the serverinfo; 73 and above (Quake Live) and below 66 are refused. */
+static qd_err check_protocol(ctx *c, const char *serverinfo, uint64_t ofs)
+{
+    char v[32];
+    int p = 68;
+    if (info_get(serverinfo, "protocol", v, sizeof v) && v[0])
+        p = small_atoi(v);
+    if (p < 66 || p > 71)
+        return fail(c, QD_ERR_UNSUPPORTED, ofs,
+                    "Quake III protocol %d is not supported (66..71 are; 73 is Quake Live)", p);
+    c->s->protocol = p;
+    return QD_OK;
+}
+
+/* The level starts once the whole gamestate is read. */
+static void begin_level(ctx *c)
+{
+    const gs_scratch *gs = c->gs;
+    const char *si = gs_get(gs, Q3_CS_SERVERINFO);
+    char v[256];
+    int maxc = 0;
+    if (info_get(si, "sv_maxclients", v, sizeof v))
+        maxc = small_atoi(v);
+    if (maxc <= 0 || maxc > Q3_MAX_CLIENTS)
+        maxc = Q3_MAX_CLIENTS;
+    cl_level_begin(c->cl, CL_GAME_Q3, c->s->protocol, maxc, gs_get(gs, Q3_CS_MESSAGE));
+    if (!info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
+        info_get(si, "fs_game", v, sizeof v);
+    cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
+    for (int i = 0; i < Q3_MAX_CLIENTS; i++)
+        cl_set_player_name(c->cl, i, "");
+    for (int i = 0; i < Q3_MAX_CONFIGSTRINGS; i++)
+        if (gs->ofs[i])
+            apply_cs(c, i, gs_get(gs, i));
+    for (int i = 1; i < NUM_ITEM_MODELS; i++)
+        cl_set_model(c->cl, Q3_ITEM_MODELS + i, item_models[i]);
+}
+
+/* ---- svc_gamestate [DM68 10 Parse_GameState] ---- */
+
+static qd_err parse_gamestate(ctx *c)
+{
+    q3_state *s = c->s;
+    gs_scratch *gs = malloc(sizeof *gs);
+    if (!gs)
+        return fail(c, QD_ERR_NOMEM, c->msg_ofs, "no memory for a gamestate");
+    memset(gs->ofs, 0, sizeof gs->ofs);
+    gs->used = 0;
+    c->gs = gs;
+    qd_err e = QD_OK;
+    s->cmd_seq = q3_read_bits(&c->b, 32);
+    memset(s->baselines, 0, sizeof s->baselines);
+    int configstrings = 0, baselines = 0;
+    for (;;) {
+        uint64_t ofs = here(c);
+        int cmd = q3_read_bits(&c->b, 8);
+        if (q3_bits_err(&c->b)) {
+            e = damaged(c, "svc_gamestate");
+            goto out;
+        }
+        if (cmd == Q3_SVC_EOF)
+            break;
+        if (cmd == Q3_SVC_CONFIGSTRING) {
+            int index = q3_read_bits(&c->b, 16);
+            size_t n = read_string(c, c->str, sizeof c->str);
+            if (q3_bits_err(&c->b)) {
+                e = damaged(c, "a configstring");
+                goto out;
+            }
+            if (index < 0 || index >= Q3_MAX_CONFIGSTRINGS) {
+                e = fail(c, QD_ERR_BAD_DATA, ofs, "configstring index %d out of range", index);
+                goto out;
+            }
+            if (index == Q3_CS_SERVERINFO && (e = check_protocol(c, c->str, ofs)))
+                goto out;
+            if (n + 1 > sizeof gs->data - gs->used) {
+                e = fail(c, QD_ERR_LIMIT, ofs, "gamestate configstrings over %zu bytes",
+                         sizeof gs->data);
+                goto out;
+            }
+            memcpy(gs->data + gs->used, c->str, n + 1);
+            gs->ofs[index] = gs->used + 1;
+            gs->used += (uint32_t)n + 1;
+            configstrings++;
+            if (c->trace) {
+                c->msg_ofs = ofs;
+                TRACE(c, "svc_configstring", "index=%d \"%s\"", index, esc(c, 0, c->str));
+            }
+        } else if (cmd == Q3_SVC_BASELINE) {
+            int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
+            q3_ent tmp;
+            int r = q3_read_delta_entity(&c->b, NULL, &tmp, num);
+            if (q3_bits_err(&c->b)) {
+                e = damaged(c, "a baseline");
+                goto out;
+            }
+            if (r < 0) {
+                e = fail(c, QD_ERR_BAD_DATA, ofs, "baseline %d: field count over %d", num,
+                         Q3_ES_COUNT);
+                goto out;
+            }
+            if (r == 0)
+                s->baselines[num] = tmp;
+            baselines++;
+            if (c->trace) {
+                c->msg_ofs = ofs;
+                TRACE(c, "svc_baseline", "entity=%d model=%d", num,
+                      (int)tmp.f[Q3_ES_MODELINDEX]);
+            }
+        } else {
+            e = fail(c, QD_ERR_BAD_DATA, ofs, "command %d inside svc_gamestate", cmd);
+            goto out;
+        }
+    }
+    s->client_num = q3_read_bits(&c->b, 32);
+    (void)q3_read_bits(&c->b, 32); /* checksumFeed */
+    if (q3_bits_err(&c->b)) {
+        e = damaged(c, "svc_gamestate");
+        goto out;
+    }
+    if (!gs->ofs[Q3_CS_SERVERINFO]) {
+        e = fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_gamestate without a serverinfo");
+        goto out;
+    }
+    if (s->client_num < 0 || s->client_num >= Q3_MAX_CLIENTS)
+        s->client_num = 0;
+    /* A new level: the ring and the pool start over. */
+    memset(s->snaps, 0, sizeof s->snaps);
+    s->have_level = 1;
+    s->rebase = s->have_time0;
+    s->bcs_index = -1;
+    begin_level(c);
+    {
+        char map[64];
+        info_get(gs_get(gs, Q3_CS_SERVERINFO), "mapname", map, sizeof map);
+        TRACE(c, "svc_gamestate", "protocol=%d map=%s client=%d configstrings=%d baselines=%d",
+              s->protocol, esc(c, 0, map), s->client_num, configstrings, baselines);
+    }
+out:
+    c->gs = NULL;
+    free(gs);
+    return e;
+}
+
+/* ---- svc_serverCommand ---- */
+
+static void cmd_scores(ctx *c, const char *p)
+{
+    /* baseq3 1.32 g_cmds.c DeathmatchScoreboardMessage: "scores n red blue" then 14
+     * numbers per client, the first two clientNum and score. Other layouts are skipped. */
+    char tok[64];
+    int v[3 + 14 * Q3_MAX_CLIENTS], n = 0;
+    while (n < (int)(sizeof v / sizeof v[0]) && next_token(&p, tok, sizeof tok))
+        v[n++] = small_atoi(tok);
+    if (next_token(&p, tok, sizeof tok) || n < 3 || v[0] < 0 || v[0] > Q3_MAX_CLIENTS ||
+        n != 3 + 14 * v[0])
+        return;
+    for (int i = 0; i < v[0]; i++) {
+        int slot = v[3 + 14 * i];
+        if (slot >= 0 && slot < Q3_MAX_CLIENTS)
+            cl_set_player_frags(c->cl, slot, v[3 + 14 * i + 1]);
+    }
+}
+
+/* A reliable text command [DM68 10 Parse_ServerCommand]: each is resent until acknowledged,
+ * so one already seen is skipped. */
+static qd_err parse_servercommand(ctx *c)
+{
+    q3_state *s = c->s;
+    int32_t seq = q3_read_bits(&c->b, 32);
+    read_string(c, c->str, Q3_MAX_STRING_CHARS);
+    if (q3_bits_err(&c->b))
+        return damaged(c, "svc_serverCommand");
+    if (seq <= s->cmd_seq) {
+        TRACE(c, "svc_serverCommand", "seq=%d (seen) \"%s\"", seq, esc(c, 0, c->str));
+        return QD_OK;
+    }
+    s->cmd_seq = seq;
+    TRACE(c, "svc_serverCommand", "seq=%d \"%s\"", seq, esc(c, 0, c->str));
+    if (!s->have_level)
+        return QD_OK;
+    const char *p = c->str;
+    char cmd[32], arg[Q3_MAX_STRING_CHARS];
+    if (!next_token(&p, cmd, sizeof cmd))
+        return QD_OK;
+    if (!strcmp(cmd, "print") || !strcmp(cmd, "cp") || !strcmp(cmd, "chat") ||
+        !strcmp(cmd, "tchat")) {
+        next_token(&p, arg, sizeof arg);
+        /* chat lines wrap the name in \x19 (g_cmds.c EC), which cgame removes
+         * (cg_servercmds.c CG_RemoveChatEscapeChar) */
+        size_t n = 0;
+        for (const char *q = arg; *q; q++)
+            if (*q != '\x19')
+                arg[n++] = *q;
+        arg[n] = 0;
+        while (n && arg[n - 1] == '\n')
+            arg[--n] = 0;
+        cl_msg_kind k = cmd[0] == 'p' ? CL_MSG_PRINT : cmd[0] == 'c' && cmd[1] == 'p'
+                                                           ? CL_MSG_CENTER
+                                                           : CL_MSG_CHAT;
+        cl_message_add(c->cl, k, arg);
+    } else if (!strcmp(cmd, "cs") || !strcmp(cmd, "bcs0") || !strcmp(cmd, "bcs1") ||
+               !strcmp(cmd, "bcs2")) {
+        /* cs <index> <string>; a long one comes as bcs0 (start), bcs1 (more), bcs2 (end)
+         * (cl_parse.c CL_GetServerCommand). */
+        char num[16];
+        next_token(&p, num, sizeof num);
+        next_token(&p, arg, sizeof arg);
+        int index = small_atoi(num);
+        if (index < 0 || index >= Q3_MAX_CONFIGSTRINGS)
+            return QD_OK;
+        if (cmd[0] == 'c') {
+            apply_cs(c, index, arg);
+            return QD_OK;
+        }
+        if (cmd[3] == '0') {
+            s->bcs_index = index;
+            s->bcs_len = 0;
+            s->bcs[0] = 0;
+        }
+        if (s->bcs_index != index)
+            return QD_OK;
+        size_t n = strlen(arg);
+        if (n > sizeof s->bcs - 1 - s->bcs_len)
+            n = sizeof s->bcs - 1 - s->bcs_len;
+        memcpy(s->bcs + s->bcs_len, arg, n);
+        s->bcs_len += (uint32_t)n;
+        s->bcs[s->bcs_len] = 0;
+        if (cmd[3] == '2') {
+            apply_cs(c, index, s->bcs);
+            s->bcs_index = -1;
+        }
+    } else if (!strcmp(cmd, "scores")) {
+        cmd_scores(c, p);
+    }
+    return QD_OK;
+}
+
+/* ---- svc_snapshot [DM68 10 Parse_Snapshot, Parse_PacketEntities] ---- */
+
+/* A ring slot may serve as the delta source of a new frame while none of the pool entries
+ * or refs it points at can be overwritten by the new frame (at most Q3_MAX_SNAP_ENTITIES of
+ * each). */
+static int snap_usable(const q3_state *s, const q3_snap *o, int32_t seq)
+{
+    return o->valid && o->seq == seq &&
+           s->pool_head + Q3_MAX_SNAP_ENTITIES - o->oldest <= Q3_POOL &&
+           s->ref_head + Q3_MAX_SNAP_ENTITIES - o->first <= Q3_REFS;
+}
+
+static const q3_ent *old_ent(const q3_state *s, const q3_snap *o, int i)
+{
+    return &s->pool[s->refs[(o->first + (uint32_t)i) % Q3_REFS] % Q3_POOL];
+}
+
+/* Append an entity to the new frame: a new pool entry holding *e, or (keep >= 0) the old
+ * entry `keep` while it is young enough. */
+static void frame_add(q3_state *s, q3_snap *f, const q3_ent *e, int64_t keep)
+{
+    uint32_t ref;
+    if (keep >= 0 && s->pool_head - (uint32_t)keep <= Q3_POOL / 2) {
+        ref = (uint32_t)keep;
+    } else {
+        ref = s->pool_head++;
+        q3_ent tmp = *e; /* e may be the entry being replaced */
+        s->pool[ref % Q3_POOL] = tmp;
+    }
+    s->refs[s->ref_head++ % Q3_REFS] = ref;
+    if ((int32_t)(ref - f->oldest) < 0)
+        f->oldest = ref;
+    f->count++;
+}
+
+/* BG_EvaluateTrajectory (bg_misc.c) at atTime msec: trType, trTime, trDuration, trBase,
+ * trDelta. */
+static void eval_traj(const q3_ent *e, int apos, int32_t at, float out[3])
+{
+    int type, t0, dur;
+    float base[3], delta[3];
+    if (apos) {
+        type = e->f[Q3_ES_APOS_TRTYPE];
+        t0 = e->f[Q3_ES_APOS_TRTIME];
+        dur = e->f[Q3_ES_APOS_TRDURATION];
+        base[0] = q3_f(e->f[Q3_ES_APOS_TRBASE0]);
+        base[1] = q3_f(e->f[Q3_ES_APOS_TRBASE1]);
+        base[2] = q3_f(e->f[Q3_ES_APOS_TRBASE2]);
+        delta[0] = q3_f(e->f[Q3_ES_APOS_TRDELTA0]);
+        delta[1] = q3_f(e->f[Q3_ES_APOS_TRDELTA1]);
+        delta[2] = q3_f(e->f[Q3_ES_APOS_TRDELTA2]);
+    } else {
+        type = e->f[Q3_ES_POS_TRTYPE];
+        t0 = e->f[Q3_ES_POS_TRTIME];
+        dur = e->f[Q3_ES_POS_TRDURATION];
+        base[0] = q3_f(e->f[Q3_ES_POS_TRBASE0]);
+        base[1] = q3_f(e->f[Q3_ES_POS_TRBASE1]);
+        base[2] = q3_f(e->f[Q3_ES_POS_TRBASE2]);
+        delta[0] = q3_f(e->f[Q3_ES_POS_TRDELTA0]);
+        delta[1] = q3_f(e->f[Q3_ES_POS_TRDELTA1]);
+        delta[2] = q3_f(e->f[Q3_ES_POS_TRDELTA2]);
+    }
+    double dt, k = 0, g = 0;
+    switch (type) {
+    case Q3_TR_LINEAR:
+        k = ((double)at - t0) * 0.001;
+        break;
+    case Q3_TR_SINE:
+        if (dur > 0)
+            k = sin(((double)at - t0) / dur * 6.283185307179586);
+        break;
+    case Q3_TR_LINEAR_STOP:
+        dt = (double)at;
+        if (dt > (double)t0 + dur)
+            dt = (double)t0 + dur;
+        k = (dt - t0) * 0.001;
+        if (k < 0)
+            k = 0;
+        break;
+    case Q3_TR_GRAVITY:
+        k = ((double)at - t0) * 0.001;
+        g = 0.5 * 800.0 * k * k; /* DEFAULT_GRAVITY */
+        break;
+    default: /* TR_STATIONARY, TR_INTERPOLATE, unknown */
+        break;
+    }
+    for (int i = 0; i < 3; i++) {
+        double v = base[i] + delta[i] * k - (i == 2 ? g : 0);
+        if (!isfinite(v) || fabs(v) > 1e7)
+            v = isfinite(base[i]) && fabsf(base[i]) < 1e7f ? base[i] : 0;
+        out[i] = (float)v;
+    }
+}
+
+static void emit_entity(ctx *c, const q3_ent *e, int32_t at)
+{
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    eval_traj(e, 0, at, st.origin);
+    eval_traj(e, 1, at, st.angles);
+    /* modelindex names a CS_MODELS slot for ET_GENERAL and ET_MOVER (cg_ents.c CG_General,
+     * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles and players get
+     * their models from the weapon and the client's configstring: no model here. */
+    int type = e->f[Q3_ES_ETYPE], mi = e->f[Q3_ES_MODELINDEX] & 0xff;
+    if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER)
+        st.model = (uint16_t)mi;
+    else if (type == Q3_ET_ITEM && mi > 0 && mi < NUM_ITEM_MODELS)
+        st.model = (uint16_t)(Q3_ITEM_MODELS + mi);
+    st.frame = (uint16_t)e->f[Q3_ES_FRAME];
+    st.effects = (uint32_t)e->f[Q3_ES_EFLAGS];
+    if (e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER)
+        st.flags |= CL_EF_PLAYER;
+    if (e->teleport)
+        st.flags |= CL_EF_TELEPORT;
+    cl_entity_update(c->cl, e->number + 1, &st);
+}
+
+/* The recorder's own body, which the playerState stands for (it is never in the entity
+ * list), and its view. */
+static void emit_ps(ctx *c, const q3_ps *ps, int body)
+{
+    int cn = ps->f[Q3_PS_CLIENTNUM];
+    int pm = ps->f[Q3_PS_PM_TYPE];
+    if (cn < 0 || cn >= Q3_MAX_CLIENTS)
+        cn = c->s->client_num;
+    float org[3] = {q3_f(ps->f[Q3_PS_ORIGIN0]), q3_f(ps->f[Q3_PS_ORIGIN1]),
+                    q3_f(ps->f[Q3_PS_ORIGIN2])};
+    float ang[3] = {q3_f(ps->f[Q3_PS_VIEWANGLES0]), q3_f(ps->f[Q3_PS_VIEWANGLES1]),
+                    q3_f(ps->f[Q3_PS_VIEWANGLES2])};
+    for (int i = 0; i < 3; i++) {
+        if (!isfinite(org[i]) || fabsf(org[i]) > 1e7f)
+            org[i] = 0;
+        if (!isfinite(ang[i]) || fabsf(ang[i]) > 1e7f)
+            ang[i] = 0;
+    }
+    if (body && pm != Q3_PM_SPECTATOR && pm != Q3_PM_INTERMISSION &&
+        pm != Q3_PM_SPINTERMISSION) {
+        cl_entstate st;
+        memset(&st, 0, sizeof st);
+        memcpy(st.origin, org, sizeof org);
+        st.angles[1] = ang[1];
+        st.effects = (uint32_t)ps->f[Q3_PS_EFLAGS];
+        st.flags = CL_EF_PLAYER;
+        if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
+            st.flags |= CL_EF_TELEPORT;
+        c->s->last_eflags = ps->f[Q3_PS_EFLAGS];
+        cl_entity_update(c->cl, cn + 1, &st);
+    }
+    cl_view v;
+    memset(&v, 0, sizeof v);
+    v.view_entity = cn + 1;
+    v.has_origin = 1;
+    memcpy(v.origin, org, sizeof org);
+    v.origin[2] += (float)ps->f[Q3_PS_VIEWHEIGHT];
+    memcpy(v.angles, ang, sizeof ang);
+    cl_set_view(c->cl, &v);
+    for (int i = 0; i < 16; i++)
+        cl_set_stat(c->cl, i, ps->stats[i]);
+    cl_set_player_frags(c->cl, cn, ps->persistant[0]); /* PERS_SCORE */
+    cl_set_intermission(c->cl, pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION);
+}
+
+static void emit_frame(ctx *c, const q3_snap *f)
+{
+    q3_state *s = c->s;
+    if (!s->have_time0) {
+        s->have_time0 = 1;
+        s->time0 = f->server_time;
+    } else if (s->rebase) {
+        /* the first snapshot of a later level: its server time may start anywhere, so the
+         * demo clock goes on one nominal frame (50 ms) after the last frame */
+        s->time0 = (int32_t)((int64_t)f->server_time - (int64_t)llround(s->time * 1000.0) - 50);
+    }
+    s->rebase = 0;
+    double t = ((double)f->server_time - s->time0) / 1000.0;
+    if (s->frames && t <= s->time) {
+        /* A snapshot of the same server frame (a server sends one per client packet when
+         * the client's rate allows, udt_baseq3_1_map_2_matches.dm_68 has three per frame):
+         * the world is the same, only the recorder's playerState moved on. Time never
+         * steps back. */
+        emit_ps(c, &f->ps, 0);
+        return;
+    }
+    s->time = t;
+    s->frames++;
+    cl_frame_begin(c->cl, t);
+    for (int i = 0; i < f->count; i++)
+        emit_entity(c, old_ent(s, f, i), f->server_time);
+    emit_ps(c, &f->ps, 1);
+    cl_frame_end(c->cl, 1);
+}
+
+static qd_err parse_snapshot(ctx *c)
+{
+    q3_state *s = c->s;
+    if (!s->have_level)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_snapshot before svc_gamestate");
+    q3_snap *f = &s->snaps[s->seq & Q3_PACKET_MASK];
+    q3_snap nf;
+    memset(&nf, 0, sizeof nf);
+    nf.seq = s->seq;
+    nf.oldest = s->pool_head;
+    nf.server_time = q3_read_bits(&c->b, 32);
+    int delta = q3_read_bits(&c->b, 8);
+    const q3_snap *old = NULL;
+    nf.valid = 1;
+    if (delta) {
+        const q3_snap *o = &s->snaps[(s->seq - delta) & Q3_PACKET_MASK];
+        if (snap_usable(s, o, s->seq - delta))
+            old = o;
+        else
+            nf.valid = 0; /* too old: parse against nothing, show nothing [DM68 10] */
+    }
+    nf.flags = (uint8_t)q3_read_bits(&c->b, 8);
+    int area = q3_read_bits(&c->b, 8);
+    if (area > Q3_MAX_AREA_BYTES)
+        return fail(c, QD_ERR_BAD_DATA, here(c), "areamask of %d bytes (at most %d)", area,
+                    Q3_MAX_AREA_BYTES);
+    for (int i = 0; i < area; i++)
+        (void)q3_read_bits(&c->b, 8);
+    if (q3_read_delta_ps(&c->b, old ? &old->ps : NULL, &nf.ps) < 0)
+        return fail(c, QD_ERR_BAD_DATA, here(c), "playerState field count over %d",
+                    Q3_PS_COUNT);
+    if (q3_bits_err(&c->b))
+        return damaged(c, "svc_snapshot playerState");
+
+    /* The entities: the new list is the old one merged with the numbered updates. */
+    nf.first = s->ref_head;
+    int oi = 0, on = old ? old->count : 0;
+    for (;;) {
+        int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
+        if (q3_bits_err(&c->b))
+            return damaged(c, "svc_snapshot entities");
+        int oldnum = oi < on ? old_ent(s, old, oi)->number : 99999;
+        int last = num == Q3_ENTITYNUM_NONE;
+        /* old entities before num are unchanged */
+        while (oldnum < (last ? 99999 : num)) {
+            if (nf.count >= Q3_MAX_SNAP_ENTITIES)
+                return fail(c, QD_ERR_LIMIT, here(c), "snapshot over %d entities",
+                            Q3_MAX_SNAP_ENTITIES);
+            frame_add(s, &nf, old_ent(s, old, oi),
+                      (int64_t)s->refs[(old->first + (uint32_t)oi) % Q3_REFS]);
+            oi++;
+            oldnum = oi < on ? old_ent(s, old, oi)->number : 99999;
+        }
+        if (last)
+            break;
+        const q3_ent *from;
+        if (oldnum == num) {
+            from = old_ent(s, old, oi);
+            oi++;
+        } else {
+            from = &s->baselines[num];
+        }
+        q3_ent e;
+        int r = q3_read_delta_entity(&c->b, from, &e, num);
+        if (q3_bits_err(&c->b))
+            return damaged(c, "svc_snapshot entities");
+        if (r < 0)
+            return fail(c, QD_ERR_BAD_DATA, here(c), "entity %d: field count over %d", num,
+                        Q3_ES_COUNT);
+        if (r == 1)
+            continue; /* removed */
+        if (nf.count >= Q3_MAX_SNAP_ENTITIES)
+            return fail(c, QD_ERR_LIMIT, here(c), "snapshot over %d entities",
+                        Q3_MAX_SNAP_ENTITIES);
+        frame_add(s, &nf, &e, -1);
+    }
+    *f = nf;
+    s->snapshots++;
+    if (!nf.valid)
+        s->invalid++;
+    TRACE(c, "svc_snapshot", "serverTime=%d delta=%d flags=%d entities=%d%s", nf.server_time,
+          delta, nf.flags, nf.count, nf.valid ? "" : " (delta source gone)");
+    if (nf.valid)
+        emit_frame(c, f);
+    return QD_OK;
+}
+
+/* ---- one block ---- */
+
+static const char *svc_name(int cmd)
+{
+    static const char *const n[] = {"svc_bad",      "svc_nop",           "svc_gamestate",
+                                    "svc_configstring", "svc_baseline", "svc_serverCommand",
+                                    "svc_download", "svc_snapshot",      "svc_EOF"};
+    return cmd >= 0 && cmd < 9 ? n[cmd] : "svc_unknown";
+}
+
+static qd_err parse_message(ctx *c)
+{
+    (void)q3_read_bits(&c->b, 32); /* reliableAcknowledge */
+    for (;;) {
+        c->msg_ofs = here(c);
+        int cmd = q3_read_bits(&c->b, 8);
+        if (q3_bits_err(&c->b))
+            return damaged(c, "the message");
+        qd_err e = QD_OK;
+        switch (cmd) {
+        case Q3_SVC_EOF:
+            return QD_OK;
+        case Q3_SVC_NOP:
+            break;
+        case Q3_SVC_GAMESTATE:
+            e = parse_gamestate(c);
+            break;
+        case Q3_SVC_SERVERCOMMAND:
+            e = parse_servercommand(c);
+            break;
+        case Q3_SVC_SNAPSHOT:
+            e = parse_snapshot(c);
+            break;
+        default:
+            return fail(c, cmd == 9 || cmd == 10 ? QD_ERR_UNSUPPORTED : QD_ERR_BAD_DATA,
+                        c->msg_ofs, "%s (%d) in a demo message",
+                        cmd == 9 || cmd == 10 ? "ioquake3 svc_voip" : svc_name(cmd), cmd);
+        }
+        if (e)
+            return e;
+    }
+}
+
+static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
+{
+    q3_state *s = c->s;
+    uint64_t at = s->pos;
+    if (at >= len) /* Q3 writes the marker when a recording stops (cl_main.c CL_StopRecord_f) */
+        return fail(c, QD_ERR_TRUNCATED, at,
+                    "the demo ends after block %u without the end-of-demo marker", s->block);
+    rd_t h = rd_make(data + at, len - at);
+    int32_t seq = rd_s32(&h);
+    int32_t n = rd_s32(&h);
+    if (h.err)
+        return fail(c, QD_ERR_TRUNCATED, at, "block %u: header cut off (%zu bytes left)",
+                    s->block, (size_t)(len - at));
+    if (seq == -1 || n == -1) {
+        s->pos = at + 8;
+        *done = 1;
+        TRACE(c, "end", "end of demo marker");
+        return QD_OK;
+    }
+    if (n <= 0 || n > Q3_MAX_MSGLEN)
+        return fail(c, QD_ERR_BAD_DATA, at + 4, "block %u: message length %d (1..%d)", s->block,
+                    n, Q3_MAX_MSGLEN);
+    if ((size_t)n > rd_left(&h))
+        return fail(c, QD_ERR_TRUNCATED, at, "block %u: %d-byte message, only %zu bytes left",
+                    s->block, n, rd_left(&h));
+    s->seq = seq;
+    c->base = at + 8;
+    q3_bits_init(&c->b, data + at + 8, (size_t)n);
+    s->pos = at + 8 + (uint64_t)n;
+    return parse_message(c);
+}
+
+/* ---- the decoder interface ---- */
+
+static qd_err q3_init(void *state, const uint8_t *data, size_t len, qd_error *err)
+{
+    (void)data;
+    (void)len;
+    (void)err;
+    q3_state *s = state;
+    memset(s, 0, sizeof *s);
+    s->bcs_index = -1;
+    return QD_OK;
+}
+
+static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl,
+                      const demo_trace *trace, int *done, qd_error *err)
+{
+    q3_state *s = state;
+    *done = 0;
+    if (s->stopped) {
+        if (s->err_code == QD_OK) {
+            *done = 1;
+            return QD_OK;
+        }
+        return qd_fail(err, s->err_code, s->err_offset, "decoder stopped by an earlier error");
+    }
+    ctx *c = malloc(sizeof *c);
+    if (!c)
+        return qd_fail(err, QD_ERR_NOMEM, s->pos, "no memory for a step");
+    memset(c, 0, offsetof(ctx, str));
+    c->s = s;
+    c->cl = cl;
+    c->trace = trace && trace->msg ? trace : NULL;
+    c->err = err;
+    qd_err e = q3_block(c, data, len, done);
+    s->block++;
+    free(c);
+    if (e) {
+        s->stopped = 1;
+        s->err_code = e;
+        s->err_offset = err ? err->offset : s->pos;
+        return e;
+    }
+    if (*done)
+        s->stopped = 1;
+    return QD_OK;
+}
+
+static uint64_t q3_offset(const void *state) { return ((const q3_state *)state)->pos; }
+
+static int q3_protocol(const void *state) { return ((const q3_state *)state)->protocol; }
+
+/* ---- detection ---- */
+
+/* The protocol the extension .dm_NN names (66..73), or 0. */
+static int ext_protocol(const char *name)
+{
+    if (!name)
+        return 0;
+    size_t n = strlen(name);
+    if (n < 6)
+        return 0;
+    const char *e = name + n - 6;
+    if (e[0] != '.' || (e[1] != 'd' && e[1] != 'D') || (e[2] != 'm' && e[2] != 'M') ||
+        e[3] != '_' || e[4] < '0' || e[4] > '9' || e[5] < '0' || e[5] > '9')
+        return 0;
+    int p = (e[4] - '0') * 10 + (e[5] - '0');
+    return p >= 66 && p <= 73 ? p : 0;
+}
+
+/* Content evidence: a first block of sane size whose message decodes, through the Huffman
+ * code, to svc_gamestate followed by a configstring or the end of the gamestate (9). The
+ * extension alone is weak (1). */
+static int q3_probe(const uint8_t *data, size_t len, const char *filename)
+{
+    int ext = ext_protocol(filename) ? 1 : 0;
+    rd_t h = rd_make(data, len);
+    int32_t seq = rd_s32(&h);
+    int32_t n = rd_s32(&h);
+    if (h.err || seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN || (size_t)n > rd_left(&h))
+        return ext;
+    q3_bits b;
+    q3_bits_init(&b, data + 8, (size_t)n);
+    (void)q3_read_bits(&b, 32);
+    int cmd = q3_read_bits(&b, 8);
+    for (int i = 0; i < 8 && cmd == Q3_SVC_SERVERCOMMAND && !q3_bits_err(&b); i++) {
+        (void)q3_read_bits(&b, 32);
+        int ch;
+        int k = 0;
+        do
+            ch = q3_huff_byte(&b);
+        while (ch && !q3_bits_err(&b) && ++k < Q3_MAX_STRING_CHARS);
+        cmd = q3_read_bits(&b, 8);
+    }
+    if (cmd != Q3_SVC_GAMESTATE)
+        return ext;
+    (void)q3_read_bits(&b, 32);
+    int next = q3_read_bits(&b, 8);
+    if (q3_bits_err(&b))
+        return ext;
+    if (next == Q3_SVC_CONFIGSTRING) {
+        int index = q3_read_bits(&b, 16);
+        if (!q3_bits_err(&b) && index >= 0 && index < Q3_MAX_CONFIGSTRINGS)
+            return 9;
+    }
+    if (next == Q3_SVC_BASELINE || next == Q3_SVC_EOF)
+        return 9;
+    return ext;
+}
+
+const demo_decoder demo_q3_decoder = {
+    "dm3", DEMO_FMT_DM3, sizeof(q3_state), q3_probe, q3_init, q3_step, q3_offset, q3_protocol,
+};

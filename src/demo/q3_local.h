@@ -1,0 +1,225 @@
+/* q3_local.h: Quake III-family protocol constants, the Huffman bit reader and the .dm_NN
+ * decoder state, shared by q3.c, q3_huff.c and their tests (which build messages by these
+ * names).
+ *
+ * Sources, named where each fact is used:
+ *   [DM68] /work/shared/specs/dm68-quake3.txt (Andrey Nazarov, "Quake III Arena Demo File
+ *          Specifications"): section numbers as [DM68 n].
+ *   [UDT]  mightycow/uberdemotools UDT_DLL/src/message.cpp: protocols 66, 67 and 68 share the
+ *          68 field tables; 73 (Quake Live) adds fields, which is why it is refused here. Its
+ *          Huffman encoder table (code and length per byte) was used to check q3_huff_nodes:
+ *          all 256 codes agree. */
+#ifndef QD_Q3_LOCAL_H
+#define QD_Q3_LOCAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/err.h"
+#include "../common/rd.h"
+
+/* ---- Demo blocks [DM68 3] ---- */
+#define Q3_MAX_MSGLEN 16384 /* MAX_MSGLEN: no block is longer */
+
+/* ---- Server messages [DM68 8] ---- */
+#define Q3_SVC_BAD 0
+#define Q3_SVC_NOP 1
+#define Q3_SVC_GAMESTATE 2
+#define Q3_SVC_CONFIGSTRING 3 /* only inside svc_gamestate */
+#define Q3_SVC_BASELINE 4     /* only inside svc_gamestate */
+#define Q3_SVC_SERVERCOMMAND 5
+#define Q3_SVC_DOWNLOAD 6
+#define Q3_SVC_SNAPSHOT 7
+#define Q3_SVC_EOF 8
+
+/* ---- Limits [DM68 6, 9, 10] ---- */
+#define Q3_GENTITYNUM_BITS 10
+#define Q3_MAX_GENTITIES (1 << Q3_GENTITYNUM_BITS)
+#define Q3_ENTITYNUM_NONE (Q3_MAX_GENTITIES - 1)
+#define Q3_MAX_CONFIGSTRINGS 1024
+#define Q3_BIG_INFO_STRING 8192
+#define Q3_MAX_STRING_CHARS 1024
+#define Q3_PACKET_BACKUP 32 /* MAX_SNAPSHOTS: the ring of snapshots deltas refer to */
+#define Q3_PACKET_MASK (Q3_PACKET_BACKUP - 1)
+#define Q3_MAX_SNAP_ENTITIES 256 /* MAX_ENTITIES_IN_SNAPSHOT */
+#define Q3_MAX_CLIENTS 64
+#define Q3_SNAPPED_BITS 13 /* integral floats are sent in 13 bits, biased by 4096 */
+#define Q3_MAX_AREA_BYTES 32
+
+/* ---- Configstring layout of baseq3 1.32 (game/bg_public.h), which OSP, CPMA and OpenArena
+ * keep ---- */
+#define Q3_CS_SERVERINFO 0
+#define Q3_CS_SYSTEMINFO 1
+#define Q3_CS_MESSAGE 3
+#define Q3_CS_MODELS 32
+#define Q3_CS_SOUNDS 288
+#define Q3_CS_PLAYERS 544
+#define Q3_CS_LOCATIONS 608
+#define Q3_MAX_MODELS 256
+#define Q3_MAX_SOUNDS 256
+
+/* entityState eType ET_PLAYER, eFlags EF_TELEPORT_BIT, playerState pm_type (bg_public.h) */
+#define Q3_ET_GENERAL 0
+#define Q3_ET_PLAYER 1
+#define Q3_ET_ITEM 2
+#define Q3_ET_MOVER 4
+#define Q3_EF_TELEPORT_BIT 0x4
+#define Q3_PM_SPECTATOR 2
+#define Q3_PM_INTERMISSION 5
+#define Q3_PM_SPINTERMISSION 6
+
+/* ---- Trajectory types [DM68 6] trType_t ---- */
+enum { Q3_TR_STATIONARY, Q3_TR_INTERPOLATE, Q3_TR_LINEAR, Q3_TR_LINEAR_STOP, Q3_TR_SINE,
+       Q3_TR_GRAVITY };
+
+/* ---- The Huffman code [DM68 7] ---- */
+
+/* The static tree that Huff_Init builds from the spec's byte counts. Each inner node holds
+ * its two children: >= 0 another inner node, < 0 the leaf of byte -v - 1 (-257 is the NYT
+ * leaf, which no encoder emits). Node 0 is the root. Codes are 1..11 bits. */
+#define Q3_HUFF_NODES 256
+extern const int16_t q3_huff_nodes[Q3_HUFF_NODES][2];
+
+/* The message bit reader [DM68 4]: bits are taken LSB first from each byte; MSG_ReadBits
+ * reads (bits & 7) raw bits, then whole bytes as Huffman symbols. It sits on the bounded
+ * reader: r.len is the message length, r.err turns sticky at the first bit past it, and
+ * every read after that yields 0. */
+typedef struct q3_bits {
+    rd_t r;      /* r.pos unused: the cursor is `bit` */
+    size_t bit;  /* bits consumed */
+    int bad_sym; /* a code led to the NYT leaf: the data is damaged */
+} q3_bits;
+
+void q3_bits_init(q3_bits *b, const uint8_t *p, size_t len);
+/* One raw bit (0 past the end). */
+int q3_bit(q3_bits *b);
+/* One Huffman-coded byte (0 past the end or on a bad code, with the error flag set). */
+int q3_huff_byte(q3_bits *b);
+/* MSG_ReadBits: 1 <= |bits| <= 32; negative bits sign-extend. */
+int32_t q3_read_bits(q3_bits *b, int bits);
+/* 1 once any read ran past the end or met a bad code. */
+static inline int q3_bits_err(const q3_bits *b) { return b->r.err || b->bad_sym; }
+
+/* ---- Delta field tables [DM68 6]: the order of the wire, bits > 0 unsigned, < 0 signed,
+ * 0 a float sent as 13-bit integral or 32 raw bits. States hold the fields in this order as
+ * int32 (floats by their bit pattern). ---- */
+typedef struct q3_field {
+    const char *name;
+    int8_t bits;
+} q3_field;
+
+enum {
+    Q3_ES_POS_TRTIME, Q3_ES_POS_TRBASE0, Q3_ES_POS_TRBASE1, Q3_ES_POS_TRDELTA0,
+    Q3_ES_POS_TRDELTA1, Q3_ES_POS_TRBASE2, Q3_ES_APOS_TRBASE1, Q3_ES_POS_TRDELTA2,
+    Q3_ES_APOS_TRBASE0, Q3_ES_EVENT, Q3_ES_ANGLES2_1, Q3_ES_ETYPE, Q3_ES_TORSOANIM,
+    Q3_ES_EVENTPARM, Q3_ES_LEGSANIM, Q3_ES_GROUNDENTITYNUM, Q3_ES_POS_TRTYPE, Q3_ES_EFLAGS,
+    Q3_ES_OTHERENTITYNUM, Q3_ES_WEAPON, Q3_ES_CLIENTNUM, Q3_ES_ANGLES1, Q3_ES_POS_TRDURATION,
+    Q3_ES_APOS_TRTYPE, Q3_ES_ORIGIN0, Q3_ES_ORIGIN1, Q3_ES_ORIGIN2, Q3_ES_SOLID,
+    Q3_ES_POWERUPS, Q3_ES_MODELINDEX, Q3_ES_OTHERENTITYNUM2, Q3_ES_LOOPSOUND, Q3_ES_GENERIC1,
+    Q3_ES_ORIGIN2_2, Q3_ES_ORIGIN2_0, Q3_ES_ORIGIN2_1, Q3_ES_MODELINDEX2, Q3_ES_ANGLES0,
+    Q3_ES_TIME, Q3_ES_APOS_TRTIME, Q3_ES_APOS_TRDURATION, Q3_ES_APOS_TRBASE2,
+    Q3_ES_APOS_TRDELTA0, Q3_ES_APOS_TRDELTA1, Q3_ES_APOS_TRDELTA2, Q3_ES_TIME2,
+    Q3_ES_ANGLES2, Q3_ES_ANGLES2_0, Q3_ES_ANGLES2_2, Q3_ES_CONSTANTLIGHT, Q3_ES_FRAME,
+    Q3_ES_COUNT /* 51 */
+};
+
+enum {
+    Q3_PS_COMMANDTIME, Q3_PS_ORIGIN0, Q3_PS_ORIGIN1, Q3_PS_BOBCYCLE, Q3_PS_VELOCITY0,
+    Q3_PS_VELOCITY1, Q3_PS_VIEWANGLES1, Q3_PS_VIEWANGLES0, Q3_PS_WEAPONTIME, Q3_PS_ORIGIN2,
+    Q3_PS_VELOCITY2, Q3_PS_LEGSTIMER, Q3_PS_PM_TIME, Q3_PS_EVENTSEQUENCE, Q3_PS_TORSOANIM,
+    Q3_PS_MOVEMENTDIR, Q3_PS_EVENTS0, Q3_PS_LEGSANIM, Q3_PS_EVENTS1, Q3_PS_PM_FLAGS,
+    Q3_PS_GROUNDENTITYNUM, Q3_PS_WEAPONSTATE, Q3_PS_EFLAGS, Q3_PS_EXTERNALEVENT,
+    Q3_PS_GRAVITY, Q3_PS_SPEED, Q3_PS_DELTA_ANGLES1, Q3_PS_EXTERNALEVENTPARM,
+    Q3_PS_VIEWHEIGHT, Q3_PS_DAMAGEEVENT, Q3_PS_DAMAGEYAW, Q3_PS_DAMAGEPITCH,
+    Q3_PS_DAMAGECOUNT, Q3_PS_GENERIC1, Q3_PS_PM_TYPE, Q3_PS_DELTA_ANGLES0,
+    Q3_PS_DELTA_ANGLES2, Q3_PS_TORSOTIMER, Q3_PS_EVENTPARMS0, Q3_PS_EVENTPARMS1,
+    Q3_PS_CLIENTNUM, Q3_PS_WEAPON, Q3_PS_VIEWANGLES2, Q3_PS_GRAPPLEPOINT0,
+    Q3_PS_GRAPPLEPOINT1, Q3_PS_GRAPPLEPOINT2, Q3_PS_JUMPPAD_ENT, Q3_PS_LOOPSOUND,
+    Q3_PS_COUNT /* 48 */
+};
+
+extern const q3_field q3_es_fields[Q3_ES_COUNT];
+extern const q3_field q3_ps_fields[Q3_PS_COUNT];
+
+/* One entityState_t, compact: the 51 wire fields and the number (208 bytes). */
+typedef struct q3_ent {
+    int32_t f[Q3_ES_COUNT];
+    uint16_t number;
+    uint8_t teleport; /* EF_TELEPORT_BIT changed against the delta source */
+    uint8_t pad;
+} q3_ent;
+
+/* One playerState_t: the 48 wire fields and the four arrays [DM68 6]. */
+typedef struct q3_ps {
+    int32_t f[Q3_PS_COUNT];
+    int32_t stats[16], persistant[16], ammo[16], powerups[16];
+} q3_ps;
+
+/* MSG_ReadDeltaEntity after the number [DM68 6]: from (NULL: all zero) to *to. Returns 1
+ * when the entity was removed, 0 when present, -1 when maxFieldNum is out of range. */
+int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number);
+/* MSG_ReadDeltaPlayerstate [DM68 6]; -1 when maxFieldNum is out of range. */
+int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to);
+
+static inline float q3_f(int32_t v)
+{
+    float f;
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+/* ---- The decoder state ---- */
+
+/* One snapshot of the ring [DM68 10]: its entities are refs[first .. first + count) (mod
+ * Q3_REFS), each an absolute index into the entity pool. */
+typedef struct q3_snap {
+    int32_t seq;         /* message sequence of the block that carried it */
+    int32_t server_time; /* msec */
+    uint32_t first;      /* absolute index into refs */
+    uint32_t oldest;     /* the smallest absolute pool index it refers to */
+    uint16_t count;
+    uint8_t valid;
+    uint8_t flags;       /* snapFlags */
+    q3_ps ps;
+} q3_snap;
+
+/* The entity pool is shared by the snapshots of the ring: an entity that did not change
+ * keeps its entry, so a frame costs what changed. An entry older than Q3_POOL / 2 is
+ * copied forward when a new frame keeps it, and a frame is usable as a delta source while
+ * its oldest entry cannot have been overwritten (see snap_usable in q3.c). */
+#define Q3_POOL 2048
+#define Q3_REFS (Q3_PACKET_BACKUP * Q3_MAX_SNAP_ENTITIES)
+
+/* The whole decoder state: plain data, no pointers; copy it with memcpy (about 680 KB, most
+ * of it the baselines and the pool). */
+typedef struct q3_state {
+    uint8_t stopped;      /* an error or the end was reached */
+    uint8_t have_level;   /* a gamestate was decoded */
+    uint8_t have_time0;
+    uint8_t rebase;       /* a later gamestate: the next frame continues the demo clock */
+    uint64_t pos;         /* file offset of the next block */
+    uint32_t block;       /* blocks decoded */
+    int32_t protocol;     /* 0 until the gamestate's serverinfo */
+    int32_t seq;          /* sequence of the current block */
+    int32_t client_num;   /* the recorder's slot (gamestate) */
+    int32_t cmd_seq;      /* the newest reliable server command seen */
+    int32_t time0;        /* serverTime of the first snapshot */
+    int32_t last_eflags;  /* the recorder's eFlags in the last frame (teleport toggles) */
+    double time;          /* demo time of the newest frame */
+    uint32_t snapshots;   /* snapshots decoded */
+    uint32_t frames;      /* client frames emitted (snapshots of a new server time) */
+    uint32_t invalid;     /* snapshots whose delta source was gone (not shown) */
+    qd_err err_code;      /* the error that stopped the decoder */
+    uint64_t err_offset;
+    uint32_t pool_head;   /* absolute index of the next free pool entry */
+    uint32_t ref_head;    /* absolute index of the next free ref */
+    int32_t bcs_index;    /* the big configstring being assembled (bcs0/1/2), -1 none */
+    uint32_t bcs_len;
+    char bcs[Q3_BIG_INFO_STRING];
+    q3_snap snaps[Q3_PACKET_BACKUP];
+    uint32_t refs[Q3_REFS];
+    q3_ent pool[Q3_POOL];
+    q3_ent baselines[Q3_MAX_GENTITIES];
+} q3_state;
+
+#endif

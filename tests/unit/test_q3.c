@@ -1,0 +1,762 @@
+/* test_q3.c: the Quake III .dm_NN decoder: the Huffman code and the delta readers on bits
+ * built here (encoded with the same tree), a whole demo built here, and every real
+ * .dm_66 .. .dm_73. The decoder is driven through its demo_decoder functions directly. */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/demo/demo.h"
+#include "../../src/demo/q3_local.h"
+#include "../test.h"
+#include "../testbuf.h"
+
+extern const demo_decoder demo_q3_decoder; /* src/demo/q3.c */
+
+/* ---- a bit writer: MSG_WriteBits [DM68 4] with the codes of q3_huff_nodes ---- */
+
+typedef struct bw {
+    uint8_t b[65536];
+    size_t bit;
+} bw;
+
+static uint32_t code_bits[256];
+static int code_len[256];
+
+/* Walk the tree: each leaf's path, first bit in bit 0. */
+static void make_codes(int node, uint32_t path, int depth)
+{
+    for (int k = 0; k < 2; k++) {
+        int v = q3_huff_nodes[node][k];
+        uint32_t p = path | (uint32_t)k << depth;
+        if (v < 0) {
+            if (v != -257) {
+                code_bits[-v - 1] = p;
+                code_len[-v - 1] = depth + 1;
+            }
+        } else {
+            make_codes(v, p, depth + 1);
+        }
+    }
+}
+
+static void codes(void)
+{
+    if (!code_len[0])
+        make_codes(0, 0, 0);
+}
+
+static void wbit(bw *w, int v)
+{
+    if (w->bit / 8 >= sizeof w->b)
+        return;
+    if (!(w->bit & 7))
+        w->b[w->bit >> 3] = 0;
+    w->b[w->bit >> 3] |= (uint8_t)((v & 1) << (w->bit & 7));
+    w->bit++;
+}
+
+static void whuff(bw *w, int ch)
+{
+    codes();
+    for (int i = 0; i < code_len[ch & 255]; i++)
+        wbit(w, (int)(code_bits[ch & 255] >> i) & 1);
+}
+
+static void wbits(bw *w, int32_t value, int bits)
+{
+    unsigned n = (unsigned)(bits < 0 ? -bits : bits);
+    uint32_t v = (uint32_t)value;
+    if (n < 32)
+        v &= (1u << n) - 1;
+    unsigned raw = n & 7;
+    for (unsigned i = 0; i < raw; i++, v >>= 1)
+        wbit(w, (int)(v & 1));
+    for (unsigned i = raw; i < n; i += 8, v >>= 8)
+        whuff(w, (int)(v & 255));
+}
+
+static void wstr(bw *w, const char *s)
+{
+    do
+        wbits(w, (unsigned char)*s, 8);
+    while (*s++);
+}
+
+static size_t wbytes(const bw *w) { return (w->bit + 7) / 8; }
+
+/* ---- Huffman ---- */
+
+TEST(q3_huff_tree_is_complete)
+{
+    codes();
+    /* Every byte has a code of 1..11 bits, the codes fill the tree (Kraft sum 1 with NYT),
+     * and byte 0 (the commonest) is 2 bits: "0" then "1" [DM68 7 huffCounts]. */
+    double kraft = 1.0 / 2048; /* the NYT leaf: 11 bits */
+    for (int i = 0; i < 256; i++) {
+        CHECK_MSG(code_len[i] >= 1 && code_len[i] <= 11, "byte %d: %d bits", i, code_len[i]);
+        kraft += ldexp(1.0, -code_len[i]);
+    }
+    CHECK_MSG(fabs(kraft - 1.0) < 1e-12, "Kraft sum %f", kraft);
+    CHECK_EQ(code_len[0], 2);
+    CHECK_EQ(code_bits[0], 2);
+}
+
+TEST(q3_huff_known_patterns)
+{
+    /* Byte 0 is the bits 0,1: one byte 0b00000010 holds it; a 2-bit raw field before it
+     * shifts it. */
+    uint8_t one[1] = {0x02};
+    q3_bits b;
+    q3_bits_init(&b, one, 1);
+    CHECK_EQ(q3_huff_byte(&b), 0);
+    CHECK_EQ(b.bit, 2);
+    CHECK(!q3_bits_err(&b));
+    uint8_t two[1] = {0x0b}; /* raw bits 1,1 then 0,1 */
+    q3_bits_init(&b, two, 1);
+    CHECK_EQ(q3_read_bits(&b, 10), 3); /* 2 raw bits = 3, then byte 0 << 2 */
+    CHECK_EQ(b.bit, 4);
+    /* every byte, alone and in a run, decodes back */
+    bw *w = calloc(1, sizeof *w);
+    CHECK(w);
+    for (int i = 0; i < 256; i++)
+        wbits(w, i, 8);
+    for (int i = 0; i < 256; i++)
+        wbits(w, (i * 37) & 255, 8);
+    q3_bits_init(&b, w->b, wbytes(w));
+    for (int i = 0; i < 256; i++)
+        CHECK_EQ(q3_read_bits(&b, 8), i);
+    for (int i = 0; i < 256; i++)
+        CHECK_EQ(q3_read_bits(&b, 8), (i * 37) & 255);
+    CHECK(!q3_bits_err(&b));
+    free(w);
+}
+
+TEST(q3_read_bits_widths_and_signs)
+{
+    static const struct {
+        int32_t v;
+        int bits;
+    } f[] = {{1, 1},       {0, 1},        {5, 3},         {1023, 10},       {-1, -8},
+             {-300, -16},  {12345, 16},   {-7, -16},      {0x7ffff, 19},    {-123456, 32},
+             {0x12345678, 32}, {4095, 13}, {-128, -8},    {127, -8}};
+    bw *w = calloc(1, sizeof *w);
+    CHECK(w);
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        wbits(w, f[i].v, f[i].bits);
+    q3_bits b;
+    q3_bits_init(&b, w->b, wbytes(w));
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        CHECK_MSG(q3_read_bits(&b, f[i].bits) == f[i].v, "field %zu: %d bits", i, f[i].bits);
+    CHECK(!q3_bits_err(&b));
+    /* past the end: zeros and a sticky error, never a read outside */
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ(q3_read_bits(&b, 32), 0);
+    CHECK(b.r.err);
+    free(w);
+}
+
+/* ---- delta readers ---- */
+
+/* A float field: integral values in 13 bits, others in 32. */
+static void wfloat(bw *w, float f)
+{
+    int i = (int)f;
+    if ((float)i == f && i + 4096 >= 0 && i + 4096 < 8192) {
+        wbit(w, 0);
+        wbits(w, i + 4096, 13);
+    } else {
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        wbit(w, 1);
+        wbits(w, (int32_t)u, 32);
+    }
+}
+
+/* One entity field of an entity delta: changed, non-zero, value. */
+static void wes(bw *w, int field, int32_t v, float f)
+{
+    wbit(w, 1);
+    wbit(w, 1);
+    if (q3_es_fields[field].bits)
+        wbits(w, v, q3_es_fields[field].bits);
+    else
+        wfloat(w, f);
+}
+
+TEST(q3_delta_entity)
+{
+    bw *w = calloc(1, sizeof *w);
+    CHECK(w);
+    /* not removed, changed, 30 fields: trTime, trBase[0] 100 (13 bits), trBase[1] 0.5
+     * (32 bits), eType cleared, modelindex 7 at field 29 */
+    wbit(w, 0);
+    wbit(w, 1);
+    wbits(w, 30, 8);
+    for (int i = 0; i < 30; i++) {
+        if (i == Q3_ES_POS_TRTIME)
+            wes(w, i, 5000, 0);
+        else if (i == Q3_ES_POS_TRBASE0)
+            wes(w, i, 0, 100.0f);
+        else if (i == Q3_ES_POS_TRBASE1)
+            wes(w, i, 0, 0.5f);
+        else if (i == Q3_ES_POS_TRBASE2)
+            wes(w, i, 0, -2000.0f);
+        else if (i == Q3_ES_ETYPE) {
+            wbit(w, 1);
+            wbit(w, 0); /* set to zero */
+        } else if (i == Q3_ES_MODELINDEX)
+            wes(w, i, 7, 0);
+        else
+            wbit(w, 0);
+    }
+    /* a removal, then an unchanged one */
+    wbit(w, 1);
+    wbit(w, 0);
+    wbit(w, 0);
+    q3_ent from, to;
+    memset(&from, 0, sizeof from);
+    from.f[Q3_ES_ETYPE] = 3;
+    from.f[Q3_ES_FRAME] = 9;
+    q3_bits b;
+    q3_bits_init(&b, w->b, wbytes(w));
+    CHECK_EQ(q3_read_delta_entity(&b, &from, &to, 42), 0);
+    CHECK_EQ(to.number, 42);
+    CHECK_EQ(to.f[Q3_ES_POS_TRTIME], 5000);
+    CHECK(q3_f(to.f[Q3_ES_POS_TRBASE0]) == 100.0f);
+    CHECK(q3_f(to.f[Q3_ES_POS_TRBASE1]) == 0.5f);
+    CHECK(q3_f(to.f[Q3_ES_POS_TRBASE2]) == -2000.0f);
+    CHECK_EQ(to.f[Q3_ES_ETYPE], 0);
+    CHECK_EQ(to.f[Q3_ES_MODELINDEX], 7);
+    CHECK_EQ(to.f[Q3_ES_FRAME], 9); /* past the field count: kept */
+    CHECK_EQ(q3_read_delta_entity(&b, &from, &to, 43), 1);
+    CHECK_EQ(q3_read_delta_entity(&b, &from, &to, 44), 0);
+    CHECK_EQ(to.f[Q3_ES_FRAME], 9);
+    CHECK(!q3_bits_err(&b));
+    /* a field count over the table is refused */
+    memset(w, 0, sizeof *w);
+    wbit(w, 0);
+    wbit(w, 1);
+    wbits(w, Q3_ES_COUNT + 1, 8);
+    q3_bits_init(&b, w->b, wbytes(w));
+    CHECK_EQ(q3_read_delta_entity(&b, NULL, &to, 1), -1);
+    free(w);
+}
+
+TEST(q3_delta_playerstate)
+{
+    bw *w = calloc(1, sizeof *w);
+    CHECK(w);
+    wbits(w, Q3_PS_VIEWHEIGHT + 1, 8);
+    for (int i = 0; i <= Q3_PS_VIEWHEIGHT; i++) {
+        if (i == Q3_PS_ORIGIN0) {
+            wbit(w, 1);
+            wfloat(w, 123.25f);
+        } else if (i == Q3_PS_VIEWHEIGHT) {
+            wbit(w, 1);
+            wbits(w, -16, -8);
+        } else if (i == Q3_PS_WEAPONTIME) {
+            wbit(w, 1);
+            wbits(w, -50, -16);
+        } else {
+            wbit(w, 0);
+        }
+    }
+    wbit(w, 1);           /* arrays */
+    wbit(w, 1);           /* stats */
+    wbits(w, 0x0005, 16); /* stats 0 and 2 */
+    wbits(w, -20, -16);
+    wbits(w, 200, -16);
+    wbit(w, 0);           /* persistant */
+    wbit(w, 1);           /* ammo */
+    wbits(w, 0x8000, 16);
+    wbits(w, 65000, 16);
+    wbit(w, 1);           /* powerups */
+    wbits(w, 0x0002, 16);
+    wbits(w, 123456789, 32);
+    q3_ps from, to;
+    memset(&from, 0, sizeof from);
+    from.persistant[3] = 77;
+    q3_bits b;
+    q3_bits_init(&b, w->b, wbytes(w));
+    CHECK_EQ(q3_read_delta_ps(&b, &from, &to), 0);
+    CHECK(q3_f(to.f[Q3_PS_ORIGIN0]) == 123.25f);
+    CHECK_EQ(to.f[Q3_PS_VIEWHEIGHT], -16);
+    CHECK_EQ(to.f[Q3_PS_WEAPONTIME], -50);
+    CHECK_EQ(to.stats[0], -20);
+    CHECK_EQ(to.stats[2], 200);
+    CHECK_EQ(to.persistant[3], 77);
+    CHECK_EQ(to.ammo[15], 65000);
+    CHECK_EQ(to.powerups[1], 123456789);
+    CHECK(!q3_bits_err(&b));
+    free(w);
+}
+
+/* ---- a whole demo built here ---- */
+
+static void block(buf *m, int32_t seq, const bw *w)
+{
+    put32(m, (uint32_t)seq);
+    put32(m, (uint32_t)wbytes(w));
+    for (size_t i = 0; i < wbytes(w); i++)
+        put8(m, w->b[i]);
+}
+
+static void cs(bw *w, int index, const char *s)
+{
+    wbits(w, Q3_SVC_CONFIGSTRING, 8);
+    wbits(w, index, 16);
+    wstr(w, s);
+}
+
+/* gamestate: serverinfo, systeminfo, message, a model, two players, a baseline for 100. */
+static void build_gamestate(bw *w, int protocol)
+{
+    char si[256];
+    snprintf(si, sizeof si, "\\sv_maxclients\\8\\mapname\\q3dm17\\protocol\\%d\\g_gametype\\0",
+             protocol);
+    wbits(w, 0, 32); /* reliable acknowledge */
+    wbits(w, Q3_SVC_GAMESTATE, 8);
+    wbits(w, 10, 32); /* server command sequence */
+    cs(w, Q3_CS_SERVERINFO, si);
+    cs(w, Q3_CS_SYSTEMINFO, "\\sv_pure\\0\\fs_game\\cpma");
+    cs(w, Q3_CS_MESSAGE, "The Longest Yard");
+    cs(w, Q3_CS_MODELS + 1, "*1");
+    cs(w, Q3_CS_PLAYERS + 0, "n\\Recorder\\t\\0\\model\\sarge");
+    cs(w, Q3_CS_PLAYERS + 3, "n\\Watcher\\t\\3");
+    wbits(w, Q3_SVC_BASELINE, 8);
+    wbits(w, 100, Q3_GENTITYNUM_BITS);
+    wbit(w, 0);
+    wbit(w, 1);
+    wbits(w, Q3_ES_MODELINDEX + 1, 8);
+    for (int i = 0; i <= Q3_ES_MODELINDEX; i++) {
+        if (i == Q3_ES_MODELINDEX)
+            wes(w, i, 1, 0);
+        else if (i == Q3_ES_POS_TRBASE0)
+            wes(w, i, 0, 64.0f);
+        else
+            wbit(w, 0);
+    }
+    wbits(w, Q3_SVC_EOF, 8);
+    wbits(w, 0, 32); /* clientNum */
+    wbits(w, 0, 32); /* checksumFeed */
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* snapshot at serverTime t: the player at (x, 0, 0), entity 100 moving linearly (delta 0)
+ * or unchanged (delta 1), entity 5 from nothing */
+static void build_snapshot(bw *w, int32_t t, int delta, float x)
+{
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_SNAPSHOT, 8);
+    wbits(w, t, 32);
+    wbits(w, delta, 8);
+    wbits(w, 0, 8); /* snapFlags */
+    wbits(w, 1, 8); /* areamask bytes */
+    wbits(w, 255, 8);
+    /* playerState: origin[0], then viewheight 26 */
+    wbits(w, Q3_PS_VIEWHEIGHT + 1, 8);
+    for (int i = 0; i <= Q3_PS_VIEWHEIGHT; i++) {
+        if (i == Q3_PS_ORIGIN0) {
+            wbit(w, 1);
+            wfloat(w, x);
+        } else if (i == Q3_PS_VIEWHEIGHT && !delta) {
+            wbit(w, 1);
+            wbits(w, 26, -8);
+        } else {
+            wbit(w, 0);
+        }
+    }
+    wbit(w, 1);
+    wbit(w, 1);
+    wbits(w, 1, 16);
+    wbits(w, 100, -16); /* health */
+    wbit(w, 0);
+    wbit(w, 0);
+    wbit(w, 0);
+    if (!delta) {
+        wbits(w, 5, Q3_GENTITYNUM_BITS); /* from its zero baseline: unchanged */
+        wbit(w, 0);
+        wbit(w, 0);
+        wbits(w, 100, Q3_GENTITYNUM_BITS); /* TR_LINEAR from t, 100 u/s along y */
+        wbit(w, 0);
+        wbit(w, 1);
+        wbits(w, Q3_ES_POS_TRTYPE + 1, 8);
+        for (int i = 0; i <= Q3_ES_POS_TRTYPE; i++) {
+            if (i == Q3_ES_POS_TRTIME)
+                wes(w, i, t, 0);
+            else if (i == Q3_ES_POS_TRDELTA1)
+                wes(w, i, 0, 100.0f);
+            else if (i == Q3_ES_POS_TRTYPE)
+                wes(w, i, Q3_TR_LINEAR, 0);
+            else
+                wbit(w, 0);
+        }
+    } else {
+        wbits(w, 5, Q3_GENTITYNUM_BITS); /* entity 5 removed, 100 kept unchanged */
+        wbit(w, 1);
+    }
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+static void build_command(bw *w, int32_t seq, const char *text)
+{
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_SERVERCOMMAND, 8);
+    wbits(w, seq, 32);
+    wstr(w, text);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+static buf *build_demo(int protocol)
+{
+    buf *m = calloc(1, sizeof *m);
+    bw *w = calloc(1, sizeof *w);
+    if (!m || !w) {
+        free(m);
+        free(w);
+        return NULL;
+    }
+    build_gamestate(w, protocol);
+    block(m, 100, w);
+    memset(w, 0, sizeof *w);
+    build_snapshot(w, 5000, 0, 10.0f);
+    block(m, 101, w);
+    memset(w, 0, sizeof *w);
+    build_command(w, 11, "print \"hello\n\"");
+    block(m, 102, w);
+    memset(w, 0, sizeof *w);
+    build_command(w, 11, "print \"hello\n\""); /* resent: skipped */
+    block(m, 103, w);
+    memset(w, 0, sizeof *w);
+    build_command(w, 12, "cs 547 \"n\\Renamed\\t\\1\"");
+    block(m, 104, w);
+    memset(w, 0, sizeof *w);
+    build_snapshot(w, 5050, 4, 20.0f); /* delta from block 101 */
+    block(m, 104 + 1, w);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    free(w);
+    return m;
+}
+
+typedef struct run {
+    void *state;
+    cl_state *cl;
+    qd_error err;
+} run;
+
+static int run_open(run *r, const uint8_t *data, size_t len)
+{
+    r->state = malloc(demo_q3_decoder.state_size);
+    r->cl = malloc(sizeof *r->cl);
+    if (!r->state || !r->cl)
+        return 0;
+    cl_reset(r->cl);
+    memset(&r->err, 0, sizeof r->err);
+    return demo_q3_decoder.init(r->state, data, len, &r->err) == QD_OK;
+}
+
+static void run_close(run *r)
+{
+    free(r->state);
+    free(r->cl);
+}
+
+static qd_err run_all(run *r, const uint8_t *data, size_t len, const demo_trace *tr)
+{
+    int done = 0;
+    qd_err e = QD_OK;
+    for (size_t steps = 0; !done && e == QD_OK && steps <= len; steps++)
+        e = demo_q3_decoder.step(r->state, data, len, r->cl, tr, &done, &r->err);
+    return e;
+}
+
+static void count_msg(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
+                      const char *detail)
+{
+    (void)t;
+    (void)block;
+    (void)offset;
+    (void)detail;
+    if (!strcmp(name, "svc_snapshot"))
+        ((int *)ctx)[0]++;
+    if (!strcmp(name, "svc_configstring"))
+        ((int *)ctx)[1]++;
+}
+
+TEST(q3_built_demo)
+{
+    buf *m = build_demo(68);
+    CHECK(m);
+    CHECK_EQ(demo_q3_decoder.probe(m->b, m->n, "x.bin"), 9);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    int counts[2] = {0, 0};
+    demo_trace tr = {counts, count_msg};
+    qd_err e = run_all(&r, m->b, m->n, &tr);
+    CHECK_MSG(e == QD_OK, "%s at %llu", r.err.msg, (unsigned long long)r.err.offset);
+    const cl_state *cl = r.cl;
+    CHECK_EQ(counts[0], 2);
+    CHECK_EQ(counts[1], 6);
+    CHECK_EQ(demo_q3_decoder.protocol(r.state), 68);
+    CHECK_EQ(cl->level.game, CL_GAME_Q3);
+    CHECK_EQ(cl->level.max_clients, 8);
+    CHECK_STR(cl->level.map, "maps/q3dm17.bsp");
+    CHECK_STR(cl->level.title, "The Longest Yard");
+    CHECK_STR(cl->level.gamedir, "cpma");
+    CHECK_STR(cl->level.models[1], "*1");
+    CHECK_STR(cl->players[0].name, "Recorder");
+    CHECK(!cl->players[0].spectator);
+    CHECK_STR(cl->players[3].name, "Renamed");
+    CHECK(!cl->players[3].spectator);
+    CHECK_EQ(cl->frame_count, 2);
+    CHECK(fabs(cl->time - 0.05) < 1e-9);
+    /* entity 100 (cl 101): baseline x 64, 100 u/s along y for 50 ms: y = 5 */
+    cl_entstate es;
+    int nf;
+    float bl;
+    CHECK(cl_entity_at(cl, 101, cl->time, &es, &nf, &bl));
+    CHECK(fabsf(es.origin[0] - 64.0f) < 1e-4f);
+    CHECK(fabsf(es.origin[1] - 5.0f) < 1e-4f);
+    CHECK_EQ(es.model, 1);
+    CHECK(!cl_entity_at(cl, 6, cl->time, &es, &nf, &bl)); /* entity 5 removed */
+    /* the recorder: origin x 20, viewheight 26 carried over by the delta */
+    CHECK_EQ(cl->view.view_entity, 1);
+    CHECK(cl->view.has_origin);
+    CHECK(fabsf(cl->view.origin[0] - 20.0f) < 1e-4f);
+    CHECK(fabsf(cl->view.origin[2] - 26.0f) < 1e-4f);
+    CHECK_EQ(cl->stats[0], 100);
+    CHECK_EQ(cl->message_count, 1);
+    CHECK_STR(cl->messages[0].text, "hello");
+    run_close(&r);
+
+    /* the same bytes with the trace off emit the same state */
+    free(m);
+}
+
+TEST(q3_refuses_quake_live)
+{
+    buf *m = build_demo(73);
+    CHECK(m);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    qd_err e = run_all(&r, m->b, m->n, NULL);
+    CHECK_EQ(e, QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(r.err.msg, "73") != NULL, "%s", r.err.msg);
+    CHECK(r.err.offset >= 8 && r.err.offset < m->n);
+    run_close(&r);
+    free(m);
+}
+
+/* Every cut of a demo ends with an error whose offset lies inside the copy; every flipped
+ * byte gives an error or a clean end. */
+static int check_damage(const uint8_t *data, size_t len, size_t stride)
+{
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy)
+        return 0;
+    int bad = 0;
+    for (size_t n = 0; n < len && !bad; n += stride) {
+        memcpy(copy, data, n);
+        run r;
+        if (!run_open(&r, copy, n)) {
+            run_close(&r);
+            break;
+        }
+        qd_err e = run_all(&r, copy, n, NULL);
+        if (e == QD_OK || r.err.offset > n)
+            bad = 1;
+        run_close(&r);
+    }
+    for (size_t i = 0; i < len && !bad; i += stride) {
+        memcpy(copy, data, len);
+        copy[i] ^= 0x5a;
+        run r;
+        if (run_open(&r, copy, len)) {
+            qd_err e = run_all(&r, copy, len, NULL);
+            if (e != QD_OK && r.err.offset > len)
+                bad = 2;
+        }
+        run_close(&r);
+    }
+    free(copy);
+    return bad;
+}
+
+TEST(q3_built_demo_damage)
+{
+    buf *m = build_demo(68);
+    CHECK(m);
+    int bad = check_damage(m->b, m->n, 1);
+    free(m);
+    CHECK_EQ(bad, 0);
+}
+
+/* ---- real data ---- */
+
+static const struct {
+    const char *file;
+    const char *map;
+    const char *gamedir;
+    int protocol;
+    double seconds;
+} known[] = {
+    {"openarena-data_missionpack_mp-pak0_boomtest.dm_68", "maps/cratere3.bsp", "missionpack", 68,
+     17.30},
+    {"udt_baseq3_1_map_2_matches.dm_68", "maps/Q3TOURNEY2.bsp", "baseq3", 68, 218.76},
+    {"udt_cpma_core_gameplay_dev.dm_68", "maps/cpm3a.bsp", "cpma", 68, 0},
+    {"udt_dm_68_team_chat.dm_68", "maps/Q3DM7.bsp", "baseq3", 68, 0},
+    {"udt_osp_chat.dm_68", "maps/cpm3a.bsp", "osp", 68, 0},
+    {"udt_truncated.dm_68", "maps/vpldm3.bsp", "cpma", 68, 0},
+    {"udt_2001_Duel2_Quakecon.dm_66", "maps/pro-q3tourney4.bsp", "osp", 66, 917.0},
+    {"udt_2002_Duel2_CPL_Nostromo.dm_67", "maps/pro-q3dm6.bsp", "osp", 67, 963.45},
+    {"openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70", "maps/OA_DM3.bsp", "baseq3", 70, 0},
+    {"openarena-088-data_pak6-patch088_demo088-test1.dm_71", "maps/oa_shouse.bsp", "baseq3", 71,
+     169.9},
+};
+
+static void real_folder(const char *sub, int *files)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", test_realdata(), sub);
+    DIR *d = opendir(dir);
+    *files = 0;
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && !test_failed()) {
+        size_t nl = strlen(de->d_name);
+        if (nl < 6 || strncmp(de->d_name + nl - 6, ".dm_", 4) != 0)
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        size_t len;
+        uint8_t *data = test_read_file(path, &len);
+        CHECK_MSG(data != NULL, "cannot read %s", de->d_name);
+        (*files)++;
+        CHECK_MSG(demo_q3_decoder.probe(data, len, "noext") == 9, "%s: probe %d", de->d_name,
+                  demo_q3_decoder.probe(data, len, "noext"));
+        run r;
+        CHECK(run_open(&r, data, len));
+        qd_err e = run_all(&r, data, len, NULL);
+        const cl_state *cl = r.cl;
+        int truncated = strstr(de->d_name, "truncated") != NULL;
+        int ql = strstr(de->d_name, ".dm_73") != NULL;
+        if (ql) {
+            CHECK_MSG(e == QD_ERR_UNSUPPORTED && strstr(r.err.msg, "protocol 73"), "%s: %s",
+                      de->d_name, r.err.msg);
+        } else if (truncated) {
+            CHECK_MSG(e == QD_ERR_TRUNCATED, "%s: %d %s", de->d_name, e, r.err.msg);
+            CHECK(r.err.offset <= len);
+            CHECK_MSG(cl->frame_count > 200, "%s: %u frames", de->d_name, cl->frame_count);
+        } else {
+            CHECK_MSG(e == QD_OK, "%s: %s at %llu", de->d_name, r.err.msg,
+                      (unsigned long long)r.err.offset);
+            CHECK_EQ(demo_q3_decoder.offset(r.state), len);
+            CHECK_MSG(cl->frame_count > 50, "%s: %u frames", de->d_name, cl->frame_count);
+            CHECK(cl->view.has_origin);
+        }
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+            if (strcmp(known[i].file, de->d_name))
+                continue;
+            CHECK_STR(cl->level.map, known[i].map);
+            CHECK_STR(cl->level.gamedir, known[i].gamedir);
+            CHECK_EQ(cl->level.protocol, known[i].protocol);
+            if (known[i].seconds > 0)
+                CHECK_MSG(fabs(cl->time - known[i].seconds) < 0.1, "%s: %.2f s", de->d_name,
+                          cl->time);
+        }
+        run_close(&r);
+        if (len < 70000) {
+            CHECK_MSG(check_damage(data, len, len / 97 + 1) == 0, "%s: damage check",
+                      de->d_name);
+        }
+        free(data);
+    }
+    closedir(d);
+}
+
+TEST(q3_realdata_dm68)
+{
+    int files;
+    real_folder("dm_68", &files);
+    if (!files && !test_failed())
+        SKIP("no .dm_68 in the real-data folder");
+}
+
+TEST(q3_realdata_other_protocols)
+{
+    int total = 0, files;
+    static const char *const subs[] = {"dm_66", "dm_67", "dm_70", "dm_71", "dm_73"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0] && !test_failed(); i++) {
+        real_folder(subs[i], &files);
+        total += files;
+    }
+    if (!total && !test_failed())
+        SKIP("no .dm_66/67/70/71/73 in the real-data folder");
+}
+
+/* A copy of the decoder state resumes exactly where it was (keyframes). */
+TEST(q3_state_copy_resumes)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path,
+                       "dm_68/openarena-data_missionpack_mp-pak0_boomtest.dm_68"))
+        SKIP("boomtest.dm_68 missing");
+    size_t len;
+    uint8_t *data = test_read_file(path, &len);
+    CHECK(data);
+    run a, b;
+    CHECK(run_open(&a, data, len));
+    CHECK(run_open(&b, data, len));
+    int done = 0;
+    for (int i = 0; i < 100 && !done; i++)
+        CHECK(demo_q3_decoder.step(a.state, data, len, a.cl, NULL, &done, &a.err) == QD_OK);
+    memcpy(b.state, a.state, demo_q3_decoder.state_size);
+    memcpy(b.cl, a.cl, sizeof *a.cl);
+    CHECK(run_all(&a, data, len, NULL) == QD_OK);
+    CHECK(run_all(&b, data, len, NULL) == QD_OK);
+    CHECK(memcmp(a.cl, b.cl, sizeof *a.cl) == 0);
+    run_close(&a);
+    run_close(&b);
+    free(data);
+}
+
+/* A second gamestate (a new level) whose server time starts lower: the demo clock goes on. */
+TEST(q3_second_level_keeps_clock)
+{
+    buf *m = calloc(1, sizeof *m);
+    bw *w = calloc(1, sizeof *w);
+    CHECK(m && w);
+    build_gamestate(w, 68);
+    block(m, 10, w);
+    memset(w, 0, sizeof *w);
+    build_snapshot(w, 90000, 0, 1.0f);
+    block(m, 11, w);
+    memset(w, 0, sizeof *w);
+    build_snapshot(w, 91000, 0, 2.0f);
+    block(m, 12, w);
+    memset(w, 0, sizeof *w);
+    build_gamestate(w, 68);
+    block(m, 13, w);
+    memset(w, 0, sizeof *w);
+    build_snapshot(w, 1000, 0, 3.0f);
+    block(m, 14, w);
+    memset(w, 0, sizeof *w);
+    build_snapshot(w, 1100, 1, 4.0f);
+    block(m, 15, w);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    free(w);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    qd_err e = run_all(&r, m->b, m->n, NULL);
+    CHECK_MSG(e == QD_OK, "%s", r.err.msg);
+    CHECK_EQ(r.cl->level_count, 2);
+    CHECK_EQ(r.cl->frame_count, 4);
+    CHECK_MSG(fabs(r.cl->time - 1.15) < 1e-6, "time %f", r.cl->time);
+    CHECK(fabsf(r.cl->view.origin[0] - 4.0f) < 1e-4f);
+    run_close(&r);
+    free(m);
+}
