@@ -92,7 +92,9 @@ static qd_err read_header(loader *ld)
     else if (memcmp(id, "2PSB", 4) == 0)
         ld->b->format = MDL_BSP_Q1_2PSB;
     else if (memcmp(id, "IBSP", 4) == 0 || memcmp(id, "RBSP", 4) == 0 || version == 30)
-        return fail(ld, QD_ERR_UNSUPPORTED, 0, "not a Quake 1 map (Quake II/III or Half-Life)");
+        return qd_fail(ld->err, QD_ERR_UNSUPPORTED, 0,
+                       "%s: unsupported map (IBSP other than 38/46, RBSP or Half-Life)",
+                       ld->name);
     else
         return fail(ld, QD_ERR_BAD_DATA, 0, "not a BSP file");
     if (ld->len < HEADER_SIZE)
@@ -284,15 +286,15 @@ static qd_err load_texinfo(loader *ld)
 
 /* Quake's CalcSurfaceExtents, with the products done in double as QuakeSpasm's gl_model.c
  * does so that the lightmap size matches the light compiler's (x87) arithmetic. */
-static void face_extents(const mdl_bsp *b, const mdl_face *f, const texinfo *ti,
-                         mdl_face_lm *lm)
+void mdl_bsp_face_extents(const mdl_bsp *b, const mdl_face *f, const float vecs[2][4],
+                          mdl_face_lm *lm)
 {
     double mins[2] = {1e30, 1e30}, maxs[2] = {-1e30, -1e30};
     for (uint32_t i = 0; i < f->num_verts; i++) {
         const float *v = b->verts[f->first_vert + i];
         for (int j = 0; j < 2; j++) {
-            float val = (float)((double)v[0] * ti->vecs[j][0] + (double)v[1] * ti->vecs[j][1] +
-                                (double)v[2] * ti->vecs[j][2] + ti->vecs[j][3]);
+            float val = (float)((double)v[0] * vecs[j][0] + (double)v[1] * vecs[j][1] +
+                                (double)v[2] * vecs[j][2] + vecs[j][3]);
             if (val < mins[j])
                 mins[j] = val;
             if (val > maxs[j])
@@ -300,7 +302,7 @@ static void face_extents(const mdl_bsp *b, const mdl_face *f, const texinfo *ti,
         }
     }
     for (int j = 0; j < 2; j++) {
-        memcpy(lm->vecs[j], ti->vecs[j], sizeof lm->vecs[j]);
+        memcpy(lm->vecs[j], vecs[j], sizeof lm->vecs[j]);
         double lo = floor(mins[j] / 16), hi = ceil(maxs[j] / 16);
         /* Hostile (huge or NaN) coordinates could overflow an int: clamp to a sane range. */
         lo = lo > -1e6 ? (lo < 1e6 ? lo : 1e6) : -1e6;
@@ -392,7 +394,7 @@ static qd_err load_faces(loader *ld)
         }
         if (numedges < 3)
             f->flags |= MDL_SURF_NODRAW;
-        face_extents(b, f, ti, &b->face_lm[i]);
+        mdl_bsp_face_extents(b, f, (const float(*)[4])ti->vecs, &b->face_lm[i]);
         if (ti->flags & TEX_SPECIAL && !(f->flags & (MDL_SURF_SKY | MDL_SURF_TURB)))
             f->flags |= MDL_SURF_FULLBRIGHT;
         face_light(b, f, &b->face_lm[i], styles[0], lightofs);
@@ -581,19 +583,25 @@ static qd_err copy_bytes(loader *ld, int lumpno, uint8_t **dst, size_t *len)
     return QD_OK;
 }
 
-static qd_err load_entities(loader *ld)
+qd_err mdl_bsp_set_entities(mdl_bsp *b, const uint8_t *p, size_t len)
 {
-    mdl_bsp *b = ld->b;
-    const lump *l = &ld->l[L_ENTITIES];
-    const uint8_t *p = ld->data + l->ofs;
-    const uint8_t *nul = memchr(p, 0, l->len);
-    size_t n = nul ? (size_t)(nul - p) : l->len;
+    const uint8_t *nul = len ? memchr(p, 0, len) : NULL;
+    size_t n = nul ? (size_t)(nul - p) : len;
     b->entities = malloc(n + 1);
     if (!b->entities)
-        return fail(ld, QD_ERR_NOMEM, 0, "entities");
-    memcpy(b->entities, p, n);
+        return QD_ERR_NOMEM;
+    if (n)
+        memcpy(b->entities, p, n);
     b->entities[n] = 0;
     mdl_entity_value(b->entities, "worldspawn", 0, "message", b->message, sizeof b->message);
+    return QD_OK;
+}
+
+static qd_err load_entities(loader *ld)
+{
+    const lump *l = &ld->l[L_ENTITIES];
+    if (mdl_bsp_set_entities(ld->b, ld->data + l->ofs, l->len) != QD_OK)
+        return fail(ld, QD_ERR_NOMEM, 0, "entities");
     return QD_OK;
 }
 
@@ -610,6 +618,25 @@ qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
     ld.b = b;
     mdl_copy_name(b->name, sizeof b->name, ld.name, strlen(ld.name));
     qd_err e;
+    /* Quake II and III: "IBSP" then the version (yquake2 files.h BSPVERSION 38; ioq3
+     * qfiles.h BSP_VERSION 46). Other IBSP versions fall to read_header's refusal. */
+    if (len >= 8 && memcmp(data, "IBSP", 4) == 0) {
+        rd_t r = rd_make(data + 4, 4);
+        uint32_t version = rd_u32(&r);
+        e = QD_ERR_UNSUPPORTED;
+        if (version == 38)
+            e = mdl_bsp38_load(data, len, ld.name, b, err);
+        else if (version == 46)
+            e = mdl_bsp46_load(data, len, ld.name, b, err);
+        if (version == 38 || version == 46) {
+            if (e != QD_OK) {
+                mdl_bsp_free(b);
+                b = NULL;
+            }
+            *out = b;
+            return e;
+        }
+    }
     if ((e = read_header(&ld)) || (e = copy_bytes(&ld, L_VISIBILITY, &b->visdata, &b->vis_len)) ||
         (e = copy_bytes(&ld, L_LIGHTING, &b->lightdata, &b->light_len)) ||
         (e = load_planes(&ld)) || (e = load_vertexes_edges(&ld)) ||
@@ -643,6 +670,8 @@ void mdl_bsp_free(mdl_bsp *b)
     free(b->visdata);
     free(b->lightdata);
     free(b->entities);
+    free(b->cluster_ofs);
+    free(b->lightgrid);
     free(b);
 }
 
@@ -673,6 +702,10 @@ size_t mdl_bsp_pvs_size(const mdl_bsp *b)
 /* Quake's Mod_DecompressVis: a zero byte is followed by a count of zero bytes. */
 void mdl_bsp_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out)
 {
+    if (b->format == MDL_BSP_Q2_38 || b->format == MDL_BSP_Q3_46) {
+        mdl_bsp_cluster_pvs(b, leaf, out);
+        return;
+    }
     size_t row = mdl_bsp_pvs_size(b);
     if (leaf == 0 || leaf >= b->num_leaves || b->leaves[leaf].visofs < 0) {
         memset(out, 0xff, row);
@@ -737,9 +770,16 @@ static int light_recurse(const mdl_bsp *b, int32_t n, const float start[3], cons
             continue;
         if (lm->ofs < 0)
             return 0;
-        size_t idx = (size_t)lm->ofs +
-                     (size_t)((int)dt >> 4) * (size_t)((lm->extents[0] >> 4) + 1) +
-                     (size_t)((int)ds >> 4);
+        size_t cell = (size_t)((int)dt >> 4) * (size_t)((lm->extents[0] >> 4) + 1) +
+                      (size_t)((int)ds >> 4);
+        if (b->light_rgb) { /* Q2: R, G, B per luxel (yquake2 R_RecursiveLightPoint) */
+            size_t idx = (size_t)lm->ofs + cell * 3;
+            if (idx >= b->light_len || b->light_len - idx < 3)
+                return 0;
+            const uint8_t *c = b->lightdata + idx;
+            return (c[0] + c[1] + c[2]) / 3;
+        }
+        size_t idx = (size_t)lm->ofs + cell;
         return idx < b->light_len ? b->lightdata[idx] : 0;
     }
     return light_recurse(b, node->children[!side], mid, end);
@@ -747,6 +787,8 @@ static int light_recurse(const mdl_bsp *b, int32_t n, const float start[3], cons
 
 int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], float *light)
 {
+    if (b->format == MDL_BSP_Q3_46)
+        return mdl_bsp46_light_point(b, p, light);
     if (b->light_len == 0) {
         *light = 255;
         return 1;

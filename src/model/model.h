@@ -52,6 +52,8 @@ typedef enum mdl_bsp_format {
     MDL_BSP_Q1_29,     /* Quake BSP version 29 */
     MDL_BSP_Q1_BSP2,   /* "BSP2": 32-bit indices, float node/leaf bounds */
     MDL_BSP_Q1_2PSB,   /* "2PSB" (BSP2 of RMQ): 32-bit indices, short node/leaf bounds */
+    MDL_BSP_Q2_38,     /* Quake II "IBSP" version 38 (mdl_bsp38.c) */
+    MDL_BSP_Q3_46,     /* Quake III / OpenArena "IBSP" version 46 (mdl_bsp46.c) */
 } mdl_bsp_format;
 
 typedef struct mdl_plane {
@@ -111,7 +113,9 @@ typedef struct mdl_node {
 
 typedef struct mdl_leaf {
     int32_t contents;
-    int32_t visofs;       /* compressed PVS in mdl_bsp.visdata, or -1: sees everything */
+    int32_t visofs;       /* Q1: compressed PVS in mdl_bsp.visdata, or -1: sees everything */
+    int32_t cluster;      /* Q2/Q3: PVS cluster (< mdl_bsp.num_clusters), or -1: never seen */
+    int32_t area;         /* Q2/Q3: the area of the leaf; Q1: 0 */
     float mins[3], maxs[3];
     uint32_t first_mark, num_marks; /* faces in mdl_bsp.marks */
 } mdl_leaf;
@@ -130,23 +134,36 @@ typedef struct mdl_bsp {
     uint32_t num_planes, num_verts, num_faces, num_textures, num_nodes, num_leaves,
         num_marks, num_models;
     mdl_plane *planes;
-    float (*verts)[3];        /* face polygon corners (one per surfedge) */
+    float (*verts)[3];        /* face polygon corners (one per surfedge; Q3: 3 a triangle) */
     mdl_face *faces;
     mdl_face_lm *face_lm;     /* num_faces entries */
-    mdl_texture *textures;
+    mdl_texture *textures;    /* Q1: the miptex lump; Q2: one per texinfo; Q3: per shader */
     mdl_node *nodes;
     mdl_leaf *leaves;         /* leaf 0 is Quake's shared solid leaf */
     uint32_t *marks;          /* face indices for leaves */
     mdl_submodel *models;
     uint8_t *visdata;         /* compressed PVS rows */
     size_t vis_len;
-    uint8_t *lightdata;       /* 8-bit lightmap samples */
+    uint8_t *lightdata;       /* 8-bit lightmap samples (Q2: R, G, B triples; Q3: none) */
     size_t light_len;
+    /* Q2/Q3 only: the PVS is stored per cluster. Row c starts at visdata + cluster_ofs[c]
+     * (UINT32_MAX: no row), run-length compressed as Q1's (Q2) or plain bits (Q3). Without
+     * clusters (num_clusters 0) every leaf sees everything. Leaves are shifted by one so
+     * that leaf 0 stays the shared solid leaf: file leaf i is leaves[i + 1]. */
+    uint32_t num_clusters;
+    uint32_t *cluster_ofs;
+    uint8_t light_rgb;        /* lightdata holds R, G, B triples (Q2) */
+    uint8_t pad[3];
+    uint8_t *lightgrid;       /* Q3: ambient RGB, directed RGB, 2 direction bytes per cell */
+    uint32_t grid_dims[3];    /* Q3: cells along x, y, z; 0 without a usable grid */
+    float grid_origin[3];     /* Q3: the sample point of cell (0, 0, 0) */
+    float grid_size[3];       /* Q3: cell size, 64 64 128 unless worldspawn "gridsize" */
     char *entities;           /* the entities lump as text, NUL-terminated */
     char message[128];        /* worldspawn "message": the level's title, or "" */
 } mdl_bsp;
 
-/* Parse a Quake BSP29, BSP2 or 2PSB map. name is for messages. palette gives the texture
+/* Parse a Quake BSP29, BSP2 or 2PSB map, a Quake II IBSP 38 or a Quake III IBSP 46 map
+ * (chosen by the magic). name is for messages. palette gives the texture
  * colours. Bytes after the last lump (e.g. an appended zip) are ignored. On failure returns
  * the error (err filled with the offset and reason) and leaves *out NULL. */
 qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
@@ -166,7 +183,10 @@ void mdl_bsp_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out);
 
 /* Quake's R_LightPoint: the lightmap brightness (0..255) of the floor under p, found by
  * tracing 2048 units down through the world. Returns 0 and sets *light to 0 when nothing
- * lit is hit; maps without lighting give 255 (fullbright) and return 1. */
+ * lit is hit; maps without lighting give 255 (fullbright) and return 1. Quake II maps trace
+ * the same way through their RGB lightmaps (the mean of R, G, B). Quake III maps read the
+ * light grid at p (ambient plus directed, as R_LightForPoint) and give 128 without a grid
+ * or outside it. */
 int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], float *light);
 
 /* The value of key in the nth (0-based) entity whose "classname" is classname (NULL: any

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/err.h"
 #include "model.h"
 
 /* The grey used for a texture or skin whose pixels are missing. */
@@ -29,5 +30,52 @@ uint32_t mdl_average_color(const uint8_t *pix, size_t n, const uint32_t palette[
  * token is copied into tok (truncated to cap - 1); *quoted tells a quoted string from a
  * brace. */
 const char *mdl_ent_token(const char *p, char *tok, size_t cap, int *quoted);
+
+/* ---- Shared by the map loaders (mdl_bsp.c: Q1, mdl_bsp38.c: Q2, mdl_bsp46.c: Q3) ---- */
+
+typedef struct mdl_lump {
+    uint32_t ofs, len, count; /* count = len / record size */
+} mdl_lump;
+
+/* Read and validate an IBSP lump table ("IBSP", version, then n lumps of ofs, len) of a file
+ * of len bytes: every lump inside the file (64-bit sums), a whole number of rec[i]-byte
+ * records (1: a byte lump), record lumps capped at MDL_BSP_MAX_RECORDS. */
+qd_err mdl_ibsp_lumps(const uint8_t *data, size_t len, int n, const uint32_t *rec,
+                      const char *const *names, mdl_lump *out, const char *name, qd_error *err);
+
+/* Quake II and Quake III loaders, called by mdl_bsp_load on the magic "IBSP" with version 38
+ * or 46. They fill b (whose name is set); on failure the caller frees it. */
+qd_err mdl_bsp38_load(const uint8_t *data, size_t len, const char *name, mdl_bsp *b,
+                      qd_error *err);
+qd_err mdl_bsp46_load(const uint8_t *data, size_t len, const char *name, mdl_bsp *b,
+                      qd_error *err);
+
+/* b->nodes[*].children hold the raw values of an IBSP file (>= 0 a node, < 0 leaf -(c + 1)
+ * of num_file_leaves): check them as mdl_bsp.c checks Q1 trees (children after their parent,
+ * one parent each, depth capped) and shift leaf children by one (file leaf i is leaf i + 1).
+ * l is the nodes lump and rec its record size, for error offsets. */
+qd_err mdl_ibsp_tree(mdl_bsp *b, uint32_t num_file_leaves, const mdl_lump *l, uint32_t rec,
+                     const char *name, qd_error *err);
+
+/* A muted colour for a texture or shader that has no pixels in the map, derived from its name
+ * alone: a hue from words in it (sky, water, lava, metal, ...) or else from a hash. */
+uint32_t mdl_name_color(const char *name);
+
+/* Quake's plane type of a normal: 0..2 axial, 3..5 the nearest axis. */
+int32_t mdl_plane_type(const float n[3]);
+
+/* Quake's CalcSurfaceExtents of face f with the texture vectors vecs (Q1 and Q2). */
+void mdl_bsp_face_extents(const mdl_bsp *b, const mdl_face *f, const float vecs[2][4],
+                          mdl_face_lm *lm);
+
+/* Copy an entities lump (n bytes, up to its first NUL) into b->entities and take the
+ * worldspawn message. Returns QD_ERR_NOMEM or QD_OK. */
+qd_err mdl_bsp_set_entities(mdl_bsp *b, const uint8_t *p, size_t n);
+
+/* mdl_bsp_pvs for Q2/Q3 maps: the camera leaf's cluster row expanded to a leaf bitset. */
+void mdl_bsp_cluster_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out);
+
+/* mdl_bsp_light_point for Q3 maps (the light grid). */
+int mdl_bsp46_light_point(const mdl_bsp *b, const float p[3], float *light);
 
 #endif
