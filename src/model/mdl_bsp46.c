@@ -1,0 +1,687 @@
+/* mdl_bsp46.c: loads Quake III Arena maps (IBSP version 46; OpenArena's maps) into the
+ * format-neutral mdl_bsp: every drawn surface becomes triangles, each an mdl_face.
+ *
+ * Format facts: Kekoa Proudfoot, "Unofficial Quake 3 Map Specs" (mralligator.com/q3) and
+ * ioq3 code/qcommon/qfiles.h (GPL-2.0): 17 lumps (entities, shaders, planes, nodes, leafs,
+ * leafsurfaces, leafbrushes, models, brushes, brushsides, drawverts, drawindexes (meshverts),
+ * fogs, surfaces, lightmaps, lightgrid, visibility); dshader_t (char[64], int surfaceFlags,
+ * contentFlags: 72 bytes), dplane_t (16), dnode_t (int plane, children[2], mins[3], maxs[3]:
+ * 36), dleaf_t (int cluster, area, mins[3], maxs[3], firstLeafSurface, numLeafSurfaces,
+ * firstLeafBrush, numLeafBrushes: 48), dmodel_t (float mins[3], maxs[3], int firstSurface,
+ * numSurfaces, firstBrush, numBrushes: 40), drawVert_t (xyz, st[2], lightmap[2], normal,
+ * byte color[4]: 44), dsurface_t (104: shader, fog, type, firstVert, numVerts, firstIndex,
+ * numIndexes, lightmapNum, lightmapX/Y/Width/Height, lightmapOrigin, lightmapVecs[3] whose
+ * [2] is a planar surface's normal, patchWidth, patchHeight), surface types 1 planar, 2 patch,
+ * 3 triangle soup, 4 flare; lightmaps 128x128 RGB; visibility: int numClusters, int
+ * clusterBytes, then plain bit rows. Surface flags SURF_SKY 0x4 and SURF_NODRAW 0x80, contents
+ * CONTENTS_LAVA 8, SLIME 16, WATER 32, FOG 64 (ioq3 code/game/surfaceflags.h). Triangles of
+ * planar and soup surfaces index drawverts from firstVert; patches are grids of 3x3
+ * biquadratic Bezier pieces sharing edges (ioq3 code/renderergl1/tr_curve.c). The light
+ * grid has cells of 64x64x128 units over the world model's bounds, 8 bytes each (ambient RGB,
+ * directed RGB, direction) (ioq3 code/renderergl1/tr_bsp.c R_LoadLightGrid). Lightmap,
+ * vertex colour and grid bytes are shown shifted left by r_mapOverBrightBits (2) in all
+ * (tr_bsp.c R_ColorShiftLightingBytes, with the hardware overbright bit in fullscreen), so
+ * a byte of 64 shows the texture as it is: twice the byte is Quake's light scale, on which
+ * 128 is the texture's own colour. Quake III's front faces are
+ * clockwise as Quake's (GL_FRONT culling of counter-clockwise triangles in tr_backend.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rd.h"
+#include "model_local.h"
+
+enum {
+    Q3_ENTITIES, Q3_SHADERS, Q3_PLANES, Q3_NODES, Q3_LEAFS, Q3_LEAFSURFACES, Q3_LEAFBRUSHES,
+    Q3_MODELS, Q3_BRUSHES, Q3_BRUSHSIDES, Q3_DRAWVERTS, Q3_DRAWINDEXES, Q3_FOGS, Q3_SURFACES,
+    Q3_LIGHTMAPS, Q3_LIGHTGRID, Q3_VISIBILITY, Q3_COUNT
+};
+
+#define LM_SIZE 128
+#define LM_BYTES (LM_SIZE * LM_SIZE * 3)
+
+static const uint32_t q3_rec[Q3_COUNT] = {1, 72, 16, 36, 48, 4, 4, 40, 12,
+                                          8, 44, 4,  72, 104, LM_BYTES, 8, 1};
+static const char *const q3_names[Q3_COUNT] = {
+    "entities",   "shaders", "planes",      "nodes", "leafs",     "leafsurfaces",
+    "leafbrushes", "models", "brushes",     "brushsides", "drawverts", "drawindexes",
+    "fogs",       "surfaces", "lightmaps",  "lightgrid", "visibility",
+};
+
+#define Q3_SURF_SKY 0x4
+#define Q3_SURF_NODRAW 0x80
+#define Q3_CONTENTS_LIQUID (8 | 16 | 32)
+#define Q3_CONTENTS_FOG 64
+
+#define MST_PLANAR 1
+#define MST_PATCH 2
+#define MST_TRIANGLE_SOUP 3
+
+#define PATCH_LEVEL 4      /* each 3x3 piece becomes PATCH_LEVEL^2 * 2 triangles */
+#define PATCH_MAX_SIDE 129 /* control points along a patch side (q3map's MAX_PATCH_SIZE 32
+                            * is far below; this only bounds the arithmetic) */
+
+typedef struct dvert {
+    float xyz[3];
+    float lm[2];
+    float normal[3];
+    uint8_t color[4];
+} dvert;
+
+typedef struct q3_loader {
+    const uint8_t *data;
+    const char *name;
+    qd_error *err;
+    mdl_bsp *b;
+    mdl_lump l[Q3_COUNT];
+    dvert *verts;
+    uint32_t *surf_first, *surf_count; /* each surface's range of mdl_faces */
+} q3_loader;
+
+static rd_t q3_reader(const q3_loader *ld, int lumpno)
+{
+    return rd_make(ld->data + ld->l[lumpno].ofs, ld->l[lumpno].len);
+}
+
+static qd_err q3_bad(q3_loader *ld, int lumpno, uint32_t i, const char *what)
+{
+    uint64_t ofs = (uint64_t)ld->l[lumpno].ofs + (uint64_t)i * q3_rec[lumpno];
+    return qd_fail(ld->err, QD_ERR_BAD_DATA, ofs, "%s: %s %u: %s", ld->name, q3_names[lumpno],
+                   i, what);
+}
+
+static qd_err q3_nomem(q3_loader *ld, const char *what)
+{
+    return qd_fail(ld->err, QD_ERR_NOMEM, 0, "%s: %s: out of memory", ld->name, what);
+}
+
+static qd_err q3_shaders(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    uint32_t n = ld->l[Q3_SHADERS].count;
+    if (n > MDL_BSP_MAX_TEXTURES)
+        return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_SHADERS].ofs, "%s: %u shaders (cap %u)",
+                       ld->name, n, MDL_BSP_MAX_TEXTURES);
+    b->num_textures = n;
+    b->textures = mdl_calloc(n, sizeof *b->textures);
+    if (!b->textures)
+        return q3_nomem(ld, "shaders");
+    rd_t r = q3_reader(ld, Q3_SHADERS);
+    for (uint32_t i = 0; i < n; i++) {
+        mdl_texture *t = &b->textures[i];
+        const uint8_t *nm = rd_bytes(&r, 64);
+        uint32_t flags = rd_u32(&r), contents = rd_u32(&r);
+        mdl_copy_name(t->name, sizeof t->name, nm ? (const char *)nm : "", nm ? 64 : 0);
+        t->color = mdl_name_color(t->name);
+        t->flags = MDL_SURF_MISSING;
+        if (flags & Q3_SURF_SKY)
+            t->flags |= MDL_SURF_SKY;
+        if (flags & Q3_SURF_NODRAW || contents & Q3_CONTENTS_FOG)
+            t->flags |= MDL_SURF_NODRAW;
+        if (contents & Q3_CONTENTS_LIQUID)
+            t->flags |= MDL_SURF_TURB;
+    }
+    return QD_OK;
+}
+
+static qd_err q3_planes(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    rd_t r = q3_reader(ld, Q3_PLANES);
+    b->num_planes = ld->l[Q3_PLANES].count;
+    b->planes = mdl_calloc(b->num_planes, sizeof *b->planes);
+    if (!b->planes)
+        return q3_nomem(ld, "planes");
+    for (uint32_t i = 0; i < b->num_planes; i++) {
+        mdl_plane *p = &b->planes[i];
+        for (int j = 0; j < 3; j++)
+            p->normal[j] = rd_f32(&r);
+        p->dist = rd_f32(&r);
+        p->type = mdl_plane_type(p->normal);
+    }
+    return QD_OK;
+}
+
+static qd_err q3_verts(q3_loader *ld)
+{
+    uint32_t n = ld->l[Q3_DRAWVERTS].count;
+    ld->verts = mdl_calloc(n, sizeof *ld->verts);
+    if (!ld->verts)
+        return q3_nomem(ld, "drawverts");
+    rd_t r = q3_reader(ld, Q3_DRAWVERTS);
+    for (uint32_t i = 0; i < n; i++) {
+        dvert *v = &ld->verts[i];
+        for (int j = 0; j < 3; j++)
+            v->xyz[j] = rd_f32(&r);
+        rd_skip(&r, 8); /* texture st */
+        v->lm[0] = rd_f32(&r);
+        v->lm[1] = rd_f32(&r);
+        for (int j = 0; j < 3; j++)
+            v->normal[j] = rd_f32(&r);
+        for (int j = 0; j < 4; j++)
+            v->color[j] = rd_u8(&r);
+    }
+    return QD_OK;
+}
+
+typedef struct dsurf {
+    uint32_t shader, type, first_vert, num_verts, first_index, num_indexes;
+    int32_t lightmap;
+    float normal[3];
+    uint32_t pw, ph;
+} dsurf;
+
+static dsurf read_surf(rd_t *r)
+{
+    dsurf s;
+    s.shader = rd_u32(r);
+    rd_skip(r, 4); /* fog */
+    s.type = rd_u32(r);
+    s.first_vert = rd_u32(r);
+    s.num_verts = rd_u32(r);
+    s.first_index = rd_u32(r);
+    s.num_indexes = rd_u32(r);
+    s.lightmap = rd_s32(r);
+    rd_skip(r, 16 + 12 + 24); /* lightmap rectangle, origin, vecs[0..1] */
+    for (int j = 0; j < 3; j++)
+        s.normal[j] = rd_f32(r);
+    s.pw = rd_u32(r);
+    s.ph = rd_u32(r);
+    return s;
+}
+
+/* Triangles a surface becomes; 0 for flares, unknown types and malformed patches. Index and
+ * vertex ranges are checked here, before anything is built. */
+static qd_err surf_tris(q3_loader *ld, uint32_t i, const dsurf *s, uint64_t *tris)
+{
+    *tris = 0;
+    if (s->shader >= ld->b->num_textures)
+        return q3_bad(ld, Q3_SURFACES, i, "shader index out of range");
+    if (s->type != MST_PLANAR && s->type != MST_PATCH && s->type != MST_TRIANGLE_SOUP)
+        return QD_OK;
+    if ((uint64_t)s->first_vert + s->num_verts > ld->l[Q3_DRAWVERTS].count)
+        return q3_bad(ld, Q3_SURFACES, i, "vertex range out of range");
+    if (s->type == MST_PATCH) {
+        if (s->pw < 3 || s->ph < 3 || !(s->pw & 1) || !(s->ph & 1) || s->pw > PATCH_MAX_SIDE ||
+            s->ph > PATCH_MAX_SIDE || (uint64_t)s->pw * s->ph > s->num_verts)
+            return q3_bad(ld, Q3_SURFACES, i, "bad patch size");
+        *tris = (uint64_t)((s->pw - 1) / 2) * ((s->ph - 1) / 2) * PATCH_LEVEL * PATCH_LEVEL * 2;
+        return QD_OK;
+    }
+    if ((uint64_t)s->first_index + s->num_indexes > ld->l[Q3_DRAWINDEXES].count)
+        return q3_bad(ld, Q3_SURFACES, i, "index range out of range");
+    rd_t r = q3_reader(ld, Q3_DRAWINDEXES);
+    rd_seek(&r, (size_t)s->first_index * 4);
+    for (uint32_t k = 0; k < s->num_indexes; k++)
+        if (rd_u32(&r) >= s->num_verts)
+            return q3_bad(ld, Q3_SURFACES, i, "index past the surface's vertices");
+    *tris = s->num_indexes / 3;
+    return QD_OK;
+}
+
+/* Quake's light (0..255, 128 the texture's colour) of a Q3 lighting colour: the mean of R,
+ * G, B shifted as R_ColorShiftLightingBytes does (doubled on the Quake scale), clamped. */
+static float q3_light(const uint8_t rgb[3])
+{
+    float l = (float)(rgb[0] + rgb[1] + rgb[2]) * (2.0f / 3.0f);
+    return l > 255 ? 255 : l;
+}
+
+/* Texel of a lightmap coordinate (0..1 across the page), clamped to the page. */
+static int lm_texel(float st)
+{
+    float f = st * LM_SIZE;
+    return !(f >= 0) ? 0 : f >= LM_SIZE - 1 ? LM_SIZE - 1 : (int)f;
+}
+
+/* Mean brightness of page lm over the box of texels that the corners' lightmap coordinates
+ * span: the corners lie in their surface's rectangle, so the box does too. */
+static float lm_box(const q3_loader *ld, int32_t lm, const float (*st)[2], int n)
+{
+    const uint8_t *page = ld->data + ld->l[Q3_LIGHTMAPS].ofs + (size_t)lm * LM_BYTES;
+    int lo[2] = {LM_SIZE, LM_SIZE}, hi[2] = {0, 0};
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < 2; j++) {
+            int t = lm_texel(st[k][j]);
+            lo[j] = t < lo[j] ? t : lo[j];
+            hi[j] = t > hi[j] ? t : hi[j];
+        }
+    /* at most 16x16 samples, so that hostile maps of huge triangles stay quick */
+    int step[2] = {(hi[0] - lo[0]) / 16 + 1, (hi[1] - lo[1]) / 16 + 1};
+    float sum = 0;
+    int count = 0;
+    for (int y = lo[1]; y <= hi[1]; y += step[1])
+        for (int x = lo[0]; x <= hi[0]; x += step[0]) {
+            sum += q3_light(page + ((size_t)y * LM_SIZE + (size_t)x) * 3);
+            count++;
+        }
+    return count ? sum / (float)count : 0;
+}
+
+/* A triangle of a surface: its corners in winding order, their lightmap coordinates and
+ * the brightness of their vertex colours. */
+typedef struct tri {
+    float p[3][3];
+    float lm[3][2];
+    float light[3];
+} tri;
+
+static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
+{
+    mdl_bsp *b = ld->b;
+    mdl_face *f = &b->faces[fi];
+    const mdl_texture *tex = &b->textures[s->shader];
+    f->first_vert = fi * 3;
+    f->num_verts = 3;
+    f->texture = (int32_t)s->shader;
+    f->color = tex->color;
+    f->flags = tex->flags;
+    b->face_lm[fi].ofs = -1;
+    /* Quake's convention: the corners run clockwise seen from the front, so
+     * cross(b - a, c - a) points to the back. */
+    float e1[3], e2[3], n[3];
+    for (int j = 0; j < 3; j++) {
+        e1[j] = t->p[1][j] - t->p[0][j];
+        e2[j] = t->p[2][j] - t->p[0][j];
+    }
+    n[0] = -(e1[1] * e2[2] - e1[2] * e2[1]);
+    n[1] = -(e1[2] * e2[0] - e1[0] * e2[2]);
+    n[2] = -(e1[0] * e2[1] - e1[1] * e2[0]);
+    float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int k = 0; k < 3; k++)
+        memcpy(b->verts[fi * 3 + (uint32_t)k], t->p[k], sizeof t->p[k]);
+    if (!(len > 1e-6f) || !isfinite(len)) {
+        f->flags |= MDL_SURF_NODRAW;
+        return;
+    }
+    for (int j = 0; j < 3; j++)
+        f->normal[j] = n[j] / len;
+    f->dist = f->normal[0] * t->p[0][0] + f->normal[1] * t->p[0][1] + f->normal[2] * t->p[0][2];
+    if (f->flags & (MDL_SURF_SKY | MDL_SURF_TURB)) {
+        f->flags |= MDL_SURF_FULLBRIGHT;
+        f->light = 128;
+        return;
+    }
+    /* Light: the lightmap over the triangle's texels, or the vertex colours for vertex-lit
+     * surfaces (lightmapNum < 0) and lightmap numbers past the lump. */
+    if (s->lightmap >= 0 && (uint32_t)s->lightmap < ld->l[Q3_LIGHTMAPS].count) {
+        f->light = lm_box(ld, s->lightmap, (const float(*)[2])t->lm, 3);
+    } else if (t->light[0] >= 254 && t->light[1] >= 254 && t->light[2] >= 254) {
+        /* White vertex colours: a map compiled without light (oa_ctf2), which the game
+         * shows at the textures' own colours. A fixed light from above and one side keeps
+         * the shapes readable in flat colours. */
+        f->light = 104 + 20 * f->normal[2] + 8 * f->normal[0] + 4 * f->normal[1];
+    } else {
+        f->light = (t->light[0] + t->light[1] + t->light[2]) / 3;
+    }
+}
+
+static void fill_corner(tri *t, int k, const dvert *v)
+{
+    memcpy(t->p[k], v->xyz, sizeof t->p[k]);
+    memcpy(t->lm[k], v->lm, sizeof t->lm[k]);
+    t->light[k] = q3_light(v->color);
+}
+
+/* A point of a biquadratic Bezier piece (control points c[row][col]) at (u, v). */
+static void bezier(const dvert *c[3][3], float u, float v, dvert *out)
+{
+    float bu[3] = {(1 - u) * (1 - u), 2 * u * (1 - u), u * u};
+    float bv[3] = {(1 - v) * (1 - v), 2 * v * (1 - v), v * v};
+    memset(out, 0, sizeof *out);
+    float col[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            float w = bv[i] * bu[j];
+            const dvert *p = c[i][j];
+            for (int k = 0; k < 3; k++) {
+                out->xyz[k] += w * p->xyz[k];
+                out->normal[k] += w * p->normal[k];
+            }
+            out->lm[0] += w * p->lm[0];
+            out->lm[1] += w * p->lm[1];
+            for (int k = 0; k < 4; k++)
+                col[k] += w * p->color[k];
+        }
+    for (int k = 0; k < 4; k++)
+        out->color[k] = (uint8_t)(col[k] < 0 ? 0 : col[k] > 255 ? 255 : col[k]);
+}
+
+static void build_patch(q3_loader *ld, const dsurf *s, uint32_t fi)
+{
+    uint32_t px = (s->pw - 1) / 2, py = (s->ph - 1) / 2;
+    for (uint32_t y = 0; y < py; y++)
+        for (uint32_t x = 0; x < px; x++) {
+            const dvert *c[3][3];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    c[i][j] = &ld->verts[s->first_vert + (2 * y + (uint32_t)i) * s->pw + 2 * x +
+                                         (uint32_t)j];
+            dvert g[PATCH_LEVEL + 1][PATCH_LEVEL + 1];
+            for (int i = 0; i <= PATCH_LEVEL; i++)
+                for (int j = 0; j <= PATCH_LEVEL; j++)
+                    bezier(c, (float)j / PATCH_LEVEL, (float)i / PATCH_LEVEL, &g[i][j]);
+            for (int i = 0; i < PATCH_LEVEL; i++)
+                for (int j = 0; j < PATCH_LEVEL; j++) {
+                    /* Two triangles per grid cell, wound as the control grid's rows run
+                     * (q3map emits the grid's own triangles the same way round). */
+                    const dvert *q[2][3] = {{&g[i][j], &g[i + 1][j], &g[i][j + 1]},
+                                            {&g[i + 1][j], &g[i + 1][j + 1], &g[i][j + 1]}};
+                    for (int h = 0; h < 2; h++) {
+                        tri t;
+                        for (int k = 0; k < 3; k++)
+                            fill_corner(&t, k, q[h][k]);
+                        emit_tri(ld, s, &t, fi++);
+                    }
+                }
+        }
+}
+
+static qd_err q3_surfaces(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    uint32_t ns = ld->l[Q3_SURFACES].count;
+    ld->surf_first = mdl_calloc(ns, sizeof *ld->surf_first);
+    ld->surf_count = mdl_calloc(ns, sizeof *ld->surf_count);
+    if (!ld->surf_first || !ld->surf_count)
+        return q3_nomem(ld, "surfaces");
+    rd_t r = q3_reader(ld, Q3_SURFACES);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        dsurf s = read_surf(&r);
+        uint64_t n;
+        qd_err e = surf_tris(ld, i, &s, &n);
+        if (e)
+            return e;
+        ld->surf_first[i] = (uint32_t)total;
+        total += n;
+        if (total > MDL_BSP_MAX_RECORDS)
+            return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_SURFACES].ofs,
+                           "%s: surfaces make over %u triangles", ld->name, MDL_BSP_MAX_RECORDS);
+        ld->surf_count[i] = (uint32_t)n;
+    }
+    /* Surfaces may share vertices, so a few hundred bytes of patches could ask for millions
+     * of triangles: real maps make a few per vertex (a 3x3 patch: 9 vertices, 32 triangles). */
+    uint64_t fair =
+        16 * ((uint64_t)ld->l[Q3_DRAWVERTS].count + ld->l[Q3_DRAWINDEXES].count) + 4096;
+    if (total > fair)
+        return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_SURFACES].ofs,
+                       "%s: %llu triangles from %u vertices", ld->name,
+                       (unsigned long long)total, ld->l[Q3_DRAWVERTS].count);
+    b->num_faces = (uint32_t)total;
+    b->num_verts = (uint32_t)total * 3;
+    b->faces = mdl_calloc(b->num_faces, sizeof *b->faces);
+    b->face_lm = mdl_calloc(b->num_faces, sizeof *b->face_lm);
+    b->verts = mdl_calloc(b->num_verts, sizeof *b->verts);
+    if (!b->faces || !b->face_lm || !b->verts)
+        return q3_nomem(ld, "triangles");
+    r = q3_reader(ld, Q3_SURFACES);
+    for (uint32_t i = 0; i < ns; i++) {
+        dsurf s = read_surf(&r);
+        uint32_t fi = ld->surf_first[i];
+        if (!ld->surf_count[i])
+            continue;
+        if (s.type == MST_PATCH) {
+            build_patch(ld, &s, fi);
+            continue;
+        }
+        rd_t ir = q3_reader(ld, Q3_DRAWINDEXES);
+        rd_seek(&ir, (size_t)s.first_index * 4);
+        for (uint32_t k = 0; k < ld->surf_count[i]; k++) {
+            tri t;
+            for (int c = 0; c < 3; c++)
+                fill_corner(&t, c, &ld->verts[s.first_vert + rd_u32(&ir)]);
+            emit_tri(ld, &s, &t, fi + k);
+        }
+    }
+    return QD_OK;
+}
+
+/* Leaves, and their surfaces expanded into marks: every triangle of every surface. */
+static qd_err q3_leaves(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    uint32_t nl = ld->l[Q3_LEAFS].count, nls = ld->l[Q3_LEAFSURFACES].count;
+    uint32_t ns = ld->l[Q3_SURFACES].count;
+    uint32_t *ls = mdl_calloc(nls, sizeof *ls);
+    if (!ls)
+        return q3_nomem(ld, "leafsurfaces");
+    qd_err e = QD_OK;
+    rd_t r = q3_reader(ld, Q3_LEAFSURFACES);
+    for (uint32_t i = 0; i < nls; i++) {
+        ls[i] = rd_u32(&r);
+        if (ls[i] >= ns) {
+            e = q3_bad(ld, Q3_LEAFSURFACES, i, "surface index out of range");
+            goto out;
+        }
+    }
+    b->num_leaves = nl + 1;
+    b->leaves = mdl_calloc(b->num_leaves, sizeof *b->leaves);
+    if (!b->leaves) {
+        e = q3_nomem(ld, "leafs");
+        goto out;
+    }
+    b->leaves[0].contents = MDL_CONTENTS_SOLID;
+    b->leaves[0].cluster = -1;
+    b->leaves[0].visofs = -1;
+    uint64_t marks = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        r = q3_reader(ld, Q3_LEAFS);
+        marks = 0;
+        for (uint32_t i = 0; i < nl; i++) {
+            mdl_leaf *lf = &b->leaves[i + 1];
+            lf->cluster = rd_s32(&r);
+            lf->area = rd_s32(&r);
+            for (int j = 0; j < 3; j++)
+                lf->mins[j] = (float)rd_s32(&r);
+            for (int j = 0; j < 3; j++)
+                lf->maxs[j] = (float)rd_s32(&r);
+            uint32_t first = rd_u32(&r), n = rd_u32(&r);
+            rd_skip(&r, 8); /* leaf brushes */
+            lf->visofs = -1;
+            lf->contents = lf->cluster < 0 ? MDL_CONTENTS_SOLID : MDL_CONTENTS_EMPTY;
+            if ((uint64_t)first + n > nls) {
+                e = q3_bad(ld, Q3_LEAFS, i, "leaf surface range out of range");
+                goto out;
+            }
+            if (lf->cluster < -1 || (b->num_clusters && lf->cluster >= (int32_t)b->num_clusters)) {
+                e = q3_bad(ld, Q3_LEAFS, i, "cluster out of range");
+                goto out;
+            }
+            lf->first_mark = (uint32_t)marks;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t s = ls[first + k];
+                if (pass == 1)
+                    for (uint32_t t = 0; t < ld->surf_count[s]; t++)
+                        b->marks[marks + t] = ld->surf_first[s] + t;
+                marks += ld->surf_count[s];
+                if (marks > MDL_BSP_MAX_RECORDS) {
+                    e = qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_LEAFS].ofs,
+                                "%s: leaves list over %u triangles", ld->name,
+                                MDL_BSP_MAX_RECORDS);
+                    goto out;
+                }
+            }
+            lf->num_marks = (uint32_t)marks - lf->first_mark;
+        }
+        if (pass == 0) {
+            b->num_marks = (uint32_t)marks;
+            b->marks = mdl_calloc(b->num_marks, sizeof *b->marks);
+            if (!b->marks) {
+                e = q3_nomem(ld, "marks");
+                goto out;
+            }
+        }
+    }
+out:
+    free(ls);
+    return e;
+}
+
+static qd_err q3_nodes(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    rd_t r = q3_reader(ld, Q3_NODES);
+    b->num_nodes = ld->l[Q3_NODES].count;
+    b->nodes = mdl_calloc(b->num_nodes, sizeof *b->nodes);
+    if (!b->nodes)
+        return q3_nomem(ld, "nodes");
+    for (uint32_t i = 0; i < b->num_nodes; i++) {
+        mdl_node *n = &b->nodes[i];
+        n->plane = rd_u32(&r);
+        n->children[0] = rd_s32(&r);
+        n->children[1] = rd_s32(&r);
+        for (int j = 0; j < 3; j++)
+            n->mins[j] = (float)rd_s32(&r);
+        for (int j = 0; j < 3; j++)
+            n->maxs[j] = (float)rd_s32(&r);
+        if (n->plane >= b->num_planes)
+            return q3_bad(ld, Q3_NODES, i, "plane index out of range");
+    }
+    return mdl_ibsp_tree(b, ld->l[Q3_LEAFS].count, &ld->l[Q3_NODES], q3_rec[Q3_NODES], ld->name,
+                         ld->err);
+}
+
+static qd_err q3_models(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    rd_t r = q3_reader(ld, Q3_MODELS);
+    uint32_t ns = ld->l[Q3_SURFACES].count;
+    b->num_models = ld->l[Q3_MODELS].count;
+    if (b->num_models > MDL_BSP_MAX_MODELS)
+        return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_MODELS].ofs, "%s: too many models",
+                       ld->name);
+    b->models = mdl_calloc(b->num_models, sizeof *b->models);
+    if (!b->models)
+        return q3_nomem(ld, "models");
+    for (uint32_t i = 0; i < b->num_models; i++) {
+        mdl_submodel *m = &b->models[i];
+        for (int j = 0; j < 3; j++)
+            m->mins[j] = rd_f32(&r);
+        for (int j = 0; j < 3; j++)
+            m->maxs[j] = rd_f32(&r);
+        uint32_t first = rd_u32(&r), n = rd_u32(&r);
+        rd_skip(&r, 8); /* brushes */
+        if ((uint64_t)first + n > ns)
+            return q3_bad(ld, Q3_MODELS, i, "surface range out of range");
+        /* Surfaces become consecutive triangles, so a surface range is a face range. */
+        m->first_face = n ? ld->surf_first[first] : 0;
+        m->num_faces = n ? ld->surf_first[first + n - 1] + ld->surf_count[first + n - 1] -
+                               m->first_face
+                         : 0;
+        m->headnode = 0; /* Q3 submodels have no tree of their own */
+        m->visleafs = i == 0 ? b->num_leaves - 1 : 0;
+    }
+    return QD_OK;
+}
+
+/* Visibility: numClusters rows of clusterBytes plain bits. A lump too short for its rows, or
+ * rows too short for the clusters, damages only culling: everything is seen. */
+static qd_err q3_vis(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    const mdl_lump *l = &ld->l[Q3_VISIBILITY];
+    if (l->len < 8)
+        return QD_OK;
+    rd_t r = q3_reader(ld, Q3_VISIBILITY);
+    uint32_t n = rd_u32(&r), sz = rd_u32(&r);
+    if (n == 0 || n > MDL_BSP_MAX_RECORDS || sz < (n + 7) / 8 ||
+        8 + (uint64_t)n * sz > l->len)
+        return QD_OK;
+    b->vis_len = l->len;
+    b->visdata = mdl_calloc(l->len, 1);
+    b->cluster_ofs = mdl_calloc(n, sizeof *b->cluster_ofs);
+    if (!b->visdata || !b->cluster_ofs)
+        return q3_nomem(ld, "visibility");
+    memcpy(b->visdata, ld->data + l->ofs, l->len);
+    for (uint32_t i = 0; i < n; i++)
+        b->cluster_ofs[i] = 8 + i * sz;
+    b->num_clusters = n;
+    return QD_OK;
+}
+
+/* The light grid (ioq3 tr_bsp.c R_LoadLightGrid): cells of 64x64x128 (or the worldspawn's
+ * "gridsize", R_LoadEntities) over the world model's bounds, origin at the first cell inside
+ * the mins. A lump that does not match the cell count is ignored. Needs the entities. */
+static qd_err q3_grid(q3_loader *ld)
+{
+    mdl_bsp *b = ld->b;
+    const mdl_lump *l = &ld->l[Q3_LIGHTGRID];
+    float *size = b->grid_size;
+    char v[64];
+    size[0] = 64, size[1] = 64, size[2] = 128;
+    if (mdl_entity_value(b->entities, "worldspawn", 0, "gridsize", v, sizeof v)) {
+        float g[3];
+        if (sscanf(v, "%f %f %f", &g[0], &g[1], &g[2]) == 3 && g[0] >= 1 && g[1] >= 1 &&
+            g[2] >= 1 && g[0] < 65536 && g[1] < 65536 && g[2] < 65536)
+            memcpy(size, g, sizeof g);
+    }
+    if (!b->num_models || !l->count)
+        return QD_OK;
+    uint64_t cells = 1;
+    uint32_t dims[3];
+    for (int j = 0; j < 3; j++) {
+        float lo = ceilf(b->models[0].mins[j] / size[j]);
+        float hi = floorf(b->models[0].maxs[j] / size[j]);
+        if (!(hi >= lo) || !(hi - lo < 65536))
+            return QD_OK;
+        dims[j] = (uint32_t)(hi - lo) + 1;
+        b->grid_origin[j] = lo * size[j];
+        cells *= dims[j];
+    }
+    if (cells != l->count)
+        return QD_OK;
+    b->lightgrid = mdl_calloc(l->len, 1);
+    if (!b->lightgrid)
+        return q3_nomem(ld, "lightgrid");
+    memcpy(b->lightgrid, ld->data + l->ofs, l->len);
+    memcpy(b->grid_dims, dims, sizeof dims);
+    return QD_OK;
+}
+
+int mdl_bsp46_light_point(const mdl_bsp *b, const float p[3], float *light)
+{
+    const float *size = b->grid_size;
+    *light = 128;
+    if (!b->lightgrid || !b->grid_dims[0])
+        return 1;
+    size_t idx = 0, stride = 1;
+    for (int j = 0; j < 3; j++) {
+        float c = (p[j] - b->grid_origin[j]) / size[j];
+        if (!(c >= 0) || !(c < (float)b->grid_dims[j]))
+            return 1;
+        idx += (size_t)c * stride;
+        stride *= b->grid_dims[j];
+    }
+    const uint8_t *g = b->lightgrid + idx * 8;
+    /* ambient plus half the directed light, as a model lit from the side sees it */
+    float l = q3_light(g) + q3_light(g + 3) / 2;
+    *light = l > 255 ? 255 : l;
+    return 1;
+}
+
+qd_err mdl_bsp46_load(const uint8_t *data, size_t len, const char *name, mdl_bsp *b,
+                      qd_error *err)
+{
+    q3_loader ld = {.data = data, .name = name, .err = err, .b = b};
+    b->format = MDL_BSP_Q3_46;
+    qd_err e = mdl_ibsp_lumps(data, len, Q3_COUNT, q3_rec, q3_names, ld.l, name, err);
+    if (e)
+        return e;
+    if (ld.l[Q3_NODES].count == 0 || ld.l[Q3_LEAFS].count == 0 || ld.l[Q3_MODELS].count == 0)
+        return qd_fail(err, QD_ERR_BAD_DATA, 8, "%s: no nodes, leafs or models", name);
+    if (ld.l[Q3_ENTITIES].len > MDL_BSP_MAX_ENTITIES_TEXT)
+        return qd_fail(err, QD_ERR_LIMIT, 8, "%s: entities text over its cap", name);
+    if (mdl_bsp_set_entities(b, data + ld.l[Q3_ENTITIES].ofs, ld.l[Q3_ENTITIES].len))
+        e = q3_nomem(&ld, "entities");
+    else if ((e = q3_vis(&ld)) || (e = q3_shaders(&ld)) || (e = q3_planes(&ld)) ||
+             (e = q3_verts(&ld)) || (e = q3_surfaces(&ld)) || (e = q3_leaves(&ld)) ||
+             (e = q3_nodes(&ld)) || (e = q3_models(&ld)) || (e = q3_grid(&ld)))
+        goto out;
+out:
+    free(ld.verts);
+    free(ld.surf_first);
+    free(ld.surf_count);
+    return e;
+}

@@ -1,0 +1,584 @@
+/* test_model_q2q3.c: Quake II (IBSP 38) and Quake III (IBSP 46) maps: the real maps load with
+ * the counts of their lumps and the manifest's titles, cut copies fail cleanly, and a render
+ * from a deathmatch start covers the screen; tiny synthetic maps of both formats check the
+ * tree, the cluster PVS and hostile fields. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/common/rd.h"
+#include "../../src/model/model.h"
+#include "../../src/output/out.h"
+#include "../../src/render/render.h"
+#include "../test.h"
+
+static const struct {
+    const char *file, *message, *map;
+    int format;
+    const char *eye; /* origin and angles of the view, when the start does not do */
+} ibsp_maps[] = {
+    {"bsp/libq2_testdata_backup.bsp", "there is no backup .by. deathcubek", "maps/backup.bsp",
+     MDL_BSP_Q2_38, NULL},
+    /* a title-screen map: its info_player_start is a sealed box of no-draw walls; the view
+     * is the title camera's path (path_corner_2, looking along the corridor) */
+    {"bsp/mission64-data_maps_titlemap.bsp", "Welcome to Mission 64", "maps/titlemap.bsp",
+     MDL_BSP_Q2_38, "-659 -32 163 0 90 0"},
+    {"bsp/openarena-081-maps_pak1-maps_oa_bases3_ibsp46.bsp", "some bases", "maps/oa_bases3.bsp",
+     MDL_BSP_Q3_46, NULL},
+    {"bsp/openarena-081-maps_pak1-maps_oa_ctf2_ibsp46.bsp", "oa_ctf2", "maps/oa_ctf2.bsp",
+     MDL_BSP_Q3_46, NULL},
+    {"bsp/openarena-081-maps_pak1-maps_oa_dm3_ibsp46.bsp", "The Abandoned Base", "maps/oa_dm3.bsp",
+     MDL_BSP_Q3_46, NULL},
+    {"bsp/openarena-081-maps_pak1-maps_q3dm6ish_ibsp46.bsp", "q3dm6ish by aardappel",
+     "maps/q3dm6ish.bsp", MDL_BSP_Q3_46, NULL},
+};
+
+/* Length of lump i of an IBSP file, from its header. */
+static uint32_t ibsp_lump_len(const uint8_t *d, int i)
+{
+    rd_t r = rd_make(d, 8 + 8 * (size_t)(i + 1));
+    rd_seek(&r, 8 + 8 * (size_t)i + 4);
+    return rd_u32(&r);
+}
+
+static uint8_t *load_real(int m, size_t *len)
+{
+    char path[512];
+    if (!test_realfile(path, sizeof path, ibsp_maps[m].file))
+        return NULL;
+    return test_read_file(path, len);
+}
+
+TEST(model_ibsp_real_maps_load)
+{
+    int loaded = 0;
+    for (int m = 0; m < (int)(sizeof ibsp_maps / sizeof ibsp_maps[0]); m++) {
+        size_t len;
+        uint8_t *d = load_real(m, &len);
+        if (!d)
+            continue;
+        mdl_bsp *b = NULL;
+        qd_error err = {0};
+        qd_err e = mdl_bsp_load(d, len, ibsp_maps[m].file, NULL, &b, &err);
+        CHECK_MSG(e == QD_OK, "%s: %s (%s)", ibsp_maps[m].file, qd_strerror(e), err.msg);
+        CHECK_EQ(b->format, ibsp_maps[m].format);
+        CHECK_STR(b->message, ibsp_maps[m].message);
+        if (b->format == MDL_BSP_Q2_38) {
+            CHECK_EQ(b->num_planes, ibsp_lump_len(d, 1) / 20);
+            CHECK_EQ(b->num_nodes, ibsp_lump_len(d, 4) / 28);
+            CHECK_EQ(b->num_textures, ibsp_lump_len(d, 5) / 76);
+            CHECK_EQ(b->num_faces, ibsp_lump_len(d, 6) / 20);
+            CHECK_EQ(b->light_len, ibsp_lump_len(d, 7));
+            CHECK_EQ(b->num_leaves, ibsp_lump_len(d, 8) / 28 + 1);
+            CHECK_EQ(b->num_marks, ibsp_lump_len(d, 9) / 2);
+            CHECK_EQ(b->num_verts, ibsp_lump_len(d, 12) / 4);
+            CHECK_EQ(b->num_models, ibsp_lump_len(d, 13) / 48);
+        } else {
+            CHECK_EQ(b->num_textures, ibsp_lump_len(d, 1) / 72);
+            CHECK_EQ(b->num_planes, ibsp_lump_len(d, 2) / 16);
+            CHECK_EQ(b->num_nodes, ibsp_lump_len(d, 3) / 36);
+            CHECK_EQ(b->num_leaves, ibsp_lump_len(d, 4) / 48 + 1);
+            CHECK_EQ(b->num_models, ibsp_lump_len(d, 7) / 40);
+            CHECK_EQ(b->num_verts, b->num_faces * 3);
+            CHECK(b->num_faces >= ibsp_lump_len(d, 13) / 104);
+        }
+        CHECK(b->models[0].num_faces > 0);
+        CHECK_EQ(b->models[0].visleafs, b->num_leaves - 1);
+        CHECK_EQ(b->leaves[0].contents, MDL_CONTENTS_SOLID);
+        /* faces are planar: every corner lies on the face's plane */
+        for (uint32_t i = 0; i < b->num_faces; i++) {
+            const mdl_face *f = &b->faces[i];
+            if (f->flags & MDL_SURF_NODRAW)
+                continue;
+            for (uint32_t k = 0; k < f->num_verts; k++) {
+                const float *v = b->verts[f->first_vert + k];
+                float dd =
+                    f->normal[0] * v[0] + f->normal[1] * v[1] + f->normal[2] * v[2] - f->dist;
+                CHECK_MSG(fabsf(dd) < 0.5f, "%s face %u corner %u off its plane by %g",
+                          ibsp_maps[m].file, i, k, dd);
+            }
+        }
+        /* the lit faces are lit */
+        double sum = 0;
+        uint32_t lit = 0;
+        for (uint32_t i = 0; i < b->num_faces; i++)
+            if (!(b->faces[i].flags & MDL_SURF_FULLBRIGHT) && b->faces[i].light > 0) {
+                sum += b->faces[i].light;
+                lit++;
+            }
+        CHECK_MSG(lit > b->num_faces / 2, "%s: %u of %u faces lit", ibsp_maps[m].file, lit,
+                  b->num_faces);
+        CHECK_MSG(sum / lit > 10 && sum / lit <= 255, "%s: mean light %.1f", ibsp_maps[m].file,
+                  sum / lit);
+        mdl_bsp_free(b);
+        free(d);
+        loaded++;
+    }
+    if (!loaded)
+        SKIP("no IBSP maps in realdata");
+}
+
+/* Every cut of a real map fails with an error (never a crash, never success). */
+TEST(model_ibsp_truncated_fail)
+{
+    int tried = 0;
+    for (int m = 0; m < (int)(sizeof ibsp_maps / sizeof ibsp_maps[0]); m++) {
+        size_t len;
+        uint8_t *d = load_real(m, &len);
+        if (!d)
+            continue;
+        /* the end of the last lump: cuts before it must fail */
+        size_t end = 0;
+        int nl = ibsp_maps[m].format == MDL_BSP_Q2_38 ? 19 : 17;
+        rd_t r = rd_make(d, len);
+        rd_skip(&r, 8);
+        for (int i = 0; i < nl; i++) {
+            size_t o = rd_u32(&r), l = rd_u32(&r);
+            if (o + l > end)
+                end = o + l;
+        }
+        static const double cuts[] = {0, 0.001, 0.01, 0.1, 0.3, 0.5, 0.77, 0.9, 0.99, 0.9999};
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+            size_t n = (size_t)((double)end * cuts[c]);
+            if (n >= end)
+                n = end - 1;
+            uint8_t *t = malloc(n ? n : 1);
+            memcpy(t, d, n);
+            mdl_bsp *b = (mdl_bsp *)1;
+            qd_error err = {0};
+            qd_err e = mdl_bsp_load(t, n, "cut", NULL, &b, &err);
+            CHECK_MSG(e != QD_OK && b == NULL, "%s cut at %zu loaded", ibsp_maps[m].file, n);
+            CHECK(err.msg[0]);
+            free(t);
+            tried++;
+        }
+        free(d);
+    }
+    if (!tried)
+        SKIP("no IBSP maps in realdata");
+}
+
+/* ---- renders from a deathmatch start ---- */
+
+typedef struct one_file {
+    const char *name;
+    const uint8_t *data;
+    size_t len;
+} one_file;
+
+static qd_err one_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const one_file *f = ctx;
+    if (strcmp(name, f->name) != 0)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    *data = malloc(f->len);
+    memcpy(*data, f->data, f->len);
+    *len = f->len;
+    return QD_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int distinct_colours(const rast_fb *fb)
+{
+    size_t n = (size_t)fb->w * fb->h;
+    uint32_t *c = malloc(n * 4);
+    memcpy(c, fb->color, n * 4);
+    qsort(c, n, 4, cmp_u32);
+    int d = n > 0;
+    for (size_t i = 1; i < n; i++)
+        d += c[i] != c[i - 1];
+    free(c);
+    return d;
+}
+
+TEST(render_ibsp_deathmatch_starts)
+{
+    int rendered = 0;
+    for (int m = 0; m < (int)(sizeof ibsp_maps / sizeof ibsp_maps[0]); m++) {
+        size_t len;
+        uint8_t *d = load_real(m, &len);
+        if (!d)
+            continue;
+        cl_state *cl = calloc(1, sizeof *cl);
+        cl_reset(cl);
+        snprintf(cl->level.map, sizeof cl->level.map, "%s", ibsp_maps[m].map);
+        snprintf(cl->level.models[1], sizeof cl->level.models[1], "%s", ibsp_maps[m].map);
+        cl->level.num_models = 2;
+        cl->view.view_entity = 1;
+        one_file f = {ibsp_maps[m].map, d, len};
+        qd_error err = {0};
+        r_assets *a = r_assets_load(&cl->level, one_read, &f, NULL, &err);
+        CHECK_MSG(a && r_assets_map(a), "%s: %s", ibsp_maps[m].file, err.msg);
+        const mdl_bsp *b = r_assets_map(a);
+        char v[64];
+        const char *cls = "info_player_deathmatch";
+        if (!mdl_entity_value(b->entities, cls, 0, "origin", v, sizeof v))
+            cls = "info_player_start";
+        CHECK_MSG(mdl_entity_value(b->entities, cls, 0, "origin", v, sizeof v),
+                  "%s: no start", ibsp_maps[m].file);
+        r_camera cam = {{0}, {0}, 90};
+        CHECK_EQ(sscanf(v, "%f %f %f", &cam.origin[0], &cam.origin[1], &cam.origin[2]), 3);
+        cam.origin[2] += 22; /* about the eye height of both games */
+        if (mdl_entity_value(b->entities, cls, 0, "angle", v, sizeof v))
+            cam.angles[1] = (float)atof(v);
+        else if (mdl_entity_value(b->entities, cls, 0, "angles", v, sizeof v))
+            CHECK_EQ(sscanf(v, "%f %f %f", &cam.angles[0], &cam.angles[1], &cam.angles[2]), 3);
+        if (ibsp_maps[m].eye)
+            CHECK_EQ(sscanf(ibsp_maps[m].eye, "%f %f %f %f %f %f", &cam.origin[0],
+                            &cam.origin[1], &cam.origin[2], &cam.angles[0], &cam.angles[1],
+                            &cam.angles[2]),
+                     6);
+        uint32_t leaf = mdl_bsp_point_leaf(b, b->models[0].headnode, cam.origin);
+        CHECK(leaf > 0 && leaf < b->num_leaves);
+        CHECK(b->leaves[leaf].cluster >= 0 || b->num_clusters == 0);
+        float light = -1;
+        mdl_bsp_light_point(b, cam.origin, &light);
+        CHECK(light >= 0 && light <= 255);
+
+        rast_fb *fb = rast_fb_new(320, 240);
+        r_options flat = {R_MODE_FLAT, 0, 0, 0};
+        int prims = r_render(a, cl, 0, &cam, &flat, fb);
+        char path[512];
+        snprintf(path, sizeof path, "%s/ibsp_%s.png", test_tmpdir(), ibsp_maps[m].map + 5);
+        out_png_write(path, fb, &err); /* for eyes only */
+        size_t covered = 0, n = 320 * 240;
+        for (size_t i = 0; i < n; i++)
+            covered += fb->depth[i] > 0;
+        CHECK_MSG(prims > 5, "%s: %d primitives", ibsp_maps[m].file, prims);
+        CHECK_MSG(covered > n * 9 / 10, "%s: flat covers %zu of %zu pixels", ibsp_maps[m].file,
+                  covered, n);
+        int dc = distinct_colours(fb);
+        CHECK_MSG(dc > 10, "%s: %d distinct colours", ibsp_maps[m].file, dc);
+        rast_fb_free(fb);
+        r_assets_free(a);
+        free(cl);
+        free(d);
+        rendered++;
+    }
+    if (!rendered)
+        SKIP("no IBSP maps in realdata");
+}
+
+/* ---- tiny synthetic maps: one room wall of 100x100 at x = 100 facing the origin ---- */
+
+typedef struct bbuf {
+    uint8_t *p;
+    size_t len, cap;
+} bbuf;
+
+static void bput(bbuf *b, const void *src, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t c = b->cap ? b->cap * 2 : 4096;
+        while (c < b->len + n)
+            c *= 2;
+        b->p = realloc(b->p, c);
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+static void b8(bbuf *b, unsigned v)
+{
+    uint8_t x = (uint8_t)v;
+    bput(b, &x, 1);
+}
+static void b16(bbuf *b, unsigned v)
+{
+    b8(b, v & 255);
+    b8(b, v >> 8 & 255);
+}
+static void b32(bbuf *b, uint32_t v)
+{
+    b16(b, v & 0xffff);
+    b16(b, v >> 16);
+}
+static void bf(bbuf *b, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    b32(b, u);
+}
+static void bstr(bbuf *b, const char *s, size_t n)
+{
+    char tmp[64] = {0};
+    snprintf(tmp, sizeof tmp, "%s", s);
+    bput(b, tmp, n);
+}
+
+static const float wall[4][3] = {{100, -50, -50}, {100, 50, -50}, {100, 50, 50}, {100, -50, 50}};
+static const char synth_ents[] = "{\n\"classname\" \"worldspawn\"\n\"message\" \"Synthetic\"\n}\n"
+                                 "{\n\"classname\" \"info_player_deathmatch\"\n"
+                                 "\"origin\" \"0 0 0\"\n}\n";
+
+/* Assemble lumps (each a bbuf) after an IBSP header of version ver. */
+static uint8_t *assemble(int ver, bbuf *l, int n, size_t *len)
+{
+    bbuf out = {0};
+    bput(&out, "IBSP", 4);
+    b32(&out, (uint32_t)ver);
+    size_t ofs = 8 + (size_t)n * 8;
+    for (int i = 0; i < n; i++) {
+        b32(&out, (uint32_t)ofs);
+        b32(&out, (uint32_t)l[i].len);
+        ofs += (l[i].len + 3) & ~(size_t)3;
+    }
+    for (int i = 0; i < n; i++) {
+        if (l[i].len)
+            bput(&out, l[i].p, l[i].len);
+        while (out.len & 3)
+            b8(&out, 0);
+        free(l[i].p);
+    }
+    *len = out.len;
+    return out.p;
+}
+
+/* Quake II: the wall as one face, a node on its plane, solid leaf 0 behind it and leaf 1
+ * (cluster 0) in front, one cluster of vis, a lightmap of 100. */
+static uint8_t *build_q2(size_t *len)
+{
+    bbuf l[19] = {{0}};
+    bput(&l[0], synth_ents, sizeof synth_ents);
+    bf(&l[1], -1), bf(&l[1], 0), bf(&l[1], 0), bf(&l[1], -100), b32(&l[1], 0);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++)
+            bf(&l[2], wall[i][j]);
+    b32(&l[3], 1), b32(&l[3], 12), b32(&l[3], 12), b8(&l[3], 1); /* one cluster sees itself */
+    b32(&l[4], 0), b32(&l[4], (uint32_t)-2), b32(&l[4], (uint32_t)-1);
+    for (int j = 0; j < 3; j++)
+        b16(&l[4], (unsigned)(uint16_t)-64);
+    for (int j = 0; j < 3; j++)
+        b16(&l[4], 128);
+    b16(&l[4], 0), b16(&l[4], 1);
+    bf(&l[5], 0), bf(&l[5], 1), bf(&l[5], 0), bf(&l[5], 0); /* texinfo s */
+    bf(&l[5], 0), bf(&l[5], 0), bf(&l[5], 1), bf(&l[5], 0); /* t */
+    b32(&l[5], 0), b32(&l[5], 0), bstr(&l[5], "e1u1/floor1_1", 32), b32(&l[5], (uint32_t)-1);
+    b16(&l[6], 0), b16(&l[6], 0), b32(&l[6], 0), b16(&l[6], 4), b16(&l[6], 0);
+    b8(&l[6], 0), b8(&l[6], 255), b8(&l[6], 255), b8(&l[6], 255), b32(&l[6], 0);
+    for (int i = 0; i < 9 * 9 * 3; i++)
+        b8(&l[7], 100);
+    for (int leaf = 0; leaf < 2; leaf++) {
+        b32(&l[8], leaf ? 0 : 1); /* contents: solid, then empty */
+        b16(&l[8], leaf ? 0 : (unsigned)(uint16_t)-1), b16(&l[8], (unsigned)leaf);
+        for (int j = 0; j < 3; j++)
+            b16(&l[8], (unsigned)(uint16_t)-64);
+        for (int j = 0; j < 3; j++)
+            b16(&l[8], 128);
+        b16(&l[8], 0), b16(&l[8], (unsigned)leaf), b16(&l[8], 0), b16(&l[8], 0);
+    }
+    b16(&l[9], 0);
+    b16(&l[11], 0), b16(&l[11], 0);
+    for (unsigned i = 0; i < 4; i++)
+        b16(&l[11], i), b16(&l[11], (i + 1) & 3);
+    for (uint32_t i = 1; i <= 4; i++)
+        b32(&l[12], i);
+    for (int j = 0; j < 3; j++)
+        bf(&l[13], -64);
+    for (int j = 0; j < 3; j++)
+        bf(&l[13], 128);
+    for (int j = 0; j < 3; j++)
+        bf(&l[13], 0);
+    b32(&l[13], 0), b32(&l[13], 0), b32(&l[13], 1);
+    return assemble(38, l, 19, len);
+}
+
+static void q3_vert(bbuf *b, float x, float y, float z, float lu, float lv, int c)
+{
+    bf(b, x), bf(b, y), bf(b, z), bf(b, 0), bf(b, 0), bf(b, lu), bf(b, lv);
+    bf(b, -1), bf(b, 0), bf(b, 0);
+    b8(b, (unsigned)c), b8(b, (unsigned)c), b8(b, (unsigned)c), b8(b, 255);
+}
+
+/* Quake III: the wall as a planar surface of two triangles and a flat 3x3 patch in front of
+ * it, both in leaf 1 (cluster 0), one lightmap page of 50, a 3x3x1 light grid. */
+static uint8_t *build_q3(size_t *len)
+{
+    bbuf l[17] = {{0}};
+    bput(&l[0], synth_ents, sizeof synth_ents);
+    bstr(&l[1], "textures/base_wall/concrete", 64), b32(&l[1], 0), b32(&l[1], 1);
+    bf(&l[2], -1), bf(&l[2], 0), bf(&l[2], 0), bf(&l[2], -100);
+    b32(&l[3], 0), b32(&l[3], (uint32_t)-2), b32(&l[3], (uint32_t)-1);
+    for (int j = 0; j < 3; j++)
+        b32(&l[3], (uint32_t)-64);
+    for (int j = 0; j < 3; j++)
+        b32(&l[3], 128);
+    for (int leaf = 0; leaf < 2; leaf++) {
+        b32(&l[4], leaf ? 0 : (uint32_t)-1), b32(&l[4], 0);
+        for (int j = 0; j < 3; j++)
+            b32(&l[4], (uint32_t)-64);
+        for (int j = 0; j < 3; j++)
+            b32(&l[4], 128);
+        b32(&l[4], 0), b32(&l[4], leaf ? 2 : 0), b32(&l[4], 0), b32(&l[4], 0);
+    }
+    b32(&l[5], 0), b32(&l[5], 1);
+    for (int j = 0; j < 3; j++)
+        bf(&l[7], j == 0 ? 0 : j == 1 ? -64 : 0);
+    for (int j = 0; j < 3; j++)
+        bf(&l[7], j == 0 ? 128 : 64);
+    b32(&l[7], 0), b32(&l[7], 2), b32(&l[7], 0), b32(&l[7], 0);
+    for (int i = 0; i < 4; i++)
+        q3_vert(&l[10], wall[i][0], wall[i][1], wall[i][2], 0.1f + 0.1f * (float)(i & 1),
+                0.1f + 0.05f * (float)(i >> 1), 60);
+    for (int r = 0; r < 3; r++) /* patch rows go up, columns go +y: seen from -x, clockwise */
+        for (int c = 0; c < 3; c++)
+            q3_vert(&l[10], 90, 20 - 10 * (float)c, 20 + 10 * (float)r, 0.5f, 0.5f, 60);
+    b32(&l[11], 0), b32(&l[11], 1), b32(&l[11], 2), b32(&l[11], 0), b32(&l[11], 2), b32(&l[11], 3);
+    for (int s = 0; s < 2; s++) {
+        b32(&l[13], 0), b32(&l[13], (uint32_t)-1), b32(&l[13], s ? 2 : 1);
+        b32(&l[13], s ? 4 : 0), b32(&l[13], s ? 9 : 4), b32(&l[13], 0), b32(&l[13], s ? 0 : 6);
+        b32(&l[13], 0), b32(&l[13], 0), b32(&l[13], 0), b32(&l[13], 8), b32(&l[13], 8);
+        for (int j = 0; j < 9; j++)
+            bf(&l[13], 0);
+        bf(&l[13], -1), bf(&l[13], 0), bf(&l[13], 0);
+        b32(&l[13], s ? 3 : 0), b32(&l[13], s ? 3 : 0);
+    }
+    for (int i = 0; i < 128 * 128 * 3; i++)
+        b8(&l[14], 50);
+    for (int i = 0; i < 9; i++)
+        for (int k = 0; k < 8; k++)
+            b8(&l[15], k < 6 ? 40 : 0);
+    b32(&l[16], 1), b32(&l[16], 1), b8(&l[16], 1);
+    return assemble(46, l, 17, len);
+}
+
+TEST(model_ibsp_synthetic)
+{
+    for (int fmt = 0; fmt < 2; fmt++) {
+        size_t len;
+        uint8_t *d = fmt ? build_q3(&len) : build_q2(&len);
+        mdl_bsp *b = NULL;
+        qd_error err = {0};
+        CHECK_MSG(mdl_bsp_load(d, len, "synth", NULL, &b, &err) == QD_OK, "fmt %d: %s", fmt,
+                  err.msg);
+        CHECK_EQ(b->format, fmt ? MDL_BSP_Q3_46 : MDL_BSP_Q2_38);
+        CHECK_STR(b->message, "Synthetic");
+        CHECK_EQ(b->num_leaves, 3);
+        CHECK_EQ(b->num_faces, fmt ? 2 + 32 : 1);
+        CHECK_EQ(b->num_marks, b->num_faces);
+        CHECK_EQ(b->num_clusters, 1);
+        /* the origin is in front of the wall: file leaf 1, our leaf 2 */
+        const float o[3] = {0, 0, 0}, behind[3] = {200, 0, 0};
+        uint32_t leaf = mdl_bsp_point_leaf(b, 0, o);
+        CHECK_EQ(leaf, 2);
+        CHECK_EQ(b->leaves[leaf].cluster, 0);
+        CHECK_EQ(mdl_bsp_point_leaf(b, 0, behind), 1);
+        CHECK_EQ(b->leaves[1].contents, MDL_CONTENTS_SOLID);
+        uint8_t pvs[1];
+        mdl_bsp_pvs(b, leaf, pvs);
+        CHECK_EQ(pvs[0] & 3, 2); /* leaf 2 (bit 1) is seen, the solid file leaf 0 is not */
+        /* every face looks at the origin and is lit */
+        for (uint32_t i = 0; i < b->num_faces; i++) {
+            const mdl_face *f = &b->faces[i];
+            CHECK_MSG(f->normal[0] < -0.99f && f->dist < 0, "face %u normal %g %g %g", i,
+                      f->normal[0], f->normal[1], f->normal[2]);
+            CHECK_MSG(fabsf(f->light - 100) < 1, "face %u light %g", i, f->light);
+        }
+        float light = -1;
+        mdl_bsp_light_point(b, o, &light); /* Q2: no floor under the origin, so 0 */
+        CHECK(light >= 0 && light <= 255);
+        if (fmt) {
+            CHECK_EQ(b->grid_dims[0] * b->grid_dims[1] * b->grid_dims[2], 9);
+            CHECK_MSG(fabsf(light - 120) < 1, "grid light %g", light); /* 80 + 80 / 2 */
+        }
+        mdl_bsp_free(b);
+        /* Kept as fuzz seeds when asked (QDEMO_WRITE_SEEDS=dir). */
+        const char *seeds = getenv("QDEMO_WRITE_SEEDS");
+        if (seeds) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/synthetic_ibsp%d.bsp", seeds, fmt ? 46 : 38);
+            FILE *fp = fopen(path, "wb");
+            if (fp) {
+                fwrite(d, 1, len, fp);
+                fclose(fp);
+            }
+        }
+        free(d);
+    }
+}
+
+/* Offset of lump i of an IBSP file. */
+static uint32_t ibsp_lump_ofs(const uint8_t *d, int i)
+{
+    rd_t r = rd_make(d, 8 + 8 * (size_t)(i + 1));
+    rd_seek(&r, 8 + 8 * (size_t)i);
+    return rd_u32(&r);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+TEST(model_ibsp_hostile_fields)
+{
+    static const struct {
+        int q3;
+        int lump; /* -1: the header */
+        uint32_t at, width, value;
+        qd_err want;
+        const char *what;
+    } cases[] = {
+        {0, -1, 8 + 8 * 6 + 4, 4, 0xffffff00u, QD_ERR_TRUNCATED, "q2 faces past the end"},
+        {0, -1, 8 + 8 * 6, 4, 0xfffffff0u, QD_ERR_TRUNCATED, "q2 faces ofs+len wraps"},
+        {0, -1, 8 + 8 * 6 + 4, 4, 21, QD_ERR_BAD_DATA, "q2 faces not whole records"},
+        {0, -1, 4, 4, 37, QD_ERR_UNSUPPORTED, "IBSP version 37"},
+        {0, 6, 0, 2, 5, QD_ERR_BAD_DATA, "q2 face plane"},
+        {0, 6, 8, 2, 9, QD_ERR_BAD_DATA, "q2 face edges past surfedges"},
+        {0, 6, 8, 2, 2000, QD_ERR_LIMIT, "q2 face with 2000 edges"},
+        {0, 6, 10, 2, 3, QD_ERR_BAD_DATA, "q2 face texinfo"},
+        {0, 12, 0, 4, 0x80000000u, QD_ERR_BAD_DATA, "q2 surfedge INT_MIN"},
+        {0, 11, 4, 2, 99, QD_ERR_BAD_DATA, "q2 edge vertex"},
+        {0, 4, 4, 4, 0, QD_ERR_BAD_DATA, "q2 node is its own child"},
+        {0, 4, 4, 4, (uint32_t)-9, QD_ERR_BAD_DATA, "q2 node leaf out of range"},
+        {0, 4, 0, 4, 7, QD_ERR_BAD_DATA, "q2 node plane"},
+        {0, 8, 28 + 4, 2, 5, QD_ERR_BAD_DATA, "q2 leaf cluster past the vis"},
+        {0, 8, 28 + 22, 2, 3, QD_ERR_BAD_DATA, "q2 leaf faces past leaffaces"},
+        {0, 9, 0, 2, 1, QD_ERR_BAD_DATA, "q2 leafface"},
+        {0, 13, 36, 4, 3, QD_ERR_BAD_DATA, "q2 model headnode"},
+        {0, 3, 0, 4, 0x40000000u, QD_ERR_BAD_DATA, "q2 vis cluster count"},
+        {1, -1, 8 + 8 * 13 + 4, 4, 0xffffff00u, QD_ERR_TRUNCATED, "q3 surfaces past the end"},
+        {1, -1, 8 + 8 * 14 + 4, 4, 100, QD_ERR_BAD_DATA, "q3 lightmaps not whole pages"},
+        {1, 13, 0, 4, 1, QD_ERR_BAD_DATA, "q3 surface shader"},
+        {1, 13, 16, 4, 99, QD_ERR_BAD_DATA, "q3 surface vertices"},
+        {1, 13, 20, 4, 0xfffffffeu, QD_ERR_BAD_DATA, "q3 surface index range wraps"},
+        {1, 11, 4, 4, 7, QD_ERR_BAD_DATA, "q3 index past its vertices"},
+        {1, 13, 104 + 96, 4, 4, QD_ERR_BAD_DATA, "q3 patch width even"},
+        {1, 13, 104 + 96, 4, 1001, QD_ERR_BAD_DATA, "q3 patch too wide"},
+        {1, 5, 4, 4, 2, QD_ERR_BAD_DATA, "q3 leafsurface"},
+        {1, 4, 48 + 36, 4, 0xffffffffu, QD_ERR_BAD_DATA, "q3 leaf surfaces wrap"},
+        {1, 4, 48, 4, 3, QD_ERR_BAD_DATA, "q3 leaf cluster"},
+        {1, 3, 4, 4, 0x80000000u, QD_ERR_BAD_DATA, "q3 node child INT_MIN"},
+        {1, 7, 28, 4, 3, QD_ERR_BAD_DATA, "q3 model surfaces"},
+    };
+    size_t len2, len3;
+    uint8_t *d2 = build_q2(&len2), *d3 = build_q3(&len3);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint8_t *d = cases[c].q3 ? d3 : d2;
+        size_t len = cases[c].q3 ? len3 : len2;
+        uint8_t *t = malloc(len);
+        memcpy(t, d, len);
+        uint32_t at =
+            cases[c].lump < 0 ? cases[c].at : ibsp_lump_ofs(d, cases[c].lump) + cases[c].at;
+        if (cases[c].width == 4)
+            put32(t + at, cases[c].value);
+        else
+            t[at] = (uint8_t)cases[c].value, t[at + 1] = (uint8_t)(cases[c].value >> 8);
+        mdl_bsp *b = (mdl_bsp *)1;
+        qd_error err = {0};
+        qd_err e = mdl_bsp_load(t, len, "hostile", NULL, &b, &err);
+        CHECK_MSG(e == cases[c].want && b == NULL, "%s: got %s (%s)", cases[c].what,
+                  qd_strerror(e), err.msg);
+        free(t);
+    }
+    free(d2);
+    free(d3);
+}
