@@ -49,7 +49,7 @@ static void render_it(const uint8_t *data, size_t size)
                                      {{-3e4f, 2e4f, 1e4f}, {-80, 45, 0}, 120}};
     for (int c = 0; c < 3; c++)
         for (int mode = 0; mode < 2; mode++) {
-            r_options o = {mode, c == 2, 0};
+            r_options o = {mode, c == 2, 0, 0};
             r_render(a, cl, 0, &cams[c], &o, fb);
         }
     r_assets_free(a);
