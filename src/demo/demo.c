@@ -21,6 +21,7 @@ static const demo_decoder *const decoders[] = {
     &demo_q1_decoder,
     &demo_mvd_decoder,
     &demo_qwd_decoder,
+    &demo_q2_decoder,
     &demo_q3_decoder,
 };
 #define NUM_DECODERS (sizeof decoders / sizeof decoders[0])
@@ -37,35 +38,6 @@ const char *demo_format_name(demo_format f)
     }
 }
 
-/* Families qdemo recognises but does not decode yet: how sure we are (as a probe score) and
- * a description for the message. Quake II ([DM2] 2.2, 3.13): blocks of int32 size + messages,
- * the first being svc_serverdata (0x0C) with the protocol as an int32. */
-static int identify_other(const uint8_t *data, size_t len, const char *name, char *what,
-                          size_t cap)
-{
-    const char *dot = name ? strrchr(name, '.') : NULL;
-    if (len >= 9 && data[4] == 0x0c) {
-        uint32_t size = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-                        (uint32_t)data[3] << 24;
-        int32_t proto = (int32_t)((uint32_t)data[5] | (uint32_t)data[6] << 8 |
-                                  (uint32_t)data[7] << 16 | (uint32_t)data[8] << 24);
-        if (size >= 5 && size <= len - 4 && proto >= 25 && proto <= 2023) {
-            snprintf(what, cap, "a Quake II demo (protocol %d): qdemo does not decode Quake II "
-                                "demos yet",
-                     (int)proto);
-            return 9;
-        }
-    }
-    if (dot && (dot[1] == 'd' || dot[1] == 'D') && (dot[2] == 'm' || dot[2] == 'M')) {
-        if (dot[3] == '2' && dot[4] == 0) {
-            snprintf(what, cap, "a Quake II demo (.dm2): qdemo does not decode Quake II demos "
-                                "yet");
-            return 5;
-        }
-    }
-    return 0;
-}
-
 demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err)
 {
     const demo_decoder *best = NULL;
@@ -76,12 +48,6 @@ demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_erro
             best_score = s;
             best = decoders[i];
         }
-    }
-    char what[160];
-    int other = identify_other(data, len, name, what, sizeof what);
-    if (other > best_score) {
-        qd_fail(err, QD_ERR_UNSUPPORTED, 0, "%s", what);
-        return NULL;
     }
     if (!best) {
         qd_fail(err, QD_ERR_UNSUPPORTED, 0, "not a demo format qdemo knows");

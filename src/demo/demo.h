@@ -92,6 +92,7 @@ void demo_restore(demo_t *d, const void *state);
 extern const demo_decoder demo_q1_decoder;  /* src/demo/q1.c */
 extern const demo_decoder demo_qwd_decoder; /* src/demo/qw.c */
 extern const demo_decoder demo_mvd_decoder; /* src/demo/qw.c */
+extern const demo_decoder demo_q2_decoder;  /* src/demo/q2.c */
 extern const demo_decoder demo_q3_decoder;  /* src/demo/q3.c */
 
 #endif

@@ -1,7 +1,6 @@
 /* fuzz_dm3.c: libFuzzer target for the Quake III .dm_NN decoder (src/demo/q3.c). */
 #include "fuzz_decoder.h"
 
-extern const demo_decoder demo_q3_decoder;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

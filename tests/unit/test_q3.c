@@ -10,7 +10,6 @@
 #include "../test.h"
 #include "../testbuf.h"
 
-extern const demo_decoder demo_q3_decoder; /* src/demo/q3.c */
 
 /* ---- a bit writer: MSG_WriteBits [DM68 4] with the codes of q3_huff_nodes ---- */
 

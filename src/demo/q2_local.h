@@ -1,0 +1,222 @@
+/* q2_local.h: Quake II protocol constants and the .dm2 decoder state, shared by q2.c and its
+ * tests (which build protocol bytes by these names).
+ *
+ * Sources, named where each fact is used in q2.c:
+ *   [DM2]    /work/shared/specs/dm2-quake2-v1.0.4.txt (Uwe Girlich, protocols 26..34)
+ *   [Q2CL]   id Software Quake II 3.21 client/cl_ents.c, cl_parse.c, cl_tent.c (how the
+ *            reference client reads the messages; GPL, read through the search tool)
+ *   [Q2SV]   id Software Quake II 3.21 server/sv_ccmds.c SV_ServerRecord_f, sv_ents.c
+ *            SV_RecordDemoMessage (how server-side recordings are written)
+ *   [Q2PRO]  skullernet/q2pro inc/common/protocol.h (numbers of later protocols) */
+#ifndef QD_Q2_LOCAL_H
+#define QD_Q2_LOCAL_H
+
+#include <stdint.h>
+
+#include "../common/err.h"
+
+/* ---- Server messages [DM2] 3.1..3.21 ---- */
+#define Q2_SVC_BAD 0
+#define Q2_SVC_MUZZLEFLASH 1
+#define Q2_SVC_MUZZLEFLASH2 2
+#define Q2_SVC_TEMP_ENTITY 3
+#define Q2_SVC_LAYOUT 4
+#define Q2_SVC_INVENTORY 5
+#define Q2_SVC_NOP 6
+#define Q2_SVC_DISCONNECT 7
+#define Q2_SVC_RECONNECT 8
+#define Q2_SVC_SOUND 9
+#define Q2_SVC_PRINT 10
+#define Q2_SVC_STUFFTEXT 11
+#define Q2_SVC_SERVERDATA 12
+#define Q2_SVC_CONFIGSTRING 13
+#define Q2_SVC_SPAWNBASELINE 14
+#define Q2_SVC_CENTERPRINT 15
+#define Q2_SVC_DOWNLOAD 16
+#define Q2_SVC_PLAYERINFO 17
+#define Q2_SVC_PACKETENTITIES 18
+#define Q2_SVC_DELTAPACKETENTITIES 19
+#define Q2_SVC_FRAME 20
+#define Q2_SVC_COUNT 21
+
+/* ---- Protocols [DM2] 3.13 table 3, [Q2PRO] ---- */
+#define Q2_PROTOCOL_MIN 26 /* 3.05, the first the spec covers */
+#define Q2_PROTOCOL_MAX 34 /* 3.18 .. 3.20 */
+#define Q2_PROTOCOL_R1Q2 35
+#define Q2_PROTOCOL_Q2PRO 36
+#define Q2_PROTOCOL_Q2PRO_MVD 37
+#define Q2_PROTOCOL_KMQ2 56 /* KMQuake2 (realdata/dm2 mission64 demo1) */
+
+/* serverdata.isdemo ("attractloop") [DM2] 3.13 */
+#define Q2_RECORD_NETWORK 0
+#define Q2_RECORD_CLIENT 1
+#define Q2_RECORD_SERVER 2
+#define Q2_RECORD_RELAY 0x80
+
+/* ---- Configstring indices [DM2] 3.14 ---- */
+#define Q2_CS_NAME 0
+#define Q2_CS_MAXCLIENTS 30
+#define Q2_CS_MODELS 32
+#define Q2_CS_SOUNDS 288
+#define Q2_CS_IMAGES 544
+#define Q2_CS_LIGHTS 800
+#define Q2_CS_ITEMS 1056
+#define Q2_CS_PLAYERSKINS 1312
+#define Q2_CS_GENERAL 1568
+#define Q2_MAX_CONFIGSTRINGS 2080
+
+/* ---- Entity delta bits [DM2] 3.15 (U_* of id's qcommon.h) ---- */
+#define Q2_U_ORIGIN1 (1u << 0)
+#define Q2_U_ORIGIN2 (1u << 1)
+#define Q2_U_ANGLE2 (1u << 2)
+#define Q2_U_ANGLE3 (1u << 3)
+#define Q2_U_FRAME8 (1u << 4)
+#define Q2_U_EVENT (1u << 5)
+#define Q2_U_REMOVE (1u << 6)
+#define Q2_U_MOREBITS1 (1u << 7)
+#define Q2_U_NUMBER16 (1u << 8)
+#define Q2_U_ORIGIN3 (1u << 9)
+#define Q2_U_ANGLE1 (1u << 10)
+#define Q2_U_MODEL (1u << 11)
+#define Q2_U_RENDERFX8 (1u << 12)
+#define Q2_U_EFFECTS8 (1u << 14)
+#define Q2_U_MOREBITS2 (1u << 15)
+#define Q2_U_SKIN8 (1u << 16)
+#define Q2_U_FRAME16 (1u << 17)
+#define Q2_U_RENDERFX16 (1u << 18)
+#define Q2_U_EFFECTS16 (1u << 19)
+#define Q2_U_MODEL2 (1u << 20)
+#define Q2_U_MODEL3 (1u << 21)
+#define Q2_U_MODEL4 (1u << 22)
+#define Q2_U_MOREBITS3 (1u << 23)
+#define Q2_U_OLDORIGIN (1u << 24)
+#define Q2_U_SKIN16 (1u << 25)
+#define Q2_U_SOUND (1u << 26)
+#define Q2_U_SOLID (1u << 27)
+
+/* ---- Player state bits [DM2] 3.18 (PS_* of id's qcommon.h) ---- */
+#define Q2_PS_M_TYPE (1u << 0)
+#define Q2_PS_M_ORIGIN (1u << 1)
+#define Q2_PS_M_VELOCITY (1u << 2)
+#define Q2_PS_M_TIME (1u << 3)
+#define Q2_PS_M_FLAGS (1u << 4)
+#define Q2_PS_M_GRAVITY (1u << 5)
+#define Q2_PS_M_DELTA_ANGLES (1u << 6)
+#define Q2_PS_VIEWOFFSET (1u << 7)
+#define Q2_PS_VIEWANGLES (1u << 8)
+#define Q2_PS_KICKANGLES (1u << 9)
+#define Q2_PS_BLEND (1u << 10)
+#define Q2_PS_FOV (1u << 11)
+#define Q2_PS_WEAPONINDEX (1u << 12)
+#define Q2_PS_WEAPONFRAME (1u << 13)
+#define Q2_PS_RDFLAGS (1u << 14)
+
+#define Q2_PMF_TIME_TELEPORT 32 /* pm_flags: the player just teleported [Q2CL q_shared.h] */
+
+/* sound flags [DM2] 3.10 */
+#define Q2_SND_VOLUME (1u << 0)
+#define Q2_SND_ATTENUATION (1u << 1)
+#define Q2_SND_POS (1u << 2)
+#define Q2_SND_ENT (1u << 3)
+#define Q2_SND_OFFSET (1u << 4)
+
+/* entity events [DM2] 3.15; EV_OTHER_TELEPORT is 3.20's [Q2CL q_shared.h] */
+#define Q2_EV_PLAYER_TELEPORT 6
+#define Q2_EV_OTHER_TELEPORT 7
+
+#define Q2_STAT_FRAGS 14 /* [DM2] 3.18 */
+#define Q2_RF_TRANSLUCENT 32
+
+/* ---- Limits ---- */
+#define Q2_MAX_EDICTS 1024    /* [DM2] 3.10, 3.19 */
+#define Q2_MAX_STATS 32
+#define Q2_MAX_MSGLEN 1400    /* [DM2] 2.2: id's own client recordings */
+#define Q2_MAX_BLOCK 0x10000  /* cap on one block: later clients write up to 32k [Q2PRO] */
+#define Q2_UPDATE_BACKUP 16   /* frames kept for deltas [Q2CL] UPDATE_BACKUP */
+#define Q2_UPDATE_MASK (Q2_UPDATE_BACKUP - 1)
+#define Q2_ENT_POOL 4096      /* entity states shared by the frame ring */
+#define Q2_MAX_AREABYTES 32   /* MAX_MAP_AREAS / 8 [DM2] 3.21 */
+#define Q2_NUMVERTEXNORMALS 162
+
+/* One entity as the wire describes it (40 bytes). Coordinates in 1/8 units, angles as
+ * bytes, as sent. */
+typedef struct q2_ent {
+    uint16_t number;
+    uint16_t frame;
+    uint8_t model[4]; /* modelindex, modelindex2..4 */
+    uint32_t skin;    /* skinnum: player slot | vwep << 8 for players */
+    uint32_t effects;
+    uint32_t renderfx;
+    int16_t origin[3];
+    int16_t old_origin[3];
+    uint8_t angles[3];
+    uint8_t sound;
+    uint8_t event;
+    uint8_t carried; /* copied unchanged from the delta frame (not on the wire) */
+    uint16_t solid;
+} q2_ent;
+
+/* The recorder's player state [DM2] 3.18, in wire units. */
+typedef struct q2_pstate {
+    int16_t origin[3];   /* 1/8 units */
+    int16_t velocity[3];
+    int16_t gravity;
+    int16_t delta_angles[3];
+    int16_t viewangles[3]; /* 360/65536 degrees */
+    int16_t stats[Q2_MAX_STATS];
+    int8_t viewoffset[3]; /* 1/4 units */
+    int8_t kick_angles[3];
+    int8_t gunoffset[3];
+    int8_t gunangles[3];
+    uint8_t pm_type, pm_time, pm_flags;
+    uint8_t gunindex, gunframe, fov, rdflags;
+    uint8_t blend[4];
+    uint8_t pad;
+} q2_pstate;
+
+/* One slot of the frame ring [Q2CL] frame_t: the frame's entities are pool entries
+ * [start, start + count) (mod Q2_ENT_POOL), sorted by number. */
+typedef struct q2_frame {
+    int32_t serverframe;
+    uint32_t start;
+    uint16_t count;
+    uint8_t valid;
+    uint8_t pad;
+    q2_pstate ps;
+} q2_frame;
+
+/* The whole decoder state: plain data, no pointers; copy it with memcpy. */
+typedef struct q2_state {
+    uint8_t stopped;      /* an error or the end was reached */
+    uint8_t isdemo;       /* Q2_RECORD_* of the current level */
+    uint8_t have_level;   /* svc_serverdata seen */
+    uint8_t in_frame;     /* cl_frame_begin called, cl_frame_end not yet */
+    uint8_t pending;      /* svc_frame read, waiting for its playerinfo */
+    uint8_t have_ps;      /* the open frame's player state was read */
+    uint8_t pad[2];
+    uint64_t pos;         /* file offset of the next block */
+    uint32_t block;       /* blocks decoded */
+    int32_t protocol;     /* 0 until svc_serverdata */
+    int32_t playernum;    /* the recorder's slot, -1 for server recordings */
+    int32_t servercount;
+    int32_t max_clients;
+    int32_t frame0;       /* serverframe of the level's first frame */
+    uint8_t have_frame0;
+    uint8_t cur_valid;    /* the frame being parsed has a usable delta source */
+    uint8_t pad2[2];
+    int32_t serverframe, deltaframe; /* of the frame being parsed */
+    double time;          /* demo time of the newest frame */
+    double time_base;     /* demo time of the level's first frame */
+    uint32_t frames;      /* svc_frame messages decoded */
+    uint32_t bad_deltas;  /* frames whose delta source was gone */
+    int32_t last_emitted; /* ring slot of the frame last sent to the client, -1 none */
+    uint32_t pool_head;   /* absolute index of the next free pool entry */
+    qd_err err_code;      /* the error that stopped the decoder */
+    uint64_t err_offset;
+    q2_pstate ps;         /* the player state being parsed */
+    q2_frame frames_ring[Q2_UPDATE_BACKUP];
+    q2_ent baselines[Q2_MAX_EDICTS];
+    q2_ent pool[Q2_ENT_POOL];
+} q2_state;
+
+#endif

@@ -1,0 +1,739 @@
+/* test_q2.c: the Quake II .dm2 decoder on bytes built here and on every real .dm2. The
+ * decoder is driven through its demo_decoder functions directly. */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/demo/demo.h"
+#include "../../src/demo/q2_local.h"
+#include "../test.h"
+#include "../testbuf.h"
+
+
+/* ---- running the decoder ---- */
+
+typedef struct run {
+    void *state;
+    cl_state *cl;
+    const uint8_t *data;
+    size_t len;
+    int done;
+    qd_error err;
+} run;
+
+static int run_open(run *r, const uint8_t *data, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    r->state = malloc(demo_q2_decoder.state_size);
+    r->cl = malloc(sizeof *r->cl);
+    if (!r->state || !r->cl)
+        return 0;
+    cl_reset(r->cl);
+    r->data = data;
+    r->len = len;
+    return demo_q2_decoder.init(r->state, data, len, &r->err) == QD_OK;
+}
+
+static void run_close(run *r)
+{
+    free(r->state);
+    free(r->cl);
+}
+
+static qd_err run_step(run *r, const demo_trace *t)
+{
+    return demo_q2_decoder.step(r->state, r->data, r->len, r->cl, t, &r->done, &r->err);
+}
+
+static qd_err run_all(run *r, const demo_trace *t)
+{
+    qd_err e = QD_OK;
+    for (size_t n = 0; !r->done && e == QD_OK && n <= r->len + 1; n++)
+        e = run_step(r, t);
+    return e;
+}
+
+static int near(double a, double b) { return fabs(a - b) < 0.01; }
+
+/* ---- building demos in memory ---- */
+
+static void block(buf *f, const buf *m)
+{
+    put32(f, (uint32_t)m->n);
+    putbuf(f, m);
+}
+
+static void serverdata(buf *m, int proto, int isdemo, const char *gamedir, int player)
+{
+    put8(m, Q2_SVC_SERVERDATA);
+    put32(m, (uint32_t)proto);
+    put32(m, 0x10005); /* servercount */
+    put8(m, (unsigned)isdemo);
+    putstr(m, gamedir);
+    put16(m, player);
+    putstr(m, "Test Level");
+}
+
+static void configstring(buf *m, int index, const char *s)
+{
+    put8(m, Q2_SVC_CONFIGSTRING);
+    put16(m, index);
+    putstr(m, s);
+}
+
+/* The entity header: the bit bytes the bits need, then the number. */
+static void ent_bits(buf *m, uint32_t bits, int num)
+{
+    if (num >= 256)
+        bits |= Q2_U_NUMBER16;
+    if (bits & 0xff000000u)
+        bits |= Q2_U_MOREBITS3;
+    if (bits & 0xffff0000u)
+        bits |= Q2_U_MOREBITS2;
+    if (bits & 0xffffff00u)
+        bits |= Q2_U_MOREBITS1;
+    put8(m, bits & 255);
+    if (bits & Q2_U_MOREBITS1)
+        put8(m, (bits >> 8) & 255);
+    if (bits & Q2_U_MOREBITS2)
+        put8(m, (bits >> 16) & 255);
+    if (bits & Q2_U_MOREBITS3)
+        put8(m, bits >> 24);
+    if (bits & Q2_U_NUMBER16)
+        put16(m, num);
+    else
+        put8(m, (unsigned)num);
+}
+
+/* An entity with a model and an x (or a model 0 for "no change of model"). */
+static void ent_model_x(buf *m, int num, int model, float x)
+{
+    ent_bits(m, (model ? Q2_U_MODEL : 0) | Q2_U_ORIGIN1, num);
+    if (model)
+        put8(m, (unsigned)model);
+    putcoord(m, x);
+}
+
+static void frame(buf *m, int serverframe, int deltaframe)
+{
+    put8(m, Q2_SVC_FRAME);
+    put32(m, (uint32_t)serverframe);
+    put32(m, (uint32_t)deltaframe);
+    put8(m, 0); /* suppress count */
+    put8(m, 1); /* one byte of area bits */
+    put8(m, 0xff);
+}
+
+/* Player state: origin (1,2,3), view offset z 22, yaw 90, a pitch kick of 2, frags. */
+static void playerinfo_full(buf *m, int frags)
+{
+    put8(m, Q2_SVC_PLAYERINFO);
+    put16(m, (int)(Q2_PS_M_ORIGIN | Q2_PS_VIEWOFFSET | Q2_PS_VIEWANGLES | Q2_PS_KICKANGLES));
+    put16(m, 8);
+    put16(m, 16);
+    put16(m, 24);
+    put8(m, 0);
+    put8(m, 0);
+    put8(m, 88);
+    put16(m, 0);
+    put16(m, 16384);
+    put16(m, 0);
+    put8(m, 8);
+    put8(m, 0);
+    put8(m, 0);
+    put32(m, 1u << Q2_STAT_FRAGS | 1u << 1);
+    put16(m, 100); /* health: stats come in index order */
+    put16(m, frags);
+}
+
+/* Player state moved along x only. */
+static void playerinfo_x(buf *m, int x8)
+{
+    put8(m, Q2_SVC_PLAYERINFO);
+    put16(m, (int)Q2_PS_M_ORIGIN);
+    put16(m, x8);
+    put16(m, 16);
+    put16(m, 24);
+    put32(m, 0);
+}
+
+static void pe_end(buf *m) { put16(m, 0); }
+
+/* The common start: serverdata and configstrings, one baseline (entity 2, model 2, x 100). */
+static void level_start(buf *f)
+{
+    static buf m;
+    m.n = 0;
+    serverdata(&m, 34, Q2_RECORD_CLIENT, "", 0);
+    configstring(&m, Q2_CS_NAME, "Test Level");
+    configstring(&m, Q2_CS_MAXCLIENTS, "4");
+    configstring(&m, Q2_CS_MODELS + 1, "maps/test.bsp");
+    configstring(&m, Q2_CS_MODELS + 2, "models/objects/rocket/tris.md2");
+    configstring(&m, Q2_CS_MODELS + 3, "*1");
+    configstring(&m, Q2_CS_SOUNDS + 1, "weapons/rocklf1a.wav");
+    configstring(&m, Q2_CS_PLAYERSKINS + 0, "Alice\\male/grunt");
+    configstring(&m, Q2_CS_PLAYERSKINS + 1, "Bob\\female/athena");
+    put8(&m, Q2_SVC_SPAWNBASELINE);
+    ent_model_x(&m, 2, 2, 100);
+    block(f, &m);
+}
+
+static void end_marker(buf *f) { put32(f, 0xffffffffu); }
+
+/* ---- unit tests ---- */
+
+TEST(q2_level_and_configstrings)
+{
+    static buf f;
+    f.n = 0;
+    level_start(&f);
+    end_marker(&f);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(demo_q2_decoder.probe(f.b, f.n, "x.bin"), 9);
+    CHECK_EQ(demo_q2_decoder.probe(f.b + 4, f.n - 4, "x.dm2"), 1);
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK(r.done);
+    CHECK_EQ(r.cl->level.game, CL_GAME_Q2);
+    CHECK_EQ(r.cl->level.protocol, 34);
+    CHECK_EQ(r.cl->level.max_clients, 4);
+    CHECK_STR(r.cl->level.title, "Test Level");
+    CHECK_STR(r.cl->level.gamedir, "baseq2");
+    CHECK_STR(r.cl->level.map, "maps/test.bsp");
+    CHECK_STR(r.cl->level.models[2], "models/objects/rocket/tris.md2");
+    CHECK_STR(r.cl->level.models[3], "*1");
+    CHECK_STR(r.cl->level.sounds[1], "weapons/rocklf1a.wav");
+    CHECK_STR(r.cl->players[0].name, "Alice");
+    CHECK_STR(r.cl->players[1].name, "Bob");
+    CHECK_EQ(r.cl->players[1].entity, 2);
+    CHECK_EQ(demo_q2_decoder.protocol(r.state), 34);
+    CHECK_EQ(demo_q2_decoder.offset(r.state), f.n);
+    run_close(&r);
+}
+
+/* Frames: a full one, deltas against the frame before and against an older one, a removal,
+ * and the prints and effects that follow the frame data. */
+TEST(q2_frames_and_deltas)
+{
+    static buf f, m;
+    f.n = 0;
+    level_start(&f);
+    /* frame 100: uncompressed; entity 1 new, entity 2 from its baseline */
+    m.n = 0;
+    frame(&m, 100, -1);
+    playerinfo_full(&m, 5);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_model_x(&m, 1, 255, 8);
+    ent_model_x(&m, 2, 0, 120);
+    pe_end(&m);
+    block(&f, &m);
+    /* frame 101 from 100: entity 2 moves, entity 3 appears */
+    m.n = 0;
+    frame(&m, 101, 100);
+    playerinfo_x(&m, 16);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_model_x(&m, 2, 0, 130);
+    ent_model_x(&m, 3, 3, -64);
+    pe_end(&m);
+    block(&f, &m);
+    /* frame 102 from 101: entity 3 removed */
+    m.n = 0;
+    frame(&m, 102, 101);
+    playerinfo_x(&m, 24);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_bits(&m, Q2_U_REMOVE, 3);
+    pe_end(&m);
+    block(&f, &m);
+    /* frame 103 from 101 (an older frame): entity 3 is back as it was, entity 2 moves */
+    m.n = 0;
+    frame(&m, 103, 101);
+    playerinfo_x(&m, 32);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_model_x(&m, 2, 0, 140);
+    pe_end(&m);
+    put8(&m, Q2_SVC_PRINT);
+    put8(&m, 3);
+    putstr(&m, "Bob: hi\n");
+    put8(&m, Q2_SVC_CENTERPRINT);
+    putstr(&m, "Fight!");
+    put8(&m, Q2_SVC_TEMP_ENTITY);
+    put8(&m, 7); /* TE_ROCKET_EXPLOSION */
+    putcoord(&m, 10);
+    putcoord(&m, 20);
+    putcoord(&m, 30);
+    put8(&m, Q2_SVC_TEMP_ENTITY);
+    put8(&m, 3); /* TE_RAILTRAIL */
+    for (int i = 0; i < 6; i++)
+        putcoord(&m, (float)i);
+    put8(&m, Q2_SVC_SOUND);
+    put8(&m, Q2_SND_ENT | Q2_SND_VOLUME);
+    put8(&m, 1);
+    put8(&m, 200);
+    put16(&m, 2 << 3 | 1);
+    put8(&m, Q2_SVC_MUZZLEFLASH);
+    put16(&m, 1);
+    put8(&m, 7);
+    put8(&m, Q2_SVC_NOP);
+    put8(&m, Q2_SVC_LAYOUT);
+    putstr(&m, "xv 0 yv 0 string \"hi\"");
+    put8(&m, Q2_SVC_STUFFTEXT);
+    putstr(&m, "play x\n");
+    block(&f, &m);
+    end_marker(&f);
+
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the level */
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 100 */
+    cl_state *cl = r.cl;
+    CHECK_EQ(cl->frame_count, 1);
+    CHECK(near(cl->time, 0));
+    CHECK(cl->entities[1].active && cl->entities[2].active && !cl->entities[3].active);
+    CHECK_EQ(cl->entities[1].cur.model, 255);
+    CHECK(near(cl->entities[2].cur.origin[0], 120));
+    CHECK_EQ(cl->entities[2].cur.model, 2); /* from the baseline */
+    CHECK(cl->entities[2].cur.flags & CL_EF_TELEPORT); /* new: snaps */
+    CHECK_EQ(cl->view.view_entity, 1);
+    CHECK(cl->view.has_origin);
+    CHECK(near(cl->view.origin[0], 1) && near(cl->view.origin[1], 2));
+    CHECK(near(cl->view.origin[2], 3 + 22));
+    CHECK(near(cl->view.angles[1], 90) && near(cl->view.angles[0], 2));
+    CHECK_EQ(cl->stats[Q2_STAT_FRAGS], 5);
+    CHECK_EQ(cl->stats[1], 100);
+    CHECK_EQ(cl->players[0].frags, 5);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 101 */
+    CHECK(near(cl->time, 0.1));
+    CHECK(near(cl->entities[2].cur.origin[0], 130));
+    CHECK(!(cl->entities[2].cur.flags & CL_EF_TELEPORT));
+    CHECK(cl->entities[3].active);
+    CHECK(near(cl->entities[3].cur.origin[0], -64));
+    CHECK_EQ(cl->entities[3].cur.model, 3);
+    CHECK(near(cl->entities[1].cur.origin[0], 8)); /* unchanged, still there */
+    CHECK(near(cl->view.origin[0], 2) && near(cl->view.angles[1], 90)); /* delta'd state */
+    CHECK_EQ(cl->stats[Q2_STAT_FRAGS], 5);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 102 */
+    CHECK(!cl->entities[3].active);
+    CHECK(cl->entities[1].active && cl->entities[2].active);
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 103 from 101 */
+    CHECK(near(cl->time, 0.3));
+    CHECK(cl->entities[3].active);
+    CHECK(near(cl->entities[3].cur.origin[0], -64));
+    CHECK(near(cl->entities[2].cur.origin[0], 140));
+    CHECK(near(cl->view.origin[0], 4));
+    CHECK_EQ(cl->message_count, 2);
+    CHECK_EQ(cl->messages[0].kind, CL_MSG_CHAT);
+    CHECK_STR(cl->messages[0].text, "Bob: hi\n");
+    CHECK_EQ(cl->messages[1].kind, CL_MSG_CENTER);
+    CHECK_EQ(cl->temp_count, 2);
+    CHECK_EQ(cl->temps[0].type, 7);
+    CHECK_EQ(cl->temps[0].game, CL_GAME_Q2);
+    CHECK(near(cl->temps[0].origin[2], 30));
+    CHECK(near(cl->temps[1].end[2], 5));
+
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the end marker */
+    CHECK(r.done);
+    CHECK_EQ(cl->frame_count, 4);
+    run_close(&r);
+}
+
+/* A server-side recording: svc_frame holds only the frame number, and every entity comes
+ * whole (delta'd from nothing) in each frame [DM2 3.21]. */
+TEST(q2_server_recording)
+{
+    static buf f, m;
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 34, Q2_RECORD_SERVER, "ctf", -1);
+    configstring(&m, Q2_CS_MODELS + 1, "maps/q2ctf1.bsp");
+    block(&f, &m);
+    for (int fr = 0; fr < 2; fr++) {
+        m.n = 0;
+        put8(&m, Q2_SVC_FRAME);
+        put32(&m, 50u + (unsigned)fr);
+        put8(&m, Q2_SVC_PACKETENTITIES);
+        ent_model_x(&m, 5, 1, 10.0f + (float)fr);
+        if (fr == 0)
+            ent_model_x(&m, 700, 1, 20);
+        pe_end(&m);
+        block(&f, &m);
+    }
+    end_marker(&f);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK_STR(r.cl->level.gamedir, "ctf");
+    CHECK_EQ(r.cl->frame_count, 2);
+    CHECK(near(r.cl->time, 0.1));
+    CHECK(r.cl->entities[5].active && !r.cl->entities[700].active);
+    CHECK(near(r.cl->entities[5].cur.origin[0], 11));
+    run_close(&r);
+}
+
+/* Damage gives an error naming the byte where it was found. */
+TEST(q2_errors_have_offsets)
+{
+    static buf f, m;
+    /* an unknown message id after a good start */
+    f.n = 0;
+    level_start(&f);
+    size_t at = f.n + 4;
+    m.n = 0;
+    put8(&m, 77);
+    block(&f, &m);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_BAD_DATA);
+    CHECK_EQ(r.err.offset, at);
+    CHECK(strstr(r.err.msg, "unknown server message 77"));
+    CHECK_EQ(run_step(&r, NULL), QD_ERR_BAD_DATA); /* stays stopped */
+    run_close(&r);
+
+    /* an entity number over 1023 */
+    f.n = 0;
+    level_start(&f);
+    m.n = 0;
+    frame(&m, 10, -1);
+    playerinfo_x(&m, 0);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    at = f.n + 4 + m.n;
+    ent_model_x(&m, 1024, 1, 0);
+    pe_end(&m);
+    block(&f, &m);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_BAD_DATA);
+    CHECK_EQ(r.err.offset, at);
+    CHECK(strstr(r.err.msg, "1024"));
+    run_close(&r);
+
+    /* a block longer than the file, a temp entity direction out of range, svc_bad */
+    f.n = 0;
+    level_start(&f);
+    at = f.n;
+    put32(&f, 100);
+    put8(&f, Q2_SVC_NOP);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_TRUNCATED);
+    CHECK_EQ(r.err.offset, at);
+    run_close(&r);
+
+    f.n = 0;
+    level_start(&f);
+    m.n = 0;
+    put8(&m, Q2_SVC_TEMP_ENTITY);
+    put8(&m, 0); /* TE_GUNSHOT */
+    for (int i = 0; i < 3; i++)
+        putcoord(&m, 0);
+    put8(&m, 200);
+    block(&f, &m);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_BAD_DATA);
+    CHECK(strstr(r.err.msg, "direction"));
+    run_close(&r);
+
+    /* a frame whose packet entities never come */
+    f.n = 0;
+    level_start(&f);
+    m.n = 0;
+    frame(&m, 10, -1);
+    playerinfo_x(&m, 0);
+    block(&f, &m);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_BAD_DATA);
+    run_close(&r);
+}
+
+/* A delta from a frame the ring does not hold: parsed, not shown, no error. */
+TEST(q2_delta_from_missing_frame)
+{
+    static buf f, m;
+    f.n = 0;
+    level_start(&f);
+    m.n = 0;
+    frame(&m, 100, -1);
+    playerinfo_x(&m, 0);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_model_x(&m, 2, 0, 1);
+    pe_end(&m);
+    block(&f, &m);
+    m.n = 0;
+    frame(&m, 101, 77);
+    playerinfo_x(&m, 8);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_model_x(&m, 2, 0, 2);
+    pe_end(&m);
+    block(&f, &m);
+    end_marker(&f);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK_EQ(r.cl->frame_count, 1);
+    CHECK(near(r.cl->entities[2].cur.origin[0], 1));
+    CHECK_EQ(((q2_state *)r.state)->bad_deltas, 1);
+    run_close(&r);
+}
+
+/* Protocols outside 26..34 are refused by number, at init when serverdata comes first and
+ * at the message otherwise. */
+TEST(q2_refuses_other_protocols)
+{
+    static buf f, m;
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 35, Q2_RECORD_CLIENT, "", 0);
+    block(&f, &m);
+    run r;
+    CHECK(!run_open(&r, f.b, f.n));
+    CHECK_EQ(r.err.code, QD_ERR_UNSUPPORTED);
+    CHECK(strstr(r.err.msg, "protocol 35"));
+    CHECK(strstr(r.err.msg, "R1Q2"));
+    CHECK_EQ(demo_q2_decoder.probe(f.b, f.n, "a.dm2"), 9);
+    run_close(&r);
+
+    f.n = 0;
+    m.n = 0;
+    put8(&m, Q2_SVC_PRINT);
+    put8(&m, 2);
+    putstr(&m, "hello\n");
+    size_t at = 4 + m.n;
+    serverdata(&m, 56, Q2_RECORD_CLIENT, "", 0);
+    block(&f, &m);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_UNSUPPORTED);
+    CHECK(strstr(r.err.msg, "protocol 56"));
+    CHECK_EQ(r.err.offset, at);
+    run_close(&r);
+
+    /* a Relay recording */
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 34, Q2_RECORD_RELAY, "", 0);
+    block(&f, &m);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_UNSUPPORTED);
+    CHECK(strstr(r.err.msg, "Relay"));
+    run_close(&r);
+}
+
+/* Blocks of size 0 sit between levels; the second level's time goes on after the first's. */
+TEST(q2_two_levels)
+{
+    static buf f, m;
+    f.n = 0;
+    for (int lv = 0; lv < 2; lv++) {
+        level_start(&f);
+        m.n = 0;
+        frame(&m, lv ? 5 : 900, -1);
+        playerinfo_x(&m, 0);
+        put8(&m, Q2_SVC_PACKETENTITIES);
+        pe_end(&m);
+        block(&f, &m);
+        put32(&f, 0);
+    }
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK); /* ends at the end of the file: no marker needed */
+    CHECK_EQ(r.cl->level_count, 2);
+    CHECK_EQ(r.cl->frame_count, 2);
+    CHECK(near(r.cl->time, 0.1));
+    run_close(&r);
+}
+
+/* ---- real data ---- */
+
+typedef struct trace_count {
+    size_t msgs;
+    size_t frames;
+} trace_count;
+
+static void count_sink(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
+                       const char *detail)
+{
+    (void)t;
+    (void)block;
+    (void)offset;
+    (void)detail;
+    trace_count *tc = ctx;
+    tc->msgs++;
+    if (!strcmp(name, "svc_frame"))
+        tc->frames++;
+}
+
+/* Cut copies error with an offset inside the copy (or end cleanly at a block boundary);
+ * returns -1 on an offset past the cut. */
+static int check_truncations(const uint8_t *data, size_t len)
+{
+    uint8_t *copy = malloc(len);
+    if (!copy)
+        return -1;
+    int bad = 0;
+    for (int k = 1; k < 40 && !bad; k++) {
+        size_t cut = len * (size_t)k / 40 + (size_t)k;
+        if (cut >= len)
+            continue;
+        memcpy(copy, data, cut);
+        run r;
+        if (!run_open(&r, copy, cut)) {
+            run_close(&r);
+            continue;
+        }
+        qd_err e = run_all(&r, NULL);
+        if (e != QD_OK && r.err.offset >= cut)
+            bad = 1;
+        run_close(&r);
+    }
+    free(copy);
+    return bad ? -1 : 0;
+}
+
+static int has_player(const cl_state *cl, const char *name)
+{
+    for (int i = 0; i < CL_MAX_PLAYERS; i++)
+        if (cl->players[i].active && !strcmp(cl->players[i].name, name))
+            return 1;
+    return 0;
+}
+
+TEST(q2_realdata)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/dm2", test_realdata());
+    DIR *d = opendir(dir);
+    if (!d)
+        SKIP("no dm2 folder in the real data");
+    struct dirent *de;
+    int files = 0;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        if (n < 5 || strcmp(de->d_name + n - 4, ".dm2"))
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        size_t len;
+        uint8_t *data = test_read_file(path, &len);
+        CHECK(data);
+        CHECK_EQ(demo_q2_decoder.probe(data, len, path), 9);
+        run r;
+        int ok = run_open(&r, data, len);
+        if (strstr(de->d_name, "protocol56")) {
+            CHECK(!ok);
+            CHECK_EQ(r.err.code, QD_ERR_UNSUPPORTED);
+            CHECK_MSG(strstr(r.err.msg, "56") != NULL, "%s", r.err.msg);
+            run_close(&r);
+            free(data);
+            files++;
+            continue;
+        }
+        CHECK_MSG(ok, "%s: %s", de->d_name, r.err.msg);
+        trace_count tc = {0, 0};
+        demo_trace tr = {&tc, count_sink};
+        qd_err e = run_all(&r, &tr);
+        CHECK_MSG(e == QD_OK, "%s: %s at %llu", de->d_name, r.err.msg,
+                  (unsigned long long)r.err.offset);
+        CHECK(r.done);
+        CHECK_EQ(demo_q2_decoder.protocol(r.state), 34);
+        CHECK_EQ(r.cl->frame_count, tc.frames);
+        CHECK_EQ(((q2_state *)r.state)->bad_deltas, 0);
+        if (strstr(de->d_name, "testduel")) {
+            CHECK_STR(r.cl->level.map, "maps/q2rdm2.bsp");
+            CHECK_STR(r.cl->level.gamedir, "opentdm");
+            CHECK_EQ(r.cl->frame_count, 3199);
+            CHECK(near(r.cl->time, 319.8));
+            CHECK(has_player(r.cl, "claire") && has_player(r.cl, "shloo"));
+            CHECK_EQ(r.cl->view.view_entity, 3);
+        } else if (strstr(de->d_name, "test10")) {
+            CHECK_STR(r.cl->level.map, "maps/q2dm1.bsp");
+            CHECK_EQ(r.cl->frame_count, 7);
+            CHECK(has_player(r.cl, "claire"));
+        } else if (strstr(de->d_name, "libq2_testdata_test.")) {
+            CHECK_STR(r.cl->level.map, "maps/q2dm1.bsp");
+            CHECK_STR(r.cl->level.title, "The Edge");
+            CHECK_STR(r.cl->level.gamedir, "baseq2");
+            CHECK_EQ(r.cl->frame_count, 23);
+            CHECK(near(r.cl->time, 2.2));
+            CHECK(has_player(r.cl, "claire"));
+        }
+        run_close(&r);
+        CHECK_MSG(check_truncations(data, len) == 0, "%s: error offset past the cut",
+                  de->d_name);
+        free(data);
+        files++;
+    }
+    closedir(d);
+    if (!files)
+        SKIP("no .dm2 in the real-data folder");
+}
+
+/* The recorder's eye moves continuously: every jump further than a player runs since the
+ * eye last moved (a lagging client repeats its origin, then catches up) is one the decoder
+ * snapped (the frame before was given the same view). */
+TEST(q2_realdata_view_continuous)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dm2/libq2_testdata_testduel.dm2"))
+        SKIP("libq2_testdata_testduel.dm2 missing");
+    size_t len;
+    uint8_t *data = test_read_file(path, &len);
+    CHECK(data);
+    run r;
+    CHECK(run_open(&r, data, len));
+    float last[3] = {0, 0, 0};
+    double moved_at = 0;
+    uint32_t frames = 0;
+    int have = 0, jumps = 0, snaps = 0;
+    while (!r.done) {
+        CHECK_EQ(run_step(&r, NULL), QD_OK);
+        if (r.cl->frame_count == frames)
+            continue;
+        frames = r.cl->frame_count;
+        const cl_view *v = &r.cl->view, *pv = &r.cl->prev_view;
+        int snapped = !memcmp(v->origin, pv->origin, sizeof v->origin);
+        if (have) {
+            double dx = v->origin[0] - last[0], dy = v->origin[1] - last[1],
+                   dz = v->origin[2] - last[2];
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            if (d > 2500 * (r.cl->time - moved_at) + 64) { /* as cl_is_jump */
+                jumps++;
+                CHECK_MSG(snapped, "frame %u: the view jumps %.0f units without a snap",
+                          (unsigned)frames, d);
+            }
+            if (snapped && d > 0.01)
+                snaps++;
+            if (d > 0.01)
+                moved_at = r.cl->time;
+        }
+        memcpy(last, v->origin, sizeof last);
+        have = 1;
+    }
+    CHECK(frames > 3000);
+    CHECK(jumps <= snaps);
+    CHECK(snaps < 40); /* spawns and teleports only */
+    run_close(&r);
+    free(data);
+}
+
+/* A keyframe is a memcpy of the decoder and client states. */
+TEST(q2_state_copy_resumes)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dm2/libq2_testdata_testduel.dm2"))
+        SKIP("libq2_testdata_testduel.dm2 missing");
+    size_t len;
+    uint8_t *data = test_read_file(path, &len);
+    CHECK(data);
+    run a, b;
+    CHECK(run_open(&a, data, len) && run_open(&b, data, len));
+    while (!a.done && demo_q2_decoder.offset(a.state) < len / 2)
+        CHECK_EQ(run_step(&a, NULL), QD_OK);
+    memcpy(b.state, a.state, demo_q2_decoder.state_size);
+    memcpy(b.cl, a.cl, sizeof *a.cl);
+    CHECK_EQ(run_all(&a, NULL), QD_OK);
+    CHECK_EQ(run_all(&b, NULL), QD_OK);
+    CHECK(memcmp(a.state, b.state, demo_q2_decoder.state_size) == 0);
+    CHECK(memcmp(a.cl, b.cl, sizeof *a.cl) == 0);
+    run_close(&a);
+    run_close(&b);
+    free(data);
+}
