@@ -220,6 +220,12 @@ int main(int argc, char **argv)
     bench_decode("Quake .dem", "dem", dem);
     bench_decode("QuakeWorld .qwd", "qwd", qwd);
     bench_decode("QuakeWorld .mvd", "mvd", mvd);
+    static const char *const q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71", NULL};
+    bench_decode("Quake III .dm_66 (1.1x)", "dm_66", q3);
+    bench_decode("Quake III .dm_67 (1.2x)", "dm_67", q3);
+    bench_decode("Quake III .dm_68", "dm_68", q3);
+    bench_decode("Quake III .dm_70 (OpenArena)", "dm_70", q3);
+    bench_decode("Quake III .dm_71 (OpenArena)", "dm_71", q3);
 
     bench_out("\n### Timeline: index build, seeking (100 random seeks), index memory\n\n");
     bench_out("| format | longest demo | length (s) | index build ms (%% of length) | "
@@ -228,6 +234,11 @@ int main(int argc, char **argv)
     bench_seek_row("dem", "dem", dem);
     bench_seek_row("qwd", "qwd", qwd);
     bench_seek_row("mvd", "mvd", mvd);
+    bench_seek_row("dm_66", "dm_66", q3);
+    bench_seek_row("dm_67", "dm_67", q3);
+    bench_seek_row("dm_68", "dm_68", q3);
+    bench_seek_row("dm_70", "dm_70", q3);
+    bench_seek_row("dm_71", "dm_71", q3);
 
     bench_render();
     bench_export();
