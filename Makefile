@@ -29,7 +29,7 @@ ifeq ($(ASAN),1)
   SAN += -fsanitize=address -fno-omit-frame-pointer
 endif
 ifeq ($(UBSAN),1)
-  SAN += -fsanitize=undefined -fno-sanitize-recover=undefined
+  SAN += -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow
 endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -1,4 +1,5 @@
 /* main.c: qdemo's command line: parses options, runs a command, turns errors into exit codes. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ static double parse_time(const char *s)
     for (int part = 0; part < 3; part++) {
         char *end;
         double v = strtod(p, &end);
-        if (end == p || v < 0)
+        if (end == p || !isfinite(v) || v < 0 || v > 1e7)
             return -1;
         t = t * 60 + v;
         if (*end == 0)

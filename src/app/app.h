@@ -7,6 +7,7 @@
 #include "../client/cl.h"
 #include "../common/err.h"
 #include "../demo/demo.h"
+#include "../timeline/timeline.h"
 
 #define APP_MAX_PAKS 32
 
@@ -43,6 +44,10 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);
 
 /* Print one line "qdemo: FILE: offset N: reason" to stderr. */
 void app_report(const char *file, const qd_error *e);
+
+/* Open o->demo and index it (src/timeline); reports and returns NULL when nothing decodes.
+ * A demo damaged part way is indexed up to the damage, which is reported. */
+timeline_t *app_open_timeline(const app_opts *o);
 
 int app_info(const app_opts *o);
 int app_dump(const app_opts *o);

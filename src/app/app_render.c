@@ -23,8 +23,6 @@
 #include "player.h"
 #include "world.h"
 
-timeline_t *app_open_timeline(const app_opts *o);
-
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
 
 typedef struct slot {
@@ -90,12 +88,8 @@ static void drain(exporter *x, int wait)
     }
 }
 
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+static volatile sig_atomic_t interrupted; /* the signal that stopped the render, or 0 */
+static void on_signal(int sig) { interrupted = sig; }
 
 static double wall_now(void)
 {
@@ -302,7 +296,14 @@ int app_render(const app_opts *o)
         count = 5;
         fps = to > from ? 5.0 / (to - from) : 1.0;
     } else {
-        count = (int64_t)ceil((to - from) * fps - 1e-9);
+        double span = (to - from) * fps;
+        if (!(span < 1e9)) {
+            fprintf(stderr, "qdemo: %g frames to render; narrow it with --from and --to\n",
+                    span);
+            tl_close(tl);
+            return APP_EXIT_USAGE;
+        }
+        count = (int64_t)ceil(span - 1e-9);
     }
     if (count < 1)
         count = 1;
@@ -326,12 +327,28 @@ int app_render(const app_opts *o)
         cam_player.camera = PLAYER_CAM_FREE;
     }
     cam_player.mode = o->mode;
-    int follow_set = o->follow == NULL;
+    qd_error err = {0};
+    if (o->follow) {
+        /* once, from the first frame of the range: a resumed run follows the same player */
+        const cl_state *c0 = tl_state_at(tl, from, &err);
+        cam_player.follow = c0 ? player_find(c0, o->follow) : -1;
+        if (cam_player.follow < 0)
+            fprintf(stderr, "qdemo: --follow %s: no such player; using the recorded view\n",
+                    o->follow);
+    }
 
     int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1)
         threads = 1;
+    if (threads > 64)
+        threads = 64;
     x.nslots = threads + 1;
+    /* each slot holds blur client states (about 1.2 MB each): keep them under 1 GiB */
+    size_t per_slot = (size_t)x.blur * sizeof(cl_state);
+    while (x.nslots > 2 && (size_t)x.nslots * per_slot > ((size_t)1 << 30))
+        x.nslots--;
+    if (threads > x.nslots - 1)
+        threads = x.nslots - 1;
     x.slots = calloc((size_t)x.nslots, sizeof *x.slots);
     int ok = x.slots != NULL;
     for (int i = 0; ok && i < x.nslots; i++) {
@@ -366,6 +383,11 @@ int app_render(const app_opts *o)
     int started = 0;
     for (int i = 0; tids && i < threads; i++)
         started += pthread_create(&tids[i], NULL, worker, &x) == 0;
+    if (started == 0) {
+        fprintf(stderr, "qdemo: cannot start a render thread\n");
+        x.rc = APP_EXIT_INPUT;
+        x.stop = 1;
+    }
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -376,9 +398,6 @@ int app_render(const app_opts *o)
 
     x.show_progress = isatty(2) && !o->quiet;
     double t0 = wall_now(), last_progress = 0;
-    qd_error err = {0};
-    uint64_t level_key = 0;
-    int have_level = 0;
 
 
     pthread_mutex_lock(&x.lock);
@@ -408,20 +427,13 @@ int app_render(const app_opts *o)
         double t = from + (double)k / fps;
         s->index = k;
         s->nsub = x.blur;
-        int level_changed = 0;
         for (int j = 0; j < x.blur; j++) {
             double tj = t + (double)j / (fps * x.blur);
             const cl_state *cl = tl_state_at(tl, tj, &err);
             if (!cl) {
+                app_report(o->demo, &err);
                 x.rc = APP_EXIT_INPUT;
                 break;
-            }
-            if (!follow_set && cl->frame_count > 0) {
-                cam_player.follow = player_find(cl, o->follow);
-                if (cam_player.follow < 0)
-                    fprintf(stderr, "qdemo: --follow %s: no such player; using the recorded "
-                                    "view\n", o->follow);
-                follow_set = 1;
             }
             s->states[j] = *cl;
             s->times[j] = tj;
@@ -429,12 +441,9 @@ int app_render(const app_opts *o)
                 player_path_eval(cam_player.path, cam_player.path_len, tj, &s->cams[j]);
             else
                 player_camera(&cam_player, cl, tj, &s->cams[j]);
-            uint64_t key = (uint64_t)cl->level_count;
-            if (!have_level || key != level_key)
-                level_changed = 1;
-            have_level = 1;
-            level_key = key;
         }
+        /* only the main thread writes x.world, so reading it here needs no lock */
+        int level_changed = x.rc == APP_EXIT_OK && app_world_stale(&x.world, &s->states[0]);
         player_options(&cam_player, &s->states[0], &s->opt);
         pthread_mutex_lock(&x.lock);
         if (x.rc != APP_EXIT_OK)
@@ -478,7 +487,7 @@ int app_render(const app_opts *o)
     if (interrupted) {
         fprintf(stderr, "qdemo: interrupted after %lld whole frames; --resume continues\n",
                 (long long)x.done_frames);
-        x.rc = 130;
+        x.rc = 128 + (int)interrupted;
     } else if (o->fps <= 0 && x.rc == APP_EXIT_OK) {
         fprintf(stderr, "qdemo: wrote %s/000000.png .. %06lld.png\n", x.dir,
                 (long long)count - 1);

@@ -350,9 +350,12 @@ void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
         }
         memcpy(cam->origin, s.origin, sizeof cam->origin);
         cam->origin[2] += 22; /* the eye height of every Quake-family player */
-        /* Quake and QuakeWorld servers pitch a player's body by a third of the view, the
-         * other way (SV_ClientThink: angles[PITCH] = -v_angle[PITCH] / 3): undo that. */
-        cam->angles[0] = s.angles[0] * -3.0f;
+        /* The body's pitch is a third of the view's: the other way in Quake and QuakeWorld
+         * (SV_ClientThink: angles[PITCH] = -v_angle[PITCH] / 3), the same way in Quake II
+         * (ClientEndServerFrame); Quake III sends the view angles themselves. */
+        float k = cl->level.game == CL_GAME_Q2 ? 3.0f : cl->level.game == CL_GAME_Q3 ? 1.0f
+                                                                                    : -3.0f;
+        cam->angles[0] = s.angles[0] * k;
         cam->angles[1] = s.angles[1];
         return;
     }

@@ -50,6 +50,11 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
                  r_assets_missing(w->assets));
 }
 
+int app_world_stale(const app_world *w, const cl_state *cl)
+{
+    return !w->assets || level_key(&cl->level) != w->level_key;
+}
+
 void app_world_free(app_world *w)
 {
     r_assets_free(w->assets);

@@ -19,6 +19,8 @@ typedef struct app_world {
  * level change). Missing files are never fatal; w->notice says what was missing. */
 void app_world_update(app_world *w, const app_opts *o, const cl_state *cl);
 void app_world_free(app_world *w);
+/* Whether cl's level (map, gamedir, model list) is not the one w holds assets for. */
+int app_world_stale(const app_world *w, const cl_state *cl);
 
 /* The palette compiled in from assets/palette.lmp (build/gen/palette_data.c). */
 extern const uint8_t qd_builtin_palette[768];

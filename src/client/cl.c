@@ -95,7 +95,13 @@ void cl_frame_begin(cl_state *cl, double t)
 static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double t)
 {
     if (e->active && e->cur_frame == cl->frame_count + 1u && cl->in_frame) {
-        /* A second update in the same frame replaces the first one. */
+        /* A second update in the same frame replaces the first one, and snaps where it
+         * jumps from the state before the frame. */
+        if ((s->flags & CL_EF_TELEPORT) || s->model != e->prev.model ||
+            cl_is_jump(e->prev.origin, s->origin, t - e->prev_time)) {
+            e->prev = *s;
+            e->prev_time = t;
+        }
         e->cur = *s;
         e->cur_time = t;
         e->still = memcmp(&e->prev, &e->cur, sizeof e->cur) == 0;

@@ -1378,8 +1378,11 @@ static qd_err parse_message(ctx *c, int cmd)
             b = rd_s16(r);
         else if (cmd == QW_SVC_UPDATEPL)
             b = rd_u8(r);
-        else
-            b = (int)rd_f32(r);
+        else {
+            /* seconds on the server as a float: only a sane one is turned into an int */
+            float ft = rd_f32(r);
+            b = isfinite(ft) && fabsf(ft) < 1e9f ? (int)ft : 0;
+        }
         if (r->err)
             return truncated(c, name);
         if (a >= QW_MAX_CLIENTS)
@@ -1544,6 +1547,8 @@ static qd_err qwd_block(ctx *c, const uint8_t *data, size_t len)
         s->started = 1;
     }
     double t = (double)ft - s->time0;
+    if (!(fabs(t) < 1e7)) /* 115 days: no recording is that long */
+        return fail(c, QD_ERR_BAD_DATA, pos, "block time %g s is not a sane time", t);
     c->msg_ofs = pos;
     switch (type) {
     case QW_DEM_CMD: {
