@@ -232,6 +232,29 @@ TEST(export_quiet_stderr_when_not_a_terminal)
     CHECK_EQ(st.st_size, 0);
 }
 
+/* A .qwd's models arrive just after its first frame: the frame at t = 1 must be the same
+ * whether the render starts at 0 or at 1 (the map loads either way). */
+TEST(export_qwd_frame_independent_of_start)
+{
+    char demo[1024], bsp[1024];
+    if (!have_sample() ||
+        !test_realfile(demo, sizeof demo, "qwd/paradoks81-quakeworld_slipgate-app_bps.qwd") ||
+        !test_realfile(bsp, sizeof bsp, "bsp/paradoks81-quakeworld_slipgate-app_hud.bsp"))
+        SKIP("no realdata qwd or its map");
+    char base[512], a[512], b[512];
+    snprintf(base, sizeof base, "%s/qwbase", test_tmpdir());
+    snprintf(a, sizeof a, "%s/qa", test_tmpdir());
+    snprintf(b, sizeof b, "%s/qb", test_tmpdir());
+    CHECK_EQ(run("mkdir -p %s/qw/maps && cp '%s' %s/qw/maps/hud.bsp", base, bsp, base), 0);
+    CHECK_EQ(run("%s render '%s' -b %s -o %s --fps 1 --to 3 --size 160x120 -q", qdemo_bin(),
+                 demo, base, a),
+             0);
+    CHECK_EQ(run("%s render '%s' -b %s -o %s --from 1 --fps 1 --to 3 --size 160x120 -q",
+                 qdemo_bin(), demo, base, b),
+             0);
+    CHECK_EQ(run("cmp -s %s/000001.png %s/000000.png", a, b), 0);
+}
+
 TEST(export_unwritable_output_exits_3)
 {
     if (!have_sample())
