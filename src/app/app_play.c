@@ -85,6 +85,7 @@ int app_play(const app_opts *o)
     p->mode = o->mode;
     int follow_set = o->follow == NULL;
 
+    int rc = APP_EXIT_OK;
     double last = wall_now();
     char title[256] = "";
     while (!p->quit) {
@@ -124,8 +125,11 @@ int app_play(const app_opts *o)
         last = now;
 
         const cl_state *cl = tl_state_at(tl, p->t, &err);
-        if (!cl)
+        if (!cl) {
+            app_report(o->demo, &err);
+            rc = APP_EXIT_INPUT;
             break;
+        }
         if (!follow_set && cl->frame_count > 0) {
             p->follow = player_find(cl, o->follow);
             follow_set = 1;
@@ -140,8 +144,11 @@ int app_play(const app_opts *o)
             draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
                       fb->h >= 600 ? 2 : 1);
         player_overlay(p, cl, fb);
-        if (out_window_present(win, fb, &err) != QD_OK)
+        if (out_window_present(win, fb, &err) != QD_OK) {
+            fprintf(stderr, "qdemo: %s\n", err.msg);
+            rc = APP_EXIT_OUTPUT;
             break;
+        }
         char t2[256];
         snprintf(t2, sizeof t2, "qdemo - %s - %.100s", o->demo, cl->level.title);
         if (strcmp(t2, title)) {
@@ -154,5 +161,5 @@ int app_play(const app_opts *o)
     rast_fb_free(fb);
     out_window_close(win);
     tl_close(tl);
-    return APP_EXIT_OK;
+    return rc;
 }

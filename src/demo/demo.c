@@ -38,7 +38,9 @@ const char *demo_format_name(demo_format f)
     }
 }
 
-demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err)
+/* Open bytes the demo takes over (owned: freed on failure too) or copies (owned == NULL). */
+static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned, size_t len,
+                          qd_error *err)
 {
     const demo_decoder *best = NULL;
     int best_score = 0;
@@ -50,23 +52,25 @@ demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_erro
         }
     }
     if (!best) {
+        free(owned);
         qd_fail(err, QD_ERR_UNSUPPORTED, 0, "not a demo format qdemo knows");
         return NULL;
     }
     demo_t *d = calloc(1, sizeof *d);
     if (!d) {
+        free(owned);
         qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
         return NULL;
     }
     snprintf(d->path, sizeof d->path, "%s", name ? name : "");
-    d->data = malloc(len ? len : 1);
+    d->data = owned ? owned : malloc(len ? len : 1);
     d->state = calloc(1, best->state_size);
     if (!d->data || !d->state) {
         demo_close(d);
         qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for a %zu-byte demo", len);
         return NULL;
     }
-    if (len)
+    if (len && !owned)
         memcpy(d->data, data, len);
     d->len = len;
     d->dec = best;
@@ -75,6 +79,11 @@ demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_erro
         return NULL;
     }
     return d;
+}
+
+demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err)
+{
+    return open_bytes(name, data, NULL, len, err);
 }
 
 demo_t *demo_open(const char *path, qd_error *err)
@@ -117,9 +126,10 @@ demo_t *demo_open(const char *path, qd_error *err)
         qd_fail(err, QD_ERR_IO, len, "read error");
         return NULL;
     }
-    demo_t *d = demo_open_mem(path, buf, len, err);
-    free(buf);
-    return d;
+    uint8_t *fit = realloc(buf, len ? len : 1); /* give back the doubling's slack */
+    if (fit)
+        buf = fit;
+    return open_bytes(path, buf, buf, len, err); /* the read buffer is the demo's now */
 }
 
 void demo_close(demo_t *d)
