@@ -451,6 +451,7 @@ static qd_err parse_gamestate(ctx *c)
         s->client_num = 0;
     /* A new level: the ring and the pool start over. */
     memset(s->snaps, 0, sizeof s->snaps);
+    s->shown_valid = 0;
     s->have_level = 1;
     s->rebase = s->have_time0;
     s->bcs_index = -1;
@@ -583,6 +584,8 @@ static const q3_ent *old_ent(const q3_state *s, const q3_snap *o, int i)
 static void frame_add(q3_state *s, q3_snap *f, const q3_ent *e, int64_t keep)
 {
     uint32_t ref;
+    if (f->count && s->ref_num[(s->ref_head - 1) % Q3_REFS] >= e->number)
+        f->sorted = 0;
     if (keep >= 0 && s->pool_head - (uint32_t)keep <= Q3_POOL / 2) {
         ref = (uint32_t)keep;
     } else {
@@ -590,6 +593,7 @@ static void frame_add(q3_state *s, q3_snap *f, const q3_ent *e, int64_t keep)
         q3_ent tmp = *e; /* e may be the entry being replaced */
         s->pool[ref % Q3_POOL] = tmp;
     }
+    s->ref_num[s->ref_head % Q3_REFS] = e->number;
     s->refs[s->ref_head++ % Q3_REFS] = ref;
     if ((int32_t)(ref - f->oldest) < 0)
         f->oldest = ref;
@@ -680,12 +684,16 @@ static void emit_entity(ctx *c, const q3_ent *e, int32_t at)
 
 /* The recorder's own body, which the playerState stands for (it is never in the entity
  * list), and its view. */
-static void emit_ps(ctx *c, const q3_ps *ps, int body)
+static int ps_client(const ctx *c, const q3_ps *ps)
 {
     int cn = ps->f[Q3_PS_CLIENTNUM];
+    return cn < 0 || cn >= Q3_MAX_CLIENTS ? c->s->client_num : cn;
+}
+
+static void emit_ps(ctx *c, const q3_ps *ps, int body)
+{
+    int cn = ps_client(c, ps);
     int pm = ps->f[Q3_PS_PM_TYPE];
-    if (cn < 0 || cn >= Q3_MAX_CLIENTS)
-        cn = c->s->client_num;
     float org[3] = {q3_f(ps->f[Q3_PS_ORIGIN0]), q3_f(ps->f[Q3_PS_ORIGIN1]),
                     q3_f(ps->f[Q3_PS_ORIGIN2])};
     float ang[3] = {q3_f(ps->f[Q3_PS_VIEWANGLES0]), q3_f(ps->f[Q3_PS_VIEWANGLES1]),
@@ -723,7 +731,26 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     cl_set_intermission(c->cl, pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION);
 }
 
-static void emit_frame(ctx *c, const q3_snap *f)
+/* The trajectory gives the same result at serverTimes t1 and t2 (eval_traj): it does not
+ * depend on the time, or it is a TR_LINEAR_STOP that had stopped at both. */
+static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
+{
+    int type = e->f[apos ? Q3_ES_APOS_TRTYPE : Q3_ES_POS_TRTYPE];
+    if (type == Q3_TR_LINEAR_STOP) {
+        int64_t end = (int64_t)e->f[apos ? Q3_ES_APOS_TRTIME : Q3_ES_POS_TRTIME] +
+                      e->f[apos ? Q3_ES_APOS_TRDURATION : Q3_ES_POS_TRDURATION];
+        return t1 >= end && t2 >= end;
+    }
+    return type != Q3_TR_LINEAR && type != Q3_TR_SINE && type != Q3_TR_GRAVITY;
+}
+
+/* Show snapshot f. old is its delta source and fresh[i] tells whether the delta touched
+ * entity i (an entity it did not touch is old's state). When old is the snapshot the client
+ * got last, an untouched entity whose trajectories give the same at the new time is only
+ * kept: it would be sent exactly as it was. Excluded, as their client state may not be
+ * that entity's last state: entities under a teleport flag (which snaps), the recorder's
+ * body (the playerState overwrites it), and frames with repeated entity numbers. */
+static void emit_frame(ctx *c, const q3_snap *f, const q3_snap *old, const uint8_t *fresh)
 {
     q3_state *s = c->s;
     if (!s->have_time0) {
@@ -746,11 +773,25 @@ static void emit_frame(ctx *c, const q3_snap *f)
     }
     s->time = t;
     s->frames++;
+    int cn = ps_client(c, &f->ps);
+    int keep = old && s->shown_valid && old->serial == s->shown_serial && old->sorted &&
+               f->sorted;
     cl_frame_begin(c->cl, t);
-    for (int i = 0; i < f->count; i++)
-        emit_entity(c, old_ent(s, f, i), f->server_time);
+    for (int i = 0; i < f->count; i++) {
+        const q3_ent *e = old_ent(s, f, i);
+        if (keep && !fresh[i] && !e->teleport && e->number != cn && e->number != s->shown_cn &&
+            traj_same(e, 0, s->shown_time, f->server_time) &&
+            traj_same(e, 1, s->shown_time, f->server_time) &&
+            cl_entity_keep(c->cl, e->number + 1))
+            continue;
+        emit_entity(c, e, f->server_time);
+    }
     emit_ps(c, &f->ps, 1);
     cl_frame_end(c->cl, 1);
+    s->shown_valid = 1;
+    s->shown_serial = f->serial;
+    s->shown_time = f->server_time;
+    s->shown_cn = cn;
 }
 
 static qd_err parse_snapshot(ctx *c)
@@ -763,6 +804,8 @@ static qd_err parse_snapshot(ctx *c)
     memset(&nf, 0, sizeof nf);
     nf.seq = s->seq;
     nf.oldest = s->pool_head;
+    nf.sorted = 1;
+    nf.serial = s->snapshots;
     nf.server_time = q3_read_bits(&c->b, 32);
     int delta = q3_read_bits(&c->b, 8);
     const q3_snap *old = NULL;
@@ -790,21 +833,23 @@ static qd_err parse_snapshot(ctx *c)
     /* The entities: the new list is the old one merged with the numbered updates. */
     nf.first = s->ref_head;
     int oi = 0, on = old ? old->count : 0;
+    uint8_t fresh[Q3_MAX_SNAP_ENTITIES]; /* entity i was read from the message */
     for (;;) {
         int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
         if (q3_bits_err(&c->b))
             return damaged(c, "svc_snapshot entities");
-        int oldnum = oi < on ? old_ent(s, old, oi)->number : 99999;
+        int oldnum = oi < on ? s->ref_num[(old->first + (uint32_t)oi) % Q3_REFS] : 99999;
         int last = num == Q3_ENTITYNUM_NONE;
         /* old entities before num are unchanged */
         while (oldnum < (last ? 99999 : num)) {
             if (nf.count >= Q3_MAX_SNAP_ENTITIES)
                 return fail(c, QD_ERR_LIMIT, here(c), "snapshot over %d entities",
                             Q3_MAX_SNAP_ENTITIES);
+            fresh[nf.count] = 0;
             frame_add(s, &nf, old_ent(s, old, oi),
                       (int64_t)s->refs[(old->first + (uint32_t)oi) % Q3_REFS]);
             oi++;
-            oldnum = oi < on ? old_ent(s, old, oi)->number : 99999;
+            oldnum = oi < on ? s->ref_num[(old->first + (uint32_t)oi) % Q3_REFS] : 99999;
         }
         if (last)
             break;
@@ -827,6 +872,7 @@ static qd_err parse_snapshot(ctx *c)
         if (nf.count >= Q3_MAX_SNAP_ENTITIES)
             return fail(c, QD_ERR_LIMIT, here(c), "snapshot over %d entities",
                         Q3_MAX_SNAP_ENTITIES);
+        fresh[nf.count] = 1;
         frame_add(s, &nf, &e, -1);
     }
     *f = nf;
@@ -836,7 +882,7 @@ static qd_err parse_snapshot(ctx *c)
     TRACE(c, "svc_snapshot", "serverTime=%d delta=%d flags=%d entities=%d%s", nf.server_time,
           delta, nf.flags, nf.count, nf.valid ? "" : " (delta source gone)");
     if (nf.valid)
-        emit_frame(c, f);
+        emit_frame(c, f, old, fresh);
     return QD_OK;
 }
 

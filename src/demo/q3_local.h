@@ -180,6 +180,9 @@ typedef struct q3_snap {
     uint16_t count;
     uint8_t valid;
     uint8_t flags;       /* snapFlags */
+    uint8_t sorted;      /* entity numbers strictly increase (no duplicates) */
+    uint8_t pad[5];      /* a multiple of 8 bytes: whole-slot copies stay aligned */
+    uint32_t serial;     /* q3_state.snapshots when it was decoded: names it for shown_serial */
     q3_ps ps;
 } q3_snap;
 
@@ -205,6 +208,10 @@ typedef struct q3_state {
     int32_t cmd_seq;      /* the newest reliable server command seen */
     int32_t time0;        /* serverTime of the first snapshot */
     int32_t last_eflags;  /* the recorder's eFlags in the last frame (teleport toggles) */
+    uint8_t shown_valid;  /* shown_* name the snapshot whose entities the client got last */
+    uint32_t shown_serial;
+    int32_t shown_time;   /* its serverTime: the time its trajectories were evaluated at */
+    int32_t shown_cn;     /* the client whose body its playerState stood for */
     double time;          /* demo time of the newest frame */
     uint32_t snapshots;   /* snapshots decoded */
     uint32_t frames;      /* client frames emitted (snapshots of a new server time) */
@@ -218,6 +225,7 @@ typedef struct q3_state {
     char bcs[Q3_BIG_INFO_STRING];
     q3_snap snaps[Q3_PACKET_BACKUP];
     uint32_t refs[Q3_REFS];
+    uint16_t ref_num[Q3_REFS]; /* the entity number of each ref, so merges skip the pool */
     q3_ent pool[Q3_POOL];
     q3_ent baselines[Q3_MAX_GENTITIES];
 } q3_state;

@@ -130,6 +130,195 @@ TEST(q3_huff_known_patterns)
     free(w);
 }
 
+/* ---- the reader bit by bit: the tree walk of q3_huff_nodes, as a reference for the
+ * table-driven reader (same results, cursor, error flags, also at the end and on NYT) ---- */
+
+typedef struct ref_bits {
+    const uint8_t *p;
+    size_t len, bit;
+    int err, bad;
+} ref_bits;
+
+static int ref_bit(ref_bits *r)
+{
+    if (r->err || r->bit >> 3 >= r->len) {
+        r->err = 1;
+        return 0;
+    }
+    int v = (r->p[r->bit >> 3] >> (r->bit & 7)) & 1;
+    r->bit++;
+    return v;
+}
+
+static int ref_huff(ref_bits *r)
+{
+    int n = 0;
+    for (int depth = 0; depth < 32; depth++) {
+        int v = q3_huff_nodes[n][ref_bit(r)];
+        if (r->err)
+            return 0;
+        if (v < 0) {
+            if (v == -257) {
+                r->bad = 1;
+                return 0;
+            }
+            return -v - 1;
+        }
+        n = v;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+static int32_t ref_read_bits(ref_bits *r, int bits)
+{
+    unsigned n = (unsigned)(bits < 0 ? -bits : bits), raw = n & 7, i;
+    uint32_t v = 0;
+    for (i = 0; i < raw; i++)
+        v |= (uint32_t)ref_bit(r) << i;
+    for (i = raw; i < n; i += 8)
+        v |= (uint32_t)ref_huff(r) << i;
+    if (n < 32) {
+        v &= (1u << n) - 1;
+        if (bits < 0 && (v & (1u << (n - 1))))
+            v |= ~((1u << n) - 1);
+    }
+    return (int32_t)v;
+}
+
+static uint32_t lcg(uint32_t *x)
+{
+    *x = *x * 1664525u + 1013904223u;
+    return *x >> 8;
+}
+
+/* Random bytes, sometimes with the NYT code (eleven bits 0,0,0,0,0,0,0,0,1,0,0 from the
+ * root, through nodes 1 .. 10) written at a random bit. */
+static size_t random_msg(uint8_t *m, size_t cap, uint32_t *seed)
+{
+    size_t len = lcg(seed) % cap;
+    for (size_t i = 0; i < len; i++)
+        m[i] = (uint8_t)lcg(seed);
+    if (len >= 2 && lcg(seed) % 4 == 0) {
+        size_t at = lcg(seed) % (len * 8 - 10);
+        if (at + 11 <= len * 8)
+            for (int k = 0; k < 11; k++) {
+                size_t bit = at + (size_t)k;
+                int v = k == 8;
+                m[bit >> 3] = (uint8_t)((m[bit >> 3] & ~(1u << (bit & 7))) | (unsigned)v << (bit & 7));
+            }
+    }
+    return len;
+}
+
+TEST(q3_huff_table_equals_tree_walk)
+{
+    /* the NYT path really is the one random_msg writes */
+    {
+        int n = 0, v = 0;
+        for (int k = 0; k < 11; k++) {
+            v = q3_huff_nodes[n][k == 8];
+            if (v < 0)
+                break;
+            n = v;
+        }
+        CHECK_EQ(v, -257);
+    }
+    static const int widths[] = {1, 2, 3, 4, 5, 7, 8, 9, 10, 13, 16, -16, 19, 24, 32, -8, 12};
+    uint8_t m[48];
+    uint32_t seed = 12345;
+    for (int round = 0; round < 20000; round++) {
+        size_t len = random_msg(m, sizeof m, &seed);
+        q3_bits b;
+        ref_bits r = {m, len, 0, 0, 0};
+        q3_bits_init(&b, m, len);
+        for (int op = 0; op < 64; op++) {
+            int kind = (int)(lcg(&seed) % 4);
+            int32_t got, want;
+            if (kind == 0) {
+                got = q3_bit(&b);
+                want = ref_bit(&r);
+            } else if (kind == 1) {
+                got = q3_huff_byte(&b);
+                want = ref_huff(&r);
+            } else {
+                int wd = widths[lcg(&seed) % (sizeof widths / sizeof widths[0])];
+                got = q3_read_bits(&b, wd);
+                want = ref_read_bits(&r, wd);
+            }
+            CHECK_MSG(got == want && b.bit == r.bit && b.r.err == r.err && b.bad_sym == r.bad,
+                      "round %d op %d kind %d: %d vs %d, bit %zu vs %zu, err %d/%d vs %d/%d",
+                      round, op, kind, got, want, b.bit, r.bit, b.r.err, b.bad_sym, r.err,
+                      r.bad);
+            if (r.err)
+                break;
+        }
+    }
+}
+
+TEST(q3_delta_entity_equals_bitwise)
+{
+    /* the field walk skips runs of unchanged fields at once: it must read what a walk bit
+     * by bit reads, up to the end of the message */
+    uint8_t m[64];
+    uint32_t seed = 777;
+    for (int round = 0; round < 20000; round++) {
+        size_t len = random_msg(m, sizeof m, &seed);
+        /* mostly zero bits, as in real deltas */
+        for (size_t i = 0; i < len; i++)
+            if (lcg(&seed) % 3)
+                m[i] &= (uint8_t)lcg(&seed);
+        q3_bits b;
+        q3_bits_init(&b, m, len);
+        q3_ent from, to;
+        memset(&from, 0, sizeof from);
+        for (int i = 0; i < Q3_ES_COUNT; i++)
+            from.f[i] = (int32_t)lcg(&seed);
+        int ret = q3_read_delta_entity(&b, &from, &to, 5);
+        /* the reference */
+        ref_bits r = {m, len, 0, 0, 0};
+        q3_ent want = from;
+        int wret = 0;
+        want.number = 5;
+        want.teleport = 0;
+        if (ref_bit(&r)) {
+            memset(&want, 0, sizeof want);
+            want.number = Q3_ENTITYNUM_NONE;
+            wret = 1;
+        } else if (ref_bit(&r)) {
+            int n = ref_read_bits(&r, 8);
+            if (n > Q3_ES_COUNT) {
+                wret = -1;
+            } else {
+                for (int i = 0; i < n && !r.err && !r.bad; i++) {
+                    if (!ref_bit(&r))
+                        continue;
+                    if (!ref_bit(&r)) {
+                        want.f[i] = 0;
+                        continue;
+                    }
+                    int bits = q3_es_fields[i].bits;
+                    if (bits) {
+                        want.f[i] = ref_read_bits(&r, bits);
+                    } else if (!ref_bit(&r)) {
+                        float f = (float)(ref_read_bits(&r, 13) - 4096);
+                        memcpy(&want.f[i], &f, 4);
+                    } else {
+                        want.f[i] = ref_read_bits(&r, 32);
+                    }
+                }
+                if ((from.f[Q3_ES_EFLAGS] ^ want.f[Q3_ES_EFLAGS]) & Q3_EF_TELEPORT_BIT)
+                    want.teleport = 1;
+            }
+        }
+        CHECK_MSG(ret == wret && b.bit == r.bit && b.r.err == r.err && b.bad_sym == r.bad,
+                  "round %d: ret %d vs %d, bit %zu vs %zu", round, ret, wret, b.bit, r.bit);
+        if (ret == 0)
+            CHECK_MSG(memcmp(to.f, want.f, sizeof to.f) == 0 && to.teleport == want.teleport,
+                      "round %d: fields differ", round);
+    }
+}
+
 TEST(q3_read_bits_widths_and_signs)
 {
     static const struct {
