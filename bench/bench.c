@@ -220,6 +220,8 @@ int main(int argc, char **argv)
     bench_decode("Quake .dem", "dem", dem);
     bench_decode("QuakeWorld .qwd", "qwd", qwd);
     bench_decode("QuakeWorld .mvd", "mvd", mvd);
+    static const char *const dm2[] = {".dm2", NULL};
+    bench_decode("Quake II .dm2", "dm2", dm2);
     static const char *const q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71", NULL};
     bench_decode("Quake III .dm_66 (1.1x)", "dm_66", q3);
     bench_decode("Quake III .dm_67 (1.2x)", "dm_67", q3);
@@ -234,6 +236,7 @@ int main(int argc, char **argv)
     bench_seek_row("dem", "dem", dem);
     bench_seek_row("qwd", "qwd", qwd);
     bench_seek_row("mvd", "mvd", mvd);
+    bench_seek_row("dm2", "dm2", dm2);
     bench_seek_row("dm_66", "dm_66", q3);
     bench_seek_row("dm_67", "dm_67", q3);
     bench_seek_row("dm_68", "dm_68", q3);
