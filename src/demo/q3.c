@@ -16,6 +16,7 @@
  * One client frame per new server time; t = 0 at the first snapshot. A file that stops
  * without the end marker was cut off (udt_truncated.dm_68) and ends with an error. */
 #include "demo.h"
+#include "demo_local.h"
 #include "q3_local.h"
 #include "../common/rd.h"
 
@@ -50,70 +51,14 @@ typedef struct ctx {
 
 /* ---- errors and trace ---- */
 
-static qd_err fail(ctx *c, qd_err code, uint64_t ofs, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+#define fail DEMO_FAIL
 
-static qd_err fail(ctx *c, qd_err code, uint64_t ofs, const char *fmt, ...)
-{
-    char buf[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return qd_fail(c->err, code, ofs, "%s", buf);
-}
-
-static void trace_msg(ctx *c, const char *name, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void trace_msg(ctx *c, const char *name, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    c->trace->msg(c->trace->ctx, c->s->time, c->s->block, c->msg_ofs, name, buf);
-}
-
-/* Formats nothing unless somebody listens. */
-#define TRACE(c, name, ...)                                                                    \
-    do {                                                                                       \
-        if ((c)->trace)                                                                        \
-            trace_msg((c), (name), __VA_ARGS__);                                               \
-    } while (0)
+#define TRACE DEMO_TRACE
 
 /* A string made printable for the trace. Only called inside TRACE. */
 static const char *esc(ctx *c, int slot, const char *s)
 {
-    static const char hex[] = "0123456789abcdef";
-    char *o = c->esc[slot];
-    size_t n = 0, cap = sizeof c->esc[slot];
-    for (; *s && n + 5 < cap; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            o[n++] = '\\';
-            o[n++] = (char)ch;
-        } else if (ch == '\n') {
-            o[n++] = '\\';
-            o[n++] = 'n';
-        } else if (ch < 32 || ch >= 127) {
-            o[n++] = '\\';
-            o[n++] = 'x';
-            o[n++] = hex[ch >> 4];
-            o[n++] = hex[ch & 15];
-        } else {
-            o[n++] = (char)ch;
-        }
-    }
-    o[n] = 0;
-    return o;
+    return demo_escape(c->esc[slot], sizeof c->esc[slot], s);
 }
 
 /* File offset of the byte the bit reader is in. */
