@@ -127,21 +127,27 @@ static qd_err read_header(loader *ld)
 
 /* ---- Geometry ---- */
 
-static qd_err load_planes(loader *ld)
+int mdl_read_planes(mdl_bsp *b, rd_t *r, uint32_t count, int with_type)
 {
-    mdl_bsp *b = ld->b;
-    rd_t r = lump_reader(ld, L_PLANES);
-    b->num_planes = ld->l[L_PLANES].count;
-    b->planes = mdl_calloc(b->num_planes, sizeof *b->planes);
+    b->num_planes = count;
+    b->planes = mdl_calloc(count, sizeof *b->planes);
     if (!b->planes)
-        return fail(ld, QD_ERR_NOMEM, 0, "planes");
-    for (uint32_t i = 0; i < b->num_planes; i++) {
+        return 0;
+    for (uint32_t i = 0; i < count; i++) {
         mdl_plane *p = &b->planes[i];
         for (int j = 0; j < 3; j++)
-            p->normal[j] = rd_f32(&r);
-        p->dist = rd_f32(&r);
-        p->type = rd_s32(&r);
+            p->normal[j] = rd_f32(r);
+        p->dist = rd_f32(r);
+        p->type = with_type ? rd_s32(r) : mdl_plane_type(p->normal);
     }
+    return 1;
+}
+
+static qd_err load_planes(loader *ld)
+{
+    rd_t r = lump_reader(ld, L_PLANES);
+    if (!mdl_read_planes(ld->b, &r, ld->l[L_PLANES].count, 1))
+        return fail(ld, QD_ERR_NOMEM, 0, "planes");
     return QD_OK;
 }
 

@@ -297,19 +297,9 @@ static qd_err q2_nomem(q2_loader *ld, const char *what)
 
 static qd_err q2_planes(q2_loader *ld)
 {
-    mdl_bsp *b = ld->b;
     rd_t r = q2_reader(ld, Q2_PLANES);
-    b->num_planes = ld->l[Q2_PLANES].count;
-    b->planes = mdl_calloc(b->num_planes, sizeof *b->planes);
-    if (!b->planes)
+    if (!mdl_read_planes(ld->b, &r, ld->l[Q2_PLANES].count, 1))
         return q2_nomem(ld, "planes");
-    for (uint32_t i = 0; i < b->num_planes; i++) {
-        mdl_plane *p = &b->planes[i];
-        for (int j = 0; j < 3; j++)
-            p->normal[j] = rd_f32(&r);
-        p->dist = rd_f32(&r);
-        p->type = rd_s32(&r);
-    }
     return QD_OK;
 }
 

@@ -127,19 +127,9 @@ static qd_err q3_shaders(q3_loader *ld)
 
 static qd_err q3_planes(q3_loader *ld)
 {
-    mdl_bsp *b = ld->b;
     rd_t r = q3_reader(ld, Q3_PLANES);
-    b->num_planes = ld->l[Q3_PLANES].count;
-    b->planes = mdl_calloc(b->num_planes, sizeof *b->planes);
-    if (!b->planes)
+    if (!mdl_read_planes(ld->b, &r, ld->l[Q3_PLANES].count, 0))
         return q3_nomem(ld, "planes");
-    for (uint32_t i = 0; i < b->num_planes; i++) {
-        mdl_plane *p = &b->planes[i];
-        for (int j = 0; j < 3; j++)
-            p->normal[j] = rd_f32(&r);
-        p->dist = rd_f32(&r);
-        p->type = mdl_plane_type(p->normal);
-    }
     return QD_OK;
 }
 

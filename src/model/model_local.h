@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "../common/rd.h"
 #include "model.h"
 
 /* The grey used for a texture or skin whose pixels are missing. */
@@ -77,5 +78,10 @@ void mdl_bsp_cluster_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out);
 
 /* mdl_bsp_light_point for Q3 maps (the light grid). */
 int mdl_bsp46_light_point(const mdl_bsp *b, const float p[3], float *light);
+
+/* The planes lump of every BSP format: normal and dist as floats, then (Q1, Q2) a type int32,
+ * which Q3 leaves out (with_type 0: derived from the normal). Fills b->planes and
+ * b->num_planes from count records at r; 0 when out of memory. */
+int mdl_read_planes(mdl_bsp *b, rd_t *r, uint32_t count, int with_type);
 
 #endif
