@@ -21,6 +21,10 @@ void demo_tracef(const demo_trace *tr, double t, uint32_t block, uint64_t offset
  * rather than overflow. Returns out. */
 const char *demo_escape(char *out, size_t cap, const char *s);
 
+/* A small decimal from text (info strings, configstrings): leading spaces, an optional '-',
+ * digits up to 100000; 0 for none. Never overflows. */
+int demo_small_atoi(const char *s);
+
 /* The decoders' contexts all hold `err` (the caller's qd_error): fail with an offset. */
 #define DEMO_FAIL(c, code, ofs, ...) qd_fail((c)->err, (code), (ofs), __VA_ARGS__)
 

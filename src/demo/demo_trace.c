@@ -1,4 +1,5 @@
-/* demo_trace.c: trace lines for `qdemo dump`, shared by the decoders. */
+/* demo_trace.c: what the decoders share: trace lines for `qdemo dump`, escaping, small numbers
+ * from text. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -38,4 +39,18 @@ const char *demo_escape(char *out, size_t cap, const char *s)
     }
     out[n] = 0;
     return out;
+}
+
+int demo_small_atoi(const char *s)
+{
+    int v = 0, neg = 0;
+    while (*s == ' ')
+        s++;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    while (*s >= '0' && *s <= '9' && v < 100000)
+        v = v * 10 + (*s++ - '0');
+    return neg ? -v : v;
 }

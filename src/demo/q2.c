@@ -84,19 +84,6 @@ static int read_dir(rd_t *r)
     return d < Q2_NUMVERTEXNORMALS ? d : -1;
 }
 
-static int small_atoi(const char *s)
-{
-    int v = 0, neg = 0;
-    while (*s == ' ')
-        s++;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    while (*s >= '0' && *s <= '9' && v < 100000)
-        v = v * 10 + (*s++ - '0');
-    return neg ? -v : v;
-}
 
 /* ---- entity deltas [DM2 3.15, 3.19] ---- */
 
@@ -356,7 +343,7 @@ static int find_maxclients(const uint8_t *data, size_t len, rd_t r, size_t pos)
         if (r.err)
             return 0;
         if (index == Q2_CS_MAXCLIENTS)
-            return small_atoi(str);
+            return demo_small_atoi(str);
     }
     return 0;
 }

@@ -290,20 +290,6 @@ static void emit_entity(ctx *c, const qw_ent *q)
 
 /* ---- info strings: "\key\value\key\value" ---- */
 
-static int small_atoi(const char *s)
-{
-    int v = 0, neg = 0;
-    while (*s == ' ')
-        s++;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    while (*s >= '0' && *s <= '9' && v < 100000)
-        v = v * 10 + (*s++ - '0');
-    return neg ? -v : v;
-}
-
 /* The value of key in info into out; returns 0 (out empty) when absent. */
 static int info_get(const char *info, const char *key, char *out, size_t cap)
 {
@@ -340,14 +326,14 @@ static void apply_user_key(ctx *c, int slot, const char *key, const char *val)
     if (!strcmp(key, "name")) {
         cl_set_player_name(c->cl, slot, val);
     } else if (!strcmp(key, "topcolor")) {
-        s->top[slot] = (uint8_t)(small_atoi(val) & 15);
+        s->top[slot] = (uint8_t)(demo_small_atoi(val) & 15);
         cl_set_player_colors(c->cl, slot, s->top[slot], s->bottom[slot]);
     } else if (!strcmp(key, "bottomcolor")) {
-        s->bottom[slot] = (uint8_t)(small_atoi(val) & 15);
+        s->bottom[slot] = (uint8_t)(demo_small_atoi(val) & 15);
         cl_set_player_colors(c->cl, slot, s->top[slot], s->bottom[slot]);
     } else if (!strcmp(key, "*spectator")) {
         /* cl.h has no setter for this field yet; written directly (see the report). */
-        cl_set_player_spectator(c->cl, slot, small_atoi(val) != 0);
+        cl_set_player_spectator(c->cl, slot, demo_small_atoi(val) != 0);
     }
 }
 

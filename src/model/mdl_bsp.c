@@ -717,8 +717,15 @@ void mdl_bsp_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out)
         memset(out, 0xff, row);
         return;
     }
-    const uint8_t *in = b->visdata + b->leaves[leaf].visofs;
-    const uint8_t *end = b->visdata + b->vis_len;
+    size_t o = mdl_vis_decompress(b->visdata + b->leaves[leaf].visofs,
+                                  b->visdata + b->vis_len, out, row);
+    /* Data cut short: what it does not say is visible, so nothing is wrongly culled. */
+    if (o < row)
+        memset(out + o, 0xff, row - o);
+}
+
+size_t mdl_vis_decompress(const uint8_t *in, const uint8_t *end, uint8_t *out, size_t row)
+{
     size_t o = 0;
     while (o < row && in < end) {
         uint8_t c = *in++;
@@ -732,9 +739,7 @@ void mdl_bsp_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out)
         while (run-- && o < row)
             out[o++] = 0;
     }
-    /* Data cut short: what it does not say is visible, so nothing is wrongly culled. */
-    if (o < row)
-        memset(out + o, 0xff, row - o);
+    return o;
 }
 
 /* Quake's RecursiveLightPoint (r_light.c): follow the segment start-end down the tree and

@@ -217,18 +217,7 @@ void mdl_bsp_cluster_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out)
         o = n;
     } else {
         /* Q2 rows: Quake's run-length coding of zero bytes (CM_DecompressVis). */
-        while (o < crow && in < end) {
-            uint8_t v = *in++;
-            if (v) {
-                bits[o++] = v;
-                continue;
-            }
-            if (in >= end)
-                break;
-            size_t run = *in++;
-            while (run-- && o < crow)
-                bits[o++] = 0;
-        }
+        o = mdl_vis_decompress(in, end, bits, crow);
     }
     if (o < crow) /* data cut short: what it does not say is visible */
         memset(bits + o, 0xff, crow - o);
@@ -280,19 +269,18 @@ typedef struct q2_loader {
 
 static rd_t q2_reader(const q2_loader *ld, int lumpno)
 {
-    return rd_make(ld->data + ld->l[lumpno].ofs, ld->l[lumpno].len);
+    return mdl_lump_rd(ld->data, &ld->l[lumpno]);
 }
 
 static qd_err q2_bad(q2_loader *ld, int lumpno, uint32_t i, const char *what)
 {
-    uint64_t ofs = (uint64_t)ld->l[lumpno].ofs + (uint64_t)i * q2_rec[lumpno];
-    return qd_fail(ld->err, QD_ERR_BAD_DATA, ofs, "%s: %s %u: %s", ld->name, q2_names[lumpno],
-                   i, what);
+    return mdl_bad_record(ld->err, ld->name, q2_names[lumpno], &ld->l[lumpno], q2_rec[lumpno], i,
+                          what);
 }
 
 static qd_err q2_nomem(q2_loader *ld, const char *what)
 {
-    return qd_fail(ld->err, QD_ERR_NOMEM, 0, "%s: %s: out of memory", ld->name, what);
+    return mdl_nomem(ld->err, ld->name, what);
 }
 
 static qd_err q2_planes(q2_loader *ld)

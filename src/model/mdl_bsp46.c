@@ -81,19 +81,18 @@ typedef struct q3_loader {
 
 static rd_t q3_reader(const q3_loader *ld, int lumpno)
 {
-    return rd_make(ld->data + ld->l[lumpno].ofs, ld->l[lumpno].len);
+    return mdl_lump_rd(ld->data, &ld->l[lumpno]);
 }
 
 static qd_err q3_bad(q3_loader *ld, int lumpno, uint32_t i, const char *what)
 {
-    uint64_t ofs = (uint64_t)ld->l[lumpno].ofs + (uint64_t)i * q3_rec[lumpno];
-    return qd_fail(ld->err, QD_ERR_BAD_DATA, ofs, "%s: %s %u: %s", ld->name, q3_names[lumpno],
-                   i, what);
+    return mdl_bad_record(ld->err, ld->name, q3_names[lumpno], &ld->l[lumpno], q3_rec[lumpno], i,
+                          what);
 }
 
 static qd_err q3_nomem(q3_loader *ld, const char *what)
 {
-    return qd_fail(ld->err, QD_ERR_NOMEM, 0, "%s: %s: out of memory", ld->name, what);
+    return mdl_nomem(ld->err, ld->name, what);
 }
 
 static qd_err q3_shaders(q3_loader *ld)

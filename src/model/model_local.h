@@ -84,4 +84,21 @@ int mdl_bsp46_light_point(const mdl_bsp *b, const float p[3], float *light);
  * b->num_planes from count records at r; 0 when out of memory. */
 int mdl_read_planes(mdl_bsp *b, rd_t *r, uint32_t count, int with_type);
 
+/* Quake's run-length coding of PVS rows (zero bytes as 0, count): decode from in..end into
+ * out (row bytes); returns how many bytes were filled before the data ran out. */
+size_t mdl_vis_decompress(const uint8_t *in, const uint8_t *end, uint8_t *out, size_t row);
+
+/* A reader over one lump of data (validated by the lump table). */
+static inline rd_t mdl_lump_rd(const uint8_t *data, const mdl_lump *l)
+{
+    return rd_make(data + l->ofs, l->len);
+}
+
+/* "file: lump i: what" as QD_ERR_BAD_DATA at record i (of rec bytes) of lump l. */
+qd_err mdl_bad_record(qd_error *err, const char *file, const char *lump, const mdl_lump *l,
+                      uint32_t rec, uint32_t i, const char *what);
+
+/* "file: what: out of memory" as QD_ERR_NOMEM. */
+qd_err mdl_nomem(qd_error *err, const char *file, const char *what);
+
 #endif
