@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct buf {
@@ -44,6 +45,46 @@ static inline void putbuf(buf *m, const buf *src)
 {
     for (size_t i = 0; i < src->n; i++)
         put8(m, src->b[i]);
+}
+
+/* A growing buffer for files of any size (maps built by the tests). */
+typedef struct gbuf {
+    uint8_t *p;
+    size_t len, cap;
+} gbuf;
+
+static inline void gput(gbuf *b, const void *src, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t c = b->cap ? b->cap * 2 : 4096;
+        while (c < b->len + n)
+            c *= 2;
+        b->p = realloc(b->p, c);
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+static inline void g8(gbuf *b, unsigned v)
+{
+    uint8_t x = (uint8_t)v;
+    gput(b, &x, 1);
+}
+static inline void g16(gbuf *b, unsigned v)
+{
+    g8(b, v & 255);
+    g8(b, v >> 8 & 255);
+}
+static inline void g32(gbuf *b, uint32_t v)
+{
+    g16(b, v & 0xffff);
+    g16(b, v >> 16);
+}
+static inline void gf32(gbuf *b, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    g32(b, u);
 }
 
 #endif

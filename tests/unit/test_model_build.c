@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../testbuf.h"
+
 /* Prototypes shared with test_model.c and test_render.c (which repeat them). */
 uint8_t *test_bsp_build(const float (*quads)[4][3], const uint8_t *color, const uint8_t *light,
                         int n, const char *extra_ents, size_t *len);
@@ -14,47 +16,7 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
 uint8_t *test_mdl_build(size_t *len);
 uint8_t *test_spr_build(size_t *len);
 
-/* A growing little-endian byte buffer. */
-typedef struct buf {
-    uint8_t *p;
-    size_t len, cap;
-} buf;
-
-static void put(buf *b, const void *src, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 4096;
-        while (c < b->len + n)
-            c *= 2;
-        b->p = realloc(b->p, c);
-        b->cap = c;
-    }
-    memcpy(b->p + b->len, src, n);
-    b->len += n;
-}
-
-static void u8(buf *b, unsigned v)
-{
-    uint8_t x = (uint8_t)v;
-    put(b, &x, 1);
-}
-static void u16(buf *b, unsigned v)
-{
-    u8(b, v & 255);
-    u8(b, v >> 8 & 255);
-}
-static void u32(buf *b, uint32_t v)
-{
-    u16(b, v & 0xffff);
-    u16(b, v >> 16);
-}
-static void f32(buf *b, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    u32(b, u);
-}
-static void set_u32(buf *b, size_t at, uint32_t v)
+static void set_u32(gbuf *b, size_t at, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         b->p[at + (size_t)i] = (uint8_t)(v >> (8 * i));
@@ -89,28 +51,28 @@ uint8_t *test_bsp_build(const float (*quads)[4][3], const uint8_t *color, const 
 }
 
 /* A count or index: 16 bits in BSP29, 32 in BSP2 and 2PSB. */
-static void idx(buf *b, int fmt, uint32_t v)
+static void idx(gbuf *b, int fmt, uint32_t v)
 {
     if (fmt)
-        u32(b, v);
+        g32(b, v);
     else
-        u16(b, v & 0xffff);
+        g16(b, v & 0xffff);
 }
 
 /* Node or leaf bounds: int16 except BSP2's floats. */
-static void bound(buf *b, int fmt, int v)
+static void bound(gbuf *b, int fmt, int v)
 {
     if (fmt == 1)
-        f32(b, (float)v);
+        gf32(b, (float)v);
     else
-        u16(b, (unsigned)(uint16_t)v);
+        g16(b, (unsigned)(uint16_t)v);
 }
 
 uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
                             const uint8_t *light, int n, const char *extra_ents, int fmt,
                             size_t *len)
 {
-    buf lumps[15] = {{0}};
+    gbuf lumps[15] = {{0}};
     /* planes: one per quad, then the node's plane z = -8000 */
     float tvec[64][2][3];
     for (int i = 0; i < n; i++) {
@@ -123,49 +85,49 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
         nrm[2] = e2[0] * e1[1] - e2[1] * e1[0];
         norm3(nrm);
         for (int j = 0; j < 3; j++)
-            f32(&lumps[1], nrm[j]);
-        f32(&lumps[1], dot3(nrm, quads[i][0]));
-        u32(&lumps[1], 5);
+            gf32(&lumps[1], nrm[j]);
+        gf32(&lumps[1], dot3(nrm, quads[i][0]));
+        g32(&lumps[1], 5);
         memcpy(tvec[i][0], e1, sizeof e1);
         memcpy(tvec[i][1], e2, sizeof e2);
         norm3(tvec[i][0]);
         norm3(tvec[i][1]);
     }
-    f32(&lumps[1], 0), f32(&lumps[1], 0), f32(&lumps[1], 1), f32(&lumps[1], -8000);
-    u32(&lumps[1], 2);
+    gf32(&lumps[1], 0), gf32(&lumps[1], 0), gf32(&lumps[1], 1), gf32(&lumps[1], -8000);
+    g32(&lumps[1], 2);
     /* textures */
-    u32(&lumps[2], (uint32_t)n);
+    g32(&lumps[2], (uint32_t)n);
     for (int i = 0; i < n; i++)
-        u32(&lumps[2], (uint32_t)(4 + 4 * n + i * (40 + 340)));
+        g32(&lumps[2], (uint32_t)(4 + 4 * n + i * (40 + 340)));
     for (int i = 0; i < n; i++) {
         char name[16] = {0};
         name[0] = 't';
         name[1] = (char)('a' + i % 26);
-        put(&lumps[2], name, 16);
-        u32(&lumps[2], 16), u32(&lumps[2], 16);
-        u32(&lumps[2], 40), u32(&lumps[2], 40 + 256), u32(&lumps[2], 40 + 320),
-            u32(&lumps[2], 40 + 336);
+        gput(&lumps[2], name, 16);
+        g32(&lumps[2], 16), g32(&lumps[2], 16);
+        g32(&lumps[2], 40), g32(&lumps[2], 40 + 256), g32(&lumps[2], 40 + 320),
+            g32(&lumps[2], 40 + 336);
         for (int j = 0; j < 340; j++)
-            u8(&lumps[2], color[i]);
+            g8(&lumps[2], color[i]);
     }
     /* vertexes, edges (edge 0 unused), surfedges */
     idx(&lumps[12], fmt, 0), idx(&lumps[12], fmt, 0);
     for (int i = 0; i < n; i++)
         for (int k = 0; k < 4; k++) {
             for (int j = 0; j < 3; j++)
-                f32(&lumps[3], quads[i][k][j]);
+                gf32(&lumps[3], quads[i][k][j]);
             idx(&lumps[12], fmt, (uint32_t)(4 * i + k));
             idx(&lumps[12], fmt, (uint32_t)(4 * i + (k + 1) % 4));
-            u32(&lumps[13], (uint32_t)(1 + 4 * i + k));
+            g32(&lumps[13], (uint32_t)(1 + 4 * i + k));
         }
     /* texinfo, faces, lighting */
     for (int i = 0; i < n; i++) {
         for (int s = 0; s < 2; s++) {
             for (int j = 0; j < 3; j++)
-                f32(&lumps[6], tvec[i][s][j]);
-            f32(&lumps[6], 0);
+                gf32(&lumps[6], tvec[i][s][j]);
+            gf32(&lumps[6], 0);
         }
-        u32(&lumps[6], (uint32_t)i), u32(&lumps[6], 0);
+        g32(&lumps[6], (uint32_t)i), g32(&lumps[6], 0);
         double mins[2] = {1e30, 1e30}, maxs[2] = {-1e30, -1e30};
         for (int k = 0; k < 4; k++)
             for (int s = 0; s < 2; s++) {
@@ -179,63 +141,63 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
         for (int s = 0; s < 2; s++)
             samples *= (size_t)((ceil(maxs[s] / 16) - floor(mins[s] / 16)) + 1);
         idx(&lumps[7], fmt, (uint32_t)i), idx(&lumps[7], fmt, 0);
-        u32(&lumps[7], (uint32_t)(4 * i)), idx(&lumps[7], fmt, 4), idx(&lumps[7], fmt, (uint32_t)i);
-        u8(&lumps[7], 0), u8(&lumps[7], 255), u8(&lumps[7], 255), u8(&lumps[7], 255);
-        u32(&lumps[7], (uint32_t)lumps[8].len);
+        g32(&lumps[7], (uint32_t)(4 * i)), idx(&lumps[7], fmt, 4), idx(&lumps[7], fmt, (uint32_t)i);
+        g8(&lumps[7], 0), g8(&lumps[7], 255), g8(&lumps[7], 255), g8(&lumps[7], 255);
+        g32(&lumps[7], (uint32_t)lumps[8].len);
         for (size_t k = 0; k < samples; k++)
-            u8(&lumps[8], light[i]);
+            g8(&lumps[8], light[i]);
     }
     /* one node, two leafs, marksurfaces, one model */
-    u32(&lumps[5], (uint32_t)n);
+    g32(&lumps[5], (uint32_t)n);
     if (fmt)
-        u32(&lumps[5], (uint32_t)-2), u32(&lumps[5], (uint32_t)-1);
+        g32(&lumps[5], (uint32_t)-2), g32(&lumps[5], (uint32_t)-1);
     else
-        u16(&lumps[5], (unsigned)(uint16_t)-2), u16(&lumps[5], (unsigned)(uint16_t)-1);
+        g16(&lumps[5], (unsigned)(uint16_t)-2), g16(&lumps[5], (unsigned)(uint16_t)-1);
     for (int j = 0; j < 3; j++)
         bound(&lumps[5], fmt, -8192);
     for (int j = 0; j < 3; j++)
         bound(&lumps[5], fmt, 8192);
     idx(&lumps[5], fmt, 0), idx(&lumps[5], fmt, 0);
     for (int leaf = 0; leaf < 2; leaf++) {
-        u32(&lumps[10], leaf ? (uint32_t)-1 : (uint32_t)-2);
-        u32(&lumps[10], (uint32_t)-1);
+        g32(&lumps[10], leaf ? (uint32_t)-1 : (uint32_t)-2);
+        g32(&lumps[10], (uint32_t)-1);
         for (int j = 0; j < 3; j++)
             bound(&lumps[10], fmt, -8192);
         for (int j = 0; j < 3; j++)
             bound(&lumps[10], fmt, 8192);
         idx(&lumps[10], fmt, 0), idx(&lumps[10], fmt, leaf ? (uint32_t)n : 0);
-        u32(&lumps[10], 0);
+        g32(&lumps[10], 0);
     }
     for (int i = 0; i < n; i++)
         idx(&lumps[11], fmt, (uint32_t)i);
     for (int j = 0; j < 6; j++)
-        f32(&lumps[14], j < 3 ? -8192.0f : 8192.0f);
+        gf32(&lumps[14], j < 3 ? -8192.0f : 8192.0f);
     for (int j = 0; j < 3; j++)
-        f32(&lumps[14], 0);
+        gf32(&lumps[14], 0);
     for (int j = 0; j < 4; j++)
-        u32(&lumps[14], 0);
-    u32(&lumps[14], 1), u32(&lumps[14], 0), u32(&lumps[14], (uint32_t)n);
+        g32(&lumps[14], 0);
+    g32(&lumps[14], 1), g32(&lumps[14], 0), g32(&lumps[14], (uint32_t)n);
     /* entities */
     const char *ws = "{\n\"classname\" \"worldspawn\"\n\"message\" \"synthetic\"\n}\n";
-    put(&lumps[0], ws, strlen(ws));
+    gput(&lumps[0], ws, strlen(ws));
     if (extra_ents)
-        put(&lumps[0], extra_ents, strlen(extra_ents));
-    u8(&lumps[0], 0);
+        gput(&lumps[0], extra_ents, strlen(extra_ents));
+    g8(&lumps[0], 0);
 
-    buf out = {0};
+    gbuf out = {0};
     if (fmt == 0)
-        u32(&out, 29);
+        g32(&out, 29);
     else
-        put(&out, fmt == 1 ? "BSP2" : "2PSB", 4);
+        gput(&out, fmt == 1 ? "BSP2" : "2PSB", 4);
     for (int i = 0; i < 15; i++)
-        u32(&out, 0), u32(&out, 0);
+        g32(&out, 0), g32(&out, 0);
     for (int i = 0; i < 15; i++) {
         while (out.len % 4)
-            u8(&out, 0);
+            g8(&out, 0);
         set_u32(&out, 4 + 8 * (size_t)i, (uint32_t)out.len);
         set_u32(&out, 8 + 8 * (size_t)i, (uint32_t)lumps[i].len);
         if (lumps[i].len)
-            put(&out, lumps[i].p, lumps[i].len);
+            gput(&out, lumps[i].p, lumps[i].len);
         free(lumps[i].p);
     }
     *len = out.len;
@@ -246,38 +208,38 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
  * a single frame, then a group of two poses. Scale 2, translate (-10, 0, 5). */
 uint8_t *test_mdl_build(size_t *len)
 {
-    buf b = {0};
-    put(&b, "IDPO", 4);
-    u32(&b, 6);
-    f32(&b, 2), f32(&b, 2), f32(&b, 2);
-    f32(&b, -10), f32(&b, 0), f32(&b, 5);
-    f32(&b, 30);
-    f32(&b, 0), f32(&b, 0), f32(&b, 22);
-    u32(&b, 2), u32(&b, 8), u32(&b, 4);      /* skins, width, height */
-    u32(&b, 3), u32(&b, 1), u32(&b, 2);      /* verts, tris, frames */
-    u32(&b, 0), u32(&b, 8), f32(&b, 10);     /* synctype, flags (EF_ROTATE), size */
-    u32(&b, 0);
+    gbuf b = {0};
+    gput(&b, "IDPO", 4);
+    g32(&b, 6);
+    gf32(&b, 2), gf32(&b, 2), gf32(&b, 2);
+    gf32(&b, -10), gf32(&b, 0), gf32(&b, 5);
+    gf32(&b, 30);
+    gf32(&b, 0), gf32(&b, 0), gf32(&b, 22);
+    g32(&b, 2), g32(&b, 8), g32(&b, 4);      /* skins, width, height */
+    g32(&b, 3), g32(&b, 1), g32(&b, 2);      /* verts, tris, frames */
+    g32(&b, 0), g32(&b, 8), gf32(&b, 10);     /* synctype, flags (EF_ROTATE), size */
+    g32(&b, 0);
     for (int i = 0; i < 32; i++)
-        u8(&b, 80);
-    u32(&b, 1), u32(&b, 2), f32(&b, 0.1f), f32(&b, 0.2f);
+        g8(&b, 80);
+    g32(&b, 1), g32(&b, 2), gf32(&b, 0.1f), gf32(&b, 0.2f);
     for (int i = 0; i < 64; i++)
-        u8(&b, i < 32 ? 15 : 0);
+        g8(&b, i < 32 ? 15 : 0);
     for (int i = 0; i < 3; i++)
-        u32(&b, i == 2), u32(&b, (uint32_t)(i * 4)), u32(&b, (uint32_t)i);
-    u32(&b, 1), u32(&b, 0), u32(&b, 1), u32(&b, 2);
+        g32(&b, i == 2), g32(&b, (uint32_t)(i * 4)), g32(&b, (uint32_t)i);
+    g32(&b, 1), g32(&b, 0), g32(&b, 1), g32(&b, 2);
     static const char names[3][16] = {"stand1", "run1", "run2"};
     for (int f = 0; f < 3; f++) {
         if (f == 0)
-            u32(&b, 0);
+            g32(&b, 0);
         if (f == 1) {
-            u32(&b, 1), u32(&b, 2);
-            u32(&b, 0), u32(&b, 0);
-            f32(&b, 0.1f), f32(&b, 0.2f);
+            g32(&b, 1), g32(&b, 2);
+            g32(&b, 0), g32(&b, 0);
+            gf32(&b, 0.1f), gf32(&b, 0.2f);
         }
-        u32(&b, 0), u32(&b, 0x000a0a0a); /* bboxmin (0,0,0), bboxmax (10,10,10) */
-        put(&b, names[f], 16);
+        g32(&b, 0), g32(&b, 0x000a0a0a); /* bboxmin (0,0,0), bboxmax (10,10,10) */
+        gput(&b, names[f], 16);
         for (int v = 0; v < 3; v++)
-            u8(&b, (unsigned)(v * 10 + f)), u8(&b, (unsigned)v), u8(&b, 100), u8(&b, 7);
+            g8(&b, (unsigned)(v * 10 + f)), g8(&b, (unsigned)v), g8(&b, 100), g8(&b, 7);
     }
     *len = b.len;
     return b.p;
@@ -286,19 +248,19 @@ uint8_t *test_mdl_build(size_t *len)
 /* An SPR: a single 4x2 frame (half transparent) and a group of two 2x2 frames. */
 uint8_t *test_spr_build(size_t *len)
 {
-    buf b = {0};
-    put(&b, "IDSP", 4);
-    u32(&b, 1), u32(&b, 2), f32(&b, 8);
-    u32(&b, 4), u32(&b, 2), u32(&b, 2), f32(&b, 0), u32(&b, 0);
-    u32(&b, 0);
-    u32(&b, (uint32_t)-2), u32(&b, 1), u32(&b, 4), u32(&b, 2);
+    gbuf b = {0};
+    gput(&b, "IDSP", 4);
+    g32(&b, 1), g32(&b, 2), gf32(&b, 8);
+    g32(&b, 4), g32(&b, 2), g32(&b, 2), gf32(&b, 0), g32(&b, 0);
+    g32(&b, 0);
+    g32(&b, (uint32_t)-2), g32(&b, 1), g32(&b, 4), g32(&b, 2);
     for (int i = 0; i < 8; i++)
-        u8(&b, i < 4 ? 251 : 255);
-    u32(&b, 1), u32(&b, 2), f32(&b, 0.1f), f32(&b, 0.2f);
+        g8(&b, i < 4 ? 251 : 255);
+    g32(&b, 1), g32(&b, 2), gf32(&b, 0.1f), gf32(&b, 0.2f);
     for (int f = 0; f < 2; f++) {
-        u32(&b, (uint32_t)-1), u32(&b, 1), u32(&b, 2), u32(&b, 2);
+        g32(&b, (uint32_t)-1), g32(&b, 1), g32(&b, 2), g32(&b, 2);
         for (int i = 0; i < 4; i++)
-            u8(&b, 254);
+            g8(&b, 254);
     }
     *len = b.len;
     return b.p;

@@ -13,6 +13,7 @@
 #include "../../src/output/out.h"
 #include "../../src/render/render.h"
 #include "../test.h"
+#include "../testbuf.h"
 
 static const struct {
     const char *file, *message, *map;
@@ -268,49 +269,11 @@ TEST(render_ibsp_deathmatch_starts)
 
 /* ---- tiny synthetic maps: one room wall of 100x100 at x = 100 facing the origin ---- */
 
-typedef struct bbuf {
-    uint8_t *p;
-    size_t len, cap;
-} bbuf;
-
-static void bput(bbuf *b, const void *src, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 4096;
-        while (c < b->len + n)
-            c *= 2;
-        b->p = realloc(b->p, c);
-        b->cap = c;
-    }
-    memcpy(b->p + b->len, src, n);
-    b->len += n;
-}
-static void b8(bbuf *b, unsigned v)
-{
-    uint8_t x = (uint8_t)v;
-    bput(b, &x, 1);
-}
-static void b16(bbuf *b, unsigned v)
-{
-    b8(b, v & 255);
-    b8(b, v >> 8 & 255);
-}
-static void b32(bbuf *b, uint32_t v)
-{
-    b16(b, v & 0xffff);
-    b16(b, v >> 16);
-}
-static void bf(bbuf *b, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    b32(b, u);
-}
-static void bstr(bbuf *b, const char *s, size_t n)
+static void bstr(gbuf *b, const char *s, size_t n)
 {
     char tmp[64] = {0};
     snprintf(tmp, sizeof tmp, "%s", s);
-    bput(b, tmp, n);
+    gput(b, tmp, n);
 }
 
 static const float wall[4][3] = {{100, -50, -50}, {100, 50, -50}, {100, 50, 50}, {100, -50, 50}};
@@ -318,23 +281,23 @@ static const char synth_ents[] = "{\n\"classname\" \"worldspawn\"\n\"message\" \
                                  "{\n\"classname\" \"info_player_deathmatch\"\n"
                                  "\"origin\" \"0 0 0\"\n}\n";
 
-/* Assemble lumps (each a bbuf) after an IBSP header of version ver. */
-static uint8_t *assemble(int ver, bbuf *l, int n, size_t *len)
+/* Assemble lumps (each a gbuf) after an IBSP header of version ver. */
+static uint8_t *assemble(int ver, gbuf *l, int n, size_t *len)
 {
-    bbuf out = {0};
-    bput(&out, "IBSP", 4);
-    b32(&out, (uint32_t)ver);
+    gbuf out = {0};
+    gput(&out, "IBSP", 4);
+    g32(&out, (uint32_t)ver);
     size_t ofs = 8 + (size_t)n * 8;
     for (int i = 0; i < n; i++) {
-        b32(&out, (uint32_t)ofs);
-        b32(&out, (uint32_t)l[i].len);
+        g32(&out, (uint32_t)ofs);
+        g32(&out, (uint32_t)l[i].len);
         ofs += (l[i].len + 3) & ~(size_t)3;
     }
     for (int i = 0; i < n; i++) {
         if (l[i].len)
-            bput(&out, l[i].p, l[i].len);
+            gput(&out, l[i].p, l[i].len);
         while (out.len & 3)
-            b8(&out, 0);
+            g8(&out, 0);
         free(l[i].p);
     }
     *len = out.len;
@@ -345,107 +308,107 @@ static uint8_t *assemble(int ver, bbuf *l, int n, size_t *len)
  * (cluster 0) in front, one cluster of vis, a lightmap of 100. */
 static uint8_t *build_q2(size_t *len)
 {
-    bbuf l[19] = {{0}};
-    bput(&l[0], synth_ents, sizeof synth_ents);
-    bf(&l[1], -1), bf(&l[1], 0), bf(&l[1], 0), bf(&l[1], -100), b32(&l[1], 0);
+    gbuf l[19] = {{0}};
+    gput(&l[0], synth_ents, sizeof synth_ents);
+    gf32(&l[1], -1), gf32(&l[1], 0), gf32(&l[1], 0), gf32(&l[1], -100), g32(&l[1], 0);
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 3; j++)
-            bf(&l[2], wall[i][j]);
-    b32(&l[3], 1), b32(&l[3], 12), b32(&l[3], 12), b8(&l[3], 1); /* one cluster sees itself */
-    b32(&l[4], 0), b32(&l[4], (uint32_t)-2), b32(&l[4], (uint32_t)-1);
+            gf32(&l[2], wall[i][j]);
+    g32(&l[3], 1), g32(&l[3], 12), g32(&l[3], 12), g8(&l[3], 1); /* one cluster sees itself */
+    g32(&l[4], 0), g32(&l[4], (uint32_t)-2), g32(&l[4], (uint32_t)-1);
     for (int j = 0; j < 3; j++)
-        b16(&l[4], (unsigned)(uint16_t)-64);
+        g16(&l[4], (unsigned)(uint16_t)-64);
     for (int j = 0; j < 3; j++)
-        b16(&l[4], 128);
-    b16(&l[4], 0), b16(&l[4], 1);
-    bf(&l[5], 0), bf(&l[5], 1), bf(&l[5], 0), bf(&l[5], 0); /* texinfo s */
-    bf(&l[5], 0), bf(&l[5], 0), bf(&l[5], 1), bf(&l[5], 0); /* t */
-    b32(&l[5], 0), b32(&l[5], 0), bstr(&l[5], "e1u1/floor1_1", 32), b32(&l[5], (uint32_t)-1);
-    b16(&l[6], 0), b16(&l[6], 0), b32(&l[6], 0), b16(&l[6], 4), b16(&l[6], 0);
-    b8(&l[6], 0), b8(&l[6], 255), b8(&l[6], 255), b8(&l[6], 255), b32(&l[6], 0);
+        g16(&l[4], 128);
+    g16(&l[4], 0), g16(&l[4], 1);
+    gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0), gf32(&l[5], 0); /* texinfo s */
+    gf32(&l[5], 0), gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0); /* t */
+    g32(&l[5], 0), g32(&l[5], 0), bstr(&l[5], "e1u1/floor1_1", 32), g32(&l[5], (uint32_t)-1);
+    g16(&l[6], 0), g16(&l[6], 0), g32(&l[6], 0), g16(&l[6], 4), g16(&l[6], 0);
+    g8(&l[6], 0), g8(&l[6], 255), g8(&l[6], 255), g8(&l[6], 255), g32(&l[6], 0);
     for (int i = 0; i < 9 * 9 * 3; i++)
-        b8(&l[7], 100);
+        g8(&l[7], 100);
     for (int leaf = 0; leaf < 2; leaf++) {
-        b32(&l[8], leaf ? 0 : 1); /* contents: solid, then empty */
-        b16(&l[8], leaf ? 0 : (unsigned)(uint16_t)-1), b16(&l[8], (unsigned)leaf);
+        g32(&l[8], leaf ? 0 : 1); /* contents: solid, then empty */
+        g16(&l[8], leaf ? 0 : (unsigned)(uint16_t)-1), g16(&l[8], (unsigned)leaf);
         for (int j = 0; j < 3; j++)
-            b16(&l[8], (unsigned)(uint16_t)-64);
+            g16(&l[8], (unsigned)(uint16_t)-64);
         for (int j = 0; j < 3; j++)
-            b16(&l[8], 128);
-        b16(&l[8], 0), b16(&l[8], (unsigned)leaf), b16(&l[8], 0), b16(&l[8], 0);
+            g16(&l[8], 128);
+        g16(&l[8], 0), g16(&l[8], (unsigned)leaf), g16(&l[8], 0), g16(&l[8], 0);
     }
-    b16(&l[9], 0);
-    b16(&l[11], 0), b16(&l[11], 0);
+    g16(&l[9], 0);
+    g16(&l[11], 0), g16(&l[11], 0);
     for (unsigned i = 0; i < 4; i++)
-        b16(&l[11], i), b16(&l[11], (i + 1) & 3);
+        g16(&l[11], i), g16(&l[11], (i + 1) & 3);
     for (uint32_t i = 1; i <= 4; i++)
-        b32(&l[12], i);
+        g32(&l[12], i);
     for (int j = 0; j < 3; j++)
-        bf(&l[13], -64);
+        gf32(&l[13], -64);
     for (int j = 0; j < 3; j++)
-        bf(&l[13], 128);
+        gf32(&l[13], 128);
     for (int j = 0; j < 3; j++)
-        bf(&l[13], 0);
-    b32(&l[13], 0), b32(&l[13], 0), b32(&l[13], 1);
+        gf32(&l[13], 0);
+    g32(&l[13], 0), g32(&l[13], 0), g32(&l[13], 1);
     return assemble(38, l, 19, len);
 }
 
-static void q3_vert(bbuf *b, float x, float y, float z, float lu, float lv, int c)
+static void q3_vert(gbuf *b, float x, float y, float z, float lu, float lv, int c)
 {
-    bf(b, x), bf(b, y), bf(b, z), bf(b, 0), bf(b, 0), bf(b, lu), bf(b, lv);
-    bf(b, -1), bf(b, 0), bf(b, 0);
-    b8(b, (unsigned)c), b8(b, (unsigned)c), b8(b, (unsigned)c), b8(b, 255);
+    gf32(b, x), gf32(b, y), gf32(b, z), gf32(b, 0), gf32(b, 0), gf32(b, lu), gf32(b, lv);
+    gf32(b, -1), gf32(b, 0), gf32(b, 0);
+    g8(b, (unsigned)c), g8(b, (unsigned)c), g8(b, (unsigned)c), g8(b, 255);
 }
 
 /* Quake III: the wall as a planar surface of two triangles and a flat 3x3 patch in front of
  * it, both in leaf 1 (cluster 0), one lightmap page of 50, a 3x3x1 light grid. */
 static uint8_t *build_q3(size_t *len)
 {
-    bbuf l[17] = {{0}};
-    bput(&l[0], synth_ents, sizeof synth_ents);
-    bstr(&l[1], "textures/base_wall/concrete", 64), b32(&l[1], 0), b32(&l[1], 1);
-    bf(&l[2], -1), bf(&l[2], 0), bf(&l[2], 0), bf(&l[2], -100);
-    b32(&l[3], 0), b32(&l[3], (uint32_t)-2), b32(&l[3], (uint32_t)-1);
+    gbuf l[17] = {{0}};
+    gput(&l[0], synth_ents, sizeof synth_ents);
+    bstr(&l[1], "textures/base_wall/concrete", 64), g32(&l[1], 0), g32(&l[1], 1);
+    gf32(&l[2], -1), gf32(&l[2], 0), gf32(&l[2], 0), gf32(&l[2], -100);
+    g32(&l[3], 0), g32(&l[3], (uint32_t)-2), g32(&l[3], (uint32_t)-1);
     for (int j = 0; j < 3; j++)
-        b32(&l[3], (uint32_t)-64);
+        g32(&l[3], (uint32_t)-64);
     for (int j = 0; j < 3; j++)
-        b32(&l[3], 128);
+        g32(&l[3], 128);
     for (int leaf = 0; leaf < 2; leaf++) {
-        b32(&l[4], leaf ? 0 : (uint32_t)-1), b32(&l[4], 0);
+        g32(&l[4], leaf ? 0 : (uint32_t)-1), g32(&l[4], 0);
         for (int j = 0; j < 3; j++)
-            b32(&l[4], (uint32_t)-64);
+            g32(&l[4], (uint32_t)-64);
         for (int j = 0; j < 3; j++)
-            b32(&l[4], 128);
-        b32(&l[4], 0), b32(&l[4], leaf ? 2 : 0), b32(&l[4], 0), b32(&l[4], 0);
+            g32(&l[4], 128);
+        g32(&l[4], 0), g32(&l[4], leaf ? 2 : 0), g32(&l[4], 0), g32(&l[4], 0);
     }
-    b32(&l[5], 0), b32(&l[5], 1);
+    g32(&l[5], 0), g32(&l[5], 1);
     for (int j = 0; j < 3; j++)
-        bf(&l[7], j == 0 ? 0 : j == 1 ? -64 : 0);
+        gf32(&l[7], j == 0 ? 0 : j == 1 ? -64 : 0);
     for (int j = 0; j < 3; j++)
-        bf(&l[7], j == 0 ? 128 : 64);
-    b32(&l[7], 0), b32(&l[7], 2), b32(&l[7], 0), b32(&l[7], 0);
+        gf32(&l[7], j == 0 ? 128 : 64);
+    g32(&l[7], 0), g32(&l[7], 2), g32(&l[7], 0), g32(&l[7], 0);
     for (int i = 0; i < 4; i++)
         q3_vert(&l[10], wall[i][0], wall[i][1], wall[i][2], 0.1f + 0.1f * (float)(i & 1),
                 0.1f + 0.05f * (float)(i >> 1), 60);
     for (int r = 0; r < 3; r++) /* patch rows go up, columns go +y: seen from -x, clockwise */
         for (int c = 0; c < 3; c++)
             q3_vert(&l[10], 90, 20 - 10 * (float)c, 20 + 10 * (float)r, 0.5f, 0.5f, 60);
-    b32(&l[11], 0), b32(&l[11], 1), b32(&l[11], 2), b32(&l[11], 0), b32(&l[11], 2), b32(&l[11], 3);
+    g32(&l[11], 0), g32(&l[11], 1), g32(&l[11], 2), g32(&l[11], 0), g32(&l[11], 2), g32(&l[11], 3);
     for (int s = 0; s < 2; s++) {
-        b32(&l[13], 0), b32(&l[13], (uint32_t)-1), b32(&l[13], s ? 2 : 1);
-        b32(&l[13], s ? 4 : 0), b32(&l[13], s ? 9 : 4), b32(&l[13], 0), b32(&l[13], s ? 0 : 6);
-        b32(&l[13], 0), b32(&l[13], 0), b32(&l[13], 0), b32(&l[13], 8), b32(&l[13], 8);
+        g32(&l[13], 0), g32(&l[13], (uint32_t)-1), g32(&l[13], s ? 2 : 1);
+        g32(&l[13], s ? 4 : 0), g32(&l[13], s ? 9 : 4), g32(&l[13], 0), g32(&l[13], s ? 0 : 6);
+        g32(&l[13], 0), g32(&l[13], 0), g32(&l[13], 0), g32(&l[13], 8), g32(&l[13], 8);
         for (int j = 0; j < 9; j++)
-            bf(&l[13], 0);
-        bf(&l[13], -1), bf(&l[13], 0), bf(&l[13], 0);
-        b32(&l[13], s ? 3 : 0), b32(&l[13], s ? 3 : 0);
+            gf32(&l[13], 0);
+        gf32(&l[13], -1), gf32(&l[13], 0), gf32(&l[13], 0);
+        g32(&l[13], s ? 3 : 0), g32(&l[13], s ? 3 : 0);
     }
     for (int i = 0; i < 128 * 128 * 3; i++)
-        b8(&l[14], 50);
+        g8(&l[14], 50);
     for (int i = 0; i < 9; i++)
         for (int k = 0; k < 8; k++)
-            b8(&l[15], k < 6 ? 40 : 0);
-    b32(&l[16], 1), b32(&l[16], 1), b8(&l[16], 1);
+            g8(&l[15], k < 6 ? 40 : 0);
+    g32(&l[16], 1), g32(&l[16], 1), g8(&l[16], 1);
     return assemble(46, l, 17, len);
 }
 
@@ -512,7 +475,7 @@ static uint32_t ibsp_lump_ofs(const uint8_t *d, int i)
     return rd_u32(&r);
 }
 
-static void put32(uint8_t *p, uint32_t v)
+static void patch32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
@@ -569,7 +532,7 @@ TEST(model_ibsp_hostile_fields)
         uint32_t at =
             cases[c].lump < 0 ? cases[c].at : ibsp_lump_ofs(d, cases[c].lump) + cases[c].at;
         if (cases[c].width == 4)
-            put32(t + at, cases[c].value);
+            patch32(t + at, cases[c].value);
         else
             t[at] = (uint8_t)cases[c].value, t[at + 1] = (uint8_t)(cases[c].value >> 8);
         mdl_bsp *b = (mdl_bsp *)1;
