@@ -6,6 +6,10 @@
 #   make bench      print the speed tables and write bench/results.md
 #   make fuzz       build the libFuzzer targets (needs clang) into build/fuzz/
 #   make fuzz-replay  replay tests/fuzz/corpus/* and tests/crashers/* through every target
+#   make fuzz-long  run every fuzz target for FUZZ_TIME seconds (default 600) each, one after
+#                   another; FUZZ_TARGETS="dem qwd" picks some; rows go to B/fuzz-long.md
+#   make sweep      the damaged-demo sweep (tests/sweep.sh) over every real demo, sanitizer
+#                   build; SWEEP_EVERY=16 runs CI's fixed sample
 #
 # Variables: DEBUG=1 (no optimisation, -g), ASAN=1 (AddressSanitizer), UBSAN=1
 # (UndefinedBehaviorSanitizer), WERROR=1 (warnings are errors), B=DIR (build folder), CC=... (default cc), QDEMO_REALDATA=DIR (real test data,
@@ -47,7 +51,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
-.PHONY: all deps run test bench fuzz fuzz-replay clean
+.PHONY: all deps run test bench fuzz fuzz-replay fuzz-long sweep clean
 # Keep intermediate objects (the fuzz targets' .o files), so make never deletes files after
 # the test run's closing line.
 .SECONDARY:
@@ -119,6 +123,17 @@ $(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libqd
 
 fuzz-replay: $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 	@for n in $(FUZZ_NAMES); do ./$(B)/fuzz/replay_$$n tests/fuzz/corpus/$$n tests/crashers/$$n || exit 1; done
+
+FUZZ_TIME ?= 600
+FUZZ_TARGETS ?=
+fuzz-long: $(if $(FUZZ_TARGETS),$(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%),fuzz)
+	tests/fuzz/long.sh $(B) $(FUZZ_TIME) $(FUZZ_TARGETS)
+
+# The sweep attacks the sanitizer build (its own folder, whatever B is).
+SWEEP_EVERY ?= 1
+sweep: deps
+	$(MAKE) B=build-san ASAN=1 UBSAN=1 build-san/qdemo
+	tests/sweep.sh build-san/qdemo $(SWEEP_EVERY)
 
 clean:
 	rm -rf $(B)
