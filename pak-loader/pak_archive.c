@@ -689,7 +689,7 @@ qd_err pak_archive_open_file(const char *path, pak_archive **out, qd_error *err)
     pak_archive *a = archive_new(PAK_KIND_ZIP, path);
     if (!a)
         return qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         qd_err e = qd_fail(err, QD_ERR_IO, 0, "%s: cannot open: %s", a->label, strerror(errno));
@@ -1009,7 +1009,7 @@ static qd_err read_folder_file(const pak_archive *a, const pak_entry *e, uint64_
     memcpy(path, a->path, pl);
     path[pl] = '/';
     memcpy(path + pl + 1, e->real, rl + 1);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     free(path);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -1083,7 +1083,7 @@ qd_err pak_archive_read(const pak_archive *a, const pak_entry *e, uint64_t max_s
     }
     src_t s = {a->mem, -1, a->size, a->label};
     if (!a->mem) {
-        s.fd = open(a->path, O_RDONLY | O_CLOEXEC);
+        s.fd = open(a->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
         if (s.fd < 0 || fstat(s.fd, &st) != 0) {
             qd_err r = qd_fail(err, QD_ERR_IO, 0, "%s: cannot open: %s", a->label,
