@@ -44,7 +44,7 @@ typedef struct exporter {
     const app_opts *o;
     app_world world;
     int w, h, blur, y4m;
-    char *dir;            /* the output folder, as given (PNG output) */
+    const char *dir;      /* the output folder, as given (PNG output) */
     int nslots;
     slot *slots;
     pthread_mutex_t lock;
@@ -289,7 +289,7 @@ int app_render(const app_opts *o)
     x.blur = o->blur > 1 ? o->blur : 1;
     char why[256];
     if (!x.y4m) {
-        x.dir = (char *)o->out_dir;
+        x.dir = o->out_dir;
         if (!prepare_dir(x.dir, why, sizeof why)) {
             fprintf(stderr, "qdemo: %s: %s\n", x.dir, why);
             return APP_EXIT_OUTPUT;

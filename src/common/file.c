@@ -68,32 +68,48 @@ qd_err qd_read_input(const char *path, uint64_t max, uint8_t **data, size_t *len
         return qd_fail(err, QD_ERR_LIMIT, 0, "the file is %llu bytes, over the %llu-byte limit",
                        (unsigned long long)size, (unsigned long long)max);
     }
-    uint8_t *buf = malloc((size_t)size + 1);
-    if (!buf) {
-        close(fd);
+    int ok = qd_read_fd(fd, (size_t)size, data, len);
+    int e = errno;
+    close(fd);
+    if (ok)
+        return QD_OK;
+    if (e == ENOMEM)
         return qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for %llu bytes",
                        (unsigned long long)size);
+    size_t at = *len;
+    *len = 0;
+    return qd_fail(err, QD_ERR_IO, at, "read error: %s", strerror(e));
+}
+
+int qd_read_fd(int fd, size_t size, uint8_t **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    uint8_t *buf = size < SIZE_MAX ? malloc(size + 1) : NULL;
+    if (!buf) {
+        errno = ENOMEM;
+        return 0;
     }
     size_t got = 0;
-    while (got < (size_t)size) {
-        ssize_t n = read(fd, buf + got, (size_t)size - got);
+    while (got < size) {
+        ssize_t n = read(fd, buf + got, size - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            qd_err e = qd_fail(err, QD_ERR_IO, got, "read error: %s", strerror(errno));
-            close(fd);
+            int e = errno;
             free(buf);
-            return e;
+            *len = got;
+            errno = e;
+            return 0;
         }
         if (n == 0)
             break; /* the file shrank meanwhile: take what is there */
         got += (size_t)n;
     }
-    close(fd);
     buf[got] = 0;
     *data = buf;
     *len = got;
-    return QD_OK;
+    return 1;
 }
 
 int qd_create_new(const char *path)

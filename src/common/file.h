@@ -23,6 +23,11 @@ int qd_open_input(const char *path, uint64_t *size, qd_error *err);
 qd_err qd_read_input(const char *path, uint64_t max, uint8_t **data, size_t *len,
                      qd_error *err);
 
+/* Read size bytes from fd into a new malloc'd buffer (*data, *len; one spare byte after the
+ * end holds 0); a file that shrank meanwhile gives what is there. On failure returns 0 with
+ * errno set (ENOMEM too), *data NULL and *len the bytes read before the error. */
+int qd_read_fd(int fd, size_t size, uint8_t **data, size_t *len);
+
 /* Create path as a new file for writing (O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode
  * 0666 less the umask): never opens anything that exists, a planted link included. Returns
  * the descriptor or -1 with errno set. */

@@ -113,34 +113,26 @@ static int is_frame(const char *path)
     return img && x == 64 && y == 48;
 }
 
-static int count_png(const char *dir)
+/* Entries of dir whose name contains s (at_end: ends with s); -1 when dir cannot be read. */
+static int count_named_at(const char *dir, const char *s, int at_end)
 {
     DIR *d = opendir(dir);
     if (!d)
         return -1;
     int n = 0;
+    size_t sl = strlen(s);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
-        n += len > 4 && strcmp(e->d_name + len - 4, ".png") == 0;
+        n += at_end ? len >= sl && strcmp(e->d_name + len - sl, s) == 0
+                    : strstr(e->d_name, s) != NULL;
     }
     closedir(d);
     return n;
 }
 
-/* Entries of dir whose name contains s. */
-static int count_named(const char *dir, const char *s)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strstr(e->d_name, s) != NULL;
-    closedir(d);
-    return n;
-}
+static int count_named(const char *dir, const char *s) { return count_named_at(dir, s, 0); }
+static int count_png(const char *dir) { return count_named_at(dir, ".png", 1); }
 
 TEST(output_links_planted_in_the_folder_are_not_followed)
 {
