@@ -3,6 +3,8 @@
 #define _FILE_OFFSET_BITS 64
 #include "pak_local.h"
 
+#include "../src/common/file.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -689,7 +691,7 @@ qd_err pak_archive_open_file(const char *path, pak_archive **out, qd_error *err)
     pak_archive *a = archive_new(PAK_KIND_ZIP, path);
     if (!a)
         return qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         qd_err e = qd_fail(err, QD_ERR_IO, 0, "%s: cannot open: %s", a->label, strerror(errno));
@@ -1009,7 +1011,7 @@ static qd_err read_folder_file(const pak_archive *a, const pak_entry *e, uint64_
     memcpy(path, a->path, pl);
     path[pl] = '/';
     memcpy(path + pl + 1, e->real, rl + 1);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     free(path);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -1025,32 +1027,16 @@ static qd_err read_folder_file(const pak_archive *a, const pak_entry *e, uint64_
         return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %s is %llu bytes, over the %llu-byte limit",
                        a->label, e->real, (ull)size, (ull)max);
     }
-    uint8_t *buf = malloc((size_t)size + 1);
-    if (!buf) {
-        close(fd);
-        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory for %s", a->label, e->real);
-    }
-    size_t got = 0;
-    while (got < size) {
-        ssize_t n = read(fd, buf + got, (size_t)size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            qd_err r = qd_fail(err, QD_ERR_IO, got, "%s: reading %s: %s", a->label, e->real,
-                               strerror(errno));
-            close(fd);
-            free(buf);
-            return r;
-        }
-        if (n == 0)
-            break; /* shrank since the fstat: return what is there */
-        got += (size_t)n;
-    }
+    int ok = qd_read_fd(fd, (size_t)size, data, len);
+    int en = errno;
     close(fd);
-    buf[got] = 0;
-    *data = buf;
-    *len = got;
-    return QD_OK;
+    if (ok)
+        return QD_OK;
+    if (en == ENOMEM)
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory for %s", a->label, e->real);
+    size_t at = *len;
+    *len = 0;
+    return qd_fail(err, QD_ERR_IO, at, "%s: reading %s: %s", a->label, e->real, strerror(en));
 }
 
 qd_err pak_archive_read(const pak_archive *a, const pak_entry *e, uint64_t max_size,
@@ -1083,7 +1069,7 @@ qd_err pak_archive_read(const pak_archive *a, const pak_entry *e, uint64_t max_s
     }
     src_t s = {a->mem, -1, a->size, a->label};
     if (!a->mem) {
-        s.fd = open(a->path, O_RDONLY | O_CLOEXEC);
+        s.fd = open(a->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
         if (s.fd < 0 || fstat(s.fd, &st) != 0) {
             qd_err r = qd_fail(err, QD_ERR_IO, 0, "%s: cannot open: %s", a->label,

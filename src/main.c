@@ -189,6 +189,8 @@ int main(int argc, char **argv)
     }
     if (!cmd)
         cmd = "play";
+    if (!app_check_paks(&o))
+        return APP_EXIT_INPUT;
     if (!strcmp(cmd, "info"))
         return app_info(&o);
     if (!strcmp(cmd, "dump"))

@@ -42,6 +42,11 @@ typedef struct app_opts {
  * search path is still returned with what could be added. */
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);
 
+/* Check that every -p names a folder or a regular file, looking without opening (a FIFO
+ * would block): reports the first that is something else in one line and returns 0. A -p
+ * that does not exist is left to app_search_path, which skips it. */
+int app_check_paks(const app_opts *o);
+
 /* Print one line "qdemo: FILE: offset N: reason" to stderr. */
 void app_report(const char *file, const qd_error *e);
 

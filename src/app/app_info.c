@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "../common/file.h"
 
 #include "app.h"
 
@@ -10,6 +13,21 @@ void app_report(const char *file, const qd_error *e)
 {
     fprintf(stderr, "qdemo: %s: offset %llu: %s: %s\n", file, (unsigned long long)e->offset,
             qd_strerror(e->code), e->msg);
+}
+
+int app_check_paks(const app_opts *o)
+{
+    for (int i = 0; i < o->num_paks; i++) {
+        struct stat st;
+        if (stat(o->paks[i], &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+            qd_error e;
+            qd_fail(&e, QD_ERR_IO, 0, "-p takes a PAK/PK3 file or a folder, not %s",
+                    qd_file_kind(st.st_mode));
+            app_report(o->paks[i], &e);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
@@ -53,16 +71,11 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
         }
     }
     for (int i = 0; i < o->num_paks; i++) {
-        qd_err r;
-        FILE *f = fopen(o->paks[i], "rb");
-        int is_file = 0;
-        if (f) {
-            /* fopen succeeds on folders on Linux; reading tells them apart. */
-            char b;
-            is_file = fread(&b, 1, 1, f) == 1;
-            fclose(f);
-        }
-        r = is_file ? pak_fs_add_file(fs, o->paks[i], &e1) : pak_fs_add_game_dir(fs, o->paks[i], &e1);
+        /* stat never opens, so a FIFO cannot block here; pak_fs_add_file refuses it */
+        struct stat st;
+        int is_dir = stat(o->paks[i], &st) == 0 && S_ISDIR(st.st_mode);
+        qd_err r = is_dir ? pak_fs_add_game_dir(fs, o->paks[i], &e1)
+                          : pak_fs_add_file(fs, o->paks[i], &e1);
         if (r != QD_OK && !failed) {
             failed = 1;
             if (err)

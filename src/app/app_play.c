@@ -56,8 +56,25 @@ int app_play(const app_opts *o)
     if (!tl)
         return APP_EXIT_INPUT;
     qd_error err = {0};
+    /* --camera-path: the keys 'k' adds to; they are saved to a new file, never into this one */
+    player_cam_key *keys = NULL;
+    int nkeys = 0;
+    if (o->camera_path) {
+        keys = malloc(PLAYER_MAX_PATH * sizeof *keys);
+        if (keys)
+            nkeys = player_path_load(o->camera_path, keys, PLAYER_MAX_PATH, &err);
+        else
+            qd_fail(&err, QD_ERR_NOMEM, 0, "out of memory");
+        if (nkeys == 0) {
+            app_report(o->camera_path, &err);
+            free(keys);
+            tl_close(tl);
+            return APP_EXIT_INPUT;
+        }
+    }
     out_window *win = out_window_open("qdemo", o->width, o->height, &err);
     if (!win) {
+        free(keys);
         tl_close(tl);
         return fallback_frames(o, err.msg);
     }
@@ -72,12 +89,19 @@ int app_play(const app_opts *o)
     app_world world;
     memset(&world, 0, sizeof world);
     if (!fb || !p) {
+        free(keys);
+        rast_fb_free(fb);
+        free(p);
         out_window_close(win);
         tl_close(tl);
         return APP_EXIT_INPUT;
     }
     player_init(p, tl, w, h);
-    p->path_file = o->camera_path;
+    if (keys) {
+        memcpy(p->path, keys, (size_t)nkeys * sizeof *keys);
+        p->path_len = nkeys;
+        free(keys);
+    }
     if (o->camera && !strcmp(o->camera, "chase"))
         p->camera = PLAYER_CAM_CHASE;
     else if (o->camera && !strcmp(o->camera, "free"))

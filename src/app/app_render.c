@@ -4,11 +4,11 @@
  *
  * The main thread walks the timeline in order and hands each frame's client states (one per
  * motion-blur sub-frame) to a slot; workers render, average and encode a slot on their own;
- * PNGs are written by the workers (to a hidden temporary name, then renamed, so a frame file
- * exists only when whole), y4m frames by the main thread in order. A frame's bytes depend
+ * PNGs are written by the workers (to a new hidden temporary file of this run, then renamed,
+ * so a frame file exists only when whole and a link planted at its name is never followed), y4m frames by the main thread in order. A frame's bytes depend
  * only on its slot's contents, which is why the thread count cannot change them. */
-#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/file.h"
 #include "../output/out.h"
 #include "player.h"
 #include "world.h"
@@ -43,7 +44,7 @@ typedef struct exporter {
     const app_opts *o;
     app_world world;
     int w, h, blur, y4m;
-    char dir[900];
+    const char *dir;      /* the output folder, as given (PNG output) */
     int nslots;
     slot *slots;
     pthread_mutex_t lock;
@@ -98,12 +99,37 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void frame_path(const exporter *x, int64_t index, int tmp, char *buf, size_t cap)
+/* DIR/NNNNNN.png in a new malloc'd string; NULL when out of memory. */
+static char *frame_path(const exporter *x, int64_t index)
 {
-    if (tmp)
-        snprintf(buf, cap, "%s/.%06lld.png.tmp", x->dir, (long long)index);
-    else
-        snprintf(buf, cap, "%s/%06lld.png", x->dir, (long long)index);
+    char name[32];
+    snprintf(name, sizeof name, "%06lld.png", (long long)index);
+    return qd_path_join(x->dir, name);
+}
+
+/* --resume: is the file at path a finished w x h frame? 1: keep it; 0: render it again
+ * (missing, a link, a FIFO, junk, cut short, another size); -1: a folder is in the way
+ * (err set). */
+static int frame_done(const char *path, int w, int h, qd_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (S_ISDIR(st.st_mode)) {
+        qd_fail(err, QD_ERR_OUTPUT, 0, "%s: a folder is in the way", path);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    /* more than any PNG of ours can be: deflate at its worst adds under 1% */
+    uint64_t raw = (uint64_t)h * (1 + 3 * (uint64_t)w);
+    uint8_t *png;
+    size_t len;
+    if (qd_read_input(path, raw * 2 + 4096, &png, &len, NULL) != QD_OK)
+        return 0;
+    int ok = out_png_check(png, len, w, h);
+    free(png);
+    return ok;
 }
 
 /* Render one slot into fb (averaging the sub-frames into acc), then encode it. */
@@ -140,19 +166,10 @@ static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_
     s->err = out_png_encode(fb, &png, &len, &s->error);
     if (s->err != QD_OK)
         return;
-    char tmp[1024], final[1024];
-    frame_path(x, s->index, 1, tmp, sizeof tmp);
-    frame_path(x, s->index, 0, final, sizeof final);
-    FILE *f = fopen(tmp, "wb");
-    int ok = f && fwrite(png, 1, len, f) == len;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (ok && rename(tmp, final) != 0)
-        ok = 0;
-    if (!ok) {
-        remove(tmp);
-        s->err = qd_fail(&s->error, QD_ERR_OUTPUT, 0, "%s: %s", final, strerror(errno));
-    }
+    char *final = frame_path(x, s->index);
+    s->err = final ? qd_replace_file(final, png, len, &s->error)
+                   : qd_fail(&s->error, QD_ERR_NOMEM, 0, "out of memory");
+    free(final);
     free(png);
 }
 
@@ -195,11 +212,25 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Create dir (and its parents) and prove it can be written. */
+/* The most bytes a name qdemo makes in the output folder can add to its path: "/", then
+ * ".NNNNNNNNN.png.qdemo-PID-N.tmp" with a 20-digit PID and a 10-digit N. */
+#define NAME_ROOM 64
+
+/* Create dir (and its parents) and prove it can be written, by creating a new temporary
+ * file there (never opening one that exists) and removing it. */
 static int prepare_dir(const char *dir, char *why, size_t cap)
 {
-    char path[900];
-    snprintf(path, sizeof path, "%s", dir);
+    size_t len = strlen(dir);
+    if (len + NAME_ROOM >= PATH_MAX) {
+        snprintf(why, cap, "the path is too long (%zu bytes; the frames' paths must stay under "
+                 "%d)", len, PATH_MAX);
+        return 0;
+    }
+    char *path = strdup(dir);
+    if (!path) {
+        snprintf(why, cap, "out of memory");
+        return 0;
+    }
     for (char *p = path + 1; *p; p++) {
         if (*p != '/')
             continue;
@@ -207,38 +238,25 @@ static int prepare_dir(const char *dir, char *why, size_t cap)
         mkdir(path, 0777);
         *p = '/';
     }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        snprintf(why, cap, "cannot create: %s", strerror(errno));
+    int made = mkdir(path, 0777) == 0 || errno == EEXIST;
+    int e = errno;
+    free(path);
+    if (!made) {
+        snprintf(why, cap, "cannot create: %s", strerror(e));
         return 0;
     }
-    char probe[1024];
-    snprintf(probe, sizeof probe, "%s/.qdemo-write-test", dir);
-    FILE *f = fopen(probe, "wb");
-    if (!f) {
-        snprintf(why, cap, "cannot write there: %s", strerror(errno));
+    char *probe = qd_path_join(dir, "write-test"), *tmp = NULL;
+    int fd = probe ? qd_create_temp(probe, &tmp) : -1;
+    e = probe ? errno : ENOMEM;
+    free(probe);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot write there: %s", strerror(e));
         return 0;
     }
-    fclose(f);
-    remove(probe);
+    close(fd);
+    unlink(tmp);
+    free(tmp);
     return 1;
-}
-
-/* Leftover temporary files of an interrupted run. */
-static void remove_temps(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (e->d_name[0] == '.' && n > 8 && strcmp(e->d_name + n - 8, ".png.tmp") == 0) {
-            char p[1200];
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            remove(p);
-        }
-    }
-    closedir(d);
 }
 
 static long gcd(long a, long b)
@@ -271,12 +289,11 @@ int app_render(const app_opts *o)
     x.blur = o->blur > 1 ? o->blur : 1;
     char why[256];
     if (!x.y4m) {
-        snprintf(x.dir, sizeof x.dir, "%s", o->out_dir);
+        x.dir = o->out_dir;
         if (!prepare_dir(x.dir, why, sizeof why)) {
             fprintf(stderr, "qdemo: %s: %s\n", x.dir, why);
             return APP_EXIT_OUTPUT;
         }
-        remove_temps(x.dir);
     }
     timeline_t *tl = app_open_timeline(o);
     if (!tl)
@@ -315,13 +332,17 @@ int app_render(const app_opts *o)
     int free_path = 0;
     if (o->camera && !strcmp(o->camera, "free")) {
         qd_error e;
-        if (!o->camera_path ||
-            (cam_player.path_len = player_path_load(o->camera_path, cam_player.path,
-                                                    PLAYER_MAX_PATH, &e)) == 0) {
-            fprintf(stderr, "qdemo: --camera free needs --camera-path FILE%s%s\n",
-                    o->camera_path ? ": " : "", o->camera_path ? e.msg : "");
+        if (!o->camera_path) {
+            fprintf(stderr, "qdemo: --camera free needs --camera-path FILE\n");
             tl_close(tl);
             return APP_EXIT_USAGE;
+        }
+        cam_player.path_len =
+            player_path_load(o->camera_path, cam_player.path, PLAYER_MAX_PATH, &e);
+        if (cam_player.path_len == 0) {
+            app_report(o->camera_path, &e);
+            tl_close(tl);
+            return APP_EXIT_INPUT;
         }
         free_path = 1;
         cam_player.camera = PLAYER_CAM_FREE;
@@ -403,10 +424,17 @@ int app_render(const app_opts *o)
     pthread_mutex_lock(&x.lock);
     for (int64_t k = 0; k < count && x.rc == APP_EXIT_OK && !interrupted; k++) {
         if (o->resume && !x.y4m) {
-            char path[1024];
-            frame_path(&x, k, 0, path, sizeof path);
-            struct stat st;
-            if (stat(path, &st) == 0 && st.st_size > 0) {
+            /* keep only whole frames of this size; anything else is rendered again */
+            char *path = frame_path(&x, k);
+            int done = path ? frame_done(path, x.w, x.h, &err) : 0;
+            free(path);
+            if (done < 0) {
+                drain(&x, 1);
+                fprintf(stderr, "%sqdemo: %s\n", x.show_progress ? "\n" : "", err.msg);
+                x.rc = APP_EXIT_OUTPUT;
+                break;
+            }
+            if (done) {
                 drain(&x, 1);
                 x.next_out = k + 1;
                 continue;

@@ -2,11 +2,15 @@
  * cameras and the HUD. */
 #include "player.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "../common/file.h"
 #include "../render/draw2d.h"
 
 #define FREE_SPEED 320.0f   /* units per second, like a running player */
@@ -113,6 +117,39 @@ static void toggle_pause(player *p)
     p->bar_until = p->wall + PLAYER_BAR_SECONDS;
 }
 
+/* Choose this session's file for camera keys: a new file qdemo-camera-YYYYmmdd-HHMMSS.path
+ * (then -2, -3, ... when taken) in save_dir, created here so it is never an existing file,
+ * an input included. Says where on stderr; 0 with errno set when none could be made. */
+static int reserve_path_file(player *p)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char stamp[32];
+    if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm))
+        snprintf(stamp, sizeof stamp, "%lld", (long long)now);
+    for (int i = 1; i < 100; i++) {
+        char suffix[16] = "";
+        if (i > 1)
+            snprintf(suffix, sizeof suffix, "-%d", i);
+        int n = snprintf(p->saved_file, sizeof p->saved_file, "%s%sqdemo-camera-%s%s.path",
+                         p->save_dir ? p->save_dir : "", p->save_dir ? "/" : "", stamp, suffix);
+        if (n < 0 || (size_t)n >= sizeof p->saved_file) {
+            errno = ENAMETOOLONG;
+            break;
+        }
+        int fd = qd_create_new(p->saved_file);
+        if (fd >= 0) {
+            close(fd);
+            fprintf(stderr, "qdemo: camera keys are saved to %s\n", p->saved_file);
+            return 1;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    p->saved_file[0] = 0;
+    return 0;
+}
+
 static void key_down(player *p, const in_event *ev)
 {
     in_key k = ev->key;
@@ -199,12 +236,15 @@ static void key_down(player *p, const in_event *ev)
             memcpy(key->origin, p->free_origin, sizeof key->origin);
             memcpy(key->angles, p->free_angles, sizeof key->angles);
             qd_error e;
-            const char *file = p->path_file ? p->path_file : "qdemo-camera.txt";
             char text[128];
-            if (player_path_save(file, p->path, p->path_len, &e) == QD_OK)
-                snprintf(text, sizeof text, "camera key %d saved to %.80s", p->path_len, file);
+            if (!p->saved_file[0] && !reserve_path_file(p))
+                snprintf(text, sizeof text, "cannot create a camera path file: %.60s",
+                         strerror(errno));
+            else if (player_path_save(p->saved_file, p->path, p->path_len, &e) != QD_OK)
+                snprintf(text, sizeof text, "cannot save: %.100s", e.msg);
             else
-                snprintf(text, sizeof text, "cannot write %.80s", file);
+                snprintf(text, sizeof text, "camera key %d saved to %.80s", p->path_len,
+                         p->saved_file);
             notice(p, text);
         }
         return;
@@ -460,23 +500,30 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
 
 int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *err)
 {
-    FILE *f = fopen(file, "r");
+    int fd = qd_open_input(file, NULL, err); /* a FIFO is refused, not waited on */
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        qd_fail(err, QD_ERR_IO, 0, "%s: cannot open the camera path", file);
+        if (fd >= 0) {
+            close(fd);
+            qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
+        }
         return 0;
     }
     int n = 0, line_no = 0;
+    uint64_t ofs = 0;
     char line[512];
     while (n < max && fgets(line, sizeof line, f)) {
         line_no++;
+        uint64_t at = ofs;
+        ofs += strlen(line);
         if (line[0] == '#' || line[0] == '\n')
             continue;
         player_cam_key k;
         if (sscanf(line, "%lf %f %f %f %f %f %f", &k.t, &k.origin[0], &k.origin[1],
                    &k.origin[2], &k.angles[0], &k.angles[1], &k.angles[2]) != 7) {
             fclose(f);
-            qd_fail(err, QD_ERR_BAD_DATA, (uint64_t)line_no,
-                    "%s line %d: expected \"t x y z pitch yaw roll\"", file, line_no);
+            qd_fail(err, QD_ERR_BAD_DATA, at, "line %d: expected \"t x y z pitch yaw roll\"",
+                    line_no);
             return 0;
         }
         keys[n++] = k;
@@ -490,23 +537,29 @@ int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *
             keys[j - 1] = t;
         }
     if (n == 0)
-        qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: no camera keys", file);
+        qd_fail(err, QD_ERR_BAD_DATA, 0, "no camera keys");
     return n;
 }
 
 qd_err player_path_save(const char *file, const player_cam_key *keys, int n, qd_error *err)
 {
-    FILE *f = fopen(file, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f)
-        return qd_fail(err, QD_ERR_OUTPUT, 0, "%s: cannot write", file);
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory", file);
     fprintf(f, "# qdemo camera path: demo time, origin x y z, angles pitch yaw roll\n");
     for (int i = 0; i < n; i++)
         fprintf(f, "%.4f %.2f %.2f %.2f %.2f %.2f %.2f\n", keys[i].t, keys[i].origin[0],
                 keys[i].origin[1], keys[i].origin[2], keys[i].angles[0], keys[i].angles[1],
                 keys[i].angles[2]);
-    if (fclose(f) != 0)
-        return qd_fail(err, QD_ERR_OUTPUT, 0, "%s: write failed", file);
-    return QD_OK;
+    if (fclose(f) != 0) {
+        free(text);
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory", file);
+    }
+    qd_err e = qd_replace_file(file, text, len, err);
+    free(text);
+    return e;
 }
 
 void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam)

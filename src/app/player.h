@@ -43,7 +43,8 @@ typedef struct player {
     double notice_until;
     player_cam_key path[PLAYER_MAX_PATH];
     int path_len;
-    const char *path_file; /* where 'k' saves the path (NULL: qdemo-camera.txt) */
+    const char *save_dir;  /* folder where 'k' creates its path file (NULL: the current one) */
+    char saved_file[4096]; /* the file 'k' created this session ("" until the first key) */
 } player;
 
 /* Start at the first frame, playing at 1x, with the recorded view. */
@@ -70,7 +71,10 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);
 
 /* Free-camera paths: a text file of lines "t x y z pitch yaw roll". Load returns the number
- * of keys read (0 with err set on failure); save returns QD_OK or QD_ERR_OUTPUT. */
+ * of keys read (0 with err set on failure; anything but a regular file is refused, a FIFO
+ * without waiting on it). Save replaces file atomically (a new file renamed over it, so a
+ * link there is replaced, never followed) and returns QD_OK or err's code. The 'k' key
+ * saves only to a file it created itself (saved_file), never over an input. */
 int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *err);
 qd_err player_path_save(const char *file, const player_cam_key *keys, int n, qd_error *err);
 /* The camera on a path at time t (linear between keys, shortest-way angles). */

@@ -1,6 +1,8 @@
 /* demo.c: the demo layer: reads a demo file, picks its decoder by content, and steps it. */
 #include "demo.h"
 
+#include "../common/file.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,47 +90,11 @@ demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_erro
 
 demo_t *demo_open(const char *path, qd_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        qd_fail(err, QD_ERR_IO, 0, "cannot open: %s", strerror(errno));
+    /* a FIFO, device or folder is refused, not waited on */
+    uint8_t *buf;
+    size_t len;
+    if (qd_read_input(path, DEMO_MAX_FILE, &buf, &len, err) != QD_OK)
         return NULL;
-    }
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= DEMO_MAX_FILE) {
-                fclose(f);
-                free(buf);
-                qd_fail(err, QD_ERR_LIMIT, len, "file is larger than 1 GiB");
-                return NULL;
-            }
-            size_t ncap = cap ? cap * 2 : 1 << 20;
-            uint8_t *nb = realloc(buf, ncap);
-            if (!nb) {
-                fclose(f);
-                free(buf);
-                qd_fail(err, QD_ERR_NOMEM, len, "out of memory");
-                return NULL;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int ioerr = ferror(f);
-    fclose(f);
-    if (ioerr) {
-        free(buf);
-        qd_fail(err, QD_ERR_IO, len, "read error");
-        return NULL;
-    }
-    uint8_t *fit = realloc(buf, len ? len : 1); /* give back the doubling's slack */
-    if (fit)
-        buf = fit;
     return open_bytes(path, buf, buf, len, err); /* the read buffer is the demo's now */
 }
 

@@ -19,9 +19,15 @@
  * buffer *png of *len bytes, which the caller frees. On failure *png is NULL. */
 qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *err);
 
-/* Write fb as a PNG file at path, atomically: the bytes go to "path.tmp", which is then
- * renamed over path, so a reader never sees a half-written file. */
+/* Write fb as a PNG file at path, atomically: the bytes go to a new temporary file beside
+ * it (qd_replace_file), which is then renamed over path, so a reader never sees a
+ * half-written file and a link at path is replaced, never followed. */
 qd_err out_png_write(const char *path, const rast_fb *fb, qd_error *err);
+
+/* 1 when png[0..len) is a whole PNG as out_png_encode writes them, of w x h: the signature,
+ * IHDR first (8-bit RGB, not interlaced), every chunk inside the bytes with a matching
+ * CRC-32, at least one IDAT, and IEND as the very last bytes. 0 for anything else. */
+int out_png_check(const uint8_t *png, size_t len, int w, int h);
 
 /* ---- YUV4MPEG2 (y4m) ---- */
 
@@ -59,7 +65,7 @@ typedef struct out_sink out_sink;
 out_sink *out_sink_null_open(void);
 /* PNG files "<prefix>000000.png", "<prefix>000001.png", ... (prefix may name a folder). */
 out_sink *out_sink_png_open(const char *prefix, qd_error *err);
-/* A y4m stream to path ("-" for stdout). The header is written with the first frame,
+/* A y4m stream to path ("-" for stdout; a link at path is refused, not followed). The header is written with the first frame,
  * whose size every later frame must have. */
 out_sink *out_sink_y4m_open(const char *path, int fps_num, int fps_den, int bt709,
                             qd_error *err);

@@ -1,8 +1,9 @@
-/* png.c: the PNG encoder (8-bit RGB, Sub-filtered rows, one zlib IDAT) and its atomic file write. */
+/* png.c: the PNG encoder (8-bit RGB, Sub-filtered rows, one zlib IDAT), its atomic file
+ * write, and the check that a file is a whole frame. */
 #include "out.h"
 
-#include <errno.h>
-#include <stdio.h>
+#include "../common/file.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -126,30 +127,43 @@ qd_err out_png_write(const char *path, const rast_fb *fb, qd_error *err)
     qd_err e = out_png_encode(fb, &png, &len, err);
     if (e)
         return e;
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 5);
-    if (!tmp) {
-        free(png);
-        return qd_fail(err, QD_ERR_NOMEM, 0, "png: no memory");
-    }
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp", 5);
-
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        e = qd_fail(err, QD_ERR_OUTPUT, 0, "png: cannot create %s: %s", tmp, strerror(errno));
-    } else {
-        int bad = fwrite(png, 1, len, f) != len;
-        bad |= fclose(f) != 0;
-        if (bad)
-            e = qd_fail(err, QD_ERR_OUTPUT, 0, "png: cannot write %s: %s", tmp, strerror(errno));
-        else if (rename(tmp, path) != 0)
-            e = qd_fail(err, QD_ERR_OUTPUT, 0, "png: cannot rename %s to %s: %s", tmp, path,
-                        strerror(errno));
-        if (e)
-            remove(tmp);
-    }
-    free(tmp);
+    e = qd_replace_file(path, png, len, err);
     free(png);
     return e;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int out_png_check(const uint8_t *png, size_t len, int w, int h)
+{
+    /* PNG (ISO/IEC 15948): signature, then chunks of length, type, data, CRC-32 of type
+     * and data; IHDR first, IEND last. */
+    if (!png || len < 8 || memcmp(png, "\x89PNG\r\n\x1a\n", 8) != 0)
+        return 0;
+    size_t pos = 8;
+    int chunks = 0, idat = 0;
+    while (len - pos >= 12) {
+        uint32_t n = get32(png + pos);
+        if (n > len - pos - 12)
+            return 0;
+        const uint8_t *type = png + pos + 4, *data = type + 4;
+        if (get32(data + n) != (uint32_t)crc32(0L, type, (uInt)n + 4))
+            return 0;
+        int is_ihdr = memcmp(type, "IHDR", 4) == 0;
+        if (is_ihdr != (chunks == 0))
+            return 0;
+        /* 8-bit RGB, deflate, standard filters, not interlaced: what out_png_encode writes */
+        if (is_ihdr && (n != 13 || get32(data) != (uint32_t)w || get32(data + 4) != (uint32_t)h ||
+                        data[8] != 8 || data[9] != 2 || data[10] || data[11] || data[12]))
+            return 0;
+        idat |= memcmp(type, "IDAT", 4) == 0;
+        if (memcmp(type, "IEND", 4) == 0)
+            return idat && n == 0 && pos + 12 == len;
+        pos += 12 + (size_t)n;
+        chunks++;
+    }
+    return 0;
 }

@@ -2,8 +2,10 @@
 #include "out.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef enum sink_kind { SINK_NULL, SINK_PNG, SINK_Y4M } sink_kind;
 
@@ -70,7 +72,14 @@ out_sink *out_sink_y4m_open(const char *path, int fps_num, int fps_den, int bt70
         return NULL;
     }
     s->kind = SINK_Y4M;
-    s->f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+    if (strcmp(path, "-") == 0) {
+        s->f = stdout;
+    } else {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+        s->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (fd >= 0 && !s->f)
+            close(fd);
+    }
     if (!s->f) {
         qd_fail(err, QD_ERR_OUTPUT, 0, "y4m sink: cannot create %s: %s", path, strerror(errno));
         free(s);

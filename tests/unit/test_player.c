@@ -78,9 +78,7 @@ TEST(player_keys_follow_mpv)
     key(&p, IN_KEY_COMMA, 0);
     CHECK(NEAR(p.t, t1));
     /* no stray key quits; q does ('k' saves a camera key: keep it out of the work tree) */
-    char cam_file[512];
-    snprintf(cam_file, sizeof cam_file, "%s/keys.txt", test_tmpdir());
-    p.path_file = cam_file;
+    p.save_dir = test_tmpdir();
     for (in_key k = IN_KEY_NONE; k < IN_KEY_COUNT; k++)
         if (k != IN_KEY_ESCAPE && k != IN_KEY_A + ('q' - 'a'))
             key(&p, k, 0);

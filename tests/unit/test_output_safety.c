@@ -1,0 +1,375 @@
+/* test_output_safety.c: hostile output folders and input paths: planted links, overlong -o,
+ * junk frames under --resume, other people's temporary files, FIFOs as inputs, and 'k'
+ * never writing over its input; no input file may change. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "../../src/app/player.h"
+#include "../test.h"
+
+#define SAMPLE "assets/smoothme.dem"
+/* two 64x48 frames of the sample: quick */
+#define FAST "-p assets --size 64x48 --fps 2 --to 1 -q"
+
+static const char *bin(void)
+{
+    const char *q = getenv("QDEMO");
+    return q && *q ? q : "build/qdemo";
+}
+
+static int have_sample(void) { return access(SAMPLE, R_OK) == 0 && access(bin(), X_OK) == 0; }
+
+/* Run a shell command of any length, stderr captured into err (cap bytes, may be NULL);
+ * returns its exit status. Every command runs under `timeout 20`, so a hang gives 124. */
+static int run(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char *err, size_t cap, const char *fmt, ...)
+{
+    char *cmd = NULL, *full = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&cmd, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    char errfile[600];
+    snprintf(errfile, sizeof errfile, "%s/stderr.txt", test_tmpdir());
+    n = asprintf(&full, "timeout 20 %s 2>%s", cmd, errfile);
+    free(cmd);
+    if (n < 0)
+        return -1;
+    int st = system(full);
+    free(full);
+    if (err && cap) {
+        err[0] = 0;
+        FILE *f = fopen(errfile, "r");
+        if (f) {
+            size_t got = fread(err, 1, cap - 1, f);
+            err[got] = 0;
+            fclose(f);
+        }
+    }
+    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int lines_of(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* FNV-1a 64 of a file's bytes; 0 when it cannot be read. */
+static uint64_t file_hash(const char *path)
+{
+    size_t len;
+    unsigned char *b = test_read_file(path, &len);
+    if (!b)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    free(b);
+    return h;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    fputs(text, f);
+    return fclose(f) == 0;
+}
+
+/* A fresh folder tmp/name (removed first) whose path goes to buf. */
+static const char *fresh_dir(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", test_tmpdir(), name);
+    run(NULL, 0, "rm -rf '%s'", buf);
+    mkdir(buf, 0777);
+    return buf;
+}
+
+/* 1 when path is a regular file (not a link) holding a 64x48 image. */
+static int is_frame(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    int x, y, n;
+    unsigned char *img = stbi_load(path, &x, &y, &n, 3);
+    stbi_image_free(img);
+    return img && x == 64 && y == 48;
+}
+
+/* Entries of dir whose name contains s (at_end: ends with s); -1 when dir cannot be read. */
+static int count_named_at(const char *dir, const char *s, int at_end)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    size_t sl = strlen(s);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        n += at_end ? len >= sl && strcmp(e->d_name + len - sl, s) == 0
+                    : strstr(e->d_name, s) != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+static int count_named(const char *dir, const char *s) { return count_named_at(dir, s, 0); }
+static int count_png(const char *dir) { return count_named_at(dir, ".png", 1); }
+
+TEST(output_links_planted_in_the_folder_are_not_followed)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], demo[700], victim[700], out[700], link[800], frame[800];
+    fresh_dir(dir, sizeof dir, "planted");
+    snprintf(demo, sizeof demo, "%s/in.dem", dir);
+    snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CHECK_EQ(run(NULL, 0, "cp %s %s", SAMPLE, demo), 0);
+    CHECK(write_text(victim, "not a frame\n"));
+    mkdir(out, 0777);
+    /* the old probe name links to the input demo; a frame name links to a file outside */
+    snprintf(link, sizeof link, "%s/.qdemo-write-test", out);
+    CHECK(symlink(demo, link) == 0);
+    snprintf(frame, sizeof frame, "%s/000001.png", out);
+    CHECK(symlink(victim, frame) == 0);
+    uint64_t h_demo = file_hash(demo), h_victim = file_hash(victim), h_sample = file_hash(SAMPLE);
+    CHECK(h_demo && h_victim);
+    CHECK_EQ(run(NULL, 0, "%s render %s -o %s " FAST, bin(), demo, out), 0);
+    CHECK(file_hash(demo) == h_demo);
+    CHECK(file_hash(victim) == h_victim);
+    CHECK(file_hash(SAMPLE) == h_sample);
+    /* the frame link was replaced by a frame, the planted probe link left alone */
+    CHECK(is_frame(frame));
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK_EQ(count_named(out, ".qdemo"), 1); /* no temporary file of ours is left */
+}
+
+/* A folder path of at least len bytes under base, in 100-byte components; returned malloc'd. */
+static char *long_path(const char *base, size_t len)
+{
+    size_t cap = len + 200;
+    char *p = malloc(cap);
+    if (!p)
+        return NULL;
+    size_t n = (size_t)snprintf(p, cap, "%s", base);
+    while (n < len) {
+        p[n++] = '/';
+        for (int i = 0; i < 99; i++)
+            p[n++] = (char)('a' + i % 26);
+        p[n] = 0;
+    }
+    return p;
+}
+
+TEST(output_long_o_paths_are_used_whole_or_refused)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char base[600], err[8192];
+    fresh_dir(base, sizeof base, "long");
+    /* 1000+ bytes: the system takes it, so the frames land exactly there */
+    char *p = long_path(base, 1000);
+    CHECK(p && strlen(p) >= 1000);
+    int rc = run(err, sizeof err, "%s render %s -o %s " FAST, bin(), SAMPLE, p);
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(count_png(p), 2);
+    /* and nowhere above it */
+    for (char *s = strrchr(p, '/'); s && s > p + strlen(base); s = strrchr(p, '/')) {
+        *s = 0;
+        CHECK_EQ(count_png(p), 0);
+        CHECK_EQ(count_named(p, ".tmp"), 0);
+    }
+    free(p);
+    /* 4200+ bytes: over PATH_MAX; refused with one line and exit 3, nothing created */
+    char base2[700];
+    snprintf(base2, sizeof base2, "%s/over", base);
+    mkdir(base2, 0777);
+    p = long_path(base2, 4200);
+    CHECK(p && strlen(p) >= 4200);
+    rc = run(err, sizeof err, "%s render %s -o %s " FAST, bin(), SAMPLE, p);
+    free(p);
+    CHECK_EQ(rc, 3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "too long") != NULL);
+    CHECK_EQ(count_named(base2, "a"), 0);
+}
+
+TEST(output_resume_keeps_only_whole_frames)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], ref[700], small[700], out[700], victim[700], f[8][800], err[4096];
+    fresh_dir(dir, sizeof dir, "resume");
+    snprintf(ref, sizeof ref, "%s/ref", dir);
+    snprintf(small, sizeof small, "%s/small", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    CHECK(write_text(victim, "outside the output folder\n"));
+    /* reference frames 0..5 at 64x48, and a 32x24 frame of the wrong size */
+    CHECK_EQ(run(NULL, 0, "%s render %s -o %s -p assets --size 64x48 --fps 6 --to 1 -q", bin(),
+                 SAMPLE, ref),
+             0);
+    CHECK_EQ(run(NULL, 0, "%s render %s -o %s -p assets --size 32x24 --fps 6 --to 1 -q", bin(),
+                 SAMPLE, small),
+             0);
+    mkdir(out, 0777);
+    for (int i = 0; i < 6; i++)
+        snprintf(f[i], sizeof f[i], "%s/%06d.png", out, i);
+    CHECK(write_text(f[0], "junk text\n"));                            /* text */
+    CHECK(symlink(victim, f[1]) == 0);                                /* link outside */
+    CHECK_EQ(run(NULL, 0, "head -c 100 %s/000002.png > %s", ref, f[2]), 0); /* cut short */
+    CHECK_EQ(run(NULL, 0, "cp %s/000003.png %s", small, f[3]), 0);         /* wrong size */
+    CHECK_EQ(run(NULL, 0, "cp %s/000004.png %s", ref, f[4]), 0);           /* whole: kept */
+    char ref1[800];
+    snprintf(ref1, sizeof ref1, "%s/000001.png", ref);
+    CHECK(symlink(ref1, f[5]) == 0); /* a link, even to a good frame, is not kept */
+    struct stat kept;
+    CHECK(stat(f[4], &kept) == 0);
+    uint64_t h_victim = file_hash(victim), h_ref1 = file_hash(ref1), h_sample = file_hash(SAMPLE);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --fps 6 --to 1 "
+                                  "--resume -q",
+                 bin(), SAMPLE, out),
+             0);
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(is_frame(f[i]), "frame %d is not a whole 64x48 PNG file", i);
+    struct stat now;
+    CHECK(stat(f[4], &now) == 0 && now.st_ino == kept.st_ino); /* kept, not rewritten */
+    CHECK(file_hash(victim) == h_victim);
+    CHECK(file_hash(ref1) == h_ref1);
+    CHECK(file_hash(SAMPLE) == h_sample);
+    /* a folder in the way: one line naming it, exit 3, the folder left alone */
+    char out2[700], sub[800];
+    snprintf(out2, sizeof out2, "%s/out2", dir);
+    mkdir(out2, 0777);
+    snprintf(sub, sizeof sub, "%s/000000.png", out2);
+    mkdir(sub, 0777);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s " FAST " --resume", bin(), SAMPLE, out2),
+             3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "000000.png") != NULL);
+    struct stat st;
+    CHECK(lstat(sub, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+TEST(output_leaves_other_temporary_files_alone)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], a[700], b[700];
+    fresh_dir(dir, sizeof dir, "temps");
+    snprintf(a, sizeof a, "%s/.000001.png.tmp", dir);
+    snprintf(b, sizeof b, "%s/.holiday.png.tmp", dir);
+    CHECK(write_text(a, "someone else's\n"));
+    CHECK(write_text(b, "someone else's too\n"));
+    uint64_t ha = file_hash(a), hb = file_hash(b);
+    CHECK_EQ(run(NULL, 0, "%s render %s -o %s " FAST, bin(), SAMPLE, dir), 0);
+    CHECK(file_hash(a) == ha);
+    CHECK(file_hash(b) == hb);
+    CHECK_EQ(count_named(dir, ".qdemo"), 0); /* ours are gone */
+    CHECK_EQ(count_png(dir), 2);
+}
+
+TEST(output_unwritable_folders_exit_3)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], file[700], err[4096];
+    fresh_dir(dir, sizeof dir, "unwritable");
+    snprintf(file, sizeof file, "%s/plain.txt", dir);
+    CHECK(write_text(file, "a regular file\n"));
+    uint64_t h = file_hash(file), h_sample = file_hash(SAMPLE);
+    /* a folder under a regular file, the regular file itself, and /proc (root cannot write) */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s/sub " FAST, bin(), SAMPLE, file), 3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "plain.txt") != NULL);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s " FAST, bin(), SAMPLE, file), 3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o /proc/qdemo-no " FAST, bin(), SAMPLE), 3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(file_hash(file) == h);
+    CHECK(file_hash(SAMPLE) == h_sample);
+}
+
+TEST(output_fifo_inputs_are_refused_not_waited_on)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], fifo[700], out[700], err[4096];
+    fresh_dir(dir, sizeof dir, "fifo");
+    snprintf(fifo, sizeof fifo, "%s/pipe.dem", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CHECK(mkfifo(fifo, 0666) == 0);
+    uint64_t h_sample = file_hash(SAMPLE);
+    /* as the demo: exit 2, one line naming the file and saying why */
+    CHECK_EQ(run(err, sizeof err, "%s info %s", bin(), fifo), 2);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "pipe.dem") && strstr(err, "FIFO"));
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s " FAST, bin(), fifo, out), 2);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "pipe.dem") && strstr(err, "FIFO"));
+    /* as the camera path */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s --camera free --camera-path %s " FAST,
+                 bin(), SAMPLE, out, fifo),
+             2);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "pipe.dem") && strstr(err, "FIFO"));
+    /* as a -p (folders are fine, a FIFO is not) */
+    CHECK_EQ(run(err, sizeof err, "%s info -p %s %s", bin(), fifo, SAMPLE), 2);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "pipe.dem") && strstr(err, "FIFO"));
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p %s " FAST, bin(), SAMPLE, out, fifo), 2);
+    CHECK(file_hash(SAMPLE) == h_sample);
+}
+
+TEST(output_k_saves_a_new_path_file_never_the_input)
+{
+    if (access(SAMPLE, R_OK) != 0)
+        SKIP("no sample demo");
+    char dir[600], input[700];
+    fresh_dir(dir, sizeof dir, "camkeys");
+    snprintf(input, sizeof input, "%s/input.path", dir);
+    CHECK(write_text(input, "1.0 0 0 0 0 0 0\n2.0 10 0 0 0 90 0\n"));
+    uint64_t h = file_hash(input);
+    qd_error err;
+    demo_t *d = demo_open(SAMPLE, &err);
+    CHECK(d);
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    static player p;
+    player_init(&p, tl, 64, 48);
+    p.save_dir = dir;
+    in_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = IN_EV_KEY_DOWN;
+    ev.key = IN_KEY_A + ('k' - 'a');
+    player_event(&p, &ev);
+    player_event(&p, &ev);
+    tl_close(tl);
+    CHECK(file_hash(input) == h);
+    /* one new file qdemo-camera-YYYYmmdd-HHMMSS.path holding both keys */
+    CHECK_EQ(count_named(dir, "qdemo-camera-"), 1);
+    CHECK(strncmp(p.saved_file, dir, strlen(dir)) == 0);
+    CHECK(strstr(p.saved_file, "/qdemo-camera-") && strstr(p.saved_file, ".path"));
+    player_cam_key keys[4];
+    CHECK_EQ(player_path_load(p.saved_file, keys, 4, &err), 2);
+}
