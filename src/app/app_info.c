@@ -91,34 +91,81 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* The models a demo asks for (every level), without brush submodels ("*N"). */
-typedef struct name_set {
-    char (*names)[CL_NAME_LEN];
-    int n, cap;
-} name_set;
-
-static void name_add(name_set *s, const char *name)
+static uint32_t name_hash(const char *s)
 {
-    if (!name[0] || name[0] == '*')
-        return;
-    for (int i = 0; i < s->n; i++)
-        if (strcmp(s->names[i], name) == 0)
-            return;
-    if (s->n == s->cap) {
-        int ncap = s->cap ? s->cap * 2 : 64;
-        void *nn = realloc(s->names, (size_t)ncap * CL_NAME_LEN);
-        if (!nn)
-            return;
-        s->names = nn;
-        s->cap = ncap;
-    }
-    snprintf(s->names[s->n++], CL_NAME_LEN, "%s", name);
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
 }
 
-static void collect_models(name_set *s, const cl_state *cl)
+/* Grow names and the hash set to hold one more name; 0 when out of memory or full. */
+static int models_grow(app_models *m)
 {
+    if (m->n < m->cap)
+        return 1;
+    if (m->cap >= APP_MAX_MODEL_NAMES)
+        return 0;
+    int ncap = m->cap ? m->cap * 2 : 256;
+    void *nn = realloc(m->names, (size_t)ncap * CL_NAME_LEN);
+    if (!nn)
+        return 0;
+    m->names = nn;
+    uint32_t nslots = (uint32_t)ncap * 4;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return 0;
+    for (int i = 0; i < m->n; i++) {
+        uint32_t h = name_hash(m->names[i]) & (nslots - 1);
+        while (slots[h])
+            h = (h + 1) & (nslots - 1);
+        slots[h] = (uint32_t)i + 1;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    m->cap = ncap;
+    return 1;
+}
+
+static int models_add(app_models *m, const char *name)
+{
+    if (!name[0] || name[0] == '*')
+        return 1;
+    if (m->nslots) {
+        uint32_t h = name_hash(name) & (m->nslots - 1);
+        for (; m->slots[h]; h = (h + 1) & (m->nslots - 1))
+            if (strcmp(m->names[m->slots[h] - 1], name) == 0)
+                return 1;
+    }
+    if (!models_grow(m))
+        return 0;
+    snprintf(m->names[m->n], CL_NAME_LEN, "%s", name);
+    uint32_t h = name_hash(m->names[m->n]) & (m->nslots - 1);
+    while (m->slots[h])
+        h = (h + 1) & (m->nslots - 1);
+    m->slots[h] = (uint32_t)++m->n;
+    return 1;
+}
+
+int app_models_update(app_models *m, const cl_state *cl)
+{
+    if (m->have_gen && m->gen == cl->model_gen)
+        return 1;
+    m->rebuilds++;
     for (int i = 1; i < cl->level.num_models; i++)
-        name_add(s, cl->level.models[i]);
+        if (!models_add(m, cl->level.models[i]))
+            return 0;
+    m->gen = cl->model_gen;
+    m->have_gen = 1;
+    return 1;
+}
+
+void app_models_free(app_models *m)
+{
+    free(m->names);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
 }
 
 int app_info(const app_opts *o)
@@ -145,7 +192,7 @@ int app_info(const app_opts *o)
         return APP_EXIT_INPUT;
     }
     cl_reset(cl);
-    name_set models = {0};
+    app_models models = {0};
     char first_map[CL_NAME_LEN] = "";
     uint32_t levels_seen = 0;
     double first_time = -1;
@@ -165,7 +212,7 @@ int app_info(const app_opts *o)
             if (!first_map[0])
                 snprintf(first_map, sizeof first_map, "%s", cl->level.map);
         }
-        collect_models(&models, cl);
+        app_models_update(&models, cl);
         if (r != QD_OK)
             break;
     }
@@ -259,7 +306,7 @@ int app_info(const app_opts *o)
     if (r != QD_OK)
         app_report(o->demo, &err);
     free(missing);
-    free(models.names);
+    app_models_free(&models);
     pak_fs_close(fs);
     free(cl);
     demo_close(d);

@@ -1,0 +1,71 @@
+/* test_damage.c: hostile and damaged demos (issue #9): the cost of `info`, detection of cut
+ * and foreign files, end markers, and decoding on past a damaged block. */
+#include <stdlib.h>
+
+#include "../../src/app/app.h"
+#include "../../src/demo/demo.h"
+#include "../test.h"
+#include "../testbuf.h"
+
+/* ---- info's model list costs work per precache change, not per block ---- */
+
+/* A FitzQuake demo: one serverinfo with nmodels precaches, then `blocks` one-byte blocks
+ * (svc_nop). Quake .dem framing [DEM 6.2]: int32 size, 3 float angles, size bytes. */
+static void fitz_many_blocks(gbuf *f, int nmodels, int blocks)
+{
+    gput(f, "-1\n", 3);
+    gbuf m = {0};
+    g8(&m, 11); /* svc_serverinfo */
+    g32(&m, 666);
+    g8(&m, 1);  /* maxclients */
+    g8(&m, 0);
+    gput(&m, "hostile", 8);
+    gput(&m, "maps/x.bsp", 11);
+    char name[32];
+    for (int i = 2; i <= nmodels; i++) {
+        int n = snprintf(name, sizeof name, "progs/m%d.mdl", i);
+        gput(&m, name, (size_t)n + 1);
+    }
+    g8(&m, 0);  /* end of models */
+    g8(&m, 0);  /* no sounds */
+    g32(f, (uint32_t)m.len);
+    for (int i = 0; i < 3; i++)
+        gf32(f, 0);
+    gput(f, m.p, m.len);
+    free(m.p);
+    for (int i = 0; i < blocks; i++) {
+        g32(f, 1);
+        for (int k = 0; k < 3; k++)
+            gf32(f, 0);
+        g8(f, 1); /* svc_nop */
+    }
+}
+
+TEST(damage_info_models_linear)
+{
+    gbuf f = {0};
+    fitz_many_blocks(&f, 2047, 20000);
+    qd_error err;
+    demo_t *d = demo_open_mem("hostile.dem", f.p, f.len, &err);
+    free(f.p);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    cl_reset(cl);
+    app_models m = {0};
+    int done = 0, steps = 0;
+    qd_err r = QD_OK;
+    while (!done && r == QD_OK && steps < 30000) {
+        r = demo_step(d, cl, NULL, &done, &err);
+        app_models_update(&m, cl);
+        steps++;
+    }
+    CHECK_EQ(r, QD_OK);
+    CHECK_EQ(steps, 20001 + 1); /* the serverinfo block, the nops, the clean end */
+    /* One precache change (the serverinfo): the list is read once, never per block. */
+    CHECK_MSG(m.rebuilds <= 1, "model list read %u times for 1 precache change", m.rebuilds);
+    /* Precache slots 1..2047: the map (slot 1) and 2046 models, no "*N" among them. */
+    CHECK_EQ(m.n, 2047);
+    app_models_free(&m);
+    free(cl);
+    demo_close(d);
+}
