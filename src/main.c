@@ -189,6 +189,7 @@ int main(int argc, char **argv)
     }
     if (!cmd)
         cmd = "play";
+    app_check_paks(&o); /* a broken -p archive: one warning line, then on without it */
     if (!strcmp(cmd, "info"))
         return app_info(&o);
     if (!strcmp(cmd, "dump"))

@@ -42,6 +42,11 @@ typedef struct app_opts {
  * search path is still returned with what could be added. */
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);
 
+/* Open every -p archive once; print one warning line "qdemo: warning: FILE: offset N:
+ * reason; left out of the search path" for each that cannot be read, and drop it from o (the
+ * command goes on without it). Returns how many were dropped. */
+int app_check_paks(app_opts *o);
+
 /* Print one line "qdemo: FILE: offset N: reason" to stderr. */
 void app_report(const char *file, const qd_error *e);
 

@@ -12,6 +12,41 @@ void app_report(const char *file, const qd_error *e)
             qd_strerror(e->code), e->msg);
 }
 
+/* Add one -p argument: an archive file, or a folder (fopen succeeds on folders on Linux;
+ * reading a byte tells them apart). */
+static qd_err add_pak(pak_fs *fs, const char *path, qd_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    int is_file = 0;
+    if (f) {
+        char b;
+        is_file = fread(&b, 1, 1, f) == 1;
+        fclose(f);
+    }
+    return is_file ? pak_fs_add_file(fs, path, err) : pak_fs_add_game_dir(fs, path, err);
+}
+
+int app_check_paks(app_opts *o)
+{
+    pak_fs *fs = pak_fs_open();
+    if (!fs)
+        return 0;
+    int kept = 0, dropped = 0;
+    for (int i = 0; i < o->num_paks; i++) {
+        qd_error e = {0};
+        if (add_pak(fs, o->paks[i], &e) == QD_OK) {
+            o->paks[kept++] = o->paks[i];
+            continue;
+        }
+        fprintf(stderr, "qdemo: warning: %s: offset %llu: %s: %s; left out of the search path\n",
+                o->paks[i], (unsigned long long)e.offset, qd_strerror(e.code), e.msg);
+        dropped++;
+    }
+    o->num_paks = kept;
+    pak_fs_close(fs);
+    return dropped;
+}
+
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
 {
     pak_fs *fs = pak_fs_open();
@@ -53,17 +88,7 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
         }
     }
     for (int i = 0; i < o->num_paks; i++) {
-        qd_err r;
-        FILE *f = fopen(o->paks[i], "rb");
-        int is_file = 0;
-        if (f) {
-            /* fopen succeeds on folders on Linux; reading tells them apart. */
-            char b;
-            is_file = fread(&b, 1, 1, f) == 1;
-            fclose(f);
-        }
-        r = is_file ? pak_fs_add_file(fs, o->paks[i], &e1) : pak_fs_add_game_dir(fs, o->paks[i], &e1);
-        if (r != QD_OK && !failed) {
+        if (add_pak(fs, o->paks[i], &e1) != QD_OK && !failed) {
             failed = 1;
             if (err)
                 *err = e1;

@@ -1,6 +1,8 @@
 /* test_damage.c: hostile and damaged demos (issue #9): the cost of `info`, detection of cut
  * and foreign files, end markers, and decoding on past a damaged block. */
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../src/app/app.h"
 #include "../../src/demo/demo.h"
@@ -68,4 +70,52 @@ TEST(damage_info_models_linear)
     app_models_free(&m);
     free(cl);
     demo_close(d);
+}
+
+/* ---- a broken -p archive is named, not dropped in silence ---- */
+
+/* Run a shell command with its stderr in `out` (cap bytes); returns the exit status. */
+static int run_cmd(char *out, size_t cap, const char *cmd)
+{
+    char full[2048], path[600];
+    snprintf(path, sizeof path, "%s/damage_cmd.txt", test_tmpdir());
+    snprintf(full, sizeof full, "%s 2> %s", cmd, path);
+    int st = system(full);
+    size_t len = 0;
+    unsigned char *b = test_read_file(path, &len);
+    size_t n = b ? (len < cap ? len : cap - 1) : 0;
+    if (b)
+        memcpy(out, b, n);
+    out[n] = 0;
+    free(b);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+TEST(damage_broken_pak_warns)
+{
+    if (access("build/qdemo", X_OK) != 0)
+        SKIP("no qdemo binary");
+    /* A PAK header [QUAKE PAK: "PACK", int32 dir offset, int32 dir length] whose 64-byte
+     * directory at offset 12 lies past the 12-byte file. */
+    char pak[600], cmd[2048];
+    snprintf(pak, sizeof pak, "%s/broken.pak", test_tmpdir());
+    FILE *f = fopen(pak, "wb");
+    CHECK(f);
+    fwrite("PACK\x0c\0\0\0\x40\0\0\0", 1, 12, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "build/qdemo info -p %s assets/smoothme.dem >/dev/null", pak);
+    static char out[8192];
+    /* The search path's -p archives are optional: warn and carry on (exit 0). */
+    CHECK_EQ(run_cmd(out, sizeof out, cmd), 0);
+    CHECK_EQ(count_lines(out), 1);
+    CHECK_MSG(strstr(out, "warning") && strstr(out, "broken.pak") && strstr(out, "offset 12"),
+              "%.300s", out);
 }
