@@ -252,7 +252,7 @@ int app_info(const app_opts *o)
     if (o->json) {
         printf("{\"format\": ");
         char fmt[16];
-        if (demo_get_format(d) == DEMO_FMT_DM3)
+        if (demo_get_format(d) == DEMO_FMT_DM3 && demo_protocol(d) > 0)
             snprintf(fmt, sizeof fmt, "dm_%d", demo_protocol(d));
         else
             snprintf(fmt, sizeof fmt, "%s", demo_format_name(demo_get_format(d)));

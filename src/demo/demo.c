@@ -42,15 +42,23 @@ const char *demo_format_name(demo_format f)
 static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned, size_t len,
                           qd_error *err)
 {
+    /* By content first: each family scores how well the first blocks parse as its own
+     * (probe without a name). The extension only breaks ties, and decides alone when no
+     * family sees its content: a probe scoring higher with the name than without it
+     * recognised its extension. */
     const demo_decoder *best = NULL;
-    int best_score = 0;
+    int best_content = 0, best_ext = 0;
     for (size_t i = 0; i < NUM_DECODERS; i++) {
-        int s = decoders[i]->probe(data, len, name);
-        if (s > best_score) {
-            best_score = s;
+        int content = decoders[i]->probe(data, len, NULL);
+        int ext = decoders[i]->probe(data, len, name) > content;
+        if (content > best_content || (content == best_content && ext > best_ext)) {
+            best_content = content;
+            best_ext = ext;
             best = decoders[i];
         }
     }
+    if (best && best_content == 0 && !best_ext)
+        best = NULL;
     if (!best) {
         free(owned);
         qd_fail(err, QD_ERR_UNSUPPORTED, 0, "not a demo format qdemo knows");

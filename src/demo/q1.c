@@ -842,6 +842,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
 
 /* ---- the container: CD track line, then blocks ([DEM] 6.1, 6.2) ---- */
 
+static int cut_first_block(const uint8_t *data, size_t len, size_t pos);
+
 /* Is there a plausible block header at pos? */
 static int plausible_block(const uint8_t *data, size_t len, size_t pos)
 {
@@ -860,7 +862,8 @@ static int find_first_block(const uint8_t *data, size_t len, size_t *start)
     size_t nl = 0;
     while (nl < len && nl < Q1_MAX_CDTRACK_LINE && data[nl] != '\n')
         nl++;
-    if (nl < len && data[nl] == '\n' && plausible_block(data, len, nl + 1)) {
+    if (nl < len && data[nl] == '\n' &&
+        (plausible_block(data, len, nl + 1) || cut_first_block(data, len, nl + 1))) {
         *start = nl + 1;
         return 1;
     }
@@ -879,11 +882,30 @@ static int find_first_block(const uint8_t *data, size_t len, size_t *start)
     } else {
         p = 0;
     }
-    if (plausible_block(data, len, p)) {
+    if (plausible_block(data, len, p) || cut_first_block(data, len, p)) {
         *start = p;
         return 1;
     }
     return 0;
+}
+
+/* Is there a block at pos that the file ends inside, whose first message is one a recording
+ * starts with (2 for svc_serverinfo naming protocol 15 or 666, 1 for another signon
+ * message)? The start of a recording cut short. */
+static int cut_first_block(const uint8_t *data, size_t len, size_t pos)
+{
+    rd_t r = rd_make(data, len);
+    rd_seek(&r, pos);
+    uint32_t size = rd_u32(&r);
+    rd_skip(&r, 12);
+    int id = rd_u8(&r);
+    if (r.err || size == 0 || size > Q1_MAX_BLOCK || id < 1 || id > Q1_SVC_SPAWNSTATICSOUND2)
+        return 0;
+    int32_t protocol = rd_s32(&r);
+    return id == Q1_SVC_SERVERINFO && !r.err &&
+                   (protocol == Q1_PROTOCOL || protocol == Q1_PROTOCOL_FITZ)
+               ? 2
+               : 1;
 }
 
 static int q1_probe(const uint8_t *data, size_t len, const char *filename)
@@ -897,6 +919,8 @@ static int q1_probe(const uint8_t *data, size_t len, const char *filename)
     }
     if (!find_first_block(data, len, &start))
         return ext ? 1 : 0;
+    if (cut_first_block(data, len, start) == 2)
+        return 9;
     /* The first message of a real recording is serverinfo, print or a signon message. */
     if (start + 16 < len) {
         uint8_t id = data[start + 16];

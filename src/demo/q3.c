@@ -975,8 +975,8 @@ static int ext_protocol(const char *name)
     return p >= 66 && p <= 73 ? p : 0;
 }
 
-/* Content evidence: a first block of sane size whose message decodes, through the Huffman
- * code, to svc_gamestate followed by a configstring or the end of the gamestate (9). The
+/* Content evidence: a first block of sane size (possibly cut off by the file's end) whose
+ * message decodes, through the Huffman code, to svc_gamestate followed by a configstring or the end of the gamestate (9). The
  * extension alone is weak (1). */
 static int q3_probe(const uint8_t *data, size_t len, const char *filename)
 {
@@ -984,10 +984,12 @@ static int q3_probe(const uint8_t *data, size_t len, const char *filename)
     rd_t h = rd_make(data, len);
     int32_t seq = rd_s32(&h);
     int32_t n = rd_s32(&h);
-    if (h.err || seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN || (size_t)n > rd_left(&h))
+    if (h.err || seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN)
         return ext;
+    /* A file cut inside its first block still shows its gamestate: decode what is there. */
+    size_t have = (size_t)n < rd_left(&h) ? (size_t)n : rd_left(&h);
     q3_bits b;
-    q3_bits_init(&b, data + 8, (size_t)n);
+    q3_bits_init(&b, data + 8, have);
     (void)q3_read_bits(&b, 32);
     int cmd = q3_read_bits(&b, 8);
     for (int i = 0; i < 8 && cmd == Q3_SVC_SERVERCOMMAND && !q3_bits_err(&b); i++) {

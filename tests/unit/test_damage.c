@@ -119,3 +119,112 @@ TEST(damage_broken_pak_warns)
     CHECK_MSG(strstr(out, "warning") && strstr(out, "broken.pak") && strstr(out, "offset 12"),
               "%.300s", out);
 }
+
+/* ---- detection by content: cut files keep their format ---- */
+
+/* The format detected for bytes under a name, or DEMO_FMT_UNKNOWN when nothing opens. */
+static demo_format detect(const char *name, const uint8_t *data, size_t len, qd_error *err)
+{
+    demo_t *d = demo_open_mem(name, data, len, err);
+    if (!d)
+        return DEMO_FMT_UNKNOWN;
+    demo_format f = demo_get_format(d);
+    demo_close(d);
+    return f;
+}
+
+TEST(damage_cut_demos_keep_their_format)
+{
+    static const struct {
+        const char *rel;
+        demo_format fmt;
+        const char *ext;
+    } files[] = {
+        {"dm_68/udt_osp_chat.dm_68", DEMO_FMT_DM3, "x.dm_68"},
+        {"dm_66/udt_2001_Duel2_Quakecon.dm_66", DEMO_FMT_DM3, "x.dm_66"},
+        {"dm2/libq2_testdata_testduel.dm2", DEMO_FMT_DM2, "x.dm2"},
+        {"qwd/paradoks81-quakeworld_slipgate-app_bps.qwd", DEMO_FMT_QWD, "x.qwd"},
+        {"mvd/ezquake-source_manual_accel-1.mvd", DEMO_FMT_MVD, "x.mvd"},
+        {"dem/lmpc_src_smoothme.dem", DEMO_FMT_DEM, "x.dem"},
+        {"dem/quake-from-memory_demo1.dem", DEMO_FMT_DEM, "x.dem"},
+    };
+    static const size_t cuts[] = {1000, 3000, 20000};
+    int tried = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        if (!test_realfile(path, sizeof path, files[i].rel))
+            continue;
+        size_t len = 0;
+        uint8_t *data = test_read_file(path, &len);
+        CHECK(data);
+        qd_error err;
+        CHECK_MSG(detect(files[i].ext, data, len, &err) == files[i].fmt, "%s whole", files[i].rel);
+        for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+            if (cuts[k] >= len)
+                continue;
+            /* Both with the file's own extension and with none that means anything. */
+            CHECK_MSG(detect(files[i].ext, data, cuts[k], &err) == files[i].fmt,
+                      "%s cut at %zu", files[i].rel, cuts[k]);
+            CHECK_MSG(detect("cut.bin", data, cuts[k], &err) == files[i].fmt,
+                      "%s cut at %zu, no extension", files[i].rel, cuts[k]);
+            tried++;
+        }
+        free(data);
+    }
+    if (!tried)
+        SKIP("no real demos");
+}
+
+TEST(damage_truncated_q3_decodes_as_q3)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dm_68/udt_truncated.dm_68"))
+        SKIP("no udt_truncated.dm_68");
+    size_t len = 0;
+    uint8_t *data = test_read_file(path, &len);
+    CHECK(data);
+    qd_error err;
+    /* Under any name: the content says Quake III. */
+    demo_t *d = demo_open_mem("truncated.dem", data, len, &err);
+    free(data);
+    CHECK(d);
+    CHECK_EQ(demo_get_format(d), DEMO_FMT_DM3);
+    cl_state *cl = malloc(sizeof *cl);
+    cl_reset(cl);
+    int done = 0;
+    qd_err r = QD_OK;
+    while (!done && r == QD_OK)
+        r = demo_step(d, cl, NULL, &done, &err);
+    CHECK(r != QD_OK);
+    CHECK_EQ(err.code, QD_ERR_TRUNCATED);
+    CHECK(cl->frame_count > 0);
+    CHECK_EQ(demo_protocol(d), 68);
+    free(cl);
+    demo_close(d);
+}
+
+TEST(damage_q2_protocol_25_unsupported)
+{
+    /* A .dm2 block [DM2 2.2] holding a 3.00 serverdata: an id byte, then protocol 25
+     * (Quake II 3.00, [DM2] table 3), servercount, gamedir, then the end marker. 3.00's
+     * message ids differ from 3.05's, so the id is not 12 here. */
+    buf m = {{0}, 0};
+    put8(&m, 7);
+    put32(&m, 25);
+    put32(&m, 1);
+    putstr(&m, "baseq2");
+    put16(&m, 0);
+    putstr(&m, "base1");
+    buf f = {{0}, 0};
+    put32(&f, (uint32_t)m.n);
+    putbuf(&f, &m);
+    put32(&f, 0xffffffffu);
+    qd_error err;
+    demo_t *d = demo_open_mem("old.dm2", f.b, f.n, &err);
+    CHECK(!d);
+    CHECK_EQ(err.code, QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "Quake II demo, protocol 25 (Quake II 3.00") != NULL, "%s", err.msg);
+    /* The same bytes under another name: the content still says Quake II. */
+    CHECK(!demo_open_mem("old.bin", f.b, f.n, &err));
+    CHECK_MSG(strstr(err.msg, "Quake II demo, protocol 25") != NULL, "%s", err.msg);
+}
