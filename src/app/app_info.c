@@ -241,6 +241,8 @@ int app_info(const app_opts *o)
         if (r != QD_OK)
             break;
     }
+    if (r == QD_OK)
+        r = demo_check_end(d, &err); /* cut at a block boundary: not complete */
     double duration = first_time >= 0 ? cl->time - first_time : 0;
     const char *map = first_map[0] ? first_map : cl->level.map;
 

@@ -164,6 +164,25 @@ const char *demo_path(const demo_t *d) { return d->path; }
 size_t demo_size(const demo_t *d) { return d->len; }
 uint64_t demo_offset(const demo_t *d) { return d->dec->offset(d->state); }
 int demo_protocol(const demo_t *d) { return d->dec->protocol(d->state); }
+int demo_ended(const demo_t *d) { return d->dec->ended(d->state); }
+
+qd_err demo_check_end(const demo_t *d, qd_error *err)
+{
+    if (demo_ended(d))
+        return QD_OK;
+    /* Which marker each format's recorder writes when recording stops: .dm2 a block of size
+     * 0xFFFFFFFF [DM2 2.2], Quake III a block of sequence and size -1 [DM68]; Quake, and the
+     * QuakeWorld client and server, a last svc_disconnect (Quake's CL_Stop_f, QuakeWorld's
+     * "EndOfDemo"), found at the end of every real recording in ../shared/realdata. */
+    const char *marker;
+    switch (d->dec->format) {
+    case DEMO_FMT_DM2: marker = "the 0xFFFFFFFF end block"; break;
+    case DEMO_FMT_DM3: marker = "the -1/-1 end block"; break;
+    default: marker = "svc_disconnect, the last message of a whole recording"; break;
+    }
+    return qd_fail(err, QD_ERR_TRUNCATED, d->len,
+                   "end marker missing: the file ends after a whole block without %s", marker);
+}
 size_t demo_state_size(const demo_t *d) { return d->dec->state_size; }
 const void *demo_state(const demo_t *d) { return d->state; }
 void demo_restore(demo_t *d, const void *state) { memcpy(d->state, state, d->dec->state_size); }

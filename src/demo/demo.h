@@ -60,6 +60,10 @@ typedef struct demo_decoder {
     uint64_t (*offset)(const void *state);
     /* The protocol number read from the file (0 before it is known). */
     int (*protocol)(const void *state);
+    /* 1 once the decode reached the recording's own end: the container's end marker (.dm2's
+     * 0xFFFFFFFF block, Quake III's -1/-1 block) or, for the formats without one (.dem,
+     * .qwd, .mvd), the svc_disconnect every engine's stop command writes last. */
+    int (*ended)(const void *state);
 } demo_decoder;
 
 typedef struct demo demo_t;
@@ -81,6 +85,12 @@ const char *demo_path(const demo_t *d);
 size_t demo_size(const demo_t *d);
 uint64_t demo_offset(const demo_t *d);
 int demo_protocol(const demo_t *d);
+/* Whether the decode has reached the recording's end marker (see demo_decoder.ended): a
+ * demo that stops cleanly at a block boundary without it was cut there. */
+int demo_ended(const demo_t *d);
+/* After a decode that stopped cleanly: QD_OK when the end marker was read, else
+ * QD_ERR_TRUNCATED with err saying "end marker missing" at the file's end. */
+qd_err demo_check_end(const demo_t *d, qd_error *err);
 
 /* The decoder state as bytes, for keyframes. demo_restore copies a saved state back; the
  * size must equal demo_state_size. */

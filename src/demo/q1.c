@@ -152,6 +152,7 @@ typedef struct q1_state {
     uint8_t items_mode;
     uint8_t rebase;      /* the next svc_time starts a new level: re-anchor demo time */
     uint8_t frame_open;
+    uint8_t ended;       /* svc_disconnect, the recording's last message, was read */
     double time_base;    /* added to server time to give demo time */
     double last_time;    /* latest demo time emitted */
     float block_angles[3];
@@ -1034,6 +1035,7 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     st->block++;
     if (end) {
         st->stopped = 1;
+        st->ended = 1;
         *done = 1;
     }
     return QD_OK;
@@ -1041,6 +1043,7 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 
 static uint64_t q1_offset(const void *state) { return ((const q1_state *)state)->pos; }
 static int q1_protocol(const void *state) { return ((const q1_state *)state)->protocol; }
+static int q1_ended(const void *state) { return ((const q1_state *)state)->ended; }
 
 const demo_decoder demo_q1_decoder = {
     .name = "Quake .dem",
@@ -1051,4 +1054,5 @@ const demo_decoder demo_q1_decoder = {
     .step = q1_step,
     .offset = q1_offset,
     .protocol = q1_protocol,
+    .ended = q1_ended,
 };

@@ -977,6 +977,7 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len)
     uint32_t size = rd_u32(&h);
     if (size == 0xffffffffu) {
         s->pos = pos + 4;
+        s->ended = 1;
         c->done = 1;
         TRACE(c, "end", "%s", "");
         return QD_OK;
@@ -1140,6 +1141,7 @@ static qd_err q2_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 static uint64_t q2_offset(const void *state) { return ((const q2_state *)state)->pos; }
 
 static int q2_protocol(const void *state) { return ((const q2_state *)state)->protocol; }
+static int q2_ended(const void *state) { return ((const q2_state *)state)->ended; }
 
 /* ---- detection ---- */
 
@@ -1168,5 +1170,5 @@ static int q2_probe(const uint8_t *data, size_t len, const char *filename)
 }
 
 const demo_decoder demo_q2_decoder = {
-    "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol,
+    "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol, q2_ended,
 };

@@ -880,7 +880,8 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
     uint64_t at = s->pos;
     if (at >= len) /* Q3 writes the marker when a recording stops (cl_main.c CL_StopRecord_f) */
         return fail(c, QD_ERR_TRUNCATED, at,
-                    "the demo ends after block %u without the end-of-demo marker", s->block);
+                    "end marker missing: the demo ends after block %u without the -1/-1 "
+                    "end block", s->block);
     rd_t h = rd_make(data + at, len - at);
     int32_t seq = rd_s32(&h);
     int32_t n = rd_s32(&h);
@@ -889,6 +890,7 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
                     s->block, (size_t)(len - at));
     if (seq == -1 || n == -1) {
         s->pos = at + 8;
+        s->ended = 1;
         *done = 1;
         TRACE(c, "end", "end of demo marker");
         return QD_OK;
@@ -956,6 +958,7 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 static uint64_t q3_offset(const void *state) { return ((const q3_state *)state)->pos; }
 
 static int q3_protocol(const void *state) { return ((const q3_state *)state)->protocol; }
+static int q3_ended(const void *state) { return ((const q3_state *)state)->ended; }
 
 /* ---- detection ---- */
 
@@ -1018,5 +1021,5 @@ static int q3_probe(const uint8_t *data, size_t len, const char *filename)
 }
 
 const demo_decoder demo_q3_decoder = {
-    "dm3", DEMO_FMT_DM3, sizeof(q3_state), q3_probe, q3_init, q3_step, q3_offset, q3_protocol,
+    "dm3", DEMO_FMT_DM3, sizeof(q3_state), q3_probe, q3_init, q3_step, q3_offset, q3_protocol, q3_ended,
 };

@@ -1096,6 +1096,7 @@ static qd_err parse_message(ctx *c, int cmd)
             rd_str(r, text, sizeof text);
         if (!s->mvd)
             c->done = 1;
+        s->ended = 1;
         TRACE(c, name, "text=\"%s\"", esc(c, 0, text));
         break;
     case QW_SVC_UPDATESTAT:
@@ -1415,6 +1416,7 @@ static qd_err parse_message(ctx *c, int cmd)
 /* Parse every message of the block in c->r. */
 static qd_err parse_messages(ctx *c)
 {
+    c->s->ended = 0; /* only a disconnect as the last message ends the recording */
     while (rd_left(&c->r) > 0) {
         c->msg_ofs = c->base + c->r.pos;
         int cmd = rd_u8(&c->r);
@@ -1442,6 +1444,7 @@ static qd_err parse_connectionless(ctx *c)
     case 2: /* svc_disconnect "EndOfDemo": the end of the recording */
         rd_str(r, text, sizeof text);
         c->done = 1;
+        c->s->ended = 1;
         TRACE(c, "disconnect", "text=\"%s\"", esc(c, 0, text));
         return QD_OK;
     case 'B':
@@ -1700,6 +1703,7 @@ static qd_err qw_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 static uint64_t qw_offset(const void *state) { return ((const qw_state *)state)->pos; }
 
 static int qw_protocol(const void *state) { return ((const qw_state *)state)->protocol; }
+static int qw_ended(const void *state) { return ((const qw_state *)state)->ended; }
 
 /* ---- detection ---- */
 
@@ -1809,9 +1813,9 @@ static int mvd_probe(const uint8_t *data, size_t len, const char *filename)
 }
 
 const demo_decoder demo_qwd_decoder = {
-    "qwd", DEMO_FMT_QWD, sizeof(qw_state), qwd_probe, qwd_init, qw_step, qw_offset, qw_protocol,
+    "qwd", DEMO_FMT_QWD, sizeof(qw_state), qwd_probe, qwd_init, qw_step, qw_offset, qw_protocol, qw_ended,
 };
 
 const demo_decoder demo_mvd_decoder = {
-    "mvd", DEMO_FMT_MVD, sizeof(qw_state), mvd_probe, mvd_init, qw_step, qw_offset, qw_protocol,
+    "mvd", DEMO_FMT_MVD, sizeof(qw_state), mvd_probe, mvd_init, qw_step, qw_offset, qw_protocol, qw_ended,
 };

@@ -228,3 +228,127 @@ TEST(damage_q2_protocol_25_unsupported)
     CHECK(!demo_open_mem("old.bin", f.b, f.n, &err));
     CHECK_MSG(strstr(err.msg, "Quake II demo, protocol 25") != NULL, "%s", err.msg);
 }
+
+/* ---- the containers' block framing, walked here by hand ---- */
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Start offsets of the file's blocks into ofs (at most cap); returns how many. The end
+ * markers (.dm2's 0xFFFFFFFF block, Quake III's -1/-1 block) are not listed. Framing:
+ * .dem [DEM 6.1-6.2]: a CD track line, then int32 size + 3 float angles + data; .qwd
+ * [QWD 3]: float time, byte type (0: 36-byte usercmd + angles, 2: 8 bytes, 1: int32 size +
+ * data); .mvd: byte time delta, byte type (low 3 bits: 2 = 8 bytes, 3 = int32 mask + int32
+ * size + data, else int32 size + data); .dm2 [DM2 2.2]: int32 size + data; Quake III:
+ * int32 sequence, int32 size, data. */
+static int walk_blocks(demo_format fmt, const uint8_t *d, size_t len, size_t *ofs, int cap)
+{
+    size_t p = 0;
+    int n = 0;
+    if (fmt == DEMO_FMT_DEM) {
+        while (p < len && d[p] != '\n')
+            p++;
+        p++;
+    }
+    while (p < len && n < cap) {
+        size_t size;
+        if (fmt == DEMO_FMT_DEM) {
+            size = 16 + (size_t)le32(d + p);
+        } else if (fmt == DEMO_FMT_QWD) {
+            int type = d[p + 4];
+            size = type == 0 ? 41 : type == 2 ? 13 : 9 + (size_t)le32(d + p + 5);
+        } else if (fmt == DEMO_FMT_MVD) {
+            int kind = d[p + 1] & 7;
+            size = kind == 2 ? 10 : kind == 3 ? 10 + (size_t)le32(d + p + 6)
+                                              : 6 + (size_t)le32(d + p + 2);
+        } else if (fmt == DEMO_FMT_DM2) {
+            if (le32(d + p) == 0xffffffffu)
+                break;
+            size = 4 + (size_t)le32(d + p);
+        } else {
+            if (le32(d + p) == 0xffffffffu)
+                break;
+            size = 8 + (size_t)le32(d + p + 4);
+        }
+        if (size > len - p)
+            break;
+        ofs[n++] = p;
+        p += size;
+    }
+    return n;
+}
+
+static const struct {
+    const char *rel;
+    demo_format fmt;
+} damage_files[] = {
+    {"dem/lmpc_src_smoothme.dem", DEMO_FMT_DEM},
+    {"qwd/paradoks81-quakeworld_slipgate-app_bps.qwd", DEMO_FMT_QWD},
+    {"mvd/ezquake-source_manual_accel-1.mvd", DEMO_FMT_MVD},
+    {"dm2/libq2_testdata_testduel.dm2", DEMO_FMT_DM2},
+    {"dm_68/udt_osp_chat.dm_68", DEMO_FMT_DM3},
+};
+#define NUM_DAMAGE_FILES (sizeof damage_files / sizeof damage_files[0])
+#define MAX_BLOCKS 200000
+
+/* Decode bytes to the end; returns the last error (QD_OK when the decode ended cleanly and
+ * the end marker was read), with the frame count and last frame time. */
+static qd_err decode_all(const char *name, const uint8_t *data, size_t len, uint32_t *frames,
+                         double *last_time, demo_t **keep, qd_error *err)
+{
+    demo_t *d = demo_open_mem(name, data, len, err);
+    if (!d)
+        return err->code;
+    cl_state *cl = malloc(sizeof *cl);
+    cl_reset(cl);
+    int done = 0;
+    qd_err r = QD_OK;
+    for (long guard = 0; !done && r == QD_OK && guard < 10000000; guard++)
+        r = demo_step(d, cl, NULL, &done, err);
+    if (r == QD_OK)
+        r = demo_check_end(d, err);
+    *frames = cl->frame_count;
+    *last_time = cl->time;
+    free(cl);
+    if (keep)
+        *keep = d;
+    else
+        demo_close(d);
+    return r;
+}
+
+TEST(damage_cut_at_block_boundary_is_incomplete)
+{
+    int tried = 0;
+    size_t *ofs = malloc(MAX_BLOCKS * sizeof *ofs);
+    for (size_t i = 0; i < NUM_DAMAGE_FILES; i++) {
+        char path[1024];
+        if (!test_realfile(path, sizeof path, damage_files[i].rel))
+            continue;
+        size_t len = 0;
+        uint8_t *data = test_read_file(path, &len);
+        CHECK(data);
+        int n = walk_blocks(damage_files[i].fmt, data, len, ofs, MAX_BLOCKS);
+        CHECK(n > 10);
+        uint32_t frames;
+        double t;
+        qd_error err;
+        /* Whole, the recording ends with its marker. */
+        CHECK_MSG(decode_all("x", data, len, &frames, &t, NULL, &err) == QD_OK, "%s: %s",
+                  damage_files[i].rel, err.msg);
+        /* Cut exactly where the middle block starts: every block whole, the marker gone. */
+        size_t cut = ofs[n / 2];
+        CHECK_MSG(decode_all("x", data, cut, &frames, &t, NULL, &err) == QD_ERR_TRUNCATED,
+                  "%s cut at %zu", damage_files[i].rel, cut);
+        CHECK_MSG(strstr(err.msg, "end marker missing") != NULL, "%s", err.msg);
+        CHECK_EQ(err.offset, cut);
+        CHECK(frames > 0);
+        free(data);
+        tried++;
+    }
+    free(ofs);
+    if (!tried)
+        SKIP("no real demos");
+}
