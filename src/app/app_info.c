@@ -201,7 +201,7 @@ int app_info(const app_opts *o)
         if (o->json) {
             printf("{\"format\": \"unknown\", \"protocol\": 0, \"map\": \"\", \"duration_s\": 0, "
                    "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], "
-                   "\"complete\": false, \"error\": ");
+                   "\"damaged\": [], \"complete\": false, \"error\": ");
             char line[400];
             snprintf(line, sizeof line, "offset %llu: %s: %s", (unsigned long long)err.offset,
                      qd_strerror(err.code), err.msg);
@@ -243,6 +243,11 @@ int app_info(const app_opts *o)
     }
     if (r == QD_OK)
         r = demo_check_end(d, &err); /* cut at a block boundary: not complete */
+    int ndamaged = demo_num_damaged(d);
+    if (ndamaged > 0) { /* blocks skipped: report the first damage */
+        err = demo_damaged(d, 0)->why;
+        r = err.code;
+    }
     double duration = first_time >= 0 ? cl->time - first_time : 0;
     const char *map = first_map[0] ? first_map : cl->level.map;
 
@@ -291,6 +296,16 @@ int app_info(const app_opts *o)
             json_str(stdout, models.names[i]);
             first = 0;
         }
+        printf("], \"damaged\": [");
+        for (int i = 0; i < ndamaged; i++) {
+            const demo_damage *g = demo_damaged(d, i);
+            printf("%s{\"offset\": %llu, \"length\": %llu, \"reason\": ", i ? ", " : "",
+                   (unsigned long long)g->offset, (unsigned long long)g->length);
+            char line[300];
+            snprintf(line, sizeof line, "%s: %s", qd_strerror(g->why.code), g->why.msg);
+            json_str(stdout, line);
+            printf("}");
+        }
         printf("], \"complete\": %s, \"error\": ", r == QD_OK ? "true" : "false");
         if (r == QD_OK) {
             printf("null");
@@ -328,6 +343,11 @@ int app_info(const app_opts *o)
         for (int i = 0; i < models.n; i++)
             if (missing && missing[i])
                 printf("  missing: %s\n", models.names[i]);
+        for (int i = 0; i < ndamaged; i++) {
+            const demo_damage *g = demo_damaged(d, i);
+            printf("damaged:   bytes %llu..%llu skipped: %s\n", (unsigned long long)g->offset,
+                   (unsigned long long)(g->offset + g->length), g->why.msg);
+        }
         printf("complete:  %s\n", r == QD_OK ? "yes" : "no");
     }
     if (r != QD_OK)

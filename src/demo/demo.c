@@ -14,6 +14,8 @@ struct demo {
     size_t len;
     const demo_decoder *dec;
     void *state;
+    demo_damage damage[DEMO_MAX_DAMAGE];
+    int num_damage;
 };
 
 /* Every decoder qdemo has, in the order ties are broken. */
@@ -149,9 +151,86 @@ void demo_close(demo_t *d)
     free(d);
 }
 
+/* Do whole blocks follow from pos (up to 3 of them, or fewer then the end marker or the
+ * file's end)? What makes a resync point believable. */
+static int chain_ok(const demo_t *d, uint64_t pos)
+{
+    uint64_t size;
+    if (d->dec->block_at(d->data, d->len, pos, 1, &size) != DEMO_BLOCK_WHOLE)
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        pos += size;
+        if (pos == d->len)
+            return 1;
+        int b = d->dec->block_at(d->data, d->len, pos, 1, &size);
+        if (b == DEMO_BLOCK_END || b == DEMO_BLOCK_CUT)
+            return 1; /* a cut last block is found (and reported) when decoding gets there */
+        if (b != DEMO_BLOCK_WHOLE)
+            return 0;
+    }
+    return 1;
+}
+
+/* After step failed with err, in the blocks from `start`: find the damaged block and the
+ * next one that parses, record the range, resume there. QD_OK when decoding goes on. */
+static qd_err resync(demo_t *d, uint64_t start, cl_state *cl, qd_error *err)
+{
+    const qd_error why = *err;
+    uint64_t p = start, size = 0, next = 0;
+    int b = DEMO_BLOCK_NONE;
+    /* The block holding the error: walk whole blocks from the step's start (an .mvd step is
+     * a frame of several blocks). */
+    for (int i = 0; i < 65536; i++) {
+        b = d->dec->block_at(d->data, d->len, p, 0, &size);
+        if (b != DEMO_BLOCK_WHOLE || p + size > why.offset)
+            break;
+        p += size;
+    }
+    if (b == DEMO_BLOCK_CUT || b == DEMO_BLOCK_END || p >= d->len)
+        return why.code; /* the file was cut (or ends) here: nothing to resume at */
+    if (b == DEMO_BLOCK_WHOLE && (p + size == d->len || chain_ok(d, p + size))) {
+        next = p + size; /* the damage is inside the block; its length is sound */
+    } else {
+        /* The header itself is damaged: the first believable block after it. */
+        uint64_t end = d->len - p > DEMO_RESYNC_WINDOW ? p + DEMO_RESYNC_WINDOW : d->len;
+        for (next = p + 1; next < end && !chain_ok(d, next); next++)
+            ;
+        if (next >= end)
+            return why.code;
+    }
+    if (d->num_damage == 0 || p > d->damage[d->num_damage - 1].offset) {
+        if (d->num_damage == DEMO_MAX_DAMAGE)
+            return qd_fail(err, QD_ERR_LIMIT, p, "too much damage: over %d damaged ranges",
+                           DEMO_MAX_DAMAGE);
+        demo_damage *g = &d->damage[d->num_damage++];
+        g->offset = p;
+        g->length = next - p;
+        g->why = why;
+    }
+    d->dec->resume(d->state, next, cl);
+    return QD_OK;
+}
+
 qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd_error *err)
 {
-    return d->dec->step(d->state, d->data, d->len, cl, trace, done, err);
+    qd_error local;
+    if (!err)
+        err = &local; /* the resync needs the error's offset */
+    uint64_t start = d->dec->offset(d->state);
+    qd_err r = d->dec->step(d->state, d->data, d->len, cl, trace, done, err);
+    if (r == QD_OK || !d->dec->block_at ||
+        (r != QD_ERR_BAD_DATA && r != QD_ERR_TRUNCATED && r != QD_ERR_LIMIT))
+        return r;
+    r = resync(d, start, cl, err);
+    if (r == QD_OK)
+        *done = 0;
+    return r;
+}
+
+int demo_num_damaged(const demo_t *d) { return d->num_damage; }
+const demo_damage *demo_damaged(const demo_t *d, int i)
+{
+    return i >= 0 && i < d->num_damage ? &d->damage[i] : NULL;
 }
 
 qd_err demo_rewind(demo_t *d, qd_error *err)

@@ -1045,6 +1045,43 @@ static uint64_t q1_offset(const void *state) { return ((const q1_state *)state)-
 static int q1_protocol(const void *state) { return ((const q1_state *)state)->protocol; }
 static int q1_ended(const void *state) { return ((const q1_state *)state)->ended; }
 
+/* [DEM] 6.2: int32 size, 3 float angles, then a message whose first byte is a server
+ * message id. */
+static int q1_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict,
+                       uint64_t *size)
+{
+    if (pos >= len)
+        return DEMO_BLOCK_NONE;
+    rd_t r = rd_make(data + pos, len - (size_t)pos);
+    uint32_t n = rd_u32(&r);
+    for (int i = 0; i < 3; i++) {
+        float a = rd_f32(&r);
+        if (!(a > -1e5f && a < 1e5f))
+            return DEMO_BLOCK_NONE;
+    }
+    if (r.err || n == 0 || n > Q1_MAX_BLOCK)
+        return DEMO_BLOCK_NONE;
+    if (n > rd_left(&r))
+        return DEMO_BLOCK_CUT;
+    int id = rd_u8(&r);
+    if (strict && (id == 0 || (id > Q1_SVC_SPAWNSTATICSOUND2 && id < 0x80)))
+        return DEMO_BLOCK_NONE;
+    *size = 16 + (uint64_t)n;
+    return DEMO_BLOCK_WHOLE;
+}
+
+static void q1_resume(void *state, uint64_t pos, cl_state *cl)
+{
+    q1_state *st = state;
+    if (st->frame_open) {
+        cl_frame_end(cl, 0);
+        st->frame_open = 0;
+    }
+    st->stopped = 0;
+    st->pos = pos;
+    st->block++;
+}
+
 const demo_decoder demo_q1_decoder = {
     .name = "Quake .dem",
     .format = DEMO_FMT_DEM,
@@ -1055,4 +1092,6 @@ const demo_decoder demo_q1_decoder = {
     .offset = q1_offset,
     .protocol = q1_protocol,
     .ended = q1_ended,
+    .block_at = q1_block_at,
+    .resume = q1_resume,
 };

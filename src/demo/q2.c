@@ -513,6 +513,22 @@ static qd_err parse_frame(ctx *c)
         /* The source must still be in the ring and its entities in the pool, with room
          * for a whole new frame after them [Q2CL: "Delta frame too old"]. */
         const q2_frame *old = &s->frames_ring[deltaframe & Q2_UPDATE_MASK];
+        if ((!old->valid || old->serverframe != deltaframe) && s->resynced) {
+            /* Its source was in the damaged bytes: the newest frame kept stands in (most
+             * of a delta's entities are the same), so the demo plays on past the damage. */
+            const q2_frame *best = NULL;
+            for (int i = 0; i < Q2_UPDATE_BACKUP; i++) {
+                const q2_frame *f = &s->frames_ring[i];
+                if (f->valid && f->serverframe < serverframe &&
+                    (!best || f->serverframe > best->serverframe))
+                    best = f;
+            }
+            if (best) {
+                old = best;
+                deltaframe = best->serverframe;
+                s->deltaframe = deltaframe;
+            }
+        }
         if (!old->valid || old->serverframe != deltaframe ||
             s->pool_head - old->start > Q2_ENT_POOL - Q2_MAX_EDICTS) {
             s->cur_valid = 0;
@@ -684,6 +700,8 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     nf->valid = s->cur_valid;
     nf->ps = s->ps;
     s->pending = 0;
+    if (nf->valid)
+        s->resynced = 0; /* whole again: deltas must name their real source */
     if (nf->valid) {
         emit_entities(c, nf);
         s->last_emitted = slot;
@@ -1143,6 +1161,45 @@ static uint64_t q2_offset(const void *state) { return ((const q2_state *)state)-
 static int q2_protocol(const void *state) { return ((const q2_state *)state)->protocol; }
 static int q2_ended(const void *state) { return ((const q2_state *)state)->ended; }
 
+/* [DM2 2.2]: int32 size, then messages (a known id first); size 0 between levels, 0xFFFFFFFF
+ * the end. */
+static int q2_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict,
+                       uint64_t *size)
+{
+    if (pos >= len || len - pos < 4)
+        return DEMO_BLOCK_NONE;
+    rd_t h = rd_make(data + pos, 4);
+    uint32_t n = rd_u32(&h);
+    *size = 4;
+    if (n == 0xffffffffu)
+        return DEMO_BLOCK_END;
+    if (n == 0)
+        return DEMO_BLOCK_WHOLE;
+    if (n > Q2_MAX_BLOCK)
+        return DEMO_BLOCK_NONE;
+    if (n > len - pos - 4)
+        return DEMO_BLOCK_CUT;
+    int id = data[pos + 4];
+    if (strict && (id == Q2_SVC_BAD || id > Q2_SVC_FRAME))
+        return DEMO_BLOCK_NONE;
+    *size = 4 + (uint64_t)n;
+    return DEMO_BLOCK_WHOLE;
+}
+
+static void q2_resume(void *state, uint64_t pos, cl_state *cl)
+{
+    q2_state *s = state;
+    if (s->in_frame) {
+        cl_frame_end(cl, 0);
+        s->in_frame = 0;
+    }
+    s->pending = 0;
+    s->stopped = 0;
+    s->err_code = QD_OK;
+    s->pos = pos;
+    s->resynced = 1;
+}
+
 /* ---- detection ---- */
 
 static int has_dm2_ext(const char *name)
@@ -1171,4 +1228,5 @@ static int q2_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_q2_decoder = {
     "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol, q2_ended,
+    q2_block_at, q2_resume,
 };

@@ -74,12 +74,13 @@ TEST(damage_info_models_linear)
 
 /* ---- a broken -p archive is named, not dropped in silence ---- */
 
-/* Run a shell command with its stderr in `out` (cap bytes); returns the exit status. */
-static int run_cmd(char *out, size_t cap, const char *cmd)
+/* Run a shell command with its stderr (stream 2) or stdout (1) in `out` (cap bytes); returns
+ * the exit status. */
+static int run_cmd(char *out, size_t cap, const char *cmd, int stream)
 {
     char full[2048], path[600];
     snprintf(path, sizeof path, "%s/damage_cmd.txt", test_tmpdir());
-    snprintf(full, sizeof full, "%s 2> %s", cmd, path);
+    snprintf(full, sizeof full, "%s %d> %s", cmd, stream, path);
     int st = system(full);
     size_t len = 0;
     unsigned char *b = test_read_file(path, &len);
@@ -114,7 +115,7 @@ TEST(damage_broken_pak_warns)
     snprintf(cmd, sizeof cmd, "build/qdemo info -p %s assets/smoothme.dem >/dev/null", pak);
     static char out[8192];
     /* The search path's -p archives are optional: warn and carry on (exit 0). */
-    CHECK_EQ(run_cmd(out, sizeof out, cmd), 0);
+    CHECK_EQ(run_cmd(out, sizeof out, cmd, 2), 0);
     CHECK_EQ(count_lines(out), 1);
     CHECK_MSG(strstr(out, "warning") && strstr(out, "broken.pak") && strstr(out, "offset 12"),
               "%.300s", out);
@@ -322,7 +323,7 @@ static qd_err decode_all(const char *name, const uint8_t *data, size_t len, uint
 TEST(damage_cut_at_block_boundary_is_incomplete)
 {
     int tried = 0;
-    size_t *ofs = malloc(MAX_BLOCKS * sizeof *ofs);
+    size_t *ofs = malloc((MAX_BLOCKS + 1) * sizeof *ofs);
     for (size_t i = 0; i < NUM_DAMAGE_FILES; i++) {
         char path[1024];
         if (!test_realfile(path, sizeof path, damage_files[i].rel))
@@ -345,6 +346,104 @@ TEST(damage_cut_at_block_boundary_is_incomplete)
         CHECK_MSG(strstr(err.msg, "end marker missing") != NULL, "%s", err.msg);
         CHECK_EQ(err.offset, cut);
         CHECK(frames > 0);
+        free(data);
+        tried++;
+    }
+    free(ofs);
+    if (!tried)
+        SKIP("no real demos");
+}
+
+/* ---- a damaged block is skipped; decoding goes on at the next block ---- */
+
+/* Where the block at ofs keeps its messages, and how many bytes they take: past the
+ * headers of TEST walk_blocks, and for a .qwd game packet past its two sequence numbers.
+ * 0 when the block carries no messages (.qwd dem_cmd/dem_set, .mvd dem_set). */
+static size_t block_payload(demo_format fmt, const uint8_t *d, size_t ofs, size_t size,
+                            size_t *skip)
+{
+    switch (fmt) {
+    case DEMO_FMT_DEM: *skip = 16; break;
+    case DEMO_FMT_QWD:
+        if (d[ofs + 4] != 1 || le32(d + ofs + 9) == 0xffffffffu)
+            return 0;
+        *skip = 9 + 8;
+        break;
+    case DEMO_FMT_MVD: {
+        int kind = d[ofs + 1] & 7;
+        if (kind == 2)
+            return 0;
+        *skip = kind == 3 ? 10 : 6;
+        break;
+    }
+    case DEMO_FMT_DM2: *skip = 4; break;
+    default: *skip = 8; break;
+    }
+    return size > *skip + 4 ? size - *skip : 0;
+}
+
+TEST(damage_block_skipped_and_decode_goes_on)
+{
+    int tried = 0;
+    size_t *ofs = malloc((MAX_BLOCKS + 1) * sizeof *ofs);
+    for (size_t i = 0; i < NUM_DAMAGE_FILES; i++) {
+        char path[1024];
+        if (!test_realfile(path, sizeof path, damage_files[i].rel))
+            continue;
+        demo_format fmt = damage_files[i].fmt;
+        size_t len = 0;
+        uint8_t *data = test_read_file(path, &len);
+        CHECK(data);
+        int n = walk_blocks(fmt, data, len, ofs, MAX_BLOCKS);
+        CHECK(n > 10);
+        ofs[n] = len;
+        /* The first block from the middle on that carries messages. */
+        int k = n / 2;
+        size_t skip = 0, pay = 0;
+        while (k < n - 2 && (pay = block_payload(fmt, data, ofs[k], ofs[k + 1] - ofs[k], &skip)) == 0)
+            k++;
+        CHECK(pay > 0);
+        uint32_t frames0, frames1;
+        double t0, t1;
+        qd_error err;
+        CHECK_EQ(decode_all("x", data, len, &frames0, &t0, NULL, &err), QD_OK);
+        /* Damage: every message byte of that block set to 0, svc_bad in all four games'
+         * numbering (Quake III's Huffman-coded zeros decode to no valid message either). */
+        memset(data + ofs[k] + skip, 0, pay);
+        demo_t *d = NULL;
+        qd_err r = decode_all("x", data, len, &frames1, &t1, &d, &err);
+        CHECK(d);
+        CHECK_MSG(demo_num_damaged(d) == 1, "%s: %d damaged ranges (%s)", damage_files[i].rel,
+                  demo_num_damaged(d), err.msg);
+        const demo_damage *g = demo_damaged(d, 0);
+        CHECK_MSG(g->offset == ofs[k] && g->length == ofs[k + 1] - ofs[k],
+                  "%s: damage %llu+%llu, block %zu+%zu", damage_files[i].rel,
+                  (unsigned long long)g->offset, (unsigned long long)g->length, ofs[k],
+                  ofs[k + 1] - ofs[k]);
+        CHECK(g->why.offset >= ofs[k] && g->why.offset < ofs[k + 1]);
+        /* Everything after the damage decodes: the end (marker included) is reached, and
+         * the last frame is the undamaged file's. */
+        CHECK_MSG(r == QD_OK, "%s: %s", damage_files[i].rel, err.msg);
+        CHECK_MSG(t1 == t0 && frames1 + 2 >= frames0, "%s: %u frames to %.3f s, whole %u to %.3f",
+                  damage_files[i].rel, frames1, t1, frames0, t0);
+        demo_close(d);
+        /* The command line: exit 2, complete false, the range in "damaged". */
+        if (i == 0 && access("build/qdemo", X_OK) == 0) {
+            char dpath[600], cmd[1400];
+            snprintf(dpath, sizeof dpath, "%s/damaged.dem", test_tmpdir());
+            FILE *f = fopen(dpath, "wb");
+            CHECK(f);
+            fwrite(data, 1, len, f);
+            fclose(f);
+            snprintf(cmd, sizeof cmd, "build/qdemo info --json %s 2>/dev/null", dpath);
+            static char out[65536];
+            CHECK_EQ(run_cmd(out, sizeof out, cmd, 1), 2);
+            char want[100];
+            snprintf(want, sizeof want, "\"damaged\": [{\"offset\": %zu, \"length\": %zu,",
+                     ofs[k], ofs[k + 1] - ofs[k]);
+            CHECK_MSG(strstr(out, want) != NULL, "%.400s", out);
+            CHECK(strstr(out, "\"complete\": false") != NULL);
+        }
         free(data);
         tried++;
     }
