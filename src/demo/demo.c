@@ -151,8 +151,9 @@ void demo_close(demo_t *d)
     free(d);
 }
 
-/* Do whole blocks follow from pos (up to 3 of them, or fewer then the end marker or the
- * file's end)? What makes a resync point believable. */
+/* Is pos a believable resync point: a block that looks like its format's (strict), then
+ * whole blocks by their framing (up to 3 of them, or fewer then the end marker or the
+ * file's end)? */
 static int chain_ok(const demo_t *d, uint64_t pos)
 {
     uint64_t size;
@@ -162,7 +163,7 @@ static int chain_ok(const demo_t *d, uint64_t pos)
         pos += size;
         if (pos == d->len)
             return 1;
-        int b = d->dec->block_at(d->data, d->len, pos, 1, &size);
+        int b = d->dec->block_at(d->data, d->len, pos, 0, &size); /* framing only */
         if (b == DEMO_BLOCK_END || b == DEMO_BLOCK_CUT)
             return 1; /* a cut last block is found (and reported) when decoding gets there */
         if (b != DEMO_BLOCK_WHOLE)

@@ -451,3 +451,39 @@ TEST(damage_block_skipped_and_decode_goes_on)
     if (!tried)
         SKIP("no real demos");
 }
+
+/* ---- resync is bounded: many damaged blocks end in "too much damage" ---- */
+
+TEST(damage_too_much_damage)
+{
+    /* A .dem of a serverinfo block, then 100 pairs of whole blocks: one bad message (id 60:
+     * no such server message), one svc_nop. */
+    gbuf f = {0};
+    fitz_many_blocks(&f, 2, 0);
+    for (int i = 0; i < 2 * (DEMO_MAX_DAMAGE + 36); i++) {
+        g32(&f, 1);
+        for (int k = 0; k < 3; k++)
+            gf32(&f, 0);
+        g8(&f, i % 2 ? 1 : 60);
+    }
+    qd_error err;
+    demo_t *d = demo_open_mem("bad.dem", f.p, f.len, &err);
+    free(f.p);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    cl_reset(cl);
+    int done = 0, steps = 0;
+    qd_err r = QD_OK;
+    while (!done && r == QD_OK && steps < 1000) {
+        r = demo_step(d, cl, NULL, &done, &err);
+        steps++;
+    }
+    CHECK_EQ(r, QD_ERR_LIMIT);
+    CHECK(strstr(err.msg, "too much damage") != NULL);
+    CHECK_EQ(demo_num_damaged(d), DEMO_MAX_DAMAGE);
+    /* Each damaged range is one 17-byte block, every other block from the first bad one. */
+    CHECK_EQ(demo_damaged(d, 1)->offset - demo_damaged(d, 0)->offset, 34);
+    CHECK_EQ(demo_damaged(d, 0)->length, 17);
+    free(cl);
+    demo_close(d);
+}
