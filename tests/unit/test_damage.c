@@ -320,17 +320,24 @@ static qd_err decode_all(const char *name, const uint8_t *data, size_t len, uint
     return r;
 }
 
+/* damage_files[i] read whole (caller frees), or NULL when the real data is absent. */
+static uint8_t *load_damage_file(size_t i, size_t *len)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, damage_files[i].rel))
+        return NULL;
+    return test_read_file(path, len);
+}
+
 TEST(damage_cut_at_block_boundary_is_incomplete)
 {
     int tried = 0;
     size_t *ofs = malloc((MAX_BLOCKS + 1) * sizeof *ofs);
     for (size_t i = 0; i < NUM_DAMAGE_FILES; i++) {
-        char path[1024];
-        if (!test_realfile(path, sizeof path, damage_files[i].rel))
-            continue;
         size_t len = 0;
-        uint8_t *data = test_read_file(path, &len);
-        CHECK(data);
+        uint8_t *data = load_damage_file(i, &len);
+        if (!data)
+            continue;
         int n = walk_blocks(damage_files[i].fmt, data, len, ofs, MAX_BLOCKS);
         CHECK(n > 10);
         uint32_t frames;
@@ -387,13 +394,11 @@ TEST(damage_block_skipped_and_decode_goes_on)
     int tried = 0;
     size_t *ofs = malloc((MAX_BLOCKS + 1) * sizeof *ofs);
     for (size_t i = 0; i < NUM_DAMAGE_FILES; i++) {
-        char path[1024];
-        if (!test_realfile(path, sizeof path, damage_files[i].rel))
-            continue;
         demo_format fmt = damage_files[i].fmt;
         size_t len = 0;
-        uint8_t *data = test_read_file(path, &len);
-        CHECK(data);
+        uint8_t *data = load_damage_file(i, &len);
+        if (!data)
+            continue;
         int n = walk_blocks(fmt, data, len, ofs, MAX_BLOCKS);
         CHECK(n > 10);
         ofs[n] = len;
