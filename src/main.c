@@ -189,7 +189,9 @@ int main(int argc, char **argv)
     }
     if (!cmd)
         cmd = "play";
-    if (!app_check_paks(&o))
+    /* a -p that is neither a folder nor a file stops the command; a broken archive is one
+     * warning line, then the command goes on without it */
+    if (app_check_paks(&o) < 0)
         return APP_EXIT_INPUT;
     if (!strcmp(cmd, "info"))
         return app_info(&o);

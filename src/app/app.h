@@ -42,10 +42,12 @@ typedef struct app_opts {
  * search path is still returned with what could be added. */
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);
 
-/* Check that every -p names a folder or a regular file, looking without opening (a FIFO
- * would block): reports the first that is something else in one line and returns 0. A -p
- * that does not exist is left to app_search_path, which skips it. */
-int app_check_paks(const app_opts *o);
+/* Check every -p before the command runs. One that exists but is neither a folder nor a
+ * regular file (a FIFO would block) is reported in one line and -1 returned: the command
+ * stops. Every archive that cannot be read prints one warning line "qdemo: warning: FILE:
+ * offset N: reason; left out of the search path" and is dropped from o (the command goes on
+ * without it, a missing one included); returns how many were dropped. */
+int app_check_paks(app_opts *o);
 
 /* Print one line "qdemo: FILE: offset N: reason" to stderr. */
 void app_report(const char *file, const qd_error *e);
@@ -53,6 +55,26 @@ void app_report(const char *file, const qd_error *e);
 /* Open o->demo and index it (src/timeline); reports and returns NULL when nothing decodes.
  * A demo damaged part way is indexed up to the damage, which is reported. */
 timeline_t *app_open_timeline(const app_opts *o);
+
+/* The models a demo asks for over all its levels, brush submodels ("*N") left out, each once
+ * in the order first seen, at most APP_MAX_MODEL_NAMES. Zero-initialise, feed it the client
+ * state after every decoder step with app_models_update, free with app_models_free. */
+#define APP_MAX_MODEL_NAMES 65536
+typedef struct app_models {
+    char (*names)[CL_NAME_LEN];
+    int n, cap;
+    uint32_t *slots;     /* open-addressing hash set: index into names + 1, 0 empty */
+    uint32_t nslots;     /* a power of two, over twice cap */
+    uint32_t gen;        /* cl->model_gen when the list was last read */
+    int have_gen;
+    uint32_t rebuilds;   /* how often the precache list was read (the tests count work) */
+} app_models;
+
+/* Add cl's model precache list to m, reading it only when it changed since the last call
+ * (cl->model_gen), so a whole decode costs O(precache changes x models), not O(blocks x
+ * models). Returns 0 when out of memory (m keeps what it had). */
+int app_models_update(app_models *m, const cl_state *cl);
+void app_models_free(app_models *m);
 
 int app_info(const app_opts *o);
 int app_dump(const app_opts *o);

@@ -15,7 +15,16 @@ void app_report(const char *file, const qd_error *e)
             qd_strerror(e->code), e->msg);
 }
 
-int app_check_paks(const app_opts *o)
+/* Add one -p argument: a folder or an archive file. stat never opens, so a FIFO cannot
+ * block here; pak_fs_add_file refuses anything but a regular file. */
+static qd_err add_pak(pak_fs *fs, const char *path, qd_error *err)
+{
+    struct stat st;
+    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    return is_dir ? pak_fs_add_game_dir(fs, path, err) : pak_fs_add_file(fs, path, err);
+}
+
+int app_check_paks(app_opts *o)
 {
     for (int i = 0; i < o->num_paks; i++) {
         struct stat st;
@@ -24,10 +33,26 @@ int app_check_paks(const app_opts *o)
             qd_fail(&e, QD_ERR_IO, 0, "-p takes a PAK/PK3 file or a folder, not %s",
                     qd_file_kind(st.st_mode));
             app_report(o->paks[i], &e);
-            return 0;
+            return -1;
         }
     }
-    return 1;
+    pak_fs *fs = pak_fs_open();
+    if (!fs)
+        return 0;
+    int kept = 0, dropped = 0;
+    for (int i = 0; i < o->num_paks; i++) {
+        qd_error e = {0};
+        if (add_pak(fs, o->paks[i], &e) == QD_OK) {
+            o->paks[kept++] = o->paks[i];
+            continue;
+        }
+        fprintf(stderr, "qdemo: warning: %s: offset %llu: %s: %s; left out of the search path\n",
+                o->paks[i], (unsigned long long)e.offset, qd_strerror(e.code), e.msg);
+        dropped++;
+    }
+    o->num_paks = kept;
+    pak_fs_close(fs);
+    return dropped;
 }
 
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
@@ -71,12 +96,7 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
         }
     }
     for (int i = 0; i < o->num_paks; i++) {
-        /* stat never opens, so a FIFO cannot block here; pak_fs_add_file refuses it */
-        struct stat st;
-        int is_dir = stat(o->paks[i], &st) == 0 && S_ISDIR(st.st_mode);
-        qd_err r = is_dir ? pak_fs_add_game_dir(fs, o->paks[i], &e1)
-                          : pak_fs_add_file(fs, o->paks[i], &e1);
-        if (r != QD_OK && !failed) {
+        if (add_pak(fs, o->paks[i], &e1) != QD_OK && !failed) {
             failed = 1;
             if (err)
                 *err = e1;
@@ -104,34 +124,81 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* The models a demo asks for (every level), without brush submodels ("*N"). */
-typedef struct name_set {
-    char (*names)[CL_NAME_LEN];
-    int n, cap;
-} name_set;
-
-static void name_add(name_set *s, const char *name)
+static uint32_t name_hash(const char *s)
 {
-    if (!name[0] || name[0] == '*')
-        return;
-    for (int i = 0; i < s->n; i++)
-        if (strcmp(s->names[i], name) == 0)
-            return;
-    if (s->n == s->cap) {
-        int ncap = s->cap ? s->cap * 2 : 64;
-        void *nn = realloc(s->names, (size_t)ncap * CL_NAME_LEN);
-        if (!nn)
-            return;
-        s->names = nn;
-        s->cap = ncap;
-    }
-    snprintf(s->names[s->n++], CL_NAME_LEN, "%s", name);
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
 }
 
-static void collect_models(name_set *s, const cl_state *cl)
+/* Grow names and the hash set to hold one more name; 0 when out of memory or full. */
+static int models_grow(app_models *m)
 {
+    if (m->n < m->cap)
+        return 1;
+    if (m->cap >= APP_MAX_MODEL_NAMES)
+        return 0;
+    int ncap = m->cap ? m->cap * 2 : 256;
+    void *nn = realloc(m->names, (size_t)ncap * CL_NAME_LEN);
+    if (!nn)
+        return 0;
+    m->names = nn;
+    uint32_t nslots = (uint32_t)ncap * 4;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return 0;
+    for (int i = 0; i < m->n; i++) {
+        uint32_t h = name_hash(m->names[i]) & (nslots - 1);
+        while (slots[h])
+            h = (h + 1) & (nslots - 1);
+        slots[h] = (uint32_t)i + 1;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    m->cap = ncap;
+    return 1;
+}
+
+static int models_add(app_models *m, const char *name)
+{
+    if (!name[0] || name[0] == '*')
+        return 1;
+    if (m->nslots) {
+        uint32_t h = name_hash(name) & (m->nslots - 1);
+        for (; m->slots[h]; h = (h + 1) & (m->nslots - 1))
+            if (strcmp(m->names[m->slots[h] - 1], name) == 0)
+                return 1;
+    }
+    if (!models_grow(m))
+        return 0;
+    snprintf(m->names[m->n], CL_NAME_LEN, "%s", name);
+    uint32_t h = name_hash(m->names[m->n]) & (m->nslots - 1);
+    while (m->slots[h])
+        h = (h + 1) & (m->nslots - 1);
+    m->slots[h] = (uint32_t)++m->n;
+    return 1;
+}
+
+int app_models_update(app_models *m, const cl_state *cl)
+{
+    if (m->have_gen && m->gen == cl->model_gen)
+        return 1;
+    m->rebuilds++;
     for (int i = 1; i < cl->level.num_models; i++)
-        name_add(s, cl->level.models[i]);
+        if (!models_add(m, cl->level.models[i]))
+            return 0;
+    m->gen = cl->model_gen;
+    m->have_gen = 1;
+    return 1;
+}
+
+void app_models_free(app_models *m)
+{
+    free(m->names);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
 }
 
 int app_info(const app_opts *o)
@@ -142,7 +209,7 @@ int app_info(const app_opts *o)
         if (o->json) {
             printf("{\"format\": \"unknown\", \"protocol\": 0, \"map\": \"\", \"duration_s\": 0, "
                    "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], "
-                   "\"complete\": false, \"error\": ");
+                   "\"damaged\": [], \"complete\": false, \"error\": ");
             char line[400];
             snprintf(line, sizeof line, "offset %llu: %s: %s", (unsigned long long)err.offset,
                      qd_strerror(err.code), err.msg);
@@ -158,7 +225,7 @@ int app_info(const app_opts *o)
         return APP_EXIT_INPUT;
     }
     cl_reset(cl);
-    name_set models = {0};
+    app_models models = {0};
     char first_map[CL_NAME_LEN] = "";
     uint32_t levels_seen = 0;
     double first_time = -1;
@@ -178,9 +245,16 @@ int app_info(const app_opts *o)
             if (!first_map[0])
                 snprintf(first_map, sizeof first_map, "%s", cl->level.map);
         }
-        collect_models(&models, cl);
+        app_models_update(&models, cl);
         if (r != QD_OK)
             break;
+    }
+    if (r == QD_OK)
+        r = demo_check_end(d, &err); /* cut at a block boundary: not complete */
+    int ndamaged = demo_num_damaged(d);
+    if (ndamaged > 0) { /* blocks skipped: report the first damage */
+        err = demo_damaged(d, 0)->why;
+        r = err.code;
     }
     double duration = first_time >= 0 ? cl->time - first_time : 0;
     const char *map = first_map[0] ? first_map : cl->level.map;
@@ -193,7 +267,7 @@ int app_info(const app_opts *o)
     if (o->json) {
         printf("{\"format\": ");
         char fmt[16];
-        if (demo_get_format(d) == DEMO_FMT_DM3)
+        if (demo_get_format(d) == DEMO_FMT_DM3 && demo_protocol(d) > 0)
             snprintf(fmt, sizeof fmt, "dm_%d", demo_protocol(d));
         else
             snprintf(fmt, sizeof fmt, "%s", demo_format_name(demo_get_format(d)));
@@ -229,6 +303,16 @@ int app_info(const app_opts *o)
                 printf(", ");
             json_str(stdout, models.names[i]);
             first = 0;
+        }
+        printf("], \"damaged\": [");
+        for (int i = 0; i < ndamaged; i++) {
+            const demo_damage *g = demo_damaged(d, i);
+            printf("%s{\"offset\": %llu, \"length\": %llu, \"reason\": ", i ? ", " : "",
+                   (unsigned long long)g->offset, (unsigned long long)g->length);
+            char line[300];
+            snprintf(line, sizeof line, "%s: %s", qd_strerror(g->why.code), g->why.msg);
+            json_str(stdout, line);
+            printf("}");
         }
         printf("], \"complete\": %s, \"error\": ", r == QD_OK ? "true" : "false");
         if (r == QD_OK) {
@@ -267,12 +351,17 @@ int app_info(const app_opts *o)
         for (int i = 0; i < models.n; i++)
             if (missing && missing[i])
                 printf("  missing: %s\n", models.names[i]);
+        for (int i = 0; i < ndamaged; i++) {
+            const demo_damage *g = demo_damaged(d, i);
+            printf("damaged:   bytes %llu..%llu skipped: %s\n", (unsigned long long)g->offset,
+                   (unsigned long long)(g->offset + g->length), g->why.msg);
+        }
         printf("complete:  %s\n", r == QD_OK ? "yes" : "no");
     }
     if (r != QD_OK)
         app_report(o->demo, &err);
     free(missing);
-    free(models.names);
+    app_models_free(&models);
     pak_fs_close(fs);
     free(cl);
     demo_close(d);

@@ -28,7 +28,7 @@ void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, c
     cl_player players[CL_MAX_PLAYERS];
     memcpy(players, cl->players, sizeof players);
     uint32_t levels = cl->level_count, messages = cl->message_count, temps = cl->temp_count;
-    uint32_t frames = cl->frame_count;
+    uint32_t frames = cl->frame_count, model_gen = cl->model_gen;
     double t = cl->time;
     cl_message msgs[CL_MAX_PRINTS];
     memcpy(msgs, cl->messages, sizeof msgs);
@@ -40,6 +40,7 @@ void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, c
     cl->temp_count = temps;
     cl->frame_count = frames;
     cl->level_count = levels + 1;
+    cl->model_gen = model_gen + 1;
     cl->time = cl->prev_time = t;
     cl->level.game = game;
     cl->level.protocol = protocol;
@@ -61,6 +62,9 @@ void cl_set_model(cl_state *cl, int index, const char *name)
 {
     if (index <= 0 || index >= CL_MAX_MODELS)
         return;
+    if (index < cl->level.num_models && strncmp(cl->level.models[index], name, CL_NAME_LEN - 1) == 0)
+        return; /* unchanged: the list's generation stays */
+    cl->model_gen++;
     copy_name(cl->level.models[index], CL_NAME_LEN, name);
     if (index >= cl->level.num_models)
         cl->level.num_models = index + 1;

@@ -114,6 +114,7 @@ typedef struct cl_level {
 typedef struct cl_state {
     cl_level level;
     uint32_t level_count;     /* how many level starts so far */
+    uint32_t model_gen;       /* changes whenever level.models changes (level start, precache) */
 
     double time;              /* demo time of the latest frame */
     double prev_time;         /* demo time of the frame before */

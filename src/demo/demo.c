@@ -16,6 +16,8 @@ struct demo {
     size_t len;
     const demo_decoder *dec;
     void *state;
+    demo_damage damage[DEMO_MAX_DAMAGE];
+    int num_damage;
 };
 
 /* Every decoder qdemo has, in the order ties are broken. */
@@ -44,15 +46,23 @@ const char *demo_format_name(demo_format f)
 static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned, size_t len,
                           qd_error *err)
 {
+    /* By content first: each family scores how well the first blocks parse as its own
+     * (probe without a name). The extension only breaks ties, and decides alone when no
+     * family sees its content: a probe scoring higher with the name than without it
+     * recognised its extension. */
     const demo_decoder *best = NULL;
-    int best_score = 0;
+    int best_content = 0, best_ext = 0;
     for (size_t i = 0; i < NUM_DECODERS; i++) {
-        int s = decoders[i]->probe(data, len, name);
-        if (s > best_score) {
-            best_score = s;
+        int content = decoders[i]->probe(data, len, NULL);
+        int ext = decoders[i]->probe(data, len, name) > content;
+        if (content > best_content || (content == best_content && ext > best_ext)) {
+            best_content = content;
+            best_ext = ext;
             best = decoders[i];
         }
     }
+    if (best && best_content == 0 && !best_ext)
+        best = NULL;
     if (!best) {
         free(owned);
         qd_fail(err, QD_ERR_UNSUPPORTED, 0, "not a demo format qdemo knows");
@@ -107,9 +117,87 @@ void demo_close(demo_t *d)
     free(d);
 }
 
+/* Is pos a believable resync point: a block that looks like its format's (strict), then
+ * whole blocks by their framing (up to 3 of them, or fewer then the end marker or the
+ * file's end)? */
+static int chain_ok(const demo_t *d, uint64_t pos)
+{
+    uint64_t size;
+    if (d->dec->block_at(d->data, d->len, pos, 1, &size) != DEMO_BLOCK_WHOLE)
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        pos += size;
+        if (pos == d->len)
+            return 1;
+        int b = d->dec->block_at(d->data, d->len, pos, 0, &size); /* framing only */
+        if (b == DEMO_BLOCK_END || b == DEMO_BLOCK_CUT)
+            return 1; /* a cut last block is found (and reported) when decoding gets there */
+        if (b != DEMO_BLOCK_WHOLE)
+            return 0;
+    }
+    return 1;
+}
+
+/* After step failed with err, in the blocks from `start`: find the damaged block and the
+ * next one that parses, record the range, resume there. QD_OK when decoding goes on. */
+static qd_err resync(demo_t *d, uint64_t start, cl_state *cl, qd_error *err)
+{
+    const qd_error why = *err;
+    uint64_t p = start, size = 0, next = 0;
+    int b = DEMO_BLOCK_NONE;
+    /* The block holding the error: walk whole blocks from the step's start (an .mvd step is
+     * a frame of several blocks). */
+    for (int i = 0; i < 65536; i++) {
+        b = d->dec->block_at(d->data, d->len, p, 0, &size);
+        if (b != DEMO_BLOCK_WHOLE || p + size > why.offset)
+            break;
+        p += size;
+    }
+    if (b == DEMO_BLOCK_CUT || b == DEMO_BLOCK_END || p >= d->len)
+        return why.code; /* the file was cut (or ends) here: nothing to resume at */
+    if (b == DEMO_BLOCK_WHOLE && (p + size == d->len || chain_ok(d, p + size))) {
+        next = p + size; /* the damage is inside the block; its length is sound */
+    } else {
+        /* The header itself is damaged: the first believable block after it. */
+        uint64_t end = d->len - p > DEMO_RESYNC_WINDOW ? p + DEMO_RESYNC_WINDOW : d->len;
+        for (next = p + 1; next < end && !chain_ok(d, next); next++)
+            ;
+        if (next >= end)
+            return why.code;
+    }
+    if (d->num_damage == 0 || p > d->damage[d->num_damage - 1].offset) {
+        if (d->num_damage == DEMO_MAX_DAMAGE)
+            return qd_fail(err, QD_ERR_LIMIT, p, "too much damage: over %d damaged ranges",
+                           DEMO_MAX_DAMAGE);
+        demo_damage *g = &d->damage[d->num_damage++];
+        g->offset = p;
+        g->length = next - p;
+        g->why = why;
+    }
+    d->dec->resume(d->state, next, cl);
+    return QD_OK;
+}
+
 qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd_error *err)
 {
-    return d->dec->step(d->state, d->data, d->len, cl, trace, done, err);
+    qd_error local;
+    if (!err)
+        err = &local; /* the resync needs the error's offset */
+    uint64_t start = d->dec->offset(d->state);
+    qd_err r = d->dec->step(d->state, d->data, d->len, cl, trace, done, err);
+    if (r == QD_OK || !d->dec->block_at ||
+        (r != QD_ERR_BAD_DATA && r != QD_ERR_TRUNCATED && r != QD_ERR_LIMIT))
+        return r;
+    r = resync(d, start, cl, err);
+    if (r == QD_OK)
+        *done = 0;
+    return r;
+}
+
+int demo_num_damaged(const demo_t *d) { return d->num_damage; }
+const demo_damage *demo_damaged(const demo_t *d, int i)
+{
+    return i >= 0 && i < d->num_damage ? &d->damage[i] : NULL;
 }
 
 qd_err demo_rewind(demo_t *d, qd_error *err)
@@ -122,6 +210,25 @@ const char *demo_path(const demo_t *d) { return d->path; }
 size_t demo_size(const demo_t *d) { return d->len; }
 uint64_t demo_offset(const demo_t *d) { return d->dec->offset(d->state); }
 int demo_protocol(const demo_t *d) { return d->dec->protocol(d->state); }
+int demo_ended(const demo_t *d) { return d->dec->ended(d->state); }
+
+qd_err demo_check_end(const demo_t *d, qd_error *err)
+{
+    if (demo_ended(d))
+        return QD_OK;
+    /* Which marker each format's recorder writes when recording stops: .dm2 a block of size
+     * 0xFFFFFFFF [DM2 2.2], Quake III a block of sequence and size -1 [DM68]; Quake, and the
+     * QuakeWorld client and server, a last svc_disconnect (Quake's CL_Stop_f, QuakeWorld's
+     * "EndOfDemo"), found at the end of every real recording in ../shared/realdata. */
+    const char *marker;
+    switch (d->dec->format) {
+    case DEMO_FMT_DM2: marker = "the 0xFFFFFFFF end block"; break;
+    case DEMO_FMT_DM3: marker = "the -1/-1 end block"; break;
+    default: marker = "svc_disconnect, the last message of a whole recording"; break;
+    }
+    return qd_fail(err, QD_ERR_TRUNCATED, d->len,
+                   "end marker missing: the file ends after a whole block without %s", marker);
+}
 size_t demo_state_size(const demo_t *d) { return d->dec->state_size; }
 const void *demo_state(const demo_t *d) { return d->state; }
 void demo_restore(demo_t *d, const void *state) { memcpy(d->state, state, d->dec->state_size); }

@@ -60,7 +60,33 @@ typedef struct demo_decoder {
     uint64_t (*offset)(const void *state);
     /* The protocol number read from the file (0 before it is known). */
     int (*protocol)(const void *state);
+    /* 1 once the decode reached the recording's own end: the container's end marker (.dm2's
+     * 0xFFFFFFFF block, Quake III's -1/-1 block) or, for the formats without one (.dem,
+     * .qwd, .mvd), the svc_disconnect every engine's stop command writes last. */
+    int (*ended)(const void *state);
+    /* The container's framing, for decoding on past damage (NULL: no resync). What is at
+     * byte pos: DEMO_BLOCK_NONE (no plausible block header), DEMO_BLOCK_CUT (a plausible
+     * header whose block runs past the file's end), DEMO_BLOCK_WHOLE (a plausible block of
+     * *size bytes, header included, inside the file) or DEMO_BLOCK_END (the end marker).
+     * strict also asks the block's first bytes to look like its messages (for resync
+     * points); without it only the framing counts (to walk over a damaged block). */
+    int (*block_at)(const uint8_t *data, size_t len, uint64_t pos, int strict, uint64_t *size);
+    /* Continue a decoder stopped by an error at block offset pos: clear the error, close
+     * any frame left open in cl, keep everything else (precaches, baselines). */
+    void (*resume)(void *state, uint64_t pos, cl_state *cl);
 } demo_decoder;
+
+enum { DEMO_BLOCK_NONE, DEMO_BLOCK_CUT, DEMO_BLOCK_WHOLE, DEMO_BLOCK_END };
+
+/* A damaged byte range that decoding skipped: the block the error was in, up to the next
+ * block that parses. `why` holds the error (its offset is where the damage was found). */
+typedef struct demo_damage {
+    uint64_t offset, length;
+    qd_error why;
+} demo_damage;
+
+#define DEMO_MAX_DAMAGE 64         /* more damaged ranges than this: "too much damage" */
+#define DEMO_RESYNC_WINDOW (1u << 20) /* how far past a damaged header a resync looks */
 
 typedef struct demo demo_t;
 
@@ -71,16 +97,31 @@ demo_t *demo_open(const char *path, qd_error *err);
 demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err);
 void demo_close(demo_t *d);
 
-/* Decode the next block into cl. See demo_decoder.step. */
+/* Decode the next block into cl. See demo_decoder.step. Where the container frames its
+ * blocks by length, a block whose data is damaged (bad data, cut short inside, over a
+ * limit) is skipped: the decode resumes at the next block that parses (looking at most
+ * DEMO_RESYNC_WINDOW bytes ahead), the range is recorded (demo_num_damaged) and QD_OK is
+ * returned. It fails as before when no block follows (the file was cut), and with
+ * QD_ERR_LIMIT "too much damage" past DEMO_MAX_DAMAGE ranges. */
 qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd_error *err);
 /* Restart from the beginning (cl is not touched: reset it yourself). */
 qd_err demo_rewind(demo_t *d, qd_error *err);
+
+/* The damaged ranges met so far, in file order (replays after a seek add none twice). */
+int demo_num_damaged(const demo_t *d);
+const demo_damage *demo_damaged(const demo_t *d, int i);
 
 demo_format demo_get_format(const demo_t *d);
 const char *demo_path(const demo_t *d);
 size_t demo_size(const demo_t *d);
 uint64_t demo_offset(const demo_t *d);
 int demo_protocol(const demo_t *d);
+/* Whether the decode has reached the recording's end marker (see demo_decoder.ended): a
+ * demo that stops cleanly at a block boundary without it was cut there. */
+int demo_ended(const demo_t *d);
+/* After a decode that stopped cleanly: QD_OK when the end marker was read, else
+ * QD_ERR_TRUNCATED with err saying "end marker missing" at the file's end. */
+qd_err demo_check_end(const demo_t *d, qd_error *err);
 
 /* The decoder state as bytes, for keyframes. demo_restore copies a saved state back; the
  * size must equal demo_state_size. */

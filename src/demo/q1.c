@@ -152,6 +152,7 @@ typedef struct q1_state {
     uint8_t items_mode;
     uint8_t rebase;      /* the next svc_time starts a new level: re-anchor demo time */
     uint8_t frame_open;
+    uint8_t ended;       /* svc_disconnect, the recording's last message, was read */
     double time_base;    /* added to server time to give demo time */
     double last_time;    /* latest demo time emitted */
     float block_angles[3];
@@ -842,6 +843,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
 
 /* ---- the container: CD track line, then blocks ([DEM] 6.1, 6.2) ---- */
 
+static int cut_first_block(const uint8_t *data, size_t len, size_t pos);
+
 /* Is there a plausible block header at pos? */
 static int plausible_block(const uint8_t *data, size_t len, size_t pos)
 {
@@ -860,7 +863,8 @@ static int find_first_block(const uint8_t *data, size_t len, size_t *start)
     size_t nl = 0;
     while (nl < len && nl < Q1_MAX_CDTRACK_LINE && data[nl] != '\n')
         nl++;
-    if (nl < len && data[nl] == '\n' && plausible_block(data, len, nl + 1)) {
+    if (nl < len && data[nl] == '\n' &&
+        (plausible_block(data, len, nl + 1) || cut_first_block(data, len, nl + 1))) {
         *start = nl + 1;
         return 1;
     }
@@ -879,11 +883,30 @@ static int find_first_block(const uint8_t *data, size_t len, size_t *start)
     } else {
         p = 0;
     }
-    if (plausible_block(data, len, p)) {
+    if (plausible_block(data, len, p) || cut_first_block(data, len, p)) {
         *start = p;
         return 1;
     }
     return 0;
+}
+
+/* Is there a block at pos that the file ends inside, whose first message is one a recording
+ * starts with (2 for svc_serverinfo naming protocol 15 or 666, 1 for another signon
+ * message)? The start of a recording cut short. */
+static int cut_first_block(const uint8_t *data, size_t len, size_t pos)
+{
+    rd_t r = rd_make(data, len);
+    rd_seek(&r, pos);
+    uint32_t size = rd_u32(&r);
+    rd_skip(&r, 12);
+    int id = rd_u8(&r);
+    if (r.err || size == 0 || size > Q1_MAX_BLOCK || id < 1 || id > Q1_SVC_SPAWNSTATICSOUND2)
+        return 0;
+    int32_t protocol = rd_s32(&r);
+    return id == Q1_SVC_SERVERINFO && !r.err &&
+                   (protocol == Q1_PROTOCOL || protocol == Q1_PROTOCOL_FITZ)
+               ? 2
+               : 1;
 }
 
 static int q1_probe(const uint8_t *data, size_t len, const char *filename)
@@ -897,6 +920,8 @@ static int q1_probe(const uint8_t *data, size_t len, const char *filename)
     }
     if (!find_first_block(data, len, &start))
         return ext ? 1 : 0;
+    if (cut_first_block(data, len, start) == 2)
+        return 9;
     /* The first message of a real recording is serverinfo, print or a signon message. */
     if (start + 16 < len) {
         uint8_t id = data[start + 16];
@@ -1010,6 +1035,7 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     st->block++;
     if (end) {
         st->stopped = 1;
+        st->ended = 1;
         *done = 1;
     }
     return QD_OK;
@@ -1017,6 +1043,44 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 
 static uint64_t q1_offset(const void *state) { return ((const q1_state *)state)->pos; }
 static int q1_protocol(const void *state) { return ((const q1_state *)state)->protocol; }
+static int q1_ended(const void *state) { return ((const q1_state *)state)->ended; }
+
+/* [DEM] 6.2: int32 size, 3 float angles, then a message whose first byte is a server
+ * message id. */
+static int q1_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict,
+                       uint64_t *size)
+{
+    if (pos >= len)
+        return DEMO_BLOCK_NONE;
+    rd_t r = rd_make(data + pos, len - (size_t)pos);
+    uint32_t n = rd_u32(&r);
+    for (int i = 0; i < 3; i++) {
+        float a = rd_f32(&r);
+        if (!(a > -1e5f && a < 1e5f))
+            return DEMO_BLOCK_NONE;
+    }
+    if (r.err || n == 0 || n > Q1_MAX_BLOCK)
+        return DEMO_BLOCK_NONE;
+    if (n > rd_left(&r))
+        return DEMO_BLOCK_CUT;
+    int id = rd_u8(&r);
+    if (strict && (id == 0 || (id > Q1_SVC_SPAWNSTATICSOUND2 && id < 0x80)))
+        return DEMO_BLOCK_NONE;
+    *size = 16 + (uint64_t)n;
+    return DEMO_BLOCK_WHOLE;
+}
+
+static void q1_resume(void *state, uint64_t pos, cl_state *cl)
+{
+    q1_state *st = state;
+    if (st->frame_open) {
+        cl_frame_end(cl, 0);
+        st->frame_open = 0;
+    }
+    st->stopped = 0;
+    st->pos = pos;
+    st->block++;
+}
 
 const demo_decoder demo_q1_decoder = {
     .name = "Quake .dem",
@@ -1027,4 +1091,7 @@ const demo_decoder demo_q1_decoder = {
     .step = q1_step,
     .offset = q1_offset,
     .protocol = q1_protocol,
+    .ended = q1_ended,
+    .block_at = q1_block_at,
+    .resume = q1_resume,
 };

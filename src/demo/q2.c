@@ -307,7 +307,7 @@ static void emit_entities(ctx *c, const q2_frame *nf)
 static const char *protocol_family(int32_t p)
 {
     switch (p) {
-    case 25: return "the Quake II 3.00 test release, whose message ids differ";
+    case 25: return "Quake II 3.00, the test release, whose message ids differ";
     case Q2_PROTOCOL_R1Q2: return "R1Q2";
     case Q2_PROTOCOL_Q2PRO: return "Q2PRO";
     case Q2_PROTOCOL_Q2PRO_MVD: return "a Q2PRO multi-view demo";
@@ -365,7 +365,7 @@ static qd_err check_protocol(ctx *c, int32_t proto)
     if (proto >= Q2_PROTOCOL_MIN && proto <= Q2_PROTOCOL_MAX)
         return QD_OK;
     return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
-                "svc_serverdata: protocol %d (%s); Quake II protocols 26..34 are decoded",
+                "Quake II demo, protocol %d (%s): not supported; qdemo decodes protocols 26..34",
                 (int)proto, protocol_family(proto));
 }
 
@@ -513,6 +513,22 @@ static qd_err parse_frame(ctx *c)
         /* The source must still be in the ring and its entities in the pool, with room
          * for a whole new frame after them [Q2CL: "Delta frame too old"]. */
         const q2_frame *old = &s->frames_ring[deltaframe & Q2_UPDATE_MASK];
+        if ((!old->valid || old->serverframe != deltaframe) && s->resynced) {
+            /* Its source was in the damaged bytes: the newest frame kept stands in (most
+             * of a delta's entities are the same), so the demo plays on past the damage. */
+            const q2_frame *best = NULL;
+            for (int i = 0; i < Q2_UPDATE_BACKUP; i++) {
+                const q2_frame *f = &s->frames_ring[i];
+                if (f->valid && f->serverframe < serverframe &&
+                    (!best || f->serverframe > best->serverframe))
+                    best = f;
+            }
+            if (best) {
+                old = best;
+                deltaframe = best->serverframe;
+                s->deltaframe = deltaframe;
+            }
+        }
         if (!old->valid || old->serverframe != deltaframe ||
             s->pool_head - old->start > Q2_ENT_POOL - Q2_MAX_EDICTS) {
             s->cur_valid = 0;
@@ -684,6 +700,8 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     nf->valid = s->cur_valid;
     nf->ps = s->ps;
     s->pending = 0;
+    if (nf->valid)
+        s->resynced = 0; /* whole again: deltas must name their real source */
     if (nf->valid) {
         emit_entities(c, nf);
         s->last_emitted = slot;
@@ -977,6 +995,7 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len)
     uint32_t size = rd_u32(&h);
     if (size == 0xffffffffu) {
         s->pos = pos + 4;
+        s->ended = 1;
         c->done = 1;
         TRACE(c, "end", "%s", "");
         return QD_OK;
@@ -1016,15 +1035,17 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len)
 /* ---- the decoder interface ---- */
 
 /* The first block's first message, when it is svc_serverdata whose fields all fit in the
- * block (a recording type Quake II knows, both strings terminated): its protocol, else 0. */
+ * block (or in the file, when the file ends inside the first block) (a recording type Quake II knows, both strings terminated): its protocol, else 0. */
 static int32_t first_protocol(const uint8_t *data, size_t len)
 {
     if (len < 9 || data[4] != Q2_SVC_SERVERDATA)
         return 0;
     rd_t h = rd_make(data, len);
     uint32_t size = rd_u32(&h);
-    if (size < 5 || size > Q2_MAX_BLOCK || size > len - 4)
+    if (size < 5 || size > Q2_MAX_BLOCK)
         return 0;
+    if (size > len - 4) /* a file cut inside its first block: read what is there */
+        size = (uint32_t)(len - 4);
     rd_t r = rd_make(data + 5, size - 1);
     int32_t proto = rd_s32(&r);
     rd_skip(&r, 4);
@@ -1039,6 +1060,36 @@ static int32_t first_protocol(const uint8_t *data, size_t len)
     return r.err ? 0 : proto;
 }
 
+/* Do the blocks from the start chain like .dm2 blocks [DM2 2.2] (sizes 1..Q2_MAX_BLOCK, the
+ * end marker or the file's end after them; the last may be cut off)? */
+static int blocks_chain(const uint8_t *data, size_t len)
+{
+    size_t pos = 0;
+    for (int i = 0; i < 8 && len - pos >= 4; i++) {
+        rd_t h = rd_make(data + pos, 4);
+        uint32_t size = rd_u32(&h);
+        if (size == 0xffffffffu)
+            return 1;
+        if (size == 0 || size > Q2_MAX_BLOCK)
+            return 0;
+        if (size > len - pos - 4)
+            return 1;
+        pos += 4 + size;
+    }
+    return 1;
+}
+
+/* The protocol of a first block from the 3.00 test release (protocol 25), whose message ids
+ * differ: its first message is serverdata under another id, protocol 25 still in the first
+ * four bytes after it. 0 when the bytes are not that. */
+static int32_t first_protocol_300(const uint8_t *data, size_t len)
+{
+    if (len < 9 || data[4] == Q2_SVC_SERVERDATA || !blocks_chain(data, len))
+        return 0;
+    rd_t h = rd_make(data + 5, 4);
+    return rd_s32(&h) == 25 ? 25 : 0;
+}
+
 static qd_err q2_init(void *state, const uint8_t *data, size_t len, qd_error *err)
 {
     q2_state *s = state;
@@ -1046,6 +1097,8 @@ static qd_err q2_init(void *state, const uint8_t *data, size_t len, qd_error *er
     s->playernum = -1;
     s->last_emitted = -1;
     int32_t p = first_protocol(data, len);
+    if (!p)
+        p = first_protocol_300(data, len);
     if (p && (p < Q2_PROTOCOL_MIN || p > Q2_PROTOCOL_MAX)) {
         ctx c;
         memset(&c, 0, sizeof c);
@@ -1106,6 +1159,46 @@ static qd_err q2_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 static uint64_t q2_offset(const void *state) { return ((const q2_state *)state)->pos; }
 
 static int q2_protocol(const void *state) { return ((const q2_state *)state)->protocol; }
+static int q2_ended(const void *state) { return ((const q2_state *)state)->ended; }
+
+/* [DM2 2.2]: int32 size, then messages (a known id first); size 0 between levels, 0xFFFFFFFF
+ * the end. */
+static int q2_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict,
+                       uint64_t *size)
+{
+    if (pos >= len || len - pos < 4)
+        return DEMO_BLOCK_NONE;
+    rd_t h = rd_make(data + pos, 4);
+    uint32_t n = rd_u32(&h);
+    *size = 4;
+    if (n == 0xffffffffu)
+        return DEMO_BLOCK_END;
+    if (n == 0)
+        return DEMO_BLOCK_WHOLE;
+    if (n > Q2_MAX_BLOCK)
+        return DEMO_BLOCK_NONE;
+    if (n > len - pos - 4)
+        return DEMO_BLOCK_CUT;
+    int id = data[pos + 4];
+    if (strict && (id == Q2_SVC_BAD || id > Q2_SVC_FRAME))
+        return DEMO_BLOCK_NONE;
+    *size = 4 + (uint64_t)n;
+    return DEMO_BLOCK_WHOLE;
+}
+
+static void q2_resume(void *state, uint64_t pos, cl_state *cl)
+{
+    q2_state *s = state;
+    if (s->in_frame) {
+        cl_frame_end(cl, 0);
+        s->in_frame = 0;
+    }
+    s->pending = 0;
+    s->stopped = 0;
+    s->err_code = QD_OK;
+    s->pos = pos;
+    s->resynced = 1;
+}
 
 /* ---- detection ---- */
 
@@ -1128,9 +1221,12 @@ static int q2_probe(const uint8_t *data, size_t len, const char *filename)
         return 9;
     if (p >= 25 && p <= 4096)
         return 9;
+    if (first_protocol_300(data, len))
+        return 8;
     return has_dm2_ext(filename) ? 1 : 0;
 }
 
 const demo_decoder demo_q2_decoder = {
-    "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol,
+    "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol, q2_ended,
+    q2_block_at, q2_resume,
 };

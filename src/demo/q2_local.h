@@ -193,7 +193,9 @@ typedef struct q2_state {
     uint8_t in_frame;     /* cl_frame_begin called, cl_frame_end not yet */
     uint8_t pending;      /* svc_frame read, waiting for its playerinfo */
     uint8_t have_ps;      /* the open frame's player state was read */
-    uint8_t pad[2];
+    uint8_t ended;        /* the 0xFFFFFFFF end block was read */
+    uint8_t resynced;     /* blocks were skipped (damage): until a frame decodes whole, a
+                           * delta from a lost frame is taken from the newest one kept */
     uint64_t pos;         /* file offset of the next block */
     uint32_t block;       /* blocks decoded */
     int32_t protocol;     /* 0 until svc_serverdata */

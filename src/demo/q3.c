@@ -757,10 +757,21 @@ static qd_err parse_snapshot(ctx *c)
     nf.valid = 1;
     if (delta) {
         const q3_snap *o = &s->snaps[(s->seq - delta) & Q3_PACKET_MASK];
-        if (snap_usable(s, o, s->seq - delta))
+        if (snap_usable(s, o, s->seq - delta)) {
             old = o;
-        else
+        } else if (s->resynced) {
+            /* Its source was in the damaged bytes: the newest snapshot kept stands in, so
+             * the demo plays on past the damage. */
+            for (int i = 0; i < Q3_PACKET_BACKUP; i++) {
+                const q3_snap *k = &s->snaps[i];
+                if (k->seq < s->seq && snap_usable(s, k, k->seq) &&
+                    (!old || k->seq > old->seq))
+                    old = k;
+            }
+            nf.valid = old != NULL;
+        } else {
             nf.valid = 0; /* too old: parse against nothing, show nothing [DM68 10] */
+        }
     }
     nf.flags = (uint8_t)q3_read_bits(&c->b, 8);
     int area = q3_read_bits(&c->b, 8);
@@ -820,6 +831,8 @@ static qd_err parse_snapshot(ctx *c)
         fresh[nf.count] = 1;
         frame_add(s, &nf, &e, -1);
     }
+    if (nf.valid)
+        s->resynced = 0; /* whole again: deltas must name their real source */
     *f = nf;
     s->snapshots++;
     if (!nf.valid)
@@ -880,7 +893,8 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
     uint64_t at = s->pos;
     if (at >= len) /* Q3 writes the marker when a recording stops (cl_main.c CL_StopRecord_f) */
         return fail(c, QD_ERR_TRUNCATED, at,
-                    "the demo ends after block %u without the end-of-demo marker", s->block);
+                    "end marker missing: the demo ends after block %u without the -1/-1 "
+                    "end block", s->block);
     rd_t h = rd_make(data + at, len - at);
     int32_t seq = rd_s32(&h);
     int32_t n = rd_s32(&h);
@@ -889,6 +903,7 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
                     s->block, (size_t)(len - at));
     if (seq == -1 || n == -1) {
         s->pos = at + 8;
+        s->ended = 1;
         *done = 1;
         TRACE(c, "end", "end of demo marker");
         return QD_OK;
@@ -956,6 +971,39 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 static uint64_t q3_offset(const void *state) { return ((const q3_state *)state)->pos; }
 
 static int q3_protocol(const void *state) { return ((const q3_state *)state)->protocol; }
+static int q3_ended(const void *state) { return ((const q3_state *)state)->ended; }
+
+/* [DM68]: int32 sequence, int32 size, size bytes of Huffman-coded message; -1/-1 the end. */
+static int q3_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict,
+                       uint64_t *size)
+{
+    (void)strict; /* the framing is all there is to check */
+    if (pos >= len || len - pos < 8)
+        return DEMO_BLOCK_NONE;
+    rd_t h = rd_make(data + pos, 8);
+    int32_t seq = rd_s32(&h);
+    int32_t n = rd_s32(&h);
+    *size = 8;
+    if (seq == -1 && n == -1)
+        return DEMO_BLOCK_END;
+    if (seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN)
+        return DEMO_BLOCK_NONE;
+    if ((uint64_t)n > len - pos - 8)
+        return DEMO_BLOCK_CUT;
+    *size = 8 + (uint64_t)n;
+    return DEMO_BLOCK_WHOLE;
+}
+
+static void q3_resume(void *state, uint64_t pos, cl_state *cl)
+{
+    q3_state *s = state;
+    if (cl->in_frame)
+        cl_frame_end(cl, 0);
+    s->stopped = 0;
+    s->err_code = QD_OK;
+    s->pos = pos;
+    s->resynced = 1;
+}
 
 /* ---- detection ---- */
 
@@ -975,8 +1023,8 @@ static int ext_protocol(const char *name)
     return p >= 66 && p <= 73 ? p : 0;
 }
 
-/* Content evidence: a first block of sane size whose message decodes, through the Huffman
- * code, to svc_gamestate followed by a configstring or the end of the gamestate (9). The
+/* Content evidence: a first block of sane size (possibly cut off by the file's end) whose
+ * message decodes, through the Huffman code, to svc_gamestate followed by a configstring or the end of the gamestate (9). The
  * extension alone is weak (1). */
 static int q3_probe(const uint8_t *data, size_t len, const char *filename)
 {
@@ -984,10 +1032,12 @@ static int q3_probe(const uint8_t *data, size_t len, const char *filename)
     rd_t h = rd_make(data, len);
     int32_t seq = rd_s32(&h);
     int32_t n = rd_s32(&h);
-    if (h.err || seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN || (size_t)n > rd_left(&h))
+    if (h.err || seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN)
         return ext;
+    /* A file cut inside its first block still shows its gamestate: decode what is there. */
+    size_t have = (size_t)n < rd_left(&h) ? (size_t)n : rd_left(&h);
     q3_bits b;
-    q3_bits_init(&b, data + 8, (size_t)n);
+    q3_bits_init(&b, data + 8, have);
     (void)q3_read_bits(&b, 32);
     int cmd = q3_read_bits(&b, 8);
     for (int i = 0; i < 8 && cmd == Q3_SVC_SERVERCOMMAND && !q3_bits_err(&b); i++) {
@@ -1016,5 +1066,6 @@ static int q3_probe(const uint8_t *data, size_t len, const char *filename)
 }
 
 const demo_decoder demo_q3_decoder = {
-    "dm3", DEMO_FMT_DM3, sizeof(q3_state), q3_probe, q3_init, q3_step, q3_offset, q3_protocol,
+    "dm3", DEMO_FMT_DM3, sizeof(q3_state), q3_probe, q3_init, q3_step, q3_offset, q3_protocol, q3_ended,
+    q3_block_at, q3_resume,
 };

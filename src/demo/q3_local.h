@@ -200,6 +200,9 @@ typedef struct q3_state {
     uint8_t have_level;   /* a gamestate was decoded */
     uint8_t have_time0;
     uint8_t rebase;       /* a later gamestate: the next frame continues the demo clock */
+    uint8_t ended;        /* the -1/-1 end block was read */
+    uint8_t resynced;     /* blocks were skipped (damage): until a snapshot decodes whole, a
+                           * delta from a lost snapshot is taken from the newest one kept */
     uint64_t pos;         /* file offset of the next block */
     uint32_t block;       /* blocks decoded */
     int32_t protocol;     /* 0 until the gamestate's serverinfo */

@@ -1096,6 +1096,7 @@ static qd_err parse_message(ctx *c, int cmd)
             rd_str(r, text, sizeof text);
         if (!s->mvd)
             c->done = 1;
+        s->ended = 1;
         TRACE(c, name, "text=\"%s\"", esc(c, 0, text));
         break;
     case QW_SVC_UPDATESTAT:
@@ -1415,6 +1416,7 @@ static qd_err parse_message(ctx *c, int cmd)
 /* Parse every message of the block in c->r. */
 static qd_err parse_messages(ctx *c)
 {
+    c->s->ended = 0; /* only a disconnect as the last message ends the recording */
     while (rd_left(&c->r) > 0) {
         c->msg_ofs = c->base + c->r.pos;
         int cmd = rd_u8(&c->r);
@@ -1442,6 +1444,7 @@ static qd_err parse_connectionless(ctx *c)
     case 2: /* svc_disconnect "EndOfDemo": the end of the recording */
         rd_str(r, text, sizeof text);
         c->done = 1;
+        c->s->ended = 1;
         TRACE(c, "disconnect", "text=\"%s\"", esc(c, 0, text));
         return QD_OK;
     case 'B':
@@ -1700,6 +1703,78 @@ static qd_err qw_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 static uint64_t qw_offset(const void *state) { return ((const qw_state *)state)->pos; }
 
 static int qw_protocol(const void *state) { return ((const qw_state *)state)->protocol; }
+static int qw_ended(const void *state) { return ((const qw_state *)state)->ended; }
+
+/* [QWD 3]: float time, byte type; dem_cmd 36 bytes, dem_set 8, dem_read int32 size + data. */
+static int qwd_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict,
+                        uint64_t *size)
+{
+    (void)strict; /* the framing is all there is to check */
+    if (pos >= len || len - pos < 5)
+        return DEMO_BLOCK_NONE;
+    rd_t h = rd_make(data + pos, len - (size_t)pos);
+    float t = rd_f32(&h);
+    int type = rd_u8(&h);
+    if (!isfinite(t) || t < 0 || t > 1e8f)
+        return DEMO_BLOCK_NONE;
+    uint64_t n;
+    if (type == QW_DEM_CMD) {
+        n = 41;
+    } else if (type == QW_DEM_SET) {
+        n = 13;
+    } else if (type == QW_DEM_READ) {
+        uint32_t m = rd_u32(&h);
+        if (h.err || m < 4 || m > QW_MAX_BLOCK)
+            return DEMO_BLOCK_NONE;
+        n = 9 + (uint64_t)m;
+    } else {
+        return DEMO_BLOCK_NONE;
+    }
+    if (n > len - pos)
+        return DEMO_BLOCK_CUT;
+    *size = n;
+    return DEMO_BLOCK_WHOLE;
+}
+
+/* .mvd: byte time delta, byte type (low 3 bits the kind); dem_set 8 bytes, dem_multiple an
+ * int32 mask then int32 size + data, the others int32 size + data. */
+static int mvd_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict,
+                        uint64_t *size)
+{
+    (void)strict; /* the framing is all there is to check */
+    if (pos >= len || len - pos < 2)
+        return DEMO_BLOCK_NONE;
+    unsigned kind = data[pos + 1] & 7;
+    if (kind == QW_DEM_CMD || kind == 7)
+        return DEMO_BLOCK_NONE;
+    uint64_t n = 10;
+    if (kind != QW_DEM_SET) {
+        size_t hdr = kind == QW_DEM_MULTIPLE ? 10 : 6;
+        if (len - pos < hdr)
+            return DEMO_BLOCK_CUT;
+        rd_t h = rd_make(data + pos + hdr - 4, 4);
+        uint32_t m = rd_u32(&h);
+        if (m > QW_MAX_BLOCK)
+            return DEMO_BLOCK_NONE;
+        n = hdr + (uint64_t)m;
+    }
+    if (n > len - pos)
+        return DEMO_BLOCK_CUT;
+    *size = n;
+    return DEMO_BLOCK_WHOLE;
+}
+
+static void qw_resume(void *state, uint64_t pos, cl_state *cl)
+{
+    qw_state *s = state;
+    if (s->in_frame) {
+        cl_frame_end(cl, 0);
+        s->in_frame = 0;
+    }
+    s->stopped = 0;
+    s->err_code = QD_OK;
+    s->pos = pos;
+}
 
 /* ---- detection ---- */
 
@@ -1809,9 +1884,11 @@ static int mvd_probe(const uint8_t *data, size_t len, const char *filename)
 }
 
 const demo_decoder demo_qwd_decoder = {
-    "qwd", DEMO_FMT_QWD, sizeof(qw_state), qwd_probe, qwd_init, qw_step, qw_offset, qw_protocol,
+    "qwd", DEMO_FMT_QWD, sizeof(qw_state), qwd_probe, qwd_init, qw_step, qw_offset, qw_protocol, qw_ended,
+    qwd_block_at, qw_resume,
 };
 
 const demo_decoder demo_mvd_decoder = {
-    "mvd", DEMO_FMT_MVD, sizeof(qw_state), mvd_probe, mvd_init, qw_step, qw_offset, qw_protocol,
+    "mvd", DEMO_FMT_MVD, sizeof(qw_state), mvd_probe, mvd_init, qw_step, qw_offset, qw_protocol, qw_ended,
+    mvd_block_at, qw_resume,
 };

@@ -237,7 +237,7 @@ typedef struct qw_state {
     uint8_t in_frame;     /* cl_frame_begin was called, cl_frame_end not yet */
     uint8_t frame_had_pe; /* the open frame holds packet entities */
     uint8_t intermission;
-    uint8_t pad0;
+    uint8_t ended;        /* the last message read was svc_disconnect (the stop command's) */
     uint32_t last_chat_hash;  /* .mvd: the chat line last passed on, and when: a line sent */
     double last_chat_time;    /* to several players arrives once per player */
     float inter_origin[3], inter_angles[3];

@@ -277,6 +277,13 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
             break;
         }
     }
+    if (tl->complete && demo_check_end(d, &tl->error) != QD_OK)
+        tl->complete = 0; /* everything decoded, but the recording was cut at a block */
+    if (demo_num_damaged(d) > 0) {
+        /* Damaged blocks were skipped (demo_step): the first is the one to report. */
+        tl->complete = 0;
+        tl->error = demo_damaged(d, 0)->why;
+    }
     if (tl->num_frames == 0 && !tl->complete) {
         *err = tl->error;
         tl_close(tl);
