@@ -30,8 +30,12 @@ static qd_err fail(const loader *ld, qd_err code, uint64_t ofs, const char *what
 static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t palette[256])
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
+    /* Each skin holds at least its type and one picture: the file must have that much
+     * before anything is allocated (a skin is up to 4 MB). */
+    if ((uint64_t)m->num_skins * (4 + (uint64_t)pic) > rd_left(r))
+        return fail(ld, QD_ERR_TRUNCATED, r->pos, "skins cut off");
     m->skin_colors = mdl_calloc(m->num_skins, sizeof *m->skin_colors);
-    m->skin0 = mdl_calloc(pic, 1);
+    m->skin0 = mdl_calloc(m->num_skins ? pic : 0, 1);
     if (!m->skin_colors || !m->skin0)
         return fail(ld, QD_ERR_NOMEM, r->pos, "skins");
     for (uint32_t i = 0; i < m->num_skins; i++) {
@@ -182,11 +186,15 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     if (e)
         goto fail;
 
+    /* Each array is allocated once the file is shown to hold its records: st verts (12
+     * bytes) and triangles (16) here, frames after the first walk over them. */
     size_t at = r.pos;
+    if ((uint64_t)num_verts * 12 > rd_left(&r)) {
+        e = fail(&ld, QD_ERR_TRUNCATED, at, "texture coordinates cut off");
+        goto fail;
+    }
     m->st = mdl_calloc(num_verts, sizeof *m->st);
-    m->tris = mdl_calloc(num_tris, sizeof *m->tris);
-    m->frames = mdl_calloc(num_frames, sizeof *m->frames);
-    if (!m->st || !m->tris || !m->frames) {
+    if (!m->st) {
         e = fail(&ld, QD_ERR_NOMEM, 0, "model");
         goto fail;
     }
@@ -200,6 +208,15 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
         goto fail;
     }
     at = r.pos;
+    if ((uint64_t)num_tris * 16 > rd_left(&r)) {
+        e = fail(&ld, QD_ERR_TRUNCATED, at, "triangles cut off");
+        goto fail;
+    }
+    m->tris = mdl_calloc(num_tris, sizeof *m->tris);
+    if (!m->tris) {
+        e = fail(&ld, QD_ERR_NOMEM, 0, "model");
+        goto fail;
+    }
     for (uint32_t i = 0; i < num_tris; i++) {
         m->tris[i].front = rd_u32(&r) != 0;
         for (int j = 0; j < 3; j++) {
@@ -219,10 +236,12 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     rd_t frames_start = r;
     if ((e = read_frames(&ld, &r, m, scale, translate)))
         goto fail;
-    /* Each pose took num_verts * 4 file bytes, so this allocation is bounded by the file. */
+    /* Each frame and pose took file bytes (a pose num_verts * 4), so these allocations are
+     * bounded by the file. */
+    m->frames = mdl_calloc(num_frames, sizeof *m->frames);
     m->poses = mdl_calloc((size_t)m->num_poses * num_verts, sizeof *m->poses);
     m->normals = mdl_calloc((size_t)m->num_poses * num_verts, 1);
-    if (!m->poses || !m->normals) {
+    if (!m->frames || !m->poses || !m->normals) {
         e = fail(&ld, QD_ERR_NOMEM, 0, "poses");
         goto fail;
     }
