@@ -147,3 +147,47 @@ TEST(model_spr_allocates_only_what_the_file_holds)
     CHECK_MSG(got == QD_ERR_TRUNCATED, "got %d, want %d (truncated)", got, (int)QD_ERR_TRUNCATED);
 #endif
 }
+
+/* An MDL of one vertex and one triangle whose two frames are groups of n0 and n1 poses. */
+static uint8_t *mdl_two_groups(uint32_t n0, uint32_t n1, size_t *len)
+{
+    size_t hl;
+    uint8_t *h = mdl_header(0, 8, 8, 1, 1, 2, 12 + 16, &hl);
+    gbuf b = {0};
+    gput(&b, h, hl);
+    free(h);
+    const uint32_t n[2] = {n0, n1};
+    for (int f = 0; f < 2; f++) {
+        g32(&b, 1), g32(&b, n[f]), g32(&b, 0), g32(&b, 0); /* group, count, bounds */
+        for (uint32_t i = 0; i < n[f]; i++)
+            gf32(&b, 0.1f * (float)(i + 1));
+        for (uint32_t i = 0; i < n[f]; i++) {
+            g32(&b, 0), g32(&b, 0);
+            gput(&b, "pose\0\0\0\0\0\0\0\0\0\0\0", 16);
+            g32(&b, 0x01020304);
+        }
+    }
+    *len = b.len;
+    return b.p;
+}
+
+TEST(model_mdl_poses_capped)
+{
+    /* Frame groups expand into poses; all groups together hold at most
+     * MDL_ALIAS_MAX_FRAMES (4096): 4000 + 96 load, 4000 + 97 are refused. */
+    size_t len;
+    mdl_alias *m = NULL;
+    qd_error err = {0};
+    uint8_t *d = mdl_two_groups(4000, 96, &len);
+    CHECK_MSG(mdl_alias_load(d, len, "poses", NULL, &m, &err) == QD_OK, "%s", err.msg);
+    free(d);
+    CHECK_EQ(m->num_poses, 4096);
+    CHECK_EQ(m->frames[1].first_pose, 4000);
+    CHECK_EQ(m->frames[1].num_poses, 96);
+    mdl_alias_free(m);
+    m = NULL;
+    d = mdl_two_groups(4000, 97, &len);
+    CHECK_EQ(mdl_alias_load(d, len, "poses", NULL, &m, &err), QD_ERR_LIMIT);
+    free(d);
+    CHECK(m == NULL);
+}

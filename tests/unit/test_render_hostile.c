@@ -1,5 +1,5 @@
-/* test_render_hostile.c: hostile maps against the render front end: faces whose clipped
- * polygon would outgrow the clipper's buffers (issue #9). */
+/* test_render_hostile.c: hostile input against the render front end and the rasteriser:
+ * polygons whose clipped form would outgrow the clippers' buffers (issue #9). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -116,4 +116,35 @@ TEST(render_convex_face_of_max_edges_clipped_by_every_plane)
     CHECK(fb->depth[12 * 32 + 16] > 0);
     rast_fb_free(fb);
     free(p);
+}
+
+TEST(rast_nonconvex_polygon_past_guard_dropped)
+{
+    /* 64 corners zig-zagging across x = -2^20 (the rasteriser's guard): 32 inside, 32 at
+     * x = -2e6, 63 crossing edges. Clipping would make 95 corners, past the 72 it has room
+     * for: the polygon is dropped, nothing drawn (and nothing written past the buffer). A
+     * convex polygon reaching as far is clipped and drawn. */
+    rast_vert v[64];
+    for (int i = 0; i < 64; i++) {
+        v[i].x = i & 1 ? 30.0f : -2e6f;
+        v[i].y = 24.0f * (float)i / 63.0f;
+        v[i].z = 1;
+    }
+    const rast_vert tri[3] = {{-2e6f, 0, 1}, {30, 0, 1}, {30, 24, 1}};
+    for (int convex = 0; convex < 2; convex++) {
+        rast_fb *fb = rast_fb_new(32, 24);
+        rast_clear(fb, 0);
+        if (convex)
+            rast_polygon(fb, tri, 3, rast_rgb(255, 0, 0), RAST_OPAQUE);
+        else
+            rast_polygon(fb, v, 64, rast_rgb(255, 0, 0), RAST_OPAQUE);
+        size_t covered = 0;
+        for (int i = 0; i < 32 * 24; i++)
+            covered += fb->depth[i] > 0;
+        rast_fb_free(fb);
+        if (convex)
+            CHECK(covered > 0);
+        else
+            CHECK_EQ(covered, 0);
+    }
 }
