@@ -24,6 +24,21 @@ static qd_err fail(const loader *ld, qd_err code, uint64_t ofs, const char *what
     return qd_fail(ld->err, code, ofs, "%s: %s", ld->name, what);
 }
 
+/* calloc for count records of size bytes once r is shown to hold them at rec file bytes
+ * each; NULL with *e set (truncated: what is cut off; or out of memory) otherwise. */
+static void *alloc_backed(const loader *ld, const rd_t *r, uint32_t count, size_t rec,
+                          size_t size, const char *what, qd_err *e)
+{
+    if ((uint64_t)count * rec > rd_left(r)) {
+        *e = fail(ld, QD_ERR_TRUNCATED, r->pos, what);
+        return NULL;
+    }
+    void *p = mdl_calloc(count, size);
+    if (!p)
+        *e = fail(ld, QD_ERR_NOMEM, r->pos, "model");
+    return p;
+}
+
 /* Skins: a type (0 single, else a group of n pictures with n intervals); each picture is
  * width * height palette indices. Keeps each skin's average colour (first picture of a
  * group) and skin 0's pixels. */
@@ -188,49 +203,27 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
 
     /* Each array is allocated once the file is shown to hold its records: st verts (12
      * bytes) and triangles (16) here, frames after the first walk over them. */
-    size_t at = r.pos;
-    if ((uint64_t)num_verts * 12 > rd_left(&r)) {
-        e = fail(&ld, QD_ERR_TRUNCATED, at, "texture coordinates cut off");
+    m->st = alloc_backed(&ld, &r, num_verts, 12, sizeof *m->st, "texture coordinates cut off", &e);
+    if (!m->st)
         goto fail;
-    }
-    m->st = mdl_calloc(num_verts, sizeof *m->st);
-    if (!m->st) {
-        e = fail(&ld, QD_ERR_NOMEM, 0, "model");
-        goto fail;
-    }
     for (uint32_t i = 0; i < num_verts; i++) {
         m->st[i].onseam = rd_u32(&r) != 0;
         m->st[i].s = rd_s32(&r);
         m->st[i].t = rd_s32(&r);
     }
-    if (r.err) {
-        e = fail(&ld, QD_ERR_TRUNCATED, at, "texture coordinates cut off");
+    m->tris = alloc_backed(&ld, &r, num_tris, 16, sizeof *m->tris, "triangles cut off", &e);
+    if (!m->tris)
         goto fail;
-    }
-    at = r.pos;
-    if ((uint64_t)num_tris * 16 > rd_left(&r)) {
-        e = fail(&ld, QD_ERR_TRUNCATED, at, "triangles cut off");
-        goto fail;
-    }
-    m->tris = mdl_calloc(num_tris, sizeof *m->tris);
-    if (!m->tris) {
-        e = fail(&ld, QD_ERR_NOMEM, 0, "model");
-        goto fail;
-    }
     for (uint32_t i = 0; i < num_tris; i++) {
         m->tris[i].front = rd_u32(&r) != 0;
         for (int j = 0; j < 3; j++) {
             m->tris[i].v[j] = rd_u32(&r);
-            if (!r.err && m->tris[i].v[j] >= num_verts) {
+            if (m->tris[i].v[j] >= num_verts) {
                 e = qd_fail(err, QD_ERR_BAD_DATA, r.pos - 4,
                             "%s: triangle %u: vertex index out of range", ld.name, i);
                 goto fail;
             }
         }
-    }
-    if (r.err) {
-        e = fail(&ld, QD_ERR_TRUNCATED, at, "triangles cut off");
-        goto fail;
     }
 
     rd_t frames_start = r;

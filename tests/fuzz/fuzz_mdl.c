@@ -6,33 +6,13 @@
 #include <string.h>
 
 #include "../../src/model/model.h"
-#include "../../src/render/render.h"
-
-typedef struct input {
-    const uint8_t *data;
-    size_t size;
-} input;
-
-static qd_err read_input(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
-{
-    const input *in = ctx;
-    if (strcmp(name, "progs/fuzz.mdl") != 0 && strcmp(name, "progs/fuzz.spr") != 0)
-        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s", name);
-    *data = malloc(in->size ? in->size : 1);
-    if (!*data)
-        return QD_ERR_NOMEM;
-    if (in->size)
-        memcpy(*data, in->data, in->size);
-    *len = in->size;
-    return QD_OK;
-}
+#include "fuzz_render.h"
 
 static void render_it(const uint8_t *data, size_t size)
 {
     cl_state *cl = calloc(1, sizeof *cl);
-    rast_fb *fb = rast_fb_new(32, 24);
-    if (!cl || !fb)
-        goto out;
+    if (!cl)
+        return;
     strcpy(cl->level.models[1], "progs/fuzz.mdl");
     strcpy(cl->level.models[2], "progs/fuzz.spr");
     cl->level.num_models = 3;
@@ -47,18 +27,9 @@ static void render_it(const uint8_t *data, size_t size)
         e->prev = e->cur;
         e->prev.frame = 0;
     }
-    input in = {data, size};
-    qd_error err;
-    r_assets *a = r_assets_load(&cl->level, read_input, &in, NULL, &err);
+    memread in = {data, size, {"progs/fuzz.mdl", "progs/fuzz.spr"}};
     static const r_camera cams[2] = {{{0, 0, 0}, {0, 0, 0}, 90}, {{40, 0, 4}, {20, 170, 0}, 90}};
-    for (int c = 0; c < 2; c++)
-        for (int mode = 0; mode < 2; mode++) {
-            r_options o = {mode, c == 1, 0, 0};
-            r_render(a, cl, 0.05, &cams[c], &o, fb);
-        }
-    r_assets_free(a);
-out:
-    rast_fb_free(fb);
+    fuzz_render(cl, &in, cams, 2, 0.05);
     free(cl);
 }
 

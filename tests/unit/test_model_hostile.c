@@ -35,11 +35,27 @@ static size_t data_size(void)
     return kb * 1024;
 }
 
-/* Run load(data, len) in a child whose data size may grow by at most headroom bytes, so a
- * loader that allocates what the file cannot back gets NULL from malloc. Returns the
- * loader's error code, or -1 when the child could not run or crashed. */
-static int load_limited(qd_err (*load)(const uint8_t *, size_t), const uint8_t *data, size_t len,
-                        size_t headroom)
+/* Load data as a sprite (spr set) or an alias model; returns the loader's error code. */
+static qd_err load_model(int spr, const uint8_t *d, size_t n)
+{
+    qd_error err;
+    qd_err e;
+    if (spr) {
+        mdl_sprite *s = NULL;
+        e = mdl_sprite_load(d, n, "hostile.spr", NULL, &s, &err);
+        mdl_sprite_free(s);
+    } else {
+        mdl_alias *m = NULL;
+        e = mdl_alias_load(d, n, "hostile.mdl", NULL, &m, &err);
+        mdl_alias_free(m);
+    }
+    return e;
+}
+
+/* load_model in a child whose data size may grow by at most headroom bytes, so a loader
+ * that allocates what the file cannot back gets NULL from malloc. Returns the loader's
+ * error code, or -1 when the child could not run or crashed. */
+static int load_limited(int spr, const uint8_t *data, size_t len, size_t headroom)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -50,30 +66,12 @@ static int load_limited(qd_err (*load)(const uint8_t *, size_t), const uint8_t *
         struct rlimit rl = {now + headroom, now + headroom};
         if (!now || setrlimit(RLIMIT_DATA, &rl) != 0)
             _exit(255);
-        _exit((int)load(data, len));
+        _exit((int)load_model(spr, data, len));
     }
     int st;
     if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) == 255)
         return -1;
     return WEXITSTATUS(st);
-}
-
-static qd_err load_mdl(const uint8_t *d, size_t n)
-{
-    mdl_alias *m = NULL;
-    qd_error err;
-    qd_err e = mdl_alias_load(d, n, "hostile.mdl", NULL, &m, &err);
-    mdl_alias_free(m);
-    return e;
-}
-
-static qd_err load_spr(const uint8_t *d, size_t n)
-{
-    mdl_sprite *s = NULL;
-    qd_error err;
-    qd_err e = mdl_sprite_load(d, n, "hostile.spr", NULL, &s, &err);
-    mdl_sprite_free(s);
-    return e;
 }
 
 /* An MDL header (84 bytes) with the given counts and a unit scale, then extra zero bytes. */
@@ -123,7 +121,7 @@ TEST(model_mdl_allocates_only_what_the_file_holds)
         uint8_t *d = mdl_header(cases[c].skins, cases[c].sw, cases[c].sh, cases[c].verts,
                                 cases[c].tris, cases[c].frames, cases[c].extra, &len);
         /* 64 KB is far below each claim and far above what the file itself needs. */
-        int got = load_limited(load_mdl, d, len, 64 << 10);
+        int got = load_limited(0, d, len, 64 << 10);
         free(d);
         CHECK_MSG(got == QD_ERR_TRUNCATED, "%s: got %d, want %d (truncated)", cases[c].what, got,
                   (int)QD_ERR_TRUNCATED);
@@ -142,7 +140,7 @@ TEST(model_spr_allocates_only_what_the_file_holds)
     g32(&b, 1), g32(&b, 0), gf32(&b, 8);
     g32(&b, 4), g32(&b, 4), g32(&b, MDL_SPRITE_MAX_FRAMES), gf32(&b, 0), g32(&b, 0);
     g32(&b, 0);
-    int got = load_limited(load_spr, b.p, b.len, 16 << 10);
+    int got = load_limited(1, b.p, b.len, 16 << 10);
     free(b.p);
     CHECK_MSG(got == QD_ERR_TRUNCATED, "got %d, want %d (truncated)", got, (int)QD_ERR_TRUNCATED);
 #endif

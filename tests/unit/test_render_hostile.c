@@ -7,6 +7,7 @@
 
 #include "../../src/model/model.h"
 #include "../../src/render/render.h"
+#include "../memread.h"
 #include "../test.h"
 
 uint8_t *test_bsp_build_polys(const float (*pts)[3], const int *counts, const uint8_t *color,
@@ -43,24 +44,6 @@ static void disc(float (*p)[3])
     }
 }
 
-typedef struct one_map {
-    const uint8_t *data;
-    size_t len;
-} one_map;
-
-static qd_err one_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
-{
-    const one_map *m = ctx;
-    if (strcmp(name, "maps/h.bsp") != 0)
-        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
-    *data = malloc(m->len);
-    if (!*data)
-        return QD_ERR_NOMEM;
-    memcpy(*data, m->data, m->len);
-    *len = m->len;
-    return QD_OK;
-}
-
 /* Render a map of one polygon from cam; returns r_render's count, -1 when it did not load. */
 static int render_one(const float (*pts)[3], int n, const r_camera *cam, rast_fb *fb)
 {
@@ -72,9 +55,9 @@ static int render_one(const float (*pts)[3], int n, const r_camera *cam, rast_fb
     strcpy(cl->level.map, "maps/h.bsp");
     strcpy(cl->level.models[1], "maps/h.bsp");
     cl->level.num_models = 2;
-    one_map m = {bytes, len};
+    memread m = {bytes, len, {"maps/h.bsp"}};
     qd_error err;
-    r_assets *a = r_assets_load(&cl->level, one_read, &m, NULL, &err);
+    r_assets *a = r_assets_load(&cl->level, memread_fn, &m, NULL, &err);
     int count = -1;
     if (a && r_assets_map(a))
         count = r_render(a, cl, 0, cam, NULL, fb);
