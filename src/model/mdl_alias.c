@@ -24,14 +24,33 @@ static qd_err fail(const loader *ld, qd_err code, uint64_t ofs, const char *what
     return qd_fail(ld->err, code, ofs, "%s: %s", ld->name, what);
 }
 
+/* calloc for count records of size bytes once r is shown to hold them at rec file bytes
+ * each; NULL with *e set (truncated: what is cut off; or out of memory) otherwise. */
+static void *alloc_backed(const loader *ld, const rd_t *r, uint32_t count, size_t rec,
+                          size_t size, const char *what, qd_err *e)
+{
+    if ((uint64_t)count * rec > rd_left(r)) {
+        *e = fail(ld, QD_ERR_TRUNCATED, r->pos, what);
+        return NULL;
+    }
+    void *p = mdl_calloc(count, size);
+    if (!p)
+        *e = fail(ld, QD_ERR_NOMEM, r->pos, "model");
+    return p;
+}
+
 /* Skins: a type (0 single, else a group of n pictures with n intervals); each picture is
  * width * height palette indices. Keeps each skin's average colour (first picture of a
  * group) and skin 0's pixels. */
 static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t palette[256])
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
+    /* Each skin holds at least its type and one picture: the file must have that much
+     * before anything is allocated (a skin is up to 4 MB). */
+    if ((uint64_t)m->num_skins * (4 + (uint64_t)pic) > rd_left(r))
+        return fail(ld, QD_ERR_TRUNCATED, r->pos, "skins cut off");
     m->skin_colors = mdl_calloc(m->num_skins, sizeof *m->skin_colors);
-    m->skin0 = mdl_calloc(pic, 1);
+    m->skin0 = mdl_calloc(m->num_skins ? pic : 0, 1);
     if (!m->skin_colors || !m->skin0)
         return fail(ld, QD_ERR_NOMEM, r->pos, "skins");
     for (uint32_t i = 0; i < m->num_skins; i++) {
@@ -182,47 +201,40 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     if (e)
         goto fail;
 
-    size_t at = r.pos;
-    m->st = mdl_calloc(num_verts, sizeof *m->st);
-    m->tris = mdl_calloc(num_tris, sizeof *m->tris);
-    m->frames = mdl_calloc(num_frames, sizeof *m->frames);
-    if (!m->st || !m->tris || !m->frames) {
-        e = fail(&ld, QD_ERR_NOMEM, 0, "model");
+    /* Each array is allocated once the file is shown to hold its records: st verts (12
+     * bytes) and triangles (16) here, frames after the first walk over them. */
+    m->st = alloc_backed(&ld, &r, num_verts, 12, sizeof *m->st, "texture coordinates cut off", &e);
+    if (!m->st)
         goto fail;
-    }
     for (uint32_t i = 0; i < num_verts; i++) {
         m->st[i].onseam = rd_u32(&r) != 0;
         m->st[i].s = rd_s32(&r);
         m->st[i].t = rd_s32(&r);
     }
-    if (r.err) {
-        e = fail(&ld, QD_ERR_TRUNCATED, at, "texture coordinates cut off");
+    m->tris = alloc_backed(&ld, &r, num_tris, 16, sizeof *m->tris, "triangles cut off", &e);
+    if (!m->tris)
         goto fail;
-    }
-    at = r.pos;
     for (uint32_t i = 0; i < num_tris; i++) {
         m->tris[i].front = rd_u32(&r) != 0;
         for (int j = 0; j < 3; j++) {
             m->tris[i].v[j] = rd_u32(&r);
-            if (!r.err && m->tris[i].v[j] >= num_verts) {
+            if (m->tris[i].v[j] >= num_verts) {
                 e = qd_fail(err, QD_ERR_BAD_DATA, r.pos - 4,
                             "%s: triangle %u: vertex index out of range", ld.name, i);
                 goto fail;
             }
         }
     }
-    if (r.err) {
-        e = fail(&ld, QD_ERR_TRUNCATED, at, "triangles cut off");
-        goto fail;
-    }
 
     rd_t frames_start = r;
     if ((e = read_frames(&ld, &r, m, scale, translate)))
         goto fail;
-    /* Each pose took num_verts * 4 file bytes, so this allocation is bounded by the file. */
+    /* Each frame and pose took file bytes (a pose num_verts * 4), so these allocations are
+     * bounded by the file. */
+    m->frames = mdl_calloc(num_frames, sizeof *m->frames);
     m->poses = mdl_calloc((size_t)m->num_poses * num_verts, sizeof *m->poses);
     m->normals = mdl_calloc((size_t)m->num_poses * num_verts, 1);
-    if (!m->poses || !m->normals) {
+    if (!m->frames || !m->poses || !m->normals) {
         e = fail(&ld, QD_ERR_NOMEM, 0, "poses");
         goto fail;
     }

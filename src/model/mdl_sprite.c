@@ -72,6 +72,10 @@ qd_err mdl_sprite_load(const uint8_t *data, size_t len, const char *name,
         return fail(err, name, QD_ERR_BAD_DATA, 24, "no frames");
     if (num_frames > MDL_SPRITE_MAX_FRAMES)
         return fail(err, name, QD_ERR_LIMIT, 24, "too many frames");
+    /* Each frame holds at least its type and a picture header (4 + 16 bytes): the file must
+     * have that much before the frames are allocated. */
+    if ((uint64_t)num_frames * 20 > rd_left(&r))
+        return fail(err, name, QD_ERR_TRUNCATED, HEADER_SIZE, "frames cut off");
 
     mdl_sprite *s = calloc(1, sizeof *s);
     if (!s)

@@ -13,7 +13,10 @@
  * towards its highlights: rooms came out darker than the game. This lift was picked by eye on
  * e1m1 against the game's look. */
 #define R_LIGHT_LIFT 1.5f
-#define R_MAX_POLY (MDL_BSP_MAX_FACE_VERTS + 8) /* a face after five clip planes */
+/* Room for a polygon in the clipper: a convex face of MDL_BSP_MAX_FACE_VERTS corners gains at
+ * most one per clip plane (five). A face that is not convex can gain one per crossing edge;
+ * past this it is dropped (r_draw_poly). */
+#define R_MAX_POLY (MDL_BSP_MAX_FACE_VERTS + 8)
 
 typedef enum r_kind {
     R_KIND_NONE,     /* slot 0 or empty name: draws nothing */
@@ -77,8 +80,10 @@ void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb);
 /* 1 when the box is at least partly inside the view frustum. */
 int r_box_visible(const r_view *v, const float mins[3], const float maxs[3]);
 
-/* A convex polygon of n world-space points: clipped in view space (near plane exactly, the
- * guard band at the sides), projected and filled with flags. */
+/* A convex polygon of n (3..MDL_BSP_MAX_FACE_VERTS) world-space points: clipped in view
+ * space (near plane exactly, the guard band at the sides), projected and filled with flags.
+ * Any other n draws nothing; so does a polygon that is not convex (a damaged map's) whose
+ * clipped form would pass R_MAX_POLY points. */
 void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags);
 
 /* A world-space segment, clipped and drawn as a line. */

@@ -133,11 +133,15 @@ static vpt lerp_pt(vpt a, vpt b, float t)
     return o;
 }
 
-/* Sutherland-Hodgman against one plane; returns the new count. */
-static int clip_plane(const r_view *v, int plane, const vpt *in, int n, vpt *out)
+/* Sutherland-Hodgman against one plane into out (room for cap points); returns the new
+ * count. A convex polygon gains at most one point per plane; one that is not convex gains
+ * one per edge that crosses, and when that would pass cap it is dropped (-1 is returned). */
+static int clip_plane(const r_view *v, int plane, const vpt *in, int n, vpt *out, int cap)
 {
     int m = 0;
     for (int i = 0; i < n; i++) {
+        if (m + 2 > cap)
+            return -1;
         vpt a = in[i], b = in[(i + 1) % n];
         float da = plane_dist(v, plane, a), db = plane_dist(v, plane, b);
         if (da >= 0)
@@ -177,7 +181,7 @@ void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsign
     for (int p = 0; p < 5 && n >= 3; p++) {
         if (!(any >> p & 1))
             continue;
-        n = clip_plane(v, p, buf[cur], n, buf[cur ^ 1]);
+        n = clip_plane(v, p, buf[cur], n, buf[cur ^ 1], R_MAX_POLY);
         cur ^= 1;
     }
     if (n < 3)

@@ -122,8 +122,8 @@ void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xfo
     for (uint32_t k = 0; k < m->num_faces; k++) {
         uint32_t fi = m->first_face + k;
         const mdl_face *f = &b->faces[fi];
-        if (f->flags & MDL_SURF_NODRAW)
-            continue;
+        if (f->flags & MDL_SURF_NODRAW || f->num_verts > MDL_BSP_MAX_FACE_VERTS)
+            continue; /* the loaders cap num_verts; pts has room for that many */
         if (!v->xray && dot3(f->normal, eye) - f->dist <= BACKFACE_EPSILON)
             continue;
         if (x->identity && x->origin[0] == 0 && x->origin[1] == 0 && x->origin[2] == 0) {

@@ -13,6 +13,9 @@ uint8_t *test_bsp_build(const float (*quads)[4][3], const uint8_t *color, const 
 uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
                             const uint8_t *light, int n, const char *extra_ents, int fmt,
                             size_t *len);
+uint8_t *test_bsp_build_polys(const float (*pts)[3], const int *counts, const uint8_t *color,
+                             const uint8_t *light, int n, const char *extra_ents, int fmt,
+                             size_t *len);
 uint8_t *test_mdl_build(size_t *len);
 uint8_t *test_spr_build(size_t *len);
 
@@ -72,13 +75,34 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
                             const uint8_t *light, int n, const char *extra_ents, int fmt,
                             size_t *len)
 {
+    int counts[64];
+    for (int i = 0; i < n && i < 64; i++)
+        counts[i] = 4;
+    return test_bsp_build_polys((const float(*)[3])quads, counts, color, light, n, extra_ents,
+                                fmt, len);
+}
+
+/* As test_bsp_build_fmt for n (at most 64) polygons of counts[i] corners each, their corners
+ * one after another in pts. A polygon's plane and texture axes come from its corners 0, 1
+ * and the last, as a quad's from 0, 1 and 3. */
+uint8_t *test_bsp_build_polys(const float (*pts)[3], const int *counts, const uint8_t *color,
+                             const uint8_t *light, int n, const char *extra_ents, int fmt,
+                             size_t *len)
+{
     gbuf lumps[15] = {{0}};
-    /* planes: one per quad, then the node's plane z = -8000 */
+    if (n > 64)
+        return NULL;
+    int first[65];
+    first[0] = 0;
+    for (int i = 0; i < n; i++)
+        first[i + 1] = first[i] + counts[i];
+    /* planes: one per polygon, then the node's plane z = -8000 */
     float tvec[64][2][3];
     for (int i = 0; i < n; i++) {
+        const float(*poly)[3] = pts + first[i];
         float e1[3], e2[3], nrm[3];
-        sub3(quads[i][1], quads[i][0], e1);
-        sub3(quads[i][3], quads[i][0], e2);
+        sub3(poly[1], poly[0], e1);
+        sub3(poly[counts[i] - 1], poly[0], e2);
         /* Quake faces wind clockwise seen from the front: normal = e2 x e1. */
         nrm[0] = e2[1] * e1[2] - e2[2] * e1[1];
         nrm[1] = e2[2] * e1[0] - e2[0] * e1[2];
@@ -86,7 +110,7 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
         norm3(nrm);
         for (int j = 0; j < 3; j++)
             gf32(&lumps[1], nrm[j]);
-        gf32(&lumps[1], dot3(nrm, quads[i][0]));
+        gf32(&lumps[1], dot3(nrm, poly[0]));
         g32(&lumps[1], 5);
         memcpy(tvec[i][0], e1, sizeof e1);
         memcpy(tvec[i][1], e2, sizeof e2);
@@ -113,12 +137,12 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
     /* vertexes, edges (edge 0 unused), surfedges */
     idx(&lumps[12], fmt, 0), idx(&lumps[12], fmt, 0);
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < counts[i]; k++) {
             for (int j = 0; j < 3; j++)
-                gf32(&lumps[3], quads[i][k][j]);
-            idx(&lumps[12], fmt, (uint32_t)(4 * i + k));
-            idx(&lumps[12], fmt, (uint32_t)(4 * i + (k + 1) % 4));
-            g32(&lumps[13], (uint32_t)(1 + 4 * i + k));
+                gf32(&lumps[3], pts[first[i] + k][j]);
+            idx(&lumps[12], fmt, (uint32_t)(first[i] + k));
+            idx(&lumps[12], fmt, (uint32_t)(first[i] + (k + 1) % counts[i]));
+            g32(&lumps[13], (uint32_t)(1 + first[i] + k));
         }
     /* texinfo, faces, lighting */
     for (int i = 0; i < n; i++) {
@@ -129,11 +153,11 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
         }
         g32(&lumps[6], (uint32_t)i), g32(&lumps[6], 0);
         double mins[2] = {1e30, 1e30}, maxs[2] = {-1e30, -1e30};
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < counts[i]; k++)
             for (int s = 0; s < 2; s++) {
-                float v = (float)((double)quads[i][k][0] * tvec[i][s][0] +
-                                  (double)quads[i][k][1] * tvec[i][s][1] +
-                                  (double)quads[i][k][2] * tvec[i][s][2]);
+                const float *q = pts[first[i] + k];
+                float v = (float)((double)q[0] * tvec[i][s][0] + (double)q[1] * tvec[i][s][1] +
+                                  (double)q[2] * tvec[i][s][2]);
                 mins[s] = v < mins[s] ? v : mins[s];
                 maxs[s] = v > maxs[s] ? v : maxs[s];
             }
@@ -141,7 +165,8 @@ uint8_t *test_bsp_build_fmt(const float (*quads)[4][3], const uint8_t *color,
         for (int s = 0; s < 2; s++)
             samples *= (size_t)((ceil(maxs[s] / 16) - floor(mins[s] / 16)) + 1);
         idx(&lumps[7], fmt, (uint32_t)i), idx(&lumps[7], fmt, 0);
-        g32(&lumps[7], (uint32_t)(4 * i)), idx(&lumps[7], fmt, 4), idx(&lumps[7], fmt, (uint32_t)i);
+        g32(&lumps[7], (uint32_t)first[i]), idx(&lumps[7], fmt, (uint32_t)counts[i]);
+        idx(&lumps[7], fmt, (uint32_t)i);
         g8(&lumps[7], 0), g8(&lumps[7], 255), g8(&lumps[7], 255), g8(&lumps[7], 255);
         g32(&lumps[7], (uint32_t)lumps[8].len);
         for (size_t k = 0; k < samples; k++)

@@ -361,8 +361,10 @@ static void q3_vert(gbuf *b, float x, float y, float z, float lu, float lv, int 
 }
 
 /* Quake III: the wall as a planar surface of two triangles and a flat 3x3 patch in front of
- * it, both in leaf 1 (cluster 0), one lightmap page of 50, a 3x3x1 light grid. */
-static uint8_t *build_q3(size_t *len)
+ * it, both in leaf 1 (cluster 0), one lightmap page of 50, a 3x3x1 light grid. With
+ * extra_surfs more copies of the patch surface follow (in no leaf), and leaf 1 lists the
+ * patch extra_marks more times. */
+static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, size_t *len)
 {
     gbuf l[17] = {{0}};
     gput(&l[0], synth_ents, sizeof synth_ents);
@@ -379,9 +381,11 @@ static uint8_t *build_q3(size_t *len)
             g32(&l[4], (uint32_t)-64);
         for (int j = 0; j < 3; j++)
             g32(&l[4], 128);
-        g32(&l[4], 0), g32(&l[4], leaf ? 2 : 0), g32(&l[4], 0), g32(&l[4], 0);
+        g32(&l[4], 0), g32(&l[4], leaf ? 2 + extra_marks : 0), g32(&l[4], 0), g32(&l[4], 0);
     }
     g32(&l[5], 0), g32(&l[5], 1);
+    for (uint32_t i = 0; i < extra_marks; i++)
+        g32(&l[5], 1);
     for (int j = 0; j < 3; j++)
         gf32(&l[7], j == 0 ? 0 : j == 1 ? -64 : 0);
     for (int j = 0; j < 3; j++)
@@ -394,7 +398,7 @@ static uint8_t *build_q3(size_t *len)
         for (int c = 0; c < 3; c++)
             q3_vert(&l[10], 90, 20 - 10 * (float)c, 20 + 10 * (float)r, 0.5f, 0.5f, 60);
     g32(&l[11], 0), g32(&l[11], 1), g32(&l[11], 2), g32(&l[11], 0), g32(&l[11], 2), g32(&l[11], 3);
-    for (int s = 0; s < 2; s++) {
+    for (uint32_t s = 0; s < 2 + extra_surfs; s++) {
         g32(&l[13], 0), g32(&l[13], (uint32_t)-1), g32(&l[13], s ? 2 : 1);
         g32(&l[13], s ? 4 : 0), g32(&l[13], s ? 9 : 4), g32(&l[13], 0), g32(&l[13], s ? 0 : 6);
         g32(&l[13], 0), g32(&l[13], 0), g32(&l[13], 0), g32(&l[13], 8), g32(&l[13], 8);
@@ -410,6 +414,11 @@ static uint8_t *build_q3(size_t *len)
             g8(&l[15], k < 6 ? 40 : 0);
     g32(&l[16], 1), g32(&l[16], 1), g8(&l[16], 1);
     return assemble(46, l, 17, len);
+}
+
+static uint8_t *build_q3(size_t *len)
+{
+    return build_q3_more(0, 0, len);
 }
 
 TEST(model_ibsp_synthetic)
@@ -544,4 +553,42 @@ TEST(model_ibsp_hostile_fields)
     }
     free(d2);
     free(d3);
+}
+
+/* The triangles Quake III surfaces become are derived counts: capped by the vertices and
+ * indexes that back them (16 triangles for each, plus 4096: mdl_bsp46.c q3_surfaces), and
+ * the leaves' lists of them at MDL_BSP_MAX_RECORDS. */
+TEST(model_ibsp46_derived_counts_capped)
+{
+    /* build_q3 has 13 drawverts and 6 indexes: room for 16 * 19 + 4096 = 4400 triangles.
+     * The planar surface makes 2 and each 3x3 patch 4 * 4 * 2 = 32: with 136 more patches
+     * 2 + 137 * 32 = 4386 fit, with 137 more 4418 do not. */
+    static const struct {
+        uint32_t surfs, marks;
+        qd_err want;
+        uint32_t faces, nmarks;
+    } cases[] = {
+        {136, 0, QD_OK, 4386, 34},
+        {137, 0, QD_ERR_LIMIT, 0, 0},
+        /* leaf 1 lists 2 + 32 triangles, then 32 for each extra listing of the patch:
+         * 131070 more give 4194274 marks, 131071 more 4194306, past 1 << 22 = 4194304. */
+        {0, 131070, QD_OK, 34, 4194274},
+        {0, 131071, QD_ERR_LIMIT, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t len;
+        uint8_t *d = build_q3_more(cases[c].surfs, cases[c].marks, &len);
+        mdl_bsp *b = NULL;
+        qd_error err = {0};
+        qd_err e = mdl_bsp_load(d, len, "counts", NULL, &b, &err);
+        free(d);
+        CHECK_MSG(e == cases[c].want, "case %zu: got %s (%s)", c, qd_strerror(e), err.msg);
+        if (e == QD_OK) {
+            CHECK_EQ(b->num_faces, cases[c].faces);
+            CHECK_EQ(b->num_marks, cases[c].nmarks);
+        } else {
+            CHECK(b == NULL);
+        }
+        mdl_bsp_free(b);
+    }
 }

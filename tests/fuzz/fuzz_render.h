@@ -1,0 +1,27 @@
+/* fuzz_render.h: the render step the model and map fuzz targets share: load the level's
+ * models from the input, draw it from each camera in flat and wire mode (x-ray from the
+ * last camera) into a tiny framebuffer, free everything. */
+#ifndef QD_FUZZ_RENDER_H
+#define QD_FUZZ_RENDER_H
+
+#include "../../src/render/render.h"
+#include "../memread.h"
+
+static void fuzz_render(const cl_state *cl, const memread *in, const r_camera *cams, int ncams,
+                        double t)
+{
+    rast_fb *fb = rast_fb_new(32, 24);
+    if (!fb)
+        return;
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, memread_fn, (void *)in, NULL, &err);
+    for (int c = 0; c < ncams; c++)
+        for (int mode = 0; mode < 2; mode++) {
+            r_options o = {mode, c == ncams - 1, 0, 0};
+            r_render(a, cl, t, &cams[c], &o, fb);
+        }
+    r_assets_free(a);
+    rast_fb_free(fb);
+}
+
+#endif

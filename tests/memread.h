@@ -1,0 +1,36 @@
+/* memread.h: a model read callback (mdl_read_fn) over one buffer in memory, served under a
+ * few names: how the fuzz targets and tests hand their bytes to r_assets_load. */
+#ifndef QD_MEMREAD_H
+#define QD_MEMREAD_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/model/model.h"
+
+typedef struct memread {
+    const uint8_t *data;
+    size_t size;
+    const char *names[4]; /* the names the buffer answers to; the rest are not found */
+} memread;
+
+/* mdl_read_fn over a memread: a malloc'd copy of the buffer for its names. */
+static qd_err memread_fn(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const memread *m = ctx;
+    int found = 0;
+    for (int i = 0; i < 4 && m->names[i]; i++)
+        found |= strcmp(name, m->names[i]) == 0;
+    if (!found)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    *data = malloc(m->size ? m->size : 1);
+    if (!*data)
+        return QD_ERR_NOMEM;
+    if (m->size)
+        memcpy(*data, m->data, m->size);
+    *len = m->size;
+    return QD_OK;
+}
+
+#endif
