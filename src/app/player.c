@@ -498,38 +498,65 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
               scale);
 }
 
-int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *err)
+/* A camera path is small text: 1 MiB holds thousands of keys more than PLAYER_MAX_PATH. */
+#define PATH_FILE_MAX (1u << 20)
+#define PATH_LINE_MAX 256     /* longer than any line player_path_save writes */
+#define PATH_COORD_MAX 1.0e6f /* beyond any map's extent (Quake II's are +-4096, BSP2 more) */
+
+/* A value a camera can use: finite and within +-PATH_COORD_MAX. */
+static int path_value_ok(double v) { return isfinite(v) && fabs(v) <= PATH_COORD_MAX; }
+
+int player_path_parse(const char *text, size_t len, player_cam_key *keys, int max,
+                      qd_error *err)
 {
-    int fd = qd_open_input(file, NULL, err); /* a FIFO is refused, not waited on */
-    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-    if (!f) {
-        if (fd >= 0) {
-            close(fd);
-            qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
-        }
-        return 0;
-    }
     int n = 0, line_no = 0;
-    uint64_t ofs = 0;
-    char line[512];
-    while (n < max && fgets(line, sizeof line, f)) {
+    size_t pos = 0;
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        size_t at = pos, line_len = end - pos;
+        pos = end + 1;
         line_no++;
-        uint64_t at = ofs;
-        ofs += strlen(line);
-        if (line[0] == '#' || line[0] == '\n')
+        if (line_len > PATH_LINE_MAX) {
+            qd_fail(err, QD_ERR_BAD_DATA, at, "line %d: longer than %d bytes", line_no,
+                    PATH_LINE_MAX);
+            return 0;
+        }
+        char line[PATH_LINE_MAX + 1];
+        memcpy(line, text + at, line_len);
+        line[line_len] = 0;
+        if (memchr(line, 0, line_len)) {
+            qd_fail(err, QD_ERR_BAD_DATA, at, "line %d: a NUL byte in text", line_no);
+            return 0;
+        }
+        const char *p = line + strspn(line, " \t\r");
+        if (*p == '#' || *p == 0)
             continue;
         player_cam_key k;
-        if (sscanf(line, "%lf %f %f %f %f %f %f", &k.t, &k.origin[0], &k.origin[1],
-                   &k.origin[2], &k.angles[0], &k.angles[1], &k.angles[2]) != 7) {
-            fclose(f);
+        int used = 0;
+        if (sscanf(p, "%lf %f %f %f %f %f %f %n", &k.t, &k.origin[0], &k.origin[1],
+                   &k.origin[2], &k.angles[0], &k.angles[1], &k.angles[2], &used) != 7 ||
+            p[used] != 0) {
             qd_fail(err, QD_ERR_BAD_DATA, at, "line %d: expected \"t x y z pitch yaw roll\"",
                     line_no);
             return 0;
         }
+        int ok = path_value_ok(k.t);
+        for (int i = 0; i < 3; i++)
+            ok = ok && path_value_ok(k.origin[i]) && path_value_ok(k.angles[i]);
+        if (!ok) {
+            qd_fail(err, QD_ERR_BAD_DATA, at,
+                    "line %d: a value that is not a number within +-%.0f", line_no,
+                    (double)PATH_COORD_MAX);
+            return 0;
+        }
+        if (n == max) {
+            qd_fail(err, QD_ERR_LIMIT, at, "line %d: more than %d camera keys", line_no, max);
+            return 0;
+        }
         keys[n++] = k;
     }
-    fclose(f);
-    /* keys in time order */
+    /* keys in time order (insertion sort: stable, and n is at most PLAYER_MAX_PATH) */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && keys[j].t < keys[j - 1].t; j--) {
             player_cam_key t = keys[j];
@@ -538,6 +565,17 @@ int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *
         }
     if (n == 0)
         qd_fail(err, QD_ERR_BAD_DATA, 0, "no camera keys");
+    return n;
+}
+
+int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *err)
+{
+    uint8_t *text = NULL;
+    size_t len = 0;
+    if (qd_read_input(file, PATH_FILE_MAX, &text, &len, err) != QD_OK) /* FIFOs refused */
+        return 0;
+    int n = player_path_parse((const char *)text, len, keys, max, err);
+    free(text);
     return n;
 }
 

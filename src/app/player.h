@@ -76,6 +76,11 @@ void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);
  * link there is replaced, never followed) and returns QD_OK or err's code. The 'k' key
  * saves only to a file it created itself (saved_file), never over an input. */
 int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *err);
+/* The same from text in memory: every line a key or a comment ('#') or blank; a line that is
+ * not seven finite numbers within +-1e6, a line over 256 bytes, or more than max keys is an
+ * error naming the line and its byte offset (returns 0). Keys come back in time order. */
+int player_path_parse(const char *text, size_t len, player_cam_key *keys, int max,
+                      qd_error *err);
 qd_err player_path_save(const char *file, const player_cam_key *keys, int n, qd_error *err);
 /* The camera on a path at time t (linear between keys, shortest-way angles). */
 void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam);

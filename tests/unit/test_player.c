@@ -263,3 +263,41 @@ TEST(player_tab_follows_each_player_of_a_4_player_mvd)
     CHECK_EQ(p.follow, -1);
     tl_close(tl);
 }
+
+/* Hostile camera paths (#9): every bad line is refused with its byte offset; the expected
+ * offsets are counted by hand in the strings below. */
+TEST(player_camera_path_parse_hostile)
+{
+    static player_cam_key keys[PLAYER_MAX_PATH];
+    qd_error err;
+    /* a good file out of time order, with a comment, a blank line and CRLF endings */
+    const char *good = "# c\r\n2 1 2 3 4 5 6\r\n\r\n1 10 20 30 40 50 60\n";
+    CHECK_EQ(player_path_parse(good, strlen(good), keys, 8, &err), 2);
+    CHECK(keys[0].t == 1.0 && keys[0].origin[2] == 30.0f && keys[1].angles[2] == 6.0f);
+    /* not a number: "nan" and "inf" parse as floats but no camera can use them */
+    const char *nan_line = "0 0 0 0 0 0 0\n1 nan 0 0 0 0 0\n";
+    CHECK_EQ(player_path_parse(nan_line, strlen(nan_line), keys, 8, &err), 0);
+    CHECK_EQ(err.code, QD_ERR_BAD_DATA);
+    CHECK_EQ(err.offset, 14); /* the second line starts after "0 0 0 0 0 0 0\n" */
+    const char *inf_time = "inf 0 0 0 0 0 0\n";
+    CHECK_EQ(player_path_parse(inf_time, strlen(inf_time), keys, 8, &err), 0);
+    const char *huge = "0 0 0 1e30 0 0 0\n";
+    CHECK_EQ(player_path_parse(huge, strlen(huge), keys, 8, &err), 0);
+    /* trailing junk, and a NUL inside a line */
+    const char *junk = "0 0 0 0 0 0 0 x\n";
+    CHECK_EQ(player_path_parse(junk, strlen(junk), keys, 8, &err), 0);
+    const char nul[] = "0 0 0 0\0 0 0 0\n";
+    CHECK_EQ(player_path_parse(nul, sizeof nul - 1, keys, 8, &err), 0);
+    /* a line of 300 bytes */
+    char longl[400];
+    memset(longl, ' ', 300);
+    memcpy(longl + 300, "0 0 0 0 0 0 0\n", 15);
+    CHECK_EQ(player_path_parse(longl, strlen(longl), keys, 8, &err), 0);
+    CHECK_EQ(err.offset, 0);
+    /* one key more than the caller holds is an error, not a silent cut */
+    const char *three = "0 0 0 0 0 0 0\n1 0 0 0 0 0 0\n2 0 0 0 0 0 0\n";
+    CHECK_EQ(player_path_parse(three, strlen(three), keys, 2, &err), 0);
+    CHECK_EQ(err.code, QD_ERR_LIMIT);
+    CHECK_EQ(err.offset, 28);
+    CHECK_EQ(player_path_parse(three, strlen(three), keys, 3, &err), 3);
+}
