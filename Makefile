@@ -7,7 +7,8 @@
 #   make fuzz       build the libFuzzer targets (needs clang) into build/fuzz/
 #   make fuzz-replay  replay tests/fuzz/corpus/* and tests/crashers/* through every target
 #   make fuzz-long  run every fuzz target for FUZZ_TIME seconds (default 600) each, one after
-#                   another; FUZZ_TARGETS="dem qwd" picks some; rows go to B/fuzz-long.md
+#                   another (FUZZ_RUNS=N: or until N executions); FUZZ_TARGETS="dem qwd" picks
+#                   some; rows go to B/fuzz-long.md
 #   make sweep      the damaged-demo sweep (tests/sweep.sh) over every real demo, sanitizer
 #                   build; SWEEP_EVERY=16 runs CI's fixed sample
 #
@@ -126,8 +127,9 @@ fuzz-replay: $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 
 FUZZ_TIME ?= 600
 FUZZ_TARGETS ?=
+FUZZ_RUNS ?= -1
 fuzz-long: $(if $(FUZZ_TARGETS),$(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%),fuzz)
-	tests/fuzz/long.sh $(B) $(FUZZ_TIME) $(FUZZ_TARGETS)
+	FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/long.sh $(B) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 # The sweep attacks the sanitizer build (its own folder, whatever B is).
 SWEEP_EVERY ?= 1

@@ -7,12 +7,16 @@
 # B/fuzz-long.md, so the README's table can be filled from a real run.
 #
 #   tests/fuzz/long.sh B SECONDS [TARGET ...]
+#
+# FUZZ_RUNS=N stops a target after N executions if that comes before SECONDS; FUZZ_MAXLEN
+# caps an input's length (default 256 KiB).
 set -u
 b=${1:?usage: long.sh BUILD_DIR SECONDS [TARGET ...]}
 secs=${2:?usage: long.sh BUILD_DIR SECONDS [TARGET ...]}
 shift 2
 realdata=${QDEMO_REALDATA:-../shared/realdata}
 maxlen=${FUZZ_MAXLEN:-262144}
+runs=${FUZZ_RUNS:--1}
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
@@ -51,7 +55,7 @@ for t in "${targets[@]}"; do
     for s in $(seeds_for "$t"); do [ -d "$realdata/$s" ] && corpora+=("$realdata/$s"); done
     log=$b/fuzz-work/$t.log
     start=$(date +%s)
-    "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len="$maxlen" \
+    "$bin" -max_total_time="$secs" -runs="$runs" -timeout=20 -rss_limit_mb=2048 -max_len="$maxlen" \
         -print_final_stats=1 -artifact_prefix="$found/" "${corpora[@]}" >"$log" 2>&1
     rc=$?
     took=$(( $(date +%s) - start ))
