@@ -18,6 +18,10 @@ struct demo {
     void *state;
     demo_damage damage[DEMO_MAX_DAMAGE];
     int num_damage;
+    /* The decoder knows the format but refused its version (QD_ERR_UNSUPPORTED at init):
+     * the demo stays open so `info` can say what the file is, and every step returns this. */
+    int refused;
+    qd_error refusal;
 };
 
 /* Every decoder qdemo has, in the order ties are broken. */
@@ -87,6 +91,11 @@ static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned,
     d->len = len;
     d->dec = best;
     if (best->init(d->state, d->data, d->len, err) != QD_OK) {
+        if (err && err->code == QD_ERR_UNSUPPORTED) {
+            d->refused = 1;
+            d->refusal = *err;
+            return d;
+        }
         demo_close(d);
         return NULL;
     }
@@ -183,6 +192,10 @@ qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd
     qd_error local;
     if (!err)
         err = &local; /* the resync needs the error's offset */
+    if (d->refused) {
+        *err = d->refusal;
+        return err->code;
+    }
     uint64_t start = d->dec->offset(d->state);
     qd_err r = d->dec->step(d->state, d->data, d->len, cl, trace, done, err);
     if (r == QD_OK || !d->dec->block_at ||
@@ -202,6 +215,8 @@ const demo_damage *demo_damaged(const demo_t *d, int i)
 
 qd_err demo_rewind(demo_t *d, qd_error *err)
 {
+    if (d->refused)
+        return QD_OK; /* the refusal comes from the first step, as after demo_open */
     return d->dec->init(d->state, d->data, d->len, err);
 }
 

@@ -1104,6 +1104,7 @@ static qd_err q2_init(void *state, const uint8_t *data, size_t len, qd_error *er
         memset(&c, 0, sizeof c);
         c.err = err;
         c.msg_ofs = 4;
+        s->protocol = p; /* `info` reports what the file is, refused or not */
         return check_protocol(&c, p);
     }
     return QD_OK;

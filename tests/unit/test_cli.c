@@ -91,3 +91,26 @@ TEST(cli_info_json_and_basedir)
              0);
     CHECK(strstr(out, "\"models_missing\": [\"progs/player.mdl\""));
 }
+
+/* An unsupported version of a known format says what the file is (#9): the manifest lists
+ * dm2/mission64-data_demos_demo1_kmq2-protocol56.dm2 as "Q2 DM2 protocol 56" (KMQuake2), and
+ * dm_73/udt_ql_duel_scores.dm_73 as a Quake III-family demo of protocol 73. Before, info said
+ * "format": "unknown", "protocol": 0 for the first. */
+TEST(cli_info_names_what_it_refuses)
+{
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    char kmq2[600];
+    if (!test_realfile(kmq2, sizeof kmq2, "dm2/mission64-data_demos_demo1_kmq2-protocol56.dm2"))
+        SKIP("no realdata/dm2/mission64-data_demos_demo1_kmq2-protocol56.dm2");
+    static char out[65536];
+    CHECK_EQ(capture(out, sizeof out, "%s info --json %s 2>/dev/null", bin(), kmq2), 2);
+    CHECK(strstr(out, "\"format\": \"dm2\"") != NULL);
+    CHECK(strstr(out, "\"protocol\": 56") != NULL);
+    CHECK(strstr(out, "KMQuake2") && strstr(out, "unsupported"));
+    CHECK_EQ(capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), kmq2), 2);
+    int lines = 0;
+    for (const char *c = out; *c; c++)
+        lines += *c == '\n';
+    CHECK_EQ(lines, 1);
+}
