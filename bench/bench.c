@@ -186,10 +186,57 @@ static void bench_seek_row(const char *fmt, const char *sub, const char *const *
     tl_close(tl);
 }
 
+/* Keyframe bytes per demo minute, every demo of a format: the timeline's index bytes minus
+ * the frame index (so keyframes, plus the few marks), over the demo's length. The gate for
+ * issue #10's ports: none may raise a row. */
+static void bench_keyframe_rows(const char *fmt, const char *sub, const char *const *exts)
+{
+    static char names[256][512];
+    int n = bench_list(sub, exts, names, 256);
+    for (int i = 0; i < n; i++) {
+        qd_error err;
+        demo_t *d = demo_open(names[i], &err);
+        timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+        if (!tl) {
+            bench_out("| %s | %s | error: %s | | |\n", fmt, base(names[i]), err.msg);
+            continue;
+        }
+        double len = tl_end(tl) - tl_start(tl);
+        size_t bytes = tl_index_bytes(tl) - (size_t)tl_num_frames(tl) * sizeof(double);
+        bench_out("| %s | %s | %.1f | %d | %.0f |\n", fmt, base(names[i]), len,
+                  tl_num_keyframes(tl), len > 0 ? bytes / (len / 60.0) : 0);
+        tl_close(tl);
+    }
+}
+
+static void bench_keyframes(void)
+{
+    static const char *const dem[] = {".dem", NULL}, *const qwd[] = {".qwd", NULL},
+                             *const mvd[] = {".mvd", NULL}, *const dm2[] = {".dm2", NULL},
+                             *const q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71",
+                                            NULL};
+    bench_out("\n### Keyframe bytes per demo minute (index bytes minus the frame index)\n\n");
+    bench_out("| format | demo | length (s) | keyframes | bytes per minute |\n"
+              "|---|---|---:|---:|---:|\n");
+    bench_keyframe_rows("dem", "dem", dem);
+    bench_keyframe_rows("qwd", "qwd", qwd);
+    bench_keyframe_rows("mvd", "mvd", mvd);
+    bench_keyframe_rows("dm2", "dm2", dm2);
+    bench_keyframe_rows("dm_66", "dm_66", q3);
+    bench_keyframe_rows("dm_67", "dm_67", q3);
+    bench_keyframe_rows("dm_68", "dm_68", q3);
+    bench_keyframe_rows("dm_70", "dm_70", q3);
+    bench_keyframe_rows("dm_71", "dm_71", q3);
+}
+
+/* `qdemo-bench` runs every section into bench/results.md; `qdemo-bench keyframes` prints
+ * only the keyframe table (quick, for checking a port) and writes no file. */
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc > 1 && strcmp(argv[1], "keyframes") == 0) {
+        bench_keyframes();
+        return 0;
+    }
     md = fopen("bench/results.md", "w");
     struct utsname u;
     uname(&u);
@@ -242,6 +289,7 @@ int main(int argc, char **argv)
     bench_seek_row("dm_68", "dm_68", q3);
     bench_seek_row("dm_70", "dm_70", q3);
     bench_seek_row("dm_71", "dm_71", q3);
+    bench_keyframes();
 
     bench_render();
     bench_export();
