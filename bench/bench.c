@@ -209,24 +209,26 @@ static void bench_keyframe_rows(const char *fmt, const char *sub, const char *co
     }
 }
 
+/* Every demo format: its table name (also its realdata folder) and file endings. */
+static const char *const ext_dem[] = {".dem", NULL}, *const ext_qwd[] = {".qwd", NULL},
+                         *const ext_mvd[] = {".mvd", NULL}, *const ext_dm2[] = {".dm2", NULL},
+                         *const ext_q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71",
+                                            NULL};
+static const struct {
+    const char *fmt;
+    const char *const *exts;
+} formats[] = {{"dem", ext_dem},   {"qwd", ext_qwd},   {"mvd", ext_mvd},
+               {"dm2", ext_dm2},   {"dm_66", ext_q3},  {"dm_67", ext_q3},
+               {"dm_68", ext_q3},  {"dm_70", ext_q3},  {"dm_71", ext_q3}};
+#define NUM_FORMATS (sizeof formats / sizeof formats[0])
+
 static void bench_keyframes(void)
 {
-    static const char *const dem[] = {".dem", NULL}, *const qwd[] = {".qwd", NULL},
-                             *const mvd[] = {".mvd", NULL}, *const dm2[] = {".dm2", NULL},
-                             *const q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71",
-                                            NULL};
     bench_out("\n### Keyframe bytes per demo minute (index bytes minus the frame index)\n\n");
     bench_out("| format | demo | length (s) | keyframes | bytes per minute |\n"
               "|---|---|---:|---:|---:|\n");
-    bench_keyframe_rows("dem", "dem", dem);
-    bench_keyframe_rows("qwd", "qwd", qwd);
-    bench_keyframe_rows("mvd", "mvd", mvd);
-    bench_keyframe_rows("dm2", "dm2", dm2);
-    bench_keyframe_rows("dm_66", "dm_66", q3);
-    bench_keyframe_rows("dm_67", "dm_67", q3);
-    bench_keyframe_rows("dm_68", "dm_68", q3);
-    bench_keyframe_rows("dm_70", "dm_70", q3);
-    bench_keyframe_rows("dm_71", "dm_71", q3);
+    for (size_t i = 0; i < NUM_FORMATS; i++)
+        bench_keyframe_rows(formats[i].fmt, formats[i].fmt, formats[i].exts);
 }
 
 /* `qdemo-bench` runs every section into bench/results.md; `qdemo-bench keyframes` prints
@@ -280,15 +282,8 @@ int main(int argc, char **argv)
     bench_out("| format | longest demo | length (s) | index build ms (%% of length) | "
               "seek median ms | seek worst ms | index KB per minute |\n"
               "|---|---|---:|---:|---:|---:|---:|\n");
-    bench_seek_row("dem", "dem", dem);
-    bench_seek_row("qwd", "qwd", qwd);
-    bench_seek_row("mvd", "mvd", mvd);
-    bench_seek_row("dm2", "dm2", dm2);
-    bench_seek_row("dm_66", "dm_66", q3);
-    bench_seek_row("dm_67", "dm_67", q3);
-    bench_seek_row("dm_68", "dm_68", q3);
-    bench_seek_row("dm_70", "dm_70", q3);
-    bench_seek_row("dm_71", "dm_71", q3);
+    for (size_t i = 0; i < NUM_FORMATS; i++)
+        bench_seek_row(formats[i].fmt, formats[i].fmt, formats[i].exts);
     bench_keyframes();
 
     bench_render();

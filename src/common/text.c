@@ -3,27 +3,25 @@
 
 #include <string.h>
 
+/* The end of an info string field: the next backslash or the NUL. */
+static const char *field_end(const char *p)
+{
+    while (*p && *p != '\\')
+        p++;
+    return p;
+}
+
 int qd_info_get(const char *info, const char *key, char *out, size_t cap)
 {
     size_t klen = strlen(key);
-    const char *p = info;
+    const char *p = info + (*info == '\\');
     out[0] = 0;
-    if (*p == '\\')
-        p++;
     while (*p) {
-        const char *k = p;
-        while (*p && *p != '\\')
-            p++;
-        size_t kl = (size_t)(p - k);
-        if (*p)
-            p++;
-        const char *v = p;
-        while (*p && *p != '\\')
-            p++;
-        size_t vl = (size_t)(p - v);
-        if (*p)
-            p++;
-        if (kl == klen && memcmp(k, key, klen) == 0) {
+        const char *k = p, *kend = field_end(k);
+        const char *v = kend + (*kend != 0), *vend = field_end(v);
+        p = vend + (*vend != 0);
+        if ((size_t)(kend - k) == klen && memcmp(k, key, klen) == 0) {
+            size_t vl = (size_t)(vend - v);
             int r = QD_INFO_FOUND;
             if (vl >= cap) {
                 vl = cap - 1;

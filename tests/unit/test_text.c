@@ -25,39 +25,40 @@ TEST(text_atoi_bounds)
 
 TEST(text_info_get)
 {
-    char v[16];
-    /* QuakeWorld userinfo as svc_updateuserinfo sends it (leading backslash) */
-    const char *qw = "\\bottomcolor\\4\\topcolor\\13\\team\\red\\name\\eQu";
-    CHECK_EQ(qd_info_get(qw, "topcolor", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "13");
-    CHECK_EQ(qd_info_get(qw, "name", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "eQu");
-    CHECK_EQ(qd_info_get(qw, "bottomcolor", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "4");
-    /* a key that is only a prefix of another, or a value equal to the key, is no match */
-    CHECK_EQ(qd_info_get(qw, "top", v, sizeof v), QD_INFO_ABSENT);
-    CHECK_STR(v, "");
-    CHECK_EQ(qd_info_get(qw, "red", v, sizeof v), QD_INFO_ABSENT);
-    CHECK_EQ(qd_info_get(qw, "Name", v, sizeof v), QD_INFO_ABSENT);
-    /* Quake III configstring style: no leading backslash */
-    const char *q3 = "n\\sausage\\t\\0\\model\\razor/default";
-    CHECK_EQ(qd_info_get(q3, "n", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "sausage");
-    CHECK_EQ(qd_info_get(q3, "t", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "0");
-    /* "razor/default" is 13 bytes: a 8-byte buffer holds the first 7 */
-    char small[8];
-    CHECK_EQ(qd_info_get(q3, "model", small, sizeof small), QD_INFO_CUT);
-    CHECK_STR(small, "razor/d");
-    /* empty values, a key without a value at the end, empty strings */
-    CHECK_EQ(qd_info_get("\\a\\\\b\\2", "a", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "");
-    CHECK_EQ(qd_info_get("\\a\\\\b\\2", "b", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "2");
-    CHECK_EQ(qd_info_get("\\a\\1\\last", "last", v, sizeof v), QD_INFO_FOUND);
-    CHECK_STR(v, "");
-    CHECK_EQ(qd_info_get("", "a", v, sizeof v), QD_INFO_ABSENT);
-    CHECK_EQ(qd_info_get("\\", "a", v, sizeof v), QD_INFO_ABSENT);
+    /* QuakeWorld userinfo as svc_updateuserinfo sends it (leading backslash), a Quake III
+     * configstring (none), and edge cases; answers worked out by reading the strings */
+    static const char qw[] = "\\bottomcolor\\4\\topcolor\\13\\team\\red\\name\\eQu";
+    static const char q3[] = "n\\sausage\\t\\0\\model\\razor/default";
+    static const struct {
+        const char *info, *key;
+        size_t cap;
+        int ret;
+        const char *value;
+    } cases[] = {
+        {qw, "topcolor", 16, QD_INFO_FOUND, "13"},
+        {qw, "name", 16, QD_INFO_FOUND, "eQu"},
+        {qw, "bottomcolor", 16, QD_INFO_FOUND, "4"},
+        {qw, "top", 16, QD_INFO_ABSENT, ""},  /* a prefix of a key is no match */
+        {qw, "red", 16, QD_INFO_ABSENT, ""},  /* nor is a value */
+        {qw, "Name", 16, QD_INFO_ABSENT, ""}, /* keys compare exactly */
+        {q3, "n", 16, QD_INFO_FOUND, "sausage"},
+        {q3, "t", 16, QD_INFO_FOUND, "0"},
+        {q3, "model", 8, QD_INFO_CUT, "razor/d"}, /* 13 bytes into 8: the first 7 */
+        {q3, "model", 14, QD_INFO_FOUND, "razor/default"},
+        {"\\a\\\\b\\2", "a", 16, QD_INFO_FOUND, ""}, /* an empty value */
+        {"\\a\\\\b\\2", "b", 16, QD_INFO_FOUND, "2"},
+        {"\\a\\1\\last", "last", 16, QD_INFO_FOUND, ""}, /* a key without a value */
+        {"", "a", 16, QD_INFO_ABSENT, ""},
+        {"\\", "a", 16, QD_INFO_ABSENT, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char v[16];
+        memset(v, 'z', sizeof v);
+        int r = qd_info_get(cases[i].info, cases[i].key, v, cases[i].cap);
+        CHECK_MSG(r == cases[i].ret && strcmp(v, cases[i].value) == 0,
+                  "case %zu (%s): %d \"%s\", want %d \"%s\"", i, cases[i].key, r, v,
+                  cases[i].ret, cases[i].value);
+    }
 }
 
 TEST(text_token_commands)
