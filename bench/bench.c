@@ -186,10 +186,59 @@ static void bench_seek_row(const char *fmt, const char *sub, const char *const *
     tl_close(tl);
 }
 
+/* Keyframe bytes per demo minute, every demo of a format: the timeline's index bytes minus
+ * the frame index (so keyframes, plus the few marks), over the demo's length. The gate for
+ * issue #10's ports: none may raise a row. */
+static void bench_keyframe_rows(const char *fmt, const char *sub, const char *const *exts)
+{
+    static char names[256][512];
+    int n = bench_list(sub, exts, names, 256);
+    for (int i = 0; i < n; i++) {
+        qd_error err;
+        demo_t *d = demo_open(names[i], &err);
+        timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+        if (!tl) {
+            bench_out("| %s | %s | error: %s | | |\n", fmt, base(names[i]), err.msg);
+            continue;
+        }
+        double len = tl_end(tl) - tl_start(tl);
+        size_t bytes = tl_index_bytes(tl) - (size_t)tl_num_frames(tl) * sizeof(double);
+        bench_out("| %s | %s | %.1f | %d | %.0f |\n", fmt, base(names[i]), len,
+                  tl_num_keyframes(tl), len > 0 ? bytes / (len / 60.0) : 0);
+        tl_close(tl);
+    }
+}
+
+/* Every demo format: its table name (also its realdata folder) and file endings. */
+static const char *const ext_dem[] = {".dem", NULL}, *const ext_qwd[] = {".qwd", NULL},
+                         *const ext_mvd[] = {".mvd", NULL}, *const ext_dm2[] = {".dm2", NULL},
+                         *const ext_q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71",
+                                            NULL};
+static const struct {
+    const char *fmt;
+    const char *const *exts;
+} formats[] = {{"dem", ext_dem},   {"qwd", ext_qwd},   {"mvd", ext_mvd},
+               {"dm2", ext_dm2},   {"dm_66", ext_q3},  {"dm_67", ext_q3},
+               {"dm_68", ext_q3},  {"dm_70", ext_q3},  {"dm_71", ext_q3}};
+#define NUM_FORMATS (sizeof formats / sizeof formats[0])
+
+static void bench_keyframes(void)
+{
+    bench_out("\n### Keyframe bytes per demo minute (index bytes minus the frame index)\n\n");
+    bench_out("| format | demo | length (s) | keyframes | bytes per minute |\n"
+              "|---|---|---:|---:|---:|\n");
+    for (size_t i = 0; i < NUM_FORMATS; i++)
+        bench_keyframe_rows(formats[i].fmt, formats[i].fmt, formats[i].exts);
+}
+
+/* `qdemo-bench` runs every section into bench/results.md; `qdemo-bench keyframes` prints
+ * only the keyframe table (quick, for checking a port) and writes no file. */
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc > 1 && strcmp(argv[1], "keyframes") == 0) {
+        bench_keyframes();
+        return 0;
+    }
     md = fopen("bench/results.md", "w");
     struct utsname u;
     uname(&u);
@@ -233,15 +282,9 @@ int main(int argc, char **argv)
     bench_out("| format | longest demo | length (s) | index build ms (%% of length) | "
               "seek median ms | seek worst ms | index KB per minute |\n"
               "|---|---|---:|---:|---:|---:|---:|\n");
-    bench_seek_row("dem", "dem", dem);
-    bench_seek_row("qwd", "qwd", qwd);
-    bench_seek_row("mvd", "mvd", mvd);
-    bench_seek_row("dm2", "dm2", dm2);
-    bench_seek_row("dm_66", "dm_66", q3);
-    bench_seek_row("dm_67", "dm_67", q3);
-    bench_seek_row("dm_68", "dm_68", q3);
-    bench_seek_row("dm_70", "dm_70", q3);
-    bench_seek_row("dm_71", "dm_71", q3);
+    for (size_t i = 0; i < NUM_FORMATS; i++)
+        bench_seek_row(formats[i].fmt, formats[i].fmt, formats[i].exts);
+    bench_keyframes();
 
     bench_render();
     bench_export();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "common/text.h"
 
 #define QDEMO_VERSION "0.1.0"
 
@@ -150,14 +151,14 @@ int main(int argc, char **argv)
             o.camera_path = v;
         } else if (!strcmp(a, "--threads")) {
             NEEDS_VALUE;
-            o.threads = atoi(v);
+            o.threads = qd_atoi(v);
             if (o.threads < 1 || o.threads > 64) {
                 fprintf(stderr, "qdemo: --threads takes 1..64\n");
                 return APP_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--blur")) {
             NEEDS_VALUE;
-            o.blur = atoi(v);
+            o.blur = qd_atoi(v);
             if (o.blur < 1 || o.blur > 256) {
                 fprintf(stderr, "qdemo: --blur takes 1..256\n");
                 return APP_EXIT_USAGE;

@@ -388,15 +388,7 @@ void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
             r_camera_from_view(cl, t, cam);
             return;
         }
-        memcpy(cam->origin, s.origin, sizeof cam->origin);
-        cam->origin[2] += 22; /* the eye height of every Quake-family player */
-        /* The body's pitch is a third of the view's: the other way in Quake and QuakeWorld
-         * (SV_ClientThink: angles[PITCH] = -v_angle[PITCH] / 3), the same way in Quake II
-         * (ClientEndServerFrame); Quake III sends the view angles themselves. */
-        float k = cl->level.game == CL_GAME_Q2 ? 3.0f : cl->level.game == CL_GAME_Q3 ? 1.0f
-                                                                                    : -3.0f;
-        cam->angles[0] = s.angles[0] * k;
-        cam->angles[1] = s.angles[1];
+        cl_body_view(cl, &s, cam->origin, cam->angles); /* the game's eye and pitch */
         return;
     }
     /* chase: behind and above the body, looking the way it faces */
@@ -441,31 +433,27 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
 {
     int scale = fb->h >= 600 ? 2 : 1;
     uint32_t white = rast_rgb(255, 255, 255), dim = 0xa0000000u;
-    /* HUD: whose view, and their stats (Q1/QW stat numbers: 0 health, 4 armour, 3 ammo) */
-    const int32_t *stats = cl->stats;
+    /* HUD: whose view, and their stats when a decoder knows them (cl_stats_of). */
     char hud[160];
+    int slot = p->follow >= 0 ? p->follow : cl_view_player(cl);
+    const cl_stats *st = cl_stats_of(cl, slot);
     const char *who = "";
-    int slot = p->follow;
-    if (slot < 0 && cl->level.game == CL_GAME_QW)
-        slot = cl->view.view_entity - 1; /* an .mvd's recorded view is one of its players */
-    if (slot >= 0 && slot < CL_MAX_PLAYERS) {
-        int any = 0;
-        for (int i = 0; i < 32; i++)
-            any |= cl->players[slot].stats[i] != 0;
-        if (any || p->follow >= 0) {
-            stats = cl->players[slot].stats;
-            who = cl->players[slot].name;
-        }
-    }
-    snprintf(hud, sizeof hud, "%.31s%shealth %d  armor %d  ammo %d", who, who[0] ? "  " : "",
-             (int)stats[0], (int)stats[4], (int)stats[3]);
+    if (slot >= 0 && slot < CL_MAX_PLAYERS && (p->follow >= 0 || cl->players[slot].has_stats))
+        who = cl->players[slot].name;
+    if (st && (st->flags & CL_ST_VALID))
+        snprintf(hud, sizeof hud, "%.31s%shealth %d  armor %d  ammo %d", who,
+                 who[0] ? "  " : "", st->health, st->armor, st->ammo);
+    else
+        snprintf(hud, sizeof hud, "%.31s", who);
     plain_quake_text(hud);
     int th = DRAW_FONT_H * scale;
     int bx, by, bw, bh;
     player_bar_rect(fb->w, fb->h, &bx, &by, &bw, &bh);
-    draw_fill_rect(fb, bx - 2, by - th - 10 * scale, draw_text_width(hud, scale) + 4, th + 2,
-                   dim);
-    draw_text(fb, bx, by - th - 9 * scale, hud, white, scale);
+    if (hud[0]) {
+        draw_fill_rect(fb, bx - 2, by - th - 10 * scale, draw_text_width(hud, scale) + 4,
+                       th + 2, dim);
+        draw_text(fb, bx, by - th - 9 * scale, hud, white, scale);
+    }
 
     if (p->notice[0] && p->wall < p->notice_until) {
         draw_fill_rect(fb, 6 * scale, 6 * scale, draw_text_width(p->notice, scale) + 4 * scale,

@@ -13,6 +13,18 @@ static void copy_name(char *dst, size_t cap, const char *src)
     dst[n] = 0;
 }
 
+/* Each game's camera on a body (cl_conventions); CL_GAME_NONE takes Quake's. Sources: Q1
+ * QuakeC PlayerDie/ThrowHead view_ofs and SV_ClientThink (pitch = -v_angle / 3); QW
+ * client/view.c V_CalcRefdef; Q2 pmove.c PM_CheckDuck (dead ducks: -2; PM_GIB 8) and
+ * ClientEndServerFrame (pitch / 3); Q3 bg_public.h DEFAULT_VIEWHEIGHT, DEAD_VIEWHEIGHT. */
+static const cl_conventions game_conventions[] = {
+    [CL_GAME_NONE] = {22, -8, 8, -3, 90},
+    [CL_GAME_Q1] = {22, -8, 8, -3, 90},
+    [CL_GAME_QW] = {22, -16, 8, -3, 90},
+    [CL_GAME_Q2] = {22, -2, 8, 3, 90},
+    [CL_GAME_Q3] = {26, -16, -16, 1, 90},
+};
+
 void cl_reset(cl_state *cl)
 {
     memset(cl, 0, sizeof *cl);
@@ -20,6 +32,7 @@ void cl_reset(cl_state *cl)
     cl->view.view_height = 0;
     for (int i = 0; i < CL_MAX_PLAYERS; i++)
         cl->players[i].entity = -1;
+    cl->level.conv = game_conventions[CL_GAME_NONE];
 }
 
 void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, const char *title)
@@ -32,10 +45,18 @@ void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, c
     double t = cl->time;
     cl_message msgs[CL_MAX_PRINTS];
     memcpy(msgs, cl->messages, sizeof msgs);
+    cl_stats pstats[CL_MAX_PLAYERS];
+    memcpy(pstats, cl->player_stats, sizeof pstats);
+    cl_event events[CL_MAX_EVENTS];
+    memcpy(events, cl->events, sizeof events);
+    uint32_t event_count = cl->event_count;
 
-    cl_reset(cl);
+    cl_reset(cl); /* also empties the effects log: the old level's effects are gone */
     memcpy(cl->players, players, sizeof players);
     memcpy(cl->messages, msgs, sizeof msgs);
+    memcpy(cl->player_stats, pstats, sizeof pstats);
+    memcpy(cl->events, events, sizeof events);
+    cl->event_count = event_count;
     cl->message_count = messages;
     cl->temp_count = temps;
     cl->frame_count = frames;
@@ -43,6 +64,8 @@ void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, c
     cl->model_gen = model_gen + 1;
     cl->time = cl->prev_time = t;
     cl->level.game = game;
+    if ((unsigned)game < sizeof game_conventions / sizeof game_conventions[0])
+        cl->level.conv = game_conventions[game];
     cl->level.protocol = protocol;
     cl->level.max_clients = max_clients;
     copy_name(cl->level.title, sizeof cl->level.title, title ? title : "");
@@ -222,10 +245,39 @@ void cl_set_view_angles(cl_state *cl, const float angles[3])
     memcpy(cl->view.angles, angles, sizeof cl->view.angles);
 }
 
+static int16_t clamp16(int v) { return (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v); }
+
+/* Bridge until the Quake decoders fill cl_stats themselves (issue #10, package A): the
+ * numbers Quake and QuakeWorld send as stats (id's quakedef.h / QW bothdefs.h STAT_*).
+ * Weapon, armour type, items and powerups need the IT_* tables, which belong to the
+ * decoders: left unset here. Other games' slot numbers mean other things: untouched. */
+static void quake_stat_bridge(const cl_state *cl, cl_stats *st, int index, int value)
+{
+    static const uint8_t ammo_kind[4] = {CL_AMMO_SHELLS, CL_AMMO_BULLETS, CL_AMMO_ROCKETS,
+                                         CL_AMMO_CELLS}; /* STAT_SHELLS..STAT_CELLS */
+    if (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW)
+        return;
+    int16_t v = clamp16(value);
+    switch (index) {
+    case 0: st->health = v; break;                         /* STAT_HEALTH */
+    case 3: st->ammo = v; break;                           /* STAT_AMMO */
+    case 4: st->armor = v; break;                          /* STAT_ARMOR */
+    case 6: case 7: case 8: case 9: st->ammo_of[ammo_kind[index - 6]] = v; break;
+    case 11: st->secrets_total = v; break;                 /* STAT_TOTALSECRETS */
+    case 12: st->monsters_total = v; break;                /* STAT_TOTALMONSTERS */
+    case 13: st->secrets = v; break;                       /* STAT_SECRETS */
+    case 14: st->monsters = v; break;                      /* STAT_MONSTERS */
+    default: return;
+    }
+    st->flags |= CL_ST_VALID;
+}
+
 void cl_set_stat(cl_state *cl, int index, int value)
 {
-    if (index >= 0 && index < CL_MAX_STATS)
+    if (index >= 0 && index < CL_MAX_STATS) {
         cl->stats[index] = value;
+        quake_stat_bridge(cl, &cl->view_stats, index, value);
+    }
 }
 
 static cl_player *player(cl_state *cl, int slot)
@@ -275,8 +327,12 @@ void cl_set_player_spectator(cl_state *cl, int slot, int spectator)
 void cl_set_player_stat(cl_state *cl, int slot, int index, int value)
 {
     cl_player *p = player(cl, slot);
-    if (p && index >= 0 && index < 32)
+    if (p && index >= 0 && index < 32) {
         p->stats[index] = value;
+        quake_stat_bridge(cl, &cl->player_stats[slot], index, value);
+        if (cl->player_stats[slot].flags & CL_ST_VALID)
+            p->has_stats = 1;
+    }
 }
 
 void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text)
@@ -297,6 +353,154 @@ void cl_temp_add(cl_state *cl, const cl_temp *te)
 void cl_set_paused(cl_state *cl, int paused) { cl->paused = (uint8_t)(paused != 0); }
 
 void cl_set_intermission(cl_state *cl, int on) { cl->intermission = (uint8_t)(on != 0); }
+
+/* ---- neutral facts (issue #10) ---- */
+
+void cl_set_conventions(cl_state *cl, const cl_conventions *conv) { cl->level.conv = *conv; }
+
+void cl_set_stats(cl_state *cl, int slot, const cl_stats *st)
+{
+    cl_stats *dst;
+    if (slot == -1) {
+        dst = &cl->view_stats;
+    } else {
+        cl_player *p = player(cl, slot);
+        if (!p)
+            return;
+        p->has_stats = 1;
+        dst = &cl->player_stats[slot];
+    }
+    *dst = *st;
+    dst->flags |= CL_ST_VALID;
+}
+
+void cl_set_player_look(cl_state *cl, int slot, const char *model, const char *skin,
+                        const char *head)
+{
+    cl_player *p = player(cl, slot);
+    if (!p)
+        return;
+    if (model)
+        copy_name(p->model, sizeof p->model, model);
+    if (skin)
+        copy_name(p->skin, sizeof p->skin, skin);
+    if (head)
+        copy_name(p->head, sizeof p->head, head);
+}
+
+void cl_set_player_team(cl_state *cl, int slot, int team)
+{
+    cl_player *p = player(cl, slot);
+    if (p)
+        p->team = (uint8_t)(team >= CL_TEAM_NONE && team <= CL_TEAM_SPECTATOR ? team
+                                                                               : CL_TEAM_NONE);
+}
+
+void cl_set_player_ping(cl_state *cl, int slot, int ping)
+{
+    cl_player *p = player(cl, slot);
+    if (p)
+        p->ping = clamp16(ping);
+}
+
+void cl_event_add(cl_state *cl, const cl_event *ev)
+{
+    cl_event *e = &cl->events[cl->event_count % CL_MAX_EVENTS];
+    *e = *ev;
+    e->time = cl->time;
+    e->text[sizeof e->text - 1] = 0;
+    if (e->kind == CL_EV_FRAG) {
+        if (e->actor < 0 || e->actor == e->target) {
+            e->flags |= CL_EVF_SUICIDE;
+            e->actor = -1;
+        }
+        cl_player *victim = player(cl, e->target);
+        if (victim)
+            victim->deaths++;
+    }
+    cl->event_count++;
+}
+
+const cl_event *cl_event_get(const cl_state *cl, uint32_t i)
+{
+    if (i >= cl->event_count || cl->event_count - i > CL_MAX_EVENTS)
+        return NULL;
+    return &cl->events[i % CL_MAX_EVENTS];
+}
+
+void cl_fx_add(cl_state *cl, const cl_fxev *e)
+{
+    cl_fxlog *log = &cl->fxlog;
+    cl_fxev *f = &log->fx[log->fx_count % CL_FX_LOG];
+    *f = *e;
+    f->t0 = cl->time;
+    if (!(f->life > 0)) /* also NaN */
+        f->life = 0.1f;
+    if (f->life > (float)CL_FX_WINDOW)
+        f->life = (float)CL_FX_WINDOW;
+    log->fx_count++;
+}
+
+void cl_sound_add(cl_state *cl, const cl_sound *s)
+{
+    cl_fxlog *log = &cl->fxlog;
+    cl_sound *d = &log->sounds[log->sound_count % CL_SOUND_LOG];
+    *d = *s;
+    d->t0 = cl->time;
+    log->sound_count++;
+}
+
+void cl_fxlog_clear(cl_state *cl) { memset(&cl->fxlog, 0, sizeof cl->fxlog); }
+
+int cl_fx_at(const cl_state *cl, double t, const cl_fxev **out, int cap)
+{
+    const cl_fxlog *log = &cl->fxlog;
+    uint32_t n = log->fx_count < CL_FX_LOG ? log->fx_count : CL_FX_LOG;
+    int k = 0;
+    for (uint32_t i = log->fx_count - n; i != log->fx_count && k < cap; i++) {
+        const cl_fxev *f = &log->fx[i % CL_FX_LOG];
+        if (f->t0 <= t && t < f->t0 + f->life)
+            out[k++] = f;
+    }
+    return k;
+}
+
+int cl_view_player(const cl_state *cl)
+{
+    int p = cl->view.player;
+    if (p > 0 && p <= CL_MAX_PLAYERS)
+        return p - 1;
+    /* Bridge until the Quake decoders set view.player: entity n (1..maxclients) is client
+     * n - 1 in Quake and QuakeWorld. */
+    int e = cl->view.view_entity;
+    if ((cl->level.game == CL_GAME_Q1 || cl->level.game == CL_GAME_QW) && e >= 1 &&
+        e <= cl->level.max_clients && e <= CL_MAX_PLAYERS)
+        return e - 1;
+    return -1;
+}
+
+const cl_stats *cl_stats_of(const cl_state *cl, int slot)
+{
+    if (slot >= 0 && slot < CL_MAX_PLAYERS && cl->players[slot].has_stats)
+        return &cl->player_stats[slot];
+    if (slot == -1 || (slot >= 0 && slot == cl_view_player(cl)))
+        return &cl->view_stats;
+    return NULL;
+}
+
+void cl_body_view(const cl_state *cl, const cl_entstate *s, float origin[3], float angles[3])
+{
+    const cl_conventions *c = &cl->level.conv;
+    float eye = (s->flags & CL_EF_GIBBED) ? c->eye_gibbed
+              : (s->flags & CL_EF_DEAD)   ? c->eye_dead
+                                          : c->eye_height;
+    origin[0] = s->origin[0];
+    origin[1] = s->origin[1];
+    origin[2] = s->origin[2] + eye;
+    angles[0] = s->angles[0] * c->body_pitch_scale;
+    angles[1] = s->angles[1];
+    angles[2] = 0;
+}
 
 /* ---- interpolation ---- */
 

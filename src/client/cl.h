@@ -42,6 +42,8 @@ typedef struct cl_entstate {
 /* cl_entstate.flags */
 #define CL_EF_TELEPORT 0x01 /* the decoder knows this update is a jump: snap, do not lerp */
 #define CL_EF_PLAYER 0x02   /* the entity is a client (QW playerinfo, Q1 ent 1..maxclients) */
+#define CL_EF_DEAD 0x04     /* a dead body (QW PF_DEAD, Q2/Q3 pm_type): cl_body_view's eye */
+#define CL_EF_GIBBED 0x08   /* a gibbed body, only the head left (QW PF_GIB, Q2 PM_GIB) */
 
 /* One dynamic entity: its two latest recorded states and when they were valid. */
 typedef struct cl_entity {
@@ -57,6 +59,63 @@ typedef struct cl_entity {
     cl_entstate prev;
 } cl_entity;
 
+/* ---- Stats: named facts, never a game's slot numbers (issue #10, plan 2.3) ---- */
+
+/* Weapons by what they are, not by a game's number (< 32: cl_stats.weapons is a mask). */
+typedef enum cl_weapon {
+    CL_WP_NONE, CL_WP_MELEE /* axe, gauntlet */, CL_WP_BLASTER, CL_WP_SHOTGUN,
+    CL_WP_SUPER_SHOTGUN, CL_WP_MACHINEGUN, CL_WP_CHAINGUN, CL_WP_NAILGUN, CL_WP_SUPER_NAILGUN,
+    CL_WP_GRENADE_LAUNCHER, CL_WP_HAND_GRENADE, CL_WP_ROCKET_LAUNCHER, CL_WP_LIGHTNING,
+    CL_WP_HYPERBLASTER, CL_WP_RAILGUN, CL_WP_PLASMA, CL_WP_BFG, CL_WP_GRAPPLE, CL_WP_PROX,
+    CL_WP_OTHER, CL_WP_COUNT
+} cl_weapon;
+/* Ammunition kinds; Quake's nails count as BULLETS. */
+typedef enum cl_ammo {
+    CL_AMMO_NONE, CL_AMMO_SHELLS, CL_AMMO_BULLETS, CL_AMMO_GRENADES, CL_AMMO_ROCKETS,
+    CL_AMMO_CELLS, CL_AMMO_SLUGS, CL_AMMO_OTHER, CL_AMMO_COUNT
+} cl_ammo;
+/* Armour: LIGHT green (Q1) / jacket (Q2), MEDIUM yellow / combat, HEAVY red / body; SHIELD
+ * Quake II's power screen or shield. */
+typedef enum cl_armor {
+    CL_ARMOR_NONE, CL_ARMOR_LIGHT, CL_ARMOR_MEDIUM, CL_ARMOR_HEAVY, CL_ARMOR_SHIELD,
+    CL_ARMOR_COUNT
+} cl_armor;
+/* Powerups, index into cl_stats.powerup_end. */
+typedef enum cl_powerup {
+    CL_PU_QUAD, CL_PU_INVULN, CL_PU_SUIT, CL_PU_INVIS, CL_PU_HASTE, CL_PU_REGEN, CL_PU_FLIGHT,
+    CL_PU_FLAG, CL_PU_COUNT
+} cl_powerup;
+
+/* cl_stats.flags */
+#define CL_ST_DEAD 0x01
+#define CL_ST_GIBBED 0x02
+#define CL_ST_SPECTATOR 0x04
+#define CL_ST_VALID 0x80     /* a decoder filled these stats (set by cl_set_stats) */
+/* cl_stats.items */
+#define CL_IT_KEY_SILVER 0x01u
+#define CL_IT_KEY_GOLD 0x02u
+#define CL_IT_SIGIL(n) (0x04u << (n)) /* Quake's four runes, n = 0..3 */
+
+/* One player's (or the recorded view's) status, as a HUD shows it. 80 bytes, plain data. */
+typedef struct cl_stats {
+    int16_t health, armor;
+    int16_t ammo;                   /* of the current weapon */
+    int16_t ammo_of[CL_AMMO_COUNT]; /* by kind (a HUD's ammo row) */
+    uint8_t armor_type;             /* cl_armor */
+    uint8_t ammo_type;              /* cl_ammo of the current weapon */
+    uint8_t weapon;                 /* cl_weapon */
+    uint8_t flags;                  /* CL_ST_* */
+    uint8_t pad[2];
+    uint32_t weapons;               /* 1u << cl_weapon for each owned */
+    uint32_t items;                 /* CL_IT_* */
+    float powerup_end[CL_PU_COUNT]; /* demo time it ends; 0 not held; -1 held, end unknown */
+    int32_t score;                  /* frags or score */
+    int16_t monsters, monsters_total, secrets, secrets_total; /* Quake single player */
+} cl_stats;
+
+/* cl_player.team */
+enum { CL_TEAM_NONE, CL_TEAM_RED, CL_TEAM_BLUE, CL_TEAM_SPECTATOR };
+
 typedef struct cl_player {
     char name[32];
     int32_t frags;
@@ -65,6 +124,13 @@ typedef struct cl_player {
     uint8_t spectator;
     int32_t entity;       /* entity number of the player's body, or -1 */
     int32_t stats[32];    /* per-player stats (MVD dem_stats); the recorder's are cl.stats */
+    /* Neutral facts (issue #10); the decoders fill them as they are ported. */
+    char model[32], skin[32]; /* "player"/"base", "male"/"grunt", "razor"/"default" */
+    char head[32];            /* Quake III hmodel "razor/default", else "" */
+    int32_t deaths;           /* counted by cl_event_add from CL_EV_FRAG events */
+    int16_t ping;             /* ms, 0 unknown */
+    uint8_t team;             /* CL_TEAM_* */
+    uint8_t has_stats;        /* cl_state.player_stats[slot] is this player's own */
 } cl_player;
 
 /* The recorded view: what the recording client saw. Origin comes from view_entity unless
@@ -76,7 +142,11 @@ typedef struct cl_view {
     float punch[3];
     float view_height;    /* added to origin[2] */
     uint8_t has_origin;
-    uint8_t pad[3];
+    uint8_t dead, gibbed; /* the recorded player is dead / gibbed (Q2/Q3 pm_type, QW flags) */
+    uint8_t pad;
+    int32_t player;       /* slot + 1 of the recorded view's player; 0 none or unknown (a
+                           * zeroed cl_view means "unknown"): read it with cl_view_player */
+    float fov;            /* horizontal degrees (Q2 ps.fov); 0: the level's convention */
 } cl_view;
 
 typedef enum cl_msg_kind { CL_MSG_PRINT, CL_MSG_CENTER, CL_MSG_CHAT } cl_msg_kind;
@@ -96,6 +166,17 @@ typedef struct cl_temp {
     float end[3];
 } cl_temp;
 
+/* How a game places a camera on a body: set per game by cl_level_begin, a decoder may
+ * override them (cl_set_conventions) at level start. */
+typedef struct cl_conventions {
+    float eye_height;       /* above the origin: 22 Q1/QW/Q2, 26 Q3 (DEFAULT_VIEWHEIGHT) */
+    float eye_dead;         /* dead body: Q1 -8 (PlayerDie view_ofs), QW -16 (V_CalcRefdef),
+                             * Q2 -2 (PM_CheckDuck: dead is ducked), Q3 -16 (DEAD_VIEWHEIGHT) */
+    float eye_gibbed;       /* gibbed: 8 Q1/QW/Q2 (ThrowHead, V_CalcRefdef, PM_GIB); Q3 -16 */
+    float body_pitch_scale; /* view pitch = body pitch * this: -3 Q1/QW, 3 Q2, 1 Q3 */
+    float fov;              /* 90 */
+} cl_conventions;
+
 /* The level: map and precache lists. Set by cl_level_begin and cl_set_model/sound. */
 typedef struct cl_level {
     cl_game game;
@@ -104,13 +185,90 @@ typedef struct cl_level {
     char map[CL_NAME_LEN];          /* e.g. "maps/e1m1.bsp" */
     char title[CL_NAME_LEN];        /* the level's message, e.g. "the Slipgate Complex" */
     char gamedir[32];               /* "id1", "qw", mod name... */
+    cl_conventions conv;            /* camera placement on bodies */
     int32_t num_models, num_sounds; /* highest index set + 1 */
     char models[CL_MAX_MODELS][CL_NAME_LEN];
     char sounds[CL_MAX_SOUNDS][CL_NAME_LEN];
     char lightstyles[CL_MAX_LIGHTSTYLES][CL_NAME_LEN];
 } cl_level;
 
-/* The whole client state. Plain data: copy it with memcpy. About 1 MB. */
+/* ---- Events (plan 2.5): what happened, in a bounded ring inside keyframes ---- */
+
+typedef enum cl_event_kind {
+    CL_EV_FRAG,         /* a death: target died, actor killed (actor -1 or == target: none) */
+    CL_EV_PICKUP,       /* actor picked up text */
+    CL_EV_CHAT,         /* actor said text */
+    CL_EV_CENTER,       /* a centre print */
+    CL_EV_LEVEL,        /* a level starts: text "map title" */
+    CL_EV_INTERMISSION,
+    CL_EV_PAUSE,
+    CL_EV_KINDS
+} cl_event_kind;
+/* Means of death. */
+typedef enum cl_means {
+    CL_MOD_UNKNOWN, CL_MOD_WEAPON /* cl_weapon in cl_event.weapon */, CL_MOD_TELEFRAG,
+    CL_MOD_FALL, CL_MOD_WATER, CL_MOD_SLIME, CL_MOD_LAVA, CL_MOD_CRUSH, CL_MOD_SUICIDE,
+    CL_MOD_TRIGGER, CL_MOD_EXPLOSION, CL_MOD_SPLASH, CL_MOD_DISCHARGE, CL_MOD_COUNT
+} cl_means;
+/* cl_event.flags */
+#define CL_EVF_TEAM 0x01     /* team chat */
+#define CL_EVF_SUICIDE 0x02  /* a death without a killer (set by cl_event_add) */
+#define CL_EVF_TEAMKILL 0x04
+
+typedef struct cl_event {     /* 96 bytes */
+    double time;              /* stamped by cl_event_add */
+    uint8_t kind, means, weapon; /* cl_event_kind, cl_means, cl_weapon */
+    uint8_t flags;            /* CL_EVF_* */
+    int8_t actor;             /* killer / sender / picker slot, -1 world or unknown */
+    int8_t target;            /* victim slot, -1 */
+    uint8_t pad[2];
+    char text[80];            /* chat line, item name, centre print, "map title" */
+} cl_event;
+#define CL_MAX_EVENTS 32
+
+/* ---- Transient effects and sound starts (plan 2.6): outside keyframes ---- */
+
+typedef enum cl_fx_kind {
+    CL_FXK_EXPLOSION, CL_FXK_BEAM_LIGHTNING, CL_FXK_BEAM_GRAPPLE, CL_FXK_BEAM_RAIL,
+    CL_FXK_BEAM_LASER, CL_FXK_TRAIL, CL_FXK_MUZZLE, CL_FXK_TELEPORT, CL_FXK_IMPACT,
+    CL_FXK_BLOOD, CL_FXK_SPLASH, CL_FXK_DLIGHT, CL_FXK_KINDS
+} cl_fx_kind;
+
+typedef struct cl_fxev {      /* 48 bytes */
+    double t0;                /* start, demo seconds (stamped by cl_fx_add) */
+    float life;               /* seconds, 0 < life <= CL_FX_WINDOW (cl_fx_add clamps) */
+    float radius;             /* dynamic light radius, 0 none */
+    float origin[3], end[3];  /* end: beams and lines */
+    int16_t entity;           /* attached (beam owner, muzzle flash), -1 none */
+    uint8_t kind, style;      /* cl_fx_kind, variant (size, weapon) */
+    uint8_t rgb[3], pad;      /* light colour */
+} cl_fxev;
+
+typedef struct cl_sound {     /* 32 bytes */
+    double t0;                /* start, demo seconds (stamped by cl_sound_add) */
+    float origin[3];          /* valid when has_origin */
+    uint16_t sound;           /* precache index */
+    int16_t entity;           /* entity the sound follows, -1 none */
+    uint8_t channel, volume;  /* volume 0..255 */
+    uint8_t attenuation;      /* x64 */
+    uint8_t has_origin;
+    uint8_t pad[4];
+} cl_sound;
+
+#define CL_FX_LOG 1024
+#define CL_SOUND_LOG 512
+#define CL_FX_WINDOW 3.0      /* no transient effect lives longer (seconds) */
+
+/* Rings of the latest effects and sound starts. Not part of a keyframe: the timeline
+ * restores a keyframe older than t - CL_FX_WINDOW and decodes forward, so the effects alive
+ * at t are the same either way; read them by time (cl_fx_at), never by ring position. */
+typedef struct cl_fxlog {
+    uint32_t fx_count, sound_count;  /* added so far (since the last clear) */
+    cl_fxev fx[CL_FX_LOG];
+    cl_sound sounds[CL_SOUND_LOG];
+} cl_fxlog;
+
+/* The whole client state. Plain data: copy it with memcpy. About 1.1 MB. */
 typedef struct cl_state {
     cl_level level;
     uint32_t level_count;     /* how many level starts so far */
@@ -142,7 +300,19 @@ typedef struct cl_state {
     cl_message messages[CL_MAX_PRINTS];
     uint32_t temp_count;
     cl_temp temps[CL_MAX_TEMPS];
+
+    /* Neutral facts (issue #10); filled by the decoders as they are ported. */
+    cl_stats view_stats;                  /* the recorded view's: read with cl_stats_of */
+    int32_t team_score[2];                /* red, blue; 0 outside team games */
+    cl_stats player_stats[CL_MAX_PLAYERS]; /* per player when the format has them (MVD) */
+    uint32_t event_count;                 /* events ever added; events[] holds the latest */
+    cl_event events[CL_MAX_EVENTS];
+
+    cl_fxlog fxlog;           /* LAST: a keyframe is the CL_KEYFRAME_BYTES before it */
 } cl_state;
+
+/* What a keyframe saves of a cl_state: everything but the effects log. */
+#define CL_KEYFRAME_BYTES offsetof(cl_state, fxlog)
 
 /* ---- Lifetime ---- */
 
@@ -151,8 +321,9 @@ void cl_reset(cl_state *cl);
 
 /* ---- The neutral update language (called by decoders) ---- */
 
-/* A new level: clears entities, statics, precache lists, view and stats; keeps players'
- * names (servers resend them anyway). */
+/* A new level: clears entities, statics, precache lists, view, the view's stats and the
+ * effects log, and sets the game's default cl_conventions; keeps players (names, their
+ * stats: servers resend them anyway), messages and events. */
 void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients,
                     const char *title);
 void cl_set_map(cl_state *cl, const char *map);
@@ -181,17 +352,47 @@ int cl_static_add(cl_state *cl, const cl_entstate *s);
 void cl_set_view(cl_state *cl, const cl_view *v);
 void cl_set_view_entity(cl_state *cl, int ent);
 void cl_set_view_angles(cl_state *cl, const float angles[3]);
+/* A stat by the game's slot number (old API, until the decoders fill cl_stats). For Quake
+ * and QuakeWorld it also fills the matching cl_stats numbers (health, armour, ammo, ammo by
+ * kind, monsters, secrets): a bridge, deleted with this call. */
 void cl_set_stat(cl_state *cl, int index, int value);
 void cl_set_player_name(cl_state *cl, int slot, const char *name);
 void cl_set_player_frags(cl_state *cl, int slot, int frags);
 void cl_set_player_colors(cl_state *cl, int slot, int top, int bottom);
 void cl_set_player_entity(cl_state *cl, int slot, int entity);
 void cl_set_player_spectator(cl_state *cl, int slot, int spectator);
+/* A player's stat by slot number (MVD); the same Quake/QuakeWorld bridge as cl_set_stat. */
 void cl_set_player_stat(cl_state *cl, int slot, int index, int value);
 void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text);
 void cl_temp_add(cl_state *cl, const cl_temp *te);
 void cl_set_paused(cl_state *cl, int paused);
 void cl_set_intermission(cl_state *cl, int on);
+
+/* ---- Neutral facts (issue #10): decoders call these as they are ported ---- */
+
+/* Replace the game's default camera conventions (cl_level_begin sets them per game). */
+void cl_set_conventions(cl_state *cl, const cl_conventions *conv);
+/* A player's stats (slot 0..CL_MAX_PLAYERS-1, marks it has_stats) or, slot -1, the recorded
+ * view's. Sets CL_ST_VALID. Out-of-range slots are ignored. */
+void cl_set_stats(cl_state *cl, int slot, const cl_stats *st);
+/* Model, skin and head names ("" leaves head empty; NULL keeps a field). */
+void cl_set_player_look(cl_state *cl, int slot, const char *model, const char *skin,
+                        const char *head);
+void cl_set_player_team(cl_state *cl, int slot, int team);
+void cl_set_player_ping(cl_state *cl, int slot, int ping);
+/* Append an event, stamped with cl->time; the ring keeps the latest CL_MAX_EVENTS. A
+ * CL_EV_FRAG counts a death for its target and is marked CL_EVF_SUICIDE when it has no
+ * other killer (actor -1 or the target). */
+void cl_event_add(cl_state *cl, const cl_event *ev);
+/* Event number i (0 = the first ever added), or NULL when it left the ring or is not yet. */
+const cl_event *cl_event_get(const cl_state *cl, uint32_t i);
+/* Log a transient effect starting now (t0 = cl->time); life is clamped into
+ * (0, CL_FX_WINDOW], a life <= 0 or NaN gives one frame's worth (0.1 s). */
+void cl_fx_add(cl_state *cl, const cl_fxev *e);
+/* Log a sound start now (t0 = cl->time). */
+void cl_sound_add(cl_state *cl, const cl_sound *s);
+/* Empty the effects log (a restored keyframe, a new level). */
+void cl_fxlog_clear(cl_state *cl);
 
 /* ---- Reading the state (renderer, info, tests) ---- */
 
@@ -203,6 +404,22 @@ int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *n
 
 /* The recorded camera at time t: eye origin (entity origin + view height) and angles. */
 void cl_view_at(const cl_state *cl, double t, float origin[3], float angles[3]);
+
+/* The effects alive at t (t0 <= t < t0 + life), oldest first: up to cap pointers into
+ * cl's log in out; returns how many. */
+int cl_fx_at(const cl_state *cl, double t, const cl_fxev **out, int cap);
+
+/* The slot of the recorded view's player, or -1 when none is known. */
+int cl_view_player(const cl_state *cl);
+/* Stats to show for slot: the player's own (has_stats), the view's for slot -1 or the view's
+ * player, else NULL (nothing known: show nothing rather than someone else's numbers). The
+ * result may lack CL_ST_VALID (no decoder filled it). */
+const cl_stats *cl_stats_of(const cl_state *cl, int slot);
+
+/* A camera on a body in state s: origin + the eye height for a live, dead (CL_EF_DEAD) or
+ * gibbed (CL_EF_GIBBED) body, pitch = body pitch * body_pitch_scale, yaw as the body, no
+ * roll (the level's cl_conventions). */
+void cl_body_view(const cl_state *cl, const cl_entstate *s, float origin[3], float angles[3]);
 
 /* Interpolation helpers, exposed for the tests. */
 float cl_lerp_angle(float a, float b, float f);

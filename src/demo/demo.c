@@ -46,17 +46,18 @@ const char *demo_format_name(demo_format f)
     }
 }
 
-/* Open bytes the demo takes over (owned: freed on failure too) or copies (owned == NULL). */
+/* Open bytes the demo takes over (owned: freed on failure too) or copies (owned == NULL),
+ * with decoder `forced`, or the one the content names when it is NULL. */
 static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned, size_t len,
-                          qd_error *err)
+                          const demo_decoder *forced, qd_error *err)
 {
     /* By content first: each family scores how well the first blocks parse as its own
      * (probe without a name). The extension only breaks ties, and decides alone when no
      * family sees its content: a probe scoring higher with the name than without it
      * recognised its extension. */
-    const demo_decoder *best = NULL;
+    const demo_decoder *best = forced;
     int best_content = 0, best_ext = 0;
-    for (size_t i = 0; i < NUM_DECODERS; i++) {
+    for (size_t i = 0; !forced && i < NUM_DECODERS; i++) {
         int content = decoders[i]->probe(data, len, NULL);
         int ext = decoders[i]->probe(data, len, name) > content;
         if (content > best_content || (content == best_content && ext > best_ext)) {
@@ -65,7 +66,7 @@ static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned,
             best = decoders[i];
         }
     }
-    if (best && best_content == 0 && !best_ext)
+    if (!forced && best && best_content == 0 && !best_ext)
         best = NULL;
     if (!best) {
         free(owned);
@@ -104,7 +105,13 @@ static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned,
 
 demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err)
 {
-    return open_bytes(name, data, NULL, len, err);
+    return open_bytes(name, data, NULL, len, NULL, err);
+}
+
+demo_t *demo_open_with(const demo_decoder *dec, const char *name, const uint8_t *data,
+                       size_t len, qd_error *err)
+{
+    return open_bytes(name, data, NULL, len, dec, err);
 }
 
 demo_t *demo_open(const char *path, qd_error *err)
@@ -114,7 +121,7 @@ demo_t *demo_open(const char *path, qd_error *err)
     size_t len;
     if (qd_read_input(path, DEMO_MAX_FILE, &buf, &len, err) != QD_OK)
         return NULL;
-    return open_bytes(path, buf, buf, len, err); /* the read buffer is the demo's now */
+    return open_bytes(path, buf, buf, len, NULL, err); /* the read buffer is the demo's now */
 }
 
 void demo_close(demo_t *d)

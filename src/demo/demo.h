@@ -98,6 +98,10 @@ typedef struct demo demo_t;
 demo_t *demo_open(const char *path, qd_error *err);
 /* The same from bytes in memory (copied). `name` is used for messages and the extension. */
 demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err);
+/* The same with decoder dec, without detection (tests drive the layers above with a fake
+ * decoder this way). */
+demo_t *demo_open_with(const demo_decoder *dec, const char *name, const uint8_t *data,
+                       size_t len, qd_error *err);
 void demo_close(demo_t *d);
 
 /* Decode the next block into cl. See demo_decoder.step. Where the container frames its

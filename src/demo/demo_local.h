@@ -21,8 +21,8 @@ void demo_tracef(const demo_trace *tr, double t, uint32_t block, uint64_t offset
  * rather than overflow. Returns out. */
 const char *demo_escape(char *out, size_t cap, const char *s);
 
-/* A small decimal from text (info strings, configstrings): leading spaces, an optional '-',
- * digits up to 100000; 0 for none. Never overflows. */
+/* A decimal from text (info strings, configstrings): qd_atoi (src/common/text.h), kept
+ * under this name until the decoders call qd_atoi themselves (issue #10, section 6). */
 int demo_small_atoi(const char *s);
 
 /* The decoders' contexts all hold `err` (the caller's qd_error): fail with an offset. */

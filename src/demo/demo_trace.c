@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../common/text.h"
 #include "demo_local.h"
 
 void demo_tracef(const demo_trace *tr, double t, uint32_t block, uint64_t offset,
@@ -41,16 +42,4 @@ const char *demo_escape(char *out, size_t cap, const char *s)
     return out;
 }
 
-int demo_small_atoi(const char *s)
-{
-    int v = 0, neg = 0;
-    while (*s == ' ')
-        s++;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    while (*s >= '0' && *s <= '9' && v < 100000)
-        v = v * 10 + (*s++ - '0');
-    return neg ? -v : v;
-}
+int demo_small_atoi(const char *s) { return qd_atoi(s); }

@@ -16,7 +16,7 @@
 
 typedef struct tl_keyframe {
     double time;          /* cl->time of the saved state */
-    uint8_t *blob;        /* deflate(decoder state || client state) */
+    uint8_t *blob;        /* deflate(decoder state || CL_KEYFRAME_BYTES of the client state) */
     uint32_t blob_len;
 } tl_keyframe;
 
@@ -38,7 +38,7 @@ struct timeline {
     double live_before;   /* cl->time before the step that reached the live state */
     int live_valid;       /* cl holds "the state at t" for t in (live_before, cl->time] */
     int live_done;        /* the decoder reached the end or an error */
-    uint8_t *scratch;     /* decoder state + client state, for keyframes */
+    uint8_t *scratch;     /* decoder state + keyframe part of the client state */
     size_t scratch_len;
 };
 
@@ -117,7 +117,7 @@ static int save_keyframe(timeline_t *tl)
     demo_t *d = tl->demo;
     size_t ds = demo_state_size(d);
     memcpy(tl->scratch, demo_state(d), ds);
-    memcpy(tl->scratch + ds, tl->cl, sizeof *tl->cl);
+    memcpy(tl->scratch + ds, tl->cl, CL_KEYFRAME_BYTES); /* not the effects log */
     uLongf cap = compressBound((uLong)tl->scratch_len);
     uint8_t *buf = malloc(cap);
     if (!buf)
@@ -168,7 +168,8 @@ static int load_keyframe(timeline_t *tl, const tl_keyframe *k)
         return 0;
     size_t ds = demo_state_size(tl->demo);
     demo_restore(tl->demo, tl->scratch);
-    memcpy(tl->cl, tl->scratch + ds, sizeof *tl->cl);
+    memcpy(tl->cl, tl->scratch + ds, CL_KEYFRAME_BYTES);
+    cl_fxlog_clear(tl->cl);
     return 1;
 }
 
@@ -210,7 +211,7 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
     tl->demo = d;
     tl->interval = keyframe_interval > 0 ? keyframe_interval : TL_DEFAULT_INTERVAL;
     tl->cl = malloc(sizeof *tl->cl);
-    tl->scratch_len = demo_state_size(d) + sizeof(cl_state);
+    tl->scratch_len = demo_state_size(d) + CL_KEYFRAME_BYTES;
     tl->scratch = malloc(tl->scratch_len);
     if (!tl->cl || !tl->scratch) {
         tl_close(tl);
@@ -335,11 +336,13 @@ const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
     if (tl->live_valid && cl->frame_count > 0 && t > tl->live_before &&
         (t <= cl->time || tl->live_done))
         return cl;
-    /* The last keyframe strictly before t. */
+    /* The last keyframe strictly before t - CL_FX_WINDOW: every effect alive at t starts
+     * after it, so decoding on from it fills the effects log as playing through did. */
+    double before = t - CL_FX_WINDOW;
     int lo = 0, hi = tl->num_keys - 1, k = -1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        if (tl->keys[mid].time < t) {
+        if (tl->keys[mid].time < before) {
             k = mid;
             lo = mid + 1;
         } else {

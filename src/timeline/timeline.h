@@ -2,8 +2,10 @@
  *
  * tl_open() makes one pass over the demo: it records every frame's time, event marks
  * (level changes, frags, deaths, chat, intermission, pauses) and, every few seconds, a
- * keyframe: the decoder's state and the client state, copied (DESIGN.md decision 2) and
- * deflated. tl_state_at(t) then restores the nearest keyframe before t and decodes forward.
+ * keyframe: the decoder's state and the client state without its effects log
+ * (CL_KEYFRAME_BYTES), copied (DESIGN.md decision 2) and deflated. tl_state_at(t) then
+ * restores the nearest keyframe before t - CL_FX_WINDOW, empties the effects log and decodes
+ * forward, so the effects alive at t (cl_fx_at) are also the same as after playing.
  *
  * "The state at time t" is defined once, here: the client state right after the first block
  * whose end leaves a frame at time >= t (or the final state, past the end). Play-through and
