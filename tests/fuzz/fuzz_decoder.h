@@ -1,5 +1,6 @@
-/* fuzz_decoder.h: the body every single-decoder fuzz target shares: probe, init, then step
- * to the end with the trace on for half the inputs (so dump's formatting is fuzzed too).
+/* fuzz_decoder.h: the body every single-decoder fuzz target shares: probe, open with that
+ * decoder, then step (demo_step, resync included) to the end with the trace on for half the
+ * inputs (so dump's formatting is fuzzed too).
  * Arbitrary bytes must give an error or a clean end, never a crash, a hang or unbounded
  * memory. */
 #ifndef QD_FUZZ_DECODER_H
@@ -23,21 +24,15 @@ static int fuzz_decoder(const demo_decoder *dec, const char *filename, const uin
                         size_t size)
 {
     static cl_state *cl;
-    static void *state;
-    static size_t state_size;
     if (!cl && !(cl = malloc(sizeof *cl)))
         return 0;
-    if (state_size < dec->state_size) {
-        free(state);
-        state_size = 0;
-        if (!(state = malloc(dec->state_size)))
-            return 0;
-        state_size = dec->state_size;
-    }
     (void)dec->probe(data, size, filename);
     cl_reset(cl);
     qd_error err;
-    if (dec->init(state, data, size, &err) != QD_OK)
+    /* through the demo layer, so the skip past damaged blocks (demo_step's resync) is fuzzed
+     * with each format's framing */
+    demo_t *d = demo_open_with(dec, filename, data, size, &err);
+    if (!d)
         return 0;
     size_t acc = 0;
     demo_trace tr = {&acc, fuzz_sink};
@@ -46,7 +41,8 @@ static int fuzz_decoder(const demo_decoder *dec, const char *filename, const uin
     qd_err r = QD_OK;
     /* Every step consumes at least a block header, so size bounds the steps. */
     for (size_t steps = 0; !done && r == QD_OK && steps <= size + 1; steps++)
-        r = dec->step(state, data, size, cl, t, &done, &err);
+        r = demo_step(d, cl, t, &done, &err);
+    demo_close(d);
     return 0;
 }
 
