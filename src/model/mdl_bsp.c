@@ -167,8 +167,7 @@ static qd_err load_leaves(const mdl_map *ld)
     mdl_bsp *b = ld->b;
     rd_t r = mdl_map_rd(ld, L_LEAFS);
     int wide = b->format != MDL_BSP_Q1_29;
-    b->num_leaves = ld->l[L_LEAFS].count;
-    b->leaves = mdl_calloc(b->num_leaves, sizeof *b->leaves);
+    b->leaves = mdl_map_alloc(ld, L_LEAFS, sizeof *b->leaves, &b->num_leaves);
     if (!b->leaves)
         return mdl_map_nomem(ld, "leafs");
     for (uint32_t i = 0; i < b->num_leaves; i++) {

@@ -492,19 +492,13 @@ static qd_err q3_models(q3_loader *ld)
     mdl_bsp *b = ld->m.b;
     rd_t r = mdl_map_rd(&ld->m, Q3_MODELS);
     uint32_t ns = ld->m.l[Q3_SURFACES].count;
-    b->num_models = ld->m.l[Q3_MODELS].count;
-    if (b->num_models > MDL_BSP_MAX_MODELS)
-        return qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_MODELS].ofs, "%s: too many models",
-                       ld->m.name);
-    b->models = mdl_calloc(b->num_models, sizeof *b->models);
-    if (!b->models)
-        return mdl_map_nomem(&ld->m, "models");
+    qd_err e = mdl_map_model_table(&ld->m);
+    if (e)
+        return e;
     for (uint32_t i = 0; i < b->num_models; i++) {
         mdl_submodel *m = &b->models[i];
-        for (int j = 0; j < 3; j++)
-            m->mins[j] = rd_f32(&r);
-        for (int j = 0; j < 3; j++)
-            m->maxs[j] = rd_f32(&r);
+        mdl_rd_vec3(&r, m->mins);
+        mdl_rd_vec3(&r, m->maxs);
         uint32_t first = rd_u32(&r), n = rd_u32(&r);
         rd_skip(&r, 8); /* brushes */
         if ((uint64_t)first + n > ns)

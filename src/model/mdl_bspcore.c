@@ -81,6 +81,12 @@ qd_err mdl_map_nomem(const mdl_map *m, const char *what)
     return qd_fail(m->err, QD_ERR_NOMEM, 0, "%s: %s: out of memory", m->name, what);
 }
 
+void *mdl_map_alloc(const mdl_map *m, int lump, size_t size, uint32_t *count)
+{
+    *count = m->l[lump].count;
+    return mdl_calloc(*count, size);
+}
+
 qd_err mdl_map_copy(const mdl_map *m, int lump, uint8_t **dst, size_t *len)
 {
     const mdl_lump *l = &m->l[lump];
@@ -111,8 +117,7 @@ static int read_planes(mdl_bsp *b, rd_t *r, uint32_t count, int with_type)
         return 0;
     for (uint32_t i = 0; i < count; i++) {
         mdl_plane *p = &b->planes[i];
-        for (int j = 0; j < 3; j++)
-            p->normal[j] = rd_f32(r);
+        mdl_rd_vec3(r, p->normal);
         p->dist = rd_f32(r);
         p->type = with_type ? rd_s32(r) : mdl_plane_type(p->normal);
     }
@@ -143,8 +148,7 @@ qd_err mdl_map_corners(const mdl_map *m)
     }
     rd_t r = mdl_map_rd(m, f->vertexes);
     for (uint32_t i = 0; i < nv; i++)
-        for (int j = 0; j < 3; j++)
-            vx[i][j] = rd_f32(&r);
+        mdl_rd_vec3(&r, vx[i]);
     r = mdl_map_rd(m, f->edges);
     int wide = q1_wide(b->format);
     for (uint32_t i = 0; i < ne && !e; i++)
@@ -242,8 +246,7 @@ qd_err mdl_map_faces(const mdl_map *m, const mdl_texinfo *ti, uint32_t num_texin
     int lump = m->f->faces;
     rd_t r = mdl_map_rd(m, lump);
     int wide = q1_wide(b->format);
-    b->num_faces = m->l[lump].count;
-    b->faces = mdl_calloc(b->num_faces, sizeof *b->faces);
+    b->faces = mdl_map_alloc(m, lump, sizeof *b->faces, &b->num_faces);
     b->face_lm = mdl_calloc(b->num_faces, sizeof *b->face_lm);
     if (!b->faces || !b->face_lm)
         return mdl_map_nomem(m, "faces");
@@ -302,8 +305,7 @@ qd_err mdl_map_marks(const mdl_map *m)
     int lump = m->f->marks;
     rd_t r = mdl_map_rd(m, lump);
     int wide = q1_wide(b->format);
-    b->num_marks = m->l[lump].count;
-    b->marks = mdl_calloc(b->num_marks, sizeof *b->marks);
+    b->marks = mdl_map_alloc(m, lump, sizeof *b->marks, &b->num_marks);
     if (!b->marks)
         return mdl_map_nomem(m, m->f->names[lump]);
     for (uint32_t i = 0; i < b->num_marks; i++) {
@@ -403,8 +405,7 @@ qd_err mdl_map_nodes(const mdl_map *m)
     mdl_bsp *b = m->b;
     int lump = m->f->nodes;
     rd_t r = mdl_map_rd(m, lump);
-    b->num_nodes = m->l[lump].count;
-    b->nodes = mdl_calloc(b->num_nodes, sizeof *b->nodes);
+    b->nodes = mdl_map_alloc(m, lump, sizeof *b->nodes, &b->num_nodes);
     if (!b->nodes)
         return mdl_map_nomem(m, "nodes");
     for (uint32_t i = 0; i < b->num_nodes; i++) {
@@ -420,26 +421,31 @@ qd_err mdl_map_nodes(const mdl_map *m)
 
 /* ---- Submodels ---- */
 
+qd_err mdl_map_model_table(const mdl_map *m)
+{
+    int lump = m->f->models;
+    if (m->l[lump].count > MDL_BSP_MAX_MODELS)
+        return qd_fail(m->err, QD_ERR_LIMIT, m->l[lump].ofs, "%s: too many models", m->name);
+    m->b->models = mdl_map_alloc(m, lump, sizeof *m->b->models, &m->b->num_models);
+    if (!m->b->models)
+        return mdl_map_nomem(m, "models");
+    return QD_OK;
+}
+
 qd_err mdl_map_models(const mdl_map *m)
 {
     mdl_bsp *b = m->b;
     int lump = m->f->models;
     rd_t r = mdl_map_rd(m, lump);
     int q1 = b->format <= MDL_BSP_Q1_2PSB;
-    b->num_models = m->l[lump].count;
-    if (b->num_models > MDL_BSP_MAX_MODELS)
-        return qd_fail(m->err, QD_ERR_LIMIT, m->l[lump].ofs, "%s: too many models", m->name);
-    b->models = mdl_calloc(b->num_models, sizeof *b->models);
-    if (!b->models)
-        return mdl_map_nomem(m, "models");
+    qd_err e = mdl_map_model_table(m);
+    if (e)
+        return e;
     for (uint32_t i = 0; i < b->num_models; i++) {
         mdl_submodel *sm = &b->models[i];
-        for (int j = 0; j < 3; j++)
-            sm->mins[j] = rd_f32(&r);
-        for (int j = 0; j < 3; j++)
-            sm->maxs[j] = rd_f32(&r);
-        for (int j = 0; j < 3; j++)
-            sm->origin[j] = rd_f32(&r);
+        mdl_rd_vec3(&r, sm->mins);
+        mdl_rd_vec3(&r, sm->maxs);
+        mdl_rd_vec3(&r, sm->origin);
         sm->headnode = rd_s32(&r);
         int32_t visleafs = 0;
         if (q1) {

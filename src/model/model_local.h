@@ -86,6 +86,17 @@ qd_err mdl_map_bad(const mdl_map *m, int lump, uint32_t i, const char *what);
 /* "file: what: out of memory" as QD_ERR_NOMEM. */
 qd_err mdl_map_nomem(const mdl_map *m, const char *what);
 
+/* Zeroed room for the records of lump number lump, each size bytes; *count gets their
+ * number. NULL when out of memory. */
+void *mdl_map_alloc(const mdl_map *m, int lump, size_t size, uint32_t *count);
+
+/* Three floats (a point, a bound) from r into v. */
+static inline void mdl_rd_vec3(rd_t *r, float v[3])
+{
+    for (int j = 0; j < 3; j++)
+        v[j] = rd_f32(r);
+}
+
 /* A malloc'd copy of byte lump number lump into *dst, its size in *len. */
 qd_err mdl_map_copy(const mdl_map *m, int lump, uint8_t **dst, size_t *len);
 
@@ -111,6 +122,9 @@ qd_err mdl_map_marks(const mdl_map *m);
  * their parent, one parent each, depth capped at MDL_BSP_MAX_DEPTH, leaves in range; leaf
  * children renumbered to qdemo's (IBSP file leaf k is leaf k + 1). Needs planes and faces. */
 qd_err mdl_map_nodes(const mdl_map *m);
+
+/* b->models for the models lump, zeroed: QD_ERR_LIMIT over MDL_BSP_MAX_MODELS. */
+qd_err mdl_map_model_table(const mdl_map *m);
 
 /* The submodels of a Quake or Quake II map: headnode and face range checked, visleafs
  * clamped to the leaves there are. Needs nodes and leaves. */
