@@ -7,7 +7,6 @@
  * edges and marksurfaces and 12-byte clipnodes, and for the older RMQ variant whose ident
  * reads "2PSB" on disk (BSP2RMQVERSION = 'B'<<24|'S'<<16|'P'<<8|'2') with the same records
  * except int16 node and leaf bounds (bsp2rmq_dnode_t, bsp2rmq_dleaf_t). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,10 +173,7 @@ static qd_err load_leaves(const mdl_map *ld)
         mdl_leaf *lf = &b->leaves[i];
         lf->contents = rd_s32(&r);
         lf->visofs = rd_s32(&r);
-        for (int j = 0; j < 6; j++) {
-            float *v = j < 3 ? &lf->mins[j] : &lf->maxs[j - 3];
-            *v = b->format == MDL_BSP_Q1_BSP2 ? rd_f32(&r) : (float)rd_s16(&r);
-        }
+        mdl_rd_bounds(&r, b->format, lf->mins, lf->maxs);
         lf->first_mark = wide ? rd_u32(&r) : rd_u16(&r);
         lf->num_marks = wide ? rd_u32(&r) : rd_u16(&r);
         rd_skip(&r, 4); /* ambient sound levels */

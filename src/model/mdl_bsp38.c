@@ -243,10 +243,7 @@ static qd_err q2_leaves(const mdl_map *ld)
         uint32_t contents = rd_u32(&r);
         lf->cluster = rd_s16(&r);
         lf->area = rd_s16(&r);
-        for (int j = 0; j < 3; j++)
-            lf->mins[j] = rd_s16(&r);
-        for (int j = 0; j < 3; j++)
-            lf->maxs[j] = rd_s16(&r);
+        mdl_rd_bounds(&r, b->format, lf->mins, lf->maxs);
         lf->first_mark = rd_u16(&r);
         lf->num_marks = rd_u16(&r);
         rd_skip(&r, 4); /* leaf brushes */

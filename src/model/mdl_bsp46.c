@@ -441,10 +441,7 @@ static qd_err q3_leaves(q3_loader *ld)
             mdl_leaf *lf = &b->leaves[i + 1];
             lf->cluster = rd_s32(&r);
             lf->area = rd_s32(&r);
-            for (int j = 0; j < 3; j++)
-                lf->mins[j] = (float)rd_s32(&r);
-            for (int j = 0; j < 3; j++)
-                lf->maxs[j] = (float)rd_s32(&r);
+            mdl_rd_bounds(&r, b->format, lf->mins, lf->maxs);
             uint32_t first = rd_u32(&r), n = rd_u32(&r);
             rd_skip(&r, 8); /* leaf brushes */
             lf->visofs = -1;

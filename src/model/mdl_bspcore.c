@@ -318,6 +318,16 @@ qd_err mdl_map_marks(const mdl_map *m)
 
 /* ---- The tree ---- */
 
+void mdl_rd_bounds(rd_t *r, mdl_bsp_format fmt, float mins[3], float maxs[3])
+{
+    for (int j = 0; j < 6; j++) {
+        float *v = j < 3 ? &mins[j] : &maxs[j - 3];
+        *v = fmt == MDL_BSP_Q1_BSP2  ? rd_f32(r)
+             : fmt == MDL_BSP_Q3_46 ? (float)rd_s32(r)
+                                    : (float)rd_s16(r);
+    }
+}
+
 /* One dnode_t: plane, two children, bounds, then (but in Quake III) a face range. BSP29's
  * children are int16 that QuakeSpasm reads unsigned so that maps with more than 32767 nodes
  * work: below numnodes a node, else leaf 65535 - child; they become the IBSP convention here
@@ -333,12 +343,7 @@ static void read_node(rd_t *r, mdl_bsp_format fmt, uint32_t num_nodes, mdl_node 
             n->children[j] = rd_s32(r);
         }
     }
-    for (int j = 0; j < 6; j++) {
-        float *v = j < 3 ? &n->mins[j] : &n->maxs[j - 3];
-        *v = fmt == MDL_BSP_Q1_BSP2  ? rd_f32(r)
-             : fmt == MDL_BSP_Q3_46 ? (float)rd_s32(r)
-                                    : (float)rd_s16(r);
-    }
+    mdl_rd_bounds(r, fmt, n->mins, n->maxs);
     if (fmt == MDL_BSP_Q3_46)
         return;
     n->first_face = q1_wide(fmt) ? rd_u32(r) : rd_u16(r);

@@ -97,6 +97,10 @@ static inline void mdl_rd_vec3(rd_t *r, float v[3])
         v[j] = rd_f32(r);
 }
 
+/* A node's or leaf's bounds, mins then maxs: floats in BSP2, int32 in Quake III, else
+ * int16. */
+void mdl_rd_bounds(rd_t *r, mdl_bsp_format fmt, float mins[3], float maxs[3]);
+
 /* A malloc'd copy of byte lump number lump into *dst, its size in *len. */
 qd_err mdl_map_copy(const mdl_map *m, int lump, uint8_t **dst, size_t *len);
 
