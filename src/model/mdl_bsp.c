@@ -7,7 +7,6 @@
  * edges and marksurfaces and 12-byte clipnodes, and for the older RMQ variant whose ident
  * reads "2PSB" on disk (BSP2RMQVERSION = 'B'<<24|'S'<<16|'P'<<8|'2') with the same records
  * except int16 node and leaf bounds (bsp2rmq_dnode_t, bsp2rmq_dleaf_t). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +18,6 @@ enum {
     L_LIGHTING, L_CLIPNODES, L_LEAFS, L_MARKSURFACES, L_EDGES, L_SURFEDGES, L_MODELS, L_COUNT
 };
 
-#define HEADER_SIZE (4 + L_COUNT * 8)
 #define TEX_SPECIAL 1 /* texinfo flag: sky or liquid, no lightmap (bspfile.h) */
 
 /* Record sizes per lump for BSP29, BSP2, 2PSB; 1 means a byte lump. */
@@ -36,171 +34,39 @@ static const char *const lump_names[L_COUNT] = {
     "leafs",    "marksurfaces", "edges", "surfedges",   "models",
 };
 
-typedef struct lump {
-    uint32_t ofs, len, count;
-} lump;
+/* The lump table follows the version (bspfile.h dheader_t). */
+#define Q1_FORMAT(v)                                                                         \
+    {.header = 4, .num_lumps = L_COUNT, .rec = rec_size[v], .names = lump_names,               \
+     .entities = L_ENTITIES, .planes = L_PLANES, .vertexes = L_VERTEXES, .edges = L_EDGES,     \
+     .surfedges = L_SURFEDGES, .faces = L_FACES, .marks = L_MARKSURFACES, .nodes = L_NODES,    \
+     .leafs = L_LEAFS, .models = L_MODELS}
+static const mdl_map_format q1_formats[3] = {
+    [MDL_BSP_Q1_29] = Q1_FORMAT(MDL_BSP_Q1_29),
+    [MDL_BSP_Q1_BSP2] = Q1_FORMAT(MDL_BSP_Q1_BSP2),
+    [MDL_BSP_Q1_2PSB] = Q1_FORMAT(MDL_BSP_Q1_2PSB),
+};
 
-typedef struct texinfo {
-    float vecs[2][4];
-    int32_t texture; /* -1: none */
-    uint32_t flags;
-} texinfo;
+/* ---- Header: the version picks the format, then the core validates the lump table ---- */
 
-/* Everything the loader needs while it runs; the temporary arrays die with it. */
-typedef struct loader {
-    const uint8_t *data;
-    size_t len;
-    qd_error *err;
-    const char *name;
-    mdl_bsp *b;
-    lump l[L_COUNT];
-    float (*vertexes)[3];
-    uint32_t (*edges)[2];
-    texinfo *texinfo;
-} loader;
-
-static qd_err fail(loader *ld, qd_err code, uint64_t ofs, const char *what)
+static qd_err read_header(mdl_map *m, const uint8_t *data, size_t len, const char *name,
+                          mdl_bsp *b, qd_error *err)
 {
-    return qd_fail(ld->err, code, ofs, "%s: %s", ld->name, what);
-}
-
-static qd_err fail_rec(loader *ld, int lumpno, uint32_t i, const char *what)
-{
-    uint64_t ofs = (uint64_t)ld->l[lumpno].ofs + (uint64_t)i * rec_size[ld->b->format][lumpno];
-    return qd_fail(ld->err, QD_ERR_BAD_DATA, ofs, "%s: %s %u: %s", ld->name,
-                   lump_names[lumpno], i, what);
-}
-
-static rd_t lump_reader(const loader *ld, int lumpno)
-{
-    return rd_make(ld->data + ld->l[lumpno].ofs, ld->l[lumpno].len);
-}
-
-/* ---- Header and lump table: all validated before any lump is read ---- */
-
-static qd_err read_header(loader *ld)
-{
-    rd_t r = rd_make(ld->data, ld->len);
-    if (ld->len < 4)
-        return fail(ld, QD_ERR_TRUNCATED, 0, "shorter than a BSP header");
-    const uint8_t *id = ld->data;
+    if (len < 4)
+        return qd_fail(err, QD_ERR_TRUNCATED, 0, "%s: shorter than a BSP header", name);
+    rd_t r = rd_make(data, len);
     uint32_t version = rd_u32(&r);
     if (version == 29)
-        ld->b->format = MDL_BSP_Q1_29;
-    else if (memcmp(id, "BSP2", 4) == 0)
-        ld->b->format = MDL_BSP_Q1_BSP2;
-    else if (memcmp(id, "2PSB", 4) == 0)
-        ld->b->format = MDL_BSP_Q1_2PSB;
-    else if (memcmp(id, "IBSP", 4) == 0 || memcmp(id, "RBSP", 4) == 0 || version == 30)
-        return qd_fail(ld->err, QD_ERR_UNSUPPORTED, 0,
-                       "%s: unsupported map (IBSP other than 38/46, RBSP or Half-Life)",
-                       ld->name);
+        b->format = MDL_BSP_Q1_29;
+    else if (memcmp(data, "BSP2", 4) == 0)
+        b->format = MDL_BSP_Q1_BSP2;
+    else if (memcmp(data, "2PSB", 4) == 0)
+        b->format = MDL_BSP_Q1_2PSB;
+    else if (memcmp(data, "IBSP", 4) == 0 || memcmp(data, "RBSP", 4) == 0 || version == 30)
+        return qd_fail(err, QD_ERR_UNSUPPORTED, 0,
+                       "%s: unsupported map (IBSP other than 38/46, RBSP or Half-Life)", name);
     else
-        return fail(ld, QD_ERR_BAD_DATA, 0, "not a BSP file");
-    if (ld->len < HEADER_SIZE)
-        return fail(ld, QD_ERR_TRUNCATED, ld->len, "lump table cut off");
-    for (int i = 0; i < L_COUNT; i++) {
-        lump *l = &ld->l[i];
-        l->ofs = rd_u32(&r);
-        l->len = rd_u32(&r);
-        uint64_t at = 4 + (uint64_t)i * 8;
-        if ((uint64_t)l->ofs + (uint64_t)l->len > (uint64_t)ld->len)
-            return qd_fail(ld->err, QD_ERR_TRUNCATED, at,
-                           "%s: lump %s (%u bytes at %u) ends past the file (%zu bytes)", ld->name,
-                           lump_names[i], l->len, l->ofs, ld->len);
-        uint32_t rs = rec_size[ld->b->format][i];
-        if (l->len % rs)
-            return qd_fail(ld->err, QD_ERR_BAD_DATA, at,
-                           "%s: lump %s size %u is not a multiple of %u", ld->name, lump_names[i],
-                           l->len, rs);
-        l->count = l->len / rs;
-        if (rs > 1 && l->count > MDL_BSP_MAX_RECORDS)
-            return qd_fail(ld->err, QD_ERR_LIMIT, at, "%s: %u %s (cap %u)", ld->name, l->count,
-                           lump_names[i], MDL_BSP_MAX_RECORDS);
-    }
-    if (ld->l[L_NODES].count == 0 || ld->l[L_LEAFS].count == 0 || ld->l[L_MODELS].count == 0)
-        return fail(ld, QD_ERR_BAD_DATA, 4, "no nodes, leafs or models");
-    if (ld->l[L_ENTITIES].len > MDL_BSP_MAX_ENTITIES_TEXT)
-        return fail(ld, QD_ERR_LIMIT, 4, "entities text over its cap");
-    return QD_OK;
-}
-
-/* ---- Geometry ---- */
-
-int mdl_read_planes(mdl_bsp *b, rd_t *r, uint32_t count, int with_type)
-{
-    b->num_planes = count;
-    b->planes = mdl_calloc(count, sizeof *b->planes);
-    if (!b->planes)
-        return 0;
-    for (uint32_t i = 0; i < count; i++) {
-        mdl_plane *p = &b->planes[i];
-        for (int j = 0; j < 3; j++)
-            p->normal[j] = rd_f32(r);
-        p->dist = rd_f32(r);
-        p->type = with_type ? rd_s32(r) : mdl_plane_type(p->normal);
-    }
-    return 1;
-}
-
-static qd_err load_planes(loader *ld)
-{
-    rd_t r = lump_reader(ld, L_PLANES);
-    if (!mdl_read_planes(ld->b, &r, ld->l[L_PLANES].count, 1))
-        return fail(ld, QD_ERR_NOMEM, 0, "planes");
-    return QD_OK;
-}
-
-static qd_err load_vertexes_edges(loader *ld)
-{
-    uint32_t nv = ld->l[L_VERTEXES].count, ne = ld->l[L_EDGES].count;
-    ld->vertexes = mdl_calloc(nv, sizeof *ld->vertexes);
-    ld->edges = mdl_calloc(ne, sizeof *ld->edges);
-    if (!ld->vertexes || !ld->edges)
-        return fail(ld, QD_ERR_NOMEM, 0, "vertexes");
-    rd_t r = lump_reader(ld, L_VERTEXES);
-    for (uint32_t i = 0; i < nv; i++)
-        for (int j = 0; j < 3; j++)
-            ld->vertexes[i][j] = rd_f32(&r);
-    r = lump_reader(ld, L_EDGES);
-    int wide = ld->b->format != MDL_BSP_Q1_29;
-    for (uint32_t i = 0; i < ne; i++) {
-        for (int j = 0; j < 2; j++) {
-            uint32_t v = wide ? rd_u32(&r) : rd_u16(&r);
-            if (v >= nv)
-                return fail_rec(ld, L_EDGES, i, "vertex index out of range");
-            ld->edges[i][j] = v;
-        }
-    }
-    return QD_OK;
-}
-
-/* One polygon corner per surfedge: a face's corners are then a range of this array. */
-static qd_err load_surfedges(loader *ld)
-{
-    mdl_bsp *b = ld->b;
-    rd_t r = lump_reader(ld, L_SURFEDGES);
-    uint32_t ne = ld->l[L_EDGES].count;
-    b->num_verts = ld->l[L_SURFEDGES].count;
-    b->verts = mdl_calloc(b->num_verts, sizeof *b->verts);
-    if (!b->verts)
-        return fail(ld, QD_ERR_NOMEM, 0, "surfedges");
-    for (uint32_t i = 0; i < b->num_verts; i++) {
-        int32_t se = rd_s32(&r);
-        uint32_t e, v;
-        if (se >= 0) {
-            e = (uint32_t)se;
-            if (e >= ne)
-                return fail_rec(ld, L_SURFEDGES, i, "edge index out of range");
-            v = ld->edges[e][0];
-        } else {
-            if (se == INT32_MIN || (uint32_t)-se >= ne)
-                return fail_rec(ld, L_SURFEDGES, i, "edge index out of range");
-            v = ld->edges[-se][1];
-        }
-        memcpy(b->verts[i], ld->vertexes[v], sizeof b->verts[i]);
-    }
-    return QD_OK;
+        return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: not a BSP file", name);
+    return mdl_map_open(m, &q1_formats[b->format], data, len, name, b, err);
 }
 
 /* ---- Textures: miptex lump (count, offsets, then miptex_t headers and mip levels) ---- */
@@ -217,20 +83,21 @@ static int name_starts(const char *s, const char *prefix)
     return 1;
 }
 
-static qd_err load_textures(loader *ld, const uint32_t palette[256])
+static qd_err load_textures(const mdl_map *ld, const uint32_t palette[256])
 {
     mdl_bsp *b = ld->b;
-    const lump *l = &ld->l[L_TEXTURES];
-    rd_t r = lump_reader(ld, L_TEXTURES);
+    const mdl_lump *l = &ld->l[L_TEXTURES];
+    rd_t r = mdl_map_rd(ld, L_TEXTURES);
     uint32_t n = l->len >= 4 ? rd_u32(&r) : 0;
     if (n > MDL_BSP_MAX_TEXTURES)
-        return fail(ld, QD_ERR_LIMIT, l->ofs, "too many textures");
+        return qd_fail(ld->err, QD_ERR_LIMIT, l->ofs, "%s: too many textures", ld->name);
     if ((uint64_t)n * 4 + 4 > l->len && n)
-        return fail(ld, QD_ERR_BAD_DATA, l->ofs, "texture directory longer than its lump");
+        return qd_fail(ld->err, QD_ERR_BAD_DATA, l->ofs,
+                       "%s: texture directory longer than its lump", ld->name);
     b->num_textures = n;
     b->textures = mdl_calloc(n, sizeof *b->textures);
     if (!b->textures)
-        return fail(ld, QD_ERR_NOMEM, 0, "textures");
+        return mdl_map_nomem(ld, "textures");
     for (uint32_t i = 0; i < n; i++) {
         mdl_texture *t = &b->textures[i];
         int32_t ofs = rd_s32(&r);
@@ -262,330 +129,60 @@ static qd_err load_textures(loader *ld, const uint32_t palette[256])
     return QD_OK;
 }
 
-static qd_err load_texinfo(loader *ld)
+/* Texinfo: texture vectors and the miptex; TEX_SPECIAL (sky, liquids) is fullbright. */
+static qd_err load_texinfo(const mdl_map *ld, mdl_texinfo **out)
 {
     uint32_t n = ld->l[L_TEXINFO].count;
-    rd_t r = lump_reader(ld, L_TEXINFO);
-    ld->texinfo = mdl_calloc(n, sizeof *ld->texinfo);
-    if (!ld->texinfo)
-        return fail(ld, QD_ERR_NOMEM, 0, "texinfo");
+    rd_t r = mdl_map_rd(ld, L_TEXINFO);
+    mdl_texinfo *ti = *out = mdl_calloc(n, sizeof *ti);
+    if (!ti)
+        return mdl_map_nomem(ld, "texinfo");
     for (uint32_t i = 0; i < n; i++) {
-        texinfo *t = &ld->texinfo[i];
+        mdl_texinfo *t = &ti[i];
         for (int j = 0; j < 2; j++)
             for (int k = 0; k < 4; k++)
                 t->vecs[j][k] = rd_f32(&r);
         uint32_t miptex = rd_u32(&r);
-        t->flags = rd_u32(&r);
+        uint32_t flags = rd_u32(&r);
         /* Quake's Mod_LoadTexinfo: no textures at all means "notexture"; otherwise the
          * index must be in range. */
         if (ld->b->num_textures == 0)
             t->texture = -1;
         else if (miptex >= ld->b->num_textures)
-            return fail_rec(ld, L_TEXINFO, i, "texture index out of range");
+            return mdl_map_bad(ld, L_TEXINFO, i, "texture index out of range");
         else
             t->texture = (int32_t)miptex;
+        uint8_t tex_flags = t->texture >= 0 ? ld->b->textures[t->texture].flags : 0;
+        if (flags & TEX_SPECIAL && !(tex_flags & (MDL_SURF_SKY | MDL_SURF_TURB)))
+            t->flags = MDL_SURF_FULLBRIGHT;
     }
     return QD_OK;
 }
 
-/* ---- Faces ---- */
+/* ---- Leaves (dleaf_t: BSP2 float bounds, BSP2/2PSB 32-bit mark ranges) ---- */
 
-/* Quake's CalcSurfaceExtents, with the products done in double as QuakeSpasm's gl_model.c
- * does so that the lightmap size matches the light compiler's (x87) arithmetic. */
-void mdl_bsp_face_extents(const mdl_bsp *b, const mdl_face *f, const float vecs[2][4],
-                          mdl_face_lm *lm)
-{
-    double mins[2] = {1e30, 1e30}, maxs[2] = {-1e30, -1e30};
-    for (uint32_t i = 0; i < f->num_verts; i++) {
-        const float *v = b->verts[f->first_vert + i];
-        for (int j = 0; j < 2; j++) {
-            float val = (float)((double)v[0] * vecs[j][0] + (double)v[1] * vecs[j][1] +
-                                (double)v[2] * vecs[j][2] + vecs[j][3]);
-            if (val < mins[j])
-                mins[j] = val;
-            if (val > maxs[j])
-                maxs[j] = val;
-        }
-    }
-    for (int j = 0; j < 2; j++) {
-        memcpy(lm->vecs[j], vecs[j], sizeof lm->vecs[j]);
-        double lo = floor(mins[j] / 16), hi = ceil(maxs[j] / 16);
-        /* Hostile (huge or NaN) coordinates could overflow an int: clamp to a sane range. */
-        lo = lo > -1e6 ? (lo < 1e6 ? lo : 1e6) : -1e6;
-        hi = hi > lo ? (hi < 1e6 ? hi : 1e6) : lo;
-        lm->mins[j] = (int32_t)lo * 16;
-        lm->extents[j] = (int32_t)(hi - lo) * 16;
-    }
-}
-
-static void face_light(const mdl_bsp *b, mdl_face *f, mdl_face_lm *lm, uint8_t style0,
-                       int32_t lightofs)
-{
-    lm->ofs = -1;
-    f->light = 0;
-    if (f->flags & (MDL_SURF_SKY | MDL_SURF_TURB)) {
-        f->flags |= MDL_SURF_FULLBRIGHT;
-        f->light = 128;
-        return;
-    }
-    if (b->light_len == 0) {
-        /* A map compiled without light: engines show it fullbright. */
-        f->flags |= MDL_SURF_FULLBRIGHT;
-        f->light = 128;
-        return;
-    }
-    if (style0 == 255 || lightofs < 0 || (size_t)lightofs >= b->light_len)
-        return; /* unlit face in a lit map: black, as in the engines */
-    uint64_t size = (uint64_t)((lm->extents[0] >> 4) + 1) * (uint64_t)((lm->extents[1] >> 4) + 1);
-    uint64_t avail = b->light_len - (size_t)lightofs;
-    if (size > avail)
-        size = avail;
-    uint64_t sum = 0;
-    const uint8_t *s = b->lightdata + lightofs;
-    for (uint64_t i = 0; i < size; i++)
-        sum += s[i];
-    lm->ofs = lightofs;
-    f->light = size ? (float)((double)sum / (double)size) : 0.0f;
-}
-
-static qd_err load_faces(loader *ld)
+static qd_err load_leaves(const mdl_map *ld)
 {
     mdl_bsp *b = ld->b;
-    rd_t r = lump_reader(ld, L_FACES);
+    rd_t r = mdl_map_rd(ld, L_LEAFS);
     int wide = b->format != MDL_BSP_Q1_29;
-    b->num_faces = ld->l[L_FACES].count;
-    b->faces = mdl_calloc(b->num_faces, sizeof *b->faces);
-    b->face_lm = mdl_calloc(b->num_faces, sizeof *b->face_lm);
-    if (!b->faces || !b->face_lm)
-        return fail(ld, QD_ERR_NOMEM, 0, "faces");
-    for (uint32_t i = 0; i < b->num_faces; i++) {
-        mdl_face *f = &b->faces[i];
-        uint32_t plane = wide ? rd_u32(&r) : rd_u16(&r);
-        uint32_t side = wide ? rd_u32(&r) : rd_u16(&r);
-        uint32_t firstedge = rd_u32(&r);
-        uint32_t numedges = wide ? rd_u32(&r) : rd_u16(&r);
-        uint32_t tinfo = wide ? rd_u32(&r) : rd_u16(&r);
-        uint8_t styles[4];
-        for (int j = 0; j < 4; j++)
-            styles[j] = rd_u8(&r);
-        int32_t lightofs = rd_s32(&r);
-
-        if (plane >= b->num_planes)
-            return fail_rec(ld, L_FACES, i, "plane index out of range");
-        if (numedges > MDL_BSP_MAX_FACE_VERTS)
-            return qd_fail(ld->err, QD_ERR_LIMIT,
-                           ld->l[L_FACES].ofs + (uint64_t)i * rec_size[b->format][L_FACES],
-                           "%s: face %u has %u edges (cap %u)", ld->name, i, numedges,
-                           MDL_BSP_MAX_FACE_VERTS);
-        if ((uint64_t)firstedge + numedges > b->num_verts)
-            return fail_rec(ld, L_FACES, i, "edge range out of range");
-        if (tinfo >= ld->l[L_TEXINFO].count)
-            return fail_rec(ld, L_FACES, i, "texinfo index out of range");
-        const texinfo *ti = &ld->texinfo[tinfo];
-        const mdl_plane *p = &b->planes[plane];
-
-        f->first_vert = firstedge;
-        f->num_verts = numedges;
-        for (int j = 0; j < 3; j++)
-            f->normal[j] = side ? -p->normal[j] : p->normal[j];
-        f->dist = side ? -p->dist : p->dist;
-        f->texture = ti->texture;
-        if (ti->texture >= 0) {
-            const mdl_texture *t = &b->textures[ti->texture];
-            f->color = t->color;
-            f->flags = t->flags & (MDL_SURF_SKY | MDL_SURF_TURB | MDL_SURF_MISSING);
-        } else {
-            f->color = MDL_GREY;
-            f->flags = MDL_SURF_MISSING;
-        }
-        if (numedges < 3)
-            f->flags |= MDL_SURF_NODRAW;
-        mdl_bsp_face_extents(b, f, (const float(*)[4])ti->vecs, &b->face_lm[i]);
-        if (ti->flags & TEX_SPECIAL && !(f->flags & (MDL_SURF_SKY | MDL_SURF_TURB)))
-            f->flags |= MDL_SURF_FULLBRIGHT;
-        face_light(b, f, &b->face_lm[i], styles[0], lightofs);
-        if (f->flags & MDL_SURF_FULLBRIGHT)
-            f->light = 128;
-    }
-    return QD_OK;
-}
-
-/* ---- The tree ---- */
-
-static void read_bounds(rd_t *r, int floats, float mins[3], float maxs[3])
-{
-    for (int j = 0; j < 3; j++)
-        mins[j] = floats ? rd_f32(r) : (float)rd_s16(r);
-    for (int j = 0; j < 3; j++)
-        maxs[j] = floats ? rd_f32(r) : (float)rd_s16(r);
-}
-
-/* Nodes must form a forest whose children come after their parent (id's qbsp and its
- * descendants emit them in pre-order), each node with at most one parent: then every walk is
- * linear and ends, whatever the file says. Depth is capped so recursive walks are bounded. */
-static qd_err load_nodes(loader *ld)
-{
-    mdl_bsp *b = ld->b;
-    rd_t r = lump_reader(ld, L_NODES);
-    int wide = b->format != MDL_BSP_Q1_29;
-    uint32_t nn = ld->l[L_NODES].count, nl = ld->l[L_LEAFS].count;
-    b->num_nodes = nn;
-    b->nodes = mdl_calloc(nn, sizeof *b->nodes);
-    uint16_t *depth = mdl_calloc(nn, sizeof *depth);
-    uint8_t *has_parent = mdl_calloc(nn, 1);
-    qd_err e = QD_OK;
-    if (!b->nodes || !depth || !has_parent) {
-        e = fail(ld, QD_ERR_NOMEM, 0, "nodes");
-        goto out;
-    }
-    for (uint32_t i = 0; i < nn; i++) {
-        mdl_node *n = &b->nodes[i];
-        n->plane = rd_u32(&r);
-        for (int j = 0; j < 2; j++) {
-            int32_t c;
-            if (wide) {
-                c = rd_s32(&r);
-                if (c >= 0 && (uint32_t)c >= nn)
-                    c = INT32_MIN; /* flagged below */
-                else if (c < 0 && (c == INT32_MIN || (uint32_t)(-(c + 1)) >= nl))
-                    c = INT32_MIN;
-            } else {
-                /* BSP29 children are int16; QuakeSpasm reads them unsigned so that maps
-                 * with more than 32767 nodes work: below numnodes a node, else leaf
-                 * 65535 - child. */
-                uint32_t u = rd_u16(&r);
-                if (u < nn)
-                    c = (int32_t)u;
-                else if (65535 - u < nl)
-                    c = -(int32_t)(65535 - u) - 1;
-                else
-                    c = INT32_MIN;
-            }
-            if (c == INT32_MIN) {
-                e = fail_rec(ld, L_NODES, i, "child index out of range");
-                goto out;
-            }
-            if (c >= 0) {
-                if ((uint32_t)c <= i || has_parent[c]) {
-                    e = fail_rec(ld, L_NODES, i, "child node is not below its parent");
-                    goto out;
-                }
-                has_parent[c] = 1;
-                depth[c] = (uint16_t)(depth[i] + 1);
-                if (depth[c] > MDL_BSP_MAX_DEPTH) {
-                    e = qd_fail(ld->err, QD_ERR_LIMIT, ld->l[L_NODES].ofs,
-                                "%s: tree deeper than %d", ld->name, MDL_BSP_MAX_DEPTH);
-                    goto out;
-                }
-            }
-            n->children[j] = c;
-        }
-        read_bounds(&r, b->format == MDL_BSP_Q1_BSP2, n->mins, n->maxs);
-        n->first_face = wide ? rd_u32(&r) : rd_u16(&r);
-        n->num_faces = wide ? rd_u32(&r) : rd_u16(&r);
-        if (n->plane >= b->num_planes) {
-            e = fail_rec(ld, L_NODES, i, "plane index out of range");
-            goto out;
-        }
-        if ((uint64_t)n->first_face + n->num_faces > b->num_faces) {
-            e = fail_rec(ld, L_NODES, i, "face range out of range");
-            goto out;
-        }
-    }
-out:
-    free(depth);
-    free(has_parent);
-    return e;
-}
-
-static qd_err load_leaves(loader *ld)
-{
-    mdl_bsp *b = ld->b;
-    rd_t r = lump_reader(ld, L_LEAFS);
-    int wide = b->format != MDL_BSP_Q1_29;
-    b->num_leaves = ld->l[L_LEAFS].count;
-    b->leaves = mdl_calloc(b->num_leaves, sizeof *b->leaves);
+    b->leaves = mdl_map_alloc(ld, L_LEAFS, sizeof *b->leaves, &b->num_leaves);
     if (!b->leaves)
-        return fail(ld, QD_ERR_NOMEM, 0, "leafs");
+        return mdl_map_nomem(ld, "leafs");
     for (uint32_t i = 0; i < b->num_leaves; i++) {
         mdl_leaf *lf = &b->leaves[i];
         lf->contents = rd_s32(&r);
         lf->visofs = rd_s32(&r);
-        read_bounds(&r, b->format == MDL_BSP_Q1_BSP2, lf->mins, lf->maxs);
+        mdl_rd_bounds(&r, b->format, lf->mins, lf->maxs);
         lf->first_mark = wide ? rd_u32(&r) : rd_u16(&r);
         lf->num_marks = wide ? rd_u32(&r) : rd_u16(&r);
         rd_skip(&r, 4); /* ambient sound levels */
         if ((uint64_t)lf->first_mark + lf->num_marks > b->num_marks)
-            return fail_rec(ld, L_LEAFS, i, "marksurface range out of range");
+            return mdl_map_bad(ld, L_LEAFS, i, "marksurface range out of range");
         /* A visofs outside the vis data damages only culling: that leaf sees everything. */
         if (lf->visofs < 0 || (size_t)lf->visofs >= b->vis_len)
             lf->visofs = -1;
     }
-    return QD_OK;
-}
-
-static qd_err load_marks(loader *ld)
-{
-    mdl_bsp *b = ld->b;
-    rd_t r = lump_reader(ld, L_MARKSURFACES);
-    int wide = b->format != MDL_BSP_Q1_29;
-    b->num_marks = ld->l[L_MARKSURFACES].count;
-    b->marks = mdl_calloc(b->num_marks, sizeof *b->marks);
-    if (!b->marks)
-        return fail(ld, QD_ERR_NOMEM, 0, "marksurfaces");
-    for (uint32_t i = 0; i < b->num_marks; i++) {
-        b->marks[i] = wide ? rd_u32(&r) : rd_u16(&r);
-        if (b->marks[i] >= b->num_faces)
-            return fail_rec(ld, L_MARKSURFACES, i, "face index out of range");
-    }
-    return QD_OK;
-}
-
-static qd_err load_models(loader *ld)
-{
-    mdl_bsp *b = ld->b;
-    rd_t r = lump_reader(ld, L_MODELS);
-    b->num_models = ld->l[L_MODELS].count;
-    if (b->num_models > MDL_BSP_MAX_MODELS)
-        return fail(ld, QD_ERR_LIMIT, ld->l[L_MODELS].ofs, "too many models");
-    b->models = mdl_calloc(b->num_models, sizeof *b->models);
-    if (!b->models)
-        return fail(ld, QD_ERR_NOMEM, 0, "models");
-    for (uint32_t i = 0; i < b->num_models; i++) {
-        mdl_submodel *m = &b->models[i];
-        for (int j = 0; j < 3; j++)
-            m->mins[j] = rd_f32(&r);
-        for (int j = 0; j < 3; j++)
-            m->maxs[j] = rd_f32(&r);
-        for (int j = 0; j < 3; j++)
-            m->origin[j] = rd_f32(&r);
-        m->headnode = rd_s32(&r);
-        rd_skip(&r, 12); /* clipping hulls 1..3 */
-        int32_t visleafs = rd_s32(&r);
-        m->first_face = rd_u32(&r);
-        m->num_faces = rd_u32(&r);
-        if (m->headnode < 0 || (uint32_t)m->headnode >= b->num_nodes)
-            return fail_rec(ld, L_MODELS, i, "headnode out of range");
-        if ((uint64_t)m->first_face + m->num_faces > b->num_faces)
-            return fail_rec(ld, L_MODELS, i, "face range out of range");
-        /* visleafs only sizes the PVS rows: clamp it to the leaves there are. */
-        if (visleafs < 0)
-            visleafs = 0;
-        if ((uint32_t)visleafs > b->num_leaves - 1)
-            visleafs = (int32_t)(b->num_leaves - 1);
-        m->visleafs = (uint32_t)visleafs;
-    }
-    return QD_OK;
-}
-
-static qd_err copy_bytes(loader *ld, int lumpno, uint8_t **dst, size_t *len)
-{
-    const lump *l = &ld->l[lumpno];
-    *dst = mdl_calloc(l->len, 1);
-    if (!*dst)
-        return fail(ld, QD_ERR_NOMEM, 0, lump_names[lumpno]);
-    memcpy(*dst, ld->data + l->ofs, l->len);
-    *len = l->len;
     return QD_OK;
 }
 
@@ -603,26 +200,17 @@ qd_err mdl_bsp_set_entities(mdl_bsp *b, const uint8_t *p, size_t len)
     return QD_OK;
 }
 
-static qd_err load_entities(loader *ld)
-{
-    const lump *l = &ld->l[L_ENTITIES];
-    if (mdl_bsp_set_entities(ld->b, ld->data + l->ofs, l->len) != QD_OK)
-        return fail(ld, QD_ERR_NOMEM, 0, "entities");
-    return QD_OK;
-}
-
 qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
                     const uint32_t palette[256], mdl_bsp **out, qd_error *err)
 {
     *out = NULL;
-    loader ld = {.data = data, .len = len, .err = err, .name = name ? name : "map"};
+    name = name ? name : "map";
     if (!data)
-        return fail(&ld, QD_ERR_USAGE, 0, "no data");
+        return qd_fail(err, QD_ERR_USAGE, 0, "%s: no data", name);
     mdl_bsp *b = calloc(1, sizeof *b);
     if (!b)
-        return fail(&ld, QD_ERR_NOMEM, 0, "map");
-    ld.b = b;
-    mdl_copy_name(b->name, sizeof b->name, ld.name, strlen(ld.name));
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: map", name);
+    mdl_copy_name(b->name, sizeof b->name, name, strlen(name));
     qd_err e;
     /* Quake II and III: "IBSP" then the version (yquake2 files.h BSPVERSION 38; ioq3
      * qfiles.h BSP_VERSION 46). Other IBSP versions fall to read_header's refusal. */
@@ -631,9 +219,9 @@ qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
         uint32_t version = rd_u32(&r);
         e = QD_ERR_UNSUPPORTED;
         if (version == 38)
-            e = mdl_bsp38_load(data, len, ld.name, b, err);
+            e = mdl_bsp38_load(data, len, name, b, err);
         else if (version == 46)
-            e = mdl_bsp46_load(data, len, ld.name, b, err);
+            e = mdl_bsp46_load(data, len, name, b, err);
         if (version == 38 || version == 46) {
             if (e != QD_OK) {
                 mdl_bsp_free(b);
@@ -643,19 +231,20 @@ qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
             return e;
         }
     }
-    if ((e = read_header(&ld)) || (e = copy_bytes(&ld, L_VISIBILITY, &b->visdata, &b->vis_len)) ||
-        (e = copy_bytes(&ld, L_LIGHTING, &b->lightdata, &b->light_len)) ||
-        (e = load_planes(&ld)) || (e = load_vertexes_edges(&ld)) ||
-        (e = load_surfedges(&ld)) || (e = load_textures(&ld, palette)) ||
-        (e = load_texinfo(&ld)) || (e = load_faces(&ld)) || (e = load_marks(&ld)) ||
-        (e = load_leaves(&ld)) || (e = load_nodes(&ld)) || (e = load_models(&ld)) ||
-        (e = load_entities(&ld))) {
+    mdl_map m;
+    mdl_texinfo *ti = NULL;
+    if ((e = read_header(&m, data, len, name, b, err)) ||
+        (e = mdl_map_copy(&m, L_VISIBILITY, &b->visdata, &b->vis_len)) ||
+        (e = mdl_map_copy(&m, L_LIGHTING, &b->lightdata, &b->light_len)) ||
+        (e = mdl_map_planes(&m)) || (e = mdl_map_corners(&m)) ||
+        (e = load_textures(&m, palette)) || (e = load_texinfo(&m, &ti)) ||
+        (e = mdl_map_faces(&m, ti, m.l[L_TEXINFO].count)) || (e = mdl_map_marks(&m)) ||
+        (e = load_leaves(&m)) || (e = mdl_map_nodes(&m)) || (e = mdl_map_models(&m)) ||
+        (e = mdl_map_entities(&m))) {
         mdl_bsp_free(b);
         b = NULL;
     }
-    free(ld.vertexes);
-    free(ld.edges);
-    free(ld.texinfo);
+    free(ti);
     *out = b;
     return e;
 }

@@ -69,44 +69,31 @@ typedef struct dvert {
     uint8_t color[4];
 } dvert;
 
+static const mdl_map_format q3_format = {
+    .header = 8, .num_lumps = Q3_COUNT, .rec = q3_rec, .names = q3_names,
+    .entities = Q3_ENTITIES, .planes = Q3_PLANES, .vertexes = -1, .edges = -1, .surfedges = -1,
+    .faces = -1, .marks = -1, .nodes = Q3_NODES, .leafs = Q3_LEAFS, .models = Q3_MODELS,
+};
+
+/* The map, and what the loader keeps while it runs. */
 typedef struct q3_loader {
-    const uint8_t *data;
-    const char *name;
-    qd_error *err;
-    mdl_bsp *b;
-    mdl_lump l[Q3_COUNT];
+    mdl_map m;
     dvert *verts;
     uint32_t *surf_first, *surf_count; /* each surface's range of mdl_faces */
 } q3_loader;
 
-static rd_t q3_reader(const q3_loader *ld, int lumpno)
-{
-    return mdl_lump_rd(ld->data, &ld->l[lumpno]);
-}
-
-static qd_err q3_bad(q3_loader *ld, int lumpno, uint32_t i, const char *what)
-{
-    return mdl_bad_record(ld->err, ld->name, q3_names[lumpno], &ld->l[lumpno], q3_rec[lumpno], i,
-                          what);
-}
-
-static qd_err q3_nomem(q3_loader *ld, const char *what)
-{
-    return mdl_nomem(ld->err, ld->name, what);
-}
-
 static qd_err q3_shaders(q3_loader *ld)
 {
-    mdl_bsp *b = ld->b;
-    uint32_t n = ld->l[Q3_SHADERS].count;
+    mdl_bsp *b = ld->m.b;
+    uint32_t n = ld->m.l[Q3_SHADERS].count;
     if (n > MDL_BSP_MAX_TEXTURES)
-        return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_SHADERS].ofs, "%s: %u shaders (cap %u)",
-                       ld->name, n, MDL_BSP_MAX_TEXTURES);
+        return qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_SHADERS].ofs, "%s: %u shaders (cap %u)",
+                       ld->m.name, n, MDL_BSP_MAX_TEXTURES);
     b->num_textures = n;
     b->textures = mdl_calloc(n, sizeof *b->textures);
     if (!b->textures)
-        return q3_nomem(ld, "shaders");
-    rd_t r = q3_reader(ld, Q3_SHADERS);
+        return mdl_map_nomem(&ld->m, "shaders");
+    rd_t r = mdl_map_rd(&ld->m, Q3_SHADERS);
     for (uint32_t i = 0; i < n; i++) {
         mdl_texture *t = &b->textures[i];
         const uint8_t *nm = rd_bytes(&r, 64);
@@ -124,21 +111,13 @@ static qd_err q3_shaders(q3_loader *ld)
     return QD_OK;
 }
 
-static qd_err q3_planes(q3_loader *ld)
-{
-    rd_t r = q3_reader(ld, Q3_PLANES);
-    if (!mdl_read_planes(ld->b, &r, ld->l[Q3_PLANES].count, 0))
-        return q3_nomem(ld, "planes");
-    return QD_OK;
-}
-
 static qd_err q3_verts(q3_loader *ld)
 {
-    uint32_t n = ld->l[Q3_DRAWVERTS].count;
+    uint32_t n = ld->m.l[Q3_DRAWVERTS].count;
     ld->verts = mdl_calloc(n, sizeof *ld->verts);
     if (!ld->verts)
-        return q3_nomem(ld, "drawverts");
-    rd_t r = q3_reader(ld, Q3_DRAWVERTS);
+        return mdl_map_nomem(&ld->m, "drawverts");
+    rd_t r = mdl_map_rd(&ld->m, Q3_DRAWVERTS);
     for (uint32_t i = 0; i < n; i++) {
         dvert *v = &ld->verts[i];
         for (int j = 0; j < 3; j++)
@@ -185,26 +164,26 @@ static dsurf read_surf(rd_t *r)
 static qd_err surf_tris(q3_loader *ld, uint32_t i, const dsurf *s, uint64_t *tris)
 {
     *tris = 0;
-    if (s->shader >= ld->b->num_textures)
-        return q3_bad(ld, Q3_SURFACES, i, "shader index out of range");
+    if (s->shader >= ld->m.b->num_textures)
+        return mdl_map_bad(&ld->m, Q3_SURFACES, i, "shader index out of range");
     if (s->type != MST_PLANAR && s->type != MST_PATCH && s->type != MST_TRIANGLE_SOUP)
         return QD_OK;
-    if ((uint64_t)s->first_vert + s->num_verts > ld->l[Q3_DRAWVERTS].count)
-        return q3_bad(ld, Q3_SURFACES, i, "vertex range out of range");
+    if ((uint64_t)s->first_vert + s->num_verts > ld->m.l[Q3_DRAWVERTS].count)
+        return mdl_map_bad(&ld->m, Q3_SURFACES, i, "vertex range out of range");
     if (s->type == MST_PATCH) {
         if (s->pw < 3 || s->ph < 3 || !(s->pw & 1) || !(s->ph & 1) || s->pw > PATCH_MAX_SIDE ||
             s->ph > PATCH_MAX_SIDE || (uint64_t)s->pw * s->ph > s->num_verts)
-            return q3_bad(ld, Q3_SURFACES, i, "bad patch size");
+            return mdl_map_bad(&ld->m, Q3_SURFACES, i, "bad patch size");
         *tris = (uint64_t)((s->pw - 1) / 2) * ((s->ph - 1) / 2) * PATCH_LEVEL * PATCH_LEVEL * 2;
         return QD_OK;
     }
-    if ((uint64_t)s->first_index + s->num_indexes > ld->l[Q3_DRAWINDEXES].count)
-        return q3_bad(ld, Q3_SURFACES, i, "index range out of range");
-    rd_t r = q3_reader(ld, Q3_DRAWINDEXES);
+    if ((uint64_t)s->first_index + s->num_indexes > ld->m.l[Q3_DRAWINDEXES].count)
+        return mdl_map_bad(&ld->m, Q3_SURFACES, i, "index range out of range");
+    rd_t r = mdl_map_rd(&ld->m, Q3_DRAWINDEXES);
     rd_seek(&r, (size_t)s->first_index * 4);
     for (uint32_t k = 0; k < s->num_indexes; k++)
         if (rd_u32(&r) >= s->num_verts)
-            return q3_bad(ld, Q3_SURFACES, i, "index past the surface's vertices");
+            return mdl_map_bad(&ld->m, Q3_SURFACES, i, "index past the surface's vertices");
     *tris = s->num_indexes / 3;
     return QD_OK;
 }
@@ -228,7 +207,7 @@ static int lm_texel(float st)
  * span: the corners lie in their surface's rectangle, so the box does too. */
 static float lm_box(const q3_loader *ld, int32_t lm, const float (*st)[2], int n)
 {
-    const uint8_t *page = ld->data + ld->l[Q3_LIGHTMAPS].ofs + (size_t)lm * LM_BYTES;
+    const uint8_t *page = ld->m.data + ld->m.l[Q3_LIGHTMAPS].ofs + (size_t)lm * LM_BYTES;
     int lo[2] = {LM_SIZE, LM_SIZE}, hi[2] = {0, 0};
     for (int k = 0; k < n; k++)
         for (int j = 0; j < 2; j++) {
@@ -258,7 +237,7 @@ typedef struct tri {
 
 static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
 {
-    mdl_bsp *b = ld->b;
+    mdl_bsp *b = ld->m.b;
     mdl_face *f = &b->faces[fi];
     const mdl_texture *tex = &b->textures[s->shader];
     f->first_vert = fi * 3;
@@ -294,7 +273,7 @@ static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
     }
     /* Light: the lightmap over the triangle's texels, or the vertex colours for vertex-lit
      * surfaces (lightmapNum < 0) and lightmap numbers past the lump. */
-    if (s->lightmap >= 0 && (uint32_t)s->lightmap < ld->l[Q3_LIGHTMAPS].count) {
+    if (s->lightmap >= 0 && (uint32_t)s->lightmap < ld->m.l[Q3_LIGHTMAPS].count) {
         f->light = lm_box(ld, s->lightmap, (const float(*)[2])t->lm, 3);
     } else if (t->light[0] >= 254 && t->light[1] >= 254 && t->light[2] >= 254) {
         /* White vertex colours: a map compiled without light (oa_ctf2), which the game
@@ -369,13 +348,13 @@ static void build_patch(q3_loader *ld, const dsurf *s, uint32_t fi)
 
 static qd_err q3_surfaces(q3_loader *ld)
 {
-    mdl_bsp *b = ld->b;
-    uint32_t ns = ld->l[Q3_SURFACES].count;
+    mdl_bsp *b = ld->m.b;
+    uint32_t ns = ld->m.l[Q3_SURFACES].count;
     ld->surf_first = mdl_calloc(ns, sizeof *ld->surf_first);
     ld->surf_count = mdl_calloc(ns, sizeof *ld->surf_count);
     if (!ld->surf_first || !ld->surf_count)
-        return q3_nomem(ld, "surfaces");
-    rd_t r = q3_reader(ld, Q3_SURFACES);
+        return mdl_map_nomem(&ld->m, "surfaces");
+    rd_t r = mdl_map_rd(&ld->m, Q3_SURFACES);
     uint64_t total = 0;
     for (uint32_t i = 0; i < ns; i++) {
         dsurf s = read_surf(&r);
@@ -386,26 +365,26 @@ static qd_err q3_surfaces(q3_loader *ld)
         ld->surf_first[i] = (uint32_t)total;
         total += n;
         if (total > MDL_BSP_MAX_RECORDS)
-            return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_SURFACES].ofs,
-                           "%s: surfaces make over %u triangles", ld->name, MDL_BSP_MAX_RECORDS);
+            return qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_SURFACES].ofs,
+                           "%s: surfaces make over %u triangles", ld->m.name, MDL_BSP_MAX_RECORDS);
         ld->surf_count[i] = (uint32_t)n;
     }
     /* Surfaces may share vertices, so a few hundred bytes of patches could ask for millions
      * of triangles: real maps make a few per vertex (a 3x3 patch: 9 vertices, 32 triangles). */
     uint64_t fair =
-        16 * ((uint64_t)ld->l[Q3_DRAWVERTS].count + ld->l[Q3_DRAWINDEXES].count) + 4096;
+        16 * ((uint64_t)ld->m.l[Q3_DRAWVERTS].count + ld->m.l[Q3_DRAWINDEXES].count) + 4096;
     if (total > fair)
-        return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_SURFACES].ofs,
-                       "%s: %llu triangles from %u vertices", ld->name,
-                       (unsigned long long)total, ld->l[Q3_DRAWVERTS].count);
+        return qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_SURFACES].ofs,
+                       "%s: %llu triangles from %u vertices", ld->m.name,
+                       (unsigned long long)total, ld->m.l[Q3_DRAWVERTS].count);
     b->num_faces = (uint32_t)total;
     b->num_verts = (uint32_t)total * 3;
     b->faces = mdl_calloc(b->num_faces, sizeof *b->faces);
     b->face_lm = mdl_calloc(b->num_faces, sizeof *b->face_lm);
     b->verts = mdl_calloc(b->num_verts, sizeof *b->verts);
     if (!b->faces || !b->face_lm || !b->verts)
-        return q3_nomem(ld, "triangles");
-    r = q3_reader(ld, Q3_SURFACES);
+        return mdl_map_nomem(&ld->m, "triangles");
+    r = mdl_map_rd(&ld->m, Q3_SURFACES);
     for (uint32_t i = 0; i < ns; i++) {
         dsurf s = read_surf(&r);
         uint32_t fi = ld->surf_first[i];
@@ -415,7 +394,7 @@ static qd_err q3_surfaces(q3_loader *ld)
             build_patch(ld, &s, fi);
             continue;
         }
-        rd_t ir = q3_reader(ld, Q3_DRAWINDEXES);
+        rd_t ir = mdl_map_rd(&ld->m, Q3_DRAWINDEXES);
         rd_seek(&ir, (size_t)s.first_index * 4);
         for (uint32_t k = 0; k < ld->surf_count[i]; k++) {
             tri t;
@@ -430,25 +409,25 @@ static qd_err q3_surfaces(q3_loader *ld)
 /* Leaves, and their surfaces expanded into marks: every triangle of every surface. */
 static qd_err q3_leaves(q3_loader *ld)
 {
-    mdl_bsp *b = ld->b;
-    uint32_t nl = ld->l[Q3_LEAFS].count, nls = ld->l[Q3_LEAFSURFACES].count;
-    uint32_t ns = ld->l[Q3_SURFACES].count;
+    mdl_bsp *b = ld->m.b;
+    uint32_t nl = ld->m.l[Q3_LEAFS].count, nls = ld->m.l[Q3_LEAFSURFACES].count;
+    uint32_t ns = ld->m.l[Q3_SURFACES].count;
     uint32_t *ls = mdl_calloc(nls, sizeof *ls);
     if (!ls)
-        return q3_nomem(ld, "leafsurfaces");
+        return mdl_map_nomem(&ld->m, "leafsurfaces");
     qd_err e = QD_OK;
-    rd_t r = q3_reader(ld, Q3_LEAFSURFACES);
+    rd_t r = mdl_map_rd(&ld->m, Q3_LEAFSURFACES);
     for (uint32_t i = 0; i < nls; i++) {
         ls[i] = rd_u32(&r);
         if (ls[i] >= ns) {
-            e = q3_bad(ld, Q3_LEAFSURFACES, i, "surface index out of range");
+            e = mdl_map_bad(&ld->m, Q3_LEAFSURFACES, i, "surface index out of range");
             goto out;
         }
     }
     b->num_leaves = nl + 1;
     b->leaves = mdl_calloc(b->num_leaves, sizeof *b->leaves);
     if (!b->leaves) {
-        e = q3_nomem(ld, "leafs");
+        e = mdl_map_nomem(&ld->m, "leafs");
         goto out;
     }
     b->leaves[0].contents = MDL_CONTENTS_SOLID;
@@ -456,26 +435,23 @@ static qd_err q3_leaves(q3_loader *ld)
     b->leaves[0].visofs = -1;
     uint64_t marks = 0;
     for (int pass = 0; pass < 2; pass++) {
-        r = q3_reader(ld, Q3_LEAFS);
+        r = mdl_map_rd(&ld->m, Q3_LEAFS);
         marks = 0;
         for (uint32_t i = 0; i < nl; i++) {
             mdl_leaf *lf = &b->leaves[i + 1];
             lf->cluster = rd_s32(&r);
             lf->area = rd_s32(&r);
-            for (int j = 0; j < 3; j++)
-                lf->mins[j] = (float)rd_s32(&r);
-            for (int j = 0; j < 3; j++)
-                lf->maxs[j] = (float)rd_s32(&r);
+            mdl_rd_bounds(&r, b->format, lf->mins, lf->maxs);
             uint32_t first = rd_u32(&r), n = rd_u32(&r);
             rd_skip(&r, 8); /* leaf brushes */
             lf->visofs = -1;
             lf->contents = lf->cluster < 0 ? MDL_CONTENTS_SOLID : MDL_CONTENTS_EMPTY;
             if ((uint64_t)first + n > nls) {
-                e = q3_bad(ld, Q3_LEAFS, i, "leaf surface range out of range");
+                e = mdl_map_bad(&ld->m, Q3_LEAFS, i, "leaf surface range out of range");
                 goto out;
             }
             if (lf->cluster < -1 || (b->num_clusters && lf->cluster >= (int32_t)b->num_clusters)) {
-                e = q3_bad(ld, Q3_LEAFS, i, "cluster out of range");
+                e = mdl_map_bad(&ld->m, Q3_LEAFS, i, "cluster out of range");
                 goto out;
             }
             lf->first_mark = (uint32_t)marks;
@@ -486,8 +462,8 @@ static qd_err q3_leaves(q3_loader *ld)
                         b->marks[marks + t] = ld->surf_first[s] + t;
                 marks += ld->surf_count[s];
                 if (marks > MDL_BSP_MAX_RECORDS) {
-                    e = qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_LEAFS].ofs,
-                                "%s: leaves list over %u triangles", ld->name,
+                    e = qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_LEAFS].ofs,
+                                "%s: leaves list over %u triangles", ld->m.name,
                                 MDL_BSP_MAX_RECORDS);
                     goto out;
                 }
@@ -498,7 +474,7 @@ static qd_err q3_leaves(q3_loader *ld)
             b->num_marks = (uint32_t)marks;
             b->marks = mdl_calloc(b->num_marks, sizeof *b->marks);
             if (!b->marks) {
-                e = q3_nomem(ld, "marks");
+                e = mdl_map_nomem(&ld->m, "marks");
                 goto out;
             }
         }
@@ -508,52 +484,22 @@ out:
     return e;
 }
 
-static qd_err q3_nodes(q3_loader *ld)
-{
-    mdl_bsp *b = ld->b;
-    rd_t r = q3_reader(ld, Q3_NODES);
-    b->num_nodes = ld->l[Q3_NODES].count;
-    b->nodes = mdl_calloc(b->num_nodes, sizeof *b->nodes);
-    if (!b->nodes)
-        return q3_nomem(ld, "nodes");
-    for (uint32_t i = 0; i < b->num_nodes; i++) {
-        mdl_node *n = &b->nodes[i];
-        n->plane = rd_u32(&r);
-        n->children[0] = rd_s32(&r);
-        n->children[1] = rd_s32(&r);
-        for (int j = 0; j < 3; j++)
-            n->mins[j] = (float)rd_s32(&r);
-        for (int j = 0; j < 3; j++)
-            n->maxs[j] = (float)rd_s32(&r);
-        if (n->plane >= b->num_planes)
-            return q3_bad(ld, Q3_NODES, i, "plane index out of range");
-    }
-    return mdl_ibsp_tree(b, ld->l[Q3_LEAFS].count, &ld->l[Q3_NODES], q3_rec[Q3_NODES], ld->name,
-                         ld->err);
-}
-
 static qd_err q3_models(q3_loader *ld)
 {
-    mdl_bsp *b = ld->b;
-    rd_t r = q3_reader(ld, Q3_MODELS);
-    uint32_t ns = ld->l[Q3_SURFACES].count;
-    b->num_models = ld->l[Q3_MODELS].count;
-    if (b->num_models > MDL_BSP_MAX_MODELS)
-        return qd_fail(ld->err, QD_ERR_LIMIT, ld->l[Q3_MODELS].ofs, "%s: too many models",
-                       ld->name);
-    b->models = mdl_calloc(b->num_models, sizeof *b->models);
-    if (!b->models)
-        return q3_nomem(ld, "models");
+    mdl_bsp *b = ld->m.b;
+    rd_t r = mdl_map_rd(&ld->m, Q3_MODELS);
+    uint32_t ns = ld->m.l[Q3_SURFACES].count;
+    qd_err e = mdl_map_model_table(&ld->m);
+    if (e)
+        return e;
     for (uint32_t i = 0; i < b->num_models; i++) {
         mdl_submodel *m = &b->models[i];
-        for (int j = 0; j < 3; j++)
-            m->mins[j] = rd_f32(&r);
-        for (int j = 0; j < 3; j++)
-            m->maxs[j] = rd_f32(&r);
+        mdl_rd_vec3(&r, m->mins);
+        mdl_rd_vec3(&r, m->maxs);
         uint32_t first = rd_u32(&r), n = rd_u32(&r);
         rd_skip(&r, 8); /* brushes */
         if ((uint64_t)first + n > ns)
-            return q3_bad(ld, Q3_MODELS, i, "surface range out of range");
+            return mdl_map_bad(&ld->m, Q3_MODELS, i, "surface range out of range");
         /* Surfaces become consecutive triangles, so a surface range is a face range. */
         m->first_face = n ? ld->surf_first[first] : 0;
         m->num_faces = n ? ld->surf_first[first + n - 1] + ld->surf_count[first + n - 1] -
@@ -569,11 +515,11 @@ static qd_err q3_models(q3_loader *ld)
  * rows too short for the clusters, damages only culling: everything is seen. */
 static qd_err q3_vis(q3_loader *ld)
 {
-    mdl_bsp *b = ld->b;
-    const mdl_lump *l = &ld->l[Q3_VISIBILITY];
+    mdl_bsp *b = ld->m.b;
+    const mdl_lump *l = &ld->m.l[Q3_VISIBILITY];
     if (l->len < 8)
         return QD_OK;
-    rd_t r = q3_reader(ld, Q3_VISIBILITY);
+    rd_t r = mdl_map_rd(&ld->m, Q3_VISIBILITY);
     uint32_t n = rd_u32(&r), sz = rd_u32(&r);
     if (n == 0 || n > MDL_BSP_MAX_RECORDS || sz < (n + 7) / 8 ||
         8 + (uint64_t)n * sz > l->len)
@@ -582,8 +528,8 @@ static qd_err q3_vis(q3_loader *ld)
     b->visdata = mdl_calloc(l->len, 1);
     b->cluster_ofs = mdl_calloc(n, sizeof *b->cluster_ofs);
     if (!b->visdata || !b->cluster_ofs)
-        return q3_nomem(ld, "visibility");
-    memcpy(b->visdata, ld->data + l->ofs, l->len);
+        return mdl_map_nomem(&ld->m, "visibility");
+    memcpy(b->visdata, ld->m.data + l->ofs, l->len);
     for (uint32_t i = 0; i < n; i++)
         b->cluster_ofs[i] = 8 + i * sz;
     b->num_clusters = n;
@@ -595,8 +541,8 @@ static qd_err q3_vis(q3_loader *ld)
  * the mins. A lump that does not match the cell count is ignored. Needs the entities. */
 static qd_err q3_grid(q3_loader *ld)
 {
-    mdl_bsp *b = ld->b;
-    const mdl_lump *l = &ld->l[Q3_LIGHTGRID];
+    mdl_bsp *b = ld->m.b;
+    const mdl_lump *l = &ld->m.l[Q3_LIGHTGRID];
     float *size = b->grid_size;
     char v[64];
     size[0] = 64, size[1] = 64, size[2] = 128;
@@ -623,8 +569,8 @@ static qd_err q3_grid(q3_loader *ld)
         return QD_OK;
     b->lightgrid = mdl_calloc(l->len, 1);
     if (!b->lightgrid)
-        return q3_nomem(ld, "lightgrid");
-    memcpy(b->lightgrid, ld->data + l->ofs, l->len);
+        return mdl_map_nomem(&ld->m, "lightgrid");
+    memcpy(b->lightgrid, ld->m.data + l->ofs, l->len);
     memcpy(b->grid_dims, dims, sizeof dims);
     return QD_OK;
 }
@@ -653,20 +599,14 @@ int mdl_bsp46_light_point(const mdl_bsp *b, const float p[3], float *light)
 qd_err mdl_bsp46_load(const uint8_t *data, size_t len, const char *name, mdl_bsp *b,
                       qd_error *err)
 {
-    q3_loader ld = {.data = data, .name = name, .err = err, .b = b};
+    q3_loader ld = {0};
     b->format = MDL_BSP_Q3_46;
-    qd_err e = mdl_ibsp_lumps(data, len, Q3_COUNT, q3_rec, q3_names, ld.l, name, err);
-    if (e)
-        return e;
-    if (ld.l[Q3_NODES].count == 0 || ld.l[Q3_LEAFS].count == 0 || ld.l[Q3_MODELS].count == 0)
-        return qd_fail(err, QD_ERR_BAD_DATA, 8, "%s: no nodes, leafs or models", name);
-    if (ld.l[Q3_ENTITIES].len > MDL_BSP_MAX_ENTITIES_TEXT)
-        return qd_fail(err, QD_ERR_LIMIT, 8, "%s: entities text over its cap", name);
-    if (mdl_bsp_set_entities(b, data + ld.l[Q3_ENTITIES].ofs, ld.l[Q3_ENTITIES].len))
-        e = q3_nomem(&ld, "entities");
-    else if ((e = q3_vis(&ld)) || (e = q3_shaders(&ld)) || (e = q3_planes(&ld)) ||
-             (e = q3_verts(&ld)) || (e = q3_surfaces(&ld)) || (e = q3_leaves(&ld)) ||
-             (e = q3_nodes(&ld)) || (e = q3_models(&ld)) || (e = q3_grid(&ld)))
+    qd_err e;
+    if ((e = mdl_map_open(&ld.m, &q3_format, data, len, name, b, err)) ||
+        (e = mdl_map_entities(&ld.m)) || (e = q3_vis(&ld)) || (e = q3_shaders(&ld)) ||
+        (e = mdl_map_planes(&ld.m)) || (e = q3_verts(&ld)) || (e = q3_surfaces(&ld)) ||
+        (e = q3_leaves(&ld)) || (e = mdl_map_nodes(&ld.m)) || (e = q3_models(&ld)) ||
+        (e = q3_grid(&ld)))
         goto out;
 out:
     free(ld.verts);

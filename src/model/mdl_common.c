@@ -148,15 +148,3 @@ int mdl_entity_value(const char *entities, const char *classname, int nth, const
     }
     return 0;
 }
-
-qd_err mdl_bad_record(qd_error *err, const char *file, const char *lump, const mdl_lump *l,
-                      uint32_t rec, uint32_t i, const char *what)
-{
-    uint64_t ofs = (uint64_t)l->ofs + (uint64_t)i * rec;
-    return qd_fail(err, QD_ERR_BAD_DATA, ofs, "%s: %s %u: %s", file, lump, i, what);
-}
-
-qd_err mdl_nomem(qd_error *err, const char *file, const char *what)
-{
-    return qd_fail(err, QD_ERR_NOMEM, 0, "%s: %s: out of memory", file, what);
-}

@@ -38,11 +38,101 @@ typedef struct mdl_lump {
     uint32_t ofs, len, count; /* count = len / record size */
 } mdl_lump;
 
-/* Read and validate an IBSP lump table ("IBSP", version, then n lumps of ofs, len) of a file
- * of len bytes: every lump inside the file (64-bit sums), a whole number of rec[i]-byte
- * records (1: a byte lump), record lumps capped at MDL_BSP_MAX_RECORDS. */
-qd_err mdl_ibsp_lumps(const uint8_t *data, size_t len, int n, const uint32_t *rec,
-                      const char *const *names, mdl_lump *out, const char *name, qd_error *err);
+/* What a map format keeps where: the bytes before its lump table (Quake 4: the version;
+ * IBSP 8: ident and version), its lumps' record sizes (1: a byte lump) and names, and which
+ * lump holds each of the records the loader core reads (-1: none in this format). */
+#define MDL_MAP_MAX_LUMPS 19
+typedef struct mdl_map_format {
+    uint32_t header;
+    int num_lumps;
+    const uint32_t *rec;
+    const char *const *names;
+    int entities, planes, vertexes, edges, surfedges, faces, marks, nodes, leafs, models;
+} mdl_map_format;
+
+/* A map being loaded (mdl_bspcore.c): the file, its validated lump table, the mdl_bsp being
+ * filled and where errors go. Lives on the loader's stack; owns nothing. */
+typedef struct mdl_map {
+    const uint8_t *data;
+    size_t len;
+    const char *name;
+    qd_error *err;
+    mdl_bsp *b;
+    const mdl_map_format *f;
+    mdl_lump l[MDL_MAP_MAX_LUMPS];
+} mdl_map;
+
+/* One texinfo as the faces use it: texture vectors, the texture (-1: none) and face flags
+ * to add to the texture's (Quake's TEX_SPECIAL: fullbright). */
+typedef struct mdl_texinfo {
+    float vecs[2][4];
+    int32_t texture;
+    uint8_t flags;
+} mdl_texinfo;
+
+/* Set up m for the file data (len bytes) and read its lump table at f->header: every lump
+ * inside the file (64-bit sums), a whole number of records, record lumps capped at
+ * MDL_BSP_MAX_RECORDS, nodes, leafs and models present, the entities text capped. Nothing
+ * else of the file is read before this succeeds. */
+qd_err mdl_map_open(mdl_map *m, const mdl_map_format *f, const uint8_t *data, size_t len,
+                    const char *name, mdl_bsp *b, qd_error *err);
+
+/* A reader over lump number lump (validated by mdl_map_open). */
+rd_t mdl_map_rd(const mdl_map *m, int lump);
+
+/* "file: lump i: what" as QD_ERR_BAD_DATA at record i of lump number lump. */
+qd_err mdl_map_bad(const mdl_map *m, int lump, uint32_t i, const char *what);
+
+/* "file: what: out of memory" as QD_ERR_NOMEM. */
+qd_err mdl_map_nomem(const mdl_map *m, const char *what);
+
+/* Zeroed room for the records of lump number lump, each size bytes; *count gets their
+ * number. NULL when out of memory. */
+void *mdl_map_alloc(const mdl_map *m, int lump, size_t size, uint32_t *count);
+
+/* Three floats (a point, a bound) from r into v. */
+static inline void mdl_rd_vec3(rd_t *r, float v[3])
+{
+    for (int j = 0; j < 3; j++)
+        v[j] = rd_f32(r);
+}
+
+/* A node's or leaf's bounds, mins then maxs: floats in BSP2, int32 in Quake III, else
+ * int16. */
+void mdl_rd_bounds(rd_t *r, mdl_bsp_format fmt, float mins[3], float maxs[3]);
+
+/* A malloc'd copy of byte lump number lump into *dst, its size in *len. */
+qd_err mdl_map_copy(const mdl_map *m, int lump, uint8_t **dst, size_t *len);
+
+/* The entities lump into b->entities and b->message (mdl_bsp_set_entities). */
+qd_err mdl_map_entities(const mdl_map *m);
+
+/* The planes lump (Quake, Quake II: with their type; Quake III: type from the normal). */
+qd_err mdl_map_planes(const mdl_map *m);
+
+/* Polygon corners, one per surfedge, from vertexes, edges (BSP2/2PSB: 32-bit indices) and
+ * surfedges, each index checked; a face's corners are then a range of b->verts. */
+qd_err mdl_map_corners(const mdl_map *m);
+
+/* The faces (Quake and Quake II dface_t; BSP2/2PSB widen its 16-bit fields) over num_texinfo
+ * texinfo: every index checked, plane side, corners, colour and flags from the texture,
+ * lightmap extents and average light. Needs planes, corners, textures, lighting. */
+qd_err mdl_map_faces(const mdl_map *m, const mdl_texinfo *ti, uint32_t num_texinfo);
+
+/* The marks (Quake marksurfaces, Quake II leaffaces) as face indices, each checked. */
+qd_err mdl_map_marks(const mdl_map *m);
+
+/* The nodes of any BSP format, plane and face range checked, then the tree: children after
+ * their parent, one parent each, depth capped at MDL_BSP_MAX_DEPTH, leaves in range; leaf
+ * children renumbered to qdemo's (IBSP file leaf k is leaf k + 1). Needs planes and faces. */
+qd_err mdl_map_nodes(const mdl_map *m);
+
+/* b->models for the models lump, zeroed: QD_ERR_LIMIT over MDL_BSP_MAX_MODELS. */
+qd_err mdl_map_model_table(const mdl_map *m);
+
+/* The submodels of a Quake or Quake II map: headnode and face range checked, visleafs
+ * clamped to the leaves there are. Needs nodes and leaves. */
+qd_err mdl_map_models(const mdl_map *m);
 
 /* Quake II and Quake III loaders, called by mdl_bsp_load on the magic "IBSP" with version 38
  * or 46. They fill b (whose name is set); on failure the caller frees it. */
@@ -51,23 +141,12 @@ qd_err mdl_bsp38_load(const uint8_t *data, size_t len, const char *name, mdl_bsp
 qd_err mdl_bsp46_load(const uint8_t *data, size_t len, const char *name, mdl_bsp *b,
                       qd_error *err);
 
-/* b->nodes[*].children hold the raw values of an IBSP file (>= 0 a node, < 0 leaf -(c + 1)
- * of num_file_leaves): check them as mdl_bsp.c checks Q1 trees (children after their parent,
- * one parent each, depth capped) and shift leaf children by one (file leaf i is leaf i + 1).
- * l is the nodes lump and rec its record size, for error offsets. */
-qd_err mdl_ibsp_tree(mdl_bsp *b, uint32_t num_file_leaves, const mdl_lump *l, uint32_t rec,
-                     const char *name, qd_error *err);
-
 /* A muted colour for a texture or shader that has no pixels in the map, derived from its name
  * alone: a hue from words in it (sky, water, lava, metal, ...) or else from a hash. */
 uint32_t mdl_name_color(const char *name);
 
 /* Quake's plane type of a normal: 0..2 axial, 3..5 the nearest axis. */
 int32_t mdl_plane_type(const float n[3]);
-
-/* Quake's CalcSurfaceExtents of face f with the texture vectors vecs (Q1 and Q2). */
-void mdl_bsp_face_extents(const mdl_bsp *b, const mdl_face *f, const float vecs[2][4],
-                          mdl_face_lm *lm);
 
 /* Copy an entities lump (n bytes, up to its first NUL) into b->entities and take the
  * worldspawn message. Returns QD_ERR_NOMEM or QD_OK. */
@@ -79,26 +158,8 @@ void mdl_bsp_cluster_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out);
 /* mdl_bsp_light_point for Q3 maps (the light grid). */
 int mdl_bsp46_light_point(const mdl_bsp *b, const float p[3], float *light);
 
-/* The planes lump of every BSP format: normal and dist as floats, then (Q1, Q2) a type int32,
- * which Q3 leaves out (with_type 0: derived from the normal). Fills b->planes and
- * b->num_planes from count records at r; 0 when out of memory. */
-int mdl_read_planes(mdl_bsp *b, rd_t *r, uint32_t count, int with_type);
-
 /* Quake's run-length coding of PVS rows (zero bytes as 0, count): decode from in..end into
  * out (row bytes); returns how many bytes were filled before the data ran out. */
 size_t mdl_vis_decompress(const uint8_t *in, const uint8_t *end, uint8_t *out, size_t row);
-
-/* A reader over one lump of data (validated by the lump table). */
-static inline rd_t mdl_lump_rd(const uint8_t *data, const mdl_lump *l)
-{
-    return rd_make(data + l->ofs, l->len);
-}
-
-/* "file: lump i: what" as QD_ERR_BAD_DATA at record i (of rec bytes) of lump l. */
-qd_err mdl_bad_record(qd_error *err, const char *file, const char *lump, const mdl_lump *l,
-                      uint32_t rec, uint32_t i, const char *what);
-
-/* "file: what: out of memory" as QD_ERR_NOMEM. */
-qd_err mdl_nomem(qd_error *err, const char *file, const char *what);
 
 #endif
