@@ -7,93 +7,6 @@
 
 /* ---- field tables ---- */
 
-uint32_t dd_read_mask(dd_reader *rd, const dd_ladder *l, uint32_t seed)
-{
-    uint32_t m = seed;
-    for (unsigned i = 0; i < l->first_bytes; i++)
-        m |= (uint32_t)rd_u8(rd->r) << (8 * i);
-    for (unsigned i = 0; i < l->n; i++) {
-        const struct dd_step *s = &l->step[i];
-        if ((m & s->if_bit) && (!s->opt || (rd->opts & s->opt)))
-            m |= (uint32_t)rd_u8(rd->r) << s->shift;
-    }
-    return m;
-}
-
-static void store(uint8_t *dst, unsigned size, uint32_t v)
-{
-    if (size == 1) {
-        uint8_t x = (uint8_t)v;
-        memcpy(dst, &x, 1);
-    } else if (size == 2) {
-        uint16_t x = (uint16_t)v;
-        memcpy(dst, &x, 2);
-    } else {
-        memcpy(dst, &v, 4);
-    }
-}
-
-/* One value of a byte-format row into dst. */
-static void read_one(dd_reader *rd, const dd_field *f, uint32_t has, uint8_t *dst)
-{
-    rd_t *r = rd->r;
-    uint32_t v;
-    switch (f->kind) {
-    case DD_U8: v = rd_u8(r); break;
-    case DD_S8: v = (uint32_t)(int32_t)rd_s8(r); break;
-    case DD_U16: v = rd_u16(r); break;
-    case DD_S16: v = (uint32_t)(int32_t)rd_s16(r); break;
-    case DD_U32:
-    case DD_S32:
-    case DD_F32: v = rd_u32(r); break;
-    case DD_COORD16: {
-        float x = (float)rd_s16(r) * 0.125f;
-        memcpy(&v, &x, 4);
-        break;
-    }
-    case DD_HI8: {
-        uint16_t old;
-        memcpy(&old, dst, 2);
-        v = (uint32_t)(old & 0xff) | (uint32_t)rd_u8(r) << 8;
-        break;
-    }
-    case DD_PAIR:
-        if (has == (f->bit | f->alt))
-            v = rd_u32(r);
-        else if (has == f->bit)
-            v = rd_u8(r);
-        else
-            v = rd_u16(r);
-        break;
-    default: /* DD_SKIP; Q3 kinds have no byte form */
-        rd_skip(r, f->kind == DD_SKIP && f->bits > 0 ? (size_t)f->bits : 0);
-        return;
-    }
-    store(dst, f->size, v);
-}
-
-void dd_read_fields(dd_reader *rd, const dd_table *t, uint32_t mask, void *ent)
-{
-    uint8_t *base = ent;
-    uint32_t left = mask & t->all;
-    const dd_field *f = t->f, *end = t->f + t->n;
-    for (; left && f < end; f++) {
-        uint32_t both = f->bit | f->alt, has = mask & both;
-        if (f + 1 == end || (f[1].bit | f[1].alt) != both)
-            left &= ~both;
-        if (!has || (f->opt && !(rd->opts & f->opt)))
-            continue;
-        if (f->kind == DD_HOOK) {
-            if (t->hook)
-                t->hook(rd, f, ent);
-            continue;
-        }
-        unsigned n = f->count ? f->count : 1;
-        for (unsigned k = 0; k < n; k++)
-            read_one(rd, f, has, base + f->offset + (size_t)k * f->size);
-    }
-}
-
 /* The number of 0 bits from the Q3 reader's cursor, at most max, without reading them. */
 static int q3_zero_run(const struct q3_bits *b, int max)
 {
@@ -176,6 +89,12 @@ static uint8_t *pool_at(dd_store v, uint32_t abs_index)
     return v.pool + (size_t)(abs_index & (v.d->pool - 1)) * v.d->elem_size;
 }
 
+/* A frame shares only entries at most young_span older than the pool head (older ones are
+ * copied forward), so none of its entries is older than made - young_span: that bound is
+ * its `oldest`, and it stays usable while fewer than pool - young - max_ents entries
+ * follow. */
+static uint32_t young_span(const dd_desc *d) { return d->young ? d->young : d->pool / 4; }
+
 void dd_reset(dd_store v)
 {
     memset(v.frames, 0, sizeof *v.frames * v.d->ring);
@@ -199,34 +118,25 @@ const dd_frame *dd_source(dd_store v, uint32_t seq)
 
 void dd_shown(dd_store v, const dd_frame *f) { v.h->shown_serial = f ? f->serial : 0; }
 
-int dd_keepable(dd_store v, const dd_frame *f, const uint8_t *fresh, uint32_t i)
-{
-    return !fresh[i] && f->src_serial && f->src_serial == v.h->shown_serial;
-}
-
-void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq,
-                    uint8_t *fresh)
+void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq)
 {
     memset(m, 0, sizeof *m);
     m->v = v;
     m->from = from;
-    m->fresh = fresh;
     m->pool_head = v.h->pool_head;
     m->ref_head = v.h->ref_head;
     m->nf.seq = seq;
     m->nf.src_serial = from ? from->serial : 0;
     m->nf.first = m->ref_head;
-    m->nf.oldest = m->pool_head;
+    m->nf.oldest = m->pool_head - young_span(v.d);
+    m->nf.made = m->pool_head;
     m->nf.sorted = 1;
+    m->last_num = -1;
 }
 
-int dd_merge_oldnum(const dd_merge *m)
-{
-    return m->from && m->oi < m->from->count ? dd_num(m->v, m->from, m->oi) : DD_NONE;
-}
 
 /* Append pool entry `ref` for entity num to the new frame. */
-static int add_ref(dd_merge *m, uint32_t ref, int num, uint8_t fresh)
+static inline int add_ref(dd_merge *m, uint32_t ref, int num)
 {
     const dd_desc *d = m->v.d;
     dd_frame *f = &m->nf;
@@ -235,51 +145,86 @@ static int add_ref(dd_merge *m, uint32_t ref, int num, uint8_t fresh)
         return 0;
     }
     uint32_t slot = m->ref_head++ & (d->refs - 1);
-    if (f->count && m->v.ref_num[(slot - 1) & (d->refs - 1)] >= num)
+    if (m->last_num >= num)
         f->sorted = 0;
+    m->last_num = num;
     m->v.refs[slot] = ref;
     m->v.ref_num[slot] = (uint16_t)num;
-    if ((int32_t)(ref - f->oldest) < 0)
-        f->oldest = ref;
-    m->fresh[f->count++] = fresh;
+    f->count++;
     return 1;
 }
 
-/* Carry old entry oi: shared, or copied when it is old (so the pool can wrap) or needs the
- * format's fix-up. */
-static void carry_one(dd_merge *m)
+/* The pool entry a carried entry `ref` goes on with: itself, or a fresh copy when it is old
+ * (so the pool can wrap under a frame that keeps it) or the format's fix-up changes it.
+ * Kept out of the carry loop: it runs for few entries. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t carry_entry(dd_merge *m, uint32_t ref, uint32_t *pool_head)
 {
     const dd_desc *d = m->v.d;
-    uint32_t ref = m->v.refs[(m->from->first + m->oi) & (d->refs - 1)];
-    int num = dd_num(m->v, m->from, m->oi);
     const uint8_t *src = pool_at(m->v, ref);
-    m->oi++;
-    if (m->pool_head - ref > d->pool / 2 || (d->carry && d->carry(NULL, src))) {
-        if (m->nf.count >= d->max_ents) {
-            m->err = QD_ERR_LIMIT;
-            return;
-        }
-        uint32_t nref = m->pool_head++;
-        uint8_t *dst = pool_at(m->v, nref);
-        memcpy(dst, src, d->elem_size);
-        if (d->carry)
-            d->carry(dst, src);
-        ref = nref;
-    }
-    add_ref(m, ref, num, 0);
+    if (*pool_head - ref <= young_span(d) && !(d->carry && d->carry(NULL, src)))
+        return ref;
+    uint32_t nref = (*pool_head)++;
+    uint8_t *dst = pool_at(m->v, nref);
+    memcpy(dst, src, d->elem_size);
+    if (d->carry)
+        d->carry(dst, src);
+    return nref;
 }
 
-qd_err dd_merge_carry(dd_merge *m, int num)
+/* Carry the old entries numbered below num. An entry is simply shared when it is young
+ * (>= pool_head - young_span) and older than the source frame (< made: entries the source
+ * made itself may need the fix-up; a shared one was asked when first carried): one range
+ * check; the rest go through carry_entry. The loop keeps the merge's cursor in locals: it
+ * runs for most entities of most frames. */
+qd_err dd_merge_carry_run(dd_merge *m, int num)
 {
-    while (!m->err && dd_merge_oldnum(m) < num)
-        carry_one(m);
+    const dd_frame *from = m->from;
+    if (!from || m->err)
+        return m->err;
+    const dd_desc *d = m->v.d;
+    const uint32_t rmask = d->refs - 1, ocount = from->count, made = from->made;
+    const uint32_t young = young_span(d);
+    uint32_t lo = m->pool_head - young; /* shared: [lo, made) */
+    uint32_t span = (int32_t)(made - lo) > 0 ? made - lo : 0;
+    uint32_t *refs = m->v.refs;
+    uint16_t *ref_num = m->v.ref_num;
+    uint32_t oi = m->oi, ref_head = m->ref_head, count = m->nf.count;
+    uint32_t pool_head = m->pool_head;
+    /* at most max_ents - count more: past that the frame is over its limit */
+    uint32_t end = ocount - oi > d->max_ents - count ? oi + (d->max_ents - count) : ocount;
+    int last = m->last_num, sorted = m->nf.sorted;
+    uint32_t slot = (from->first + oi) & rmask;
+    for (; oi < end; oi++, slot = (slot + 1) & rmask) {
+        int n = ref_num[slot];
+        if (n >= num)
+            break;
+        uint32_t ref = refs[slot];
+        if (ref - lo >= span) {
+            ref = carry_entry(m, ref, &pool_head);
+            lo = pool_head - young;
+            span = (int32_t)(made - lo) > 0 ? made - lo : 0;
+        }
+        uint32_t ns = ref_head++ & rmask;
+        refs[ns] = ref;
+        ref_num[ns] = (uint16_t)n;
+        sorted &= last < n;
+        last = n;
+        count++;
+    }
+    if (oi == end && oi < ocount && ref_num[slot] < num)
+        m->err = QD_ERR_LIMIT;
+    m->oi = oi;
+    m->pool_head = pool_head;
+    m->ref_head = ref_head;
+    m->nf.count = (uint16_t)count;
+    m->nf.sorted = (uint8_t)sorted;
+    m->last_num = last;
     return m->err;
 }
 
-const void *dd_merge_old(const dd_merge *m, int num)
-{
-    return dd_merge_oldnum(m) == num ? dd_ent(m->v, m->from, m->oi) : NULL;
-}
 
 void dd_merge_skip(dd_merge *m)
 {
@@ -287,7 +232,7 @@ void dd_merge_skip(dd_merge *m)
         m->oi++;
 }
 
-void *dd_merge_put(dd_merge *m, int num, const void *src)
+void *dd_merge_put(dd_merge *m, int num)
 {
     const dd_desc *d = m->v.d;
     if (m->err || m->nf.count >= d->max_ents) {
@@ -296,21 +241,15 @@ void *dd_merge_put(dd_merge *m, int num, const void *src)
     }
     uint32_t ref = m->pool_head++;
     uint8_t *dst = pool_at(m->v, ref);
-    if (src)
-        memmove(dst, src, d->elem_size);
-    else
-        memset(dst, 0, d->elem_size);
-    uint16_t n16 = (uint16_t)num;
-    memcpy(dst + d->number_offset, &n16, 2);
     if (dd_merge_oldnum(m) == num)
         m->oi++;
-    add_ref(m, ref, num, 1);
+    add_ref(m, ref, num);
     return dst;
 }
 
 const dd_frame *dd_merge_end(dd_merge *m, int valid)
 {
-    if (dd_merge_carry(m, DD_NONE))
+    if (dd_merge_carry_run(m, DD_NONE))
         return NULL;
     dd_hdr *h = m->v.h;
     h->pool_head = m->pool_head;

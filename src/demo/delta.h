@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../common/err.h"
 #include "../common/rd.h"
@@ -86,13 +87,138 @@ typedef struct dd_table {
 } dd_table;
 
 /* The mask a ladder announces, over `seed` (the bits the caller read itself). Reads past
- * the end yield 0 bits and leave rd->r's error set. */
-uint32_t dd_read_mask(dd_reader *rd, const dd_ladder *l, uint32_t seed);
+ * the end yield 0 bits and leave rd->r's error set. Inline: a constant ladder unrolls. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline uint32_t dd_read_mask(dd_reader *rd, const dd_ladder *l, uint32_t seed)
+{
+    uint32_t m = seed;
+    for (unsigned i = 0; i < l->first_bytes; i++)
+        m |= (uint32_t)rd_u8(rd->r) << (8 * i);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
+    for (unsigned i = 0; i < l->n; i++) {
+        const struct dd_step *s = &l->step[i];
+        if ((m & s->if_bit) && (!s->opt || (rd->opts & s->opt)))
+            m |= (uint32_t)rd_u8(rd->r) << s->shift;
+    }
+    return m;
+}
+
+/* ---- dd_read_fields' steps, inline with it ---- */
+
+#if defined(__GNUC__)
+#define DD_INLINE static inline __attribute__((always_inline))
+#else
+#define DD_INLINE static inline
+#endif
+
+DD_INLINE void dd_store_value(uint8_t *dst, unsigned size, uint32_t v)
+{
+    if (size == 1) {
+        uint8_t x = (uint8_t)v;
+        memcpy(dst, &x, 1);
+    } else if (size == 2) {
+        uint16_t x = (uint16_t)v;
+        memcpy(dst, &x, 2);
+    } else {
+        memcpy(dst, &v, 4);
+    }
+}
+
+/* One value of a byte-format row into dst (dd_read_fields' step). */
+DD_INLINE void dd_read_value(dd_reader *rd, const dd_field *f, uint32_t has, uint8_t *dst)
+{
+    rd_t *r = rd->r;
+    uint32_t v;
+    switch (f->kind) {
+    case DD_U8: v = rd_u8(r); break;
+    case DD_S8: v = (uint32_t)(int32_t)rd_s8(r); break;
+    case DD_U16: v = rd_u16(r); break;
+    case DD_S16: v = (uint32_t)(int32_t)rd_s16(r); break;
+    case DD_U32:
+    case DD_S32:
+    case DD_F32: v = rd_u32(r); break;
+    case DD_COORD16: {
+        float x = (float)rd_s16(r) * 0.125f;
+        memcpy(&v, &x, 4);
+        break;
+    }
+    case DD_HI8: {
+        uint16_t old;
+        memcpy(&old, dst, 2);
+        v = (uint32_t)(old & 0xff) | (uint32_t)rd_u8(r) << 8;
+        break;
+    }
+    case DD_PAIR:
+        if (has == (f->bit | f->alt))
+            v = rd_u32(r);
+        else if (has == f->bit)
+            v = rd_u8(r);
+        else
+            v = rd_u16(r);
+        break;
+    default: /* DD_SKIP; Q3 kinds have no byte form */
+        rd_skip(r, f->kind == DD_SKIP && f->bits > 0 ? (size_t)f->bits : 0);
+        return;
+    }
+    dd_store_value(dst, f->size, v);
+}
+
+/* Row f (announced: has = mask & (bit | alt)) into ent. */
+DD_INLINE void dd_read_row(dd_reader *rd, const dd_table *t, const dd_field *f,
+                               uint32_t has, void *ent)
+{
+    if (f->kind == DD_HOOK) {
+        if (t->hook)
+            t->hook(rd, f, ent);
+        return;
+    }
+    uint8_t *dst = (uint8_t *)ent + f->offset;
+    unsigned n = f->count ? f->count : 1;
+    for (unsigned k = 0; k < n; k++)
+        dd_read_value(rd, f, has, dst + (size_t)k * f->size);
+}
 
 /* Read the fields `mask` announces, in table order, over *ent (which holds the delta
  * source): fields not announced keep their value. Rows whose opt the reader lacks are not
- * read. Errors (the data ends) are left in rd->r. */
-void dd_read_fields(dd_reader *rd, const dd_table *t, uint32_t mask, void *ent);
+ * read. Errors (the data ends) are left in rd->r. Inline so that a decoder's constant table
+ * unrolls into straight code (the speed of a hand-written ladder). */
+static inline void dd_read_fields(dd_reader *rd, const dd_table *t, uint32_t mask, void *ent)
+{
+    uint32_t left = mask & t->all;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 64
+#endif
+    for (unsigned i = 0; i < t->n; i++) {
+        const dd_field *f = &t->f[i];
+        uint32_t both = f->bit | f->alt;
+        if (!(left & both))
+            continue; /* not announced, or a shared bit already read */
+        if (i + 1 == t->n || (t->f[i + 1].bit | t->f[i + 1].alt) != both)
+            left &= ~both;
+        if (!f->opt || (rd->opts & f->opt))
+            dd_read_row(rd, t, f, mask & both, ent);
+        if (!left)
+            break;
+    }
+}
+
+/* The same, unrolled by the compiler for a decoder's constant list of rows (X-macro):
+ * DD_ROW makes a row from constants, DD_READ reads one such row when `mask` announces it.
+ * A decoder's hot reader is a run of DD_READ over its list, as fast as a hand-written
+ * ladder; dd_read_fields serves tables built at run time and tests. */
+#define DD_ROW(T, bit, alt, field, kind, size, count)                                      \
+    {#field, (bit), (alt), (uint16_t)offsetof(T, field), (kind), 0, (size), (count), 0}
+#define DD_READ(rd, t, mask, ent, ...)                                                     \
+    do {                                                                                   \
+        static const dd_field dd_f_ = __VA_ARGS__;                                         \
+        uint32_t dd_has_ = (mask) & (dd_f_.bit | dd_f_.alt);                               \
+        if (dd_has_ && (!dd_f_.opt || ((rd)->opts & dd_f_.opt)))                           \
+            dd_read_row((rd), (t), &dd_f_, dd_has_, (ent));                                \
+    } while (0)
 
 /* Quake III MSG_ReadDeltaEntity / MSG_ReadDeltaPlayerstate's field part: `count` fields
  * (lastChanged), each a "changed" bit, then (zero_bit: entities) a "not zero" bit, then the
@@ -106,12 +232,13 @@ int dd_table_ok(const dd_table *t);
 
 /* ---- frame ring, entity pool, merge ---- */
 
-typedef struct dd_frame { /* 24 bytes */
+typedef struct dd_frame { /* 28 bytes */
     uint32_t seq;         /* the game's frame number (Q2 serverframe, QW sequence, Q3 seq) */
     uint32_t serial;      /* names the frame: 1 + frames stored before it (never 0) */
     uint32_t src_serial;  /* serial of the frame it was delta'd from, 0 none */
     uint32_t first;       /* absolute index into refs */
-    uint32_t oldest;      /* smallest absolute pool index it refers to */
+    uint32_t oldest;      /* no pool index it refers to is older (made - young) */
+    uint32_t made;        /* the pool head when it was begun: entries >= made are its own */
     uint16_t count;
     uint8_t valid;        /* may be shown and used as a delta source */
     uint8_t sorted;       /* entity numbers strictly increase */
@@ -137,9 +264,13 @@ typedef struct dd_hdr {
 typedef struct dd_desc {
     uint32_t elem_size, number_offset;   /* pool element; its uint16 entity number */
     uint32_t pool, refs, ring, max_ents; /* powers of two but max_ents; pool >= 2 * max_ents */
+    uint32_t young;                      /* entries older than this many pool entries are
+                                          * copied forward when carried (0: pool / 4) */
     /* An entry carried into a new frame unchanged may need a fix-up (Quake II: no event,
      * old_origin = origin). With dst NULL: 1 when src needs one. Else dst holds a copy of
-     * src to fix. NULL: entries are always shared. */
+     * src to fix. NULL: entries are always shared. Asked only about entries the source
+     * frame made itself: a shared entry was asked about when it was first carried (so a
+     * fixed-up entry must answer 0). */
     int (*carry)(void *dst, const void *src);
 } dd_desc;
 
@@ -185,9 +316,20 @@ static inline int dd_num(dd_store v, const dd_frame *f, uint32_t i)
 /* Record f as the frame the client got last (NULL: none). */
 void dd_shown(dd_store v, const dd_frame *f);
 
-/* Keep test: f was delta'd from the frame the client got last and its entry i was carried
- * (fresh[i] == 0, fresh as filled by the merge), so the client already has it. */
-int dd_keepable(dd_store v, const dd_frame *f, const uint8_t *fresh, uint32_t i);
+/* 1 when f was delta'd from the frame the client got last: then its shared entries
+ * (dd_shared) are what the client already has (keep). */
+static inline int dd_from_shown(dd_store v, const dd_frame *f)
+{
+    return f->src_serial && f->src_serial == v.h->shown_serial;
+}
+
+/* 1 when entry i of f is a pool entry of an earlier frame, carried unchanged. 0 for what
+ * the delta read, and also for a carried entry copied forward or fixed up (dd_desc.carry):
+ * a caller treats those as changed and compares them itself. */
+static inline int dd_shared(dd_store v, const dd_frame *f, uint32_t i)
+{
+    return (int32_t)(v.refs[(f->first + i) & (v.d->refs - 1)] - f->made) < 0;
+}
 
 #define DD_NONE 0x7fffffff /* "past the last entity" */
 
@@ -198,32 +340,44 @@ typedef struct dd_merge {
     const dd_frame *from; /* NULL: a delta from nothing (baselines) */
     uint32_t oi;          /* the next old entry */
     uint32_t pool_head, ref_head;
+    int last_num;         /* number of the newest entry of nf, -1 none */
     dd_frame nf;
-    uint8_t *fresh;       /* caller's array of max_ents: entry i was read, not carried */
     qd_err err;           /* sticky: QD_ERR_LIMIT over max_ents */
 } dd_merge;
 
 /* Start the frame seq delta'd from `from` (NULL or a frame dd_source returned). */
-void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq,
-                    uint8_t *fresh);
+void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq);
 
 /* The number of the next old entry, DD_NONE past the last. */
-int dd_merge_oldnum(const dd_merge *m);
+static inline int dd_merge_oldnum(const dd_merge *m)
+{
+    return m->from && m->oi < m->from->count ? dd_num(m->v, m->from, m->oi) : DD_NONE;
+}
+
+qd_err dd_merge_carry_run(dd_merge *m, int num);
 
 /* Carry every old entry numbered below num (DD_NONE: all) into the new frame. Returns
- * QD_ERR_LIMIT once the frame would exceed max_ents. */
-qd_err dd_merge_carry(dd_merge *m, int num);
+ * QD_ERR_LIMIT once the frame would exceed max_ents. (Inline: most calls carry nothing or
+ * go straight to the loop.) */
+static inline qd_err dd_merge_carry(dd_merge *m, int num)
+{
+    return dd_merge_oldnum(m) < num ? dd_merge_carry_run(m, num) : m->err;
+}
 
 /* The next old entry when it is numbered num, else NULL (nothing moves). */
-const void *dd_merge_old(const dd_merge *m, int num);
+static inline const void *dd_merge_old(const dd_merge *m, int num)
+{
+    return dd_merge_oldnum(m) == num ? dd_ent(m->v, m->from, m->oi) : NULL;
+}
 
 /* Step past the next old entry, whatever its number (a removal). */
 void dd_merge_skip(dd_merge *m);
 
-/* A fresh pool entry for entity num in the new frame, holding a copy of *src (NULL: zeros)
- * with its number set; steps past the old entry numbered num if it is next. Returns NULL
- * (m->err QD_ERR_LIMIT) once the frame would exceed max_ents. */
-void *dd_merge_put(dd_merge *m, int num, const void *src);
+/* A fresh pool entry for entity num in the new frame, for the caller to fill (copy its
+ * source, dd_merge_old's entry or a baseline, first: it is still intact; then set the
+ * number); steps past the old entry numbered num if it is next. Returns NULL (m->err
+ * QD_ERR_LIMIT) once the frame would exceed max_ents. */
+void *dd_merge_put(dd_merge *m, int num);
 
 /* Carry the rest and store the frame in its ring slot with `valid`. Returns it, or NULL
  * with m->err set. */

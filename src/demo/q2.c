@@ -87,46 +87,35 @@ static int read_dir(rd_t *r)
 
 /* ---- entity deltas [DM2 3.15, 3.19], read by the delta engine (delta.h) ---- */
 
-#define EF(bit, alt, field, kind, size, n) \
-    {#bit, Q2_U_##bit, alt, (uint16_t)offsetof(q2_ent, field), kind, 0, size, n, 0}
-
-/* The fields of an entity delta, in the order of the wire [Q2CL CL_ParseDelta]. */
-static const dd_field ent_fields[] = {
-    EF(MODEL, 0, model[0], DD_U8, 1, 0),
-    EF(MODEL2, 0, model[1], DD_U8, 1, 0),
-    EF(MODEL3, 0, model[2], DD_U8, 1, 0),
-    EF(MODEL4, 0, model[3], DD_U8, 1, 0),
-    EF(FRAME8, 0, frame, DD_U8, 2, 0),
-    EF(FRAME16, 0, frame, DD_U16, 2, 0),
-    EF(SKIN8, Q2_U_SKIN16, skin, DD_PAIR, 4, 0),
-    EF(EFFECTS8, Q2_U_EFFECTS16, effects, DD_PAIR, 4, 0),
-    EF(RENDERFX8, Q2_U_RENDERFX16, renderfx, DD_PAIR, 4, 0),
-    EF(ORIGIN1, 0, origin[0], DD_S16, 2, 0),
-    EF(ORIGIN2, 0, origin[1], DD_S16, 2, 0),
-    EF(ORIGIN3, 0, origin[2], DD_S16, 2, 0),
-    EF(ANGLE1, 0, angles[0], DD_U8, 1, 0),
-    EF(ANGLE2, 0, angles[1], DD_U8, 1, 0),
-    EF(ANGLE3, 0, angles[2], DD_U8, 1, 0),
-    EF(OLDORIGIN, 0, old_origin, DD_S16, 2, 3),
-    EF(SOUND, 0, sound, DD_U8, 1, 0),
-    EF(EVENT, 0, event, DD_U8, 1, 0),
-    EF(SOLID, 0, solid, DD_U16, 2, 0),
-};
-#undef EF
-
-static const dd_table ent_table = {
-    ent_fields, sizeof ent_fields / sizeof ent_fields[0],
-    0x0fffffffu & ~(Q2_U_MOREBITS1 | Q2_U_MOREBITS2 | Q2_U_MOREBITS3 | Q2_U_NUMBER16 |
-                    Q2_U_REMOVE | 1u << 13),
-    NULL,
-};
+/* The fields of an entity delta, in the order of the wire [Q2CL CL_ParseDelta]:
+ * (bit, alt, field, kind, size, count) rows for DD_ROW. */
+#define ENT_ROWS(X)                                                                        \
+    X(Q2_U_MODEL, 0, model[0], DD_U8, 1, 1)                                                \
+    X(Q2_U_MODEL2, 0, model[1], DD_U8, 1, 1)                                               \
+    X(Q2_U_MODEL3, 0, model[2], DD_U8, 1, 1)                                               \
+    X(Q2_U_MODEL4, 0, model[3], DD_U8, 1, 1)                                               \
+    X(Q2_U_FRAME8, 0, frame, DD_U8, 2, 1)                                                  \
+    X(Q2_U_FRAME16, 0, frame, DD_U16, 2, 1)                                                \
+    X(Q2_U_SKIN8, Q2_U_SKIN16, skin, DD_PAIR, 4, 1)                                        \
+    X(Q2_U_EFFECTS8, Q2_U_EFFECTS16, effects, DD_PAIR, 4, 1)                               \
+    X(Q2_U_RENDERFX8, Q2_U_RENDERFX16, renderfx, DD_PAIR, 4, 1)                            \
+    X(Q2_U_ORIGIN1, 0, origin[0], DD_S16, 2, 1)                                            \
+    X(Q2_U_ORIGIN2, 0, origin[1], DD_S16, 2, 1)                                            \
+    X(Q2_U_ORIGIN3, 0, origin[2], DD_S16, 2, 1)                                            \
+    X(Q2_U_ANGLE1, 0, angles[0], DD_U8, 1, 1)                                              \
+    X(Q2_U_ANGLE2, 0, angles[1], DD_U8, 1, 1)                                              \
+    X(Q2_U_ANGLE3, 0, angles[2], DD_U8, 1, 1)                                              \
+    X(Q2_U_OLDORIGIN, 0, old_origin, DD_S16, 2, 3)                                         \
+    X(Q2_U_SOUND, 0, sound, DD_U8, 1, 1)                                                   \
+    X(Q2_U_EVENT, 0, event, DD_U8, 1, 1)                                                   \
+    X(Q2_U_SOLID, 0, solid, DD_U16, 2, 1)
 
 /* U_MOREBITS1..3 [DM2 3.15] */
 static const dd_ladder ent_ladder = {
     1, 3, {{Q2_U_MOREBITS1, 8, 0}, {Q2_U_MOREBITS2, 16, 0}, {Q2_U_MOREBITS3, 24, 0}}};
 
 /* The bit mask and number that start an entity delta. Returns the number. */
-static int read_ent_bits(rd_t *r, uint32_t *bits)
+static inline int read_ent_bits(rd_t *r, uint32_t *bits)
 {
     dd_reader rd = {r, NULL, 0};
     *bits = dd_read_mask(&rd, &ent_ladder, 0);
@@ -142,7 +131,10 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits)
     memcpy(to->old_origin, to->origin, sizeof to->old_origin);
     to->number = (uint16_t)num;
     to->event = 0;
-    dd_read_fields(&rd, &ent_table, bits, to);
+#define READ_ROW(bit, alt, field, kind, size, n) \
+    DD_READ(&rd, NULL, bits, to, DD_ROW(q2_ent, bit, alt, field, kind, size, n));
+    ENT_ROWS(READ_ROW)
+#undef READ_ROW
 }
 
 /* An entity the packet does not mention: as before, its old origin where it was, and no
@@ -151,8 +143,8 @@ static int carry(void *dst, const void *src)
 {
     const q2_ent *from = src;
     if (!dst)
-        return from->event != 0 ||
-               memcmp(from->old_origin, from->origin, sizeof from->origin) != 0;
+        return from->event != 0 || from->old_origin[0] != from->origin[0] ||
+               from->old_origin[1] != from->origin[1] || from->old_origin[2] != from->origin[2];
     q2_ent *to = dst;
     memcpy(to->old_origin, from->origin, sizeof to->old_origin);
     to->event = 0;
@@ -161,38 +153,31 @@ static int carry(void *dst, const void *src)
 
 static const dd_desc store_desc = {
     sizeof(q2_ent), offsetof(q2_ent, number), Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP,
-    Q2_MAX_EDICTS, carry,
+    Q2_MAX_EDICTS, Q2_ENT_YOUNG, carry,
 };
 
 #define STORE(s) DD_VIEW(&(s)->store, &store_desc)
 
-#define PF(bit, field, kind, size, n) \
-    {#bit, Q2_PS_##bit, 0, (uint16_t)offsetof(q2_pstate, field), kind, 0, size, n, 0}
-
-/* The player state fields, in the order of the wire [DM2 3.18]; the stats follow. */
-static const dd_field ps_fields[] = {
-    PF(M_TYPE, pm_type, DD_U8, 1, 0),
-    PF(M_ORIGIN, origin, DD_S16, 2, 3),
-    PF(M_VELOCITY, velocity, DD_S16, 2, 3),
-    PF(M_TIME, pm_time, DD_U8, 1, 0),
-    PF(M_FLAGS, pm_flags, DD_U8, 1, 0),
-    PF(M_GRAVITY, gravity, DD_S16, 2, 0),
-    PF(M_DELTA_ANGLES, delta_angles, DD_S16, 2, 3),
-    PF(VIEWOFFSET, viewoffset, DD_S8, 1, 3),
-    PF(VIEWANGLES, viewangles, DD_S16, 2, 3),
-    PF(KICKANGLES, kick_angles, DD_S8, 1, 3),
-    PF(WEAPONINDEX, gunindex, DD_U8, 1, 0),
-    PF(WEAPONFRAME, gunframe, DD_U8, 1, 0),
-    PF(WEAPONFRAME, gunoffset, DD_S8, 1, 3),
-    PF(WEAPONFRAME, gunangles, DD_S8, 1, 3),
-    PF(BLEND, blend, DD_U8, 1, 4),
-    PF(FOV, fov, DD_U8, 1, 0),
-    PF(RDFLAGS, rdflags, DD_U8, 1, 0),
-};
-#undef PF
-
-static const dd_table ps_table = {ps_fields, sizeof ps_fields / sizeof ps_fields[0], 0x7fffu,
-                                  NULL};
+/* The player state fields, in the order of the wire [DM2 3.18]; the stats follow.
+ * (bit, field, kind, size, count) rows for DD_ROW. */
+#define PS_ROWS(X)                                                                         \
+    X(Q2_PS_M_TYPE, pm_type, DD_U8, 1, 1)                                                  \
+    X(Q2_PS_M_ORIGIN, origin, DD_S16, 2, 3)                                                \
+    X(Q2_PS_M_VELOCITY, velocity, DD_S16, 2, 3)                                            \
+    X(Q2_PS_M_TIME, pm_time, DD_U8, 1, 1)                                                  \
+    X(Q2_PS_M_FLAGS, pm_flags, DD_U8, 1, 1)                                                \
+    X(Q2_PS_M_GRAVITY, gravity, DD_S16, 2, 1)                                              \
+    X(Q2_PS_M_DELTA_ANGLES, delta_angles, DD_S16, 2, 3)                                    \
+    X(Q2_PS_VIEWOFFSET, viewoffset, DD_S8, 1, 3)                                           \
+    X(Q2_PS_VIEWANGLES, viewangles, DD_S16, 2, 3)                                          \
+    X(Q2_PS_KICKANGLES, kick_angles, DD_S8, 1, 3)                                          \
+    X(Q2_PS_WEAPONINDEX, gunindex, DD_U8, 1, 1)                                            \
+    X(Q2_PS_WEAPONFRAME, gunframe, DD_U8, 1, 1)                                            \
+    X(Q2_PS_WEAPONFRAME, gunoffset, DD_S8, 1, 3)                                           \
+    X(Q2_PS_WEAPONFRAME, gunangles, DD_S8, 1, 3)                                           \
+    X(Q2_PS_BLEND, blend, DD_U8, 1, 4)                                                     \
+    X(Q2_PS_FOV, fov, DD_U8, 1, 1)                                                         \
+    X(Q2_PS_RDFLAGS, rdflags, DD_U8, 1, 1)
 
 /* ---- the client-state side ---- */
 
@@ -255,7 +240,8 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
         cl_set_view(c->cl, &v);
         const dd_frame *pf = last_frame(s);
         const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
-        for (int i = 0; i < Q2_MAX_STATS; i++)
+        int same = pps && !memcmp(pps->stats, ps->stats, sizeof ps->stats);
+        for (int i = 0; i < Q2_MAX_STATS && !same; i++)
             if (!pps || pps->stats[i] != ps->stats[i])
                 cl_set_stat(c->cl, i, ps->stats[i]);
         if (s->playernum >= 0)
@@ -285,20 +271,21 @@ static int same_look(const q2_ent *a, const q2_ent *b)
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
  * is only kept (cl_entity_keep), which is most of them. */
-static void emit_entities(ctx *c, const dd_frame *nf, const uint8_t *fresh)
+static void emit_entities(ctx *c, const dd_frame *nf)
 {
     q2_state *s = c->s;
     dd_store v = STORE(s);
     const dd_frame *pf = last_frame(s);
     if (pf && pf->seq != nf->seq - 1 && s->isdemo != Q2_RECORD_SERVER)
         pf = NULL;
+    /* Entities carried from the frame shown last look as they did there: they are kept
+     * without a look at their old state. */
+    int keep_carried = pf && dd_from_shown(v, nf);
     uint32_t pi = 0;
     for (uint32_t k = 0; k < nf->count; k++) {
-        const q2_ent *q = dd_ent(v, nf, k);
-        /* Entities carried from the frame shown last look as they did there: they are kept
-         * without a look at their old state. */
-        if (pf && dd_keepable(v, nf, fresh, k) && cl_entity_keep(c->cl, q->number))
+        if (keep_carried && dd_shared(v, nf, k) && cl_entity_keep(c->cl, dd_num(v, nf, k)))
             continue;
+        const q2_ent *q = dd_ent(v, nf, k);
         const q2_ent *old = NULL;
         while (pf && pi < pf->count && dd_num(v, pf, pi) < q->number)
             pi++;
@@ -597,7 +584,10 @@ static qd_err parse_playerinfo(ctx *c)
         memset(&ps, 0, sizeof ps);
     unsigned flags = rd_u16(r);
     dd_reader rd = {r, NULL, 0};
-    dd_read_fields(&rd, &ps_table, flags, &ps);
+#define READ_ROW(bit, field, kind, size, n) \
+    DD_READ(&rd, NULL, flags, &ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
+    PS_ROWS(READ_ROW)
+#undef READ_ROW
     uint32_t statbits = rd_u32(r);
     for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
         if (b & 1)
@@ -632,8 +622,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     if (!server && s->deltaframe > 0)
         old = dd_slot(v, (uint32_t)s->deltaframe);
     dd_merge m;
-    uint8_t fresh[Q2_MAX_EDICTS];
-    dd_merge_begin(&m, v, old, (uint32_t)s->serverframe, fresh);
+    dd_merge_begin(&m, v, old, (uint32_t)s->serverframe);
     int changed = 0, removed = 0, prev = 0;
     for (;;) {
         uint64_t ent_ofs = c->base + r->pos;
@@ -657,12 +646,14 @@ static qd_err parse_packetentities(ctx *c, int cmd)
             removed++;
             continue;
         }
+        static const q2_ent null_ent;
         const q2_ent *from = dd_merge_old(&m, num);
         if (!from)
-            from = server ? NULL : &s->baselines[num];
-        q2_ent *to = dd_merge_put(&m, num, from);
+            from = server ? &null_ent : &s->baselines[num];
+        q2_ent *to = dd_merge_put(&m, num);
         if (!to)
             break;
+        *to = *from;
         read_delta(r, to, num, bits);
         changed++;
         if (r->err)
@@ -677,7 +668,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     if (nf->valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
     if (nf->valid) {
-        emit_entities(c, nf, fresh);
+        emit_entities(c, nf);
         s->last_emitted = slot;
         dd_shown(v, nf);
     } else {

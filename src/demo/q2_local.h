@@ -136,7 +136,11 @@
 #define Q2_UPDATE_BACKUP 16   /* frames kept for deltas [Q2CL] UPDATE_BACKUP */
 #define Q2_UPDATE_MASK (Q2_UPDATE_BACKUP - 1)
 #define Q2_ENT_POOL 4096      /* entity states shared by the frame ring (delta.h) */
-#define Q2_ENT_REFS 8192      /* the frames' references into the pool */
+#define Q2_ENT_REFS 4096      /* the frames' references into the pool: a delta source is
+                               * too old once 3072 refs follow it, the reference client's
+                               * parse_entities ring (MAX_PARSE_ENTITIES 1024) x 3 */
+#define Q2_ENT_YOUNG 256      /* shared entries older than this are copied forward: the
+                               * pool never ages a source out before its refs do */
 #define Q2_MAX_AREABYTES 32   /* MAX_MAP_AREAS / 8 [DM2] 3.21 */
 #define Q2_NUMVERTEXNORMALS 162
 
