@@ -28,15 +28,15 @@ static int q3_zero_run(const struct q3_bits *b, int max)
     return n < max ? n : max;
 }
 
+/* DD_Q3FLOAT: 1 and the 32 raw bits, or 0 and an integral value biased by 4096, stored
+ * as the float's bit pattern. (q3_huff.c's reader goes when Quake III moves here.) */
 static int32_t q3_float(struct q3_bits *b)
 {
-    if (!q3_bit(b)) {
-        float f = (float)(q3_read_bits(b, Q3_SNAPPED_BITS) - (1 << (Q3_SNAPPED_BITS - 1)));
-        int32_t v;
-        memcpy(&v, &f, 4);
-        return v;
-    }
-    return q3_read_bits(b, 32);
+    if (q3_bit(b))
+        return q3_read_bits(b, 32);
+    union { float f; int32_t i; } u;
+    u.f = (float)(q3_read_bits(b, Q3_SNAPPED_BITS) - (1 << (Q3_SNAPPED_BITS - 1)));
+    return u.i;
 }
 
 int dd_read_q3(dd_reader *rd, const dd_table *t, int count, void *ent, int zero_bit)
