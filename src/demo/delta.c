@@ -101,22 +101,9 @@ void dd_reset(dd_store v)
     v.h->shown_serial = 0;
 }
 
-dd_frame *dd_slot(dd_store v, uint32_t seq) { return &v.frames[seq & (v.d->ring - 1)]; }
 
-int dd_usable(dd_store v, const dd_frame *f)
-{
-    const dd_desc *d = v.d;
-    return f->valid && v.h->pool_head + d->max_ents - f->oldest <= d->pool &&
-           v.h->ref_head + d->max_ents - f->first <= d->refs;
-}
 
-const dd_frame *dd_source(dd_store v, uint32_t seq)
-{
-    const dd_frame *f = dd_slot(v, seq);
-    return f->seq == seq && dd_usable(v, f) ? f : NULL;
-}
 
-void dd_shown(dd_store v, const dd_frame *f) { v.h->shown_serial = f ? f->serial : 0; }
 
 void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq)
 {
@@ -134,25 +121,6 @@ void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq)
     m->last_num = -1;
 }
 
-
-/* Append pool entry `ref` for entity num to the new frame. */
-static inline int add_ref(dd_merge *m, uint32_t ref, int num)
-{
-    const dd_desc *d = m->v.d;
-    dd_frame *f = &m->nf;
-    if (f->count >= d->max_ents) {
-        m->err = QD_ERR_LIMIT;
-        return 0;
-    }
-    uint32_t slot = m->ref_head++ & (d->refs - 1);
-    if (m->last_num >= num)
-        f->sorted = 0;
-    m->last_num = num;
-    m->v.refs[slot] = ref;
-    m->v.ref_num[slot] = (uint16_t)num;
-    f->count++;
-    return 1;
-}
 
 /* The pool entry a carried entry `ref` goes on with: itself, or a fresh copy when it is old
  * (so the pool can wrap under a frame that keeps it) or the format's fix-up changes it.
@@ -177,8 +145,10 @@ static uint32_t carry_entry(dd_merge *m, uint32_t ref, uint32_t *pool_head)
 /* Carry the old entries numbered below num. An entry is simply shared when it is young
  * (>= pool_head - young_span) and older than the source frame (< made: entries the source
  * made itself may need the fix-up; a shared one was asked when first carried): one range
- * check; the rest go through carry_entry. The loop keeps the merge's cursor in locals: it
- * runs for most entities of most frames. */
+ * check; the rest go through carry_entry. Carried entries keep the source's order, so
+ * `sorted` is decided at the run's first entry (a source out of order makes the new frame
+ * count as out of order too). The loop keeps its cursors in locals: it runs for most
+ * entities of most frames. */
 qd_err dd_merge_carry_run(dd_merge *m, int num)
 {
     const dd_frame *from = m->from;
@@ -186,65 +156,44 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
         return m->err;
     const dd_desc *d = m->v.d;
     const uint32_t rmask = d->refs - 1, ocount = from->count, made = from->made;
-    const uint32_t young = young_span(d);
+    const uint32_t young = young_span(d), oi0 = m->oi;
     uint32_t lo = m->pool_head - young; /* shared: [lo, made) */
     uint32_t span = (int32_t)(made - lo) > 0 ? made - lo : 0;
     uint32_t *refs = m->v.refs;
     uint16_t *ref_num = m->v.ref_num;
-    uint32_t oi = m->oi, ref_head = m->ref_head, count = m->nf.count;
-    uint32_t pool_head = m->pool_head;
     /* at most max_ents - count more: past that the frame is over its limit */
-    uint32_t end = ocount - oi > d->max_ents - count ? oi + (d->max_ents - count) : ocount;
-    int last = m->last_num, sorted = m->nf.sorted;
-    uint32_t slot = (from->first + oi) & rmask;
-    for (; oi < end; oi++, slot = (slot + 1) & rmask) {
-        int n = ref_num[slot];
+    uint32_t end = ocount - oi0 > d->max_ents - m->nf.count ? oi0 + (d->max_ents - m->nf.count)
+                                                             : ocount;
+    uint32_t oi = oi0, slot = (from->first + oi0) & rmask, ns = m->ref_head & rmask;
+    if (oi < end && ref_num[slot] < num && (m->last_num >= ref_num[slot] || !from->sorted))
+        m->nf.sorted = 0;
+    for (; oi < end; oi++, slot = (slot + 1) & rmask, ns = (ns + 1) & rmask) {
+        uint16_t n = ref_num[slot];
         if (n >= num)
             break;
         uint32_t ref = refs[slot];
         if (ref - lo >= span) {
-            ref = carry_entry(m, ref, &pool_head);
-            lo = pool_head - young;
+            ref = carry_entry(m, ref, &m->pool_head);
+            lo = m->pool_head - young;
             span = (int32_t)(made - lo) > 0 ? made - lo : 0;
         }
-        uint32_t ns = ref_head++ & rmask;
         refs[ns] = ref;
-        ref_num[ns] = (uint16_t)n;
-        sorted &= last < n;
-        last = n;
-        count++;
+        ref_num[ns] = n;
     }
+    if (oi > oi0)
+        m->last_num = ref_num[(slot - 1) & rmask];
     if (oi == end && oi < ocount && ref_num[slot] < num)
         m->err = QD_ERR_LIMIT;
+    m->ref_head += oi - oi0;
+    m->nf.count = (uint16_t)(m->nf.count + (oi - oi0));
     m->oi = oi;
-    m->pool_head = pool_head;
-    m->ref_head = ref_head;
-    m->nf.count = (uint16_t)count;
-    m->nf.sorted = (uint8_t)sorted;
-    m->last_num = last;
     return m->err;
 }
-
 
 void dd_merge_skip(dd_merge *m)
 {
     if (m->from && m->oi < m->from->count)
         m->oi++;
-}
-
-void *dd_merge_put(dd_merge *m, int num)
-{
-    const dd_desc *d = m->v.d;
-    if (m->err || m->nf.count >= d->max_ents) {
-        m->err = QD_ERR_LIMIT;
-        return NULL;
-    }
-    uint32_t ref = m->pool_head++;
-    uint8_t *dst = pool_at(m->v, ref);
-    if (dd_merge_oldnum(m) == num)
-        m->oi++;
-    add_ref(m, ref, num);
-    return dst;
 }
 
 const dd_frame *dd_merge_end(dd_merge *m, int valid)

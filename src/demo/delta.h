@@ -292,14 +292,26 @@ typedef struct dd_store {
 void dd_reset(dd_store v);
 
 /* The ring slot seq falls in (whatever it holds). */
-dd_frame *dd_slot(dd_store v, uint32_t seq);
+static inline dd_frame *dd_slot(dd_store v, uint32_t seq)
+{
+    return &v.frames[seq & (v.d->ring - 1)];
+}
 
 /* 1 when f is valid and none of its refs or pool entries can be overwritten by one more
  * frame of max_ents entities (the age limit of a delta source). */
-int dd_usable(dd_store v, const dd_frame *f);
+static inline int dd_usable(dd_store v, const dd_frame *f)
+{
+    const dd_desc *d = v.d;
+    return f->valid && v.h->pool_head + d->max_ents - f->oldest <= d->pool &&
+           v.h->ref_head + d->max_ents - f->first <= d->refs;
+}
 
 /* The frame seq as a delta source: its slot if it holds seq, valid and usable, else NULL. */
-const dd_frame *dd_source(dd_store v, uint32_t seq);
+static inline const dd_frame *dd_source(dd_store v, uint32_t seq)
+{
+    const dd_frame *f = dd_slot(v, seq);
+    return f->seq == seq && dd_usable(v, f) ? f : NULL;
+}
 
 /* Entry i (< f->count) of frame f, and its entity number. */
 static inline const void *dd_ent(dd_store v, const dd_frame *f, uint32_t i)
@@ -314,7 +326,10 @@ static inline int dd_num(dd_store v, const dd_frame *f, uint32_t i)
 }
 
 /* Record f as the frame the client got last (NULL: none). */
-void dd_shown(dd_store v, const dd_frame *f);
+static inline void dd_shown(dd_store v, const dd_frame *f)
+{
+    v.h->shown_serial = f ? f->serial : 0;
+}
 
 /* 1 when f was delta'd from the frame the client got last: then its shared entries
  * (dd_shared) are what the client already has (keep). */
@@ -377,7 +392,24 @@ void dd_merge_skip(dd_merge *m);
  * source, dd_merge_old's entry or a baseline, first: it is still intact; then set the
  * number); steps past the old entry numbered num if it is next. Returns NULL (m->err
  * QD_ERR_LIMIT) once the frame would exceed max_ents. */
-void *dd_merge_put(dd_merge *m, int num);
+static inline void *dd_merge_put(dd_merge *m, int num)
+{
+    const dd_desc *d = m->v.d;
+    if (m->err || m->nf.count >= d->max_ents) {
+        m->err = QD_ERR_LIMIT;
+        return NULL;
+    }
+    uint32_t ref = m->pool_head++, slot = m->ref_head++ & (d->refs - 1);
+    if (dd_merge_oldnum(m) == num)
+        m->oi++;
+    if (m->last_num >= num)
+        m->nf.sorted = 0;
+    m->last_num = num;
+    m->v.refs[slot] = ref;
+    m->v.ref_num[slot] = (uint16_t)num;
+    m->nf.count++;
+    return m->v.pool + (size_t)(ref & (d->pool - 1)) * d->elem_size;
+}
 
 /* Carry the rest and store the frame in its ring slot with `valid`. Returns it, or NULL
  * with m->err set. */

@@ -271,13 +271,20 @@ static int same_look(const q2_ent *a, const q2_ent *b)
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
  * is only kept (cl_entity_keep), which is most of them. */
-static void emit_entities(ctx *c, const dd_frame *nf)
+static void emit_entities(ctx *c, const dd_frame *new_frame)
 {
     q2_state *s = c->s;
     dd_store v = STORE(s);
+    /* local copies: the client calls below cannot change them, so they stay in registers */
+    const dd_frame nf_copy = *new_frame, *nf = &nf_copy;
+    dd_frame pf_copy;
     const dd_frame *pf = last_frame(s);
     if (pf && pf->seq != nf->seq - 1 && s->isdemo != Q2_RECORD_SERVER)
         pf = NULL;
+    if (pf) {
+        pf_copy = *pf;
+        pf = &pf_copy;
+    }
     /* Entities carried from the frame shown last look as they did there: they are kept
      * without a look at their old state. */
     int keep_carried = pf && dd_from_shown(v, nf);
