@@ -85,95 +85,99 @@ static int read_dir(rd_t *r)
 }
 
 
-/* ---- entity deltas [DM2 3.15, 3.19] ---- */
+/* ---- entity deltas [DM2 3.15, 3.19], read by the delta engine (delta.h) ---- */
+
+/* The fields of an entity delta, in the order of the wire [Q2CL CL_ParseDelta]:
+ * (bit, alt, field, kind, size, count) rows for DD_ROW. */
+#define ENT_ROWS(X)                                                                        \
+    X(Q2_U_MODEL, 0, model[0], DD_U8, 1, 1)                                                \
+    X(Q2_U_MODEL2, 0, model[1], DD_U8, 1, 1)                                               \
+    X(Q2_U_MODEL3, 0, model[2], DD_U8, 1, 1)                                               \
+    X(Q2_U_MODEL4, 0, model[3], DD_U8, 1, 1)                                               \
+    X(Q2_U_FRAME8, 0, frame, DD_U8, 2, 1)                                                  \
+    X(Q2_U_FRAME16, 0, frame, DD_U16, 2, 1)                                                \
+    X(Q2_U_SKIN8, Q2_U_SKIN16, skin, DD_PAIR, 4, 1)                                        \
+    X(Q2_U_EFFECTS8, Q2_U_EFFECTS16, effects, DD_PAIR, 4, 1)                               \
+    X(Q2_U_RENDERFX8, Q2_U_RENDERFX16, renderfx, DD_PAIR, 4, 1)                            \
+    X(Q2_U_ORIGIN1, 0, origin[0], DD_S16, 2, 1)                                            \
+    X(Q2_U_ORIGIN2, 0, origin[1], DD_S16, 2, 1)                                            \
+    X(Q2_U_ORIGIN3, 0, origin[2], DD_S16, 2, 1)                                            \
+    X(Q2_U_ANGLE1, 0, angles[0], DD_U8, 1, 1)                                              \
+    X(Q2_U_ANGLE2, 0, angles[1], DD_U8, 1, 1)                                              \
+    X(Q2_U_ANGLE3, 0, angles[2], DD_U8, 1, 1)                                              \
+    X(Q2_U_OLDORIGIN, 0, old_origin, DD_S16, 2, 3)                                         \
+    X(Q2_U_SOUND, 0, sound, DD_U8, 1, 1)                                                   \
+    X(Q2_U_EVENT, 0, event, DD_U8, 1, 1)                                                   \
+    X(Q2_U_SOLID, 0, solid, DD_U16, 2, 1)
+
+/* U_MOREBITS1..3 [DM2 3.15] */
+static const dd_ladder ent_ladder = {
+    1, 3, {{Q2_U_MOREBITS1, 8, 0}, {Q2_U_MOREBITS2, 16, 0}, {Q2_U_MOREBITS3, 24, 0}}};
 
 /* The bit mask and number that start an entity delta. Returns the number. */
-static int read_ent_bits(rd_t *r, uint32_t *bits)
+static inline int read_ent_bits(rd_t *r, uint32_t *bits)
 {
-    uint32_t b = rd_u8(r);
-    if (b & Q2_U_MOREBITS1)
-        b |= (uint32_t)rd_u8(r) << 8;
-    if (b & Q2_U_MOREBITS2)
-        b |= (uint32_t)rd_u8(r) << 16;
-    if (b & Q2_U_MOREBITS3)
-        b |= (uint32_t)rd_u8(r) << 24;
-    *bits = b;
-    return (b & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
+    dd_reader rd = {r, NULL, 0};
+    *bits = dd_read_mask(&rd, &ent_ladder, 0);
+    return (*bits & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
 }
 
-/* Read the fields bits announce over a copy of from. As the reference client does, the old
- * origin starts as from's origin and the event lasts one frame [Q2CL CL_ParseDelta]. */
-static void read_delta(rd_t *r, const q2_ent *from, q2_ent *to, int num, uint32_t bits)
+/* Read the fields bits announce over *to, which holds a copy of the source. As the
+ * reference client does, the old origin starts as the source's origin and the event lasts
+ * one frame [Q2CL CL_ParseDelta]. */
+static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits)
 {
-    *to = *from;
-    memcpy(to->old_origin, from->origin, sizeof to->old_origin);
+    dd_reader rd = {r, NULL, 0};
+    memcpy(to->old_origin, to->origin, sizeof to->old_origin);
     to->number = (uint16_t)num;
     to->event = 0;
-    to->carried = 0;
-    if (bits & Q2_U_MODEL)
-        to->model[0] = rd_u8(r);
-    if (bits & Q2_U_MODEL2)
-        to->model[1] = rd_u8(r);
-    if (bits & Q2_U_MODEL3)
-        to->model[2] = rd_u8(r);
-    if (bits & Q2_U_MODEL4)
-        to->model[3] = rd_u8(r);
-    if (bits & Q2_U_FRAME8)
-        to->frame = rd_u8(r);
-    if (bits & Q2_U_FRAME16)
-        to->frame = rd_u16(r);
-    if ((bits & (Q2_U_SKIN8 | Q2_U_SKIN16)) == (Q2_U_SKIN8 | Q2_U_SKIN16))
-        to->skin = rd_u32(r);
-    else if (bits & Q2_U_SKIN8)
-        to->skin = rd_u8(r);
-    else if (bits & Q2_U_SKIN16)
-        to->skin = rd_u16(r);
-    if ((bits & (Q2_U_EFFECTS8 | Q2_U_EFFECTS16)) == (Q2_U_EFFECTS8 | Q2_U_EFFECTS16))
-        to->effects = rd_u32(r);
-    else if (bits & Q2_U_EFFECTS8)
-        to->effects = rd_u8(r);
-    else if (bits & Q2_U_EFFECTS16)
-        to->effects = rd_u16(r);
-    if ((bits & (Q2_U_RENDERFX8 | Q2_U_RENDERFX16)) == (Q2_U_RENDERFX8 | Q2_U_RENDERFX16))
-        to->renderfx = rd_u32(r);
-    else if (bits & Q2_U_RENDERFX8)
-        to->renderfx = rd_u8(r);
-    else if (bits & Q2_U_RENDERFX16)
-        to->renderfx = rd_u16(r);
-    if (bits & Q2_U_ORIGIN1)
-        to->origin[0] = rd_s16(r);
-    if (bits & Q2_U_ORIGIN2)
-        to->origin[1] = rd_s16(r);
-    if (bits & Q2_U_ORIGIN3)
-        to->origin[2] = rd_s16(r);
-    if (bits & Q2_U_ANGLE1)
-        to->angles[0] = rd_u8(r);
-    if (bits & Q2_U_ANGLE2)
-        to->angles[1] = rd_u8(r);
-    if (bits & Q2_U_ANGLE3)
-        to->angles[2] = rd_u8(r);
-    if (bits & Q2_U_OLDORIGIN)
-        for (int i = 0; i < 3; i++)
-            to->old_origin[i] = rd_s16(r);
-    if (bits & Q2_U_SOUND)
-        to->sound = rd_u8(r);
-    if (bits & Q2_U_EVENT)
-        to->event = rd_u8(r);
-    if (bits & Q2_U_SOLID)
-        to->solid = rd_u16(r);
+#define READ_ROW(bit, alt, field, kind, size, n) \
+    DD_READ(&rd, NULL, bits, to, DD_ROW(q2_ent, bit, alt, field, kind, size, n));
+    ENT_ROWS(READ_ROW)
+#undef READ_ROW
 }
-
-static q2_ent *pool_at(q2_state *s, uint32_t i) { return &s->pool[i % Q2_ENT_POOL]; }
 
 /* An entity the packet does not mention: as before, its old origin where it was, and no
- * event (read_delta with no bits, without the reads). */
-static void carry(const q2_ent *from, q2_ent *to)
+ * event (read_delta with no bits). Shared unless that changes it. */
+static int carry(void *dst, const void *src)
 {
-    *to = *from;
+    const q2_ent *from = src;
+    if (!dst)
+        return from->event != 0 || from->old_origin[0] != from->origin[0] ||
+               from->old_origin[1] != from->origin[1] || from->old_origin[2] != from->origin[2];
+    q2_ent *to = dst;
     memcpy(to->old_origin, from->origin, sizeof to->old_origin);
     to->event = 0;
-    to->carried = 1;
+    return 1;
 }
+
+static const dd_desc store_desc = {
+    sizeof(q2_ent), offsetof(q2_ent, number), Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP,
+    Q2_MAX_EDICTS, Q2_ENT_YOUNG, carry,
+};
+
+#define STORE(s) DD_VIEW(&(s)->store, &store_desc)
+
+/* The player state fields, in the order of the wire [DM2 3.18]; the stats follow.
+ * (bit, field, kind, size, count) rows for DD_ROW. */
+#define PS_ROWS(X)                                                                         \
+    X(Q2_PS_M_TYPE, pm_type, DD_U8, 1, 1)                                                  \
+    X(Q2_PS_M_ORIGIN, origin, DD_S16, 2, 3)                                                \
+    X(Q2_PS_M_VELOCITY, velocity, DD_S16, 2, 3)                                            \
+    X(Q2_PS_M_TIME, pm_time, DD_U8, 1, 1)                                                  \
+    X(Q2_PS_M_FLAGS, pm_flags, DD_U8, 1, 1)                                                \
+    X(Q2_PS_M_GRAVITY, gravity, DD_S16, 2, 1)                                              \
+    X(Q2_PS_M_DELTA_ANGLES, delta_angles, DD_S16, 2, 3)                                    \
+    X(Q2_PS_VIEWOFFSET, viewoffset, DD_S8, 1, 3)                                           \
+    X(Q2_PS_VIEWANGLES, viewangles, DD_S16, 2, 3)                                          \
+    X(Q2_PS_KICKANGLES, kick_angles, DD_S8, 1, 3)                                          \
+    X(Q2_PS_WEAPONINDEX, gunindex, DD_U8, 1, 1)                                            \
+    X(Q2_PS_WEAPONFRAME, gunframe, DD_U8, 1, 1)                                            \
+    X(Q2_PS_WEAPONFRAME, gunoffset, DD_S8, 1, 3)                                           \
+    X(Q2_PS_WEAPONFRAME, gunangles, DD_S8, 1, 3)                                           \
+    X(Q2_PS_BLEND, blend, DD_U8, 1, 4)                                                     \
+    X(Q2_PS_FOV, fov, DD_U8, 1, 1)                                                         \
+    X(Q2_PS_RDFLAGS, rdflags, DD_U8, 1, 1)
 
 /* ---- the client-state side ---- */
 
@@ -193,12 +197,18 @@ static void make_view(const q2_state *s, const q2_pstate *ps, cl_view *v)
 }
 
 /* The previous shown frame, or NULL. */
-static const q2_frame *last_frame(const q2_state *s)
+static const dd_frame *last_frame(q2_state *s)
 {
     if (s->last_emitted < 0)
         return NULL;
-    const q2_frame *f = &s->frames_ring[s->last_emitted];
+    const dd_frame *f = &s->store.frames[s->last_emitted];
     return f->valid ? f : NULL;
+}
+
+/* The player state of a ring frame. */
+static const q2_pstate *frame_ps(const q2_state *s, const dd_frame *f)
+{
+    return &s->ps_ring[f->seq & Q2_UPDATE_MASK];
 }
 
 /* Open the client frame at demo time t. A client recording passes its player state: the
@@ -211,13 +221,14 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
     cl_view v;
     if (ps) {
         make_view(s, ps, &v);
-        const q2_frame *pf = last_frame(s);
+        const dd_frame *pf = last_frame(s);
+        const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
         int snap = !pf;
-        if (pf) {
+        if (pps) {
             for (int i = 0; i < 3; i++)
-                if (abs(ps->origin[i] - pf->ps.origin[i]) > 256 * 8)
+                if (abs(ps->origin[i] - pps->origin[i]) > 256 * 8)
                     snap = 1;
-            if ((ps->pm_flags & Q2_PMF_TIME_TELEPORT) && !(pf->ps.pm_flags & Q2_PMF_TIME_TELEPORT))
+            if ((ps->pm_flags & Q2_PMF_TIME_TELEPORT) && !(pps->pm_flags & Q2_PMF_TIME_TELEPORT))
                 snap = 1;
         }
         if (snap)
@@ -227,9 +238,11 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
     s->in_frame = 1;
     if (ps) {
         cl_set_view(c->cl, &v);
-        const q2_frame *pf = last_frame(s);
-        for (int i = 0; i < Q2_MAX_STATS; i++)
-            if (!pf || pf->ps.stats[i] != ps->stats[i])
+        const dd_frame *pf = last_frame(s);
+        const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
+        int same = pps && !memcmp(pps->stats, ps->stats, sizeof ps->stats);
+        for (int i = 0; i < Q2_MAX_STATS && !same; i++)
+            if (!pps || pps->stats[i] != ps->stats[i])
                 cl_set_stat(c->cl, i, ps->stats[i]);
         if (s->playernum >= 0)
             cl_set_player_frags(c->cl, s->playernum, ps->stats[Q2_STAT_FRAGS]);
@@ -258,25 +271,33 @@ static int same_look(const q2_ent *a, const q2_ent *b)
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
  * is only kept (cl_entity_keep), which is most of them. */
-static void emit_entities(ctx *c, const q2_frame *nf)
+static void emit_entities(ctx *c, const dd_frame *new_frame)
 {
     q2_state *s = c->s;
-    const q2_frame *pf = last_frame(s);
-    if (pf && pf->serverframe != nf->serverframe - 1 && s->isdemo != Q2_RECORD_SERVER)
+    dd_store v = STORE(s);
+    /* local copies: the client calls below cannot change them, so they stay in registers */
+    const dd_frame nf_copy = *new_frame, *nf = &nf_copy;
+    dd_frame pf_copy;
+    const dd_frame *pf = last_frame(s);
+    if (pf && pf->seq != nf->seq - 1 && s->isdemo != Q2_RECORD_SERVER)
         pf = NULL;
-    /* Entities carried from the delta frame look as they did there: when that frame is
-     * the one shown last, they are kept without a look at their old state. */
-    int carried_kept = pf && s->deltaframe > 0 && pf->serverframe == s->deltaframe;
+    if (pf) {
+        pf_copy = *pf;
+        pf = &pf_copy;
+    }
+    /* Entities carried from the frame shown last look as they did there: they are kept
+     * without a look at their old state. */
+    int keep_carried = pf && dd_from_shown(v, nf);
     uint32_t pi = 0;
     for (uint32_t k = 0; k < nf->count; k++) {
-        const q2_ent *q = pool_at(s, nf->start + k);
-        if (q->carried && carried_kept && cl_entity_keep(c->cl, q->number))
+        if (keep_carried && dd_shared(v, nf, k) && cl_entity_keep(c->cl, dd_num(v, nf, k)))
             continue;
+        const q2_ent *q = dd_ent(v, nf, k);
         const q2_ent *old = NULL;
-        while (pf && pi < pf->count && pool_at(s, pf->start + pi)->number < q->number)
+        while (pf && pi < pf->count && dd_num(v, pf, pi) < q->number)
             pi++;
-        if (pf && pi < pf->count && pool_at(s, pf->start + pi)->number == q->number)
-            old = pool_at(s, pf->start + pi);
+        if (pf && pi < pf->count && dd_num(v, pf, pi) == q->number)
+            old = dd_ent(v, pf, pi);
         if (old && !q->event && same_look(old, q) && cl_entity_keep(c->cl, q->number))
             continue;
         cl_entstate e;
@@ -350,7 +371,8 @@ static int find_maxclients(const uint8_t *data, size_t len, rd_t r, size_t pos)
 
 static void level_reset(q2_state *s)
 {
-    memset(s->frames_ring, 0, sizeof s->frames_ring);
+    dd_reset(STORE(s));
+    memset(s->ps_ring, 0, sizeof s->ps_ring);
     memset(s->baselines, 0, sizeof s->baselines);
     s->last_emitted = -1;
     s->pending = s->have_ps = 0;
@@ -463,9 +485,9 @@ static qd_err parse_baseline(ctx *c)
     if (num >= Q2_MAX_EDICTS)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_spawnbaseline: entity %d over %d", num,
                     Q2_MAX_EDICTS - 1);
-    static const q2_ent null_ent;
     q2_ent *b = &c->s->baselines[num];
-    read_delta(r, &null_ent, b, num, bits);
+    memset(b, 0, sizeof *b);
+    read_delta(r, b, num, bits);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
     TRACE(c, "svc_spawnbaseline", "ent=%d bits=0x%08x model=%d origin=%.1f,%.1f,%.1f", num,
@@ -512,25 +534,24 @@ static qd_err parse_frame(ctx *c)
     if (deltaframe > 0) {
         /* The source must still be in the ring and its entities in the pool, with room
          * for a whole new frame after them [Q2CL: "Delta frame too old"]. */
-        const q2_frame *old = &s->frames_ring[deltaframe & Q2_UPDATE_MASK];
-        if ((!old->valid || old->serverframe != deltaframe) && s->resynced) {
+        dd_store v = STORE(s);
+        const dd_frame *old = dd_slot(v, (uint32_t)deltaframe);
+        if ((!old->valid || old->seq != (uint32_t)deltaframe) && s->resynced) {
             /* Its source was in the damaged bytes: the newest frame kept stands in (most
              * of a delta's entities are the same), so the demo plays on past the damage. */
-            const q2_frame *best = NULL;
+            const dd_frame *best = NULL;
             for (int i = 0; i < Q2_UPDATE_BACKUP; i++) {
-                const q2_frame *f = &s->frames_ring[i];
-                if (f->valid && f->serverframe < serverframe &&
-                    (!best || f->serverframe > best->serverframe))
+                const dd_frame *f = &v.frames[i];
+                if (f->valid && (int32_t)f->seq < serverframe &&
+                    (!best || f->seq > best->seq))
                     best = f;
             }
             if (best) {
-                old = best;
-                deltaframe = best->serverframe;
+                deltaframe = (int32_t)best->seq;
                 s->deltaframe = deltaframe;
             }
         }
-        if (!old->valid || old->serverframe != deltaframe ||
-            s->pool_head - old->start > Q2_ENT_POOL - Q2_MAX_EDICTS) {
+        if (!dd_source(v, (uint32_t)deltaframe)) {
             s->cur_valid = 0;
             s->deltaframe = -1; /* parsed against nothing, then not shown */
             s->bad_deltas++;
@@ -565,52 +586,15 @@ static qd_err parse_playerinfo(ctx *c)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo out of place");
     q2_pstate ps;
     if (s->deltaframe > 0)
-        ps = s->frames_ring[s->deltaframe & Q2_UPDATE_MASK].ps;
+        ps = s->ps_ring[s->deltaframe & Q2_UPDATE_MASK];
     else
         memset(&ps, 0, sizeof ps);
     unsigned flags = rd_u16(r);
-    if (flags & Q2_PS_M_TYPE)
-        ps.pm_type = rd_u8(r);
-    if (flags & Q2_PS_M_ORIGIN)
-        for (int i = 0; i < 3; i++)
-            ps.origin[i] = rd_s16(r);
-    if (flags & Q2_PS_M_VELOCITY)
-        for (int i = 0; i < 3; i++)
-            ps.velocity[i] = rd_s16(r);
-    if (flags & Q2_PS_M_TIME)
-        ps.pm_time = rd_u8(r);
-    if (flags & Q2_PS_M_FLAGS)
-        ps.pm_flags = rd_u8(r);
-    if (flags & Q2_PS_M_GRAVITY)
-        ps.gravity = rd_s16(r);
-    if (flags & Q2_PS_M_DELTA_ANGLES)
-        for (int i = 0; i < 3; i++)
-            ps.delta_angles[i] = rd_s16(r);
-    if (flags & Q2_PS_VIEWOFFSET)
-        for (int i = 0; i < 3; i++)
-            ps.viewoffset[i] = rd_s8(r);
-    if (flags & Q2_PS_VIEWANGLES)
-        for (int i = 0; i < 3; i++)
-            ps.viewangles[i] = rd_s16(r);
-    if (flags & Q2_PS_KICKANGLES)
-        for (int i = 0; i < 3; i++)
-            ps.kick_angles[i] = rd_s8(r);
-    if (flags & Q2_PS_WEAPONINDEX)
-        ps.gunindex = rd_u8(r);
-    if (flags & Q2_PS_WEAPONFRAME) {
-        ps.gunframe = rd_u8(r);
-        for (int i = 0; i < 3; i++)
-            ps.gunoffset[i] = rd_s8(r);
-        for (int i = 0; i < 3; i++)
-            ps.gunangles[i] = rd_s8(r);
-    }
-    if (flags & Q2_PS_BLEND)
-        for (int i = 0; i < 4; i++)
-            ps.blend[i] = rd_u8(r);
-    if (flags & Q2_PS_FOV)
-        ps.fov = rd_u8(r);
-    if (flags & Q2_PS_RDFLAGS)
-        ps.rdflags = rd_u8(r);
+    dd_reader rd = {r, NULL, 0};
+#define READ_ROW(bit, field, kind, size, n) \
+    DD_READ(&rd, NULL, flags, &ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
+    PS_ROWS(READ_ROW)
+#undef READ_ROW
     uint32_t statbits = rd_u32(r);
     for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
         if (b & 1)
@@ -640,16 +624,13 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     if (!s->pending || (!server && !s->have_ps))
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s out of place", what);
     /* A server recording deltas every entity from a zeroed state [Q2SV]. */
-    static const q2_ent null_ent;
-    const q2_frame *old = NULL;
+    dd_store v = STORE(s);
+    const dd_frame *old = NULL;
     if (!server && s->deltaframe > 0)
-        old = &s->frames_ring[s->deltaframe & Q2_UPDATE_MASK];
-    uint32_t ocount = old ? old->count : 0, ostart = old ? old->start : 0, oi = 0;
-    uint32_t start = s->pool_head, n = 0;
+        old = dd_slot(v, (uint32_t)s->deltaframe);
+    dd_merge m;
+    dd_merge_begin(&m, v, old, (uint32_t)s->serverframe);
     int changed = 0, removed = 0, prev = 0;
-    /* the number of the next old entry, 99999 past the last */
-    int oldnum = ocount ? pool_at(s, ostart)->number : 99999;
-#define OLD_NEXT() (oldnum = ++oi < ocount ? pool_at(s, ostart + oi)->number : 99999)
     for (;;) {
         uint64_t ent_ofs = c->base + r->pos;
         uint32_t bits;
@@ -665,49 +646,43 @@ static qd_err parse_packetentities(ctx *c, int cmd)
             return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d after %d, out of order",
                         what, num, prev);
         prev = num;
-        while (oldnum < num) { /* unchanged since the delta frame */
-            carry(pool_at(s, ostart + oi), pool_at(s, start + n++));
-            OLD_NEXT();
-        }
+        dd_merge_carry(&m, num); /* unchanged since the delta frame */
         if (bits & Q2_U_REMOVE) {
             /* The reference client steps past the old entry whatever its number. */
-            if (oi < ocount)
-                OLD_NEXT();
+            dd_merge_skip(&m);
             removed++;
             continue;
         }
-        const q2_ent *from;
-        if (oldnum == num) {
-            from = pool_at(s, ostart + oi);
-            OLD_NEXT();
-        } else {
+        static const q2_ent null_ent;
+        const q2_ent *from = dd_merge_old(&m, num);
+        if (!from)
             from = server ? &null_ent : &s->baselines[num];
-        }
-        read_delta(r, from, pool_at(s, start + n++), num, bits);
+        q2_ent *to = dd_merge_put(&m, num);
+        if (!to)
+            break;
+        *to = *from;
+        read_delta(r, to, num, bits);
         changed++;
         if (r->err)
             return truncated(c, what);
     }
-    for (; oi < ocount; oi++)
-        carry(pool_at(s, ostart + oi), pool_at(s, start + n++));
-#undef OLD_NEXT
-    s->pool_head = start + n;
+    const dd_frame *nf = dd_merge_end(&m, s->cur_valid);
+    if (!nf) /* cannot happen: entity numbers are sorted and below Q2_MAX_EDICTS */
+        return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what, Q2_MAX_EDICTS);
     int slot = s->serverframe & Q2_UPDATE_MASK;
-    q2_frame *nf = &s->frames_ring[slot];
-    nf->serverframe = s->serverframe;
-    nf->start = start;
-    nf->count = (uint16_t)n;
-    nf->valid = s->cur_valid;
-    nf->ps = s->ps;
+    s->ps_ring[slot] = s->ps;
     s->pending = 0;
     if (nf->valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
     if (nf->valid) {
         emit_entities(c, nf);
         s->last_emitted = slot;
+        dd_shown(v, nf);
     } else {
         s->last_emitted = -1;
+        dd_shown(v, NULL);
     }
+    unsigned n = nf->count;
     TRACE(c, what, "entities=%u changed=%d removed=%d", (unsigned)n, changed, removed);
     return QD_OK;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "delta.h"
 
 /* ---- Server messages [DM2] 3.1..3.21 ---- */
 #define Q2_SVC_BAD 0
@@ -134,7 +135,12 @@
 #define Q2_MAX_BLOCK 0x10000  /* cap on one block: later clients write up to 32k [Q2PRO] */
 #define Q2_UPDATE_BACKUP 16   /* frames kept for deltas [Q2CL] UPDATE_BACKUP */
 #define Q2_UPDATE_MASK (Q2_UPDATE_BACKUP - 1)
-#define Q2_ENT_POOL 4096      /* entity states shared by the frame ring */
+#define Q2_ENT_POOL 4096      /* entity states shared by the frame ring (delta.h) */
+#define Q2_ENT_REFS 4096      /* the frames' references into the pool: a delta source is
+                               * too old once 3072 refs follow it, the reference client's
+                               * parse_entities ring (MAX_PARSE_ENTITIES 1024) x 3 */
+#define Q2_ENT_YOUNG 256      /* shared entries older than this are copied forward: the
+                               * pool never ages a source out before its refs do */
 #define Q2_MAX_AREABYTES 32   /* MAX_MAP_AREAS / 8 [DM2] 3.21 */
 #define Q2_NUMVERTEXNORMALS 162
 
@@ -152,7 +158,7 @@ typedef struct q2_ent {
     uint8_t angles[3];
     uint8_t sound;
     uint8_t event;
-    uint8_t carried; /* copied unchanged from the delta frame (not on the wire) */
+    uint8_t pad;
     uint16_t solid;
 } q2_ent;
 
@@ -174,16 +180,9 @@ typedef struct q2_pstate {
     uint8_t pad;
 } q2_pstate;
 
-/* One slot of the frame ring [Q2CL] frame_t: the frame's entities are pool entries
- * [start, start + count) (mod Q2_ENT_POOL), sorted by number. */
-typedef struct q2_frame {
-    int32_t serverframe;
-    uint32_t start;
-    uint16_t count;
-    uint8_t valid;
-    uint8_t pad;
-    q2_pstate ps;
-} q2_frame;
+/* The frame ring [Q2CL] frame_t and its entity pool (delta.h): frames[serverframe &
+ * Q2_UPDATE_MASK], each frame's player state in ps_ring at the same slot. */
+typedef DD_STORE(q2_ent, Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP) q2_store;
 
 /* The whole decoder state: plain data, no pointers; copy it with memcpy. */
 typedef struct q2_state {
@@ -212,13 +211,12 @@ typedef struct q2_state {
     uint32_t frames;      /* svc_frame messages decoded */
     uint32_t bad_deltas;  /* frames whose delta source was gone */
     int32_t last_emitted; /* ring slot of the frame last sent to the client, -1 none */
-    uint32_t pool_head;   /* absolute index of the next free pool entry */
     qd_err err_code;      /* the error that stopped the decoder */
     uint64_t err_offset;
     q2_pstate ps;         /* the player state being parsed */
-    q2_frame frames_ring[Q2_UPDATE_BACKUP];
+    q2_pstate ps_ring[Q2_UPDATE_BACKUP];
     q2_ent baselines[Q2_MAX_EDICTS];
-    q2_ent pool[Q2_ENT_POOL];
+    q2_store store;
 } q2_state;
 
 #endif

@@ -1,0 +1,213 @@
+/* delta.c: the delta engine of delta.h: table-driven field readers and the frame ring /
+ * entity pool / sorted merge shared by the decoders. */
+#include "delta.h"
+#include "q3_local.h"
+
+#include <string.h>
+
+/* ---- field tables ---- */
+
+/* The number of 0 bits from the Q3 reader's cursor, at most max, without reading them. */
+static int q3_zero_run(const struct q3_bits *b, int max)
+{
+    size_t bit = b->bit;
+    int n = 0;
+    while (n < max && (bit >> 3) < b->r.len) {
+        uint8_t byte = (uint8_t)(b->r.p[bit >> 3] >> (bit & 7));
+        if (byte) {
+            while (n < max && !(byte & 1)) {
+                byte >>= 1;
+                n++;
+            }
+            return n;
+        }
+        int step = 8 - (int)(bit & 7);
+        n += step;
+        bit += (size_t)step;
+    }
+    return n < max ? n : max;
+}
+
+/* DD_Q3FLOAT: 1 and the 32 raw bits, or 0 and an integral value biased by 4096, stored
+ * as the float's bit pattern. (q3_huff.c's reader goes when Quake III moves here.) */
+static int32_t q3_float(struct q3_bits *b)
+{
+    if (q3_bit(b))
+        return q3_read_bits(b, 32);
+    union { float f; int32_t i; } u;
+    u.f = (float)(q3_read_bits(b, Q3_SNAPPED_BITS) - (1 << (Q3_SNAPPED_BITS - 1)));
+    return u.i;
+}
+
+int dd_read_q3(dd_reader *rd, const dd_table *t, int count, void *ent, int zero_bit)
+{
+    struct q3_bits *b = rd->b;
+    uint8_t *base = ent;
+    if (count < 0 || count > t->n)
+        return -1;
+    for (int i = 0; i < count && !q3_bits_err(b); i++) {
+        int z = q3_zero_run(b, count - i);
+        if (z) { /* a run of unchanged fields, skipped at once */
+            b->bit += (size_t)z;
+            i += z - 1;
+            continue;
+        }
+        if (!q3_bit(b))
+            continue; /* only at the end of the data: the error is set */
+        const dd_field *f = &t->f[i];
+        int32_t v = 0;
+        if (!zero_bit || q3_bit(b))
+            v = f->kind == DD_Q3FLOAT ? q3_float(b) : q3_read_bits(b, f->bits);
+        memcpy(base + f->offset, &v, 4);
+    }
+    return 0;
+}
+
+int dd_table_ok(const dd_table *t)
+{
+    uint32_t all = 0;
+    for (unsigned i = 0; i < t->n; i++) {
+        const dd_field *f = &t->f[i];
+        uint32_t both = f->bit | f->alt;
+        all |= both;
+        if (f->size != 1 && f->size != 2 && f->size != 4)
+            return 0;
+        /* a bit shared with an earlier row must belong to the row just before */
+        for (unsigned j = 0; both && j + 1 < i; j++)
+            if ((t->f[j].bit | t->f[j].alt) & both)
+                if ((t->f[i - 1].bit | t->f[i - 1].alt) != both ||
+                    (t->f[j + 1].bit | t->f[j + 1].alt) != both)
+                    return 0;
+    }
+    return all == t->all;
+}
+
+/* ---- frame ring, entity pool, merge ---- */
+
+static uint8_t *pool_at(dd_store v, uint32_t abs_index)
+{
+    return v.pool + (size_t)(abs_index & (v.d->pool - 1)) * v.d->elem_size;
+}
+
+/* A frame shares only entries at most young_span older than the pool head (older ones are
+ * copied forward), so none of its entries is older than made - young_span: that bound is
+ * its `oldest`, and it stays usable while fewer than pool - young - max_ents entries
+ * follow. */
+static uint32_t young_span(const dd_desc *d) { return d->young ? d->young : d->pool / 4; }
+
+void dd_reset(dd_store v)
+{
+    memset(v.frames, 0, sizeof *v.frames * v.d->ring);
+    v.h->shown_serial = 0;
+}
+
+
+
+
+
+void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq)
+{
+    memset(m, 0, sizeof *m);
+    m->v = v;
+    m->from = from;
+    m->pool_head = v.h->pool_head;
+    m->ref_head = v.h->ref_head;
+    m->nf.seq = seq;
+    m->nf.src_serial = from ? from->serial : 0;
+    m->nf.first = m->ref_head;
+    m->nf.oldest = m->pool_head - young_span(v.d);
+    m->nf.made = m->pool_head;
+    m->nf.sorted = 1;
+    m->last_num = -1;
+}
+
+
+/* The pool entry a carried entry `ref` goes on with: itself, or a fresh copy when it is old
+ * (so the pool can wrap under a frame that keeps it) or the format's fix-up changes it.
+ * Kept out of the carry loop: it runs for few entries. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t carry_entry(dd_merge *m, uint32_t ref, uint32_t *pool_head)
+{
+    const dd_desc *d = m->v.d;
+    const uint8_t *src = pool_at(m->v, ref);
+    if (*pool_head - ref <= young_span(d) && !(d->carry && d->carry(NULL, src)))
+        return ref;
+    uint32_t nref = (*pool_head)++;
+    uint8_t *dst = pool_at(m->v, nref);
+    memcpy(dst, src, d->elem_size);
+    if (d->carry)
+        d->carry(dst, src);
+    return nref;
+}
+
+/* Carry the old entries numbered below num. An entry is simply shared when it is young
+ * (>= pool_head - young_span) and older than the source frame (< made: entries the source
+ * made itself may need the fix-up; a shared one was asked when first carried): one range
+ * check; the rest go through carry_entry. Carried entries keep the source's order, so
+ * `sorted` is decided at the run's first entry (a source out of order makes the new frame
+ * count as out of order too). The loop keeps its cursors in locals: it runs for most
+ * entities of most frames. */
+qd_err dd_merge_carry_run(dd_merge *m, int num)
+{
+    const dd_frame *from = m->from;
+    if (!from || m->err)
+        return m->err;
+    const dd_desc *d = m->v.d;
+    const uint32_t rmask = d->refs - 1, ocount = from->count, made = from->made;
+    const uint32_t young = young_span(d), oi0 = m->oi;
+    uint32_t lo = m->pool_head - young; /* shared: [lo, made) */
+    uint32_t span = (int32_t)(made - lo) > 0 ? made - lo : 0;
+    uint32_t *refs = m->v.refs;
+    uint16_t *ref_num = m->v.ref_num;
+    /* at most max_ents - count more: past that the frame is over its limit */
+    uint32_t end = ocount - oi0 > d->max_ents - m->nf.count ? oi0 + (d->max_ents - m->nf.count)
+                                                             : ocount;
+    uint32_t oi = oi0, slot = (from->first + oi0) & rmask, ns = m->ref_head & rmask;
+    if (oi < end && ref_num[slot] < num && (m->last_num >= ref_num[slot] || !from->sorted))
+        m->nf.sorted = 0;
+    for (; oi < end; oi++, slot = (slot + 1) & rmask, ns = (ns + 1) & rmask) {
+        uint16_t n = ref_num[slot];
+        if (n >= num)
+            break;
+        uint32_t ref = refs[slot];
+        if (ref - lo >= span) {
+            ref = carry_entry(m, ref, &m->pool_head);
+            lo = m->pool_head - young;
+            span = (int32_t)(made - lo) > 0 ? made - lo : 0;
+        }
+        refs[ns] = ref;
+        ref_num[ns] = n;
+    }
+    if (oi > oi0)
+        m->last_num = ref_num[(slot - 1) & rmask];
+    if (oi == end && oi < ocount && ref_num[slot] < num)
+        m->err = QD_ERR_LIMIT;
+    m->ref_head += oi - oi0;
+    m->nf.count = (uint16_t)(m->nf.count + (oi - oi0));
+    m->oi = oi;
+    return m->err;
+}
+
+void dd_merge_skip(dd_merge *m)
+{
+    if (m->from && m->oi < m->from->count)
+        m->oi++;
+}
+
+const dd_frame *dd_merge_end(dd_merge *m, int valid)
+{
+    if (dd_merge_carry_run(m, DD_NONE))
+        return NULL;
+    dd_hdr *h = m->v.h;
+    h->pool_head = m->pool_head;
+    h->ref_head = m->ref_head;
+    if (++h->serial == 0)
+        h->serial = 1;
+    m->nf.serial = h->serial;
+    m->nf.valid = (uint8_t)(valid != 0);
+    dd_frame *f = dd_slot(m->v, m->nf.seq);
+    *f = m->nf;
+    return f;
+}

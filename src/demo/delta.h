@@ -1,0 +1,418 @@
+/* delta.h: the one delta engine of the demo decoders (internal to src/demo): entity and
+ * player-state deltas read by field tables, and the frame ring / entity pool / sorted merge
+ * the deltas are stored in, as plain data inside each decoder's state.
+ *
+ * Field tables. An entity delta is a presence mask, then the fields the mask announces in a
+ * fixed order. The mask is assembled by a "ladder" of continuation bits (Quake U_MOREBITS and
+ * FitzQuake U_EXTEND1/2, QuakeWorld U_MOREBITS and FTE U_EVENMORE/U_YETMORE, Quake II
+ * U_MOREBITS1..3); each row of a table names its bit, how the wire holds the value and where
+ * it goes in the decoder's own struct. Quake III's netField_t tables (a changed-field count,
+ * then a bit per field) use the same rows with DD_Q3INT / DD_Q3FLOAT.
+ *
+ * Frame ring and pool (the model of Quake III's snapshots): frames[seq & (ring - 1)]; a
+ * frame's entities are refs[first .. first + count) (mod refs), each an absolute index into
+ * the pool, sorted by entity number. An entity carried unchanged from the delta source keeps
+ * its pool entry, so a frame costs what changed. The engine keeps no pointers and no globals:
+ * a dd_store is a view built on the stack over a decoder's DD_STORE struct. */
+#ifndef QD_DELTA_H
+#define QD_DELTA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../common/err.h"
+#include "../common/rd.h"
+
+struct q3_bits;
+
+/* ---- field tables ---- */
+
+/* How the wire holds a field. DD_U8 .. DD_S32: an integer of that width, stored into the
+ * field's `size` bytes (1, 2 or 4; wider values are truncated, as the C conversion does).
+ * DD_F32: 4 raw bytes, a float. DD_COORD16: an int16 in 1/8 units, stored as a float (size 4).
+ * DD_HI8: a byte into bits 8..15 of a 16-bit field (FitzQuake U_MODEL2 / U_FRAME2).
+ * DD_SKIP: `bits` bytes dropped (FitzQuake U_LERPFINISH). DD_PAIR (Quake II): `bit` alone a
+ * u8, `alt` alone a u16, both a u32. DD_Q3INT: `bits` wire bits (negative: signed) into an
+ * int32. DD_Q3FLOAT: 0 and a 13-bit integral value biased by 4096, or 1 and 32 raw bits,
+ * stored as the float's bit pattern. DD_HOOK: the table's hook reads it (QW U_MODEL with
+ * MODELDBL, FitzQuake U_ALPHA). */
+typedef enum dd_kind {
+    DD_U8, DD_S8, DD_U16, DD_S16, DD_U32, DD_S32, DD_F32, DD_COORD16, DD_HI8, DD_SKIP,
+    DD_PAIR, DD_Q3INT, DD_Q3FLOAT, DD_HOOK
+} dd_kind;
+
+/* Reader options a row may need (dd_field.opt; dd_reader.opts). */
+#define DD_OPT_FITZ 1u     /* FitzQuake protocol 666 / RMQ 999 */
+#define DD_OPT_FTE 2u      /* FTE extensions announced by the demo */
+
+/* One row. Rows that share a bit (one bit announcing several fields, Quake II
+ * PS_WEAPONFRAME) must be adjacent. */
+typedef struct dd_field {
+    const char *name;  /* for dumps and tests: "U_MODEL", "origin[0]" */
+    uint32_t bit;      /* presence bit in the assembled mask (0 in Quake III tables) */
+    uint32_t alt;      /* DD_PAIR's second bit, else 0 */
+    uint16_t offset;   /* offsetof(the decoder's struct, field) */
+    uint8_t kind;      /* dd_kind */
+    int8_t bits;       /* DD_Q3INT wire width; DD_SKIP byte count; else 0 */
+    uint8_t size;      /* destination width: 1, 2 or 4 bytes */
+    uint8_t count;     /* consecutive elements read (vectors); 0 means 1 */
+    uint8_t opt;       /* DD_OPT_* the row needs, 0 none */
+} dd_field;
+
+/* The continuation bits that assemble a mask: first_bytes bytes (little-endian) are read
+ * and ORed over the seed; then each step, in order, reads one more byte into bits
+ * shift..shift+7 when the mask so far has if_bit set (and the reader has the step's opt). */
+typedef struct dd_ladder {
+    uint8_t first_bytes;
+    uint8_t n;
+    struct dd_step {
+        uint32_t if_bit;
+        uint8_t shift, opt;
+    } step[4];
+} dd_ladder;
+
+typedef struct dd_reader {
+    rd_t *r;              /* byte formats (Quake, QuakeWorld, Quake II) */
+    struct q3_bits *b;    /* Quake III */
+    uint32_t opts;        /* DD_OPT_* */
+} dd_reader;
+
+typedef struct dd_table {
+    const dd_field *f;
+    uint16_t n;
+    uint32_t all;         /* the OR of every row's bit and alt: the reader stops once no
+                           * later row is announced */
+    void (*hook)(dd_reader *rd, const dd_field *f, void *ent); /* DD_HOOK rows, or NULL */
+} dd_table;
+
+/* The mask a ladder announces, over `seed` (the bits the caller read itself). Reads past
+ * the end yield 0 bits and leave rd->r's error set. Inline: a constant ladder unrolls. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline uint32_t dd_read_mask(dd_reader *rd, const dd_ladder *l, uint32_t seed)
+{
+    uint32_t m = seed;
+    for (unsigned i = 0; i < l->first_bytes; i++)
+        m |= (uint32_t)rd_u8(rd->r) << (8 * i);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
+    for (unsigned i = 0; i < l->n; i++) {
+        const struct dd_step *s = &l->step[i];
+        if ((m & s->if_bit) && (!s->opt || (rd->opts & s->opt)))
+            m |= (uint32_t)rd_u8(rd->r) << s->shift;
+    }
+    return m;
+}
+
+/* ---- dd_read_fields' steps, inline with it ---- */
+
+#if defined(__GNUC__)
+#define DD_INLINE static inline __attribute__((always_inline))
+#else
+#define DD_INLINE static inline
+#endif
+
+DD_INLINE void dd_store_value(uint8_t *dst, unsigned size, uint32_t v)
+{
+    if (size == 1) {
+        uint8_t x = (uint8_t)v;
+        memcpy(dst, &x, 1);
+    } else if (size == 2) {
+        uint16_t x = (uint16_t)v;
+        memcpy(dst, &x, 2);
+    } else {
+        memcpy(dst, &v, 4);
+    }
+}
+
+/* One value of a byte-format row into dst (dd_read_fields' step). */
+DD_INLINE void dd_read_value(dd_reader *rd, const dd_field *f, uint32_t has, uint8_t *dst)
+{
+    rd_t *r = rd->r;
+    uint32_t v;
+    switch (f->kind) {
+    case DD_U8: v = rd_u8(r); break;
+    case DD_S8: v = (uint32_t)(int32_t)rd_s8(r); break;
+    case DD_U16: v = rd_u16(r); break;
+    case DD_S16: v = (uint32_t)(int32_t)rd_s16(r); break;
+    case DD_U32:
+    case DD_S32:
+    case DD_F32: v = rd_u32(r); break;
+    case DD_COORD16: {
+        float x = (float)rd_s16(r) * 0.125f;
+        memcpy(&v, &x, 4);
+        break;
+    }
+    case DD_HI8: {
+        uint16_t old;
+        memcpy(&old, dst, 2);
+        v = (uint32_t)(old & 0xff) | (uint32_t)rd_u8(r) << 8;
+        break;
+    }
+    case DD_PAIR:
+        if (has == (f->bit | f->alt))
+            v = rd_u32(r);
+        else if (has == f->bit)
+            v = rd_u8(r);
+        else
+            v = rd_u16(r);
+        break;
+    default: /* DD_SKIP; Q3 kinds have no byte form */
+        rd_skip(r, f->kind == DD_SKIP && f->bits > 0 ? (size_t)f->bits : 0);
+        return;
+    }
+    dd_store_value(dst, f->size, v);
+}
+
+/* Row f (announced: has = mask & (bit | alt)) into ent. */
+DD_INLINE void dd_read_row(dd_reader *rd, const dd_table *t, const dd_field *f,
+                               uint32_t has, void *ent)
+{
+    if (f->kind == DD_HOOK) {
+        if (t->hook)
+            t->hook(rd, f, ent);
+        return;
+    }
+    uint8_t *dst = (uint8_t *)ent + f->offset;
+    unsigned n = f->count ? f->count : 1;
+    for (unsigned k = 0; k < n; k++)
+        dd_read_value(rd, f, has, dst + (size_t)k * f->size);
+}
+
+/* Read the fields `mask` announces, in table order, over *ent (which holds the delta
+ * source): fields not announced keep their value. Rows whose opt the reader lacks are not
+ * read. Errors (the data ends) are left in rd->r. Inline so that a decoder's constant table
+ * unrolls into straight code (the speed of a hand-written ladder). */
+static inline void dd_read_fields(dd_reader *rd, const dd_table *t, uint32_t mask, void *ent)
+{
+    uint32_t left = mask & t->all;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 64
+#endif
+    for (unsigned i = 0; i < t->n; i++) {
+        const dd_field *f = &t->f[i];
+        uint32_t both = f->bit | f->alt;
+        if (!(left & both))
+            continue; /* not announced, or a shared bit already read */
+        if (i + 1 == t->n || (t->f[i + 1].bit | t->f[i + 1].alt) != both)
+            left &= ~both;
+        if (!f->opt || (rd->opts & f->opt))
+            dd_read_row(rd, t, f, mask & both, ent);
+        if (!left)
+            break;
+    }
+}
+
+/* The same, unrolled by the compiler for a decoder's constant list of rows (X-macro):
+ * DD_ROW makes a row from constants, DD_READ reads one such row when `mask` announces it.
+ * A decoder's hot reader is a run of DD_READ over its list, as fast as a hand-written
+ * ladder; dd_read_fields serves tables built at run time and tests. */
+#define DD_ROW(T, bit, alt, field, kind, size, count)                                      \
+    {#field, (bit), (alt), (uint16_t)offsetof(T, field), (kind), 0, (size), (count), 0}
+#define DD_READ(rd, t, mask, ent, ...)                                                     \
+    do {                                                                                   \
+        static const dd_field dd_f_ = __VA_ARGS__;                                         \
+        uint32_t dd_has_ = (mask) & (dd_f_.bit | dd_f_.alt);                               \
+        if (dd_has_ && (!dd_f_.opt || ((rd)->opts & dd_f_.opt)))                           \
+            dd_read_row((rd), (t), &dd_f_, dd_has_, (ent));                                \
+    } while (0)
+
+/* Quake III MSG_ReadDeltaEntity / MSG_ReadDeltaPlayerstate's field part: `count` fields
+ * (lastChanged), each a "changed" bit, then (zero_bit: entities) a "not zero" bit, then the
+ * value, over *ent. Returns 0, or -1 when count is over the table (nothing read). Errors are
+ * left in rd->b. */
+int dd_read_q3(dd_reader *rd, const dd_table *t, int count, void *ent, int zero_bit);
+
+/* 1 when the table keeps the rules above (all matches its rows, rows sharing a bit are
+ * adjacent, sizes 1/2/4): for tests. */
+int dd_table_ok(const dd_table *t);
+
+/* ---- frame ring, entity pool, merge ---- */
+
+typedef struct dd_frame { /* 28 bytes */
+    uint32_t seq;         /* the game's frame number (Q2 serverframe, QW sequence, Q3 seq) */
+    uint32_t serial;      /* names the frame: 1 + frames stored before it (never 0) */
+    uint32_t src_serial;  /* serial of the frame it was delta'd from, 0 none */
+    uint32_t first;       /* absolute index into refs */
+    uint32_t oldest;      /* no pool index it refers to is older (made - young) */
+    uint32_t made;        /* the pool head when it was begun: entries >= made are its own */
+    uint16_t count;
+    uint8_t valid;        /* may be shown and used as a delta source */
+    uint8_t sorted;       /* entity numbers strictly increase */
+} dd_frame;
+
+typedef struct dd_hdr {
+    uint32_t pool_head, ref_head; /* absolute indices of the next free entry / ref */
+    uint32_t serial;              /* of the newest frame stored */
+    uint32_t shown_serial;        /* of the frame the client got last, 0 none */
+} dd_hdr;
+
+/* A decoder's store, plain data (memcpy-able). POOL, REFS and RING are powers of two. */
+#define DD_STORE(T, POOL, REFS, RING)                                                      \
+    struct {                                                                               \
+        dd_hdr h;                                                                          \
+        dd_frame frames[RING];                                                             \
+        uint32_t refs[REFS];                                                               \
+        uint16_t ref_num[REFS]; /* each ref's entity number: merges skip the pool */      \
+        T pool[POOL];                                                                      \
+    }
+
+/* Constant per format. */
+typedef struct dd_desc {
+    uint32_t elem_size, number_offset;   /* pool element; its uint16 entity number */
+    uint32_t pool, refs, ring, max_ents; /* powers of two but max_ents; pool >= 2 * max_ents */
+    uint32_t young;                      /* entries older than this many pool entries are
+                                          * copied forward when carried (0: pool / 4) */
+    /* An entry carried into a new frame unchanged may need a fix-up (Quake II: no event,
+     * old_origin = origin). With dst NULL: 1 when src needs one. Else dst holds a copy of
+     * src to fix. NULL: entries are always shared. Asked only about entries the source
+     * frame made itself: a shared entry was asked about when it was first carried (so a
+     * fixed-up entry must answer 0). */
+    int (*carry)(void *dst, const void *src);
+} dd_desc;
+
+/* A view of one store, built on the stack for a call (DD_VIEW). */
+typedef struct dd_store {
+    dd_hdr *h;
+    dd_frame *frames;
+    uint32_t *refs;
+    uint16_t *ref_num;
+    uint8_t *pool;
+    const dd_desc *d;
+} dd_store;
+
+#define DD_VIEW(st, desc)                                                                  \
+    ((dd_store){&(st)->h, (st)->frames, (st)->refs, (st)->ref_num, (uint8_t *)(st)->pool,  \
+                (desc)})
+
+/* Forget every frame (a new level); the pool and ref heads go on. */
+void dd_reset(dd_store v);
+
+/* The ring slot seq falls in (whatever it holds). */
+static inline dd_frame *dd_slot(dd_store v, uint32_t seq)
+{
+    return &v.frames[seq & (v.d->ring - 1)];
+}
+
+/* 1 when f is valid and none of its refs or pool entries can be overwritten by one more
+ * frame of max_ents entities (the age limit of a delta source). */
+static inline int dd_usable(dd_store v, const dd_frame *f)
+{
+    const dd_desc *d = v.d;
+    return f->valid && v.h->pool_head + d->max_ents - f->oldest <= d->pool &&
+           v.h->ref_head + d->max_ents - f->first <= d->refs;
+}
+
+/* The frame seq as a delta source: its slot if it holds seq, valid and usable, else NULL. */
+static inline const dd_frame *dd_source(dd_store v, uint32_t seq)
+{
+    const dd_frame *f = dd_slot(v, seq);
+    return f->seq == seq && dd_usable(v, f) ? f : NULL;
+}
+
+/* Entry i (< f->count) of frame f, and its entity number. */
+static inline const void *dd_ent(dd_store v, const dd_frame *f, uint32_t i)
+{
+    return v.pool + (size_t)(v.refs[(f->first + i) & (v.d->refs - 1)] & (v.d->pool - 1)) *
+                        v.d->elem_size;
+}
+
+static inline int dd_num(dd_store v, const dd_frame *f, uint32_t i)
+{
+    return v.ref_num[(f->first + i) & (v.d->refs - 1)];
+}
+
+/* Record f as the frame the client got last (NULL: none). */
+static inline void dd_shown(dd_store v, const dd_frame *f)
+{
+    v.h->shown_serial = f ? f->serial : 0;
+}
+
+/* 1 when f was delta'd from the frame the client got last: then its shared entries
+ * (dd_shared) are what the client already has (keep). */
+static inline int dd_from_shown(dd_store v, const dd_frame *f)
+{
+    return f->src_serial && f->src_serial == v.h->shown_serial;
+}
+
+/* 1 when entry i of f is a pool entry of an earlier frame, carried unchanged. 0 for what
+ * the delta read, and also for a carried entry copied forward or fixed up (dd_desc.carry):
+ * a caller treats those as changed and compares them itself. */
+static inline int dd_shared(dd_store v, const dd_frame *f, uint32_t i)
+{
+    return (int32_t)(v.refs[(f->first + i) & (v.d->refs - 1)] - f->made) < 0;
+}
+
+#define DD_NONE 0x7fffffff /* "past the last entity" */
+
+/* The sorted merge of a delta against its source frame (on the caller's stack). The heads
+ * move only at dd_merge_end: a merge abandoned on an error leaves the store as it was. */
+typedef struct dd_merge {
+    dd_store v;
+    const dd_frame *from; /* NULL: a delta from nothing (baselines) */
+    uint32_t oi;          /* the next old entry */
+    uint32_t pool_head, ref_head;
+    int last_num;         /* number of the newest entry of nf, -1 none */
+    dd_frame nf;
+    qd_err err;           /* sticky: QD_ERR_LIMIT over max_ents */
+} dd_merge;
+
+/* Start the frame seq delta'd from `from` (NULL or a frame dd_source returned). */
+void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq);
+
+/* The number of the next old entry, DD_NONE past the last. */
+static inline int dd_merge_oldnum(const dd_merge *m)
+{
+    return m->from && m->oi < m->from->count ? dd_num(m->v, m->from, m->oi) : DD_NONE;
+}
+
+qd_err dd_merge_carry_run(dd_merge *m, int num);
+
+/* Carry every old entry numbered below num (DD_NONE: all) into the new frame. Returns
+ * QD_ERR_LIMIT once the frame would exceed max_ents. (Inline: most calls carry nothing or
+ * go straight to the loop.) */
+static inline qd_err dd_merge_carry(dd_merge *m, int num)
+{
+    return dd_merge_oldnum(m) < num ? dd_merge_carry_run(m, num) : m->err;
+}
+
+/* The next old entry when it is numbered num, else NULL (nothing moves). */
+static inline const void *dd_merge_old(const dd_merge *m, int num)
+{
+    return dd_merge_oldnum(m) == num ? dd_ent(m->v, m->from, m->oi) : NULL;
+}
+
+/* Step past the next old entry, whatever its number (a removal). */
+void dd_merge_skip(dd_merge *m);
+
+/* A fresh pool entry for entity num in the new frame, for the caller to fill (copy its
+ * source, dd_merge_old's entry or a baseline, first: it is still intact; then set the
+ * number); steps past the old entry numbered num if it is next. Returns NULL (m->err
+ * QD_ERR_LIMIT) once the frame would exceed max_ents. */
+static inline void *dd_merge_put(dd_merge *m, int num)
+{
+    const dd_desc *d = m->v.d;
+    if (m->err || m->nf.count >= d->max_ents) {
+        m->err = QD_ERR_LIMIT;
+        return NULL;
+    }
+    uint32_t ref = m->pool_head++, slot = m->ref_head++ & (d->refs - 1);
+    if (dd_merge_oldnum(m) == num)
+        m->oi++;
+    if (m->last_num >= num)
+        m->nf.sorted = 0;
+    m->last_num = num;
+    m->v.refs[slot] = ref;
+    m->v.ref_num[slot] = (uint16_t)num;
+    m->nf.count++;
+    return m->v.pool + (size_t)(ref & (d->pool - 1)) * d->elem_size;
+}
+
+/* Carry the rest and store the frame in its ring slot with `valid`. Returns it, or NULL
+ * with m->err set. */
+const dd_frame *dd_merge_end(dd_merge *m, int valid);
+
+#endif
