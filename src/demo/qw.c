@@ -170,7 +170,10 @@ static int player_active(const cl_state *cl, int i)
     return cl->players[i].active && !cl->players[i].spectator;
 }
 
-/* .mvd: keep following the same player while it plays; else the first who does. */
+static void fill_stats(ctx *c, int slot);
+
+/* .mvd: keep following the same player while it plays; else the first who does (whose
+ * stats become the view's). */
 static int pick_view_player(ctx *c)
 {
     qw_state *s = c->s;
@@ -180,6 +183,8 @@ static int pick_view_player(ctx *c)
     for (int i = 0; i < QW_MAX_CLIENTS; i++)
         if (player_active(c->cl, i)) {
             s->view_player = i;
+            if (c->cl->players[i].has_stats)
+                fill_stats(c, i);
             break;
         }
     return s->view_player;
