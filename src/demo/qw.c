@@ -1102,6 +1102,8 @@ static void fill_stats(ctx *c, int slot)
         return;
     cl_stats st;
     qr_fill_stats(s->stats[raw], c->cl->players[slot].frags, &st);
+    if (c->cl->players[slot].spectator || (!s->mvd && s->spectator))
+        st.flags = (uint8_t)((st.flags & ~CL_ST_DEAD) | CL_ST_SPECTATOR); /* no health */
     if (s->mvd)
         cl_set_stats(c->cl, slot, &st);
     if (slot == view)

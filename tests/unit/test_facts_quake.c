@@ -250,3 +250,21 @@ TEST(facts_quake_obituary_names)
     CHECK(ev.flags & CL_EVF_TEAM);
     CHECK_STR(ev.text, "go quad");
 }
+
+/* A spectator's recording has no health of its own: spectator, not dead. */
+TEST(facts_quakeworld_qwd_spectator)
+{
+    timeline_t *tl = open_real("qwd/paradoks81-quakeworld_slipgate-app_bps.qwd");
+    if (!tl)
+        SKIP("no realdata .qwd");
+    qd_error err;
+    /* 0.000 0 17 svc_serverdata protocol=28 ... player=0 spectator=1 title="HUD testing by bps"
+     * 0.000 51 37388 svc_updatestat stat=16 value=22 (the first stat: stats are filled) */
+    const cl_state *cl = tl_state_at(tl, AT(0.0), &err);
+    CHECK(cl);
+    const cl_stats *st = cl_stats_of(cl, -1);
+    CHECK(st && (st->flags & CL_ST_VALID));
+    CHECK(st->flags & CL_ST_SPECTATOR);
+    CHECK(!(st->flags & CL_ST_DEAD));
+    tl_close(tl);
+}
