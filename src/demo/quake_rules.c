@@ -80,6 +80,8 @@ void qr_fill_stats(const int32_t raw[QR_NUM_STATS], int32_t score, cl_stats *out
     }
     if (active && !out->weapon)
         out->weapon = CL_WP_OTHER; /* a mod's weapon bit */
+    else if (out->weapon)
+        out->weapons |= 1u << out->weapon; /* mods may hold a weapon without its item bit */
     if (items & QR_IT_KEY1)
         out->items |= CL_IT_KEY_SILVER;
     if (items & QR_IT_KEY2)

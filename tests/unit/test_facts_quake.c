@@ -268,3 +268,21 @@ TEST(facts_quakeworld_qwd_spectator)
     CHECK(!(st->flags & CL_ST_DEAD));
     tl_close(tl);
 }
+
+/* A mod (vektar_demo1.dem) holds the shotgun without its item bit: it is still owned. */
+TEST(facts_quake_held_weapon_is_owned)
+{
+    timeline_t *tl = open_real("dem/vektar_demo1.dem");
+    if (!tl)
+        SKIP("no realdata dem/vektar_demo1.dem");
+    qd_error err;
+    /* 78.342 4785 270098 svc_clientdata bits=0x4600 ... items=0x100 health=100 armor=0
+     *   ammo=25 weapon=1 (IT_SHOTGUN active; items only IT_SHELLS) */
+    const cl_state *cl = tl_state_at(tl, AT(78.342), &err);
+    CHECK(cl);
+    const cl_stats *st = cl_stats_of(cl, -1);
+    CHECK_EQ(st->weapon, CL_WP_SHOTGUN);
+    CHECK_EQ(st->ammo_type, CL_AMMO_SHELLS);
+    CHECK_EQ(st->weapons, 1u << CL_WP_SHOTGUN);
+    tl_close(tl);
+}
