@@ -15,6 +15,7 @@
 
 #include "../common/rd.h"
 #include "demo.h"
+#include "quake_rules.h"
 
 /* [DEM] 7: message ids. */
 enum {
@@ -156,6 +157,9 @@ typedef struct q1_state {
     double time_base;    /* added to server time to give demo time */
     double last_time;    /* latest demo time emitted */
     float block_angles[3];
+    int32_t stats[QR_NUM_STATS]; /* the recorded view's raw stat slots */
+    uint16_t line_len;           /* svc_print pieces of the line not yet ended */
+    char line[CL_TEXT_LEN];
     cl_entstate baselines[CL_MAX_ENTITIES];
 } q1_state;
 
@@ -291,10 +295,42 @@ static qd_err parse_serverinfo(q1_ctx *c)
         cl_set_sound(c->cl, nsounds, name);
     }
     memset(c->st->baselines, 0, sizeof c->st->baselines);
+    memset(c->st->stats, 0, sizeof c->st->stats); /* cl_level_begin cleared the view's */
+    c->st->line_len = 0;
     c->st->rebase = 1;
+    if (!r->err) {
+        char level[CL_TEXT_LEN];
+        snprintf(level, sizeof level, "%.63s %.180s", c->cl->level.map, title);
+        qr_text_event(c->cl, CL_EV_LEVEL, level);
+    }
     DETAIL(c, "protocol=%d maxclients=%d multi=%d title=\"%.100s\" map=\"%.63s\" models=%d sounds=%d",
            (int)protocol, max_clients, multi, title, c->cl->level.map, nmodels, nsounds);
     return QD_OK;
+}
+
+/* The recorded view's player slot (0 in single player), -1 when unknown. */
+static int view_slot(const q1_ctx *c)
+{
+    int slot = c->cl->view.view_entity - 1;
+    return slot >= 0 && slot < c->st->max_clients ? slot : -1;
+}
+
+/* A raw stat slot changed: the old cl stat (until the bridge goes) and the named stats. */
+static void set_stat(q1_ctx *c, int index, int32_t value)
+{
+    cl_set_stat(c->cl, index, value);
+    if (index < 0 || index >= QR_NUM_STATS)
+        return;
+    c->st->stats[index] = value;
+}
+
+/* The named stats from the raw slots: once per message that changes them. */
+static void fill_stats(q1_ctx *c)
+{
+    cl_stats st;
+    int slot = view_slot(c);
+    qr_fill_stats(c->st->stats, slot >= 0 ? c->cl->players[slot].frags : 0, &st);
+    cl_set_stats(c->cl, -1, &st);
 }
 
 /* [DEM] 7.16 clientdata. Returns the parse with the items field present or not. */
@@ -401,15 +437,16 @@ static qd_err parse_clientdata(q1_ctx *c)
     cl->view.view_height = (float)v[0];
     for (int i = 0; i < 3; i++)
         cl->view.punch[i] = (float)v[2 + i];
-    cl_set_stat(cl, Q1_STAT_ITEMS, v[8]);
-    cl_set_stat(cl, Q1_STAT_WEAPONFRAME, v[9]);
-    cl_set_stat(cl, Q1_STAT_ARMOR, v[10]);
-    cl_set_stat(cl, Q1_STAT_WEAPON, v[11]);
-    cl_set_stat(cl, Q1_STAT_HEALTH, v[12]);
-    cl_set_stat(cl, Q1_STAT_AMMO, v[13]);
+    set_stat(c, Q1_STAT_ITEMS, v[8]);
+    set_stat(c, Q1_STAT_WEAPONFRAME, v[9]);
+    set_stat(c, Q1_STAT_ARMOR, v[10]);
+    set_stat(c, Q1_STAT_WEAPON, v[11]);
+    set_stat(c, Q1_STAT_HEALTH, v[12]);
+    set_stat(c, Q1_STAT_AMMO, v[13]);
     for (int i = 0; i < 4; i++)
-        cl_set_stat(cl, Q1_STAT_SHELLS + i, v[14 + i]);
-    cl_set_stat(cl, Q1_STAT_ACTIVEWEAPON, v[18]);
+        set_stat(c, Q1_STAT_SHELLS + i, v[14 + i]);
+    set_stat(c, Q1_STAT_ACTIVEWEAPON, v[18]);
+    fill_stats(c);
     DETAIL(c, "bits=0x%x viewheight=%d punch=%d,%d,%d items=0x%x health=%d armor=%d ammo=%d "
               "weapon=%d",
            (unsigned)bits, (int)v[0], (int)v[2], (int)v[3], (int)v[4], (unsigned)v[8],
@@ -549,8 +586,12 @@ static qd_err parse_temp_entity(q1_ctx *c)
     default:
         return bad(c, QD_ERR_BAD_DATA, "unknown temporary entity type %ld", (long)te.type);
     }
-    if (!r->err)
+    cl_fxev fx;
+    if (!r->err) {
         cl_temp_add(c->cl, &te);
+        if (qr_temp_fx(CL_GAME_Q1, te.type, te.entity, te.origin, te.end, &fx))
+            cl_fx_add(c->cl, &fx);
+    }
     DETAIL(c, "type=%u ent=%d origin=%.1f,%.1f,%.1f", te.type, (int)te.entity, te.origin[0],
            te.origin[1], te.origin[2]);
     return QD_OK;
@@ -561,6 +602,37 @@ static qd_err check_player(q1_ctx *c, long slot)
     if (slot < 0 || slot >= c->st->max_clients)
         return bad(c, QD_ERR_BAD_DATA, "player slot %ld is not below maxclients", slot);
     return QD_OK;
+}
+
+/* One whole print line: an obituary, a pickup or a plain print. */
+static void print_line(q1_ctx *c, const char *line)
+{
+    cl_event ev;
+    if (qr_obituary(c->cl, line, &ev) || qr_pickup(line, view_slot(c), &ev))
+        cl_event_add(c->cl, &ev);
+}
+
+/* svc_print: Quake sends lines in pieces (sprint per word); join them into whole lines. A
+ * line starting with byte 1 is chat. */
+static void print_pieces(q1_ctx *c, const char *text)
+{
+    q1_state *st = c->st;
+    for (const char *p = text; *p; p++) {
+        if (*p != '\n') {
+            if (st->line_len < sizeof st->line - 1)
+                st->line[st->line_len++] = *p;
+            continue;
+        }
+        st->line[st->line_len] = 0;
+        cl_event ev;
+        if (st->line[0] == 1) {
+            qr_chat(c->cl, st->line + 1, &ev);
+            cl_event_add(c->cl, &ev);
+        } else {
+            print_line(c, st->line);
+        }
+        st->line_len = 0;
+    }
 }
 
 /* One message; c->msg_id is set. */
@@ -593,7 +665,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         int32_t value = rd_s32(r);
         if (!r->err && index > 31)
             return bad(c, QD_ERR_BAD_DATA, "stat index %d is over 31", index);
-        cl_set_stat(cl, index, value);
+        set_stat(c, index, value);
+        fill_stats(c);
         DETAIL(c, "stat=%d value=%d", index, (int)value);
         break;
     }
@@ -614,10 +687,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
     }
     case Q1_SVC_SOUND: {
         unsigned mask = rd_u8(r);
-        if (mask & Q1_SND_VOLUME)
-            rd_skip(r, 1);
-        if (mask & Q1_SND_ATTENUATION)
-            rd_skip(r, 1);
+        unsigned volume = mask & Q1_SND_VOLUME ? rd_u8(r) : 255;        /* DEFAULT_SOUND_PACKET_VOLUME */
+        unsigned atten = mask & Q1_SND_ATTENUATION ? rd_u8(r) : 64;     /* 1.0 x 64, as sent */
         long ent, chan, snd;
         if (fitz(c) && (mask & Q1_SND_LARGEENTITY)) {
             ent = rd_u16(r);
@@ -631,6 +702,19 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         float o[3];
         for (int i = 0; i < 3; i++)
             o[i] = read_coord(r);
+        if (!r->err) {
+            cl_sound snd_ev;
+            memset(&snd_ev, 0, sizeof snd_ev);
+            for (int i = 0; i < 3; i++)
+                snd_ev.origin[i] = o[i];
+            snd_ev.has_origin = 1;
+            snd_ev.sound = (uint16_t)snd;
+            snd_ev.entity = (int16_t)(ent < CL_MAX_ENTITIES ? ent : -1);
+            snd_ev.channel = (uint8_t)chan;
+            snd_ev.volume = (uint8_t)volume;
+            snd_ev.attenuation = (uint8_t)atten; /* sent as attenuation x 64 */
+            cl_sound_add(cl, &snd_ev);
+        }
         DETAIL(c, "ent=%ld chan=%ld sound=%ld (%s) origin=%.1f,%.1f,%.1f", ent, chan, snd,
                snd > 0 && snd < CL_MAX_SOUNDS ? cl->level.sounds[snd] : "?", o[0], o[1], o[2]);
         break;
@@ -667,12 +751,18 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         rd_str(r, text, sizeof text);
         if (r->err)
             break;
-        if (id == Q1_SVC_PRINT) /* say and say_team lines start with byte 1 */
+        if (id == Q1_SVC_PRINT) { /* say and say_team lines start with byte 1 */
             cl_message_add(cl, text[0] == 1 ? CL_MSG_CHAT : CL_MSG_PRINT, text[0] == 1 ? text + 1 : text);
-        else if (id == Q1_SVC_CENTERPRINT || id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE)
+            print_pieces(c, text);
+        } else if (id == Q1_SVC_CENTERPRINT || id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE) {
             cl_message_add(cl, CL_MSG_CENTER, text);
-        if (id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE)
+            if (text[0])
+                qr_text_event(cl, CL_EV_CENTER, text);
+        }
+        if (id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE) {
             cl_set_intermission(cl, 1);
+            qr_text_event(cl, CL_EV_INTERMISSION, "");
+        }
         if (c->trace) {
             size_t n = strlen(text);
             while (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
@@ -714,6 +804,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
             return e;
         cl_set_player_name(cl, slot, text);
         cl_set_player_entity(cl, slot, slot + 1);
+        cl_set_player_look(cl, slot, "player", "base", ""); /* Quake has one player model */
         DETAIL(c, "player=%d name=\"%.64s\"", slot, text);
         break;
     }
@@ -725,6 +816,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         if ((e = check_player(c, slot)))
             return e;
         cl_set_player_frags(cl, slot, frags);
+        if (slot == view_slot(c))
+            fill_stats(c);
         DETAIL(c, "player=%d frags=%d", slot, frags);
         break;
     }
@@ -743,6 +836,10 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         if ((e = check_player(c, slot)))
             return e;
         cl_set_player_colors(cl, slot, colors >> 4, colors & 15);
+        if (cl->level.max_clients > 1 && cl->players[slot].active) /* teamplay: pants colour */
+            cl_set_player_team(cl, slot, (colors & 15) == 4   ? CL_TEAM_RED
+                                         : (colors & 15) == 13 ? CL_TEAM_BLUE
+                                                               : CL_TEAM_NONE);
         DETAIL(c, "player=%d shirt=%d pants=%d", slot, colors >> 4, colors & 15);
         break;
     }
@@ -799,10 +896,12 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         break;
     }
     case Q1_SVC_KILLEDMONSTER:
-        cl_set_stat(cl, Q1_STAT_MONSTERS, cl->stats[Q1_STAT_MONSTERS] + 1);
+        set_stat(c, Q1_STAT_MONSTERS, st->stats[Q1_STAT_MONSTERS] + 1);
+        fill_stats(c);
         break;
     case Q1_SVC_FOUNDSECRET:
-        cl_set_stat(cl, Q1_STAT_SECRETS, cl->stats[Q1_STAT_SECRETS] + 1);
+        set_stat(c, Q1_STAT_SECRETS, st->stats[Q1_STAT_SECRETS] + 1);
+        fill_stats(c);
         break;
     case Q1_SVC_SPAWNSTATICSOUND:
     case Q1_SVC_SPAWNSTATICSOUND2: {
@@ -816,6 +915,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
     }
     case Q1_SVC_INTERMISSION:
         cl_set_intermission(cl, 1);
+        qr_text_event(cl, CL_EV_INTERMISSION, "");
         break;
     case Q1_SVC_CDTRACK: {
         int from = rd_u8(r), to = rd_u8(r);

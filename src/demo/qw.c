@@ -16,6 +16,7 @@
 #include "demo.h"
 #include "demo_local.h"
 #include "qw_local.h"
+#include "quake_rules.h"
 #include "../common/rd.h"
 
 #include <math.h>
@@ -169,7 +170,10 @@ static int player_active(const cl_state *cl, int i)
     return cl->players[i].active && !cl->players[i].spectator;
 }
 
-/* .mvd: keep following the same player while it plays; else the first who does. */
+static void fill_stats(ctx *c, int slot);
+
+/* .mvd: keep following the same player while it plays; else the first who does (whose
+ * stats become the view's). */
 static int pick_view_player(ctx *c)
 {
     qw_state *s = c->s;
@@ -179,6 +183,8 @@ static int pick_view_player(ctx *c)
     for (int i = 0; i < QW_MAX_CLIENTS; i++)
         if (player_active(c->cl, i)) {
             s->view_player = i;
+            if (c->cl->players[i].has_stats)
+                fill_stats(c, i);
             break;
         }
     return s->view_player;
@@ -332,16 +338,23 @@ static void apply_user_key(ctx *c, int slot, const char *key, const char *val)
         s->bottom[slot] = (uint8_t)(demo_small_atoi(val) & 15);
         cl_set_player_colors(c->cl, slot, s->top[slot], s->bottom[slot]);
     } else if (!strcmp(key, "*spectator")) {
-        /* cl.h has no setter for this field yet; written directly (see the report). */
         cl_set_player_spectator(c->cl, slot, demo_small_atoi(val) != 0);
+    } else if (!strcmp(key, "team")) {
+        /* KTX team names; other names have no neutral colour */
+        cl_set_player_team(c->cl, slot, !strcmp(val, "red") ? CL_TEAM_RED
+                                        : !strcmp(val, "blue") ? CL_TEAM_BLUE
+                                                               : CL_TEAM_NONE);
+    } else if (!strcmp(key, "skin")) {
+        cl_set_player_look(c->cl, slot, "player", val[0] ? val : "base", "");
     }
 }
 
 static void apply_userinfo(ctx *c, int slot, const char *info)
 {
-    static const char *const keys[] = {"name", "topcolor", "bottomcolor", "*spectator"};
+    static const char *const keys[] = {"name", "topcolor", "bottomcolor", "*spectator", "team",
+                                       "skin"};
     char val[64];
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
         info_get(info, keys[i], val, sizeof val);
         apply_user_key(c, slot, keys[i], val);
     }
@@ -371,6 +384,7 @@ static void level_reset(qw_state *s)
     s->num_models = s->num_sounds = 0;
     s->intermission = 0;
     s->view_player = -1;
+    memset(s->stats[QW_MAX_CLIENTS], 0, sizeof s->stats[QW_MAX_CLIENTS]); /* as cl's view */
 }
 
 static qd_err parse_serverdata(ctx *c)
@@ -457,8 +471,12 @@ static qd_err parse_serverdata(ctx *c)
 static void note_model(ctx *c, int n, const char *name)
 {
     cl_set_model(c->cl, n, name);
-    if (n == 1)
+    if (n == 1) {
         cl_set_map(c->cl, name); /* the map is model 1: "maps/dm4.bsp" */
+        char level[CL_TEXT_LEN];
+        snprintf(level, sizeof level, "%.63s %.63s", c->cl->level.map, c->cl->level.title);
+        qr_text_event(c->cl, CL_EV_LEVEL, level);
+    }
     if (!strcmp(name, "progs/player.mdl"))
         c->s->model_player = (uint16_t)n;
     else if (!strcmp(name, "progs/spike.mdl"))
@@ -1028,6 +1046,10 @@ static qd_err parse_temp_entity(ctx *c)
     if (r->err)
         return truncated(c, "svc_temp_entity");
     cl_temp_add(c->cl, &te);
+    cl_fxev fx;
+    if (qr_temp_fx(CL_GAME_QW, type, te.entity, te.origin,
+                   type == 5 || type == 6 || type == 9 ? te.end : NULL, &fx))
+        cl_fx_add(c->cl, &fx);
     TRACE(c, "svc_temp_entity", "type=%d origin=%.1f,%.1f,%.1f", type, te.origin[0], te.origin[1],
           te.origin[2]);
     return QD_OK;
@@ -1067,6 +1089,33 @@ static qd_err parse_download(ctx *c)
 }
 
 /* ---- the message loop ---- */
+
+/* The named stats of player slot (-1: the .qwd recorder) from the raw slots. */
+static void fill_stats(ctx *c, int slot)
+{
+    qw_state *s = c->s;
+    int view = s->mvd ? s->view_player : s->playernum;
+    if (slot < 0)
+        slot = view;
+    int raw = s->mvd ? slot : QW_MAX_CLIENTS;
+    if (slot < 0 || slot >= QW_MAX_CLIENTS || (!s->mvd && slot != view))
+        return;
+    cl_stats st;
+    qr_fill_stats(s->stats[raw], c->cl->players[slot].frags, &st);
+    if (c->cl->players[slot].spectator || (!s->mvd && s->spectator))
+        st.flags = (uint8_t)((st.flags & ~CL_ST_DEAD) | CL_ST_SPECTATOR); /* no health */
+    if (s->mvd)
+        cl_set_stats(c->cl, slot, &st);
+    if (slot == view)
+        cl_set_stats(c->cl, -1, &st);
+}
+
+/* A raw stat slot of player slot (.mvd) or of the recorder (-1, .qwd) changed. */
+static void set_stat(ctx *c, int slot, int index, int32_t value)
+{
+    c->s->stats[slot < 0 ? QW_MAX_CLIENTS : slot][index] = value;
+    fill_stats(c, slot);
+}
 
 static qd_err parse_message(ctx *c, int cmd)
 {
@@ -1109,23 +1158,33 @@ static qd_err parse_message(ctx *c, int cmd)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: stat %d is invalid", name, a);
         if (s->mvd && (c->kind == QW_DEM_STATS || c->kind == QW_DEM_SINGLE)) {
             cl_set_player_stat(cl, (int)c->to, a, b);
+            set_stat(c, (int)c->to, a, b);
             if ((int)c->to == s->view_player)
                 cl_set_stat(cl, a, b);
         } else {
             cl_set_stat(cl, a, b);
+            set_stat(c, -1, a, b);
         }
         TRACE(c, name, "stat=%d value=%d", a, b);
         break;
     case QW_SVC_SOUND: {
         unsigned ch = rd_u16(r);
-        if (ch & 0x8000)
-            rd_skip(r, 1); /* volume */
-        if (ch & 0x4000)
-            rd_skip(r, 1); /* attenuation */
+        unsigned volume = ch & 0x8000 ? rd_u8(r) : 255; /* DEFAULT_SOUND_PACKET_VOLUME */
+        unsigned atten = ch & 0x4000 ? rd_u8(r) : 64;   /* attenuation x 64, as sent */
         a = rd_u8(r);
-        rd_skip(r, 6);
+        cl_sound snd;
+        memset(&snd, 0, sizeof snd);
+        for (int i = 0; i < 3; i++)
+            snd.origin[i] = rd_coord(r);
         if (r->err)
             return truncated(c, name);
+        snd.has_origin = 1;
+        snd.sound = (uint16_t)a;
+        snd.entity = (int16_t)((ch >> 3) & 1023);
+        snd.channel = (uint8_t)(ch & 7);
+        snd.volume = (uint8_t)volume;
+        snd.attenuation = (uint8_t)atten;
+        cl_sound_add(cl, &snd);
         TRACE(c, name, "entity=%u channel=%u sound=%d", (ch >> 3) & 1023, ch & 7, a);
         break;
     }
@@ -1140,12 +1199,20 @@ static qd_err parse_message(ctx *c, int cmd)
             uint32_t h = 2166136261u;
             for (const char *p = text; *p; p++)
                 h = (h ^ (uint8_t)*p) * 16777619u;
-            if (!(h == c->s->last_chat_hash && c->s->last_chat_time == c->s->time))
+            if (!(h == c->s->last_chat_hash && c->s->last_chat_time == c->s->time)) {
                 cl_message_add(cl, CL_MSG_CHAT, text);
+                cl_event ev;
+                qr_chat(cl, text, &ev);
+                cl_event_add(cl, &ev);
+            }
             c->s->last_chat_hash = h;
             c->s->last_chat_time = c->s->time;
         } else if (c->applies) {
             cl_message_add(cl, CL_MSG_PRINT, text);
+            cl_event ev; /* obituaries are level 1 (PRINT_MEDIUM), pickups level 0 */
+            if ((a == 1 && qr_obituary(cl, text, &ev)) ||
+                (a == 0 && qr_pickup(text, cl_view_player(cl), &ev)))
+                cl_event_add(cl, &ev);
         }
         TRACE(c, name, "level=%d text=\"%s\"", a, esc(c, 0, text));
         break;
@@ -1154,10 +1221,15 @@ static qd_err parse_message(ctx *c, int cmd)
         rd_str(r, text, sizeof text);
         if (r->err)
             return truncated(c, name);
-        if (c->applies)
+        if (c->applies) {
             cl_message_add(cl, CL_MSG_CENTER, text);
-        if (cmd == QW_SVC_FINALE)
+            if (text[0])
+                qr_text_event(cl, CL_EV_CENTER, text);
+        }
+        if (cmd == QW_SVC_FINALE) {
             cl_set_intermission(cl, 1);
+            qr_text_event(cl, CL_EV_INTERMISSION, "");
+        }
         TRACE(c, name, "text=\"%s\"", esc(c, 0, text));
         break;
     case QW_SVC_STUFFTEXT:
@@ -1202,6 +1274,7 @@ static qd_err parse_message(ctx *c, int cmd)
         if (a >= QW_MAX_CLIENTS)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_updatefrags: player %d", a);
         cl_set_player_frags(cl, a, b);
+        fill_stats(c, a);
         TRACE(c, name, "player=%d frags=%d", a, b);
         break;
     case QW_SVC_STOPSOUND:
@@ -1269,6 +1342,7 @@ static qd_err parse_message(ctx *c, int cmd)
     case QW_SVC_FOUNDSECRET:
         a = cmd == QW_SVC_KILLEDMONSTER ? 14 : 13; /* STAT_MONSTERS, STAT_SECRETS */
         cl_set_stat(cl, a, cl->stats[a] + 1);
+        set_stat(c, -1, a, s->stats[QW_MAX_CLIENTS][a] + 1);
         TRACE(c, name, "%s", "");
         break;
     case QW_SVC_SPAWNSTATICSOUND:
@@ -1286,6 +1360,8 @@ static qd_err parse_message(ctx *c, int cmd)
             s->inter_angles[i] = angle8(rd_s8(r));
         if (r->err)
             return truncated(c, name);
+        if (!s->intermission)
+            qr_text_event(cl, CL_EV_INTERMISSION, "");
         s->intermission = 1;
         cl_set_intermission(cl, 1);
         TRACE(c, name, "origin=%.1f,%.1f,%.1f", s->inter_origin[0], s->inter_origin[1],
@@ -1319,6 +1395,8 @@ static qd_err parse_message(ctx *c, int cmd)
             return truncated(c, name);
         if (a >= QW_MAX_CLIENTS)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: player %d", name, a);
+        if (cmd == QW_SVC_UPDATEPING)
+            cl_set_player_ping(cl, a, b);
         TRACE(c, name, "player=%d value=%d", a, b);
         break;
     case QW_SVC_MUZZLEFLASH:

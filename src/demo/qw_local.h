@@ -246,6 +246,8 @@ typedef struct qw_state {
     uint16_t model_player, model_spike; /* precache indices of progs/player.mdl, spike.mdl */
     uint16_t num_models, num_sounds;
     uint8_t top[QW_MAX_CLIENTS], bottom[QW_MAX_CLIENTS];
+    int32_t stats[QW_MAX_CLIENTS + 1][QW_MAX_STATS]; /* raw stat slots: .mvd per player, the
+                                                      * recorder's (.qwd) last */
     qw_player players[QW_MAX_CLIENTS];
     qw_frame frames[QW_UPDATE_BACKUP];
     qw_ent baselines[QW_MAX_EDICTS];

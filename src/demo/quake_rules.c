@@ -1,0 +1,379 @@
+/* quake_rules.c: QuakeC's rules shared by the Quake and QuakeWorld decoders.
+ *
+ * Facts, not code, from id's public sources: the stat slots and IT_* item bits are
+ * quakedef.h's (QW bothdefs.h: the same values), the TE_* numbers protocol.h's, the obituary
+ * and pickup phrases those printed by id1 / qw progs client.qc (ClientObituary), items.qc and
+ * weapons.qc. */
+#include "quake_rules.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* quakedef.h STAT_* */
+enum {
+    QR_STAT_HEALTH = 0, QR_STAT_AMMO = 3, QR_STAT_ARMOR = 4, QR_STAT_SHELLS = 6,
+    QR_STAT_ACTIVEWEAPON = 10, QR_STAT_TOTALSECRETS = 11, QR_STAT_TOTALMONSTERS = 12,
+    QR_STAT_SECRETS = 13, QR_STAT_MONSTERS = 14, QR_STAT_ITEMS = 15,
+};
+
+/* quakedef.h IT_* */
+#define QR_IT_SHOTGUN 0x1u
+#define QR_IT_SUPER_SHOTGUN 0x2u
+#define QR_IT_NAILGUN 0x4u
+#define QR_IT_SUPER_NAILGUN 0x8u
+#define QR_IT_GRENADE_LAUNCHER 0x10u
+#define QR_IT_ROCKET_LAUNCHER 0x20u
+#define QR_IT_LIGHTNING 0x40u
+#define QR_IT_AXE 0x1000u
+#define QR_IT_ARMOR1 0x2000u
+#define QR_IT_ARMOR2 0x4000u
+#define QR_IT_ARMOR3 0x8000u
+#define QR_IT_KEY1 0x20000u
+#define QR_IT_KEY2 0x40000u
+#define QR_IT_INVISIBILITY 0x80000u
+#define QR_IT_INVULNERABILITY 0x100000u
+#define QR_IT_SUIT 0x200000u
+#define QR_IT_QUAD 0x400000u
+#define QR_IT_SIGIL1 0x10000000u
+
+/* Weapon item bits, the weapon each is and the ammunition it uses. */
+static const struct {
+    uint32_t bit;
+    uint8_t weapon, ammo;
+} weapon_bits[] = {
+    {QR_IT_AXE, CL_WP_MELEE, CL_AMMO_NONE},
+    {QR_IT_SHOTGUN, CL_WP_SHOTGUN, CL_AMMO_SHELLS},
+    {QR_IT_SUPER_SHOTGUN, CL_WP_SUPER_SHOTGUN, CL_AMMO_SHELLS},
+    {QR_IT_NAILGUN, CL_WP_NAILGUN, CL_AMMO_BULLETS},
+    {QR_IT_SUPER_NAILGUN, CL_WP_SUPER_NAILGUN, CL_AMMO_BULLETS},
+    {QR_IT_GRENADE_LAUNCHER, CL_WP_GRENADE_LAUNCHER, CL_AMMO_ROCKETS},
+    {QR_IT_ROCKET_LAUNCHER, CL_WP_ROCKET_LAUNCHER, CL_AMMO_ROCKETS},
+    {QR_IT_LIGHTNING, CL_WP_LIGHTNING, CL_AMMO_CELLS},
+};
+#define NUM_WEAPON_BITS (sizeof weapon_bits / sizeof weapon_bits[0])
+
+static int16_t clamp16(int32_t v) { return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); }
+
+void qr_fill_stats(const int32_t raw[QR_NUM_STATS], int32_t score, cl_stats *out)
+{
+    static const uint8_t ammo_kind[4] = {CL_AMMO_SHELLS, CL_AMMO_BULLETS, CL_AMMO_ROCKETS,
+                                         CL_AMMO_CELLS}; /* STAT_SHELLS..STAT_CELLS */
+    uint32_t items = (uint32_t)raw[QR_STAT_ITEMS];
+    uint32_t active = (uint32_t)raw[QR_STAT_ACTIVEWEAPON];
+    memset(out, 0, sizeof *out);
+    out->health = clamp16(raw[QR_STAT_HEALTH]);
+    out->armor = clamp16(raw[QR_STAT_ARMOR]);
+    out->ammo = clamp16(raw[QR_STAT_AMMO]);
+    for (int i = 0; i < 4; i++)
+        out->ammo_of[ammo_kind[i]] = clamp16(raw[QR_STAT_SHELLS + i]);
+    out->armor_type = items & QR_IT_ARMOR3   ? CL_ARMOR_HEAVY
+                      : items & QR_IT_ARMOR2 ? CL_ARMOR_MEDIUM
+                      : items & QR_IT_ARMOR1 ? CL_ARMOR_LIGHT
+                                             : CL_ARMOR_NONE;
+    for (size_t i = 0; i < NUM_WEAPON_BITS; i++) {
+        if (items & weapon_bits[i].bit)
+            out->weapons |= 1u << weapon_bits[i].weapon;
+        if (active == weapon_bits[i].bit) {
+            out->weapon = weapon_bits[i].weapon;
+            out->ammo_type = weapon_bits[i].ammo;
+        }
+    }
+    if (active && !out->weapon)
+        out->weapon = CL_WP_OTHER; /* a mod's weapon bit */
+    else if (out->weapon)
+        out->weapons |= 1u << out->weapon; /* mods may hold a weapon without its item bit */
+    if (items & QR_IT_KEY1)
+        out->items |= CL_IT_KEY_SILVER;
+    if (items & QR_IT_KEY2)
+        out->items |= CL_IT_KEY_GOLD;
+    for (int n = 0; n < 4; n++)
+        if (items & (QR_IT_SIGIL1 << n))
+            out->items |= CL_IT_SIGIL(n);
+    /* Quake sends only that a powerup is held, not until when. */
+    out->powerup_end[CL_PU_QUAD] = items & QR_IT_QUAD ? -1.0f : 0.0f;
+    out->powerup_end[CL_PU_INVULN] = items & QR_IT_INVULNERABILITY ? -1.0f : 0.0f;
+    out->powerup_end[CL_PU_INVIS] = items & QR_IT_INVISIBILITY ? -1.0f : 0.0f;
+    out->powerup_end[CL_PU_SUIT] = items & QR_IT_SUIT ? -1.0f : 0.0f;
+    out->score = score;
+    out->monsters = clamp16(raw[QR_STAT_MONSTERS]);
+    out->monsters_total = clamp16(raw[QR_STAT_TOTALMONSTERS]);
+    out->secrets = clamp16(raw[QR_STAT_SECRETS]);
+    out->secrets_total = clamp16(raw[QR_STAT_TOTALSECRETS]);
+    if (out->health <= 0)
+        out->flags |= CL_ST_DEAD;
+}
+
+/* ---- obituaries ---- */
+
+/* %v the victim's name, %k the killer's. */
+typedef struct obituary {
+    const char *text;
+    uint8_t means, weapon;
+    uint8_t teamkill;
+} obituary;
+
+static const obituary obituaries[] = {
+    /* killed by another player, by the killer's weapon */
+    {"%v was ax-murdered by %k", CL_MOD_WEAPON, CL_WP_MELEE, 0},
+    {"%v chewed on %k's boomstick", CL_MOD_WEAPON, CL_WP_SHOTGUN, 0},
+    {"%v ate 2 loads of %k's buckshot", CL_MOD_WEAPON, CL_WP_SUPER_SHOTGUN, 0},
+    {"%v was nailed by %k", CL_MOD_WEAPON, CL_WP_NAILGUN, 0},
+    {"%v was body pierced by %k", CL_MOD_WEAPON, CL_WP_NAILGUN, 0},
+    {"%v was punctured by %k", CL_MOD_WEAPON, CL_WP_SUPER_NAILGUN, 0},
+    {"%v was perforated by %k", CL_MOD_WEAPON, CL_WP_SUPER_NAILGUN, 0},
+    {"%v eats %k's pineapple", CL_MOD_WEAPON, CL_WP_GRENADE_LAUNCHER, 0},
+    {"%v was gibbed by %k's grenade", CL_MOD_WEAPON, CL_WP_GRENADE_LAUNCHER, 0},
+    {"%v rides %k's rocket", CL_MOD_WEAPON, CL_WP_ROCKET_LAUNCHER, 0},
+    {"%v was gibbed by %k's rocket", CL_MOD_WEAPON, CL_WP_ROCKET_LAUNCHER, 0},
+    {"%v was brutalized by %k's quad rocket", CL_MOD_WEAPON, CL_WP_ROCKET_LAUNCHER, 0},
+    {"%v was smeared by %k's quad rocket", CL_MOD_WEAPON, CL_WP_ROCKET_LAUNCHER, 0},
+    {"%v accepts %k's shaft", CL_MOD_WEAPON, CL_WP_LIGHTNING, 0},
+    {"%v accepts %k's discharge", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v drains %k's batteries", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v gets a natural disaster from %k", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v was telefragged by %k", CL_MOD_TELEFRAG, CL_WP_NONE, 0},
+    {"%v was telefragged by %k's teammate", CL_MOD_TELEFRAG, CL_WP_NONE, 1},
+    {"Satan's power deflects %v's telefrag", CL_MOD_TELEFRAG, CL_WP_NONE, 0},
+    {"%v was squished by %k", CL_MOD_CRUSH, CL_WP_NONE, 0},
+    {"%v squished a teammate", CL_MOD_CRUSH, CL_WP_NONE, 1},
+    /* killed by a teammate (the victim's name is not printed) */
+    {"%k mows down a teammate", CL_MOD_UNKNOWN, CL_WP_NONE, 1},
+    {"%k checks his glasses", CL_MOD_UNKNOWN, CL_WP_NONE, 1},
+    {"%k gets a frag for the other team", CL_MOD_UNKNOWN, CL_WP_NONE, 1},
+    {"%k loses another friend", CL_MOD_UNKNOWN, CL_WP_NONE, 1},
+    /* no killer */
+    {"%v becomes bored with life", CL_MOD_SUICIDE, CL_WP_ROCKET_LAUNCHER, 0},
+    {"%v checks if his weapon is loaded", CL_MOD_SUICIDE, CL_WP_ROCKET_LAUNCHER, 0},
+    {"%v tries to put the pin back in", CL_MOD_SUICIDE, CL_WP_GRENADE_LAUNCHER, 0},
+    {"%v discovers blast radius", CL_MOD_SUICIDE, CL_WP_ROCKET_LAUNCHER, 0},
+    {"%v discharges into the water", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v discharges into the slime", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v discharges into the lava", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v electrocutes himself", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v heats up the water", CL_MOD_DISCHARGE, CL_WP_LIGHTNING, 0},
+    {"%v suicides", CL_MOD_SUICIDE, CL_WP_NONE, 0},
+    {"%v sleeps with the fishes", CL_MOD_WATER, CL_WP_NONE, 0},
+    {"%v sucks it down", CL_MOD_WATER, CL_WP_NONE, 0},
+    {"%v gulped a load of slime", CL_MOD_SLIME, CL_WP_NONE, 0},
+    {"%v can't exist on slime alone", CL_MOD_SLIME, CL_WP_NONE, 0},
+    {"%v burst into flames", CL_MOD_LAVA, CL_WP_NONE, 0},
+    {"%v turned into hot slag", CL_MOD_LAVA, CL_WP_NONE, 0},
+    {"%v visits the Volcano God", CL_MOD_LAVA, CL_WP_NONE, 0},
+    {"%v cratered", CL_MOD_FALL, CL_WP_NONE, 0},
+    {"%v fell to his death", CL_MOD_FALL, CL_WP_NONE, 0},
+    {"%v was squished", CL_MOD_CRUSH, CL_WP_NONE, 0},
+    {"%v tried to leave", CL_MOD_TRIGGER, CL_WP_NONE, 0},
+    {"%v was spiked", CL_MOD_TRIGGER, CL_WP_NONE, 0},
+    {"%v was zapped", CL_MOD_TRIGGER, CL_WP_NONE, 0},
+    {"%v ate a lavaball", CL_MOD_TRIGGER, CL_WP_NONE, 0},
+    {"%v blew up", CL_MOD_EXPLOSION, CL_WP_NONE, 0},
+    {"%v died", CL_MOD_UNKNOWN, CL_WP_NONE, 0},
+};
+#define NUM_OBITUARIES (sizeof obituaries / sizeof obituaries[0])
+
+/* The active players' slots, longest name first. Returns how many. */
+static int players_by_length(const cl_state *cl, int order[CL_MAX_PLAYERS],
+                             size_t len[CL_MAX_PLAYERS])
+{
+    int n = 0;
+    for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+        if (!cl->players[i].active || !cl->players[i].name[0])
+            continue;
+        size_t l = strnlen(cl->players[i].name, sizeof cl->players[i].name);
+        int j = n++;
+        for (; j > 0 && len[j - 1] < l; j--) {
+            order[j] = order[j - 1];
+            len[j] = len[j - 1];
+        }
+        order[j] = i;
+        len[j] = l;
+    }
+    return n;
+}
+
+typedef struct names {
+    const cl_state *cl;
+    int n;
+    int order[CL_MAX_PLAYERS];
+    size_t len[CL_MAX_PLAYERS];
+} names;
+
+/* Does line match tpl whole, names at %v and %k? Sets *v and *k to the slots used. */
+static int match(const names *nm, const char *tpl, const char *line, int *v, int *k)
+{
+    for (;;) {
+        if (tpl[0] == '%' && (tpl[1] == 'v' || tpl[1] == 'k')) {
+            for (int i = 0; i < nm->n; i++) {
+                const char *name = nm->cl->players[nm->order[i]].name;
+                if (strncmp(line, name, nm->len[i]))
+                    continue;
+                if (match(nm, tpl + 2, line + nm->len[i], v, k)) {
+                    *(tpl[1] == 'v' ? v : k) = nm->order[i];
+                    return 1;
+                }
+            }
+            return 0;
+        }
+        if (*tpl != *line)
+            return 0;
+        if (!*tpl)
+            return 1;
+        tpl++;
+        line++;
+    }
+}
+
+/* line without trailing newlines and spaces, in buf. */
+static const char *trimmed(const char *line, char *buf, size_t cap)
+{
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+        n--;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, line, n);
+    buf[n] = 0;
+    return buf;
+}
+
+int qr_obituary(const cl_state *cl, const char *line, cl_event *ev)
+{
+    char buf[CL_TEXT_LEN];
+    names nm;
+    nm.cl = cl;
+    nm.n = players_by_length(cl, nm.order, nm.len);
+    if (!nm.n)
+        return 0;
+    trimmed(line, buf, sizeof buf);
+    for (size_t i = 0; i < NUM_OBITUARIES; i++) {
+        int v = -1, k = -1;
+        if (!match(&nm, obituaries[i].text, buf, &v, &k))
+            continue;
+        memset(ev, 0, sizeof *ev);
+        ev->kind = CL_EV_FRAG;
+        ev->means = obituaries[i].means;
+        ev->weapon = obituaries[i].weapon;
+        ev->actor = (int8_t)k;
+        ev->target = (int8_t)v;
+        if (obituaries[i].teamkill)
+            ev->flags |= CL_EVF_TEAMKILL;
+        snprintf(ev->text, sizeof ev->text, "%.79s", buf);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- pickups, chat ---- */
+
+int qr_pickup(const char *line, int actor, cl_event *ev)
+{
+    static const char *const prefixes[] = {"You got the ", "You get ", "You receive ",
+                                           "You got "};
+    char buf[CL_TEXT_LEN];
+    trimmed(line, buf, sizeof buf);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t n = strlen(prefixes[i]);
+        if (strncmp(buf, prefixes[i], n) || !buf[n])
+            continue;
+        memset(ev, 0, sizeof *ev);
+        ev->kind = CL_EV_PICKUP;
+        ev->actor = (int8_t)(actor >= 0 && actor < CL_MAX_PLAYERS ? actor : -1);
+        ev->target = -1;
+        snprintf(ev->text, sizeof ev->text, "%.79s", buf + n);
+        return 1;
+    }
+    return 0;
+}
+
+int qr_chat(const cl_state *cl, const char *line, cl_event *ev)
+{
+    char buf[CL_TEXT_LEN];
+    trimmed(line, buf, sizeof buf);
+    memset(ev, 0, sizeof *ev);
+    ev->kind = CL_EV_CHAT;
+    ev->actor = -1;
+    ev->target = -1;
+    const char *p = buf;
+    if (*p == '(') { /* say_team: "(name): text" */
+        ev->flags |= CL_EVF_TEAM;
+        p++;
+    }
+    const char *text = buf;
+    int order[CL_MAX_PLAYERS];
+    size_t len[CL_MAX_PLAYERS];
+    int n = players_by_length(cl, order, len);
+    const char *sep = ev->flags & CL_EVF_TEAM ? "): " : ": ";
+    for (int i = 0; i < n; i++) {
+        if (strncmp(p, cl->players[order[i]].name, len[i]) ||
+            strncmp(p + len[i], sep, strlen(sep)))
+            continue;
+        ev->actor = (int8_t)order[i];
+        text = p + len[i] + strlen(sep);
+        break;
+    }
+    snprintf(ev->text, sizeof ev->text, "%.79s", text);
+    return 1;
+}
+
+void qr_text_event(cl_state *cl, cl_event_kind kind, const char *text)
+{
+    cl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = (uint8_t)kind;
+    ev.actor = ev.target = -1;
+    snprintf(ev.text, sizeof ev.text, "%.79s", text);
+    cl_event_add(cl, &ev);
+}
+
+/* ---- temporary entities ---- */
+
+int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const float end[3],
+               cl_fxev *out)
+{
+    memset(out, 0, sizeof *out);
+    out->entity = -1;
+    out->style = (uint8_t)type;
+    switch (type) {
+    case 0: case 1: case 2: case 7: case 8: /* spike, superspike, gunshot, wiz/knight spike */
+        out->kind = CL_FXK_IMPACT;
+        out->life = 0.5f;
+        break;
+    case 3: case 4: /* explosion, tarbaby explosion: R_ParticleExplosion + a 350 light */
+        out->kind = CL_FXK_EXPLOSION;
+        out->life = 0.5f;
+        out->radius = 350;
+        out->rgb[0] = 255, out->rgb[1] = 192, out->rgb[2] = 64;
+        break;
+    case 5: case 6: case 9: /* lightning 1..3: a beam from the entity, 0.2 s */
+        out->kind = CL_FXK_BEAM_LIGHTNING;
+        out->life = 0.2f;
+        out->entity = (int16_t)entity;
+        break;
+    case 10: /* lava splash */
+        out->kind = CL_FXK_SPLASH;
+        out->life = 1.0f;
+        break;
+    case 11: /* teleport splash */
+        out->kind = CL_FXK_TELEPORT;
+        out->life = 1.0f;
+        break;
+    case 12: /* Quake: explosion2 (coloured); QuakeWorld: blood */
+        out->kind = game == CL_GAME_QW ? CL_FXK_BLOOD : CL_FXK_EXPLOSION;
+        out->life = 0.5f;
+        out->radius = game == CL_GAME_QW ? 0 : 350;
+        break;
+    case 13: /* Quake: beam (1.08); QuakeWorld: lightning blood */
+        out->kind = game == CL_GAME_QW ? CL_FXK_BLOOD : CL_FXK_BEAM_LIGHTNING;
+        out->life = game == CL_GAME_QW ? 0.5f : 0.2f;
+        if (game != CL_GAME_QW)
+            out->entity = (int16_t)entity;
+        break;
+    default:
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) {
+        out->origin[i] = origin[i];
+        out->end[i] = end ? end[i] : origin[i];
+    }
+    return 1;
+}

@@ -1,0 +1,37 @@
+/* quake_rules.h: QuakeC's rules shared by the Quake and QuakeWorld decoders (stats, obituaries,
+ * pickup phrases, temporary entities), turned into neutral cl_* facts. */
+#ifndef QD_QUAKE_RULES_H
+#define QD_QUAKE_RULES_H
+
+#include <stdint.h>
+
+#include "../client/cl.h"
+
+#define QR_NUM_STATS 32 /* Quake's MAX_CL_STATS, QuakeWorld's too */
+
+/* Raw stat slots (id's quakedef.h STAT_*, QW bothdefs.h: the same numbers) -> cl_stats. score
+ * is the player's frags. Fills every field of *out. */
+void qr_fill_stats(const int32_t raw[QR_NUM_STATS], int32_t score, cl_stats *out);
+
+/* One whole print line (no trailing newline needed) checked against the QuakeC obituary
+ * templates with the active players' names of cl at the name places. On a match fills *ev
+ * as a CL_EV_FRAG (actor, target, means, weapon) and returns 1; else 0. */
+int qr_obituary(const cl_state *cl, const char *line, cl_event *ev);
+
+/* A pickup line ("You got the Nailgun", "You get 2 rockets", "You receive 15 health"): fills
+ * *ev as a CL_EV_PICKUP by actor with the item's text and returns 1; else 0. */
+int qr_pickup(const char *line, int actor, cl_event *ev);
+
+/* A chat line "name: text" or "(name): text" (team): fills *ev as a CL_EV_CHAT with the
+ * sender's slot (-1 when no player's name matches) and the text after ": ". Always 1. */
+int qr_chat(const cl_state *cl, const char *line, cl_event *ev);
+
+/* Add an event with only a kind and a text (a centre print, a level start, "" for none). */
+void qr_text_event(cl_state *cl, cl_event_kind kind, const char *text);
+
+/* A Quake or QuakeWorld TE_* number (id's protocol.h; QW: 12 blood, 13 lightning blood) with
+ * its entity, origin and end as a logged effect. Returns 0 for a type without one. */
+int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const float end[3],
+               cl_fxev *out);
+
+#endif
