@@ -158,8 +158,7 @@ typedef struct q1_state {
     double last_time;    /* latest demo time emitted */
     float block_angles[3];
     int32_t stats[QR_NUM_STATS]; /* the recorded view's raw stat slots */
-    uint16_t line_len;           /* svc_print pieces of the line not yet ended */
-    char line[CL_TEXT_LEN];
+    qr_line line;                /* svc_print pieces of the line not yet ended */
     cl_entstate baselines[CL_MAX_ENTITIES];
 } q1_state;
 
@@ -296,7 +295,7 @@ static qd_err parse_serverinfo(q1_ctx *c)
     }
     memset(c->st->baselines, 0, sizeof c->st->baselines);
     memset(c->st->stats, 0, sizeof c->st->stats); /* cl_level_begin cleared the view's */
-    c->st->line_len = 0;
+    c->st->line.len = 0;
     c->st->rebase = 1;
     if (!r->err) {
         char level[CL_TEXT_LEN];
@@ -612,27 +611,23 @@ static void print_line(q1_ctx *c, const char *line)
         cl_event_add(c->cl, &ev);
 }
 
-/* svc_print: Quake sends lines in pieces (sprint per word); join them into whole lines. A
- * line starting with byte 1 is chat. */
+/* A whole line of svc_print: a line starting with byte 1 is chat. */
+static void print_whole_line(void *ctx, const char *line)
+{
+    q1_ctx *c = ctx;
+    if (line[0] == 1) {
+        cl_event ev;
+        qr_chat(c->cl, line + 1, &ev);
+        cl_event_add(c->cl, &ev);
+    } else {
+        print_line(c, line);
+    }
+}
+
+/* svc_print: Quake sends lines in pieces (sprint per word); join them into whole lines. */
 static void print_pieces(q1_ctx *c, const char *text)
 {
-    q1_state *st = c->st;
-    for (const char *p = text; *p; p++) {
-        if (*p != '\n') {
-            if (st->line_len < sizeof st->line - 1)
-                st->line[st->line_len++] = *p;
-            continue;
-        }
-        st->line[st->line_len] = 0;
-        cl_event ev;
-        if (st->line[0] == 1) {
-            qr_chat(c->cl, st->line + 1, &ev);
-            cl_event_add(c->cl, &ev);
-        } else {
-            print_line(c, st->line);
-        }
-        st->line_len = 0;
-    }
+    qr_line_feed(&c->st->line, text, print_whole_line, c);
 }
 
 /* One message; c->msg_id is set. */

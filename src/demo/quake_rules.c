@@ -134,6 +134,11 @@ static const obituary obituaries[] = {
     {"%v was telefragged by %k", CL_MOD_TELEFRAG, CL_WP_NONE, 0},
     {"%v was telefragged by %k's teammate", CL_MOD_TELEFRAG, CL_WP_NONE, 1},
     {"Satan's power deflects %v's telefrag", CL_MOD_TELEFRAG, CL_WP_NONE, 0},
+    /* KTX servers' own lines, as printed in mvd/mvdparser_2on2_sf_vs_red_frobodm2_220104-0915.mvd
+     * (the weapon is not named, so none is claimed) */
+    {"%v was telefragged by his teammate", CL_MOD_TELEFRAG, CL_WP_NONE, 1},
+    {"%v was lead poisoned by %k", CL_MOD_UNKNOWN, CL_WP_NONE, 0},
+    {"%k rips %v a new one", CL_MOD_UNKNOWN, CL_WP_NONE, 0},
     {"%v was squished by %k", CL_MOD_CRUSH, CL_WP_NONE, 0},
     {"%v squished a teammate", CL_MOD_CRUSH, CL_WP_NONE, 1},
     /* killed by a teammate (the victim's name is not printed) */
@@ -376,4 +381,19 @@ int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const 
         out->end[i] = end ? end[i] : origin[i];
     }
     return 1;
+}
+
+void qr_line_feed(qr_line *l, const char *text, void (*on_line)(void *ctx, const char *line),
+                  void *ctx)
+{
+    for (const char *p = text; *p; p++) {
+        if (*p != '\n') {
+            if (l->len < sizeof l->text - 1)
+                l->text[l->len++] = *p;
+            continue;
+        }
+        l->text[l->len] = 0;
+        on_line(ctx, l->text);
+        l->len = 0;
+    }
 }

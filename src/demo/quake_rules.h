@@ -26,6 +26,17 @@ int qr_pickup(const char *line, int actor, cl_event *ev);
  * sender's slot (-1 when no player's name matches) and the text after ": ". Always 1. */
 int qr_chat(const cl_state *cl, const char *line, cl_event *ev);
 
+/* Quake and QuakeWorld servers print a line in pieces (one sprint a name or word); the
+ * joiner collects them until the newline. Plain data, so it lives in the decoder's state. */
+typedef struct qr_line {
+    uint16_t len;
+    char text[CL_TEXT_LEN];
+} qr_line;
+/* Feed one print's text: calls on_line(ctx, line) for each line it completes (without the
+ * newline); keeps the rest for the next print. A line longer than the buffer is cut. */
+void qr_line_feed(qr_line *l, const char *text, void (*on_line)(void *ctx, const char *line),
+                  void *ctx);
+
 /* Add an event with only a kind and a text (a centre print, a level start, "" for none). */
 void qr_text_event(cl_state *cl, cl_event_kind kind, const char *text);
 

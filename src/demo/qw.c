@@ -40,6 +40,15 @@ typedef struct ctx {
     char esc[2][640];  /* trace only: escaped copies of strings */
 } ctx;
 
+/* A whole level 0/1 print line: an obituary or a pickup becomes an event. */
+static void print_whole_line(void *ctx_cl, const char *line)
+{
+    cl_state *cl = ctx_cl;
+    cl_event ev;
+    if (qr_obituary(cl, line, &ev) || qr_pickup(line, cl_view_player(cl), &ev))
+        cl_event_add(cl, &ev);
+}
+
 static const char *const svc_names[] = {
     "svc_bad", "svc_nop", "svc_disconnect", "svc_updatestat", "svc_version", "svc_setview",
     "svc_sound", "svc_time", "svc_print", "svc_stufftext", "svc_setangle", "svc_serverdata",
@@ -1209,10 +1218,10 @@ static qd_err parse_message(ctx *c, int cmd)
             c->s->last_chat_time = c->s->time;
         } else if (c->applies) {
             cl_message_add(cl, CL_MSG_PRINT, text);
-            cl_event ev; /* obituaries are level 1 (PRINT_MEDIUM), pickups level 0 */
-            if ((a == 1 && qr_obituary(cl, text, &ev)) ||
-                (a == 0 && qr_pickup(text, cl_view_player(cl), &ev)))
-                cl_event_add(cl, &ev);
+            /* obituaries are level 1 (PRINT_MEDIUM), pickups level 0; KTX sends a line in
+             * pieces (names, verb, "'s rocket\n"), so whole lines are matched */
+            if (a <= 1)
+                qr_line_feed(&c->s->print_line, text, print_whole_line, cl);
         }
         TRACE(c, name, "level=%d text=\"%s\"", a, esc(c, 0, text));
         break;

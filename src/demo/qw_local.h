@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "quake_rules.h"
 
 /* ---- Demo block types [EZPROT] "demo recording"; high 5 bits = player for single/stats ---- */
 #define QW_DEM_CMD 0
@@ -240,6 +241,7 @@ typedef struct qw_state {
     uint8_t ended;        /* the last message read was svc_disconnect (the stop command's) */
     uint32_t last_chat_hash;  /* .mvd: the chat line last passed on, and when: a line sent */
     double last_chat_time;    /* to several players arrives once per player */
+    qr_line print_line;       /* level 0/1 svc_print pieces of the line not yet ended */
     float inter_origin[3], inter_angles[3];
     qd_err err_code;      /* the error that stopped the decoder */
     uint64_t err_offset;

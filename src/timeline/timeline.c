@@ -50,24 +50,6 @@ const char *tl_mark_kind_name(tl_mark_kind k)
     return (unsigned)k < TL_MARK_KINDS ? mark_names[k] : "?";
 }
 
-/* Quake's obituaries (the QuakeC client_obituary and the engines' own death prints) always
- * contain one of these. */
-int tl_is_obituary(const char *text)
-{
-    static const char *const verbs[] = {
-        " was ", " ate ", " rides ", " died", " suicides", " bored with life",
-        " fell to ", " tried to ", " sleeps with ", " sucks it down", " gulped ",
-        " burst into flames", " turned into hot slag", " visits the Volcano",
-        " can't exist on slime", " discovers blast radius", " checks ", " becomes ",
-        " chewed on ", " squished", " eats ", " telefragged", " didn't ", " loses ",
-        " cratered", " blew ", " accepts ", " gets ",
-    };
-    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-        if (strstr(text, verbs[i]))
-            return 1;
-    return 0;
-}
-
 static void plain_text(char *dst, size_t cap, const char *src)
 {
     size_t n = 0;
@@ -173,9 +155,19 @@ static int load_keyframe(timeline_t *tl, const tl_keyframe *k)
     return 1;
 }
 
-/* Marks from what one step changed. */
-static void note_changes(timeline_t *tl, uint32_t levels,
-                         uint32_t msgs, uint8_t inter, uint8_t paused)
+/* A player's name for a mark, or "world" for no one. */
+static const char *slot_name(const cl_state *cl, int slot)
+{
+    return slot >= 0 && slot < CL_MAX_PLAYERS && cl->players[slot].name[0]
+               ? cl->players[slot].name
+               : "world";
+}
+
+/* Marks from what one step changed. Deaths and chat come from the decoders' typed events
+ * (each game's rules for recognising them live with its decoder); levels, intermission and
+ * pauses from the neutral state. */
+static void note_changes(timeline_t *tl, uint32_t levels, uint32_t events, uint8_t inter,
+                         uint8_t paused)
 {
     const cl_state *cl = tl->cl;
     double t = cl->time;
@@ -184,15 +176,25 @@ static void note_changes(timeline_t *tl, uint32_t levels,
         snprintf(text, sizeof text, "%s %s", cl->level.map, cl->level.title);
         add_mark(tl, t, TL_MARK_LEVEL, text);
     }
-    uint32_t first = msgs;
-    if (cl->message_count - first > CL_MAX_PRINTS)
-        first = cl->message_count - CL_MAX_PRINTS;
-    for (uint32_t i = first; i != cl->message_count; i++) {
-        const cl_message *m = &cl->messages[i % CL_MAX_PRINTS];
-        if (m->kind == CL_MSG_CHAT)
-            add_mark(tl, t, TL_MARK_CHAT, m->text);
-        else if (m->kind == CL_MSG_PRINT && tl_is_obituary(m->text))
-            add_mark(tl, t, TL_MARK_DEATH, m->text);
+    uint32_t first = events;
+    if (cl->event_count - first > CL_MAX_EVENTS)
+        first = cl->event_count - CL_MAX_EVENTS; /* a step adds far fewer than the ring holds */
+    for (uint32_t i = first; i != cl->event_count; i++) {
+        const cl_event *e = cl_event_get(cl, i);
+        char text[192];
+        if (!e)
+            continue;
+        if (e->kind == CL_EV_CHAT) {
+            snprintf(text, sizeof text, "%s: %s", slot_name(cl, e->actor), e->text);
+            add_mark(tl, e->time, TL_MARK_CHAT, text);
+        } else if (e->kind == CL_EV_FRAG) {
+            if (e->flags & CL_EVF_SUICIDE)
+                snprintf(text, sizeof text, "%s died", slot_name(cl, e->target));
+            else
+                snprintf(text, sizeof text, "%s killed by %s", slot_name(cl, e->target),
+                         slot_name(cl, e->actor));
+            add_mark(tl, e->time, TL_MARK_DEATH, text);
+        }
     }
     if (cl->intermission && !inter)
         add_mark(tl, t, TL_MARK_INTERMISSION, "intermission");
@@ -237,7 +239,7 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
     tl->complete = 1;
     while (!done) {
         cl_state *cl = tl->cl;
-        uint32_t frames = cl->frame_count, levels = cl->level_count, msgs = cl->message_count;
+        uint32_t frames = cl->frame_count, levels = cl->level_count, events = cl->event_count;
         uint8_t inter = cl->intermission, paused = cl->paused;
         /* A keyframe sits on a block boundary, before the step, once a frame exists. */
         if (cl->frame_count > 0 && cl->time >= next_key &&
@@ -256,7 +258,7 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
             tl_close(tl);
             return NULL;
         }
-        note_changes(tl, levels, msgs, inter, paused);
+        note_changes(tl, levels, events, inter, paused);
         if (cl->level_count != levels)
             memset(known, 0, sizeof known);
         for (int i = 0; i < CL_MAX_PLAYERS; i++) {

@@ -27,8 +27,8 @@
 typedef enum tl_mark_kind {
     TL_MARK_LEVEL,        /* a level starts */
     TL_MARK_FRAG,         /* a player's frag count went up */
-    TL_MARK_DEATH,        /* an obituary print */
-    TL_MARK_CHAT,         /* a chat line */
+    TL_MARK_DEATH,        /* a death (the decoder's CL_EV_FRAG event) */
+    TL_MARK_CHAT,         /* a chat line (CL_EV_CHAT) */
     TL_MARK_INTERMISSION, /* the end-of-level screen */
     TL_MARK_PAUSE,        /* the game was paused */
     TL_MARK_KINDS
@@ -82,7 +82,5 @@ demo_t *tl_demo(timeline_t *tl);
 size_t tl_index_bytes(const timeline_t *tl);
 int tl_num_keyframes(const timeline_t *tl);
 
-/* Is this print an obituary? (Exposed for the tests.) */
-int tl_is_obituary(const char *text);
 
 #endif
