@@ -1220,15 +1220,7 @@ static qd_err q2_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 {
     q2_state *s = state;
     *done = 0;
-    if (s->stopped) {
-        if (s->err_code == QD_OK) {
-            *done = 1;
-            return QD_OK;
-        }
-        return qd_fail(err, s->err_code, s->err_offset, "decoder stopped by an earlier error");
-    }
     if (s->pos >= len) { /* no end marker: the file simply ends after a whole block */
-        s->stopped = 1;
         *done = 1;
         return QD_OK;
     }
@@ -1244,19 +1236,10 @@ static qd_err q2_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     c.done = 0;
     qd_err e = parse_block(&c, data, len);
     s->block++;
-    if (e) {
-        if (s->in_frame) {
-            cl_frame_end(cl, 0);
-            s->in_frame = 0;
-        }
-        s->stopped = 1;
-        s->err_code = e;
-        s->err_offset = err ? err->offset : s->pos;
+    if (e) /* demo_step closes the frame left open and stops, or resumes (q2_resume) */
         return e;
-    }
     if (c.done) {
         frame_close(&c);
-        s->stopped = 1;
         *done = 1;
     }
     return QD_OK;
@@ -1300,8 +1283,6 @@ static void q2_resume(void *state, uint64_t pos, cl_state *cl)
         s->in_frame = 0;
     }
     s->pending = 0;
-    s->stopped = 0;
-    s->err_code = QD_OK;
     s->pos = pos;
     s->resynced = 1;
 }

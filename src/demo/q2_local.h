@@ -209,7 +209,7 @@ typedef DD_STORE(q2_ent, Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP) q2_store;
 
 /* The whole decoder state: plain data, no pointers; copy it with memcpy. */
 typedef struct q2_state {
-    uint8_t stopped;      /* an error or the end was reached */
+    uint8_t pad0;
     uint8_t isdemo;       /* Q2_RECORD_* of the current level */
     uint8_t have_level;   /* svc_serverdata seen */
     uint8_t in_frame;     /* cl_frame_begin called, cl_frame_end not yet */
@@ -234,8 +234,6 @@ typedef struct q2_state {
     uint32_t frames;      /* svc_frame messages decoded */
     uint32_t bad_deltas;  /* frames whose delta source was gone */
     int32_t last_emitted; /* ring slot of the frame last sent to the client, -1 none */
-    qd_err err_code;      /* the error that stopped the decoder */
-    uint64_t err_offset;
     q2_pstate ps;         /* the player state being parsed */
     uint8_t image_kind[Q2_MAX_IMAGES];   /* q2_image_kind of each CS_IMAGES name */
     uint8_t model_weapon[Q2_MAX_MODELS]; /* q2_model_weapon of each CS_MODELS name */

@@ -388,7 +388,6 @@ TEST(q2_errors_have_offsets)
     CHECK_EQ(run_all(&r, NULL), QD_ERR_BAD_DATA);
     CHECK_EQ(r.err.offset, at);
     CHECK(strstr(r.err.msg, "unknown server message 77"));
-    CHECK_EQ(run_step(&r, NULL), QD_ERR_BAD_DATA); /* stays stopped */
     run_close(&r);
 
     /* an entity number over 1023 */
@@ -736,4 +735,120 @@ TEST(q2_state_copy_resumes)
     run_close(&a);
     run_close(&b);
     free(data);
+}
+
+/* ---- stopping after an error: demo_step's rule for every decoder (demo.c) ---- */
+
+/* A decoder that opens a client frame, then fails on its second step; a third step would
+ * say "done" as Quake's decoder used to after an error. */
+typedef struct fake_state {
+    int steps;
+} fake_state;
+
+static int fake_probe(const uint8_t *d, size_t n, const char *f)
+{
+    (void)d, (void)n, (void)f;
+    return 0;
+}
+static qd_err fake_init(void *st, const uint8_t *d, size_t n, qd_error *err)
+{
+    (void)d, (void)n, (void)err;
+    memset(st, 0, sizeof(fake_state));
+    return QD_OK;
+}
+static qd_err fake_step(void *st, const uint8_t *d, size_t n, cl_state *cl,
+                        const demo_trace *tr, int *done, qd_error *err)
+{
+    (void)d, (void)n, (void)tr;
+    fake_state *s = st;
+    *done = 0;
+    switch (s->steps++) {
+    case 0:
+        cl_frame_begin(cl, 0.1);
+        cl_frame_end(cl, 1);
+        return QD_OK;
+    case 1:
+        cl_frame_begin(cl, 0.2); /* left open by the error */
+        return qd_fail(err, QD_ERR_UNSUPPORTED, 42, "fake: version 9");
+    default:
+        *done = 1;
+        return QD_OK;
+    }
+}
+static uint64_t fake_offset(const void *st) { return (uint64_t)((const fake_state *)st)->steps; }
+static int fake_protocol(const void *st)
+{
+    (void)st;
+    return 0;
+}
+
+TEST(demo_step_stops_after_error)
+{
+    static const demo_decoder fake = {"fake", DEMO_FMT_DM2, sizeof(fake_state), fake_probe,
+                                      fake_init, fake_step, fake_offset, fake_protocol,
+                                      fake_protocol, NULL, NULL};
+    static const uint8_t bytes[8];
+    qd_error err;
+    demo_t *d = demo_open_with(&fake, "fake.dm2", bytes, sizeof bytes, &err);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    int done = 0;
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_OK);
+    CHECK_EQ(cl->frame_count, 1);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_UNSUPPORTED);
+    CHECK_EQ(err.offset, 42);
+    /* the frame the error left open is closed and counts */
+    CHECK_EQ(cl->in_frame, 0);
+    CHECK_EQ(cl->frame_count, 2);
+    /* and the error stays: same code and offset, the decoder is not called again */
+    memset(&err, 0, sizeof err);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_UNSUPPORTED);
+    CHECK_EQ(err.offset, 42);
+    CHECK(strstr(err.msg, "earlier error"));
+    CHECK_EQ(done, 0);
+    CHECK_EQ(((const fake_state *)demo_state(d))->steps, 2);
+    /* a restored state predates the error: decoding goes on from it */
+    fake_state again = {2};
+    demo_restore(d, &again);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_OK);
+    CHECK_EQ(done, 1);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_OK); /* after the end: done again */
+    CHECK_EQ(done, 1);
+    CHECK_EQ(((const fake_state *)demo_state(d))->steps, 3);
+    demo_close(d);
+    free(cl);
+}
+
+/* A Quake II demo whose decode fails for good stays stopped at that error. */
+TEST(q2_stays_stopped_after_error)
+{
+    static buf f, m;
+    f.n = 0;
+    level_start(&f);
+    m.n = 0;
+    put8(&m, Q2_SVC_NOP);
+    block(&f, &m);
+    /* a block header announcing more bytes than the file has: cut, nothing to resume at */
+    size_t at = f.n;
+    put32(&f, 100);
+    put8(&f, Q2_SVC_NOP);
+    qd_error err;
+    demo_t *d = demo_open_with(&demo_q2_decoder, "cut.dm2", f.b, f.n, &err);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    int done = 0;
+    qd_err e = QD_OK;
+    for (int i = 0; i < 16 && e == QD_OK && !done; i++)
+        e = demo_step(d, cl, NULL, &done, &err);
+    CHECK_EQ(e, QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, at);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, at);
+    CHECK(!done);
+    demo_close(d);
+    free(cl);
 }
