@@ -222,73 +222,73 @@ int q2_chat(const cl_state *cl, const char *line, cl_event *ev)
 
 /* ---- temp entities [cl_tent.c CL_ParseTEnt: what each type draws, and how long] ---- */
 
+enum { FX_NONE, FX_BOOM, FX_PORT, FX_BLOOD, FX_RAIL, FX_TRAIL, FX_LASER, FX_CABLE, FX_BOLT,
+       FX_SPLASH, FX_LIGHT, FX_HIT, FX_STYLES };
+
+/* Each style's kind, life (s), light radius and colour. */
+static const struct {
+    uint8_t kind;
+    float life, radius;
+    uint8_t rgb[3];
+} fx_styles[FX_STYLES] = {
+    [FX_BOOM] = {CL_FXK_EXPLOSION, 0.5f, 350, {255, 128, 64}},
+    [FX_PORT] = {CL_FXK_TELEPORT, 0.5f, 0, {255, 255, 255}},
+    [FX_BLOOD] = {CL_FXK_BLOOD, 0.3f, 0, {255, 255, 255}},
+    [FX_RAIL] = {CL_FXK_BEAM_RAIL, 1.0f, 0, {255, 255, 255}},
+    [FX_TRAIL] = {CL_FXK_TRAIL, 0.5f, 0, {255, 255, 255}},
+    [FX_LASER] = {CL_FXK_BEAM_LASER, 0.1f, 0, {255, 255, 255}},
+    [FX_CABLE] = {CL_FXK_BEAM_GRAPPLE, 0.1f, 0, {255, 255, 255}},
+    [FX_BOLT] = {CL_FXK_BEAM_LIGHTNING, 0.1f, 0, {255, 255, 255}},
+    [FX_SPLASH] = {CL_FXK_SPLASH, 0.3f, 0, {255, 255, 255}},
+    [FX_LIGHT] = {CL_FXK_DLIGHT, 0.1f, 400, {255, 255, 255}},
+    [FX_HIT] = {CL_FXK_IMPACT, 0.3f, 0, {255, 255, 255}},
+};
+
+/* TE_* (q_shared.h temp_event_t, protocol 34 numbering) to a style. */
+static const uint8_t te_style[56] = {
+    FX_HIT,   /* 0 GUNSHOT */        FX_BLOOD, /* 1 BLOOD */
+    FX_HIT,   /* 2 BLASTER */        FX_RAIL,  /* 3 RAILTRAIL */
+    FX_HIT,   /* 4 SHOTGUN */        FX_BOOM,  /* 5 EXPLOSION1 */
+    FX_BOOM,  /* 6 EXPLOSION2 */     FX_BOOM,  /* 7 ROCKET_EXPLOSION */
+    FX_BOOM,  /* 8 GRENADE_EXPLOSION */ FX_HIT, /* 9 SPARKS */
+    FX_SPLASH, /* 10 SPLASH */       FX_TRAIL, /* 11 BUBBLETRAIL */
+    FX_HIT,   /* 12 SCREEN_SPARKS */ FX_HIT,   /* 13 SHIELD_SPARKS */
+    FX_HIT,   /* 14 BULLET_SPARKS */ FX_HIT,   /* 15 LASER_SPARKS */
+    FX_CABLE, /* 16 PARASITE_ATTACK */ FX_BOOM, /* 17 ROCKET_EXPLOSION_WATER */
+    FX_BOOM,  /* 18 GRENADE_EXPLOSION_WATER */ FX_CABLE, /* 19 MEDIC_CABLE_ATTACK */
+    FX_BOOM,  /* 20 BFG_EXPLOSION */ FX_BOOM,  /* 21 BFG_BIGEXPLOSION */
+    FX_PORT,  /* 22 BOSSTPORT */     FX_LASER, /* 23 BFG_LASER */
+    FX_CABLE, /* 24 GRAPPLE_CABLE */ FX_HIT,   /* 25 WELDING_SPARKS */
+    FX_BLOOD, /* 26 GREENBLOOD */    FX_TRAIL, /* 27 BLUEHYPERBLASTER */
+    FX_BOOM,  /* 28 PLASMA_EXPLOSION */ FX_HIT, /* 29 TUNNEL_SPARKS */
+    FX_HIT,   /* 30 BLASTER2 */      FX_NONE,  /* 31 RAILTRAIL2 */
+    FX_TRAIL, /* 32 FLAME */         FX_BOLT,  /* 33 LIGHTNING */
+    FX_TRAIL, /* 34 DEBUGTRAIL */    FX_BOOM,  /* 35 PLAIN_EXPLOSION */
+    FX_LIGHT, /* 36 FLASHLIGHT */    FX_LASER, /* 37 FORCEWALL */
+    FX_LASER, /* 38 HEATBEAM */      FX_LASER, /* 39 MONSTER_HEATBEAM */
+    FX_HIT,   /* 40 STEAM */         FX_TRAIL, /* 41 BUBBLETRAIL2 */
+    FX_BLOOD, /* 42 MOREBLOOD */     FX_HIT,   /* 43 HEATBEAM_SPARKS */
+    FX_HIT,   /* 44 HEATBEAM_STEAM */ FX_HIT,  /* 45 CHAINFIST_SMOKE */
+    FX_HIT,   /* 46 ELECTRIC_SPARKS */ FX_BOOM, /* 47 TRACKER_EXPLOSION */
+    FX_PORT,  /* 48 TELEPORT_EFFECT */ FX_PORT, /* 49 DBALL_GOAL */
+    FX_PORT,  /* 50 WIDOWBEAMOUT */  FX_BOOM,  /* 51 NUKEBLAST */
+    FX_HIT,   /* 52 WIDOWSPLASH */   FX_BOOM,  /* 53 EXPLOSION1_BIG */
+    FX_BOOM,  /* 54 EXPLOSION1_NP */ FX_HIT,   /* 55 FLECHETTE */
+};
+
 int q2_temp_fx(int type, int protocol, cl_fxev *fx)
 {
-    uint8_t kind;
-    float life = 0.3f, radius = 0;
-    uint8_t r = 255, g = 255, b = 255;
-    switch (type) {
-    case 5: case 6: case 7: case 8: case 17: case 18: case 20: case 21: case 28: case 35:
-    case 47: case 51: case 53: case 54: /* explosions: EXPLOSION1/2, ROCKET/GRENADE, BFG.. */
-        kind = CL_FXK_EXPLOSION;
-        life = 0.5f;
-        radius = 350;
-        g = 128;
-        b = 64;
-        break;
-    case 22: case 48: case 49: case 50: /* BOSSTPORT, TELEPORT_EFFECT, DBALL_GOAL, WIDOWBEAMOUT */
-        kind = CL_FXK_TELEPORT;
-        life = 0.5f;
-        break;
-    case 1: case 42: /* BLOOD, MOREBLOOD */
-        kind = CL_FXK_BLOOD;
-        break;
-    case 26: /* TE_GREENBLOOD from protocol 32, TE_PLASMATRAIL before */
-        kind = protocol >= 32 ? CL_FXK_BLOOD : CL_FXK_TRAIL;
-        break;
-    case 27: /* TE_BLUEHYPERBLASTER from protocol 32, TE_GREENBLOOD before */
-        kind = protocol >= 32 ? CL_FXK_TRAIL : CL_FXK_BLOOD;
-        break;
-    case 3: /* RAILTRAIL */
-        kind = CL_FXK_BEAM_RAIL;
-        life = 1.0f;
-        break;
-    case 11: case 34: case 41: case 32: /* BUBBLETRAIL, DEBUGTRAIL, BUBBLETRAIL2, FLAME */
-        kind = CL_FXK_TRAIL;
-        life = 0.5f;
-        break;
-    case 23: case 37: case 38: case 39: /* BFG_LASER, FORCEWALL, HEATBEAM, MONSTER_HEATBEAM */
-        kind = CL_FXK_BEAM_LASER;
-        life = 0.1f;
-        break;
-    case 16: case 19: case 24: /* PARASITE_ATTACK, MEDIC_CABLE_ATTACK, GRAPPLE_CABLE */
-        kind = CL_FXK_BEAM_GRAPPLE;
-        life = 0.1f;
-        break;
-    case 33: /* LIGHTNING */
-        kind = CL_FXK_BEAM_LIGHTNING;
-        life = 0.1f;
-        break;
-    case 10: /* SPLASH */
-        kind = CL_FXK_SPLASH;
-        break;
-    case 36: /* FLASHLIGHT */
-        kind = CL_FXK_DLIGHT;
-        life = 0.1f;
-        radius = 400;
-        break;
-    case 0: case 2: case 4: case 9: case 12: case 13: case 14: case 15: case 25: case 29:
-    case 30: case 40: case 43: case 44: case 45: case 46: case 52: case 55:
-        kind = CL_FXK_IMPACT; /* gunshots, blaster hits, sparks, steam, smoke */
-        break;
-    default:
+    if (type < 0 || type >= (int)sizeof te_style)
         return 0;
-    }
-    fx->kind = kind;
-    fx->life = life;
-    fx->radius = radius;
-    fx->rgb[0] = r;
-    fx->rgb[1] = g;
-    fx->rgb[2] = b;
+    int st = te_style[type];
+    /* before protocol 32 (3.15) 26 was TE_PLASMATRAIL and 27 TE_GREENBLOOD */
+    if (protocol < 32 && (type == 26 || type == 27))
+        st = type == 26 ? FX_TRAIL : FX_BLOOD;
+    if (st == FX_NONE)
+        return 0;
+    fx->kind = fx_styles[st].kind;
+    fx->life = fx_styles[st].life;
+    fx->radius = fx_styles[st].radius;
+    memcpy(fx->rgb, fx_styles[st].rgb, sizeof fx->rgb);
     return 1;
 }

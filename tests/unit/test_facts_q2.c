@@ -105,31 +105,23 @@ TEST(facts_q2_testduel)
     CHECK_STR(sn->players[2].skin, "athena");
     CHECK_EQ(sn->view_player, 2);
 
-    /* 35.600 362 33984 svc_print level=1 text="shloo was railed by claire\n" */
-    const cl_event *e = find_event(sn, CL_EV_FRAG, 35.6);
-    CHECK(e);
-    if (e) {
-        CHECK_EQ(e->actor, 2);
-        CHECK_EQ(e->target, 1);
-        CHECK_EQ(e->means, CL_MOD_WEAPON);
-        CHECK_EQ(e->weapon, CL_WP_RAILGUN);
-    }
-    /* 57.500 581 52912 svc_print level=1 text="shloo almost dodged claire's rocket\n" */
-    e = find_event(sn, CL_EV_FRAG, 57.5);
-    CHECK(e);
-    if (e) {
-        CHECK_EQ(e->actor, 2);
-        CHECK_EQ(e->target, 1);
-        CHECK_EQ(e->means, CL_MOD_SPLASH);
-        CHECK_EQ(e->weapon, CL_WP_ROCKET_LAUNCHER);
-    }
-    /* 104.700 1053 98214 svc_print level=1 text="claire was cut in half by shloo's chaingun\n" */
-    e = find_event(sn, CL_EV_FRAG, 104.7);
-    CHECK(e);
-    if (e) {
-        CHECK_EQ(e->actor, 1);
-        CHECK_EQ(e->target, 2);
-        CHECK_EQ(e->weapon, CL_WP_CHAINGUN);
+    /* obituaries (level-1 prints):
+     * 35.600 362 33984 svc_print level=1 text="shloo was railed by claire\n"
+     * 57.500 581 52912 svc_print level=1 text="shloo almost dodged claire's rocket\n"
+     * 104.700 1053 98214 svc_print level=1 text="claire was cut in half by shloo's chaingun\n" */
+    static const struct { double t; int actor, target, means, weapon; } frag[] = {
+        {35.6, 2, 1, CL_MOD_WEAPON, CL_WP_RAILGUN},
+        {57.5, 2, 1, CL_MOD_SPLASH, CL_WP_ROCKET_LAUNCHER},
+        {104.7, 1, 2, CL_MOD_WEAPON, CL_WP_CHAINGUN},
+    };
+    for (size_t i = 0; i < sizeof frag / sizeof frag[0]; i++) {
+        const cl_event *e = find_event(sn, CL_EV_FRAG, frag[i].t);
+        CHECK_MSG(e, "no frag at %.1f", frag[i].t);
+        if (e)
+            CHECK_MSG(e->actor == frag[i].actor && e->target == frag[i].target &&
+                          e->means == frag[i].means && e->weapon == frag[i].weapon,
+                      "frag at %.1f: %d %d %d %d", frag[i].t, e->actor, e->target, e->means,
+                      e->weapon);
     }
     /* 143.500 1441 134028 level=1 "\x90anticheat\x91 DirkNight is not using anticheat.\n":
      * a level-1 print that is no obituary. The dump's level-1 lines are 7, 6 of them
@@ -142,7 +134,7 @@ TEST(facts_q2_testduel)
 
     /* 7.800 84 12919 svc_print level=3 text="lolek?-papuga: german, packetflinger where is
      * purri now\n"; index=1315 "lolek?-papuga\\male/grunt" */
-    e = find_event(sn, CL_EV_CHAT, 7.8);
+    const cl_event *e = find_event(sn, CL_EV_CHAT, 7.8);
     CHECK(e);
     if (e) {
         CHECK_EQ(e->actor, 3);

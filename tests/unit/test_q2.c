@@ -745,15 +745,11 @@ typedef struct fake_state {
     int steps;
 } fake_state;
 
-static int fake_probe(const uint8_t *d, size_t n, const char *f)
-{
-    (void)d, (void)n, (void)f;
-    return 0;
-}
+/* demo_open_with calls init (no probe): a fresh state */
 static qd_err fake_init(void *st, const uint8_t *d, size_t n, qd_error *err)
 {
     (void)d, (void)n, (void)err;
-    memset(st, 0, sizeof(fake_state));
+    ((fake_state *)st)->steps = 0;
     return QD_OK;
 }
 static qd_err fake_step(void *st, const uint8_t *d, size_t n, cl_state *cl,
@@ -784,9 +780,9 @@ static int fake_protocol(const void *st)
 
 TEST(demo_step_stops_after_error)
 {
-    static const demo_decoder fake = {"fake", DEMO_FMT_DM2, sizeof(fake_state), fake_probe,
-                                      fake_init, fake_step, fake_offset, fake_protocol,
-                                      fake_protocol, NULL, NULL};
+    const demo_decoder fake = {"fake", DEMO_FMT_DM2, sizeof(fake_state), demo_q2_decoder.probe,
+                               fake_init, fake_step, fake_offset, fake_protocol, fake_protocol,
+                               NULL, NULL};
     static const uint8_t bytes[8];
     qd_error err;
     demo_t *d = demo_open_with(&fake, "fake.dm2", bytes, sizeof bytes, &err);
