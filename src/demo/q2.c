@@ -268,6 +268,27 @@ static void simple_event(ctx *c, int kind, const char *text)
     cl_event_add(c->cl, &ev);
 }
 
+/* The recorder picked up an item: STAT_PICKUP_STRING turned to CS_ITEMS + n [g_items.c
+ * Touch_Item], the item's name in that configstring. */
+static void pickup_event(ctx *c, const q2_pstate *ps, const q2_pstate *pps)
+{
+    int cs = ps->stats[Q2_STAT_PICKUP_STRING];
+    if (cs < Q2_CS_ITEMS || cs >= Q2_CS_ITEMS + Q2_MAX_ITEMS ||
+        (pps && pps->stats[Q2_STAT_PICKUP_STRING] == cs))
+        return;
+    uint32_t ofs = c->s->item_ofs[cs - Q2_CS_ITEMS];
+    if (ofs == 0 || ofs >= c->len)
+        return;
+    cl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CL_EV_PICKUP;
+    ev.actor = (int8_t)(c->s->playernum < CL_MAX_PLAYERS ? c->s->playernum : -1);
+    ev.target = -1;
+    rd_t r = rd_make(c->data + ofs, c->len - ofs);
+    rd_str(&r, ev.text, sizeof ev.text);
+    cl_event_add(c->cl, &ev);
+}
+
 /* Open the client frame at demo time t. A client recording passes its player state: the
  * view snaps (the frame before is made to hold the same view) when the reference client
  * would not interpolate it: a move over 256 units on an axis [Q2CL cl_ents.c
@@ -309,6 +330,7 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
         /* the intermission freezes the player [p_hud.c MoveClientToIntermission] */
         if (ps->pm_type == Q2_PM_FREEZE && (!pps || pps->pm_type != Q2_PM_FREEZE))
             simple_event(c, CL_EV_INTERMISSION, NULL);
+        pickup_event(c, ps, pps);
     }
 }
 
@@ -439,6 +461,7 @@ static void level_reset(q2_state *s)
     memset(s->baselines, 0, sizeof s->baselines);
     memset(s->image_kind, 0, sizeof s->image_kind);
     memset(s->model_weapon, 0, sizeof s->model_weapon);
+    memset(s->item_ofs, 0, sizeof s->item_ofs);
     s->last_emitted = -1;
     s->pending = s->have_ps = 0;
     if (s->frames) {
@@ -528,6 +551,9 @@ static qd_err parse_configstring(ctx *c)
         cl_set_sound(c->cl, index - Q2_CS_SOUNDS, str);
     } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
         c->s->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
+    } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
+        /* the name is read back from the file when picked up (pickup_event) */
+        c->s->item_ofs[index - Q2_CS_ITEMS] = (uint32_t)(c->msg_ofs + 3); /* after id, index */
     } else if (index >= Q2_CS_LIGHTS && index < Q2_CS_ITEMS) {
         cl_set_lightstyle(c->cl, index - Q2_CS_LIGHTS, str);
     } else if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_GENERAL) {

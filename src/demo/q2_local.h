@@ -164,6 +164,7 @@
                                * pool never ages a source out before its refs do */
 #define Q2_MAX_MODELS 256     /* MAX_MODELS, MAX_IMAGES [q_shared.h] */
 #define Q2_MAX_IMAGES 256
+#define Q2_MAX_ITEMS 256
 #define Q2_MAX_AREABYTES 32   /* MAX_MAP_AREAS / 8 [DM2] 3.21 */
 #define Q2_NUMVERTEXNORMALS 162
 
@@ -237,6 +238,7 @@ typedef struct q2_state {
     q2_pstate ps;         /* the player state being parsed */
     uint8_t image_kind[Q2_MAX_IMAGES];   /* q2_image_kind of each CS_IMAGES name */
     uint8_t model_weapon[Q2_MAX_MODELS]; /* q2_model_weapon of each CS_MODELS name */
+    uint32_t item_ofs[Q2_MAX_ITEMS];     /* file offset of each CS_ITEMS name, 0 unset */
     q2_pstate ps_ring[Q2_UPDATE_BACKUP];
     q2_ent baselines[Q2_MAX_EDICTS];
     q2_store store;

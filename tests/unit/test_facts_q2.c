@@ -143,6 +143,24 @@ TEST(facts_q2_testduel)
     /* 319.700 3203 276426 level=3 "Please report issues at ...": no player's name: no chat */
     CHECK(!find_event(sn, CL_EV_CHAT, 319.7));
 
+    /* pickups: STAT_PICKUP_STRING (statbits bit 8) changes with a pickup sound on claire's
+     * entity 3, channel 3 (CHAN_ITEM):
+     * 18.900 194 21823 svc_playerinfo ... statbits=0x004011c0, 18.900 194 21894 svc_sound
+     * sound=2 ... ent=3 chan=3 (index=290 "misc/w_pkup.wav": a weapon, the railgun she
+     * rails shloo with at 35.6; index=1072 "Railgun");
+     * 31.300 318 30318 svc_playerinfo ... statbits=0x08200180, 31.300 318 30387 svc_sound
+     * sound=32 ... ent=3 chan=3 (index=320 "misc/am_pkup.wav": ammo; index=1077 "Rockets") */
+    static const struct { double t; const char *item; } pick[] = {{18.9, "Railgun"},
+                                                                   {31.3, "Rockets"}};
+    for (size_t i = 0; i < sizeof pick / sizeof pick[0]; i++) {
+        e = find_event(sn, CL_EV_PICKUP, pick[i].t);
+        CHECK_MSG(e, "no pickup at %.1f", pick[i].t);
+        if (e) {
+            CHECK_EQ(e->actor, 2);
+            CHECK_STR(e->text, pick[i].item);
+        }
+    }
+
     /* 314.800 3153 274947 svc_playerinfo ... pm_type=4 (PM_FREEZE): the intermission */
     CHECK(find_event(sn, CL_EV_INTERMISSION, 314.8));
     int inter = 0;
