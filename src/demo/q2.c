@@ -319,11 +319,12 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
         const dd_frame *pf = last_frame(s);
         const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
         int same = pps && !memcmp(pps->stats, ps->stats, sizeof ps->stats);
-        for (int i = 0; i < Q2_MAX_STATS && !same; i++)
-            if (!pps || pps->stats[i] != ps->stats[i])
-                cl_set_stat(c->cl, i, ps->stats[i]);
         if (s->playernum >= 0)
             cl_set_player_frags(c->cl, s->playernum, ps->stats[Q2_STAT_FRAGS]);
+        /* Unchanged stats, weapon and pm_type: the named stats stand as they are (a
+         * powerup's end too, rather than drift with t + the whole seconds left). */
+        if (same && pps->gunindex == ps->gunindex && pps->pm_type == ps->pm_type)
+            return;
         cl_stats st;
         fill_stats(s, ps, t, &st);
         cl_set_stats(c->cl, -1, &st);

@@ -298,8 +298,8 @@ TEST(q2_frames_and_deltas)
     CHECK(near(cl->view.origin[0], 1) && near(cl->view.origin[1], 2));
     CHECK(near(cl->view.origin[2], 3 + 22));
     CHECK(near(cl->view.angles[1], 90) && near(cl->view.angles[0], 2));
-    CHECK_EQ(cl->stats[Q2_STAT_FRAGS], 5);
-    CHECK_EQ(cl->stats[1], 100);
+    CHECK_EQ(cl_stats_of(cl, -1)->score, 5); /* STAT_FRAGS */
+    CHECK_EQ(cl_stats_of(cl, -1)->health, 100); /* STAT_HEALTH */
     CHECK_EQ(cl->players[0].frags, 5);
 
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 101 */
@@ -311,7 +311,7 @@ TEST(q2_frames_and_deltas)
     CHECK_EQ(cl->entities[3].cur.model, 3);
     CHECK(near(cl->entities[1].cur.origin[0], 8)); /* unchanged, still there */
     CHECK(near(cl->view.origin[0], 2) && near(cl->view.angles[1], 90)); /* delta'd state */
-    CHECK_EQ(cl->stats[Q2_STAT_FRAGS], 5);
+    CHECK_EQ(cl_stats_of(cl, -1)->score, 5);
 
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 102 */
     CHECK(!cl->entities[3].active);
