@@ -848,3 +848,46 @@ TEST(q2_stays_stopped_after_error)
     demo_close(d);
     free(cl);
 }
+
+/* Events from the small messages: the level, a centre print, an obituary (level 1) and a
+ * chat line (level 3) between the players of the configstrings, a print from nobody. */
+TEST(q2_events_from_messages)
+{
+    static buf f, m;
+    f.n = 0;
+    level_start(&f);
+    m.n = 0;
+    put8(&m, Q2_SVC_CENTERPRINT);
+    putstr(&m, "Fight!");
+    put8(&m, Q2_SVC_PRINT);
+    put8(&m, 1);
+    putstr(&m, "Bob was blasted by Alice\n");
+    put8(&m, Q2_SVC_PRINT);
+    put8(&m, 3);
+    putstr(&m, "Bob: gg\n");
+    put8(&m, Q2_SVC_PRINT);
+    put8(&m, 1);
+    putstr(&m, "Carol was blasted by Alice\n"); /* no such player: no frag */
+    block(&f, &m);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    const cl_state *cl = r.cl;
+    CHECK_EQ(cl->event_count, 4);
+    const cl_event *e = cl_event_get(cl, 0);
+    CHECK(e && e->kind == CL_EV_LEVEL);
+    CHECK_STR(e->text, "maps/test.bsp Test Level");
+    e = cl_event_get(cl, 1);
+    CHECK(e && e->kind == CL_EV_CENTER);
+    CHECK_STR(e->text, "Fight!");
+    e = cl_event_get(cl, 2);
+    CHECK(e && e->kind == CL_EV_FRAG && e->actor == 0 && e->target == 1 &&
+          e->weapon == CL_WP_BLASTER);
+    CHECK_EQ(cl->players[1].deaths, 1);
+    e = cl_event_get(cl, 3);
+    CHECK(e && e->kind == CL_EV_CHAT && e->actor == 1);
+    CHECK_STR(e->text, "gg");
+    CHECK_STR(cl->players[1].model, "female");
+    CHECK_STR(cl->players[1].skin, "athena");
+    run_close(&r);
+}
