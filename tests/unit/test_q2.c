@@ -851,23 +851,30 @@ TEST(q2_stays_stopped_after_error)
 
 /* Events from the small messages: the level, a centre print, an obituary (level 1) and a
  * chat line (level 3) between the players of the configstrings, a print from nobody. */
+static void print_msg(buf *m, int level, const char *text)
+{
+    if (level < 0) {
+        put8(m, Q2_SVC_CENTERPRINT);
+    } else {
+        put8(m, Q2_SVC_PRINT);
+        put8(m, (unsigned)level);
+    }
+    putstr(m, text);
+}
+
 TEST(q2_events_from_messages)
 {
     static buf f, m;
-    f.n = 0;
+    static const struct { int level; const char *text; } msgs[] = {
+        {-1, "Fight!"},
+        {1, "Bob was blasted by Alice\n"},
+        {3, "Bob: gg\n"},
+        {1, "Carol was blasted by Alice\n"}, /* no such player: no frag */
+    };
+    f.n = m.n = 0;
     level_start(&f);
-    m.n = 0;
-    put8(&m, Q2_SVC_CENTERPRINT);
-    putstr(&m, "Fight!");
-    put8(&m, Q2_SVC_PRINT);
-    put8(&m, 1);
-    putstr(&m, "Bob was blasted by Alice\n");
-    put8(&m, Q2_SVC_PRINT);
-    put8(&m, 3);
-    putstr(&m, "Bob: gg\n");
-    put8(&m, Q2_SVC_PRINT);
-    put8(&m, 1);
-    putstr(&m, "Carol was blasted by Alice\n"); /* no such player: no frag */
+    for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++)
+        print_msg(&m, msgs[i].level, msgs[i].text);
     block(&f, &m);
     run r;
     CHECK(run_open(&r, f.b, f.n));
