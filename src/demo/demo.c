@@ -22,6 +22,11 @@ struct demo {
      * the demo stays open so `info` can say what the file is, and every step returns this. */
     int refused;
     qd_error refusal;
+    /* After the end or an error nothing more is decoded: every later step says done, or
+     * repeats the error (code and offset). Cleared by demo_rewind and demo_restore. */
+    uint8_t stopped;
+    qd_err err_code;
+    uint64_t err_offset;
 };
 
 /* Every decoder qdemo has, in the order ties are broken. */
@@ -203,14 +208,36 @@ qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd
         *err = d->refusal;
         return err->code;
     }
+    *done = 0;
+    if (d->stopped) {
+        if (d->err_code == QD_OK) {
+            *done = 1;
+            return QD_OK;
+        }
+        return qd_fail(err, d->err_code, d->err_offset, "decoder stopped by an earlier error");
+    }
     uint64_t start = d->dec->offset(d->state);
     qd_err r = d->dec->step(d->state, d->data, d->len, cl, trace, done, err);
-    if (r == QD_OK || !d->dec->block_at ||
-        (r != QD_ERR_BAD_DATA && r != QD_ERR_TRUNCATED && r != QD_ERR_LIMIT))
+    if (r == QD_OK) {
+        d->stopped = *done != 0;
         return r;
-    r = resync(d, start, cl, err);
-    if (r == QD_OK)
-        *done = 0;
+    }
+    if (d->dec->block_at &&
+        (r == QD_ERR_BAD_DATA || r == QD_ERR_TRUNCATED || r == QD_ERR_LIMIT)) {
+        qd_err again = resync(d, start, cl, err);
+        if (again == QD_OK) {
+            *done = 0;
+            return QD_OK;
+        }
+        r = again;
+    }
+    /* Stop. One rule for every format: the frame decoded up to the error is closed as it
+     * stands (entities not yet updated stay), so it counts as a frame. */
+    if (cl->in_frame)
+        cl_frame_end(cl, 0);
+    d->stopped = 1;
+    d->err_code = r;
+    d->err_offset = err->offset;
     return r;
 }
 
@@ -224,6 +251,8 @@ qd_err demo_rewind(demo_t *d, qd_error *err)
 {
     if (d->refused)
         return QD_OK; /* the refusal comes from the first step, as after demo_open */
+    d->stopped = 0;
+    d->err_code = QD_OK;
     return d->dec->init(d->state, d->data, d->len, err);
 }
 
@@ -253,4 +282,9 @@ qd_err demo_check_end(const demo_t *d, qd_error *err)
 }
 size_t demo_state_size(const demo_t *d) { return d->dec->state_size; }
 const void *demo_state(const demo_t *d) { return d->state; }
-void demo_restore(demo_t *d, const void *state) { memcpy(d->state, state, d->dec->state_size); }
+void demo_restore(demo_t *d, const void *state)
+{
+    memcpy(d->state, state, d->dec->state_size);
+    d->stopped = 0; /* a saved state predates the end or the error */
+    d->err_code = QD_OK;
+}

@@ -53,7 +53,8 @@ typedef struct demo_decoder {
     qd_err (*init)(void *state, const uint8_t *data, size_t len, qd_error *err);
     /* Decode the next block. Returns QD_OK with *done = 0 after a block, QD_OK with
      * *done = 1 at the clean end of the demo, or an error (with err filled: byte offset and
-     * reason). After an error the decoder stays stopped. */
+     * reason). A decoder need not remember either: demo_step stops calling it after the
+     * end or an error, and closes a client frame the error left open. */
     qd_err (*step)(void *state, const uint8_t *data, size_t len, cl_state *cl,
                    const demo_trace *trace, int *done, qd_error *err);
     /* The file offset the decoder has reached. */
@@ -104,7 +105,10 @@ demo_t *demo_open_with(const demo_decoder *dec, const char *name, const uint8_t 
                        size_t len, qd_error *err);
 void demo_close(demo_t *d);
 
-/* Decode the next block into cl. See demo_decoder.step. Where the container frames its
+/* Decode the next block into cl. See demo_decoder.step. After the end every later call
+ * returns QD_OK with *done = 1; after an error that is not skipped (below) a frame left
+ * open in cl is closed and every later call returns the same error code and offset
+ * ("decoder stopped by an earlier error"), until demo_rewind or demo_restore. Where the container frames its
  * blocks by length, a block whose data is damaged (bad data, cut short inside, over a
  * limit) is skipped: the decode resumes at the next block that parses (looking at most
  * DEMO_RESYNC_WINDOW bytes ahead), the range is recorded (demo_num_damaged) and QD_OK is

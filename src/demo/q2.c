@@ -12,6 +12,7 @@
 #include "demo.h"
 #include "demo_local.h"
 #include "q2_local.h"
+#include "q2_rules.h"
 #include "../common/rd.h"
 
 #include <stdarg.h>
@@ -187,7 +188,11 @@ static void make_view(const q2_state *s, const q2_pstate *ps, cl_view *v)
 {
     memset(v, 0, sizeof *v);
     v->view_entity = s->playernum + 1;
+    v->player = s->playernum >= 0 && s->playernum < CL_MAX_PLAYERS ? s->playernum + 1 : 0;
     v->has_origin = 1;
+    v->fov = ps->fov;
+    v->dead = ps->pm_type == Q2_PM_DEAD;
+    v->gibbed = ps->pm_type == Q2_PM_GIB;
     for (int i = 0; i < 3; i++) {
         /* the eye: pmove origin + viewoffset; the angles: viewangles + kick [DM2 3.18] */
         v->origin[i] = (float)ps->origin[i] * 0.125f + (float)ps->viewoffset[i] * 0.25f;
@@ -209,6 +214,79 @@ static const dd_frame *last_frame(q2_state *s)
 static const q2_pstate *frame_ps(const q2_state *s, const dd_frame *f)
 {
     return &s->ps_ring[f->seq & Q2_UPDATE_MASK];
+}
+
+/* An image index from a stat slot, or 0 (no image) when out of range. */
+static uint8_t image_kind(const q2_state *s, int index)
+{
+    return index > 0 && index < Q2_MAX_IMAGES ? s->image_kind[index] : 0;
+}
+
+/* The recorder's named stats from its player state at demo time t: icons by their
+ * CS_IMAGES names, the weapon by the view model's CS_MODELS name (q2_rules.c). */
+static void fill_stats(const q2_state *s, const q2_pstate *ps, double t, cl_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->health = ps->stats[Q2_STAT_HEALTH];
+    st->armor = ps->stats[Q2_STAT_ARMOR];
+    st->ammo = ps->stats[Q2_STAT_AMMO];
+    uint8_t k = image_kind(s, ps->stats[Q2_STAT_ARMOR_ICON]);
+    if (Q2_NK_CLASS(k) == Q2_NK_ARMOR)
+        st->armor_type = Q2_NK_VALUE(k);
+    k = image_kind(s, ps->stats[Q2_STAT_AMMO_ICON]);
+    if (Q2_NK_CLASS(k) == Q2_NK_AMMO) {
+        st->ammo_type = Q2_NK_VALUE(k);
+        st->ammo_of[st->ammo_type] = st->ammo;
+    }
+    st->weapon = s->model_weapon[ps->gunindex];
+    if (st->weapon)
+        st->weapons = 1u << st->weapon;
+    k = image_kind(s, ps->stats[Q2_STAT_TIMER_ICON]);
+    if (Q2_NK_CLASS(k) == Q2_NK_POWERUP && Q2_NK_VALUE(k) < CL_PU_COUNT)
+        st->powerup_end[Q2_NK_VALUE(k)] = (float)(t + ps->stats[Q2_STAT_TIMER]);
+    st->score = ps->stats[Q2_STAT_FRAGS];
+    if (ps->pm_type == Q2_PM_DEAD)
+        st->flags |= CL_ST_DEAD;
+    if (ps->pm_type == Q2_PM_GIB)
+        st->flags |= CL_ST_DEAD | CL_ST_GIBBED;
+    if (ps->pm_type == Q2_PM_SPECTATOR || ps->stats[Q2_STAT_SPECTATOR])
+        st->flags |= CL_ST_SPECTATOR;
+}
+
+/* An event of kind with no actor or target and text (may be NULL). */
+static void simple_event(ctx *c, int kind, const char *text)
+{
+    cl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = (uint8_t)kind;
+    ev.actor = ev.target = -1;
+    if (text) { /* cut to fit */
+        size_t n = strnlen(text, sizeof ev.text - 1);
+        memcpy(ev.text, text, n);
+        ev.text[n] = 0;
+    }
+    cl_event_add(c->cl, &ev);
+}
+
+/* The recorder picked up an item: STAT_PICKUP_STRING turned to CS_ITEMS + n [g_items.c
+ * Touch_Item], the item's name in that configstring. */
+static void pickup_event(ctx *c, const q2_pstate *ps, const q2_pstate *pps)
+{
+    int cs = ps->stats[Q2_STAT_PICKUP_STRING];
+    if (cs < Q2_CS_ITEMS || cs >= Q2_CS_ITEMS + Q2_MAX_ITEMS ||
+        (pps && pps->stats[Q2_STAT_PICKUP_STRING] == cs))
+        return;
+    uint32_t ofs = c->s->item_ofs[cs - Q2_CS_ITEMS];
+    if (ofs == 0 || ofs >= c->len)
+        return;
+    cl_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = CL_EV_PICKUP;
+    ev.actor = (int8_t)(c->s->playernum < CL_MAX_PLAYERS ? c->s->playernum : -1);
+    ev.target = -1;
+    rd_t r = rd_make(c->data + ofs, c->len - ofs);
+    rd_str(&r, ev.text, sizeof ev.text);
+    cl_event_add(c->cl, &ev);
 }
 
 /* Open the client frame at demo time t. A client recording passes its player state: the
@@ -241,11 +319,19 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
         const dd_frame *pf = last_frame(s);
         const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
         int same = pps && !memcmp(pps->stats, ps->stats, sizeof ps->stats);
-        for (int i = 0; i < Q2_MAX_STATS && !same; i++)
-            if (!pps || pps->stats[i] != ps->stats[i])
-                cl_set_stat(c->cl, i, ps->stats[i]);
         if (s->playernum >= 0)
             cl_set_player_frags(c->cl, s->playernum, ps->stats[Q2_STAT_FRAGS]);
+        /* Unchanged stats, weapon and pm_type: the named stats stand as they are (a
+         * powerup's end too, rather than drift with t + the whole seconds left). */
+        if (same && pps->gunindex == ps->gunindex && pps->pm_type == ps->pm_type)
+            return;
+        cl_stats st;
+        fill_stats(s, ps, t, &st);
+        cl_set_stats(c->cl, -1, &st);
+        /* the intermission freezes the player [p_hud.c MoveClientToIntermission] */
+        if (ps->pm_type == Q2_PM_FREEZE && (!pps || pps->pm_type != Q2_PM_FREEZE))
+            simple_event(c, CL_EV_INTERMISSION, NULL);
+        pickup_event(c, ps, pps);
     }
 }
 
@@ -374,6 +460,9 @@ static void level_reset(q2_state *s)
     dd_reset(STORE(s));
     memset(s->ps_ring, 0, sizeof s->ps_ring);
     memset(s->baselines, 0, sizeof s->baselines);
+    memset(s->image_kind, 0, sizeof s->image_kind);
+    memset(s->model_weapon, 0, sizeof s->model_weapon);
+    memset(s->item_ofs, 0, sizeof s->item_ofs);
     s->last_emitted = -1;
     s->pending = s->have_ps = 0;
     if (s->frames) {
@@ -452,10 +541,20 @@ static qd_err parse_configstring(ctx *c)
     if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
         int n = index - Q2_CS_MODELS;
         cl_set_model(c->cl, n, str);
-        if (n == 1)
+        c->s->model_weapon[n] = q2_model_weapon(str);
+        if (n == 1) {
             cl_set_map(c->cl, str); /* the world: "maps/q2dm1.bsp" */
+            char text[2 * CL_NAME_LEN + 2];
+            snprintf(text, sizeof text, "%s %s", c->cl->level.map, c->cl->level.title);
+            simple_event(c, CL_EV_LEVEL, text);
+        }
     } else if (index >= Q2_CS_SOUNDS && index < Q2_CS_IMAGES) {
         cl_set_sound(c->cl, index - Q2_CS_SOUNDS, str);
+    } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
+        c->s->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
+    } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
+        /* the name is read back from the file when picked up (pickup_event) */
+        c->s->item_ofs[index - Q2_CS_ITEMS] = (uint32_t)(c->msg_ofs + 3); /* after id, index */
     } else if (index >= Q2_CS_LIGHTS && index < Q2_CS_ITEMS) {
         cl_set_lightstyle(c->cl, index - Q2_CS_LIGHTS, str);
     } else if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_GENERAL) {
@@ -466,8 +565,15 @@ static qd_err parse_configstring(ctx *c)
             *bs = 0;
         cl_set_player_name(c->cl, slot, str);
         cl_set_player_entity(c->cl, slot, str[0] ? slot + 1 : -1);
-        if (bs)
+        if (bs) {
             *bs = '\\';
+            char *sl = strchr(bs + 1, '/');
+            if (sl)
+                *sl = 0;
+            cl_set_player_look(c->cl, slot, bs + 1, sl ? sl + 1 : "", "");
+            if (sl)
+                *sl = '/';
+        }
     }
     TRACE(c, "svc_configstring", "index=%d string=\"%s\"", index, esc(c, str));
     return QD_OK;
@@ -808,6 +914,15 @@ static qd_err parse_temp_entity(ctx *c)
     if (dir < 0)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_temp_entity: direction out of range");
     cl_temp_add(c->cl, &te);
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    if (q2_temp_fx(type, s->protocol, &fx)) {
+        memcpy(fx.origin, te.origin, sizeof fx.origin);
+        memcpy(fx.end, te.end, sizeof fx.end);
+        fx.entity = (int16_t)(te.entity >= 0 && te.entity < Q2_MAX_EDICTS ? te.entity : -1);
+        fx.style = (uint8_t)style;
+        cl_fx_add(c->cl, &fx);
+    }
     TRACE(c, "svc_temp_entity", "type=%d ent=%d origin=%.1f,%.1f,%.1f end=%.1f,%.1f,%.1f "
           "dir=%d count=%d style=%d",
           type, (int)te.entity, te.origin[0], te.origin[1], te.origin[2], te.end[0], te.end[1],
@@ -841,9 +956,48 @@ static qd_err parse_sound(ctx *c)
     if (ent > Q2_MAX_EDICTS)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_sound: entity %d over %d", ent,
                     Q2_MAX_EDICTS);
+    cl_sound snd;
+    memset(&snd, 0, sizeof snd);
+    snd.sound = (uint16_t)num;
+    snd.entity = (int16_t)((mask & Q2_SND_ENT) ? ent : -1);
+    snd.channel = (uint8_t)chan;
+    snd.volume = (uint8_t)vol;
+    snd.attenuation = (uint8_t)attn;
+    if (mask & Q2_SND_POS) {
+        memcpy(snd.origin, pos, sizeof snd.origin);
+        snd.has_origin = 1;
+    }
+    cl_sound_add(c->cl, &snd);
     TRACE(c, "svc_sound", "sound=%d vol=%d attn=%d ofs=%d ent=%d chan=%d pos=%.1f,%.1f,%.1f",
           num, vol, attn, ofs, ent, chan, pos[0], pos[1], pos[2]);
     return QD_OK;
+}
+
+/* ---- events and effects of the small messages ---- */
+
+/* A muzzle flash on entity ent (1..Q2_MAX_EDICTS-1), style the MZ_* / MZ2_* weapon number. */
+static void muzzle_flash(ctx *c, int ent, int style)
+{
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_MUZZLE;
+    fx.life = 0.1f;
+    fx.radius = 200;
+    fx.rgb[0] = fx.rgb[1] = 255;
+    fx.rgb[2] = 128;
+    fx.entity = (int16_t)ent;
+    fx.style = (uint8_t)style;
+    if (ent < CL_MAX_ENTITIES && c->cl->entities[ent].active)
+        memcpy(fx.origin, c->cl->entities[ent].cur.origin, sizeof fx.origin);
+    cl_fx_add(c->cl, &fx);
+}
+
+/* [q_shared.h PRINT_MEDIUM 1]: obituaries; PRINT_CHAT 3: "name: text". */
+static void print_event(ctx *c, int level, const char *text)
+{
+    cl_event ev;
+    if ((level == 1 && q2_obituary(c->cl, text, &ev)) || (level == 3 && q2_chat(c->cl, text, &ev)))
+        cl_event_add(c->cl, &ev);
 }
 
 /* ---- one message ---- */
@@ -868,6 +1022,7 @@ static qd_err parse_message(ctx *c, int cmd)
         /* [Q2CL cl_fx.c CL_ParseMuzzleFlash]: i < 1 || i >= MAX_EDICTS */
         if (a < 1 || a >= Q2_MAX_EDICTS)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %d", name, a);
+        muzzle_flash(c, a, cmd == Q2_SVC_MUZZLEFLASH ? b & ~Q2_MZ_SILENCED : b);
         TRACE(c, name, "ent=%d value=%d", a, b);
         return QD_OK;
     case Q2_SVC_TEMP_ENTITY:
@@ -908,6 +1063,7 @@ static qd_err parse_message(ctx *c, int cmd)
         if (r->err)
             return truncated(c, name);
         cl_message_add(c->cl, a == 3 ? CL_MSG_CHAT : CL_MSG_PRINT, text);
+        print_event(c, a, text);
         TRACE(c, name, "level=%d text=\"%s\"", a, esc(c, text));
         return QD_OK;
     case Q2_SVC_STUFFTEXT: /* [DM2 3.12] */
@@ -927,6 +1083,7 @@ static qd_err parse_message(ctx *c, int cmd)
         if (r->err)
             return truncated(c, name);
         cl_message_add(c->cl, CL_MSG_CENTER, text);
+        simple_event(c, CL_EV_CENTER, text);
         TRACE(c, name, "text=\"%s\"", esc(c, text));
         return QD_OK;
     case Q2_SVC_DOWNLOAD: /* [DM2 3.17]: -1 is "no such file" */
@@ -1090,15 +1247,7 @@ static qd_err q2_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 {
     q2_state *s = state;
     *done = 0;
-    if (s->stopped) {
-        if (s->err_code == QD_OK) {
-            *done = 1;
-            return QD_OK;
-        }
-        return qd_fail(err, s->err_code, s->err_offset, "decoder stopped by an earlier error");
-    }
     if (s->pos >= len) { /* no end marker: the file simply ends after a whole block */
-        s->stopped = 1;
         *done = 1;
         return QD_OK;
     }
@@ -1114,19 +1263,10 @@ static qd_err q2_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     c.done = 0;
     qd_err e = parse_block(&c, data, len);
     s->block++;
-    if (e) {
-        if (s->in_frame) {
-            cl_frame_end(cl, 0);
-            s->in_frame = 0;
-        }
-        s->stopped = 1;
-        s->err_code = e;
-        s->err_offset = err ? err->offset : s->pos;
+    if (e) /* demo_step closes the frame left open and stops, or resumes (q2_resume) */
         return e;
-    }
     if (c.done) {
         frame_close(&c);
-        s->stopped = 1;
         *done = 1;
     }
     return QD_OK;
@@ -1170,8 +1310,6 @@ static void q2_resume(void *state, uint64_t pos, cl_state *cl)
         s->in_frame = 0;
     }
     s->pending = 0;
-    s->stopped = 0;
-    s->err_code = QD_OK;
     s->pos = pos;
     s->resynced = 1;
 }

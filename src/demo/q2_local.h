@@ -125,7 +125,28 @@
 #define Q2_EV_PLAYER_TELEPORT 6
 #define Q2_EV_OTHER_TELEPORT 7
 
-#define Q2_STAT_FRAGS 14 /* [DM2] 3.18 */
+/* player_state_t.stats slots: STAT_* of id's GPL Quake II 3.21 game/q_shared.h (facts only) */
+#define Q2_STAT_HEALTH_ICON 0
+#define Q2_STAT_HEALTH 1
+#define Q2_STAT_AMMO_ICON 2
+#define Q2_STAT_AMMO 3
+#define Q2_STAT_ARMOR_ICON 4
+#define Q2_STAT_ARMOR 5
+#define Q2_STAT_PICKUP_STRING 8
+#define Q2_STAT_TIMER_ICON 9
+#define Q2_STAT_TIMER 10 /* seconds left of the powerup shown by STAT_TIMER_ICON */
+#define Q2_STAT_FRAGS 14 /* also [DM2] 3.18 */
+#define Q2_STAT_SPECTATOR 17
+
+/* pmtype_t [q_shared.h] */
+#define Q2_PM_NORMAL 0
+#define Q2_PM_SPECTATOR 1
+#define Q2_PM_DEAD 2
+#define Q2_PM_GIB 3
+#define Q2_PM_FREEZE 4 /* intermission */
+
+/* svc_muzzleflash value: MZ_SILENCED is or'ed into the weapon number [q_shared.h] */
+#define Q2_MZ_SILENCED 128
 #define Q2_RF_TRANSLUCENT 32
 
 /* ---- Limits ---- */
@@ -141,6 +162,9 @@
                                * parse_entities ring (MAX_PARSE_ENTITIES 1024) x 3 */
 #define Q2_ENT_YOUNG 256      /* shared entries older than this are copied forward: the
                                * pool never ages a source out before its refs do */
+#define Q2_MAX_MODELS 256     /* MAX_MODELS, MAX_IMAGES [q_shared.h] */
+#define Q2_MAX_IMAGES 256
+#define Q2_MAX_ITEMS 256
 #define Q2_MAX_AREABYTES 32   /* MAX_MAP_AREAS / 8 [DM2] 3.21 */
 #define Q2_NUMVERTEXNORMALS 162
 
@@ -186,7 +210,7 @@ typedef DD_STORE(q2_ent, Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP) q2_store;
 
 /* The whole decoder state: plain data, no pointers; copy it with memcpy. */
 typedef struct q2_state {
-    uint8_t stopped;      /* an error or the end was reached */
+    uint8_t pad0;
     uint8_t isdemo;       /* Q2_RECORD_* of the current level */
     uint8_t have_level;   /* svc_serverdata seen */
     uint8_t in_frame;     /* cl_frame_begin called, cl_frame_end not yet */
@@ -211,9 +235,10 @@ typedef struct q2_state {
     uint32_t frames;      /* svc_frame messages decoded */
     uint32_t bad_deltas;  /* frames whose delta source was gone */
     int32_t last_emitted; /* ring slot of the frame last sent to the client, -1 none */
-    qd_err err_code;      /* the error that stopped the decoder */
-    uint64_t err_offset;
     q2_pstate ps;         /* the player state being parsed */
+    uint8_t image_kind[Q2_MAX_IMAGES];   /* q2_image_kind of each CS_IMAGES name */
+    uint8_t model_weapon[Q2_MAX_MODELS]; /* q2_model_weapon of each CS_MODELS name */
+    uint32_t item_ofs[Q2_MAX_ITEMS];     /* file offset of each CS_ITEMS name, 0 unset */
     q2_pstate ps_ring[Q2_UPDATE_BACKUP];
     q2_ent baselines[Q2_MAX_EDICTS];
     q2_store store;

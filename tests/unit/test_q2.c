@@ -298,8 +298,8 @@ TEST(q2_frames_and_deltas)
     CHECK(near(cl->view.origin[0], 1) && near(cl->view.origin[1], 2));
     CHECK(near(cl->view.origin[2], 3 + 22));
     CHECK(near(cl->view.angles[1], 90) && near(cl->view.angles[0], 2));
-    CHECK_EQ(cl->stats[Q2_STAT_FRAGS], 5);
-    CHECK_EQ(cl->stats[1], 100);
+    CHECK_EQ(cl_stats_of(cl, -1)->score, 5); /* STAT_FRAGS */
+    CHECK_EQ(cl_stats_of(cl, -1)->health, 100); /* STAT_HEALTH */
     CHECK_EQ(cl->players[0].frags, 5);
 
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 101 */
@@ -311,7 +311,7 @@ TEST(q2_frames_and_deltas)
     CHECK_EQ(cl->entities[3].cur.model, 3);
     CHECK(near(cl->entities[1].cur.origin[0], 8)); /* unchanged, still there */
     CHECK(near(cl->view.origin[0], 2) && near(cl->view.angles[1], 90)); /* delta'd state */
-    CHECK_EQ(cl->stats[Q2_STAT_FRAGS], 5);
+    CHECK_EQ(cl_stats_of(cl, -1)->score, 5);
 
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 102 */
     CHECK(!cl->entities[3].active);
@@ -388,7 +388,6 @@ TEST(q2_errors_have_offsets)
     CHECK_EQ(run_all(&r, NULL), QD_ERR_BAD_DATA);
     CHECK_EQ(r.err.offset, at);
     CHECK(strstr(r.err.msg, "unknown server message 77"));
-    CHECK_EQ(run_step(&r, NULL), QD_ERR_BAD_DATA); /* stays stopped */
     run_close(&r);
 
     /* an entity number over 1023 */
@@ -736,4 +735,166 @@ TEST(q2_state_copy_resumes)
     run_close(&a);
     run_close(&b);
     free(data);
+}
+
+/* ---- stopping after an error: demo_step's rule for every decoder (demo.c) ---- */
+
+/* A decoder that opens a client frame, then fails on its second step; a third step would
+ * say "done" as Quake's decoder used to after an error. */
+typedef struct fake_state {
+    int steps;
+} fake_state;
+
+/* demo_open_with calls init (no probe): a fresh state */
+static qd_err fake_init(void *st, const uint8_t *d, size_t n, qd_error *err)
+{
+    (void)d, (void)n, (void)err;
+    ((fake_state *)st)->steps = 0;
+    return QD_OK;
+}
+static qd_err fake_step(void *st, const uint8_t *d, size_t n, cl_state *cl,
+                        const demo_trace *tr, int *done, qd_error *err)
+{
+    (void)d, (void)n, (void)tr;
+    fake_state *s = st;
+    *done = 0;
+    switch (s->steps++) {
+    case 0:
+        cl_frame_begin(cl, 0.1);
+        cl_frame_end(cl, 1);
+        return QD_OK;
+    case 1:
+        cl_frame_begin(cl, 0.2); /* left open by the error */
+        return qd_fail(err, QD_ERR_UNSUPPORTED, 42, "fake: version 9");
+    default:
+        *done = 1;
+        return QD_OK;
+    }
+}
+static uint64_t fake_offset(const void *st) { return (uint64_t)((const fake_state *)st)->steps; }
+static int fake_protocol(const void *st)
+{
+    (void)st;
+    return 0;
+}
+
+TEST(demo_step_stops_after_error)
+{
+    const demo_decoder fake = {"fake", DEMO_FMT_DM2, sizeof(fake_state), demo_q2_decoder.probe,
+                               fake_init, fake_step, fake_offset, fake_protocol, fake_protocol,
+                               NULL, NULL};
+    static const uint8_t bytes[8];
+    qd_error err;
+    demo_t *d = demo_open_with(&fake, "fake.dm2", bytes, sizeof bytes, &err);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    int done = 0;
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_OK);
+    CHECK_EQ(cl->frame_count, 1);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_UNSUPPORTED);
+    CHECK_EQ(err.offset, 42);
+    /* the frame the error left open is closed and counts */
+    CHECK_EQ(cl->in_frame, 0);
+    CHECK_EQ(cl->frame_count, 2);
+    /* and the error stays: same code and offset, the decoder is not called again */
+    memset(&err, 0, sizeof err);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_UNSUPPORTED);
+    CHECK_EQ(err.offset, 42);
+    CHECK(strstr(err.msg, "earlier error"));
+    CHECK_EQ(done, 0);
+    CHECK_EQ(((const fake_state *)demo_state(d))->steps, 2);
+    /* a restored state predates the error: decoding goes on from it */
+    fake_state again = {2};
+    demo_restore(d, &again);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_OK);
+    CHECK_EQ(done, 1);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_OK); /* after the end: done again */
+    CHECK_EQ(done, 1);
+    CHECK_EQ(((const fake_state *)demo_state(d))->steps, 3);
+    demo_close(d);
+    free(cl);
+}
+
+/* A Quake II demo whose decode fails for good stays stopped at that error. */
+TEST(q2_stays_stopped_after_error)
+{
+    static buf f, m;
+    f.n = 0;
+    level_start(&f);
+    m.n = 0;
+    put8(&m, Q2_SVC_NOP);
+    block(&f, &m);
+    /* a block header announcing more bytes than the file has: cut, nothing to resume at */
+    size_t at = f.n;
+    put32(&f, 100);
+    put8(&f, Q2_SVC_NOP);
+    qd_error err;
+    demo_t *d = demo_open_with(&demo_q2_decoder, "cut.dm2", f.b, f.n, &err);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    int done = 0;
+    qd_err e = QD_OK;
+    for (int i = 0; i < 16 && e == QD_OK && !done; i++)
+        e = demo_step(d, cl, NULL, &done, &err);
+    CHECK_EQ(e, QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, at);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, at);
+    CHECK(!done);
+    demo_close(d);
+    free(cl);
+}
+
+/* Events from the small messages: the level, a centre print, an obituary (level 1) and a
+ * chat line (level 3) between the players of the configstrings, a print from nobody. */
+static void print_msg(buf *m, int level, const char *text)
+{
+    if (level < 0) {
+        put8(m, Q2_SVC_CENTERPRINT);
+    } else {
+        put8(m, Q2_SVC_PRINT);
+        put8(m, (unsigned)level);
+    }
+    putstr(m, text);
+}
+
+TEST(q2_events_from_messages)
+{
+    static buf f, m;
+    static const struct { int level; const char *text; } msgs[] = {
+        {-1, "Fight!"},
+        {1, "Bob was blasted by Alice\n"},
+        {3, "Bob: gg\n"},
+        {1, "Carol was blasted by Alice\n"}, /* no such player: no frag */
+    };
+    f.n = m.n = 0;
+    level_start(&f);
+    for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++)
+        print_msg(&m, msgs[i].level, msgs[i].text);
+    block(&f, &m);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    const cl_state *cl = r.cl;
+    CHECK_EQ(cl->event_count, 4);
+    const cl_event *e = cl_event_get(cl, 0);
+    CHECK(e && e->kind == CL_EV_LEVEL);
+    CHECK_STR(e->text, "maps/test.bsp Test Level");
+    e = cl_event_get(cl, 1);
+    CHECK(e && e->kind == CL_EV_CENTER);
+    CHECK_STR(e->text, "Fight!");
+    e = cl_event_get(cl, 2);
+    CHECK(e && e->kind == CL_EV_FRAG && e->actor == 0 && e->target == 1 &&
+          e->weapon == CL_WP_BLASTER);
+    CHECK_EQ(cl->players[1].deaths, 1);
+    e = cl_event_get(cl, 3);
+    CHECK(e && e->kind == CL_EV_CHAT && e->actor == 1);
+    CHECK_STR(e->text, "gg");
+    CHECK_STR(cl->players[1].model, "female");
+    CHECK_STR(cl->players[1].skin, "athena");
+    run_close(&r);
 }

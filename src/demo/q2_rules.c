@@ -1,0 +1,294 @@
+/* q2_rules.c: Quake II's rules as tables: ClientObituary lines, chat lines, HUD icon and view
+ * weapon names, temp entity kinds (facts from id's GPL Quake II 3.21 game/p_client.c,
+ * game/g_items.c, client/cl_tent.c; phrases checked against realdata/dm2). */
+#include "q2_rules.h"
+
+#include <string.h>
+
+/* ---- names ---- */
+
+typedef struct name_kind {
+    const char *name;
+    uint8_t kind;
+} name_kind;
+
+/* HUD icons [g_items.c itemlist: icon of each armour, ammo and powerup]. */
+static const name_kind images[] = {
+    {"i_jacketarmor", Q2_NK_ARMOR | CL_ARMOR_LIGHT},
+    {"i_combatarmor", Q2_NK_ARMOR | CL_ARMOR_MEDIUM},
+    {"i_bodyarmor", Q2_NK_ARMOR | CL_ARMOR_HEAVY},
+    {"i_powershield", Q2_NK_ARMOR | CL_ARMOR_SHIELD},
+    {"i_powerscreen", Q2_NK_ARMOR | CL_ARMOR_SHIELD},
+    {"a_shells", Q2_NK_AMMO | CL_AMMO_SHELLS},
+    {"a_bullets", Q2_NK_AMMO | CL_AMMO_BULLETS},
+    {"a_grenades", Q2_NK_AMMO | CL_AMMO_GRENADES},
+    {"a_rockets", Q2_NK_AMMO | CL_AMMO_ROCKETS},
+    {"a_cells", Q2_NK_AMMO | CL_AMMO_CELLS},
+    {"a_slugs", Q2_NK_AMMO | CL_AMMO_SLUGS},
+    {"p_quad", Q2_NK_POWERUP | CL_PU_QUAD},
+    {"p_invulnerability", Q2_NK_POWERUP | CL_PU_INVULN},
+    {"p_envirosuit", Q2_NK_POWERUP | CL_PU_SUIT},
+    {"p_rebreather", Q2_NK_POWERUP | CL_PU_SUIT}, /* underwater air, as the suit gives */
+};
+
+/* View weapon models "models/weapons/v_<dir>/tris.md2" [g_items.c view_model]. */
+static const name_kind view_models[] = {
+    {"blast", CL_WP_BLASTER},       {"shotg", CL_WP_SHOTGUN},
+    {"shotg2", CL_WP_SUPER_SHOTGUN}, {"machn", CL_WP_MACHINEGUN},
+    {"chain", CL_WP_CHAINGUN},      {"handgr", CL_WP_HAND_GRENADE},
+    {"launch", CL_WP_GRENADE_LAUNCHER}, {"rocket", CL_WP_ROCKET_LAUNCHER},
+    {"hyperb", CL_WP_HYPERBLASTER}, {"rail", CL_WP_RAILGUN},
+    {"bfg", CL_WP_BFG},
+};
+
+uint8_t q2_image_kind(const char *name)
+{
+    for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
+        if (!strcmp(images[i].name, name))
+            return images[i].kind;
+    return 0;
+}
+
+uint8_t q2_model_weapon(const char *name)
+{
+    static const char prefix[] = "models/weapons/v_";
+    if (strncmp(name, prefix, sizeof prefix - 1))
+        return 0;
+    const char *dir = name + sizeof prefix - 1, *slash = strchr(dir, '/');
+    size_t n = slash ? (size_t)(slash - dir) : strlen(dir);
+    for (size_t i = 0; i < sizeof view_models / sizeof view_models[0]; i++)
+        if (strlen(view_models[i].name) == n && !strncmp(view_models[i].name, dir, n))
+            return view_models[i].kind;
+    return 0;
+}
+
+/* ---- obituaries [p_client.c ClientObituary] ----
+ * A death by the world or oneself prints "<victim> <msg>.\n"; by another player
+ * "<victim> <msg> <killer><msg2>\n". */
+
+typedef struct obituary {
+    const char *msg, *msg2; /* msg2 NULL: no killer (the line ends in ".") */
+    uint8_t means, weapon;
+} obituary;
+
+static const obituary obituaries[] = {
+    /* by the world */
+    {"suicides", NULL, CL_MOD_SUICIDE, 0},
+    {"cratered", NULL, CL_MOD_FALL, 0},
+    {"was squished", NULL, CL_MOD_CRUSH, 0},
+    {"sank like a rock", NULL, CL_MOD_WATER, 0},
+    {"melted", NULL, CL_MOD_SLIME, 0},
+    {"does a back flip into the lava", NULL, CL_MOD_LAVA, 0},
+    {"blew up", NULL, CL_MOD_EXPLOSION, 0},
+    {"found a way out", NULL, CL_MOD_TRIGGER, 0},
+    {"saw the light", NULL, CL_MOD_TRIGGER, 0},
+    {"got blasted", NULL, CL_MOD_TRIGGER, 0},
+    {"was in the wrong place", NULL, CL_MOD_TRIGGER, 0},
+    /* by oneself (his / her / its, himself / herself / itself by the model's gender) */
+    {"tried to put the pin back in", NULL, CL_MOD_WEAPON, CL_WP_HAND_GRENADE},
+    {"tripped on his own grenade", NULL, CL_MOD_SPLASH, CL_WP_GRENADE_LAUNCHER},
+    {"tripped on her own grenade", NULL, CL_MOD_SPLASH, CL_WP_GRENADE_LAUNCHER},
+    {"tripped on its own grenade", NULL, CL_MOD_SPLASH, CL_WP_GRENADE_LAUNCHER},
+    {"blew himself up", NULL, CL_MOD_SPLASH, CL_WP_ROCKET_LAUNCHER},
+    {"blew herself up", NULL, CL_MOD_SPLASH, CL_WP_ROCKET_LAUNCHER},
+    {"blew itself up", NULL, CL_MOD_SPLASH, CL_WP_ROCKET_LAUNCHER},
+    {"should have used a smaller gun", NULL, CL_MOD_WEAPON, CL_WP_BFG},
+    {"killed himself", NULL, CL_MOD_SUICIDE, 0},
+    {"killed herself", NULL, CL_MOD_SUICIDE, 0},
+    {"killed itself", NULL, CL_MOD_SUICIDE, 0},
+    /* by another player */
+    {"was blasted by", "", CL_MOD_WEAPON, CL_WP_BLASTER},
+    {"was gunned down by", "", CL_MOD_WEAPON, CL_WP_SHOTGUN},
+    {"was blown away by", "'s super shotgun", CL_MOD_WEAPON, CL_WP_SUPER_SHOTGUN},
+    {"was machinegunned by", "", CL_MOD_WEAPON, CL_WP_MACHINEGUN},
+    {"was cut in half by", "'s chaingun", CL_MOD_WEAPON, CL_WP_CHAINGUN},
+    {"was popped by", "'s grenade", CL_MOD_WEAPON, CL_WP_GRENADE_LAUNCHER},
+    {"was shredded by", "'s shrapnel", CL_MOD_SPLASH, CL_WP_GRENADE_LAUNCHER},
+    {"ate", "'s rocket", CL_MOD_WEAPON, CL_WP_ROCKET_LAUNCHER},
+    {"almost dodged", "'s rocket", CL_MOD_SPLASH, CL_WP_ROCKET_LAUNCHER},
+    {"was melted by", "'s hyperblaster", CL_MOD_WEAPON, CL_WP_HYPERBLASTER},
+    {"was railed by", "", CL_MOD_WEAPON, CL_WP_RAILGUN},
+    {"saw the pretty lights from", "'s BFG", CL_MOD_WEAPON, CL_WP_BFG},
+    {"was disintegrated by", "'s BFG blast", CL_MOD_WEAPON, CL_WP_BFG},
+    {"couldn't hide from", "'s BFG", CL_MOD_WEAPON, CL_WP_BFG},
+    {"caught", "'s handgrenade", CL_MOD_WEAPON, CL_WP_HAND_GRENADE},
+    {"didn't see", "'s handgrenade", CL_MOD_SPLASH, CL_WP_HAND_GRENADE},
+    {"feels", "'s pain", CL_MOD_WEAPON, CL_WP_HAND_GRENADE},
+    {"tried to invade", "'s personal space", CL_MOD_TELEFRAG, 0},
+};
+
+/* The length of the line without its trailing newline. */
+static size_t line_len(const char *line)
+{
+    size_t n = strlen(line);
+    return n && line[n - 1] == '\n' ? n - 1 : n;
+}
+
+/* The active player whose name starts s (longest name first: "ab" and "ab c" both playing);
+ * followed by a space when `space`. Returns the slot and *len the name's length, or -1. */
+static int name_at(const cl_state *cl, const char *s, size_t n, int space, size_t *len)
+{
+    int best = -1;
+    size_t best_len = 0;
+    for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+        const cl_player *p = &cl->players[i];
+        size_t k = strnlen(p->name, sizeof p->name);
+        if (!p->active || k == 0 || k <= best_len || k + (space != 0) > n ||
+            memcmp(s, p->name, k) || (space && s[k] != ' '))
+            continue;
+        best = i;
+        best_len = k;
+    }
+    *len = best_len;
+    return best;
+}
+
+/* Does rest (n bytes) match msg + tail exactly? Returns the bytes after msg, or NULL. */
+static const char *after(const char *s, size_t n, const char *msg, size_t *left)
+{
+    size_t k = strlen(msg);
+    if (k > n || memcmp(s, msg, k))
+        return NULL;
+    *left = n - k;
+    return s + k;
+}
+
+int q2_obituary(const cl_state *cl, const char *line, cl_event *ev)
+{
+    size_t n = line_len(line), vlen;
+    int victim = name_at(cl, line, n, 1, &vlen);
+    if (victim < 0)
+        return 0;
+    const char *rest = line + vlen + 1;
+    size_t rn = n - vlen - 1;
+    for (size_t i = 0; i < sizeof obituaries / sizeof obituaries[0]; i++) {
+        const obituary *o = &obituaries[i];
+        size_t left, klen;
+        const char *p = after(rest, rn, o->msg, &left);
+        int killer = -1;
+        if (!p)
+            continue;
+        if (!o->msg2) {
+            if (left != 1 || p[0] != '.')
+                continue;
+        } else {
+            if (left < 2 || p[0] != ' ')
+                continue;
+            killer = name_at(cl, p + 1, left - 1, 0, &klen);
+            size_t k2 = strlen(o->msg2);
+            if (killer < 0 || left - 1 - klen != k2 || memcmp(p + 1 + klen, o->msg2, k2))
+                continue;
+        }
+        memset(ev, 0, sizeof *ev);
+        ev->kind = CL_EV_FRAG;
+        ev->means = o->means;
+        ev->weapon = o->weapon;
+        ev->actor = (int8_t)killer;
+        ev->target = (int8_t)victim;
+        return 1;
+    }
+    return 0;
+}
+
+/* Copy n bytes of s as the event's text (cut to fit). */
+static void set_text(cl_event *ev, const char *s, size_t n)
+{
+    if (n > sizeof ev->text - 1)
+        n = sizeof ev->text - 1;
+    memcpy(ev->text, s, n);
+    ev->text[n] = 0;
+}
+
+int q2_chat(const cl_state *cl, const char *line, cl_event *ev)
+{
+    /* [g_cmds.c Cmd_Say_f]: "name: text\n", team chat "(name): text\n" */
+    size_t n = line_len(line), k;
+    int team = n > 0 && line[0] == '(';
+    const char *s = line + team;
+    int who = name_at(cl, s, n - (size_t)team, 0, &k);
+    const char *sep = team ? "): " : ": ";
+    size_t sl = strlen(sep);
+    if (who < 0 || (size_t)team + k + sl > n || memcmp(s + k, sep, sl))
+        return 0;
+    memset(ev, 0, sizeof *ev);
+    ev->kind = CL_EV_CHAT;
+    ev->actor = (int8_t)who;
+    ev->target = -1;
+    ev->flags = team ? CL_EVF_TEAM : 0;
+    size_t start = (size_t)team + k + sl;
+    set_text(ev, line + start, n - start);
+    return 1;
+}
+
+/* ---- temp entities [cl_tent.c CL_ParseTEnt: what each type draws, and how long] ---- */
+
+enum { FX_NONE, FX_BOOM, FX_PORT, FX_BLOOD, FX_RAIL, FX_TRAIL, FX_LASER, FX_CABLE, FX_BOLT,
+       FX_SPLASH, FX_LIGHT, FX_HIT, FX_STYLES };
+
+/* Each style's kind, life (s), light radius and colour. */
+static const struct {
+    uint8_t kind;
+    float life, radius;
+    uint8_t rgb[3];
+} fx_styles[FX_STYLES] = {
+    [FX_BOOM] = {CL_FXK_EXPLOSION, 0.5f, 350, {255, 128, 64}},
+    [FX_PORT] = {CL_FXK_TELEPORT, 0.5f, 0, {255, 255, 255}},
+    [FX_BLOOD] = {CL_FXK_BLOOD, 0.3f, 0, {255, 255, 255}},
+    [FX_RAIL] = {CL_FXK_BEAM_RAIL, 1.0f, 0, {255, 255, 255}},
+    [FX_TRAIL] = {CL_FXK_TRAIL, 0.5f, 0, {255, 255, 255}},
+    [FX_LASER] = {CL_FXK_BEAM_LASER, 0.1f, 0, {255, 255, 255}},
+    [FX_CABLE] = {CL_FXK_BEAM_GRAPPLE, 0.1f, 0, {255, 255, 255}},
+    [FX_BOLT] = {CL_FXK_BEAM_LIGHTNING, 0.1f, 0, {255, 255, 255}},
+    [FX_SPLASH] = {CL_FXK_SPLASH, 0.3f, 0, {255, 255, 255}},
+    [FX_LIGHT] = {CL_FXK_DLIGHT, 0.1f, 400, {255, 255, 255}},
+    [FX_HIT] = {CL_FXK_IMPACT, 0.3f, 0, {255, 255, 255}},
+};
+
+/* TE_* (q_shared.h temp_event_t, protocol 34 numbering) to a style. */
+static const uint8_t te_style[56] = {
+    FX_HIT,   /* 0 GUNSHOT */        FX_BLOOD, /* 1 BLOOD */
+    FX_HIT,   /* 2 BLASTER */        FX_RAIL,  /* 3 RAILTRAIL */
+    FX_HIT,   /* 4 SHOTGUN */        FX_BOOM,  /* 5 EXPLOSION1 */
+    FX_BOOM,  /* 6 EXPLOSION2 */     FX_BOOM,  /* 7 ROCKET_EXPLOSION */
+    FX_BOOM,  /* 8 GRENADE_EXPLOSION */ FX_HIT, /* 9 SPARKS */
+    FX_SPLASH, /* 10 SPLASH */       FX_TRAIL, /* 11 BUBBLETRAIL */
+    FX_HIT,   /* 12 SCREEN_SPARKS */ FX_HIT,   /* 13 SHIELD_SPARKS */
+    FX_HIT,   /* 14 BULLET_SPARKS */ FX_HIT,   /* 15 LASER_SPARKS */
+    FX_CABLE, /* 16 PARASITE_ATTACK */ FX_BOOM, /* 17 ROCKET_EXPLOSION_WATER */
+    FX_BOOM,  /* 18 GRENADE_EXPLOSION_WATER */ FX_CABLE, /* 19 MEDIC_CABLE_ATTACK */
+    FX_BOOM,  /* 20 BFG_EXPLOSION */ FX_BOOM,  /* 21 BFG_BIGEXPLOSION */
+    FX_PORT,  /* 22 BOSSTPORT */     FX_LASER, /* 23 BFG_LASER */
+    FX_CABLE, /* 24 GRAPPLE_CABLE */ FX_HIT,   /* 25 WELDING_SPARKS */
+    FX_BLOOD, /* 26 GREENBLOOD */    FX_TRAIL, /* 27 BLUEHYPERBLASTER */
+    FX_BOOM,  /* 28 PLASMA_EXPLOSION */ FX_HIT, /* 29 TUNNEL_SPARKS */
+    FX_HIT,   /* 30 BLASTER2 */      FX_NONE,  /* 31 RAILTRAIL2 */
+    FX_TRAIL, /* 32 FLAME */         FX_BOLT,  /* 33 LIGHTNING */
+    FX_TRAIL, /* 34 DEBUGTRAIL */    FX_BOOM,  /* 35 PLAIN_EXPLOSION */
+    FX_LIGHT, /* 36 FLASHLIGHT */    FX_LASER, /* 37 FORCEWALL */
+    FX_LASER, /* 38 HEATBEAM */      FX_LASER, /* 39 MONSTER_HEATBEAM */
+    FX_HIT,   /* 40 STEAM */         FX_TRAIL, /* 41 BUBBLETRAIL2 */
+    FX_BLOOD, /* 42 MOREBLOOD */     FX_HIT,   /* 43 HEATBEAM_SPARKS */
+    FX_HIT,   /* 44 HEATBEAM_STEAM */ FX_HIT,  /* 45 CHAINFIST_SMOKE */
+    FX_HIT,   /* 46 ELECTRIC_SPARKS */ FX_BOOM, /* 47 TRACKER_EXPLOSION */
+    FX_PORT,  /* 48 TELEPORT_EFFECT */ FX_PORT, /* 49 DBALL_GOAL */
+    FX_PORT,  /* 50 WIDOWBEAMOUT */  FX_BOOM,  /* 51 NUKEBLAST */
+    FX_HIT,   /* 52 WIDOWSPLASH */   FX_BOOM,  /* 53 EXPLOSION1_BIG */
+    FX_BOOM,  /* 54 EXPLOSION1_NP */ FX_HIT,   /* 55 FLECHETTE */
+};
+
+int q2_temp_fx(int type, int protocol, cl_fxev *fx)
+{
+    if (type < 0 || type >= (int)sizeof te_style)
+        return 0;
+    int st = te_style[type];
+    /* before protocol 32 (3.15) 26 was TE_PLASMATRAIL and 27 TE_GREENBLOOD */
+    if (protocol < 32 && (type == 26 || type == 27))
+        st = type == 26 ? FX_TRAIL : FX_BLOOD;
+    if (st == FX_NONE)
+        return 0;
+    fx->kind = fx_styles[st].kind;
+    fx->life = fx_styles[st].life;
+    fx->radius = fx_styles[st].radius;
+    memcpy(fx->rgb, fx_styles[st].rgb, sizeof fx->rgb);
+    return 1;
+}
