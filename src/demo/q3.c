@@ -20,6 +20,7 @@
 #include "q3_local.h"
 #include "../common/rd.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -228,12 +229,67 @@ static const char *const item_models[] = {
 };
 #define NUM_ITEM_MODELS ((int)(sizeof item_models / sizeof item_models[0]))
 
+/* Player slot k's three meshes are registered at Q3_PLAYER_MODELS + 3k (lower, upper, head:
+ * cgame CG_RegisterClientModelname loads models/players/<model>/lower.md3, upper.md3 and
+ * models/players/<hmodel>/head.md3); a body entity shows the legs slot. */
+#define Q3_PLAYER_MODELS 320
+/* Missiles by weapon_t (bg_public.h) at Q3_MISSILE_MODELS + weapon: the missileModel that
+ * ioquake3 cgame/cg_weapons.c CG_RegisterWeapon registers (plasma has no model, only the
+ * sprite shader "sprites/plasma1", named here so the ball is not invisible). */
+#define Q3_MISSILE_MODELS 512
+#define Q3_ET_MISSILE 3
+static const char *const missile_models[] = {
+    NULL, NULL, NULL, NULL,
+    "models/ammo/grenade1.md3",      /* WP_GRENADE_LAUNCHER 4 */
+    "models/ammo/rocket/rocket.md3", /* WP_ROCKET_LAUNCHER 5 */
+    NULL, NULL,
+    "sprites/plasma1",               /* WP_PLASMAGUN 8 */
+    "models/weaphits/bfg.md3",       /* WP_BFG 9 */
+    "models/ammo/rocket/rocket.md3", /* WP_GRAPPLING_HOOK 10 */
+    "models/weaphits/nail.md3",      /* WP_NAILGUN 11 (missionpack) */
+    "models/weaphits/proxmine.md3",  /* WP_PROX_LAUNCHER 12 (missionpack) */
+};
+#define NUM_MISSILE_MODELS ((int)(sizeof missile_models / sizeof missile_models[0]))
+
+/* The legs slot of client cn, 0 while its configstring is unset. */
+static uint16_t player_model(const ctx *c, int cn)
+{
+    int mi = Q3_PLAYER_MODELS + 3 * cn;
+    return mi < c->cl->level.num_models && c->cl->level.models[mi][0] ? (uint16_t)mi : 0;
+}
+
+/* "razor/default" -> model "razor", skin "default"; no slash: skin "default"; empty: cgame's
+ * DEFAULT_MODEL "sarge" (cg_players.c CG_NewClientInfo). Names keep to [A-Za-z0-9_-] so a
+ * configstring cannot build a path out of the models folder. */
+static void split_model(const char *v, char *model, size_t mcap, char *skin, size_t scap)
+{
+    size_t n = 0, k = 0;
+    const char *p = v;
+    for (; *p && *p != '/'; p++)
+        if (n + 1 < mcap && (isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
+            model[n++] = *p;
+    model[n] = 0;
+    if (*p == '/')
+        for (p++; *p; p++)
+            if (k + 1 < scap && (isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
+                skin[k++] = *p;
+    skin[k] = 0;
+    if (!n)
+        snprintf(model, mcap, "sarge");
+    if (!k)
+        snprintf(skin, scap, "default");
+}
+
 static void apply_player(ctx *c, int slot, const char *info)
 {
-    char name[64], team[16];
+    char name[64], team[16], v[64], model[32], skin[32], hmodel[32], hskin[32];
+    int mi = Q3_PLAYER_MODELS + 3 * slot;
     if (!info[0]) {
         cl_set_player_name(c->cl, slot, "");
         cl_set_player_entity(c->cl, slot, -1);
+        if (player_model(c, slot))
+            for (int i = 0; i < 3; i++)
+                cl_set_model(c->cl, mi + i, "");
         return;
     }
     info_get(info, "n", name, sizeof name);
@@ -241,7 +297,24 @@ static void apply_player(ctx *c, int slot, const char *info)
     /* An empty name still marks the slot used: the configstring is set. */
     cl_set_player_name(c->cl, slot, name[0] ? name : "?");
     cl_set_player_spectator(c->cl, slot, team[0] && small_atoi(team) == 3);
+    /* team_t (bg_public.h): TEAM_FREE 0, TEAM_RED 1, TEAM_BLUE 2, TEAM_SPECTATOR 3 */
+    cl_set_player_team(c->cl, slot, small_atoi(team));
     cl_set_player_entity(c->cl, slot, slot + 1);
+    /* model and hmodel (bg_public.h CS_PLAYERS, g_client.c ClientUserinfoChanged) */
+    info_get(info, "model", v, sizeof v);
+    split_model(v, model, sizeof model, skin, sizeof skin);
+    if (!info_get(info, "hmodel", v, sizeof v) || !v[0])
+        snprintf(v, sizeof v, "%s/%s", model, skin);
+    split_model(v, hmodel, sizeof hmodel, hskin, sizeof hskin);
+    char path[CL_NAME_LEN], head[64];
+    snprintf(path, sizeof path, "models/players/%s/lower.md3", model);
+    cl_set_model(c->cl, mi, path);
+    snprintf(path, sizeof path, "models/players/%s/upper.md3", model);
+    cl_set_model(c->cl, mi + 1, path);
+    snprintf(path, sizeof path, "models/players/%s/head.md3", hmodel);
+    cl_set_model(c->cl, mi + 2, path);
+    snprintf(head, sizeof head, "%s/%s", hmodel, hskin);
+    cl_set_player_look(c->cl, slot, model, skin, head);
 }
 
 /* One configstring's meaning for the client state (cl_level_begin was called). */
@@ -304,6 +377,9 @@ static void begin_level(ctx *c)
             apply_cs(c, i, gs_get(gs, i));
     for (int i = 1; i < NUM_ITEM_MODELS; i++)
         cl_set_model(c->cl, Q3_ITEM_MODELS + i, item_models[i]);
+    for (int i = 1; i < NUM_MISSILE_MODELS; i++)
+        if (missile_models[i])
+            cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
 }
 
 /* ---- svc_gamestate [DM68 10 Parse_GameState] ---- */
@@ -611,13 +687,18 @@ static void emit_entity(ctx *c, const q3_ent *e, int32_t at)
     eval_traj(e, 0, at, st.origin);
     eval_traj(e, 1, at, st.angles);
     /* modelindex names a CS_MODELS slot for ET_GENERAL and ET_MOVER (cg_ents.c CG_General,
-     * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles and players get
-     * their models from the weapon and the client's configstring: no model here. */
+     * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles get their model
+     * from the weapon (CG_Missile), players from their client's configstring (CG_Player). */
     int type = e->f[Q3_ES_ETYPE], mi = e->f[Q3_ES_MODELINDEX] & 0xff;
+    int wp = e->f[Q3_ES_WEAPON], cn = e->f[Q3_ES_CLIENTNUM];
     if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER)
         st.model = (uint16_t)mi;
     else if (type == Q3_ET_ITEM && mi > 0 && mi < NUM_ITEM_MODELS)
         st.model = (uint16_t)(Q3_ITEM_MODELS + mi);
+    else if (type == Q3_ET_MISSILE && wp > 0 && wp < NUM_MISSILE_MODELS && missile_models[wp])
+        st.model = (uint16_t)(Q3_MISSILE_MODELS + wp);
+    else if (type == Q3_ET_PLAYER && cn >= 0 && cn < Q3_MAX_CLIENTS)
+        st.model = player_model(c, cn);
     st.frame = (uint16_t)e->f[Q3_ES_FRAME];
     st.effects = (uint32_t)e->f[Q3_ES_EFLAGS];
     if (e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER)
@@ -655,6 +736,7 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         memset(&st, 0, sizeof st);
         memcpy(st.origin, org, sizeof org);
         st.angles[1] = ang[1];
+        st.model = player_model(c, cn);
         st.effects = (uint32_t)ps->f[Q3_PS_EFLAGS];
         st.flags = CL_EF_PLAYER;
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
