@@ -621,71 +621,42 @@ static void frame_add(q3_state *s, q3_snap *f, const q3_ent *e, int64_t keep)
     f->count++;
 }
 
-/* BG_EvaluateTrajectory (bg_misc.c) at atTime msec: trType, trTime, trDuration, trBase,
- * trDelta. */
-static void eval_traj(const q3_ent *e, int apos, int32_t at, float out[3])
+/* An entity's trajectory (pos or apos) with its time on the demo clock: trTime minus the
+ * server time of demo time 0. */
+static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
 {
-    int type, t0, dur;
-    float base[3], delta[3];
-    if (apos) {
-        type = e->f[Q3_ES_APOS_TRTYPE];
-        t0 = e->f[Q3_ES_APOS_TRTIME];
-        dur = e->f[Q3_ES_APOS_TRDURATION];
-        base[0] = q3_f(e->f[Q3_ES_APOS_TRBASE0]);
-        base[1] = q3_f(e->f[Q3_ES_APOS_TRBASE1]);
-        base[2] = q3_f(e->f[Q3_ES_APOS_TRBASE2]);
-        delta[0] = q3_f(e->f[Q3_ES_APOS_TRDELTA0]);
-        delta[1] = q3_f(e->f[Q3_ES_APOS_TRDELTA1]);
-        delta[2] = q3_f(e->f[Q3_ES_APOS_TRDELTA2]);
-    } else {
-        type = e->f[Q3_ES_POS_TRTYPE];
-        t0 = e->f[Q3_ES_POS_TRTIME];
-        dur = e->f[Q3_ES_POS_TRDURATION];
-        base[0] = q3_f(e->f[Q3_ES_POS_TRBASE0]);
-        base[1] = q3_f(e->f[Q3_ES_POS_TRBASE1]);
-        base[2] = q3_f(e->f[Q3_ES_POS_TRBASE2]);
-        delta[0] = q3_f(e->f[Q3_ES_POS_TRDELTA0]);
-        delta[1] = q3_f(e->f[Q3_ES_POS_TRDELTA1]);
-        delta[2] = q3_f(e->f[Q3_ES_POS_TRDELTA2]);
-    }
-    double dt, k = 0, g = 0;
-    switch (type) {
-    case Q3_TR_LINEAR:
-        k = ((double)at - t0) * 0.001;
-        break;
-    case Q3_TR_SINE:
-        if (dur > 0)
-            k = sin(((double)at - t0) / dur * 6.283185307179586);
-        break;
-    case Q3_TR_LINEAR_STOP:
-        dt = (double)at;
-        if (dt > (double)t0 + dur)
-            dt = (double)t0 + dur;
-        k = (dt - t0) * 0.001;
-        if (k < 0)
-            k = 0;
-        break;
-    case Q3_TR_GRAVITY:
-        k = ((double)at - t0) * 0.001;
-        g = 0.5 * 800.0 * k * k; /* DEFAULT_GRAVITY */
-        break;
-    default: /* TR_STATIONARY, TR_INTERPOLATE, unknown */
-        break;
-    }
+    static const int8_t fields[2][9] = {
+        {Q3_ES_POS_TRTYPE, Q3_ES_POS_TRTIME, Q3_ES_POS_TRDURATION, Q3_ES_POS_TRBASE0,
+         Q3_ES_POS_TRBASE1, Q3_ES_POS_TRBASE2, Q3_ES_POS_TRDELTA0, Q3_ES_POS_TRDELTA1,
+         Q3_ES_POS_TRDELTA2},
+        {Q3_ES_APOS_TRTYPE, Q3_ES_APOS_TRTIME, Q3_ES_APOS_TRDURATION, Q3_ES_APOS_TRBASE0,
+         Q3_ES_APOS_TRBASE1, Q3_ES_APOS_TRBASE2, Q3_ES_APOS_TRDELTA0, Q3_ES_APOS_TRDELTA1,
+         Q3_ES_APOS_TRDELTA2}};
+    const int8_t *f = fields[apos];
+    memset(tr, 0, sizeof *tr);
+    int type = e->f[f[0]];
+    tr->type = (uint8_t)(type >= Q3_TR_STATIONARY && type <= Q3_TR_GRAVITY ? type
+                                                                          : Q3_TR_STATIONARY);
+    int64_t t0 = (int64_t)e->f[f[1]] - c->s->time0;
+    tr->t0_ms = (int32_t)(t0 < -2000000000 ? -2000000000 : t0 > 2000000000 ? 2000000000 : t0);
+    tr->duration_ms = e->f[f[2]];
     for (int i = 0; i < 3; i++) {
-        double v = base[i] + delta[i] * k - (i == 2 ? g : 0);
-        if (!isfinite(v) || fabs(v) > 1e7)
-            v = isfinite(base[i]) && fabsf(base[i]) < 1e7f ? base[i] : 0;
-        out[i] = (float)v;
+        tr->base[i] = q3_f(e->f[f[3 + i]]);
+        tr->delta[i] = q3_f(e->f[f[6 + i]]);
     }
 }
 
-static void emit_entity(ctx *c, const q3_ent *e, int32_t at)
+static void emit_entity(ctx *c, const q3_ent *e, double at)
 {
     cl_entstate st;
+    cl_traj pos, apos;
     memset(&st, 0, sizeof st);
-    eval_traj(e, 0, at, st.origin);
-    eval_traj(e, 1, at, st.angles);
+    get_traj(c, e, 0, &pos);
+    get_traj(c, e, 1, &apos);
+    /* BG_EvaluateTrajectory at the snapshot's time; the renderer evaluates them again at its
+     * own time (cl_entity_at), as cgame draws a missile between snapshots */
+    cl_traj_eval(&pos, at, st.origin);
+    cl_traj_eval(&apos, at, st.angles);
     /* modelindex names a CS_MODELS slot for ET_GENERAL and ET_MOVER (cg_ents.c CG_General,
      * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles get their model
      * from the weapon (CG_Missile), players from their client's configstring (CG_Player). */
@@ -705,7 +676,7 @@ static void emit_entity(ctx *c, const q3_ent *e, int32_t at)
         st.flags |= CL_EF_PLAYER;
     if (e->teleport)
         st.flags |= CL_EF_TELEPORT;
-    cl_entity_update(c->cl, e->number + 1, &st);
+    cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, &apos);
 }
 
 /* The recorder's own body, which the playerState stands for (it is never in the entity
@@ -758,7 +729,7 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     cl_set_intermission(c->cl, pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION);
 }
 
-/* The trajectory gives the same result at serverTimes t1 and t2 (eval_traj): it does not
+/* The trajectory gives the same result at serverTimes t1 and t2 (cl_traj_eval): it does not
  * depend on the time, or it is a TR_LINEAR_STOP that had stopped at both. */
 static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
 {
@@ -811,7 +782,7 @@ static void emit_frame(ctx *c, const q3_snap *f, const q3_snap *old, const uint8
             traj_same(e, 1, s->shown_time, f->server_time) &&
             cl_entity_keep(c->cl, e->number + 1))
             continue;
-        emit_entity(c, e, f->server_time);
+        emit_entity(c, e, t);
     }
     emit_ps(c, &f->ps, 1);
     cl_frame_end(c->cl, 1);

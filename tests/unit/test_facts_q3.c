@@ -107,3 +107,96 @@ TEST(q3_missile_model_from_weapon)
     CHECK_MSG(plasma > 0, "no plasma ball drawn");
     q3run_close(&r);
 }
+
+static int near3(const float a[3], float x, float y, float z)
+{
+    return fabsf(a[0] - x) < 1e-3f && fabsf(a[1] - y) < 1e-3f && fabsf(a[2] - z) < 1e-3f;
+}
+
+/* BG_EvaluateTrajectory (ioquake3 bg_misc.c) by hand, each type at demo time 1.5 s with
+ * trTime 1000 ms: dt = 0.5 s. */
+TEST(q3_traj_eval_each_type)
+{
+    cl_traj tr = {{100, 200, 300}, {10, -20, 40}, 1000, 2000, CL_TR_STATIONARY, {0}};
+    float o[3];
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_INTERPOLATE;
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_LINEAR; /* base + delta * 0.5 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 105, 190, 320));
+    tr.type = CL_TR_LINEAR_STOP; /* stops at 1000 + 2000 ms: dt at most 2 s, never < 0 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 105, 190, 320));
+    cl_traj_eval(&tr, 9.0, o);
+    CHECK(near3(o, 120, 160, 380));
+    cl_traj_eval(&tr, 0.2, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_SINE; /* sin(2 pi 500 / 2000) = sin(pi / 2) = 1; at 2.0 s sin(pi) = 0 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 110, 180, 340));
+    cl_traj_eval(&tr, 2.0, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_GRAVITY; /* z: 300 + 40 * 0.5 - 400 * 0.25 = 220 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 105, 190, 220));
+    tr.base[0] = 1e30f; /* not sane: base stays, or 0 */
+    tr.delta[0] = 1e30f;
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(o[0] == 0);
+}
+
+/* A missile between two snapshots is where its trajectory puts it at the render time, not
+ * on the straight line between the two sampled points; a changed trajectory (a grenade's
+ * bounce) applies from the frame that brought it. */
+TEST(q3_entity_at_evaluates_trajectory)
+{
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q3, 68, 8, "t");
+    /* gravity from (0, 0, 100), up at 200 u/s, trTime 0 */
+    cl_traj pos = {{0, 0, 100}, {100, 0, 200}, 0, 0, CL_TR_GRAVITY, {0}}, apos;
+    memset(&apos, 0, sizeof apos);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    st.model = 1;
+    for (int k = 0; k < 2; k++) {
+        double t = k * 0.1;
+        cl_frame_begin(cl, t);
+        cl_traj_eval(&pos, t, st.origin);
+        CHECK(cl_entity_update_traj(cl, 70, &st, &pos, &apos));
+        cl_frame_end(cl, 1);
+    }
+    cl_entstate out;
+    int nf;
+    float bl;
+    CHECK(cl_entity_at(cl, 70, 0.05, &out, &nf, &bl));
+    CHECK(out.flags & CL_EF_TRAJ);
+    /* z = 100 + 200 * 0.05 - 400 * 0.0025 = 109 (a lerp would give 109.5) */
+    CHECK_MSG(near3(out.origin, 5, 0, 109), "%f %f %f", out.origin[0], out.origin[1],
+              out.origin[2]);
+    /* the bounce at 0.2 s: a new trajectory from (20, 0, 124) flat at 50 u/s */
+    cl_traj b = {{20, 0, 124}, {50, 0, 0}, 200, 0, CL_TR_LINEAR, {0}};
+    cl_frame_begin(cl, 0.2);
+    cl_traj_eval(&b, 0.2, st.origin);
+    CHECK(cl_entity_update_traj(cl, 70, &st, &b, &apos));
+    cl_frame_end(cl, 1);
+    CHECK(cl_entity_at(cl, 70, 0.15, &out, &nf, &bl)); /* still the old one */
+    CHECK_MSG(near3(out.origin, 15, 0, 121), "%f %f %f", out.origin[0], out.origin[1],
+              out.origin[2]);
+    CHECK(cl_entity_at(cl, 70, 0.2, &out, &nf, &bl));
+    CHECK(near3(out.origin, 20, 0, 124));
+    /* a stationary entity keeps the plain lerp and no CL_EF_TRAJ */
+    cl_traj still = {{0, 0, 0}, {0, 0, 0}, 0, 0, CL_TR_INTERPOLATE, {0}};
+    cl_frame_begin(cl, 0.3);
+    st.origin[0] = 5;
+    CHECK(cl_entity_update_traj(cl, 71, &st, &still, &still));
+    cl_frame_end(cl, 1);
+    CHECK(cl_entity_at(cl, 71, 0.3, &out, &nf, &bl));
+    CHECK(!(out.flags & CL_EF_TRAJ));
+    CHECK(out.origin[0] == 5);
+    free(cl);
+}
