@@ -333,6 +333,8 @@ static void apply_cs(ctx *c, int index, const char *str)
         cl_set_sound(c->cl, index - Q3_CS_SOUNDS, str);
     } else if (index >= Q3_CS_PLAYERS && index < Q3_CS_PLAYERS + Q3_MAX_CLIENTS) {
         apply_player(c, index - Q3_CS_PLAYERS, str);
+    } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
+        c->cl->team_score[index - Q3_CS_SCORES1] = small_atoi(str);
     }
 }
 
@@ -673,7 +675,7 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     st.frame = (uint16_t)e->f[Q3_ES_FRAME];
     st.effects = (uint32_t)e->f[Q3_ES_EFLAGS];
     if (e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER)
-        st.flags |= CL_EF_PLAYER;
+        st.flags |= CL_EF_PLAYER | (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD ? CL_EF_DEAD : 0);
     if (e->teleport)
         st.flags |= CL_EF_TELEPORT;
     cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, &apos);
@@ -685,6 +687,62 @@ static int ps_client(const ctx *c, const q3_ps *ps)
 {
     int cn = ps->f[Q3_PS_CLIENTNUM];
     return cn < 0 || cn >= Q3_MAX_CLIENTS ? c->s->client_num : cn;
+}
+
+/* weapon_t (bg_public.h) as cl_weapon, and the ammunition kind each uses */
+static const uint8_t q3_weapon[] = {
+    CL_WP_NONE, CL_WP_MELEE, CL_WP_MACHINEGUN, CL_WP_SHOTGUN, CL_WP_GRENADE_LAUNCHER,
+    CL_WP_ROCKET_LAUNCHER, CL_WP_LIGHTNING, CL_WP_RAILGUN, CL_WP_PLASMA, CL_WP_BFG,
+    CL_WP_GRAPPLE, CL_WP_NAILGUN, CL_WP_PROX, CL_WP_CHAINGUN};
+static const uint8_t q3_weapon_ammo[] = {
+    CL_AMMO_NONE, CL_AMMO_NONE, CL_AMMO_BULLETS, CL_AMMO_SHELLS, CL_AMMO_GRENADES,
+    CL_AMMO_ROCKETS, CL_AMMO_OTHER, CL_AMMO_SLUGS, CL_AMMO_CELLS, CL_AMMO_OTHER,
+    CL_AMMO_NONE, CL_AMMO_BULLETS, CL_AMMO_GRENADES, CL_AMMO_BULLETS};
+#define Q3_NUM_WEAPONS ((int)sizeof q3_weapon)
+/* powerup_t (bg_public.h) PW_QUAD 1 .. PW_NEUTRALFLAG 9 as cl_powerup */
+static const int8_t q3_powerup[] = {-1, CL_PU_QUAD, CL_PU_SUIT, CL_PU_HASTE, CL_PU_INVIS,
+                                    CL_PU_REGEN, CL_PU_FLIGHT, CL_PU_FLAG, CL_PU_FLAG,
+                                    CL_PU_FLAG};
+
+static int16_t clamp16(int32_t v) { return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); }
+
+/* The playerState's named stats [DM68 6] (bg_public.h statIndex_t, persEnum_t): health,
+ * armour, the held weapon and its ammunition, owned weapons, powerup ends (server ms ->
+ * demo time; a flag is held until INT_MAX, "end unknown"), score, dead and spectator. */
+static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    int pm = ps->f[Q3_PS_PM_TYPE], wp = ps->f[Q3_PS_WEAPON];
+    st->health = clamp16(ps->stats[Q3_STAT_HEALTH]);
+    st->armor = clamp16(ps->stats[Q3_STAT_ARMOR]);
+    if (wp > 0 && wp < Q3_NUM_WEAPONS) {
+        st->weapon = q3_weapon[wp];
+        st->ammo_type = q3_weapon_ammo[wp];
+        st->ammo = clamp16(ps->ammo[wp]);
+    }
+    for (int i = 1; i < Q3_NUM_WEAPONS; i++) {
+        if (ps->stats[Q3_STAT_WEAPONS] & (1 << i))
+            st->weapons |= 1u << q3_weapon[i];
+        /* by kind: the ammunition of the first weapon of that kind */
+        int k = q3_weapon_ammo[i];
+        if (k != CL_AMMO_NONE && k != CL_AMMO_OTHER && !st->ammo_of[k])
+            st->ammo_of[k] = clamp16(ps->ammo[i]);
+    }
+    for (int i = 1; i < (int)sizeof q3_powerup; i++) {
+        int32_t end = ps->powerups[i];
+        float *dst = &st->powerup_end[q3_powerup[i]];
+        if (end <= 0)
+            continue;
+        if (end >= 0x7fffffff - 1000000) /* INT_MAX: held until dropped */
+            *dst = -1;
+        else if (*dst >= 0)
+            *dst = (float)(((double)end - c->s->time0) / 1000.0);
+    }
+    st->score = ps->persistant[Q3_PERS_SCORE];
+    if (pm == Q3_PM_DEAD || st->health <= 0)
+        st->flags |= CL_ST_DEAD;
+    if (pm == Q3_PM_SPECTATOR || ps->persistant[Q3_PERS_TEAM] == 3)
+        st->flags |= CL_ST_SPECTATOR;
 }
 
 static void emit_ps(ctx *c, const q3_ps *ps, int body)
@@ -709,7 +767,7 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         st.angles[1] = ang[1];
         st.model = player_model(c, cn);
         st.effects = (uint32_t)ps->f[Q3_PS_EFLAGS];
-        st.flags = CL_EF_PLAYER;
+        st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
             st.flags |= CL_EF_TELEPORT;
         c->s->last_eflags = ps->f[Q3_PS_EFLAGS];
@@ -722,10 +780,15 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     memcpy(v.origin, org, sizeof org);
     v.origin[2] += (float)ps->f[Q3_PS_VIEWHEIGHT];
     memcpy(v.angles, ang, sizeof ang);
+    v.dead = pm == Q3_PM_DEAD;
+    v.player = cn + 1;
     cl_set_view(c->cl, &v);
     for (int i = 0; i < 16; i++)
         cl_set_stat(c->cl, i, ps->stats[i]);
-    cl_set_player_frags(c->cl, cn, ps->persistant[0]); /* PERS_SCORE */
+    cl_stats st;
+    ps_stats(c, ps, &st);
+    cl_set_stats(c->cl, -1, &st);
+    cl_set_player_frags(c->cl, cn, ps->persistant[Q3_PERS_SCORE]);
     cl_set_intermission(c->cl, pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION);
 }
 

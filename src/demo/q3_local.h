@@ -55,6 +55,8 @@
 #define Q3_CS_SOUNDS 288
 #define Q3_CS_PLAYERS 544
 #define Q3_CS_LOCATIONS 608
+#define Q3_CS_SCORES1 6 /* red team score, CS_SCORES2 blue */
+#define Q3_CS_SCORES2 7
 #define Q3_MAX_MODELS 256
 #define Q3_MAX_SOUNDS 256
 
@@ -63,8 +65,16 @@
 #define Q3_ET_PLAYER 1
 #define Q3_ET_ITEM 2
 #define Q3_ET_MOVER 4
+#define Q3_EF_DEAD 0x1
 #define Q3_EF_TELEPORT_BIT 0x4
 #define Q3_PM_SPECTATOR 2
+#define Q3_PM_DEAD 3
+/* playerState stats[] and persistant[] slots (bg_public.h statIndex_t, persEnum_t) */
+#define Q3_STAT_HEALTH 0
+#define Q3_STAT_WEAPONS 2
+#define Q3_STAT_ARMOR 3
+#define Q3_PERS_SCORE 0
+#define Q3_PERS_TEAM 3
 #define Q3_PM_INTERMISSION 5
 #define Q3_PM_SPINTERMISSION 6
 

@@ -948,3 +948,90 @@ TEST(q3_second_level_keeps_clock)
     run_close(&r);
     free(m);
 }
+
+/* A snapshot whose playerState carries named stats (bg_public.h): pm_type PM_DEAD 3, weapon
+ * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
+ * launcher 5 bits, [STAT_ARMOR 3] 50; persistant[PERS_SCORE 0] 7; ammo[5] 12, ammo[3]
+ * (shotgun) 9; powerups[PW_QUAD 1] ends at server ms 8000, [PW_REDFLAG 7] INT_MAX. */
+static void build_stats_snapshot(bw *w, int32_t t)
+{
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_SNAPSHOT, 8);
+    wbits(w, t, 32);
+    wbits(w, 0, 8);
+    wbits(w, 0, 8);
+    wbits(w, 0, 8); /* no areamask */
+    wbits(w, Q3_PS_WEAPON + 1, 8);
+    for (int i = 0; i <= Q3_PS_WEAPON; i++) {
+        int v = i == Q3_PS_PM_TYPE ? 3 : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
+        wbit(w, v != 0);
+        if (v)
+            wbits(w, v, q3_ps_fields[i].bits);
+    }
+    wbit(w, 1);
+    wbit(w, 1); /* stats */
+    wbits(w, 0x0d, 16);
+    wbits(w, -20, -16);
+    wbits(w, (1 << 1) | (1 << 5), -16);
+    wbits(w, 50, -16);
+    wbit(w, 1); /* persistant */
+    wbits(w, 1, 16);
+    wbits(w, 7, -16);
+    wbit(w, 1); /* ammo */
+    wbits(w, (1 << 3) | (1 << 5), 16);
+    wbits(w, 9, 16);
+    wbits(w, 12, 16);
+    wbit(w, 1); /* powerups */
+    wbits(w, (1 << 1) | (1 << 7), 16);
+    wbits(w, 8000, 32);
+    wbits(w, 0x7fffffff, 32);
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+TEST(q3_named_stats_and_team_scores)
+{
+    buf *m = calloc(1, sizeof *m);
+    bw *w = calloc(1, sizeof *w);
+    CHECK(m && w);
+    build_gamestate(w, 68);
+    block(m, 10, w);
+    memset(w, 0, sizeof *w);
+    build_command(w, 11, "cs 6 \"4\""); /* CS_SCORES1: red 4 */
+    block(m, 11, w);
+    memset(w, 0, sizeof *w);
+    build_command(w, 12, "cs 7 \"-2\""); /* CS_SCORES2: blue -2 */
+    block(m, 12, w);
+    memset(w, 0, sizeof *w);
+    build_stats_snapshot(w, 5000);
+    block(m, 13, w);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    free(w);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    qd_err e = run_all(&r, m->b, m->n, NULL);
+    CHECK_MSG(e == QD_OK, "%s", r.err.msg);
+    const cl_stats *st = cl_stats_of(r.cl, 0); /* the recorder is client 0 */
+    CHECK(st && (st->flags & CL_ST_VALID));
+    CHECK_EQ(st->health, -20);
+    CHECK_EQ(st->armor, 50);
+    CHECK_EQ(st->weapon, CL_WP_ROCKET_LAUNCHER);
+    CHECK_EQ(st->ammo, 12);
+    CHECK_EQ(st->ammo_type, CL_AMMO_ROCKETS);
+    CHECK_EQ(st->ammo_of[CL_AMMO_ROCKETS], 12);
+    CHECK_EQ(st->ammo_of[CL_AMMO_SHELLS], 9);
+    CHECK_EQ(st->weapons, (1u << CL_WP_MELEE) | (1u << CL_WP_ROCKET_LAUNCHER));
+    CHECK_EQ(st->score, 7);
+    CHECK(st->flags & CL_ST_DEAD);
+    CHECK(fabsf(st->powerup_end[CL_PU_QUAD] - 3.0f) < 1e-6f); /* (8000 - 5000) ms */
+    CHECK(st->powerup_end[CL_PU_FLAG] == -1);
+    CHECK(st->powerup_end[CL_PU_HASTE] == 0);
+    CHECK(r.cl->view.dead);
+    CHECK_EQ(cl_view_player(r.cl), 0);
+    CHECK_EQ(r.cl->team_score[0], 4);
+    CHECK_EQ(r.cl->team_score[1], -2);
+    CHECK(r.cl->entities[1].cur.flags & CL_EF_DEAD);
+    run_close(&r);
+    free(m);
+}
