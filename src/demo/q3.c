@@ -474,6 +474,7 @@ static qd_err parse_gamestate(ctx *c)
         s->client_num = 0;
     /* A new level: the ring and the pool start over. */
     memset(s->snaps, 0, sizeof s->snaps);
+    memset(s->ev_present, 0, sizeof s->ev_present);
     s->shown_valid = 0;
     s->have_level = 1;
     s->rebase = s->have_time0;
@@ -509,6 +510,35 @@ static void cmd_scores(ctx *c, const char *p)
         if (slot >= 0 && slot < Q3_MAX_CLIENTS)
             cl_set_player_frags(c->cl, slot, v[3 + 14 * i + 1]);
     }
+}
+
+/* A chat line or centre print as an event. The sender of a chat line is the player whose
+ * name starts it (g_cmds.c G_Say: "name^7: text", tchat "(name^7) (location): text"),
+ * else unknown. */
+static void text_event(ctx *c, int kind, int team, const char *text)
+{
+    cl_event ce;
+    memset(&ce, 0, sizeof ce);
+    ce.kind = (uint8_t)kind;
+    ce.flags = team ? CL_EVF_TEAM : 0;
+    ce.actor = ce.target = -1;
+    snprintf(ce.text, sizeof ce.text, "%s", text);
+    if (kind == CL_EV_CHAT) {
+        const char *p = text + (team && text[0] == '(');
+        size_t best = 0;
+        for (int i = 0; i < Q3_MAX_CLIENTS; i++) {
+            const char *name = c->cl->players[i].name;
+            size_t n = strlen(name), k = n;
+            while (p[k] == '^' && p[k + 1]) /* the colour reset G_Say appends */
+                k += 2;
+            if (n > best && c->cl->players[i].active && !strncmp(p, name, n) &&
+                (p[k] == ':' || p[k] == ')')) {
+                best = n;
+                ce.actor = (int8_t)i;
+            }
+        }
+    }
+    cl_event_add(c->cl, &ce);
 }
 
 /* A reliable text command [DM68 10 Parse_ServerCommand]: each is resent until acknowledged,
@@ -548,6 +578,8 @@ static qd_err parse_servercommand(ctx *c)
                                                            ? CL_MSG_CENTER
                                                            : CL_MSG_CHAT;
         cl_message_add(c->cl, k, arg);
+        if (k != CL_MSG_PRINT)
+            text_event(c, k == CL_MSG_CENTER ? CL_EV_CENTER : CL_EV_CHAT, cmd[0] == 't', arg);
     } else if (!strcmp(cmd, "cs") || !strcmp(cmd, "bcs0") || !strcmp(cmd, "bcs1") ||
                !strcmp(cmd, "bcs2")) {
         /* cs <index> <string>; a long one comes as bcs0 (start), bcs1 (more), bcs2 (end)
@@ -789,7 +821,120 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     ps_stats(c, ps, &st);
     cl_set_stats(c->cl, -1, &st);
     cl_set_player_frags(c->cl, cn, ps->persistant[Q3_PERS_SCORE]);
-    cl_set_intermission(c->cl, pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION);
+    int inter = pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION;
+    cl_set_intermission(c->cl, inter);
+    if (inter && !c->s->was_intermission) {
+        cl_event ce;
+        memset(&ce, 0, sizeof ce);
+        ce.kind = CL_EV_INTERMISSION;
+        ce.actor = ce.target = -1;
+        cl_event_add(c->cl, &ce);
+    }
+    c->s->was_intermission = (uint8_t)inter;
+}
+
+/* meansOfDeath_t (bg_public.h) MOD_UNKNOWN 0 .. MOD_TRIGGER_HURT 22 as cl_means and the
+ * weapon of a CL_MOD_WEAPON death */
+static const uint8_t q3_mod[][2] = {
+    {CL_MOD_UNKNOWN, 0}, {CL_MOD_WEAPON, CL_WP_SHOTGUN}, {CL_MOD_WEAPON, CL_WP_MELEE},
+    {CL_MOD_WEAPON, CL_WP_MACHINEGUN}, {CL_MOD_WEAPON, CL_WP_GRENADE_LAUNCHER},
+    {CL_MOD_SPLASH, CL_WP_GRENADE_LAUNCHER}, {CL_MOD_WEAPON, CL_WP_ROCKET_LAUNCHER},
+    {CL_MOD_SPLASH, CL_WP_ROCKET_LAUNCHER}, {CL_MOD_WEAPON, CL_WP_PLASMA},
+    {CL_MOD_SPLASH, CL_WP_PLASMA}, {CL_MOD_WEAPON, CL_WP_RAILGUN},
+    {CL_MOD_WEAPON, CL_WP_LIGHTNING}, {CL_MOD_WEAPON, CL_WP_BFG}, {CL_MOD_SPLASH, CL_WP_BFG},
+    {CL_MOD_WATER, 0}, {CL_MOD_SLIME, 0}, {CL_MOD_LAVA, 0}, {CL_MOD_CRUSH, 0},
+    {CL_MOD_TELEFRAG, 0}, {CL_MOD_FALL, 0}, {CL_MOD_SUICIDE, 0}, {CL_MOD_TRIGGER, 0},
+    {CL_MOD_TRIGGER, 0}};
+
+/* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. */
+static void entity_event(ctx *c, const q3_ent *e, int ev)
+{
+    float org[3];
+    cl_traj tr;
+    get_traj(c, e, 0, &tr);
+    cl_traj_eval(&tr, c->cl->time, org);
+    if (ev == Q3_EV_OBITUARY) {
+        /* g_combat.c player_die: otherEntityNum the victim, otherEntityNum2 the killer
+         * (ENTITYNUM_WORLD: none), eventParm the means of death */
+        int target = e->f[Q3_ES_OTHERENTITYNUM], killer = e->f[Q3_ES_OTHERENTITYNUM2];
+        int mod = e->f[Q3_ES_EVENTPARM];
+        cl_event ce;
+        memset(&ce, 0, sizeof ce);
+        ce.kind = CL_EV_FRAG;
+        ce.target = (int8_t)(target >= 0 && target < Q3_MAX_CLIENTS ? target : -1);
+        ce.actor = (int8_t)(killer >= 0 && killer < Q3_MAX_CLIENTS ? killer : -1);
+        if (mod >= 0 && mod < (int)(sizeof q3_mod / sizeof q3_mod[0])) {
+            ce.means = q3_mod[mod][0];
+            ce.weapon = q3_mod[mod][1];
+        }
+        cl_event_add(c->cl, &ce);
+    } else if (ev >= Q3_EV_MISSILE_HIT && ev <= Q3_EV_MISSILE_MISS_METAL) {
+        /* cg_weapons.c CG_MissileHitWall: an explosion where the missile stopped */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_EXPLOSION;
+        fx.style = (uint8_t)(e->f[Q3_ES_WEAPON] & 0xff);
+        fx.life = 1.0f;
+        fx.radius = 300;
+        fx.rgb[0] = 255;
+        fx.rgb[1] = 190;
+        fx.rgb[2] = 100;
+        fx.entity = -1;
+        memcpy(fx.origin, org, sizeof org);
+        memcpy(fx.end, org, sizeof org);
+        cl_fx_add(c->cl, &fx);
+    } else if (ev == Q3_EV_RAILTRAIL) {
+        /* CG_RailTrail from origin2 (the muzzle) to pos.trBase; cg_railTrailTime 400 ms */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_BEAM_RAIL;
+        fx.life = 0.4f;
+        fx.entity = -1;
+        memcpy(fx.end, org, sizeof org);
+        fx.origin[0] = q3_f(e->f[Q3_ES_ORIGIN2_0]);
+        fx.origin[1] = q3_f(e->f[Q3_ES_ORIGIN2_1]);
+        fx.origin[2] = q3_f(e->f[Q3_ES_ORIGIN2_2]);
+        for (int i = 0; i < 3; i++)
+            if (!isfinite(fx.origin[i]) || fabsf(fx.origin[i]) > 1e7f)
+                fx.origin[i] = org[i];
+        cl_fx_add(c->cl, &fx);
+    } else if (ev == Q3_EV_GENERAL_SOUND || ev == Q3_EV_GLOBAL_SOUND) {
+        int snd = e->f[Q3_ES_EVENTPARM];
+        if (snd > 0 && snd < Q3_MAX_SOUNDS) {
+            cl_sound so;
+            memset(&so, 0, sizeof so);
+            so.sound = (uint16_t)snd;
+            so.entity = (int16_t)(e->number + 1);
+            so.volume = 255;
+            so.attenuation = ev == Q3_EV_GLOBAL_SOUND ? 0 : 64;
+            so.has_origin = 1;
+            memcpy(so.origin, org, sizeof org);
+            cl_sound_add(c->cl, &so);
+        }
+    }
+}
+
+/* cg_event.c CG_CheckEvents: a temporary event entity (eType ET_EVENTS + n) fires n when
+ * it shows up; another entity fires when its event value (with the toggle bits) changes. */
+static void check_event(ctx *c, const q3_ent *e, uint8_t *now_present)
+{
+    q3_state *s = c->s;
+    int n = e->number, type = e->f[Q3_ES_ETYPE];
+    int was = (s->ev_present[n >> 3] >> (n & 7)) & 1;
+    now_present[n >> 3] |= (uint8_t)(1 << (n & 7));
+    int ev = -1;
+    if (type >= Q3_ET_EVENTS) {
+        if (!was || s->ev_last[n] != (uint16_t)type)
+            ev = type - Q3_ET_EVENTS;
+        s->ev_last[n] = (uint16_t)type;
+    } else {
+        uint16_t v = (uint16_t)e->f[Q3_ES_EVENT];
+        if ((v & ~Q3_EV_EVENT_BITS) && (!was || s->ev_last[n] != v))
+            ev = v & ~Q3_EV_EVENT_BITS;
+        s->ev_last[n] = v;
+    }
+    if (ev > 0)
+        entity_event(c, e, ev);
 }
 
 /* The trajectory gives the same result at serverTimes t1 and t2 (cl_traj_eval): it does not
@@ -838,8 +983,11 @@ static void emit_frame(ctx *c, const q3_snap *f, const q3_snap *old, const uint8
     int keep = old && s->shown_valid && old->serial == s->shown_serial && old->sorted &&
                f->sorted;
     cl_frame_begin(c->cl, t);
+    uint8_t present[sizeof s->ev_present];
+    memset(present, 0, sizeof present);
     for (int i = 0; i < f->count; i++) {
         const q3_ent *e = old_ent(s, f, i);
+        check_event(c, e, present);
         if (keep && !fresh[i] && !e->teleport && e->number != cn && e->number != s->shown_cn &&
             traj_same(e, 0, s->shown_time, f->server_time) &&
             traj_same(e, 1, s->shown_time, f->server_time) &&
@@ -847,6 +995,7 @@ static void emit_frame(ctx *c, const q3_snap *f, const q3_snap *old, const uint8
             continue;
         emit_entity(c, e, t);
     }
+    memcpy(s->ev_present, present, sizeof present);
     emit_ps(c, &f->ps, 1);
     cl_frame_end(c->cl, 1);
     s->shown_valid = 1;

@@ -200,3 +200,80 @@ TEST(q3_entity_at_evaluates_trajectory)
     CHECK(out.origin[0] == 5);
     free(cl);
 }
+
+/* Counts of the events a whole demo gives. */
+typedef struct evcount {
+    int frag, chat, center, inter, fx_explosion, fx_rail;
+    cl_event first_frag;
+} evcount;
+
+static int count_events(const char *rel, evcount *n)
+{
+    q3run r;
+    memset(n, 0, sizeof *n);
+    if (!q3run_open(&r, rel)) {
+        q3run_close(&r);
+        return 0;
+    }
+    uint32_t seen = 0, fx_seen = 0;
+    while (q3run_step(&r)) {
+        for (; seen < r.cl->event_count; seen++) {
+            const cl_event *ev = cl_event_get(r.cl, seen);
+            if (!ev)
+                continue;
+            if (ev->kind == CL_EV_FRAG && !n->frag++)
+                n->first_frag = *ev;
+            n->chat += ev->kind == CL_EV_CHAT;
+            n->center += ev->kind == CL_EV_CENTER;
+            n->inter += ev->kind == CL_EV_INTERMISSION;
+        }
+        for (; fx_seen < r.cl->fxlog.fx_count; fx_seen++) {
+            const cl_fxev *fx = &r.cl->fxlog.fx[fx_seen % CL_FX_LOG];
+            n->fx_explosion += fx->kind == CL_FXK_EXPLOSION;
+            n->fx_rail += fx->kind == CL_FXK_BEAM_RAIL;
+        }
+    }
+    q3run_close(&r);
+    return 1;
+}
+
+/* udt_one_frag_only_with_plasma.dm_68 holds one frag (its name), made with the plasma gun:
+ * one EV_OBITUARY, MOD_PLASMA or MOD_PLASMA_SPLASH. */
+TEST(q3_obituary_frag_event)
+{
+    evcount n;
+    if (!count_events("dm_68/udt_one_frag_only_with_plasma.dm_68", &n))
+        SKIP("udt_one_frag_only_with_plasma.dm_68 missing");
+    CHECK_EQ(n.frag, 1);
+    CHECK_EQ(n.first_frag.weapon, CL_WP_PLASMA);
+    CHECK(n.first_frag.means == CL_MOD_WEAPON || n.first_frag.means == CL_MOD_SPLASH);
+    CHECK(n.first_frag.actor >= 0 && n.first_frag.target >= 0 &&
+          n.first_frag.actor != n.first_frag.target);
+    CHECK(n.fx_explosion > 0); /* the plasma balls' EV_MISSILE_MISS / HIT */
+}
+/* udt_dm_68_team_chat.dm_68, `qdemo dump` of the base build: seq=24 "tchat
+ * \"\x19(sausage^7\x19) (Mega Health Room)\x19: ^5a\"": a team chat event from slot 0
+ * ("sausage", configstring 544). */
+TEST(q3_chat_event_sender)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_68/udt_dm_68_team_chat.dm_68")) {
+        q3run_close(&r);
+        SKIP("udt_dm_68_team_chat.dm_68 missing");
+    }
+    int found = 0;
+    uint32_t seen = 0;
+    while (q3run_step(&r) && !found) {
+        for (; seen < r.cl->event_count && !found; seen++) {
+            const cl_event *ev = cl_event_get(r.cl, seen);
+            if (ev && ev->kind == CL_EV_CHAT) {
+                CHECK_STR(ev->text, "(sausage^7) (Mega Health Room): ^5a");
+                CHECK(ev->flags & CL_EVF_TEAM);
+                CHECK_EQ(ev->actor, 0);
+                found = 1;
+            }
+        }
+    }
+    CHECK(found);
+    q3run_close(&r);
+}

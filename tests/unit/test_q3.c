@@ -1035,3 +1035,37 @@ TEST(q3_named_stats_and_team_scores)
     run_close(&r);
     free(m);
 }
+
+/* A "cp" server command is a centre print event; a "chat" line from a known name names
+ * its sender (g_cmds.c G_Say: "name^7: text" between \x19 escapes). */
+TEST(q3_center_and_chat_events)
+{
+    buf *m = calloc(1, sizeof *m);
+    bw *w = calloc(1, sizeof *w);
+    CHECK(m && w);
+    build_gamestate(w, 68);
+    block(m, 10, w);
+    memset(w, 0, sizeof *w);
+    build_command(w, 11, "cp \"Fight!\n\"");
+    block(m, 11, w);
+    memset(w, 0, sizeof *w);
+    build_command(w, 12, "chat \"\x19Watcher^7\x19: hi\"");
+    block(m, 12, w);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    free(w);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    CHECK(run_all(&r, m->b, m->n, NULL) == QD_OK);
+    CHECK_EQ(r.cl->event_count, 2);
+    const cl_event *a = cl_event_get(r.cl, 0), *b = cl_event_get(r.cl, 1);
+    CHECK(a && b);
+    CHECK_EQ(a->kind, CL_EV_CENTER);
+    CHECK_STR(a->text, "Fight!");
+    CHECK_EQ(b->kind, CL_EV_CHAT);
+    CHECK_STR(b->text, "Watcher^7: hi");
+    CHECK_EQ(b->actor, 3); /* "Watcher" is CS_PLAYERS + 3 */
+    CHECK(!(b->flags & CL_EVF_TEAM));
+    run_close(&r);
+    free(m);
+}
