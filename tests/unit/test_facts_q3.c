@@ -7,13 +7,22 @@
 #include "../../src/demo/demo.h"
 #include "../test.h"
 
-/* A real demo opened with a fresh client state, or NULL (the test SKIPs). */
 typedef struct q3run {
     demo_t *d;
     cl_state *cl;
     qd_error err;
 } q3run;
 
+static void q3run_close(q3run *r)
+{
+    if (r->d)
+        demo_close(r->d);
+    free(r->cl);
+    memset(r, 0, sizeof *r);
+}
+
+/* A real demo opened with a fresh client state; 0 (nothing left open) when it is missing
+ * or does not open: the test SKIPs. */
 static int q3run_open(q3run *r, const char *rel)
 {
     char path[1024];
@@ -22,8 +31,10 @@ static int q3run_open(q3run *r, const char *rel)
         return 0;
     r->d = demo_open(path, &r->err);
     r->cl = malloc(sizeof *r->cl);
-    if (!r->d || !r->cl)
+    if (!r->d || !r->cl) {
+        q3run_close(r);
         return 0;
+    }
     cl_reset(r->cl);
     return 1;
 }
@@ -35,13 +46,6 @@ static int q3run_step(q3run *r)
     return demo_step(r->d, r->cl, NULL, &done, &r->err) == QD_OK && !done;
 }
 
-static void q3run_close(q3run *r)
-{
-    if (r->d)
-        demo_close(r->d);
-    free(r->cl);
-}
-
 /* udt_dm_68_team_chat.dm_68, `qdemo dump` of the base build: configstring 544 (CS_PLAYERS +
  * 0) is "n\sausage\t\2\model\razor/default\hmodel\razor/default...", 546 is
  * "n\Sarge\t\1\model\sarge\hmodel\sarge...". Player bodies (ET_PLAYER entities and the
@@ -49,10 +53,8 @@ static void q3run_close(q3run *r)
 TEST(q3_player_model_from_configstring)
 {
     q3run r;
-    if (!q3run_open(&r, "dm_68/udt_dm_68_team_chat.dm_68")) {
-        q3run_close(&r);
+    if (!q3run_open(&r, "dm_68/udt_dm_68_team_chat.dm_68"))
         SKIP("udt_dm_68_team_chat.dm_68 missing");
-    }
     int bodies = 0;
     while (q3run_step(&r) && r.cl->frame_count < 200) {
         for (int n = 1; n <= 64; n++) {
@@ -91,10 +93,8 @@ TEST(q3_player_model_from_configstring)
 TEST(q3_missile_model_from_weapon)
 {
     q3run r;
-    if (!q3run_open(&r, "dm_68/udt_one_frag_only_with_plasma.dm_68")) {
-        q3run_close(&r);
+    if (!q3run_open(&r, "dm_68/udt_one_frag_only_with_plasma.dm_68"))
         SKIP("udt_one_frag_only_with_plasma.dm_68 missing");
-    }
     int plasma = 0;
     while (q3run_step(&r)) {
         for (int i = 0; i < r.cl->num_listed; i++) {
@@ -211,10 +211,8 @@ static int count_events(const char *rel, evcount *n)
 {
     q3run r;
     memset(n, 0, sizeof *n);
-    if (!q3run_open(&r, rel)) {
-        q3run_close(&r);
+    if (!q3run_open(&r, rel))
         return 0;
-    }
     uint32_t seen = 0, fx_seen = 0;
     while (q3run_step(&r)) {
         for (; seen < r.cl->event_count; seen++) {
@@ -257,10 +255,8 @@ TEST(q3_obituary_frag_event)
 TEST(q3_chat_event_sender)
 {
     q3run r;
-    if (!q3run_open(&r, "dm_68/udt_dm_68_team_chat.dm_68")) {
-        q3run_close(&r);
+    if (!q3run_open(&r, "dm_68/udt_dm_68_team_chat.dm_68"))
         SKIP("udt_dm_68_team_chat.dm_68 missing");
-    }
     int found = 0;
     uint32_t seen = 0;
     while (q3run_step(&r) && !found) {

@@ -989,29 +989,55 @@ static void build_stats_snapshot(bw *w, int32_t t)
     wbits(w, Q3_SVC_EOF, 8);
 }
 
-TEST(q3_named_stats_and_team_scores)
+/* Append w to m as block seq and clear w; a command block. */
+static void add_block(buf *m, bw *w, int32_t seq)
+{
+    block(m, seq, w);
+    memset(w, 0, sizeof *w);
+}
+
+static void add_command(buf *m, bw *w, int32_t seq, const char *text)
+{
+    build_command(w, seq, text);
+    add_block(m, w, seq);
+}
+
+/* A new demo holding the test gamestate as block 10, and an empty writer in *w (free both);
+ * NULL when out of memory. */
+static buf *start_built(bw **w)
 {
     buf *m = calloc(1, sizeof *m);
-    bw *w = calloc(1, sizeof *w);
-    CHECK(m && w);
-    build_gamestate(w, 68);
-    block(m, 10, w);
-    memset(w, 0, sizeof *w);
-    build_command(w, 11, "cs 6 \"4\""); /* CS_SCORES1: red 4 */
-    block(m, 11, w);
-    memset(w, 0, sizeof *w);
-    build_command(w, 12, "cs 7 \"-2\""); /* CS_SCORES2: blue -2 */
-    block(m, 12, w);
-    memset(w, 0, sizeof *w);
+    *w = calloc(1, sizeof **w);
+    if (!m || !*w) {
+        free(m);
+        free(*w);
+        return NULL;
+    }
+    build_gamestate(*w, 68);
+    add_block(m, *w, 10);
+    return m;
+}
+
+/* End m and decode it whole into r (run_close it). */
+static int run_built(run *r, buf *m)
+{
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    return run_open(r, m->b, m->n) && run_all(r, m->b, m->n, NULL) == QD_OK;
+}
+
+TEST(q3_named_stats_and_team_scores)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    add_command(m, w, 11, "cs 6 \"4\""); /* CS_SCORES1: red 4 */
+    add_command(m, w, 12, "cs 7 \"-2\""); /* CS_SCORES2: blue -2 */
     build_stats_snapshot(w, 5000);
-    block(m, 13, w);
-    put32(m, 0xffffffffu);
-    put32(m, 0xffffffffu);
+    add_block(m, w, 13);
     free(w);
     run r;
-    CHECK(run_open(&r, m->b, m->n));
-    qd_err e = run_all(&r, m->b, m->n, NULL);
-    CHECK_MSG(e == QD_OK, "%s", r.err.msg);
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
     const cl_stats *st = cl_stats_of(r.cl, 0); /* the recorder is client 0 */
     CHECK(st && (st->flags & CL_ST_VALID));
     CHECK_EQ(st->health, -20);
@@ -1040,23 +1066,14 @@ TEST(q3_named_stats_and_team_scores)
  * its sender (g_cmds.c G_Say: "name^7: text" between \x19 escapes). */
 TEST(q3_center_and_chat_events)
 {
-    buf *m = calloc(1, sizeof *m);
-    bw *w = calloc(1, sizeof *w);
-    CHECK(m && w);
-    build_gamestate(w, 68);
-    block(m, 10, w);
-    memset(w, 0, sizeof *w);
-    build_command(w, 11, "cp \"Fight!\n\"");
-    block(m, 11, w);
-    memset(w, 0, sizeof *w);
-    build_command(w, 12, "chat \"\x19Watcher^7\x19: hi\"");
-    block(m, 12, w);
-    put32(m, 0xffffffffu);
-    put32(m, 0xffffffffu);
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    add_command(m, w, 11, "cp \"Fight!\n\"");
+    add_command(m, w, 12, "chat \"\x19Watcher^7\x19: hi\"");
     free(w);
     run r;
-    CHECK(run_open(&r, m->b, m->n));
-    CHECK(run_all(&r, m->b, m->n, NULL) == QD_OK);
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
     CHECK_EQ(r.cl->event_count, 2);
     const cl_event *a = cl_event_get(r.cl, 0), *b = cl_event_get(r.cl, 1);
     CHECK(a && b);
