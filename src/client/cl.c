@@ -176,6 +176,114 @@ int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t)
     return 1;
 }
 
+static int traj_moves(const cl_traj *tr)
+{
+    return tr->type >= CL_TR_LINEAR && tr->type <= CL_TR_GRAVITY;
+}
+
+/* The motion slot of entity num, allocated when alloc is set (a slot whose entity stopped
+ * moving or left is taken back), or NULL. */
+static cl_motion *motion_of(cl_state *cl, int num, int alloc)
+{
+    int k = cl->motion_slot[num];
+    if (k)
+        return &cl->motion[k - 1];
+    if (!alloc)
+        return NULL;
+    for (int i = 0; i < CL_MAX_MOTION; i++) {
+        cl_motion *m = &cl->motion[i];
+        const cl_entity *o = &cl->entities[m->entity];
+        if (m->entity && o->active && (o->cur.flags & CL_EF_TRAJ))
+            continue;
+        if (m->entity)
+            cl->motion_slot[m->entity] = 0;
+        memset(m, 0, sizeof *m);
+        m->entity = num;
+        cl->motion_slot[num] = (uint16_t)(i + 1);
+        return m;
+    }
+    return NULL;
+}
+
+int cl_entity_update_traj(cl_state *cl, int num, const cl_entstate *s, const cl_traj *pos,
+                          const cl_traj *apos)
+{
+    if (num <= 0 || num >= CL_MOTION_ENTITIES)
+        return cl_entity_update(cl, num, s);
+    cl_entity *e = &cl->entities[num];
+    int again = e->active && e->cur_frame == cl->frame_count + 1u && cl->in_frame;
+    /* only trajectories that move are kept: players, items and movers at rest take no slot */
+    static const cl_traj none;
+    if (!traj_moves(pos))
+        pos = &none;
+    if (!traj_moves(apos))
+        apos = &none;
+    int moves = pos != &none || apos != &none;
+    cl_motion *m = motion_of(cl, num, moves);
+    cl_entstate st = *s;
+    st.flags = (uint8_t)((st.flags & ~CL_EF_TRAJ) | (m && moves ? CL_EF_TRAJ : 0));
+    cl_entity_update(cl, num, &st);
+    if (!m)
+        return 1;
+    if (!moves && !again) { /* stopped: the slot is free again */
+        cl->motion_slot[num] = 0;
+        memset(m, 0, sizeof *m);
+        return 1;
+    }
+    if (e->prev_time == cl->time && e->cur_time == cl->time) {
+        /* snapped (or first seen): no older trajectory */
+        m->pos[0] = m->pos[1] = *pos;
+        m->apos[0] = m->apos[1] = *apos;
+        m->since = cl->time;
+    } else if (memcmp(&m->pos[1], pos, sizeof *pos) || memcmp(&m->apos[1], apos, sizeof *apos)) {
+        if (!again) { /* a second update in one frame replaces the first */
+            m->pos[0] = m->pos[1];
+            m->apos[0] = m->apos[1];
+        }
+        m->pos[1] = *pos;
+        m->apos[1] = *apos;
+        m->since = cl->time;
+    }
+    return 1;
+}
+
+/* BG_EvaluateTrajectory, ioquake3 code/game/bg_misc.c (facts only): with dt = (t - trTime)
+ * in seconds, LINEAR base + delta dt; LINEAR_STOP the same with t clamped to trTime +
+ * trDuration and dt >= 0; SINE base + delta sin(2 pi (t - trTime) / trDuration); GRAVITY
+ * base + delta dt, z minus DEFAULT_GRAVITY (800) dt^2 / 2; STATIONARY, INTERPOLATE base. */
+void cl_traj_eval(const cl_traj *tr, double t, float out[3])
+{
+    double ms = t * 1000.0, k = 0, g = 0;
+    switch (tr->type) {
+    case CL_TR_LINEAR:
+        k = (ms - tr->t0_ms) * 0.001;
+        break;
+    case CL_TR_LINEAR_STOP:
+        if (ms > (double)tr->t0_ms + tr->duration_ms)
+            ms = (double)tr->t0_ms + tr->duration_ms;
+        k = (ms - tr->t0_ms) * 0.001;
+        if (k < 0)
+            k = 0;
+        break;
+    case CL_TR_SINE:
+        if (tr->duration_ms > 0)
+            k = sin((ms - tr->t0_ms) / tr->duration_ms * 6.283185307179586);
+        break;
+    case CL_TR_GRAVITY:
+        k = (ms - tr->t0_ms) * 0.001;
+        g = 0.5 * 800.0 * k * k;
+        break;
+    default:
+        break;
+    }
+    for (int i = 0; i < 3; i++) {
+        double v = (double)tr->base[i] + (double)tr->delta[i] * k - (i == 2 ? g : 0);
+        if (!isfinite(v) || fabs(v) > 1e7)
+            v = isfinite(tr->base[i]) && fabsf(tr->base[i]) < 1e7f ? tr->base[i] : 0;
+        out[i] = (float)v;
+    }
+}
+
 int cl_entity_keep(cl_state *cl, int num)
 {
     if (num < 0 || num >= cl->num_entities)
@@ -553,6 +661,16 @@ int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *n
     for (int i = 0; i < 3; i++) {
         out->origin[i] = e->prev.origin[i] + (e->cur.origin[i] - e->prev.origin[i]) * f;
         out->angles[i] = cl_lerp_angle(e->prev.angles[i], e->cur.angles[i], f);
+    }
+    if ((e->cur.flags & CL_EF_TRAJ) && num < CL_MOTION_ENTITIES && cl->motion_slot[num]) {
+        /* the trajectory of the state shown at t (cgame: the snapshot at or before it) */
+        const cl_motion *m = &cl->motion[cl->motion_slot[num] - 1];
+        double tt = t < e->prev_time ? e->prev_time : t > e->cur_time ? e->cur_time : t;
+        int k = tt >= m->since;
+        if (traj_moves(&m->pos[k]))
+            cl_traj_eval(&m->pos[k], tt, out->origin);
+        if (traj_moves(&m->apos[k]))
+            cl_traj_eval(&m->apos[k], tt, out->angles);
     }
     out->frame = e->prev.frame;
     if (next_frame)

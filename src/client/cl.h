@@ -44,6 +44,7 @@ typedef struct cl_entstate {
 #define CL_EF_PLAYER 0x02   /* the entity is a client (QW playerinfo, Q1 ent 1..maxclients) */
 #define CL_EF_DEAD 0x04     /* a dead body (QW PF_DEAD, Q2/Q3 pm_type): cl_body_view's eye */
 #define CL_EF_GIBBED 0x08   /* a gibbed body, only the head left (QW PF_GIB, Q2 PM_GIB) */
+#define CL_EF_TRAJ 0x10     /* Q3: cl_state.motion moves it at render time (cl_entity_update_traj) */
 
 /* One dynamic entity: its two latest recorded states and when they were valid. */
 typedef struct cl_entity {
@@ -58,6 +59,31 @@ typedef struct cl_entity {
     double prev_time;           /* demo time of prev; equal to cur_time after a snap */
     cl_entstate prev;
 } cl_entity;
+
+/* ---- Quake III motion (plan 2.2, 8): trajectories evaluated at render time ---- */
+
+/* trType_t (bg_public.h) */
+typedef enum cl_traj_type {
+    CL_TR_STATIONARY, CL_TR_INTERPOLATE, CL_TR_LINEAR, CL_TR_LINEAR_STOP, CL_TR_SINE,
+    CL_TR_GRAVITY
+} cl_traj_type;
+typedef struct cl_traj {        /* 40 bytes: BG_EvaluateTrajectory's inputs */
+    float base[3];              /* trBase */
+    float delta[3];             /* trDelta (units or degrees per second; SINE: amplitude) */
+    int32_t t0_ms;              /* trTime on the demo clock (demo ms, not server ms) */
+    int32_t duration_ms;        /* trDuration */
+    uint8_t type, pad[7];       /* cl_traj_type */
+} cl_traj;
+/* One moving entity's trajectories: [1] the newest, valid from demo time `since`, [0] the
+ * one before (cgame draws the snapshot at or before its time). */
+typedef struct cl_motion {      /* 176 bytes */
+    cl_traj pos[2], apos[2];
+    double since;
+    int32_t entity;             /* cl entity number, 0 = a free slot */
+    uint8_t pad[4];
+} cl_motion;
+#define CL_MAX_MOTION 256       /* moving entities at once: Q3 MAX_ENTITIES_IN_SNAPSHOT */
+#define CL_MOTION_ENTITIES 1024 /* cl entity numbers that may move: Q3 entities 0..1022 */
 
 /* ---- Stats: named facts, never a game's slot numbers (issue #10, plan 2.3) ---- */
 
@@ -307,6 +333,9 @@ typedef struct cl_state {
     cl_stats player_stats[CL_MAX_PLAYERS]; /* per player when the format has them (MVD) */
     uint32_t event_count;                 /* events ever added; events[] holds the latest */
     cl_event events[CL_MAX_EVENTS];
+    /* Q3 trajectories of the CL_EF_TRAJ entities (zeros elsewhere: cheap in keyframes) */
+    uint16_t motion_slot[CL_MOTION_ENTITIES]; /* entity number -> motion index + 1, 0 none */
+    cl_motion motion[CL_MAX_MOTION];
 
     cl_fxlog fxlog;           /* LAST: a keyframe is the CL_KEYFRAME_BYTES before it */
 } cl_state;
@@ -342,6 +371,16 @@ int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
 /* The entity is in the open frame with the same state it had in the latest one (formats
  * that send only changes). Returns 0 when it is not active: send its state instead. */
 int cl_entity_keep(cl_state *cl, int num);
+/* cl_entity_update for a Quake III entity moved by trajectories (pos: origin, apos: angles)
+ * that the renderer evaluates at its own time (cl_entity_at). s holds their values at the
+ * frame's time; the state gets CL_EF_TRAJ when either depends on time and a motion slot
+ * is free. Returns 0 when num is out of range; num >= CL_MOTION_ENTITIES is updated without
+ * trajectories. */
+int cl_entity_update_traj(cl_state *cl, int num, const cl_entstate *s, const cl_traj *pos,
+                          const cl_traj *apos);
+/* BG_EvaluateTrajectory at demo time t (seconds): out = the trajectory's position. A
+ * result that is not finite or beyond 1e7 units gives base (0 if base is not sane). */
+void cl_traj_eval(const cl_traj *tr, double t, float out[3]);
 /* Remove an entity now. */
 void cl_entity_remove(cl_state *cl, int num);
 /* Close the frame. When drop_missing is set, entities not updated in this frame vanish
@@ -398,6 +437,7 @@ void cl_fxlog_clear(cl_state *cl);
 
 /* An entity interpolated at demo time t (clamped to [prev_time, cur_time]), with the frame
  * blend: out->frame is the older frame, *next_frame the newer, *blend in [0,1] between them.
+ * A CL_EF_TRAJ entity's origin and angles are its time-dependent trajectories at t.
  * Returns 0 when the entity is not active. */
 int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *next_frame,
                  float *blend);

@@ -20,6 +20,7 @@
 #include "q3_local.h"
 #include "../common/rd.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -228,12 +229,67 @@ static const char *const item_models[] = {
 };
 #define NUM_ITEM_MODELS ((int)(sizeof item_models / sizeof item_models[0]))
 
+/* Player slot k's three meshes are registered at Q3_PLAYER_MODELS + 3k (lower, upper, head:
+ * cgame CG_RegisterClientModelname loads models/players/<model>/lower.md3, upper.md3 and
+ * models/players/<hmodel>/head.md3); a body entity shows the legs slot. */
+#define Q3_PLAYER_MODELS 320
+/* Missiles by weapon_t (bg_public.h) at Q3_MISSILE_MODELS + weapon: the missileModel that
+ * ioquake3 cgame/cg_weapons.c CG_RegisterWeapon registers (plasma has no model, only the
+ * sprite shader "sprites/plasma1", named here so the ball is not invisible). */
+#define Q3_MISSILE_MODELS 512
+#define Q3_ET_MISSILE 3
+static const char *const missile_models[] = {
+    NULL, NULL, NULL, NULL,
+    "models/ammo/grenade1.md3",      /* WP_GRENADE_LAUNCHER 4 */
+    "models/ammo/rocket/rocket.md3", /* WP_ROCKET_LAUNCHER 5 */
+    NULL, NULL,
+    "sprites/plasma1",               /* WP_PLASMAGUN 8 */
+    "models/weaphits/bfg.md3",       /* WP_BFG 9 */
+    "models/ammo/rocket/rocket.md3", /* WP_GRAPPLING_HOOK 10 */
+    "models/weaphits/nail.md3",      /* WP_NAILGUN 11 (missionpack) */
+    "models/weaphits/proxmine.md3",  /* WP_PROX_LAUNCHER 12 (missionpack) */
+};
+#define NUM_MISSILE_MODELS ((int)(sizeof missile_models / sizeof missile_models[0]))
+
+/* The legs slot of client cn, 0 while its configstring is unset. */
+static uint16_t player_model(const ctx *c, int cn)
+{
+    int mi = Q3_PLAYER_MODELS + 3 * cn;
+    return mi < c->cl->level.num_models && c->cl->level.models[mi][0] ? (uint16_t)mi : 0;
+}
+
+/* "razor/default" -> model "razor", skin "default"; no slash: skin "default"; empty: cgame's
+ * DEFAULT_MODEL "sarge" (cg_players.c CG_NewClientInfo). Names keep to [A-Za-z0-9_-] so a
+ * configstring cannot build a path out of the models folder. */
+static void split_model(const char *v, char *model, size_t mcap, char *skin, size_t scap)
+{
+    size_t n = 0, k = 0;
+    const char *p = v;
+    for (; *p && *p != '/'; p++)
+        if (n + 1 < mcap && (isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
+            model[n++] = *p;
+    model[n] = 0;
+    if (*p == '/')
+        for (p++; *p; p++)
+            if (k + 1 < scap && (isalnum((unsigned char)*p) || *p == '_' || *p == '-'))
+                skin[k++] = *p;
+    skin[k] = 0;
+    if (!n)
+        snprintf(model, mcap, "sarge");
+    if (!k)
+        snprintf(skin, scap, "default");
+}
+
 static void apply_player(ctx *c, int slot, const char *info)
 {
-    char name[64], team[16];
+    char name[64], team[16], v[64], model[32], skin[32], hmodel[32], hskin[32];
+    int mi = Q3_PLAYER_MODELS + 3 * slot;
     if (!info[0]) {
         cl_set_player_name(c->cl, slot, "");
         cl_set_player_entity(c->cl, slot, -1);
+        if (player_model(c, slot))
+            for (int i = 0; i < 3; i++)
+                cl_set_model(c->cl, mi + i, "");
         return;
     }
     info_get(info, "n", name, sizeof name);
@@ -241,7 +297,24 @@ static void apply_player(ctx *c, int slot, const char *info)
     /* An empty name still marks the slot used: the configstring is set. */
     cl_set_player_name(c->cl, slot, name[0] ? name : "?");
     cl_set_player_spectator(c->cl, slot, team[0] && small_atoi(team) == 3);
+    /* team_t (bg_public.h): TEAM_FREE 0, TEAM_RED 1, TEAM_BLUE 2, TEAM_SPECTATOR 3 */
+    cl_set_player_team(c->cl, slot, small_atoi(team));
     cl_set_player_entity(c->cl, slot, slot + 1);
+    /* model and hmodel (bg_public.h CS_PLAYERS, g_client.c ClientUserinfoChanged) */
+    info_get(info, "model", v, sizeof v);
+    split_model(v, model, sizeof model, skin, sizeof skin);
+    if (!info_get(info, "hmodel", v, sizeof v) || !v[0])
+        snprintf(v, sizeof v, "%s/%s", model, skin);
+    split_model(v, hmodel, sizeof hmodel, hskin, sizeof hskin);
+    char path[CL_NAME_LEN], head[64];
+    snprintf(path, sizeof path, "models/players/%s/lower.md3", model);
+    cl_set_model(c->cl, mi, path);
+    snprintf(path, sizeof path, "models/players/%s/upper.md3", model);
+    cl_set_model(c->cl, mi + 1, path);
+    snprintf(path, sizeof path, "models/players/%s/head.md3", hmodel);
+    cl_set_model(c->cl, mi + 2, path);
+    snprintf(head, sizeof head, "%s/%s", hmodel, hskin);
+    cl_set_player_look(c->cl, slot, model, skin, head);
 }
 
 /* One configstring's meaning for the client state (cl_level_begin was called). */
@@ -260,6 +333,8 @@ static void apply_cs(ctx *c, int index, const char *str)
         cl_set_sound(c->cl, index - Q3_CS_SOUNDS, str);
     } else if (index >= Q3_CS_PLAYERS && index < Q3_CS_PLAYERS + Q3_MAX_CLIENTS) {
         apply_player(c, index - Q3_CS_PLAYERS, str);
+    } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
+        c->cl->team_score[index - Q3_CS_SCORES1] = small_atoi(str);
     }
 }
 
@@ -304,6 +379,9 @@ static void begin_level(ctx *c)
             apply_cs(c, i, gs_get(gs, i));
     for (int i = 1; i < NUM_ITEM_MODELS; i++)
         cl_set_model(c->cl, Q3_ITEM_MODELS + i, item_models[i]);
+    for (int i = 1; i < NUM_MISSILE_MODELS; i++)
+        if (missile_models[i])
+            cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
 }
 
 /* ---- svc_gamestate [DM68 10 Parse_GameState] ---- */
@@ -396,6 +474,7 @@ static qd_err parse_gamestate(ctx *c)
         s->client_num = 0;
     /* A new level: the ring and the pool start over. */
     memset(s->snaps, 0, sizeof s->snaps);
+    memset(s->ev_present, 0, sizeof s->ev_present);
     s->shown_valid = 0;
     s->have_level = 1;
     s->rebase = s->have_time0;
@@ -431,6 +510,35 @@ static void cmd_scores(ctx *c, const char *p)
         if (slot >= 0 && slot < Q3_MAX_CLIENTS)
             cl_set_player_frags(c->cl, slot, v[3 + 14 * i + 1]);
     }
+}
+
+/* A chat line or centre print as an event. The sender of a chat line is the player whose
+ * name starts it (g_cmds.c G_Say: "name^7: text", tchat "(name^7) (location): text"),
+ * else unknown. */
+static void text_event(ctx *c, int kind, int team, const char *text)
+{
+    cl_event ce;
+    memset(&ce, 0, sizeof ce);
+    ce.kind = (uint8_t)kind;
+    ce.flags = team ? CL_EVF_TEAM : 0;
+    ce.actor = ce.target = -1;
+    snprintf(ce.text, sizeof ce.text, "%s", text);
+    if (kind == CL_EV_CHAT) {
+        const char *p = text + (team && text[0] == '(');
+        size_t best = 0;
+        for (int i = 0; i < Q3_MAX_CLIENTS; i++) {
+            const char *name = c->cl->players[i].name;
+            size_t n = strlen(name), k = n;
+            while (p[k] == '^' && p[k + 1]) /* the colour reset G_Say appends */
+                k += 2;
+            if (n > best && c->cl->players[i].active && !strncmp(p, name, n) &&
+                (p[k] == ':' || p[k] == ')')) {
+                best = n;
+                ce.actor = (int8_t)i;
+            }
+        }
+    }
+    cl_event_add(c->cl, &ce);
 }
 
 /* A reliable text command [DM68 10 Parse_ServerCommand]: each is resent until acknowledged,
@@ -470,6 +578,8 @@ static qd_err parse_servercommand(ctx *c)
                                                            ? CL_MSG_CENTER
                                                            : CL_MSG_CHAT;
         cl_message_add(c->cl, k, arg);
+        if (k != CL_MSG_PRINT)
+            text_event(c, k == CL_MSG_CENTER ? CL_EV_CENTER : CL_EV_CHAT, cmd[0] == 't', arg);
     } else if (!strcmp(cmd, "cs") || !strcmp(cmd, "bcs0") || !strcmp(cmd, "bcs1") ||
                !strcmp(cmd, "bcs2")) {
         /* cs <index> <string>; a long one comes as bcs0 (start), bcs1 (more), bcs2 (end)
@@ -545,86 +655,62 @@ static void frame_add(q3_state *s, q3_snap *f, const q3_ent *e, int64_t keep)
     f->count++;
 }
 
-/* BG_EvaluateTrajectory (bg_misc.c) at atTime msec: trType, trTime, trDuration, trBase,
- * trDelta. */
-static void eval_traj(const q3_ent *e, int apos, int32_t at, float out[3])
+/* An entity's trajectory (pos or apos) with its time on the demo clock: trTime minus the
+ * server time of demo time 0. */
+static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
 {
-    int type, t0, dur;
-    float base[3], delta[3];
-    if (apos) {
-        type = e->f[Q3_ES_APOS_TRTYPE];
-        t0 = e->f[Q3_ES_APOS_TRTIME];
-        dur = e->f[Q3_ES_APOS_TRDURATION];
-        base[0] = q3_f(e->f[Q3_ES_APOS_TRBASE0]);
-        base[1] = q3_f(e->f[Q3_ES_APOS_TRBASE1]);
-        base[2] = q3_f(e->f[Q3_ES_APOS_TRBASE2]);
-        delta[0] = q3_f(e->f[Q3_ES_APOS_TRDELTA0]);
-        delta[1] = q3_f(e->f[Q3_ES_APOS_TRDELTA1]);
-        delta[2] = q3_f(e->f[Q3_ES_APOS_TRDELTA2]);
-    } else {
-        type = e->f[Q3_ES_POS_TRTYPE];
-        t0 = e->f[Q3_ES_POS_TRTIME];
-        dur = e->f[Q3_ES_POS_TRDURATION];
-        base[0] = q3_f(e->f[Q3_ES_POS_TRBASE0]);
-        base[1] = q3_f(e->f[Q3_ES_POS_TRBASE1]);
-        base[2] = q3_f(e->f[Q3_ES_POS_TRBASE2]);
-        delta[0] = q3_f(e->f[Q3_ES_POS_TRDELTA0]);
-        delta[1] = q3_f(e->f[Q3_ES_POS_TRDELTA1]);
-        delta[2] = q3_f(e->f[Q3_ES_POS_TRDELTA2]);
-    }
-    double dt, k = 0, g = 0;
-    switch (type) {
-    case Q3_TR_LINEAR:
-        k = ((double)at - t0) * 0.001;
-        break;
-    case Q3_TR_SINE:
-        if (dur > 0)
-            k = sin(((double)at - t0) / dur * 6.283185307179586);
-        break;
-    case Q3_TR_LINEAR_STOP:
-        dt = (double)at;
-        if (dt > (double)t0 + dur)
-            dt = (double)t0 + dur;
-        k = (dt - t0) * 0.001;
-        if (k < 0)
-            k = 0;
-        break;
-    case Q3_TR_GRAVITY:
-        k = ((double)at - t0) * 0.001;
-        g = 0.5 * 800.0 * k * k; /* DEFAULT_GRAVITY */
-        break;
-    default: /* TR_STATIONARY, TR_INTERPOLATE, unknown */
-        break;
-    }
+    static const int8_t fields[2][9] = {
+        {Q3_ES_POS_TRTYPE, Q3_ES_POS_TRTIME, Q3_ES_POS_TRDURATION, Q3_ES_POS_TRBASE0,
+         Q3_ES_POS_TRBASE1, Q3_ES_POS_TRBASE2, Q3_ES_POS_TRDELTA0, Q3_ES_POS_TRDELTA1,
+         Q3_ES_POS_TRDELTA2},
+        {Q3_ES_APOS_TRTYPE, Q3_ES_APOS_TRTIME, Q3_ES_APOS_TRDURATION, Q3_ES_APOS_TRBASE0,
+         Q3_ES_APOS_TRBASE1, Q3_ES_APOS_TRBASE2, Q3_ES_APOS_TRDELTA0, Q3_ES_APOS_TRDELTA1,
+         Q3_ES_APOS_TRDELTA2}};
+    const int8_t *f = fields[apos];
+    memset(tr, 0, sizeof *tr);
+    int type = e->f[f[0]];
+    tr->type = (uint8_t)(type >= Q3_TR_STATIONARY && type <= Q3_TR_GRAVITY ? type
+                                                                          : Q3_TR_STATIONARY);
+    int64_t t0 = (int64_t)e->f[f[1]] - c->s->time0;
+    tr->t0_ms = (int32_t)(t0 < -2000000000 ? -2000000000 : t0 > 2000000000 ? 2000000000 : t0);
+    tr->duration_ms = e->f[f[2]];
     for (int i = 0; i < 3; i++) {
-        double v = base[i] + delta[i] * k - (i == 2 ? g : 0);
-        if (!isfinite(v) || fabs(v) > 1e7)
-            v = isfinite(base[i]) && fabsf(base[i]) < 1e7f ? base[i] : 0;
-        out[i] = (float)v;
+        tr->base[i] = q3_f(e->f[f[3 + i]]);
+        tr->delta[i] = q3_f(e->f[f[6 + i]]);
     }
 }
 
-static void emit_entity(ctx *c, const q3_ent *e, int32_t at)
+static void emit_entity(ctx *c, const q3_ent *e, double at)
 {
     cl_entstate st;
+    cl_traj pos, apos;
     memset(&st, 0, sizeof st);
-    eval_traj(e, 0, at, st.origin);
-    eval_traj(e, 1, at, st.angles);
+    get_traj(c, e, 0, &pos);
+    get_traj(c, e, 1, &apos);
+    /* BG_EvaluateTrajectory at the snapshot's time; the renderer evaluates them again at its
+     * own time (cl_entity_at), as cgame draws a missile between snapshots */
+    cl_traj_eval(&pos, at, st.origin);
+    cl_traj_eval(&apos, at, st.angles);
     /* modelindex names a CS_MODELS slot for ET_GENERAL and ET_MOVER (cg_ents.c CG_General,
-     * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles and players get
-     * their models from the weapon and the client's configstring: no model here. */
+     * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles get their model
+     * from the weapon (CG_Missile), players from their client's configstring (CG_Player). */
     int type = e->f[Q3_ES_ETYPE], mi = e->f[Q3_ES_MODELINDEX] & 0xff;
+    int wp = e->f[Q3_ES_WEAPON], cn = e->f[Q3_ES_CLIENTNUM];
     if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER)
         st.model = (uint16_t)mi;
     else if (type == Q3_ET_ITEM && mi > 0 && mi < NUM_ITEM_MODELS)
         st.model = (uint16_t)(Q3_ITEM_MODELS + mi);
+    else if (type == Q3_ET_MISSILE && wp > 0 && wp < NUM_MISSILE_MODELS && missile_models[wp])
+        st.model = (uint16_t)(Q3_MISSILE_MODELS + wp);
+    else if (type == Q3_ET_PLAYER && cn >= 0 && cn < Q3_MAX_CLIENTS)
+        st.model = player_model(c, cn);
     st.frame = (uint16_t)e->f[Q3_ES_FRAME];
     st.effects = (uint32_t)e->f[Q3_ES_EFLAGS];
     if (e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER)
-        st.flags |= CL_EF_PLAYER;
+        st.flags |= CL_EF_PLAYER | (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD ? CL_EF_DEAD : 0);
     if (e->teleport)
         st.flags |= CL_EF_TELEPORT;
-    cl_entity_update(c->cl, e->number + 1, &st);
+    cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, &apos);
 }
 
 /* The recorder's own body, which the playerState stands for (it is never in the entity
@@ -633,6 +719,62 @@ static int ps_client(const ctx *c, const q3_ps *ps)
 {
     int cn = ps->f[Q3_PS_CLIENTNUM];
     return cn < 0 || cn >= Q3_MAX_CLIENTS ? c->s->client_num : cn;
+}
+
+/* weapon_t (bg_public.h) as cl_weapon, and the ammunition kind each uses */
+static const uint8_t q3_weapon[] = {
+    CL_WP_NONE, CL_WP_MELEE, CL_WP_MACHINEGUN, CL_WP_SHOTGUN, CL_WP_GRENADE_LAUNCHER,
+    CL_WP_ROCKET_LAUNCHER, CL_WP_LIGHTNING, CL_WP_RAILGUN, CL_WP_PLASMA, CL_WP_BFG,
+    CL_WP_GRAPPLE, CL_WP_NAILGUN, CL_WP_PROX, CL_WP_CHAINGUN};
+static const uint8_t q3_weapon_ammo[] = {
+    CL_AMMO_NONE, CL_AMMO_NONE, CL_AMMO_BULLETS, CL_AMMO_SHELLS, CL_AMMO_GRENADES,
+    CL_AMMO_ROCKETS, CL_AMMO_OTHER, CL_AMMO_SLUGS, CL_AMMO_CELLS, CL_AMMO_OTHER,
+    CL_AMMO_NONE, CL_AMMO_BULLETS, CL_AMMO_GRENADES, CL_AMMO_BULLETS};
+#define Q3_NUM_WEAPONS ((int)sizeof q3_weapon)
+/* powerup_t (bg_public.h) PW_QUAD 1 .. PW_NEUTRALFLAG 9 as cl_powerup */
+static const int8_t q3_powerup[] = {-1, CL_PU_QUAD, CL_PU_SUIT, CL_PU_HASTE, CL_PU_INVIS,
+                                    CL_PU_REGEN, CL_PU_FLIGHT, CL_PU_FLAG, CL_PU_FLAG,
+                                    CL_PU_FLAG};
+
+static int16_t clamp16(int32_t v) { return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); }
+
+/* The playerState's named stats [DM68 6] (bg_public.h statIndex_t, persEnum_t): health,
+ * armour, the held weapon and its ammunition, owned weapons, powerup ends (server ms ->
+ * demo time; a flag is held until INT_MAX, "end unknown"), score, dead and spectator. */
+static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    int pm = ps->f[Q3_PS_PM_TYPE], wp = ps->f[Q3_PS_WEAPON];
+    st->health = clamp16(ps->stats[Q3_STAT_HEALTH]);
+    st->armor = clamp16(ps->stats[Q3_STAT_ARMOR]);
+    if (wp > 0 && wp < Q3_NUM_WEAPONS) {
+        st->weapon = q3_weapon[wp];
+        st->ammo_type = q3_weapon_ammo[wp];
+        st->ammo = clamp16(ps->ammo[wp]);
+    }
+    for (int i = 1; i < Q3_NUM_WEAPONS; i++) {
+        if (ps->stats[Q3_STAT_WEAPONS] & (1 << i))
+            st->weapons |= 1u << q3_weapon[i];
+        /* by kind: the ammunition of the first weapon of that kind */
+        int k = q3_weapon_ammo[i];
+        if (k != CL_AMMO_NONE && k != CL_AMMO_OTHER && !st->ammo_of[k])
+            st->ammo_of[k] = clamp16(ps->ammo[i]);
+    }
+    for (int i = 1; i < (int)sizeof q3_powerup; i++) {
+        int32_t end = ps->powerups[i];
+        float *dst = &st->powerup_end[q3_powerup[i]];
+        if (end <= 0)
+            continue;
+        if (end >= 0x7fffffff - 1000000) /* INT_MAX: held until dropped */
+            *dst = -1;
+        else if (*dst >= 0)
+            *dst = (float)(((double)end - c->s->time0) / 1000.0);
+    }
+    st->score = ps->persistant[Q3_PERS_SCORE];
+    if (pm == Q3_PM_DEAD || st->health <= 0)
+        st->flags |= CL_ST_DEAD;
+    if (pm == Q3_PM_SPECTATOR || ps->persistant[Q3_PERS_TEAM] == 3)
+        st->flags |= CL_ST_SPECTATOR;
 }
 
 static void emit_ps(ctx *c, const q3_ps *ps, int body)
@@ -655,8 +797,9 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         memset(&st, 0, sizeof st);
         memcpy(st.origin, org, sizeof org);
         st.angles[1] = ang[1];
+        st.model = player_model(c, cn);
         st.effects = (uint32_t)ps->f[Q3_PS_EFLAGS];
-        st.flags = CL_EF_PLAYER;
+        st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
             st.flags |= CL_EF_TELEPORT;
         c->s->last_eflags = ps->f[Q3_PS_EFLAGS];
@@ -669,14 +812,132 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     memcpy(v.origin, org, sizeof org);
     v.origin[2] += (float)ps->f[Q3_PS_VIEWHEIGHT];
     memcpy(v.angles, ang, sizeof ang);
+    v.dead = pm == Q3_PM_DEAD;
+    v.player = cn + 1;
     cl_set_view(c->cl, &v);
     for (int i = 0; i < 16; i++)
         cl_set_stat(c->cl, i, ps->stats[i]);
-    cl_set_player_frags(c->cl, cn, ps->persistant[0]); /* PERS_SCORE */
-    cl_set_intermission(c->cl, pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION);
+    cl_stats st;
+    ps_stats(c, ps, &st);
+    cl_set_stats(c->cl, -1, &st);
+    cl_set_player_frags(c->cl, cn, ps->persistant[Q3_PERS_SCORE]);
+    int inter = pm == Q3_PM_INTERMISSION || pm == Q3_PM_SPINTERMISSION;
+    cl_set_intermission(c->cl, inter);
+    if (inter && !c->s->was_intermission) {
+        cl_event ce;
+        memset(&ce, 0, sizeof ce);
+        ce.kind = CL_EV_INTERMISSION;
+        ce.actor = ce.target = -1;
+        cl_event_add(c->cl, &ce);
+    }
+    c->s->was_intermission = (uint8_t)inter;
 }
 
-/* The trajectory gives the same result at serverTimes t1 and t2 (eval_traj): it does not
+/* meansOfDeath_t (bg_public.h) MOD_UNKNOWN 0 .. MOD_TRIGGER_HURT 22 as cl_means and the
+ * weapon of a CL_MOD_WEAPON death */
+static const uint8_t q3_mod[][2] = {
+    {CL_MOD_UNKNOWN, 0}, {CL_MOD_WEAPON, CL_WP_SHOTGUN}, {CL_MOD_WEAPON, CL_WP_MELEE},
+    {CL_MOD_WEAPON, CL_WP_MACHINEGUN}, {CL_MOD_WEAPON, CL_WP_GRENADE_LAUNCHER},
+    {CL_MOD_SPLASH, CL_WP_GRENADE_LAUNCHER}, {CL_MOD_WEAPON, CL_WP_ROCKET_LAUNCHER},
+    {CL_MOD_SPLASH, CL_WP_ROCKET_LAUNCHER}, {CL_MOD_WEAPON, CL_WP_PLASMA},
+    {CL_MOD_SPLASH, CL_WP_PLASMA}, {CL_MOD_WEAPON, CL_WP_RAILGUN},
+    {CL_MOD_WEAPON, CL_WP_LIGHTNING}, {CL_MOD_WEAPON, CL_WP_BFG}, {CL_MOD_SPLASH, CL_WP_BFG},
+    {CL_MOD_WATER, 0}, {CL_MOD_SLIME, 0}, {CL_MOD_LAVA, 0}, {CL_MOD_CRUSH, 0},
+    {CL_MOD_TELEFRAG, 0}, {CL_MOD_FALL, 0}, {CL_MOD_SUICIDE, 0}, {CL_MOD_TRIGGER, 0},
+    {CL_MOD_TRIGGER, 0}};
+
+/* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. */
+static void entity_event(ctx *c, const q3_ent *e, int ev)
+{
+    float org[3];
+    cl_traj tr;
+    get_traj(c, e, 0, &tr);
+    cl_traj_eval(&tr, c->cl->time, org);
+    if (ev == Q3_EV_OBITUARY) {
+        /* g_combat.c player_die: otherEntityNum the victim, otherEntityNum2 the killer
+         * (ENTITYNUM_WORLD: none), eventParm the means of death */
+        int target = e->f[Q3_ES_OTHERENTITYNUM], killer = e->f[Q3_ES_OTHERENTITYNUM2];
+        int mod = e->f[Q3_ES_EVENTPARM];
+        cl_event ce;
+        memset(&ce, 0, sizeof ce);
+        ce.kind = CL_EV_FRAG;
+        ce.target = (int8_t)(target >= 0 && target < Q3_MAX_CLIENTS ? target : -1);
+        ce.actor = (int8_t)(killer >= 0 && killer < Q3_MAX_CLIENTS ? killer : -1);
+        if (mod >= 0 && mod < (int)(sizeof q3_mod / sizeof q3_mod[0])) {
+            ce.means = q3_mod[mod][0];
+            ce.weapon = q3_mod[mod][1];
+        }
+        cl_event_add(c->cl, &ce);
+    } else if (ev >= Q3_EV_MISSILE_HIT && ev <= Q3_EV_MISSILE_MISS_METAL) {
+        /* cg_weapons.c CG_MissileHitWall: an explosion where the missile stopped */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_EXPLOSION;
+        fx.style = (uint8_t)(e->f[Q3_ES_WEAPON] & 0xff);
+        fx.life = 1.0f;
+        fx.radius = 300;
+        fx.rgb[0] = 255;
+        fx.rgb[1] = 190;
+        fx.rgb[2] = 100;
+        fx.entity = -1;
+        memcpy(fx.origin, org, sizeof org);
+        memcpy(fx.end, org, sizeof org);
+        cl_fx_add(c->cl, &fx);
+    } else if (ev == Q3_EV_RAILTRAIL) {
+        /* CG_RailTrail from origin2 (the muzzle) to pos.trBase; cg_railTrailTime 400 ms */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_BEAM_RAIL;
+        fx.life = 0.4f;
+        fx.entity = -1;
+        memcpy(fx.end, org, sizeof org);
+        fx.origin[0] = q3_f(e->f[Q3_ES_ORIGIN2_0]);
+        fx.origin[1] = q3_f(e->f[Q3_ES_ORIGIN2_1]);
+        fx.origin[2] = q3_f(e->f[Q3_ES_ORIGIN2_2]);
+        for (int i = 0; i < 3; i++)
+            if (!isfinite(fx.origin[i]) || fabsf(fx.origin[i]) > 1e7f)
+                fx.origin[i] = org[i];
+        cl_fx_add(c->cl, &fx);
+    } else if (ev == Q3_EV_GENERAL_SOUND || ev == Q3_EV_GLOBAL_SOUND) {
+        int snd = e->f[Q3_ES_EVENTPARM];
+        if (snd > 0 && snd < Q3_MAX_SOUNDS) {
+            cl_sound so;
+            memset(&so, 0, sizeof so);
+            so.sound = (uint16_t)snd;
+            so.entity = (int16_t)(e->number + 1);
+            so.volume = 255;
+            so.attenuation = ev == Q3_EV_GLOBAL_SOUND ? 0 : 64;
+            so.has_origin = 1;
+            memcpy(so.origin, org, sizeof org);
+            cl_sound_add(c->cl, &so);
+        }
+    }
+}
+
+/* cg_event.c CG_CheckEvents: a temporary event entity (eType ET_EVENTS + n) fires n when
+ * it shows up; another entity fires when its event value (with the toggle bits) changes. */
+static void check_event(ctx *c, const q3_ent *e, uint8_t *now_present)
+{
+    q3_state *s = c->s;
+    int n = e->number, type = e->f[Q3_ES_ETYPE];
+    int was = (s->ev_present[n >> 3] >> (n & 7)) & 1;
+    now_present[n >> 3] |= (uint8_t)(1 << (n & 7));
+    int ev = -1;
+    if (type >= Q3_ET_EVENTS) {
+        if (!was || s->ev_last[n] != (uint16_t)type)
+            ev = type - Q3_ET_EVENTS;
+        s->ev_last[n] = (uint16_t)type;
+    } else {
+        uint16_t v = (uint16_t)e->f[Q3_ES_EVENT];
+        if ((v & ~Q3_EV_EVENT_BITS) && (!was || s->ev_last[n] != v))
+            ev = v & ~Q3_EV_EVENT_BITS;
+        s->ev_last[n] = v;
+    }
+    if (ev > 0)
+        entity_event(c, e, ev);
+}
+
+/* The trajectory gives the same result at serverTimes t1 and t2 (cl_traj_eval): it does not
  * depend on the time, or it is a TR_LINEAR_STOP that had stopped at both. */
 static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
 {
@@ -722,15 +983,19 @@ static void emit_frame(ctx *c, const q3_snap *f, const q3_snap *old, const uint8
     int keep = old && s->shown_valid && old->serial == s->shown_serial && old->sorted &&
                f->sorted;
     cl_frame_begin(c->cl, t);
+    uint8_t present[sizeof s->ev_present];
+    memset(present, 0, sizeof present);
     for (int i = 0; i < f->count; i++) {
         const q3_ent *e = old_ent(s, f, i);
+        check_event(c, e, present);
         if (keep && !fresh[i] && !e->teleport && e->number != cn && e->number != s->shown_cn &&
             traj_same(e, 0, s->shown_time, f->server_time) &&
             traj_same(e, 1, s->shown_time, f->server_time) &&
             cl_entity_keep(c->cl, e->number + 1))
             continue;
-        emit_entity(c, e, f->server_time);
+        emit_entity(c, e, t);
     }
+    memcpy(s->ev_present, present, sizeof present);
     emit_ps(c, &f->ps, 1);
     cl_frame_end(c->cl, 1);
     s->shown_valid = 1;

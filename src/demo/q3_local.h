@@ -55,6 +55,8 @@
 #define Q3_CS_SOUNDS 288
 #define Q3_CS_PLAYERS 544
 #define Q3_CS_LOCATIONS 608
+#define Q3_CS_SCORES1 6 /* red team score, CS_SCORES2 blue */
+#define Q3_CS_SCORES2 7
 #define Q3_MAX_MODELS 256
 #define Q3_MAX_SOUNDS 256
 
@@ -63,8 +65,26 @@
 #define Q3_ET_PLAYER 1
 #define Q3_ET_ITEM 2
 #define Q3_ET_MOVER 4
+#define Q3_ET_EVENTS 13 /* eType ET_EVENTS + n: a temporary entity carrying event n */
+#define Q3_EV_EVENT_BITS 0x300 /* the toggle bits of entityState.event */
+/* entity_event_t (bg_public.h of 1.32 / ioquake3) */
+#define Q3_EV_GENERAL_SOUND 45
+#define Q3_EV_GLOBAL_SOUND 46
+#define Q3_EV_MISSILE_HIT 50
+#define Q3_EV_MISSILE_MISS 51
+#define Q3_EV_MISSILE_MISS_METAL 52
+#define Q3_EV_RAILTRAIL 53
+#define Q3_EV_OBITUARY 60
+#define Q3_EF_DEAD 0x1
 #define Q3_EF_TELEPORT_BIT 0x4
 #define Q3_PM_SPECTATOR 2
+#define Q3_PM_DEAD 3
+/* playerState stats[] and persistant[] slots (bg_public.h statIndex_t, persEnum_t) */
+#define Q3_STAT_HEALTH 0
+#define Q3_STAT_WEAPONS 2
+#define Q3_STAT_ARMOR 3
+#define Q3_PERS_SCORE 0
+#define Q3_PERS_TEAM 3
 #define Q3_PM_INTERMISSION 5
 #define Q3_PM_SPINTERMISSION 6
 
@@ -226,6 +246,12 @@ typedef struct q3_state {
     int32_t bcs_index;    /* the big configstring being assembled (bcs0/1/2), -1 none */
     uint32_t bcs_len;
     char bcs[Q3_BIG_INFO_STRING];
+    /* entity events (cg_event.c CG_CheckEvents): each entity's event value in the last
+     * frame shown (eType for a temporary event entity, else its event), and whether it was
+     * in that frame (bit per entity) */
+    uint16_t ev_last[Q3_MAX_GENTITIES];
+    uint8_t ev_present[Q3_MAX_GENTITIES / 8];
+    uint8_t was_intermission;
     q3_snap snaps[Q3_PACKET_BACKUP];
     uint32_t refs[Q3_REFS];
     uint16_t ref_num[Q3_REFS]; /* the entity number of each ref, so merges skip the pool */

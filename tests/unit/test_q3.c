@@ -948,3 +948,141 @@ TEST(q3_second_level_keeps_clock)
     run_close(&r);
     free(m);
 }
+
+/* A snapshot whose playerState carries named stats (bg_public.h): pm_type PM_DEAD 3, weapon
+ * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
+ * launcher 5 bits, [STAT_ARMOR 3] 50; persistant[PERS_SCORE 0] 7; ammo[5] 12, ammo[3]
+ * (shotgun) 9; powerups[PW_QUAD 1] ends at server ms 8000, [PW_REDFLAG 7] INT_MAX. */
+static void build_stats_snapshot(bw *w, int32_t t)
+{
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_SNAPSHOT, 8);
+    wbits(w, t, 32);
+    wbits(w, 0, 8);
+    wbits(w, 0, 8);
+    wbits(w, 0, 8); /* no areamask */
+    wbits(w, Q3_PS_WEAPON + 1, 8);
+    for (int i = 0; i <= Q3_PS_WEAPON; i++) {
+        int v = i == Q3_PS_PM_TYPE ? 3 : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
+        wbit(w, v != 0);
+        if (v)
+            wbits(w, v, q3_ps_fields[i].bits);
+    }
+    wbit(w, 1);
+    wbit(w, 1); /* stats */
+    wbits(w, 0x0d, 16);
+    wbits(w, -20, -16);
+    wbits(w, (1 << 1) | (1 << 5), -16);
+    wbits(w, 50, -16);
+    wbit(w, 1); /* persistant */
+    wbits(w, 1, 16);
+    wbits(w, 7, -16);
+    wbit(w, 1); /* ammo */
+    wbits(w, (1 << 3) | (1 << 5), 16);
+    wbits(w, 9, 16);
+    wbits(w, 12, 16);
+    wbit(w, 1); /* powerups */
+    wbits(w, (1 << 1) | (1 << 7), 16);
+    wbits(w, 8000, 32);
+    wbits(w, 0x7fffffff, 32);
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* Append w to m as block seq and clear w; a command block. */
+static void add_block(buf *m, bw *w, int32_t seq)
+{
+    block(m, seq, w);
+    memset(w, 0, sizeof *w);
+}
+
+static void add_command(buf *m, bw *w, int32_t seq, const char *text)
+{
+    build_command(w, seq, text);
+    add_block(m, w, seq);
+}
+
+/* A new demo holding the test gamestate as block 10, and an empty writer in *w (free both);
+ * NULL when out of memory. */
+static buf *start_built(bw **w)
+{
+    buf *m = calloc(1, sizeof *m);
+    *w = calloc(1, sizeof **w);
+    if (!m || !*w) {
+        free(m);
+        free(*w);
+        return NULL;
+    }
+    build_gamestate(*w, 68);
+    add_block(m, *w, 10);
+    return m;
+}
+
+/* End m and decode it whole into r (run_close it). */
+static int run_built(run *r, buf *m)
+{
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    return run_open(r, m->b, m->n) && run_all(r, m->b, m->n, NULL) == QD_OK;
+}
+
+TEST(q3_named_stats_and_team_scores)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    add_command(m, w, 11, "cs 6 \"4\""); /* CS_SCORES1: red 4 */
+    add_command(m, w, 12, "cs 7 \"-2\""); /* CS_SCORES2: blue -2 */
+    build_stats_snapshot(w, 5000);
+    add_block(m, w, 13);
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    const cl_stats *st = cl_stats_of(r.cl, 0); /* the recorder is client 0 */
+    CHECK(st && (st->flags & CL_ST_VALID));
+    CHECK_EQ(st->health, -20);
+    CHECK_EQ(st->armor, 50);
+    CHECK_EQ(st->weapon, CL_WP_ROCKET_LAUNCHER);
+    CHECK_EQ(st->ammo, 12);
+    CHECK_EQ(st->ammo_type, CL_AMMO_ROCKETS);
+    CHECK_EQ(st->ammo_of[CL_AMMO_ROCKETS], 12);
+    CHECK_EQ(st->ammo_of[CL_AMMO_SHELLS], 9);
+    CHECK_EQ(st->weapons, (1u << CL_WP_MELEE) | (1u << CL_WP_ROCKET_LAUNCHER));
+    CHECK_EQ(st->score, 7);
+    CHECK(st->flags & CL_ST_DEAD);
+    CHECK(fabsf(st->powerup_end[CL_PU_QUAD] - 3.0f) < 1e-6f); /* (8000 - 5000) ms */
+    CHECK(st->powerup_end[CL_PU_FLAG] == -1);
+    CHECK(st->powerup_end[CL_PU_HASTE] == 0);
+    CHECK(r.cl->view.dead);
+    CHECK_EQ(cl_view_player(r.cl), 0);
+    CHECK_EQ(r.cl->team_score[0], 4);
+    CHECK_EQ(r.cl->team_score[1], -2);
+    CHECK(r.cl->entities[1].cur.flags & CL_EF_DEAD);
+    run_close(&r);
+    free(m);
+}
+
+/* A "cp" server command is a centre print event; a "chat" line from a known name names
+ * its sender (g_cmds.c G_Say: "name^7: text" between \x19 escapes). */
+TEST(q3_center_and_chat_events)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    add_command(m, w, 11, "cp \"Fight!\n\"");
+    add_command(m, w, 12, "chat \"\x19Watcher^7\x19: hi\"");
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    CHECK_EQ(r.cl->event_count, 2);
+    const cl_event *a = cl_event_get(r.cl, 0), *b = cl_event_get(r.cl, 1);
+    CHECK(a && b);
+    CHECK_EQ(a->kind, CL_EV_CENTER);
+    CHECK_STR(a->text, "Fight!");
+    CHECK_EQ(b->kind, CL_EV_CHAT);
+    CHECK_STR(b->text, "Watcher^7: hi");
+    CHECK_EQ(b->actor, 3); /* "Watcher" is CS_PLAYERS + 3 */
+    CHECK(!(b->flags & CL_EVF_TEAM));
+    run_close(&r);
+    free(m);
+}

@@ -1,0 +1,275 @@
+/* test_facts_q3.c: the neutral facts the Quake III decoder gives (issue #10): model names of
+ * players, missiles and items, trajectories at render time, stats, players, events. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/client/cl.h"
+#include "../../src/demo/demo.h"
+#include "../test.h"
+
+typedef struct q3run {
+    demo_t *d;
+    cl_state *cl;
+    qd_error err;
+} q3run;
+
+static void q3run_close(q3run *r)
+{
+    if (r->d)
+        demo_close(r->d);
+    free(r->cl);
+    memset(r, 0, sizeof *r);
+}
+
+/* A real demo opened with a fresh client state; 0 (nothing left open) when it is missing
+ * or does not open: the test SKIPs. */
+static int q3run_open(q3run *r, const char *rel)
+{
+    char path[1024];
+    memset(r, 0, sizeof *r);
+    if (!test_realfile(path, sizeof path, rel))
+        return 0;
+    r->d = demo_open(path, &r->err);
+    r->cl = malloc(sizeof *r->cl);
+    if (!r->d || !r->cl) {
+        q3run_close(r);
+        return 0;
+    }
+    cl_reset(r->cl);
+    return 1;
+}
+
+/* One step; 0 at the end or on an error. */
+static int q3run_step(q3run *r)
+{
+    int done = 0;
+    return demo_step(r->d, r->cl, NULL, &done, &r->err) == QD_OK && !done;
+}
+
+/* udt_dm_68_team_chat.dm_68, `qdemo dump` of the base build: configstring 544 (CS_PLAYERS +
+ * 0) is "n\sausage\t\2\model\razor/default\hmodel\razor/default...", 546 is
+ * "n\Sarge\t\1\model\sarge\hmodel\sarge...". Player bodies (ET_PLAYER entities and the
+ * recorder's playerState body) show their client's legs mesh. */
+TEST(q3_player_model_from_configstring)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_68/udt_dm_68_team_chat.dm_68"))
+        SKIP("udt_dm_68_team_chat.dm_68 missing");
+    int bodies = 0;
+    while (q3run_step(&r) && r.cl->frame_count < 200) {
+        for (int n = 1; n <= 64; n++) {
+            const cl_entity *e = &r.cl->entities[n];
+            if (!e->active || !(e->cur.flags & CL_EF_PLAYER))
+                continue;
+            CHECK_MSG(e->cur.model > 0 && e->cur.model < r.cl->level.num_models,
+                      "entity %d model %d", n, e->cur.model);
+            const char *name = r.cl->level.models[e->cur.model];
+            char want[64];
+            snprintf(want, sizeof want, "models/players/%s/lower.md3", r.cl->players[n - 1].model);
+            CHECK_STR(name, want);
+            bodies++;
+        }
+    }
+    const cl_player *p0 = &r.cl->players[0], *p2 = &r.cl->players[2];
+    CHECK_STR(p0->name, "sausage");
+    CHECK_STR(p0->model, "razor");
+    CHECK_STR(p0->skin, "default");
+    CHECK_STR(p0->head, "razor/default");
+    CHECK_EQ(p0->team, CL_TEAM_BLUE);
+    CHECK_STR(p2->model, "sarge");
+    CHECK_STR(p2->skin, "default");
+    CHECK_EQ(p2->team, CL_TEAM_RED);
+    CHECK(bodies > 100);
+    int found = 0;
+    for (int i = 1; i < r.cl->level.num_models; i++)
+        found += !strcmp(r.cl->level.models[i], "models/players/razor/lower.md3") ||
+                 !strcmp(r.cl->level.models[i], "models/players/sarge/head.md3");
+    CHECK_EQ(found, 2);
+    q3run_close(&r);
+}
+
+/* udt_one_frag_only_with_plasma.dm_68: the plasma balls (ET_MISSILE 3, weapon WP_PLASMAGUN
+ * 8) get the plasma sprite's name, as ioquake3 cg_weapons.c registers it. */
+TEST(q3_missile_model_from_weapon)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_68/udt_one_frag_only_with_plasma.dm_68"))
+        SKIP("udt_one_frag_only_with_plasma.dm_68 missing");
+    int plasma = 0;
+    while (q3run_step(&r)) {
+        for (int i = 0; i < r.cl->num_listed; i++) {
+            const cl_entity *e = &r.cl->entities[r.cl->active_list[i]];
+            if (e->active && e->cur.model && e->cur.model < r.cl->level.num_models &&
+                !strcmp(r.cl->level.models[e->cur.model], "sprites/plasma1"))
+                plasma++;
+        }
+    }
+    CHECK_MSG(plasma > 0, "no plasma ball drawn");
+    q3run_close(&r);
+}
+
+static int near3(const float a[3], float x, float y, float z)
+{
+    return fabsf(a[0] - x) < 1e-3f && fabsf(a[1] - y) < 1e-3f && fabsf(a[2] - z) < 1e-3f;
+}
+
+/* BG_EvaluateTrajectory (ioquake3 bg_misc.c) by hand, each type at demo time 1.5 s with
+ * trTime 1000 ms: dt = 0.5 s. */
+TEST(q3_traj_eval_each_type)
+{
+    cl_traj tr = {{100, 200, 300}, {10, -20, 40}, 1000, 2000, CL_TR_STATIONARY, {0}};
+    float o[3];
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_INTERPOLATE;
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_LINEAR; /* base + delta * 0.5 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 105, 190, 320));
+    tr.type = CL_TR_LINEAR_STOP; /* stops at 1000 + 2000 ms: dt at most 2 s, never < 0 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 105, 190, 320));
+    cl_traj_eval(&tr, 9.0, o);
+    CHECK(near3(o, 120, 160, 380));
+    cl_traj_eval(&tr, 0.2, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_SINE; /* sin(2 pi 500 / 2000) = sin(pi / 2) = 1; at 2.0 s sin(pi) = 0 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 110, 180, 340));
+    cl_traj_eval(&tr, 2.0, o);
+    CHECK(near3(o, 100, 200, 300));
+    tr.type = CL_TR_GRAVITY; /* z: 300 + 40 * 0.5 - 400 * 0.25 = 220 */
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(near3(o, 105, 190, 220));
+    tr.base[0] = 1e30f; /* not sane: base stays, or 0 */
+    tr.delta[0] = 1e30f;
+    cl_traj_eval(&tr, 1.5, o);
+    CHECK(o[0] == 0);
+}
+
+/* A missile between two snapshots is where its trajectory puts it at the render time, not
+ * on the straight line between the two sampled points; a changed trajectory (a grenade's
+ * bounce) applies from the frame that brought it. */
+TEST(q3_entity_at_evaluates_trajectory)
+{
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q3, 68, 8, "t");
+    /* gravity from (0, 0, 100), up at 200 u/s, trTime 0 */
+    cl_traj pos = {{0, 0, 100}, {100, 0, 200}, 0, 0, CL_TR_GRAVITY, {0}}, apos;
+    memset(&apos, 0, sizeof apos);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    st.model = 1;
+    for (int k = 0; k < 2; k++) {
+        double t = k * 0.1;
+        cl_frame_begin(cl, t);
+        cl_traj_eval(&pos, t, st.origin);
+        CHECK(cl_entity_update_traj(cl, 70, &st, &pos, &apos));
+        cl_frame_end(cl, 1);
+    }
+    cl_entstate out;
+    int nf;
+    float bl;
+    CHECK(cl_entity_at(cl, 70, 0.05, &out, &nf, &bl));
+    CHECK(out.flags & CL_EF_TRAJ);
+    /* z = 100 + 200 * 0.05 - 400 * 0.0025 = 109 (a lerp would give 109.5) */
+    CHECK_MSG(near3(out.origin, 5, 0, 109), "%f %f %f", out.origin[0], out.origin[1],
+              out.origin[2]);
+    /* the bounce at 0.2 s: a new trajectory from (20, 0, 124) flat at 50 u/s */
+    cl_traj b = {{20, 0, 124}, {50, 0, 0}, 200, 0, CL_TR_LINEAR, {0}};
+    cl_frame_begin(cl, 0.2);
+    cl_traj_eval(&b, 0.2, st.origin);
+    CHECK(cl_entity_update_traj(cl, 70, &st, &b, &apos));
+    cl_frame_end(cl, 1);
+    CHECK(cl_entity_at(cl, 70, 0.15, &out, &nf, &bl)); /* still the old one */
+    CHECK_MSG(near3(out.origin, 15, 0, 121), "%f %f %f", out.origin[0], out.origin[1],
+              out.origin[2]);
+    CHECK(cl_entity_at(cl, 70, 0.2, &out, &nf, &bl));
+    CHECK(near3(out.origin, 20, 0, 124));
+    /* a stationary entity keeps the plain lerp and no CL_EF_TRAJ */
+    cl_traj still = {{0, 0, 0}, {0, 0, 0}, 0, 0, CL_TR_INTERPOLATE, {0}};
+    cl_frame_begin(cl, 0.3);
+    st.origin[0] = 5;
+    CHECK(cl_entity_update_traj(cl, 71, &st, &still, &still));
+    cl_frame_end(cl, 1);
+    CHECK(cl_entity_at(cl, 71, 0.3, &out, &nf, &bl));
+    CHECK(!(out.flags & CL_EF_TRAJ));
+    CHECK(out.origin[0] == 5);
+    free(cl);
+}
+
+/* Counts of the events a whole demo gives. */
+typedef struct evcount {
+    int frag, chat, center, inter, fx_explosion, fx_rail;
+    cl_event first_frag;
+} evcount;
+
+static int count_events(const char *rel, evcount *n)
+{
+    q3run r;
+    memset(n, 0, sizeof *n);
+    if (!q3run_open(&r, rel))
+        return 0;
+    uint32_t seen = 0, fx_seen = 0;
+    while (q3run_step(&r)) {
+        for (; seen < r.cl->event_count; seen++) {
+            const cl_event *ev = cl_event_get(r.cl, seen);
+            if (!ev)
+                continue;
+            if (ev->kind == CL_EV_FRAG && !n->frag++)
+                n->first_frag = *ev;
+            n->chat += ev->kind == CL_EV_CHAT;
+            n->center += ev->kind == CL_EV_CENTER;
+            n->inter += ev->kind == CL_EV_INTERMISSION;
+        }
+        for (; fx_seen < r.cl->fxlog.fx_count; fx_seen++) {
+            const cl_fxev *fx = &r.cl->fxlog.fx[fx_seen % CL_FX_LOG];
+            n->fx_explosion += fx->kind == CL_FXK_EXPLOSION;
+            n->fx_rail += fx->kind == CL_FXK_BEAM_RAIL;
+        }
+    }
+    q3run_close(&r);
+    return 1;
+}
+
+/* udt_one_frag_only_with_plasma.dm_68 holds one frag (its name), made with the plasma gun:
+ * one EV_OBITUARY, MOD_PLASMA or MOD_PLASMA_SPLASH. */
+TEST(q3_obituary_frag_event)
+{
+    evcount n;
+    if (!count_events("dm_68/udt_one_frag_only_with_plasma.dm_68", &n))
+        SKIP("udt_one_frag_only_with_plasma.dm_68 missing");
+    CHECK_EQ(n.frag, 1);
+    CHECK_EQ(n.first_frag.weapon, CL_WP_PLASMA);
+    CHECK(n.first_frag.means == CL_MOD_WEAPON || n.first_frag.means == CL_MOD_SPLASH);
+    CHECK(n.first_frag.actor >= 0 && n.first_frag.target >= 0 &&
+          n.first_frag.actor != n.first_frag.target);
+    CHECK(n.fx_explosion > 0); /* the plasma balls' EV_MISSILE_MISS / HIT */
+}
+/* udt_dm_68_team_chat.dm_68, `qdemo dump` of the base build: seq=24 "tchat
+ * \"\x19(sausage^7\x19) (Mega Health Room)\x19: ^5a\"": a team chat event from slot 0
+ * ("sausage", configstring 544). */
+TEST(q3_chat_event_sender)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_68/udt_dm_68_team_chat.dm_68"))
+        SKIP("udt_dm_68_team_chat.dm_68 missing");
+    int found = 0;
+    uint32_t seen = 0;
+    while (q3run_step(&r) && !found) {
+        for (; seen < r.cl->event_count && !found; seen++) {
+            const cl_event *ev = cl_event_get(r.cl, seen);
+            if (ev && ev->kind == CL_EV_CHAT) {
+                CHECK_STR(ev->text, "(sausage^7) (Mega Health Room): ^5a");
+                CHECK(ev->flags & CL_EVF_TEAM);
+                CHECK_EQ(ev->actor, 0);
+                found = 1;
+            }
+        }
+    }
+    CHECK(found);
+    q3run_close(&r);
+}
