@@ -195,7 +195,11 @@ static qd_err resync(demo_t *d, uint64_t start, cl_state *cl, qd_error *err)
         g->length = next - p;
         g->why = why;
     }
-    d->dec->resume(d->state, next, cl);
+    /* The frame decoded up to the damage is closed as it stands, as when decoding stops;
+     * the decoder then only forgets its own frame and moves to the next good block. */
+    if (cl->in_frame)
+        cl_frame_end(cl, 0);
+    d->dec->resume(d->state, next);
     return QD_OK;
 }
 

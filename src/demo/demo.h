@@ -72,9 +72,10 @@ typedef struct demo_decoder {
      * strict also asks the block's first bytes to look like its messages (for resync
      * points); without it only the framing counts (to walk over a damaged block). */
     int (*block_at)(const uint8_t *data, size_t len, uint64_t pos, int strict, uint64_t *size);
-    /* Continue a decoder stopped by an error at block offset pos: clear the error, close
-     * any frame left open in cl, keep everything else (precaches, baselines). */
-    void (*resume)(void *state, uint64_t pos, cl_state *cl);
+    /* Continue a decoder stopped by an error at block offset pos: clear the error and the
+     * decoder's own open frame (demo.c has closed the client's), keep everything else
+     * (precaches, baselines). */
+    void (*resume)(void *state, uint64_t pos);
 } demo_decoder;
 
 enum { DEMO_BLOCK_NONE, DEMO_BLOCK_CUT, DEMO_BLOCK_WHOLE, DEMO_BLOCK_END };

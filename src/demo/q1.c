@@ -1165,13 +1165,10 @@ static int q1_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict
     return DEMO_BLOCK_WHOLE;
 }
 
-static void q1_resume(void *state, uint64_t pos, cl_state *cl)
+static void q1_resume(void *state, uint64_t pos)
 {
     q1_state *st = state;
-    if (st->frame_open) {
-        cl_frame_end(cl, 0);
-        st->frame_open = 0;
-    }
+    st->frame_open = 0; /* demo.c closed the client's frame */
     st->stopped = 0;
     st->pos = pos;
     st->block++;

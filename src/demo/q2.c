@@ -1302,13 +1302,10 @@ static int q2_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict
     return DEMO_BLOCK_WHOLE;
 }
 
-static void q2_resume(void *state, uint64_t pos, cl_state *cl)
+static void q2_resume(void *state, uint64_t pos)
 {
     q2_state *s = state;
-    if (s->in_frame) {
-        cl_frame_end(cl, 0);
-        s->in_frame = 0;
-    }
+    s->in_frame = 0; /* demo.c closed the client's frame */
     s->pending = 0;
     s->pos = pos;
     s->resynced = 1;

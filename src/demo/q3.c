@@ -1259,11 +1259,9 @@ static int q3_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict
     return DEMO_BLOCK_WHOLE;
 }
 
-static void q3_resume(void *state, uint64_t pos, cl_state *cl)
+static void q3_resume(void *state, uint64_t pos)
 {
-    q3_state *s = state;
-    if (cl->in_frame)
-        cl_frame_end(cl, 0);
+    q3_state *s = state; /* demo.c closed the client's frame */
     s->stopped = 0;
     s->err_code = QD_OK;
     s->pos = pos;

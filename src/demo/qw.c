@@ -1851,13 +1851,10 @@ static int mvd_block_at(const uint8_t *data, size_t len, uint64_t pos, int stric
     return DEMO_BLOCK_WHOLE;
 }
 
-static void qw_resume(void *state, uint64_t pos, cl_state *cl)
+static void qw_resume(void *state, uint64_t pos)
 {
     qw_state *s = state;
-    if (s->in_frame) {
-        cl_frame_end(cl, 0);
-        s->in_frame = 0;
-    }
+    s->in_frame = 0; /* demo.c closed the client's frame */
     s->stopped = 0;
     s->err_code = QD_OK;
     s->pos = pos;
