@@ -49,7 +49,8 @@ typedef struct demo_decoder {
     /* How sure the decoder is that these bytes are its format: 0 no, 1 weak (extension
      * only), 2..9 content evidence, 10 certain. */
     int (*probe)(const uint8_t *data, size_t len, const char *filename);
-    /* Set up state for a decode from the start. */
+    /* Set up state for a decode from the start. The state arrives zeroed (demo.c clears it,
+     * so a fresh state's pages stay untouched until the decode needs them). */
     qd_err (*init)(void *state, const uint8_t *data, size_t len, qd_error *err);
     /* Decode the next block. Returns QD_OK with *done = 0 after a block, QD_OK with
      * *done = 1 at the clean end of the demo, or an error (with err filled: byte offset and

@@ -1031,7 +1031,6 @@ static int q1_probe(const uint8_t *data, size_t len, const char *filename)
 static qd_err q1_init(void *state, const uint8_t *data, size_t len, qd_error *err)
 {
     q1_state *st = state;
-    memset(st, 0, sizeof *st);
     size_t start;
     if (!find_first_block(data, len, &start)) {
         st->stopped = 1;

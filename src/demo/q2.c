@@ -1225,7 +1225,6 @@ static int32_t first_protocol_300(const uint8_t *data, size_t len)
 static qd_err q2_init(void *state, const uint8_t *data, size_t len, qd_error *err)
 {
     q2_state *s = state;
-    memset(s, 0, sizeof *s);
     s->playernum = -1;
     s->last_emitted = -1;
     int32_t p = first_protocol(data, len);

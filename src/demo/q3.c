@@ -1194,7 +1194,6 @@ static qd_err q3_init(void *state, const uint8_t *data, size_t len, qd_error *er
     (void)len;
     (void)err;
     q3_state *s = state;
-    memset(s, 0, sizeof *s);
     s->bcs_index = -1;
     return QD_OK;
 }

@@ -1725,7 +1725,6 @@ static qd_err qw_init(void *state, const uint8_t *data, size_t len, qd_error *er
     (void)err;
     (void)len;
     qw_state *s = state;
-    memset(s, 0, sizeof *s);
     s->mvd = (uint8_t)mvd;
     s->playernum = 0;
     level_reset(s);

@@ -636,7 +636,7 @@ typedef struct run {
 
 static int run_open(run *r, const uint8_t *data, size_t len)
 {
-    r->state = malloc(demo_q3_decoder.state_size);
+    r->state = calloc(1, demo_q3_decoder.state_size);
     r->cl = malloc(sizeof *r->cl);
     if (!r->state || !r->cl)
         return 0;

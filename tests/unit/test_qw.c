@@ -126,7 +126,7 @@ static int run_open(run *r, const demo_decoder *dec, const uint8_t *data, size_t
     r->dec = dec;
     r->data = data;
     r->len = len;
-    r->state = malloc(dec->state_size);
+    r->state = calloc(1, dec->state_size);
     r->cl = malloc(sizeof *r->cl);
     if (!r->state || !r->cl)
         return 0;
