@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "common/text.h"
+#include "render/render.h"
 
 #define QDEMO_VERSION "0.1.0"
 
@@ -25,7 +26,7 @@ static void usage(FILE *f)
             "  --fps N             render: frames per second (default 30)\n"
             "  --size WxH          render size (default 1280x720; play: the window's size)\n"
             "  --from T, --to T    render: start and end, in seconds or mm:ss.fff\n"
-            "  --mode wire|flat    drawing mode (default flat)\n"
+            "  --mode textured|flat|wire  drawing mode (default textured)\n"
             "  --camera pov|chase|free, --follow NAME|N, --camera-path FILE\n"
             "  --threads N, --blur N, --resume, --bt709\n"
             "  -h, --help          this text\n"
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
     o.width = 1280;
     o.height = 720;
     o.to = -1;
-    o.mode = 0;
+    o.mode = R_MODE_TEXTURED;
     const char *cmd = NULL;
     const char *env = getenv("QDEMO_BASEDIR");
     if (env && *env)
@@ -129,11 +130,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--mode")) {
             NEEDS_VALUE;
             if (!strcmp(v, "flat"))
-                o.mode = 0;
+                o.mode = R_MODE_FLAT;
             else if (!strcmp(v, "wire"))
-                o.mode = 1;
+                o.mode = R_MODE_WIRE;
+            else if (!strcmp(v, "textured"))
+                o.mode = R_MODE_TEXTURED;
             else {
-                fprintf(stderr, "qdemo: --mode takes wire or flat\n");
+                fprintf(stderr, "qdemo: --mode takes textured, flat or wire\n");
                 return APP_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--camera")) {

@@ -85,6 +85,7 @@ int app_play(const app_opts *o)
     if (h > PLAY_MAX_H)
         h = PLAY_MAX_H;
     rast_fb *fb = rast_fb_new(w, h);
+    r_cache *cache = NULL; /* lit surfaces kept between frames */
     player *p = calloc(1, sizeof *p);
     app_world world;
     memset(&world, 0, sizeof world);
@@ -163,6 +164,9 @@ int app_play(const app_opts *o)
         player_camera(p, cl, p->t, &cam);
         r_options opt;
         player_options(p, cl, &opt);
+        if (!cache)
+            cache = r_cache_new(0);
+        opt.cache = cache;
         r_render(world.assets, cl, p->t, &cam, &opt, fb);
         if (world.notice[0] && p->wall < 6.0)
             draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
@@ -181,6 +185,7 @@ int app_play(const app_opts *o)
         }
     }
     app_world_free(&world);
+    r_cache_free(cache);
     free(p);
     rast_fb_free(fb);
     out_window_close(win);

@@ -133,15 +133,18 @@ static int frame_done(const char *path, int w, int h, qd_error *err)
 }
 
 /* Render one slot into fb (averaging the sub-frames into acc), then encode it. */
-static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_t *acc)
+static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_t *acc,
+                        r_cache *cache)
 {
     size_t npix = (size_t)x->w * (size_t)x->h;
+    r_options opt = s->opt;
+    opt.cache = cache; /* the worker's own: only speed depends on it */
     if (s->nsub == 1) {
-        r_render(x->world.assets, &s->states[0], s->times[0], &s->cams[0], &s->opt, fb);
+        r_render(x->world.assets, &s->states[0], s->times[0], &s->cams[0], &opt, fb);
     } else {
         memset(acc, 0, npix * 3 * sizeof *acc);
         for (int j = 0; j < s->nsub; j++) {
-            r_render(x->world.assets, &s->states[j], s->times[j], &s->cams[j], &s->opt, sub);
+            r_render(x->world.assets, &s->states[j], s->times[j], &s->cams[j], &opt, sub);
             for (size_t i = 0; i < npix; i++) {
                 uint32_t c = sub->color[i];
                 acc[3 * i] += c & 255;
@@ -179,6 +182,7 @@ static void *worker(void *arg)
     rast_fb *fb = rast_fb_new(x->w, x->h);
     rast_fb *sub = x->blur > 1 ? rast_fb_new(x->w, x->h) : NULL;
     uint32_t *acc = x->blur > 1 ? malloc((size_t)x->w * (size_t)x->h * 3 * sizeof *acc) : NULL;
+    r_cache *cache = r_cache_new(0);
     int ok = fb && (x->blur <= 1 || (sub && acc));
     pthread_mutex_lock(&x->lock);
     for (;;) {
@@ -198,7 +202,7 @@ static void *worker(void *arg)
         s->state = SLOT_BUSY;
         pthread_mutex_unlock(&x->lock);
         if (ok)
-            render_slot(x, s, fb, sub, acc);
+            render_slot(x, s, fb, sub, acc, cache);
         else
             s->err = qd_fail(&s->error, QD_ERR_NOMEM, 0, "out of memory for a framebuffer");
         pthread_mutex_lock(&x->lock);
@@ -209,6 +213,7 @@ static void *worker(void *arg)
     rast_fb_free(fb);
     rast_fb_free(sub);
     free(acc);
+    r_cache_free(cache);
     return NULL;
 }
 

@@ -60,7 +60,7 @@ void player_init(player *p, timeline_t *tl, int fb_w, int fb_h)
     p->t = p->start;
     p->speed = 1.0;
     p->follow = -1;
-    p->mode = R_MODE_FLAT;
+    p->mode = R_MODE_TEXTURED;
     p->camera = PLAYER_CAM_POV;
     p->fb_w = fb_w;
     p->fb_h = fb_h;
@@ -222,8 +222,13 @@ static void key_down(player *p, const in_event *ev)
         notice(p, p->camera == PLAYER_CAM_CHASE ? "chase camera" : "recorded view");
         return;
     case IN_KEY_A + ('m' - 'a'):
-        p->mode = p->mode == R_MODE_FLAT ? R_MODE_WIRE : R_MODE_FLAT;
-        notice(p, p->mode == R_MODE_WIRE ? "wireframe" : "flat shaded");
+        /* textured, flat, wire, then textured again */
+        p->mode = p->mode == R_MODE_TEXTURED ? R_MODE_FLAT
+                  : p->mode == R_MODE_FLAT   ? R_MODE_WIRE
+                                             : R_MODE_TEXTURED;
+        notice(p, p->mode == R_MODE_WIRE ? "wireframe"
+                  : p->mode == R_MODE_FLAT ? "flat shaded"
+                                           : "textured");
         return;
     case IN_KEY_A + ('x' - 'a'):
         p->xray = !p->xray;

@@ -29,7 +29,7 @@ typedef struct player {
     double speed;
     int paused;
     int quit;
-    int mode;            /* R_MODE_FLAT / R_MODE_WIRE */
+    int mode;            /* R_MODE_TEXTURED / R_MODE_FLAT / R_MODE_WIRE */
     int xray;
     player_cam camera;
     int follow;          /* followed player slot, -1 = the recorded view */

@@ -83,6 +83,55 @@ static int name_starts(const char *s, const char *prefix)
     return 1;
 }
 
+/* Quake's Mod_LoadTextures sequencing: "+0".."+9" and "+a".."+j" prefixes of one base name
+ * form the main and the alternate cycle. A cycle must be complete from its first frame: a
+ * gap leaves the textures after it out, as the engine refuses such a map (here only the
+ * animation is lost). */
+static int anim_frame(const char *name, int *alt)
+{
+    if (name[0] != '+')
+        return -1;
+    char c = name[1];
+    if (c >= 'A' && c <= 'J')
+        c = (char)(c - 'A' + 'a');
+    *alt = c >= 'a' && c <= 'j';
+    return c >= '0' && c <= '9' ? c - '0' : *alt ? c - 'a' : -1;
+}
+
+static void link_animations(mdl_bsp *b)
+{
+    for (uint32_t i = 0; i < b->num_textures; i++) {
+        mdl_texture *t = &b->textures[i];
+        int alt;
+        if (t->anim_count || t->alt_count || anim_frame(t->name, &alt) < 0)
+            continue;
+        int32_t cyc[2][10];
+        int num[2] = {0, 0};
+        for (int k = 0; k < 2; k++)
+            for (int f = 0; f < 10; f++)
+                cyc[k][f] = -1;
+        for (uint32_t j = i; j < b->num_textures; j++) {
+            const mdl_texture *u = &b->textures[j];
+            int a, fr = anim_frame(u->name, &a);
+            if (fr < 0 || strcmp(u->name + 2, t->name + 2) != 0 || cyc[a][fr] >= 0)
+                continue;
+            cyc[a][fr] = (int32_t)j;
+        }
+        for (int k = 0; k < 2; k++)
+            while (num[k] < 10 && cyc[k][num[k]] >= 0)
+                num[k]++;
+        for (int k = 0; k < 2; k++)
+            for (int f = 0; f < num[k]; f++) {
+                mdl_texture *u = &b->textures[cyc[k][f]];
+                u->anim_first = num[0] ? cyc[0][0] : -1;
+                u->anim_count = (uint8_t)num[0];
+                u->alt_first = num[1] ? cyc[1][0] : -1;
+                u->alt_count = (uint8_t)num[1];
+                u->anim_next = cyc[k][(f + 1) % num[k]];
+            }
+    }
+}
+
 static qd_err load_textures(const mdl_map *ld, const uint32_t palette[256])
 {
     mdl_bsp *b = ld->b;
@@ -98,6 +147,10 @@ static qd_err load_textures(const mdl_map *ld, const uint32_t palette[256])
     b->textures = mdl_calloc(n, sizeof *b->textures);
     if (!b->textures)
         return mdl_map_nomem(ld, "textures");
+    size_t tex_len;
+    qd_err e = mdl_map_copy(ld, L_TEXTURES, &b->texdata, &tex_len);
+    if (e)
+        return e;
     for (uint32_t i = 0; i < n; i++) {
         mdl_texture *t = &b->textures[i];
         int32_t ofs = rd_s32(&r);
@@ -125,7 +178,19 @@ static qd_err load_textures(const mdl_map *ld, const uint32_t palette[256])
             continue; /* pixels absent (external WAD) or outside the lump */
         t->color = mdl_average_color(m.p + mip0, npix, palette, 0, NULL);
         t->flags &= (uint8_t)~MDL_SURF_MISSING;
+        /* Level k is (width >> k) x (height >> k) at its own offset; one outside the lump is
+         * left out (miptex_t offsets[4] are relative to the miptex header). */
+        uint32_t base = (uint32_t)ofs;
+        t->mips[0] = b->texdata + base + mip0;
+        rd_t o = rd_make(ld->data + l->ofs + base + 28, 12);
+        for (int k = 1; k < 4; k++) {
+            uint32_t mo = rd_u32(&o);
+            size_t mw = t->width >> k, mh = t->height >> k;
+            if (mw && mh && mo <= m.len && m.len - mo >= mw * mh)
+                t->mips[k] = b->texdata + base + mo;
+        }
     }
+    link_animations(b);
     return QD_OK;
 }
 
@@ -264,6 +329,7 @@ void mdl_bsp_free(mdl_bsp *b)
     free(b->models);
     free(b->visdata);
     free(b->lightdata);
+    free(b->texdata);
     free(b->entities);
     free(b->cluster_ofs);
     free(b->lightgrid);

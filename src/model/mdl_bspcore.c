@@ -213,12 +213,12 @@ static void face_extents(const mdl_bsp *b, const mdl_face *f, const float vecs[2
  * G and B), on Quake's scale (128 shows the texture as it is). Sky, liquids and maps without
  * light are fullbright; a face without samples in a lit map is black in Quake and fullbright
  * in Quake II (yquake2 R_BuildLightMap). */
-static void face_light(const mdl_bsp *b, mdl_face *f, mdl_face_lm *lm, uint8_t style0,
+static void face_light(const mdl_bsp *b, mdl_face *f, mdl_face_lm *lm, const uint8_t styles[4],
                        int32_t lightofs)
 {
     lm->ofs = -1;
     f->light = 0;
-    int unlit = style0 == 255 || lightofs < 0 || (size_t)lightofs >= b->light_len;
+    int unlit = styles[0] == 255 || lightofs < 0 || (size_t)lightofs >= b->light_len;
     if (f->flags & (MDL_SURF_SKY | MDL_SURF_TURB) || b->light_len == 0 ||
         (unlit && b->format == MDL_BSP_Q2_38)) {
         f->flags |= MDL_SURF_FULLBRIGHT;
@@ -230,6 +230,12 @@ static void face_light(const mdl_bsp *b, mdl_face *f, mdl_face_lm *lm, uint8_t s
     uint64_t per = b->light_rgb ? 3 : 1;
     uint64_t size = (uint64_t)((lm->extents[0] >> 4) + 1) * (uint64_t)((lm->extents[1] >> 4) + 1);
     uint64_t avail = (b->light_len - (size_t)lightofs) / per;
+    /* The styles whose whole lightmap lies inside the lump (a style of 255 ends the list). */
+    while (lm->num_styles < 4 && styles[lm->num_styles] != 255 &&
+           (uint64_t)(lm->num_styles + 1) * size <= avail) {
+        lm->styles[lm->num_styles] = styles[lm->num_styles];
+        lm->num_styles++;
+    }
     if (size > avail)
         size = avail;
     uint64_t sum = 0;
@@ -292,7 +298,7 @@ qd_err mdl_map_faces(const mdl_map *m, const mdl_texinfo *ti, uint32_t num_texin
         if (numedges < 3)
             f->flags |= MDL_SURF_NODRAW;
         face_extents(b, f, (const float(*)[4])t->vecs, &b->face_lm[i]);
-        face_light(b, f, &b->face_lm[i], styles[0], lightofs);
+        face_light(b, f, &b->face_lm[i], styles, lightofs);
         if (f->flags & MDL_SURF_FULLBRIGHT)
             f->light = 128;
     }

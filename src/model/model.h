@@ -74,6 +74,15 @@ typedef struct mdl_texture {
     uint32_t width, height;
     uint32_t color;        /* average colour of mip level 0 through the palette */
     uint8_t flags;         /* MDL_SURF_* */
+    /* Q1: palette indices of mip level k ((width >> k) x (height >> k)) inside
+     * mdl_bsp.texdata, or NULL when the file does not hold it (then the levels below are
+     * used, and without level 0 the face is flat). */
+    const uint8_t *mips[4];
+    /* Q1 animated textures (Mod_LoadTextures): "+0name".."+9name" cycle every 0.2 s,
+     * "+aname".."+jname" are the alternate cycle a brush entity's frame 1 selects. anim[0] is
+     * the cycle's first texture, anim_count its length (0: not animated); alt likewise. */
+    int32_t anim_first, alt_first, anim_next; /* anim_next: the next frame of its own cycle */
+    uint8_t anim_count, alt_count;
 } mdl_texture;
 
 /* A face: one convex polygon in one colour. Q1/Q2/Q3 maps all become these. */
@@ -94,6 +103,9 @@ typedef struct mdl_face_lm {
     int32_t mins[2];     /* texturemins: s, t of the lightmap's first luxel (multiples of 16) */
     int32_t extents[2];  /* lightmap size in texels; luxels are (extents >> 4) + 1 */
     int32_t ofs;         /* first sample of the face's first light style in lightdata, or -1 */
+    uint8_t styles[4];   /* light style of each lightmap; num_styles of them are usable */
+    uint8_t num_styles;  /* lightmaps at ofs, one after another, all inside lightdata */
+    uint8_t pad[3];
 } mdl_face_lm;
 
 typedef struct mdl_node {
@@ -145,6 +157,7 @@ typedef struct mdl_bsp {
     uint8_t *visdata;         /* compressed PVS rows */
     size_t vis_len;
     uint8_t *lightdata;       /* 8-bit lightmap samples (Q2: R, G, B triples; Q3: none) */
+    uint8_t *texdata;         /* Q1: the miptex lump, which mdl_texture.mips point into */
     size_t light_len;
     /* Q2/Q3 only: the PVS is stored per cluster. Row c starts at visdata + cluster_ofs[c]
      * (UINT32_MAX: no row), run-length compressed as Q1's (Q2) or plain bits (Q3). Without

@@ -1,5 +1,6 @@
 /* r_assets.c: the asset set of one level: the map and every precached model loaded through a
  * read callback, with per-face colours computed once. Missing files become placeholders. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,9 +101,49 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
     return r;
 }
 
+/* The sky's two layers from the map's 256x128 sky texture (the last one, as Quake's
+ * R_InitSky is run for each): the right half is the back layer, the left half the front,
+ * whose index 0 is see-through. */
+static void sky_layers(r_assets *a)
+{
+    const mdl_bsp *b = a->world.bsp;
+    a->sky_flat = rast_rgb(96, 104, 140);
+    for (uint32_t i = 0; b && i < b->num_textures; i++) {
+        const mdl_texture *t = &b->textures[i];
+        if (!(t->flags & MDL_SURF_SKY))
+            continue;
+        a->sky_flat = t->color | 0xff000000u;
+        if (!t->mips[0] || t->width != 256 || t->height != 128)
+            continue;
+        for (int y = 0; y < 128; y++)
+            for (int x = 0; x < 128; x++) {
+                uint8_t f = t->mips[0][y * 256 + x], k = t->mips[0][y * 256 + 128 + x];
+                a->sky_back[y * 128 + x] = a->palette[k] | 0xff000000u;
+                a->sky_front[y * 128 + x] = f ? a->palette[f] | 0xff000000u : 0;
+            }
+        a->sky_ok = 1;
+    }
+}
+
+/* gfx/colormap.lmp: 64 rows of 256 palette indices (id's file has one byte more). */
+static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
+{
+    uint8_t *data;
+    size_t len;
+    qd_error e = {0};
+    if (read_file(read, ctx, "gfx/colormap.lmp", &data, &len, &e) != QD_OK)
+        return;
+    if (len >= sizeof a->colormap) {
+        memcpy(a->colormap, data, sizeof a->colormap);
+        a->colormap_ok = 1;
+    }
+    free(data);
+}
+
 r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
                         const uint32_t palette[256], qd_error *err)
 {
+    static _Atomic uint64_t serials;
     if (err) {
         err->code = QD_OK;
         err->offset = 0;
@@ -114,6 +155,12 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         return NULL;
     }
     qd_error e = {0};
+    a->serial = ++serials;
+    if (palette)
+        memcpy(a->palette, palette, sizeof a->palette);
+    else
+        mdl_palette_grey(a->palette);
+    load_colormap(a, read, ctx);
     snprintf(a->map_name, sizeof a->map_name, "%s", lvl->map);
     if (!lvl->map[0]) {
         snprintf(a->notice, sizeof a->notice, "NO MAP");
@@ -138,6 +185,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
     }
 
+    sky_layers(a);
     int n = lvl->num_models;
     a->num_models = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;
     a->models = calloc(a->num_models ? (size_t)a->num_models : 1, sizeof *a->models);

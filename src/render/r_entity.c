@@ -178,11 +178,11 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_
         return;
     case R_KIND_SUBMODEL:
         r_xform_setup(&x, s->origin, s->angles, scale);
-        r_draw_brush(v, &a->world, &a->world.bsp->models[m->sub], &x);
+        r_draw_brush(v, &a->world, &a->world.bsp->models[m->sub], &x, s->frame);
         return;
     case R_KIND_BRUSH:
         r_xform_setup(&x, s->origin, s->angles, scale);
-        r_draw_brush(v, &m->brush, &m->brush.bsp->models[0], &x);
+        r_draw_brush(v, &m->brush, &m->brush.bsp->models[0], &x, s->frame);
         return;
     case R_KIND_ALIAS:
         draw_alias(v, a, m->alias, s, next_frame, blend, t);

@@ -44,13 +44,23 @@ typedef struct r_model {
 } r_model;
 
 struct r_assets {
+    uint64_t serial;          /* unique per load: names this set for an r_cache */
     r_bsp world;              /* world.bsp NULL when the map is missing */
     char map_name[CL_NAME_LEN];
     int num_models;           /* slots 0..num_models-1 of cl_level.models */
     r_model *models;
     int missing;
     char notice[160];         /* shown on screen when the map is missing */
+    uint32_t palette[256];    /* the palette the assets were loaded with */
+    uint8_t colormap[64 * 256]; /* gfx/colormap.lmp: light rows of palette indices */
+    int colormap_ok;
+    int sky_ok;               /* a 256x128 Quake sky texture was found: the layers below */
+    uint32_t sky_back[128 * 128], sky_front[128 * 128]; /* front: alpha 0 is see-through */
+    uint32_t sky_flat;        /* sky colour without layers */
 };
+
+/* A pixel the sky will fill (r_surf_sky): no drawing call leaves a zero alpha byte. */
+#define R_SKY_MARK 0x00000000u
 
 /* One render call's camera and target. Lives on r_render's stack. */
 typedef struct r_view {
@@ -61,6 +71,11 @@ typedef struct r_view {
     float tan_x, tan_y;    /* tangents of the half fields of view */
     float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
     int pass;              /* R_PASS_*: what the emit calls draw */
+    const r_assets *assets;
+    r_cache *cache;        /* textured pass: lit surface blocks */
+    double time;           /* demo time: light styles, animations, liquids, sky */
+    int style[CL_MAX_LIGHTSTYLES]; /* light style values at time (r_style_value) */
+    int32_t turb[128];     /* the liquids' warp at time (r_surf_turb_table) */
     int xray;              /* lines ignore depth and back faces are kept */
     int count;             /* primitives sent to the rasteriser */
 } r_view;
@@ -70,6 +85,7 @@ typedef struct r_view {
 #define R_PASS_FLAT 0
 #define R_PASS_DEPTH 1
 #define R_PASS_LINES 2
+#define R_PASS_TEXTURED 3 /* world faces textured and lit, everything else as flat */
 
 /* Quake's AngleVectors: forward, right, up of pitch/yaw/roll in degrees. */
 void r_angle_vectors(const float angles[3], float fwd[3], float right[3], float up[3]);
@@ -85,6 +101,10 @@ int r_box_visible(const r_view *v, const float mins[3], const float maxs[3]);
  * Any other n draws nothing; so does a polygon that is not convex (a damaged map's) whose
  * clipped form would pass R_MAX_POLY points. */
 void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags);
+
+/* r_draw_poly filled from tex (whose planes are the whole surface's). */
+void r_draw_poly_tex(r_view *v, const float (*pts)[3], int n, const rast_tex *tex,
+                     unsigned flags);
 
 /* A world-space segment, clipped and drawn as a line. */
 void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, unsigned flags);
@@ -119,11 +139,32 @@ uint32_t r_wire_color(uint32_t c);
 /* Draw the world of a: PVS, front-to-back walk, faces. */
 void r_draw_world(r_view *v, const r_assets *a);
 
-/* Draw a brush model (faces of m in rb's map) placed by x. */
-void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x);
+/* Draw a brush model (faces of m in rb's map) placed by x; frame is the entity's (its
+ * animated textures' alternate cycle). */
+void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x,
+                  int frame);
 
 /* Draw one entity state with its model (brush, alias, sprite or missing box). */
 void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
                    float blend, double t);
+
+/* Quake's light style value of pattern at time t: 22 per letter past 'a' ('m' = 264, the
+ * normal light), ten letters a second; an empty pattern is 256. */
+int r_style_value(const char *pattern, double t);
+
+/* Face fi of rb's map (pts: its n corners as placed, x its entity's placement or NULL for the
+ * world, frame the entity's frame: 1 picks the alternate texture animation), textured and lit
+ * from v's cache; sky faces are marked for r_surf_sky; without a texture, flat. */
+void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame,
+                 const float (*pts)[3], int n);
+
+/* The liquids' warp table at time t (rast_tex.warp). */
+void r_surf_turb_table(double t, int32_t out[128]);
+
+/* Fill the pixels marked R_SKY_MARK with the sky seen through them. */
+void r_surf_sky(r_view *v, const r_assets *a);
+
+/* Empty c when it holds another asset set's blocks. */
+void r_cache_bind(r_cache *c, const r_assets *a);
 
 #endif

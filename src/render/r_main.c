@@ -93,6 +93,20 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
         }
         v.pass = R_PASS_LINES;
         draw_scene(&v, a, cl, t, o);
+    } else if (o->mode == R_MODE_TEXTURED && have_map) {
+        r_cache *own = o->cache ? NULL : r_cache_new(0);
+        v.pass = R_PASS_TEXTURED;
+        v.assets = a;
+        v.cache = o->cache ? o->cache : own;
+        v.time = t;
+        if (v.cache)
+            r_cache_bind(v.cache, a);
+        for (int i = 0; i < CL_MAX_LIGHTSTYLES; i++)
+            v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], t) : 256;
+        r_surf_turb_table(t, v.turb);
+        draw_scene(&v, a, cl, t, o);
+        r_surf_sky(&v, a);
+        r_cache_free(own);
     } else {
         v.pass = R_PASS_FLAT;
         draw_scene(&v, a, cl, t, o);

@@ -163,7 +163,8 @@ static rast_vert project(const r_view *v, vpt p)
     return o;
 }
 
-void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags)
+static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
+                      const rast_tex *tex, unsigned flags)
 {
     if (n < 3 || n > MDL_BSP_MAX_FACE_VERTS)
         return;
@@ -196,9 +197,23 @@ void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsign
         int k = n - start < 63 ? n - start : 63;
         for (int i = 0; i < k; i++)
             rv[1 + i] = project(v, buf[cur][start + i]);
-        rast_polygon(v->fb, rv, k + 1, color, flags);
+        if (tex)
+            rast_polygon_tex(v->fb, rv, k + 1, tex, flags);
+        else
+            rast_polygon(v->fb, rv, k + 1, color, flags);
         v->count++;
     }
+}
+
+void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags)
+{
+    draw_poly(v, pts, n, color, NULL, flags);
+}
+
+void r_draw_poly_tex(r_view *v, const float (*pts)[3], int n, const rast_tex *tex,
+                     unsigned flags)
+{
+    draw_poly(v, pts, n, 0, tex, flags);
 }
 
 void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, unsigned flags)
@@ -236,6 +251,7 @@ void r_emit_poly(r_view *v, const float (*pts)[3], int n, uint32_t fill, uint32_
 {
     switch (v->pass) {
     case R_PASS_FLAT:
+    case R_PASS_TEXTURED:
         r_draw_poly(v, pts, n, fill, RAST_OPAQUE);
         break;
     case R_PASS_DEPTH:

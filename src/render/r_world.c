@@ -14,7 +14,7 @@ static float dot3(const float a[3], const float b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static void draw_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
+static void draw_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3], int frame)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face *f = &b->faces[fi];
@@ -22,8 +22,11 @@ static void draw_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3
         return;
     if (!v->xray && dot3(f->normal, eye) - f->dist <= BACKFACE_EPSILON)
         return;
-    r_emit_poly(v, (const float(*)[3])b->verts[f->first_vert], (int)f->num_verts,
-                rb->flat[fi], rb->wire[fi]);
+    const float(*pts)[3] = (const float(*)[3])b->verts[f->first_vert];
+    if (v->pass == R_PASS_TEXTURED)
+        r_surf_face(v, rb, fi, NULL, frame, pts, (int)f->num_verts);
+    else
+        r_emit_poly(v, pts, (int)f->num_verts, rb->flat[fi], rb->wire[fi]);
 }
 
 /* Walk the world tree from its root, nearer child first, skipping nodes and leaves outside
@@ -70,7 +73,7 @@ void r_draw_world(r_view *v, const r_assets *a)
             if (drawn[fi])
                 continue;
             drawn[fi] = 1;
-            draw_face(v, rb, fi, v->org);
+            draw_face(v, rb, fi, v->org, 0);
         }
     }
 out:
@@ -80,7 +83,8 @@ out:
 
 /* A brush model: faces first_face..+num_faces of rb's map, placed by x. Back faces are culled
  * against the eye carried into the model's frame. */
-void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x)
+void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x,
+                  int frame)
 {
     /* Cull by the model's bounds: exact when only translated, else a sphere's box. */
     float mins[3], maxs[3];
@@ -127,11 +131,15 @@ void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xfo
         if (!v->xray && dot3(f->normal, eye) - f->dist <= BACKFACE_EPSILON)
             continue;
         if (x->identity && x->origin[0] == 0 && x->origin[1] == 0 && x->origin[2] == 0) {
-            draw_face(v, rb, fi, eye);
+            draw_face(v, rb, fi, eye, frame);
             continue;
         }
         for (uint32_t i = 0; i < f->num_verts; i++)
             r_xform_point(x, b->verts[f->first_vert + i], pts[i]);
-        r_emit_poly(v, (const float(*)[3])pts, (int)f->num_verts, rb->flat[fi], rb->wire[fi]);
+        if (v->pass == R_PASS_TEXTURED)
+            r_surf_face(v, rb, fi, x, frame, (const float(*)[3])pts, (int)f->num_verts);
+        else
+            r_emit_poly(v, (const float(*)[3])pts, (int)f->num_verts, rb->flat[fi],
+                        rb->wire[fi]);
     }
 }

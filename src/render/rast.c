@@ -32,6 +32,7 @@ typedef struct span_ctx {
     uint32_t color;
     unsigned flags;
     float dz, zlo, zhi;
+    const rast_tex *tex; /* textured fill, or NULL */
 } span_ctx;
 
 rast_fb *rast_fb_new(int w, int h)
@@ -159,9 +160,68 @@ static void span_fill(uint32_t *restrict c, int n, uint32_t col)
         c[i] = col;
 }
 
+/* A texel coordinate in float to an index 0..size-1: clamped (NaN to 0), or repeated. */
+static inline int tex_clamp(float s, int size)
+{
+    if (!(s >= 0.0f))
+        return 0;
+    return s < (float)size ? (int)s : size - 1;
+}
+
+/* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic, the texel by one
+ * division per drawn pixel. The planes are evaluated in double at the span's start and
+ * stepped in float, the same operations whatever the thread. */
+static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
+{
+    const rast_tex *tx = sc->tex;
+    const unsigned flags = sc->flags;
+    size_t o = (size_t)y * (size_t)fb->w + (size_t)x0;
+    uint32_t *restrict c = fb->color + o;
+    float *restrict d = fb->depth + o;
+    double px = x0 + 0.5, py = y + 0.5;
+    float s0 = (float)(tx->s[0] * px + tx->s[1] * py + tx->s[2]), ds = (float)tx->s[0];
+    float t0 = (float)(tx->t[0] * px + tx->t[1] * py + tx->t[2]), dt = (float)tx->t[0];
+    float q0 = (float)(tx->q[0] * px + tx->q[1] * py + tx->q[2]), dq = (float)tx->q[0];
+    const uint32_t *tex = tx->texels;
+    const int w = tx->w, h = tx->h;
+    for (int i = 0; i < n; i++) {
+        float z = clampz(zs + sc->dz * (float)i, sc->zlo, sc->zhi);
+        if ((flags & RAST_DEPTH_TEST) && !(z > d[i]))
+            continue;
+        float q = q0 + dq * (float)i;
+        float iw = q > 1e-12f ? 1.0f / q : 1e12f;
+        float s = (s0 + ds * (float)i) * iw, t = (t0 + dt * (float)i) * iw;
+        uint32_t texel;
+        if (tx->wrap) {
+            /* 16.16 fixed point, kept in range before the conversion */
+            s = s > -16384.0f && s < 16384.0f ? s : 0.0f;
+            t = t > -16384.0f && t < 16384.0f ? t : 0.0f;
+            int32_t si = (int32_t)(s * 65536.0f), ti = (int32_t)(t * 65536.0f);
+            if (tx->warp) {
+                int32_t ws = si + tx->warp[(ti >> 16) & 127];
+                ti += tx->warp[(si >> 16) & 127];
+                si = ws;
+            }
+            texel = tex[(size_t)((ti >> 16) & (h - 1)) * (size_t)w + (size_t)((si >> 16) & (w - 1))];
+        } else {
+            texel = tex[(size_t)tex_clamp(t, h) * (size_t)w + (size_t)tex_clamp(s, w)];
+        }
+        if (flags & RAST_DEPTH_WRITE)
+            d[i] = z;
+        if (flags & RAST_BLEND)
+            c[i] = blend_px(texel, c[i]);
+        else if (flags & RAST_COLOR_WRITE)
+            c[i] = texel | 0xff000000u;
+    }
+}
+
 /* Pixels x0..x0+n-1 of row y, with depth zs at the first one. */
 static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
 {
+    if (sc->tex) {
+        span_tex(fb, y, x0, n, zs, sc);
+        return;
+    }
     size_t o = (size_t)y * (size_t)fb->w + (size_t)x0;
     uint32_t *c = fb->color + o;
     float *d = fb->depth + o;
@@ -424,9 +484,10 @@ static int clip_guard(const dvert *in, int n, dvert *out, int cap, int axis, dou
     return m;
 }
 
-/* Validate, reject, guard-clip and draw a convex polygon into rows ylo..yhi-1. */
-static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsigned flags,
-                      int ylo, int yhi)
+/* Validate, reject, guard-clip and draw a convex polygon into rows ylo..yhi-1, in one
+ * colour or (tex not NULL) textured. */
+static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
+                      const rast_tex *tex, unsigned flags, int ylo, int yhi)
 {
     if (!fb || !v || n < 3 || n > POLY_MAX)
         return;
@@ -459,7 +520,7 @@ static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color, un
         n = clip_guard(buf[0], n, buf[1], cap, 1, 1.0);
         n = clip_guard(buf[1], n, buf[0], cap, 1, -1.0);
     }
-    span_ctx sc = {color, flags, 0, 0, 0};
+    span_ctx sc = {color, flags, 0, 0, 0, tex};
     if (n >= 3)
         poly_raster(fb, p, n, sc, ylo, yhi);
 }
@@ -467,25 +528,53 @@ static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color, un
 void rast_triangle(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags)
 {
     if (fb)
-        poly_draw(fb, v, 3, color, flags, 0, fb->h);
+        poly_draw(fb, v, 3, color, NULL, flags, 0, fb->h);
 }
 
 void rast_polygon(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsigned flags)
 {
     if (fb)
-        poly_draw(fb, v, n, color, flags, 0, fb->h);
+        poly_draw(fb, v, n, color, NULL, flags, 0, fb->h);
 }
 
 void rast_triangle_rows(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned flags,
                         int y0, int y1)
 {
-    poly_draw(fb, v, 3, color, flags, y0, y1);
+    poly_draw(fb, v, 3, color, NULL, flags, y0, y1);
 }
 
 void rast_polygon_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
                        unsigned flags, int y0, int y1)
 {
-    poly_draw(fb, v, n, color, flags, y0, y1);
+    poly_draw(fb, v, n, color, NULL, flags, y0, y1);
+}
+
+/* A texture is usable when its texels exist, its size is in range and, to repeat, a power
+ * of two each way. */
+static int tex_ok(const rast_tex *t)
+{
+    if (!t || !t->texels || t->w < 1 || t->h < 1 || t->w > FB_MAX || t->h > FB_MAX)
+        return 0;
+    if (t->wrap && ((t->w & (t->w - 1)) || (t->h & (t->h - 1))))
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(t->s[i]) || !isfinite(t->t[i]) || !isfinite(t->q[i]))
+            return 0;
+    return 1;
+}
+
+void rast_polygon_tex(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
+                      unsigned flags)
+{
+    if (fb && tex_ok(tex))
+        poly_draw(fb, v, n, 0, tex, flags, 0, fb->h);
+}
+
+void rast_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
+                           unsigned flags, int y0, int y1)
+{
+    if (fb && tex_ok(tex))
+        poly_draw(fb, v, n, 0, tex, flags, y0, y1);
 }
 
 /* ---- lines ---------------------------------------------------------------------------- */

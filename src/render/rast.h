@@ -54,6 +54,28 @@ void rast_triangle(rast_fb *fb, const rast_vert v[3], uint32_t color, unsigned f
 /* A convex polygon of n (3..64) vertices, as a fan of triangles. */
 void rast_polygon(rast_fb *fb, const rast_vert *v, int n, uint32_t color, unsigned flags);
 
+/* A texture for the textured fills: w x h texels (colours as above), row-major. The texture
+ * coordinates of a pixel come from three planes in screen space: at the pixel's centre
+ * (px, py) = (x + 0.5, y + 0.5), s/w = s[0] px + s[1] py + s[2], likewise t/w, and
+ * q = 1/w; the texel is (s/w / q, t/w / q). For a planar polygon these are exact
+ * (perspective-correct) however the polygon was clipped, so callers give the planes of the
+ * whole surface. The texel's alpha is ignored unless the flags hold RAST_BLEND. */
+typedef struct rast_tex {
+    const uint32_t *texels;
+    int w, h;       /* 1..16384 */
+    int wrap;       /* 0: clamp to the edges; 1: repeat (w and h must be powers of two) */
+    /* NULL, or 128 offsets in 1/65536 texels: a sine warp (Quake's turbulent liquids),
+     * s += warp[t & 127] and t += warp[s & 127] with the unwarped integer s and t. */
+    const int32_t *warp;
+    double s[3], t[3], q[3];
+} rast_tex;
+
+/* A convex polygon (as rast_polygon) filled from tex instead of one colour. */
+void rast_polygon_tex(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
+                      unsigned flags);
+void rast_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
+                           unsigned flags, int y0, int y1);
+
 /* A line from a to b, one pixel wide, both ends included. With RAST_DEPTH_TEST it is drawn
  * where it is not behind the depth buffer, with a small bias so that a face's own edges
  * show on top of it. */

@@ -47,6 +47,15 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam);
 
 #define R_MODE_FLAT 0 /* faces filled in their texture's average colour times their light */
 #define R_MODE_WIRE 1 /* edges of faces and models, hidden lines removed unless xray */
+#define R_MODE_TEXTURED 2 /* the game's look: textured, lightmapped faces (Quake maps; other
+                           * maps and models as flat for now) */
+
+/* Lit surface blocks kept between frames of one asset set (any set: it empties itself when
+ * given another). One cache per thread: r_render writes to it. budget is in bytes (0: 64 MiB);
+ * past it the cache empties and refills. Only speed depends on it, never a pixel. */
+typedef struct r_cache r_cache;
+r_cache *r_cache_new(size_t budget);
+void r_cache_free(r_cache *c);
 
 typedef struct r_options {
     int mode;             /* R_MODE_* */
@@ -54,6 +63,7 @@ typedef struct r_options {
     int show_view_entity; /* draw the recording player's own body (chase cameras) */
     int hide_entity;      /* when > 0, an entity not to draw: the body a first-person
                            * camera follows */
+    r_cache *cache;       /* textured mode: the caller's cache, or NULL for one per call */
 } r_options;
 
 /* Draw the state cl at demo time t, seen from cam, into fb (cleared first). The world comes

@@ -1,6 +1,7 @@
 /* fuzz_render.h: the render step the model and map fuzz targets share: load the level's
- * models from the input, draw it from each camera in flat and wire mode (x-ray from the
- * last camera) into a tiny framebuffer, free everything. */
+ * models from the input, draw it from each camera in flat, wire and textured mode (x-ray
+ * from the last camera; the textured frames through one cache, as a player keeps it) into a
+ * tiny framebuffer, free everything. */
 #ifndef QD_FUZZ_RENDER_H
 #define QD_FUZZ_RENDER_H
 
@@ -15,11 +16,13 @@ static void fuzz_render(const cl_state *cl, const memread *in, const r_camera *c
         return;
     qd_error err;
     r_assets *a = r_assets_load(&cl->level, memread_fn, (void *)in, NULL, &err);
+    r_cache *cache = r_cache_new(1u << 20); /* small: the flush path is fuzzed too */
     for (int c = 0; c < ncams; c++)
-        for (int mode = 0; mode < 2; mode++) {
-            r_options o = {mode, c == ncams - 1, 0, 0};
+        for (int mode = 0; mode < 3; mode++) {
+            r_options o = {mode, c == ncams - 1, 0, 0, cache};
             r_render(a, cl, t, &cams[c], &o, fb);
         }
+    r_cache_free(cache);
     r_assets_free(a);
     rast_fb_free(fb);
 }

@@ -1,0 +1,449 @@
+/* r_surf.c: textured Quake surfaces: lit surface blocks (texture times lightmap through the
+ * colormap) kept in a cache between frames, turbulent liquids, the two-layer sky, and the
+ * texture planes that map a face's block onto the screen.
+ *
+ * Lighting follows the software Quake renderer's model (id's GPL r_surf.c R_BuildLightMap and
+ * R_DrawSurfaceBlock8, described here, not copied): each luxel sums its lightmaps, each
+ * scaled by its style's current value (22 per letter past 'a', 'm' = 264 the normal), the sum
+ * b becomes a colormap row (65280 - b) / 1024 clamped to 0..63 (row 32 shows the texture as
+ * it is, row 0 twice as bright), interpolated bilinearly across the 16-texel luxel grid, and
+ * the texel's palette index goes through that row of gfx/colormap.lmp. The colormap leaves
+ * the fullbright palette entries (224..255) alone, so they glow in the dark. Without a
+ * colormap an RGB ramp of the same rows stands in. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "r_local.h"
+
+/* Largest surface block in texels; a face whose block would be bigger at the wanted mip
+ * level takes a coarser one, and past mip 3 it is drawn flat. */
+#define R_SURF_MAX_TEXELS (1u << 20)
+#define R_CACHE_BSPS 64
+#define NORMAL_STYLE 264 /* 'm' */
+
+typedef struct r_surf {
+    int32_t key[6];       /* light of styles 0..3, texture, mip */
+    int w, h;
+    uint32_t texels[];
+} r_surf;
+
+typedef struct r_cache_bsp {
+    const mdl_bsp *b;
+    uint32_t num_faces, num_textures;
+    r_surf **faces;       /* num_faces * 4 (per mip) */
+    r_surf **textures;    /* num_textures: unlit mip 0 (liquids) */
+} r_cache_bsp;
+
+struct r_cache {
+    uint64_t serial;      /* r_assets.serial the entries were built for */
+    size_t bytes, budget;
+    int num_bsps;
+    r_cache_bsp bsps[R_CACHE_BSPS];
+};
+
+r_cache *r_cache_new(size_t budget)
+{
+    r_cache *c = calloc(1, sizeof *c);
+    if (c)
+        c->budget = budget ? budget : (size_t)64 << 20;
+    return c;
+}
+
+static void cache_flush(r_cache *c)
+{
+    for (int i = 0; i < c->num_bsps; i++) {
+        r_cache_bsp *cb = &c->bsps[i];
+        for (uint32_t k = 0; k < cb->num_faces * 4u; k++)
+            free(cb->faces[k]);
+        for (uint32_t k = 0; k < cb->num_textures; k++)
+            free(cb->textures[k]);
+        free(cb->faces);
+        free(cb->textures);
+    }
+    c->num_bsps = 0;
+    c->bytes = 0;
+}
+
+void r_cache_free(r_cache *c)
+{
+    if (!c)
+        return;
+    cache_flush(c);
+    free(c);
+}
+
+void r_cache_bind(r_cache *c, const r_assets *a)
+{
+    if (c && c->serial != a->serial) {
+        cache_flush(c);
+        c->serial = a->serial;
+    }
+}
+
+static r_cache_bsp *cache_bsp(r_cache *c, const mdl_bsp *b)
+{
+    for (int i = 0; i < c->num_bsps; i++)
+        if (c->bsps[i].b == b)
+            return &c->bsps[i];
+    if (c->num_bsps == R_CACHE_BSPS)
+        cache_flush(c);
+    r_cache_bsp *cb = &c->bsps[c->num_bsps];
+    cb->faces = calloc((size_t)b->num_faces * 4 + 1, sizeof *cb->faces);
+    cb->textures = calloc((size_t)b->num_textures + 1, sizeof *cb->textures);
+    if (!cb->faces || !cb->textures) {
+        free(cb->faces);
+        free(cb->textures);
+        return NULL;
+    }
+    cb->b = b;
+    cb->num_faces = b->num_faces;
+    cb->num_textures = b->num_textures;
+    c->num_bsps++;
+    return cb;
+}
+
+/* A fresh block of w x h for slot, counted against the budget (the whole cache is emptied
+ * first when it would pass it: the blocks are rebuilt as the frame needs them). */
+static r_surf *cache_alloc(r_cache *c, r_surf **slot, int w, int h)
+{
+    size_t size = sizeof(r_surf) + (size_t)w * (size_t)h * sizeof(uint32_t);
+    if (*slot) {
+        c->bytes -= sizeof(r_surf) + (size_t)(*slot)->w * (size_t)(*slot)->h * 4;
+        free(*slot);
+        *slot = NULL;
+    }
+    r_surf *s = malloc(size);
+    if (!s)
+        return NULL;
+    s->w = w;
+    s->h = h;
+    c->bytes += size;
+    *slot = s;
+    return s;
+}
+
+/* ---- light styles ---- */
+
+int r_style_value(const char *pattern, double t)
+{
+    size_t len = strnlen(pattern, CL_NAME_LEN);
+    if (len == 0)
+        return 256; /* Quake's R_AnimateLight: an unset style is plain full light */
+    long i = t > 0 && t < 1e9 ? (long)(t * 10) : 0;
+    int c = pattern[(size_t)i % len] - 'a';
+    return (c < 0 ? 0 : c > 25 ? 25 : c) * 22;
+}
+
+/* ---- colours ---- */
+
+/* The colour of palette index p under colormap row r (0..63). */
+static inline uint32_t lit(const r_assets *a, int row, uint8_t p)
+{
+    if (a->colormap_ok)
+        return a->palette[a->colormap[(size_t)row * 256 + p]];
+    if (p >= 224)
+        return a->palette[p];
+    uint32_t c = a->palette[p], f = (uint32_t)(64 - row); /* 32 = as is */
+    uint32_t r = (c & 255) * f / 32, g = (c >> 8 & 255) * f / 32, b = (c >> 16 & 255) * f / 32;
+    return (r > 255 ? 255 : r) | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b) << 16 |
+           0xff000000u;
+}
+
+/* The texture a face shows at time t: its animation frame (alt: the entity's frame 1). */
+static int32_t anim_texture(const mdl_bsp *b, int32_t ti, int alt, double t)
+{
+    if (ti < 0 || (uint32_t)ti >= b->num_textures)
+        return -1;
+    const mdl_texture *tx = &b->textures[ti];
+    int32_t first = tx->anim_first;
+    int count = tx->anim_count;
+    if (alt && tx->alt_count) {
+        first = tx->alt_first;
+        count = tx->alt_count;
+    }
+    if (count <= 1 || first < 0)
+        return ti;
+    long k = t > 0 && t < 1e9 ? (long)(t * 5) : 0; /* a frame every 0.2 s */
+    int32_t r = first;
+    for (long i = k % count; i > 0; i--) /* count <= 10 */
+        r = b->textures[r].anim_next;
+    return r;
+}
+
+/* Build face fi's lit block at mip level m with the given style values into s. */
+static void build_block(const r_assets *a, const mdl_bsp *b, uint32_t fi, const mdl_texture *tx,
+                        int m, const int light[4], r_surf *s)
+{
+    const mdl_face *f = &b->faces[fi];
+    const mdl_face_lm *lm = &b->face_lm[fi];
+    int lw = (lm->extents[0] >> 4) + 1, lh = (lm->extents[1] >> 4) + 1;
+    size_t luxels = (size_t)lw * (size_t)lh;
+    /* Colormap rows per luxel in 8.8 fixed point (Quake's blocklights after the flip). */
+    int32_t *rows = malloc(luxels * sizeof *rows);
+    if (!rows) {
+        for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
+            s->texels[i] = f->color | 0xff000000u;
+        return;
+    }
+    for (size_t i = 0; i < luxels; i++) {
+        int32_t sum = 0;
+        if (f->flags & MDL_SURF_FULLBRIGHT || b->light_len == 0)
+            sum = b->light_len == 0 ? 255 * 256 : 128 * NORMAL_STYLE;
+        else
+            for (int k = 0; k < lm->num_styles; k++)
+                sum += b->lightdata[(size_t)lm->ofs + (size_t)k * luxels + i] * light[k];
+        int32_t v = (255 * 256 - sum) >> 2;
+        rows[i] = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
+    }
+    const uint8_t *pix = tx->mips[m];
+    int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
+    int step = 16 >> m; /* block texels per luxel */
+    int s0 = lm->mins[0] >> m, t0 = lm->mins[1] >> m;
+    for (int y = 0; y < s->h; y++) {
+        int ly = y / step, fy = y % step;
+        int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
+        int ty = ((t0 + y) % th + th) % th;
+        const uint8_t *src = pix + (size_t)ty * (size_t)tw;
+        uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
+        for (int x = 0; x < s->w; x++) {
+            int lx = x / step, fx = x % step;
+            int lx1 = lx + 1 < lw ? lx + 1 : lw - 1;
+            ly = ly < lh ? ly : lh - 1;
+            lx = lx < lw ? lx : lw - 1;
+            int32_t a0 = rows[(size_t)ly * lw + lx], a1 = rows[(size_t)ly * lw + lx1];
+            int32_t b0 = rows[(size_t)ly1 * lw + lx], b1 = rows[(size_t)ly1 * lw + lx1];
+            int32_t top = a0 + (a1 - a0) * fx / step, bot = b0 + (b1 - b0) * fx / step;
+            int32_t l = top + (bot - top) * fy / step;
+            int tx_ = ((s0 + x) % tw + tw) % tw;
+            dst[x] = lit(a, l >> 8, src[tx_]);
+        }
+    }
+    free(rows);
+}
+
+/* The unlit RGBA of texture ti's level 0 (liquids), cached per texture. */
+static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, int32_t ti)
+{
+    r_surf **slot = &cb->textures[ti];
+    if (*slot)
+        return *slot;
+    const mdl_texture *tx = &b->textures[ti];
+    if (!tx->mips[0])
+        return NULL;
+    r_surf *s = cache_alloc(v->cache, slot, (int)tx->width, (int)tx->height);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
+        s->texels[i] = v->assets->palette[tx->mips[0][i]] | 0xff000000u;
+    return s;
+}
+
+/* The lit block of face fi at mip m, from the cache or built now; NULL when it cannot be. */
+static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, uint32_t fi,
+                                int32_t ti, int *m)
+{
+    const mdl_face_lm *lm = &b->face_lm[fi];
+    const mdl_texture *tx = &b->textures[ti];
+    int mip = *m;
+    while (mip < 4 && (uint64_t)((lm->extents[0] >> mip) + 1) * (uint64_t)((lm->extents[1] >> mip) + 1) >
+                          R_SURF_MAX_TEXELS)
+        mip++;
+    while (mip > 0 && !tx->mips[mip])
+        mip--;
+    if (mip > 3 || !tx->mips[mip] || (tx->width >> mip) == 0 || (tx->height >> mip) == 0)
+        return NULL;
+    int key[6] = {0, 0, 0, 0, ti, mip};
+    for (int k = 0; k < lm->num_styles; k++)
+        key[k] = v->style[lm->styles[k] < CL_MAX_LIGHTSTYLES ? lm->styles[k] : 0];
+    r_surf **slot = &cb->faces[(size_t)fi * 4 + (size_t)mip];
+    *m = mip;
+    if (*slot && memcmp((*slot)->key, key, sizeof key) == 0)
+        return *slot;
+    if (v->cache->bytes > v->cache->budget) {
+        cache_flush(v->cache);
+        cb = cache_bsp(v->cache, b);
+        if (!cb)
+            return NULL;
+        slot = &cb->faces[(size_t)fi * 4 + (size_t)mip];
+    }
+    int w = lm->extents[0] >> mip, h = lm->extents[1] >> mip;
+    r_surf *s = cache_alloc(v->cache, slot, w > 0 ? w : 1, h > 0 ? h : 1);
+    if (!s)
+        return NULL;
+    memcpy(s->key, key, sizeof key);
+    build_block(v->assets, b, fi, tx, mip, key, s);
+    return s;
+}
+
+/* ---- the face ---- */
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Screen-space planes of an attribute a = dot(A, p) + a0 over points p of the plane
+ * dot(N, p) = dist (world space), as rast_tex wants them: a/w and, when A is NULL, q = 1/w.
+ * With P the view-space point and dir(x, y) = ((x - cx)/scale, -(y - cy)/scale, 1), P = z dir
+ * on the plane gives 1/z = dot(Nv, dir) / dv and a/z = dot(Av, dir) + (a at the eye) / z. */
+static void attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
+                       double out[3])
+{
+    double nv[3] = {dot3(N, v->right), dot3(N, v->up), dot3(N, v->fwd)};
+    double dv = (double)dist - dot3(N, v->org);
+    double inv = 1.0 / v->scale;
+    double q[3] = {nv[0] * inv / dv, -nv[1] * inv / dv,
+                   (nv[2] - nv[0] * v->cx * inv + nv[1] * v->cy * inv) / dv};
+    if (!A) {
+        memcpy(out, q, sizeof q);
+        return;
+    }
+    double av[3] = {dot3(A, v->right), dot3(A, v->up), dot3(A, v->fwd)};
+    double k = (double)dot3(A, v->org) + a0;
+    out[0] = k * q[0] + av[0] * inv;
+    out[1] = k * q[1] - av[1] * inv;
+    out[2] = k * q[2] + av[2] - av[0] * v->cx * inv + av[1] * v->cy * inv;
+}
+
+/* Quake's mip choice by the nearest corner's depth: a texel per pixel or more is level 0,
+ * then each halving of the texel size on screen a level down. */
+static int mip_for(const r_view *v, const float (*pts)[3], int n, const float S[3],
+                   const float T[3])
+{
+    float zmin = 1e30f;
+    for (int i = 0; i < n; i++) {
+        float d[3] = {pts[i][0] - v->org[0], pts[i][1] - v->org[1], pts[i][2] - v->org[2]};
+        float z = dot3(d, v->fwd);
+        zmin = z < zmin ? z : zmin;
+    }
+    zmin = zmin > R_NEAR ? zmin : R_NEAR;
+    float ts = sqrtf(dot3(S, S)), tt = sqrtf(dot3(T, T));
+    float tpu = ts > tt ? ts : tt; /* texels per world unit */
+    float ppt = v->scale / (zmin * (tpu > 1e-6f ? tpu : 1e-6f)); /* pixels per texel */
+    /* Quake's d_scalemip thresholds are 0.8x of the halvings (sharper than a plain box). */
+    return ppt >= 0.8f ? 0 : ppt >= 0.4f ? 1 : ppt >= 0.2f ? 2 : 3;
+}
+
+void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame,
+                 const float (*pts)[3], int n)
+{
+    const mdl_bsp *b = rb->bsp;
+    const mdl_face *f = &b->faces[fi];
+    const mdl_face_lm *lm = &b->face_lm[fi];
+    int32_t ti = anim_texture(b, f->texture, frame != 0, v->time);
+    r_cache_bsp *cb = v->cache ? cache_bsp(v->cache, b) : NULL;
+    if (f->flags & MDL_SURF_SKY) {
+        r_draw_poly(v, pts, n, R_SKY_MARK, RAST_OPAQUE);
+        return;
+    }
+    if (ti < 0 || !cb || !b->textures[ti].mips[0]) {
+        r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
+        return;
+    }
+    /* The face's plane and texture axes in world space (x: the brush entity's placement;
+     * axes scaled by s carry a model point m to origin + sum m_i axis_i, so a model-space
+     * vector A maps to sum A_i axis_i / |axis_i|^2). */
+    float N[3], S[3], T[3], dist = f->dist, s0 = lm->vecs[0][3], t0 = lm->vecs[1][3];
+    if (x && !(x->identity && x->origin[0] == 0 && x->origin[1] == 0 && x->origin[2] == 0)) {
+        float l2[3];
+        for (int i = 0; i < 3; i++)
+            l2[i] = dot3(x->axis[i], x->axis[i]);
+        for (int j = 0; j < 3; j++) {
+            N[j] = S[j] = T[j] = 0;
+            for (int i = 0; i < 3; i++) {
+                float k = l2[i] > 0 ? x->axis[i][j] / l2[i] : 0;
+                N[j] += f->normal[i] * k;
+                S[j] += lm->vecs[0][i] * k;
+                T[j] += lm->vecs[1][i] * k;
+            }
+        }
+        dist += dot3(N, x->origin);
+        s0 -= dot3(S, x->origin);
+        t0 -= dot3(T, x->origin);
+    } else {
+        memcpy(N, f->normal, sizeof N);
+        memcpy(S, lm->vecs[0], sizeof S);
+        memcpy(T, lm->vecs[1], sizeof T);
+    }
+    rast_tex tex;
+    memset(&tex, 0, sizeof tex);
+    if (f->flags & MDL_SURF_TURB) {
+        const r_surf *s = texture_rgba(v, cb, b, ti);
+        if (!s || (s->w & (s->w - 1)) || (s->h & (s->h - 1))) { /* repeats need powers of 2 */
+            r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
+            return;
+        }
+        tex.texels = s->texels;
+        tex.w = s->w;
+        tex.h = s->h;
+        tex.wrap = 1;
+        tex.warp = v->turb;
+        attr_plane(v, N, dist, S, s0, tex.s);
+        attr_plane(v, N, dist, T, t0, tex.t);
+    } else {
+        int m = mip_for(v, pts, n, S, T);
+        const r_surf *s = face_block(v, cb, b, fi, ti, &m);
+        if (!s) {
+            r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
+            return;
+        }
+        float k = 1.0f / (float)(1 << m);
+        float Sm[3] = {S[0] * k, S[1] * k, S[2] * k}, Tm[3] = {T[0] * k, T[1] * k, T[2] * k};
+        tex.texels = s->texels;
+        tex.w = s->w;
+        tex.h = s->h;
+        attr_plane(v, N, dist, Sm, (s0 - (float)lm->mins[0]) * k, tex.s);
+        attr_plane(v, N, dist, Tm, (t0 - (float)lm->mins[1]) * k, tex.t);
+    }
+    attr_plane(v, N, dist, NULL, 0, tex.q);
+    r_draw_poly_tex(v, pts, n, &tex, RAST_OPAQUE);
+}
+
+/* ---- turbulence and sky ---- */
+
+void r_surf_turb_table(double t, int32_t out[128])
+{
+    /* Software Quake's D_DrawTurbulent8Span: an 8-texel sine of period 128 texels that runs
+     * 20 texels a second, as an offset of 8 + 8 sin. */
+    double phase = t > 0 && t < 1e9 ? fmod(t * 20.0, 128.0) : 0;
+    for (int i = 0; i < 128; i++)
+        out[i] = (int32_t)lround((8.0 + 8.0 * sin((i + phase) * (2 * M_PI / 128))) * 65536.0);
+}
+
+/* GLQuake's sky (R_DrawSkyChain, EmitSkyPolys; ezQuake draws the same): the direction to a
+ * point, its height tripled and scaled to 378 / length, read two 128-texel layers moving 8
+ * (back) and 16 (front) texels a second; the front layer's index 0 is see-through. */
+void r_surf_sky(r_view *v, const r_assets *a)
+{
+    rast_fb *fb = v->fb;
+    if (!a->sky_ok) {
+        for (size_t i = 0; i < (size_t)fb->w * (size_t)fb->h; i++)
+            if (fb->color[i] == R_SKY_MARK)
+                fb->color[i] = a->sky_flat;
+        return;
+    }
+    double tm = v->time > 0 && v->time < 1e9 ? v->time : 0;
+    float back = (float)fmod(tm * 8.0, 128.0), front = (float)fmod(tm * 16.0, 128.0);
+    float inv = 1.0f / v->scale;
+    for (int y = 0; y < fb->h; y++) {
+        uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
+        float dy = -((float)y + 0.5f - v->cy) * inv;
+        for (int x = 0; x < fb->w; x++) {
+            if (row[x] != R_SKY_MARK)
+                continue;
+            float dx = ((float)x + 0.5f - v->cx) * inv;
+            float d[3];
+            for (int j = 0; j < 3; j++)
+                d[j] = v->fwd[j] + v->right[j] * dx + v->up[j] * dy;
+            d[2] *= 3;
+            float len = sqrtf(dot3(d, d));
+            float k = len > 0 ? 378.0f / len : 0;
+            float us = d[0] * k, ut = d[1] * k;
+            int bs = (int)floorf(back + us) & 127, bt = (int)floorf(back + ut) & 127;
+            int fs = (int)floorf(front + us) & 127, ft = (int)floorf(front + ut) & 127;
+            uint32_t c = a->sky_front[ft * 128 + fs];
+            row[x] = c >> 24 ? c : a->sky_back[bt * 128 + bs];
+        }
+    }
+}
