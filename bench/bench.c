@@ -231,12 +231,17 @@ static void bench_keyframes(void)
         bench_keyframe_rows(formats[i].fmt, formats[i].fmt, formats[i].exts);
 }
 
-/* `qdemo-bench` runs every section into bench/results.md; `qdemo-bench keyframes` prints
- * only the keyframe table (quick, for checking a port) and writes no file. */
+/* `qdemo-bench` runs every section into bench/results.md; `qdemo-bench keyframes` and
+ * `qdemo-bench render` print only that table (quick, for checking a change) and write no
+ * file. */
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "keyframes") == 0) {
         bench_keyframes();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "render") == 0) { /* only the render table, no file */
+        bench_render();
         return 0;
     }
     md = fopen("bench/results.md", "w");

@@ -160,17 +160,21 @@ static void span_fill(uint32_t *restrict c, int n, uint32_t col)
         c[i] = col;
 }
 
-/* A texel coordinate in float to an index 0..size-1: clamped (NaN to 0), or repeated. */
-static inline int tex_clamp(float s, int size)
+/* A texel coordinate to 16.16 fixed point, NaN and far-off values pinned inside +-30000
+ * texels first (textures are at most 16384 wide, so the clamp or the repeat decides). */
+static inline int32_t tex_fix(float s)
 {
-    if (!(s >= 0.0f))
-        return 0;
-    return s < (float)size ? (int)s : size - 1;
+    s = s > -30000.0f ? s : -30000.0f; /* NaN becomes -30000 too */
+    s = s < 30000.0f ? s : 30000.0f;
+    return (int32_t)(s * 65536.0f);
 }
 
-/* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic, the texel by one
- * division per drawn pixel. The planes are evaluated in double at the span's start and
- * stepped in float, the same operations whatever the thread. */
+#define TEX_RUN 16 /* pixels between exact divisions (Quake's span subdivision) */
+
+/* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic; the texel exact
+ * (one division) at every TEX_RUN-th pixel from the span's start and at its end, linear in
+ * 16.16 fixed point between. The planes are evaluated in double at the span's start and
+ * stepped in float: the same operations whatever the thread. */
 static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
 {
     const rast_tex *tx = sc->tex;
@@ -184,34 +188,70 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     float q0 = (float)(tx->q[0] * px + tx->q[1] * py + tx->q[2]), dq = (float)tx->q[0];
     const uint32_t *tex = tx->texels;
     const int w = tx->w, h = tx->h;
-    for (int i = 0; i < n; i++) {
-        float z = clampz(zs + sc->dz * (float)i, sc->zlo, sc->zhi);
-        if ((flags & RAST_DEPTH_TEST) && !(z > d[i]))
-            continue;
-        float q = q0 + dq * (float)i;
-        float iw = q > 1e-12f ? 1.0f / q : 1e12f;
-        float s = (s0 + ds * (float)i) * iw, t = (t0 + dt * (float)i) * iw;
-        uint32_t texel;
-        if (tx->wrap) {
-            /* 16.16 fixed point, kept in range before the conversion */
-            s = s > -16384.0f && s < 16384.0f ? s : 0.0f;
-            t = t > -16384.0f && t < 16384.0f ? t : 0.0f;
-            int32_t si = (int32_t)(s * 65536.0f), ti = (int32_t)(t * 65536.0f);
-            if (tx->warp) {
-                int32_t ws = si + tx->warp[(ti >> 16) & 127];
-                ti += tx->warp[(si >> 16) & 127];
-                si = ws;
-            }
-            texel = tex[(size_t)((ti >> 16) & (h - 1)) * (size_t)w + (size_t)((si >> 16) & (w - 1))];
-        } else {
-            texel = tex[(size_t)tex_clamp(t, h) * (size_t)w + (size_t)tex_clamp(s, w)];
+    const int32_t wmax = w - 1, hmax = h - 1;
+    const int32_t *warp = tx->warp;
+    int32_t sa = 0, ta = 0;
+    for (int i = 0; i < n;) {
+        int k = n - i < TEX_RUN ? n - i : TEX_RUN;
+        if (i == 0) {
+            float q = q0 > 1e-12f ? q0 : 1e-12f;
+            sa = tex_fix(s0 / q);
+            ta = tex_fix(t0 / q);
         }
-        if (flags & RAST_DEPTH_WRITE)
-            d[i] = z;
-        if (flags & RAST_BLEND)
-            c[i] = blend_px(texel, c[i]);
-        else if (flags & RAST_COLOR_WRITE)
-            c[i] = texel | 0xff000000u;
+        /* the run's far end: its last pixel for the span's last run, else the next run's
+         * first pixel (so each exact point is computed once) */
+        int e = i + k < n ? i + k : n - 1;
+        float qe = q0 + dq * (float)e;
+        qe = qe > 1e-12f ? qe : 1e-12f;
+        int32_t sb = tex_fix((s0 + ds * (float)e) / qe), tb = tex_fix((t0 + dt * (float)e) / qe);
+        int steps = e - i > 0 ? e - i : 1;
+        int32_t dsf = (int32_t)(((int64_t)sb - sa) / steps), dtf = (int32_t)(((int64_t)tb - ta) / steps);
+        int32_t sf = sa, tf = ta;
+        if (flags == RAST_OPAQUE && !tx->wrap) {
+            /* the common case (lit walls), its loop kept small */
+            for (int j = i; j < i + k; j++, sf += dsf, tf += dtf) {
+                float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
+                if (!(z > d[j]))
+                    continue;
+                int32_t si = sf >> 16, ti = tf >> 16;
+                si = si < 0 ? 0 : si > wmax ? wmax : si;
+                ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
+                d[j] = z;
+                c[j] = tex[(size_t)ti * (size_t)w + (size_t)si] | 0xff000000u;
+            }
+            sa = sb;
+            ta = tb;
+            i += k;
+            continue;
+        }
+        for (int j = i; j < i + k; j++, sf += dsf, tf += dtf) {
+            float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
+            if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
+                continue;
+            uint32_t texel;
+            if (tx->wrap) {
+                int32_t si = sf, ti = tf;
+                if (warp) {
+                    si = sf + warp[(tf >> 16) & 127];
+                    ti = tf + warp[(sf >> 16) & 127];
+                }
+                texel = tex[(size_t)((ti >> 16) & hmax) * (size_t)w + (size_t)((si >> 16) & wmax)];
+            } else {
+                int32_t si = sf >> 16, ti = tf >> 16;
+                si = si < 0 ? 0 : si > wmax ? wmax : si;
+                ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
+                texel = tex[(size_t)ti * (size_t)w + (size_t)si];
+            }
+            if (flags & RAST_DEPTH_WRITE)
+                d[j] = z;
+            if (flags & RAST_BLEND)
+                c[j] = blend_px(texel, c[j]);
+            else if (flags & RAST_COLOR_WRITE)
+                c[j] = texel | 0xff000000u;
+        }
+        sa = sb;
+        ta = tb;
+        i += k;
     }
 }
 

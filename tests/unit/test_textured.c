@@ -1,0 +1,290 @@
+/* test_textured.c: the textured mode on the bundled e1m1 (GPL map): a light style lights
+ * exactly the faces that use it; a map whose textures are all absent draws exactly as flat
+ * mode, without an error; the surface cache never changes a pixel; the sky leaves no marked
+ * pixel behind. The face each pixel shows comes from an id frame: flat mode with every face's
+ * flat colour replaced by its index (r_local.h: the tests may look inside the renderer). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/render/r_local.h"
+#include "../test.h"
+
+#define MAP "assets/maps/e1m1.bsp"
+#define W 320
+#define H 240
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *d = malloc(n > 0 ? (size_t)n : 1);
+    *len = d ? fread(d, 1, (size_t)n, fp) : 0;
+    fclose(fp);
+    return d;
+}
+
+/* The map (from memory) and the sample's colormap and palette, by name. */
+typedef struct world_files {
+    const uint8_t *map;
+    size_t map_len;
+} world_files;
+
+static qd_err read_world(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const world_files *w = ctx;
+    if (strcmp(name, "maps/e1m1.bsp") == 0) {
+        *data = malloc(w->map_len);
+        memcpy(*data, w->map, w->map_len);
+        *len = w->map_len;
+        return QD_OK;
+    }
+    if (strcmp(name, "gfx/colormap.lmp") == 0 && (*data = slurp("assets/gfx/colormap.lmp", len)))
+        return QD_OK;
+    return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+}
+
+static void sample_palette(uint32_t pal[256])
+{
+    size_t len = 0;
+    uint8_t *p = slurp("assets/palette.lmp", &len);
+    if (!p || !mdl_palette_from_lmp(p, len, pal))
+        mdl_palette_grey(pal);
+    free(p);
+}
+
+static cl_state *level(void)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    snprintf(cl->level.map, sizeof cl->level.map, "maps/e1m1.bsp");
+    cl->level.num_models = 2;
+    snprintf(cl->level.models[1], sizeof cl->level.models[1], "maps/e1m1.bsp");
+    return cl;
+}
+
+/* Camera 96 units in front of face fi's centre, looking at it. */
+static void face_camera(const mdl_bsp *b, uint32_t fi, r_camera *cam)
+{
+    const mdl_face *f = &b->faces[fi];
+    float c[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < f->num_verts; i++)
+        for (int j = 0; j < 3; j++)
+            c[j] += b->verts[f->first_vert + i][j] / (float)f->num_verts;
+    memset(cam, 0, sizeof *cam);
+    for (int j = 0; j < 3; j++)
+        cam->origin[j] = c[j] + f->normal[j] * 96.0f;
+    /* forward = -normal; Quake's AngleVectors: forward z = -sin(pitch) */
+    cam->angles[0] = (float)(asin(f->normal[2]) * 180.0 / M_PI);
+    cam->angles[1] = (float)(atan2(-f->normal[1], -f->normal[0]) * 180.0 / M_PI);
+    cam->fov = 90;
+}
+
+/* The face index each pixel shows (-1: none), from a flat frame with index colours. */
+static void id_frame(r_assets *a, const cl_state *cl, const r_camera *cam, int32_t *ids)
+{
+    r_bsp *rb = &a->world;
+    uint32_t *keep = malloc(rb->bsp->num_faces * sizeof *keep);
+    memcpy(keep, rb->flat, rb->bsp->num_faces * sizeof *keep);
+    for (uint32_t i = 0; i < rb->bsp->num_faces; i++)
+        rb->flat[i] = rast_rgb(i & 255, i >> 8 & 255, i >> 16 & 255) & 0x00ffffffu;
+    /* alpha 0 would read as the sky's mark: index colours use alpha 1 */
+    for (uint32_t i = 0; i < rb->bsp->num_faces; i++)
+        rb->flat[i] |= 0x01000000u;
+    rast_fb *fb = rast_fb_new(W, H);
+    rast_clear(fb, 0);
+    r_options o = {R_MODE_FLAT, 0, 0, 0, NULL};
+    r_render(a, cl, 0, cam, &o, fb);
+    for (int i = 0; i < W * H; i++) {
+        uint32_t c = fb->color[i];
+        ids[i] = c >> 24 == 1 ? (int32_t)(c & 0xffffff) : -1;
+    }
+    rast_fb_free(fb);
+    memcpy(rb->flat, keep, rb->bsp->num_faces * sizeof *keep);
+    free(keep);
+}
+
+static int has_style(const mdl_bsp *b, int32_t fi, int style)
+{
+    if (fi < 0 || (uint32_t)fi >= b->num_faces)
+        return 0;
+    const mdl_face_lm *lm = &b->face_lm[fi];
+    for (int k = 0; k < lm->num_styles; k++)
+        if (lm->styles[k] == style)
+            return 1;
+    return 0;
+}
+
+TEST(textured_light_style_lights_its_faces_and_no_others)
+{
+    size_t len;
+    uint8_t *map = slurp(MAP, &len);
+    if (!map)
+        SKIP("run from the project root (" MAP ")");
+    world_files wf = {map, len};
+    uint32_t pal[256];
+    sample_palette(pal);
+    cl_state *cl = level();
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, read_world, &wf, pal, &err);
+    CHECK(a && r_assets_map(a));
+    const mdl_bsp *b = r_assets_map(a);
+    /* the biggest face (most corners) lit by a style other than 0 as well as style 0 */
+    int32_t pick = -1;
+    int style = -1;
+    for (uint32_t i = 0; i < b->num_faces; i++) {
+        const mdl_face_lm *lm = &b->face_lm[i];
+        if (lm->num_styles >= 2 && lm->styles[1] != 0 && lm->styles[1] < CL_MAX_LIGHTSTYLES &&
+            (pick < 0 || b->faces[i].num_verts > b->faces[pick].num_verts)) {
+            pick = (int32_t)i;
+            style = lm->styles[1];
+        }
+    }
+    CHECK(pick >= 0);
+    r_camera cam;
+    face_camera(b, (uint32_t)pick, &cam);
+    static int32_t ids[W * H];
+    id_frame(a, cl, &cam, ids);
+    rast_fb *on = rast_fb_new(W, H), *off = rast_fb_new(W, H);
+    r_options o = {R_MODE_TEXTURED, 0, 0, 0, NULL};
+    snprintf(cl->level.lightstyles[style], CL_NAME_LEN, "m"); /* 264: normal */
+    r_render(a, cl, 0, &cam, &o, on);
+    snprintf(cl->level.lightstyles[style], CL_NAME_LEN, "a"); /* 0: off */
+    r_render(a, cl, 0, &cam, &o, off);
+    int changed = 0, styled = 0, stray = 0;
+    for (int i = 0; i < W * H; i++) {
+        int mine = has_style(b, ids[i], style);
+        styled += mine;
+        if (on->color[i] != off->color[i]) {
+            changed++;
+            stray += !mine;
+        }
+    }
+    /* the picked face fills much of the view; the style reaches part of it (on e1m1's face
+     * 5080, the one picked, its samples are non-zero on 36 of 60 luxels), and a pixel also
+     * stays where the colormap gives the same colour for both lights (dark texels) */
+    CHECK(styled > W * H / 10);
+    CHECK(changed > W * H / 50);
+    CHECK_EQ(stray, 0);
+    rast_fb_free(on);
+    rast_fb_free(off);
+    r_assets_free(a);
+    free(cl);
+    free(map);
+}
+
+/* Point every miptex's level-0 pixels outside the lump (bspfile.h: lump 2 is the textures:
+ * a count, offsets, then miptex_t {name[16], width, height, offsets[4]}). */
+static void lose_textures(uint8_t *map, size_t len)
+{
+    uint32_t lofs = (uint32_t)map[4 + 16] | (uint32_t)map[4 + 17] << 8 |
+                    (uint32_t)map[4 + 18] << 16 | (uint32_t)map[4 + 19] << 24;
+    uint32_t n = (uint32_t)map[lofs] | (uint32_t)map[lofs + 1] << 8;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *p = map + lofs + 4 + 4 * i;
+        int32_t o = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                              (uint32_t)p[3] << 24);
+        if (o < 0 || lofs + (uint32_t)o + 40 > len)
+            continue;
+        uint8_t *mip0 = map + lofs + (uint32_t)o + 24;
+        mip0[0] = mip0[1] = mip0[2] = 0xff;
+        mip0[3] = 0x7f;
+    }
+}
+
+TEST(textured_without_textures_draws_as_flat_without_error)
+{
+    size_t len;
+    uint8_t *map = slurp(MAP, &len);
+    if (!map)
+        SKIP("run from the project root (" MAP ")");
+    lose_textures(map, len);
+    world_files wf = {map, len};
+    uint32_t pal[256];
+    sample_palette(pal);
+    cl_state *cl = level();
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, read_world, &wf, pal, &err);
+    CHECK(a && r_assets_map(a));
+    CHECK_EQ(err.code, QD_OK);
+    const mdl_bsp *b = r_assets_map(a);
+    for (uint32_t i = 0; i < b->num_textures; i++)
+        CHECK(b->textures[i].mips[0] == NULL);
+    /* three views of three different faces */
+    rast_fb *tex = rast_fb_new(W, H), *flat = rast_fb_new(W, H);
+    for (uint32_t k = 0; k < 3; k++) {
+        r_camera cam;
+        face_camera(b, k * (b->num_faces / 3), &cam);
+        r_options ot = {R_MODE_TEXTURED, 0, 0, 0, NULL}, of = {R_MODE_FLAT, 0, 0, 0, NULL};
+        r_render(a, cl, 1.0, &cam, &ot, tex);
+        r_render(a, cl, 1.0, &cam, &of, flat);
+        CHECK(memcmp(tex->color, flat->color, sizeof(uint32_t) * W * H) == 0);
+    }
+    rast_fb_free(tex);
+    rast_fb_free(flat);
+    r_assets_free(a);
+    free(cl);
+    free(map);
+}
+
+TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
+{
+    size_t len;
+    uint8_t *map = slurp(MAP, &len);
+    if (!map)
+        SKIP("run from the project root (" MAP ")");
+    world_files wf = {map, len};
+    uint32_t pal[256];
+    sample_palette(pal);
+    cl_state *cl = level();
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, read_world, &wf, pal, &err);
+    CHECK(a && r_assets_map(a));
+    const mdl_bsp *b = r_assets_map(a);
+    /* a small cache (flushed often) shared by all views, against a fresh one per frame */
+    r_cache *small = r_cache_new(64 * 1024);
+    rast_fb *x = rast_fb_new(W, H), *y = rast_fb_new(W, H);
+    int sky_faces = 0, distinct_max = 0;
+    for (uint32_t k = 0; k < 24; k++) {
+        uint32_t fi = k * (b->num_faces / 24);
+        sky_faces += (b->faces[fi].flags & MDL_SURF_SKY) != 0;
+        r_camera cam;
+        face_camera(b, fi, &cam);
+        snprintf(cl->level.lightstyles[0], CL_NAME_LEN, k & 1 ? "m" : "abcdefghijklmnopqrstuvwxyz");
+        r_options shared = {R_MODE_TEXTURED, 0, 0, 0, small}, own = {R_MODE_TEXTURED, 0, 0, 0, NULL};
+        r_render(a, cl, 0.25 * k, &cam, &shared, x);
+        r_render(a, cl, 0.25 * k, &cam, &own, y);
+        CHECK(memcmp(x->color, y->color, sizeof(uint32_t) * W * H) == 0);
+        int marked = 0;
+        for (int i = 0; i < W * H; i++)
+            marked += x->color[i] == R_SKY_MARK;
+        CHECK_EQ(marked, 0);
+        /* a textured view has many colours (flat: one per face seen) */
+        static uint32_t seen[8192];
+        memset(seen, 0, sizeof seen);
+        int distinct = 0;
+        for (int i = 0; i < W * H; i++) {
+            uint32_t c = (x->color[i] & 0xffffffu) | 0x1000000u, h = (c * 2654435761u) >> 19;
+            while (seen[h] && seen[h] != c)
+                h = (h + 1) & 8191;
+            distinct += !seen[h];
+            seen[h] = c;
+        }
+        distinct_max = distinct > distinct_max ? distinct : distinct_max;
+    }
+    /* the colormap gives at most 256 colours; a flat view of one face has one */
+    CHECK(distinct_max >= 64);
+    (void)sky_faces;
+    r_cache_free(small);
+    rast_fb_free(x);
+    rast_fb_free(y);
+    r_assets_free(a);
+    free(cl);
+    free(map);
+}
