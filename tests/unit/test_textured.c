@@ -59,6 +59,22 @@ static void sample_palette(uint32_t pal[256])
     free(p);
 }
 
+/* The map in memory as the level's assets, with the sample's palette and colormap. */
+static r_assets *load(const uint8_t *map, size_t len, cl_state *cl, qd_error *err)
+{
+    world_files wf = {map, len};
+    uint32_t pal[256];
+    sample_palette(pal);
+    return r_assets_load(&cl->level, read_world, &wf, pal, err);
+}
+
+static void done(r_assets *a, cl_state *cl, uint8_t *map)
+{
+    r_assets_free(a);
+    free(cl);
+    free(map);
+}
+
 static cl_state *level(void)
 {
     cl_state *cl = calloc(1, sizeof *cl);
@@ -127,12 +143,9 @@ TEST(textured_light_style_lights_its_faces_and_no_others)
     uint8_t *map = slurp(MAP, &len);
     if (!map)
         SKIP("run from the project root (" MAP ")");
-    world_files wf = {map, len};
-    uint32_t pal[256];
-    sample_palette(pal);
     cl_state *cl = level();
     qd_error err;
-    r_assets *a = r_assets_load(&cl->level, read_world, &wf, pal, &err);
+    r_assets *a = load(map, len, cl, &err);
     CHECK(a && r_assets_map(a));
     const mdl_bsp *b = r_assets_map(a);
     /* the biggest face (most corners) lit by a style other than 0 as well as style 0 */
@@ -174,9 +187,7 @@ TEST(textured_light_style_lights_its_faces_and_no_others)
     CHECK_EQ(stray, 0);
     rast_fb_free(on);
     rast_fb_free(off);
-    r_assets_free(a);
-    free(cl);
-    free(map);
+    done(a, cl, map);
 }
 
 /* Point every miptex's level-0 pixels outside the lump (bspfile.h: lump 2 is the textures:
@@ -205,12 +216,9 @@ TEST(textured_without_textures_draws_as_flat_without_error)
     if (!map)
         SKIP("run from the project root (" MAP ")");
     lose_textures(map, len);
-    world_files wf = {map, len};
-    uint32_t pal[256];
-    sample_palette(pal);
     cl_state *cl = level();
     qd_error err;
-    r_assets *a = r_assets_load(&cl->level, read_world, &wf, pal, &err);
+    r_assets *a = load(map, len, cl, &err);
     CHECK(a && r_assets_map(a));
     CHECK_EQ(err.code, QD_OK);
     const mdl_bsp *b = r_assets_map(a);
@@ -228,9 +236,7 @@ TEST(textured_without_textures_draws_as_flat_without_error)
     }
     rast_fb_free(tex);
     rast_fb_free(flat);
-    r_assets_free(a);
-    free(cl);
-    free(map);
+    done(a, cl, map);
 }
 
 TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
@@ -239,12 +245,9 @@ TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
     uint8_t *map = slurp(MAP, &len);
     if (!map)
         SKIP("run from the project root (" MAP ")");
-    world_files wf = {map, len};
-    uint32_t pal[256];
-    sample_palette(pal);
     cl_state *cl = level();
     qd_error err;
-    r_assets *a = r_assets_load(&cl->level, read_world, &wf, pal, &err);
+    r_assets *a = load(map, len, cl, &err);
     CHECK(a && r_assets_map(a));
     const mdl_bsp *b = r_assets_map(a);
     /* a small cache (flushed often) shared by all views, against a fresh one per frame */
@@ -284,7 +287,5 @@ TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
     r_cache_free(small);
     rast_fb_free(x);
     rast_fb_free(y);
-    r_assets_free(a);
-    free(cl);
-    free(map);
+    done(a, cl, map);
 }
