@@ -68,6 +68,21 @@ static r_assets *load(const uint8_t *map, size_t len, cl_state *cl, qd_error *er
     return r_assets_load(&cl->level, read_world, &wf, pal, err);
 }
 
+/* A test's scene: e1m1 in memory (edit: a change to its bytes first), the level, its
+ * assets and map; skips without the file. */
+#define SCENE_EDIT(map, len, cl, a, b, err, edit)                                             \
+    size_t len;                                                                              \
+    uint8_t *map = slurp(MAP, &len);                                                         \
+    if (!map)                                                                                \
+        SKIP("run from the project root (" MAP ")");                                         \
+    edit;                                                                                    \
+    cl_state *cl = level();                                                                  \
+    qd_error err;                                                                            \
+    r_assets *a = load(map, len, cl, &err);                                                  \
+    CHECK(a && r_assets_map(a));                                                             \
+    const mdl_bsp *b = r_assets_map(a)
+#define SCENE(map, len, cl, a, b, err) SCENE_EDIT(map, len, cl, a, b, err, (void)0)
+
 static void done(r_assets *a, cl_state *cl, uint8_t *map)
 {
     r_assets_free(a);
@@ -139,15 +154,7 @@ static int has_style(const mdl_bsp *b, int32_t fi, int style)
 
 TEST(textured_light_style_lights_its_faces_and_no_others)
 {
-    size_t len;
-    uint8_t *map = slurp(MAP, &len);
-    if (!map)
-        SKIP("run from the project root (" MAP ")");
-    cl_state *cl = level();
-    qd_error err;
-    r_assets *a = load(map, len, cl, &err);
-    CHECK(a && r_assets_map(a));
-    const mdl_bsp *b = r_assets_map(a);
+    SCENE(map, len, cl, a, b, err);
     /* the biggest face (most corners) lit by a style other than 0 as well as style 0 */
     int32_t pick = -1;
     int style = -1;
@@ -211,17 +218,8 @@ static void lose_textures(uint8_t *map, size_t len)
 
 TEST(textured_without_textures_draws_as_flat_without_error)
 {
-    size_t len;
-    uint8_t *map = slurp(MAP, &len);
-    if (!map)
-        SKIP("run from the project root (" MAP ")");
-    lose_textures(map, len);
-    cl_state *cl = level();
-    qd_error err;
-    r_assets *a = load(map, len, cl, &err);
-    CHECK(a && r_assets_map(a));
+    SCENE_EDIT(map, len, cl, a, b, err, lose_textures(map, len));
     CHECK_EQ(err.code, QD_OK);
-    const mdl_bsp *b = r_assets_map(a);
     for (uint32_t i = 0; i < b->num_textures; i++)
         CHECK(b->textures[i].mips[0] == NULL);
     /* three views of three different faces */
@@ -241,15 +239,7 @@ TEST(textured_without_textures_draws_as_flat_without_error)
 
 TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
 {
-    size_t len;
-    uint8_t *map = slurp(MAP, &len);
-    if (!map)
-        SKIP("run from the project root (" MAP ")");
-    cl_state *cl = level();
-    qd_error err;
-    r_assets *a = load(map, len, cl, &err);
-    CHECK(a && r_assets_map(a));
-    const mdl_bsp *b = r_assets_map(a);
+    SCENE(map, len, cl, a, b, err);
     /* a small cache (flushed often) shared by all views, against a fresh one per frame */
     r_cache *small = r_cache_new(64 * 1024);
     rast_fb *x = rast_fb_new(W, H), *y = rast_fb_new(W, H);
