@@ -13,6 +13,32 @@
 
 #define SAMPLE "assets/smoothme.dem"
 
+enum { FRAMES = 300 };
+
+/* Seconds spent in r_render over FRAMES frames along the sample's recorded camera. */
+static double time_path(timeline_t *tl, app_world *w, const app_opts *o, player *p,
+                        rast_fb *fb, int mode, int threads, r_cache *cache)
+{
+    qd_error err;
+    double start = tl_start(tl), len = tl_end(tl) - tl_start(tl), busy = 0;
+    for (int k = 0; k < FRAMES; k++) {
+        double t = start + len * k / FRAMES;
+        const cl_state *cl = tl_state_at(tl, t, &err);
+        app_world_update(w, o, cl);
+        r_camera cam;
+        r_options opt;
+        player_camera(p, cl, t, &cam);
+        player_options(p, cl, &opt);
+        opt.mode = mode;
+        opt.cache = cache;
+        opt.threads = threads;
+        double t0 = bench_now();
+        r_render(w->assets, cl, t, &cam, &opt, fb);
+        busy += bench_now() - t0;
+    }
+    return busy;
+}
+
 void bench_render(void)
 {
     qd_error err;
@@ -37,27 +63,14 @@ void bench_render(void)
     static const char *const names[3] = {"textured", "flat", "wire"};
     /* issue #11: textured 250 fps at 1280x720 and 120 at 1920x1080 on one core */
     static const int targets[3][2] = {{250, 120}, {0, 0}, {0, 0}};
-    enum { FRAMES = 300 };
-    double start = tl_start(tl), len = tl_end(tl) - tl_start(tl);
     r_cache *cache = r_cache_new(0);
+    double one = 0;
     for (int mi = 0; mi < 3; mi++) {
         for (int si = 0; si < 2; si++) {
             rast_fb *fb = rast_fb_new(sizes[si][0], sizes[si][1]);
-            double busy = 0;
-            for (int k = 0; k < FRAMES; k++) {
-                double t = start + len * k / FRAMES;
-                const cl_state *cl = tl_state_at(tl, t, &err);
-                app_world_update(&w, &o, cl);
-                r_camera cam;
-                r_options opt;
-                player_camera(&p, cl, t, &cam);
-                player_options(&p, cl, &opt);
-                opt.mode = modes[mi];
-                opt.cache = cache;
-                double t0 = bench_now();
-                r_render(w.assets, cl, t, &cam, &opt, fb);
-                busy += bench_now() - t0;
-            }
+            double busy = time_path(tl, &w, &o, &p, fb, modes[mi], 1, cache);
+            if (mi == 0 && si == 0)
+                one = busy;
             char target[16] = "-";
             if (targets[mi][si])
                 snprintf(target, sizeof target, "%d", targets[mi][si]);
@@ -66,6 +79,12 @@ void bench_render(void)
             rast_fb_free(fb);
         }
     }
+    /* the textured 1280x720 path again, its rows split over two threads */
+    rast_fb *fb = rast_fb_new(1280, 720);
+    double two = time_path(tl, &w, &o, &p, fb, R_MODE_TEXTURED, 2, cache);
+    bench_out("| textured, 2 threads | 1280x720 | %d | %.2f | %.0f (%.2fx one thread) | "
+              "1.7x |\n", FRAMES, two / FRAMES * 1e3, FRAMES / two, one / two);
+    rast_fb_free(fb);
     r_cache_free(cache);
     app_world_free(&w);
     tl_close(tl);

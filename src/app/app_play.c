@@ -2,6 +2,7 @@
  * player's input layer. Demo time is chosen from the wall clock; everything drawn is a pure
  * function of that time (DESIGN.md decision 3). */
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,6 +87,8 @@ int app_play(const app_opts *o)
         h = PLAY_MAX_H;
     rast_fb *fb = rast_fb_new(w, h);
     r_cache *cache = NULL; /* lit surfaces kept between frames */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = cores < 1 ? 1 : cores > R_MAX_THREADS ? R_MAX_THREADS : (int)cores;
     player *p = calloc(1, sizeof *p);
     app_world world;
     memset(&world, 0, sizeof world);
@@ -167,6 +170,7 @@ int app_play(const app_opts *o)
         if (!cache)
             cache = r_cache_new(0);
         opt.cache = cache;
+        opt.threads = threads; /* the window's frame over every core: bands of rows */
         r_render(world.assets, cl, p->t, &cam, &opt, fb);
         if (world.notice[0] && p->wall < 6.0)
             draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),

@@ -71,6 +71,7 @@ typedef struct r_view {
     float tan_x, tan_y;    /* tangents of the half fields of view */
     float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
     int pass;              /* R_PASS_*: what the emit calls draw */
+    int y0, y1;            /* the band of rows this view draws (r_render's threads) */
     const r_assets *assets;
     r_cache *cache;        /* textured pass: lit surface blocks */
     double time;           /* demo time: light styles, animations, liquids, sky */
@@ -166,5 +167,9 @@ void r_surf_sky(r_view *v, const r_assets *a);
 
 /* Empty c when it holds another asset set's blocks. */
 void r_cache_bind(r_cache *c, const r_assets *a);
+
+/* The cache after c in its chain (one per band thread), made on first use; NULL when out of
+ * memory. Freed with c. */
+r_cache *r_cache_next(r_cache *c);
 
 #endif

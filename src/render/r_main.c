@@ -1,6 +1,7 @@
 /* r_main.c: r_render, the frame: clear, then per pass the world (or a ground grid and a notice
  * when the map is missing) and every entity of the client state. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "draw2d.h"
@@ -74,17 +75,31 @@ static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double 
     }
 }
 
-int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
-             const r_options *opt, rast_fb *fb)
+/* One band of rows of one frame: what r_render draws, limited to rows y0..y1-1. */
+typedef struct band {
+    const r_assets *a;
+    const cl_state *cl;
+    double t;
+    const r_camera *cam;
+    const r_options *o;
+    rast_fb *fb;
+    int y0, y1;
+    r_cache *cache;
+    int count;
+} band;
+
+static void render_band(band *bd)
 {
-    static const r_options defaults = {0};
-    const r_options *o = opt ? opt : &defaults;
-    if (!fb || !cam)
-        return 0;
+    const r_assets *a = bd->a;
+    const cl_state *cl = bd->cl;
+    const r_options *o = bd->o;
+    double t = bd->t;
     int have_map = a && a->world.bsp;
-    rast_clear(fb, have_map ? CLEAR_COLOR : NOMAP_COLOR);
+    rast_clear_rows(bd->fb, have_map ? CLEAR_COLOR : NOMAP_COLOR, bd->y0, bd->y1);
     r_view v;
-    r_view_setup(&v, cam, fb);
+    r_view_setup(&v, bd->cam, bd->fb);
+    v.y0 = bd->y0;
+    v.y1 = bd->y1;
     if (o->mode == R_MODE_WIRE) {
         v.xray = o->xray != 0;
         if (!v.xray) {
@@ -93,29 +108,77 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
         }
         v.pass = R_PASS_LINES;
         draw_scene(&v, a, cl, t, o);
-    } else if (o->mode == R_MODE_TEXTURED && have_map) {
-        r_cache *own = o->cache ? NULL : r_cache_new(0);
+    } else if (o->mode == R_MODE_TEXTURED && have_map && bd->cache) {
         v.pass = R_PASS_TEXTURED;
         v.assets = a;
-        v.cache = o->cache ? o->cache : own;
+        v.cache = bd->cache;
         v.time = t;
-        if (v.cache)
-            r_cache_bind(v.cache, a);
         for (int i = 0; i < CL_MAX_LIGHTSTYLES; i++)
             v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], t) : 256;
         r_surf_turb_table(t, v.turb);
         draw_scene(&v, a, cl, t, o);
         r_surf_sky(&v, a);
-        r_cache_free(own);
     } else {
         v.pass = R_PASS_FLAT;
         draw_scene(&v, a, cl, t, o);
     }
+    bd->count = v.count;
+}
+
+static void *band_thread(void *arg)
+{
+    render_band(arg);
+    return NULL;
+}
+
+int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
+             const r_options *opt, rast_fb *fb)
+{
+    static const r_options defaults = {0};
+    const r_options *o = opt ? opt : &defaults;
+    if (!fb || !cam)
+        return 0;
+    int have_map = a && a->world.bsp;
+    int n = o->threads > 1 ? o->threads : 1;
+    n = n > R_MAX_THREADS ? R_MAX_THREADS : n;
+    n = n > fb->h ? fb->h : n;
+    /* Each band walks the whole scene with its own cache (the caches only save work: the
+     * bytes are the same with any of them), so the bands share nothing they write. */
+    r_cache *own = NULL;
+    r_cache *caches[R_MAX_THREADS] = {0};
+    if (o->mode == R_MODE_TEXTURED && have_map) {
+        r_cache *c = o->cache ? o->cache : (own = r_cache_new(0));
+        for (int i = 0; c && i < n; i++) {
+            r_cache_bind(c, a);
+            caches[i] = c;
+            c = i + 1 < n ? r_cache_next(c) : NULL;
+        }
+        for (int i = 0; i < n; i++)
+            if (!caches[i])
+                n = i > 0 ? i : 1; /* out of memory: fewer bands */
+    }
+    band bands[R_MAX_THREADS];
+    pthread_t tid[R_MAX_THREADS];
+    int started[R_MAX_THREADS] = {0};
+    for (int i = 0; i < n; i++) {
+        bands[i] = (band){a, cl, t, cam, o, fb, (int)((int64_t)fb->h * i / n),
+                          (int)((int64_t)fb->h * (i + 1) / n), caches[i], 0};
+        if (i > 0)
+            started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;
+    }
+    render_band(&bands[0]);
+    for (int i = 1; i < n; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            render_band(&bands[i]); /* no thread to be had: this one draws it */
+    }
+    r_cache_free(own);
     if (!have_map) {
         const char *msg = a && a->notice[0] ? a->notice : "NO MAP";
         int s = fb->h >= 480 ? 2 : 1;
         draw_text(fb, 4 * s + s, 4 * s + s, msg, rast_rgb(0, 0, 0), s);
         draw_text(fb, 4 * s, 4 * s, msg, rast_rgb(255, 220, 120), s);
     }
-    return v.count;
+    return bands[0].count; /* every band sends the same primitives */
 }

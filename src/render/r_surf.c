@@ -40,6 +40,7 @@ struct r_cache {
     size_t bytes, budget;
     int num_bsps;
     r_cache_bsp bsps[R_CACHE_BSPS];
+    struct r_cache *next; /* the next band thread's */
 };
 
 r_cache *r_cache_new(size_t budget)
@@ -67,10 +68,19 @@ static void cache_flush(r_cache *c)
 
 void r_cache_free(r_cache *c)
 {
-    if (!c)
-        return;
-    cache_flush(c);
-    free(c);
+    while (c) {
+        r_cache *next = c->next;
+        cache_flush(c);
+        free(c);
+        c = next;
+    }
+}
+
+r_cache *r_cache_next(r_cache *c)
+{
+    if (!c->next)
+        c->next = r_cache_new(c->budget);
+    return c->next;
 }
 
 void r_cache_bind(r_cache *c, const r_assets *a)
@@ -417,8 +427,9 @@ void r_surf_turb_table(double t, int32_t out[128])
 void r_surf_sky(r_view *v, const r_assets *a)
 {
     rast_fb *fb = v->fb;
+    int y0 = v->y0 > 0 ? v->y0 : 0, y1 = v->y1 < fb->h ? v->y1 : fb->h;
     if (!a->sky_ok) {
-        for (size_t i = 0; i < (size_t)fb->w * (size_t)fb->h; i++)
+        for (size_t i = (size_t)y0 * (size_t)fb->w; i < (size_t)y1 * (size_t)fb->w; i++)
             if (fb->color[i] == R_SKY_MARK)
                 fb->color[i] = a->sky_flat;
         return;
@@ -426,7 +437,7 @@ void r_surf_sky(r_view *v, const r_assets *a)
     double tm = v->time > 0 && v->time < 1e9 ? v->time : 0;
     float back = (float)fmod(tm * 8.0, 128.0), front = (float)fmod(tm * 16.0, 128.0);
     float inv = 1.0f / v->scale;
-    for (int y = 0; y < fb->h; y++) {
+    for (int y = y0; y < y1; y++) {
         uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
         float dy = -((float)y + 0.5f - v->cy) * inv;
         for (int x = 0; x < fb->w; x++) {

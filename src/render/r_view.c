@@ -34,6 +34,7 @@ void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb)
 {
     memset(v, 0, sizeof *v);
     v->fb = fb;
+    v->y1 = fb->h; /* all rows unless r_render gives a band */
     memcpy(v->org, cam->origin, sizeof v->org);
     r_angle_vectors(cam->angles, v->fwd, v->right, v->up);
     double fov = cam->fov > 1 && cam->fov < 179 ? cam->fov : 90.0;
@@ -198,9 +199,9 @@ static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
         for (int i = 0; i < k; i++)
             rv[1 + i] = project(v, buf[cur][start + i]);
         if (tex)
-            rast_polygon_tex(v->fb, rv, k + 1, tex, flags);
+            rast_polygon_tex_rows(v->fb, rv, k + 1, tex, flags, v->y0, v->y1);
         else
-            rast_polygon(v->fb, rv, k + 1, color, flags);
+            rast_polygon_rows(v->fb, rv, k + 1, color, flags, v->y0, v->y1);
         v->count++;
     }
 }
@@ -243,7 +244,7 @@ void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, 
         c.z = R_NEAR;
     if (d.z < R_NEAR)
         d.z = R_NEAR;
-    rast_line(v->fb, project(v, c), project(v, d), color, flags);
+    rast_line_rows(v->fb, project(v, c), project(v, d), color, flags, v->y0, v->y1);
     v->count++;
 }
 

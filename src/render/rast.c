@@ -66,13 +66,22 @@ void rast_fb_free(rast_fb *fb)
     free(fb);
 }
 
-void rast_clear(rast_fb *fb, uint32_t c)
+void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1)
 {
-    size_t n = (size_t)fb->w * (size_t)fb->h;
-    uint32_t *p = fb->color;
+    y0 = y0 < 0 ? 0 : y0;
+    y1 = y1 > fb->h ? fb->h : y1;
+    if (y0 >= y1)
+        return;
+    size_t first = (size_t)y0 * (size_t)fb->w, n = (size_t)(y1 - y0) * (size_t)fb->w;
+    uint32_t *p = fb->color + first;
     for (size_t i = 0; i < n; i++)
         p[i] = c;
-    memset(fb->depth, 0, n * sizeof *fb->depth); /* 0.0f is all zero bits */
+    memset(fb->depth + first, 0, n * sizeof *fb->depth); /* 0.0f is all zero bits */
+}
+
+void rast_clear(rast_fb *fb, uint32_t c)
+{
+    rast_clear_rows(fb, c, 0, fb->h);
 }
 
 /* ---- spans ---------------------------------------------------------------------------- */

@@ -45,6 +45,8 @@ rast_fb *rast_fb_new(int w, int h);
 void rast_fb_free(rast_fb *fb);
 /* Fill colour with c and depth with 0. */
 void rast_clear(rast_fb *fb, uint32_t c);
+/* The same for rows y0..y1-1 (clamped to the framebuffer). */
+void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1);
 
 /* A triangle in one colour. Vertices in any winding; degenerate ones draw nothing.
  * Vertices may lie off screen (the rasteriser clips to the framebuffer) but must have

@@ -54,6 +54,7 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam);
  * given another). One cache per thread: r_render writes to it. budget is in bytes (0: 64 MiB);
  * past it the cache empties and refills. Only speed depends on it, never a pixel. */
 typedef struct r_cache r_cache;
+#define R_MAX_THREADS 16
 r_cache *r_cache_new(size_t budget);
 void r_cache_free(r_cache *c);
 
@@ -64,6 +65,8 @@ typedef struct r_options {
     int hide_entity;      /* when > 0, an entity not to draw: the body a first-person
                            * camera follows */
     r_cache *cache;       /* textured mode: the caller's cache, or NULL for one per call */
+    int threads;          /* split the frame's rows over this many threads (0 or 1: the
+                           * caller's only; at most R_MAX_THREADS); the same bytes for any */
 } r_options;
 
 /* Draw the state cl at demo time t, seen from cam, into fb (cleared first). The world comes

@@ -19,7 +19,7 @@ static void fuzz_render(const cl_state *cl, const memread *in, const r_camera *c
     r_cache *cache = r_cache_new(1u << 20); /* small: the flush path is fuzzed too */
     for (int c = 0; c < ncams; c++)
         for (int mode = 0; mode < 3; mode++) {
-            r_options o = {mode, c == ncams - 1, 0, 0, cache};
+            r_options o = {.mode = mode, .xray = c == ncams - 1, .cache = cache};
             r_render(a, cl, t, &cams[c], &o, fb);
         }
     r_cache_free(cache);

@@ -244,7 +244,7 @@ TEST(render_ibsp_deathmatch_starts)
         CHECK(light >= 0 && light <= 255);
 
         rast_fb *fb = rast_fb_new(320, 240);
-        r_options flat = {R_MODE_FLAT, 0, 0, 0};
+        r_options flat = {.mode = R_MODE_FLAT};
         int prims = r_render(a, cl, 0, &cam, &flat, fb);
         char path[512];
         snprintf(path, sizeof path, "%s/ibsp_%s.png", test_tmpdir(), ibsp_maps[m].map + 5);

@@ -149,7 +149,7 @@ TEST(render_e1m1_start)
         cam.angles[1] = (float)atof(v);
 
     rast_fb *fb = rast_fb_new(320, 240), *fb2 = rast_fb_new(320, 240);
-    r_options flat = {R_MODE_FLAT, 0, 0, 0}, wire = {R_MODE_WIRE, 0, 0, 0}, xray = {R_MODE_WIRE, 1, 0, 0};
+    r_options flat = {.mode = R_MODE_FLAT}, wire = {.mode = R_MODE_WIRE}, xray = {.mode = R_MODE_WIRE, .xray = 1};
     int prims = r_render(a, cl, 0, &cam, &flat, fb);
     CHECK(prims > 50);
     save_png(fb, "e1m1_start_flat.png");
@@ -335,7 +335,7 @@ TEST(render_missing_model_box)
     rast_fb *fb = rast_fb_new(W, H);
     r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
     for (int mode = 0; mode < 2; mode++) {
-        r_options o = {mode, 0, 0, 0};
+        r_options o = {.mode = mode};
         r_render(a, cl, 0, &cam, &o, fb);
         if (mode == 0)
             save_png(fb, "synth_missing_model.png");
@@ -390,7 +390,7 @@ typedef struct job {
 static void *render_job(void *p)
 {
     job *j = p;
-    r_options o = {R_MODE_FLAT, 0, 0, 0};
+    r_options o = {.mode = R_MODE_FLAT};
     r_render(j->a, j->cl, 0.25, &j->cam, &o, j->fb);
     return NULL;
 }
@@ -423,7 +423,7 @@ TEST(render_alias_and_threads)
     cl->entities[2].cur_time = 0.5;
     rast_fb *fb = rast_fb_new(W, H), *fb2 = rast_fb_new(W, H);
     r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
-    r_options o = {R_MODE_FLAT, 0, 0, 0};
+    r_options o = {.mode = R_MODE_FLAT};
     r_render(a, cl, 0.25, &cam, &o, fb);
     save_png(fb, "synth_player.png");
     /* the player stands in the middle, nearer than the wall */
@@ -432,7 +432,7 @@ TEST(render_alias_and_threads)
     r_render(a, cl, 0.5, &cam, &o, fb2);
     CHECK(!same_fb(fb, fb2));
     /* the view entity is drawn only when asked */
-    r_options chase = {R_MODE_FLAT, 0, 1, 0};
+    r_options chase = {.mode = R_MODE_FLAT, .show_view_entity = 1};
     r_render(a, cl, 0.25, &cam, &chase, fb2);
     CHECK(!same_fb(fb, fb2));
     /* two threads rendering the same assets give the single-thread bytes */

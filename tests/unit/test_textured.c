@@ -1,4 +1,5 @@
-/* test_textured.c: the textured mode on the bundled e1m1 (GPL map): a light style lights
+/* test_textured.c: the textured mode on the bundled e1m1 (GPL map), and frames split over
+ * threads (the same bytes as one thread, in every mode): a light style lights
  * exactly the faces that use it; a map whose textures are all absent draws exactly as flat
  * mode, without an error; the surface cache never changes a pixel; the sky leaves no marked
  * pixel behind. The face each pixel shows comes from an id frame: flat mode with every face's
@@ -130,7 +131,7 @@ static void id_frame(r_assets *a, const cl_state *cl, const r_camera *cam, int32
         rb->flat[i] |= 0x01000000u;
     rast_fb *fb = rast_fb_new(W, H);
     rast_clear(fb, 0);
-    r_options o = {R_MODE_FLAT, 0, 0, 0, NULL};
+    r_options o = {.mode = R_MODE_FLAT};
     r_render(a, cl, 0, cam, &o, fb);
     for (int i = 0; i < W * H; i++) {
         uint32_t c = fb->color[i];
@@ -172,7 +173,7 @@ TEST(textured_light_style_lights_its_faces_and_no_others)
     static int32_t ids[W * H];
     id_frame(a, cl, &cam, ids);
     rast_fb *on = rast_fb_new(W, H), *off = rast_fb_new(W, H);
-    r_options o = {R_MODE_TEXTURED, 0, 0, 0, NULL};
+    r_options o = {.mode = R_MODE_TEXTURED};
     snprintf(cl->level.lightstyles[style], CL_NAME_LEN, "m"); /* 264: normal */
     r_render(a, cl, 0, &cam, &o, on);
     snprintf(cl->level.lightstyles[style], CL_NAME_LEN, "a"); /* 0: off */
@@ -227,7 +228,7 @@ TEST(textured_without_textures_draws_as_flat_without_error)
     for (uint32_t k = 0; k < 3; k++) {
         r_camera cam;
         face_camera(b, k * (b->num_faces / 3), &cam);
-        r_options ot = {R_MODE_TEXTURED, 0, 0, 0, NULL}, of = {R_MODE_FLAT, 0, 0, 0, NULL};
+        r_options ot = {.mode = R_MODE_TEXTURED}, of = {.mode = R_MODE_FLAT};
         r_render(a, cl, 1.0, &cam, &ot, tex);
         r_render(a, cl, 1.0, &cam, &of, flat);
         CHECK(memcmp(tex->color, flat->color, sizeof(uint32_t) * W * H) == 0);
@@ -250,7 +251,8 @@ TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
         r_camera cam;
         face_camera(b, fi, &cam);
         snprintf(cl->level.lightstyles[0], CL_NAME_LEN, k & 1 ? "m" : "abcdefghijklmnopqrstuvwxyz");
-        r_options shared = {R_MODE_TEXTURED, 0, 0, 0, small}, own = {R_MODE_TEXTURED, 0, 0, 0, NULL};
+        r_options shared = {.mode = R_MODE_TEXTURED, .cache = small},
+                  own = {.mode = R_MODE_TEXTURED};
         r_render(a, cl, 0.25 * k, &cam, &shared, x);
         r_render(a, cl, 0.25 * k, &cam, &own, y);
         CHECK(memcmp(x->color, y->color, sizeof(uint32_t) * W * H) == 0);
@@ -277,5 +279,33 @@ TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
     r_cache_free(small);
     rast_fb_free(x);
     rast_fb_free(y);
+    done(a, cl, map);
+}
+
+TEST(render_threads_give_the_same_bytes_as_one)
+{
+    SCENE(map, len, cl, a, b, err);
+    snprintf(cl->level.lightstyles[0], CL_NAME_LEN, "mmnmmommommnonmmonqnmmo");
+    rast_fb *one = rast_fb_new(W, H), *many = rast_fb_new(W, H);
+    r_cache *c1 = r_cache_new(0), *cn = r_cache_new(0);
+    static const int counts[3] = {2, 3, 7}; /* 7 splits 240 rows unevenly */
+    for (uint32_t k = 0; k < 6; k++) {
+        r_camera cam;
+        face_camera(b, 1 + k * (b->num_faces / 6), &cam);
+        for (int mode = 0; mode < 3; mode++)
+            for (int j = 0; j < 3; j++) {
+                r_options o1 = {.mode = mode, .cache = c1, .threads = 1},
+                          on = {.mode = mode, .cache = cn, .threads = counts[j]};
+                int n1 = r_render(a, cl, 0.3 * k, &cam, &o1, one);
+                int nn = r_render(a, cl, 0.3 * k, &cam, &on, many);
+                CHECK_EQ(n1, nn);
+                CHECK(memcmp(one->color, many->color, sizeof(uint32_t) * W * H) == 0);
+                CHECK(memcmp(one->depth, many->depth, sizeof(float) * W * H) == 0);
+            }
+    }
+    r_cache_free(c1);
+    r_cache_free(cn);
+    rast_fb_free(one);
+    rast_fb_free(many);
     done(a, cl, map);
 }
