@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "../common/file.h"
+#include "../model/model.h"
 
 #include "app.h"
 
@@ -107,6 +108,50 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
 
 /* JSON string: Quake text uses the high bit for a second colour and low codes for
  * special glyphs; show their plain ASCII forms. */
+/* Textures a present map names without holding their pixels (Quake: a miptex kept in an
+ * external WAD or cut off), as "map: texture"; the textured mode draws those faces flat.
+ * At most TEX_LIST_MAX are listed. */
+#define TEX_LIST_MAX 4096
+typedef struct tex_list {
+    int n;
+    char **names;
+} tex_list;
+
+static void missing_textures(pak_fs *fs, const app_models *m, const int *missing, tex_list *out)
+{
+    for (int i = 0; fs && i < m->n; i++) {
+        size_t nl = strlen(m->names[i]);
+        if ((missing && missing[i]) || nl < 4 || strcmp(m->names[i] + nl - 4, ".bsp") != 0)
+            continue;
+        uint8_t *data = NULL;
+        size_t len = 0;
+        mdl_bsp *b = NULL;
+        qd_error e;
+        if (pak_read(fs, m->names[i], &data, &len, NULL) == QD_OK &&
+            mdl_bsp_load(data, len, m->names[i], NULL, &b, &e) == QD_OK &&
+            b->format <= MDL_BSP_Q1_2PSB) {
+            for (uint32_t k = 0; k < b->num_textures && out->n < TEX_LIST_MAX; k++) {
+                const mdl_texture *t = &b->textures[k];
+                if (!t->name[0] || t->mips[0])
+                    continue;
+                char **grown = realloc(out->names, (size_t)(out->n + 1) * sizeof *grown);
+                size_t cap = nl + strlen(t->name) + 3;
+                char *s = malloc(cap);
+                if (!grown || !s) {
+                    free(s);
+                    out->names = grown ? grown : out->names;
+                    break;
+                }
+                snprintf(s, cap, "%s: %s", m->names[i], t->name);
+                out->names = grown;
+                out->names[out->n++] = s;
+            }
+        }
+        mdl_bsp_free(b);
+        free(data);
+    }
+}
+
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -208,7 +253,7 @@ int app_info(const app_opts *o)
     if (!d) {
         if (o->json) {
             printf("{\"format\": \"unknown\", \"protocol\": 0, \"map\": \"\", \"duration_s\": 0, "
-                   "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], "
+                   "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], \"textures_missing\": [], "
                    "\"damaged\": [], \"complete\": false, \"error\": ");
             char line[400];
             snprintf(line, sizeof line, "offset %llu: %s: %s", (unsigned long long)err.offset,
@@ -263,6 +308,8 @@ int app_info(const app_opts *o)
     int *missing = calloc((size_t)(models.n ? models.n : 1), sizeof *missing);
     for (int i = 0; i < models.n && missing; i++)
         missing[i] = !fs || !pak_find(fs, models.names[i], NULL);
+    tex_list tex = {0};
+    missing_textures(fs, &models, missing, &tex);
 
     if (o->json) {
         printf("{\"format\": ");
@@ -303,6 +350,12 @@ int app_info(const app_opts *o)
                 printf(", ");
             json_str(stdout, models.names[i]);
             first = 0;
+        }
+        printf("], \"textures_missing\": [");
+        for (int i = 0; i < tex.n; i++) {
+            if (i)
+                printf(", ");
+            json_str(stdout, tex.names[i]);
         }
         printf("], \"damaged\": [");
         for (int i = 0; i < ndamaged; i++) {
@@ -351,6 +404,10 @@ int app_info(const app_opts *o)
         for (int i = 0; i < models.n; i++)
             if (missing && missing[i])
                 printf("  missing: %s\n", models.names[i]);
+        if (tex.n)
+            printf("textures:  %d missing (drawn flat)\n", tex.n);
+        for (int i = 0; i < tex.n; i++)
+            printf("  missing: %s\n", tex.names[i]);
         for (int i = 0; i < ndamaged; i++) {
             const demo_damage *g = demo_damaged(d, i);
             printf("damaged:   bytes %llu..%llu skipped: %s\n", (unsigned long long)g->offset,
@@ -361,6 +418,9 @@ int app_info(const app_opts *o)
     if (r != QD_OK)
         app_report(o->demo, &err);
     free(missing);
+    for (int i = 0; i < tex.n; i++)
+        free(tex.names[i]);
+    free(tex.names);
     app_models_free(&models);
     pak_fs_close(fs);
     free(cl);

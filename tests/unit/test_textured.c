@@ -198,9 +198,10 @@ TEST(textured_light_style_lights_its_faces_and_no_others)
     done(a, cl, map);
 }
 
-/* Point every miptex's level-0 pixels outside the lump (bspfile.h: lump 2 is the textures:
- * a count, offsets, then miptex_t {name[16], width, height, offsets[4]}). */
-static void lose_textures(uint8_t *map, size_t len)
+/* Point the level-0 pixels of miptex `only` (-1: every one) outside the lump (bspfile.h:
+ * lump 2 is the textures: a count, offsets, then miptex_t {name[16], width, height,
+ * offsets[4]}); its name into name (16 bytes) when not NULL. */
+static void lose_texture(uint8_t *map, size_t len, int only, char *name)
 {
     uint32_t lofs = (uint32_t)map[4 + 16] | (uint32_t)map[4 + 17] << 8 |
                     (uint32_t)map[4 + 18] << 16 | (uint32_t)map[4 + 19] << 24;
@@ -209,8 +210,10 @@ static void lose_textures(uint8_t *map, size_t len)
         const uint8_t *p = map + lofs + 4 + 4 * i;
         int32_t o = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
                               (uint32_t)p[3] << 24);
-        if (o < 0 || lofs + (uint32_t)o + 40 > len)
+        if (o < 0 || lofs + (uint32_t)o + 40 > len || (only >= 0 && (uint32_t)only != i))
             continue;
+        if (name)
+            memcpy(name, map + lofs + (uint32_t)o, 16);
         uint8_t *mip0 = map + lofs + (uint32_t)o + 24;
         mip0[0] = mip0[1] = mip0[2] = 0xff;
         mip0[3] = 0x7f;
@@ -219,7 +222,7 @@ static void lose_textures(uint8_t *map, size_t len)
 
 TEST(textured_without_textures_draws_as_flat_without_error)
 {
-    SCENE_EDIT(map, len, cl, a, b, err, lose_textures(map, len));
+    SCENE_EDIT(map, len, cl, a, b, err, lose_texture(map, len, -1, NULL));
     CHECK_EQ(err.code, QD_OK);
     for (uint32_t i = 0; i < b->num_textures; i++)
         CHECK(b->textures[i].mips[0] == NULL);
@@ -308,4 +311,44 @@ TEST(render_threads_give_the_same_bytes_as_one)
     rast_fb_free(one);
     rast_fb_free(many);
     done(a, cl, map);
+}
+
+/* `info` names the textures a map lacks (drawn flat): the sample on a copy of e1m1 whose
+ * first miptex lost its pixels lists exactly that one; the map as shipped lists none. */
+TEST(textured_info_lists_missing_textures)
+{
+    const char *q = getenv("QDEMO");
+    size_t len;
+    uint8_t *map = slurp(MAP, &len);
+    if (!map || !q || !*q)
+        SKIP("run from the project root with QDEMO set (make test)");
+    char name[17] = {0}, dir[600], path[700], cmd[2000], want[64];
+    lose_texture(map, len, 0, name);
+    snprintf(dir, sizeof dir, "%s/lost", test_tmpdir());
+    snprintf(path, sizeof path, "%s/maps", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", path);
+    CHECK_EQ(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/maps/e1m1.bsp", dir);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp && fwrite(map, 1, len, fp) == len);
+    fclose(fp);
+    static char out[1 << 16];
+    const char *games[2] = {dir, "assets"};
+    for (int g = 0; g < 2; g++) {
+        snprintf(cmd, sizeof cmd, "%s info --json assets/smoothme.dem -p %s", q, games[g]);
+        FILE *p = popen(cmd, "r");
+        CHECK(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        pclose(p);
+        const char *list = strstr(out, "\"textures_missing\": [");
+        CHECK(list);
+        if (g == 0) {
+            snprintf(want, sizeof want, "\"textures_missing\": [\"maps/e1m1.bsp: %s\"]", name);
+            CHECK(strncmp(list, want, strlen(want)) == 0);
+        } else {
+            CHECK(strncmp(list, "\"textures_missing\": []", 22) == 0);
+        }
+    }
+    free(map);
 }
