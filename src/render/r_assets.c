@@ -52,6 +52,7 @@ static qd_err colour_faces(r_bsp *rb)
 
 static void free_bsp(r_bsp *rb)
 {
+    free(rb->lit);
     mdl_bsp_free(rb->bsp);
     free(rb->flat);
     free(rb->wire);
@@ -125,6 +126,35 @@ static void sky_layers(r_assets *a)
     }
 }
 
+/* The coloured light of a Quake map: "maps/x.lit" beside "maps/x.bsp", the "QLIT" header,
+ * version 1, then R, G, B for every byte of the map's lightdata (the format of the .lit
+ * files that MHColour, ericw-tools' light -lit and the id-maps-gpl builds write; its use is
+ * described in QuakeSpasm's and ezQuake's loaders). Any other size is not for this map. */
+static void load_lit(r_bsp *rb, const char *map, mdl_read_fn read, void *ctx)
+{
+    const mdl_bsp *b = rb->bsp;
+    size_t n = strlen(map);
+    if (!b || b->format > MDL_BSP_Q1_2PSB || b->light_len == 0 || n < 4 ||
+        strcmp(map + n - 4, ".bsp") != 0)
+        return;
+    char *name = malloc(n + 1);
+    if (!name)
+        return;
+    memcpy(name, map, n - 4);
+    memcpy(name + n - 4, ".lit", 5);
+    uint8_t *data;
+    size_t len;
+    qd_error e = {0};
+    if (read_file(read, ctx, name, &data, &len, &e) == QD_OK) {
+        if (len >= 8 && memcmp(data, "QLIT", 4) == 0 && data[4] == 1 && !data[5] && !data[6] &&
+            !data[7] && (len - 8) / 3 == b->light_len && (len - 8) % 3 == 0 &&
+            (rb->lit = malloc(len - 8)))
+            memcpy(rb->lit, data + 8, len - 8);
+        free(data);
+    }
+    free(name);
+}
+
 /* gfx/colormap.lmp: 64 rows of 256 palette indices (id's file has one byte more). */
 static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
 {
@@ -185,6 +215,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
     }
 
+    load_lit(&a->world, lvl->map, read, ctx);
     sky_layers(a);
     int n = lvl->num_models;
     a->num_models = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;

@@ -33,6 +33,7 @@ typedef struct r_bsp {
     mdl_bsp *bsp;
     uint32_t *flat;  /* shaded colour per face for flat mode */
     uint32_t *wire;  /* line colour per face for wire mode */
+    uint8_t *lit;    /* a .lit file's R, G, B samples (3 per lightdata byte), or NULL */
 } r_bsp;
 
 typedef struct r_model {

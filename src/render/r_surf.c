@@ -181,55 +181,89 @@ static int32_t anim_texture(const mdl_bsp *b, int32_t ti, int alt, double t)
     return r;
 }
 
-/* Build face fi's lit block at mip level m with the given style values into s. */
-static void build_block(const r_assets *a, const mdl_bsp *b, uint32_t fi, const mdl_texture *tx,
+/* Luxel grid g (lw x lh) at block texel (x, y), luxels `step` texels apart: bilinear. */
+static inline int32_t bilerp(const int32_t *g, int lw, int lh, int x, int y, int step)
+{
+    int lx = x / step, fx = x % step, ly = y / step, fy = y % step;
+    lx = lx < lw ? lx : lw - 1;
+    ly = ly < lh ? ly : lh - 1;
+    int lx1 = lx + 1 < lw ? lx + 1 : lw - 1, ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
+    int32_t a0 = g[(size_t)ly * lw + lx], a1 = g[(size_t)ly * lw + lx1];
+    int32_t b0 = g[(size_t)ly1 * lw + lx], b1 = g[(size_t)ly1 * lw + lx1];
+    int32_t top = a0 + (a1 - a0) * fx / step, bot = b0 + (b1 - b0) * fx / step;
+    return top + (bot - top) * fy / step;
+}
+
+/* A texel's channel under light L (the styles' weighted sum, as the colormap rows take it):
+ * the ramp of the colormap's rows, (L + 256) / 32768 times the texel, from 1/32 to 2. */
+static inline uint32_t lit_channel(uint32_t c, int32_t L)
+{
+    int32_t f = L + 256;
+    f = f < 1024 ? 1024 : f > 65536 ? 65536 : f;
+    uint32_t v = (uint32_t)(((uint64_t)c * (uint32_t)f) >> 15);
+    return v > 255 ? 255 : v;
+}
+
+/* Build face fi's lit block at mip level m with the given style values into s: the light of
+ * each luxel (Quake's blocklights: samples times style values), bilinear across the block,
+ * then through the colormap; with a .lit file (rgb, 3 samples per luxel) per channel. */
+static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const mdl_texture *tx,
                         int m, const int light[4], r_surf *s)
 {
+    const mdl_bsp *b = rb->bsp;
     const mdl_face *f = &b->faces[fi];
     const mdl_face_lm *lm = &b->face_lm[fi];
     int lw = (lm->extents[0] >> 4) + 1, lh = (lm->extents[1] >> 4) + 1;
     size_t luxels = (size_t)lw * (size_t)lh;
-    /* Colormap rows per luxel in 8.8 fixed point (Quake's blocklights after the flip). */
-    int32_t *rows = malloc(luxels * sizeof *rows);
-    if (!rows) {
+    int nc = rb->lit ? 3 : 1; /* light channels */
+    int32_t *g = malloc(luxels * (size_t)nc * sizeof *g);
+    if (!g) {
         for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
             s->texels[i] = f->color | 0xff000000u;
         return;
     }
-    for (size_t i = 0; i < luxels; i++) {
-        int32_t sum = 0;
-        if (f->flags & MDL_SURF_FULLBRIGHT || b->light_len == 0)
-            sum = b->light_len == 0 ? 255 * 256 : 128 * NORMAL_STYLE;
-        else
-            for (int k = 0; k < lm->num_styles; k++)
-                sum += b->lightdata[(size_t)lm->ofs + (size_t)k * luxels + i] * light[k];
-        int32_t v = (255 * 256 - sum) >> 2;
-        rows[i] = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
-    }
+    for (int c = 0; c < nc; c++)
+        for (size_t i = 0; i < luxels; i++) {
+            int32_t sum = 0;
+            if (f->flags & MDL_SURF_FULLBRIGHT || b->light_len == 0)
+                sum = b->light_len == 0 ? 255 * 256 : 128 * NORMAL_STYLE;
+            else if (rb->lit)
+                for (int k = 0; k < lm->num_styles; k++)
+                    sum += rb->lit[((size_t)lm->ofs + (size_t)k * luxels + i) * 3 + (size_t)c] *
+                           light[k];
+            else
+                for (int k = 0; k < lm->num_styles; k++)
+                    sum += b->lightdata[(size_t)lm->ofs + (size_t)k * luxels + i] * light[k];
+            g[(size_t)c * luxels + i] = sum;
+        }
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
     int step = 16 >> m; /* block texels per luxel */
     int s0 = lm->mins[0] >> m, t0 = lm->mins[1] >> m;
     for (int y = 0; y < s->h; y++) {
-        int ly = y / step, fy = y % step;
-        int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
         int ty = ((t0 + y) % th + th) % th;
         const uint8_t *src = pix + (size_t)ty * (size_t)tw;
         uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
         for (int x = 0; x < s->w; x++) {
-            int lx = x / step, fx = x % step;
-            int lx1 = lx + 1 < lw ? lx + 1 : lw - 1;
-            ly = ly < lh ? ly : lh - 1;
-            lx = lx < lw ? lx : lw - 1;
-            int32_t a0 = rows[(size_t)ly * lw + lx], a1 = rows[(size_t)ly * lw + lx1];
-            int32_t b0 = rows[(size_t)ly1 * lw + lx], b1 = rows[(size_t)ly1 * lw + lx1];
-            int32_t top = a0 + (a1 - a0) * fx / step, bot = b0 + (b1 - b0) * fx / step;
-            int32_t l = top + (bot - top) * fy / step;
-            int tx_ = ((s0 + x) % tw + tw) % tw;
-            dst[x] = lit(a, l >> 8, src[tx_]);
+            uint8_t p = src[((s0 + x) % tw + tw) % tw];
+            if (nc == 1) {
+                /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
+                int32_t v = (255 * 256 - bilerp(g, lw, lh, x, y, step)) >> 2;
+                v = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
+                dst[x] = lit(a, v >> 8, p);
+            } else if (p >= 224) {
+                dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
+            } else {
+                uint32_t c = a->palette[p], out = 0xff000000u;
+                for (int k = 0; k < 3; k++)
+                    out |= lit_channel(c >> (8 * k) & 255,
+                                       bilerp(g + (size_t)k * luxels, lw, lh, x, y, step))
+                           << (8 * k);
+                dst[x] = out;
+            }
         }
     }
-    free(rows);
+    free(g);
 }
 
 /* The unlit RGBA of texture ti's level 0 (liquids), cached per texture. */
@@ -250,9 +284,10 @@ static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, 
 }
 
 /* The lit block of face fi at mip m, from the cache or built now; NULL when it cannot be. */
-static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, uint32_t fi,
+static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uint32_t fi,
                                 int32_t ti, int *m)
 {
+    const mdl_bsp *b = rb->bsp;
     const mdl_face_lm *lm = &b->face_lm[fi];
     const mdl_texture *tx = &b->textures[ti];
     int mip = *m;
@@ -282,7 +317,7 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, ui
     if (!s)
         return NULL;
     memcpy(s->key, key, sizeof key);
-    build_block(v->assets, b, fi, tx, mip, key, s);
+    build_block(v->assets, rb, fi, tx, mip, key, s);
     return s;
 }
 
@@ -393,7 +428,7 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         attr_plane(v, N, dist, T, t0, tex.t);
     } else {
         int m = mip_for(v, pts, n, S, T);
-        const r_surf *s = face_block(v, cb, b, fi, ti, &m);
+        const r_surf *s = face_block(v, cb, rb, fi, ti, &m);
         if (!s) {
             r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
             return;

@@ -35,6 +35,8 @@ static uint8_t *slurp(const char *path, size_t *len)
 typedef struct world_files {
     const uint8_t *map;
     size_t map_len;
+    const uint8_t *lit; /* maps/e1m1.lit, or NULL */
+    size_t lit_len;
 } world_files;
 
 static qd_err read_world(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
@@ -44,6 +46,12 @@ static qd_err read_world(void *ctx, const char *name, uint8_t **data, size_t *le
         *data = malloc(w->map_len);
         memcpy(*data, w->map, w->map_len);
         *len = w->map_len;
+        return QD_OK;
+    }
+    if (strcmp(name, "maps/e1m1.lit") == 0 && w->lit) {
+        *data = malloc(w->lit_len);
+        memcpy(*data, w->lit, w->lit_len);
+        *len = w->lit_len;
         return QD_OK;
     }
     if (strcmp(name, "gfx/colormap.lmp") == 0 && (*data = slurp("assets/gfx/colormap.lmp", len)))
@@ -63,7 +71,7 @@ static void sample_palette(uint32_t pal[256])
 /* The map in memory as the level's assets, with the sample's palette and colormap. */
 static r_assets *load(const uint8_t *map, size_t len, cl_state *cl, qd_error *err)
 {
-    world_files wf = {map, len};
+    world_files wf = {map, len, NULL, 0};
     uint32_t pal[256];
     sample_palette(pal);
     return r_assets_load(&cl->level, read_world, &wf, pal, err);
@@ -351,4 +359,62 @@ TEST(textured_info_lists_missing_textures)
         }
     }
     free(map);
+}
+
+/* A .lit beside the map colours the light: with every sample pure red (R = the map's own
+ * sample, G = B = 0), the pixels of lit faces keep only their red (fullbright palette
+ * entries, 224 and up, keep their colour: few pixels; no light leaves 1/32 of a texel); the
+ * sky and liquids are unlit either way. A .lit of the wrong size is ignored. */
+TEST(textured_lit_file_colours_the_light)
+{
+    SCENE(map, len, cl, a, b, err);
+    size_t ll = b->light_len;
+    uint8_t *lit = malloc(8 + 3 * ll);
+    memcpy(lit, "QLIT\1\0\0\0", 8);
+    for (size_t i = 0; i < ll; i++) {
+        lit[8 + 3 * i] = b->lightdata[i];
+        lit[8 + 3 * i + 1] = lit[8 + 3 * i + 2] = 0;
+    }
+    cl_state *cl2 = level();
+    for (int wrong = 0; wrong < 2; wrong++) {
+        world_files wf = {map, len, lit, wrong ? 8 + 3 * ll - 3 : 8 + 3 * ll};
+        uint32_t pal[256];
+        sample_palette(pal);
+        r_assets *red = r_assets_load(&cl2->level, read_world, &wf, pal, &err);
+        CHECK(red && r_assets_map(red));
+        rast_fb *fb = rast_fb_new(W, H), *plain = rast_fb_new(W, H);
+        int pixels = 0, reddish = 0;
+        for (uint32_t k = 0, fi = 0; k < 8; k++, fi += b->num_faces / 8) {
+            while (fi + 1 < b->num_faces &&
+                   (b->faces[fi].flags & (MDL_SURF_SKY | MDL_SURF_TURB) ||
+                    b->face_lm[fi].num_styles == 0))
+                fi++; /* a lit wall, not the sky or a liquid */
+            r_camera cam;
+            face_camera(b, fi, &cam);
+            r_options o = {.mode = R_MODE_TEXTURED};
+            r_render(red, cl2, 0, &cam, &o, fb);
+            r_render(a, cl, 0, &cam, &o, plain);
+            static int32_t ids[W * H];
+            id_frame(a, cl, &cam, ids);
+            for (int i = 0; i < W * H; i++) {
+                uint32_t c = fb->color[i];
+                const mdl_face *f = ids[i] >= 0 ? &b->faces[ids[i]] : NULL;
+                if (!f || f->flags & (MDL_SURF_SKY | MDL_SURF_TURB | MDL_SURF_FULLBRIGHT))
+                    continue; /* unlit in Quake: the sky, liquids, special surfaces */
+                pixels += (c & 0xffffff) != 0;
+                /* the darkest light still shows 1/32 of a texel (the colormap's last row) */
+                reddish += (c & 0xffffff) != 0 && (c >> 8 & 255) <= 8 && (c >> 16 & 255) <= 8;
+            }
+            if (wrong) /* ignored: as without a .lit */
+                CHECK(memcmp(fb->color, plain->color, sizeof(uint32_t) * W * H) == 0);
+        }
+        if (!wrong)
+            CHECK(pixels > W * H && reddish * 50 > pixels * 49);
+        rast_fb_free(fb);
+        rast_fb_free(plain);
+        r_assets_free(red);
+    }
+    free(cl2);
+    free(lit);
+    done(a, cl, map);
 }
