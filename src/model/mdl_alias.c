@@ -40,8 +40,8 @@ static void *alloc_backed(const loader *ld, const rd_t *r, uint32_t count, size_
 }
 
 /* Skins: a type (0 single, else a group of n pictures with n intervals); each picture is
- * width * height palette indices. Keeps each skin's average colour (first picture of a
- * group) and skin 0's pixels. */
+ * width * height palette indices. Keeps each skin's average colour and pixels (the first
+ * picture of a group). */
 static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t palette[256])
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
@@ -50,7 +50,8 @@ static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t
     if ((uint64_t)m->num_skins * (4 + (uint64_t)pic) > rd_left(r))
         return fail(ld, QD_ERR_TRUNCATED, r->pos, "skins cut off");
     m->skin_colors = mdl_calloc(m->num_skins, sizeof *m->skin_colors);
-    m->skin0 = mdl_calloc(m->num_skins ? pic : 0, 1);
+    /* the check above bounds this by the file's size */
+    m->skin0 = mdl_calloc(m->num_skins ? (size_t)m->num_skins * pic : 0, 1);
     if (!m->skin_colors || !m->skin0)
         return fail(ld, QD_ERR_NOMEM, r->pos, "skins");
     for (uint32_t i = 0; i < m->num_skins; i++) {
@@ -69,8 +70,7 @@ static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t
                 return fail(ld, QD_ERR_TRUNCATED, at, "skin cut off");
             if (j == 0) {
                 m->skin_colors[i] = mdl_average_color(px, pic, palette, 0, NULL);
-                if (i == 0)
-                    memcpy(m->skin0, px, pic);
+                memcpy(m->skin0 + (size_t)i * pic, px, pic);
             }
         }
     }

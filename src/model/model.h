@@ -247,7 +247,8 @@ typedef struct mdl_alias {
     float (*poses)[3];       /* num_poses * num_verts positions, scale/translate applied */
     uint8_t *normals;        /* num_poses * num_verts lightnormalindex bytes */
     uint32_t *skin_colors;   /* average colour of each skin (first picture of a group) */
-    uint8_t *skin0;          /* skin 0 as palette indices, skin_width * skin_height */
+    uint8_t *skin0;          /* every skin's (first) picture as palette indices, skin i at
+                              * skin0 + i * skin_width * skin_height */
     uint32_t color;          /* skin_colors[0], or grey without skins */
 } mdl_alias;
 

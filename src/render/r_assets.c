@@ -191,6 +191,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     else
         mdl_palette_grey(a->palette);
     load_colormap(a, read, ctx);
+    r_surf_lut(a);
     snprintf(a->map_name, sizeof a->map_name, "%s", lvl->map);
     if (!lvl->map[0]) {
         snprintf(a->notice, sizeof a->notice, "NO MAP");

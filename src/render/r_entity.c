@@ -34,6 +34,120 @@ static void alias_light(const r_assets *a, const float origin[3], float *ambient
     *shade = l + *ambient > 192 ? 192 - *ambient : l;
 }
 
+/* The outward normal (unnormalised) of triangle t of posed vertices w: MDL triangles wind
+ * clockwise seen from outside, so it is CA x BA. */
+static void tri_normal(const float (*w)[3], const mdl_alias_tri *t, float n[3])
+{
+    const float *A = w[t->v[0]], *B = w[t->v[1]], *C = w[t->v[2]];
+    float e1[3] = {C[0] - A[0], C[1] - A[1], C[2] - A[2]};
+    float e2[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+}
+
+/* The affine attribute over triangle A, B, C that takes the values val[0..2] at its corners:
+ * G (in the triangle's plane) and g0 with a = dot(G, p) + g0. 0 for a degenerate triangle. */
+static int tri_gradient(const float *A, const float *B, const float *C, const float val[3],
+                        float G[3], float *g0)
+{
+    float e1[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
+    float e2[3] = {C[0] - A[0], C[1] - A[1], C[2] - A[2]};
+    double d11 = dot3(e1, e1), d12 = dot3(e1, e2), d22 = dot3(e2, e2);
+    double det = d11 * d22 - d12 * d12;
+    if (!(det > 1e-9))
+        return 0;
+    double da1 = val[1] - val[0], da2 = val[2] - val[0];
+    double al = (da1 * d22 - da2 * d12) / det, be = (da2 * d11 - da1 * d12) / det;
+    for (int j = 0; j < 3; j++)
+        G[j] = (float)(al * e1[j] + be * e2[j]);
+    *g0 = val[0] - dot3(G, A);
+    return 1;
+}
+
+/* Light rows (0..63) of the corners as an affine plane in screen space; the corners' mean
+ * when one lies behind the near plane or the three are in a line on screen. */
+static void light_plane(const r_view *v, const float *P[3], const float row[3], double out[3])
+{
+    float sp[3][2];
+    int ok = 1;
+    for (int i = 0; i < 3; i++)
+        ok &= r_project_point(v, P[i], sp[i]);
+    double x1 = sp[1][0] - sp[0][0], y1 = sp[1][1] - sp[0][1];
+    double x2 = sp[2][0] - sp[0][0], y2 = sp[2][1] - sp[0][1];
+    double det = x1 * y2 - x2 * y1;
+    if (!ok || !(fabs(det) > 1e-6)) {
+        out[0] = out[1] = 0;
+        out[2] = (row[0] + row[1] + row[2]) / 3.0;
+        return;
+    }
+    double d1 = row[1] - row[0], d2 = row[2] - row[0];
+    out[0] = (d1 * y2 - d2 * y1) / det;
+    out[1] = (d2 * x1 - d1 * x2) / det;
+    /* rast evaluates at pixel centres: the plane through corner 0 */
+    out[2] = row[0] - out[0] * sp[0][0] - out[1] * sp[0][1];
+}
+
+/* Textured alias triangles (Quake's skins through the colormap, Gouraud light per vertex as
+ * R_AliasTransformAndProjectFinalVerts: light L = ambient + shade * cos, row (255 - L) / 4).
+ * Vertex normals are the mean of the posed triangles' normals around each vertex. */
+static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uint32_t skin,
+                           const float (*w)[3], float ambient, float shade)
+{
+    size_t pic = (size_t)m->skin_width * m->skin_height;
+    float(*nrm)[3] = calloc((size_t)m->num_verts, sizeof *nrm);
+    if (!nrm)
+        return;
+    for (uint32_t i = 0; i < m->num_tris; i++) {
+        float n[3];
+        tri_normal(w, &m->tris[i], n);
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++)
+                nrm[m->tris[i].v[k]][j] += n[j];
+    }
+    for (uint32_t i = 0; i < m->num_tris; i++) {
+        const mdl_alias_tri *tr = &m->tris[i];
+        const float *P[3] = {w[tr->v[0]], w[tr->v[1]], w[tr->v[2]]};
+        float n[3];
+        tri_normal(w, tr, n);
+        float rel[3] = {v->org[0] - P[0][0], v->org[1] - P[0][1], v->org[2] - P[0][2]};
+        if (!(dot3(n, rel) > 0))
+            continue;
+        float sv[3], tv[3], row[3];
+        for (int k = 0; k < 3; k++) {
+            const mdl_alias_st *st = &m->st[tr->v[k]];
+            /* the back half of the skin for a seam vertex of a back-facing triangle */
+            sv[k] = (float)st->s + (st->onseam && !tr->front ? (float)m->skin_width * 0.5f : 0);
+            tv[k] = (float)st->t;
+            const float *vn = nrm[tr->v[k]];
+            float len = sqrtf(dot3(vn, vn));
+            float c = len > 0 ? dot3(vn, light_dir) / len : 0;
+            float L = ambient + shade * (c > 0 ? c : 0);
+            row[k] = (255.0f - L) / 4.0f;
+        }
+        rast_tex tex;
+        memset(&tex, 0, sizeof tex);
+        float S[3], T[3], s0, t0;
+        if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
+            !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
+            continue;
+        float dist = dot3(n, P[0]);
+        tex.index = m->skin0 + (size_t)skin * pic;
+        tex.lut = a->lut;
+        tex.w = (int)m->skin_width;
+        tex.h = (int)m->skin_height;
+        r_attr_plane(v, n, dist, S, s0, tex.s);
+        r_attr_plane(v, n, dist, T, t0, tex.t);
+        r_attr_plane(v, n, dist, NULL, 0, tex.q);
+        light_plane(v, P, row, tex.light);
+        float tri[3][3];
+        for (int k = 0; k < 3; k++)
+            memcpy(tri[k], P[k], sizeof tri[k]);
+        r_draw_poly_tex(v, (const float(*)[3])tri, 3, &tex, RAST_OPAQUE);
+    }
+    free(nrm);
+}
+
 static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const cl_entstate *s,
                        int next_frame, float blend, double t)
 {
@@ -85,13 +199,16 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     uint32_t wire = r_wire_color(base);
     float ambient, shade;
     alias_light(a, s->origin, &ambient, &shade);
+    if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
+        alias_textured(v, a, m, s->skin < m->num_skins ? s->skin : 0, (const float(*)[3])w,
+                       ambient, shade);
+        free(w);
+        return;
+    }
     for (uint32_t i = 0; i < m->num_tris; i++) {
         const float *A = w[m->tris[i].v[0]], *B = w[m->tris[i].v[1]], *C = w[m->tris[i].v[2]];
-        /* MDL triangles wind clockwise seen from outside: the outward normal is CA x BA. */
-        float e1[3] = {C[0] - A[0], C[1] - A[1], C[2] - A[2]};
-        float e2[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
-        float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                      e1[0] * e2[1] - e1[1] * e2[0]};
+        float n[3];
+        tri_normal(w, &m->tris[i], n);
         float rel[3] = {v->org[0] - A[0], v->org[1] - A[1], v->org[2] - A[2]};
         if (!v->xray && !(dot3(n, rel) > 0))
             continue;

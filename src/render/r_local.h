@@ -55,6 +55,7 @@ struct r_assets {
     uint32_t palette[256];    /* the palette the assets were loaded with */
     uint8_t colormap[64 * 256]; /* gfx/colormap.lmp: light rows of palette indices */
     int colormap_ok;
+    uint32_t lut[64 * 256];   /* palette index under each light row, as colours (r_surf_lut) */
     int sky_ok;               /* a 256x128 Quake sky texture was found: the layers below */
     uint32_t sky_back[128 * 128], sky_front[128 * 128]; /* front: alpha 0 is see-through */
     uint32_t sky_flat;        /* sky colour without layers */
@@ -159,6 +160,17 @@ int r_style_value(const char *pattern, double t);
  * from v's cache; sky faces are marked for r_surf_sky; without a texture, flat. */
 void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame,
                  const float (*pts)[3], int n);
+
+/* Fill a->lut: each palette index under each colormap row (or the RGB ramp). */
+void r_surf_lut(r_assets *a);
+
+/* Screen-space planes of an attribute a = dot(A, p) + a0 over the points p of the plane
+ * dot(N, p) = dist (world space), as rast_tex wants them: a/w, or q = 1/w when A is NULL. */
+void r_attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
+                  double out[3]);
+
+/* The screen position of world point p; 0 when it lies behind the near plane. */
+int r_project_point(const r_view *v, const float p[3], float out[2]);
 
 /* The liquids' warp table at time t (rast_tex.warp). */
 void r_surf_turb_table(double t, int32_t out[128]);

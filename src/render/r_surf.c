@@ -147,17 +147,29 @@ int r_style_value(const char *pattern, double t)
 
 /* ---- colours ---- */
 
+void r_surf_lut(r_assets *a)
+{
+    for (int row = 0; row < 64; row++)
+        for (int p = 0; p < 256; p++) {
+            uint32_t out;
+            if (a->colormap_ok) {
+                out = a->palette[a->colormap[(size_t)row * 256 + (size_t)p]];
+            } else if (p >= 224) {
+                out = a->palette[p];
+            } else {
+                uint32_t c = a->palette[p], f = (uint32_t)(64 - row); /* 32 = as is */
+                uint32_t r = (c & 255) * f / 32, g = (c >> 8 & 255) * f / 32,
+                         b = (c >> 16 & 255) * f / 32;
+                out = (r > 255 ? 255 : r) | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b) << 16;
+            }
+            a->lut[row * 256 + p] = out | 0xff000000u;
+        }
+}
+
 /* The colour of palette index p under colormap row r (0..63). */
 static inline uint32_t lit(const r_assets *a, int row, uint8_t p)
 {
-    if (a->colormap_ok)
-        return a->palette[a->colormap[(size_t)row * 256 + p]];
-    if (p >= 224)
-        return a->palette[p];
-    uint32_t c = a->palette[p], f = (uint32_t)(64 - row); /* 32 = as is */
-    uint32_t r = (c & 255) * f / 32, g = (c >> 8 & 255) * f / 32, b = (c >> 16 & 255) * f / 32;
-    return (r > 255 ? 255 : r) | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b) << 16 |
-           0xff000000u;
+    return a->lut[(size_t)row * 256 + p];
 }
 
 /* The texture a face shows at time t: its animation frame (alt: the entity's frame 1). */
@@ -332,8 +344,8 @@ static float dot3(const float a[3], const float b[3])
  * dot(N, p) = dist (world space), as rast_tex wants them: a/w and, when A is NULL, q = 1/w.
  * With P the view-space point and dir(x, y) = ((x - cx)/scale, -(y - cy)/scale, 1), P = z dir
  * on the plane gives 1/z = dot(Nv, dir) / dv and a/z = dot(Av, dir) + (a at the eye) / z. */
-static void attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
-                       double out[3])
+void r_attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
+                  double out[3])
 {
     double nv[3] = {dot3(N, v->right), dot3(N, v->up), dot3(N, v->fwd)};
     double dv = (double)dist - dot3(N, v->org);
@@ -424,8 +436,8 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         tex.h = s->h;
         tex.wrap = 1;
         tex.warp = v->turb;
-        attr_plane(v, N, dist, S, s0, tex.s);
-        attr_plane(v, N, dist, T, t0, tex.t);
+        r_attr_plane(v, N, dist, S, s0, tex.s);
+        r_attr_plane(v, N, dist, T, t0, tex.t);
     } else {
         int m = mip_for(v, pts, n, S, T);
         const r_surf *s = face_block(v, cb, rb, fi, ti, &m);
@@ -438,10 +450,10 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         tex.texels = s->texels;
         tex.w = s->w;
         tex.h = s->h;
-        attr_plane(v, N, dist, Sm, (s0 - (float)lm->mins[0]) * k, tex.s);
-        attr_plane(v, N, dist, Tm, (t0 - (float)lm->mins[1]) * k, tex.t);
+        r_attr_plane(v, N, dist, Sm, (s0 - (float)lm->mins[0]) * k, tex.s);
+        r_attr_plane(v, N, dist, Tm, (t0 - (float)lm->mins[1]) * k, tex.t);
     }
-    attr_plane(v, N, dist, NULL, 0, tex.q);
+    r_attr_plane(v, N, dist, NULL, 0, tex.q);
     r_draw_poly_tex(v, pts, n, &tex, RAST_OPAQUE);
 }
 

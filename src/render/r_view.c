@@ -206,6 +206,17 @@ static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
     }
 }
 
+int r_project_point(const r_view *v, const float p[3], float out[2])
+{
+    vpt q = to_view(v, p);
+    if (!(q.z >= R_NEAR))
+        return 0;
+    rast_vert r = project(v, q);
+    out[0] = r.x;
+    out[1] = r.y;
+    return 1;
+}
+
 void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags)
 {
     draw_poly(v, pts, n, color, NULL, flags);

@@ -199,6 +199,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     const int w = tx->w, h = tx->h;
     const int32_t wmax = w - 1, hmax = h - 1;
     const int32_t *warp = tx->warp;
+    float l0 = (float)(tx->light[0] * px + tx->light[1] * py + tx->light[2]);
+    float dl = (float)tx->light[0];
     int32_t sa = 0, ta = 0;
     for (int i = 0; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
@@ -216,7 +218,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
         int steps = e - i > 0 ? e - i : 1;
         int32_t dsf = (int32_t)(((int64_t)sb - sa) / steps), dtf = (int32_t)(((int64_t)tb - ta) / steps);
         int32_t sf = sa, tf = ta;
-        if (flags == RAST_OPAQUE && !tx->wrap) {
+        if (flags == RAST_OPAQUE && !tx->wrap && !tx->index) {
             /* the common case (lit walls), its loop kept small */
             for (int j = i; j < i + k; j++, sf += dsf, tf += dtf) {
                 float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
@@ -238,7 +240,14 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
                 continue;
             uint32_t texel;
-            if (tx->wrap) {
+            if (tx->index) {
+                int32_t si = sf >> 16, ti = tf >> 16;
+                si = si < 0 ? 0 : si > wmax ? wmax : si;
+                ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
+                float lr = l0 + dl * (float)j;
+                int row = lr > 0.0f ? (lr < 63.0f ? (int)lr : 63) : 0; /* NaN: 0 */
+                texel = tx->lut[(size_t)row * 256 + tx->index[(size_t)ti * (size_t)w + (size_t)si]];
+            } else if (tx->wrap) {
                 int32_t si = sf, ti = tf;
                 if (warp) {
                     si = sf + warp[(tf >> 16) & 127];
@@ -602,12 +611,13 @@ void rast_polygon_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
  * of two each way. */
 static int tex_ok(const rast_tex *t)
 {
-    if (!t || !t->texels || t->w < 1 || t->h < 1 || t->w > FB_MAX || t->h > FB_MAX)
+    if (!t || (!t->texels && !(t->index && t->lut)) || t->w < 1 || t->h < 1 || t->w > FB_MAX || t->h > FB_MAX)
         return 0;
     if (t->wrap && ((t->w & (t->w - 1)) || (t->h & (t->h - 1))))
         return 0;
     for (int i = 0; i < 3; i++)
-        if (!isfinite(t->s[i]) || !isfinite(t->t[i]) || !isfinite(t->q[i]))
+        if (!isfinite(t->s[i]) || !isfinite(t->t[i]) || !isfinite(t->q[i]) ||
+            !isfinite(t->light[i]))
             return 0;
     return 1;
 }

@@ -70,6 +70,12 @@ typedef struct rast_tex {
      * s += warp[t & 127] and t += warp[s & 127] with the unwarped integer s and t. */
     const int32_t *warp;
     double s[3], t[3], q[3];
+    /* Instead of texels (NULL then): palette indices, w x h, coloured through lut (64 rows of
+     * 256 colours) at the row of the light plane, light[0] px + light[1] py + light[2],
+     * affine in screen space (as Quake's alias spans step their light), clamped to 0..63. */
+    const uint8_t *index;
+    const uint32_t *lut;
+    double light[3];
 } rast_tex;
 
 /* A convex polygon (as rast_polygon) filled from tex instead of one colour. */

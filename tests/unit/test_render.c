@@ -12,6 +12,7 @@
 #include "../../src/output/out.h"
 #include "../../src/render/render.h"
 #include "../test.h"
+#include "../testbuf.h"
 
 uint8_t *test_bsp_build(const float (*quads)[4][3], const uint8_t *color, const uint8_t *light,
                         int n, const char *extra_ents, size_t *len);
@@ -395,24 +396,34 @@ static void *render_job(void *p)
     return NULL;
 }
 
+/* A wall at x = 300 facing the camera at the origin and one model as progs/player.mdl (model
+ * 2): from memory (mdl, mlen) or from the file at path. */
+static r_assets *wall_and_model(const uint8_t *mdl, size_t mlen, const char *path,
+                                uint8_t **bytes, cl_state **clp, uint32_t pal[256])
+{
+    const float wall[1][4][3] = {
+        {{300, -200, -200}, {300, 200, -200}, {300, 200, 200}, {300, -200, 200}}};
+    const uint8_t col[1] = {20}, light[1] = {128};
+    size_t len;
+    *bytes = test_bsp_build(wall, col, light, 1, NULL, &len);
+    files f = {2, {"maps/synth.bsp", "progs/player.mdl"}, {*bytes, mdl}, {len, mlen}, {NULL, path}};
+    cl_state *cl = *clp = new_state("maps/synth.bsp");
+    snprintf(cl->level.models[2], sizeof cl->level.models[2], "progs/player.mdl");
+    cl->level.num_models = 3;
+    palette(pal);
+    qd_error err;
+    return r_assets_load(&cl->level, files_read, &f, pal, &err);
+}
+
 TEST(render_alias_and_threads)
 {
     char mdl[512];
     if (!test_realfile(mdl, sizeof mdl, "mdl/qwtf-client-media_progs_player.mdl"))
         SKIP("player.mdl not in realdata");
-    const float wall[1][4][3] = {
-        {{300, -200, -200}, {300, 200, -200}, {300, 200, 200}, {300, -200, 200}}};
-    const uint8_t col[1] = {20}, light[1] = {128};
-    size_t len;
-    uint8_t *bytes = test_bsp_build(wall, col, light, 1, NULL, &len);
-    files f = {2, {"maps/synth.bsp", "progs/player.mdl"}, {bytes, NULL}, {len, 0}, {NULL, mdl}};
-    cl_state *cl = new_state("maps/synth.bsp");
-    snprintf(cl->level.models[2], sizeof cl->level.models[2], "progs/player.mdl");
-    cl->level.num_models = 3;
+    uint8_t *bytes;
+    cl_state *cl;
     uint32_t pal[256];
-    palette(pal);
-    qd_error err;
-    r_assets *a = r_assets_load(&cl->level, files_read, &f, pal, &err);
+    r_assets *a = wall_and_model(NULL, 0, mdl, &bytes, &cl, pal);
     CHECK(a);
     CHECK_EQ(r_assets_missing(a), 0);
     add_entity(cl, 1, 2, 60, -40, 0, 90); /* the view entity: not drawn in first person */
@@ -449,6 +460,89 @@ TEST(render_alias_and_threads)
     }
     rast_fb_free(fb);
     rast_fb_free(fb2);
+    r_assets_free(a);
+    free(cl);
+    free(bytes);
+}
+
+/* A quad model (two triangles each way round, so one pair faces any viewer and the vertex
+ * normals cancel: every vertex gets the ambient light only) in the model's y-z plane, 40
+ * units square, whose 16x8 skin is palette index left in columns 0..7 and right in 8..15; the
+ * corner at +y takes s = 0 and the one at -y s = 16 (MDL IDPO 6, Mod_LoadAliasModel's order). */
+static uint8_t *split_skin_mdl(uint8_t left, uint8_t right, size_t *len)
+{
+    static buf m;
+    m.n = 0;
+    putstr(&m, "IDPO");
+    m.n--; /* no NUL */
+    put32(&m, 6);
+    putf(&m, 1), putf(&m, 1), putf(&m, 1);       /* scale */
+    putf(&m, -20), putf(&m, -20), putf(&m, -20); /* translate */
+    putf(&m, 30);                                /* radius */
+    putf(&m, 0), putf(&m, 0), putf(&m, 0);       /* eye */
+    put32(&m, 1), put32(&m, 16), put32(&m, 8);   /* skins, width, height */
+    put32(&m, 4), put32(&m, 4), put32(&m, 1);    /* verts, tris, frames */
+    put32(&m, 0), put32(&m, 0), putf(&m, 10);    /* synctype, flags, size */
+    put32(&m, 0);                                /* skin type: single */
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 16; x++)
+            put8(&m, x < 8 ? left : right);
+    /* corners: (y, z) = (+20, -20), (-20, -20), (-20, +20), (+20, +20) in model units */
+    static const int ys[4] = {40, 0, 0, 40}, zs[4] = {0, 0, 40, 40};
+    for (int i = 0; i < 4; i++)
+        put32(&m, 0), put32(&m, ys[i] ? 0 : 16), put32(&m, zs[i] ? 0 : 8);
+    static const int tri[4][3] = {{0, 1, 2}, {0, 2, 3}, {0, 2, 1}, {0, 3, 2}};
+    for (int i = 0; i < 4; i++)
+        put32(&m, 1), put32(&m, (uint32_t)tri[i][0]), put32(&m, (uint32_t)tri[i][1]),
+            put32(&m, (uint32_t)tri[i][2]);
+    put32(&m, 0); /* a single frame */
+    put8(&m, 0), put8(&m, 0), put8(&m, 0), put8(&m, 0);
+    put8(&m, 40), put8(&m, 40), put8(&m, 40), put8(&m, 0);
+    for (int i = 0; i < 16; i++)
+        put8(&m, 0); /* name */
+    for (int i = 0; i < 4; i++)
+        put8(&m, 20), put8(&m, (unsigned)ys[i]), put8(&m, (unsigned)zs[i]), put8(&m, 0);
+    *len = m.n;
+    return m.b;
+}
+
+/* Textured mode draws an alias model with its skin through the light rows: the left half of
+ * the quad shows the left index, the right half the right one, each at the row of the
+ * entity's light. Without a colormap the row r scales a colour by (64 - r) / 32. The light
+ * trace under the entity finds no face (the built map's one node lies at z = -8000), so
+ * R_DrawAliasModel's floor of 8 applies: ambient 8 and, the normals cancelling, L = 8 at
+ * every vertex: row (255 - 8) / 4 = 61.75, drawn as row 61. */
+TEST(render_alias_textured_skin)
+{
+    size_t mlen;
+    const uint8_t *mdl = split_skin_mdl(72, 200, &mlen); /* below 224: lit (224 and up are
+                                                           * fullbright) */
+    uint8_t *bytes;
+    cl_state *cl;
+    uint32_t pal[256];
+    r_assets *a = wall_and_model(mdl, mlen, NULL, &bytes, &cl, pal);
+    CHECK(a);
+    CHECK_EQ(r_assets_missing(a), 0);
+    float l = 1;
+    CHECK(!mdl_bsp_light_point(r_assets_map(a), (float[3]){100, 0, 0}, &l) && l == 0);
+    add_entity(cl, 2, 2, 100, 0, 0, 0);
+    rast_fb *fb = rast_fb_new(W, H);
+    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_options o = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, 0, &cam, &o, fb);
+    save_png(fb, "synth_skin.png");
+    /* y = +10 (left on screen) has s = 4: the left half; y = -10 the right */
+    int dx = (int)(10 * SCALE / 100);
+    uint32_t want[2];
+    for (int side = 0; side < 2; side++) {
+        uint32_t c = pal[side ? 200 : 72];
+        want[side] = 0xff000000u;
+        for (int k = 0; k < 3; k++)
+            want[side] |= ((c >> (8 * k) & 255) * (64 - 61) / 32) << (8 * k);
+        CHECK_EQ(px(fb, W / 2 + (side ? dx : -dx), H / 2), want[side]);
+    }
+    CHECK(want[0] != want[1]);
+    rast_fb_free(fb);
     r_assets_free(a);
     free(cl);
     free(bytes);
