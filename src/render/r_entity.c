@@ -92,9 +92,30 @@ static void light_plane(const r_view *v, const float *P[3], const float row[3], 
  * R_AliasTransformAndProjectFinalVerts: light L = ambient + shade * cos, row (255 - L) / 4).
  * Vertex normals are the mean of the posed triangles' normals around each vertex. */
 static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uint32_t skin,
-                           const float (*w)[3], float ambient, float shade)
+                           const float (*w)[3], float ambient, float shade, int colormap)
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
+    const uint8_t *pixels = m->skin0 + (size_t)skin * pic;
+    /* A player's shirt and pants (Quake's CL_NewTranslation / R_TranslatePlayerSkin): skin
+     * indices 16..31 take the player's top colour row, 96..111 the bottom one, each row of
+     * 16 shades running up for colours below 8 and down for the rest. */
+    uint8_t *own = NULL;
+    if (colormap > 0 && colormap <= CL_MAX_PLAYERS && v->cl) {
+        const cl_player *pl = &v->cl->players[colormap - 1];
+        uint8_t map[256];
+        for (int i = 0; i < 256; i++)
+            map[i] = (uint8_t)i;
+        for (int i = 0; i < 16; i++) {
+            int top = (pl->top & 15) * 16, bot = (pl->bottom & 15) * 16;
+            map[16 + i] = (uint8_t)(top < 128 ? top + i : top + 15 - i);
+            map[96 + i] = (uint8_t)(bot < 128 ? bot + i : bot + 15 - i);
+        }
+        if ((own = malloc(pic ? pic : 1))) {
+            for (size_t i = 0; i < pic; i++)
+                own[i] = map[pixels[i]];
+            pixels = own;
+        }
+    }
     float(*nrm)[3] = calloc((size_t)m->num_verts, sizeof *nrm);
     if (!nrm)
         return;
@@ -132,7 +153,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
             continue;
         float dist = dot3(n, P[0]);
-        tex.index = m->skin0 + (size_t)skin * pic;
+        tex.index = pixels;
         tex.lut = a->lut;
         tex.w = (int)m->skin_width;
         tex.h = (int)m->skin_height;
@@ -146,6 +167,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
         r_draw_poly_tex(v, (const float(*)[3])tri, 3, &tex, RAST_OPAQUE);
     }
     free(nrm);
+    free(own);
 }
 
 static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const cl_entstate *s,
@@ -201,7 +223,7 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     alias_light(a, s->origin, &ambient, &shade);
     if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
         alias_textured(v, a, m, s->skin < m->num_skins ? s->skin : 0, (const float(*)[3])w,
-                       ambient, shade);
+                       ambient, shade, s->colormap);
         free(w);
         return;
     }

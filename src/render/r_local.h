@@ -75,6 +75,7 @@ typedef struct r_view {
     int pass;              /* R_PASS_*: what the emit calls draw */
     int y0, y1;            /* the band of rows this view draws (r_render's threads) */
     const r_assets *assets;
+    const cl_state *cl;    /* the state drawn (players' colours), or NULL */
     r_cache *cache;        /* textured pass: lit surface blocks */
     double time;           /* demo time: light styles, animations, liquids, sky */
     int style[CL_MAX_LIGHTSTYLES]; /* light style values at time (r_style_value) */

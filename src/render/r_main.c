@@ -100,6 +100,7 @@ static void render_band(band *bd)
     r_view_setup(&v, bd->cam, bd->fb);
     v.y0 = bd->y0;
     v.y1 = bd->y1;
+    v.cl = cl;
     if (o->mode == R_MODE_WIRE) {
         v.xray = o->xray != 0;
         if (!v.xray) {

@@ -515,8 +515,8 @@ static uint8_t *split_skin_mdl(uint8_t left, uint8_t right, size_t *len)
 TEST(render_alias_textured_skin)
 {
     size_t mlen;
-    const uint8_t *mdl = split_skin_mdl(72, 200, &mlen); /* below 224: lit (224 and up are
-                                                           * fullbright) */
+    /* below 224: lit (224 and up are fullbright); 20 is in the shirt range 16..31 */
+    const uint8_t *mdl = split_skin_mdl(20, 200, &mlen);
     uint8_t *bytes;
     cl_state *cl;
     uint32_t pal[256];
@@ -529,19 +529,25 @@ TEST(render_alias_textured_skin)
     rast_fb *fb = rast_fb_new(W, H);
     r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
     r_options o = {.mode = R_MODE_TEXTURED};
-    r_render(a, cl, 0, &cam, &o, fb);
-    save_png(fb, "synth_skin.png");
-    /* y = +10 (left on screen) has s = 4: the left half; y = -10 the right */
-    int dx = (int)(10 * SCALE / 100);
-    uint32_t want[2];
-    for (int side = 0; side < 2; side++) {
-        uint32_t c = pal[side ? 200 : 72];
-        want[side] = 0xff000000u;
-        for (int k = 0; k < 3; k++)
-            want[side] |= ((c >> (8 * k) & 255) * (64 - 61) / 32) << (8 * k);
-        CHECK_EQ(px(fb, W / 2 + (side ? dx : -dx), H / 2), want[side]);
+    /* then as player 1's body with shirt colour 4: index 20 (shade 4 of the shirt range)
+     * becomes 4 * 16 + 4 = 68 (colours below 8 run upwards), 200 stays */
+    cl_set_player_colors(cl, 0, 4, 13);
+    for (int player = 0; player < 2; player++) {
+        cl->entities[2].cur.colormap = cl->entities[2].prev.colormap = (uint8_t)player;
+        r_render(a, cl, 0, &cam, &o, fb);
+        save_png(fb, "synth_skin.png");
+        /* y = +10 (left on screen) has s = 4: the left half; y = -10 the right */
+        int dx = (int)(10 * SCALE / 100);
+        uint32_t want[2];
+        for (int side = 0; side < 2; side++) {
+            uint32_t c = pal[side ? 200 : player ? 68 : 20];
+            want[side] = 0xff000000u;
+            for (int k = 0; k < 3; k++)
+                want[side] |= ((c >> (8 * k) & 255) * (64 - 61) / 32) << (8 * k);
+            CHECK_EQ(px(fb, W / 2 + (side ? dx : -dx), H / 2), want[side]);
+        }
+        CHECK(want[0] != want[1]);
     }
-    CHECK(want[0] != want[1]);
     rast_fb_free(fb);
     r_assets_free(a);
     free(cl);
