@@ -27,6 +27,7 @@ static void usage(FILE *f)
             "  --size WxH          render size (default 1280x720; play: the window's size)\n"
             "  --from T, --to T    render: start and end, in seconds or mm:ss.fff\n"
             "  --mode textured|flat|wire  drawing mode (default textured)\n"
+            "  --no-gun            no first-person weapon in the recorded view\n"
             "  --camera pov|chase|free, --follow NAME|N, --camera-path FILE\n"
             "  --threads N, --blur N, --resume, --bt709\n"
             "  -h, --help          this text\n"
@@ -152,6 +153,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--camera-path")) {
             NEEDS_VALUE;
             o.camera_path = v;
+        } else if (!strcmp(a, "--no-gun")) {
+            o.no_gun = 1;
         } else if (!strcmp(a, "--threads")) {
             NEEDS_VALUE;
             o.threads = qd_atoi(v);

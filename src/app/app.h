@@ -26,6 +26,7 @@ typedef struct app_opts {
     int width, height;                /* --size */
     double from, to;                  /* --from, --to in seconds; to < 0 = the end */
     int mode;                         /* R_MODE_* */
+    int no_gun;                       /* --no-gun: no first-person weapon */
     const char *follow;               /* --follow NAME|N */
     const char *camera;               /* --camera pov|chase|free */
     const char *camera_path;          /* --camera-path FILE */

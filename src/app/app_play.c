@@ -111,6 +111,7 @@ int app_play(const app_opts *o)
     else if (o->camera && !strcmp(o->camera, "free"))
         p->camera = PLAYER_CAM_FREE;
     p->mode = o->mode;
+    p->no_gun = o->no_gun;
     int follow_set = o->follow == NULL;
 
     int rc = APP_EXIT_OK;

@@ -353,6 +353,7 @@ int app_render(const app_opts *o)
         cam_player.camera = PLAYER_CAM_FREE;
     }
     cam_player.mode = o->mode;
+    cam_player.no_gun = o->no_gun;
     qd_error err = {0};
     if (o->follow) {
         /* once, from the first frame of the range: a resumed run follows the same player */

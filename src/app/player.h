@@ -30,6 +30,7 @@ typedef struct player {
     int paused;
     int quit;
     int mode;            /* R_MODE_TEXTURED / R_MODE_FLAT / R_MODE_WIRE */
+    int no_gun;          /* never draw the first-person weapon */
     int xray;
     player_cam camera;
     int follow;          /* followed player slot, -1 = the recorded view */

@@ -137,6 +137,8 @@ typedef struct cl_stats {
     float powerup_end[CL_PU_COUNT]; /* demo time it ends; 0 not held; -1 held, end unknown */
     int32_t score;                  /* frags or score */
     int16_t monsters, monsters_total, secrets, secrets_total; /* Quake single player */
+    uint16_t gun_model, gun_frame;  /* the first-person weapon: model precache index (0:
+                                     * none) and its frame (Quake STAT_WEAPON/WEAPONFRAME) */
 } cl_stats;
 
 /* cl_player.team */

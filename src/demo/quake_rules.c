@@ -11,7 +11,8 @@
 
 /* quakedef.h STAT_* */
 enum {
-    QR_STAT_HEALTH = 0, QR_STAT_AMMO = 3, QR_STAT_ARMOR = 4, QR_STAT_SHELLS = 6,
+    QR_STAT_HEALTH = 0, QR_STAT_WEAPON = 2, QR_STAT_AMMO = 3, QR_STAT_ARMOR = 4,
+    QR_STAT_WEAPONFRAME = 5, QR_STAT_SHELLS = 6,
     QR_STAT_ACTIVEWEAPON = 10, QR_STAT_TOTALSECRETS = 11, QR_STAT_TOTALMONSTERS = 12,
     QR_STAT_SECRETS = 13, QR_STAT_MONSTERS = 14, QR_STAT_ITEMS = 15,
 };
@@ -99,6 +100,11 @@ void qr_fill_stats(const int32_t raw[QR_NUM_STATS], int32_t score, cl_stats *out
     out->monsters_total = clamp16(raw[QR_STAT_TOTALMONSTERS]);
     out->secrets = clamp16(raw[QR_STAT_SECRETS]);
     out->secrets_total = clamp16(raw[QR_STAT_TOTALSECRETS]);
+    /* the view weapon's model index and frame ([DEM] 7.4 STAT_WEAPON, STAT_WEAPONFRAME) */
+    out->gun_model = (uint16_t)(raw[QR_STAT_WEAPON] > 0 && raw[QR_STAT_WEAPON] < 65536
+                                    ? raw[QR_STAT_WEAPON] : 0);
+    out->gun_frame = (uint16_t)(raw[QR_STAT_WEAPONFRAME] > 0 && raw[QR_STAT_WEAPONFRAME] < 65536
+                                    ? raw[QR_STAT_WEAPONFRAME] : 0);
     if (out->health <= 0)
         out->flags |= CL_ST_DEAD;
 }

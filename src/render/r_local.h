@@ -68,6 +68,7 @@ struct r_assets {
 typedef struct r_view {
     rast_fb *fb;
     float org[3], fwd[3], right[3], up[3];
+    float angles[3];       /* the camera's pitch, yaw, roll */
     float scale;           /* pixels per unit at depth 1 (square pixels) */
     float cx, cy;          /* screen centre */
     float tan_x, tan_y;    /* tangents of the half fields of view */

@@ -36,6 +36,7 @@ void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb)
     v->fb = fb;
     v->y1 = fb->h; /* all rows unless r_render gives a band */
     memcpy(v->org, cam->origin, sizeof v->org);
+    memcpy(v->angles, cam->angles, sizeof v->angles);
     r_angle_vectors(cam->angles, v->fwd, v->right, v->up);
     double fov = cam->fov > 1 && cam->fov < 179 ? cam->fov : 90.0;
     /* Keep the vertical FOV of the 4:3 case (as modern ports do for wide screens):

@@ -65,6 +65,8 @@ typedef struct r_options {
     int hide_entity;      /* when > 0, an entity not to draw: the body a first-person
                            * camera follows */
     r_cache *cache;       /* textured mode: the caller's cache, or NULL for one per call */
+    int gun;              /* draw the recorded view's first-person weapon (cl_stats
+                           * gun_model at the camera, over the scene) */
     int threads;          /* split the frame's rows over this many threads (0 or 1: the
                            * caller's only; at most R_MAX_THREADS); the same bytes for any */
 } r_options;

@@ -121,3 +121,57 @@ TEST(render_mvd_on_dm4)
         SKIP("no realdata ffa mvd or dm4 map");
     CHECK_EQ(check_frames(demo, dir, 10), 10);
 }
+
+/* The recorded view shows its weapon: the sample at 7 s holds the shotgun (the view's
+ * STAT_WEAPON names progs/v_shot.mdl, which assets/ holds), so with the gun on, pixels of
+ * the lower middle change and the top rows, above the gun, do not; --no-gun's option gives
+ * the frame without it, byte for byte; a camera away from the recorded view never draws it. */
+TEST(render_sample_first_person_weapon)
+{
+    if (access("assets/smoothme.dem", R_OK) != 0 || access("assets/progs/v_shot.mdl", R_OK) != 0)
+        SKIP("run from the project root");
+    qd_error err;
+    demo_t *d = demo_open("assets/smoothme.dem", &err);
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = "assets";
+    app_world w;
+    memset(&w, 0, sizeof w);
+    static player p;
+    player_init(&p, tl, 320, 240);
+    const cl_state *cl = tl_state_at(tl, 7.0, &err);
+    app_world_update(&w, &o, cl);
+    const cl_stats *st = cl_stats_of(cl, -1);
+    CHECK(st && st->gun_model > 0);
+    CHECK(strcmp(cl->level.models[st->gun_model], "progs/v_shot.mdl") == 0);
+    r_camera cam;
+    r_options opt;
+    player_camera(&p, cl, 7.0, &cam);
+    player_options(&p, cl, &opt);
+    CHECK_EQ(opt.gun, 1);
+    rast_fb *gun = rast_fb_new(320, 240), *none = rast_fb_new(320, 240);
+    r_render(w.assets, cl, 7.0, &cam, &opt, gun);
+    p.no_gun = 1;
+    player_options(&p, cl, &opt);
+    CHECK_EQ(opt.gun, 0);
+    r_render(w.assets, cl, 7.0, &cam, &opt, none);
+    int top = 0, low = 0;
+    for (int y = 0; y < 240; y++)
+        for (int x = 0; x < 320; x++) {
+            int diff = gun->color[y * 320 + x] != none->color[y * 320 + x];
+            top += diff && y < 100;
+            low += diff && y >= 180 && x >= 120 && x < 200;
+        }
+    CHECK_EQ(top, 0);
+    CHECK(low > 500);
+    p.no_gun = 0;
+    p.camera = PLAYER_CAM_CHASE;
+    player_options(&p, cl, &opt);
+    CHECK_EQ(opt.gun, 0);
+    rast_fb_free(gun);
+    rast_fb_free(none);
+    app_world_free(&w);
+    tl_close(tl);
+}
