@@ -499,8 +499,10 @@ static const dd_table ent_table = {ent_fields, sizeof ent_fields / sizeof ent_fi
 #undef ENT_BIT
 
 /* [DEM] 7.36 U_MOREBITS; [FITZ] U_EXTEND1, U_EXTEND2 (seeded with the id's low 7 bits). */
-static const dd_ladder ent_ladder = {
-    0, 3, {{Q1_U_MOREBITS, 8, 0}, {Q1_U_EXTEND1, 16, DD_OPT_FITZ}, {Q1_U_EXTEND2, 24, DD_OPT_FITZ}}};
+static const dd_ladder ent_ladder = {0, 3,
+                                     {{Q1_U_MOREBITS, 8, 0},
+                                      {Q1_U_EXTEND1, 16, DD_OPT_FITZ},
+                                      {Q1_U_EXTEND2, 24, DD_OPT_FITZ}}};
 
 static dd_reader ent_reader(q1_ctx *c)
 {
@@ -544,8 +546,9 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
     if (e)
         return e;
     cl_entstate s = c->st->baselines[num];
-#define ENT_READ(bit, field, kind, skip, size) \
-    DD_READ(&rd, &ent_table, fields, &s, DD_ROW_FULL(cl_entstate, bit, 0, field, kind, skip, size, 1, 0));
+#define ENT_READ(bit, field, kind, skip, size)                                             \
+    DD_READ(&rd, &ent_table, fields, &s,                                                   \
+            DD_ROW_FULL(cl_entstate, bit, 0, field, kind, skip, size, 1, 0));
     ENT_ROWS(ENT_READ)
 #undef ENT_READ
     if (r->err)
