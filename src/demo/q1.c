@@ -161,8 +161,8 @@ typedef struct q1_state {
     double time_base;    /* added to server time to give demo time */
     double last_time;    /* latest demo time emitted */
     float block_angles[3];
-    int32_t stats[QR_NUM_STATS]; /* the recorded view's raw stat slots */
     qr_line line;                /* svc_print pieces of the line not yet ended */
+    int32_t stats[QR_NUM_STATS]; /* the recorded view's raw stat slots */
     cl_entstate baselines[CL_MAX_ENTITIES];
 } q1_state;
 
