@@ -468,8 +468,9 @@ static void read_alpha(dd_reader *rd, const dd_field *f, void *ent)
  * with the baseline's 16-bit model and frame rows where a baseline has them ([DEM] 7.21,
  * [FITZ] spawnbaseline2: model, frame, colormap, skin, then origin and angle in turn, then
  * alpha): (bit, field, kind, skip bytes, size) rows for DD_ROW_FULL. The FitzQuake rows
- * need no option: only the ladder's FitzQuake steps announce their bits. */
-#define ENT_ROWS(X)                                                                        \
+ * (ENT_ROWS_FITZ) need no option: only the ladder's FitzQuake steps announce their bits. */
+#define ENT_ROWS(X) ENT_ROWS_ID(X) ENT_ROWS_FITZ(X)
+#define ENT_ROWS_ID(X)                                                                     \
     X(Q1_U_MODEL, model, DD_U8, 0, 2)                                                      \
     X(Q1_U_BASE_MODEL16, model, DD_U16, 0, 2)                                              \
     X(Q1_U_FRAME, frame, DD_U8, 0, 2)                                                      \
@@ -482,7 +483,8 @@ static void read_alpha(dd_reader *rd, const dd_field *f, void *ent)
     X(Q1_U_ORIGIN2, origin[1], DD_COORD16, 0, 4)                                           \
     X(Q1_U_ANGLE2, angles[1], DD_ANGLE8, 0, 4)                                             \
     X(Q1_U_ORIGIN3, origin[2], DD_COORD16, 0, 4)                                           \
-    X(Q1_U_ANGLE3, angles[2], DD_ANGLE8, 0, 4)                                             \
+    X(Q1_U_ANGLE3, angles[2], DD_ANGLE8, 0, 4)
+#define ENT_ROWS_FITZ(X)                                                                   \
     X(Q1_U_ALPHA, alpha, DD_HOOK, 0, 1)                                                    \
     X(Q1_U_SCALE, scale, DD_U8, 0, 1)                                                      \
     X(Q1_U_FRAME2, frame, DD_HI8, 0, 2)                                                    \
@@ -549,7 +551,11 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
 #define ENT_READ(bit, field, kind, skip, size)                                             \
     DD_READ(&rd, &ent_table, fields, &s,                                                   \
             DD_ROW_FULL(cl_entstate, bit, 0, field, kind, skip, size, 1, 0));
-    ENT_ROWS(ENT_READ)
+    if (rd.opts & DD_OPT_FITZ) { /* protocol 15 updates skip [FITZ]'s rows in one test */
+        ENT_ROWS(ENT_READ)
+    } else {
+        ENT_ROWS_ID(ENT_READ)
+    }
 #undef ENT_READ
     if (r->err)
         return QD_OK;
