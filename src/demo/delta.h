@@ -36,10 +36,11 @@ struct q3_bits;
  * u8, `alt` alone a u16, both a u32. DD_Q3INT: `bits` wire bits (negative: signed) into an
  * int32. DD_Q3FLOAT: 0 and a 13-bit integral value biased by 4096, or 1 and 32 raw bits,
  * stored as the float's bit pattern. DD_HOOK: the table's hook reads it (QW U_MODEL with
- * MODELDBL, FitzQuake U_ALPHA). */
+ * MODELDBL, FitzQuake U_ALPHA). DD_ANGLE8: an int8 in 1/256 turns, stored as a float in
+ * degrees (size 4; Quake [DEM] 6.4 MSG_ReadAngle). */
 typedef enum dd_kind {
     DD_U8, DD_S8, DD_U16, DD_S16, DD_U32, DD_S32, DD_F32, DD_COORD16, DD_HI8, DD_SKIP,
-    DD_PAIR, DD_Q3INT, DD_Q3FLOAT, DD_HOOK
+    DD_PAIR, DD_Q3INT, DD_Q3FLOAT, DD_HOOK, DD_ANGLE8
 } dd_kind;
 
 /* Reader options a row may need (dd_field.opt; dd_reader.opts). */
@@ -160,6 +161,11 @@ DD_INLINE void dd_read_value(dd_reader *rd, const dd_field *f, uint32_t has, uin
         else
             v = rd_u16(r);
         break;
+    case DD_ANGLE8: {
+        float x = (float)rd_s8(r) * (360.0f / 256.0f);
+        memcpy(&v, &x, 4);
+        break;
+    }
     default: /* DD_SKIP; Q3 kinds have no byte form */
         rd_skip(r, f->kind == DD_SKIP && f->bits > 0 ? (size_t)f->bits : 0);
         return;
@@ -219,6 +225,11 @@ static inline void dd_read_fields(dd_reader *rd, const dd_table *t, uint32_t mas
         if (dd_has_ && (!dd_f_.opt || ((rd)->opts & dd_f_.opt)))                           \
             dd_read_row((rd), (t), &dd_f_, dd_has_, (ent));                                \
     } while (0)
+
+/* A row with every column (DD_ROW leaves bits and opt 0): DD_SKIP's byte count, a row
+ * that needs a reader option. */
+#define DD_ROW_FULL(T, bit, alt, field, kind, bits, size, count, opt)                      \
+    {#field, (bit), (alt), (uint16_t)offsetof(T, field), (kind), (bits), (size), (count), (opt)}
 
 /* Quake III MSG_ReadDeltaEntity / MSG_ReadDeltaPlayerstate's field part: `count` fields
  * (lastChanged), each a "changed" bit, then (zero_bit: entities) a "not zero" bit, then the

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../common/rd.h"
+#include "delta.h"
 #include "demo.h"
 #include "quake_rules.h"
 
@@ -88,6 +89,10 @@ enum {
 #define Q1_U_LERPFINISH (1u << 19)
 #define Q1_U_SCALE (1u << 20)
 #define Q1_U_EXTEND2 (1u << 23)
+/* Not on the wire: [FITZ] leaves bits 24..31 unused, and parse_update clears them. They
+ * announce the 16-bit model and frame of a baseline (B_LARGEMODEL, B_LARGEFRAME). */
+#define Q1_U_BASE_MODEL16 (1u << 24)
+#define Q1_U_BASE_FRAME16 (1u << 25)
 
 /* [DEM] 7.16 clientdata bits; [FITZ] the extend bytes and second bytes. */
 #define Q1_SU_VIEWHEIGHT (1u << 0)
@@ -149,7 +154,6 @@ typedef struct q1_state {
     uint32_t block;      /* index of the next block */
     int32_t protocol;
     int32_t max_clients;
-    uint8_t stopped;     /* after an error or the end */
     uint8_t items_mode;
     uint8_t rebase;      /* the next svc_time starts a new level: re-anchor demo time */
     uint8_t frame_open;
@@ -157,8 +161,8 @@ typedef struct q1_state {
     double time_base;    /* added to server time to give demo time */
     double last_time;    /* latest demo time emitted */
     float block_angles[3];
-    int32_t stats[QR_NUM_STATS]; /* the recorded view's raw stat slots */
     qr_line line;                /* svc_print pieces of the line not yet ended */
+    int32_t stats[QR_NUM_STATS]; /* the recorded view's raw stat slots */
     cl_entstate baselines[CL_MAX_ENTITIES];
 } q1_state;
 
@@ -407,13 +411,11 @@ static int clientdata_score(const rd_t *r, const int32_t *v, int with_items)
 static qd_err parse_clientdata(q1_ctx *c)
 {
     rd_t *r = &c->r;
-    uint32_t bits = rd_u16(r);
-    if (fitz(c)) {
-        if (bits & Q1_SU_EXTEND1)
-            bits |= (uint32_t)rd_u8(r) << 16;
-        if (bits & Q1_SU_EXTEND2)
-            bits |= (uint32_t)rd_u8(r) << 24;
-    }
+    /* [DEM] 7.16 a 16-bit mask; [FITZ] SU_EXTEND1, SU_EXTEND2 */
+    static const dd_ladder ladder = {
+        2, 2, {{Q1_SU_EXTEND1, 16, DD_OPT_FITZ}, {Q1_SU_EXTEND2, 24, DD_OPT_FITZ}}};
+    dd_reader rd = {r, NULL, fitz(c) ? DD_OPT_FITZ : 0u};
+    uint32_t bits = dd_read_mask(&rd, &ladder, 0);
     int with_items = 1;
     if (!(bits & Q1_SU_ITEMS)) {
         if (c->st->items_mode == Q1_ITEMS_UNKNOWN) {
@@ -453,21 +455,76 @@ static qd_err parse_clientdata(q1_ctx *c)
     return QD_OK;
 }
 
-/* [DEM] 7.21, 7.23; [FITZ] the version-2 forms with a bits byte. */
+/* ---- entity fields, read by the delta engine (delta.h) ---- */
+
+/* U_ALPHA, the one DD_HOOK row. */
+static void read_alpha(dd_reader *rd, const dd_field *f, void *ent)
+{
+    (void)f;
+    ((cl_entstate *)ent)->alpha = alpha_decode(rd_u8(rd->r));
+}
+
+/* The fields of an updateentity in wire order ([DEM] 7.36, then [FITZ]'s after U_ANGLE3),
+ * with the baseline's 16-bit model and frame rows where a baseline has them ([DEM] 7.21,
+ * [FITZ] spawnbaseline2: model, frame, colormap, skin, then origin and angle in turn, then
+ * alpha): (bit, field, kind, skip bytes, size) rows for DD_ROW_FULL. The FitzQuake rows
+ * (ENT_ROWS_FITZ) need no option: only the ladder's FitzQuake steps announce their bits. */
+#define ENT_ROWS(X) ENT_ROWS_ID(X) ENT_ROWS_FITZ(X)
+#define ENT_ROWS_ID(X)                                                                     \
+    X(Q1_U_MODEL, model, DD_U8, 0, 2)                                                      \
+    X(Q1_U_BASE_MODEL16, model, DD_U16, 0, 2)                                              \
+    X(Q1_U_FRAME, frame, DD_U8, 0, 2)                                                      \
+    X(Q1_U_BASE_FRAME16, frame, DD_U16, 0, 2)                                              \
+    X(Q1_U_COLORMAP, colormap, DD_U8, 0, 1)                                                \
+    X(Q1_U_SKIN, skin, DD_U8, 0, 2)                                                        \
+    X(Q1_U_EFFECTS, effects, DD_U8, 0, 4)                                                  \
+    X(Q1_U_ORIGIN1, origin[0], DD_COORD16, 0, 4)                                           \
+    X(Q1_U_ANGLE1, angles[0], DD_ANGLE8, 0, 4)                                             \
+    X(Q1_U_ORIGIN2, origin[1], DD_COORD16, 0, 4)                                           \
+    X(Q1_U_ANGLE2, angles[1], DD_ANGLE8, 0, 4)                                             \
+    X(Q1_U_ORIGIN3, origin[2], DD_COORD16, 0, 4)                                           \
+    X(Q1_U_ANGLE3, angles[2], DD_ANGLE8, 0, 4)
+#define ENT_ROWS_FITZ(X)                                                                   \
+    X(Q1_U_ALPHA, alpha, DD_HOOK, 0, 1)                                                    \
+    X(Q1_U_SCALE, scale, DD_U8, 0, 1)                                                      \
+    X(Q1_U_FRAME2, frame, DD_HI8, 0, 2)                                                    \
+    X(Q1_U_MODEL2, model, DD_HI8, 0, 2)                                                    \
+    X(Q1_U_LERPFINISH, pad, DD_SKIP, 1, 1) /* a lerp hint, not kept */
+
+#define ENT_ROW(bit, field, kind, skip, size) \
+    DD_ROW_FULL(cl_entstate, bit, 0, field, kind, skip, size, 1, 0),
+static const dd_field ent_fields[] = {ENT_ROWS(ENT_ROW)};
+#undef ENT_ROW
+#define ENT_BIT(bit, field, kind, skip, size) | (bit)
+static const dd_table ent_table = {ent_fields, sizeof ent_fields / sizeof ent_fields[0],
+                                   0 ENT_ROWS(ENT_BIT), read_alpha};
+#undef ENT_BIT
+
+/* [DEM] 7.36 U_MOREBITS; [FITZ] U_EXTEND1, U_EXTEND2 (seeded with the id's low 7 bits). */
+static const dd_ladder ent_ladder = {0, 3,
+                                     {{Q1_U_MOREBITS, 8, 0},
+                                      {Q1_U_EXTEND1, 16, DD_OPT_FITZ},
+                                      {Q1_U_EXTEND2, 24, DD_OPT_FITZ}}};
+
+static dd_reader ent_reader(q1_ctx *c)
+{
+    return (dd_reader){&c->r, NULL, fitz(c) ? DD_OPT_FITZ : 0u};
+}
+
+/* [DEM] 7.21, 7.23; [FITZ] the version-2 forms with a bits byte: the update's rows, from
+ * zero, under the mask the baseline's layout gives. */
 static qd_err read_baseline(q1_ctx *c, int version, cl_entstate *s)
 {
-    rd_t *r = &c->r;
-    unsigned bits = version == 2 ? rd_u8(r) : 0;
+    dd_reader rd = ent_reader(c);
+    unsigned bits = version == 2 ? rd_u8(&c->r) : 0;
+    uint32_t mask = Q1_U_COLORMAP | Q1_U_SKIN | Q1_U_ORIGIN1 | Q1_U_ORIGIN2 | Q1_U_ORIGIN3 |
+                    Q1_U_ANGLE1 | Q1_U_ANGLE2 | Q1_U_ANGLE3;
+    mask |= bits & Q1_B_LARGEMODEL ? Q1_U_BASE_MODEL16 : Q1_U_MODEL;
+    mask |= bits & Q1_B_LARGEFRAME ? Q1_U_BASE_FRAME16 : Q1_U_FRAME;
+    mask |= bits & Q1_B_ALPHA ? Q1_U_ALPHA : 0;
     memset(s, 0, sizeof *s);
-    s->model = bits & Q1_B_LARGEMODEL ? rd_u16(r) : rd_u8(r);
-    s->frame = bits & Q1_B_LARGEFRAME ? rd_u16(r) : rd_u8(r);
-    s->colormap = rd_u8(r);
-    s->skin = rd_u8(r);
-    for (int i = 0; i < 3; i++) {
-        s->origin[i] = read_coord(r);
-        s->angles[i] = read_angle(r);
-    }
-    s->alpha = bits & Q1_B_ALPHA ? alpha_decode(rd_u8(r)) : 255;
+    s->alpha = 255;
+    dd_read_fields(&rd, &ent_table, mask, s);
     return check_model(c, s->model);
 }
 
@@ -483,55 +540,23 @@ static void detail_state(q1_ctx *c, const char *prefix, long num, const cl_entst
 static qd_err parse_update(q1_ctx *c, uint8_t id)
 {
     rd_t *r = &c->r;
-    uint32_t bits = id & 0x7fu;
-    if (bits & Q1_U_MOREBITS)
-        bits |= (uint32_t)rd_u8(r) << 8;
-    if (fitz(c)) {
-        if (bits & Q1_U_EXTEND1)
-            bits |= (uint32_t)rd_u8(r) << 16;
-        if (bits & Q1_U_EXTEND2)
-            bits |= (uint32_t)rd_u8(r) << 24;
-    }
+    dd_reader rd = ent_reader(c);
+    uint32_t bits = dd_read_mask(&rd, &ent_ladder, id & 0x7fu);
+    uint32_t fields = bits & ~(Q1_U_BASE_MODEL16 | Q1_U_BASE_FRAME16);
     long num = bits & Q1_U_LONGENTITY ? rd_u16(r) : rd_u8(r);
     qd_err e = check_entity(c, num);
     if (e)
         return e;
-    const cl_entstate *b = &c->st->baselines[num];
-    cl_entstate s = *b;
-    if (bits & Q1_U_MODEL)
-        s.model = rd_u8(r);
-    if (bits & Q1_U_FRAME)
-        s.frame = rd_u8(r);
-    if (bits & Q1_U_COLORMAP)
-        s.colormap = rd_u8(r);
-    if (bits & Q1_U_SKIN)
-        s.skin = rd_u8(r);
-    if (bits & Q1_U_EFFECTS)
-        s.effects = rd_u8(r);
-    if (bits & Q1_U_ORIGIN1)
-        s.origin[0] = read_coord(r);
-    if (bits & Q1_U_ANGLE1)
-        s.angles[0] = read_angle(r);
-    if (bits & Q1_U_ORIGIN2)
-        s.origin[1] = read_coord(r);
-    if (bits & Q1_U_ANGLE2)
-        s.angles[1] = read_angle(r);
-    if (bits & Q1_U_ORIGIN3)
-        s.origin[2] = read_coord(r);
-    if (bits & Q1_U_ANGLE3)
-        s.angles[2] = read_angle(r);
-    if (fitz(c)) {
-        if (bits & Q1_U_ALPHA)
-            s.alpha = alpha_decode(rd_u8(r));
-        if (bits & Q1_U_SCALE)
-            s.scale = rd_u8(r);
-        if (bits & Q1_U_FRAME2)
-            s.frame = (uint16_t)((s.frame & 0xffu) | (unsigned)rd_u8(r) << 8);
-        if (bits & Q1_U_MODEL2)
-            s.model = (uint16_t)((s.model & 0xffu) | (unsigned)rd_u8(r) << 8);
-        if (bits & Q1_U_LERPFINISH)
-            rd_skip(r, 1);
+    cl_entstate s = c->st->baselines[num];
+#define ENT_READ(bit, field, kind, skip, size)                                             \
+    DD_READ(&rd, &ent_table, fields, &s,                                                   \
+            DD_ROW_FULL(cl_entstate, bit, 0, field, kind, skip, size, 1, 0));
+    if (rd.opts & DD_OPT_FITZ) { /* protocol 15 updates skip [FITZ]'s rows in one test */
+        ENT_ROWS(ENT_READ)
+    } else {
+        ENT_ROWS_ID(ENT_READ)
     }
+#undef ENT_READ
     if (r->err)
         return QD_OK;
     if ((e = check_model(c, s.model)))
@@ -1032,11 +1057,9 @@ static qd_err q1_init(void *state, const uint8_t *data, size_t len, qd_error *er
 {
     q1_state *st = state;
     size_t start;
-    if (!find_first_block(data, len, &start)) {
-        st->stopped = 1;
+    if (!find_first_block(data, len, &start))
         return qd_fail(err, len < 17 ? QD_ERR_TRUNCATED : QD_ERR_BAD_DATA, 0,
                        "no CD track line and first block found (not a Quake .dem?)");
-    }
     st->pos = start;
     st->max_clients = 1;
     return QD_OK;
@@ -1047,12 +1070,7 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 {
     q1_state *st = state;
     *done = 0;
-    if (st->stopped) {
-        *done = 1;
-        return QD_OK;
-    }
-    if (st->pos == len) {
-        st->stopped = 1;
+    if (st->ended || st->pos == len) { /* a state saved at the end may be restored */
         *done = 1;
         return QD_OK;
     }
@@ -1063,24 +1081,18 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     float angles[3];
     for (int i = 0; i < 3; i++)
         angles[i] = rd_f32(&r);
-    if (r.err) {
-        st->stopped = 1;
+    if (r.err)
         return qd_fail(err, QD_ERR_TRUNCATED, block_ofs,
                        "block %u header is cut off (%zu bytes left)", st->block,
                        len - (size_t)block_ofs);
-    }
-    if (size > Q1_MAX_BLOCK) {
-        st->stopped = 1;
+    if (size > Q1_MAX_BLOCK)
         return qd_fail(err, QD_ERR_BAD_DATA, block_ofs,
                        "block %u says it holds %u bytes (over the 65536 limit)", st->block,
                        size);
-    }
-    if (size > rd_left(&r)) {
-        st->stopped = 1;
+    if (size > rd_left(&r))
         return qd_fail(err, QD_ERR_TRUNCATED, block_ofs,
                        "block %u of %u bytes is cut off after %zu bytes", st->block, size,
                        rd_left(&r));
-    }
     for (int i = 0; i < 3; i++)
         if (!(angles[i] == angles[i]) || angles[i] > 1e6f || angles[i] < -1e6f)
             angles[i] = 0;
@@ -1109,10 +1121,8 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
         if (!e && c.r.err)
             e = qd_fail(err, QD_ERR_TRUNCATED, c.msg_ofs, "%s: runs past the end of block %u",
                         svc_name(c.msg_id), st->block);
-        if (e) {
-            st->stopped = 1;
+        if (e) /* demo_step closes the frame left open and stops, or resumes (q1_resume) */
             return e;
-        }
         if (st->frame_open && (!was_open || c.msg_id == Q1_SVC_TIME))
             had_frame = 1;
         if (trace)
@@ -1128,7 +1138,6 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     st->pos = block_ofs + 16 + size;
     st->block++;
     if (end) {
-        st->stopped = 1;
         st->ended = 1;
         *done = 1;
     }
@@ -1168,7 +1177,6 @@ static void q1_resume(void *state, uint64_t pos)
 {
     q1_state *st = state;
     st->frame_open = 0; /* demo.c closed the client's frame */
-    st->stopped = 0;
     st->pos = pos;
     st->block++;
 }
