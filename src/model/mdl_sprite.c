@@ -42,6 +42,11 @@ static qd_err read_picture(rd_t *r, const char *name, qd_error *err, mdl_sprite_
         f->left = (float)ox;
         f->right = (float)ox + (float)w;
         f->color = mdl_average_color(px, (size_t)w * h, palette, 1, &f->coverage);
+        /* a copy of bytes the file holds: bounded by its size */
+        size_t npx = (size_t)w * h;
+        if (!(f->pixels = malloc(npx ? npx : 1)))
+            return fail(err, name, QD_ERR_NOMEM, at, "frame pixels");
+        memcpy(f->pixels, px, npx);
     }
     return QD_OK;
 }
@@ -131,6 +136,8 @@ void mdl_sprite_free(mdl_sprite *s)
 {
     if (!s)
         return;
+    for (uint32_t i = 0; s->frames && i < s->num_frames; i++)
+        free(s->frames[i].pixels);
     free(s->frames);
     free(s);
 }

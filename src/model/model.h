@@ -276,6 +276,7 @@ typedef struct mdl_sprite_frame {
     float left, right, down, up;
     uint32_t color;  /* average of the opaque pixels (index 255 is transparent) */
     float coverage;  /* fraction of opaque pixels, 0..1 */
+    uint8_t *pixels; /* the (first) picture: width * height palette indices, 255 see-through */
 } mdl_sprite_frame;
 
 typedef struct mdl_sprite {

@@ -289,6 +289,31 @@ static void draw_sprite(r_view *v, const mdl_sprite *sp, const cl_entstate *s)
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 3; j++)
             q[i][j] = s->origin[j] + (right[j] * corners[i][0] + up[j] * corners[i][1]) * scale;
+    if (v->pass == R_PASS_TEXTURED && f->pixels && scale > 0) {
+        /* unlit, index 255 see-through (D_SpriteDrawSpans): texel s = x - left, t = up - y
+         * for the quad point origin + (right x + up y) scale */
+        float S[3], T[3], N[3] = {right[1] * up[2] - right[2] * up[1],
+                                  right[2] * up[0] - right[0] * up[2],
+                                  right[0] * up[1] - right[1] * up[0]};
+        for (int j = 0; j < 3; j++) {
+            S[j] = right[j] / scale;
+            T[j] = -up[j] / scale;
+        }
+        rast_tex tex;
+        memset(&tex, 0, sizeof tex);
+        tex.index = f->pixels;
+        tex.lut = v->assets->palette; /* row 0 of a one-row table: the palette itself */
+        tex.w = (int)f->width;
+        tex.h = (int)f->height;
+        tex.has_key = 1;
+        tex.key = 255;
+        float dist = dot3(N, s->origin);
+        r_attr_plane(v, N, dist, S, -dot3(S, s->origin) - f->left, tex.s);
+        r_attr_plane(v, N, dist, T, -dot3(T, s->origin) + f->up, tex.t);
+        r_attr_plane(v, N, dist, NULL, 0, tex.q);
+        r_draw_poly_tex(v, (const float(*)[3])q, 4, &tex, RAST_OPAQUE);
+        return;
+    }
     r_emit_poly(v, (const float(*)[3])q, 4, f->color, r_wire_color(f->color));
 }
 

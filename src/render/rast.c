@@ -244,9 +244,12 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
                 int32_t si = sf >> 16, ti = tf >> 16;
                 si = si < 0 ? 0 : si > wmax ? wmax : si;
                 ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
+                uint8_t idx = tx->index[(size_t)ti * (size_t)w + (size_t)si];
+                if (tx->has_key && idx == tx->key)
+                    continue;
                 float lr = l0 + dl * (float)j;
                 int row = lr > 0.0f ? (lr < 63.0f ? (int)lr : 63) : 0; /* NaN: 0 */
-                texel = tx->lut[(size_t)row * 256 + tx->index[(size_t)ti * (size_t)w + (size_t)si]];
+                texel = tx->lut[(size_t)row * 256 + idx];
             } else if (tx->wrap) {
                 int32_t si = sf, ti = tf;
                 if (warp) {

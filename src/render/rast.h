@@ -76,6 +76,7 @@ typedef struct rast_tex {
     const uint8_t *index;
     const uint32_t *lut;
     double light[3];
+    uint8_t has_key, key; /* with index: texels of index key are not drawn (see-through) */
 } rast_tex;
 
 /* A convex polygon (as rast_polygon) filled from tex instead of one colour. */

@@ -553,3 +553,43 @@ TEST(render_alias_textured_skin)
     free(cl);
     free(bytes);
 }
+
+/* Textured mode draws a sprite's picture unlit, index 255 see-through (Quake's
+ * D_SpriteDrawSpans): a 16x16 camera-facing picture (type 2, origin -8, 8) whose left half
+ * is index 72 and right half 255, 100 units in front of the camera before the wall. */
+TEST(render_sprite_textured)
+{
+    static buf m;
+    m.n = 0;
+    putstr(&m, "IDSP");
+    m.n--;
+    put32(&m, 1), put32(&m, 2), putf(&m, 12);  /* version, type VP_PARALLEL, radius */
+    put32(&m, 16), put32(&m, 16), put32(&m, 1); /* max width, height, frames */
+    putf(&m, 0), put32(&m, 0);                  /* beam length, sync type */
+    put32(&m, 0);                               /* a single picture */
+    put32(&m, (uint32_t)-8), put32(&m, 8), put32(&m, 16), put32(&m, 16);
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++)
+            put8(&m, x < 8 ? 72 : 255);
+    uint8_t *bytes;
+    cl_state *cl;
+    uint32_t pal[256];
+    r_assets *a = wall_and_model(m.b, m.n, NULL, &bytes, &cl, pal);
+    CHECK(a);
+    CHECK_EQ(r_assets_missing(a), 0);
+    rast_fb *with = rast_fb_new(W, H), *without = rast_fb_new(W, H);
+    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_options o = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, 0, &cam, &o, without);
+    add_entity(cl, 2, 2, 100, 0, 0, 0);
+    r_render(a, cl, 0, &cam, &o, with);
+    /* 3 pixels left of the centre is x = -1.9 units: the left half; 3 right, the right */
+    CHECK_EQ(px(with, W / 2 - 3, H / 2), pal[72]);
+    CHECK_EQ(px(with, W / 2 + 3, H / 2), px(without, W / 2 + 3, H / 2));
+    CHECK(px(without, W / 2 - 3, H / 2) != pal[72]);
+    rast_fb_free(with);
+    rast_fb_free(without);
+    r_assets_free(a);
+    free(cl);
+    free(bytes);
+}
