@@ -3,6 +3,7 @@
  * Format facts: id's Quake source (GPL) modelgen.h (mdl_t header, stvert_t, dtriangle_t,
  * trivertx_t, daliasframe_t, daliasgroup_t, daliasskingroup_t) and the reading order of
  * Mod_LoadAliasModel in model.c: header, skins, st verts, triangles, frames. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,8 +122,18 @@ static qd_err read_frames(const loader *ld, rd_t *r, mdl_alias *m, const float s
                 return fail(ld, QD_ERR_BAD_DATA, at, "empty frame group");
             if (n > MDL_ALIAS_MAX_FRAMES)
                 return fail(ld, QD_ERR_LIMIT, at, "frame group too large");
-            rd_skip(r, 8);              /* group bboxmin, bboxmax */
-            rd_skip(r, (size_t)n * 4);  /* intervals */
+            rd_skip(r, 8); /* group bboxmin, bboxmax */
+            /* intervals: each pose's end time in the group's cycle. Quake refuses one that
+             * does not grow; here it becomes 0.1 s after the one before. */
+            float last = 0;
+            for (uint32_t j = 0; j < n; j++) {
+                float end = rd_f32(r);
+                if (!(end > last && end < 1e6f))
+                    end = last + 0.1f;
+                if (m->pose_end)
+                    m->pose_end[poses + j] = end;
+                last = end;
+            }
         }
         if (poses + n > MDL_ALIAS_MAX_FRAMES)
             return fail(ld, QD_ERR_LIMIT, at, "too many poses");
@@ -234,7 +245,8 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     m->frames = mdl_calloc(num_frames, sizeof *m->frames);
     m->poses = mdl_calloc((size_t)m->num_poses * num_verts, sizeof *m->poses);
     m->normals = mdl_calloc((size_t)m->num_poses * num_verts, 1);
-    if (!m->frames || !m->poses || !m->normals) {
+    m->pose_end = mdl_calloc(m->num_poses, sizeof *m->pose_end);
+    if (!m->frames || !m->poses || !m->normals || !m->pose_end) {
         e = fail(&ld, QD_ERR_NOMEM, 0, "poses");
         goto fail;
     }
@@ -257,7 +269,23 @@ void mdl_alias_free(mdl_alias *m)
     free(m->frames);
     free(m->poses);
     free(m->normals);
+    free(m->pose_end);
     free(m->skin_colors);
     free(m->skin0);
     free(m);
+}
+
+uint32_t mdl_alias_pose(const mdl_alias *m, uint32_t f, double t)
+{
+    if (f >= m->num_frames)
+        f = 0;
+    const mdl_alias_frame *fr = &m->frames[f];
+    if (fr->num_poses <= 1 || !m->pose_end)
+        return fr->first_pose;
+    double cycle = m->pose_end[fr->first_pose + fr->num_poses - 1];
+    double k = t > 0 && t < 1e9 && cycle > 0 ? fmod(t, cycle) : 0;
+    for (uint32_t j = 0; j < fr->num_poses; j++)
+        if (m->pose_end[fr->first_pose + j] > k)
+            return fr->first_pose + j;
+    return fr->first_pose + fr->num_poses - 1;
 }

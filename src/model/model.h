@@ -228,7 +228,7 @@ typedef struct mdl_alias_st {
 } mdl_alias_st;
 
 /* One animation frame as the entity's frame number sees it: a single pose, or a group of
- * poses that the engine cycles by time. qdemo shows a group's first pose. */
+ * poses that the engine cycles by time (mdl_alias_pose). */
 typedef struct mdl_alias_frame {
     char name[16];
     uint32_t first_pose, num_poses;
@@ -246,11 +246,17 @@ typedef struct mdl_alias {
     mdl_alias_frame *frames;
     float (*poses)[3];       /* num_poses * num_verts positions, scale/translate applied */
     uint8_t *normals;        /* num_poses * num_verts lightnormalindex bytes */
+    float *pose_end;         /* per pose of a group: its end in the group's cycle (s), growing;
+                              * 0 for a single frame's pose */
     uint32_t *skin_colors;   /* average colour of each skin (first picture of a group) */
     uint8_t *skin0;          /* every skin's (first) picture as palette indices, skin i at
                               * skin0 + i * skin_width * skin_height */
     uint32_t color;          /* skin_colors[0], or grey without skins */
 } mdl_alias;
+
+/* The pose frame f shows at time t (R_AliasSetupFrame: a group runs through its poses by
+ * their intervals, over and over); out-of-range f is frame 0. */
+uint32_t mdl_alias_pose(const mdl_alias *m, uint32_t f, double t);
 
 /* Parse a Quake MDL (IDPO version 6). Errors as mdl_bsp_load. */
 qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,

@@ -206,8 +206,9 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
         blend = 0;
     if (blend > 1)
         blend = 1;
-    const float(*p0)[3] = m->poses + (size_t)m->frames[f0].first_pose * m->num_verts;
-    const float(*p1)[3] = m->poses + (size_t)m->frames[f1].first_pose * m->num_verts;
+    /* a frame group's pose by demo time (torches, flames) */
+    const float(*p0)[3] = m->poses + (size_t)mdl_alias_pose(m, f0, t) * m->num_verts;
+    const float(*p1)[3] = m->poses + (size_t)mdl_alias_pose(m, f1, t) * m->num_verts;
     float(*w)[3] = malloc((size_t)m->num_verts * sizeof *w);
     if (!w)
         return;

@@ -615,3 +615,26 @@ TEST(model_palette)
     CHECK_EQ(pal[255], MDL_RGB(159, 91, 83));
     free(p);
 }
+
+/* Frame groups run by their intervals and every skin's picture is kept: in the built model
+ * frame 1 is a group of two poses ending at 0.1 s and 0.2 s, skin 1 a group whose first
+ * picture is all index 15 (test_model_build.c). */
+TEST(model_mdl_frame_groups_and_skins)
+{
+    size_t len;
+    uint8_t *d = test_mdl_build(&len);
+    mdl_alias *a = NULL;
+    qd_error err;
+    CHECK_EQ(mdl_alias_load(d, len, "synth.mdl", NULL, &a, &err), QD_OK);
+    CHECK_EQ(mdl_alias_pose(a, 0, 0.15), 0);
+    CHECK_EQ(mdl_alias_pose(a, 1, 0.05), 1);
+    CHECK_EQ(mdl_alias_pose(a, 1, 0.15), 2);
+    CHECK_EQ(mdl_alias_pose(a, 1, 0.25), 1); /* the cycle again: 0.25 - 0.2 = 0.05 */
+    CHECK_EQ(mdl_alias_pose(a, 1, 1.19), 2);
+    CHECK_EQ(mdl_alias_pose(a, 7, 0.15), 0); /* no frame 7: frame 0 */
+    size_t pic = (size_t)a->skin_width * a->skin_height;
+    CHECK_EQ(pic, 32);
+    CHECK_EQ(a->skin0[5], 80);
+    CHECK_EQ(a->skin0[pic + 5], 15);
+    mdl_alias_free(a);
+}
