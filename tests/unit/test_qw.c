@@ -610,17 +610,34 @@ TEST(qw_damage_has_offsets)
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_LIMIT);
 
-    f.n = 0; /* after an error the decoder stays stopped */
+    /* After an error the decoder stays stopped: demo_step (which stops every decoder)
+     * repeats the error, code and offset. The error: a dem_set block cut after 4 of its 8
+     * bytes, at the end of the file (nothing to resume at). */
+    f.n = m.n = 0;
     serverdata(&m, 0, 0, NULL);
-    run r;
-    static buf g;
-    g.n = 0;
-    put8(&g, 99);
-    qwd_read(&f, 1, 1, &g);
-    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
-    CHECK(run_step(&r, NULL) != QD_OK);
-    CHECK(run_step(&r, NULL) != QD_OK);
-    run_close(&r);
+    qwd_read(&f, 1, 1, &m);
+    size_t cut_at = f.n;
+    putf(&f, 1.1f);
+    put8(&f, QW_DEM_SET);
+    put32(&f, 2);
+    demo_t *d = demo_open_with(&demo_qwd_decoder, "cut.qwd", f.b, f.n, &err);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    int done = 0;
+    qd_err e = QD_OK;
+    for (int i = 0; i < 16 && e == QD_OK && !done; i++)
+        e = demo_step(d, cl, NULL, &done, &err);
+    CHECK_EQ(e, QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, cut_at);
+    memset(&err, 0, sizeof err);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, cut_at);
+    CHECK(strstr(err.msg, "earlier error"));
+    CHECK(!done);
+    demo_close(d);
+    free(cl);
 }
 
 /* ---- real files ---- */
