@@ -170,11 +170,15 @@
 #define QW_UPDATE_MASK (QW_UPDATE_BACKUP - 1)
 #define QW_MAX_EDICTS 2048        /* 9 bits + ENTITYDBL (512) + ENTITYDBL2 (1024) */
 #define QW_MAX_PACKET_ENTITIES 300 /* [EZPROT] MAX_MVD_PACKET_ENTITIES */
-#define QW_ENT_POOL 8192           /* entity states shared by the frame ring (delta.h) */
-#define QW_ENT_REFS 8192           /* the frames' references into the pool: a delta source is
-                                    * too old once 7892 refs follow it (as the pool alone
-                                    * bounded it before the delta engine) */
-#define QW_ENT_YOUNG 2048          /* shared entries older than this are copied forward */
+#define QW_ENT_POOL 1024           /* entity states shared by the frame ring (delta.h): a
+                                    * frame writes only what changed, so a source stays usable
+                                    * while 596 states follow it (an .mvd's previous frame
+                                    * wrote at most 300) */
+#define QW_ENT_REFS 2048           /* the frames' references into the pool: a .qwd delta
+                                    * source is too old once 1748 refs follow it */
+#define QW_ENT_YOUNG 128           /* shared entries older than this are copied forward; the
+                                    * small pool keeps keyframes below the old copy-per-frame
+                                    * pool's size */
 #define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
 #define QW_MAX_STATS 32
 
