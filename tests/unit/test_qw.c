@@ -268,6 +268,71 @@ TEST(qw_packet_entities_ring)
 
 /* ---- .qwd playerinfo and the recorded view ---- */
 
+/* The FTE entity delta bits, read by the delta engine's ladder and field table. The
+ * bytes after each 16-bit word [EZPARSE cl_ents.c CL_ParseDelta]: the U_MOREBITS byte,
+ * U_EVENMORE's byte, U_YETMORE's byte, then model, origin x, FTE alpha, colourmod. */
+TEST(qw_fte_entity_bits)
+{
+    static const uint32_t ext[] = {
+        QW_PROTOCOL_FTE,
+        QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 | QW_PEXT_TRANS |
+            QW_PEXT_COLOURMOD,
+        0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, ext);
+    modellist(&m);
+    qwd_read(&f, 10.0f, 5, &m);
+
+    m.n = 0; /* seq 10: a full update */
+    put8(&m, QW_SVC_PACKETENTITIES);
+    /* 600 = 88 + 512 (ENTITYDBL): model byte 5 + 256 (MODELDBL) = 261, x 64, alpha 128 */
+    put16(&m, 88 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_MODEL | QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_ENTITYDBL | QW_U_FTE_MODELDBL | QW_U_FTE_TRANS);
+    put8(&m, 5);
+    putcoord(&m, 64);
+    put8(&m, 128);
+    /* 1500 = 476 + 1024 (ENTITYDBL2): MODELDBL alone, a short model 300; x 32; YETMORE's
+     * byte holds COLOURMOD (1 << 10 >> 8 = 4): three bytes */
+    put16(&m, 476 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_ENTITYDBL2 | QW_U_FTE_MODELDBL | QW_U_FTE_YETMORE);
+    put8(&m, QW_U_FTE_COLOURMOD >> 8);
+    put16(&m, 300);
+    putcoord(&m, 32);
+    put8(&m, 1);
+    put8(&m, 2);
+    put8(&m, 3);
+    put16(&m, 0);
+    qwd_read(&f, 10.1f, 10, &m);
+
+    m.n = 0; /* seq 11 from 10: 600 removed, its number in the EVENMORE byte */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 10);
+    put16(&m, 88 | (int)QW_U_REMOVE | (int)QW_U_MOREBITS);
+    put8(&m, QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_ENTITYDBL);
+    put16(&m, 0);
+    qwd_read(&f, 10.2f, 11, &m);
+
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 10 */
+    CHECK(active(&r, 600) && active(&r, 1500));
+    CHECK_EQ(ent(&r, 600)->cur.model, 261);
+    CHECK(near(ent(&r, 600)->cur.origin[0], 64));
+    CHECK_EQ(ent(&r, 600)->cur.alpha, 128);
+    CHECK_EQ(ent(&r, 1500)->cur.model, 300);
+    CHECK(near(ent(&r, 1500)->cur.origin[0], 32));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 11 */
+    CHECK(!active(&r, 600) && active(&r, 1500));
+    CHECK_EQ(ent(&r, 1500)->cur.model, 300);
+    CHECK(r.done);
+    run_close(&r);
+}
+
 TEST(qw_playerinfo_qwd)
 {
     static buf f, m;
