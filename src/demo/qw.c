@@ -11,8 +11,8 @@
  *
  * Everything the decode needs between steps is in qw_state (qw_local.h): plain data, no
  * pointers. Packet entities are delta-compressed against an earlier frame of a 64-slot ring
- * [QWD 5.49]; the ring's entity states live in one circular pool, so a frame costs what it
- * holds rather than a fixed 300 slots. */
+ * [QWD 5.49], kept by the delta engine (delta.h): the ring's frames share the entity states
+ * that did not change, so a frame costs what changed rather than a fixed 300 slots. */
 #include "demo.h"
 #include "demo_local.h"
 #include "qw_local.h"
