@@ -211,3 +211,23 @@ const dd_frame *dd_merge_end(dd_merge *m, int valid)
     *f = m->nf;
     return f;
 }
+
+const dd_frame *dd_repeat(dd_store v, const dd_frame *from, uint32_t seq, int valid)
+{
+    if (v.d->carry) {
+        dd_merge m;
+        dd_merge_begin(&m, v, from, seq);
+        return dd_merge_end(&m, valid);
+    }
+    dd_frame nf = *from;
+    nf.seq = seq;
+    nf.src_serial = from->serial;
+    nf.made = v.h->pool_head; /* made nothing: every entry is older */
+    if (++v.h->serial == 0)
+        v.h->serial = 1;
+    nf.serial = v.h->serial;
+    nf.valid = (uint8_t)(valid != 0);
+    dd_frame *f = dd_slot(v, seq);
+    *f = nf;
+    return f;
+}

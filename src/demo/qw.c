@@ -730,7 +730,9 @@ static qd_err parse_packetentities(ctx *c, int delta)
         TRACE(c, what, "from=%d seq=%u dropped=1 (delta source not held)", from, (unsigned)newseq);
         return QD_OK;
     }
-    const dd_frame *stored = dd_merge_end(&m, 1);
+    /* Nothing named (most .mvd frames): the new frame shares the old one's refs. */
+    const dd_frame *stored =
+        old && !changed && !removed ? dd_repeat(v, old, newseq, 1) : dd_merge_end(&m, 1);
     if (!stored)
         return over_limit(c, what);
     const dd_frame nf = *stored;

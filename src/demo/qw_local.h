@@ -174,11 +174,12 @@
                                     * frame writes only what changed, so a source stays usable
                                     * while 596 states follow it (an .mvd's previous frame
                                     * wrote at most 300) */
-#define QW_ENT_REFS 2048           /* the frames' references into the pool: a .qwd delta
-                                    * source is too old once 1748 refs follow it */
+#define QW_ENT_REFS 1024           /* the frames' references into the pool: a .qwd delta
+                                    * source is too old once 724 refs follow it; a frame that
+                                    * changed nothing shares its source's refs (dd_repeat) */
 #define QW_ENT_YOUNG 128           /* shared entries older than this are copied forward; the
-                                    * small pool keeps keyframes below the old copy-per-frame
-                                    * pool's size */
+                                    * small pool and ref ring keep keyframes below the old
+                                    * copy-per-frame pool's size */
 #define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
 #define QW_MAX_STATS 32
 

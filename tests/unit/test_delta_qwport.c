@@ -39,3 +39,85 @@ TEST(delta_qw_ladder)
     CHECK_EQ(dd_read_mask(&rd, &qw_ladder, 0xa000u), 0x0088a084u);
     CHECK(r.err);
 }
+
+/* ---- dd_repeat: a frame that changed nothing ---- */
+
+typedef struct r_elem {
+    uint16_t number;
+    uint16_t v;
+} r_elem;
+
+/* pool 16, refs 16, ring 4, at most 4 entities a frame, shared entries at most 8 old */
+typedef DD_STORE(r_elem, 16, 16, 4) r_store;
+static const dd_desc r_desc = {sizeof(r_elem), 0, 16, 16, 4, 4, 8, NULL};
+
+static int r_fix(void *dst, const void *src)
+{
+    (void)dst;
+    (void)src;
+    return 1; /* every entry the source made wants a fix-up: the repeat must merge */
+}
+static const dd_desc r_fix_desc = {sizeof(r_elem), 0, 16, 16, 4, 4, 8, r_fix};
+
+/* Frame 1 from nothing: 3 (30) and 7 (70); shown. */
+static const dd_frame *r_first(dd_store v)
+{
+    dd_merge m;
+    dd_merge_begin(&m, v, NULL, 1);
+    r_elem *a = dd_merge_put(&m, 3), *b = dd_merge_put(&m, 7);
+    *a = (r_elem){3, 30};
+    *b = (r_elem){7, 70};
+    const dd_frame *f = dd_merge_end(&m, 1);
+    dd_shown(v, f);
+    return f;
+}
+
+TEST(delta_repeat_shares_refs)
+{
+    static r_store st;
+    memset(&st, 0, sizeof st);
+    dd_store v = DD_VIEW(&st, &r_desc);
+    const dd_frame *f1 = r_first(v);
+    CHECK_EQ(st.h.pool_head, 2);
+    CHECK_EQ(st.h.ref_head, 2);
+    /* frame 2 = frame 1: no ref and no pool entry taken, both entries shared */
+    const dd_frame *f2 = dd_repeat(v, f1, 2, 1);
+    CHECK(f2 && dd_source(v, 2) == f2);
+    CHECK_EQ(st.h.pool_head, 2);
+    CHECK_EQ(st.h.ref_head, 2);
+    CHECK_EQ(f2->count, 2);
+    CHECK_EQ(f2->serial, 2);
+    CHECK_EQ(f2->src_serial, 1);
+    CHECK(dd_from_shown(v, f2));
+    CHECK(dd_shared(v, f2, 0) && dd_shared(v, f2, 1));
+    CHECK_EQ(dd_num(v, f2, 1), 7);
+    CHECK_EQ(((const r_elem *)dd_ent(v, f2, 1))->v, 70);
+    /* frame 3 from 2: 7 becomes 71, 3 carried: one pool entry, two refs */
+    dd_merge m;
+    dd_merge_begin(&m, v, f2, 3);
+    CHECK_EQ(dd_merge_carry(&m, 7), QD_OK);
+    r_elem *e = dd_merge_put(&m, 7);
+    *e = (r_elem){7, 71};
+    const dd_frame *f3 = dd_merge_end(&m, 1);
+    CHECK(f3);
+    CHECK_EQ(st.h.pool_head, 3);
+    CHECK_EQ(st.h.ref_head, 4);
+    CHECK(dd_shared(v, f3, 0) && !dd_shared(v, f3, 1));
+    CHECK_EQ(((const r_elem *)dd_ent(v, f3, 0))->v, 30);
+    CHECK_EQ(((const r_elem *)dd_ent(v, f3, 1))->v, 71);
+}
+
+TEST(delta_repeat_with_fixup_merges)
+{
+    static r_store st;
+    memset(&st, 0, sizeof st);
+    dd_store v = DD_VIEW(&st, &r_fix_desc);
+    const dd_frame *f1 = r_first(v);
+    /* the fix-up asks for fresh copies: two new refs and two new pool entries */
+    const dd_frame *f2 = dd_repeat(v, f1, 2, 1);
+    CHECK(f2);
+    CHECK_EQ(st.h.ref_head, 4);
+    CHECK_EQ(st.h.pool_head, 4);
+    CHECK_EQ(f2->count, 2);
+    CHECK(!dd_shared(v, f2, 0) && !dd_shared(v, f2, 1));
+}
