@@ -155,7 +155,9 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
     if (!from || m->err)
         return m->err;
     const dd_desc *d = m->v.d;
-    const uint32_t rmask = d->refs - 1, ocount = from->count, made = from->made;
+    /* without a fix-up the source's own entries are shared like older ones */
+    const uint32_t rmask = d->refs - 1, ocount = from->count,
+                   made = d->carry ? from->made : m->pool_head;
     const uint32_t young = young_span(d), oi0 = m->oi;
     uint32_t lo = m->pool_head - young; /* shared: [lo, made) */
     uint32_t span = (int32_t)(made - lo) > 0 ? made - lo : 0;

@@ -522,7 +522,6 @@ static const dd_ladder ent_ladder = {
 /* A removal carries its extra number bits only under PEXT_ENTITYDBL, without U_YETMORE. */
 static const dd_ladder remove_ladder_dbl = {
     0, 2, {{QW_U_MOREBITS, 0, 0}, {QW_U_FTE_EVENMORE, 16, 0}}};
-static const dd_ladder remove_ladder = {0, 0, {{0, 0, 0}}};
 
 /* The header of one entity delta after its 16-bit word: the mask its ladder announces
  * (MORE() bits: the FTE bytes). Returns the full entity number. */
@@ -530,10 +529,13 @@ static int delta_header(ctx *c, unsigned word, uint32_t *mask)
 {
     const qw_state *s = c->s;
     dd_reader rd = {&c->r, NULL, s->fte_ext ? DD_OPT_FTE : 0};
-    const dd_ladder *l = !(word & QW_U_REMOVE)                ? &ent_ladder
-                         : (s->fte_ext & QW_PEXT_ENTITYDBL) ? &remove_ladder_dbl
-                                                              : &remove_ladder;
-    *mask = dd_read_mask(&rd, l, word & ~511u);
+    /* each call with a constant ladder: it unrolls */
+    if (!(word & QW_U_REMOVE))
+        *mask = dd_read_mask(&rd, &ent_ladder, word & ~511u);
+    else if (s->fte_ext & QW_PEXT_ENTITYDBL)
+        *mask = dd_read_mask(&rd, &remove_ladder_dbl, word & ~511u);
+    else
+        *mask = word & ~511u;
     int num = (int)(word & 511);
     if (*mask & MORE(QW_U_FTE_ENTITYDBL))
         num += 512;
