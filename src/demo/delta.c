@@ -155,7 +155,9 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
     if (!from || m->err)
         return m->err;
     const dd_desc *d = m->v.d;
-    const uint32_t rmask = d->refs - 1, ocount = from->count, made = from->made;
+    /* without a fix-up the source's own entries are shared like older ones */
+    const uint32_t rmask = d->refs - 1, ocount = from->count,
+                   made = d->carry ? from->made : m->pool_head;
     const uint32_t young = young_span(d), oi0 = m->oi;
     uint32_t lo = m->pool_head - young; /* shared: [lo, made) */
     uint32_t span = (int32_t)(made - lo) > 0 ? made - lo : 0;
@@ -209,5 +211,25 @@ const dd_frame *dd_merge_end(dd_merge *m, int valid)
     m->nf.valid = (uint8_t)(valid != 0);
     dd_frame *f = dd_slot(m->v, m->nf.seq);
     *f = m->nf;
+    return f;
+}
+
+const dd_frame *dd_repeat(dd_store v, const dd_frame *from, uint32_t seq, int valid)
+{
+    if (v.d->carry) {
+        dd_merge m;
+        dd_merge_begin(&m, v, from, seq);
+        return dd_merge_end(&m, valid);
+    }
+    dd_frame nf = *from;
+    nf.seq = seq;
+    nf.src_serial = from->serial;
+    nf.made = v.h->pool_head; /* made nothing: every entry is older */
+    if (++v.h->serial == 0)
+        v.h->serial = 1;
+    nf.serial = v.h->serial;
+    nf.valid = (uint8_t)(valid != 0);
+    dd_frame *f = dd_slot(v, seq);
+    *f = nf;
     return f;
 }

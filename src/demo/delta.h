@@ -426,4 +426,11 @@ static inline void *dd_merge_put(dd_merge *m, int num)
  * with m->err set. */
 const dd_frame *dd_merge_end(dd_merge *m, int valid);
 
+/* Store frame seq as `from` unchanged (a delta that named no entity; from as for
+ * dd_merge_begin, not NULL): without a carry fix-up (dd_desc.carry NULL) it shares from's
+ * refs, so it costs no ref and no pool entry and every entry counts as shared (dd_shared);
+ * else it is a merge that changes nothing. Returns the stored frame, or NULL as
+ * dd_merge_end. */
+const dd_frame *dd_repeat(dd_store v, const dd_frame *from, uint32_t seq, int valid);
+
 #endif

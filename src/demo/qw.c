@@ -11,13 +11,14 @@
  *
  * Everything the decode needs between steps is in qw_state (qw_local.h): plain data, no
  * pointers. Packet entities are delta-compressed against an earlier frame of a 64-slot ring
- * [QWD 5.49]; the ring's entity states live in one circular pool, so a frame costs what it
- * holds rather than a fixed 300 slots. */
+ * [QWD 5.49], kept by the delta engine (delta.h): the ring's frames share the entity states
+ * that did not change, so a frame costs what changed rather than a fixed 300 slots. */
 #include "demo.h"
 #include "demo_local.h"
 #include "qw_local.h"
 #include "quake_rules.h"
 #include "../common/rd.h"
+#include "../common/text.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -39,6 +40,17 @@ typedef struct ctx {
     int done;          /* a disconnect ended the demo */
     char esc[2][640];  /* trace only: escaped copies of strings */
 } ctx;
+
+/* The entity delta's mask (delta.h): bits 0..15 the 16-bit word without the number and
+ * the U_MOREBITS byte, bits 16..31 the FTE U_EVENMORE byte and its U_YETMORE byte. */
+#define MORE(b) ((uint32_t)(b) << 16)
+
+static const dd_desc store_desc = {
+    sizeof(qw_ent), offsetof(qw_ent, number), QW_ENT_POOL, QW_ENT_REFS, QW_UPDATE_BACKUP,
+    QW_MAX_PACKET_ENTITIES, QW_ENT_YOUNG, NULL,
+};
+
+#define STORE(s) DD_VIEW(&(s)->store, &store_desc)
 
 /* A whole level 0/1 print line: an obituary or a pickup becomes an event. */
 static void print_whole_line(void *ctx_cl, const char *line)
@@ -303,37 +315,7 @@ static void emit_entity(ctx *c, const qw_ent *q)
     cl_entity_update(c->cl, q->number, &e);
 }
 
-/* ---- info strings: "\key\value\key\value" ---- */
-
-/* The value of key in info into out; returns 0 (out empty) when absent. */
-static int info_get(const char *info, const char *key, char *out, size_t cap)
-{
-    size_t klen = strlen(key);
-    const char *p = info;
-    out[0] = 0;
-    while (*p) {
-        if (*p == '\\')
-            p++;
-        const char *k = p;
-        while (*p && *p != '\\')
-            p++;
-        size_t kl = (size_t)(p - k);
-        if (*p == '\\')
-            p++;
-        const char *v = p;
-        while (*p && *p != '\\')
-            p++;
-        if (kl == klen && memcmp(k, key, klen) == 0) {
-            size_t vl = (size_t)(p - v);
-            if (vl >= cap)
-                vl = cap - 1;
-            memcpy(out, v, vl);
-            out[vl] = 0;
-            return 1;
-        }
-    }
-    return 0;
-}
+/* ---- info strings: "\key\value\key\value" (common/text.h) ---- */
 
 static void apply_user_key(ctx *c, int slot, const char *key, const char *val)
 {
@@ -341,13 +323,13 @@ static void apply_user_key(ctx *c, int slot, const char *key, const char *val)
     if (!strcmp(key, "name")) {
         cl_set_player_name(c->cl, slot, val);
     } else if (!strcmp(key, "topcolor")) {
-        s->top[slot] = (uint8_t)(demo_small_atoi(val) & 15);
+        s->top[slot] = (uint8_t)(qd_atoi(val) & 15);
         cl_set_player_colors(c->cl, slot, s->top[slot], s->bottom[slot]);
     } else if (!strcmp(key, "bottomcolor")) {
-        s->bottom[slot] = (uint8_t)(demo_small_atoi(val) & 15);
+        s->bottom[slot] = (uint8_t)(qd_atoi(val) & 15);
         cl_set_player_colors(c->cl, slot, s->top[slot], s->bottom[slot]);
     } else if (!strcmp(key, "*spectator")) {
-        cl_set_player_spectator(c->cl, slot, demo_small_atoi(val) != 0);
+        cl_set_player_spectator(c->cl, slot, qd_atoi(val) != 0);
     } else if (!strcmp(key, "team")) {
         /* KTX team names; other names have no neutral colour */
         cl_set_player_team(c->cl, slot, !strcmp(val, "red") ? CL_TEAM_RED
@@ -364,7 +346,7 @@ static void apply_userinfo(ctx *c, int slot, const char *info)
                                        "skin"};
     char val[64];
     for (int i = 0; i < 6; i++) {
-        info_get(info, keys[i], val, sizeof val);
+        qd_info_get(info, keys[i], val, sizeof val);
         apply_user_key(c, slot, keys[i], val);
     }
 }
@@ -385,7 +367,7 @@ static qd_err check_ext(ctx *c, const char *what, uint32_t have, uint32_t suppor
 static void level_reset(qw_state *s)
 {
     memset(s->players, 0, sizeof s->players);
-    memset(s->frames, 0, sizeof s->frames);
+    dd_reset(STORE(s));
     memset(s->baselines, 0, sizeof s->baselines);
     s->players_seen = s->players_visible = 0;
     s->last_pe_frame = -1;
@@ -532,35 +514,32 @@ static qd_err parse_list(ctx *c, int sounds, int wide)
 /* ---- packet entities [QWD 5.48-49], FTE bits [EZPARSE cl_ents.c CL_ParseDelta,
  * CL_ParsePacketEntities] ---- */
 
-static qw_ent *pool_at(qw_state *s, uint32_t i) { return &s->pool[i % QW_ENT_POOL]; }
+/* The ladder after the word: U_MOREBITS, then U_EVENMORE (any FTE extension) and
+ * U_YETMORE [EZPARSE cl_ents.c CL_ParsePacketEntities]. */
+static const dd_ladder ent_ladder = {
+    0, 3,
+    {{QW_U_MOREBITS, 0, 0}, {QW_U_FTE_EVENMORE, 16, DD_OPT_FTE}, {MORE(QW_U_FTE_YETMORE), 24, 0}}};
+/* A removal carries its extra number bits only under PEXT_ENTITYDBL, without U_YETMORE. */
+static const dd_ladder remove_ladder_dbl = {
+    0, 2, {{QW_U_MOREBITS, 0, 0}, {QW_U_FTE_EVENMORE, 16, 0}}};
 
-/* The header of one entity delta after its 16-bit word: the MOREBITS byte and the FTE
- * EVENMORE/YETMORE bytes. Returns the full entity number. */
-static int delta_header(ctx *c, unsigned word, unsigned *bits, unsigned *more)
+/* The header of one entity delta after its 16-bit word: the mask its ladder announces
+ * (MORE() bits: the FTE bytes). Returns the full entity number. */
+static int delta_header(ctx *c, unsigned word, uint32_t *mask)
 {
-    qw_state *s = c->s;
-    rd_t *r = &c->r;
+    const qw_state *s = c->s;
+    dd_reader rd = {&c->r, NULL, s->fte_ext ? DD_OPT_FTE : 0};
+    /* each call with a constant ladder: it unrolls */
+    if (!(word & QW_U_REMOVE))
+        *mask = dd_read_mask(&rd, &ent_ladder, word & ~511u);
+    else if (s->fte_ext & QW_PEXT_ENTITYDBL)
+        *mask = dd_read_mask(&rd, &remove_ladder_dbl, word & ~511u);
+    else
+        *mask = word & ~511u;
     int num = (int)(word & 511);
-    *bits = word & ~511u;
-    *more = 0;
-    if (word & QW_U_REMOVE) {
-        /* A removal carries its extra number bits only under PEXT_ENTITYDBL. */
-        if ((word & QW_U_MOREBITS) && (s->fte_ext & QW_PEXT_ENTITYDBL)) {
-            if (rd_u8(r) & QW_U_FTE_EVENMORE)
-                *more = rd_u8(r);
-        }
-    } else {
-        if (*bits & QW_U_MOREBITS)
-            *bits |= rd_u8(r);
-        if ((*bits & QW_U_FTE_EVENMORE) && s->fte_ext) {
-            *more = rd_u8(r);
-            if (*more & QW_U_FTE_YETMORE)
-                *more |= (unsigned)rd_u8(r) << 8;
-        }
-    }
-    if (*more & QW_U_FTE_ENTITYDBL)
+    if (*mask & MORE(QW_U_FTE_ENTITYDBL))
         num += 512;
-    if (*more & QW_U_FTE_ENTITYDBL2)
+    if (*mask & MORE(QW_U_FTE_ENTITYDBL2))
         num += 1024;
     return num;
 }
@@ -596,48 +575,77 @@ static qd_err check_more(ctx *c, unsigned more)
     return QD_OK;
 }
 
-/* Read the fields the bits announce over a copy of from. */
-static void delta_fields(ctx *c, const qw_ent *from, qw_ent *to, int num, unsigned bits,
-                         unsigned more)
+/* The fields of an entity delta in the order of the wire [EZPARSE cl_ents.c CL_ParseDelta]:
+ * (bit, alt, field, kind, size, count) rows for DD_ROW; COORD is how origins travel. */
+#define ENT_ROWS(X, COORD)                                                                 \
+    X(QW_U_MODEL, MORE(QW_U_FTE_MODELDBL), model, DD_HOOK, 2, 1)                           \
+    X(QW_U_FRAME, 0, frame, DD_U8, 1, 1)                                                   \
+    X(QW_U_COLORMAP, 0, colormap, DD_U8, 1, 1)                                             \
+    X(QW_U_SKIN, 0, skin, DD_U8, 1, 1)                                                     \
+    X(QW_U_EFFECTS, 0, effects, DD_U8, 1, 1)                                               \
+    X(QW_U_ORIGIN1, 0, origin[0], COORD, 4, 1)                                             \
+    X(QW_U_ANGLE1, 0, angles[0], DD_S8, 1, 1)                                              \
+    X(QW_U_ORIGIN2, 0, origin[1], COORD, 4, 1)                                             \
+    X(QW_U_ANGLE2, 0, angles[1], DD_S8, 1, 1)                                              \
+    X(QW_U_ORIGIN3, 0, origin[2], COORD, 4, 1)                                             \
+    X(QW_U_ANGLE3, 0, angles[2], DD_S8, 1, 1)                                              \
+    X(MORE(QW_U_FTE_TRANS), 0, trans, DD_U8, 1, 1)                                         \
+    X(MORE(QW_U_FTE_COLOURMOD), 0, colourmod, DD_U8, 1, 3)
+
+/* The reader the U_MODEL hook sees: it needs the whole mask. */
+typedef struct qw_reader {
+    dd_reader rd; /* first: the hook gets a pointer to it */
+    uint32_t mask;
+} qw_reader;
+
+/* U_MODEL: a byte, + 256 with U_FTE_MODELDBL; U_FTE_MODELDBL alone: a short. */
+static void model_hook(dd_reader *rd, const dd_field *f, void *ent)
 {
-    rd_t *r = &c->r;
-    *to = *from;
-    to->number = (uint16_t)num;
-    if (bits & QW_U_MODEL) {
-        unsigned m = rd_u8(r);
-        to->model = (uint16_t)((more & QW_U_FTE_MODELDBL) ? m + 256 : m);
-    } else if (more & QW_U_FTE_MODELDBL) {
-        to->model = rd_u16(r);
-    }
-    if (bits & QW_U_FRAME)
-        to->frame = rd_u8(r);
-    if (bits & QW_U_COLORMAP)
-        to->colormap = rd_u8(r);
-    if (bits & QW_U_SKIN)
-        to->skin = rd_u8(r);
-    if (bits & QW_U_EFFECTS)
-        to->effects = rd_u8(r);
-    if (bits & QW_U_ORIGIN1)
-        to->origin[0] = rd_entcoord(c);
-    if (bits & QW_U_ANGLE1)
-        to->angles[0] = rd_s8(r);
-    if (bits & QW_U_ORIGIN2)
-        to->origin[1] = rd_entcoord(c);
-    if (bits & QW_U_ANGLE2)
-        to->angles[1] = rd_s8(r);
-    if (bits & QW_U_ORIGIN3)
-        to->origin[2] = rd_entcoord(c);
-    if (bits & QW_U_ANGLE3)
-        to->angles[2] = rd_s8(r);
-    if (more & QW_U_FTE_TRANS)
-        to->trans = rd_u8(r);
-    if (more & QW_U_FTE_COLOURMOD) {
-        to->colourmod[0] = rd_u8(r);
-        to->colourmod[1] = rd_u8(r);
-        to->colourmod[2] = rd_u8(r);
+    const qw_reader *q = (const qw_reader *)rd;
+    qw_ent *e = ent;
+    (void)f;
+    if (q->mask & QW_U_MODEL) {
+        unsigned m = rd_u8(rd->r);
+        e->model = (uint16_t)((q->mask & MORE(QW_U_FTE_MODELDBL)) ? m + 256 : m);
+    } else {
+        e->model = rd_u16(rd->r);
     }
 }
 
+#define TABLE_ROW(bit, alt, field, kind, size, n) DD_ROW(qw_ent, bit, alt, field, kind, size, n),
+static const dd_field ent_fields[] = {ENT_ROWS(TABLE_ROW, DD_COORD16)};
+#undef TABLE_ROW
+#define ROW_BITS(bit, alt, field, kind, size, n) (bit) | (alt) |
+static const dd_table ent_table = {
+    ent_fields, sizeof ent_fields / sizeof ent_fields[0],
+    ENT_ROWS(ROW_BITS, DD_COORD16) 0u, model_hook};
+#undef ROW_BITS
+
+/* Read the fields mask announces over *to, which holds a copy of the source. Origins are
+ * floats with MVD_PEXT1_FLOATCOORDS [EZPARSE cl_ents.c CL_ParseDelta, MSG_ReadFloatCoord],
+ * else 1/8 unit shorts. */
+static void delta_fields(ctx *c, qw_ent *to, int num, uint32_t mask)
+{
+    qw_reader q = {{&c->r, NULL, 0}, mask};
+    to->number = (uint16_t)num;
+#define READ_ROW(bit, alt, field, kind, size, n) \
+    DD_READ(&q.rd, &ent_table, mask, to, DD_ROW(qw_ent, bit, alt, field, kind, size, n));
+    if (c->s->mvd_ext & QW_MVD_PEXT1_FLOATCOORDS) {
+        ENT_ROWS(READ_ROW, DD_F32)
+    } else {
+        ENT_ROWS(READ_ROW, DD_COORD16)
+    }
+#undef READ_ROW
+}
+
+static qd_err over_limit(ctx *c, const char *what)
+{
+    return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
+                QW_MAX_PACKET_ENTITIES);
+}
+
+/* Merged with the source frame by the delta engine (delta.h); QuakeWorld's own rules for
+ * dropping an update (FlushEntityPacket) stay here. */
 static qd_err parse_packetentities(ctx *c, int delta)
 {
     qw_state *s = c->s;
@@ -645,7 +653,8 @@ static qd_err parse_packetentities(ctx *c, int delta)
     const char *what = delta ? "svc_deltapacketentities" : "svc_packetentities";
     uint32_t newseq = s->mvd ? s->mvd_frames : s->in_seq;
     int flush = 0, from = -1;
-    const qw_frame *old = NULL;
+    dd_store v = STORE(s);
+    const dd_frame *old = NULL;
     if (delta) {
         from = rd_u8(r);
         /* A source frame the file never held (the recording began after it) is empty,
@@ -654,9 +663,9 @@ static qd_err parse_packetentities(ctx *c, int delta)
             /* An .mvd always deltas from its previous frame; the byte is the server's
              * own counter [EZPARSE CL_ParsePacketEntities: mvdplayback]. */
             if (s->last_pe_frame >= 0)
-                old = &s->frames[s->last_pe_frame];
+                old = &v.frames[s->last_pe_frame];
         } else {
-            const qw_frame *f = &s->frames[from & QW_UPDATE_MASK];
+            const dd_frame *f = dd_slot(v, (uint32_t)from);
             if (f->valid) {
                 /* Held but not that frame, or too old: QW drops the update
                  * (FlushEntityPacket) and keeps showing the last frame. */
@@ -666,19 +675,13 @@ static qd_err parse_packetentities(ctx *c, int delta)
                     flush = 1;
             }
         }
-        /* Its states overwritten in the pool since (needs > 27 frames of 300): dropped. */
-        if (old && s->pool_head - old->start > QW_ENT_POOL - QW_MAX_PACKET_ENTITIES)
+        /* Its states overwritten in the pool since: dropped. */
+        if (old && !dd_usable(v, old))
             flush = 1;
     }
-    uint32_t oldcount = (!flush && old) ? old->count : 0;
-    uint32_t oldstart = (!flush && old) ? old->start : 0;
-    uint32_t oldi = 0, newcount = 0, newstart = s->pool_head;
+    dd_merge m;
+    dd_merge_begin(&m, v, flush ? NULL : old, newseq);
     int changed = 0, removed = 0;
-    /* Which of the new frame's entities the delta changed: an .mvd deltas from the frame it
-     * showed last, so the others only need to be kept, not sent again. */
-    uint8_t fresh[QW_MAX_PACKET_ENTITIES];
-    qw_ent scratch;
-    static const qw_ent zero_ent;
 
     for (;;) {
         unsigned word = rd_u16(r);
@@ -686,47 +689,40 @@ static qd_err parse_packetentities(ctx *c, int delta)
             return truncated(c, what);
         if (!word)
             break;
-        unsigned bits, more;
-        int num = delta_header(c, word, &bits, &more);
+        uint32_t mask;
+        int num = delta_header(c, word, &mask);
         if (r->err)
             return truncated(c, what);
-        qd_err e = check_more(c, more);
+        qd_err e = check_more(c, mask >> 16);
         if (e)
             return e;
         if (flush) {
+            qw_ent scratch = {0};
             if (!(word & QW_U_REMOVE))
-                delta_fields(c, &zero_ent, &scratch, num, bits, more);
+                delta_fields(c, &scratch, num, mask);
             continue;
         }
-        /* Copy the old entities numbered below this one. */
-        while (oldi < oldcount && pool_at(s, oldstart + oldi)->number < num) {
-            if (newcount >= QW_MAX_PACKET_ENTITIES)
-                return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
-                            QW_MAX_PACKET_ENTITIES);
-            fresh[newcount] = 0;
-            *pool_at(s, newstart + newcount++) = *pool_at(s, oldstart + oldi++);
-        }
-        int have_old = oldi < oldcount && pool_at(s, oldstart + oldi)->number == num;
+        if (dd_merge_carry(&m, num)) /* the old entities numbered below this one */
+            return over_limit(c, what);
+        const qw_ent *src = dd_merge_old(&m, num);
         if (word & QW_U_REMOVE) {
-            if (have_old)
-                oldi++;
+            if (src)
+                dd_merge_skip(&m);
             else if (!delta)
                 flush = 1; /* U_REMOVE on a full update: dropped as QW does */
             removed++;
             continue;
         }
-        if (newcount >= QW_MAX_PACKET_ENTITIES)
-            return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
-                        QW_MAX_PACKET_ENTITIES);
-        const qw_ent *src = have_old ? pool_at(s, oldstart + oldi) : &s->baselines[num];
-        fresh[newcount] = 1;
-        qw_ent *dst = pool_at(s, newstart + newcount++);
-        delta_fields(c, src, dst, num, bits, more);
+        if (!src)
+            src = &s->baselines[num];
+        qw_ent *dst = dd_merge_put(&m, num);
+        if (!dst)
+            return over_limit(c, what);
+        *dst = *src;
+        delta_fields(c, dst, num, mask);
         if (!origin_ok(dst->origin))
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %d has a non-finite origin",
                         what, num);
-        if (have_old)
-            oldi++;
         changed++;
     }
     if (r->err)
@@ -736,38 +732,26 @@ static qd_err parse_packetentities(ctx *c, int delta)
         TRACE(c, what, "from=%d seq=%u dropped=1 (delta source not held)", from, (unsigned)newseq);
         return QD_OK;
     }
-    if (newcount == 0 && changed == 0 && removed == 0 && old) {
-        /* Nothing changed (most .mvd frames): the new frame shares the old one's states,
-         * which nobody writes again. */
-        newstart = oldstart;
-        newcount = oldcount;
-        memset(fresh, 0, newcount);
-    } else {
-        while (oldi < oldcount) {
-            if (newcount >= QW_MAX_PACKET_ENTITIES)
-                return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
-                            QW_MAX_PACKET_ENTITIES);
-            fresh[newcount] = 0;
-            *pool_at(s, newstart + newcount++) = *pool_at(s, oldstart + oldi++);
-        }
-        s->pool_head += newcount;
-    }
-    qw_frame *nf = &s->frames[newseq & QW_UPDATE_MASK];
-    nf->seq = newseq;
-    nf->start = newstart;
-    nf->count = (uint16_t)newcount;
-    nf->valid = 1;
+    /* Nothing named (most .mvd frames): the new frame shares the old one's refs. */
+    const dd_frame *stored =
+        old && !changed && !removed ? dd_repeat(v, old, newseq, 1) : dd_merge_end(&m, 1);
+    if (!stored)
+        return over_limit(c, what);
+    const dd_frame nf = *stored;
     if (s->mvd)
         s->last_pe_frame = (int32_t)(newseq & QW_UPDATE_MASK);
     s->frame_had_pe = 1;
-    int keep = s->mvd && old != NULL; /* old is the frame the client showed last */
-    for (uint32_t i = 0; i < newcount; i++) {
-        const qw_ent *q = pool_at(s, newstart + i);
-        if (!(keep && !fresh[i] && q->number && cl_entity_keep(c->cl, q->number)))
+    /* An .mvd deltas from the frame it showed last: the entities carried unchanged from it
+     * only need to be kept, not sent again. */
+    int keep = s->mvd && old != NULL && dd_from_shown(v, &nf);
+    dd_shown(v, stored);
+    for (uint32_t i = 0; i < nf.count; i++) {
+        const qw_ent *q = dd_ent(v, &nf, i);
+        if (!(keep && dd_shared(v, &nf, i) && q->number && cl_entity_keep(c->cl, q->number)))
             emit_entity(c, q);
     }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
-          (unsigned)newcount, changed, removed);
+          (unsigned)nf.count, changed, removed);
     return QD_OK;
 }
 
@@ -805,15 +789,16 @@ static void add_static(ctx *c, const qw_ent *q)
  * [EZPARSE cl_parse.c CL_ParseSpawnBaseline2, CL_ParseStatic(true)]. */
 static qd_err read_delta_from_null(ctx *c, qw_ent *out, const char *what)
 {
-    static const qw_ent zero_ent;
     if (!(c->s->fte_ext & QW_PEXT_SPAWNSTATIC2))
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_SPAWNSTATIC2", what);
-    unsigned word = rd_u16(&c->r), bits, more;
-    int num = delta_header(c, word & ~QW_U_REMOVE, &bits, &more);
-    qd_err e = check_more(c, more);
+    unsigned word = rd_u16(&c->r);
+    uint32_t mask;
+    int num = delta_header(c, word & ~QW_U_REMOVE, &mask);
+    qd_err e = check_more(c, mask >> 16);
     if (e)
         return e;
-    delta_fields(c, &zero_ent, out, num, bits, more);
+    memset(out, 0, sizeof *out);
+    delta_fields(c, out, num, mask);
     if (c->r.err)
         return truncated(c, what);
     if (!origin_ok(out->origin))
@@ -1746,13 +1731,6 @@ static qd_err qw_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 {
     qw_state *s = state;
     *done = 0;
-    if (s->stopped) {
-        if (s->err_code == QD_OK) {
-            *done = 1;
-            return QD_OK;
-        }
-        return qd_fail(err, s->err_code, s->err_offset, "decoder stopped by an earlier error");
-    }
     ctx c;
     memset(&c, 0, sizeof c);
     c.s = s;
@@ -1771,19 +1749,7 @@ static qd_err qw_step(void *state, const uint8_t *data, size_t len, cl_state *cl
         if (!e && (c.done || s->pos >= len))
             *done = 1;
     }
-    if (e) {
-        if (s->in_frame) {
-            cl_frame_end(cl, 0);
-            s->in_frame = 0;
-        }
-        s->stopped = 1;
-        s->err_code = e;
-        s->err_offset = err ? err->offset : s->pos;
-        return e;
-    }
-    if (*done)
-        s->stopped = 1;
-    return QD_OK;
+    return e; /* on an error demo_step closes the frame left open and stops, or resumes */
 }
 
 static uint64_t qw_offset(const void *state) { return ((const qw_state *)state)->pos; }
@@ -1854,8 +1820,6 @@ static void qw_resume(void *state, uint64_t pos)
 {
     qw_state *s = state;
     s->in_frame = 0; /* demo.c closed the client's frame */
-    s->stopped = 0;
-    s->err_code = QD_OK;
     s->pos = pos;
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../common/err.h"
+#include "delta.h"
 #include "quake_rules.h"
 
 /* ---- Demo block types [EZPROT] "demo recording"; high 5 bits = player for single/stats ---- */
@@ -169,7 +170,16 @@
 #define QW_UPDATE_MASK (QW_UPDATE_BACKUP - 1)
 #define QW_MAX_EDICTS 2048        /* 9 bits + ENTITYDBL (512) + ENTITYDBL2 (1024) */
 #define QW_MAX_PACKET_ENTITIES 300 /* [EZPROT] MAX_MVD_PACKET_ENTITIES */
-#define QW_ENT_POOL 8192           /* entity states shared by the frame ring */
+#define QW_ENT_POOL 1024           /* entity states shared by the frame ring (delta.h): a
+                                    * frame writes only what changed, so a source stays usable
+                                    * while 596 states follow it (an .mvd's previous frame
+                                    * wrote at most 300) */
+#define QW_ENT_REFS 1024           /* the frames' references into the pool: a .qwd delta
+                                    * source is too old once 724 refs follow it; a frame that
+                                    * changed nothing shares its source's refs (dd_repeat) */
+#define QW_ENT_YOUNG 128           /* shared entries older than this are copied forward; the
+                                    * small pool and ref ring keep keyframes below the old
+                                    * copy-per-frame pool's size */
 #define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
 #define QW_MAX_STATS 32
 
@@ -188,16 +198,8 @@ typedef struct qw_ent {
     uint8_t pad;
 } qw_ent;
 
-/* One slot of the frame ring: which pool entries hold the frame's entities, sorted by
- * number. An entry is written once (until the pool wraps, which the age check in qw.c
- * catches), so an unchanged frame shares its source's entries. */
-typedef struct qw_frame {
-    uint32_t seq;   /* full incoming sequence */
-    uint32_t start; /* absolute pool index (pool[start % QW_ENT_POOL]) */
-    uint16_t count;
-    uint8_t valid;
-    uint8_t pad;
-} qw_frame;
+/* The frame ring and entity pool (delta.h): frames numbered by the incoming sequence. */
+typedef DD_STORE(qw_ent, QW_ENT_POOL, QW_ENT_REFS, QW_UPDATE_BACKUP) qw_store;
 
 /* One player as the last playerinfo left it. */
 typedef struct qw_player {
@@ -215,7 +217,6 @@ typedef struct qw_player {
 /* The whole decoder state: plain data, no pointers; copy it with memcpy. */
 typedef struct qw_state {
     uint8_t mvd;      /* 1 for .mvd */
-    uint8_t stopped;  /* an error or the end was reached */
     uint8_t started;  /* the first block was read */
     uint8_t spectator;
     uint64_t pos;     /* file offset of the next block */
@@ -230,7 +231,6 @@ typedef struct qw_state {
     uint32_t in_seq, out_seq;
     uint32_t mvd_frames; /* .mvd: frame counter used as sequence */
     int32_t last_pe_frame; /* .mvd: ring slot of the newest packet entities, -1 none */
-    uint32_t pool_head; /* absolute index of the next free pool entry */
     uint32_t flushed;   /* packet entity updates dropped: delta source gone */
     uint32_t players_seen;    /* bit per player updated in the open frame */
     uint32_t players_visible; /* bit per player entity emitted and not removed */
@@ -243,17 +243,14 @@ typedef struct qw_state {
     double last_chat_time;    /* to several players arrives once per player */
     qr_line print_line;       /* level 0/1 svc_print pieces of the line not yet ended */
     float inter_origin[3], inter_angles[3];
-    qd_err err_code;      /* the error that stopped the decoder */
-    uint64_t err_offset;
     uint16_t model_player, model_spike; /* precache indices of progs/player.mdl, spike.mdl */
     uint16_t num_models, num_sounds;
     uint8_t top[QW_MAX_CLIENTS], bottom[QW_MAX_CLIENTS];
     int32_t stats[QW_MAX_CLIENTS + 1][QW_MAX_STATS]; /* raw stat slots: .mvd per player, the
                                                       * recorder's (.qwd) last */
     qw_player players[QW_MAX_CLIENTS];
-    qw_frame frames[QW_UPDATE_BACKUP];
     qw_ent baselines[QW_MAX_EDICTS];
-    qw_ent pool[QW_ENT_POOL];
+    qw_store store;
 } qw_state;
 
 #endif

@@ -268,6 +268,71 @@ TEST(qw_packet_entities_ring)
 
 /* ---- .qwd playerinfo and the recorded view ---- */
 
+/* The FTE entity delta bits, read by the delta engine's ladder and field table. The
+ * bytes after each 16-bit word [EZPARSE cl_ents.c CL_ParseDelta]: the U_MOREBITS byte,
+ * U_EVENMORE's byte, U_YETMORE's byte, then model, origin x, FTE alpha, colourmod. */
+TEST(qw_fte_entity_bits)
+{
+    static const uint32_t ext[] = {
+        QW_PROTOCOL_FTE,
+        QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 | QW_PEXT_TRANS |
+            QW_PEXT_COLOURMOD,
+        0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, ext);
+    modellist(&m);
+    qwd_read(&f, 10.0f, 5, &m);
+
+    m.n = 0; /* seq 10: a full update */
+    put8(&m, QW_SVC_PACKETENTITIES);
+    /* 600 = 88 + 512 (ENTITYDBL): model byte 5 + 256 (MODELDBL) = 261, x 64, alpha 128 */
+    put16(&m, 88 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_MODEL | QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_ENTITYDBL | QW_U_FTE_MODELDBL | QW_U_FTE_TRANS);
+    put8(&m, 5);
+    putcoord(&m, 64);
+    put8(&m, 128);
+    /* 1500 = 476 + 1024 (ENTITYDBL2): MODELDBL alone, a short model 300; x 32; YETMORE's
+     * byte holds COLOURMOD (1 << 10 >> 8 = 4): three bytes */
+    put16(&m, 476 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_ENTITYDBL2 | QW_U_FTE_MODELDBL | QW_U_FTE_YETMORE);
+    put8(&m, QW_U_FTE_COLOURMOD >> 8);
+    put16(&m, 300);
+    putcoord(&m, 32);
+    put8(&m, 1);
+    put8(&m, 2);
+    put8(&m, 3);
+    put16(&m, 0);
+    qwd_read(&f, 10.1f, 10, &m);
+
+    m.n = 0; /* seq 11 from 10: 600 removed, its number in the EVENMORE byte */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 10);
+    put16(&m, 88 | (int)QW_U_REMOVE | (int)QW_U_MOREBITS);
+    put8(&m, QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_ENTITYDBL);
+    put16(&m, 0);
+    qwd_read(&f, 10.2f, 11, &m);
+
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 10 */
+    CHECK(active(&r, 600) && active(&r, 1500));
+    CHECK_EQ(ent(&r, 600)->cur.model, 261);
+    CHECK(near(ent(&r, 600)->cur.origin[0], 64));
+    CHECK_EQ(ent(&r, 600)->cur.alpha, 128);
+    CHECK_EQ(ent(&r, 1500)->cur.model, 300);
+    CHECK(near(ent(&r, 1500)->cur.origin[0], 32));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* seq 11 */
+    CHECK(!active(&r, 600) && active(&r, 1500));
+    CHECK_EQ(ent(&r, 1500)->cur.model, 300);
+    CHECK(r.done);
+    run_close(&r);
+}
+
 TEST(qw_playerinfo_qwd)
 {
     static buf f, m;
@@ -610,17 +675,31 @@ TEST(qw_damage_has_offsets)
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_LIMIT);
 
-    f.n = 0; /* after an error the decoder stays stopped */
+    /* After an error the decoder stays stopped: demo_step (which stops every decoder)
+     * repeats the error, code and offset. The error: a dem_set block cut after 4 of its 8
+     * bytes, at the end of the file (nothing to resume at). */
+    f.n = m.n = 0;
     serverdata(&m, 0, 0, NULL);
-    run r;
-    static buf g;
-    g.n = 0;
-    put8(&g, 99);
-    qwd_read(&f, 1, 1, &g);
-    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
-    CHECK(run_step(&r, NULL) != QD_OK);
-    CHECK(run_step(&r, NULL) != QD_OK);
-    run_close(&r);
+    qwd_read(&f, 1, 1, &m);
+    size_t cut_at = f.n;
+    putf(&f, 1.1f);
+    put8(&f, QW_DEM_SET);
+    put32(&f, 2);
+    demo_t *d = demo_open_with(&demo_qwd_decoder, "cut.qwd", f.b, f.n, &err);
+    CHECK(d);
+    static cl_state cl; /* large: not on the stack */
+    cl_reset(&cl);
+    int done = 0;
+    CHECK_EQ(demo_step(d, &cl, NULL, &done, &err), QD_OK); /* the serverdata block */
+    CHECK_EQ(demo_step(d, &cl, NULL, &done, &err), QD_ERR_TRUNCATED); /* the cut one */
+    CHECK_EQ(err.offset, cut_at);
+    CHECK(strstr(err.msg, "dem_set block cut off"));
+    memset(&err, 0, sizeof err);
+    CHECK_EQ(demo_step(d, &cl, NULL, &done, &err), QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, cut_at);
+    CHECK(strstr(err.msg, "earlier error"));
+    CHECK(!done);
+    demo_close(d);
 }
 
 /* ---- real files ---- */
