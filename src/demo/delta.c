@@ -7,57 +7,44 @@
 
 /* ---- field tables ---- */
 
-/* The number of 0 bits from the Q3 reader's cursor, at most max, without reading them. */
-static int q3_zero_run(const struct q3_bits *b, int max)
-{
-    size_t bit = b->bit;
-    int n = 0;
-    while (n < max && (bit >> 3) < b->r.len) {
-        uint8_t byte = (uint8_t)(b->r.p[bit >> 3] >> (bit & 7));
-        if (byte) {
-            while (n < max && !(byte & 1)) {
-                byte >>= 1;
-                n++;
-            }
-            return n;
-        }
-        int step = 8 - (int)(bit & 7);
-        n += step;
-        bit += (size_t)step;
-    }
-    return n < max ? n : max;
-}
-
 /* DD_Q3FLOAT: 1 and the 32 raw bits, or 0 and an integral value biased by 4096, stored
- * as the float's bit pattern. (q3_huff.c's reader goes when Quake III moves here.) */
-static int32_t q3_float(struct q3_bits *b)
+ * as the float's bit pattern. */
+static inline int32_t q3_float(q3_bits *b)
 {
-    if (q3_bit(b))
-        return q3_read_bits(b, 32);
+    if (q3_bit_in(b))
+        return q3_read_bits_in(b, 32);
     union { float f; int32_t i; } u;
-    u.f = (float)(q3_read_bits(b, Q3_SNAPPED_BITS) - (1 << (Q3_SNAPPED_BITS - 1)));
+    u.f = (float)(q3_read_bits_in(b, Q3_SNAPPED_BITS) - (1 << (Q3_SNAPPED_BITS - 1)));
     return u.i;
 }
 
+/* The bit reader's inline forms (q3_local.h) keep this loop as fast as a hand-written
+ * one: a run of unchanged fields (0 bits) is skipped at once from one 64-bit peek. */
 int dd_read_q3(dd_reader *rd, const dd_table *t, int count, void *ent, int zero_bit)
 {
-    struct q3_bits *b = rd->b;
+    q3_bits *b = rd->b;
     uint8_t *base = ent;
     if (count < 0 || count > t->n)
         return -1;
     for (int i = 0; i < count && !q3_bits_err(b); i++) {
-        int z = q3_zero_run(b, count - i);
-        if (z) { /* a run of unchanged fields, skipped at once */
-            b->bit += (size_t)z;
-            i += z - 1;
+        size_t avail;
+        uint64_t w = q3_peek(b, &avail);
+        if (avail && !(w & 1)) {
+            size_t z = q3_zero_run(w);
+            if (z > avail)
+                z = avail;
+            if (z > (size_t)(count - i))
+                z = (size_t)(count - i);
+            b->bit += z;
+            i += (int)z - 1;
             continue;
         }
-        if (!q3_bit(b))
+        if (!q3_bit_in(b))
             continue; /* only at the end of the data: the error is set */
         const dd_field *f = &t->f[i];
         int32_t v = 0;
-        if (!zero_bit || q3_bit(b))
-            v = f->kind == DD_Q3FLOAT ? q3_float(b) : q3_read_bits(b, f->bits);
+        if (!zero_bit || q3_bit_in(b))
+            v = f->kind == DD_Q3FLOAT ? q3_float(b) : q3_read_bits_in(b, f->bits);
         memcpy(base + f->offset, &v, 4);
     }
     return 0;
