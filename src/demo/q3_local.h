@@ -198,7 +198,10 @@ static inline int q3_huff_byte_in(q3_bits *b)
     return q3_huff_walk(b);
 }
 
-/* q3_read_bits inline. */
+/* q3_read_bits inline (always: a constant width folds most of it away). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline int32_t q3_read_bits_in(q3_bits *b, int bits)
 {
     int sign = bits < 0;
