@@ -412,6 +412,7 @@ static qd_err parse_gamestate(ctx *c)
         s->client_num = 0;
     /* A new level: the ring and the pool start over. */
     dd_reset(STORE(s));
+    memset(s->ps_ring, 0, sizeof s->ps_ring);
     memset(s->ev_present, 0, sizeof s->ev_present);
     s->have_level = 1;
     s->rebase = s->have_time0;
@@ -899,6 +900,11 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
             continue;
         emit_entity(c, e, t);
     }
+    /* An entity that left: its event value is not read before it is set again (it was
+     * not present), so it goes back to 0 and keyframes do not carry it. */
+    for (size_t k = 0; k < sizeof present; k++)
+        for (unsigned gone = s->ev_present[k] & ~present[k] & 0xffu; gone; gone &= gone - 1)
+            s->ev_last[k * 8 + (size_t)__builtin_ctz(gone)] = 0;
     memcpy(s->ev_present, present, sizeof present);
     emit_ps(c, ps, 1);
     cl_frame_end(c->cl, 1);
@@ -1001,9 +1007,6 @@ static qd_err parse_snapshot(ctx *c)
     s->ps_ring[f->seq & Q3_PACKET_MASK] = ps;
     if (valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
-    s->snapshots++;
-    if (!valid)
-        s->invalid++;
     TRACE(c, "svc_snapshot", "serverTime=%d delta=%d flags=%d entities=%d%s", server_time,
           delta, flags, f->count, valid ? "" : " (delta source gone)");
     if (valid)

@@ -349,9 +349,7 @@ typedef struct q3_state {
                            * (dd_shown): the time its trajectories were evaluated at */
     int32_t shown_cn;     /* the client whose body its playerState stood for */
     double time;          /* demo time of the newest frame */
-    uint32_t snapshots;   /* snapshots decoded */
     uint32_t frames;      /* client frames emitted (snapshots of a new server time) */
-    uint32_t invalid;     /* snapshots whose delta source was gone (not shown) */
     int32_t bcs_index;    /* the big configstring being assembled (bcs0/1/2), -1 none */
     uint32_t bcs_len;
     char bcs[Q3_BIG_INFO_STRING];
@@ -361,8 +359,8 @@ typedef struct q3_state {
     uint16_t ev_last[Q3_MAX_GENTITIES];
     uint8_t ev_present[Q3_MAX_GENTITIES / 8];
     uint8_t was_intermission;
-    q3_ps ps_ring[Q3_PACKET_BACKUP]; /* the playerState of each ring slot's snapshot */
     q3_store store;
+    q3_ps ps_ring[Q3_PACKET_BACKUP]; /* the playerState of each ring slot's snapshot */
     q3_ent baselines[Q3_MAX_GENTITIES];
 } q3_state;
 
