@@ -902,9 +902,13 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     }
     /* An entity that left: its event value is not read before it is set again (it was
      * not present), so it goes back to 0 and keyframes do not carry it. */
-    for (size_t k = 0; k < sizeof present; k++)
-        for (unsigned gone = s->ev_present[k] & ~present[k] & 0xffu; gone; gone &= gone - 1)
-            s->ev_last[k * 8 + (size_t)__builtin_ctz(gone)] = 0;
+    for (size_t k = 0; k < sizeof present; k += 8) {
+        uint64_t was, now;
+        memcpy(&was, s->ev_present + k, 8);
+        memcpy(&now, present + k, 8);
+        for (uint64_t gone = was & ~now; gone; gone &= gone - 1)
+            s->ev_last[k * 8 + (size_t)__builtin_ctzll(gone)] = 0;
+    }
     memcpy(s->ev_present, present, sizeof present);
     emit_ps(c, ps, 1);
     cl_frame_end(c->cl, 1);
