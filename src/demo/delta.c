@@ -7,57 +7,71 @@
 
 /* ---- field tables ---- */
 
-/* The number of 0 bits from the Q3 reader's cursor, at most max, without reading them. */
-static int q3_zero_run(const struct q3_bits *b, int max)
-{
-    size_t bit = b->bit;
-    int n = 0;
-    while (n < max && (bit >> 3) < b->r.len) {
-        uint8_t byte = (uint8_t)(b->r.p[bit >> 3] >> (bit & 7));
-        if (byte) {
-            while (n < max && !(byte & 1)) {
-                byte >>= 1;
-                n++;
-            }
-            return n;
-        }
-        int step = 8 - (int)(bit & 7);
-        n += step;
-        bit += (size_t)step;
-    }
-    return n < max ? n : max;
-}
-
-/* DD_Q3FLOAT: 1 and the 32 raw bits, or 0 and an integral value biased by 4096, stored
- * as the float's bit pattern. (q3_huff.c's reader goes when Quake III moves here.) */
-static int32_t q3_float(struct q3_bits *b)
-{
-    if (q3_bit(b))
-        return q3_read_bits(b, 32);
-    union { float f; int32_t i; } u;
-    u.f = (float)(q3_read_bits(b, Q3_SNAPPED_BITS) - (1 << (Q3_SNAPPED_BITS - 1)));
-    return u.i;
-}
-
+/* The bit reader's inline forms (q3_local.h) keep this loop as fast as a hand-written
+ * one: each field starts from one 64-bit peek, which skips a run of unchanged fields (0
+ * bits) at once and yields the "changed", "not zero" and float-form bits without reading
+ * them one by one. Past the end of the data the error is set, as a bit-by-bit read does. */
 int dd_read_q3(dd_reader *rd, const dd_table *t, int count, void *ent, int zero_bit)
 {
-    struct q3_bits *b = rd->b;
+    q3_bits *b = rd->b;
     uint8_t *base = ent;
+    const unsigned head = zero_bit ? 2 : 1; /* "changed" [+ "not zero"] */
     if (count < 0 || count > t->n)
         return -1;
     for (int i = 0; i < count && !q3_bits_err(b); i++) {
-        int z = q3_zero_run(b, count - i);
-        if (z) { /* a run of unchanged fields, skipped at once */
-            b->bit += (size_t)z;
-            i += z - 1;
-            continue;
+        size_t avail;
+        uint64_t w = q3_peek(b, &avail);
+        if (avail && !(w & 1)) { /* a run of unchanged fields */
+            size_t z = q3_zero_run(w);
+            if (z > avail)
+                z = avail;
+            if (z > (size_t)(count - i))
+                z = (size_t)(count - i);
+            b->bit += z;
+            i += (int)z;
+            if (i >= count)
+                break;
+            if (z == avail) { /* the run goes on past what the peek saw */
+                i--;
+                continue;
+            }
+            w >>= z; /* else the next bit is a 1: field i changed */
+            avail -= z;
         }
-        if (!q3_bit(b))
-            continue; /* only at the end of the data: the error is set */
         const dd_field *f = &t->f[i];
         int32_t v = 0;
-        if (!zero_bit || q3_bit(b))
-            v = f->kind == DD_Q3FLOAT ? q3_float(b) : q3_read_bits(b, f->bits);
+        if (avail < head) { /* the data ends within this field's flags: as a bit-by-bit
+                             * read, "changed" is taken and a missing "not zero" reads 0 */
+            b->bit += avail;
+            b->r.err = 1;
+            if (avail)
+                memcpy(base + f->offset, &v, 4);
+            break;
+        }
+        /* changed; for an entity, bit 1 says whether the value is not zero */
+        b->bit += head;
+        if (!zero_bit || (w & 2)) {
+            if (f->kind != DD_Q3FLOAT) {
+                v = q3_read_bits_in(b, f->bits);
+            } else {
+                /* DD_Q3FLOAT: 1 and the 32 raw bits, or 0 and an integral value biased by
+                 * 4096, stored as the float's bits */
+                int raw32;
+                if (avail > head) {
+                    raw32 = (int)(w >> head & 1);
+                    b->bit++;
+                } else {
+                    raw32 = q3_bit_in(b);
+                }
+                if (raw32) {
+                    v = q3_read_bits_in(b, 32);
+                } else {
+                    float x = (float)(q3_read_bits_in(b, Q3_SNAPPED_BITS) -
+                                      (1 << (Q3_SNAPPED_BITS - 1)));
+                    memcpy(&v, &x, 4);
+                }
+            }
+        }
         memcpy(base + f->offset, &v, 4);
     }
     return 0;

@@ -19,6 +19,7 @@
 #include "demo_local.h"
 #include "q3_local.h"
 #include "../common/rd.h"
+#include "../common/text.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -49,6 +50,15 @@ typedef struct ctx {
     char str[Q3_BIG_INFO_STRING];
     char esc[2][640];   /* trace only */
 } ctx;
+
+/* The snapshot ring and entity pool (q3_local.h): entries older than half the pool are
+ * copied forward when carried, none needs a fix-up. */
+static const dd_desc store_desc = {
+    sizeof(q3_ent), offsetof(q3_ent, number), Q3_POOL, Q3_REFS, Q3_PACKET_BACKUP,
+    Q3_MAX_SNAP_ENTITIES, Q3_POOL / 2, NULL,
+};
+
+#define STORE(s) DD_VIEW(&(s)->store, &store_desc)
 
 /* ---- errors and trace ---- */
 
@@ -98,88 +108,16 @@ static size_t read_string(ctx *c, char *dst, size_t cap)
     return n;
 }
 
-/* ---- info strings and commands ---- */
+/* ---- commands ---- */
 
-/* Info_ValueForKey: "\key\value\key\value", the leading backslash optional. */
-static int info_get(const char *info, const char *key, char *out, size_t cap)
+/* The next token of *p (text.h qd_token: Cmd_TokenizeString's rules) into tok, and *p past
+ * it. Returns 0 when there is none. */
+static int next_token(const char **p, char *tok, size_t cap)
 {
-    const char *p = info;
-    size_t klen = strlen(key);
-    out[0] = 0;
-    if (*p == '\\')
-        p++;
-    while (*p) {
-        const char *k = p;
-        while (*p && *p != '\\')
-            p++;
-        size_t kl = (size_t)(p - k);
-        if (*p)
-            p++;
-        const char *v = p;
-        while (*p && *p != '\\')
-            p++;
-        size_t vl = (size_t)(p - v);
-        if (*p)
-            p++;
-        if (kl == klen && strncmp(k, key, klen) == 0) {
-            if (vl >= cap)
-                vl = cap - 1;
-            memcpy(out, v, vl);
-            out[vl] = 0;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int small_atoi(const char *s)
-{
-    long v = strtol(s, NULL, 10);
-    if (v > 1000000000L)
-        v = 1000000000L;
-    if (v < -1000000000L)
-        v = -1000000000L;
-    return (int)v;
-}
-
-/* Cmd_TokenizeString: the next token of *p into out: whitespace separates, a quoted string
- * is one token, "//" starts a comment. Returns 0 when there is none. */
-static int next_token(const char **p, char *out, size_t cap)
-{
-    const char *s = *p;
-    size_t n = 0;
-    for (;;) {
-        while (*s && (unsigned char)*s <= ' ')
-            s++;
-        if (s[0] == '/' && s[1] == '/') {
-            s += strlen(s);
-            continue;
-        }
-        break;
-    }
-    if (!*s) {
-        *p = s;
-        out[0] = 0;
+    const char *q = qd_token(*p, tok, cap, 0, NULL);
+    if (!q)
         return 0;
-    }
-    if (*s == '"') {
-        s++;
-        while (*s && *s != '"') {
-            if (n + 1 < cap)
-                out[n++] = *s;
-            s++;
-        }
-        if (*s == '"')
-            s++;
-    } else {
-        while (*s && (unsigned char)*s > ' ') {
-            if (n + 1 < cap)
-                out[n++] = *s;
-            s++;
-        }
-    }
-    out[n] = 0;
-    *p = s;
+    *p = q;
     return 1;
 }
 
@@ -292,18 +230,18 @@ static void apply_player(ctx *c, int slot, const char *info)
                 cl_set_model(c->cl, mi + i, "");
         return;
     }
-    info_get(info, "n", name, sizeof name);
-    info_get(info, "t", team, sizeof team);
+    qd_info_get(info, "n", name, sizeof name);
+    qd_info_get(info, "t", team, sizeof team);
     /* An empty name still marks the slot used: the configstring is set. */
     cl_set_player_name(c->cl, slot, name[0] ? name : "?");
-    cl_set_player_spectator(c->cl, slot, team[0] && small_atoi(team) == 3);
+    cl_set_player_spectator(c->cl, slot, team[0] && qd_atoi(team) == 3);
     /* team_t (bg_public.h): TEAM_FREE 0, TEAM_RED 1, TEAM_BLUE 2, TEAM_SPECTATOR 3 */
-    cl_set_player_team(c->cl, slot, small_atoi(team));
+    cl_set_player_team(c->cl, slot, qd_atoi(team));
     cl_set_player_entity(c->cl, slot, slot + 1);
     /* model and hmodel (bg_public.h CS_PLAYERS, g_client.c ClientUserinfoChanged) */
-    info_get(info, "model", v, sizeof v);
+    qd_info_get(info, "model", v, sizeof v);
     split_model(v, model, sizeof model, skin, sizeof skin);
-    if (!info_get(info, "hmodel", v, sizeof v) || !v[0])
+    if (!qd_info_get(info, "hmodel", v, sizeof v) || !v[0])
         snprintf(v, sizeof v, "%s/%s", model, skin);
     split_model(v, hmodel, sizeof hmodel, hskin, sizeof hskin);
     char path[CL_NAME_LEN], head[64];
@@ -322,7 +260,7 @@ static void apply_cs(ctx *c, int index, const char *str)
 {
     char v[256];
     if (index == Q3_CS_SERVERINFO) {
-        if (info_get(str, "mapname", v, sizeof v) && v[0]) {
+        if (qd_info_get(str, "mapname", v, sizeof v) && v[0]) {
             char map[CL_NAME_LEN];
             snprintf(map, sizeof map, "maps/%.50s.bsp", v);
             cl_set_map(c->cl, map);
@@ -334,7 +272,7 @@ static void apply_cs(ctx *c, int index, const char *str)
     } else if (index >= Q3_CS_PLAYERS && index < Q3_CS_PLAYERS + Q3_MAX_CLIENTS) {
         apply_player(c, index - Q3_CS_PLAYERS, str);
     } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
-        c->cl->team_score[index - Q3_CS_SCORES1] = small_atoi(str);
+        c->cl->team_score[index - Q3_CS_SCORES1] = qd_atoi(str);
     }
 }
 
@@ -348,8 +286,8 @@ static qd_err check_protocol(ctx *c, const char *serverinfo, uint64_t ofs)
 {
     char v[32];
     int p = 68;
-    if (info_get(serverinfo, "protocol", v, sizeof v) && v[0])
-        p = small_atoi(v);
+    if (qd_info_get(serverinfo, "protocol", v, sizeof v) && v[0])
+        p = qd_atoi(v);
     if (p < 66 || p > 71)
         return fail(c, QD_ERR_UNSUPPORTED, ofs,
                     "Quake III protocol %d is not supported (66..71 are; 73 is Quake Live)", p);
@@ -364,13 +302,13 @@ static void begin_level(ctx *c)
     const char *si = gs_get(gs, Q3_CS_SERVERINFO);
     char v[256];
     int maxc = 0;
-    if (info_get(si, "sv_maxclients", v, sizeof v))
-        maxc = small_atoi(v);
+    if (qd_info_get(si, "sv_maxclients", v, sizeof v))
+        maxc = qd_atoi(v);
     if (maxc <= 0 || maxc > Q3_MAX_CLIENTS)
         maxc = Q3_MAX_CLIENTS;
     cl_level_begin(c->cl, CL_GAME_Q3, c->s->protocol, maxc, gs_get(gs, Q3_CS_MESSAGE));
-    if (!info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
-        info_get(si, "fs_game", v, sizeof v);
+    if (!qd_info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
+        qd_info_get(si, "fs_game", v, sizeof v);
     cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
     for (int i = 0; i < Q3_MAX_CLIENTS; i++)
         cl_set_player_name(c->cl, i, "");
@@ -473,16 +411,16 @@ static qd_err parse_gamestate(ctx *c)
     if (s->client_num < 0 || s->client_num >= Q3_MAX_CLIENTS)
         s->client_num = 0;
     /* A new level: the ring and the pool start over. */
-    memset(s->snaps, 0, sizeof s->snaps);
+    dd_reset(STORE(s));
+    memset(s->ps_ring, 0, sizeof s->ps_ring);
     memset(s->ev_present, 0, sizeof s->ev_present);
-    s->shown_valid = 0;
     s->have_level = 1;
     s->rebase = s->have_time0;
     s->bcs_index = -1;
     begin_level(c);
     {
         char map[64];
-        info_get(gs_get(gs, Q3_CS_SERVERINFO), "mapname", map, sizeof map);
+        qd_info_get(gs_get(gs, Q3_CS_SERVERINFO), "mapname", map, sizeof map);
         TRACE(c, "svc_gamestate", "protocol=%d map=%s client=%d configstrings=%d baselines=%d",
               s->protocol, esc(c, 0, map), s->client_num, configstrings, baselines);
     }
@@ -501,7 +439,7 @@ static void cmd_scores(ctx *c, const char *p)
     char tok[64];
     int v[3 + 14 * Q3_MAX_CLIENTS], n = 0;
     while (n < (int)(sizeof v / sizeof v[0]) && next_token(&p, tok, sizeof tok))
-        v[n++] = small_atoi(tok);
+        v[n++] = qd_atoi(tok);
     if (next_token(&p, tok, sizeof tok) || n < 3 || v[0] < 0 || v[0] > Q3_MAX_CLIENTS ||
         n != 3 + 14 * v[0])
         return;
@@ -587,7 +525,7 @@ static qd_err parse_servercommand(ctx *c)
         char num[16];
         next_token(&p, num, sizeof num);
         next_token(&p, arg, sizeof arg);
-        int index = small_atoi(num);
+        int index = qd_atoi(num);
         if (index < 0 || index >= Q3_MAX_CONFIGSTRINGS)
             return QD_OK;
         if (cmd[0] == 'c') {
@@ -618,42 +556,6 @@ static qd_err parse_servercommand(ctx *c)
 }
 
 /* ---- svc_snapshot [DM68 10 Parse_Snapshot, Parse_PacketEntities] ---- */
-
-/* A ring slot may serve as the delta source of a new frame while none of the pool entries
- * or refs it points at can be overwritten by the new frame (at most Q3_MAX_SNAP_ENTITIES of
- * each). */
-static int snap_usable(const q3_state *s, const q3_snap *o, int32_t seq)
-{
-    return o->valid && o->seq == seq &&
-           s->pool_head + Q3_MAX_SNAP_ENTITIES - o->oldest <= Q3_POOL &&
-           s->ref_head + Q3_MAX_SNAP_ENTITIES - o->first <= Q3_REFS;
-}
-
-static const q3_ent *old_ent(const q3_state *s, const q3_snap *o, int i)
-{
-    return &s->pool[s->refs[(o->first + (uint32_t)i) % Q3_REFS] % Q3_POOL];
-}
-
-/* Append an entity to the new frame: a new pool entry holding *e, or (keep >= 0) the old
- * entry `keep` while it is young enough. */
-static void frame_add(q3_state *s, q3_snap *f, const q3_ent *e, int64_t keep)
-{
-    uint32_t ref;
-    if (f->count && s->ref_num[(s->ref_head - 1) % Q3_REFS] >= e->number)
-        f->sorted = 0;
-    if (keep >= 0 && s->pool_head - (uint32_t)keep <= Q3_POOL / 2) {
-        ref = (uint32_t)keep;
-    } else {
-        ref = s->pool_head++;
-        q3_ent tmp = *e; /* e may be the entry being replaced */
-        s->pool[ref % Q3_POOL] = tmp;
-    }
-    s->ref_num[s->ref_head % Q3_REFS] = e->number;
-    s->refs[s->ref_head++ % Q3_REFS] = ref;
-    if ((int32_t)(ref - f->oldest) < 0)
-        f->oldest = ref;
-    f->count++;
-}
 
 /* An entity's trajectory (pos or apos) with its time on the demo clock: trTime minus the
  * server time of demo time 0. */
@@ -950,58 +852,100 @@ static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
     return type != Q3_TR_LINEAR && type != Q3_TR_SINE && type != Q3_TR_GRAVITY;
 }
 
-/* Show snapshot f. old is its delta source and fresh[i] tells whether the delta touched
- * entity i (an entity it did not touch is old's state). When old is the snapshot the client
- * got last, an untouched entity whose trajectories give the same at the new time is only
- * kept: it would be sent exactly as it was. Excluded, as their client state may not be
- * that entity's last state: entities under a teleport flag (which snaps), the recorder's
- * body (the playerState overwrites it), and frames with repeated entity numbers. */
-static void emit_frame(ctx *c, const q3_snap *f, const q3_snap *old, const uint8_t *fresh)
+/* Show snapshot f (serverTime server_time). fresh[i] tells whether the delta touched entity
+ * i (an entity it did not touch is its source's state); old_sorted whether the source's
+ * entity numbers increase. When f was delta'd from the snapshot the client got last
+ * (dd_from_shown), an untouched entity whose trajectories give the same at the new time is
+ * only kept: it would be sent exactly as it was. Excluded, as their client state may not
+ * be that entity's last state: entities under a teleport flag (which snaps), the
+ * recorder's body (the playerState overwrites it), and frames with repeated entity
+ * numbers. */
+static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_ps *ps,
+                       int old_sorted, const uint8_t *fresh)
 {
     q3_state *s = c->s;
+    dd_store v = STORE(s);
     if (!s->have_time0) {
         s->have_time0 = 1;
-        s->time0 = f->server_time;
+        s->time0 = server_time;
     } else if (s->rebase) {
         /* the first snapshot of a later level: its server time may start anywhere, so the
          * demo clock goes on one nominal frame (50 ms) after the last frame */
-        s->time0 = (int32_t)((int64_t)f->server_time - (int64_t)llround(s->time * 1000.0) - 50);
+        s->time0 = (int32_t)((int64_t)server_time - (int64_t)llround(s->time * 1000.0) - 50);
     }
     s->rebase = 0;
-    double t = ((double)f->server_time - s->time0) / 1000.0;
+    double t = ((double)server_time - s->time0) / 1000.0;
     if (s->frames && t <= s->time) {
         /* A snapshot of the same server frame (a server sends one per client packet when
          * the client's rate allows, udt_baseq3_1_map_2_matches.dm_68 has three per frame):
          * the world is the same, only the recorder's playerState moved on. Time never
          * steps back. */
-        emit_ps(c, &f->ps, 0);
+        emit_ps(c, ps, 0);
         return;
     }
     s->time = t;
     s->frames++;
-    int cn = ps_client(c, &f->ps);
-    int keep = old && s->shown_valid && old->serial == s->shown_serial && old->sorted &&
-               f->sorted;
+    int cn = ps_client(c, ps);
+    int keep = dd_from_shown(v, f) && old_sorted && f->sorted;
     cl_frame_begin(c->cl, t);
     uint8_t present[sizeof s->ev_present];
     memset(present, 0, sizeof present);
-    for (int i = 0; i < f->count; i++) {
-        const q3_ent *e = old_ent(s, f, i);
+    for (uint32_t i = 0; i < f->count; i++) {
+        const q3_ent *e = dd_ent(v, f, i);
         check_event(c, e, present);
         if (keep && !fresh[i] && !e->teleport && e->number != cn && e->number != s->shown_cn &&
-            traj_same(e, 0, s->shown_time, f->server_time) &&
-            traj_same(e, 1, s->shown_time, f->server_time) &&
+            traj_same(e, 0, s->shown_time, server_time) &&
+            traj_same(e, 1, s->shown_time, server_time) &&
             cl_entity_keep(c->cl, e->number + 1))
             continue;
         emit_entity(c, e, t);
     }
+    /* An entity that left: its event value is not read before it is set again (it was
+     * not present), so it goes back to 0 and keyframes do not carry it. */
+    for (size_t k = 0; k < sizeof present; k += 8) {
+        uint64_t was, now;
+        memcpy(&was, s->ev_present + k, 8);
+        memcpy(&now, present + k, 8);
+        for (uint64_t gone = was & ~now; gone; gone &= gone - 1)
+            s->ev_last[k * 8 + (size_t)__builtin_ctzll(gone)] = 0;
+    }
     memcpy(s->ev_present, present, sizeof present);
-    emit_ps(c, &f->ps, 1);
+    emit_ps(c, ps, 1);
     cl_frame_end(c->cl, 1);
-    s->shown_valid = 1;
-    s->shown_serial = f->serial;
-    s->shown_time = f->server_time;
+    dd_shown(v, f);
+    s->shown_time = server_time;
     s->shown_cn = cn;
+}
+
+/* The delta source of the snapshot in block seq, delta blocks back (0: none): its ring
+ * frame, or after damage (resynced) the newest usable one in its stead. NULL with *valid 0
+ * when it is gone: the snapshot is parsed against nothing and not shown [DM68 10]. */
+static const dd_frame *delta_source(q3_state *s, int delta, int *valid)
+{
+    dd_store v = STORE(s);
+    *valid = 1;
+    if (!delta)
+        return NULL;
+    const dd_frame *old = dd_source(v, (uint32_t)s->seq - (uint32_t)delta);
+    if (old || !s->resynced) {
+        *valid = old != NULL;
+        return old;
+    }
+    /* Its source was in the damaged bytes: the newest snapshot kept stands in, so the demo
+     * plays on past the damage. */
+    for (int i = 0; i < Q3_PACKET_BACKUP; i++) {
+        const dd_frame *k = &v.frames[i];
+        if ((int32_t)k->seq < s->seq && dd_usable(v, k) &&
+            (!old || (int32_t)k->seq > (int32_t)old->seq))
+            old = k;
+    }
+    *valid = old != NULL;
+    return old;
+}
+
+static qd_err over_limit(ctx *c)
+{
+    return fail(c, QD_ERR_LIMIT, here(c), "snapshot over %d entities", Q3_MAX_SNAP_ENTITIES);
 }
 
 static qd_err parse_snapshot(ctx *c)
@@ -1009,103 +953,68 @@ static qd_err parse_snapshot(ctx *c)
     q3_state *s = c->s;
     if (!s->have_level)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_snapshot before svc_gamestate");
-    q3_snap *f = &s->snaps[s->seq & Q3_PACKET_MASK];
-    q3_snap nf;
-    memset(&nf, 0, sizeof nf);
-    nf.seq = s->seq;
-    nf.oldest = s->pool_head;
-    nf.sorted = 1;
-    nf.serial = s->snapshots;
-    nf.server_time = q3_read_bits(&c->b, 32);
-    int delta = q3_read_bits(&c->b, 8);
-    const q3_snap *old = NULL;
-    nf.valid = 1;
-    if (delta) {
-        const q3_snap *o = &s->snaps[(s->seq - delta) & Q3_PACKET_MASK];
-        if (snap_usable(s, o, s->seq - delta)) {
-            old = o;
-        } else if (s->resynced) {
-            /* Its source was in the damaged bytes: the newest snapshot kept stands in, so
-             * the demo plays on past the damage. */
-            for (int i = 0; i < Q3_PACKET_BACKUP; i++) {
-                const q3_snap *k = &s->snaps[i];
-                if (k->seq < s->seq && snap_usable(s, k, k->seq) &&
-                    (!old || k->seq > old->seq))
-                    old = k;
-            }
-            nf.valid = old != NULL;
-        } else {
-            nf.valid = 0; /* too old: parse against nothing, show nothing [DM68 10] */
-        }
-    }
-    nf.flags = (uint8_t)q3_read_bits(&c->b, 8);
+    int32_t server_time = q3_read_bits(&c->b, 32);
+    int delta = q3_read_bits(&c->b, 8), valid;
+    const dd_frame *old = delta_source(s, delta, &valid);
+    int old_sorted = old && old->sorted;
+    int flags = q3_read_bits(&c->b, 8);
     int area = q3_read_bits(&c->b, 8);
     if (area > Q3_MAX_AREA_BYTES)
         return fail(c, QD_ERR_BAD_DATA, here(c), "areamask of %d bytes (at most %d)", area,
                     Q3_MAX_AREA_BYTES);
     for (int i = 0; i < area; i++)
         (void)q3_read_bits(&c->b, 8);
-    if (q3_read_delta_ps(&c->b, old ? &old->ps : NULL, &nf.ps) < 0)
+    q3_ps ps;
+    if (q3_read_delta_ps(&c->b, old ? &s->ps_ring[old->seq & Q3_PACKET_MASK] : NULL, &ps) < 0)
         return fail(c, QD_ERR_BAD_DATA, here(c), "playerState field count over %d",
                     Q3_PS_COUNT);
     if (q3_bits_err(&c->b))
         return damaged(c, "svc_snapshot playerState");
 
     /* The entities: the new list is the old one merged with the numbered updates. */
-    nf.first = s->ref_head;
-    int oi = 0, on = old ? old->count : 0;
+    dd_merge m;
+    dd_merge_begin(&m, STORE(s), old, (uint32_t)s->seq);
     uint8_t fresh[Q3_MAX_SNAP_ENTITIES]; /* entity i was read from the message */
+    memset(fresh, 0, sizeof fresh);
     for (;;) {
         int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
         if (q3_bits_err(&c->b))
             return damaged(c, "svc_snapshot entities");
-        int oldnum = oi < on ? s->ref_num[(old->first + (uint32_t)oi) % Q3_REFS] : 99999;
         int last = num == Q3_ENTITYNUM_NONE;
         /* old entities before num are unchanged */
-        while (oldnum < (last ? 99999 : num)) {
-            if (nf.count >= Q3_MAX_SNAP_ENTITIES)
-                return fail(c, QD_ERR_LIMIT, here(c), "snapshot over %d entities",
-                            Q3_MAX_SNAP_ENTITIES);
-            fresh[nf.count] = 0;
-            frame_add(s, &nf, old_ent(s, old, oi),
-                      (int64_t)s->refs[(old->first + (uint32_t)oi) % Q3_REFS]);
-            oi++;
-            oldnum = oi < on ? s->ref_num[(old->first + (uint32_t)oi) % Q3_REFS] : 99999;
-        }
+        if (dd_merge_carry(&m, last ? DD_NONE : num))
+            return over_limit(c);
         if (last)
             break;
-        const q3_ent *from;
-        if (oldnum == num) {
-            from = old_ent(s, old, oi);
-            oi++;
-        } else {
-            from = &s->baselines[num];
-        }
+        const q3_ent *from = dd_merge_old(&m, num);
         q3_ent e;
-        int r = q3_read_delta_entity(&c->b, from, &e, num);
+        int r = q3_read_delta_entity(&c->b, from ? from : &s->baselines[num], &e, num);
         if (q3_bits_err(&c->b))
             return damaged(c, "svc_snapshot entities");
         if (r < 0)
             return fail(c, QD_ERR_BAD_DATA, here(c), "entity %d: field count over %d", num,
                         Q3_ES_COUNT);
-        if (r == 1)
-            continue; /* removed */
-        if (nf.count >= Q3_MAX_SNAP_ENTITIES)
-            return fail(c, QD_ERR_LIMIT, here(c), "snapshot over %d entities",
-                        Q3_MAX_SNAP_ENTITIES);
-        fresh[nf.count] = 1;
-        frame_add(s, &nf, &e, -1);
+        if (r == 1) { /* removed */
+            if (from)
+                dd_merge_skip(&m);
+            continue;
+        }
+        q3_ent *to = dd_merge_put(&m, num);
+        if (!to)
+            return over_limit(c);
+        fresh[m.nf.count - 1] = 1;
+        *to = e;
     }
-    if (nf.valid)
+    const dd_frame *f = dd_merge_end(&m, valid);
+    if (!f) /* cannot happen: the rest was carried above */
+        return over_limit(c);
+    s->ps_ring[f->seq & Q3_PACKET_MASK] = ps;
+    if (valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
-    *f = nf;
-    s->snapshots++;
-    if (!nf.valid)
-        s->invalid++;
-    TRACE(c, "svc_snapshot", "serverTime=%d delta=%d flags=%d entities=%d%s", nf.server_time,
-          delta, nf.flags, nf.count, nf.valid ? "" : " (delta source gone)");
-    if (nf.valid)
-        emit_frame(c, f, old, fresh);
+    TRACE(c, "svc_snapshot", "serverTime=%d delta=%d flags=%d entities=%d%s", server_time,
+          delta, flags, f->count, valid ? "" : " (delta source gone)");
+    if (valid)
+        emit_frame(c, f, server_time, &s->ps_ring[f->seq & Q3_PACKET_MASK], old_sorted, fresh);
     return QD_OK;
 }
 
@@ -1203,12 +1112,9 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
 {
     q3_state *s = state;
     *done = 0;
-    if (s->stopped) {
-        if (s->err_code == QD_OK) {
-            *done = 1;
-            return QD_OK;
-        }
-        return qd_fail(err, s->err_code, s->err_offset, "decoder stopped by an earlier error");
+    if (s->ended) { /* demo_step stops after the end; a direct caller sees the end again */
+        *done = 1;
+        return QD_OK;
     }
     ctx *c = malloc(sizeof *c);
     if (!c)
@@ -1221,15 +1127,7 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     qd_err e = q3_block(c, data, len, done);
     s->block++;
     free(c);
-    if (e) {
-        s->stopped = 1;
-        s->err_code = e;
-        s->err_offset = err ? err->offset : s->pos;
-        return e;
-    }
-    if (*done)
-        s->stopped = 1;
-    return QD_OK;
+    return e; /* demo_step stops here, or resumes (q3_resume) */
 }
 
 static uint64_t q3_offset(const void *state) { return ((const q3_state *)state)->pos; }
@@ -1261,8 +1159,6 @@ static int q3_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict
 static void q3_resume(void *state, uint64_t pos)
 {
     q3_state *s = state; /* demo.c closed the client's frame */
-    s->stopped = 0;
-    s->err_code = QD_OK;
     s->pos = pos;
     s->resynced = 1;
 }

@@ -57,11 +57,9 @@ const int16_t q3_huff_nodes[Q3_HUFF_NODES][2] = {
     {-31, -104}, {-255, 254}, {-125, -51}, {-129, -8},
 };
 
-/* The same code as a lookup table [DM68 7]: indexed by the next 11 bits of the message (the
- * first bit read in bit 0), each entry is (code length << 8 | byte), or 0 for the NYT code,
- * which only the tree walk handles. Generated once from q3_huff_nodes by walking the tree
- * for every 11-bit value. */
-static const uint16_t huff_table[1 << 11] = {
+/* The same code as a lookup table [DM68 7] (q3_local.h): generated once from
+ * q3_huff_nodes by walking the tree for every 11-bit value. */
+const uint16_t q3_huff_table[1 << 11] = {
     0x09d0, 0x0886, 0x0200, 0x0acb, 0x0743, 0x0af8, 0x0200, 0x0938, 0x077e, 0x07c4,
     0x0200, 0x070b, 0x086e, 0x0936, 0x0200, 0x0884, 0x0706, 0x0805, 0x0200, 0x070c,
     0x0a2b, 0x0508, 0x0200, 0x0876, 0x08ed, 0x0877, 0x0200, 0x0501, 0x0668, 0x0acf,
@@ -276,68 +274,16 @@ void q3_bits_init(q3_bits *b, const uint8_t *p, size_t len)
     b->bad_sym = 0;
 }
 
-/* The next bits of the message from the cursor, the first in bit 0, zeros past the end;
- * *avail is how many of them are real (0 once the error flag is set). Only the bytes the
- * reader owns are touched: 8 at once when 8 are left, else one by one. */
-static inline uint64_t peek(const q3_bits *b, size_t *avail)
-{
-    size_t byte = b->bit >> 3, left;
-    unsigned sh = (unsigned)(b->bit & 7);
-    if (b->r.err || byte >= b->r.len) {
-        *avail = 0;
-        return 0;
-    }
-    left = b->r.len - byte;
-    const uint8_t *p = b->r.p + byte;
-    uint64_t w = 0;
-    if (left >= 8) {
-        w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-            (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-            (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-        *avail = 64 - sh;
-    } else {
-        for (size_t i = 0; i < left; i++)
-            w |= (uint64_t)p[i] << (8 * i);
-        *avail = left * 8 - sh;
-    }
-    return w >> sh;
-}
-
-static inline int bit1(q3_bits *b)
-{
-    size_t byte = b->bit >> 3;
-    if (b->r.err || byte >= b->r.len) {
-        b->r.err = 1;
-        return 0;
-    }
-    int v = (b->r.p[byte] >> (b->bit & 7)) & 1;
-    b->bit++;
-    return v;
-}
-
-int q3_bit(q3_bits *b) { return bit1(b); }
-
-/* How many 0 bits w starts with (64 for none set). */
-static inline size_t zero_run(uint64_t w)
-{
-#if defined(__GNUC__)
-    return w ? (size_t)__builtin_ctzll(w) : 64;
-#else
-    size_t n = 0;
-    while (n < 64 && !(w >> n & 1))
-        n++;
-    return n;
-#endif
-}
+int q3_bit(q3_bits *b) { return q3_bit_in(b); }
 
 /* Bit by bit down the tree: the exact behaviour at the end of a message and on the NYT
  * code, which the table leaves to it. */
-static int huff_walk(q3_bits *b)
+int q3_huff_walk(q3_bits *b)
 {
     int n = 0;
     /* At most 11 bits; the bound keeps the walk finite whatever the table holds. */
     for (int depth = 0; depth < 32; depth++) {
-        int v = q3_huff_nodes[n][bit1(b)];
+        int v = q3_huff_nodes[n][q3_bit_in(b)];
         if (b->r.err)
             return 0;
         if (v < 0) {
@@ -355,152 +301,94 @@ static int huff_walk(q3_bits *b)
     return 0;
 }
 
-static inline int huff_byte(q3_bits *b)
-{
-    size_t avail;
-    uint64_t w = peek(b, &avail);
-    unsigned e = huff_table[w & 0x7ff], len = e >> 8;
-    if (e && len <= avail) { /* the code's bits are all in the message */
-        b->bit += len;
-        return (int)(e & 0xff);
-    }
-    return huff_walk(b);
-}
+int q3_huff_byte(q3_bits *b) { return q3_huff_byte_in(b); }
 
-int q3_huff_byte(q3_bits *b) { return huff_byte(b); }
-
-static inline int32_t read_bits(q3_bits *b, int bits)
-{
-    int sign = bits < 0;
-    unsigned n = (unsigned)(sign ? -bits : bits);
-    if (n == 0 || n > 32) {
-        b->bad_sym = 1;
-        return 0;
-    }
-    uint32_t v = 0;
-    unsigned raw = n & 7, i;
-    size_t avail;
-    uint64_t w = peek(b, &avail);
-    if (avail >= raw + 11 * (n >> 3)) {
-        /* all the codes are in w (at most 7 + 4 * 11 bits): decode them from it */
-        unsigned used = raw;
-        v = (uint32_t)w & ((1u << raw) - 1);
-        w >>= raw;
-        for (i = raw; i < n; i += 8) {
-            unsigned e = huff_table[w & 0x7ff], len = e >> 8;
-            if (!e)
-                break; /* the NYT code: the tree walk reports it */
-            v |= (e & 0xffu) << i;
-            w >>= len;
-            used += len;
-        }
-        b->bit += used;
-        for (; i < n; i += 8)
-            v |= (uint32_t)huff_byte(b) << i;
-        goto done;
-    }
-    /* near the end of the message: a symbol at a time, the tree walk for the last ones */
-    if (raw) {
-        if (avail >= raw) {
-            v = (uint32_t)w & ((1u << raw) - 1);
-            b->bit += raw;
-        } else {
-            for (i = 0; i < raw; i++)
-                v |= (uint32_t)bit1(b) << i;
-        }
-    }
-    for (i = raw; i < n; i += 8)
-        v |= (uint32_t)huff_byte(b) << i;
-done:
-    if (n < 32) {
-        v &= (1u << n) - 1; /* a symbol's high bits past n are not the field's */
-        if (sign && (v & (1u << (n - 1))))
-            v |= ~((1u << n) - 1);
-    }
-    return (int32_t)v;
-}
-
-int32_t q3_read_bits(q3_bits *b, int bits) { return read_bits(b, bits); }
+int32_t q3_read_bits(q3_bits *b, int bits) { return q3_read_bits_in(b, bits); }
 
 /* ---- delta field tables [DM68 6]: psTable and esTable of Quake III 1.32 (protocol 68),
  * which [UDT] also uses for 66 and 67 ---- */
 
-const q3_field q3_es_fields[Q3_ES_COUNT] = {
-    {"pos.trTime", 32}, {"pos.trBase[0]", 0}, {"pos.trBase[1]", 0}, {"pos.trDelta[0]", 0},
-    {"pos.trDelta[1]", 0}, {"pos.trBase[2]", 0}, {"apos.trBase[1]", 0},
-    {"pos.trDelta[2]", 0}, {"apos.trBase[0]", 0}, {"event", 10}, {"angles2[1]", 0},
-    {"eType", 8}, {"torsoAnim", 8}, {"eventParm", 8}, {"legsAnim", 8},
-    {"groundEntityNum", 10}, {"pos.trType", 8}, {"eFlags", 19}, {"otherEntityNum", 10},
-    {"weapon", 8}, {"clientNum", 8}, {"angles[1]", 0}, {"pos.trDuration", 32},
-    {"apos.trType", 8}, {"origin[0]", 0}, {"origin[1]", 0}, {"origin[2]", 0},
-    {"solid", 24}, {"powerups", 16}, {"modelindex", 8}, {"otherEntityNum2", 10},
-    {"loopSound", 8}, {"generic1", 8}, {"origin2[2]", 0}, {"origin2[0]", 0},
-    {"origin2[1]", 0}, {"modelindex2", 8}, {"angles[0]", 0}, {"time", 32},
-    {"apos.trTime", 32}, {"apos.trDuration", 32}, {"apos.trBase[2]", 0},
-    {"apos.trDelta[0]", 0}, {"apos.trDelta[1]", 0}, {"apos.trDelta[2]", 0}, {"time2", 32},
-    {"angles[2]", 0}, {"angles2[0]", 0}, {"angles2[2]", 0}, {"constantLight", 32},
-    {"frame", 16},
+#define ES_ROW(field, name, bits)                                                          \
+    [field] = {name, 0, 0, (uint16_t)(offsetof(q3_ent, f) + 4 * (field)),                 \
+               (bits) ? DD_Q3INT : DD_Q3FLOAT, (bits), 4, 1, 0}
+#define PS_ROW(field, name, bits)                                                          \
+    [field] = {name, 0, 0, (uint16_t)(offsetof(q3_ps, f) + 4 * (field)),                  \
+               (bits) ? DD_Q3INT : DD_Q3FLOAT, (bits), 4, 1, 0}
+
+const dd_field q3_es_fields[Q3_ES_COUNT] = {
+    ES_ROW(Q3_ES_POS_TRTIME, "pos.trTime", 32), ES_ROW(Q3_ES_POS_TRBASE0, "pos.trBase[0]", 0),
+    ES_ROW(Q3_ES_POS_TRBASE1, "pos.trBase[1]", 0),
+    ES_ROW(Q3_ES_POS_TRDELTA0, "pos.trDelta[0]", 0),
+    ES_ROW(Q3_ES_POS_TRDELTA1, "pos.trDelta[1]", 0),
+    ES_ROW(Q3_ES_POS_TRBASE2, "pos.trBase[2]", 0),
+    ES_ROW(Q3_ES_APOS_TRBASE1, "apos.trBase[1]", 0),
+    ES_ROW(Q3_ES_POS_TRDELTA2, "pos.trDelta[2]", 0),
+    ES_ROW(Q3_ES_APOS_TRBASE0, "apos.trBase[0]", 0), ES_ROW(Q3_ES_EVENT, "event", 10),
+    ES_ROW(Q3_ES_ANGLES2_1, "angles2[1]", 0), ES_ROW(Q3_ES_ETYPE, "eType", 8),
+    ES_ROW(Q3_ES_TORSOANIM, "torsoAnim", 8), ES_ROW(Q3_ES_EVENTPARM, "eventParm", 8),
+    ES_ROW(Q3_ES_LEGSANIM, "legsAnim", 8),
+    ES_ROW(Q3_ES_GROUNDENTITYNUM, "groundEntityNum", 10),
+    ES_ROW(Q3_ES_POS_TRTYPE, "pos.trType", 8), ES_ROW(Q3_ES_EFLAGS, "eFlags", 19),
+    ES_ROW(Q3_ES_OTHERENTITYNUM, "otherEntityNum", 10), ES_ROW(Q3_ES_WEAPON, "weapon", 8),
+    ES_ROW(Q3_ES_CLIENTNUM, "clientNum", 8), ES_ROW(Q3_ES_ANGLES1, "angles[1]", 0),
+    ES_ROW(Q3_ES_POS_TRDURATION, "pos.trDuration", 32),
+    ES_ROW(Q3_ES_APOS_TRTYPE, "apos.trType", 8), ES_ROW(Q3_ES_ORIGIN0, "origin[0]", 0),
+    ES_ROW(Q3_ES_ORIGIN1, "origin[1]", 0), ES_ROW(Q3_ES_ORIGIN2, "origin[2]", 0),
+    ES_ROW(Q3_ES_SOLID, "solid", 24), ES_ROW(Q3_ES_POWERUPS, "powerups", 16),
+    ES_ROW(Q3_ES_MODELINDEX, "modelindex", 8),
+    ES_ROW(Q3_ES_OTHERENTITYNUM2, "otherEntityNum2", 10),
+    ES_ROW(Q3_ES_LOOPSOUND, "loopSound", 8), ES_ROW(Q3_ES_GENERIC1, "generic1", 8),
+    ES_ROW(Q3_ES_ORIGIN2_2, "origin2[2]", 0), ES_ROW(Q3_ES_ORIGIN2_0, "origin2[0]", 0),
+    ES_ROW(Q3_ES_ORIGIN2_1, "origin2[1]", 0), ES_ROW(Q3_ES_MODELINDEX2, "modelindex2", 8),
+    ES_ROW(Q3_ES_ANGLES0, "angles[0]", 0), ES_ROW(Q3_ES_TIME, "time", 32),
+    ES_ROW(Q3_ES_APOS_TRTIME, "apos.trTime", 32),
+    ES_ROW(Q3_ES_APOS_TRDURATION, "apos.trDuration", 32),
+    ES_ROW(Q3_ES_APOS_TRBASE2, "apos.trBase[2]", 0),
+    ES_ROW(Q3_ES_APOS_TRDELTA0, "apos.trDelta[0]", 0),
+    ES_ROW(Q3_ES_APOS_TRDELTA1, "apos.trDelta[1]", 0),
+    ES_ROW(Q3_ES_APOS_TRDELTA2, "apos.trDelta[2]", 0), ES_ROW(Q3_ES_TIME2, "time2", 32),
+    ES_ROW(Q3_ES_ANGLES2, "angles[2]", 0), ES_ROW(Q3_ES_ANGLES2_0, "angles2[0]", 0),
+    ES_ROW(Q3_ES_ANGLES2_2, "angles2[2]", 0), ES_ROW(Q3_ES_CONSTANTLIGHT, "constantLight", 32),
+    ES_ROW(Q3_ES_FRAME, "frame", 16),
 };
 
-const q3_field q3_ps_fields[Q3_PS_COUNT] = {
-    {"commandTime", 32}, {"origin[0]", 0}, {"origin[1]", 0}, {"bobCycle", 8},
-    {"velocity[0]", 0}, {"velocity[1]", 0}, {"viewangles[1]", 0}, {"viewangles[0]", 0},
-    {"weaponTime", -16}, {"origin[2]", 0}, {"velocity[2]", 0}, {"legsTimer", 8},
-    {"pm_time", -16}, {"eventSequence", 16}, {"torsoAnim", 8}, {"movementDir", 4},
-    {"events[0]", 8}, {"legsAnim", 8}, {"events[1]", 8}, {"pm_flags", 16},
-    {"groundEntityNum", 10}, {"weaponstate", 4}, {"eFlags", 16}, {"externalEvent", 10},
-    {"gravity", 16}, {"speed", 16}, {"delta_angles[1]", 16}, {"externalEventParm", 8},
-    {"viewheight", -8}, {"damageEvent", 8}, {"damageYaw", 8}, {"damagePitch", 8},
-    {"damageCount", 8}, {"generic1", 8}, {"pm_type", 8}, {"delta_angles[0]", 16},
-    {"delta_angles[2]", 16}, {"torsoTimer", 12}, {"eventParms[0]", 8},
-    {"eventParms[1]", 8}, {"clientNum", 8}, {"weapon", 5}, {"viewangles[2]", 0},
-    {"grapplePoint[0]", 0}, {"grapplePoint[1]", 0}, {"grapplePoint[2]", 0},
-    {"jumppad_ent", 10}, {"loopSound", 16},
+const dd_field q3_ps_fields[Q3_PS_COUNT] = {
+    PS_ROW(Q3_PS_COMMANDTIME, "commandTime", 32), PS_ROW(Q3_PS_ORIGIN0, "origin[0]", 0),
+    PS_ROW(Q3_PS_ORIGIN1, "origin[1]", 0), PS_ROW(Q3_PS_BOBCYCLE, "bobCycle", 8),
+    PS_ROW(Q3_PS_VELOCITY0, "velocity[0]", 0), PS_ROW(Q3_PS_VELOCITY1, "velocity[1]", 0),
+    PS_ROW(Q3_PS_VIEWANGLES1, "viewangles[1]", 0),
+    PS_ROW(Q3_PS_VIEWANGLES0, "viewangles[0]", 0), PS_ROW(Q3_PS_WEAPONTIME, "weaponTime", -16),
+    PS_ROW(Q3_PS_ORIGIN2, "origin[2]", 0), PS_ROW(Q3_PS_VELOCITY2, "velocity[2]", 0),
+    PS_ROW(Q3_PS_LEGSTIMER, "legsTimer", 8), PS_ROW(Q3_PS_PM_TIME, "pm_time", -16),
+    PS_ROW(Q3_PS_EVENTSEQUENCE, "eventSequence", 16), PS_ROW(Q3_PS_TORSOANIM, "torsoAnim", 8),
+    PS_ROW(Q3_PS_MOVEMENTDIR, "movementDir", 4), PS_ROW(Q3_PS_EVENTS0, "events[0]", 8),
+    PS_ROW(Q3_PS_LEGSANIM, "legsAnim", 8), PS_ROW(Q3_PS_EVENTS1, "events[1]", 8),
+    PS_ROW(Q3_PS_PM_FLAGS, "pm_flags", 16),
+    PS_ROW(Q3_PS_GROUNDENTITYNUM, "groundEntityNum", 10),
+    PS_ROW(Q3_PS_WEAPONSTATE, "weaponstate", 4), PS_ROW(Q3_PS_EFLAGS, "eFlags", 16),
+    PS_ROW(Q3_PS_EXTERNALEVENT, "externalEvent", 10), PS_ROW(Q3_PS_GRAVITY, "gravity", 16),
+    PS_ROW(Q3_PS_SPEED, "speed", 16), PS_ROW(Q3_PS_DELTA_ANGLES1, "delta_angles[1]", 16),
+    PS_ROW(Q3_PS_EXTERNALEVENTPARM, "externalEventParm", 8),
+    PS_ROW(Q3_PS_VIEWHEIGHT, "viewheight", -8), PS_ROW(Q3_PS_DAMAGEEVENT, "damageEvent", 8),
+    PS_ROW(Q3_PS_DAMAGEYAW, "damageYaw", 8), PS_ROW(Q3_PS_DAMAGEPITCH, "damagePitch", 8),
+    PS_ROW(Q3_PS_DAMAGECOUNT, "damageCount", 8), PS_ROW(Q3_PS_GENERIC1, "generic1", 8),
+    PS_ROW(Q3_PS_PM_TYPE, "pm_type", 8), PS_ROW(Q3_PS_DELTA_ANGLES0, "delta_angles[0]", 16),
+    PS_ROW(Q3_PS_DELTA_ANGLES2, "delta_angles[2]", 16),
+    PS_ROW(Q3_PS_TORSOTIMER, "torsoTimer", 12), PS_ROW(Q3_PS_EVENTPARMS0, "eventParms[0]", 8),
+    PS_ROW(Q3_PS_EVENTPARMS1, "eventParms[1]", 8), PS_ROW(Q3_PS_CLIENTNUM, "clientNum", 8),
+    PS_ROW(Q3_PS_WEAPON, "weapon", 5), PS_ROW(Q3_PS_VIEWANGLES2, "viewangles[2]", 0),
+    PS_ROW(Q3_PS_GRAPPLEPOINT0, "grapplePoint[0]", 0),
+    PS_ROW(Q3_PS_GRAPPLEPOINT1, "grapplePoint[1]", 0),
+    PS_ROW(Q3_PS_GRAPPLEPOINT2, "grapplePoint[2]", 0),
+    PS_ROW(Q3_PS_JUMPPAD_ENT, "jumppad_ent", 10), PS_ROW(Q3_PS_LOOPSOUND, "loopSound", 16),
 };
 
-/* A float field: 0 then 13 bits (an integral value biased by 4096), or 1 then 32 raw bits. */
-static int32_t read_float(q3_bits *b)
-{
-    if (!bit1(b)) {
-        float f = (float)(read_bits(b, Q3_SNAPPED_BITS) - (1 << (Q3_SNAPPED_BITS - 1)));
-        int32_t v;
-        memcpy(&v, &f, 4);
-        return v;
-    }
-    return read_bits(b, 32);
-}
-
-/* The changed fields of a table, up to the count announced; entity fields carry an extra
- * "not zero" bit [DM68 6 MSG_ReadDeltaEntity]. */
-static void read_fields(q3_bits *b, const q3_field *tab, int count, int32_t *f, int zero_bit)
-{
-    for (int i = 0; i < count && !q3_bits_err(b); i++) {
-        /* a run of unchanged fields (0 bits) is skipped at once */
-        size_t avail;
-        uint64_t w = peek(b, &avail);
-        if (avail && !(w & 1)) {
-            size_t z = zero_run(w);
-            if (z > avail)
-                z = avail;
-            if (z > (size_t)(count - i))
-                z = (size_t)(count - i);
-            b->bit += z;
-            i += (int)z - 1;
-            continue;
-        }
-        if (!bit1(b))
-            continue;
-        if (zero_bit && !bit1(b)) {
-            f[i] = 0;
-            continue;
-        }
-        f[i] = tab[i].bits ? read_bits(b, tab[i].bits) : read_float(b);
-    }
-}
+const dd_table q3_es_table = {q3_es_fields, Q3_ES_COUNT, 0, NULL};
+const dd_table q3_ps_table = {q3_ps_fields, Q3_PS_COUNT, 0, NULL};
 
 int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
 {
-    if (bit1(b)) {
+    if (q3_bit_in(b)) {
         memset(to, 0, sizeof *to);
         to->number = Q3_ENTITYNUM_NONE;
         return 1;
@@ -511,12 +399,12 @@ int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
         memset(to, 0, sizeof *to);
     to->number = (uint16_t)number;
     to->teleport = 0;
-    if (!bit1(b))
+    if (!q3_bit_in(b))
         return 0;
-    int n = read_bits(b, 8);
-    if (n > Q3_ES_COUNT)
+    /* the changed fields, each with a "not zero" bit [DM68 6 MSG_ReadDeltaEntity] */
+    dd_reader rd = {NULL, b, 0};
+    if (dd_read_q3(&rd, &q3_es_table, q3_read_bits_in(b, 8), to, 1) < 0)
         return -1;
-    read_fields(b, q3_es_fields, n, to->f, 1);
     if (from && ((from->f[Q3_ES_EFLAGS] ^ to->f[Q3_ES_EFLAGS]) & Q3_EF_TELEPORT_BIT))
         to->teleport = 1;
     return 0;
@@ -525,12 +413,12 @@ int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
 /* One of the playerState arrays: a 16-bit mask, then a value per set bit. */
 static void read_array(q3_bits *b, int32_t *a, int bits)
 {
-    if (!bit1(b))
+    if (!q3_bit_in(b))
         return;
-    int mask = read_bits(b, 16);
+    int mask = q3_read_bits_in(b, 16);
     for (int i = 0; i < 16; i++)
         if (mask & (1 << i))
-            a[i] = read_bits(b, bits);
+            a[i] = q3_read_bits_in(b, bits);
 }
 
 int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
@@ -539,11 +427,10 @@ int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
         memcpy(to, from, sizeof *to);
     else
         memset(to, 0, sizeof *to);
-    int n = read_bits(b, 8);
-    if (n > Q3_PS_COUNT)
+    dd_reader rd = {NULL, b, 0};
+    if (dd_read_q3(&rd, &q3_ps_table, q3_read_bits_in(b, 8), to, 0) < 0)
         return -1;
-    read_fields(b, q3_ps_fields, n, to->f, 0);
-    if (!bit1(b))
+    if (!q3_bit_in(b))
         return 0;
     /* stats and persistant are signed shorts, ammo an unsigned short, powerups 32 bits */
     read_array(b, to->stats, -16);

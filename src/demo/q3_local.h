@@ -17,6 +17,7 @@
 
 #include "../common/err.h"
 #include "../common/rd.h"
+#include "delta.h"
 
 /* ---- Demo blocks [DM68 3] ---- */
 #define Q3_MAX_MSGLEN 16384 /* MAX_MSGLEN: no block is longer */
@@ -120,14 +121,141 @@ int32_t q3_read_bits(q3_bits *b, int bits);
 /* 1 once any read ran past the end or met a bad code. */
 static inline int q3_bits_err(const q3_bits *b) { return b->r.err || b->bad_sym; }
 
-/* ---- Delta field tables [DM68 6]: the order of the wire, bits > 0 unsigned, < 0 signed,
- * 0 a float sent as 13-bit integral or 32 raw bits. States hold the fields in this order as
- * int32 (floats by their bit pattern). ---- */
-typedef struct q3_field {
-    const char *name;
-    int8_t bits;
-} q3_field;
+/* ---- The same reader inline, for the hot loops (q3_huff.c's wrappers above and the delta
+ * engine's Quake III field reader, delta.c dd_read_q3) ---- */
 
+/* The code as a lookup table: indexed by the next 11 bits of the message (the first bit
+ * read in bit 0), each entry is (code length << 8 | byte), or 0 for the NYT code, which
+ * only the tree walk (q3_huff_walk) handles. */
+extern const uint16_t q3_huff_table[1 << 11];
+/* One Huffman byte bit by bit down q3_huff_nodes: the exact behaviour at the end of a
+ * message and on the NYT code (the slow path of q3_huff_byte_in). */
+int q3_huff_walk(q3_bits *b);
+
+/* The next bits of the message from the cursor, the first in bit 0, zeros past the end;
+ * *avail is how many of them are real (0 once the error flag is set). Only the bytes the
+ * reader owns are touched: 8 at once when 8 are left, else one by one. */
+static inline uint64_t q3_peek(const q3_bits *b, size_t *avail)
+{
+    size_t byte = b->bit >> 3, left;
+    unsigned sh = (unsigned)(b->bit & 7);
+    if (b->r.err || byte >= b->r.len) {
+        *avail = 0;
+        return 0;
+    }
+    left = b->r.len - byte;
+    const uint8_t *p = b->r.p + byte;
+    uint64_t w = 0;
+    if (left >= 8) {
+        w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+            (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+            (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+        *avail = 64 - sh;
+    } else {
+        for (size_t i = 0; i < left; i++)
+            w |= (uint64_t)p[i] << (8 * i);
+        *avail = left * 8 - sh;
+    }
+    return w >> sh;
+}
+
+/* q3_bit inline. */
+static inline int q3_bit_in(q3_bits *b)
+{
+    size_t byte = b->bit >> 3;
+    if (b->r.err || byte >= b->r.len) {
+        b->r.err = 1;
+        return 0;
+    }
+    int v = (b->r.p[byte] >> (b->bit & 7)) & 1;
+    b->bit++;
+    return v;
+}
+
+/* How many 0 bits w starts with (64 for none set). */
+static inline size_t q3_zero_run(uint64_t w)
+{
+#if defined(__GNUC__)
+    return w ? (size_t)__builtin_ctzll(w) : 64;
+#else
+    size_t n = 0;
+    while (n < 64 && !(w >> n & 1))
+        n++;
+    return n;
+#endif
+}
+
+/* q3_huff_byte inline. */
+static inline int q3_huff_byte_in(q3_bits *b)
+{
+    size_t avail;
+    uint64_t w = q3_peek(b, &avail);
+    unsigned e = q3_huff_table[w & 0x7ff], len = e >> 8;
+    if (e && len <= avail) { /* the code's bits are all in the message */
+        b->bit += len;
+        return (int)(e & 0xff);
+    }
+    return q3_huff_walk(b);
+}
+
+/* q3_read_bits inline (always: a constant width folds most of it away). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int32_t q3_read_bits_in(q3_bits *b, int bits)
+{
+    int sign = bits < 0;
+    unsigned n = (unsigned)(sign ? -bits : bits);
+    if (n == 0 || n > 32) {
+        b->bad_sym = 1;
+        return 0;
+    }
+    uint32_t v = 0;
+    unsigned raw = n & 7, i;
+    size_t avail;
+    uint64_t w = q3_peek(b, &avail);
+    if (avail >= raw + 11 * (n >> 3)) {
+        /* all the codes are in w (at most 7 + 4 * 11 bits): decode them from it */
+        unsigned used = raw;
+        v = (uint32_t)w & ((1u << raw) - 1);
+        w >>= raw;
+        for (i = raw; i < n; i += 8) {
+            unsigned e = q3_huff_table[w & 0x7ff], len = e >> 8;
+            if (!e)
+                break; /* the NYT code: the tree walk reports it */
+            v |= (e & 0xffu) << i;
+            w >>= len;
+            used += len;
+        }
+        b->bit += used;
+        for (; i < n; i += 8)
+            v |= (uint32_t)q3_huff_byte_in(b) << i;
+    } else {
+        /* near the end of the message: a symbol at a time, the tree walk for the last */
+        if (raw) {
+            if (avail >= raw) {
+                v = (uint32_t)w & ((1u << raw) - 1);
+                b->bit += raw;
+            } else {
+                for (i = 0; i < raw; i++)
+                    v |= (uint32_t)q3_bit_in(b) << i;
+            }
+        }
+        for (i = raw; i < n; i += 8)
+            v |= (uint32_t)q3_huff_byte_in(b) << i;
+    }
+    if (n < 32) {
+        v &= (1u << n) - 1; /* a symbol's high bits past n are not the field's */
+        if (sign && (v & (1u << (n - 1))))
+            v |= ~((1u << n) - 1);
+    }
+    return (int32_t)v;
+}
+
+/* ---- Delta field tables [DM68 6]: the order of the wire, as rows of the delta engine
+ * (delta.h): DD_Q3INT with bits > 0 unsigned, < 0 signed; DD_Q3FLOAT (bits 0) a float sent
+ * as 13-bit integral or 32 raw bits. States hold the fields in this order as int32 (floats
+ * by their bit pattern), so row i writes f[i]. ---- */
 enum {
     Q3_ES_POS_TRTIME, Q3_ES_POS_TRBASE0, Q3_ES_POS_TRBASE1, Q3_ES_POS_TRDELTA0,
     Q3_ES_POS_TRDELTA1, Q3_ES_POS_TRBASE2, Q3_ES_APOS_TRBASE1, Q3_ES_POS_TRDELTA2,
@@ -158,8 +286,9 @@ enum {
     Q3_PS_COUNT /* 48 */
 };
 
-extern const q3_field q3_es_fields[Q3_ES_COUNT];
-extern const q3_field q3_ps_fields[Q3_PS_COUNT];
+extern const dd_field q3_es_fields[Q3_ES_COUNT];
+extern const dd_field q3_ps_fields[Q3_PS_COUNT];
+extern const dd_table q3_es_table, q3_ps_table;
 
 /* One entityState_t, compact: the 51 wire fields and the number (208 bytes). */
 typedef struct q3_ent {
@@ -190,33 +319,18 @@ static inline float q3_f(int32_t v)
 
 /* ---- The decoder state ---- */
 
-/* One snapshot of the ring [DM68 10]: its entities are refs[first .. first + count) (mod
- * Q3_REFS), each an absolute index into the entity pool. */
-typedef struct q3_snap {
-    int32_t seq;         /* message sequence of the block that carried it */
-    int32_t server_time; /* msec */
-    uint32_t first;      /* absolute index into refs */
-    uint32_t oldest;     /* the smallest absolute pool index it refers to */
-    uint16_t count;
-    uint8_t valid;
-    uint8_t flags;       /* snapFlags */
-    uint8_t sorted;      /* entity numbers strictly increase (no duplicates) */
-    uint8_t pad[5];      /* a multiple of 8 bytes: whole-slot copies stay aligned */
-    uint32_t serial;     /* q3_state.snapshots when it was decoded: names it for shown_serial */
-    q3_ps ps;
-} q3_snap;
-
-/* The entity pool is shared by the snapshots of the ring: an entity that did not change
- * keeps its entry, so a frame costs what changed. An entry older than Q3_POOL / 2 is
- * copied forward when a new frame keeps it, and a frame is usable as a delta source while
- * its oldest entry cannot have been overwritten (see snap_usable in q3.c). */
+/* The snapshot ring and the entity pool [DM68 10] are a store of the delta engine
+ * (delta.h): an entity that did not change keeps its pool entry, so a frame costs what
+ * changed. An entry older than Q3_POOL / 2 is copied forward when a new frame keeps it; a
+ * frame is usable as a delta source while none of its entries can have been overwritten
+ * (dd_usable). Each ring slot's playerState is in q3_state.ps_ring. */
 #define Q3_POOL 2048
 #define Q3_REFS (Q3_PACKET_BACKUP * Q3_MAX_SNAP_ENTITIES)
+typedef DD_STORE(q3_ent, Q3_POOL, Q3_REFS, Q3_PACKET_BACKUP) q3_store;
 
 /* The whole decoder state: plain data, no pointers; copy it with memcpy (about 680 KB, most
  * of it the baselines and the pool). */
 typedef struct q3_state {
-    uint8_t stopped;      /* an error or the end was reached */
     uint8_t have_level;   /* a gamestate was decoded */
     uint8_t have_time0;
     uint8_t rebase;       /* a later gamestate: the next frame continues the demo clock */
@@ -231,18 +345,11 @@ typedef struct q3_state {
     int32_t cmd_seq;      /* the newest reliable server command seen */
     int32_t time0;        /* serverTime of the first snapshot */
     int32_t last_eflags;  /* the recorder's eFlags in the last frame (teleport toggles) */
-    uint8_t shown_valid;  /* shown_* name the snapshot whose entities the client got last */
-    uint32_t shown_serial;
-    int32_t shown_time;   /* its serverTime: the time its trajectories were evaluated at */
+    int32_t shown_time;   /* serverTime of the snapshot whose entities the client got last
+                           * (dd_shown): the time its trajectories were evaluated at */
     int32_t shown_cn;     /* the client whose body its playerState stood for */
     double time;          /* demo time of the newest frame */
-    uint32_t snapshots;   /* snapshots decoded */
     uint32_t frames;      /* client frames emitted (snapshots of a new server time) */
-    uint32_t invalid;     /* snapshots whose delta source was gone (not shown) */
-    qd_err err_code;      /* the error that stopped the decoder */
-    uint64_t err_offset;
-    uint32_t pool_head;   /* absolute index of the next free pool entry */
-    uint32_t ref_head;    /* absolute index of the next free ref */
     int32_t bcs_index;    /* the big configstring being assembled (bcs0/1/2), -1 none */
     uint32_t bcs_len;
     char bcs[Q3_BIG_INFO_STRING];
@@ -252,10 +359,8 @@ typedef struct q3_state {
     uint16_t ev_last[Q3_MAX_GENTITIES];
     uint8_t ev_present[Q3_MAX_GENTITIES / 8];
     uint8_t was_intermission;
-    q3_snap snaps[Q3_PACKET_BACKUP];
-    uint32_t refs[Q3_REFS];
-    uint16_t ref_num[Q3_REFS]; /* the entity number of each ref, so merges skip the pool */
-    q3_ent pool[Q3_POOL];
+    q3_store store;
+    q3_ps ps_ring[Q3_PACKET_BACKUP]; /* the playerState of each ring slot's snapshot */
     q3_ent baselines[Q3_MAX_GENTITIES];
 } q3_state;
 

@@ -1086,3 +1086,41 @@ TEST(q3_center_and_chat_events)
     run_close(&r);
     free(m);
 }
+
+/* Through demo_step (which owns the stop): a Quake III demo cut inside its last message
+ * stops at that block's header, and every later step repeats the error; a direct step
+ * after the end marker reports the end again. */
+TEST(q3_stays_stopped_after_error)
+{
+    buf *m = build_demo(68);
+    CHECK(m);
+    /* the file ends -1/-1 (8 bytes); cutting 11 bytes leaves the last message 3 short */
+    size_t n = m->n - 11;
+    qd_error err, again;
+    demo_t *d = demo_open_with(&demo_q3_decoder, "cut.dm_68", m->b, n, &err);
+    CHECK(d);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    int done = 0, steps = 0;
+    qd_err e;
+    while ((e = demo_step(d, cl, NULL, &done, &err)) == QD_OK && !done && ++steps < 16) {
+    }
+    CHECK_EQ(e, QD_ERR_TRUNCATED);
+    CHECK_MSG(strstr(err.msg, "only") != NULL, "%s", err.msg);
+    CHECK(err.offset < n);
+    CHECK_EQ(demo_step(d, cl, NULL, &done, &again), QD_ERR_TRUNCATED);
+    CHECK_EQ(again.offset, err.offset);
+    CHECK(!done);
+    demo_close(d);
+
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    CHECK(run_all(&r, m->b, m->n, NULL) == QD_OK);
+    done = 0;
+    CHECK(demo_q3_decoder.step(r.state, m->b, m->n, r.cl, NULL, &done, &r.err) == QD_OK);
+    CHECK(done);
+    run_close(&r);
+    free(cl);
+    free(m);
+}
