@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "common/text.h"
+#include "app/player.h"
 #include "render/render.h"
 
 #define QDEMO_VERSION "0.1.0"
@@ -28,6 +29,8 @@ static void usage(FILE *f)
             "  --from T, --to T    render: start and end, in seconds or mm:ss.fff\n"
             "  --mode textured|flat|wire  drawing mode (default textured)\n"
             "  --no-gun            no first-person weapon in the recorded view\n"
+            "  --hud none|minimal|game  status bar (default: game in the window, none in\n"
+            "                      render)\n"
             "  --camera pov|chase|free, --follow NAME|N, --camera-path FILE\n"
             "  --threads N, --blur N, --resume, --bt709\n"
             "  -h, --help          this text\n"
@@ -66,6 +69,7 @@ int main(int argc, char **argv)
     o.height = 720;
     o.to = -1;
     o.mode = R_MODE_TEXTURED;
+    o.hud = -1;
     const char *cmd = NULL;
     const char *env = getenv("QDEMO_BASEDIR");
     if (env && *env)
@@ -153,6 +157,18 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--camera-path")) {
             NEEDS_VALUE;
             o.camera_path = v;
+        } else if (!strcmp(a, "--hud")) {
+            NEEDS_VALUE;
+            if (!strcmp(v, "none"))
+                o.hud = PLAYER_HUD_NONE;
+            else if (!strcmp(v, "minimal"))
+                o.hud = PLAYER_HUD_MINIMAL;
+            else if (!strcmp(v, "game"))
+                o.hud = PLAYER_HUD_GAME;
+            else {
+                fprintf(stderr, "qdemo: --hud takes none, minimal or game\n");
+                return APP_EXIT_USAGE;
+            }
         } else if (!strcmp(a, "--no-gun")) {
             o.no_gun = 1;
         } else if (!strcmp(a, "--threads")) {

@@ -27,6 +27,8 @@ typedef struct app_opts {
     double from, to;                  /* --from, --to in seconds; to < 0 = the end */
     int mode;                         /* R_MODE_* */
     int no_gun;                       /* --no-gun: no first-person weapon */
+    int hud;                          /* --hud: PLAYER_HUD_*, -1 the command's default (the
+                                       * window: game; render: none) */
     const char *follow;               /* --follow NAME|N */
     const char *camera;               /* --camera pov|chase|free */
     const char *camera_path;          /* --camera-path FILE */

@@ -112,6 +112,7 @@ int app_play(const app_opts *o)
         p->camera = PLAYER_CAM_FREE;
     p->mode = o->mode;
     p->no_gun = o->no_gun;
+    p->hud = o->hud >= 0 ? o->hud : PLAYER_HUD_GAME;
     int follow_set = o->follow == NULL;
 
     int rc = APP_EXIT_OK;
@@ -176,6 +177,7 @@ int app_play(const app_opts *o)
         if (world.notice[0] && p->wall < 6.0)
             draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
                       fb->h >= 600 ? 2 : 1);
+        player_draw_hud(p->hud, p->follow, cl, world.hud, fb);
         player_overlay(p, cl, fb);
         if (out_window_present(win, fb, &err) != QD_OK) {
             fprintf(stderr, "qdemo: %s\n", err.msg);

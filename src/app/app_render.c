@@ -53,6 +53,7 @@ typedef struct exporter {
     int64_t next_out;     /* the next frame to write or account for, in order */
     int64_t done_frames;
     int rc;               /* the exit code so far */
+    int follow;           /* the followed player's slot for the HUD, -1 the recorded view */
     int show_progress;
 } exporter;
 
@@ -157,6 +158,9 @@ static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_
             fb->color[i] = rast_rgb((acc[3 * i] + n / 2) / n, (acc[3 * i + 1] + n / 2) / n,
                                     (acc[3 * i + 2] + n / 2) / n);
     }
+    /* the HUD over the finished frame (after the blur), as the state of its last sub-frame */
+    if (x->o->hud > 0)
+        player_draw_hud(x->o->hud, x->follow, &s->states[s->nsub - 1], x->world.hud, fb);
     if (x->y4m) {
         size_t ysz = npix, csz = (size_t)((x->w + 1) / 2) * (size_t)((x->h + 1) / 2);
         s->out_len = ysz + 2 * csz;
@@ -364,6 +368,7 @@ int app_render(const app_opts *o)
                     o->follow);
     }
 
+    x.follow = cam_player.follow;
     int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1)
         threads = 1;

@@ -61,6 +61,7 @@ void player_init(player *p, timeline_t *tl, int fb_w, int fb_h)
     p->speed = 1.0;
     p->follow = -1;
     p->mode = R_MODE_TEXTURED;
+    p->hud = PLAYER_HUD_GAME;
     p->camera = PLAYER_CAM_POV;
     p->fb_w = fb_w;
     p->fb_h = fb_h;
@@ -229,6 +230,15 @@ static void key_down(player *p, const in_event *ev)
         notice(p, p->mode == R_MODE_WIRE ? "wireframe"
                   : p->mode == R_MODE_FLAT ? "flat shaded"
                                            : "textured");
+        return;
+    case IN_KEY_A + ('h' - 'a'):
+        /* the game's bar, one line, nothing, then the game's bar again */
+        p->hud = p->hud == PLAYER_HUD_GAME ? PLAYER_HUD_MINIMAL
+                 : p->hud == PLAYER_HUD_MINIMAL ? PLAYER_HUD_NONE
+                                                : PLAYER_HUD_GAME;
+        notice(p, p->hud == PLAYER_HUD_GAME ? "status bar" : p->hud == PLAYER_HUD_MINIMAL
+                                                                 ? "minimal HUD"
+                                                                 : "HUD off");
         return;
     case IN_KEY_A + ('x' - 'a'):
         p->xray = !p->xray;
@@ -436,31 +446,45 @@ static void fmt_time(char *buf, size_t cap, double s)
     snprintf(buf, cap, "%d:%06.3f", m, s - m * 60);
 }
 
-void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
+void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud, rast_fb *fb)
 {
+    if (mode == PLAYER_HUD_NONE || !cl)
+        return;
+    int slot = follow >= 0 ? follow : cl_view_player(cl);
+    const cl_stats *st = cl_stats_of(cl, slot);
+    if (mode == PLAYER_HUD_GAME && r_hud_draw(hud, st, cl->time, fb))
+        return;
+    /* minimal: whose view, and their stats when a decoder knows them (cl_stats_of) */
     int scale = fb->h >= 600 ? 2 : 1;
     uint32_t white = rast_rgb(255, 255, 255), dim = 0xa0000000u;
-    /* HUD: whose view, and their stats when a decoder knows them (cl_stats_of). */
-    char hud[160];
-    int slot = p->follow >= 0 ? p->follow : cl_view_player(cl);
-    const cl_stats *st = cl_stats_of(cl, slot);
+    char text[160];
     const char *who = "";
-    if (slot >= 0 && slot < CL_MAX_PLAYERS && (p->follow >= 0 || cl->players[slot].has_stats))
+    if (slot >= 0 && slot < CL_MAX_PLAYERS && (follow >= 0 || cl->players[slot].has_stats))
         who = cl->players[slot].name;
     if (st && (st->flags & CL_ST_VALID))
-        snprintf(hud, sizeof hud, "%.31s%shealth %d  armor %d  ammo %d", who,
+        snprintf(text, sizeof text, "%.31s%shealth %d  armor %d  ammo %d", who,
                  who[0] ? "  " : "", st->health, st->armor, st->ammo);
     else
-        snprintf(hud, sizeof hud, "%.31s", who);
-    plain_quake_text(hud);
+        snprintf(text, sizeof text, "%.31s", who);
+    plain_quake_text(text);
+    if (!text[0])
+        return;
     int th = DRAW_FONT_H * scale;
     int bx, by, bw, bh;
     player_bar_rect(fb->w, fb->h, &bx, &by, &bw, &bh);
-    if (hud[0]) {
-        draw_fill_rect(fb, bx - 2, by - th - 10 * scale, draw_text_width(hud, scale) + 4,
-                       th + 2, dim);
-        draw_text(fb, bx, by - th - 9 * scale, hud, white, scale);
-    }
+    draw_fill_rect(fb, bx - 2, by - th - 10 * scale, draw_text_width(text, scale) + 4, th + 2,
+                   dim);
+    draw_text(fb, bx, by - th - 9 * scale, text, white, scale);
+}
+
+void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
+{
+    (void)cl;
+    int scale = fb->h >= 600 ? 2 : 1;
+    uint32_t white = rast_rgb(255, 255, 255), dim = 0xa0000000u;
+    int th = DRAW_FONT_H * scale;
+    int bx, by, bw, bh;
+    player_bar_rect(fb->w, fb->h, &bx, &by, &bw, &bh);
 
     if (p->notice[0] && p->wall < p->notice_until) {
         draw_fill_rect(fb, 6 * scale, 6 * scale, draw_text_width(p->notice, scale) + 4 * scale,

@@ -31,6 +31,7 @@ typedef struct player {
     int quit;
     int mode;            /* R_MODE_TEXTURED / R_MODE_FLAT / R_MODE_WIRE */
     int no_gun;          /* never draw the first-person weapon */
+    int hud;             /* PLAYER_HUD_* */
     int xray;
     player_cam camera;
     int follow;          /* followed player slot, -1 = the recorded view */
@@ -65,8 +66,17 @@ void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
 /* The render options for the current mode and camera (cl: the state being drawn). */
 void player_options(const player *p, const cl_state *cl, r_options *opt);
 
-/* Draw the timeline bar (when it shows), the HUD and notices over fb. */
+/* Draw the timeline bar (when it shows) and notices over fb. */
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
+
+/* What the HUD shows (--hud, `h` in the window). */
+#define PLAYER_HUD_NONE 0
+#define PLAYER_HUD_MINIMAL 1 /* one line: whose view, health, armour, ammo */
+#define PLAYER_HUD_GAME 2    /* the game's status bar when its pictures exist, else minimal */
+
+/* The HUD of mode for the player in slot follow (-1: the recorded view) over fb, from hud's
+ * pictures (may be NULL). */
+void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud, rast_fb *fb);
 
 /* Where the bar is in an fb of height h: its top row and height in pixels. */
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);

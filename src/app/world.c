@@ -30,6 +30,8 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
         return;
     r_assets_free(w->assets);
     w->assets = NULL;
+    r_hud_free(w->hud);
+    w->hud = NULL;
     pak_fs_close(w->fs);
     w->fs = app_search_path(o, &cl->level, NULL);
     w->level_key = key;
@@ -41,6 +43,7 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     free(pal);
     qd_error err = {0};
     w->assets = r_assets_load(&cl->level, w->fs ? read_fs : NULL, w->fs, w->palette, &err);
+    w->hud = r_hud_load(w->fs ? read_fs : NULL, w->fs, w->palette);
     w->notice[0] = 0;
     if (w->assets && !r_assets_map(w->assets))
         snprintf(w->notice, sizeof w->notice, "map %.60s not found: use -b or -p",
@@ -57,6 +60,7 @@ int app_world_stale(const app_world *w, const cl_state *cl)
 
 void app_world_free(app_world *w)
 {
+    r_hud_free(w->hud);
     r_assets_free(w->assets);
     pak_fs_close(w->fs);
     memset(w, 0, sizeof *w);

@@ -11,6 +11,7 @@ typedef struct app_world {
     pak_fs *fs;
     uint32_t palette[256];
     r_assets *assets;
+    r_hud *hud;         /* the game's status bar pictures, or NULL */
     uint64_t level_key; /* hash of the level the assets were loaded for */
     char notice[160];   /* what is missing, for the user */
 } app_world;

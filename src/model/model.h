@@ -300,4 +300,31 @@ qd_err mdl_sprite_load(const uint8_t *data, size_t len, const char *name,
                        const uint32_t palette[256], mdl_sprite **out, qd_error *err);
 void mdl_sprite_free(mdl_sprite *s);
 
+/* ---- Picture archives (WAD2, gfx.wad) ---- */
+
+#define MDL_WAD_MAX_LUMPS 65536
+#define MDL_WAD_MAX_PIC 4096 /* picture width and height */
+
+/* A picture: width x height palette indices (qpic; index 255 is see-through where Quake draws
+ * it transparent), or the raw 128x128 conchars (index 0 see-through). */
+typedef struct mdl_pic {
+    char name[16];
+    uint32_t width, height;
+    const uint8_t *pixels; /* inside mdl_wad.data */
+} mdl_pic;
+
+typedef struct mdl_wad {
+    uint8_t *data;        /* a copy of the file */
+    uint32_t num_pics;
+    mdl_pic *pics;        /* the usable lumps: qpics and conchars */
+} mdl_wad;
+
+/* Parse a WAD2 file: the directory must lie inside the file; a lump that does not (or a
+ * compressed one, or a picture whose pixels run past its lump) is left out, not an error. */
+qd_err mdl_wad_load(const uint8_t *data, size_t len, const char *name, mdl_wad **out,
+                    qd_error *err);
+/* The picture of that name (case-insensitive), or NULL. */
+const mdl_pic *mdl_wad_pic(const mdl_wad *w, const char *name);
+void mdl_wad_free(mdl_wad *w);
+
 #endif

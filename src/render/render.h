@@ -79,4 +79,16 @@ typedef struct r_options {
 int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
              const r_options *opt, rast_fb *fb);
 
+/* ---- The game's status bar ---- */
+
+/* The game's 2D pictures read through read: Quake's gfx.wad (status bar, numbers, faces,
+ * icons, conchars). NULL when there are none (or memory runs out). palette may be NULL. */
+typedef struct r_hud r_hud;
+r_hud *r_hud_load(mdl_read_fn read, void *ctx, const uint32_t palette[256]);
+void r_hud_free(r_hud *h);
+/* Draw the status bar of st (Quake's sbar and ibar, their layout scaled by whole pixels and
+ * centred at the bottom of fb). Returns 1 when drawn, 0 when it cannot be (no pictures, or
+ * st not filled by a decoder): then the caller shows its own. */
+int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb);
+
 #endif

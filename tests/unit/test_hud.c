@@ -1,0 +1,144 @@
+/* test_hud.c: Quake's status bar from gfx.wad: the WAD2 directory read as the file says, and
+ * the sample's bar at 7 s showing the numbers `dump` shows there, digit by digit in the
+ * wad's own pictures (read from the file's bytes by the test). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/app/player.h"
+#include "../../src/app/world.h"
+#include "../test.h"
+
+#define WAD "assets/gfx.wad"
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *d = malloc(n > 0 ? (size_t)n : 1);
+    *len = d ? fread(d, 1, (size_t)n, fp) : 0;
+    fclose(fp);
+    return d;
+}
+
+static uint32_t u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The lump of that name, by wad.h's layout: header "WAD2", numlumps, infotableofs; 32-byte
+ * entries filepos, disksize, size, type, compression, pad[2], name[16]. */
+static const uint8_t *lump(const uint8_t *w, size_t len, const char *name, uint32_t *size)
+{
+    uint32_t n = u32(w + 4), dir = u32(w + 8);
+    for (uint32_t i = 0; i < n && dir + 32 * (i + 1) <= len; i++) {
+        const uint8_t *e = w + dir + 32 * i;
+        if (strncasecmp((const char *)e + 16, name, 16) == 0) {
+            *size = u32(e + 4);
+            return w + u32(e);
+        }
+    }
+    return NULL;
+}
+
+TEST(hud_wad_directory)
+{
+    size_t len;
+    uint8_t *w = slurp(WAD, &len);
+    if (!w)
+        SKIP("run from the project root (" WAD ")");
+    mdl_wad *wad = NULL;
+    qd_error err;
+    CHECK_EQ(mdl_wad_load(w, len, "gfx.wad", &wad, &err), QD_OK);
+    CHECK_EQ(u32(w + 4), 149); /* LibreQuake's gfx.wad: 149 lumps */
+    uint32_t size;
+    const uint8_t *sbar = lump(w, len, "SBAR", &size);
+    CHECK(sbar && size >= 8);
+    const mdl_pic *p = mdl_wad_pic(wad, "sbar");
+    CHECK(p && p->width == u32(sbar) && p->height == u32(sbar + 4));
+    CHECK(p->width == 320 && p->height == 24);
+    CHECK(memcmp(p->pixels, sbar + 8, 320 * 24) == 0);
+    const mdl_pic *cc = mdl_wad_pic(wad, "CONCHARS");
+    CHECK(cc && cc->width == 128 && cc->height == 128);
+    CHECK(mdl_wad_pic(wad, "no such pic") == NULL);
+    mdl_wad_free(wad);
+    /* a directory past the end is an error naming the offset; a cut file loads no further */
+    for (size_t cut = 0; cut < 64; cut++)
+        CHECK(mdl_wad_load(w, cut, "cut", &wad, &err) != QD_OK && !wad);
+    free(w);
+}
+
+/* Does fb show pic p (index 255 see-through) at bar position (x, y), k pixels a unit, the
+ * 320 x 24 sbar's top-left at (x0, y0)? */
+static int shows(const rast_fb *fb, const uint32_t pal[256], const uint8_t *p, int x, int y,
+                 int k, int x0, int y0)
+{
+    uint32_t w = u32(p), h = u32(p + 4);
+    for (uint32_t py = 0; py < h; py++)
+        for (uint32_t px = 0; px < w; px++) {
+            uint8_t c = p[8 + py * w + px];
+            if (c == 255)
+                continue;
+            int sx = x0 + (x + (int)px) * k, sy = y0 + (y + (int)py) * k;
+            if (fb->color[(size_t)sy * (size_t)fb->w + (size_t)sx] != (pal[c] | 0xff000000u))
+                return 0;
+        }
+    return 1;
+}
+
+TEST(hud_quake_status_bar_numbers)
+{
+    size_t len;
+    uint8_t *w = slurp(WAD, &len);
+    if (!w || access("assets/smoothme.dem", R_OK) != 0)
+        SKIP("run from the project root");
+    qd_error err;
+    demo_t *d = demo_open("assets/smoothme.dem", &err);
+    timeline_t *tl = tl_open(d, 0, &err);
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = "assets";
+    app_world world;
+    memset(&world, 0, sizeof world);
+    const cl_state *cl = tl_state_at(tl, 7.0, &err);
+    app_world_update(&world, &o, cl);
+    CHECK(world.hud);
+    rast_fb *fb = rast_fb_new(960, 720);
+    rast_clear(fb, 0);
+    player_draw_hud(PLAYER_HUD_GAME, -1, cl, world.hud, fb);
+    /* 960 x 720: 3 pixels a unit, the bar centred: x0 = 0, the sbar's top at 720 - 72 */
+    int k = 3, x0 = 0, y0 = 720 - 24 * k;
+    /* `qdemo dump assets/smoothme.dem`, block 526 at 6.958 s: svc_clientdata ... health=100
+     * armor=0 ammo=23 weapon=1 (items 0x1101: shotgun, axe, shells): health 100 at 136, armour
+     * 0 in red (25 or less) in the last of its three cells (24 + 48), ammo 23 at 248 + 24 */
+    uint32_t s;
+    const char *want[][2] = {{"NUM_1", "136"}, {"NUM_0", "160"}, {"NUM_0", "184"},
+                             {"ANUM_0", "72"}, {"NUM_2", "272"}, {"NUM_3", "296"},
+                             {"SB_SHELLS", "224"}, {"SBAR", "0"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const uint8_t *p = lump(w, len, want[i][0], &s);
+        CHECK(p);
+        if (strcmp(want[i][0], "SBAR") == 0)
+            continue; /* drawn under the rest */
+        CHECK_MSG(shows(fb, world.palette, p, atoi(want[i][1]), 0, k, x0, y0), "%s at %s",
+                  want[i][0], want[i][1]);
+    }
+    /* a red armour digit is not the plain one: the test tells them apart */
+    CHECK(!shows(fb, world.palette, lump(w, len, "NUM_0", &s), 72, 0, k, x0, y0));
+    /* --hud none draws nothing */
+    rast_clear(fb, 0);
+    player_draw_hud(PLAYER_HUD_NONE, -1, cl, world.hud, fb);
+    int drawn = 0;
+    for (size_t i = 0; i < (size_t)fb->w * (size_t)fb->h; i++)
+        drawn += fb->color[i] != 0;
+    CHECK_EQ(drawn, 0);
+    rast_fb_free(fb);
+    app_world_free(&world);
+    tl_close(tl);
+    free(w);
+}
