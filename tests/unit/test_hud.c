@@ -14,16 +14,7 @@
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *d = malloc(n > 0 ? (size_t)n : 1);
-    *len = d ? fread(d, 1, (size_t)n, fp) : 0;
-    fclose(fp);
-    return d;
+    return test_read_file(path, len);
 }
 
 static uint32_t u32(const uint8_t *p)
