@@ -477,6 +477,65 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
     draw_text(fb, bx, by - th - 9 * scale, text, white, scale);
 }
 
+/* One line of text at (x, y): the game's font when hud has it (k pixels a font pixel),
+ * else the built-in one on a dim band. */
+static void hud_line(const r_hud *hud, rast_fb *fb, int x, int y, const char *text, int k)
+{
+    if (r_hud_text(hud, fb, x, y, text, k))
+        return;
+    char plain[CL_TEXT_LEN + 1];
+    snprintf(plain, sizeof plain, "%s", text);
+    plain_quake_text(plain);
+    draw_fill_rect(fb, x - 1, y - 1, draw_text_width(plain, k) + 2, DRAW_FONT_H * k + 2,
+                   0xa0000000u);
+    draw_text(fb, x, y, plain, rast_rgb(255, 255, 255), k);
+}
+
+void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double t,
+                          rast_fb *fb)
+{
+    if (mode == PLAYER_HUD_NONE || !cl)
+        return;
+    int k = fb->h / 240 < 1 ? 1 : fb->h / 240; /* the font's 8 pixels at 240 rows */
+    /* Quake's notify lines (con_notifytime 3 s, the last four) at the top left, and the
+     * latest centerprint within scr_centertime (2 s) in the middle of the upper half. */
+    const int max_lines = 4;
+    const cl_message *feed[4];
+    int n = 0;
+    const cl_message *center = NULL;
+    uint32_t count = cl->message_count, have = count < CL_MAX_PRINTS ? count : CL_MAX_PRINTS;
+    for (uint32_t i = 0; i < have; i++) {
+        const cl_message *m = &cl->messages[(count - 1 - i) % CL_MAX_PRINTS];
+        if (m->time > t)
+            continue; /* a seek's state holds nothing after t; play's neither */
+        if (m->kind == CL_MSG_CENTER) {
+            if (!center && t - m->time < 2.0)
+                center = m;
+        } else if (n < max_lines && t - m->time < 3.0) {
+            feed[n++] = m;
+        }
+    }
+    for (int i = 0; i < n; i++) { /* oldest at the top */
+        char line[CL_TEXT_LEN + 1];
+        snprintf(line, sizeof line, "%s", feed[n - 1 - i]->text);
+        line[strcspn(line, "\n")] = 0;
+        hud_line(hud, fb, 8 * k, (4 + 8 * i) * k, line, k);
+    }
+    if (center) {
+        char text[CL_TEXT_LEN + 1];
+        snprintf(text, sizeof text, "%s", center->text);
+        char *line = text;
+        for (int row = 0; line && row < 8; row++) { /* its lines, each centred */
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = 0;
+            int w = (int)strlen(line) * 8 * k;
+            hud_line(hud, fb, (fb->w - w) / 2, fb->h / 3 + row * 9 * k, line, k);
+            line = nl ? nl + 1 : NULL;
+        }
+    }
+}
+
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
 {
     (void)cl;

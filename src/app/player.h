@@ -78,6 +78,11 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
  * pictures (may be NULL). */
 void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud, rast_fb *fb);
 
+/* The messages of mode's HUD at time t: the last prints and chat of 3 s at the top left and
+ * the latest centerprint of 2 s in the middle, in the game's font when hud has it. */
+void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double t,
+                          rast_fb *fb);
+
 /* Where the bar is in an fb of height h: its top row and height in pixels. */
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);
 

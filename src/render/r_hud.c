@@ -103,6 +103,23 @@ static void char_at(const bar *b, int c, int x, int y)
     pic_at(b, &g, x, y, 0);
 }
 
+int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k)
+{
+    if (!h || !mdl_wad_pic(h->wad, "conchars"))
+        return 0;
+    bar b = {h, fb, k < 1 ? 1 : k, x, y};
+    for (int cx = 0; *s; s++) {
+        if (*s == '\n') {
+            b.y0 += 8 * b.k;
+            cx = 0;
+            continue;
+        }
+        char_at(&b, (unsigned char)*s, cx, 0);
+        cx += 8;
+    }
+    return 1;
+}
+
 /* Sbar_DrawNum: the last `digits` characters of n, right-aligned in 24-unit cells. */
 static void num_at(const bar *b, int x, int y, int n, int digits, int red)
 {

@@ -90,5 +90,9 @@ void r_hud_free(r_hud *h);
  * centred at the bottom of fb). Returns 1 when drawn, 0 when it cannot be (no pictures, or
  * st not filled by a decoder): then the caller shows its own. */
 int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb);
+/* Text in the game's font (Quake's conchars: 8x8 cells, all 256 characters, the high half
+ * the brown/red set), k pixels a font pixel, top-left at (x, y); '\n' starts a line. Returns
+ * 0 (drawing nothing) without the font. */
+int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k);
 
 #endif

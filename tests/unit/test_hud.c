@@ -8,6 +8,7 @@
 
 #include "../../src/app/player.h"
 #include "../../src/app/world.h"
+#include "../memread.h"
 #include "../test.h"
 
 #define WAD "assets/gfx.wad"
@@ -131,5 +132,71 @@ TEST(hud_quake_status_bar_numbers)
     rast_fb_free(fb);
     app_world_free(&world);
     tl_close(tl);
+    free(w);
+}
+
+/* The game's font draws conchars' cells exactly (index 0 see-through); the feed shows prints
+ * for 3 s at the top left, centerprints for 2 s in the middle (con_notifytime,
+ * scr_centertime), in that font. */
+TEST(hud_font_and_messages)
+{
+    size_t len;
+    uint8_t *w = slurp(WAD, &len);
+    if (!w)
+        SKIP("run from the project root (" WAD ")");
+    uint32_t pal[256];
+    size_t pl;
+    uint8_t *lmp = slurp("assets/palette.lmp", &pl);
+    CHECK(lmp && mdl_palette_from_lmp(lmp, pl, pal));
+    free(lmp);
+    memread m = {w, len, {"gfx.wad"}};
+    r_hud *hud = r_hud_load(memread_fn, &m, pal);
+    CHECK(hud);
+    uint32_t size;
+    const uint8_t *cc = lump(w, len, "CONCHARS", &size);
+    CHECK(cc && size == 16384);
+    rast_fb *fb = rast_fb_new(320, 240);
+    const char *s = "Aq\x91"; /* 'A', 'q' and a high-half (brown) glyph */
+    rast_clear(fb, 0);
+    CHECK(r_hud_text(hud, fb, 10, 20, s, 2));
+    int lit = 0;
+    for (int i = 0; s[i]; i++) {
+        int c = (unsigned char)s[i];
+        for (int r = 0; r < 8; r++)
+            for (int q = 0; q < 8; q++) {
+                uint8_t idx = cc[((c >> 4) * 8 + r) * 128 + (c & 15) * 8 + q];
+                for (int dy = 0; dy < 2; dy++)
+                    for (int dx = 0; dx < 2; dx++) {
+                        uint32_t got = fb->color[(20 + r * 2 + dy) * 320 + 10 + i * 16 + q * 2 + dx];
+                        CHECK_EQ(got, idx ? pal[idx] | 0xff000000u : 0);
+                        lit += idx != 0;
+                    }
+            }
+    }
+    CHECK(lit > 3 * 4 * 10); /* the glyphs are not empty */
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    cl_frame_begin(cl, 5.0);
+    cl_message_add(cl, CL_MSG_PRINT, "hello\n");
+    cl_message_add(cl, CL_MSG_CENTER, "middle");
+    /* which region has pixels drawn: the feed's first row (4..12 units at 1 pixel a unit
+     * on 240 rows) and the centre line (from 240 / 3) */
+    for (int k = 0; k < 4; k++) {
+        static const double at[4] = {5.5, 6.9, 7.5, 8.5};
+        rast_clear(fb, 0);
+        player_draw_messages(PLAYER_HUD_GAME, cl, hud, at[k], fb);
+        int top = 0, mid = 0;
+        for (int y = 0; y < 240; y++)
+            for (int x = 0; x < 320; x++) {
+                int on = fb->color[y * 320 + x] != 0;
+                top += on && y >= 4 && y < 12;
+                mid += on && y >= 80 && y < 88;
+            }
+        CHECK_MSG((top > 0) == (at[k] < 8.0), "feed at %.1f: %d pixels", at[k], top);
+        CHECK_MSG((mid > 0) == (at[k] < 7.0), "centerprint at %.1f: %d pixels", at[k], mid);
+    }
+    free(cl);
+    rast_fb_free(fb);
+    r_hud_free(hud);
     free(w);
 }
