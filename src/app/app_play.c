@@ -179,6 +179,7 @@ int app_play(const app_opts *o)
                       fb->h >= 600 ? 2 : 1);
         player_draw_hud(p->hud, p->follow, cl, world.hud, fb);
         player_draw_messages(p->hud, cl, world.hud, p->t, fb);
+        player_draw_scores(p->hud, p->scores, cl, world.hud, world.palette, fb);
         player_overlay(p, cl, fb);
         if (out_window_present(win, fb, &err) != QD_OK) {
             fprintf(stderr, "qdemo: %s\n", err.msg);

@@ -163,6 +163,7 @@ static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_
         const cl_state *last = &s->states[s->nsub - 1];
         player_draw_hud(x->o->hud, x->follow, last, x->world.hud, fb);
         player_draw_messages(x->o->hud, last, x->world.hud, s->times[s->nsub - 1], fb);
+        player_draw_scores(x->o->hud, 0, last, x->world.hud, x->world.palette, fb);
     }
     if (x->y4m) {
         size_t ysz = npix, csz = (size_t)((x->w + 1) / 2) * (size_t)((x->h + 1) / 2);

@@ -231,6 +231,9 @@ static void key_down(player *p, const in_event *ev)
                   : p->mode == R_MODE_FLAT ? "flat shaded"
                                            : "textured");
         return;
+    case IN_KEY_F1:
+        p->scores = !p->scores;
+        return;
     case IN_KEY_A + ('h' - 'a'):
         /* the game's bar, one line, nothing, then the game's bar again */
         p->hud = p->hud == PLAYER_HUD_GAME ? PLAYER_HUD_MINIMAL
@@ -533,6 +536,44 @@ void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double
             hud_line(hud, fb, (fb->w - w) / 2, fb->h / 3 + row * 9 * k, line, k);
             line = nl ? nl + 1 : NULL;
         }
+    }
+}
+
+void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hud,
+                        const uint32_t palette[256], rast_fb *fb)
+{
+    if (mode == PLAYER_HUD_NONE || !cl || !(shown || cl->intermission))
+        return;
+    /* Quake's Sbar_DeathmatchOverlay: players by frags, most first (ties in slot order),
+     * each row the shirt colour over the pants colour in a 40 x 8 box holding the frags,
+     * then the name; 10 units a row from y 40, column at x 80 of a 320-unit screen. */
+    int order[CL_MAX_PLAYERS], n = 0;
+    for (int i = 0; i < CL_MAX_PLAYERS; i++)
+        if (cl->players[i].active && !cl->players[i].spectator)
+            order[n++] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && cl->players[order[j]].frags > cl->players[order[j - 1]].frags;
+             j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    int k = fb->h / 240 < fb->w / 320 ? fb->h / 240 : fb->w / 320;
+    k = k < 1 ? 1 : k;
+    int x0 = (fb->w - 320 * k) / 2;
+    draw_fill_rect(fb, x0 + 72 * k, 32 * k, 176 * k, (n * 10 + 12) * k, 0xa0000000u);
+    for (int r = 0; r < n && 40 + r * 10 + 8 <= 240; r++) {
+        const cl_player *pl = &cl->players[order[r]];
+        int x = x0 + 80 * k, y = (40 + r * 10) * k;
+        /* Sbar_ColorForMap: the middle shade of the colour's row of 16 */
+        uint32_t top = palette[(pl->top & 15) * 16 + 8], bot = palette[(pl->bottom & 15) * 16 + 8];
+        draw_fill_rect(fb, x, y, 40 * k, 4 * k, top | 0xff000000u);
+        draw_fill_rect(fb, x, y + 4 * k, 40 * k, 4 * k, bot | 0xff000000u);
+        char frags[16];
+        snprintf(frags, sizeof frags, "%3d", (int)(pl->frags < -99 ? -99 : pl->frags > 999 ? 999
+                                                                                       : pl->frags));
+        hud_line(hud, fb, x + 8 * k, y, frags, k);
+        hud_line(hud, fb, x + 64 * k, y, pl->name, k);
     }
 }
 

@@ -32,6 +32,7 @@ typedef struct player {
     int mode;            /* R_MODE_TEXTURED / R_MODE_FLAT / R_MODE_WIRE */
     int no_gun;          /* never draw the first-person weapon */
     int hud;             /* PLAYER_HUD_* */
+    int scores;          /* F1: the scoreboard shows */
     int xray;
     player_cam camera;
     int follow;          /* followed player slot, -1 = the recorded view */
@@ -82,6 +83,11 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
  * the latest centerprint of 2 s in the middle, in the game's font when hud has it. */
 void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double t,
                           rast_fb *fb);
+
+/* The scoreboard when shown is set (F1) or at intermission: the players by frags with their
+ * colours (palette: the game's), in the game's font when hud has it. */
+void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hud,
+                        const uint32_t palette[256], rast_fb *fb);
 
 /* Where the bar is in an fb of height h: its top row and height in pixels. */
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);

@@ -26,6 +26,7 @@ typedef enum in_key {
     IN_KEY_COMMA,    /* , */
     IN_KEY_MINUS,    /* - */
     IN_KEY_EQUALS,   /* = */
+    IN_KEY_F1,
     IN_KEY_0,
     IN_KEY_9 = IN_KEY_0 + 9,
     IN_KEY_A,

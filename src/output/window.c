@@ -152,6 +152,7 @@ static in_key key_of(SDL_Keycode k)
     case SDLK_RETURN:
     case SDLK_KP_ENTER: return IN_KEY_ENTER;
     case SDLK_TAB: return IN_KEY_TAB;
+    case SDLK_F1: return IN_KEY_F1;
     case SDLK_BACKSPACE: return IN_KEY_BACKSPACE;
     case SDLK_LEFT: return IN_KEY_LEFT;
     case SDLK_RIGHT: return IN_KEY_RIGHT;

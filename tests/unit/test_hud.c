@@ -200,3 +200,58 @@ TEST(hud_font_and_messages)
     r_hud_free(hud);
     free(w);
 }
+
+/* Sbar_DeathmatchOverlay's order: players by frags, most first, spectators left out; each
+ * row's name at (80 + 64, 40 + 10 row) in the game's font; shown only when asked or at
+ * intermission. */
+TEST(hud_scoreboard_order)
+{
+    size_t len;
+    uint8_t *w = slurp(WAD, &len);
+    if (!w)
+        SKIP("run from the project root (" WAD ")");
+    uint32_t pal[256];
+    mdl_palette_grey(pal);
+    memread m = {w, len, {"gfx.wad"}};
+    r_hud *hud = r_hud_load(memread_fn, &m, pal);
+    CHECK(hud);
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    static const struct {
+        const char *name;
+        int frags, spectator;
+    } who[4] = {{"alpha", 5, 0}, {"bravo", 12, 0}, {"charlie", -1, 0}, {"dave", 50, 1}};
+    for (int i = 0; i < 4; i++) {
+        cl_set_player_name(cl, i, who[i].name);
+        cl->players[i].frags = who[i].frags;
+        cl->players[i].spectator = (uint8_t)who[i].spectator;
+    }
+    rast_fb *fb = rast_fb_new(320, 240), *ref = rast_fb_new(320, 240);
+    rast_clear(fb, 0);
+    player_draw_scores(PLAYER_HUD_GAME, 0, cl, hud, pal, fb);
+    for (int i = 0; i < 320 * 240; i++)
+        CHECK(fb->color[i] == 0); /* not asked, no intermission: nothing */
+    player_draw_scores(PLAYER_HUD_GAME, 1, cl, hud, pal, fb);
+    static const char *const rows[3] = {"bravo", "alpha", "charlie"};
+    /* three rows: the dim box ends 10 units a row plus 12 below its top at 32 */
+    CHECK(fb->color[(32 + 41) * 320 + 73] != 0);
+    CHECK(fb->color[(32 + 42) * 320 + 73] == 0);
+    for (int r = 0; r < 3; r++) {
+        /* the name's cells drawn alone over the same background */
+        memcpy(ref->color, fb->color, sizeof(uint32_t) * 320 * 240);
+        for (int y = 40 + 10 * r; y < 48 + 10 * r; y++)
+            for (int x = 144; x < 144 + 64; x++)
+                ref->color[y * 320 + x] = fb->color[(32 + 1) * 320 + 73]; /* the dim background */
+        r_hud_text(hud, ref, 144, 40 + 10 * r, rows[r], 1);
+        int same = 1;
+        for (int y = 40 + 10 * r; y < 48 + 10 * r; y++)
+            for (int x = 144; x < 144 + 64; x++)
+                same &= ref->color[y * 320 + x] == fb->color[y * 320 + x];
+        CHECK_MSG(same, "row %d is not %s", r, rows[r]);
+    }
+    free(cl);
+    rast_fb_free(fb);
+    rast_fb_free(ref);
+    r_hud_free(hud);
+    free(w);
+}
