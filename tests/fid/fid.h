@@ -39,8 +39,7 @@ double fid_ncc(const float *a, const float *b, size_t n);
 double fid_mean(const float *a, size_t n);
 
 /* The PNG at path as a new framebuffer (caller frees with rast_fb_free), or NULL with err
- * set. Decoded by stb_image, whose implementation the program links in (tests/fid/stbi.c
- * for the tool, tests/unit/test_output.c for the tests). */
+ * set. Decoded by stb_image (its implementation: tests/fid/stbi.c). */
 rast_fb *fid_load_png(const char *path, qd_error *err);
 
 typedef struct fid_job {

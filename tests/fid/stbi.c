@@ -1,5 +1,4 @@
-/* stbi.c: stb_image's PNG decoder for the fidelity tool (the test program has its own copy in
- * tests/unit/test_output.c). */
+/* stbi.c: stb_image's PNG decoder, compiled once for the test program and the fidelity tool. */
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_PNG
 #if defined(__GNUC__)

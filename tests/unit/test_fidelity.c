@@ -81,25 +81,22 @@ TEST(fidelity_frames_csv_layouts_and_damage)
     CHECK_EQ(fid_frames_parse("", 0, f, 4, &err), -1);
 }
 
-/* A game folder in the scratch area: maps/bg.bsp and vektar's two models linked from the real
- * data (LibreQuake's id1 is the other search path: palette, player and items). */
-static const char *vektar_game(char *dir, size_t cap)
+/* A game folder name in the scratch area holding n real-data files, linked as
+ * files[i][0] (a path in the game) to files[i][1] (a path in the real data). */
+static const char *game_with(const char *name, const char *const files[][2], int n, char *dir,
+                             size_t cap)
 {
-    static const char *const files[][2] = {
-        {"maps", "bsp/vektar_maps_bg.bsp"},
-        {"progs", "mdl/vektar_progs_statue.mdl"},
-        {"progs", "mdl/vektar_progs_quaddama.mdl"},
-    };
-    static const char *const names[] = {"bg.bsp", "statue.mdl", "quaddama.mdl"};
-    snprintf(dir, cap, "%s/fid-vektar", test_tmpdir());
+    snprintf(dir, cap, "%s/%s", test_tmpdir(), name);
     mkdir(dir, 0777);
-    for (int i = 0; i < 3; i++) {
-        char rel[1024], real[PATH_MAX], sub[1200], link[1300];
+    for (int i = 0; i < n; i++) {
+        char rel[1024], real[PATH_MAX], link[1300];
         if (!test_realfile(rel, sizeof rel, files[i][1]) || !realpath(rel, real))
             return NULL;
-        snprintf(sub, sizeof sub, "%s/%s", dir, files[i][0]);
-        mkdir(sub, 0777);
-        snprintf(link, sizeof link, "%s/%s", sub, names[i]);
+        snprintf(link, sizeof link, "%s/%s", dir, files[i][0]);
+        char *slash = strrchr(link, '/');
+        *slash = 0;
+        mkdir(link, 0777);
+        *slash = '/';
         unlink(link);
         if (symlink(real, link) != 0)
             return NULL;
@@ -107,11 +104,32 @@ static const char *vektar_game(char *dir, size_t cap)
     return dir;
 }
 
-/* qdemo's frames of vektar's demo1.dem against ezQuake's (tests/data/fidelity/quake). */
+/* Run job (mode, demo, search path and reference set filled in) and print its scores. */
+static int scores(const char *what, fid_job *job, fid_result *r)
+{
+    qd_error err;
+    job->engine_pose = 1;
+    if (fid_run(job, r, &err) != QD_OK) {
+        fprintf(stderr, "    %s\n", err.msg);
+        return -1;
+    }
+    fprintf(stderr, "    %s %s: %d frames, ncc %.4f, luma ratio %.4f\n", what,
+            job->mode == R_MODE_FLAT ? "flat" : "textured", r->frames, r->ncc, r->luma_ratio);
+    return 1;
+}
+
+/* qdemo's frames of vektar's demo1.dem against ezQuake's (tests/data/fidelity/quake): the
+ * map and vektar's two models from the real data, LibreQuake's id1 for the rest (palette,
+ * colormap, player and items). 0 when the real data is missing. */
 static int quake_scores(int mode, fid_result *r)
 {
+    static const char *const files[][2] = {
+        {"maps/bg.bsp", "bsp/vektar_maps_bg.bsp"},
+        {"progs/statue.mdl", "mdl/vektar_progs_statue.mdl"},
+        {"progs/quaddama.mdl", "mdl/vektar_progs_quaddama.mdl"},
+    };
     static char game[1100], demo[1024], id1[1024];
-    if (!vektar_game(game, sizeof game) ||
+    if (!game_with("fid-vektar", files, 3, game, sizeof game) ||
         !test_realfile(demo, sizeof demo, "dem/vektar_demo1.dem") ||
         !test_realfile(id1, sizeof id1, "librequake/id1/gfx.wad"))
         return 0;
@@ -123,15 +141,7 @@ static int quake_scores(int mode, fid_result *r)
     job.paks[job.num_paks++] = game;
     job.ref_dir = "tests/data/fidelity/quake";
     job.mode = mode;
-    job.engine_pose = 1;
-    qd_error err;
-    if (fid_run(&job, r, &err) != QD_OK) {
-        fprintf(stderr, "    %s\n", err.msg);
-        return -1;
-    }
-    fprintf(stderr, "    quake %s: %d frames, ncc %.4f, luma ratio %.4f\n",
-            mode == R_MODE_FLAT ? "flat" : "textured", r->frames, r->ncc, r->luma_ratio);
-    return 1;
+    return scores("quake", &job, r);
 }
 
 TEST(fidelity_quake_correlation_against_ezquake)
@@ -170,6 +180,25 @@ TEST(fidelity_quake_mean_luma_against_ezquake)
 
 TEST(fidelity_quake3_against_ioquake3)
 {
-    SKIP("Quake III is drawn flat (no textured mode for IBSP46 yet): score reported, not "
-         "checked (issue 11 part 8)");
+    static const char *const files[][2] = {
+        {"maps/oa_dm3.bsp", "bsp/openarena-081-maps_pak1-maps_oa_dm3_ibsp46.bsp"},
+    };
+    char game[1100];
+    if (!game_with("fid-oa", files, 1, game, sizeof game))
+        SKIP("oa_dm3 missing from the real data");
+    fid_job job;
+    memset(&job, 0, sizeof job);
+    job.demo = "tests/data/fidelity/oa/oa_dm3_fid.dm_71";
+    job.paks[job.num_paks++] = game;
+    job.ref_dir = "tests/data/fidelity/oa";
+    job.mode = R_MODE_TEXTURED; /* IBSP46 draws flat in every mode for now */
+    fid_result r;
+    CHECK(scores("quake3", &job, &r) > 0);
+    CHECK(r.frames > 0);
+    char why[200];
+    snprintf(why, sizeof why,
+             "Quake III is drawn flat (no IBSP46 textured mode yet): ncc %.2f, luma %.2f "
+             "reported, target 0.75 not checked (issue 11 part 8)",
+             r.ncc, r.luma_ratio);
+    SKIP(why);
 }
