@@ -245,7 +245,7 @@ static qd_err one_frame(const fid_job *job, fid_ctx *c, const app_opts *o, const
         if (!c->ours || !c->yr || !c->yo || !c->sr || !c->so)
             return qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
     }
-    double t = tl_start(c->tl) + r->t_rel;
+    double t = tl_start(c->tl) + r->t_rel + job->shift;
     const cl_state *cl = tl_state_at(c->tl, t, err);
     if (!cl)
         return err->code;

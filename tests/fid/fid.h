@@ -50,6 +50,7 @@ typedef struct fid_job {
     int mode;              /* R_MODE_* */
     int engine_pose;       /* 1: render from the engine's camera where frames.csv has one */
     int max_frames;        /* 0: every row */
+    double shift;          /* seconds added to every frame's time (0: none; a diagnostic) */
     const char *sbs_dir;   /* when set: engine | qdemo side by side as NAME.png there */
 } fid_job;
 

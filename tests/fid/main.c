@@ -1,7 +1,7 @@
 /* main.c: build/tests/fidelity, qdemo's frames against reference frames from the real engines.
  *
  *   fidelity [--mode textured|flat|wire] [--pose engine|demo] [--sbs DIR] [-n N]
- *            DEMO REFDIR [-p PATH]...
+ *            [--shift SECONDS] DEMO REFDIR [-p PATH]...
  *
  * REFDIR is one folder written by ../shared/tools/engine-reference-frames (frames.csv and
  * tNNNNN.png). Prints the mean luma correlation after a 4x box downscale, the mean-luma ratio
@@ -16,7 +16,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: fidelity [--mode textured|flat|wire] [--pose engine|demo] "
-                    "[--sbs DIR] [-n N] DEMO REFDIR [-p PATH]...\n");
+                    "[--sbs DIR] [-n N] [--shift SECONDS] DEMO REFDIR [-p PATH]...\n");
     return 1;
 }
 
@@ -42,6 +42,9 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--sbs") && v) {
             job.sbs_dir = v;
+            i++;
+        } else if (!strcmp(a, "--shift") && v) {
+            job.shift = atof(v);
             i++;
         } else if (!strcmp(a, "-n") && v) {
             job.max_frames = atoi(v);

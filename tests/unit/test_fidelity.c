@@ -188,7 +188,7 @@ TEST(fidelity_quake3_against_ioquake3)
         SKIP("oa_dm3 missing from the real data");
     fid_job job;
     memset(&job, 0, sizeof job);
-    job.demo = "tests/data/fidelity/oa/oa_dm3_fid.dm_71";
+    job.demo = "tests/data/fidelity/oa/oa_dm3_follow.dm_71";
     job.paks[job.num_paks++] = game;
     job.ref_dir = "tests/data/fidelity/oa";
     job.mode = R_MODE_TEXTURED; /* IBSP46 draws flat in every mode for now */
