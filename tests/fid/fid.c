@@ -301,14 +301,21 @@ qd_err fid_run(const fid_job *job, fid_result *res, qd_error *err)
     uint8_t *csv;
     size_t csv_len;
     qd_err e = qd_read_input(csv_path, CSV_MAX, &csv, &csv_len, err);
-    free(csv_path);
-    if (e != QD_OK)
+    if (e != QD_OK) {
+        free(csv_path);
         return e;
+    }
     static fid_frame rows[FID_MAX_FRAMES];
     int nrows = fid_frames_parse((const char *)csv, csv_len, rows, FID_MAX_FRAMES, err);
     free(csv);
+    if (nrows < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg + strlen("frames.csv: "));
+        e = qd_fail(err, err->code, err->offset, "%s: %s", csv_path, why);
+    }
+    free(csv_path);
     if (nrows < 0)
-        return err->code;
+        return e;
     if (job->max_frames > 0 && nrows > job->max_frames)
         nrows = job->max_frames;
     app_opts o;
