@@ -47,7 +47,7 @@ B ?= build
 LIB_SRC := $(wildcard pak-loader/*.c src/common/*.c src/demo/*.c src/client/*.c \
              src/timeline/*.c src/model/*.c src/render/*.c src/output/*.c src/app/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/palette_data.o
-TEST_SRC := tests/main.c $(wildcard tests/unit/*.c)
+TEST_SRC := tests/main.c $(wildcard tests/unit/*.c) tests/fid/fid.c tests/fid/stbi.c
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
@@ -96,6 +96,11 @@ $(B)/qdemo: $(B)/src/main.o $(B)/libqdemo.a
 $(B)/tests/run: $(TEST_OBJ) $(B)/libqdemo.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The fidelity tool (tests/fid/main.c): qdemo's frames against the real engines' frames.
+$(B)/tests/fidelity: $(B)/tests/fid/main.o $(B)/tests/fid/fid.o \
+		$(B)/tests/fid/stbi.o $(B)/libqdemo.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 BENCH_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))
 $(B)/qdemo-bench: $(BENCH_OBJ) $(B)/libqdemo.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -104,7 +109,7 @@ $(B)/qdemo-bench: $(BENCH_OBJ) $(B)/libqdemo.a
 run: deps $(B)/qdemo
 	./$(B)/qdemo play assets/smoothme.dem -p assets
 
-test: deps $(B)/qdemo $(B)/tests/run $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
+test: deps $(B)/qdemo $(B)/tests/run $(B)/tests/fidelity $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
 
 bench: deps $(B)/qdemo $(B)/qdemo-bench

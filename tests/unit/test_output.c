@@ -12,17 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_ONLY_PNG
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#endif
-#include <stb_image.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+#include <stb_image.h> /* the decoder is compiled once, in tests/fid/stbi.c */
 
 /* A frame with flat areas, gradients and noise, so every filter path sees real work. */
 static rast_fb *test_frame(int w, int h, uint32_t seed)
