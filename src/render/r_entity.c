@@ -143,7 +143,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             const float *vn = nrm[tr->v[k]];
             float len = sqrtf(dot3(vn, vn));
             float c = len > 0 ? dot3(vn, light_dir) / len : 0;
-            float L = ambient + shade * (c > 0 ? c : 0);
+            float L = (ambient + shade * (c > 0 ? c : 0)) * R_LIGHT_GAIN;
             row[k] = (255.0f - L) / 4.0f;
         }
         rast_tex tex;

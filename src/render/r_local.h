@@ -13,6 +13,12 @@
  * towards its highlights: rooms came out darker than the game. This lift was picked by eye on
  * e1m1 against the game's look. */
 #define R_LIGHT_LIFT 1.5f
+/* Textured mode's light gain over the software renderer's scale (where a lightmap sample of
+ * 128 shows a texture as it is): the GL engines' lightmaps are overbright, and the reference
+ * frames of ezQuake (tests/data/fidelity/quake) measure 3.1x brighter on the same wall
+ * pixels; a gain of 2 on walls and models brings the mean luma of those frames to 1.02 of
+ * ezQuake's (the colormap's brightest row caps the rest), correlation unchanged. */
+#define R_LIGHT_GAIN 2.0f
 /* Room for a polygon in the clipper: a convex face of MDL_BSP_MAX_FACE_VERTS corners gains at
  * most one per clip plane (five). A face that is not convex can gain one per crossing edge;
  * past this it is dropped (r_draw_poly). */

@@ -246,7 +246,7 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
             else
                 for (int k = 0; k < lm->num_styles; k++)
                     sum += b->lightdata[(size_t)lm->ofs + (size_t)k * luxels + i] * light[k];
-            g[(size_t)c * luxels + i] = sum;
+            g[(size_t)c * luxels + i] = (int32_t)(sum * R_LIGHT_GAIN);
         }
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);

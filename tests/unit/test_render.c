@@ -511,7 +511,8 @@ static uint8_t *split_skin_mdl(uint8_t left, uint8_t right, size_t *len)
  * entity's light. Without a colormap the row r scales a colour by (64 - r) / 32. The light
  * trace under the entity finds no face (the built map's one node lies at z = -8000), so
  * R_DrawAliasModel's floor of 8 applies: ambient 8 and, the normals cancelling, L = 8 at
- * every vertex: row (255 - 8) / 4 = 61.75, drawn as row 61. */
+ * every vertex, times the textured mode's gain of 2 (r_local.h R_LIGHT_GAIN): 16, row
+ * (255 - 16) / 4 = 59.75, drawn as row 59. */
 TEST(render_alias_textured_skin)
 {
     size_t mlen;
@@ -543,7 +544,7 @@ TEST(render_alias_textured_skin)
             uint32_t c = pal[side ? 200 : player ? 68 : 20];
             want[side] = 0xff000000u;
             for (int k = 0; k < 3; k++)
-                want[side] |= ((c >> (8 * k) & 255) * (64 - 61) / 32) << (8 * k);
+                want[side] |= ((c >> (8 * k) & 255) * (64 - 59) / 32) << (8 * k);
             CHECK_EQ(px(fb, W / 2 + (side ? dx : -dx), H / 2), want[side]);
         }
         CHECK(want[0] != want[1]);
