@@ -449,12 +449,38 @@ static void fmt_time(char *buf, size_t cap, double s)
     snprintf(buf, cap, "%d:%06.3f", m, s - m * 60);
 }
 
+/* One line of text at (x, y): the game's font when hud has it (k pixels a font pixel),
+ * else the built-in one on a dim band. */
+static void hud_line(const r_hud *hud, rast_fb *fb, int x, int y, const char *text, int k)
+{
+    if (r_hud_text(hud, fb, x, y, text, k))
+        return;
+    char plain[CL_TEXT_LEN + 1];
+    snprintf(plain, sizeof plain, "%s", text);
+    plain_quake_text(plain);
+    draw_fill_rect(fb, x - 1, y - 1, draw_text_width(plain, k) + 2, DRAW_FONT_H * k + 2,
+                   0xa0000000u);
+    draw_text(fb, x, y, plain, rast_rgb(255, 255, 255), k);
+}
+
 void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud, rast_fb *fb)
 {
     if (mode == PLAYER_HUD_NONE || !cl)
         return;
     int slot = follow >= 0 ? follow : cl_view_player(cl);
     const cl_stats *st = cl_stats_of(cl, slot);
+    /* the clock (demo time) at the top right and, when one is followed, whose view it is at
+     * the top middle */
+    int k = fb->h / 240 < 1 ? 1 : fb->h / 240;
+    char clock[32];
+    double t = cl->time > 0 && cl->time < 1e7 ? cl->time : 0;
+    snprintf(clock, sizeof clock, "%d:%02d", (int)(t / 60), (int)t % 60);
+    hud_line(hud, fb, fb->w - ((int)strlen(clock) + 1) * 8 * k, 4 * k, clock, k);
+    if (follow >= 0 && follow < CL_MAX_PLAYERS && cl->players[follow].name[0]) {
+        char who[64];
+        snprintf(who, sizeof who, "%.40s", cl->players[follow].name);
+        hud_line(hud, fb, (fb->w - (int)strlen(who) * 8 * k) / 2, 4 * k, who, k);
+    }
     if (mode == PLAYER_HUD_GAME && r_hud_draw(hud, st, cl->time, fb))
         return;
     /* minimal: whose view, and their stats when a decoder knows them (cl_stats_of) */
@@ -478,20 +504,6 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
     draw_fill_rect(fb, bx - 2, by - th - 10 * scale, draw_text_width(text, scale) + 4, th + 2,
                    dim);
     draw_text(fb, bx, by - th - 9 * scale, text, white, scale);
-}
-
-/* One line of text at (x, y): the game's font when hud has it (k pixels a font pixel),
- * else the built-in one on a dim band. */
-static void hud_line(const r_hud *hud, rast_fb *fb, int x, int y, const char *text, int k)
-{
-    if (r_hud_text(hud, fb, x, y, text, k))
-        return;
-    char plain[CL_TEXT_LEN + 1];
-    snprintf(plain, sizeof plain, "%s", text);
-    plain_quake_text(plain);
-    draw_fill_rect(fb, x - 1, y - 1, draw_text_width(plain, k) + 2, DRAW_FONT_H * k + 2,
-                   0xa0000000u);
-    draw_text(fb, x, y, plain, rast_rgb(255, 255, 255), k);
 }
 
 void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double t,

@@ -120,6 +120,20 @@ TEST(hud_quake_status_bar_numbers)
         CHECK_MSG(shows(fb, world.palette, p, atoi(want[i][1]), 0, k, x0, y0), "%s at %s",
                   want[i][0], want[i][1]);
     }
+    /* the clock: demo time 7.0 s (the state at 7.0 is the first frame at or after it) as
+     * "0:07" at the top right, four characters and one cell of margin at 3 pixels a unit */
+    CHECK(cl->time >= 7.0 && cl->time < 7.1);
+    rast_fb *ref = rast_fb_new(960, 720);
+    rast_clear(ref, 0);
+    CHECK(r_hud_text(world.hud, ref, 960 - 5 * 8 * k, 4 * k, "0:07", k));
+    int same = 1, lit = 0;
+    for (int y = 0; y < 40 * k; y++)
+        for (int x = 960 - 6 * 8 * k; x < 960; x++) {
+            same &= fb->color[y * 960 + x] == ref->color[y * 960 + x];
+            lit += ref->color[y * 960 + x] != 0;
+        }
+    CHECK(same && lit > 0);
+    rast_fb_free(ref);
     /* a red armour digit is not the plain one: the test tells them apart */
     CHECK(!shows(fb, world.palette, lump(w, len, "NUM_0", &s), 72, 0, k, x0, y0));
     /* --hud none draws nothing */
