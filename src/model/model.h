@@ -327,4 +327,52 @@ qd_err mdl_wad_load(const uint8_t *data, size_t len, const char *name, mdl_wad *
 const mdl_pic *mdl_wad_pic(const mdl_wad *w, const char *name);
 void mdl_wad_free(mdl_wad *w);
 
+/* ---- Quake III models (MD3, IDP3 version 15) ---- */
+
+#define MDL_MD3_MAX_FRAMES 1024  /* ioq3 qfiles.h MD3_MAX_FRAMES */
+#define MDL_MD3_MAX_TAGS 16
+#define MDL_MD3_MAX_SURFACES 32
+#define MDL_MD3_MAX_VERTS 4096   /* per surface */
+#define MDL_MD3_MAX_TRIS 8192
+#define MDL_MD3_MAX_SHADERS 256
+
+typedef struct mdl_md3_frame {
+    float mins[3], maxs[3], origin[3];
+    float radius;
+    char name[16];
+} mdl_md3_frame;
+
+/* Where another model attaches in one frame: its origin and axes in this model's frame. */
+typedef struct mdl_md3_tag {
+    char name[64];        /* "tag_torso", "tag_head", "tag_weapon", ... */
+    float origin[3];
+    float axis[3][3];
+} mdl_md3_tag;
+
+typedef struct mdl_md3_surface {
+    char name[64];
+    char shader[64];      /* the first shader's name, or "" */
+    uint32_t num_verts, num_tris;
+    uint32_t (*tris)[3];  /* vertex indices, each < num_verts */
+    float (*st)[2];       /* texture coordinates per vertex */
+    float (*xyz)[3];      /* num_frames * num_verts positions (units) */
+    float (*normal)[3];   /* num_frames * num_verts unit normals */
+} mdl_md3_surface;
+
+typedef struct mdl_md3 {
+    char name[64];
+    uint32_t num_frames, num_tags, num_surfaces;
+    mdl_md3_frame *frames;
+    mdl_md3_tag *tags;    /* num_frames * num_tags, frame by frame */
+    mdl_md3_surface *surfaces;
+} mdl_md3;
+
+/* Parse an MD3. Every count is capped, every offset and index checked; non-finite numbers
+ * become 0. Errors as mdl_bsp_load. */
+qd_err mdl_md3_load(const uint8_t *data, size_t len, const char *name, mdl_md3 **out,
+                    qd_error *err);
+/* The tag of that name in frame (out of range: frame 0), or NULL. */
+const mdl_md3_tag *mdl_md3_tag_at(const mdl_md3 *m, uint32_t frame, const char *name);
+void mdl_md3_free(mdl_md3 *m);
+
 #endif
