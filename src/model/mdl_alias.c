@@ -13,17 +13,7 @@
 #define IDPO_VERSION 6
 #define HEADER_SIZE 84
 
-typedef struct loader {
-    const uint8_t *data;
-    size_t len;
-    const char *name;
-    qd_error *err;
-} loader;
-
-static qd_err fail(const loader *ld, qd_err code, uint64_t ofs, const char *what)
-{
-    return qd_fail(ld->err, code, ofs, "%s: %s", ld->name, what);
-}
+typedef mdl_file loader;
 
 /* calloc for count records of size bytes once r is shown to hold them at rec file bytes
  * each; NULL with *e set (truncated: what is cut off; or out of memory) otherwise. */
@@ -31,12 +21,12 @@ static void *alloc_backed(const loader *ld, const rd_t *r, uint32_t count, size_
                           size_t size, const char *what, qd_err *e)
 {
     if ((uint64_t)count * rec > rd_left(r)) {
-        *e = fail(ld, QD_ERR_TRUNCATED, r->pos, what);
+        *e = mdl_file_fail(ld, QD_ERR_TRUNCATED, r->pos, what);
         return NULL;
     }
     void *p = mdl_calloc(count, size);
     if (!p)
-        *e = fail(ld, QD_ERR_NOMEM, r->pos, "model");
+        *e = mdl_file_fail(ld, QD_ERR_NOMEM, r->pos, "model");
     return p;
 }
 
@@ -49,12 +39,12 @@ static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t
     /* Each skin holds at least its type and one picture: the file must have that much
      * before anything is allocated (a skin is up to 4 MB). */
     if ((uint64_t)m->num_skins * (4 + (uint64_t)pic) > rd_left(r))
-        return fail(ld, QD_ERR_TRUNCATED, r->pos, "skins cut off");
+        return mdl_file_fail(ld, QD_ERR_TRUNCATED, r->pos, "skins cut off");
     m->skin_colors = mdl_calloc(m->num_skins, sizeof *m->skin_colors);
     /* the check above bounds this by the file's size */
     m->skin0 = mdl_calloc(m->num_skins ? (size_t)m->num_skins * pic : 0, 1);
     if (!m->skin_colors || !m->skin0)
-        return fail(ld, QD_ERR_NOMEM, r->pos, "skins");
+        return mdl_file_fail(ld, QD_ERR_NOMEM, r->pos, "skins");
     for (uint32_t i = 0; i < m->num_skins; i++) {
         size_t at = r->pos;
         int32_t type = rd_s32(r);
@@ -62,13 +52,13 @@ static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t
         if (type != 0) {
             n = rd_u32(r);
             if (n == 0 || n > MDL_ALIAS_MAX_SKINS)
-                return fail(ld, n ? QD_ERR_LIMIT : QD_ERR_BAD_DATA, at, "bad skin group size");
+                return mdl_file_fail(ld, n ? QD_ERR_LIMIT : QD_ERR_BAD_DATA, at, "bad skin group size");
             rd_skip(r, (size_t)n * 4); /* intervals */
         }
         for (uint32_t j = 0; j < n; j++) {
             const uint8_t *px = rd_bytes(r, pic);
             if (!px)
-                return fail(ld, QD_ERR_TRUNCATED, at, "skin cut off");
+                return mdl_file_fail(ld, QD_ERR_TRUNCATED, at, "skin cut off");
             if (j == 0) {
                 m->skin_colors[i] = mdl_average_color(px, pic, palette, 0, NULL);
                 memcpy(m->skin0 + (size_t)i * pic, px, pic);
@@ -119,9 +109,9 @@ static qd_err read_frames(const loader *ld, rd_t *r, mdl_alias *m, const float s
         if (type != 0) {
             n = rd_u32(r);
             if (n == 0)
-                return fail(ld, QD_ERR_BAD_DATA, at, "empty frame group");
+                return mdl_file_fail(ld, QD_ERR_BAD_DATA, at, "empty frame group");
             if (n > MDL_ALIAS_MAX_FRAMES)
-                return fail(ld, QD_ERR_LIMIT, at, "frame group too large");
+                return mdl_file_fail(ld, QD_ERR_LIMIT, at, "frame group too large");
             rd_skip(r, 8); /* group bboxmin, bboxmax */
             /* intervals: each pose's end time in the group's cycle. Quake refuses one that
              * does not grow; here it becomes 0.1 s after the one before. */
@@ -136,7 +126,7 @@ static qd_err read_frames(const loader *ld, rd_t *r, mdl_alias *m, const float s
             }
         }
         if (poses + n > MDL_ALIAS_MAX_FRAMES)
-            return fail(ld, QD_ERR_LIMIT, at, "too many poses");
+            return mdl_file_fail(ld, QD_ERR_LIMIT, at, "too many poses");
         mdl_alias_frame *f = m->poses ? &m->frames[i] : NULL;
         if (f) {
             f->first_pose = poses;
@@ -148,7 +138,7 @@ static qd_err read_frames(const loader *ld, rd_t *r, mdl_alias *m, const float s
             read_pose(r, m, scale, translate, j == 0 ? f : NULL, pose, nrm);
         }
         if (r->err)
-            return fail(ld, QD_ERR_TRUNCATED, at, "frame cut off");
+            return mdl_file_fail(ld, QD_ERR_TRUNCATED, at, "frame cut off");
         poses += n;
     }
     m->num_poses = poses;
@@ -161,11 +151,11 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     *out = NULL;
     loader ld = {data, len, name ? name : "model", err};
     if (!data)
-        return fail(&ld, QD_ERR_USAGE, 0, "no data");
+        return mdl_file_fail(&ld, QD_ERR_USAGE, 0, "no data");
     if (len < HEADER_SIZE)
-        return fail(&ld, QD_ERR_TRUNCATED, len, "shorter than an MDL header");
+        return mdl_file_fail(&ld, QD_ERR_TRUNCATED, len, "shorter than an MDL header");
     if (memcmp(data, "IDPO", 4) != 0)
-        return fail(&ld, QD_ERR_BAD_DATA, 0, "not an MDL (IDPO) file");
+        return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 0, "not an MDL (IDPO) file");
     rd_t r = rd_make(data, len);
     rd_skip(&r, 4);
     int32_t version = rd_s32(&r);
@@ -188,16 +178,16 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     if (num_skins > MDL_ALIAS_MAX_SKINS || skin_w > MDL_ALIAS_MAX_SKIN_SIZE ||
         skin_h > MDL_ALIAS_MAX_SKIN_SIZE || num_verts > MDL_ALIAS_MAX_VERTS ||
         num_tris > MDL_ALIAS_MAX_TRIS || num_frames > MDL_ALIAS_MAX_FRAMES)
-        return fail(&ld, QD_ERR_LIMIT, 48, "a count in the header is over its cap");
+        return mdl_file_fail(&ld, QD_ERR_LIMIT, 48, "a count in the header is over its cap");
     /* Mod_LoadAliasModel refuses these too. */
     if (num_verts == 0 || num_tris == 0 || num_frames == 0)
-        return fail(&ld, QD_ERR_BAD_DATA, 60, "no vertices, triangles or frames");
+        return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 60, "no vertices, triangles or frames");
     if (num_skins && (skin_w == 0 || skin_h == 0))
-        return fail(&ld, QD_ERR_BAD_DATA, 52, "skins of size 0");
+        return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 52, "skins of size 0");
 
     mdl_alias *m = calloc(1, sizeof *m);
     if (!m)
-        return fail(&ld, QD_ERR_NOMEM, 0, "model");
+        return mdl_file_fail(&ld, QD_ERR_NOMEM, 0, "model");
     mdl_copy_name(m->name, sizeof m->name, ld.name, strlen(ld.name));
     m->num_skins = num_skins;
     m->skin_width = skin_w;
@@ -247,7 +237,7 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     m->normals = mdl_calloc((size_t)m->num_poses * num_verts, 1);
     m->pose_end = mdl_calloc(m->num_poses, sizeof *m->pose_end);
     if (!m->frames || !m->poses || !m->normals || !m->pose_end) {
-        e = fail(&ld, QD_ERR_NOMEM, 0, "poses");
+        e = mdl_file_fail(&ld, QD_ERR_NOMEM, 0, "poses");
         goto fail;
     }
     r = frames_start;

@@ -29,6 +29,11 @@ void *mdl_calloc(size_t n, size_t size)
     return calloc(n ? n : 1, size ? size : 1);
 }
 
+qd_err mdl_file_fail(const mdl_file *f, qd_err code, uint64_t ofs, const char *what)
+{
+    return qd_fail(f->err, code, ofs, "%s: %s", f->name, what);
+}
+
 void mdl_copy_name(char *dst, size_t cap, const char *src, size_t n)
 {
     size_t i = 0;

@@ -23,17 +23,7 @@
 #define MD3_TAG 112
 #define MD3_SURFACE 108
 
-typedef struct loader {
-    const uint8_t *data;
-    size_t len;
-    const char *name;
-    qd_error *err;
-} loader;
-
-static qd_err fail(const loader *ld, qd_err code, uint64_t at, const char *why)
-{
-    return qd_fail(ld->err, code, at, "%s: %s", ld->name, why);
-}
+typedef mdl_file loader;
 
 /* A record array of n records of size bytes at ofs (from base) lies inside the file. */
 static int inside(const loader *ld, uint64_t base, uint64_t ofs, uint64_t n, uint64_t size)
@@ -58,24 +48,24 @@ static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
                            mdl_md3_surface *s, uint64_t *next)
 {
     if (!inside(ld, at, 0, 1, MD3_SURFACE))
-        return fail(ld, QD_ERR_TRUNCATED, at, "surface header cut off");
+        return mdl_file_fail(ld, QD_ERR_TRUNCATED, at, "surface header cut off");
     rd_t r = rd_make(ld->data + at, MD3_SURFACE);
     if (memcmp(rd_bytes(&r, 4), "IDP3", 4) != 0)
-        return fail(ld, QD_ERR_BAD_DATA, at, "surface without its IDP3 ident");
+        return mdl_file_fail(ld, QD_ERR_BAD_DATA, at, "surface without its IDP3 ident");
     mdl_copy_name(s->name, sizeof s->name, (const char *)rd_bytes(&r, 64), 64);
     rd_skip(&r, 4); /* flags */
     uint32_t frames = rd_u32(&r), shaders = rd_u32(&r), verts = rd_u32(&r), tris = rd_u32(&r);
     uint32_t ofs_tris = rd_u32(&r), ofs_shaders = rd_u32(&r), ofs_st = rd_u32(&r),
              ofs_xyz = rd_u32(&r), ofs_end = rd_u32(&r);
     if (frames != num_frames)
-        return fail(ld, QD_ERR_BAD_DATA, at, "surface frame count differs from the model's");
+        return mdl_file_fail(ld, QD_ERR_BAD_DATA, at, "surface frame count differs from the model's");
     if (verts > MDL_MD3_MAX_VERTS || tris > MDL_MD3_MAX_TRIS || shaders > MDL_MD3_MAX_SHADERS)
-        return fail(ld, QD_ERR_LIMIT, at, "surface over the caps");
+        return mdl_file_fail(ld, QD_ERR_LIMIT, at, "surface over the caps");
     if (!inside(ld, at, ofs_tris, tris, 12) || !inside(ld, at, ofs_shaders, shaders, 68) ||
         !inside(ld, at, ofs_st, verts, 8) ||
         !inside(ld, at, ofs_xyz, (uint64_t)verts * frames, 8) || !inside(ld, at, ofs_end, 0, 0) ||
         ofs_end < MD3_SURFACE)
-        return fail(ld, QD_ERR_TRUNCATED, at, "surface arrays past the end");
+        return mdl_file_fail(ld, QD_ERR_TRUNCATED, at, "surface arrays past the end");
     s->num_verts = verts;
     s->num_tris = tris;
     if (shaders) {
@@ -88,13 +78,13 @@ static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
     s->xyz = mdl_calloc((size_t)verts * frames, sizeof *s->xyz);
     s->normal = mdl_calloc((size_t)verts * frames, sizeof *s->normal);
     if ((tris && !s->tris) || (verts && (!s->st || !s->xyz || !s->normal)))
-        return fail(ld, QD_ERR_NOMEM, at, "surface");
+        return mdl_file_fail(ld, QD_ERR_NOMEM, at, "surface");
     rd_t t = rd_make(ld->data + at + ofs_tris, (size_t)tris * 12);
     for (uint32_t i = 0; i < tris; i++)
         for (int k = 0; k < 3; k++) {
             uint32_t v = rd_u32(&t);
             if (v >= verts)
-                return fail(ld, QD_ERR_BAD_DATA, at + ofs_tris + (uint64_t)i * 12,
+                return mdl_file_fail(ld, QD_ERR_BAD_DATA, at + ofs_tris + (uint64_t)i * 12,
                             "triangle index past the surface's vertices");
             s->tris[i][k] = v;
         }
@@ -123,9 +113,9 @@ qd_err mdl_md3_load(const uint8_t *data, size_t len, const char *name, mdl_md3 *
     *out = NULL;
     loader ld = {data, len, name ? name : "model", err};
     if (!data || len < MD3_HEADER)
-        return fail(&ld, QD_ERR_TRUNCATED, len, "shorter than an MD3 header");
+        return mdl_file_fail(&ld, QD_ERR_TRUNCATED, len, "shorter than an MD3 header");
     if (memcmp(data, "IDP3", 4) != 0)
-        return fail(&ld, QD_ERR_BAD_DATA, 0, "not an MD3 (IDP3) file");
+        return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 0, "not an MD3 (IDP3) file");
     rd_t r = rd_make(data, len);
     rd_skip(&r, 4);
     int32_t version = rd_s32(&r);
@@ -139,16 +129,16 @@ qd_err mdl_md3_load(const uint8_t *data, size_t len, const char *name, mdl_md3 *
     rd_skip(&r, 4); /* numSkins: unused by the format */
     uint32_t ofs_frames = rd_u32(&r), ofs_tags = rd_u32(&r), ofs_surfaces = rd_u32(&r);
     if (frames == 0)
-        return fail(&ld, QD_ERR_BAD_DATA, 76, "no frames");
+        return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 76, "no frames");
     if (frames > MDL_MD3_MAX_FRAMES || tags > MDL_MD3_MAX_TAGS ||
         surfaces > MDL_MD3_MAX_SURFACES)
-        return fail(&ld, QD_ERR_LIMIT, 76, "frames, tags or surfaces over the caps");
+        return mdl_file_fail(&ld, QD_ERR_LIMIT, 76, "frames, tags or surfaces over the caps");
     if (!inside(&ld, 0, ofs_frames, frames, MD3_FRAME) ||
         !inside(&ld, 0, ofs_tags, (uint64_t)frames * tags, MD3_TAG))
-        return fail(&ld, QD_ERR_TRUNCATED, 88, "frames or tags past the end");
+        return mdl_file_fail(&ld, QD_ERR_TRUNCATED, 88, "frames or tags past the end");
     mdl_md3 *m = calloc(1, sizeof *m);
     if (!m)
-        return fail(&ld, QD_ERR_NOMEM, 0, "model");
+        return mdl_file_fail(&ld, QD_ERR_NOMEM, 0, "model");
     memcpy(m->name, mname, sizeof m->name);
     m->num_frames = frames;
     m->num_tags = tags;
@@ -157,7 +147,7 @@ qd_err mdl_md3_load(const uint8_t *data, size_t len, const char *name, mdl_md3 *
     m->surfaces = mdl_calloc(surfaces, sizeof *m->surfaces);
     qd_err e = QD_OK;
     if (!m->frames || (tags && !m->tags) || (surfaces && !m->surfaces)) {
-        e = fail(&ld, QD_ERR_NOMEM, 0, "model");
+        e = mdl_file_fail(&ld, QD_ERR_NOMEM, 0, "model");
         goto out;
     }
     rd_t f = rd_make(data + ofs_frames, (size_t)frames * MD3_FRAME);

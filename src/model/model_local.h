@@ -20,6 +20,17 @@ void *mdl_calloc(size_t n, size_t size);
  * at the first NUL; always terminated. */
 void mdl_copy_name(char *dst, size_t cap, const char *src, size_t n);
 
+/* A model file being parsed: its bytes, its name for messages, where an error goes. */
+typedef struct mdl_file {
+    const uint8_t *data;
+    size_t len;
+    const char *name;
+    qd_error *err;
+} mdl_file;
+
+/* Fill f's error with "name: what" at byte ofs; returns code. */
+qd_err mdl_file_fail(const mdl_file *f, qd_err code, uint64_t ofs, const char *what);
+
 /* Average colour of n palette-index pixels. With skip255 set, index 255 is transparent and
  * left out; *coverage (if not NULL) gets the fraction of pixels counted. Returns MDL_GREY
  * when no pixel counts. A NULL palette is the grey ramp. */
