@@ -375,4 +375,36 @@ qd_err mdl_md3_load(const uint8_t *data, size_t len, const char *name, mdl_md3 *
 const mdl_md3_tag *mdl_md3_tag_at(const mdl_md3 *m, uint32_t frame, const char *name);
 void mdl_md3_free(mdl_md3 *m);
 
+/* ---- Quake II models (MD2, IDP2 version 8) ---- */
+
+#define MDL_MD2_MAX_SKINS 32    /* yquake2 files.h MAX_MD2SKINS */
+#define MDL_MD2_MAX_VERTS 2048
+#define MDL_MD2_MAX_TRIS 4096
+#define MDL_MD2_MAX_FRAMES 512
+
+typedef struct mdl_md2_tri {
+    uint16_t v[3];  /* position indices, each < num_verts */
+    uint16_t st[3]; /* texture coordinate indices, each < num_st */
+} mdl_md2_tri;
+
+typedef struct mdl_md2_frame {
+    char name[16];
+} mdl_md2_frame;
+
+typedef struct mdl_md2 {
+    uint32_t skin_width, skin_height;
+    uint32_t num_skins, num_verts, num_st, num_tris, num_frames;
+    char (*skins)[64];      /* skin picture names ("players/male/grunt.pcx") */
+    int16_t (*st)[2];       /* texture coordinates in skin pixels */
+    mdl_md2_tri *tris;
+    mdl_md2_frame *frames;
+    float (*poses)[3];      /* num_frames * num_verts positions, scale and translate applied */
+    uint8_t *normals;       /* num_frames * num_verts lightnormalindex bytes */
+} mdl_md2;
+
+/* Parse an MD2. Counts capped, offsets and indices checked. Errors as mdl_bsp_load. */
+qd_err mdl_md2_load(const uint8_t *data, size_t len, const char *name, mdl_md2 **out,
+                    qd_error *err);
+void mdl_md2_free(mdl_md2 *m);
+
 #endif
