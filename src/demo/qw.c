@@ -289,8 +289,7 @@ static void emit_player(ctx *c, int num, double t)
     e.player = (uint8_t)(num + 1);
     e.alpha = p->alpha;
     e.fx = qr_entity_fx(p->effects);
-    e.flags = (uint8_t)(CL_EF_PLAYER | (p->flags & 1 ? CL_EF_DEAD : 0) |
-                        (p->flags & 2 ? CL_EF_GIBBED : 0));
+    e.flags = CL_EF_PLAYER;
     cl_entity_update_at(c->cl, num + 1, &e, t);
     if (!(s->players_visible & (1u << num)) && c->cl->players[num].entity != num + 1)
         cl_set_player_entity(c->cl, num, num + 1);

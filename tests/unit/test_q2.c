@@ -327,11 +327,14 @@ TEST(q2_frames_and_deltas)
     CHECK_EQ(cl->messages[0].kind, CL_MSG_CHAT);
     CHECK_STR(cl->messages[0].text, "Bob: hi\n");
     CHECK_EQ(cl->messages[1].kind, CL_MSG_CENTER);
-    CHECK_EQ(cl->temp_count, 2);
-    CHECK_EQ(cl->temps[0].type, 7);
-    CHECK_EQ(cl->temps[0].game, CL_GAME_Q2);
-    CHECK(near(cl->temps[0].origin[2], 30));
-    CHECK(near(cl->temps[1].end[2], 5));
+    /* the two temporary entities in the effects log: TE_ROCKET_EXPLOSION (7) an
+     * explosion, TE_RAILTRAIL (3) a rail beam; then the muzzle flash */
+    CHECK_EQ(cl->fxlog.fx_count, 3);
+    CHECK_EQ(cl->fxlog.fx[2].kind, CL_FXK_MUZZLE);
+    CHECK_EQ(cl->fxlog.fx[0].kind, CL_FXK_EXPLOSION);
+    CHECK(near(cl->fxlog.fx[0].origin[2], 30));
+    CHECK_EQ(cl->fxlog.fx[1].kind, CL_FXK_BEAM_RAIL);
+    CHECK(near(cl->fxlog.fx[1].end[2], 5));
 
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* the end marker */
     CHECK(r.done);

@@ -714,7 +714,7 @@ TEST(q3_built_demo)
     CHECK(cl->view.has_origin);
     CHECK(fabsf(cl->view.origin[0] - 20.0f) < 1e-4f);
     CHECK(fabsf(cl->view.origin[2] - 26.0f) < 1e-4f);
-    CHECK_EQ(cl->stats[0], 100);
+    CHECK_EQ(cl_stats_of(cl, -1)->health, 100); /* STAT_HEALTH, slot 0 */
     CHECK_EQ(cl->message_count, 1);
     CHECK_STR(cl->messages[0].text, "hello");
     run_close(&r);
