@@ -949,11 +949,8 @@ TEST(q3_second_level_keeps_clock)
     free(m);
 }
 
-/* A snapshot whose playerState carries named stats (bg_public.h): pm_type PM_DEAD 3, weapon
- * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
- * launcher 5 bits, [STAT_ARMOR 3] 50; persistant[PERS_SCORE 0] 7; ammo[5] 12, ammo[3]
- * (shotgun) 9; powerups[PW_QUAD 1] ends at server ms 8000, [PW_REDFLAG 7] INT_MAX. */
-static void build_stats_snapshot(bw *w, int32_t t)
+/* A snapshot's start at server time t: no delta, no flags, no areamask. */
+static void snapshot_head(bw *w, int32_t t)
 {
     wbits(w, 0, 32);
     wbits(w, Q3_SVC_SNAPSHOT, 8);
@@ -961,6 +958,15 @@ static void build_stats_snapshot(bw *w, int32_t t)
     wbits(w, 0, 8);
     wbits(w, 0, 8);
     wbits(w, 0, 8); /* no areamask */
+}
+
+/* A snapshot whose playerState carries named stats (bg_public.h): pm_type PM_DEAD 3, weapon
+ * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
+ * launcher 5 bits, [STAT_ARMOR 3] 50; persistant[PERS_SCORE 0] 7; ammo[5] 12, ammo[3]
+ * (shotgun) 9; powerups[PW_QUAD 1] ends at server ms 8000, [PW_REDFLAG 7] INT_MAX. */
+static void build_stats_snapshot(bw *w, int32_t t)
+{
+    snapshot_head(w, t);
     wbits(w, Q3_PS_WEAPON + 1, 8);
     for (int i = 0; i <= Q3_PS_WEAPON; i++) {
         int v = i == Q3_PS_PM_TYPE ? 3 : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
@@ -1151,12 +1157,7 @@ static void write_entity(bw *w, int num, const int (*fv)[2], int n)
  * rocket (ET_MISSILE 3, weapon 5); entity 41 an item (ET_ITEM 2, item 1). bg_public.h. */
 static void build_look_snapshot(bw *w, int32_t t)
 {
-    wbits(w, 0, 32);
-    wbits(w, Q3_SVC_SNAPSHOT, 8);
-    wbits(w, t, 32);
-    wbits(w, 0, 8);
-    wbits(w, 0, 8);
-    wbits(w, 0, 8); /* no areamask */
+    snapshot_head(w, t);
     wbits(w, Q3_PS_WEAPON + 1, 8);
     for (int i = 0; i <= Q3_PS_WEAPON; i++) {
         int v = i == Q3_PS_LEGSANIM      ? 22
