@@ -40,7 +40,7 @@ void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, c
     /* Players persist across a level change (the servers resend them anyway). */
     cl_player players[CL_MAX_PLAYERS];
     memcpy(players, cl->players, sizeof players);
-    uint32_t levels = cl->level_count, messages = cl->message_count, temps = cl->temp_count;
+    uint32_t levels = cl->level_count, messages = cl->message_count;
     uint32_t frames = cl->frame_count, model_gen = cl->model_gen;
     double t = cl->time;
     cl_message msgs[CL_MAX_PRINTS];
@@ -58,7 +58,6 @@ void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, c
     memcpy(cl->events, events, sizeof events);
     cl->event_count = event_count;
     cl->message_count = messages;
-    cl->temp_count = temps;
     cl->frame_count = frames;
     cl->level_count = levels + 1;
     cl->model_gen = model_gen + 1;
@@ -355,39 +354,6 @@ void cl_set_view_angles(cl_state *cl, const float angles[3])
 
 static int16_t clamp16(int v) { return (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v); }
 
-/* Bridge until the Quake decoders fill cl_stats themselves (issue #10, package A): the
- * numbers Quake and QuakeWorld send as stats (id's quakedef.h / QW bothdefs.h STAT_*).
- * Weapon, armour type, items and powerups need the IT_* tables, which belong to the
- * decoders: left unset here. Other games' slot numbers mean other things: untouched. */
-static void quake_stat_bridge(const cl_state *cl, cl_stats *st, int index, int value)
-{
-    static const uint8_t ammo_kind[4] = {CL_AMMO_SHELLS, CL_AMMO_BULLETS, CL_AMMO_ROCKETS,
-                                         CL_AMMO_CELLS}; /* STAT_SHELLS..STAT_CELLS */
-    if (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW)
-        return;
-    int16_t v = clamp16(value);
-    switch (index) {
-    case 0: st->health = v; break;                         /* STAT_HEALTH */
-    case 3: st->ammo = v; break;                           /* STAT_AMMO */
-    case 4: st->armor = v; break;                          /* STAT_ARMOR */
-    case 6: case 7: case 8: case 9: st->ammo_of[ammo_kind[index - 6]] = v; break;
-    case 11: st->secrets_total = v; break;                 /* STAT_TOTALSECRETS */
-    case 12: st->monsters_total = v; break;                /* STAT_TOTALMONSTERS */
-    case 13: st->secrets = v; break;                       /* STAT_SECRETS */
-    case 14: st->monsters = v; break;                      /* STAT_MONSTERS */
-    default: return;
-    }
-    st->flags |= CL_ST_VALID;
-}
-
-void cl_set_stat(cl_state *cl, int index, int value)
-{
-    if (index >= 0 && index < CL_MAX_STATS) {
-        cl->stats[index] = value;
-        quake_stat_bridge(cl, &cl->view_stats, index, value);
-    }
-}
-
 static cl_player *player(cl_state *cl, int slot)
 {
     return slot >= 0 && slot < CL_MAX_PLAYERS ? &cl->players[slot] : NULL;
@@ -432,17 +398,6 @@ void cl_set_player_spectator(cl_state *cl, int slot, int spectator)
         p->spectator = (uint8_t)(spectator != 0);
 }
 
-void cl_set_player_stat(cl_state *cl, int slot, int index, int value)
-{
-    cl_player *p = player(cl, slot);
-    if (p && index >= 0 && index < 32) {
-        p->stats[index] = value;
-        quake_stat_bridge(cl, &cl->player_stats[slot], index, value);
-        if (cl->player_stats[slot].flags & CL_ST_VALID)
-            p->has_stats = 1;
-    }
-}
-
 void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text)
 {
     cl_message *m = &cl->messages[cl->message_count % CL_MAX_PRINTS];
@@ -450,12 +405,6 @@ void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text)
     m->kind = (uint8_t)kind;
     copy_name(m->text, sizeof m->text, text);
     cl->message_count++;
-}
-
-void cl_temp_add(cl_state *cl, const cl_temp *te)
-{
-    cl->temps[cl->temp_count % CL_MAX_TEMPS] = *te;
-    cl->temp_count++;
 }
 
 void cl_set_paused(cl_state *cl, int paused) { cl->paused = (uint8_t)(paused != 0); }

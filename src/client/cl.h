@@ -16,27 +16,28 @@
 #define CL_MAX_SOUNDS 2048
 #define CL_MAX_PLAYERS 64     /* Q3 MAX_CLIENTS; Q1/QW use 16..32 */
 #define CL_MAX_LIGHTSTYLES 64
-#define CL_MAX_STATS 64
-#define CL_MAX_TEMPS 64       /* temporary effects kept in the ring */
 #define CL_MAX_PRINTS 8       /* recent prints kept for the screen */
 #define CL_NAME_LEN 64
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;
 
-/* What an entity looks like in one frame. Units are the game's (Quake units, degrees). */
-typedef struct cl_entstate {
+/* What an entity looks like in one frame. Units are the game's (Quake units, degrees).
+ * Only neutral facts: each decoder maps its game's EF_* / RF_* / eFlags / powerups to fx
+ * (a small table next to its constants) and keeps any raw numbers in its own state. */
+typedef struct cl_entstate {  /* 40 bytes */
     float origin[3];
     float angles[3];   /* pitch, yaw, roll in degrees */
     uint16_t model;    /* precache index; 0 = draws nothing */
-    uint16_t frame;    /* model animation frame */
+    uint16_t model2;   /* attached weapon model (Q2 modelindex2, Q3 weapon), 0 none */
+    uint16_t frame;    /* model animation frame; Q3 players: legs animation (legsAnim) */
+    uint16_t frame2;   /* Q3 players: torso animation (torsoAnim); else 0 */
     uint16_t skin;
-    uint8_t colormap;  /* Q1: player slot + 1 for colour translation, 0 = none */
+    uint16_t fx;       /* CL_FX_* below: persistent effects by look */
+    uint8_t player;    /* player slot + 1 (colour translation, whose body), 0 = none */
     uint8_t alpha;     /* 255 opaque; FitzQuake 666 U_ALPHA; 0 means "default" (opaque) */
-    uint32_t effects;  /* EF_* bits of the entity's game */
     uint8_t scale;     /* 16 = 1.0; 0 means 1.0 */
     uint8_t flags;     /* CL_EF_* below */
-    uint8_t pad[2];
 } cl_entstate;
 
 /* cl_entstate.flags */
@@ -45,6 +46,24 @@ typedef struct cl_entstate {
 #define CL_EF_DEAD 0x04     /* a dead body (QW PF_DEAD, Q2/Q3 pm_type): cl_body_view's eye */
 #define CL_EF_GIBBED 0x08   /* a gibbed body, only the head left (QW PF_GIB, Q2 PM_GIB) */
 #define CL_EF_TRAJ 0x10     /* Q3: cl_state.motion moves it at render time (cl_entity_update_traj) */
+
+/* cl_entstate.fx: what an entity carries, by look, not by game (trails, glows, flags) */
+#define CL_FX_ROCKET 0x0001       /* rocket smoke trail */
+#define CL_FX_GRENADE 0x0002      /* grenade smoke trail */
+#define CL_FX_BLOOD 0x0004        /* blood trail (gibs) */
+#define CL_FX_BLOOD_SLIGHT 0x0008 /* a thinner blood trail */
+#define CL_FX_TRACER 0x0010       /* tracer (wizard spit, tracker) */
+#define CL_FX_TRACER2 0x0020      /* second tracer colour (knight spike) */
+#define CL_FX_BLASTER 0x0040      /* blaster bolt glow and trail */
+#define CL_FX_PLASMA 0x0080       /* plasma ball */
+#define CL_FX_MUZZLE 0x0100       /* firing: a muzzle flash light this frame */
+#define CL_FX_LIGHT_BRIGHT 0x0200 /* a bright dynamic light */
+#define CL_FX_LIGHT_DIM 0x0400    /* a dim dynamic light */
+#define CL_FX_GLOW_BLUE 0x0800    /* blue glow (quad damage) */
+#define CL_FX_GLOW_RED 0x1000     /* red glow (pentagram, invulnerability) */
+#define CL_FX_ROTATE 0x2000       /* spins in place (items) */
+#define CL_FX_FLAG_RED 0x4000     /* carries the red flag */
+#define CL_FX_FLAG_BLUE 0x8000    /* carries the blue flag */
 
 /* One dynamic entity: its two latest recorded states and when they were valid. */
 typedef struct cl_entity {
@@ -151,7 +170,6 @@ typedef struct cl_player {
     uint8_t active;       /* slot in use (name non-empty) */
     uint8_t spectator;
     int32_t entity;       /* entity number of the player's body, or -1 */
-    int32_t stats[32];    /* per-player stats (MVD dem_stats); the recorder's are cl.stats */
     /* Neutral facts (issue #10); the decoders fill them as they are ported. */
     char model[32], skin[32]; /* "player"/"base", "male"/"grunt", "razor"/"default" */
     char head[32];            /* Quake III hmodel "razor/default", else "" */
@@ -184,15 +202,6 @@ typedef struct cl_message {
     uint8_t kind;  /* cl_msg_kind */
     char text[CL_TEXT_LEN];
 } cl_message;
-
-typedef struct cl_temp {
-    double time;
-    uint16_t type;        /* the game's TE_* number */
-    uint8_t game;         /* cl_game */
-    int32_t entity;
-    float origin[3];
-    float end[3];
-} cl_temp;
 
 /* How a game places a camera on a body: set per game by cl_level_begin, a decoder may
  * override them (cl_set_conventions) at level start. */
@@ -311,7 +320,6 @@ typedef struct cl_state {
     uint8_t pad;
 
     cl_view view, prev_view;
-    int32_t stats[CL_MAX_STATS];
 
     cl_player players[CL_MAX_PLAYERS];
 
@@ -326,8 +334,6 @@ typedef struct cl_state {
 
     uint32_t message_count;   /* total prints ever; messages[] is a ring of the latest */
     cl_message messages[CL_MAX_PRINTS];
-    uint32_t temp_count;
-    cl_temp temps[CL_MAX_TEMPS];
 
     /* Neutral facts (issue #10); filled by the decoders as they are ported. */
     cl_stats view_stats;                  /* the recorded view's: read with cl_stats_of */
@@ -393,19 +399,12 @@ int cl_static_add(cl_state *cl, const cl_entstate *s);
 void cl_set_view(cl_state *cl, const cl_view *v);
 void cl_set_view_entity(cl_state *cl, int ent);
 void cl_set_view_angles(cl_state *cl, const float angles[3]);
-/* A stat by the game's slot number (old API, until the decoders fill cl_stats). For Quake
- * and QuakeWorld it also fills the matching cl_stats numbers (health, armour, ammo, ammo by
- * kind, monsters, secrets): a bridge, deleted with this call. */
-void cl_set_stat(cl_state *cl, int index, int value);
 void cl_set_player_name(cl_state *cl, int slot, const char *name);
 void cl_set_player_frags(cl_state *cl, int slot, int frags);
 void cl_set_player_colors(cl_state *cl, int slot, int top, int bottom);
 void cl_set_player_entity(cl_state *cl, int slot, int entity);
 void cl_set_player_spectator(cl_state *cl, int slot, int spectator);
-/* A player's stat by slot number (MVD); the same Quake/QuakeWorld bridge as cl_set_stat. */
-void cl_set_player_stat(cl_state *cl, int slot, int index, int value);
 void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text);
-void cl_temp_add(cl_state *cl, const cl_temp *te);
 void cl_set_paused(cl_state *cl, int paused);
 void cl_set_intermission(cl_state *cl, int on);
 

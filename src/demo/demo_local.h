@@ -25,6 +25,22 @@ const char *demo_escape(char *out, size_t cap, const char *s);
  * under this name until the decoders call qd_atoi themselves (issue #10, section 6). */
 int demo_small_atoi(const char *s);
 
+/* A temporary entity as a decoder reads it off the wire, before it becomes a cl_fxev. */
+typedef struct demo_temp {
+    int type;      /* the game's TE_* number */
+    int entity;    /* -1 none */
+    float origin[3], end[3];
+} demo_temp;
+
+/* One row of a decoder's table from its game's entity effect bits (EF_*, RF_*, eFlags,
+ * powerups) to the neutral CL_FX_* bits of cl_entstate.fx. */
+typedef struct demo_fx_bit {
+    uint32_t bit;  /* the game's bit */
+    uint16_t fx;   /* CL_FX_* it looks like, 0 for none */
+} demo_fx_bit;
+/* The CL_FX_* bits of a game's bits: the or of the fx of every row whose bit is set. */
+uint16_t demo_fx_map(const demo_fx_bit *rows, size_t n, uint32_t bits);
+
 /* The decoders' contexts all hold `err` (the caller's qd_error): fail with an offset. */
 #define DEMO_FAIL(c, code, ofs, ...) qd_fail((c)->err, (code), (ofs), __VA_ARGS__)
 

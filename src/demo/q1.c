@@ -16,6 +16,7 @@
 #include "../common/rd.h"
 #include "delta.h"
 #include "demo.h"
+#include "demo_local.h"
 #include "quake_rules.h"
 
 /* [DEM] 7: message ids. */
@@ -318,10 +319,9 @@ static int view_slot(const q1_ctx *c)
     return slot >= 0 && slot < c->st->max_clients ? slot : -1;
 }
 
-/* A raw stat slot changed: the old cl stat (until the bridge goes) and the named stats. */
+/* A raw stat slot changed (the named stats follow from them: fill_stats). */
 static void set_stat(q1_ctx *c, int index, int32_t value)
 {
-    cl_set_stat(c->cl, index, value);
     if (index < 0 || index >= QR_NUM_STATS)
         return;
     c->st->stats[index] = value;
@@ -475,9 +475,9 @@ static void read_alpha(dd_reader *rd, const dd_field *f, void *ent)
     X(Q1_U_BASE_MODEL16, model, DD_U16, 0, 2)                                              \
     X(Q1_U_FRAME, frame, DD_U8, 0, 2)                                                      \
     X(Q1_U_BASE_FRAME16, frame, DD_U16, 0, 2)                                              \
-    X(Q1_U_COLORMAP, colormap, DD_U8, 0, 1)                                                \
+    X(Q1_U_COLORMAP, player, DD_U8, 0, 1)                                                  \
     X(Q1_U_SKIN, skin, DD_U8, 0, 2)                                                        \
-    X(Q1_U_EFFECTS, effects, DD_U8, 0, 4)                                                  \
+    X(Q1_U_EFFECTS, fx, DD_U8, 0, 2) /* EF_*: mapped */                                    \
     X(Q1_U_ORIGIN1, origin[0], DD_COORD16, 0, 4)                                           \
     X(Q1_U_ANGLE1, angles[0], DD_ANGLE8, 0, 4)                                             \
     X(Q1_U_ORIGIN2, origin[1], DD_COORD16, 0, 4)                                           \
@@ -489,7 +489,7 @@ static void read_alpha(dd_reader *rd, const dd_field *f, void *ent)
     X(Q1_U_SCALE, scale, DD_U8, 0, 1)                                                      \
     X(Q1_U_FRAME2, frame, DD_HI8, 0, 2)                                                    \
     X(Q1_U_MODEL2, model, DD_HI8, 0, 2)                                                    \
-    X(Q1_U_LERPFINISH, pad, DD_SKIP, 1, 1) /* a lerp hint, not kept */
+    X(Q1_U_LERPFINISH, flags, DD_SKIP, 1, 1) /* a lerp hint, not kept */
 
 #define ENT_ROW(bit, field, kind, skip, size) \
     DD_ROW_FULL(cl_entstate, bit, 0, field, kind, skip, size, 1, 0),
@@ -532,7 +532,7 @@ static void detail_state(q1_ctx *c, const char *prefix, long num, const cl_entst
 {
     DETAIL(c, "%s%ld model=%u frame=%u skin=%u colormap=%u origin=%.1f,%.1f,%.1f "
               "angles=%.1f,%.1f,%.1f",
-           prefix, num, s->model, s->frame, s->skin, s->colormap, s->origin[0], s->origin[1],
+           prefix, num, s->model, s->frame, s->skin, s->player, s->origin[0], s->origin[1],
            s->origin[2], s->angles[0], s->angles[1], s->angles[2]);
 }
 
@@ -561,6 +561,7 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
         return QD_OK;
     if ((e = check_model(c, s.model)))
         return e;
+    s.fx = qr_entity_fx(s.fx); /* the wire's EF_* byte (the baseline has none) */
     s.flags = 0;
     if (bits & Q1_U_NOLERP)
         s.flags |= CL_EF_TELEPORT;
@@ -584,10 +585,8 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
 static qd_err parse_temp_entity(q1_ctx *c)
 {
     rd_t *r = &c->r;
-    cl_temp te;
+    demo_temp te;
     memset(&te, 0, sizeof te);
-    te.time = c->st->last_time;
-    te.game = CL_GAME_Q1;
     te.type = rd_u8(r);
     te.entity = -1;
     switch (te.type) {
@@ -612,11 +611,10 @@ static qd_err parse_temp_entity(q1_ctx *c)
     }
     cl_fxev fx;
     if (!r->err) {
-        cl_temp_add(c->cl, &te);
         if (qr_temp_fx(CL_GAME_Q1, te.type, te.entity, te.origin, te.end, &fx))
             cl_fx_add(c->cl, &fx);
     }
-    DETAIL(c, "type=%u ent=%d origin=%.1f,%.1f,%.1f", te.type, (int)te.entity, te.origin[0],
+    DETAIL(c, "type=%u ent=%d origin=%.1f,%.1f,%.1f", (unsigned)te.type, te.entity, te.origin[0],
            te.origin[1], te.origin[2]);
     return QD_OK;
 }

@@ -349,9 +349,30 @@ static int same_look(const q2_ent *a, const q2_ent *b)
     return a->origin[0] == b->origin[0] && a->origin[1] == b->origin[1] &&
            a->origin[2] == b->origin[2] && a->angles[0] == b->angles[0] &&
            a->angles[1] == b->angles[1] && a->angles[2] == b->angles[2] &&
-           a->model[0] == b->model[0] && a->frame == b->frame && a->skin == b->skin &&
+           a->model[0] == b->model[0] && a->model[1] == b->model[1] && a->frame == b->frame && a->skin == b->skin &&
            a->effects == b->effects && a->renderfx == b->renderfx;
 }
+
+/* EF_* by look (the glows and trails the reference client adds for them [Q2CL cl_ents.c
+ * CL_AddPacketEntities]) */
+static const demo_fx_bit q2_fx[] = {
+    {Q2_EF_ROTATE, CL_FX_ROTATE},
+    {Q2_EF_GIB, CL_FX_BLOOD},
+    {Q2_EF_GREENGIB, CL_FX_BLOOD},
+    {Q2_EF_BLASTER, CL_FX_BLASTER},
+    {Q2_EF_HYPERBLASTER, CL_FX_BLASTER},
+    {Q2_EF_BLUEHYPERBLASTER, CL_FX_BLASTER},
+    {Q2_EF_ROCKET, CL_FX_ROCKET},
+    {Q2_EF_GRENADE, CL_FX_GRENADE},
+    {Q2_EF_BFG, CL_FX_LIGHT_BRIGHT},
+    {Q2_EF_IONRIPPER, CL_FX_LIGHT_DIM},
+    {Q2_EF_PLASMA, CL_FX_PLASMA},
+    {Q2_EF_TRACKER, CL_FX_TRACER},
+    {Q2_EF_QUAD, CL_FX_GLOW_BLUE},
+    {Q2_EF_PENT, CL_FX_GLOW_RED},
+    {Q2_EF_FLAG1, CL_FX_FLAG_RED},
+    {Q2_EF_FLAG2, CL_FX_FLAG_BLUE},
+};
 
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
@@ -393,9 +414,12 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
             e.angles[i] = angle8(q->angles[i]);
         }
         e.model = q->model[0];
+        e.model2 = q->model[1];
         e.frame = q->frame;
         e.skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
-        e.effects = q->effects;
+        e.fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
+        if (q->number >= 1 && q->number <= s->max_clients && q->number <= CL_MAX_PLAYERS)
+            e.player = (uint8_t)q->number; /* client k's body is entity k + 1 */
         if (q->renderfx & Q2_RF_TRANSLUCENT)
             e.alpha = 77; /* 0.3, as the reference client draws it */
         int snap = !old || old->model[0] != q->model[0] ||
@@ -825,14 +849,12 @@ static qd_err parse_temp_entity(ctx *c)
 {
     q2_state *s = c->s;
     rd_t *r = &c->r;
-    cl_temp te;
+    demo_temp te;
     memset(&te, 0, sizeof te);
-    te.time = s->time;
-    te.game = CL_GAME_Q2;
     te.entity = -1;
     int type = rd_u8(r), dir = 0, count = 0, style = 0;
     float scratch[3];
-    te.type = (uint16_t)type;
+    te.type = type;
     switch (te_class(type, s->protocol)) {
     case TE_POINT:
         read_pos(r, te.origin);
@@ -913,7 +935,6 @@ static qd_err parse_temp_entity(ctx *c)
         return truncated(c, "svc_temp_entity");
     if (dir < 0)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_temp_entity: direction out of range");
-    cl_temp_add(c->cl, &te);
     cl_fxev fx;
     memset(&fx, 0, sizeof fx);
     if (q2_temp_fx(type, s->protocol, &fx)) {

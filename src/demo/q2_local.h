@@ -149,6 +149,24 @@
 #define Q2_MZ_SILENCED 128
 #define Q2_RF_TRANSLUCENT 32
 
+/* entity_state_t.effects EF_* [q_shared.h] that have a neutral look (q2.c q2_fx) */
+#define Q2_EF_ROTATE 0x1u
+#define Q2_EF_GIB 0x2u
+#define Q2_EF_BLASTER 0x8u
+#define Q2_EF_ROCKET 0x10u
+#define Q2_EF_GRENADE 0x20u
+#define Q2_EF_HYPERBLASTER 0x40u
+#define Q2_EF_BFG 0x80u
+#define Q2_EF_QUAD 0x8000u
+#define Q2_EF_PENT 0x10000u
+#define Q2_EF_FLAG1 0x40000u /* CTF team 1: red */
+#define Q2_EF_FLAG2 0x80000u
+#define Q2_EF_IONRIPPER 0x100000u
+#define Q2_EF_GREENGIB 0x200000u
+#define Q2_EF_BLUEHYPERBLASTER 0x400000u
+#define Q2_EF_PLASMA 0x1000000u
+#define Q2_EF_TRACKER 0x4000000u
+
 /* ---- Limits ---- */
 #define Q2_MAX_EDICTS 1024    /* [DM2] 3.10, 3.19 */
 #define Q2_MAX_STATS 32

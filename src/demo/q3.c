@@ -582,6 +582,37 @@ static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
     }
 }
 
+/* eFlags and powerups by look (cg_players.c CG_PlayerPowerups, CG_PlayerFlag; the muzzle
+ * of a firing lightning gun, cg_weapons.c) */
+static const demo_fx_bit q3_eflags_fx[] = {{Q3_EF_FIRING, CL_FX_MUZZLE}};
+static const demo_fx_bit q3_powerups_fx[] = {{Q3_PWBIT_QUAD, CL_FX_GLOW_BLUE},
+                                             {Q3_PWBIT_REDFLAG, CL_FX_FLAG_RED},
+                                             {Q3_PWBIT_BLUEFLAG, CL_FX_FLAG_BLUE}};
+#define Q3_FX_OF(table, bits) demo_fx_map((table), sizeof(table) / sizeof((table)[0]), (bits))
+
+/* The item (bg_itemlist index, so model Q3_ITEM_MODELS + it) whose world model is weapon
+ * wp's: the held weapon a body shows (model2). 0 none. */
+static const uint8_t weapon_item[] = {0, 8, 10, 9, 11, 12, 13, 14, 15, 16, 17};
+#define NUM_WEAPON_ITEMS ((int)sizeof weapon_item)
+
+static uint16_t weapon_model(int wp)
+{
+    return (uint16_t)(wp > 0 && wp < NUM_WEAPON_ITEMS ? Q3_ITEM_MODELS + weapon_item[wp] : 0);
+}
+
+/* A body's look from its client's fields: legs (frame) and torso (frame2) animations with
+ * their toggle bit kept (a restarted animation changes the value; the animation is
+ * value & ~Q3_ANIM_TOGGLEBIT), the held weapon's model, the player slot, fx. */
+static void body_look(cl_entstate *st, int cn, int legs, int torso, int wp, uint32_t eflags,
+                      uint32_t powerups)
+{
+    st->frame = (uint16_t)(legs & 0xff);
+    st->frame2 = (uint16_t)(torso & 0xff);
+    st->model2 = weapon_model(wp);
+    st->player = (uint8_t)(cn + 1);
+    st->fx = (uint16_t)(Q3_FX_OF(q3_eflags_fx, eflags) | Q3_FX_OF(q3_powerups_fx, powerups));
+}
+
 static void emit_entity(ctx *c, const q3_ent *e, double at)
 {
     cl_entstate st;
@@ -607,9 +638,19 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     else if (type == Q3_ET_PLAYER && cn >= 0 && cn < Q3_MAX_CLIENTS)
         st.model = player_model(c, cn);
     st.frame = (uint16_t)e->f[Q3_ES_FRAME];
-    st.effects = (uint32_t)e->f[Q3_ES_EFLAGS];
-    if (e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER)
+    if (type == Q3_ET_ITEM)
+        st.fx = CL_FX_ROTATE; /* cg_ents.c CG_Item spins every item */
+    else if (type == Q3_ET_MISSILE)
+        st.fx = wp == Q3_WP_ROCKET_LAUNCHER    ? CL_FX_ROCKET
+                : wp == Q3_WP_GRENADE_LAUNCHER ? CL_FX_GRENADE
+                : wp == Q3_WP_PLASMAGUN        ? CL_FX_PLASMA
+                                               : 0;
+    if (type == Q3_ET_PLAYER) {
+        if (cn >= 0 && cn < Q3_MAX_CLIENTS)
+            body_look(&st, cn, e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM], wp,
+                      (uint32_t)e->f[Q3_ES_EFLAGS], (uint32_t)e->f[Q3_ES_POWERUPS]);
         st.flags |= CL_EF_PLAYER | (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD ? CL_EF_DEAD : 0);
+    }
     if (e->teleport)
         st.flags |= CL_EF_TELEPORT;
     cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, &apos);
@@ -700,7 +741,12 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         memcpy(st.origin, org, sizeof org);
         st.angles[1] = ang[1];
         st.model = player_model(c, cn);
-        st.effects = (uint32_t)ps->f[Q3_PS_EFLAGS];
+        uint32_t powerups = 0; /* as the server sets entityState.powerups from them */
+        for (int i = 0; i < 16; i++)
+            if (ps->powerups[i])
+                powerups |= 1u << i;
+        body_look(&st, cn, ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM], ps->f[Q3_PS_WEAPON],
+                  (uint32_t)ps->f[Q3_PS_EFLAGS], powerups);
         st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
             st.flags |= CL_EF_TELEPORT;
@@ -717,8 +763,6 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     v.dead = pm == Q3_PM_DEAD;
     v.player = cn + 1;
     cl_set_view(c->cl, &v);
-    for (int i = 0; i < 16; i++)
-        cl_set_stat(c->cl, i, ps->stats[i]);
     cl_stats st;
     ps_stats(c, ps, &st);
     cl_set_stats(c->cl, -1, &st);

@@ -78,6 +78,16 @@
 #define Q3_EV_OBITUARY 60
 #define Q3_EF_DEAD 0x1
 #define Q3_EF_TELEPORT_BIT 0x4
+#define Q3_EF_FIRING 0x100 /* for lightning gun */
+/* entityState.powerups: 1 << powerup_t (bg_public.h PW_QUAD 1, PW_REDFLAG 7, PW_BLUEFLAG 8) */
+#define Q3_PWBIT_QUAD (1u << 1)
+#define Q3_PWBIT_REDFLAG (1u << 7)
+#define Q3_PWBIT_BLUEFLAG (1u << 8)
+/* weapon_t (bg_public.h) with a missile trail (cg_weapons.c CG_RegisterWeapon) */
+#define Q3_WP_GRENADE_LAUNCHER 4
+#define Q3_WP_ROCKET_LAUNCHER 5
+#define Q3_WP_PLASMAGUN 8
+#define Q3_ANIM_TOGGLEBIT 128 /* legsAnim / torsoAnim: flips when an animation restarts */
 #define Q3_PM_SPECTATOR 2
 #define Q3_PM_DEAD 3
 /* playerState stats[] and persistant[] slots (bg_public.h statIndex_t, persEnum_t) */

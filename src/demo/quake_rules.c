@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "demo_local.h"
+
 /* quakedef.h STAT_* */
 enum {
     QR_STAT_HEALTH = 0, QR_STAT_WEAPON = 2, QR_STAT_AMMO = 3, QR_STAT_ARMOR = 4,
@@ -52,6 +54,20 @@ static const struct {
     {QR_IT_LIGHTNING, CL_WP_LIGHTNING, CL_AMMO_CELLS},
 };
 #define NUM_WEAPON_BITS (sizeof weapon_bits / sizeof weapon_bits[0])
+
+/* protocol.h EF_* (QW's protocol.h adds the flags and glows) by look. EF_BRIGHTFIELD (a
+ * particle field) has no CL_FX_* bit: dropped. ThreeWave CTF's team 1 is red, so EF_FLAG1
+ * is the red flag. */
+static const demo_fx_bit quake_fx[] = {
+    {0x02, CL_FX_MUZZLE},    {0x04, CL_FX_LIGHT_BRIGHT}, {0x08, CL_FX_LIGHT_DIM},
+    {0x10, CL_FX_FLAG_RED},  {0x20, CL_FX_FLAG_BLUE},    {0x40, CL_FX_GLOW_BLUE},
+    {0x80, CL_FX_GLOW_RED},
+};
+
+uint16_t qr_entity_fx(uint32_t effects)
+{
+    return demo_fx_map(quake_fx, sizeof quake_fx / sizeof quake_fx[0], effects);
+}
 
 static int16_t clamp16(int32_t v) { return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); }
 

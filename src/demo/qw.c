@@ -286,9 +286,9 @@ static void emit_player(ctx *c, int num, double t)
     e.model = p->model;
     e.frame = p->frame;
     e.skin = p->skin;
-    e.colormap = (uint8_t)(num + 1);
+    e.player = (uint8_t)(num + 1);
     e.alpha = p->alpha;
-    e.effects = p->effects;
+    e.fx = qr_entity_fx(p->effects);
     e.flags = CL_EF_PLAYER;
     cl_entity_update_at(c->cl, num + 1, &e, t);
     if (!(s->players_visible & (1u << num)) && c->cl->players[num].entity != num + 1)
@@ -309,8 +309,8 @@ static void emit_entity(ctx *c, const qw_ent *q)
     e.model = q->model;
     e.frame = q->frame;
     e.skin = q->skin;
-    e.colormap = q->colormap;
-    e.effects = q->effects;
+    e.player = q->colormap;
+    e.fx = qr_entity_fx(q->effects);
     e.alpha = q->trans;
     cl_entity_update(c->cl, q->number, &e);
 }
@@ -1011,13 +1011,11 @@ static qd_err parse_nails(ctx *c, int indexed)
 static qd_err parse_temp_entity(ctx *c)
 {
     rd_t *r = &c->r;
-    cl_temp te;
+    demo_temp te;
     memset(&te, 0, sizeof te);
-    te.time = c->cl->time;
-    te.game = CL_GAME_QW;
     te.entity = -1;
     int type = rd_u8(r);
-    te.type = (uint16_t)type;
+    te.type = type;
     switch (type) {
     case 0: case 1: case 3: case 4: case 7: case 8: case 10: case 11: case 13:
         break;
@@ -1039,7 +1037,6 @@ static qd_err parse_temp_entity(ctx *c)
             te.end[i] = rd_coord(r);
     if (r->err)
         return truncated(c, "svc_temp_entity");
-    cl_temp_add(c->cl, &te);
     cl_fxev fx;
     if (qr_temp_fx(CL_GAME_QW, type, te.entity, te.origin,
                    type == 5 || type == 6 || type == 9 ? te.end : NULL, &fx))
@@ -1150,15 +1147,10 @@ static qd_err parse_message(ctx *c, int cmd)
             return truncated(c, name);
         if (a >= QW_MAX_STATS)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: stat %d is invalid", name, a);
-        if (s->mvd && (c->kind == QW_DEM_STATS || c->kind == QW_DEM_SINGLE)) {
-            cl_set_player_stat(cl, (int)c->to, a, b);
+        if (s->mvd && (c->kind == QW_DEM_STATS || c->kind == QW_DEM_SINGLE))
             set_stat(c, (int)c->to, a, b);
-            if ((int)c->to == s->view_player)
-                cl_set_stat(cl, a, b);
-        } else {
-            cl_set_stat(cl, a, b);
+        else
             set_stat(c, -1, a, b);
-        }
         TRACE(c, name, "stat=%d value=%d", a, b);
         break;
     case QW_SVC_SOUND: {
@@ -1335,7 +1327,6 @@ static qd_err parse_message(ctx *c, int cmd)
     case QW_SVC_KILLEDMONSTER:
     case QW_SVC_FOUNDSECRET:
         a = cmd == QW_SVC_KILLEDMONSTER ? 14 : 13; /* STAT_MONSTERS, STAT_SECRETS */
-        cl_set_stat(cl, a, cl->stats[a] + 1);
         set_stat(c, -1, a, s->stats[QW_MAX_CLIENTS][a] + 1);
         TRACE(c, name, "%s", "");
         break;

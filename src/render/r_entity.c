@@ -92,7 +92,7 @@ static void light_plane(const r_view *v, const float *P[3], const float row[3], 
  * R_AliasTransformAndProjectFinalVerts: light L = ambient + shade * cos, row (255 - L) / 4).
  * Vertex normals are the mean of the posed triangles' normals around each vertex. */
 static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uint32_t skin,
-                           const float (*w)[3], float ambient, float shade, int colormap)
+                           const float (*w)[3], float ambient, float shade, int player)
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
     const uint8_t *pixels = m->skin0 + (size_t)skin * pic;
@@ -100,8 +100,8 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
      * indices 16..31 take the player's top colour row, 96..111 the bottom one, each row of
      * 16 shades running up for colours below 8 and down for the rest. */
     uint8_t *own = NULL;
-    if (colormap > 0 && colormap <= CL_MAX_PLAYERS && v->cl) {
-        const cl_player *pl = &v->cl->players[colormap - 1];
+    if (player > 0 && player <= CL_MAX_PLAYERS && v->cl) {
+        const cl_player *pl = &v->cl->players[player - 1];
         uint8_t map[256];
         for (int i = 0; i < 256; i++)
             map[i] = (uint8_t)i;
@@ -224,7 +224,7 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     alias_light(a, s->origin, &ambient, &shade);
     if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
         alias_textured(v, a, m, s->skin < m->num_skins ? s->skin : 0, (const float(*)[3])w,
-                       ambient, shade, s->colormap);
+                       ambient, shade, s->player);
         free(w);
         return;
     }

@@ -172,7 +172,7 @@ TEST(delta_q1port_fitz_update_and_baseline2)
     const cl_entstate *st = &cl->statics[0];
     CHECK_EQ(st->model, 258);
     CHECK_EQ(st->frame, 515);
-    CHECK_EQ(st->colormap, 4);
+    CHECK_EQ(st->player, 4); /* the colormap byte: player slot + 1 */
     CHECK_EQ(st->skin, 5);
     CHECK_EQ(st->alpha, 255);
     CHECK(st->origin[0] == 8.0f && st->origin[1] == 16.0f && st->origin[2] == -8.0f);
@@ -182,9 +182,9 @@ TEST(delta_q1port_fitz_update_and_baseline2)
     CHECK(cl_entity_at(cl, 3, 1.0, &s, NULL, NULL));
     CHECK_EQ(s.model, 261);
     CHECK_EQ(s.frame, 515);
-    CHECK_EQ(s.colormap, 4);
+    CHECK_EQ(s.player, 4);
     CHECK_EQ(s.skin, 5);
-    CHECK_EQ(s.effects, 8);
+    CHECK_EQ(s.fx, CL_FX_LIGHT_DIM); /* effects 8: protocol.h EF_DIMLIGHT */
     CHECK_EQ(s.scale, 32);
     CHECK_EQ(s.alpha, 255);
     CHECK(s.origin[0] == 8.0f && s.origin[1] == 16.0f && s.origin[2] == -8.0f);

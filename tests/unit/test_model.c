@@ -637,4 +637,5 @@ TEST(model_mdl_frame_groups_and_skins)
     CHECK_EQ(a->skin0[5], 80);
     CHECK_EQ(a->skin0[pic + 5], 15);
     mdl_alias_free(a);
+    free(d);
 }

@@ -291,9 +291,14 @@ TEST(q1_clientdata_items_old_and_new)
         cl_state *cl = new_cl();
         qd_error err;
         CHECK_EQ(run_all(&f, cl, &err), QD_OK);
-        CHECK_EQ(cl->stats[0], 77);
+        const cl_stats *st = cl_stats_of(cl, -1);
+        CHECK_EQ(st->health, 77);
         CHECK(fabsf(cl->view.view_height - 30.0f) < 1e-6f);
-        CHECK_EQ(cl->stats[15], with_items ? 0x1001 : 0x4001);
+        /* items 0x1001 (IT_AXE | IT_SHOTGUN), or 0x4001 (IT_ARMOR2 | IT_SHOTGUN) for 1.06,
+         * as quakedef.h's IT_* bits */
+        CHECK_EQ(st->weapons, with_items ? (1u << CL_WP_MELEE) | (1u << CL_WP_SHOTGUN)
+                                         : 1u << CL_WP_SHOTGUN);
+        CHECK_EQ(st->armor_type, with_items ? CL_ARMOR_NONE : CL_ARMOR_MEDIUM);
         free(cl);
     }
 }
@@ -678,13 +683,22 @@ TEST(q1_every_message_type)
         CHECK_EQ(cl->players[0].bottom, 13);
         CHECK_EQ(cl->num_statics, protocol == 666 ? 2 : 1);
         CHECK(fabsf(cl->statics[0].origin[0] - 64) < 1e-3f);
-        CHECK_EQ(cl->stats[0], 90); /* clientdata's health came after updatestat's 85 */
-        CHECK_EQ(cl->stats[15], 0x1001);
-        CHECK_EQ(cl->stats[13], 1); /* found secrets */
-        CHECK_EQ(cl->stats[14], 1); /* killed monsters */
-        CHECK_EQ(cl->temp_count, 2);
-        CHECK_EQ(cl->temps[0].type, 3);
-        CHECK_EQ(cl->temps[1].entity, 1);
+        const cl_stats *st = cl_stats_of(cl, -1);
+        CHECK_EQ(st->health, 90); /* clientdata's health came after updatestat's 85 */
+        /* items 0x1001: IT_AXE | IT_SHOTGUN (quakedef.h), no armour */
+        const uint32_t owned = (1u << CL_WP_MELEE) | (1u << CL_WP_SHOTGUN);
+        CHECK_EQ(st->weapons & owned, owned);
+        CHECK_EQ(st->weapons & ~(owned | 1u << st->weapon), 0); /* nothing else but the held */
+        CHECK_EQ(st->armor_type, CL_ARMOR_NONE);
+        CHECK_EQ(st->secrets, 1);  /* found secrets */
+        CHECK_EQ(st->monsters, 1); /* killed monsters */
+        /* the two temporary entities in the effects log: TE_EXPLOSION (3), TE_LIGHTNING2
+         * from entity 1 */
+        CHECK_EQ(cl->fxlog.fx_count, 2);
+        CHECK_EQ(cl->fxlog.fx[0].kind, CL_FXK_EXPLOSION);
+        CHECK_EQ(cl->fxlog.fx[0].style, 3);
+        CHECK_EQ(cl->fxlog.fx[1].kind, CL_FXK_BEAM_LIGHTNING);
+        CHECK_EQ(cl->fxlog.fx[1].entity, 1);
         CHECK(cl->paused && cl->intermission);
         CHECK(cl->message_count >= 5);
         int chats = 0, centers = 0;

@@ -327,11 +327,14 @@ TEST(q2_frames_and_deltas)
     CHECK_EQ(cl->messages[0].kind, CL_MSG_CHAT);
     CHECK_STR(cl->messages[0].text, "Bob: hi\n");
     CHECK_EQ(cl->messages[1].kind, CL_MSG_CENTER);
-    CHECK_EQ(cl->temp_count, 2);
-    CHECK_EQ(cl->temps[0].type, 7);
-    CHECK_EQ(cl->temps[0].game, CL_GAME_Q2);
-    CHECK(near(cl->temps[0].origin[2], 30));
-    CHECK(near(cl->temps[1].end[2], 5));
+    /* the two temporary entities in the effects log: TE_ROCKET_EXPLOSION (7) an
+     * explosion, TE_RAILTRAIL (3) a rail beam; then the muzzle flash */
+    CHECK_EQ(cl->fxlog.fx_count, 3);
+    CHECK_EQ(cl->fxlog.fx[2].kind, CL_FXK_MUZZLE);
+    CHECK_EQ(cl->fxlog.fx[0].kind, CL_FXK_EXPLOSION);
+    CHECK(near(cl->fxlog.fx[0].origin[2], 30));
+    CHECK_EQ(cl->fxlog.fx[1].kind, CL_FXK_BEAM_RAIL);
+    CHECK(near(cl->fxlog.fx[1].end[2], 5));
 
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* the end marker */
     CHECK(r.done);
@@ -896,5 +899,57 @@ TEST(q2_events_from_messages)
     CHECK_STR(e->text, "gg");
     CHECK_STR(cl->players[1].model, "female");
     CHECK_STR(cl->players[1].skin, "athena");
+    run_close(&r);
+}
+
+/* Plan 2.1: modelindex2 is the entity's model2 (a change of it alone is seen), EF_* become
+ * neutral fx ([q_shared.h] EF_ROTATE 1, EF_GIB 2, EF_ROCKET 0x10, EF_QUAD 0x8000), and
+ * client k's body (entity k + 1, up to maxclients) is player k + 1. */
+TEST(q2_entity_model2_fx_player)
+{
+    static buf f, m;
+    f.n = 0;
+    level_start(&f); /* maxclients 4 */
+    m.n = 0;
+    frame(&m, 100, -1);
+    playerinfo_x(&m, 8);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    /* [DM2] 3.15 field order: model, model2, ..., effects, ..., origin */
+    ent_bits(&m, Q2_U_MODEL | Q2_U_MODEL2 | Q2_U_EFFECTS16 | Q2_U_ORIGIN1, 1);
+    put8(&m, 2);
+    put8(&m, 3);
+    put16(&m, 0x8010); /* EF_QUAD | EF_ROCKET */
+    putcoord(&m, 8);
+    ent_bits(&m, Q2_U_MODEL | Q2_U_EFFECTS8 | Q2_U_ORIGIN1, 5);
+    put8(&m, 2);
+    put8(&m, 0x03); /* EF_ROTATE | EF_GIB */
+    putcoord(&m, 40);
+    pe_end(&m);
+    block(&f, &m);
+    m.n = 0; /* frame 101 from 100: entity 1 changes its modelindex2 only */
+    frame(&m, 101, 100);
+    playerinfo_x(&m, 8);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_bits(&m, Q2_U_MODEL2, 1);
+    put8(&m, 1);
+    pe_end(&m);
+    block(&f, &m);
+    end_marker(&f);
+
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    for (int i = 0; i < 2; i++) /* the level, frame 100 */
+        CHECK_EQ(run_step(&r, NULL), QD_OK);
+    const cl_state *cl = r.cl;
+    CHECK(cl->entities[1].active && cl->entities[5].active);
+    CHECK_EQ(cl->entities[1].cur.model2, 3);
+    CHECK_EQ(cl->entities[1].cur.fx, CL_FX_ROCKET | CL_FX_GLOW_BLUE);
+    CHECK_EQ(cl->entities[1].cur.player, 1);
+    CHECK_EQ(cl->entities[5].cur.model2, 0);
+    CHECK_EQ(cl->entities[5].cur.fx, CL_FX_ROTATE | CL_FX_BLOOD);
+    CHECK_EQ(cl->entities[5].cur.player, 0); /* past maxclients: nobody's body */
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 101 */
+    CHECK_EQ(cl->entities[1].cur.model2, 1);
+    CHECK_EQ(cl->entities[1].cur.fx, CL_FX_ROCKET | CL_FX_GLOW_BLUE); /* kept */
     run_close(&r);
 }

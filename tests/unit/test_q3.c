@@ -714,7 +714,7 @@ TEST(q3_built_demo)
     CHECK(cl->view.has_origin);
     CHECK(fabsf(cl->view.origin[0] - 20.0f) < 1e-4f);
     CHECK(fabsf(cl->view.origin[2] - 26.0f) < 1e-4f);
-    CHECK_EQ(cl->stats[0], 100);
+    CHECK_EQ(cl_stats_of(cl, -1)->health, 100); /* STAT_HEALTH, slot 0 */
     CHECK_EQ(cl->message_count, 1);
     CHECK_STR(cl->messages[0].text, "hello");
     run_close(&r);
@@ -949,11 +949,8 @@ TEST(q3_second_level_keeps_clock)
     free(m);
 }
 
-/* A snapshot whose playerState carries named stats (bg_public.h): pm_type PM_DEAD 3, weapon
- * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
- * launcher 5 bits, [STAT_ARMOR 3] 50; persistant[PERS_SCORE 0] 7; ammo[5] 12, ammo[3]
- * (shotgun) 9; powerups[PW_QUAD 1] ends at server ms 8000, [PW_REDFLAG 7] INT_MAX. */
-static void build_stats_snapshot(bw *w, int32_t t)
+/* A snapshot's start at server time t: no delta, no flags, no areamask. */
+static void snapshot_head(bw *w, int32_t t)
 {
     wbits(w, 0, 32);
     wbits(w, Q3_SVC_SNAPSHOT, 8);
@@ -961,6 +958,15 @@ static void build_stats_snapshot(bw *w, int32_t t)
     wbits(w, 0, 8);
     wbits(w, 0, 8);
     wbits(w, 0, 8); /* no areamask */
+}
+
+/* A snapshot whose playerState carries named stats (bg_public.h): pm_type PM_DEAD 3, weapon
+ * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
+ * launcher 5 bits, [STAT_ARMOR 3] 50; persistant[PERS_SCORE 0] 7; ammo[5] 12, ammo[3]
+ * (shotgun) 9; powerups[PW_QUAD 1] ends at server ms 8000, [PW_REDFLAG 7] INT_MAX. */
+static void build_stats_snapshot(bw *w, int32_t t)
+{
+    snapshot_head(w, t);
     wbits(w, Q3_PS_WEAPON + 1, 8);
     for (int i = 0; i <= Q3_PS_WEAPON; i++) {
         int v = i == Q3_PS_PM_TYPE ? 3 : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
@@ -1122,5 +1128,109 @@ TEST(q3_stays_stopped_after_error)
     CHECK(done);
     run_close(&r);
     free(cl);
+    free(m);
+}
+
+/* One entity from its zero baseline: number, then (field, value) pairs for the int fields
+ * given, the others unchanged (ascending fields; at most 8). */
+static void write_entity(bw *w, int num, const int (*fv)[2], int n)
+{
+    wbits(w, num, Q3_GENTITYNUM_BITS);
+    wbit(w, 0); /* not removed */
+    wbit(w, 1); /* changed */
+    int last = fv[n - 1][0];
+    wbits(w, last + 1, 8);
+    for (int i = 0, k = 0; i <= last; i++) {
+        if (k < n && fv[k][0] == i) {
+            wes(w, i, fv[k][1], 0);
+            k++;
+        } else {
+            wbit(w, 0);
+        }
+    }
+}
+
+/* A snapshot whose playerState (client 0, the recorder) has legsAnim 22, torsoAnim 11 with
+ * the toggle bit 128, eFlags EF_FIRING 0x100, weapon WP_ROCKET_LAUNCHER 5, powerups
+ * PW_QUAD 1 and PW_REDFLAG 7; entity 2 a player (ET_PLAYER 1) of client 3 with legsAnim
+ * 15 | 128, torsoAnim 7, WP_SHOTGUN 3, EF_FIRING, powerups 1 << PW_BLUEFLAG 8; entity 40 a
+ * rocket (ET_MISSILE 3, weapon 5); entity 41 an item (ET_ITEM 2, item 1). bg_public.h. */
+static void build_look_snapshot(bw *w, int32_t t)
+{
+    snapshot_head(w, t);
+    wbits(w, Q3_PS_WEAPON + 1, 8);
+    for (int i = 0; i <= Q3_PS_WEAPON; i++) {
+        int v = i == Q3_PS_LEGSANIM      ? 22
+                : i == Q3_PS_TORSOANIM   ? 128 | 11
+                : i == Q3_PS_EFLAGS      ? 0x100
+                : i == Q3_PS_WEAPON      ? 5
+                : i == Q3_PS_VIEWHEIGHT  ? 26
+                                         : 0;
+        wbit(w, v != 0);
+        if (v)
+            wbits(w, v, q3_ps_fields[i].bits);
+    }
+    wbit(w, 1); /* arrays: only powerups */
+    wbit(w, 0);
+    wbit(w, 0);
+    wbit(w, 0);
+    wbit(w, 1);
+    wbits(w, (1 << 1) | (1 << 7), 16);
+    wbits(w, 8000, 32);
+    wbits(w, 0x7fffffff, 32);
+    static const int player[][2] = {{Q3_ES_ETYPE, 1},         {Q3_ES_TORSOANIM, 7},
+                                    {Q3_ES_LEGSANIM, 128 | 15}, {Q3_ES_EFLAGS, 0x100},
+                                    {Q3_ES_WEAPON, 3},        {Q3_ES_CLIENTNUM, 3},
+                                    {Q3_ES_POWERUPS, 1 << 8}};
+    static const int rocket[][2] = {{Q3_ES_ETYPE, 3}, {Q3_ES_WEAPON, 5}};
+    static const int item[][2] = {{Q3_ES_ETYPE, 2}, {Q3_ES_MODELINDEX, 1}};
+    write_entity(w, 2, player, 7);
+    write_entity(w, 40, rocket, 2);
+    write_entity(w, 41, item, 2);
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* Plan 2.1: a body's legs / torso animations (frame / frame2, toggle bit kept), its held
+ * weapon's model (model2, the weapon item's world model of bg_itemlist), its player slot
+ * and the neutral fx of eFlags and powerups; missiles and items get their looks too. */
+TEST(q3_body_look_animations_weapon_fx)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    build_look_snapshot(w, 5000);
+    add_block(m, w, 11);
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    const cl_state *cl = r.cl;
+    /* the recorder's body, entity 1, from its playerState */
+    const cl_entstate *b = &cl->entities[1].cur;
+    CHECK(cl->entities[1].active);
+    CHECK_EQ(b->frame, 22);
+    CHECK_EQ(b->frame2, 128 | 11);
+    CHECK_EQ(b->player, 1);
+    CHECK(b->model2 > 0 && b->model2 < CL_MAX_MODELS);
+    if (b->model2 > 0 && b->model2 < CL_MAX_MODELS)
+        CHECK_STR(cl->level.models[b->model2], "models/weapons2/rocketl/rocketl.md3");
+    CHECK_EQ(b->fx, CL_FX_MUZZLE | CL_FX_GLOW_BLUE | CL_FX_FLAG_RED);
+    /* client 3's body: entity 2, cl entity 3 */
+    const cl_entstate *p = &cl->entities[3].cur;
+    CHECK(cl->entities[3].active);
+    CHECK(p->flags & CL_EF_PLAYER);
+    CHECK_EQ(p->frame, 128 | 15);
+    CHECK_EQ(p->frame2, 7);
+    CHECK_EQ(p->player, 4);
+    CHECK(p->model2 > 0 && p->model2 < CL_MAX_MODELS);
+    if (p->model2 > 0 && p->model2 < CL_MAX_MODELS)
+        CHECK_STR(cl->level.models[p->model2], "models/weapons2/shotgun/shotgun.md3");
+    CHECK_EQ(p->fx, CL_FX_MUZZLE | CL_FX_FLAG_BLUE);
+    /* the rocket trails smoke, the item spins; neither is anyone's */
+    CHECK_EQ(cl->entities[41].cur.fx, CL_FX_ROCKET);
+    CHECK_EQ(cl->entities[41].cur.player, 0);
+    CHECK_EQ(cl->entities[42].cur.fx, CL_FX_ROTATE);
+    CHECK_EQ(cl->entities[42].cur.model2, 0);
+    run_close(&r);
     free(m);
 }

@@ -406,8 +406,8 @@ TEST(qw_playerinfo_qwd)
     CHECK_EQ(p->cur.model, 2); /* progs/player.mdl by default */
     CHECK_EQ(p->cur.frame, 5);
     CHECK_EQ(p->cur.skin, 1);
-    CHECK_EQ(p->cur.effects, 8);
-    CHECK_EQ(p->cur.colormap, 1);
+    CHECK_EQ(p->cur.fx, CL_FX_LIGHT_DIM); /* effects 8: EF_DIMLIGHT */
+    CHECK_EQ(p->cur.player, 1);
     CHECK_EQ(r.cl->players[0].entity, 1);
     CHECK_EQ(r.cl->players[0].frags, -3);
     CHECK_EQ(r.cl->view.view_entity, 2);
@@ -500,7 +500,7 @@ TEST(qw_mvd_blocks)
     mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
     m.n = 0;
     put8(&m, QW_SVC_UPDATESTAT);
-    put8(&m, 1);
+    put8(&m, 0); /* STAT_HEALTH */
     put8(&m, 77);
     mvd_block(&f, 0, QW_DEM_STATS | 2 << 3, 0, &m);
     m.n = 0;
@@ -554,8 +554,12 @@ TEST(qw_mvd_blocks)
     CHECK(active(&r, 1) && active(&r, 2) && active(&r, 3));
     CHECK(near(ent(&r, 1)->cur.origin[1], 200) && near(ent(&r, 1)->cur.angles[1], 90));
     CHECK_EQ(r.cl->view.view_entity, 1); /* the first active player */
-    CHECK_EQ(r.cl->players[2].stats[1], 77);
-    CHECK_EQ(r.cl->players[1].stats[1], 0);
+    /* dem_stats to carol (slot 2) are hers alone */
+    CHECK_EQ(r.cl->players[2].has_stats, 1);
+    CHECK(cl_stats_of(r.cl, 2) && cl_stats_of(r.cl, 2)->health == 77);
+    CHECK_EQ(r.cl->players[1].has_stats, 0);
+    CHECK(cl_stats_of(r.cl, 1) == NULL);
+    CHECK(cl_stats_of(r.cl, -1)->health != 77);
     CHECK_EQ(r.cl->message_count, 1); /* "to alice" reaches the view, "to bob" does not */
     CHECK_STR(r.cl->messages[0].text, "to alice");
     for (int i = 0; i < 3; i++)
@@ -755,10 +759,12 @@ static qd_err decode_file(run *r, const demo_trace *tr, vpath *pa)
         if ((e = run_step(r, tr)) != QD_OK)
             return e;
         const cl_state *cl = r->cl;
-        for (; seen_temps < cl->temp_count; seen_temps++) {
-            const cl_temp *te = &cl->temps[seen_temps % CL_MAX_TEMPS];
-            if (te->type == 11) {
-                fog[nfog % 64].t = te->time;
+        if (cl->fxlog.fx_count < seen_temps) /* a level start emptied the log */
+            seen_temps = 0;
+        for (; seen_temps < cl->fxlog.fx_count; seen_temps++) {
+            const cl_fxev *te = &cl->fxlog.fx[seen_temps % CL_FX_LOG];
+            if (te->kind == CL_FXK_TELEPORT) { /* TE_TELEPORT (11) */
+                fog[nfog % 64].t = te->t0;
                 memcpy(fog[nfog % 64].o, te->origin, sizeof te->origin);
                 nfog++;
             }

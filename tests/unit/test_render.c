@@ -534,7 +534,7 @@ TEST(render_alias_textured_skin)
      * becomes 4 * 16 + 4 = 68 (colours below 8 run upwards), 200 stays */
     cl_set_player_colors(cl, 0, 4, 13);
     for (int player = 0; player < 2; player++) {
-        cl->entities[2].cur.colormap = cl->entities[2].prev.colormap = (uint8_t)player;
+        cl->entities[2].cur.player = cl->entities[2].prev.player = (uint8_t)player;
         r_render(a, cl, 0, &cam, &o, fb);
         save_png(fb, "synth_skin.png");
         /* y = +10 (left on screen) has s = 4: the left half; y = -10 the right */

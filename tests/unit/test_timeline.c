@@ -34,12 +34,15 @@ static int same_view(const cl_state *a, const cl_state *b, double t, char *why, 
         if (ha != hb || (ha && (memcmp(sa.origin, sb.origin, sizeof sa.origin) ||
                                 memcmp(sa.angles, sb.angles, sizeof sa.angles) ||
                                 sa.model != sb.model || sa.frame != sb.frame || na != nb ||
-                                fa != fb))) {
+                                fa != fb || sa.model2 != sb.model2 || sa.frame2 != sb.frame2 ||
+                                sa.fx != sb.fx || sa.player != sb.player))) {
             snprintf(why, cap, "entity %d differs", i);
             return 0;
         }
     }
-    if (memcmp(a->stats, b->stats, sizeof a->stats) || a->num_statics != b->num_statics) {
+    if (memcmp(&a->view_stats, &b->view_stats, sizeof a->view_stats) ||
+        memcmp(a->player_stats, b->player_stats, sizeof a->player_stats) ||
+        a->num_statics != b->num_statics) {
         snprintf(why, cap, "stats or statics differ");
         return 0;
     }
