@@ -433,7 +433,7 @@ TEST(model_ibsp_synthetic)
         CHECK_EQ(b->format, fmt ? MDL_BSP_Q3_46 : MDL_BSP_Q2_38);
         CHECK_STR(b->message, "Synthetic");
         CHECK_EQ(b->num_leaves, 3);
-        CHECK_EQ(b->num_faces, fmt ? 2 + 32 : 1);
+        CHECK_EQ(b->num_faces, fmt ? 2 + 2 : 1); /* the flat patch: one cell, 2 triangles */
         CHECK_EQ(b->num_marks, b->num_faces);
         CHECK_EQ(b->num_clusters, 1);
         /* the origin is in front of the wall: file leaf 1, our leaf 2 */
@@ -556,24 +556,25 @@ TEST(model_ibsp_hostile_fields)
 }
 
 /* The triangles Quake III surfaces become are derived counts: capped by the vertices and
- * indexes that back them (16 triangles for each, plus 4096: mdl_bsp46.c q3_surfaces), and
+ * indexes that back them (64 triangles for each, plus 4096: mdl_bsp46.c q3_surfaces), and
  * the leaves' lists of them at MDL_BSP_MAX_RECORDS. */
 TEST(model_ibsp46_derived_counts_capped)
 {
-    /* build_q3 has 13 drawverts and 6 indexes: room for 16 * 19 + 4096 = 4400 triangles.
-     * The planar surface makes 2 and each 3x3 patch 4 * 4 * 2 = 32: with 136 more patches
-     * 2 + 137 * 32 = 4386 fit, with 137 more 4418 do not. */
+    /* build_q3 has 13 drawverts and 6 indexes: room for 64 * 19 + 4096 = 5312 triangles.
+     * The planar surface makes 2 and each flat 3x3 patch one cell of 2 (its curve is exact
+     * with one segment each way): with 2654 more patches 2 + 2655 * 2 = 5312 fit, with
+     * 2655 more 5314 do not. */
     static const struct {
         uint32_t surfs, marks;
         qd_err want;
         uint32_t faces, nmarks;
     } cases[] = {
-        {136, 0, QD_OK, 4386, 34},
-        {137, 0, QD_ERR_LIMIT, 0, 0},
-        /* leaf 1 lists 2 + 32 triangles, then 32 for each extra listing of the patch:
-         * 131070 more give 4194274 marks, 131071 more 4194306, past 1 << 22 = 4194304. */
-        {0, 131070, QD_OK, 34, 4194274},
-        {0, 131071, QD_ERR_LIMIT, 0, 0},
+        {2654, 0, QD_OK, 5312, 4},
+        {2655, 0, QD_ERR_LIMIT, 0, 0},
+        /* leaf 1 lists 2 + 2 triangles, then 2 for each extra listing of the patch:
+         * 2097150 more give 4194304 marks, 2097151 more 4194306, past 1 << 22 = 4194304. */
+        {0, 2097150, QD_OK, 4, 4194304},
+        {0, 2097151, QD_ERR_LIMIT, 0, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t len;

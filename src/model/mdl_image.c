@@ -1,0 +1,151 @@
+/* mdl_image.c: TGA, JPEG and PNG images (Quake III textures) decoded through stb_image, bounded,
+ * and found on the search path with the engine's extension fallback. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_local.h"
+
+/* stb_image's allocations are capped (a hostile PNG's zlib stream or a JPEG's progressive
+ * buffers cannot ask for more than this), and its dimensions too (checked again below from
+ * the header before any pixel is decoded). */
+#define IMAGE_MAX_ALLOC ((size_t)MDL_IMAGE_MAX_SIZE * MDL_IMAGE_MAX_SIZE * 4 * 2)
+
+static void *image_malloc(size_t n) { return n <= IMAGE_MAX_ALLOC ? malloc(n) : NULL; }
+static void *image_realloc(void *p, size_t n) { return n <= IMAGE_MAX_ALLOC ? realloc(p, n) : NULL; }
+
+#define STBI_MALLOC(n) image_malloc(n)
+#define STBI_REALLOC(p, n) image_realloc(p, n)
+#define STBI_FREE(p) free(p)
+#define STBI_MAX_DIMENSIONS MDL_IMAGE_MAX_SIZE
+#define STBI_NO_STDIO
+#define STBI_NO_LINEAR
+#define STBI_NO_HDR
+#define STBI_ONLY_JPEG
+#define STBI_ONLY_PNG
+#define STBI_ONLY_TGA
+#define STBI_NO_FAILURE_STRINGS
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#if defined(__GNUC__)
+/* stb's static declarations of what it leaves out are reported at the end of the file */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+#include <stb_image.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_image **out,
+                      qd_error *err)
+{
+    *out = NULL;
+    if (!data || len < 4)
+        return qd_fail(err, QD_ERR_TRUNCATED, 0, "%s: %zu bytes is not an image", name, len);
+    if (len > MDL_IMAGE_MAX_FILE || len > (size_t)INT32_MAX)
+        return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %zu bytes (cap %u)", name, len,
+                       (unsigned)MDL_IMAGE_MAX_FILE);
+    int w = 0, h = 0, comp = 0;
+    if (!stbi_info_from_memory(data, (int)len, &w, &h, &comp))
+        return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: not a TGA, JPEG or PNG image", name);
+    if (w < 1 || h < 1 || w > MDL_IMAGE_MAX_SIZE || h > MDL_IMAGE_MAX_SIZE)
+        return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %dx%d image (cap %d)", name, w, h,
+                       MDL_IMAGE_MAX_SIZE);
+    int dw = 0, dh = 0;
+    uint8_t *pix = stbi_load_from_memory(data, (int)len, &dw, &dh, &comp, 4);
+    if (!pix)
+        return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: image data damaged", name);
+    if (dw != w || dh != h) {
+        stbi_image_free(pix);
+        return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: image size changed while decoding", name);
+    }
+    mdl_image *im = calloc(1, sizeof *im);
+    uint32_t *px = mdl_calloc((size_t)w * (size_t)h, sizeof *px);
+    if (!im || !px) {
+        free(im);
+        free(px);
+        stbi_image_free(pix);
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory", name);
+    }
+    size_t n = (size_t)w * (size_t)h;
+    uint64_t sum[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = pix + i * 4;
+        px[i] = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        for (int k = 0; k < 3; k++)
+            sum[k] += p[k];
+    }
+    stbi_image_free(pix);
+    im->w = (uint32_t)w;
+    im->h = (uint32_t)h;
+    im->pixels = px;
+    im->color = MDL_RGB(sum[0] / n, sum[1] / n, sum[2] / n);
+    *out = im;
+    return QD_OK;
+}
+
+void mdl_image_free(mdl_image *im)
+{
+    if (!im)
+        return;
+    free(im->pixels);
+    free(im);
+}
+
+/* The length of name without its extension (a dot after the last slash). */
+static size_t stem_len(const char *name)
+{
+    const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
+    return dot && (!slash || dot > slash) ? (size_t)(dot - name) : strlen(name);
+}
+
+qd_err mdl_image_find(mdl_read_fn read, void *ctx, const char *name, mdl_image **out,
+                      qd_error *err)
+{
+    static const char *const exts[] = {".tga", ".jpg", ".png"};
+    *out = NULL;
+    if (!read || !name || !name[0])
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: no search path", name ? name : "");
+    size_t stem = stem_len(name), full = strlen(name);
+    if (stem > MDL_IMAGE_MAX_NAME)
+        return qd_fail(err, QD_ERR_LIMIT, 0, "image name of %zu bytes (cap %u)", stem,
+                       (unsigned)MDL_IMAGE_MAX_NAME);
+    char *buf = malloc(stem + 8);
+    if (!buf)
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory", name);
+    /* The name as given first (when it has an extension), then the other formats: a shader
+     * that says .tga finds the .jpg a pk3 holds instead (ioq3 tr_image.c R_FindImageFile). */
+    qd_err r = QD_ERR_NOT_FOUND;
+    for (int k = -1; k < 3 && r == QD_ERR_NOT_FOUND; k++) {
+        if (k < 0) {
+            if (stem == full)
+                continue;
+            memcpy(buf, name, full + 1);
+        } else {
+            memcpy(buf, name, stem);
+            memcpy(buf + stem, exts[k], 5);
+            if (stem != full && strcmp(buf, name) == 0)
+                continue;
+        }
+        uint8_t *data = NULL;
+        size_t len = 0;
+        qd_error e = {0};
+        r = read(ctx, buf, &data, &len, &e);
+        if (r == QD_OK) {
+            r = mdl_image_load(data, len, buf, out, err);
+        } else if (r != QD_ERR_NOT_FOUND) {
+            if (err)
+                *err = e;
+        }
+        free(data);
+    }
+    if (r == QD_ERR_NOT_FOUND)
+        qd_fail(err, r, 0, "%s: not found as .tga, .jpg or .png", name);
+    free(buf);
+    return r;
+}
