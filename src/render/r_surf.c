@@ -458,3 +458,16 @@ void r_surf_sky(r_view *v, const r_assets *a)
         }
     }
 }
+
+/* ---- shared with the Quake III surfaces (r_q3surf.c) ---- */
+
+void r_surf_attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
+                       double out[3])
+{
+    attr_plane(v, N, dist, A, a0, out);
+}
+
+int r_surf_mip(const r_view *v, const float (*pts)[3], int n, const float S[3], const float T[3])
+{
+    return mip_for(v, pts, n, S, T);
+}
