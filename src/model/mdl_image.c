@@ -41,6 +41,52 @@ static void *image_realloc(void *p, size_t n) { return n <= IMAGE_MAX_ALLOC ? re
 #pragma GCC diagnostic pop
 #endif
 
+/* Debian's stb_image (2.27) builds a JPEG Huffman table from its 16 code counts without
+ * checking them: counts that sum past 256 write past the table (found by fuzz_image; stb
+ * 2.28 checks). Walk the markers and refuse such a DHT segment first: at most 2^n codes of
+ * length n, at most 256 in all. Returns 0 with *at the offset of a bad table. */
+static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
+{
+    size_t p = 2;
+    while (p + 4 <= len) {
+        if (d[p] != 0xff) {
+            p++; /* entropy-coded data between markers */
+            continue;
+        }
+        uint8_t m = d[p + 1];
+        if (m == 0x00 || m == 0xff || (m >= 0xd0 && m <= 0xd7) || m == 0x01) {
+            p += m == 0xff ? 1 : 2; /* stuffed byte, fill, restart: no length */
+            continue;
+        }
+        if (m == 0xd9)
+            return 1;
+        size_t seg = (size_t)d[p + 2] << 8 | d[p + 3];
+        if (seg < 2 || seg > len - p - 2)
+            return 1; /* stb reports the damage itself */
+        if (m == 0xc4) {
+            size_t q = p + 4, end = p + 2 + seg;
+            while (q + 17 <= end) {
+                unsigned total = 0;
+                for (int i = 0; i < 16; i++) {
+                    unsigned c = d[q + 1 + (size_t)i];
+                    if (c > (2u << i)) {
+                        *at = q;
+                        return 0;
+                    }
+                    total += c;
+                }
+                if (total > 256) {
+                    *at = q;
+                    return 0;
+                }
+                q += 17 + total;
+            }
+        }
+        p += 2 + seg;
+    }
+    return 1;
+}
+
 qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_image **out,
                       qd_error *err)
 {
@@ -56,6 +102,10 @@ qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_ima
     if (w < 1 || h < 1 || w > MDL_IMAGE_MAX_SIZE || h > MDL_IMAGE_MAX_SIZE)
         return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %dx%d image (cap %d)", name, w, h,
                        MDL_IMAGE_MAX_SIZE);
+    size_t bad = 0;
+    if (len >= 2 && data[0] == 0xff && data[1] == 0xd8 && !jpeg_tables_ok(data, len, &bad))
+        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG Huffman table with too many codes",
+                       name);
     int dw = 0, dh = 0;
     uint8_t *pix = stbi_load_from_memory(data, (int)len, &dw, &dh, &comp, 4);
     if (!pix)
