@@ -47,7 +47,10 @@ static void *image_realloc(void *p, size_t n) { return n <= IMAGE_MAX_ALLOC ? re
  * length n, at most 256 in all. Returns 0 with *at the offset of a bad table. */
 static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
 {
-    size_t p = 2;
+    size_t p = 0;
+    while (p < len && d[p] == 0xff)
+        p++;
+    p++; /* past the SOI */
     while (p + 4 <= len) {
         if (d[p] != 0xff) {
             p++; /* entropy-coded data between markers */
@@ -96,16 +99,18 @@ qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_ima
     if (len > MDL_IMAGE_MAX_FILE || len > (size_t)INT32_MAX)
         return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %zu bytes (cap %u)", name, len,
                        (unsigned)MDL_IMAGE_MAX_FILE);
+    size_t bad = 0, soi = 0;
+    while (soi < len && data[soi] == 0xff) /* stb takes fill bytes before the SOI marker */
+        soi++;
+    if (soi > 0 && soi < len && data[soi] == 0xd8 && !jpeg_tables_ok(data, len, &bad))
+        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG Huffman table with too many codes",
+                       name);
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, (int)len, &w, &h, &comp))
         return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: not a TGA, JPEG or PNG image", name);
     if (w < 1 || h < 1 || w > MDL_IMAGE_MAX_SIZE || h > MDL_IMAGE_MAX_SIZE)
         return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %dx%d image (cap %d)", name, w, h,
                        MDL_IMAGE_MAX_SIZE);
-    size_t bad = 0;
-    if (len >= 2 && data[0] == 0xff && data[1] == 0xd8 && !jpeg_tables_ok(data, len, &bad))
-        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG Huffman table with too many codes",
-                       name);
     int dw = 0, dh = 0;
     uint8_t *pix = stbi_load_from_memory(data, (int)len, &dw, &dh, &comp, 4);
     if (!pix)
