@@ -476,3 +476,37 @@ TEST(q3tex_threads_identical)
         oa_close(&s);
     }
 }
+
+/* `info` names a Quake III map's textures that cannot be found: with the maps archive alone
+ * (no textures) the walls of oa_dm3 (textures/acc_dm3/concrt is one of its shaders, with no
+ * script: its image is its name) are listed; with the whole game they are not. */
+TEST(q3tex_info_lists_missing_textures)
+{
+    const char *q = getenv("QDEMO");
+    char demo[512];
+    if (!q || !*q)
+        SKIP("run with QDEMO set (make test)");
+    if (!test_realfile(demo, sizeof demo, "dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70"))
+        SKIP("real data missing");
+    FILE *f = fopen(OA_DIR "/pak1-maps.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    static char out[1 << 17];
+    const char *paths[2] = {OA_DIR "/pak1-maps.pk3", OA_DIR};
+    for (int g = 0; g < 2; g++) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "%s info --json %s -p %s", q, demo, paths[g]);
+        FILE *p = popen(cmd, "r");
+        CHECK(p);
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        pclose(p);
+        const char *list = strstr(out, "\"textures_missing\": [");
+        CHECK(list);
+        const char *end = strchr(list, ']');
+        CHECK(end);
+        const char *hit = strstr(list, "\"maps/OA_DM3.bsp: textures/acc_dm3/concrt\"");
+        CHECK_MSG(g == 0 ? hit && hit < end : !hit || hit > end, "with %s", paths[g]);
+    }
+}
