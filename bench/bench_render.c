@@ -90,6 +90,44 @@ void bench_render(void)
     tl_close(tl);
 }
 
+/* Textured on an OpenArena map along an OpenArena demo's camera (issue #11's Quake III
+ * rows): the same targets as Quake's, one thread. Needs the realdata demo and Debian's
+ * openarena packages. */
+void bench_render_q3(void)
+{
+    static const char *const oa = "/usr/share/games/openarena/baseoa";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70",
+             bench_realdata());
+    qd_error err;
+    demo_t *d = access(oa, R_OK) == 0 ? demo_open(path, &err) : NULL;
+    if (!d) {
+        bench_out("\n(Quake III render benchmark: needs %s and %s: skipped)\n", path, oa);
+        return;
+    }
+    timeline_t *tl = tl_open(d, 0, &err);
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = oa;
+    app_world w;
+    memset(&w, 0, sizeof w);
+    static player p;
+    player_init(&p, tl, 1280, 720);
+    bench_out("\n### Textured Quake III: oa_dm3 along flyby_oa_dm3.dm_70 (OpenArena), one core\n\n");
+    bench_out("| mode | size | frames | ms/frame | fps | target fps |\n"
+              "|---|---|---:|---:|---:|---:|\n");
+    static const int sizes[2][2] = {{1280, 720}, {1920, 1080}}, targets[2] = {250, 120};
+    for (int si = 0; si < 2; si++) {
+        rast_fb *fb = rast_fb_new(sizes[si][0], sizes[si][1]);
+        double busy = time_path(tl, &w, &o, &p, fb, R_MODE_TEXTURED, 1, NULL);
+        bench_out("| textured | %dx%d | %d | %.2f | %.0f | %d |\n", sizes[si][0], sizes[si][1],
+                  FRAMES, busy / FRAMES * 1e3, FRAMES / busy, targets[si]);
+        rast_fb_free(fb);
+    }
+    app_world_free(&w);
+    tl_close(tl);
+}
+
 /* Time one shell command. */
 static double timed(const char *cmd)
 {
