@@ -64,14 +64,17 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
         if (m == 0xd9)
             return 1;
         size_t seg = (size_t)d[p + 2] << 8 | d[p + 3];
-        if (seg < 2 || seg > len - p - 2)
+        if (seg < 2)
             return 1; /* stb reports the damage itself */
         if (m == 0xc4) {
-            size_t q = p + 4, end = p + 2 + seg;
-            while (q + 17 <= end) {
+            /* a segment cut by the file's end is still read (stb's bytes past the end are
+             * zeros, which count no codes) */
+            size_t q = p + 4, end = seg > len - p - 2 ? len : p + 2 + seg;
+            while (q < end) {
                 unsigned total = 0;
                 for (int i = 0; i < 16; i++) {
-                    unsigned c = d[q + 1 + (size_t)i];
+                    size_t at_c = q + 1 + (size_t)i;
+                    unsigned c = at_c < len ? d[at_c] : 0; /* stb reads on past the segment */
                     if (c > (2u << i)) {
                         *at = q;
                         return 0;
@@ -85,6 +88,8 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
                 q += 17 + total;
             }
         }
+        if (seg > len - p - 2)
+            return 1;
         p += 2 + seg;
     }
     return 1;

@@ -84,13 +84,14 @@ TEST(q3tex_image_fallback)
 }
 
 /* stb 2.27 wrote past its Huffman table for these files (fuzz_image; the second's table
- * comes before its frame header, which stb's size query already reads): refused with the
- * offset of the table. */
+ * comes before its frame header, which stb's size query already reads; the third's segment
+ * runs past the file's end): refused with the offset of the table. */
 TEST(q3tex_image_huffman_overflow)
 {
     static const char *const files[] = {"tests/crashers/image/jpeg-huffman-overflow.jpg",
-                                        "tests/crashers/image/jpeg-huffman-in-header.jpg"};
-    for (int i = 0; i < 2; i++) {
+                                        "tests/crashers/image/jpeg-huffman-in-header.jpg",
+                                        "tests/crashers/image/jpeg-huffman-cut-segment.jpg"};
+    for (int i = 0; i < 3; i++) {
         size_t len;
         uint8_t *d = test_read_file(files[i], &len);
         if (!d)
