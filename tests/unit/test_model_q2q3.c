@@ -593,3 +593,42 @@ TEST(model_ibsp46_derived_counts_capped)
         mdl_bsp_free(b);
     }
 }
+
+/* A curved patch is cut by its curvature: build_q3's patch with its middle row pulled 64
+ * units towards -x bends along v by |P0 - 2 P1 + P2| / 4 = |90 - 52 + 90| / 4 = 32 units,
+ * so ceil(sqrt(32 / 1)) = 6 rows of cells keep every chord within a unit of the curve; it
+ * stays straight along u (one column): 6 * 1 * 2 = 12 triangles beside the wall's 2. Every
+ * corner lies on x(v) = 90 - 128 v (1 - v), z = 20 + 20 v, and a cell's chord misses the
+ * curve by at most 32 / 36 units at its middle. */
+TEST(model_ibsp46_patch_subdivides_by_curvature)
+{
+    size_t len;
+    uint8_t *d = build_q3(&len);
+    uint32_t verts = ibsp_lump_ofs(d, 10);
+    for (int c = 0; c < 3; c++) {
+        float x = 26;
+        uint32_t bits;
+        memcpy(&bits, &x, 4);
+        patch32(d + verts + (uint32_t)(4 + 3 + c) * 44, bits);
+    }
+    mdl_bsp *b = NULL;
+    qd_error err = {0};
+    CHECK_MSG(mdl_bsp_load(d, len, "arch", NULL, &b, &err) == QD_OK, "%s", err.msg);
+    free(d);
+    CHECK_EQ(b->num_faces, 2 + 12);
+    double worst = 0;
+    for (uint32_t f = 2; f < b->num_faces; f++)
+        for (int k = 0; k < 3; k++) {
+            const float *p = b->verts[b->faces[f].first_vert + (uint32_t)k];
+            double v = (p[2] - 20) / 20.0;
+            CHECK_MSG(fabs(p[0] - (90 - 128 * v * (1 - v))) < 1e-3, "corner off the curve");
+            const float *q = b->verts[b->faces[f].first_vert + (uint32_t)(k + 1) % 3];
+            if (fabs(q[2] - p[2]) < 1e-3)
+                continue; /* an edge along u */
+            double vm = ((p[2] + q[2]) / 2 - 20) / 20.0, xm = (p[0] + q[0]) / 2.0;
+            double dev = fabs(xm - (90 - 128 * vm * (1 - vm)));
+            worst = dev > worst ? dev : worst;
+        }
+    CHECK_MSG(worst <= 32.0 / 36 + 1e-3, "a chord misses the curve by %.3f", worst);
+    mdl_bsp_free(b);
+}
