@@ -593,42 +593,44 @@ static uint32_t box_texel(const r_q3 *q, const float d[3])
     return im->texels[0][(size_t)y * (size_t)im->w[0] + (size_t)x] | 0xff000000u;
 }
 
+/* The world direction through pixel (x, y)'s centre (not normalised). */
+static void pixel_dir(const r_view *v, int x, int y, float d[3])
+{
+    float sx = ((float)x + 0.5f - v->cx) / v->scale, sy = ((float)y + 0.5f - v->cy) / v->scale;
+    for (int j = 0; j < 3; j++)
+        d[j] = v->fwd[j] + v->right[j] * sx - v->up[j] * sy;
+}
+
+/* What the sky shows in direction d: the box, a cloud layer overhead (as Quake's sky, the
+ * height tripled) drifting with time, or one colour. */
+static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
+{
+    if (q->sky_box)
+        return box_texel(q, d);
+    if (q->sky_cloud < 0)
+        return q->sky_flat;
+    const q3_image *cloud = &q->images[q->sky_cloud];
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + 9 * d[2] * d[2]);
+    float k = len > 0 ? 1.5f / len : 0;
+    int cw = cloud->w[0], ch = cloud->h[0];
+    int tx = (int)floorf((d[0] * k + drift) * (float)cw) & (cw - 1);
+    int ty = (int)floorf((d[1] * k + drift) * (float)ch) & (ch - 1);
+    return cloud->texels[0][(size_t)ty * (size_t)cw + (size_t)tx] | 0xff000000u;
+}
+
 void r_q3_sky(r_view *v, const r_assets *a)
 {
     const r_q3 *q = a->q3;
     rast_fb *fb = v->fb;
-    int y0 = v->y0 > 0 ? v->y0 : 0, y1 = v->y1 < fb->h ? v->y1 : fb->h;
-    const q3_image *cloud = q && q->sky_cloud >= 0 ? &q->images[q->sky_cloud] : NULL;
-    float inv = 1.0f / v->scale;
+    int top = v->y0 > 0 ? v->y0 : 0, bottom = v->y1 < fb->h ? v->y1 : fb->h;
     double tm = v->time > 0 && v->time < 1e7 ? v->time : 0;
     float drift = (float)fmod(tm * 0.01, 1.0);
-    for (int y = y0; y < y1; y++) {
-        uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
-        float dy = -((float)y + 0.5f - v->cy) * inv;
-        for (int x = 0; x < fb->w; x++) {
-            if (row[x] != R_SKY_MARK)
-                continue;
-            if (!q) {
-                row[x] = a->sky_flat;
-                continue;
-            }
-            float dx = ((float)x + 0.5f - v->cx) * inv, d[3];
-            for (int j = 0; j < 3; j++)
-                d[j] = v->fwd[j] + v->right[j] * dx + v->up[j] * dy;
-            if (q->sky_box) {
-                row[x] = box_texel(q, d);
-            } else if (cloud) {
-                /* a cloud layer overhead, as Quake's sky: the height tripled */
-                float len = sqrtf(d[0] * d[0] + d[1] * d[1] + 9 * d[2] * d[2]);
-                float k = len > 0 ? 1.5f / len : 0;
-                float u = d[0] * k + drift, w = d[1] * k + drift;
-                int cw = cloud->w[0], ch = cloud->h[0];
-                int tx = (int)floorf(u * (float)cw) & (cw - 1);
-                int ty = (int)floorf(w * (float)ch) & (ch - 1);
-                row[x] = cloud->texels[0][(size_t)ty * (size_t)cw + (size_t)tx] | 0xff000000u;
-            } else {
-                row[x] = q->sky_flat;
-            }
-        }
+    size_t w = (size_t)fb->w;
+    for (size_t i = (size_t)top * w; i < (size_t)bottom * w; i++) {
+        if (fb->color[i] != R_SKY_MARK)
+            continue;
+        float d[3];
+        pixel_dir(v, (int)(i % w), (int)(i / w), d);
+        fb->color[i] = q ? sky_texel(q, d, drift) : a->sky_flat;
     }
 }

@@ -316,19 +316,19 @@ static inline uint32_t combine(uint32_t src, uint32_t dst, unsigned flags)
  * in 16.16 between. */
 static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
 {
-    const rast_tex *tx = sc->tex;
-    const unsigned flags = sc->flags;
-    size_t o = (size_t)y * (size_t)fb->w + (size_t)x0;
-    uint32_t *restrict c = fb->color + o;
-    float *restrict d = fb->depth + o;
-    double px = x0 + 0.5, py = y + 0.5;
-    const double *pl[4] = {tx->s, tx->t, tx->light ? tx->ls : tx->s, tx->light ? tx->lt : tx->t};
-    float a0[4], da[4];
-    for (int k = 0; k < 4; k++) {
-        a0[k] = (float)(pl[k][0] * px + pl[k][1] * py + pl[k][2]);
+    const rast_tex *const tx = sc->tex;
+    uint32_t *restrict c = &fb->color[(size_t)y * (size_t)fb->w + (size_t)x0];
+    float *restrict d = &fb->depth[(size_t)y * (size_t)fb->w + (size_t)x0];
+    /* s, t, the light's s and t (or s and t again), q: at the first pixel's centre */
+    const double *pl[5] = {tx->s, tx->t, tx->light ? tx->ls : tx->s,
+                           tx->light ? tx->lt : tx->t, tx->q};
+    float a0[5], da[5];
+    for (int k = 0; k < 5; k++) {
+        a0[k] = (float)(pl[k][0] * (x0 + 0.5) + pl[k][1] * (y + 0.5) + pl[k][2]);
         da[k] = (float)pl[k][0];
     }
-    float q0 = (float)(tx->q[0] * px + tx->q[1] * py + tx->q[2]), dq = (float)tx->q[0];
+    const unsigned flags = sc->flags;
+    float q0 = a0[4], dq = da[4];
     const int32_t wmax = tx->w - 1, hmax = tx->h - 1;
     int32_t at[4] = {0, 0, 0, 0};
     for (int i = 0; i < n;) {

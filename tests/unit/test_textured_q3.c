@@ -478,6 +478,22 @@ TEST(q3tex_threads_identical)
     }
 }
 
+/* `qdemo info --json DEMO -p PAK`'s output into out; 0 when it cannot be run. */
+static int info_json(const char *qdemo, const char *demo, const char *pak, char *out, size_t cap)
+{
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "%s info --json %s -p %s", qdemo, demo, pak);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    size_t got = 0, n;
+    while (got + 1 < cap && (n = fread(out + got, 1, cap - 1 - got, p)) > 0)
+        got += n;
+    out[got] = 0;
+    pclose(p);
+    return 1;
+}
+
 /* `info` names a Quake III map's textures that cannot be found: with the maps archive alone
  * (no textures) the walls of oa_dm3 (textures/acc_dm3/concrt is one of its shaders, with no
  * script: its image is its name) are listed; with the whole game they are not. */
@@ -496,13 +512,7 @@ TEST(q3tex_info_lists_missing_textures)
     static char out[1 << 17];
     const char *paths[2] = {OA_DIR "/pak1-maps.pk3", OA_DIR};
     for (int g = 0; g < 2; g++) {
-        char cmd[1400];
-        snprintf(cmd, sizeof cmd, "%s info --json %s -p %s", q, demo, paths[g]);
-        FILE *p = popen(cmd, "r");
-        CHECK(p);
-        size_t n = fread(out, 1, sizeof out - 1, p);
-        out[n] = 0;
-        pclose(p);
+        CHECK(info_json(q, demo, paths[g], out, sizeof out));
         const char *list = strstr(out, "\"textures_missing\": [");
         CHECK(list);
         const char *end = strchr(list, ']');
