@@ -95,6 +95,20 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
     return 1;
 }
 
+/* Whether len bytes can hold a w x h image at all: deflate expands at most 1032 times
+ * (PNG), a TGA run packet of 2 bytes covers at most 128 pixels, a JPEG needs at least a bit
+ * for each 8x8 block. A 69-byte TGA that claims 4096 x 2304 is refused before stb allocates
+ * and fills 37 MB for it (fuzz_image's slow input). */
+static int size_plausible(const uint8_t *data, size_t len, int w, int h)
+{
+    uint64_t px = (uint64_t)w * (uint64_t)h;
+    if (len >= 8 && memcmp(data, "\x89PNG", 4) == 0)
+        return px <= (uint64_t)len * 1032;
+    if (len >= 2 && data[0] == 0xff)
+        return px / 64 <= (uint64_t)len * 8;
+    return px <= (uint64_t)len * 64; /* TGA */
+}
+
 qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_image **out,
                       qd_error *err)
 {
@@ -116,6 +130,9 @@ qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_ima
     if (w < 1 || h < 1 || w > MDL_IMAGE_MAX_SIZE || h > MDL_IMAGE_MAX_SIZE)
         return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %dx%d image (cap %d)", name, w, h,
                        MDL_IMAGE_MAX_SIZE);
+    if (!size_plausible(data, len, w, h))
+        return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: %dx%d image in %zu bytes", name, w, h,
+                       len);
     int dw = 0, dh = 0;
     uint8_t *pix = stbi_load_from_memory(data, (int)len, &dw, &dh, &comp, 4);
     if (!pix)

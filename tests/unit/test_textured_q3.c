@@ -104,6 +104,25 @@ TEST(q3tex_image_huffman_overflow)
     }
 }
 
+/* A 69-byte run-length TGA whose header claims 4096 x 2304 (fuzz_image's slow input: stb
+ * filled 37 MB for it): at most 64 pixels a byte can be described, so it is refused. */
+TEST(q3tex_image_size_claim_refused)
+{
+    size_t len;
+    uint8_t *d = test_read_file("tests/crashers/image/tga-huge-claim.tga", &len);
+    if (!d)
+        SKIP("run from the project root");
+    CHECK_EQ(len, 69);
+    CHECK_EQ(d[2], 10); /* run-length true colour */
+    CHECK_EQ(d[12] | d[13] << 8, 4096);
+    CHECK_EQ(d[14] | d[15] << 8, 2304);
+    mdl_image *im = NULL;
+    qd_error err = {0};
+    CHECK_EQ(mdl_image_load(d, len, "big.tga", &im, &err), QD_ERR_BAD_DATA);
+    CHECK(im == NULL && strstr(err.msg, "4096x2304") != NULL);
+    free(d);
+}
+
 /* ---- shaders ---- */
 
 static const char script[] =
