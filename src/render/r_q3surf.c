@@ -194,7 +194,8 @@ static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, md
     m->clamp = sh->stage.clamp;
     if (sh->stage.rgbgen == MDL_RGBGEN_VERTEX)
         m->light = LIGHT_VERTEX;
-    else if (!(sh->flags & MDL_SHADER_LIGHTMAP) || sh->stage.rgbgen == MDL_RGBGEN_CONST) {
+    else if (!(sh->flags & MDL_SHADER_LIGHTMAP) || sh->stage.rgbgen == MDL_RGBGEN_CONST ||
+             sh->stage.rgbgen == MDL_RGBGEN_WAVE) {
         /* no lightmap stage: the image at its own colour, or a constant's */
         m->light = LIGHT_CONST;
         m->constant = 0xffffffffu;
@@ -385,6 +386,14 @@ static double wave_value(const mdl_wave *w, double t)
     return w->base + w->amp * f;
 }
 
+/* rgbGen wave at time t: a grey of the wave's value clamped to 0..1 (RB_CalcWaveColor). */
+static uint32_t wave_grey(const mdl_wave *w, double t)
+{
+    double x = wave_value(w, t > 0 && t < 1e7 ? t : 0);
+    unsigned g = x > 0 ? x < 1 ? (unsigned)(x * 255 + 0.5) : 255 : 0;
+    return rast_rgb(g, g, g);
+}
+
 /* The stage's tcMods at time t as one affine map of (s, t): m[0] s + m[1] t + m[2], m[3] s +
  * m[4] t + m[5] (ioq3 tr_shade_calc.c RB_CalcScrollTexCoords and the rest; turb, which
  * waves each vertex by its position, moves the whole surface instead). */
@@ -536,7 +545,9 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
         if (light == LIGHT_VERTEX)
             vertex_light(fq, vl);
         else
-            vl[0] = vl[1] = vl[2] = vl[3] = m->constant;
+            vl[0] = vl[1] = vl[2] = vl[3] = m->stage.rgbgen == MDL_RGBGEN_WAVE
+                                                 ? wave_grey(&m->stage.rgbwave, v->time)
+                                                 : m->constant;
         tex.light = vl;
         tex.lw = tex.lh = 2;
         la[0] = 0.5, la[1] = 1.5, la[2] = 0.5;
