@@ -540,3 +540,78 @@ TEST(q3tex_info_lists_missing_textures)
         CHECK_MSG(g == 0 ? hit && hit < end : !hit || hit > end, "with %s", paths[g]);
     }
 }
+
+/* ---- the rasteriser's second texture and combines ---- */
+
+/* A square filling a 16x16 frame at depth 1, texture planes s = px / 16 * w (the texel
+ * across the frame), the light likewise. */
+static void square_planes(rast_tex *t, int w, int h, int lw, int lh)
+{
+    memset(t, 0, sizeof *t);
+    t->w = w, t->h = h;
+    t->s[0] = (double)w / 16, t->t[1] = (double)h / 16, t->q[2] = 1;
+    if (lw) {
+        t->lw = lw, t->lh = lh;
+        t->ls[0] = (double)lw / 16, t->lt[1] = (double)lh / 16;
+    }
+}
+
+static void square(rast_fb *fb, const rast_tex *t, unsigned flags)
+{
+    rast_vert v[4] = {{0, 0, 1}, {16, 0, 1}, {16, 16, 1}, {0, 16, 1}};
+    rast_polygon_tex(fb, v, 4, t, flags);
+}
+
+TEST(q3tex_rast_modulate_and_combine)
+{
+    rast_fb *fb = rast_fb_new(16, 16);
+    /* texel (200, 100, 50) times a flat light (128, 64, 255): round(200 * 128 / 255) = 100,
+     * round(100 * 64 / 255) = 25, 50 */
+    uint32_t tex = rast_rgb(200, 100, 50), light[4];
+    for (int i = 0; i < 4; i++)
+        light[i] = rast_rgb(128, 64, 255);
+    rast_tex t;
+    square_planes(&t, 1, 1, 2, 2);
+    t.texels = &tex;
+    t.light = light;
+    rast_clear(fb, 0);
+    square(fb, &t, RAST_OPAQUE);
+    for (int i = 0; i < 16 * 16; i++)
+        CHECK_EQ(fb->color[i], rast_rgb(100, 25, 50));
+    /* a light ramp 0 -> 255 across two texels: bilinear between the centres (x = 4 and 12
+     * in pixels), clamped outside them; at pixel 7 (centre 7.5) 255 * 3.5 / 8 = 111.6, the
+     * 8-bit weights of 16.16 coordinates give 111 */
+    uint32_t white = rast_rgb(255, 255, 255);
+    light[0] = light[2] = rast_rgb(0, 0, 0);
+    light[1] = light[3] = white;
+    t.texels = &white;
+    rast_clear(fb, 0);
+    square(fb, &t, RAST_OPAQUE);
+    CHECK_EQ(fb->color[0] & 255, 0);
+    CHECK_EQ(fb->color[3] & 255, 0);
+    CHECK_EQ(fb->color[15] & 255, 255);
+    CHECK_MSG((fb->color[7] & 255) >= 110 && (fb->color[7] & 255) <= 112, "ramp %u",
+              fb->color[7] & 255);
+    for (int x = 4; x < 12; x++)
+        CHECK((fb->color[x + 1] & 255) >= (fb->color[x] & 255));
+    /* add, multiply, alpha test over an old colour of (100, 100, 100) */
+    uint32_t half = rast_rgb(200, 50, 10);
+    square_planes(&t, 1, 1, 0, 0);
+    t.texels = &half;
+    unsigned modes[2] = {RAST_ADD, RAST_MUL};
+    uint32_t want[2] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4)};
+    for (int m = 0; m < 2; m++) {
+        rast_clear(fb, rast_rgb(100, 100, 100));
+        square(fb, &t, RAST_COLOR_WRITE | modes[m]);
+        CHECK_EQ(fb->color[37], want[m]);
+    }
+    uint32_t cut[2] = {rast_rgb(9, 9, 9) & 0x7fffffffu, rast_rgb(7, 7, 7)}; /* alpha 127, 255 */
+    square_planes(&t, 2, 1, 0, 0);
+    t.texels = cut;
+    rast_clear(fb, rast_rgb(100, 100, 100));
+    square(fb, &t, RAST_OPAQUE | RAST_ALPHA_TEST);
+    CHECK_EQ(fb->color[2], rast_rgb(100, 100, 100)); /* left half: alpha 127 cut away */
+    CHECK(fb->depth[2] == 0);
+    CHECK_EQ(fb->color[13], rast_rgb(7, 7, 7));
+    rast_fb_free(fb);
+}
