@@ -311,10 +311,11 @@ static inline uint32_t combine(uint32_t src, uint32_t dst, unsigned flags)
     return src | 0xff000000u;
 }
 
-/* Textured pixels with a light texture or a combine flag (span_tex keeps Quake's fills):
- * four attributes (s, t and the light's) exact every TEX_RUN pixels as span_tex does, linear
- * in 16.16 between. */
-static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
+/* The lit span's loop: four attributes (s, t and the light's) exact every TEX_RUN pixels
+ * as span_tex does, linear in 16.16 between; flags and wrap are constants in each copy. */
+static inline __attribute__((always_inline)) void
+tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, unsigned flags,
+             int wrap)
 {
     const rast_tex *const tx = sc->tex;
     uint32_t *restrict c = &fb->color[(size_t)y * (size_t)fb->w + (size_t)x0];
@@ -327,7 +328,6 @@ static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span
         a0[k] = (float)(pl[k][0] * (x0 + 0.5) + pl[k][1] * (y + 0.5) + pl[k][2]);
         da[k] = (float)pl[k][0];
     }
-    const unsigned flags = sc->flags;
     float q0 = a0[4], dq = da[4];
     const int32_t wmax = tx->w - 1, hmax = tx->h - 1;
     int32_t at[4] = {0, 0, 0, 0};
@@ -356,7 +356,7 @@ static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
                 continue;
             int32_t si = sf >> 16, ti = tf >> 16;
-            if (tx->wrap) {
+            if (wrap) {
                 si &= wmax;
                 ti &= hmax;
             } else {
@@ -377,6 +377,16 @@ static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span
             at[a] = bt[a];
         i += k;
     }
+}
+
+/* Textured pixels with a light texture or a combine flag (span_tex keeps Quake's fills);
+ * the common case (an opaque lightmapped wall, repeating) gets its own copy of the loop. */
+static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
+{
+    if (sc->flags == RAST_OPAQUE && sc->tex->wrap && sc->tex->light)
+        tex_lit_body(fb, y, x0, n, zs, sc, RAST_OPAQUE, 1);
+    else
+        tex_lit_body(fb, y, x0, n, zs, sc, sc->flags, sc->tex->wrap);
 }
 
 /* Pixels x0..x0+n-1 of row y, with depth zs at the first one. */
