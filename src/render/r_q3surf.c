@@ -32,6 +32,8 @@ typedef struct q3_mat {
     uint8_t sky, nodraw, blend, alpha, light, clamp, twosided;
     uint32_t constant;  /* LIGHT_CONST: the colour that modulates the texture */
     mdl_stage stage;    /* the drawn stage (tcMods) */
+    mdl_wave deform;    /* deformVertexes wave (func 0: none) and its spread per unit */
+    float spread;
 } q3_mat;
 
 struct r_q3 {
@@ -192,6 +194,9 @@ static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, md
     m->stage = sh->stage;
     m->alpha = sh->stage.alpha_func != MDL_ALPHA_NONE;
     m->clamp = sh->stage.clamp;
+    m->deform = sh->deform;
+    /* ioq3 ParseDeform: the spread is 1 / div, 100 for a div of 0 */
+    m->spread = sh->deform_div != 0 ? 1.0f / sh->deform_div : 100.0f;
     if (sh->stage.rgbgen == MDL_RGBGEN_VERTEX)
         m->light = LIGHT_VERTEX;
     else if (!(sh->flags & MDL_SHADER_LIGHTMAP) || sh->stage.rgbgen == MDL_RGBGEN_CONST ||
@@ -470,6 +475,37 @@ static void vertex_light(const mdl_face_q3 *fq, uint32_t out[4])
     out[3] = rast_rgb(ch[0], ch[1], ch[2]);
 }
 
+/* deformVertexes wave (ioq3 tr_shade_calc.c RB_CalcDeformVertexes): each corner moved
+ * along the face's normal by the wave at a phase offset by (x + y + z) * spread; the moved
+ * triangle's plane into N, dist. 0 when it degenerates (then it is drawn unmoved). */
+static int deform(const q3_mat *m, const mdl_face *f, const float (*pts)[3], double t,
+                  float out[3][3], float N[3], float *dist)
+{
+    for (int k = 0; k < 3; k++) {
+        mdl_wave w = m->deform;
+        w.phase += (pts[k][0] + pts[k][1] + pts[k][2]) * m->spread;
+        float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
+        for (int j = 0; j < 3; j++)
+            out[k][j] = pts[k][j] + f->normal[j] * d;
+    }
+    float e1[3], e2[3], n[3];
+    for (int j = 0; j < 3; j++) {
+        e1[j] = out[1][j] - out[0][j];
+        e2[j] = out[2][j] - out[0][j];
+    }
+    /* the loader's winding: cross(b - a, c - a) points to the back */
+    n[0] = -(e1[1] * e2[2] - e1[2] * e2[1]);
+    n[1] = -(e1[2] * e2[0] - e1[0] * e2[2]);
+    n[2] = -(e1[0] * e2[1] - e1[1] * e2[0]);
+    float len = sqrtf(dot3(n, n));
+    if (!(len > 1e-6f) || !isfinite(len))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        N[j] = n[j] / len;
+    *dist = dot3(N, out[0]);
+    return 1;
+}
+
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
 {
     const mdl_bsp *b = rb->bsp;
@@ -483,9 +519,13 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
         return;
     const float(*pts)[3] = (const float(*)[3])b->verts[f->first_vert];
     float N[3] = {f->normal[0], f->normal[1], f->normal[2]}, dist = f->dist;
-    if (dot3(N, eye) - dist <= 0.01f) {
-        if (!m->twosided && !v->xray)
-            return;
+    int back = dot3(N, eye) - dist <= 0.01f;
+    if (back && !m->twosided && !v->xray)
+        return;
+    float moved[3][3];
+    if (m->deform.func != MDL_WAVE_NONE && deform(m, f, pts, v->time, moved, N, &dist))
+        pts = (const float(*)[3])moved;
+    if (back) {
         for (int j = 0; j < 3; j++)
             N[j] = -N[j];
         dist = -dist;
