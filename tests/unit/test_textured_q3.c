@@ -12,6 +12,7 @@
 #include "../../pak-loader/pak.h"
 #include "../../src/output/out.h"
 #include "../../src/render/r_local.h"
+#include "../../src/timeline/timeline.h"
 #include "../test.h"
 
 #define OA_DIR "/usr/share/games/openarena/baseoa"
@@ -614,4 +615,53 @@ TEST(q3tex_rast_modulate_and_combine)
     CHECK(fb->depth[2] == 0);
     CHECK_EQ(fb->color[13], rast_rgb(7, 7, 7));
     rast_fb_free(fb);
+}
+
+/* The sky: at 5 s into flyby_oa_dm3.dm_70 the camera sees open sky over oa_dm3; the sky's
+ * pixels all get the sky shader's first image (textures/acc_dm3/sp_flatsky.jpg, projected as
+ * a cloud layer): none keeps the sky's mark, and their mean colour is that image's mean
+ * within 25 %. */
+TEST(q3tex_sky_from_its_shader)
+{
+    char demo[512];
+    if (!test_realfile(demo, sizeof demo, "dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70"))
+        SKIP("real data missing");
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    qd_error err = {0};
+    demo_t *d = demo_open(demo, &err);
+    CHECK(d);
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    double t = tl_start(tl) + 5;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    CHECK(cl);
+    r_camera_from_view(cl, t, &s.cam);
+    tl_close(tl);
+    const mdl_bsp *b = r_assets_map(s.a);
+    mdl_image *im = NULL;
+    CHECK(mdl_image_find(oa_read, &s.o, "textures/acc_dm3/sp_flatsky.jpg", &im, &err) == QD_OK);
+    double want[3] = {0, 0, 0}, got[3] = {0, 0, 0};
+    for (size_t i = 0; i < (size_t)im->w * im->h; i++)
+        for (int k = 0; k < 3; k++)
+            want[k] += (double)(im->pixels[i] >> (8 * k) & 255) / ((double)im->w * im->h);
+    mdl_image_free(im);
+    int32_t *ids = face_ids(&s);
+    rast_fb *fb = frame(&s, R_MODE_TEXTURED, 1);
+    size_t sky = 0;
+    for (int i = 0; i < W * H; i++) {
+        CHECK(fb->color[i] != R_SKY_MARK);
+        if (ids[i] < 0 || !(b->faces[ids[i]].flags & MDL_SURF_SKY))
+            continue;
+        sky++;
+        for (int k = 0; k < 3; k++)
+            got[k] += fb->color[i] >> (8 * k) & 255;
+    }
+    CHECK_MSG(sky > W * H / 4, "%zu sky pixels", sky);
+    for (int k = 0; k < 3; k++)
+        CHECK_MSG(fabs(got[k] / (double)sky - want[k]) <= 0.25 * want[k] + 4,
+                  "channel %d: sky mean %.1f, image mean %.1f", k, got[k] / (double)sky,
+                  want[k]);
+    free(ids);
+    rast_fb_free(fb);
+    oa_close(&s);
 }
