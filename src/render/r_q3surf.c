@@ -16,6 +16,8 @@
 #define OVERBRIGHT_SHIFT 2
 #define LM_SIZE 128
 #define MAX_LEVELS 13 /* 4096 down to 1 */
+/* Texels of all images of one map together; past it an image draws flat, as if missing. */
+#define TEXEL_BUDGET ((size_t)256 << 20)
 
 typedef struct q3_image {
     char name[64];
@@ -48,6 +50,7 @@ struct r_q3 {
     uint32_t sky_flat;
     char **missing;          /* names of shaders whose image was not found */
     int num_missing;
+    size_t texels;           /* held by images and sky, against TEXEL_BUDGET */
 };
 
 /* ---- loading ---- */
@@ -136,8 +139,10 @@ static int white_image(q3_image *q)
     return 1;
 }
 
-/* Load name into q (levels 0 when it is not there or damaged). 0 only when out of memory. */
-static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx)
+/* Load name into q (levels 0 when it is not there, damaged or over the budget of texels
+ * held so far, *texels). 0 only when out of memory. */
+static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx,
+                      size_t *texels)
 {
     memset(q, 0, sizeof *q);
     size_t n = strlen(name);
@@ -153,6 +158,12 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
         return 0;
     if (r != QD_OK)
         return 1;
+    size_t need = (size_t)im->w * im->h / 3 * 4 + 1; /* the levels: 4/3 of level 0 at most */
+    if (need > TEXEL_BUDGET - *texels) {
+        mdl_image_free(im);
+        return 1;
+    }
+    *texels += need;
     int ok = build_levels(q, im);
     mdl_image_free(im);
     if (!ok)
@@ -169,7 +180,7 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
         if (strcmp(q->images[i].name, name) == 0)
             return q->images[i].levels ? (int32_t)i : -1;
     q3_image *im = &q->images[q->num_images];
-    if (!load_image(im, name, read, ctx))
+    if (!load_image(im, name, read, ctx, &q->texels))
         return -2;
     q->num_images++;
     return im->levels ? (int32_t)(q->num_images - 1) : -1;
@@ -226,7 +237,7 @@ static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, md
             memcpy(nm, sh->sky, len);
             memcpy(nm + len, suf[k], 4);
             free_image(&q->sky[k]);
-            if (!load_image(&q->sky[k], nm, read, ctx))
+            if (!load_image(&q->sky[k], nm, read, ctx, &q->texels))
                 return 0;
             found += q->sky[k].levels > 0;
         }
