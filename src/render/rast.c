@@ -266,7 +266,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
 
 /* Bilinear read of a clamped w x h texture at 16.16 coordinates, texel centres at i + 0.5:
  * the colour channels interpolated with 8-bit weights, two channels per 32-bit lane. */
-static inline uint32_t bilerp(const uint32_t *tex, int w, int h, int32_t sf, int32_t tf)
+static inline __attribute__((always_inline)) uint32_t bilerp(const uint32_t *tex, int w, int h, int32_t sf, int32_t tf)
 {
     int32_t x = sf - 32768, y = tf - 32768;
     int32_t x0 = x >> 16, y0 = y >> 16, x1 = x0 + 1, y1 = y0 + 1;
@@ -288,7 +288,7 @@ static inline uint32_t bilerp(const uint32_t *tex, int w, int h, int32_t sf, int
 }
 
 /* texel times light per channel (light's alpha ignored), the texel's alpha kept. */
-static inline uint32_t modulate(uint32_t t, uint32_t l)
+static inline __attribute__((always_inline)) uint32_t modulate(uint32_t t, uint32_t l)
 {
     uint32_t r = div255((t & 255) * (l & 255)), g = div255((t >> 8 & 255) * (l >> 8 & 255));
     uint32_t b = div255((t >> 16 & 255) * (l >> 16 & 255));
