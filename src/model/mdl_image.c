@@ -95,6 +95,28 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
     return 1;
 }
 
+/* Debian's stb_image offsets its (still NULL) IDAT buffer by 0 for an empty first IDAT
+ * chunk, which is undefined behaviour (fuzz_image). Such a PNG is refused first: returns 0
+ * with *at the chunk's offset. */
+static int png_chunks_ok(const uint8_t *d, size_t len, size_t *at)
+{
+    size_t p = 8;
+    while (p + 8 <= len) {
+        size_t n = (size_t)d[p] << 24 | (size_t)d[p + 1] << 16 | (size_t)d[p + 2] << 8 | d[p + 3];
+        if (memcmp(d + p + 4, "IDAT", 4) == 0) {
+            if (n == 0) {
+                *at = p;
+                return 0;
+            }
+            return 1; /* a first IDAT with data: the buffer exists from here on */
+        }
+        if (n > len - p - 8)
+            return 1;
+        p += 12 + n;
+    }
+    return 1;
+}
+
 /* Whether len bytes can hold a w x h image at all: deflate expands at most 1032 times
  * (PNG), a TGA run packet of 2 bytes covers at most 128 pixels, a JPEG needs at least a bit
  * for each 8x8 block. A 69-byte TGA that claims 4096 x 2304 is refused before stb allocates
@@ -124,6 +146,8 @@ qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_ima
     if (soi > 0 && soi < len && data[soi] == 0xd8 && !jpeg_tables_ok(data, len, &bad))
         return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG Huffman table with too many codes",
                        name);
+    if (len >= 8 && memcmp(data, "\x89PNG", 4) == 0 && !png_chunks_ok(data, len, &bad))
+        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: empty first IDAT chunk", name);
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, (int)len, &w, &h, &comp))
         return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: not a TGA, JPEG or PNG image", name);

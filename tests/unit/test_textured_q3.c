@@ -124,6 +124,23 @@ TEST(q3tex_image_size_claim_refused)
     free(d);
 }
 
+/* stb offsets a NULL buffer for an empty first IDAT (fuzz_image, undefined behaviour): the
+ * file is refused at that chunk (offset 33: signature 8, IHDR 25). */
+TEST(q3tex_image_empty_idat_refused)
+{
+    size_t len;
+    uint8_t *d = test_read_file("tests/crashers/image/png-empty-idat.png", &len);
+    if (!d)
+        SKIP("run from the project root");
+    CHECK(memcmp(d + 37, "IDAT", 4) == 0 && d[33] == 0 && d[34] == 0 && d[35] == 0 && d[36] == 0);
+    mdl_image *im = NULL;
+    qd_error err = {0};
+    CHECK_EQ(mdl_image_load(d, len, "e.png", &im, &err), QD_ERR_BAD_DATA);
+    CHECK(im == NULL);
+    CHECK_EQ(err.offset, 33);
+    free(d);
+}
+
 /* ---- shaders ---- */
 
 static const char script[] =
