@@ -18,10 +18,6 @@ static void *image_realloc(void *p, size_t n) { return n <= IMAGE_MAX_ALLOC ? re
 #define STBI_REALLOC(p, n) image_realloc(p, n)
 #define STBI_FREE(p) free(p)
 #define STBI_MAX_DIMENSIONS MDL_IMAGE_MAX_SIZE
-/* stb asserts that a decoded JPEG Huffman code matches its table, which a damaged table can
- * break (fuzz_image): bad input must never abort. The index it checks stays inside the
- * 256-entry tables, so the picture is only wrong (the fuzz target runs under ASan). */
-#define STBI_ASSERT(x) ((void)0)
 #define STBI_NO_STDIO
 #define STBI_NO_LINEAR
 #define STBI_NO_HDR
@@ -47,10 +43,13 @@ static void *image_realloc(void *p, size_t n) { return n <= IMAGE_MAX_ALLOC ? re
 
 /* Debian's stb_image (2.27) builds a JPEG Huffman table from its 16 code counts without
  * checking them: counts that sum past 256 write past the table (found by fuzz_image; stb
- * 2.28 checks). Walk the markers and refuse such a DHT segment first: at most 2^n codes of
- * length n, at most 256 in all. Returns 0 with *at the offset of a bad table. */
+ * 2.28 checks). And a scan may name a table no DHT defined, whose memory stb never set: a
+ * code then indexes its symbols with garbage (fuzz_image, an index of -29). Walk the
+ * markers and refuse both first: at most 2^n codes of length n, at most 256 in all, and
+ * every table a scan uses defined before it. Returns 0 with *at the offset of the fault. */
 static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
 {
+    unsigned defined = 0; /* bit (class * 4 + id): DC 0..3, AC 4..7 */
     size_t p = 0;
     while (p < len && d[p] == 0xff)
         p++;
@@ -89,7 +88,24 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
                     *at = q;
                     return 0;
                 }
+                if (q < len)
+                    defined |= 1u << (((d[q] >> 4) & 1) * 4 + (d[q] & 3));
                 q += 17 + total;
+            }
+        }
+        if (m == 0xda && seg >= 3 && seg <= len - p - 2) {
+            /* SOS: Ns, then per component its id and DC << 4 | AC table, then Ss, Se */
+            size_t ns = d[p + 4];
+            if (ns >= 1 && ns <= 4 && 2 + 1 + 2 * ns + 3 <= seg) {
+                uint8_t ss = d[p + 5 + 2 * ns], se = d[p + 6 + 2 * ns];
+                for (size_t i = 0; i < ns; i++) {
+                    uint8_t t = d[p + 6 + 2 * i];
+                    if ((ss == 0 && !(defined >> (t >> 4 & 3) & 1)) ||
+                        (se > 0 && !(defined >> (4 + (t & 3)) & 1))) {
+                        *at = p;
+                        return 0;
+                    }
+                }
             }
         }
         if (seg > len - p - 2)
@@ -148,7 +164,7 @@ qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_ima
     while (soi < len && data[soi] == 0xff) /* stb takes fill bytes before the SOI marker */
         soi++;
     if (soi > 0 && soi < len && data[soi] == 0xd8 && !jpeg_tables_ok(data, len, &bad))
-        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG Huffman table with too many codes",
+        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG Huffman table damaged or missing",
                        name);
     if (len >= 8 && memcmp(data, "\x89PNG", 4) == 0 && !png_chunks_ok(data, len, &bad))
         return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: empty first IDAT chunk", name);
