@@ -50,6 +50,7 @@ static void *image_realloc(void *p, size_t n) { return n <= IMAGE_MAX_ALLOC ? re
 static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
 {
     unsigned defined = 0; /* bit (class * 4 + id): DC 0..3, AC 4..7 */
+    unsigned quant = 0, needq = 0; /* quantisation tables defined, and those frames use */
     size_t p = 0;
     while (p < len && d[p] == 0xff)
         p++;
@@ -92,6 +93,21 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
                     defined |= 1u << (((d[q] >> 4) & 1) * 4 + (d[q] & 3));
                 q += 17 + total;
             }
+        }
+        if (m == 0xdb && seg >= 3 && p + 4 < len && d[p + 4] >> 4 != 0) {
+            /* 16-bit quantisation (Pq 1) is for 12-bit samples only (T.81 B.2.4.1), which
+             * stb does not decode; its products overflow stb's int (fuzz_image) */
+            *at = p;
+            return 0;
+        }
+        for (size_t q = p + 4; m == 0xdb && q < len && q < p + 2 + seg; q += 65)
+            quant |= 1u << (d[q] & 3);
+        if (m >= 0xc0 && m <= 0xc2 && p + 9 < len) /* SOF: each component's table */
+            for (size_t i = 0, nf = d[p + 9]; i < nf && p + 12 + 3 * i < len; i++)
+                needq |= 1u << (d[p + 12 + 3 * i] & 3);
+        if (m == 0xda && (needq & ~quant)) {
+            *at = p; /* stb would dequantise with memory no DQT set (fuzz_image) */
+            return 0;
         }
         if (m == 0xda && seg >= 3 && seg <= len - p - 2) {
             /* SOS: Ns, then per component its id and DC << 4 | AC table, then Ss, Se */
@@ -164,7 +180,7 @@ qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_ima
     while (soi < len && data[soi] == 0xff) /* stb takes fill bytes before the SOI marker */
         soi++;
     if (soi > 0 && soi < len && data[soi] == 0xd8 && !jpeg_tables_ok(data, len, &bad))
-        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG Huffman table damaged or missing",
+        return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: JPEG table damaged or missing",
                        name);
     if (len >= 8 && memcmp(data, "\x89PNG", 4) == 0 && !png_chunks_ok(data, len, &bad))
         return qd_fail(err, QD_ERR_BAD_DATA, bad, "%s: empty first IDAT chunk", name);

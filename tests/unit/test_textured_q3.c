@@ -105,16 +105,18 @@ static int crasher(const char *file, size_t *len, uint8_t head[64], qd_error *er
 /* stb 2.27 wrote past its Huffman table for the first three (fuzz_image; the second's table
  * comes before its frame header, which stb's size query already reads; the third's segment
  * runs past the file's end); the last two's scans use a table no DHT defined (stb's assert
- * aborted on one, the other read its symbols at index -29). Each is refused with the offset
- * of the table or the scan. */
+ * aborted on one, the other read its symbols at index -29); the last's scan comes with no
+ * quantisation table defined (stb multiplied by unset memory and overflowed its int). Each
+ * is refused with the offset of the table or the scan. */
 TEST(q3tex_image_huffman_tables_refused)
 {
     static const char *const files[] = {"tests/crashers/image/jpeg-huffman-overflow.jpg",
                                         "tests/crashers/image/jpeg-huffman-in-header.jpg",
                                         "tests/crashers/image/jpeg-huffman-cut-segment.jpg",
                                         "tests/crashers/image/jpeg-huffman-assert.jpg",
-                                        "tests/crashers/image/jpeg-undefined-table.jpg"};
-    for (int i = 0; i < 5; i++) {
+                                        "tests/crashers/image/jpeg-undefined-table.jpg",
+                                        "tests/crashers/image/jpeg-16bit-quant.jpg"};
+    for (int i = 0; i < 6; i++) {
         size_t len;
         uint8_t head[64];
         qd_error err = {0};
