@@ -242,6 +242,7 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "render") == 0) { /* only the render table, no file */
         bench_render();
+        bench_render_q3();
         return 0;
     }
     md = fopen("bench/results.md", "w");
@@ -292,6 +293,7 @@ int main(int argc, char **argv)
     bench_keyframes();
 
     bench_render();
+    bench_render_q3();
     bench_export();
     if (md)
         fclose(md);

@@ -11,6 +11,8 @@ int bench_list(const char *sub, const char *const *exts, char names[][512], int 
 
 /* bench_render.c: rendering speed along a real demo's camera path. */
 void bench_render(void);
+/* The same, textured, on an OpenArena map along an OpenArena demo (skipped without them). */
+void bench_render_q3(void);
 /* bench_export.c: export speed to PNG and y4m. */
 void bench_export(void);
 

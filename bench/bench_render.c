@@ -39,22 +39,33 @@ static double time_path(timeline_t *tl, app_world *w, const app_opts *o, player 
     return busy;
 }
 
-void bench_render(void)
+/* The timeline of demo, a world over the search path pak and a player on it, for
+ * time_path; NULL when the demo cannot be opened. */
+static timeline_t *path_open(const char *demo, const char *pak, app_opts *o, app_world *w,
+                             player *p)
 {
     qd_error err;
-    demo_t *d = demo_open(SAMPLE, &err);
-    if (!d) {
+    demo_t *d = demo_open(demo, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    if (!tl)
+        return NULL;
+    memset(o, 0, sizeof *o);
+    o->paks[o->num_paks++] = pak;
+    memset(w, 0, sizeof *w);
+    player_init(p, tl, 1280, 720);
+    return tl;
+}
+
+void bench_render(void)
+{
+    app_opts o;
+    app_world w;
+    static player p;
+    timeline_t *tl = path_open(SAMPLE, "assets", &o, &w, &p);
+    if (!tl) {
         bench_out("\n(render benchmark: %s not found: skipped)\n", SAMPLE);
         return;
     }
-    timeline_t *tl = tl_open(d, 0, &err);
-    app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[o.num_paks++] = "assets";
-    app_world w;
-    memset(&w, 0, sizeof w);
-    static player p;
-    player_init(&p, tl, 1280, 720);
     bench_out("\n### Rendering along the camera path of %s on e1m1 (one core)\n\n", SAMPLE);
     bench_out("| mode | size | frames | ms/frame | fps | target fps |\n"
               "|---|---|---:|---:|---:|---:|\n");
@@ -86,6 +97,38 @@ void bench_render(void)
               "1.7x |\n", FRAMES, two / FRAMES * 1e3, FRAMES / two, one / two);
     rast_fb_free(fb);
     r_cache_free(cache);
+    app_world_free(&w);
+    tl_close(tl);
+}
+
+/* Textured on an OpenArena map along an OpenArena demo's camera (issue #11's Quake III
+ * rows): the same targets as Quake's, one thread. Needs the realdata demo and Debian's
+ * openarena packages. */
+void bench_render_q3(void)
+{
+    static const char *const oa = "/usr/share/games/openarena/baseoa";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70",
+             bench_realdata());
+    app_opts o;
+    app_world w;
+    static player p;
+    timeline_t *tl = access(oa, R_OK) == 0 ? path_open(path, oa, &o, &w, &p) : NULL;
+    if (!tl) {
+        bench_out("\n(Quake III render benchmark: needs %s and %s: skipped)\n", path, oa);
+        return;
+    }
+    bench_out("\n### Textured Quake III: oa_dm3 along flyby_oa_dm3.dm_70 (OpenArena), one core\n\n");
+    bench_out("| mode | size | frames | ms/frame | fps | target fps |\n"
+              "|---|---|---:|---:|---:|---:|\n");
+    static const int sizes[2][2] = {{1280, 720}, {1920, 1080}}, targets[2] = {250, 120};
+    for (int si = 0; si < 2; si++) {
+        rast_fb *fb = rast_fb_new(sizes[si][0], sizes[si][1]);
+        double busy = time_path(tl, &w, &o, &p, fb, R_MODE_TEXTURED, 1, NULL);
+        bench_out("| textured | %dx%d | %d | %.2f | %.0f | %d |\n", sizes[si][0], sizes[si][1],
+                  FRAMES, busy / FRAMES * 1e3, FRAMES / busy, targets[si]);
+        rast_fb_free(fb);
+    }
     app_world_free(&w);
     tl_close(tl);
 }

@@ -7,6 +7,7 @@
 
 #include "../common/file.h"
 #include "../model/model.h"
+#include "../render/render.h"
 
 #include "app.h"
 
@@ -117,39 +118,90 @@ typedef struct tex_list {
     char **names;
 } tex_list;
 
-static void missing_textures(pak_fs *fs, const app_models *m, const int *missing, tex_list *out)
+/* Adds "map: texture" to out; 0 when out of memory or full. */
+static int tex_add(tex_list *out, const char *map, const char *name)
 {
+    if (out->n >= TEX_LIST_MAX)
+        return 0;
+    char **grown = realloc(out->names, (size_t)(out->n + 1) * sizeof *grown);
+    size_t cap = strlen(map) + strlen(name) + 3;
+    char *s = malloc(cap);
+    if (!grown || !s) {
+        free(s);
+        out->names = grown ? grown : out->names;
+        return 0;
+    }
+    snprintf(s, cap, "%s: %s", map, name);
+    out->names = grown;
+    out->names[out->n++] = s;
+    return 1;
+}
+
+static qd_err info_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    return pak_read((const pak_fs *)ctx, name, data, len, err);
+}
+
+static int info_list(void *ctx, const char *prefix,
+                     void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    return pak_list((const pak_fs *)ctx, prefix, fn, u);
+}
+
+/* A Quake III map's shaders whose image is not on the search path, as the textured mode
+ * resolves them (r_assets_q3_textures). */
+static void missing_q3(pak_fs *fs, const char *map, tex_list *out)
+{
+    cl_level *lvl = calloc(1, sizeof *lvl);
+    if (!lvl)
+        return;
+    snprintf(lvl->map, sizeof lvl->map, "%s", map);
+    lvl->num_models = 1;
+    r_assets *a = r_assets_load(lvl, info_read, fs, NULL, NULL);
+    const char *name;
+    if (a && r_assets_q3_textures(a, info_read, info_list, fs, NULL) == QD_OK)
+        for (int k = 0; (name = r_assets_missing_texture(a, k)) && tex_add(out, map, name); k++)
+            ;
+    r_assets_free(a);
+    free(lvl);
+}
+
+/* The textures of map file name that the textured mode cannot find. */
+static void bsp_missing(pak_fs *fs, const char *name, tex_list *out)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    mdl_bsp *b = NULL;
+    qd_error e;
+    if (pak_read(fs, name, &data, &len, NULL) == QD_OK &&
+        mdl_bsp_load(data, len, name, NULL, &b, &e) == QD_OK) {
+        if (b->format == MDL_BSP_Q3_46)
+            missing_q3(fs, name, out);
+        for (uint32_t k = 0; b->format <= MDL_BSP_Q1_2PSB && k < b->num_textures; k++) {
+            const mdl_texture *t = &b->textures[k];
+            if (t->name[0] && !t->mips[0] && !tex_add(out, name, t->name))
+                break;
+        }
+    }
+    mdl_bsp_free(b);
+    free(data);
+}
+
+/* Every precached .bsp that is there, and the level's map when the precache list lacks it
+ * (Quake III lists only the map's submodels). */
+static void missing_textures(pak_fs *fs, const app_models *m, const int *missing,
+                             const char *map, tex_list *out)
+{
+    int listed = 0;
     for (int i = 0; fs && i < m->n; i++) {
         size_t nl = strlen(m->names[i]);
+        listed |= strcmp(m->names[i], map) == 0;
         if ((missing && missing[i]) || nl < 4 || strcmp(m->names[i] + nl - 4, ".bsp") != 0)
             continue;
-        uint8_t *data = NULL;
-        size_t len = 0;
-        mdl_bsp *b = NULL;
-        qd_error e;
-        if (pak_read(fs, m->names[i], &data, &len, NULL) == QD_OK &&
-            mdl_bsp_load(data, len, m->names[i], NULL, &b, &e) == QD_OK &&
-            b->format <= MDL_BSP_Q1_2PSB) {
-            for (uint32_t k = 0; k < b->num_textures && out->n < TEX_LIST_MAX; k++) {
-                const mdl_texture *t = &b->textures[k];
-                if (!t->name[0] || t->mips[0])
-                    continue;
-                char **grown = realloc(out->names, (size_t)(out->n + 1) * sizeof *grown);
-                size_t cap = nl + strlen(t->name) + 3;
-                char *s = malloc(cap);
-                if (!grown || !s) {
-                    free(s);
-                    out->names = grown ? grown : out->names;
-                    break;
-                }
-                snprintf(s, cap, "%s: %s", m->names[i], t->name);
-                out->names = grown;
-                out->names[out->n++] = s;
-            }
-        }
-        mdl_bsp_free(b);
-        free(data);
+        bsp_missing(fs, m->names[i], out);
     }
+    if (fs && !listed && map[0] && pak_find(fs, map, NULL))
+        bsp_missing(fs, map, out);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -309,7 +361,7 @@ int app_info(const app_opts *o)
     for (int i = 0; i < models.n && missing; i++)
         missing[i] = !fs || !pak_find(fs, models.names[i], NULL);
     tex_list tex = {0};
-    missing_textures(fs, &models, missing, &tex);
+    missing_textures(fs, &models, missing, map, &tex);
 
     if (o->json) {
         printf("{\"format\": ");

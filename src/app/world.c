@@ -10,6 +10,12 @@ static qd_err read_fs(void *ctx, const char *name, uint8_t **data, size_t *len, 
     return pak_read((const pak_fs *)ctx, name, data, len, err);
 }
 
+static int list_fs(void *ctx, const char *prefix,
+                   void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    return pak_list((const pak_fs *)ctx, prefix, fn, u);
+}
+
 static uint64_t level_key(const cl_level *lvl)
 {
     uint64_t h = 1469598103934665603ull;
@@ -44,6 +50,8 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     qd_error err = {0};
     w->assets = r_assets_load(&cl->level, w->fs ? read_fs : NULL, w->fs, w->palette, &err);
     w->hud = r_hud_load(w->fs ? read_fs : NULL, w->fs, w->palette);
+    if (w->assets && w->fs)
+        (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
     w->notice[0] = 0;
     if (w->assets && !r_assets_map(w->assets))
         snprintf(w->notice, sizeof w->notice, "map %.60s not found: use -b or -p",

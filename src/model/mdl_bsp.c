@@ -322,6 +322,8 @@ void mdl_bsp_free(mdl_bsp *b)
     free(b->verts);
     free(b->faces);
     free(b->face_lm);
+    free(b->face_q3);
+    free(b->lightmaps);
     free(b->textures);
     free(b->nodes);
     free(b->leaves);

@@ -58,12 +58,19 @@ static const char *const q3_names[Q3_COUNT] = {
 #define MST_PATCH 2
 #define MST_TRIANGLE_SOUP 3
 
-#define PATCH_LEVEL 4      /* each 3x3 piece becomes PATCH_LEVEL^2 * 2 triangles */
+/* A 3x3 piece of a patch is cut into n x m cells, each way as many as keep the straight
+ * segments within PATCH_ERROR units of the curve (a quadratic's chord misses it by
+ * |P0 - 2 P1 + P2| / 4, and by that over n^2 with n segments), 1..PATCH_MAX_LEVEL. Pieces
+ * in one column share their count across, pieces in one row their count down, so that
+ * neighbours meet without cracks (ioq3 tr_curve.c subdivides the whole grid the same way). */
+#define PATCH_ERROR 1.0f
+#define PATCH_MAX_LEVEL 16
 #define PATCH_MAX_SIDE 129 /* control points along a patch side (q3map's MAX_PATCH_SIZE 32
                             * is far below; this only bounds the arithmetic) */
 
 typedef struct dvert {
     float xyz[3];
+    float st[2];
     float lm[2];
     float normal[3];
     uint8_t color[4];
@@ -122,7 +129,8 @@ static qd_err q3_verts(q3_loader *ld)
         dvert *v = &ld->verts[i];
         for (int j = 0; j < 3; j++)
             v->xyz[j] = rd_f32(&r);
-        rd_skip(&r, 8); /* texture st */
+        v->st[0] = rd_f32(&r);
+        v->st[1] = rd_f32(&r);
         v->lm[0] = rd_f32(&r);
         v->lm[1] = rd_f32(&r);
         for (int j = 0; j < 3; j++)
@@ -159,6 +167,30 @@ static dsurf read_surf(rd_t *r)
     return s;
 }
 
+/* Cells across piece column x (along u: dir 0) or down piece row y (dir 1) of patch s. */
+static uint32_t patch_level(const q3_loader *ld, const dsurf *s, int dir, uint32_t k)
+{
+    uint32_t np = dir ? (s->pw - 1) / 2 : (s->ph - 1) / 2; /* pieces the other way */
+    float worst = 0;
+    for (uint32_t o = 0; o < np; o++)
+        for (uint32_t line = 0; line < 3; line++) {
+            const float *p[3];
+            for (uint32_t j = 0; j < 3; j++) {
+                uint32_t col = dir ? 2 * o + line : 2 * k + j;
+                uint32_t row = dir ? 2 * k + j : 2 * o + line;
+                p[j] = ld->verts[s->first_vert + row * s->pw + col].xyz;
+            }
+            float d2 = 0;
+            for (int c = 0; c < 3; c++) {
+                float e = (p[0][c] - 2 * p[1][c] + p[2][c]) * 0.25f;
+                d2 += e * e;
+            }
+            worst = d2 > worst ? d2 : worst;
+        }
+    float n = ceilf(sqrtf(sqrtf(worst) / PATCH_ERROR));
+    return !(n >= 1) ? 1 : n > PATCH_MAX_LEVEL ? PATCH_MAX_LEVEL : (uint32_t)n;
+}
+
 /* Triangles a surface becomes; 0 for flares, unknown types and malformed patches. Index and
  * vertex ranges are checked here, before anything is built. */
 static qd_err surf_tris(q3_loader *ld, uint32_t i, const dsurf *s, uint64_t *tris)
@@ -174,7 +206,12 @@ static qd_err surf_tris(q3_loader *ld, uint32_t i, const dsurf *s, uint64_t *tri
         if (s->pw < 3 || s->ph < 3 || !(s->pw & 1) || !(s->ph & 1) || s->pw > PATCH_MAX_SIDE ||
             s->ph > PATCH_MAX_SIDE || (uint64_t)s->pw * s->ph > s->num_verts)
             return mdl_map_bad(&ld->m, Q3_SURFACES, i, "bad patch size");
-        *tris = (uint64_t)((s->pw - 1) / 2) * ((s->ph - 1) / 2) * PATCH_LEVEL * PATCH_LEVEL * 2;
+        uint64_t across = 0, down = 0;
+        for (uint32_t x = 0; x < (s->pw - 1) / 2; x++)
+            across += patch_level(ld, s, 0, x);
+        for (uint32_t y = 0; y < (s->ph - 1) / 2; y++)
+            down += patch_level(ld, s, 1, y);
+        *tris = across * down * 2;
         return QD_OK;
     }
     if ((uint64_t)s->first_index + s->num_indexes > ld->m.l[Q3_DRAWINDEXES].count)
@@ -231,8 +268,10 @@ static float lm_box(const q3_loader *ld, int32_t lm, const float (*st)[2], int n
  * the brightness of their vertex colours. */
 typedef struct tri {
     float p[3][3];
+    float st[3][2];
     float lm[3][2];
     float light[3];
+    uint8_t rgba[3][4];
 } tri;
 
 static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
@@ -246,6 +285,13 @@ static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
     f->color = tex->color;
     f->flags = tex->flags;
     b->face_lm[fi].ofs = -1;
+    mdl_face_q3 *fq = &b->face_q3[fi];
+    memcpy(fq->st, t->st, sizeof fq->st);
+    memcpy(fq->lm, t->lm, sizeof fq->lm);
+    memcpy(fq->rgba, t->rgba, sizeof fq->rgba);
+    fq->lightmap = s->lightmap >= 0 && (uint32_t)s->lightmap < ld->m.l[Q3_LIGHTMAPS].count
+                       ? s->lightmap
+                       : -1;
     /* Quake's convention: the corners run clockwise seen from the front, so
      * cross(b - a, c - a) points to the back. */
     float e1[3], e2[3], n[3];
@@ -288,7 +334,9 @@ static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
 static void fill_corner(tri *t, int k, const dvert *v)
 {
     memcpy(t->p[k], v->xyz, sizeof t->p[k]);
+    memcpy(t->st[k], v->st, sizeof t->st[k]);
     memcpy(t->lm[k], v->lm, sizeof t->lm[k]);
+    memcpy(t->rgba[k], v->color, sizeof t->rgba[k]);
     t->light[k] = q3_light(v->color);
 }
 
@@ -307,8 +355,10 @@ static void bezier(const dvert *c[3][3], float u, float v, dvert *out)
                 out->xyz[k] += w * p->xyz[k];
                 out->normal[k] += w * p->normal[k];
             }
-            out->lm[0] += w * p->lm[0];
-            out->lm[1] += w * p->lm[1];
+            for (int k = 0; k < 2; k++) {
+                out->st[k] += w * p->st[k];
+                out->lm[k] += w * p->lm[k];
+            }
             for (int k = 0; k < 4; k++)
                 col[k] += w * p->color[k];
         }
@@ -316,26 +366,35 @@ static void bezier(const dvert *c[3][3], float u, float v, dvert *out)
         out->color[k] = (uint8_t)(col[k] < 0 ? 0 : col[k] > 255 ? 255 : col[k]);
 }
 
+/* A cell of levels lx x ly of piece c: its corner (i, j) (row i of ly, column j of lx). */
+static void piece_point(const dvert *c[3][3], uint32_t lx, uint32_t ly, uint32_t i, uint32_t j,
+                        dvert *out)
+{
+    bezier(c, (float)j / (float)lx, (float)i / (float)ly, out);
+}
+
 static void build_patch(q3_loader *ld, const dsurf *s, uint32_t fi)
 {
     uint32_t px = (s->pw - 1) / 2, py = (s->ph - 1) / 2;
-    for (uint32_t y = 0; y < py; y++)
+    for (uint32_t y = 0; y < py; y++) {
+        uint32_t ly = patch_level(ld, s, 1, y);
         for (uint32_t x = 0; x < px; x++) {
+            uint32_t lx = patch_level(ld, s, 0, x);
             const dvert *c[3][3];
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
                     c[i][j] = &ld->verts[s->first_vert + (2 * y + (uint32_t)i) * s->pw + 2 * x +
                                          (uint32_t)j];
-            dvert g[PATCH_LEVEL + 1][PATCH_LEVEL + 1];
-            for (int i = 0; i <= PATCH_LEVEL; i++)
-                for (int j = 0; j <= PATCH_LEVEL; j++)
-                    bezier(c, (float)j / PATCH_LEVEL, (float)i / PATCH_LEVEL, &g[i][j]);
-            for (int i = 0; i < PATCH_LEVEL; i++)
-                for (int j = 0; j < PATCH_LEVEL; j++) {
+            for (uint32_t i = 0; i < ly; i++)
+                for (uint32_t j = 0; j < lx; j++) {
                     /* Two triangles per grid cell, wound as the control grid's rows run
                      * (q3map emits the grid's own triangles the same way round). */
-                    const dvert *q[2][3] = {{&g[i][j], &g[i + 1][j], &g[i][j + 1]},
-                                            {&g[i + 1][j], &g[i + 1][j + 1], &g[i][j + 1]}};
+                    dvert g00, g10, g01, g11;
+                    piece_point(c, lx, ly, i, j, &g00);
+                    piece_point(c, lx, ly, i + 1, j, &g10);
+                    piece_point(c, lx, ly, i, j + 1, &g01);
+                    piece_point(c, lx, ly, i + 1, j + 1, &g11);
+                    const dvert *q[2][3] = {{&g00, &g10, &g01}, {&g10, &g11, &g01}};
                     for (int h = 0; h < 2; h++) {
                         tri t;
                         for (int k = 0; k < 3; k++)
@@ -344,6 +403,7 @@ static void build_patch(q3_loader *ld, const dsurf *s, uint32_t fi)
                     }
                 }
         }
+    }
 }
 
 static qd_err q3_surfaces(q3_loader *ld)
@@ -372,7 +432,7 @@ static qd_err q3_surfaces(q3_loader *ld)
     /* Surfaces may share vertices, so a few hundred bytes of patches could ask for millions
      * of triangles: real maps make a few per vertex (a 3x3 patch: 9 vertices, 32 triangles). */
     uint64_t fair =
-        16 * ((uint64_t)ld->m.l[Q3_DRAWVERTS].count + ld->m.l[Q3_DRAWINDEXES].count) + 4096;
+        64 * ((uint64_t)ld->m.l[Q3_DRAWVERTS].count + ld->m.l[Q3_DRAWINDEXES].count) + 4096;
     if (total > fair)
         return qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_SURFACES].ofs,
                        "%s: %llu triangles from %u vertices", ld->m.name,
@@ -382,7 +442,8 @@ static qd_err q3_surfaces(q3_loader *ld)
     b->faces = mdl_calloc(b->num_faces, sizeof *b->faces);
     b->face_lm = mdl_calloc(b->num_faces, sizeof *b->face_lm);
     b->verts = mdl_calloc(b->num_verts, sizeof *b->verts);
-    if (!b->faces || !b->face_lm || !b->verts)
+    b->face_q3 = mdl_calloc(b->num_faces, sizeof *b->face_q3);
+    if (!b->faces || !b->face_lm || !b->verts || !b->face_q3)
         return mdl_map_nomem(&ld->m, "triangles");
     r = mdl_map_rd(&ld->m, Q3_SURFACES);
     for (uint32_t i = 0; i < ns; i++) {
@@ -575,6 +636,18 @@ static qd_err q3_grid(q3_loader *ld)
     return QD_OK;
 }
 
+/* The lightmap pages, kept for the textured renderer. */
+static qd_err q3_lightmaps(q3_loader *ld)
+{
+    mdl_bsp *b = ld->m.b;
+    size_t len;
+    qd_err e = mdl_map_copy(&ld->m, Q3_LIGHTMAPS, &b->lightmaps, &len);
+    if (e)
+        return e;
+    b->num_lightmaps = (uint32_t)(len / LM_BYTES);
+    return QD_OK;
+}
+
 int mdl_bsp46_light_point(const mdl_bsp *b, const float p[3], float *light)
 {
     const float *size = b->grid_size;
@@ -606,7 +679,7 @@ qd_err mdl_bsp46_load(const uint8_t *data, size_t len, const char *name, mdl_bsp
         (e = mdl_map_entities(&ld.m)) || (e = q3_vis(&ld)) || (e = q3_shaders(&ld)) ||
         (e = mdl_map_planes(&ld.m)) || (e = q3_verts(&ld)) || (e = q3_surfaces(&ld)) ||
         (e = q3_leaves(&ld)) || (e = mdl_map_nodes(&ld.m)) || (e = q3_models(&ld)) ||
-        (e = q3_grid(&ld)))
+        (e = q3_grid(&ld)) || (e = q3_lightmaps(&ld)))
         goto out;
 out:
     free(ld.verts);

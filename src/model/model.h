@@ -28,6 +28,105 @@
 typedef qd_err (*mdl_read_fn)(void *ctx, const char *name, uint8_t **data, size_t *len,
                               qd_error *err);
 
+/* ---- Images (TGA, JPEG, PNG through stb_image; mdl_image.c) ---- */
+
+#define MDL_IMAGE_MAX_SIZE 4096            /* width and height */
+#define MDL_IMAGE_MAX_FILE (64u << 20)     /* bytes of one image file */
+#define MDL_IMAGE_MAX_NAME 1024            /* bytes of a name to look up */
+
+typedef struct mdl_image {
+    uint32_t w, h;
+    uint32_t *pixels; /* w * h colours, rows top down, bytes R, G, B, A (alpha kept) */
+    uint32_t color;   /* the mean colour (alpha 255) */
+} mdl_image;
+
+/* Decode a TGA, JPEG or PNG file. The header's size is checked against MDL_IMAGE_MAX_SIZE
+ * before any pixel is decoded, and the decoder's allocations are capped. On failure returns
+ * the error (err names the file and the reason) and leaves *out NULL. */
+qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_image **out,
+                      qd_error *err);
+void mdl_image_free(mdl_image *im);
+
+/* Find and decode an image through read: name as given (when it has an extension), then
+ * its stem with .tga, .jpg and .png, as Quake III's R_FindImageFile. QD_ERR_NOT_FOUND when
+ * none is there; a damaged file gives its decode error. */
+qd_err mdl_image_find(mdl_read_fn read, void *ctx, const char *name, mdl_image **out,
+                      qd_error *err);
+
+/* ---- Quake III shader scripts (mdl_shader.c) ---- */
+
+#define MDL_SHADER_MAX 65536      /* shaders in one set */
+#define MDL_SHADER_MAX_TCMODS 4   /* tcMods kept per stage */
+
+enum { MDL_BLEND_NONE, MDL_BLEND_ADD, MDL_BLEND_FILTER, MDL_BLEND_ALPHA };
+enum { MDL_ALPHA_NONE, MDL_ALPHA_GT0, MDL_ALPHA_LT128, MDL_ALPHA_GE128 };
+enum { MDL_RGBGEN_DEFAULT, MDL_RGBGEN_IDENTITY, MDL_RGBGEN_VERTEX, MDL_RGBGEN_WAVE,
+       MDL_RGBGEN_CONST };
+enum { MDL_TCMOD_SCROLL = 1, MDL_TCMOD_SCALE, MDL_TCMOD_ROTATE, MDL_TCMOD_TURB,
+       MDL_TCMOD_STRETCH };
+enum { MDL_WAVE_NONE, MDL_WAVE_SIN, MDL_WAVE_TRIANGLE, MDL_WAVE_SQUARE, MDL_WAVE_SAWTOOTH,
+       MDL_WAVE_INVSAWTOOTH, MDL_WAVE_NOISE };
+
+/* mdl_shader.flags */
+#define MDL_SHADER_SKY 0x01      /* surfaceparm sky */
+#define MDL_SHADER_NODRAW 0x02   /* surfaceparm nodraw */
+#define MDL_SHADER_LIGHTMAP 0x04 /* a stage maps $lightmap */
+#define MDL_SHADER_TRANS 0x08    /* surfaceparm trans */
+#define MDL_SHADER_TWOSIDED 0x10 /* cull none / twosided / disable */
+
+typedef struct mdl_wave {
+    uint8_t func; /* MDL_WAVE_* */
+    float base, amp, phase, freq;
+} mdl_wave;
+
+typedef struct mdl_tcmod {
+    uint8_t type; /* MDL_TCMOD_* */
+    float p[2];   /* scroll: s, t per second; scale: s, t; rotate: degrees per second */
+    mdl_wave wave; /* turb (base amplitude phase frequency), stretch */
+} mdl_tcmod;
+
+typedef struct mdl_stage {
+    char image[64];     /* map / clampmap / animMap's first frame; "" none */
+    uint8_t lightmap;   /* map $lightmap */
+    uint8_t clamp;      /* clampmap */
+    uint8_t blend;      /* MDL_BLEND_* */
+    uint8_t alpha_func; /* MDL_ALPHA_* */
+    uint8_t rgbgen;     /* MDL_RGBGEN_* */
+    uint8_t env;        /* tcGen environment */
+    uint8_t num_tcmods;
+    mdl_wave rgbwave;
+    float rgbconst[3];  /* rgbGen const ( r g b ), 0..1 */
+    mdl_tcmod tcmods[MDL_SHADER_MAX_TCMODS];
+} mdl_stage;
+
+typedef struct mdl_shader {
+    char name[64];
+    uint32_t flags;   /* MDL_SHADER_* */
+    uint8_t blend;    /* the first stage's blend: how the surface meets what is behind */
+    mdl_stage stage;  /* the first stage with an image */
+    char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
+    float deform_div; /* deformVertexes wave: spread, and the wave (func 0: none) */
+    mdl_wave deform;
+    uint32_t order;
+} mdl_shader;
+
+/* Every shader of a game's scripts: fill with mdl_shader_parse, file after file. */
+typedef struct mdl_shader_set {
+    uint32_t count, cap;
+    mdl_shader *list;
+    int sorted;
+} mdl_shader_set;
+
+/* Add the shaders of one script text (len bytes, need not be terminated; file names it in
+ * messages) to set. Total: a damaged script keeps the shaders read before the damage and
+ * returns the error (offset and reason); QD_ERR_LIMIT past MDL_SHADER_MAX shaders. */
+qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const char *file,
+                        qd_error *err);
+/* The shader named name (case-insensitive), the last definition read; NULL when none.
+ * Sorts set on first use after a parse (not thread-safe against a parse). */
+const mdl_shader *mdl_shader_find(mdl_shader_set *set, const char *name);
+void mdl_shader_set_clear(mdl_shader_set *set);
+
 /* ---- Palette ---- */
 
 /* Turn a Quake gfx/palette.lmp (768 bytes of R,G,B) into 256 packed colours. Returns 1 on
@@ -108,6 +207,14 @@ typedef struct mdl_face_lm {
     uint8_t pad[3];
 } mdl_face_lm;
 
+/* How a Quake III triangle is textured and lit (mdl_bsp.face_q3, one per face). */
+typedef struct mdl_face_q3 {
+    float st[3][2];     /* texture coordinates of the corners (1.0: once across the image) */
+    float lm[3][2];     /* lightmap coordinates of the corners on their page (0..1) */
+    uint8_t rgba[3][4]; /* vertex colours as the file holds them */
+    int32_t lightmap;   /* page in mdl_bsp.lightmaps, or -1: lit by the vertex colours */
+} mdl_face_q3;
+
 typedef struct mdl_node {
     uint32_t plane;
     int32_t children[2];  /* >= 0: node index; < 0: leaf -(child + 1). [0] is the front */
@@ -171,6 +278,9 @@ typedef struct mdl_bsp {
     uint32_t grid_dims[3];    /* Q3: cells along x, y, z; 0 without a usable grid */
     float grid_origin[3];     /* Q3: the sample point of cell (0, 0, 0) */
     float grid_size[3];       /* Q3: cell size, 64 64 128 unless worldspawn "gridsize" */
+    mdl_face_q3 *face_q3;     /* Q3: num_faces entries; NULL for other formats */
+    uint8_t *lightmaps;       /* Q3: num_lightmaps pages of 128x128 R, G, B bytes */
+    uint32_t num_lightmaps;
     char *entities;           /* the entities lump as text, NUL-terminated */
     char message[128];        /* worldspawn "message": the level's title, or "" */
 } mdl_bsp;

@@ -265,6 +265,7 @@ void r_assets_free(r_assets *a)
     if (!a)
         return;
     free_bsp(&a->world);
+    r_q3_free(a->q3);
     for (int i = 0; a->models && i < a->num_models; i++) {
         free_bsp(&a->models[i].brush);
         mdl_alias_free(a->models[i].alias);

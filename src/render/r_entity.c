@@ -160,7 +160,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
         r_attr_plane(v, n, dist, S, s0, tex.s);
         r_attr_plane(v, n, dist, T, t0, tex.t);
         r_attr_plane(v, n, dist, NULL, 0, tex.q);
-        light_plane(v, P, row, tex.light);
+        light_plane(v, P, row, tex.lrow);
         float tri[3][3];
         for (int k = 0; k < 3; k++)
             memcpy(tri[k], P[k], sizeof tri[k]);

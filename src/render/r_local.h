@@ -65,6 +65,7 @@ struct r_assets {
     int sky_ok;               /* a 256x128 Quake sky texture was found: the layers below */
     uint32_t sky_back[128 * 128], sky_front[128 * 128]; /* front: alpha 0 is see-through */
     uint32_t sky_flat;        /* sky colour without layers */
+    struct r_q3 *q3;          /* Quake III maps: textures (r_assets_q3_textures), or NULL */
 };
 
 /* A pixel the sky will fill (r_surf_sky): no drawing call leaves a zero alpha byte. */
@@ -97,6 +98,7 @@ typedef struct r_view {
 #define R_PASS_DEPTH 1
 #define R_PASS_LINES 2
 #define R_PASS_TEXTURED 3 /* world faces textured and lit, everything else as flat */
+#define R_PASS_Q3_BLEND 4 /* Quake III: the world's blended surfaces, after the sky */
 
 /* Quake's AngleVectors: forward, right, up of pitch/yaw/roll in degrees. */
 void r_angle_vectors(const float angles[3], float fwd[3], float right[3], float up[3]);
@@ -185,6 +187,20 @@ void r_surf_turb_table(double t, int32_t out[128]);
 
 /* Fill the pixels marked R_SKY_MARK with the sky seen through them. */
 void r_surf_sky(r_view *v, const r_assets *a);
+
+/* r_surf.c's mip level (0..3) for a polygon whose texels per world unit run along S and T. */
+int r_surf_mip(const r_view *v, const float (*pts)[3], int n, const float S[3], const float T[3]);
+
+/* ---- Quake III surfaces (r_q3surf.c) ---- */
+
+/* A Quake III map's textures, shaders and lightmaps for the textured pass. */
+typedef struct r_q3 r_q3;
+void r_q3_free(r_q3 *q);
+/* Face fi of the world (a Quake III map) drawn textured in pass R_PASS_TEXTURED (opaque
+ * surfaces, sky marks) or R_PASS_Q3_BLEND (blended surfaces over them); eye for culling. */
+void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);
+/* Fill the sky marks from the map's sky box, its cloud image or its flat colour. */
+void r_q3_sky(r_view *v, const r_assets *a);
 
 /* Empty c when it holds another asset set's blocks. */
 void r_cache_bind(r_cache *c, const r_assets *a);

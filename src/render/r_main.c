@@ -144,7 +144,13 @@ static void render_band(band *bd)
         draw_scene(&v, a, cl, t, o);
         if (o->gun)
             draw_gun(&v, a, cl, t);
-        r_surf_sky(&v, a);
+        if (a->q3) { /* Quake III: the sky, then the blended surfaces over it */
+            r_q3_sky(&v, a);
+            v.pass = R_PASS_Q3_BLEND;
+            r_draw_world(&v, a);
+        } else {
+            r_surf_sky(&v, a);
+        }
     } else {
         v.pass = R_PASS_FLAT;
         draw_scene(&v, a, cl, t, o);

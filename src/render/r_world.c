@@ -20,6 +20,11 @@ static void draw_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3
     const mdl_face *f = &b->faces[fi];
     if (f->flags & MDL_SURF_NODRAW)
         return;
+    if ((v->pass == R_PASS_TEXTURED || v->pass == R_PASS_Q3_BLEND) && v->assets &&
+        v->assets->q3 && rb == &v->assets->world) {
+        r_q3_face(v, rb, fi, eye); /* culls by its shader */
+        return;
+    }
     if (!v->xray && dot3(f->normal, eye) - f->dist <= BACKFACE_EPSILON)
         return;
     const float(*pts)[3] = (const float(*)[3])b->verts[f->first_vert];

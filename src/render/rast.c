@@ -199,8 +199,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     const int w = tx->w, h = tx->h;
     const int32_t wmax = w - 1, hmax = h - 1;
     const int32_t *warp = tx->warp;
-    float l0 = (float)(tx->light[0] * px + tx->light[1] * py + tx->light[2]);
-    float dl = (float)tx->light[0];
+    float l0 = (float)(tx->lrow[0] * px + tx->lrow[1] * py + tx->lrow[2]);
+    float dl = (float)tx->lrow[0];
     int32_t sa = 0, ta = 0;
     for (int i = 0; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
@@ -301,11 +301,139 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     }
 }
 
+/* Bilinear read of a clamped w x h texture at 16.16 coordinates, texel centres at i + 0.5:
+ * the colour channels interpolated with 8-bit weights, two channels per 32-bit lane. */
+static inline __attribute__((always_inline)) uint32_t bilerp(const uint32_t *tex, int w, int h, int32_t sf, int32_t tf)
+{
+    int32_t x = sf - 32768, y = tf - 32768;
+    int32_t x0 = x >> 16, y0 = y >> 16, x1 = x0 + 1, y1 = y0 + 1;
+    uint32_t fx = (uint32_t)(x >> 8) & 255, fy = (uint32_t)(y >> 8) & 255;
+    x0 = x0 < 0 ? 0 : x0 >= w ? w - 1 : x0;
+    x1 = x1 < 0 ? 0 : x1 >= w ? w - 1 : x1;
+    y0 = y0 < 0 ? 0 : y0 >= h ? h - 1 : y0;
+    y1 = y1 < 0 ? 0 : y1 >= h ? h - 1 : y1;
+    const uint32_t *r0 = tex + (size_t)y0 * (size_t)w, *r1 = tex + (size_t)y1 * (size_t)w;
+    uint32_t c[4] = {r0[x0], r0[x1], r1[x0], r1[x1]}, rb[2], g[2];
+    for (int k = 0; k < 2; k++) {
+        uint32_t a = c[2 * k], b = c[2 * k + 1];
+        rb[k] = (((a & 0xff00ffu) * (256 - fx) + (b & 0xff00ffu) * fx) >> 8) & 0xff00ffu;
+        g[k] = (((a >> 8 & 0xffu) * (256 - fx) + (b >> 8 & 0xffu) * fx) >> 8) & 0xffu;
+    }
+    uint32_t orb = ((rb[0] * (256 - fy) + rb[1] * fy) >> 8) & 0xff00ffu;
+    uint32_t og = ((g[0] * (256 - fy) + g[1] * fy) >> 8) & 0xffu;
+    return orb | og << 8;
+}
+
+/* texel times light per channel (light's alpha ignored), the texel's alpha kept. */
+static inline __attribute__((always_inline)) uint32_t modulate(uint32_t t, uint32_t l)
+{
+    uint32_t r = div255((t & 255) * (l & 255)), g = div255((t >> 8 & 255) * (l >> 8 & 255));
+    uint32_t b = div255((t >> 16 & 255) * (l >> 16 & 255));
+    return r | g << 8 | b << 16 | (t & 0xff000000u);
+}
+
+/* What RAST_ADD, RAST_MUL and RAST_BLEND make of src over dst (alpha 255). */
+static inline uint32_t combine(uint32_t src, uint32_t dst, unsigned flags)
+{
+    if (flags & RAST_ADD) {
+        uint32_t r = (src & 255) + (dst & 255), g = (src >> 8 & 255) + (dst >> 8 & 255);
+        uint32_t b = (src >> 16 & 255) + (dst >> 16 & 255);
+        return (r > 255 ? 255 : r) | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b) << 16 |
+               0xff000000u;
+    }
+    if (flags & RAST_MUL)
+        return modulate(dst, src) | 0xff000000u;
+    if (flags & RAST_BLEND)
+        return blend_px(src, dst) | 0xff000000u;
+    return src | 0xff000000u;
+}
+
+/* The lit span's loop: four attributes (s, t and the light's) exact every TEX_RUN pixels
+ * as span_tex does, linear in 16.16 between; flags and wrap are constants in each copy. */
+static inline __attribute__((always_inline)) void
+tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, unsigned flags,
+             int wrap)
+{
+    const rast_tex *const tx = sc->tex;
+    uint32_t *restrict c = &fb->color[(size_t)y * (size_t)fb->w + (size_t)x0];
+    float *restrict d = &fb->depth[(size_t)y * (size_t)fb->w + (size_t)x0];
+    /* s, t, the light's s and t (or s and t again), q: at the first pixel's centre */
+    const double *pl[5] = {tx->s, tx->t, tx->light ? tx->ls : tx->s,
+                           tx->light ? tx->lt : tx->t, tx->q};
+    float a0[5], da[5];
+    for (int k = 0; k < 5; k++) {
+        a0[k] = (float)(pl[k][0] * (x0 + 0.5) + pl[k][1] * (y + 0.5) + pl[k][2]);
+        da[k] = (float)pl[k][0];
+    }
+    float q0 = a0[4], dq = da[4];
+    const int32_t wmax = tx->w - 1, hmax = tx->h - 1;
+    int32_t at[4] = {0, 0, 0, 0};
+    for (int i = 0; i < n;) {
+        int k = n - i < TEX_RUN ? n - i : TEX_RUN;
+        if (i == 0) {
+            float q = q0 > 1e-12f ? q0 : 1e-12f;
+            for (int a = 0; a < 4; a++)
+                at[a] = tex_fix(a0[a] / q);
+        }
+        int e = i + k < n ? i + k : n - 1;
+        float qe = q0 + dq * (float)e;
+        qe = qe > 1e-12f ? qe : 1e-12f;
+        int steps = e - i > 0 ? e - i : 1;
+        int32_t bt[4], step[4], cur[4];
+        for (int a = 0; a < 4; a++) {
+            bt[a] = tex_fix((a0[a] + da[a] * (float)e) / qe);
+            step[a] = (int32_t)(((int64_t)bt[a] - at[a]) / steps);
+            cur[a] = at[a];
+        }
+        for (int j = i; j < i + k; j++) {
+            float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
+            int32_t sf = cur[0], tf = cur[1], lsf = cur[2], ltf = cur[3];
+            for (int a = 0; a < 4; a++)
+                cur[a] += step[a];
+            if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
+                continue;
+            int32_t si = sf >> 16, ti = tf >> 16;
+            if (wrap) {
+                si &= wmax;
+                ti &= hmax;
+            } else {
+                si = si < 0 ? 0 : si > wmax ? wmax : si;
+                ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
+            }
+            uint32_t texel = tx->texels[(size_t)ti * (size_t)tx->w + (size_t)si];
+            if ((flags & RAST_ALPHA_TEST) && (texel >> 24) < 128)
+                continue;
+            if (tx->light)
+                texel = modulate(texel, bilerp(tx->light, tx->lw, tx->lh, lsf, ltf));
+            if (flags & RAST_DEPTH_WRITE)
+                d[j] = z;
+            if (flags & RAST_COLOR_WRITE)
+                c[j] = combine(texel, c[j], flags);
+        }
+        for (int a = 0; a < 4; a++)
+            at[a] = bt[a];
+        i += k;
+    }
+}
+
+/* Textured pixels with a light texture or a combine flag (span_tex keeps Quake's fills);
+ * the common case (an opaque lightmapped wall, repeating) gets its own copy of the loop. */
+static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
+{
+    if (sc->flags == RAST_OPAQUE && sc->tex->wrap && sc->tex->light)
+        tex_lit_body(fb, y, x0, n, zs, sc, RAST_OPAQUE, 1);
+    else
+        tex_lit_body(fb, y, x0, n, zs, sc, sc->flags, sc->tex->wrap);
+}
+
 /* Pixels x0..x0+n-1 of row y, with depth zs at the first one. */
 static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
 {
     if (sc->tex) {
-        span_tex(fb, y, x0, n, zs, sc);
+        if (sc->tex->light || (sc->flags & (RAST_ADD | RAST_MUL | RAST_ALPHA_TEST)))
+            span_tex_lit(fb, y, x0, n, zs, sc);
+        else
+            span_tex(fb, y, x0, n, zs, sc);
         return;
     }
     size_t o = (size_t)y * (size_t)fb->w + (size_t)x0;
@@ -645,8 +773,15 @@ static int tex_ok(const rast_tex *t)
         return 0;
     for (int i = 0; i < 3; i++)
         if (!isfinite(t->s[i]) || !isfinite(t->t[i]) || !isfinite(t->q[i]) ||
-            !isfinite(t->light[i]))
+            !isfinite(t->lrow[i]))
             return 0;
+    if (t->light) {
+        if (t->lw < 1 || t->lh < 1 || t->lw > FB_MAX || t->lh > FB_MAX)
+            return 0;
+        for (int i = 0; i < 3; i++)
+            if (!isfinite(t->ls[i]) || !isfinite(t->lt[i]))
+                return 0;
+    }
     return 1;
 }
 

@@ -39,6 +39,10 @@ static inline uint32_t rast_rgb(unsigned r, unsigned g, unsigned b)
 #define RAST_COLOR_WRITE 0x4  /* store the colour where drawn */
 #define RAST_BLEND 0x8        /* blend the colour over the old one by its alpha byte */
 #define RAST_OPAQUE (RAST_DEPTH_TEST | RAST_DEPTH_WRITE | RAST_COLOR_WRITE)
+/* Textured fills only (with RAST_COLOR_WRITE): how the texel meets the old colour. */
+#define RAST_ADD 0x10        /* old + texel per channel, clamped at 255 */
+#define RAST_MUL 0x20        /* old * texel / 255 per channel */
+#define RAST_ALPHA_TEST 0x40 /* texels whose alpha byte is below 128 draw nothing */
 
 /* A framebuffer of w x h (1..16384 each); NULL when out of memory. */
 rast_fb *rast_fb_new(int w, int h);
@@ -71,12 +75,19 @@ typedef struct rast_tex {
     const int32_t *warp;
     double s[3], t[3], q[3];
     /* Instead of texels (NULL then): palette indices, w x h, coloured through lut (64 rows of
-     * 256 colours) at the row of the light plane, light[0] px + light[1] py + light[2],
+     * 256 colours) at the row of the light plane, lrow[0] px + lrow[1] py + lrow[2],
      * affine in screen space (as Quake's alias spans step their light), clamped to 0..63. */
     const uint8_t *index;
     const uint32_t *lut;
-    double light[3];
+    double lrow[3];
     uint8_t has_key, key; /* with index: texels of index key are not drawn (see-through) */
+    /* NULL, or a second texture of lw x lh (1..16384) texels that modulates the first (a
+     * lightmap; vertex colours as 2x2 texels): read at (ls/w / q, lt/w / q) with the planes
+     * as s and t, bilinearly between texel centres and clamped to its edges. The pixel is
+     * texel * light / 255 per channel, its alpha the first texel's. */
+    const uint32_t *light;
+    int lw, lh;
+    double ls[3], lt[3];
 } rast_tex;
 
 /* A convex polygon (as rast_polygon) filled from tex instead of one colour. */

@@ -36,6 +36,22 @@ const mdl_bsp *r_assets_map(const r_assets *a);
 /* How many of the level's models (map included) could not be loaded. */
 int r_assets_missing(const r_assets *a);
 
+/* Lists the files of the search path whose names start with prefix: fn(u, name) for each
+ * (e.g. pak_list). Returns how many, or -1 on failure. */
+typedef int (*r_list_fn)(void *ctx, const char *prefix,
+                         void (*fn)(void *u, const char *name, uint64_t size), void *u);
+
+/* Quake III maps (a no-op for others): the textured mode's shaders (every scripts/ *.shader
+ * that list finds), images (read, with the .tga/.jpg fallback) and lightmaps of a's map. A
+ * shader script or image that is missing or damaged is not an error: its surfaces draw
+ * flat, and r_assets_missing_texture names them. Returns QD_ERR_NOMEM (err says so) only
+ * when memory runs out; a stays usable either way. */
+qd_err r_assets_q3_textures(r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx,
+                            qd_error *err);
+/* The name of the i-th texture (0-based) of a's Quake III map whose image could not be
+ * found, or NULL past the last. */
+const char *r_assets_missing_texture(const r_assets *a, int i);
+
 typedef struct r_camera {
     float origin[3]; /* the eye */
     float angles[3]; /* pitch (down positive), yaw, roll, in degrees */

@@ -433,7 +433,7 @@ TEST(model_ibsp_synthetic)
         CHECK_EQ(b->format, fmt ? MDL_BSP_Q3_46 : MDL_BSP_Q2_38);
         CHECK_STR(b->message, "Synthetic");
         CHECK_EQ(b->num_leaves, 3);
-        CHECK_EQ(b->num_faces, fmt ? 2 + 32 : 1);
+        CHECK_EQ(b->num_faces, fmt ? 2 + 2 : 1); /* the flat patch: one cell, 2 triangles */
         CHECK_EQ(b->num_marks, b->num_faces);
         CHECK_EQ(b->num_clusters, 1);
         /* the origin is in front of the wall: file leaf 1, our leaf 2 */
@@ -556,24 +556,25 @@ TEST(model_ibsp_hostile_fields)
 }
 
 /* The triangles Quake III surfaces become are derived counts: capped by the vertices and
- * indexes that back them (16 triangles for each, plus 4096: mdl_bsp46.c q3_surfaces), and
+ * indexes that back them (64 triangles for each, plus 4096: mdl_bsp46.c q3_surfaces), and
  * the leaves' lists of them at MDL_BSP_MAX_RECORDS. */
 TEST(model_ibsp46_derived_counts_capped)
 {
-    /* build_q3 has 13 drawverts and 6 indexes: room for 16 * 19 + 4096 = 4400 triangles.
-     * The planar surface makes 2 and each 3x3 patch 4 * 4 * 2 = 32: with 136 more patches
-     * 2 + 137 * 32 = 4386 fit, with 137 more 4418 do not. */
+    /* build_q3 has 13 drawverts and 6 indexes: room for 64 * 19 + 4096 = 5312 triangles.
+     * The planar surface makes 2 and each flat 3x3 patch one cell of 2 (its curve is exact
+     * with one segment each way): with 2654 more patches 2 + 2655 * 2 = 5312 fit, with
+     * 2655 more 5314 do not. */
     static const struct {
         uint32_t surfs, marks;
         qd_err want;
         uint32_t faces, nmarks;
     } cases[] = {
-        {136, 0, QD_OK, 4386, 34},
-        {137, 0, QD_ERR_LIMIT, 0, 0},
-        /* leaf 1 lists 2 + 32 triangles, then 32 for each extra listing of the patch:
-         * 131070 more give 4194274 marks, 131071 more 4194306, past 1 << 22 = 4194304. */
-        {0, 131070, QD_OK, 34, 4194274},
-        {0, 131071, QD_ERR_LIMIT, 0, 0},
+        {2654, 0, QD_OK, 5312, 4},
+        {2655, 0, QD_ERR_LIMIT, 0, 0},
+        /* leaf 1 lists 2 + 2 triangles, then 2 for each extra listing of the patch:
+         * 2097150 more give 4194304 marks, 2097151 more 4194306, past 1 << 22 = 4194304. */
+        {0, 2097150, QD_OK, 4, 4194304},
+        {0, 2097151, QD_ERR_LIMIT, 0, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t len;
@@ -591,4 +592,43 @@ TEST(model_ibsp46_derived_counts_capped)
         }
         mdl_bsp_free(b);
     }
+}
+
+/* A curved patch is cut by its curvature: build_q3's patch with its middle row pulled 64
+ * units towards -x bends along v by |P0 - 2 P1 + P2| / 4 = |90 - 52 + 90| / 4 = 32 units,
+ * so ceil(sqrt(32 / 1)) = 6 rows of cells keep every chord within a unit of the curve; it
+ * stays straight along u (one column): 6 * 1 * 2 = 12 triangles beside the wall's 2. Every
+ * corner lies on x(v) = 90 - 128 v (1 - v), z = 20 + 20 v, and a cell's chord misses the
+ * curve by at most 32 / 36 units at its middle. */
+TEST(model_ibsp46_patch_subdivides_by_curvature)
+{
+    size_t len;
+    uint8_t *d = build_q3(&len);
+    uint32_t verts = ibsp_lump_ofs(d, 10);
+    for (int c = 0; c < 3; c++) {
+        float x = 26;
+        uint32_t bits;
+        memcpy(&bits, &x, 4);
+        patch32(d + verts + (uint32_t)(4 + 3 + c) * 44, bits);
+    }
+    mdl_bsp *b = NULL;
+    qd_error err = {0};
+    CHECK_MSG(mdl_bsp_load(d, len, "arch", NULL, &b, &err) == QD_OK, "%s", err.msg);
+    free(d);
+    CHECK_EQ(b->num_faces, 2 + 12);
+    double worst = 0;
+    for (uint32_t f = 2; f < b->num_faces; f++)
+        for (int k = 0; k < 3; k++) {
+            const float *p = b->verts[b->faces[f].first_vert + (uint32_t)k];
+            double v = (p[2] - 20) / 20.0;
+            CHECK_MSG(fabs(p[0] - (90 - 128 * v * (1 - v))) < 1e-3, "corner off the curve");
+            const float *q = b->verts[b->faces[f].first_vert + (uint32_t)(k + 1) % 3];
+            if (fabs(q[2] - p[2]) < 1e-3)
+                continue; /* an edge along u */
+            double vm = ((p[2] + q[2]) / 2 - 20) / 20.0, xm = (p[0] + q[0]) / 2.0;
+            double dev = fabs(xm - (90 - 128 * vm * (1 - vm)));
+            worst = dev > worst ? dev : worst;
+        }
+    CHECK_MSG(worst <= 32.0 / 36 + 1e-3, "a chord misses the curve by %.3f", worst);
+    mdl_bsp_free(b);
 }

@@ -1,0 +1,435 @@
+/* mdl_shader.c: Quake III shader scripts (the .shader files in scripts/) reduced to what a demo watcher
+ * sees of a surface: its image, lightmap, blend, alpha test, texture motion and sky box.
+ *
+ * Syntax facts: the Q3Radiant Shader Manual (Paul Jaquays, Brian Hook) and ioq3
+ * code/renderergl1/tr_shader.c (GPL-2.0): a shader is a name then { ... }; inside, keyword
+ * lines and stages { ... }; tokens end at white space, // and / * * / are comments, a
+ * keyword's parameters end with its line. Parsing is total: unknown keywords are skipped to
+ * the end of their line, a damaged shader keeps what was read before the damage. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model_local.h"
+
+#define TOK_CAP 256
+
+/* A cursor over the text; tokens never cross p + len. */
+typedef struct lex {
+    const char *p;
+    size_t len, pos;
+    int newline; /* a line ended between the previous token and this one */
+    char tok[TOK_CAP];
+    int truncated;
+} lex;
+
+/* Skip white space and comments; sets newline when a line ends on the way. */
+static void skip_space(lex *l)
+{
+    while (l->pos < l->len) {
+        char c = l->p[l->pos];
+        if (c == '\n') {
+            l->newline = 1;
+            l->pos++;
+        } else if ((unsigned char)c <= ' ') {
+            l->pos++;
+        } else if (c == '/' && l->pos + 1 < l->len && l->p[l->pos + 1] == '/') {
+            while (l->pos < l->len && l->p[l->pos] != '\n')
+                l->pos++;
+        } else if (c == '/' && l->pos + 1 < l->len && l->p[l->pos + 1] == '*') {
+            l->pos += 2;
+            while (l->pos < l->len &&
+                   !(l->p[l->pos] == '*' && l->pos + 1 < l->len && l->p[l->pos + 1] == '/')) {
+                l->newline |= l->p[l->pos] == '\n';
+                l->pos++;
+            }
+            l->pos = l->pos + 2 < l->len ? l->pos + 2 : l->len;
+        } else {
+            return;
+        }
+    }
+}
+
+/* The next token into l->tok; with same_line, none (returns 0) when a line ends first. */
+static int next(lex *l, int same_line)
+{
+    l->newline = 0;
+    skip_space(l);
+    l->tok[0] = 0;
+    l->truncated = 0;
+    if (l->pos >= l->len || (same_line && l->newline))
+        return 0;
+    size_t n = 0;
+    char c = l->p[l->pos];
+    if (c == '{' || c == '}') {
+        l->tok[n++] = c;
+        l->pos++;
+    } else if (c == '"') {
+        l->pos++;
+        while (l->pos < l->len && l->p[l->pos] != '"' && l->p[l->pos] != '\n') {
+            if (n + 1 < TOK_CAP)
+                l->tok[n++] = l->p[l->pos];
+            else
+                l->truncated = 1;
+            l->pos++;
+        }
+        if (l->pos < l->len && l->p[l->pos] == '"')
+            l->pos++;
+    } else {
+        while (l->pos < l->len && (unsigned char)l->p[l->pos] > ' ' &&
+               !(l->p[l->pos] == '/' && l->pos + 1 < l->len &&
+                 (l->p[l->pos + 1] == '/' || l->p[l->pos + 1] == '*'))) {
+            if (n + 1 < TOK_CAP)
+                l->tok[n++] = l->p[l->pos];
+            else
+                l->truncated = 1;
+            l->pos++;
+        }
+    }
+    l->tok[n] = 0;
+    return 1;
+}
+
+/* Tokens to the end of the current line are dropped. */
+static void skip_line(lex *l)
+{
+    for (;;) {
+        size_t save = l->pos;
+        if (!next(l, 1) || l->tok[0] == '}' || l->tok[0] == '{') {
+            l->pos = save;
+            return;
+        }
+    }
+}
+
+static int is(const lex *l, const char *word) { return strcasecmp(l->tok, word) == 0; }
+
+/* A number parameter on this line, or dflt when there is none or it is not a number. */
+static float num(lex *l, float dflt)
+{
+    size_t save = l->pos;
+    if (!next(l, 1) || l->tok[0] == '}' || l->tok[0] == '{') {
+        l->pos = save;
+        return dflt;
+    }
+    char *end;
+    double v = strtod(l->tok, &end);
+    if (end == l->tok || !(v > -1e9 && v < 1e9))
+        return dflt;
+    return (float)v;
+}
+
+static void copy_word(char *dst, size_t cap, const lex *l)
+{
+    if (l->truncated || strlen(l->tok) >= cap)
+        dst[0] = 0; /* longer than the engine's MAX_QPATH: it could never be found */
+    else
+        memcpy(dst, l->tok, strlen(l->tok) + 1);
+}
+
+static int wave_func(const lex *l)
+{
+    static const char *const names[] = {"sin", "triangle", "square", "sawtooth",
+                                        "inversesawtooth", "noise"};
+    for (int i = 0; i < 6; i++)
+        if (is(l, names[i]))
+            return MDL_WAVE_SIN + i;
+    return MDL_WAVE_NONE;
+}
+
+/* func base amplitude phase frequency */
+static void read_wave(lex *l, mdl_wave *w)
+{
+    if (!next(l, 1))
+        return;
+    w->func = (uint8_t)wave_func(l);
+    w->base = num(l, 0);
+    w->amp = num(l, 0);
+    w->phase = num(l, 0);
+    w->freq = num(l, 0);
+}
+
+/* A blendFunc factor's name (GL_ONE ...) as one of id's GLS_* pairs' halves. */
+static int factor(const lex *l)
+{
+    static const char *const names[] = {
+        "GL_ZERO", "GL_ONE", "GL_SRC_COLOR", "GL_ONE_MINUS_SRC_COLOR", "GL_DST_COLOR",
+        "GL_ONE_MINUS_DST_COLOR", "GL_SRC_ALPHA", "GL_ONE_MINUS_SRC_ALPHA", "GL_DST_ALPHA",
+        "GL_ONE_MINUS_DST_ALPHA", "GL_SRC_ALPHA_SATURATE"};
+    for (int i = 0; i < 11; i++)
+        if (is(l, names[i]))
+            return i;
+    return -1;
+}
+
+/* blendFunc add | filter | blend | SRC DST, as one of qdemo's blends. */
+static int read_blend(lex *l)
+{
+    if (!next(l, 1))
+        return MDL_BLEND_NONE;
+    if (is(l, "add"))
+        return MDL_BLEND_ADD;
+    if (is(l, "filter"))
+        return MDL_BLEND_FILTER;
+    if (is(l, "blend"))
+        return MDL_BLEND_ALPHA;
+    int src = factor(l);
+    size_t save = l->pos;
+    if (!next(l, 1) || l->tok[0] == '}') {
+        l->pos = save;
+        return MDL_BLEND_NONE;
+    }
+    int dst = factor(l);
+    enum { Z, ONE, SC, OMSC, DC, OMDC, SA, OMSA };
+    if (src == ONE && dst == Z)
+        return MDL_BLEND_NONE;
+    if ((src == DC && dst == Z) || (src == Z && dst == SC))
+        return MDL_BLEND_FILTER;
+    if (src == ONE && dst == ONE)
+        return MDL_BLEND_ADD;
+    if (src == SA && dst == OMSA)
+        return MDL_BLEND_ALPHA;
+    if (dst == ONE) /* GL_SRC_ALPHA GL_ONE and the like: light added */
+        return MDL_BLEND_ADD;
+    if (src == DC || dst == SC || src == Z)
+        return MDL_BLEND_FILTER;
+    return MDL_BLEND_ALPHA;
+}
+
+static void read_tcmod(lex *l, mdl_stage *st)
+{
+    if (!next(l, 1))
+        return;
+    if (st->num_tcmods >= MDL_SHADER_MAX_TCMODS) {
+        skip_line(l);
+        return;
+    }
+    mdl_tcmod *m = &st->tcmods[st->num_tcmods];
+    memset(m, 0, sizeof *m);
+    if (is(l, "scroll")) {
+        m->type = MDL_TCMOD_SCROLL;
+        m->p[0] = num(l, 0);
+        m->p[1] = num(l, 0);
+    } else if (is(l, "scale")) {
+        m->type = MDL_TCMOD_SCALE;
+        m->p[0] = num(l, 1);
+        m->p[1] = num(l, 1);
+    } else if (is(l, "rotate")) {
+        m->type = MDL_TCMOD_ROTATE;
+        m->p[0] = num(l, 0);
+    } else if (is(l, "turb")) {
+        m->type = MDL_TCMOD_TURB;
+        m->wave.func = MDL_WAVE_SIN;
+        m->wave.base = num(l, 0);
+        m->wave.amp = num(l, 0);
+        m->wave.phase = num(l, 0);
+        m->wave.freq = num(l, 0);
+    } else if (is(l, "stretch")) {
+        m->type = MDL_TCMOD_STRETCH;
+        read_wave(l, &m->wave);
+    } else {
+        skip_line(l);
+        return;
+    }
+    st->num_tcmods++;
+}
+
+/* One stage { ... }: returns 0 when the text ends inside it. */
+static int read_stage(lex *l, mdl_stage *st)
+{
+    memset(st, 0, sizeof *st);
+    while (next(l, 0)) {
+        if (l->tok[0] == '}')
+            return 1;
+        if (l->tok[0] == '{')
+            continue; /* damaged: a stage inside a stage; read on */
+        if (is(l, "map") || is(l, "clampmap")) {
+            int clamp = is(l, "clampmap");
+            if (!next(l, 1))
+                continue;
+            if (is(l, "$lightmap")) {
+                st->lightmap = 1;
+            } else {
+                copy_word(st->image, sizeof st->image, l);
+                st->clamp = (uint8_t)clamp;
+            }
+        } else if (is(l, "animMap")) {
+            num(l, 0); /* frequency */
+            if (next(l, 1))
+                copy_word(st->image, sizeof st->image, l);
+            skip_line(l);
+        } else if (is(l, "blendFunc")) {
+            st->blend = (uint8_t)read_blend(l);
+        } else if (is(l, "alphaFunc")) {
+            if (next(l, 1))
+                st->alpha_func = is(l, "GT0")     ? MDL_ALPHA_GT0
+                                 : is(l, "LT128") ? MDL_ALPHA_LT128
+                                 : is(l, "GE128") ? MDL_ALPHA_GE128
+                                                  : MDL_ALPHA_NONE;
+        } else if (is(l, "rgbGen")) {
+            if (!next(l, 1))
+                continue;
+            if (is(l, "identity") || is(l, "identityLighting"))
+                st->rgbgen = MDL_RGBGEN_IDENTITY;
+            else if (is(l, "vertex") || is(l, "exactVertex") || is(l, "oneMinusVertex"))
+                st->rgbgen = MDL_RGBGEN_VERTEX;
+            else if (is(l, "wave")) {
+                st->rgbgen = MDL_RGBGEN_WAVE;
+                read_wave(l, &st->rgbwave);
+            } else if (is(l, "const") || is(l, "constant")) {
+                /* ( r g b ), each 0..1 */
+                st->rgbgen = MDL_RGBGEN_CONST;
+                if (next(l, 1) && is(l, "("))
+                    for (int k = 0; k < 3; k++)
+                        st->rgbconst[k] = num(l, 1);
+            } else if (is(l, "lightingDiffuse"))
+                st->rgbgen = MDL_RGBGEN_VERTEX;
+            skip_line(l);
+        } else if (is(l, "tcMod")) {
+            read_tcmod(l, st);
+        } else if (is(l, "tcGen")) {
+            if (next(l, 1) && is(l, "environment"))
+                st->env = 1;
+            skip_line(l);
+        } else {
+            skip_line(l);
+        }
+    }
+    return 0;
+}
+
+/* Fold a stage into the shader: the first stage decides the blend, the first with an image
+ * is the one drawn. */
+static void take_stage(mdl_shader *sh, const mdl_stage *st, int first)
+{
+    if (first)
+        sh->blend = st->blend;
+    if (st->lightmap)
+        sh->flags |= MDL_SHADER_LIGHTMAP;
+    if (st->image[0] && !sh->stage.image[0])
+        sh->stage = *st;
+}
+
+/* The body of a shader after its "{": returns 0 when the text ends inside it. */
+static int read_body(lex *l, mdl_shader *sh)
+{
+    int stages = 0;
+    while (next(l, 0)) {
+        if (l->tok[0] == '}')
+            return 1;
+        if (l->tok[0] == '{') {
+            mdl_stage st;
+            int ok = read_stage(l, &st);
+            take_stage(sh, &st, stages == 0);
+            stages++;
+            if (!ok)
+                return 0;
+        } else if (is(l, "surfaceparm")) {
+            if (next(l, 1)) {
+                if (is(l, "sky"))
+                    sh->flags |= MDL_SHADER_SKY;
+                else if (is(l, "nodraw"))
+                    sh->flags |= MDL_SHADER_NODRAW;
+                else if (is(l, "trans"))
+                    sh->flags |= MDL_SHADER_TRANS;
+            }
+        } else if (is(l, "skyParms")) {
+            if (next(l, 1) && !is(l, "-"))
+                copy_word(sh->sky, sizeof sh->sky, l);
+            skip_line(l);
+        } else if (is(l, "cull")) {
+            if (next(l, 1) && (is(l, "none") || is(l, "twosided") || is(l, "disable")))
+                sh->flags |= MDL_SHADER_TWOSIDED;
+        } else if (is(l, "deformVertexes")) {
+            if (next(l, 1) && is(l, "wave")) {
+                sh->deform_div = num(l, 0);
+                read_wave(l, &sh->deform);
+            }
+            skip_line(l);
+        } else {
+            skip_line(l);
+        }
+    }
+    return 0;
+}
+
+qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const char *file,
+                        qd_error *err)
+{
+    lex l;
+    memset(&l, 0, sizeof l);
+    l.p = text;
+    l.len = text ? len : 0;
+    while (next(&l, 0)) {
+        size_t at = l.pos;
+        if (l.tok[0] == '{' || l.tok[0] == '}')
+            return qd_fail(err, QD_ERR_BAD_DATA, at - 1, "%s: brace where a shader name belongs",
+                           file);
+        mdl_shader sh;
+        memset(&sh, 0, sizeof sh);
+        copy_word(sh.name, sizeof sh.name, &l);
+        if (!next(&l, 0) || l.tok[0] != '{')
+            return qd_fail(err, QD_ERR_BAD_DATA, l.pos, "%s: shader %.64s has no body", file,
+                           sh.name);
+        int ok = read_body(&l, &sh);
+        if (sh.name[0]) {
+            if (set->count >= MDL_SHADER_MAX) 
+                return qd_fail(err, QD_ERR_LIMIT, at, "%s: over %u shaders", file,
+                               (unsigned)MDL_SHADER_MAX);
+            if (set->count == set->cap) {
+                uint32_t cap = set->cap ? set->cap * 2 : 256;
+                mdl_shader *n = realloc(set->list, (size_t)cap * sizeof *n);
+                if (!n)
+                    return qd_fail(err, QD_ERR_NOMEM, at, "%s: out of memory", file);
+                set->list = n;
+                set->cap = cap;
+            }
+            set->list[set->count++] = sh;
+            set->sorted = 0;
+        }
+        if (!ok)
+            return qd_fail(err, QD_ERR_TRUNCATED, l.len, "%s: shader %.64s not closed", file,
+                           sh.name);
+    }
+    return QD_OK;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    const mdl_shader *x = a, *y = b;
+    int c = strcasecmp(x->name, y->name);
+    /* the same name: keep file order, so that the last definition is found */
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+const mdl_shader *mdl_shader_find(mdl_shader_set *set, const char *name)
+{
+    if (!set || !set->count || !name)
+        return NULL;
+    if (!set->sorted) {
+        for (uint32_t i = 0; i < set->count; i++)
+            set->list[i].order = i;
+        qsort(set->list, set->count, sizeof *set->list, cmp_name);
+        set->sorted = 1;
+    }
+    /* the last definition read of this name: a later file overrides an earlier one, as the
+     * reversed file order of ioq3 ScanAndLoadShaderFiles makes it */
+    uint32_t lo = 0, hi = set->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (strcasecmp(set->list[mid].name, name) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && strcasecmp(set->list[lo - 1].name, name) == 0 ? &set->list[lo - 1] : NULL;
+}
+
+void mdl_shader_set_clear(mdl_shader_set *set)
+{
+    if (!set)
+        return;
+    free(set->list);
+    memset(set, 0, sizeof *set);
+}

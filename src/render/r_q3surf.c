@@ -1,0 +1,698 @@
+/* r_q3surf.c: textured Quake III surfaces: shaders resolved to images at load, each triangle
+ * drawn with its texture times its lightmap (or vertex colours) through screen-space planes,
+ * blended surfaces after the opaque ones, and the sky box.
+ *
+ * Lighting facts (ioq3 code/renderergl1/tr_bsp.c R_ColorShiftLightingBytes, GPL-2.0,
+ * described, not copied): lightmap and vertex colour bytes are shifted left by
+ * r_mapOverBrightBits (2) less the hardware overbright bit (none in a window), and a colour
+ * that passes 255 is scaled down as a whole so its hue stays. The texture is then multiplied
+ * by that light (GL_MODULATE), so a lightmap byte of 64 shows the texture as it is. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "r_local.h"
+
+#define OVERBRIGHT_SHIFT 2
+#define LM_SIZE 128
+#define MAX_LEVELS 13 /* 4096 down to 1 */
+/* Texels of all images of one map together; past it an image draws flat, as if missing. */
+#define TEXEL_BUDGET ((size_t)256 << 20)
+
+typedef struct q3_image {
+    char name[64];
+    int levels;          /* 0: not found (drawn flat) */
+    int w[MAX_LEVELS], h[MAX_LEVELS];
+    uint32_t *texels[MAX_LEVELS]; /* powers of two each way: level k is w >> k by h >> k */
+    uint32_t color;
+} q3_image;
+
+/* How a surface of one BSP shader is drawn. */
+enum { LIGHT_MAP, LIGHT_VERTEX, LIGHT_CONST };
+typedef struct q3_mat {
+    int32_t image;      /* index in images, or -1: flat */
+    uint8_t sky, nodraw, blend, alpha, light, clamp, twosided;
+    uint32_t constant;  /* LIGHT_CONST: the colour that modulates the texture */
+    mdl_stage stage;    /* the drawn stage (tcMods) */
+    mdl_wave deform;    /* deformVertexes wave (func 0: none) and its spread per unit */
+    float spread;
+} q3_mat;
+
+struct r_q3 {
+    uint32_t num_mats, num_images;
+    q3_mat *mats;            /* one per mdl_bsp texture (BSP shader) */
+    q3_image *images;
+    uint32_t *lightmaps;     /* num_lightmaps pages of 128 x 128, shifted */
+    uint32_t num_lightmaps;
+    q3_image sky[6];         /* box sides +x, -x, +y, -y, +z, -z (rt, lf, bk, ft, up, dn) */
+    int sky_box;             /* all six found */
+    int32_t sky_cloud;       /* image of the sky shader's first stage, or -1 */
+    uint32_t sky_flat;
+    char **missing;          /* names of shaders whose image was not found */
+    int num_missing;
+    size_t texels;           /* held by images and sky, against TEXEL_BUDGET */
+};
+
+/* ---- loading ---- */
+
+static uint32_t shift_light(const uint8_t *rgb)
+{
+    int c[3], max = 255;
+    for (int k = 0; k < 3; k++) {
+        c[k] = rgb[k] << OVERBRIGHT_SHIFT;
+        max = c[k] > max ? c[k] : max;
+    }
+    for (int k = 0; k < 3; k++)
+        c[k] = c[k] * 255 / max;
+    return rast_rgb((unsigned)c[0], (unsigned)c[1], (unsigned)c[2]);
+}
+
+static unsigned pow2_below(uint32_t n)
+{
+    unsigned p = 1;
+    while (p * 2 <= n && p < MDL_IMAGE_MAX_SIZE)
+        p *= 2;
+    return p;
+}
+
+/* im as a power-of-two mip chain (resampled to the powers at or below its size, nearest
+ * texel, as ioq3's r_roundImagesDown), each level the 2x2 box of the one above. */
+static int build_levels(q3_image *q, const mdl_image *im)
+{
+    int w = (int)pow2_below(im->w), h = (int)pow2_below(im->h);
+    q->levels = 0;
+    for (int k = 0; k < MAX_LEVELS; k++) {
+        int lw = w >> k > 0 ? w >> k : 1, lh = h >> k > 0 ? h >> k : 1;
+        uint32_t *t = malloc((size_t)lw * (size_t)lh * sizeof *t);
+        if (!t)
+            return 0;
+        q->texels[k] = t;
+        q->w[k] = lw;
+        q->h[k] = lh;
+        q->levels = k + 1;
+        for (int y = 0; y < lh; y++)
+            for (int x = 0; x < lw; x++) {
+                if (k == 0) {
+                    size_t sx = (size_t)x * im->w / (size_t)w, sy = (size_t)y * im->h / (size_t)h;
+                    t[(size_t)y * lw + x] = im->pixels[sy * im->w + sx];
+                    continue;
+                }
+                const uint32_t *up = q->texels[k - 1];
+                int uw = q->w[k - 1], uh = q->h[k - 1];
+                int x0 = 2 * x < uw ? 2 * x : uw - 1, x1 = 2 * x + 1 < uw ? 2 * x + 1 : uw - 1;
+                int y0 = 2 * y < uh ? 2 * y : uh - 1, y1 = 2 * y + 1 < uh ? 2 * y + 1 : uh - 1;
+                uint32_t c[4] = {up[(size_t)y0 * uw + x0], up[(size_t)y0 * uw + x1],
+                                 up[(size_t)y1 * uw + x0], up[(size_t)y1 * uw + x1]};
+                uint32_t out = 0;
+                for (int s = 0; s < 32; s += 8) {
+                    uint32_t sum = 2;
+                    for (int i = 0; i < 4; i++)
+                        sum += c[i] >> s & 255;
+                    out |= (sum / 4) << s;
+                }
+                t[(size_t)y * lw + x] = out;
+            }
+        if (lw == 1 && lh == 1)
+            break;
+    }
+    q->color = im->color;
+    return 1;
+}
+
+static void free_image(q3_image *q)
+{
+    for (int k = 0; k < q->levels; k++)
+        free(q->texels[k]);
+    q->levels = 0;
+}
+
+/* "$whiteimage" and "*white": one white texel. */
+static int white_image(q3_image *q)
+{
+    q->texels[0] = malloc(sizeof(uint32_t));
+    if (!q->texels[0])
+        return 0;
+    q->texels[0][0] = 0xffffffffu;
+    q->w[0] = q->h[0] = 1;
+    q->levels = 1;
+    q->color = 0xffffffffu;
+    return 1;
+}
+
+/* Load name into q (levels 0 when it is not there, damaged or over the budget of texels
+ * held so far, *texels). 0 only when out of memory. */
+static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx,
+                      size_t *texels)
+{
+    memset(q, 0, sizeof *q);
+    size_t n = strlen(name);
+    if (n >= sizeof q->name)
+        return 1;
+    memcpy(q->name, name, n + 1);
+    if (strcmp(name, "$whiteimage") == 0 || strcmp(name, "*white") == 0)
+        return white_image(q);
+    mdl_image *im = NULL;
+    qd_error e = {0};
+    qd_err r = mdl_image_find(read, ctx, name, &im, &e);
+    if (r == QD_ERR_NOMEM)
+        return 0;
+    if (r != QD_OK)
+        return 1;
+    size_t need = (size_t)im->w * im->h / 3 * 4 + 1; /* the levels: 4/3 of level 0 at most */
+    if (need > TEXEL_BUDGET - *texels) {
+        mdl_image_free(im);
+        return 1;
+    }
+    *texels += need;
+    int ok = build_levels(q, im);
+    mdl_image_free(im);
+    if (!ok)
+        free_image(q);
+    return ok;
+}
+
+/* The image named name among q's (loaded now when new): its index, or -1. -2: no memory. */
+static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx)
+{
+    if (!name[0])
+        return -1;
+    for (uint32_t i = 0; i < q->num_images; i++)
+        if (strcmp(q->images[i].name, name) == 0)
+            return q->images[i].levels ? (int32_t)i : -1;
+    q3_image *im = &q->images[q->num_images];
+    if (!load_image(im, name, read, ctx, &q->texels))
+        return -2;
+    q->num_images++;
+    return im->levels ? (int32_t)(q->num_images - 1) : -1;
+}
+
+/* The drawing of BSP shader name: from its script when there is one, else the image of the
+ * same name lit by the lightmap (ioq3's default shader). */
+static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, mdl_read_fn read,
+                   void *ctx)
+{
+    const mdl_shader *sh = mdl_shader_find(set, name);
+    memset(m, 0, sizeof *m);
+    m->light = LIGHT_MAP;
+    if (!sh) {
+        m->image = find_image(q, name, read, ctx);
+        return m->image != -2;
+    }
+    m->sky = (sh->flags & MDL_SHADER_SKY) != 0;
+    m->nodraw = (sh->flags & MDL_SHADER_NODRAW) != 0;
+    m->twosided = (sh->flags & MDL_SHADER_TWOSIDED) != 0;
+    m->blend = sh->blend;
+    m->stage = sh->stage;
+    m->alpha = sh->stage.alpha_func != MDL_ALPHA_NONE;
+    m->clamp = sh->stage.clamp;
+    m->deform = sh->deform;
+    /* ioq3 ParseDeform: the spread is 1 / div, 100 for a div of 0 */
+    m->spread = sh->deform_div != 0 ? 1.0f / sh->deform_div : 100.0f;
+    if (sh->stage.rgbgen == MDL_RGBGEN_VERTEX)
+        m->light = LIGHT_VERTEX;
+    else if (!(sh->flags & MDL_SHADER_LIGHTMAP) || sh->stage.rgbgen == MDL_RGBGEN_CONST ||
+             sh->stage.rgbgen == MDL_RGBGEN_WAVE) {
+        /* no lightmap stage: the image at its own colour, or a constant's */
+        m->light = LIGHT_CONST;
+        m->constant = 0xffffffffu;
+        if (sh->stage.rgbgen == MDL_RGBGEN_CONST) {
+            const float *c = sh->stage.rgbconst;
+            unsigned rgb[3];
+            for (int k = 0; k < 3; k++)
+                rgb[k] = c[k] > 0 ? c[k] < 1 ? (unsigned)(c[k] * 255 + 0.5f) : 255 : 0;
+            m->constant = rast_rgb(rgb[0], rgb[1], rgb[2]);
+        }
+    }
+    m->image = find_image(q, sh->stage.image, read, ctx);
+    if (m->image == -2)
+        return 0;
+    if (m->sky && sh->sky[0] && !q->sky_box) {
+        static const char *const suf[6] = {"_rt", "_lf", "_bk", "_ft", "_up", "_dn"};
+        int found = 0;
+        for (int k = 0; k < 6; k++) {
+            char nm[80];
+            size_t len = strlen(sh->sky);
+            if (len + 4 > sizeof nm)
+                break;
+            memcpy(nm, sh->sky, len);
+            memcpy(nm + len, suf[k], 4);
+            free_image(&q->sky[k]);
+            if (!load_image(&q->sky[k], nm, read, ctx, &q->texels))
+                return 0;
+            found += q->sky[k].levels > 0;
+        }
+        q->sky_box = found == 6;
+    }
+    if (m->sky && q->sky_cloud < 0 && m->image >= 0)
+        q->sky_cloud = m->image;
+    return 1;
+}
+
+typedef struct list_ctx {
+    mdl_shader_set *set;
+    mdl_read_fn read;
+    void *ctx;
+} list_ctx;
+
+static void add_script(void *u, const char *name, uint64_t size)
+{
+    list_ctx *l = u;
+    size_t n = strlen(name);
+    if (n < 7 || strcmp(name + n - 7, ".shader") != 0 || size > MDL_IMAGE_MAX_FILE)
+        return;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    qd_error e = {0};
+    if (l->read(l->ctx, name, &data, &len, &e) == QD_OK)
+        (void)mdl_shader_parse(l->set, (const char *)data, len, name, &e); /* keeps what parsed */
+    free(data);
+}
+
+static qd_err load_q3(r_q3 *q, const mdl_bsp *b, mdl_read_fn read, r_list_fn list, void *ctx)
+{
+    mdl_shader_set set = {0};
+    qd_err r = QD_ERR_NOMEM;
+    q->sky_cloud = -1;
+    q->sky_flat = rast_rgb(96, 104, 140);
+    q->mats = calloc(b->num_textures ? b->num_textures : 1, sizeof *q->mats);
+    /* each shader names at most one image */
+    q->images = calloc(b->num_textures ? b->num_textures : 1, sizeof *q->images);
+    q->missing = calloc(b->num_textures ? b->num_textures : 1, sizeof *q->missing);
+    q->lightmaps = calloc((size_t)b->num_lightmaps * LM_SIZE * LM_SIZE + 1, sizeof(uint32_t));
+    if (!q->mats || !q->images || !q->missing || !q->lightmaps)
+        goto out;
+    q->num_lightmaps = b->num_lightmaps;
+    for (size_t i = 0; i < (size_t)b->num_lightmaps * LM_SIZE * LM_SIZE; i++)
+        q->lightmaps[i] = shift_light(b->lightmaps + i * 3);
+    if (list) {
+        list_ctx l = {&set, read, ctx};
+        list(ctx, "scripts/", add_script, &l);
+    }
+    q->num_mats = b->num_textures;
+    for (uint32_t i = 0; i < b->num_textures; i++) {
+        q3_mat *m = &q->mats[i];
+        if (!resolve(q, m, b->textures[i].name, &set, read, ctx))
+            goto out;
+        if (b->textures[i].flags & MDL_SURF_NODRAW)
+            m->nodraw = 1;
+        if (b->textures[i].flags & MDL_SURF_SKY)
+            m->sky = 1;
+        if (m->sky && m->image >= 0)
+            q->sky_flat = q->images[m->image].color | 0xff000000u;
+        if (m->image < 0 && !m->sky && !m->nodraw) {
+            q->missing[q->num_missing] = strdup(b->textures[i].name);
+            if (!q->missing[q->num_missing])
+                goto out;
+            q->num_missing++;
+        }
+    }
+    r = QD_OK;
+out:
+    mdl_shader_set_clear(&set);
+    return r;
+}
+
+void r_q3_free(r_q3 *q)
+{
+    if (!q)
+        return;
+    for (uint32_t i = 0; i < q->num_images; i++)
+        free_image(&q->images[i]);
+    for (int k = 0; k < 6; k++)
+        free_image(&q->sky[k]);
+    for (int i = 0; i < q->num_missing; i++)
+        free(q->missing[i]);
+    free(q->missing);
+    free(q->images);
+    free(q->mats);
+    free(q->lightmaps);
+    free(q);
+}
+
+qd_err r_assets_q3_textures(r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx,
+                            qd_error *err)
+{
+    if (!a || !a->world.bsp || a->world.bsp->format != MDL_BSP_Q3_46)
+        return QD_OK;
+    r_q3_free(a->q3);
+    a->q3 = calloc(1, sizeof *a->q3);
+    qd_err r = a->q3 ? load_q3(a->q3, a->world.bsp, read, list, ctx) : QD_ERR_NOMEM;
+    if (r != QD_OK) {
+        r_q3_free(a->q3);
+        a->q3 = NULL;
+        return qd_fail(err, r, 0, "%s: textures: out of memory", a->map_name);
+    }
+    return QD_OK;
+}
+
+const char *r_assets_missing_texture(const r_assets *a, int i)
+{
+    if (!a || !a->q3 || i < 0 || i >= a->q3->num_missing)
+        return NULL;
+    return a->q3->missing[i];
+}
+
+/* ---- drawing ---- */
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The attribute on the triangle's plane through values a[0..2] at its corners p: the
+ * in-plane gradient A and offset c with dot(A, p_i) + c = a_i. 0 for a degenerate one. */
+static int affine(const float (*p)[3], const double a[3], float A[3], float *c)
+{
+    double e1[3], e2[3];
+    for (int j = 0; j < 3; j++) {
+        e1[j] = (double)p[1][j] - p[0][j];
+        e2[j] = (double)p[2][j] - p[0][j];
+    }
+    double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+    double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
+    double g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    double det = g11 * g22 - g12 * g12;
+    if (!(fabs(det) > 1e-12))
+        return 0;
+    double d1 = a[1] - a[0], d2 = a[2] - a[0];
+    double al = (d1 * g22 - d2 * g12) / det, be = (d2 * g11 - d1 * g12) / det;
+    double off = a[0];
+    for (int j = 0; j < 3; j++) {
+        double g = al * e1[j] + be * e2[j];
+        A[j] = (float)g;
+        off -= g * p[0][j];
+    }
+    *c = (float)off;
+    return 1;
+}
+
+static double wave_value(const mdl_wave *w, double t)
+{
+    double x = w->phase + t * w->freq;
+    x -= floor(x);
+    double f;
+    switch (w->func) {
+    case MDL_WAVE_SIN: f = sin(x * 2 * M_PI); break;
+    case MDL_WAVE_TRIANGLE: f = x < 0.5 ? 4 * x - 1 : 3 - 4 * x; break;
+    case MDL_WAVE_SQUARE: f = x < 0.5 ? 1 : -1; break;
+    case MDL_WAVE_SAWTOOTH: f = x; break;
+    case MDL_WAVE_INVSAWTOOTH: f = 1 - x; break;
+    default: f = 0; break;
+    }
+    return w->base + w->amp * f;
+}
+
+/* rgbGen wave at time t: a grey of the wave's value clamped to 0..1 (RB_CalcWaveColor). */
+static uint32_t wave_grey(const mdl_wave *w, double t)
+{
+    double x = wave_value(w, t > 0 && t < 1e7 ? t : 0);
+    unsigned g = x > 0 ? x < 1 ? (unsigned)(x * 255 + 0.5) : 255 : 0;
+    return rast_rgb(g, g, g);
+}
+
+/* The stage's tcMods at time t as one affine map of (s, t): m[0] s + m[1] t + m[2], m[3] s +
+ * m[4] t + m[5] (ioq3 tr_shade_calc.c RB_CalcScrollTexCoords and the rest; turb, which
+ * waves each vertex by its position, moves the whole surface instead). */
+static void tcmod_matrix(const mdl_stage *st, double t, double m[6])
+{
+    m[0] = 1, m[1] = 0, m[2] = 0, m[3] = 0, m[4] = 1, m[5] = 0;
+    double tm = t > 0 && t < 1e7 ? t : 0;
+    for (int i = 0; i < st->num_tcmods && i < MDL_SHADER_MAX_TCMODS; i++) {
+        const mdl_tcmod *tc = &st->tcmods[i];
+        double n[6] = {1, 0, 0, 0, 1, 0};
+        switch (tc->type) {
+        case MDL_TCMOD_SCROLL:
+            n[2] = fmod(tc->p[0] * tm, 1.0);
+            n[5] = fmod(tc->p[1] * tm, 1.0);
+            break;
+        case MDL_TCMOD_SCALE:
+            n[0] = tc->p[0];
+            n[4] = tc->p[1];
+            break;
+        case MDL_TCMOD_ROTATE: {
+            double r = -tc->p[0] * tm * M_PI / 180, cs = cos(r), sn = sin(r);
+            n[0] = cs, n[1] = -sn, n[2] = 0.5 - 0.5 * cs + 0.5 * sn;
+            n[3] = sn, n[4] = cs, n[5] = 0.5 - 0.5 * sn - 0.5 * cs;
+            break;
+        }
+        case MDL_TCMOD_TURB: {
+            double o = tc->wave.amp * sin((tc->wave.phase + tm * tc->wave.freq) * 2 * M_PI);
+            n[2] = o, n[5] = o;
+            break;
+        }
+        case MDL_TCMOD_STRETCH: {
+            double w = wave_value(&tc->wave, tm);
+            double p = fabs(w) > 1e-3 ? 1.0 / w : 1000.0;
+            n[0] = p, n[2] = 0.5 - 0.5 * p, n[4] = p, n[5] = 0.5 - 0.5 * p;
+            break;
+        }
+        default:
+            continue;
+        }
+        double r[6] = {n[0] * m[0] + n[1] * m[3], n[0] * m[1] + n[1] * m[4],
+                       n[0] * m[2] + n[1] * m[5] + n[2], n[3] * m[0] + n[4] * m[3],
+                       n[3] * m[1] + n[4] * m[4], n[3] * m[2] + n[4] * m[5] + n[5]};
+        memcpy(m, r, sizeof r);
+    }
+}
+
+/* Planes s, t (texels of level w x h) for the triangle's st through the tcMod map m. */
+static int tex_planes(const float (*p)[3], const mdl_face_q3 *fq, const double m[6], float S[3],
+                      float T[3], float *s0, float *t0)
+{
+    double s[3], t[3];
+    for (int k = 0; k < 3; k++) {
+        s[k] = m[0] * fq->st[k][0] + m[1] * fq->st[k][1] + m[2];
+        t[k] = m[3] * fq->st[k][0] + m[4] * fq->st[k][1] + m[5];
+    }
+    return affine(p, s, S, s0) && affine(p, t, T, t0);
+}
+
+/* The 2x2 light texels whose bilinear read at (0.5 + u, 0.5 + v) is the vertex colours'
+ * interpolation (u, v the barycentric weights of corners 1 and 2), shifted as lightmaps. */
+static void vertex_light(const mdl_face_q3 *fq, uint32_t out[4])
+{
+    uint32_t c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = shift_light(fq->rgba[k]);
+    out[0] = c[0];
+    out[1] = c[1];
+    out[2] = c[2];
+    unsigned ch[3];
+    for (int s = 0, j = 0; s < 24; s += 8, j++) {
+        int x = (int)(c[1] >> s & 255) + (int)(c[2] >> s & 255) - (int)(c[0] >> s & 255);
+        ch[j] = (unsigned)(x < 0 ? 0 : x > 255 ? 255 : x);
+    }
+    out[3] = rast_rgb(ch[0], ch[1], ch[2]);
+}
+
+/* deformVertexes wave (ioq3 tr_shade_calc.c RB_CalcDeformVertexes): each corner moved
+ * along the face's normal by the wave at a phase offset by (x + y + z) * spread; the moved
+ * triangle's plane into N, dist. 0 when it degenerates (then it is drawn unmoved). */
+static int deform(const q3_mat *m, const mdl_face *f, const float (*pts)[3], double t,
+                  float out[3][3], float N[3], float *dist)
+{
+    for (int k = 0; k < 3; k++) {
+        mdl_wave w = m->deform;
+        w.phase += (pts[k][0] + pts[k][1] + pts[k][2]) * m->spread;
+        float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
+        for (int j = 0; j < 3; j++)
+            out[k][j] = pts[k][j] + f->normal[j] * d;
+    }
+    float e1[3], e2[3], n[3];
+    for (int j = 0; j < 3; j++) {
+        e1[j] = out[1][j] - out[0][j];
+        e2[j] = out[2][j] - out[0][j];
+    }
+    /* the loader's winding: cross(b - a, c - a) points to the back */
+    n[0] = -(e1[1] * e2[2] - e1[2] * e2[1]);
+    n[1] = -(e1[2] * e2[0] - e1[0] * e2[2]);
+    n[2] = -(e1[0] * e2[1] - e1[1] * e2[0]);
+    float len = sqrtf(dot3(n, n));
+    if (!(len > 1e-6f) || !isfinite(len))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        N[j] = n[j] / len;
+    *dist = dot3(N, out[0]);
+    return 1;
+}
+
+void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
+{
+    const mdl_bsp *b = rb->bsp;
+    const r_q3 *q = v->assets ? v->assets->q3 : NULL;
+    const mdl_face *f = &b->faces[fi];
+    if (!q || !b->face_q3 || f->texture < 0 || (uint32_t)f->texture >= q->num_mats)
+        return;
+    const q3_mat *m = &q->mats[f->texture];
+    int blended = m->blend != MDL_BLEND_NONE && !m->sky;
+    if (m->nodraw || blended != (v->pass == R_PASS_Q3_BLEND))
+        return;
+    const float(*pts)[3] = (const float(*)[3])b->verts[f->first_vert];
+    float N[3] = {f->normal[0], f->normal[1], f->normal[2]}, dist = f->dist;
+    int back = dot3(N, eye) - dist <= 0.01f;
+    if (back && !m->twosided && !v->xray)
+        return;
+    float moved[3][3];
+    if (m->deform.func != MDL_WAVE_NONE && deform(m, f, pts, v->time, moved, N, &dist))
+        pts = (const float(*)[3])moved;
+    if (back) {
+        for (int j = 0; j < 3; j++)
+            N[j] = -N[j];
+        dist = -dist;
+    }
+    if (m->sky) {
+        r_draw_poly(v, pts, 3, R_SKY_MARK, RAST_OPAQUE);
+        return;
+    }
+    if (m->image < 0) {
+        r_draw_poly(v, pts, 3, rb->flat[fi], blended ? RAST_DEPTH_TEST | RAST_COLOR_WRITE
+                                                     : RAST_OPAQUE);
+        return;
+    }
+    const q3_image *im = &q->images[m->image];
+    const mdl_face_q3 *fq = &b->face_q3[fi];
+    double tm[6];
+    tcmod_matrix(&m->stage, v->time, tm);
+    float S[3], T[3], s0, t0;
+    if (!tex_planes(pts, fq, tm, S, T, &s0, &t0))
+        return; /* degenerate in texture space: nothing to see */
+    float S0[3], T0[3];
+    for (int j = 0; j < 3; j++) {
+        S0[j] = S[j] * (float)im->w[0];
+        T0[j] = T[j] * (float)im->h[0];
+    }
+    int lvl = r_surf_mip(v, pts, 3, S0, T0);
+    lvl = lvl < im->levels ? lvl : im->levels - 1;
+    int w = im->w[lvl], h = im->h[lvl];
+    rast_tex tex;
+    memset(&tex, 0, sizeof tex);
+    tex.texels = im->texels[lvl];
+    tex.w = w;
+    tex.h = h;
+    tex.wrap = !m->clamp;
+    float Sl[3], Tl[3];
+    for (int j = 0; j < 3; j++) {
+        Sl[j] = S[j] * (float)w;
+        Tl[j] = T[j] * (float)h;
+    }
+    r_attr_plane(v, N, dist, Sl, s0 * (float)w, tex.s);
+    r_attr_plane(v, N, dist, Tl, t0 * (float)h, tex.t);
+    r_attr_plane(v, N, dist, NULL, 0, tex.q);
+    /* the light: a lightmap page, the vertex colours or a constant */
+    uint32_t vl[4];
+    double la[3], lb[3];
+    int light = m->light;
+    if (light == LIGHT_MAP && (fq->lightmap < 0 || (uint32_t)fq->lightmap >= q->num_lightmaps))
+        light = LIGHT_VERTEX;
+    if (light == LIGHT_MAP) {
+        tex.light = q->lightmaps + (size_t)fq->lightmap * LM_SIZE * LM_SIZE;
+        tex.lw = tex.lh = LM_SIZE;
+        for (int k = 0; k < 3; k++) {
+            la[k] = (double)fq->lm[k][0] * LM_SIZE;
+            lb[k] = (double)fq->lm[k][1] * LM_SIZE;
+        }
+    } else {
+        if (light == LIGHT_VERTEX)
+            vertex_light(fq, vl);
+        else
+            vl[0] = vl[1] = vl[2] = vl[3] = m->stage.rgbgen == MDL_RGBGEN_WAVE
+                                                 ? wave_grey(&m->stage.rgbwave, v->time)
+                                                 : m->constant;
+        tex.light = vl;
+        tex.lw = tex.lh = 2;
+        la[0] = 0.5, la[1] = 1.5, la[2] = 0.5;
+        lb[0] = 0.5, lb[1] = 0.5, lb[2] = 1.5;
+    }
+    float LA[3], LB[3], l0, l1;
+    if (!affine(pts, la, LA, &l0) || !affine(pts, lb, LB, &l1))
+        return;
+    r_attr_plane(v, N, dist, LA, l0, tex.ls);
+    r_attr_plane(v, N, dist, LB, l1, tex.lt);
+    unsigned flags = RAST_OPAQUE;
+    if (blended) {
+        flags = RAST_DEPTH_TEST | RAST_COLOR_WRITE |
+                (m->blend == MDL_BLEND_ADD      ? RAST_ADD
+                 : m->blend == MDL_BLEND_FILTER ? RAST_MUL
+                                                : RAST_BLEND);
+    }
+    if (m->alpha)
+        flags |= RAST_ALPHA_TEST;
+    r_draw_poly_tex(v, pts, 3, &tex, flags);
+}
+
+/* ---- sky ---- */
+
+/* A box side's texel for direction d (side, then s and t across it in -1..1). */
+static uint32_t box_texel(const r_q3 *q, const float d[3])
+{
+    float ax = fabsf(d[0]), ay = fabsf(d[1]), az = fabsf(d[2]);
+    int side;
+    float s, t, dist;
+    /* ioq3 tr_sky.c's st_to_vec, inverted: +x s = -y; -x s = y; +y s = x; -y s = -x, t = z on
+     * the four walls; up s = -y, t = -x; down s = -y, t = x */
+    if (ax >= ay && ax >= az) {
+        side = d[0] > 0 ? 0 : 1;
+        dist = ax;
+        s = d[0] > 0 ? -d[1] : d[1];
+        t = d[2];
+    } else if (ay >= az) {
+        side = d[1] > 0 ? 2 : 3;
+        dist = ay;
+        s = d[1] > 0 ? d[0] : -d[0];
+        t = d[2];
+    } else {
+        side = d[2] > 0 ? 4 : 5;
+        dist = az;
+        s = -d[1];
+        t = d[2] > 0 ? -d[0] : d[0];
+    }
+    const q3_image *im = &q->sky[side];
+    float u = (s / dist + 1) * 0.5f, w = 1 - (t / dist + 1) * 0.5f;
+    int x = (int)(u * (float)im->w[0]), y = (int)(w * (float)im->h[0]);
+    x = x < 0 ? 0 : x >= im->w[0] ? im->w[0] - 1 : x;
+    y = y < 0 ? 0 : y >= im->h[0] ? im->h[0] - 1 : y;
+    return im->texels[0][(size_t)y * (size_t)im->w[0] + (size_t)x] | 0xff000000u;
+}
+
+/* The world direction through pixel (x, y)'s centre (not normalised). */
+static void pixel_dir(const r_view *v, int x, int y, float d[3])
+{
+    float sx = ((float)x + 0.5f - v->cx) / v->scale, sy = ((float)y + 0.5f - v->cy) / v->scale;
+    for (int j = 0; j < 3; j++)
+        d[j] = v->fwd[j] + v->right[j] * sx - v->up[j] * sy;
+}
+
+/* What the sky shows in direction d: the box, a cloud layer overhead (as Quake's sky, the
+ * height tripled) drifting with time, or one colour. */
+static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
+{
+    if (q->sky_box)
+        return box_texel(q, d);
+    if (q->sky_cloud < 0)
+        return q->sky_flat;
+    const q3_image *cloud = &q->images[q->sky_cloud];
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + 9 * d[2] * d[2]);
+    float k = len > 0 ? 1.5f / len : 0;
+    int cw = cloud->w[0], ch = cloud->h[0];
+    int tx = (int)floorf((d[0] * k + drift) * (float)cw) & (cw - 1);
+    int ty = (int)floorf((d[1] * k + drift) * (float)ch) & (ch - 1);
+    return cloud->texels[0][(size_t)ty * (size_t)cw + (size_t)tx] | 0xff000000u;
+}
+
+void r_q3_sky(r_view *v, const r_assets *a)
+{
+    const r_q3 *q = a->q3;
+    rast_fb *fb = v->fb;
+    int top = v->y0 > 0 ? v->y0 : 0, bottom = v->y1 < fb->h ? v->y1 : fb->h;
+    double tm = v->time > 0 && v->time < 1e7 ? v->time : 0;
+    float drift = (float)fmod(tm * 0.01, 1.0);
+    size_t w = (size_t)fb->w;
+    for (size_t i = (size_t)top * w; i < (size_t)bottom * w; i++) {
+        if (fb->color[i] != R_SKY_MARK)
+            continue;
+        float d[3];
+        pixel_dir(v, (int)(i % w), (int)(i / w), d);
+        fb->color[i] = q ? sky_texel(q, d, drift) : a->sky_flat;
+    }
+}

@@ -1,0 +1,704 @@
+/* test_textured_q3.c: Quake III textures: the image loader and its extension fallback, the
+ * shader parser, and OpenArena maps drawn in the textured mode from their deathmatch starts
+ * (Debian's openarena-data and openarena-081-maps; skipped when not installed): coverage and
+ * a mean colour derived from the images and lightmaps in view, a map whose images are all
+ * missing drawn flat without an error, and 1 thread equal to 3 byte for byte. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../pak-loader/pak.h"
+#include "../../src/output/out.h"
+#include "../../src/render/r_local.h"
+#include "../../src/timeline/timeline.h"
+#include "../test.h"
+
+#define OA_DIR "/usr/share/games/openarena/baseoa"
+#define W 320
+#define H 240
+
+/* ---- images ---- */
+
+typedef struct mem_file {
+    const char *name;
+    const uint8_t *data;
+    size_t len;
+} mem_file;
+
+static qd_err mem_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const mem_file *f = ctx;
+    if (strcmp(name, f->name) != 0)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    *data = malloc(f->len);
+    memcpy(*data, f->data, f->len);
+    *len = f->len;
+    return QD_OK;
+}
+
+/* The PNG in the fuzz corpus was written with pixel (x, y) = (60x, 60y, 100, 255 - 40x);
+ * a shader asking for .tga finds it as .png, and the JPEG's size is its SOF0 header's. */
+TEST(q3tex_image_fallback)
+{
+    size_t len;
+    uint8_t *png = test_read_file("tests/fuzz/corpus/image/rgba4x3.png", &len);
+    if (!png)
+        SKIP("run from the project root");
+    mem_file f = {"textures/a/b.png", png, len};
+    mdl_image *im = NULL;
+    qd_error err = {0};
+    CHECK_MSG(mdl_image_find(mem_read, &f, "textures/a/b.tga", &im, &err) == QD_OK, "%s",
+              err.msg);
+    CHECK_EQ(im->w, 4);
+    CHECK_EQ(im->h, 3);
+    for (uint32_t y = 0; y < 3; y++)
+        for (uint32_t x = 0; x < 4; x++) {
+            uint32_t c = im->pixels[y * 4 + x];
+            CHECK_EQ(c & 255, 60 * x);
+            CHECK_EQ(c >> 8 & 255, 60 * y);
+            CHECK_EQ(c >> 16 & 255, 100);
+            CHECK_EQ(c >> 24, 255 - 40 * x);
+        }
+    mdl_image_free(im);
+    CHECK_EQ(mdl_image_find(mem_read, &f, "textures/a/c", &im, &err), QD_ERR_NOT_FOUND);
+    CHECK(im == NULL);
+    free(png);
+
+    uint8_t *jpg = test_read_file("tests/fuzz/corpus/image/small.jpg", &len);
+    CHECK(jpg);
+    size_t sof = 2; /* walk the markers to SOF0/SOF2: height, width after precision */
+    while (sof + 9 < len && !(jpg[sof] == 0xff && (jpg[sof + 1] == 0xc0 || jpg[sof + 1] == 0xc2)))
+        sof += 2 + ((size_t)jpg[sof + 2] << 8 | jpg[sof + 3]);
+    CHECK(sof + 9 < len);
+    uint32_t h = (uint32_t)jpg[sof + 5] << 8 | jpg[sof + 6], w = (uint32_t)jpg[sof + 7] << 8 | jpg[sof + 8];
+    mem_file g = {"x.jpg", jpg, len};
+    CHECK(mdl_image_find(mem_read, &g, "x.tga", &im, &err) == QD_OK);
+    CHECK_EQ(im->w, w);
+    CHECK_EQ(im->h, h);
+    mdl_image_free(im);
+    /* damage: the first bytes only */
+    CHECK(mdl_image_load(jpg, 40, "cut.jpg", &im, &err) != QD_OK && im == NULL);
+    CHECK(strstr(err.msg, "cut.jpg") != NULL);
+    free(jpg);
+}
+
+/* A kept crasher of fuzz_image decoded: the error (err filled) or -1 when the file is not
+ * there; *len gets its size. Nothing is left allocated. */
+static int crasher(const char *file, size_t *len, uint8_t head[64], qd_error *err)
+{
+    uint8_t *d = test_read_file(file, len);
+    if (!d)
+        return -1;
+    memset(head, 0, 64);
+    memcpy(head, d, *len < 64 ? *len : 64);
+    mdl_image *im = NULL;
+    int r = (int)mdl_image_load(d, *len, file, &im, err);
+    if (im)
+        r = -2; /* decoded: never expected here */
+    mdl_image_free(im);
+    free(d);
+    return r;
+}
+
+/* stb 2.27 wrote past its Huffman table for the first three (fuzz_image; the second's table
+ * comes before its frame header, which stb's size query already reads; the third's segment
+ * runs past the file's end); the last two's scans use a table no DHT defined (stb's assert
+ * aborted on one, the other read its symbols at index -29); the last's scan comes with no
+ * quantisation table defined (stb multiplied by unset memory and overflowed its int). Each
+ * is refused with the offset of the table or the scan. */
+TEST(q3tex_image_huffman_tables_refused)
+{
+    static const char *const files[] = {"tests/crashers/image/jpeg-huffman-overflow.jpg",
+                                        "tests/crashers/image/jpeg-huffman-in-header.jpg",
+                                        "tests/crashers/image/jpeg-huffman-cut-segment.jpg",
+                                        "tests/crashers/image/jpeg-huffman-assert.jpg",
+                                        "tests/crashers/image/jpeg-undefined-table.jpg",
+                                        "tests/crashers/image/jpeg-16bit-quant.jpg"};
+    for (int i = 0; i < 6; i++) {
+        size_t len;
+        uint8_t head[64];
+        qd_error err = {0};
+        int r = crasher(files[i], &len, head, &err);
+        if (r == -1)
+            SKIP("run from the project root");
+        CHECK_MSG(r == QD_ERR_BAD_DATA, "%s: %d %s", files[i], r, err.msg);
+        CHECK_MSG(err.offset > 2 && err.offset < len, "%s: %s", files[i], err.msg);
+    }
+}
+
+/* A 69-byte run-length TGA whose header claims 4096 x 2304 (fuzz_image's slow input: stb
+ * filled 37 MB for it): at most 64 pixels a byte can be described, so it is refused. */
+TEST(q3tex_image_size_claim_refused)
+{
+    size_t len;
+    uint8_t d[64];
+    qd_error err = {0};
+    int r = crasher("tests/crashers/image/tga-huge-claim.tga", &len, d, &err);
+    if (r == -1)
+        SKIP("run from the project root");
+    CHECK_EQ(len, 69);
+    CHECK_EQ(d[2], 10); /* run-length true colour */
+    CHECK_EQ(d[12] | d[13] << 8, 4096);
+    CHECK_EQ(d[14] | d[15] << 8, 2304);
+    CHECK_EQ(r, QD_ERR_BAD_DATA);
+    CHECK(strstr(err.msg, "4096x2304") != NULL);
+}
+
+/* stb offsets a NULL buffer for an empty first IDAT (fuzz_image, undefined behaviour): the
+ * file is refused at that chunk (offset 33: signature 8, IHDR 25). */
+TEST(q3tex_image_empty_idat_refused)
+{
+    size_t len;
+    uint8_t d[64];
+    qd_error err = {0};
+    int r = crasher("tests/crashers/image/png-empty-idat.png", &len, d, &err);
+    if (r == -1)
+        SKIP("run from the project root");
+    CHECK(memcmp(d + 37, "IDAT", 4) == 0 && d[33] == 0 && d[34] == 0 && d[35] == 0 && d[36] == 0);
+    CHECK_EQ(r, QD_ERR_BAD_DATA);
+    CHECK_EQ(err.offset, 33);
+}
+
+/* ---- shaders ---- */
+
+static const char script[] =
+    "// comment\n"
+    "textures/base/wall\n{\n\tsurfaceparm trans\n\tcull none\n"
+    "\t{\n\t\tmap $lightmap\n\t\trgbGen identity\n\t}\n"
+    "\t{\n\t\tmap textures/base/wall.tga\n\t\tblendFunc GL_DST_COLOR GL_ZERO\n"
+    "\t\talphaFunc GE128\n\t\ttcMod scroll 0.5 -0.25\n\t\ttcMod scale 2 3\n\t}\n}\n"
+    "/* block\n comment */\n"
+    "textures/sky/box\n{\n\tsurfaceparm sky\n\tskyParms env/box 512 -\n"
+    "\t{\n\t\tanimMap 5 textures/a.jpg textures/b.jpg\n\t\tblendfunc add\n"
+    "\t\trgbGen const ( 0.5 0.25 1 )\n\t}\n}\n"
+    "textures/base/wall\n{\n\tsurfaceparm nodraw\n}\n"
+    "textures/cut\n{\n\t{\n\t\tmap textures/cut.jpg\n";
+
+TEST(q3tex_shader_parse)
+{
+    mdl_shader_set set = {0};
+    qd_error err = {0};
+    qd_err e = mdl_shader_parse(&set, script, sizeof script - 1, "t.shader", &err);
+    /* the last shader is never closed: an error at the end, what came before is kept */
+    CHECK_EQ(e, QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, sizeof script - 1);
+    CHECK_EQ(set.count, 4);
+    const mdl_shader *s = mdl_shader_find(&set, "TEXTURES/SKY/BOX");
+    CHECK(s != NULL);
+    CHECK(s->flags & MDL_SHADER_SKY);
+    CHECK_STR(s->sky, "env/box");
+    CHECK_STR(s->stage.image, "textures/a.jpg");
+    CHECK_EQ(s->blend, MDL_BLEND_ADD);
+    CHECK_EQ(s->stage.rgbgen, MDL_RGBGEN_CONST);
+    CHECK(s->stage.rgbconst[0] == 0.5f && s->stage.rgbconst[1] == 0.25f &&
+          s->stage.rgbconst[2] == 1.0f);
+    /* the second definition of the wall is the one found */
+    s = mdl_shader_find(&set, "textures/base/wall");
+    CHECK(s && (s->flags & MDL_SHADER_NODRAW) && !s->stage.image[0]);
+    /* the first definition, parsed alone */
+    mdl_shader_set one = {0};
+    const char *second = strstr(script, "/* block");
+    CHECK_EQ(mdl_shader_parse(&one, script, (size_t)(second - script), "w.shader", &err), QD_OK);
+    s = mdl_shader_find(&one, "textures/base/wall");
+    CHECK(s != NULL);
+    CHECK_EQ(s->blend, MDL_BLEND_NONE); /* the lightmap stage is first */
+    CHECK(s->flags & MDL_SHADER_LIGHTMAP);
+    CHECK(s->flags & MDL_SHADER_TWOSIDED);
+    CHECK_STR(s->stage.image, "textures/base/wall.tga");
+    CHECK_EQ(s->stage.blend, MDL_BLEND_FILTER);
+    CHECK_EQ(s->stage.alpha_func, MDL_ALPHA_GE128);
+    CHECK_EQ(s->stage.num_tcmods, 2);
+    CHECK_EQ(s->stage.tcmods[0].type, MDL_TCMOD_SCROLL);
+    CHECK(s->stage.tcmods[0].p[0] == 0.5f && s->stage.tcmods[0].p[1] == -0.25f);
+    CHECK_EQ(s->stage.tcmods[1].type, MDL_TCMOD_SCALE);
+    CHECK(mdl_shader_find(&one, "textures/base/none") == NULL);
+    /* a brace where a name belongs */
+    CHECK_EQ(mdl_shader_parse(&one, "}", 1, "b.shader", &err), QD_ERR_BAD_DATA);
+    mdl_shader_set_clear(&one);
+    mdl_shader_set_clear(&set);
+}
+
+/* ---- OpenArena maps ---- */
+
+typedef struct oa_fs {
+    pak_fs *fs;
+    int hide_images; /* every .tga, .jpg and .png is "not found" */
+} oa_fs;
+
+static qd_err oa_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const oa_fs *o = ctx;
+    size_t n = strlen(name);
+    if (o->hide_images && n > 4 &&
+        (strcmp(name + n - 4, ".tga") == 0 || strcmp(name + n - 4, ".jpg") == 0 ||
+         strcmp(name + n - 4, ".png") == 0))
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: hidden", name);
+    return pak_read(o->fs, name, data, len, err);
+}
+
+static int oa_list(void *ctx, const char *prefix,
+                   void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    const oa_fs *o = ctx;
+    return pak_list(o->fs, prefix, fn, u);
+}
+
+/* The game folder, the map's level and assets with textures, and a camera at the map's
+ * first deathmatch start. NULL when OpenArena is not installed. */
+typedef struct oa_scene {
+    oa_fs o;
+    cl_state *cl;
+    r_assets *a;
+    r_camera cam;
+} oa_scene;
+
+static int oa_open(oa_scene *s, const char *map, int hide_images)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        return 0;
+    fclose(f);
+    s->o.fs = pak_fs_open();
+    qd_error err = {0};
+    pak_fs_add_game_dir(s->o.fs, OA_DIR, &err);
+    s->o.hide_images = hide_images;
+    if (!pak_find(s->o.fs, map, NULL)) {
+        pak_fs_close(s->o.fs);
+        return 0;
+    }
+    s->cl = calloc(1, sizeof *s->cl);
+    cl_reset(s->cl);
+    snprintf(s->cl->level.map, sizeof s->cl->level.map, "%s", map);
+    s->cl->level.num_models = 1;
+    s->a = r_assets_load(&s->cl->level, oa_read, &s->o, NULL, &err);
+    if (!s->a || !r_assets_map(s->a))
+        return -1;
+    if (r_assets_q3_textures(s->a, oa_read, oa_list, &s->o, &err) != QD_OK)
+        return -1;
+    const mdl_bsp *b = r_assets_map(s->a);
+    char v[64];
+    s->cam.fov = 90;
+    if (!mdl_entity_value(b->entities, "info_player_deathmatch", 0, "origin", v, sizeof v) ||
+        sscanf(v, "%f %f %f", &s->cam.origin[0], &s->cam.origin[1], &s->cam.origin[2]) != 3)
+        return -1;
+    s->cam.origin[2] += 26; /* Quake III's view height over the origin */
+    if (mdl_entity_value(b->entities, "info_player_deathmatch", 0, "angle", v, sizeof v))
+        s->cam.angles[1] = (float)atof(v);
+    return 1;
+}
+
+static void oa_close(oa_scene *s)
+{
+    r_assets_free(s->a);
+    free(s->cl);
+    pak_fs_close(s->o.fs);
+}
+
+#define OA_SCENE(s, map, hide)                                                             \
+    oa_scene s;                                                                            \
+    int got_ = oa_open(&s, map, hide);                                                     \
+    if (got_ == 0)                                                                         \
+        SKIP("OpenArena not installed (" OA_DIR ")");                                      \
+    CHECK(got_ == 1)
+
+static rast_fb *frame(oa_scene *s, int mode, int threads)
+{
+    rast_fb *fb = rast_fb_new(W, H);
+    r_options o = {.mode = mode, .threads = threads};
+    r_render(s->a, s->cl, 1.0, &s->cam, &o, fb);
+    return fb;
+}
+
+/* Which face each pixel shows (-1: none), from flat mode with each face's colour its index
+ * (alpha 1, which no drawing call makes). */
+static int32_t *face_ids(oa_scene *s)
+{
+    r_bsp *rb = &s->a->world;
+    uint32_t nf = rb->bsp->num_faces;
+    uint32_t *saved = malloc(nf * sizeof *saved);
+    memcpy(saved, rb->flat, nf * sizeof *saved);
+    for (uint32_t i = 0; i < nf; i++)
+        rb->flat[i] = (i & 0xffffffu) | 0x01000000u;
+    rast_fb *fb = frame(s, R_MODE_FLAT, 1);
+    memcpy(rb->flat, saved, nf * sizeof *saved);
+    free(saved);
+    int32_t *ids = malloc(W * H * sizeof *ids);
+    for (int i = 0; i < W * H; i++)
+        ids[i] = fb->color[i] >> 24 == 1 ? (int32_t)(fb->color[i] & 0xffffff) : -1;
+    rast_fb_free(fb);
+    return ids;
+}
+
+/* Quake III's light of a lightmap or vertex colour byte triple: shifted left 2, a colour
+ * over 255 scaled down whole (R_ColorShiftLightingBytes). */
+static void q3_light(const uint8_t *rgb, double out[3])
+{
+    double c[3], max = 255;
+    for (int k = 0; k < 3; k++) {
+        c[k] = rgb[k] * 4.0;
+        max = c[k] > max ? c[k] : max;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = c[k] * 255 / max;
+}
+
+/* The mean light over triangle fi: its lightmap texels whose centres lie inside its lightmap
+ * coordinates (the centroid's texel for a sliver), or its vertex colours' mean. */
+static void tri_light(const mdl_bsp *b, uint32_t fi, double out[3])
+{
+    const mdl_face_q3 *fq = &b->face_q3[fi];
+    double l[3];
+    out[0] = out[1] = out[2] = 0;
+    if (fq->lightmap < 0) {
+        for (int c = 0; c < 3; c++) {
+            q3_light(fq->rgba[c], l);
+            for (int k = 0; k < 3; k++)
+                out[k] += l[k] / 3;
+        }
+        return;
+    }
+    const uint8_t *page = b->lightmaps + (size_t)fq->lightmap * 128 * 128 * 3;
+    double x[3], y[3];
+    for (int c = 0; c < 3; c++) {
+        x[c] = fq->lm[c][0] * 128;
+        y[c] = fq->lm[c][1] * 128;
+    }
+    double area = (x[1] - x[0]) * (y[2] - y[0]) - (y[1] - y[0]) * (x[2] - x[0]);
+    int n = 0;
+    for (int ty = 0; ty < 128 && fabs(area) > 0; ty++)
+        for (int tx = 0; tx < 128; tx++) {
+            double px = tx + 0.5, py = ty + 0.5;
+            int inside = 1;
+            for (int e = 0; e < 3; e++) {
+                int a = e, c = (e + 1) % 3;
+                double side = (x[c] - x[a]) * (py - y[a]) - (y[c] - y[a]) * (px - x[a]);
+                inside &= side * area >= 0;
+            }
+            if (!inside)
+                continue;
+            q3_light(page + ((size_t)ty * 128 + (size_t)tx) * 3, l);
+            for (int k = 0; k < 3; k++)
+                out[k] += l[k];
+            n++;
+        }
+    if (n == 0) {
+        int tx = (int)((x[0] + x[1] + x[2]) / 3), ty = (int)((y[0] + y[1] + y[2]) / 3);
+        tx = tx < 0 ? 0 : tx > 127 ? 127 : tx;
+        ty = ty < 0 ? 0 : ty > 127 ? 127 : ty;
+        q3_light(page + ((size_t)ty * 128 + (size_t)tx) * 3, out);
+        return;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] /= n;
+}
+
+typedef struct tex_mean {
+    int ok;        /* 1: an opaque, lightmapped image to compare with */
+    double rgb[3];
+} tex_mean;
+
+static void add_script(void *u, const char *name, uint64_t size)
+{
+    (void)size;
+    void **pp = u;
+    size_t n = strlen(name), len;
+    if (n < 7 || strcmp(name + n - 7, ".shader") != 0)
+        return;
+    uint8_t *d;
+    qd_error e;
+    if (oa_read(pp[1], name, &d, &len, &e) == QD_OK)
+        mdl_shader_parse(pp[0], (const char *)d, len, name, &e);
+    free(d);
+}
+
+TEST(q3tex_oa_dm3_textured_colour)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    const mdl_bsp *b = r_assets_map(s.a);
+    rast_fb *fb = frame(&s, R_MODE_TEXTURED, 1);
+    char path[512];
+    qd_error err = {0};
+    snprintf(path, sizeof path, "%s/q3tex_oa_dm3.png", test_tmpdir());
+    out_png_write(path, fb, &err); /* for eyes */
+    int32_t *ids = face_ids(&s);
+    /* the test's own reading of the scripts: a shader whose drawn stage is an image with a
+     * lightmap stage, or no shader and the image of the name */
+    mdl_shader_set set = {0};
+    void *pp[2] = {&set, &s.o};
+    pak_list(s.o.fs, "scripts/", add_script, pp);
+    tex_mean *tm = calloc(b->num_textures, sizeof *tm);
+    for (uint32_t t = 0; t < b->num_textures; t++) {
+        const mdl_shader *sh = mdl_shader_find(&set, b->textures[t].name);
+        const char *img = b->textures[t].name;
+        if (sh) {
+            if (!(sh->flags & MDL_SHADER_LIGHTMAP) || sh->blend != MDL_BLEND_NONE ||
+                (sh->flags & MDL_SHADER_SKY) || sh->stage.num_tcmods || sh->stage.alpha_func)
+                continue;
+            img = sh->stage.image;
+        }
+        mdl_image *im = NULL;
+        if (mdl_image_find(oa_read, &s.o, img, &im, &err) != QD_OK)
+            continue;
+        uint64_t sum[3] = {0, 0, 0};
+        for (size_t i = 0; i < (size_t)im->w * im->h; i++)
+            for (int k = 0; k < 3; k++)
+                sum[k] += im->pixels[i] >> (8 * k) & 255;
+        for (int k = 0; k < 3; k++)
+            tm[t].rgb[k] = (double)sum[k] / ((double)im->w * im->h);
+        tm[t].ok = 1;
+        mdl_image_free(im);
+    }
+    /* expected: each pixel's image mean times its triangle's light (its corners' lightmap
+     * texels, or vertex colours), / 255; compared over the frame */
+    double want[3] = {0, 0, 0}, got[3] = {0, 0, 0};
+    double *lights = calloc((size_t)b->num_faces * 4, sizeof *lights); /* [3]: computed */
+    size_t n = 0, covered = 0;
+    for (int i = 0; i < W * H; i++) {
+        covered += fb->depth[i] > 0;
+        int32_t f = ids[i];
+        if (f < 0 || (uint32_t)f >= b->num_faces)
+            continue;
+        int32_t t = b->faces[f].texture;
+        if (t < 0 || !tm[t].ok)
+            continue;
+        double *light = lights + (size_t)f * 4;
+        if (light[3] == 0) {
+            tri_light(b, (uint32_t)f, light);
+            light[3] = 1;
+        }
+        for (int k = 0; k < 3; k++) {
+            want[k] += tm[t].rgb[k] * light[k] / 255;
+            got[k] += fb->color[i] >> (8 * k) & 255;
+        }
+        n++;
+    }
+    CHECK_MSG(covered > W * H * 95 / 100, "covered %zu of %d", covered, W * H);
+    CHECK_MSG(n > W * H / 2, "only %zu pixels of known images in view", n);
+    for (int k = 0; k < 3; k++) {
+        want[k] /= (double)n;
+        got[k] /= (double)n;
+        CHECK_MSG(fabs(got[k] - want[k]) <= 0.15 * want[k] + 4,
+                  "channel %d: mean %.1f, expected %.1f from the images and lightmaps", k,
+                  got[k], want[k]);
+    }
+    /* and not one flat colour: textures show their detail */
+    size_t differ = 0;
+    for (int i = 1; i < W * H; i++)
+        differ += ids[i] == ids[i - 1] && ids[i] >= 0 && fb->color[i] != fb->color[i - 1];
+    CHECK_MSG(differ > (size_t)W * H / 4, "%zu neighbours differ inside faces", differ);
+    free(tm);
+    free(lights);
+    free(ids);
+    mdl_shader_set_clear(&set);
+    rast_fb_free(fb);
+    oa_close(&s);
+}
+
+/* Every image hidden: every surface but the sky draws exactly as flat mode, with no error,
+ * and the missing textures are named. */
+TEST(q3tex_missing_images_draw_flat)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 1);
+    CHECK(r_assets_missing_texture(s.a, 0) != NULL);
+    rast_fb *tex = frame(&s, R_MODE_TEXTURED, 1), *flat = frame(&s, R_MODE_FLAT, 1);
+    int32_t *ids = face_ids(&s);
+    const mdl_bsp *b = r_assets_map(s.a);
+    size_t same = 0, n = 0;
+    for (int i = 0; i < W * H; i++) {
+        if (ids[i] < 0 || (b->faces[ids[i]].flags & MDL_SURF_SKY))
+            continue;
+        n++;
+        same += tex->color[i] == flat->color[i];
+    }
+    CHECK(n > W * H / 2);
+    CHECK_MSG(same == n, "%zu of %zu pixels as flat", same, n);
+    free(ids);
+    rast_fb_free(tex);
+    rast_fb_free(flat);
+    oa_close(&s);
+}
+
+TEST(q3tex_threads_identical)
+{
+    static const char *const maps[] = {"maps/oa_dm3.bsp", "maps/oa_ctf2.bsp"};
+    for (int m = 0; m < 2; m++) {
+        OA_SCENE(s, maps[m], 0);
+        rast_fb *one = frame(&s, R_MODE_TEXTURED, 1), *three = frame(&s, R_MODE_TEXTURED, 3);
+        CHECK_MSG(memcmp(one->color, three->color, (size_t)W * H * 4) == 0, "%s", maps[m]);
+        CHECK(memcmp(one->depth, three->depth, (size_t)W * H * 4) == 0);
+        rast_fb_free(one);
+        rast_fb_free(three);
+        oa_close(&s);
+    }
+}
+
+/* `qdemo info --json DEMO -p PAK`'s output into out; 0 when it cannot be run. */
+static int info_json(const char *qdemo, const char *demo, const char *pak, char *out, size_t cap)
+{
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "%s info --json %s -p %s", qdemo, demo, pak);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    size_t got = 0, n;
+    while (got + 1 < cap && (n = fread(out + got, 1, cap - 1 - got, p)) > 0)
+        got += n;
+    out[got] = 0;
+    pclose(p);
+    return 1;
+}
+
+/* `info` names a Quake III map's textures that cannot be found: with the maps archive alone
+ * (no textures) the walls of oa_dm3 (textures/acc_dm3/concrt is one of its shaders, with no
+ * script: its image is its name) are listed; with the whole game they are not. */
+TEST(q3tex_info_lists_missing_textures)
+{
+    const char *q = getenv("QDEMO");
+    char demo[512];
+    if (!q || !*q)
+        SKIP("run with QDEMO set (make test)");
+    if (!test_realfile(demo, sizeof demo, "dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70"))
+        SKIP("real data missing");
+    FILE *f = fopen(OA_DIR "/pak1-maps.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    static char out[1 << 17];
+    const char *paths[2] = {OA_DIR "/pak1-maps.pk3", OA_DIR};
+    for (int g = 0; g < 2; g++) {
+        CHECK(info_json(q, demo, paths[g], out, sizeof out));
+        const char *list = strstr(out, "\"textures_missing\": [");
+        CHECK(list);
+        const char *end = strchr(list, ']');
+        CHECK(end);
+        const char *hit = strstr(list, "\"maps/OA_DM3.bsp: textures/acc_dm3/concrt\"");
+        CHECK_MSG(g == 0 ? hit && hit < end : !hit || hit > end, "with %s", paths[g]);
+    }
+}
+
+/* ---- the rasteriser's second texture and combines ---- */
+
+/* A square filling a 16x16 frame at depth 1, texture planes s = px / 16 * w (the texel
+ * across the frame), the light likewise. */
+static void square_planes(rast_tex *t, int w, int h, int lw, int lh)
+{
+    memset(t, 0, sizeof *t);
+    t->w = w, t->h = h;
+    t->s[0] = (double)w / 16, t->t[1] = (double)h / 16, t->q[2] = 1;
+    if (lw) {
+        t->lw = lw, t->lh = lh;
+        t->ls[0] = (double)lw / 16, t->lt[1] = (double)lh / 16;
+    }
+}
+
+static void square(rast_fb *fb, const rast_tex *t, unsigned flags)
+{
+    rast_vert v[4] = {{0, 0, 1}, {16, 0, 1}, {16, 16, 1}, {0, 16, 1}};
+    rast_polygon_tex(fb, v, 4, t, flags);
+}
+
+TEST(q3tex_rast_modulate_and_combine)
+{
+    rast_fb *fb = rast_fb_new(16, 16);
+    /* texel (200, 100, 50) times a flat light (128, 64, 255): round(200 * 128 / 255) = 100,
+     * round(100 * 64 / 255) = 25, 50 */
+    uint32_t tex = rast_rgb(200, 100, 50), light[4];
+    for (int i = 0; i < 4; i++)
+        light[i] = rast_rgb(128, 64, 255);
+    rast_tex t;
+    square_planes(&t, 1, 1, 2, 2);
+    t.texels = &tex;
+    t.light = light;
+    rast_clear(fb, 0);
+    square(fb, &t, RAST_OPAQUE);
+    for (int i = 0; i < 16 * 16; i++)
+        CHECK_EQ(fb->color[i], rast_rgb(100, 25, 50));
+    /* a light ramp 0 -> 255 across two texels: bilinear between the centres (x = 4 and 12
+     * in pixels), clamped outside them; at pixel 7 (centre 7.5) 255 * 3.5 / 8 = 111.6, the
+     * 8-bit weights of 16.16 coordinates give 111 */
+    uint32_t white = rast_rgb(255, 255, 255);
+    light[0] = light[2] = rast_rgb(0, 0, 0);
+    light[1] = light[3] = white;
+    t.texels = &white;
+    rast_clear(fb, 0);
+    square(fb, &t, RAST_OPAQUE);
+    CHECK_EQ(fb->color[0] & 255, 0);
+    CHECK_EQ(fb->color[3] & 255, 0);
+    CHECK_EQ(fb->color[15] & 255, 255);
+    CHECK_MSG((fb->color[7] & 255) >= 110 && (fb->color[7] & 255) <= 112, "ramp %u",
+              fb->color[7] & 255);
+    for (int x = 4; x < 12; x++)
+        CHECK((fb->color[x + 1] & 255) >= (fb->color[x] & 255));
+    /* add, multiply, alpha test over an old colour of (100, 100, 100) */
+    uint32_t half = rast_rgb(200, 50, 10);
+    square_planes(&t, 1, 1, 0, 0);
+    t.texels = &half;
+    unsigned modes[2] = {RAST_ADD, RAST_MUL};
+    uint32_t want[2] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4)};
+    for (int m = 0; m < 2; m++) {
+        rast_clear(fb, rast_rgb(100, 100, 100));
+        square(fb, &t, RAST_COLOR_WRITE | modes[m]);
+        CHECK_EQ(fb->color[37], want[m]);
+    }
+    uint32_t cut[2] = {rast_rgb(9, 9, 9) & 0x7fffffffu, rast_rgb(7, 7, 7)}; /* alpha 127, 255 */
+    square_planes(&t, 2, 1, 0, 0);
+    t.texels = cut;
+    rast_clear(fb, rast_rgb(100, 100, 100));
+    square(fb, &t, RAST_OPAQUE | RAST_ALPHA_TEST);
+    CHECK_EQ(fb->color[2], rast_rgb(100, 100, 100)); /* left half: alpha 127 cut away */
+    CHECK(fb->depth[2] == 0);
+    CHECK_EQ(fb->color[13], rast_rgb(7, 7, 7));
+    rast_fb_free(fb);
+}
+
+/* The sky: at 5 s into flyby_oa_dm3.dm_70 the camera sees open sky over oa_dm3; the sky's
+ * pixels all get the sky shader's first image (textures/acc_dm3/sp_flatsky.jpg, projected as
+ * a cloud layer): none keeps the sky's mark, and their mean colour is that image's mean
+ * within 25 %. */
+TEST(q3tex_sky_from_its_shader)
+{
+    char demo[512];
+    if (!test_realfile(demo, sizeof demo, "dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70"))
+        SKIP("real data missing");
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    qd_error err = {0};
+    demo_t *d = demo_open(demo, &err);
+    CHECK(d);
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    double t = tl_start(tl) + 5;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    CHECK(cl);
+    r_camera_from_view(cl, t, &s.cam);
+    tl_close(tl);
+    const mdl_bsp *b = r_assets_map(s.a);
+    mdl_image *im = NULL;
+    CHECK(mdl_image_find(oa_read, &s.o, "textures/acc_dm3/sp_flatsky.jpg", &im, &err) == QD_OK);
+    double want[3] = {0, 0, 0}, got[3] = {0, 0, 0};
+    for (size_t i = 0; i < (size_t)im->w * im->h; i++)
+        for (int k = 0; k < 3; k++)
+            want[k] += (double)(im->pixels[i] >> (8 * k) & 255) / ((double)im->w * im->h);
+    mdl_image_free(im);
+    int32_t *ids = face_ids(&s);
+    rast_fb *fb = frame(&s, R_MODE_TEXTURED, 1);
+    size_t sky = 0;
+    for (int i = 0; i < W * H; i++) {
+        CHECK(fb->color[i] != R_SKY_MARK);
+        if (ids[i] < 0 || !(b->faces[ids[i]].flags & MDL_SURF_SKY))
+            continue;
+        sky++;
+        for (int k = 0; k < 3; k++)
+            got[k] += fb->color[i] >> (8 * k) & 255;
+    }
+    CHECK_MSG(sky > W * H / 4, "%zu sky pixels", sky);
+    for (int k = 0; k < 3; k++)
+        CHECK_MSG(fabs(got[k] / (double)sky - want[k]) <= 0.25 * want[k] + 4,
+                  "channel %d: sky mean %.1f, image mean %.1f", k, got[k] / (double)sky,
+                  want[k]);
+    free(ids);
+    rast_fb_free(fb);
+    oa_close(&s);
+}
