@@ -19,6 +19,10 @@
 CC ?= cc
 PKGS := sdl2 stb zlib
 DEB_PKGS := libsdl2-dev libstb-dev zlib1g-dev pkg-config
+# What the tests use besides: ffmpeg (the export tests decode what they write), Xvfb (the
+# window tests), Debian's free OpenArena data (the Quake III textured and fidelity tests).
+TEST_DEB_PKGS := ffmpeg xvfb xauth openarena-data openarena-081-maps openarena-081-textures \
+	openarena-085-data openarena-088-data
 
 CFLAGS_BASE := -std=c11 -Wall -Wextra -D_GNU_SOURCE -MMD -MP
 ifeq ($(WERROR),1)
@@ -52,7 +56,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
-.PHONY: all deps run test bench fuzz fuzz-replay fuzz-long sweep clean
+.PHONY: all deps test-deps run test bench fuzz fuzz-replay fuzz-long sweep clean
 # Keep intermediate objects (the fuzz targets' .o files), so make never deletes files after
 # the test run's closing line.
 .SECONDARY:
@@ -60,6 +64,20 @@ all: deps $(B)/qdemo
 
 # Missing system packages: install them when we are root with apt-get (as CI is),
 # otherwise stop with the exact command to run.
+# On Debian, `make test` installs the tests' packages as root, or stops with the command.
+test-deps:
+	@command -v dpkg >/dev/null || exit 0; missing=""; \
+	for p in $(TEST_DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "qdemo: installing$$missing for the tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "qdemo: the tests need$$missing. Install them with:"; \
+	    echo "  sudo apt-get install$$missing"; exit 1; \
+	  fi; \
+	fi
+
 deps:
 	@missing=""; for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -109,7 +127,7 @@ $(B)/qdemo-bench: $(BENCH_OBJ) $(B)/libqdemo.a
 run: deps $(B)/qdemo
 	./$(B)/qdemo play assets/smoothme.dem -p assets
 
-test: deps $(B)/qdemo $(B)/tests/run $(B)/tests/fidelity $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
+test: deps test-deps $(B)/qdemo $(B)/tests/run $(B)/tests/fidelity $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
 	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
 
 bench: deps $(B)/qdemo $(B)/qdemo-bench
