@@ -88,6 +88,7 @@ typedef struct r_view {
     double time;           /* demo time: light styles, animations, liquids, sky */
     int style[CL_MAX_LIGHTSTYLES]; /* light style values at time (r_style_value) */
     int32_t turb[128];     /* the liquids' warp at time (r_surf_turb_table) */
+    int sky_marked;        /* a sky face was sent: r_surf_sky has pixels to fill */
     int xray;              /* lines ignore depth and back faces are kept */
     int count;             /* primitives sent to the rasteriser */
 } r_view;

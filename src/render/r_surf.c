@@ -392,6 +392,7 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     r_cache_bsp *cb = v->cache ? cache_bsp(v->cache, b) : NULL;
     if (f->flags & MDL_SURF_SKY) {
         r_draw_poly(v, pts, n, R_SKY_MARK, RAST_OPAQUE);
+        v->sky_marked = 1;
         return;
     }
     if (ti < 0 || !cb || !b->textures[ti].mips[0]) {
@@ -474,6 +475,8 @@ void r_surf_turb_table(double t, int32_t out[128])
 void r_surf_sky(r_view *v, const r_assets *a)
 {
     rast_fb *fb = v->fb;
+    if (!v->sky_marked)
+        return; /* no sky face in view: no pixel to scan for */
     int y0 = v->y0 > 0 ? v->y0 : 0, y1 = v->y1 < fb->h ? v->y1 : fb->h;
     if (!a->sky_ok) {
         for (size_t i = (size_t)y0 * (size_t)fb->w; i < (size_t)y1 * (size_t)fb->w; i++)
