@@ -38,6 +38,13 @@ static const uint8_t *lump(const uint8_t *w, size_t len, const char *name, uint3
     return NULL;
 }
 
+/* The status bar's pictures from the wad's bytes in memory, as gfx.wad. */
+static r_hud *hud_from(const uint8_t *w, size_t len, const uint32_t pal[256])
+{
+    memread m = {w, len, {"gfx.wad"}};
+    return r_hud_load(memread_fn, &m, pal);
+}
+
 TEST(hud_wad_directory)
 {
     size_t len;
@@ -163,8 +170,7 @@ TEST(hud_font_and_messages)
     uint8_t *lmp = slurp("assets/palette.lmp", &pl);
     CHECK(lmp && mdl_palette_from_lmp(lmp, pl, pal));
     free(lmp);
-    memread m = {w, len, {"gfx.wad"}};
-    r_hud *hud = r_hud_load(memread_fn, &m, pal);
+    r_hud *hud = hud_from(w, len, pal);
     CHECK(hud);
     uint32_t size;
     const uint8_t *cc = lump(w, len, "CONCHARS", &size);
@@ -226,8 +232,7 @@ TEST(hud_scoreboard_order)
         SKIP("run from the project root (" WAD ")");
     uint32_t pal[256];
     mdl_palette_grey(pal);
-    memread m = {w, len, {"gfx.wad"}};
-    r_hud *hud = r_hud_load(memread_fn, &m, pal);
+    r_hud *hud = hud_from(w, len, pal);
     CHECK(hud);
     cl_state *cl = calloc(1, sizeof *cl);
     cl_reset(cl);
