@@ -2,6 +2,7 @@
 #include "demo.h"
 
 #include "../common/file.h"
+#include "demo_unpack.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,9 @@ struct demo {
     uint8_t stopped;
     qd_err err_code;
     uint64_t err_offset;
+    /* A gzip stream damaged or cut after some bytes came out (demo_unpack): the demo is
+     * what came out, and an error at its end says why it ends there. */
+    qd_error container_note;
 };
 
 /* Every decoder qdemo has, in the order ties are broken. */
@@ -119,6 +123,34 @@ demo_t *demo_open_with(const demo_decoder *dec, const char *name, const uint8_t 
     return open_bytes(name, data, NULL, len, dec, err);
 }
 
+/* A file's bytes (owned): the demo in them when they are a container (gzip, a zip of one
+ * demo), named "path:member" so offsets in messages are read as the member's; else the
+ * bytes themselves. */
+static demo_t *open_file_bytes(const char *path, uint8_t *buf, size_t len, qd_error *err)
+{
+    demo_unpacked u;
+    if (demo_unpack(path, buf, len, DEMO_MAX_FILE, &u, err) != QD_OK) {
+        free(buf);
+        return NULL;
+    }
+    if (!u.data)
+        return open_bytes(path, buf, buf, len, NULL, err); /* the buffer is the demo's now */
+    free(buf);
+    size_t n = strlen(path) + 1 + strlen(u.member) + 1;
+    char *name = malloc(n);
+    if (!name) {
+        free(u.data);
+        qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
+        return NULL;
+    }
+    snprintf(name, n, "%s:%s", path, u.member);
+    demo_t *d = open_bytes(name, u.data, u.data, u.len, NULL, err);
+    free(name);
+    if (d)
+        d->container_note = u.note;
+    return d;
+}
+
 demo_t *demo_open(const char *path, qd_error *err)
 {
     /* a FIFO, device or folder is refused, not waited on */
@@ -126,7 +158,19 @@ demo_t *demo_open(const char *path, qd_error *err)
     size_t len;
     if (qd_read_input(path, DEMO_MAX_FILE, &buf, &len, err) != QD_OK)
         return NULL;
-    return open_bytes(path, buf, buf, len, NULL, err); /* the read buffer is the demo's now */
+    return open_file_bytes(path, buf, len, err);
+}
+
+demo_t *demo_open_file_mem(const char *path, const uint8_t *data, size_t len, qd_error *err)
+{
+    uint8_t *buf = malloc(len + 1);
+    if (!buf) {
+        qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for a %zu-byte file", len);
+        return NULL;
+    }
+    memcpy(buf, data, len);
+    buf[len] = 0;
+    return open_file_bytes(path, buf, len, err);
 }
 
 void demo_close(demo_t *d)
@@ -203,6 +247,21 @@ static qd_err resync(demo_t *d, uint64_t start, cl_state *cl, qd_error *err)
     return QD_OK;
 }
 
+/* "<err's reason> (<note's reason>)", as much as fits. */
+static void append_note(qd_error *err, const qd_error *note)
+{
+    size_t n = strlen(err->msg), cap = sizeof err->msg;
+    const char *s = note->msg;
+    if (n + 4 > cap)
+        return;
+    err->msg[n++] = ' ';
+    err->msg[n++] = '(';
+    while (*s && n + 2 < cap)
+        err->msg[n++] = *s++;
+    err->msg[n++] = ')';
+    err->msg[n] = 0;
+}
+
 qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd_error *err)
 {
     qd_error local;
@@ -239,6 +298,8 @@ qd_err demo_step(demo_t *d, cl_state *cl, const demo_trace *trace, int *done, qd
      * stands (entities not yet updated stay), so it counts as a frame. */
     if (cl->in_frame)
         cl_frame_end(cl, 0);
+    if (d->container_note.code)
+        append_note(err, &d->container_note); /* the container's damage: the likely cause */
     d->stopped = 1;
     d->err_code = r;
     d->err_offset = err->offset;
@@ -272,6 +333,11 @@ qd_err demo_check_end(const demo_t *d, qd_error *err)
 {
     if (demo_ended(d))
         return QD_OK;
+    if (d->container_note.code) { /* it ends where the gzip stream stopped giving bytes */
+        if (err)
+            *err = d->container_note;
+        return d->container_note.code;
+    }
     /* Which marker each format's recorder writes when recording stops: .dm2 a block of size
      * 0xFFFFFFFF [DM2 2.2], Quake III a block of sequence and size -1 [DM68]; Quake, and the
      * QuakeWorld client and server, a last svc_disconnect (Quake's CL_Stop_f, QuakeWorld's

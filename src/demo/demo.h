@@ -93,12 +93,16 @@ typedef struct demo_damage {
 
 typedef struct demo demo_t;
 
-/* Open a demo file: read it whole (capped at 1 GiB), detect the format by content (the
- * extension only breaks ties), set up its decoder. NULL on failure with err filled. A file
+/* Open a demo file: read it whole (capped at 1 GiB), unpack it if it is gzipped or a zip of
+ * one demo, detect the format by content (the extension only breaks ties), set up its
+ * decoder. NULL on failure with err filled. A file
  * of a known format in a version qdemo does not decode (KMQuake2's Quake II protocol 56,
  * say) still opens, so its format and protocol can be reported: its first demo_step
  * returns the QD_ERR_UNSUPPORTED error naming the version. */
 demo_t *demo_open(const char *path, qd_error *err);
+/* As demo_open with the file's bytes in memory (copied): a gzip stream or a zip holding one
+ * demo is unpacked first (demo_unpack.h), the demo then named "path:member". */
+demo_t *demo_open_file_mem(const char *path, const uint8_t *data, size_t len, qd_error *err);
 /* The same from bytes in memory (copied). `name` is used for messages and the extension. */
 demo_t *demo_open_mem(const char *name, const uint8_t *data, size_t len, qd_error *err);
 /* The same with decoder dec, without detection (tests drive the layers above with a fake

@@ -1,0 +1,261 @@
+/* test_unpack.c: demos in containers (demo_unpack.c): gzip streams made here with zlib, zips
+ * built here byte by byte, and a real LibreQuake demo inside them. Every expectation comes
+ * from the bytes the test packed (the container must give them back) or the file format. */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "../../src/demo/demo.h"
+#include "../../src/demo/demo_unpack.h"
+#include "../test.h"
+#include "../testbuf.h"
+
+/* RFC 1952 through zlib: a gzip member of n bytes (level 6), appended to b. */
+static void gzip_member(gbuf *b, const uint8_t *in, size_t n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    size_t cap = deflateBound(&z, (uLong)n);
+    uint8_t *out = malloc(cap);
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    deflate(&z, Z_FINISH);
+    gput(b, out, z.total_out);
+    deflateEnd(&z);
+    free(out);
+}
+
+/* A zip (APPNOTE 4.3) of stored members: local headers with their data, the central
+ * directory, the end record. */
+static void zip_stored(gbuf *b, const char *const *names, const uint8_t *const *data,
+                       const size_t *lens, int n)
+{
+    uint32_t at[8];
+    for (int i = 0; i < n; i++) {
+        at[i] = (uint32_t)b->len;
+        g32(b, 0x04034b50);
+        g16(b, 10); /* version needed */
+        g16(b, 0);  /* flags */
+        g16(b, 0);  /* stored */
+        g32(b, 0);  /* time, date */
+        g32(b, (uint32_t)crc32(0, data[i], (uInt)lens[i]));
+        g32(b, (uint32_t)lens[i]);
+        g32(b, (uint32_t)lens[i]);
+        g16(b, (unsigned)strlen(names[i]));
+        g16(b, 0);
+        gput(b, names[i], strlen(names[i]));
+        gput(b, data[i], lens[i]);
+    }
+    uint32_t cd = (uint32_t)b->len;
+    for (int i = 0; i < n; i++) {
+        g32(b, 0x02014b50);
+        g16(b, 20);
+        g16(b, 10);
+        g16(b, 0);
+        g16(b, 0);
+        g32(b, 0);
+        g32(b, (uint32_t)crc32(0, data[i], (uInt)lens[i]));
+        g32(b, (uint32_t)lens[i]);
+        g32(b, (uint32_t)lens[i]);
+        g16(b, (unsigned)strlen(names[i]));
+        g16(b, 0); /* extra */
+        g16(b, 0); /* comment */
+        g16(b, 0); /* disk */
+        g16(b, 0); /* internal attributes */
+        g32(b, 0); /* external attributes */
+        g32(b, at[i]);
+        gput(b, names[i], strlen(names[i]));
+    }
+    uint32_t cd_size = (uint32_t)b->len - cd;
+    g32(b, 0x06054b50);
+    g16(b, 0);
+    g16(b, 0);
+    g16(b, (unsigned)n);
+    g16(b, (unsigned)n);
+    g32(b, cd_size);
+    g32(b, cd);
+    g16(b, 0);
+}
+
+static uint8_t *real_demo(size_t *len)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "librequake/dem/librequake_demo2.dem"))
+        return NULL;
+    return test_read_file(path, len);
+}
+
+/* Decode a demo to its end; the frame count, or -1 on an error (its code in *code). */
+static int frames_of(demo_t *d, qd_err *code)
+{
+    static cl_state cl;
+    cl_reset(&cl);
+    int done = 0;
+    qd_error err;
+    *code = QD_OK;
+    while (!done) {
+        qd_err r = demo_step(d, &cl, NULL, &done, &err);
+        if (r != QD_OK) {
+            *code = r;
+            break;
+        }
+    }
+    return (int)cl.frame_count;
+}
+
+TEST(unpack_gzip_gives_back_the_demo_and_plays_as_the_plain_file)
+{
+    size_t n;
+    uint8_t *dem = real_demo(&n);
+    if (!dem)
+        SKIP("no librequake/dem/librequake_demo2.dem");
+    gbuf gz = {0};
+    gzip_member(&gz, dem, n);
+    CHECK(gz.len < n); /* it is compressed */
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("dir/x.dem.gz", gz.p, gz.len, 1u << 30, &u, &err), QD_OK);
+    CHECK(u.data && u.len == n && memcmp(u.data, dem, n) == 0);
+    CHECK_STR(u.member, "x.dem");
+    CHECK_EQ(u.note.code, QD_OK);
+    free(u.data);
+
+    qd_err c1, c2;
+    demo_t *plain = demo_open_mem("x.dem", dem, n, &err);
+    demo_t *packed = demo_open_file_mem("dir/x.dem.gz", gz.p, gz.len, &err);
+    CHECK(plain && packed);
+    if (plain && packed) {
+        CHECK_STR(demo_path(packed), "dir/x.dem.gz:x.dem");
+        CHECK_EQ(demo_size(packed), n);
+        int f1 = frames_of(plain, &c1), f2 = frames_of(packed, &c2);
+        CHECK(f1 > 100);
+        CHECK_EQ(f2, f1);
+        CHECK_EQ(c2, c1);
+    }
+    demo_close(plain);
+    demo_close(packed);
+    free(gz.p);
+    free(dem);
+}
+
+/* gzip -d's rule (RFC 1952 2.2): a file of several members is their contents in turn. */
+TEST(unpack_gzip_members_follow_each_other)
+{
+    static const uint8_t a[] = "first member, ", b[] = "second member";
+    gbuf gz = {0};
+    gzip_member(&gz, a, sizeof a - 1);
+    gzip_member(&gz, b, sizeof b - 1);
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("m.gz", gz.p, gz.len, 1000, &u, &err), QD_OK);
+    CHECK(u.data && u.len == sizeof a - 1 + sizeof b - 1);
+    if (u.data)
+        CHECK(memcmp(u.data, "first member, second member", u.len) == 0);
+    CHECK_STR(u.member, "m");
+    free(u.data);
+    free(gz.p);
+}
+
+/* A cut download: what inflated before the cut is kept, and the note says where it was cut
+ * (the file's length: zlib had no more input). A cut inside the gzip header gives nothing
+ * and fails. */
+TEST(unpack_gzip_cut_keeps_what_came_out)
+{
+    uint8_t plain[20000];
+    for (size_t i = 0; i < sizeof plain; i++)
+        plain[i] = (uint8_t)(i * 7 + (i >> 5)); /* compresses, but not to nothing */
+    gbuf gz = {0};
+    gzip_member(&gz, plain, sizeof plain);
+    size_t cut = gz.len / 2;
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("c.dem.gz", gz.p, cut, 1u << 20, &u, &err), QD_OK);
+    CHECK(u.data && u.len > 0 && u.len < sizeof plain);
+    if (u.data)
+        CHECK(memcmp(u.data, plain, u.len) == 0);
+    CHECK_EQ(u.note.code, QD_ERR_TRUNCATED);
+    CHECK_EQ(u.note.offset, cut);
+    free(u.data);
+    CHECK(demo_unpack("c.dem.gz", gz.p, 5, 1u << 20, &u, &err) != QD_OK);
+    CHECK(!u.data);
+    free(gz.p);
+}
+
+/* The output cap holds against a bomb: 1 MiB of zeros is about 1 KiB of gzip. */
+TEST(unpack_gzip_output_is_capped)
+{
+    uint8_t *zeros = calloc(1, 1u << 20);
+    gbuf gz = {0};
+    gzip_member(&gz, zeros, 1u << 20);
+    CHECK(gz.len < 4096);
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("bomb.dem.gz", gz.p, gz.len, 65536, &u, &err), QD_ERR_LIMIT);
+    CHECK(!u.data);
+    CHECK_EQ(demo_unpack("bomb.dem.gz", gz.p, gz.len, 1u << 20, &u, &err), QD_OK);
+    CHECK(u.data && u.len == 1u << 20);
+    free(u.data);
+    free(gz.p);
+    free(zeros);
+}
+
+TEST(unpack_zip_of_one_demo_opens_it)
+{
+    size_t n;
+    uint8_t *dem = real_demo(&n);
+    if (!dem)
+        SKIP("no librequake/dem/librequake_demo2.dem");
+    static const uint8_t readme[] = "recorded on a Tuesday";
+    const char *names[] = {"README.txt", "demos/Final.DEM"};
+    const uint8_t *data[] = {readme, dem};
+    size_t lens[] = {sizeof readme - 1, n};
+    gbuf z = {0};
+    zip_stored(&z, names, data, lens, 2);
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("d.zip", z.p, z.len, 1u << 30, &u, &err), QD_OK);
+    CHECK(u.data && u.len == n && memcmp(u.data, dem, n) == 0);
+    CHECK_STR(u.member, "demos/final.dem"); /* the pak-loader's normalised name */
+    free(u.data);
+    demo_t *d = demo_open_file_mem("d.zip", z.p, z.len, &err);
+    CHECK(d);
+    if (d)
+        CHECK_EQ(demo_get_format(d), DEMO_FMT_DEM);
+    demo_close(d);
+    free(z.p);
+    free(dem);
+}
+
+/* A zip of no demo or of several is refused, naming what it holds. */
+TEST(unpack_zip_of_none_or_several_is_refused)
+{
+    static const uint8_t a[] = "x", b[] = "y";
+    const char *names[] = {"a.qwd", "b.dm_68", "notes.dm_"};
+    const uint8_t *data[] = {a, b, a};
+    size_t lens[] = {1, 1, 1};
+    gbuf z = {0};
+    zip_stored(&z, names, data, lens, 3);
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("two.zip", z.p, z.len, 1000, &u, &err), QD_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "2 demos") && strstr(err.msg, "a.qwd") && strstr(err.msg, "b.dm_68"));
+    free(z.p);
+    gbuf y = {0};
+    zip_stored(&y, names + 2, data + 2, lens + 2, 1); /* ".dm_" has no digits: not a demo */
+    CHECK_EQ(demo_unpack("none.zip", y.p, y.len, 1000, &u, &err), QD_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "no demo"));
+    free(y.p);
+}
+
+/* Bytes that are neither are left alone. */
+TEST(unpack_other_bytes_pass_through)
+{
+    static const uint8_t dem[] = "-1\n\x10\0\0\0";
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("a.dem", dem, sizeof dem - 1, 1000, &u, &err), QD_OK);
+    CHECK(!u.data);
+}
