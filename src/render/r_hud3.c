@@ -61,8 +61,11 @@ int r_q3_color_code(const char *s)
 uint32_t r_q3_color_rgb(int index)
 {
     /* g_color_table: black, red, green, yellow, blue, cyan, magenta, white */
-    index &= 7;
-    return rast_rgb(index & 1 ? 255 : 0, index & 2 ? 255 : 0, index & 4 ? 255 : 0);
+    static const uint8_t rgb[8][3] = {{0, 0, 0},     {255, 0, 0},   {0, 255, 0},
+                                      {255, 255, 0}, {0, 0, 255},   {0, 255, 255},
+                                      {255, 0, 255}, {255, 255, 255}};
+    const uint8_t *c = rgb[index & 7];
+    return rast_rgb(c[0], c[1], c[2]);
 }
 
 size_t r_q3_text_plain(const char *s, char *out, size_t cap)
