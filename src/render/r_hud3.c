@@ -634,7 +634,8 @@ static void scoreboard(const scr *s, const cl_state *cl, int slot, const cl_stat
     static const char *const heads[3] = {"Score", "Ping", "Name"};
     static const float head_x[3] = {SB_SCORELINE_X + BIGCHAR + SB_RATING_WIDTH / 2.0f,
                                      SB_SCORELINE_X + 12 * BIGCHAR + 8 - SB_RATING_WIDTH / 2.0f,
-                                     SB_SCORELINE_X + 22 * BIGCHAR - SB_RATING_WIDTH / 2.0f};
+                                     /* over the names: the time column is left out */
+                                     SB_SCORELINE_X + SB_RATING_WIDTH / 2.0f + 12 * BIGCHAR};
     for (int i = 0; i < 3; i++)
         big_string(s, head_x[i], SB_HEADER + 8, heads[i], 1);
     int line_h = n > (480 - SB_TOP) / 40 ? 16 : 40;

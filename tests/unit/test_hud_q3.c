@@ -16,6 +16,7 @@
 
 #define OA_BASE "/usr/share/games/openarena"
 #define DEMO088 "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"
+#define NEEDS "needs " DEMO088 " in the real data and Debian's OpenArena data"
 
 /* q_shared.h: Q_IsColorString is '^' then anything but NUL and '^'; ColorIndex is
  * (c - '0') & 7; CG_DrawStrlen counts what is left. */
@@ -155,7 +156,19 @@ typedef struct q3frame {
     mdl_image *num[10];
 } q3frame;
 
+static void frame_close(q3frame *f);
+
+/* 1 with f ready; 0 (f closed) when the demo or OpenArena's data is missing */
+static int frame_open_(q3frame *f, double t);
 static int frame_open(q3frame *f, double t)
+{
+    if (frame_open_(f, t))
+        return 1;
+    frame_close(f);
+    return 0;
+}
+
+static int frame_open_(q3frame *f, double t)
 {
     memset(f, 0, sizeof *f);
     char path[4096];
@@ -200,10 +213,8 @@ static void frame_close(q3frame *f)
 TEST(q3hud_status_bar_digits)
 {
     q3frame f;
-    if (!frame_open(&f, 70.1)) {
-        frame_close(&f);
-        SKIP("needs " DEMO088 " in the real data and Debian's OpenArena data");
-    }
+    if (!frame_open(&f, 70.1))
+        SKIP(NEEDS);
     const cl_stats *st = cl_stats_of(f.cl, -1);
     CHECK(st->health == 77 && st->armor == 238 && st->ammo == 16);
     CHECK_EQ(st->weapon, CL_WP_ROCKET_LAUNCHER);
@@ -242,10 +253,8 @@ TEST(q3hud_status_bar_digits)
 TEST(q3hud_gauntlet_has_no_ammo_field)
 {
     q3frame f;
-    if (!frame_open(&f, 20.05)) {
-        frame_close(&f);
-        SKIP("needs " DEMO088 " in the real data and Debian's OpenArena data");
-    }
+    if (!frame_open(&f, 20.05))
+        SKIP(NEEDS);
     const cl_stats *st = cl_stats_of(f.cl, -1);
     CHECK_EQ(st->weapon, CL_WP_MELEE);
     CHECK_EQ(st->ammo, -1);
