@@ -177,9 +177,8 @@ int app_play(const app_opts *o)
         if (world.notice[0] && p->wall < 6.0)
             draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
                       fb->h >= 600 ? 2 : 1);
-        player_draw_hud(p->hud, p->follow, cl, world.hud, fb);
-        player_draw_messages(p->hud, cl, world.hud, p->t, fb);
-        player_draw_scores(p->hud, p->scores, cl, world.hud, world.palette, fb);
+        player_draw_huds(p->hud, p->follow, p->scores, cl, world.hud, world.hud3,
+                         world.palette, p->t, fb);
         player_overlay(p, cl, fb);
         if (out_window_present(win, fb, &err) != QD_OK) {
             fprintf(stderr, "qdemo: %s\n", err.msg);

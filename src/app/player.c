@@ -589,6 +589,16 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
     }
 }
 
+void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const r_hud *hud,
+                      const r_hud3 *hud3, const uint32_t palette[256], double t, rast_fb *fb)
+{
+    if (mode == PLAYER_HUD_GAME && r_hud3_draw(hud3, cl, follow, shown, t, fb))
+        return;
+    player_draw_hud(mode, follow, cl, hud, fb);
+    player_draw_messages(mode, cl, hud, t, fb);
+    player_draw_scores(mode, shown, cl, hud, palette, fb);
+}
+
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
 {
     (void)cl;

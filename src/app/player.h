@@ -89,6 +89,11 @@ void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double
 void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hud,
                         const uint32_t palette[256], rast_fb *fb);
 
+/* All of mode's HUD: Quake III's own (r_hud3_draw) in PLAYER_HUD_GAME when hud3 is not
+ * NULL, else player_draw_hud, player_draw_messages and player_draw_scores above. */
+void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const r_hud *hud,
+                      const r_hud3 *hud3, const uint32_t palette[256], double t, rast_fb *fb);
+
 /* Where the bar is in an fb of height h: its top row and height in pixels. */
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);
 

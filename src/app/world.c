@@ -38,6 +38,8 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     w->assets = NULL;
     r_hud_free(w->hud);
     w->hud = NULL;
+    r_hud3_free(w->hud3);
+    w->hud3 = NULL;
     pak_fs_close(w->fs);
     w->fs = app_search_path(o, &cl->level, NULL);
     w->level_key = key;
@@ -50,6 +52,8 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     qd_error err = {0};
     w->assets = r_assets_load(&cl->level, w->fs ? read_fs : NULL, w->fs, w->palette, &err);
     w->hud = r_hud_load(w->fs ? read_fs : NULL, w->fs, w->palette);
+    if (cl->level.game == CL_GAME_Q3)
+        w->hud3 = r_hud3_load(w->fs ? read_fs : NULL, w->fs, cl);
     if (w->assets && w->fs)
         (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
     w->notice[0] = 0;
@@ -69,6 +73,7 @@ int app_world_stale(const app_world *w, const cl_state *cl)
 void app_world_free(app_world *w)
 {
     r_hud_free(w->hud);
+    r_hud3_free(w->hud3);
     r_assets_free(w->assets);
     pak_fs_close(w->fs);
     memset(w, 0, sizeof *w);

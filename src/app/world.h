@@ -12,6 +12,7 @@ typedef struct app_world {
     uint32_t palette[256];
     r_assets *assets;
     r_hud *hud;         /* the game's status bar pictures, or NULL */
+    r_hud3 *hud3;       /* Quake III's HUD pictures (Quake III levels only), or NULL */
     uint64_t level_key; /* hash of the level the assets were loaded for */
     char notice[160];   /* what is missing, for the user */
 } app_world;

@@ -444,9 +444,11 @@ static void cmd_scores(ctx *c, const char *p)
         n != 3 + 14 * v[0])
         return;
     for (int i = 0; i < v[0]; i++) {
-        int slot = v[3 + 14 * i];
-        if (slot >= 0 && slot < Q3_MAX_CLIENTS)
+        int slot = v[3 + 14 * i]; /* clientNum, score, ping, ... */
+        if (slot >= 0 && slot < Q3_MAX_CLIENTS) {
             cl_set_player_frags(c->cl, slot, v[3 + 14 * i + 1]);
+            cl_set_player_ping(c->cl, slot, v[3 + 14 * i + 2]);
+        }
     }
 }
 
@@ -681,6 +683,15 @@ static const int8_t q3_powerup[] = {-1, CL_PU_QUAD, CL_PU_SUIT, CL_PU_HASTE, CL_
 
 static int16_t clamp16(int32_t v) { return (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v); }
 
+/* An ammo count as the game reads it: the wire's 16 bits (read unsigned, as the DM68 document
+ * does) are a signed short in 1.32's msg.c MSG_ReadShort, so the gauntlet's -1 (g_client.c
+ * ClientSpawn) stays -1 and cg_draw.c CG_DrawStatusBar's "ammo > -1" hides its count. */
+static int16_t ammo16(int32_t v)
+{
+    v &= 0xffff;
+    return (int16_t)(v >= 0x8000 ? v - 0x10000 : v);
+}
+
 /* The playerState's named stats [DM68 6] (bg_public.h statIndex_t, persEnum_t): health,
  * armour, the held weapon and its ammunition, owned weapons, powerup ends (server ms ->
  * demo time; a flag is held until INT_MAX, "end unknown"), score, dead and spectator. */
@@ -693,7 +704,7 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
     if (wp > 0 && wp < Q3_NUM_WEAPONS) {
         st->weapon = q3_weapon[wp];
         st->ammo_type = q3_weapon_ammo[wp];
-        st->ammo = clamp16(ps->ammo[wp]);
+        st->ammo = ammo16(ps->ammo[wp]);
     }
     for (int i = 1; i < Q3_NUM_WEAPONS; i++) {
         if (ps->stats[Q3_STAT_WEAPONS] & (1 << i))
@@ -701,7 +712,7 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
         /* by kind: the ammunition of the first weapon of that kind */
         int k = q3_weapon_ammo[i];
         if (k != CL_AMMO_NONE && k != CL_AMMO_OTHER && !st->ammo_of[k])
-            st->ammo_of[k] = clamp16(ps->ammo[i]);
+            st->ammo_of[k] = ammo16(ps->ammo[i]);
     }
     for (int i = 1; i < (int)sizeof q3_powerup; i++) {
         int32_t end = ps->powerups[i];
@@ -1055,8 +1066,15 @@ static qd_err parse_snapshot(ctx *c)
     s->ps_ring[f->seq & Q3_PACKET_MASK] = ps;
     if (valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
-    TRACE(c, "svc_snapshot", "serverTime=%d delta=%d flags=%d entities=%d%s", server_time,
-          delta, flags, f->count, valid ? "" : " (delta source gone)");
+    /* the raw playerState numbers a HUD shows (bg_public.h stats[STAT_HEALTH],
+     * stats[STAT_ARMOR], weapon, ammo[weapon], persistant[PERS_SCORE]) */
+    TRACE(c, "svc_snapshot",
+          "serverTime=%d delta=%d flags=%d entities=%d client=%d health=%d armor=%d "
+          "weapon=%d ammo=%d score=%d%s",
+          server_time, delta, flags, f->count, ps.f[Q3_PS_CLIENTNUM],
+          ps.stats[Q3_STAT_HEALTH], ps.stats[Q3_STAT_ARMOR], ps.f[Q3_PS_WEAPON],
+          ps.f[Q3_PS_WEAPON] >= 0 && ps.f[Q3_PS_WEAPON] < 16 ? ps.ammo[ps.f[Q3_PS_WEAPON]] : 0,
+          ps.persistant[Q3_PERS_SCORE], valid ? "" : " (delta source gone)");
     if (valid)
         emit_frame(c, f, server_time, &s->ps_ring[f->seq & Q3_PACKET_MASK], old_sorted, fresh);
     return QD_OK;

@@ -111,4 +111,37 @@ int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb);
  * 0 (drawing nothing) without the font. */
 int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k);
 
+/* ---- Quake III's HUD (r_hud3.c) ---- */
+
+/* Quake III's 2D pictures read through read: gfx/2d/bigchars, the status bar's numbers, the
+ * ammo and armour icons, gfx/2d/select and each of cl's players' head icon (cl may be NULL:
+ * no heads). A picture that is missing is drawn with qdemo's own font or left out. NULL when
+ * none of bigchars and the numbers are found (the caller's own HUD then) or memory runs out.
+ * Free with r_hud3_free. */
+typedef struct r_hud3 r_hud3;
+r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl);
+void r_hud3_free(r_hud3 *h);
+/* Draw Quake III's HUD of cl at demo time t over fb as ioquake3's cgame lays it out on its
+ * 640x480 screen stretched to fb: the status bar of the player in slot follow (-1: the
+ * recorded view), the clock, the scores at the bottom right, "following" and the name when
+ * follow >= 0, the centerprint, the console's notify lines and, when show_scores is set or
+ * at intermission, the scoreboard. Returns 0 (drawing nothing) when h is NULL. */
+int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, int show_scores, double t,
+                rast_fb *fb);
+/* str in Quake III's font at virtual (x, y) of the 640x480 screen, cells cw x ch virtual
+ * units, colour codes honoured from white, with the 2-unit black shadow when shadow is set
+ * (CG_DrawStringExt). Returns 0 when h is NULL. */
+int r_hud3_text(const r_hud3 *h, rast_fb *fb, float x, float y, const char *str, float cw,
+                float ch, int shadow);
+
+/* Quake III colour codes (q_shared.h Q_IsColorString, ColorIndex): the colour index 0..7
+ * when s starts a code ('^' then any character but NUL and '^': (c - '0') & 7), else -1. */
+int r_q3_color_code(const char *s);
+/* g_color_table[index & 7] as a rast_rgb colour (0 black, 1 red, 2 green, 3 yellow, 4 blue,
+ * 5 cyan, 6 magenta, 7 white). */
+uint32_t r_q3_color_rgb(int index);
+/* s without its colour codes into out (cap bytes, always terminated, cut when short; out may
+ * be NULL). Returns the number of characters drawn for s (CG_DrawStrlen), all of them. */
+size_t r_q3_text_plain(const char *s, char *out, size_t cap);
+
 #endif

@@ -1,0 +1,320 @@
+/* test_hud_q3.c: Quake III's HUD (r_hud3.c): colour codes by hand, glyph placement in
+ * OpenArena's bigchars, the status bar's digits of an OpenArena demo at a known moment
+ * (values read from `qdemo dump`), the gauntlet's ammo hidden, and qdemo's own font standing
+ * in for missing pictures. Tests needing Debian's OpenArena data or the real demo SKIP. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../pak-loader/pak.h"
+#include "../../src/app/player.h"
+#include "../../src/app/world.h"
+#include "../../src/timeline/timeline.h"
+#include "../memread.h"
+#include "../test.h"
+
+#define OA_BASE "/usr/share/games/openarena"
+#define DEMO088 "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"
+#define NEEDS "needs " DEMO088 " in the real data and Debian's OpenArena data"
+
+/* q_shared.h: Q_IsColorString is '^' then anything but NUL and '^'; ColorIndex is
+ * (c - '0') & 7; CG_DrawStrlen counts what is left. */
+TEST(q3hud_color_codes)
+{
+    CHECK_EQ(r_q3_color_code("^1x"), 1);
+    CHECK_EQ(r_q3_color_code("^7"), 7);
+    CHECK_EQ(r_q3_color_code("^9"), 1);  /* '9' - '0' = 9, & 7 = 1 */
+    CHECK_EQ(r_q3_color_code("^a"), 1);  /* 'a' is 97: 97 - 48 = 49, & 7 = 1 */
+    CHECK_EQ(r_q3_color_code("^0"), 0);
+    CHECK_EQ(r_q3_color_code("^^1"), -1); /* "^^" is no code */
+    CHECK_EQ(r_q3_color_code("^"), -1);   /* at the end */
+    CHECK_EQ(r_q3_color_code("a^1"), -1);
+    CHECK_EQ(r_q3_color_rgb(1), rast_rgb(255, 0, 0));
+    CHECK_EQ(r_q3_color_rgb(3), rast_rgb(255, 255, 0));
+    CHECK_EQ(r_q3_color_rgb(4), rast_rgb(0, 0, 255));
+    CHECK_EQ(r_q3_color_rgb(6), rast_rgb(255, 0, 255));
+    CHECK_EQ(r_q3_color_rgb(8), rast_rgb(0, 0, 0));
+    char out[16];
+    CHECK_EQ(r_q3_text_plain("^1Sar^7ge", out, sizeof out), 5);
+    CHECK(!strcmp(out, "Sarge"));
+    /* "a^^b": 'a', then "^^" is not a code so '^' counts, then "^b" is a code */
+    CHECK_EQ(r_q3_text_plain("a^^b", out, sizeof out), 2);
+    CHECK(!strcmp(out, "a^"));
+    CHECK_EQ(r_q3_text_plain("x^", out, sizeof out), 2);
+    CHECK_EQ(r_q3_text_plain("^1abcdef", out, 4), 6); /* cut, terminated, all counted */
+    CHECK(!strcmp(out, "abc"));
+}
+
+static qd_err read_fs(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    return pak_read((const pak_fs *)ctx, name, data, len, err);
+}
+
+/* OpenArena's search path (baseoa's pk3s), or NULL when it is not installed. */
+static pak_fs *oa_fs(void)
+{
+    if (access(OA_BASE "/baseoa/pak0.pk3", R_OK) != 0)
+        return NULL;
+    pak_fs *fs = pak_fs_open();
+    qd_error err;
+    if (fs && pak_fs_add_game_dir(fs, OA_BASE "/baseoa", &err) != QD_OK) {
+        pak_fs_close(fs);
+        return NULL;
+    }
+    return fs;
+}
+
+static mdl_image *oa_image(pak_fs *fs, const char *name)
+{
+    mdl_image *im = NULL;
+    return mdl_image_find(read_fs, fs, name, &im, NULL) == QD_OK ? im : NULL;
+}
+
+/* bigchars.tga is 16 x 16 glyphs; at 640 x 480 a 16-unit cell is 16 pixels, so "A" (65: row
+ * 4, column 1) at (100, 50) is its cell's texels blended over black (c * a / 255), white; the
+ * "^1" before it keeps only the red; nothing is drawn outside the cell. */
+TEST(q3hud_glyph_placement)
+{
+    pak_fs *fs = oa_fs();
+    if (!fs)
+        SKIP("Debian's OpenArena data (" OA_BASE ") is not installed");
+    r_hud3 *h = r_hud3_load(read_fs, fs, NULL);
+    mdl_image *cs = oa_image(fs, "gfx/2d/bigchars.tga");
+    CHECK(h && cs);
+    CHECK_EQ(cs->w, 256);
+    CHECK_EQ(cs->h, 256);
+    rast_fb *fb = rast_fb_new(640, 480);
+    for (int pass = 0; pass < 2; pass++) {
+        rast_clear(fb, 0);
+        CHECK(r_hud3_text(h, fb, 100, 50, pass ? "^1A" : "A", 16, 16, 0));
+        int bad = 0, lit = 0, outside = 0;
+        for (int y = 0; y < 480; y++)
+            for (int x = 0; x < 640; x++) {
+                uint32_t got = fb->color[y * 640 + x];
+                if (x < 100 || x >= 116 || y < 50 || y >= 66) {
+                    outside += (got & 0xffffff) != 0;
+                    continue;
+                }
+                uint32_t t = cs->pixels[(64 + y - 50) * 256 + 16 + x - 100], a = t >> 24;
+                for (int ch = 0; ch < 3; ch++) {
+                    int want = (int)(((t >> 8 * ch & 255) * a + 127) / 255);
+                    if (pass && ch > 0)
+                        want = 0;
+                    int g = (int)(got >> 8 * ch & 255);
+                    bad += g - want > 1 || want - g > 1;
+                }
+                lit += (got & 255) > 64;
+            }
+        CHECK_MSG(bad == 0, "pass %d: %d channel values differ", pass, bad);
+        CHECK_EQ(outside, 0);
+        CHECK(lit > 20); /* the glyph is really there */
+    }
+    rast_fb_free(fb);
+    mdl_image_free(cs);
+    r_hud3_free(h);
+    pak_fs_close(fs);
+}
+
+/* Which of the digit pictures 0..9 the 32 x 48 cell at (x, y) of a 640 x 480 frame shows
+ * (the picture's texel nearest each pixel's centre, its red times its alpha over black),
+ * -1 for an empty cell. */
+static int cell_digit(const rast_fb *fb, mdl_image *const num[10], int x, int y)
+{
+    int best = -1;
+    long best_err = 0, lit = 0;
+    for (int yy = 0; yy < 48; yy++)
+        for (int xx = 0; xx < 32; xx++)
+            lit += (fb->color[(y + yy) * 640 + x + xx] & 255) > 32;
+    if (lit < 20)
+        return -1;
+    for (int d = 0; d < 10; d++) {
+        long e = 0;
+        for (int yy = 0; yy < 48; yy++)
+            for (int xx = 0; xx < 32; xx++) {
+                uint32_t t = num[d]->pixels[(yy * 2 + 1) * num[d]->h / 96 * num[d]->w +
+                                            (xx * 2 + 1) * num[d]->w / 64];
+                long want = (long)((t & 255) * (t >> 24) / 255);
+                long got = (long)(fb->color[(y + yy) * 640 + x + xx] & 255);
+                e += want > got ? want - got : got - want;
+            }
+        if (best < 0 || e < best_err) {
+            best = d;
+            best_err = e;
+        }
+    }
+    return best;
+}
+
+/* The recorded player's state of demo088-test1 at t, its HUD drawn at 640 x 480. */
+typedef struct q3frame {
+    timeline_t *tl; /* owns the demo */
+    const cl_state *cl;
+    pak_fs *fs;
+    r_hud3 *h;
+    rast_fb *fb;
+    mdl_image *num[10];
+} q3frame;
+
+static void frame_close(q3frame *f);
+
+/* 1 with f ready; 0 (f closed) when the demo or OpenArena's data is missing */
+static int frame_open_(q3frame *f, double t);
+static int frame_open(q3frame *f, double t)
+{
+    if (frame_open_(f, t))
+        return 1;
+    frame_close(f);
+    return 0;
+}
+
+static int frame_open_(q3frame *f, double t)
+{
+    memset(f, 0, sizeof *f);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", test_realdata(), DEMO088);
+    if (access(path, R_OK) != 0 || !(f->fs = oa_fs()))
+        return 0;
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    f->tl = d ? tl_open(d, 0, &err) : NULL;
+    f->cl = f->tl ? tl_state_at(f->tl, t, &err) : NULL;
+    if (!f->cl)
+        return 0;
+    f->h = r_hud3_load(read_fs, f->fs, f->cl);
+    f->fb = rast_fb_new(640, 480);
+    rast_clear(f->fb, 0);
+    static const char *const names[10] = {"zero", "one", "two", "three", "four",
+                                          "five", "six", "seven", "eight", "nine"};
+    for (int i = 0; i < 10; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "gfx/2d/numbers/%s_32b.tga", names[i]);
+        if (!(f->num[i] = oa_image(f->fs, name)))
+            return 0;
+    }
+    return f->h && f->fb && r_hud3_draw(f->h, f->cl, -1, 0, f->cl->time, f->fb);
+}
+
+static void frame_close(q3frame *f)
+{
+    for (int i = 0; i < 10; i++)
+        mdl_image_free(f->num[i]);
+    rast_fb_free(f->fb);
+    r_hud3_free(f->h);
+    pak_fs_close(f->fs);
+    tl_close(f->tl);
+}
+
+/* `qdemo dump` of demo088-test1.dm_71, block 1401 at 70.100 s: svc_snapshot ... client=0
+ * health=77 armor=238 weapon=5 ammo=16 (weapon 5 is WP_ROCKET_LAUNCHER, bg_public.h).
+ * CG_DrawField(x, 432, 3, v) starts at x + 2 + 32 * (3 - digits): ammo "16" at 0 -> 34, 66;
+ * health "77" at 185 -> 219, 251; armour "238" at 370 -> 372, 404, 436; the cells before a
+ * short number are empty. Health over 25 and the armour are colors[0] (1, 0.69, 0). */
+TEST(q3hud_status_bar_digits)
+{
+    q3frame f;
+    if (!frame_open(&f, 70.1))
+        SKIP(NEEDS);
+    const cl_stats *st = cl_stats_of(f.cl, -1);
+    CHECK(st->health == 77 && st->armor == 238 && st->ammo == 16);
+    CHECK_EQ(st->weapon, CL_WP_ROCKET_LAUNCHER);
+    static const struct {
+        int x, digit;
+    } want[] = {{2, -1},  {34, 1},  {66, 6},   {187, -1}, {219, 7},
+                {251, 7}, {372, 2}, {404, 3},  {436, 8}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK_MSG(cell_digit(f.fb, f.num, want[i].x, 432) == want[i].digit, "cell at %d: %d, want %d",
+                  want[i].x, cell_digit(f.fb, f.num, want[i].x, 432), want[i].digit);
+    /* the colour: green / red over the health digits' lit pixels is 0.69 */
+    double r = 0, g = 0, b = 0;
+    for (int y = 432; y < 480; y++)
+        for (int x = 219; x < 283; x++) {
+            uint32_t c = f.fb->color[y * 640 + x];
+            r += c & 255;
+            g += c >> 8 & 255;
+            b += c >> 16 & 255;
+        }
+    CHECK_MSG(r > 0 && g / r > 0.65 && g / r < 0.73 && b / r < 0.02, "g/r %.3f b/r %.3f",
+              r > 0 ? g / r : 0, r > 0 ? b / r : 0);
+    /* the rocket's ammo icon at 100, 432 and the armour icon at 470, 432 are drawn */
+    int icon = 0, armour = 0;
+    for (int y = 432; y < 480; y++)
+        for (int x = 0; x < 48; x++) {
+            icon += (f.fb->color[y * 640 + 100 + x] & 0xffffff) != 0;
+            armour += (f.fb->color[y * 640 + 470 + x] & 0xffffff) != 0;
+        }
+    CHECK(icon > 100 && armour > 100);
+    frame_close(&f);
+}
+
+/* `qdemo dump`, block 401 at 20.050 s: client=0 health=95 armor=78 weapon=1 ammo=65535:
+ * the gauntlet's ammo is -1 as a signed short (g_client.c ClientSpawn), and
+ * CG_DrawStatusBar draws no ammo field for it (ammo > -1); health "95" at 219, 251. */
+TEST(q3hud_gauntlet_has_no_ammo_field)
+{
+    q3frame f;
+    if (!frame_open(&f, 20.05))
+        SKIP(NEEDS);
+    const cl_stats *st = cl_stats_of(f.cl, -1);
+    CHECK_EQ(st->weapon, CL_WP_MELEE);
+    CHECK_EQ(st->ammo, -1);
+    for (int x = 2; x < 98; x += 32)
+        CHECK_EQ(cell_digit(f.fb, f.num, x, 432), -1);
+    CHECK_EQ(cell_digit(f.fb, f.num, 219, 432), 9);
+    CHECK_EQ(cell_digit(f.fb, f.num, 251, 432), 5);
+    frame_close(&f);
+}
+
+/* A 16 x 16 TGA (type 2, 32 bits, top-left origin), all white and opaque. */
+static size_t tiny_tga(uint8_t *out)
+{
+    memset(out, 0, 18);
+    out[2] = 2;
+    out[12] = 16;
+    out[14] = 16;
+    out[16] = 32;
+    out[17] = 0x28;
+    memset(out + 18, 255, 16 * 16 * 4);
+    return 18 + 16 * 16 * 4;
+}
+
+/* Without any of Quake III's pictures r_hud3_load gives NULL (today's HUD is drawn); with
+ * only bigchars the numbers come from qdemo's own font in the same cells and colour. */
+TEST(q3hud_missing_pictures_fall_back)
+{
+    memread none = {(const uint8_t *)"", 0, {NULL}};
+    CHECK(r_hud3_load(memread_fn, &none, NULL) == NULL);
+    static uint8_t tga[18 + 16 * 16 * 4];
+    size_t len = tiny_tga(tga);
+    memread m = {tga, len, {"gfx/2d/bigchars.tga"}};
+    r_hud3 *h = r_hud3_load(memread_fn, &m, NULL);
+    CHECK(h);
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    cl_stats st;
+    memset(&st, 0, sizeof st);
+    st.health = 50;
+    st.weapon = CL_WP_ROCKET_LAUNCHER;
+    st.ammo = 5;
+    cl_set_stats(cl, -1, &st);
+    rast_fb *fb = rast_fb_new(640, 480);
+    rast_clear(fb, 0);
+    CHECK(r_hud3_draw(h, cl, -1, 0, 1.0, fb));
+    /* health "50": cells at 219 and 251; ammo "5" at 66; yellow (255, 176, 0) */
+    const int cells[3] = {66, 219, 251};
+    for (int i = 0; i < 3; i++) {
+        int yellow = 0;
+        for (int y = 432; y < 480; y++)
+            for (int x = cells[i]; x < cells[i] + 32; x++)
+                yellow += fb->color[y * 640 + x] == (rast_rgb(255, 176, 0) | 0xff000000u);
+        CHECK_MSG(yellow > 20, "cell %d: %d yellow pixels", cells[i], yellow);
+    }
+    int empty = 0;
+    for (int y = 432; y < 480; y++)
+        for (int x = 187; x < 219; x++)
+            empty += (fb->color[y * 640 + x] & 0xffffff) == 0;
+    CHECK_EQ(empty, 32 * 48);
+    rast_fb_free(fb);
+    free(cl);
+    r_hud3_free(h);
+}
