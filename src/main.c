@@ -22,7 +22,9 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  -b, --basedir DIR   game install holding id1/, qw/, baseq2/, baseq3/ or baseoa/\n"
-            "                      (default $QDEMO_BASEDIR)\n"
+            "                      (default $QDEMO_BASEDIR; installs found on the machine\n"
+            "                      and qdemo.conf's basedir lines are read beneath it)\n"
+            "  --no-autodetect     read only -b, $QDEMO_BASEDIR and -p\n"
             "  -p, --pak FILE|DIR  add a PAK/PK3 archive or a game folder on top (repeatable)\n"
             "  --fps N             render: frames per second (default 30)\n"
             "  --size WxH          render size (default 1280x720; play: the window's size)\n"
@@ -97,6 +99,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-b") || !strcmp(a, "--basedir")) {
             NEEDS_VALUE;
             o.basedir = v;
+        } else if (!strcmp(a, "--no-autodetect")) {
+            o.no_autodetect = 1;
         } else if (!strcmp(a, "-p") || !strcmp(a, "--pak")) {
             NEEDS_VALUE;
             if (o.num_paks >= APP_MAX_PAKS) {

@@ -2,8 +2,10 @@
  * "N passed, N failed, N skipped". */
 #include "test.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,10 +95,30 @@ static int cmp_test(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
+int test_capture(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
 int main(int argc, char **argv)
 {
     const char *filter = argc > 1 ? argv[1] : NULL;
     int passed = 0, failed = 0, skipped = 0;
+    /* The tests name the game data they use: no install found on this machine joins in
+     * (qdemo run by a test inherits this too); test_gamedirs.c turns it off where it tests
+     * the search itself. */
+    setenv("QDEMO_NO_AUTODETECT", "1", 1);
     qsort(tests, (size_t)num_tests, sizeof tests[0], cmp_test);
     for (int i = 0; i < num_tests; i++) {
         if (filter && !strstr(tests[i].name, filter) && !strstr(tests[i].file, filter))

@@ -16,6 +16,10 @@ const char *test_realdata(void);
 const char *test_realfile(char *buf, size_t cap, const char *rel);
 /* A whole file in a malloc'd buffer (caller frees), or NULL; *len gets its size. */
 unsigned char *test_read_file(const char *path, size_t *len);
+/* Run the shell command made from fmt, its standard output into out (at most cap - 1
+ * bytes, then a 0); returns its exit status (128 when it did not exit, -1 when it could
+ * not start). */
+int test_capture(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A scratch folder for this test run (created on demand). */
 const char *test_tmpdir(void);
 /* 1 once the running test has failed (tests may stop early). */

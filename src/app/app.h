@@ -8,6 +8,7 @@
 #include "../common/err.h"
 #include "../demo/demo.h"
 #include "../timeline/timeline.h"
+#include "gamedirs.h"
 
 #define APP_MAX_PAKS 32
 
@@ -37,10 +38,17 @@ typedef struct app_opts {
     int resume;                       /* --resume */
     int bt709;                        /* --bt709 (y4m colour matrix) */
     int quiet;
+    int no_autodetect;                /* --no-autodetect: only -b, $QDEMO_BASEDIR and -p */
 } app_opts;
 
-/* The search path for a level of a demo: the game folders under basedir that the game
- * uses (id1, qw + the mod folder, baseq2, baseq3/baseoa + mod), then every -p in order.
+/* The install folders a level's game is read from, lowest priority first: those found on
+ * the machine (gamedirs.h; not with --no-autodetect or $QDEMO_NO_AUTODETECT set to
+ * anything but 0), then -b / $QDEMO_BASEDIR. Free with game_dirs_free. */
+void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out);
+
+/* The search path for a level of a demo: under each of app_game_folders, the game folders
+ * the game uses (id1, qw + the mod folder, baseq2, baseq3/baseoa + mod), then every -p in
+ * order (the last wins).
  * Never NULL unless out of memory; problems with -p files are reported in err but the
  * search path is still returned with what could be added. */
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);

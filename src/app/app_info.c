@@ -57,6 +57,56 @@ int app_check_paks(app_opts *o)
     return dropped;
 }
 
+/* The game folders a level reads under a basedir: the game's own, then the demo's mod folder
+ * (a plain name only). Returns how many (at most 4). */
+static int level_games(const cl_level *lvl, const char *games[4])
+{
+    int n = 0;
+    const char *mod = lvl && lvl->gamedir[0] ? lvl->gamedir : NULL;
+    switch (lvl ? lvl->game : CL_GAME_NONE) {
+    case CL_GAME_QW:
+        games[n++] = "id1";
+        games[n++] = "qw";
+        break;
+    case CL_GAME_Q2:
+        games[n++] = "baseq2";
+        break;
+    case CL_GAME_Q3:
+        games[n++] = "baseq3";
+        games[n++] = "baseoa";
+        break;
+    default:
+        games[n++] = "id1";
+        break;
+    }
+    if (mod && strchr(mod, '/') == NULL && strstr(mod, "..") == NULL) {
+        int dup = 0;
+        for (int i = 0; i < n; i++)
+            dup |= strcmp(games[i], mod) == 0;
+        if (!dup)
+            games[n++] = mod;
+    }
+    return n;
+}
+
+void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *off = getenv("QDEMO_NO_AUTODETECT");
+    if (!o->no_autodetect && !(off && *off && strcmp(off, "0") != 0)) {
+        game_env env;
+        game_env_from_process(&env);
+        game_dirs_find(lvl ? lvl->game : CL_GAME_NONE, &env, out);
+    }
+    if (o->basedir && out->n < GAME_DIRS_MAX) {
+        char *copy = strdup(o->basedir);
+        if (copy) {
+            out->from_config[out->n] = 0;
+            out->dir[out->n++] = copy;
+        }
+    }
+}
+
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
 {
     pak_fs *fs = pak_fs_open();
@@ -64,39 +114,21 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
         return NULL;
     qd_error e1;
     int failed = 0;
-    if (o->basedir) {
-        const char *games[4];
-        int n = 0;
-        const char *mod = lvl && lvl->gamedir[0] ? lvl->gamedir : NULL;
-        switch (lvl ? lvl->game : CL_GAME_NONE) {
-        case CL_GAME_QW:
-            games[n++] = "id1";
-            games[n++] = "qw";
-            break;
-        case CL_GAME_Q2:
-            games[n++] = "baseq2";
-            break;
-        case CL_GAME_Q3:
-            games[n++] = "baseq3";
-            games[n++] = "baseoa";
-            break;
-        default:
-            games[n++] = "id1";
-            break;
-        }
-        if (mod && strchr(mod, '/') == NULL && strstr(mod, "..") == NULL) {
-            int dup = 0;
-            for (int i = 0; i < n; i++)
-                dup |= strcmp(games[i], mod) == 0;
-            if (!dup)
-                games[n++] = mod;
-        }
-        if (pak_fs_add_basedir(fs, o->basedir, games, n, &e1) != QD_OK && !failed) {
+    const char *games[4];
+    int n = level_games(lvl, games);
+    game_dirs dirs;
+    app_game_folders(o, lvl, &dirs);
+    for (int i = 0; i < dirs.n; i++) {
+        /* a damaged archive in a found install is left out quietly; -b's are reported */
+        int named = o->basedir && i == dirs.n - 1;
+        if (pak_fs_add_basedir(fs, dirs.dir[i], games, n, &e1) != QD_OK && named &&
+            !failed) {
             failed = 1;
             if (err)
                 *err = e1;
         }
     }
+    game_dirs_free(&dirs);
     for (int i = 0; i < o->num_paks; i++) {
         if (add_pak(fs, o->paks[i], &e1) != QD_OK && !failed) {
             failed = 1;
@@ -219,6 +251,16 @@ static void json_str(FILE *f, const char *s)
             fputc((int)c, f);
     }
     fputc('"', f);
+}
+
+/* The n strings as JSON array elements, comma-separated (no brackets). */
+static void json_strs(char *const *names, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            printf(", ");
+        json_str(stdout, names[i]);
+    }
 }
 
 static uint32_t name_hash(const char *s)
@@ -357,6 +399,8 @@ int app_info(const app_opts *o)
     const char *map = first_map[0] ? first_map : cl->level.map;
 
     pak_fs *fs = app_search_path(o, &cl->level, NULL);
+    game_dirs folders;
+    app_game_folders(o, &cl->level, &folders);
     int *missing = calloc((size_t)(models.n ? models.n : 1), sizeof *missing);
     for (int i = 0; i < models.n && missing; i++)
         missing[i] = !fs || !pak_find(fs, models.names[i], NULL);
@@ -377,6 +421,9 @@ int app_info(const app_opts *o)
         json_str(stdout, cl->level.title);
         printf(", \"gamedir\": ");
         json_str(stdout, cl->level.gamedir);
+        printf(", \"game_folders\": [");
+        json_strs(folders.dir, folders.n);
+        printf("]");
         printf(", \"duration_s\": %.3f, \"frames\": %u, \"players\": [", duration, frames);
         int first = 1;
         for (int i = 0; i < CL_MAX_PLAYERS; i++) {
@@ -404,11 +451,7 @@ int app_info(const app_opts *o)
             first = 0;
         }
         printf("], \"textures_missing\": [");
-        for (int i = 0; i < tex.n; i++) {
-            if (i)
-                printf(", ");
-            json_str(stdout, tex.names[i]);
-        }
+        json_strs(tex.names, tex.n);
         printf("], \"damaged\": [");
         for (int i = 0; i < ndamaged; i++) {
             const demo_damage *g = demo_damaged(d, i);
@@ -441,6 +484,11 @@ int app_info(const app_opts *o)
             printf(")");
         }
         printf("\nduration:  %.3f s, %u frames\n", duration, frames);
+        for (int i = folders.n - 1; i >= 0; i--) /* the first wins */
+            printf("%s%s%s\n", i == folders.n - 1 ? "game data: " : "           ",
+                   folders.dir[i],
+                   folders.from_config[i] ? " (qdemo.conf)"
+                   : o->basedir && i == folders.n - 1 ? "" : " (found)");
         printf("players:  ");
         for (int i = 0; i < CL_MAX_PLAYERS; i++) {
             if (!cl->players[i].active)
@@ -474,6 +522,7 @@ int app_info(const app_opts *o)
         free(tex.names[i]);
     free(tex.names);
     app_models_free(&models);
+    game_dirs_free(&folders);
     pak_fs_close(fs);
     free(cl);
     demo_close(d);

@@ -15,43 +15,25 @@ static const char *bin(void)
     return q && *q ? q : "build/qdemo";
 }
 
-/* Run a command, capture stdout into out (cap bytes), return the exit status. */
-static int capture(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int capture(char *out, size_t cap, const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 TEST(cli_exit_codes)
 {
     if (access(bin(), X_OK) != 0)
         SKIP("no qdemo binary");
     static char out[65536];
-    CHECK_EQ(capture(out, sizeof out, "%s --version", bin()), 0);
+    CHECK_EQ(test_capture(out, sizeof out, "%s --version", bin()), 0);
     CHECK(strncmp(out, "qdemo ", 6) == 0);
-    CHECK_EQ(capture(out, sizeof out, "%s --help", bin()), 0);
+    CHECK_EQ(test_capture(out, sizeof out, "%s --help", bin()), 0);
     CHECK(strstr(out, "usage:") != NULL);
-    CHECK_EQ(capture(out, sizeof out, "%s 2>/dev/null", bin()), 1);
-    CHECK_EQ(capture(out, sizeof out, "%s info --bogus x.dem 2>/dev/null", bin()), 1);
-    CHECK_EQ(capture(out, sizeof out, "%s render assets/smoothme.dem 2>/dev/null", bin()), 1);
+    CHECK_EQ(test_capture(out, sizeof out, "%s 2>/dev/null", bin()), 1);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --bogus x.dem 2>/dev/null", bin()), 1);
+    CHECK_EQ(test_capture(out, sizeof out, "%s render assets/smoothme.dem 2>/dev/null", bin()), 1);
     /* unreadable input: exit 2 with one line naming the file, the offset and the reason */
-    CHECK_EQ(capture(out, sizeof out, "%s info /nonexistent/demo.dem 2>&1", bin()), 2);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info /nonexistent/demo.dem 2>&1", bin()), 2);
     CHECK(strstr(out, "/nonexistent/demo.dem") && strstr(out, "offset 0"));
     char cut[600];
     snprintf(cut, sizeof cut, "%s/cut.dem", test_tmpdir());
-    CHECK_EQ(capture(out, sizeof out, "head -c 30000 assets/smoothme.dem > %s", cut), 0);
-    CHECK_EQ(capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), cut), 2);
+    CHECK_EQ(test_capture(out, sizeof out, "head -c 30000 assets/smoothme.dem > %s", cut), 0);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), cut), 2);
     CHECK(strstr(out, "cut.dem: offset ") && strstr(out, "truncated"));
     int lines = 0;
     for (const char *c = out; *c; c++)
@@ -65,7 +47,7 @@ TEST(cli_info_json_and_basedir)
         SKIP("no qdemo binary or sample");
     static char out[65536];
     /* without game data every model is missing */
-    CHECK_EQ(capture(out, sizeof out, "QDEMO_BASEDIR= %s info --json assets/smoothme.dem", bin()),
+    CHECK_EQ(test_capture(out, sizeof out, "QDEMO_BASEDIR= %s info --json assets/smoothme.dem", bin()),
              0);
     CHECK(strstr(out, "\"format\": \"dem\"") && strstr(out, "\"protocol\": 666"));
     CHECK(strstr(out, "\"map\": \"maps/e1m1.bsp\"") && strstr(out, "\"complete\": true"));
@@ -82,11 +64,11 @@ TEST(cli_info_json_and_basedir)
     CHECK(realpath("assets/maps/e1m1.bsp", target));
     unlink(link);
     CHECK(symlink(target, link) == 0);
-    CHECK_EQ(capture(out, sizeof out, "%s info --json -b %s assets/smoothme.dem", bin(), base), 0);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json -b %s assets/smoothme.dem", bin(), base), 0);
     CHECK(strstr(out, "\"models_missing\": [\"progs/player.mdl\""));
     CHECK(!strstr(out, "\"models_missing\": [\"maps/e1m1.bsp\""));
     /* the same through $QDEMO_BASEDIR */
-    CHECK_EQ(capture(out, sizeof out, "QDEMO_BASEDIR=%s %s info --json assets/smoothme.dem",
+    CHECK_EQ(test_capture(out, sizeof out, "QDEMO_BASEDIR=%s %s info --json assets/smoothme.dem",
                      base, bin()),
              0);
     CHECK(strstr(out, "\"models_missing\": [\"progs/player.mdl\""));
@@ -104,11 +86,11 @@ TEST(cli_info_names_what_it_refuses)
     if (!test_realfile(kmq2, sizeof kmq2, "dm2/mission64-data_demos_demo1_kmq2-protocol56.dm2"))
         SKIP("no realdata/dm2/mission64-data_demos_demo1_kmq2-protocol56.dm2");
     static char out[65536];
-    CHECK_EQ(capture(out, sizeof out, "%s info --json %s 2>/dev/null", bin(), kmq2), 2);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json %s 2>/dev/null", bin(), kmq2), 2);
     CHECK(strstr(out, "\"format\": \"dm2\"") != NULL);
     CHECK(strstr(out, "\"protocol\": 56") != NULL);
     CHECK(strstr(out, "KMQuake2") && strstr(out, "unsupported"));
-    CHECK_EQ(capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), kmq2), 2);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), kmq2), 2);
     int lines = 0;
     for (const char *c = out; *c; c++)
         lines += *c == '\n';

@@ -1,0 +1,198 @@
+/* test_gamedirs.c: finding the user's game installs without flags (src/app/gamedirs.c), on
+ * fake install trees built in a scratch folder: Debian's packages, Steam, GOG, the engines'
+ * home folders and qdemo.conf; and through `qdemo info` with $HOME pointing at one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../src/app/gamedirs.h"
+#include "../test.h"
+
+/* mkdir -p of base + "/" + rel */
+static void make_dirs(const char *base, const char *rel)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", base, rel);
+    for (char *p = path + strlen(base) + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    }
+    mkdir(path, 0755);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A fresh scratch tree under the test folder. */
+static const char *fresh(const char *name)
+{
+    static char dir[1024];
+    snprintf(dir, sizeof dir, "%s/gamedirs-%s-%d", test_tmpdir(), name, (int)getpid());
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return NULL;
+    mkdir(dir, 0755);
+    return dir;
+}
+
+/* Where in d the folder ending in tail is, or -1. */
+static int index_of(const game_dirs *d, const char *tail)
+{
+    for (int i = 0; i < d->n; i++) {
+        size_t n = strlen(d->dir[i]), t = strlen(tail);
+        if (n >= t && strcmp(d->dir[i] + n - t, tail) == 0)
+            return i;
+    }
+    return -1;
+}
+
+TEST(gamedirs_each_layout_is_found_in_priority_order)
+{
+    const char *root = fresh("layouts");
+    if (!root)
+        SKIP("no scratch folder");
+    char home[1100];
+    snprintf(home, sizeof home, "%s/home/user", root);
+    make_dirs(root, "usr/share/games/quake/id1");
+    make_dirs(root, "usr/share/games/openarena/baseoa");
+    make_dirs(root, "usr/share/games/quake2/baseq2");
+    make_dirs(root, "home/user/.local/share/Steam/steamapps/common/Quake/id1");
+    make_dirs(root, "home/user/.local/share/Steam/steamapps/common/Quake 3 Arena/baseq3");
+    make_dirs(root, "home/user/GOG Games/Quake II/baseq2");
+    make_dirs(root, "home/user/.quakespasm/id1");
+    make_dirs(root, "home/user/.ezquake/qw");
+    make_dirs(root, "home/user/.openarena/baseoa");
+    make_dirs(root, "home/user/.yq2/baseq2");
+    game_env env = {root, home, NULL};
+
+    game_dirs d;
+    game_dirs_find(CL_GAME_Q1, &env, &d);
+    CHECK_EQ(d.n, 4);
+    int deb = index_of(&d, "/usr/share/games/quake"), steam = index_of(&d, "/common/Quake"),
+        qs = index_of(&d, "/.quakespasm"), ez = index_of(&d, "/.ezquake");
+    CHECK(deb == 0 && steam == 1 && qs == 2 && ez == 3); /* system, store, then the home's */
+    CHECK(index_of(&d, "/openarena") < 0 && index_of(&d, "/.yq2") < 0); /* other games' */
+    game_dirs_free(&d);
+
+    game_dirs_find(CL_GAME_QW, &env, &d); /* QuakeWorld reads Quake's installs */
+    CHECK_EQ(d.n, 4);
+    game_dirs_free(&d);
+
+    game_dirs_find(CL_GAME_Q2, &env, &d);
+    CHECK_EQ(d.n, 3);
+    CHECK_EQ(index_of(&d, "/usr/share/games/quake2"), 0);
+    CHECK_EQ(index_of(&d, "/GOG Games/Quake II"), 1);
+    CHECK_EQ(index_of(&d, "/.yq2"), 2);
+    game_dirs_free(&d);
+
+    game_dirs_find(CL_GAME_Q3, &env, &d);
+    CHECK_EQ(d.n, 3);
+    CHECK_EQ(index_of(&d, "/usr/share/games/openarena"), 0);
+    CHECK_EQ(index_of(&d, "/Quake 3 Arena"), 1);
+    CHECK_EQ(index_of(&d, "/.openarena"), 2);
+    game_dirs_free(&d);
+
+    /* no home: only the system's */
+    game_env nohome = {root, NULL, NULL};
+    game_dirs_find(CL_GAME_Q3, &nohome, &d);
+    CHECK_EQ(d.n, 1);
+    game_dirs_free(&d);
+}
+
+/* qdemo.conf's `basedir GAME PATH` lines come last (they win), for their game only; "~/"
+ * is the home; comments, other keys, unknown games and missing folders are passed over. */
+TEST(gamedirs_config_file_lines)
+{
+    const char *root = fresh("config");
+    if (!root)
+        SKIP("no scratch folder");
+    char home[1100], conf[1200], text[4096];
+    snprintf(home, sizeof home, "%s/h", root);
+    make_dirs(root, "h/.config/qdemo");
+    make_dirs(root, "h/games/q1");
+    make_dirs(root, "h/.quakespasm");
+    make_dirs(root, "opt/quake3");
+    snprintf(conf, sizeof conf, "%s/.config/qdemo/qdemo.conf", home);
+    snprintf(text, sizeof text,
+             "# my games\n"
+             "basedir quake ~/games/q1\n"
+             "  basedir   quake3   %s/opt/quake3  \r\n"
+             "basedir doom %s/opt\n"
+             "volume 11\n"
+             "basedir quake %s/not-there\n",
+             root, root, root);
+    write_text(conf, text);
+    game_env env = {root, home, NULL};
+    game_dirs d;
+    game_dirs_find(CL_GAME_Q1, &env, &d);
+    CHECK_EQ(d.n, 2);
+    CHECK_EQ(index_of(&d, "/.quakespasm"), 0);
+    CHECK_EQ(index_of(&d, "/h/games/q1"), 1);
+    CHECK(d.n == 2 && d.from_config[1] && !d.from_config[0]);
+    game_dirs_free(&d);
+    game_dirs_find(CL_GAME_Q3, &env, &d);
+    CHECK_EQ(d.n, 1);
+    CHECK_EQ(index_of(&d, "/opt/quake3"), 0);
+    game_dirs_free(&d);
+
+    /* $XDG_CONFIG_HOME moves the file */
+    make_dirs(root, "xdg/qdemo");
+    char xdg[1100], conf2[1200];
+    snprintf(xdg, sizeof xdg, "%s/xdg", root);
+    snprintf(conf2, sizeof conf2, "%s/qdemo/qdemo.conf", xdg);
+    snprintf(text, sizeof text, "basedir quake2 %s/opt/quake3\n", root);
+    write_text(conf2, text);
+    game_env env2 = {root, home, xdg};
+    game_dirs_find(CL_GAME_Q2, &env2, &d);
+    CHECK_EQ(d.n, 1);
+    game_dirs_free(&d);
+    game_dirs_find(CL_GAME_Q1, &env2, &d); /* the home's file is not read now */
+    CHECK_EQ(d.n, 1);
+    game_dirs_free(&d);
+}
+
+/* `qdemo info` on the bundled sample with $HOME holding ~/.quakespasm/id1/maps/e1m1.bsp:
+ * the map is found without flags, the folder is listed; --no-autodetect does without. */
+TEST(gamedirs_info_finds_a_home_install_without_flags)
+{
+    const char *q = getenv("QDEMO");
+    if (!q || !*q || access(q, X_OK) != 0 || access("assets/maps/e1m1.bsp", R_OK) != 0)
+        SKIP("run from the project root with QDEMO set (make test)");
+    const char *root = fresh("info");
+    if (!root)
+        SKIP("no scratch folder");
+    make_dirs(root, "home/.quakespasm/id1/maps");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp assets/maps/e1m1.bsp '%s/home/.quakespasm/id1/maps/'", root);
+    CHECK_EQ(system(cmd), 0);
+    static char out[1 << 16];
+    const char *env = "env -u QDEMO_BASEDIR QDEMO_NO_AUTODETECT=0 XDG_CONFIG_HOME=";
+    CHECK_EQ(test_capture(out, sizeof out, "%s HOME='%s/home' %s info --json assets/smoothme.dem", env,
+                 root, q),
+             0);
+    char want[1200];
+    snprintf(want, sizeof want, "\"%s/home/.quakespasm\"", root);
+    const char *folders = strstr(out, "\"game_folders\": [");
+    CHECK_MSG(folders && strstr(folders, want) && strstr(folders, want) < strchr(folders, ']'),
+              "%.300s", out);
+    const char *missing = strstr(out, "\"models_missing\"");
+    CHECK(missing && !strstr(missing, "maps/e1m1.bsp"));
+    CHECK_EQ(test_capture(out, sizeof out, "%s HOME='%s/home' %s info --json --no-autodetect "
+                                  "assets/smoothme.dem",
+                 env, root, q),
+             0);
+    missing = strstr(out, "\"models_missing\"");
+    CHECK(missing && strstr(missing, "maps/e1m1.bsp"));
+    CHECK(strstr(out, "\"game_folders\": []"));
+}
