@@ -9,6 +9,7 @@
 #   make fuzz-long  run every fuzz target for FUZZ_TIME seconds (default 600) each, one after
 #                   another (FUZZ_RUNS=N: or until N executions); FUZZ_TARGETS="dem qwd" picks
 #                   some; rows go to B/fuzz-long.md
+#   make install    install to PREFIX (default /usr/local; DESTDIR stages it); make uninstall
 #   make sweep      the damaged-demo sweep (tests/sweep.sh) over every real demo, sanitizer
 #                   build; SWEEP_EVERY=16 runs CI's fixed sample
 #
@@ -20,9 +21,10 @@ CC ?= cc
 PKGS := sdl2 stb zlib
 DEB_PKGS := libsdl2-dev libstb-dev zlib1g-dev pkg-config
 # What the tests use besides: ffmpeg (the export tests decode what they write), Xvfb (the
-# window tests), Debian's free OpenArena data (the Quake III textured and fidelity tests).
+# window tests), Debian's free OpenArena data (the Quake III textured and fidelity tests),
+# desktop-file-validate (the install test).
 TEST_DEB_PKGS := ffmpeg xvfb xauth openarena-data openarena-081-maps openarena-081-textures \
-	openarena-085-data openarena-088-data
+	openarena-085-data openarena-088-data desktop-file-utils
 
 CFLAGS_BASE := -std=c11 -Wall -Wextra -D_GNU_SOURCE -MMD -MP
 ifeq ($(WERROR),1)
@@ -56,7 +58,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
-.PHONY: all deps test-deps run test bench fuzz fuzz-replay fuzz-long sweep clean
+.PHONY: all deps test-deps run test bench fuzz fuzz-replay fuzz-long sweep clean install uninstall
 # Keep intermediate objects (the fuzz targets' .o files), so make never deletes files after
 # the test run's closing line.
 .SECONDARY:
@@ -122,6 +124,38 @@ $(B)/tests/fidelity: $(B)/tests/fid/main.o $(B)/tests/fid/fid.o \
 BENCH_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))
 $(B)/qdemo-bench: $(BENCH_OBJ) $(B)/libqdemo.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Installing: the program, its manual page (made from --help by src/man/manpage.sh), a
+# desktop entry and the demo file types for file managers, and the bundled LibreQuake data
+# (read below any game's own files; its licence beside it). DESTDIR stages the install.
+PREFIX ?= /usr/local
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+SHAREDIR := $(DESTDIR)$(PREFIX)/share
+QDEMO_VERSION := $(shell sed -n 's/^\#define QDEMO_VERSION "\(.*\)"/\1/p' src/main.c)
+$(B)/qdemo.1: $(B)/qdemo src/man/manpage.sh
+	sh src/man/manpage.sh $(B)/qdemo $(QDEMO_VERSION) > $@
+install: $(B)/qdemo $(B)/qdemo.1
+	install -Dm755 $(B)/qdemo $(BINDIR)/qdemo
+	install -Dm644 $(B)/qdemo.1 $(SHAREDIR)/man/man1/qdemo.1
+	install -Dm644 assets/qdemo.desktop $(SHAREDIR)/applications/qdemo.desktop
+	install -Dm644 assets/qdemo-mime.xml $(SHAREDIR)/mime/packages/qdemo.xml
+	install -d $(SHAREDIR)/qdemo/progs $(SHAREDIR)/qdemo/gfx $(SHAREDIR)/qdemo/librequake-licence
+	install -m644 assets/progs/* $(SHAREDIR)/qdemo/progs/
+	install -m644 assets/gfx/* $(SHAREDIR)/qdemo/gfx/
+	install -m644 assets/gfx.wad $(SHAREDIR)/qdemo/gfx.wad
+	install -m644 assets/librequake-licence/* $(SHAREDIR)/qdemo/librequake-licence/
+	@if [ -z "$(DESTDIR)" ]; then \
+	  command -v update-mime-database >/dev/null && update-mime-database $(SHAREDIR)/mime || true; \
+	  command -v update-desktop-database >/dev/null && update-desktop-database $(SHAREDIR)/applications || true; \
+	fi
+uninstall:
+	rm -f $(BINDIR)/qdemo $(SHAREDIR)/man/man1/qdemo.1 $(SHAREDIR)/applications/qdemo.desktop \
+	  $(SHAREDIR)/mime/packages/qdemo.xml
+	rm -rf $(SHAREDIR)/qdemo
+	@if [ -z "$(DESTDIR)" ]; then \
+	  command -v update-mime-database >/dev/null && update-mime-database $(SHAREDIR)/mime || true; \
+	  command -v update-desktop-database >/dev/null && update-desktop-database $(SHAREDIR)/applications || true; \
+	fi
 
 # The sample demo and its map live in assets/ (GPL; see assets/README.md).
 run: deps $(B)/qdemo

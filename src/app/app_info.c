@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/file.h"
 #include "../model/model.h"
@@ -89,11 +90,39 @@ static int level_games(const cl_level *lvl, const char *games[4])
     return n;
 }
 
+static int autodetect(const app_opts *o)
+{
+    const char *off = getenv("QDEMO_NO_AUTODETECT");
+    return !o->no_autodetect && !(off && *off && strcmp(off, "0") != 0);
+}
+
+/* An installed qdemo's own data: the bundled LibreQuake models and pictures in
+ * <prefix>/share/qdemo beside <prefix>/bin/qdemo (make install puts them there), found from
+ * the running program's path so the install can move. A new string, or NULL when absent. */
+static char *installed_data(void)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || (size_t)n >= sizeof exe - 1)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0; /* the bin folder */
+    char *data = qd_path_join(exe, "../share/qdemo");
+    struct stat st;
+    if (data && (stat(data, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        free(data);
+        data = NULL;
+    }
+    return data;
+}
+
 void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out)
 {
     memset(out, 0, sizeof *out);
-    const char *off = getenv("QDEMO_NO_AUTODETECT");
-    if (!o->no_autodetect && !(off && *off && strcmp(off, "0") != 0)) {
+    if (autodetect(o)) {
         game_env env;
         game_env_from_process(&env);
         game_dirs_find(lvl ? lvl->game : CL_GAME_NONE, &env, out);
@@ -116,6 +145,10 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
     int failed = 0;
     const char *games[4];
     int n = level_games(lvl, games);
+    char *own = autodetect(o) ? installed_data() : NULL;
+    if (own) /* below everything: any game's own files win */
+        (void)pak_fs_add_file(fs, own, &e1);
+    free(own);
     game_dirs dirs;
     app_game_folders(o, lvl, &dirs);
     for (int i = 0; i < dirs.n; i++) {
