@@ -3,7 +3,7 @@
 #   make            build build/qdemo
 #   make run        build, then play the bundled sample demo (PNG frames when no display)
 #   make test       build and run every test; ends with "N passed, N failed, N skipped"
-#   make bench      print the speed tables and write bench/results.md
+#   make bench      print the speed tables and write B/bench-results.md
 #   make fuzz       build the libFuzzer targets (needs clang) into build/fuzz/
 #   make fuzz-replay  replay tests/fuzz/corpus/* and tests/crashers/* through every target
 #   make fuzz-long  run every fuzz target for FUZZ_TIME seconds (default 600) each, one after
@@ -121,7 +121,7 @@ $(B)/tests/fidelity: $(B)/tests/fid/main.o $(B)/tests/fid/fid.o \
 		$(B)/tests/fid/stbi.o $(B)/libqdemo.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-BENCH_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard bench/*.c))
+BENCH_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard tests/bench/*.c))
 $(B)/qdemo-bench: $(BENCH_OBJ) $(B)/libqdemo.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -165,7 +165,7 @@ test: deps test-deps $(B)/qdemo $(B)/tests/run $(B)/tests/fidelity $(FUZZ_NAMES:
 	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
 
 bench: deps $(B)/qdemo $(B)/qdemo-bench
-	./$(B)/qdemo-bench
+	QDEMO_BENCH_OUT=$(B)/bench-results.md ./$(B)/qdemo-bench
 
 # libFuzzer targets need clang; the replay_* programs are the same targets with a plain
 # main() that runs files through them, built with the normal compiler.

@@ -6,9 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../src/app/player.h"
-#include "../src/app/world.h"
-#include "../src/render/render.h"
+#include "../../src/app/player.h"
+#include "../../src/app/world.h"
+#include "../../src/render/render.h"
 #include "bench.h"
 
 #define SAMPLE "assets/smoothme.dem"

@@ -1,4 +1,4 @@
-/* bench.c: `make bench`: qdemo's speed tables, printed and written to bench/results.md.
+/* bench.c: `make bench`: qdemo's speed tables, printed and written to B/bench-results.md.
  * Every number is measured on this machine in this run; nothing is assumed. */
 #include <dirent.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/demo/demo.h"
-#include "../src/timeline/timeline.h"
+#include "../../src/demo/demo.h"
+#include "../../src/timeline/timeline.h"
 #include "bench.h"
 
 static FILE *md;
@@ -231,7 +231,7 @@ static void bench_keyframes(void)
         bench_keyframe_rows(formats[i].fmt, formats[i].fmt, formats[i].exts);
 }
 
-/* `qdemo-bench` runs every section into bench/results.md; `qdemo-bench keyframes` and
+/* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes` and
  * `qdemo-bench render` print only that table (quick, for checking a change) and write no
  * file. */
 int main(int argc, char **argv)
@@ -245,7 +245,11 @@ int main(int argc, char **argv)
         bench_render_q3();
         return 0;
     }
-    md = fopen("bench/results.md", "w");
+    /* the table file: $QDEMO_BENCH_OUT (make bench sets B/bench-results.md) */
+    const char *out = getenv("QDEMO_BENCH_OUT");
+    if (!out || !*out)
+        out = "bench-results.md";
+    md = fopen(out, "w");
     struct utsname u;
     uname(&u);
     char cpu[256] = "unknown CPU";
@@ -297,6 +301,6 @@ int main(int argc, char **argv)
     bench_export();
     if (md)
         fclose(md);
-    printf("\n(written to bench/results.md)\n");
+    printf("\n(written to %s)\n", out);
     return 0;
 }

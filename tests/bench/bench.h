@@ -2,7 +2,7 @@
 #ifndef QD_BENCH_H
 #define QD_BENCH_H
 
-/* printf to stdout and to bench/results.md */
+/* printf to stdout and to the table file ($QDEMO_BENCH_OUT) */
 void bench_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double bench_now(void);
 const char *bench_realdata(void);
