@@ -28,6 +28,11 @@ static const cl_conventions game_conventions[] = {
 void cl_reset(cl_state *cl)
 {
     memset(cl, 0, sizeof *cl);
+    cl_reset_zeroed(cl);
+}
+
+void cl_reset_zeroed(cl_state *cl)
+{
     cl->view.view_entity = -1;
     cl->view.view_height = 0;
     for (int i = 0; i < CL_MAX_PLAYERS; i++)
@@ -365,14 +370,17 @@ void cl_set_player_name(cl_state *cl, int slot, const char *name)
     if (!p)
         return;
     copy_name(p->name, sizeof p->name, name);
+    cl->player_gen += p->active != (name[0] != 0);
     p->active = name[0] != 0;
 }
 
 void cl_set_player_frags(cl_state *cl, int slot, int frags)
 {
     cl_player *p = player(cl, slot);
-    if (p)
+    if (p) {
+        cl->player_gen += p->frags != frags;
         p->frags = frags;
+    }
 }
 
 void cl_set_player_colors(cl_state *cl, int slot, int top, int bottom)

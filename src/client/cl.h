@@ -310,6 +310,7 @@ typedef struct cl_state {
     cl_level level;
     uint32_t level_count;     /* how many level starts so far */
     uint32_t model_gen;       /* changes whenever level.models changes (level start, precache) */
+    uint32_t player_gen;      /* changes whenever a player's frags or in-use flag changes */
 
     double time;              /* demo time of the latest frame */
     double prev_time;         /* demo time of the frame before */
@@ -355,6 +356,10 @@ typedef struct cl_state {
 
 /* Reset to the empty state (no level). */
 void cl_reset(cl_state *cl);
+/* cl_reset for memory that is already all zero (from calloc): sets only the fields whose
+ * empty value is not 0, so pages a demo never uses are never touched (a first touch costs a
+ * page fault). */
+void cl_reset_zeroed(cl_state *cl);
 
 /* ---- The neutral update language (called by decoders) ---- */
 
