@@ -1,9 +1,9 @@
 /* timeline.h: the demo's index and instant seeking, the same for every format.
  *
  * tl_open() makes one pass over the demo: it records every frame's time, event marks
- * (level changes, frags, deaths, chat, intermission, pauses) and, every few seconds, a
- * keyframe: the decoder's state and the client state without its effects log
- * (CL_KEYFRAME_BYTES), copied (DESIGN.md decision 2) and deflated. tl_state_at(t) then
+ * (level changes, frags, deaths, chat, intermission, pauses) and, every 512 KiB of input
+ * (128 KiB for Quake III), a keyframe: the decoder's state and the client state without
+ * its effects log (CL_KEYFRAME_BYTES), copied (DESIGN.md decision 2) and packed (pack.h). tl_state_at(t) then
  * restores the nearest keyframe before t - CL_FX_WINDOW, empties the effects log and decodes
  * forward, so the effects alive at t (cl_fx_at) are also the same as after playing.
  *
@@ -42,8 +42,8 @@ typedef struct tl_mark {
 
 typedef struct timeline timeline_t;
 
-/* Index a demo (taking ownership of d, also on failure). keyframe_interval is in demo
- * seconds (0 = the default, 5 s). A demo that fails to decode part way is still indexed up
+/* Index a demo (taking ownership of d, also on failure). keyframe_interval > 0 places
+ * keyframes by demo seconds instead of by bytes (0 = the default, by bytes). A demo that fails to decode part way is still indexed up
  * to the damage: the error is stored (tl_error) and NULL is returned only when nothing
  * could be decoded or memory ran out (err filled). */
 timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err);
