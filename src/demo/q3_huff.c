@@ -386,7 +386,8 @@ const dd_field q3_ps_fields[Q3_PS_COUNT] = {
 const dd_table q3_es_table = {q3_es_fields, Q3_ES_COUNT, 0, NULL};
 const dd_table q3_ps_table = {q3_ps_fields, Q3_PS_COUNT, 0, NULL};
 
-int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
+int q3_read_delta_entity_by(q3_bits *b, const dd_table *es, const q3_ent *from, q3_ent *to,
+                            int number)
 {
     if (q3_bit_in(b)) {
         memset(to, 0, sizeof *to);
@@ -403,7 +404,7 @@ int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
         return 0;
     /* the changed fields, each with a "not zero" bit [DM68 6 MSG_ReadDeltaEntity] */
     dd_reader rd = {NULL, b, 0};
-    if (dd_read_q3(&rd, &q3_es_table, q3_read_bits_in(b, 8), to, 1) < 0)
+    if (dd_read_q3(&rd, es, q3_read_bits_in(b, 8), to, 1) < 0)
         return -1;
     if (from && ((from->f[Q3_ES_EFLAGS] ^ to->f[Q3_ES_EFLAGS]) & Q3_EF_TELEPORT_BIT))
         to->teleport = 1;
@@ -421,14 +422,14 @@ static void read_array(q3_bits *b, int32_t *a, int bits)
             a[i] = q3_read_bits_in(b, bits);
 }
 
-int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
+int q3_read_delta_ps_by(q3_bits *b, const dd_table *pt, const q3_ps *from, q3_ps *to)
 {
     if (from)
         memcpy(to, from, sizeof *to);
     else
         memset(to, 0, sizeof *to);
     dd_reader rd = {NULL, b, 0};
-    if (dd_read_q3(&rd, &q3_ps_table, q3_read_bits_in(b, 8), to, 0) < 0)
+    if (dd_read_q3(&rd, pt, q3_read_bits_in(b, 8), to, 0) < 0)
         return -1;
     if (!q3_bit_in(b))
         return 0;
@@ -438,4 +439,14 @@ int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
     read_array(b, to->ammo, 16);
     read_array(b, to->powerups, 32);
     return 0;
+}
+
+int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
+{
+    return q3_read_delta_entity_by(b, &q3_es_table, from, to, number);
+}
+
+int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
+{
+    return q3_read_delta_ps_by(b, &q3_ps_table, from, to);
 }
