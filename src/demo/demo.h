@@ -19,7 +19,7 @@ typedef enum demo_format {
     DEMO_FMT_QWD,   /* QuakeWorld client recording */
     DEMO_FMT_MVD,   /* QuakeWorld server multi-view recording */
     DEMO_FMT_DM2,   /* Quake II, protocol 34 */
-    DEMO_FMT_DM3,   /* Quake III family, protocols 66..71 */
+    DEMO_FMT_DM3,   /* Quake III family, protocols 66..71 and Quake Live 73, 90, 91 */
     DEMO_FMT_COUNT
 } demo_format;
 

@@ -7,8 +7,9 @@
  * svc_serverCommand (reliable text commands) and svc_snapshot (the playerState and the
  * entities, delta-compressed against an earlier snapshot of a 32-slot ring) [DM68 10].
  * One step decodes one block. Protocols 66 and 67 (Quake III 1.29-1.31) share 68's field
- * tables [UDT]; 70 and 71 are ioquake3 / OpenArena builds of the same protocol. Quake Live
- * (73) and later change the tables and are refused.
+ * tables [UDT]; 70 and 71 are ioquake3 / OpenArena builds of the same protocol. Quake Live's
+ * 73, 90 and 91 frame, code and order their messages as 68 does, with other field tables and
+ * numbers: each protocol's differences are a row of q3_proto.c, chosen by the serverinfo.
  *
  * Entity numbers: Q3 entity n is cl entity n + 1, so client k's body is cl entity k + 1
  * as in QuakeWorld, and cl entity 0 stays the world. Positions come from evaluating each
@@ -39,6 +40,7 @@ typedef struct gs_scratch {
 /* What one step works with. */
 typedef struct ctx {
     q3_state *s;
+    const q3_proto *p;  /* the tables and numbers of s->protocol */
     cl_state *cl;
     const demo_trace *trace;
     qd_error *err;
@@ -91,7 +93,7 @@ static qd_err damaged(ctx *c, const char *what)
 }
 
 /* MSG_ReadString / MSG_ReadBigString [DM68 5]: Huffman bytes up to a NUL; '%' and bytes
- * over 127 become '.'. Excess characters are read and dropped. */
+ * over 127 (but in Quake Live 91 [QL]) become '.'. Excess characters are read and dropped. */
 static size_t read_string(ctx *c, char *dst, size_t cap)
 {
     size_t n = 0;
@@ -99,7 +101,7 @@ static size_t read_string(ctx *c, char *dst, size_t cap)
         int ch = q3_huff_byte(&c->b);
         if (q3_bits_err(&c->b) || ch == 0)
             break;
-        if (ch == '%' || ch > 127)
+        if (ch == '%' || (ch > 127 && !c->p->high_ascii))
             ch = '.';
         if (n + 1 < cap)
             dst[n++] = (char)ch;
@@ -166,6 +168,15 @@ static const char *const item_models[] = {
     "models/flags/b_flag.md3",
 };
 #define NUM_ITEM_MODELS ((int)(sizeof item_models / sizeof item_models[0]))
+
+/* The baseq3 item (an index of item_models) a protocol's bg_itemlist index stands for, 0
+ * none. */
+static int item_of(const q3_proto *p, int item)
+{
+    if (p->items)
+        item = item >= 0 && item < p->num_items ? p->items[item] : 0;
+    return item > 0 && item < NUM_ITEM_MODELS ? item : 0;
+}
 
 /* Player slot k's three meshes are registered at Q3_PLAYER_MODELS + 3k (lower, upper, head:
  * cgame CG_RegisterClientModelname loads models/players/<model>/lower.md3, upper.md3 and
@@ -259,18 +270,19 @@ static void apply_player(ctx *c, int slot, const char *info)
 static void apply_cs(ctx *c, int index, const char *str)
 {
     char v[256];
+    const q3_proto *p = c->p;
     if (index == Q3_CS_SERVERINFO) {
         if (qd_info_get(str, "mapname", v, sizeof v) && v[0]) {
             char map[CL_NAME_LEN];
             snprintf(map, sizeof map, "maps/%.50s.bsp", v);
             cl_set_map(c->cl, map);
         }
-    } else if (index >= Q3_CS_MODELS && index < Q3_CS_MODELS + Q3_MAX_MODELS) {
-        cl_set_model(c->cl, index - Q3_CS_MODELS, str);
-    } else if (index >= Q3_CS_SOUNDS && index < Q3_CS_SOUNDS + Q3_MAX_SOUNDS) {
-        cl_set_sound(c->cl, index - Q3_CS_SOUNDS, str);
-    } else if (index >= Q3_CS_PLAYERS && index < Q3_CS_PLAYERS + Q3_MAX_CLIENTS) {
-        apply_player(c, index - Q3_CS_PLAYERS, str);
+    } else if (index >= p->cs_models && index < p->cs_models + Q3_MAX_MODELS) {
+        cl_set_model(c->cl, index - p->cs_models, str);
+    } else if (index >= p->cs_sounds && index < p->cs_sounds + Q3_MAX_SOUNDS) {
+        cl_set_sound(c->cl, index - p->cs_sounds, str);
+    } else if (index >= p->cs_players && index < p->cs_players + Q3_MAX_CLIENTS) {
+        apply_player(c, index - p->cs_players, str);
     } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
         c->cl->team_score[index - Q3_CS_SCORES1] = qd_atoi(str);
     }
@@ -281,17 +293,21 @@ static const char *gs_get(const gs_scratch *gs, int index)
     return gs->ofs[index] ? gs->data + gs->ofs[index] - 1 : "";
 }
 
-/* The protocol from the serverinfo; 73 and above (Quake Live) and below 66 are refused. */
+/* The protocol from the serverinfo (68 when it names none) and its row of q3_proto.c;
+ * one without a row is refused. */
 static qd_err check_protocol(ctx *c, const char *serverinfo, uint64_t ofs)
 {
     char v[32];
     int p = 68;
     if (qd_info_get(serverinfo, "protocol", v, sizeof v) && v[0])
         p = qd_atoi(v);
-    if (p < 66 || p > 71)
+    const q3_proto *row = q3_proto_find(p);
+    if (!row)
         return fail(c, QD_ERR_UNSUPPORTED, ofs,
-                    "Quake III protocol %d is not supported (66..71 are; 73 is Quake Live)", p);
+                    "Quake III protocol %d is not supported (66..71, and Quake Live's 73, 90 "
+                    "and 91 are)", p);
     c->s->protocol = p;
+    c->p = row;
     return QD_OK;
 }
 
@@ -375,14 +391,14 @@ static qd_err parse_gamestate(ctx *c)
         } else if (cmd == Q3_SVC_BASELINE) {
             int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
             q3_ent tmp;
-            int r = q3_read_delta_entity(&c->b, NULL, &tmp, num);
+            int r = q3_read_delta_entity_by(&c->b, c->p->es, NULL, &tmp, num);
             if (q3_bits_err(&c->b)) {
                 e = damaged(c, "a baseline");
                 goto out;
             }
             if (r < 0) {
                 e = fail(c, QD_ERR_BAD_DATA, ofs, "baseline %d: field count over %d", num,
-                         Q3_ES_COUNT);
+                         c->p->es->n);
                 goto out;
             }
             if (r == 0)
@@ -434,20 +450,22 @@ out:
 
 static void cmd_scores(ctx *c, const char *p)
 {
-    /* baseq3 1.32 g_cmds.c DeathmatchScoreboardMessage: "scores n red blue" then 14
-     * numbers per client, the first two clientNum and score. Other layouts are skipped. */
+    /* baseq3 1.32 g_cmds.c DeathmatchScoreboardMessage: "scores n red blue" then k
+     * numbers per client (q3_proto score_fields), the first three clientNum, score and ping.
+     * Other layouts are skipped. */
     char tok[64];
-    int v[3 + 14 * Q3_MAX_CLIENTS], n = 0;
+    const int k = c->p->score_fields;
+    int v[3 + 18 * Q3_MAX_CLIENTS], n = 0;
     while (n < (int)(sizeof v / sizeof v[0]) && next_token(&p, tok, sizeof tok))
         v[n++] = qd_atoi(tok);
     if (next_token(&p, tok, sizeof tok) || n < 3 || v[0] < 0 || v[0] > Q3_MAX_CLIENTS ||
-        n != 3 + 14 * v[0])
+        k < 3 || k > 18 || n != 3 + k * v[0])
         return;
     for (int i = 0; i < v[0]; i++) {
-        int slot = v[3 + 14 * i]; /* clientNum, score, ping, ... */
+        int slot = v[3 + k * i];
         if (slot >= 0 && slot < Q3_MAX_CLIENTS) {
-            cl_set_player_frags(c->cl, slot, v[3 + 14 * i + 1]);
-            cl_set_player_ping(c->cl, slot, v[3 + 14 * i + 2]);
+            cl_set_player_frags(c->cl, slot, v[3 + k * i + 1]);
+            cl_set_player_ping(c->cl, slot, v[3 + k * i + 2]);
         }
     }
 }
@@ -587,10 +605,10 @@ static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
 /* eFlags and powerups by look (cg_players.c CG_PlayerPowerups, CG_PlayerFlag; the muzzle
  * of a firing lightning gun, cg_weapons.c) */
 static const demo_fx_bit q3_eflags_fx[] = {{Q3_EF_FIRING, CL_FX_MUZZLE}};
-static const demo_fx_bit q3_powerups_fx[] = {{Q3_PWBIT_QUAD, CL_FX_GLOW_BLUE},
-                                             {Q3_PWBIT_REDFLAG, CL_FX_FLAG_RED},
-                                             {Q3_PWBIT_BLUEFLAG, CL_FX_FLAG_BLUE}};
 #define Q3_FX_OF(table, bits) demo_fx_map((table), sizeof(table) / sizeof((table)[0]), (bits))
+
+/* entityState.powerups bit of powerup_t pw (0: the protocol does not say which it is) */
+static uint32_t pw_bit(int pw) { return pw > 0 && pw < 32 ? 1u << pw : 0; }
 
 /* The item (bg_itemlist index, so model Q3_ITEM_MODELS + it) whose world model is weapon
  * wp's: the held weapon a body shows (model2). 0 none. */
@@ -605,14 +623,17 @@ static uint16_t weapon_model(int wp)
 /* A body's look from its client's fields: legs (frame) and torso (frame2) animations with
  * their toggle bit kept (a restarted animation changes the value; the animation is
  * value & ~Q3_ANIM_TOGGLEBIT), the held weapon's model, the player slot, fx. */
-static void body_look(cl_entstate *st, int cn, int legs, int torso, int wp, uint32_t eflags,
-                      uint32_t powerups)
+static void body_look(const q3_proto *p, cl_entstate *st, int cn, int legs, int torso, int wp,
+                      uint32_t eflags, uint32_t powerups)
 {
+    const demo_fx_bit powerups_fx[] = {{pw_bit(p->pw_quad), CL_FX_GLOW_BLUE},
+                                       {pw_bit(p->pw_redflag), CL_FX_FLAG_RED},
+                                       {pw_bit(p->pw_blueflag), CL_FX_FLAG_BLUE}};
     st->frame = (uint16_t)(legs & 0xff);
     st->frame2 = (uint16_t)(torso & 0xff);
     st->model2 = weapon_model(wp);
     st->player = (uint8_t)(cn + 1);
-    st->fx = (uint16_t)(Q3_FX_OF(q3_eflags_fx, eflags) | Q3_FX_OF(q3_powerups_fx, powerups));
+    st->fx = (uint16_t)(Q3_FX_OF(q3_eflags_fx, eflags) | Q3_FX_OF(powerups_fx, powerups));
 }
 
 static void emit_entity(ctx *c, const q3_ent *e, double at)
@@ -633,7 +654,7 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     int wp = e->f[Q3_ES_WEAPON], cn = e->f[Q3_ES_CLIENTNUM];
     if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER)
         st.model = (uint16_t)mi;
-    else if (type == Q3_ET_ITEM && mi > 0 && mi < NUM_ITEM_MODELS)
+    else if (type == Q3_ET_ITEM && (mi = item_of(c->p, mi)) > 0)
         st.model = (uint16_t)(Q3_ITEM_MODELS + mi);
     else if (type == Q3_ET_MISSILE && wp > 0 && wp < NUM_MISSILE_MODELS && missile_models[wp])
         st.model = (uint16_t)(Q3_MISSILE_MODELS + wp);
@@ -649,7 +670,7 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
                                                : 0;
     if (type == Q3_ET_PLAYER) {
         if (cn >= 0 && cn < Q3_MAX_CLIENTS)
-            body_look(&st, cn, e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM], wp,
+            body_look(c->p, &st, cn, e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM], wp,
                       (uint32_t)e->f[Q3_ES_EFLAGS], (uint32_t)e->f[Q3_ES_POWERUPS]);
         st.flags |= CL_EF_PLAYER | (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD ? CL_EF_DEAD : 0);
     }
@@ -700,14 +721,14 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
     memset(st, 0, sizeof *st);
     int pm = ps->f[Q3_PS_PM_TYPE], wp = ps->f[Q3_PS_WEAPON];
     st->health = clamp16(ps->stats[Q3_STAT_HEALTH]);
-    st->armor = clamp16(ps->stats[Q3_STAT_ARMOR]);
+    st->armor = clamp16(ps->stats[c->p->stat_armor]);
     if (wp > 0 && wp < Q3_NUM_WEAPONS) {
         st->weapon = q3_weapon[wp];
         st->ammo_type = q3_weapon_ammo[wp];
         st->ammo = ammo16(ps->ammo[wp]);
     }
     for (int i = 1; i < Q3_NUM_WEAPONS; i++) {
-        if (ps->stats[Q3_STAT_WEAPONS] & (1 << i))
+        if (ps->stats[c->p->stat_weapons] & (1 << i))
             st->weapons |= 1u << q3_weapon[i];
         /* by kind: the ammunition of the first weapon of that kind */
         int k = q3_weapon_ammo[i];
@@ -756,7 +777,7 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         for (int i = 0; i < 16; i++)
             if (ps->powerups[i])
                 powerups |= 1u << i;
-        body_look(&st, cn, ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM], ps->f[Q3_PS_WEAPON],
+        body_look(c->p, &st, cn, ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM], ps->f[Q3_PS_WEAPON],
                   (uint32_t)ps->f[Q3_PS_EFLAGS], powerups);
         st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
@@ -810,7 +831,8 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
     cl_traj tr;
     get_traj(c, e, 0, &tr);
     cl_traj_eval(&tr, c->cl->time, org);
-    if (ev == Q3_EV_OBITUARY) {
+    const q3_proto *p = c->p;
+    if (ev == p->ev_obituary) {
         /* g_combat.c player_die: otherEntityNum the victim, otherEntityNum2 the killer
          * (ENTITYNUM_WORLD: none), eventParm the means of death */
         int target = e->f[Q3_ES_OTHERENTITYNUM], killer = e->f[Q3_ES_OTHERENTITYNUM2];
@@ -825,7 +847,7 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
             ce.weapon = q3_mod[mod][1];
         }
         cl_event_add(c->cl, &ce);
-    } else if (ev >= Q3_EV_MISSILE_HIT && ev <= Q3_EV_MISSILE_MISS_METAL) {
+    } else if (ev >= p->ev_missile_hit && ev <= p->ev_missile_hit + 2) {
         /* cg_weapons.c CG_MissileHitWall: an explosion where the missile stopped */
         cl_fxev fx;
         memset(&fx, 0, sizeof fx);
@@ -840,7 +862,7 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
         memcpy(fx.origin, org, sizeof org);
         memcpy(fx.end, org, sizeof org);
         cl_fx_add(c->cl, &fx);
-    } else if (ev == Q3_EV_RAILTRAIL) {
+    } else if (ev == p->ev_railtrail) {
         /* CG_RailTrail from origin2 (the muzzle) to pos.trBase; cg_railTrailTime 400 ms */
         cl_fxev fx;
         memset(&fx, 0, sizeof fx);
@@ -855,7 +877,7 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
             if (!isfinite(fx.origin[i]) || fabsf(fx.origin[i]) > 1e7f)
                 fx.origin[i] = org[i];
         cl_fx_add(c->cl, &fx);
-    } else if (ev == Q3_EV_GENERAL_SOUND || ev == Q3_EV_GLOBAL_SOUND) {
+    } else if (ev == p->ev_general_sound || ev == p->ev_global_sound) {
         int snd = e->f[Q3_ES_EVENTPARM];
         if (snd > 0 && snd < Q3_MAX_SOUNDS) {
             cl_sound so;
@@ -863,7 +885,7 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
             so.sound = (uint16_t)snd;
             so.entity = (int16_t)(e->number + 1);
             so.volume = 255;
-            so.attenuation = ev == Q3_EV_GLOBAL_SOUND ? 0 : 64;
+            so.attenuation = ev == p->ev_global_sound ? 0 : 64;
             so.has_origin = 1;
             memcpy(so.origin, org, sizeof org);
             cl_sound_add(c->cl, &so);
@@ -1020,9 +1042,10 @@ static qd_err parse_snapshot(ctx *c)
     for (int i = 0; i < area; i++)
         (void)q3_read_bits(&c->b, 8);
     q3_ps ps;
-    if (q3_read_delta_ps(&c->b, old ? &s->ps_ring[old->seq & Q3_PACKET_MASK] : NULL, &ps) < 0)
+    if (q3_read_delta_ps_by(&c->b, c->p->ps, old ? &s->ps_ring[old->seq & Q3_PACKET_MASK] : NULL,
+                            &ps) < 0)
         return fail(c, QD_ERR_BAD_DATA, here(c), "playerState field count over %d",
-                    Q3_PS_COUNT);
+                    c->p->ps->n);
     if (q3_bits_err(&c->b))
         return damaged(c, "svc_snapshot playerState");
 
@@ -1043,12 +1066,13 @@ static qd_err parse_snapshot(ctx *c)
             break;
         const q3_ent *from = dd_merge_old(&m, num);
         q3_ent e;
-        int r = q3_read_delta_entity(&c->b, from ? from : &s->baselines[num], &e, num);
+        int r = q3_read_delta_entity_by(&c->b, c->p->es, from ? from : &s->baselines[num], &e,
+                                        num);
         if (q3_bits_err(&c->b))
             return damaged(c, "svc_snapshot entities");
         if (r < 0)
             return fail(c, QD_ERR_BAD_DATA, here(c), "entity %d: field count over %d", num,
-                        Q3_ES_COUNT);
+                        c->p->es->n);
         if (r == 1) { /* removed */
             if (from)
                 dd_merge_skip(&m);
@@ -1072,7 +1096,7 @@ static qd_err parse_snapshot(ctx *c)
           "serverTime=%d delta=%d flags=%d entities=%d client=%d health=%d armor=%d "
           "weapon=%d ammo=%d score=%d%s",
           server_time, delta, flags, f->count, ps.f[Q3_PS_CLIENTNUM],
-          ps.stats[Q3_STAT_HEALTH], ps.stats[Q3_STAT_ARMOR], ps.f[Q3_PS_WEAPON],
+          ps.stats[Q3_STAT_HEALTH], ps.stats[c->p->stat_armor], ps.f[Q3_PS_WEAPON],
           ps.f[Q3_PS_WEAPON] >= 0 && ps.f[Q3_PS_WEAPON] < 16 ? ps.ammo[ps.f[Q3_PS_WEAPON]] : 0,
           ps.persistant[Q3_PERS_SCORE], valid ? "" : " (delta source gone)");
     if (valid)
@@ -1183,6 +1207,9 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
         return qd_fail(err, QD_ERR_NOMEM, s->pos, "no memory for a step");
     memset(c, 0, offsetof(ctx, str));
     c->s = s;
+    c->p = q3_proto_find(s->protocol);
+    if (!c->p)
+        c->p = q3_proto_68();
     c->cl = cl;
     c->trace = trace && trace->msg ? trace : NULL;
     c->err = err;
@@ -1227,7 +1254,7 @@ static void q3_resume(void *state, uint64_t pos)
 
 /* ---- detection ---- */
 
-/* The protocol the extension .dm_NN names (66..73), or 0. */
+/* The protocol the extension .dm_NN names (66..73, 90, 91), or 0. */
 static int ext_protocol(const char *name)
 {
     if (!name)
@@ -1240,7 +1267,7 @@ static int ext_protocol(const char *name)
         e[3] != '_' || e[4] < '0' || e[4] > '9' || e[5] < '0' || e[5] > '9')
         return 0;
     int p = (e[4] - '0') * 10 + (e[5] - '0');
-    return p >= 66 && p <= 73 ? p : 0;
+    return (p >= 66 && p <= 73) || p == 90 || p == 91 ? p : 0;
 }
 
 /* Content evidence: a first block of sane size (possibly cut off by the file's end) whose

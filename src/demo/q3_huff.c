@@ -305,88 +305,10 @@ int q3_huff_byte(q3_bits *b) { return q3_huff_byte_in(b); }
 
 int32_t q3_read_bits(q3_bits *b, int bits) { return q3_read_bits_in(b, bits); }
 
-/* ---- delta field tables [DM68 6]: psTable and esTable of Quake III 1.32 (protocol 68),
- * which [UDT] also uses for 66 and 67 ---- */
+/* ---- delta decoding by a protocol's tables (q3_proto.c) ---- */
 
-#define ES_ROW(field, name, bits)                                                          \
-    [field] = {name, 0, 0, (uint16_t)(offsetof(q3_ent, f) + 4 * (field)),                 \
-               (bits) ? DD_Q3INT : DD_Q3FLOAT, (bits), 4, 1, 0}
-#define PS_ROW(field, name, bits)                                                          \
-    [field] = {name, 0, 0, (uint16_t)(offsetof(q3_ps, f) + 4 * (field)),                  \
-               (bits) ? DD_Q3INT : DD_Q3FLOAT, (bits), 4, 1, 0}
-
-const dd_field q3_es_fields[Q3_ES_COUNT] = {
-    ES_ROW(Q3_ES_POS_TRTIME, "pos.trTime", 32), ES_ROW(Q3_ES_POS_TRBASE0, "pos.trBase[0]", 0),
-    ES_ROW(Q3_ES_POS_TRBASE1, "pos.trBase[1]", 0),
-    ES_ROW(Q3_ES_POS_TRDELTA0, "pos.trDelta[0]", 0),
-    ES_ROW(Q3_ES_POS_TRDELTA1, "pos.trDelta[1]", 0),
-    ES_ROW(Q3_ES_POS_TRBASE2, "pos.trBase[2]", 0),
-    ES_ROW(Q3_ES_APOS_TRBASE1, "apos.trBase[1]", 0),
-    ES_ROW(Q3_ES_POS_TRDELTA2, "pos.trDelta[2]", 0),
-    ES_ROW(Q3_ES_APOS_TRBASE0, "apos.trBase[0]", 0), ES_ROW(Q3_ES_EVENT, "event", 10),
-    ES_ROW(Q3_ES_ANGLES2_1, "angles2[1]", 0), ES_ROW(Q3_ES_ETYPE, "eType", 8),
-    ES_ROW(Q3_ES_TORSOANIM, "torsoAnim", 8), ES_ROW(Q3_ES_EVENTPARM, "eventParm", 8),
-    ES_ROW(Q3_ES_LEGSANIM, "legsAnim", 8),
-    ES_ROW(Q3_ES_GROUNDENTITYNUM, "groundEntityNum", 10),
-    ES_ROW(Q3_ES_POS_TRTYPE, "pos.trType", 8), ES_ROW(Q3_ES_EFLAGS, "eFlags", 19),
-    ES_ROW(Q3_ES_OTHERENTITYNUM, "otherEntityNum", 10), ES_ROW(Q3_ES_WEAPON, "weapon", 8),
-    ES_ROW(Q3_ES_CLIENTNUM, "clientNum", 8), ES_ROW(Q3_ES_ANGLES1, "angles[1]", 0),
-    ES_ROW(Q3_ES_POS_TRDURATION, "pos.trDuration", 32),
-    ES_ROW(Q3_ES_APOS_TRTYPE, "apos.trType", 8), ES_ROW(Q3_ES_ORIGIN0, "origin[0]", 0),
-    ES_ROW(Q3_ES_ORIGIN1, "origin[1]", 0), ES_ROW(Q3_ES_ORIGIN2, "origin[2]", 0),
-    ES_ROW(Q3_ES_SOLID, "solid", 24), ES_ROW(Q3_ES_POWERUPS, "powerups", 16),
-    ES_ROW(Q3_ES_MODELINDEX, "modelindex", 8),
-    ES_ROW(Q3_ES_OTHERENTITYNUM2, "otherEntityNum2", 10),
-    ES_ROW(Q3_ES_LOOPSOUND, "loopSound", 8), ES_ROW(Q3_ES_GENERIC1, "generic1", 8),
-    ES_ROW(Q3_ES_ORIGIN2_2, "origin2[2]", 0), ES_ROW(Q3_ES_ORIGIN2_0, "origin2[0]", 0),
-    ES_ROW(Q3_ES_ORIGIN2_1, "origin2[1]", 0), ES_ROW(Q3_ES_MODELINDEX2, "modelindex2", 8),
-    ES_ROW(Q3_ES_ANGLES0, "angles[0]", 0), ES_ROW(Q3_ES_TIME, "time", 32),
-    ES_ROW(Q3_ES_APOS_TRTIME, "apos.trTime", 32),
-    ES_ROW(Q3_ES_APOS_TRDURATION, "apos.trDuration", 32),
-    ES_ROW(Q3_ES_APOS_TRBASE2, "apos.trBase[2]", 0),
-    ES_ROW(Q3_ES_APOS_TRDELTA0, "apos.trDelta[0]", 0),
-    ES_ROW(Q3_ES_APOS_TRDELTA1, "apos.trDelta[1]", 0),
-    ES_ROW(Q3_ES_APOS_TRDELTA2, "apos.trDelta[2]", 0), ES_ROW(Q3_ES_TIME2, "time2", 32),
-    ES_ROW(Q3_ES_ANGLES2, "angles[2]", 0), ES_ROW(Q3_ES_ANGLES2_0, "angles2[0]", 0),
-    ES_ROW(Q3_ES_ANGLES2_2, "angles2[2]", 0), ES_ROW(Q3_ES_CONSTANTLIGHT, "constantLight", 32),
-    ES_ROW(Q3_ES_FRAME, "frame", 16),
-};
-
-const dd_field q3_ps_fields[Q3_PS_COUNT] = {
-    PS_ROW(Q3_PS_COMMANDTIME, "commandTime", 32), PS_ROW(Q3_PS_ORIGIN0, "origin[0]", 0),
-    PS_ROW(Q3_PS_ORIGIN1, "origin[1]", 0), PS_ROW(Q3_PS_BOBCYCLE, "bobCycle", 8),
-    PS_ROW(Q3_PS_VELOCITY0, "velocity[0]", 0), PS_ROW(Q3_PS_VELOCITY1, "velocity[1]", 0),
-    PS_ROW(Q3_PS_VIEWANGLES1, "viewangles[1]", 0),
-    PS_ROW(Q3_PS_VIEWANGLES0, "viewangles[0]", 0), PS_ROW(Q3_PS_WEAPONTIME, "weaponTime", -16),
-    PS_ROW(Q3_PS_ORIGIN2, "origin[2]", 0), PS_ROW(Q3_PS_VELOCITY2, "velocity[2]", 0),
-    PS_ROW(Q3_PS_LEGSTIMER, "legsTimer", 8), PS_ROW(Q3_PS_PM_TIME, "pm_time", -16),
-    PS_ROW(Q3_PS_EVENTSEQUENCE, "eventSequence", 16), PS_ROW(Q3_PS_TORSOANIM, "torsoAnim", 8),
-    PS_ROW(Q3_PS_MOVEMENTDIR, "movementDir", 4), PS_ROW(Q3_PS_EVENTS0, "events[0]", 8),
-    PS_ROW(Q3_PS_LEGSANIM, "legsAnim", 8), PS_ROW(Q3_PS_EVENTS1, "events[1]", 8),
-    PS_ROW(Q3_PS_PM_FLAGS, "pm_flags", 16),
-    PS_ROW(Q3_PS_GROUNDENTITYNUM, "groundEntityNum", 10),
-    PS_ROW(Q3_PS_WEAPONSTATE, "weaponstate", 4), PS_ROW(Q3_PS_EFLAGS, "eFlags", 16),
-    PS_ROW(Q3_PS_EXTERNALEVENT, "externalEvent", 10), PS_ROW(Q3_PS_GRAVITY, "gravity", 16),
-    PS_ROW(Q3_PS_SPEED, "speed", 16), PS_ROW(Q3_PS_DELTA_ANGLES1, "delta_angles[1]", 16),
-    PS_ROW(Q3_PS_EXTERNALEVENTPARM, "externalEventParm", 8),
-    PS_ROW(Q3_PS_VIEWHEIGHT, "viewheight", -8), PS_ROW(Q3_PS_DAMAGEEVENT, "damageEvent", 8),
-    PS_ROW(Q3_PS_DAMAGEYAW, "damageYaw", 8), PS_ROW(Q3_PS_DAMAGEPITCH, "damagePitch", 8),
-    PS_ROW(Q3_PS_DAMAGECOUNT, "damageCount", 8), PS_ROW(Q3_PS_GENERIC1, "generic1", 8),
-    PS_ROW(Q3_PS_PM_TYPE, "pm_type", 8), PS_ROW(Q3_PS_DELTA_ANGLES0, "delta_angles[0]", 16),
-    PS_ROW(Q3_PS_DELTA_ANGLES2, "delta_angles[2]", 16),
-    PS_ROW(Q3_PS_TORSOTIMER, "torsoTimer", 12), PS_ROW(Q3_PS_EVENTPARMS0, "eventParms[0]", 8),
-    PS_ROW(Q3_PS_EVENTPARMS1, "eventParms[1]", 8), PS_ROW(Q3_PS_CLIENTNUM, "clientNum", 8),
-    PS_ROW(Q3_PS_WEAPON, "weapon", 5), PS_ROW(Q3_PS_VIEWANGLES2, "viewangles[2]", 0),
-    PS_ROW(Q3_PS_GRAPPLEPOINT0, "grapplePoint[0]", 0),
-    PS_ROW(Q3_PS_GRAPPLEPOINT1, "grapplePoint[1]", 0),
-    PS_ROW(Q3_PS_GRAPPLEPOINT2, "grapplePoint[2]", 0),
-    PS_ROW(Q3_PS_JUMPPAD_ENT, "jumppad_ent", 10), PS_ROW(Q3_PS_LOOPSOUND, "loopSound", 16),
-};
-
-const dd_table q3_es_table = {q3_es_fields, Q3_ES_COUNT, 0, NULL};
-const dd_table q3_ps_table = {q3_ps_fields, Q3_PS_COUNT, 0, NULL};
-
-int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
+int q3_read_delta_entity_by(q3_bits *b, const dd_table *es, const q3_ent *from, q3_ent *to,
+                            int number)
 {
     if (q3_bit_in(b)) {
         memset(to, 0, sizeof *to);
@@ -403,7 +325,7 @@ int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
         return 0;
     /* the changed fields, each with a "not zero" bit [DM68 6 MSG_ReadDeltaEntity] */
     dd_reader rd = {NULL, b, 0};
-    if (dd_read_q3(&rd, &q3_es_table, q3_read_bits_in(b, 8), to, 1) < 0)
+    if (dd_read_q3(&rd, es, q3_read_bits_in(b, 8), to, 1) < 0)
         return -1;
     if (from && ((from->f[Q3_ES_EFLAGS] ^ to->f[Q3_ES_EFLAGS]) & Q3_EF_TELEPORT_BIT))
         to->teleport = 1;
@@ -421,14 +343,14 @@ static void read_array(q3_bits *b, int32_t *a, int bits)
             a[i] = q3_read_bits_in(b, bits);
 }
 
-int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
+int q3_read_delta_ps_by(q3_bits *b, const dd_table *pt, const q3_ps *from, q3_ps *to)
 {
     if (from)
         memcpy(to, from, sizeof *to);
     else
         memset(to, 0, sizeof *to);
     dd_reader rd = {NULL, b, 0};
-    if (dd_read_q3(&rd, &q3_ps_table, q3_read_bits_in(b, 8), to, 0) < 0)
+    if (dd_read_q3(&rd, pt, q3_read_bits_in(b, 8), to, 0) < 0)
         return -1;
     if (!q3_bit_in(b))
         return 0;
@@ -438,4 +360,14 @@ int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
     read_array(b, to->ammo, 16);
     read_array(b, to->powerups, 32);
     return 0;
+}
+
+int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number)
+{
+    return q3_read_delta_entity_by(b, &q3_es_table, from, to, number);
+}
+
+int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to)
+{
+    return q3_read_delta_ps_by(b, &q3_ps_table, from, to);
 }

@@ -6,7 +6,7 @@
  *   [DM68] /work/shared/specs/dm68-quake3.txt (Andrey Nazarov, "Quake III Arena Demo File
  *          Specifications"): section numbers as [DM68 n].
  *   [UDT]  mightycow/uberdemotools UDT_DLL/src/message.cpp: protocols 66, 67 and 68 share the
- *          68 field tables; 73 (Quake Live) adds fields, which is why it is refused here. Its
+ *          68 field tables; 73, 90 and 91 (Quake Live) have their own ([QL] below). Its
  *          Huffman encoder table (code and length per byte) was used to check q3_huff_nodes:
  *          all 256 codes agree. */
 #ifndef QD_Q3_LOCAL_H
@@ -278,7 +278,12 @@ enum {
     Q3_ES_TIME, Q3_ES_APOS_TRTIME, Q3_ES_APOS_TRDURATION, Q3_ES_APOS_TRBASE2,
     Q3_ES_APOS_TRDELTA0, Q3_ES_APOS_TRDELTA1, Q3_ES_APOS_TRDELTA2, Q3_ES_TIME2,
     Q3_ES_ANGLES2, Q3_ES_ANGLES2_0, Q3_ES_ANGLES2_2, Q3_ES_CONSTANTLIGHT, Q3_ES_FRAME,
-    Q3_ES_COUNT /* 51 */
+    Q3_ES_COUNT, /* 51: the rows of the protocol 68 table */
+    /* Quake Live's additions [QL]: slots past the 68 rows, which its tables send in their
+     * own order (q3_proto.c) */
+    Q3_ES_POS_GRAVITY = Q3_ES_COUNT, Q3_ES_APOS_GRAVITY, Q3_ES_JUMPTIME, Q3_ES_DOUBLEJUMPED,
+    Q3_ES_HEALTH, Q3_ES_ARMOR, Q3_ES_LOCATION,
+    Q3_ES_SLOTS /* 58: every protocol's fields */
 };
 
 enum {
@@ -293,32 +298,88 @@ enum {
     Q3_PS_DELTA_ANGLES2, Q3_PS_TORSOTIMER, Q3_PS_EVENTPARMS0, Q3_PS_EVENTPARMS1,
     Q3_PS_CLIENTNUM, Q3_PS_WEAPON, Q3_PS_VIEWANGLES2, Q3_PS_GRAPPLEPOINT0,
     Q3_PS_GRAPPLEPOINT1, Q3_PS_GRAPPLEPOINT2, Q3_PS_JUMPPAD_ENT, Q3_PS_LOOPSOUND,
-    Q3_PS_COUNT /* 48 */
+    Q3_PS_COUNT, /* 48: the rows of the protocol 68 (and 73) table */
+    Q3_PS_WEAPONPRIMARY = Q3_PS_COUNT, Q3_PS_JUMPTIME, Q3_PS_DOUBLEJUMPED, Q3_PS_CROUCHTIME,
+    Q3_PS_CROUCHSLIDETIME, Q3_PS_LOCATION, Q3_PS_FOV, Q3_PS_FORWARDMOVE, Q3_PS_RIGHTMOVE,
+    Q3_PS_UPMOVE,
+    Q3_PS_SLOTS /* 58 */
 };
 
 extern const dd_field q3_es_fields[Q3_ES_COUNT];
 extern const dd_field q3_ps_fields[Q3_PS_COUNT];
 extern const dd_table q3_es_table, q3_ps_table;
 
-/* One entityState_t, compact: the 51 wire fields and the number (208 bytes). */
+/* One entityState_t, compact: every protocol's wire fields and the number (236 bytes). */
 typedef struct q3_ent {
-    int32_t f[Q3_ES_COUNT];
+    int32_t f[Q3_ES_SLOTS];
     uint16_t number;
     uint8_t teleport; /* EF_TELEPORT_BIT changed against the delta source */
     uint8_t pad;
 } q3_ent;
 
-/* One playerState_t: the 48 wire fields and the four arrays [DM68 6]. */
+/* One playerState_t: every protocol's wire fields and the four arrays [DM68 6]. */
 typedef struct q3_ps {
-    int32_t f[Q3_PS_COUNT];
+    int32_t f[Q3_PS_SLOTS];
     int32_t stats[16], persistant[16], ammo[16], powerups[16];
 } q3_ps;
 
-/* MSG_ReadDeltaEntity after the number [DM68 6]: from (NULL: all zero) to *to. Returns 1
- * when the entity was removed, 0 when present, -1 when maxFieldNum is out of range. */
+/* MSG_ReadDeltaEntity after the number [DM68 6] by the entity table es: from (NULL: all
+ * zero) to *to. Returns 1 when the entity was removed, 0 when present, -1 when maxFieldNum
+ * is over the table. */
+int q3_read_delta_entity_by(q3_bits *b, const dd_table *es, const q3_ent *from, q3_ent *to,
+                            int number);
+/* MSG_ReadDeltaPlayerstate [DM68 6] by the player-state table ps; -1 when maxFieldNum is
+ * over the table. */
+int q3_read_delta_ps_by(q3_bits *b, const dd_table *ps, const q3_ps *from, q3_ps *to);
+/* The same by protocol 68's tables. */
 int q3_read_delta_entity(q3_bits *b, const q3_ent *from, q3_ent *to, int number);
-/* MSG_ReadDeltaPlayerstate [DM68 6]; -1 when maxFieldNum is out of range. */
 int q3_read_delta_ps(q3_bits *b, const q3_ps *from, q3_ps *to);
+
+/* ---- What changes with the protocol, as data (q3_proto.c) ----
+ *
+ * [QL] Quake Live, from two public readers that agree on every table used here:
+ *   WolfcamQL (brugal/wolfcamql) code/qcommon/msg.c entityStateFieldsQldm73/90/91 and
+ *   playerStateFieldsQldm90/91 (73 sends playerStateFieldsQ3), code/game/bg_public.h
+ *   (CS_MODELS 17, CS_PLAYERS 529, entity_event_t), code/game/bg_misc.c (STAT_WEAPONS 3,
+ *   STAT_ARMOR 4, bg_itemlist: item_armor_jacket at 4), code/cgame/cg_servercmds.c
+ *   CG_ParseScores (18 numbers per client, clientNum and score first, against 14);
+ *   UberDemoTools (mightycow/uberdemotools) UDT_DLL/src/message.cpp EntityStateFields73/90/
+ *   91 and PlayerStateFields73/90/91, look_up_tables.cpp (config string FirstPlayer 529,
+ *   EntityEvents_73p, Items_73, PowerUps_3_90), and its RealReadString (protocol 91 keeps
+ *   bytes over 127). Their svc numbering, gamestate, snapshot and array layouts are 68's. */
+typedef struct q3_proto {
+    int16_t protocol;          /* the serverinfo's protocol this row serves */
+    const dd_table *es, *ps;   /* entityState_t / playerState_t fields in wire order */
+    uint16_t cs_models, cs_sounds, cs_players; /* configstring bases */
+    uint8_t stat_weapons, stat_armor;          /* playerState stats[] slots */
+    /* entity_event_t values (CG_EntityEvent); missile miss / miss metal follow missile hit */
+    uint8_t ev_general_sound, ev_global_sound, ev_missile_hit, ev_railtrail, ev_obituary;
+    /* powerup_t of quad and the red and blue flags; 0: not known for this protocol */
+    uint8_t pw_quad, pw_redflag, pw_blueflag;
+    uint8_t high_ascii;        /* strings keep bytes over 127 */
+    uint8_t score_fields;      /* numbers per client in a "scores" command */
+    /* bg_itemlist index -> baseq3 1.32's index (whose models q3.c registers), 0 none;
+     * NULL: the same list */
+    const uint8_t *items;
+    uint8_t num_items;
+} q3_proto;
+
+/* The row of a serverinfo protocol: 66..71 share 68's; 73, 90, 91 their own; NULL for
+ * any other. */
+const q3_proto *q3_proto_find(int protocol);
+/* The row of protocol 68 (the default when the serverinfo names none). */
+const q3_proto *q3_proto_68(void);
+/* Quake Live's tables, for tests: 73 sends the first Q3_QL73_ES rows of q3_ql_es_fields,
+ * 90 the first Q3_QL90_ES, 91 all Q3_QL91_ES. */
+#define Q3_QL73_ES 53
+#define Q3_QL90_ES 55
+#define Q3_QL91_ES 58
+#define Q3_QL90_PS 50
+#define Q3_QL91_PS 58
+extern const dd_field q3_ql_es_fields[Q3_QL91_ES];
+extern const dd_field q3_ql90_ps_fields[Q3_QL90_PS], q3_ql91_ps_fields[Q3_QL91_PS];
+extern const dd_table q3_ql73_es_table, q3_ql90_es_table, q3_ql91_es_table,
+    q3_ql90_ps_table, q3_ql91_ps_table;
 
 static inline float q3_f(int32_t v)
 {

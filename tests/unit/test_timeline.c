@@ -335,3 +335,22 @@ TEST(timeline_seek_equals_play_q3)
         SKIP("no realdata Quake III demos");
 }
 
+
+/* Quake Live's dm_73 (test_ql.c decodes it): seeking equals playing, and the demo must
+ * open and index (check_seek passes over a variant refused by name). */
+TEST(timeline_seek_equals_play_ql)
+{
+    char path[1024];
+    const char *name = "dm_73/udt_ql_duel_scores.dm_73";
+    if (!test_realfile(path, sizeof path, name))
+        SKIP("no realdata/dm_73");
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK_MSG(d != NULL, "%s", err.msg);
+    timeline_t *tl = tl_open(d, 1.0, &err);
+    CHECK_MSG(tl != NULL, "%s", err.msg);
+    CHECK(tl_end(tl) > 600);
+    tl_close(tl);
+    check_seek(path, name);
+    check_seek_render(path, name);
+}
