@@ -746,9 +746,9 @@ static qd_err parse_packetentities(ctx *c, int delta)
     int keep = s->mvd && old != NULL && dd_from_shown(v, &nf);
     dd_shown(v, stored);
     for (uint32_t i = 0; i < nf.count; i++) {
-        const qw_ent *q = dd_ent(v, &nf, i);
-        if (!(keep && dd_shared(v, &nf, i) && q->number && cl_entity_keep(c->cl, q->number)))
-            emit_entity(c, q);
+        int num = dd_num(v, &nf, i); /* a kept entity's state is not even looked at */
+        if (!(keep && num && dd_shared(v, &nf, i) && cl_entity_keep(c->cl, num)))
+            emit_entity(c, dd_ent(v, &nf, i));
     }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
           (unsigned)nf.count, changed, removed);
