@@ -283,26 +283,6 @@ void cl_traj_eval(const cl_traj *tr, double t, float out[3])
     }
 }
 
-int cl_entity_keep(cl_state *cl, int num)
-{
-    if (num < 0 || num >= cl->num_entities)
-        return 0;
-    cl_entity *e = &cl->entities[num];
-    if (!e->active)
-        return 0;
-    if (e->cur_frame == cl->frame_count + 1u && cl->in_frame)
-        return 1;
-    /* As cl_entity_update with the same state: it stops where it is. */
-    if (!e->still) {
-        e->prev = e->cur;
-        e->prev_time = e->cur_time;
-        e->still = 1;
-    }
-    e->cur_time = cl->time;
-    e->cur_frame = cl->frame_count + 1u;
-    return 1;
-}
-
 void cl_entity_remove(cl_state *cl, int num)
 {
     if (num < 0 || num >= cl->num_entities)
