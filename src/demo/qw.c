@@ -179,9 +179,9 @@ static int origin_ok(const float o[3])
 static float view_height(const qw_player *p)
 {
     /* id QW client/view.c V_CalcRefdef: gib 8, dead -16, else 22 (DEFAULT_VIEWHEIGHT). */
-    if (p->flags & 2)
+    if (p->flags & CL_EF_GIBBED)
         return 8.0f;
-    if (p->flags & 1)
+    if (p->flags & CL_EF_DEAD)
         return -16.0f;
     return 22.0f;
 }
@@ -289,7 +289,7 @@ static void emit_player(ctx *c, int num, double t)
     e.player = (uint8_t)(num + 1);
     e.alpha = p->alpha;
     e.fx = p->fx;
-    e.flags = CL_EF_PLAYER;
+    e.flags = (uint8_t)(CL_EF_PLAYER | p->flags); /* dead, gibbed: cl_body_view's eye */
     cl_entity_update_at(c->cl, num + 1, &e, t);
     if (!(s->players_visible & (1u << num)) && c->cl->players[num].entity != num + 1)
         cl_set_player_entity(c->cl, num, num + 1);
@@ -897,7 +897,8 @@ static qd_err parse_playerinfo_qwd(ctx *c)
         return truncated(c, "svc_playerinfo");
     if (!origin_ok(p->origin))
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo: non-finite origin");
-    p->flags = (uint8_t)(((flags & QW_PF_DEAD) ? 1 : 0) | ((flags & QW_PF_GIB) ? 2 : 0));
+    p->flags = (uint8_t)(((flags & QW_PF_DEAD) ? CL_EF_DEAD : 0) |
+                         ((flags & QW_PF_GIB) ? CL_EF_GIBBED : 0));
     if (num == s->playernum && !(flags & QW_PF_COMMAND))
         memcpy(p->viewangles, s->cmd_angles, sizeof p->viewangles);
     p->time = t;
@@ -956,7 +957,8 @@ static qd_err parse_playerinfo_mvd(ctx *c)
     /* Old mvd/qtv recordings leave the model 0 (ezQuake cl_fix_mvd). */
     if (!got_model && !p->model && !c->cl->players[num].spectator)
         p->model = s->model_player;
-    p->flags = (uint8_t)(((flags & QW_DF_DEAD) ? 1 : 0) | ((flags & QW_DF_GIB) ? 2 : 0));
+    p->flags = (uint8_t)(((flags & QW_DF_DEAD) ? CL_EF_DEAD : 0) |
+                         ((flags & QW_DF_GIB) ? CL_EF_GIBBED : 0));
     p->time = s->time;
     p->seq = s->mvd_frames;
     p->valid = 1;

@@ -209,7 +209,7 @@ typedef struct qw_player {
     uint16_t model;
     uint16_t fx;   /* CL_FX_* of the EF_* byte, mapped when it arrives */
     uint8_t frame, skin, weaponframe, alpha;
-    uint8_t flags; /* 1 dead, 2 gib */
+    uint8_t flags; /* CL_EF_DEAD, CL_EF_GIBBED (PF_DEAD / PF_GIB, DF_DEAD / DF_GIB) */
     uint8_t valid; /* a state was received since the level began */
     uint8_t pad[2];
     uint32_t seq;  /* .mvd: frame of the last update */
