@@ -296,15 +296,20 @@ void cl_frame_end(cl_state *cl, int drop_missing)
     cl->in_frame = 0;
     /* Walk only the listed entities: drop the ones this frame did not mention (when the
      * format lists every visible entity each frame), and unlist the inactive ones. */
+    /* Locals: the byte stores below may alias any field of cl, which would be read again
+     * for every entity of every frame. */
+    const uint32_t frame = cl->frame_count;
+    const int32_t listed = cl->num_listed;
+    uint16_t *list = cl->active_list;
+    cl_entity *ents = cl->entities;
     int32_t n = 0, top = 0;
-    for (int32_t k = 0; k < cl->num_listed; k++) {
-        uint16_t i = cl->active_list[k];
-        cl_entity *e = &cl->entities[i];
-        if (drop_missing && e->active && e->cur_frame != cl->frame_count &&
-            !(e->cur.flags & CL_EF_PLAYER))
+    for (int32_t k = 0; k < listed; k++) {
+        uint16_t i = list[k];
+        cl_entity *e = &ents[i];
+        if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & CL_EF_PLAYER))
             e->active = 0;
         if (e->active) {
-            cl->active_list[n++] = i;
+            list[n++] = i;
             if (i + 1 > top)
                 top = i + 1;
         } else {
