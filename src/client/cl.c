@@ -288,26 +288,6 @@ void cl_traj_eval(const cl_traj *tr, double t, float out[3])
     }
 }
 
-int cl_entity_keep(cl_state *cl, int num)
-{
-    if (num < 0 || num >= cl->num_entities)
-        return 0;
-    cl_entity *e = &cl->entities[num];
-    if (!e->active)
-        return 0;
-    if (e->cur_frame == cl->frame_count + 1u && cl->in_frame)
-        return 1;
-    /* As cl_entity_update with the same state: it stops where it is. */
-    if (!e->still) {
-        e->prev = e->cur;
-        e->prev_time = e->cur_time;
-        e->still = 1;
-    }
-    e->cur_time = cl->time;
-    e->cur_frame = cl->frame_count + 1u;
-    return 1;
-}
-
 void cl_entity_remove(cl_state *cl, int num)
 {
     if (num < 0 || num >= cl->num_entities)
@@ -321,15 +301,20 @@ void cl_frame_end(cl_state *cl, int drop_missing)
     cl->in_frame = 0;
     /* Walk only the listed entities: drop the ones this frame did not mention (when the
      * format lists every visible entity each frame), and unlist the inactive ones. */
+    /* Locals: the byte stores below may alias any field of cl, which would be read again
+     * for every entity of every frame. */
+    const uint32_t frame = cl->frame_count;
+    const int32_t listed = cl->num_listed;
+    uint16_t *list = cl->active_list;
+    cl_entity *ents = cl->entities;
     int32_t n = 0, top = 0;
-    for (int32_t k = 0; k < cl->num_listed; k++) {
-        uint16_t i = cl->active_list[k];
-        cl_entity *e = &cl->entities[i];
-        if (drop_missing && e->active && e->cur_frame != cl->frame_count &&
-            !(e->cur.flags & CL_EF_PLAYER))
+    for (int32_t k = 0; k < listed; k++) {
+        uint16_t i = list[k];
+        cl_entity *e = &ents[i];
+        if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & CL_EF_PLAYER))
             e->active = 0;
         if (e->active) {
-            cl->active_list[n++] = i;
+            list[n++] = i;
             if (i + 1 > top)
                 top = i + 1;
         } else {

@@ -382,8 +382,27 @@ int cl_entity_update(cl_state *cl, int num, const cl_entstate *s);
 /* An entity's state with its own time (QW playerinfo, MVD): lerps at its own times. */
 int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
 /* The entity is in the open frame with the same state it had in the latest one (formats
- * that send only changes). Returns 0 when it is not active: send its state instead. */
-int cl_entity_keep(cl_state *cl, int num);
+ * that send only changes). Returns 0 when it is not active: send its state instead.
+ * Inline: those formats keep most entities of most frames. */
+static inline int cl_entity_keep(cl_state *cl, int num)
+{
+    if (num < 0 || num >= cl->num_entities)
+        return 0;
+    cl_entity *e = &cl->entities[num];
+    if (!e->active)
+        return 0;
+    if (e->cur_frame == cl->frame_count + 1u && cl->in_frame)
+        return 1;
+    /* As cl_entity_update with the same state: it stops where it is. */
+    if (!e->still) {
+        e->prev = e->cur;
+        e->prev_time = e->cur_time;
+        e->still = 1;
+    }
+    e->cur_time = cl->time;
+    e->cur_frame = cl->frame_count + 1u;
+    return 1;
+}
 /* cl_entity_update for a Quake III entity moved by trajectories (pos: origin, apos: angles)
  * that the renderer evaluates at its own time (cl_entity_at). s holds their values at the
  * frame's time; the state gets CL_EF_TRAJ when either depends on time and a motion slot

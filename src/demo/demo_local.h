@@ -38,8 +38,19 @@ typedef struct demo_fx_bit {
     uint32_t bit;  /* the game's bit */
     uint16_t fx;   /* CL_FX_* it looks like, 0 for none */
 } demo_fx_bit;
-/* The CL_FX_* bits of a game's bits: the or of the fx of every row whose bit is set. */
-uint16_t demo_fx_map(const demo_fx_bit *rows, size_t n, uint32_t bits);
+/* The CL_FX_* bits of a game's bits: the or of the fx of every row whose bit is set.
+ * Inline: a decoder maps every entity it emits, most with no bit set, and its constant
+ * table unrolls into a few tests. */
+static inline uint16_t demo_fx_map(const demo_fx_bit *rows, size_t n, uint32_t bits)
+{
+    uint16_t fx = 0;
+    if (!bits)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (bits & rows[i].bit)
+            fx = (uint16_t)(fx | rows[i].fx);
+    return fx;
+}
 
 /* The decoders' contexts all hold `err` (the caller's qd_error): fail with an offset. */
 #define DEMO_FAIL(c, code, ofs, ...) qd_fail((c)->err, (code), (ofs), __VA_ARGS__)

@@ -1,5 +1,5 @@
 /* demo_trace.c: what the decoders share: trace lines for `qdemo dump`, escaping, small numbers
- * from text, effect bit tables. */
+ * from text. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -43,12 +43,3 @@ const char *demo_escape(char *out, size_t cap, const char *s)
 }
 
 int demo_small_atoi(const char *s) { return qd_atoi(s); }
-
-uint16_t demo_fx_map(const demo_fx_bit *rows, size_t n, uint32_t bits)
-{
-    uint16_t fx = 0;
-    for (size_t i = 0; i < n; i++)
-        if (bits & rows[i].bit)
-            fx |= rows[i].fx;
-    return fx;
-}

@@ -374,6 +374,16 @@ static const demo_fx_bit q2_fx[] = {
     {Q2_EF_FLAG2, CL_FX_FLAG_BLUE},
 };
 
+/* The recorded player's body as dead (CL_EF_DEAD) or gibbed (also CL_EF_GIBBED) by its
+ * player state's pm_type [DM2 3.18 playerstate: PM_DEAD 2, PM_GIB 3]. The format says this
+ * of the recorder alone: other bodies' entity states carry no such fact. */
+static uint8_t body_flags(const q2_pstate *ps)
+{
+    return ps->pm_type == Q2_PM_GIB    ? CL_EF_DEAD | CL_EF_GIBBED
+           : ps->pm_type == Q2_PM_DEAD ? CL_EF_DEAD
+                                       : 0;
+}
+
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
@@ -395,17 +405,26 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
     /* Entities carried from the frame shown last look as they did there: they are kept
      * without a look at their old state. */
     int keep_carried = pf && dd_from_shown(v, nf);
+    /* The recorder's body (entity slot + 1) takes its dead look from the player state: when
+     * that changed, the body is sent, not kept. */
+    const int body = s->playernum >= 0 ? s->playernum + 1 : -1;
+    const uint8_t body_now = body_flags(frame_ps(s, nf));
+    const int body_changed = pf && body_flags(frame_ps(s, pf)) != body_now;
     uint32_t pi = 0;
     for (uint32_t k = 0; k < nf->count; k++) {
-        if (keep_carried && dd_shared(v, nf, k) && cl_entity_keep(c->cl, dd_num(v, nf, k)))
-            continue;
+        if (keep_carried && dd_shared(v, nf, k)) {
+            int num = dd_num(v, nf, k);
+            if ((num != body || !body_changed) && cl_entity_keep(c->cl, num))
+                continue;
+        }
         const q2_ent *q = dd_ent(v, nf, k);
         const q2_ent *old = NULL;
         while (pf && pi < pf->count && dd_num(v, pf, pi) < q->number)
             pi++;
         if (pf && pi < pf->count && dd_num(v, pf, pi) == q->number)
             old = dd_ent(v, pf, pi);
-        if (old && !q->event && same_look(old, q) && cl_entity_keep(c->cl, q->number))
+        if (old && !q->event && same_look(old, q) && (q->number != body || !body_changed) &&
+            cl_entity_keep(c->cl, q->number))
             continue;
         cl_entstate e;
         memset(&e, 0, sizeof e);
@@ -429,6 +448,8 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
                 snap = 1;
         if (snap)
             e.flags = CL_EF_TELEPORT;
+        if (q->number == body)
+            e.flags |= body_now;
         cl_entity_update(c->cl, q->number, &e);
     }
 }

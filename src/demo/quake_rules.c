@@ -64,7 +64,7 @@ static const demo_fx_bit quake_fx[] = {
     {0x80, CL_FX_GLOW_RED},
 };
 
-uint16_t qr_entity_fx(uint32_t effects)
+uint16_t qr_entity_fx_map(uint32_t effects)
 {
     return demo_fx_map(quake_fx, sizeof quake_fx / sizeof quake_fx[0], effects);
 }

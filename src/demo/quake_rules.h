@@ -14,8 +14,13 @@
 void qr_fill_stats(const int32_t raw[QR_NUM_STATS], int32_t score, cl_stats *out);
 
 /* The entity EF_* byte of Quake (protocol.h: BRIGHTFIELD 1, MUZZLEFLASH 2, BRIGHTLIGHT 4,
- * DIMLIGHT 8) and QuakeWorld (also FLAG1 16, FLAG2 32, BLUE 64, RED 128) as CL_FX_* bits. */
-uint16_t qr_entity_fx(uint32_t effects);
+ * DIMLIGHT 8) and QuakeWorld (also FLAG1 16, FLAG2 32, BLUE 64, RED 128) as CL_FX_* bits.
+ * Inline for the usual case, no bit that has a look: it runs for every entity emitted. */
+uint16_t qr_entity_fx_map(uint32_t effects);
+static inline uint16_t qr_entity_fx(uint32_t effects)
+{
+    return (effects & ~1u) ? qr_entity_fx_map(effects) : 0; /* BRIGHTFIELD alone: none */
+}
 
 /* One whole print line (no trailing newline needed) checked against the QuakeC obituary
  * templates with the active players' names of cl at the name places. On a match fills *ev

@@ -179,9 +179,9 @@ static int origin_ok(const float o[3])
 static float view_height(const qw_player *p)
 {
     /* id QW client/view.c V_CalcRefdef: gib 8, dead -16, else 22 (DEFAULT_VIEWHEIGHT). */
-    if (p->flags & 2)
+    if (p->flags & CL_EF_GIBBED)
         return 8.0f;
-    if (p->flags & 1)
+    if (p->flags & CL_EF_DEAD)
         return -16.0f;
     return 22.0f;
 }
@@ -288,8 +288,8 @@ static void emit_player(ctx *c, int num, double t)
     e.skin = p->skin;
     e.player = (uint8_t)(num + 1);
     e.alpha = p->alpha;
-    e.fx = qr_entity_fx(p->effects);
-    e.flags = CL_EF_PLAYER;
+    e.fx = p->fx;
+    e.flags = (uint8_t)(CL_EF_PLAYER | p->flags); /* dead, gibbed: cl_body_view's eye */
     cl_entity_update_at(c->cl, num + 1, &e, t);
     if (!(s->players_visible & (1u << num)) && c->cl->players[num].entity != num + 1)
         cl_set_player_entity(c->cl, num, num + 1);
@@ -310,7 +310,7 @@ static void emit_entity(ctx *c, const qw_ent *q)
     e.frame = q->frame;
     e.skin = q->skin;
     e.player = q->colormap;
-    e.fx = qr_entity_fx(q->effects);
+    e.fx = q->fx;
     e.alpha = q->trans;
     cl_entity_update(c->cl, q->number, &e);
 }
@@ -582,7 +582,7 @@ static qd_err check_more(ctx *c, unsigned more)
     X(QW_U_FRAME, 0, frame, DD_U8, 1, 1)                                                   \
     X(QW_U_COLORMAP, 0, colormap, DD_U8, 1, 1)                                             \
     X(QW_U_SKIN, 0, skin, DD_U8, 1, 1)                                                     \
-    X(QW_U_EFFECTS, 0, effects, DD_U8, 1, 1)                                               \
+    X(QW_U_EFFECTS, 0, fx, DD_U8, 2, 1)                                                    \
     X(QW_U_ORIGIN1, 0, origin[0], COORD, 4, 1)                                             \
     X(QW_U_ANGLE1, 0, angles[0], DD_S8, 1, 1)                                              \
     X(QW_U_ORIGIN2, 0, origin[1], COORD, 4, 1)                                             \
@@ -636,6 +636,8 @@ static void delta_fields(ctx *c, qw_ent *to, int num, uint32_t mask)
         ENT_ROWS(READ_ROW, DD_COORD16)
     }
 #undef READ_ROW
+    if (mask & QW_U_EFFECTS) /* the byte is mapped once, here, not at every emit */
+        to->fx = qr_entity_fx(to->fx);
 }
 
 static qd_err over_limit(ctx *c, const char *what)
@@ -746,9 +748,10 @@ static qd_err parse_packetentities(ctx *c, int delta)
     int keep = s->mvd && old != NULL && dd_from_shown(v, &nf);
     dd_shown(v, stored);
     for (uint32_t i = 0; i < nf.count; i++) {
-        const qw_ent *q = dd_ent(v, &nf, i);
-        if (!(keep && dd_shared(v, &nf, i) && q->number && cl_entity_keep(c->cl, q->number)))
-            emit_entity(c, q);
+        /* a kept entity's state is not even looked at: its ref holds its number */
+        if (keep && dd_shared(v, &nf, i) && cl_entity_keep(c->cl, dd_num(v, &nf, i)))
+            continue;
+        emit_entity(c, dd_ent(v, &nf, i));
     }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
           (unsigned)nf.count, changed, removed);
@@ -885,7 +888,7 @@ static qd_err parse_playerinfo_qwd(ctx *c)
         p->model = (uint16_t)(p->model + 256);
         p->skin &= 127;
     }
-    p->effects = (flags & QW_PF_EFFECTS) ? rd_u8(r) : 0;
+    p->fx = qr_entity_fx((flags & QW_PF_EFFECTS) ? rd_u8(r) : 0);
     p->weaponframe = (flags & QW_PF_WEAPONFRAME) ? rd_u8(r) : 0;
     p->alpha = 0;
     if ((flags & QW_PF_TRANS_Z) && (s->fte_ext & QW_PEXT_TRANS))
@@ -894,7 +897,8 @@ static qd_err parse_playerinfo_qwd(ctx *c)
         return truncated(c, "svc_playerinfo");
     if (!origin_ok(p->origin))
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo: non-finite origin");
-    p->flags = (uint8_t)(((flags & QW_PF_DEAD) ? 1 : 0) | ((flags & QW_PF_GIB) ? 2 : 0));
+    p->flags = (uint8_t)(((flags & QW_PF_DEAD) ? CL_EF_DEAD : 0) |
+                         ((flags & QW_PF_GIB) ? CL_EF_GIBBED : 0));
     if (num == s->playernum && !(flags & QW_PF_COMMAND))
         memcpy(p->viewangles, s->cmd_angles, sizeof p->viewangles);
     p->time = t;
@@ -945,7 +949,7 @@ static qd_err parse_playerinfo_mvd(ctx *c)
         }
     }
     if (flags & QW_DF_EFFECTS)
-        p->effects = rd_u8(r);
+        p->fx = qr_entity_fx(rd_u8(r));
     if (flags & QW_DF_WEAPONFRAME)
         p->weaponframe = rd_u8(r);
     if (r->err)
@@ -953,7 +957,8 @@ static qd_err parse_playerinfo_mvd(ctx *c)
     /* Old mvd/qtv recordings leave the model 0 (ezQuake cl_fix_mvd). */
     if (!got_model && !p->model && !c->cl->players[num].spectator)
         p->model = s->model_player;
-    p->flags = (uint8_t)(((flags & QW_DF_DEAD) ? 1 : 0) | ((flags & QW_DF_GIB) ? 2 : 0));
+    p->flags = (uint8_t)(((flags & QW_DF_DEAD) ? CL_EF_DEAD : 0) |
+                         ((flags & QW_DF_GIB) ? CL_EF_GIBBED : 0));
     p->time = s->time;
     p->seq = s->mvd_frames;
     p->valid = 1;

@@ -192,10 +192,10 @@ typedef struct qw_ent {
     uint8_t frame;
     uint8_t colormap;
     uint8_t skin;
-    uint8_t effects;
     uint8_t trans; /* PEXT_TRANS: 0/255 opaque */
     uint8_t colourmod[3];
-    uint8_t pad;
+    uint16_t fx;   /* CL_FX_* of the EF_* byte, mapped when the byte arrives (the delta
+                    * reads the byte here, qr_entity_fx maps it in place) */
 } qw_ent;
 
 /* The frame ring and entity pool (delta.h): frames numbered by the incoming sequence. */
@@ -207,10 +207,11 @@ typedef struct qw_player {
     float viewangles[3];
     double time;      /* demo time the state was valid */
     uint16_t model;
-    uint8_t frame, skin, effects, weaponframe, alpha;
-    uint8_t flags; /* 1 dead, 2 gib */
+    uint16_t fx;   /* CL_FX_* of the EF_* byte, mapped when it arrives */
+    uint8_t frame, skin, weaponframe, alpha;
+    uint8_t flags; /* CL_EF_DEAD, CL_EF_GIBBED (PF_DEAD / PF_GIB, DF_DEAD / DF_GIB) */
     uint8_t valid; /* a state was received since the level began */
-    uint8_t pad[3];
+    uint8_t pad[2];
     uint32_t seq;  /* .mvd: frame of the last update */
 } qw_player;
 

@@ -272,11 +272,42 @@ static void bench_timeline(void)
         bench_seek_row(formats[i].fmt, formats[i].fmt, formats[i].exts);
 }
 
+/* `qdemo-bench decode RUNS DEMO`: the whole demo decoded RUNS times and nothing else, for
+ * an instruction count that load does not change (tests/bench/instructions.sh: RUNS 1 minus RUNS
+ * 0 is the decode alone). Prints the size and the frames of the last run. */
+static int bench_decode_only(const char *runs_text, const char *path)
+{
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    cl_state *cl = malloc(sizeof *cl);
+    if (!d || !cl) {
+        fprintf(stderr, "%s: %s\n", path, d ? "out of memory" : err.msg);
+        if (d)
+            demo_close(d);
+        free(cl);
+        return 1;
+    }
+    int runs = atoi(runs_text);
+    for (int i = 0; i < runs; i++) {
+        demo_rewind(d, &err);
+        cl_reset(cl);
+        int done = 0;
+        while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+        }
+    }
+    printf("%zu bytes, %u frames\n", demo_size(d), runs > 0 ? cl->frame_count : 0u);
+    demo_close(d);
+    free(cl);
+    return 0;
+}
+
 /* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes`,
  * `qdemo-bench timeline` and `qdemo-bench render` print only that table (quick, for
- * checking a change) and write no file. */
+ * checking a change) and write no file; `qdemo-bench decode RUNS DEMO` only decodes. */
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "decode") == 0)
+        return bench_decode_only(argv[2], argv[3]);
     if (argc > 1 && strcmp(argv[1], "keyframes") == 0) {
         bench_keyframes();
         return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../../src/app/player.h"
+#include "../deadscan.h"
 #include "../test.h"
 
 static timeline_t *open_tl(const char *rel)
@@ -235,6 +236,16 @@ TEST(player_tab_follows_each_player_of_a_4_player_mvd)
     for (int i = 0; i < CL_MAX_PLAYERS; i++)
         playing += cl->players[i].active && !cl->players[i].spectator;
     CHECK_EQ(playing, 4);
+    /* Who is dead or gibbed then, by the DF_DEAD / DF_GIB bits of the file's playerinfos:
+     * the eye is QW's V_CalcRefdef height for that body (gibbed 8, dead -16, else 22). */
+    char path[1024];
+    size_t len = 0;
+    const char *file = test_realfile(
+        path, sizeof path, "mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd");
+    uint8_t *bytes = file ? test_read_file(file, &len) : NULL;
+    uint8_t bits[32];
+    CHECK(bytes && ds_mvd_dead_at(bytes, len, p.t, bits) > 0);
+    free(bytes);
     int seen[CL_MAX_PLAYERS] = {0};
     for (int k = 0; k <= playing; k++) {
         key(&p, IN_KEY_TAB, 0);
@@ -248,7 +259,9 @@ TEST(player_tab_follows_each_player_of_a_4_player_mvd)
             cl_entstate s;
             CHECK(cl_entity_at(cl, cl->players[p.follow].entity, p.t, &s, NULL, NULL));
             CHECK(fabsf(cam.origin[0] - s.origin[0]) < 1e-3f);
-            CHECK(fabsf(cam.origin[2] - s.origin[2] - 22) < 1e-3f);
+            unsigned b = p.follow < 32 ? bits[p.follow] : 0;
+            float eye = (b & DS_GIB) ? 8.0f : (b & DS_DEAD) ? -16.0f : 22.0f;
+            CHECK(fabsf(cam.origin[2] - s.origin[2] - eye) < 1e-3f);
         } else {
             CHECK_EQ(p.follow, -1); /* back to the recorded view */
         }

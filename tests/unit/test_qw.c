@@ -403,6 +403,7 @@ TEST(qw_playerinfo_qwd)
     CHECK(fabsf(p->cur.angles[0] + 10.0f) < 0.01f); /* the body pitches a third */
     CHECK(near(p->cur.angles[1], 90));
     CHECK(p->cur.flags & CL_EF_PLAYER);
+    CHECK_EQ(ent(&r, 2)->cur.flags & (CL_EF_DEAD | CL_EF_GIBBED), 0); /* no PF_DEAD yet */
     CHECK_EQ(p->cur.model, 2); /* progs/player.mdl by default */
     CHECK_EQ(p->cur.frame, 5);
     CHECK_EQ(p->cur.skin, 1);
@@ -417,6 +418,7 @@ TEST(qw_playerinfo_qwd)
     CHECK_EQ(run_step(&r, NULL), QD_OK);
     CHECK(!active(&r, 1) && active(&r, 2));
     CHECK(near(r.cl->view.view_height, -16)); /* dead */
+    CHECK_EQ(ent(&r, 2)->cur.flags & (CL_EF_DEAD | CL_EF_GIBBED), CL_EF_DEAD); /* PF_DEAD */
     CHECK(r.done);
     run_close(&r);
 }
