@@ -260,6 +260,13 @@ int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
         memcpy(file + ext - 4, ".ogg", 4); /* ioquake3 snd_codec.c: the other extension */
         ok = load(fs, file, &e->s);
     }
+    if (!ok && game == CL_GAME_Q3 && !strncasecmp(file, "sound/player/", 13)) {
+        /* cg_players.c CG_LoadClientInfo: a model without its own sounds uses sarge's */
+        const char *base = strrchr(file, '/');
+        char alt[PAK_MAX_NAME + 1];
+        if (snprintf(alt, sizeof alt, "sound/player/sarge%s", base) < (int)sizeof alt)
+            ok = load(fs, alt, &e->s);
+    }
     if (ok && b->bytes + (size_t)e->s.len * 2 > SND_BANK_MAX_BYTES) {
         snd_sample_free(&e->s);
         ok = 0;
