@@ -238,6 +238,20 @@ static int load(const pak_fs *fs, const char *file, snd_sample *s)
     return ok;
 }
 
+/* load, and for Quake III a missing .wav as .ogg (ioquake3 snd_codec.c: the other extension) */
+static int load_game(const pak_fs *fs, cl_game game, const char *file, snd_sample *s)
+{
+    if (load(fs, file, s))
+        return 1;
+    size_t n = strlen(file);
+    if (game != CL_GAME_Q3 || n <= 4 || n > PAK_MAX_NAME || strcasecmp(file + n - 4, ".wav"))
+        return 0;
+    char alt[PAK_MAX_NAME + 1];
+    memcpy(alt, file, n - 4);
+    memcpy(alt + n - 4, ".ogg", 5);
+    return load(fs, alt, s);
+}
+
 int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
 {
     char file[PAK_MAX_NAME + 1];
@@ -254,18 +268,13 @@ int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
     bank_entry *e = &b->e[b->n];
     if (!(e->file = strdup(file)))
         return -1;
-    int ok = load(fs, file, &e->s);
-    size_t ext = strlen(file);
-    if (!ok && game == CL_GAME_Q3 && ext > 4 && !strcasecmp(file + ext - 4, ".wav")) {
-        memcpy(file + ext - 4, ".ogg", 4); /* ioquake3 snd_codec.c: the other extension */
-        ok = load(fs, file, &e->s);
-    }
+    int ok = load_game(fs, game, file, &e->s);
     if (!ok && game == CL_GAME_Q3 && !strncasecmp(file, "sound/player/", 13)) {
         /* cg_players.c CG_LoadClientInfo: a model without its own sounds uses sarge's */
         const char *base = strrchr(file, '/');
         char alt[PAK_MAX_NAME + 1];
         if (snprintf(alt, sizeof alt, "sound/player/sarge%s", base) < (int)sizeof alt)
-            ok = load(fs, alt, &e->s);
+            ok = load_game(fs, game, alt, &e->s);
     }
     if (ok && b->bytes + (size_t)e->s.len * 2 > SND_BANK_MAX_BYTES) {
         snd_sample_free(&e->s);

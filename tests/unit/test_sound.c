@@ -413,3 +413,44 @@ TEST(sound_render_audio_same_for_any_thread_count)
     free(b1);
     free(b2);
 }
+
+TEST(sound_ogg_decodes_and_q3_falls_back_from_wav_to_ogg)
+{
+    /* tests/fuzz/corpus/sound/sine.ogg: 0.05 s of 440 Hz at 11025 Hz, made with ffmpeg's
+     * libvorbis: about 2400 samples at 48 kHz */
+    size_t n;
+    unsigned char *ogg = test_read_file("tests/fuzz/corpus/sound/sine.ogg", &n);
+    if (!ogg)
+        SKIP("run from the project root");
+    snd_sample s;
+    qd_error e;
+    CHECK_EQ(snd_decode(ogg, n, &s, &e), QD_OK);
+    CHECK(s.len >= 2300 && s.len <= 2500);
+    int peak = 0;
+    for (uint32_t i = 0; i < s.len; i++)
+        peak = abs(s.pcm[i]) > peak ? abs(s.pcm[i]) : peak;
+    CHECK(peak > 1000);
+    snd_sample_free(&s);
+    /* cut short: refused or shorter, never a crash */
+    for (size_t cut = 0; cut < n; cut += 97)
+        if (snd_decode_ogg(ogg, cut, &s, &e) == QD_OK)
+            snd_sample_free(&s);
+    free(ogg);
+
+    struct stat st;
+    if (stat(OA_BASE "/baseoa/pak6-patch088.pk3", &st) != 0 ||
+        stat(OA_BASE "/baseoa/pak0.pk3", &st) != 0)
+        SKIP("OpenArena 0.8.8 missing");
+    pak_fs *fs = pak_fs_open();
+    CHECK(fs && pak_fs_add_file(fs, OA_BASE "/baseoa/pak0.pk3", &e) == QD_OK);
+    CHECK(pak_fs_add_file(fs, OA_BASE "/baseoa/pak6-patch088.pk3", &e) == QD_OK);
+    snd_bank *b = snd_bank_new();
+    CHECK(b);
+    /* OpenArena ships neko's death sounds as .ogg only: a .wav name finds them */
+    CHECK(snd_bank_find(b, fs, CL_GAME_Q3, "sound/player/neko/death1.wav") >= 0);
+    /* a model without its own sound uses sarge's (pak0 has sarge's) */
+    CHECK(snd_bank_find(b, fs, CL_GAME_Q3, "sound/player/nosuchmodel/jump1.wav") >= 0);
+    CHECK_EQ(snd_bank_find(b, fs, CL_GAME_Q3, "sound/nosuch.wav"), -1);
+    snd_bank_free(b);
+    pak_fs_close(fs);
+}
