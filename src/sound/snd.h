@@ -36,7 +36,7 @@ typedef struct snd_sample {
  * file; a damaged or unsupported file gives an error (offset and reason in err) and leaves
  * out empty. The caller frees out with snd_sample_free. */
 qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
-/* The same for an OGG Vorbis file (stb_vorbis, in a fixed 4 MiB working buffer; the stream
+/* The same for an OGG Vorbis file (stb_vorbis, in a fixed 1 MiB working buffer; the stream
  * length is checked before decoding and the decode stops at the caps). */
 qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
 /* snd_decode_wav or snd_decode_ogg by the file's first bytes ("RIFF" / "OggS"). */

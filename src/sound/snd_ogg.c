@@ -5,7 +5,7 @@
 
 #include "snd.h"
 
-#define OGG_WORK_BYTES (4 << 20) /* stb_vorbis allocates only inside this buffer */
+#define OGG_WORK_BYTES (1 << 20) /* stb_vorbis allocates only inside this buffer (OpenArena's need under 256 KiB) */
 #define OGG_CHUNK 4096           /* sample frames decoded per call */
 
 #define STB_VORBIS_NO_STDIO
