@@ -163,6 +163,7 @@ void snd_mixer_stop_all(snd_mixer *m, int64_t at)
     for (int i = 0; i < m->n; i++)
         if (m->v[i].end > at)
             m->v[i].end = at;
+    reap(m); /* those that can no longer be heard go now */
 }
 
 static int32_t fixed_gain(float g)

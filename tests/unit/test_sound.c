@@ -454,3 +454,33 @@ TEST(sound_ogg_decodes_and_q3_falls_back_from_wav_to_ogg)
     snd_bank_free(b);
     pak_fs_close(fs);
 }
+
+TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
+{
+    const char *dir = sound_dir();
+    if (!dir)
+        SKIP("cannot write the test sound");
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[0] = dir;
+    o.num_paks = 1;
+    cl_state *cl = quake_level();
+    CHECK(cl);
+    add_start(cl, 1.0, 5, 1, 0, 0);
+    app_audio a;
+    CHECK(app_audio_init(&a, &o));
+    static int16_t out[2 * 12000];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    /* first frame at 0.95 s: starts 0.05 s behind, silent (the start is at 1.0) */
+    CHECK_EQ(app_audio_play(&a, cl, 0.95, eye, ang, 1, out, 12000), 2400u);
+    CHECK_EQ(out[0], 0);
+    /* at 1.05 s: samples 45600..50400, the sound from sample 48000 (index 2400) */
+    CHECK_EQ(app_audio_play(&a, cl, 1.05, eye, ang, 1, out, 12000), 4800u);
+    CHECK_EQ(out[2 * 2399], 0);
+    CHECK(abs(out[2 * 2400] - 7000) <= 2);
+    /* paused, another speed or muted: nothing, and the voice is gone */
+    CHECK_EQ(app_audio_play(&a, cl, 1.06, eye, ang, 0, out, 12000), 0u);
+    CHECK_EQ(snd_mixer_voices(a.mix), 0);
+    app_audio_free(&a);
+    free(cl);
+}
