@@ -211,21 +211,6 @@ static int is_input(const app_opts *o, const char *path)
     return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    while (n > 0) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return 0;
-        b += w;
-        n -= (size_t)w;
-    }
-    return 1;
-}
-
 /* Little-endian 16-bit samples, whatever the host. */
 static void to_le(int16_t *s, size_t n)
 {
@@ -279,7 +264,7 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
         app_audio_free(&a);
         return APP_EXIT_OUTPUT;
     }
-    int ok = write_all(fd, head, sizeof head);
+    int ok = qd_write_all(fd, head, sizeof head);
     int16_t *buf = NULL;
     uint32_t cap = 0;
     for (int64_t k = 0; ok && k < count; k++) {
@@ -307,7 +292,7 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
             player_camera(cam, cl, t, &rc);
         app_audio_mix(&a, cl, rc.origin, rc.angles, s0, n, buf);
         to_le(buf, (size_t)n * 2);
-        ok = write_all(fd, buf, (size_t)n * 4);
+        ok = qd_write_all(fd, buf, (size_t)n * 4);
     }
     free(buf);
     if (ok && fsync(fd) != 0 && errno != EINVAL)

@@ -1,6 +1,5 @@
 /* test_sound.c: sound loading (hand-made WAVs, damaged ones), the mixer's timing, balance,
  * channel override and voice limit, Quake III event sounds, and `render --audio`. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +176,15 @@ static void add_start(cl_state *cl, double t, int ent, int chan, float x, float 
     cl_frame_end(cl, 0);
 }
 
+/* o searching the hand-made game folder; NULL (the test skips) when it cannot be written */
+static const char *sound_opts(app_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->paks[0] = sound_dir();
+    o->num_paks = 1;
+    return o->paks[0];
+}
+
 static cl_state *quake_level(void)
 {
     cl_state *cl = calloc(1, sizeof *cl);
@@ -188,21 +196,28 @@ static cl_state *quake_level(void)
     return cl;
 }
 
+/* The hand-made game in o, a Quake level on it in *cl and an audio state reading it in a;
+ * 0 when the sound cannot be written or memory ran out (the test skips). */
+static int fixture(app_opts *o, cl_state **cl, app_audio *a)
+{
+    if (!sound_opts(o) || !(*cl = quake_level()))
+        return 0;
+    if (!app_audio_init(a, o)) {
+        free(*cl);
+        return 0;
+    }
+    return 1;
+}
+
 TEST(sound_event_heard_at_its_sample_on_its_side)
 {
-    const char *dir = sound_dir();
-    if (!dir)
-        SKIP("cannot write the test sound");
     app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[0] = dir;
-    o.num_paks = 1;
-    cl_state *cl = quake_level();
-    CHECK(cl);
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
     /* 100 units to the right of a listener at the origin facing +x (right is -y) */
     add_start(cl, 1.0, 5, 1, 0, -100);
-    app_audio a;
-    CHECK(app_audio_init(&a, &o));
     app_audio_take(&a, cl, 0, 10, 0.5); /* sample 0 = demo time 0.5 */
     CHECK_EQ(a.n, (size_t)1);
     CHECK_EQ(a.starts[0].at, (int64_t)24000);
@@ -249,21 +264,15 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
 
 TEST(sound_channel_override_and_voice_limit)
 {
-    const char *dir = sound_dir();
-    if (!dir)
-        SKIP("cannot write the test sound");
     app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[0] = dir;
-    o.num_paks = 1;
-    cl_state *cl = quake_level();
-    CHECK(cl);
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
     /* entity 5 channel 1 at 0.0 s and again at 0.05 s: the first stops at 2400, so the
      * sum never doubles; a channel-0 start at 0.05 s on entity 6 is added on top */
     add_start(cl, 0.0, 5, 1, 0, 0);
     add_start(cl, 0.05, 5, 1, 0, 0);
-    app_audio a;
-    CHECK(app_audio_init(&a, &o));
     app_audio_take(&a, cl, 0, 10, 0);
     CHECK_EQ(a.n, (size_t)2);
     int16_t *out = malloc(9600 * 4);
@@ -283,7 +292,7 @@ TEST(sound_channel_override_and_voice_limit)
     CHECK(b);
     pak_fs *fs = pak_fs_open();
     qd_error e;
-    CHECK(fs && pak_fs_add_game_dir(fs, dir, &e) == QD_OK);
+    CHECK(fs && pak_fs_add_game_dir(fs, o.paks[0], &e) == QD_OK);
     int id = snd_bank_find(b, fs, CL_GAME_Q1, "test.wav");
     CHECK(id >= 0);
     CHECK_EQ(snd_bank_find(b, fs, CL_GAME_Q1, "nothere.wav"), -1);
@@ -307,19 +316,13 @@ TEST(sound_channel_override_and_voice_limit)
 
 TEST(sound_static_loop_repeats)
 {
-    const char *dir = sound_dir();
-    if (!dir)
-        SKIP("cannot write the test sound");
     app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[0] = dir;
-    o.num_paks = 1;
-    cl_state *cl = quake_level();
-    CHECK(cl);
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
     cl_static_sound ss = {{0, 0, 0}, 1, 255, 64};
     CHECK(cl_static_sound_add(cl, &ss));
-    app_audio a;
-    CHECK(app_audio_init(&a, &o));
     int16_t out[2 * 200];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     /* far past the sound's 4800 samples: a loop still plays */
@@ -360,20 +363,13 @@ TEST(sound_q3_weapon_and_pickup_events_logged)
     tl_close(tl);
 }
 
-static const char *qdemo_bin(void)
+/* Run `qdemo render` on demo with the given extra arguments; its exit status. */
+static int render(const char *demo, const char *args)
 {
     const char *q = getenv("QDEMO");
-    return q && *q ? q : "build/qdemo";
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
     char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s render '%s' -b %s --size 64x48 --mode flat -q %s >/dev/null 2>&1",
+             q && *q ? q : "build/qdemo", demo, OA_BASE, args);
     return system(cmd);
 }
 
@@ -389,11 +385,12 @@ TEST(sound_render_audio_same_for_any_thread_count)
     char a1[1200], a2[1200];
     snprintf(a1, sizeof a1, "%s/snd_t1.wav", tmp);
     snprintf(a2, sizeof a2, "%s/snd_t2.wav", tmp);
-    for (int t = 1; t <= 2; t++)
-        CHECK_EQ(run("%s render '%s' -b %s -o '%s/snd_frames%d' --from 5 --to 8 --size 64x48 "
-                     "--mode flat --fps 25 --threads %d --audio '%s' -q >/dev/null 2>&1",
-                     qdemo_bin(), path, OA_BASE, tmp, t, t, t == 1 ? a1 : a2),
-                 0);
+    for (int t = 1; t <= 2; t++) {
+        char args[3000];
+        snprintf(args, sizeof args, "-o '%s/snd_frames%d' --from 5 --to 8 --fps 25 --threads %d "
+                 "--audio '%s'", tmp, t, t, t == 1 ? a1 : a2);
+        CHECK_EQ(render(path, args), 0);
+    }
     size_t n1, n2;
     unsigned char *b1 = test_read_file(a1, &n1), *b2 = test_read_file(a2, &n2);
     CHECK(b1 && b2);
@@ -406,9 +403,9 @@ TEST(sound_render_audio_same_for_any_thread_count)
         loud += (b1[i] | b1[i + 1] << 8) != 0;
     CHECK(loud > 1000); /* the match is heard */
     /* the audio path must not be an input */
-    CHECK(run("%s render '%s' -b %s -o '%s/snd_frames3' --from 5 --to 5.2 --size 64x48 "
-              "--mode flat --audio '%s' -q >/dev/null 2>&1",
-              qdemo_bin(), path, OA_BASE, tmp, path) != 0);
+    char args[3000];
+    snprintf(args, sizeof args, "-o '%s/snd_frames3' --from 5 --to 5.2 --audio '%s'", tmp, path);
+    CHECK(render(path, args) != 0);
     CHECK(stat(path, &st) == 0 && st.st_size > 1000);
     free(b1);
     free(b2);
@@ -457,18 +454,12 @@ TEST(sound_ogg_decodes_and_q3_falls_back_from_wav_to_ogg)
 
 TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
 {
-    const char *dir = sound_dir();
-    if (!dir)
-        SKIP("cannot write the test sound");
     app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[0] = dir;
-    o.num_paks = 1;
-    cl_state *cl = quake_level();
-    CHECK(cl);
-    add_start(cl, 1.0, 5, 1, 0, 0);
+    cl_state *cl;
     app_audio a;
-    CHECK(app_audio_init(&a, &o));
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    add_start(cl, 1.0, 5, 1, 0, 0);
     static int16_t out[2 * 12000];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     /* first frame at 0.95 s: starts 0.05 s behind, silent (the start is at 1.0) */
