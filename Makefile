@@ -51,7 +51,8 @@ LDFLAGS += $(SAN)
 
 B ?= build
 LIB_SRC := $(wildcard pak-loader/*.c src/common/*.c src/demo/*.c src/client/*.c \
-             src/timeline/*.c src/model/*.c src/render/*.c src/output/*.c src/app/*.c)
+             src/timeline/*.c src/model/*.c src/render/*.c src/output/*.c src/sound/*.c \
+             src/app/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/palette_data.o
 TEST_SRC := tests/main.c $(wildcard tests/unit/*.c) tests/fid/fid.c tests/fid/stbi.c
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)

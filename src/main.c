@@ -35,6 +35,7 @@ static void usage(FILE *f)
             "                      render)\n"
             "  --camera pov|chase|free, --follow NAME|N, --camera-path FILE\n"
             "  --threads N, --blur N, --resume, --bt709\n"
+            "  --audio FILE.wav    render: also write the sound track (48 kHz stereo)\n"
             "  -h, --help          this text\n"
             "  --version           print the version\n"
             "\n"
@@ -189,6 +190,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "qdemo: --blur takes 1..256\n");
                 return APP_EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--audio")) {
+            NEEDS_VALUE;
+            o.audio = v;
         } else if (!strcmp(a, "--resume")) {
             o.resume = 1;
         } else if (!strcmp(a, "--bt709")) {

@@ -37,6 +37,7 @@ typedef struct app_opts {
     int blur;                         /* --blur N */
     int resume;                       /* --resume */
     int bt709;                        /* --bt709 (y4m colour matrix) */
+    const char *audio;                /* render --audio FILE.wav: the sound track */
     int quiet;
     int no_autodetect;                /* --no-autodetect: only -b, $QDEMO_BASEDIR and -p */
 } app_opts;

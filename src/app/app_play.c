@@ -9,6 +9,7 @@
 
 #include "../output/out.h"
 #include "../render/draw2d.h"
+#include "app_sound.h"
 #include "player.h"
 #include "world.h"
 
@@ -115,6 +116,12 @@ int app_play(const app_opts *o)
     p->hud = o->hud >= 0 ? o->hud : PLAYER_HUD_GAME;
     int follow_set = o->follow == NULL;
 
+    /* sound: the same mixer as render --audio, heard only while playing at 1x */
+    app_audio audio;
+    int have_audio = app_audio_init(&audio, o);
+    out_audio *dev = have_audio ? out_audio_open(SND_RATE, &err) : NULL;
+    int16_t *abuf = dev ? malloc((size_t)SND_RATE / 4 * 4) : NULL;
+
     int rc = APP_EXIT_OK;
     double last = wall_now();
     char title[256] = "";
@@ -167,6 +174,16 @@ int app_play(const app_opts *o)
         app_world_update(&world, o, cl);
         r_camera cam;
         player_camera(p, cl, p->t, &cam);
+        if (abuf) {
+            int live = !p->paused && !p->dragging && p->speed == 1.0 && !p->mute;
+            snd_mixer_set_volume(audio.mix, 0.7f * p->volume);
+            uint32_t n = app_audio_play(&audio, cl, p->t, cam.origin, cam.angles, live, abuf,
+                                        SND_RATE / 4);
+            if (!live)
+                out_audio_clear(dev);
+            else if (out_audio_queued(dev) < SND_RATE / 4)
+                out_audio_queue(dev, abuf, n);
+        }
         r_options opt;
         player_options(p, cl, &opt);
         if (!cache)
@@ -192,6 +209,10 @@ int app_play(const app_opts *o)
             out_window_set_title(win, title);
         }
     }
+    free(abuf);
+    out_audio_close(dev);
+    if (have_audio)
+        app_audio_free(&audio);
     app_world_free(&world);
     r_cache_free(cache);
     free(p);

@@ -21,6 +21,7 @@
 
 #include "../common/file.h"
 #include "../output/out.h"
+#include "app_sound.h"
 #include "player.h"
 #include "world.h"
 
@@ -526,6 +527,8 @@ int app_render(const app_opts *o)
         progress(x.done_frames, count, t0);
         fprintf(stderr, "\n");
     }
+    if (o->audio && x.rc == APP_EXIT_OK && !interrupted) /* the sound track: its own pass */
+        x.rc = app_audio_export(o, tl, &cam_player, free_path, from, fps, count);
     if (interrupted) {
         fprintf(stderr, "qdemo: interrupted after %lld whole frames; --resume continues\n",
                 (long long)x.done_frames);

@@ -59,6 +59,7 @@ void player_init(player *p, timeline_t *tl, int fb_w, int fb_h)
     p->end = tl_end(tl);
     p->t = p->start;
     p->speed = 1.0;
+    p->volume = 1.0f;
     p->follow = -1;
     p->mode = R_MODE_TEXTURED;
     p->hud = PLAYER_HUD_GAME;
@@ -222,7 +223,22 @@ static void key_down(player *p, const in_event *ev)
         p->camera = p->camera == PLAYER_CAM_CHASE ? PLAYER_CAM_POV : PLAYER_CAM_CHASE;
         notice(p, p->camera == PLAYER_CAM_CHASE ? "chase camera" : "recorded view");
         return;
+    case IN_KEY_MINUS:
+    case IN_KEY_EQUALS: {
+        /* the window's volume in tenths, 0..2 */
+        int v = (int)lroundf(p->volume * 10) + (k == IN_KEY_MINUS ? -1 : 1);
+        p->volume = (float)(v < 0 ? 0 : v > 20 ? 20 : v) / 10.0f;
+        char text[64];
+        snprintf(text, sizeof text, "volume %d%%", (int)lroundf(p->volume * 100));
+        notice(p, text);
+        return;
+    }
     case IN_KEY_A + ('m' - 'a'):
+        if (shift) { /* M: mute; m: the drawing mode */
+            p->mute = !p->mute;
+            notice(p, p->mute ? "sound muted" : "sound on");
+            return;
+        }
         /* textured, flat, wire, then textured again */
         p->mode = p->mode == R_MODE_TEXTURED ? R_MODE_FLAT
                   : p->mode == R_MODE_FLAT   ? R_MODE_WIRE

@@ -28,6 +28,8 @@ typedef struct player {
     double start, end;   /* the timeline's first and last frame */
     double speed;
     int paused;
+    int mute;            /* Shift+M: the window's sound is off */
+    float volume;        /* '-' / '=': 0..2, 1 the default */
     int quit;
     int mode;            /* R_MODE_TEXTURED / R_MODE_FLAT / R_MODE_WIRE */
     int no_gun;          /* never draw the first-person weapon */

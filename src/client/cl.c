@@ -333,6 +333,14 @@ int cl_static_add(cl_state *cl, const cl_entstate *s)
     return 1;
 }
 
+int cl_static_sound_add(cl_state *cl, const cl_static_sound *s)
+{
+    if (cl->num_static_sounds >= CL_MAX_STATIC_SOUNDS)
+        return 0;
+    cl->static_sounds[cl->num_static_sounds++] = *s;
+    return 1;
+}
+
 void cl_set_view(cl_state *cl, const cl_view *v) { cl->view = *v; }
 
 void cl_set_view_entity(cl_state *cl, int ent) { cl->view.view_entity = ent; }

@@ -292,6 +292,15 @@ typedef struct cl_sound {     /* 32 bytes */
     uint8_t pad[4];
 } cl_sound;
 
+/* A looping sound at a fixed place for the whole level (Quake's svc_spawnstaticsound). */
+typedef struct cl_static_sound { /* 16 bytes */
+    float origin[3];
+    uint16_t sound;               /* precache index */
+    uint8_t volume;               /* 0..255 */
+    uint8_t attenuation;          /* x64 */
+} cl_static_sound;
+#define CL_MAX_STATIC_SOUNDS 256
+
 #define CL_FX_LOG 1024
 #define CL_SOUND_LOG 512
 #define CL_FX_WINDOW 3.0      /* no transient effect lives longer (seconds) */
@@ -345,6 +354,9 @@ typedef struct cl_state {
     /* Q3 trajectories of the CL_EF_TRAJ entities (zeros elsewhere: cheap in keyframes) */
     uint16_t motion_slot[CL_MOTION_ENTITIES]; /* entity number -> motion index + 1, 0 none */
     cl_motion motion[CL_MAX_MOTION];
+
+    int32_t num_static_sounds;
+    cl_static_sound static_sounds[CL_MAX_STATIC_SOUNDS];
 
     cl_fxlog fxlog;           /* LAST: a keyframe is the CL_KEYFRAME_BYTES before it */
 } cl_state;
@@ -420,6 +432,9 @@ void cl_entity_remove(cl_state *cl, int num);
 void cl_frame_end(cl_state *cl, int drop_missing);
 
 int cl_static_add(cl_state *cl, const cl_entstate *s);
+/* A looping static sound for the rest of the level; returns 0 when CL_MAX_STATIC_SOUNDS are
+ * already there (it is then not heard). */
+int cl_static_sound_add(cl_state *cl, const cl_static_sound *s);
 void cl_set_view(cl_state *cl, const cl_view *v);
 void cl_set_view_entity(cl_state *cl, int ent);
 void cl_set_view_angles(cl_state *cl, const float angles[3]);

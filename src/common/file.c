@@ -147,8 +147,9 @@ int qd_create_temp(const char *path, char **tmp)
     return -1;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
+int qd_write_all(int fd, const void *data, size_t len)
 {
+    const uint8_t *p = data;
     while (len > 0) {
         ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR)
@@ -168,7 +169,7 @@ qd_err qd_replace_file(const char *path, const void *data, size_t len, qd_error 
     if (fd < 0)
         return qd_fail(err, QD_ERR_OUTPUT, 0, "%s: cannot create a file beside it: %s", path,
                        strerror(errno));
-    int ok = write_all(fd, data, len);
+    int ok = qd_write_all(fd, data, len);
     int e = errno;
     if (close(fd) != 0 && ok) {
         ok = 0;

@@ -45,6 +45,10 @@ int qd_create_temp(const char *path, char **tmp);
  * names path and the reason, e.g. "is a folder" when one is in the way. */
 qd_err qd_replace_file(const char *path, const void *data, size_t len, qd_error *err);
 
+/* Write all len bytes of data to fd (retrying short writes and EINTR); 0 with errno set when
+ * that fails. */
+int qd_write_all(int fd, const void *data, size_t len);
+
 /* "dir/name" in a new malloc'd string; NULL when out of memory. */
 char *qd_path_join(const char *dir, const char *name);
 

@@ -927,7 +927,11 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         for (int i = 0; i < 3; i++)
             o[i] = read_coord(r);
         long snd = id == Q1_SVC_SPAWNSTATICSOUND2 ? rd_u16(r) : rd_u8(r);
-        rd_skip(r, 2); /* volume, attenuation */
+        cl_static_sound ss = {{o[0], o[1], o[2]}, (uint16_t)snd, 0, 0};
+        ss.volume = rd_u8(r);      /* 0..255 */
+        ss.attenuation = rd_u8(r); /* x64, as sent */
+        if (!r->err)
+            cl_static_sound_add(cl, &ss);
         DETAIL(c, "sound=%ld origin=%.1f,%.1f,%.1f", snd, o[0], o[1], o[2]);
         break;
     }

@@ -890,6 +890,8 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
             memcpy(so.origin, org, sizeof org);
             cl_sound_add(c->cl, &so);
         }
+    } else {
+        q3_event_sound(c->cl, e, ev, org); /* weapon, item and player sounds: q3_sound.c */
     }
 }
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../client/cl.h"
 #include "../common/err.h"
 #include "../common/rd.h"
 #include "delta.h"
@@ -316,6 +317,10 @@ typedef struct q3_ent {
     uint8_t teleport; /* EF_TELEPORT_BIT changed against the delta source */
     uint8_t pad;
 } q3_ent;
+
+/* The sound an entity event ev of e makes at org when the cgame names it itself (weapon
+ * fire, pickups, player model sounds: q3_sound.c), logged with cl_sound_add. */
+void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3]);
 
 /* One playerState_t: every protocol's wire fields and the four arrays [DM68 6]. */
 typedef struct q3_ps {

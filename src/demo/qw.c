@@ -1335,14 +1335,21 @@ static qd_err parse_message(ctx *c, int cmd)
         set_stat(c, -1, a, s->stats[QW_MAX_CLIENTS][a] + 1);
         TRACE(c, name, "%s", "");
         break;
-    case QW_SVC_SPAWNSTATICSOUND:
-        rd_skip(r, 6);
+    case QW_SVC_SPAWNSTATICSOUND: {
+        cl_static_sound ss;
+        memset(&ss, 0, sizeof ss);
+        for (int i = 0; i < 3; i++)
+            ss.origin[i] = rd_coord(r);
         a = rd_u8(r);
-        rd_skip(r, 2);
+        ss.sound = (uint16_t)a;
+        ss.volume = rd_u8(r);      /* 0..255 */
+        ss.attenuation = rd_u8(r); /* x64, as sent */
         if (r->err)
             return truncated(c, name);
+        cl_static_sound_add(cl, &ss);
         TRACE(c, name, "sound=%d", a);
         break;
+    }
     case QW_SVC_INTERMISSION:
         for (int i = 0; i < 3; i++)
             s->inter_origin[i] = rd_coord(r);

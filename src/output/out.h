@@ -100,4 +100,17 @@ void out_window_relative_mouse(out_window *win, int on);
 /* Close the window; win may be NULL. */
 void out_window_close(out_window *win);
 
+/* The window's sound: the default audio device at rate Hz, 16-bit stereo, fed by queueing
+ * (SDL_QueueAudio; SDL's own callback drains the queue). */
+typedef struct out_audio out_audio;
+/* Open the device, or NULL with err set when there is none (the window then plays silent). */
+out_audio *out_audio_open(int rate, qd_error *err);
+/* Queue n sample frames (left, right interleaved). */
+void out_audio_queue(out_audio *a, const int16_t *frames, uint32_t n);
+/* Sample frames queued and not yet played. */
+uint32_t out_audio_queued(const out_audio *a);
+/* Drop what is queued (a pause, a seek). */
+void out_audio_clear(out_audio *a);
+void out_audio_close(out_audio *a);
+
 #endif

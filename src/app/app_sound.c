@@ -1,0 +1,339 @@
+/* app_sound.c: the demo's sound: sound starts read from the client state's log, found on the
+ * level's search path, mixed from the camera for `render --audio` and the window. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/file.h"
+#include "app_sound.h"
+#include "player.h"
+
+#define MASTER_VOLUME 0.7f /* Quake's "volume" default */
+
+int app_audio_init(app_audio *a, const app_opts *o)
+{
+    memset(a, 0, sizeof *a);
+    a->o = o;
+    a->bank = snd_bank_new();
+    a->mix = a->bank ? snd_mixer_new(a->bank, MASTER_VOLUME) : NULL;
+    if (!a->mix) {
+        app_audio_free(a);
+        return 0;
+    }
+    return 1;
+}
+
+void app_audio_free(app_audio *a)
+{
+    snd_mixer_free(a->mix);
+    snd_bank_free(a->bank);
+    if (a->fs)
+        pak_fs_close(a->fs);
+    free(a->starts);
+    free(a->levels);
+    memset(a, 0, sizeof *a);
+}
+
+/* The search path of cl's level (made again when the level changes). */
+static const pak_fs *level_fs(app_audio *a, const cl_state *cl)
+{
+    if (a->fs_level != cl->level_count || !a->fs) {
+        if (a->fs)
+            pak_fs_close(a->fs);
+        qd_error e;
+        a->fs = a->o ? app_search_path(a->o, &cl->level, &e) : NULL;
+        a->fs_level = cl->level_count;
+    }
+    return a->fs;
+}
+
+static int sound_id(app_audio *a, const cl_state *cl, int index)
+{
+    if (index <= 0 || index >= CL_MAX_SOUNDS || !cl->level.sounds[index][0])
+        return -1;
+    return snd_bank_find(a->bank, level_fs(a, cl), cl->level.game, cl->level.sounds[index]);
+}
+
+static int push(app_audio *a, const snd_start *s, uint32_t level)
+{
+    if (a->n == a->cap) {
+        if (a->cap >= APP_SND_MAX_STARTS)
+            return 0;
+        size_t nc = a->cap ? a->cap * 2 : 256;
+        snd_start *ns = realloc(a->starts, nc * sizeof *ns);
+        if (!ns)
+            return 0;
+        a->starts = ns;
+        uint32_t *nl = realloc(a->levels, nc * sizeof *nl);
+        if (!nl)
+            return 0;
+        a->levels = nl;
+        a->cap = nc;
+    }
+    a->starts[a->n] = *s;
+    a->levels[a->n] = level;
+    a->n++;
+    return 1;
+}
+
+void app_audio_take(app_audio *a, const cl_state *cl, double t_begin, double t_end,
+                    double clock0)
+{
+    const cl_fxlog *log = &cl->fxlog;
+    uint32_t first = log->sound_count > CL_SOUND_LOG ? log->sound_count - CL_SOUND_LOG : 0;
+    for (uint32_t i = first; i < log->sound_count; i++) {
+        const cl_sound *cs = &log->sounds[i % CL_SOUND_LOG];
+        if (!(cs->t0 >= t_begin && cs->t0 < t_end))
+            continue;
+        snd_start s;
+        memset(&s, 0, sizeof s);
+        s.id = sound_id(a, cl, cs->sound);
+        if (s.id < 0)
+            continue;
+        s.at = llround((cs->t0 - clock0) * SND_RATE);
+        s.entity = cs->entity;
+        s.channel = cs->channel;
+        s.volume = cs->volume;
+        s.attenuation = cs->attenuation;
+        s.full = cs->entity > 0 && cs->entity == cl->view.view_entity;
+        cl_entstate es;
+        int nf;
+        float bl;
+        if (cs->has_origin)
+            memcpy(s.origin, cs->origin, sizeof s.origin);
+        else if (cs->entity >= 0 && cl_entity_at(cl, cs->entity, cs->t0, &es, &nf, &bl))
+            memcpy(s.origin, es.origin, sizeof s.origin); /* Quake II: the entity's place */
+        else
+            s.full = 1; /* nowhere: heard as the listener's own */
+        if (!push(a, &s, cl->level_count))
+            return;
+    }
+}
+
+/* The index of the last frame at or before t (0 when none is). */
+static uint32_t frame_before(const timeline_t *tl, double t)
+{
+    uint32_t lo = 0, hi = tl_num_frames(tl);
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (tl_frame_time(tl, mid) <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int app_audio_collect(app_audio *a, timeline_t *tl, double t_begin, double t_end,
+                      double clock0, qd_error *err)
+{
+    /* The state at a frame's time holds every start before that time (tl_state_at): take
+     * [prev, frame) at each frame, so starts at a frame's own time, whose blocks may not all
+     * be decoded yet, are taken at the next one. */
+    uint32_t nf = tl_num_frames(tl);
+    double prev = t_begin;
+    for (uint32_t i = frame_before(tl, t_begin); i < nf && prev < t_end; i++) {
+        double tf = tl_frame_time(tl, i);
+        if (tf <= prev)
+            continue;
+        const cl_state *cl = tl_state_at(tl, tf, err);
+        if (!cl)
+            return 0;
+        app_audio_take(a, cl, prev, tf < t_end ? tf : t_end, clock0);
+        prev = tf;
+    }
+    if (prev < t_end) { /* the last frame's own starts */
+        const cl_state *cl = tl_state_at(tl, tl_end(tl) + 1, err);
+        if (!cl)
+            return 0;
+        app_audio_take(a, cl, prev, t_end, clock0);
+    }
+    return 1;
+}
+
+static void update_loops(app_audio *a, const cl_state *cl)
+{
+    if (a->loops_level == cl->level_count && a->nloops == cl->num_static_sounds)
+        return;
+    a->loops_level = cl->level_count;
+    a->nloops = 0;
+    for (int i = 0; i < cl->num_static_sounds && i < CL_MAX_STATIC_SOUNDS; i++) {
+        const cl_static_sound *ss = &cl->static_sounds[i];
+        snd_loop *l = &a->loops[a->nloops];
+        l->id = sound_id(a, cl, ss->sound);
+        memcpy(l->origin, ss->origin, sizeof l->origin);
+        l->volume = ss->volume;
+        l->attenuation = ss->attenuation;
+        a->nloops += l->id >= 0;
+    }
+}
+
+void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
+                   const float angles[3], int64_t pos, uint32_t n, int16_t *out)
+{
+    /* starts are given to the mixer before the span that holds them; a start of a later
+     * level stops the voices of the one before (S_StopAllSounds on a new map) */
+    while (a->next < a->n && a->starts[a->next].at < pos + (int64_t)n) {
+        if (a->levels[a->next] != a->mix_level && a->mix_level)
+            snd_mixer_stop_all(a->mix, a->starts[a->next].at);
+        a->mix_level = a->levels[a->next];
+        snd_mixer_start(a->mix, &a->starts[a->next]);
+        a->next++;
+    }
+    snd_listener l;
+    snd_listener_set(&l, origin, angles);
+    if (cl)
+        update_loops(a, cl);
+    int nloops = cl ? a->nloops : 0;
+    snd_mixer_mix(a->mix, pos, n, &l, a->loops, nloops, out);
+}
+
+int64_t app_audio_frame_start(int64_t k, double fps)
+{
+    return (int64_t)floor((double)k * SND_RATE / fps + 0.5);
+}
+
+/* Whether path names the same file as the demo or a -p input. */
+static int is_input(const app_opts *o, const char *path)
+{
+    struct stat a, b;
+    if (stat(path, &a) != 0)
+        return 0;
+    if (stat(o->demo, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return 1;
+    for (int i = 0; i < o->num_paks; i++)
+        if (stat(o->paks[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return 1;
+    return 0;
+}
+
+/* Little-endian 16-bit samples, whatever the host. */
+static void to_le(int16_t *s, size_t n)
+{
+    uint8_t *b = (uint8_t *)s;
+    for (size_t i = 0; i < n; i++) {
+        uint16_t u = (uint16_t)s[i];
+        b[2 * i] = (uint8_t)u;
+        b[2 * i + 1] = (uint8_t)(u >> 8);
+    }
+}
+
+int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int free_path,
+                     double from, double fps, int64_t count)
+{
+    const char *path = o->audio;
+    uint64_t total = (uint64_t)app_audio_frame_start(count, fps);
+    uint8_t head[44];
+    if (!snd_wav_header(head, total)) {
+        fprintf(stderr, "qdemo: %s: %llu samples do not fit a WAV file\n", path,
+                (unsigned long long)total);
+        return APP_EXIT_USAGE;
+    }
+    if (is_input(o, path)) {
+        fprintf(stderr, "qdemo: %s: is an input of this run; not overwritten\n", path);
+        return APP_EXIT_OUTPUT;
+    }
+    app_audio a;
+    qd_error err = {0};
+    if (!app_audio_init(&a, o)) {
+        fprintf(stderr, "qdemo: out of memory for the audio\n");
+        return APP_EXIT_INPUT;
+    }
+    /* the longest sound of the level at the start bounds how far back a start can still
+     * be heard: load the level's sounds first */
+    const cl_state *c0 = tl_state_at(tl, from, &err);
+    for (int i = 1; c0 && i < c0->level.num_sounds && i < CL_MAX_SOUNDS; i++)
+        sound_id(&a, c0, i);
+    double pre = (double)snd_bank_longest(a.bank) / SND_RATE;
+    if (pre > APP_SND_MAX_PREROLL)
+        pre = APP_SND_MAX_PREROLL;
+    double to = from + (double)count / fps;
+    if (!c0 || !app_audio_collect(&a, tl, from - pre, to, from, &err)) {
+        app_report(o->demo, &err);
+        app_audio_free(&a);
+        return APP_EXIT_INPUT;
+    }
+    char *tmp = NULL;
+    int fd = qd_create_temp(path, &tmp);
+    if (fd < 0) {
+        fprintf(stderr, "qdemo: %s: %s\n", path, strerror(errno));
+        app_audio_free(&a);
+        return APP_EXIT_OUTPUT;
+    }
+    int ok = qd_write_all(fd, head, sizeof head);
+    int16_t *buf = NULL;
+    uint32_t cap = 0;
+    for (int64_t k = 0; ok && k < count; k++) {
+        int64_t s0 = app_audio_frame_start(k, fps), s1 = app_audio_frame_start(k + 1, fps);
+        uint32_t n = (uint32_t)(s1 - s0);
+        if (n > cap) {
+            int16_t *nb = realloc(buf, (size_t)n * 4);
+            if (!nb) {
+                ok = 0;
+                break;
+            }
+            buf = nb;
+            cap = n;
+        }
+        double t = from + (double)k / fps;
+        const cl_state *cl = tl_state_at(tl, t, &err);
+        if (!cl) {
+            ok = 0;
+            break;
+        }
+        r_camera rc;
+        if (free_path)
+            player_path_eval(cam->path, cam->path_len, t, &rc);
+        else
+            player_camera(cam, cl, t, &rc);
+        app_audio_mix(&a, cl, rc.origin, rc.angles, s0, n, buf);
+        to_le(buf, (size_t)n * 2);
+        ok = qd_write_all(fd, buf, (size_t)n * 4);
+    }
+    free(buf);
+    if (ok && fsync(fd) != 0 && errno != EINVAL)
+        ok = 0;
+    if (close(fd) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "qdemo: %s: %s\n", path, errno ? strerror(errno) : "cannot be written");
+        unlink(tmp);
+    }
+    free(tmp);
+    app_audio_free(&a);
+    return ok ? APP_EXIT_OK : APP_EXIT_OUTPUT;
+}
+
+uint32_t app_audio_play(app_audio *a, const cl_state *cl, double t, const float origin[3],
+                        const float angles[3], int live, int16_t *out, uint32_t max)
+{
+    int64_t target = llround(t * SND_RATE);
+    if (!live || !a->live || t < a->heard_until || target - a->play_pos > (int64_t)max) {
+        /* a seek, a pause, a stall: what played stops; start again just before t */
+        snd_mixer_stop_all(a->mix, INT64_MIN);
+        a->n = a->next = 0;
+        a->heard_until = t;
+        a->play_pos = target - SND_RATE / 20;
+        a->live = live;
+        if (!live)
+            return 0;
+    }
+    app_audio_take(a, cl, a->heard_until, t, 0);
+    a->heard_until = t;
+    uint32_t n = target > a->play_pos ? (uint32_t)(target - a->play_pos) : 0;
+    if (n > max)
+        n = max;
+    if (n)
+        app_audio_mix(a, cl, origin, angles, a->play_pos, n, out);
+    a->play_pos += n;
+    /* the list keeps only what the mixer has not taken */
+    if (a->next == a->n)
+        a->n = a->next = 0;
+    return n;
+}

@@ -1,0 +1,139 @@
+/* q3_sound.c: Quake III entity events that make a sound the cgame names itself (weapon fire,
+ * item pickups, the player model's jump, pain, death and fall sounds), logged as sound starts
+ * on precache slots past the configstrings' 256 that hold those names. */
+#include <stdio.h>
+#include <string.h>
+
+#include "q3_local.h"
+
+/* entity_event_t of baseq3 1.32 and OpenArena (bg_public.h), the ones handled here */
+enum {
+    Q3_EV_FALL_SHORT = 10, Q3_EV_FALL_MEDIUM = 11, Q3_EV_FALL_FAR = 12, Q3_EV_JUMP = 14,
+    Q3_EV_ITEM_PICKUP = 19, Q3_EV_GLOBAL_ITEM_PICKUP = 20, Q3_EV_FIRE_WEAPON = 23,
+    Q3_EV_ITEM_RESPAWN = 40, Q3_EV_PLAYER_TELEPORT_IN = 42, Q3_EV_PLAYER_TELEPORT_OUT = 43,
+    Q3_EV_PAIN = 56, Q3_EV_DEATH1 = 57, Q3_EV_DEATH3 = 59
+};
+/* soundChannel_t (q_shared.h) */
+enum { Q3_CHAN_AUTO = 0, Q3_CHAN_VOICE = 3, Q3_CHAN_ITEM = 4, Q3_CHAN_WEAPON = 2 };
+
+/* cg_weapons.c CG_RegisterWeapon: each weapon's flashSound[0] (weapon_t 1..9); the machine gun
+ * has four, picked at random by the cgame and here by the time */
+static const char *const fire_sound[] = {
+    NULL, "sound/weapons/melee/fstatck.wav", "sound/weapons/machinegun/machgf%db.wav",
+    "sound/weapons/shotgun/sshotf1b.wav", "sound/weapons/grenade/grenlf1a.wav",
+    "sound/weapons/rocket/rocklf1a.wav", "sound/weapons/lightning/lg_fire.wav",
+    "sound/weapons/railgun/railgf1a.wav", "sound/weapons/plasma/hyprbf1a.wav",
+    "sound/weapons/bfg/bfg_fire.wav"};
+
+/* bg_misc.c bg_itemlist: the pickup_sound of item 1..33 (armour, health, weapons 8..17, ammo
+ * 18..25, holdables 26..27, powerups 28..33); the flags and later items have none here */
+static const char *pickup_sound(int item)
+{
+    static const char *const health[] = {"sound/items/s_health.wav", "sound/items/n_health.wav",
+                                         "sound/items/l_health.wav", "sound/items/m_health.wav"};
+    static const char *const powerup[] = {
+        "sound/items/quaddamage.wav", "sound/items/protect.wav", "sound/items/haste.wav",
+        "sound/items/invisibility.wav", "sound/items/regeneration.wav", "sound/items/flight.wav"};
+    if (item == 1)
+        return "sound/misc/ar1_pkup.wav";
+    if (item >= 2 && item <= 3)
+        return "sound/misc/ar2_pkup.wav";
+    if (item >= 4 && item <= 7)
+        return health[item - 4];
+    if (item >= 8 && item <= 17)
+        return "sound/misc/w_pkup.wav";
+    if (item >= 18 && item <= 25)
+        return "sound/misc/am_pkup.wav";
+    if (item >= 26 && item <= 27)
+        return "sound/items/holdable.wav";
+    if (item >= 28 && item <= 33)
+        return powerup[item - 28];
+    return NULL;
+}
+
+/* The precache slot holding name: one of those past Q3_MAX_SOUNDS, added the first time (the
+ * slots live in the level, so keyframes keep them). 0 when they are all taken. */
+static int intern(cl_state *cl, const char *name)
+{
+    int n = cl->level.num_sounds;
+    for (int i = Q3_MAX_SOUNDS; i < n; i++)
+        if (!strcmp(cl->level.sounds[i], name))
+            return i;
+    int at = n > Q3_MAX_SOUNDS ? n : Q3_MAX_SOUNDS;
+    if (at >= CL_MAX_SOUNDS || strlen(name) >= CL_NAME_LEN)
+        return 0;
+    cl_set_sound(cl, at, name);
+    return at;
+}
+
+void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
+{
+    char name[CL_NAME_LEN * 2];
+    int parm = e->f[Q3_ES_EVENTPARM], chan = Q3_CHAN_VOICE, global = 0;
+    const char *custom = NULL; /* a player model sound (cg_players.c cg_customSoundNames) */
+    name[0] = 0;
+    if (cl->level.protocol > 71)
+        return; /* Quake Live numbers its events differently */
+    if (ev == Q3_EV_FIRE_WEAPON) {
+        /* cg_weapons.c CG_FireWeapon */
+        int w = e->f[Q3_ES_WEAPON];
+        if (w <= 0 || w >= (int)(sizeof fire_sound / sizeof fire_sound[0]))
+            return;
+        snprintf(name, sizeof name, fire_sound[w], 1 + (int)((int64_t)(cl->time * 1000) & 3));
+        chan = Q3_CHAN_WEAPON;
+    } else if (ev == Q3_EV_ITEM_PICKUP || ev == Q3_EV_GLOBAL_ITEM_PICKUP) {
+        /* cg_event.c CG_EntityEvent: the item's pickup sound, powerups heard everywhere */
+        const char *s = pickup_sound(parm);
+        if (!s)
+            return;
+        snprintf(name, sizeof name, "%s", s);
+        chan = Q3_CHAN_AUTO;
+        global = ev == Q3_EV_GLOBAL_ITEM_PICKUP;
+    } else if (ev == Q3_EV_JUMP) {
+        custom = "jump1.wav";
+    } else if (ev == Q3_EV_PAIN) {
+        /* cg_event.c CG_PainEvent: by the health left (eventParm) */
+        custom = parm < 25 ? "pain25_1.wav" : parm < 50 ? "pain50_1.wav"
+                 : parm < 75 ? "pain75_1.wav" : "pain100_1.wav";
+    } else if (ev >= Q3_EV_DEATH1 && ev <= Q3_EV_DEATH3) {
+        static const char *const death[] = {"death1.wav", "death2.wav", "death3.wav"};
+        custom = death[ev - Q3_EV_DEATH1];
+    } else if (ev == Q3_EV_FALL_SHORT) {
+        snprintf(name, sizeof name, "sound/player/land1.wav");
+        chan = Q3_CHAN_AUTO;
+    } else if (ev == Q3_EV_FALL_MEDIUM) {
+        custom = "pain100_1.wav";
+    } else if (ev == Q3_EV_FALL_FAR) {
+        custom = "fall1.wav";
+    } else if (ev == Q3_EV_PLAYER_TELEPORT_IN || ev == Q3_EV_PLAYER_TELEPORT_OUT) {
+        snprintf(name, sizeof name, "sound/world/%s.wav",
+                 ev == Q3_EV_PLAYER_TELEPORT_IN ? "telein" : "teleout");
+        chan = Q3_CHAN_AUTO;
+    } else if (ev == Q3_EV_ITEM_RESPAWN) {
+        snprintf(name, sizeof name, "sound/items/respawn1.wav");
+        chan = Q3_CHAN_AUTO;
+    } else {
+        return;
+    }
+    if (custom) {
+        /* CG_CustomSound: the sounds of the client's model (sarge when unknown) */
+        int cn = e->f[Q3_ES_CLIENTNUM];
+        const char *model = cn >= 0 && cn < CL_MAX_PLAYERS && cl->players[cn].model[0]
+                                ? cl->players[cn].model : "sarge";
+        int k = (int)strcspn(model, "/");
+        snprintf(name, sizeof name, "sound/player/%.*s/%s", k, model, custom);
+    }
+    int slot = intern(cl, name);
+    if (!slot)
+        return;
+    cl_sound so;
+    memset(&so, 0, sizeof so);
+    so.sound = (uint16_t)slot;
+    so.entity = (int16_t)(e->number + 1);
+    so.channel = (uint8_t)chan;
+    so.volume = 255;
+    so.attenuation = global ? 0 : 64;
+    so.has_origin = 1;
+    memcpy(so.origin, org, sizeof so.origin);
+    cl_sound_add(cl, &so);
+}

@@ -1,0 +1,140 @@
+/* snd.h: sound: WAV and OGG Vorbis sounds decoded to 48 kHz mono, a bank of them by name, and
+ * a deterministic spatial mixer (Quake's attenuation and stereo model) producing 16-bit stereo.
+ *
+ * Time is counted in output samples (SND_RATE a second) on a clock the caller chooses (an
+ * export counts from its first frame). Nothing here reads the clock or a global: the same
+ * calls give the same bytes on every run and thread count. */
+#ifndef QD_SND_H
+#define QD_SND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../pak-loader/pak.h"
+#include "../client/cl.h"
+#include "../common/err.h"
+
+#define SND_RATE 48000                    /* output rate, samples per second */
+#define SND_MAX_IN_FRAMES (64u << 20)     /* sample frames a file may hold (64 Mi) */
+#define SND_MAX_OUT (1u << 24)            /* samples after resampling (~349 s at 48 kHz) */
+#define SND_MIN_IN_RATE 1000              /* a file's rate outside [1 kHz, 192 kHz] is refused */
+#define SND_MAX_IN_RATE 192000
+#define SND_VOICES 64                     /* voices at once; the quietest is dropped */
+#define SND_MAX_LOOPS 256                 /* looping (static) sources mixed at once */
+#define SND_BANK_MAX 4096                 /* names a bank remembers (found or missing) */
+#define SND_BANK_MAX_BYTES ((size_t)512 << 20) /* decoded samples a bank keeps */
+
+/* One decoded sound: mono, SND_RATE, len samples (len >= 1). */
+typedef struct snd_sample {
+    int16_t *pcm;
+    uint32_t len;
+} snd_sample;
+
+/* Decode a RIFF WAVE file (PCM 8-bit unsigned or 16-bit signed, 1 or 2 channels, any rate in
+ * [SND_MIN_IN_RATE, SND_MAX_IN_RATE]) held in data[0..len) into out, mixed down to mono and
+ * resampled to SND_RATE by linear interpolation. Every chunk length is checked against the
+ * file; a damaged or unsupported file gives an error (offset and reason in err) and leaves
+ * out empty. The caller frees out with snd_sample_free. */
+qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
+/* The same for an OGG Vorbis file (stb_vorbis, in a fixed 1 MiB working buffer; the stream
+ * length is checked before decoding and the decode stops at the caps). */
+qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
+/* snd_decode_wav or snd_decode_ogg by the file's first bytes ("RIFF" / "OggS"). */
+qd_err snd_decode(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
+void snd_sample_free(snd_sample *s);
+
+/* in[0..n) at rate in_rate (mono) resampled linearly to SND_RATE into a new sample. Output
+ * sample j takes the input at j * in_rate / SND_RATE, interpolated between its neighbours
+ * (the last input sample held at the end). Returns QD_ERR_LIMIT when the result would be
+ * over SND_MAX_OUT, QD_ERR_NOMEM. */
+qd_err snd_resample(const int16_t *in, uint32_t n, uint32_t in_rate, snd_sample *out,
+                    qd_error *err);
+
+/* ---- A bank: sounds loaded once, by name ---- */
+
+typedef struct snd_bank snd_bank;
+
+snd_bank *snd_bank_new(void);
+void snd_bank_free(snd_bank *b);
+/* The file a game's precache name is read from: Quake, QuakeWorld, Quake II "sound/" + name
+ * (Quake II's "*name" player sounds as "sound/player/male/name"), Quake III the name as given.
+ * Writes at most cap bytes with its 0; returns 0 when it does not fit (the sound is missing). */
+int snd_file_name(cl_game game, const char *name, char *out, size_t cap);
+/* The bank id of precache name in game, loading it through fs the first time (Quake III: a
+ * missing .wav is tried as .ogg, as ioquake3's S_CodecLoad does). A missing or damaged file
+ * gives -1, remembered as missing (snd_bank_missing), never an error. fs may be NULL (all
+ * missing). */
+int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name);
+/* Sound id, or NULL for an id that is not a loaded sound. */
+const snd_sample *snd_bank_get(const snd_bank *b, int id);
+/* The i-th name that was missing or damaged (i from 0), NULL past the last. */
+const char *snd_bank_missing(const snd_bank *b, int i);
+/* The longest loaded sound, in samples. */
+uint32_t snd_bank_longest(const snd_bank *b);
+
+/* ---- The mixer ---- */
+
+/* A sound start, resolved for the mixer. */
+typedef struct snd_start {
+    int64_t at;           /* first sample, on the caller's clock */
+    int32_t id;           /* bank id (>= 0) */
+    float origin[3];
+    int32_t entity;       /* 0 or less: none (never overridden) */
+    uint8_t channel;      /* 0: auto (never overrides); else a new start on the same entity
+                           * and channel ends the old one (Quake's S_StartSound) */
+    uint8_t volume;       /* 0..255 */
+    uint8_t attenuation;  /* x64: 64 = ATTN_NORM (silent at 1000 units), 0 = ATTN_NONE */
+    uint8_t full;         /* the listener's own sound: full volume in both ears */
+} snd_start;
+
+/* A looping source (Quake's static sounds): plays sample (at mod len) wherever it is. */
+typedef struct snd_loop {
+    int32_t id;
+    float origin[3];
+    uint8_t volume, attenuation;
+} snd_loop;
+
+/* Where the mix is heard from: the camera's eye and its right-hand direction (unit). */
+typedef struct snd_listener {
+    float origin[3];
+    float right[3];
+} snd_listener;
+
+/* The right-hand unit vector of a camera with angles pitch, yaw, roll in degrees (Quake's
+ * AngleVectors convention). */
+void snd_listener_set(snd_listener *l, const float origin[3], const float angles[3]);
+
+/* Quake's SND_Spatialize (WinQuake snd_dma.c): distance scale = |src - ear| * attenuation /
+ * 1000, dot = right . unit(src - ear), left = vol * (1 - dist) * (1 - dot), right = vol *
+ * (1 - dist) * (1 + dot), each at least 0; vol in [0, 1]. full: both vol. */
+void snd_spatialize(const snd_listener *l, const float origin[3], float vol, int attenuation64,
+                    int full, float *left, float *right);
+
+typedef struct snd_mixer snd_mixer;
+
+/* A mixer over bank (which must outlive it). master: the volume, 0..1 (Quake's 0.7 default). */
+snd_mixer *snd_mixer_new(const snd_bank *b, float master);
+void snd_mixer_free(snd_mixer *m);
+void snd_mixer_set_volume(snd_mixer *m, float master);
+/* Start a sound at s->at (which may lie ahead of the next mixed sample, or before it: it
+ * then plays from the middle). A start on the same entity (> 0) and channel (!= 0) as a
+ * voice cuts that voice at s->at. With SND_VOICES voices playing the quietest for the last
+ * listener (the new one included; the older one on a tie) is dropped. */
+void snd_mixer_start(snd_mixer *m, const snd_start *s);
+/* Every voice stops at sample at (a level change, a seek). */
+void snd_mixer_stop_all(snd_mixer *m, int64_t at);
+/* Mix samples [pos, pos + n) heard from l, with nloops looping sources (at most
+ * SND_MAX_LOOPS used), into out[2 * n] (left, right interleaved, 16-bit, clipped). Voices
+ * that have ended are dropped. */
+void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
+                   const snd_loop *loops, int nloops, int16_t *out);
+/* Voices held (started and not yet dropped). */
+int snd_mixer_voices(const snd_mixer *m);
+
+/* ---- Output ---- */
+
+/* The 44-byte header of a 16-bit stereo SND_RATE PCM WAVE file holding frames sample frames.
+ * Returns 0 when the data would not fit a RIFF file (over 4 GiB). */
+int snd_wav_header(uint8_t out[44], uint64_t frames);
+
+#endif

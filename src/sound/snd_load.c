@@ -1,0 +1,328 @@
+/* snd_load.c: RIFF WAVE sounds through the bounded reader, linear resampling to 48 kHz, and the
+ * bank that finds sounds by their precache name on a game's search path. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rd.h"
+#include "snd.h"
+
+void snd_sample_free(snd_sample *s)
+{
+    if (!s)
+        return;
+    free(s->pcm);
+    s->pcm = NULL;
+    s->len = 0;
+}
+
+qd_err snd_resample(const int16_t *in, uint32_t n, uint32_t in_rate, snd_sample *out,
+                    qd_error *err)
+{
+    out->pcm = NULL;
+    out->len = 0;
+    if (n == 0 || in_rate < SND_MIN_IN_RATE || in_rate > SND_MAX_IN_RATE)
+        return qd_fail(err, QD_ERR_BAD_DATA, 0, "%u samples at %u Hz cannot be resampled", n,
+                       in_rate);
+    uint64_t len = ((uint64_t)n * SND_RATE + in_rate - 1) / in_rate;
+    if (len > SND_MAX_OUT)
+        return qd_fail(err, QD_ERR_LIMIT, 0, "%llu samples at %d Hz: over the cap of %u",
+                       (unsigned long long)len, SND_RATE, SND_MAX_OUT);
+    out->pcm = malloc((size_t)len * sizeof *out->pcm);
+    if (!out->pcm)
+        return qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for %llu samples",
+                       (unsigned long long)len);
+    out->len = (uint32_t)len;
+    for (uint32_t j = 0; j < out->len; j++) {
+        /* input position j * in_rate / SND_RATE, in integer steps of 1/SND_RATE */
+        uint64_t pos = (uint64_t)j * in_rate;
+        uint32_t i = (uint32_t)(pos / SND_RATE), frac = (uint32_t)(pos % SND_RATE);
+        int32_t a = in[i < n ? i : n - 1], b = in[i + 1 < n ? i + 1 : n - 1];
+        out->pcm[j] = (int16_t)(a + (int32_t)((int64_t)(b - a) * frac / SND_RATE));
+    }
+    return QD_OK;
+}
+
+static uint32_t tag(const char *s)
+{
+    return (uint32_t)(uint8_t)s[0] | (uint32_t)(uint8_t)s[1] << 8 |
+           (uint32_t)(uint8_t)s[2] << 16 | (uint32_t)(uint8_t)s[3] << 24;
+}
+
+/* The "fmt " fields the decoder needs. */
+typedef struct wav_fmt {
+    uint16_t channels, bits, align;
+    uint32_t rate;
+} wav_fmt;
+
+static qd_err read_fmt(rd_t *c, size_t at, wav_fmt *f, qd_error *err)
+{
+    uint16_t format = rd_u16(c);
+    f->channels = rd_u16(c);
+    f->rate = rd_u32(c);
+    rd_u32(c); /* bytes per second: derived, not trusted */
+    f->align = rd_u16(c);
+    f->bits = rd_u16(c);
+    if (c->err)
+        return qd_fail(err, QD_ERR_TRUNCATED, at, "fmt chunk shorter than 16 bytes");
+    if (format != 1)
+        return qd_fail(err, QD_ERR_UNSUPPORTED, at, "format %u is not PCM (1)", format);
+    if (f->channels != 1 && f->channels != 2)
+        return qd_fail(err, QD_ERR_UNSUPPORTED, at, "%u channels (1 or 2 allowed)", f->channels);
+    if (f->bits != 8 && f->bits != 16)
+        return qd_fail(err, QD_ERR_UNSUPPORTED, at, "%u bits a sample (8 or 16 allowed)",
+                       f->bits);
+    if (f->align != f->channels * f->bits / 8)
+        return qd_fail(err, QD_ERR_BAD_DATA, at, "block align %u is not %u channels x %u bits",
+                       f->align, f->channels, f->bits);
+    if (f->rate < SND_MIN_IN_RATE || f->rate > SND_MAX_IN_RATE)
+        return qd_fail(err, QD_ERR_UNSUPPORTED, at, "rate %u Hz outside %d..%d", f->rate,
+                       SND_MIN_IN_RATE, SND_MAX_IN_RATE);
+    return QD_OK;
+}
+
+/* The PCM frames of a data chunk as mono 16-bit, then resampled. */
+static qd_err decode_pcm(const uint8_t *p, uint32_t frames, const wav_fmt *f, snd_sample *out,
+                         qd_error *err)
+{
+    int16_t *mono = malloc((size_t)frames * sizeof *mono);
+    if (!mono)
+        return qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for %u samples", frames);
+    rd_t r = rd_make(p, (size_t)frames * f->align);
+    for (uint32_t i = 0; i < frames; i++) {
+        int32_t sum = 0;
+        for (int ch = 0; ch < f->channels; ch++)
+            sum += f->bits == 8 ? ((int32_t)rd_u8(&r) - 128) * 256 : rd_s16(&r);
+        mono[i] = (int16_t)(sum / f->channels);
+    }
+    qd_err e = snd_resample(mono, frames, f->rate, out, err);
+    free(mono);
+    return e;
+}
+
+qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)
+{
+    out->pcm = NULL;
+    out->len = 0;
+    rd_t r = rd_make(data, len);
+    uint32_t riff = rd_u32(&r), riff_len = rd_u32(&r), wave = rd_u32(&r);
+    if (r.err)
+        return qd_fail(err, QD_ERR_TRUNCATED, len, "%zu bytes: shorter than a RIFF header", len);
+    if (riff != tag("RIFF") || wave != tag("WAVE"))
+        return qd_fail(err, QD_ERR_BAD_DATA, 0, "not a RIFF WAVE file");
+    if (riff_len < 4)
+        return qd_fail(err, QD_ERR_BAD_DATA, 4, "RIFF length %u is under 4", riff_len);
+    wav_fmt f = {0, 0, 0, 0};
+    int have_fmt = 0;
+    while (rd_left(&r) > 0) {
+        size_t at = r.pos;
+        uint32_t id = rd_u32(&r), clen = rd_u32(&r);
+        if (r.err)
+            return qd_fail(err, QD_ERR_TRUNCATED, at, "chunk header cut off");
+        size_t body = r.pos;
+        if (clen > rd_left(&r))
+            return qd_fail(err, QD_ERR_TRUNCATED, at,
+                           "chunk of %u bytes runs past the end of the file (%zu left)", clen,
+                           rd_left(&r));
+        rd_t c = rd_make(data + body, clen);
+        if (id == tag("fmt ")) {
+            if (have_fmt)
+                return qd_fail(err, QD_ERR_BAD_DATA, at, "a second fmt chunk");
+            qd_err e = read_fmt(&c, at, &f, err);
+            if (e != QD_OK)
+                return e;
+            have_fmt = 1;
+        } else if (id == tag("data")) {
+            if (!have_fmt)
+                return qd_fail(err, QD_ERR_BAD_DATA, at, "data chunk before the fmt chunk");
+            uint32_t frames = clen / f.align;
+            if (frames == 0)
+                return qd_fail(err, QD_ERR_BAD_DATA, at, "data chunk holds no sample");
+            if (frames > SND_MAX_IN_FRAMES)
+                return qd_fail(err, QD_ERR_LIMIT, at, "%u sample frames: over the cap of %u",
+                               frames, SND_MAX_IN_FRAMES);
+            qd_err e = decode_pcm(data + body, frames, &f, out, err);
+            if (e != QD_OK && err)
+                err->offset = at;
+            return e;
+        }
+        /* other chunks (LIST, cue, smpl...) are skipped; bodies are padded to even */
+        rd_skip(&r, clen);
+        if ((clen & 1) && rd_left(&r) > 0)
+            rd_skip(&r, 1);
+    }
+    return qd_fail(err, QD_ERR_BAD_DATA, len, have_fmt ? "no data chunk" : "no fmt chunk");
+}
+
+qd_err snd_decode(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)
+{
+    if (len >= 4 && !memcmp(data, "OggS", 4))
+        return snd_decode_ogg(data, len, out, err);
+    return snd_decode_wav(data, len, out, err);
+}
+
+/* ---- The bank ---- */
+
+typedef struct bank_entry {
+    char *file;          /* the file name looked up */
+    snd_sample s;        /* len 0: missing or damaged */
+} bank_entry;
+
+#define BANK_SLOTS (SND_BANK_MAX * 2)
+
+struct snd_bank {
+    bank_entry *e;
+    int n;
+    uint16_t slot[BANK_SLOTS]; /* open-addressing hash of file names: entry + 1, 0 empty */
+    size_t bytes;
+    uint32_t longest;
+};
+
+snd_bank *snd_bank_new(void)
+{
+    snd_bank *b = calloc(1, sizeof *b);
+    if (b && !(b->e = calloc(SND_BANK_MAX, sizeof *b->e))) {
+        free(b);
+        b = NULL;
+    }
+    return b;
+}
+
+void snd_bank_free(snd_bank *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->n; i++) {
+        free(b->e[i].file);
+        snd_sample_free(&b->e[i].s);
+    }
+    free(b->e);
+    free(b);
+}
+
+int snd_file_name(cl_game game, const char *name, char *out, size_t cap)
+{
+    const char *pre = "sound/";
+    if (!name || !name[0])
+        return 0;
+    if (game == CL_GAME_Q3)
+        pre = "";
+    else if (game == CL_GAME_Q2 && name[0] == '*') {
+        /* Quake II's sexed sounds (cl_tent.c S_RegisterSexedSound): the model's folder; the
+         * default model's is taken */
+        pre = "sound/player/male/";
+        name++;
+    }
+    int k = snprintf(out, cap, "%s%s", pre, name);
+    return k > 0 && (size_t)k < cap;
+}
+
+static uint32_t hash_name(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)(*s >= 'A' && *s <= 'Z' ? *s + 32 : *s)) * 16777619u;
+    return h;
+}
+
+/* Read and decode file; 1 when it gave a sound. */
+static int load(const pak_fs *fs, const char *file, snd_sample *s)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    qd_error e;
+    if (!fs || pak_read(fs, file, &data, &len, &e) != QD_OK)
+        return 0;
+    int ok = snd_decode(data, len, s, &e) == QD_OK;
+    free(data);
+    return ok;
+}
+
+/* load, and for Quake III a missing .wav as .ogg (ioquake3 snd_codec.c: the other extension) */
+static int load_game(const pak_fs *fs, cl_game game, const char *file, snd_sample *s)
+{
+    if (load(fs, file, s))
+        return 1;
+    size_t n = strlen(file);
+    if (game != CL_GAME_Q3 || n <= 4 || n > PAK_MAX_NAME || strcasecmp(file + n - 4, ".wav"))
+        return 0;
+    char alt[PAK_MAX_NAME + 1];
+    memcpy(alt, file, n - 4);
+    memcpy(alt + n - 4, ".ogg", 5);
+    return load(fs, alt, s);
+}
+
+int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
+{
+    char file[PAK_MAX_NAME + 1];
+    if (!b || !snd_file_name(game, name, file, sizeof file))
+        return -1;
+    uint32_t h = hash_name(file) % BANK_SLOTS;
+    for (; b->slot[h]; h = (h + 1) % BANK_SLOTS) {
+        bank_entry *e = &b->e[b->slot[h] - 1];
+        if (!strcasecmp(e->file, file))
+            return e->s.len ? b->slot[h] - 1 : -1;
+    }
+    if (b->n >= SND_BANK_MAX)
+        return -1; /* the bank is full: silent */
+    bank_entry *e = &b->e[b->n];
+    if (!(e->file = strdup(file)))
+        return -1;
+    int ok = load_game(fs, game, file, &e->s);
+    if (!ok && game == CL_GAME_Q3 && !strncasecmp(file, "sound/player/", 13)) {
+        /* cg_players.c CG_LoadClientInfo: a model without its own sounds uses sarge's */
+        const char *base = strrchr(file, '/');
+        char alt[PAK_MAX_NAME + 1];
+        if (snprintf(alt, sizeof alt, "sound/player/sarge%s", base) < (int)sizeof alt)
+            ok = load_game(fs, game, alt, &e->s);
+    }
+    if (ok && b->bytes + (size_t)e->s.len * 2 > SND_BANK_MAX_BYTES) {
+        snd_sample_free(&e->s);
+        ok = 0;
+    }
+    if (ok) {
+        b->bytes += (size_t)e->s.len * 2;
+        if (e->s.len > b->longest)
+            b->longest = e->s.len;
+    }
+    b->slot[h] = (uint16_t)(b->n + 1);
+    b->n++;
+    return ok ? b->n - 1 : -1;
+}
+
+const snd_sample *snd_bank_get(const snd_bank *b, int id)
+{
+    if (!b || id < 0 || id >= b->n || !b->e[id].s.len)
+        return NULL;
+    return &b->e[id].s;
+}
+
+const char *snd_bank_missing(const snd_bank *b, int i)
+{
+    for (int k = 0; b && k < b->n; k++)
+        if (!b->e[k].s.len && i-- == 0)
+            return b->e[k].file;
+    return NULL;
+}
+
+uint32_t snd_bank_longest(const snd_bank *b) { return b ? b->longest : 0; }
+
+int snd_wav_header(uint8_t out[44], uint64_t frames)
+{
+    uint64_t data = frames * 4;
+    if (frames > ((uint64_t)1 << 32) || data + 36 > 0xffffffffu)
+        return 0;
+    static const uint8_t fixed[36 - 4] = {
+        'W', 'A', 'V', 'E', 'f', 'm', 't', ' ', 16, 0, 0, 0, 1, 0, 2, 0,
+        SND_RATE & 0xff, (SND_RATE >> 8) & 0xff, (SND_RATE >> 16) & 0xff, 0,
+        (SND_RATE * 4) & 0xff, ((SND_RATE * 4) >> 8) & 0xff, ((SND_RATE * 4) >> 16) & 0xff, 0,
+        4, 0, 16, 0, 'd', 'a', 't', 'a'};
+    uint32_t riff = (uint32_t)(data + 36), d = (uint32_t)data;
+    memcpy(out, "RIFF", 4);
+    for (int i = 0; i < 4; i++) {
+        out[4 + i] = (uint8_t)(riff >> (8 * i));
+        out[40 + i] = (uint8_t)(d >> (8 * i));
+    }
+    memcpy(out + 8, fixed, sizeof fixed);
+    return 1;
+}

@@ -1,0 +1,237 @@
+/* snd_mix.c: the mixer: voices started at exact samples, spatialised per mixed span from one
+ * listener, summed in integers (so the bytes are the same on every run), clipped to 16 bits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snd.h"
+
+#define GAIN_ONE 4096    /* fixed-point gain 1.0 */
+#define MIX_MAX_SPAN (1u << 20)
+
+typedef struct voice {
+    int64_t start, end;  /* samples [start, end) on the caller's clock */
+    int32_t id, entity;
+    float origin[3];
+    uint8_t channel, volume, attenuation, full;
+    float loud;          /* max(left, right) for the last listener: the voice limit's key */
+} voice;
+
+struct snd_mixer {
+    const snd_bank *bank;
+    float master;
+    voice v[SND_VOICES];
+    int n;
+    int64_t mixed;       /* the end of the last mixed span */
+    int have_listener;
+    snd_listener last;
+    int32_t *acc;        /* 2 x MIX_MAX_SPAN accumulators */
+};
+
+void snd_listener_set(snd_listener *l, const float origin[3], const float angles[3])
+{
+    const double d2r = 3.14159265358979323846 / 180.0;
+    double sp = sin(angles[0] * d2r), cp = cos(angles[0] * d2r);
+    double sy = sin(angles[1] * d2r), cy = cos(angles[1] * d2r);
+    double sr = sin(angles[2] * d2r), cr = cos(angles[2] * d2r);
+    memcpy(l->origin, origin, sizeof l->origin);
+    l->right[0] = (float)(-sr * sp * cy + cr * sy);
+    l->right[1] = (float)(-sr * sp * sy - cr * cy);
+    l->right[2] = (float)(-sr * cp);
+}
+
+void snd_spatialize(const snd_listener *l, const float origin[3], float vol, int attenuation64,
+                    int full, float *left, float *right)
+{
+    if (full || !l) {
+        *left = *right = vol;
+        return;
+    }
+    float v[3], d2 = 0, dot = 0;
+    for (int i = 0; i < 3; i++) {
+        v[i] = origin[i] - l->origin[i];
+        d2 += v[i] * v[i];
+    }
+    float d = sqrtf(d2);
+    if (!(d < 1e7f)) { /* NaN or absurd: unheard */
+        *left = *right = 0;
+        return;
+    }
+    if (d > 0)
+        dot = (l->right[0] * v[0] + l->right[1] * v[1] + l->right[2] * v[2]) / d;
+    float dist = d * ((float)attenuation64 / 64.0f) / 1000.0f; /* sound_nominal_clip_dist */
+    float r = vol * (1.0f - dist) * (1.0f + dot), lft = vol * (1.0f - dist) * (1.0f - dot);
+    *right = r > 0 ? r : 0;
+    *left = lft > 0 ? lft : 0;
+}
+
+snd_mixer *snd_mixer_new(const snd_bank *b, float master)
+{
+    snd_mixer *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->acc = malloc((size_t)MIX_MAX_SPAN * 2 * sizeof *m->acc);
+    if (!m->acc) {
+        free(m);
+        return NULL;
+    }
+    m->bank = b;
+    m->mixed = INT64_MIN;
+    snd_mixer_set_volume(m, master);
+    return m;
+}
+
+void snd_mixer_free(snd_mixer *m)
+{
+    if (!m)
+        return;
+    free(m->acc);
+    free(m);
+}
+
+void snd_mixer_set_volume(snd_mixer *m, float master)
+{
+    m->master = master >= 0 && master <= 4 ? master : master > 4 ? 4 : 0;
+}
+
+int snd_mixer_voices(const snd_mixer *m) { return m->n; }
+
+static float loudness(const snd_mixer *m, const voice *v)
+{
+    float l, r;
+    snd_spatialize(m->have_listener ? &m->last : NULL, v->origin, v->volume / 255.0f,
+                   v->attenuation, v->full, &l, &r);
+    return l > r ? l : r;
+}
+
+/* The voice's last audible sample + 1. */
+static int64_t voice_end(const snd_mixer *m, const voice *v)
+{
+    const snd_sample *s = snd_bank_get(m->bank, v->id);
+    int64_t e = v->start + (s ? (int64_t)s->len : 0);
+    return e < v->end ? e : v->end;
+}
+
+/* Drop voices that ended before the next sample to mix. */
+static void reap(snd_mixer *m)
+{
+    int k = 0;
+    for (int i = 0; i < m->n; i++)
+        if (voice_end(m, &m->v[i]) > m->mixed || m->mixed == INT64_MIN)
+            m->v[k++] = m->v[i];
+    m->n = k;
+}
+
+void snd_mixer_start(snd_mixer *m, const snd_start *s)
+{
+    if (!m || !snd_bank_get(m->bank, s->id))
+        return;
+    voice nv;
+    memset(&nv, 0, sizeof nv);
+    nv.start = s->at;
+    nv.end = INT64_MAX;
+    nv.id = s->id;
+    nv.entity = s->entity;
+    memcpy(nv.origin, s->origin, sizeof nv.origin);
+    nv.channel = s->channel;
+    nv.volume = s->volume;
+    nv.attenuation = s->attenuation;
+    nv.full = s->full;
+    nv.loud = loudness(m, &nv);
+    if (nv.entity > 0 && nv.channel != 0)
+        for (int i = 0; i < m->n; i++)
+            if (m->v[i].entity == nv.entity && m->v[i].channel == nv.channel &&
+                m->v[i].end > nv.start)
+                m->v[i].end = nv.start; /* S_StartSound: the channel is taken over */
+    reap(m);
+    if (m->n < SND_VOICES) {
+        m->v[m->n++] = nv;
+        return;
+    }
+    /* full: the quietest goes (the older on a tie; the new one when it is the quietest) */
+    int q = 0;
+    for (int i = 1; i < m->n; i++)
+        if (m->v[i].loud < m->v[q].loud ||
+            (m->v[i].loud == m->v[q].loud && m->v[i].start < m->v[q].start))
+            q = i;
+    if (nv.loud > m->v[q].loud)
+        m->v[q] = nv;
+}
+
+void snd_mixer_stop_all(snd_mixer *m, int64_t at)
+{
+    for (int i = 0; i < m->n; i++)
+        if (m->v[i].end > at)
+            m->v[i].end = at;
+    reap(m); /* those that can no longer be heard go now */
+}
+
+static int32_t fixed_gain(float g)
+{
+    float f = g * GAIN_ONE + 0.5f;
+    return f < 0 ? 0 : f > 8 * GAIN_ONE ? 8 * GAIN_ONE : (int32_t)f;
+}
+
+void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
+                   const snd_loop *loops, int nloops, int16_t *out)
+{
+    while (n > MIX_MAX_SPAN) {
+        snd_mixer_mix(m, pos, MIX_MAX_SPAN, l, loops, nloops, out);
+        pos += MIX_MAX_SPAN;
+        n -= MIX_MAX_SPAN;
+        out += 2 * (size_t)MIX_MAX_SPAN;
+    }
+    if (l) {
+        m->last = *l;
+        m->have_listener = 1;
+    }
+    int32_t *acc = m->acc;
+    memset(acc, 0, (size_t)n * 2 * sizeof *acc);
+    for (int i = 0; i < m->n; i++) {
+        voice *v = &m->v[i];
+        const snd_sample *s = snd_bank_get(m->bank, v->id);
+        float gl, gr;
+        snd_spatialize(l, v->origin, v->volume / 255.0f * m->master, v->attenuation, v->full,
+                       &gl, &gr);
+        v->loud = loudness(m, v);
+        int64_t a = v->start > pos ? v->start : pos, b = voice_end(m, v);
+        if (b > pos + (int64_t)n)
+            b = pos + (int64_t)n;
+        int32_t il = fixed_gain(gl), ir = fixed_gain(gr);
+        if (!s || (il == 0 && ir == 0))
+            continue;
+        for (int64_t k = a; k < b; k++) {
+            int32_t x = s->pcm[k - v->start];
+            size_t o = (size_t)(k - pos) * 2;
+            acc[o] += (x * il) >> 12;
+            acc[o + 1] += (x * ir) >> 12;
+        }
+    }
+    if (nloops > SND_MAX_LOOPS)
+        nloops = SND_MAX_LOOPS;
+    for (int i = 0; loops && i < nloops; i++) {
+        const snd_sample *s = snd_bank_get(m->bank, loops[i].id);
+        if (!s)
+            continue;
+        float gl, gr;
+        snd_spatialize(l, loops[i].origin, loops[i].volume / 255.0f * m->master,
+                       loops[i].attenuation, 0, &gl, &gr);
+        int32_t il = fixed_gain(gl), ir = fixed_gain(gr);
+        if (il == 0 && ir == 0)
+            continue;
+        int64_t at = pos % (int64_t)s->len;
+        if (at < 0)
+            at += s->len;
+        for (uint32_t k = 0; k < n; k++) {
+            int32_t x = s->pcm[at];
+            acc[2 * k] += (x * il) >> 12;
+            acc[2 * k + 1] += (x * ir) >> 12;
+            if (++at == (int64_t)s->len)
+                at = 0;
+        }
+    }
+    for (size_t k = 0; k < (size_t)n * 2; k++)
+        out[k] = (int16_t)(acc[k] > 32767 ? 32767 : acc[k] < -32768 ? -32768 : acc[k]);
+    m->mixed = pos + (int64_t)n;
+    reap(m);
+}

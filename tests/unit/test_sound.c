@@ -1,0 +1,477 @@
+/* test_sound.c: sound loading (hand-made WAVs, damaged ones), the mixer's timing, balance,
+ * channel override and voice limit, Quake III event sounds, and `render --audio`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../src/app/app_sound.h"
+#include "../../src/timeline/timeline.h"
+#include "../test.h"
+
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v & 0xffff);
+    put16(p + 2, v >> 16);
+}
+
+/* A PCM WAVE file in out (at least 44 + len bytes): RIFF, "fmt " (16 bytes), "data". */
+static size_t make_wav(uint8_t *out, int channels, int bits, uint32_t rate, const void *pcm,
+                       uint32_t len)
+{
+    memcpy(out, "RIFF", 4);
+    put32(out + 4, 36 + len);
+    memcpy(out + 8, "WAVEfmt ", 8);
+    put32(out + 16, 16);
+    put16(out + 20, 1);
+    put16(out + 22, (unsigned)channels);
+    put32(out + 24, rate);
+    put32(out + 28, rate * (uint32_t)(channels * bits / 8));
+    put16(out + 32, (unsigned)(channels * bits / 8));
+    put16(out + 34, (unsigned)bits);
+    memcpy(out + 36, "data", 4);
+    put32(out + 40, len);
+    memcpy(out + 44, pcm, len);
+    return 44 + len;
+}
+
+TEST(sound_wav_16bit_mono_48k_is_exact)
+{
+    uint8_t pcm[8], file[64];
+    const int16_t v[4] = {0, 1000, -1000, 32767};
+    for (int i = 0; i < 4; i++)
+        put16(pcm + 2 * i, (uint16_t)v[i]);
+    size_t n = make_wav(file, 1, 16, 48000, pcm, 8);
+    snd_sample s;
+    qd_error e;
+    CHECK_EQ(snd_decode_wav(file, n, &s, &e), QD_OK);
+    CHECK_EQ(s.len, 4u);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(s.pcm[i], v[i]);
+    snd_sample_free(&s);
+}
+
+TEST(sound_wav_8bit_stereo_24k_mixed_down_and_resampled)
+{
+    /* two frames: (138, 158) and (118, 98): mono (10 + 30) / 2 * 256 = 5120, then
+     * (-10 - 30) / 2 * 256 = -5120; at 24 kHz each input sample gives two outputs, the
+     * second halfway to the next (0), the last held */
+    const uint8_t pcm[4] = {138, 158, 118, 98};
+    uint8_t file[64];
+    size_t n = make_wav(file, 2, 8, 24000, pcm, 4);
+    snd_sample s;
+    qd_error e;
+    CHECK_EQ(snd_decode_wav(file, n, &s, &e), QD_OK);
+    CHECK_EQ(s.len, 4u);
+    CHECK_EQ(s.pcm[0], 5120);
+    CHECK_EQ(s.pcm[1], 0);
+    CHECK_EQ(s.pcm[2], -5120);
+    CHECK_EQ(s.pcm[3], -5120);
+    snd_sample_free(&s);
+}
+
+TEST(sound_wav_damaged_is_refused_cleanly)
+{
+    uint8_t pcm[64], file[128];
+    for (int i = 0; i < 64; i++)
+        pcm[i] = (uint8_t)(i * 7);
+    size_t n = make_wav(file, 1, 16, 22050, pcm, 64);
+    snd_sample s;
+    qd_error e;
+    /* every cut: the data chunk (the last) then announces more than is there */
+    for (size_t cut = 0; cut < n; cut++) {
+        CHECK(snd_decode_wav(file, cut, &s, &e) != QD_OK);
+        CHECK(s.pcm == NULL && s.len == 0);
+        CHECK(e.offset <= n);
+    }
+    /* bad fields, each on a fresh copy: where (byte), what */
+    struct { size_t at; uint32_t v; int width; qd_err want; uint64_t ofs; } bad[] = {
+        {16, 0xfffffff0u, 4, QD_ERR_TRUNCATED, 12}, /* fmt length past the end */
+        {16, 8, 4, QD_ERR_TRUNCATED, 12},           /* fmt shorter than 16 */
+        {40, 0x7fffffffu, 4, QD_ERR_TRUNCATED, 36}, /* data length past the end */
+        {40, 1, 4, QD_ERR_BAD_DATA, 36},            /* under one frame */
+        {20, 3, 2, QD_ERR_UNSUPPORTED, 12},         /* not PCM */
+        {22, 3, 2, QD_ERR_UNSUPPORTED, 12},         /* three channels */
+        {34, 12, 2, QD_ERR_UNSUPPORTED, 12},        /* 12 bits */
+        {32, 3, 2, QD_ERR_BAD_DATA, 12},            /* block align */
+        {24, 0, 4, QD_ERR_UNSUPPORTED, 12},         /* rate 0 */
+        {24, 4000000, 4, QD_ERR_UNSUPPORTED, 12},   /* rate 4 MHz */
+        {8, 0x45564157u ^ 1, 4, QD_ERR_BAD_DATA, 0}, /* not WAVE */
+        {36, 0x61746164u ^ 0x20, 4, QD_ERR_BAD_DATA, n}, /* no data chunk */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint8_t f2[128];
+        memcpy(f2, file, n);
+        if (bad[i].width == 4)
+            put32(f2 + bad[i].at, bad[i].v);
+        else
+            put16(f2 + bad[i].at, bad[i].v);
+        qd_err got = snd_decode_wav(f2, n, &s, &e);
+        CHECK_MSG(got == bad[i].want, "case %zu: %s", i, e.msg);
+        CHECK_MSG(e.offset == bad[i].ofs, "case %zu: offset %llu", i,
+                  (unsigned long long)e.offset);
+        CHECK(s.pcm == NULL);
+    }
+    /* the loader by magic: garbage and a broken OGG are refused too */
+    CHECK(snd_decode((const uint8_t *)"OggS\0\0\0\0", 8, &s, &e) != QD_OK);
+    CHECK(snd_decode((const uint8_t *)"hello", 5, &s, &e) != QD_OK);
+}
+
+TEST(sound_resample_caps_output)
+{
+    int16_t one = 1;
+    snd_sample s;
+    qd_error e;
+    CHECK_EQ(snd_resample(&one, 1, 999, &s, &e), QD_ERR_BAD_DATA);
+    /* 64 Mi frames at 1 kHz would be 3 Gi samples at 48 kHz: refused before allocating */
+    CHECK_EQ(snd_resample(&one, SND_MAX_IN_FRAMES, 1000, &s, &e), QD_ERR_LIMIT);
+    CHECK(s.pcm == NULL);
+}
+
+/* ---- a folder game with one hand-made sound: sound/test.wav, 0.1 s of 10000 ---- */
+
+static const char *sound_dir(void)
+{
+    static char dir[1024];
+    snprintf(dir, sizeof dir, "%s/sound_game", test_tmpdir());
+    char sub[1100];
+    snprintf(sub, sizeof sub, "%s/sound", dir);
+    mkdir(dir, 0777);
+    mkdir(sub, 0777);
+    static uint8_t pcm[4800 * 2], file[44 + sizeof pcm];
+    for (int i = 0; i < 4800; i++)
+        put16(pcm + 2 * i, 10000);
+    size_t n = make_wav(file, 1, 16, 48000, pcm, sizeof pcm);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/test.wav", sub);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return NULL;
+    fwrite(file, 1, n, f);
+    fclose(f);
+    return dir;
+}
+
+/* A Quake level with sound 1 = test.wav and one frame at time 1.0 s holding a start of it on
+ * entity ent, channel chan at origin. */
+static void add_start(cl_state *cl, double t, int ent, int chan, float x, float y)
+{
+    cl_frame_begin(cl, t);
+    cl_sound s;
+    memset(&s, 0, sizeof s);
+    s.sound = 1;
+    s.entity = (int16_t)ent;
+    s.channel = (uint8_t)chan;
+    s.volume = 255;
+    s.attenuation = 64;
+    s.has_origin = 1;
+    s.origin[0] = x;
+    s.origin[1] = y;
+    cl_sound_add(cl, &s);
+    cl_frame_end(cl, 0);
+}
+
+/* o searching the hand-made game folder; NULL (the test skips) when it cannot be written */
+static const char *sound_opts(app_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->paks[0] = sound_dir();
+    o->num_paks = 1;
+    return o->paks[0];
+}
+
+static cl_state *quake_level(void)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return NULL;
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q1, 15, 1, "sound test");
+    cl_set_sound(cl, 1, "test.wav");
+    return cl;
+}
+
+/* The hand-made game in o, a Quake level on it in *cl and an audio state reading it in a;
+ * 0 when the sound cannot be written or memory ran out (the test skips). */
+static int fixture(app_opts *o, cl_state **cl, app_audio *a)
+{
+    if (!sound_opts(o) || !(*cl = quake_level()))
+        return 0;
+    if (!app_audio_init(a, o)) {
+        free(*cl);
+        return 0;
+    }
+    return 1;
+}
+
+TEST(sound_event_heard_at_its_sample_on_its_side)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    /* 100 units to the right of a listener at the origin facing +x (right is -y) */
+    add_start(cl, 1.0, 5, 1, 0, -100);
+    app_audio_take(&a, cl, 0, 10, 0.5); /* sample 0 = demo time 0.5 */
+    CHECK_EQ(a.n, (size_t)1);
+    CHECK_EQ(a.starts[0].at, (int64_t)24000);
+    enum { N = 48000 };
+    int16_t *out = malloc(N * 4);
+    CHECK(out);
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    app_audio_mix(&a, cl, eye, ang, 0, N, out);
+    /* silent before 24000, then right = 10000 x 0.7 (volume) x (1 - 100/1000) x (1 + 1)
+     * = 12600 (fixed-point gains: within 2), left 0, for 4800 samples */
+    int first = -1;
+    for (int i = 0; i < N && first < 0; i++)
+        if (out[2 * i] || out[2 * i + 1])
+            first = i;
+    CHECK_EQ(first, 24000);
+    CHECK(abs(out[2 * 24000 + 1] - 12600) <= 2);
+    CHECK_EQ(out[2 * 24000], 0);
+    CHECK(abs(out[2 * (24000 + 4799) + 1] - 12600) <= 2);
+    CHECK_EQ(out[2 * (24000 + 4800) + 1], 0);
+    app_audio_free(&a);
+
+    /* the same on the left (+y): the other ear */
+    cl_state *cl2 = quake_level();
+    CHECK(cl2);
+    add_start(cl2, 1.0, 5, 1, 0, 100);
+    CHECK(app_audio_init(&a, &o));
+    app_audio_take(&a, cl2, 0, 10, 0.5);
+    app_audio_mix(&a, cl2, eye, ang, 0, N, out);
+    CHECK(abs(out[2 * 24000] - 12600) <= 2);
+    CHECK_EQ(out[2 * 24000 + 1], 0);
+    /* turned around (yaw 180): the source at +y is now on the right */
+    app_audio_free(&a);
+    CHECK(app_audio_init(&a, &o));
+    app_audio_take(&a, cl2, 0, 10, 0.5);
+    const float back[3] = {0, 180, 0};
+    app_audio_mix(&a, cl2, eye, back, 0, N, out);
+    CHECK(abs(out[2 * 24000 + 1] - 12600) <= 2);
+    CHECK(abs(out[2 * 24000]) <= 1);
+    app_audio_free(&a);
+    free(out);
+    free(cl);
+    free(cl2);
+}
+
+TEST(sound_channel_override_and_voice_limit)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    /* entity 5 channel 1 at 0.0 s and again at 0.05 s: the first stops at 2400, so the
+     * sum never doubles; a channel-0 start at 0.05 s on entity 6 is added on top */
+    add_start(cl, 0.0, 5, 1, 0, 0);
+    add_start(cl, 0.05, 5, 1, 0, 0);
+    app_audio_take(&a, cl, 0, 10, 0);
+    CHECK_EQ(a.n, (size_t)2);
+    int16_t *out = malloc(9600 * 4);
+    CHECK(out);
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    app_audio_mix(&a, cl, eye, ang, 0, 9600, out);
+    /* at distance 0: both ears 10000 x 0.7 = 7000 */
+    CHECK(abs(out[2 * 100] - 7000) <= 2);
+    CHECK(abs(out[2 * 3000] - 7000) <= 2); /* one voice, not two */
+    CHECK(abs(out[2 * 7000] - 7000) <= 2); /* the second plays its whole 0.1 s */
+    CHECK_EQ(out[2 * 7200], 0);
+    app_audio_free(&a);
+    free(out);
+
+    /* 70 starts at once on channel 0: 64 voices */
+    snd_bank *b = snd_bank_new();
+    CHECK(b);
+    pak_fs *fs = pak_fs_open();
+    qd_error e;
+    CHECK(fs && pak_fs_add_game_dir(fs, o.paks[0], &e) == QD_OK);
+    int id = snd_bank_find(b, fs, CL_GAME_Q1, "test.wav");
+    CHECK(id >= 0);
+    CHECK_EQ(snd_bank_find(b, fs, CL_GAME_Q1, "nothere.wav"), -1);
+    CHECK(snd_bank_missing(b, 0) && !strcmp(snd_bank_missing(b, 0), "sound/nothere.wav"));
+    snd_mixer *m = snd_mixer_new(b, 1.0f);
+    CHECK(m);
+    for (int i = 0; i < 70; i++) {
+        snd_start s;
+        memset(&s, 0, sizeof s);
+        s.id = id;
+        s.volume = (uint8_t)(100 + i);
+        s.full = 1;
+        snd_mixer_start(m, &s);
+    }
+    CHECK_EQ(snd_mixer_voices(m), SND_VOICES);
+    snd_mixer_free(m);
+    snd_bank_free(b);
+    pak_fs_close(fs);
+    free(cl);
+}
+
+TEST(sound_static_loop_repeats)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    cl_static_sound ss = {{0, 0, 0}, 1, 255, 64};
+    CHECK(cl_static_sound_add(cl, &ss));
+    int16_t out[2 * 200];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    /* far past the sound's 4800 samples: a loop still plays */
+    app_audio_mix(&a, cl, eye, ang, 4800 * 37 + 5, 200, out);
+    CHECK(abs(out[0] - 7000) <= 2 && abs(out[399] - 7000) <= 2);
+    app_audio_free(&a);
+    free(cl);
+}
+
+/* ---- real data: OpenArena ---- */
+
+#define OA_BASE "/usr/share/games/openarena"
+
+TEST(sound_q3_weapon_and_pickup_events_logged)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path,
+                       "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70"))
+        SKIP("real data missing");
+    qd_error e;
+    demo_t *d = demo_open(path, &e);
+    CHECK(d);
+    timeline_t *tl = tl_open(d, 0, &e);
+    CHECK(tl);
+    /* the bot match fires weapons in its first 20 seconds: the cgame's own sounds appear
+     * as precache names past the configstrings' 256 and as logged starts on them */
+    const cl_state *cl = tl_state_at(tl, tl_start(tl) + 20, &e);
+    CHECK(cl);
+    int weapons = 0, starts = 0;
+    for (int i = 256; i < cl->level.num_sounds; i++)
+        weapons += !strncmp(cl->level.sounds[i], "sound/weapons/", 14);
+    const cl_fxlog *log = &cl->fxlog;
+    uint32_t first = log->sound_count > CL_SOUND_LOG ? log->sound_count - CL_SOUND_LOG : 0;
+    for (uint32_t i = first; i < log->sound_count; i++)
+        starts += log->sounds[i % CL_SOUND_LOG].sound >= 256;
+    CHECK(weapons > 0);
+    CHECK(starts > 0);
+    tl_close(tl);
+}
+
+/* Run `qdemo render` on demo with the given extra arguments; its exit status. */
+static int render(const char *demo, const char *args)
+{
+    const char *q = getenv("QDEMO");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s render '%s' -b %s --size 64x48 --mode flat -q %s >/dev/null 2>&1",
+             q && *q ? q : "build/qdemo", demo, OA_BASE, args);
+    return system(cmd);
+}
+
+TEST(sound_render_audio_same_for_any_thread_count)
+{
+    char path[1024];
+    struct stat st;
+    if (!test_realfile(path, sizeof path,
+                       "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70") ||
+        stat(OA_BASE "/baseoa", &st) != 0)
+        SKIP("real data or OpenArena missing");
+    const char *tmp = test_tmpdir();
+    char a1[1200], a2[1200];
+    snprintf(a1, sizeof a1, "%s/snd_t1.wav", tmp);
+    snprintf(a2, sizeof a2, "%s/snd_t2.wav", tmp);
+    for (int t = 1; t <= 2; t++) {
+        char args[3000];
+        snprintf(args, sizeof args, "-o '%s/snd_frames%d' --from 5 --to 8 --fps 25 --threads %d "
+                 "--audio '%s'", tmp, t, t, t == 1 ? a1 : a2);
+        CHECK_EQ(render(path, args), 0);
+    }
+    size_t n1, n2;
+    unsigned char *b1 = test_read_file(a1, &n1), *b2 = test_read_file(a2, &n2);
+    CHECK(b1 && b2);
+    /* 75 frames at 25 fps: 3 s = 144000 sample frames of 4 bytes after the 44-byte header */
+    CHECK_EQ(n1, (size_t)(44 + 144000 * 4));
+    CHECK(n1 == n2 && !memcmp(b1, b2, n1));
+    CHECK(!memcmp(b1, "RIFF", 4) && !memcmp(b1 + 8, "WAVEfmt ", 8));
+    size_t loud = 0;
+    for (size_t i = 44; i + 1 < n1; i += 2)
+        loud += (b1[i] | b1[i + 1] << 8) != 0;
+    CHECK(loud > 1000); /* the match is heard */
+    /* the audio path must not be an input */
+    char args[3000];
+    snprintf(args, sizeof args, "-o '%s/snd_frames3' --from 5 --to 5.2 --audio '%s'", tmp, path);
+    CHECK(render(path, args) != 0);
+    CHECK(stat(path, &st) == 0 && st.st_size > 1000);
+    free(b1);
+    free(b2);
+}
+
+TEST(sound_ogg_decodes_and_q3_falls_back_from_wav_to_ogg)
+{
+    /* tests/fuzz/corpus/sound/sine.ogg: 0.05 s of 440 Hz at 11025 Hz, made with ffmpeg's
+     * libvorbis: about 2400 samples at 48 kHz */
+    size_t n;
+    unsigned char *ogg = test_read_file("tests/fuzz/corpus/sound/sine.ogg", &n);
+    if (!ogg)
+        SKIP("run from the project root");
+    snd_sample s;
+    qd_error e;
+    CHECK_EQ(snd_decode(ogg, n, &s, &e), QD_OK);
+    CHECK(s.len >= 2300 && s.len <= 2500);
+    int peak = 0;
+    for (uint32_t i = 0; i < s.len; i++)
+        peak = abs(s.pcm[i]) > peak ? abs(s.pcm[i]) : peak;
+    CHECK(peak > 1000);
+    snd_sample_free(&s);
+    /* cut short: refused or shorter, never a crash */
+    for (size_t cut = 0; cut < n; cut += 97)
+        if (snd_decode_ogg(ogg, cut, &s, &e) == QD_OK)
+            snd_sample_free(&s);
+    free(ogg);
+
+    struct stat st;
+    if (stat(OA_BASE "/baseoa/pak6-patch088.pk3", &st) != 0 ||
+        stat(OA_BASE "/baseoa/pak0.pk3", &st) != 0)
+        SKIP("OpenArena 0.8.8 missing");
+    pak_fs *fs = pak_fs_open();
+    CHECK(fs && pak_fs_add_file(fs, OA_BASE "/baseoa/pak0.pk3", &e) == QD_OK);
+    CHECK(pak_fs_add_file(fs, OA_BASE "/baseoa/pak6-patch088.pk3", &e) == QD_OK);
+    snd_bank *b = snd_bank_new();
+    CHECK(b);
+    /* OpenArena ships neko's death sounds as .ogg only: a .wav name finds them */
+    CHECK(snd_bank_find(b, fs, CL_GAME_Q3, "sound/player/neko/death1.wav") >= 0);
+    /* a model without its own sound uses sarge's (pak0 has sarge's) */
+    CHECK(snd_bank_find(b, fs, CL_GAME_Q3, "sound/player/nosuchmodel/jump1.wav") >= 0);
+    CHECK_EQ(snd_bank_find(b, fs, CL_GAME_Q3, "sound/nosuch.wav"), -1);
+    snd_bank_free(b);
+    pak_fs_close(fs);
+}
+
+TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    add_start(cl, 1.0, 5, 1, 0, 0);
+    static int16_t out[2 * 12000];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    /* first frame at 0.95 s: starts 0.05 s behind, silent (the start is at 1.0) */
+    CHECK_EQ(app_audio_play(&a, cl, 0.95, eye, ang, 1, out, 12000), 2400u);
+    CHECK_EQ(out[0], 0);
+    /* at 1.05 s: samples 45600..50400, the sound from sample 48000 (index 2400) */
+    CHECK_EQ(app_audio_play(&a, cl, 1.05, eye, ang, 1, out, 12000), 4800u);
+    CHECK_EQ(out[2 * 2399], 0);
+    CHECK(abs(out[2 * 2400] - 7000) <= 2);
+    /* paused, another speed or muted: nothing, and the voice is gone */
+    CHECK_EQ(app_audio_play(&a, cl, 1.06, eye, ang, 0, out, 12000), 0u);
+    CHECK_EQ(snd_mixer_voices(a.mix), 0);
+    app_audio_free(&a);
+    free(cl);
+}
