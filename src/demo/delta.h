@@ -37,11 +37,25 @@ struct q3_bits;
  * int32. DD_Q3FLOAT: 0 and a 13-bit integral value biased by 4096, or 1 and 32 raw bits,
  * stored as the float's bit pattern. DD_HOOK: the table's hook reads it (QW U_MODEL with
  * MODELDBL, FitzQuake U_ALPHA). DD_ANGLE8: an int8 in 1/256 turns, stored as a float in
- * degrees (size 4; Quake [DEM] 6.4 MSG_ReadAngle). */
+ * degrees (size 4; Quake [DEM] 6.4 MSG_ReadAngle). DD_QCOORD, DD_QANGLE: a coordinate or an
+ * angle in the encoding the reader's prfl (RMQ protocol flags) names, stored as a float:
+ * see dd_read_qcoord / dd_read_qangle. */
 typedef enum dd_kind {
     DD_U8, DD_S8, DD_U16, DD_S16, DD_U32, DD_S32, DD_F32, DD_COORD16, DD_HI8, DD_SKIP,
-    DD_PAIR, DD_Q3INT, DD_Q3FLOAT, DD_HOOK, DD_ANGLE8
+    DD_PAIR, DD_Q3INT, DD_Q3FLOAT, DD_HOOK, DD_ANGLE8, DD_QCOORD, DD_QANGLE
 } dd_kind;
+
+/* RMQ protocol 999's flags (QuakeSpasm Quake/protocol.h, PROTOCOL_RMQ): how coordinates and
+ * angles are sent. Without any, coordinates are int16 in 1/8 units and angles int8 in 1/256
+ * turns, as in protocols 15 and 666. */
+#define DD_PRFL_SHORTANGLE (1u << 1)  /* angles: int16 in 1/65536 turns */
+#define DD_PRFL_FLOATANGLE (1u << 2)  /* angles: float degrees */
+#define DD_PRFL_24BITCOORD (1u << 3)  /* coords: int16 whole units + u8 in 1/255 */
+#define DD_PRFL_FLOATCOORD (1u << 4)  /* coords: float */
+#define DD_PRFL_EDICTSCALE (1u << 5)  /* U_SCALE may be sent (its byte is read either way) */
+#define DD_PRFL_ALPHASANITY (1u << 6) /* alpha as the server keeps it: no wire change */
+#define DD_PRFL_INT32COORD (1u << 7)  /* coords: int32 in 1/16 units */
+#define DD_PRFL_MOREFLAGS (1u << 31)  /* more flags follow: no engine defines them */
 
 /* Reader options a row may need (dd_field.opt; dd_reader.opts). */
 #define DD_OPT_FITZ 1u     /* FitzQuake protocol 666 / RMQ 999 */
@@ -77,7 +91,34 @@ typedef struct dd_reader {
     rd_t *r;              /* byte formats (Quake, QuakeWorld, Quake II) */
     struct q3_bits *b;    /* Quake III */
     uint32_t opts;        /* DD_OPT_* */
+    uint32_t prfl;        /* DD_PRFL_*: DD_QCOORD / DD_QANGLE encodings (RMQ 999), else 0 */
 } dd_reader;
+
+/* A coordinate in the encoding prfl names (QuakeSpasm common.c MSG_ReadCoord: float first,
+ * then int32, then 24-bit, else int16 / 8). */
+static inline float dd_read_qcoord(rd_t *r, uint32_t prfl)
+{
+    if (prfl & DD_PRFL_FLOATCOORD)
+        return rd_f32(r);
+    if (prfl & DD_PRFL_INT32COORD)
+        return (float)rd_s32(r) * (1.0f / 16.0f);
+    if (prfl & DD_PRFL_24BITCOORD) {
+        float whole = (float)rd_s16(r);
+        return whole + (float)rd_u8(r) * (1.0f / 255.0f);
+    }
+    return (float)rd_s16(r) * 0.125f;
+}
+
+/* An angle in degrees in the encoding prfl names (QuakeSpasm MSG_ReadAngle: float first, then
+ * int16, else int8). */
+static inline float dd_read_qangle(rd_t *r, uint32_t prfl)
+{
+    if (prfl & DD_PRFL_FLOATANGLE)
+        return rd_f32(r);
+    if (prfl & DD_PRFL_SHORTANGLE)
+        return (float)rd_s16(r) * (360.0f / 65536.0f);
+    return (float)rd_s8(r) * (360.0f / 256.0f);
+}
 
 typedef struct dd_table {
     const dd_field *f;
@@ -163,6 +204,16 @@ DD_INLINE void dd_read_value(dd_reader *rd, const dd_field *f, uint32_t has, uin
         break;
     case DD_ANGLE8: {
         float x = (float)rd_s8(r) * (360.0f / 256.0f);
+        memcpy(&v, &x, 4);
+        break;
+    }
+    case DD_QCOORD: {
+        float x = dd_read_qcoord(r, rd->prfl);
+        memcpy(&v, &x, 4);
+        break;
+    }
+    case DD_QANGLE: {
+        float x = dd_read_qangle(r, rd->prfl);
         memcpy(&v, &x, 4);
         break;
     }

@@ -1,4 +1,4 @@
-/* q1.c: the Quake .dem decoder: protocol 15 (Quake 1.01 to 1.09) and FitzQuake 666.
+/* q1.c: the Quake .dem decoder: protocol 15 (Quake 1.01 to 1.09), FitzQuake 666 and RMQ 999.
  *
  * Sources of the format facts:
  * - [DEM]  "The unofficial DEM format description", Uwe Girlich, v1.0.9 and v1.0.2
@@ -67,6 +67,13 @@ enum {
 
 #define Q1_PROTOCOL 15
 #define Q1_PROTOCOL_FITZ 666
+/* [RMQ] QuakeSpasm (sezero/quakespasm) Quake/protocol.h and cl_parse.c CL_ParseServerInfo:
+ * protocol 999 is 666 with a long of protocol flags after the protocol in svc_serverinfo,
+ * which choose how every coordinate and angle is sent (delta.h DD_PRFL_*). */
+#define Q1_PROTOCOL_RMQ 999
+#define Q1_RMQ_FLAGS_KNOWN                                                                 \
+    (DD_PRFL_SHORTANGLE | DD_PRFL_FLOATANGLE | DD_PRFL_24BITCOORD | DD_PRFL_FLOATCOORD |   \
+     DD_PRFL_EDICTSCALE | DD_PRFL_ALPHASANITY | DD_PRFL_INT32COORD)
 
 /* [DEM] 7.36 updateentity bits; [FITZ] adds the extend bytes and what follows them. */
 #define Q1_U_MOREBITS (1u << 0)
@@ -154,6 +161,7 @@ typedef struct q1_state {
     uint64_t pos;        /* file offset of the next block */
     uint32_t block;      /* index of the next block */
     int32_t protocol;
+    uint32_t prfl;       /* RMQ 999's protocol flags (DD_PRFL_*), 0 for 15 and 666 */
     int32_t max_clients;
     uint8_t items_mode;
     uint8_t rebase;      /* the next svc_time starts a new level: re-anchor demo time */
@@ -194,8 +202,7 @@ static const char *svc_name(int id)
 }
 
 /* [DEM] 6.4 */
-static float read_coord(rd_t *r) { return (float)rd_s16(r) * 0.125f; }
-static float read_angle(rd_t *r) { return (float)rd_s8(r) * (360.0f / 256.0f); }
+
 
 /* A reading context for one block: the reader over the whole file, limited to the block. */
 typedef struct q1_ctx {
@@ -232,7 +239,11 @@ static qd_err bad(q1_ctx *c, qd_err code, const char *fmt, ...)
     return qd_fail(c->err, code, c->msg_ofs, "%s: %s", svc_name(c->msg_id), why);
 }
 
-static int fitz(const q1_ctx *c) { return c->st->protocol == Q1_PROTOCOL_FITZ; }
+/* FitzQuake's messages and bits: protocols 666 and 999 */
+static int fitz(const q1_ctx *c) { return c->st->protocol >= Q1_PROTOCOL_FITZ; }
+/* [DEM] 6.4 coordinates and angles, in RMQ's encodings when its flags say so */
+static float read_coord(q1_ctx *c) { return dd_read_qcoord(&c->r, c->st->prfl); }
+static float read_angle(q1_ctx *c) { return dd_read_qangle(&c->r, c->st->prfl); }
 
 static uint8_t alpha_decode(uint8_t a)
 {
@@ -263,9 +274,16 @@ static qd_err parse_serverinfo(q1_ctx *c)
     int32_t protocol = rd_s32(r);
     if (r->err)
         return QD_OK;
-    if (protocol != Q1_PROTOCOL && protocol != Q1_PROTOCOL_FITZ)
-        return bad(c, QD_ERR_UNSUPPORTED, "unknown protocol %ld (qdemo reads 15 and 666)", (long)protocol);
+    if (protocol != Q1_PROTOCOL && protocol != Q1_PROTOCOL_FITZ && protocol != Q1_PROTOCOL_RMQ)
+        return bad(c, QD_ERR_UNSUPPORTED, "unknown protocol %ld (qdemo reads 15, 666 and 999)",
+                   (long)protocol);
+    uint32_t prfl = protocol == Q1_PROTOCOL_RMQ ? rd_u32(r) : 0;
+    if (prfl & ~(uint32_t)Q1_RMQ_FLAGS_KNOWN)
+        return bad(c, QD_ERR_UNSUPPORTED, "RMQ protocol flags 0x%lx name encodings qdemo does not "
+                   "know (it reads 0x%lx)", (unsigned long)prfl,
+                   (unsigned long)Q1_RMQ_FLAGS_KNOWN);
     c->st->protocol = protocol;
+    c->st->prfl = prfl;
     int max_clients = rd_u8(r);
     int multi = rd_u8(r);
     char title[CL_TEXT_LEN];
@@ -276,8 +294,8 @@ static qd_err parse_serverinfo(q1_ctx *c)
     cl_level_begin(c->cl, CL_GAME_Q1, protocol, max_clients, title);
     cl_set_gamedir(c->cl, "id1");
     c->cl->view.view_height = 22; /* [DEM] 7.16: the default view_ofs_z */
-    int max_models = protocol == Q1_PROTOCOL_FITZ ? CL_MAX_MODELS : 256;
-    int max_sounds = protocol == Q1_PROTOCOL_FITZ ? CL_MAX_SOUNDS : 256;
+    int max_models = protocol != Q1_PROTOCOL ? CL_MAX_MODELS : 256;
+    int max_sounds = protocol != Q1_PROTOCOL ? CL_MAX_SOUNDS : 256;
     char name[CL_TEXT_LEN];
     int nmodels = 0, nsounds = 0;
     for (;;) {
@@ -414,7 +432,7 @@ static qd_err parse_clientdata(q1_ctx *c)
     /* [DEM] 7.16 a 16-bit mask; [FITZ] SU_EXTEND1, SU_EXTEND2 */
     static const dd_ladder ladder = {
         2, 2, {{Q1_SU_EXTEND1, 16, DD_OPT_FITZ}, {Q1_SU_EXTEND2, 24, DD_OPT_FITZ}}};
-    dd_reader rd = {r, NULL, fitz(c) ? DD_OPT_FITZ : 0u};
+    dd_reader rd = {r, NULL, fitz(c) ? DD_OPT_FITZ : 0u, 0}; /* clientdata sends no coords */
     uint32_t bits = dd_read_mask(&rd, &ladder, 0);
     int with_items = 1;
     if (!(bits & Q1_SU_ITEMS)) {
@@ -498,6 +516,15 @@ static const dd_field ent_fields[] = {ENT_ROWS(ENT_ROW)};
 #define ENT_BIT(bit, field, kind, skip, size) | (bit)
 static const dd_table ent_table = {ent_fields, sizeof ent_fields / sizeof ent_fields[0],
                                    0 ENT_ROWS(ENT_BIT), read_alpha};
+/* The same rows for RMQ 999: coordinates and angles in the encodings its flags name. */
+#define RMQ_KIND(kind) ((kind) == DD_COORD16 ? DD_QCOORD : (kind) == DD_ANGLE8 ? DD_QANGLE : (kind))
+#define ENT_ROW_RMQ(bit, field, kind, skip, size) \
+    DD_ROW_FULL(cl_entstate, bit, 0, field, RMQ_KIND(kind), skip, size, 1, 0),
+static const dd_field ent_fields_rmq[] = {ENT_ROWS(ENT_ROW_RMQ)};
+#undef ENT_ROW_RMQ
+static const dd_table ent_table_rmq = {ent_fields_rmq,
+                                       sizeof ent_fields_rmq / sizeof ent_fields_rmq[0],
+                                       0 ENT_ROWS(ENT_BIT), read_alpha};
 #undef ENT_BIT
 
 /* [DEM] 7.36 U_MOREBITS; [FITZ] U_EXTEND1, U_EXTEND2 (seeded with the id's low 7 bits). */
@@ -508,7 +535,7 @@ static const dd_ladder ent_ladder = {0, 3,
 
 static dd_reader ent_reader(q1_ctx *c)
 {
-    return (dd_reader){&c->r, NULL, fitz(c) ? DD_OPT_FITZ : 0u};
+    return (dd_reader){&c->r, NULL, fitz(c) ? DD_OPT_FITZ : 0u, c->st->prfl};
 }
 
 /* [DEM] 7.21, 7.23; [FITZ] the version-2 forms with a bits byte: the update's rows, from
@@ -524,7 +551,7 @@ static qd_err read_baseline(q1_ctx *c, int version, cl_entstate *s)
     mask |= bits & Q1_B_ALPHA ? Q1_U_ALPHA : 0;
     memset(s, 0, sizeof *s);
     s->alpha = 255;
-    dd_read_fields(&rd, &ent_table, mask, s);
+    dd_read_fields(&rd, rd.prfl ? &ent_table_rmq : &ent_table, mask, s);
     return check_model(c, s->model);
 }
 
@@ -551,12 +578,16 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
 #define ENT_READ(bit, field, kind, skip, size)                                             \
     DD_READ(&rd, &ent_table, fields, &s,                                                   \
             DD_ROW_FULL(cl_entstate, bit, 0, field, kind, skip, size, 1, 0));
-    if (rd.opts & DD_OPT_FITZ) { /* protocol 15 updates skip [FITZ]'s rows in one test */
+#define ENT_READ_RMQ(bit, field, kind, skip, size) ENT_READ(bit, field, RMQ_KIND(kind), skip, size)
+    if (rd.prfl) { /* RMQ's coordinates and angles by its flags */
+        ENT_ROWS(ENT_READ_RMQ)
+    } else if (rd.opts & DD_OPT_FITZ) { /* protocol 15 updates skip [FITZ]'s rows in one test */
         ENT_ROWS(ENT_READ)
     } else {
         ENT_ROWS_ID(ENT_READ)
     }
 #undef ENT_READ
+#undef ENT_READ_RMQ
     if (r->err)
         return QD_OK;
     if ((e = check_model(c, s.model)))
@@ -592,18 +623,18 @@ static qd_err parse_temp_entity(q1_ctx *c)
     switch (te.type) {
     case 0: case 1: case 2: case 3: case 4: case 7: case 8: case 10: case 11:
         for (int i = 0; i < 3; i++)
-            te.origin[i] = read_coord(r);
+            te.origin[i] = read_coord(c);
         break;
     case 5: case 6: case 9: case 13:
         te.entity = rd_s16(r);
         for (int i = 0; i < 3; i++)
-            te.origin[i] = read_coord(r);
+            te.origin[i] = read_coord(c);
         for (int i = 0; i < 3; i++)
-            te.end[i] = read_coord(r);
+            te.end[i] = read_coord(c);
         break;
     case 12:
         for (int i = 0; i < 3; i++)
-            te.origin[i] = read_coord(r);
+            te.origin[i] = read_coord(c);
         rd_skip(r, 2); /* colour start and length */
         break;
     default:
@@ -690,7 +721,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
     }
     case Q1_SVC_VERSION: {
         int32_t v = rd_s32(r);
-        if (!r->err && v != Q1_PROTOCOL && v != Q1_PROTOCOL_FITZ)
+        if (!r->err && v != Q1_PROTOCOL && v != Q1_PROTOCOL_FITZ && v != Q1_PROTOCOL_RMQ)
             return bad(c, QD_ERR_UNSUPPORTED, "unknown protocol %ld", (long)v);
         DETAIL(c, "protocol=%d", (int)v);
         break;
@@ -719,7 +750,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         snd = fitz(c) && (mask & Q1_SND_LARGESOUND) ? rd_u16(r) : rd_u8(r);
         float o[3];
         for (int i = 0; i < 3; i++)
-            o[i] = read_coord(r);
+            o[i] = read_coord(c);
         if (!r->err) {
             cl_sound snd_ev;
             memset(&snd_ev, 0, sizeof snd_ev);
@@ -794,7 +825,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
     case Q1_SVC_SETANGLE: {
         float a[3];
         for (int i = 0; i < 3; i++)
-            a[i] = read_angle(r);
+            a[i] = read_angle(c);
         DETAIL(c, "angles=%.1f,%.1f,%.1f", a[0], a[1], a[2]);
         break;
     }
@@ -864,7 +895,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
     case Q1_SVC_PARTICLE: {
         float o[3];
         for (int i = 0; i < 3; i++)
-            o[i] = read_coord(r);
+            o[i] = read_coord(c);
         rd_skip(r, 3 + 2); /* velocity, count, colour */
         DETAIL(c, "origin=%.1f,%.1f,%.1f", o[0], o[1], o[2]);
         break;
@@ -873,7 +904,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         int save = rd_u8(r), take = rd_u8(r);
         float o[3];
         for (int i = 0; i < 3; i++)
-            o[i] = read_coord(r);
+            o[i] = read_coord(c);
         DETAIL(c, "save=%d take=%d from=%.1f,%.1f,%.1f", save, take, o[0], o[1], o[2]);
         break;
     }
@@ -925,7 +956,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
     case Q1_SVC_SPAWNSTATICSOUND2: {
         float o[3];
         for (int i = 0; i < 3; i++)
-            o[i] = read_coord(r);
+            o[i] = read_coord(c);
         long snd = id == Q1_SVC_SPAWNSTATICSOUND2 ? rd_u16(r) : rd_u8(r);
         cl_static_sound ss = {{o[0], o[1], o[2]}, (uint16_t)snd, 0, 0};
         ss.volume = rd_u8(r);      /* 0..255 */
@@ -1013,7 +1044,7 @@ static int find_first_block(const uint8_t *data, size_t len, size_t *start)
 }
 
 /* Is there a block at pos that the file ends inside, whose first message is one a recording
- * starts with (2 for svc_serverinfo naming protocol 15 or 666, 1 for another signon
+ * starts with (2 for svc_serverinfo naming protocol 15, 666 or 999, 1 for another signon
  * message)? The start of a recording cut short. */
 static int cut_first_block(const uint8_t *data, size_t len, size_t pos)
 {
@@ -1026,7 +1057,8 @@ static int cut_first_block(const uint8_t *data, size_t len, size_t pos)
         return 0;
     int32_t protocol = rd_s32(&r);
     return id == Q1_SVC_SERVERINFO && !r.err &&
-                   (protocol == Q1_PROTOCOL || protocol == Q1_PROTOCOL_FITZ)
+                   (protocol == Q1_PROTOCOL || protocol == Q1_PROTOCOL_FITZ ||
+                    protocol == Q1_PROTOCOL_RMQ)
                ? 2
                : 1;
 }

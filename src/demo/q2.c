@@ -118,7 +118,7 @@ static const dd_ladder ent_ladder = {
 /* The bit mask and number that start an entity delta. Returns the number. */
 static inline int read_ent_bits(rd_t *r, uint32_t *bits)
 {
-    dd_reader rd = {r, NULL, 0};
+    dd_reader rd = {r, NULL, 0, 0};
     *bits = dd_read_mask(&rd, &ent_ladder, 0);
     return (*bits & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
 }
@@ -128,7 +128,7 @@ static inline int read_ent_bits(rd_t *r, uint32_t *bits)
  * one frame [Q2CL CL_ParseDelta]. */
 static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits)
 {
-    dd_reader rd = {r, NULL, 0};
+    dd_reader rd = {r, NULL, 0, 0};
     memcpy(to->old_origin, to->origin, sizeof to->old_origin);
     to->number = (uint16_t)num;
     to->event = 0;
@@ -741,7 +741,7 @@ static qd_err parse_playerinfo(ctx *c)
     else
         memset(&ps, 0, sizeof ps);
     unsigned flags = rd_u16(r);
-    dd_reader rd = {r, NULL, 0};
+    dd_reader rd = {r, NULL, 0, 0};
 #define READ_ROW(bit, field, kind, size, n) \
     DD_READ(&rd, NULL, flags, &ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
     PS_ROWS(READ_ROW)

@@ -324,7 +324,7 @@ int q3_read_delta_entity_by(q3_bits *b, const dd_table *es, const q3_ent *from, 
     if (!q3_bit_in(b))
         return 0;
     /* the changed fields, each with a "not zero" bit [DM68 6 MSG_ReadDeltaEntity] */
-    dd_reader rd = {NULL, b, 0};
+    dd_reader rd = {NULL, b, 0, 0};
     if (dd_read_q3(&rd, es, q3_read_bits_in(b, 8), to, 1) < 0)
         return -1;
     if (from && ((from->f[Q3_ES_EFLAGS] ^ to->f[Q3_ES_EFLAGS]) & Q3_EF_TELEPORT_BIT))
@@ -349,7 +349,7 @@ int q3_read_delta_ps_by(q3_bits *b, const dd_table *pt, const q3_ps *from, q3_ps
         memcpy(to, from, sizeof *to);
     else
         memset(to, 0, sizeof *to);
-    dd_reader rd = {NULL, b, 0};
+    dd_reader rd = {NULL, b, 0, 0};
     if (dd_read_q3(&rd, pt, q3_read_bits_in(b, 8), to, 0) < 0)
         return -1;
     if (!q3_bit_in(b))

@@ -528,7 +528,7 @@ static const dd_ladder remove_ladder_dbl = {
 static int delta_header(ctx *c, unsigned word, uint32_t *mask)
 {
     const qw_state *s = c->s;
-    dd_reader rd = {&c->r, NULL, s->fte_ext ? DD_OPT_FTE : 0};
+    dd_reader rd = {&c->r, NULL, s->fte_ext ? DD_OPT_FTE : 0, 0};
     /* each call with a constant ladder: it unrolls */
     if (!(word & QW_U_REMOVE))
         *mask = dd_read_mask(&rd, &ent_ladder, word & ~511u);
@@ -626,7 +626,7 @@ static const dd_table ent_table = {
  * else 1/8 unit shorts. */
 static void delta_fields(ctx *c, qw_ent *to, int num, uint32_t mask)
 {
-    qw_reader q = {{&c->r, NULL, 0}, mask};
+    qw_reader q = {{&c->r, NULL, 0, 0}, mask};
     to->number = (uint16_t)num;
 #define READ_ROW(bit, alt, field, kind, size, n) \
     DD_READ(&q.rd, &ent_table, mask, to, DD_ROW(qw_ent, bit, alt, field, kind, size, n));

@@ -56,7 +56,7 @@ TEST(delta_q1_ladder_with_fitz_extend)
      * byte (0x01: frame 0x0134 = 308), the lerp-finish byte (skipped) and a byte left over. */
     static const uint8_t b[] = {0x84, 0x0A, 0x05, 16, 0x34, 0x50, 0x00, 0x01, 0x99, 0x77};
     rd_t r = rd_make(b, sizeof b);
-    dd_reader rd = {&r, NULL, DD_OPT_FITZ};
+    dd_reader rd = {&r, NULL, DD_OPT_FITZ, 0};
     CHECK(dd_table_ok(&q1_table));
     uint32_t mask = dd_read_mask(&rd, &q1_ladder, 0xC3 & 0x7f);
     CHECK_EQ(mask, 0x0A8443);
@@ -103,7 +103,7 @@ TEST(delta_qw_word_with_fte_evenmore_yetmore)
      * extra 0x11. */
     static const uint8_t b[] = {0x2C, 0x83, 0x84, 0x82, 0x04, 42, 0xF0, 0xFF, 0x80, 0x11};
     rd_t r = rd_make(b, sizeof b);
-    dd_reader rd = {&r, NULL, DD_OPT_FTE};
+    dd_reader rd = {&r, NULL, DD_OPT_FTE, 0};
     CHECK(dd_table_ok(&qw_table));
     uint32_t word = rd_u16(&r);
     CHECK_EQ(word & 511, 300);
@@ -153,7 +153,7 @@ TEST(delta_q2_morebits3_chain)
                                 0x02, 0x03, 0x04, 0x08, 0x00, 0x34, 0x12};
     for (int pass = 0; pass < 2; pass++) {
         rd_t r = rd_make(b, sizeof b);
-        dd_reader rd = {&r, NULL, 0};
+        dd_reader rd = {&r, NULL, 0, 0};
         CHECK(dd_table_ok(&q2_table));
         uint32_t mask = dd_read_mask(&rd, &q2_ladder, 0);
         CHECK_EQ(mask, 0x0A818881);
@@ -176,7 +176,7 @@ TEST(delta_q2_morebits3_chain)
     t_ent e;
     memset(&e, 0, sizeof e);
     rd_t r = rd_make(b8, 1);
-    dd_reader rd = {&r, NULL, 0};
+    dd_reader rd = {&r, NULL, 0, 0};
     dd_read_fields(&rd, &q2_table, 1u << 16, &e);
     CHECK_EQ(e.skin, 0xFE);
     r = rd_make(b16, 2);
@@ -213,7 +213,7 @@ TEST(delta_q3_table_with_zero_run)
     static const uint8_t b[] = {0x00, 0x6C, 0x03};
     q3_bits bits;
     q3_bits_init(&bits, b, sizeof b);
-    dd_reader rd = {NULL, &bits, 0};
+    dd_reader rd = {NULL, &bits, 0, 0};
     t_q3 e;
     for (int i = 0; i < 12; i++)
         e.f[i] = 100 + i;

@@ -56,7 +56,7 @@ TEST(delta_q1port_angle8_skip_hook)
      * stores 0x11. The FitzQuake row (bit 4) is not announced: frame keeps 0x1234. */
     static const uint8_t b[] = {0x40, 0xC0, 0x01, 0xAA, 0xBB, 0xCC, 0x10, 0x77};
     rd_t r = rd_make(b, sizeof b);
-    dd_reader rd = {&r, NULL, DD_OPT_FITZ};
+    dd_reader rd = {&r, NULL, DD_OPT_FITZ, 0};
     p_ent e = {{5.0f, 6.0f, 7.0f}, 0x1234, 0, 0};
     dd_read_fields(&rd, &p_table, 0x0f, &e);
     CHECK(!r.err);

@@ -91,7 +91,7 @@ TEST(q3port_es_table_each_row_its_field)
             put_small_float(&w, i - 20);
         q3_bits b;
         q3_bits_init(&b, w.b, (w.bit + 7) / 8);
-        dd_reader rd = {NULL, &b, 0};
+        dd_reader rd = {NULL, &b, 0, 0};
         q3_ent e;
         for (int k = 0; k < Q3_ES_COUNT; k++)
             e.f[k] = 7000 + k;
@@ -136,7 +136,7 @@ TEST(q3port_ps_table_signs_and_floats)
     }
     q3_bits b;
     q3_bits_init(&b, w.b, (w.bit + 7) / 8);
-    dd_reader rd = {NULL, &b, 0};
+    dd_reader rd = {NULL, &b, 0, 0};
     q3_ps ps;
     memset(&ps, 0, sizeof ps);
     ps.f[Q3_PS_ORIGIN1] = 77;
@@ -156,7 +156,7 @@ TEST(q3port_count_over_table_and_zero_bit)
     static const uint8_t m[] = {0x01, 0xff};
     q3_bits b;
     q3_bits_init(&b, m, sizeof m);
-    dd_reader rd = {NULL, &b, 0};
+    dd_reader rd = {NULL, &b, 0, 0};
     q3_ent e;
     memset(&e, 0, sizeof e);
     e.f[0] = 42;
@@ -188,7 +188,7 @@ TEST(q3port_zero_run_across_peek_and_end)
     q3_bits b;
     q3_bits_init(&b, w.b, (w.bit + 7) / 8);
     b.bit = 5;
-    dd_reader rd = {NULL, &b, 0};
+    dd_reader rd = {NULL, &b, 0, 0};
     q3_ent e;
     memset(&e, 0, sizeof e);
     CHECK_EQ(dd_read_q3(&rd, &q3_es_table, Q3_ES_COUNT, &e, 1), 0);

@@ -15,7 +15,7 @@ TEST(delta_qw_ladder)
 {
     static const uint8_t bytes[] = {0x84, 0x88, 0x04};
     rd_t r = rd_make(bytes, sizeof bytes);
-    dd_reader rd = {&r, NULL, DD_OPT_FTE};
+    dd_reader rd = {&r, NULL, DD_OPT_FTE, 0};
     /* seed 0xa000 (U_MOREBITS, U_FRAME); 0x84 in bits 0..7 (EVENMORE, U_MODEL); 0x88 in
      * 16..23 (YETMORE, MODELDBL); 0x04 in 24..31: 0x0488a084 */
     CHECK_EQ(dd_read_mask(&rd, &qw_ladder, 0xa000u), 0x0488a084u);
