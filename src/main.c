@@ -14,10 +14,12 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: qdemo [play] DEMO [options]        watch a demo in a window\n"
+            "usage: qdemo [play] DEMO... [options]     watch demos in a window (a folder: its\n"
+            "                                         demos; n/p next/previous)\n"
             "       qdemo render DEMO -o DIR [options] write frames as DIR/000000.png ...\n"
             "                                         (-o - writes a y4m stream to stdout)\n"
-            "       qdemo info [--json] DEMO          decode the whole demo and report on it\n"
+            "       qdemo info [--json] DEMO...       decode each demo whole and report on it\n"
+            "                                         (--json: one object a line)\n"
             "       qdemo dump DEMO                   print every message as a line of text\n"
             "\n"
             "options:\n"
@@ -63,6 +65,34 @@ static double parse_time(const char *s)
     return -1;
 }
 
+/* The command cmd on o (after its options and demos are parsed). */
+static int run(const char *cmd, app_opts *o)
+{
+    /* a -p that is neither a folder nor a file stops the command; a broken archive is one
+     * warning line, then the command goes on without it */
+    if (app_check_paks(o) < 0)
+        return APP_EXIT_INPUT;
+    if (!strcmp(cmd, "info")) {
+        int rc = APP_EXIT_OK;
+        for (int i = 0; i < o->num_demos; i++) { /* one report (JSON: one line) a demo */
+            o->demo = o->demos[i];
+            int r = app_info(o);
+            rc = r > rc ? r : rc;
+        }
+        return rc;
+    }
+    if (!strcmp(cmd, "dump"))
+        return app_dump(o);
+    if (!strcmp(cmd, "render")) {
+        if (!o->out_dir) {
+            fprintf(stderr, "qdemo: render needs -o DIR (or -o - for a y4m stream)\n");
+            return APP_EXIT_USAGE;
+        }
+        return app_render(o);
+    }
+    return app_play(o);
+}
+
 int main(int argc, char **argv)
 {
     app_opts o;
@@ -74,6 +104,12 @@ int main(int argc, char **argv)
     o.mode = R_MODE_TEXTURED;
     o.hud = -1;
     const char *cmd = NULL;
+    /* the demos named; a static root, so an early return leaves nothing unreachable */
+    static const char **args;
+    args = malloc((size_t)argc * sizeof *args);
+    int nargs = 0;
+    if (!args)
+        return APP_EXIT_INPUT;
     const char *env = getenv("QDEMO_BASEDIR");
     if (env && *env)
         o.basedir = env;
@@ -206,11 +242,10 @@ int main(int argc, char **argv)
                    (!strcmp(a, "play") || !strcmp(a, "render") || !strcmp(a, "info") ||
                     !strcmp(a, "dump"))) {
             cmd = a;
-        } else if (!o.demo) {
-            o.demo = a;
         } else {
-            fprintf(stderr, "qdemo: unexpected argument %s (see qdemo --help)\n", a);
-            return APP_EXIT_USAGE;
+            if (!o.demo)
+                o.demo = a;
+            args[nargs++] = a; /* argc bounds them */
         }
 #undef NEEDS_VALUE
     }
@@ -220,20 +255,28 @@ int main(int argc, char **argv)
     }
     if (!cmd)
         cmd = "play";
-    /* a -p that is neither a folder nor a file stops the command; a broken archive is one
-     * warning line, then the command goes on without it */
-    if (app_check_paks(&o) < 0)
-        return APP_EXIT_INPUT;
-    if (!strcmp(cmd, "info"))
-        return app_info(&o);
-    if (!strcmp(cmd, "dump"))
-        return app_dump(&o);
-    if (!strcmp(cmd, "render")) {
-        if (!o.out_dir) {
-            fprintf(stderr, "qdemo: render needs -o DIR (or -o - for a y4m stream)\n");
-            return APP_EXIT_USAGE;
-        }
-        return app_render(&o);
+    if (nargs > 1 && (!strcmp(cmd, "render") || !strcmp(cmd, "dump"))) {
+        fprintf(stderr, "qdemo: %s takes one demo (%d given)\n", cmd, nargs);
+        return APP_EXIT_USAGE;
     }
-    return app_play(&o);
+    /* folders become the demos in them, by name; several files or a folder make play's
+     * playlist and info's list */
+    static char **expanded;
+    int nexp = app_expand_demos(args, nargs, &expanded);
+    if (nexp < 0) {
+        fprintf(stderr, "qdemo: out of memory listing the demos\n");
+        return APP_EXIT_INPUT;
+    }
+    if (nexp == 0) {
+        fprintf(stderr, "qdemo: no demo in %s\n", o.demo);
+        return APP_EXIT_INPUT;
+    }
+    o.demos = (const char *const *)expanded;
+    o.num_demos = nexp;
+    o.demo = expanded[0];
+    int rc = run(cmd, &o);
+    app_free_demos(expanded, nexp);
+    free(args);
+    return rc;
 }
+

@@ -95,6 +95,17 @@ static int cmp_test(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
+const char *test_scratch(const char *name)
+{
+    static char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s-%d", test_tmpdir(), name, (int)getpid());
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0 || mkdir(dir, 0755) != 0)
+        return NULL;
+    return dir;
+}
+
 int test_capture(char *out, size_t cap, const char *fmt, ...)
 {
     char cmd[4096];

@@ -20,6 +20,9 @@ unsigned char *test_read_file(const char *path, size_t *len);
  * bytes, then a 0); returns its exit status (128 when it did not exit, -1 when it could
  * not start). */
 int test_capture(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A new, empty folder "<test_tmpdir>/<name>-<pid>" (emptied if it was there); its path in a
+ * static buffer until the next call, or NULL when it cannot be made. */
+const char *test_scratch(const char *name);
 /* A scratch folder for this test run (created on demand). */
 const char *test_tmpdir(void);
 /* 1 once the running test has failed (tests may stop early). */

@@ -7,6 +7,7 @@
 #include "../client/cl.h"
 #include "../common/err.h"
 #include "../demo/demo.h"
+#include "../render/rast.h"
 #include "../timeline/timeline.h"
 #include "gamedirs.h"
 
@@ -16,7 +17,10 @@
 enum { APP_EXIT_OK = 0, APP_EXIT_USAGE = 1, APP_EXIT_INPUT = 2, APP_EXIT_OUTPUT = 3 };
 
 typedef struct app_opts {
-    const char *demo;
+    const char *demo;                 /* the demo (the first of demos) */
+    const char *const *demos;         /* every demo named, folders expanded (play's playlist,
+                                       * info's files); NULL when only demo */
+    int num_demos;
     const char *basedir;              /* -b or $QDEMO_BASEDIR; NULL for none */
     const char *paks[APP_MAX_PAKS];   /* -p, in the order given (later wins) */
     int num_paks;
@@ -60,6 +64,18 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);
  * offset N: reason; left out of the search path" and is dropped from o (the command goes on
  * without it, a missing one included); returns how many were dropped. */
 int app_check_paks(app_opts *o);
+
+/* The demos args name, folders replaced by the demos directly in them (by extension: .dem,
+ * .qwd, .mvd, .dm2, .mvd2, .dm3, .dm_NN, those with .gz after them, .zip), sorted by name;
+ * other names are kept as given. A new list in *out (free with app_free_demos); returns
+ * its length, -1 when out of memory. */
+int app_expand_demos(const char *const *args, int nargs, char ***out);
+void app_free_demos(char **v, int n);
+
+/* The window's F12: fb as "<demo>-<m>m<ss.fff>s.png" beside the demo ("-2", "-3" ... after
+ * it when the name is taken), always a new file (qd_create_new: nothing that exists, a
+ * planted link included, is written through); "saved NAME" or the reason into notice. */
+void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, size_t cap);
 
 /* Print one line "qdemo: FILE: offset N: reason" to stderr. */
 void app_report(const char *file, const qd_error *e);

@@ -1,11 +1,14 @@
 /* app_play.c: the `play` command: the demo in an SDL2 window, in real time, driven by the
  * player's input layer. Demo time is chosen from the wall clock; everything drawn is a pure
  * function of that time (DESIGN.md decision 3). */
+#include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "../common/file.h"
 
 #include "../output/out.h"
 #include "../render/draw2d.h"
@@ -52,34 +55,55 @@ static int fallback_frames(const app_opts *o, const char *why)
     return app_render(&r);
 }
 
-int app_play(const app_opts *o)
+/* What the window's owner does when a demo's loop ends. */
+enum { PLAY_QUIT, PLAY_NEXT, PLAY_PREV, PLAY_OPEN };
+
+void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, size_t cap)
 {
-    timeline_t *tl = app_open_timeline(o);
-    if (!tl)
-        return APP_EXIT_INPUT;
+    uint8_t *png = NULL;
+    size_t len = 0;
     qd_error err = {0};
-    /* --camera-path: the keys 'k' adds to; they are saved to a new file, never into this one */
-    player_cam_key *keys = NULL;
-    int nkeys = 0;
-    if (o->camera_path) {
-        keys = malloc(PLAYER_MAX_PATH * sizeof *keys);
-        if (keys)
-            nkeys = player_path_load(o->camera_path, keys, PLAYER_MAX_PATH, &err);
+    if (out_png_encode(fb, &png, &len, &err) != QD_OK) {
+        snprintf(notice, cap, "screenshot: %.100s", err.msg);
+        return;
+    }
+    int m = (int)(t / 60);
+    size_t n = strlen(demo) + 64;
+    char *path = malloc(n);
+    int fd = -1;
+    for (int k = 1; path && k < 100 && fd < 0; k++) {
+        if (k == 1)
+            snprintf(path, n, "%s-%dm%06.3fs.png", demo, m, t - m * 60);
         else
-            qd_fail(&err, QD_ERR_NOMEM, 0, "out of memory");
-        if (nkeys == 0) {
-            app_report(o->camera_path, &err);
-            free(keys);
-            tl_close(tl);
-            return APP_EXIT_INPUT;
-        }
+            snprintf(path, n, "%s-%dm%06.3fs-%d.png", demo, m, t - m * 60, k);
+        fd = qd_create_new(path);
+        if (fd < 0 && errno != EEXIST)
+            break;
     }
-    out_window *win = out_window_open("qdemo", o->width, o->height, &err);
-    if (!win) {
-        free(keys);
-        tl_close(tl);
-        return fallback_frames(o, err.msg);
+    int written = fd >= 0 && qd_write_all(fd, png, len);
+    if (fd >= 0 && close(fd) != 0)
+        written = 0;
+    if (written) {
+        const char *base = strrchr(path, '/');
+        snprintf(notice, cap, "saved %.100s", base ? base + 1 : path);
+    } else {
+        int why = errno;
+        if (fd >= 0)
+            unlink(path); /* ours, and not whole */
+        snprintf(notice, cap, "screenshot not saved: %s", path ? strerror(why) : "no memory");
     }
+    free(path);
+    free(png);
+}
+
+/* One demo of the playlist in the window until quit (PLAY_QUIT), 'n' or 'p' (PLAY_NEXT,
+ * PLAY_PREV: only when the playlist has one that way) or a dropped file (PLAY_OPEN, its path
+ * in open_path). *rc gets the exit code. */
+static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
+                    const player_cam_key *keys, int nkeys, int has_prev, int has_next,
+                    char *open_path, size_t open_cap, int *rc_out)
+{
+    qd_error err = {0};
     int w = o->width, h = o->height;
     out_window_size(win, &w, &h);
     if (w > PLAY_MAX_W)
@@ -94,18 +118,15 @@ int app_play(const app_opts *o)
     app_world world;
     memset(&world, 0, sizeof world);
     if (!fb || !p) {
-        free(keys);
         rast_fb_free(fb);
         free(p);
-        out_window_close(win);
-        tl_close(tl);
-        return APP_EXIT_INPUT;
+        *rc_out = APP_EXIT_INPUT;
+        return PLAY_QUIT;
     }
     player_init(p, tl, w, h);
     if (keys) {
         memcpy(p->path, keys, (size_t)nkeys * sizeof *keys);
         p->path_len = nkeys;
-        free(keys);
     }
     if (o->camera && !strcmp(o->camera, "chase"))
         p->camera = PLAYER_CAM_CHASE;
@@ -122,9 +143,9 @@ int app_play(const app_opts *o)
     out_audio *dev = have_audio ? out_audio_open(SND_RATE, &err) : NULL;
     int16_t *abuf = dev ? malloc((size_t)SND_RATE / 4 * 4) : NULL;
 
-    int rc = APP_EXIT_OK;
+    int rc = APP_EXIT_OK, action = PLAY_QUIT;
     double last = wall_now();
-    char title[256] = "";
+    char title[512] = "";
     while (!p->quit) {
         in_event ev;
         while (out_window_poll(win, &ev)) {
@@ -202,11 +223,40 @@ int app_play(const app_opts *o)
             rc = APP_EXIT_OUTPUT;
             break;
         }
-        char t2[256];
-        snprintf(t2, sizeof t2, "qdemo - %s - %.100s", o->demo, cl->level.title);
+        if (p->shot) { /* the frame as drawn, HUD and all */
+            app_save_shot(o->demo, p->t, fb, p->notice, sizeof p->notice);
+            p->notice_until = p->wall + 3.0;
+            p->shot = 0;
+        }
+        if (p->fullscreen) {
+            out_window_toggle_fullscreen(win);
+            p->fullscreen = 0;
+        }
+        /* the title: the demo's file name, the map and the time */
+        const char *base = strrchr(o->demo, '/');
+        int m = (int)(p->t / 60);
+        char t2[512];
+        snprintf(t2, sizeof t2, "%.200s - %.60s %.100s - %d:%02d - qdemo",
+                 base ? base + 1 : o->demo, cl->level.map, cl->level.title, m,
+                 (int)(p->t - m * 60));
         if (strcmp(t2, title)) {
             memcpy(title, t2, sizeof title);
             out_window_set_title(win, title);
+        }
+        if (p->open_path[0]) {
+            snprintf(open_path, open_cap, "%s", p->open_path);
+            action = PLAY_OPEN;
+            break;
+        }
+        if ((p->go > 0 && has_next) || (p->go < 0 && has_prev)) {
+            action = p->go > 0 ? PLAY_NEXT : PLAY_PREV;
+            break;
+        }
+        if (p->go) {
+            snprintf(p->notice, sizeof p->notice, "%s", p->go > 0 ? "the last demo of the list"
+                                                                  : "the first demo of the list");
+            p->notice_until = p->wall + 2.0;
+            p->go = 0;
         }
     }
     free(abuf);
@@ -217,7 +267,89 @@ int app_play(const app_opts *o)
     r_cache_free(cache);
     free(p);
     rast_fb_free(fb);
+    *rc_out = rc;
+    return rc == APP_EXIT_OK ? action : PLAY_QUIT;
+}
+
+/* Open path and index it: app_open_timeline for one file of the playlist. */
+static timeline_t *open_demo(const app_opts *o, const char *path)
+{
+    app_opts one = *o;
+    one.demo = path;
+    return app_open_timeline(&one);
+}
+
+int app_play(const app_opts *o)
+{
+    /* the playlist: the demos named (a folder gives its demos, in name order: main.c) */
+    const char *const *list = o->num_demos > 0 ? o->demos : &o->demo;
+    int n = o->num_demos > 0 ? o->num_demos : 1, i = 0;
+    timeline_t *tl = NULL;
+    while (i < n && !(tl = open_demo(o, list[i])))
+        i++; /* a demo that does not open was reported: the next one */
+    if (!tl)
+        return APP_EXIT_INPUT;
+    qd_error err = {0};
+    /* --camera-path: the keys 'k' adds to; they are saved to a new file, never into this one */
+    player_cam_key *keys = NULL;
+    int nkeys = 0;
+    if (o->camera_path) {
+        keys = malloc(PLAYER_MAX_PATH * sizeof *keys);
+        if (keys)
+            nkeys = player_path_load(o->camera_path, keys, PLAYER_MAX_PATH, &err);
+        else
+            qd_fail(&err, QD_ERR_NOMEM, 0, "out of memory");
+        if (nkeys == 0) {
+            app_report(o->camera_path, &err);
+            free(keys);
+            tl_close(tl);
+            return APP_EXIT_INPUT;
+        }
+    }
+    out_window *win = out_window_open("qdemo", o->width, o->height, &err);
+    if (!win) {
+        free(keys);
+        tl_close(tl);
+        app_opts one = *o;
+        one.demo = list[i];
+        return fallback_frames(&one, err.msg);
+    }
+    char *dropped = malloc(4096), *current = NULL; /* a dropped file being played */
+    int rc = APP_EXIT_OK;
+    while (tl && dropped) {
+        app_opts one = *o;
+        one.demo = current ? current : list[i];
+        int action = play_one(&one, win, tl, keys, nkeys, !current && i > 0,
+                              !current && i + 1 < n, dropped, 4096, &rc);
+        tl_close(tl);
+        tl = NULL;
+        if (action == PLAY_QUIT)
+            break;
+        if (action == PLAY_OPEN) {
+            free(current);
+            current = strdup(dropped);
+            if (current && (tl = open_demo(o, current)))
+                continue;
+            free(current); /* reported: back to the playlist */
+            current = NULL;
+        } else {
+            int dir = action == PLAY_NEXT ? 1 : -1, from = i;
+            if (current) {
+                free(current);
+                current = NULL;
+                dir = 0; /* 'n'/'p' after a dropped file: the list where it was */
+            }
+            for (i = from + dir; i >= 0 && i < n && !(tl = open_demo(o, list[i])); i += dir ? dir : 1)
+                ;
+            if (tl)
+                continue;
+            i = from; /* none that way opens: back to the one we had */
+        }
+        tl = open_demo(o, list[i]);
+    }
+    free(dropped);
+    free(current);
+    free(keys);
     out_window_close(win);
-    tl_close(tl);
     return rc;
 }

@@ -247,6 +247,18 @@ static void key_down(player *p, const in_event *ev)
                   : p->mode == R_MODE_FLAT ? "flat shaded"
                                            : "textured");
         return;
+    case IN_KEY_A + ('n' - 'a'):
+        p->go = 1;
+        return;
+    case IN_KEY_A + ('p' - 'a'):
+        p->go = -1;
+        return;
+    case IN_KEY_F12:
+        p->shot = 1;
+        return;
+    case IN_KEY_F11:
+        p->fullscreen = 1;
+        return;
     case IN_KEY_F1:
         p->scores = !p->scores;
         return;
@@ -345,7 +357,13 @@ void player_event(player *p, const in_event *ev)
         if (ev->button == IN_BUTTON_LEFT && on_bar(p, ev->x, ev->y)) {
             p->dragging = 1;
             seek_to(p, bar_time(p, ev->x));
+        } else if (ev->button == IN_BUTTON_LEFT && ev->clicks == 2) {
+            p->fullscreen = 1; /* a double click off the bar, as video players do */
         }
+        break;
+    case IN_EV_DROP:
+        if (ev->path)
+            snprintf(p->open_path, sizeof p->open_path, "%s", ev->path);
         break;
     case IN_EV_BUTTON_UP:
         if (ev->button == IN_BUTTON_LEFT)

@@ -50,6 +50,11 @@ typedef struct player {
     int path_len;
     const char *save_dir;  /* folder where 'k' creates its path file (NULL: the current one) */
     char saved_file[4096]; /* the file 'k' created this session ("" until the first key) */
+    /* Requests for the window's owner (app_play), which clears them once handled. */
+    int go;                /* 'n' +1: the playlist's next demo; 'p' -1: the one before */
+    int shot;              /* F12: save this frame as a PNG beside the demo */
+    int fullscreen;        /* F11 or a double click: toggle fullscreen */
+    char open_path[4096];  /* a file dropped on the window: play it next ("" none) */
 } player;
 
 /* Start at the first frame, playing at 1x, with the recorded view. */

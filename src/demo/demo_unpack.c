@@ -8,9 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
-/* The extensions a demo file has (case ignored): Quake, QuakeWorld, Quake II (and Q2PRO's
- * MVD2), and Quake III's .dm3 and .dm_NN. */
-static int demo_name(const char *name)
+int demo_is_demo_name(const char *name)
 {
     const char *dot = strrchr(name, '.');
     if (!dot || strchr(dot, '/'))
@@ -133,7 +131,7 @@ static void zip_each(void *ctx, const char *name, uint64_t size)
 {
     zip_scan *s = ctx;
     (void)size;
-    if (!demo_name(name))
+    if (!demo_is_demo_name(name))
         return;
     if (s->count++ == 0)
         snprintf(s->first, sizeof s->first, "%s", name);

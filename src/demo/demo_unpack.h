@@ -15,6 +15,10 @@ typedef struct demo_unpacked {
                        * in the container): what came out before it is in data */
 } demo_unpacked;
 
+/* 1 when name ends in a demo's extension (case ignored): Quake's .dem, QuakeWorld's .qwd
+ * and .mvd, Quake II's .dm2 and Q2PRO's .mvd2, Quake III's .dm3 and .dm_NN. */
+int demo_is_demo_name(const char *name);
+
 /* If data (a file named label) is a gzip stream or a zip archive, unpack the demo in it into
  * out: gzip members inflated in turn (a stream damaged or cut after some output keeps that
  * output and sets out->note); a zip must hold exactly one file with a demo's extension

@@ -27,6 +27,8 @@ typedef enum in_key {
     IN_KEY_MINUS,    /* - */
     IN_KEY_EQUALS,   /* = */
     IN_KEY_F1,
+    IN_KEY_F11,
+    IN_KEY_F12,
     IN_KEY_0,
     IN_KEY_9 = IN_KEY_0 + 9,
     IN_KEY_A,
@@ -48,6 +50,7 @@ typedef enum in_type {
     IN_EV_BUTTON_UP,   /* button, x, y */
     IN_EV_WHEEL,       /* dx, dy in notches (dy > 0: away from the user), x, y */
     IN_EV_RESIZE,      /* w, h: the new drawable size in pixels */
+    IN_EV_DROP,        /* path: a file dropped on the window */
     IN_EV_QUIT         /* the window was closed */
 } in_type;
 
@@ -65,9 +68,11 @@ typedef struct in_event {
     unsigned mods;
     int repeat;
     int button;
+    int clicks;        /* IN_EV_BUTTON_DOWN: 2 for a double click */
     int x, y;
     int dx, dy;
     int w, h;
+    const char *path;  /* IN_EV_DROP: valid until the next poll */
 } in_event;
 
 #endif

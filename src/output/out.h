@@ -95,6 +95,8 @@ void out_window_size(out_window *win, int *w, int *h);
 /* Take the next pending event into *ev; 0 when there are none left. Never blocks. */
 int out_window_poll(out_window *win, in_event *ev);
 void out_window_set_title(out_window *win, const char *title);
+/* Fullscreen (at the desktop's resolution) on, or back to the window. */
+void out_window_toggle_fullscreen(out_window *win);
 /* Hide the cursor and report only relative motion (on = 1), or give it back (on = 0). */
 void out_window_relative_mouse(out_window *win, int on);
 /* Close the window; win may be NULL. */

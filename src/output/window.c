@@ -11,6 +11,7 @@ struct out_window {
     int tw, th;    /* texture size */
     SDL_Rect dst;  /* where the last frame went, in drawable pixels */
     int fw, fh;    /* size of the last frame presented */
+    char *dropped; /* the last IN_EV_DROP's path (SDL's copy), freed at the next poll */
 };
 
 out_window *out_window_open(const char *title, int w, int h, qd_error *err)
@@ -68,6 +69,7 @@ void out_window_close(out_window *ow)
         SDL_DestroyRenderer(ow->ren);
     if (ow->win)
         SDL_DestroyWindow(ow->win);
+    SDL_free(ow->dropped);
     SDL_free(ow);
     SDL_QuitSubSystem(SDL_INIT_VIDEO);
 }
@@ -131,6 +133,14 @@ void out_window_set_title(out_window *ow, const char *title)
         SDL_SetWindowTitle(ow->win, title);
 }
 
+void out_window_toggle_fullscreen(out_window *ow)
+{
+    if (!ow)
+        return;
+    int full = (SDL_GetWindowFlags(ow->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
+    SDL_SetWindowFullscreen(ow->win, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
+}
+
 void out_window_relative_mouse(out_window *ow, int on)
 {
     if (ow)
@@ -153,6 +163,8 @@ static in_key key_of(SDL_Keycode k)
     case SDLK_KP_ENTER: return IN_KEY_ENTER;
     case SDLK_TAB: return IN_KEY_TAB;
     case SDLK_F1: return IN_KEY_F1;
+    case SDLK_F11: return IN_KEY_F11;
+    case SDLK_F12: return IN_KEY_F12;
     case SDLK_BACKSPACE: return IN_KEY_BACKSPACE;
     case SDLK_LEFT: return IN_KEY_LEFT;
     case SDLK_RIGHT: return IN_KEY_RIGHT;
@@ -202,9 +214,18 @@ int out_window_poll(out_window *ow, in_event *ev)
     if (!ow || !ev)
         return 0;
     SDL_Event e;
+    SDL_free(ow->dropped);
+    ow->dropped = NULL;
     while (SDL_PollEvent(&e)) {
         memset(ev, 0, sizeof *ev);
         switch (e.type) {
+        case SDL_DROPFILE:
+            if (!e.drop.file)
+                continue;
+            ow->dropped = e.drop.file;
+            ev->type = IN_EV_DROP;
+            ev->path = ow->dropped;
+            return 1;
         case SDL_QUIT:
             ev->type = IN_EV_QUIT;
             return 1;
@@ -228,6 +249,7 @@ int out_window_poll(out_window *ow, in_event *ev)
         case SDL_MOUSEBUTTONUP:
             ev->type = e.type == SDL_MOUSEBUTTONDOWN ? IN_EV_BUTTON_DOWN : IN_EV_BUTTON_UP;
             ev->button = e.button.button;
+            ev->clicks = e.button.clicks;
             to_fb(ow, e.button.x, e.button.y, &ev->x, &ev->y);
             ev->mods = mods_of(SDL_GetModState());
             return 1;

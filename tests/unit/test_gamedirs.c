@@ -33,18 +33,6 @@ static void write_text(const char *path, const char *text)
     }
 }
 
-/* A fresh scratch tree under the test folder. */
-static const char *fresh(const char *name)
-{
-    static char dir[1024];
-    snprintf(dir, sizeof dir, "%s/gamedirs-%s-%d", test_tmpdir(), name, (int)getpid());
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        return NULL;
-    mkdir(dir, 0755);
-    return dir;
-}
 
 /* Where in d the folder ending in tail is, or -1. */
 static int index_of(const game_dirs *d, const char *tail)
@@ -59,7 +47,7 @@ static int index_of(const game_dirs *d, const char *tail)
 
 TEST(gamedirs_each_layout_is_found_in_priority_order)
 {
-    const char *root = fresh("layouts");
+    const char *root = test_scratch("gamedirs-layouts");
     if (!root)
         SKIP("no scratch folder");
     char home[1100];
@@ -114,7 +102,7 @@ TEST(gamedirs_each_layout_is_found_in_priority_order)
  * is the home; comments, other keys, unknown games and missing folders are passed over. */
 TEST(gamedirs_config_file_lines)
 {
-    const char *root = fresh("config");
+    const char *root = test_scratch("gamedirs-config");
     if (!root)
         SKIP("no scratch folder");
     char home[1100], conf[1200], text[4096];
@@ -169,7 +157,7 @@ TEST(gamedirs_info_finds_a_home_install_without_flags)
     const char *q = getenv("QDEMO");
     if (!q || !*q || access(q, X_OK) != 0 || access("assets/maps/e1m1.bsp", R_OK) != 0)
         SKIP("run from the project root with QDEMO set (make test)");
-    const char *root = fresh("info");
+    const char *root = test_scratch("gamedirs-info");
     if (!root)
         SKIP("no scratch folder");
     make_dirs(root, "home/.quakespasm/id1/maps");
