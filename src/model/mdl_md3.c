@@ -97,8 +97,10 @@ static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
     for (size_t i = 0; i < (size_t)verts * frames; i++) {
         for (int j = 0; j < 3; j++)
             s->xyz[i][j] = (float)rd_s16(&x) / 64.0f;
-        /* the normal's latitude (high byte) and longitude (low byte), 256 steps a turn */
-        double lat = rd_u8(&x) * (2 * M_PI / 256), lng = rd_u8(&x) * (2 * M_PI / 256);
+        /* the normal's longitude (low byte, first in the file) and latitude (high byte),
+         * 256 steps a turn (ioq3 tr_model.c R_LoadMD3: lat = normal >> 8, lng = normal & 255) */
+        double lng = rd_u8(&x) * (2 * M_PI / 256);
+        double lat = rd_u8(&x) * (2 * M_PI / 256);
         s->normal[i][0] = (float)(cos(lat) * sin(lng));
         s->normal[i][1] = (float)(sin(lat) * sin(lng));
         s->normal[i][2] = (float)cos(lng);
