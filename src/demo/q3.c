@@ -188,6 +188,11 @@ static const char *const missile_models[] = {
     "models/weaphits/proxmine.md3",  /* WP_PROX_LAUNCHER 12 (missionpack) */
 };
 #define NUM_MISSILE_MODELS ((int)(sizeof missile_models / sizeof missile_models[0]))
+/* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
+_Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
+                   Q3_PLAYER_MODELS + CL_SKIN_SLOTS >=
+                       Q3_MISSILE_MODELS + sizeof missile_models / sizeof missile_models[0],
+               "player skin slots overlap other models");
 
 /* The legs slot of client cn, 0 while its configstring is unset. */
 static uint16_t player_model(const ctx *c, int cn)
@@ -218,6 +223,15 @@ static void split_model(const char *v, char *model, size_t mcap, char *skin, siz
         snprintf(skin, scap, "default");
 }
 
+/* The .skin of model slot mi: models/players/<model>/<part>_<skin>.skin, none ("": the
+ * surfaces keep their own shaders) when that does not fit a name. */
+static void set_skin(ctx *c, int mi, const char *model, const char *part, const char *skin)
+{
+    char path[CL_NAME_LEN];
+    int n = snprintf(path, sizeof path, "models/players/%s/%s_%s.skin", model, part, skin);
+    cl_set_model(c->cl, mi + CL_SKIN_SLOTS, n > 0 && (size_t)n < sizeof path ? path : "");
+}
+
 static void apply_player(ctx *c, int slot, const char *info)
 {
     char name[64], team[16], v[64], model[32], skin[32], hmodel[32], hskin[32];
@@ -226,8 +240,10 @@ static void apply_player(ctx *c, int slot, const char *info)
         cl_set_player_name(c->cl, slot, "");
         cl_set_player_entity(c->cl, slot, -1);
         if (player_model(c, slot))
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < 3; i++) {
                 cl_set_model(c->cl, mi + i, "");
+                cl_set_model(c->cl, mi + i + CL_SKIN_SLOTS, "");
+            }
         return;
     }
     qd_info_get(info, "n", name, sizeof name);
@@ -251,6 +267,13 @@ static void apply_player(ctx *c, int slot, const char *info)
     cl_set_model(c->cl, mi + 1, path);
     snprintf(path, sizeof path, "models/players/%s/head.md3", hmodel);
     cl_set_model(c->cl, mi + 2, path);
+    /* their skins (cg_players.c CG_FindClientModelFile): in team games the team's, "red"
+     * or "blue", else the configstring's */
+    int t = qd_atoi(team);
+    const char *ts = t == 1 ? "red" : t == 2 ? "blue" : NULL;
+    set_skin(c, mi, model, "lower", ts ? ts : skin);
+    set_skin(c, mi + 1, model, "upper", ts ? ts : skin);
+    set_skin(c, mi + 2, hmodel, "head", ts ? ts : hskin);
     snprintf(head, sizeof head, "%s/%s", hmodel, hskin);
     cl_set_player_look(c->cl, slot, model, skin, head);
 }
