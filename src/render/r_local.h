@@ -31,6 +31,7 @@ typedef enum r_kind {
     R_KIND_BRUSH,    /* "x.bsp": a brush model in its own file (Quake's item boxes) */
     R_KIND_ALIAS,
     R_KIND_SPRITE,
+    R_KIND_MD3,      /* a Quake III model (r_md3.c) */
     R_KIND_MISSING,  /* not found or damaged: a wire box */
 } r_kind;
 
@@ -48,6 +49,13 @@ typedef struct r_model {
     r_bsp brush;     /* R_KIND_BRUSH */
     mdl_alias *alias;
     mdl_sprite *sprite;
+    mdl_md3 *md3;
+    int32_t *mats;   /* R_KIND_MD3: each surface's material in r_q3 (r_q3_model_tri), or -1;
+                      * NULL until r_assets_q3_textures */
+    uint8_t weapon;  /* R_KIND_MD3 under models/weapons2/: as an item, bigger and turned
+                      * about its middle (cg_ents.c CG_Item) */
+    mdl_anim *anims; /* a player's lower.md3: MDL_ANIM_COUNT animations of its folder's
+                      * animation.cfg, or NULL */
 } r_model;
 
 struct r_assets {
@@ -158,8 +166,12 @@ void r_draw_world(r_view *v, const r_assets *a);
 void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x,
                   int frame);
 
-/* Draw one entity state with its model (brush, alias, sprite or missing box). */
-void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
+/* The box of a missing model (Quake's player hull) at s, turned by its yaw. */
+void r_draw_missing(r_view *v, const cl_entstate *s);
+
+/* Draw one entity state with its model (brush, alias, sprite, MD3 or missing box); num is
+ * its entity number (its animation times), -1 for statics and the gun. */
+void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
                    float blend, double t);
 
 /* Quake's light style value of pattern at time t: 22 per letter past 'a' ('m' = 264, the
@@ -200,6 +212,21 @@ void r_q3_free(r_q3 *q);
 /* Face fi of the world (a Quake III map) drawn textured in pass R_PASS_TEXTURED (opaque
  * surfaces, sky marks) or R_PASS_Q3_BLEND (blended surfaces over them); eye for culling. */
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);
+/* One triangle of a model drawn with material mat (an r_model.mats entry): its image at
+ * the corners' texture coordinates st through the shader's tcMods, modulated by the
+ * corners' light colours (bilinear across the triangle), blended as the shader says; the
+ * caller has culled back faces. Returns 0 (drawing nothing) when mat has no image: the
+ * caller draws it flat. */
+int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
+                   const uint32_t light[3]);
+/* The mean colour of material mat's image (flat and wire modes), or grey. */
+uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
+
+/* Draw entity s (number num, -1 for a static or the gun) whose model slot is an MD3: items
+ * spin and bob, players are assembled from legs, torso, head and weapon. */
+void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
+                  float blend, double t);
+
 /* Fill the sky marks from the map's sky box, its cloud image or its flat colour. */
 void r_q3_sky(r_view *v, const r_assets *a);
 
