@@ -222,6 +222,34 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
 /* The mean colour of material mat's image (flat and wire modes), or grey. */
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
 
+/* Where a model part goes: a model point p is origin + p[0] axis[0] + p[1] axis[1] +
+ * p[2] axis[2] (Quake III's orientation_t; the axis rows may be scaled). */
+typedef struct r_place {
+    float origin[3];
+    float axis[3][3];
+} r_place;
+
+/* Two frames of a model and how far between them (0: f0, 1: f1). */
+typedef struct r_frames {
+    uint32_t f0, f1;
+    float lerp;
+} r_frames;
+
+/* The place of a child at m's tag name between frames f0 and f1 (the tags lerped, axes
+ * normalised, as ioq3's R_LerpTag) on parent, the child turned by its own rotation local
+ * (cg_players.c CG_PositionRotatedEntityOnTag: local x tag x parent). 0 when m lacks the
+ * tag (out untouched). */
+int r_md3_on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const char *name,
+                 const r_place *parent, const float local[3][3], r_place *out);
+
+/* A Quake III player's parts at origin with the body's angles: out[0] the legs (the yaw),
+ * out[1] the torso at the legs' tag_torso (3/4 of the pitch), out[2] the head at the
+ * torso's tag_head (the rest of the pitch), out[3] the weapon at tag_weapon. lf and tf are
+ * the legs' and torso's frames. Returns a mask of the parts placed (bit i: out[i]). */
+unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *lf,
+                    const r_frames *tf, const float origin[3], const float angles[3],
+                    r_place out[4]);
+
 /* Draw entity s (number num, -1 for a static or the gun) whose model slot is an MD3: items
  * spin and bob, players are assembled from legs, torso, head and weapon. */
 void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,

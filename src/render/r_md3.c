@@ -24,13 +24,6 @@
 #define PLAYER_RADIUS 64.0f  /* a player's parts lie this close to its origin (culling) */
 #define ITEM_WEAPON_SCALE 1.5f
 
-/* Where a part goes: a model point p is origin + p[0] axis[0] + p[1] axis[1] + p[2] axis[2]
- * (Quake III's orientation_t; axis rows may be scaled). */
-typedef struct md3_place {
-    float origin[3];
-    float axis[3][3];
-} md3_place;
-
 /* The light of a model: ambient and directed colours (0..255 a channel) and the direction
  * the directed light comes from (unit, world space). */
 typedef struct md3_light {
@@ -59,7 +52,7 @@ static void axis_mul(const float a[3][3], const float b[3][3], float out[3][3])
             out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j];
 }
 
-static void place_point(const md3_place *p, const float in[3], float out[3])
+static void place_point(const r_place *p, const float in[3], float out[3])
 {
     for (int j = 0; j < 3; j++)
         out[j] = p->origin[j] + in[0] * p->axis[0][j] + in[1] * p->axis[1][j] +
@@ -174,7 +167,7 @@ static uint32_t modulate(uint32_t c, uint32_t l)
 /* ---- one mesh ---- */
 
 /* Mesh rm placed by p, between frames f0 and f1 (lerp 0..1 towards f1), lit by l. */
-static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const md3_place *p,
+static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l)
 {
     const mdl_md3 *m = rm->md3;
@@ -255,12 +248,10 @@ static const r_model *md3_at(const r_assets *a, int i)
                                                                           : NULL;
 }
 
-/* Tag name of m between frames f0 and f1 (ioq3 R_LerpTag: origins and axes lerped, the axes
- * normalised) as the place of a child of parent with its own rotation local. 0 when m has
- * no such tag. */
-static int on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const char *name,
-                  const md3_place *parent, const float local[3][3], md3_place *out)
+int r_md3_on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const char *name,
+                 const r_place *parent, const float local[3][3], r_place *out)
 {
+    /* ioq3 R_LerpTag: origins and axes lerped, the axes normalised */
     const mdl_md3_tag *t0 = mdl_md3_tag_at(m, f0, name), *t1 = mdl_md3_tag_at(m, f1, name);
     if (!t0 || !t1)
         return 0;
@@ -280,18 +271,40 @@ static int on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const 
     return 1;
 }
 
+unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *lf,
+                    const r_frames *tf, const float origin[3], const float angles[3],
+                    r_place out[4])
+{
+    /* legs take the yaw; the torso 3/4 of the pitch, the head the rest */
+    float pitch = angles[0] > 180 ? angles[0] - 360 : angles[0];
+    float yaw_only[3] = {0, angles[1], 0}, tp[3] = {pitch * 0.75f, 0, 0},
+          hp[3] = {pitch * 0.25f, 0, 0};
+    float trot[3][3], hrot[3][3], none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    memcpy(out[0].origin, origin, sizeof out[0].origin);
+    angles_axis(yaw_only, out[0].axis);
+    angles_axis(tp, trot);
+    angles_axis(hp, hrot);
+    unsigned got = 1;
+    if (!r_md3_on_tag(legs, lf->f0, lf->f1, lf->lerp, "tag_torso", &out[0], trot, &out[1]))
+        return got;
+    got |= 2;
+    if (r_md3_on_tag(torso, tf->f0, tf->f1, tf->lerp, "tag_head", &out[1], hrot, &out[2]))
+        got |= 4;
+    if (r_md3_on_tag(torso, tf->f0, tf->f1, tf->lerp, "tag_weapon", &out[1], none, &out[3]))
+        got |= 8;
+    return got;
+}
+
 /* ---- players ---- */
 
 /* The frames of animation value anim (toggle bit ignored) at elapsed seconds into it; frame 0
  * without animations or for a number past them. */
-static void anim_at(const r_model *legs, int anim, double elapsed, uint32_t *f0, uint32_t *f1,
-                    float *lerp)
+static void anim_at(const r_model *legs, int anim, double elapsed, r_frames *f)
 {
     anim &= ~ANIM_TOGGLE;
-    *f0 = *f1 = 0;
-    *lerp = 0;
+    memset(f, 0, sizeof *f);
     if (legs->anims && anim >= 0 && anim < MDL_ANIM_COUNT)
-        mdl_anim_frames(&legs->anims[anim], elapsed, f0, f1, lerp);
+        mdl_anim_frames(&legs->anims[anim], elapsed, &f->f0, &f->f1, &f->lerp);
 }
 
 static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int num,
@@ -313,31 +326,21 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     double since[2] = {t, t};
     if (num >= 0 && v->cl)
         cl_entity_anim_since(v->cl, num, since);
-    uint32_t l0, l1, t0, t1;
-    float ll, tl;
-    anim_at(legs, next_frame >= 0 ? next_frame : s->frame, t - since[0], &l0, &l1, &ll);
-    anim_at(legs, s->frame2, t - since[1], &t0, &t1, &tl);
-    /* legs take the yaw; the torso 3/4 of the pitch, the head the rest */
-    float pitch = s->angles[0] > 180 ? s->angles[0] - 360 : s->angles[0];
-    float yaw_only[3] = {0, s->angles[1], 0}, tp[3] = {pitch * 0.75f, 0, 0},
-          hp[3] = {pitch * 0.25f, 0, 0};
-    md3_place lp, tpl, hpl, wpl;
-    memcpy(lp.origin, s->origin, sizeof lp.origin);
-    angles_axis(yaw_only, lp.axis);
-    float trot[3][3], hrot[3][3], none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    angles_axis(tp, trot);
-    angles_axis(hp, hrot);
+    r_frames lf, tf;
+    anim_at(legs, next_frame >= 0 ? next_frame : s->frame, t - since[0], &lf);
+    anim_at(legs, s->frame2, t - since[1], &tf);
+    r_place p[4];
+    unsigned got = r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, p);
     md3_light light;
     grid_light(a->world.bsp, s->origin, &light);
-    draw_mesh(v, a, legs, &lp, l0, l1, ll, &light);
-    if (!on_tag(legs->md3, l0, l1, ll, "tag_torso", &lp, trot, &tpl))
-        return;
-    draw_mesh(v, a, torso, &tpl, t0, t1, tl, &light);
-    if (on_tag(torso->md3, t0, t1, tl, "tag_head", &tpl, hrot, &hpl))
-        draw_mesh(v, a, head, &hpl, 0, 0, 0, &light);
+    draw_mesh(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light);
+    if (got & 2)
+        draw_mesh(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light);
+    if (got & 4)
+        draw_mesh(v, a, head, &p[2], 0, 0, 0, &light);
     const r_model *weapon = md3_at(a, s->model2);
-    if (weapon && on_tag(torso->md3, t0, t1, tl, "tag_weapon", &tpl, none, &wpl))
-        draw_mesh(v, a, weapon, &wpl, 0, 0, 0, &light);
+    if (weapon && got & 8)
+        draw_mesh(v, a, weapon, &p[3], 0, 0, 0, &light);
 }
 
 /* ---- items, missiles, map models ---- */
@@ -392,7 +395,7 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
     uint32_t f1 = next_frame >= 0 && (uint32_t)next_frame < m->num_frames ? (uint32_t)next_frame
                                                                           : f0;
     float lerp = blend > 0 ? blend < 1 ? blend : 1 : 0;
-    md3_place p;
+    r_place p;
     memcpy(p.origin, s->origin, sizeof p.origin);
     double tm = t > 0 && t < 1e7 ? t * 1000.0 : 0;
     if (s->fx & CL_FX_ROTATE) {
