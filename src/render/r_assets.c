@@ -338,6 +338,16 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         e = (qd_error){0};
         qd_err r = load_model(m, name, read, ctx, palette, &e);
+        if (r == QD_ERR_NOT_FOUND && strncmp(name, "sprites/", 8) == 0 && !strchr(name, '.')) {
+            /* no such file: a Quake III shader, resolved with the map's textures */
+            m->kind = R_KIND_Q3SPRITE;
+            if (!(m->shader = strdup(name))) {
+                r_assets_free(a);
+                qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+                return NULL;
+            }
+            continue;
+        }
         if (r == QD_ERR_NOMEM) {
             r_assets_free(a);
             qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
@@ -373,6 +383,7 @@ void r_assets_free(r_assets *a)
         mdl_sprite_free(a->models[i].sprite);
         mdl_md3_free(a->models[i].md3);
         free(a->models[i].mats);
+        free(a->models[i].shader);
         free(a->models[i].anims);
     }
     free(a->models);

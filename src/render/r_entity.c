@@ -358,6 +358,9 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, 
     case R_KIND_MD3:
         r_md3_entity(v, a, s, num, next_frame, blend, t);
         return;
+    case R_KIND_Q3SPRITE:
+        r_q3_sprite_entity(v, a, s);
+        return;
     default:
         r_draw_missing(v, s);
         return;

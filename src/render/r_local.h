@@ -32,6 +32,8 @@ typedef enum r_kind {
     R_KIND_ALIAS,
     R_KIND_SPRITE,
     R_KIND_MD3,      /* a Quake III model (r_md3.c) */
+    R_KIND_Q3SPRITE, /* a Quake III shader drawn as a sprite facing the camera ("sprites/x":
+                      * cg_weapons.c CG_Missile's plasma ball, radius 16) */
     R_KIND_MISSING,  /* not found or damaged: a wire box */
 } r_kind;
 
@@ -51,7 +53,8 @@ typedef struct r_model {
     mdl_sprite *sprite;
     mdl_md3 *md3;
     int32_t *mats;   /* R_KIND_MD3: each surface's material in r_q3 (r_q3_model_tri), or -1;
-                      * NULL until r_assets_q3_textures */
+                      * R_KIND_Q3SPRITE: its one material; NULL until r_assets_q3_textures */
+    char *shader;    /* R_KIND_Q3SPRITE: the shader's name */
     uint8_t weapon;  /* R_KIND_MD3 under models/weapons2/: as an item, bigger and turned
                       * about its middle (cg_ents.c CG_Item) */
     mdl_anim *anims; /* a player's lower.md3: MDL_ANIM_COUNT animations of its folder's
@@ -221,6 +224,9 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
                    const uint32_t light[3]);
 /* The mean colour of material mat's image (flat and wire modes), or grey. */
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
+
+/* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */
+void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s);
 
 /* Where a model part goes: a model point p is origin + p[0] axis[0] + p[1] axis[1] +
  * p[2] axis[2] (Quake III's orientation_t; the axis rows may be scaled). */

@@ -275,15 +275,17 @@ static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn rea
 {
     for (int i = 0; i < a->num_models; i++) {
         r_model *rm = &a->models[i];
-        if (rm->kind != R_KIND_MD3)
+        if (rm->kind != R_KIND_MD3 && rm->kind != R_KIND_Q3SPRITE)
             continue;
+        uint32_t n = rm->kind == R_KIND_MD3 ? rm->md3->num_surfaces : 1;
         free(rm->mats);
-        rm->mats = calloc(rm->md3->num_surfaces + 1u, sizeof *rm->mats);
+        rm->mats = calloc(n + 1u, sizeof *rm->mats);
         if (!rm->mats)
             return 0;
-        for (uint32_t k = 0; k < rm->md3->num_surfaces; k++) {
+        for (uint32_t k = 0; k < n; k++) {
             q3_mat *m = &q->mats[q->num_mats];
-            if (!resolve(q, m, rm->md3->surfaces[k].shader, set, read, ctx))
+            if (!resolve(q, m, rm->kind == R_KIND_MD3 ? rm->md3->surfaces[k].shader : rm->shader,
+                         set, read, ctx))
                 return 0;
             uint8_t g = m->stage.rgbgen;
             m->light = g == MDL_RGBGEN_IDENTITY || g == MDL_RGBGEN_CONST || g == MDL_RGBGEN_WAVE
@@ -307,8 +309,9 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     q->sky_flat = rast_rgb(96, 104, 140);
     size_t surfaces = 0;
     for (int i = 0; i < a->num_models; i++)
-        if (a->models[i].kind == R_KIND_MD3)
-            surfaces += a->models[i].md3->num_surfaces;
+        surfaces += a->models[i].kind == R_KIND_MD3        ? a->models[i].md3->num_surfaces
+                    : a->models[i].kind == R_KIND_Q3SPRITE ? 1
+                                                           : 0;
     size_t n = (size_t)b->num_textures + surfaces + 1;
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most one image */

@@ -410,3 +410,68 @@ TEST(md3_bot_drawn_textured_where_the_box_was)
     tl_close(tl);
     pak_fs_close(fs);
 }
+
+/* A plasma ball (cg_weapons.c: the shader sprites/plasma1 as a sprite of radius 16, no
+ * model file) 64 units in front of the camera on oa_dm3: drawn from its shader's image,
+ * added over the wall (no pixel darker, many brighter), never the missing-model box. */
+TEST(md3_plasma_ball_is_its_shader)
+{
+    pak_fs *fs = oa_fs();
+    if (!fs)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    oa_ctx o = {fs, 0};
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    snprintf(cl->level.map, sizeof cl->level.map, "maps/oa_dm3.bsp");
+    snprintf(cl->level.models[1], sizeof cl->level.models[1], "sprites/plasma1");
+    cl->level.num_models = 2;
+    cl->view.view_entity = -1;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, oa_read, &o, NULL, &err);
+    CHECK(a && r_assets_map(a));
+    CHECK(r_assets_q3_textures(a, oa_read, oa_list, &o, &err) == QD_OK);
+    CHECK_EQ(r_assets_missing(a), 0);
+    const mdl_bsp *b = r_assets_map(a);
+    char val[64];
+    r_camera cam = {.fov = 90};
+    CHECK(mdl_entity_value(b->entities, "info_player_deathmatch", 0, "origin", val, sizeof val));
+    CHECK(sscanf(val, "%f %f %f", &cam.origin[0], &cam.origin[1], &cam.origin[2]) == 3);
+    cam.origin[2] += 26;
+    if (mdl_entity_value(b->entities, "info_player_deathmatch", 0, "angle", val, sizeof val))
+        cam.angles[1] = (float)atof(val);
+    rast_fb *bare = rast_fb_new(BW, BH), *ball = rast_fb_new(BW, BH);
+    r_options opt = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, 1.0, &cam, &opt, bare);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    float yaw = cam.angles[1] * (float)M_PI / 180;
+    st.origin[0] = cam.origin[0] + 24 * cosf(yaw);
+    st.origin[1] = cam.origin[1] + 24 * sinf(yaw);
+    st.origin[2] = cam.origin[2];
+    st.model = 1;
+    cl_frame_begin(cl, 1.0);
+    cl_entity_update(cl, 1, &st);
+    cl_frame_end(cl, 1);
+    r_render(a, cl, 1.0, &cam, &opt, ball);
+    int brighter = 0, darker = 0, box = 0;
+    for (int i = 0; i < BW * BH; i++) {
+        uint32_t p = bare->color[i], q = ball->color[i];
+        box += q == BOX_COLOR;
+        int up = 0, down = 0;
+        for (int s = 0; s < 24; s += 8) {
+            up |= (q >> s & 255) > (p >> s & 255);
+            down |= (q >> s & 255) < (p >> s & 255);
+        }
+        brighter += up;
+        darker += down;
+    }
+    CHECK_EQ(box, 0);
+    CHECK_EQ(darker, 0);
+    CHECK_MSG(brighter > 1000, "%d pixels brighter", brighter);
+    rast_fb_free(bare);
+    rast_fb_free(ball);
+    r_assets_free(a);
+    free(cl);
+    pak_fs_close(fs);
+}
