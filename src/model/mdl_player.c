@@ -145,8 +145,8 @@ void mdl_anim_frames(const mdl_anim *a, double elapsed, uint32_t *f0, uint32_t *
     *f1 = idx[1];
 }
 
-qd_err mdl_md3_skin(mdl_md3 *m, const char *text, size_t len, const char *name,
-                    qd_error *err)
+qd_err mdl_md3_skin(const mdl_md3 *m, char (*shaders)[64], const char *text, size_t len,
+                    const char *name, qd_error *err)
 {
     qd_err e = QD_OK;
     char *buf = terminated(text, len, name, err, &e);
@@ -174,7 +174,7 @@ qd_err mdl_md3_skin(mdl_md3 *m, const char *text, size_t len, const char *name,
             else if (strncmp(surf, "tag_", 4) != 0 && sl)
                 for (uint32_t i = 0; i < m->num_surfaces; i++)
                     if (strcasecmp(m->surfaces[i].name, surf) == 0)
-                        memcpy(m->surfaces[i].shader, shader, sl + 1);
+                        memcpy(shaders[i], shader, sl + 1);
         }
         line = end ? end + 1 : NULL;
     }

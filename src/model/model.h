@@ -527,10 +527,12 @@ void mdl_anim_frames(const mdl_anim *a, double elapsed, uint32_t *f0, uint32_t *
                      float *lerp);
 
 /* Apply a .skin file (lines "surface,shader"; "tag_" lines ignored, as ioq3's
- * RE_RegisterSkin) to m: each surface named there takes that shader. Bounded: at most
- * MDL_PLAYER_MAX_FILE bytes, names over 63 bytes are refused with the offset. */
-qd_err mdl_md3_skin(mdl_md3 *m, const char *text, size_t len, const char *name,
-                    qd_error *err);
+ * RE_RegisterSkin) to m's surfaces: shaders[i] (m->num_surfaces entries, the caller's) takes
+ * the shader the file names for surface i and is left as it is for a surface it does not
+ * name. Bounded: at most MDL_PLAYER_MAX_FILE bytes, names over 63 bytes are refused with
+ * the offset (the lines before it applied). */
+qd_err mdl_md3_skin(const mdl_md3 *m, char (*shaders)[64], const char *text, size_t len,
+                    const char *name, qd_error *err);
 
 /* ---- Quake II models (MD2, IDP2 version 8) ---- */
 

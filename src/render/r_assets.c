@@ -124,6 +124,25 @@ static char *swap_tail(const char *name, size_t k, const char *tail)
     return out;
 }
 
+/* The first slot before i holding the MD3 that slot i names, or 0. */
+static int first_md3(const r_assets *a, const cl_level *lvl, int i)
+{
+    for (int j = 1; j < i; j++)
+        if (a->models[j].kind == R_KIND_MD3 && !a->models[j].shared &&
+            strcmp(lvl->models[j], lvl->models[i]) == 0)
+            return j;
+    return 0;
+}
+
+/* m's surfaces' own shader names, in a new array (NULL: no memory). */
+static char (*md3_shaders(const mdl_md3 *m))[64]
+{
+    char(*s)[64] = calloc(m->num_surfaces + 1u, sizeof *s);
+    for (uint32_t i = 0; s && i < m->num_surfaces; i++)
+        memcpy(s[i], m->surfaces[i].shader, sizeof s[i]);
+    return s;
+}
+
 /* A player's skin, slot si (name "models/players/M/part_skin.skin"), applied to the MD3 of
  * slot si - CL_SKIN_SLOTS; when that skin is not there, part_default.skin of the same folder
  * (as cgame falls back to the default skin) and the slot still counts as missing. Returns
@@ -153,7 +172,7 @@ static qd_err apply_skin(r_assets *a, int si, const char *name, mdl_read_fn read
             return r == QD_ERR_NOMEM ? r : QD_OK;
     }
     e = (qd_error){0};
-    r = mdl_md3_skin(m->md3, (const char *)data, len, name, &e);
+    r = mdl_md3_skin(m->md3, m->shaders, (const char *)data, len, name, &e);
     free(data);
     if (r == QD_ERR_NOMEM)
         return r;
@@ -337,7 +356,21 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             continue;
         }
         e = (qd_error){0};
-        qd_err r = load_model(m, name, read, ctx, palette, &e);
+        qd_err r = QD_OK;
+        int same = ends_with(name, ".md3") ? first_md3(a, lvl, i) : 0;
+        if (same) { /* every player of one model: its mesh loaded once */
+            *m = a->models[same];
+            m->shared = 1;
+            m->shaders = NULL;
+            m->mats = NULL;
+        } else {
+            r = load_model(m, name, read, ctx, palette, &e);
+        }
+        if (r == QD_OK && m->kind == R_KIND_MD3 && !(m->shaders = md3_shaders(m->md3))) {
+            r_assets_free(a);
+            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+            return NULL;
+        }
         if (r == QD_ERR_NOT_FOUND && strncmp(name, "sprites/", 8) == 0 && !strchr(name, '.')) {
             /* no such file: a Quake III shader, resolved with the map's textures */
             m->kind = R_KIND_Q3SPRITE;
@@ -355,7 +388,8 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         if (r != QD_OK)
             note(a, err, r, name, &e);
-        if (r == QD_OK && m->kind == R_KIND_MD3 && load_anims(m, name, read, ctx) != QD_OK) {
+        if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
+            load_anims(m, name, read, ctx) != QD_OK) {
             r_assets_free(a);
             qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
             return NULL;
@@ -381,10 +415,13 @@ void r_assets_free(r_assets *a)
         free_bsp(&a->models[i].brush);
         mdl_alias_free(a->models[i].alias);
         mdl_sprite_free(a->models[i].sprite);
-        mdl_md3_free(a->models[i].md3);
+        if (!a->models[i].shared) {
+            mdl_md3_free(a->models[i].md3);
+            free(a->models[i].anims);
+        }
         free(a->models[i].mats);
         free(a->models[i].shader);
-        free(a->models[i].anims);
+        free(a->models[i].shaders);
     }
     free(a->models);
     free(a);

@@ -284,8 +284,8 @@ static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn rea
             return 0;
         for (uint32_t k = 0; k < n; k++) {
             q3_mat *m = &q->mats[q->num_mats];
-            if (!resolve(q, m, rm->kind == R_KIND_MD3 ? rm->md3->surfaces[k].shader : rm->shader,
-                         set, read, ctx))
+            if (!resolve(q, m, rm->kind == R_KIND_MD3 ? rm->shaders[k] : rm->shader, set, read,
+                         ctx))
                 return 0;
             uint8_t g = m->stage.rgbgen;
             m->light = g == MDL_RGBGEN_IDENTITY || g == MDL_RGBGEN_CONST || g == MDL_RGBGEN_WAVE

@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&m, 0, sizeof m);
     m.num_surfaces = 1;
     m.surfaces = &s;
-    (void)mdl_md3_skin(&m, (const char *)data, size, "fuzz.skin", &err);
+    char shaders[1][64] = {""};
+    (void)mdl_md3_skin(&m, shaders, (const char *)data, size, "fuzz.skin", &err);
     (void)sum;
     return 0;
 }

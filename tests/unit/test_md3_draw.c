@@ -131,18 +131,20 @@ TEST(md3_skin_names_surfaces_shaders)
     qd_error err;
     CHECK(mdl_md3_load(b, len, "tiny.md3", &m, &err) == QD_OK);
     CHECK_STR(m->surfaces[0].shader, "old/shader");
+    char shaders[1][64] = {"old/shader"};
     static const char skin[] = "tag_head,\r\nother,x/y\nS_BODY, models/new/skin.tga \r\n";
-    CHECK(mdl_md3_skin(m, skin, sizeof skin - 1, "t.skin", &err) == QD_OK);
-    CHECK_STR(m->surfaces[0].shader, "models/new/skin.tga");
+    CHECK(mdl_md3_skin(m, shaders, skin, sizeof skin - 1, "t.skin", &err) == QD_OK);
+    CHECK_STR(shaders[0], "models/new/skin.tga");
+    CHECK_STR(m->surfaces[0].shader, "old/shader");
     /* a name of 64 bytes (the MD3's own limit is 63 and a NUL): refused at its line */
     char longer[128] = "s_body,";
     memset(longer + 7, 'a', 64);
     static const char first[] = "tag_torso,\n";
     char text[256];
     snprintf(text, sizeof text, "%s%s\n", first, longer);
-    CHECK(mdl_md3_skin(m, text, strlen(text), "t.skin", &err) == QD_ERR_LIMIT);
+    CHECK(mdl_md3_skin(m, shaders, text, strlen(text), "t.skin", &err) == QD_ERR_LIMIT);
     CHECK_EQ(err.offset, sizeof first - 1);
-    CHECK_STR(m->surfaces[0].shader, "models/new/skin.tga");
+    CHECK_STR(shaders[0], "models/new/skin.tga");
     mdl_md3_free(m);
     free(b);
 }
