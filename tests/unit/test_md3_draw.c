@@ -477,3 +477,58 @@ TEST(md3_plasma_ball_is_its_shader)
     free(cl);
     pak_fs_close(fs);
 }
+
+/* ---- info ---- */
+
+/* The part of info --json's object from key's list to its closing bracket, or NULL. */
+static const char *json_list(const char *out, const char *key, const char **end)
+{
+    const char *l = strstr(out, key);
+    *end = l ? strchr(l, ']') : NULL;
+    return *end ? l : NULL;
+}
+
+static int listed(const char *l, const char *end, const char *item)
+{
+    const char *h = strstr(l, item);
+    return h && h < end;
+}
+
+/* demo088-test1 has a bot "Jenna" with model ayumi/jenna: Debian's OpenArena holds
+ * models/players/ayumi/lower_default.skin (pak2-players-mature.pk3) but no
+ * lower_jenna.skin, so `info` lists the skins each player needs and those three as
+ * missing, the default ones (Ayumi's own) as present. */
+TEST(md3_info_lists_player_skins)
+{
+    const char *q = getenv("QDEMO");
+    char demo[512];
+    if (!q || !*q)
+        SKIP("run with QDEMO set (make test)");
+    if (!test_realfile(demo, sizeof demo,
+                       "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("real data missing");
+    FILE *f = fopen(OA_DIR "/pak2-players-mature.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "%s info --json %s -p %s", q, demo, OA_DIR);
+    FILE *p = popen(cmd, "r");
+    CHECK(p);
+    static char out[1 << 17];
+    size_t got = 0, n;
+    while (got + 1 < sizeof out && (n = fread(out + got, 1, sizeof out - 1 - got, p)) > 0)
+        got += n;
+    out[got] = 0;
+    pclose(p);
+    const char *me, *ue;
+    const char *missing = json_list(out, "\"models_missing\": [", &me);
+    const char *models = json_list(out, "\"models\": [", &ue);
+    CHECK(missing && models);
+    CHECK(listed(models, ue, "\"models/players/ayumi/lower.md3\""));
+    CHECK(listed(models, ue, "\"models/players/ayumi/lower_default.skin\""));
+    CHECK(!listed(missing, me, "\"models/players/ayumi/lower_default.skin\""));
+    CHECK(listed(missing, me, "\"models/players/ayumi/lower_jenna.skin\""));
+    CHECK(listed(missing, me, "\"models/players/ayumi/upper_jenna.skin\""));
+    CHECK(listed(missing, me, "\"models/players/ayumi/head_jenna.skin\""));
+}
