@@ -532,3 +532,38 @@ TEST(md3_info_lists_player_skins)
     CHECK(listed(missing, me, "\"models/players/ayumi/upper_jenna.skin\""));
     CHECK(listed(missing, me, "\"models/players/ayumi/head_jenna.skin\""));
 }
+
+/* Two players of one model in a team game: the mesh is loaded once, each keeps its own skin.
+ * sarge's lower_red.skin and lower_blue.skin (pak0.pk3) read "l_legs,models/players/grism/
+ * redskin.tga" and "l_legs,models/players/grism/blueskin.tga". */
+TEST(md3_shared_mesh_keeps_each_skin)
+{
+    pak_fs *fs = oa_fs();
+    if (!fs)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    oa_ctx o = {fs, 0};
+    cl_level *lvl = calloc(1, sizeof *lvl);
+    CHECK(lvl);
+    const char *names[][2] = {{"models/players/sarge/lower.md3", "lower_red.skin"},
+                              {"models/players/sarge/lower.md3", "lower_blue.skin"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(lvl->models[1 + i], CL_NAME_LEN, "%s", names[i][0]);
+        snprintf(lvl->models[1 + i + CL_SKIN_SLOTS], CL_NAME_LEN, "models/players/sarge/%s",
+                 names[i][1]);
+    }
+    lvl->num_models = 3 + CL_SKIN_SLOTS;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(lvl, oa_read, &o, NULL, &err);
+    CHECK(a);
+    CHECK_EQ(r_assets_missing(a), 0); /* no map named: a grid, not a problem */
+    const r_model *red = &a->models[1], *blue = &a->models[2];
+    CHECK(red->kind == R_KIND_MD3 && blue->kind == R_KIND_MD3);
+    CHECK(red->md3 == blue->md3);
+    CHECK(red->anims && red->anims == blue->anims);
+    CHECK_STR(red->md3->surfaces[0].name, "l_legs");
+    CHECK_STR(red->shaders[0], "models/players/grism/redskin.tga");
+    CHECK_STR(blue->shaders[0], "models/players/grism/blueskin.tga");
+    r_assets_free(a);
+    free(lvl);
+    pak_fs_close(fs);
+}
