@@ -56,6 +56,11 @@ static pak_fs *oa_fs(void)
     return fs;
 }
 
+#define OA_FS(fs)                                                                          \
+    pak_fs *fs = oa_fs();                                                                  \
+    if (!fs)                                                                               \
+    SKIP("OpenArena not installed (" OA_DIR ")")
+
 /* A one-frame MD3 with one surface "s_body" (shader "old/shader") of one triangle whose three
  * vertices carry the normal bytes lng, lat (qfiles.h layout, counted by hand: header 108,
  * frame 56, surface header 108, shader 68, triangle 12, st 3 x 8, xyz 3 x 8). */
@@ -151,6 +156,19 @@ TEST(md3_skin_names_surfaces_shaders)
 
 /* ---- animation.cfg ---- */
 
+/* Animation a after t seconds shows frame f0, then f1, lerp of the way between. */
+static int frames_are(const mdl_anim *a, double t, uint32_t f0, uint32_t f1, float lerp)
+{
+    uint32_t g0, g1;
+    float l;
+    mdl_anim_frames(a, t, &g0, &g1, &l);
+    if (g0 != f0 || g1 != f1 || fabsf(l - lerp) > 1e-3f) {
+        printf("    t %.2f: frames %u %u lerp %.3f\n", t, g0, g1, l);
+        return 0;
+    }
+    return 1;
+}
+
 /* Frames by hand from the text below: LEGS_WALKCR's first frame 30 less TORSO_GESTURE's 10
  * shifts every legs animation down by 20; the team gestures are left out (they copy
  * TORSO_GESTURE). */
@@ -179,21 +197,11 @@ TEST(md3_anims_parse_by_hand)
     CHECK(a[MDL_ANIM_LEGS_BACKWALK].reversed);
     /* LEGS_RUN: 5 frames from 20, all looping, 10 fps. At 0.75 s: 7.5 frames in, frame 7 is
      * (7 - 5) % 5 = 2 of the loop: 22, then 23, half way */
-    uint32_t f0, f1;
-    float lerp;
-    mdl_anim_frames(&a[MDL_ANIM_LEGS_RUN], 0.75, &f0, &f1, &lerp);
-    CHECK_EQ(f0, 22);
-    CHECK_EQ(f1, 23);
-    CHECK(fabsf(lerp - 0.5f) < 1e-4f);
+    CHECK(frames_are(&a[MDL_ANIM_LEGS_RUN], 0.75, 22, 23, 0.5f));
     /* TORSO_GESTURE does not loop: held at its last frame 17 */
-    mdl_anim_frames(&a[MDL_ANIM_TORSO_GESTURE], 3.0, &f0, &f1, &lerp);
-    CHECK_EQ(f0, 17);
-    CHECK_EQ(f1, 17);
-    CHECK(lerp == 0);
+    CHECK(frames_are(&a[MDL_ANIM_TORSO_GESTURE], 3.0, 17, 17, 0));
     /* BOTH_DEATH3 reversed at 1 fps: 2.25 s in is frame 2 from the end: 13 - 2 = 11 */
-    mdl_anim_frames(&a[MDL_ANIM_BOTH_DEATH3], 2.25, &f0, &f1, &lerp);
-    CHECK_EQ(f0, 11);
-    CHECK_EQ(f1, 10);
+    CHECK(frames_are(&a[MDL_ANIM_BOTH_DEATH3], 2.25, 11, 10, 0.25f));
     /* one animation short: an error naming the offset at the end */
     CHECK(mdl_anims_parse(cfg, 60, "t.cfg", a, &err) == QD_ERR_BAD_DATA);
     CHECK(mdl_anims_parse("0 5 0 x", 7, "t.cfg", a, &err) == QD_ERR_BAD_DATA);
@@ -229,9 +237,7 @@ static int tag_bytes(const uint8_t *b, size_t len, uint32_t f, const char *name,
  * 111 then 112, half way; TORSO_STAND "151 1 0 15" is 151. */
 TEST(md3_sarge_animation_cfg)
 {
-    pak_fs *fs = oa_fs();
-    if (!fs)
-        SKIP("OpenArena not installed (" OA_DIR ")");
+    OA_FS(fs);
     uint8_t *data = NULL;
     size_t len = 0;
     qd_error err = {0};
@@ -241,12 +247,7 @@ TEST(md3_sarge_animation_cfg)
               err.msg);
     CHECK_EQ(a[MDL_ANIM_LEGS_IDLE].first, 171);
     CHECK_EQ(a[MDL_ANIM_TORSO_STAND].first, 151);
-    uint32_t f0, f1;
-    float lerp;
-    mdl_anim_frames(&a[MDL_ANIM_LEGS_RUN], 0.7, &f0, &f1, &lerp);
-    CHECK_EQ(f0, 111);
-    CHECK_EQ(f1, 112);
-    CHECK(fabsf(lerp - 0.5f) < 1e-3f);
+    CHECK(frames_are(&a[MDL_ANIM_LEGS_RUN], 0.7, 111, 112, 0.5f));
     free(data);
     pak_fs_close(fs);
 }
@@ -268,9 +269,7 @@ static mdl_md3 *oa_md3(pak_fs *fs, const char *name, uint8_t **data, size_t *len
  * comes from the files' bytes; the order (head above torso above feet) follows from them. */
 TEST(md3_sarge_tags_join_head_torso_legs)
 {
-    pak_fs *fs = oa_fs();
-    if (!fs)
-        SKIP("OpenArena not installed (" OA_DIR ")");
+    OA_FS(fs);
     uint8_t *lb = NULL, *ub = NULL;
     size_t ll = 0, ul = 0;
     mdl_md3 *legs = oa_md3(fs, "models/players/sarge/lower.md3", &lb, &ll);
@@ -365,9 +364,7 @@ static rast_fb *oa_frame(const cl_state *cl, double t, oa_ctx *o)
  * shows the textured model: no box colour left, most of it changed, many colours. */
 TEST(md3_bot_drawn_textured_where_the_box_was)
 {
-    pak_fs *fs = oa_fs();
-    if (!fs)
-        SKIP("OpenArena not installed (" OA_DIR ")");
+    OA_FS(fs);
     qd_error err = {0};
     demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
     if (!d) {
@@ -418,9 +415,7 @@ TEST(md3_bot_drawn_textured_where_the_box_was)
  * added over the wall (no pixel darker, many brighter), never the missing-model box. */
 TEST(md3_plasma_ball_is_its_shader)
 {
-    pak_fs *fs = oa_fs();
-    if (!fs)
-        SKIP("OpenArena not installed (" OA_DIR ")");
+    OA_FS(fs);
     oa_ctx o = {fs, 0};
     cl_state *cl = calloc(1, sizeof *cl);
     CHECK(cl);
@@ -538,9 +533,7 @@ TEST(md3_info_lists_player_skins)
  * redskin.tga" and "l_legs,models/players/grism/blueskin.tga". */
 TEST(md3_shared_mesh_keeps_each_skin)
 {
-    pak_fs *fs = oa_fs();
-    if (!fs)
-        SKIP("OpenArena not installed (" OA_DIR ")");
+    OA_FS(fs);
     oa_ctx o = {fs, 0};
     cl_level *lvl = calloc(1, sizeof *lvl);
     CHECK(lvl);
