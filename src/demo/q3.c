@@ -654,7 +654,8 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     int wp = e->f[Q3_ES_WEAPON], cn = e->f[Q3_ES_CLIENTNUM];
     if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER)
         st.model = (uint16_t)mi;
-    else if (type == Q3_ET_ITEM && mi > 0 && mi < NUM_ITEM_MODELS)
+    else if (type == Q3_ET_ITEM && mi > 0 && mi < NUM_ITEM_MODELS &&
+             !(e->f[Q3_ES_EFLAGS] & Q3_EF_NODRAW))
         st.model = (uint16_t)(Q3_ITEM_MODELS + mi);
     else if (type == Q3_ET_MISSILE && wp > 0 && wp < NUM_MISSILE_MODELS && missile_models[wp])
         st.model = (uint16_t)(Q3_MISSILE_MODELS + wp);

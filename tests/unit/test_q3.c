@@ -1234,3 +1234,43 @@ TEST(q3_body_look_animations_weapon_fx)
     run_close(&r);
     free(m);
 }
+
+/* Two items (ET_ITEM 2, modelindex 5: bg_itemlist's medium health) in one snapshot, the
+ * second with EF_NODRAW (0x80, bg_public.h): picked up and waiting to respawn, which cgame's
+ * CG_Item does not draw. The first shows the item's model, the second nothing. */
+TEST(q3_item_nodraw_draws_nothing)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    snapshot_head(w, 5000);
+    wbits(w, 0, 8); /* playerState unchanged */
+    wbit(w, 0);
+    for (int n = 200; n <= 201; n++) {
+        wbits(w, n, Q3_GENTITYNUM_BITS);
+        wbit(w, 0);
+        wbit(w, 1);
+        wbits(w, Q3_ES_MODELINDEX + 1, 8);
+        for (int i = 0; i <= Q3_ES_MODELINDEX; i++) {
+            int v = i == Q3_ES_ETYPE ? 2 : i == Q3_ES_MODELINDEX ? 5
+                    : i == Q3_ES_EFLAGS && n == 201 ? 0x80 : 0;
+            if (v)
+                wes(w, i, v, 0);
+            else
+                wbit(w, 0);
+        }
+    }
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+    add_block(m, w, 11);
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    const cl_entity *shown = &r.cl->entities[201], *hidden = &r.cl->entities[202];
+    CHECK(shown->active);
+    CHECK(shown->cur.model > 0 && shown->cur.model < r.cl->level.num_models);
+    CHECK_STR(r.cl->level.models[shown->cur.model], "models/powerups/health/medium_cross.md3");
+    CHECK_EQ(hidden->cur.model, 0);
+    run_close(&r);
+    free(m);
+}
