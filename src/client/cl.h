@@ -35,7 +35,7 @@ typedef struct cl_entstate {  /* 40 bytes */
     uint16_t frame2;   /* Q3 players: torso animation (torsoAnim); else 0 */
                        /* Q3 players' model is the legs' slot m: the torso is m + 1, the
                         * head m + 2, and the .skin of slot i (if named) is i + CL_SKIN_SLOTS */
-    uint16_t skin;
+    uint16_t skin;     /* Q3 players: the movement direction 0..7 (angles2[YAW]) instead */
     uint16_t fx;       /* CL_FX_* below: persistent effects by look */
     uint8_t player;    /* player slot + 1 (colour translation, whose body), 0 = none */
     uint8_t alpha;     /* 255 opaque; FitzQuake 666 U_ALPHA; 0 means "default" (opaque) */

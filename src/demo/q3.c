@@ -626,9 +626,18 @@ static uint16_t weapon_model(int wp)
 /* A body's look from its client's fields: legs (frame) and torso (frame2) animations with
  * their toggle bit kept (a restarted animation changes the value; the animation is
  * value & ~Q3_ANIM_TOGGLEBIT), the held weapon's model, the player slot, fx. */
-static void body_look(cl_entstate *st, int cn, int legs, int torso, int wp, uint32_t eflags,
-                      uint32_t powerups)
+/* entityState angles2[YAW] as a movement direction: 0..7, anything else 0. */
+static int move_dir(float f)
 {
+    return f >= 0 && f <= 7 ? (int)f : 0;
+}
+
+static void body_look(cl_entstate *st, int cn, int legs, int torso, int wp, uint32_t eflags,
+                      uint32_t powerups, int dir)
+{
+    /* the movement direction (bg_pmove.c PM_SetMovementDir: 0..7) that turns the legs; a
+     * dead body's is 0 (cg_players.c CG_PlayerAngles) */
+    st->skin = (uint16_t)(dir >= 0 && dir <= 7 && !(eflags & Q3_EF_DEAD) ? dir : 0);
     st->frame = (uint16_t)(legs & 0xff);
     st->frame2 = (uint16_t)(torso & 0xff);
     st->model2 = weapon_model(wp);
@@ -672,7 +681,8 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     if (type == Q3_ET_PLAYER) {
         if (cn >= 0 && cn < Q3_MAX_CLIENTS)
             body_look(&st, cn, e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM], wp,
-                      (uint32_t)e->f[Q3_ES_EFLAGS], (uint32_t)e->f[Q3_ES_POWERUPS]);
+                      (uint32_t)e->f[Q3_ES_EFLAGS], (uint32_t)e->f[Q3_ES_POWERUPS],
+                      move_dir(q3_f(e->f[Q3_ES_ANGLES2_1])));
         st.flags |= CL_EF_PLAYER | (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD ? CL_EF_DEAD : 0);
     }
     if (e->teleport)
@@ -770,7 +780,8 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
             if (ps->powerups[i])
                 powerups |= 1u << i;
         body_look(&st, cn, ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM], ps->f[Q3_PS_WEAPON],
-                  (uint32_t)ps->f[Q3_PS_EFLAGS], powerups);
+                  (uint32_t)ps->f[Q3_PS_EFLAGS] | (pm == Q3_PM_DEAD ? Q3_EF_DEAD : 0), powerups,
+                  ps->f[Q3_PS_MOVEMENTDIR]);
         st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
             st.flags |= CL_EF_TELEPORT;

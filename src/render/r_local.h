@@ -250,12 +250,14 @@ typedef struct r_frames {
 int r_md3_on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const char *name,
                  const r_place *parent, const float local[3][3], r_place *out);
 
-/* A Quake III player's parts at origin with the body's angles: out[0] the legs (the yaw),
- * out[1] the torso at the legs' tag_torso (3/4 of the pitch), out[2] the head at the
- * torso's tag_head (the rest of the pitch), out[3] the weapon at tag_weapon. lf and tf are
- * the legs' and torso's frames. Returns a mask of the parts placed (bit i: out[i]). */
+/* A Quake III player's parts at origin with the body's angles and movement direction dir
+ * (0..7, bg_pmove.c): out[0] the legs (the yaw turned by dir's offset), out[1] the torso at
+ * the legs' tag_torso (a quarter of the offset, 3/4 of the pitch), out[2] the head at the
+ * torso's tag_head (the view's yaw, the rest of the pitch), out[3] the weapon at
+ * tag_weapon. lf and tf are the legs' and torso's frames. Returns a mask of the parts
+ * placed (bit i: out[i]). */
 unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *lf,
-                    const r_frames *tf, const float origin[3], const float angles[3],
+                    const r_frames *tf, const float origin[3], const float angles[3], int dir,
                     r_place out[4]);
 
 /* Draw entity s (number num, -1 for a static or the gun) whose model slot is an MD3: items

@@ -292,13 +292,18 @@ int r_md3_on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const c
 }
 
 unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *lf,
-                    const r_frames *tf, const float origin[3], const float angles[3],
+                    const r_frames *tf, const float origin[3], const float angles[3], int dir,
                     r_place out[4])
 {
-    /* legs take the yaw; the torso 3/4 of the pitch, the head the rest */
+    /* cg_players.c CG_PlayerAngles without its swing: the legs turn by the movement
+     * direction's offset, the torso by a quarter of it, the head looks along the view; the
+     * torso takes 3/4 of the pitch, the head the rest. Each part's own rotation is its
+     * angles less its parent's. */
+    static const float offsets[8] = {0, 22, 45, -22, 0, 22, -45, -22};
+    float off = dir >= 0 && dir < 8 ? offsets[dir] : 0;
     float pitch = angles[0] > 180 ? angles[0] - 360 : angles[0];
-    float yaw_only[3] = {0, angles[1], 0}, tp[3] = {pitch * 0.75f, 0, 0},
-          hp[3] = {pitch * 0.25f, 0, 0};
+    float yaw_only[3] = {0, angles[1] + off, 0}, tp[3] = {pitch * 0.75f, -0.75f * off, 0},
+          hp[3] = {pitch * 0.25f, -0.25f * off, 0};
     float trot[3][3], hrot[3][3], none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     memcpy(out[0].origin, origin, sizeof out[0].origin);
     angles_axis(yaw_only, out[0].axis);
@@ -350,7 +355,7 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     anim_at(legs, next_frame >= 0 ? next_frame : s->frame, t - since[0], &lf);
     anim_at(legs, s->frame2, t - since[1], &tf);
     r_place p[4];
-    unsigned got = r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, p);
+    unsigned got = r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, s->skin, p);
     md3_light light;
     grid_light(a->world.bsp, s->origin, &light);
     draw_mesh(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light);

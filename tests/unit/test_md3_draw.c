@@ -289,7 +289,7 @@ TEST(md3_sarge_tags_join_head_torso_legs)
     r_frames lf = {171, 171, 0}, tf = {151, 151, 0};
     const float origin[3] = {0, 0, 0}, angles[3] = {0, 90, 0};
     r_place p[4];
-    CHECK_EQ(r_md3_body(legs, torso, &lf, &tf, origin, angles, p), 15);
+    CHECK_EQ(r_md3_body(legs, torso, &lf, &tf, origin, angles, 0, p), 15);
     for (int j = 0; j < 3; j++) {
         CHECK_MSG(fabsf(p[1].origin[j] - exp_torso[j]) < 1e-3f, "torso %d: %f vs %f", j,
                   p[1].origin[j], exp_torso[j]);
@@ -308,6 +308,26 @@ TEST(md3_sarge_tags_join_head_torso_legs)
         exp_w[j] = exp_torso[j] + wo[0] * T[0][j] + wo[1] * T[1][j] + wo[2] * T[2][j];
     for (int j = 0; j < 3; j++)
         CHECK(fabsf(p[3].origin[j] - exp_w[j]) < 1e-3f);
+    /* moving diagonally (direction 2: cg_players.c movementOffsets 45 degrees) the legs face
+     * yaw 135, the torso gets 45 / 4 over the view's 90 (its own turn -33.75 on the legs'),
+     * and the torso's tag stays where the legs carry it */
+    CHECK_EQ(r_md3_body(legs, torso, &lf, &tf, origin, angles, 2, p), 15);
+    float c = cosf(135 * (float)M_PI / 180), sn = sinf(135 * (float)M_PI / 180);
+    CHECK(fabsf(p[0].axis[0][0] - c) < 1e-4f && fabsf(p[0].axis[0][1] - sn) < 1e-4f);
+    float tor[3] = {to[0] * c - to[1] * sn, to[0] * sn + to[1] * c, to[2]};
+    for (int j = 0; j < 3; j++)
+        CHECK(fabsf(p[1].origin[j] - tor[j]) < 1e-3f);
+    /* the torso's forward axis: its own turn's forward (cos, sin, 0) of -33.75 degrees,
+     * through the tag's axes, then the legs' */
+    float ct = cosf(-33.75f * (float)M_PI / 180), st = sinf(-33.75f * (float)M_PI / 180);
+    float ot[3], lc[3][3] = {{c, sn, 0}, {-sn, c, 0}, {0, 0, 1}};
+    for (int k = 0; k < 3; k++)
+        ot[k] = ct * ta[0][k] + st * ta[1][k];
+    for (int j = 0; j < 3; j++) {
+        float e = ot[0] * lc[0][j] + ot[1] * lc[1][j] + ot[2] * lc[2][j];
+        CHECK_MSG(fabsf(p[1].axis[0][j] - e) < 1e-3f, "torso forward %d: %f vs %f", j,
+                  p[1].axis[0][j], e);
+    }
     mdl_md3_free(legs);
     mdl_md3_free(torso);
     free(lb);
