@@ -125,6 +125,10 @@ void cl_frame_begin(cl_state *cl, double t)
  * frame, changed model, or jumped further than any game moves snaps: prev = cur. */
 static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double t)
 {
+    if (!e->active || e->cur.frame != s->frame)
+        e->anim_since[0] = t;
+    if (!e->active || e->cur.frame2 != s->frame2)
+        e->anim_since[1] = t;
     if (e->active && e->cur_frame == cl->frame_count + 1u && cl->in_frame) {
         /* A second update in the same frame replaces the first one, and snaps where it
          * jumps from the state before the frame. */
@@ -627,6 +631,15 @@ int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *n
         *next_frame = e->cur.frame;
     if (blend)
         *blend = f;
+    return 1;
+}
+
+int cl_entity_anim_since(const cl_state *cl, int num, double since[2])
+{
+    if (num < 0 || num >= cl->num_entities || !cl->entities[num].active)
+        return 0;
+    since[0] = cl->entities[num].anim_since[0];
+    since[1] = cl->entities[num].anim_since[1];
     return 1;
 }
 

@@ -18,6 +18,7 @@
 #define CL_MAX_LIGHTSTYLES 64
 #define CL_MAX_PRINTS 8       /* recent prints kept for the screen */
 #define CL_NAME_LEN 64
+#define CL_SKIN_SLOTS 320     /* model slot i's .skin file at slot i + this (Q3 players) */
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;
@@ -32,7 +33,9 @@ typedef struct cl_entstate {  /* 40 bytes */
     uint16_t model2;   /* attached weapon model (Q2 modelindex2, Q3 weapon), 0 none */
     uint16_t frame;    /* model animation frame; Q3 players: legs animation (legsAnim) */
     uint16_t frame2;   /* Q3 players: torso animation (torsoAnim); else 0 */
-    uint16_t skin;
+                       /* Q3 players' model is the legs' slot m: the torso is m + 1, the
+                        * head m + 2, and the .skin of slot i (if named) is i + CL_SKIN_SLOTS */
+    uint16_t skin;     /* Q3 players: the movement direction 0..7 (angles2[YAW]) instead */
     uint16_t fx;       /* CL_FX_* below: persistent effects by look */
     uint8_t player;    /* player slot + 1 (colour translation, whose body), 0 = none */
     uint8_t alpha;     /* 255 opaque; FitzQuake 666 U_ALPHA; 0 means "default" (opaque) */
@@ -77,6 +80,9 @@ typedef struct cl_entity {
     cl_entstate cur;
     double prev_time;           /* demo time of prev; equal to cur_time after a snap */
     cl_entstate prev;
+    /* demo time at which cur.frame ([0]) and cur.frame2 ([1]) took their values: where a
+     * Quake III animation (the value with its toggle bit) starts */
+    double anim_since[2];
 } cl_entity;
 
 /* ---- Quake III motion (plan 2.2, 8): trajectories evaluated at render time ---- */
@@ -481,6 +487,10 @@ void cl_fxlog_clear(cl_state *cl);
  * Returns 0 when the entity is not active. */
 int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *next_frame,
                  float *blend);
+
+/* When entity num's frame (since[0]) and frame2 (since[1]) took the values they have in its
+ * newest state, in demo seconds (cl_entity.anim_since). Returns 0 when it is not active. */
+int cl_entity_anim_since(const cl_state *cl, int num, double since[2]);
 
 /* The recorded camera at time t: eye origin (entity origin + view height) and angles. */
 void cl_view_at(const cl_state *cl, double t, float origin[3], float angles[3]);

@@ -199,6 +199,11 @@ static const char *const missile_models[] = {
     "models/weaphits/proxmine.md3",  /* WP_PROX_LAUNCHER 12 (missionpack) */
 };
 #define NUM_MISSILE_MODELS ((int)(sizeof missile_models / sizeof missile_models[0]))
+/* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
+_Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
+                   Q3_PLAYER_MODELS + CL_SKIN_SLOTS >=
+                       Q3_MISSILE_MODELS + sizeof missile_models / sizeof missile_models[0],
+               "player skin slots overlap other models");
 
 /* The legs slot of client cn, 0 while its configstring is unset. */
 static uint16_t player_model(const ctx *c, int cn)
@@ -229,6 +234,15 @@ static void split_model(const char *v, char *model, size_t mcap, char *skin, siz
         snprintf(skin, scap, "default");
 }
 
+/* The .skin of model slot mi: models/players/<model>/<part>_<skin>.skin, none ("": the
+ * surfaces keep their own shaders) when that does not fit a name. */
+static void set_skin(ctx *c, int mi, const char *model, const char *part, const char *skin)
+{
+    char path[CL_NAME_LEN];
+    int n = snprintf(path, sizeof path, "models/players/%s/%s_%s.skin", model, part, skin);
+    cl_set_model(c->cl, mi + CL_SKIN_SLOTS, n > 0 && (size_t)n < sizeof path ? path : "");
+}
+
 static void apply_player(ctx *c, int slot, const char *info)
 {
     char name[64], team[16], v[64], model[32], skin[32], hmodel[32], hskin[32];
@@ -237,8 +251,10 @@ static void apply_player(ctx *c, int slot, const char *info)
         cl_set_player_name(c->cl, slot, "");
         cl_set_player_entity(c->cl, slot, -1);
         if (player_model(c, slot))
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < 3; i++) {
                 cl_set_model(c->cl, mi + i, "");
+                cl_set_model(c->cl, mi + i + CL_SKIN_SLOTS, "");
+            }
         return;
     }
     qd_info_get(info, "n", name, sizeof name);
@@ -262,6 +278,13 @@ static void apply_player(ctx *c, int slot, const char *info)
     cl_set_model(c->cl, mi + 1, path);
     snprintf(path, sizeof path, "models/players/%s/head.md3", hmodel);
     cl_set_model(c->cl, mi + 2, path);
+    /* their skins (cg_players.c CG_FindClientModelFile): in team games the team's, "red"
+     * or "blue", else the configstring's */
+    int t = qd_atoi(team);
+    const char *ts = t == 1 ? "red" : t == 2 ? "blue" : NULL;
+    set_skin(c, mi, model, "lower", ts ? ts : skin);
+    set_skin(c, mi + 1, model, "upper", ts ? ts : skin);
+    set_skin(c, mi + 2, hmodel, "head", ts ? ts : hskin);
     snprintf(head, sizeof head, "%s/%s", hmodel, hskin);
     cl_set_player_look(c->cl, slot, model, skin, head);
 }
@@ -623,12 +646,21 @@ static uint16_t weapon_model(int wp)
 /* A body's look from its client's fields: legs (frame) and torso (frame2) animations with
  * their toggle bit kept (a restarted animation changes the value; the animation is
  * value & ~Q3_ANIM_TOGGLEBIT), the held weapon's model, the player slot, fx. */
+/* entityState angles2[YAW] as a movement direction: 0..7, anything else 0. */
+static int move_dir(float f)
+{
+    return f >= 0 && f <= 7 ? (int)f : 0;
+}
+
 static void body_look(const q3_proto *p, cl_entstate *st, int cn, int legs, int torso, int wp,
-                      uint32_t eflags, uint32_t powerups)
+                      uint32_t eflags, uint32_t powerups, int dir)
 {
     const demo_fx_bit powerups_fx[] = {{pw_bit(p->pw_quad), CL_FX_GLOW_BLUE},
                                        {pw_bit(p->pw_redflag), CL_FX_FLAG_RED},
                                        {pw_bit(p->pw_blueflag), CL_FX_FLAG_BLUE}};
+    /* the movement direction (bg_pmove.c PM_SetMovementDir: 0..7) that turns the legs; a
+     * dead body's is 0 (cg_players.c CG_PlayerAngles) */
+    st->skin = (uint16_t)(dir >= 0 && dir <= 7 && !(eflags & Q3_EF_DEAD) ? dir : 0);
     st->frame = (uint16_t)(legs & 0xff);
     st->frame2 = (uint16_t)(torso & 0xff);
     st->model2 = weapon_model(wp);
@@ -654,7 +686,8 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     int wp = e->f[Q3_ES_WEAPON], cn = e->f[Q3_ES_CLIENTNUM];
     if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER)
         st.model = (uint16_t)mi;
-    else if (type == Q3_ET_ITEM && (mi = item_of(c->p, mi)) > 0)
+    else if (type == Q3_ET_ITEM && (mi = item_of(c->p, mi)) > 0 &&
+             !(e->f[Q3_ES_EFLAGS] & Q3_EF_NODRAW))
         st.model = (uint16_t)(Q3_ITEM_MODELS + mi);
     else if (type == Q3_ET_MISSILE && wp > 0 && wp < NUM_MISSILE_MODELS && missile_models[wp])
         st.model = (uint16_t)(Q3_MISSILE_MODELS + wp);
@@ -671,7 +704,8 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     if (type == Q3_ET_PLAYER) {
         if (cn >= 0 && cn < Q3_MAX_CLIENTS)
             body_look(c->p, &st, cn, e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM], wp,
-                      (uint32_t)e->f[Q3_ES_EFLAGS], (uint32_t)e->f[Q3_ES_POWERUPS]);
+                      (uint32_t)e->f[Q3_ES_EFLAGS], (uint32_t)e->f[Q3_ES_POWERUPS],
+                      move_dir(q3_f(e->f[Q3_ES_ANGLES2_1])));
         st.flags |= CL_EF_PLAYER | (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD ? CL_EF_DEAD : 0);
     }
     if (e->teleport)
@@ -777,8 +811,10 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         for (int i = 0; i < 16; i++)
             if (ps->powerups[i])
                 powerups |= 1u << i;
-        body_look(c->p, &st, cn, ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM], ps->f[Q3_PS_WEAPON],
-                  (uint32_t)ps->f[Q3_PS_EFLAGS], powerups);
+        body_look(c->p, &st, cn, ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM],
+                  ps->f[Q3_PS_WEAPON],
+                  (uint32_t)ps->f[Q3_PS_EFLAGS] | (pm == Q3_PM_DEAD ? Q3_EF_DEAD : 0), powerups,
+                  ps->f[Q3_PS_MOVEMENTDIR]);
         st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
             st.flags |= CL_EF_TELEPORT;

@@ -79,6 +79,7 @@
 #define Q3_EV_OBITUARY 60
 #define Q3_EF_DEAD 0x1
 #define Q3_EF_TELEPORT_BIT 0x4
+#define Q3_EF_NODRAW 0x80  /* no model: an item waiting to respawn (cg_ents.c CG_Item) */
 #define Q3_EF_FIRING 0x100 /* for lightning gun */
 /* entityState.powerups: 1 << powerup_t (bg_public.h PW_QUAD 1, PW_REDFLAG 7, PW_BLUEFLAG 8) */
 #define Q3_PWBIT_QUAD (1u << 1)

@@ -93,15 +93,22 @@ static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
         s->st[i][0] = finite_or_0(rd_f32(&st));
         s->st[i][1] = finite_or_0(rd_f32(&st));
     }
+    /* sines and cosines of the 256 steps a turn of the normals' angles */
+    double sn[256], cs[256];
+    for (int k = 0; k < 256; k++) {
+        sn[k] = sin(k * (2 * M_PI / 256));
+        cs[k] = cos(k * (2 * M_PI / 256));
+    }
     rd_t x = rd_make(ld->data + at + ofs_xyz, (size_t)verts * frames * 8);
     for (size_t i = 0; i < (size_t)verts * frames; i++) {
         for (int j = 0; j < 3; j++)
             s->xyz[i][j] = (float)rd_s16(&x) / 64.0f;
-        /* the normal's latitude (high byte) and longitude (low byte), 256 steps a turn */
-        double lat = rd_u8(&x) * (2 * M_PI / 256), lng = rd_u8(&x) * (2 * M_PI / 256);
-        s->normal[i][0] = (float)(cos(lat) * sin(lng));
-        s->normal[i][1] = (float)(sin(lat) * sin(lng));
-        s->normal[i][2] = (float)cos(lng);
+        /* the normal's longitude (low byte, first in the file) and latitude (high byte),
+         * 256 steps a turn (ioq3 tr_model.c R_LoadMD3: lat = normal >> 8, lng = normal & 255) */
+        uint8_t lng = rd_u8(&x), lat = rd_u8(&x);
+        s->normal[i][0] = (float)(cs[lat] * sn[lng]);
+        s->normal[i][1] = (float)(sn[lat] * sn[lng]);
+        s->normal[i][2] = (float)cs[lng];
     }
     *next = at + ofs_end;
     return QD_OK;

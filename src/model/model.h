@@ -485,6 +485,55 @@ qd_err mdl_md3_load(const uint8_t *data, size_t len, const char *name, mdl_md3 *
 const mdl_md3_tag *mdl_md3_tag_at(const mdl_md3 *m, uint32_t frame, const char *name);
 void mdl_md3_free(mdl_md3 *m);
 
+/* ---- Quake III players: animation.cfg and .skin files (mdl_player.c) ---- */
+
+/* bg_public.h animNumber_t: the file's 31 animations, then 5 that cgame derives itself */
+enum { MDL_ANIM_BOTH_DEATH1, MDL_ANIM_BOTH_DEAD1, MDL_ANIM_BOTH_DEATH2, MDL_ANIM_BOTH_DEAD2,
+       MDL_ANIM_BOTH_DEATH3, MDL_ANIM_BOTH_DEAD3, MDL_ANIM_TORSO_GESTURE,
+       MDL_ANIM_TORSO_ATTACK, MDL_ANIM_TORSO_ATTACK2, MDL_ANIM_TORSO_DROP,
+       MDL_ANIM_TORSO_RAISE, MDL_ANIM_TORSO_STAND, MDL_ANIM_TORSO_STAND2,
+       MDL_ANIM_LEGS_WALKCR, MDL_ANIM_LEGS_WALK, MDL_ANIM_LEGS_RUN, MDL_ANIM_LEGS_BACK,
+       MDL_ANIM_LEGS_SWIM, MDL_ANIM_LEGS_JUMP, MDL_ANIM_LEGS_LAND, MDL_ANIM_LEGS_JUMPB,
+       MDL_ANIM_LEGS_LANDB, MDL_ANIM_LEGS_IDLE, MDL_ANIM_LEGS_IDLECR, MDL_ANIM_LEGS_TURN,
+       MDL_ANIM_TORSO_GETFLAG, MDL_ANIM_TORSO_NEGATIVE = 30, MDL_ANIM_FILE_COUNT,
+       MDL_ANIM_LEGS_BACKCR = MDL_ANIM_FILE_COUNT, MDL_ANIM_LEGS_BACKWALK, MDL_ANIM_FLAG_RUN,
+       MDL_ANIM_FLAG_STAND, MDL_ANIM_FLAG_STAND2RUN, MDL_ANIM_COUNT };
+
+#define MDL_PLAYER_MAX_FILE (64u << 10) /* bytes of an animation.cfg or a .skin */
+
+typedef struct mdl_anim {
+    uint32_t first, num, loop; /* frames of the model (legs ones already shifted down) */
+    float fps;                 /* > 0 */
+    uint8_t reversed;
+    uint8_t pad[3];
+} mdl_anim;
+
+/* Parse a player's animation.cfg as cgame's CG_ParseAnimationFile (cg_players.c): optional
+ * keywords (footsteps, headoffset, sex, fixedlegs, fixedtorso), then first frame, frame
+ * count (negative: reversed), looping frames and fps of each animation in animNumber_t
+ * order; the team gestures (TORSO_GETFLAG..NEGATIVE) may be left out (they copy
+ * TORSO_GESTURE). The legs-only animations (LEGS_WALKCR on) are shifted down by
+ * LEGS_WALKCR's first frame less TORSO_GESTURE's: lower.md3 lacks the torso-only frames.
+ * Numbers are bounded (frames by MDL_MD3_MAX_FRAMES, fps to 1..1000). Errors (with the
+ * offset): too long, an animation missing or not a number. out is filled either way. */
+qd_err mdl_anims_parse(const char *text, size_t len, const char *name,
+                       mdl_anim out[MDL_ANIM_COUNT], qd_error *err);
+
+/* The frames of animation a after elapsed seconds from its start (cg_players.c
+ * CG_RunLerpFrame made a function of time): f0 shows, f1 comes next and lerp (0..1) is how
+ * far between. Past the end a looping animation repeats its last loop frames; one that
+ * does not loop holds its last frame. elapsed < 0 counts as 0. */
+void mdl_anim_frames(const mdl_anim *a, double elapsed, uint32_t *f0, uint32_t *f1,
+                     float *lerp);
+
+/* Apply a .skin file (lines "surface,shader"; "tag_" lines ignored, as ioq3's
+ * RE_RegisterSkin) to m's surfaces: shaders[i] (m->num_surfaces entries, the caller's) takes
+ * the shader the file names for surface i and is left as it is for a surface it does not
+ * name. Bounded: at most MDL_PLAYER_MAX_FILE bytes, names over 63 bytes are refused with
+ * the offset (the lines before it applied). */
+qd_err mdl_md3_skin(const mdl_md3 *m, char (*shaders)[64], const char *text, size_t len,
+                    const char *name, qd_error *err);
+
 /* ---- Quake II models (MD2, IDP2 version 8) ---- */
 
 #define MDL_MD2_MAX_SKINS 32    /* yquake2 files.h MAX_MD2SKINS */

@@ -85,6 +85,10 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
     if (len >= 4 && memcmp(data, "IDPO", 4) == 0) {
         r = mdl_alias_load(data, len, name, palette, &m->alias, e);
         m->kind = R_KIND_ALIAS;
+    } else if (len >= 4 && memcmp(data, "IDP3", 4) == 0) {
+        r = mdl_md3_load(data, len, name, &m->md3, e);
+        m->kind = R_KIND_MD3;
+        m->weapon = strncmp(name, "models/weapons2/", 16) == 0;
     } else if (len >= 4 && memcmp(data, "IDSP", 4) == 0) {
         r = mdl_sprite_load(data, len, name, palette, &m->sprite, e);
         m->kind = R_KIND_SPRITE;
@@ -100,6 +104,108 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         m->kind = R_KIND_MISSING;
     }
     return r;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* name with its last k bytes replaced by tail, in a new string (NULL: no memory). */
+static char *swap_tail(const char *name, size_t k, const char *tail)
+{
+    size_t n = strlen(name), t = strlen(tail);
+    char *out = k <= n ? malloc(n - k + t + 1) : NULL;
+    if (out) {
+        memcpy(out, name, n - k);
+        memcpy(out + n - k, tail, t + 1);
+    }
+    return out;
+}
+
+/* The first slot before i holding the MD3 that slot i names, or 0. */
+static int first_md3(const r_assets *a, const cl_level *lvl, int i)
+{
+    for (int j = 1; j < i; j++)
+        if (a->models[j].kind == R_KIND_MD3 && !a->models[j].shared &&
+            strcmp(lvl->models[j], lvl->models[i]) == 0)
+            return j;
+    return 0;
+}
+
+/* m's surfaces' own shader names, in a new array (NULL: no memory). */
+static char (*md3_shaders(const mdl_md3 *m))[64]
+{
+    char(*s)[64] = calloc(m->num_surfaces + 1u, sizeof *s);
+    for (uint32_t i = 0; s && i < m->num_surfaces; i++)
+        memcpy(s[i], m->surfaces[i].shader, sizeof s[i]);
+    return s;
+}
+
+/* A player's skin, slot si (name "models/players/M/part_skin.skin"), applied to the MD3 of
+ * slot si - CL_SKIN_SLOTS; when that skin is not there, part_default.skin of the same folder
+ * (as cgame falls back to the default skin) and the slot still counts as missing. Returns
+ * QD_ERR_NOMEM only when memory runs out. */
+static qd_err apply_skin(r_assets *a, int si, const char *name, mdl_read_fn read, void *ctx,
+                         qd_error *err)
+{
+    r_model *m = &a->models[si - CL_SKIN_SLOTS];
+    if (m->kind != R_KIND_MD3)
+        return QD_OK; /* no mesh: its own absence is the problem to report */
+    uint8_t *data;
+    size_t len;
+    qd_error e = {0};
+    qd_err r = read_file(read, ctx, name, &data, &len, &e);
+    if (r != QD_OK) {
+        note(a, err, r, name, &e);
+        const char *us = strrchr(name, '_'), *slash = strrchr(name, '/');
+        if (!us || (slash && us < slash))
+            return QD_OK;
+        char *def = swap_tail(name, strlen(us), "_default.skin");
+        if (!def)
+            return QD_ERR_NOMEM;
+        e = (qd_error){0};
+        r = read_file(read, ctx, def, &data, &len, &e);
+        free(def);
+        if (r != QD_OK)
+            return r == QD_ERR_NOMEM ? r : QD_OK;
+    }
+    e = (qd_error){0};
+    r = mdl_md3_skin(m->md3, m->shaders, (const char *)data, len, name, &e);
+    free(data);
+    if (r == QD_ERR_NOMEM)
+        return r;
+    if (r != QD_OK)
+        note(a, err, r, name, &e);
+    return QD_OK;
+}
+
+/* A player's legs ("models/players/M/lower.md3"): the animations of M's animation.cfg.
+ * Without one (or a damaged one) the body shows its first frames. QD_ERR_NOMEM only when
+ * memory runs out. */
+static qd_err load_anims(r_model *m, const char *name, mdl_read_fn read, void *ctx)
+{
+    if (!ends_with(name, "/lower.md3"))
+        return QD_OK;
+    char *cfg = swap_tail(name, strlen("lower.md3"), "animation.cfg");
+    if (!cfg)
+        return QD_ERR_NOMEM;
+    uint8_t *data;
+    size_t len;
+    qd_error e = {0};
+    qd_err r = read_file(read, ctx, cfg, &data, &len, &e);
+    free(cfg);
+    if (r != QD_OK)
+        return r == QD_ERR_NOMEM ? r : QD_OK;
+    m->anims = calloc(MDL_ANIM_COUNT, sizeof *m->anims);
+    r = m->anims ? mdl_anims_parse((const char *)data, len, name, m->anims, &e) : QD_ERR_NOMEM;
+    free(data);
+    if (r != QD_OK) {
+        free(m->anims);
+        m->anims = NULL;
+    }
+    return r == QD_ERR_NOMEM ? r : QD_OK;
 }
 
 /* The sky's two layers from the map's 256x128 sky texture (the last one, as Quake's
@@ -235,6 +341,8 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             m->kind = R_KIND_WORLD;
             continue;
         }
+        if (ends_with(name, ".skin"))
+            continue; /* applied to its mesh below */
         long sub = submodel_number(name);
         if (sub >= 0) {
             if (a->world.bsp && sub > 0 && (unsigned long)sub < a->world.bsp->num_models) {
@@ -248,7 +356,31 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             continue;
         }
         e = (qd_error){0};
-        qd_err r = load_model(m, name, read, ctx, palette, &e);
+        qd_err r = QD_OK;
+        int same = ends_with(name, ".md3") ? first_md3(a, lvl, i) : 0;
+        if (same) { /* every player of one model: its mesh loaded once */
+            *m = a->models[same];
+            m->shared = 1;
+            m->shaders = NULL;
+            m->mats = NULL;
+        } else {
+            r = load_model(m, name, read, ctx, palette, &e);
+        }
+        if (r == QD_OK && m->kind == R_KIND_MD3 && !(m->shaders = md3_shaders(m->md3))) {
+            r_assets_free(a);
+            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+            return NULL;
+        }
+        if (r == QD_ERR_NOT_FOUND && strncmp(name, "sprites/", 8) == 0 && !strchr(name, '.')) {
+            /* no such file: a Quake III shader, resolved with the map's textures */
+            m->kind = R_KIND_Q3SPRITE;
+            if (!(m->shader = strdup(name))) {
+                r_assets_free(a);
+                qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+                return NULL;
+            }
+            continue;
+        }
         if (r == QD_ERR_NOMEM) {
             r_assets_free(a);
             qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
@@ -256,7 +388,20 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         if (r != QD_OK)
             note(a, err, r, name, &e);
+        if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
+            load_anims(m, name, read, ctx) != QD_OK) {
+            r_assets_free(a);
+            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+            return NULL;
+        }
     }
+    for (int i = CL_SKIN_SLOTS + 1; i < a->num_models; i++)
+        if (ends_with(lvl->models[i], ".skin") &&
+            apply_skin(a, i, lvl->models[i], read, ctx, err) != QD_OK) {
+            r_assets_free(a);
+            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+            return NULL;
+        }
     return a;
 }
 
@@ -270,6 +415,13 @@ void r_assets_free(r_assets *a)
         free_bsp(&a->models[i].brush);
         mdl_alias_free(a->models[i].alias);
         mdl_sprite_free(a->models[i].sprite);
+        if (!a->models[i].shared) {
+            mdl_md3_free(a->models[i].md3);
+            free(a->models[i].anims);
+        }
+        free(a->models[i].mats);
+        free(a->models[i].shader);
+        free(a->models[i].shaders);
     }
     free(a->models);
     free(a);

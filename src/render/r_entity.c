@@ -318,7 +318,7 @@ static void draw_sprite(r_view *v, const mdl_sprite *sp, const cl_entstate *s)
     r_emit_poly(v, (const float(*)[3])q, 4, f->color, r_wire_color(f->color));
 }
 
-static void draw_missing(r_view *v, const cl_entstate *s)
+void r_draw_missing(r_view *v, const cl_entstate *s)
 {
     float yaw[3] = {0, s->angles[1], 0};
     r_xform x;
@@ -326,13 +326,13 @@ static void draw_missing(r_view *v, const cl_entstate *s)
     r_draw_box(v, &x, missing_mins, missing_maxs, MISSING_COLOR);
 }
 
-void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
+void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
                    float blend, double t)
 {
     if (s->model == 0)
         return;
     if (!a || s->model >= a->num_models) {
-        draw_missing(v, s);
+        r_draw_missing(v, s);
         return;
     }
     const r_model *m = &a->models[s->model];
@@ -355,8 +355,14 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_
     case R_KIND_SPRITE:
         draw_sprite(v, m->sprite, s);
         return;
+    case R_KIND_MD3:
+        r_md3_entity(v, a, s, num, next_frame, blend, t);
+        return;
+    case R_KIND_Q3SPRITE:
+        r_q3_sprite_entity(v, a, s);
+        return;
     default:
-        draw_missing(v, s);
+        r_draw_missing(v, s);
         return;
     }
 }

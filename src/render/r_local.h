@@ -31,6 +31,9 @@ typedef enum r_kind {
     R_KIND_BRUSH,    /* "x.bsp": a brush model in its own file (Quake's item boxes) */
     R_KIND_ALIAS,
     R_KIND_SPRITE,
+    R_KIND_MD3,      /* a Quake III model (r_md3.c) */
+    R_KIND_Q3SPRITE, /* a Quake III shader drawn as a sprite facing the camera ("sprites/x":
+                      * cg_weapons.c CG_Missile's plasma ball, radius 16) */
     R_KIND_MISSING,  /* not found or damaged: a wire box */
 } r_kind;
 
@@ -48,6 +51,16 @@ typedef struct r_model {
     r_bsp brush;     /* R_KIND_BRUSH */
     mdl_alias *alias;
     mdl_sprite *sprite;
+    mdl_md3 *md3;    /* R_KIND_MD3; owned by the first slot of that name (shared: 0) */
+    uint8_t shared;  /* md3 and anims belong to an earlier slot of the same name */
+    char (*shaders)[64]; /* R_KIND_MD3: each surface's shader, its skin's where it has one */
+    int32_t *mats;   /* R_KIND_MD3: each surface's material in r_q3 (r_q3_model_tri), or -1;
+                      * R_KIND_Q3SPRITE: its one material; NULL until r_assets_q3_textures */
+    char *shader;    /* R_KIND_Q3SPRITE: the shader's name */
+    uint8_t weapon;  /* R_KIND_MD3 under models/weapons2/: as an item, bigger and turned
+                      * about its middle (cg_ents.c CG_Item) */
+    mdl_anim *anims; /* a player's lower.md3: MDL_ANIM_COUNT animations of its folder's
+                      * animation.cfg, or NULL */
 } r_model;
 
 struct r_assets {
@@ -158,8 +171,12 @@ void r_draw_world(r_view *v, const r_assets *a);
 void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xform *x,
                   int frame);
 
-/* Draw one entity state with its model (brush, alias, sprite or missing box). */
-void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
+/* The box of a missing model (Quake's player hull) at s, turned by its yaw. */
+void r_draw_missing(r_view *v, const cl_entstate *s);
+
+/* Draw one entity state with its model (brush, alias, sprite, MD3 or missing box); num is
+ * its entity number (its animation times), -1 for statics and the gun. */
+void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
                    float blend, double t);
 
 /* Quake's light style value of pattern at time t: 22 per letter past 'a' ('m' = 264, the
@@ -200,6 +217,54 @@ void r_q3_free(r_q3 *q);
 /* Face fi of the world (a Quake III map) drawn textured in pass R_PASS_TEXTURED (opaque
  * surfaces, sky marks) or R_PASS_Q3_BLEND (blended surfaces over them); eye for culling. */
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);
+/* One triangle of a model drawn with material mat (an r_model.mats entry): its image at
+ * the corners' texture coordinates st through the shader's tcMods, modulated by the
+ * corners' light colours (bilinear across the triangle), blended as the shader says; the
+ * caller has culled back faces. Returns 0 (drawing nothing) when mat has no image: the
+ * caller draws it flat. */
+int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
+                   const uint32_t light[3]);
+/* The mean colour of material mat's image (flat and wire modes), or grey. */
+uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
+
+/* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */
+void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s);
+
+/* Where a model part goes: a model point p is origin + p[0] axis[0] + p[1] axis[1] +
+ * p[2] axis[2] (Quake III's orientation_t; the axis rows may be scaled). */
+typedef struct r_place {
+    float origin[3];
+    float axis[3][3];
+} r_place;
+
+/* Two frames of a model and how far between them (0: f0, 1: f1). */
+typedef struct r_frames {
+    uint32_t f0, f1;
+    float lerp;
+} r_frames;
+
+/* The place of a child at m's tag name between frames f0 and f1 (the tags lerped, axes
+ * normalised, as ioq3's R_LerpTag) on parent, the child turned by its own rotation local
+ * (cg_players.c CG_PositionRotatedEntityOnTag: local x tag x parent). 0 when m lacks the
+ * tag (out untouched). */
+int r_md3_on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const char *name,
+                 const r_place *parent, const float local[3][3], r_place *out);
+
+/* A Quake III player's parts at origin with the body's angles and movement direction dir
+ * (0..7, bg_pmove.c): out[0] the legs (the yaw turned by dir's offset), out[1] the torso at
+ * the legs' tag_torso (a quarter of the offset, 3/4 of the pitch), out[2] the head at the
+ * torso's tag_head (the view's yaw, the rest of the pitch), out[3] the weapon at
+ * tag_weapon. lf and tf are the legs' and torso's frames. Returns a mask of the parts
+ * placed (bit i: out[i]). */
+unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *lf,
+                    const r_frames *tf, const float origin[3], const float angles[3], int dir,
+                    r_place out[4]);
+
+/* Draw entity s (number num, -1 for a static or the gun) whose model slot is an MD3: items
+ * spin and bob, players are assembled from legs, torso, head and weapon. */
+void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
+                  float blend, double t);
+
 /* Fill the sky marks from the map's sky box, its cloud image or its flat colour. */
 void r_q3_sky(r_view *v, const r_assets *a);
 

@@ -55,11 +55,11 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
         float blend = 0;
         if (!cl_entity_at(cl, i, t, &s, &next, &blend))
             continue;
-        r_draw_entity(v, a, &s, next, blend, t);
+        r_draw_entity(v, a, &s, i, next, blend, t);
     }
     int ns = cl->num_statics < CL_MAX_STATICS ? cl->num_statics : CL_MAX_STATICS;
     for (int i = 0; i < ns; i++)
-        r_draw_entity(v, a, &cl->statics[i], cl->statics[i].frame, 0, t);
+        r_draw_entity(v, a, &cl->statics[i], -1, cl->statics[i].frame, 0, t);
 }
 
 static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double t,
@@ -96,7 +96,7 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
     rast_fb *fb = v->fb;
     for (int y = v->y0; y < v->y1; y++)
         memset(fb->depth + (size_t)y * (size_t)fb->w, 0, (size_t)fb->w * sizeof *fb->depth);
-    r_draw_entity(v, a, &s, -1, 0, t);
+    r_draw_entity(v, a, &s, -1, -1, 0, t);
 }
 
 /* One band of rows of one frame: what r_render draws, limited to rows y0..y1-1. */

@@ -28,7 +28,7 @@ typedef struct q3_image {
 } q3_image;
 
 /* How a surface of one BSP shader is drawn. */
-enum { LIGHT_MAP, LIGHT_VERTEX, LIGHT_CONST };
+enum { LIGHT_MAP, LIGHT_VERTEX, LIGHT_CONST, LIGHT_MODEL };
 typedef struct q3_mat {
     int32_t image;      /* index in images, or -1: flat */
     uint8_t sky, nodraw, blend, alpha, light, clamp, twosided;
@@ -268,15 +268,54 @@ static void add_script(void *u, const char *name, uint64_t size)
     free(data);
 }
 
-static qd_err load_q3(r_q3 *q, const mdl_bsp *b, mdl_read_fn read, r_list_fn list, void *ctx)
+/* The materials of the MD3 models' surfaces, after the map's in q->mats: each surface's
+ * shader (or skin's) resolved as the map's are, lit by the model's light unless the shader
+ * gives its own colour (rgbGen identity, const, wave). 0 when out of memory. */
+static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn read, void *ctx)
 {
+    for (int i = 0; i < a->num_models; i++) {
+        r_model *rm = &a->models[i];
+        if (rm->kind != R_KIND_MD3 && rm->kind != R_KIND_Q3SPRITE)
+            continue;
+        uint32_t n = rm->kind == R_KIND_MD3 ? rm->md3->num_surfaces : 1;
+        free(rm->mats);
+        rm->mats = calloc(n + 1u, sizeof *rm->mats);
+        if (!rm->mats)
+            return 0;
+        for (uint32_t k = 0; k < n; k++) {
+            q3_mat *m = &q->mats[q->num_mats];
+            if (!resolve(q, m, rm->kind == R_KIND_MD3 ? rm->shaders[k] : rm->shader, set, read,
+                         ctx))
+                return 0;
+            uint8_t g = m->stage.rgbgen;
+            m->light = g == MDL_RGBGEN_IDENTITY || g == MDL_RGBGEN_CONST || g == MDL_RGBGEN_WAVE
+                           ? LIGHT_CONST
+                           : LIGHT_MODEL;
+            if (g == MDL_RGBGEN_IDENTITY)
+                m->constant = 0xffffffffu;
+            rm->mats[k] = m->image >= 0 && !m->nodraw ? (int32_t)q->num_mats : -1;
+            q->num_mats++;
+        }
+    }
+    return 1;
+}
+
+static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx)
+{
+    const mdl_bsp *b = a->world.bsp;
     mdl_shader_set set = {0};
     qd_err r = QD_ERR_NOMEM;
     q->sky_cloud = -1;
     q->sky_flat = rast_rgb(96, 104, 140);
-    q->mats = calloc(b->num_textures ? b->num_textures : 1, sizeof *q->mats);
+    size_t surfaces = 0;
+    for (int i = 0; i < a->num_models; i++)
+        surfaces += a->models[i].kind == R_KIND_MD3        ? a->models[i].md3->num_surfaces
+                    : a->models[i].kind == R_KIND_Q3SPRITE ? 1
+                                                           : 0;
+    size_t n = (size_t)b->num_textures + surfaces + 1;
+    q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most one image */
-    q->images = calloc(b->num_textures ? b->num_textures : 1, sizeof *q->images);
+    q->images = calloc(n, sizeof *q->images);
     q->missing = calloc(b->num_textures ? b->num_textures : 1, sizeof *q->missing);
     q->lightmaps = calloc((size_t)b->num_lightmaps * LM_SIZE * LM_SIZE + 1, sizeof(uint32_t));
     if (!q->mats || !q->images || !q->missing || !q->lightmaps)
@@ -306,7 +345,8 @@ static qd_err load_q3(r_q3 *q, const mdl_bsp *b, mdl_read_fn read, r_list_fn lis
             q->num_missing++;
         }
     }
-    r = QD_OK;
+    if (model_mats(q, a, &set, read, ctx))
+        r = QD_OK;
 out:
     mdl_shader_set_clear(&set);
     return r;
@@ -336,7 +376,7 @@ qd_err r_assets_q3_textures(r_assets *a, mdl_read_fn read, r_list_fn list, void 
         return QD_OK;
     r_q3_free(a->q3);
     a->q3 = calloc(1, sizeof *a->q3);
-    qd_err r = a->q3 ? load_q3(a->q3, a->world.bsp, read, list, ctx) : QD_ERR_NOMEM;
+    qd_err r = a->q3 ? load_q3(a->q3, a, read, list, ctx) : QD_ERR_NOMEM;
     if (r != QD_OK) {
         r_q3_free(a->q3);
         a->q3 = NULL;
@@ -456,25 +496,22 @@ static void tcmod_matrix(const mdl_stage *st, double t, double m[6])
     }
 }
 
-/* Planes s, t (texels of level w x h) for the triangle's st through the tcMod map m. */
-static int tex_planes(const float (*p)[3], const mdl_face_q3 *fq, const double m[6], float S[3],
+/* Planes s, t (texels of level w x h) for the triangle's corners' st through the tcMod map m. */
+static int tex_planes(const float (*p)[3], const float (*st)[2], const double m[6], float S[3],
                       float T[3], float *s0, float *t0)
 {
     double s[3], t[3];
     for (int k = 0; k < 3; k++) {
-        s[k] = m[0] * fq->st[k][0] + m[1] * fq->st[k][1] + m[2];
-        t[k] = m[3] * fq->st[k][0] + m[4] * fq->st[k][1] + m[5];
+        s[k] = m[0] * st[k][0] + m[1] * st[k][1] + m[2];
+        t[k] = m[3] * st[k][0] + m[4] * st[k][1] + m[5];
     }
     return affine(p, s, S, s0) && affine(p, t, T, t0);
 }
 
-/* The 2x2 light texels whose bilinear read at (0.5 + u, 0.5 + v) is the vertex colours'
- * interpolation (u, v the barycentric weights of corners 1 and 2), shifted as lightmaps. */
-static void vertex_light(const mdl_face_q3 *fq, uint32_t out[4])
+/* The 2x2 light texels whose bilinear read at (0.5 + u, 0.5 + v) is the corner colours'
+ * interpolation (u, v the barycentric weights of corners 1 and 2). */
+static void corner_light(const uint32_t c[3], uint32_t out[4])
 {
-    uint32_t c[3];
-    for (int k = 0; k < 3; k++)
-        c[k] = shift_light(fq->rgba[k]);
     out[0] = c[0];
     out[1] = c[1];
     out[2] = c[2];
@@ -484,6 +521,15 @@ static void vertex_light(const mdl_face_q3 *fq, uint32_t out[4])
         ch[j] = (unsigned)(x < 0 ? 0 : x > 255 ? 255 : x);
     }
     out[3] = rast_rgb(ch[0], ch[1], ch[2]);
+}
+
+/* corner_light of a face's vertex colours, shifted as lightmaps. */
+static void vertex_light(const mdl_face_q3 *fq, uint32_t out[4])
+{
+    uint32_t c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = shift_light(fq->rgba[k]);
+    corner_light(c, out);
 }
 
 /* deformVertexes wave (ioq3 tr_shade_calc.c RB_CalcDeformVertexes): each corner moved
@@ -517,12 +563,133 @@ static int deform(const q3_mat *m, const mdl_face *f, const float (*pts)[3], dou
     return 1;
 }
 
+/* How a triangle is lit: light texels (size x size) read at the corners' la, lb. */
+typedef struct tri_light {
+    const uint32_t *texels;
+    int size;
+    double la[3], lb[3];
+    uint32_t corners[4]; /* corner_light's texels, when texels points here */
+} tri_light;
+
+/* lt reads its own 2x2 corner texels. */
+static void corner_planes(tri_light *lt)
+{
+    lt->texels = lt->corners;
+    lt->size = 2;
+    lt->la[0] = 0.5, lt->la[1] = 1.5, lt->la[2] = 0.5;
+    lt->lb[0] = 0.5, lt->lb[1] = 0.5, lt->lb[2] = 1.5;
+}
+
+/* The shader's own colour: its rgbGen wave at v's time or its constant. */
+static void const_light(const r_view *v, const q3_mat *m, tri_light *lt)
+{
+    uint32_t c = m->stage.rgbgen == MDL_RGBGEN_WAVE ? wave_grey(&m->stage.rgbwave, v->time)
+                                                    : m->constant;
+    lt->corners[0] = lt->corners[1] = lt->corners[2] = lt->corners[3] = c;
+    corner_planes(lt);
+}
+
+/* Triangle pts (plane N, dist, facing the eye) in material m's image at the corners' st,
+ * modulated by lt; blended surfaces as the shader blends. */
+static void textured_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*pts)[3],
+                         const float (*st)[2], const float N[3], float dist,
+                         const tri_light *lt, int blended)
+{
+    const q3_image *im = &q->images[m->image];
+    double tm[6];
+    tcmod_matrix(&m->stage, v->time, tm);
+    float S[3], T[3], s0, t0;
+    if (!tex_planes(pts, st, tm, S, T, &s0, &t0))
+        return; /* degenerate in texture space: nothing to see */
+    float S0[3], T0[3];
+    for (int j = 0; j < 3; j++) {
+        S0[j] = S[j] * (float)im->w[0];
+        T0[j] = T[j] * (float)im->h[0];
+    }
+    int lvl = r_surf_mip(v, pts, 3, S0, T0);
+    lvl = lvl < im->levels ? lvl : im->levels - 1;
+    int w = im->w[lvl], h = im->h[lvl];
+    rast_tex tex;
+    memset(&tex, 0, sizeof tex);
+    tex.texels = im->texels[lvl];
+    tex.w = w;
+    tex.h = h;
+    tex.wrap = !m->clamp;
+    float Sl[3], Tl[3];
+    for (int j = 0; j < 3; j++) {
+        Sl[j] = S[j] * (float)w;
+        Tl[j] = T[j] * (float)h;
+    }
+    r_attr_plane(v, N, dist, Sl, s0 * (float)w, tex.s);
+    r_attr_plane(v, N, dist, Tl, t0 * (float)h, tex.t);
+    r_attr_plane(v, N, dist, NULL, 0, tex.q);
+    tex.light = lt->texels;
+    tex.lw = tex.lh = lt->size;
+    float LA[3], LB[3], l0, l1;
+    if (!affine(pts, lt->la, LA, &l0) || !affine(pts, lt->lb, LB, &l1))
+        return;
+    r_attr_plane(v, N, dist, LA, l0, tex.ls);
+    r_attr_plane(v, N, dist, LB, l1, tex.lt);
+    unsigned flags = RAST_OPAQUE;
+    if (blended) {
+        flags = RAST_DEPTH_TEST | RAST_COLOR_WRITE |
+                (m->blend == MDL_BLEND_ADD      ? RAST_ADD
+                 : m->blend == MDL_BLEND_FILTER ? RAST_MUL
+                                                : RAST_BLEND);
+    }
+    if (m->alpha)
+        flags |= RAST_ALPHA_TEST;
+    r_draw_poly_tex(v, pts, 3, &tex, flags);
+}
+
+int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
+                   const uint32_t light[3])
+{
+    const r_q3 *q = v->assets ? v->assets->q3 : NULL;
+    if (!q || mat < 0 || (uint32_t)mat >= q->num_mats || q->mats[mat].image < 0)
+        return 0;
+    const q3_mat *m = &q->mats[mat];
+    /* the plane facing the eye (the caller culled the back faces) */
+    float e1[3], e2[3], N[3];
+    for (int j = 0; j < 3; j++) {
+        e1[j] = pts[1][j] - pts[0][j];
+        e2[j] = pts[2][j] - pts[0][j];
+    }
+    N[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    N[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    N[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    float len = sqrtf(dot3(N, N));
+    if (!(len > 1e-9f) || !isfinite(len))
+        return 1;
+    float rel = dot3(N, v->org) - dot3(N, pts[0]);
+    for (int j = 0; j < 3; j++)
+        N[j] = (rel < 0 ? -N[j] : N[j]) / len;
+    tri_light lt;
+    if (m->light == LIGHT_CONST) {
+        const_light(v, m, &lt);
+    } else {
+        corner_light(light, lt.corners);
+        corner_planes(&lt);
+    }
+    textured_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
+    return 1;
+}
+
+uint32_t r_q3_mat_color(const r_assets *a, int32_t mat)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    if (!q || mat < 0 || (uint32_t)mat >= q->num_mats || q->mats[mat].image < 0)
+        return rast_rgb(128, 128, 128);
+    return q->images[q->mats[mat].image].color | 0xff000000u;
+}
+
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
 {
     const mdl_bsp *b = rb->bsp;
     const r_q3 *q = v->assets ? v->assets->q3 : NULL;
     const mdl_face *f = &b->faces[fi];
-    if (!q || !b->face_q3 || f->texture < 0 || (uint32_t)f->texture >= q->num_mats)
+    if (!q || !b->face_q3 || f->texture < 0 || (uint32_t)f->texture >= b->num_textures ||
+        (uint32_t)f->texture >= q->num_mats)
         return;
     const q3_mat *m = &q->mats[f->texture];
     int blended = m->blend != MDL_BLEND_NONE && !m->sky;
@@ -550,75 +717,26 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
                                                      : RAST_OPAQUE);
         return;
     }
-    const q3_image *im = &q->images[m->image];
     const mdl_face_q3 *fq = &b->face_q3[fi];
-    double tm[6];
-    tcmod_matrix(&m->stage, v->time, tm);
-    float S[3], T[3], s0, t0;
-    if (!tex_planes(pts, fq, tm, S, T, &s0, &t0))
-        return; /* degenerate in texture space: nothing to see */
-    float S0[3], T0[3];
-    for (int j = 0; j < 3; j++) {
-        S0[j] = S[j] * (float)im->w[0];
-        T0[j] = T[j] * (float)im->h[0];
-    }
-    int lvl = r_surf_mip(v, pts, 3, S0, T0);
-    lvl = lvl < im->levels ? lvl : im->levels - 1;
-    int w = im->w[lvl], h = im->h[lvl];
-    rast_tex tex;
-    memset(&tex, 0, sizeof tex);
-    tex.texels = im->texels[lvl];
-    tex.w = w;
-    tex.h = h;
-    tex.wrap = !m->clamp;
-    float Sl[3], Tl[3];
-    for (int j = 0; j < 3; j++) {
-        Sl[j] = S[j] * (float)w;
-        Tl[j] = T[j] * (float)h;
-    }
-    r_attr_plane(v, N, dist, Sl, s0 * (float)w, tex.s);
-    r_attr_plane(v, N, dist, Tl, t0 * (float)h, tex.t);
-    r_attr_plane(v, N, dist, NULL, 0, tex.q);
     /* the light: a lightmap page, the vertex colours or a constant */
-    uint32_t vl[4];
-    double la[3], lb[3];
+    tri_light lt;
     int light = m->light;
     if (light == LIGHT_MAP && (fq->lightmap < 0 || (uint32_t)fq->lightmap >= q->num_lightmaps))
         light = LIGHT_VERTEX;
     if (light == LIGHT_MAP) {
-        tex.light = q->lightmaps + (size_t)fq->lightmap * LM_SIZE * LM_SIZE;
-        tex.lw = tex.lh = LM_SIZE;
+        lt.texels = q->lightmaps + (size_t)fq->lightmap * LM_SIZE * LM_SIZE;
+        lt.size = LM_SIZE;
         for (int k = 0; k < 3; k++) {
-            la[k] = (double)fq->lm[k][0] * LM_SIZE;
-            lb[k] = (double)fq->lm[k][1] * LM_SIZE;
+            lt.la[k] = (double)fq->lm[k][0] * LM_SIZE;
+            lt.lb[k] = (double)fq->lm[k][1] * LM_SIZE;
         }
+    } else if (light == LIGHT_VERTEX) {
+        vertex_light(fq, lt.corners);
+        corner_planes(&lt);
     } else {
-        if (light == LIGHT_VERTEX)
-            vertex_light(fq, vl);
-        else
-            vl[0] = vl[1] = vl[2] = vl[3] = m->stage.rgbgen == MDL_RGBGEN_WAVE
-                                                 ? wave_grey(&m->stage.rgbwave, v->time)
-                                                 : m->constant;
-        tex.light = vl;
-        tex.lw = tex.lh = 2;
-        la[0] = 0.5, la[1] = 1.5, la[2] = 0.5;
-        lb[0] = 0.5, lb[1] = 0.5, lb[2] = 1.5;
+        const_light(v, m, &lt);
     }
-    float LA[3], LB[3], l0, l1;
-    if (!affine(pts, la, LA, &l0) || !affine(pts, lb, LB, &l1))
-        return;
-    r_attr_plane(v, N, dist, LA, l0, tex.ls);
-    r_attr_plane(v, N, dist, LB, l1, tex.lt);
-    unsigned flags = RAST_OPAQUE;
-    if (blended) {
-        flags = RAST_DEPTH_TEST | RAST_COLOR_WRITE |
-                (m->blend == MDL_BLEND_ADD      ? RAST_ADD
-                 : m->blend == MDL_BLEND_FILTER ? RAST_MUL
-                                                : RAST_BLEND);
-    }
-    if (m->alpha)
-        flags |= RAST_ALPHA_TEST;
-    r_draw_poly_tex(v, pts, 3, &tex, flags);
+    textured_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
 }
 
 /* ---- sky ---- */

@@ -1,8 +1,45 @@
 /* fuzz_md3.c: libFuzzer target for the MD3 loader: any bytes as a model; what loads has its
- * tags looked up in every frame and its triangles walked. */
+ * tags looked up in every frame and its triangles walked, then is drawn as a player's legs,
+ * torso, head and weapon and as a spinning item, from outside and from inside. */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../../src/model/model.h"
+#include "fuzz_render.h"
+
+static void render_it(const uint8_t *data, size_t size)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return;
+    memread in = {data, size, {"models/players/f/lower.md3", "models/players/f/upper.md3",
+                               "models/players/f/head.md3", "models/weapons2/f/f.md3"}};
+    for (int i = 0; i < 4; i++)
+        strcpy(cl->level.models[1 + i], in.names[i]);
+    cl->level.num_models = 5;
+    cl->num_entities = 3;
+    for (int i = 1; i < 3; i++) {
+        cl_entity *e = &cl->entities[i];
+        e->active = 1;
+        e->cur.origin[0] = 40;
+        e->cur.angles[0] = 30;
+        e->cur.angles[1] = 30;
+        e->cur.frame = 1;
+        e->cur.frame2 = 0x80 | 11;
+        e->prev = e->cur;
+        e->prev.frame = 0;
+    }
+    cl->entities[1].cur.model = cl->entities[1].prev.model = 1; /* a player with a weapon */
+    cl->entities[1].cur.model2 = cl->entities[1].prev.model2 = 4;
+    cl->entities[1].cur.flags = cl->entities[1].prev.flags = CL_EF_PLAYER;
+    cl->entities[1].cur.player = cl->entities[1].prev.player = 1;
+    cl->entities[2].cur.model = cl->entities[2].prev.model = 4; /* an item */
+    cl->entities[2].cur.fx = cl->entities[2].prev.fx = CL_FX_ROTATE;
+    static const r_camera cams[2] = {{{0, 0, 0}, {0, 0, 0}, 90}, {{40, 0, 4}, {20, 170, 0}, 90}};
+    fuzz_render(cl, &in, cams, 2, 0.05);
+    free(cl);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,5 +62,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     (void)sum;
     mdl_md3_free(m);
+    render_it(data, size);
     return 0;
 }

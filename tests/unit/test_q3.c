@@ -1231,3 +1231,88 @@ TEST(q3_body_look_animations_weapon_fx)
     run_close(&r);
     free(m);
 }
+
+/* An entity delta from nothing for entity n: fields idx[0..k-1] (in increasing order) set
+ * to their integer val or, for float fields, fv; the rest unchanged. */
+static void wentity(bw *w, int n, const int *idx, const int32_t *val, const float *fv, int k)
+{
+    wbits(w, n, Q3_GENTITYNUM_BITS);
+    wbit(w, 0);
+    wbit(w, 1);
+    wbits(w, idx[k - 1] + 1, 8);
+    for (int i = 0, j = 0; i <= idx[k - 1]; i++) {
+        if (j < k && idx[j] == i) {
+            wes(w, i, val[j], fv[j]);
+            j++;
+        } else {
+            wbit(w, 0);
+        }
+    }
+}
+
+/* A snapshot at 5000 of the test gamestate with the playerState unchanged and entities
+ * written by fill, as block 11 of a new demo decoded into r. */
+static int run_entities(run *r, void (*fill)(bw *w))
+{
+    bw *w;
+    buf *m = start_built(&w);
+    if (!m)
+        return 0;
+    snapshot_head(w, 5000);
+    wbits(w, 0, 8); /* playerState unchanged */
+    wbit(w, 0);
+    fill(w);
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+    add_block(m, w, 11);
+    free(w);
+    int ok = run_built(r, m);
+    free(m);
+    return ok;
+}
+
+static void two_items(bw *w)
+{
+    static const int idx[3] = {Q3_ES_ETYPE, Q3_ES_EFLAGS, Q3_ES_MODELINDEX};
+    static const int32_t shown[3] = {2, 0, 5}, hidden[3] = {2, 0x80, 5};
+    static const float fv[3] = {0, 0, 0};
+    wentity(w, 200, idx, shown, fv, 3);
+    wentity(w, 201, idx, hidden, fv, 3);
+}
+
+/* Two items (ET_ITEM 2, modelindex 5: bg_itemlist's medium health) in one snapshot, the
+ * second with EF_NODRAW (0x80, bg_public.h): picked up and waiting to respawn, which cgame's
+ * CG_Item does not draw. The first shows the item's model, the second nothing. */
+TEST(q3_item_nodraw_draws_nothing)
+{
+    run r;
+    CHECK_MSG(run_entities(&r, two_items), "%s", r.err.msg);
+    const cl_entity *shown = &r.cl->entities[201], *hidden = &r.cl->entities[202];
+    CHECK(shown->active);
+    CHECK(shown->cur.model > 0 && shown->cur.model < r.cl->level.num_models);
+    CHECK_STR(r.cl->level.models[shown->cur.model], "models/powerups/health/medium_cross.md3");
+    CHECK_EQ(hidden->cur.model, 0);
+    run_close(&r);
+}
+
+static void moving_player(bw *w)
+{
+    /* entity 3 (client 3, "Watcher"): ET_PLAYER 1, angles2[YAW] 2.0 (a float field) */
+    static const int idx[3] = {Q3_ES_ANGLES2_1, Q3_ES_ETYPE, Q3_ES_CLIENTNUM};
+    static const int32_t val[3] = {0, 1, 3};
+    static const float fv[3] = {2.0f, 0, 0};
+    wentity(w, 3, idx, val, fv, 3);
+}
+
+/* A player's movement direction (entityState angles2[YAW], 0..7) reaches the body's state
+ * (cl_entstate.skin for Quake III players), which turns its legs. */
+TEST(q3_player_movement_dir)
+{
+    run r;
+    CHECK_MSG(run_entities(&r, moving_player), "%s", r.err.msg);
+    const cl_entity *e = &r.cl->entities[4];
+    CHECK(e->active && (e->cur.flags & CL_EF_PLAYER));
+    CHECK_EQ(e->cur.player, 4);
+    CHECK_EQ(e->cur.skin, 2);
+    run_close(&r);
+}

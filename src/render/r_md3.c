@@ -1,0 +1,491 @@
+/* r_md3.c: Quake III models (MD3) drawn: frames lerped, lit per vertex from the map's light
+ * grid, textured through their shaders or skins; items spin and bob; players are assembled
+ * from legs, torso, head and weapon joined at their tags, animated by animation.cfg.
+ *
+ * Facts from ioquake3's public code (GPL-2.0), described, not copied: cgame/cg_ents.c
+ * CG_Item (spin of (time & 2047) * 360 / 2048 degrees, bob of 4 + 4 cos((time + 1000) *
+ * (0.005 + number * 0.00001)) units, weapons 1.5 times as big, turned about the middle of
+ * their bounds and lifted 8 units) and CG_Missile (missiles point along their velocity,
+ * spun by time / 4 degrees); cgame/cg_players.c CG_PlayerAngles (the torso takes 3/4 of the
+ * view's pitch, the head the rest) and CG_PositionRotatedEntityOnTag (a part's axes are its
+ * own rotation times the tag's times the parent's, its origin the parent's moved along the
+ * parent's axes by the tag's origin); renderergl1/tr_light.c R_SetupEntityLightingGrid and
+ * tr_shade_calc.c RB_CalcDiffuseColor (the grid's eight samples around the point, solid
+ * ones skipped, ambient times 0.6 plus 32, a vertex gets ambient + directed times the
+ * cosine to the grid's direction, clamped at 255); tr_bsp.c R_ColorShiftLightingBytes
+ * (grid bytes times 4, scaled down as a whole past 255, as the lightmaps in r_q3surf.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "r_local.h"
+
+#define ANIM_TOGGLE 0x80     /* bg_public.h ANIM_TOGGLEBIT: set anew when an animation restarts */
+#define PLAYER_RADIUS 64.0f  /* a player's parts lie this close to its origin (culling) */
+#define ITEM_WEAPON_SCALE 1.5f
+
+/* The light of a model: ambient and directed colours (0..255 a channel) and the direction
+ * the directed light comes from (unit, world space). */
+typedef struct md3_light {
+    float ambient[3], directed[3], dir[3];
+} md3_light;
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Quake III's AnglesToAxis: forward, left, up. */
+static void angles_axis(const float angles[3], float axis[3][3])
+{
+    float right[3];
+    r_angle_vectors(angles, axis[0], right, axis[2]);
+    for (int j = 0; j < 3; j++)
+        axis[1][j] = -right[j];
+}
+
+/* out = a times b, axes as rows (Quake III's MatrixMultiply). */
+static void axis_mul(const float a[3][3], const float b[3][3], float out[3][3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j];
+}
+
+static void place_point(const r_place *p, const float in[3], float out[3])
+{
+    for (int j = 0; j < 3; j++)
+        out[j] = p->origin[j] + in[0] * p->axis[0][j] + in[1] * p->axis[1][j] +
+                 in[2] * p->axis[2][j];
+}
+
+/* ---- light ---- */
+
+/* One grid byte triple as the renderer shows it: shifted left by 2, scaled down as a whole
+ * when a channel passes 255. */
+static void grid_rgb(const uint8_t *g, float out[3])
+{
+    float c[3], max = 255;
+    for (int k = 0; k < 3; k++) {
+        c[k] = (float)(g[k] << 2);
+        max = c[k] > max ? c[k] : max;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = c[k] * 255 / max;
+}
+
+/* The light at p from b's light grid (trilinear over the eight cells around p, cells that
+ * lie in solid, all zero, left out); a grey ambient and a light from above without a grid. */
+static void grid_light(const mdl_bsp *b, const float p[3], md3_light *l)
+{
+    static const float up[3] = {0.3f, 0.2f, 0.93f};
+    memset(l, 0, sizeof *l);
+    memcpy(l->dir, up, sizeof l->dir);
+    int pos[3];
+    float frac[3];
+    int ok = b && b->lightgrid && b->grid_dims[0] && b->grid_dims[1] && b->grid_dims[2];
+    for (int j = 0; ok && j < 3; j++) {
+        float c = (p[j] - b->grid_origin[j]) / b->grid_size[j];
+        if (!isfinite(c))
+            ok = 0;
+        else {
+            float f = floorf(c);
+            f = f < 0 ? 0 : f > (float)(b->grid_dims[j] - 1) ? (float)(b->grid_dims[j] - 1) : f;
+            pos[j] = (int)f;
+            frac[j] = c - f;
+            frac[j] = frac[j] < 0 ? 0 : frac[j] > 1 ? 1 : frac[j];
+        }
+    }
+    if (!ok) {
+        for (int k = 0; k < 3; k++)
+            l->ambient[k] = l->directed[k] = 96;
+        return;
+    }
+    float total = 0, dir[3] = {0, 0, 0};
+    for (int i = 0; i < 8; i++) {
+        size_t idx = 0, stride = 1;
+        float factor = 1;
+        int inside = 1;
+        for (int j = 0; j < 3; j++) {
+            int c = pos[j] + (i >> j & 1);
+            if (c >= (int)b->grid_dims[j])
+                inside = 0;
+            factor *= i >> j & 1 ? frac[j] : 1 - frac[j];
+            idx += (size_t)c * stride;
+            stride *= b->grid_dims[j];
+        }
+        const uint8_t *g = b->lightgrid + idx * 8;
+        if (!inside || !(g[0] | g[1] | g[2]))
+            continue; /* past the grid, or a sample in solid */
+        float amb[3], dl[3];
+        grid_rgb(g, amb);
+        grid_rgb(g + 3, dl);
+        double lat = g[7] * (2 * M_PI / 256), lng = g[6] * (2 * M_PI / 256);
+        float n[3] = {(float)(cos(lat) * sin(lng)), (float)(sin(lat) * sin(lng)),
+                      (float)cos(lng)};
+        for (int k = 0; k < 3; k++) {
+            l->ambient[k] += factor * amb[k];
+            l->directed[k] += factor * dl[k];
+            dir[k] += factor * n[k];
+        }
+        total += factor;
+    }
+    if (total > 0 && total < 0.99f)
+        for (int k = 0; k < 3; k++) {
+            l->ambient[k] /= total;
+            l->directed[k] /= total;
+        }
+    for (int k = 0; k < 3; k++)
+        l->ambient[k] = l->ambient[k] * 0.6f + 32; /* r_ambientScale, the minimum light add */
+    float len = sqrtf(dot3(dir, dir));
+    if (len > 1e-6f)
+        for (int k = 0; k < 3; k++)
+            l->dir[k] = dir[k] / len;
+}
+
+/* A vertex with world normal n under l: ambient + directed times the cosine, clamped. */
+static uint32_t diffuse(const md3_light *l, const float n[3])
+{
+    float c = dot3(n, l->dir);
+    unsigned rgb[3];
+    for (int k = 0; k < 3; k++) {
+        float x = l->ambient[k] + (c > 0 ? c * l->directed[k] : 0);
+        rgb[k] = x >= 255 ? 255 : x > 0 ? (unsigned)x : 0;
+    }
+    return rast_rgb(rgb[0], rgb[1], rgb[2]);
+}
+
+/* A colour times a light colour (channels / 255): the flat modes' shade of a surface. */
+static uint32_t modulate(uint32_t c, uint32_t l)
+{
+    uint32_t out = 0xff000000u;
+    for (int s = 0; s < 24; s += 8)
+        out |= ((c >> s & 255) * (l >> s & 255) / 255) << s;
+    return out;
+}
+
+/* ---- one mesh ---- */
+
+/* A triangle whose corners (screen positions sp, all in front of the camera) cover less
+ * than TINY_AREA pixels: its texture cannot show, so it is filled with the image's mean
+ * colour under its light, which costs a fraction of a textured fill (distant players). */
+#define TINY_AREA 2.0f
+static int tiny(const float (*sp)[2], const uint8_t *seen, const uint32_t *ix)
+{
+    if (!seen[ix[0]] || !seen[ix[1]] || !seen[ix[2]])
+        return 0;
+    const float *a = sp[ix[0]], *b = sp[ix[1]], *c = sp[ix[2]];
+    float area = ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])) * 0.5f;
+    return fabsf(area) < TINY_AREA;
+}
+
+/* Mesh rm placed by p, between frames f0 and f1 (lerp 0..1 towards f1), lit by l. */
+static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
+                      uint32_t f0, uint32_t f1, float lerp, const md3_light *l)
+{
+    const mdl_md3 *m = rm->md3;
+    f0 = f0 < m->num_frames ? f0 : m->num_frames - 1;
+    f1 = f1 < m->num_frames ? f1 : m->num_frames - 1;
+    /* the rotation without scale for the normals */
+    float rot[3][3];
+    for (int i = 0; i < 3; i++) {
+        float len = sqrtf(dot3(p->axis[i], p->axis[i]));
+        for (int j = 0; j < 3; j++)
+            rot[i][j] = len > 0 ? p->axis[i][j] / len : 0;
+    }
+    for (uint32_t si = 0; si < m->num_surfaces; si++) {
+        const mdl_md3_surface *s = &m->surfaces[si];
+        int32_t mat = rm->mats ? rm->mats[si] : -1;
+        uint32_t nv = s->num_verts;
+        if (!nv || !s->num_tris)
+            continue;
+        float(*w)[3] = malloc((size_t)nv * sizeof *w);
+        float(*sp)[2] = malloc((size_t)nv * sizeof *sp);
+        uint32_t *col = malloc((size_t)nv * sizeof *col);
+        uint8_t *seen = malloc(nv);
+        if (!w || !sp || !col || !seen) {
+            free(w);
+            free(sp);
+            free(col);
+            free(seen);
+            return;
+        }
+        const float(*x0)[3] = s->xyz + (size_t)f0 * nv, (*x1)[3] = s->xyz + (size_t)f1 * nv;
+        const float(*n0)[3] = s->normal + (size_t)f0 * nv, (*n1)[3] = s->normal + (size_t)f1 * nv;
+        for (uint32_t i = 0; i < nv; i++) {
+            float q[3], n[3], wn[3];
+            for (int j = 0; j < 3; j++) {
+                q[j] = x0[i][j] + (x1[i][j] - x0[i][j]) * lerp;
+                n[j] = n0[i][j] + (n1[i][j] - n0[i][j]) * lerp;
+            }
+            place_point(p, q, w[i]);
+            for (int j = 0; j < 3; j++)
+                wn[j] = n[0] * rot[0][j] + n[1] * rot[1][j] + n[2] * rot[2][j];
+            float len = sqrtf(dot3(wn, wn));
+            for (int j = 0; len > 0 && j < 3; j++)
+                wn[j] /= len;
+            col[i] = diffuse(l, wn);
+            seen[i] = (uint8_t)r_project_point(v, w[i], sp[i]);
+        }
+        uint32_t base = r_q3_mat_color(a, mat);
+        for (uint32_t t = 0; t < s->num_tris; t++) {
+            const uint32_t *ix = s->tris[t];
+            float tri[3][3], st[3][2];
+            for (int k = 0; k < 3; k++) {
+                memcpy(tri[k], w[ix[k]], sizeof tri[k]);
+                memcpy(st[k], s->st[ix[k]], sizeof st[k]);
+            }
+            /* MD3 triangles wind so that (B - A) x (C - A) points inwards, as the maps' do */
+            float e1[3], e2[3], nrm[3], rel[3];
+            for (int j = 0; j < 3; j++) {
+                e1[j] = tri[1][j] - tri[0][j];
+                e2[j] = tri[2][j] - tri[0][j];
+                rel[j] = v->org[j] - tri[0][j];
+            }
+            nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
+            nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
+            nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+            if (!v->xray && !(dot3(nrm, rel) < 0))
+                continue;
+            uint32_t light[3] = {col[ix[0]], col[ix[1]], col[ix[2]]};
+            if (v->pass == R_PASS_TEXTURED && !tiny(sp, seen, ix) &&
+                r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st, light))
+                continue;
+            uint32_t fill = modulate(base, col[ix[0]]);
+            r_emit_poly(v, (const float(*)[3])tri, 3, fill, r_wire_color(base));
+        }
+        free(w);
+        free(sp);
+        free(col);
+        free(seen);
+    }
+}
+
+/* The md3 of model slot i, or NULL. */
+static const r_model *md3_at(const r_assets *a, int i)
+{
+    return i > 0 && i < a->num_models && a->models[i].kind == R_KIND_MD3 ? &a->models[i]
+                                                                          : NULL;
+}
+
+int r_md3_on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const char *name,
+                 const r_place *parent, const float local[3][3], r_place *out)
+{
+    /* ioq3 R_LerpTag: origins and axes lerped, the axes normalised */
+    const mdl_md3_tag *t0 = mdl_md3_tag_at(m, f0, name), *t1 = mdl_md3_tag_at(m, f1, name);
+    if (!t0 || !t1)
+        return 0;
+    float org[3], ax[3][3], tmp[3][3];
+    for (int j = 0; j < 3; j++)
+        org[j] = t0->origin[j] + (t1->origin[j] - t0->origin[j]) * lerp;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++)
+            ax[i][j] = t0->axis[i][j] + (t1->axis[i][j] - t0->axis[i][j]) * lerp;
+        float len = sqrtf(dot3(ax[i], ax[i]));
+        for (int j = 0; len > 0 && j < 3; j++)
+            ax[i][j] /= len;
+    }
+    place_point(parent, org, out->origin);
+    axis_mul(local, ax, tmp);
+    axis_mul(tmp, parent->axis, out->axis);
+    return 1;
+}
+
+unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *lf,
+                    const r_frames *tf, const float origin[3], const float angles[3], int dir,
+                    r_place out[4])
+{
+    /* cg_players.c CG_PlayerAngles without its swing: the legs turn by the movement
+     * direction's offset, the torso by a quarter of it, the head looks along the view; the
+     * torso takes 3/4 of the pitch, the head the rest. Each part's own rotation is its
+     * angles less its parent's. */
+    static const float offsets[8] = {0, 22, 45, -22, 0, 22, -45, -22};
+    float off = dir >= 0 && dir < 8 ? offsets[dir] : 0;
+    float pitch = angles[0] > 180 ? angles[0] - 360 : angles[0];
+    float yaw_only[3] = {0, angles[1] + off, 0}, tp[3] = {pitch * 0.75f, -0.75f * off, 0},
+          hp[3] = {pitch * 0.25f, -0.25f * off, 0};
+    float trot[3][3], hrot[3][3], none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    memcpy(out[0].origin, origin, sizeof out[0].origin);
+    angles_axis(yaw_only, out[0].axis);
+    angles_axis(tp, trot);
+    angles_axis(hp, hrot);
+    unsigned got = 1;
+    if (!r_md3_on_tag(legs, lf->f0, lf->f1, lf->lerp, "tag_torso", &out[0], trot, &out[1]))
+        return got;
+    got |= 2;
+    if (r_md3_on_tag(torso, tf->f0, tf->f1, tf->lerp, "tag_head", &out[1], hrot, &out[2]))
+        got |= 4;
+    if (r_md3_on_tag(torso, tf->f0, tf->f1, tf->lerp, "tag_weapon", &out[1], none, &out[3]))
+        got |= 8;
+    return got;
+}
+
+/* ---- players ---- */
+
+/* The frames of animation value anim (toggle bit ignored) at elapsed seconds into it; frame 0
+ * without animations or for a number past them. */
+static void anim_at(const r_model *legs, int anim, double elapsed, r_frames *f)
+{
+    anim &= ~ANIM_TOGGLE;
+    memset(f, 0, sizeof *f);
+    if (legs->anims && anim >= 0 && anim < MDL_ANIM_COUNT)
+        mdl_anim_frames(&legs->anims[anim], elapsed, &f->f0, &f->f1, &f->lerp);
+}
+
+static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int num,
+                        int next_frame, double t)
+{
+    const r_model *legs = md3_at(a, s->model), *torso = md3_at(a, s->model + 1),
+                  *head = md3_at(a, s->model + 2);
+    if (!legs || !torso || !head) {
+        r_draw_missing(v, s);
+        return;
+    }
+    float mins[3], maxs[3];
+    for (int j = 0; j < 3; j++) {
+        mins[j] = s->origin[j] - PLAYER_RADIUS;
+        maxs[j] = s->origin[j] + PLAYER_RADIUS;
+    }
+    if (!r_box_visible(v, mins, maxs))
+        return;
+    double since[2] = {t, t};
+    if (num >= 0 && v->cl)
+        cl_entity_anim_since(v->cl, num, since);
+    r_frames lf, tf;
+    anim_at(legs, next_frame >= 0 ? next_frame : s->frame, t - since[0], &lf);
+    anim_at(legs, s->frame2, t - since[1], &tf);
+    r_place p[4];
+    unsigned got = r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, s->skin, p);
+    md3_light light;
+    grid_light(a->world.bsp, s->origin, &light);
+    draw_mesh(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light);
+    if (got & 2)
+        draw_mesh(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light);
+    if (got & 4)
+        draw_mesh(v, a, head, &p[2], 0, 0, 0, &light);
+    const r_model *weapon = md3_at(a, s->model2);
+    if (weapon && got & 8)
+        draw_mesh(v, a, weapon, &p[3], 0, 0, 0, &light);
+}
+
+/* ---- items, missiles, map models ---- */
+
+/* A missile's axes: forward along its velocity (the newest trajectory's delta), spun about
+ * it by time / 4 degrees. 0 when it does not move. */
+static int missile_axis(const r_view *v, int num, double t, float axis[3][3])
+{
+    const cl_state *cl = v->cl;
+    if (!cl || num < 0 || num >= CL_MOTION_ENTITIES || !cl->motion_slot[num] ||
+        cl->motion_slot[num] > CL_MAX_MOTION)
+        return 0;
+    const float *d = cl->motion[cl->motion_slot[num] - 1].pos[1].delta;
+    float len = sqrtf(dot3(d, d));
+    if (!(len > 1e-3f) || !isfinite(len))
+        return 0;
+    float f[3] = {d[0] / len, d[1] / len, d[2] / len};
+    /* a perpendicular: the axis f is least along, made orthogonal */
+    float ref[3] = {0, 0, 0};
+    int k = fabsf(f[0]) < fabsf(f[1]) ? (fabsf(f[0]) < fabsf(f[2]) ? 0 : 2)
+                                      : (fabsf(f[1]) < fabsf(f[2]) ? 1 : 2);
+    ref[k] = 1;
+    float dd = dot3(ref, f), r[3], u[3];
+    for (int j = 0; j < 3; j++)
+        r[j] = ref[j] - dd * f[j];
+    float rl = sqrtf(dot3(r, r));
+    for (int j = 0; j < 3; j++)
+        r[j] /= rl;
+    u[0] = f[1] * r[2] - f[2] * r[1];
+    u[1] = f[2] * r[0] - f[0] * r[2];
+    u[2] = f[0] * r[1] - f[1] * r[0];
+    double ang = fmod(t * 1000.0 / 4.0, 360.0) * M_PI / 180;
+    float c = (float)cos(ang), sn = (float)sin(ang);
+    for (int j = 0; j < 3; j++) {
+        axis[0][j] = f[j];
+        axis[1][j] = r[j] * c + u[j] * sn;
+        axis[2][j] = u[j] * c - r[j] * sn;
+    }
+    return 1;
+}
+
+void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
+                  float blend, double t)
+{
+    const r_model *rm = &a->models[s->model];
+    if (s->flags & CL_EF_PLAYER && s->player) {
+        draw_player(v, a, s, num, next_frame, t);
+        return;
+    }
+    const mdl_md3 *m = rm->md3;
+    uint32_t f0 = s->frame < m->num_frames ? s->frame : 0;
+    uint32_t f1 = next_frame >= 0 && (uint32_t)next_frame < m->num_frames ? (uint32_t)next_frame
+                                                                          : f0;
+    float lerp = blend > 0 ? blend < 1 ? blend : 1 : 0;
+    r_place p;
+    memcpy(p.origin, s->origin, sizeof p.origin);
+    double tm = t > 0 && t < 1e7 ? t * 1000.0 : 0;
+    if (s->fx & CL_FX_ROTATE) {
+        float spin[3] = {0, (float)(fmod(tm, 2048.0) * 360.0 / 2048.0), 0};
+        angles_axis(spin, p.axis);
+        double scale = 0.005 + (num > 0 ? num : 0) * 0.00001;
+        p.origin[2] += (float)(4 + cos((tm + 1000) * scale) * 4);
+        if (rm->weapon) {
+            const mdl_md3_frame *fr = &m->frames[0];
+            for (int j = 0; j < 3; j++) {
+                float mid = (fr->mins[j] + fr->maxs[j]) * 0.5f;
+                for (int k = 0; k < 3; k++)
+                    p.origin[k] -= mid * p.axis[j][k];
+            }
+            p.origin[2] += 8;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    p.axis[i][j] *= ITEM_WEAPON_SCALE;
+        }
+    } else if (!missile_axis(v, num, t, p.axis)) {
+        angles_axis(s->angles, p.axis);
+    }
+    float r = m->frames[f0].radius > m->frames[f1].radius ? m->frames[f0].radius
+                                                          : m->frames[f1].radius;
+    r = r * ITEM_WEAPON_SCALE + 8 + sqrtf(dot3(m->frames[f0].origin, m->frames[f0].origin));
+    float mins[3], maxs[3];
+    for (int j = 0; j < 3; j++) {
+        mins[j] = p.origin[j] - r;
+        maxs[j] = p.origin[j] + r;
+    }
+    if (r < 1e6f && !r_box_visible(v, mins, maxs))
+        return;
+    md3_light light;
+    grid_light(a->world.bsp, s->origin, &light);
+    draw_mesh(v, a, rm, &p, f0, f1, lerp, &light);
+}
+
+void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s)
+{
+    const r_model *rm = &a->models[s->model];
+    const float radius = 16; /* cg_weapons.c CG_Missile: the plasma ball */
+    float q[4][3];
+    static const float corner[4][2] = {{-1, -1}, {-1, 1}, {1, 1}, {1, -1}};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++)
+            q[i][j] = s->origin[j] +
+                      (v->right[j] * corner[i][0] + v->up[j] * corner[i][1]) * radius;
+    int32_t mat = rm->mats ? rm->mats[0] : -1;
+    if (v->pass == R_PASS_TEXTURED) {
+        static const uint32_t white[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu};
+        /* texture s runs along right, t down the screen */
+        const float st[4][2] = {{0, 1}, {0, 0}, {1, 0}, {1, 1}};
+        const float tri[2][3][3] = {{{q[0][0], q[0][1], q[0][2]}, {q[1][0], q[1][1], q[1][2]},
+                                     {q[2][0], q[2][1], q[2][2]}},
+                                    {{q[0][0], q[0][1], q[0][2]}, {q[2][0], q[2][1], q[2][2]},
+                                     {q[3][0], q[3][1], q[3][2]}}};
+        const float tst[2][3][2] = {{{st[0][0], st[0][1]}, {st[1][0], st[1][1]},
+                                     {st[2][0], st[2][1]}},
+                                    {{st[0][0], st[0][1]}, {st[2][0], st[2][1]},
+                                     {st[3][0], st[3][1]}}};
+        if (r_q3_model_tri(v, mat, tri[0], tst[0], white)) {
+            r_q3_model_tri(v, mat, tri[1], tst[1], white);
+            return;
+        }
+    }
+    uint32_t c = r_q3_mat_color(a, mat);
+    r_emit_poly(v, (const float(*)[3])q, 4, c, r_wire_color(c));
+}

@@ -1,0 +1,618 @@
+/* test_md3_draw.c: Quake III models drawn: MD3 normals and skins, animation.cfg frames, the
+ * tags that join OpenArena's sarge, and a bot of an OpenArena demo drawn textured. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../pak-loader/pak.h"
+#include "../../src/demo/demo.h"
+#include "../../src/model/model.h"
+#include "../../src/render/r_local.h"
+#include "../../src/timeline/timeline.h"
+#include "../test.h"
+
+#define OA_DIR "/usr/share/games/openarena/baseoa"
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void putf(uint8_t *p, float f)
+{
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    put32(p, v);
+}
+
+static float getf(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                 (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Debian's OpenArena data as a search path; NULL when it is not installed. */
+static pak_fs *oa_fs(void)
+{
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        return NULL;
+    fclose(f);
+    pak_fs *fs = pak_fs_open();
+    qd_error err = {0};
+    if (fs && pak_fs_add_game_dir(fs, OA_DIR, &err) != QD_OK) {
+        pak_fs_close(fs);
+        return NULL;
+    }
+    return fs;
+}
+
+#define OA_FS(fs)                                                                          \
+    pak_fs *fs = oa_fs();                                                                  \
+    if (!fs)                                                                               \
+    SKIP("OpenArena not installed (" OA_DIR ")")
+
+/* A one-frame MD3 with one surface "s_body" (shader "old/shader") of one triangle whose three
+ * vertices carry the normal bytes lng, lat (qfiles.h layout, counted by hand: header 108,
+ * frame 56, surface header 108, shader 68, triangle 12, st 3 x 8, xyz 3 x 8). */
+static uint8_t *tiny_md3(uint8_t lng, uint8_t lat, size_t *len)
+{
+    size_t surf = 108 + 56, n = surf + 108 + 68 + 12 + 24 + 24;
+    uint8_t *b = calloc(1, n);
+    memcpy(b, "IDP3", 4);
+    put32(b + 4, 15);
+    put32(b + 76, 1);           /* frames */
+    put32(b + 80, 0);           /* tags */
+    put32(b + 84, 1);           /* surfaces */
+    put32(b + 92, 108);         /* ofsFrames */
+    put32(b + 96, 108 + 56);    /* ofsTags (none) */
+    put32(b + 100, (uint32_t)surf);
+    put32(b + 104, (uint32_t)n);
+    putf(b + 108 + 36, 10);     /* radius */
+    uint8_t *s = b + surf;
+    memcpy(s, "IDP3", 4);
+    memcpy(s + 4, "s_body", 6);
+    put32(s + 72, 1);   /* frames */
+    put32(s + 76, 1);   /* shaders */
+    put32(s + 80, 3);   /* verts */
+    put32(s + 84, 1);   /* triangles */
+    put32(s + 88, 108 + 68);           /* ofsTriangles */
+    put32(s + 92, 108);                /* ofsShaders */
+    put32(s + 96, 108 + 68 + 12);      /* ofsSt */
+    put32(s + 100, 108 + 68 + 12 + 24); /* ofsXyzNormals */
+    put32(s + 104, 108 + 68 + 12 + 24 + 24);
+    memcpy(s + 108, "old/shader", 10);
+    put32(s + 108 + 68 + 4, 1);
+    put32(s + 108 + 68 + 8, 2);
+    uint8_t *xyz = s + 108 + 68 + 12 + 24;
+    for (int i = 0; i < 3; i++) {
+        xyz[i * 8 + (i < 2 ? i * 2 : 4)] = 64; /* vertex i one unit along axis i */
+        xyz[i * 8 + 6] = lng;
+        xyz[i * 8 + 7] = lat;
+    }
+    *len = n;
+    return b;
+}
+
+/* qfiles.h: the normal short is lat << 8 | lng, stored little-endian (lng first); the unit
+ * vector is (cos lat sin lng, sin lat sin lng, cos lng) with 256 steps a turn. lng 64 is a
+ * quarter turn: lat 0 gives +x, lat 64 gives +y; lng 0 is +z whatever lat. */
+TEST(md3_normal_bytes_are_longitude_then_latitude)
+{
+    static const struct {
+        uint8_t lng, lat;
+        float n[3];
+    } cases[] = {{64, 0, {1, 0, 0}}, {64, 64, {0, 1, 0}}, {0, 64, {0, 0, 1}}, {128, 0, {0, 0, -1}}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t len;
+        uint8_t *b = tiny_md3(cases[c].lng, cases[c].lat, &len);
+        mdl_md3 *m = NULL;
+        qd_error err;
+        CHECK(mdl_md3_load(b, len, "tiny.md3", &m, &err) == QD_OK);
+        for (int j = 0; j < 3; j++)
+            CHECK_MSG(fabsf(m->surfaces[0].normal[0][j] - cases[c].n[j]) < 1e-5f,
+                      "case %zu axis %d: %f", c, j, m->surfaces[0].normal[0][j]);
+        mdl_md3_free(m);
+        free(b);
+    }
+}
+
+/* ---- .skin ---- */
+
+TEST(md3_skin_names_surfaces_shaders)
+{
+    size_t len;
+    uint8_t *b = tiny_md3(0, 0, &len);
+    mdl_md3 *m = NULL;
+    qd_error err;
+    CHECK(mdl_md3_load(b, len, "tiny.md3", &m, &err) == QD_OK);
+    CHECK_STR(m->surfaces[0].shader, "old/shader");
+    char shaders[1][64] = {"old/shader"};
+    static const char skin[] = "tag_head,\r\nother,x/y\nS_BODY, models/new/skin.tga \r\n";
+    CHECK(mdl_md3_skin(m, shaders, skin, sizeof skin - 1, "t.skin", &err) == QD_OK);
+    CHECK_STR(shaders[0], "models/new/skin.tga");
+    CHECK_STR(m->surfaces[0].shader, "old/shader");
+    /* a name of 64 bytes (the MD3's own limit is 63 and a NUL): refused at its line */
+    char longer[128] = "s_body,";
+    memset(longer + 7, 'a', 64);
+    static const char first[] = "tag_torso,\n";
+    char text[256];
+    snprintf(text, sizeof text, "%s%s\n", first, longer);
+    CHECK(mdl_md3_skin(m, shaders, text, strlen(text), "t.skin", &err) == QD_ERR_LIMIT);
+    CHECK_EQ(err.offset, sizeof first - 1);
+    CHECK_STR(shaders[0], "models/new/skin.tga");
+    mdl_md3_free(m);
+    free(b);
+}
+
+/* ---- animation.cfg ---- */
+
+/* Animation a after t seconds shows frame f0, then f1, lerp of the way between. */
+static int frames_are(const mdl_anim *a, double t, uint32_t f0, uint32_t f1, float lerp)
+{
+    uint32_t g0, g1;
+    float l;
+    mdl_anim_frames(a, t, &g0, &g1, &l);
+    if (g0 != f0 || g1 != f1 || fabsf(l - lerp) > 1e-3f) {
+        printf("    t %.2f: frames %u %u lerp %.3f\n", t, g0, g1, l);
+        return 0;
+    }
+    return 1;
+}
+
+/* Frames by hand from the text below: LEGS_WALKCR's first frame 30 less TORSO_GESTURE's 10
+ * shifts every legs animation down by 20; the team gestures are left out (they copy
+ * TORSO_GESTURE). */
+TEST(md3_anims_parse_by_hand)
+{
+    static const char cfg[] =
+        "// comment\nsex m\nheadoffset 0 0 0\nfootsteps boot\n"
+        "0 5 0 10\n4 1 0 10\n5 5 0 10\n9 1 0 10\n10 -4 0 0\n14 1 0 10\n" /* deaths: 0..5 */
+        "10 8 0 20\n18 2 0 15\n20 2 0 15\n22 2 0 20\n24 2 0 20\n26 1 0 15\n27 1 0 15\n"
+        "30 4 4 20\n34 6 6 20\n40 5 5 10\n45 4 4 18\n49 4 4 15\n53 3 0 15\n56 3 0 20\n"
+        "59 3 0 15\n62 3 0 20\n65 5 5 10\n70 5 5 10\n75 3 3 18\n";
+    mdl_anim a[MDL_ANIM_COUNT];
+    qd_error err;
+    CHECK_MSG(mdl_anims_parse(cfg, sizeof cfg - 1, "t.cfg", a, &err) == QD_OK, "%s", err.msg);
+    CHECK_EQ(a[MDL_ANIM_BOTH_DEATH3].first, 10);
+    CHECK_EQ(a[MDL_ANIM_BOTH_DEATH3].num, 4);
+    CHECK(a[MDL_ANIM_BOTH_DEATH3].reversed);
+    CHECK(a[MDL_ANIM_BOTH_DEATH3].fps == 1); /* fps 0 is 1 */
+    CHECK_EQ(a[MDL_ANIM_TORSO_GESTURE].first, 10);
+    CHECK_EQ(a[MDL_ANIM_LEGS_WALKCR].first, 10);
+    CHECK_EQ(a[MDL_ANIM_LEGS_RUN].first, 20);
+    CHECK_EQ(a[MDL_ANIM_LEGS_TURN].first, 55);
+    CHECK_EQ(a[MDL_ANIM_TORSO_GETFLAG].first, 10);
+    CHECK_EQ(a[MDL_ANIM_TORSO_NEGATIVE].num, 8);
+    CHECK_EQ(a[MDL_ANIM_LEGS_BACKWALK].first, 14); /* LEGS_WALK, reversed */
+    CHECK(a[MDL_ANIM_LEGS_BACKWALK].reversed);
+    /* LEGS_RUN: 5 frames from 20, all looping, 10 fps. At 0.75 s: 7.5 frames in, frame 7 is
+     * (7 - 5) % 5 = 2 of the loop: 22, then 23, half way */
+    CHECK(frames_are(&a[MDL_ANIM_LEGS_RUN], 0.75, 22, 23, 0.5f));
+    /* TORSO_GESTURE does not loop: held at its last frame 17 */
+    CHECK(frames_are(&a[MDL_ANIM_TORSO_GESTURE], 3.0, 17, 17, 0));
+    /* BOTH_DEATH3 reversed at 1 fps: 2.25 s in is frame 2 from the end: 13 - 2 = 11 */
+    CHECK(frames_are(&a[MDL_ANIM_BOTH_DEATH3], 2.25, 11, 10, 0.25f));
+    /* one animation short: an error naming the offset at the end */
+    CHECK(mdl_anims_parse(cfg, 60, "t.cfg", a, &err) == QD_ERR_BAD_DATA);
+    CHECK(mdl_anims_parse("0 5 0 x", 7, "t.cfg", a, &err) == QD_ERR_BAD_DATA);
+    CHECK_EQ(err.offset, 5);
+}
+
+/* ---- OpenArena's sarge ---- */
+
+/* Tag `name` of frame f read from the file's bytes (qfiles.h: header ofsTags at 96, numTags
+ * at 80; tags frame by frame, 112 bytes: name[64], origin[3], axis[3][3]). */
+static int tag_bytes(const uint8_t *b, size_t len, uint32_t f, const char *name, float org[3],
+                     float axis[3][3])
+{
+    uint32_t n = get32(b + 80), ofs = get32(b + 96);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t at = ofs + ((size_t)f * n + i) * 112;
+        if (at + 112 > len)
+            return 0;
+        if (strncmp((const char *)b + at, name, 64) != 0)
+            continue;
+        for (int j = 0; j < 3; j++)
+            org[j] = getf(b + at + 64 + 4 * j);
+        for (int k = 0; k < 9; k++)
+            axis[k / 3][k % 3] = getf(b + at + 76 + 4 * k);
+        return 1;
+    }
+    return 0;
+}
+
+/* sarge's animation.cfg (pak0.pk3), by hand: TORSO_GESTURE starts at 90 and LEGS_WALKCR at
+ * 153, so legs animations lose 63 frames. LEGS_IDLE "234 10 10 10" starts at 171; LEGS_RUN
+ * "173 9 9 15" at 110: 0.7 s in is 10.5 frames, frame 10 is loop frame (10 - 9) % 9 = 1, so
+ * 111 then 112, half way; TORSO_STAND "151 1 0 15" is 151. */
+TEST(md3_sarge_animation_cfg)
+{
+    OA_FS(fs);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    qd_error err = {0};
+    CHECK(pak_read(fs, "models/players/sarge/animation.cfg", &data, &len, &err) == QD_OK);
+    mdl_anim a[MDL_ANIM_COUNT];
+    CHECK_MSG(mdl_anims_parse((const char *)data, len, "animation.cfg", a, &err) == QD_OK, "%s",
+              err.msg);
+    CHECK_EQ(a[MDL_ANIM_LEGS_IDLE].first, 171);
+    CHECK_EQ(a[MDL_ANIM_TORSO_STAND].first, 151);
+    CHECK(frames_are(&a[MDL_ANIM_LEGS_RUN], 0.7, 111, 112, 0.5f));
+    free(data);
+    pak_fs_close(fs);
+}
+
+static mdl_md3 *oa_md3(pak_fs *fs, const char *name, uint8_t **data, size_t *len)
+{
+    qd_error err = {0};
+    mdl_md3 *m = NULL;
+    if (pak_read(fs, name, data, len, &err) != QD_OK ||
+        mdl_md3_load(*data, *len, name, &m, &err) != QD_OK)
+        return NULL;
+    return m;
+}
+
+/* sarge standing (legs LEGS_IDLE 171, torso TORSO_STAND 151) at the origin facing yaw 90:
+ * the legs' axes are forward (0 1 0), left (-1 0 0), up (0 0 1), so the torso sits at the
+ * legs' tag_torso origin (x, y, z) turned: (-y, x, z); its axes are tag_torso's axes times
+ * the legs'; the head sits at the torso's tag_head origin along those axes. Every number
+ * comes from the files' bytes; the order (head above torso above feet) follows from them. */
+TEST(md3_sarge_tags_join_head_torso_legs)
+{
+    OA_FS(fs);
+    uint8_t *lb = NULL, *ub = NULL;
+    size_t ll = 0, ul = 0;
+    mdl_md3 *legs = oa_md3(fs, "models/players/sarge/lower.md3", &lb, &ll);
+    mdl_md3 *torso = oa_md3(fs, "models/players/sarge/upper.md3", &ub, &ul);
+    CHECK(legs && torso);
+    float to[3], ta[3][3], ho[3], ha[3][3], wo[3], wa[3][3];
+    CHECK(tag_bytes(lb, ll, 171, "tag_torso", to, ta));
+    CHECK(tag_bytes(ub, ul, 151, "tag_head", ho, ha));
+    CHECK(tag_bytes(ub, ul, 151, "tag_weapon", wo, wa));
+    const float L[3][3] = {{0, 1, 0}, {-1, 0, 0}, {0, 0, 1}};
+    float exp_torso[3] = {-to[1], to[0], to[2]}, T[3][3], exp_head[3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            T[i][j] = ta[i][0] * L[0][j] + ta[i][1] * L[1][j] + ta[i][2] * L[2][j];
+    for (int j = 0; j < 3; j++)
+        exp_head[j] = exp_torso[j] + ho[0] * T[0][j] + ho[1] * T[1][j] + ho[2] * T[2][j];
+    r_frames lf = {171, 171, 0}, tf = {151, 151, 0};
+    const float origin[3] = {0, 0, 0}, angles[3] = {0, 90, 0};
+    r_place p[4];
+    CHECK_EQ(r_md3_body(legs, torso, &lf, &tf, origin, angles, 0, p), 15);
+    for (int j = 0; j < 3; j++) {
+        CHECK_MSG(fabsf(p[1].origin[j] - exp_torso[j]) < 1e-3f, "torso %d: %f vs %f", j,
+                  p[1].origin[j], exp_torso[j]);
+        CHECK_MSG(fabsf(p[2].origin[j] - exp_head[j]) < 1e-3f, "head %d: %f vs %f", j,
+                  p[2].origin[j], exp_head[j]);
+        for (int i = 0; i < 3; i++)
+            CHECK(fabsf(p[1].axis[i][j] - T[i][j]) < 1e-3f);
+    }
+    /* the files put the torso above the legs' origin and the head above the torso */
+    CHECK(to[2] > 0);
+    CHECK(exp_head[2] > exp_torso[2]);
+    CHECK(p[2].origin[2] > p[1].origin[2] && p[1].origin[2] > p[0].origin[2]);
+    /* the weapon hangs at the torso's tag_weapon, forward of the body along yaw 90 (+y) */
+    float exp_w[3];
+    for (int j = 0; j < 3; j++)
+        exp_w[j] = exp_torso[j] + wo[0] * T[0][j] + wo[1] * T[1][j] + wo[2] * T[2][j];
+    for (int j = 0; j < 3; j++)
+        CHECK(fabsf(p[3].origin[j] - exp_w[j]) < 1e-3f);
+    /* moving diagonally (direction 2: cg_players.c movementOffsets 45 degrees) the legs face
+     * yaw 135, the torso gets 45 / 4 over the view's 90 (its own turn -33.75 on the legs'),
+     * and the torso's tag stays where the legs carry it */
+    CHECK_EQ(r_md3_body(legs, torso, &lf, &tf, origin, angles, 2, p), 15);
+    float c = cosf(135 * (float)M_PI / 180), sn = sinf(135 * (float)M_PI / 180);
+    CHECK(fabsf(p[0].axis[0][0] - c) < 1e-4f && fabsf(p[0].axis[0][1] - sn) < 1e-4f);
+    float tor[3] = {to[0] * c - to[1] * sn, to[0] * sn + to[1] * c, to[2]};
+    for (int j = 0; j < 3; j++)
+        CHECK(fabsf(p[1].origin[j] - tor[j]) < 1e-3f);
+    /* the torso's forward axis: its own turn's forward (cos, sin, 0) of -33.75 degrees,
+     * through the tag's axes, then the legs' */
+    float ct = cosf(-33.75f * (float)M_PI / 180), st = sinf(-33.75f * (float)M_PI / 180);
+    float ot[3], lc[3][3] = {{c, sn, 0}, {-sn, c, 0}, {0, 0, 1}};
+    for (int k = 0; k < 3; k++)
+        ot[k] = ct * ta[0][k] + st * ta[1][k];
+    for (int j = 0; j < 3; j++) {
+        float e = ot[0] * lc[0][j] + ot[1] * lc[1][j] + ot[2] * lc[2][j];
+        CHECK_MSG(fabsf(p[1].axis[0][j] - e) < 1e-3f, "torso forward %d: %f vs %f", j,
+                  p[1].axis[0][j], e);
+    }
+    mdl_md3_free(legs);
+    mdl_md3_free(torso);
+    free(lb);
+    free(ub);
+    pak_fs_close(fs);
+}
+
+/* ---- a bot drawn ---- */
+
+typedef struct oa_ctx {
+    pak_fs *fs;
+    int hide_players; /* models/players/ is "not found": the bodies become boxes */
+} oa_ctx;
+
+static qd_err oa_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const oa_ctx *o = ctx;
+    if (o->hide_players && strncmp(name, "models/players/", 15) == 0)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: hidden", name);
+    return pak_read(o->fs, name, data, len, err);
+}
+
+static int oa_list(void *ctx, const char *prefix,
+                   void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    const oa_ctx *o = ctx;
+    return pak_list(o->fs, prefix, fn, u);
+}
+
+#define BW 640
+#define BH 480
+#define BOX_COLOR rast_rgb(255, 200, 0) /* r_entity.c's missing-model box */
+
+static rast_fb *oa_frame(const cl_state *cl, double t, oa_ctx *o)
+{
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, oa_read, o, NULL, &err);
+    rast_fb *fb = rast_fb_new(BW, BH);
+    if (!a || !fb || r_assets_q3_textures(a, oa_read, oa_list, o, &err) != QD_OK) {
+        r_assets_free(a);
+        rast_fb_free(fb);
+        return NULL;
+    }
+    r_camera cam;
+    r_camera_from_view(cl, t, &cam);
+    r_options opt = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, t, &cam, &opt, fb);
+    r_assets_free(a);
+    return fb;
+}
+
+/* The demo of tests/data/fidelity/oa at 11 s, where ioquake3's frame shows the other bot:
+ * with the player models hidden it is a wire box; with them, the box's screen rectangle
+ * shows the textured model: no box colour left, most of it changed, many colours. */
+TEST(md3_bot_drawn_textured_where_the_box_was)
+{
+    OA_FS(fs);
+    qd_error err = {0};
+    demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
+    if (!d) {
+        pak_fs_close(fs);
+        SKIP("run from the project root");
+    }
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    double t = tl_start(tl) + 11.0;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    CHECK(cl);
+    oa_ctx boxes = {fs, 1}, models = {fs, 0};
+    rast_fb *b = oa_frame(cl, t, &boxes), *m = oa_frame(cl, t, &models);
+    CHECK(b && m);
+    int x0 = BW, y0 = BH, x1 = -1, y1 = -1;
+    for (int y = 0; y < BH; y++)
+        for (int x = 0; x < BW; x++)
+            if (b->color[y * BW + x] == BOX_COLOR) {
+                x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+                y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+            }
+    CHECK_MSG(x1 - x0 >= 10 && y1 - y0 >= 20, "no box in view: %d %d %d %d", x0, y0, x1, y1);
+    int area = (x1 - x0 + 1) * (y1 - y0 + 1), changed = 0, box = 0, distinct = 0;
+    static uint8_t seen[1 << 15];
+    memset(seen, 0, sizeof seen);
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) {
+            uint32_t c = m->color[y * BW + x];
+            box += c == BOX_COLOR;
+            if (c == b->color[y * BW + x])
+                continue;
+            changed++;
+            uint32_t k = (c & 0xf8) >> 3 | (c >> 11 & 0x1f) << 5 | (c >> 19 & 0x1f) << 10;
+            distinct += !seen[k];
+            seen[k] = 1;
+        }
+    CHECK_EQ(box, 0);
+    CHECK_MSG(changed * 4 >= area, "%d of %d pixels changed", changed, area);
+    CHECK_MSG(distinct >= 40, "%d colours", distinct);
+    rast_fb_free(b);
+    rast_fb_free(m);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
+
+/* A plasma ball (cg_weapons.c: the shader sprites/plasma1 as a sprite of radius 16, no
+ * model file) 64 units in front of the camera on oa_dm3: drawn from its shader's image,
+ * added over the wall (no pixel darker, many brighter), never the missing-model box. */
+TEST(md3_plasma_ball_is_its_shader)
+{
+    OA_FS(fs);
+    oa_ctx o = {fs, 0};
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    snprintf(cl->level.map, sizeof cl->level.map, "maps/oa_dm3.bsp");
+    snprintf(cl->level.models[1], sizeof cl->level.models[1], "sprites/plasma1");
+    cl->level.num_models = 2;
+    cl->view.view_entity = -1;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, oa_read, &o, NULL, &err);
+    CHECK(a && r_assets_map(a));
+    CHECK(r_assets_q3_textures(a, oa_read, oa_list, &o, &err) == QD_OK);
+    CHECK_EQ(r_assets_missing(a), 0);
+    const mdl_bsp *b = r_assets_map(a);
+    char val[64];
+    r_camera cam = {.fov = 90};
+    CHECK(mdl_entity_value(b->entities, "info_player_deathmatch", 0, "origin", val, sizeof val));
+    CHECK(sscanf(val, "%f %f %f", &cam.origin[0], &cam.origin[1], &cam.origin[2]) == 3);
+    cam.origin[2] += 26;
+    if (mdl_entity_value(b->entities, "info_player_deathmatch", 0, "angle", val, sizeof val))
+        cam.angles[1] = (float)atof(val);
+    rast_fb *bare = rast_fb_new(BW, BH), *ball = rast_fb_new(BW, BH);
+    r_options opt = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, 1.0, &cam, &opt, bare);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    float yaw = cam.angles[1] * (float)M_PI / 180;
+    st.origin[0] = cam.origin[0] + 24 * cosf(yaw);
+    st.origin[1] = cam.origin[1] + 24 * sinf(yaw);
+    st.origin[2] = cam.origin[2];
+    st.model = 1;
+    cl_frame_begin(cl, 1.0);
+    cl_entity_update(cl, 1, &st);
+    cl_frame_end(cl, 1);
+    r_render(a, cl, 1.0, &cam, &opt, ball);
+    int brighter = 0, darker = 0, box = 0;
+    for (int i = 0; i < BW * BH; i++) {
+        uint32_t p = bare->color[i], q = ball->color[i];
+        box += q == BOX_COLOR;
+        int up = 0, down = 0;
+        for (int s = 0; s < 24; s += 8) {
+            up |= (q >> s & 255) > (p >> s & 255);
+            down |= (q >> s & 255) < (p >> s & 255);
+        }
+        brighter += up;
+        darker += down;
+    }
+    CHECK_EQ(box, 0);
+    CHECK_EQ(darker, 0);
+    CHECK_MSG(brighter > 1000, "%d pixels brighter", brighter);
+    rast_fb_free(bare);
+    rast_fb_free(ball);
+    r_assets_free(a);
+    free(cl);
+    pak_fs_close(fs);
+}
+
+/* ---- info ---- */
+
+/* The part of info --json's object from key's list to its closing bracket, or NULL. */
+static const char *json_list(const char *out, const char *key, const char **end)
+{
+    const char *l = strstr(out, key);
+    *end = l ? strchr(l, ']') : NULL;
+    return *end ? l : NULL;
+}
+
+static int listed(const char *l, const char *end, const char *item)
+{
+    const char *h = strstr(l, item);
+    return h && h < end;
+}
+
+/* demo088-test1 has a bot "Jenna" with model ayumi/jenna: Debian's OpenArena holds
+ * models/players/ayumi/lower_default.skin (pak2-players-mature.pk3) but no
+ * lower_jenna.skin, so `info` lists the skins each player needs and those three as
+ * missing, the default ones (Ayumi's own) as present. */
+TEST(md3_info_lists_player_skins)
+{
+    const char *q = getenv("QDEMO");
+    char demo[512];
+    if (!q || !*q)
+        SKIP("run with QDEMO set (make test)");
+    if (!test_realfile(demo, sizeof demo,
+                       "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("real data missing");
+    FILE *f = fopen(OA_DIR "/pak2-players-mature.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "%s info --json %s -p %s", q, demo, OA_DIR);
+    FILE *p = popen(cmd, "r");
+    CHECK(p);
+    static char out[1 << 17];
+    size_t got = 0, n;
+    while (got + 1 < sizeof out && (n = fread(out + got, 1, sizeof out - 1 - got, p)) > 0)
+        got += n;
+    out[got] = 0;
+    pclose(p);
+    const char *me, *ue;
+    const char *missing = json_list(out, "\"models_missing\": [", &me);
+    const char *models = json_list(out, "\"models\": [", &ue);
+    CHECK(missing && models);
+    CHECK(listed(models, ue, "\"models/players/ayumi/lower.md3\""));
+    CHECK(listed(models, ue, "\"models/players/ayumi/lower_default.skin\""));
+    CHECK(!listed(missing, me, "\"models/players/ayumi/lower_default.skin\""));
+    CHECK(listed(missing, me, "\"models/players/ayumi/lower_jenna.skin\""));
+    CHECK(listed(missing, me, "\"models/players/ayumi/upper_jenna.skin\""));
+    CHECK(listed(missing, me, "\"models/players/ayumi/head_jenna.skin\""));
+}
+
+/* Two players of one model in a team game: the mesh is loaded once, each keeps its own skin.
+ * sarge's lower_red.skin and lower_blue.skin (pak0.pk3) read "l_legs,models/players/grism/
+ * redskin.tga" and "l_legs,models/players/grism/blueskin.tga". */
+TEST(md3_shared_mesh_keeps_each_skin)
+{
+    OA_FS(fs);
+    oa_ctx o = {fs, 0};
+    cl_level *lvl = calloc(1, sizeof *lvl);
+    CHECK(lvl);
+    const char *names[][2] = {{"models/players/sarge/lower.md3", "lower_red.skin"},
+                              {"models/players/sarge/lower.md3", "lower_blue.skin"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(lvl->models[1 + i], CL_NAME_LEN, "%s", names[i][0]);
+        snprintf(lvl->models[1 + i + CL_SKIN_SLOTS], CL_NAME_LEN, "models/players/sarge/%s",
+                 names[i][1]);
+    }
+    lvl->num_models = 3 + CL_SKIN_SLOTS;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(lvl, oa_read, &o, NULL, &err);
+    CHECK(a);
+    CHECK_EQ(r_assets_missing(a), 0); /* no map named: a grid, not a problem */
+    const r_model *red = &a->models[1], *blue = &a->models[2];
+    CHECK(red->kind == R_KIND_MD3 && blue->kind == R_KIND_MD3);
+    CHECK(red->md3 == blue->md3);
+    CHECK(red->anims && red->anims == blue->anims);
+    CHECK_STR(red->md3->surfaces[0].name, "l_legs");
+    CHECK_STR(red->shaders[0], "models/players/grism/redskin.tga");
+    CHECK_STR(blue->shaders[0], "models/players/grism/blueskin.tga");
+    r_assets_free(a);
+    free(lvl);
+    pak_fs_close(fs);
+}
+
+/* Seek == play with animated players: the state at 11 s reached by playing from the start in
+ * 0.5 s steps, and by seeking to the end and back, draws the same bytes (the animations'
+ * start times are in the client state, so in keyframes). */
+TEST(md3_seek_draws_what_play_draws)
+{
+    OA_FS(fs);
+    qd_error err = {0};
+    timeline_t *tl[2];
+    for (int k = 0; k < 2; k++) {
+        demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
+        if (!d) {
+            pak_fs_close(fs);
+            SKIP("run from the project root");
+        }
+        tl[k] = tl_open(d, 0, &err);
+        CHECK(tl[k]);
+    }
+    double t = tl_start(tl[0]) + 11.0;
+    const cl_state *play = NULL;
+    for (double u = tl_start(tl[0]); u < t; u += 0.5)
+        play = tl_state_at(tl[0], u, &err);
+    play = tl_state_at(tl[0], t, &err);
+    (void)tl_state_at(tl[1], tl_end(tl[1]), &err);
+    const cl_state *seek = tl_state_at(tl[1], t, &err);
+    CHECK(play && seek);
+    oa_ctx o = {fs, 0};
+    rast_fb *a = oa_frame(play, t, &o), *b = oa_frame(seek, t, &o);
+    CHECK(a && b);
+    CHECK(memcmp(a->color, b->color, (size_t)BW * BH * 4) == 0);
+    rast_fb_free(a);
+    rast_fb_free(b);
+    tl_close(tl[0]);
+    tl_close(tl[1]);
+    pak_fs_close(fs);
+}
