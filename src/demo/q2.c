@@ -184,11 +184,11 @@ static const dd_desc store_desc = {
 
 static float angle8(uint8_t a) { return (float)(int8_t)a * (360.0f / 256.0f); }
 
-static void make_view(const q2_state *s, const q2_pstate *ps, cl_view *v)
+void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v)
 {
     memset(v, 0, sizeof *v);
-    v->view_entity = s->playernum + 1;
-    v->player = s->playernum >= 0 && s->playernum < CL_MAX_PLAYERS ? s->playernum + 1 : 0;
+    v->view_entity = playernum + 1;
+    v->player = playernum >= 0 && playernum < CL_MAX_PLAYERS ? playernum + 1 : 0;
     v->has_origin = 1;
     v->fov = ps->fov;
     v->dead = ps->pm_type == Q2_PM_DEAD;
@@ -217,14 +217,12 @@ static const q2_pstate *frame_ps(const q2_state *s, const dd_frame *f)
 }
 
 /* An image index from a stat slot, or 0 (no image) when out of range. */
-static uint8_t image_kind(const q2_state *s, int index)
+static uint8_t image_kind(const q2_names *s, int index)
 {
     return index > 0 && index < Q2_MAX_IMAGES ? s->image_kind[index] : 0;
 }
 
-/* The recorder's named stats from its player state at demo time t: icons by their
- * CS_IMAGES names, the weapon by the view model's CS_MODELS name (q2_rules.c). */
-static void fill_stats(const q2_state *s, const q2_pstate *ps, double t, cl_stats *st)
+void q2_fill_stats(const q2_names *s, const q2_pstate *ps, double t, cl_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->health = ps->stats[Q2_STAT_HEALTH];
@@ -254,7 +252,7 @@ static void fill_stats(const q2_state *s, const q2_pstate *ps, double t, cl_stat
 }
 
 /* An event of kind with no actor or target and text (may be NULL). */
-static void simple_event(ctx *c, int kind, const char *text)
+static void simple_event(cl_state *cl, int kind, const char *text)
 {
     cl_event ev;
     memset(&ev, 0, sizeof ev);
@@ -265,7 +263,7 @@ static void simple_event(ctx *c, int kind, const char *text)
         memcpy(ev.text, text, n);
         ev.text[n] = 0;
     }
-    cl_event_add(c->cl, &ev);
+    cl_event_add(cl, &ev);
 }
 
 /* The recorder picked up an item: STAT_PICKUP_STRING turned to CS_ITEMS + n [g_items.c
@@ -276,7 +274,7 @@ static void pickup_event(ctx *c, const q2_pstate *ps, const q2_pstate *pps)
     if (cs < Q2_CS_ITEMS || cs >= Q2_CS_ITEMS + Q2_MAX_ITEMS ||
         (pps && pps->stats[Q2_STAT_PICKUP_STRING] == cs))
         return;
-    uint32_t ofs = c->s->item_ofs[cs - Q2_CS_ITEMS];
+    uint32_t ofs = c->s->names.item_ofs[cs - Q2_CS_ITEMS];
     if (ofs == 0 || ofs >= c->len)
         return;
     cl_event ev;
@@ -298,7 +296,7 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
     q2_state *s = c->s;
     cl_view v;
     if (ps) {
-        make_view(s, ps, &v);
+        q2_ps_view(ps, s->playernum, &v);
         const dd_frame *pf = last_frame(s);
         const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
         int snap = !pf;
@@ -326,11 +324,11 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
         if (same && pps->gunindex == ps->gunindex && pps->pm_type == ps->pm_type)
             return;
         cl_stats st;
-        fill_stats(s, ps, t, &st);
+        q2_fill_stats(&s->names, ps, t, &st);
         cl_set_stats(c->cl, -1, &st);
         /* the intermission freezes the player [p_hud.c MoveClientToIntermission] */
         if (ps->pm_type == Q2_PM_FREEZE && (!pps || pps->pm_type != Q2_PM_FREEZE))
-            simple_event(c, CL_EV_INTERMISSION, NULL);
+            simple_event(c->cl, CL_EV_INTERMISSION, NULL);
         pickup_event(c, ps, pps);
     }
 }
@@ -484,9 +482,7 @@ static void level_reset(q2_state *s)
     dd_reset(STORE(s));
     memset(s->ps_ring, 0, sizeof s->ps_ring);
     memset(s->baselines, 0, sizeof s->baselines);
-    memset(s->image_kind, 0, sizeof s->image_kind);
-    memset(s->model_weapon, 0, sizeof s->model_weapon);
-    memset(s->item_ofs, 0, sizeof s->item_ofs);
+    memset(&s->names, 0, sizeof s->names);
     s->last_emitted = -1;
     s->pending = s->have_ps = 0;
     if (s->frames) {
@@ -550,6 +546,47 @@ static qd_err parse_serverdata(ctx *c)
 
 /* ---- svc_configstring [DM2 3.14] ---- */
 
+void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs)
+{
+    if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
+        int n = index - Q2_CS_MODELS;
+        cl_set_model(cl, n, str);
+        nm->model_weapon[n] = q2_model_weapon(str);
+        if (n == 1) {
+            cl_set_map(cl, str); /* the world: "maps/q2dm1.bsp" */
+            char text[2 * CL_NAME_LEN + 2];
+            snprintf(text, sizeof text, "%s %s", cl->level.map, cl->level.title);
+            simple_event(cl, CL_EV_LEVEL, text);
+        }
+    } else if (index >= Q2_CS_SOUNDS && index < Q2_CS_IMAGES) {
+        cl_set_sound(cl, index - Q2_CS_SOUNDS, str);
+    } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
+        nm->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
+    } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
+        /* the name is read back from the file when picked up (pickup_event) */
+        nm->item_ofs[index - Q2_CS_ITEMS] = str_ofs;
+    } else if (index >= Q2_CS_LIGHTS && index < Q2_CS_ITEMS) {
+        cl_set_lightstyle(cl, index - Q2_CS_LIGHTS, str);
+    } else if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_GENERAL) {
+        /* "name\model/skin" */
+        int slot = index - Q2_CS_PLAYERSKINS;
+        char *bs = strchr(str, '\\');
+        if (bs)
+            *bs = 0;
+        cl_set_player_name(cl, slot, str);
+        cl_set_player_entity(cl, slot, str[0] ? slot + 1 : -1);
+        if (bs) {
+            *bs = '\\';
+            char *sl = strchr(bs + 1, '/');
+            if (sl)
+                *sl = 0;
+            cl_set_player_look(cl, slot, bs + 1, sl ? sl + 1 : "", "");
+            if (sl)
+                *sl = '/';
+        }
+    }
+}
+
 static qd_err parse_configstring(ctx *c)
 {
     rd_t *r = &c->r;
@@ -562,43 +599,7 @@ static qd_err parse_configstring(ctx *c)
     if (index < 0 || index >= Q2_MAX_CONFIGSTRINGS)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_configstring: index %d over %d", index,
                     Q2_MAX_CONFIGSTRINGS - 1);
-    if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
-        int n = index - Q2_CS_MODELS;
-        cl_set_model(c->cl, n, str);
-        c->s->model_weapon[n] = q2_model_weapon(str);
-        if (n == 1) {
-            cl_set_map(c->cl, str); /* the world: "maps/q2dm1.bsp" */
-            char text[2 * CL_NAME_LEN + 2];
-            snprintf(text, sizeof text, "%s %s", c->cl->level.map, c->cl->level.title);
-            simple_event(c, CL_EV_LEVEL, text);
-        }
-    } else if (index >= Q2_CS_SOUNDS && index < Q2_CS_IMAGES) {
-        cl_set_sound(c->cl, index - Q2_CS_SOUNDS, str);
-    } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
-        c->s->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
-    } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
-        /* the name is read back from the file when picked up (pickup_event) */
-        c->s->item_ofs[index - Q2_CS_ITEMS] = (uint32_t)(c->msg_ofs + 3); /* after id, index */
-    } else if (index >= Q2_CS_LIGHTS && index < Q2_CS_ITEMS) {
-        cl_set_lightstyle(c->cl, index - Q2_CS_LIGHTS, str);
-    } else if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_GENERAL) {
-        /* "name\model/skin" */
-        int slot = index - Q2_CS_PLAYERSKINS;
-        char *bs = strchr(str, '\\');
-        if (bs)
-            *bs = 0;
-        cl_set_player_name(c->cl, slot, str);
-        cl_set_player_entity(c->cl, slot, str[0] ? slot + 1 : -1);
-        if (bs) {
-            *bs = '\\';
-            char *sl = strchr(bs + 1, '/');
-            if (sl)
-                *sl = 0;
-            cl_set_player_look(c->cl, slot, bs + 1, sl ? sl + 1 : "", "");
-            if (sl)
-                *sl = '/';
-        }
-    }
+    q2_configstring(c->cl, &c->s->names, index, str, (uint32_t)(c->msg_ofs + 3)); /* after id, index */
     TRACE(c, "svc_configstring", "index=%d string=\"%s\"", index, esc(c, str));
     return QD_OK;
 }
@@ -1104,7 +1105,7 @@ static qd_err parse_message(ctx *c, int cmd)
         if (r->err)
             return truncated(c, name);
         cl_message_add(c->cl, CL_MSG_CENTER, text);
-        simple_event(c, CL_EV_CENTER, text);
+        simple_event(c->cl, CL_EV_CENTER, text);
         TRACE(c, name, "text=\"%s\"", esc(c, text));
         return QD_OK;
     case Q2_SVC_DOWNLOAD: /* [DM2 3.17]: -1 is "no such file" */
