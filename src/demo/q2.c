@@ -123,6 +123,8 @@ static inline int read_ent_bits(rd_t *r, uint32_t *bits)
     return (*bits & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
 }
 
+int q2_read_ent_bits(rd_t *r, uint32_t *bits) { return read_ent_bits(r, bits); }
+
 /* Read the fields bits announce over *to, which holds a copy of the source. As the
  * reference client does, the old origin starts as the source's origin and the event lasts
  * one frame [Q2CL CL_ParseDelta]. */
@@ -137,6 +139,8 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits)
     ENT_ROWS(READ_ROW)
 #undef READ_ROW
 }
+
+void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits) { read_delta(r, to, num, bits); }
 
 /* An entity the packet does not mention: as before, its old origin where it was, and no
  * event (read_delta with no bits). Shared unless that changes it. */
@@ -372,6 +376,24 @@ static const demo_fx_bit q2_fx[] = {
     {Q2_EF_FLAG2, CL_FX_FLAG_BLUE},
 };
 
+void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e)
+{
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < 3; i++) {
+        e->origin[i] = (float)q->origin[i] * 0.125f;
+        e->angles[i] = angle8(q->angles[i]);
+    }
+    e->model = q->model[0];
+    e->model2 = q->model[1];
+    e->frame = q->frame;
+    e->skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
+    e->fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
+    if (q->number >= 1 && q->number <= max_clients && q->number <= CL_MAX_PLAYERS)
+        e->player = (uint8_t)q->number; /* client k's body is entity k + 1 */
+    if (q->renderfx & Q2_RF_TRANSLUCENT)
+        e->alpha = 77; /* 0.3, as the reference client draws it */
+}
+
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
@@ -406,20 +428,7 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
         if (old && !q->event && same_look(old, q) && cl_entity_keep(c->cl, q->number))
             continue;
         cl_entstate e;
-        memset(&e, 0, sizeof e);
-        for (int i = 0; i < 3; i++) {
-            e.origin[i] = (float)q->origin[i] * 0.125f;
-            e.angles[i] = angle8(q->angles[i]);
-        }
-        e.model = q->model[0];
-        e.model2 = q->model[1];
-        e.frame = q->frame;
-        e.skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
-        e.fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
-        if (q->number >= 1 && q->number <= s->max_clients && q->number <= CL_MAX_PLAYERS)
-            e.player = (uint8_t)q->number; /* client k's body is entity k + 1 */
-        if (q->renderfx & Q2_RF_TRANSLUCENT)
-            e.alpha = 77; /* 0.3, as the reference client draws it */
+        q2_ent_look(q, s->max_clients, &e);
         int snap = !old || old->model[0] != q->model[0] ||
                    q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
         for (int i = 0; old && i < 3; i++)
@@ -1015,11 +1024,12 @@ static void muzzle_flash(ctx *c, int ent, int style)
 }
 
 /* [q_shared.h PRINT_MEDIUM 1]: obituaries; PRINT_CHAT 3: "name: text". */
-static void print_event(ctx *c, int level, const char *text)
+void q2_print(cl_state *cl, int level, const char *text)
 {
+    cl_message_add(cl, level == 3 ? CL_MSG_CHAT : CL_MSG_PRINT, text);
     cl_event ev;
-    if ((level == 1 && q2_obituary(c->cl, text, &ev)) || (level == 3 && q2_chat(c->cl, text, &ev)))
-        cl_event_add(c->cl, &ev);
+    if ((level == 1 && q2_obituary(cl, text, &ev)) || (level == 3 && q2_chat(cl, text, &ev)))
+        cl_event_add(cl, &ev);
 }
 
 /* ---- one message ---- */
@@ -1084,8 +1094,7 @@ static qd_err parse_message(ctx *c, int cmd)
         rd_str(r, text, sizeof text);
         if (r->err)
             return truncated(c, name);
-        cl_message_add(c->cl, a == 3 ? CL_MSG_CHAT : CL_MSG_PRINT, text);
-        print_event(c, a, text);
+        q2_print(c->cl, a, text);
         TRACE(c, name, "level=%d text=\"%s\"", a, esc(c, text));
         return QD_OK;
     case Q2_SVC_STUFFTEXT: /* [DM2 3.12] */
