@@ -633,18 +633,10 @@ static qd_err mvd2_step(void *state, const uint8_t *data, size_t len, cl_state *
         *done = 1;
         return QD_OK;
     }
-    ctx c;
-    c.s = s;
-    c.cl = cl;
-    c.trace = trace && trace->msg ? trace : NULL;
-    c.err = err;
-    c.base = 0;
-    c.msg_ofs = 0;
+    ctx c = {.s = s, .cl = cl, .trace = trace && trace->msg ? trace : NULL, .err = err};
     qd_err e = parse_block(&c, data, len, done);
     s->block++;
-    if (e) /* demo_step closes the frame left open and stops, or resumes (mvd2_resume) */
-        return e;
-    return QD_OK;
+    return e; /* an error: demo_step closes the frame left open, then stops or resumes */
 }
 
 static uint64_t mvd2_offset(const void *state) { return ((const mvd2_state *)state)->pos; }
@@ -674,11 +666,12 @@ static int mvd2_block_at(const uint8_t *data, size_t len, uint64_t pos, int stri
     return DEMO_BLOCK_WHOLE;
 }
 
+/* Go on at block pos. demo.c has closed the client's frame; the players and entities stay
+ * as they were, and the next frames' deltas bring them up to date. */
 static void mvd2_resume(void *state, uint64_t pos)
 {
-    mvd2_state *s = state;
-    s->in_frame = 0; /* demo.c closed the client's frame */
-    s->pos = pos;
+    ((mvd2_state *)state)->pos = pos;
+    ((mvd2_state *)state)->in_frame = 0;
 }
 
 static int has_mvd2_ext(const char *name)

@@ -358,6 +358,13 @@ TEST(mvd2_bad_messages)
 
 /* ---- the real recording ---- */
 
+/* The real file's bytes (free them), or NULL when it is not there. */
+static uint8_t *real_file(size_t *len)
+{
+    char path[1024];
+    return test_realfile(path, sizeof path, REAL) ? test_read_file(path, len) : NULL;
+}
+
 /* The file walked by its framing: blocks (end block excluded), and the players the first
  * block's serverdata names (CS_PLAYERSKINS), read here by hand. */
 typedef struct walk {
@@ -425,14 +432,10 @@ static void tally_sink(void *ctx, double t, uint32_t blk, uint64_t offset, const
 
 TEST(mvd2_realdata_complete)
 {
-    char path[1024];
-    if (!test_realfile(path, sizeof path, REAL))
-        SKIP("mvd2/libq2_testdata_test.mvd2 missing");
     size_t len;
-    uint8_t *data = test_read_file(path, &len);
-    CHECK(data != NULL);
+    uint8_t *data = real_file(&len);
     if (!data)
-        return;
+        SKIP(REAL " missing");
     static walk w;
     walk_file(data, len, &w);
     CHECK(w.ended && w.end_ofs == len);
@@ -489,14 +492,10 @@ TEST(mvd2_realdata_complete)
  * cut, never past it, or a clean end at a block boundary. */
 TEST(mvd2_realdata_cuts)
 {
-    char path[1024];
-    if (!test_realfile(path, sizeof path, REAL))
-        SKIP("mvd2/libq2_testdata_test.mvd2 missing");
     size_t len;
-    uint8_t *data = test_read_file(path, &len);
-    CHECK(data != NULL);
+    uint8_t *data = real_file(&len);
     if (!data)
-        return;
+        SKIP(REAL " missing");
     uint8_t *copy = malloc(8192);
     for (size_t cut = 0; cut < 8192 && cut < len && !test_failed(); cut++) {
         memcpy(copy, data, cut);
@@ -519,14 +518,10 @@ TEST(mvd2_realdata_cuts)
  * goes on to the end. */
 TEST(mvd2_realdata_resync)
 {
-    char path[1024];
-    if (!test_realfile(path, sizeof path, REAL))
-        SKIP("mvd2/libq2_testdata_test.mvd2 missing");
     size_t len;
-    uint8_t *data = test_read_file(path, &len);
-    CHECK(data != NULL);
+    uint8_t *data = real_file(&len);
     if (!data)
-        return;
+        SKIP(REAL " missing");
     /* block 1000 by the framing: its first message id becomes 31, no MVD message */
     size_t pos = 4;
     for (int b = 0; b < 1000; b++)
