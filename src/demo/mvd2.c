@@ -279,11 +279,14 @@ static qd_err parse_frame(ctx *c)
         ents++;
     }
     /* a level's first frame comes at the time its serverdata set */
+    /* the recorder writes a frame ten times a second, so a frame's time is its number in
+     * the level (frames lost in damage counted, mvd2_step) after the level's start */
     int first = s->level_frames == 0;
-    double t = s->frames && !first ? s->time + MVD2_FRAME_TIME : s->time;
+    double t = s->time_base + (double)s->level_frames * MVD2_FRAME_TIME;
     s->time = t;
     s->frames++;
     s->level_frames++;
+    s->block_frames++;
     int moved = frame_open(c, t);
     emit_players(c, t, first || moved);
     emit_entities(c);
@@ -379,6 +382,7 @@ static qd_err parse_serverdata(ctx *c, int extrabits)
     frame_close(c);
     if (s->frames)
         s->time += MVD2_FRAME_TIME; /* the next level goes on one frame later */
+    s->time_base = s->time;
     s->protocol = h.proto;
     s->version = h.version;
     s->flags = h.flags;
@@ -563,6 +567,8 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len, int *done)
     if (size > len - pos - 2)
         return fail(c, QD_ERR_TRUNCATED, pos, "block of %zu bytes cut off at %zu", size,
                     len - pos - 2);
+    s->block_pos = pos;
+    s->block_frames = 0;
     c->base = pos + 2;
     c->r = rd_make(data + pos + 2, size);
     s->pos = pos + 2 + size;
@@ -633,6 +639,14 @@ static qd_err mvd2_step(void *state, const uint8_t *data, size_t len, cl_state *
         *done = 1;
         return QD_OK;
     }
+    if (s->lost_pos) { /* resumed past damage: the frames of the blocks skipped */
+        uint32_t blocks = 0;
+        for (uint64_t p = s->lost_pos; p < s->pos && len - p >= 2; blocks++)
+            p += 2 + (uint64_t)(data[p] | data[p + 1] << 8);
+        if (blocks > s->lost_frames && s->have_level)
+            s->level_frames += blocks - s->lost_frames; /* a block a frame */
+        s->lost_pos = 0;
+    }
     ctx c = {.s = s, .cl = cl, .trace = trace && trace->msg ? trace : NULL, .err = err};
     qd_err e = parse_block(&c, data, len, done);
     s->block++;
@@ -667,11 +681,15 @@ static int mvd2_block_at(const uint8_t *data, size_t len, uint64_t pos, int stri
 }
 
 /* Go on at block pos. demo.c has closed the client's frame; the players and entities stay
- * as they were, and the next frames' deltas bring them up to date. */
+ * as they were, and the next frames' deltas bring them up to date. The next step counts the
+ * frames skipped, so the times after the damage stay right. */
 static void mvd2_resume(void *state, uint64_t pos)
 {
-    ((mvd2_state *)state)->pos = pos;
-    ((mvd2_state *)state)->in_frame = 0;
+    mvd2_state *s = state;
+    s->lost_pos = s->block_pos;
+    s->lost_frames = s->block_frames; /* decoded before the damage */
+    s->in_frame = 0;
+    s->pos = pos;
 }
 
 static int has_mvd2_ext(const char *name)

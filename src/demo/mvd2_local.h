@@ -107,7 +107,12 @@ typedef struct mvd2_state {
     uint8_t pad;
     double time;           /* demo time of the newest frame */
     uint32_t frames;       /* mvd_frame messages decoded (the serverdata's included) */
-    uint32_t level_frames; /* of them, since the level's serverdata */
+    uint32_t level_frames; /* frames since the level's serverdata, lost ones counted */
+    uint32_t block_frames; /* frames decoded in the block being parsed */
+    uint32_t lost_frames;  /* of them, in the damaged block before the damage */
+    double time_base;      /* demo time of the level's first frame */
+    uint64_t block_pos;    /* file offset of the block being parsed */
+    uint64_t lost_pos;     /* after a resume: where the damaged block began, else 0 */
     uint32_t player_inuse[MVD2_MAX_CLIENTS / 32];
     uint32_t ent_inuse[Q2_MAX_EDICTS / 32];
     q2_names names;

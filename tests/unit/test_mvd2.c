@@ -532,6 +532,10 @@ TEST(mvd2_realdata_resync)
     CHECK_EQ(run_all(&r), QD_OK);
     CHECK(r.done && demo_ended(r.d));
     CHECK_EQ(demo_num_damaged(r.d), 1);
+    /* the frames after the damage keep their times: a block a frame, ten a second */
+    static walk w;
+    walk_file(data, len, &w);
+    CHECK_MSG(fabs(r.cl->time - (w.blocks - 1) * 0.1) < 1e-6, "ends at %.3f", r.cl->time);
     if (demo_num_damaged(r.d) == 1)
         CHECK_EQ(demo_damaged(r.d, 0)->offset, (uint64_t)pos);
     uint64_t size = 0;
