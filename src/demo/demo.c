@@ -39,6 +39,7 @@ static const demo_decoder *const decoders[] = {
     &demo_mvd_decoder,
     &demo_qwd_decoder,
     &demo_q2_decoder,
+    &demo_mvd2_decoder,
     &demo_q3_decoder,
 };
 #define NUM_DECODERS (sizeof decoders / sizeof decoders[0])
@@ -51,6 +52,7 @@ const char *demo_format_name(demo_format f)
     case DEMO_FMT_MVD: return "mvd";
     case DEMO_FMT_DM2: return "dm2";
     case DEMO_FMT_DM3: return "dm3";
+    case DEMO_FMT_MVD2: return "mvd2";
     default: return "unknown";
     }
 }
@@ -341,11 +343,13 @@ qd_err demo_check_end(const demo_t *d, qd_error *err)
     /* Which marker each format's recorder writes when recording stops: .dm2 a block of size
      * 0xFFFFFFFF [DM2 2.2], Quake III a block of sequence and size -1 [DM68]; Quake, and the
      * QuakeWorld client and server, a last svc_disconnect (Quake's CL_Stop_f, QuakeWorld's
-     * "EndOfDemo"), found at the end of every real recording in ../shared/realdata. */
+     * "EndOfDemo"); Q2PRO's .mvd2 a block of length 0 (src/server/mvd/client.c
+     * demo_load_message), found at the end of every real recording in ../shared/realdata. */
     const char *marker;
     switch (d->dec->format) {
     case DEMO_FMT_DM2: marker = "the 0xFFFFFFFF end block"; break;
     case DEMO_FMT_DM3: marker = "the -1/-1 end block"; break;
+    case DEMO_FMT_MVD2: marker = "the zero-length end block"; break;
     default: marker = "svc_disconnect, the last message of a whole recording"; break;
     }
     return qd_fail(err, QD_ERR_TRUNCATED, d->len,

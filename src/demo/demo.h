@@ -20,10 +20,11 @@ typedef enum demo_format {
     DEMO_FMT_MVD,   /* QuakeWorld server multi-view recording */
     DEMO_FMT_DM2,   /* Quake II, protocol 34 */
     DEMO_FMT_DM3,   /* Quake III family, protocols 66..71 and Quake Live 73, 90, 91 */
+    DEMO_FMT_MVD2,  /* Quake II Q2PRO / GTV multi-view demo, protocol 37 */
     DEMO_FMT_COUNT
 } demo_format;
 
-/* The short name used in `info --json`: "dem", "qwd", "mvd", "dm2"; Quake III demos are
+/* The short name used in `info --json`: "dem", "qwd", "mvd", "dm2", "mvd2"; Quake III demos are
  * "dm3" here and "dm_<protocol>" in `info` (see demo_describe_format). */
 const char *demo_format_name(demo_format f);
 
@@ -63,8 +64,8 @@ typedef struct demo_decoder {
     /* The protocol number read from the file (0 before it is known). */
     int (*protocol)(const void *state);
     /* 1 once the decode reached the recording's own end: the container's end marker (.dm2's
-     * 0xFFFFFFFF block, Quake III's -1/-1 block) or, for the formats without one (.dem,
-     * .qwd, .mvd), the svc_disconnect every engine's stop command writes last. */
+     * 0xFFFFFFFF block, Quake III's -1/-1 block, .mvd2's zero-length block) or, for the
+     * formats without one (.dem, .qwd, .mvd), the svc_disconnect every engine's stop command writes last. */
     int (*ended)(const void *state);
     /* The container's framing, for decoding on past damage (NULL: no resync). What is at
      * byte pos: DEMO_BLOCK_NONE (no plausible block header), DEMO_BLOCK_CUT (a plausible
@@ -152,5 +153,6 @@ extern const demo_decoder demo_qwd_decoder; /* src/demo/qw.c */
 extern const demo_decoder demo_mvd_decoder; /* src/demo/qw.c */
 extern const demo_decoder demo_q2_decoder;  /* src/demo/q2.c */
 extern const demo_decoder demo_q3_decoder;  /* src/demo/q3.c */
+extern const demo_decoder demo_mvd2_decoder; /* src/demo/mvd2.c */
 
 #endif

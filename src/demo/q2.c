@@ -123,6 +123,8 @@ static inline int read_ent_bits(rd_t *r, uint32_t *bits)
     return (*bits & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
 }
 
+int q2_read_ent_bits(rd_t *r, uint32_t *bits) { return read_ent_bits(r, bits); }
+
 /* Read the fields bits announce over *to, which holds a copy of the source. As the
  * reference client does, the old origin starts as the source's origin and the event lasts
  * one frame [Q2CL CL_ParseDelta]. */
@@ -137,6 +139,8 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits)
     ENT_ROWS(READ_ROW)
 #undef READ_ROW
 }
+
+void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits) { read_delta(r, to, num, bits); }
 
 /* An entity the packet does not mention: as before, its old origin where it was, and no
  * event (read_delta with no bits). Shared unless that changes it. */
@@ -184,11 +188,11 @@ static const dd_desc store_desc = {
 
 static float angle8(uint8_t a) { return (float)(int8_t)a * (360.0f / 256.0f); }
 
-static void make_view(const q2_state *s, const q2_pstate *ps, cl_view *v)
+void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v)
 {
     memset(v, 0, sizeof *v);
-    v->view_entity = s->playernum + 1;
-    v->player = s->playernum >= 0 && s->playernum < CL_MAX_PLAYERS ? s->playernum + 1 : 0;
+    v->view_entity = playernum + 1;
+    v->player = playernum >= 0 && playernum < CL_MAX_PLAYERS ? playernum + 1 : 0;
     v->has_origin = 1;
     v->fov = ps->fov;
     v->dead = ps->pm_type == Q2_PM_DEAD;
@@ -217,14 +221,12 @@ static const q2_pstate *frame_ps(const q2_state *s, const dd_frame *f)
 }
 
 /* An image index from a stat slot, or 0 (no image) when out of range. */
-static uint8_t image_kind(const q2_state *s, int index)
+static uint8_t image_kind(const q2_names *s, int index)
 {
     return index > 0 && index < Q2_MAX_IMAGES ? s->image_kind[index] : 0;
 }
 
-/* The recorder's named stats from its player state at demo time t: icons by their
- * CS_IMAGES names, the weapon by the view model's CS_MODELS name (q2_rules.c). */
-static void fill_stats(const q2_state *s, const q2_pstate *ps, double t, cl_stats *st)
+void q2_fill_stats(const q2_names *s, const q2_pstate *ps, double t, cl_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->health = ps->stats[Q2_STAT_HEALTH];
@@ -254,7 +256,7 @@ static void fill_stats(const q2_state *s, const q2_pstate *ps, double t, cl_stat
 }
 
 /* An event of kind with no actor or target and text (may be NULL). */
-static void simple_event(ctx *c, int kind, const char *text)
+static void simple_event(cl_state *cl, int kind, const char *text)
 {
     cl_event ev;
     memset(&ev, 0, sizeof ev);
@@ -265,7 +267,7 @@ static void simple_event(ctx *c, int kind, const char *text)
         memcpy(ev.text, text, n);
         ev.text[n] = 0;
     }
-    cl_event_add(c->cl, &ev);
+    cl_event_add(cl, &ev);
 }
 
 /* The recorder picked up an item: STAT_PICKUP_STRING turned to CS_ITEMS + n [g_items.c
@@ -276,7 +278,7 @@ static void pickup_event(ctx *c, const q2_pstate *ps, const q2_pstate *pps)
     if (cs < Q2_CS_ITEMS || cs >= Q2_CS_ITEMS + Q2_MAX_ITEMS ||
         (pps && pps->stats[Q2_STAT_PICKUP_STRING] == cs))
         return;
-    uint32_t ofs = c->s->item_ofs[cs - Q2_CS_ITEMS];
+    uint32_t ofs = c->s->names.item_ofs[cs - Q2_CS_ITEMS];
     if (ofs == 0 || ofs >= c->len)
         return;
     cl_event ev;
@@ -298,7 +300,7 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
     q2_state *s = c->s;
     cl_view v;
     if (ps) {
-        make_view(s, ps, &v);
+        q2_ps_view(ps, s->playernum, &v);
         const dd_frame *pf = last_frame(s);
         const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
         int snap = !pf;
@@ -326,11 +328,11 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
         if (same && pps->gunindex == ps->gunindex && pps->pm_type == ps->pm_type)
             return;
         cl_stats st;
-        fill_stats(s, ps, t, &st);
+        q2_fill_stats(&s->names, ps, t, &st);
         cl_set_stats(c->cl, -1, &st);
         /* the intermission freezes the player [p_hud.c MoveClientToIntermission] */
         if (ps->pm_type == Q2_PM_FREEZE && (!pps || pps->pm_type != Q2_PM_FREEZE))
-            simple_event(c, CL_EV_INTERMISSION, NULL);
+            simple_event(c->cl, CL_EV_INTERMISSION, NULL);
         pickup_event(c, ps, pps);
     }
 }
@@ -384,6 +386,24 @@ static uint8_t body_flags(const q2_pstate *ps)
                                        : 0;
 }
 
+void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e)
+{
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < 3; i++) {
+        e->origin[i] = (float)q->origin[i] * 0.125f;
+        e->angles[i] = angle8(q->angles[i]);
+    }
+    e->model = q->model[0];
+    e->model2 = q->model[1];
+    e->frame = q->frame;
+    e->skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
+    e->fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
+    if (q->number >= 1 && q->number <= max_clients && q->number <= CL_MAX_PLAYERS)
+        e->player = (uint8_t)q->number; /* client k's body is entity k + 1 */
+    if (q->renderfx & Q2_RF_TRANSLUCENT)
+        e->alpha = 77; /* 0.3, as the reference client draws it */
+}
+
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
@@ -427,20 +447,7 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
             cl_entity_keep(c->cl, q->number))
             continue;
         cl_entstate e;
-        memset(&e, 0, sizeof e);
-        for (int i = 0; i < 3; i++) {
-            e.origin[i] = (float)q->origin[i] * 0.125f;
-            e.angles[i] = angle8(q->angles[i]);
-        }
-        e.model = q->model[0];
-        e.model2 = q->model[1];
-        e.frame = q->frame;
-        e.skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
-        e.fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
-        if (q->number >= 1 && q->number <= s->max_clients && q->number <= CL_MAX_PLAYERS)
-            e.player = (uint8_t)q->number; /* client k's body is entity k + 1 */
-        if (q->renderfx & Q2_RF_TRANSLUCENT)
-            e.alpha = 77; /* 0.3, as the reference client draws it */
+        q2_ent_look(q, s->max_clients, &e);
         int snap = !old || old->model[0] != q->model[0] ||
                    q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
         for (int i = 0; old && i < 3; i++)
@@ -505,9 +512,7 @@ static void level_reset(q2_state *s)
     dd_reset(STORE(s));
     memset(s->ps_ring, 0, sizeof s->ps_ring);
     memset(s->baselines, 0, sizeof s->baselines);
-    memset(s->image_kind, 0, sizeof s->image_kind);
-    memset(s->model_weapon, 0, sizeof s->model_weapon);
-    memset(s->item_ofs, 0, sizeof s->item_ofs);
+    memset(&s->names, 0, sizeof s->names);
     s->last_emitted = -1;
     s->pending = s->have_ps = 0;
     if (s->frames) {
@@ -571,6 +576,47 @@ static qd_err parse_serverdata(ctx *c)
 
 /* ---- svc_configstring [DM2 3.14] ---- */
 
+void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs)
+{
+    if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
+        int n = index - Q2_CS_MODELS;
+        cl_set_model(cl, n, str);
+        nm->model_weapon[n] = q2_model_weapon(str);
+        if (n == 1) {
+            cl_set_map(cl, str); /* the world: "maps/q2dm1.bsp" */
+            char text[2 * CL_NAME_LEN + 2];
+            snprintf(text, sizeof text, "%s %s", cl->level.map, cl->level.title);
+            simple_event(cl, CL_EV_LEVEL, text);
+        }
+    } else if (index >= Q2_CS_SOUNDS && index < Q2_CS_IMAGES) {
+        cl_set_sound(cl, index - Q2_CS_SOUNDS, str);
+    } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
+        nm->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
+    } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
+        /* the name is read back from the file when picked up (pickup_event) */
+        nm->item_ofs[index - Q2_CS_ITEMS] = str_ofs;
+    } else if (index >= Q2_CS_LIGHTS && index < Q2_CS_ITEMS) {
+        cl_set_lightstyle(cl, index - Q2_CS_LIGHTS, str);
+    } else if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_GENERAL) {
+        /* "name\model/skin" */
+        int slot = index - Q2_CS_PLAYERSKINS;
+        char *bs = strchr(str, '\\');
+        if (bs)
+            *bs = 0;
+        cl_set_player_name(cl, slot, str);
+        cl_set_player_entity(cl, slot, str[0] ? slot + 1 : -1);
+        if (bs) {
+            *bs = '\\';
+            char *sl = strchr(bs + 1, '/');
+            if (sl)
+                *sl = 0;
+            cl_set_player_look(cl, slot, bs + 1, sl ? sl + 1 : "", "");
+            if (sl)
+                *sl = '/';
+        }
+    }
+}
+
 static qd_err parse_configstring(ctx *c)
 {
     rd_t *r = &c->r;
@@ -583,43 +629,7 @@ static qd_err parse_configstring(ctx *c)
     if (index < 0 || index >= Q2_MAX_CONFIGSTRINGS)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_configstring: index %d over %d", index,
                     Q2_MAX_CONFIGSTRINGS - 1);
-    if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
-        int n = index - Q2_CS_MODELS;
-        cl_set_model(c->cl, n, str);
-        c->s->model_weapon[n] = q2_model_weapon(str);
-        if (n == 1) {
-            cl_set_map(c->cl, str); /* the world: "maps/q2dm1.bsp" */
-            char text[2 * CL_NAME_LEN + 2];
-            snprintf(text, sizeof text, "%s %s", c->cl->level.map, c->cl->level.title);
-            simple_event(c, CL_EV_LEVEL, text);
-        }
-    } else if (index >= Q2_CS_SOUNDS && index < Q2_CS_IMAGES) {
-        cl_set_sound(c->cl, index - Q2_CS_SOUNDS, str);
-    } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
-        c->s->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
-    } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
-        /* the name is read back from the file when picked up (pickup_event) */
-        c->s->item_ofs[index - Q2_CS_ITEMS] = (uint32_t)(c->msg_ofs + 3); /* after id, index */
-    } else if (index >= Q2_CS_LIGHTS && index < Q2_CS_ITEMS) {
-        cl_set_lightstyle(c->cl, index - Q2_CS_LIGHTS, str);
-    } else if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_GENERAL) {
-        /* "name\model/skin" */
-        int slot = index - Q2_CS_PLAYERSKINS;
-        char *bs = strchr(str, '\\');
-        if (bs)
-            *bs = 0;
-        cl_set_player_name(c->cl, slot, str);
-        cl_set_player_entity(c->cl, slot, str[0] ? slot + 1 : -1);
-        if (bs) {
-            *bs = '\\';
-            char *sl = strchr(bs + 1, '/');
-            if (sl)
-                *sl = 0;
-            cl_set_player_look(c->cl, slot, bs + 1, sl ? sl + 1 : "", "");
-            if (sl)
-                *sl = '/';
-        }
-    }
+    q2_configstring(c->cl, &c->s->names, index, str, (uint32_t)(c->msg_ofs + 3)); /* after id, index */
     TRACE(c, "svc_configstring", "index=%d string=\"%s\"", index, esc(c, str));
     return QD_OK;
 }
@@ -1035,11 +1045,12 @@ static void muzzle_flash(ctx *c, int ent, int style)
 }
 
 /* [q_shared.h PRINT_MEDIUM 1]: obituaries; PRINT_CHAT 3: "name: text". */
-static void print_event(ctx *c, int level, const char *text)
+void q2_print(cl_state *cl, int level, const char *text)
 {
+    cl_message_add(cl, level == 3 ? CL_MSG_CHAT : CL_MSG_PRINT, text);
     cl_event ev;
-    if ((level == 1 && q2_obituary(c->cl, text, &ev)) || (level == 3 && q2_chat(c->cl, text, &ev)))
-        cl_event_add(c->cl, &ev);
+    if ((level == 1 && q2_obituary(cl, text, &ev)) || (level == 3 && q2_chat(cl, text, &ev)))
+        cl_event_add(cl, &ev);
 }
 
 /* ---- one message ---- */
@@ -1104,8 +1115,7 @@ static qd_err parse_message(ctx *c, int cmd)
         rd_str(r, text, sizeof text);
         if (r->err)
             return truncated(c, name);
-        cl_message_add(c->cl, a == 3 ? CL_MSG_CHAT : CL_MSG_PRINT, text);
-        print_event(c, a, text);
+        q2_print(c->cl, a, text);
         TRACE(c, name, "level=%d text=\"%s\"", a, esc(c, text));
         return QD_OK;
     case Q2_SVC_STUFFTEXT: /* [DM2 3.12] */
@@ -1125,7 +1135,7 @@ static qd_err parse_message(ctx *c, int cmd)
         if (r->err)
             return truncated(c, name);
         cl_message_add(c->cl, CL_MSG_CENTER, text);
-        simple_event(c, CL_EV_CENTER, text);
+        simple_event(c->cl, CL_EV_CENTER, text);
         TRACE(c, name, "text=\"%s\"", esc(c, text));
         return QD_OK;
     case Q2_SVC_DOWNLOAD: /* [DM2 3.17]: -1 is "no such file" */

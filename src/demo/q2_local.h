@@ -13,7 +13,9 @@
 
 #include <stdint.h>
 
+#include "../client/cl.h"
 #include "../common/err.h"
+#include "../common/rd.h"
 #include "delta.h"
 
 /* ---- Server messages [DM2] 3.1..3.21 ---- */
@@ -222,6 +224,13 @@ typedef struct q2_pstate {
     uint8_t pad;
 } q2_pstate;
 
+/* What the configstrings name, for the HUD stats (plain data, part of a decoder state). */
+typedef struct q2_names {
+    uint8_t image_kind[Q2_MAX_IMAGES];   /* q2_image_kind of each CS_IMAGES name */
+    uint8_t model_weapon[Q2_MAX_MODELS]; /* q2_model_weapon of each CS_MODELS name */
+    uint32_t item_ofs[Q2_MAX_ITEMS];     /* file offset of each CS_ITEMS name, 0 unset */
+} q2_names;
+
 /* The frame ring [Q2CL] frame_t and its entity pool (delta.h): frames[serverframe &
  * Q2_UPDATE_MASK], each frame's player state in ps_ring at the same slot. */
 typedef DD_STORE(q2_ent, Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP) q2_store;
@@ -254,12 +263,37 @@ typedef struct q2_state {
     uint32_t bad_deltas;  /* frames whose delta source was gone */
     int32_t last_emitted; /* ring slot of the frame last sent to the client, -1 none */
     q2_pstate ps;         /* the player state being parsed */
-    uint8_t image_kind[Q2_MAX_IMAGES];   /* q2_image_kind of each CS_IMAGES name */
-    uint8_t model_weapon[Q2_MAX_MODELS]; /* q2_model_weapon of each CS_MODELS name */
-    uint32_t item_ofs[Q2_MAX_ITEMS];     /* file offset of each CS_ITEMS name, 0 unset */
+    q2_names names;
     q2_pstate ps_ring[Q2_UPDATE_BACKUP];
     q2_ent baselines[Q2_MAX_EDICTS];
     q2_store store;
 } q2_state;
+
+/* ---- Pieces of q2.c that the Q2PRO MVD2 decoder (mvd2.c) shares: the wire is the same ---- */
+
+/* The bit mask and entity number that start an entity delta [DM2 3.15] (U_MOREBITS1..3,
+ * U_NUMBER16). Returns the number; a read past the end sets r's error. */
+int q2_read_ent_bits(rd_t *r, uint32_t *bits);
+/* The fields bits announce, read over *to (which holds the source), number set, event
+ * cleared, old_origin starting as the source's origin [Q2CL CL_ParseDelta]. */
+void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits);
+/* What the client state gets from an entity: origin, angles, models, frame, skin, fx, the
+ * player slot of entities 1..max_clients, translucency. flags are left 0. */
+void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e);
+/* The camera of player state ps (eye: pmove origin + viewoffset; angles: viewangles + kick),
+ * player slot playernum (-1 none). */
+void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v);
+/* The named stats of player state ps at demo time t: icons by their CS_IMAGES names, the
+ * weapon by the view model's CS_MODELS name (q2_rules.c), frags, dead/gibbed/spectator. */
+void q2_fill_stats(const q2_names *nm, const q2_pstate *ps, double t, cl_stats *st);
+/* Configstring index (0..Q2_MAX_CONFIGSTRINGS-1, checked by the caller) set to str
+ * [DM2 3.14]: models (the world names the map and starts a CL_EV_LEVEL event), sounds,
+ * lightstyles, player names and looks, icon and weapon kinds into nm. str_ofs: the file
+ * offset of the string (item names are read back from there). str is modified and
+ * restored. */
+void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs);
+/* svc_print of level (PRINT_* [q_shared.h]) and text: a message, and an obituary or chat
+ * event when it is one (q2_rules.c). */
+void q2_print(cl_state *cl, int level, const char *text);
 
 #endif

@@ -30,6 +30,7 @@ seeds_for() {
         qwd) echo qwd ;;
         mvd) echo mvd ;;
         dm2) echo dm2 ;;
+        mvd2) echo mvd2 ;;
         dm3) echo dm_66 dm_67 dm_68 dm_70 dm_71 ;;
         bsp) echo bsp ;;
         mdl) echo mdl librequake/id1/progs ;;

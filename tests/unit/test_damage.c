@@ -144,6 +144,7 @@ TEST(damage_cut_demos_keep_their_format)
         {"dm_68/udt_osp_chat.dm_68", DEMO_FMT_DM3, "x.dm_68"},
         {"dm_66/udt_2001_Duel2_Quakecon.dm_66", DEMO_FMT_DM3, "x.dm_66"},
         {"dm2/libq2_testdata_testduel.dm2", DEMO_FMT_DM2, "x.dm2"},
+        {"mvd2/libq2_testdata_test.mvd2", DEMO_FMT_MVD2, "x.mvd2"},
         {"qwd/paradoks81-quakeworld_slipgate-app_bps.qwd", DEMO_FMT_QWD, "x.qwd"},
         {"mvd/ezquake-source_manual_accel-1.mvd", DEMO_FMT_MVD, "x.mvd"},
         {"dem/lmpc_src_smoothme.dem", DEMO_FMT_DEM, "x.dem"},
@@ -251,7 +252,8 @@ static uint32_t le32(const uint8_t *p)
  * .dem [DEM 6.1-6.2]: a CD track line, then int32 size + 3 float angles + data; .qwd
  * [QWD 3]: float time, byte type (0: 36-byte usercmd + angles, 2: 8 bytes, 1: int32 size +
  * data); .mvd: byte time delta, byte type (low 3 bits: 2 = 8 bytes, 3 = int32 mask + int32
- * size + data, else int32 size + data); .dm2 [DM2 2.2]: int32 size + data; Quake III:
+ * size + data, else int32 size + data); .dm2 [DM2 2.2]: int32 size + data; .mvd2: "MVD2",
+ * then uint16 size + data (Q2PRO src/server/mvd/client.c demo_load_message); Quake III:
  * int32 sequence, int32 size, data. */
 static int walk_blocks(demo_format fmt, const uint8_t *d, size_t len, size_t *ofs, int cap)
 {
@@ -262,6 +264,8 @@ static int walk_blocks(demo_format fmt, const uint8_t *d, size_t len, size_t *of
             p++;
         p++;
     }
+    if (fmt == DEMO_FMT_MVD2)
+        p = 4; /* past "MVD2" */
     while (p < len && n < cap) {
         size_t size;
         if (fmt == DEMO_FMT_DEM) {
@@ -277,6 +281,10 @@ static int walk_blocks(demo_format fmt, const uint8_t *d, size_t len, size_t *of
             if (le32(d + p) == 0xffffffffu)
                 break;
             size = 4 + (size_t)le32(d + p);
+        } else if (fmt == DEMO_FMT_MVD2) {
+            if (p + 2 > len || (d[p] | d[p + 1] << 8) == 0)
+                break;
+            size = 2 + (size_t)(d[p] | d[p + 1] << 8);
         } else {
             if (le32(d + p) == 0xffffffffu)
                 break;
@@ -298,6 +306,7 @@ static const struct {
     {"qwd/paradoks81-quakeworld_slipgate-app_bps.qwd", DEMO_FMT_QWD},
     {"mvd/ezquake-source_manual_accel-1.mvd", DEMO_FMT_MVD},
     {"dm2/libq2_testdata_testduel.dm2", DEMO_FMT_DM2},
+    {"mvd2/libq2_testdata_test.mvd2", DEMO_FMT_MVD2},
     {"dm_68/udt_osp_chat.dm_68", DEMO_FMT_DM3},
 };
 #define NUM_DAMAGE_FILES (sizeof damage_files / sizeof damage_files[0])
@@ -393,6 +402,7 @@ static size_t block_payload(demo_format fmt, const uint8_t *d, size_t ofs, size_
         break;
     }
     case DEMO_FMT_DM2: *skip = 4; break;
+    case DEMO_FMT_MVD2: *skip = 2; break;
     default: *skip = 8; break;
     }
     return size > *skip + 4 ? size - *skip : 0;

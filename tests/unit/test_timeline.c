@@ -315,6 +315,12 @@ TEST(timeline_seek_equals_play_q2)
         SKIP("no realdata/dm2");
 }
 
+TEST(timeline_seek_equals_play_mvd2)
+{
+    if (each_demo("mvd2", check_seek) == 0)
+        SKIP("no realdata/mvd2");
+}
+
 TEST(timeline_seek_equals_play_q3)
 {
     char path[1024];

@@ -1,0 +1,552 @@
+/* test_mvd2.c: the Q2PRO .mvd2 decoder on bytes built here (each MVD message it reads) and on
+ * the real recording; expectations come from the format (mvd2_local.h) and from the file's
+ * bytes walked here by hand, never from the decoder's own output. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/demo/demo.h"
+#include "../../src/demo/mvd2_local.h"
+#include "../test.h"
+#include "../testbuf.h"
+
+#define REAL "mvd2/libq2_testdata_test.mvd2"
+
+/* ---- running the decoder through the demo layer ---- */
+
+typedef struct run {
+    demo_t *d;
+    cl_state *cl;
+    int done, steps;
+    qd_err e;
+    qd_error err;
+} run;
+
+static int run_open(run *r, const uint8_t *data, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    r->cl = malloc(sizeof *r->cl);
+    if (!r->cl)
+        return 0;
+    cl_reset(r->cl);
+    r->d = demo_open_with(&demo_mvd2_decoder, "t.mvd2", data, len, &r->err);
+    return r->d != NULL;
+}
+
+static qd_err run_step(run *r)
+{
+    r->e = demo_step(r->d, r->cl, NULL, &r->done, &r->err);
+    r->steps++;
+    return r->e;
+}
+
+static qd_err run_all(run *r)
+{
+    while (!r->done && r->e == QD_OK && (size_t)r->steps <= demo_size(r->d) + 1)
+        run_step(r);
+    return r->e;
+}
+
+static void run_close(run *r)
+{
+    demo_close(r->d);
+    free(r->cl);
+}
+
+static int slot_of(const cl_state *cl, const char *name)
+{
+    for (int i = 0; i < CL_MAX_PLAYERS; i++)
+        if (cl->players[i].active && !strcmp(cl->players[i].name, name))
+            return i;
+    return -1;
+}
+
+/* ---- building .mvd2 files ---- */
+
+static void block(buf *f, const buf *m)
+{
+    put16(f, (int)m->n);
+    putbuf(f, m);
+}
+
+static void cs(buf *m, int index, const char *s)
+{
+    put16(m, index);
+    putstr(m, s);
+}
+
+/* mvd_serverdata, version 2010 (flags in the id's extrabits), four clients, observer 3, the
+ * configstrings, and a first frame with players 0 and 1 and their bodies. */
+static void serverdata(buf *m, int version, unsigned flags)
+{
+    put8(m, MVD2_SERVERDATA | (version < MVD2_VERSION_EXTLIMITS_2 ? flags << 5 : 0));
+    put32(m, MVD2_PROTOCOL);
+    put16(m, version);
+    if (version >= MVD2_VERSION_EXTLIMITS_2)
+        put16(m, (int)flags);
+    put32(m, 77);                          /* servercount */
+    putstr(m, "opentdm");
+    put16(m, 3);                           /* the observer */
+    cs(m, Q2_CS_NAME, "Test Level");
+    cs(m, Q2_CS_MAXCLIENTS, "4");
+    cs(m, Q2_CS_MODELS + 1, "maps/test.bsp");
+    cs(m, Q2_CS_PLAYERSKINS + 0, "alice\\male/grunt");
+    cs(m, Q2_CS_PLAYERSKINS + 1, "bob\\female/athena");
+    cs(m, Q2_CS_PLAYERSKINS + 3, "[MVDSPEC]\\male/grunt");
+    put16(m, Q2_MAX_CONFIGSTRINGS);        /* the end */
+}
+
+/* One player's packed state: type, origin (in 1/8 units), yaw, frags. */
+static void player(buf *m, int num, int pm_type, int x8, int y8, int z8, int yaw16, int frags)
+{
+    put8(m, (unsigned)num);
+    put16(m, (int)(MVD2_PPS_M_TYPE | MVD2_PPS_M_ORIGIN | MVD2_PPS_M_ORIGIN2 |
+                   MVD2_PPS_VIEWANGLES | MVD2_PPS_STATS));
+    put8(m, (unsigned)pm_type);
+    put16(m, x8);
+    put16(m, y8);
+    put16(m, z8);
+    put16(m, 0);                           /* pitch */
+    put16(m, yaw16);
+    put32(m, 1u << Q2_STAT_FRAGS);
+    put16(m, frags);
+}
+
+/* An entity with a model and origin x (U_MODEL | U_ORIGIN1: two bytes of bits). */
+static void entity(buf *m, int num, int model, int x8)
+{
+    put8(m, Q2_U_ORIGIN1 | Q2_U_MOREBITS1);
+    put8(m, Q2_U_MODEL >> 8);
+    put8(m, (unsigned)num);
+    put8(m, (unsigned)model);
+    put16(m, x8);
+}
+
+static void baseline_frame(buf *m)
+{
+    put8(m, 0);                            /* no portal bytes */
+    player(m, 0, Q2_PM_NORMAL, 800, 0, 200, 16384, 3);   /* alice at 100,0,25 facing 90 */
+    player(m, 1, Q2_PM_NORMAL, -800, 0, 200, 0, 1);
+    put8(m, MVD2_CLIENTNUM_NONE);
+    entity(m, 1, 255, 0);                  /* alice's body (its origin comes from her state) */
+    entity(m, 2, 255, 0);
+    entity(m, 10, 5, 400);                 /* an item at x 50 */
+    put16(m, 0);                           /* entity 0: the end */
+}
+
+/* A whole small demo: serverdata + baseline, then a block with each other message, the end. */
+static size_t build_demo(buf *f)
+{
+    f->n = 0;
+    buf m = {0};
+    put8(f, 'M'); put8(f, 'V'); put8(f, 'D'); put8(f, '2');
+    serverdata(&m, MVD2_VERSION_DEFAULT, MVD2_MVF_NOMSGS);
+    baseline_frame(&m);
+    block(f, &m);
+    m.n = 0;
+    put8(&m, MVD2_CONFIGSTRING);           /* reliable messages first, as the recorder does */
+    cs(&m, Q2_CS_PLAYERSKINS + 2, "carol\\female/jezebel");
+    put8(&m, MVD2_PRINT);
+    put8(&m, 2);
+    putstr(&m, "Fight!\n");
+    put8(&m, MVD2_UNICAST_R);              /* 3 bytes of a layout to client 1 */
+    put8(&m, 3);
+    put8(&m, 1);
+    put8(&m, Q2_SVC_LAYOUT); put8(&m, 'x'); put8(&m, 0);
+    put8(&m, MVD2_NOP);
+    put8(&m, MVD2_FRAME);
+    put8(&m, 0);
+    player(&m, 0, Q2_PM_NORMAL, 1600, 0, 200, 16384, 4);  /* alice to x 200, a frag */
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    put8(&m, Q2_U_REMOVE);                 /* the item is taken */
+    put8(&m, 10);
+    put16(&m, 0);
+    put8(&m, MVD2_MULTICAST_PVS | 1 << 5); /* 256 + 2 bytes, from leaf 7 */
+    put8(&m, 2);
+    put16(&m, 7);
+    for (int i = 0; i < 258; i++)
+        put8(&m, 0);
+    put8(&m, MVD2_MULTICAST_ALL);          /* 1 byte, no leaf */
+    put8(&m, 1);
+    put8(&m, 0);
+    put8(&m, MVD2_SOUND);                  /* sound 9 on entity 1, channel 2, volume 100 */
+    put8(&m, Q2_SND_VOLUME);
+    put8(&m, 9);
+    put8(&m, 100);
+    put16(&m, 1 << 3 | 2);
+    block(f, &m);
+    put16(f, 0);                           /* the end */
+    return f->n;
+}
+
+TEST(mvd2_built_messages)
+{
+    static buf f;
+    build_demo(&f);
+    CHECK_EQ(demo_mvd2_decoder.probe(f.b, f.n, NULL), 10);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_step(&r), QD_OK); /* serverdata and the first frame */
+    cl_state *cl = r.cl;
+    CHECK_EQ(demo_protocol(r.d), MVD2_PROTOCOL);
+    CHECK_STR(cl->level.title, "Test Level");
+    CHECK_STR(cl->level.map, "maps/test.bsp");
+    CHECK_STR(cl->level.gamedir, "opentdm");
+    CHECK_EQ(cl->level.max_clients, 4);
+    CHECK_EQ(slot_of(cl, "alice"), 0);
+    CHECK_EQ(slot_of(cl, "bob"), 1);
+    CHECK_EQ(cl->players[0].frags, 3);
+    CHECK_EQ(cl->players[1].frags, 1);
+    CHECK_EQ(cl->players[0].entity, 1);
+    CHECK(!cl->players[0].spectator && !cl->players[1].spectator);
+    CHECK(cl->players[3].spectator); /* the observer, never in the game */
+    /* alice's body stands where her state says, facing her view's yaw, marked a player */
+    CHECK(cl->entities[1].active);
+    CHECK(fabsf(cl->entities[1].cur.origin[0] - 100) < 0.01f);
+    CHECK(fabsf(cl->entities[1].cur.origin[2] - 25) < 0.01f);
+    CHECK(fabsf(cl->entities[1].cur.angles[1] - 90) < 0.01f);
+    CHECK(cl->entities[1].cur.flags & CL_EF_PLAYER);
+    CHECK(fabsf(cl->entities[2].cur.origin[0] + 100) < 0.01f);
+    CHECK(cl->entities[10].active && cl->entities[10].cur.model == 5);
+    CHECK(fabsf(cl->entities[10].cur.origin[0] - 50) < 0.01f);
+    /* the recorded view: the first player in the game, her eye */
+    CHECK_EQ(cl->view.player, 1);
+    CHECK(fabsf(cl->view.origin[0] - 100) < 0.01f);
+    CHECK(fabs(cl->time) < 1e-9);
+
+    uint32_t msgs = cl->message_count, sounds = cl->fxlog.sound_count;
+    CHECK_EQ(run_step(&r), QD_OK);
+    CHECK(!r.done);
+    CHECK(fabs(cl->time - MVD2_FRAME_TIME) < 1e-9);
+    CHECK_EQ(slot_of(cl, "carol"), 2);               /* mvd_configstring */
+    CHECK_EQ(cl->message_count, msgs + 1);           /* mvd_print */
+    CHECK_STR(cl->messages[msgs % CL_MAX_PRINTS].text, "Fight!\n");
+    CHECK_EQ(cl->players[0].frags, 4);               /* mvd_frame: the new state */
+    CHECK(fabsf(cl->entities[1].cur.origin[0] - 200) < 0.01f);
+    CHECK(!cl->entities[10].active);                 /* U_REMOVE */
+    CHECK(cl->entities[2].active);                   /* not mentioned: kept */
+    CHECK_EQ(cl->fxlog.sound_count, sounds + 1);     /* mvd_sound */
+    const cl_sound *snd = &cl->fxlog.sounds[sounds % CL_SOUND_LOG];
+    CHECK_EQ(snd->sound, 9);
+    CHECK_EQ(snd->entity, 1);
+    CHECK_EQ(snd->channel, 2);
+    CHECK_EQ(snd->volume, 100);
+    CHECK_EQ(run_step(&r), QD_OK);
+    CHECK(r.done);
+    CHECK(demo_ended(r.d));
+    run_close(&r);
+}
+
+/* A first block whose serverdata has this version and flags: refused by name. */
+static void check_refused(int version, unsigned flags, const char *why)
+{
+    static buf f;
+    f.n = 0;
+    buf m = {0};
+    put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
+    serverdata(&m, version, flags);
+    baseline_frame(&m);
+    block(&f, &m);
+    put16(&f, 0);
+    run r;
+    memset(&r, 0, sizeof r);
+    qd_error err;
+    demo_t *d = demo_open_mem("x.mvd2", f.b, f.n, &err);
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_EQ(demo_get_format(d), DEMO_FMT_MVD2);
+        cl_state *cl = malloc(sizeof *cl);
+        cl_reset(cl);
+        int done = 0;
+        CHECK_EQ(demo_step(d, cl, NULL, &done, &err), QD_ERR_UNSUPPORTED);
+        CHECK_MSG(strstr(err.msg, why) != NULL, "%s", err.msg);
+        free(cl);
+        demo_close(d);
+    }
+}
+
+TEST(mvd2_variants_refused_by_name)
+{
+    check_refused(MVD2_VERSION_EXTLIMITS, MVD2_MVF_EXTLIMITS, "MVF_EXTLIMITS");
+    check_refused(MVD2_VERSION_PLAYERFOG, MVD2_MVF_EXTLIMITS | MVD2_MVF_EXTLIMITS_2,
+                  "MVF_EXTLIMITS_2");
+    check_refused(MVD2_VERSION_RERELEASE, 0, "rerelease");
+    check_refused(2008, 0, "2009..2013");
+}
+
+TEST(mvd2_version_2012_flags_word)
+{
+    /* from 2012 the flags are a word after the version: without the extended bits the rest
+     * reads as 2010's */
+    static buf f;
+    f.n = 0;
+    buf m = {0};
+    put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
+    serverdata(&m, MVD2_VERSION_EXTLIMITS_2, MVD2_MVF_NOMSGS);
+    baseline_frame(&m);
+    block(&f, &m);
+    put16(&f, 0);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r), QD_OK);
+    CHECK(demo_ended(r.d));
+    CHECK_EQ(slot_of(r.cl, "bob"), 1);
+    run_close(&r);
+}
+
+/* One message appended to a good first block: the error it gives, with the offset. */
+static qd_err bad_second_block(const buf *m2, qd_error *err)
+{
+    static buf f;
+    f.n = 0;
+    buf m = {0};
+    put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
+    serverdata(&m, MVD2_VERSION_DEFAULT, 0);
+    baseline_frame(&m);
+    block(&f, &m);
+    size_t at = f.n + 2;
+    block(&f, m2);
+    put16(&f, 0);
+    run r;
+    qd_err e = QD_ERR_USAGE;
+    if (run_open(&r, f.b, f.n)) {
+        run_all(&r);
+        e = r.e;
+        *err = r.err;
+        run_close(&r);
+    }
+    if (e != QD_OK && err->offset < at) /* the damage is in the second block */
+        e = QD_ERR_USAGE;
+    return e;
+}
+
+TEST(mvd2_bad_messages)
+{
+    qd_error err;
+    buf m = {0};
+    put8(&m, MVD2_STUFFTEXT); /* reserved */
+    CHECK_EQ(bad_second_block(&m, &err), QD_ERR_BAD_DATA);
+    CHECK(strstr(err.msg, "mvd_stufftext") != NULL);
+    m.n = 0;
+    put8(&m, MVD2_FRAME); /* a player past maxclients (4) */
+    put8(&m, 0);
+    put8(&m, 4);
+    put16(&m, 0);
+    CHECK_EQ(bad_second_block(&m, &err), QD_ERR_BAD_DATA);
+    CHECK(strstr(err.msg, "player 4") != NULL);
+    m.n = 0;
+    put8(&m, MVD2_UNICAST); /* client 9 of 4 */
+    put8(&m, 0);
+    put8(&m, 9);
+    CHECK_EQ(bad_second_block(&m, &err), QD_ERR_BAD_DATA);
+    m.n = 0;
+    put8(&m, MVD2_CONFIGSTRING);
+    cs(&m, Q2_MAX_CONFIGSTRINGS, "x");
+    CHECK_EQ(bad_second_block(&m, &err), QD_ERR_BAD_DATA);
+    m.n = 0;
+    put8(&m, MVD2_MULTICAST_PHS); /* 10 bytes announced, 2 there */
+    put8(&m, 10);
+    put16(&m, 1);
+    put16(&m, 0);
+    CHECK_EQ(bad_second_block(&m, &err), QD_ERR_TRUNCATED);
+    m.n = 0;
+    put8(&m, MVD2_SOUND); /* entity 1024 */
+    put8(&m, 0);
+    put8(&m, 1);
+    put16(&m, 1024 << 3);
+    CHECK_EQ(bad_second_block(&m, &err), QD_ERR_BAD_DATA);
+}
+
+/* ---- the real recording ---- */
+
+/* The real file's bytes (free them), or NULL when it is not there. */
+static uint8_t *real_file(size_t *len)
+{
+    char path[1024];
+    return test_realfile(path, sizeof path, REAL) ? test_read_file(path, len) : NULL;
+}
+
+/* The file walked by its framing: blocks (end block excluded), and the players the first
+ * block's serverdata names (CS_PLAYERSKINS), read here by hand. */
+typedef struct walk {
+    int blocks, ended;
+    size_t end_ofs;
+    char names[MVD2_MAX_CLIENTS][32];
+    int maxclients;
+} walk;
+
+static void walk_file(const uint8_t *d, size_t len, walk *w)
+{
+    memset(w, 0, sizeof *w);
+    size_t pos = 4;
+    while (pos + 2 <= len) {
+        size_t n = (size_t)(d[pos] | d[pos + 1] << 8);
+        if (n == 0) {
+            w->ended = 1;
+            w->end_ofs = pos + 2;
+            break;
+        }
+        if (w->blocks == 0) { /* id, protocol, version, servercount, gamedir, client */
+            size_t p = pos + 2 + 1 + 4 + 2 + 4;
+            while (d[p])
+                p++;
+            p += 3;
+            for (;;) {
+                int index = d[p] | d[p + 1] << 8;
+                p += 2;
+                if (index == Q2_MAX_CONFIGSTRINGS)
+                    break;
+                const char *s = (const char *)d + p;
+                if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_PLAYERSKINS + MVD2_MAX_CLIENTS) {
+                    char *o = w->names[index - Q2_CS_PLAYERSKINS];
+                    size_t k = 0;
+                    while (s[k] && s[k] != '\\' && k < 31) {
+                        o[k] = s[k];
+                        k++;
+                    }
+                }
+                if (index == Q2_CS_MAXCLIENTS)
+                    w->maxclients = atoi(s);
+                p += strlen(s) + 1;
+            }
+        }
+        w->blocks++;
+        pos += 2 + n;
+    }
+}
+
+typedef struct tally {
+    int frames, serverdata;
+} tally;
+
+static void tally_sink(void *ctx, double t, uint32_t blk, uint64_t offset, const char *name,
+                       const char *detail)
+{
+    (void)t;
+    (void)blk;
+    (void)offset;
+    (void)detail;
+    tally *n = ctx;
+    n->frames += !strcmp(name, "mvd_frame");
+    n->serverdata += !strcmp(name, "mvd_serverdata");
+}
+
+TEST(mvd2_realdata_complete)
+{
+    size_t len;
+    uint8_t *data = real_file(&len);
+    if (!data)
+        SKIP(REAL " missing");
+    static walk w;
+    walk_file(data, len, &w);
+    CHECK(w.ended && w.end_ofs == len);
+    CHECK_EQ(w.maxclients, 25);
+    run r;
+    CHECK(run_open(&r, data, len));
+    tally n = {0, 0};
+    demo_trace tr = {&n, tally_sink};
+    int max_frags[CL_MAX_PLAYERS] = {0}, followed[CL_MAX_PLAYERS] = {0};
+    while (!r.done && r.e == QD_OK) {
+        r.e = demo_step(r.d, r.cl, &tr, &r.done, &r.err);
+        r.steps++;
+        for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+            const cl_player *p = &r.cl->players[i];
+            if (p->frags > max_frags[i])
+                max_frags[i] = p->frags;
+            /* followable: in the game with a body the client draws as a player */
+            if (p->active && !p->spectator && p->entity > 0 &&
+                r.cl->entities[p->entity].active &&
+                (r.cl->entities[p->entity].cur.flags & CL_EF_PLAYER))
+                followed[i]++;
+        }
+    }
+    CHECK_EQ(r.e, QD_OK);
+    CHECK_MSG(r.e == QD_OK, "%s", r.err.msg);
+    CHECK(demo_ended(r.d));
+    CHECK_EQ(demo_num_damaged(r.d), 0);
+    CHECK_EQ(demo_offset(r.d), (uint64_t)len);
+    CHECK_EQ(r.steps, w.blocks + 1);      /* a step a block, then the end block */
+    CHECK_EQ(n.serverdata, 1);
+    /* the recorder writes one block a server frame, ten a second: the serverdata's block
+     * holds the first frame, every other block one */
+    CHECK_EQ(n.frames, w.blocks);
+    CHECK(fabs(r.cl->time - (w.blocks - 1) * 0.1) < 1e-6);
+    for (int i = 0; i < MVD2_MAX_CLIENTS && i < CL_MAX_PLAYERS; i++)
+        if (w.names[i][0])
+            CHECK_MSG(slot_of(r.cl, w.names[i]) == i, "%s not in slot %d", w.names[i], i);
+    /* "claire wins, 17 to 7." printed at the match's end */
+    int claire = slot_of(r.cl, "claire"), shloo = slot_of(r.cl, "[dream]shloo");
+    CHECK(claire >= 0 && shloo >= 0);
+    if (claire >= 0 && shloo >= 0) {
+        CHECK_EQ(max_frags[claire], 17);
+        CHECK_EQ(max_frags[shloo], 7);
+        /* both play the ten minutes: followable nearly every frame */
+        CHECK(followed[claire] > w.blocks * 9 / 10);
+        CHECK(followed[shloo] > w.blocks * 9 / 10);
+    }
+    CHECK_EQ(followed[slot_of(r.cl, "[MVDSPEC]")], 0); /* the server's observer */
+    run_close(&r);
+    free(data);
+}
+
+/* Every cut of the first 8 KiB (the first block is 7 KiB): a clean error at or before the
+ * cut, never past it, or a clean end at a block boundary. */
+TEST(mvd2_realdata_cuts)
+{
+    size_t len;
+    uint8_t *data = real_file(&len);
+    if (!data)
+        SKIP(REAL " missing");
+    uint8_t *copy = malloc(8192);
+    for (size_t cut = 0; cut < 8192 && cut < len && !test_failed(); cut++) {
+        memcpy(copy, data, cut);
+        run r;
+        if (!run_open(&r, copy, cut)) {
+            CHECK_MSG(cut < 4 && r.err.offset <= cut, "cut %zu: %s", cut, r.err.msg);
+            run_close(&r);
+            continue;
+        }
+        run_all(&r);
+        CHECK_MSG(r.e != QD_OK ? r.err.offset <= cut && r.err.msg[0] : r.done,
+                  "cut %zu: %s at %llu", cut, r.err.msg, (unsigned long long)r.err.offset);
+        run_close(&r);
+    }
+    free(copy);
+    free(data);
+}
+
+/* A damaged byte inside a block: that block is skipped (block_at's framing) and the decode
+ * goes on to the end. */
+TEST(mvd2_realdata_resync)
+{
+    size_t len;
+    uint8_t *data = real_file(&len);
+    if (!data)
+        SKIP(REAL " missing");
+    /* block 1000 by the framing: its first message id becomes 31, no MVD message */
+    size_t pos = 4;
+    for (int b = 0; b < 1000; b++)
+        pos += 2 + (size_t)(data[pos] | data[pos + 1] << 8);
+    data[pos + 2] = 31;
+    run r;
+    CHECK(run_open(&r, data, len));
+    CHECK_EQ(run_all(&r), QD_OK);
+    CHECK(r.done && demo_ended(r.d));
+    CHECK_EQ(demo_num_damaged(r.d), 1);
+    /* the frames after the damage keep their times: a block a frame, ten a second */
+    static walk w;
+    walk_file(data, len, &w);
+    CHECK_MSG(fabs(r.cl->time - (w.blocks - 1) * 0.1) < 1e-6, "ends at %.3f", r.cl->time);
+    if (demo_num_damaged(r.d) == 1)
+        CHECK_EQ(demo_damaged(r.d, 0)->offset, (uint64_t)pos);
+    uint64_t size = 0;
+    CHECK_EQ(demo_mvd2_decoder.block_at(data, len, pos, 1, &size), DEMO_BLOCK_NONE);
+    CHECK_EQ(demo_mvd2_decoder.block_at(data, len, pos, 0, &size), DEMO_BLOCK_WHOLE);
+    CHECK_EQ(size, 2u + (data[pos] | data[pos + 1] << 8));
+    CHECK_EQ(demo_mvd2_decoder.block_at(data, len, len - 2, 1, &size), DEMO_BLOCK_END);
+    size_t last = pos; /* the last block before the end block, cut by one byte */
+    while (last + 2 + (size_t)(data[last] | data[last + 1] << 8) < len - 2)
+        last += 2 + (size_t)(data[last] | data[last + 1] << 8);
+    CHECK_EQ(demo_mvd2_decoder.block_at(data, len - 3, last, 1, &size), DEMO_BLOCK_CUT);
+    run_close(&r);
+    free(data);
+}
