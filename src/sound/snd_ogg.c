@@ -28,12 +28,58 @@
 #pragma GCC diagnostic pop
 #endif
 
+/* stb_vorbis 1.22 (Debian's) reads the comment header's lengths unchecked: a vendor or
+ * comment length of 0xffffffff allocates 0 bytes and writes before or past it, and a comment
+ * count of 2^29 or more overflows its int allocation size, after which its clean-up reads the
+ * list past the end (fuzz_sound under ASan). Refuse those first: walk the comment header
+ * (Vorbis I spec 5.2: "\x03vorbis", vendor length and bytes, a count, then each comment's
+ * length and bytes), no length past the bytes left in the file. Returns 0 with *at the
+ * offset of the bad length. The header normally lies within one OGG page; a file whose
+ * header a page boundary splits may be refused too (and plays silent). */
+static int ogg_comments_ok(const uint8_t *d, size_t len, size_t *at)
+{
+    static const uint8_t sig[7] = {3, 'v', 'o', 'r', 'b', 'i', 's'};
+    size_t p = 0;
+    while (p + sizeof sig <= len && memcmp(d + p, sig, sizeof sig) != 0)
+        p++;
+    if (p + sizeof sig > len)
+        return 1; /* no comment header: stb reports that itself */
+    p += sizeof sig;
+    uint32_t count = 1; /* the vendor string first, then the comments */
+    for (uint32_t k = 0; k <= count; k++) {
+        if (len - p < 4) {
+            *at = p;
+            return 0;
+        }
+        uint32_t n = (uint32_t)d[p] | (uint32_t)d[p + 1] << 8 | (uint32_t)d[p + 2] << 16 |
+                     (uint32_t)d[p + 3] << 24;
+        if (k == 1) { /* after the vendor: the count, each comment at least 4 bytes */
+            if (n > (len - p - 4) / 4) {
+                *at = p;
+                return 0;
+            }
+            count = n + 1;
+            p += 4;
+            continue;
+        }
+        if (n > len - p - 4) {
+            *at = p;
+            return 0;
+        }
+        p += 4 + n;
+    }
+    return 1;
+}
+
 qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)
 {
     out->pcm = NULL;
     out->len = 0;
     if (len > 0x7fffffff)
         return qd_fail(err, QD_ERR_LIMIT, 0, "%zu bytes: too large an OGG file", len);
+    size_t bad;
+    if (!ogg_comments_ok(data, len, &bad))
+        return qd_fail(err, QD_ERR_BAD_DATA, bad, "Vorbis comment header: a length past the file's end");
     stb_vorbis_alloc work;
     work.alloc_buffer_length_in_bytes = OGG_WORK_BYTES;
     work.alloc_buffer = malloc(OGG_WORK_BYTES);
