@@ -475,3 +475,21 @@ TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
     app_audio_free(&a);
     free(cl);
 }
+
+/* fuzz_sound's OGG whose comment header claims more comments than the file has bytes: stb
+ * 1.22 overflowed its allocation size and read past its buffer cleaning up (CI's ASan
+ * replay); it is refused first, with the offset of the count, inside the file. */
+TEST(sound_ogg_comment_count_overflow_refused)
+{
+    size_t n = 0;
+    unsigned char *d = test_read_file("tests/crashers/sound/ogg-comment-count-overflow", &n);
+    if (!d)
+        SKIP("run from the project root");
+    snd_sample s;
+    qd_error err = {0};
+    CHECK_EQ(snd_decode_ogg(d, n, &s, &err), QD_ERR_BAD_DATA);
+    CHECK(err.offset > 7 && err.offset + 4 <= n);
+    CHECK(strstr(err.msg, "comment header") != NULL);
+    CHECK(s.pcm == NULL);
+    free(d);
+}
