@@ -93,10 +93,16 @@
 #define QW_PEXT_SPAWNSTATIC2 0x00400000u
 #define QW_PEXT_256PACKETENTITIES 0x01000000u
 #define QW_PEXT_CHUNKEDDOWNLOADS 0x20000000u
+/* Two bits ezQuake 3.6 asks for by default (ezQuake cl_main.c CL_SupportedFTEExtensions)
+ * that change no message a demo holds: ACCURATETIMINGS only makes the server send its
+ * time in every datagram as an svc_updatestatlong of STAT_TIME (mvdsv sv_send.c), a message
+ * every demo may hold; HLBSP lets the client load Half-Life maps. */
+#define QW_PEXT_ACCURATETIMINGS 0x00000040u
+#define QW_PEXT_HLBSP 0x00000200u
 #define QW_PEXT_SUPPORTED                                                                      \
     (QW_PEXT_TRANS | QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 |               \
      QW_PEXT_COLOURMOD | QW_PEXT_SPAWNSTATIC2 | QW_PEXT_256PACKETENTITIES |                    \
-     QW_PEXT_CHUNKEDDOWNLOADS)
+     QW_PEXT_CHUNKEDDOWNLOADS | QW_PEXT_ACCURATETIMINGS | QW_PEXT_HLBSP)
 #define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
 #define QW_PEXT2_VOICECHAT 0x00000002u
 #define QW_PEXT2_SUPPORTED (QW_PEXT2_PRYDONCURSOR | QW_PEXT2_VOICECHAT)

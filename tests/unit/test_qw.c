@@ -636,6 +636,30 @@ TEST(qw_refuses_unknown_extensions)
     CHECK_MSG(strstr(err.msg, "protocol 29") != NULL, "%s", err.msg);
 }
 
+/* ezQuake's default FTE bits ACCURATETIMINGS (0x40) and HLBSP (0x200) change no demo
+ * message: a .qwd announcing them decodes, and its svc_updatestatlong of STAT_TIME (17, the
+ * server's time in ms that ACCURATETIMINGS sends) is read as any stat. The bit names are
+ * FTE's protocol.h PEXT_ACCURATETIMINGS and PEXT_HLBSP. */
+TEST(qw_accepts_ezquake_default_bits)
+{
+    static buf f, m;
+    qd_error err;
+    static const uint32_t ext[] = {QW_PROTOCOL_FTE, 0x40 | 0x200, 0};
+    f.n = m.n = 0;
+    serverdata(&m, 0, 0, ext);
+    put8(&m, QW_SVC_UPDATESTATLONG);
+    put8(&m, 17);
+    put32(&m, 123456);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
+    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x8000, 0}; /* + FLOATCOORDS */
+    f.n = m.n = 0;
+    serverdata(&m, 0, 0, more);
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "PEXT_FLOATCOORDS") != NULL, "%s", err.msg);
+}
+
 TEST(qw_damage_has_offsets)
 {
     static buf f, m;
