@@ -9,6 +9,7 @@
 #   make fuzz-long  run every fuzz target for FUZZ_TIME seconds (default 600) each, one after
 #                   another (FUZZ_RUNS=N: or until N executions); FUZZ_TARGETS="dem qwd" picks
 #                   some; rows go to B/fuzz-long.md
+#   make gallery    render the README's pictures into assets/gallery/ (free data only)
 #   make install    install to PREFIX (default /usr/local; DESTDIR stages it); make uninstall
 #   make sweep      the damaged-demo sweep (tests/sweep.sh) over every real demo, sanitizer
 #                   build; SWEEP_EVERY=16 runs CI's fixed sample
@@ -59,7 +60,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
-.PHONY: all deps test-deps run test bench fuzz fuzz-replay fuzz-long sweep clean install uninstall
+.PHONY: all deps test-deps run test bench fuzz fuzz-replay fuzz-long sweep clean install uninstall gallery
 # Keep intermediate objects (the fuzz targets' .o files), so make never deletes files after
 # the test run's closing line.
 .SECONDARY:
@@ -157,6 +158,10 @@ uninstall:
 	  command -v update-mime-database >/dev/null && update-mime-database $(SHAREDIR)/mime || true; \
 	  command -v update-desktop-database >/dev/null && update-desktop-database $(SHAREDIR)/applications || true; \
 	fi
+
+# The README's pictures (assets/gallery/), from free data only.
+gallery: deps $(B)/qdemo
+	tests/gallery.sh $(B)/qdemo
 
 # The sample demo and its map live in assets/ (GPL; see assets/README.md).
 run: deps $(B)/qdemo
