@@ -250,9 +250,13 @@ static int match(const names *nm, const char *tpl, const char *line, int *v, int
     }
 }
 
-/* line without trailing newlines and spaces, in buf. */
+/* line without leading spaces and trailing newlines and spaces, in buf. A print that ends
+ * "\n " leaves its space at the start of the next line (overkill.mvd's "electrocutes
+ * himself.\n " before an obituary). */
 static const char *trimmed(const char *line, char *buf, size_t cap)
 {
+    while (*line == ' ')
+        line++;
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
         n--;

@@ -245,6 +245,11 @@ TEST(facts_quake_obituary_names)
     CHECK_EQ(ev.actor, 3);
     CHECK(!qr_obituary(&cl, "zed was nailed by a b", &ev));
     CHECK(!qr_obituary(&cl, "a b was nailed by zed", &ev));
+    /* the space a print ending "\n " leaves before the next line (overkill.mvd at 34.406 s
+     * and 102.015 s: "...electrocutes himself.\n " then an obituary) */
+    CHECK(qr_obituary(&cl, " a b c was gibbed by \xcf\xcf's rocket\n", &ev));
+    CHECK_EQ(ev.target, 5);
+    CHECK_EQ(ev.actor, 7);
     CHECK(qr_chat(&cl, "(a b c): go quad", &ev));
     CHECK_EQ(ev.actor, 5);
     CHECK(ev.flags & CL_EVF_TEAM);
