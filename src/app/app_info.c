@@ -9,6 +9,7 @@
 #include "../common/file.h"
 #include "../model/model.h"
 #include "../render/render.h"
+#include "../sound/snd.h"
 
 #include "app.h"
 
@@ -373,6 +374,32 @@ void app_models_free(app_models *m)
     memset(m, 0, sizeof *m);
 }
 
+/* The sounds of the level that no file on the search path holds (as snd_bank_find would look
+ * for them: the game's sound folder; Quake III also the .ogg of a .wav), in a new list of
+ * pointers into lvl; *n their count. */
+static const char **missing_sounds(const pak_fs *fs, const cl_level *lvl, int *n)
+{
+    *n = 0;
+    const char **out = calloc((size_t)(lvl->num_sounds > 0 ? lvl->num_sounds : 1), sizeof *out);
+    for (int i = 1; out && i < lvl->num_sounds && i < CL_MAX_SOUNDS; i++) {
+        const char *name = lvl->sounds[i];
+        char file[CL_NAME_LEN + 16];
+        if (!name[0] || name[0] == '*') /* "*name": a player's own sound, by model */
+            continue;
+        int found = snd_file_name(lvl->game, name, file, sizeof file) && fs &&
+                    pak_find(fs, file, NULL);
+        size_t len = strlen(file);
+        if (!found && lvl->game == CL_GAME_Q3 && len > 4 &&
+            strcmp(file + len - 4, ".wav") == 0) {
+            memcpy(file + len - 4, ".ogg", 4);
+            found = fs && pak_find(fs, file, NULL);
+        }
+        if (!found)
+            out[(*n)++] = name;
+    }
+    return out;
+}
+
 int app_info(const app_opts *o)
 {
     qd_error err = {0};
@@ -380,7 +407,7 @@ int app_info(const app_opts *o)
     if (!d) {
         if (o->json) {
             printf("{\"format\": \"unknown\", \"protocol\": 0, \"map\": \"\", \"duration_s\": 0, "
-                   "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], \"textures_missing\": [], "
+                   "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], \"textures_missing\": [], \"sounds_missing\": [], "
                    "\"damaged\": [], \"complete\": false, \"error\": ");
             char line[400];
             snprintf(line, sizeof line, "offset %llu: %s: %s", (unsigned long long)err.offset,
@@ -439,6 +466,8 @@ int app_info(const app_opts *o)
         missing[i] = !fs || !pak_find(fs, models.names[i], NULL);
     tex_list tex = {0};
     missing_textures(fs, &models, missing, map, &tex);
+    int nsnd_missing = 0;
+    const char **snd_missing = missing_sounds(fs, &cl->level, &nsnd_missing);
 
     if (o->json) {
         printf("{\"format\": ");
@@ -485,6 +514,8 @@ int app_info(const app_opts *o)
         }
         printf("], \"textures_missing\": [");
         json_strs(tex.names, tex.n);
+        printf("], \"sounds_missing\": [");
+        json_strs((char *const *)snd_missing, nsnd_missing);
         printf("], \"damaged\": [");
         for (int i = 0; i < ndamaged; i++) {
             const demo_damage *g = demo_damaged(d, i);
@@ -541,6 +572,10 @@ int app_info(const app_opts *o)
             printf("textures:  %d missing (drawn flat)\n", tex.n);
         for (int i = 0; i < tex.n; i++)
             printf("  missing: %s\n", tex.names[i]);
+        if (nsnd_missing)
+            printf("sounds:    %d missing (silent)\n", nsnd_missing);
+        for (int i = 0; i < nsnd_missing; i++)
+            printf("  missing: %s\n", snd_missing[i]);
         for (int i = 0; i < ndamaged; i++) {
             const demo_damage *g = demo_damaged(d, i);
             printf("damaged:   bytes %llu..%llu skipped: %s\n", (unsigned long long)g->offset,
@@ -555,6 +590,7 @@ int app_info(const app_opts *o)
         free(tex.names[i]);
     free(tex.names);
     app_models_free(&models);
+    free(snd_missing);
     game_dirs_free(&folders);
     pak_fs_close(fs);
     free(cl);

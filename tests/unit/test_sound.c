@@ -2,6 +2,7 @@
  * channel override and voice limit, Quake III event sounds, and `render --audio`. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -492,4 +493,30 @@ TEST(sound_ogg_comment_count_overflow_refused)
     CHECK(strstr(err.msg, "comment header") != NULL);
     CHECK(s.pcm == NULL);
     free(d);
+}
+
+/* `info` names the sounds no file on the search path holds: the bundled sample asks for
+ * Quake's weapons/r_exp3.wav (its serverinfo's sound list) and the sample carries no sound;
+ * OpenArena's demo088 asks for sound/world/fireloud.wav, which no pk3 of Debian's OpenArena
+ * data holds (checked with unzip -l), while its other sounds are there. */
+TEST(sound_info_lists_missing_sounds)
+{
+    const char *q = getenv("QDEMO");
+    if (!q || !*q || access(q, X_OK) != 0 || access("assets/smoothme.dem", R_OK) != 0)
+        SKIP("run from the project root with QDEMO set (make test)");
+    static char out[1 << 16];
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json assets/smoothme.dem -p assets", q), 0);
+    const char *m = strstr(out, "\"sounds_missing\": [");
+    CHECK(m && strstr(m, "\"weapons/r_exp3.wav\"") && strstr(m, "]") > strstr(m, "r_exp3"));
+    char path[1024];
+    if (!test_realfile(path, sizeof path,
+                       "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71") ||
+        access("/usr/share/games/openarena/baseoa", R_OK) != 0)
+        SKIP("no demo088 or no OpenArena data");
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json -b /usr/share/games/openarena '%s'",
+                          q, path),
+             0);
+    m = strstr(out, "\"sounds_missing\": [");
+    CHECK_MSG(m && strncmp(m, "\"sounds_missing\": [\"sound/world/fireloud.wav\"]", 46) == 0,
+              "%.200s", m ? m : out);
 }
