@@ -585,6 +585,67 @@ void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double
     }
 }
 
+int player_team_totals(const cl_state *cl, player_team *rows, int max)
+{
+    int n = 0, named = 0, players = 0;
+    for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+        const cl_player *pl = &cl->players[i];
+        if (!pl->active || pl->spectator)
+            continue;
+        players++;
+        if (!pl->team_name[0])
+            continue;
+        named++;
+        int t = 0;
+        while (t < n && strcmp(rows[t].name, pl->team_name) != 0)
+            t++;
+        if (t == n) {
+            if (n == max)
+                continue;
+            memset(&rows[n], 0, sizeof rows[n]);
+            snprintf(rows[n].name, sizeof rows[n].name, "%s", pl->team_name);
+            rows[n].low = rows[n].high = pl->frags;
+            n++;
+        }
+        player_team *r = &rows[t];
+        r->total += pl->frags;
+        r->players++;
+        r->low = pl->frags < r->low ? pl->frags : r->low;
+        r->high = pl->frags > r->high ? pl->frags : r->high;
+    }
+    if (n < 2 || named != players)
+        return 0; /* no team game: one team, or players without one */
+    for (int i = 1; i < n; i++) /* most frags first, ties in the order first seen */
+        for (int j = i; j > 0 && rows[j].total > rows[j - 1].total; j--) {
+            player_team t = rows[j];
+            rows[j] = rows[j - 1];
+            rows[j - 1] = t;
+        }
+    return n;
+}
+
+/* QuakeWorld's Sbar_TeamOverlay (client/sbar.c): "low/avg/high team total players", then a
+ * row a team, 8 units apart from y; returns the y below them. */
+static int draw_team_rows(const cl_state *cl, const r_hud *hud, rast_fb *fb, int x0, int k)
+{
+    player_team rows[CL_MAX_PLAYERS];
+    int n = player_team_totals(cl, rows, CL_MAX_PLAYERS);
+    if (n == 0)
+        return 40;
+    int x = x0 + 36 * k, y = 24;
+    draw_fill_rect(fb, x - 4 * k, (y - 4) * k, 256 * k, (n * 8 + 20) * k, 0xa0000000u);
+    hud_line(hud, fb, x, y * k, "low/avg/high team total players", k);
+    y += 16;
+    for (int i = 0; i < n && y + 8 <= 120; i++, y += 8) {
+        char line[64];
+        int avg = rows[i].players ? rows[i].total / rows[i].players : 0;
+        snprintf(line, sizeof line, "%3d/%3d/%3d %-4.4s %5d %7d", rows[i].low, avg, rows[i].high,
+                 rows[i].name, rows[i].total, rows[i].players);
+        hud_line(hud, fb, x, y * k, line, k);
+    }
+    return y + 8;
+}
+
 void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hud,
                         const uint32_t palette[256], rast_fb *fb)
 {
@@ -607,10 +668,11 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
     int k = fb->h / 240 < fb->w / 320 ? fb->h / 240 : fb->w / 320;
     k = k < 1 ? 1 : k;
     int x0 = (fb->w - 320 * k) / 2;
-    draw_fill_rect(fb, x0 + 72 * k, 32 * k, 176 * k, (n * 10 + 12) * k, 0xa0000000u);
-    for (int r = 0; r < n && 40 + r * 10 + 8 <= 240; r++) {
+    int top = draw_team_rows(cl, hud, fb, x0, k); /* a team game: the teams first */
+    draw_fill_rect(fb, x0 + 72 * k, (top - 8) * k, 176 * k, (n * 10 + 12) * k, 0xa0000000u);
+    for (int r = 0; r < n && top + r * 10 + 8 <= 240; r++) {
         const cl_player *pl = &cl->players[order[r]];
-        int x = x0 + 80 * k, y = (40 + r * 10) * k;
+        int x = x0 + 80 * k, y = (top + r * 10) * k;
         /* Sbar_ColorForMap: the middle shade of the colour's row of 16 */
         uint32_t top = palette[(pl->top & 15) * 16 + 8], bot = palette[(pl->bottom & 15) * 16 + 8];
         draw_fill_rect(fb, x, y, 40 * k, 4 * k, top | 0xff000000u);

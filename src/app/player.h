@@ -93,6 +93,16 @@ void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double
 
 /* The scoreboard when shown is set (F1) or at intermission: the players by frags with their
  * colours (palette: the game's), in the game's font when hud has it. */
+/* A team's row of QuakeWorld's team scoreboard. */
+typedef struct player_team {
+    char name[16];
+    int total, players, low, high; /* frags: the sum, and the lowest and highest player's */
+} player_team;
+
+/* The teams of cl's playing players, most frags first, into rows (at most max); 0 when this
+ * is no team game (fewer than two teams, or a player without a team name). */
+int player_team_totals(const cl_state *cl, player_team *rows, int max);
+
 void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hud,
                         const uint32_t palette[256], rast_fb *fb);
 

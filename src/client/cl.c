@@ -458,6 +458,13 @@ void cl_set_player_team(cl_state *cl, int slot, int team)
                                                                                : CL_TEAM_NONE);
 }
 
+void cl_set_player_team_name(cl_state *cl, int slot, const char *name)
+{
+    cl_player *p = player(cl, slot);
+    if (p)
+        copy_name(p->team_name, sizeof p->team_name, name);
+}
+
 void cl_set_player_ping(cl_state *cl, int slot, int ping)
 {
     cl_player *p = player(cl, slot);

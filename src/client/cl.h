@@ -182,6 +182,8 @@ typedef struct cl_player {
     int32_t deaths;           /* counted by cl_event_add from CL_EV_FRAG events */
     int16_t ping;             /* ms, 0 unknown */
     uint8_t team;             /* CL_TEAM_* */
+    char team_name[16];       /* the team as the game names it (QuakeWorld's "team" userinfo:
+                               * "red", "dvc", ...), "" none: the scoreboard's team rows */
     uint8_t has_stats;        /* cl_state.player_stats[slot] is this player's own */
 } cl_player;
 
@@ -464,6 +466,8 @@ void cl_set_stats(cl_state *cl, int slot, const cl_stats *st);
 void cl_set_player_look(cl_state *cl, int slot, const char *model, const char *skin,
                         const char *head);
 void cl_set_player_team(cl_state *cl, int slot, int team);
+/* The team's own name (longer names are cut at 15 bytes; Quake's scoreboard shows 4). */
+void cl_set_player_team_name(cl_state *cl, int slot, const char *name);
 void cl_set_player_ping(cl_state *cl, int slot, int ping);
 /* Append an event, stamped with cl->time; the ring keeps the latest CL_MAX_EVENTS. A
  * CL_EV_FRAG counts a death for its target and is marked CL_EVF_SUICIDE when it has no

@@ -335,6 +335,7 @@ static void apply_user_key(ctx *c, int slot, const char *key, const char *val)
         cl_set_player_team(c->cl, slot, !strcmp(val, "red") ? CL_TEAM_RED
                                         : !strcmp(val, "blue") ? CL_TEAM_BLUE
                                                                : CL_TEAM_NONE);
+        cl_set_player_team_name(c->cl, slot, val);
     } else if (!strcmp(key, "skin")) {
         cl_set_player_look(c->cl, slot, "player", val[0] ? val : "base", "");
     }

@@ -160,3 +160,32 @@ TEST(desktop_info_on_several_demos)
              1);
     CHECK(strstr(out, "takes one demo") != NULL);
 }
+
+/* QuakeWorld's team scoreboard rows (Sbar_TeamOverlay: low/avg/high, team, total,
+ * players), most frags first; no rows without two teams or with a player on none. */
+TEST(desktop_team_totals_by_hand)
+{
+    static cl_state cl;
+    cl_reset(&cl);
+    cl_level_begin(&cl, CL_GAME_QW, 28, 32, "");
+    const struct {
+        const char *name, *team;
+        int frags;
+    } who[] = {{"a", "blue", 5}, {"b", "red", 3}, {"c", "blue", -1}, {"d", "red", 9}};
+    for (int i = 0; i < 4; i++) {
+        cl_set_player_name(&cl, i, who[i].name);
+        cl_set_player_team_name(&cl, i, who[i].team);
+        cl_set_player_frags(&cl, i, who[i].frags);
+    }
+    player_team rows[8];
+    CHECK_EQ(player_team_totals(&cl, rows, 8), 2);
+    CHECK_STR(rows[0].name, "red"); /* 3 + 9 = 12 over 5 - 1 = 4 */
+    CHECK(rows[0].total == 12 && rows[0].players == 2 && rows[0].low == 3 && rows[0].high == 9);
+    CHECK_STR(rows[1].name, "blue");
+    CHECK(rows[1].total == 4 && rows[1].players == 2 && rows[1].low == -1 && rows[1].high == 5);
+    cl_set_player_team_name(&cl, 3, ""); /* d on no team: no team game to show */
+    CHECK_EQ(player_team_totals(&cl, rows, 8), 0);
+    for (int i = 0; i < 4; i++)
+        cl_set_player_team_name(&cl, i, "red"); /* one team: no rows either */
+    CHECK_EQ(player_team_totals(&cl, rows, 8), 0);
+}
