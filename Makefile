@@ -177,10 +177,24 @@ bench: deps $(B)/qdemo $(B)/qdemo-bench
 # main() that runs files through them, built with the normal compiler.
 FUZZ_CC ?= clang
 fuzz: $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(B)/gen/palette_data.c
+# The library is compiled once for every target (instrumented for coverage, ASan, UBSan) into
+# $(B)/fuzz/lib/, then each target links its own file against it.
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(B)/fuzz/lib/%.o) $(B)/fuzz/lib/gen/palette_data.o
+$(B)/fuzz/lib/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/fuzz/lib/gen/palette_data.o: $(B)/gen/palette_data.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(B)/fuzz/libqdemo-fuzz.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/fuzz/libqdemo-fuzz.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(PKG_CFLAGS) \
-	  -o $@ $< $(LIB_SRC) $(B)/gen/palette_data.c $(PKG_LIBS) -lm -lpthread
+	  -o $@ $< $(B)/fuzz/libqdemo-fuzz.a $(PKG_LIBS) -lm -lpthread
 $(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libqdemo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

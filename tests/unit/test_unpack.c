@@ -259,3 +259,54 @@ TEST(unpack_other_bytes_pass_through)
     CHECK_EQ(demo_unpack("a.dem", dem, sizeof dem - 1, 1000, &u, &err), QD_OK);
     CHECK(!u.data);
 }
+
+/* Issue #17's check: a real `.mvd.gz` and a real `.dm_68` alone in a zip decode to the same
+ * frames and the same end as the plain files. */
+static void same_as_plain(const char *rel, int zip)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, rel))
+        return;
+    size_t n;
+    uint8_t *raw = test_read_file(path, &n);
+    if (!raw)
+        return;
+    gbuf packed = {0};
+    const char *base = strrchr(rel, '/') + 1;
+    char label[300];
+    if (zip) {
+        const char *names[] = {base};
+        const uint8_t *data[] = {raw};
+        size_t lens[] = {n};
+        zip_stored(&packed, names, data, lens, 1);
+        snprintf(label, sizeof label, "%s.zip", base);
+    } else {
+        gzip_member(&packed, raw, n);
+        snprintf(label, sizeof label, "%s.gz", base);
+    }
+    qd_error err = {0};
+    demo_t *plain = demo_open_mem(base, raw, n, &err);
+    demo_t *other = demo_open_file_mem(label, packed.p, packed.len, &err);
+    CHECK_MSG(plain && other, "%s: %s", label, err.msg);
+    if (plain && other) {
+        qd_err c1, c2;
+        int f1 = frames_of(plain, &c1), f2 = frames_of(other, &c2);
+        CHECK_MSG(f1 > 0 && f1 == f2 && c1 == c2, "%s: %d/%d frames", label, f1, f2);
+        CHECK_EQ(demo_get_format(other), demo_get_format(plain));
+        CHECK_EQ(demo_protocol(other), demo_protocol(plain));
+    }
+    demo_close(plain);
+    demo_close(other);
+    free(packed.p);
+    free(raw);
+}
+
+TEST(unpack_real_mvd_gz_and_zipped_dm68)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd") ||
+        !test_realfile(path, sizeof path, "dm_68/udt_dm_68_team_chat.dm_68"))
+        SKIP("no mvdparser_ffa_5_dm4 .mvd or udt_dm_68_team_chat in realdata");
+    same_as_plain("mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd", 0);
+    same_as_plain("dm_68/udt_dm_68_team_chat.dm_68", 1);
+}
