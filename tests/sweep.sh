@@ -23,6 +23,8 @@ export SWEEP_TIMEOUT=${SWEEP_TIMEOUT:-60} SWEEP_MEM_MB=${SWEEP_MEM_MB:-2048}
 export SWEEP_KEEP=${SWEEP_KEEP:-}
 qdemo=$(cd "$(dirname "$qdemo")" && pwd)/$(basename "$qdemo")
 export QDEMO_BIN=$qdemo
+# the demos' own bytes are under test, not whatever game data this machine has installed
+export QDEMO_NO_AUTODETECT=1
 
 if [ ! -d "$realdata" ]; then
     echo "sweep: no real data at $realdata: skipped"
