@@ -241,6 +241,8 @@ void q2_fill_stats(const q2_names *s, const q2_pstate *ps, double t, cl_stats *s
         st->ammo_of[st->ammo_type] = st->ammo;
     }
     st->weapon = s->model_weapon[ps->gunindex];
+    st->gun_model = ps->gunindex; /* the view weapon's model index and frame [DM2 3.18] */
+    st->gun_frame = ps->gunframe;
     if (st->weapon)
         st->weapons = 1u << st->weapon;
     k = image_kind(s, ps->stats[Q2_STAT_TIMER_ICON]);
@@ -395,6 +397,12 @@ void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e)
     }
     e->model = q->model[0];
     e->model2 = q->model[1];
+    int client = q->skin & 0xff;
+    if (client < CL_MAX_PLAYERS && e->model == Q2_CUSTOM_MODEL)
+        e->model = (uint16_t)(Q2_PLAYER_MODEL_SLOT + client);
+    if (client < CL_MAX_PLAYERS && e->model2 == Q2_CUSTOM_MODEL)
+        e->model2 = (uint16_t)(Q2_PLAYER_WEAPON_SLOT + client); /* the vwep index (skinnum >> 8)
+                                                                  * is not followed */
     e->frame = q->frame;
     e->skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
     e->fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
@@ -402,6 +410,12 @@ void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e)
         e->player = (uint8_t)q->number; /* client k's body is entity k + 1 */
     if (q->renderfx & Q2_RF_TRANSLUCENT)
         e->alpha = 77; /* 0.3, as the reference client draws it */
+    if (q->renderfx & Q2_RF_FULLBRIGHT)
+        e->flags |= CL_EF_FULLBRIGHT;
+    if (q->renderfx & Q2_RF_SHELL_RED)
+        e->fx |= CL_FX_GLOW_RED;
+    if (q->renderfx & Q2_RF_SHELL_BLUE)
+        e->fx |= CL_FX_GLOW_BLUE;
 }
 
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
@@ -576,6 +590,29 @@ static qd_err parse_serverdata(ctx *c)
 
 /* ---- svc_configstring [DM2 3.14] ---- */
 
+/* Client slot's body, skin and weapon model slots from "model/skin" (Q2_PLAYER_MODEL_SLOT);
+ * an empty or malformed look clears them (a model or skin name is one path element). */
+static void player_models(cl_state *cl, int slot, const char *look)
+{
+    if (slot >= CL_MAX_PLAYERS)
+        return;
+    const char *sl = strchr(look, '/');
+    int ok = sl && sl > look && sl[1] && !strchr(sl + 1, '/') && !strchr(look, '.') &&
+             strlen(look) < CL_NAME_LEN - 24;
+    if (!ok && Q2_PLAYER_MODEL_SLOT + slot >= cl->level.num_models)
+        return; /* nothing to clear */
+    char body[CL_NAME_LEN] = "", weapon[CL_NAME_LEN] = "", skin[CL_NAME_LEN] = "";
+    if (ok) {
+        int n = (int)(sl - look);
+        snprintf(body, sizeof body, "players/%.*s/tris.md2", n, look);
+        snprintf(weapon, sizeof weapon, "players/%.*s/weapon.md2", n, look);
+        snprintf(skin, sizeof skin, "players/%.*s/%s.pcx", n, look, sl + 1);
+    }
+    cl_set_model(cl, Q2_PLAYER_MODEL_SLOT + slot, body);
+    cl_set_model(cl, Q2_PLAYER_WEAPON_SLOT + slot, weapon);
+    cl_set_model(cl, Q2_PLAYER_MODEL_SLOT + slot + CL_SKIN_SLOTS, skin);
+}
+
 void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs)
 {
     if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
@@ -614,6 +651,7 @@ void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t 
             if (sl)
                 *sl = '/';
         }
+        player_models(cl, slot, bs ? bs + 1 : "");
     }
 }
 

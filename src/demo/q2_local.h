@@ -149,7 +149,18 @@
 
 /* svc_muzzleflash value: MZ_SILENCED is or'ed into the weapon number [q_shared.h] */
 #define Q2_MZ_SILENCED 128
+#define Q2_RF_FULLBRIGHT 8 /* entity_state_t.renderfx RF_* [q_shared.h] */
 #define Q2_RF_TRANSLUCENT 32
+#define Q2_RF_SHELL_RED 1024
+#define Q2_RF_SHELL_BLUE 4096
+/* modelindex 255 is "the client's own model" [Q2CL cl_ents.c CL_AddPacketEntities: the
+ * clientinfo of skinnum & 255]: client c's body, players/M/tris.md2 of its player-skin
+ * configstring, goes in model slot Q2_PLAYER_MODEL_SLOT + c, its skin players/M/S.pcx in
+ * that slot + CL_SKIN_SLOTS and its weapon players/M/weapon.md2 (modelindex2 255) in slot
+ * Q2_PLAYER_WEAPON_SLOT + c; clients up to CL_MAX_PLAYERS. */
+#define Q2_CUSTOM_MODEL 255
+#define Q2_PLAYER_MODEL_SLOT 256
+#define Q2_PLAYER_WEAPON_SLOT (Q2_PLAYER_MODEL_SLOT + CL_SKIN_SLOTS + CL_MAX_PLAYERS)
 
 /* entity_state_t.effects EF_* [q_shared.h] that have a neutral look (q2.c q2_fx) */
 #define Q2_EF_ROTATE 0x1u

@@ -20,10 +20,7 @@ static float dot3(const float a[3], const float b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* Quake's R_DrawAliasModel lighting: ambient and shade both start at the floor's light
- * (R_LightPoint), ambient capped at 128 and ambient + shade at 192; a vertex gets ambient
- * plus shade times the cosine to the light. */
-static void alias_light(const r_assets *a, const float origin[3], float *ambient, float *shade)
+void r_alias_light(const r_assets *a, const float origin[3], float *ambient, float *shade)
 {
     float l = 128;
     if (a && a->world.bsp)
@@ -88,6 +85,38 @@ static void light_plane(const r_view *v, const float *P[3], const float row[3], 
     out[2] = row[0] - out[0] * sp[0][0] - out[1] * sp[0][1];
 }
 
+float r_alias_row(float ambient, float shade, const float vn[3])
+{
+    float len = sqrtf(dot3(vn, vn));
+    float c = len > 0 ? dot3(vn, light_dir) / len : 0;
+    float L = (ambient + shade * (c > 0 ? c : 0)) * R_LIGHT_GAIN;
+    return (255.0f - L) / 4.0f;
+}
+
+void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
+                const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags)
+{
+    rast_tex tex;
+    memset(&tex, 0, sizeof tex);
+    float S[3], T[3], s0, t0;
+    if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
+        !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
+        return;
+    float dist = dot3(n, P[0]);
+    tex.index = sk->pixels;
+    tex.lut = sk->lut;
+    tex.w = sk->w;
+    tex.h = sk->h;
+    r_attr_plane(v, n, dist, S, s0, tex.s);
+    r_attr_plane(v, n, dist, T, t0, tex.t);
+    r_attr_plane(v, n, dist, NULL, 0, tex.q);
+    light_plane(v, P, row, tex.lrow);
+    float tri[3][3];
+    for (int k = 0; k < 3; k++)
+        memcpy(tri[k], P[k], sizeof tri[k]);
+    r_draw_poly_tex(v, (const float(*)[3])tri, 3, &tex, flags);
+}
+
 /* Textured alias triangles (Quake's skins through the colormap, Gouraud light per vertex as
  * R_AliasTransformAndProjectFinalVerts: light L = ambient + shade * cos, row (255 - L) / 4).
  * Vertex normals are the mean of the posed triangles' normals around each vertex. */
@@ -126,6 +155,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             for (int j = 0; j < 3; j++)
                 nrm[m->tris[i].v[k]][j] += n[j];
     }
+    r_skin8 sk = {pixels, a->lut, (int)m->skin_width, (int)m->skin_height};
     for (uint32_t i = 0; i < m->num_tris; i++) {
         const mdl_alias_tri *tr = &m->tris[i];
         const float *P[3] = {w[tr->v[0]], w[tr->v[1]], w[tr->v[2]]};
@@ -140,31 +170,9 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             /* the back half of the skin for a seam vertex of a back-facing triangle */
             sv[k] = (float)st->s + (st->onseam && !tr->front ? (float)m->skin_width * 0.5f : 0);
             tv[k] = (float)st->t;
-            const float *vn = nrm[tr->v[k]];
-            float len = sqrtf(dot3(vn, vn));
-            float c = len > 0 ? dot3(vn, light_dir) / len : 0;
-            float L = (ambient + shade * (c > 0 ? c : 0)) * R_LIGHT_GAIN;
-            row[k] = (255.0f - L) / 4.0f;
+            row[k] = r_alias_row(ambient, shade, nrm[tr->v[k]]);
         }
-        rast_tex tex;
-        memset(&tex, 0, sizeof tex);
-        float S[3], T[3], s0, t0;
-        if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
-            !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
-            continue;
-        float dist = dot3(n, P[0]);
-        tex.index = pixels;
-        tex.lut = a->lut;
-        tex.w = (int)m->skin_width;
-        tex.h = (int)m->skin_height;
-        r_attr_plane(v, n, dist, S, s0, tex.s);
-        r_attr_plane(v, n, dist, T, t0, tex.t);
-        r_attr_plane(v, n, dist, NULL, 0, tex.q);
-        light_plane(v, P, row, tex.lrow);
-        float tri[3][3];
-        for (int k = 0; k < 3; k++)
-            memcpy(tri[k], P[k], sizeof tri[k]);
-        r_draw_poly_tex(v, (const float(*)[3])tri, 3, &tex, RAST_OPAQUE);
+        r_skin_tri(v, P, n, sv, tv, row, &sk, RAST_OPAQUE);
     }
     free(nrm);
     free(own);
@@ -221,7 +229,7 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     uint32_t base = s->skin < m->num_skins ? m->skin_colors[s->skin] : m->color;
     uint32_t wire = r_wire_color(base);
     float ambient, shade;
-    alias_light(a, s->origin, &ambient, &shade);
+    r_alias_light(a, s->origin, &ambient, &shade);
     if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
         alias_textured(v, a, m, s->skin < m->num_skins ? s->skin : 0, (const float(*)[3])w,
                        ambient, shade, s->player);
@@ -303,7 +311,8 @@ static void draw_sprite(r_view *v, const mdl_sprite *sp, const cl_entstate *s)
         rast_tex tex;
         memset(&tex, 0, sizeof tex);
         tex.index = f->pixels;
-        tex.lut = v->assets->palette; /* row 0 of a one-row table: the palette itself */
+        /* row 0 of a one-row table: the palette itself (an SP2's own) */
+        tex.lut = sp->palette ? sp->palette : v->assets->palette;
         tex.w = (int)f->width;
         tex.h = (int)f->height;
         tex.has_key = 1;
@@ -360,6 +369,9 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, 
         return;
     case R_KIND_Q3SPRITE:
         r_q3_sprite_entity(v, a, s);
+        return;
+    case R_KIND_MD2:
+        r_md2_entity(v, a, s, next_frame, blend, t);
         return;
     default:
         r_draw_missing(v, s);
