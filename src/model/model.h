@@ -590,6 +590,10 @@ typedef struct mdl_md2 {
 /* Parse an MD2. Counts capped, offsets and indices checked. Errors as mdl_bsp_load. */
 qd_err mdl_md2_load(const uint8_t *data, size_t len, const char *name, mdl_md2 **out,
                     qd_error *err);
+/* Vertex i of m between frames f0 and f1 (out of range: frame 0), lerp 0 at f0 and 1 at f1,
+ * in model units; an out-of-range i gives the origin. */
+void mdl_md2_vertex(const mdl_md2 *m, uint32_t f0, uint32_t f1, float lerp, uint32_t i,
+                    float out[3]);
 void mdl_md2_free(mdl_md2 *m);
 
 #endif

@@ -114,8 +114,7 @@ static void draw_md2(r_view *v, const r_assets *a, const r_model *rm, const cl_e
     }
     for (uint32_t i = 0; i < nv; i++) {
         float p[3];
-        for (int j = 0; j < 3; j++)
-            p[j] = p0[i][j] + (p1[i][j] - p0[i][j]) * blend;
+        mdl_md2_vertex(m, f0, f1, blend, i, p);
         r_xform_point(&x, p, w[i]);
     }
     for (uint32_t i = 0; i < m->num_tris; i++) {
