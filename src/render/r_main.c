@@ -149,15 +149,17 @@ static void render_band(band *bd)
             v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], t) : 256;
         r_surf_turb_table(t, v.turb);
         draw_scene(&v, a, cl, t, o);
-        if (o->gun)
-            draw_gun(&v, a, cl, t);
         if (a->q3) { /* Quake III: the sky, then the blended surfaces over it */
             r_q3_sky(&v, a);
             v.pass = R_PASS_Q3_BLEND;
             r_draw_world(&v, a);
+            v.pass = R_PASS_TEXTURED;
         } else {
             r_surf_sky(&v, a);
         }
+        /* the gun last: its depth clear would let the blended surfaces over everything */
+        if (o->gun)
+            draw_gun(&v, a, cl, t);
     } else {
         v.pass = R_PASS_FLAT;
         draw_scene(&v, a, cl, t, o);
