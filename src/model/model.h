@@ -381,7 +381,19 @@ typedef struct mdl_alias {
     uint8_t *skin0;          /* every skin's (first) picture as palette indices, skin i at
                               * skin0 + i * skin_width * skin_height */
     uint32_t color;          /* skin_colors[0], or grey without skins */
+    uint8_t *skin_more;      /* the later pictures of skin groups, one after another */
+    struct mdl_alias_skingroup {
+        uint32_t num;        /* pictures of the skin (1: a single skin) */
+        uint32_t more;       /* its picture j >= 1 is skin_more picture more + j - 1 */
+        uint32_t first;      /* its pictures' end times start at skin_end[first] */
+    } *skin_groups;          /* num_skins entries */
+    float *skin_end;         /* per picture of a group: its end in the group's cycle (s) */
 } mdl_alias;
+typedef struct mdl_alias_skingroup mdl_alias_skingroup;
+
+/* The picture skin (out of range: skin 0) shows at time t (R_AliasSetupSkin: a skin group
+ * runs through its pictures by their intervals, over and over); NULL without skins. */
+const uint8_t *mdl_alias_skin(const mdl_alias *m, uint32_t skin, double t);
 
 /* The pose frame f shows at time t (R_AliasSetupFrame: a group runs through its poses by
  * their intervals, over and over); out-of-range f is frame 0. */

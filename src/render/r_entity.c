@@ -120,11 +120,13 @@ void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3
 /* Textured alias triangles (Quake's skins through the colormap, Gouraud light per vertex as
  * R_AliasTransformAndProjectFinalVerts: light L = ambient + shade * cos, row (255 - L) / 4).
  * Vertex normals are the mean of the posed triangles' normals around each vertex. */
-static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uint32_t skin,
-                           const float (*w)[3], float ambient, float shade, int player)
+static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
+                           const cl_entstate *s, const float (*w)[3], float ambient,
+                           float shade, double t)
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
-    const uint8_t *pixels = m->skin0 + (size_t)skin * pic;
+    const uint8_t *pixels = mdl_alias_skin(m, s->skin, t); /* a skin group by demo time */
+    int player = s->player;
     /* A player's shirt and pants (Quake's CL_NewTranslation / R_TranslatePlayerSkin): skin
      * indices 16..31 take the player's top colour row, 96..111 the bottom one, each row of
      * 16 shades running up for colours below 8 and down for the rest. */
@@ -155,7 +157,11 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             for (int j = 0; j < 3; j++)
                 nrm[m->tris[i].v[k]][j] += n[j];
     }
-    r_skin8 sk = {pixels, a->lut, (int)m->skin_width, (int)m->skin_height};
+    /* EF looks as a tint (quad blue, pentagram red) and FitzQuake's alpha */
+    uint32_t *look = NULL;
+    unsigned flags;
+    const uint32_t *lut = r_lut_look(a->lut, s, &look, &flags);
+    r_skin8 sk = {pixels, lut, (int)m->skin_width, (int)m->skin_height};
     for (uint32_t i = 0; i < m->num_tris; i++) {
         const mdl_alias_tri *tr = &m->tris[i];
         const float *P[3] = {w[tr->v[0]], w[tr->v[1]], w[tr->v[2]]};
@@ -172,8 +178,9 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             tv[k] = (float)st->t;
             row[k] = r_alias_row(ambient, shade, nrm[tr->v[k]]);
         }
-        r_skin_tri(v, P, n, sv, tv, row, &sk, RAST_OPAQUE);
+        r_skin_tri(v, P, n, sv, tv, row, &sk, flags);
     }
+    free(look);
     free(nrm);
     free(own);
 }
@@ -231,8 +238,7 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     float ambient, shade;
     r_alias_light(a, s->origin, &ambient, &shade);
     if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
-        alias_textured(v, a, m, s->skin < m->num_skins ? s->skin : 0, (const float(*)[3])w,
-                       ambient, shade, s->player);
+        alias_textured(v, a, m, s, (const float(*)[3])w, ambient, shade, t);
         free(w);
         return;
     }
