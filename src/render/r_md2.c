@@ -146,7 +146,7 @@ static void draw_md2(r_view *v, const r_assets *a, const r_model *rm, const cl_e
     /* texel coordinates: the file's st are in pixels of its header's skin size */
     float su = s8.pixels && m->skin_width ? (float)s8.w / (float)m->skin_width : 1;
     float tu = s8.pixels && m->skin_height ? (float)s8.h / (float)m->skin_height : 1;
-    uint32_t base = sk ? sk->color : rast_rgb(160, 160, 160);
+    uint32_t base = sk ? sk->color : rast_rgb(110, 110, 110);
     for (uint32_t i = 0; i < m->num_tris; i++) {
         const mdl_md2_tri *tr = &m->tris[i];
         const float *P[3] = {w[tr->v[0]], w[tr->v[1]], w[tr->v[2]]};

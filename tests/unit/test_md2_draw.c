@@ -382,3 +382,48 @@ TEST(md2_player_from_configstring)
     free(nm);
     free(cl);
 }
+
+/* Mission64's v_blast (real data) names its skins, which are not here: it loads as an MD2
+ * whose skins draw flat, not counted missing, and as the view weapon it shows in the lower
+ * right of the screen (a view model sits right of and below the eye), none of it top left. */
+TEST(md2_real_view_model_without_its_skins)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/md2/mission64-data_weapons_v_blast_tris.md2",
+             test_realdata());
+    size_t len = 0;
+    uint8_t *data = test_read_file(path, &len);
+    if (!data)
+        SKIP("no real data (md2/mission64-data_weapons_v_blast_tris.md2)");
+    files fs = {0};
+    add(&fs, "models/weapons/v_blast/tris.md2", (bytes){data, len, len});
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    cl_set_model(cl, 2, "models/weapons/v_blast/tris.md2");
+    cl_stats st;
+    memset(&st, 0, sizeof st);
+    st.gun_model = 2;
+    cl_set_stats(cl, -1, &st);
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK(a && a->models[2].kind == R_KIND_MD2 && a->models[2].num_skins >= 1);
+    CHECK(!a->models[2].skins[0].pic);
+    CHECK_STR(a->models[2].md2->skins[0], "models/weapons/v_blast/skin.pcx");
+    CHECK_EQ(r_assets_missing(a), 0); /* no map named, no skin counted */
+    rast_fb *on = rast_fb_new(W, H), *off = rast_fb_new(W, H);
+    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_options o = {.mode = R_MODE_FLAT, .gun = 1}, no = {.mode = R_MODE_FLAT};
+    r_render(a, cl, 0, &cam, &o, on);
+    r_render(a, cl, 0, &cam, &no, off);
+    int quarter[4] = {0};
+    for (int i = 0; i < W * H; i++)
+        if (on->color[i] != off->color[i])
+            quarter[(i % W >= W / 2) + 2 * (i / W >= H / 2)]++;
+    CHECK_EQ(quarter[0], 0);
+    CHECK_MSG(quarter[3] > W * H / 16, "%d pixels lower right", quarter[3]);
+    rast_fb_free(on);
+    rast_fb_free(off);
+    r_assets_free(a);
+    free(cl);
+    files_free(&fs);
+}
