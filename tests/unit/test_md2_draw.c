@@ -403,6 +403,7 @@ TEST(md2_real_view_model_without_its_skins)
     cl_stats st;
     memset(&st, 0, sizeof st);
     st.gun_model = 2;
+    st.gun_frame = 9; /* "idle101" (0..4 raise it from below the screen) */
     cl_set_stats(cl, -1, &st);
     qd_error err = {0};
     r_assets *a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
