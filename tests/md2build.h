@@ -8,51 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct bytes {
-    uint8_t *p;
-    size_t n, cap;
-} bytes;
+#include "testbuf.h"
 
-static inline void put(bytes *b, const void *src, size_t n)
-{
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->n, src, n);
-    b->n += n;
-}
-
-static inline void p8(bytes *b, unsigned v)
-{
-    uint8_t c = (uint8_t)v;
-    put(b, &c, 1);
-}
-
-static inline void p16(bytes *b, unsigned v)
-{
-    p8(b, v & 255);
-    p8(b, v >> 8 & 255);
-}
-
-static inline void p32(bytes *b, uint32_t v)
-{
-    p16(b, v & 0xffff);
-    p16(b, v >> 16);
-}
-
-static inline void pf(bytes *b, float f)
-{
-    uint32_t v;
-    memcpy(&v, &f, 4);
-    p32(b, v);
-}
+/* Files are built in testbuf.h's growing gbuf. */
+typedef gbuf bytes;
 
 static inline void pname(bytes *b, const char *s, size_t n)
 {
     char buf[64] = {0};
     snprintf(buf, sizeof buf, "%s", s);
-    put(b, buf, n);
+    gput(b, buf, n);
 }
 
 /* An 8-bit PCX of w x h indices pix, run-length coded (runs of up to 63, bytes of 0xc0 and
@@ -68,7 +33,7 @@ static inline bytes pcx(int w, int h, const uint8_t *pix, const uint8_t pal[768]
     hdr[65] = 1;
     hdr[66] = (uint8_t)w;
     hdr[67] = (uint8_t)(w >> 8);
-    put(&b, hdr, 128);
+    gput(&b, hdr, 128);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w;) {
             uint8_t c = pix[y * w + x];
@@ -76,12 +41,12 @@ static inline bytes pcx(int w, int h, const uint8_t *pix, const uint8_t pal[768]
             while (x + run < w && run < 63 && pix[y * w + x + run] == c)
                 run++;
             if (run > 1 || c >= 0xc0)
-                p8(&b, 0xc0u | (unsigned)run);
-            p8(&b, c);
+                g8(&b, 0xc0u | (unsigned)run);
+            g8(&b, c);
             x += run;
         }
-    p8(&b, 0x0c);
-    put(&b, pal, 768);
+    g8(&b, 0x0c);
+    gput(&b, pal, 768);
     return b;
 }
 
@@ -97,37 +62,37 @@ static inline bytes md2(int nf, int nv, const uint8_t *v, const float *scale, co
     uint32_t ofs_skins = 68, ofs_st = ofs_skins + 64, ofs_tris = ofs_st + 4 * (uint32_t)ns,
              ofs_frames = ofs_tris + 12 * (uint32_t)nt,
              ofs_end = ofs_frames + framesize * (uint32_t)nf;
-    put(&b, "IDP2", 4);
-    p32(&b, 8);
-    p32(&b, (uint32_t)sw);
-    p32(&b, (uint32_t)sh);
-    p32(&b, framesize);
-    p32(&b, 1);
-    p32(&b, (uint32_t)nv);
-    p32(&b, (uint32_t)ns);
-    p32(&b, (uint32_t)nt);
-    p32(&b, 0);
-    p32(&b, (uint32_t)nf);
-    p32(&b, ofs_skins);
-    p32(&b, ofs_st);
-    p32(&b, ofs_tris);
-    p32(&b, ofs_frames);
-    p32(&b, ofs_end);
-    p32(&b, ofs_end);
+    gput(&b, "IDP2", 4);
+    g32(&b, 8);
+    g32(&b, (uint32_t)sw);
+    g32(&b, (uint32_t)sh);
+    g32(&b, framesize);
+    g32(&b, 1);
+    g32(&b, (uint32_t)nv);
+    g32(&b, (uint32_t)ns);
+    g32(&b, (uint32_t)nt);
+    g32(&b, 0);
+    g32(&b, (uint32_t)nf);
+    g32(&b, ofs_skins);
+    g32(&b, ofs_st);
+    g32(&b, ofs_tris);
+    g32(&b, ofs_frames);
+    g32(&b, ofs_end);
+    g32(&b, ofs_end);
     pname(&b, skin, 64);
     for (int i = 0; i < 2 * ns; i++)
-        p16(&b, (uint16_t)st[i]);
+        g16(&b, (uint16_t)st[i]);
     for (int i = 0; i < 6 * nt; i++)
-        p16(&b, tri[i]);
+        g16(&b, tri[i]);
     for (int f = 0; f < nf; f++) {
         for (int j = 0; j < 3; j++)
-            pf(&b, scale[3 * f + j]);
+            gf32(&b, scale[3 * f + j]);
         for (int j = 0; j < 3; j++)
-            pf(&b, trans[3 * f + j]);
+            gf32(&b, trans[3 * f + j]);
         pname(&b, "frame", 16);
         for (int i = 0; i < nv; i++) {
-            put(&b, v + (size_t)(f * nv + i) * 3, 3);
-            p8(&b, 0);
+            gput(&b, v + (size_t)(f * nv + i) * 3, 3);
+            g8(&b, 0);
         }
     }
     return b;

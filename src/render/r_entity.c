@@ -33,14 +33,18 @@ void r_alias_light(const r_assets *a, const float origin[3], float *ambient, flo
 
 /* The outward normal (unnormalised) of triangle t of posed vertices w: MDL triangles wind
  * clockwise seen from outside, so it is CA x BA. */
-static void tri_normal(const float (*w)[3], const mdl_alias_tri *t, float n[3])
+void r_alias_normal(const float *A, const float *B, const float *C, float n[3])
 {
-    const float *A = w[t->v[0]], *B = w[t->v[1]], *C = w[t->v[2]];
     float e1[3] = {C[0] - A[0], C[1] - A[1], C[2] - A[2]};
     float e2[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
     n[0] = e1[1] * e2[2] - e1[2] * e2[1];
     n[1] = e1[2] * e2[0] - e1[0] * e2[2];
     n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+}
+
+static void tri_normal(const float (*w)[3], const mdl_alias_tri *t, float n[3])
+{
+    r_alias_normal(w[t->v[0]], w[t->v[1]], w[t->v[2]], n);
 }
 
 /* The affine attribute over triangle A, B, C that takes the values val[0..2] at its corners:

@@ -178,6 +178,10 @@ uint32_t r_shade(uint32_t c, float light);
 /* A line colour for c that shows on black: c brightened until its largest channel is 200. */
 uint32_t r_wire_color(uint32_t c);
 
+/* The outward normal (unnormalised) of an alias triangle A, B, C (MDL and MD2 triangles
+ * wind clockwise seen from outside): CA x BA. */
+void r_alias_normal(const float *A, const float *B, const float *C, float n[3]);
+
 /* Quake's R_DrawAliasModel lighting: ambient and shade both start at the floor's light
  * under origin (R_LightPoint; 128 without a map), at least 8, ambient capped at 128 and
  * ambient + shade at 192; a vertex gets ambient plus shade times the cosine to the light.

@@ -64,16 +64,10 @@ const uint32_t *r_lut_look(const uint32_t *lut, const cl_entstate *s, uint32_t *
     return l;
 }
 
-/* The outward normal (unnormalised) of an MD2 triangle: they wind as MDL ones (clockwise
- * seen from outside), so it is CA x BA. */
+/* The outward normal of an MD2 triangle: they wind as MDL ones. */
 static void tri_normal(const float (*w)[3], const mdl_md2_tri *t, float n[3])
 {
-    const float *A = w[t->v[0]], *B = w[t->v[1]], *C = w[t->v[2]];
-    float e1[3] = {C[0] - A[0], C[1] - A[1], C[2] - A[2]};
-    float e2[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
-    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    r_alias_normal(w[t->v[0]], w[t->v[1]], w[t->v[2]], n);
 }
 
 /* Model rm (an R_KIND_MD2) at s's place between frames f0 and f1, with skin number skin. */

@@ -67,9 +67,9 @@ static qd_err read_files(void *ctx, const char *name, uint8_t **data, size_t *le
     const files *fs = ctx;
     for (int i = 0; i < fs->n; i++)
         if (strcmp(fs->f[i].name, name) == 0) {
-            *data = malloc(fs->f[i].b.n);
-            memcpy(*data, fs->f[i].b.p, fs->f[i].b.n);
-            *len = fs->f[i].b.n;
+            *data = malloc(fs->f[i].b.len);
+            memcpy(*data, fs->f[i].b.p, fs->f[i].b.len);
+            *len = fs->f[i].b.len;
             return QD_OK;
         }
     return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
@@ -103,6 +103,13 @@ static cl_state *scene(files *fs)
     return cl;
 }
 
+/* A test's files fs and level cl on e1m1; skips without the sample. */
+#define SCENE(fs, cl)                                                                      \
+    files fs = {0};                                                                        \
+    cl_state *cl = scene(&fs);                                                             \
+    if (!cl)                                                                               \
+    SKIP("run from the project root (" MAP ")")
+
 /* The eye: e1m1's info_player_start (480 -352 88, facing +y) lifted by 22. */
 static const float eye[3] = {480, -352, 110};
 
@@ -129,6 +136,18 @@ static void place(cl_state *cl, double t, int frame)
     s.frame = (uint16_t)frame;
     cl_entity_update(cl, 1, &s);
     cl_frame_end(cl, 1);
+}
+
+/* A test's scene and up to three frames, freed (NULL frames are skipped). */
+static void scene_free(files *fs, cl_state *cl, r_assets *a, rast_fb *f0, rast_fb *f1,
+                       rast_fb *f2)
+{
+    rast_fb_free(f0);
+    rast_fb_free(f1);
+    rast_fb_free(f2);
+    r_assets_free(a);
+    free(cl);
+    files_free(fs);
 }
 
 typedef struct census {
@@ -165,10 +184,7 @@ static census count(const rast_fb *a, const rast_fb *b)
 TEST(md2_skin_colours_where_the_model_is)
 {
     for (int half = 0; half < 2; half++) {
-        files fs = {0};
-        cl_state *cl = scene(&fs);
-        if (!cl)
-            SKIP("run from the project root (" MAP ")");
+        SCENE(fs, cl);
         add(&fs, "models/test/tris.md2",
             square_md2(1, (float[]){0}, half ? 4 : 0, half ? 8 : 4, "models/test/skin.pcx"));
         add(&fs, "models/test/skin.pcx", two_colour_skin());
@@ -186,21 +202,14 @@ TEST(md2_skin_colours_where_the_model_is)
         CHECK_EQ(c.blue, 0);
         CHECK_EQ(half ? c.red : c.green, 0);
         CHECK_EQ(half ? c.green : c.red, c.changed);
-        rast_fb_free(bare);
-        rast_fb_free(with);
-        r_assets_free(a);
-        free(cl);
-        files_free(&fs);
+        scene_free(&fs, cl, a, bare, with, NULL);
     }
 }
 
 /* A skin that is not there: the model is drawn flat (not an error, not a box). */
 TEST(md2_missing_skin_draws_flat)
 {
-    files fs = {0};
-    cl_state *cl = scene(&fs);
-    if (!cl)
-        SKIP("run from the project root (" MAP ")");
+    SCENE(fs, cl);
     add(&fs, "models/test/tris.md2", square_md2(1, (float[]){0}, 0, 4, "models/test/none.pcx"));
     cl_set_model(cl, 2, "models/test/tris.md2");
     qd_error err = {0};
@@ -212,11 +221,7 @@ TEST(md2_missing_skin_draws_flat)
     rast_fb *with = shot(a, cl, 0, 0);
     census c = count(with, bare);
     CHECK_MSG(c.changed > 1200, "%d pixels changed", c.changed);
-    rast_fb_free(bare);
-    rast_fb_free(with);
-    r_assets_free(a);
-    free(cl);
-    files_free(&fs);
+    scene_free(&fs, cl, a, bare, with, NULL);
 }
 
 /* Frame 0 has the square 40 units left of the entity, frame 1 40 units right: vertex 0
@@ -227,7 +232,7 @@ TEST(md2_frames_lerp_half_way)
     bytes m = square_md2(2, (float[]){-40, 40}, 0, 4, "models/test/skin.pcx");
     mdl_md2 *md = NULL;
     qd_error err = {0};
-    CHECK(mdl_md2_load(m.p, m.n, "square", &md, &err) == QD_OK);
+    CHECK(mdl_md2_load(m.p, m.len, "square", &md, &err) == QD_OK);
     float p[3];
     mdl_md2_vertex(md, 0, 1, 0.5f, 0, p);
     CHECK(fabsf(p[0] - -16.0f) < 1e-4f && fabsf(p[1]) < 1e-6f && fabsf(p[2] - -16.0f) < 1e-4f);
@@ -256,12 +261,7 @@ TEST(md2_frames_lerp_half_way)
     CHECK_MSG(fabs(mx - W / 2.0) < 2.0, "mean column %.1f", mx);
     /* 40 units right at 64 deep: 50 pixels right of the middle */
     CHECK_MSG(fabs(ex - (W / 2.0 + 50)) < 3.0, "mean column at the end %.1f", ex);
-    rast_fb_free(bare);
-    rast_fb_free(mid);
-    rast_fb_free(end);
-    r_assets_free(a);
-    free(cl);
-    files_free(&fs);
+    scene_free(&fs, cl, a, bare, mid, end);
 }
 
 /* An SP2 with one frame of 16 x 16 whose PCX is blue (index 3) on its left half and
@@ -269,10 +269,7 @@ TEST(md2_frames_lerp_half_way)
  * 20 x 10 blue pixels and nothing else changed. */
 TEST(md2_sp2_sprite_draws_its_pcx)
 {
-    files fs = {0};
-    cl_state *cl = scene(&fs);
-    if (!cl)
-        SKIP("run from the project root (" MAP ")");
+    SCENE(fs, cl);
     uint8_t pix[256], pal[768];
     for (int i = 0; i < 256; i++)
         pix[i] = (i % 16) < 8 ? 3 : 255;
@@ -280,13 +277,13 @@ TEST(md2_sp2_sprite_draws_its_pcx)
     memcpy(pal + 9, (uint8_t[]){0, 0, 220}, 3);
     add(&fs, "sprites/s.pcx", pcx(16, 16, pix, pal));
     bytes sp = {0};
-    put(&sp, "IDS2", 4);
-    p32(&sp, 2);
-    p32(&sp, 1);
-    p32(&sp, 16);
-    p32(&sp, 16);
-    p32(&sp, 8);
-    p32(&sp, 8);
+    gput(&sp, "IDS2", 4);
+    g32(&sp, 2);
+    g32(&sp, 1);
+    g32(&sp, 16);
+    g32(&sp, 16);
+    g32(&sp, 8);
+    g32(&sp, 8);
     pname(&sp, "sprites/s.pcx", 64);
     add(&fs, "sprites/s.sp2", sp);
     cl_set_model(cl, 2, "sprites/s.sp2");
@@ -299,11 +296,7 @@ TEST(md2_sp2_sprite_draws_its_pcx)
     census c = count(with, bare);
     CHECK_MSG(c.blue > 150 && c.blue < 260, "%d blue", c.blue);
     CHECK_EQ(c.changed, c.blue);
-    rast_fb_free(bare);
-    rast_fb_free(with);
-    r_assets_free(a);
-    free(cl);
-    files_free(&fs);
+    scene_free(&fs, cl, a, bare, with, NULL);
 }
 
 /* Every cut of a PCX is refused (the palette's marker byte never lands where the pixels
@@ -315,11 +308,11 @@ TEST(md2_pcx_damaged_refused)
     bytes b = two_colour_skin();
     mdl_pcx *p = NULL;
     qd_error err = {0};
-    CHECK(mdl_pcx_load(b.p, b.n, "skin.pcx", &p, &err) == QD_OK);
+    CHECK(mdl_pcx_load(b.p, b.len, "skin.pcx", &p, &err) == QD_OK);
     CHECK(p->w == 8 && p->h == 8 && p->pixels[3] == 1 && p->pixels[60] == 2);
     CHECK(p->palette[1] == MDL_RGB(200, 0, 0) && p->palette[2] == MDL_RGB(0, 200, 0));
     mdl_pcx_free(p);
-    for (size_t cut = 0; cut < b.n; cut++) {
+    for (size_t cut = 0; cut < b.len; cut++) {
         err = (qd_error){0};
         p = NULL;
         CHECK_MSG(mdl_pcx_load(b.p, cut, "skin.pcx", &p, &err) != QD_OK && !p, "cut %zu",
@@ -333,13 +326,13 @@ TEST(md2_pcx_damaged_refused)
                                        {4, 9, 0, 0x0a},  {6, 9, 0, 0x0a}, {66, 4, 0, 0x0a},
                                        {10, 0xff, 11, 0x0f}};
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
-        uint8_t *c = malloc(b.n);
-        memcpy(c, b.p, b.n);
+        uint8_t *c = malloc(b.len);
+        memcpy(c, b.p, b.len);
         c[edits[i][0]] = edits[i][1];
         c[edits[i][2]] = edits[i][3];
         err = (qd_error){0};
         p = NULL;
-        CHECK_MSG(mdl_pcx_load(c, b.n, "skin.pcx", &p, &err) != QD_OK && !p, "edit %zu", i);
+        CHECK_MSG(mdl_pcx_load(c, b.len, "skin.pcx", &p, &err) != QD_OK && !p, "edit %zu", i);
         CHECK(strstr(err.msg, "skin.pcx"));
         free(c);
     }
@@ -422,9 +415,5 @@ TEST(md2_real_view_model_without_its_skins)
             quarter[(i % W >= W / 2) + 2 * (i / W >= H / 2)]++;
     CHECK_EQ(quarter[0], 0);
     CHECK_MSG(quarter[3] > W * H / 16, "%d pixels lower right", quarter[3]);
-    rast_fb_free(on);
-    rast_fb_free(off);
-    r_assets_free(a);
-    free(cl);
-    files_free(&fs);
+    scene_free(&fs, cl, a, on, off, NULL);
 }

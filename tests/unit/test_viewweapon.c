@@ -29,9 +29,9 @@ static qd_err read_gun(void *ctx, const char *name, uint8_t **data, size_t *len,
                                                            : NULL;
     if (!b)
         return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
-    *data = malloc(b->n);
-    memcpy(*data, b->p, b->n);
-    *len = b->n;
+    *data = malloc(b->len);
+    memcpy(*data, b->p, b->len);
+    *len = b->len;
     return QD_OK;
 }
 
@@ -62,6 +62,26 @@ static rast_fb *view(const r_assets *a, const cl_state *cl, double t, int gun)
     return fb;
 }
 
+/* The demo at path opened on a timeline and its state dt seconds after its start (*t that
+ * time); NULL when the file does not open (the state is checked). */
+static timeline_t *state_at(const char *path, double dt, double *t, const cl_state **cl)
+{
+    qd_error err = {0};
+    demo_t *d = demo_open(path, &err);
+    if (!d)
+        return NULL;
+    timeline_t *tl = tl_open(d, 0, &err);
+    if (!tl)
+        return NULL;
+    *t = tl_start(tl) + dt;
+    *cl = tl_state_at(tl, *t, &err);
+    if (!*cl) {
+        tl_close(tl);
+        return NULL;
+    }
+    return tl;
+}
+
 /* libq2's duel demo: after a second the recorded player holds a gun. Its gunindex is a
  * CS_MODELS index naming a view model (models/weapons/v_*); drawn from a built gun of that
  * name, the view shows about 64 x 64 red pixels in its middle with the gun on, none off. */
@@ -69,17 +89,14 @@ TEST(viewweapon_quake2_gunindex_drawn)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/dm2/libq2_testdata_testduel.dm2", test_realdata());
-    qd_error err = {0};
-    demo_t *d = demo_open(path, &err);
-    if (!d)
+    double t;
+    const cl_state *cl;
+    timeline_t *tl = state_at(path, 5.0, &t, &cl);
+    if (!tl)
         SKIP("no real data (dm2/libq2_testdata_testduel.dm2)");
-    timeline_t *tl = tl_open(d, 0, &err);
-    CHECK(tl);
-    double t = tl_start(tl) + 5.0;
-    const cl_state *cl = tl_state_at(tl, t, &err);
-    CHECK(cl);
     const cl_stats *st = cl_stats_of(cl, -1);
     CHECK(st && st->gun_model > 0 && st->gun_model < cl->level.num_models);
+    qd_error err = {0};
     const char *name = cl->level.models[st->gun_model];
     CHECK_MSG(strncmp(name, "models/weapons/v_", 17) == 0, "gun model %s", name);
     gun_files g = {name, {0}, {0}};
@@ -132,16 +149,13 @@ TEST(viewweapon_quake3_held_weapon_drawn)
     pak_fs *fs = pak_fs_open();
     qd_error err = {0};
     CHECK(fs && pak_fs_add_game_dir(fs, OA_DIR, &err) == QD_OK);
-    demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
-    if (!d) {
+    double t;
+    const cl_state *cl;
+    timeline_t *tl = state_at("tests/data/fidelity/oa/oa_dm3_follow.dm_71", 11.0, &t, &cl);
+    if (!tl) {
         pak_fs_close(fs);
         SKIP("run from the project root");
     }
-    timeline_t *tl = tl_open(d, 0, &err);
-    CHECK(tl);
-    double t = tl_start(tl) + 11.0;
-    const cl_state *cl = tl_state_at(tl, t, &err);
-    CHECK(cl);
     const cl_stats *st = cl_stats_of(cl, -1);
     CHECK(st && st->gun_model > 0 && st->gun_model < cl->level.num_models);
     CHECK_MSG(strncmp(cl->level.models[st->gun_model], "models/weapons2/", 16) == 0,
