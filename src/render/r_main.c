@@ -92,7 +92,9 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
     cl_entstate s;
     memset(&s, 0, sizeof s);
     memcpy(s.origin, v->org, sizeof s.origin);
-    s.angles[0] = -v->angles[0];
+    /* Quake's V_CalcRefdef negates the view model's pitch; Quake II's V_AddViewWeapon
+     * does not, its renderer negates every MD2's (r_md2.c): both follow the view */
+    s.angles[0] = a->models[st->gun_model].kind == R_KIND_MD2 ? v->angles[0] : -v->angles[0];
     s.angles[1] = v->angles[1];
     s.angles[2] = v->angles[2];
     s.model = st->gun_model;

@@ -94,7 +94,9 @@ static void draw_md2(r_view *v, const r_assets *a, const r_model *rm, const cl_e
     }
     if (r < 1e6f && !r_box_visible(v, mins, maxs))
         return;
-    float angles[3] = {s->angles[0], s->angles[1], s->angles[2]};
+    /* Quake II's R_DrawAliasModel negates the pitch before R_RotateForEntity ("sigh"), so an
+     * MD2 pitches the other way round from a Quake model (r_xform_setup's): positive down */
+    float angles[3] = {-s->angles[0], s->angles[1], s->angles[2]};
     if (s->fx & CL_FX_ROTATE)
         angles[1] = (float)fmod(100.0 * t, 360.0); /* Q2 EF_ROTATE: 100 degrees/s */
     r_xform x;

@@ -178,3 +178,42 @@ TEST(viewweapon_quake3_held_weapon_drawn)
     tl_close(tl);
     pak_fs_close(fs);
 }
+
+/* Quake II's gun takes the view's angles as they are (V_AddViewWeapon) and its renderer
+ * negates an alias model's pitch (R_DrawAliasModel): the gun turns with the view, so
+ * looking 30 degrees down or up leaves it where it was on the screen: the middle pixel
+ * red and the same number of red pixels. Without a map (flat). */
+TEST(viewweapon_quake2_gun_follows_pitch)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    gun_files g = {"models/weapons/v_test/tris.md2", {0}, {0}};
+    build_gun(&g);
+    cl_set_model(cl, 2, g.model);
+    cl_stats st;
+    memset(&st, 0, sizeof st);
+    st.gun_model = 2;
+    cl_set_stats(cl, -1, &st);
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_gun, &g, NULL, &err);
+    CHECK(a && a->models[2].kind == R_KIND_MD2);
+    int count[3] = {0};
+    for (int k = 0; k < 3; k++) {
+        rast_fb *fb = rast_fb_new(W, H);
+        r_camera cam = {{0, 0, 0}, {(float)(k - 1) * 30, 40, 0}, 90};
+        r_options o = {.mode = R_MODE_FLAT, .gun = 1};
+        r_render(a, cl, 0, &cam, &o, fb);
+        uint32_t mid = fb->color[(H / 2) * W + W / 2];
+        CHECK_MSG((mid & 0xff) > 0 && !(mid >> 8 & 0xffff), "pitch %d: middle %08x", (k - 1) * 30,
+                  (unsigned)mid);
+        for (int i = 0; i < W * H; i++)
+            count[k] += fb->color[i] == mid;
+        rast_fb_free(fb);
+    }
+    CHECK_MSG(count[0] == count[1] && count[1] == count[2], "%d %d %d", count[0], count[1],
+              count[2]);
+    r_assets_free(a);
+    free(g.md2.p);
+    free(g.skin.p);
+    free(cl);
+}
