@@ -100,7 +100,8 @@ static void free_md2(r_model *m)
     free(m->skins);
     m->skins = NULL;
     m->num_skins = 0;
-    mdl_md2_free(m->md2);
+    if (!m->shared)
+        mdl_md2_free(m->md2);
     m->md2 = NULL;
 }
 
@@ -246,11 +247,11 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
     return r;
 }
 
-/* The first slot before i holding the MD3 that slot i names, or 0. */
-static int first_md3(const r_assets *a, const cl_level *lvl, int i)
+/* The first slot before i holding the mesh (of kind) that slot i names, or 0. */
+static int first_mesh(const r_assets *a, const cl_level *lvl, int i, r_kind kind)
 {
     for (int j = 1; j < i; j++)
-        if (a->models[j].kind == R_KIND_MD3 && !a->models[j].shared &&
+        if (a->models[j].kind == kind && !a->models[j].shared &&
             strcmp(lvl->models[j], lvl->models[i]) == 0)
             return j;
     return 0;
@@ -479,12 +480,20 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         e = (qd_error){0};
         qd_err r = QD_OK;
-        int same = ends_with(name, ".md3") ? first_md3(a, lvl, i) : 0;
+        int same = ends_with(name, ".md3") ? first_mesh(a, lvl, i, R_KIND_MD3) : 0;
+        int same2 = ends_with(name, ".md2") ? first_mesh(a, lvl, i, R_KIND_MD2) : 0;
         if (same) { /* every player of one model: its mesh loaded once */
             *m = a->models[same];
             m->shared = 1;
             m->shaders = NULL;
             m->mats = NULL;
+        } else if (same2) { /* likewise for Quake II players, each with its own skins */
+            *m = a->models[same2];
+            m->shared = 1;
+            m->skins = NULL;
+            m->num_skins = 0;
+            m->own_skin = 0;
+            r = md2_skins(m, read, ctx);
         } else {
             r = load_model(m, name, read, ctx, palette, &e);
         }

@@ -61,7 +61,7 @@ typedef struct r_model {
     mdl_alias *alias;
     mdl_sprite *sprite;
     mdl_md3 *md3;    /* R_KIND_MD3; owned by the first slot of that name (shared: 0) */
-    uint8_t shared;  /* md3 and anims belong to an earlier slot of the same name */
+    uint8_t shared;  /* md3 and anims (md2) belong to an earlier slot of the same name */
     char (*shaders)[64]; /* R_KIND_MD3: each surface's shader, its skin's where it has one */
     int32_t *mats;   /* R_KIND_MD3: each surface's material in r_q3 (r_q3_model_tri), or -1;
                       * R_KIND_Q3SPRITE: its one material; NULL until r_assets_q3_textures */

@@ -371,6 +371,14 @@ TEST(md2_player_from_configstring)
     CHECK(a && a->models[256].kind == R_KIND_MD2 && a->models[256].male);
     CHECK(a->models[256].own_skin && a->models[256].skins[0].pic);
     r_assets_free(a);
+    /* a second player of the same model shares the first one's mesh, not its skin */
+    char cs2[] = "tom\\female/athena";
+    q2_configstring(cl, nm, Q2_CS_PLAYERSKINS + 1, cs2, 0);
+    a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK(a && a->models[257].kind == R_KIND_MD2 && a->models[257].shared);
+    CHECK(a->models[257].md2 == a->models[256].md2 && a->models[257].male);
+    CHECK(a->models[257].skins != a->models[256].skins && a->models[257].skins[0].pic);
+    r_assets_free(a);
     files_free(&fs);
     free(nm);
     free(cl);
