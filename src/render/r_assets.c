@@ -458,8 +458,8 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     for (int i = 1; i < a->num_models; i++) {
         r_model *m = &a->models[i];
         const char *name = lvl->models[i];
-        if (!name[0])
-            continue;
+        if (!name[0] || name[0] == '#')
+            continue; /* "#w_x.md2": a Quake II view weapon's name, not a file (q2.c) */
         if (strcmp(name, lvl->map) == 0) {
             m->kind = R_KIND_WORLD;
             continue;

@@ -389,6 +389,7 @@ TEST(md2_player_from_configstring)
     q2_configstring(cl, nm, Q2_CS_PLAYERSKINS + 1, cs2, 0);
     a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
     CHECK(a && a->models[257].kind == R_KIND_MD2 && a->models[257].shared);
+    CHECK(a->models[9].kind == R_KIND_NONE); /* "#w_shotgun.md2" is no file to look for */
     CHECK(a->models[257].md2 == a->models[256].md2 && a->models[257].male);
     CHECK(a->models[257].skins != a->models[256].skins && a->models[257].skins[0].pic);
     r_assets_free(a);
