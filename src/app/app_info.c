@@ -360,8 +360,8 @@ int app_models_update(app_models *m, const cl_state *cl)
         return 1;
     m->rebuilds++;
     for (int i = 1; i < cl->level.num_models; i++)
-        if (!models_add(m, cl->level.models[i]))
-            return 0;
+        if (cl->level.models[i][0] != '#' && !models_add(m, cl->level.models[i]))
+            return 0; /* "#w_x.md2": Quake II's view weapon names, each player's own file */
     m->gen = cl->model_gen;
     m->have_gen = 1;
     return 1;

@@ -241,6 +241,8 @@ void q2_fill_stats(const q2_names *s, const q2_pstate *ps, double t, cl_stats *s
         st->ammo_of[st->ammo_type] = st->ammo;
     }
     st->weapon = s->model_weapon[ps->gunindex];
+    st->gun_model = ps->gunindex; /* the view weapon's model index and frame [DM2 3.18] */
+    st->gun_frame = ps->gunframe;
     if (st->weapon)
         st->weapons = 1u << st->weapon;
     k = image_kind(s, ps->stats[Q2_STAT_TIMER_ICON]);
@@ -386,7 +388,7 @@ static uint8_t body_flags(const q2_pstate *ps)
                                        : 0;
 }
 
-void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e)
+void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, cl_entstate *e)
 {
     memset(e, 0, sizeof *e);
     for (int i = 0; i < 3; i++) {
@@ -395,6 +397,14 @@ void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e)
     }
     e->model = q->model[0];
     e->model2 = q->model[1];
+    int client = q->skin & 0xff;
+    if (client < CL_MAX_PLAYERS && e->model == Q2_CUSTOM_MODEL)
+        e->model = (uint16_t)(Q2_PLAYER_MODEL_SLOT + client);
+    int vwep = q->skin >> 8 & 0xff; /* CL_AddPacketEntities: 0 or unknown is weapon.md2 */
+    if (client < CL_MAX_PLAYERS && e->model2 == Q2_CUSTOM_MODEL)
+        e->model2 = (uint16_t)(vwep >= 1 && vwep <= nm->num_vweps
+                                   ? Q2_PLAYER_VWEP_SLOT + client * Q2_MAX_VWEPS + vwep - 1
+                                   : Q2_PLAYER_WEAPON_SLOT + client);
     e->frame = q->frame;
     e->skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
     e->fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
@@ -402,6 +412,12 @@ void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e)
         e->player = (uint8_t)q->number; /* client k's body is entity k + 1 */
     if (q->renderfx & Q2_RF_TRANSLUCENT)
         e->alpha = 77; /* 0.3, as the reference client draws it */
+    if (q->renderfx & Q2_RF_FULLBRIGHT)
+        e->flags |= CL_EF_FULLBRIGHT;
+    if (q->renderfx & Q2_RF_SHELL_RED)
+        e->fx |= CL_FX_GLOW_RED;
+    if (q->renderfx & Q2_RF_SHELL_BLUE)
+        e->fx |= CL_FX_GLOW_BLUE;
 }
 
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
@@ -447,7 +463,7 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
             cl_entity_keep(c->cl, q->number))
             continue;
         cl_entstate e;
-        q2_ent_look(q, s->max_clients, &e);
+        q2_ent_look(q, s->max_clients, &s->names, &e);
         int snap = !old || old->model[0] != q->model[0] ||
                    q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
         for (int i = 0; old && i < 3; i++)
@@ -576,12 +592,66 @@ static qd_err parse_serverdata(ctx *c)
 
 /* ---- svc_configstring [DM2 3.14] ---- */
 
+/* Client slot's body, skin and weapon model slots from "model/skin" (Q2_PLAYER_MODEL_SLOT);
+ * an empty or malformed look clears them (a model or skin name is one path element). */
+static void player_models(cl_state *cl, const q2_names *nm, int slot, const char *look)
+{
+    if (slot >= CL_MAX_PLAYERS)
+        return;
+    const char *sl = strchr(look, '/');
+    int ok = sl && sl > look && sl[1] && !strchr(sl + 1, '/') && !strchr(look, '.') &&
+             strlen(look) < CL_NAME_LEN - 24;
+    if (!ok && Q2_PLAYER_MODEL_SLOT + slot >= cl->level.num_models)
+        return; /* nothing to clear */
+    char body[CL_NAME_LEN] = "", weapon[CL_NAME_LEN] = "", skin[CL_NAME_LEN] = "";
+    if (ok) {
+        int n = (int)(sl - look);
+        snprintf(body, sizeof body, "players/%.*s/tris.md2", n, look);
+        snprintf(weapon, sizeof weapon, "players/%.*s/weapon.md2", n, look);
+        snprintf(skin, sizeof skin, "players/%.*s/%s.pcx", n, look, sl + 1);
+    }
+    cl_set_model(cl, Q2_PLAYER_MODEL_SLOT + slot, body);
+    cl_set_model(cl, Q2_PLAYER_WEAPON_SLOT + slot, weapon);
+    cl_set_model(cl, Q2_PLAYER_MODEL_SLOT + slot + CL_SKIN_SLOTS, skin);
+    for (int k = 0; k < Q2_MAX_VWEPS; k++) {
+        char w[CL_NAME_LEN] = "";
+        if (ok && k < nm->num_vweps)
+            snprintf(w, sizeof w, "players/%.*s/%.*s", (int)(sl - look), look,
+                     CL_NAME_LEN - 24, cl->level.models[nm->vwep_model[k]] + 1);
+        int at = Q2_PLAYER_VWEP_SLOT + slot * Q2_MAX_VWEPS + k;
+        if (w[0] || at < cl->level.num_models)
+            cl_set_model(cl, at, w);
+    }
+}
+
+/* The "#" CS_MODELS names in index order after model n changed; every player's view
+ * weapons named anew when the list changed (a "#" name may come after the skins). */
+static void vweps(cl_state *cl, q2_names *nm)
+{
+    q2_names old = *nm;
+    nm->num_vweps = 0;
+    for (int i = 1; i < Q2_MAX_MODELS && i < cl->level.num_models; i++)
+        if (cl->level.models[i][0] == '#' && cl->level.models[i][1] &&
+            nm->num_vweps < Q2_MAX_VWEPS)
+            nm->vwep_model[nm->num_vweps++] = (uint8_t)i;
+    if (old.num_vweps == nm->num_vweps &&
+        memcmp(old.vwep_model, nm->vwep_model, nm->num_vweps) == 0)
+        return;
+    for (int p = 0; p < CL_MAX_PLAYERS; p++)
+        if (cl->players[p].model[0]) {
+            char look[2 * CL_NAME_LEN + 2];
+            snprintf(look, sizeof look, "%s/%s", cl->players[p].model, cl->players[p].skin);
+            player_models(cl, nm, p, look);
+        }
+}
+
 void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs)
 {
     if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
         int n = index - Q2_CS_MODELS;
         cl_set_model(cl, n, str);
         nm->model_weapon[n] = q2_model_weapon(str);
+        vweps(cl, nm);
         if (n == 1) {
             cl_set_map(cl, str); /* the world: "maps/q2dm1.bsp" */
             char text[2 * CL_NAME_LEN + 2];
@@ -614,6 +684,7 @@ void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t 
             if (sl)
                 *sl = '/';
         }
+        player_models(cl, nm, slot, bs ? bs + 1 : "");
     }
 }
 

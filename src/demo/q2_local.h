@@ -149,7 +149,24 @@
 
 /* svc_muzzleflash value: MZ_SILENCED is or'ed into the weapon number [q_shared.h] */
 #define Q2_MZ_SILENCED 128
+#define Q2_RF_FULLBRIGHT 8 /* entity_state_t.renderfx RF_* [q_shared.h] */
 #define Q2_RF_TRANSLUCENT 32
+#define Q2_RF_SHELL_RED 1024
+#define Q2_RF_SHELL_BLUE 4096
+/* modelindex 255 is "the client's own model" [Q2CL cl_ents.c CL_AddPacketEntities: the
+ * clientinfo of skinnum & 255]: client c's body, players/M/tris.md2 of its player-skin
+ * configstring, goes in model slot Q2_PLAYER_MODEL_SLOT + c, its skin players/M/S.pcx in
+ * that slot + CL_SKIN_SLOTS and its weapon players/M/weapon.md2 (modelindex2 255) in slot
+ * Q2_PLAYER_WEAPON_SLOT + c; clients up to CL_MAX_PLAYERS. */
+#define Q2_CUSTOM_MODEL 255
+#define Q2_PLAYER_MODEL_SLOT 256
+#define Q2_PLAYER_WEAPON_SLOT (Q2_PLAYER_MODEL_SLOT + CL_SKIN_SLOTS + CL_MAX_PLAYERS)
+/* The view weapons (vwep): CS_MODELS names "#w_x.md2" are, in index order, weapons 1..
+ * Q2_MAX_VWEPS of every player (0 is weapon.md2) [Q2CL cl_view.c CL_PrepRefresh]; a body's
+ * skinnum >> 8 picks one. Client c's weapon k >= 1, players/M/w_x.md2, is in model slot
+ * Q2_PLAYER_VWEP_SLOT + c * Q2_MAX_VWEPS + k - 1. */
+#define Q2_MAX_VWEPS 19 /* MAX_CLIENTWEAPONMODELS 20, less weapon.md2 */
+#define Q2_PLAYER_VWEP_SLOT (Q2_PLAYER_WEAPON_SLOT + CL_MAX_PLAYERS)
 
 /* entity_state_t.effects EF_* [q_shared.h] that have a neutral look (q2.c q2_fx) */
 #define Q2_EF_ROTATE 0x1u
@@ -229,6 +246,8 @@ typedef struct q2_names {
     uint8_t image_kind[Q2_MAX_IMAGES];   /* q2_image_kind of each CS_IMAGES name */
     uint8_t model_weapon[Q2_MAX_MODELS]; /* q2_model_weapon of each CS_MODELS name */
     uint32_t item_ofs[Q2_MAX_ITEMS];     /* file offset of each CS_ITEMS name, 0 unset */
+    uint8_t num_vweps;                   /* "#" CS_MODELS names, the first Q2_MAX_VWEPS */
+    uint8_t vwep_model[Q2_MAX_VWEPS];    /* their CS_MODELS indices, in order */
 } q2_names;
 
 /* The frame ring [Q2CL] frame_t and its entity pool (delta.h): frames[serverframe &
@@ -277,9 +296,10 @@ int q2_read_ent_bits(rd_t *r, uint32_t *bits);
 /* The fields bits announce, read over *to (which holds the source), number set, event
  * cleared, old_origin starting as the source's origin [Q2CL CL_ParseDelta]. */
 void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits);
-/* What the client state gets from an entity: origin, angles, models, frame, skin, fx, the
- * player slot of entities 1..max_clients, translucency. flags are left 0. */
-void q2_ent_look(const q2_ent *q, int max_clients, cl_entstate *e);
+/* What the client state gets from an entity: origin, angles, models (modelindex 255: its
+ * client's body and, by nm's view weapons, weapon slots), frame, skin, fx, the player slot
+ * of entities 1..max_clients, translucency, fullbright (flags), shells as glows. */
+void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, cl_entstate *e);
 /* The camera of player state ps (eye: pmove origin + viewoffset; angles: viewangles + kick),
  * player slot playernum (-1 none). */
 void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v);

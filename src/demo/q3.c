@@ -761,6 +761,7 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
         st->ammo_type = q3_weapon_ammo[wp];
         st->ammo = ammo16(ps->ammo[wp]);
     }
+    st->gun_model = weapon_model(wp); /* the view weapon: the held weapon's world model */
     for (int i = 1; i < Q3_NUM_WEAPONS; i++) {
         if (ps->stats[c->p->stat_weapons] & (1 << i))
             st->weapons |= 1u << q3_weapon[i];

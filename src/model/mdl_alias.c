@@ -31,8 +31,10 @@ static void *alloc_backed(const loader *ld, const rd_t *r, uint32_t count, size_
 }
 
 /* Skins: a type (0 single, else a group of n pictures with n intervals); each picture is
- * width * height palette indices. Keeps each skin's average colour and pixels (the first
- * picture of a group). */
+ * width * height palette indices. Keeps each skin's average colour and first picture
+ * (skin0), and a group's later pictures with their intervals (more, for mdl_alias_skin).
+ * A first walk counts the groups' pictures in the file; nothing is allocated before the
+ * file is shown to hold them. */
 static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t palette[256])
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
@@ -40,28 +42,54 @@ static qd_err read_skins(const loader *ld, rd_t *r, mdl_alias *m, const uint32_t
      * before anything is allocated (a skin is up to 4 MB). */
     if ((uint64_t)m->num_skins * (4 + (uint64_t)pic) > rd_left(r))
         return mdl_file_fail(ld, QD_ERR_TRUNCATED, r->pos, "skins cut off");
-    m->skin_colors = mdl_calloc(m->num_skins, sizeof *m->skin_colors);
-    /* the check above bounds this by the file's size */
-    m->skin0 = mdl_calloc(m->num_skins ? (size_t)m->num_skins * pic : 0, 1);
-    if (!m->skin_colors || !m->skin0)
-        return mdl_file_fail(ld, QD_ERR_NOMEM, r->pos, "skins");
+    uint32_t more = 0;
+    rd_t w = *r;
     for (uint32_t i = 0; i < m->num_skins; i++) {
-        size_t at = r->pos;
+        size_t at = w.pos;
+        int group = rd_s32(&w) != 0;
+        uint32_t n = group ? rd_u32(&w) : 1;
+        if (n == 0 || n > MDL_ALIAS_MAX_SKINS)
+            return mdl_file_fail(ld, n ? QD_ERR_LIMIT : QD_ERR_BAD_DATA, at, "bad skin group size");
+        if (group)
+            rd_skip(&w, (size_t)n * 4); /* intervals */
+        if (!rd_bytes(&w, pic * n) || w.err)
+            return mdl_file_fail(ld, QD_ERR_TRUNCATED, at, "skin cut off");
+        more += n - 1;
+        if (more > MDL_ALIAS_MAX_SKINS * 4u)
+            return mdl_file_fail(ld, QD_ERR_LIMIT, at, "too many skin pictures");
+    }
+    m->skin_colors = mdl_calloc(m->num_skins, sizeof *m->skin_colors);
+    /* the walk above bounds these by the file's size */
+    m->skin0 = mdl_calloc(m->num_skins ? (size_t)m->num_skins * pic : 0, 1);
+    m->skin_more = mdl_calloc((size_t)more * pic, 1);
+    m->skin_groups = mdl_calloc(m->num_skins, sizeof *m->skin_groups);
+    m->skin_end = mdl_calloc((size_t)more + m->num_skins, sizeof *m->skin_end);
+    if (!m->skin_colors || !m->skin0 || !m->skin_more || !m->skin_groups || !m->skin_end)
+        return mdl_file_fail(ld, QD_ERR_NOMEM, r->pos, "skins");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->num_skins; i++) {
         int32_t type = rd_s32(r);
         uint32_t n = 1;
+        mdl_alias_skingroup *g = &m->skin_groups[i];
+        g->first = k + i; /* this skin's pictures' ends in skin_end */
         if (type != 0) {
             n = rd_u32(r);
-            if (n == 0 || n > MDL_ALIAS_MAX_SKINS)
-                return mdl_file_fail(ld, n ? QD_ERR_LIMIT : QD_ERR_BAD_DATA, at, "bad skin group size");
-            rd_skip(r, (size_t)n * 4); /* intervals */
+            /* intervals: as a frame group's, a time that does not grow is 0.1 s on */
+            float last = 0;
+            for (uint32_t j = 0; j < n; j++) {
+                float end = rd_f32(r);
+                m->skin_end[g->first + j] = last = end > last && end < 1e6f ? end : last + 0.1f;
+            }
         }
+        g->num = n;
+        g->more = k;
         for (uint32_t j = 0; j < n; j++) {
             const uint8_t *px = rd_bytes(r, pic);
-            if (!px)
-                return mdl_file_fail(ld, QD_ERR_TRUNCATED, at, "skin cut off");
             if (j == 0) {
                 m->skin_colors[i] = mdl_average_color(px, pic, palette, 0, NULL);
                 memcpy(m->skin0 + (size_t)i * pic, px, pic);
+            } else {
+                memcpy(m->skin_more + (size_t)(k++) * pic, px, pic);
             }
         }
     }
@@ -262,6 +290,9 @@ void mdl_alias_free(mdl_alias *m)
     free(m->pose_end);
     free(m->skin_colors);
     free(m->skin0);
+    free(m->skin_more);
+    free(m->skin_groups);
+    free(m->skin_end);
     free(m);
 }
 
@@ -278,4 +309,22 @@ uint32_t mdl_alias_pose(const mdl_alias *m, uint32_t f, double t)
         if (m->pose_end[fr->first_pose + j] > k)
             return fr->first_pose + j;
     return fr->first_pose + fr->num_poses - 1;
+}
+
+const uint8_t *mdl_alias_skin(const mdl_alias *m, uint32_t skin, double t)
+{
+    if (!m->num_skins)
+        return NULL;
+    skin = skin < m->num_skins ? skin : 0;
+    size_t pic = (size_t)m->skin_width * m->skin_height;
+    const mdl_alias_skingroup *g = m->skin_groups ? &m->skin_groups[skin] : NULL;
+    if (!g || g->num <= 1)
+        return m->skin0 + (size_t)skin * pic;
+    const float *end = m->skin_end + g->first;
+    double cycle = end[g->num - 1];
+    double k = t > 0 && t < 1e9 && cycle > 0 ? fmod(t, cycle) : 0;
+    uint32_t j = 0;
+    while (j + 1 < g->num && !(end[j] > k))
+        j++;
+    return j == 0 ? m->skin0 + (size_t)skin * pic : m->skin_more + (size_t)(g->more + j - 1) * pic;
 }

@@ -127,6 +127,20 @@ out:
     return QD_OK;
 }
 
+void mdl_md2_vertex(const mdl_md2 *m, uint32_t f0, uint32_t f1, float lerp, uint32_t i,
+                    float out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    if (i >= m->num_verts)
+        return;
+    f0 = f0 < m->num_frames ? f0 : 0;
+    f1 = f1 < m->num_frames ? f1 : 0;
+    const float *a = m->poses[(size_t)f0 * m->num_verts + i],
+                *b = m->poses[(size_t)f1 * m->num_verts + i];
+    for (int j = 0; j < 3; j++)
+        out[j] = a[j] + (b[j] - a[j]) * lerp;
+}
+
 void mdl_md2_free(mdl_md2 *m)
 {
     if (!m)

@@ -4,6 +4,7 @@
  * origin[2], width, height, then pixels; dspritegroup_t with a count and intervals) and the
  * frame geometry of Mod_LoadSpriteFrame in model.c: up = origin[1], down = origin[1] - height,
  * left = origin[0], right = origin[0] + width. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,5 +140,115 @@ void mdl_sprite_free(mdl_sprite *s)
     for (uint32_t i = 0; s->frames && i < s->num_frames; i++)
         free(s->frames[i].pixels);
     free(s->frames);
+    free(s->palette);
     free(s);
+}
+
+/* ---- Quake II sprites (SP2, "IDS2" version 2) ----
+ * Format facts: yquake2 src/common/header/files.h dsprite_t (ident, version, numframes, then
+ * numframes dsprframe_t: width, height, origin_x, origin_y as ints and a 64-byte PCX name)
+ * and the quad of its GL renderer's R_DrawSpriteModel: from -origin_x to width - origin_x
+ * along the view's right, -origin_y to height - origin_y along its up. */
+
+#define SP2_HEADER 12
+#define SP2_FRAME 80
+
+/* The picture of frame f from the PCX named in the file; absent or damaged: f keeps its
+ * geometry, no pixels, a grey colour. The first picture's palette becomes the sprite's. */
+static qd_err sp2_picture(mdl_sprite *s, mdl_sprite_frame *f, const char *pcx,
+                          mdl_read_fn read, void *ctx)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    qd_error e = {0};
+    f->color = MDL_GREY;
+    if (!read || read(ctx, pcx, &data, &len, &e) != QD_OK) {
+        free(data);
+        return e.code == QD_ERR_NOMEM ? QD_ERR_NOMEM : QD_OK;
+    }
+    mdl_pcx *p = NULL;
+    qd_err r = mdl_pcx_load(data, len, pcx, &p, &e);
+    free(data);
+    if (r != QD_OK)
+        return r == QD_ERR_NOMEM ? r : QD_OK;
+    if (!s->palette && (s->palette = malloc(256 * sizeof *s->palette)))
+        memcpy(s->palette, p->palette, 256 * sizeof *s->palette);
+    if (s->palette) {
+        /* the picture's own size, placed by the frame's origin */
+        f->right = f->left + (float)p->w;
+        f->up = f->down + (float)p->h;
+        f->width = p->w;
+        f->height = p->h;
+        f->pixels = p->pixels;
+        p->pixels = NULL;
+        f->color = mdl_average_color(f->pixels, (size_t)f->width * f->height, s->palette, 1,
+                                     &f->coverage);
+    }
+    mdl_pcx_free(p);
+    return s->palette ? QD_OK : QD_ERR_NOMEM;
+}
+
+qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_fn read,
+                    void *ctx, mdl_sprite **out, qd_error *err)
+{
+    *out = NULL;
+    name = name ? name : "sprite";
+    if (!data || len < SP2_HEADER)
+        return fail(err, name, QD_ERR_TRUNCATED, len, "shorter than an SP2 header");
+    if (memcmp(data, "IDS2", 4) != 0)
+        return fail(err, name, QD_ERR_BAD_DATA, 0, "not an SP2 (IDS2) sprite");
+    rd_t r = rd_make(data, len);
+    rd_skip(&r, 4);
+    int32_t version = rd_s32(&r);
+    uint32_t n = rd_u32(&r);
+    if (version != 2)
+        return fail(err, name, QD_ERR_UNSUPPORTED, 4, "SP2 version not 2");
+    if (n == 0 || n > MDL_SPRITE_MAX_FRAMES)
+        return fail(err, name, n ? QD_ERR_LIMIT : QD_ERR_BAD_DATA, 8,
+                    "frame count zero or over the cap");
+    if ((uint64_t)n * SP2_FRAME > len - SP2_HEADER)
+        return fail(err, name, QD_ERR_TRUNCATED, SP2_HEADER, "frames past the end");
+    mdl_sprite *s = calloc(1, sizeof *s);
+    if (!s || !(s->frames = calloc(n, sizeof *s->frames))) {
+        free(s);
+        return fail(err, name, QD_ERR_NOMEM, 0, "out of memory");
+    }
+    mdl_copy_name(s->name, sizeof s->name, name, strlen(name));
+    s->type = MDL_SPR_VP_PARALLEL;
+    s->num_frames = n;
+    qd_err e = QD_OK;
+    for (uint32_t i = 0; i < n && !e; i++) {
+        mdl_sprite_frame *f = &s->frames[i];
+        size_t at = r.pos;
+        uint32_t w = rd_u32(&r), h = rd_u32(&r);
+        int32_t ox = rd_s32(&r), oy = rd_s32(&r);
+        char pcx[65];
+        mdl_copy_name(pcx, sizeof pcx, (const char *)rd_bytes(&r, 64), 64);
+        if (w > MDL_SPRITE_MAX_SIZE || h > MDL_SPRITE_MAX_SIZE || ox < -MDL_SPRITE_MAX_SIZE ||
+            ox > MDL_SPRITE_MAX_SIZE || oy < -MDL_SPRITE_MAX_SIZE || oy > MDL_SPRITE_MAX_SIZE) {
+            e = fail(err, name, QD_ERR_LIMIT, at, "frame size or origin over the cap");
+            break;
+        }
+        f->width = w;
+        f->height = h;
+        f->left = (float)-ox;
+        f->right = (float)w - (float)ox;
+        f->down = (float)-oy;
+        f->up = (float)h - (float)oy;
+        if ((e = sp2_picture(s, f, pcx, read, ctx)) != QD_OK)
+            fail(err, name, e, at, "out of memory");
+        s->max_width = f->width > s->max_width ? f->width : s->max_width;
+        s->max_height = f->height > s->max_height ? f->height : s->max_height;
+        float rx = f->left * f->left > f->right * f->right ? f->left : f->right;
+        float ry = f->down * f->down > f->up * f->up ? f->down : f->up;
+        float rad = sqrtf(rx * rx + ry * ry);
+        s->radius = rad > s->radius ? rad : s->radius;
+    }
+    if (e) {
+        mdl_sprite_free(s);
+        return e;
+    }
+    s->color = s->frames[0].color;
+    *out = s;
+    return QD_OK;
 }

@@ -53,6 +53,25 @@ void mdl_image_free(mdl_image *im);
 qd_err mdl_image_find(mdl_read_fn read, void *ctx, const char *name, mdl_image **out,
                       qd_error *err);
 
+/* ---- 8-bit PCX pictures (Quake II skins and sprite frames; mdl_pcx.c) ---- */
+
+#define MDL_PCX_MAX_SIZE 4096 /* width and height */
+
+typedef struct mdl_pcx {
+    uint32_t w, h;
+    uint8_t *pixels;      /* w * h palette indices, rows top down */
+    uint32_t palette[256]; /* the file's own palette (alpha 255) */
+} mdl_pcx;
+
+/* Decode an 8-bit, single-plane, run-length PCX with its 256-colour palette at the end (as
+ * Quake II writes them). Every size is checked against the bytes there before anything is
+ * allocated; data that ends inside the picture, a run without its value, a missing
+ * palette, bounds that end before they start are refused with the offset. On failure
+ * *out stays NULL. */
+qd_err mdl_pcx_load(const uint8_t *data, size_t len, const char *name, mdl_pcx **out,
+                    qd_error *err);
+void mdl_pcx_free(mdl_pcx *p);
+
 /* ---- Quake III shader scripts (mdl_shader.c) ---- */
 
 #define MDL_SHADER_MAX 65536      /* shaders in one set */
@@ -362,7 +381,19 @@ typedef struct mdl_alias {
     uint8_t *skin0;          /* every skin's (first) picture as palette indices, skin i at
                               * skin0 + i * skin_width * skin_height */
     uint32_t color;          /* skin_colors[0], or grey without skins */
+    uint8_t *skin_more;      /* the later pictures of skin groups, one after another */
+    struct mdl_alias_skingroup {
+        uint32_t num;        /* pictures of the skin (1: a single skin) */
+        uint32_t more;       /* its picture j >= 1 is skin_more picture more + j - 1 */
+        uint32_t first;      /* its pictures' end times start at skin_end[first] */
+    } *skin_groups;          /* num_skins entries */
+    float *skin_end;         /* per picture of a group: its end in the group's cycle (s) */
 } mdl_alias;
+typedef struct mdl_alias_skingroup mdl_alias_skingroup;
+
+/* The picture skin (out of range: skin 0) shows at time t (R_AliasSetupSkin: a skin group
+ * runs through its pictures by their intervals, over and over); NULL without skins. */
+const uint8_t *mdl_alias_skin(const mdl_alias *m, uint32_t skin, double t);
 
 /* The pose frame f shows at time t (R_AliasSetupFrame: a group runs through its poses by
  * their intervals, over and over); out-of-range f is frame 0. */
@@ -403,12 +434,19 @@ typedef struct mdl_sprite {
     uint32_t num_frames;     /* the entity's frame numbers; a group shows its first picture */
     mdl_sprite_frame *frames;
     uint32_t color;          /* frames[0].color */
+    uint32_t *palette;       /* SP2: the first picture's own palette (256); NULL: the game's */
 } mdl_sprite;
 
 /* Parse a Quake sprite (IDSP version 1). Errors as mdl_bsp_load. */
 qd_err mdl_sprite_load(const uint8_t *data, size_t len, const char *name,
                        const uint32_t palette[256], mdl_sprite **out, qd_error *err);
 void mdl_sprite_free(mdl_sprite *s);
+
+/* Parse a Quake II sprite (IDS2 version 2): its frames' PCX pictures are read through read
+ * (a missing or damaged picture leaves its frame flat grey, not an error); drawn facing
+ * the view, index 255 see-through. Errors as mdl_bsp_load. */
+qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_fn read,
+                    void *ctx, mdl_sprite **out, qd_error *err);
 
 /* ---- Picture archives (WAD2, gfx.wad) ---- */
 
@@ -564,6 +602,10 @@ typedef struct mdl_md2 {
 /* Parse an MD2. Counts capped, offsets and indices checked. Errors as mdl_bsp_load. */
 qd_err mdl_md2_load(const uint8_t *data, size_t len, const char *name, mdl_md2 **out,
                     qd_error *err);
+/* Vertex i of m between frames f0 and f1 (out of range: frame 0), lerp 0 at f0 and 1 at f1,
+ * in model units; an out-of-range i gives the origin. */
+void mdl_md2_vertex(const mdl_md2 *m, uint32_t f0, uint32_t f1, float lerp, uint32_t i,
+                    float out[3]);
 void mdl_md2_free(mdl_md2 *m);
 
 #endif

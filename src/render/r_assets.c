@@ -73,39 +73,6 @@ static long submodel_number(const char *name)
     return n;
 }
 
-/* Load one precached model file, choosing the loader by the file's magic. */
-static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *ctx,
-                         const uint32_t palette[256], qd_error *e)
-{
-    uint8_t *data;
-    size_t len;
-    qd_err r = read_file(read, ctx, name, &data, &len, e);
-    if (r != QD_OK)
-        return r;
-    if (len >= 4 && memcmp(data, "IDPO", 4) == 0) {
-        r = mdl_alias_load(data, len, name, palette, &m->alias, e);
-        m->kind = R_KIND_ALIAS;
-    } else if (len >= 4 && memcmp(data, "IDP3", 4) == 0) {
-        r = mdl_md3_load(data, len, name, &m->md3, e);
-        m->kind = R_KIND_MD3;
-        m->weapon = strncmp(name, "models/weapons2/", 16) == 0;
-    } else if (len >= 4 && memcmp(data, "IDSP", 4) == 0) {
-        r = mdl_sprite_load(data, len, name, palette, &m->sprite, e);
-        m->kind = R_KIND_SPRITE;
-    } else {
-        r = mdl_bsp_load(data, len, name, palette, &m->brush.bsp, e);
-        if (r == QD_OK && (r = colour_faces(&m->brush)) != QD_OK)
-            qd_fail(e, r, 0, "%s: out of memory", name);
-        m->kind = R_KIND_BRUSH;
-    }
-    free(data);
-    if (r != QD_OK) {
-        free_bsp(&m->brush);
-        m->kind = R_KIND_MISSING;
-    }
-    return r;
-}
-
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), k = strlen(tail);
@@ -124,11 +91,167 @@ static char *swap_tail(const char *name, size_t k, const char *tail)
     return out;
 }
 
-/* The first slot before i holding the MD3 that slot i names, or 0. */
-static int first_md3(const r_assets *a, const cl_level *lvl, int i)
+static void free_md2(r_model *m)
+{
+    for (uint32_t i = 0; m->skins && i < m->num_skins; i++) {
+        mdl_pcx_free(m->skins[i].pic);
+        free(m->skins[i].lut);
+    }
+    free(m->skins);
+    m->skins = NULL;
+    m->num_skins = 0;
+    if (!m->shared)
+        mdl_md2_free(m->md2);
+    m->md2 = NULL;
+}
+
+/* The PCX picture name into sk with its light lookup and mean colour. A picture that is
+ * absent or damaged leaves sk empty (drawn flat): QD_ERR_NOT_FOUND or its error; the
+ * caller decides whether that counts. */
+static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void *ctx)
+{
+    uint8_t *data;
+    size_t len;
+    qd_error e = {0};
+    qd_err r = read_file(read, ctx, name, &data, &len, &e);
+    if (r != QD_OK)
+        return r;
+    mdl_pcx *p = NULL;
+    r = mdl_pcx_load(data, len, name, &p, &e);
+    free(data);
+    if (r != QD_OK)
+        return r;
+    uint32_t *lut = malloc(64 * 256 * sizeof *lut);
+    if (!lut) {
+        mdl_pcx_free(p);
+        return QD_ERR_NOMEM;
+    }
+    r_lut_from_palette(p->palette, lut);
+    uint64_t sum[3] = {0, 0, 0}, n = (uint64_t)p->w * p->h;
+    for (uint64_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            sum[k] += p->palette[p->pixels[i]] >> (8 * k) & 255;
+    mdl_pcx_free(sk->pic);
+    free(sk->lut);
+    sk->pic = p;
+    sk->lut = lut;
+    sk->color = rast_rgb((unsigned)(sum[0] / n), (unsigned)(sum[1] / n), (unsigned)(sum[2] / n));
+    return QD_OK;
+}
+
+/* The skins an MD2 names, as PCX pictures; a missing or damaged one draws flat and is not
+ * an error (QD_ERR_NOMEM only when memory runs out). */
+static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx)
+{
+    uint32_t n = m->md2->num_skins;
+    if (!(m->skins = calloc(n ? n : 1, sizeof *m->skins)))
+        return QD_ERR_NOMEM;
+    m->num_skins = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (load_skin(&m->skins[i], m->md2->skins[i], read, ctx) == QD_ERR_NOMEM)
+            return QD_ERR_NOMEM;
+    return QD_OK;
+}
+
+/* A Quake II player's skin, slot si ("players/M/S.pcx" as the player-skin configstring
+ * names it), made skin 0 of the MD2 in slot si - CL_SKIN_SLOTS, which then wears no other
+ * (the entity's skin number is its client). Without that picture: M's grunt.pcx, then the
+ * model's own first skin (cl_parse.c CL_LoadClientinfo falls back the same way); a body
+ * that fell back to male/tris.md2 wears male/grunt.pcx. QD_ERR_NOMEM only when memory runs
+ * out. */
+static qd_err apply_pcx(r_assets *a, int si, const char *name, mdl_read_fn read, void *ctx,
+                        qd_error *err)
+{
+    r_model *m = &a->models[si - CL_SKIN_SLOTS];
+    if (m->kind != R_KIND_MD2)
+        return QD_OK;
+    if (!m->num_skins) {
+        free(m->skins);
+        if (!(m->skins = calloc(1, sizeof *m->skins)))
+            return QD_ERR_NOMEM;
+        m->num_skins = 1;
+    }
+    m->own_skin = 1;
+    qd_err r = m->male ? QD_ERR_NOT_FOUND : load_skin(&m->skins[0], name, read, ctx);
+    if (r == QD_OK || r == QD_ERR_NOMEM)
+        return r;
+    if (!m->male)
+        note(a, err, r, name, NULL);
+    const char *slash = strrchr(name, '/');
+    char *grunt = m->male ? strdup("players/male/grunt.pcx")
+                          : swap_tail(name, strlen(slash ? slash + 1 : name), "grunt.pcx");
+    if (!grunt)
+        return QD_ERR_NOMEM;
+    r = load_skin(&m->skins[0], grunt, read, ctx);
+    free(grunt);
+    return r == QD_ERR_NOMEM ? r : QD_OK;
+}
+
+/* "players/M/F" whose file was not found: "players/male/F" in a new string (Quake II's
+ * fallback for a player model it lacks); NULL for other names or without memory. */
+static char *male_fallback(const char *name)
+{
+    if (strncmp(name, "players/", 8) != 0 || strncmp(name, "players/male/", 13) == 0)
+        return NULL;
+    const char *slash = strchr(name + 8, '/');
+    if (!slash || strchr(slash + 1, '/'))
+        return NULL;
+    size_t n = strlen(slash + 1);
+    char *out = malloc(13 + n + 1);
+    if (out) {
+        memcpy(out, "players/male/", 13);
+        memcpy(out + 13, slash + 1, n + 1);
+    }
+    return out;
+}
+
+/* Load one precached model file, choosing the loader by the file's magic. */
+static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *ctx,
+                         const uint32_t palette[256], qd_error *e)
+{
+    uint8_t *data;
+    size_t len;
+    qd_err r = read_file(read, ctx, name, &data, &len, e);
+    if (r != QD_OK)
+        return r;
+    if (len >= 4 && memcmp(data, "IDPO", 4) == 0) {
+        r = mdl_alias_load(data, len, name, palette, &m->alias, e);
+        m->kind = R_KIND_ALIAS;
+    } else if (len >= 4 && memcmp(data, "IDP3", 4) == 0) {
+        r = mdl_md3_load(data, len, name, &m->md3, e);
+        m->kind = R_KIND_MD3;
+        m->weapon = strncmp(name, "models/weapons2/", 16) == 0;
+    } else if (len >= 4 && memcmp(data, "IDP2", 4) == 0) {
+        r = mdl_md2_load(data, len, name, &m->md2, e);
+        m->kind = R_KIND_MD2;
+        if (r == QD_OK)
+            r = md2_skins(m, read, ctx);
+    } else if (len >= 4 && memcmp(data, "IDS2", 4) == 0) {
+        r = mdl_sp2_load(data, len, name, read, ctx, &m->sprite, e);
+        m->kind = R_KIND_SPRITE;
+    } else if (len >= 4 && memcmp(data, "IDSP", 4) == 0) {
+        r = mdl_sprite_load(data, len, name, palette, &m->sprite, e);
+        m->kind = R_KIND_SPRITE;
+    } else {
+        r = mdl_bsp_load(data, len, name, palette, &m->brush.bsp, e);
+        if (r == QD_OK && (r = colour_faces(&m->brush)) != QD_OK)
+            qd_fail(e, r, 0, "%s: out of memory", name);
+        m->kind = R_KIND_BRUSH;
+    }
+    free(data);
+    if (r != QD_OK) {
+        free_bsp(&m->brush);
+        free_md2(m);
+        m->kind = R_KIND_MISSING;
+    }
+    return r;
+}
+
+/* The first slot before i holding the mesh (of kind) that slot i names, or 0. */
+static int first_mesh(const r_assets *a, const cl_level *lvl, int i, r_kind kind)
 {
     for (int j = 1; j < i; j++)
-        if (a->models[j].kind == R_KIND_MD3 && !a->models[j].shared &&
+        if (a->models[j].kind == kind && !a->models[j].shared &&
             strcmp(lvl->models[j], lvl->models[i]) == 0)
             return j;
     return 0;
@@ -335,13 +458,13 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     for (int i = 1; i < a->num_models; i++) {
         r_model *m = &a->models[i];
         const char *name = lvl->models[i];
-        if (!name[0])
-            continue;
+        if (!name[0] || name[0] == '#')
+            continue; /* "#w_x.md2": a Quake II view weapon's name, not a file (q2.c) */
         if (strcmp(name, lvl->map) == 0) {
             m->kind = R_KIND_WORLD;
             continue;
         }
-        if (ends_with(name, ".skin"))
+        if (ends_with(name, ".skin") || (i > CL_SKIN_SLOTS && ends_with(name, ".pcx")))
             continue; /* applied to its mesh below */
         long sub = submodel_number(name);
         if (sub >= 0) {
@@ -357,12 +480,20 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         e = (qd_error){0};
         qd_err r = QD_OK;
-        int same = ends_with(name, ".md3") ? first_md3(a, lvl, i) : 0;
+        int same = ends_with(name, ".md3") ? first_mesh(a, lvl, i, R_KIND_MD3) : 0;
+        int same2 = ends_with(name, ".md2") ? first_mesh(a, lvl, i, R_KIND_MD2) : 0;
         if (same) { /* every player of one model: its mesh loaded once */
             *m = a->models[same];
             m->shared = 1;
             m->shaders = NULL;
             m->mats = NULL;
+        } else if (same2) { /* likewise for Quake II players, each with its own skins */
+            *m = a->models[same2];
+            m->shared = 1;
+            m->skins = NULL;
+            m->num_skins = 0;
+            m->own_skin = 0;
+            r = md2_skins(m, read, ctx);
         } else {
             r = load_model(m, name, read, ctx, palette, &e);
         }
@@ -370,6 +501,16 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             r_assets_free(a);
             qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
             return NULL;
+        }
+        char *male = r == QD_ERR_NOT_FOUND ? male_fallback(name) : NULL;
+        if (male) { /* a Quake II player model that is not there: male's, as the game does */
+            qd_error me = {0};
+            qd_err mr = load_model(m, male, read, ctx, palette, &me);
+            free(male);
+            if (mr == QD_OK)
+                m->male = 1;
+            else if (mr == QD_ERR_NOMEM)
+                r = mr;
         }
         if (r == QD_ERR_NOT_FOUND && strncmp(name, "sprites/", 8) == 0 && !strchr(name, '.')) {
             /* no such file: a Quake III shader, resolved with the map's textures */
@@ -396,8 +537,10 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
     }
     for (int i = CL_SKIN_SLOTS + 1; i < a->num_models; i++)
-        if (ends_with(lvl->models[i], ".skin") &&
-            apply_skin(a, i, lvl->models[i], read, ctx, err) != QD_OK) {
+        if ((ends_with(lvl->models[i], ".skin") &&
+             apply_skin(a, i, lvl->models[i], read, ctx, err) != QD_OK) ||
+            (ends_with(lvl->models[i], ".pcx") &&
+             apply_pcx(a, i, lvl->models[i], read, ctx, err) != QD_OK)) {
             r_assets_free(a);
             qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
             return NULL;
@@ -415,6 +558,7 @@ void r_assets_free(r_assets *a)
         free_bsp(&a->models[i].brush);
         mdl_alias_free(a->models[i].alias);
         mdl_sprite_free(a->models[i].sprite);
+        free_md2(&a->models[i]);
         if (!a->models[i].shared) {
             mdl_md3_free(a->models[i].md3);
             free(a->models[i].anims);

@@ -20,10 +20,7 @@ static float dot3(const float a[3], const float b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* Quake's R_DrawAliasModel lighting: ambient and shade both start at the floor's light
- * (R_LightPoint), ambient capped at 128 and ambient + shade at 192; a vertex gets ambient
- * plus shade times the cosine to the light. */
-static void alias_light(const r_assets *a, const float origin[3], float *ambient, float *shade)
+void r_alias_light(const r_assets *a, const float origin[3], float *ambient, float *shade)
 {
     float l = 128;
     if (a && a->world.bsp)
@@ -36,14 +33,18 @@ static void alias_light(const r_assets *a, const float origin[3], float *ambient
 
 /* The outward normal (unnormalised) of triangle t of posed vertices w: MDL triangles wind
  * clockwise seen from outside, so it is CA x BA. */
-static void tri_normal(const float (*w)[3], const mdl_alias_tri *t, float n[3])
+void r_alias_normal(const float *A, const float *B, const float *C, float n[3])
 {
-    const float *A = w[t->v[0]], *B = w[t->v[1]], *C = w[t->v[2]];
     float e1[3] = {C[0] - A[0], C[1] - A[1], C[2] - A[2]};
     float e2[3] = {B[0] - A[0], B[1] - A[1], B[2] - A[2]};
     n[0] = e1[1] * e2[2] - e1[2] * e2[1];
     n[1] = e1[2] * e2[0] - e1[0] * e2[2];
     n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+}
+
+static void tri_normal(const float (*w)[3], const mdl_alias_tri *t, float n[3])
+{
+    r_alias_normal(w[t->v[0]], w[t->v[1]], w[t->v[2]], n);
 }
 
 /* The affine attribute over triangle A, B, C that takes the values val[0..2] at its corners:
@@ -88,14 +89,48 @@ static void light_plane(const r_view *v, const float *P[3], const float row[3], 
     out[2] = row[0] - out[0] * sp[0][0] - out[1] * sp[0][1];
 }
 
+float r_alias_row(float ambient, float shade, const float vn[3])
+{
+    float len = sqrtf(dot3(vn, vn));
+    float c = len > 0 ? dot3(vn, light_dir) / len : 0;
+    float L = (ambient + shade * (c > 0 ? c : 0)) * R_LIGHT_GAIN;
+    return (255.0f - L) / 4.0f;
+}
+
+void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
+                const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags)
+{
+    rast_tex tex;
+    memset(&tex, 0, sizeof tex);
+    float S[3], T[3], s0, t0;
+    if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
+        !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
+        return;
+    float dist = dot3(n, P[0]);
+    tex.index = sk->pixels;
+    tex.lut = sk->lut;
+    tex.w = sk->w;
+    tex.h = sk->h;
+    r_attr_plane(v, n, dist, S, s0, tex.s);
+    r_attr_plane(v, n, dist, T, t0, tex.t);
+    r_attr_plane(v, n, dist, NULL, 0, tex.q);
+    light_plane(v, P, row, tex.lrow);
+    float tri[3][3];
+    for (int k = 0; k < 3; k++)
+        memcpy(tri[k], P[k], sizeof tri[k]);
+    r_draw_poly_tex(v, (const float(*)[3])tri, 3, &tex, flags);
+}
+
 /* Textured alias triangles (Quake's skins through the colormap, Gouraud light per vertex as
  * R_AliasTransformAndProjectFinalVerts: light L = ambient + shade * cos, row (255 - L) / 4).
  * Vertex normals are the mean of the posed triangles' normals around each vertex. */
-static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uint32_t skin,
-                           const float (*w)[3], float ambient, float shade, int player)
+static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
+                           const cl_entstate *s, const float (*w)[3], float ambient,
+                           float shade, double t)
 {
     size_t pic = (size_t)m->skin_width * m->skin_height;
-    const uint8_t *pixels = m->skin0 + (size_t)skin * pic;
+    const uint8_t *pixels = mdl_alias_skin(m, s->skin, t); /* a skin group by demo time */
+    int player = s->player;
     /* A player's shirt and pants (Quake's CL_NewTranslation / R_TranslatePlayerSkin): skin
      * indices 16..31 take the player's top colour row, 96..111 the bottom one, each row of
      * 16 shades running up for colours below 8 and down for the rest. */
@@ -126,6 +161,11 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             for (int j = 0; j < 3; j++)
                 nrm[m->tris[i].v[k]][j] += n[j];
     }
+    /* EF looks as a tint (quad blue, pentagram red) and FitzQuake's alpha */
+    uint32_t *look = NULL;
+    unsigned flags;
+    const uint32_t *lut = r_lut_look(a->lut, s, &look, &flags);
+    r_skin8 sk = {pixels, lut, (int)m->skin_width, (int)m->skin_height};
     for (uint32_t i = 0; i < m->num_tris; i++) {
         const mdl_alias_tri *tr = &m->tris[i];
         const float *P[3] = {w[tr->v[0]], w[tr->v[1]], w[tr->v[2]]};
@@ -140,32 +180,11 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m, uin
             /* the back half of the skin for a seam vertex of a back-facing triangle */
             sv[k] = (float)st->s + (st->onseam && !tr->front ? (float)m->skin_width * 0.5f : 0);
             tv[k] = (float)st->t;
-            const float *vn = nrm[tr->v[k]];
-            float len = sqrtf(dot3(vn, vn));
-            float c = len > 0 ? dot3(vn, light_dir) / len : 0;
-            float L = (ambient + shade * (c > 0 ? c : 0)) * R_LIGHT_GAIN;
-            row[k] = (255.0f - L) / 4.0f;
+            row[k] = r_alias_row(ambient, shade, nrm[tr->v[k]]);
         }
-        rast_tex tex;
-        memset(&tex, 0, sizeof tex);
-        float S[3], T[3], s0, t0;
-        if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
-            !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
-            continue;
-        float dist = dot3(n, P[0]);
-        tex.index = pixels;
-        tex.lut = a->lut;
-        tex.w = (int)m->skin_width;
-        tex.h = (int)m->skin_height;
-        r_attr_plane(v, n, dist, S, s0, tex.s);
-        r_attr_plane(v, n, dist, T, t0, tex.t);
-        r_attr_plane(v, n, dist, NULL, 0, tex.q);
-        light_plane(v, P, row, tex.lrow);
-        float tri[3][3];
-        for (int k = 0; k < 3; k++)
-            memcpy(tri[k], P[k], sizeof tri[k]);
-        r_draw_poly_tex(v, (const float(*)[3])tri, 3, &tex, RAST_OPAQUE);
+        r_skin_tri(v, P, n, sv, tv, row, &sk, flags);
     }
+    free(look);
     free(nrm);
     free(own);
 }
@@ -221,10 +240,9 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     uint32_t base = s->skin < m->num_skins ? m->skin_colors[s->skin] : m->color;
     uint32_t wire = r_wire_color(base);
     float ambient, shade;
-    alias_light(a, s->origin, &ambient, &shade);
+    r_alias_light(a, s->origin, &ambient, &shade);
     if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
-        alias_textured(v, a, m, s->skin < m->num_skins ? s->skin : 0, (const float(*)[3])w,
-                       ambient, shade, s->player);
+        alias_textured(v, a, m, s, (const float(*)[3])w, ambient, shade, t);
         free(w);
         return;
     }
@@ -303,7 +321,8 @@ static void draw_sprite(r_view *v, const mdl_sprite *sp, const cl_entstate *s)
         rast_tex tex;
         memset(&tex, 0, sizeof tex);
         tex.index = f->pixels;
-        tex.lut = v->assets->palette; /* row 0 of a one-row table: the palette itself */
+        /* row 0 of a one-row table: the palette itself (an SP2's own) */
+        tex.lut = sp->palette ? sp->palette : v->assets->palette;
         tex.w = (int)f->width;
         tex.h = (int)f->height;
         tex.has_key = 1;
@@ -360,6 +379,9 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, 
         return;
     case R_KIND_Q3SPRITE:
         r_q3_sprite_entity(v, a, s);
+        return;
+    case R_KIND_MD2:
+        r_md2_entity(v, a, s, next_frame, blend, t);
         return;
     default:
         r_draw_missing(v, s);

@@ -34,6 +34,7 @@ typedef enum r_kind {
     R_KIND_MD3,      /* a Quake III model (r_md3.c) */
     R_KIND_Q3SPRITE, /* a Quake III shader drawn as a sprite facing the camera ("sprites/x":
                       * cg_weapons.c CG_Missile's plasma ball, radius 16) */
+    R_KIND_MD2,      /* a Quake II model (r_md2.c) */
     R_KIND_MISSING,  /* not found or damaged: a wire box */
 } r_kind;
 
@@ -45,6 +46,14 @@ typedef struct r_bsp {
     uint8_t *lit;    /* a .lit file's R, G, B samples (3 per lightdata byte), or NULL */
 } r_bsp;
 
+/* One skin of an MD2: its PCX picture (NULL: missing, drawn flat) and the light lookup
+ * made from the picture's palette (r_lut_from_palette). */
+typedef struct r_md2skin {
+    mdl_pcx *pic;
+    uint32_t *lut;
+    uint32_t color; /* the picture's mean colour */
+} r_md2skin;
+
 typedef struct r_model {
     r_kind kind;
     uint32_t sub;    /* R_KIND_SUBMODEL: submodel index in the map */
@@ -52,13 +61,19 @@ typedef struct r_model {
     mdl_alias *alias;
     mdl_sprite *sprite;
     mdl_md3 *md3;    /* R_KIND_MD3; owned by the first slot of that name (shared: 0) */
-    uint8_t shared;  /* md3 and anims belong to an earlier slot of the same name */
+    uint8_t shared;  /* md3 and anims (md2) belong to an earlier slot of the same name */
     char (*shaders)[64]; /* R_KIND_MD3: each surface's shader, its skin's where it has one */
     int32_t *mats;   /* R_KIND_MD3: each surface's material in r_q3 (r_q3_model_tri), or -1;
                       * R_KIND_Q3SPRITE: its one material; NULL until r_assets_q3_textures */
     char *shader;    /* R_KIND_Q3SPRITE: the shader's name */
     uint8_t weapon;  /* R_KIND_MD3 under models/weapons2/: as an item, bigger and turned
                       * about its middle (cg_ents.c CG_Item) */
+    mdl_md2 *md2;    /* R_KIND_MD2 */
+    r_md2skin *skins; /* R_KIND_MD2: num_skins skins (the file's names, or the player's) */
+    uint32_t num_skins;
+    uint8_t own_skin; /* R_KIND_MD2: a Quake II player's body: skins[0] is the player's own
+                       * skin and the entity's skin number (its client) is not a skin */
+    uint8_t male;     /* R_KIND_MD2: a player model that was missing, male's loaded instead */
     mdl_anim *anims; /* a player's lower.md3: MDL_ANIM_COUNT animations of its folder's
                       * animation.cfg, or NULL */
 } r_model;
@@ -163,6 +178,35 @@ uint32_t r_shade(uint32_t c, float light);
 /* A line colour for c that shows on black: c brightened until its largest channel is 200. */
 uint32_t r_wire_color(uint32_t c);
 
+/* The outward normal (unnormalised) of an alias triangle A, B, C (MDL and MD2 triangles
+ * wind clockwise seen from outside): CA x BA. */
+void r_alias_normal(const float *A, const float *B, const float *C, float n[3]);
+
+/* Quake's R_DrawAliasModel lighting: ambient and shade both start at the floor's light
+ * under origin (R_LightPoint; 128 without a map), at least 8, ambient capped at 128 and
+ * ambient + shade at 192; a vertex gets ambient plus shade times the cosine to the light.
+ * MD2 models use it too: Quake II's R_LightPoint lights them from the same floor trace. */
+void r_alias_light(const r_assets *a, const float origin[3], float *ambient, float *shade);
+
+/* The light row (0..63 of a 64-row lookup, 32 showing a texel as it is) of a vertex with
+ * world normal vn (any length; zero: ambient only) under r_alias_light's ambient and shade,
+ * times R_LIGHT_GAIN. */
+float r_alias_row(float ambient, float shade, const float vn[3]);
+
+/* An 8-bit skin: w x h palette indices coloured through lut (64 rows of 256 colours, row
+ * 32 about the colour itself; alpha bytes used with RAST_BLEND). */
+typedef struct r_skin8 {
+    const uint8_t *pixels;
+    const uint32_t *lut;
+    int w, h;
+} r_skin8;
+
+/* Triangle P (world space, n its normal facing the eye) textured from sk at the corners'
+ * texel coordinates sv, tv, lit at the corners' light rows row (Gouraud, affine on screen),
+ * filled with flags. A degenerate triangle draws nothing. */
+void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
+                const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags);
+
 /* Draw the world of a: PVS, front-to-back walk, faces. */
 void r_draw_world(r_view *v, const r_assets *a);
 
@@ -264,6 +308,28 @@ unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *l
  * spin and bob, players are assembled from legs, torso, head and weapon. */
 void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
                   float blend, double t);
+
+/* ---- Quake II models (r_md2.c) ---- */
+
+/* A 64-row light lookup for an 8-bit picture with its own palette: row r shows each colour
+ * at (255 - 4 r) / 128 of itself (row 32 about as it is), as r_skin_tri's rows want. */
+void r_lut_from_palette(const uint32_t palette[256], uint32_t lut[64 * 256]);
+
+/* The lookup an entity's look asks for: lut itself, or a copy (in *own, the caller frees
+ * it) tinted by a quad (blue) or pentagram (red) glow and carrying s->alpha for a
+ * translucent entity; *flags gets the fill flags (RAST_BLEND without depth writes for a
+ * translucent one). Out of memory: lut unchanged. */
+const uint32_t *r_lut_look(const uint32_t *lut, const cl_entstate *s, uint32_t **own,
+                           unsigned *flags);
+
+/* Draw entity s whose model slot is an MD2 (frame lerped towards next_frame by blend), its
+ * weapon model (model2, an MD2) at the same frames, t the demo time (EF_ROTATE). */
+void r_md2_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
+                  float blend, double t);
+
+/* The first-person weapon of a Quake III view: the MD3 of model slot model (nothing unless
+ * it is one) at the view's hand, turned with the view, lit from the light grid at the eye. */
+void r_md3_view_weapon(r_view *v, const r_assets *a, int model);
 
 /* Fill the sky marks from the map's sky box, its cloud image or its flat colour. */
 void r_q3_sky(r_view *v, const r_assets *a);

@@ -75,20 +75,26 @@ static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double 
     }
 }
 
-/* The first-person weapon (Quake's view entity, V_CalcRefdef and R_DrawViewModel): the
- * model of the view's gun_model stat at the eye, turned with the view (pitch negated, as
+/* The first-person weapon (Quake's view entity, V_CalcRefdef and R_DrawViewModel; Quake II's
+ * gun entity of V_AddViewWeapon without its gunoffset/gunangles, small bob terms that
+ * cl_stats does not carry; Quake III's at the hand, r_md3_view_weapon): the model of the
+ * view's gun_model stat at the eye, turned with the view (pitch negated, as
  * alias models are), drawn over the scene: the depth of the band is cleared first so the
  * gun never sinks into a wall (GL engines squeeze its depth range for the same end). */
 static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
 {
     const cl_stats *st = cl ? cl_stats_of(cl, -1) : NULL;
-    if (!st || !st->gun_model || st->flags & CL_ST_DEAD || !a || st->gun_model >= a->num_models ||
-        a->models[st->gun_model].kind != R_KIND_ALIAS)
+    if (!st || !st->gun_model || st->flags & CL_ST_DEAD || !a || st->gun_model >= a->num_models)
+        return;
+    r_kind kind = a->models[st->gun_model].kind;
+    if (kind != R_KIND_ALIAS && kind != R_KIND_MD2 && kind != R_KIND_MD3)
         return;
     cl_entstate s;
     memset(&s, 0, sizeof s);
     memcpy(s.origin, v->org, sizeof s.origin);
-    s.angles[0] = -v->angles[0];
+    /* Quake's V_CalcRefdef negates the view model's pitch; Quake II's V_AddViewWeapon
+     * does not, its renderer negates every MD2's (r_md2.c): both follow the view */
+    s.angles[0] = a->models[st->gun_model].kind == R_KIND_MD2 ? v->angles[0] : -v->angles[0];
     s.angles[1] = v->angles[1];
     s.angles[2] = v->angles[2];
     s.model = st->gun_model;
@@ -96,7 +102,10 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
     rast_fb *fb = v->fb;
     for (int y = v->y0; y < v->y1; y++)
         memset(fb->depth + (size_t)y * (size_t)fb->w, 0, (size_t)fb->w * sizeof *fb->depth);
-    r_draw_entity(v, a, &s, -1, -1, 0, t);
+    if (kind == R_KIND_MD3) /* Quake III: the weapon at the hand (cg_weapons.c) */
+        r_md3_view_weapon(v, a, st->gun_model);
+    else /* Quake's viewmodel, Quake II's gunindex / gunframe (drawn the same way) */
+        r_draw_entity(v, a, &s, -1, -1, 0, t);
 }
 
 /* One band of rows of one frame: what r_render draws, limited to rows y0..y1-1. */
@@ -142,15 +151,17 @@ static void render_band(band *bd)
             v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], t) : 256;
         r_surf_turb_table(t, v.turb);
         draw_scene(&v, a, cl, t, o);
-        if (o->gun)
-            draw_gun(&v, a, cl, t);
         if (a->q3) { /* Quake III: the sky, then the blended surfaces over it */
             r_q3_sky(&v, a);
             v.pass = R_PASS_Q3_BLEND;
             r_draw_world(&v, a);
+            v.pass = R_PASS_TEXTURED;
         } else {
             r_surf_sky(&v, a);
         }
+        /* the gun last: its depth clear would let the blended surfaces over everything */
+        if (o->gun)
+            draw_gun(&v, a, cl, t);
     } else {
         v.pass = R_PASS_FLAT;
         draw_scene(&v, a, cl, t, o);

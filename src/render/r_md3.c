@@ -489,3 +489,23 @@ void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s)
     uint32_t c = r_q3_mat_color(a, mat);
     r_emit_poly(v, (const float(*)[3])q, 4, c, r_wire_color(c));
 }
+
+void r_md3_view_weapon(r_view *v, const r_assets *a, int model)
+{
+    const r_model *rm = md3_at(a, model);
+    if (!rm)
+        return;
+    /* cg_weapons.c CG_AddViewWeapon puts the hand model at the eye (cg_gun_x/y/z 0) turned
+     * with the view and the weapon at the hand's tag_weapon; the hand model is not loaded
+     * here, so the weapon goes where that tag lies in frame 0 of baseq3's and OpenArena's
+     * machinegun_hand.md3: 6.16 forward, 5.83 right, 7.8 down */
+    static const float tag[3] = {6.16f, -5.83f, -7.8f};
+    r_place p;
+    angles_axis(v->angles, p.axis);
+    for (int j = 0; j < 3; j++)
+        p.origin[j] = v->org[j] + tag[0] * p.axis[0][j] + tag[1] * p.axis[1][j] +
+                      tag[2] * p.axis[2][j];
+    md3_light l;
+    grid_light(a->world.bsp, v->org, &l);
+    draw_mesh(v, a, rm, &p, 0, 0, 0, &l);
+}

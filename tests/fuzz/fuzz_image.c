@@ -1,5 +1,5 @@
-/* fuzz_image.c: libFuzzer target for the image loader (TGA, JPEG, PNG through stb_image):
- * any bytes as an image file, and through the search path's extension fallback. */
+/* fuzz_image.c: libFuzzer target for the image loaders (TGA, JPEG, PNG through stb_image;
+ * 8-bit PCX): any bytes as an image file, and through the search path's extension fallback. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     qd_error err = {0};
     if (mdl_image_load(data, size, "fuzz", &im, &err) == QD_OK)
         mdl_image_free(im);
+    mdl_pcx *pcx = NULL;
+    if (mdl_pcx_load(data, size, "fuzz.pcx", &pcx, &err) == QD_OK)
+        mdl_pcx_free(pcx);
     one o = {data, size};
     if (mdl_image_find(read_one, &o, "x.tga", &im, &err) == QD_OK)
         mdl_image_free(im);

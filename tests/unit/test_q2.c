@@ -289,7 +289,8 @@ TEST(q2_frames_and_deltas)
     CHECK_EQ(cl->frame_count, 1);
     CHECK(near(cl->time, 0));
     CHECK(cl->entities[1].active && cl->entities[2].active && !cl->entities[3].active);
-    CHECK_EQ(cl->entities[1].cur.model, 255);
+    /* modelindex 255 is client (skinnum & 255) 0's own model: its body's slot */
+    CHECK_EQ(cl->entities[1].cur.model, Q2_PLAYER_MODEL_SLOT + 0);
     CHECK(near(cl->entities[2].cur.origin[0], 120));
     CHECK_EQ(cl->entities[2].cur.model, 2); /* from the baseline */
     CHECK(cl->entities[2].cur.flags & CL_EF_TELEPORT); /* new: snaps */

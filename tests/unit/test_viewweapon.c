@@ -1,0 +1,219 @@
+/* test_viewweapon.c: the first-person view weapon of Quake II (the playerstate's gunindex
+ * and gunframe of a real .dm2, drawn from a built gun model at the eye) and Quake III (the
+ * followed bot's weapon in an OpenArena demo), on by default in the recorded view and off
+ * when the options leave it out (--no-gun, other cameras). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../pak-loader/pak.h"
+#include "../../src/demo/demo.h"
+#include "../../src/render/r_local.h"
+#include "../../src/timeline/timeline.h"
+#include "../md2build.h"
+#include "../test.h"
+
+#define W 160
+#define H 120
+
+typedef struct gun_files {
+    const char *model; /* the name the gun answers to */
+    bytes md2, skin;
+} gun_files;
+
+static qd_err read_gun(void *ctx, const char *name, uint8_t **data, size_t *len,
+                       qd_error *err)
+{
+    const gun_files *g = ctx;
+    const bytes *b = strcmp(name, g->model) == 0          ? &g->md2
+                     : strcmp(name, "models/gun.pcx") == 0 ? &g->skin
+                                                           : NULL;
+    if (!b)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    *data = malloc(b->len);
+    memcpy(*data, b->p, b->len);
+    *len = b->len;
+    return QD_OK;
+}
+
+/* A gun: a square of 16 x 16 units 20 units in front of the eye (plane x = 20 of the model,
+ * facing -x, wound as id's alias models), its skin all index 1, red. 64 pixels wide on a
+ * 160-pixel screen at FOV 90 (80 pixels per unit of depth). */
+static void build_gun(gun_files *g)
+{
+    static const uint8_t v[12] = {0, 0, 0, 0, 255, 0, 0, 255, 255, 0, 0, 255};
+    const float s = 16.0f / 255.0f, scale[3] = {1, s, s}, trans[3] = {20, -8, -8};
+    static const uint16_t tri[12] = {0, 1, 2, 0, 1, 2, 0, 2, 3, 0, 2, 3};
+    static const int16_t st[8] = {0, 0, 8, 0, 8, 8, 0, 8};
+    g->md2 = md2(1, 4, v, scale, trans, 2, tri, 4, st, "models/gun.pcx", 8, 8);
+    uint8_t pix[64], pal[768];
+    memset(pix, 1, sizeof pix);
+    memset(pal, 0, sizeof pal);
+    pal[3] = 220;
+    g->skin = pcx(8, 8, pix, pal);
+}
+
+static rast_fb *view(const r_assets *a, const cl_state *cl, double t, int gun)
+{
+    rast_fb *fb = rast_fb_new(W, H);
+    r_camera cam;
+    r_camera_from_view(cl, t, &cam);
+    r_options o = {.mode = R_MODE_TEXTURED, .gun = gun};
+    r_render(a, cl, t, &cam, &o, fb);
+    return fb;
+}
+
+/* The demo at path opened on a timeline and its state dt seconds after its start (*t that
+ * time); NULL when the file does not open (the state is checked). */
+static timeline_t *state_at(const char *path, double dt, double *t, const cl_state **cl)
+{
+    qd_error err = {0};
+    demo_t *d = demo_open(path, &err);
+    if (!d)
+        return NULL;
+    timeline_t *tl = tl_open(d, 0, &err);
+    if (!tl)
+        return NULL;
+    *t = tl_start(tl) + dt;
+    *cl = tl_state_at(tl, *t, &err);
+    if (!*cl) {
+        tl_close(tl);
+        return NULL;
+    }
+    return tl;
+}
+
+/* libq2's duel demo: after a second the recorded player holds a gun. Its gunindex is a
+ * CS_MODELS index naming a view model (models/weapons/v_*); drawn from a built gun of that
+ * name, the view shows about 64 x 64 red pixels in its middle with the gun on, none off. */
+TEST(viewweapon_quake2_gunindex_drawn)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dm2/libq2_testdata_testduel.dm2", test_realdata());
+    double t;
+    const cl_state *cl;
+    timeline_t *tl = state_at(path, 5.0, &t, &cl);
+    if (!tl)
+        SKIP("no real data (dm2/libq2_testdata_testduel.dm2)");
+    const cl_stats *st = cl_stats_of(cl, -1);
+    CHECK(st && st->gun_model > 0 && st->gun_model < cl->level.num_models);
+    qd_error err = {0};
+    const char *name = cl->level.models[st->gun_model];
+    CHECK_MSG(strncmp(name, "models/weapons/v_", 17) == 0, "gun model %s", name);
+    gun_files g = {name, {0}, {0}};
+    build_gun(&g);
+    r_assets *a = r_assets_load(&cl->level, read_gun, &g, NULL, &err);
+    CHECK(a && a->models[st->gun_model].kind == R_KIND_MD2);
+    rast_fb *on = view(a, cl, t, 1), *off = view(a, cl, t, 0);
+    int red_on = 0, red_off = 0;
+    for (int i = 0; i < W * H; i++) {
+        red_on += on->color[i] == on->color[(H / 2) * W + W / 2];
+        red_off += off->color[i] == on->color[(H / 2) * W + W / 2];
+    }
+    uint32_t mid = on->color[(H / 2) * W + W / 2];
+    CHECK_MSG((mid & 0xff) > 0 && !(mid >> 8 & 0xffff), "middle pixel %08x", (unsigned)mid);
+    CHECK_MSG(red_on > 3500 && red_on < 4800, "%d gun pixels", red_on);
+    CHECK_EQ(red_off, 0);
+    rast_fb_free(on);
+    rast_fb_free(off);
+    r_assets_free(a);
+    free(g.md2.p);
+    free(g.skin.p);
+    tl_close(tl);
+}
+
+/* ---- Quake III ---- */
+
+#define OA_DIR "/usr/share/games/openarena/baseoa"
+
+static qd_err oa_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    return pak_read(ctx, name, data, len, err);
+}
+
+static int oa_list(void *ctx, const char *prefix,
+                   void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    return pak_list(ctx, prefix, fn, u);
+}
+
+/* The OpenArena bot demo at 11 s: the followed bot holds a weapon; its world model
+ * (models/weapons2/...) is the view's gun_model. With the gun on, pixels change only in
+ * the lower right quarter's side of the screen (the hand's tag lies right of and below the
+ * eye), many of them; off, the frame is the same as without a gun model at all. */
+TEST(viewweapon_quake3_held_weapon_drawn)
+{
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    pak_fs *fs = pak_fs_open();
+    qd_error err = {0};
+    CHECK(fs && pak_fs_add_game_dir(fs, OA_DIR, &err) == QD_OK);
+    double t;
+    const cl_state *cl;
+    timeline_t *tl = state_at("tests/data/fidelity/oa/oa_dm3_follow.dm_71", 11.0, &t, &cl);
+    if (!tl) {
+        pak_fs_close(fs);
+        SKIP("run from the project root");
+    }
+    const cl_stats *st = cl_stats_of(cl, -1);
+    CHECK(st && st->gun_model > 0 && st->gun_model < cl->level.num_models);
+    CHECK_MSG(strncmp(cl->level.models[st->gun_model], "models/weapons2/", 16) == 0,
+              "gun model %s", cl->level.models[st->gun_model]);
+    r_assets *a = r_assets_load(&cl->level, oa_read, fs, NULL, &err);
+    CHECK(a && r_assets_q3_textures(a, oa_read, oa_list, fs, &err) == QD_OK);
+    rast_fb *on = view(a, cl, t, 1), *off = view(a, cl, t, 0);
+    int changed = 0, left_top = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (on->color[y * W + x] != off->color[y * W + x]) {
+                changed++;
+                left_top += x < W / 2 && y < H / 2;
+            }
+    CHECK_MSG(changed > W * H / 40, "%d pixels changed", changed);
+    CHECK_EQ(left_top, 0);
+    rast_fb_free(on);
+    rast_fb_free(off);
+    r_assets_free(a);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
+
+/* Quake II's gun takes the view's angles as they are (V_AddViewWeapon) and its renderer
+ * negates an alias model's pitch (R_DrawAliasModel): the gun turns with the view, so
+ * looking 30 degrees down or up leaves it where it was on the screen: the middle pixel
+ * red and the same number of red pixels. Without a map (flat). */
+TEST(viewweapon_quake2_gun_follows_pitch)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    gun_files g = {"models/weapons/v_test/tris.md2", {0}, {0}};
+    build_gun(&g);
+    cl_set_model(cl, 2, g.model);
+    cl_stats st;
+    memset(&st, 0, sizeof st);
+    st.gun_model = 2;
+    cl_set_stats(cl, -1, &st);
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_gun, &g, NULL, &err);
+    CHECK(a && a->models[2].kind == R_KIND_MD2);
+    int count[3] = {0};
+    for (int k = 0; k < 3; k++) {
+        rast_fb *fb = rast_fb_new(W, H);
+        r_camera cam = {{0, 0, 0}, {(float)(k - 1) * 30, 40, 0}, 90};
+        r_options o = {.mode = R_MODE_FLAT, .gun = 1};
+        r_render(a, cl, 0, &cam, &o, fb);
+        uint32_t mid = fb->color[(H / 2) * W + W / 2];
+        CHECK_MSG((mid & 0xff) > 0 && !(mid >> 8 & 0xffff), "pitch %d: middle %08x", (k - 1) * 30,
+                  (unsigned)mid);
+        for (int i = 0; i < W * H; i++)
+            count[k] += fb->color[i] == mid;
+        rast_fb_free(fb);
+    }
+    CHECK_MSG(count[0] == count[1] && count[1] == count[2], "%d %d %d", count[0], count[1],
+              count[2]);
+    r_assets_free(a);
+    free(g.md2.p);
+    free(g.skin.p);
+    free(cl);
+}
