@@ -43,10 +43,16 @@ ifeq ($(UBSAN),1)
   SAN += -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow
 endif
 
+# SDL2 is not linked: src/output/sdl_load.c loads libSDL2-2.0.so.0 with dlopen when `play`
+# opens its window, so every other command starts without it (its headers give the types).
+# glibc 2.34+ has dlopen in libc; older ones need -ldl.
+LINK_PKGS := $(filter-out sdl2,$(PKGS))
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
+LIBDL := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}\n' | \
+	$(CC) -x c - -o /dev/null 2>/dev/null || echo -ldl)
 CFLAGS += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)
-LDLIBS += $(PKG_LIBS) -lm -lpthread
+LDLIBS += $(PKG_LIBS) $(LIBDL) -lm -lpthread
 LDFLAGS += $(SAN)
 
 B ?= build
@@ -175,7 +181,7 @@ fuzz: $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(B)/gen/palette_data.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(PKG_CFLAGS) \
-	  -o $@ $< $(LIB_SRC) $(B)/gen/palette_data.c $(PKG_LIBS) -lm -lpthread
+	  -o $@ $< $(LIB_SRC) $(B)/gen/palette_data.c $(PKG_LIBS) $(LIBDL) -lm -lpthread
 $(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libqdemo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
