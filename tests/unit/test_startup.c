@@ -1,6 +1,7 @@
 /* test_startup.c: start-up without SDL2 (the binary does not need it, only `play` loads it,
  * and a missing library is named with its package) and the y4m colour conversion (the same
  * bytes whatever the code path, size or thread count). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,4 +146,130 @@ TEST(startup_sdl_table_complete)
     }
     CHECK(out_sdl(&err) != NULL);
     CHECK(out_sdl(&err) == out_sdl(&err)); /* loaded once */
+}
+
+/* ---- the y4m colour conversion ---- */
+
+/* A w x h framebuffer of pseudo-random pixels (alpha random too: it must be ignored), with
+ * runs of equal pixels so flat areas are covered as well. */
+static rast_fb *noise_frame(int w, int h, uint32_t seed)
+{
+    rast_fb *fb = rast_fb_new(w, h);
+    if (!fb)
+        return NULL;
+    uint32_t s = seed, c = 0;
+    for (int i = 0; i < w * h; i++) {
+        s = s * 1664525u + 1013904223u;
+        if ((s >> 28) != 0) /* 15 in 16: a new colour */
+            c = s ^ (s >> 13) * 2654435761u;
+        fb->color[i] = c;
+    }
+    return fb;
+}
+
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The planes of out_rgb_to_yuv420 in both matrices, hashed (FNV-1a 64). */
+static uint64_t convert_hash(const rast_fb *fb)
+{
+    size_t n = out_y4m_frame_size(fb->w, fb->h), ysz = (size_t)fb->w * (size_t)fb->h;
+    size_t csz = (n - ysz) / 2;
+    uint8_t *buf = malloc(n);
+    if (!buf)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int bt709 = 0; bt709 < 2; bt709++) {
+        out_rgb_to_yuv420(fb, bt709, buf, buf + ysz, buf + ysz + csz);
+        h = fnv(h, buf, n);
+    }
+    free(buf);
+    return h;
+}
+
+static const struct {
+    int w, h;
+    uint64_t hash;
+} pinned[] = {
+    {1, 1, 0xf7254a75260e4612ull}, {2, 2, 0x13b18bb05b7ebc81ull},
+    {3, 3, 0xbf810fafb396eda8ull}, {8, 2, 0x36b7e15066beebdcull},
+    {9, 3, 0x459f5147ae552874ull}, {15, 7, 0x8c6abfb8c595d9c7ull},
+    {16, 16, 0x44cf9ab4a256ed64ull}, {17, 9, 0x0d3d68ee923cef3aull},
+    {33, 17, 0x15ee0edf3a61269eull}, {321, 241, 0x813151d223b1b13dull},
+    {1280, 720, 0xbf26e101026f2959ull}, {1920, 1080, 0x845ff1c8599c769cull},
+};
+
+/* Issue #15: the vectorised conversion writes the bytes the scalar one wrote before it (the
+ * hashes were taken from the scalar code of 8230634, every edge case of odd sizes in). */
+TEST(y4m_conversion_same_bytes_as_scalar)
+{
+    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++) {
+        rast_fb *fb = noise_frame(pinned[i].w, pinned[i].h, (uint32_t)i + 7);
+        CHECK(fb != NULL);
+        uint64_t h = convert_hash(fb);
+        rast_fb_free(fb);
+        CHECK_MSG(h == pinned[i].hash, "%dx%d: hash %016llx", pinned[i].w, pinned[i].h,
+                  (unsigned long long)h);
+    }
+}
+
+/* Every pixel's luma and every block's chroma within one step of the formulas the README
+ * states (y4m.c's comment: limited range, BT.601 Kr 0.299 Kb 0.114, BT.709 Kr 0.2126 Kb
+ * 0.0722), worked in doubles here; the 16.16 fixed point may round the other way only when
+ * the exact value sits within 1/100 of a half. */
+TEST(y4m_conversion_follows_the_formulas)
+{
+    static const double kr[2] = {0.299, 0.2126}, kb[2] = {0.114, 0.0722};
+    rast_fb *fb = noise_frame(37, 11, 3);
+    CHECK(fb != NULL);
+    int w = 37, h = 11, cw = 19, ch = 6;
+    uint8_t y[37 * 11], u[19 * 6], v[19 * 6];
+    for (int m = 0; m < 2; m++) {
+        out_rgb_to_yuv420(fb, m, y, u, v);
+        double kg = 1 - kr[m] - kb[m];
+        for (int i = 0; i < w * h; i++) {
+            uint32_t c = fb->color[i];
+            double e = 16 + 219.0 / 255 * (kr[m] * (c & 255) + kg * (c >> 8 & 255) +
+                                           kb[m] * (c >> 16 & 255));
+            CHECK_MSG(fabs(y[i] - e) < 0.51, "matrix %d pixel %d: Y %d, formula %.3f", m, i,
+                      y[i], e);
+        }
+        for (int by = 0; by < ch; by++)
+            for (int bx = 0; bx < cw; bx++) {
+                double r = 0, g = 0, b = 0;
+                for (int k = 0; k < 4; k++) { /* the edge pixel repeats on odd sizes */
+                    int px = 2 * bx + (k & 1), py = 2 * by + (k >> 1);
+                    uint32_t c = fb->color[(py < h ? py : h - 1) * w + (px < w ? px : w - 1)];
+                    r += (c & 255) / 4.0;
+                    g += (c >> 8 & 255) / 4.0;
+                    b += (c >> 16 & 255) / 4.0;
+                }
+                double yy = kr[m] * r + kg * g + kb[m] * b;
+                double eu = 128 + 224.0 / 255 * (b - yy) / (2 * (1 - kb[m]));
+                double ev = 128 + 224.0 / 255 * (r - yy) / (2 * (1 - kr[m]));
+                int j = by * cw + bx;
+                CHECK_MSG(fabs(u[j] - eu) < 0.51 && fabs(v[j] - ev) < 0.51,
+                          "matrix %d block %d,%d: %d %d, formula %.3f %.3f", m, bx, by, u[j],
+                          v[j], eu, ev);
+            }
+    }
+    rast_fb_free(fb);
+}
+
+/* A y4m export is the same stream for one thread and two, at an odd size. */
+TEST(y4m_export_same_for_any_thread_count)
+{
+    char a[128], b[128];
+    const char *cmd = "%s render assets/smoothme.dem -p assets -o - --fps 10 --to 1.5 "
+                      "--size 161x91 --mode flat --threads %d -q | cksum";
+    CHECK_EQ(test_capture(a, sizeof a, cmd, qdemo_bin(), 1), 0);
+    CHECK_EQ(test_capture(b, sizeof b, cmd, qdemo_bin(), 2), 0);
+    /* cksum prints the CRC and the byte count: an 81-byte header and 15 frames of
+     * 6 + 161*91 + 2*81*46 bytes */
+    CHECK_MSG(strstr(a, " 331716\n") != NULL, "%s", a);
+    CHECK_STR(a, b);
 }
