@@ -15,8 +15,9 @@
 
 /* ---- PNG ---- */
 
-/* Encode fb as an 8-bit RGB PNG (zlib level 1, one fixed row filter) into a new malloc'd
- * buffer *png of *len bytes, which the caller frees. On failure *png is NULL. */
+/* Encode fb as an 8-bit RGB PNG (zlib level 2; filter Up on every row, None on the first)
+ * into a new malloc'd buffer *png of *len bytes, which the caller frees. On failure *png is
+ * NULL. */
 qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *err);
 
 /* Write fb as a PNG file at path, atomically: the bytes go to a new temporary file beside
