@@ -172,7 +172,7 @@ test: deps test-deps $(B)/qdemo $(B)/tests/run $(B)/tests/fidelity $(FUZZ_NAMES:
 	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
 
 bench: deps $(B)/qdemo $(B)/qdemo-bench
-	QDEMO_BENCH_OUT=$(B)/bench-results.md ./$(B)/qdemo-bench
+	QDEMO=$(B)/qdemo QDEMO_BENCH_OUT=$(B)/bench-results.md ./$(B)/qdemo-bench
 
 # libFuzzer targets need clang; the replay_* programs are the same targets with a plain
 # main() that runs files through them, built with the normal compiler.
