@@ -48,8 +48,8 @@ out_window *out_window_open(const char *title, int w, int h, qd_error *err)
     }
     ow->sdl = sdl;
     ow->win = sdl->CreateWindow(title ? title : "qdemo", SDL_WINDOWPOS_CENTERED,
-                               SDL_WINDOWPOS_CENTERED, w, h,
-                               SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+                                SDL_WINDOWPOS_CENTERED, w, h,
+                                SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (ow->win) {
         ow->ren = sdl->CreateRenderer(ow->win, -1, SDL_RENDERER_PRESENTVSYNC);
         if (!ow->ren)
