@@ -306,8 +306,8 @@ static int bench_decode_only(const char *runs_text, const char *path)
 
 /* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes`,
  * `qdemo-bench timeline`, `qdemo-bench render`, `qdemo-bench process` and `qdemo-bench
- * export` print only that table (quick, for checking a change) and write no file; `qdemo-bench decode RUNS DEMO`
- * only decodes. */
+ * export` print only that table (quick, for checking a change) and write no file;
+ * `qdemo-bench decode RUNS DEMO` only decodes. */
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "decode") == 0)
