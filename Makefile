@@ -44,10 +44,16 @@ ifeq ($(UBSAN),1)
   SAN += -fsanitize=undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow
 endif
 
+# SDL2 is not linked: src/output/sdl_load.c loads libSDL2-2.0.so.0 with dlopen when `play`
+# opens its window, so every other command starts without it (its headers give the types).
+# glibc 2.34+ has dlopen in libc; older ones need -ldl.
+LINK_PKGS := $(filter-out sdl2,$(PKGS))
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
+LIBDL := $(shell printf '\043include <dlfcn.h>\nint main(void){return !dlopen;}\n' | \
+	$(CC) -x c - -o /dev/null 2>/dev/null || echo -ldl)
 CFLAGS += $(CFLAGS_BASE) $(OPT) $(SAN) $(PKG_CFLAGS)
-LDLIBS += $(PKG_LIBS) -lm -lpthread
+LDLIBS += $(PKG_LIBS) $(LIBDL) -lm -lpthread
 LDFLAGS += $(SAN)
 
 B ?= build
@@ -171,7 +177,7 @@ test: deps test-deps $(B)/qdemo $(B)/tests/run $(B)/tests/fidelity $(FUZZ_NAMES:
 	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
 
 bench: deps $(B)/qdemo $(B)/qdemo-bench
-	QDEMO_BENCH_OUT=$(B)/bench-results.md ./$(B)/qdemo-bench
+	QDEMO=$(B)/qdemo QDEMO_BENCH_OUT=$(B)/bench-results.md ./$(B)/qdemo-bench
 
 # libFuzzer targets need clang; the replay_* programs are the same targets with a plain
 # main() that runs files through them, built with the normal compiler.
@@ -194,7 +200,7 @@ $(B)/fuzz/libqdemo-fuzz.a: $(FUZZ_LIB_OBJ)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/fuzz/libqdemo-fuzz.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(PKG_CFLAGS) \
-	  -o $@ $< $(B)/fuzz/libqdemo-fuzz.a $(PKG_LIBS) -lm -lpthread
+	  -o $@ $< $(B)/fuzz/libqdemo-fuzz.a $(PKG_LIBS) $(LIBDL) -lm -lpthread
 $(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libqdemo.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -15,8 +15,9 @@
 
 /* ---- PNG ---- */
 
-/* Encode fb as an 8-bit RGB PNG (zlib level 1, one fixed row filter) into a new malloc'd
- * buffer *png of *len bytes, which the caller frees. On failure *png is NULL. */
+/* Encode fb as an 8-bit RGB PNG (zlib level 2; filter Up on every row, None on the first)
+ * into a new malloc'd buffer *png of *len bytes, which the caller frees. On failure *png is
+ * NULL. */
 qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *err);
 
 /* Write fb as a PNG file at path, atomically: the bytes go to a new temporary file beside
@@ -79,12 +80,14 @@ uint64_t out_sink_last_hash(const out_sink *s);
 /* Flush and free; reports a failed final write. s may be NULL. */
 qd_err out_sink_close(out_sink *s, qd_error *err);
 
-/* ---- SDL2 window ---- */
+/* ---- SDL2 window (SDL loaded at run time: qdemo does not link it) ---- */
 
 typedef struct out_window out_window;
 
-/* A resizable window of w x h, titled title. NULL with err set (QD_ERR_OUTPUT, SDL's
- * reason in the text) when there is no display or SDL cannot start. */
+/* A resizable window of w x h, titled title. SDL2 is loaded on the first call (dlopen of
+ * libSDL2-2.0.so.0, sdl_local.h); NULL with err set (QD_ERR_OUTPUT, one line) when the
+ * library is missing (naming the Debian package libsdl2-2.0-0), there is no display, or SDL
+ * cannot start (SDL's reason in the text). */
 out_window *out_window_open(const char *title, int w, int h, qd_error *err);
 /* Show fb scaled to fit the window, keeping its aspect, with black borders. Waits for
  * the display's refresh where the driver allows. */

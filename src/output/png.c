@@ -1,4 +1,4 @@
-/* png.c: the PNG encoder (8-bit RGB, Sub-filtered rows, one zlib IDAT), its atomic file
+/* png.c: the PNG encoder (8-bit RGB, Up-filtered rows, one zlib IDAT), its atomic file
  * write, and the check that a file is a whole frame. */
 #include "out.h"
 
@@ -9,6 +9,8 @@
 #include <zlib.h>
 
 #define PNG_MAX_SIDE 16384
+/* zlib level 2: as fast as level 1 on rendered frames and 3-5 % smaller (README, Speed). */
+#define PNG_ZLIB_LEVEL 2
 /* Signature 8, IHDR chunk 25, IDAT length/type/CRC 12, IEND chunk 12. */
 #define PNG_OVERHEAD (8 + 25 + 12 + 12)
 
@@ -30,21 +32,28 @@ static uint8_t *chunk_close(uint8_t *p, uint32_t n)
     return p + 12 + n;
 }
 
-/* PNG filter type 1 (Sub) on one row of RGBA pixels, dropping alpha: each byte minus the
- * same channel of the pixel to its left. Flat runs become zeros, which deflate loves. */
-static void filter_sub(uint8_t *out, const uint32_t *px, int w)
+/* One row of RGBA pixels px as filtered PNG bytes, dropping alpha: filter type 2 (Up), each
+ * byte minus the same byte of the row above (above), or type 0 (None) for the first row
+ * (above NULL). Flat areas and whatever repeats from row to row become zeros, which deflate
+ * loves; chosen by measurement over Sub, None and Paeth (README, Speed). Branch-free loops
+ * that GCC vectorises. */
+static void filter_row(uint8_t *out, const uint32_t *px, const uint32_t *above, int w)
 {
     const uint8_t *s = (const uint8_t *)px;
-    uint8_t pr = 0, pg = 0, pb = 0;
-    *out++ = 1;
-    for (int x = 0; x < w; x++, s += 4, out += 3) {
-        uint8_t r = s[0], g = s[1], b = s[2];
-        out[0] = (uint8_t)(r - pr);
-        out[1] = (uint8_t)(g - pg);
-        out[2] = (uint8_t)(b - pb);
-        pr = r;
-        pg = g;
-        pb = b;
+    *out++ = above ? 2 : 0;
+    if (!above) {
+        for (int x = 0; x < w; x++) {
+            out[3 * x] = s[4 * x];
+            out[3 * x + 1] = s[4 * x + 1];
+            out[3 * x + 2] = s[4 * x + 2];
+        }
+        return;
+    }
+    const uint8_t *a = (const uint8_t *)above;
+    for (int x = 0; x < w; x++) {
+        out[3 * x] = (uint8_t)(s[4 * x] - a[4 * x]);
+        out[3 * x + 1] = (uint8_t)(s[4 * x + 1] - a[4 * x + 1]);
+        out[3 * x + 2] = (uint8_t)(s[4 * x + 2] - a[4 * x + 2]);
     }
 }
 
@@ -62,7 +71,7 @@ qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *e
 
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 1, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&z, PNG_ZLIB_LEVEL, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return qd_fail(err, QD_ERR_NOMEM, 0, "png: zlib would not start");
     uLong bound = deflateBound(&z, (uLong)raw);
     if (bound > 0x7fffffffUL) {
@@ -95,7 +104,8 @@ qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *e
     z.avail_out = (uInt)bound;
     int zr = Z_OK;
     for (int y = 0; y < fb->h && zr == Z_OK; y++) {
-        filter_sub(row, fb->color + (size_t)y * (size_t)fb->w, fb->w);
+        const uint32_t *px = fb->color + (size_t)y * (size_t)fb->w;
+        filter_row(row, px, y ? px - fb->w : NULL, fb->w);
         z.next_in = row;
         z.avail_in = (uInt)rowlen;
         zr = deflate(&z, y == fb->h - 1 ? Z_FINISH : Z_NO_FLUSH);

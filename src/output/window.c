@@ -1,10 +1,13 @@
-/* window.c: the SDL2 window: a streaming texture scaled to fit, and SDL events as in_event. */
+/* window.c: the SDL2 window (SDL loaded at run time, sdl_local.h): a streaming texture scaled
+ * to fit, and SDL events as in_event. */
 #include "out.h"
+#include "sdl_local.h"
 
-#include <SDL.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct out_window {
+    const out_sdl_api *sdl; /* SDL, loaded by out_window_open */
     SDL_Window *win;
     SDL_Renderer *ren;
     SDL_Texture *tex;
@@ -20,42 +23,45 @@ out_window *out_window_open(const char *title, int w, int h, qd_error *err)
         qd_fail(err, QD_ERR_USAGE, 0, "window: bad size %dx%d", w, h);
         return NULL;
     }
-    if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
-        qd_fail(err, QD_ERR_OUTPUT, 0, "window: no display (SDL: %s)", SDL_GetError());
+    const out_sdl_api *sdl = out_sdl(err);
+    if (!sdl)
+        return NULL;
+    if (sdl->InitSubSystem(SDL_INIT_VIDEO) != 0) {
+        qd_fail(err, QD_ERR_OUTPUT, 0, "window: no display (SDL: %s)", sdl->GetError());
         return NULL;
     }
     /* SDL falls back to its "offscreen" or "dummy" driver when there is no display: that is
      * no window a person can see, so say so unless the user asked for it by name. */
-    const char *drv = SDL_GetCurrentVideoDriver();
-    const char *asked = SDL_getenv("SDL_VIDEODRIVER");
-    if (drv && (!SDL_strcmp(drv, "offscreen") || !SDL_strcmp(drv, "dummy") ||
-                !SDL_strcmp(drv, "evdev")) &&
-        !(asked && !SDL_strcmp(asked, drv))) {
-        SDL_QuitSubSystem(SDL_INIT_VIDEO);
+    const char *drv = sdl->GetCurrentVideoDriver();
+    const char *asked = getenv("SDL_VIDEODRIVER");
+    if (drv && (!strcmp(drv, "offscreen") || !strcmp(drv, "dummy") || !strcmp(drv, "evdev")) &&
+        !(asked && !strcmp(asked, drv))) {
+        sdl->QuitSubSystem(SDL_INIT_VIDEO);
         qd_fail(err, QD_ERR_OUTPUT, 0, "window: no display (only SDL's %s driver)", drv);
         return NULL;
     }
-    out_window *ow = SDL_calloc(1, sizeof *ow);
+    out_window *ow = calloc(1, sizeof *ow);
     if (!ow) {
-        SDL_QuitSubSystem(SDL_INIT_VIDEO);
+        sdl->QuitSubSystem(SDL_INIT_VIDEO);
         qd_fail(err, QD_ERR_NOMEM, 0, "window: no memory");
         return NULL;
     }
-    ow->win = SDL_CreateWindow(title ? title : "qdemo", SDL_WINDOWPOS_CENTERED,
-                               SDL_WINDOWPOS_CENTERED, w, h,
-                               SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    ow->sdl = sdl;
+    ow->win = sdl->CreateWindow(title ? title : "qdemo", SDL_WINDOWPOS_CENTERED,
+                                SDL_WINDOWPOS_CENTERED, w, h,
+                                SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (ow->win) {
-        ow->ren = SDL_CreateRenderer(ow->win, -1, SDL_RENDERER_PRESENTVSYNC);
+        ow->ren = sdl->CreateRenderer(ow->win, -1, SDL_RENDERER_PRESENTVSYNC);
         if (!ow->ren)
-            ow->ren = SDL_CreateRenderer(ow->win, -1, 0);
+            ow->ren = sdl->CreateRenderer(ow->win, -1, 0);
     }
     if (!ow->ren) {
         qd_fail(err, QD_ERR_OUTPUT, 0, "window: cannot open a %dx%d window (SDL: %s)", w, h,
-                SDL_GetError());
+                sdl->GetError());
         out_window_close(ow);
         return NULL;
     }
-    SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear");
+    sdl->SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear");
     return ow;
 }
 
@@ -63,21 +69,22 @@ void out_window_close(out_window *ow)
 {
     if (!ow)
         return;
+    const out_sdl_api *sdl = ow->sdl;
     if (ow->tex)
-        SDL_DestroyTexture(ow->tex);
+        sdl->DestroyTexture(ow->tex);
     if (ow->ren)
-        SDL_DestroyRenderer(ow->ren);
+        sdl->DestroyRenderer(ow->ren);
     if (ow->win)
-        SDL_DestroyWindow(ow->win);
-    SDL_free(ow->dropped);
-    SDL_free(ow);
-    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+        sdl->DestroyWindow(ow->win);
+    sdl->free(ow->dropped);
+    free(ow);
+    sdl->QuitSubSystem(SDL_INIT_VIDEO);
 }
 
 void out_window_size(out_window *ow, int *w, int *h)
 {
     int ww = 0, hh = 0;
-    if (ow && SDL_GetRendererOutputSize(ow->ren, &ww, &hh) != 0)
+    if (ow && ow->sdl->GetRendererOutputSize(ow->ren, &ww, &hh) != 0)
         ww = hh = 0;
     if (w)
         *w = ww;
@@ -91,22 +98,22 @@ qd_err out_window_present(out_window *ow, const rast_fb *fb, qd_error *err)
         return qd_fail(err, QD_ERR_USAGE, 0, "window: nothing to present");
     if (!ow->tex || ow->tw != fb->w || ow->th != fb->h) {
         if (ow->tex)
-            SDL_DestroyTexture(ow->tex);
+            ow->sdl->DestroyTexture(ow->tex);
         /* RGBA32 is bytes R, G, B, A in memory on any machine: rast.h's layout. */
-        ow->tex = SDL_CreateTexture(ow->ren, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING,
-                                    fb->w, fb->h);
+        ow->tex = ow->sdl->CreateTexture(ow->ren, SDL_PIXELFORMAT_RGBA32,
+                                         SDL_TEXTUREACCESS_STREAMING, fb->w, fb->h);
         if (!ow->tex) {
             ow->tw = ow->th = 0;
             return qd_fail(err, QD_ERR_OUTPUT, 0, "window: no %dx%d texture (SDL: %s)", fb->w,
-                           fb->h, SDL_GetError());
+                           fb->h, ow->sdl->GetError());
         }
-        SDL_SetTextureBlendMode(ow->tex, SDL_BLENDMODE_NONE);
+        ow->sdl->SetTextureBlendMode(ow->tex, SDL_BLENDMODE_NONE);
         ow->tw = fb->w;
         ow->th = fb->h;
     }
-    if (SDL_UpdateTexture(ow->tex, NULL, fb->color, fb->w * 4) != 0)
+    if (ow->sdl->UpdateTexture(ow->tex, NULL, fb->color, fb->w * 4) != 0)
         return qd_fail(err, QD_ERR_OUTPUT, 0, "window: texture upload failed (SDL: %s)",
-                       SDL_GetError());
+                       ow->sdl->GetError());
     int ow_w, ow_h;
     out_window_size(ow, &ow_w, &ow_h);
     /* Largest size of the frame's aspect that fits, centred. */
@@ -120,31 +127,31 @@ qd_err out_window_present(out_window *ow, const rast_fb *fb, qd_error *err)
     ow->dst = d;
     ow->fw = fb->w;
     ow->fh = fb->h;
-    SDL_SetRenderDrawColor(ow->ren, 0, 0, 0, 255);
-    SDL_RenderClear(ow->ren);
-    SDL_RenderCopy(ow->ren, ow->tex, NULL, &d);
-    SDL_RenderPresent(ow->ren);
+    ow->sdl->SetRenderDrawColor(ow->ren, 0, 0, 0, 255);
+    ow->sdl->RenderClear(ow->ren);
+    ow->sdl->RenderCopy(ow->ren, ow->tex, NULL, &d);
+    ow->sdl->RenderPresent(ow->ren);
     return QD_OK;
 }
 
 void out_window_set_title(out_window *ow, const char *title)
 {
     if (ow && title)
-        SDL_SetWindowTitle(ow->win, title);
+        ow->sdl->SetWindowTitle(ow->win, title);
 }
 
 void out_window_toggle_fullscreen(out_window *ow)
 {
     if (!ow)
         return;
-    int full = (SDL_GetWindowFlags(ow->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
-    SDL_SetWindowFullscreen(ow->win, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
+    int full = (ow->sdl->GetWindowFlags(ow->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
+    ow->sdl->SetWindowFullscreen(ow->win, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
 }
 
 void out_window_relative_mouse(out_window *ow, int on)
 {
     if (ow)
-        SDL_SetRelativeMouseMode(on ? SDL_TRUE : SDL_FALSE);
+        ow->sdl->SetRelativeMouseMode(on ? SDL_TRUE : SDL_FALSE);
 }
 
 static in_key key_of(SDL_Keycode k)
@@ -198,7 +205,7 @@ static unsigned mods_of(SDL_Keymod m)
 static void to_fb(out_window *ow, int wx, int wy, int *fx, int *fy)
 {
     int ww, wh, dw, dh;
-    SDL_GetWindowSize(ow->win, &ww, &wh);
+    ow->sdl->GetWindowSize(ow->win, &ww, &wh);
     out_window_size(ow, &dw, &dh);
     int64_t px = ww > 0 ? (int64_t)wx * dw / ww : wx, py = wh > 0 ? (int64_t)wy * dh / wh : wy;
     if (ow->dst.w > 0 && ow->dst.h > 0) {
@@ -214,9 +221,9 @@ int out_window_poll(out_window *ow, in_event *ev)
     if (!ow || !ev)
         return 0;
     SDL_Event e;
-    SDL_free(ow->dropped);
+    ow->sdl->free(ow->dropped);
     ow->dropped = NULL;
-    while (SDL_PollEvent(&e)) {
+    while (ow->sdl->PollEvent(&e)) {
         memset(ev, 0, sizeof *ev);
         switch (e.type) {
         case SDL_DROPFILE:
@@ -243,7 +250,7 @@ int out_window_poll(out_window *ow, in_event *ev)
             to_fb(ow, e.motion.x, e.motion.y, &ev->x, &ev->y);
             ev->dx = e.motion.xrel;
             ev->dy = e.motion.yrel;
-            ev->mods = mods_of(SDL_GetModState());
+            ev->mods = mods_of(ow->sdl->GetModState());
             return 1;
         case SDL_MOUSEBUTTONDOWN:
         case SDL_MOUSEBUTTONUP:
@@ -251,7 +258,7 @@ int out_window_poll(out_window *ow, in_event *ev)
             ev->button = e.button.button;
             ev->clicks = e.button.clicks;
             to_fb(ow, e.button.x, e.button.y, &ev->x, &ev->y);
-            ev->mods = mods_of(SDL_GetModState());
+            ev->mods = mods_of(ow->sdl->GetModState());
             return 1;
         case SDL_MOUSEWHEEL: {
             int x, y;
@@ -262,9 +269,9 @@ int out_window_poll(out_window *ow, in_event *ev)
                 ev->dx = -ev->dx;
                 ev->dy = -ev->dy;
             }
-            SDL_GetMouseState(&x, &y);
+            ow->sdl->GetMouseState(&x, &y);
             to_fb(ow, x, y, &ev->x, &ev->y);
-            ev->mods = mods_of(SDL_GetModState());
+            ev->mods = mods_of(ow->sdl->GetModState());
             return 1;
         }
         case SDL_WINDOWEVENT:

@@ -16,4 +16,15 @@ void bench_render_q3(void);
 /* bench_export.c: export speed to PNG and y4m. */
 void bench_export(void);
 
+/* bench_process.c: start-up cost, peak memory, and the peers side by side. */
+void bench_process(void);
+/* The qdemo binary the bench runs: $QDEMO (make bench sets it), else build/qdemo. */
+const char *bench_qdemo(void);
+/* Run argv (output to /dev/null, in folder cwd when not NULL) and wait: its CPU seconds
+ * (user + system), and its peak resident set in KiB into *rss when rss is not NULL; -1 when
+ * it could not run or did not exit 0. */
+double bench_run_cpu(char *const argv[], const char *cwd, long *rss);
+/* "met" or "NOT met", for a row's target. */
+const char *bench_met(int ok);
+
 #endif

@@ -1,0 +1,221 @@
+/* bench_process.c: qdemo as whole processes: start-up cost, peak memory, and the same files
+ * side by side through the peers people use today (issue #15), CPU time from wait4(). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+const char *bench_qdemo(void)
+{
+    const char *q = getenv("QDEMO");
+    return q && *q ? q : "build/qdemo";
+}
+
+const char *bench_met(int ok) { return ok ? "met" : "NOT met"; }
+
+double bench_run_cpu(char *const argv[], const char *cwd, long *rss)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        if (cwd && chdir(cwd) != 0)
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    if (rss)
+        *rss = ru.ru_maxrss;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The least CPU of runs runs of argv (a busy machine only adds time), -1 if one failed. */
+static double least_cpu(char *const argv[], const char *cwd, int runs)
+{
+    double best = 1e30;
+    for (int i = 0; i < runs; i++) {
+        double t = bench_run_cpu(argv, cwd, NULL);
+        if (t < 0)
+            return -1;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+#define SAMPLE "assets/smoothme.dem"
+
+/* Issue #15: `--version` and `info` on a tiny demo within 3 ms of CPU of a C hello-world
+ * (/bin/true: libc only, returns at once). */
+static void bench_startup(void)
+{
+    char *q = (char *)bench_qdemo();
+    char *hello[] = {"/bin/true", NULL};
+    char *version[] = {q, "--version", NULL};
+    char *info[] = {q, "info", SAMPLE, NULL};
+    enum { RUNS = 30 };
+    double base = least_cpu(hello, NULL, RUNS);
+    if (base < 0 || access(q, X_OK) != 0) {
+        bench_out("\n(start-up: needs /bin/true and %s: skipped)\n", q);
+        return;
+    }
+    bench_out("\n### Process start-up (CPU time, user + system, least of %d runs)\n\n", RUNS);
+    bench_out("| command | CPU ms | over /bin/true ms | target | |\n|---|---:|---:|---|---|\n");
+    bench_out("| /bin/true (a C hello-world) | %.2f | | | |\n", base * 1e3);
+    struct {
+        const char *name;
+        char **argv;
+    } rows[] = {{"qdemo --version", version}, {"qdemo info " SAMPLE " (63 KB)", info}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double t = least_cpu(rows[i].argv, NULL, RUNS);
+        if (t < 0) {
+            bench_out("| %s | failed | | within 3 ms | NOT met |\n", rows[i].name);
+            continue;
+        }
+        bench_out("| %s | %.2f | %.2f | within 3 ms | %s |\n", rows[i].name, t * 1e3,
+                  (t - base) * 1e3, bench_met(t - base <= 0.003));
+    }
+}
+
+/* Every demo folder of the real data and its file endings. */
+static const char *const demo_dirs[] = {"dem",   "qwd",   "mvd",   "dm2",   "mvd2", "dm_66",
+                                        "dm_67", "dm_68", "dm_70", "dm_71", "dm_73"};
+static const char *const demo_exts[] = {".dem",  ".qwd",  ".mvd",  ".dm2",  ".mvd2", ".dm_66",
+                                        ".dm_67", ".dm_68", ".dm_70", ".dm_71", ".dm_73", NULL};
+
+/* Peak memory of `info --json` on the largest real demo; target 64 MiB. */
+static void bench_memory(void)
+{
+    static char names[256][512];
+    char best[512] = "";
+    off_t best_size = -1;
+    for (size_t d = 0; d < sizeof demo_dirs / sizeof demo_dirs[0]; d++) {
+        int n = bench_list(demo_dirs[d], demo_exts, names, 256);
+        for (int i = 0; i < n; i++) {
+            struct stat st;
+            if (stat(names[i], &st) == 0 && st.st_size > best_size) {
+                best_size = st.st_size;
+                snprintf(best, sizeof best, "%.511s", names[i]);
+            }
+        }
+    }
+    char *q = (char *)bench_qdemo();
+    char *argv[] = {q, "info", "--json", best, NULL};
+    long rss = 0;
+    if (best_size < 0 || bench_run_cpu(argv, NULL, &rss) < 0) {
+        bench_out("\n(peak memory: needs real demos in %s and %s: skipped)\n", bench_realdata(),
+                  q);
+        return;
+    }
+    const char *base = strrchr(best, '/');
+    bench_out("\n### Peak memory (getrusage maxrss of the whole process)\n\n");
+    bench_out("| command | file KB | peak MB | target | |\n|---|---:|---:|---|---|\n");
+    bench_out("| qdemo info --json %s (the largest real demo) | %.0f | %.1f | 64 MB | %s |\n",
+              base ? base + 1 : best, (double)best_size / 1024, (double)rss / 1024,
+              bench_met(rss <= 64 * 1024));
+}
+
+/* One peer against `qdemo info --json`, one process per file for both, on the files of the
+ * folders dirs; target: qdemo's CPU time at most 1/times the peer's. The peer runs in a
+ * scratch folder (some write their results beside them). */
+static void peer_row(const char *var, const char *peer_name, char *const *peer_args,
+                     const char *const *dirs, int ndirs, double times, const char *scratch)
+{
+    const char *peer = getenv(var);
+    if (!peer || !*peer) {
+        bench_out("| %s | (%s is not set: skipped) | | | | | |\n", peer_name, var);
+        return;
+    }
+    if (access(peer, X_OK) != 0) {
+        bench_out("| %s | (%s=%s is not an executable: skipped) | | | | | |\n", peer_name, var,
+                  peer);
+        return;
+    }
+    static char names[256][512];
+    char *q = (char *)bench_qdemo();
+    double tq = 0, tp = 0;
+    int files = 0, failed = 0;
+    for (int d = 0; d < ndirs; d++) {
+        int n = bench_list(dirs[d], demo_exts, names, 256);
+        for (int i = 0; i < n; i++) {
+            char abs[4096];
+            if (!realpath(names[i], abs))
+                continue;
+            char *qa[] = {q, "info", "--json", abs, NULL};
+            char *pa[8] = {(char *)peer};
+            int k = 1;
+            for (; peer_args[k - 1] && k < 6; k++)
+                pa[k] = strcmp(peer_args[k - 1], "FILE") ? peer_args[k - 1] : abs;
+            pa[k] = NULL;
+            double a = least_cpu(qa, NULL, 3), b = least_cpu(pa, scratch, 3);
+            if (a < 0 || b < 0) {
+                failed++;
+                continue;
+            }
+            tq += a;
+            tp += b;
+            files++;
+        }
+    }
+    double ratio = tq > 0 ? tp / tq : 0;
+    char target[32];
+    snprintf(target, sizeof target, "%.0fx faster", times);
+    bench_out("| %s | %d files%s | %.1f | %.1f | %.2fx | %s | %s |\n", peer_name, files,
+              failed ? " (some failed: left out)" : "", tq * 1e3, tp * 1e3, ratio, target,
+              bench_met(files > 0 && ratio >= times));
+}
+
+/* Issue #15: the same files through UDT_json, mvdparser and lmpc, paths from the
+ * environment; each row is skipped with one line when its variable is unset. */
+static void bench_peers(void)
+{
+    char scratch[64];
+    snprintf(scratch, sizeof scratch, "/tmp/qdemo-bench-peers-%d", (int)getpid());
+    if (mkdir(scratch, 0700) != 0) {
+        bench_out("\n(side by side: cannot create %s: skipped)\n", scratch);
+        return;
+    }
+    bench_out("\n### Side by side: whole processes, one per file, CPU time (least of 3)\n\n");
+    bench_out("qdemo runs `info --json FILE`; the peers as given below. Ratio: the peer's time "
+              "over qdemo's.\n\n");
+    bench_out("| peer | files | qdemo ms | peer ms | ratio | target | |\n"
+              "|---|---|---:|---:|---:|---|---|\n");
+    static const char *const q3[] = {"dm_66", "dm_67", "dm_68", "dm_70", "dm_71", "dm_73"};
+    static const char *const mvd[] = {"mvd"};
+    static const char *const lmpc[] = {"dem", "qwd", "dm2"};
+    char *udt_args[] = {"-q", "-c", "FILE", NULL};
+    char *mvd_args[] = {"FILE", NULL};
+    char *lmpc_args[] = {"-s", "FILE", "out.txt", NULL};
+    peer_row("QDEMO_PEER_UDT_JSON", "UDT_json -q -c FILE (Quake III family)", udt_args, q3, 6,
+             3, scratch);
+    peer_row("QDEMO_PEER_MVDPARSER", "mvdparser FILE (QuakeWorld MVD)", mvd_args, mvd, 1, 5,
+             scratch);
+    peer_row("QDEMO_PEER_LMPC", "lmpc -s FILE out.txt (Quake, QuakeWorld, Quake II)",
+             lmpc_args, lmpc, 3, 1, scratch);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
+    if (system(cmd) != 0)
+        bench_out("(could not remove %s)\n", scratch);
+}
+
+void bench_process(void)
+{
+    bench_startup();
+    bench_memory();
+    bench_peers();
+}
