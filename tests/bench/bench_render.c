@@ -1,5 +1,6 @@
 /* bench_render.c: rendering speed along a real demo's camera path, and export speed of the
  * whole `qdemo render` command to PNG and to y4m. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,55 @@ void bench_render_q3(void)
     }
     app_world_free(&w);
     tl_close(tl);
+}
+
+/* FNV-1a over a frame's colour bytes. */
+static uint64_t fb_hash(const rast_fb *fb)
+{
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *b = (const unsigned char *)fb->color;
+    size_t n = (size_t)fb->w * (size_t)fb->h * sizeof *fb->color;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+int bench_render_frames(const char *demo, const char *pak, int w, int h, int frames,
+                        int threads)
+{
+    app_opts o;
+    app_world wo;
+    static player p;
+    timeline_t *tl = path_open(demo, pak, &o, &wo, &p);
+    rast_fb *fb = tl ? rast_fb_new(w, h) : NULL;
+    if (!fb || frames < 1) {
+        fprintf(stderr, "qdemo-bench frames: cannot open %s or make a %dx%d frame\n", demo, w,
+                h);
+        tl_close(tl);
+        return 1;
+    }
+    r_cache *cache = r_cache_new(0);
+    double start = tl_start(tl), len = tl_end(tl) - tl_start(tl);
+    for (int k = 0; k < frames; k++) {
+        qd_error err;
+        double t = start + len * k / frames;
+        const cl_state *cl = tl_state_at(tl, t, &err);
+        app_world_update(&wo, &o, cl);
+        r_camera cam;
+        r_options opt;
+        player_camera(&p, cl, t, &cam);
+        player_options(&p, cl, &opt);
+        opt.mode = R_MODE_TEXTURED;
+        opt.cache = cache;
+        opt.threads = threads;
+        r_render(wo.assets, cl, t, &cam, &opt, fb);
+        printf("%d %016llx\n", k, (unsigned long long)fb_hash(fb));
+    }
+    rast_fb_free(fb);
+    r_cache_free(cache);
+    app_world_free(&wo);
+    tl_close(tl);
+    return 0;
 }
 
 /* Time one shell command. */
