@@ -180,6 +180,12 @@ static inline int32_t tex_fix(float s)
 
 #define TEX_RUN 16 /* pixels between exact divisions (Quake's span subdivision) */
 
+/* diff / steps truncated, as int32: a full run's constant divisor becomes a shift. */
+static inline int32_t run_step(int64_t diff, int steps)
+{
+    return (int32_t)(steps == TEX_RUN ? diff / TEX_RUN : diff / steps);
+}
+
 /* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic; the texel exact
  * (one division) at every TEX_RUN-th pixel from the span's start and at its end, linear in
  * 16.16 fixed point between. The planes are evaluated in double at the span's start and
@@ -216,50 +222,72 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
         qe = qe > 1e-12f ? qe : 1e-12f;
         int32_t sb = tex_fix((s0 + ds * (float)e) / qe), tb = tex_fix((t0 + dt * (float)e) / qe);
         int steps = e - i > 0 ? e - i : 1;
-        int32_t dsf = (int32_t)(((int64_t)sb - sa) / steps), dtf = (int32_t)(((int64_t)tb - ta) / steps);
-        int32_t sf = sa, tf = ta;
         if (flags == RAST_OPAQUE && !tx->wrap && !tx->index) {
             /* The common case (lit walls), kept small: the run's ends clamped into the
-             * texture, so every step between stays inside it; hidden pixels found four at a
-             * time (the same single operations as the scalar z, as span_opaque). */
+             * texture, so every step between stays inside it (and >= 0, so unsigned);
+             * hidden pixels found four at a time (the same single operations as the scalar
+             * z, as span_opaque); a texel is t1 + ct * m for the run's m-th pixel, stepped
+             * by adding. */
             int32_t smax = wmax * 65536 + 65535, tmax = hmax * 65536 + 65535;
             int32_t s1 = sa < 0 ? 0 : sa > smax ? smax : sa, s2 = sb < 0 ? 0 : sb > smax ? smax : sb;
             int32_t t1 = ta < 0 ? 0 : ta > tmax ? tmax : ta, t2 = tb < 0 ? 0 : tb > tmax ? tmax : tb;
-            int32_t cs = (int32_t)(((int64_t)s2 - s1) / steps), ct = (int32_t)(((int64_t)t2 - t1) / steps);
+            int32_t cs = run_step(s2 - (int64_t)s1, steps), ct = run_step(t2 - (int64_t)t1, steps);
+            uint32_t su = (uint32_t)s1, tu = (uint32_t)t1;
+            const uint32_t ucs = (uint32_t)cs, uct = (uint32_t)ct;
             int j = i;
 #if defined(__SSE2__)
+            /* four pixels at once, branch-free: the texel index ti * w + si of a lane from
+             * one _mm_madd_epi16 of (ti, si) by (w, 1), exact while both fit 16 signed
+             * bits (the texture is at most 16384 each way); a hidden lane reads a texel
+             * inside the texture and keeps its old colour and depth */
             const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
             const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
-            for (; j + 4 <= i + k; j += 4) {
-                __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
+            __m128i jv = _mm_setr_epi32(j, j + 1, j + 2, j + 3);
+            const __m128i four = _mm_set1_epi32(4), wv = _mm_set1_epi32(1 << 16 | w);
+            const __m128i hi16 = _mm_set1_epi32((int)0xffff0000u);
+            const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+            __m128i sv = _mm_setr_epi32((int)su, (int)(su + ucs), (int)(su + 2 * ucs),
+                                        (int)(su + 3 * ucs));
+            __m128i tv = _mm_setr_epi32((int)tu, (int)(tu + uct), (int)(tu + 2 * uct),
+                                        (int)(tu + 3 * uct));
+            const __m128i s4 = _mm_set1_epi32((int)(4 * ucs)), t4 = _mm_set1_epi32((int)(4 * uct));
+            for (; w <= 32767 && h <= 32768 && j + 4 <= i + k;
+                 j += 4, su += 4 * ucs, tu += 4 * uct) {
+                __m128 jj = _mm_cvtepi32_ps(jv);
+                jv = _mm_add_epi32(jv, four);
                 __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-                int mask = _mm_movemask_ps(_mm_cmpgt_ps(z4, _mm_loadu_ps(d + j)));
-                if (!mask)
+                __m128 old = _mm_loadu_ps(d + j), pass = _mm_cmpgt_ps(z4, old);
+                __m128i st = _mm_or_si128(_mm_srli_epi32(tv, 16), _mm_and_si128(sv, hi16));
+                sv = _mm_add_epi32(sv, s4);
+                tv = _mm_add_epi32(tv, t4);
+                if (!_mm_movemask_ps(pass))
                     continue;
-                float zz[4];
-                _mm_storeu_ps(zz, z4);
-                for (int l = 0; l < 4; l++) {
-                    if (!(mask >> l & 1))
-                        continue;
-                    int32_t si = (s1 + cs * (j + l - i)) >> 16, ti = (t1 + ct * (j + l - i)) >> 16;
-                    d[j + l] = zz[l];
-                    c[j + l] = tex[(size_t)ti * (size_t)w + (size_t)si] | 0xff000000u;
-                }
+                int32_t ix[4];
+                _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(st, wv));
+                __m128i m = _mm_castps_si128(pass);
+                __m128i tc = _mm_or_si128(_mm_setr_epi32((int)tex[ix[0]], (int)tex[ix[1]],
+                                                         (int)tex[ix[2]], (int)tex[ix[3]]),
+                                          alpha);
+                __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
+                _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
+                _mm_storeu_si128((__m128i *)(c + j),
+                                 _mm_or_si128(_mm_and_si128(m, tc), _mm_andnot_si128(m, oc)));
             }
 #endif
-            for (; j < i + k; j++) {
+            for (; j < i + k; j++, su += ucs, tu += uct) {
                 float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
                 if (!(z > d[j]))
                     continue;
-                int32_t si = (s1 + cs * (j - i)) >> 16, ti = (t1 + ct * (j - i)) >> 16;
                 d[j] = z;
-                c[j] = tex[(size_t)ti * (size_t)w + (size_t)si] | 0xff000000u;
+                c[j] = tex[(size_t)(tu >> 16) * (size_t)w + (su >> 16)] | 0xff000000u;
             }
             sa = sb;
             ta = tb;
             i += k;
             continue;
         }
+        int32_t dsf = run_step(sb - (int64_t)sa, steps), dtf = run_step(tb - (int64_t)ta, steps);
+        int32_t sf = sa, tf = ta;
         for (int j = i; j < i + k; j++, sf += dsf, tf += dtf) {
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
@@ -382,7 +410,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         int32_t bt[4], step[4], cur[4];
         for (int a = 0; a < 4; a++) {
             bt[a] = tex_fix((a0[a] + da[a] * (float)e) / qe);
-            step[a] = (int32_t)(((int64_t)bt[a] - at[a]) / steps);
+            step[a] = run_step((int64_t)bt[a] - at[a], steps);
             cur[a] = at[a];
         }
         for (int j = i; j < i + k; j++) {
