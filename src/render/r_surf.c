@@ -216,6 +216,53 @@ static inline uint32_t lit_channel(uint32_t c, int32_t L)
     return v > 255 ? 255 : v;
 }
 
+/* What block_rows reads: the luxel grid g (nc channels of lw x lh), the texture's level
+ * (tw x th palette indices, wrapping) and the block's first texel (s0, t0) in it. */
+typedef struct block_src {
+    const r_assets *a;
+    const int32_t *g;
+    int lw, lh;
+    size_t luxels;
+    int nc;
+    const uint8_t *pix;
+    int tw, th, s0, t0;
+} block_src;
+
+/* The lit texels of block s, luxels step texels apart (inlined with step a constant, so
+ * its divisions become shifts; the texture column wraps by counting, not by %). */
+static inline __attribute__((always_inline)) void block_rows(const block_src *bs, int step,
+                                                             r_surf *s)
+{
+    const r_assets *a = bs->a;
+    const int32_t *g = bs->g;
+    const int lw = bs->lw, lh = bs->lh, nc = bs->nc, tw = bs->tw, th = bs->th;
+    const size_t luxels = bs->luxels;
+    const int sx0 = (bs->s0 % tw + tw) % tw;
+    for (int y = 0; y < s->h; y++) {
+        int ty = ((bs->t0 + y) % th + th) % th;
+        const uint8_t *src = bs->pix + (size_t)ty * (size_t)tw;
+        uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
+        for (int x = 0, sx = sx0; x < s->w; x++, sx = sx + 1 == tw ? 0 : sx + 1) {
+            uint8_t p = src[sx];
+            if (nc == 1) {
+                /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
+                int32_t v = (255 * 256 - bilerp(g, lw, lh, x, y, step)) >> 2;
+                v = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
+                dst[x] = lit(a, v >> 8, p);
+            } else if (p >= 224) {
+                dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
+            } else {
+                uint32_t c = a->palette[p], out = 0xff000000u;
+                for (int k = 0; k < 3; k++)
+                    out |= lit_channel(c >> (8 * k) & 255,
+                                       bilerp(g + (size_t)k * luxels, lw, lh, x, y, step))
+                           << (8 * k);
+                dst[x] = out;
+            }
+        }
+    }
+}
+
 /* Build face fi's lit block at mip level m with the given style values into s: the light of
  * each luxel (Quake's blocklights: samples times style values), bilinear across the block,
  * then through the colormap; with a .lit file (rgb, 3 samples per luxel) per channel. */
@@ -250,30 +297,21 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
         }
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
-    int step = 16 >> m; /* block texels per luxel */
     int s0 = lm->mins[0] >> m, t0 = lm->mins[1] >> m;
-    for (int y = 0; y < s->h; y++) {
-        int ty = ((t0 + y) % th + th) % th;
-        const uint8_t *src = pix + (size_t)ty * (size_t)tw;
-        uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
-        for (int x = 0; x < s->w; x++) {
-            uint8_t p = src[((s0 + x) % tw + tw) % tw];
-            if (nc == 1) {
-                /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
-                int32_t v = (255 * 256 - bilerp(g, lw, lh, x, y, step)) >> 2;
-                v = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
-                dst[x] = lit(a, v >> 8, p);
-            } else if (p >= 224) {
-                dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
-            } else {
-                uint32_t c = a->palette[p], out = 0xff000000u;
-                for (int k = 0; k < 3; k++)
-                    out |= lit_channel(c >> (8 * k) & 255,
-                                       bilerp(g + (size_t)k * luxels, lw, lh, x, y, step))
-                           << (8 * k);
-                dst[x] = out;
-            }
-        }
+    const block_src bs = {a, g, lw, lh, luxels, nc, pix, tw, th, s0, t0};
+    switch (16 >> m) { /* block texels per luxel: a constant in each copy of the loop */
+    case 16:
+        block_rows(&bs, 16, s);
+        break;
+    case 8:
+        block_rows(&bs, 8, s);
+        break;
+    case 4:
+        block_rows(&bs, 4, s);
+        break;
+    default:
+        block_rows(&bs, 16 >> m, s);
+        break;
     }
     free(g);
 }
