@@ -376,6 +376,136 @@ static inline uint32_t combine(uint32_t src, uint32_t dst, unsigned flags)
     return src | 0xff000000u;
 }
 
+#if defined(__SSE2__)
+/* Four pixels of 8-bit channels, two per register as 16-bit lanes: lo (pixels 0, 1) and hi. */
+typedef struct px16 {
+    __m128i lo, hi;
+} px16;
+
+static inline px16 widen(__m128i v)
+{
+    const __m128i zero = _mm_setzero_si128();
+    return (px16){_mm_unpacklo_epi8(v, zero), _mm_unpackhi_epi8(v, zero)};
+}
+
+/* (a * (256 - f) + b * f) >> 8 per channel, f per pixel as 16-bit lanes: bilerp's step
+ * (every sum is below 65536, so 16-bit lanes hold it exactly). */
+static inline __m128i lerp16(__m128i a, __m128i b, __m128i f)
+{
+    const __m128i k256 = _mm_set1_epi16(256);
+    return _mm_srli_epi16(_mm_add_epi16(_mm_mullo_epi16(a, _mm_sub_epi16(k256, f)),
+                                        _mm_mullo_epi16(b, f)),
+                          8);
+}
+
+/* Per pixel weights 0..255 (32-bit lanes) spread over each pixel's four 16-bit channels. */
+static inline px16 spread(__m128i f)
+{
+    __m128i f16 = _mm_packs_epi32(f, f);
+    f16 = _mm_unpacklo_epi16(f16, f16);
+    return (px16){_mm_unpacklo_epi32(f16, f16), _mm_unpackhi_epi32(f16, f16)};
+}
+
+/* div255(t * l) per 16-bit channel, as modulate (t * l + 128 stays below 65536). */
+static inline __m128i mod16(__m128i t, __m128i l)
+{
+    __m128i x = _mm_add_epi16(_mm_mullo_epi16(t, l), _mm_set1_epi16(128));
+    return _mm_srli_epi16(_mm_add_epi16(x, _mm_srli_epi16(x, 8)), 8);
+}
+
+/* The 16 texel indices y * lw + x of four pixels' bilinear corners at 16.16 light
+ * coordinates ls, lt (texel centres at i + 0.5, each corner clamped into lw x lh, as
+ * bilerp), into ix (x0y0, x1y0, x0y1, x1y1: four each); their weights into fx, fy. */
+static inline void corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[16],
+                            __m128i *fx, __m128i *fy)
+{
+    const __m128i half = _mm_set1_epi32(32768), zero = _mm_setzero_si128();
+    __m128i x = _mm_sub_epi32(ls, half), y = _mm_sub_epi32(lt, half);
+    *fx = _mm_and_si128(_mm_srli_epi32(x, 8), _mm_set1_epi32(255));
+    *fy = _mm_and_si128(_mm_srli_epi32(y, 8), _mm_set1_epi32(255));
+    /* x0 in lanes 0-3 and y0 in lanes 4-7 (within +-30001: tex_fix pins the coordinates) */
+    __m128i p0 = _mm_packs_epi32(_mm_srai_epi32(x, 16), _mm_srai_epi32(y, 16));
+    __m128i p1 = _mm_add_epi16(p0, _mm_set1_epi16(1));
+    const __m128i lim = _mm_setr_epi16((short)(lw - 1), (short)(lw - 1), (short)(lw - 1),
+                                       (short)(lw - 1), (short)(lh - 1), (short)(lh - 1),
+                                       (short)(lh - 1), (short)(lh - 1));
+    p0 = _mm_min_epi16(_mm_max_epi16(p0, zero), lim);
+    p1 = _mm_min_epi16(_mm_max_epi16(p1, zero), lim);
+    __m128i y0 = _mm_srli_si128(p0, 8), y1 = _mm_srli_si128(p1, 8);
+    const __m128i wv = _mm_set1_epi32(1 << 16 | lw); /* y * lw + x * 1 */
+    _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(_mm_unpacklo_epi16(y0, p0), wv));
+    _mm_storeu_si128((__m128i *)(ix + 4), _mm_madd_epi16(_mm_unpacklo_epi16(y0, p1), wv));
+    _mm_storeu_si128((__m128i *)(ix + 8), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p0), wv));
+    _mm_storeu_si128((__m128i *)(ix + 12), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p1), wv));
+}
+
+/* v, v + st, v + 2 st, v + 3 st (wrapping, as the scalar steps' int32 adds would). */
+static inline __m128i ramp4(int32_t v, int32_t st)
+{
+    uint32_t u = (uint32_t)v, d = (uint32_t)st;
+    return _mm_setr_epi32((int)u, (int)(u + d), (int)(u + 2 * d), (int)(u + 3 * d));
+}
+
+static inline __m128i gather4(const uint32_t *t, const int32_t *ix)
+{
+    return _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
+}
+
+/* Pixels j..j+4*m-1 (m blocks of four) of an opaque, repeating, lightmapped span: what
+ * tex_lit_body's scalar loop makes of them, byte for byte. cur: the four attributes at
+ * pixel j, step: their step per pixel. */
+static void lit_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict d, int j,
+                      int m, float zs, const span_ctx *sc, const int32_t cur[4],
+                      const int32_t step[4])
+{
+    __m128i s = ramp4(cur[0], step[0]), t = ramp4(cur[1], step[1]);
+    __m128i ls = ramp4(cur[2], step[2]), lt = ramp4(cur[3], step[3]);
+    const __m128i s4 = _mm_set1_epi32((int)(4 * (uint32_t)step[0]));
+    const __m128i t4 = _mm_set1_epi32((int)(4 * (uint32_t)step[1]));
+    const __m128i ls4 = _mm_set1_epi32((int)(4 * (uint32_t)step[2]));
+    const __m128i lt4 = _mm_set1_epi32((int)(4 * (uint32_t)step[3]));
+    const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
+    const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
+    __m128i jv = _mm_setr_epi32(j, j + 1, j + 2, j + 3);
+    const __m128i four = _mm_set1_epi32(4), hi16 = _mm_set1_epi32((int)0xffff0000u);
+    const __m128i wmax = _mm_set1_epi32(tx->w - 1), hmax = _mm_set1_epi32(tx->h - 1);
+    const __m128i wv = _mm_set1_epi32(1 << 16 | tx->w);
+    const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+    for (int b = 0; b < m; b++, j += 4) {
+        __m128 jj = _mm_cvtepi32_ps(jv);
+        jv = _mm_add_epi32(jv, four);
+        __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        __m128 old = _mm_loadu_ps(d + j), pass = _mm_cmpgt_ps(z4, old);
+        __m128i si = _mm_and_si128(_mm_srai_epi32(s, 16), wmax);
+        __m128i ti = _mm_and_si128(_mm_srai_epi32(t, 16), hmax);
+        __m128i bls = ls, blt = lt;
+        s = _mm_add_epi32(s, s4);
+        t = _mm_add_epi32(t, t4);
+        ls = _mm_add_epi32(ls, ls4);
+        lt = _mm_add_epi32(lt, lt4);
+        if (!_mm_movemask_ps(pass))
+            continue;
+        int32_t ix[16];
+        _mm_storeu_si128((__m128i *)ix,
+                         _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv));
+        px16 tex = widen(gather4(tx->texels, ix));
+        __m128i fx, fy;
+        corners4(bls, blt, tx->lw, tx->lh, ix, &fx, &fy);
+        px16 wx = spread(fx), wy = spread(fy);
+        px16 c00 = widen(gather4(tx->light, ix)), c10 = widen(gather4(tx->light, ix + 4));
+        px16 c01 = widen(gather4(tx->light, ix + 8)), c11 = widen(gather4(tx->light, ix + 12));
+        __m128i llo = lerp16(lerp16(c00.lo, c10.lo, wx.lo), lerp16(c01.lo, c11.lo, wx.lo), wy.lo);
+        __m128i lhi = lerp16(lerp16(c00.hi, c10.hi, wx.hi), lerp16(c01.hi, c11.hi, wx.hi), wy.hi);
+        __m128i out = _mm_or_si128(_mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi)), alpha);
+        __m128i mk = _mm_castps_si128(pass);
+        __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
+        _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
+        _mm_storeu_si128((__m128i *)(c + j),
+                         _mm_or_si128(_mm_and_si128(mk, out), _mm_andnot_si128(mk, oc)));
+    }
+}
+#endif
+
 /* The lit span's loop: four attributes (s, t and the light's) exact every TEX_RUN pixels
  * as span_tex does, linear in 16.16 between; flags and wrap are constants in each copy. */
 static inline __attribute__((always_inline)) void
@@ -395,6 +525,10 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     }
     float q0 = a0[4], dq = da[4];
     const int32_t wmax = tx->w - 1, hmax = tx->h - 1;
+    /* lit_quads' 16-bit index arithmetic: sizes up to 16384 (rast.h's limit) */
+    const int quads = tx->light && tx->w <= 16384 && tx->h <= 16384 && tx->lw <= 16384 &&
+                      tx->lh <= 16384;
+    (void)quads;
     int32_t at[4] = {0, 0, 0, 0};
     for (int i = 0; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
@@ -413,7 +547,17 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             step[a] = run_step((int64_t)bt[a] - at[a], steps);
             cur[a] = at[a];
         }
-        for (int j = i; j < i + k; j++) {
+        int j = i;
+#if defined(__SSE2__)
+        if (flags == RAST_OPAQUE && wrap && quads && k >= 4) {
+            int m = k / 4;
+            lit_quads(tx, c, d, j, m, zs, sc, cur, step);
+            j += 4 * m;
+            for (int a = 0; a < 4; a++)
+                cur[a] = (int32_t)((uint32_t)cur[a] + (uint32_t)(4 * m) * (uint32_t)step[a]);
+        }
+#endif
+        for (; j < i + k; j++) {
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             int32_t sf = cur[0], tf = cur[1], lsf = cur[2], ltf = cur[3];
             for (int a = 0; a < 4; a++)
