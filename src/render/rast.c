@@ -415,8 +415,9 @@ static inline __m128i mod16(__m128i t, __m128i l)
 
 /* The 16 texel indices y * lw + x of four pixels' bilinear corners at 16.16 light
  * coordinates ls, lt (texel centres at i + 0.5, each corner clamped into lw x lh, as
- * bilerp), into ix (x0y0, x1y0, x0y1, x1y1: four each); their weights into fx, fy. */
-static inline void corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[16],
+ * bilerp), into ix (x0y0, x1y0, x0y1, x1y1: four each); their weights into fx, fy.
+ * 1 when all four pixels have the same corners (then ix holds each corner four times). */
+static inline int corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[16],
                             __m128i *fx, __m128i *fy)
 {
     const __m128i half = _mm_set1_epi32(32768), zero = _mm_setzero_si128();
@@ -426,6 +427,9 @@ static inline void corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[1
     /* x0 in lanes 0-3 and y0 in lanes 4-7 (within +-30001: tex_fix pins the coordinates) */
     __m128i p0 = _mm_packs_epi32(_mm_srai_epi32(x, 16), _mm_srai_epi32(y, 16));
     __m128i p1 = _mm_add_epi16(p0, _mm_set1_epi16(1));
+    /* the same unclamped x0 and y0 in every lane: the same corners after clamping too */
+    __m128i first = _mm_shufflehi_epi16(_mm_shufflelo_epi16(p0, 0), 0);
+    int same = _mm_movemask_epi8(_mm_cmpeq_epi16(p0, first)) == 0xffff;
     const __m128i lim = _mm_setr_epi16((short)(lw - 1), (short)(lw - 1), (short)(lw - 1),
                                        (short)(lw - 1), (short)(lh - 1), (short)(lh - 1),
                                        (short)(lh - 1), (short)(lh - 1));
@@ -437,6 +441,7 @@ static inline void corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[1
     _mm_storeu_si128((__m128i *)(ix + 4), _mm_madd_epi16(_mm_unpacklo_epi16(y0, p1), wv));
     _mm_storeu_si128((__m128i *)(ix + 8), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p0), wv));
     _mm_storeu_si128((__m128i *)(ix + 12), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p1), wv));
+    return same;
 }
 
 /* v, v + st, v + 2 st, v + 3 st (wrapping, as the scalar steps' int32 adds would). */
@@ -490,10 +495,20 @@ static void lit_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict 
                          _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv));
         px16 tex = widen(gather4(tx->texels, ix));
         __m128i fx, fy;
-        corners4(bls, blt, tx->lw, tx->lh, ix, &fx, &fy);
+        int one_cell = corners4(bls, blt, tx->lw, tx->lh, ix, &fx, &fy);
         px16 wx = spread(fx), wy = spread(fy);
-        px16 c00 = widen(gather4(tx->light, ix)), c10 = widen(gather4(tx->light, ix + 4));
-        px16 c01 = widen(gather4(tx->light, ix + 8)), c11 = widen(gather4(tx->light, ix + 12));
+        px16 c00, c10, c01, c11;
+        if (one_cell) { /* the four pixels between the same four light texels */
+            c00 = widen(_mm_set1_epi32((int)tx->light[ix[0]]));
+            c10 = widen(_mm_set1_epi32((int)tx->light[ix[4]]));
+            c01 = widen(_mm_set1_epi32((int)tx->light[ix[8]]));
+            c11 = widen(_mm_set1_epi32((int)tx->light[ix[12]]));
+        } else {
+            c00 = widen(gather4(tx->light, ix));
+            c10 = widen(gather4(tx->light, ix + 4));
+            c01 = widen(gather4(tx->light, ix + 8));
+            c11 = widen(gather4(tx->light, ix + 12));
+        }
         __m128i llo = lerp16(lerp16(c00.lo, c10.lo, wx.lo), lerp16(c01.lo, c11.lo, wx.lo), wy.lo);
         __m128i lhi = lerp16(lerp16(c00.hi, c10.hi, wx.hi), lerp16(c01.hi, c11.hi, wx.hi), wy.hi);
         __m128i out = _mm_or_si128(_mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi)), alpha);
