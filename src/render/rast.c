@@ -74,7 +74,13 @@ void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1)
         return;
     size_t first = (size_t)y0 * (size_t)fb->w, n = (size_t)(y1 - y0) * (size_t)fb->w;
     uint32_t *p = fb->color + first;
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i v = _mm_set1_epi32((int)c);
+    for (; i + 4 <= n; i += 4)
+        _mm_storeu_si128((__m128i *)(p + i), v);
+#endif
+    for (; i < n; i++)
         p[i] = c;
     memset(fb->depth + first, 0, n * sizeof *fb->depth); /* 0.0f is all zero bits */
 }
