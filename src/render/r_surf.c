@@ -428,6 +428,8 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     const mdl_face_lm *lm = &b->face_lm[fi];
     int32_t ti = anim_texture(b, f->texture, frame != 0, v->time);
     r_cache_bsp *cb = v->cache ? cache_bsp(v->cache, b) : NULL;
+    if (r_poly_outside_rows(v, pts, n))
+        return; /* another band's face: building its block here would be wasted */
     if (f->flags & MDL_SURF_SKY) {
         r_draw_poly(v, pts, n, R_SKY_MARK, RAST_OPAQUE);
         v->sky_marked = 1;
