@@ -38,6 +38,7 @@ typedef struct r_cache_bsp {
 struct r_cache {
     uint64_t serial;      /* r_assets.serial the entries were built for */
     size_t bytes, budget;
+    uint64_t texels_built; /* every block's texels ever allocated here (r_cache_texels_built) */
     int num_bsps;
     r_cache_bsp bsps[R_CACHE_BSPS];
     struct r_cache *next; /* the next band thread's */
@@ -74,6 +75,14 @@ void r_cache_free(r_cache *c)
         free(c);
         c = next;
     }
+}
+
+uint64_t r_cache_texels_built(const r_cache *c)
+{
+    uint64_t n = 0;
+    for (; c; c = c->next)
+        n += c->texels_built;
+    return n;
 }
 
 r_cache *r_cache_next(r_cache *c)
@@ -129,6 +138,7 @@ static r_surf *cache_alloc(r_cache *c, r_surf **slot, int w, int h)
     s->w = w;
     s->h = h;
     c->bytes += size;
+    c->texels_built += (uint64_t)w * (uint64_t)h;
     *slot = s;
     return s;
 }

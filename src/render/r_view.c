@@ -206,8 +206,6 @@ static int fan_pieces(int n)
 
 int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n)
 {
-    if (v->y0 <= 0 && v->y1 >= v->fb->h)
-        return 0;
     vpt buf[2][R_MAX_POLY];
     int cur;
     n = clip_poly(v, pts, n, buf, &cur);
@@ -219,8 +217,10 @@ int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n)
         lo = y < lo ? y : lo;
         hi = y > hi ? y : hi;
     }
-    /* a row is drawn where its centre y + 0.5 lies inside; vertices snap by under a pixel */
-    if (!(hi < (float)v->y0 - 1.0f || lo > (float)v->y1 + 1.0f))
+    /* a row is drawn where its centre y + 0.5 lies inside; vertices snap by under a pixel;
+     * the guard band lets a polygon lie wholly above or below the frame */
+    int y0 = v->y0 > 0 ? v->y0 : 0, y1 = v->y1 < v->fb->h ? v->y1 : v->fb->h;
+    if (!(hi < (float)y0 - 1.0f || lo > (float)y1 + 1.0f))
         return 0;
     v->count += fan_pieces(n);
     return 1;
