@@ -211,6 +211,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     const int w = tx->w, h = tx->h;
     const int32_t wmax = w - 1, hmax = h - 1;
     const int32_t *warp = tx->warp;
+    const int madd_ok = w <= 32767 && h <= 32768; /* the SSE2 loop's 16-bit texel index */
+    (void)madd_ok;
     float l0 = (float)(tx->lrow[0] * px + tx->lrow[1] * py + tx->lrow[2]);
     float dl = (float)tx->lrow[0];
     int32_t sa = 0, ta = 0;
@@ -257,8 +259,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
             __m128i tv = _mm_setr_epi32((int)tu, (int)(tu + uct), (int)(tu + 2 * uct),
                                         (int)(tu + 3 * uct));
             const __m128i s4 = _mm_set1_epi32((int)(4 * ucs)), t4 = _mm_set1_epi32((int)(4 * uct));
-            for (; w <= 32767 && h <= 32768 && j + 4 <= i + k;
-                 j += 4, su += 4 * ucs, tu += 4 * uct) {
+            for (const int last = madd_ok ? i + k - 4 : j - 1; j <= last; j += 4) {
                 __m128 jj = _mm_cvtepi32_ps(jv);
                 jv = _mm_add_epi32(jv, four);
                 __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
@@ -279,6 +280,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
                 _mm_storeu_si128((__m128i *)(c + j),
                                  _mm_or_si128(_mm_and_si128(m, tc), _mm_andnot_si128(m, oc)));
             }
+            su += ucs * (uint32_t)(j - i);
+            tu += uct * (uint32_t)(j - i);
 #endif
             for (; j < i + k; j++, su += ucs, tu += uct) {
                 float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
