@@ -16,27 +16,34 @@
 
 enum { FRAMES = 300 };
 
+/* Frame k of frames along the demo's recorded camera (evenly spread from its start) into
+ * fb; returns the seconds r_render took. */
+static double render_at(timeline_t *tl, app_world *w, const app_opts *o, player *p,
+                        rast_fb *fb, int mode, int threads, r_cache *cache, int k, int frames)
+{
+    qd_error err;
+    double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * k / frames;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    app_world_update(w, o, cl);
+    r_camera cam;
+    r_options opt;
+    player_camera(p, cl, t, &cam);
+    player_options(p, cl, &opt);
+    opt.mode = mode;
+    opt.cache = cache;
+    opt.threads = threads;
+    double t0 = bench_now();
+    r_render(w->assets, cl, t, &cam, &opt, fb);
+    return bench_now() - t0;
+}
+
 /* Seconds spent in r_render over FRAMES frames along the sample's recorded camera. */
 static double time_path(timeline_t *tl, app_world *w, const app_opts *o, player *p,
                         rast_fb *fb, int mode, int threads, r_cache *cache)
 {
-    qd_error err;
-    double start = tl_start(tl), len = tl_end(tl) - tl_start(tl), busy = 0;
-    for (int k = 0; k < FRAMES; k++) {
-        double t = start + len * k / FRAMES;
-        const cl_state *cl = tl_state_at(tl, t, &err);
-        app_world_update(w, o, cl);
-        r_camera cam;
-        r_options opt;
-        player_camera(p, cl, t, &cam);
-        player_options(p, cl, &opt);
-        opt.mode = mode;
-        opt.cache = cache;
-        opt.threads = threads;
-        double t0 = bench_now();
-        r_render(w->assets, cl, t, &cam, &opt, fb);
-        busy += bench_now() - t0;
-    }
+    double busy = 0;
+    for (int k = 0; k < FRAMES; k++)
+        busy += render_at(tl, w, o, p, fb, mode, threads, cache, k, FRAMES);
     return busy;
 }
 
@@ -160,20 +167,8 @@ int bench_render_frames(const char *demo, const char *pak, int w, int h, int fra
         return 1;
     }
     r_cache *cache = r_cache_new(0);
-    double start = tl_start(tl), len = tl_end(tl) - tl_start(tl);
     for (int k = 0; k < frames; k++) {
-        qd_error err;
-        double t = start + len * k / frames;
-        const cl_state *cl = tl_state_at(tl, t, &err);
-        app_world_update(&wo, &o, cl);
-        r_camera cam;
-        r_options opt;
-        player_camera(&p, cl, t, &cam);
-        player_options(&p, cl, &opt);
-        opt.mode = R_MODE_TEXTURED;
-        opt.cache = cache;
-        opt.threads = threads;
-        r_render(wo.assets, cl, t, &cam, &opt, fb);
+        render_at(tl, &wo, &o, &p, fb, R_MODE_TEXTURED, threads, cache, k, frames);
         printf("%d %016llx\n", k, (unsigned long long)fb_hash(fb));
     }
     rast_fb_free(fb);

@@ -2,12 +2,12 @@
  * block once, not once per band. */
 #include <unistd.h>
 
-#include "../../src/app/player.h"
 #include "../../src/app/world.h"
 #include "../test.h"
 
 /* Texels of surface blocks built while rendering 8 textured 320x240 frames spread over the
- * sample on e1m1 with the given thread count and a fresh cache; 0 when it cannot. */
+ * sample on e1m1 from its recorded view, with the given thread count and a fresh cache; 0
+ * when it cannot. */
 static uint64_t sample_texels_built(int threads)
 {
     qd_error err;
@@ -15,26 +15,18 @@ static uint64_t sample_texels_built(int threads)
     timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
     if (!tl)
         return 0;
-    app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[o.num_paks++] = "assets";
+    app_opts o = {.num_paks = 1, .paks = {"assets"}};
     app_world w;
     memset(&w, 0, sizeof w);
-    static player p;
-    player_init(&p, tl, 320, 240);
     rast_fb *fb = rast_fb_new(320, 240);
     r_cache *cache = r_cache_new(0);
+    const r_options opt = {.mode = R_MODE_TEXTURED, .cache = cache, .threads = threads};
     for (int k = 0; fb && cache && k < 8; k++) {
         double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * (k + 0.5) / 8;
         const cl_state *cl = tl_state_at(tl, t, &err);
         app_world_update(&w, &o, cl);
         r_camera cam;
-        r_options opt;
-        player_camera(&p, cl, t, &cam);
-        player_options(&p, cl, &opt);
-        opt.mode = R_MODE_TEXTURED;
-        opt.cache = cache;
-        opt.threads = threads;
+        r_camera_from_view(cl, t, &cam);
         r_render(w.assets, cl, t, &cam, &opt, fb);
     }
     uint64_t n = cache ? r_cache_texels_built(cache) : 0;
