@@ -252,14 +252,30 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
         int ty = ((bs->t0 + y) % th + th) % th;
         const uint8_t *src = bs->pix + (size_t)ty * (size_t)tw;
         uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
+        if (nc == 1) {
+            /* bilerp's sums a luxel cell at a time: its four corners read once per cell */
+            int ly = y / step, fy = y % step;
+            ly = ly < lh ? ly : lh - 1;
+            int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
+            const int32_t *ga = g + (size_t)ly * (size_t)lw, *gb = g + (size_t)ly1 * (size_t)lw;
+            for (int x = 0, sx = sx0; x < s->w;) {
+                int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
+                int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
+                int32_t a0 = ga[lx0], da = ga[lx1] - a0, b0 = gb[lx0], db = gb[lx1] - b0;
+                int end = (lx + 1) * step < s->w ? (lx + 1) * step : s->w;
+                for (int fx = x % step; x < end; x++, fx++, sx = sx + 1 == tw ? 0 : sx + 1) {
+                    int32_t top = a0 + da * fx / step, bot = b0 + db * fx / step;
+                    /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
+                    int32_t v = (255 * 256 - (top + (bot - top) * fy / step)) >> 2;
+                    v = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
+                    dst[x] = lit(a, v >> 8, src[sx]);
+                }
+            }
+            continue;
+        }
         for (int x = 0, sx = sx0; x < s->w; x++, sx = sx + 1 == tw ? 0 : sx + 1) {
             uint8_t p = src[sx];
-            if (nc == 1) {
-                /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
-                int32_t v = (255 * 256 - bilerp(g, lw, lh, x, y, step)) >> 2;
-                v = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
-                dst[x] = lit(a, v >> 8, p);
-            } else if (p >= 224) {
+            if (p >= 224) {
                 dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
             } else {
                 uint32_t c = a->palette[p], out = 0xff000000u;
