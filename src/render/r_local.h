@@ -144,6 +144,12 @@ int r_box_visible(const r_view *v, const float mins[3], const float maxs[3]);
  * clipped form would pass R_MAX_POLY points. */
 void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags);
 
+/* 1 when polygon pts (n points, as r_draw_poly takes them) surely draws no pixel in v's
+ * rows y0..y1-1 of the frame (another band's, or above or below the frame inside the guard
+ * band), having counted it in v->count as r_draw_poly would (so a band can skip building
+ * its texels and still count what the other bands count); 0 when it may draw. */
+int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n);
+
 /* r_draw_poly filled from tex (whose planes are the whole surface's). */
 void r_draw_poly_tex(r_view *v, const float (*pts)[3], int n, const rast_tex *tex,
                      unsigned flags);

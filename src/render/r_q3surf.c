@@ -781,6 +781,14 @@ static void pixel_dir(const r_view *v, int x, int y, float d[3])
         d[j] = v->fwd[j] + v->right[j] * sx - v->up[j] * sy;
 }
 
+/* (int)floorf(x) without the call, for |x| < 2^31 (|d * k| <= 1.5, drift < 1, sizes
+ * <= 16384 here). */
+static inline int ifloor(float x)
+{
+    int i = (int)x;
+    return i - ((float)i > x);
+}
+
 /* What the sky shows in direction d: the box, a cloud layer overhead (as Quake's sky, the
  * height tripled) drifting with time, or one colour. */
 static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
@@ -793,8 +801,8 @@ static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
     float len = sqrtf(d[0] * d[0] + d[1] * d[1] + 9 * d[2] * d[2]);
     float k = len > 0 ? 1.5f / len : 0;
     int cw = cloud->w[0], ch = cloud->h[0];
-    int tx = (int)floorf((d[0] * k + drift) * (float)cw) & (cw - 1);
-    int ty = (int)floorf((d[1] * k + drift) * (float)ch) & (ch - 1);
+    int tx = ifloor((d[0] * k + drift) * (float)cw) & (cw - 1);
+    int ty = ifloor((d[1] * k + drift) * (float)ch) & (ch - 1);
     return cloud->texels[0][(size_t)ty * (size_t)cw + (size_t)tx] | 0xff000000u;
 }
 
@@ -806,11 +814,14 @@ void r_q3_sky(r_view *v, const r_assets *a)
     double tm = v->time > 0 && v->time < 1e7 ? v->time : 0;
     float drift = (float)fmod(tm * 0.01, 1.0);
     size_t w = (size_t)fb->w;
-    for (size_t i = (size_t)top * w; i < (size_t)bottom * w; i++) {
-        if (fb->color[i] != R_SKY_MARK)
-            continue;
-        float d[3];
-        pixel_dir(v, (int)(i % w), (int)(i / w), d);
-        fb->color[i] = q ? sky_texel(q, d, drift) : a->sky_flat;
+    for (int y = top; y < bottom; y++) {
+        uint32_t *row = fb->color + (size_t)y * w;
+        for (size_t x = 0; x < w; x++) {
+            if (row[x] != R_SKY_MARK)
+                continue;
+            float d[3];
+            pixel_dir(v, (int)x, y, d);
+            row[x] = q ? sky_texel(q, d, drift) : a->sky_flat;
+        }
     }
 }

@@ -38,6 +38,7 @@ typedef struct r_cache_bsp {
 struct r_cache {
     uint64_t serial;      /* r_assets.serial the entries were built for */
     size_t bytes, budget;
+    uint64_t texels_built; /* every block's texels ever allocated here (r_cache_texels_built) */
     int num_bsps;
     r_cache_bsp bsps[R_CACHE_BSPS];
     struct r_cache *next; /* the next band thread's */
@@ -74,6 +75,14 @@ void r_cache_free(r_cache *c)
         free(c);
         c = next;
     }
+}
+
+uint64_t r_cache_texels_built(const r_cache *c)
+{
+    uint64_t n = 0;
+    for (; c; c = c->next)
+        n += c->texels_built;
+    return n;
 }
 
 r_cache *r_cache_next(r_cache *c)
@@ -129,6 +138,7 @@ static r_surf *cache_alloc(r_cache *c, r_surf **slot, int w, int h)
     s->w = w;
     s->h = h;
     c->bytes += size;
+    c->texels_built += (uint64_t)w * (uint64_t)h;
     *slot = s;
     return s;
 }
@@ -216,6 +226,69 @@ static inline uint32_t lit_channel(uint32_t c, int32_t L)
     return v > 255 ? 255 : v;
 }
 
+/* What block_rows reads: the luxel grid g (nc channels of lw x lh), the texture's level
+ * (tw x th palette indices, wrapping) and the block's first texel (s0, t0) in it. */
+typedef struct block_src {
+    const r_assets *a;
+    const int32_t *g;
+    int lw, lh;
+    size_t luxels;
+    int nc;
+    const uint8_t *pix;
+    int tw, th, s0, t0;
+} block_src;
+
+/* The lit texels of block s, luxels step texels apart (inlined with step a constant, so
+ * its divisions become shifts; the texture column wraps by counting, not by %). */
+static inline __attribute__((always_inline)) void block_rows(const block_src *bs, int step,
+                                                             r_surf *s)
+{
+    const r_assets *a = bs->a;
+    const int32_t *g = bs->g;
+    const int lw = bs->lw, lh = bs->lh, nc = bs->nc, tw = bs->tw, th = bs->th;
+    const size_t luxels = bs->luxels;
+    const int sx0 = (bs->s0 % tw + tw) % tw;
+    for (int y = 0; y < s->h; y++) {
+        int ty = ((bs->t0 + y) % th + th) % th;
+        const uint8_t *src = bs->pix + (size_t)ty * (size_t)tw;
+        uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
+        if (nc == 1) {
+            /* bilerp's sums a luxel cell at a time: its four corners read once per cell */
+            int ly = y / step, fy = y % step;
+            ly = ly < lh ? ly : lh - 1;
+            int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
+            const int32_t *ga = g + (size_t)ly * (size_t)lw, *gb = g + (size_t)ly1 * (size_t)lw;
+            for (int x = 0, sx = sx0; x < s->w;) {
+                int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
+                int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
+                int32_t a0 = ga[lx0], da = ga[lx1] - a0, b0 = gb[lx0], db = gb[lx1] - b0;
+                int end = (lx + 1) * step < s->w ? (lx + 1) * step : s->w;
+                for (int fx = x % step; x < end; x++, fx++, sx = sx + 1 == tw ? 0 : sx + 1) {
+                    int32_t top = a0 + da * fx / step, bot = b0 + db * fx / step;
+                    /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
+                    int32_t v = (255 * 256 - (top + (bot - top) * fy / step)) >> 2;
+                    v = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
+                    dst[x] = lit(a, v >> 8, src[sx]);
+                }
+            }
+            continue;
+        }
+        for (int x = 0, sx = sx0; x < s->w; x++, sx = sx + 1 == tw ? 0 : sx + 1) {
+            uint8_t p = src[sx];
+            if (p >= 224) {
+                dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
+            } else {
+                uint32_t c = a->palette[p], out = 0xff000000u;
+                for (int k = 0; k < 3; k++)
+                    out |= lit_channel(c >> (8 * k) & 255,
+                                       bilerp(g + (size_t)k * luxels, lw, lh, x, y, step))
+                           << (8 * k);
+                dst[x] = out;
+            }
+        }
+    }
+}
+
 /* Build face fi's lit block at mip level m with the given style values into s: the light of
  * each luxel (Quake's blocklights: samples times style values), bilinear across the block,
  * then through the colormap; with a .lit file (rgb, 3 samples per luxel) per channel. */
@@ -250,30 +323,21 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
         }
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
-    int step = 16 >> m; /* block texels per luxel */
     int s0 = lm->mins[0] >> m, t0 = lm->mins[1] >> m;
-    for (int y = 0; y < s->h; y++) {
-        int ty = ((t0 + y) % th + th) % th;
-        const uint8_t *src = pix + (size_t)ty * (size_t)tw;
-        uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
-        for (int x = 0; x < s->w; x++) {
-            uint8_t p = src[((s0 + x) % tw + tw) % tw];
-            if (nc == 1) {
-                /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
-                int32_t v = (255 * 256 - bilerp(g, lw, lh, x, y, step)) >> 2;
-                v = v < 64 ? 64 : v > 63 * 256 + 255 ? 63 * 256 + 255 : v;
-                dst[x] = lit(a, v >> 8, p);
-            } else if (p >= 224) {
-                dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
-            } else {
-                uint32_t c = a->palette[p], out = 0xff000000u;
-                for (int k = 0; k < 3; k++)
-                    out |= lit_channel(c >> (8 * k) & 255,
-                                       bilerp(g + (size_t)k * luxels, lw, lh, x, y, step))
-                           << (8 * k);
-                dst[x] = out;
-            }
-        }
+    const block_src bs = {a, g, lw, lh, luxels, nc, pix, tw, th, s0, t0};
+    switch (16 >> m) { /* block texels per luxel: a constant in each copy of the loop */
+    case 16:
+        block_rows(&bs, 16, s);
+        break;
+    case 8:
+        block_rows(&bs, 8, s);
+        break;
+    case 4:
+        block_rows(&bs, 4, s);
+        break;
+    default:
+        block_rows(&bs, 16 >> m, s);
+        break;
     }
     free(g);
 }
@@ -390,6 +454,8 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     const mdl_face_lm *lm = &b->face_lm[fi];
     int32_t ti = anim_texture(b, f->texture, frame != 0, v->time);
     r_cache_bsp *cb = v->cache ? cache_bsp(v->cache, b) : NULL;
+    if (r_poly_outside_rows(v, pts, n))
+        return; /* another band's face: building its block here would be wasted */
     if (f->flags & MDL_SURF_SKY) {
         r_draw_poly(v, pts, n, R_SKY_MARK, RAST_OPAQUE);
         v->sky_marked = 1;

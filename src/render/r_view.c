@@ -165,12 +165,14 @@ static rast_vert project(const r_view *v, vpt p)
     return o;
 }
 
-static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
-                      const rast_tex *tex, unsigned flags)
+/* pts (n points) in view space clipped to the near plane and the guard band into buf's
+ * rows; the clipped count (under 3: nothing to draw) and the row holding it in *which. */
+static int clip_poly(const r_view *v, const float (*pts)[3], int n, vpt buf[2][R_MAX_POLY],
+                     int *which)
 {
+    *which = 0;
     if (n < 3 || n > MDL_BSP_MAX_FACE_VERTS)
-        return;
-    vpt buf[2][R_MAX_POLY];
+        return 0;
     unsigned all = 0x1f, any = 0;
     for (int i = 0; i < n; i++) {
         buf[0][i] = to_view(v, pts[i]);
@@ -179,7 +181,7 @@ static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
         any |= c;
     }
     if (all)
-        return; /* wholly outside one plane */
+        return 0; /* wholly outside one plane */
     int cur = 0;
     for (int p = 0; p < 5 && n >= 3; p++) {
         if (!(any >> p & 1))
@@ -188,10 +190,50 @@ static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
         cur ^= 1;
     }
     if (n < 3)
-        return;
+        return 0;
     for (int i = 0; i < n; i++)
         if (!isfinite(buf[cur][i].x) || !isfinite(buf[cur][i].y) || !isfinite(buf[cur][i].z))
-            return; /* NaN or infinite coordinates from a damaged model */
+            return 0; /* NaN or infinite coordinates from a damaged model */
+    *which = cur;
+    return n;
+}
+
+/* The polygons draw_poly sends for a clipped polygon of n points: fans of 64 at most. */
+static int fan_pieces(int n)
+{
+    return n >= 3 ? (n - 2 + 61) / 62 : 0;
+}
+
+int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n)
+{
+    vpt buf[2][R_MAX_POLY];
+    int cur;
+    n = clip_poly(v, pts, n, buf, &cur);
+    if (n < 3)
+        return 1; /* draw_poly draws and counts nothing of it either */
+    float lo = project(v, buf[cur][0]).y, hi = lo;
+    for (int i = 1; i < n; i++) {
+        float y = project(v, buf[cur][i]).y;
+        lo = y < lo ? y : lo;
+        hi = y > hi ? y : hi;
+    }
+    /* a row is drawn where its centre y + 0.5 lies inside; vertices snap by under a pixel;
+     * the guard band lets a polygon lie wholly above or below the frame */
+    int y0 = v->y0 > 0 ? v->y0 : 0, y1 = v->y1 < v->fb->h ? v->y1 : v->fb->h;
+    if (!(hi < (float)y0 - 1.0f || lo > (float)y1 + 1.0f))
+        return 0;
+    v->count += fan_pieces(n);
+    return 1;
+}
+
+static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
+                      const rast_tex *tex, unsigned flags)
+{
+    vpt buf[2][R_MAX_POLY];
+    int cur;
+    n = clip_poly(v, pts, n, buf, &cur);
+    if (n < 3)
+        return;
     rast_vert rv[64];
     /* A fan from vertex 0 in pieces of at most 64 vertices. */
     rv[0] = project(v, buf[cur][0]);

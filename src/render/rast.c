@@ -74,7 +74,13 @@ void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1)
         return;
     size_t first = (size_t)y0 * (size_t)fb->w, n = (size_t)(y1 - y0) * (size_t)fb->w;
     uint32_t *p = fb->color + first;
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i v = _mm_set1_epi32((int)c);
+    for (; i + 4 <= n; i += 4)
+        _mm_storeu_si128((__m128i *)(p + i), v);
+#endif
+    for (; i < n; i++)
         p[i] = c;
     memset(fb->depth + first, 0, n * sizeof *fb->depth); /* 0.0f is all zero bits */
 }
@@ -180,6 +186,12 @@ static inline int32_t tex_fix(float s)
 
 #define TEX_RUN 16 /* pixels between exact divisions (Quake's span subdivision) */
 
+/* diff / steps truncated, as int32: a full run's constant divisor becomes a shift. */
+static inline int32_t run_step(int64_t diff, int steps)
+{
+    return (int32_t)(steps == TEX_RUN ? diff / TEX_RUN : diff / steps);
+}
+
 /* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic; the texel exact
  * (one division) at every TEX_RUN-th pixel from the span's start and at its end, linear in
  * 16.16 fixed point between. The planes are evaluated in double at the span's start and
@@ -199,6 +211,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     const int w = tx->w, h = tx->h;
     const int32_t wmax = w - 1, hmax = h - 1;
     const int32_t *warp = tx->warp;
+    const int madd_ok = w <= 32767 && h <= 32768; /* the SSE2 loop's 16-bit texel index */
+    (void)madd_ok;
     float l0 = (float)(tx->lrow[0] * px + tx->lrow[1] * py + tx->lrow[2]);
     float dl = (float)tx->lrow[0];
     int32_t sa = 0, ta = 0;
@@ -216,50 +230,73 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
         qe = qe > 1e-12f ? qe : 1e-12f;
         int32_t sb = tex_fix((s0 + ds * (float)e) / qe), tb = tex_fix((t0 + dt * (float)e) / qe);
         int steps = e - i > 0 ? e - i : 1;
-        int32_t dsf = (int32_t)(((int64_t)sb - sa) / steps), dtf = (int32_t)(((int64_t)tb - ta) / steps);
-        int32_t sf = sa, tf = ta;
         if (flags == RAST_OPAQUE && !tx->wrap && !tx->index) {
             /* The common case (lit walls), kept small: the run's ends clamped into the
-             * texture, so every step between stays inside it; hidden pixels found four at a
-             * time (the same single operations as the scalar z, as span_opaque). */
+             * texture, so every step between stays inside it (and >= 0, so unsigned);
+             * hidden pixels found four at a time (the same single operations as the scalar
+             * z, as span_opaque); a texel is t1 + ct * m for the run's m-th pixel, stepped
+             * by adding. */
             int32_t smax = wmax * 65536 + 65535, tmax = hmax * 65536 + 65535;
             int32_t s1 = sa < 0 ? 0 : sa > smax ? smax : sa, s2 = sb < 0 ? 0 : sb > smax ? smax : sb;
             int32_t t1 = ta < 0 ? 0 : ta > tmax ? tmax : ta, t2 = tb < 0 ? 0 : tb > tmax ? tmax : tb;
-            int32_t cs = (int32_t)(((int64_t)s2 - s1) / steps), ct = (int32_t)(((int64_t)t2 - t1) / steps);
+            int32_t cs = run_step(s2 - (int64_t)s1, steps), ct = run_step(t2 - (int64_t)t1, steps);
+            uint32_t su = (uint32_t)s1, tu = (uint32_t)t1;
+            const uint32_t ucs = (uint32_t)cs, uct = (uint32_t)ct;
             int j = i;
 #if defined(__SSE2__)
+            /* four pixels at once, branch-free: the texel index ti * w + si of a lane from
+             * one _mm_madd_epi16 of (ti, si) by (w, 1), exact while both fit 16 signed
+             * bits (the texture is at most 16384 each way); a hidden lane reads a texel
+             * inside the texture and keeps its old colour and depth */
             const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
             const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
-            for (; j + 4 <= i + k; j += 4) {
-                __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
+            __m128i jv = _mm_setr_epi32(j, j + 1, j + 2, j + 3);
+            const __m128i four = _mm_set1_epi32(4), wv = _mm_set1_epi32(1 << 16 | w);
+            const __m128i hi16 = _mm_set1_epi32((int)0xffff0000u);
+            const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+            __m128i sv = _mm_setr_epi32((int)su, (int)(su + ucs), (int)(su + 2 * ucs),
+                                        (int)(su + 3 * ucs));
+            __m128i tv = _mm_setr_epi32((int)tu, (int)(tu + uct), (int)(tu + 2 * uct),
+                                        (int)(tu + 3 * uct));
+            const __m128i s4 = _mm_set1_epi32((int)(4 * ucs)), t4 = _mm_set1_epi32((int)(4 * uct));
+            for (const int last = madd_ok ? i + k - 4 : j - 1; j <= last; j += 4) {
+                __m128 jj = _mm_cvtepi32_ps(jv);
+                jv = _mm_add_epi32(jv, four);
                 __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-                int mask = _mm_movemask_ps(_mm_cmpgt_ps(z4, _mm_loadu_ps(d + j)));
-                if (!mask)
+                __m128 old = _mm_loadu_ps(d + j), pass = _mm_cmpgt_ps(z4, old);
+                __m128i st = _mm_or_si128(_mm_srli_epi32(tv, 16), _mm_and_si128(sv, hi16));
+                sv = _mm_add_epi32(sv, s4);
+                tv = _mm_add_epi32(tv, t4);
+                if (!_mm_movemask_ps(pass))
                     continue;
-                float zz[4];
-                _mm_storeu_ps(zz, z4);
-                for (int l = 0; l < 4; l++) {
-                    if (!(mask >> l & 1))
-                        continue;
-                    int32_t si = (s1 + cs * (j + l - i)) >> 16, ti = (t1 + ct * (j + l - i)) >> 16;
-                    d[j + l] = zz[l];
-                    c[j + l] = tex[(size_t)ti * (size_t)w + (size_t)si] | 0xff000000u;
-                }
+                int32_t ix[4];
+                _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(st, wv));
+                __m128i m = _mm_castps_si128(pass);
+                __m128i tc = _mm_or_si128(_mm_setr_epi32((int)tex[ix[0]], (int)tex[ix[1]],
+                                                         (int)tex[ix[2]], (int)tex[ix[3]]),
+                                          alpha);
+                __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
+                _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
+                _mm_storeu_si128((__m128i *)(c + j),
+                                 _mm_or_si128(_mm_and_si128(m, tc), _mm_andnot_si128(m, oc)));
             }
+            su += ucs * (uint32_t)(j - i);
+            tu += uct * (uint32_t)(j - i);
 #endif
-            for (; j < i + k; j++) {
+            for (; j < i + k; j++, su += ucs, tu += uct) {
                 float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
                 if (!(z > d[j]))
                     continue;
-                int32_t si = (s1 + cs * (j - i)) >> 16, ti = (t1 + ct * (j - i)) >> 16;
                 d[j] = z;
-                c[j] = tex[(size_t)ti * (size_t)w + (size_t)si] | 0xff000000u;
+                c[j] = tex[(size_t)(tu >> 16) * (size_t)w + (su >> 16)] | 0xff000000u;
             }
             sa = sb;
             ta = tb;
             i += k;
             continue;
         }
+        int32_t dsf = run_step(sb - (int64_t)sa, steps), dtf = run_step(tb - (int64_t)ta, steps);
+        int32_t sf = sa, tf = ta;
         for (int j = i; j < i + k; j++, sf += dsf, tf += dtf) {
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
@@ -348,6 +385,151 @@ static inline uint32_t combine(uint32_t src, uint32_t dst, unsigned flags)
     return src | 0xff000000u;
 }
 
+#if defined(__SSE2__)
+/* Four pixels of 8-bit channels, two per register as 16-bit lanes: lo (pixels 0, 1) and hi. */
+typedef struct px16 {
+    __m128i lo, hi;
+} px16;
+
+static inline px16 widen(__m128i v)
+{
+    const __m128i zero = _mm_setzero_si128();
+    return (px16){_mm_unpacklo_epi8(v, zero), _mm_unpackhi_epi8(v, zero)};
+}
+
+/* (a * (256 - f) + b * f) >> 8 per channel, f per pixel as 16-bit lanes: bilerp's step
+ * (every sum is below 65536, so 16-bit lanes hold it exactly). */
+static inline __m128i lerp16(__m128i a, __m128i b, __m128i f)
+{
+    const __m128i k256 = _mm_set1_epi16(256);
+    return _mm_srli_epi16(_mm_add_epi16(_mm_mullo_epi16(a, _mm_sub_epi16(k256, f)),
+                                        _mm_mullo_epi16(b, f)),
+                          8);
+}
+
+/* Per pixel weights 0..255 (32-bit lanes) spread over each pixel's four 16-bit channels. */
+static inline px16 spread(__m128i f)
+{
+    __m128i f16 = _mm_packs_epi32(f, f);
+    f16 = _mm_unpacklo_epi16(f16, f16);
+    return (px16){_mm_unpacklo_epi32(f16, f16), _mm_unpackhi_epi32(f16, f16)};
+}
+
+/* div255(t * l) per 16-bit channel, as modulate (t * l + 128 stays below 65536). */
+static inline __m128i mod16(__m128i t, __m128i l)
+{
+    __m128i x = _mm_add_epi16(_mm_mullo_epi16(t, l), _mm_set1_epi16(128));
+    return _mm_srli_epi16(_mm_add_epi16(x, _mm_srli_epi16(x, 8)), 8);
+}
+
+/* The 16 texel indices y * lw + x of four pixels' bilinear corners at 16.16 light
+ * coordinates ls, lt (texel centres at i + 0.5, each corner clamped into lw x lh, as
+ * bilerp), into ix (x0y0, x1y0, x0y1, x1y1: four each); their weights into fx, fy.
+ * 1 when all four pixels have the same corners (then ix holds each corner four times). */
+static inline int corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[16],
+                            __m128i *fx, __m128i *fy)
+{
+    const __m128i half = _mm_set1_epi32(32768), zero = _mm_setzero_si128();
+    __m128i x = _mm_sub_epi32(ls, half), y = _mm_sub_epi32(lt, half);
+    *fx = _mm_and_si128(_mm_srli_epi32(x, 8), _mm_set1_epi32(255));
+    *fy = _mm_and_si128(_mm_srli_epi32(y, 8), _mm_set1_epi32(255));
+    /* x0 in lanes 0-3 and y0 in lanes 4-7 (within +-30001: tex_fix pins the coordinates) */
+    __m128i p0 = _mm_packs_epi32(_mm_srai_epi32(x, 16), _mm_srai_epi32(y, 16));
+    __m128i p1 = _mm_add_epi16(p0, _mm_set1_epi16(1));
+    /* the same unclamped x0 and y0 in every lane: the same corners after clamping too */
+    __m128i first = _mm_shufflehi_epi16(_mm_shufflelo_epi16(p0, 0), 0);
+    int same = _mm_movemask_epi8(_mm_cmpeq_epi16(p0, first)) == 0xffff;
+    const __m128i lim = _mm_setr_epi16((short)(lw - 1), (short)(lw - 1), (short)(lw - 1),
+                                       (short)(lw - 1), (short)(lh - 1), (short)(lh - 1),
+                                       (short)(lh - 1), (short)(lh - 1));
+    p0 = _mm_min_epi16(_mm_max_epi16(p0, zero), lim);
+    p1 = _mm_min_epi16(_mm_max_epi16(p1, zero), lim);
+    __m128i y0 = _mm_srli_si128(p0, 8), y1 = _mm_srli_si128(p1, 8);
+    const __m128i wv = _mm_set1_epi32(1 << 16 | lw); /* y * lw + x * 1 */
+    _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(_mm_unpacklo_epi16(y0, p0), wv));
+    _mm_storeu_si128((__m128i *)(ix + 4), _mm_madd_epi16(_mm_unpacklo_epi16(y0, p1), wv));
+    _mm_storeu_si128((__m128i *)(ix + 8), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p0), wv));
+    _mm_storeu_si128((__m128i *)(ix + 12), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p1), wv));
+    return same;
+}
+
+/* v, v + st, v + 2 st, v + 3 st (wrapping, as the scalar steps' int32 adds would). */
+static inline __m128i ramp4(int32_t v, int32_t st)
+{
+    uint32_t u = (uint32_t)v, d = (uint32_t)st;
+    return _mm_setr_epi32((int)u, (int)(u + d), (int)(u + 2 * d), (int)(u + 3 * d));
+}
+
+static inline __m128i gather4(const uint32_t *t, const int32_t *ix)
+{
+    return _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
+}
+
+/* Pixels j..j+4*m-1 (m blocks of four) of an opaque, repeating, lightmapped span: what
+ * tex_lit_body's scalar loop makes of them, byte for byte. cur: the four attributes at
+ * pixel j, step: their step per pixel. */
+static void lit_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict d, int j,
+                      int m, float zs, const span_ctx *sc, const int32_t cur[4],
+                      const int32_t step[4])
+{
+    __m128i s = ramp4(cur[0], step[0]), t = ramp4(cur[1], step[1]);
+    __m128i ls = ramp4(cur[2], step[2]), lt = ramp4(cur[3], step[3]);
+    const __m128i s4 = _mm_set1_epi32((int)(4 * (uint32_t)step[0]));
+    const __m128i t4 = _mm_set1_epi32((int)(4 * (uint32_t)step[1]));
+    const __m128i ls4 = _mm_set1_epi32((int)(4 * (uint32_t)step[2]));
+    const __m128i lt4 = _mm_set1_epi32((int)(4 * (uint32_t)step[3]));
+    const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
+    const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
+    __m128i jv = _mm_setr_epi32(j, j + 1, j + 2, j + 3);
+    const __m128i four = _mm_set1_epi32(4), hi16 = _mm_set1_epi32((int)0xffff0000u);
+    const __m128i wmax = _mm_set1_epi32(tx->w - 1), hmax = _mm_set1_epi32(tx->h - 1);
+    const __m128i wv = _mm_set1_epi32(1 << 16 | tx->w);
+    const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+    for (int b = 0; b < m; b++, j += 4) {
+        __m128 jj = _mm_cvtepi32_ps(jv);
+        jv = _mm_add_epi32(jv, four);
+        __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        __m128 old = _mm_loadu_ps(d + j), pass = _mm_cmpgt_ps(z4, old);
+        __m128i si = _mm_and_si128(_mm_srai_epi32(s, 16), wmax);
+        __m128i ti = _mm_and_si128(_mm_srai_epi32(t, 16), hmax);
+        __m128i bls = ls, blt = lt;
+        s = _mm_add_epi32(s, s4);
+        t = _mm_add_epi32(t, t4);
+        ls = _mm_add_epi32(ls, ls4);
+        lt = _mm_add_epi32(lt, lt4);
+        if (!_mm_movemask_ps(pass))
+            continue;
+        int32_t ix[16];
+        _mm_storeu_si128((__m128i *)ix,
+                         _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv));
+        px16 tex = widen(gather4(tx->texels, ix));
+        __m128i fx, fy;
+        int one_cell = corners4(bls, blt, tx->lw, tx->lh, ix, &fx, &fy);
+        px16 wx = spread(fx), wy = spread(fy);
+        px16 c00, c10, c01, c11;
+        if (one_cell) { /* the four pixels between the same four light texels */
+            c00 = widen(_mm_set1_epi32((int)tx->light[ix[0]]));
+            c10 = widen(_mm_set1_epi32((int)tx->light[ix[4]]));
+            c01 = widen(_mm_set1_epi32((int)tx->light[ix[8]]));
+            c11 = widen(_mm_set1_epi32((int)tx->light[ix[12]]));
+        } else {
+            c00 = widen(gather4(tx->light, ix));
+            c10 = widen(gather4(tx->light, ix + 4));
+            c01 = widen(gather4(tx->light, ix + 8));
+            c11 = widen(gather4(tx->light, ix + 12));
+        }
+        __m128i llo = lerp16(lerp16(c00.lo, c10.lo, wx.lo), lerp16(c01.lo, c11.lo, wx.lo), wy.lo);
+        __m128i lhi = lerp16(lerp16(c00.hi, c10.hi, wx.hi), lerp16(c01.hi, c11.hi, wx.hi), wy.hi);
+        __m128i out = _mm_or_si128(_mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi)), alpha);
+        __m128i mk = _mm_castps_si128(pass);
+        __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
+        _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
+        _mm_storeu_si128((__m128i *)(c + j),
+                         _mm_or_si128(_mm_and_si128(mk, out), _mm_andnot_si128(mk, oc)));
+    }
+}
+#endif
+
 /* The lit span's loop: four attributes (s, t and the light's) exact every TEX_RUN pixels
  * as span_tex does, linear in 16.16 between; flags and wrap are constants in each copy. */
 static inline __attribute__((always_inline)) void
@@ -367,6 +549,10 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     }
     float q0 = a0[4], dq = da[4];
     const int32_t wmax = tx->w - 1, hmax = tx->h - 1;
+    /* lit_quads' 16-bit index arithmetic: sizes up to 16384 (rast.h's limit) */
+    const int quads = tx->light && tx->w <= 16384 && tx->h <= 16384 && tx->lw <= 16384 &&
+                      tx->lh <= 16384;
+    (void)quads;
     int32_t at[4] = {0, 0, 0, 0};
     for (int i = 0; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
@@ -382,10 +568,20 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         int32_t bt[4], step[4], cur[4];
         for (int a = 0; a < 4; a++) {
             bt[a] = tex_fix((a0[a] + da[a] * (float)e) / qe);
-            step[a] = (int32_t)(((int64_t)bt[a] - at[a]) / steps);
+            step[a] = run_step((int64_t)bt[a] - at[a], steps);
             cur[a] = at[a];
         }
-        for (int j = i; j < i + k; j++) {
+        int j = i;
+#if defined(__SSE2__)
+        if (flags == RAST_OPAQUE && wrap && quads && k >= 4) {
+            int m = k / 4;
+            lit_quads(tx, c, d, j, m, zs, sc, cur, step);
+            j += 4 * m;
+            for (int a = 0; a < 4; a++)
+                cur[a] = (int32_t)((uint32_t)cur[a] + (uint32_t)(4 * m) * (uint32_t)step[a]);
+        }
+#endif
+        for (; j < i + k; j++) {
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             int32_t sf = cur[0], tf = cur[1], lsf = cur[2], ltf = cur[3];
             for (int a = 0; a < 4; a++)

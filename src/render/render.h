@@ -73,6 +73,9 @@ typedef struct r_cache r_cache;
 #define R_MAX_THREADS 16
 r_cache *r_cache_new(size_t budget);
 void r_cache_free(r_cache *c);
+/* The texels of every block c and its band threads' caches have built (or rebuilt) since
+ * r_cache_new: how much surface building the frames drawn with c cost. */
+uint64_t r_cache_texels_built(const r_cache *c);
 
 typedef struct r_options {
     int mode;             /* R_MODE_* */

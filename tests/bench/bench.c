@@ -307,11 +307,15 @@ static int bench_decode_only(const char *runs_text, const char *path)
 /* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes`,
  * `qdemo-bench timeline`, `qdemo-bench render`, `qdemo-bench process` and `qdemo-bench
  * export` print only that table (quick, for checking a change) and write no file;
- * `qdemo-bench decode RUNS DEMO` only decodes. */
+ * `qdemo-bench decode RUNS DEMO` only decodes; `qdemo-bench frames DEMO PAK W H N THREADS`
+ * prints N frame hashes (bench.h). */
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "decode") == 0)
         return bench_decode_only(argv[2], argv[3]);
+    if (argc == 8 && strcmp(argv[1], "frames") == 0)
+        return bench_render_frames(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]),
+                                   atoi(argv[6]), atoi(argv[7]));
     if (argc > 1 && strcmp(argv[1], "keyframes") == 0) {
         bench_keyframes();
         return 0;

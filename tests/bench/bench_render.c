@@ -1,5 +1,6 @@
 /* bench_render.c: rendering speed along a real demo's camera path, and export speed of the
  * whole `qdemo render` command to PNG and to y4m. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,27 +16,34 @@
 
 enum { FRAMES = 300 };
 
+/* Frame k of frames along the demo's recorded camera (evenly spread from its start) into
+ * fb; returns the seconds r_render took. */
+static double render_at(timeline_t *tl, app_world *w, const app_opts *o, player *p,
+                        rast_fb *fb, int mode, int threads, r_cache *cache, int k, int frames)
+{
+    qd_error err;
+    double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * k / frames;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    app_world_update(w, o, cl);
+    r_camera cam;
+    r_options opt;
+    player_camera(p, cl, t, &cam);
+    player_options(p, cl, &opt);
+    opt.mode = mode;
+    opt.cache = cache;
+    opt.threads = threads;
+    double t0 = bench_now();
+    r_render(w->assets, cl, t, &cam, &opt, fb);
+    return bench_now() - t0;
+}
+
 /* Seconds spent in r_render over FRAMES frames along the sample's recorded camera. */
 static double time_path(timeline_t *tl, app_world *w, const app_opts *o, player *p,
                         rast_fb *fb, int mode, int threads, r_cache *cache)
 {
-    qd_error err;
-    double start = tl_start(tl), len = tl_end(tl) - tl_start(tl), busy = 0;
-    for (int k = 0; k < FRAMES; k++) {
-        double t = start + len * k / FRAMES;
-        const cl_state *cl = tl_state_at(tl, t, &err);
-        app_world_update(w, o, cl);
-        r_camera cam;
-        r_options opt;
-        player_camera(p, cl, t, &cam);
-        player_options(p, cl, &opt);
-        opt.mode = mode;
-        opt.cache = cache;
-        opt.threads = threads;
-        double t0 = bench_now();
-        r_render(w->assets, cl, t, &cam, &opt, fb);
-        busy += bench_now() - t0;
-    }
+    double busy = 0;
+    for (int k = 0; k < FRAMES; k++)
+        busy += render_at(tl, w, o, p, fb, mode, threads, cache, k, FRAMES);
     return busy;
 }
 
@@ -135,6 +143,43 @@ void bench_render_q3(void)
     }
     app_world_free(&w);
     tl_close(tl);
+}
+
+/* FNV-1a over a frame's colour bytes. */
+static uint64_t fb_hash(const rast_fb *fb)
+{
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *b = (const unsigned char *)fb->color;
+    size_t n = (size_t)fb->w * (size_t)fb->h * sizeof *fb->color;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+int bench_render_frames(const char *demo, const char *pak, int w, int h, int frames,
+                        int threads)
+{
+    app_opts o;
+    app_world wo;
+    static player p;
+    timeline_t *tl = path_open(demo, pak, &o, &wo, &p);
+    rast_fb *fb = tl ? rast_fb_new(w, h) : NULL;
+    if (!fb || frames < 1) {
+        fprintf(stderr, "qdemo-bench frames: cannot open %s or make a %dx%d frame\n", demo, w,
+                h);
+        tl_close(tl);
+        return 1;
+    }
+    r_cache *cache = r_cache_new(0);
+    for (int k = 0; k < frames; k++) {
+        render_at(tl, &wo, &o, &p, fb, R_MODE_TEXTURED, threads, cache, k, frames);
+        printf("%d %016llx\n", k, (unsigned long long)fb_hash(fb));
+    }
+    rast_fb_free(fb);
+    r_cache_free(cache);
+    app_world_free(&wo);
+    tl_close(tl);
+    return 0;
 }
 
 /* Issue #15's export targets, 1280x720 on 2 threads: flat y4m 400 fps, flat PNG 150 fps,
