@@ -29,46 +29,90 @@
 #endif
 
 /* stb_vorbis 1.22 (Debian's) reads the comment header's lengths unchecked: a vendor or
- * comment length of 0xffffffff allocates 0 bytes and writes before or past it, and a comment
- * count of 2^29 or more overflows its int allocation size, after which its clean-up reads the
- * list past the end (fuzz_sound under ASan). Refuse those first: walk the comment header
- * (Vorbis I spec 5.2: "\x03vorbis", vendor length and bytes, a count, then each comment's
- * length and bytes), no length past the bytes left in the file. Returns 0 with *at the
- * offset of the bad length. The header normally lies within one OGG page; a file whose
- * header a page boundary splits may be refused too (and plays silent). */
+ * comment length of 0xffffffff allocates 0 bytes and writes before or past it, a comment
+ * count of 2^29 or more overflows its int allocation size (its clean-up then reads past its
+ * buffer), and a length cut by the packet's end shifts its -1 end mark (UB). fuzz_sound found
+ * these under ASan and UBSan. So the comment packet is checked first, where stb reads it: the
+ * first packet of the second OGG page, continued over the following pages (RFC 3533 section 6:
+ * a page is "OggS", version, flags, granule 8, serial 4, sequence 4, CRC 4, a count of lacing
+ * values and the values; a value under 255 ends a packet). In it (Vorbis I spec 5.2, after
+ * "\x03vorbis"): vendor length and bytes, a count, each comment's length and bytes; every
+ * length within the packet. Returns 0 with *at the file offset of the page holding the fault. */
+#define OGG_PAGE_HEADER 27
+#define OGG_COMMENT_MAX (1u << 20) /* bytes of a comment packet looked at; more is refused */
+
+/* The comment packet into pkt (at most OGG_COMMENT_MAX bytes): returns its length, or -1 when
+ * the pages end or break first (stb then fails on them itself: nothing to check). */
+static long ogg_comment_packet(const uint8_t *d, size_t len, uint8_t *pkt, size_t *page_at)
+{
+    size_t p = 0, n = 0;
+    int page = 0, in_packet = 0;
+    while (p + OGG_PAGE_HEADER <= len && memcmp(d + p, "OggS", 4) == 0) {
+        size_t nseg = d[p + 26], body = p + OGG_PAGE_HEADER + nseg;
+        if (body > len)
+            return -1;
+        size_t q = body;
+        page++;
+        if (page == 2)
+            in_packet = 1, *page_at = p;
+        for (size_t k = 0; k < nseg; k++) {
+            size_t seg = d[p + OGG_PAGE_HEADER + k];
+            if (seg > len - q)
+                return -1;
+            if (in_packet) {
+                if (n + seg > OGG_COMMENT_MAX)
+                    return (long)OGG_COMMENT_MAX + 1;
+                memcpy(pkt + n, d + q, seg);
+                n += seg;
+                if (seg < 255)
+                    return (long)n; /* the packet ends here */
+            }
+            q += seg;
+        }
+        p = q;
+    }
+    return -1;
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
 static int ogg_comments_ok(const uint8_t *d, size_t len, size_t *at)
 {
     static const uint8_t sig[7] = {3, 'v', 'o', 'r', 'b', 'i', 's'};
-    size_t p = 0;
-    while (p + sizeof sig <= len && memcmp(d + p, sig, sizeof sig) != 0)
-        p++;
-    if (p + sizeof sig > len)
-        return 1; /* no comment header: stb reports that itself */
-    p += sizeof sig;
-    uint32_t count = 1; /* the vendor string first, then the comments */
-    for (uint32_t k = 0; k <= count; k++) {
-        if (len - p < 4) {
-            *at = p;
-            return 0;
-        }
-        uint32_t n = (uint32_t)d[p] | (uint32_t)d[p + 1] << 8 | (uint32_t)d[p + 2] << 16 |
-                     (uint32_t)d[p + 3] << 24;
-        if (k == 1) { /* after the vendor: the count, each comment at least 4 bytes */
-            if (n > (len - p - 4) / 4) {
-                *at = p;
-                return 0;
+    uint8_t *pkt = malloc(OGG_COMMENT_MAX);
+    if (!pkt)
+        return 0;
+    *at = 0;
+    long n = ogg_comment_packet(d, len, pkt, at);
+    int ok = 1;
+    if (n > (long)OGG_COMMENT_MAX) {
+        ok = 0; /* a comment packet over 1 MiB: no sound file needs one */
+    } else if (n >= (long)sizeof sig && memcmp(pkt, sig, sizeof sig) == 0) {
+        size_t p = sizeof sig, end = (size_t)n;
+        uint32_t count = 1; /* the vendor string first, then the comments */
+        for (uint32_t k = 0; ok && k <= count; k++) {
+            if (end - p < 4) {
+                ok = 0;
+                break;
             }
-            count = n + 1;
+            uint32_t v = le32(pkt + p);
             p += 4;
-            continue;
+            if (k == 1) { /* after the vendor: the count, each comment at least 4 bytes */
+                if (v > (end - p) / 4)
+                    ok = 0;
+                count = v + 1;
+            } else if (v > end - p) {
+                ok = 0;
+            } else {
+                p += v;
+            }
         }
-        if (n > len - p - 4) {
-            *at = p;
-            return 0;
-        }
-        p += 4 + n;
     }
-    return 1;
+    free(pkt);
+    return ok;
 }
 
 qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)
@@ -77,9 +121,10 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
     out->len = 0;
     if (len > 0x7fffffff)
         return qd_fail(err, QD_ERR_LIMIT, 0, "%zu bytes: too large an OGG file", len);
-    size_t bad;
+    size_t bad = 0;
     if (!ogg_comments_ok(data, len, &bad))
-        return qd_fail(err, QD_ERR_BAD_DATA, bad, "Vorbis comment header: a length past the file's end");
+        return qd_fail(err, QD_ERR_BAD_DATA, bad,
+                       "Vorbis comment header: a length past its packet's end");
     stb_vorbis_alloc work;
     work.alloc_buffer_length_in_bytes = OGG_WORK_BYTES;
     work.alloc_buffer = malloc(OGG_WORK_BYTES);

@@ -477,22 +477,28 @@ TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
     free(cl);
 }
 
-/* fuzz_sound's OGG whose comment header claims more comments than the file has bytes: stb
- * 1.22 overflowed its allocation size and read past its buffer cleaning up (CI's ASan
- * replay); it is refused first, with the offset of the count, inside the file. */
+/* fuzz_sound's OGGs whose comment header claims more than its packet holds: stb 1.22
+ * overflowed its allocation size and read past its buffer cleaning up (a count of 2^29+,
+ * CI's ASan replay), or shifted the -1 end-of-packet mark reading a cut length (UBSan). Each
+ * is refused first, with the offset of the page holding the packet, inside the file. */
 TEST(sound_ogg_comment_count_overflow_refused)
 {
-    size_t n = 0;
-    unsigned char *d = test_read_file("tests/crashers/sound/ogg-comment-count-overflow", &n);
-    if (!d)
-        SKIP("run from the project root");
-    snd_sample s;
-    qd_error err = {0};
-    CHECK_EQ(snd_decode_ogg(d, n, &s, &err), QD_ERR_BAD_DATA);
-    CHECK(err.offset > 7 && err.offset + 4 <= n);
-    CHECK(strstr(err.msg, "comment header") != NULL);
-    CHECK(s.pcm == NULL);
-    free(d);
+    static const char *const files[] = {"tests/crashers/sound/ogg-comment-count-overflow",
+                                        "tests/crashers/sound/ogg-comment-length-past-packet"};
+    for (int i = 0; i < 2; i++) {
+        size_t n = 0;
+        unsigned char *d = test_read_file(files[i], &n);
+        if (!d)
+            SKIP("run from the project root");
+        snd_sample s;
+        qd_error err = {0};
+        CHECK_EQ(snd_decode_ogg(d, n, &s, &err), QD_ERR_BAD_DATA);
+        CHECK_MSG(err.offset > 0 && err.offset + 27 <= n, "%s: offset %llu", files[i],
+                  (unsigned long long)err.offset);
+        CHECK(strstr(err.msg, "comment header") != NULL);
+        CHECK(s.pcm == NULL);
+        free(d);
+    }
 }
 
 /* `info` names the sounds no file on the search path holds: the bundled sample asks for
