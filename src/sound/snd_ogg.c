@@ -1,5 +1,6 @@
 /* snd_ogg.c: OGG Vorbis sounds (OpenArena's) decoded through stb_vorbis inside a fixed working
  * buffer, checked against the sample caps before and while decoding. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,37 +42,144 @@
 #define OGG_PAGE_HEADER 27
 #define OGG_COMMENT_MAX (1u << 20) /* bytes of a comment packet looked at; more is refused */
 
-/* The comment packet into pkt (at most OGG_COMMENT_MAX bytes): returns its length, or -1 when
- * the pages end or break first (stb then fails on them itself: nothing to check). */
-static long ogg_comment_packet(const uint8_t *d, size_t len, uint8_t *pkt, size_t *page_at)
+/* Packet number `want` of the stream (0 the identification header, 1 the comments, 2 the
+ * setup) into pkt (at most OGG_COMMENT_MAX bytes), with the offset of the page it starts on in
+ * *page_at: returns its length, -1 when the pages end or break first (stb then fails on them
+ * itself: nothing to check), OGG_COMMENT_MAX + 1 when it is longer. The comment packet is the
+ * first of the second page, where stb reads it, as the first page holds the identification
+ * header alone (stb requires it). */
+static long ogg_packet(const uint8_t *d, size_t len, int want, uint8_t *pkt, size_t *page_at)
 {
     size_t p = 0, n = 0;
-    int page = 0, in_packet = 0;
+    int packet = 0;
     while (p + OGG_PAGE_HEADER <= len && memcmp(d + p, "OggS", 4) == 0) {
-        size_t nseg = d[p + 26], body = p + OGG_PAGE_HEADER + nseg;
-        if (body > len)
+        size_t nseg = d[p + 26], q = p + OGG_PAGE_HEADER + nseg;
+        if (q > len)
             return -1;
-        size_t q = body;
-        page++;
-        if (page == 2)
-            in_packet = 1, *page_at = p;
         for (size_t k = 0; k < nseg; k++) {
             size_t seg = d[p + OGG_PAGE_HEADER + k];
-            if (seg > len - q)
-                return -1;
-            if (in_packet) {
+            if (seg > len - q) {
+                if (packet != want || n + (len - q) > OGG_COMMENT_MAX)
+                    return -1;
+                if (n == 0)
+                    *page_at = p;
+                memcpy(pkt + n, d + q, len - q); /* cut by the file's end: stb reads what */
+                return (long)(n + (len - q));    /* there is, so is it checked */
+            }
+            if (packet == want) {
+                if (n == 0)
+                    *page_at = p;
                 if (n + seg > OGG_COMMENT_MAX)
                     return (long)OGG_COMMENT_MAX + 1;
                 memcpy(pkt + n, d + q, seg);
                 n += seg;
                 if (seg < 255)
                     return (long)n; /* the packet ends here */
+            } else if (seg < 255) {
+                packet++;
             }
             q += seg;
         }
         p = q;
     }
     return -1;
+}
+
+/* Vorbis's bit order (spec 2.1.4): least significant bit of each byte first. */
+typedef struct ogg_bits {
+    const uint8_t *b;
+    size_t len, pos; /* pos in bits */
+} ogg_bits;
+
+/* n bits (n <= 32), or -1 past the packet's end. */
+static int64_t ogg_get(ogg_bits *r, int n)
+{
+    if (r->pos + (size_t)n > r->len * 8)
+        return -1;
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++, r->pos++)
+        v |= (uint64_t)(r->b[r->pos >> 3] >> (r->pos & 7) & 1) << i;
+    return (int64_t)v;
+}
+
+static int ogg_ilog(uint32_t v)
+{
+    int n = 0;
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n;
+}
+
+/* stb_vorbis 1.22's lookup1_values (a codebook of lookup type 1) converts
+ * pow(r + 1, dimensions) and pow(r, dimensions) to int unchecked, and divides by the
+ * dimensions (0 gives NaN): out of int's range that is undefined (fuzz_sound, UBSan), and a
+ * lookup type 2 multiplies entries by dimensions in int. Walk the setup header's codebooks
+ * (Vorbis I spec 3.2.1: sync, dimensions 16 bits, entries 24, ordered or sparse lengths,
+ * lookup type 4; type 1 or 2: minimum 32, delta 32, value bits 4, sequence 1, then the
+ * values) and say 0 for a codebook whose numbers stb cannot take. A packet that ends early
+ * is left to stb, which reports it. */
+static int ogg_codebooks_ok(const uint8_t *pkt, size_t n)
+{
+    static const uint8_t sig[7] = {5, 'v', 'o', 'r', 'b', 'i', 's'};
+    if (n < sizeof sig || memcmp(pkt, sig, sizeof sig) != 0)
+        return 1;
+    ogg_bits r = {pkt + sizeof sig, n - sizeof sig, 0};
+    int64_t count = ogg_get(&r, 8);
+    for (int64_t i = 0; count >= 0 && i <= count; i++) {
+        int64_t sync = ogg_get(&r, 24), dims = ogg_get(&r, 16), entries = ogg_get(&r, 24);
+        int64_t ordered = ogg_get(&r, 1);
+        if (sync != 0x564342 || dims < 0 || entries < 0 || ordered < 0)
+            return 1; /* stb refuses it itself, or the packet ended */
+        if (ordered) {
+            int64_t cur = 0, len = ogg_get(&r, 5);
+            while (len >= 0 && cur < entries) {
+                int64_t num = ogg_get(&r, ogg_ilog((uint32_t)(entries - cur)));
+                if (num < 0 || cur + num > entries)
+                    return 1;
+                cur += num;
+            }
+        } else {
+            int64_t sparse = ogg_get(&r, 1);
+            for (int64_t j = 0; sparse >= 0 && j < entries; j++) {
+                int64_t present = sparse ? ogg_get(&r, 1) : 1;
+                if (present < 0 || (present && ogg_get(&r, 5) < 0))
+                    return 1;
+            }
+        }
+        int64_t type = ogg_get(&r, 4);
+        if (type == 0)
+            continue; /* no lookup table */
+        if (type < 0 || type > 2)
+            return 1; /* the packet ended, or a type stb refuses */
+        ogg_get(&r, 32);
+        ogg_get(&r, 32);
+        int64_t bits = ogg_get(&r, 4), seq = ogg_get(&r, 1);
+        if (bits < 0 || seq < 0)
+            return 1;
+        int64_t values;
+        if (type == 1) {
+            if (dims == 0 || entries == 0)
+                return 0; /* log(0) or a division by zero dimensions */
+            /* stb's own expression, checked before its casts to int */
+            double r0 = floor(exp((float)log((float)entries) / (int)dims));
+            if (r0 >= 2147483647.0 || pow((float)r0 + 1, (int)dims) >= 2147483647.0 ||
+                pow((float)r0, (int)dims) >= 2147483647.0)
+                return 0;
+            values = (int64_t)r0 + ((int64_t)floor(pow((float)r0 + 1, (int)dims)) <= entries);
+        } else {
+            if (entries * dims > 2147483647)
+                return 0;
+            values = entries * dims;
+        }
+        if (values <= 0)
+            return 1;
+        if ((uint64_t)values * (uint64_t)(bits + 1) > (uint64_t)(r.len * 8 - r.pos))
+            return 1; /* more than the packet holds: stb stops at its end */
+        r.pos += (size_t)values * (size_t)(bits + 1);
+    }
+    return 1;
 }
 
 static uint32_t le32(const uint8_t *b)
@@ -86,7 +194,7 @@ static int ogg_comments_ok(const uint8_t *d, size_t len, size_t *at)
     if (!pkt)
         return 0;
     *at = 0;
-    long n = ogg_comment_packet(d, len, pkt, at);
+    long n = ogg_packet(d, len, 1, pkt, at);
     int ok = 1;
     if (n > (long)OGG_COMMENT_MAX) {
         ok = 0; /* a comment packet over 1 MiB: no sound file needs one */
@@ -111,6 +219,14 @@ static int ogg_comments_ok(const uint8_t *d, size_t len, size_t *at)
             }
         }
     }
+    if (ok) {
+        size_t setup_at = 0;
+        long m = ogg_packet(d, len, 2, pkt, &setup_at);
+        if (m > (long)OGG_COMMENT_MAX || (m > 0 && !ogg_codebooks_ok(pkt, (size_t)m))) {
+            ok = 0;
+            *at = setup_at;
+        }
+    }
     free(pkt);
     return ok;
 }
@@ -124,7 +240,8 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
     size_t bad = 0;
     if (!ogg_comments_ok(data, len, &bad))
         return qd_fail(err, QD_ERR_BAD_DATA, bad,
-                       "Vorbis comment header: a length past its packet's end");
+                       "Vorbis headers: a comment header length past its packet, or a "
+                       "codebook stb_vorbis cannot size");
     stb_vorbis_alloc work;
     work.alloc_buffer_length_in_bytes = OGG_WORK_BYTES;
     work.alloc_buffer = malloc(OGG_WORK_BYTES);

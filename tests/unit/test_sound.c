@@ -477,15 +477,17 @@ TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
     free(cl);
 }
 
-/* fuzz_sound's OGGs whose comment header claims more than its packet holds: stb 1.22
- * overflowed its allocation size and read past its buffer cleaning up (a count of 2^29+,
- * CI's ASan replay), or shifted the -1 end-of-packet mark reading a cut length (UBSan). Each
- * is refused first, with the offset of the page holding the packet, inside the file. */
+/* fuzz_sound's OGGs whose headers stb 1.22 cannot take: a comment header claiming more than
+ * its packet holds (a count of 2^29+ overflowed its allocation size and its clean-up read past
+ * its buffer: CI's ASan replay; a cut length shifted the -1 end-of-packet mark: UBSan), and a
+ * lookup-type-1 codebook whose dimensions make pow() overflow int (UBSan float-cast). Each is
+ * refused first, with the offset of the page holding the packet, inside the file. */
 TEST(sound_ogg_comment_count_overflow_refused)
 {
     static const char *const files[] = {"tests/crashers/sound/ogg-comment-count-overflow",
-                                        "tests/crashers/sound/ogg-comment-length-past-packet"};
-    for (int i = 0; i < 2; i++) {
+                                        "tests/crashers/sound/ogg-comment-length-past-packet",
+                                        "tests/crashers/sound/ogg-codebook-lookup1-float-overflow"};
+    for (int i = 0; i < 3; i++) {
         size_t n = 0;
         unsigned char *d = test_read_file(files[i], &n);
         if (!d)
@@ -495,7 +497,7 @@ TEST(sound_ogg_comment_count_overflow_refused)
         CHECK_EQ(snd_decode_ogg(d, n, &s, &err), QD_ERR_BAD_DATA);
         CHECK_MSG(err.offset > 0 && err.offset + 27 <= n, "%s: offset %llu", files[i],
                   (unsigned long long)err.offset);
-        CHECK(strstr(err.msg, "comment header") != NULL);
+        CHECK(strstr(err.msg, "Vorbis headers") != NULL);
         CHECK(s.pcm == NULL);
         free(d);
     }
