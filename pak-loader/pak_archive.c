@@ -232,8 +232,8 @@ const pak_entry *pak_archive_find(const pak_archive *a, const char *name)
 /* Reads exactly n bytes at ofs; the range is checked against the size first. */
 static qd_err src_read(const src_t *s, uint64_t ofs, void *buf, size_t n, qd_error *err)
 {
-    if (ofs > s->size || n > s->size - ofs)
-        return qd_fail(err, QD_ERR_TRUNCATED, ofs,
+    if (ofs > s->size || n > s->size - ofs) /* the error names a byte inside the file */
+        return qd_fail(err, QD_ERR_TRUNCATED, ofs < s->size ? ofs : s->size,
                        "%s: %zu bytes at offset %llu run past the end of the file (size %llu)",
                        s->label, n, (ull)ofs, (ull)s->size);
     if (s->mem) {
@@ -313,7 +313,7 @@ static qd_err parse_pak(pak_archive *a, const src_t *s, qd_error *err)
         return qd_fail(err, QD_ERR_LIMIT, 8, "%s: directory has %u entries, over the cap of %u",
                        s->label, count, PAK_MAX_ENTRIES);
     if ((uint64_t)dirofs + dirlen > s->size)
-        return qd_fail(err, QD_ERR_TRUNCATED, dirofs,
+        return qd_fail(err, QD_ERR_TRUNCATED, dirofs < s->size ? dirofs : 4,
                        "%s: directory at offset %u (%u bytes) runs past the end of the file "
                        "(size %llu)",
                        s->label, dirofs, dirlen, (ull)s->size);
@@ -969,8 +969,8 @@ static qd_err read_archive_member(const pak_archive *a, const src_t *s, const pa
                            "%s: \"%s\": no local file header at offset %llu", a->label,
                            e->name, (ull)e->ofs);
         data_at = e->ofs + ZIP_LFH_LEN + nlen + xlen;
-        if (data_at > s->size || e->csize > s->size - data_at)
-            return qd_fail(err, QD_ERR_TRUNCATED, data_at,
+        if (data_at > s->size || e->csize > s->size - data_at) /* named at its header */
+            return qd_fail(err, QD_ERR_TRUNCATED, data_at < s->size ? data_at : e->ofs,
                            "%s: \"%s\": data at offset %llu (%llu bytes) runs past the end of "
                            "the file (size %llu)",
                            a->label, e->name, (ull)data_at, (ull)e->csize, (ull)s->size);

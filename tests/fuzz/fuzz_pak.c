@@ -12,6 +12,7 @@
 
 typedef struct fuzz_ctx {
     const pak_fs *fs;
+    size_t size;
     int reads;
 } fuzz_ctx;
 
@@ -31,8 +32,8 @@ static void read_member(void *ctx, const char *name, uint64_t size)
         if (len != info.size || data[len] != 0)
             abort(); /* a read returns the directory's size, NUL-terminated */
         free(data);
-    } else if (data || len) {
-        abort(); /* a failed read leaves nothing behind */
+    } else if (data || len || err.offset > c->size || !err.msg[0]) {
+        abort(); /* a failed read leaves nothing behind and names a byte of the archive */
     }
 }
 
@@ -44,13 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pak_fs_set_max_file(fs, FUZZ_MAX_FILE);
     qd_error err;
     if (pak_fs_add_mem(fs, "fuzz.pk3", data, size, &err) == QD_OK) {
-        fuzz_ctx c = {fs, 0};
+        fuzz_ctx c = {fs, size, 0};
         int n = pak_list(fs, "", read_member, &c);
         if (n < 0)
             abort();
         pak_list(fs, "maps/", NULL, NULL);
         pak_find(fs, "../x", NULL);
         pak_find(fs, "Maps\\E1M1.BSP", NULL);
+    } else if (err.offset > size || !err.msg[0]) {
+        abort(); /* a refusal says why and where, inside the archive */
     }
     pak_fs_close(fs);
     return 0;

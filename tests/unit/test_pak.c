@@ -734,7 +734,7 @@ TEST(pak_game_dir_keeps_going_past_a_bad_archive)
     qd_error e;
     CHECK_EQ(pak_fs_add_game_dir(fs, dir, &e), QD_ERR_TRUNCATED);
     CHECK(strstr(e.msg, "pak1.pak") != NULL);
-    CHECK_EQ(e.offset, 5000);
+    CHECK_EQ(e.offset, 4); /* the header field holding the offset: 5000 is past the file */
     CHECK(pak_find(fs, "good.txt", NULL));
     CHECK(pak_find(fs, "loose.txt", NULL));
     CHECK_EQ(pak_fs_num_layers(fs), 2);
@@ -1011,7 +1011,7 @@ TEST(pak_pak_hostile_directories)
     /* directory offset past the end */
     set32(&t, 4, 100000);
     CHECK_EQ(add_mem_err(&t, &e), QD_ERR_TRUNCATED);
-    CHECK_EQ(e.offset, 100000);
+    CHECK_EQ(e.offset, 4); /* the header field: an error names a byte inside the file */
     CHECK(strstr(e.msg, "t.bin: directory at offset 100000") != NULL);
     /* huge count */
     memcpy(t.p, z.p, z.len);

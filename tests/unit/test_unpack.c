@@ -250,6 +250,27 @@ TEST(unpack_zip_of_none_or_several_is_refused)
     free(y.p);
 }
 
+/* fuzz_unpack's finding (tests/crashers/unpack/zip-data-offset-past-end): the zip's one
+ * entry has its local header at offset 0 (central directory at 1157, offset field read with
+ * a hex dump), whose name and extra lengths (61406 + 51276) put the data at 112712 in a file
+ * of 1230 bytes. It is refused as truncated, and the error names the local header (0), a
+ * byte inside the file, not 112712. */
+TEST(unpack_zip_data_past_the_end_names_a_byte_inside)
+{
+    size_t n = 0;
+    unsigned char *d = test_read_file("tests/crashers/unpack/zip-data-offset-past-end", &n);
+    if (!d)
+        SKIP("run from the project root");
+    CHECK_EQ(n, 1230);
+    demo_unpacked u;
+    qd_error err = {0};
+    CHECK_EQ(demo_unpack("x.zip", d, n, 1u << 20, &u, &err), QD_ERR_TRUNCATED);
+    CHECK_EQ(err.offset, 0);
+    CHECK(strstr(err.msg, "112712") && strstr(err.msg, "runs past the end"));
+    CHECK(!u.data);
+    free(d);
+}
+
 /* Bytes that are neither are left alone. */
 TEST(unpack_other_bytes_pass_through)
 {
