@@ -418,12 +418,12 @@ int app_info(const app_opts *o)
         app_report(o->demo, &err);
         return err.code == QD_ERR_USAGE ? APP_EXIT_USAGE : APP_EXIT_INPUT;
     }
-    cl_state *cl = malloc(sizeof *cl);
+    cl_state *cl = calloc(1, sizeof *cl); /* zero pages: only what the demo uses is touched */
     if (!cl) {
         demo_close(d);
         return APP_EXIT_INPUT;
     }
-    cl_reset(cl);
+    cl_reset_zeroed(cl);
     app_models models = {0};
     char first_map[CL_NAME_LEN] = "";
     uint32_t levels_seen = 0;
@@ -614,12 +614,12 @@ int app_dump(const app_opts *o)
         app_report(o->demo, &err);
         return APP_EXIT_INPUT;
     }
-    cl_state *cl = malloc(sizeof *cl);
+    cl_state *cl = calloc(1, sizeof *cl); /* zero pages: only what the demo uses is touched */
     if (!cl) {
         demo_close(d);
         return APP_EXIT_INPUT;
     }
-    cl_reset(cl);
+    cl_reset_zeroed(cl);
     printf("# %s: %s\n#      time  block   offset message                details\n", o->demo,
            demo_format_name(demo_get_format(d)));
     demo_trace tr = {NULL, dump_msg};

@@ -31,6 +31,44 @@ void cl_reset(cl_state *cl)
     cl_reset_zeroed(cl);
 }
 
+/* Zeros bytes [from, to) of cl. */
+static void zero_span(cl_state *cl, size_t from, size_t to)
+{
+    if (to > from)
+        memset((char *)cl + from, 0, to - from);
+}
+
+void cl_clear(cl_state *cl)
+{
+    /* The marks only grow between clears (cl_set_model/sound, cl_entity_update_at,
+     * cl_static_add); a listed entity was written, so the active list is shorter than the
+     * entity mark. Everything between the big arrays is cleared whole. */
+    size_t models = (size_t)(cl->level.num_models > 0 ? cl->level.num_models : 0);
+    size_t sounds = (size_t)(cl->level.num_sounds > 0 ? cl->level.num_sounds : 0);
+    size_t ents = (size_t)(cl->entity_hw > 0 ? cl->entity_hw : 0);
+    size_t statics = (size_t)(cl->num_statics > 0 ? cl->num_statics : 0);
+    if (models > CL_MAX_MODELS || sounds > CL_MAX_SOUNDS || ents > CL_MAX_ENTITIES ||
+        statics > CL_MAX_STATICS) {
+        cl_reset(cl); /* marks out of range: not a state this code wrote */
+        return;
+    }
+    /* each big array: the used head, then everything up to the next big array */
+    const size_t m = offsetof(cl_state, level.models), so = offsetof(cl_state, level.sounds);
+    const size_t e = offsetof(cl_state, entities), a = offsetof(cl_state, active_list);
+    const size_t st = offsetof(cl_state, statics);
+    zero_span(cl, 0, m);
+    zero_span(cl, m, m + models * CL_NAME_LEN);
+    zero_span(cl, so, so + sounds * CL_NAME_LEN);
+    zero_span(cl, so + sizeof cl->level.sounds, e);
+    zero_span(cl, e, e + ents * sizeof cl->entities[0]);
+    zero_span(cl, e + sizeof cl->entities, a);
+    zero_span(cl, a, a + ents * sizeof cl->active_list[0]);
+    zero_span(cl, a + sizeof cl->active_list, st);
+    zero_span(cl, st, st + statics * sizeof cl->statics[0]);
+    zero_span(cl, st + sizeof cl->statics, sizeof *cl);
+    cl_reset_zeroed(cl);
+}
+
 void cl_reset_zeroed(cl_state *cl)
 {
     cl->view.view_entity = -1;
@@ -56,7 +94,7 @@ void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, c
     memcpy(events, cl->events, sizeof events);
     uint32_t event_count = cl->event_count;
 
-    cl_reset(cl); /* also empties the effects log: the old level's effects are gone */
+    cl_clear(cl); /* also empties the effects log: the old level's effects are gone */
     memcpy(cl->players, players, sizeof players);
     memcpy(cl->messages, msgs, sizeof msgs);
     memcpy(cl->player_stats, pstats, sizeof pstats);
@@ -180,6 +218,8 @@ int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t)
         return 0;
     if (num >= cl->num_entities)
         cl->num_entities = num + 1;
+    if (num >= cl->entity_hw)
+        cl->entity_hw = num + 1;
     entity_set(cl, &cl->entities[num], s, t);
     return 1;
 }

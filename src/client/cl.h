@@ -343,6 +343,7 @@ typedef struct cl_state {
     cl_player players[CL_MAX_PLAYERS];
 
     int32_t num_entities;     /* highest entity number used + 1 */
+    int32_t entity_hw;        /* highest entity number written since the last clear + 1 */
     cl_entity entities[CL_MAX_ENTITIES];
     /* The entities that may be active, so a frame's end touches only those. */
     int32_t num_listed;
@@ -381,6 +382,10 @@ void cl_reset(cl_state *cl);
  * empty value is not 0, so pages a demo never uses are never touched (a first touch costs a
  * page fault). */
 void cl_reset_zeroed(cl_state *cl);
+/* cl_reset for a state that is already valid (reset before): writes zeros only where bytes
+ * can be non-zero (the entities, precache names, statics and active list up to their
+ * high-water marks, the rest whole), so a first level start does not touch the 1.4 MB. */
+void cl_clear(cl_state *cl);
 
 /* ---- The neutral update language (called by decoders) ---- */
 

@@ -172,6 +172,7 @@ typedef struct q1_state {
     float block_angles[3];
     qr_line line;                /* svc_print pieces of the line not yet ended */
     int32_t stats[QR_NUM_STATS]; /* the recorded view's raw stat slots */
+    int32_t baseline_hw;         /* highest baseline written + 1: what a level start clears */
     cl_entstate baselines[CL_MAX_ENTITIES];
 } q1_state;
 
@@ -316,7 +317,9 @@ static qd_err parse_serverinfo(q1_ctx *c)
             return bad(c, QD_ERR_LIMIT, "more than %ld sounds", (long)max_sounds - 1);
         cl_set_sound(c->cl, nsounds, name);
     }
-    memset(c->st->baselines, 0, sizeof c->st->baselines);
+    /* only the written ones: the 320 KB array stays untouched where no baseline came */
+    memset(c->st->baselines, 0, (size_t)c->st->baseline_hw * sizeof c->st->baselines[0]);
+    c->st->baseline_hw = 0;
     memset(c->st->stats, 0, sizeof c->st->stats); /* cl_level_begin cleared the view's */
     c->st->line.len = 0;
     c->st->rebase = 1;
@@ -926,8 +929,11 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         cl_entstate s;
         if ((e = read_baseline(c, id == Q1_SVC_SPAWNBASELINE2 ? 2 : 1, &s)))
             return e;
-        if (!r->err)
+        if (!r->err) {
             st->baselines[ent] = s;
+            if (ent >= st->baseline_hw)
+                st->baseline_hw = (int32_t)ent + 1;
+        }
         detail_state(c, "ent=", ent, &s);
         break;
     }

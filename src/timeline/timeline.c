@@ -402,7 +402,7 @@ const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
             }
         } else {
             demo_rewind(tl->demo, NULL);
-            cl_reset(cl);
+            cl_clear(cl);
         }
         tl->live_done = 0;
         tl->live_before = -1e30;
