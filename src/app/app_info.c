@@ -214,15 +214,50 @@ static int info_list(void *ctx, const char *prefix,
     return pak_list((const pak_fs *)ctx, prefix, fn, u);
 }
 
+/* A Quake III sprite: a shader named like a model, with no file of its own (r_assets.c). */
+static int is_sprite_shader(const char *name)
+{
+    return strncmp(name, "sprites/", 8) == 0 && !strchr(name, '.');
+}
+
+/* A Quake III player's skin slot (q3.c names it as cgame's first try): found when any of
+ * cgame's names for it is there, or, when none is, the one of the player cgame draws then
+ * (r_q3_players: "sarge"), so a skin counts as missing only when the game shows nothing. */
+static int any_found(const pak_fs *fs, char (*paths)[64], int n)
+{
+    for (int k = 0; k < n; k++)
+        if (pak_find(fs, paths[k], NULL))
+            return 1;
+    return 0;
+}
+
+static int player_skin_path(const pak_fs *fs, const char *name, char out[64])
+{
+    char paths[4][64], fb[64];
+    int n = mdl_player_skin_paths(name, paths, 4);
+    if (n && !any_found(fs, paths, n) && mdl_player_fallback_skin(name, "sarge", fb))
+        n = mdl_player_skin_paths(fb, paths, 4);
+    for (int k = 0; k < n; k++)
+        if (pak_find(fs, paths[k], NULL)) {
+            memcpy(out, paths[k], 64);
+            return 1;
+        }
+    return 0;
+}
+
 /* A Quake III map's shaders whose image is not on the search path, as the textured mode
  * resolves them (r_assets_q3_textures). */
-static void missing_q3(pak_fs *fs, const char *map, tex_list *out)
+static void missing_q3(pak_fs *fs, const char *map, const app_models *m, tex_list *out)
 {
     cl_level *lvl = calloc(1, sizeof *lvl);
     if (!lvl)
         return;
     snprintf(lvl->map, sizeof lvl->map, "%s", map);
     lvl->num_models = 1;
+    /* the sprites (a shader each, no file: cgame's "sprites/plasma1") resolve with it */
+    for (int i = 0; m && i < m->n && lvl->num_models < CL_MAX_MODELS; i++)
+        if (is_sprite_shader(m->names[i]))
+            snprintf(lvl->models[lvl->num_models++], CL_NAME_LEN, "%s", m->names[i]);
     r_assets *a = r_assets_load(lvl, info_read, fs, NULL, NULL);
     const char *name;
     if (a && r_assets_q3_textures(a, info_read, info_list, fs, NULL) == QD_OK)
@@ -233,7 +268,7 @@ static void missing_q3(pak_fs *fs, const char *map, tex_list *out)
 }
 
 /* The textures of map file name that the textured mode cannot find. */
-static void bsp_missing(pak_fs *fs, const char *name, tex_list *out)
+static void bsp_missing(pak_fs *fs, const char *name, const app_models *m, tex_list *out)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -242,7 +277,7 @@ static void bsp_missing(pak_fs *fs, const char *name, tex_list *out)
     if (pak_read(fs, name, &data, &len, NULL) == QD_OK &&
         mdl_bsp_load(data, len, name, NULL, &b, &e) == QD_OK) {
         if (b->format == MDL_BSP_Q3_46)
-            missing_q3(fs, name, out);
+            missing_q3(fs, name, m, out);
         for (uint32_t k = 0; b->format <= MDL_BSP_Q1_2PSB && k < b->num_textures; k++) {
             const mdl_texture *t = &b->textures[k];
             if (t->name[0] && !t->mips[0] && !tex_add(out, name, t->name))
@@ -264,10 +299,10 @@ static void missing_textures(pak_fs *fs, const app_models *m, const int *missing
         listed |= strcmp(m->names[i], map) == 0;
         if ((missing && missing[i]) || nl < 4 || strcmp(m->names[i] + nl - 4, ".bsp") != 0)
             continue;
-        bsp_missing(fs, m->names[i], out);
+        bsp_missing(fs, m->names[i], m, out);
     }
     if (fs && !listed && map[0] && pak_find(fs, map, NULL))
-        bsp_missing(fs, map, out);
+        bsp_missing(fs, map, m, out);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -352,6 +387,25 @@ static int models_add(app_models *m, const char *name)
         h = (h + 1) & (m->nslots - 1);
     m->slots[h] = (uint32_t)++m->n;
     return 1;
+}
+
+/* The players' skins as cgame finds them (player_skin_path), each listed once; a skin no
+ * name of which is there stays as named (cgame's first try). */
+static void skins_as_found(const pak_fs *fs, app_models *m)
+{
+    app_models out = {0};
+    for (int i = 0; i < m->n; i++) {
+        char path[64];
+        const char *name = m->names[i];
+        if (player_skin_path(fs, name, path))
+            name = path;
+        if (!models_add(&out, name)) {
+            app_models_free(&out);
+            return; /* out of memory: the names stay as the demo gave them */
+        }
+    }
+    app_models_free(m);
+    *m = out;
 }
 
 int app_models_update(app_models *m, const cl_state *cl)
@@ -461,9 +515,12 @@ int app_info(const app_opts *o)
     pak_fs *fs = app_search_path(o, &cl->level, NULL);
     game_dirs folders;
     app_game_folders(o, &cl->level, &folders);
+    if (fs)
+        skins_as_found(fs, &models);
     int *missing = calloc((size_t)(models.n ? models.n : 1), sizeof *missing);
     for (int i = 0; i < models.n && missing; i++)
-        missing[i] = !fs || !pak_find(fs, models.names[i], NULL);
+        missing[i] = !is_sprite_shader(models.names[i]) && /* sprites: textures */
+                     (!fs || !pak_find(fs, models.names[i], NULL));
     tex_list tex = {0};
     missing_textures(fs, &models, missing, map, &tex);
     int nsnd_missing = 0;

@@ -234,12 +234,21 @@ static void split_model(const char *v, char *model, size_t mcap, char *skin, siz
         snprintf(skin, scap, "default");
 }
 
-/* The .skin of model slot mi: models/players/<model>/<part>_<skin>.skin, none ("": the
- * surfaces keep their own shaders) when that does not fit a name. */
-static void set_skin(ctx *c, int mi, const char *model, const char *part, const char *skin)
+/* The .skin of model slot mi, named as cgame's first try (cg_players.c
+ * CG_FindClientModelFile, CG_FindClientHeadFile): models/players/<model>/<part>_<skin>_<team>
+ * .skin for the legs and torso, models/players/<hmodel>/<hskin>/head_<team>.skin for the head
+ * (team: default outside team games); the asset set tries cgame's other names
+ * (mdl_player_skin_paths). None ("": the surfaces keep their own shaders) when that does not
+ * fit a name. */
+static void set_skin(ctx *c, int mi, const char *model, const char *part, const char *skin,
+                     const char *team)
 {
     char path[CL_NAME_LEN];
-    int n = snprintf(path, sizeof path, "models/players/%s/%s_%s.skin", model, part, skin);
+    int n = strcmp(part, "head") == 0
+                ? snprintf(path, sizeof path, "models/players/%s/%s/head_%s.skin", model, skin,
+                           team)
+                : snprintf(path, sizeof path, "models/players/%s/%s_%s_%s.skin", model, part,
+                           skin, team);
     cl_set_model(c->cl, mi + CL_SKIN_SLOTS, n > 0 && (size_t)n < sizeof path ? path : "");
 }
 
@@ -278,13 +287,12 @@ static void apply_player(ctx *c, int slot, const char *info)
     cl_set_model(c->cl, mi + 1, path);
     snprintf(path, sizeof path, "models/players/%s/head.md3", hmodel);
     cl_set_model(c->cl, mi + 2, path);
-    /* their skins (cg_players.c CG_FindClientModelFile): in team games the team's, "red"
-     * or "blue", else the configstring's */
+    /* their skins: in team games the team's colour, "red" or "blue", else "default" */
     int t = qd_atoi(team);
-    const char *ts = t == 1 ? "red" : t == 2 ? "blue" : NULL;
-    set_skin(c, mi, model, "lower", ts ? ts : skin);
-    set_skin(c, mi + 1, model, "upper", ts ? ts : skin);
-    set_skin(c, mi + 2, hmodel, "head", ts ? ts : hskin);
+    const char *ts = t == 1 ? "red" : t == 2 ? "blue" : "default";
+    set_skin(c, mi, model, "lower", skin, ts);
+    set_skin(c, mi + 1, model, "upper", skin, ts);
+    set_skin(c, mi + 2, hmodel, "head", hskin, ts);
     snprintf(head, sizeof head, "%s/%s", hmodel, hskin);
     cl_set_player_look(c->cl, slot, model, skin, head);
 }

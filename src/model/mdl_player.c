@@ -6,6 +6,7 @@
  * RE_RegisterSkin. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -180,4 +181,104 @@ qd_err mdl_md3_skin(const mdl_md3 *m, char (*shaders)[64], const char *text, siz
     }
     free(buf);
     return e;
+}
+
+/* ---- which files a player's skin is ----------------------------------------------------
+ * A player's skin slot is named as cgame's first try (q3.c): a body part
+ * "models/players/M/P_S_T.skin" (P lower or upper, S the skin, T default, red or blue) or a
+ * head "models/players/H/S/head_T.skin". cgame then tries the other forms in an order
+ * (OpenArena gamecode and ioquake3 code/cgame/cg_players.c CG_FindClientModelFile and
+ * CG_FindClientHeadFile, without Team Arena's team-name folders): for a body part
+ * M/P_S_T, then M/P_S (no team) or M/P_T (a team), then both again under
+ * "characters/"; for a head H/S/head_T, then H/head_S or H/head_T, then both again under
+ * "heads/". */
+
+/* The parts of a skin slot's name, 0 when it is not one of the two forms. */
+static int skin_parts(const char *name, char *dir, size_t dcap, char *part, size_t pcap,
+                      char *skin, size_t scap, char *team, size_t tcap)
+{
+    static const char pre[] = "models/players/";
+    size_t n = strlen(name), k = sizeof pre - 1;
+    if (n <= k + 5 || strncmp(name, pre, k) != 0 || strcmp(name + n - 5, ".skin") != 0)
+        return 0;
+    const char *rest = name + k, *end = name + n - 5, *slash = strrchr(rest, '/');
+    const char *us = memchr(slash ? slash : rest, '_', (size_t)(end - (slash ? slash : rest)));
+    const char *last = NULL;
+    for (const char *p = end; p > (slash ? slash : rest); p--)
+        if (p[-1] == '_') {
+            last = p;
+            break;
+        }
+    if (!slash || !us || !last)
+        return 0;
+    const char *first_slash = memchr(rest, '/', (size_t)(slash - rest) + 1);
+    int head = first_slash != slash; /* H/S/head_T */
+    size_t plen = (size_t)(us - slash - 1), tlen = (size_t)(end - last);
+    if (plen + 1 > pcap || tlen + 1 > tcap)
+        return 0;
+    memcpy(part, slash + 1, plen);
+    part[plen] = 0;
+    memcpy(team, last, tlen);
+    team[tlen] = 0;
+    if (strcmp(team, "default") && strcmp(team, "red") && strcmp(team, "blue"))
+        return 0;
+    size_t dlen = (size_t)((head ? first_slash : slash) - rest), slen;
+    const char *s;
+    if (head) {
+        if (strcmp(part, "head") != 0 || us + 1 != last)
+            return 0; /* head_T only */
+        s = first_slash + 1;
+        slen = (size_t)(slash - s);
+    } else {
+        if (us + 1 > last - 1)
+            return 0; /* P_S_T: a skin between */
+        s = us + 1;
+        slen = (size_t)(last - 1 - s);
+    }
+    if (dlen + 1 > dcap || slen + 1 > scap || !dlen || !slen || memchr(rest, '/', dlen) ||
+        memchr(s, '/', slen))
+        return 0;
+    memcpy(dir, rest, dlen);
+    dir[dlen] = 0;
+    memcpy(skin, s, slen);
+    skin[slen] = 0;
+    return head ? 2 : 1;
+}
+
+int mdl_player_skin_paths(const char *name, char (*out)[64], int max)
+{
+    char dir[64], part[16], skin[64], team[16];
+    int kind = skin_parts(name, dir, sizeof dir, part, sizeof part, skin, sizeof skin, team,
+                          sizeof team);
+    if (!kind || max < 4)
+        return 0;
+    const char *other = strcmp(team, "default") == 0 ? skin : team;
+    const char *folder = kind == 2 ? "heads/" : "characters/";
+    int n = 0;
+    for (int f = 0; f < 2; f++) {
+        const char *sub = f ? folder : "";
+        int a = kind == 2 ? snprintf(out[n], 64, "models/players/%s%s/%s/head_%s.skin", sub, dir,
+                                     skin, team)
+                          : snprintf(out[n], 64, "models/players/%s%s/%s_%s_%s.skin", sub, dir,
+                                     part, skin, team);
+        n += a > 0 && a < 64;
+        int b = snprintf(out[n], 64, "models/players/%s%s/%s_%s.skin", sub, dir, part, other);
+        n += b > 0 && b < 64;
+    }
+    return n;
+}
+
+int mdl_player_fallback_skin(const char *name, const char *model, char out[64])
+{
+    char dir[64], part[16], skin[64], team[16];
+    int kind = skin_parts(name, dir, sizeof dir, part, sizeof part, skin, sizeof skin, team,
+                          sizeof team);
+    if (!kind)
+        return 0;
+    /* cgame: DEFAULT_MODEL with skin "default" outside team games; in team games
+     * DEFAULT_TEAM_MODEL keeping the skin name (its lookup then finds P_T) */
+    const char *s = strcmp(team, "default") == 0 ? "default" : skin;
+    int r = kind == 2 ? snprintf(out, 64, "models/players/%s/%s/head_%s.skin", model, s, team)
+                      : snprintf(out, 64, "models/players/%s/%s_%s_%s.skin", model, part, s, team);
+    return r > 0 && r < 64;
 }

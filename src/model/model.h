@@ -557,6 +557,15 @@ typedef struct mdl_anim {
 qd_err mdl_anims_parse(const char *text, size_t len, const char *name,
                        mdl_anim out[MDL_ANIM_COUNT], qd_error *err);
 
+/* The files cgame tries, in its order, for a player's skin slot named as its first try:
+ * "models/players/M/P_S_T.skin" (a body part) or "models/players/H/S/head_T.skin" (a head),
+ * T one of default, red, blue (mdl_player.c says the order and its source). Writes up to
+ * max paths (max >= 4) and returns how many; 0 when the name is neither form. */
+int mdl_player_skin_paths(const char *name, char (*out)[64], int max);
+/* The same slot's name for cgame's fallback player model (its DEFAULT_MODEL, "sarge"):
+ * skin "default" outside team games, the same skin in them. 0 when name is neither form. */
+int mdl_player_fallback_skin(const char *name, const char *model, char out[64]);
+
 /* The frames of animation a after elapsed seconds from its start (cg_players.c
  * CG_RunLerpFrame made a function of time): f0 shows, f1 comes next and lerp (0..1) is how
  * far between. Past the end a looping animation repeats its last loop frames; one that

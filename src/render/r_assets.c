@@ -248,11 +248,11 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
 }
 
 /* The first slot before i holding the mesh (of kind) that slot i names, or 0. */
-static int first_mesh(const r_assets *a, const cl_level *lvl, int i, r_kind kind)
+static int first_mesh(const r_assets *a, char (*names)[CL_NAME_LEN], int i, r_kind kind)
 {
     for (int j = 1; j < i; j++)
         if (a->models[j].kind == kind && !a->models[j].shared &&
-            strcmp(lvl->models[j], lvl->models[i]) == 0)
+            strcmp(names[j], names[i]) == 0)
             return j;
     return 0;
 }
@@ -266,10 +266,9 @@ static char (*md3_shaders(const mdl_md3 *m))[64]
     return s;
 }
 
-/* A player's skin, slot si (name "models/players/M/part_skin.skin"), applied to the MD3 of
- * slot si - CL_SKIN_SLOTS; when that skin is not there, part_default.skin of the same folder
- * (as cgame falls back to the default skin) and the slot still counts as missing. Returns
- * QD_ERR_NOMEM only when memory runs out. */
+/* A player's skin, slot si (the name r_q3_players found), applied to the MD3 of slot
+ * si - CL_SKIN_SLOTS; one that is not there counts as missing (the surfaces keep their own
+ * shaders). Returns QD_ERR_NOMEM only when memory runs out. */
 static qd_err apply_skin(r_assets *a, int si, const char *name, mdl_read_fn read, void *ctx,
                          qd_error *err)
 {
@@ -282,17 +281,7 @@ static qd_err apply_skin(r_assets *a, int si, const char *name, mdl_read_fn read
     qd_err r = read_file(read, ctx, name, &data, &len, &e);
     if (r != QD_OK) {
         note(a, err, r, name, &e);
-        const char *us = strrchr(name, '_'), *slash = strrchr(name, '/');
-        if (!us || (slash && us < slash))
-            return QD_OK;
-        char *def = swap_tail(name, strlen(us), "_default.skin");
-        if (!def)
-            return QD_ERR_NOMEM;
-        e = (qd_error){0};
-        r = read_file(read, ctx, def, &data, &len, &e);
-        free(def);
-        if (r != QD_OK)
-            return r == QD_ERR_NOMEM ? r : QD_OK;
+        return r == QD_ERR_NOMEM ? r : QD_OK;
     }
     e = (qd_error){0};
     r = mdl_md3_skin(m->md3, m->shaders, (const char *)data, len, name, &e);
@@ -302,6 +291,62 @@ static qd_err apply_skin(r_assets *a, int si, const char *name, mdl_read_fn read
     if (r != QD_OK)
         note(a, err, r, name, &e);
     return QD_OK;
+}
+
+_Static_assert(CL_NAME_LEN == 64, "skin paths are model names");
+
+/* Slot name's skin as the first of cgame's names for it that can be read: 1 and name
+ * rewritten, 0 when none can, -1 when name is not a player's skin slot. */
+static int resolve_skin(char name[CL_NAME_LEN], mdl_read_fn read, void *ctx)
+{
+    char paths[4][64];
+    int n = mdl_player_skin_paths(name, paths, 4);
+    if (!n)
+        return -1;
+    for (int k = 0; k < n; k++) {
+        uint8_t *data;
+        size_t len;
+        qd_error e = {0};
+        if (read_file(read, ctx, paths[k], &data, &len, &e) == QD_OK) {
+            free(data);
+            memcpy(name, paths[k], sizeof paths[k]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void r_q3_players(char (*names)[CL_NAME_LEN], int n, mdl_read_fn read, void *ctx)
+{
+    static const char *const mesh[3] = {"lower", "upper", "head"};
+    for (int i = 1; i + 2 + CL_SKIN_SLOTS < n; i++) {
+        char(*sk)[CL_NAME_LEN] = names + i + CL_SKIN_SLOTS;
+        if (!ends_with(names[i], "/lower.md3") || !ends_with(names[i + 1], "/upper.md3") ||
+            !ends_with(names[i + 2], "/head.md3") || !sk[0][0])
+            continue;
+        int found = 0, form = 1;
+        char first[3][CL_NAME_LEN]; /* as named, for the fallback's names */
+        memcpy(first, sk, sizeof first);
+        for (int k = 0; k < 3; k++) {
+            int r = resolve_skin(sk[k], read, ctx);
+            found += r == 1;
+            form &= r >= 0;
+        }
+        if (form && found < 3) {
+            /* cg_players.c CG_LoadClientInfo: a player whose skins are not all there is
+             * drawn as DEFAULT_MODEL ("sarge", cg_local.h) */
+            char fb[3][64];
+            int ok = 1;
+            for (int k = 0; k < 3; k++)
+                ok &= mdl_player_fallback_skin(first[k], "sarge", fb[k]);
+            for (int k = 0; ok && k < 3; k++) {
+                snprintf(names[i + k], CL_NAME_LEN, "models/players/sarge/%s.md3", mesh[k]);
+                memcpy(sk[k], fb[k], sizeof fb[k]);
+                resolve_skin(sk[k], read, ctx);
+            }
+        }
+        i += 2;
+    }
 }
 
 /* A player's legs ("models/players/M/lower.md3"): the animations of M's animation.cfg.
@@ -399,6 +444,15 @@ static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
     free(data);
 }
 
+/* Frees what r_assets_load built so far and says why. */
+static r_assets *out_of_memory(r_assets *a, void *names, qd_error *err)
+{
+    free(names);
+    r_assets_free(a);
+    qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
+    return NULL;
+}
+
 r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
                         const uint32_t palette[256], qd_error *err)
 {
@@ -434,9 +488,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         if (r == QD_OK && colour_faces(&a->world) != QD_OK) {
             free_bsp(&a->world);
-            r_assets_free(a);
-            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
-            return NULL;
+            return out_of_memory(a, NULL, err);
         }
         if (r != QD_OK) {
             note(a, err, r, lvl->map, &e);
@@ -450,14 +502,18 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     int n = lvl->num_models;
     a->num_models = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;
     a->models = calloc(a->num_models ? (size_t)a->num_models : 1, sizeof *a->models);
-    if (!a->models) {
-        r_assets_free(a);
-        qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
-        return NULL;
-    }
+    if (!a->models)
+        return out_of_memory(a, NULL, err);
+    /* the names as loaded: Quake III players as cgame finds them */
+    char(*names)[CL_NAME_LEN] = malloc((a->num_models ? (size_t)a->num_models : 1) * CL_NAME_LEN);
+    if (!names)
+        return out_of_memory(a, NULL, err);
+    if (a->num_models)
+        memcpy(names, lvl->models, (size_t)a->num_models * CL_NAME_LEN);
+    r_q3_players(names, a->num_models, read, ctx);
     for (int i = 1; i < a->num_models; i++) {
         r_model *m = &a->models[i];
-        const char *name = lvl->models[i];
+        const char *name = names[i];
         if (!name[0] || name[0] == '#')
             continue; /* "#w_x.md2": a Quake II view weapon's name, not a file (q2.c) */
         if (strcmp(name, lvl->map) == 0) {
@@ -480,8 +536,8 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         e = (qd_error){0};
         qd_err r = QD_OK;
-        int same = ends_with(name, ".md3") ? first_mesh(a, lvl, i, R_KIND_MD3) : 0;
-        int same2 = ends_with(name, ".md2") ? first_mesh(a, lvl, i, R_KIND_MD2) : 0;
+        int same = ends_with(name, ".md3") ? first_mesh(a, names, i, R_KIND_MD3) : 0;
+        int same2 = ends_with(name, ".md2") ? first_mesh(a, names, i, R_KIND_MD2) : 0;
         if (same) { /* every player of one model: its mesh loaded once */
             *m = a->models[same];
             m->shared = 1;
@@ -497,11 +553,8 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         } else {
             r = load_model(m, name, read, ctx, palette, &e);
         }
-        if (r == QD_OK && m->kind == R_KIND_MD3 && !(m->shaders = md3_shaders(m->md3))) {
-            r_assets_free(a);
-            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
-            return NULL;
-        }
+        if (r == QD_OK && m->kind == R_KIND_MD3 && !(m->shaders = md3_shaders(m->md3)))
+            return out_of_memory(a, names, err);
         char *male = r == QD_ERR_NOT_FOUND ? male_fallback(name) : NULL;
         if (male) { /* a Quake II player model that is not there: male's, as the game does */
             qd_error me = {0};
@@ -515,36 +568,23 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         if (r == QD_ERR_NOT_FOUND && strncmp(name, "sprites/", 8) == 0 && !strchr(name, '.')) {
             /* no such file: a Quake III shader, resolved with the map's textures */
             m->kind = R_KIND_Q3SPRITE;
-            if (!(m->shader = strdup(name))) {
-                r_assets_free(a);
-                qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
-                return NULL;
-            }
+            if (!(m->shader = strdup(name)))
+                return out_of_memory(a, names, err);
             continue;
         }
-        if (r == QD_ERR_NOMEM) {
-            r_assets_free(a);
-            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
-            return NULL;
-        }
+        if (r == QD_ERR_NOMEM)
+            return out_of_memory(a, names, err);
         if (r != QD_OK)
             note(a, err, r, name, &e);
         if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
-            load_anims(m, name, read, ctx) != QD_OK) {
-            r_assets_free(a);
-            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
-            return NULL;
-        }
+            load_anims(m, name, read, ctx) != QD_OK)
+            return out_of_memory(a, names, err);
     }
     for (int i = CL_SKIN_SLOTS + 1; i < a->num_models; i++)
-        if ((ends_with(lvl->models[i], ".skin") &&
-             apply_skin(a, i, lvl->models[i], read, ctx, err) != QD_OK) ||
-            (ends_with(lvl->models[i], ".pcx") &&
-             apply_pcx(a, i, lvl->models[i], read, ctx, err) != QD_OK)) {
-            r_assets_free(a);
-            qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
-            return NULL;
-        }
+        if ((ends_with(names[i], ".skin") && apply_skin(a, i, names[i], read, ctx, err) != QD_OK) ||
+            (ends_with(names[i], ".pcx") && apply_pcx(a, i, names[i], read, ctx, err) != QD_OK))
+            return out_of_memory(a, names, err);
+    free(names);
     return a;
 }
 

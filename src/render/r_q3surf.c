@@ -295,6 +295,12 @@ static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn rea
                 m->constant = 0xffffffffu;
             rm->mats[k] = m->image >= 0 && !m->nodraw ? (int32_t)q->num_mats : -1;
             q->num_mats++;
+            if (rm->kind == R_KIND_Q3SPRITE && m->image < 0 && !m->nodraw) {
+                /* a sprite is only its shader: listed with the missing textures */
+                if (!(q->missing[q->num_missing] = strdup(rm->shader)))
+                    return 0;
+                q->num_missing++;
+            }
         }
     }
     return 1;
@@ -305,6 +311,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     const mdl_bsp *b = a->world.bsp;
     mdl_shader_set set = {0};
     qd_err r = QD_ERR_NOMEM;
+    uint8_t *used = NULL;
     q->sky_cloud = -1;
     q->sky_flat = rast_rgb(96, 104, 140);
     size_t surfaces = 0;
@@ -316,7 +323,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most one image */
     q->images = calloc(n, sizeof *q->images);
-    q->missing = calloc(b->num_textures ? b->num_textures : 1, sizeof *q->missing);
+    q->missing = calloc(n, sizeof *q->missing); /* the map's shaders, then sprites' */
     q->lightmaps = calloc((size_t)b->num_lightmaps * LM_SIZE * LM_SIZE + 1, sizeof(uint32_t));
     if (!q->mats || !q->images || !q->missing || !q->lightmaps)
         goto out;
@@ -328,6 +335,14 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         list(ctx, "scripts/", add_script, &l);
     }
     q->num_mats = b->num_textures;
+    /* which shaders a drawn face uses: one that only brushes, fogs or flares name (q3map's
+     * "noshader") is never drawn, so it is not missing */
+    used = calloc(b->num_textures ? b->num_textures : 1, 1);
+    if (!used)
+        goto out;
+    for (uint32_t f = 0; f < b->num_faces; f++)
+        if (b->faces[f].texture >= 0 && (uint32_t)b->faces[f].texture < b->num_textures)
+            used[b->faces[f].texture] = 1;
     for (uint32_t i = 0; i < b->num_textures; i++) {
         q3_mat *m = &q->mats[i];
         if (!resolve(q, m, b->textures[i].name, &set, read, ctx))
@@ -338,7 +353,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
             m->sky = 1;
         if (m->sky && m->image >= 0)
             q->sky_flat = q->images[m->image].color | 0xff000000u;
-        if (m->image < 0 && !m->sky && !m->nodraw) {
+        if (m->image < 0 && !m->sky && !m->nodraw && used[i]) {
             q->missing[q->num_missing] = strdup(b->textures[i].name);
             if (!q->missing[q->num_missing])
                 goto out;
@@ -348,6 +363,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     if (model_mats(q, a, &set, read, ctx))
         r = QD_OK;
 out:
+    free(used);
     mdl_shader_set_clear(&set);
     return r;
 }

@@ -48,9 +48,16 @@ typedef int (*r_list_fn)(void *ctx, const char *prefix,
  * when memory runs out; a stays usable either way. */
 qd_err r_assets_q3_textures(r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx,
                             qd_error *err);
-/* The name of the i-th texture (0-based) of a's Quake III map whose image could not be
- * found, or NULL past the last. */
+/* The name of the i-th texture (0-based) of a's Quake III map, or of a sprite's shader,
+ * whose image could not be found, or NULL past the last. */
 const char *r_assets_missing_texture(const r_assets *a, int i);
+/* Quake III players as cgame loads them (cg_players.c CG_LoadClientInfo), on a copy of a
+ * level's model names (n of them): each player's skin slot (q3.c names it as cgame's first
+ * try) becomes the first of cgame's names for it that read finds (mdl_player_skin_paths);
+ * a player whose three skins are not all there becomes cgame's DEFAULT_MODEL, "sarge", with
+ * the skin cgame would give it. r_assets_load does this itself; `info` calls it to list
+ * what is missing as the player would see it. */
+void r_q3_players(char (*names)[CL_NAME_LEN], int n, mdl_read_fn read, void *ctx);
 
 typedef struct r_camera {
     float origin[3]; /* the eye */

@@ -1,7 +1,9 @@
 /* fuzz_player.c: libFuzzer target for a Quake III player's text files: any bytes as an
  * animation.cfg (every animation's frames then asked for at a few times) and as a .skin
- * applied to a one-surface model. */
+ * applied to a one-surface model; the first 63 bytes also as a skin slot's name (cgame's
+ * other names for it, and sarge's). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../src/model/model.h"
@@ -30,6 +32,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.surfaces = &s;
     char shaders[1][64] = {""};
     (void)mdl_md3_skin(&m, shaders, (const char *)data, size, "fuzz.skin", &err);
+    char name[64], paths[4][64], fb[64];
+    size_t n = size < sizeof name - 1 ? size : sizeof name - 1;
+    memcpy(name, data, n);
+    name[n] = 0;
+    int k = mdl_player_skin_paths(name, paths, 4);
+    for (int i = 0; i < k; i++)
+        if (!memchr(paths[i], 0, sizeof paths[i]) || strncmp(paths[i], "models/players/", 15))
+            abort(); /* each a terminated path in the players' folder */
+    if (mdl_player_fallback_skin(name, "sarge", fb) && mdl_player_skin_paths(fb, paths, 4) < 2)
+        abort(); /* sarge's names are names of the same form */
     (void)sum;
     return 0;
 }

@@ -509,10 +509,14 @@ static int listed(const char *l, const char *end, const char *item)
     return h && h < end;
 }
 
-/* demo088-test1 has a bot "Jenna" with model ayumi/jenna: Debian's OpenArena holds
- * models/players/ayumi/lower_default.skin (pak2-players-mature.pk3) but no
- * lower_jenna.skin, so `info` lists the skins each player needs and those three as
- * missing, the default ones (Ayumi's own) as present. */
+/* demo088-test1 (a free-for-all) has a bot "Jenna" with model ayumi/jenna. Debian's
+ * OpenArena holds models/players/ayumi/lower_default.skin (pak2-players-mature.pk3) and
+ * ayumi/jenna/head_blue.skin and head_red.skin (team skins), but none of the names cgame
+ * tries for Jenna's legs outside team games (ayumi/lower_jenna_default.skin,
+ * ayumi/lower_jenna.skin, the same under characters/; checked with unzip -l), so cgame
+ * (OpenArena gamecode cg_players.c CG_LoadClientInfo) draws her as DEFAULT_MODEL "sarge"
+ * with its default skin: `info` lists sarge's skins and nothing missing, and Ayumi's own
+ * default skins (another player) as they are found. */
 TEST(md3_info_lists_player_skins)
 {
     const char *q = getenv("QDEMO");
@@ -542,10 +546,93 @@ TEST(md3_info_lists_player_skins)
     CHECK(missing && models);
     CHECK(listed(models, ue, "\"models/players/ayumi/lower.md3\""));
     CHECK(listed(models, ue, "\"models/players/ayumi/lower_default.skin\""));
-    CHECK(!listed(missing, me, "\"models/players/ayumi/lower_default.skin\""));
-    CHECK(listed(missing, me, "\"models/players/ayumi/lower_jenna.skin\""));
-    CHECK(listed(missing, me, "\"models/players/ayumi/upper_jenna.skin\""));
-    CHECK(listed(missing, me, "\"models/players/ayumi/head_jenna.skin\""));
+    CHECK(listed(models, ue, "\"models/players/sarge/lower_default.skin\""));
+    CHECK(listed(models, ue, "\"models/players/sarge/head_default.skin\""));
+    CHECK(!listed(models, ue, "jenna"));
+    CHECK(me == missing + strlen("\"models_missing\": [")); /* [] : every model and skin found */
+}
+
+/* cgame's names for a skin slot, in its order (OpenArena gamecode and ioquake3
+ * cg_players.c CG_FindClientModelFile and CG_FindClientHeadFile, read by hand). */
+TEST(md3_player_skin_paths_follow_cgame)
+{
+    char p[4][64];
+    CHECK_EQ(mdl_player_skin_paths("models/players/ayumi/lower_jenna_default.skin", p, 4), 4);
+    CHECK_STR(p[0], "models/players/ayumi/lower_jenna_default.skin");
+    CHECK_STR(p[1], "models/players/ayumi/lower_jenna.skin");
+    CHECK_STR(p[2], "models/players/characters/ayumi/lower_jenna_default.skin");
+    CHECK_STR(p[3], "models/players/characters/ayumi/lower_jenna.skin");
+    /* a team game: the team's colour replaces the skin on the second try */
+    CHECK_EQ(mdl_player_skin_paths("models/players/sarge/upper_my_skin_red.skin", p, 4), 4);
+    CHECK_STR(p[0], "models/players/sarge/upper_my_skin_red.skin");
+    CHECK_STR(p[1], "models/players/sarge/upper_red.skin");
+    /* heads: the skin's folder first, then head_<skin>, then the heads/ folder */
+    CHECK_EQ(mdl_player_skin_paths("models/players/ayumi/jenna/head_blue.skin", p, 4), 4);
+    CHECK_STR(p[0], "models/players/ayumi/jenna/head_blue.skin");
+    CHECK_STR(p[1], "models/players/ayumi/head_blue.skin");
+    CHECK_STR(p[2], "models/players/heads/ayumi/jenna/head_blue.skin");
+    CHECK_STR(p[3], "models/players/heads/ayumi/head_blue.skin");
+    CHECK_EQ(mdl_player_skin_paths("models/players/ayumi/jenna/head_default.skin", p, 4), 4);
+    CHECK_STR(p[1], "models/players/ayumi/head_jenna.skin");
+    /* not a player's skin slot */
+    CHECK_EQ(mdl_player_skin_paths("models/players/ayumi/lower.md3", p, 4), 0);
+    CHECK_EQ(mdl_player_skin_paths("models/players/ayumi/lower_jenna_green.skin", p, 4), 0);
+    CHECK_EQ(mdl_player_skin_paths("models/players/ayumi/lower_default.skin", p, 4), 0);
+    CHECK_EQ(mdl_player_skin_paths("maps/x/lower_a_default.skin", p, 4), 0);
+    char fb[64];
+    CHECK(mdl_player_fallback_skin("models/players/ayumi/lower_jenna_default.skin", "sarge", fb));
+    CHECK_STR(fb, "models/players/sarge/lower_default_default.skin");
+    CHECK(mdl_player_fallback_skin("models/players/ayumi/jenna/head_red.skin", "sarge", fb));
+    CHECK_STR(fb, "models/players/sarge/jenna/head_red.skin");
+}
+
+/* r_q3_players on a made-up search path: a player whose three skins are found keeps its
+ * model with the names found; one with a skin missing becomes sarge with sarge's. */
+static const char *const fake_files[] = {
+    "models/players/a/lower_x.skin", "models/players/a/upper_x.skin",
+    "models/players/a/head_x.skin",  "models/players/b/lower_y.skin",
+    "models/players/sarge/lower_default.skin", "models/players/sarge/upper_default.skin",
+    "models/players/sarge/head_default.skin",
+};
+
+static qd_err fake_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *e)
+{
+    (void)ctx;
+    for (size_t i = 0; i < sizeof fake_files / sizeof fake_files[0]; i++)
+        if (strcmp(name, fake_files[i]) == 0) {
+            *data = malloc(1);
+            *len = 0;
+            return *data ? QD_OK : QD_ERR_NOMEM;
+        }
+    return qd_fail(e, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+}
+
+TEST(md3_player_without_its_skins_is_sarge)
+{
+    static char names[CL_SKIN_SLOTS + 8][CL_NAME_LEN];
+    memset(names, 0, sizeof names);
+    const char *set[][2] = {
+        {"models/players/a/lower.md3", "models/players/a/lower_x_default.skin"},
+        {"models/players/a/upper.md3", "models/players/a/upper_x_default.skin"},
+        {"models/players/a/head.md3", "models/players/a/x/head_default.skin"},
+        {"models/players/b/lower.md3", "models/players/b/lower_y_default.skin"},
+        {"models/players/b/upper.md3", "models/players/b/upper_y_default.skin"},
+        {"models/players/b/head.md3", "models/players/b/y/head_default.skin"},
+    };
+    for (int i = 0; i < 6; i++) {
+        snprintf(names[1 + i], CL_NAME_LEN, "%s", set[i][0]);
+        snprintf(names[1 + i + CL_SKIN_SLOTS], CL_NAME_LEN, "%s", set[i][1]);
+    }
+    r_q3_players(names, CL_SKIN_SLOTS + 8, fake_read, NULL);
+    CHECK_STR(names[1], "models/players/a/lower.md3");
+    CHECK_STR(names[1 + CL_SKIN_SLOTS], "models/players/a/lower_x.skin");
+    CHECK_STR(names[3 + CL_SKIN_SLOTS], "models/players/a/head_x.skin");
+    /* b has only its legs' skin: all of b is sarge */
+    CHECK_STR(names[4], "models/players/sarge/lower.md3");
+    CHECK_STR(names[5], "models/players/sarge/upper.md3");
+    CHECK_STR(names[6], "models/players/sarge/head.md3");
+    CHECK_STR(names[4 + CL_SKIN_SLOTS], "models/players/sarge/lower_default.skin");
+    CHECK_STR(names[6 + CL_SKIN_SLOTS], "models/players/sarge/head_default.skin");
 }
 
 /* Two players of one model in a team game: the mesh is loaded once, each keeps its own skin.
