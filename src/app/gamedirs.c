@@ -33,7 +33,8 @@ static const struct {
  * Quake III to .../quake3 (its documentation); the openarena packages install to
  * /usr/share/games/openarena (their file lists); Steam's library is
  * ~/.local/share/Steam/steamapps/common/<game name as the store names it> (~/.steam/steam
- * links there on older clients); GOG's Linux installers default to ~/GOG Games/<title>; the
+ * links there on older clients; Flathub's Steam keeps its data in the app's folder,
+ * ~/.var/app/com.valvesoftware.Steam/.local/share/Steam, as every Flatpak app does); GOG's Linux installers default to ~/GOG Games/<title>; the
  * engines' home folders are named in their READMEs (QuakeSpasm ~/.quakespasm, Ironwail
  * ~/.ironwail, vkQuake ~/.vkquake, ezQuake ~/.ezquake, FTE ~/.fte, Yamagi Quake II ~/.yq2,
  * Q2PRO ~/.q2pro, ioquake3 ~/.q3a, OpenArena ~/.openarena). */
@@ -42,6 +43,7 @@ static const char *const quake_dirs[] = {
     "/usr/local/games/quake",
     "~/.local/share/Steam/steamapps/common/Quake",
     "~/.steam/steam/steamapps/common/Quake",
+    "~/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/common/Quake",
     "~/GOG Games/Quake",
     "~/.quakespasm",
     "~/.ironwail",
@@ -55,6 +57,7 @@ static const char *const quake2_dirs[] = {
     "/usr/local/games/quake2",
     "~/.local/share/Steam/steamapps/common/Quake 2",
     "~/.steam/steam/steamapps/common/Quake 2",
+    "~/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/common/Quake 2",
     "~/GOG Games/Quake II",
     "~/.yq2",
     "~/.q2pro",
@@ -67,8 +70,10 @@ static const char *const quake3_dirs[] = {
     "/usr/local/games/quake3",
     "~/.local/share/Steam/steamapps/common/Quake 3 Arena",
     "~/.steam/steam/steamapps/common/Quake 3 Arena",
+    "~/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/common/Quake 3 Arena",
     "~/.local/share/Steam/steamapps/common/Quake Live",
     "~/.steam/steam/steamapps/common/Quake Live",
+    "~/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/common/Quake Live",
     "~/GOG Games/Quake III Arena",
     "~/.q3a",
     "~/.openarena",

@@ -3,6 +3,7 @@
  * home folders and qdemo.conf; and through `qdemo info` with $HOME pointing at one. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,6 +97,81 @@ TEST(gamedirs_each_layout_is_found_in_priority_order)
     game_dirs_find(CL_GAME_Q3, &nohome, &d);
     CHECK_EQ(d.n, 1);
     game_dirs_free(&d);
+}
+
+/* Each layout alone, for each game: the folder is found, and only for its own game. The
+ * paths are written out here from the sources gamedirs.c names (game-data-packager's and
+ * the openarena packages' file lists, Steam's and Flathub's library folders and the
+ * stores' names of the games, GOG's installer default, the engines' READMEs). */
+TEST(gamedirs_every_layout_alone)
+{
+    static const struct {
+        cl_game game;
+        const char *dir;
+    } layouts[] = {
+        {CL_GAME_Q1, "usr/share/games/quake"},
+        {CL_GAME_Q1, "usr/local/games/quake"},
+        {CL_GAME_Q1, "home/u/.local/share/Steam/steamapps/common/Quake"},
+        {CL_GAME_Q1, "home/u/.steam/steam/steamapps/common/Quake"},
+        {CL_GAME_Q1, "home/u/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/"
+                     "common/Quake"},
+        {CL_GAME_Q1, "home/u/GOG Games/Quake"},
+        {CL_GAME_Q1, "home/u/.quakespasm"},
+        {CL_GAME_Q1, "home/u/.ironwail"},
+        {CL_GAME_Q1, "home/u/.vkquake"},
+        {CL_GAME_QW, "home/u/.ezquake"},
+        {CL_GAME_QW, "home/u/.fte"},
+        {CL_GAME_Q2, "usr/share/games/quake2"},
+        {CL_GAME_Q2, "usr/local/games/quake2"},
+        {CL_GAME_Q2, "home/u/.local/share/Steam/steamapps/common/Quake 2"},
+        {CL_GAME_Q2, "home/u/.steam/steam/steamapps/common/Quake 2"},
+        {CL_GAME_Q2, "home/u/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/"
+                     "common/Quake 2"},
+        {CL_GAME_Q2, "home/u/GOG Games/Quake II"},
+        {CL_GAME_Q2, "home/u/.yq2"},
+        {CL_GAME_Q2, "home/u/.q2pro"},
+        {CL_GAME_Q2, "home/u/.quake2"},
+        {CL_GAME_Q3, "usr/share/games/quake3"},
+        {CL_GAME_Q3, "usr/share/games/openarena"},
+        {CL_GAME_Q3, "usr/local/games/quake3"},
+        {CL_GAME_Q3, "home/u/.local/share/Steam/steamapps/common/Quake 3 Arena"},
+        {CL_GAME_Q3, "home/u/.steam/steam/steamapps/common/Quake 3 Arena"},
+        {CL_GAME_Q3, "home/u/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/"
+                     "common/Quake 3 Arena"},
+        {CL_GAME_Q3, "home/u/.local/share/Steam/steamapps/common/Quake Live"},
+        {CL_GAME_Q3, "home/u/.steam/steam/steamapps/common/Quake Live"},
+        {CL_GAME_Q3, "home/u/.var/app/com.valvesoftware.Steam/.local/share/Steam/steamapps/"
+                     "common/Quake Live"},
+        {CL_GAME_Q3, "home/u/GOG Games/Quake III Arena"},
+        {CL_GAME_Q3, "home/u/.q3a"},
+        {CL_GAME_Q3, "home/u/.openarena"},
+    };
+    static const cl_game games[] = {CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        char name[64], root[1100], home[1200], want[1400];
+        snprintf(name, sizeof name, "gamedirs-alone-%zu", i);
+        const char *r = test_scratch(name);
+        if (!r)
+            SKIP("no scratch folder");
+        snprintf(root, sizeof root, "%s", r);
+        snprintf(home, sizeof home, "%s/home/u", root);
+        make_dirs(root, "home/u");
+        make_dirs(root, layouts[i].dir);
+        snprintf(want, sizeof want, "%s/%s", root, layouts[i].dir);
+        game_env env = {root, home, NULL};
+        cl_game own = layouts[i].game == CL_GAME_QW ? CL_GAME_Q1 : layouts[i].game;
+        for (size_t g = 0; g < sizeof games / sizeof games[0]; g++) {
+            cl_game fam = games[g] == CL_GAME_QW ? CL_GAME_Q1 : games[g];
+            game_dirs d;
+            game_dirs_find(games[g], &env, &d);
+            if (fam == own)
+                CHECK_MSG(d.n == 1 && strcmp(d.dir[0], want) == 0, "%s not found for game %d",
+                          layouts[i].dir, (int)games[g]);
+            else
+                CHECK_MSG(d.n == 0, "%s found for game %d", layouts[i].dir, (int)games[g]);
+            game_dirs_free(&d);
+        }
+    }
 }
 
 /* qdemo.conf's `basedir GAME PATH` lines come last (they win), for their game only; "~/"
