@@ -118,6 +118,7 @@ typedef struct r_view {
     int32_t turb[128];     /* the liquids' warp at time (r_surf_turb_table) */
     int sky_marked;        /* a sky face was sent: r_surf_sky has pixels to fill */
     int xray;              /* lines ignore depth and back faces are kept */
+    int cover;             /* the world's opaque fills skip covered pixels (RAST_COVER) */
     int count;             /* primitives sent to the rasteriser */
 } r_view;
 

@@ -231,6 +231,8 @@ static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
 {
     vpt buf[2][R_MAX_POLY];
     int cur;
+    if (v->cover && flags == RAST_OPAQUE)
+        flags |= RAST_COVER; /* the world's walk is nearest first (r_draw_world) */
     n = clip_poly(v, pts, n, buf, &cur);
     if (n < 3)
         return;

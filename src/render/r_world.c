@@ -34,9 +34,57 @@ static void draw_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3
         r_emit_poly(v, pts, (int)f->num_verts, rb->flat[fi], rb->wire[fi]);
 }
 
+/* The child of node on the eye's side (0 front, 1 back), or -1 when the node's box is
+ * outside the frustum. */
+static int near_side(const r_view *v, const mdl_bsp *b, const mdl_node *node)
+{
+    if (!r_box_visible(v, node->mins, node->maxs))
+        return -1;
+    const mdl_plane *pl = &b->planes[node->plane];
+    return dot3(pl->normal, v->org) - pl->dist >= 0 ? 0 : 1;
+}
+
+/* Draw the faces of each node on the node's plane, in front-to-back order: the nearer
+ * child's subtree, the node's faces, the farther child's (Quake's R_RecursiveWorldNode:
+ * the node's plane separates what is nearer than its faces from what is farther). Only
+ * faces that visible[] marks 1 (they become 2); nodes outside the frustum are skipped.
+ * Opaque fills then cover their pixels (RAST_COVER), so what lies behind reads no texel. */
+static void draw_nodes(r_view *v, const r_bsp *rb, uint8_t *visible)
+{
+    const mdl_bsp *b = rb->bsp;
+    /* entries: a node to open (>= 0), or ~n: node n's faces */
+    int32_t stack[3 * MDL_BSP_MAX_DEPTH + 8];
+    int sp = 0;
+    stack[sp++] = b->models[0].headnode;
+    v->cover = 1;
+    while (sp > 0) {
+        int32_t n = stack[--sp];
+        if (n < 0) {
+            const mdl_node *node = &b->nodes[~n];
+            for (uint32_t k = 0; k < node->num_faces; k++)
+                if (visible[node->first_face + k] == 1) {
+                    visible[node->first_face + k] = 2; /* drawn */
+                    draw_face(v, rb, node->first_face + k, v->org, 0);
+                }
+            continue;
+        }
+        const mdl_node *node = &b->nodes[n];
+        int side = near_side(v, b, node);
+        if (side < 0 || sp + 3 > (int)(sizeof stack / sizeof stack[0]))
+            continue; /* outside the frustum; the stack cannot fill: depth is capped */
+        if (node->children[side ^ 1] >= 0)
+            stack[sp++] = node->children[side ^ 1]; /* far side, popped last */
+        stack[sp++] = ~n;
+        if (node->children[side] >= 0)
+            stack[sp++] = node->children[side];
+    }
+    v->cover = 0;
+}
+
 /* Walk the world tree from its root, nearer child first, skipping nodes and leaves outside
- * the frustum and leaves outside the PVS; draw each leaf's faces the first time they come up.
- * The depth of the tree is capped at load, so a fixed stack suffices. */
+ * the frustum and leaves outside the PVS; each leaf's faces are visible. A Quake III map
+ * (faces in leaves only) draws them as they come up; the others in node order
+ * (draw_nodes). The depth of the tree is capped at load, so a fixed stack suffices. */
 void r_draw_world(r_view *v, const r_assets *a)
 {
     const r_bsp *rb = &a->world;
@@ -49,6 +97,9 @@ void r_draw_world(r_view *v, const r_assets *a)
     if (!pvs || !drawn)
         goto out;
     mdl_bsp_pvs(b, cam_leaf, pvs);
+    /* node order where the nodes hold the faces (Quake, Quake II), for the opaque passes */
+    int by_node = !b->face_q3 && (v->pass == R_PASS_TEXTURED || v->pass == R_PASS_FLAT) &&
+                  !v->xray;
 
     int32_t stack[2 * MDL_BSP_MAX_DEPTH + 8];
     int sp = 0;
@@ -57,12 +108,9 @@ void r_draw_world(r_view *v, const r_assets *a)
         int32_t n = stack[--sp];
         if (n >= 0) {
             const mdl_node *node = &b->nodes[n];
-            if (!r_box_visible(v, node->mins, node->maxs))
-                continue;
-            const mdl_plane *pl = &b->planes[node->plane];
-            int side = dot3(pl->normal, v->org) - pl->dist >= 0 ? 0 : 1;
-            if (sp + 2 > (int)(sizeof stack / sizeof stack[0]))
-                continue; /* cannot happen: depth is capped */
+            int side = near_side(v, b, node);
+            if (side < 0 || sp + 2 > (int)(sizeof stack / sizeof stack[0]))
+                continue; /* outside the frustum; the stack cannot fill: depth is capped */
             stack[sp++] = node->children[side ^ 1]; /* far side, popped last */
             stack[sp++] = node->children[side];
             continue;
@@ -78,8 +126,17 @@ void r_draw_world(r_view *v, const r_assets *a)
             if (drawn[fi])
                 continue;
             drawn[fi] = 1;
-            draw_face(v, rb, fi, v->org, 0);
+            if (!by_node)
+                draw_face(v, rb, fi, v->org, 0);
         }
+    }
+    if (by_node) {
+        rast_cover_reset(v->fb, v->y0, v->y1);
+        draw_nodes(v, rb, drawn);
+        /* faces no node holds (a map whose nodes list none): by the depth test alone */
+        for (uint32_t fi = 0; fi < b->num_faces; fi++)
+            if (drawn[fi] == 1)
+                draw_face(v, rb, fi, v->org, 0);
     }
 out:
     free(pvs);

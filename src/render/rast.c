@@ -35,6 +35,15 @@ typedef struct span_ctx {
     const rast_tex *tex; /* textured fill, or NULL */
 } span_ctx;
 
+/* A row's coverage: up to COVER_CAP sorted, disjoint, non-touching column ranges
+ * [a, b); a row whose list would overflow keeps what it has (covering less is always
+ * safe: the depth test decides). */
+#define COVER_CAP 30
+struct rast_cover {
+    int16_t n;
+    int16_t iv[2 * COVER_CAP];
+};
+
 rast_fb *rast_fb_new(int w, int h)
 {
     if (w < 1 || h < 1 || w > FB_MAX || h > FB_MAX)
@@ -49,7 +58,8 @@ rast_fb *rast_fb_new(int w, int h)
     fb->h = h;
     fb->color = malloc(n * sizeof *fb->color);
     fb->depth = malloc(n * sizeof *fb->depth);
-    if (!fb->color || !fb->depth) {
+    fb->cover = calloc((size_t)h, sizeof *fb->cover);
+    if (!fb->color || !fb->depth || !fb->cover) {
         rast_fb_free(fb);
         return NULL;
     }
@@ -63,7 +73,16 @@ void rast_fb_free(rast_fb *fb)
         return;
     free(fb->color);
     free(fb->depth);
+    free(fb->cover);
     free(fb);
+}
+
+void rast_cover_reset(rast_fb *fb, int y0, int y1)
+{
+    y0 = y0 < 0 ? 0 : y0;
+    y1 = y1 > fb->h ? fb->h : y1;
+    for (int y = y0; fb->cover && y < y1; y++)
+        fb->cover[y].n = 0;
 }
 
 void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1)
@@ -622,9 +641,66 @@ static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span
         tex_lit_body(fb, y, x0, n, zs, sc, sc->flags, sc->tex->wrap);
 }
 
+static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc);
+
+/* Columns [a, b) of a row become covered: merged with the ranges they touch. */
+static void cover_add(rast_cover *rc, int a, int b)
+{
+    int16_t *iv = rc->iv;
+    int n = rc->n, i = 0;
+    while (i < n && iv[2 * i + 1] < a)
+        i++; /* ranges wholly before, not touching */
+    int j = i;
+    while (j < n && iv[2 * j] <= b) {
+        a = iv[2 * j] < a ? iv[2 * j] : a;
+        b = iv[2 * j + 1] > b ? iv[2 * j + 1] : b;
+        j++; /* ranges it overlaps or touches: merged */
+    }
+    int grow = 1 - (j - i); /* ranges added less merged */
+    if (n + grow > COVER_CAP)
+        return; /* full: this range stays uncovered */
+    memmove(&iv[2 * (i + 1)], &iv[2 * j], (size_t)(n - j) * 2 * sizeof iv[0]);
+    iv[2 * i] = (int16_t)a;
+    iv[2 * i + 1] = (int16_t)b;
+    rc->n = (int16_t)(n + grow);
+}
+
+/* A RAST_COVER span: its parts no earlier covering fill drew, each drawn as usual (depth
+ * continued along the span), then all of it covered. */
+static void span_cover(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
+{
+    rast_cover *rc = &fb->cover[y];
+    span_ctx s = *sc;
+    s.flags &= ~(unsigned)RAST_COVER;
+    int x = x0, end = x0 + n;
+    for (int k = 0; k < rc->n && x < end; k++) {
+        int a = rc->iv[2 * k], b = rc->iv[2 * k + 1];
+        if (b <= x)
+            continue;
+        if (a >= end)
+            break;
+        if (a > x)
+            span_draw(fb, y, x, a - x, zs + sc->dz * (float)(x - x0), &s);
+        x = b;
+    }
+    if (x < end)
+        span_draw(fb, y, x, end - x, zs + sc->dz * (float)(x - x0), &s);
+    cover_add(rc, x0, end);
+}
+
 /* Pixels x0..x0+n-1 of row y, with depth zs at the first one. */
 static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
 {
+    if (sc->flags & RAST_COVER) {
+        if (fb->cover && fb->w <= INT16_MAX) {
+            span_cover(fb, y, x0, n, zs, sc);
+            return;
+        }
+        span_ctx s = *sc;
+        s.flags &= ~(unsigned)RAST_COVER;
+        span_draw(fb, y, x0, n, zs, &s);
+        return;
+    }
     if (sc->tex) {
         if (sc->tex->light || (sc->flags & (RAST_ADD | RAST_MUL | RAST_ALPHA_TEST)))
             span_tex_lit(fb, y, x0, n, zs, sc);

@@ -16,10 +16,13 @@
 
 #include <stdint.h>
 
+typedef struct rast_cover rast_cover; /* per row: the columns already drawn (rast.c) */
+
 typedef struct rast_fb {
     int w, h;
     uint32_t *color; /* w*h pixels, row-major, no padding */
     float *depth;    /* w*h inverse depths */
+    rast_cover *cover; /* h rows of coverage for RAST_COVER (NULL: the flag is ignored) */
 } rast_fb;
 
 typedef struct rast_vert {
@@ -43,6 +46,12 @@ static inline uint32_t rast_rgb(unsigned r, unsigned g, unsigned b)
 #define RAST_ADD 0x10        /* old + texel per channel, clamped at 255 */
 #define RAST_MUL 0x20        /* old * texel / 255 per channel */
 #define RAST_ALPHA_TEST 0x40 /* texels whose alpha byte is below 128 draw nothing */
+/* Front-to-back drawing (a BSP's world in node order, Quake's span sorting in spirit): the
+ * pixels of a row already covered by an earlier RAST_COVER fill are skipped before any
+ * texel is read, and the fill's own pixels become covered. Only for fills whose pixels all
+ * hide what comes after (opaque ones, drawn nearest first); the depth test still runs, so
+ * a row whose list is full (rast_cover_reset) merely draws with it alone. */
+#define RAST_COVER 0x80
 
 /* A framebuffer of w x h (1..16384 each); NULL when out of memory. */
 rast_fb *rast_fb_new(int w, int h);
@@ -51,6 +60,8 @@ void rast_fb_free(rast_fb *fb);
 void rast_clear(rast_fb *fb, uint32_t c);
 /* The same for rows y0..y1-1 (clamped to the framebuffer). */
 void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1);
+/* Forget the coverage of rows y0..y1-1 (clamped): nothing covered there. */
+void rast_cover_reset(rast_fb *fb, int y0, int y1);
 
 /* A triangle in one colour. Vertices in any winding; degenerate ones draw nothing.
  * Vertices may lie off screen (the rasteriser clips to the framebuffer) but must have

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint32_t lcg_next(uint32_t *s)
 {
@@ -523,4 +524,79 @@ TEST(rast_deterministic)
     CHECK(memcmp(a->depth, b->depth, 320 * 240 * 4) == 0);
     rast_fb_free(a);
     rast_fb_free(b);
+}
+
+/* RAST_COVER: a covering fill's pixels are skipped by every later covering fill of the same
+ * rows, even a nearer one (the caller promises nearest first), until rast_cover_reset; the
+ * uncovered rest of a span is drawn with its depth continued along the span. */
+TEST(rast_cover_skips_what_was_drawn)
+{
+    rast_fb *fb = rast_fb_new(40, 30);
+    CHECK(fb);
+    if (!fb)
+        return;
+    rast_clear(fb, 0);
+    rast_cover_reset(fb, 0, 30);
+    uint32_t red = rast_rgb(255, 0, 0), blue = rast_rgb(0, 0, 255), green = rast_rgb(0, 255, 0);
+    /* columns 10..19, then a nearer quad over columns 0..39: only 0..9 and 20..39 drawn */
+    rast_vert a[4] = {vtx(10, 0, 0.2f), vtx(20, 0, 0.2f), vtx(20, 30, 0.2f), vtx(10, 30, 0.2f)};
+    rast_vert b[4] = {vtx(0, 0, 0.5f), vtx(40, 0, 0.5f), vtx(40, 30, 0.5f), vtx(0, 30, 0.5f)};
+    rast_polygon(fb, a, 4, red, RAST_OPAQUE | RAST_COVER);
+    rast_polygon(fb, b, 4, blue, RAST_OPAQUE | RAST_COVER);
+    for (int y = 0; y < 30; y++)
+        for (int x = 0; x < 40; x++) {
+            int in = x >= 10 && x < 20;
+            CHECK_MSG(fb->color[y * 40 + x] == (in ? red : blue), "(%d, %d)", x, y);
+            CHECK(fb->depth[y * 40 + x] == (in ? 0.2f : 0.5f));
+        }
+    /* a depth ramp continues across the skipped part: z = 0.01 x at pixel centres */
+    rast_cover_reset(fb, 0, 30);
+    rast_clear(fb, 0);
+    rast_vert c[4] = {vtx(10, 0, 0.1f), vtx(20, 0, 0.2f), vtx(20, 30, 0.2f), vtx(10, 30, 0.1f)};
+    rast_vert d[4] = {vtx(0, 0, 0.0f + 1e-6f), vtx(40, 0, 0.4f), vtx(40, 30, 0.4f),
+                      vtx(0, 30, 0.0f + 1e-6f)};
+    rast_polygon(fb, c, 4, red, RAST_OPAQUE | RAST_COVER);
+    rast_polygon(fb, d, 4, blue, RAST_OPAQUE | RAST_COVER);
+    for (int x = 20; x < 40; x++)
+        CHECK_MSG(fabsf(fb->depth[5 * 40 + x] - 0.01f * (x + 0.5f)) < 1e-5f, "x %d: %g", x,
+                  (double)fb->depth[5 * 40 + x]);
+    /* after a reset nothing is covered; without the flag, coverage is neither read nor made */
+    rast_cover_reset(fb, 0, 30);
+    rast_polygon(fb, b, 4, green, RAST_OPAQUE);
+    rast_polygon(fb, b, 4, green, RAST_COLOR_WRITE | RAST_COVER);
+    CHECK_EQ(fb->color[0], green);
+    rast_fb_free(fb);
+}
+
+/* Many thin covering fills on one row: past the list's room a range stays uncovered, and the
+ * depth test alone then decides, so the picture equals the depth buffer's. */
+TEST(rast_cover_full_row_falls_back_to_depth)
+{
+    rast_fb *fb = rast_fb_new(200, 4), *ref = rast_fb_new(200, 4);
+    CHECK(fb && ref);
+    if (!fb || !ref) {
+        rast_fb_free(fb);
+        rast_fb_free(ref);
+        return;
+    }
+    rast_clear(fb, 0);
+    rast_clear(ref, 0);
+    rast_cover_reset(fb, 0, 4);
+    /* 60 one-pixel columns two apart (more ranges than a row keeps), nearest first, then a
+     * far quad over all */
+    for (int k = 0; k < 60; k++) {
+        float x = (float)(2 * k + 1);
+        rast_vert q[4] = {vtx(x, 0, 0.9f), vtx(x + 1, 0, 0.9f), vtx(x + 1, 4, 0.9f),
+                          vtx(x, 4, 0.9f)};
+        uint32_t col = rast_rgb((unsigned)k * 4, 100, 0);
+        rast_polygon(fb, q, 4, col, RAST_OPAQUE | RAST_COVER);
+        rast_polygon(ref, q, 4, col, RAST_OPAQUE);
+    }
+    rast_vert all[4] = {vtx(0, 0, 0.1f), vtx(200, 0, 0.1f), vtx(200, 4, 0.1f), vtx(0, 4, 0.1f)};
+    rast_polygon(fb, all, 4, rast_rgb(0, 0, 255), RAST_OPAQUE | RAST_COVER);
+    rast_polygon(ref, all, 4, rast_rgb(0, 0, 255), RAST_OPAQUE);
+    CHECK(memcmp(fb->color, ref->color, 200 * 4 * 4) == 0);
+    CHECK(memcmp(fb->depth, ref->depth, 200 * 4 * 4) == 0);
+    rast_fb_free(fb);
+    rast_fb_free(ref);
 }
