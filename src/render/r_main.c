@@ -221,10 +221,14 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     }
     r_cache_free(own);
     if (!have_map) {
+        /* centred on the grid's lower half: the corners and the top belong to the HUD
+         * (the message feed, the clock, the status bar) */
         const char *msg = a && a->notice[0] ? a->notice : "NO MAP";
         int s = fb->h >= 480 ? 2 : 1;
-        draw_text(fb, 4 * s + s, 4 * s + s, msg, rast_rgb(0, 0, 0), s);
-        draw_text(fb, 4 * s, 4 * s, msg, rast_rgb(255, 220, 120), s);
+        int x = (fb->w - draw_text_width(msg, s)) / 2, y = fb->h * 5 / 8;
+        x = x < 4 * s ? 4 * s : x;
+        draw_text(fb, x + s, y + s, msg, rast_rgb(0, 0, 0), s);
+        draw_text(fb, x, y, msg, rast_rgb(255, 220, 120), s);
     }
     return bands[0].count; /* every band sends the same primitives */
 }
