@@ -503,11 +503,11 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
         return;
     int slot = follow >= 0 ? follow : cl_view_player(cl);
     const cl_stats *st = cl_stats_of(cl, slot);
-    /* the clock (demo time) at the top right and, when one is followed, whose view it is at
-     * the top middle */
+    /* the clock (the game's where the demo has it, else demo time) at the top right and,
+     * when one is followed, whose view it is at the top middle */
     int k = fb->h / 240 < 1 ? 1 : fb->h / 240;
     char clock[32];
-    double t = cl->time > 0 && cl->time < 1e7 ? cl->time : 0;
+    double t = cl_game_clock(cl);
     snprintf(clock, sizeof clock, "%d:%02d", (int)(t / 60), (int)t % 60);
     hud_line(hud, fb, fb->w - ((int)strlen(clock) + 1) * 8 * k, 4 * k, clock, k);
     if (follow >= 0 && follow < CL_MAX_PLAYERS && cl->players[follow].name[0]) {

@@ -336,7 +336,8 @@ typedef struct cl_state {
     uint8_t in_frame;         /* a frame is open (cl_frame_begin without end) */
     uint8_t paused;
     uint8_t intermission;
-    uint8_t pad;
+    uint8_t has_clock;        /* the format carries the game's clock: clock_start is set */
+    double clock_start;       /* demo time at which the game's clock read 0:00 */
 
     cl_view view, prev_view;
 
@@ -373,6 +374,15 @@ typedef struct cl_state {
 
 /* What a keyframe saves of a cl_state: everything but the effects log. */
 #define CL_KEYFRAME_BYTES offsetof(cl_state, fxlog)
+
+/* The game's clock at the state's time in seconds (the match time a game's HUD shows: Quake
+ * III's CS_LEVEL_START_TIME), or the demo time when the format carries none; 0 for times
+ * before the start or out of range. */
+static inline double cl_game_clock(const cl_state *cl)
+{
+    double t = cl->has_clock ? cl->time - cl->clock_start : cl->time;
+    return t > 0 && t < 1e7 ? t : 0;
+}
 
 /* ---- Lifetime ---- */
 

@@ -316,6 +316,11 @@ static void apply_cs(ctx *c, int index, const char *str)
         apply_player(c, index - p->cs_players, str);
     } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
         c->cl->team_score[index - Q3_CS_SCORES1] = qd_atoi(str);
+    } else if (index == p->cs_level_start) {
+        /* cg_main.c CG_Init and cg_servercmds.c: cgs.levelStartTime; CG_DrawTimer shows
+         * cg.time - levelStartTime */
+        c->s->level_start = qd_atoi(str);
+        c->s->have_level_start = str[0] != 0;
     }
 }
 
@@ -999,6 +1004,8 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     }
     s->rebase = 0;
     double t = ((double)server_time - s->time0) / 1000.0;
+    c->cl->has_clock = s->have_level_start;
+    c->cl->clock_start = ((double)s->level_start - s->time0) / 1000.0;
     if (s->frames && t <= s->time) {
         /* A snapshot of the same server frame (a server sends one per client packet when
          * the client's rate allows, udt_baseq3_1_map_2_matches.dm_68 has three per frame):

@@ -368,6 +368,9 @@ typedef struct q3_proto {
      * NULL: the same list */
     const uint8_t *items;
     uint8_t num_items;
+    /* CS_LEVEL_START_TIME, the server time the match clock started: 21 (ioquake3
+     * bg_public.h), 13 in Quake Live (UberDemoTools' CS_LEVEL_START_TIME_73p) */
+    uint8_t cs_level_start;
 } q3_proto;
 
 /* The row of a serverinfo protocol: 66..71 share 68's; 73, 90, 91 their own; NULL for
@@ -421,6 +424,8 @@ typedef struct q3_state {
     int32_t client_num;   /* the recorder's slot (gamestate) */
     int32_t cmd_seq;      /* the newest reliable server command seen */
     int32_t time0;        /* serverTime of the first snapshot */
+    int32_t level_start;  /* CS_LEVEL_START_TIME: serverTime the match clock reads 0:00 */
+    uint8_t have_level_start;
     int32_t last_eflags;  /* the recorder's eFlags in the last frame (teleport toggles) */
     int32_t shown_time;   /* serverTime of the snapshot whose entities the client got last
                            * (dd_shown): the time its trajectories were evaluated at */

@@ -424,11 +424,11 @@ static void status_bar(const scr *s, const cl_state *cl, int slot, const cl_stat
     }
 }
 
-/* CG_DrawTimer (cg_drawTimer): "m:ss" right-aligned at 635, y 2. The demo's clock: the
- * level's start time (CS_LEVEL_START_TIME) is not in the client state. */
+/* CG_DrawTimer (cg_drawTimer): "m:ss" right-aligned at 635, y 2, the time since the
+ * level's start (CS_LEVEL_START_TIME; the demo's clock when the state has none). */
 static void timer(const scr *s, const cl_state *cl)
 {
-    double t = cl->time > 0 && cl->time < 1e7 ? cl->time : 0;
+    double t = cl_game_clock(cl);
     int secs = (int)t, mins = secs / 60;
     secs -= mins * 60;
     char str[32];
