@@ -36,6 +36,7 @@ struct r_hud3 {
     mdl_image *armor;               /* icons/iconr_yellow (cgs.media.armorIcon) */
     mdl_image *ammo[CL_WP_COUNT];   /* the weapon's ammo icon, else its weapon icon */
     mdl_image *head[CL_MAX_PLAYERS]; /* each player's head icon */
+    mdl_image *powerup[CL_PU_COUNT];  /* the powerup items' icons (bg_itemlist) */
 };
 
 /* The virtual screen on fb: CG_AdjustFrom640 stretches 640x480 over the whole output. */
@@ -155,6 +156,18 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl)
         }
         h->ammo[icons[i].wp] = im;
     }
+    /* bg_misc.c bg_itemlist: the powerups' icons (the flags have theirs, but cgame draws no
+     * timer for them) */
+    static const struct {
+        uint8_t pu;
+        const char *icon;
+    } pus[] = {
+        {CL_PU_QUAD, "icons/quad.tga"},   {CL_PU_SUIT, "icons/envirosuit.tga"},
+        {CL_PU_HASTE, "icons/haste.tga"}, {CL_PU_INVIS, "icons/invis.tga"},
+        {CL_PU_REGEN, "icons/regen.tga"}, {CL_PU_FLIGHT, "icons/flight.tga"},
+    };
+    for (size_t i = 0; i < sizeof pus / sizeof pus[0]; i++)
+        h->powerup[pus[i].pu] = image(read, ctx, pus[i].icon);
     /* cg_players.c CG_RegisterClientModelname: models/players/<headModel>/icon_<headSkin>,
      * else icon_default. The decoder keeps head names to [A-Za-z0-9_-]. */
     for (int i = 0; cl && i < CL_MAX_PLAYERS; i++) {
@@ -191,6 +204,8 @@ void r_hud3_free(r_hud3 *h)
         mdl_image_free(h->ammo[i]);
     for (int i = 0; i < CL_MAX_PLAYERS; i++)
         mdl_image_free(h->head[i]);
+    for (int i = 0; i < CL_PU_COUNT; i++)
+        mdl_image_free(h->powerup[i]);
     free(h);
 }
 
@@ -450,12 +465,47 @@ static void score_box(const scr *s, float *x, float y, int value, rgba box, int 
     big_string(s, *x + 4, y, str, 1);
 }
 
+/* CG_DrawPowerups: above the score boxes (y is their top), each powerup the viewed player
+ * holds with an end time under 999 s away, soonest ending lowest: its seconds left in red
+ * digits and its icon at the right edge, the icon blinking (alpha the fraction of the
+ * second) in its last 5 s (POWERUP_BLINKS x POWERUP_BLINK_TIME). Nothing for the dead.
+ * cgame's pulse on pickup needs the pickup's time, which the state does not keep. */
+static void powerups(const scr *s, const cl_stats *st, double t, float y)
+{
+    if (!st || st->health <= 0)
+        return;
+    int order[CL_PU_COUNT], n = 0;
+    double left[CL_PU_COUNT];
+    for (int i = 0; i < CL_PU_COUNT; i++) {
+        double l = st->powerup_end[i] - t;
+        if (st->powerup_end[i] <= 0 || !s->h->powerup[i] || !(l >= 0 && l <= 999))
+            continue; /* not held, held without end (a flag), or nothing to show */
+        int k = n++;
+        for (; k > 0 && left[order[k - 1]] >= l; k--)
+            order[k] = order[k - 1]; /* insertion: soonest first */
+        order[k] = i;
+        left[i] = l;
+    }
+    const int x = 640 - ICON_SIZE - CHAR_WIDTH * 2;
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
+        y -= ICON_SIZE;
+        draw_field(s, x, (int)y, 2, (int)left[i], (rgba){1, 0.2f, 0.2f, 1});
+        float a = 1;
+        if (left[i] < 5.0)
+            a = (float)(left[i] - floor(left[i]));
+        pic(s, 640 - ICON_SIZE, y, ICON_SIZE, ICON_SIZE, s->h->powerup[i], (rgba){a, a, a, a});
+    }
+}
+
 /* CG_DrawLowerRight / CG_DrawScores: CS_SCORES1 and CS_SCORES2 (cl->team_score) at the
  * bottom right: the teams' (blue right of red) or, free for all, the leader's and the
- * second's with the viewed player's own marked. */
-static void lower_right(const scr *s, const cl_state *cl, const cl_stats *st, int slot)
+ * second's with the viewed player's own marked; then the powerups above them. */
+static void lower_right(const scr *s, const cl_state *cl, const cl_stats *st, int slot,
+                        double t)
 {
     float y = 480 - ICON_SIZE - (BIGCHAR + 8), x = 640;
+    powerups(s, st, t, y - 8); /* CG_DrawScores returns its boxes' top less 8 */
     int s1 = cl->team_score[0], s2 = cl->team_score[1];
     int team = slot >= 0 && slot < CL_MAX_PLAYERS ? cl->players[slot].team : CL_TEAM_NONE;
     if (team_game(cl)) {
@@ -681,7 +731,7 @@ int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, int show_scores
     if (st && !(st->flags & CL_ST_SPECTATOR) && !show_scores && st->health > 0)
         status_bar(&s, cl, slot, st, t);
     timer(&s, cl);
-    lower_right(&s, cl, st, slot);
+    lower_right(&s, cl, st, slot, t);
     if (follow >= 0)
         follow_name(&s, cl, follow);
     if (show_scores)

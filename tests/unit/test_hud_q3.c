@@ -10,6 +10,7 @@
 #include "../../pak-loader/pak.h"
 #include "../../src/app/player.h"
 #include "../../src/app/world.h"
+#include "../../src/output/out.h"
 #include "../../src/timeline/timeline.h"
 #include "../memread.h"
 #include "../test.h"
@@ -317,4 +318,52 @@ TEST(q3hud_missing_pictures_fall_back)
     rast_fb_free(fb);
     free(cl);
     r_hud3_free(h);
+}
+
+/* CG_DrawPowerups, on demo088's state at 70.1 s with two powerups given to the recorded
+ * player: quad ending 12.5 s later, haste 3.25 s later. Above the score boxes (their top
+ * 408, less 8: 400) one 48-unit row each, soonest lowest: haste's "3" on y 352, quad's "12"
+ * on 304, as CG_DrawField(640 - 48 - 64 = 528, y, 2, seconds): digits from 528 + 2 + 32 x
+ * (2 - length); each icon at x 592. */
+TEST(q3hud_powerup_timers)
+{
+    q3frame f;
+    if (!frame_open(&f, 70.1))
+        SKIP(NEEDS);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    if (!cl) {
+        frame_close(&f);
+        return;
+    }
+    memcpy(cl, f.cl, sizeof *cl);
+    cl_stats *st = (cl_stats *)cl_stats_of(cl, cl_view_player(cl));
+    CHECK(st && st->health > 0);
+    st->powerup_end[CL_PU_QUAD] = (float)(cl->time + 12.5);
+    st->powerup_end[CL_PU_HASTE] = (float)(cl->time + 3.25);
+    rast_clear(f.fb, 0);
+    CHECK(r_hud3_draw(f.h, cl, -1, 0, cl->time, f.fb));
+    char png[512];
+    qd_error perr;
+    snprintf(png, sizeof png, "%s/q3hud_powerups.png", test_tmpdir());
+    out_png_write(png, f.fb, &perr); /* for eyes only */
+    CHECK_EQ(cell_digit(f.fb, f.num, 530, 352), -1);
+    CHECK_EQ(cell_digit(f.fb, f.num, 562, 352), 3);
+    CHECK_EQ(cell_digit(f.fb, f.num, 530, 304), 1);
+    CHECK_EQ(cell_digit(f.fb, f.num, 562, 304), 2);
+    int quad = 0, haste = 0, above = 0;
+    for (int y = 0; y < 48; y++)
+        for (int x = 592; x < 640; x++) {
+            quad += (f.fb->color[(304 + y) * 640 + x] & 0xffffff) != 0;
+            haste += (f.fb->color[(352 + y) * 640 + x] & 0xffffff) != 0;
+            above += (f.fb->color[(256 + y) * 640 + x] & 0xffffff) != 0;
+        }
+    CHECK(quad > 200 && haste > 200 && above == 0);
+    /* dead: no timers */
+    st->health = 0;
+    rast_clear(f.fb, 0);
+    r_hud3_draw(f.h, cl, -1, 0, cl->time, f.fb);
+    CHECK_EQ(cell_digit(f.fb, f.num, 562, 352), -1);
+    free(cl);
+    frame_close(&f);
 }
