@@ -503,6 +503,9 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
         return;
     int slot = follow >= 0 ? follow : cl_view_player(cl);
     const cl_stats *st = cl_stats_of(cl, slot);
+    if (mode == PLAYER_HUD_GAME && follow < 0 && r_hud2_draw(cl, fb))
+        return; /* Quake II's own programs (the recorded view's stats only): its mods draw
+                 * their own timers where a clock would go */
     /* the clock (the game's where the demo has it, else demo time) at the top right and,
      * when one is followed, whose view it is at the top middle */
     int k = fb->h / 240 < 1 ? 1 : fb->h / 240;
@@ -517,6 +520,7 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
     }
     if (mode == PLAYER_HUD_GAME && r_hud_draw(hud, st, cl->time, fb))
         return;
+
     /* minimal: whose view, and their stats when a decoder knows them (cl_stats_of) */
     int scale = fb->h >= 600 ? 2 : 1;
     uint32_t white = rast_rgb(255, 255, 255), dim = 0xa0000000u;

@@ -324,6 +324,22 @@ typedef struct cl_fxlog {
 } cl_fxlog;
 
 /* The whole client state. Plain data: copy it with memcpy. About 1.1 MB. */
+/* A game's own HUD programs, as its server sends them (Quake II's layout language, read by
+ * r_hud2.c): the status bar program (CS_STATUSBAR), the latest svc_layout (a scoreboard or
+ * help screen, shown while bit 0 of stats[13], STAT_LAYOUTS, is set), the recorded view's
+ * raw stats they read, and the image names (CS_IMAGES) their `pic` commands index. */
+#define CL_LAYOUT_LEN 1536
+#define CL_LAYOUT_STATS 32
+#define CL_LAYOUT_IMAGES 256
+typedef struct cl_layout {
+    char statusbar[CL_LAYOUT_LEN];
+    char layout[CL_LAYOUT_LEN];
+    int16_t stats[CL_LAYOUT_STATS];
+    uint8_t has_stats;
+    uint8_t pad[7];
+    char images[CL_LAYOUT_IMAGES][CL_NAME_LEN / 2]; /* "i_health": short names */
+} cl_layout;
+
 typedef struct cl_state {
     cl_level level;
     uint32_t level_count;     /* how many level starts so far */
@@ -368,6 +384,8 @@ typedef struct cl_state {
 
     int32_t num_static_sounds;
     cl_static_sound static_sounds[CL_MAX_STATIC_SOUNDS];
+
+    cl_layout layout;         /* Quake II's HUD programs */
 
     cl_fxlog fxlog;           /* LAST: a keyframe is the CL_KEYFRAME_BYTES before it */
 } cl_state;

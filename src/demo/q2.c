@@ -323,6 +323,10 @@ static void frame_open(ctx *c, double t, const q2_pstate *ps)
         const dd_frame *pf = last_frame(s);
         const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
         int same = pps && !memcmp(pps->stats, ps->stats, sizeof ps->stats);
+        /* the layout programs' own inputs (r_hud2.c) */
+        _Static_assert(sizeof c->cl->layout.stats == sizeof ps->stats, "32 stats");
+        memcpy(c->cl->layout.stats, ps->stats, sizeof ps->stats);
+        c->cl->layout.has_stats = 1;
         if (s->playernum >= 0)
             cl_set_player_frags(c->cl, s->playernum, ps->stats[Q2_STAT_FRAGS]);
         /* Unchanged stats, weapon and pm_type: the named stats stand as they are (a
@@ -645,6 +649,15 @@ static void vweps(cl_state *cl, q2_names *nm)
         }
 }
 
+/* A layout program into its slot of cl_layout, cut at its size. */
+static void layout_copy(char dst[CL_LAYOUT_LEN], const char *src)
+{
+    size_t n = strlen(src);
+    n = n < CL_LAYOUT_LEN - 1 ? n : CL_LAYOUT_LEN - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
 void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs)
 {
     if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
@@ -662,6 +675,14 @@ void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t 
         cl_set_sound(cl, index - Q2_CS_SOUNDS, str);
     } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
         nm->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
+        char *img = cl->layout.images[index - Q2_CS_IMAGES];
+        size_t n = strlen(str); /* a name too long for the slot is left out */
+        if (n < sizeof cl->layout.images[0])
+            memcpy(img, str, n + 1);
+        else
+            img[0] = 0;
+    } else if (index == Q2_CS_STATUSBAR) {
+        layout_copy(cl->layout.statusbar, str);
     } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
         /* the name is read back from the file when picked up (pickup_event) */
         nm->item_ofs[index - Q2_CS_ITEMS] = str_ofs;
@@ -837,10 +858,18 @@ static qd_err parse_playerinfo(ctx *c)
     s->have_ps = 1;
     if (s->cur_valid)
         frame_open(c, s->time, &ps);
-    TRACE(c, "svc_playerinfo", "flags=0x%04x statbits=0x%08x origin=%.1f,%.1f,%.1f pm_type=%d "
-          "pm_flags=0x%02x",
-          flags, (unsigned)statbits, ps.origin[0] * 0.125, ps.origin[1] * 0.125,
-          ps.origin[2] * 0.125, ps.pm_type, ps.pm_flags);
+    if (c->trace) { /* the stats sent: "stats=1:100,3:12" (slot:value) */
+        char sent[32 * 12] = "";
+        size_t n = 0;
+        for (uint32_t i = 0; i < Q2_MAX_STATS && n < sizeof sent - 12; i++)
+            if (statbits >> i & 1)
+                n += (size_t)snprintf(sent + n, sizeof sent - n, "%s%u:%d", n ? "," : "",
+                                      (unsigned)i, ps.stats[i]);
+        TRACE(c, "svc_playerinfo", "flags=0x%04x statbits=0x%08x origin=%.1f,%.1f,%.1f "
+              "pm_type=%d pm_flags=0x%02x stats=%s",
+              flags, (unsigned)statbits, ps.origin[0] * 0.125, ps.origin[1] * 0.125,
+              ps.origin[2] * 0.125, ps.pm_type, ps.pm_flags, sent[0] ? sent : "-");
+    }
     return QD_OK;
 }
 
@@ -1156,6 +1185,7 @@ static qd_err parse_message(ctx *c, int cmd)
         if (r->err)
             return truncated(c, name);
         TRACE(c, name, "text=\"%s\"", esc(c, text));
+        layout_copy(c->cl->layout.layout, text);
         return QD_OK;
     case Q2_SVC_INVENTORY: { /* [DM2 3.6]: 256 shorts */
         const uint8_t *inv = rd_bytes(r, 512);

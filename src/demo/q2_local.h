@@ -58,6 +58,7 @@
 
 /* ---- Configstring indices [DM2] 3.14 ---- */
 #define Q2_CS_NAME 0
+#define Q2_CS_STATUSBAR 5 /* q_shared.h: the status bar's layout program */
 #define Q2_CS_MAXCLIENTS 30
 #define Q2_CS_MODELS 32
 #define Q2_CS_SOUNDS 288

@@ -116,6 +116,11 @@ void r_hud_free(r_hud *h);
  * centred at the bottom of fb). Returns 1 when drawn, 0 when it cannot be (no pictures, or
  * st not filled by a decoder): then the caller shows its own. */
 int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb);
+
+/* Quake II's HUD from cl's layout programs (r_hud2.c): the status bar program, and the
+ * layout while STAT_LAYOUTS bit 0 is set. Returns 1 when drawn, 0 when cl is not a Quake II
+ * state with a status bar program and stats (the caller shows its own then). */
+int r_hud2_draw(const cl_state *cl, rast_fb *fb);
 /* Text in the game's font (Quake's conchars: 8x8 cells, all 256 characters, the high half
  * the brown/red set), k pixels a font pixel, top-left at (x, y); '\n' starts a line. Returns
  * 0 (drawing nothing) without the font. */

@@ -20,12 +20,13 @@ static void fuzz_sink(void *ctx, double t, uint32_t block, uint64_t offset, cons
     *(size_t *)ctx += (size_t)name[0] + (size_t)detail[0];
 }
 
-static int fuzz_decoder(const demo_decoder *dec, const char *filename, const uint8_t *data,
-                        size_t size)
+/* The state the decode left (NULL when out of memory): for targets that go on to use it. */
+static inline cl_state *fuzz_decoder_state(const demo_decoder *dec, const char *filename,
+                                    const uint8_t *data, size_t size)
 {
     static cl_state *cl;
     if (!cl && !(cl = malloc(sizeof *cl)))
-        return 0;
+        return NULL;
     (void)dec->probe(data, size, filename);
     cl_reset(cl);
     qd_error err;
@@ -33,7 +34,7 @@ static int fuzz_decoder(const demo_decoder *dec, const char *filename, const uin
      * with each format's framing */
     demo_t *d = demo_open_with(dec, filename, data, size, &err);
     if (!d)
-        return 0;
+        return cl;
     size_t acc = 0;
     demo_trace tr = {&acc, fuzz_sink};
     const demo_trace *t = (size & 1) ? &tr : NULL;
@@ -43,6 +44,13 @@ static int fuzz_decoder(const demo_decoder *dec, const char *filename, const uin
     for (size_t steps = 0; !done && r == QD_OK && steps <= size + 1; steps++)
         r = demo_step(d, cl, t, &done, &err);
     demo_close(d);
+    return cl;
+}
+
+static inline int fuzz_decoder(const demo_decoder *dec, const char *filename, const uint8_t *data,
+                        size_t size)
+{
+    (void)fuzz_decoder_state(dec, filename, data, size);
     return 0;
 }
 

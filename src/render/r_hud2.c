@@ -1,0 +1,217 @@
+/* r_hud2.c: Quake II's HUD as its server writes it: the status bar program (CS_STATUSBAR)
+ * and the layout (svc_layout: scoreboards, help) in the layout language, run over the
+ * recorded view's raw stats (cl_layout). The language and its placements are those of
+ * Quake II's client, cl_scrn.c SCR_ExecuteLayoutString, SCR_DrawField and DrawHUDString
+ * (GPL source, read for the facts): 8-pixel text cells, 16-pixel number cells, positions
+ * relative to the screen's left/right/centre and top/bottom/centre. Pictures (`pic`,
+ * `picn`, the number pictures) need Quake II's pics/, which no free data set holds: here the
+ * numbers are drawn in qdemo's own font in the game's two number colours and pictures are
+ * left out. The screen is the output at 1/k scale, k = height / 240 (at least 1), so the
+ * status bar keeps Quake II's proportions at 320x240. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw2d.h"
+#include "r_local.h"
+
+#define Q2_STAT_HEALTH 1
+#define Q2_STAT_AMMO 3
+#define Q2_STAT_ARMOR 5
+#define Q2_STAT_LAYOUTS 13
+#define TEXT_CELL 8 /* conchars */
+#define NUM_CELL 16 /* CHAR_WIDTH of the number pictures */
+
+typedef struct lctx {
+    const cl_state *cl;
+    rast_fb *fb;
+    int k;        /* output pixels per layout pixel */
+    int w, h;     /* the layout's screen */
+    int x, y;     /* the cursor */
+    uint32_t frame; /* for the flashing colours */
+} lctx;
+
+static const uint32_t text_white = 0xffffffffu, text_alt = 0xff40d040u; /* conchars' green */
+static const uint32_t num_normal = 0xff30c0f0u, num_alt = 0xff3030e0u;  /* amber, red */
+
+/* One token of the program at *p: a word, or a "quoted" string without its quotes; 0 at
+ * the end. Cut at cap - 1 bytes. */
+static int token(const char **p, char *out, size_t cap)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    if (!*s) {
+        *p = s;
+        return 0;
+    }
+    size_t n = 0;
+    if (*s == '"') {
+        for (s++; *s && *s != '"'; s++)
+            if (n + 1 < cap)
+                out[n++] = *s;
+        if (*s == '"')
+            s++;
+    } else {
+        for (; *s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r'; s++)
+            if (n + 1 < cap)
+                out[n++] = *s;
+    }
+    out[n] = 0;
+    *p = s;
+    return 1;
+}
+
+static int stat(const lctx *c, int i)
+{
+    return i >= 0 && i < CL_LAYOUT_STATS ? c->cl->layout.stats[i] : 0;
+}
+
+/* Text at (x, y) of the layout screen, a character a cell; bytes with the high bit, or all
+ * of them when alt is set, in the alternate colour (DrawAltString). */
+static void text(const lctx *c, int x, int y, const char *s, int alt)
+{
+    for (int i = 0; s[i]; i++) {
+        unsigned char b = (unsigned char)s[i];
+        char one[2] = {(char)(b & 0x7f), 0};
+        if (one[0] < ' ')
+            continue;
+        draw_text(c->fb, (x + i * TEXT_CELL) * c->k + c->k, y * c->k, one,
+                  alt || (b & 0x80) ? text_alt : text_white, c->k);
+    }
+}
+
+/* SCR_DrawField: value in `width` (1..5) number cells, right-aligned 2 pixels in, the
+ * digits that fit; alt picks the second colour (anum_*). */
+static void field(const lctx *c, int width, int value, int alt)
+{
+    width = width < 1 ? 1 : width > 5 ? 5 : width;
+    char num[16];
+    snprintf(num, sizeof num, "%d", value);
+    int l = (int)strlen(num);
+    l = l > width ? width : l;
+    int x = c->x + 2 + NUM_CELL * (width - l);
+    for (int i = 0; i < l; i++) {
+        char one[2] = {num[i], 0};
+        /* the font's 5x7 glyph at 2x: 10x14 in a 16x24 cell, centred */
+        draw_text(c->fb, (x + i * NUM_CELL + 3) * c->k, (c->y + 5) * c->k, one,
+                  alt ? num_alt : num_normal, 2 * c->k);
+    }
+}
+
+/* DrawHUDString: each line centred in a 320-pixel box from x when centre is set. */
+static void hud_string(const lctx *c, const char *s, int centre, int alt)
+{
+    int y = c->y;
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        char line[1024];
+        n = n < sizeof line - 1 ? n : sizeof line - 1;
+        memcpy(line, s, n);
+        line[n] = 0;
+        int x = c->x + (centre ? (320 - (int)n * TEXT_CELL) / 2 : 0);
+        text(c, x, y, line, alt);
+        y += TEXT_CELL;
+        s += n + (nl ? 1 : 0);
+        if (!nl)
+            break;
+    }
+}
+
+/* A scoreboard block: `client` (name, score, ping, time beside the player's icon) or `ctf`
+ * (one "score ping name" row), at x, y relative to the screen's centre. */
+static void client_block(lctx *c, const char **p, int ctf)
+{
+    char t[6][64];
+    int n = ctf ? 5 : 6;
+    for (int i = 0; i < n; i++)
+        if (!token(p, t[i], sizeof t[i]))
+            return;
+    int x = c->w / 2 - 160 + atoi(t[0]), y = c->h / 2 - 120 + atoi(t[1]);
+    int who = atoi(t[2]);
+    const char *name = who >= 0 && who < CL_MAX_PLAYERS ? c->cl->players[who].name : "";
+    char line[96];
+    if (ctf) {
+        snprintf(line, sizeof line, "%3d %3d %-12.12s", atoi(t[3]), atoi(t[4]), name);
+        text(c, x, y, line, who == cl_view_player(c->cl));
+        return;
+    }
+    text(c, x + 32, y, name, 1);
+    text(c, x + 32, y + 8, "Score: ", 0);
+    snprintf(line, sizeof line, "%d", atoi(t[3]));
+    text(c, x + 32 + 7 * 8, y + 8, line, 1);
+    snprintf(line, sizeof line, "Ping:  %d", atoi(t[4]));
+    text(c, x + 32, y + 16, line, 0);
+    snprintf(line, sizeof line, "Time:  %d", atoi(t[5]));
+    text(c, x + 32, y + 24, line, 0);
+}
+
+/* SCR_ExecuteLayoutString over program s. */
+static void run(lctx *c, const char *s)
+{
+    char t[CL_LAYOUT_LEN];
+    const char *p = s;
+    c->x = c->y = 0;
+    while (token(&p, t, sizeof t)) {
+        char a[64];
+        if (!strcmp(t, "xl") || !strcmp(t, "xr") || !strcmp(t, "xv")) {
+            if (!token(&p, a, sizeof a))
+                return;
+            c->x = (t[1] == 'l' ? 0 : t[1] == 'r' ? c->w : c->w / 2 - 160) + atoi(a);
+        } else if (!strcmp(t, "yt") || !strcmp(t, "yb") || !strcmp(t, "yv")) {
+            if (!token(&p, a, sizeof a))
+                return;
+            c->y = (t[1] == 't' ? 0 : t[1] == 'b' ? c->h : c->h / 2 - 120) + atoi(a);
+        } else if (!strcmp(t, "pic") || !strcmp(t, "picn") || !strcmp(t, "stat_string")) {
+            if (!token(&p, a, sizeof a)) /* pictures and configstring text: not here */
+                return;
+        } else if (!strcmp(t, "client") || !strcmp(t, "ctf")) {
+            client_block(c, &p, t[1] == 't');
+        } else if (!strcmp(t, "num")) {
+            char w[16];
+            if (!token(&p, w, sizeof w) || !token(&p, a, sizeof a))
+                return;
+            field(c, atoi(w), stat(c, atoi(a)), 0);
+        } else if (!strcmp(t, "hnum")) { /* health: flashing below 26, red at 0 */
+            int v = stat(c, Q2_STAT_HEALTH);
+            field(c, 3, v, v > 25 ? 0 : v > 0 ? (int)(c->frame >> 2 & 1) : 1);
+        } else if (!strcmp(t, "anum")) { /* ammo: flashing at 5 and below, none below 0 */
+            int v = stat(c, Q2_STAT_AMMO);
+            if (v >= 0)
+                field(c, 3, v, v > 5 ? 0 : (int)(c->frame >> 2 & 1));
+        } else if (!strcmp(t, "rnum")) { /* armour, when there is some */
+            int v = stat(c, Q2_STAT_ARMOR);
+            if (v >= 1)
+                field(c, 3, v, 0);
+        } else if (!strcmp(t, "string") || !strcmp(t, "string2") || !strcmp(t, "cstring") ||
+                   !strcmp(t, "cstring2")) {
+            char str[CL_LAYOUT_LEN];
+            if (!token(&p, str, sizeof str))
+                return;
+            int centre = t[0] == 'c';
+            hud_string(c, str, centre, t[strlen(t) - 1] == '2');
+        } else if (!strcmp(t, "if")) { /* skip to the matching endif when the stat is 0 */
+            if (!token(&p, a, sizeof a))
+                return;
+            if (!stat(c, atoi(a)))
+                while (token(&p, t, sizeof t) && strcmp(t, "endif") != 0)
+                    ;
+        }
+        /* "endif" and unknown words: nothing */
+    }
+}
+
+int r_hud2_draw(const cl_state *cl, rast_fb *fb)
+{
+    if (!cl || !fb || cl->level.game != CL_GAME_Q2 || !cl->layout.has_stats ||
+        !cl->layout.statusbar[0])
+        return 0;
+    lctx c = {cl, fb, fb->h / 240 > 1 ? fb->h / 240 : 1, 0, 0, 0, 0, cl->frame_count};
+    c.w = fb->w / c.k;
+    c.h = fb->h / c.k;
+    run(&c, cl->layout.statusbar);
+    if (cl->layout.stats[Q2_STAT_LAYOUTS] & 1)
+        run(&c, cl->layout.layout);
+    return 1;
+}

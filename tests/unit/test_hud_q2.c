@@ -1,0 +1,135 @@
+/* test_hud_q2.c: Quake II's HUD from the server's layout programs (r_hud2.c) on a real demo:
+ * the status bar numbers at the places Quake II's client puts them (cl_scrn.c: xv is the
+ * screen's centre less 160, yb the bottom; SCR_DrawField right-aligns a 3-cell field 2 pixels
+ * in, 16 pixels a cell), with the values read by hand from `qdemo dump`, and the scoreboard
+ * layout while STAT_LAYOUTS is set. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/client/cl.h"
+#include "../../src/demo/demo.h"
+#include "../../src/render/draw2d.h"
+#include "../../src/render/render.h"
+#include "../../src/timeline/timeline.h"
+#include "../test.h"
+
+#define DUEL "dm2/libq2_testdata_testduel.dm2"
+
+/* The bounding box of the lit pixels (any channel over 40) of fb in the rectangle, as a
+ * 0/1 mask copied to m (w x h at most 64 x 64); 0 when nothing is lit. */
+static int lit_mask(const rast_fb *fb, int x0, int y0, int w, int h, uint8_t *m, int *mw,
+                    int *mh)
+{
+    int ax = 1 << 30, ay = 1 << 30, bx = -1, by = -1;
+    for (int y = y0; y < y0 + h; y++)
+        for (int x = x0; x < x0 + w; x++) {
+            uint32_t c = fb->color[y * fb->w + x];
+            if ((c & 255) > 40 || (c >> 8 & 255) > 40 || (c >> 16 & 255) > 40) {
+                ax = x < ax ? x : ax;
+                ay = y < ay ? y : ay;
+                bx = x > bx ? x : bx;
+                by = y > by ? y : by;
+            }
+        }
+    if (bx < 0 || bx - ax >= 64 || by - ay >= 64)
+        return 0;
+    *mw = bx - ax + 1;
+    *mh = by - ay + 1;
+    memset(m, 0, 64 * 64);
+    for (int y = 0; y < *mh; y++)
+        for (int x = 0; x < *mw; x++) {
+            uint32_t c = fb->color[(ay + y) * fb->w + ax + x];
+            m[y * 64 + x] = (c & 255) > 40 || (c >> 8 & 255) > 40 || (c >> 16 & 255) > 40;
+        }
+    return 1;
+}
+
+/* Which digit qdemo's font shows in the 32 x 48 output cell at (x, y) (a 16 x 24 number cell
+ * at 2x): its lit shape against each digit drawn alone; -1 for an empty cell. */
+static int cell_digit(const rast_fb *fb, int x, int y, int scale)
+{
+    uint8_t m[64 * 64], d[64 * 64];
+    int mw, mh;
+    if (!lit_mask(fb, x, y, 32, 48, m, &mw, &mh))
+        return -1;
+    rast_fb *g = rast_fb_new(64, 64);
+    int best = -2;
+    for (int k = 0; g && k < 10; k++) {
+        char one[2] = {(char)('0' + k), 0};
+        rast_clear(g, 0);
+        draw_text(g, 4, 4, one, 0xffffffffu, scale);
+        int dw, dh;
+        if (lit_mask(g, 0, 0, 64, 64, d, &dw, &dh) && dw == mw && dh == mh &&
+            memcmp(d, m, sizeof d) == 0) {
+            best = k;
+            break;
+        }
+    }
+    rast_fb_free(g);
+    return best;
+}
+
+TEST(q2hud_status_bar_from_the_layout_program)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, DUEL))
+        SKIP("real data missing");
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    if (!tl)
+        return;
+    /* t = 60.0: stats 1 (health) 164 sent at offset 55283, 3 (ammo) 12 at 52551, 5 (armour)
+     * 53 at 52982 (dump's svc_playerinfo stats=); the status bar program, configstring 5 at
+     * 22422: "yb -24 xv 0 hnum xv 50 pic 0 if 2 xv 100 anum ... if 4 xv 200 rnum ..." */
+    const cl_state *cl = tl_state_at(tl, 60.0, &err);
+    CHECK(cl && cl->layout.stats[1] == 164 && cl->layout.stats[3] == 12 &&
+          cl->layout.stats[5] == 53);
+    rast_fb *fb = rast_fb_new(960, 540); /* k = 540 / 240 = 2: a 480 x 270 layout screen */
+    CHECK(fb);
+    if (!cl || !fb) {
+        rast_fb_free(fb);
+        tl_close(tl);
+        return;
+    }
+    rast_clear(fb, 0);
+    CHECK(r_hud2_draw(cl, fb));
+    /* y = 270 - 24 = 246; xv 0 = 480 / 2 - 160 = 80: "164" from 80 + 2 in cells 82, 98,
+     * 114; xv 100 = 180: "12" from 180 + 2 + 16 in 198, 214 (182 empty); xv 200 = 280:
+     * "53" in 298, 314 (282 empty) */
+    static const struct {
+        int x, digit;
+    } want[] = {{82, 1}, {98, 6}, {114, 4}, {182, -1}, {198, 1},
+                {214, 2}, {282, -1}, {298, 5}, {314, 3}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int got = cell_digit(fb, want[i].x * 2, 246 * 2, 4);
+        CHECK_MSG(got == want[i].digit, "cell %d: %d, want %d", want[i].x, got, want[i].digit);
+    }
+    /* 104.8 s: svc_layout (offset 98260) "xv 72 yv 0 string2 \" Team          Frags\" ..."
+     * under STAT_LAYOUTS; yv 0 = 270 / 2 - 120 = 15, xv 72 = 152: its first cell (a space),
+     * then "Team" from 160 (output 320, 30) in the alternate colour (green) */
+    cl = tl_state_at(tl, 104.8, &err);
+    CHECK(cl && (cl->layout.stats[13] & 1));
+    rast_clear(fb, 0);
+    CHECK(r_hud2_draw(cl, fb));
+    uint8_t m[64 * 64];
+    int mw, mh, green = 0;
+    CHECK(lit_mask(fb, 320, 30, 16, 16, m, &mw, &mh)); /* the "T" */
+    for (int y = 30; y < 46; y++)
+        for (int x = 320; x < 336; x++) {
+            uint32_t c = fb->color[y * 960 + x];
+            green += (c >> 8 & 255) > 150 && (c & 255) < 100;
+        }
+    CHECK(green > 10);
+    /* no Quake II state: nothing */
+    cl_state *q1 = calloc(1, sizeof *q1);
+    if (q1) {
+        cl_reset_zeroed(q1);
+        CHECK(!r_hud2_draw(q1, fb));
+        free(q1);
+    }
+    rast_fb_free(fb);
+    tl_close(tl);
+}
