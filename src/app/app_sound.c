@@ -172,6 +172,29 @@ static void update_loops(app_audio *a, const cl_state *cl)
     }
 }
 
+_Static_assert(CL_MAX_STATIC_SOUNDS + APP_SND_MAX_ENTITY_LOOPS <= SND_MAX_LOOPS, "loops");
+
+/* The looping sounds of cl's active entities (Quake II's entity sound, attenuated as its
+ * snd_dma.c SOUND_LOOPATTENUATE 0.003, ATTN_STATIC; Quake III's loopSound at the normal
+ * attenuation) into out, at most APP_SND_MAX_ENTITY_LOOPS; returns how many. */
+static int entity_loops(app_audio *a, const cl_state *cl, snd_loop *out)
+{
+    int n = 0;
+    uint8_t att = cl->level.game == CL_GAME_Q2 ? 192 : 64;
+    for (int k = 0; k < cl->num_listed && n < APP_SND_MAX_ENTITY_LOOPS; k++) {
+        const cl_entity *e = &cl->entities[cl->active_list[k]];
+        if (!e->active || !e->loop_sound)
+            continue;
+        snd_loop *l = &out[n];
+        l->id = sound_id(a, cl, e->loop_sound);
+        memcpy(l->origin, e->cur.origin, sizeof l->origin);
+        l->volume = 255;
+        l->attenuation = att;
+        n += l->id >= 0;
+    }
+    return n;
+}
+
 void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
                    const float angles[3], int64_t pos, uint32_t n, int16_t *out)
 {
@@ -186,9 +209,11 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
     }
     snd_listener l;
     snd_listener_set(&l, origin, angles);
-    if (cl)
+    int nloops = 0;
+    if (cl) {
         update_loops(a, cl);
-    int nloops = cl ? a->nloops : 0;
+        nloops = a->nloops + entity_loops(a, cl, a->loops + a->nloops);
+    }
     snd_mixer_mix(a->mix, pos, n, &l, a->loops, nloops, out);
 }
 

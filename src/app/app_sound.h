@@ -8,6 +8,7 @@
 #include "../sound/snd.h"
 #include "app.h"
 
+#define APP_SND_MAX_ENTITY_LOOPS 64     /* entities' looping sounds mixed at once */
 #define APP_SND_MAX_STARTS (1u << 20) /* sound starts one export keeps (more are not heard) */
 #define APP_SND_MAX_PREROLL 60.0      /* seconds before the span searched for sounds that
                                        * are still playing at its start */
@@ -19,8 +20,8 @@ typedef struct app_audio {
     snd_mixer *mix;
     pak_fs *fs;           /* the search path of level fs_level (0: none yet) */
     uint32_t fs_level;
-    /* the static (looping) sounds of loops_level */
-    snd_loop loops[CL_MAX_STATIC_SOUNDS];
+    /* the static (looping) sounds of loops_level, then the entities' loops of the span */
+    snd_loop loops[CL_MAX_STATIC_SOUNDS + APP_SND_MAX_ENTITY_LOOPS];
     int nloops;
     uint32_t loops_level;
     /* collected starts, in time order, and the level each belongs to */

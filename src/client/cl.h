@@ -84,6 +84,9 @@ typedef struct cl_entity {
     /* demo time at which cur.frame ([0]) and cur.frame2 ([1]) took their values: where a
      * Quake III animation (the value with its toggle bit) starts */
     double anim_since[2];
+    uint16_t loop_sound;        /* a sound precache index the entity plays in a loop while
+                                 * active (Quake II's entity sound, Quake III's loopSound) */
+    uint8_t pad2[6];
 } cl_entity;
 
 /* ---- Quake III motion (plan 2.2, 8): trajectories evaluated at render time ---- */
@@ -469,6 +472,8 @@ int cl_entity_update_traj(cl_state *cl, int num, const cl_entstate *s, const cl_
 void cl_traj_eval(const cl_traj *tr, double t, float out[3]);
 /* Remove an entity now. */
 void cl_entity_remove(cl_state *cl, int num);
+/* Entity num's looping sound (0: none), kept until changed. */
+void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound);
 /* Close the frame. When drop_missing is set, entities not updated in this frame vanish
  * (Q1 and packet-entity formats list every visible entity in every frame). */
 void cl_frame_end(cl_state *cl, int drop_missing);

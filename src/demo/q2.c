@@ -463,6 +463,8 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
             pi++;
         if (pf && pi < pf->count && dd_num(v, pf, pi) == q->number)
             old = dd_ent(v, pf, pi);
+        /* cl_ents.c CL_AddPacketEntities / S_AddLoopSounds: an entity's sound loops */
+        cl_entity_set_loop(c->cl, q->number, q->sound);
         if (old && !q->event && same_look(old, q) && (q->number != body || !body_changed) &&
             cl_entity_keep(c->cl, q->number))
             continue;

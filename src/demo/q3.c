@@ -724,6 +724,10 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     if (e->teleport)
         st.flags |= CL_EF_TELEPORT;
     cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, &apos);
+    /* cg_ents.c CG_EntityEffects: an entity with a loopSound plays it where it is */
+    int loop = e->f[Q3_ES_LOOPSOUND];
+    cl_entity_set_loop(c->cl, e->number + 1,
+                       (uint16_t)(loop > 0 && loop < Q3_MAX_SOUNDS ? loop : 0));
 }
 
 /* The recorder's own body, which the playerState stands for (it is never in the entity

@@ -20,7 +20,8 @@
 #define SND_MIN_IN_RATE 1000              /* a file's rate outside [1 kHz, 192 kHz] is refused */
 #define SND_MAX_IN_RATE 192000
 #define SND_VOICES 64                     /* voices at once; the quietest is dropped */
-#define SND_MAX_LOOPS 256                 /* looping (static) sources mixed at once */
+#define SND_MAX_LOOPS 320                 /* looping sources mixed at once: the static
+                                           * ones and the entities' (app_sound.h) */
 #define SND_BANK_MAX 4096                 /* names a bank remembers (found or missing) */
 #define SND_BANK_MAX_BYTES ((size_t)512 << 20) /* decoded samples a bank keeps */
 

@@ -211,11 +211,27 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
         nloops = SND_MAX_LOOPS;
     for (int i = 0; loops && i < nloops; i++) {
         const snd_sample *s = snd_bank_get(m->bank, loops[i].id);
-        if (!s)
-            continue;
-        float gl, gr;
-        snd_spatialize(l, loops[i].origin, loops[i].volume / 255.0f * m->master,
-                       loops[i].attenuation, 0, &gl, &gr);
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = loops[j].id == loops[i].id;
+        if (!s || seen)
+            continue; /* mixed with the first of its sound */
+        /* every source of one sound is one channel: their gains summed per ear, at most
+         * what one source at full volume gives an ear (Quake II and Quake III
+         * S_AddLoopSounds clamp at 255; Quake's S_Update sums its static sounds too) */
+        float gl = 0, gr = 0;
+        for (int j = i; j < nloops; j++) {
+            if (loops[j].id != loops[i].id)
+                continue;
+            float jl, jr;
+            snd_spatialize(l, loops[j].origin, loops[j].volume / 255.0f * m->master,
+                           loops[j].attenuation, 0, &jl, &jr);
+            gl += jl;
+            gr += jr;
+        }
+        float full = 2 * m->master; /* one source wholly on one side (snd_spatialize) */
+        gl = gl < full ? gl : full;
+        gr = gr < full ? gr : full;
         int32_t il = fixed_gain(gl), ir = fixed_gain(gr);
         if (il == 0 && ir == 0)
             continue;

@@ -528,3 +528,57 @@ TEST(sound_info_lists_missing_sounds)
     CHECK_MSG(m && strncmp(m, "\"sounds_missing\": [\"sound/world/fireloud.wav\"]", 46) == 0,
               "%.200s", m ? m : out);
 }
+
+/* Entities' looping sounds (Quake II's entity sound, Quake III's loopSound): heard while the
+ * entity is active, from where it is, at the loop's attenuation. The test sound (10000, 4800
+ * samples) loops on entity 7, 100 units to the left (+y) of a listener at the origin facing
+ * +x; a loop is at full volume (255) under the master volume 0.7: left = 10000 x 0.7 x
+ * (1 - 100 x 1 / 1000) x 2 = 12600 at the normal attenuation, right 0; Quake II's loops fall
+ * off three times as fast (SOUND_LOOPATTENUATE 0.003): 10000 x 0.7 x 0.7 x 2 = 9800. */
+TEST(sound_entity_loop_heard_from_its_place)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    cl_frame_begin(cl, 1.0);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    st.origin[1] = 100;
+    cl_entity_update(cl, 7, &st);
+    cl_entity_set_loop(cl, 7, 1);
+    cl_frame_end(cl, 0);
+    enum { N = 9600 };
+    int16_t *out = malloc(N * 4);
+    CHECK(out);
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    app_audio_mix(&a, cl, eye, ang, 0, N, out);
+    CHECK_MSG(abs(out[0] - 12600) <= 2 && out[1] == 0, "%d %d", out[0], out[1]);
+    CHECK(abs(out[2 * 7000] - 12600) <= 2); /* past the sound's length: it loops */
+    /* a second source of the same sound at the same place: one channel, the gains summed
+     * (2 x 1.26) but at most one whole-sided source's (2 x master 0.7 = 1.4): 14000 */
+    cl_frame_begin(cl, 1.05);
+    cl_entity_update(cl, 7, &st);
+    cl_entity_update(cl, 8, &st);
+    cl_entity_set_loop(cl, 8, 1);
+    cl_frame_end(cl, 0);
+    app_audio_mix(&a, cl, eye, ang, N / 2, N / 2, out);
+    CHECK_MSG(abs(out[0] - 14000) <= 2, "%d", out[0]);
+    cl_entity_set_loop(cl, 8, 0);
+    cl->level.game = CL_GAME_Q2;
+    app_audio_mix(&a, cl, eye, ang, N, N, out);
+    CHECK_MSG(abs(out[0] - 9800) <= 2, "%d", out[0]);
+    /* no loop, or an entity gone from the frame: silence */
+    cl_entity_set_loop(cl, 7, 0);
+    app_audio_mix(&a, cl, eye, ang, 2 * N, N, out);
+    CHECK(out[0] == 0 && out[2 * 100] == 0);
+    cl_entity_set_loop(cl, 7, 1);
+    cl_frame_begin(cl, 1.1);
+    cl_frame_end(cl, 1); /* entity 7 not in this frame */
+    app_audio_mix(&a, cl, eye, ang, 3 * N, N, out);
+    CHECK(out[0] == 0 && out[2 * 100] == 0);
+    free(out);
+    app_audio_free(&a);
+    free(cl);
+}
