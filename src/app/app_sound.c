@@ -29,6 +29,7 @@ int app_audio_init(app_audio *a, const app_opts *o)
 
 void app_audio_free(app_audio *a)
 {
+    mdl_bsp_free(a->map);
     snd_mixer_free(a->mix);
     snd_bank_free(a->bank);
     if (a->fs)
@@ -172,7 +173,68 @@ static void update_loops(app_audio *a, const cl_state *cl)
     }
 }
 
-_Static_assert(CL_MAX_STATIC_SOUNDS + APP_SND_MAX_ENTITY_LOOPS <= SND_MAX_LOOPS, "loops");
+_Static_assert(CL_MAX_STATIC_SOUNDS + APP_SND_MAX_ENTITY_LOOPS + APP_SND_AMBIENTS <=
+                   SND_MAX_LOOPS,
+               "loops");
+
+/* The map of cl's level for the ambient sounds (Quake and QuakeWorld), loaded once a level
+ * through its search path; NULL without one. */
+static const mdl_bsp *level_map(app_audio *a, const cl_state *cl)
+{
+    if (a->map_level == cl->level_count)
+        return a->map;
+    mdl_bsp_free(a->map);
+    a->map = NULL;
+    a->map_level = cl->level_count;
+    const pak_fs *fs = (cl->level.game == CL_GAME_Q1 || cl->level.game == CL_GAME_QW) &&
+                               cl->level.map[0]
+                           ? level_fs(a, cl)
+                           : NULL;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    qd_error e;
+    if (fs && pak_read(fs, cl->level.map, &data, &len, &e) == QD_OK &&
+        mdl_bsp_load(data, len, cl->level.map, NULL, &a->map, &e) != QD_OK)
+        a->map = NULL;
+    free(data);
+    return a->map;
+}
+
+/* Quake's ambient sounds (WinQuake snd_dma.c S_UpdateAmbientSounds): water
+ * (ambience/water1.wav) and sky (ambience/wind2.wav), heard everywhere alike at
+ * ambient_level 0.3 times the level of the listener's leaf (none under 8), each fading toward
+ * it at ambient_fade, 100 a second; the span's n samples are its time. Into out; returns how
+ * many. */
+static int ambient_loops(app_audio *a, const cl_state *cl, const float origin[3], uint32_t n,
+                         snd_loop *out)
+{
+    static const char *const names[APP_SND_AMBIENTS] = {"ambience/water1.wav",
+                                                        "ambience/wind2.wav"};
+    const mdl_bsp *b = level_map(a, cl);
+    const mdl_leaf *leaf = NULL;
+    if (b && b->num_models > 0) {
+        uint32_t li = mdl_bsp_point_leaf(b, b->models[0].headnode, origin);
+        leaf = li < b->num_leaves ? &b->leaves[li] : NULL;
+    }
+    float step = (float)n / SND_RATE * 100.0f;
+    int k = 0;
+    for (int i = 0; i < APP_SND_AMBIENTS; i++) {
+        float want = leaf ? 0.3f * leaf->ambient[i] : 0;
+        want = want < 8 ? 0 : want;
+        float *v = &a->ambient_vol[i];
+        *v = *v < want ? (*v + step < want ? *v + step : want)
+                       : (*v - step > want ? *v - step : want);
+        if (*v < 1)
+            continue;
+        snd_loop *l = &out[k];
+        l->id = snd_bank_find(a->bank, level_fs(a, cl), cl->level.game, names[i]);
+        memcpy(l->origin, origin, sizeof l->origin); /* at the ear: the same in both */
+        l->volume = (uint8_t)(*v > 255 ? 255 : *v);
+        l->attenuation = 0;
+        k += l->id >= 0;
+    }
+    return k;
+}
 
 /* The looping sounds of cl's active entities (Quake II's entity sound, attenuated as its
  * snd_dma.c SOUND_LOOPATTENUATE 0.003, ATTN_STATIC; Quake III's loopSound at the normal
@@ -213,6 +275,7 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
     if (cl) {
         update_loops(a, cl);
         nloops = a->nloops + entity_loops(a, cl, a->loops + a->nloops);
+        nloops += ambient_loops(a, cl, origin, n, a->loops + nloops);
     }
     snd_mixer_mix(a->mix, pos, n, &l, a->loops, nloops, out);
 }

@@ -5,10 +5,13 @@
 
 #include <stdint.h>
 
+#include "../model/model.h"
 #include "../sound/snd.h"
 #include "app.h"
 
-#define APP_SND_MAX_ENTITY_LOOPS 64     /* entities' looping sounds mixed at once */
+#define APP_SND_MAX_ENTITY_LOOPS 62     /* entities' looping sounds mixed at once, besides
+                                         * the static ones and Quake's two ambients */
+#define APP_SND_AMBIENTS 2
 #define APP_SND_MAX_STARTS (1u << 20) /* sound starts one export keeps (more are not heard) */
 #define APP_SND_MAX_PREROLL 60.0      /* seconds before the span searched for sounds that
                                        * are still playing at its start */
@@ -21,9 +24,14 @@ typedef struct app_audio {
     pak_fs *fs;           /* the search path of level fs_level (0: none yet) */
     uint32_t fs_level;
     /* the static (looping) sounds of loops_level, then the entities' loops of the span */
-    snd_loop loops[CL_MAX_STATIC_SOUNDS + APP_SND_MAX_ENTITY_LOOPS];
+    snd_loop loops[CL_MAX_STATIC_SOUNDS + APP_SND_MAX_ENTITY_LOOPS + APP_SND_AMBIENTS];
     int nloops;
     uint32_t loops_level;
+    /* Quake's ambient sounds: the level's map (for the listener's leaf) and each ambient's
+     * current volume, fading toward the leaf's (0..255) */
+    mdl_bsp *map;
+    uint32_t map_level;
+    float ambient_vol[2];
     /* collected starts, in time order, and the level each belongs to */
     snd_start *starts;
     uint32_t *levels;

@@ -241,7 +241,8 @@ static qd_err load_leaves(const mdl_map *ld)
         mdl_rd_bounds(&r, b->format, lf->mins, lf->maxs);
         lf->first_mark = wide ? rd_u32(&r) : rd_u16(&r);
         lf->num_marks = wide ? rd_u32(&r) : rd_u16(&r);
-        rd_skip(&r, 4); /* ambient sound levels */
+        for (int k = 0; k < 4; k++)
+            lf->ambient[k] = rd_u8(&r); /* ambient_level[NUM_AMBIENTS] (bspfile.h) */
         if ((uint64_t)lf->first_mark + lf->num_marks > b->num_marks)
             return mdl_map_bad(ld, L_LEAFS, i, "marksurface range out of range");
         /* A visofs outside the vis data damages only culling: that leaf sees everything. */

@@ -256,6 +256,7 @@ typedef struct mdl_leaf {
     int32_t area;         /* Q2/Q3: the area of the leaf; Q1: 0 */
     float mins[3], maxs[3];
     uint32_t first_mark, num_marks; /* faces in mdl_bsp.marks */
+    uint8_t ambient[4];   /* Q1: the ambient sound levels (water, sky, slime, lava), 0..255 */
 } mdl_leaf;
 
 /* Model 0 is the world; *1, *2, ... are the brush entities (doors, lifts). */

@@ -582,3 +582,72 @@ TEST(sound_entity_loop_heard_from_its_place)
     app_audio_free(&a);
     free(cl);
 }
+
+uint8_t *test_bsp_build(const float (*quads)[4][3], const uint8_t *color, const uint8_t *light,
+                        int n, const char *extra_ents, size_t *len);
+
+static void write_file(const char *dir, const char *rel, const void *data, size_t n)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(data, 1, n, f);
+        fclose(f);
+    }
+}
+
+/* Quake's ambient sounds (S_UpdateAmbientSounds): the listener's leaf asks for water at 200
+ * and sky at 100 (the leaf's ambient_level bytes, set in a made-up map: its leaf 1 holds the
+ * origin); the water sound is the test sound (10000) as ambience/water1.wav, the sky's is
+ * missing (silent). The water's volume fades in at ambient_fade, 100 a second: 10 a 0.1 s
+ * span, up to 0.3 x 200 = 60; heard alike in both ears: 10000 x v / 255 x master 0.7. */
+TEST(sound_quake_ambient_fades_in_from_the_leaf)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    const float q[1][4][3] = {{{100, -10, -10}, {100, 10, -10}, {100, 10, 10}, {100, -10, 10}}};
+    const uint8_t col[1] = {15}, light[1] = {128};
+    size_t len;
+    uint8_t *bsp = test_bsp_build(q, col, light, 1, NULL, &len);
+    CHECK(bsp);
+    /* dleaf_t (bspfile.h): contents, visofs, 6 shorts of bounds, firstmarksurface,
+     * nummarksurfaces, then ambient_level[4]: leaf 1's at the leaf lump (header entry 10)
+     * + 28 + 24 */
+    uint32_t lofs = (uint32_t)bsp[4 + 10 * 8] | (uint32_t)bsp[5 + 10 * 8] << 8 |
+                    (uint32_t)bsp[6 + 10 * 8] << 16 | (uint32_t)bsp[7 + 10 * 8] << 24;
+    CHECK(lofs + 56 <= len);
+    bsp[lofs + 28 + 24] = 200; /* water */
+    bsp[lofs + 28 + 25] = 100; /* sky */
+    char maps[1200], amb[1200];
+    snprintf(maps, sizeof maps, "%s/maps", o.paks[0]);
+    snprintf(amb, sizeof amb, "%s/sound/ambience", o.paks[0]);
+    mkdir(maps, 0777);
+    mkdir(amb, 0777);
+    write_file(o.paks[0], "maps/ambient.bsp", bsp, len);
+    free(bsp);
+    uint8_t pcm[4800 * 2], wav[44 + sizeof pcm];
+    for (int i = 0; i < 4800; i++)
+        put16(pcm + 2 * i, 10000);
+    write_file(o.paks[0], "sound/ambience/water1.wav", wav,
+               make_wav(wav, 1, 16, 48000, pcm, sizeof pcm));
+    cl_set_map(cl, "maps/ambient.bsp");
+    int16_t out[2 * 4800];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    for (int k = 1; k <= 8; k++) {
+        app_audio_mix(&a, cl, eye, ang, (int64_t)(k - 1) * 4800, 4800, out);
+        int v = k * 10 < 60 ? k * 10 : 60;
+        int want = (int)(10000.0 * v / 255 * 0.7);
+        CHECK_MSG(abs(out[0] - want) <= 3 && out[0] == out[1], "span %d: %d %d, want %d", k,
+                  out[0], out[1], want);
+    }
+    /* a listener outside the map's leaves that ask (leaf 0, the solid one): fades out */
+    const float away[3] = {0, 0, -9000};
+    app_audio_mix(&a, cl, away, ang, 8 * 4800, 4800, out);
+    CHECK(abs(out[0] - (int)(10000.0 * 50 / 255 * 0.7)) <= 3);
+    app_audio_free(&a);
+    free(cl);
+}
