@@ -8,13 +8,15 @@
 
 /* entity_event_t of baseq3 1.32 and OpenArena (bg_public.h), the ones handled here */
 enum {
+    Q3_EV_FOOTSTEP = 1, Q3_EV_FOOTSTEP_METAL = 2, Q3_EV_FOOTSPLASH = 3, Q3_EV_SWIM = 5,
     Q3_EV_FALL_SHORT = 10, Q3_EV_FALL_MEDIUM = 11, Q3_EV_FALL_FAR = 12, Q3_EV_JUMP = 14,
     Q3_EV_ITEM_PICKUP = 19, Q3_EV_GLOBAL_ITEM_PICKUP = 20, Q3_EV_FIRE_WEAPON = 23,
     Q3_EV_ITEM_RESPAWN = 40, Q3_EV_PLAYER_TELEPORT_IN = 42, Q3_EV_PLAYER_TELEPORT_OUT = 43,
     Q3_EV_PAIN = 56, Q3_EV_DEATH1 = 57, Q3_EV_DEATH3 = 59
 };
 /* soundChannel_t (q_shared.h) */
-enum { Q3_CHAN_AUTO = 0, Q3_CHAN_VOICE = 3, Q3_CHAN_ITEM = 4, Q3_CHAN_WEAPON = 2 };
+enum { Q3_CHAN_AUTO = 0, Q3_CHAN_VOICE = 3, Q3_CHAN_ITEM = 4, Q3_CHAN_WEAPON = 2,
+       Q3_CHAN_BODY = 5 };
 
 /* cg_weapons.c CG_RegisterWeapon: each weapon's flashSound[0] (weapon_t 1..9); the machine gun
  * has four, picked at random by the cgame and here by the time */
@@ -74,7 +76,18 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
     name[0] = 0;
     if (cl->level.protocol > 71)
         return; /* Quake Live numbers its events differently */
-    if (ev == Q3_EV_FIRE_WEAPON) {
+    if (ev >= Q3_EV_FOOTSTEP && ev <= Q3_EV_SWIM) {
+        /* cg_event.c CG_EntityEvent, cg_main.c CG_RegisterSounds: footsteps[type][rand & 3],
+         * "step" for a model's normal footsteps (its animation.cfg may name boot, flesh,
+         * mech or energy: the decoder does not read it), "clank" on metal, "splash" in
+         * water (EV_FOOTSPLASH, EV_FOOTWADE, EV_SWIM); the pick by the time, not rand() */
+        const char *type = ev == Q3_EV_FOOTSTEP         ? "step"
+                           : ev == Q3_EV_FOOTSTEP_METAL ? "clank"
+                                                        : "splash";
+        snprintf(name, sizeof name, "sound/player/footsteps/%s%d.wav", type,
+                 1 + (int)((int64_t)(cl->time * 1000) & 3));
+        chan = Q3_CHAN_BODY;
+    } else if (ev == Q3_EV_FIRE_WEAPON) {
         /* cg_weapons.c CG_FireWeapon */
         int w = e->f[Q3_ES_WEAPON];
         if (w <= 0 || w >= (int)(sizeof fire_sound / sizeof fire_sound[0]))

@@ -361,6 +361,18 @@ TEST(sound_q3_weapon_and_pickup_events_logged)
         starts += log->sounds[i % CL_SOUND_LOG].sound >= 256;
     CHECK(weapons > 0);
     CHECK(starts > 0);
+    /* and the bots' footsteps (EV_FOOTSTEP): cg_main.c's names for a model's normal steps,
+     * sound/player/footsteps/step1..4.wav, and no other footstep name than cgame's */
+    int steps[5] = {0}, other = 0;
+    for (int i = 256; i < cl->level.num_sounds; i++) {
+        const char *n = cl->level.sounds[i];
+        int k;
+        if (sscanf(n, "sound/player/footsteps/step%d.wav", &k) == 1 && k >= 1 && k <= 4)
+            steps[k]++;
+        else if (strstr(n, "footsteps/") && !strstr(n, "/clank") && !strstr(n, "/splash"))
+            other++;
+    }
+    CHECK(steps[1] + steps[2] + steps[3] + steps[4] >= 2 && other == 0);
     tl_close(tl);
 }
 
