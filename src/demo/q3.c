@@ -359,6 +359,9 @@ static void begin_level(ctx *c)
     if (maxc <= 0 || maxc > Q3_MAX_CLIENTS)
         maxc = Q3_MAX_CLIENTS;
     cl_level_begin(c->cl, CL_GAME_Q3, c->s->protocol, maxc, gs_get(gs, Q3_CS_MESSAGE));
+    /* gametype_t (bg_public.h): GT_TEAM 3 and on are team games */
+    c->s->team_game = qd_info_get(si, "g_gametype", v, sizeof v) && qd_atoi(v) >= 3;
+    c->s->have_pers = 0;
     if (!qd_info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
         qd_info_get(si, "fs_game", v, sizeof v);
     cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
@@ -863,6 +866,14 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         cl_event_add(c->cl, &ce);
     }
     c->s->was_intermission = (uint8_t)inter;
+    /* cg_playerstate.c CG_TransitionPlayerState: the local sounds of the same client's
+     * playerState, out of the intermission and not as a spectator */
+    if (c->s->have_pers && c->s->pers_client == cn && !inter &&
+        ps->persistant[Q3_PERS_TEAM] != 3)
+        q3_local_sounds(c->cl, ps->persistant, c->s->pers, c->s->team_game);
+    memcpy(c->s->pers, ps->persistant, sizeof c->s->pers);
+    c->s->pers_client = cn;
+    c->s->have_pers = 1;
 }
 
 /* meansOfDeath_t (bg_public.h) MOD_UNKNOWN 0 .. MOD_TRIGGER_HURT 22 as cl_means and the

@@ -322,6 +322,9 @@ typedef struct q3_ent {
 /* The sound an entity event ev of e makes at org when the cgame names it itself (weapon
  * fire, pickups, player model sounds: q3_sound.c), logged with cl_sound_add. */
 void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3]);
+/* cg_playerstate.c CG_CheckLocalSounds: the recorder's own sounds from how its persistant[]
+ * changed since the last playerState (hit beeps, rewards, lead changes), heard everywhere. */
+void q3_local_sounds(cl_state *cl, const int32_t pers[16], const int32_t old[16], int team_game);
 
 /* One playerState_t: every protocol's wire fields and the four arrays [DM68 6]. */
 typedef struct q3_ps {
@@ -441,6 +444,10 @@ typedef struct q3_state {
     uint16_t ev_last[Q3_MAX_GENTITIES];
     uint8_t ev_present[Q3_MAX_GENTITIES / 8];
     uint8_t was_intermission;
+    uint8_t team_game;        /* the serverinfo's g_gametype is a team game (GT_TEAM, 3, on) */
+    uint8_t have_pers;        /* pers holds the recorder's last persistant[] */
+    int32_t pers_client;      /* whose they were */
+    int32_t pers[16];
     q3_store store;
     q3_ps ps_ring[Q3_PACKET_BACKUP]; /* the playerState of each ring slot's snapshot */
     q3_ent baselines[Q3_MAX_GENTITIES];

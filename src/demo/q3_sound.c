@@ -150,3 +150,74 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
     memcpy(so.origin, org, sizeof so.origin);
     cl_sound_add(cl, &so);
 }
+
+/* persEnum_t (bg_public.h) and the rank's tie bit */
+enum {
+    Q3_PERS_HITS = 1, Q3_PERS_RANK = 2, Q3_PERS_TEAM_ = 3, Q3_PERS_PLAYEREVENTS = 5,
+    Q3_PERS_IMPRESSIVE = 9, Q3_PERS_EXCELLENT = 10, Q3_PERS_DEFEND = 11, Q3_PERS_ASSIST = 12,
+    Q3_PERS_GAUNTLET = 13, Q3_PERS_CAPTURES = 14, Q3_RANK_TIED = 0x4000,
+    Q3_PLAYEREVENT_DENIEDREWARD = 1, Q3_PLAYEREVENT_GAUNTLETREWARD = 2,
+    Q3_PLAYEREVENT_HOLYSHIT = 4
+};
+
+/* A sound heard everywhere (trap_S_StartLocalSound), by name. */
+static void local_sound(cl_state *cl, const char *name)
+{
+    int slot = intern(cl, name);
+    if (!slot)
+        return;
+    cl_sound so;
+    memset(&so, 0, sizeof so);
+    so.sound = (uint16_t)slot;
+    so.entity = -1;
+    so.channel = Q3_CHAN_AUTO;
+    so.volume = 255;
+    so.attenuation = 0;
+    cl_sound_add(cl, &so);
+}
+
+void q3_local_sounds(cl_state *cl, const int32_t pers[16], const int32_t old[16], int team_game)
+{
+    if (cl->level.protocol > 71 || pers[Q3_PERS_TEAM_] != old[Q3_PERS_TEAM_])
+        return; /* Quake Live numbers them otherwise; a team change says nothing */
+    /* the media names are cg_main.c CG_RegisterSounds' */
+    if (pers[Q3_PERS_HITS] > old[Q3_PERS_HITS])
+        local_sound(cl, "sound/feedback/hit.wav");
+    else if (pers[Q3_PERS_HITS] < old[Q3_PERS_HITS])
+        local_sound(cl, "sound/feedback/hit_teammate.wav");
+    if (cl->intermission)
+        return;
+    int reward = 0;
+    static const struct {
+        int pers;
+        const char *sound;
+    } rewards[] = {
+        {Q3_PERS_CAPTURES, "sound/teamplay/flagcapture_yourteam.wav"},
+        {Q3_PERS_IMPRESSIVE, "sound/feedback/impressive.wav"},
+        {Q3_PERS_EXCELLENT, "sound/feedback/excellent.wav"},
+        {Q3_PERS_GAUNTLET, "sound/feedback/humiliation.wav"},
+        {Q3_PERS_DEFEND, "sound/feedback/defense.wav"},
+        {Q3_PERS_ASSIST, "sound/feedback/assist.wav"},
+    };
+    for (size_t i = 0; i < sizeof rewards / sizeof rewards[0]; i++)
+        if (pers[rewards[i].pers] != old[rewards[i].pers]) {
+            local_sound(cl, rewards[i].sound);
+            reward = 1;
+        }
+    int changed = pers[Q3_PERS_PLAYEREVENTS] ^ old[Q3_PERS_PLAYEREVENTS];
+    if (changed & Q3_PLAYEREVENT_DENIEDREWARD)
+        local_sound(cl, "sound/feedback/denied.wav");
+    if (changed & Q3_PLAYEREVENT_GAUNTLETREWARD)
+        local_sound(cl, "sound/feedback/humiliation.wav");
+    if (changed & Q3_PLAYEREVENT_HOLYSHIT)
+        local_sound(cl, "sound/feedback/holyshit.wav");
+    /* lead changes, outside team games and when no reward spoke (warmup is not told) */
+    if (reward || team_game || pers[Q3_PERS_RANK] == old[Q3_PERS_RANK])
+        return;
+    if (pers[Q3_PERS_RANK] == 0)
+        local_sound(cl, "sound/feedback/takenlead.wav");
+    else if (pers[Q3_PERS_RANK] == Q3_RANK_TIED)
+        local_sound(cl, "sound/feedback/tiedlead.wav");
+    else if ((old[Q3_PERS_RANK] & ~Q3_RANK_TIED) == 0)
+        local_sound(cl, "sound/feedback/lostlead.wav");
+}

@@ -663,3 +663,49 @@ TEST(sound_quake_ambient_fades_in_from_the_leaf)
     app_audio_free(&a);
     free(cl);
 }
+
+/* cg_playerstate.c CG_CheckLocalSounds on a real duel: udt_one_frag_only_with_plasma.dm_68's
+ * recorder scores its one frag at 16.104 s (dump: the first svc_snapshot with score=1, at
+ * offset 47475), so it takes the lead then (PERS_RANK to 0, within a frame or two):
+ * sound/feedback/takenlead.wav once, after plasma hits beeped (hit.wav), and no other lead
+ * sound. */
+TEST(sound_q3_local_feedback_sounds)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dm_68/udt_one_frag_only_with_plasma.dm_68"))
+        SKIP("real data missing");
+    qd_error e;
+    demo_t *d = demo_open(path, &e);
+    CHECK(d);
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    if (!d || !cl) {
+        demo_close(d);
+        free(cl);
+        return;
+    }
+    cl_reset_zeroed(cl);
+    int done = 0, taken = 0, other = 0, hits_before = 0;
+    double taken_at = -1;
+    uint32_t seen = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &e) == QD_OK) {
+        const cl_fxlog *log = &cl->fxlog;
+        for (; seen < log->sound_count; seen++) {
+            const cl_sound *s = &log->sounds[seen % CL_SOUND_LOG];
+            const char *n = cl->level.sounds[s->sound];
+            if (!strcmp(n, "sound/feedback/takenlead.wav")) {
+                taken++;
+                taken_at = s->t0;
+            } else if (strstr(n, "lead.wav")) {
+                other++;
+            } else if (!strcmp(n, "sound/feedback/hit.wav") && taken_at < 0) {
+                hits_before++;
+            }
+        }
+    }
+    CHECK_EQ(taken, 1);
+    CHECK_MSG(taken_at >= 16.1 && taken_at < 16.25, "taken the lead at %.3f", taken_at);
+    CHECK(hits_before > 0 && other == 0);
+    demo_close(d);
+    free(cl);
+}
