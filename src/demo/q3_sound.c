@@ -68,6 +68,28 @@ static int intern(cl_state *cl, const char *name)
     return at;
 }
 
+/* A start of the sound of that name at full volume: on entity (-1 none) and channel, at
+ * attenuation x64 (0: heard everywhere), from org (NULL: none). */
+static void start_sound(cl_state *cl, const char *name, int entity, int chan, int att,
+                        const float *org)
+{
+    int slot = intern(cl, name);
+    if (!slot)
+        return;
+    cl_sound so;
+    memset(&so, 0, sizeof so);
+    so.sound = (uint16_t)slot;
+    so.entity = (int16_t)entity;
+    so.channel = (uint8_t)chan;
+    so.volume = 255;
+    so.attenuation = (uint8_t)att;
+    if (org) {
+        so.has_origin = 1;
+        memcpy(so.origin, org, sizeof so.origin);
+    }
+    cl_sound_add(cl, &so);
+}
+
 void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
 {
     char name[CL_NAME_LEN * 2];
@@ -136,19 +158,7 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         int k = (int)strcspn(model, "/");
         snprintf(name, sizeof name, "sound/player/%.*s/%s", k, model, custom);
     }
-    int slot = intern(cl, name);
-    if (!slot)
-        return;
-    cl_sound so;
-    memset(&so, 0, sizeof so);
-    so.sound = (uint16_t)slot;
-    so.entity = (int16_t)(e->number + 1);
-    so.channel = (uint8_t)chan;
-    so.volume = 255;
-    so.attenuation = global ? 0 : 64;
-    so.has_origin = 1;
-    memcpy(so.origin, org, sizeof so.origin);
-    cl_sound_add(cl, &so);
+    start_sound(cl, name, e->number + 1, chan, global ? 0 : 64, org);
 }
 
 /* persEnum_t (bg_public.h) and the rank's tie bit */
@@ -163,17 +173,7 @@ enum {
 /* A sound heard everywhere (trap_S_StartLocalSound), by name. */
 static void local_sound(cl_state *cl, const char *name)
 {
-    int slot = intern(cl, name);
-    if (!slot)
-        return;
-    cl_sound so;
-    memset(&so, 0, sizeof so);
-    so.sound = (uint16_t)slot;
-    so.entity = -1;
-    so.channel = Q3_CHAN_AUTO;
-    so.volume = 255;
-    so.attenuation = 0;
-    cl_sound_add(cl, &so);
+    start_sound(cl, name, -1, Q3_CHAN_AUTO, 0, NULL);
 }
 
 void q3_local_sounds(cl_state *cl, const int32_t pers[16], const int32_t old[16], int team_game)
