@@ -303,6 +303,10 @@ static void apply_cs(ctx *c, int index, const char *str)
     char v[256];
     const q3_proto *p = c->p;
     if (index == Q3_CS_SERVERINFO) {
+        /* cg_main.c CG_ParseServerinfo: the limits the announcer counts down to */
+        c->s->timelimit = qd_info_get(str, "timelimit", v, sizeof v) ? qd_atoi(v) : 0;
+        c->s->fraglimit = qd_info_get(str, "fraglimit", v, sizeof v) ? qd_atoi(v) : 0;
+        c->s->gametype = (uint8_t)(qd_info_get(str, "g_gametype", v, sizeof v) ? qd_atoi(v) & 255 : 0);
         if (qd_info_get(str, "mapname", v, sizeof v) && v[0]) {
             char map[CL_NAME_LEN];
             snprintf(map, sizeof map, "maps/%.50s.bsp", v);
@@ -362,6 +366,7 @@ static void begin_level(ctx *c)
     /* gametype_t (bg_public.h): GT_TEAM 3 and on are team games */
     c->s->team_game = qd_info_get(si, "g_gametype", v, sizeof v) && qd_atoi(v) >= 3;
     c->s->have_pers = 0;
+    c->s->time_warned = c->s->frag_warned = 0; /* CG_Init */
     if (!qd_info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
         qd_info_get(si, "fs_game", v, sizeof v);
     cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
@@ -577,6 +582,8 @@ static qd_err parse_servercommand(ctx *c)
         cl_message_add(c->cl, k, arg);
         if (k != CL_MSG_PRINT)
             text_event(c, k == CL_MSG_CENTER ? CL_EV_CENTER : CL_EV_CHAT, cmd[0] == 't', arg);
+    } else if (!strcmp(cmd, "map_restart")) {
+        s->time_warned = s->frag_warned = 0; /* cg_servercmds.c CG_MapRestart */
     } else if (!strcmp(cmd, "cs") || !strcmp(cmd, "bcs0") || !strcmp(cmd, "bcs1") ||
                !strcmp(cmd, "bcs2")) {
         /* cs <index> <string>; a long one comes as bcs0 (start), bcs1 (more), bcs2 (end)
@@ -874,6 +881,8 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     memcpy(c->s->pers, ps->persistant, sizeof c->s->pers);
     c->s->pers_client = cn;
     c->s->have_pers = 1;
+    if (!inter)
+        q3_limit_sounds(c->cl, c->s);
 }
 
 /* meansOfDeath_t (bg_public.h) MOD_UNKNOWN 0 .. MOD_TRIGGER_HURT 22 as cl_means and the

@@ -445,6 +445,9 @@ typedef struct q3_state {
     uint8_t ev_present[Q3_MAX_GENTITIES / 8];
     uint8_t was_intermission;
     uint8_t team_game;        /* the serverinfo's g_gametype is a team game (GT_TEAM, 3, on) */
+    uint8_t gametype;         /* g_gametype */
+    uint8_t time_warned, frag_warned; /* cg.timelimitWarnings, cg.fraglimitWarnings */
+    int32_t timelimit, fraglimit;     /* the serverinfo's, minutes and frags; 0 none */
     uint8_t have_pers;        /* pers holds the recorder's last persistant[] */
     int32_t pers_client;      /* whose they were */
     int32_t pers[16];
@@ -452,5 +455,9 @@ typedef struct q3_state {
     q3_ps ps_ring[Q3_PACKET_BACKUP]; /* the playerState of each ring slot's snapshot */
     q3_ent baselines[Q3_MAX_GENTITIES];
 } q3_state;
+
+/* The rest of CG_CheckLocalSounds: the announcer's time limit (5 minutes, 1 minute, sudden
+ * death) and frag limit (3, 2, 1 frags left) warnings, each once until the flags reset. */
+void q3_limit_sounds(cl_state *cl, q3_state *s);
 
 #endif

@@ -221,3 +221,43 @@ void q3_local_sounds(cl_state *cl, const int32_t pers[16], const int32_t old[16]
     else if ((old[Q3_PERS_RANK] & ~Q3_RANK_TIED) == 0)
         local_sound(cl, "sound/feedback/lostlead.wav");
 }
+
+void q3_limit_sounds(cl_state *cl, q3_state *s)
+{
+    /* baseq3's cgame (and OpenArena's, and Team Arena's): mods such as CPMA and OSP count
+     * their own time (a warmup, rounds) and speak otherwise */
+    const char *g = cl->level.gamedir;
+    if (cl->level.protocol > 71 ||
+        (strcmp(g, "baseq3") && strcmp(g, "baseoa") && strcmp(g, "missionpack")))
+        return;
+    if (s->timelimit > 0 && cl->has_clock) {
+        double msec = (cl->time - cl->clock_start) * 1000.0;
+        if (!(s->time_warned & 4) && msec > (s->timelimit * 60.0 + 2) * 1000) {
+            s->time_warned |= 1 | 2 | 4;
+            local_sound(cl, "sound/feedback/sudden_death.wav");
+        } else if (!(s->time_warned & 2) && msec > (s->timelimit - 1) * 60000.0) {
+            s->time_warned |= 1 | 2;
+            local_sound(cl, "sound/feedback/1_minute.wav");
+        } else if (s->timelimit > 5 && !(s->time_warned & 1) &&
+                   msec > (s->timelimit - 5) * 60000.0) {
+            s->time_warned |= 1;
+            local_sound(cl, "sound/feedback/5_minute.wav");
+        }
+    }
+    /* GT_CTF is 4: the frag limit speaks in free for all, duel and team deathmatch */
+    if (s->fraglimit > 0 && s->gametype < 4) {
+        int high = cl->team_score[0];
+        if (s->gametype == 3 && cl->team_score[1] > high)
+            high = cl->team_score[1];
+        if (!(s->frag_warned & 4) && high == s->fraglimit - 1) {
+            s->frag_warned |= 1 | 2 | 4;
+            local_sound(cl, "sound/feedback/1_frag.wav");
+        } else if (s->fraglimit > 2 && !(s->frag_warned & 2) && high == s->fraglimit - 2) {
+            s->frag_warned |= 1 | 2;
+            local_sound(cl, "sound/feedback/2_frags.wav");
+        } else if (s->fraglimit > 3 && !(s->frag_warned & 1) && high == s->fraglimit - 3) {
+            s->frag_warned |= 1;
+            local_sound(cl, "sound/feedback/3_frags.wav");
+        }
+    }
+}

@@ -709,3 +709,42 @@ TEST(sound_q3_local_feedback_sounds)
     demo_close(d);
     free(cl);
 }
+
+/* The announcer's time limit warnings (CG_CheckLocalSounds): udt_baseq3_1_map_2_matches.dm_68
+ * is baseq3 with timelimit 1 (dump: the serverinfo, index=0 at offset 12), so each match
+ * says "one minute" as it starts: after the map_restarts' "cs 21" at 27.291 s (offset 67586)
+ * and 126.064 s (366425); the demo opens in the intermission of an earlier match (silent),
+ * and a limit of 1 has no five-minute warning. */
+TEST(sound_q3_time_limit_warnings)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dm_68/udt_baseq3_1_map_2_matches.dm_68"))
+        SKIP("real data missing");
+    qd_error e;
+    demo_t *d = demo_open(path, &e);
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(d && cl);
+    if (!d || !cl) {
+        demo_close(d);
+        free(cl);
+        return;
+    }
+    cl_reset_zeroed(cl);
+    double at[4];
+    int n = 0, other = 0, done = 0;
+    uint32_t seen = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &e) == QD_OK)
+        for (; seen < cl->fxlog.sound_count; seen++) {
+            const cl_sound *s = &cl->fxlog.sounds[seen % CL_SOUND_LOG];
+            const char *nm = cl->level.sounds[s->sound];
+            if (!strcmp(nm, "sound/feedback/1_minute.wav") && n < 4)
+                at[n++] = s->t0;
+            else if (strstr(nm, "5_minute") || strstr(nm, "sudden_death"))
+                other++;
+        }
+    CHECK_EQ(n, 2);
+    CHECK(n == 2 && at[0] >= 27.291 && at[0] < 28.0 && at[1] >= 126.064 && at[1] < 127.0);
+    CHECK_EQ(other, 0);
+    demo_close(d);
+    free(cl);
+}
