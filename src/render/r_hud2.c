@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/text.h"
 #include "draw2d.h"
 #include "r_local.h"
 
@@ -60,6 +61,13 @@ static int token(const char **p, char *out, size_t cap)
     out[n] = 0;
     *p = s;
     return 1;
+}
+
+/* A coordinate from the program, kept where sums and scalings cannot overflow (far off the
+ * screen draws nothing either way). */
+static int coord(long v)
+{
+    return v < -100000 ? -100000 : v > 100000 ? 100000 : (int)v;
 }
 
 static int stat(const lctx *c, int i)
@@ -128,22 +136,23 @@ static void client_block(lctx *c, const char **p, int ctf)
     for (int i = 0; i < n; i++)
         if (!token(p, t[i], sizeof t[i]))
             return;
-    int x = c->w / 2 - 160 + atoi(t[0]), y = c->h / 2 - 120 + atoi(t[1]);
-    int who = atoi(t[2]);
+    int x = coord(c->w / 2 - 160 + (long)qd_atoi(t[0]));
+    int y = coord(c->h / 2 - 120 + (long)qd_atoi(t[1]));
+    int who = qd_atoi(t[2]);
     const char *name = who >= 0 && who < CL_MAX_PLAYERS ? c->cl->players[who].name : "";
     char line[96];
     if (ctf) {
-        snprintf(line, sizeof line, "%3d %3d %-12.12s", atoi(t[3]), atoi(t[4]), name);
+        snprintf(line, sizeof line, "%3d %3d %-12.12s", qd_atoi(t[3]), qd_atoi(t[4]), name);
         text(c, x, y, line, who == cl_view_player(c->cl));
         return;
     }
     text(c, x + 32, y, name, 1);
     text(c, x + 32, y + 8, "Score: ", 0);
-    snprintf(line, sizeof line, "%d", atoi(t[3]));
+    snprintf(line, sizeof line, "%d", qd_atoi(t[3]));
     text(c, x + 32 + 7 * 8, y + 8, line, 1);
-    snprintf(line, sizeof line, "Ping:  %d", atoi(t[4]));
+    snprintf(line, sizeof line, "Ping:  %d", qd_atoi(t[4]));
     text(c, x + 32, y + 16, line, 0);
-    snprintf(line, sizeof line, "Time:  %d", atoi(t[5]));
+    snprintf(line, sizeof line, "Time:  %d", qd_atoi(t[5]));
     text(c, x + 32, y + 24, line, 0);
 }
 
@@ -158,11 +167,11 @@ static void run(lctx *c, const char *s)
         if (!strcmp(t, "xl") || !strcmp(t, "xr") || !strcmp(t, "xv")) {
             if (!token(&p, a, sizeof a))
                 return;
-            c->x = (t[1] == 'l' ? 0 : t[1] == 'r' ? c->w : c->w / 2 - 160) + atoi(a);
+            c->x = coord((t[1] == 'l' ? 0L : t[1] == 'r' ? c->w : c->w / 2 - 160) + (long)qd_atoi(a));
         } else if (!strcmp(t, "yt") || !strcmp(t, "yb") || !strcmp(t, "yv")) {
             if (!token(&p, a, sizeof a))
                 return;
-            c->y = (t[1] == 't' ? 0 : t[1] == 'b' ? c->h : c->h / 2 - 120) + atoi(a);
+            c->y = coord((t[1] == 't' ? 0L : t[1] == 'b' ? c->h : c->h / 2 - 120) + (long)qd_atoi(a));
         } else if (!strcmp(t, "pic") || !strcmp(t, "picn") || !strcmp(t, "stat_string")) {
             if (!token(&p, a, sizeof a)) /* pictures and configstring text: not here */
                 return;
@@ -172,7 +181,7 @@ static void run(lctx *c, const char *s)
             char w[16];
             if (!token(&p, w, sizeof w) || !token(&p, a, sizeof a))
                 return;
-            field(c, atoi(w), stat(c, atoi(a)), 0);
+            field(c, qd_atoi(w), stat(c, qd_atoi(a)), 0);
         } else if (!strcmp(t, "hnum")) { /* health: flashing below 26, red at 0 */
             int v = stat(c, Q2_STAT_HEALTH);
             field(c, 3, v, v > 25 ? 0 : v > 0 ? (int)(c->frame >> 2 & 1) : 1);
@@ -194,7 +203,7 @@ static void run(lctx *c, const char *s)
         } else if (!strcmp(t, "if")) { /* skip to the matching endif when the stat is 0 */
             if (!token(&p, a, sizeof a))
                 return;
-            if (!stat(c, atoi(a)))
+            if (!stat(c, qd_atoi(a)))
                 while (token(&p, t, sizeof t) && strcmp(t, "endif") != 0)
                     ;
         }

@@ -133,3 +133,43 @@ TEST(q2hud_status_bar_from_the_layout_program)
     rast_fb_free(fb);
     tl_close(tl);
 }
+
+/* Hostile programs (a demo's configstrings and layouts come from strangers): huge and
+ * negative places, unterminated quotes, `if` without `endif`, commands without their
+ * arguments, stat indices out of range; drawn without a fault, nothing outside the frame. */
+TEST(q2hud_hostile_programs)
+{
+    static const char *const progs[] = {
+        "xv 99999999999999 yv -99999999999 hnum anum rnum string \"x\"",
+        "xl -2147483648 yt 2147483647 num 5 999999 num -5 -1 string \"unterminated",
+        "if 31 xv 0 hnum if -7 if 99999 string \"y\"",
+        "client 1 2 3 client 99999 -5 -9 1 2 3 ctf 0 0 -1 1 2 ctf",
+        "xv yv pic picn stat_string num 3 cstring cstring2 string2 \"\\n\\n\\n\"",
+        "xr -8 yb -8 cstring \"a\nbb\nccc\" xv 0 yv 0 num 2147483647 1",
+    };
+    cl_state *cl = calloc(1, sizeof *cl);
+    rast_fb *fb = rast_fb_new(320, 240);
+    CHECK(cl && fb);
+    if (!cl || !fb) {
+        free(cl);
+        rast_fb_free(fb);
+        return;
+    }
+    cl_reset_zeroed(cl);
+    cl->level.game = CL_GAME_Q2;
+    cl->layout.has_stats = 1;
+    for (int i = 0; i < CL_LAYOUT_STATS; i++)
+        cl->layout.stats[i] = (int16_t)(i % 2 ? -32768 : 32767);
+    cl->layout.stats[13] = 1;
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        snprintf(cl->layout.statusbar, sizeof cl->layout.statusbar, "%s", progs[i]);
+        snprintf(cl->layout.layout, sizeof cl->layout.layout, "%s", progs[(i + 1) % 6]);
+        CHECK(r_hud2_draw(cl, fb));
+    }
+    /* a program of the whole size, one long string */
+    memset(cl->layout.statusbar, 'x', sizeof cl->layout.statusbar - 1);
+    cl->layout.statusbar[sizeof cl->layout.statusbar - 1] = 0;
+    CHECK(r_hud2_draw(cl, fb));
+    free(cl);
+    rast_fb_free(fb);
+}
