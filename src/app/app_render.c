@@ -162,8 +162,7 @@ static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_
     /* the HUD over the finished frame (after the blur), as the state of its last sub-frame */
     if (x->o->hud > 0) {
         const cl_state *last = &s->states[s->nsub - 1];
-        player_draw_huds(x->o->hud, x->follow, 0, last, x->world.hud, x->world.hud3,
-                         x->world.palette, s->times[s->nsub - 1], fb);
+        player_draw_huds(x->o->hud, x->follow, 0, last, &x->world, s->times[s->nsub - 1], fb);
     }
     if (x->y4m) {
         size_t ysz = npix, csz = (size_t)((x->w + 1) / 2) * (size_t)((x->h + 1) / 2);

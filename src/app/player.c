@@ -497,13 +497,14 @@ static void hud_line(const r_hud *hud, rast_fb *fb, int x, int y, const char *te
     draw_text(fb, x, y, plain, rast_rgb(255, 255, 255), k);
 }
 
-void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud, rast_fb *fb)
+void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
+                     const r_hud2 *hud2, rast_fb *fb)
 {
     if (mode == PLAYER_HUD_NONE || !cl)
         return;
     int slot = follow >= 0 ? follow : cl_view_player(cl);
     const cl_stats *st = cl_stats_of(cl, slot);
-    if (mode == PLAYER_HUD_GAME && follow < 0 && r_hud2_draw(cl, fb))
+    if (mode == PLAYER_HUD_GAME && follow < 0 && r_hud2_draw(hud2, cl, fb))
         return; /* Quake II's own programs (the recorded view's stats only): its mods draw
                  * their own timers where a clock would go */
     /* the clock (the game's where the demo has it, else demo time) at the top right and,
@@ -689,12 +690,14 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
     }
 }
 
-void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const r_hud *hud,
-                      const r_hud3 *hud3, const uint32_t palette[256], double t, rast_fb *fb)
+void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const app_world *w,
+                      double t, rast_fb *fb)
 {
-    if (mode == PLAYER_HUD_GAME && r_hud3_draw(hud3, cl, follow, shown, t, fb))
+    if (mode == PLAYER_HUD_GAME && r_hud3_draw(w->hud3, cl, follow, shown, t, fb))
         return;
-    player_draw_hud(mode, follow, cl, hud, fb);
+    const r_hud *hud = w->hud;
+    const uint32_t *palette = w->palette;
+    player_draw_hud(mode, follow, cl, hud, w->hud2, fb);
     player_draw_messages(mode, cl, hud, t, fb);
     player_draw_scores(mode, shown, cl, hud, palette, fb);
 }

@@ -8,6 +8,7 @@
 #include "../render/rast.h"
 #include "../render/render.h"
 #include "../timeline/timeline.h"
+#include "world.h"
 
 typedef enum player_cam { PLAYER_CAM_POV, PLAYER_CAM_CHASE, PLAYER_CAM_FREE } player_cam;
 
@@ -84,7 +85,8 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
 
 /* The HUD of mode for the player in slot follow (-1: the recorded view) over fb, from hud's
  * pictures (may be NULL). */
-void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud, rast_fb *fb);
+void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
+                     const r_hud2 *hud2, rast_fb *fb);
 
 /* The messages of mode's HUD at time t: the last prints and chat of 3 s at the top left and
  * the latest centerprint of 2 s in the middle, in the game's font when hud has it. */
@@ -106,10 +108,11 @@ int player_team_totals(const cl_state *cl, player_team *rows, int max);
 void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hud,
                         const uint32_t palette[256], rast_fb *fb);
 
-/* All of mode's HUD: Quake III's own (r_hud3_draw) in PLAYER_HUD_GAME when hud3 is not
- * NULL, else player_draw_hud, player_draw_messages and player_draw_scores above. */
-void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const r_hud *hud,
-                      const r_hud3 *hud3, const uint32_t palette[256], double t, rast_fb *fb);
+/* All of mode's HUD from w's HUD pictures: Quake III's own (r_hud3_draw) in PLAYER_HUD_GAME
+ * when w holds Quake III's, else player_draw_hud (Quake II's programs there with w's
+ * pictures), player_draw_messages and player_draw_scores above. */
+void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const app_world *w,
+                      double t, rast_fb *fb);
 
 /* Where the bar is in an fb of height h: its top row and height in pixels. */
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);

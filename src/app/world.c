@@ -40,6 +40,8 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     w->hud = NULL;
     r_hud3_free(w->hud3);
     w->hud3 = NULL;
+    r_hud2_free(w->hud2);
+    w->hud2 = NULL;
     pak_fs_close(w->fs);
     w->fs = app_search_path(o, &cl->level, NULL);
     w->level_key = key;
@@ -54,6 +56,8 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     w->hud = r_hud_load(w->fs ? read_fs : NULL, w->fs, w->palette);
     if (cl->level.game == CL_GAME_Q3)
         w->hud3 = r_hud3_load(w->fs ? read_fs : NULL, w->fs, cl);
+    if (cl->level.game == CL_GAME_Q2)
+        w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl);
     if (w->assets && w->fs)
         (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
     w->notice[0] = 0;
@@ -74,6 +78,7 @@ void app_world_free(app_world *w)
 {
     r_hud_free(w->hud);
     r_hud3_free(w->hud3);
+    r_hud2_free(w->hud2);
     r_assets_free(w->assets);
     pak_fs_close(w->fs);
     memset(w, 0, sizeof *w);

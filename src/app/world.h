@@ -13,6 +13,7 @@ typedef struct app_world {
     r_assets *assets;
     r_hud *hud;         /* the game's status bar pictures, or NULL */
     r_hud3 *hud3;       /* Quake III's HUD pictures (Quake III levels only), or NULL */
+    r_hud2 *hud2;       /* Quake II's HUD pictures (Quake II levels only), or NULL */
     uint64_t level_key; /* hash of the level the assets were loaded for */
     char notice[160];   /* what is missing, for the user */
 } app_world;

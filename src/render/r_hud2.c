@@ -3,11 +3,14 @@
  * recorded view's raw stats (cl_layout). The language and its placements are those of
  * Quake II's client, cl_scrn.c SCR_ExecuteLayoutString, SCR_DrawField and DrawHUDString
  * (GPL source, read for the facts): 8-pixel text cells, 16-pixel number cells, positions
- * relative to the screen's left/right/centre and top/bottom/centre. Pictures (`pic`,
- * `picn`, the number pictures) need Quake II's pics/, which no free data set holds: here the
- * numbers are drawn in qdemo's own font in the game's two number colours and pictures are
- * left out. The screen is the output at 1/k scale, k = height / 240 (at least 1), so the
- * status bar keeps Quake II's proportions at 320x240. */
+ * relative to the screen's left/right/centre and top/bottom/centre. The pictures come from
+ * the user's pics/ (r_hud2_load: the number pictures num_* and anum_*, conchars, and the
+ * CS_IMAGES names `pic` indexes and `picn` names, 8-bit PCX with index 255 see-through as
+ * Quake II's Draw_Pic has it); without them numbers are drawn in qdemo's own font in the
+ * game's two number colours, text in it too, and pictures are left out. No free data set has
+ * Quake II's pics/, so that path is tested on pictures made in the test. The screen is the
+ * output at 1/k scale, k = height / 240 (at least 1), so the status bar keeps Quake II's
+ * proportions at 320x240. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +26,22 @@
 #define TEXT_CELL 8 /* conchars */
 #define NUM_CELL 16 /* CHAR_WIDTH of the number pictures */
 
+/* One picture of pics/ as palette indices with its file's palette. */
+typedef struct pic2 {
+    char name[CL_NAME_LEN / 2]; /* as a layout names it: "i_health" */
+    mdl_pcx *pcx;
+} pic2;
+
+#define HUD2_MAX_PICS (CL_LAYOUT_IMAGES + 32)
+struct r_hud2 {
+    mdl_pcx *num[2][11]; /* num_0..9, num_minus; anum_* */
+    mdl_pcx *conchars;
+    pic2 pics[HUD2_MAX_PICS];
+    int npics;
+};
+
 typedef struct lctx {
+    const r_hud2 *pics;
     const cl_state *cl;
     rast_fb *fb;
     int k;        /* output pixels per layout pixel */
@@ -77,8 +95,18 @@ static int stat(const lctx *c, int i)
 
 /* Text at (x, y) of the layout screen, a character a cell; bytes with the high bit, or all
  * of them when alt is set, in the alternate colour (DrawAltString). */
+static void blit(const lctx *c, const mdl_pcx *p, int sx, int sy, int w, int h, int x, int y);
+
 static void text(const lctx *c, int x, int y, const char *s, int alt)
 {
+    if (c->pics && c->pics->conchars && c->pics->conchars->w >= 128 && c->pics->conchars->h >= 128) {
+        for (int i = 0; s[i]; i++) { /* conchars: 16 x 16 cells of 8 x 8, the high bit green */
+            unsigned char b = (unsigned char)s[i] | (alt ? 0x80 : 0);
+            if ((b & 0x7f) != ' ')
+                blit(c, c->pics->conchars, (b & 15) * 8, (b >> 4) * 8, 8, 8, x + i * TEXT_CELL, y);
+        }
+        return;
+    }
     for (int i = 0; s[i]; i++) {
         unsigned char b = (unsigned char)s[i];
         char one[2] = {(char)(b & 0x7f), 0};
@@ -100,6 +128,11 @@ static void field(const lctx *c, int width, int value, int alt)
     l = l > width ? width : l;
     int x = c->x + 2 + NUM_CELL * (width - l);
     for (int i = 0; i < l; i++) {
+        const mdl_pcx *p = c->pics ? c->pics->num[alt ? 1 : 0][num[i] == '-' ? 10 : num[i] - '0'] : NULL;
+        if (p) { /* SCR_DrawField: Draw_Pic of num_<c> or anum_<c> */
+            blit(c, p, 0, 0, (int)p->w, (int)p->h, x + i * NUM_CELL, c->y);
+            continue;
+        }
         char one[2] = {num[i], 0};
         /* the font's 5x7 glyph at 2x: 10x14 in a 16x24 cell, centred */
         draw_text(c->fb, (x + i * NUM_CELL + 3) * c->k, (c->y + 5) * c->k, one,
@@ -156,6 +189,28 @@ static void client_block(lctx *c, const char **p, int ctf)
     text(c, x + 32, y + 24, line, 0);
 }
 
+/* The loaded picture a layout names, or NULL. */
+static const mdl_pcx *find_pic(const r_hud2 *h, const char *name)
+{
+    for (int i = 0; h && name[0] && i < h->npics; i++)
+        if (!strcmp(h->pics[i].name, name))
+            return h->pics[i].pcx;
+    return NULL;
+}
+
+/* Columns sx..sx+w-1, rows sy..sy+h-1 of p drawn with their top-left at layout point (x, y),
+ * each texel k x k output pixels; index 255 is see-through (Draw_Pic). */
+static void blit(const lctx *c, const mdl_pcx *p, int sx, int sy, int w, int h, int x, int y)
+{
+    for (int v = 0; v < h && sy + v < (int)p->h; v++)
+        for (int u = 0; u < w && sx + u < (int)p->w; u++) {
+            uint8_t i = p->pixels[(size_t)(sy + v) * p->w + (size_t)(sx + u)];
+            if (i != 255)
+                draw_fill_rect(c->fb, (x + u) * c->k, (y + v) * c->k, c->k, c->k,
+                               p->palette[i] | 0xff000000u);
+        }
+}
+
 /* SCR_ExecuteLayoutString over program s. */
 static void run(lctx *c, const char *s)
 {
@@ -172,8 +227,19 @@ static void run(lctx *c, const char *s)
             if (!token(&p, a, sizeof a))
                 return;
             c->y = coord((t[1] == 't' ? 0L : t[1] == 'b' ? c->h : c->h / 2 - 120) + (long)qd_atoi(a));
-        } else if (!strcmp(t, "pic") || !strcmp(t, "picn") || !strcmp(t, "stat_string")) {
-            if (!token(&p, a, sizeof a)) /* pictures and configstring text: not here */
+        } else if (!strcmp(t, "pic") || !strcmp(t, "picn")) {
+            if (!token(&p, a, sizeof a))
+                return;
+            const char *name = a;
+            if (t[3] != 'n') { /* pic STAT: the CS_IMAGES name the stat indexes */
+                int i = stat(c, qd_atoi(a));
+                name = i > 0 && i < CL_LAYOUT_IMAGES ? c->cl->layout.images[i] : "";
+            }
+            const mdl_pcx *pc = find_pic(c->pics, name);
+            if (pc)
+                blit(c, pc, 0, 0, (int)pc->w, (int)pc->h, c->x, c->y);
+        } else if (!strcmp(t, "stat_string")) {
+            if (!token(&p, a, sizeof a)) /* configstring text the state does not keep */
                 return;
         } else if (!strcmp(t, "client") || !strcmp(t, "ctf")) {
             client_block(c, &p, t[1] == 't');
@@ -211,12 +277,76 @@ static void run(lctx *c, const char *s)
     }
 }
 
-int r_hud2_draw(const cl_state *cl, rast_fb *fb)
+/* pics/<name>.pcx (a name starting with / or \\ is a path: Draw_FindPic), or NULL. */
+static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name)
+{
+    char path[CL_NAME_LEN + 16];
+    if (name[0] == '/' || name[0] == '\\')
+        snprintf(path, sizeof path, "%s", name + 1);
+    else
+        snprintf(path, sizeof path, "pics/%s.pcx", name);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    qd_error e = {0};
+    mdl_pcx *p = NULL;
+    if (read(ctx, path, &data, &len, &e) == QD_OK)
+        (void)mdl_pcx_load(data, len, path, &p, &e);
+    free(data);
+    return p;
+}
+
+r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl)
+{
+    if (!read || !cl)
+        return NULL;
+    r_hud2 *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    int found = 0;
+    for (int a = 0; a < 2; a++)
+        for (int i = 0; i < 11; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "%s_%s", a ? "anum" : "num", i < 10 ? (char[2]){(char)('0' + i), 0} : "minus");
+            found += (h->num[a][i] = load_pic(read, ctx, name)) != NULL;
+        }
+    found += (h->conchars = load_pic(read, ctx, "conchars")) != NULL;
+    for (int i = 1; i < CL_LAYOUT_IMAGES && h->npics < HUD2_MAX_PICS; i++) {
+        const char *n = cl->layout.images[i];
+        if (!n[0] || find_pic(h, n))
+            continue;
+        mdl_pcx *p = load_pic(read, ctx, n);
+        if (!p)
+            continue;
+        snprintf(h->pics[h->npics].name, sizeof h->pics[0].name, "%s", n);
+        h->pics[h->npics++].pcx = p;
+        found++;
+    }
+    if (!found) {
+        r_hud2_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void r_hud2_free(r_hud2 *h)
+{
+    if (!h)
+        return;
+    for (int a = 0; a < 2; a++)
+        for (int i = 0; i < 11; i++)
+            mdl_pcx_free(h->num[a][i]);
+    mdl_pcx_free(h->conchars);
+    for (int i = 0; i < h->npics; i++)
+        mdl_pcx_free(h->pics[i].pcx);
+    free(h);
+}
+
+int r_hud2_draw(const r_hud2 *pics, const cl_state *cl, rast_fb *fb)
 {
     if (!cl || !fb || cl->level.game != CL_GAME_Q2 || !cl->layout.has_stats ||
         !cl->layout.statusbar[0])
         return 0;
-    lctx c = {cl, fb, fb->h / 240 > 1 ? fb->h / 240 : 1, 0, 0, 0, 0, cl->frame_count};
+    lctx c = {pics, cl, fb, fb->h / 240 > 1 ? fb->h / 240 : 1, 0, 0, 0, 0, cl->frame_count};
     c.w = fb->w / c.k;
     c.h = fb->h / c.k;
     run(&c, cl->layout.statusbar);

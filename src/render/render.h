@@ -117,10 +117,16 @@ void r_hud_free(r_hud *h);
  * st not filled by a decoder): then the caller shows its own. */
 int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb);
 
+/* Quake II's HUD pictures from pics/ (the number pictures, conchars, and the images cl's
+ * level names), or NULL when there are none. */
+typedef struct r_hud2 r_hud2;
+r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl);
+void r_hud2_free(r_hud2 *h);
 /* Quake II's HUD from cl's layout programs (r_hud2.c): the status bar program, and the
- * layout while STAT_LAYOUTS bit 0 is set. Returns 1 when drawn, 0 when cl is not a Quake II
- * state with a status bar program and stats (the caller shows its own then). */
-int r_hud2_draw(const cl_state *cl, rast_fb *fb);
+ * layout while STAT_LAYOUTS bit 0 is set, with pics' pictures (NULL: qdemo's font and no
+ * pictures). Returns 1 when drawn, 0 when cl is not a Quake II state with a status bar
+ * program and stats (the caller shows its own then). */
+int r_hud2_draw(const r_hud2 *pics, const cl_state *cl, rast_fb *fb);
 /* Text in the game's font (Quake's conchars: 8x8 cells, all 256 characters, the high half
  * the brown/red set), k pixels a font pixel, top-left at (x, y); '\n' starts a line. Returns
  * 0 (drawing nothing) without the font. */

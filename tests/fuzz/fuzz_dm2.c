@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cl_state *cl = fuzz_decoder_state(&demo_q2_decoder, "fuzz.dm2", data, size);
     if (cl && cl->level.game == CL_GAME_Q2) {
         cl->layout.stats[13] |= 1; /* the layout too */
-        (void)r_hud2_draw(cl, fb);
+        (void)r_hud2_draw(NULL, cl, fb);
     }
     return 0;
 }

@@ -109,7 +109,7 @@ TEST(hud_quake_status_bar_numbers)
     CHECK(world.hud);
     rast_fb *fb = rast_fb_new(960, 720);
     rast_clear(fb, 0);
-    player_draw_hud(PLAYER_HUD_GAME, -1, cl, world.hud, fb);
+    player_draw_hud(PLAYER_HUD_GAME, -1, cl, world.hud, NULL, fb);
     /* 960 x 720: 3 pixels a unit, the bar centred: x0 = 0, the sbar's top at 720 - 72 */
     int k = 3, x0 = 0, y0 = 720 - 24 * k;
     /* `qdemo dump assets/smoothme.dem`, block 526 at 6.958 s: svc_clientdata ... health=100
@@ -145,7 +145,7 @@ TEST(hud_quake_status_bar_numbers)
     CHECK(!shows(fb, world.palette, lump(w, len, "NUM_0", &s), 72, 0, k, x0, y0));
     /* --hud none draws nothing */
     rast_clear(fb, 0);
-    player_draw_hud(PLAYER_HUD_NONE, -1, cl, world.hud, fb);
+    player_draw_hud(PLAYER_HUD_NONE, -1, cl, world.hud, NULL, fb);
     int drawn = 0;
     for (size_t i = 0; i < (size_t)fb->w * (size_t)fb->h; i++)
         drawn += fb->color[i] != 0;

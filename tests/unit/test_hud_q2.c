@@ -95,7 +95,7 @@ TEST(q2hud_status_bar_from_the_layout_program)
         return;
     }
     rast_clear(fb, 0);
-    CHECK(r_hud2_draw(cl, fb));
+    CHECK(r_hud2_draw(NULL, cl, fb));
     /* y = 270 - 24 = 246; xv 0 = 480 / 2 - 160 = 80: "164" from 80 + 2 in cells 82, 98,
      * 114; xv 100 = 180: "12" from 180 + 2 + 16 in 198, 214 (182 empty); xv 200 = 280:
      * "53" in 298, 314 (282 empty) */
@@ -113,7 +113,7 @@ TEST(q2hud_status_bar_from_the_layout_program)
     cl = tl_state_at(tl, 104.8, &err);
     CHECK(cl && (cl->layout.stats[13] & 1));
     rast_clear(fb, 0);
-    CHECK(r_hud2_draw(cl, fb));
+    CHECK(r_hud2_draw(NULL, cl, fb));
     uint8_t m[64 * 64];
     int mw, mh, green = 0;
     CHECK(lit_mask(fb, 320, 30, 16, 16, m, &mw, &mh)); /* the "T" */
@@ -127,7 +127,7 @@ TEST(q2hud_status_bar_from_the_layout_program)
     cl_state *q1 = calloc(1, sizeof *q1);
     if (q1) {
         cl_reset_zeroed(q1);
-        CHECK(!r_hud2_draw(q1, fb));
+        CHECK(!r_hud2_draw(NULL, q1, fb));
         free(q1);
     }
     rast_fb_free(fb);
@@ -164,12 +164,108 @@ TEST(q2hud_hostile_programs)
     for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
         snprintf(cl->layout.statusbar, sizeof cl->layout.statusbar, "%s", progs[i]);
         snprintf(cl->layout.layout, sizeof cl->layout.layout, "%s", progs[(i + 1) % 6]);
-        CHECK(r_hud2_draw(cl, fb));
+        CHECK(r_hud2_draw(NULL, cl, fb));
     }
     /* a program of the whole size, one long string */
     memset(cl->layout.statusbar, 'x', sizeof cl->layout.statusbar - 1);
     cl->layout.statusbar[sizeof cl->layout.statusbar - 1] = 0;
-    CHECK(r_hud2_draw(cl, fb));
+    CHECK(r_hud2_draw(NULL, cl, fb));
     free(cl);
     rast_fb_free(fb);
+}
+
+/* ---- with pictures: Quake II's pics/ made here (no free data set has them) ---- */
+
+#include <sys/stat.h>
+
+#include "../../pak-loader/pak.h"
+
+/* An 8-bit PCX of w x h one-colour pixels (index idx, every byte written as a run of one,
+ * 0xC1 idx, so any index is legal), palette entry i = (i, 255 - i, i / 2). */
+static size_t make_pcx(uint8_t *out, int w, int h, uint8_t idx)
+{
+    memset(out, 0, 128);
+    out[0] = 10, out[1] = 5, out[2] = 1, out[3] = 8;
+    out[8] = (uint8_t)(w - 1), out[9] = (uint8_t)((w - 1) >> 8);
+    out[10] = (uint8_t)(h - 1), out[11] = (uint8_t)((h - 1) >> 8);
+    out[65] = 1;
+    out[66] = (uint8_t)w, out[67] = (uint8_t)(w >> 8);
+    size_t n = 128;
+    for (int i = 0; i < w * h; i++) {
+        out[n++] = 0xC1;
+        out[n++] = idx;
+    }
+    out[n++] = 12;
+    for (int i = 0; i < 256; i++) {
+        out[n++] = (uint8_t)i;
+        out[n++] = (uint8_t)(255 - i);
+        out[n++] = (uint8_t)(i / 2);
+    }
+    return n;
+}
+
+static qd_err fs_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    return pak_read((const pak_fs *)ctx, name, data, len, err);
+}
+
+/* At 60 s the program draws "xv 50 pic 0": stat 0 is 2 (dump: stats=0:2 at offset 6831),
+ * CS_IMAGES + 2 is "i_health" (configstring 546 at 4340), so pics/i_health.pcx at (130,
+ * 246); and the health "164" from num_1, num_6, num_4 at 82, 98, 114. Each picture here is
+ * one colour (index 10 + its digit; i_health 200), so the output pixel names the picture. */
+TEST(q2hud_pictures_from_pics)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, DUEL))
+        SKIP("real data missing");
+    char dir[1100], pics[1200];
+    snprintf(dir, sizeof dir, "%s/q2game", test_tmpdir());
+    snprintf(pics, sizeof pics, "%s/pics", dir);
+    mkdir(dir, 0777);
+    mkdir(pics, 0777);
+    static uint8_t buf[128 + 2 * 128 * 128 + 769];
+    for (int d = 0; d < 11; d++)
+        for (int a = 0; a < 2; a++) {
+            char name[1300];
+            snprintf(name, sizeof name, "%s/%s_%s.pcx", pics, a ? "anum" : "num",
+                     d < 10 ? (char[2]){(char)('0' + d), 0} : "minus");
+            size_t n = make_pcx(buf, 16, 24, (uint8_t)(10 + d + 20 * a));
+            FILE *f = fopen(name, "wb");
+            if (f) {
+                fwrite(buf, 1, n, f);
+                fclose(f);
+            }
+        }
+    char hp[1300];
+    snprintf(hp, sizeof hp, "%s/i_health.pcx", pics);
+    FILE *f = fopen(hp, "wb");
+    if (f) {
+        fwrite(buf, 1, make_pcx(buf, 24, 24, 200), f);
+        fclose(f);
+    }
+    pak_fs *fs = pak_fs_open();
+    qd_error err;
+    CHECK(fs && pak_fs_add_game_dir(fs, dir, &err) == QD_OK);
+    demo_t *d = demo_open(path, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    const cl_state *cl = tl ? tl_state_at(tl, 60.0, &err) : NULL;
+    CHECK(cl && cl->layout.stats[0] == 2 && !strcmp(cl->layout.images[2], "i_health"));
+    r_hud2 *h = cl ? r_hud2_load(fs_read, fs, cl) : NULL;
+    CHECK(h);
+    rast_fb *fb = rast_fb_new(960, 540);
+    if (h && fb) {
+        rast_clear(fb, 0);
+        CHECK(r_hud2_draw(h, cl, fb));
+        /* palette entry i is (i, 255 - i, i / 2): rast colours are 0xAABBGGRR */
+#define PAL(i) (0xff000000u | (uint32_t)((i) / 2) << 16 | (uint32_t)(255 - (i)) << 8 | (uint32_t)(i))
+        CHECK_EQ(fb->color[(246 * 2 + 10) * 960 + 82 * 2 + 10], PAL(11));
+        CHECK_EQ(fb->color[(246 * 2 + 10) * 960 + 98 * 2 + 10], PAL(16));
+        CHECK_EQ(fb->color[(246 * 2 + 10) * 960 + 114 * 2 + 10], PAL(14));
+        CHECK_EQ(fb->color[(246 * 2 + 10) * 960 + 130 * 2 + 10], PAL(200));
+#undef PAL
+    }
+    rast_fb_free(fb);
+    r_hud2_free(h);
+    tl_close(tl);
+    pak_fs_close(fs);
 }
