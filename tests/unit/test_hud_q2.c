@@ -269,3 +269,67 @@ TEST(q2hud_pictures_from_pics)
     tl_close(tl);
     pak_fs_close(fs);
 }
+
+/* conchars.pcx (16 x 16 cells of 8 x 8, Draw_Char) draws each character's cell exactly, the
+ * high half for string2 (DrawAltString: the bit 0x80 set), index 255 see-through. Texel
+ * (u, v) of the cell of character ch here is index (ch + 3u + 7v) % 255. */
+TEST(q2hud_conchars_glyphs_exact)
+{
+    char dir[1100], pics[1200], file[1300];
+    snprintf(dir, sizeof dir, "%s/q2font", test_tmpdir());
+    snprintf(pics, sizeof pics, "%s/pics", dir);
+    mkdir(dir, 0777);
+    mkdir(pics, 0777);
+    static uint8_t buf[128 + 2 * 128 * 128 + 769];
+    size_t n = make_pcx(buf, 128, 128, 0);
+    for (int y = 0; y < 128; y++)
+        for (int x = 0; x < 128; x++) {
+            int ch = (y / 8) * 16 + x / 8, u = x % 8, v = y % 8;
+            buf[128 + 2 * (y * 128 + x) + 1] = (uint8_t)((ch + 3 * u + 7 * v) % 255);
+        }
+    snprintf(file, sizeof file, "%s/conchars.pcx", pics);
+    FILE *f = fopen(file, "wb");
+    if (!f)
+        SKIP("cannot write the test font");
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    pak_fs *fs = pak_fs_open();
+    qd_error err;
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(fs && cl && pak_fs_add_game_dir(fs, dir, &err) == QD_OK);
+    if (!fs || !cl) {
+        pak_fs_close(fs);
+        free(cl);
+        return;
+    }
+    cl_reset_zeroed(cl);
+    cl->level.game = CL_GAME_Q2;
+    cl->layout.has_stats = 1;
+    snprintf(cl->layout.statusbar, sizeof cl->layout.statusbar,
+             "xl 8 yt 16 string \"Az\" xl 8 yt 32 string2 \"A\"");
+    r_hud2 *h = r_hud2_load(fs_read, fs, cl);
+    rast_fb *fb = rast_fb_new(320, 240); /* k = 1 */
+    CHECK(h && fb);
+    if (h && fb) {
+        rast_clear(fb, 0);
+        CHECK(r_hud2_draw(h, cl, fb));
+        static const struct {
+            int x, y, ch;
+        } cells[] = {{8, 16, 'A'}, {16, 16, 'z'}, {8, 32, 'A' | 0x80}};
+        for (size_t i = 0; i < 3; i++)
+            for (int v = 0; v < 8; v++)
+                for (int u = 0; u < 8; u++) {
+                    int idx = (cells[i].ch + 3 * u + 7 * v) % 255;
+                    uint32_t want = 0xff000000u | (uint32_t)(idx / 2) << 16 |
+                                    (uint32_t)(255 - idx) << 8 | (uint32_t)idx;
+                    uint32_t got = fb->color[(cells[i].y + v) * 320 + cells[i].x + u];
+                    CHECK_MSG(got == want, "char %d texel %d,%d: %08x, want %08x", cells[i].ch,
+                              u, v, got, want);
+                }
+        CHECK_EQ(fb->color[16 * 320 + 7], 0u); /* nothing left of the text */
+    }
+    rast_fb_free(fb);
+    r_hud2_free(h);
+    free(cl);
+    pak_fs_close(fs);
+}
