@@ -205,6 +205,9 @@ typedef struct cl_view {
     int32_t player;       /* slot + 1 of the recorded view's player; 0 none or unknown (a
                            * zeroed cl_view means "unknown"): read it with cl_view_player */
     float fov;            /* horizontal degrees (Q2 ps.fov); 0: the level's convention */
+    /* the first-person weapon's place against the eye, in world axes and units, and its
+     * turn against the view in degrees (Quake II's gunoffset and gunangles); 0 elsewhere */
+    float gun_offset[3], gun_angles[3];
 } cl_view;
 
 typedef enum cl_msg_kind { CL_MSG_PRINT, CL_MSG_CENTER, CL_MSG_CHAT } cl_msg_kind;

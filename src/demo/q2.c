@@ -202,6 +202,10 @@ void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v)
         v->origin[i] = (float)ps->origin[i] * 0.125f + (float)ps->viewoffset[i] * 0.25f;
         v->angles[i] = (float)ps->viewangles[i] * (360.0f / 65536.0f) +
                        (float)ps->kick_angles[i] * 0.25f;
+        /* [Q2CL cl_ents.c CL_AddViewWeapon]: gun origin = vieworg + gunoffset, angles =
+         * viewangles + gunangles; both sent as chars of 1/4 [DM2 3.18] */
+        v->gun_offset[i] = (float)ps->gunoffset[i] * 0.25f;
+        v->gun_angles[i] = (float)ps->gunangles[i] * 0.25f;
     }
 }
 

@@ -76,8 +76,8 @@ static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double 
 }
 
 /* The first-person weapon (Quake's view entity, V_CalcRefdef and R_DrawViewModel; Quake II's
- * gun entity of V_AddViewWeapon without its gunoffset/gunangles, small bob terms that
- * cl_stats does not carry; Quake III's at the hand, r_md3_view_weapon): the model of the
+ * gun entity of CL_AddViewWeapon, moved by the view's gunoffset and turned by its gunangles
+ * (the server's bob and sway); Quake III's at the hand, r_md3_view_weapon): the model of the
  * view's gun_model stat at the eye, turned with the view (pitch negated, as
  * alias models are), drawn over the scene: the depth of the band is cleared first so the
  * gun never sinks into a wall (GL engines squeeze its depth range for the same end). */
@@ -99,6 +99,13 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
     s.angles[2] = v->angles[2];
     s.model = st->gun_model;
     s.frame = st->gun_frame;
+    if (kind == R_KIND_MD2 && cl) { /* zero for the other games */
+        for (int i = 0; i < 3; i++) {
+            float o = cl->view.gun_offset[i], g = cl->view.gun_angles[i];
+            s.origin[i] += isfinite(o) && fabsf(o) < 64 ? o : 0;
+            s.angles[i] += isfinite(g) && fabsf(g) < 360 ? g : 0;
+        }
+    }
     rast_fb *fb = v->fb;
     for (int y = v->y0; y < v->y1; y++)
         memset(fb->depth + (size_t)y * (size_t)fb->w, 0, (size_t)fb->w * sizeof *fb->depth);

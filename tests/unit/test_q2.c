@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../src/demo/demo.h"
 #include "../../src/demo/q2_local.h"
@@ -953,4 +954,18 @@ TEST(q2_entity_model2_fx_player)
     CHECK_EQ(cl->entities[1].cur.model2, 1);
     CHECK_EQ(cl->entities[1].cur.fx, CL_FX_ROCKET | CL_FX_GLOW_BLUE); /* kept */
     run_close(&r);
+}
+
+/* The view weapon's place: gunoffset and gunangles travel as signed chars of 1/4 unit and
+ * 1/4 degree ([DM2] 3.18 playerinfo), kept in world axes for CL_AddViewWeapon. */
+TEST(q2_gun_offset_and_angles)
+{
+    q2_pstate ps;
+    memset(&ps, 0, sizeof ps);
+    ps.gunoffset[0] = 4, ps.gunoffset[1] = -8, ps.gunoffset[2] = 127;
+    ps.gunangles[0] = -128, ps.gunangles[1] = 2, ps.gunangles[2] = 0;
+    cl_view v;
+    q2_ps_view(&ps, 0, &v);
+    CHECK(v.gun_offset[0] == 1.0f && v.gun_offset[1] == -2.0f && v.gun_offset[2] == 31.75f);
+    CHECK(v.gun_angles[0] == -32.0f && v.gun_angles[1] == 0.5f && v.gun_angles[2] == 0.0f);
 }
