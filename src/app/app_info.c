@@ -214,6 +214,14 @@ static int info_list(void *ctx, const char *prefix,
     return pak_list((const pak_fs *)ctx, prefix, fn, u);
 }
 
+/* A Quake III weapon's flash model: cgame does without one that is not there (r_assets.c). */
+static int optional_flash(const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(name, "models/weapons2/", 16) && n > 10 &&
+           !strcmp(name + n - 10, "_flash.md3");
+}
+
 /* A Quake III sprite: a shader named like a model, with no file of its own (r_assets.c). */
 static int is_sprite_shader(const char *name)
 {
@@ -520,6 +528,7 @@ int app_info(const app_opts *o)
     int *missing = calloc((size_t)(models.n ? models.n : 1), sizeof *missing);
     for (int i = 0; i < models.n && missing; i++)
         missing[i] = !is_sprite_shader(models.names[i]) && /* sprites: textures */
+                     !optional_flash(models.names[i]) &&
                      (!fs || !pak_find(fs, models.names[i], NULL));
     tex_list tex = {0};
     missing_textures(fs, &models, missing, map, &tex);

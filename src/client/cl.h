@@ -19,6 +19,7 @@
 #define CL_MAX_PRINTS 8       /* recent prints kept for the screen */
 #define CL_NAME_LEN 64
 #define CL_SKIN_SLOTS 320     /* model slot i's .skin file at slot i + this (Q3 players) */
+#define CL_FLASH_SLOTS 1200   /* weapon model slot i's muzzle flash model at slot i + this (Q3) */
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;

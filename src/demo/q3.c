@@ -129,6 +129,7 @@ static int next_token(const char **p, char *tok, size_t cap)
  * ET_ITEM entity's modelindex is an index into that list, not a configstring. They are
  * registered in the cl model slots from Q3_ITEM_MODELS on, past the 256 CS_MODELS. */
 #define Q3_ITEM_MODELS 256
+#define Q3_EV_FIRE_WEAPON_68 23 /* bg_public.h entity_event_t EV_FIRE_WEAPON (66..71) */
 static const char *const item_models[] = {
     NULL,
     "models/powerups/armor/shard.md3",
@@ -199,6 +200,9 @@ static const char *const missile_models[] = {
     "models/weaphits/proxmine.md3",  /* WP_PROX_LAUNCHER 12 (missionpack) */
 };
 #define NUM_MISSILE_MODELS ((int)(sizeof missile_models / sizeof missile_models[0]))
+_Static_assert(Q3_ITEM_MODELS + CL_FLASH_SLOTS > Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS &&
+                   Q3_ITEM_MODELS + 256 + CL_FLASH_SLOTS <= CL_MAX_MODELS,
+               "flash slots overlap other models");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
 _Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
                    Q3_PLAYER_MODELS + CL_SKIN_SLOTS >=
@@ -375,8 +379,18 @@ static void begin_level(ctx *c)
     for (int i = 0; i < Q3_MAX_CONFIGSTRINGS; i++)
         if (gs->ofs[i])
             apply_cs(c, i, gs_get(gs, i));
-    for (int i = 1; i < NUM_ITEM_MODELS; i++)
+    for (int i = 1; i < NUM_ITEM_MODELS; i++) {
         cl_set_model(c->cl, Q3_ITEM_MODELS + i, item_models[i]);
+        /* cg_weapons.c CG_RegisterWeapon: a weapon's flash model is its world model with
+         * "_flash" before the extension */
+        size_t n = item_models[i] ? strlen(item_models[i]) : 0;
+        if (n > 4 && n < CL_NAME_LEN - 8 && !strncmp(item_models[i], "models/weapons2/", 16) &&
+            !strcmp(item_models[i] + n - 4, ".md3")) {
+            char flash[CL_NAME_LEN];
+            snprintf(flash, sizeof flash, "%.*s_flash.md3", (int)(n - 4), item_models[i]);
+            cl_set_model(c->cl, Q3_ITEM_MODELS + i + CL_FLASH_SLOTS, flash);
+        }
+    }
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -906,6 +920,18 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
     get_traj(c, e, 0, &tr);
     cl_traj_eval(&tr, c->cl->time, org);
     const q3_proto *p = c->p;
+    if (ev == Q3_EV_FIRE_WEAPON_68 && c->cl->level.protocol <= 71) {
+        /* cg_weapons.c CG_FireWeapon: the muzzle flash for MUZZLE_FLASH_TIME, 20 ms
+         * (r_md3.c draws the weapon's flash model at its tag_flash while it lasts) */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_MUZZLE;
+        fx.entity = (int16_t)(e->number + 1);
+        fx.life = 0.02f;
+        fx.style = (uint8_t)e->f[Q3_ES_WEAPON];
+        memcpy(fx.origin, org, sizeof org);
+        cl_fx_add(c->cl, &fx);
+    }
     if (ev == p->ev_obituary) {
         /* g_combat.c player_die: otherEntityNum the victim, otherEntityNum2 the killer
          * (ENTITYNUM_WORLD: none), eventParm the means of death */

@@ -444,6 +444,14 @@ static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
     free(data);
 }
 
+/* A Quake III weapon's flash model (q3.c registers one for every weapon at slot +
+ * CL_FLASH_SLOTS): cgame loads them without a word when they are not there (the gauntlet and
+ * the grapple have none in OpenArena), so neither does this. */
+static int optional_flash(int slot, const char *name)
+{
+    return slot > CL_FLASH_SLOTS && ends_with(name, "_flash.md3");
+}
+
 /* Frees what r_assets_load built so far and says why. */
 static r_assets *out_of_memory(r_assets *a, void *names, qd_error *err)
 {
@@ -574,7 +582,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         if (r == QD_ERR_NOMEM)
             return out_of_memory(a, names, err);
-        if (r != QD_OK)
+        if (r != QD_OK && !(r == QD_ERR_NOT_FOUND && optional_flash(i, name)))
             note(a, err, r, name, &e);
         if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
             load_anims(m, name, read, ctx) != QD_OK)

@@ -332,6 +332,28 @@ static void anim_at(const r_model *legs, int anim, double elapsed, r_frames *f)
         mdl_anim_frames(&legs->anims[anim], elapsed, &f->f0, &f->f1, &f->lerp);
 }
 
+/* cg_weapons.c CG_AddPlayerWeapon: the weapon's flash model (slot + CL_FLASH_SLOTS) at its
+ * tag_flash while the entity's muzzle flash lasts (a fire event's 20 ms), and all the time
+ * the lightning gun fires (EF_FIRING, CL_FX_MUZZLE: cgame draws the flash of the lightning
+ * gun, the gauntlet and the grapple while firing). */
+static void draw_flash(r_view *v, const r_assets *a, const cl_entstate *s, int num,
+                       const r_model *weapon, const r_place *at, double t, const md3_light *l)
+{
+    const r_model *flash = md3_at(a, s->model2 + CL_FLASH_SLOTS);
+    if (!flash || !v->cl || num < 0)
+        return;
+    int on = (s->fx & CL_FX_MUZZLE) && a->models[s->model2].kind == R_KIND_MD3 &&
+             strstr(v->cl->level.models[s->model2], "lightning") != NULL;
+    const cl_fxev *fx[64];
+    int n = on ? 0 : cl_fx_at(v->cl, t, fx, 64);
+    for (int i = 0; i < n && !on; i++)
+        on = fx[i]->kind == CL_FXK_MUZZLE && fx[i]->entity == num;
+    static const float none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    r_place fp;
+    if (on && r_md3_on_tag(weapon->md3, 0, 0, 0, "tag_flash", at, none, &fp))
+        draw_mesh(v, a, flash, &fp, 0, 0, 0, l);
+}
+
 static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int num,
                         int next_frame, double t)
 {
@@ -364,8 +386,10 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     if (got & 4)
         draw_mesh(v, a, head, &p[2], 0, 0, 0, &light);
     const r_model *weapon = md3_at(a, s->model2);
-    if (weapon && got & 8)
+    if (weapon && got & 8) {
         draw_mesh(v, a, weapon, &p[3], 0, 0, 0, &light);
+        draw_flash(v, a, s, num, weapon, &p[3], t, &light);
+    }
 }
 
 /* ---- items, missiles, map models ---- */

@@ -703,3 +703,58 @@ TEST(md3_seek_draws_what_play_draws)
     tl_close(tl[1]);
     pak_fs_close(fs);
 }
+
+/* cg_weapons.c CG_AddPlayerWeapon: a bot's shotgun fires at 4.8 s into demo088-test1
+ * (EV_FIRE_WEAPON on entity 12, weapon 3), and for MUZZLE_FLASH_TIME (20 ms) its flash model
+ * (models/weapons2/shotgun/shotgun_flash.md3, the world model with "_flash") is drawn at
+ * the weapon's tag_flash: the frame 5 ms after the shot changes where the flash is and
+ * nowhere else when the effect is taken out of the log; 40 ms after, there is none. */
+TEST(md3_muzzle_flash_while_it_lasts)
+{
+    OA_FS(fs);
+    char path[1024];
+    if (!test_realfile(path, sizeof path,
+                       "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71")) {
+        pak_fs_close(fs);
+        SKIP("real data missing");
+    }
+    qd_error err = {0};
+    demo_t *d = demo_open(path, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    const cl_state *cl = tl ? tl_state_at(tl, 4.805, &err) : NULL;
+    CHECK(cl);
+    cl_state *bare = cl ? malloc(sizeof *bare) : NULL;
+    oa_ctx o = {fs, 0};
+    if (cl && bare) {
+        int flash_model = 0;
+        for (int i = CL_FLASH_SLOTS; i < cl->level.num_models; i++)
+            flash_model |= !strcmp(cl->level.models[i], "models/weapons2/shotgun/shotgun_flash.md3");
+        CHECK(flash_model);
+        memcpy(bare, cl, sizeof *bare);
+        cl_fxlog_clear(bare);
+        rast_fb *with = oa_frame(cl, 4.805, &o), *without = oa_frame(bare, 4.805, &o);
+        CHECK(with && without);
+        int diff = 0, minx = BW, maxx = -1;
+        for (int i = 0; with && without && i < BW * BH; i++)
+            if (with->color[i] != without->color[i]) {
+                diff++;
+                minx = i % BW < minx ? i % BW : minx;
+                maxx = i % BW > maxx ? i % BW : maxx;
+            }
+        CHECK_MSG(diff > 20 && diff < 2000 && maxx - minx < 60, "%d pixels, x %d..%d", diff,
+                  minx, maxx);
+        rast_fb_free(with);
+        rast_fb_free(without);
+        const cl_state *later = tl_state_at(tl, 4.845, &err);
+        int on = 0;
+        const cl_fxev *fx[64];
+        int n = later ? cl_fx_at(later, 4.845, fx, 64) : 0;
+        for (int i = 0; i < n; i++)
+            on |= fx[i]->kind == CL_FXK_MUZZLE && fx[i]->entity == 12;
+        CHECK(!on);
+    }
+    free(bare);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
