@@ -114,7 +114,7 @@ TEST(png_write_atomic)
     snprintf(path, sizeof path, "%s/no/such/dir/shot.png", test_tmpdir());
     CHECK_EQ(out_png_write(path, fb, &err), QD_ERR_OUTPUT);
     CHECK(strstr(err.msg, "no/such/dir") != NULL);
-    rast_fb bad = {0, 0, NULL, NULL};
+    rast_fb bad = {0, 0, NULL, NULL, NULL};
     uint8_t *png = (uint8_t *)1;
     CHECK_EQ(out_png_encode(&bad, &png, &len, &err), QD_ERR_USAGE);
     CHECK(png == NULL && len == 0);
@@ -231,7 +231,7 @@ TEST(sinks_and_hash)
     CHECK(out_fb_hash(a) != out_fb_hash(b));
     uint32_t px = rast_rgb(1, 2, 3);
     float z = 0;
-    rast_fb one = {1, 1, &px, &z};
+    rast_fb one = {1, 1, &px, &z, NULL};
     uint64_t want = 0xcbf29ce484222325ull; /* FNV-1a 64 of the bytes 1, 2, 3, 255 */
     const uint8_t bytes4[4] = {1, 2, 3, 255};
     for (int i = 0; i < 4; i++)
