@@ -134,6 +134,18 @@ TEST(q2hud_status_bar_from_the_layout_program)
     tl_close(tl);
 }
 
+/* A Quake II state with no level but a status bar's inputs present, or NULL. */
+static cl_state *q2_blank(void)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    if (cl) {
+        cl_reset_zeroed(cl);
+        cl->level.game = CL_GAME_Q2;
+        cl->layout.has_stats = 1;
+    }
+    return cl;
+}
+
 /* Hostile programs (a demo's configstrings and layouts come from strangers): huge and
  * negative places, unterminated quotes, `if` without `endif`, commands without their
  * arguments, stat indices out of range; drawn without a fault, nothing outside the frame. */
@@ -147,7 +159,7 @@ TEST(q2hud_hostile_programs)
         "xv yv pic picn stat_string num 3 cstring cstring2 string2 \"\\n\\n\\n\"",
         "xr -8 yb -8 cstring \"a\nbb\nccc\" xv 0 yv 0 num 2147483647 1",
     };
-    cl_state *cl = calloc(1, sizeof *cl);
+    cl_state *cl = q2_blank();
     rast_fb *fb = rast_fb_new(320, 240);
     CHECK(cl && fb);
     if (!cl || !fb) {
@@ -155,9 +167,6 @@ TEST(q2hud_hostile_programs)
         rast_fb_free(fb);
         return;
     }
-    cl_reset_zeroed(cl);
-    cl->level.game = CL_GAME_Q2;
-    cl->layout.has_stats = 1;
     for (int i = 0; i < CL_LAYOUT_STATS; i++)
         cl->layout.stats[i] = (int16_t)(i % 2 ? -32768 : 32767);
     cl->layout.stats[13] = 1;
@@ -295,16 +304,13 @@ TEST(q2hud_conchars_glyphs_exact)
     fclose(f);
     pak_fs *fs = pak_fs_open();
     qd_error err;
-    cl_state *cl = calloc(1, sizeof *cl);
+    cl_state *cl = q2_blank();
     CHECK(fs && cl && pak_fs_add_game_dir(fs, dir, &err) == QD_OK);
     if (!fs || !cl) {
         pak_fs_close(fs);
         free(cl);
         return;
     }
-    cl_reset_zeroed(cl);
-    cl->level.game = CL_GAME_Q2;
-    cl->layout.has_stats = 1;
     snprintf(cl->layout.statusbar, sizeof cl->layout.statusbar,
              "xl 8 yt 16 string \"Az\" xl 8 yt 32 string2 \"A\"");
     r_hud2 *h = r_hud2_load(fs_read, fs, cl);
