@@ -370,9 +370,11 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     while (mip < 4 && (uint64_t)((lm->extents[0] >> mip) + 1) * (uint64_t)((lm->extents[1] >> mip) + 1) >
                           R_SURF_MAX_TEXELS)
         mip++;
+    if (mip > 3)
+        return NULL; /* too big at every level (mips[] has four) */
     while (mip > 0 && !tx->mips[mip])
         mip--;
-    if (mip > 3 || !tx->mips[mip] || (tx->width >> mip) == 0 || (tx->height >> mip) == 0)
+    if (!tx->mips[mip] || (tx->width >> mip) == 0 || (tx->height >> mip) == 0)
         return NULL;
     int key[6] = {0, 0, 0, 0, ti, mip};
     for (int k = 0; k < lm->num_styles; k++)
