@@ -46,11 +46,15 @@ static void *image_realloc(void *p, size_t n) { return n <= IMAGE_MAX_ALLOC ? re
  * 2.28 checks). And a scan may name a table no DHT defined, whose memory stb never set: a
  * code then indexes its symbols with garbage (fuzz_image, an index of -29). Walk the
  * markers and refuse both first: at most 2^n codes of length n, at most 256 in all, and
- * every table a scan uses defined before it. Returns 0 with *at the offset of the fault. */
+ * every table a scan uses defined before it. A baseline scan (SOF0, SOF1) decodes every
+ * block with its DC and its AC table whatever Ss and Se say (T.81 F.1.2; stb's
+ * stbi__jpeg_decode_block), so both must exist; a progressive scan uses DC when Ss is 0 and
+ * AC when Se is above 0 (T.81 G.1.2). Returns 0 with *at the offset of the fault. */
 static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
 {
     unsigned defined = 0; /* bit (class * 4 + id): DC 0..3, AC 4..7 */
     unsigned quant = 0, needq = 0; /* quantisation tables defined, and those frames use */
+    int progressive = 0;           /* SOF2; a baseline scan (SOF0, SOF1) uses both tables */
     size_t p = 0;
     while (p < len && d[p] == 0xff)
         p++;
@@ -102,6 +106,8 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
         }
         for (size_t q = p + 4; m == 0xdb && q < len && q < p + 2 + seg; q += 65)
             quant |= 1u << (d[q] & 3);
+        if (m >= 0xc0 && m <= 0xc2)
+            progressive = m == 0xc2;
         if (m >= 0xc0 && m <= 0xc2 && p + 9 < len) /* SOF: each component's table */
             for (size_t i = 0, nf = d[p + 9]; i < nf && p + 12 + 3 * i < len; i++)
                 needq |= 1u << (d[p + 12 + 3 * i] & 3);
@@ -116,8 +122,9 @@ static int jpeg_tables_ok(const uint8_t *d, size_t len, size_t *at)
                 uint8_t ss = d[p + 5 + 2 * ns], se = d[p + 6 + 2 * ns];
                 for (size_t i = 0; i < ns; i++) {
                     uint8_t t = d[p + 6 + 2 * i];
-                    if ((ss == 0 && !(defined >> (t >> 4 & 3) & 1)) ||
-                        (se > 0 && !(defined >> (4 + (t & 3)) & 1))) {
+                    int dc = ss == 0 || !progressive, ac = se > 0 || !progressive;
+                    if ((dc && !(defined >> (t >> 4 & 3) & 1)) ||
+                        (ac && !(defined >> (4 + (t & 3)) & 1))) {
                         *at = p;
                         return 0;
                     }

@@ -128,6 +128,32 @@ TEST(q3tex_image_huffman_tables_refused)
     }
 }
 
+/* A baseline JPEG (SOF0 at byte 158) whose first scan (SOS at 292: three components, the
+ * third with table byte 0x02, Ss 0, Se 0) names AC table 2, which none of the four DHT
+ * segments before it defines (they define DC 0, AC 0, DC 1, AC 1: the bytes 0x00, 0x10,
+ * 0x01, 0x11 at 181, 211, 252, 274). A baseline scan decodes every block with both of its
+ * tables whatever Se says, so stb 2.27 decoded with a table it never built (fuzz_image,
+ * UBSan: an index of values[] below 0 when the heap held the right garbage). Counted from
+ * the file with a marker walk; refused at the scan. */
+TEST(q3tex_image_baseline_scan_needs_ac_table)
+{
+    size_t len;
+    uint8_t *d = test_read_file("tests/crashers/image/jpeg-baseline-undefined-ac.jpg", &len);
+    if (!d)
+        SKIP("run from the project root");
+    CHECK_EQ(len, 1836);
+    CHECK(d[158] == 0xff && d[159] == 0xc0);
+    CHECK(d[181] == 0x00 && d[211] == 0x10 && d[252] == 0x01 && d[274] == 0x11);
+    CHECK(d[292] == 0xff && d[293] == 0xda && d[296] == 3 && d[302] == 0x02 && d[304] == 0);
+    mdl_image *im = NULL;
+    qd_error err = {0};
+    CHECK_EQ(mdl_image_load(d, len, "jpeg-baseline-undefined-ac.jpg", &im, &err),
+             QD_ERR_BAD_DATA);
+    CHECK_EQ(err.offset, 292);
+    mdl_image_free(im);
+    free(d);
+}
+
 /* A 69-byte run-length TGA whose header claims 4096 x 2304 (fuzz_image's slow input: stb
  * filled 37 MB for it): at most 64 pixels a byte can be described, so it is refused. */
 TEST(q3tex_image_size_claim_refused)
