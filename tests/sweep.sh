@@ -12,7 +12,10 @@
 # EVERY=N only variants whose number is a multiple of N run: CI runs the fixed sample EVERY=16.
 # Environment: QDEMO_REALDATA (default ../shared/realdata), SWEEP_JOBS (default 2),
 # SWEEP_TIMEOUT seconds a run (default 60), SWEEP_MEM_MB (default 2048), SWEEP_KEEP=DIR to keep
-# the failing variants. Prints one line a failure, then a summary; exits 1 on any failure.
+# the failing variants, SWEEP_FROM=I and SWEEP_COUNT=N to run only the variants numbered I to
+# I+N-1 of the whole list (0-based, in the order of the sorted files, then k), so the whole sweep
+# can be spread over several runs of one build, and SWEEP_LOG=FILE to append each variant's
+# line, numbered, to FILE. Prints one line a failure, then a summary; exits 1 on any failure.
 set -u
 
 qdemo=${1:?usage: tests/sweep.sh QDEMO [EVERY]}
@@ -97,11 +100,19 @@ export -f run_variant
 find "$realdata" -type f \( -name '*.dem' -o -name '*.qwd' -o -name '*.mvd' -o -name '*.mvd2' \
     -o -name '*.dm2' -o -name '*.dm_6[0-9]' -o -name '*.dm_7[0-9]' \) | sort >"$work/files"
 nfiles=$(wc -l <"$work/files")
+from=${SWEEP_FROM:-0}
+count=${SWEEP_COUNT:-1000000000}
+export SWEEP_LOG=${SWEEP_LOG:-/dev/null}
+i=0
 while read -r f; do
     for k in $(seq 0 127); do
-        [ $(( k % every )) -eq 0 ] && printf '%s\0%s\0' "$f" "$k"
+        if [ $(( k % every )) -eq 0 ]; then
+            [ "$i" -ge "$from" ] && [ "$i" -lt $(( from + count )) ] && printf '%s\0%s\0%s\0' "$f" "$k" "$i"
+            i=$(( i + 1 ))
+        fi
     done
-done <"$work/files" | xargs -0 -n2 -P "$jobs" bash -c 'run_variant "$1" "$2"' _ >"$work/results"
+done <"$work/files" |
+    xargs -0 -n3 -P "$jobs" bash -c 'r=$(run_variant "$1" "$2"); echo "$r"; echo "$3 $r" >>"$SWEEP_LOG"' _ >"$work/results"
 
 runs=$(wc -l <"$work/results")
 fails=$(grep -c '^FAIL' "$work/results")
