@@ -156,6 +156,78 @@ TEST(hud_quake_status_bar_numbers)
     free(w);
 }
 
+/* QuakeWorld: a real MVD (ezQuake's manual demo skill-3, one player on dm3) at 2.0 s and 5.0 s.
+ * `qdemo dump` of it, read by hand: block 12 at 0.000 sets the player's stats (svc_updatestatlong
+ * stat=0 health 100, stat=4 armour 150, stat=2 weapon model 22, stat=3 ammo 46, stat=8 rockets
+ * 46, stat=10 active weapon 32 = IT_ROCKET_LAUNCHER, stat=15 items 21631 = 0x547f: the seven
+ * guns, rockets 0x400, axe 0x1000, yellow armour IT_ARMOR2 0x4000); block 37 at 1.207 switches
+ * to the axe (stat=2 16, stat=3 0, stat=10 4096 = IT_AXE, stat=15 20607 = 0x507f: no ammo
+ * type); block 89 at 3.530 back to the rocket launcher (22, 46, 32, 21631). Nothing else
+ * changes them. The bar is the same as the sample's (3 pixels a unit, the bar's top at
+ * 720 - 72): armour 150 in three cells from 24, the yellow armour picture at 0, health 100
+ * from 136, ammo 46 right-aligned from 248 (272, 296) beside the rockets picture at 224. */
+TEST(hud_quakeworld_status_bar_numbers)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/mvd/ezquake-source_manual_skill-3.mvd", test_realdata());
+    size_t len;
+    uint8_t *w = slurp(WAD, &len);
+    if (!w)
+        SKIP("run from the project root");
+    if (access(path, R_OK) != 0) {
+        free(w);
+        SKIP("no real data");
+    }
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK(d);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    if (!tl) {
+        free(w);
+        return;
+    }
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = "assets";
+    app_world world;
+    memset(&world, 0, sizeof world);
+    int k = 3, x0 = 0, y0 = 720 - 24 * k;
+    uint32_t s;
+    rast_fb *fb = rast_fb_new(960, 720);
+    for (int pass = 0; pass < 2; pass++) {
+        const cl_state *cl = tl_state_at(tl, pass ? 5.0 : 2.0, &err);
+        CHECK(cl);
+        if (!cl)
+            break;
+        app_world_update(&world, &o, cl);
+        CHECK(world.hud);
+        rast_clear(fb, 0);
+        player_draw_hud(PLAYER_HUD_GAME, -1, cl, world.hud, NULL, fb);
+        const char *want[][2] = {{"NUM_1", "24"},     {"NUM_5", "48"},   {"NUM_0", "72"},
+                                 {"SB_ARMOR2", "0"},  {"NUM_1", "136"},  {"NUM_0", "160"},
+                                 {"NUM_0", "184"},    {"NUM_4", "272"},  {"NUM_6", "296"},
+                                 {"SB_ROCKET", "224"}};
+        size_t n = pass ? 10 : 7; /* with the axe: no ammo number, no ammo picture */
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *p = lump(w, len, want[i][0], &s);
+            CHECK(p);
+            CHECK_MSG(p && shows(fb, world.palette, p, atoi(want[i][1]), 0, k, x0, y0),
+                      "at %.1f s: %s at %s", pass ? 5.0 : 2.0, want[i][0], want[i][1]);
+        }
+        if (!pass) { /* the axe: Quake's Sbar_Draw still draws STAT_AMMO, 0, in red (10 or
+                      * less) in the last cell, and no ammo picture (no ammo item bit) */
+            CHECK(!shows(fb, world.palette, lump(w, len, "NUM_4", &s), 272, 0, k, x0, y0));
+            CHECK(shows(fb, world.palette, lump(w, len, "ANUM_0", &s), 296, 0, k, x0, y0));
+            CHECK(!shows(fb, world.palette, lump(w, len, "SB_ROCKET", &s), 224, 0, k, x0, y0));
+        }
+    }
+    rast_fb_free(fb);
+    app_world_free(&world);
+    tl_close(tl);
+    free(w);
+}
+
 /* The game's font draws conchars' cells exactly (index 0 see-through); the feed shows prints
  * for 3 s at the top left, centerprints for 2 s in the middle (con_notifytime,
  * scr_centertime), in that font. */
