@@ -370,6 +370,7 @@ static void begin_level(ctx *c)
     /* gametype_t (bg_public.h): GT_TEAM 3 and on are team games */
     c->s->team_game = qd_info_get(si, "g_gametype", v, sizeof v) && qd_atoi(v) >= 3;
     c->s->have_pers = 0;
+    c->s->have_ps_events = 0;
     c->s->time_warned = c->s->frag_warned = 0; /* CG_Init */
     if (!qd_info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
         qd_info_get(si, "fs_game", v, sizeof v);
@@ -828,6 +829,8 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
         st->flags |= CL_ST_SPECTATOR;
 }
 
+static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3]);
+
 static void emit_ps(ctx *c, const q3_ps *ps, int body)
 {
     int cn = ps_client(c, ps);
@@ -895,8 +898,62 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     memcpy(c->s->pers, ps->persistant, sizeof c->s->pers);
     c->s->pers_client = cn;
     c->s->have_pers = 1;
+    ps_events(c, ps, cn, org);
     if (!inter)
         q3_limit_sounds(c->cl, c->s);
+}
+
+static void entity_event(ctx *c, const q3_ent *e, int ev);
+
+/* cg_playerstate.c CG_CheckPlayerstateEvents: the recorder's own events (weapon fire,
+ * footsteps, jumps, pain, pickups) are never sent as entities to it or to a spectator
+ * following that player (sv_snapshot.c leaves out the entity of ps.clientNum and g_active.c
+ * SendPendingPredictableEvents' temporary entity skips that client): they come in the
+ * playerState, as events[eventSequence & 1] (MAX_PS_EVENTS 2, bg_misc.c
+ * BG_AddPredictableEventToPlayerstate) and externalEvent with its toggle bits. An event is
+ * new when its sequence number is past the last playerState's, or when the slot of a
+ * sequence both saw holds another event. The events fire on the player's entity at its
+ * origin, as BG_PlayerStateToEntityState would make it; a change of followed player
+ * starts afresh (CG_TransitionPlayerState copies ps to ops). */
+static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3])
+{
+    q3_state *s = c->s;
+    int seq = ps->f[Q3_PS_EVENTSEQUENCE], ext = ps->f[Q3_PS_EXTERNALEVENT];
+    int ev[2] = {ps->f[Q3_PS_EVENTS0], ps->f[Q3_PS_EVENTS1]};
+    int parm[2] = {ps->f[Q3_PS_EVENTPARMS0], ps->f[Q3_PS_EVENTPARMS1]};
+    if (s->have_ps_events && s->ps_ev_client == cn) {
+        q3_ent e;
+        memset(&e, 0, sizeof e);
+        e.number = (uint16_t)cn;
+        e.f[Q3_ES_ETYPE] = Q3_ET_PLAYER;
+        e.f[Q3_ES_CLIENTNUM] = cn;
+        e.f[Q3_ES_WEAPON] = ps->f[Q3_PS_WEAPON];
+        e.f[Q3_ES_EFLAGS] = ps->f[Q3_PS_EFLAGS];
+        memcpy(&e.f[Q3_ES_POS_TRBASE0], &org[0], 4);
+        memcpy(&e.f[Q3_ES_POS_TRBASE1], &org[1], 4);
+        memcpy(&e.f[Q3_ES_POS_TRBASE2], &org[2], 4);
+        if (ext && ext != s->ps_ev_ext) {
+            e.f[Q3_ES_EVENTPARM] = ps->f[Q3_PS_EXTERNALEVENTPARM];
+            if ((ext & ~Q3_EV_EVENT_BITS) > 0)
+                entity_event(c, &e, ext & ~Q3_EV_EVENT_BITS);
+        }
+        /* a sequence that jumped by more than two lost the events between (the ring holds
+         * two): only the two it holds fire */
+        for (int i = seq - 2; i < seq; i++) {
+            int k = i & 1;
+            if (i >= s->ps_ev_seq || (i > s->ps_ev_seq - 2 && ev[k] != s->ps_ev[k])) {
+                e.f[Q3_ES_EVENTPARM] = parm[k];
+                if ((ev[k] & ~Q3_EV_EVENT_BITS) > 0)
+                    entity_event(c, &e, ev[k] & ~Q3_EV_EVENT_BITS);
+            }
+        }
+    }
+    s->have_ps_events = 1;
+    s->ps_ev_client = cn;
+    s->ps_ev_seq = seq;
+    s->ps_ev[0] = ev[0];
+    s->ps_ev[1] = ev[1];
+    s->ps_ev_ext = ext;
 }
 
 /* meansOfDeath_t (bg_public.h) MOD_UNKNOWN 0 .. MOD_TRIGGER_HURT 22 as cl_means and the

@@ -451,6 +451,10 @@ typedef struct q3_state {
     uint8_t have_pers;        /* pers holds the recorder's last persistant[] */
     int32_t pers_client;      /* whose they were */
     int32_t pers[16];
+    /* the recorder's playerState events in the last playerState (cg_playerstate.c
+     * CG_CheckPlayerstateEvents): whose, its eventSequence, events[2], externalEvent */
+    uint8_t have_ps_events;
+    int32_t ps_ev_client, ps_ev_seq, ps_ev[2], ps_ev_ext;
     q3_store store;
     q3_ps ps_ring[Q3_PACKET_BACKUP]; /* the playerState of each ring slot's snapshot */
     q3_ent baselines[Q3_MAX_GENTITIES];

@@ -1316,3 +1316,88 @@ TEST(q3_player_movement_dir)
     CHECK_EQ(e->cur.skin, 2);
     run_close(&r);
 }
+
+/* A snapshot at t (no delta) whose playerState holds the fields of ps (indexes Q3_PS_*, up
+ * to Q3_PS_WEAPON; 0 is not sent), no stats arrays and no entities. */
+static void build_ps_snapshot(bw *w, int32_t t, const int32_t ps[Q3_PS_WEAPON + 1])
+{
+    snapshot_head(w, t);
+    wbits(w, Q3_PS_WEAPON + 1, 8);
+    for (int i = 0; i <= Q3_PS_WEAPON; i++) {
+        wbit(w, ps[i] != 0);
+        if (ps[i])
+            wbits(w, ps[i], q3_ps_fields[i].bits);
+    }
+    wbit(w, 0); /* no stats arrays */
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* The recorder's own events come in its playerState (cg_playerstate.c
+ * CG_CheckPlayerstateEvents), never as entities. entity_event_t (bg_public.h, 1.32): EV_JUMP
+ * 14, EV_FIRE_WEAPON 23, EV_PAIN 56; weapon_t WP_MACHINEGUN 2, WP_ROCKET_LAUNCHER 5. Six
+ * snapshots 50 ms apart, the recorder client 0 (sarge) then following client 3:
+ *   A seq 5, events {14, 23}: the first playerState, nothing fires;
+ *   B seq 6, events[5 & 1] 23 new: one machine gun shot;
+ *   C seq 8, events {14, 23} at 6 and 7: a jump and a shot;
+ *   D seq 8 again, externalEvent EV_PAIN with toggle bit 0x100, parm 20: pain25_1;
+ *   E the same externalEvent (nothing), clientNum 3, seq 12: a new player, nothing fires;
+ *   F seq 13, events[12 & 1] 23 with the rocket launcher: client 3's shot.
+ * So three fire sounds (two machine gun, one rocket) and three muzzle flashes on entities
+ * 1, 1 and 4 (client + 1), one jump and one pain sound of sarge's. */
+TEST(q3_playerstate_events)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    static const int32_t snaps[6][6] = {
+        /* seq, events0, events1, external, clientnum, weapon */
+        {5, 14, 23, 0, 0, 2},         {6, 14, 23, 0, 0, 2}, {8, 14, 23, 0, 0, 2},
+        {8, 14, 23, 56 | 0x100, 0, 2}, {12, 14, 23, 56 | 0x100, 3, 5},
+        {13, 23, 23, 56 | 0x100, 3, 5}};
+    for (int k = 0; k < 6; k++) {
+        int32_t ps[Q3_PS_WEAPON + 1] = {0};
+        ps[Q3_PS_EVENTSEQUENCE] = snaps[k][0];
+        ps[Q3_PS_EVENTS0] = snaps[k][1];
+        ps[Q3_PS_EVENTS1] = snaps[k][2];
+        ps[Q3_PS_EXTERNALEVENT] = snaps[k][3];
+        ps[Q3_PS_EXTERNALEVENTPARM] = snaps[k][3] ? 20 : 0;
+        ps[Q3_PS_CLIENTNUM] = snaps[k][4];
+        ps[Q3_PS_WEAPON] = snaps[k][5];
+        ps[Q3_PS_VIEWHEIGHT] = 26;
+        build_ps_snapshot(w, 1000 + 50 * k, ps);
+        add_block(m, w, 11 + k);
+    }
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    int mg = 0, rocket = 0, jump = 0, pain = 0, other = 0;
+    const cl_fxlog *log = &r.cl->fxlog;
+    for (uint32_t i = 0; i < log->sound_count && i < CL_SOUND_LOG; i++) {
+        const cl_sound *s = &log->sounds[i];
+        const char *n = r.cl->level.sounds[s->sound];
+        if (strstr(n, "sound/weapons/machinegun/machgf") == n && s->entity == 1)
+            mg++;
+        else if (!strcmp(n, "sound/weapons/rocket/rocklf1a.wav") && s->entity == 4)
+            rocket++;
+        else if (!strcmp(n, "sound/player/sarge/jump1.wav") && s->entity == 1)
+            jump++;
+        else if (!strcmp(n, "sound/player/sarge/pain25_1.wav") && s->entity == 1)
+            pain++;
+        else
+            other++;
+    }
+    CHECK_EQ(mg, 2);
+    CHECK_EQ(rocket, 1);
+    CHECK_EQ(jump, 1);
+    CHECK_EQ(pain, 1);
+    CHECK_EQ(other, 0);
+    int flashes[8] = {0}, nflash = 0;
+    for (uint32_t i = 0; i < log->fx_count && i < CL_FX_LOG; i++)
+        if (log->fx[i].kind == CL_FXK_MUZZLE && nflash < 8)
+            flashes[nflash++] = log->fx[i].entity;
+    CHECK_EQ(nflash, 3);
+    CHECK(flashes[0] == 1 && flashes[1] == 1 && flashes[2] == 4);
+    run_close(&r);
+    free(m);
+}
