@@ -214,12 +214,18 @@ static int info_list(void *ctx, const char *prefix,
     return pak_list((const pak_fs *)ctx, prefix, fn, u);
 }
 
-/* A Quake III weapon's flash model: cgame does without one that is not there (r_assets.c). */
+/* A Quake III weapon's flash, hand or barrel model: cgame does without one that is not
+ * there (r_assets.c). */
 static int optional_flash(const char *name)
 {
+    static const char *const parts[] = {"_flash.md3", "_hand.md3", "_barrel.md3"};
     size_t n = strlen(name);
-    return !strncmp(name, "models/weapons2/", 16) && n > 10 &&
-           !strcmp(name + n - 10, "_flash.md3");
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t k = strlen(parts[i]);
+        if (!strncmp(name, "models/weapons2/", 16) && n > k && !strcmp(name + n - k, parts[i]))
+            return 1;
+    }
+    return 0;
 }
 
 /* A Quake III sprite: a shader named like a model, with no file of its own (r_assets.c). */

@@ -20,6 +20,9 @@
 #define CL_NAME_LEN 64
 #define CL_SKIN_SLOTS 320     /* model slot i's .skin file at slot i + this (Q3 players) */
 #define CL_FLASH_SLOTS 1200   /* weapon model slot i's muzzle flash model at slot i + this (Q3) */
+#define CL_HAND_SLOTS 1300    /* weapon model slot i's first-person hand model (tags only) */
+#define CL_BARREL_SLOTS 1400  /* weapon model slot i's spinning barrel model (Q3) */
+#define CL_HAND_FALLBACK 1700 /* the hand model of a weapon without one (Q3: the shotgun's) */
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;
@@ -202,13 +205,15 @@ typedef struct cl_view {
     float view_height;    /* added to origin[2] */
     uint8_t has_origin;
     uint8_t dead, gibbed; /* the recorded player is dead / gibbed (Q2/Q3 pm_type, QW flags) */
-    uint8_t pad;
+    uint8_t bob_cycle;    /* Quake III ps.bobCycle (bit 7 the leg, 0..127 the phase); 0 else */
     int32_t player;       /* slot + 1 of the recorded view's player; 0 none or unknown (a
                            * zeroed cl_view means "unknown"): read it with cl_view_player */
     float fov;            /* horizontal degrees (Q2 ps.fov); 0: the level's convention */
     /* the first-person weapon's place against the eye, in world axes and units, and its
      * turn against the view in degrees (Quake II's gunoffset and gunangles); 0 elsewhere */
     float gun_offset[3], gun_angles[3];
+    float xyspeed;        /* the recorded player's speed across the ground, units/s (Quake
+                           * III's first-person weapon bob); 0 elsewhere */
 } cl_view;
 
 typedef enum cl_msg_kind { CL_MSG_PRINT, CL_MSG_CENTER, CL_MSG_CHAT } cl_msg_kind;

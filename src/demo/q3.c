@@ -203,6 +203,12 @@ static const char *const missile_models[] = {
 _Static_assert(Q3_ITEM_MODELS + CL_FLASH_SLOTS > Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS &&
                    Q3_ITEM_MODELS + 256 + CL_FLASH_SLOTS <= CL_MAX_MODELS,
                "flash slots overlap other models");
+/* the hands and barrels of the weapons (items under 100) past their flashes, apart */
+_Static_assert(NUM_ITEM_MODELS < 100 && CL_HAND_SLOTS == CL_FLASH_SLOTS + 100 &&
+                   CL_BARREL_SLOTS == CL_HAND_SLOTS + 100 &&
+                   Q3_ITEM_MODELS + NUM_ITEM_MODELS + CL_BARREL_SLOTS < CL_HAND_FALLBACK &&
+                   CL_HAND_FALLBACK < CL_MAX_MODELS,
+               "weapon part slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
 _Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
                    Q3_PLAYER_MODELS + CL_SKIN_SLOTS >=
@@ -382,16 +388,26 @@ static void begin_level(ctx *c)
             apply_cs(c, i, gs_get(gs, i));
     for (int i = 1; i < NUM_ITEM_MODELS; i++) {
         cl_set_model(c->cl, Q3_ITEM_MODELS + i, item_models[i]);
-        /* cg_weapons.c CG_RegisterWeapon: a weapon's flash model is its world model with
-         * "_flash" before the extension */
+        /* cg_weapons.c CG_RegisterWeapon: a weapon's flash, barrel and hand models are its
+         * world model with "_flash", "_barrel" and "_hand" before the extension; any may be
+         * missing (a weapon without a hand model takes the shotgun's) */
         size_t n = item_models[i] ? strlen(item_models[i]) : 0;
         if (n > 4 && n < CL_NAME_LEN - 8 && !strncmp(item_models[i], "models/weapons2/", 16) &&
             !strcmp(item_models[i] + n - 4, ".md3")) {
-            char flash[CL_NAME_LEN];
-            snprintf(flash, sizeof flash, "%.*s_flash.md3", (int)(n - 4), item_models[i]);
-            cl_set_model(c->cl, Q3_ITEM_MODELS + i + CL_FLASH_SLOTS, flash);
+            static const struct {
+                int slots;
+                const char *part;
+            } parts[] = {{CL_FLASH_SLOTS, "flash"}, {CL_HAND_SLOTS, "hand"},
+                         {CL_BARREL_SLOTS, "barrel"}};
+            for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+                char name[CL_NAME_LEN];
+                snprintf(name, sizeof name, "%.*s_%s.md3", (int)(n - 4), item_models[i],
+                         parts[k].part);
+                cl_set_model(c->cl, Q3_ITEM_MODELS + i + parts[k].slots, name);
+            }
         }
     }
+    cl_set_model(c->cl, CL_HAND_FALLBACK, "models/weapons2/shotgun/shotgun_hand.md3");
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -875,6 +891,12 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     memcpy(v.angles, ang, sizeof ang);
     v.dead = pm == Q3_PM_DEAD;
     v.player = cn + 1;
+    /* cg_view.c CG_CalcViewValues: the bob cycle and the speed across the ground, which
+     * move the first-person weapon (cg_weapons.c CG_CalculateWeaponPosition) */
+    v.bob_cycle = (uint8_t)ps->f[Q3_PS_BOBCYCLE];
+    float vx = q3_f(ps->f[Q3_PS_VELOCITY0]), vy = q3_f(ps->f[Q3_PS_VELOCITY1]);
+    float xy = sqrtf(vx * vx + vy * vy);
+    v.xyspeed = isfinite(xy) && xy < 10000 ? xy : 0;
     cl_set_view(c->cl, &v);
     cl_stats st;
     ps_stats(c, ps, &st);
@@ -1252,14 +1274,16 @@ static qd_err parse_snapshot(ctx *c)
     if (valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
     /* the raw playerState numbers a HUD shows (bg_public.h stats[STAT_HEALTH],
-     * stats[STAT_ARMOR], weapon, ammo[weapon], persistant[PERS_SCORE]) */
+     * stats[STAT_ARMOR], weapon, ammo[weapon], persistant[PERS_SCORE]) and its events
+     * (eventSequence: events[0],events[1], externalEvent) */
     TRACE(c, "svc_snapshot",
           "serverTime=%d delta=%d flags=%d entities=%d client=%d health=%d armor=%d "
-          "weapon=%d ammo=%d score=%d%s",
+          "weapon=%d ammo=%d score=%d events=%d:%d,%d external=%d%s",
           server_time, delta, flags, f->count, ps.f[Q3_PS_CLIENTNUM],
           ps.stats[Q3_STAT_HEALTH], ps.stats[c->p->stat_armor], ps.f[Q3_PS_WEAPON],
           ps.f[Q3_PS_WEAPON] >= 0 && ps.f[Q3_PS_WEAPON] < 16 ? ps.ammo[ps.f[Q3_PS_WEAPON]] : 0,
-          ps.persistant[Q3_PERS_SCORE], valid ? "" : " (delta source gone)");
+          ps.persistant[Q3_PERS_SCORE], ps.f[Q3_PS_EVENTSEQUENCE], ps.f[Q3_PS_EVENTS0],
+          ps.f[Q3_PS_EVENTS1], ps.f[Q3_PS_EXTERNALEVENT], valid ? "" : " (delta source gone)");
     if (valid)
         emit_frame(c, f, server_time, &s->ps_ring[f->seq & Q3_PACKET_MASK], old_sorted, fresh);
     return QD_OK;

@@ -444,12 +444,15 @@ static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
     free(data);
 }
 
-/* A Quake III weapon's flash model (q3.c registers one for every weapon at slot +
- * CL_FLASH_SLOTS): cgame loads them without a word when they are not there (the gauntlet and
- * the grapple have none in OpenArena), so neither does this. */
+/* A Quake III weapon's flash, hand or barrel model (q3.c registers them for every weapon at
+ * slot + CL_FLASH_SLOTS, CL_HAND_SLOTS, CL_BARREL_SLOTS): cgame loads them without a word
+ * when they are not there (the gauntlet and the grapple have no flash in OpenArena, most
+ * weapons no barrel), so neither does this. */
 static int optional_flash(int slot, const char *name)
 {
-    return slot > CL_FLASH_SLOTS && ends_with(name, "_flash.md3");
+    return slot > CL_FLASH_SLOTS && (ends_with(name, "_flash.md3") ||
+                                     ends_with(name, "_hand.md3") ||
+                                     ends_with(name, "_barrel.md3"));
 }
 
 /* Frees what r_assets_load built so far and says why. */

@@ -334,9 +334,12 @@ const uint32_t *r_lut_look(const uint32_t *lut, const cl_entstate *s, uint32_t *
 void r_md2_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
                   float blend, double t);
 
-/* The first-person weapon of a Quake III view: the MD3 of model slot model (nothing unless
- * it is one) at the view's hand, turned with the view, lit from the light grid at the eye. */
-void r_md3_view_weapon(r_view *v, const r_assets *a, int model);
+/* The first-person weapon of a Quake III view at demo time t: the MD3 of model slot model
+ * (nothing unless it is one) at the tag_weapon of its hand model (slot + CL_HAND_SLOTS, or
+ * CL_HAND_FALLBACK) in the frame the followed body's torso gives, the hand at the eye turned
+ * with the view and its bob; its barrel and its flash while it fires; lit from the light
+ * grid at the eye. */
+void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t);
 
 /* Fill the sky marks from the map's sky box, its cloud image or its flat colour. */
 void r_q3_sky(r_view *v, const r_assets *a);

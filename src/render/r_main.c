@@ -110,7 +110,7 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
     for (int y = v->y0; y < v->y1; y++)
         memset(fb->depth + (size_t)y * (size_t)fb->w, 0, (size_t)fb->w * sizeof *fb->depth);
     if (kind == R_KIND_MD3) /* Quake III: the weapon at the hand (cg_weapons.c) */
-        r_md3_view_weapon(v, a, st->gun_model);
+        r_md3_view_weapon(v, a, st->gun_model, t);
     else /* Quake's viewmodel, Quake II's gunindex / gunframe (drawn the same way) */
         r_draw_entity(v, a, &s, -1, -1, 0, t);
 }

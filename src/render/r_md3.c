@@ -354,6 +354,31 @@ static void draw_flash(r_view *v, const r_assets *a, const cl_entstate *s, int n
         draw_mesh(v, a, flash, &fp, 0, 0, 0, l);
 }
 
+/* cg_weapons.c CG_MachinegunSpinAngle: a barrel turns at SPIN_SPEED, 0.9 degrees a ms, while
+ * its owner fires (EF_FIRING: CL_FX_MUZZLE), made a function of the time; out of fire it
+ * stands (cgame lets it coast to a stop over COAST_TIME, 1 s, from the angle where the firing
+ * ended, which needs the moment it ended: not kept). */
+static float barrel_roll(const cl_entstate *s, double t)
+{
+    return s->fx & CL_FX_MUZZLE ? (float)fmod(t * 900.0, 360.0) : 0;
+}
+
+/* cg_weapons.c CG_AddPlayerWeapon: the weapon's barrel model (slot + CL_BARREL_SLOTS; the
+ * machine gun's and the gauntlet's) at its tag_barrel, rolled about its axis. */
+static void draw_barrel(r_view *v, const r_assets *a, const cl_entstate *s, int weapon_slot,
+                        const r_place *at, double t, const md3_light *l)
+{
+    const r_model *weapon = md3_at(a, weapon_slot),
+                  *barrel = md3_at(a, weapon_slot + CL_BARREL_SLOTS);
+    if (!weapon || !barrel)
+        return;
+    float roll[3] = {0, 0, barrel_roll(s, t)}, rot[3][3];
+    angles_axis(roll, rot);
+    r_place bp;
+    if (r_md3_on_tag(weapon->md3, 0, 0, 0, "tag_barrel", at, rot, &bp))
+        draw_mesh(v, a, barrel, &bp, 0, 0, 0, l);
+}
+
 static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int num,
                         int next_frame, double t)
 {
@@ -388,6 +413,7 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     const r_model *weapon = md3_at(a, s->model2);
     if (weapon && got & 8) {
         draw_mesh(v, a, weapon, &p[3], 0, 0, 0, &light);
+        draw_barrel(v, a, s, s->model2, &p[3], t, &light);
         draw_flash(v, a, s, num, weapon, &p[3], t, &light);
     }
 }
@@ -514,22 +540,84 @@ void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s)
     r_emit_poly(v, (const float(*)[3])q, 4, c, r_wire_color(c));
 }
 
-void r_md3_view_weapon(r_view *v, const r_assets *a, int model)
+/* cg_weapons.c CG_MapTorsoToWeaponFrame: the hand's frame for torso frame f: the weapon
+ * drop's 9 frames from TORSO_DROP's first are hand frames 6..14, the first 6 of either attack
+ * 1..6, anything else 0. */
+static uint32_t hand_frame(const mdl_anim *an, uint32_t f)
+{
+    const mdl_anim *drop = &an[MDL_ANIM_TORSO_DROP], *at1 = &an[MDL_ANIM_TORSO_ATTACK],
+                   *at2 = &an[MDL_ANIM_TORSO_ATTACK2];
+    if (f >= drop->first && f < drop->first + 9)
+        return f - drop->first + 6;
+    if (f >= at1->first && f < at1->first + 6)
+        return 1 + f - at1->first;
+    if (f >= at2->first && f < at2->first + 6)
+        return 1 + f - at2->first;
+    return 0;
+}
+
+void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
 {
     const r_model *rm = md3_at(a, model);
     if (!rm)
         return;
-    /* cg_weapons.c CG_AddViewWeapon puts the hand model at the eye (cg_gun_x/y/z 0) turned
-     * with the view and the weapon at the hand's tag_weapon; the hand model is not loaded
-     * here, so the weapon goes where that tag lies in frame 0 of baseq3's and OpenArena's
-     * machinegun_hand.md3: 6.16 forward, 5.83 right, 7.8 down */
-    static const float tag[3] = {6.16f, -5.83f, -7.8f};
+    const cl_state *cl = v->cl;
+    /* cg_weapons.c CG_CalculateWeaponPosition: the hand at the eye (cg_gun_x/y/z 0) turned
+     * with the view, plus the bob (bobCycle's bit 7 picks the leg, which turns roll and yaw
+     * the other way; its low 7 bits the phase) and the idle drift of sin(cg.time in s) */
+    float ang[3] = {v->angles[0], v->angles[1], v->angles[2]};
+    if (cl) {
+        float xy = cl->view.xyspeed;
+        int cyc = cl->view.bob_cycle;
+        float fracsin = fabsf(sinf((float)(cyc & 127) / 127.0f * (float)M_PI));
+        float scale = cyc & 128 ? -xy : xy;
+        ang[2] += scale * fracsin * 0.005f;
+        ang[1] += scale * fracsin * 0.01f;
+        ang[0] += xy * fracsin * 0.005f;
+        float drift = (xy + 40) * (float)sin(t) * 0.01f;
+        for (int j = 0; j < 3; j++)
+            ang[j] += drift;
+    }
+    r_place hand;
+    angles_axis(ang, hand.axis);
+    memcpy(hand.origin, v->org, sizeof hand.origin);
+    /* the followed body's torso frame picks the hand's (CG_AddViewWeapon), which holds the
+     * weapon's recoil and the weapon change; the body's state also says whether it fires */
+    cl_entstate s;
+    memset(&s, 0, sizeof s);
+    int ve = cl ? cl->view.view_entity : 0, nf;
+    float blend;
+    r_frames hf = {0};
+    if (ve > 0 && cl_entity_at(cl, ve, t, &s, &nf, &blend)) {
+        const r_model *legs = md3_at(a, s.model);
+        if (legs && legs->anims) {
+            double since[2] = {t, t};
+            cl_entity_anim_since(cl, ve, since);
+            r_frames tf;
+            anim_at(legs, s.frame2, t - since[1], &tf);
+            hf.f0 = hand_frame(legs->anims, tf.f0);
+            hf.f1 = hand_frame(legs->anims, tf.f1);
+            hf.lerp = tf.lerp;
+        }
+    } else {
+        ve = -1;
+    }
+    s.model2 = (uint16_t)model;
+    const r_model *hm = md3_at(a, model + CL_HAND_SLOTS);
+    if (!hm)
+        hm = md3_at(a, CL_HAND_FALLBACK); /* CG_RegisterWeapon: the shotgun's hand */
+    static const float none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     r_place p;
-    angles_axis(v->angles, p.axis);
-    for (int j = 0; j < 3; j++)
-        p.origin[j] = v->org[j] + tag[0] * p.axis[0][j] + tag[1] * p.axis[1][j] +
-                      tag[2] * p.axis[2][j];
+    if (!hm || !r_md3_on_tag(hm->md3, hf.f0, hf.f1, hf.lerp, "tag_weapon", &hand, none, &p)) {
+        /* no hand model at all: where tag_weapon lies in frame 0 of baseq3's and
+         * OpenArena's machinegun_hand.md3, 6.16 forward, 5.83 right, 7.8 down */
+        static const float tag[3] = {6.16f, -5.83f, -7.8f};
+        p = hand;
+        place_point(&hand, tag, p.origin);
+    }
     md3_light l;
     grid_light(a->world.bsp, v->org, &l);
     draw_mesh(v, a, rm, &p, 0, 0, 0, &l);
+    draw_barrel(v, a, &s, model, &p, t, &l);
+    draw_flash(v, a, &s, ve, rm, &p, t, &l);
 }

@@ -217,3 +217,87 @@ TEST(viewweapon_quake2_gun_follows_pitch)
     free(g.skin.p);
     free(cl);
 }
+
+/* Pixels that differ between two frames. */
+static int differ(const rast_fb *x, const rast_fb *y)
+{
+    int n = 0;
+    for (int i = 0; i < W * H; i++)
+        n += x->color[i] != y->color[i];
+    return n;
+}
+
+/* The view of cl at t with model slot off drawn (1) or hidden (0: its kind set to none for
+ * the frame, as if the file were missing). */
+static rast_fb *view_without(r_assets *a, const cl_state *cl, double t, int slot)
+{
+    r_kind k = a->models[slot].kind;
+    a->models[slot].kind = R_KIND_NONE;
+    rast_fb *fb = view(a, cl, t, 1);
+    a->models[slot].kind = k;
+    return fb;
+}
+
+/* OpenArena 0.8.8's own demo (demo088-test1.dm_71, oa_shouse, recorded by client 0 holding
+ * the machine gun, weapon=2). `qdemo dump` of it: the first snapshot is serverTime 137300
+ * (demo time 0); block 139, serverTime 144300 (7.000 s), has events=667:23,23 after block
+ * 138's 666:1,23, so sequence 666's slot (666 & 1 = 0) newly holds 23, EV_FIRE_WEAPON of
+ * the recorder itself, which only its playerState carries. cgame shows the weapon's flash
+ * model for MUZZLE_FLASH_TIME, 20 ms (cg_weapons.c): at 7.005 s hiding the flash model
+ * changes the picture, at 7.030 s (no shot: block 140 repeats 667) it does not. The machine
+ * gun's barrel model (machinegun_barrel.md3) is drawn at the weapon's tag_barrel. */
+TEST(viewweapon_quake3_flash_and_barrel_of_the_recorder)
+{
+    char path[4096];
+    snprintf(path, sizeof path,
+             "%s/dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71", test_realdata());
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    double t0;
+    const cl_state *cl;
+    timeline_t *tl = state_at(path, 0, &t0, &cl);
+    if (!tl)
+        SKIP("no real data (dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71)");
+    pak_fs *fs = pak_fs_open();
+    qd_error err = {0};
+    CHECK(fs && pak_fs_add_game_dir(fs, OA_DIR, &err) == QD_OK);
+    r_assets *a = NULL;
+    int flash_on = -1, flash_off = -1, barrel = -1;
+    for (int k = 0; k < 2; k++) {
+        double t = t0 + (k ? 7.030 : 7.005);
+        cl = tl_state_at(tl, t, &err);
+        CHECK(cl);
+        if (!cl)
+            break;
+        const cl_stats *st = cl_stats_of(cl, -1);
+        CHECK(st && st->gun_model > 0);
+        if (!st || !st->gun_model)
+            break;
+        CHECK_STR(cl->level.models[st->gun_model], "models/weapons2/machinegun/machinegun.md3");
+        CHECK_STR(cl->level.models[st->gun_model + CL_FLASH_SLOTS],
+                  "models/weapons2/machinegun/machinegun_flash.md3");
+        if (!a) {
+            a = r_assets_load(&cl->level, oa_read, fs, NULL, &err);
+            CHECK(a && r_assets_q3_textures(a, oa_read, oa_list, fs, &err) == QD_OK);
+        }
+        CHECK(a->models[st->gun_model + CL_FLASH_SLOTS].kind == R_KIND_MD3);
+        CHECK(a->models[st->gun_model + CL_BARREL_SLOTS].kind == R_KIND_MD3);
+        rast_fb *all = view(a, cl, t, 1);
+        rast_fb *no_flash = view_without(a, cl, t, st->gun_model + CL_FLASH_SLOTS);
+        rast_fb *no_barrel = view_without(a, cl, t, st->gun_model + CL_BARREL_SLOTS);
+        *(k ? &flash_off : &flash_on) = differ(all, no_flash);
+        if (!k)
+            barrel = differ(all, no_barrel);
+        rast_fb_free(all);
+        rast_fb_free(no_flash);
+        rast_fb_free(no_barrel);
+    }
+    CHECK_MSG(flash_on > 20, "the flash changes %d pixels", flash_on);
+    CHECK_EQ(flash_off, 0);
+    CHECK_MSG(barrel > 20, "the barrel changes %d pixels", barrel);
+    r_assets_free(a);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
