@@ -381,6 +381,7 @@ static void begin_level(ctx *c)
     if (!qd_info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
         qd_info_get(si, "fs_game", v, sizeof v);
     cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
+    q3_warmup_cs(c->cl, c->s, gs_get(gs, Q3_CS_WARMUP), 0); /* CG_SetConfigValues */
     for (int i = 0; i < Q3_MAX_CLIENTS; i++)
         cl_set_player_name(c->cl, i, "");
     for (int i = 0; i < Q3_MAX_CONFIGSTRINGS; i++)
@@ -615,6 +616,7 @@ static qd_err parse_servercommand(ctx *c)
             text_event(c, k == CL_MSG_CENTER ? CL_EV_CENTER : CL_EV_CHAT, cmd[0] == 't', arg);
     } else if (!strcmp(cmd, "map_restart")) {
         s->time_warned = s->frag_warned = 0; /* cg_servercmds.c CG_MapRestart */
+        q3_map_restart(c->cl, s);
     } else if (!strcmp(cmd, "cs") || !strcmp(cmd, "bcs0") || !strcmp(cmd, "bcs1") ||
                !strcmp(cmd, "bcs2")) {
         /* cs <index> <string>; a long one comes as bcs0 (start), bcs1 (more), bcs2 (end)
@@ -627,6 +629,8 @@ static qd_err parse_servercommand(ctx *c)
             return QD_OK;
         if (cmd[0] == 'c') {
             apply_cs(c, index, arg);
+            if (index == Q3_CS_WARMUP) /* cg_servercmds.c CG_ConfigStringModified */
+                q3_warmup_cs(c->cl, s, arg, 1);
             return QD_OK;
         }
         if (cmd[3] == '0') {
@@ -912,6 +916,9 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         cl_event_add(c->cl, &ce);
     }
     c->s->was_intermission = (uint8_t)inter;
+    if (!inter) /* cg_draw.c CG_Draw2D draws the warmup out of the intermission */
+        q3_warmup_tick(c->cl, c->s,
+                       (int32_t)((int64_t)c->s->time0 + llround(c->s->time * 1000.0)));
     /* cg_playerstate.c CG_TransitionPlayerState: the local sounds of the same client's
      * playerState, out of the intermission and not as a spectator */
     if (c->s->have_pers && c->s->pers_client == cn && !inter &&

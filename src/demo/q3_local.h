@@ -53,6 +53,7 @@
 #define Q3_CS_SERVERINFO 0
 #define Q3_CS_SYSTEMINFO 1
 #define Q3_CS_MESSAGE 3
+#define Q3_CS_WARMUP 5 /* bg_public.h: the server time the match starts */
 #define Q3_CS_MODELS 32
 #define Q3_CS_SOUNDS 288
 #define Q3_CS_PLAYERS 544
@@ -453,6 +454,9 @@ typedef struct q3_state {
     int32_t pers[16];
     /* the recorder's playerState events in the last playerState (cg_playerstate.c
      * CG_CheckPlayerstateEvents): whose, its eventSequence, events[2], externalEvent */
+    int32_t warmup;           /* CS_WARMUP: the server time the match starts, -1 waiting
+                               * for players, 0 none (cg.warmup) */
+    int32_t warmup_count;     /* the last whole second of the countdown (cg.warmupCount) */
     uint8_t have_ps_events;
     int32_t ps_ev_client, ps_ev_seq, ps_ev[2], ps_ev_ext;
     q3_store store;
@@ -463,5 +467,13 @@ typedef struct q3_state {
 /* The rest of CG_CheckLocalSounds: the announcer's time limit (5 minutes, 1 minute, sudden
  * death) and frag limit (3, 2, 1 frags left) warnings, each once until the flags reset. */
 void q3_limit_sounds(cl_state *cl, q3_state *s);
+/* CS_WARMUP (5 in baseq3 and OpenArena) changed to value: cg_servercmds.c CG_ParseWarmup
+ * ("prepare" when a countdown starts; announce 0 for the gamestate's, CG_SetConfigValues). */
+void q3_warmup_cs(cl_state *cl, q3_state *s, const char *value, int announce);
+/* cg_draw.c CG_DrawWarmup at server time now: "three", "two", "one" as the countdown's whole
+ * seconds reach 2, 1, 0, and "Starts in: N" as a centre print each second. */
+void q3_warmup_tick(cl_state *cl, q3_state *s, int32_t now);
+/* cg_servercmds.c CG_MapRestart: "fight" and a centre print when no warmup is pending. */
+void q3_map_restart(cl_state *cl, q3_state *s);
 
 #endif

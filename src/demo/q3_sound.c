@@ -222,13 +222,64 @@ void q3_local_sounds(cl_state *cl, const int32_t pers[16], const int32_t old[16]
         local_sound(cl, "sound/feedback/lostlead.wav");
 }
 
+/* baseq3's cgame (and OpenArena's, and Team Arena's): mods such as CPMA and OSP count their
+ * own time (a warmup, rounds) and speak otherwise; Quake Live numbers its configstrings
+ * otherwise. */
+static int base_cgame(const cl_state *cl)
+{
+    const char *g = cl->level.gamedir;
+    return cl->level.protocol <= 71 &&
+           (!strcmp(g, "baseq3") || !strcmp(g, "baseoa") || !strcmp(g, "missionpack"));
+}
+
+void q3_warmup_cs(cl_state *cl, q3_state *s, const char *value, int announce)
+{
+    if (!base_cgame(cl))
+        return;
+    int warmup = 0;
+    for (const char *p = value; *p >= '0' && *p <= '9' && warmup < 100000000; p++)
+        warmup = warmup * 10 + (*p - '0');
+    if (value[0] == '-') /* atoi: only -1 (waiting for players) is ever sent */
+        warmup = -1;
+    s->warmup_count = -1;
+    if (announce && warmup > 0 && s->warmup <= 0)
+        local_sound(cl, "sound/feedback/prepare.wav"); /* cgs.media.countPrepareSound */
+    s->warmup = warmup;
+}
+
+void q3_warmup_tick(cl_state *cl, q3_state *s, int32_t now)
+{
+    if (!base_cgame(cl) || s->warmup <= 0)
+        return;
+    int64_t sec = ((int64_t)s->warmup - now) / 1000; /* C's division, toward zero */
+    if (sec < 0) {
+        s->warmup = 0;
+        sec = 0;
+    }
+    if (sec == s->warmup_count)
+        return;
+    s->warmup_count = (int32_t)(sec > 1000000 ? 1000000 : sec);
+    /* cg_main.c CG_RegisterSounds: count1Sound .. count3Sound */
+    static const char *const count[] = {"sound/feedback/one.wav", "sound/feedback/two.wav",
+                                        "sound/feedback/three.wav"};
+    if (sec <= 2)
+        local_sound(cl, count[sec]);
+    char text[32];
+    snprintf(text, sizeof text, "Starts in: %d", (int)s->warmup_count + 1);
+    cl_message_add(cl, CL_MSG_CENTER, text);
+}
+
+void q3_map_restart(cl_state *cl, q3_state *s)
+{
+    if (!base_cgame(cl) || s->warmup != 0)
+        return;
+    local_sound(cl, "sound/feedback/fight.wav"); /* cgs.media.countFightSound */
+    cl_message_add(cl, CL_MSG_CENTER, "FIGHT!");
+}
+
 void q3_limit_sounds(cl_state *cl, q3_state *s)
 {
-    /* baseq3's cgame (and OpenArena's, and Team Arena's): mods such as CPMA and OSP count
-     * their own time (a warmup, rounds) and speak otherwise */
-    const char *g = cl->level.gamedir;
-    if (cl->level.protocol > 71 ||
-        (strcmp(g, "baseq3") && strcmp(g, "baseoa") && strcmp(g, "missionpack")))
+    if (!base_cgame(cl))
         return;
     if (s->timelimit > 0 && cl->has_clock) {
         double msec = (cl->time - cl->clock_start) * 1000.0;

@@ -496,6 +496,9 @@ static void cs(bw *w, int index, const char *s)
     wstr(w, s);
 }
 
+/* The game folder the built gamestates name (a test of baseq3's own cgame sets "baseq3"). */
+static const char *built_fs_game = "cpma";
+
 /* gamestate: serverinfo, systeminfo, message, a model, two players, a baseline for 100. */
 static void build_gamestate(bw *w, int protocol)
 {
@@ -506,7 +509,9 @@ static void build_gamestate(bw *w, int protocol)
     wbits(w, Q3_SVC_GAMESTATE, 8);
     wbits(w, 10, 32); /* server command sequence */
     cs(w, Q3_CS_SERVERINFO, si);
-    cs(w, Q3_CS_SYSTEMINFO, "\\sv_pure\\0\\fs_game\\cpma");
+    char sys[64];
+    snprintf(sys, sizeof sys, "\\sv_pure\\0\\fs_game\\%s", built_fs_game);
+    cs(w, Q3_CS_SYSTEMINFO, sys);
     cs(w, Q3_CS_MESSAGE, "The Longest Yard");
     cs(w, Q3_CS_MODELS + 1, "*1");
     cs(w, Q3_CS_PLAYERS + 0, "n\\Recorder\\t\\0\\model\\sarge");
@@ -1398,6 +1403,53 @@ TEST(q3_playerstate_events)
             flashes[nflash++] = log->fx[i].entity;
     CHECK_EQ(nflash, 3);
     CHECK(flashes[0] == 1 && flashes[1] == 1 && flashes[2] == 4);
+    run_close(&r);
+    free(m);
+}
+
+/* The announcer of baseq3's cgame around a warmup (bg_public.h CS_WARMUP 5): "cs 5 4000"
+ * starts a countdown to server time 4000, which cg_servercmds.c CG_ParseWarmup greets with
+ * "prepare"; cg_draw.c CG_DrawWarmup then counts whole seconds (4000 - time) / 1000, toward
+ * zero, and says "three", "two", "one" as they become 2, 1, 0. Snapshots every 500 ms from
+ * server time 1000 (demo time 0): 3, 2 at 1500 (0.5 s), 2, 1 at 2500 (1.5 s), 1, 0 at 3500
+ * (2.5 s), 0, 0 (-500 / 1000), then past the start the countdown ends without a word. A
+ * map_restart after "cs 5 \"\"" (no warmup) says "fight" (CG_MapRestart) at 4.0 s. */
+TEST(q3_warmup_countdown_and_fight)
+{
+    bw *w;
+    built_fs_game = "baseq3";
+    buf *m = start_built(&w);
+    built_fs_game = "cpma";
+    CHECK(m);
+    add_command(m, w, 11, "cs 5 \"4000\"");
+    int seq = 12;
+    for (int k = 0; k < 9; k++) {
+        int32_t ps[Q3_PS_WEAPON + 1] = {0};
+        ps[Q3_PS_VIEWHEIGHT] = 26;
+        build_ps_snapshot(w, 1000 + 500 * k, ps);
+        add_block(m, w, seq++);
+    }
+    add_command(m, w, seq++, "cs 5 \"\"");
+    add_command(m, w, seq++, "map_restart");
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    static const struct {
+        const char *name;
+        double t;
+    } want[] = {{"sound/feedback/prepare.wav", 0},  {"sound/feedback/three.wav", 0.5},
+                {"sound/feedback/two.wav", 1.5},    {"sound/feedback/one.wav", 2.5},
+                {"sound/feedback/fight.wav", 4.0}};
+    const cl_fxlog *log = &r.cl->fxlog;
+    CHECK_EQ(log->sound_count, 5);
+    for (uint32_t i = 0; i < log->sound_count && i < 5; i++) {
+        const cl_sound *s = &log->sounds[i];
+        CHECK_STR(r.cl->level.sounds[s->sound], want[i].name);
+        CHECK_MSG(fabs(s->t0 - want[i].t) < 1e-6, "%s at %.3f", want[i].name, s->t0);
+    }
+    const cl_message *last = &r.cl->messages[(r.cl->message_count - 1) % CL_MAX_PRINTS];
+    CHECK(r.cl->message_count > 0 && last->kind == CL_MSG_CENTER);
+    CHECK_STR(last->text, "FIGHT!");
     run_close(&r);
     free(m);
 }

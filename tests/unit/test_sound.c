@@ -1,6 +1,7 @@
 /* test_sound.c: sound loading (hand-made WAVs, damaged ones), the mixer's timing, balance,
  * channel override and voice limit, Quake III event sounds, and `render --audio`. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
@@ -710,7 +711,7 @@ TEST(sound_q3_local_feedback_sounds)
     free(cl);
 }
 
-/* The announcer's time limit warnings (CG_CheckLocalSounds): udt_baseq3_1_map_2_matches.dm_68
+/* The announcer's time limit warnings (CG_CheckLocalSounds) and "fight": udt_baseq3_1_map_2_matches.dm_68
  * is baseq3 with timelimit 1 (dump: the serverinfo, index=0 at offset 12), so each match
  * says "one minute" as it starts: after the map_restarts' "cs 21" at 27.291 s (offset 67586)
  * and 126.064 s (366425); the demo opens in the intermission of an earlier match (silent),
@@ -730,8 +731,8 @@ TEST(sound_q3_time_limit_warnings)
         return;
     }
     cl_reset_zeroed(cl);
-    double at[4];
-    int n = 0, other = 0, done = 0;
+    double at[4], fight[4];
+    int n = 0, nf = 0, other = 0, done = 0;
     uint32_t seen = 0;
     while (!done && demo_step(d, cl, NULL, &done, &e) == QD_OK)
         for (; seen < cl->fxlog.sound_count; seen++) {
@@ -739,11 +740,18 @@ TEST(sound_q3_time_limit_warnings)
             const char *nm = cl->level.sounds[s->sound];
             if (!strcmp(nm, "sound/feedback/1_minute.wav") && n < 4)
                 at[n++] = s->t0;
-            else if (strstr(nm, "5_minute") || strstr(nm, "sudden_death"))
+            else if (!strcmp(nm, "sound/feedback/fight.wav") && nf < 4)
+                fight[nf++] = s->t0;
+            else if (strstr(nm, "5_minute") || strstr(nm, "sudden_death") ||
+                     strstr(nm, "prepare") || strstr(nm, "three"))
                 other++;
         }
     CHECK_EQ(n, 2);
     CHECK(n == 2 && at[0] >= 27.291 && at[0] < 28.0 && at[1] >= 126.064 && at[1] < 127.0);
+    /* and each map_restart (dump: seq=23 at 27.291 s, offset 67604; seq=38 at 126.064 s,
+     * offset 366443), with no CS_WARMUP in the whole demo, says "fight" (CG_MapRestart) */
+    CHECK_EQ(nf, 2);
+    CHECK(nf == 2 && fabs(fight[0] - 27.291) < 0.001 && fabs(fight[1] - 126.064) < 0.001);
     CHECK_EQ(other, 0);
     demo_close(d);
     free(cl);
