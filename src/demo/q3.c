@@ -343,13 +343,16 @@ static const char *gs_get(const gs_scratch *gs, int index)
     return gs->ofs[index] ? gs->data + gs->ofs[index] - 1 : "";
 }
 
-/* The protocol from the serverinfo (68 when it names none) and its row of q3_proto.c;
- * one without a row is refused. */
+/* The protocol from the serverinfo's "protocol", else its "com_protocol" (ioquake3 1.36
+ * sends only that: an OpenArena 0.8.8 server of it says com_protocol 71, and its clients
+ * name their demos .dm_71), else 68; and its row of q3_proto.c. One without a row is
+ * refused. */
 static qd_err check_protocol(ctx *c, const char *serverinfo, uint64_t ofs)
 {
     char v[32];
     int p = 68;
-    if (qd_info_get(serverinfo, "protocol", v, sizeof v) && v[0])
+    if ((qd_info_get(serverinfo, "protocol", v, sizeof v) && v[0]) ||
+        (qd_info_get(serverinfo, "com_protocol", v, sizeof v) && v[0]))
         p = qd_atoi(v);
     const q3_proto *row = q3_proto_find(p);
     if (!row)

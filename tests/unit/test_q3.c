@@ -803,6 +803,9 @@ static const struct {
     {"udt_dm_68_team_chat.dm_68", "maps/Q3DM7.bsp", "baseq3", 68, 0},
     {"udt_osp_chat.dm_68", "maps/cpm3a.bsp", "osp", 68, 0},
     {"udt_truncated.dm_68", "maps/vpldm3.bsp", "cpma", 68, 0},
+    /* no "protocol" in its serverinfo, but "com_protocol\\71" (dump, index=0): an ioquake3
+     * 1.36 recording (version "ioq3 1.36_GIT_e14a814"), so protocol 71 */
+    {"udt_research_huffman_11785_151.dm_68", "maps/courage-b8.bsp", "cpma", 71, 0},
     {"udt_2001_Duel2_Quakecon.dm_66", "maps/pro-q3tourney4.bsp", "osp", 66, 917.0},
     {"udt_2002_Duel2_CPL_Nostromo.dm_67", "maps/pro-q3dm6.bsp", "osp", 67, 963.45},
     {"openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70", "maps/OA_DM3.bsp", "baseq3", 70, 0},
