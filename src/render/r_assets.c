@@ -591,6 +591,11 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             load_anims(m, name, read, ctx) != QD_OK)
             return out_of_memory(a, names, err);
     }
+    for (int i = 1; i < a->num_models; i++)
+        for (int k = 0; k < 2; k++)
+            if (!a->flag_model[k] && a->models[i].kind == R_KIND_MD3 &&
+                !strcmp(names[i], k ? "models/flags/b_flag.md3" : "models/flags/r_flag.md3"))
+                a->flag_model[k] = i;
     for (int i = CL_SKIN_SLOTS + 1; i < a->num_models; i++)
         if ((ends_with(names[i], ".skin") && apply_skin(a, i, names[i], read, ctx, err) != QD_OK) ||
             (ends_with(names[i], ".pcx") && apply_pcx(a, i, names[i], read, ctx, err) != QD_OK))

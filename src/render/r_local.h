@@ -94,6 +94,8 @@ struct r_assets {
     uint32_t sky_back[128 * 128], sky_front[128 * 128]; /* front: alpha 0 is see-through */
     uint32_t sky_flat;        /* sky colour without layers */
     struct r_q3 *q3;          /* Quake III maps: textures (r_assets_q3_textures), or NULL */
+    int flag_model[2];        /* the slots of models/flags/r_flag.md3 and b_flag.md3 (a
+                               * carrier's flag, Quake III), 0 none */
 };
 
 /* A pixel the sky will fill (r_surf_sky): no drawing call leaves a zero alpha byte. */
@@ -277,6 +279,8 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
                    const uint32_t light[3]);
 /* The mean colour of material mat's image (flat and wire modes), or grey. */
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
+/* The material of Quake III's quad damage shell ("powerups/quad"), or -1. */
+int32_t r_q3_quad_mat(const r_assets *a);
 
 /* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */
 void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s);

@@ -179,9 +179,32 @@ static int tiny(const float (*sp)[2], const uint8_t *seen, const uint32_t *ix)
     return fabsf(area) < TINY_AREA;
 }
 
-/* Mesh rm placed by p, between frames f0 and f1 (lerp 0..1 towards f1), lit by l. */
+/* Mesh rm placed by p, between frames f0 and f1 (lerp 0..1 towards f1), lit by l; with shell
+ * >= 0 every surface takes that material instead, its vertices pushed out 0.5 units along
+ * their normals (the quad shader's deformVertexes wave 100 sin 0.5 0 0 0), textured passes
+ * only. */
+static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
+                      uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell);
+
 static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l)
+{
+    mesh_pass(v, a, rm, p, f0, f1, lerp, l, -1);
+}
+
+/* cg_players.c CG_AddRefEntityWithPowerups (and cg_weapons.c's for the weapon): a body with
+ * quad damage is drawn again with the quad shader. */
+static void draw_mesh_fx(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
+                         uint32_t f0, uint32_t f1, float lerp, const md3_light *l, unsigned fx)
+{
+    mesh_pass(v, a, rm, p, f0, f1, lerp, l, -1);
+    int32_t quad = fx & CL_FX_GLOW_BLUE ? r_q3_quad_mat(a) : -1;
+    if (quad >= 0 && v->pass == R_PASS_TEXTURED)
+        mesh_pass(v, a, rm, p, f0, f1, lerp, l, quad);
+}
+
+static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
+                      uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell)
 {
     const mdl_md3 *m = rm->md3;
     f0 = f0 < m->num_frames ? f0 : m->num_frames - 1;
@@ -195,7 +218,7 @@ static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_p
     }
     for (uint32_t si = 0; si < m->num_surfaces; si++) {
         const mdl_md3_surface *s = &m->surfaces[si];
-        int32_t mat = rm->mats ? rm->mats[si] : -1;
+        int32_t mat = shell >= 0 ? shell : rm->mats ? rm->mats[si] : -1;
         uint32_t nv = s->num_verts;
         if (!nv || !s->num_tris)
             continue;
@@ -224,6 +247,8 @@ static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_p
             float len = sqrtf(dot3(wn, wn));
             for (int j = 0; len > 0 && j < 3; j++)
                 wn[j] /= len;
+            for (int j = 0; shell >= 0 && j < 3; j++)
+                w[i][j] += 0.5f * wn[j];
             col[i] = diffuse(l, wn);
             seen[i] = (uint8_t)r_project_point(v, w[i], sp[i]);
         }
@@ -251,6 +276,8 @@ static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (v->pass == R_PASS_TEXTURED && !tiny(sp, seen, ix) &&
                 r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st, light))
                 continue;
+            if (shell >= 0)
+                continue; /* a shell has no flat look */
             uint32_t fill = modulate(base, col[ix[0]]);
             r_emit_poly(v, (const float(*)[3])tri, 3, fill, r_wire_color(base));
         }
@@ -379,6 +406,29 @@ static void draw_barrel(r_view *v, const r_assets *a, const cl_entstate *s, int 
         draw_mesh(v, a, barrel, &bp, 0, 0, 0, l);
 }
 
+/* cg_players.c CG_TrailItem: a flag carrier's flag (CG_PlayerPowerups: the red or blue flag
+ * powerup) is the flag's item model 16 units behind the body and 16 up, turned a quarter
+ * left of its yaw. (Models with the flag animations wave a cloth flag from the torso
+ * instead, CG_PlayerFlag; every carrier gets the trailing flag here.) */
+static void draw_carried_flags(r_view *v, const r_assets *a, const cl_entstate *s,
+                               const md3_light *l)
+{
+    for (int k = 0; k < 2; k++) {
+        const r_model *flag = md3_at(a, a->flag_model[k]);
+        if (!flag || !(s->fx & (k ? CL_FX_FLAG_BLUE : CL_FX_FLAG_RED)))
+            continue;
+        float yaw[3] = {0, s->angles[1], 0}, ax[3][3];
+        angles_axis(yaw, ax);
+        r_place p;
+        for (int j = 0; j < 3; j++)
+            p.origin[j] = s->origin[j] - 16 * ax[0][j];
+        p.origin[2] += 16;
+        yaw[1] += 90;
+        angles_axis(yaw, p.axis);
+        draw_mesh(v, a, flag, &p, 0, 0, 0, l);
+    }
+}
+
 static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int num,
                         int next_frame, double t)
 {
@@ -405,17 +455,18 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     unsigned got = r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, s->skin, p);
     md3_light light;
     grid_light(a->world.bsp, s->origin, &light);
-    draw_mesh(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light);
+    draw_mesh_fx(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light, s->fx);
     if (got & 2)
-        draw_mesh(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light);
+        draw_mesh_fx(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light, s->fx);
     if (got & 4)
-        draw_mesh(v, a, head, &p[2], 0, 0, 0, &light);
+        draw_mesh_fx(v, a, head, &p[2], 0, 0, 0, &light, s->fx);
     const r_model *weapon = md3_at(a, s->model2);
     if (weapon && got & 8) {
-        draw_mesh(v, a, weapon, &p[3], 0, 0, 0, &light);
+        draw_mesh_fx(v, a, weapon, &p[3], 0, 0, 0, &light, s->fx);
         draw_barrel(v, a, s, s->model2, &p[3], t, &light);
         draw_flash(v, a, s, num, weapon, &p[3], t, &light);
     }
+    draw_carried_flags(v, a, s, &light);
 }
 
 /* ---- items, missiles, map models ---- */
@@ -617,7 +668,7 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
     }
     md3_light l;
     grid_light(a->world.bsp, v->org, &l);
-    draw_mesh(v, a, rm, &p, 0, 0, 0, &l);
+    draw_mesh_fx(v, a, rm, &p, 0, 0, 0, &l, s.fx);
     draw_barrel(v, a, &s, model, &p, t, &l);
     draw_flash(v, a, &s, ve, rm, &p, t, &l);
 }

@@ -51,6 +51,7 @@ struct r_q3 {
     char **missing;          /* names of shaders whose image was not found */
     int num_missing;
     size_t texels;           /* held by images and sky, against TEXEL_BUDGET */
+    int32_t quad_mat;        /* cgame's quad damage shell, "powerups/quad", or -1 */
 };
 
 /* ---- loading ---- */
@@ -313,13 +314,14 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     qd_err r = QD_ERR_NOMEM;
     uint8_t *used = NULL;
     q->sky_cloud = -1;
+    q->quad_mat = -1;
     q->sky_flat = rast_rgb(96, 104, 140);
     size_t surfaces = 0;
     for (int i = 0; i < a->num_models; i++)
         surfaces += a->models[i].kind == R_KIND_MD3        ? a->models[i].md3->num_surfaces
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
-    size_t n = (size_t)b->num_textures + surfaces + 1;
+    size_t n = (size_t)b->num_textures + surfaces + 2; /* + the quad shell */
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most one image */
     q->images = calloc(n, sizeof *q->images);
@@ -360,8 +362,21 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
             q->num_missing++;
         }
     }
-    if (model_mats(q, a, &set, read, ctx))
-        r = QD_OK;
+    if (!model_mats(q, a, &set, read, ctx))
+        goto out;
+    /* cg_main.c CG_RegisterGraphics: quadShader "powerups/quad" (an added texture, lit by
+     * nothing: rgbGen identity), drawn over a body and its weapon that has quad damage */
+    q3_mat *qm = &q->mats[q->num_mats];
+    if (!resolve(q, qm, "powerups/quad", &set, read, ctx))
+        goto out;
+    if (qm->image >= 0 && !qm->nodraw) {
+        qm->light = LIGHT_CONST;
+        qm->constant = 0xffffffffu;
+        if (qm->blend == MDL_BLEND_NONE)
+            qm->blend = MDL_BLEND_ADD;
+        q->quad_mat = (int32_t)q->num_mats++;
+    }
+    r = QD_OK;
 out:
     free(used);
     mdl_shader_set_clear(&set);
@@ -690,6 +705,8 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     textured_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
     return 1;
 }
+
+int32_t r_q3_quad_mat(const r_assets *a) { return a && a->q3 ? a->q3->quad_mat : -1; }
 
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat)
 {

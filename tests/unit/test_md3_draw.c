@@ -361,7 +361,8 @@ static int oa_list(void *ctx, const char *prefix,
 #define BH 480
 #define BOX_COLOR rast_rgb(255, 200, 0) /* r_entity.c's missing-model box */
 
-static rast_fb *oa_frame(const cl_state *cl, double t, oa_ctx *o)
+/* The view of cl at t from cam (textured, 640 x 480, OpenArena's files). */
+static rast_fb *oa_frame_from(const cl_state *cl, double t, oa_ctx *o, const r_camera *cam)
 {
     qd_error err = {0};
     r_assets *a = r_assets_load(&cl->level, oa_read, o, NULL, &err);
@@ -371,12 +372,17 @@ static rast_fb *oa_frame(const cl_state *cl, double t, oa_ctx *o)
         rast_fb_free(fb);
         return NULL;
     }
-    r_camera cam;
-    r_camera_from_view(cl, t, &cam);
     r_options opt = {.mode = R_MODE_TEXTURED};
-    r_render(a, cl, t, &cam, &opt, fb);
+    r_render(a, cl, t, cam, &opt, fb);
     r_assets_free(a);
     return fb;
+}
+
+static rast_fb *oa_frame(const cl_state *cl, double t, oa_ctx *o)
+{
+    r_camera cam;
+    r_camera_from_view(cl, t, &cam);
+    return oa_frame_from(cl, t, o, &cam);
 }
 
 /* The demo of tests/data/fidelity/oa at 11 s, where ioquake3's frame shows the other bot:
@@ -704,6 +710,20 @@ TEST(md3_seek_draws_what_play_draws)
     pak_fs_close(fs);
 }
 
+/* The real demo rel (under $QDEMO_REALDATA) on a timeline in *tl (NULL when it does not
+ * open); 0 when the file is not there. */
+static int real_tl(const char *rel, timeline_t **tl)
+{
+    char path[1024];
+    *tl = NULL;
+    if (!test_realfile(path, sizeof path, rel))
+        return 0;
+    qd_error err = {0};
+    demo_t *d = demo_open(path, &err);
+    *tl = d ? tl_open(d, 0, &err) : NULL;
+    return 1;
+}
+
 /* cg_weapons.c CG_AddPlayerWeapon: a bot's shotgun fires at 4.8 s into demo088-test1
  * (EV_FIRE_WEAPON on entity 12, weapon 3), and for MUZZLE_FLASH_TIME (20 ms) its flash model
  * (models/weapons2/shotgun/shotgun_flash.md3, the world model with "_flash") is drawn at
@@ -712,15 +732,12 @@ TEST(md3_seek_draws_what_play_draws)
 TEST(md3_muzzle_flash_while_it_lasts)
 {
     OA_FS(fs);
-    char path[1024];
-    if (!test_realfile(path, sizeof path,
-                       "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71")) {
+    timeline_t *tl;
+    if (!real_tl("dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71", &tl)) {
         pak_fs_close(fs);
         SKIP("real data missing");
     }
     qd_error err = {0};
-    demo_t *d = demo_open(path, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
     CHECK(tl);
     const cl_state *cl = tl ? tl_state_at(tl, 4.805, &err) : NULL;
     CHECK(cl);
@@ -753,6 +770,70 @@ TEST(md3_muzzle_flash_while_it_lasts)
         for (int i = 0; i < n; i++)
             on |= fx[i]->kind == CL_FXK_MUZZLE && fx[i]->entity == 12;
         CHECK(!on);
+    }
+    free(bare);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
+
+
+/* cg_players.c CG_AddRefEntityWithPowerups: a body with quad damage is drawn a second time
+ * with the shader powerups/quad (OpenArena: textures/oafx/quadshell.tga, blendfunc add,
+ * vertices pushed out 0.5 units). In the OpenArena bot match stress_bases3 a bot holds quad
+ * damage at 33 s (a player entity with the quad's fx: found by scanning the states, it is
+ * the input, not an expectation). Seen from 96 units behind it, the frame with the quad
+ * differs from the same state without the quad's fx bit over many pixels, and the shell
+ * only adds light: nearly every changed pixel is at least as bright in every channel and
+ * bluer than before (the shell's texture is blue). */
+TEST(md3_quad_shell_added_over_the_body)
+{
+    OA_FS(fs);
+    timeline_t *tl;
+    if (!real_tl("dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70", &tl)) {
+        pak_fs_close(fs);
+        SKIP("real data missing");
+    }
+    qd_error err = {0};
+    CHECK(tl);
+    double t = tl ? tl_start(tl) + 33.0 : 0;
+    const cl_state *cl = tl ? tl_state_at(tl, t, &err) : NULL;
+    cl_state *bare = cl ? malloc(sizeof *bare) : NULL;
+    int quad = -1;
+    for (int i = 1; cl && i < CL_MAX_ENTITIES && quad < 0; i++)
+        if (cl->entities[i].active && cl->entities[i].cur.flags & CL_EF_PLAYER &&
+            cl->entities[i].cur.fx & CL_FX_GLOW_BLUE)
+            quad = i;
+    CHECK_MSG(quad > 0, "no body with quad damage at 33 s");
+    if (quad > 0 && bare) {
+        memcpy(bare, cl, sizeof *bare);
+        bare->entities[quad].cur.fx &= (uint16_t)~CL_FX_GLOW_BLUE;
+        bare->entities[quad].prev.fx &= (uint16_t)~CL_FX_GLOW_BLUE;
+        cl_entstate s;
+        int nf;
+        float bl;
+        CHECK(cl_entity_at(cl, quad, t, &s, &nf, &bl));
+        float yaw = s.angles[1] * (float)M_PI / 180;
+        r_camera cam = {{s.origin[0] - 96 * cosf(yaw), s.origin[1] - 96 * sinf(yaw),
+                         s.origin[2] + 24},
+                        {10, s.angles[1], 0},
+                        90};
+        oa_ctx o = {fs, 0};
+        rast_fb *with = oa_frame_from(cl, t, &o, &cam), *without = oa_frame_from(bare, t, &o, &cam);
+        CHECK(with && without);
+        int changed = 0, added = 0;
+        for (int i = 0; with && without && i < BW * BH; i++) {
+            uint32_t a = with->color[i], b = without->color[i];
+            if (a == b)
+                continue;
+            changed++;
+            added += (a & 255) >= (b & 255) && (a >> 8 & 255) >= (b >> 8 & 255) &&
+                     (a >> 16 & 255) > (b >> 16 & 255);
+        }
+        CHECK_MSG(changed > 500, "%d pixels changed", changed);
+        CHECK_MSG(added * 100 >= changed * 95, "%d of %d changed pixels brighter and bluer",
+                  added, changed);
+        rast_fb_free(with);
+        rast_fb_free(without);
     }
     free(bare);
     tl_close(tl);
