@@ -223,8 +223,10 @@ static uint32_t pack(rgba c)
     float a = c.a < 0 ? 0 : c.a > 1 ? 1 : c.a;
     float r = c.r < 0 ? 0 : c.r > 1 ? 1 : c.r, g = c.g < 0 ? 0 : c.g > 1 ? 1 : c.g,
           b = c.b < 0 ? 0 : c.b > 1 ? 1 : c.b;
-    return rast_rgb((unsigned)(r * 255 + 0.5f), (unsigned)(g * 255 + 0.5f),
-                    (unsigned)(b * 255 + 0.5f)) |
+    /* rast_rgb's own alpha byte is 255: replaced by c's */
+    return (rast_rgb((unsigned)(r * 255 + 0.5f), (unsigned)(g * 255 + 0.5f),
+                     (unsigned)(b * 255 + 0.5f)) &
+            0x00ffffffu) |
            (uint32_t)(a * 255 + 0.5f) << 24;
 }
 

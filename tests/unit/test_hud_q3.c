@@ -159,21 +159,24 @@ typedef struct q3frame {
 
 static void frame_close(q3frame *f);
 
-/* 1 with f ready; 0 (f closed) when the demo or OpenArena's data is missing */
-static int frame_open_(q3frame *f, double t);
-static int frame_open(q3frame *f, double t)
+/* 1 with f ready: the HUD of the real demo rel at t drawn over a frame of colour bg; 0 (f
+ * closed) when the demo or OpenArena's data is missing */
+static int frame_open_(q3frame *f, const char *rel, double t, uint32_t bg);
+static int frame_open_over(q3frame *f, const char *rel, double t, uint32_t bg)
 {
-    if (frame_open_(f, t))
+    if (frame_open_(f, rel, t, bg))
         return 1;
     frame_close(f);
     return 0;
 }
 
-static int frame_open_(q3frame *f, double t)
+static int frame_open(q3frame *f, double t) { return frame_open_over(f, DEMO088, t, 0); }
+
+static int frame_open_(q3frame *f, const char *rel, double t, uint32_t bg)
 {
     memset(f, 0, sizeof *f);
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", test_realdata(), DEMO088);
+    snprintf(path, sizeof path, "%s/%s", test_realdata(), rel);
     if (access(path, R_OK) != 0 || !(f->fs = oa_fs()))
         return 0;
     qd_error err;
@@ -184,7 +187,7 @@ static int frame_open_(q3frame *f, double t)
         return 0;
     f->h = r_hud3_load(read_fs, f->fs, f->cl);
     f->fb = rast_fb_new(640, 480);
-    rast_clear(f->fb, 0);
+    rast_clear(f->fb, bg);
     static const char *const names[10] = {"zero", "one", "two", "three", "four",
                                           "five", "six", "seven", "eight", "nine"};
     for (int i = 0; i < 10; i++) {
@@ -365,5 +368,23 @@ TEST(q3hud_powerup_timers)
     r_hud3_draw(f.h, cl, -1, 0, cl->time, f.fb);
     CHECK_EQ(cell_digit(f.fb, f.num, 562, 352), -1);
     free(cl);
+    frame_close(&f);
+}
+
+/* CG_DrawTeamBackground(0, 420, 640, 60, 0.33, team): in a team game the status bar's band is
+ * the team's colour at alpha 0.33 over the scene. udt_dm_68_team_chat.dm_68 (baseq3,
+ * g_gametype team: its players' configstrings, index 544.. in `dump`, say t\\2 for the
+ * recorder "sausage", client 0: TEAM_BLUE). Over a pure red frame, a band pixel above the
+ * digits (5, 425) is red * 0.67 plus blue * 0.33, as GL's SRC_ALPHA blend: about (171, 0,
+ * 84); and a row above the band (y 415) keeps the red. */
+TEST(q3hud_team_band_is_translucent)
+{
+    q3frame f;
+    if (!frame_open_over(&f, "dm_68/udt_dm_68_team_chat.dm_68", 10.0, rast_rgb(255, 0, 0)))
+        SKIP("needs dm_68/udt_dm_68_team_chat.dm_68 and Debian's OpenArena data");
+    uint32_t c = f.fb->color[425 * 640 + 5], above = f.fb->color[415 * 640 + 5];
+    int r = (int)(c & 255), g = (int)(c >> 8 & 255), b = (int)(c >> 16 & 255);
+    CHECK_MSG(abs(r - 171) <= 2 && g == 0 && abs(b - 84) <= 2, "band pixel %d %d %d", r, g, b);
+    CHECK_EQ(above & 0xffffff, 0x0000ffu);
     frame_close(&f);
 }
