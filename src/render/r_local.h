@@ -281,6 +281,8 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
 /* The material of Quake III's quad damage shell ("powerups/quad"), or -1. */
 int32_t r_q3_quad_mat(const r_assets *a);
+/* Whether Quake III material mat is drawn from both sides (cull disable, none, twosided). */
+int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 
 /* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */
 void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s);

@@ -253,6 +253,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             seen[i] = (uint8_t)r_project_point(v, w[i], sp[i]);
         }
         uint32_t base = r_q3_mat_color(a, mat);
+        int both = v->xray || r_q3_mat_twosided(a, mat); /* a flag's cloth: cull disable */
         for (uint32_t t = 0; t < s->num_tris; t++) {
             const uint32_t *ix = s->tris[t];
             float tri[3][3], st[3][2];
@@ -270,7 +271,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
             nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
             nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
-            if (!v->xray && !(dot3(nrm, rel) < 0))
+            if (!both && !(dot3(nrm, rel) < 0))
                 continue;
             uint32_t light[3] = {col[ix[0]], col[ix[1]], col[ix[2]]};
             if (v->pass == R_PASS_TEXTURED && !tiny(sp, seen, ix) &&

@@ -708,6 +708,12 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
 
 int32_t r_q3_quad_mat(const r_assets *a) { return a && a->q3 ? a->q3->quad_mat : -1; }
 
+int r_q3_mat_twosided(const r_assets *a, int32_t mat)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    return q && mat >= 0 && (uint32_t)mat < q->num_mats && q->mats[mat].twosided;
+}
+
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat)
 {
     const r_q3 *q = a ? a->q3 : NULL;

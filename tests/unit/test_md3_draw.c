@@ -839,3 +839,59 @@ TEST(md3_quad_shell_added_over_the_body)
     tl_close(tl);
     pak_fs_close(fs);
 }
+
+/* cg_players.c CG_TrailItem: tests/data/oa's CTF bot match, where Grism (client 2, entity 3)
+ * takes the blue flag at 54.950 s and captures it at 73.850 s (`dump`'s prints). At 56 s his
+ * body carries the blue flag (its powerups' PW_BLUEFLAG, the fx bit here); seen from 150
+ * units to his right, the frame differs from the same state without that bit over many
+ * pixels, among them the flag's blue cloth (OpenArena's models/flags/b_flag shader is
+ * proto_zzztblu3, blue, cull disable: seen from either side). */
+TEST(md3_flag_carrier_trails_the_flag)
+{
+    OA_FS(fs);
+    qd_error err = {0};
+    demo_t *d = demo_open("tests/data/oa/oa_ctf4ish_follow.dm_71", &err);
+    if (!d) {
+        pak_fs_close(fs);
+        SKIP("run from the project root");
+    }
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    double t = tl ? tl_start(tl) + 56.0 : 0;
+    const cl_state *cl = tl ? tl_state_at(tl, t, &err) : NULL;
+    cl_state *bare = cl ? malloc(sizeof *bare) : NULL;
+    CHECK(cl && cl->entities[3].active && cl->entities[3].cur.fx & CL_FX_FLAG_BLUE);
+    CHECK(cl && cl->entities[3].cur.player == 3); /* client 2's body */
+    if (cl && bare && cl->entities[3].cur.fx & CL_FX_FLAG_BLUE) {
+        memcpy(bare, cl, sizeof *bare);
+        bare->entities[3].cur.fx &= (uint16_t)~CL_FX_FLAG_BLUE;
+        bare->entities[3].prev.fx &= (uint16_t)~CL_FX_FLAG_BLUE;
+        cl_entstate s;
+        int nf;
+        float bl;
+        CHECK(cl_entity_at(cl, 3, t, &s, &nf, &bl));
+        float side = (s.angles[1] - 90) * (float)M_PI / 180;
+        float cx = s.origin[0] + 150 * cosf(side), cy = s.origin[1] + 150 * sinf(side);
+        r_camera cam = {{cx, cy, s.origin[2] + 40},
+                        {5, atan2f(s.origin[1] - cy, s.origin[0] - cx) * 180 / (float)M_PI, 0},
+                        90};
+        oa_ctx o = {fs, 0};
+        rast_fb *with = oa_frame_from(cl, t, &o, &cam), *without = oa_frame_from(bare, t, &o, &cam);
+        CHECK(with && without);
+        int changed = 0, blue = 0;
+        for (int i = 0; with && without && i < BW * BH; i++) {
+            uint32_t c = with->color[i];
+            if (c == without->color[i])
+                continue;
+            changed++;
+            blue += (c >> 16 & 255) > 2 * (c & 255) && (c >> 16 & 255) > 2 * (c >> 8 & 255);
+        }
+        CHECK_MSG(changed > 300, "%d pixels changed", changed);
+        CHECK_MSG(blue > 30, "%d of them blue", blue);
+        rast_fb_free(with);
+        rast_fb_free(without);
+    }
+    free(bare);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
