@@ -130,6 +130,7 @@ static int next_token(const char **p, char *tok, size_t cap)
  * registered in the cl model slots from Q3_ITEM_MODELS on, past the 256 CS_MODELS. */
 #define Q3_ITEM_MODELS 256
 #define Q3_EV_FIRE_WEAPON_68 23 /* bg_public.h entity_event_t EV_FIRE_WEAPON (66..71) */
+#define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
 static const char *const item_models[] = {
     NULL,
     "models/powerups/armor/shard.md3",
@@ -919,9 +920,15 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         cl_event_add(c->cl, &ce);
     }
     c->s->was_intermission = (uint8_t)inter;
+    int32_t now = (int32_t)((int64_t)c->s->time0 + llround(c->s->time * 1000.0));
     if (!inter) /* cg_draw.c CG_Draw2D draws the warmup out of the intermission */
-        q3_warmup_tick(c->cl, c->s,
-                       (int32_t)((int64_t)c->s->time0 + llround(c->s->time * 1000.0)));
+        q3_warmup_tick(c->cl, c->s, now);
+    /* cg_playerstate.c: the recorder's flags (PW_REDFLAG, PW_BLUEFLAG) for the announcer */
+    c->s->ps_flags = (uint8_t)((c->p->pw_redflag && c->p->pw_redflag < 16 &&
+                                ps->powerups[c->p->pw_redflag]) |
+                               (c->p->pw_blueflag && c->p->pw_blueflag < 16 &&
+                                ps->powerups[c->p->pw_blueflag]) << 1);
+    q3_buffered_sounds(c->cl, c->s, now); /* cg_view.c CG_DrawActiveFrame, every frame */
     /* cg_playerstate.c CG_TransitionPlayerState: the local sounds of the same client's
      * playerState, out of the intermission and not as a spectator */
     if (c->s->have_pers && c->s->pers_client == cn && !inter &&
@@ -1066,6 +1073,8 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
             if (!isfinite(fx.origin[i]) || fabsf(fx.origin[i]) > 1e7f)
                 fx.origin[i] = org[i];
         cl_fx_add(c->cl, &fx);
+    } else if (ev == Q3_EV_GLOBAL_TEAM_SOUND_68 && c->cl->level.protocol <= 71) {
+        q3_team_sound(c->cl, c->s, e->f[Q3_ES_EVENTPARM]);
     } else if (ev == p->ev_general_sound || ev == p->ev_global_sound) {
         int snd = e->f[Q3_ES_EVENTPARM];
         if (snd > 0 && snd < Q3_MAX_SOUNDS) {

@@ -457,6 +457,11 @@ typedef struct q3_state {
     int32_t warmup;           /* CS_WARMUP: the server time the match starts, -1 waiting
                                * for players, 0 none (cg.warmup) */
     int32_t warmup_count;     /* the last whole second of the countdown (cg.warmupCount) */
+    /* cg_event.c CG_AddBufferedSound: announcer sounds (an index of q3_sound.c's list) that
+     * play one after another, 750 ms apart (CG_PlayBufferedSounds); the recorder's flags */
+    uint8_t sound_buffer[20], sound_in, sound_out;
+    int32_t sound_time;       /* server time the next buffered sound may start after */
+    uint8_t ps_flags;         /* the recorder holds the red (1) or blue (2) flag */
     uint8_t have_ps_events;
     int32_t ps_ev_client, ps_ev_seq, ps_ev[2], ps_ev_ext;
     q3_store store;
@@ -475,5 +480,9 @@ void q3_warmup_cs(cl_state *cl, q3_state *s, const char *value, int announce);
 void q3_warmup_tick(cl_state *cl, q3_state *s, int32_t now);
 /* cg_servercmds.c CG_MapRestart: "fight" and a centre print when no warmup is pending. */
 void q3_map_restart(cl_state *cl, q3_state *s);
+/* cg_event.c EV_GLOBAL_TEAM_SOUND (global_team_sound_t parm): the CTF announcer, queued. */
+void q3_team_sound(cl_state *cl, q3_state *s, int parm);
+/* cg_event.c CG_PlayBufferedSounds at server time now. */
+void q3_buffered_sounds(cl_state *cl, q3_state *s, int32_t now);
 
 #endif

@@ -277,6 +277,104 @@ void q3_map_restart(cl_state *cl, q3_state *s)
     cl_message_add(cl, CL_MSG_CENTER, "FIGHT!");
 }
 
+/* cg_main.c CG_RegisterSounds' team and CTF announcer sounds, by cgs.media name. */
+enum {
+    TS_NONE, TS_CAPTURE_YOURS, TS_CAPTURE_OPPONENT, TS_RETURN_YOURS, TS_RETURN_OPPONENT,
+    TS_RED_RETURNED, TS_BLUE_RETURNED, TS_ENEMY_TOOK_YOURS, TS_YOURS_TOOK_ENEMYS, TS_RED_SCORED,
+    TS_BLUE_SCORED, TS_RED_LEADS, TS_BLUE_LEADS, TS_TIED, TS_COUNT
+};
+static const char *const team_sound_name[TS_COUNT] = {
+    NULL,
+    "sound/teamplay/flagcapture_yourteam.wav",
+    "sound/teamplay/flagcapture_opponent.wav",
+    "sound/teamplay/flagreturn_yourteam.wav",
+    "sound/teamplay/flagreturn_opponent.wav",
+    "sound/teamplay/voc_red_returned.wav",
+    "sound/teamplay/voc_blue_returned.wav",
+    "sound/teamplay/voc_enemy_flag.wav",
+    "sound/teamplay/voc_team_flag.wav",
+    "sound/teamplay/voc_red_scores.wav",
+    "sound/teamplay/voc_blue_scores.wav",
+    "sound/feedback/redleads.wav",
+    "sound/feedback/blueleads.wav",
+    "sound/feedback/teamstied.wav",
+};
+
+/* CG_AddBufferedSound: a full ring drops its oldest. */
+static void buffer_sound(q3_state *s, int id)
+{
+    int n = (int)sizeof s->sound_buffer;
+    s->sound_buffer[s->sound_in % n] = (uint8_t)id;
+    s->sound_in = (uint8_t)((s->sound_in + 1) % n);
+    if (s->sound_in == s->sound_out)
+        s->sound_out = (uint8_t)((s->sound_out + 1) % n);
+}
+
+void q3_team_sound(cl_state *cl, q3_state *s, int parm)
+{
+    if (!base_cgame(cl))
+        return;
+    /* cg.snap->ps.persistant[PERS_TEAM]: the followed player's team (1 red, 2 blue) */
+    int team = s->have_pers ? s->pers[Q3_PERS_TEAM_] : 0;
+    enum { GTS_RED_CAPTURE, GTS_BLUE_CAPTURE, GTS_RED_RETURN, GTS_BLUE_RETURN, GTS_RED_TAKEN,
+           GTS_BLUE_TAKEN, GTS_REDOBELISK, GTS_BLUEOBELISK, GTS_REDTEAM_SCORED,
+           GTS_BLUETEAM_SCORED, GTS_REDTEAM_TOOK_LEAD, GTS_BLUETEAM_TOOK_LEAD,
+           GTS_TEAMS_ARE_TIED };
+    switch (parm) {
+    case GTS_RED_CAPTURE:
+    case GTS_BLUE_CAPTURE:
+        buffer_sound(s, team == (parm == GTS_RED_CAPTURE ? 1 : 2) ? TS_CAPTURE_YOURS
+                                                                   : TS_CAPTURE_OPPONENT);
+        break;
+    case GTS_RED_RETURN: /* the blue flag came back */
+    case GTS_BLUE_RETURN:
+        buffer_sound(s, team == (parm == GTS_RED_RETURN ? 1 : 2) ? TS_RETURN_YOURS
+                                                                 : TS_RETURN_OPPONENT);
+        buffer_sound(s, parm == GTS_RED_RETURN ? TS_BLUE_RETURNED : TS_RED_RETURNED);
+        break;
+    case GTS_RED_TAKEN: /* the red team took the blue flag; its taker hears its own */
+    case GTS_BLUE_TAKEN:
+        if (s->ps_flags & (parm == GTS_RED_TAKEN ? 2 : 1))
+            break;
+        if (team == (parm == GTS_RED_TAKEN ? 2 : 1))
+            buffer_sound(s, TS_ENEMY_TOOK_YOURS);
+        else if (team == (parm == GTS_RED_TAKEN ? 1 : 2))
+            buffer_sound(s, TS_YOURS_TOOK_ENEMYS);
+        break;
+    case GTS_REDTEAM_SCORED:
+        buffer_sound(s, TS_RED_SCORED);
+        break;
+    case GTS_BLUETEAM_SCORED:
+        buffer_sound(s, TS_BLUE_SCORED);
+        break;
+    case GTS_REDTEAM_TOOK_LEAD:
+        buffer_sound(s, TS_RED_LEADS);
+        break;
+    case GTS_BLUETEAM_TOOK_LEAD:
+        buffer_sound(s, TS_BLUE_LEADS);
+        break;
+    case GTS_TEAMS_ARE_TIED:
+        buffer_sound(s, TS_TIED);
+        break;
+    default: /* the obelisks and the kamikaze: Team Arena's */
+        break;
+    }
+}
+
+void q3_buffered_sounds(cl_state *cl, q3_state *s, int32_t now)
+{
+    int n = (int)sizeof s->sound_buffer;
+    if (!(s->sound_time < now) || s->sound_out == s->sound_in)
+        return;
+    int id = s->sound_buffer[s->sound_out % n];
+    s->sound_buffer[s->sound_out % n] = 0;
+    s->sound_out = (uint8_t)((s->sound_out + 1) % n);
+    if (id <= TS_NONE || id >= TS_COUNT)
+        return;
+    local_sound(cl, team_sound_name[id]);
+    s->sound_time = now + 750;
+}
+
 void q3_limit_sounds(cl_state *cl, q3_state *s)
 {
     if (!base_cgame(cl))

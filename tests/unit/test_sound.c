@@ -756,3 +756,50 @@ TEST(sound_q3_time_limit_warnings)
     demo_close(d);
     free(cl);
 }
+
+/* The CTF announcer (cg_event.c EV_GLOBAL_TEAM_SOUND, queued by CG_AddBufferedSound and
+ * played 750 ms apart): tests/data/oa's CTF bot match, followed player client 3 (Kyonshi,
+ * t\\2: blue, CS_PLAYERS 547 in `dump`; the snapshots say client=3 around both moments).
+ * Block 1023 (serverTime 66000: 55.000 s after the first snapshot's 11000) prints "Grism
+ * got the BLUE flag!": the red team took the blue flag, so a blue player hears "enemy took
+ * your flag" (voc_enemy_flag), once, in that frame. Block 1386 (84900: 73.9 s) prints the
+ * capture and sets CS_SCORES1 to 1: "opponent captured" (flagcapture_opponent) and "red
+ * leads" (redleads) follow within the next second, 750 ms or more apart. */
+TEST(sound_q3_ctf_announcer)
+{
+    qd_error e;
+    demo_t *d = demo_open("tests/data/oa/oa_ctf4ish_follow.dm_71", &e);
+    if (!d)
+        SKIP("run from the project root");
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    if (!cl) {
+        demo_close(d);
+        return;
+    }
+    cl_reset_zeroed(cl);
+    double took = -1, capture = -1, leads = -1;
+    int other = 0, done = 0;
+    uint32_t seen = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &e) == QD_OK)
+        for (; seen < cl->fxlog.sound_count; seen++) {
+            const cl_sound *s = &cl->fxlog.sounds[seen % CL_SOUND_LOG];
+            const char *nm = cl->level.sounds[s->sound];
+            if (!strcmp(nm, "sound/teamplay/voc_enemy_flag.wav") && took < 0)
+                took = s->t0;
+            else if (!strcmp(nm, "sound/teamplay/flagcapture_opponent.wav") && capture < 0)
+                capture = s->t0;
+            else if (!strcmp(nm, "sound/feedback/redleads.wav") && leads < 0)
+                leads = s->t0;
+            else if (strstr(nm, "sound/teamplay/") || strstr(nm, "leads.wav") ||
+                     strstr(nm, "tied.wav"))
+                other++;
+        }
+    CHECK_MSG(fabs(took - 55.0) < 0.001, "enemy took the flag at %.3f", took);
+    CHECK_MSG(capture >= 73.9 && capture < 75.0 && leads >= 73.9 && leads < 75.0 &&
+                  fabs(capture - leads) >= 0.75,
+              "capture at %.3f, red leads at %.3f", capture, leads);
+    CHECK_EQ(other, 0);
+    demo_close(d);
+    free(cl);
+}
