@@ -101,6 +101,11 @@ void app_audio_take(app_audio *a, const cl_state *cl, double t_begin, double t_e
         s.volume = cs->volume;
         s.attenuation = cs->attenuation;
         s.full = cs->entity > 0 && cs->entity == cl->view.view_entity;
+        /* Quake III's cgame starts an entity's sounds without an origin (they go where the
+         * entity goes, snd_dma.c S_Spatialize: CL_GetEntitySoundOrigin); Quake II's server
+         * sends a position for most, which then stays (fixed_origin); Quake's never move */
+        s.follow = cs->entity > 0 && (cl->level.game == CL_GAME_Q3 ||
+                                      (cl->level.game == CL_GAME_Q2 && !cs->has_origin));
         cl_entstate es;
         int nf;
         float bl;
@@ -257,6 +262,17 @@ static int entity_loops(app_audio *a, const cl_state *cl, snd_loop *out)
     return n;
 }
 
+/* snd_mixer_follow's callback: entity's place in the state being mixed, while it is in the
+ * frame. */
+static int entity_place(void *ctx, int entity, float origin[3])
+{
+    const cl_state *cl = ctx;
+    if (entity <= 0 || entity >= CL_MAX_ENTITIES || !cl->entities[entity].active)
+        return 0;
+    memcpy(origin, cl->entities[entity].cur.origin, 3 * sizeof *origin);
+    return 1;
+}
+
 void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
                    const float angles[3], int64_t pos, uint32_t n, int16_t *out)
 {
@@ -273,6 +289,7 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
     snd_listener_set(&l, origin, angles);
     int nloops = 0;
     if (cl) {
+        snd_mixer_follow(a->mix, entity_place, (void *)cl);
         update_loops(a, cl);
         nloops = a->nloops + entity_loops(a, cl, a->loops + a->nloops);
         nloops += ambient_loops(a, cl, origin, n, a->loops + nloops);

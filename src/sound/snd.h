@@ -86,6 +86,9 @@ typedef struct snd_start {
     uint8_t volume;       /* 0..255 */
     uint8_t attenuation;  /* x64: 64 = ATTN_NORM (silent at 1000 units), 0 = ATTN_NONE */
     uint8_t full;         /* the listener's own sound: full volume in both ears */
+    uint8_t follow;       /* heard from where its entity is as it moves (snd_mixer_follow;
+                           * Quake III and Quake II start entity sounds so), else from
+                           * origin throughout (Quake's rule) */
 } snd_start;
 
 /* A looping source (Quake's static sounds): plays sample (at mod len) wherever it is. */
@@ -131,6 +134,11 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
                    const snd_loop *loops, int nloops, int16_t *out);
 /* Voices held (started and not yet dropped). */
 int snd_mixer_voices(const snd_mixer *m);
+/* Move each following voice (snd_start.follow) to where(ctx, entity, origin) puts its
+ * entity; a voice whose entity where does not place (returns 0) keeps its last origin.
+ * Called before a snd_mixer_mix, it spatializes that span from there. */
+void snd_mixer_follow(snd_mixer *m, int (*where)(void *ctx, int entity, float origin[3]),
+                      void *ctx);
 
 /* ---- Output ---- */
 

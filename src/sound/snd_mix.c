@@ -13,7 +13,7 @@ typedef struct voice {
     int64_t start, end;  /* samples [start, end) on the caller's clock */
     int32_t id, entity;
     float origin[3];
-    uint8_t channel, volume, attenuation, full;
+    uint8_t channel, volume, attenuation, full, follow;
     float loud;          /* max(left, right) for the last listener: the voice limit's key */
 } voice;
 
@@ -137,6 +137,7 @@ void snd_mixer_start(snd_mixer *m, const snd_start *s)
     nv.volume = s->volume;
     nv.attenuation = s->attenuation;
     nv.full = s->full;
+    nv.follow = s->follow && s->entity > 0;
     nv.loud = loudness(m, &nv);
     if (nv.entity > 0 && nv.channel != 0)
         for (int i = 0; i < m->n; i++)
@@ -156,6 +157,17 @@ void snd_mixer_start(snd_mixer *m, const snd_start *s)
             q = i;
     if (nv.loud > m->v[q].loud)
         m->v[q] = nv;
+}
+
+void snd_mixer_follow(snd_mixer *m, int (*where)(void *ctx, int entity, float origin[3]),
+                      void *ctx)
+{
+    for (int i = 0; m && where && i < m->n; i++) {
+        float o[3];
+        if (m->v[i].follow && where(ctx, m->v[i].entity, o) && isfinite(o[0]) &&
+            isfinite(o[1]) && isfinite(o[2]))
+            memcpy(m->v[i].origin, o, sizeof o);
+    }
 }
 
 void snd_mixer_stop_all(snd_mixer *m, int64_t at)

@@ -803,3 +803,59 @@ TEST(sound_q3_ctf_announcer)
     demo_close(d);
     free(cl);
 }
+
+/* Entity 5 of cl at (0, y, 0), in a frame at time t. */
+static void place_entity(cl_state *cl, double t, float y)
+{
+    cl_frame_begin(cl, t);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    st.origin[1] = y;
+    cl_entity_update(cl, 5, &st);
+    cl_frame_end(cl, 0);
+}
+
+/* A one-shot sound goes where its entity goes in Quake III (cgame's trap_S_StartSound with
+ * no origin: snd_dma.c spatializes it from the entity each mix) and stays where it started
+ * in Quake (SND_Spatialize uses the channel's origin). The test sound (10000, 0.1 s) starts
+ * at 1.0 s on entity 5, 100 units to the listener's right (-y); after 2400 samples the
+ * entity is 100 units to the left (+y): the next span is heard on the left in Quake III
+ * (12600 = 10000 x 0.7 x 0.9 x 2, as above), still on the right in Quake. */
+TEST(sound_q3_one_shot_follows_its_entity)
+{
+    app_opts o;
+    if (!sound_opts(&o))
+        SKIP("cannot write the test sound");
+    enum { N = 2400 };
+    int16_t out[2 * N];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    for (int game = 0; game < 2; game++) {
+        cl_state *cl = calloc(1, sizeof *cl);
+        app_audio a;
+        CHECK(cl);
+        if (!cl)
+            return;
+        cl_reset(cl);
+        cl_level_begin(cl, game ? CL_GAME_Q3 : CL_GAME_Q1, game ? 68 : 15, 1, "follow test");
+        cl_set_sound(cl, 1, game ? "sound/test.wav" : "test.wav"); /* Quake III: as given */
+        CHECK(app_audio_init(&a, &o));
+        place_entity(cl, 0.9, -100);
+        add_start(cl, 1.0, 5, 1, 0, -100);
+        app_audio_take(&a, cl, 0, 10, 0.5);
+        CHECK_EQ(a.n, (size_t)1);
+        CHECK_EQ((int)a.starts[0].follow, game);
+        for (int64_t pos = 0; pos < 24000; pos += N) /* up to the start */
+            app_audio_mix(&a, cl, eye, ang, pos, N, out);
+        app_audio_mix(&a, cl, eye, ang, 24000, N, out);
+        CHECK(abs(out[1] - 12600) <= 2 && out[0] == 0);
+        place_entity(cl, 1.05, 100);
+        app_audio_mix(&a, cl, eye, ang, 24000 + N, N, out);
+        if (game)
+            CHECK_MSG(abs(out[0] - 12600) <= 2 && out[1] == 0, "Quake III: %d %d", out[0],
+                      out[1]);
+        else
+            CHECK_MSG(abs(out[1] - 12600) <= 2 && out[0] == 0, "Quake: %d %d", out[0], out[1]);
+        app_audio_free(&a);
+        free(cl);
+    }
+}
