@@ -8,6 +8,10 @@
 #include "render.h"
 
 #define R_NEAR 2.0f   /* near plane distance in world units (GLQuake uses 4) */
+/* The first-person weapon's inverse depths are raised by this, twice the largest any clipped
+ * point has (1 / R_NEAR): it is nearer than everything drawn before it, and its own
+ * triangles keep their order (1/w is affine on the screen, and so is 1/w + c). */
+#define R_GUN_ZBIAS (2.0f / R_NEAR)
 #define R_GUARD 2.0f  /* side clip planes sit at R_GUARD times the screen's half-size */
 /* Flat shading averages a texture, which keeps its mortar and shadows but loses the eye's pull
  * towards its highlights: rooms came out darker than the game. This lift was picked by eye on
@@ -111,6 +115,7 @@ typedef struct r_view {
     float tan_x, tan_y;    /* tangents of the half fields of view */
     float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
     int pass;              /* R_PASS_*: what the emit calls draw */
+    float zbias;           /* added to every projected inverse depth (draw_gun: R_GUN_ZBIAS) */
     int y0, y1;            /* the band of rows this view draws (r_render's threads) */
     const r_assets *assets;
     const cl_state *cl;    /* the state drawn (players' colours), or NULL */

@@ -79,8 +79,9 @@ static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double 
  * gun entity of CL_AddViewWeapon, moved by the view's gunoffset and turned by its gunangles
  * (the server's bob and sway); Quake III's at the hand, r_md3_view_weapon): the model of the
  * view's gun_model stat at the eye, turned with the view (pitch negated, as
- * alias models are), drawn over the scene: the depth of the band is cleared first so the
- * gun never sinks into a wall (GL engines squeeze its depth range for the same end). */
+ * alias models are), drawn over the scene: its depths are raised above any the scene can
+ * hold (R_GUN_ZBIAS), so the gun never sinks into a wall (GL engines squeeze its depth range
+ * for the same end) and nothing has to be cleared. */
 static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
 {
     const cl_stats *st = cl ? cl_stats_of(cl, -1) : NULL;
@@ -106,13 +107,12 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
             s.angles[i] += isfinite(g) && fabsf(g) < 360 ? g : 0;
         }
     }
-    rast_fb *fb = v->fb;
-    for (int y = v->y0; y < v->y1; y++)
-        memset(fb->depth + (size_t)y * (size_t)fb->w, 0, (size_t)fb->w * sizeof *fb->depth);
+    v->zbias = R_GUN_ZBIAS;
     if (kind == R_KIND_MD3) /* Quake III: the weapon at the hand (cg_weapons.c) */
         r_md3_view_weapon(v, a, st->gun_model, t);
     else /* Quake's viewmodel, Quake II's gunindex / gunframe (drawn the same way) */
         r_draw_entity(v, a, &s, -1, -1, 0, t);
+    v->zbias = 0;
 }
 
 /* One band of rows of one frame: what r_render draws, limited to rows y0..y1-1. */
