@@ -351,6 +351,9 @@ void r_md2_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_f
  * with the view and its bob; its barrel and its flash while it fires; lit from the light
  * grid at the eye. */
 void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t);
+/* The recorded Quake III view's bob cycle (0..255) and speed across the ground at t,
+ * between the last two playerStates as cgame interpolates them. */
+void r_q3_bob(const cl_state *cl, double t, int *cycle, float *xyspeed);
 
 /* Fill the sky marks from the map's sky box, its cloud image or its flat colour. */
 void r_q3_sky(r_view *v, const r_assets *a);

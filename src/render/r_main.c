@@ -19,6 +19,22 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
     memset(cam, 0, sizeof *cam);
     cl_view_at(cl, t, cam->origin, cam->angles);
     cam->fov = 90;
+    if (cl && cl->level.game == CL_GAME_Q3 && !cl->view.dead) {
+        /* cg_view.c CG_OffsetFirstPersonView's bob (cg_bobpitch and cg_bobroll 0.002,
+         * cg_bobup 0.005): pitch by the bob at no less than 200 units/s, roll the same, its
+         * sign from the leg (bobCycle bit 7), the eye up by at most 6 units. (Its run pitch
+         * and roll need the velocity's direction, and the duck, fall and step offsets
+         * their moments: not kept.) */
+        int cyc;
+        float xy;
+        r_q3_bob(cl, t, &cyc, &xy);
+        float fracsin = fabsf(sinf((float)(cyc & 127) / 127.0f * (float)M_PI));
+        float speed = xy > 200 ? xy : 200;
+        cam->angles[0] += fracsin * 0.002f * speed;
+        cam->angles[2] += (cyc & 128 ? -1 : 1) * fracsin * 0.002f * speed;
+        float bob = fracsin * xy * 0.005f;
+        cam->origin[2] += bob > 6 ? 6 : bob;
+    }
 }
 
 /* Without a map: a grid on the floor under the camera so entities have a frame of reference. */

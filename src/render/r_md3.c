@@ -608,6 +608,19 @@ static uint32_t hand_frame(const mdl_anim *an, uint32_t f)
     return 0;
 }
 
+void r_q3_bob(const cl_state *cl, double t, int *cycle, float *xyspeed)
+{
+    /* cg_snapshot.c CG_InterpolatePlayerState: the bob cycle between the two playerStates
+     * (wrapping at 256), truncated to a whole step; the speed likewise */
+    double span = cl->time - cl->prev_time;
+    float f = span > 0 ? (float)((t - cl->prev_time) / span) : 1;
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    int c0 = cl->prev_view.bob_cycle, c1 = cl->view.bob_cycle;
+    *cycle = (int)((float)c0 + f * (float)((c1 < c0 ? c1 + 256 : c1) - c0)) & 255;
+    float xy = cl->prev_view.xyspeed + f * (cl->view.xyspeed - cl->prev_view.xyspeed);
+    *xyspeed = xy > 0 && xy < 10000 ? xy : 0;
+}
+
 void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
 {
     const r_model *rm = md3_at(a, model);
@@ -619,8 +632,9 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
      * the other way; its low 7 bits the phase) and the idle drift of sin(cg.time in s) */
     float ang[3] = {v->angles[0], v->angles[1], v->angles[2]};
     if (cl) {
-        float xy = cl->view.xyspeed;
-        int cyc = cl->view.bob_cycle;
+        int cyc;
+        float xy;
+        r_q3_bob(cl, t, &cyc, &xy);
         float fracsin = fabsf(sinf((float)(cyc & 127) / 127.0f * (float)M_PI));
         float scale = cyc & 128 ? -xy : xy;
         ang[2] += scale * fracsin * 0.005f;

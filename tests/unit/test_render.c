@@ -594,3 +594,42 @@ TEST(render_sprite_textured)
     free(cl);
     free(bytes);
 }
+
+/* cg_view.c CG_OffsetFirstPersonView's bob on a Quake III recorded view, by hand: the two
+ * playerStates at 1.0 s and 1.05 s have bobCycle 100 and 120 and speed 320 units/s; at
+ * 1.025 s cgame's interpolated cycle is 100 + 0.5 x 20 = 110 (bit 7 clear: the first leg),
+ * bobfracsin = |sin(110 / 127 x pi)| = 0.40830; pitch and roll rise by 0.40830 x 0.002 x 320
+ * = 0.26131 degrees, the eye by 0.40830 x 320 x 0.005 = 0.65328 units. With the cycle's
+ * bit 7 set (228, 248: 238 & 127 = 110) the roll turns the other way. A Quake view has no
+ * such bob. */
+TEST(render_q3_view_bob_by_hand)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    if (!cl)
+        return;
+    for (int k = 0; k < 3; k++) {
+        cl_reset(cl);
+        cl_level_begin(cl, k == 2 ? CL_GAME_Q1 : CL_GAME_Q3, k == 2 ? 15 : 68, 1, "bob");
+        cl_view v;
+        memset(&v, 0, sizeof v);
+        v.has_origin = 1;
+        v.xyspeed = 320;
+        v.bob_cycle = k == 1 ? 228 : 100;
+        cl_frame_begin(cl, 1.0);
+        cl_set_view(cl, &v);
+        cl_frame_end(cl, 0);
+        v.bob_cycle = k == 1 ? 248 : 120;
+        cl_frame_begin(cl, 1.05);
+        cl_set_view(cl, &v);
+        cl_frame_end(cl, 0);
+        r_camera cam;
+        r_camera_from_view(cl, 1.025, &cam);
+        float up = k == 2 ? 0 : 0.65328f, tilt = k == 2 ? 0 : 0.26131f;
+        CHECK_MSG(fabsf(cam.origin[2] - up) < 1e-3f, "case %d: eye %f", k, cam.origin[2]);
+        CHECK_MSG(fabsf(cam.angles[0] - tilt) < 1e-3f, "case %d: pitch %f", k, cam.angles[0]);
+        CHECK_MSG(fabsf(cam.angles[2] - (k == 1 ? -tilt : tilt)) < 1e-3f, "case %d: roll %f", k,
+                  cam.angles[2]);
+    }
+    free(cl);
+}
