@@ -41,8 +41,15 @@ typedef struct span_ctx {
 #define COVER_CAP 30
 struct rast_cover {
     int16_t n;
+    int16_t mixed; /* a span wrote depth here without covering since the reset: a covered
+                    * column's depth and colour may not be the cleared ones */
     int16_t iv[2 * COVER_CAP];
 };
+
+/* Internal span flag: the pixels are as cleared (depth 0, nothing drawn), so an opaque fill
+ * passes the depth test everywhere and need not read what is there (span_cover sets it on
+ * a row no span has written depth to without covering). */
+#define RAST_FRESH 0x100u
 
 rast_fb *rast_fb_new(int w, int h)
 {
@@ -82,7 +89,7 @@ void rast_cover_reset(rast_fb *fb, int y0, int y1)
     y0 = y0 < 0 ? 0 : y0;
     y1 = y1 > fb->h ? fb->h : y1;
     for (int y = y0; fb->cover && y < y1; y++)
-        fb->cover[y].n = 0;
+        fb->cover[y].n = fb->cover[y].mixed = 0;
 }
 
 void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1)
@@ -249,7 +256,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
         qe = qe > 1e-12f ? qe : 1e-12f;
         int32_t sb = tex_fix((s0 + ds * (float)e) / qe), tb = tex_fix((t0 + dt * (float)e) / qe);
         int steps = e - i > 0 ? e - i : 1;
-        if (flags == RAST_OPAQUE && !tx->wrap && !tx->index) {
+        if ((flags & ~RAST_FRESH) == RAST_OPAQUE && !tx->wrap && !tx->index) {
             /* The common case (lit walls), kept small: the run's ends clamped into the
              * texture, so every step between stays inside it (and >= 0, so unsigned);
              * hidden pixels found four at a time (the same single operations as the scalar
@@ -278,6 +285,23 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
             __m128i tv = _mm_setr_epi32((int)tu, (int)(tu + uct), (int)(tu + 2 * uct),
                                         (int)(tu + 3 * uct));
             const __m128i s4 = _mm_set1_epi32((int)(4 * ucs)), t4 = _mm_set1_epi32((int)(4 * uct));
+            const int fresh = (flags & RAST_FRESH) != 0;
+            for (const int last = madd_ok ? i + k - 4 : j - 1; fresh && j <= last; j += 4) {
+                /* fresh pixels: every lane passes (z > 0), nothing old is read */
+                __m128 jj = _mm_cvtepi32_ps(jv);
+                jv = _mm_add_epi32(jv, four);
+                __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+                __m128i st = _mm_or_si128(_mm_srli_epi32(tv, 16), _mm_and_si128(sv, hi16));
+                sv = _mm_add_epi32(sv, s4);
+                tv = _mm_add_epi32(tv, t4);
+                int32_t ix[4];
+                _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(st, wv));
+                _mm_storeu_ps(d + j, z4);
+                _mm_storeu_si128((__m128i *)(c + j),
+                                 _mm_or_si128(_mm_setr_epi32((int)tex[ix[0]], (int)tex[ix[1]],
+                                                             (int)tex[ix[2]], (int)tex[ix[3]]),
+                                              alpha));
+            }
             for (const int last = madd_ok ? i + k - 4 : j - 1; j <= last; j += 4) {
                 __m128 jj = _mm_cvtepi32_ps(jv);
                 jv = _mm_add_epi32(jv, four);
@@ -304,7 +328,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
 #endif
             for (; j < i + k; j++, su += ucs, tu += uct) {
                 float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
-                if (!(z > d[j]))
+                if (!(flags & RAST_FRESH) && !(z > d[j]))
                     continue;
                 d[j] = z;
                 c[j] = tex[(size_t)(tu >> 16) * (size_t)w + (su >> 16)] | 0xff000000u;
@@ -672,6 +696,10 @@ static void span_cover(rast_fb *fb, int y, int x0, int n, float zs, const span_c
     rast_cover *rc = &fb->cover[y];
     span_ctx s = *sc;
     s.flags &= ~(unsigned)RAST_COVER;
+    /* the lit walls' loop (span_tex) writes fresh pixels without reading them */
+    if (!rc->mixed && s.flags == RAST_OPAQUE && s.tex && !s.tex->light && !s.tex->wrap &&
+        !s.tex->index)
+        s.flags |= RAST_FRESH;
     int x = x0, end = x0 + n;
     for (int k = 0; k < rc->n && x < end; k++) {
         int a = rc->iv[2 * k], b = rc->iv[2 * k + 1];
@@ -701,6 +729,8 @@ static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ct
         span_draw(fb, y, x0, n, zs, &s);
         return;
     }
+    if (fb->cover && (sc->flags & RAST_DEPTH_WRITE) && !(sc->flags & RAST_FRESH))
+        fb->cover[y].mixed = 1; /* covered columns may now hold more than the clear */
     if (sc->tex) {
         if (sc->tex->light || (sc->flags & (RAST_ADD | RAST_MUL | RAST_ALPHA_TEST)))
             span_tex_lit(fb, y, x0, n, zs, sc);

@@ -600,3 +600,58 @@ TEST(rast_cover_full_row_falls_back_to_depth)
     rast_fb_free(fb);
     rast_fb_free(ref);
 }
+
+/* A 64 x 64 texture of distinct texels, clamped, its s and t planes at 1 texel a pixel from
+ * (ox, oy), q 1: the lit walls' case (no wrap, no index, no light). */
+static void wall_tex(rast_tex *tx, const uint32_t *texels, double ox, double oy)
+{
+    memset(tx, 0, sizeof *tx);
+    tx->texels = texels;
+    tx->w = tx->h = 64;
+    tx->s[0] = 1, tx->s[2] = -ox;
+    tx->t[1] = 1, tx->t[2] = -oy;
+    tx->q[2] = 1;
+}
+
+/* A covering wall on fresh rows is written without reading the buffers (span_tex's RAST_FRESH
+ * loop): the frame equals the one the plain depth-tested path draws. A plain opaque quad
+ * drawn first (nearer, z 0.9) over rows 10..19 makes those rows "mixed": the covering wall
+ * (z 0.5) drawn next must still lose to it there, and win elsewhere. */
+TEST(rast_cover_fresh_rows_equal_the_tested_path)
+{
+    static uint32_t texels[64 * 64];
+    for (int i = 0; i < 64 * 64; i++)
+        texels[i] = rast_rgb((unsigned)(i * 7), (unsigned)(i >> 4), (unsigned)(i * 13));
+    rast_tex tx;
+    wall_tex(&tx, texels, 3, 2);
+    rast_vert wall[4] = {{3, 2, 0.5f}, {61, 2, 0.5f}, {61, 50, 0.5f}, {3, 50, 0.5f}};
+    rast_vert near[4] = {{0, 10, 0.9f}, {64, 10, 0.9f}, {64, 20, 0.9f}, {0, 20, 0.9f}};
+    rast_fb *a = rast_fb_new(64, 64), *b = rast_fb_new(64, 64);
+    CHECK(a && b);
+    if (!a || !b)
+        goto out;
+    for (int pass = 0; pass < 2; pass++) {
+        rast_clear(a, 0);
+        rast_clear(b, 0);
+        rast_cover_reset(a, 0, 64);
+        if (pass) { /* the nearer plain quad first, in both */
+            rast_polygon_rows(a, near, 4, rast_rgb(1, 2, 3), RAST_OPAQUE, 0, 64);
+            rast_polygon_rows(b, near, 4, rast_rgb(1, 2, 3), RAST_OPAQUE, 0, 64);
+        }
+        rast_polygon_tex_rows(a, wall, 4, &tx, RAST_OPAQUE | RAST_COVER, 0, 64);
+        rast_polygon_tex_rows(b, wall, 4, &tx, RAST_OPAQUE, 0, 64);
+        int same = 1, walled = 0, hidden = 0;
+        for (int i = 0; i < 64 * 64; i++) {
+            same &= a->color[i] == b->color[i] && a->depth[i] == b->depth[i];
+            walled += a->depth[i] == 0.5f;
+            hidden += pass && i / 64 >= 10 && i / 64 < 20 && a->color[i] == rast_rgb(1, 2, 3);
+        }
+        CHECK_MSG(same, "pass %d: the covering wall differs from the tested one", pass);
+        CHECK(walled > 58 * 30);
+        if (pass)
+            CHECK_EQ(hidden, 64 * 10); /* the near quad kept its rows */
+    }
+out:
+    rast_fb_free(a);
+    rast_fb_free(b);
+}
