@@ -116,6 +116,9 @@ typedef struct r_view {
     float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
     int pass;              /* R_PASS_*: what the emit calls draw */
     float zbias;           /* added to every projected inverse depth (draw_gun: R_GUN_ZBIAS) */
+    int clear_pending;     /* the band is not cleared yet: r_draw_world clears it, or walks
+                            * it front to back on stale rows (rast_cover_begin_stale) */
+    uint32_t clear_color;
     int y0, y1;            /* the band of rows this view draws (r_render's threads) */
     const r_assets *assets;
     const cl_state *cl;    /* the state drawn (players' colours), or NULL */

@@ -151,12 +151,18 @@ static void render_band(band *bd)
     const r_options *o = bd->o;
     double t = bd->t;
     int have_map = a && a->world.bsp;
-    rast_clear_rows(bd->fb, have_map ? CLEAR_COLOR : NOMAP_COLOR, bd->y0, bd->y1);
+    /* a textured map's band is cleared by r_draw_world, which may leave the pixels its
+     * front-to-back walk covers as they are until it writes them (rast_cover_begin_stale) */
+    int lazy = o->mode == R_MODE_TEXTURED && have_map && bd->cache;
+    if (!lazy)
+        rast_clear_rows(bd->fb, have_map ? CLEAR_COLOR : NOMAP_COLOR, bd->y0, bd->y1);
     r_view v;
     r_view_setup(&v, bd->cam, bd->fb);
     v.y0 = bd->y0;
     v.y1 = bd->y1;
     v.cl = cl;
+    v.clear_pending = lazy;
+    v.clear_color = CLEAR_COLOR;
     if (o->mode == R_MODE_WIRE) {
         v.xray = o->xray != 0;
         if (!v.xray) {
@@ -174,6 +180,8 @@ static void render_band(band *bd)
             v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], t) : 256;
         r_surf_turb_table(t, v.turb);
         draw_scene(&v, a, cl, t, o);
+        if (v.clear_pending) /* draw_scene walks the world first; never left, but sure */
+            rast_clear_rows(bd->fb, CLEAR_COLOR, bd->y0, bd->y1);
         if (a->q3) { /* Quake III: the sky, then the blended surfaces over it */
             r_q3_sky(&v, a);
             v.pass = R_PASS_Q3_BLEND;

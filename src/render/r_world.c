@@ -94,12 +94,18 @@ void r_draw_world(r_view *v, const r_assets *a)
     uint32_t cam_leaf = mdl_bsp_point_leaf(b, world->headnode, v->org);
     uint8_t *pvs = malloc(mdl_bsp_pvs_size(b));
     uint8_t *drawn = calloc(b->num_faces ? b->num_faces : 1, 1);
-    if (!pvs || !drawn)
-        goto out;
-    mdl_bsp_pvs(b, cam_leaf, pvs);
     /* node order where the nodes hold the faces (Quake, Quake II), for the opaque passes */
     int by_node = !b->face_q3 && (v->pass == R_PASS_TEXTURED || v->pass == R_PASS_FLAT) &&
                   !v->xray;
+    /* a band left uncleared (render_band) is cleared here, or walked on stale rows: the
+     * front-to-back walk writes each covered pixel once, the rest are cleared after it */
+    int stale = v->clear_pending && by_node && pvs && drawn;
+    if (v->clear_pending && !stale)
+        rast_clear_rows(v->fb, v->clear_color, v->y0, v->y1);
+    v->clear_pending = 0;
+    if (!pvs || !drawn)
+        goto out;
+    mdl_bsp_pvs(b, cam_leaf, pvs);
 
     int32_t stack[2 * MDL_BSP_MAX_DEPTH + 8];
     int sp = 0;
@@ -131,12 +137,17 @@ void r_draw_world(r_view *v, const r_assets *a)
         }
     }
     if (by_node) {
-        rast_cover_reset(v->fb, v->y0, v->y1);
+        if (stale)
+            rast_cover_begin_stale(v->fb, v->clear_color, v->y0, v->y1);
+        else
+            rast_cover_reset(v->fb, v->y0, v->y1);
         draw_nodes(v, rb, drawn);
         /* faces no node holds (a map whose nodes list none): by the depth test alone */
         for (uint32_t fi = 0; fi < b->num_faces; fi++)
             if (drawn[fi] == 1)
                 draw_face(v, rb, fi, v->org, 0);
+        if (stale)
+            rast_finish_rows(v->fb, v->y0, v->y1);
     }
 out:
     free(pvs);

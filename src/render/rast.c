@@ -43,6 +43,10 @@ struct rast_cover {
     int16_t n;
     int16_t mixed; /* a span wrote depth here without covering since the reset: a covered
                     * column's depth and colour may not be the cleared ones */
+    int16_t stale; /* not cleared (rast_cover_begin_stale): the uncovered columns hold old
+                    * pixels that count as stale_color and depth 0 (row_finish writes them) */
+    int16_t pad;
+    uint32_t stale_color;
     int16_t iv[2 * COVER_CAP];
 };
 
@@ -92,6 +96,51 @@ void rast_cover_reset(rast_fb *fb, int y0, int y1)
         fb->cover[y].n = fb->cover[y].mixed = 0;
 }
 
+/* A stale row made whole: its uncovered columns get the clear colour and depth 0. */
+static void row_finish(rast_fb *fb, int y)
+{
+    rast_cover *rc = &fb->cover[y];
+    if (!rc->stale)
+        return;
+    rc->stale = 0;
+    uint32_t *c = fb->color + (size_t)y * (size_t)fb->w;
+    float *d = fb->depth + (size_t)y * (size_t)fb->w;
+    int x = 0;
+    for (int k = 0; k <= rc->n; k++) {
+        int a = k < rc->n ? rc->iv[2 * k] : fb->w, b = k < rc->n ? rc->iv[2 * k + 1] : fb->w;
+        a = a < 0 ? 0 : a > fb->w ? fb->w : a;
+        for (; x < a; x++) {
+            c[x] = rc->stale_color;
+            d[x] = 0;
+        }
+        x = b > x ? b : x;
+    }
+}
+
+void rast_cover_begin_stale(rast_fb *fb, uint32_t c, int y0, int y1)
+{
+    y0 = y0 < 0 ? 0 : y0;
+    y1 = y1 > fb->h ? fb->h : y1;
+    if (!fb->cover || fb->w > INT16_MAX) {
+        rast_clear_rows(fb, c, y0, y1);
+        return;
+    }
+    for (int y = y0; y < y1; y++) {
+        rast_cover *rc = &fb->cover[y];
+        rc->n = rc->mixed = 0;
+        rc->stale = 1;
+        rc->stale_color = c;
+    }
+}
+
+void rast_finish_rows(rast_fb *fb, int y0, int y1)
+{
+    y0 = y0 < 0 ? 0 : y0;
+    y1 = y1 > fb->h ? fb->h : y1;
+    for (int y = y0; fb->cover && y < y1; y++)
+        row_finish(fb, y);
+}
+
 void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1)
 {
     y0 = y0 < 0 ? 0 : y0;
@@ -109,6 +158,8 @@ void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1)
     for (; i < n; i++)
         p[i] = c;
     memset(fb->depth + first, 0, n * sizeof *fb->depth); /* 0.0f is all zero bits */
+    for (int y = y0; fb->cover && y < y1; y++)
+        fb->cover[y].stale = 0;
 }
 
 void rast_clear(rast_fb *fb, uint32_t c)
@@ -696,10 +747,15 @@ static void span_cover(rast_fb *fb, int y, int x0, int n, float zs, const span_c
     rast_cover *rc = &fb->cover[y];
     span_ctx s = *sc;
     s.flags &= ~(unsigned)RAST_COVER;
-    /* the lit walls' loop (span_tex) writes fresh pixels without reading them */
-    if (!rc->mixed && s.flags == RAST_OPAQUE && s.tex && !s.tex->light && !s.tex->wrap &&
-        !s.tex->index)
+    /* the lit walls' loop (span_tex) writes fresh pixels without reading them; a row that
+     * may not record this span's coverage (near COVER_CAP ranges) is made whole first, as
+     * is a stale row under any other fill */
+    int fresh = !rc->mixed && rc->n < COVER_CAP - 1 && s.flags == RAST_OPAQUE && s.tex &&
+                !s.tex->light && !s.tex->wrap && !s.tex->index;
+    if (fresh)
         s.flags |= RAST_FRESH;
+    else if (rc->stale)
+        row_finish(fb, y);
     int x = x0, end = x0 + n;
     for (int k = 0; k < rc->n && x < end; k++) {
         int a = rc->iv[2 * k], b = rc->iv[2 * k + 1];
@@ -729,8 +785,11 @@ static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ct
         span_draw(fb, y, x0, n, zs, &s);
         return;
     }
-    if (fb->cover && (sc->flags & RAST_DEPTH_WRITE) && !(sc->flags & RAST_FRESH))
-        fb->cover[y].mixed = 1; /* covered columns may now hold more than the clear */
+    if (fb->cover && !(sc->flags & RAST_FRESH)) {
+        row_finish(fb, y); /* a fill that reads, or writes where coverage does not say */
+        if (sc->flags & RAST_DEPTH_WRITE)
+            fb->cover[y].mixed = 1; /* covered columns may now hold more than the clear */
+    }
     if (sc->tex) {
         if (sc->tex->light || (sc->flags & (RAST_ADD | RAST_MUL | RAST_ALPHA_TEST)))
             span_tex_lit(fb, y, x0, n, zs, sc);
@@ -1107,6 +1166,8 @@ static inline void line_px(rast_fb *fb, int x, int y, float z, float bias, uint3
                            unsigned flags)
 {
     size_t o = (size_t)y * (size_t)fb->w + (size_t)x;
+    if (fb->cover && fb->cover[y].stale)
+        row_finish(fb, y);
     if ((flags & RAST_DEPTH_TEST) && z * LINE_BIAS + bias < fb->depth[o])
         return;
     if (flags & RAST_DEPTH_WRITE)

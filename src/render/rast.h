@@ -62,6 +62,13 @@ void rast_clear(rast_fb *fb, uint32_t c);
 void rast_clear_rows(rast_fb *fb, uint32_t c, int y0, int y1);
 /* Forget the coverage of rows y0..y1-1 (clamped): nothing covered there. */
 void rast_cover_reset(rast_fb *fb, int y0, int y1);
+/* rast_clear_rows(fb, c, y0, y1) put off for a front-to-back walk of covering fills: the
+ * coverage is forgotten and the rows count as cleared, but a row's uncovered pixels are only
+ * written when a fill that reads the buffers or does not cover comes to it, or by
+ * rast_finish_rows, which must come before the pixels are read otherwise. A covering lit
+ * wall on such a row writes its pixels without clearing them first. */
+void rast_cover_begin_stale(rast_fb *fb, uint32_t c, int y0, int y1);
+void rast_finish_rows(rast_fb *fb, int y0, int y1);
 
 /* A triangle in one colour. Vertices in any winding; degenerate ones draw nothing.
  * Vertices may lie off screen (the rasteriser clips to the framebuffer) but must have

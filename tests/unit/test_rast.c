@@ -655,3 +655,44 @@ out:
     rast_fb_free(a);
     rast_fb_free(b);
 }
+
+/* rast_cover_begin_stale puts the clear off: over a frame full of old pixels, a covering wall
+ * drawn on the stale rows and then rast_finish_rows leave exactly what a clear and the same
+ * wall leave (the wall's pixels, the clear colour and depth 0 around it); a plain fill on a
+ * stale row first makes that row whole, so it too sees cleared pixels. */
+TEST(rast_stale_rows_equal_a_clear)
+{
+    static uint32_t texels[64 * 64];
+    for (int i = 0; i < 64 * 64; i++)
+        texels[i] = rast_rgb((unsigned)(i * 5), (unsigned)(i >> 3), (unsigned)(i * 11));
+    rast_tex tx;
+    wall_tex(&tx, texels, 3, 2);
+    rast_vert wall[4] = {{3, 2, 0.5f}, {40, 2, 0.5f}, {40, 50, 0.5f}, {3, 50, 0.5f}};
+    rast_vert plain[4] = {{20, 30, 0.25f}, {64, 30, 0.25f}, {64, 40, 0.25f}, {20, 40, 0.25f}};
+    rast_fb *a = rast_fb_new(64, 64), *b = rast_fb_new(64, 64);
+    CHECK(a && b);
+    if (!a || !b)
+        goto out;
+    for (int i = 0; i < 64 * 64; i++) { /* last frame's pixels */
+        a->color[i] = 0xff123456u;
+        a->depth[i] = 3.0f;
+    }
+    rast_cover_begin_stale(a, rast_rgb(7, 8, 9), 0, 64);
+    rast_clear(b, rast_rgb(7, 8, 9));
+    rast_cover_reset(b, 0, 64);
+    rast_polygon_tex_rows(a, wall, 4, &tx, RAST_OPAQUE | RAST_COVER, 0, 64);
+    rast_polygon_tex_rows(b, wall, 4, &tx, RAST_OPAQUE | RAST_COVER, 0, 64);
+    rast_polygon_rows(a, plain, 4, rast_rgb(1, 2, 3), RAST_OPAQUE, 0, 64);
+    rast_polygon_rows(b, plain, 4, rast_rgb(1, 2, 3), RAST_OPAQUE, 0, 64);
+    rast_finish_rows(a, 0, 64);
+    int same = 1, cleared = 0;
+    for (int i = 0; i < 64 * 64; i++) {
+        same &= a->color[i] == b->color[i] && a->depth[i] == b->depth[i];
+        cleared += a->color[i] == rast_rgb(7, 8, 9) && a->depth[i] == 0;
+    }
+    CHECK(same);
+    CHECK(cleared > 64 * 10);
+out:
+    rast_fb_free(a);
+    rast_fb_free(b);
+}
