@@ -19,7 +19,13 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
     memset(cam, 0, sizeof *cam);
     cl_view_at(cl, t, cam->origin, cam->angles);
     cam->fov = 90;
-    if (cl && cl->level.game == CL_GAME_Q3 && !cl->view.dead) {
+    if (cl && cl->level.game == CL_GAME_Q3 && cl->view.dead) {
+        /* cg_view.c CG_OffsetFirstPersonView: a dead player's view lies on its side, roll 40
+         * and pitch -15 (its yaw turns to the killer, STAT_DEAD_YAW: not kept, so the last
+         * yaw stays) */
+        cam->angles[0] = -15;
+        cam->angles[2] = 40;
+    } else if (cl && cl->level.game == CL_GAME_Q3) {
         /* cg_view.c CG_OffsetFirstPersonView's bob (cg_bobpitch and cg_bobroll 0.002,
          * cg_bobup 0.005): pitch by the bob at no less than 200 units/s, roll the same, its
          * sign from the leg (bobCycle bit 7), the eye up by at most 6 units. (Its run pitch

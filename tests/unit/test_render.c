@@ -601,14 +601,14 @@ TEST(render_sprite_textured)
  * bobfracsin = |sin(110 / 127 x pi)| = 0.40830; pitch and roll rise by 0.40830 x 0.002 x 320
  * = 0.26131 degrees, the eye by 0.40830 x 320 x 0.005 = 0.65328 units. With the cycle's
  * bit 7 set (228, 248: 238 & 127 = 110) the roll turns the other way. A Quake view has no
- * such bob. */
+ * such bob. A dead Quake III view does not bob: it lies at roll 40, pitch -15. */
 TEST(render_q3_view_bob_by_hand)
 {
     cl_state *cl = calloc(1, sizeof *cl);
     CHECK(cl);
     if (!cl)
         return;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         cl_reset(cl);
         cl_level_begin(cl, k == 2 ? CL_GAME_Q1 : CL_GAME_Q3, k == 2 ? 15 : 68, 1, "bob");
         cl_view v;
@@ -616,6 +616,7 @@ TEST(render_q3_view_bob_by_hand)
         v.has_origin = 1;
         v.xyspeed = 320;
         v.bob_cycle = k == 1 ? 228 : 100;
+        v.dead = k == 3;
         cl_frame_begin(cl, 1.0);
         cl_set_view(cl, &v);
         cl_frame_end(cl, 0);
@@ -625,6 +626,10 @@ TEST(render_q3_view_bob_by_hand)
         cl_frame_end(cl, 0);
         r_camera cam;
         r_camera_from_view(cl, 1.025, &cam);
+        if (k == 3) { /* dead: no bob, roll 40 and pitch -15 (CG_OffsetFirstPersonView) */
+            CHECK(cam.origin[2] == 0 && cam.angles[0] == -15 && cam.angles[2] == 40);
+            continue;
+        }
         float up = k == 2 ? 0 : 0.65328f, tilt = k == 2 ? 0 : 0.26131f;
         CHECK_MSG(fabsf(cam.origin[2] - up) < 1e-3f, "case %d: eye %f", k, cam.origin[2]);
         CHECK_MSG(fabsf(cam.angles[0] - tilt) < 1e-3f, "case %d: pitch %f", k, cam.angles[0]);
