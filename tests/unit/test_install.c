@@ -14,6 +14,7 @@ static const char *const installed[] = {
     "usr/share/applications/qdemo.desktop",
     "usr/share/mime/packages/qdemo.xml",
     "usr/share/qdemo/progs/player.mdl",
+    "usr/share/qdemo/maps/b_bh25.bsp",
     "usr/share/qdemo/gfx.wad",
     "usr/share/qdemo/gfx/colormap.lmp",
     "usr/share/qdemo/librequake-licence/COPYING",

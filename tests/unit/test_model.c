@@ -639,3 +639,45 @@ TEST(model_mdl_frame_groups_and_skins)
     mdl_alias_free(a);
     free(d);
 }
+
+/* qdemo's own item boxes (assets/items/make-item-boxes.py): each loads as a BSP29 map of six
+ * faces on one texture named for its kind, lit, its model the box of the generator's table
+ * (32 x 32, 16 high for the small boxes, 24 for the large, 32 for the mega health, 64 for the
+ * exploding box), a point inside it in the empty leaf 1 (its one node's both sides). */
+TEST(model_bundled_item_boxes)
+{
+    static const struct {
+        const char *file, *texture;
+        float height;
+    } boxes[] = {{"b_bh10", "health", 16},   {"b_bh25", "health", 16},
+                 {"b_bh100", "health", 32},  {"b_shell0", "shells", 16},
+                 {"b_shell1", "shells", 24}, {"b_nail0", "nails", 16},
+                 {"b_nail1", "nails", 24},   {"b_rock0", "rockets", 16},
+                 {"b_rock1", "rockets", 24}, {"b_batt0", "cells", 16},
+                 {"b_batt1", "cells", 24},   {"b_explob", "explob", 64}};
+    uint32_t pal[256];
+    pal_load(pal);
+    for (size_t i = 0; i < sizeof boxes / sizeof boxes[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "assets/maps/%s.bsp", boxes[i].file);
+        size_t len;
+        uint8_t *d = test_read_file(path, &len);
+        if (!d)
+            SKIP("run from the project root");
+        mdl_bsp *b = NULL;
+        qd_error err = {0};
+        CHECK_MSG(mdl_bsp_load(d, len, path, pal, &b, &err) == QD_OK, "%s: %s", path, err.msg);
+        if (b) {
+            CHECK_EQ(b->num_faces, 6);
+            CHECK_EQ(b->num_textures, 1);
+            CHECK_STR(b->textures[0].name, boxes[i].texture);
+            CHECK(b->light_len > 0);
+            CHECK(b->models[0].num_faces == 6 && b->models[0].maxs[0] == 32 &&
+                  b->models[0].maxs[1] == 32 && b->models[0].maxs[2] == boxes[i].height);
+            float inside[3] = {16, 16, boxes[i].height / 2};
+            CHECK_EQ(mdl_bsp_point_leaf(b, b->models[0].headnode, inside), 1);
+        }
+        mdl_bsp_free(b);
+        free(d);
+    }
+}
