@@ -10,6 +10,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "r_local.h"
 
@@ -845,6 +848,42 @@ static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
     return cloud->texels[0][(size_t)ty * (size_t)cw + (size_t)tx] | 0xff000000u;
 }
 
+#if defined(__SSE2__)
+/* Four cloud texels of row y from x on, as pixel_dir and sky_texel make them one by one:
+ * the same single-precision operations in the same order, so the same bytes. */
+static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float drift,
+                   uint32_t out[4])
+{
+    const __m128 half = _mm_set1_ps(0.5f), cx = _mm_set1_ps(v->cx), sc = _mm_set1_ps(v->scale);
+    __m128 sx = _mm_div_ps(_mm_sub_ps(_mm_add_ps(_mm_cvtepi32_ps(_mm_setr_epi32(x, x + 1, x + 2,
+                                                                               x + 3)),
+                                                 half),
+                                      cx),
+                           sc);
+    float sy = ((float)y + 0.5f - v->cy) / v->scale;
+    __m128 d[3];
+    for (int j = 0; j < 3; j++)
+        d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), sx)),
+                          _mm_set1_ps(v->up[j] * sy));
+    __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
+                            _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(9), d[2]), d[2]));
+    __m128 len = _mm_sqrt_ps(sum), pos = _mm_cmpgt_ps(len, _mm_setzero_ps());
+    __m128 k = _mm_and_ps(pos, _mm_div_ps(_mm_set1_ps(1.5f), len));
+    int cw = cloud->w[0], ch = cloud->h[0];
+    __m128 fx = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[0], k), _mm_set1_ps(drift)), _mm_set1_ps((float)cw));
+    __m128 fy = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[1], k), _mm_set1_ps(drift)), _mm_set1_ps((float)ch));
+    /* ifloor: truncate, less one where the truncation lies above */
+    __m128i ix = _mm_cvttps_epi32(fx), iy = _mm_cvttps_epi32(fy);
+    ix = _mm_add_epi32(ix, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(ix), fx)));
+    iy = _mm_add_epi32(iy, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(iy), fy)));
+    int32_t tx[4], ty[4];
+    _mm_storeu_si128((__m128i *)tx, _mm_and_si128(ix, _mm_set1_epi32(cw - 1)));
+    _mm_storeu_si128((__m128i *)ty, _mm_and_si128(iy, _mm_set1_epi32(ch - 1)));
+    for (int i = 0; i < 4; i++)
+        out[i] = cloud->texels[0][(size_t)ty[i] * (size_t)cw + (size_t)tx[i]] | 0xff000000u;
+}
+#endif
+
 void r_q3_sky(r_view *v, const r_assets *a)
 {
     const r_q3 *q = a->q3;
@@ -853,11 +892,20 @@ void r_q3_sky(r_view *v, const r_assets *a)
     double tm = v->time > 0 && v->time < 1e7 ? v->time : 0;
     float drift = (float)fmod(tm * 0.01, 1.0);
     size_t w = (size_t)fb->w;
+    int clouds = q && !q->sky_box && q->sky_cloud >= 0;
     for (int y = top; y < bottom; y++) {
         uint32_t *row = fb->color + (size_t)y * w;
         for (size_t x = 0; x < w; x++) {
             if (row[x] != R_SKY_MARK)
                 continue;
+#if defined(__SSE2__)
+            if (clouds && x + 4 <= w && row[x + 1] == R_SKY_MARK && row[x + 2] == R_SKY_MARK &&
+                row[x + 3] == R_SKY_MARK) {
+                cloud4(v, &q->images[q->sky_cloud], (int)x, y, drift, row + x);
+                x += 3;
+                continue;
+            }
+#endif
             float d[3];
             pixel_dir(v, (int)x, y, d);
             row[x] = q ? sky_texel(q, d, drift) : a->sky_flat;
