@@ -357,6 +357,13 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t);
 /* The recorded Quake III view's bob cycle (0..255) and speed across the ground at t,
  * between the last two playerStates as cgame interpolates them. */
 void r_q3_bob(const cl_state *cl, double t, int *cycle, float *xyspeed);
+/* r_render's band boundaries for n threads over h rows: band i is rows y[i]..y[i+1]-1, from
+ * how long each took in the frames c drew before (even bands at first), so two threads
+ * share the work and not only the rows; the frame's bytes do not depend on them. */
+void r_cache_bands(r_cache *c, int n, int h, int y[R_MAX_THREADS + 1]);
+/* After a frame: band i took took[i] seconds. */
+void r_cache_bands_took(r_cache *c, int n, int h, const int y[R_MAX_THREADS + 1],
+                        const double took[R_MAX_THREADS]);
 
 /* Fill the sky marks from the map's sky box, its cloud image or its flat colour. */
 void r_q3_sky(r_view *v, const r_assets *a);

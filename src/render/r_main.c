@@ -3,6 +3,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "draw2d.h"
 #include "r_local.h"
@@ -148,6 +149,7 @@ typedef struct band {
     int y0, y1;
     r_cache *cache;
     int count;
+    double took; /* seconds of wall time */
 } band;
 
 static void render_band(band *bd)
@@ -208,9 +210,19 @@ static void render_band(band *bd)
     bd->count = v.count;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void *band_thread(void *arg)
 {
-    render_band(arg);
+    band *bd = arg;
+    double t0 = now_s();
+    render_band(bd);
+    bd->took = now_s() - t0;
     return NULL;
 }
 
@@ -243,18 +255,30 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     band bands[R_MAX_THREADS];
     pthread_t tid[R_MAX_THREADS];
     int started[R_MAX_THREADS] = {0};
+    /* the rows split by the work each band had in the frames before (textured, where the
+     * cache lives on), else evenly */
+    int y[R_MAX_THREADS + 1];
+    r_cache_bands(n > 1 ? caches[0] : NULL, n, fb->h, y);
     for (int i = 0; i < n; i++) {
-        bands[i] = (band){a, cl, t, cam, o, fb, (int)((int64_t)fb->h * i / n),
-                          (int)((int64_t)fb->h * (i + 1) / n), caches[i], 0};
+        bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i], 0, 0};
         if (i > 0)
             started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;
     }
-    render_band(&bands[0]);
+    band_thread(&bands[0]);
+    int all_threads = 1;
     for (int i = 1; i < n; i++) {
-        if (started[i])
+        if (started[i]) {
             pthread_join(tid[i], NULL);
-        else
-            render_band(&bands[i]); /* no thread to be had: this one draws it */
+        } else {
+            band_thread(&bands[i]); /* no thread to be had: this one draws it */
+            all_threads = 0;
+        }
+    }
+    if (n > 1 && caches[0] && all_threads) {
+        double took[R_MAX_THREADS];
+        for (int i = 0; i < n; i++)
+            took[i] = bands[i].took;
+        r_cache_bands_took(caches[0], n, fb->h, y, took);
     }
     r_cache_free(own);
     if (!have_map) {

@@ -42,7 +42,53 @@ struct r_cache {
     int num_bsps;
     r_cache_bsp bsps[R_CACHE_BSPS];
     struct r_cache *next; /* the next band thread's */
+    /* r_render's bands (the first cache of a chain keeps them): for split_n threads, band
+     * i's first row is split[i] of the height; 0 bands: none yet */
+    int split_n;
+    double split[R_MAX_THREADS + 1];
 };
+
+void r_cache_bands(r_cache *c, int n, int h, int y[R_MAX_THREADS + 1])
+{
+    for (int i = 0; i <= n; i++)
+        y[i] = c && c->split_n == n ? (int)(c->split[i] * h + 0.5)
+                                    : (int)((int64_t)h * i / n); /* even bands */
+    y[0] = 0;
+    y[n] = h;
+    for (int i = 1; i < n; i++) /* each band keeps a row */
+        y[i] = y[i] < y[i - 1] + 1 ? y[i - 1] + 1 : y[i] > h - (n - i) ? h - (n - i) : y[i];
+}
+
+void r_cache_bands_took(r_cache *c, int n, int h, const int y[R_MAX_THREADS + 1],
+                        const double took[R_MAX_THREADS])
+{
+    if (!c || n < 2 || h < n)
+        return;
+    /* the work as a function of the row, linear inside each band; the new boundaries split
+     * it evenly, half way from the old ones (a frame's times are noisy) */
+    double total = 0, cum[R_MAX_THREADS + 1] = {0};
+    for (int i = 0; i < n; i++) {
+        double t = took[i] > 1e-9 && isfinite(took[i]) ? took[i] : 1e-9;
+        cum[i + 1] = cum[i] + t;
+        total += t;
+    }
+    double next[R_MAX_THREADS + 1];
+    next[0] = 0;
+    next[n] = 1;
+    for (int k = 1; k < n; k++) {
+        double want = total * k / n;
+        int i = 0;
+        while (i < n - 1 && cum[i + 1] < want)
+            i++;
+        double part = (want - cum[i]) / (cum[i + 1] - cum[i]);
+        double row = y[i] + part * (y[i + 1] - y[i]);
+        double old = c->split_n == n ? c->split[k] : (double)k / n;
+        next[k] = 0.5 * old + 0.5 * row / h;
+    }
+    for (int k = 0; k <= n; k++)
+        c->split[k] = next[k];
+    c->split_n = n;
+}
 
 r_cache *r_cache_new(size_t budget)
 {

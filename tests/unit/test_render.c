@@ -10,6 +10,7 @@
 
 #include "../../src/model/model.h"
 #include "../../src/output/out.h"
+#include "../../src/render/r_local.h"
 #include "../../src/render/render.h"
 #include "../test.h"
 #include "../testbuf.h"
@@ -637,4 +638,26 @@ TEST(render_q3_view_bob_by_hand)
                   cam.angles[2]);
     }
     free(cl);
+}
+
+/* The bands follow the work (r_cache_bands_took), by hand: two bands of 360 rows of a 720-row
+ * frame took 1 s and 3 s, so the work is 1/360 s a row above 360 and 3/360 below; half of
+ * it (2 s) is reached at row 360 + 1/3 x 360 = 480, and the new boundary is half way from
+ * the old: (0.5 + 480/720) / 2 x 720 = 420. A new cache splits evenly. */
+TEST(render_bands_follow_the_work)
+{
+    r_cache *c = r_cache_new(0);
+    CHECK(c);
+    if (!c)
+        return;
+    int y[R_MAX_THREADS + 1];
+    r_cache_bands(c, 2, 720, y);
+    CHECK(y[0] == 0 && y[1] == 360 && y[2] == 720);
+    const double took[R_MAX_THREADS] = {1, 3};
+    r_cache_bands_took(c, 2, 720, y, took);
+    r_cache_bands(c, 2, 720, y);
+    CHECK_MSG(y[0] == 0 && y[1] == 420 && y[2] == 720, "boundary %d", y[1]);
+    r_cache_bands(c, 3, 720, y); /* another thread count: even again */
+    CHECK(y[1] == 240 && y[2] == 480 && y[3] == 720);
+    r_cache_free(c);
 }
