@@ -12,6 +12,7 @@
  * point has (1 / R_NEAR): it is nearer than everything drawn before it, and its own
  * triangles keep their order (1/w is affine on the screen, and so is 1/w + c). */
 #define R_GUN_ZBIAS (2.0f / R_NEAR)
+#define R_MAX_DLIGHTS 32 /* Quake's MAX_DLIGHTS */
 #define R_GUARD 2.0f  /* side clip planes sit at R_GUARD times the screen's half-size */
 /* Flat shading averages a texture, which keeps its mortar and shadows but loses the eye's pull
  * towards its highlights: rooms came out darker than the game. This lift was picked by eye on
@@ -116,6 +117,10 @@ typedef struct r_view {
     float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
     int pass;              /* R_PASS_*: what the emit calls draw */
     float zbias;           /* added to every projected inverse depth (draw_gun: R_GUN_ZBIAS) */
+    int num_dlights;       /* Quake's dynamic lights this frame (r_dlights_collect) */
+    struct r_dlight {
+        float origin[3], radius, minlight;
+    } dlights[R_MAX_DLIGHTS];
     int clear_pending;     /* the band is not cleared yet: r_draw_world clears it, or walks
                             * it front to back on stale rows (rast_cover_begin_stale) */
     uint32_t clear_color;
@@ -357,6 +362,11 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t);
 /* The recorded Quake III view's bob cycle (0..255) and speed across the ground at t,
  * between the last two playerStates as cgame interpolates them. */
 void r_q3_bob(const cl_state *cl, double t, int *cycle, float *xyspeed);
+/* Quake's dynamic lights at t from cl's entities and effects (cl_main.c CL_RelinkEntities:
+ * muzzle flashes, bright and dim lights, rockets, QuakeWorld's quad and pentagram glows;
+ * cl_tent.c TE_EXPLOSION) into v, which the lit blocks of world faces then add
+ * (r_surf.c). */
+void r_dlights_collect(r_view *v, const cl_state *cl, double t);
 /* r_render's band boundaries for n threads over h rows: band i is rows y[i]..y[i+1]-1, from
  * how long each took in the frames c drew before (even bands at first), so two threads
  * share the work and not only the rows; the frame's bytes do not depend on them. */

@@ -23,7 +23,7 @@
 #define NORMAL_STYLE 264 /* 'm' */
 
 typedef struct r_surf {
-    int32_t key[6];       /* light of styles 0..3, texture, mip */
+    int32_t key[7];       /* light of styles 0..3, texture, mip, dynamic lights (0 none) */
     int w, h;
     uint32_t texels[];
 } r_surf;
@@ -339,7 +339,8 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
  * each luxel (Quake's blocklights: samples times style values), bilinear across the block,
  * then through the colormap; with a .lit file (rgb, 3 samples per luxel) per channel. */
 static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const mdl_texture *tx,
-                        int m, const int light[4], r_surf *s)
+                        int m, const int light[4], const struct r_dlight *const *dl, int ndl,
+                        r_surf *s)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face *f = &b->faces[fi];
@@ -367,6 +368,35 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
                     sum += b->lightdata[(size_t)lm->ofs + (size_t)k * luxels + i] * light[k];
             g[(size_t)c * luxels + i] = (int32_t)(sum * R_LIGHT_GAIN);
         }
+    /* WinQuake r_surf.c R_AddDynamicLights: each light's impact on the face's plane, and
+     * (rad - dist) x 256 added to every luxel closer than rad - minlight, dist measured as
+     * the larger of the s and t offsets plus half the smaller (white: every channel) */
+    for (int k = 0; k < ndl; k++) {
+        float pd = f->normal[0] * dl[k]->origin[0] + f->normal[1] * dl[k]->origin[1] +
+                   f->normal[2] * dl[k]->origin[2] - f->dist;
+        float rad = dl[k]->radius - fabsf(pd);
+        if (rad < dl[k]->minlight)
+            continue;
+        float minlight = rad - dl[k]->minlight, impact[3], local[2];
+        for (int i = 0; i < 3; i++)
+            impact[i] = dl[k]->origin[i] - f->normal[i] * pd;
+        for (int j = 0; j < 2; j++)
+            local[j] = impact[0] * lm->vecs[j][0] + impact[1] * lm->vecs[j][1] +
+                       impact[2] * lm->vecs[j][2] + lm->vecs[j][3] - (float)lm->mins[j];
+        for (int t = 0; t < lh; t++) {
+            int td = (int)(local[1] - (float)(t * 16));
+            td = td < 0 ? -td : td;
+            for (int u = 0; u < lw; u++) {
+                int sd = (int)(local[0] - (float)(u * 16));
+                sd = sd < 0 ? -sd : sd;
+                int d = sd > td ? sd + (td >> 1) : td + (sd >> 1);
+                if ((float)d < minlight)
+                    for (int c = 0; c < nc; c++)
+                        g[(size_t)c * luxels + (size_t)t * (size_t)lw + (size_t)u] +=
+                            (int32_t)((rad - (float)d) * 256 * R_LIGHT_GAIN);
+            }
+        }
+    }
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
     int s0 = lm->mins[0] >> m, t0 = lm->mins[1] >> m;
@@ -407,7 +437,7 @@ static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, 
 
 /* The lit block of face fi at mip m, from the cache or built now; NULL when it cannot be. */
 static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uint32_t fi,
-                                int32_t ti, int *m)
+                                int32_t ti, int *m, int dlit)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face_lm *lm = &b->face_lm[fi];
@@ -422,9 +452,28 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
         mip--;
     if (!tx->mips[mip] || (tx->width >> mip) == 0 || (tx->height >> mip) == 0)
         return NULL;
-    int key[6] = {0, 0, 0, 0, ti, mip};
+    int key[7] = {0, 0, 0, 0, ti, mip, 0};
     for (int k = 0; k < lm->num_styles; k++)
         key[k] = v->style[lm->styles[k] < CL_MAX_LIGHTSTYLES ? lm->styles[k] : 0];
+    /* the dynamic lights whose sphere reaches the face's plane (as R_MarkLights marks them)
+     * light this block, and name it: their places and sizes hashed into the key */
+    const struct r_dlight *dl[R_MAX_DLIGHTS];
+    int ndl = 0;
+    const mdl_face *f = &b->faces[fi];
+    for (int k = 0; dlit && k < v->num_dlights; k++) {
+        const struct r_dlight *d = &v->dlights[k];
+        float pd = f->normal[0] * d->origin[0] + f->normal[1] * d->origin[1] +
+                   f->normal[2] * d->origin[2] - f->dist;
+        if (fabsf(pd) < d->radius - d->minlight && b->light_len > 0 &&
+            !(f->flags & MDL_SURF_FULLBRIGHT)) {
+            dl[ndl++] = d;
+            uint32_t h = (uint32_t)key[6] * 16777619u;
+            for (int j = 0; j < 3; j++)
+                h = (h ^ (uint32_t)(int32_t)floorf(d->origin[j] * 8)) * 16777619u;
+            h = (h ^ (uint32_t)(int32_t)floorf(d->radius * 8)) * 16777619u;
+            key[6] = (int32_t)(h | 1u);
+        }
+    }
     r_surf **slot = &cb->faces[(size_t)fi * 4 + (size_t)mip];
     *m = mip;
     if (*slot && memcmp((*slot)->key, key, sizeof key) == 0)
@@ -441,8 +490,54 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     if (!s)
         return NULL;
     memcpy(s->key, key, sizeof key);
-    build_block(v->assets, rb, fi, tx, mip, key, s);
+    build_block(v->assets, rb, fi, tx, mip, key, dl, ndl, s);
     return s;
+}
+
+void r_dlights_collect(r_view *v, const cl_state *cl, double t)
+{
+    v->num_dlights = 0;
+    if (!cl || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW))
+        return;
+    int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
+    for (int i = 1; i < n && v->num_dlights < R_MAX_DLIGHTS; i++) {
+        cl_entstate s;
+        if (!cl_entity_at(cl, i, t, &s, NULL, NULL) || !(s.fx & (CL_FX_MUZZLE | CL_FX_LIGHT_BRIGHT |
+                                                                  CL_FX_LIGHT_DIM | CL_FX_ROCKET |
+                                                                  CL_FX_GLOW_BLUE | CL_FX_GLOW_RED)))
+            continue;
+        struct r_dlight *d = &v->dlights[v->num_dlights++];
+        memcpy(d->origin, s.origin, sizeof d->origin);
+        d->minlight = 0;
+        if (s.fx & CL_FX_MUZZLE) { /* 18 units ahead, 16 up, radius 200, minlight 32 */
+            float yaw = s.angles[1] * (float)M_PI / 180, pitch = -s.angles[0] * (float)M_PI / 180;
+            d->origin[0] += 18 * cosf(yaw) * cosf(pitch);
+            d->origin[1] += 18 * sinf(yaw) * cosf(pitch);
+            d->origin[2] += 16 - 18 * sinf(pitch);
+            d->radius = 200;
+            d->minlight = 32;
+        } else if (s.fx & CL_FX_LIGHT_BRIGHT) {
+            d->origin[2] += 16;
+            d->radius = 400;
+        } else { /* dim lights, rockets, the glows */
+            d->radius = 200;
+        }
+    }
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64);
+    for (int i = 0; i < nfx && v->num_dlights < R_MAX_DLIGHTS; i++) {
+        if (fx[i]->kind != CL_FXK_EXPLOSION)
+            continue;
+        /* cl_tent.c TE_EXPLOSION: radius 350, shrinking 300 a second, gone after 0.5 s */
+        double age = t - fx[i]->t0;
+        float r = 350 - 300 * (float)(age > 0 ? age : 0);
+        if (age > 0.5 || r <= 0)
+            continue;
+        struct r_dlight *d = &v->dlights[v->num_dlights++];
+        memcpy(d->origin, fx[i]->origin, sizeof d->origin);
+        d->radius = r;
+        d->minlight = 0;
+    }
 }
 
 /* ---- the face ---- */
@@ -555,7 +650,11 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         r_attr_plane(v, N, dist, T, t0, tex.t);
     } else {
         int m = mip_for(v, pts, n, S, T);
-        const r_surf *s = face_block(v, cb, rb, fi, ti, &m);
+        /* dynamic lights on the world's faces (a brush entity's face is lit as it is) */
+        const r_surf *s =
+            face_block(v, cb, rb, fi, ti, &m,
+                       !x || (x->identity && x->origin[0] == 0 && x->origin[1] == 0 &&
+                              x->origin[2] == 0));
         if (!s) {
             r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
             return;

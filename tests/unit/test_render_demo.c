@@ -175,3 +175,56 @@ TEST(render_sample_first_person_weapon)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* Quake's dynamic lights (WinQuake R_AddDynamicLights, cl_tent.c TE_EXPLOSION: radius 350,
+ * shrinking 300 a second): the ffa MVD on dm4, `dump`: svc_temp_entity type=3
+ * (TE_EXPLOSION) at 11.207 s, origin 383.4,-114.4,-312.1. Seen from 123 units west of it and
+ * 62 up, 0.04 s later (radius 338), the lit walls and floor around it are brighter than in
+ * the same state without the explosion in the effects log, and nowhere darker. */
+TEST(render_explosion_lights_the_walls)
+{
+    char demo[1024], dir[1024];
+    if (!test_realfile(demo, sizeof demo, "mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd") ||
+        !game_dir_with("dm4", "bsp/id-maps-gpl_dm4_bsp29+appendedzip.bsp", dir, sizeof dir))
+        SKIP("no realdata ffa mvd or dm4 map");
+    qd_error err;
+    demo_t *d = demo_open(demo, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    if (!tl)
+        return;
+    double t = tl_start(tl) + 11.25;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    cl_state *dark = cl ? malloc(sizeof *dark) : NULL;
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = dir;
+    app_world w;
+    memset(&w, 0, sizeof w);
+    if (cl && dark) {
+        memcpy(dark, cl, sizeof *dark);
+        cl_fxlog_clear(dark);
+        app_world_update(&w, &o, cl);
+        CHECK(w.assets && r_assets_map(w.assets));
+        r_camera cam = {{260, -114, -250}, {20, 0, 0}, 90};
+        r_options opt = {.mode = R_MODE_TEXTURED};
+        rast_fb *lit = rast_fb_new(320, 240), *plain = rast_fb_new(320, 240);
+        r_render(w.assets, cl, t, &cam, &opt, lit);
+        r_render(w.assets, dark, t, &cam, &opt, plain);
+        int brighter = 0, darker = 0;
+        for (int i = 0; i < 320 * 240; i++) {
+            uint32_t a = lit->color[i], b = plain->color[i];
+            int la = (int)(a & 255) + (int)(a >> 8 & 255) + (int)(a >> 16 & 255);
+            int lb = (int)(b & 255) + (int)(b >> 8 & 255) + (int)(b >> 16 & 255);
+            brighter += la > lb;
+            darker += la < lb;
+        }
+        CHECK_MSG(brighter > 320 * 240 / 4, "%d pixels brighter", brighter);
+        CHECK_MSG(darker < 320 * 240 / 200, "%d pixels darker", darker);
+        rast_fb_free(lit);
+        rast_fb_free(plain);
+    }
+    free(dark);
+    app_world_free(&w);
+    tl_close(tl);
+}
