@@ -383,6 +383,8 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
         for (int j = 0; j < 2; j++)
             local[j] = impact[0] * lm->vecs[j][0] + impact[1] * lm->vecs[j][1] +
                        impact[2] * lm->vecs[j][2] + lm->vecs[j][3] - (float)lm->mins[j];
+        if (!(fabsf(local[0]) < 1e6f && fabsf(local[1]) < 1e6f))
+            continue; /* a hostile map's axes: nowhere near the face, and no int holds it */
         for (int t = 0; t < lh; t++) {
             int td = (int)(local[1] - (float)(t * 16));
             td = td < 0 ? -td : td;
@@ -494,6 +496,16 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     return s;
 }
 
+/* A light's place is a number a map can hold (a hostile demo's may not be: the key's hash and
+ * the luxel distances convert it to integers). */
+static int in_reach(const float o[3])
+{
+    for (int j = 0; j < 3; j++)
+        if (!(fabsf(o[j]) < 1e6f))
+            return 0;
+    return 1;
+}
+
 void r_dlights_collect(r_view *v, const cl_state *cl, double t)
 {
     v->num_dlights = 0;
@@ -505,6 +517,8 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
         if (!cl_entity_at(cl, i, t, &s, NULL, NULL) || !(s.fx & (CL_FX_MUZZLE | CL_FX_LIGHT_BRIGHT |
                                                                   CL_FX_LIGHT_DIM | CL_FX_ROCKET |
                                                                   CL_FX_GLOW_BLUE | CL_FX_GLOW_RED)))
+            continue;
+        if (!in_reach(s.origin))
             continue;
         struct r_dlight *d = &v->dlights[v->num_dlights++];
         memcpy(d->origin, s.origin, sizeof d->origin);
@@ -531,7 +545,7 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
         /* cl_tent.c TE_EXPLOSION: radius 350, shrinking 300 a second, gone after 0.5 s */
         double age = t - fx[i]->t0;
         float r = 350 - 300 * (float)(age > 0 ? age : 0);
-        if (age > 0.5 || r <= 0)
+        if (age > 0.5 || r <= 0 || !in_reach(fx[i]->origin))
             continue;
         struct r_dlight *d = &v->dlights[v->num_dlights++];
         memcpy(d->origin, fx[i]->origin, sizeof d->origin);
