@@ -296,6 +296,9 @@ uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
 int32_t r_q3_quad_mat(const r_assets *a);
 /* Whether Quake III material mat is drawn from both sides (cull disable, none, twosided). */
 int r_q3_mat_twosided(const r_assets *a, int32_t mat);
+/* How far deformVertexes wave moves a vertex of material mat at p along its normal at t
+ * (ioq3 RB_CalcDeformVertexes); 0 without one. */
+float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t);
 
 /* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */
 void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s);

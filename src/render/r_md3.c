@@ -180,9 +180,8 @@ static int tiny(const float (*sp)[2], const uint8_t *seen, const uint32_t *ix)
 }
 
 /* Mesh rm placed by p, between frames f0 and f1 (lerp 0..1 towards f1), lit by l; with shell
- * >= 0 every surface takes that material instead, its vertices pushed out 0.5 units along
- * their normals (the quad shader's deformVertexes wave 100 sin 0.5 0 0 0), textured passes
- * only. */
+ * >= 0 every surface takes that material instead (textured passes only). Each vertex moves
+ * along its normal by its material's deformVertexes wave. */
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell);
 
@@ -247,8 +246,11 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             float len = sqrtf(dot3(wn, wn));
             for (int j = 0; len > 0 && j < 3; j++)
                 wn[j] /= len;
-            for (int j = 0; shell >= 0 && j < 3; j++)
-                w[i][j] += 0.5f * wn[j];
+            /* the shader's deformVertexes wave along the normal (a flag's cloth waves; the
+             * quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by 3) */
+            float dv = v->pass == R_PASS_TEXTURED ? r_q3_mat_deform(a, mat, w[i], v->time) : 0;
+            for (int j = 0; dv != 0 && j < 3; j++)
+                w[i][j] += dv * wn[j];
             col[i] = diffuse(l, wn);
             seen[i] = (uint8_t)r_project_point(v, w[i], sp[i]);
         }

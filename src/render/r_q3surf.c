@@ -711,6 +711,19 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
 
 int32_t r_q3_quad_mat(const r_assets *a) { return a && a->q3 ? a->q3->quad_mat : -1; }
 
+float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    if (!q || mat < 0 || (uint32_t)mat >= q->num_mats ||
+        q->mats[mat].deform.func == MDL_WAVE_NONE)
+        return 0;
+    const q3_mat *m = &q->mats[mat];
+    mdl_wave w = m->deform; /* as deform() above, one vertex */
+    w.phase += (p[0] + p[1] + p[2]) * m->spread;
+    float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
+    return isfinite(d) && fabsf(d) < 1024 ? d : 0;
+}
+
 int r_q3_mat_twosided(const r_assets *a, int32_t mat)
 {
     const r_q3 *q = a ? a->q3 : NULL;
