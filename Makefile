@@ -148,9 +148,10 @@ install: $(B)/qdemo $(B)/qdemo.1
 	install -Dm644 assets/qdemo.desktop $(SHAREDIR)/applications/qdemo.desktop
 	install -Dm644 assets/qdemo-mime.xml $(SHAREDIR)/mime/packages/qdemo.xml
 	install -d $(SHAREDIR)/qdemo/progs $(SHAREDIR)/qdemo/gfx $(SHAREDIR)/qdemo/librequake-licence \
-	  $(SHAREDIR)/qdemo/maps
+	  $(SHAREDIR)/qdemo/maps $(SHAREDIR)/qdemo/sound/ambience
 	install -m644 assets/progs/* $(SHAREDIR)/qdemo/progs/
 	install -m644 assets/maps/b_*.bsp $(SHAREDIR)/qdemo/maps/
+	install -m644 assets/sound/ambience/*.wav $(SHAREDIR)/qdemo/sound/ambience/
 	install -m644 assets/gfx/* $(SHAREDIR)/qdemo/gfx/
 	install -m644 assets/gfx.wad $(SHAREDIR)/qdemo/gfx.wad
 	install -m644 assets/librequake-licence/* $(SHAREDIR)/qdemo/librequake-licence/

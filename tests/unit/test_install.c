@@ -15,6 +15,7 @@ static const char *const installed[] = {
     "usr/share/mime/packages/qdemo.xml",
     "usr/share/qdemo/progs/player.mdl",
     "usr/share/qdemo/maps/b_bh25.bsp",
+    "usr/share/qdemo/sound/ambience/drone6.wav",
     "usr/share/qdemo/gfx.wad",
     "usr/share/qdemo/gfx/colormap.lmp",
     "usr/share/qdemo/librequake-licence/COPYING",

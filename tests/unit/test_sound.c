@@ -859,3 +859,35 @@ TEST(sound_q3_one_shot_follows_its_entity)
         free(cl);
     }
 }
+
+/* The bundled sample is not silent: e1m1 places 14 static ambient loops (`dump`: 14
+ * svc_spawnstaticsound at 0.000 s, block 1; their precaches are ambience/fl_hum1, comp1,
+ * buzz1, hum1 and drone6) whose stand-ins assets/sound/ambience holds; `render --audio` over
+ * the whole sample writes a track with sound in it. */
+TEST(sound_bundled_sample_is_heard)
+{
+    const char *q = getenv("QDEMO");
+    if (!q || !*q || access(q, X_OK) != 0 || access("assets/smoothme.dem", R_OK) != 0)
+        SKIP("run from the project root with QDEMO set (make test)");
+    char dir[1024], wav[1100], out[4096];
+    snprintf(dir, sizeof dir, "%s/sample-audio-%d", test_tmpdir(), (int)getpid());
+    snprintf(wav, sizeof wav, "%s.wav", dir);
+    CHECK_EQ(test_capture(out, sizeof out,
+                          "%s render assets/smoothme.dem -p assets -o '%s' --fps 1 --size 64x48 "
+                          "--audio '%s' -q 2>&1",
+                          q, dir, wav),
+             0);
+    size_t len;
+    uint8_t *d = test_read_file(wav, &len);
+    CHECK(d && len > 44);
+    long loud = 0;
+    for (size_t i = 44; d && i + 1 < len; i += 2) {
+        int16_t x = (int16_t)(d[i] | d[i + 1] << 8);
+        loud += x > 300 || x < -300;
+    }
+    CHECK_MSG(loud > 48000, "%ld loud samples", loud);
+    free(d);
+    char cmd[2300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, wav);
+    CHECK_EQ(system(cmd), 0);
+}
