@@ -381,6 +381,10 @@ static void begin_level(ctx *c)
     c->s->team_game = qd_info_get(si, "g_gametype", v, sizeof v) && qd_atoi(v) >= 3;
     c->s->have_pers = 0;
     c->s->have_ps_events = 0;
+    /* cg_main.c CG_Init clears cg: no announcement waits from the level before */
+    c->s->sound_in = c->s->sound_out = 0;
+    c->s->sound_time = 0;
+    memset(c->s->sound_buffer, 0, sizeof c->s->sound_buffer);
     c->s->time_warned = c->s->frag_warned = 0; /* CG_Init */
     if (!qd_info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
         qd_info_get(si, "fs_game", v, sizeof v);
@@ -855,6 +859,15 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
 
 static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3]);
 
+/* The flags the recorder holds (PW_REDFLAG 1, PW_BLUEFLAG 2) for the CTF announcer. */
+static void ps_flags_of(ctx *c, const q3_ps *ps)
+{
+    c->s->ps_flags = (uint8_t)((c->p->pw_redflag && c->p->pw_redflag < 16 &&
+                                ps->powerups[c->p->pw_redflag]) |
+                               (c->p->pw_blueflag && c->p->pw_blueflag < 16 &&
+                                ps->powerups[c->p->pw_blueflag]) << 1);
+}
+
 static void emit_ps(ctx *c, const q3_ps *ps, int body)
 {
     int cn = ps_client(c, ps);
@@ -923,11 +936,7 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     int32_t now = (int32_t)((int64_t)c->s->time0 + llround(c->s->time * 1000.0));
     if (!inter) /* cg_draw.c CG_Draw2D draws the warmup out of the intermission */
         q3_warmup_tick(c->cl, c->s, now);
-    /* cg_playerstate.c: the recorder's flags (PW_REDFLAG, PW_BLUEFLAG) for the announcer */
-    c->s->ps_flags = (uint8_t)((c->p->pw_redflag && c->p->pw_redflag < 16 &&
-                                ps->powerups[c->p->pw_redflag]) |
-                               (c->p->pw_blueflag && c->p->pw_blueflag < 16 &&
-                                ps->powerups[c->p->pw_blueflag]) << 1);
+    ps_flags_of(c, ps);
     q3_buffered_sounds(c->cl, c->s, now); /* cg_view.c CG_DrawActiveFrame, every frame */
     /* cg_playerstate.c CG_TransitionPlayerState: the local sounds of the same client's
      * playerState, out of the intermission and not as a spectator */
@@ -1167,6 +1176,9 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     int cn = ps_client(c, ps);
     int keep = dd_from_shown(v, f) && old_sorted && f->sorted;
     cl_frame_begin(c->cl, t);
+    /* cg_snapshot.c CG_TransitionSnapshot sets cg.snap before CG_CheckEvents: the events of
+     * this snapshot see this playerState's flags (the CTF announcer) */
+    ps_flags_of(c, ps);
     uint8_t present[sizeof s->ev_present];
     memset(present, 0, sizeof present);
     for (uint32_t i = 0; i < f->count; i++) {

@@ -1,6 +1,7 @@
 /* q3_sound.c: Quake III entity events that make a sound the cgame names itself (weapon fire,
  * item pickups, the player model's jump, pain, death and fall sounds), logged as sound starts
  * on precache slots past the configstrings' 256 that hold those names. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -372,7 +373,7 @@ void q3_buffered_sounds(cl_state *cl, q3_state *s, int32_t now)
     if (id <= TS_NONE || id >= TS_COUNT)
         return;
     local_sound(cl, team_sound_name[id]);
-    s->sound_time = now + 750;
+    s->sound_time = now > INT32_MAX - 750 ? INT32_MAX : now + 750; /* a hostile serverTime */
 }
 
 void q3_limit_sounds(cl_state *cl, q3_state *s)

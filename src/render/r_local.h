@@ -296,8 +296,9 @@ uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
 int32_t r_q3_quad_mat(const r_assets *a);
 /* Whether Quake III material mat is drawn from both sides (cull disable, none, twosided). */
 int r_q3_mat_twosided(const r_assets *a, int32_t mat);
-/* How far deformVertexes wave moves a vertex of material mat at p along its normal at t
- * (ioq3 RB_CalcDeformVertexes); 0 without one. */
+/* How far deformVertexes wave moves a vertex of material mat at p (the model's own
+ * coordinates, as ioq3's tess.xyz) along its normal at t (RB_CalcDeformVertexes); 0
+ * without one. */
 float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t);
 
 /* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */

@@ -248,7 +248,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                 wn[j] /= len;
             /* the shader's deformVertexes wave along the normal (a flag's cloth waves; the
              * quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by 3) */
-            float dv = v->pass == R_PASS_TEXTURED ? r_q3_mat_deform(a, mat, w[i], v->time) : 0;
+            float dv = v->pass == R_PASS_TEXTURED ? r_q3_mat_deform(a, mat, q, v->time) : 0;
             for (int j = 0; dv != 0 && j < 3; j++)
                 w[i][j] += dv * wn[j];
             col[i] = diffuse(l, wn);
@@ -406,7 +406,7 @@ static void draw_barrel(r_view *v, const r_assets *a, const cl_entstate *s, int 
     angles_axis(roll, rot);
     r_place bp;
     if (r_md3_on_tag(weapon->md3, 0, 0, 0, "tag_barrel", at, rot, &bp))
-        draw_mesh(v, a, barrel, &bp, 0, 0, 0, l);
+        draw_mesh_fx(v, a, barrel, &bp, 0, 0, 0, l, s->fx); /* CG_AddWeaponWithPowerups */
 }
 
 /* cg_players.c CG_TrailItem: a flag carrier's flag (CG_PlayerPowerups: the red or blue flag

@@ -574,7 +574,8 @@ static int deform(const q3_mat *m, const mdl_face *f, const float (*pts)[3], dou
 {
     for (int k = 0; k < 3; k++) {
         mdl_wave w = m->deform;
-        w.phase += (pts[k][0] + pts[k][1] + pts[k][2]) * m->spread;
+        if (w.freq != 0) /* RB_CalcDeformVertexes: a wave of frequency 0 moves all alike */
+            w.phase += (pts[k][0] + pts[k][1] + pts[k][2]) * m->spread;
         float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
         for (int j = 0; j < 3; j++)
             out[k][j] = pts[k][j] + f->normal[j] * d;
@@ -719,7 +720,8 @@ float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t
         return 0;
     const q3_mat *m = &q->mats[mat];
     mdl_wave w = m->deform; /* as deform() above, one vertex */
-    w.phase += (p[0] + p[1] + p[2]) * m->spread;
+    if (w.freq != 0) /* RB_CalcDeformVertexes: a wave of frequency 0 moves all alike */
+        w.phase += (p[0] + p[1] + p[2]) * m->spread;
     float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
     return isfinite(d) && fabsf(d) < 1024 ? d : 0;
 }

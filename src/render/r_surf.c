@@ -23,7 +23,8 @@
 #define NORMAL_STYLE 264 /* 'm' */
 
 typedef struct r_surf {
-    int32_t key[7];       /* light of styles 0..3, texture, mip, dynamic lights (0 none) */
+    int32_t key[8];       /* light of styles 0..3, texture, mip, dynamic lights (two hashes
+                           * of their exact numbers, 0 none) */
     int w, h;
     uint32_t texels[];
 } r_surf;
@@ -454,7 +455,7 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
         mip--;
     if (!tx->mips[mip] || (tx->width >> mip) == 0 || (tx->height >> mip) == 0)
         return NULL;
-    int key[7] = {0, 0, 0, 0, ti, mip, 0};
+    int key[8] = {0, 0, 0, 0, ti, mip, 0, 0};
     for (int k = 0; k < lm->num_styles; k++)
         key[k] = v->style[lm->styles[k] < CL_MAX_LIGHTSTYLES ? lm->styles[k] : 0];
     /* the dynamic lights whose sphere reaches the face's plane (as R_MarkLights marks them)
@@ -469,11 +470,20 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
         if (fabsf(pd) < d->radius - d->minlight && b->light_len > 0 &&
             !(f->flags & MDL_SURF_FULLBRIGHT)) {
             dl[ndl++] = d;
-            uint32_t h = (uint32_t)key[6] * 16777619u;
-            for (int j = 0; j < 3; j++)
-                h = (h ^ (uint32_t)(int32_t)floorf(d->origin[j] * 8)) * 16777619u;
-            h = (h ^ (uint32_t)(int32_t)floorf(d->radius * 8)) * 16777619u;
-            key[6] = (int32_t)(h | 1u);
+            /* the block depends on the exact numbers: two independent 32-bit hashes of their
+             * bits, so a block is reused only for the same lights (one in 2^64 otherwise) */
+            const float vals[5] = {d->origin[0], d->origin[1], d->origin[2], d->radius,
+                                   d->minlight};
+            uint32_t h1 = (uint32_t)key[6] ^ 2166136261u, h2 = (uint32_t)key[7] + 0x9e3779b9u;
+            for (int j = 0; j < 5; j++) {
+                uint32_t bits;
+                memcpy(&bits, &vals[j], 4);
+                h1 = (h1 ^ bits) * 16777619u;
+                h2 = (h2 + bits) * 0x85ebca6bu;
+                h2 ^= h2 >> 13;
+            }
+            key[6] = (int32_t)(h1 | 1u);
+            key[7] = (int32_t)h2;
         }
     }
     r_surf **slot = &cb->faces[(size_t)fi * 4 + (size_t)mip];
@@ -524,7 +534,8 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
         memcpy(d->origin, s.origin, sizeof d->origin);
         d->minlight = 0;
         if (s.fx & CL_FX_MUZZLE) { /* 18 units ahead, 16 up, radius 200, minlight 32 */
-            float yaw = s.angles[1] * (float)M_PI / 180, pitch = -s.angles[0] * (float)M_PI / 180;
+            /* AngleVectors(ent->angles): an entity's pitch is stored as Quake keeps it */
+            float yaw = s.angles[1] * (float)M_PI / 180, pitch = s.angles[0] * (float)M_PI / 180;
             d->origin[0] += 18 * cosf(yaw) * cosf(pitch);
             d->origin[1] += 18 * sinf(yaw) * cosf(pitch);
             d->origin[2] += 16 - 18 * sinf(pitch);

@@ -1166,8 +1166,11 @@ static inline void line_px(rast_fb *fb, int x, int y, float z, float bias, uint3
                            unsigned flags)
 {
     size_t o = (size_t)y * (size_t)fb->w + (size_t)x;
-    if (fb->cover && fb->cover[y].stale)
+    if (fb->cover) {
         row_finish(fb, y);
+        if (flags & RAST_DEPTH_WRITE)
+            fb->cover[y].mixed = 1; /* as span_draw: the row is no longer as cleared */
+    }
     if ((flags & RAST_DEPTH_TEST) && z * LINE_BIAS + bias < fb->depth[o])
         return;
     if (flags & RAST_DEPTH_WRITE)

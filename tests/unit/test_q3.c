@@ -1456,3 +1456,47 @@ TEST(q3_warmup_countdown_and_fight)
     run_close(&r);
     free(m);
 }
+
+/* A hostile serverTime near INT32_MAX (0x7fffff00) with a CTF announcement due: the queue's
+ * next start (the time plus CG_PlayBufferedSounds' 750 ms) must not overflow (UBSan in the
+ * sanitizer run); the announcement (an ET_EVENTS 13 + EV_GLOBAL_TEAM_SOUND 47 entity, parm
+ * GTS_REDTEAM_SCORED 8) is still heard: sound/teamplay/voc_red_scores.wav. */
+TEST(q3_team_sound_at_the_end_of_server_time)
+{
+    bw *w;
+    built_fs_game = "baseq3";
+    buf *m = start_built(&w);
+    built_fs_game = "cpma";
+    CHECK(m);
+    int fv[2][2] = {{Q3_ES_ETYPE, 13 + 47}, {Q3_ES_EVENTPARM, 8}};
+    if (fv[0][0] > fv[1][0]) { /* write_entity wants the fields in table order */
+        int t0 = fv[0][0], t1 = fv[0][1];
+        fv[0][0] = fv[1][0], fv[0][1] = fv[1][1];
+        fv[1][0] = t0, fv[1][1] = t1;
+    }
+    for (int k = 0; k < 2; k++) {
+        snapshot_head(w, 0x7fffff00 + 50 * k);
+        wbits(w, Q3_PS_VIEWHEIGHT + 1, 8);
+        for (int i = 0; i <= Q3_PS_VIEWHEIGHT; i++) {
+            wbit(w, i == Q3_PS_VIEWHEIGHT);
+            if (i == Q3_PS_VIEWHEIGHT)
+                wbits(w, 26, -8);
+        }
+        wbit(w, 0);
+        if (k == 0)
+            write_entity(w, 70, (const int(*)[2])fv, 2);
+        wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+        wbits(w, Q3_SVC_EOF, 8);
+        add_block(m, w, 11 + k);
+    }
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    int heard = 0;
+    for (uint32_t i = 0; i < r.cl->fxlog.sound_count && i < CL_SOUND_LOG; i++)
+        heard += !strcmp(r.cl->level.sounds[r.cl->fxlog.sounds[i].sound],
+                         "sound/teamplay/voc_red_scores.wav");
+    CHECK_EQ(heard, 1);
+    run_close(&r);
+    free(m);
+}
