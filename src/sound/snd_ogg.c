@@ -112,6 +112,23 @@ static int ogg_ilog(uint32_t v)
     return n;
 }
 
+
+/* A decoded sample as stb_vorbis's own short conversion makes it
+ * (FAST_SCALED_FLOAT_TO_INT(x, 15): the float sum x + 1.5 x 2^8 + 2^-16, whose low mantissa
+ * bits are then x x 2^15 rounded; clamped to 16 bits), without its signed overflow: a
+ * hostile stream's samples can be far outside -1..1 (fuzz_sound, UBSan at stb_vorbis.h
+ * convert_channels_short_interleaved), so they are clamped first (the same result for any
+ * |x| under 128, where the trick is exact) and NaN is silence. */
+static int to_short(float x)
+{
+    if (!(x == x))
+        return 0;
+    x = x < -2 ? -2 : x > 2 ? 2 : x;
+    float t = x + (1.5f * (float)(1 << 8) + 0.5f / (float)(1 << 15));
+    int v = (int)((t - 384.0f) * 32768.0f); /* exact: t lies in [256, 512) */
+    return v < -32768 ? -32768 : v > 32767 ? 32767 : v;
+}
+
 /* stb_vorbis 1.22's lookup1_values (a codebook of lookup type 1) converts
  * pow(r + 1, dimensions) and pow(r, dimensions) to int unchecked, and divides by the
  * dimensions (0 gives NaN): out of int's range that is undefined (fuzz_sound, UBSan), and a
@@ -258,7 +275,7 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
     qd_err rc = QD_OK;
     unsigned total = stb_vorbis_stream_length_in_samples(v);
     int16_t *mono = NULL;
-    short *buf = NULL;
+    float *buf = NULL;
     uint32_t n = 0;
     if (info.channels < 1 || info.sample_rate < SND_MIN_IN_RATE ||
         info.sample_rate > SND_MAX_IN_RATE)
@@ -275,7 +292,7 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
             rc = qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for %u samples", cap);
     }
     while (rc == QD_OK) {
-        int got = stb_vorbis_get_samples_short_interleaved(v, info.channels, buf,
+        int got = stb_vorbis_get_samples_float_interleaved(v, info.channels, buf,
                                                            OGG_CHUNK * info.channels);
         if (got <= 0)
             break;
@@ -299,7 +316,7 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
         for (int i = 0; i < got; i++) {
             int32_t sum = 0;
             for (int ch = 0; ch < info.channels; ch++)
-                sum += buf[i * info.channels + ch];
+                sum += to_short(buf[i * info.channels + ch]);
             mono[n++] = (int16_t)(sum / info.channels);
         }
     }

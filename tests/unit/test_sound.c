@@ -891,3 +891,25 @@ TEST(sound_bundled_sample_is_heard)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, wav);
     CHECK_EQ(system(cmd), 0);
 }
+
+/* fuzz_sound, 2026-11-26: an OGG whose decoded samples lie far outside -1..1, which stb
+ * 1.22's own float-to-short trick turns into a signed overflow (UBSan at stb_vorbis.h,
+ * convert_channels_short_interleaved). qdemo reads stb's floats and converts them itself,
+ * clamped (snd_ogg.c to_short): the stream decodes or is refused, and the sanitizer run
+ * (which replays tests/crashers through fuzz_sound) finds nothing undefined. */
+TEST(sound_ogg_samples_out_of_range_clamped)
+{
+    size_t n = 0;
+    unsigned char *d = test_read_file("tests/crashers/sound/ogg-samples-out-of-range", &n);
+    if (!d)
+        SKIP("run from the project root");
+    CHECK_EQ(n, 2780);
+    CHECK(memcmp(d, "OggS", 4) == 0);
+    snd_sample s;
+    memset(&s, 0, sizeof s);
+    qd_error err = {0};
+    qd_err e = snd_decode_ogg(d, n, &s, &err);
+    CHECK_MSG(e == QD_OK || e == QD_ERR_BAD_DATA, "%d %s", e, err.msg);
+    free(s.pcm);
+    free(d);
+}
