@@ -387,6 +387,10 @@ typedef struct cl_state {
     /* Neutral facts (issue #10); filled by the decoders as they are ported. */
     cl_stats view_stats;                  /* the recorded view's: read with cl_stats_of */
     int32_t team_score[2];                /* red, blue; 0 outside team games */
+    int32_t score_limit;                  /* the limit shown beside the scores; 0 none */
+    uint8_t ctf;                          /* a capture-the-flag game: the flags' states show */
+    int8_t flag_status[2];                /* red, blue flag: 0 at base, 1 taken, 2 dropped,
+                                           * -1 unknown (drawn only when ctf) */
     cl_stats player_stats[CL_MAX_PLAYERS]; /* per player when the format has them (MVD) */
     uint32_t event_count;                 /* events ever added; events[] holds the latest */
     cl_event events[CL_MAX_EVENTS];

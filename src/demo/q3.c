@@ -318,6 +318,11 @@ static void apply_cs(ctx *c, int index, const char *str)
         c->s->timelimit = qd_info_get(str, "timelimit", v, sizeof v) ? qd_atoi(v) : 0;
         c->s->fraglimit = qd_info_get(str, "fraglimit", v, sizeof v) ? qd_atoi(v) : 0;
         c->s->gametype = (uint8_t)(qd_info_get(str, "g_gametype", v, sizeof v) ? qd_atoi(v) & 255 : 0);
+        /* cg_draw.c CG_DrawScores: a game of GT_CTF and on shows its capturelimit beside
+         * the scores, others their fraglimit; GT_CTF alone shows the flags' states */
+        int caps = qd_info_get(str, "capturelimit", v, sizeof v) ? qd_atoi(v) : 0;
+        c->cl->score_limit = c->s->gametype >= p->gt_ctf ? caps : c->s->fraglimit;
+        c->cl->ctf = c->s->gametype == p->gt_ctf;
         if (qd_info_get(str, "mapname", v, sizeof v) && v[0]) {
             char map[CL_NAME_LEN];
             snprintf(map, sizeof map, "maps/%.50s.bsp", v);
@@ -331,6 +336,13 @@ static void apply_cs(ctx *c, int index, const char *str)
         apply_player(c, index - p->cs_players, str);
     } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
         c->cl->team_score[index - Q3_CS_SCORES1] = qd_atoi(str);
+    } else if (index == p->cs_flagstatus) {
+        /* cg_servercmds.c CG_ConfigStringModified: the red flag's state is the first digit,
+         * the blue's the second (0 at base, 1 taken, 2 dropped); cgame draws no icon for any
+         * other value */
+        int r = str[0] ? str[0] - '0' : -1, b = str[0] && str[1] ? str[1] - '0' : -1;
+        c->cl->flag_status[0] = (int8_t)(r >= 0 && r <= 2 ? r : -1);
+        c->cl->flag_status[1] = (int8_t)(b >= 0 && b <= 2 ? b : -1);
     } else if (index == p->cs_level_start) {
         /* cg_main.c CG_Init and cg_servercmds.c: cgs.levelStartTime; CG_DrawTimer shows
          * cg.time - levelStartTime */
@@ -377,6 +389,7 @@ static void begin_level(ctx *c)
     if (maxc <= 0 || maxc > Q3_MAX_CLIENTS)
         maxc = Q3_MAX_CLIENTS;
     cl_level_begin(c->cl, CL_GAME_Q3, c->s->protocol, maxc, gs_get(gs, Q3_CS_MESSAGE));
+    c->cl->flag_status[0] = c->cl->flag_status[1] = -1; /* until CS_FLAGSTATUS says */
     /* gametype_t (bg_public.h): GT_TEAM 3 and on are team games */
     c->s->team_game = qd_info_get(si, "g_gametype", v, sizeof v) && qd_atoi(v) >= 3;
     c->s->have_pers = 0;

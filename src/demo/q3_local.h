@@ -375,6 +375,11 @@ typedef struct q3_proto {
     /* CS_LEVEL_START_TIME, the server time the match clock started: 21 (ioquake3
      * bg_public.h), 13 in Quake Live (UberDemoTools' CS_LEVEL_START_TIME_73p) */
     uint8_t cs_level_start;
+    /* CS_FLAGSTATUS, the CTF flags' states: 23 (bg_public.h), 658 in Quake Live
+     * (UberDemoTools' CS_FLAGSTATUS_73p); and the g_gametype of capture the flag: GT_CTF 4,
+     * 5 in Quake Live (WolfcamQL cg_main.c gametypeConfigs: ffa duel race tdm ca ctf) */
+    uint16_t cs_flagstatus;
+    uint8_t gt_ctf;
 } q3_proto;
 
 /* The row of a serverinfo protocol: 66..71 share 68's; 73, 90, 91 their own; NULL for

@@ -137,13 +137,13 @@ static const uint8_t ql_items[] = {
  * and UDT's PowerUps_91 disagree by one, so 91 shows none. */
 static const q3_proto protos[] = {
     {68, &q3_es_table, &q3_ps_table, 32, 288, 544, 2, 3, 45, 46, 50, 53, 60, 1, 7, 8, 0, 14,
-     NULL, 0, 21},
+     NULL, 0, 21, 23, 4},
     {73, &q3_ql73_es_table, &q3_ps_table, 17, 273, 529, 3, 4, 42, 43, 47, 50, 58, 1, 7, 8, 0,
-     18, ql_items, sizeof ql_items, 13},
+     18, ql_items, sizeof ql_items, 13, 658, 5},
     {90, &q3_ql90_es_table, &q3_ql90_ps_table, 17, 273, 529, 3, 4, 42, 43, 47, 50, 58, 1, 7, 8,
-     0, 18, ql_items, sizeof ql_items, 13},
+     0, 18, ql_items, sizeof ql_items, 13, 658, 5},
     {91, &q3_ql91_es_table, &q3_ql91_ps_table, 17, 273, 529, 3, 4, 42, 43, 47, 50, 58, 0, 0, 0,
-     1, 18, ql_items, sizeof ql_items, 13},
+     1, 18, ql_items, sizeof ql_items, 13, 658, 5},
 };
 
 const q3_proto *q3_proto_68(void) { return &protos[0]; }

@@ -37,6 +37,8 @@ struct r_hud3 {
     mdl_image *ammo[CL_WP_COUNT];   /* the weapon's ammo icon, else its weapon icon */
     mdl_image *head[CL_MAX_PLAYERS]; /* each player's head icon */
     mdl_image *powerup[CL_PU_COUNT];  /* the powerup items' icons (bg_itemlist) */
+    mdl_image *flag[2][3];          /* icons/iconf_red1..3, iconf_blu1..3: at base, taken,
+                                     * dropped (cg_main.c CG_RegisterGraphics) */
 };
 
 /* The virtual screen on fb: CG_AdjustFrom640 stretches 640x480 over the whole output. */
@@ -168,6 +170,12 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl)
     };
     for (size_t i = 0; i < sizeof pus / sizeof pus[0]; i++)
         h->powerup[pus[i].pu] = image(read, ctx, pus[i].icon);
+    for (int team = 0; team < 2; team++)
+        for (int i = 0; i < 3; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "icons/iconf_%s%d.tga", team ? "blu" : "red", i + 1);
+            h->flag[team][i] = image(read, ctx, name);
+        }
     /* cg_players.c CG_RegisterClientModelname: models/players/<headModel>/icon_<headSkin>,
      * else icon_default. The decoder keeps head names to [A-Za-z0-9_-]. */
     for (int i = 0; cl && i < CL_MAX_PLAYERS; i++) {
@@ -206,6 +214,8 @@ void r_hud3_free(r_hud3 *h)
         mdl_image_free(h->head[i]);
     for (int i = 0; i < CL_PU_COUNT; i++)
         mdl_image_free(h->powerup[i]);
+    for (int i = 0; i < 6; i++)
+        mdl_image_free(h->flag[i / 3][i % 3]);
     free(h);
 }
 
@@ -454,8 +464,8 @@ static void timer(const scr *s, const cl_state *cl)
 }
 
 /* One score box of CG_DrawScores: "%2i" in a translucent box ending at *x, the select frame
- * over it when mark is set. */
-static void score_box(const scr *s, float *x, float y, int value, rgba box, int mark)
+ * over the viewed player's own; returns its width. */
+static float score_box(const scr *s, float *x, float y, int value, rgba box, int mark)
 {
     char str[16];
     snprintf(str, sizeof str, "%2d", value);
@@ -465,6 +475,26 @@ static void score_box(const scr *s, float *x, float y, int value, rgba box, int 
     if (mark)
         pic(s, *x, y - 4, w, BIGCHAR + 8, s->h->select, white);
     big_string(s, *x + 4, y, str, 1);
+    return w;
+}
+
+/* CG_DrawScores' limit, left of the boxes: the number alone, no box. */
+static void limit_box(const scr *s, float x, float y, int value)
+{
+    char str[16];
+    if (!value)
+        return;
+    snprintf(str, sizeof str, "%2d", value);
+    big_string(s, x - (plain_len(str) * BIGCHAR + 8) + 4, y, str, 1);
+}
+
+/* CG_DrawScores in capture the flag: a team's flag state (CS_FLAGSTATUS: at base, taken,
+ * dropped) as its icon over the team's score box, one box height above it. */
+static void flag_icon(const scr *s, const cl_state *cl, int team, float x, float w, float y)
+{
+    int st = cl->flag_status[team];
+    if (st >= 0 && st <= 2)
+        pic(s, x, y - BIGCHAR - 8 - 4, w, BIGCHAR + 8, s->h->flag[team][st], white);
 }
 
 /* CG_DrawPowerups: above the score boxes (y is their top), each powerup the viewed player
@@ -501,20 +531,28 @@ static void powerups(const scr *s, const cl_stats *st, double t, float y)
 }
 
 /* CG_DrawLowerRight / CG_DrawScores: CS_SCORES1 and CS_SCORES2 (cl->team_score) at the
- * bottom right: the teams' (blue right of red) or, free for all, the leader's and the
- * second's with the viewed player's own marked; then the powerups above them. */
+ * bottom right: the teams' (blue right of red, each under its flag's state in CTF) or, free
+ * for all, the leader's and the second's with the viewed player's own marked; the limit
+ * (capturelimit or fraglimit) left of them; then the powerups above them. */
 static void lower_right(const scr *s, const cl_state *cl, const cl_stats *st, int slot,
                         double t)
 {
     float y = 480 - ICON_SIZE - (BIGCHAR + 8), x = 640;
-    powerups(s, st, t, y - 8); /* CG_DrawScores returns its boxes' top less 8 */
     int s1 = cl->team_score[0], s2 = cl->team_score[1];
     int team = slot >= 0 && slot < CL_MAX_PLAYERS ? cl->players[slot].team : CL_TEAM_NONE;
     if (team_game(cl)) {
-        score_box(s, &x, y, s2, (rgba){0, 0, 1, 0.33f}, team == CL_TEAM_BLUE);
-        score_box(s, &x, y, s1, (rgba){1, 0, 0, 0.33f}, team == CL_TEAM_RED);
+        /* CG_DrawScores returns its boxes' top less 8, the flags' top less 8 in CTF */
+        powerups(s, st, t, cl->ctf ? y - BIGCHAR - 8 - 8 : y - 8);
+        float w = score_box(s, &x, y, s2, (rgba){0, 0, 1, 0.33f}, team == CL_TEAM_BLUE);
+        if (cl->ctf)
+            flag_icon(s, cl, 1, x, w, y);
+        w = score_box(s, &x, y, s1, (rgba){1, 0, 0, 0.33f}, team == CL_TEAM_RED);
+        if (cl->ctf)
+            flag_icon(s, cl, 0, x, w, y);
+        limit_box(s, x, y, cl->score_limit);
         return;
     }
+    powerups(s, st, t, y - 8);
     if (!st)
         return;
     int score = st->score, spectator = (st->flags & CL_ST_SPECTATOR) != 0;
@@ -529,6 +567,7 @@ static void lower_right(const scr *s, const cl_state *cl, const cl_stats *st, in
         int mine = !spectator && score == s1;
         score_box(s, &x, y, s1, mine ? (rgba){0, 0, 1, 0.33f} : grey, mine);
     }
+    limit_box(s, x, y, cl->score_limit);
 }
 
 /* Con_DrawNotify: the last four console lines printed within con_notifytime (3 s), prints

@@ -172,11 +172,17 @@ static int frame_open_over(q3frame *f, const char *rel, double t, uint32_t bg)
 
 static int frame_open(q3frame *f, double t) { return frame_open_over(f, DEMO088, t, 0); }
 
+static int frame_open_path(q3frame *f, const char *path, double t, uint32_t bg);
 static int frame_open_(q3frame *f, const char *rel, double t, uint32_t bg)
 {
-    memset(f, 0, sizeof *f);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", test_realdata(), rel);
+    return frame_open_path(f, path, t, bg);
+}
+
+static int frame_open_path(q3frame *f, const char *path, double t, uint32_t bg)
+{
+    memset(f, 0, sizeof *f);
     if (access(path, R_OK) != 0 || !(f->fs = oa_fs()))
         return 0;
     qd_error err;
@@ -386,5 +392,123 @@ TEST(q3hud_team_band_is_translucent)
     int r = (int)(c & 255), g = (int)(c >> 8 & 255), b = (int)(c >> 16 & 255);
     CHECK_MSG(abs(r - 171) <= 2 && g == 0 && abs(b - 84) <= 2, "band pixel %d %d %d", r, g, b);
     CHECK_EQ(above & 0xffffff, 0x0000ffu);
+    frame_close(&f);
+}
+
+/* Which of a team's three flag icons (icons/iconf_red1..3 or iconf_blu1..3: at base, taken,
+ * dropped) the 40 x 24 rectangle at (x, y) of a 640 x 480 frame over black shows, as
+ * cell_digit compares (texel nearest each pixel's centre, its colour times its alpha); -1
+ * for an empty rectangle. */
+static int flag_shown(const q3frame *f, const char *team, int x, int y)
+{
+    int best = -1;
+    long best_err = 0, lit = 0;
+    for (int yy = 0; yy < 24; yy++)
+        for (int xx = 0; xx < 40; xx++)
+            lit += (f->fb->color[(y + yy) * 640 + x + xx] & 0xffffff) != 0;
+    if (lit < 20)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "icons/iconf_%s%d.tga", team, i + 1);
+        mdl_image *im = oa_image(f->fs, name);
+        if (!im)
+            return -2;
+        long e = 0;
+        for (int yy = 0; yy < 24; yy++)
+            for (int xx = 0; xx < 40; xx++) {
+                uint32_t t = im->pixels[(yy * 2 + 1) * im->h / 48 * im->w + (xx * 2 + 1) * im->w / 80];
+                uint32_t g = f->fb->color[(y + yy) * 640 + x + xx];
+                for (int k = 0; k < 24; k += 8) {
+                    long want = (long)((t >> k & 255) * (t >> 24) / 255), got = (long)(g >> k & 255);
+                    e += want > got ? want - got : got - want;
+                }
+            }
+        mdl_image_free(im);
+        if (best < 0 || e < best_err) {
+            best = i;
+            best_err = e;
+        }
+    }
+    return best;
+}
+
+/* CG_DrawScores in CTF: each team's flag state (CS_FLAGSTATUS, 23: the red flag's digit,
+ * then the blue's; 0 at base, 1 taken, 2 dropped) as its icon one box above the team's score
+ * box. tests/data/oa/oa_ctf4ish_follow.dm_71 (serverinfo g_gametype 4, GT_CTF; capturelimit
+ * 0, so no limit is drawn) records CS_FLAGSTATUS "00" in its gamestate, the server command
+ * cs 23 "01" at 54.95 s (the blue flag taken) and cs 23 "00" at 73.85 s (captured: cs 6, the
+ * red score, becomes "1" at the same time). Scores " 0" and " 1" ("%2i") make boxes of
+ * 2 x 16 + 8 = 40 units: blue at x 600, red at 560; their text at y 480 - 48 - 24 = 408, the
+ * boxes from 404, the flags from 408 - 16 - 8 - 4 = 380, 24 high. */
+TEST(q3hud_ctf_flag_status)
+{
+    static const struct {
+        double t;
+        int red, blue;
+    } when[] = {{50.0, 0, 0}, {60.0, 0, 1}, {80.0, 0, 0}};
+    for (size_t i = 0; i < sizeof when / sizeof when[0]; i++) {
+        q3frame f;
+        if (!frame_open_path(&f, "tests/data/oa/oa_ctf4ish_follow.dm_71", when[i].t, 0)) {
+            frame_close(&f);
+            SKIP("needs Debian's OpenArena data");
+        }
+        CHECK(f.cl->ctf);
+        CHECK_EQ(f.cl->flag_status[0], when[i].red);
+        CHECK_EQ(f.cl->flag_status[1], when[i].blue);
+        CHECK_MSG(flag_shown(&f, "red", 560, 380) == when[i].red, "%.1f s: red icon %d",
+                  when[i].t, flag_shown(&f, "red", 560, 380));
+        CHECK_MSG(flag_shown(&f, "blu", 600, 380) == when[i].blue, "%.1f s: blue icon %d",
+                  when[i].t, flag_shown(&f, "blu", 600, 380));
+        /* nothing left of the red box and its flag (above the team band at 420): no limit */
+        int lit = 0;
+        for (int y = 380; y < 420; y++)
+            for (int x = 500; x < 560; x++)
+                lit += (f.fb->color[y * 640 + x] & 0xffffff) != 0;
+        CHECK_EQ(lit, 0);
+        frame_close(&f);
+    }
+    /* a team deathmatch (udt_dm_68_team_chat.dm_68, g_gametype 3) shows no flags */
+    q3frame f;
+    if (frame_open_over(&f, "dm_68/udt_dm_68_team_chat.dm_68", 10.0, 0)) {
+        CHECK(!f.cl->ctf);
+        frame_close(&f);
+    }
+}
+
+/* The leftmost lit column of the score row (y 404 .. 428) of a 640 x 480 frame over black. */
+static int score_row_left(const rast_fb *fb)
+{
+    for (int x = 0; x < 640; x++)
+        for (int y = 404; y < 428; y++)
+            if (fb->color[y * 640 + x] & 0xffffff)
+                return x;
+    return 640;
+}
+
+/* CG_DrawScores draws the limit left of the boxes as bare "%2i" text: fraglimit outside
+ * capture games. udt_one_frag_only_with_plasma.dm_68's serverinfo says fraglimit 20 and
+ * g_gametype 1: "20" is 2 x 16 + 8 = 40 units wide, its text from 4 units in, so the row's
+ * leftmost lit column moves 20 to 36 units left of the boxes' edge (a glyph's first lit
+ * column lies within its 16). Without the limit the boxes' grey fill is the leftmost. */
+TEST(q3hud_fraglimit_left_of_scores)
+{
+    q3frame f;
+    if (!frame_open_over(&f, "dm_68/udt_one_frag_only_with_plasma.dm_68", 5.0, 0))
+        SKIP("needs dm_68/udt_one_frag_only_with_plasma.dm_68 and Debian's OpenArena data");
+    CHECK_EQ(f.cl->score_limit, 20);
+    int with = score_row_left(f.fb);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    if (cl) {
+        memcpy(cl, f.cl, sizeof *cl);
+        cl->score_limit = 0;
+        rast_clear(f.fb, 0);
+        CHECK(r_hud3_draw(f.h, cl, -1, 0, cl->time, f.fb));
+        int without = score_row_left(f.fb);
+        CHECK_MSG(without < 640 && without - with >= 20 && without - with <= 36,
+                  "boxes from %d, limit from %d", without, with);
+        free(cl);
+    }
     frame_close(&f);
 }
