@@ -257,6 +257,9 @@ static qd_err one_frame(const fid_job *job, fid_ctx *c, const app_opts *o, const
     player_camera(&p, cl, t, &cam);
     player_options(&p, cl, &opt);
     opt.mode = job->mode;
+    /* the reference frames are captured without the first-person weapon
+     * (engine-reference-frames sets r_drawviewmodel 0 in ezQuake, cg_drawGun 0 in ioquake3) */
+    opt.gun = 0;
     if (r->has_pose) {
         /* ezQuake's $cam_pos is the body's origin (cl.simorg); V_CalcRefdef puts the eye
          * cl.viewheight above it: the demo's view height, as qdemo's recorded camera has it */

@@ -196,9 +196,10 @@ TEST(fidelity_quake3_against_ioquake3)
     CHECK(r.frames > 0);
     if (!have_oa)
         SKIP("no OpenArena data in /usr/share/games/openarena/baseoa: score reported only");
-    /* issue 11 part 8: correlation 0.75 or more on Quake III, mean luma within 10 %. Held
-     * at 0.79 since the view took cgame's bob (CG_OffsetFirstPersonView): 0.784 without it,
-     * 0.802 with it, on these four frames */
-    CHECK_MSG(r.ncc >= 0.79, "ncc %.3f", r.ncc);
+    /* issue 11 part 8: correlation 0.75 or more on Quake III, mean luma within 10 %. On
+     * these four frames: 0.888 before the first-person weapon, which the reference lacks
+     * (cg_drawGun 0) and fid.c then drew; 0.784 with it; 0.802 with cgame's view bob; 0.920
+     * since fid.c leaves the weapon out as the reference does. Held at 0.90. */
+    CHECK_MSG(r.ncc >= 0.90, "ncc %.3f", r.ncc);
     CHECK_MSG(fabs(r.luma_ratio - 1) <= 0.10, "mean luma %.3f of ioquake3's", r.luma_ratio);
 }
