@@ -163,9 +163,12 @@ static int factor(const lex *l)
     return -1;
 }
 
-/* blendFunc add | filter | blend | SRC DST, as one of qdemo's blends. */
-static int read_blend(lex *l)
+/* blendFunc add | filter | blend | SRC DST, as one of qdemo's blends; *exact 1 when the
+ * blend is that one exactly (GL_ONE GL_ONE, GL_DST_COLOR GL_ZERO or GL_ZERO GL_SRC_COLOR,
+ * GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA, GL_ONE GL_ZERO), 0 when only the nearest. */
+static int read_blend(lex *l, uint8_t *exact)
 {
+    *exact = 1;
     if (!next(l, 1))
         return MDL_BLEND_NONE;
     if (is(l, "add"))
@@ -178,6 +181,7 @@ static int read_blend(lex *l)
     size_t save = l->pos;
     if (!next(l, 1) || l->tok[0] == '}') {
         l->pos = save;
+        *exact = 0;
         return MDL_BLEND_NONE;
     }
     int dst = factor(l);
@@ -190,6 +194,7 @@ static int read_blend(lex *l)
         return MDL_BLEND_ADD;
     if (src == SA && dst == OMSA)
         return MDL_BLEND_ALPHA;
+    *exact = 0;
     if (dst == ONE) /* GL_SRC_ALPHA GL_ONE and the like: light added */
         return MDL_BLEND_ADD;
     if (src == DC || dst == SC || src == Z)
@@ -260,7 +265,7 @@ static int read_stage(lex *l, mdl_stage *st)
                 copy_word(st->image, sizeof st->image, l);
             skip_line(l);
         } else if (is(l, "blendFunc")) {
-            st->blend = (uint8_t)read_blend(l);
+            st->blend = (uint8_t)read_blend(l, &st->blend_exact);
         } else if (is(l, "alphaFunc")) {
             if (next(l, 1))
                 st->alpha_func = is(l, "GT0")     ? MDL_ALPHA_GT0
@@ -286,6 +291,9 @@ static int read_stage(lex *l, mdl_stage *st)
             } else if (is(l, "lightingDiffuse"))
                 st->rgbgen = MDL_RGBGEN_VERTEX;
             skip_line(l);
+        } else if (is(l, "alphaGen")) {
+            st->alphagen = 1;
+            skip_line(l);
         } else if (is(l, "tcMod")) {
             read_tcmod(l, st);
         } else if (is(l, "tcGen")) {
@@ -300,28 +308,41 @@ static int read_stage(lex *l, mdl_stage *st)
 }
 
 /* Fold a stage into the shader: the first stage decides the blend, the first with an image
- * is the one drawn. */
-static void take_stage(mdl_shader *sh, const mdl_stage *st, int first)
+ * is the one drawn, and the next with an image that blends over what is drawn, as qdemo
+ * draws blends exactly, is its second layer (ioq3 draws every stage in order, each blended
+ * over the ones before). A stage between them that qdemo cannot stand for (one that
+ * replaces the picture, or blends otherwise) leaves the shader without a second layer
+ * (*stop). */
+static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop)
 {
     if (first)
         sh->blend = st->blend;
-    if (st->lightmap)
+    if (st->lightmap) {
         sh->flags |= MDL_SHADER_LIGHTMAP;
-    if (st->image[0] && !sh->stage.image[0])
+        sh->stage2_lit = sh->stage2.image[0] != 0;
+    }
+    if (st->image[0] && !sh->stage.image[0]) {
         sh->stage = *st;
+    } else if (st->image[0] && !sh->stage2.image[0] && !*stop) {
+        if (st->blend != MDL_BLEND_NONE && st->blend_exact &&
+            !(st->blend == MDL_BLEND_ALPHA && st->alphagen))
+            sh->stage2 = *st;
+        else
+            *stop = 1;
+    }
 }
 
 /* The body of a shader after its "{": returns 0 when the text ends inside it. */
 static int read_body(lex *l, mdl_shader *sh)
 {
-    int stages = 0;
+    int stages = 0, stop = 0;
     while (next(l, 0)) {
         if (l->tok[0] == '}')
             return 1;
         if (l->tok[0] == '{') {
             mdl_stage st;
             int ok = read_stage(l, &st);
-            take_stage(sh, &st, stages == 0);
+            take_stage(sh, &st, stages == 0, &stop);
             stages++;
             if (!ok)
                 return 0;

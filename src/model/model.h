@@ -112,6 +112,9 @@ typedef struct mdl_stage {
     uint8_t alpha_func; /* MDL_ALPHA_* */
     uint8_t rgbgen;     /* MDL_RGBGEN_* */
     uint8_t env;        /* tcGen environment */
+    uint8_t blend_exact; /* blend is exactly the blendFunc (add, filter, blend or their
+                          * GL pairs), not the nearest of the three */
+    uint8_t alphagen;   /* an alphaGen of any kind (not drawn) */
     uint8_t num_tcmods;
     mdl_wave rgbwave;
     float rgbconst[3];  /* rgbGen const ( r g b ), 0..1 */
@@ -123,6 +126,11 @@ typedef struct mdl_shader {
     uint32_t flags;   /* MDL_SHADER_* */
     uint8_t blend;    /* the first stage's blend: how the surface meets what is behind */
     mdl_stage stage;  /* the first stage with an image */
+    /* the next stage with an image that blends over it exactly as qdemo draws (add,
+     * filter, or blend by the texture's own alpha: a glow, a shine, a liquid's second
+     * layer); image "" none */
+    mdl_stage stage2;
+    uint8_t stage2_lit; /* a $lightmap stage follows stage2: the lightmap multiplies it too */
     char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
     float deform_div; /* deformVertexes wave: spread, and the wave (func 0: none) */
     mdl_wave deform;

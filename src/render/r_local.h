@@ -12,6 +12,12 @@
  * point has (1 / R_NEAR): it is nearer than everything drawn before it, and its own
  * triangles keep their order (1/w is affine on the screen, and so is 1/w + c). */
 #define R_GUN_ZBIAS (2.0f / R_NEAR)
+/* A Quake III shader's second layer is the same triangle drawn again over the first: its
+ * inverse depth raised by this fraction passes the depth test against the first's (the
+ * rasteriser's test is strict) and lets nothing farther than 1/100000 of the distance show
+ * through (0.04 units at 4096). The same inputs give the same depths bit for bit, so
+ * rounding needs far less. */
+#define R_LAYER_ZREL 1e-5f
 #define R_MAX_DLIGHTS 32 /* Quake's MAX_DLIGHTS */
 #define R_GUARD 2.0f  /* side clip planes sit at R_GUARD times the screen's half-size */
 /* Flat shading averages a texture, which keeps its mortar and shadows but loses the eye's pull
@@ -117,6 +123,7 @@ typedef struct r_view {
     float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
     int pass;              /* R_PASS_*: what the emit calls draw */
     float zbias;           /* added to every projected inverse depth (draw_gun: R_GUN_ZBIAS) */
+    float zrel;            /* and this fraction of it (a shader's second layer: R_LAYER_ZREL) */
     int num_dlights;       /* Quake's dynamic lights this frame (r_dlights_collect) */
     struct r_dlight {
         float origin[3], radius, minlight;

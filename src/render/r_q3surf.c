@@ -37,6 +37,12 @@ typedef struct q3_mat {
     uint8_t sky, nodraw, blend, alpha, light, clamp, twosided;
     uint32_t constant;  /* LIGHT_CONST: the colour that modulates the texture */
     mdl_stage stage;    /* the drawn stage (tcMods) */
+    /* the second layer blended over it (mdl_shader.stage2): image2 -1 none; its light is
+     * its own colour (light2 LIGHT_CONST: white, rgbGen const or wave) or the vertices' */
+    int32_t image2;
+    uint8_t light2;
+    uint32_t constant2;
+    mdl_stage stage2;
     mdl_wave deform;    /* deformVertexes wave (func 0: none) and its spread per unit */
     float spread;
 } q3_mat;
@@ -192,12 +198,47 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
 
 /* The drawing of BSP shader name: from its script when there is one, else the image of the
  * same name lit by the lightmap (ioq3's default shader). */
+/* rgbGen const ( r g b ) as a colour. */
+static uint32_t const_color(const float c[3])
+{
+    unsigned rgb[3];
+    for (int k = 0; k < 3; k++)
+        rgb[k] = c[k] > 0 ? c[k] < 1 ? (unsigned)(c[k] * 255 + 0.5f) : 255 : 0;
+    return rast_rgb(rgb[0], rgb[1], rgb[2]);
+}
+
+/* The second layer of shader sh (ioq3 ParseStage: a stage without rgbGen is
+ * identityLighting or identity, white without hardware overbright bits); a $lightmap stage
+ * after it multiplies it as it does the first (LIGHT_MAP: the first layer's light). 0 on
+ * error. */
+static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn read,
+                          void *ctx)
+{
+    if (!sh->stage2.image[0] || m->sky)
+        return 1;
+    int32_t im = find_image(q, sh->stage2.image, read, ctx);
+    if (im == -2)
+        return 0;
+    int rgb = sh->stage2.rgbgen;
+    if (sh->stage2_lit && rgb != MDL_RGBGEN_DEFAULT && rgb != MDL_RGBGEN_IDENTITY)
+        return 1; /* its own colour times the lightmap after it: not drawn */
+    m->image2 = im;
+    m->stage2 = sh->stage2;
+    m->light2 = sh->stage2_lit           ? LIGHT_MAP
+                : rgb == MDL_RGBGEN_VERTEX ? LIGHT_VERTEX
+                                           : LIGHT_CONST;
+    m->constant2 = sh->stage2.rgbgen == MDL_RGBGEN_CONST ? const_color(sh->stage2.rgbconst)
+                                                         : 0xffffffffu;
+    return 1;
+}
+
 static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, mdl_read_fn read,
                    void *ctx)
 {
     const mdl_shader *sh = mdl_shader_find(set, name);
     memset(m, 0, sizeof *m);
     m->light = LIGHT_MAP;
+    m->image2 = -1;
     if (!sh) {
         m->image = find_image(q, name, read, ctx);
         return m->image != -2;
@@ -219,16 +260,11 @@ static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, md
         /* no lightmap stage: the image at its own colour, or a constant's */
         m->light = LIGHT_CONST;
         m->constant = 0xffffffffu;
-        if (sh->stage.rgbgen == MDL_RGBGEN_CONST) {
-            const float *c = sh->stage.rgbconst;
-            unsigned rgb[3];
-            for (int k = 0; k < 3; k++)
-                rgb[k] = c[k] > 0 ? c[k] < 1 ? (unsigned)(c[k] * 255 + 0.5f) : 255 : 0;
-            m->constant = rast_rgb(rgb[0], rgb[1], rgb[2]);
-        }
+        if (sh->stage.rgbgen == MDL_RGBGEN_CONST)
+            m->constant = const_color(sh->stage.rgbconst);
     }
     m->image = find_image(q, sh->stage.image, read, ctx);
-    if (m->image == -2)
+    if (m->image == -2 || !resolve_layer2(q, m, sh, read, ctx))
         return 0;
     if (m->sky && sh->sky[0] && !q->sky_box) {
         static const char *const suf[6] = {"_rt", "_lf", "_bk", "_ft", "_up", "_dn"};
@@ -615,24 +651,41 @@ static void corner_planes(tri_light *lt)
     lt->lb[0] = 0.5, lt->lb[1] = 0.5, lt->lb[2] = 1.5;
 }
 
-/* The shader's own colour: its rgbGen wave at v's time or its constant. */
-static void const_light(const r_view *v, const q3_mat *m, tri_light *lt)
+/* A stage's own colour: its rgbGen wave at v's time or its constant. */
+static void stage_light(const r_view *v, const mdl_stage *st, uint32_t constant, tri_light *lt)
 {
-    uint32_t c = m->stage.rgbgen == MDL_RGBGEN_WAVE ? wave_grey(&m->stage.rgbwave, v->time)
-                                                    : m->constant;
+    uint32_t c = st->rgbgen == MDL_RGBGEN_WAVE ? wave_grey(&st->rgbwave, v->time) : constant;
     lt->corners[0] = lt->corners[1] = lt->corners[2] = lt->corners[3] = c;
     corner_planes(lt);
 }
 
-/* Triangle pts (plane N, dist, facing the eye) in material m's image at the corners' st,
- * modulated by lt; blended surfaces as the shader blends. */
-static void textured_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*pts)[3],
+static void const_light(const r_view *v, const q3_mat *m, tri_light *lt)
+{
+    stage_light(v, &m->stage, m->constant, lt);
+}
+
+/* One drawn layer of a material: its image, stage (tcMods), blend and clamping. */
+typedef struct q3_layer {
+    int32_t image;
+    const mdl_stage *stage;
+    uint8_t blend, alpha, clamp;
+} q3_layer;
+
+static q3_layer layer1(const q3_mat *m)
+{
+    q3_layer l = {m->image, &m->stage, m->blend, m->alpha, m->clamp};
+    return l;
+}
+
+/* Triangle pts (plane N, dist, facing the eye) in a layer's image at the corners' st,
+ * modulated by lt; blended surfaces as the layer blends. */
+static void textured_tri(r_view *v, const r_q3 *q, const q3_layer *m, const float (*pts)[3],
                          const float (*st)[2], const float N[3], float dist,
                          const tri_light *lt, int blended)
 {
     const q3_image *im = &q->images[m->image];
     double tm[6];
-    tcmod_matrix(&m->stage, v->time, tm);
+    tcmod_matrix(m->stage, v->time, tm);
     float S[3], T[3], s0, t0;
     if (!tex_planes(pts, st, tm, S, T, &s0, &t0))
         return; /* degenerate in texture space: nothing to see */
@@ -677,6 +730,59 @@ static void textured_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float 
     r_draw_poly_tex(v, pts, 3, &tex, flags);
 }
 
+/* ioq3 tr_shade_calc.c RB_CalcEnvironmentTexCoords: each corner's st from the direction to
+ * the eye reflected in the surface's normal (r = 2 (N.d) N - d, d the unit vector from the
+ * corner to the eye): s = 0.5 + r_y / 2, t = 0.5 - r_z / 2. */
+static void env_st(const float (*pts)[3], const float N[3], const float eye[3], float st[3][2])
+{
+    for (int k = 0; k < 3; k++) {
+        float d[3] = {eye[0] - pts[k][0], eye[1] - pts[k][1], eye[2] - pts[k][2]};
+        float len = sqrtf(dot3(d, d));
+        if (len > 1e-6f)
+            for (int j = 0; j < 3; j++)
+                d[j] /= len;
+        float nd = dot3(N, d);
+        st[k][0] = 0.5f + (2 * nd * N[1] - d[1]) * 0.5f;
+        st[k][1] = 0.5f - (2 * nd * N[2] - d[2]) * 0.5f;
+    }
+}
+
+/* A material's second layer over the triangle just drawn with its first: the same corners
+ * again, their depth raised by R_LAYER_ZREL so the strict depth test lets the layer onto
+ * the first's pixels only, blended as the layer blends, lit by the first layer's light lit1
+ * (a lightmap stage after it), its own colour or, for rgbGen vertex, by vertex (2x2 corner
+ * texels; NULL: white). */
+static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*pts)[3],
+                       const float (*st)[2], const float N[3], float dist,
+                       const tri_light *lit1, const uint32_t *vertex, const float eye[3])
+{
+    if (m->image2 < 0)
+        return;
+    q3_layer l = {m->image2, &m->stage2, m->stage2.blend,
+                  m->stage2.alpha_func != MDL_ALPHA_NONE, m->stage2.clamp};
+    tri_light lt;
+    if (m->light2 == LIGHT_MAP) {
+        lt = *lit1;
+        if (lit1->texels == lit1->corners)
+            lt.texels = lt.corners; /* its own copy of the corner texels */
+    } else if (m->light2 == LIGHT_VERTEX && vertex) {
+        memcpy(lt.corners, vertex, sizeof lt.corners);
+        corner_planes(&lt);
+    } else {
+        stage_light(v, &m->stage2, m->light2 == LIGHT_VERTEX ? 0xffffffffu : m->constant2,
+                    &lt);
+    }
+    float est[3][2];
+    if (m->stage2.env) {
+        env_st(pts, N, eye, est);
+        st = (const float(*)[2])est;
+    }
+    float save = v->zrel;
+    v->zrel = R_LAYER_ZREL;
+    textured_tri(v, q, &l, pts, st, N, dist, &lt, 1);
+    v->zrel = save;
+}
+
 int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
                    const uint32_t light[3])
 {
@@ -706,7 +812,11 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
         corner_light(light, lt.corners);
         corner_planes(&lt);
     }
-    textured_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
+    q3_layer l = layer1(m);
+    textured_tri(v, q, &l, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
+    uint32_t corners[4];
+    corner_light(light, corners);
+    layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org);
     return 1;
 }
 
@@ -793,7 +903,13 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     } else {
         const_light(v, m, &lt);
     }
-    textured_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
+    q3_layer l = layer1(m);
+    textured_tri(v, q, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
+    if (m->image2 >= 0) {
+        uint32_t corners[4];
+        vertex_light(fq, corners);
+        layer2_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
+    }
 }
 
 /* ---- sky ---- */

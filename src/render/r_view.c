@@ -161,7 +161,8 @@ static int clip_plane(const r_view *v, int plane, const vpt *in, int n, vpt *out
 static rast_vert project(const r_view *v, vpt p)
 {
     float iz = 1.0f / p.z;
-    rast_vert o = {v->cx + p.x * v->scale * iz, v->cy - p.y * v->scale * iz, iz + v->zbias};
+    rast_vert o = {v->cx + p.x * v->scale * iz, v->cy - p.y * v->scale * iz,
+                   iz + iz * v->zrel + v->zbias};
     return o;
 }
 

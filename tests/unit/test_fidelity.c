@@ -199,7 +199,8 @@ TEST(fidelity_quake3_against_ioquake3)
     /* issue 11 part 8: correlation 0.75 or more on Quake III, mean luma within 10 %. On
      * these four frames: 0.888 before the first-person weapon, which the reference lacks
      * (cg_drawGun 0) and fid.c then drew; 0.784 with it; 0.802 with cgame's view bob; 0.920
-     * since fid.c leaves the weapon out as the reference does. Held at 0.90. */
-    CHECK_MSG(r.ncc >= 0.90, "ncc %.3f", r.ncc);
+     * since fid.c leaves the weapon out as the reference does; 0.991 with shaders' second
+     * layers (the water's filter stage darkens it as ioquake3 does). Held at 0.98. */
+    CHECK_MSG(r.ncc >= 0.98, "ncc %.3f", r.ncc);
     CHECK_MSG(fabs(r.luma_ratio - 1) <= 0.10, "mean luma %.3f of ioquake3's", r.luma_ratio);
 }

@@ -246,6 +246,51 @@ TEST(q3tex_shader_parse)
     mdl_shader_set_clear(&set);
 }
 
+/* The second layer (mdl_shader.stage2), on shaders written after OpenArena's own (scripts
+ * in pak0.pk3): what each should give is read off the stages by ioq3's rules (every stage
+ * drawn in order over the ones before; a stage without a blendFunc replaces the picture). */
+static const char layers[] =
+    /* acc.shader's brwnwater: a blended layer, then a filter over it */
+    "w { surfaceparm trans { map w.tga blendFunc blend tcmod scroll .025 -.01 }\n"
+    "    { map w.tga blendFunc filter tcmod scroll .05 -.007 } }\n"
+    /* a glow added after the lit texture, pulsing */
+    "g { { map $lightmap } { map g.tga blendFunc filter }\n"
+    "    { map g_glow.tga blendfunc GL_ONE GL_ONE rgbGen wave sin 0 1 0 1 } }\n"
+    /* a shine added, the lightmap after it: the lightmap multiplies the shine too */
+    "e { { map e.tga } { map env.tga blendFunc add tcGen environment }\n"
+    "    { map $lightmap blendFunc filter } }\n"
+    /* metalfloor_wall_14: a stage without blendFunc replaces the picture before the add */
+    "m { { map m.jpg } { map tin.tga tcgen environment } { map m.jpg blendfunc add }\n"
+    "    { map $lightmap blendfunc filter } }\n"
+    /* weapon_shotgun.shader: a blend qdemo has no exact form for (dst colour, dst alpha) */
+    "s { { map s.tga } { map spec.tga blendfunc gl_dst_color gl_dst_alpha } }\n"
+    /* a terrain's second texture blended by vertex alpha */
+    "t { { map rock.jpg } { map grass.jpg blendFunc blend alphaGen vertex } }\n";
+
+TEST(q3tex_shader_second_layer)
+{
+    mdl_shader_set set = {0};
+    qd_error err = {0};
+    CHECK_EQ(mdl_shader_parse(&set, layers, sizeof layers - 1, "l.shader", &err), QD_OK);
+    const mdl_shader *s = mdl_shader_find(&set, "w");
+    CHECK(s && !strcmp(s->stage.image, "w.tga") && !strcmp(s->stage2.image, "w.tga"));
+    CHECK(s && s->blend == MDL_BLEND_ALPHA && s->stage2.blend == MDL_BLEND_FILTER &&
+          !s->stage2_lit && s->stage2.num_tcmods == 1);
+    s = mdl_shader_find(&set, "g");
+    CHECK(s && !strcmp(s->stage.image, "g.tga") && !strcmp(s->stage2.image, "g_glow.tga"));
+    CHECK(s && s->stage2.blend == MDL_BLEND_ADD && !s->stage2_lit &&
+          s->stage2.rgbgen == MDL_RGBGEN_WAVE);
+    s = mdl_shader_find(&set, "e");
+    CHECK(s && !strcmp(s->stage2.image, "env.tga") && s->stage2.env && s->stage2_lit);
+    s = mdl_shader_find(&set, "m");
+    CHECK(s && !strcmp(s->stage.image, "m.jpg") && !s->stage2.image[0]);
+    s = mdl_shader_find(&set, "s");
+    CHECK(s && !strcmp(s->stage.image, "s.tga") && !s->stage2.image[0]);
+    s = mdl_shader_find(&set, "t");
+    CHECK(s && !strcmp(s->stage.image, "rock.jpg") && !s->stage2.image[0]);
+    mdl_shader_set_clear(&set);
+}
+
 /* ---- OpenArena maps ---- */
 
 typedef struct oa_fs {
