@@ -124,9 +124,10 @@ typedef struct r_view {
     int pass;              /* R_PASS_*: what the emit calls draw */
     float zbias;           /* added to every projected inverse depth (draw_gun: R_GUN_ZBIAS) */
     float zrel;            /* and this fraction of it (a shader's second layer: R_LAYER_ZREL) */
-    int num_dlights;       /* Quake's dynamic lights this frame (r_dlights_collect) */
+    int num_dlights;       /* dynamic lights this frame (r_dlights_collect) */
     struct r_dlight {
         float origin[3], radius, minlight;
+        float color[3];    /* Quake III's, 0..1 (Quake's are white) */
     } dlights[R_MAX_DLIGHTS];
     int clear_pending;     /* the band is not cleared yet: r_draw_world clears it, or walks
                             * it front to back on stale rows (rast_cover_begin_stale) */

@@ -187,7 +187,8 @@ static void render_band(band *bd)
         for (int i = 0; i < CL_MAX_LIGHTSTYLES; i++)
             v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], t) : 256;
         r_surf_turb_table(t, v.turb);
-        r_dlights_collect(&v, cl, t);
+        if (!o->no_dlights)
+            r_dlights_collect(&v, cl, t);
         draw_scene(&v, a, cl, t, o);
         if (v.clear_pending) /* draw_scene walks the world first; never left, but sure */
             rast_clear_rows(bd->fb, CLEAR_COLOR, bd->y0, bd->y1);

@@ -48,11 +48,12 @@ typedef struct q3_mat {
 } q3_mat;
 
 struct r_q3 {
-    uint32_t num_mats, num_images;
+    uint32_t num_mats, num_images, cap_images;
     q3_mat *mats;            /* one per mdl_bsp texture (BSP shader) */
     q3_image *images;
     uint32_t *lightmaps;     /* num_lightmaps pages of 128 x 128, shifted */
     uint32_t num_lightmaps;
+    q3_image dlight;         /* tr_image.c R_CreateDlightImage's falloff, magnified */
     q3_image sky[6];         /* box sides +x, -x, +y, -y, +z, -z (rt, lf, bk, ft, up, dn) */
     int sky_box;             /* all six found */
     int32_t sky_cloud;       /* image of the sky shader's first stage, or -1 */
@@ -189,6 +190,8 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     for (uint32_t i = 0; i < q->num_images; i++)
         if (strcmp(q->images[i].name, name) == 0)
             return q->images[i].levels ? (int32_t)i : -1;
+    if (q->num_images >= q->cap_images)
+        return -1; /* cannot happen: two images a shader at most are allocated */
     q3_image *im = &q->images[q->num_images];
     if (!load_image(im, name, read, ctx, &q->texels))
         return -2;
@@ -346,6 +349,46 @@ static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn rea
     return 1;
 }
 
+/* tr_image.c R_CreateDlightImage (ioq3, GPL): 16 x 16 texels of 4000 / d^2 (d from the
+ * centre, in texels), 255 at most, none under 75; GL magnifies it bilinearly, its edges
+ * clamped. The rasteriser reads the nearest texel, so the magnification is done here once,
+ * 8 x 8 texels for each. 0: no memory. */
+#define DLIGHT_SIZE 16
+#define DLIGHT_UP 8
+static int dlight_image(q3_image *im)
+{
+    float b[DLIGHT_SIZE][DLIGHT_SIZE];
+    for (int y = 0; y < DLIGHT_SIZE; y++)
+        for (int x = 0; x < DLIGHT_SIZE; x++) {
+            float dx = DLIGHT_SIZE / 2 - 0.5f - (float)x, dy = DLIGHT_SIZE / 2 - 0.5f - (float)y;
+            int v = (int)(4000 / (dx * dx + dy * dy));
+            b[y][x] = (float)(v > 255 ? 255 : v < 75 ? 0 : v);
+        }
+    enum { N = DLIGHT_SIZE * DLIGHT_UP };
+    uint32_t *t = malloc((size_t)N * N * sizeof *t);
+    if (!t)
+        return 0;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            float u = ((float)x + 0.5f) / DLIGHT_UP - 0.5f, w = ((float)y + 0.5f) / DLIGHT_UP - 0.5f;
+            u = u < 0 ? 0 : u > DLIGHT_SIZE - 1 ? DLIGHT_SIZE - 1 : u;
+            w = w < 0 ? 0 : w > DLIGHT_SIZE - 1 ? DLIGHT_SIZE - 1 : w;
+            int x0 = (int)u, y0 = (int)w;
+            int x1 = x0 + 1 < DLIGHT_SIZE ? x0 + 1 : x0, y1 = y0 + 1 < DLIGHT_SIZE ? y0 + 1 : y0;
+            float fx = u - (float)x0, fy = w - (float)y0;
+            float v = (b[y0][x0] * (1 - fx) + b[y0][x1] * fx) * (1 - fy) +
+                      (b[y1][x0] * (1 - fx) + b[y1][x1] * fx) * fy;
+            unsigned c = (unsigned)(v + 0.5f);
+            t[y * N + x] = rast_rgb(c, c, c) | 0xff000000u;
+        }
+    memset(im, 0, sizeof *im);
+    strcpy(im->name, "*dlight");
+    im->levels = 1;
+    im->w[0] = im->h[0] = N;
+    im->texels[0] = t;
+    return 1;
+}
+
 static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx)
 {
     const mdl_bsp *b = a->world.bsp;
@@ -362,13 +405,16 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
                                                            : 0;
     size_t n = (size_t)b->num_textures + surfaces + 2; /* + the quad shell */
     q->mats = calloc(n, sizeof *q->mats);
-    /* each shader names at most one image */
-    q->images = calloc(n, sizeof *q->images);
+    /* each shader names at most two images (its layers) */
+    q->images = calloc(2 * n, sizeof *q->images);
+    q->cap_images = (uint32_t)(2 * n);
     q->missing = calloc(n, sizeof *q->missing); /* the map's shaders, then sprites' */
     q->lightmaps = calloc((size_t)b->num_lightmaps * LM_SIZE * LM_SIZE + 1, sizeof(uint32_t));
     if (!q->mats || !q->images || !q->missing || !q->lightmaps)
         goto out;
     q->num_lightmaps = b->num_lightmaps;
+    if (!dlight_image(&q->dlight))
+        goto out;
     for (size_t i = 0; i < (size_t)b->num_lightmaps * LM_SIZE * LM_SIZE; i++)
         q->lightmaps[i] = shift_light(b->lightmaps + i * 3);
     if (list) {
@@ -430,6 +476,7 @@ void r_q3_free(r_q3 *q)
         free_image(&q->images[i]);
     for (int k = 0; k < 6; k++)
         free_image(&q->sky[k]);
+    free_image(&q->dlight);
     for (int i = 0; i < q->num_missing; i++)
         free(q->missing[i]);
     free(q->missing);
@@ -664,26 +711,30 @@ static void const_light(const r_view *v, const q3_mat *m, tri_light *lt)
     stage_light(v, &m->stage, m->constant, lt);
 }
 
+/* A dynamic light's blend, GL_DST_COLOR GL_ONE (tr_shade.c ProjectDlightTexture): the
+ * surface's colour plus itself times the light. */
+#define BLEND_DLIGHT 16
+
 /* One drawn layer of a material: its image, stage (tcMods), blend and clamping. */
 typedef struct q3_layer {
-    int32_t image;
+    const q3_image *im;
     const mdl_stage *stage;
     uint8_t blend, alpha, clamp;
 } q3_layer;
 
-static q3_layer layer1(const q3_mat *m)
+static q3_layer layer1(const r_q3 *q, const q3_mat *m)
 {
-    q3_layer l = {m->image, &m->stage, m->blend, m->alpha, m->clamp};
+    q3_layer l = {&q->images[m->image], &m->stage, m->blend, m->alpha, m->clamp};
     return l;
 }
 
 /* Triangle pts (plane N, dist, facing the eye) in a layer's image at the corners' st,
  * modulated by lt; blended surfaces as the layer blends. */
-static void textured_tri(r_view *v, const r_q3 *q, const q3_layer *m, const float (*pts)[3],
+static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
                          const float (*st)[2], const float N[3], float dist,
                          const tri_light *lt, int blended)
 {
-    const q3_image *im = &q->images[m->image];
+    const q3_image *im = m->im;
     double tm[6];
     tcmod_matrix(m->stage, v->time, tm);
     float S[3], T[3], s0, t0;
@@ -721,7 +772,8 @@ static void textured_tri(r_view *v, const r_q3 *q, const q3_layer *m, const floa
     unsigned flags = RAST_OPAQUE;
     if (blended) {
         flags = RAST_DEPTH_TEST | RAST_COLOR_WRITE |
-                (m->blend == MDL_BLEND_ADD      ? RAST_ADD
+                (m->blend == BLEND_DLIGHT       ? RAST_ADD | RAST_MUL
+                 : m->blend == MDL_BLEND_ADD    ? RAST_ADD
                  : m->blend == MDL_BLEND_FILTER ? RAST_MUL
                                                 : RAST_BLEND);
     }
@@ -758,7 +810,7 @@ static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*
 {
     if (m->image2 < 0)
         return;
-    q3_layer l = {m->image2, &m->stage2, m->stage2.blend,
+    q3_layer l = {&q->images[m->image2], &m->stage2, m->stage2.blend,
                   m->stage2.alpha_func != MDL_ALPHA_NONE, m->stage2.clamp};
     tri_light lt;
     if (m->light2 == LIGHT_MAP) {
@@ -779,7 +831,7 @@ static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*
     }
     float save = v->zrel;
     v->zrel = R_LAYER_ZREL;
-    textured_tri(v, q, &l, pts, st, N, dist, &lt, 1);
+    textured_tri(v, &l, pts, st, N, dist, &lt, 1);
     v->zrel = save;
 }
 
@@ -812,8 +864,8 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
         corner_light(light, lt.corners);
         corner_planes(&lt);
     }
-    q3_layer l = layer1(m);
-    textured_tri(v, q, &l, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
+    q3_layer l = layer1(q, m);
+    textured_tri(v, &l, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
     uint32_t corners[4];
     corner_light(light, corners);
     layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org);
@@ -848,6 +900,53 @@ uint32_t r_q3_mat_color(const r_assets *a, int32_t mat)
     if (!q || mat < 0 || (uint32_t)mat >= q->num_mats || q->mats[mat].image < 0)
         return rast_rgb(128, 128, 128);
     return q->images[q->mats[mat].image].color | 0xff000000u;
+}
+
+/* The frame's dynamic lights on an opaque triangle, as tr_shade.c ProjectDlightTexture
+ * (ioq3 GL1, GPL) projects them: each light's falloff image laid along the world's x and y
+ * (s = 0.5 + (light - p).x / radius, t likewise with y) in its colour, full within half a
+ * radius above or below the light and fading to nothing at a radius (per corner), added as
+ * the surface's colour times the light (GL_DST_COLOR GL_ONE) where the depth is the
+ * surface's; a triangle wholly off the image on one side is skipped. */
+static void dlight_tris(r_view *v, const r_q3 *q, const float (*pts)[3], const float N[3],
+                        float dist)
+{
+    static const mdl_stage none;
+    q3_layer l = {&q->dlight, &none, BLEND_DLIGHT, 0, 1};
+    for (int k = 0; k < v->num_dlights; k++) {
+        const struct r_dlight *d = &v->dlights[k];
+        float r = d->radius, pd = dot3(N, d->origin) - dist;
+        if (!(fabsf(pd) < r))
+            continue;
+        float st[3][2];
+        uint32_t c[3];
+        unsigned all = 63;
+        for (int i = 0; i < 3; i++) {
+            float dx = d->origin[0] - pts[i][0], dy = d->origin[1] - pts[i][1],
+                  dz = fabsf(d->origin[2] - pts[i][2]);
+            st[i][0] = 0.5f + dx / r;
+            st[i][1] = 0.5f + dy / r;
+            unsigned clip = (st[i][0] < 0 ? 1u : st[i][0] > 1 ? 2u : 0u) |
+                            (st[i][1] < 0 ? 4u : st[i][1] > 1 ? 8u : 0u) | (dz > r ? 16u : 0u);
+            all &= clip;
+            float mod = dz > r ? 0 : dz < r * 0.5f ? 1 : 2 * (r - dz) / r;
+            unsigned ch[3];
+            for (int j = 0; j < 3; j++) {
+                float x = d->color[j] * 255 * mod;
+                ch[j] = x > 0 ? x < 255 ? (unsigned)x : 255 : 0;
+            }
+            c[i] = rast_rgb(ch[0], ch[1], ch[2]);
+        }
+        if (all)
+            continue;
+        tri_light lt;
+        corner_light(c, lt.corners);
+        corner_planes(&lt);
+        float save = v->zrel;
+        v->zrel = R_LAYER_ZREL;
+        textured_tri(v, &l, pts, (const float(*)[2])st, N, dist, &lt, 1);
+        v->zrel = save;
+    }
 }
 
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
@@ -903,13 +1002,15 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     } else {
         const_light(v, m, &lt);
     }
-    q3_layer l = layer1(m);
-    textured_tri(v, q, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
+    q3_layer l = layer1(q, m);
+    textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
     if (m->image2 >= 0) {
         uint32_t corners[4];
         vertex_light(fq, corners);
         layer2_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
     }
+    if (v->num_dlights && !blended)
+        dlight_tris(v, q, pts, N, dist);
 }
 
 /* ---- sky ---- */

@@ -516,9 +516,89 @@ static int in_reach(const float o[3])
     return 1;
 }
 
+/* A Quake III dynamic light (trap_R_AddLightToScene); 0 when the list is full or o is out
+ * of reach. */
+static int q3_light(r_view *v, const float o[3], float radius, float r, float g, float b)
+{
+    if (v->num_dlights >= R_MAX_DLIGHTS || !in_reach(o) || !(radius > 0))
+        return 0;
+    struct r_dlight *d = &v->dlights[v->num_dlights++];
+    memcpy(d->origin, o, sizeof d->origin);
+    d->radius = radius;
+    d->minlight = 0;
+    d->color[0] = r;
+    d->color[1] = g;
+    d->color[2] = b;
+    return 1;
+}
+
+/* cgame's lights, from ioq3 (GPL) cg_weapons.c CG_RegisterWeapon (each weapon's
+ * flashDlightColor; the rocket's missileDlight 200 in 1, 0.75, 0), CG_AddPlayerWeapon (the
+ * flash's light, 300 + (rand() & 31): 316 here, while the flash shows), cg_players.c
+ * CG_PlayerPowerups (quad damage 200 + (rand() & 31), 0.2 0.2 1; a carried flag the same in
+ * its team's colour) and cg_localents.c CG_AddExplosion (an explosion's light at full
+ * radius for half its life, then shrinking to nothing). A muzzle flash is placed 16 units
+ * up and 20 ahead of its player's origin, near the weapon's tag_flash. */
+static void q3_dlights(r_view *v, const cl_state *cl, double t)
+{
+    /* by the entity's weapon_t (bg_public.h: 1 gauntlet, 2 machinegun, 3 shotgun, 4 grenade
+     * launcher, 5 rocket launcher, 6 lightning, 7 railgun, 8 plasma gun, 9 BFG, 10 grapple),
+     * as the decoder keeps it in an effect's style */
+    enum { GRENADE = 4, ROCKET = 5 };
+    static const float flash[11][3] = {
+        {0, 0, 0},     {0.6f, 0.6f, 1}, {1, 1, 0},       {1, 1, 0},      {1, 0.7f, 0.5f},
+        {1, 0.75f, 0}, {0.6f, 0.6f, 1}, {1, 0.5f, 0},    {0.6f, 0.6f, 1}, {1, 0.7f, 1},
+        {0.6f, 0.6f, 1},
+    };
+    int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
+    for (int i = 1; i < n; i++) {
+        cl_entstate s;
+        if (!cl_entity_at(cl, i, t, &s, NULL, NULL))
+            continue;
+        if (s.fx & CL_FX_ROCKET)
+            q3_light(v, s.origin, 200, 1, 0.75f, 0);
+        if (s.fx & CL_FX_GLOW_BLUE)
+            q3_light(v, s.origin, 216, 0.2f, 0.2f, 1);
+        if (s.fx & CL_FX_FLAG_RED)
+            q3_light(v, s.origin, 216, 1, 0.2f, 0.2f);
+        if (s.fx & CL_FX_FLAG_BLUE)
+            q3_light(v, s.origin, 216, 0.2f, 0.2f, 1);
+    }
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64);
+    for (int i = 0; i < nfx; i++) {
+        const cl_fxev *e = fx[i];
+        double age = t - e->t0;
+        if (e->kind == CL_FXK_EXPLOSION && e->radius > 0 && e->life > 0 &&
+            (e->style == ROCKET || e->style == GRENADE)) {
+            double f = (age > 0 ? age : 0) / e->life;
+            float k = f < 0.5 ? 1 : (float)(1 - (f - 0.5) * 2);
+            q3_light(v, e->origin, e->radius * k, e->rgb[0] / 255.0f, e->rgb[1] / 255.0f,
+                     e->rgb[2] / 255.0f);
+        } else if (e->kind == CL_FXK_MUZZLE && e->style < 11 &&
+                   (flash[e->style][0] > 0 || flash[e->style][2] > 0)) {
+            cl_entstate s;
+            float o[3] = {e->origin[0], e->origin[1], e->origin[2]}, yaw = 0;
+            if (e->entity > 0 && cl_entity_at(cl, e->entity, t, &s, NULL, NULL)) {
+                memcpy(o, s.origin, sizeof o);
+                yaw = s.angles[1] * (float)M_PI / 180;
+            }
+            o[0] += 20 * cosf(yaw);
+            o[1] += 20 * sinf(yaw);
+            o[2] += 16;
+            const float *c = flash[e->style];
+            q3_light(v, o, 316, c[0], c[1], c[2]);
+        }
+    }
+}
+
 void r_dlights_collect(r_view *v, const cl_state *cl, double t)
 {
     v->num_dlights = 0;
+    if (cl && cl->level.game == CL_GAME_Q3) {
+        q3_dlights(v, cl, t);
+        return;
+    }
     if (!cl || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW))
         return;
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;

@@ -466,6 +466,8 @@ static inline __attribute__((always_inline)) uint32_t modulate(uint32_t t, uint3
 /* What RAST_ADD, RAST_MUL and RAST_BLEND make of src over dst (alpha 255). */
 static inline uint32_t combine(uint32_t src, uint32_t dst, unsigned flags)
 {
+    if ((flags & (RAST_ADD | RAST_MUL)) == (RAST_ADD | RAST_MUL))
+        src = modulate(dst, src); /* GL_DST_COLOR GL_ONE: old + old x texel */
     if (flags & RAST_ADD) {
         uint32_t r = (src & 255) + (dst & 255), g = (src >> 8 & 255) + (dst >> 8 & 255);
         uint32_t b = (src >> 16 & 255) + (dst >> 16 & 255);

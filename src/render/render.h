@@ -95,6 +95,7 @@ typedef struct r_options {
                            * gun_model at the camera, over the scene) */
     int threads;          /* split the frame's rows over this many threads (0 or 1: the
                            * caller's only; at most R_MAX_THREADS); the same bytes for any */
+    int no_dlights;       /* no dynamic lights (the engines' r_dynamiclight 0) */
 } r_options;
 
 /* Draw the state cl at demo time t, seen from cam, into fb (cleared first). The world comes

@@ -361,6 +361,8 @@ static int oa_list(void *ctx, const char *prefix,
 #define BH 480
 #define BOX_COLOR rast_rgb(255, 200, 0) /* r_entity.c's missing-model box */
 
+static int no_dlights_; /* oa_frame_from's r_options.no_dlights */
+
 /* The view of cl at t from cam (textured, 640 x 480, OpenArena's files). */
 static rast_fb *oa_frame_from(const cl_state *cl, double t, oa_ctx *o, const r_camera *cam)
 {
@@ -372,7 +374,7 @@ static rast_fb *oa_frame_from(const cl_state *cl, double t, oa_ctx *o, const r_c
         rast_fb_free(fb);
         return NULL;
     }
-    r_options opt = {.mode = R_MODE_TEXTURED};
+    r_options opt = {.mode = R_MODE_TEXTURED, .no_dlights = no_dlights_};
     r_render(a, cl, t, cam, &opt, fb);
     r_assets_free(a);
     return fb;
@@ -727,8 +729,10 @@ static int real_tl(const char *rel, timeline_t **tl)
 /* cg_weapons.c CG_AddPlayerWeapon: a bot's shotgun fires at 4.8 s into demo088-test1
  * (EV_FIRE_WEAPON on entity 12, weapon 3), and for MUZZLE_FLASH_TIME (20 ms) its flash model
  * (models/weapons2/shotgun/shotgun_flash.md3, the world model with "_flash") is drawn at
- * the weapon's tag_flash: the frame 5 ms after the shot changes where the flash is and
- * nowhere else when the effect is taken out of the log; 40 ms after, there is none. */
+ * the weapon's tag_flash: without dynamic lights, the frame 5 ms after the shot changes
+ * where the flash is and nowhere else when the effect is taken out of the log; with them
+ * the flash's light (316 units, yellow: 1, 1, 0) also brightens the world around it, red
+ * and green only; 40 ms after, there is none. */
 TEST(md3_muzzle_flash_while_it_lasts)
 {
     OA_FS(fs);
@@ -750,7 +754,19 @@ TEST(md3_muzzle_flash_while_it_lasts)
         CHECK(flash_model);
         memcpy(bare, cl, sizeof *bare);
         cl_fxlog_clear(bare);
+        rast_fb *lit = oa_frame(cl, 4.805, &o), *unlit = oa_frame(bare, 4.805, &o);
+        int wider = 0, bluer = 0;
+        for (int i = 0; lit && unlit && i < BW * BH; i++) {
+            uint32_t a = lit->color[i], b = unlit->color[i];
+            wider += (a & 0xffff) != (b & 0xffff);
+            bluer += (a >> 16 & 255) > (b >> 16 & 255);
+        }
+        CHECK_MSG(wider > 5000 && bluer < 2000, "%d pixels lit, %d bluer", wider, bluer);
+        rast_fb_free(lit);
+        rast_fb_free(unlit);
+        no_dlights_ = 1;
         rast_fb *with = oa_frame(cl, 4.805, &o), *without = oa_frame(bare, 4.805, &o);
+        no_dlights_ = 0;
         CHECK(with && without);
         int diff = 0, minx = BW, maxx = -1;
         for (int i = 0; with && without && i < BW * BH; i++)

@@ -707,9 +707,11 @@ TEST(q3tex_rast_modulate_and_combine)
     uint32_t half = rast_rgb(200, 50, 10);
     square_planes(&t, 1, 1, 0, 0);
     t.texels = &half;
-    unsigned modes[2] = {RAST_ADD, RAST_MUL};
-    uint32_t want[2] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4)};
-    for (int m = 0; m < 2; m++) {
+    /* and both, GL_DST_COLOR GL_ONE (Quake III's dynamic lights): old + old x texel, 100 +
+     * round(100 x 200 / 255) = 178, 100 + 20 = 120, 100 + 4 = 104 */
+    unsigned modes[3] = {RAST_ADD, RAST_MUL, RAST_ADD | RAST_MUL};
+    uint32_t want[3] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4), rast_rgb(178, 120, 104)};
+    for (int m = 0; m < 3; m++) {
         rast_clear(fb, rast_rgb(100, 100, 100));
         square(fb, &t, RAST_COLOR_WRITE | modes[m]);
         CHECK_EQ(fb->color[37], want[m]);
@@ -771,5 +773,57 @@ TEST(q3tex_sky_from_its_shader)
                   want[k]);
     free(ids);
     rast_fb_free(fb);
+    oa_close(&s);
+}
+
+/* Quake III's dynamic lights (r_dlights_collect, r_q3surf.c dlight_tris): a rocket's
+ * explosion (cg_weapons.c CG_MissileHitWall: light 300 in 1, 0.75, 0; full radius for the
+ * first half of its life) 80 units ahead of the camera and 40 under the eye lights oa_dm3's
+ * floor and walls around it: GL_DST_COLOR GL_ONE adds the surface's colour times the light,
+ * so red and green grow and blue, whose light is 0, stays exactly as it was; nothing gets
+ * darker. A plasma ball's explosion makes no light (cgame gives it none): the same frame. */
+TEST(q3tex_explosion_lights_the_world)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    s.cl->time = 1.0;
+    rast_fb *plain = frame(&s, R_MODE_TEXTURED, 1);
+    float yaw = s.cam.angles[1] * (float)M_PI / 180;
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_EXPLOSION;
+    fx.life = 1.0f;
+    fx.radius = 300;
+    fx.rgb[0] = 255;
+    fx.rgb[1] = 191;
+    fx.entity = -1;
+    fx.origin[0] = s.cam.origin[0] + 80 * cosf(yaw);
+    fx.origin[1] = s.cam.origin[1] + 80 * sinf(yaw);
+    fx.origin[2] = s.cam.origin[2] - 40;
+    fx.style = 8; /* WP_PLASMAGUN */
+    cl_fx_add(s.cl, &fx);
+    rast_fb *plasma = frame(&s, R_MODE_TEXTURED, 1);
+    CHECK(memcmp(plasma->color, plain->color, W * H * sizeof(uint32_t)) == 0);
+    cl_fxlog_clear(s.cl);
+    fx.style = 5; /* WP_ROCKET_LAUNCHER */
+    cl_fx_add(s.cl, &fx);
+    rast_fb *lit = frame(&s, R_MODE_TEXTURED, 1);
+    char path[512];
+    qd_error err = {0};
+    snprintf(path, sizeof path, "%s/q3tex_explosion.png", test_tmpdir());
+    out_png_write(path, lit, &err); /* for eyes */
+    int redder = 0, darker = 0, blue_changed = 0;
+    for (int i = 0; i < W * H; i++) {
+        uint32_t a = lit->color[i], b = plain->color[i];
+        redder += (a & 255) > (b & 255);
+        darker += (a & 255) < (b & 255) || (a >> 8 & 255) < (b >> 8 & 255);
+        blue_changed += (a >> 16 & 255) != (b >> 16 & 255);
+    }
+    CHECK_MSG(redder > W * H / 10, "%d pixels redder", redder);
+    CHECK_EQ(darker, 0);
+    CHECK_EQ(blue_changed, 0);
+    rast_fb_free(plain);
+    rast_fb_free(plasma);
+    rast_fb_free(lit);
     oa_close(&s);
 }
