@@ -143,6 +143,40 @@ static void grid_light(const mdl_bsp *b, const float p[3], md3_light *l)
             l->dir[k] = dir[k] / len;
 }
 
+/* The frame's dynamic lights on a model at p, as ioq3 tr_light.c R_SetupEntityLighting adds
+ * them: each adds power / d^2 of its colour (0..1) to the directed light, power 16 x radius^2
+ * (DLIGHT_AT_RADIUS), d its distance, 16 at least (DLIGHT_MINIMUM_RADIUS), and pulls the
+ * light's direction towards it by the same weight (the grid's direction weighted by the
+ * directed light's length). Only lights with a colour (Quake III's). */
+static void dlights_on_model(const r_view *v, const float p[3], md3_light *l)
+{
+    float d0 = sqrtf(dot3(l->directed, l->directed));
+    float dir[3] = {l->dir[0] * d0, l->dir[1] * d0, l->dir[2] * d0};
+    int any = 0;
+    for (int k = 0; k < v->num_dlights; k++) {
+        const struct r_dlight *dl = &v->dlights[k];
+        if (!(dl->color[0] > 0 || dl->color[1] > 0 || dl->color[2] > 0))
+            continue;
+        float to[3] = {dl->origin[0] - p[0], dl->origin[1] - p[1], dl->origin[2] - p[2]};
+        float d = sqrtf(dot3(to, to));
+        if (!isfinite(d))
+            continue;
+        for (int j = 0; d > 0 && j < 3; j++)
+            to[j] /= d;
+        d = d < 16 ? 16 : d;
+        float w = 16 * dl->radius * dl->radius / (d * d);
+        for (int j = 0; j < 3; j++) {
+            l->directed[j] += w * dl->color[j];
+            dir[j] += w * to[j];
+        }
+        any = 1;
+    }
+    float len = sqrtf(dot3(dir, dir));
+    if (any && len > 1e-6f && isfinite(len))
+        for (int j = 0; j < 3; j++)
+            l->dir[j] = dir[j] / len;
+}
+
 /* A vertex with world normal n under l: ambient + directed times the cosine, clamped. */
 static uint32_t diffuse(const md3_light *l, const float n[3])
 {
@@ -458,6 +492,7 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     unsigned got = r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, s->skin, p);
     md3_light light;
     grid_light(a->world.bsp, s->origin, &light);
+    dlights_on_model(v, s->origin, &light);
     draw_mesh_fx(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light, s->fx);
     if (got & 2)
         draw_mesh_fx(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light, s->fx);
@@ -559,6 +594,7 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
         return;
     md3_light light;
     grid_light(a->world.bsp, s->origin, &light);
+    dlights_on_model(v, s->origin, &light);
     draw_mesh(v, a, rm, &p, f0, f1, lerp, &light);
 }
 
@@ -685,6 +721,7 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
     }
     md3_light l;
     grid_light(a->world.bsp, v->org, &l);
+    dlights_on_model(v, v->org, &l);
     draw_mesh_fx(v, a, rm, &p, 0, 0, 0, &l, s.fx);
     draw_barrel(v, a, &s, model, &p, t, &l);
     draw_flash(v, a, &s, ve, rm, &p, t, &l);

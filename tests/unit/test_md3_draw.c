@@ -438,6 +438,89 @@ TEST(md3_bot_drawn_textured_where_the_box_was)
     pak_fs_close(fs);
 }
 
+/* ioq3 tr_light.c R_SetupEntityLighting: a dynamic light adds 16 x radius^2 / d^2 of its
+ * colour to a model's directed light (d at least 16). The bot in view at 11 s into the
+ * fidelity demo (found as the active player entity that is not the followed one) with a
+ * rocket explosion (light 300, 1 0.75 0) 40 units above it: inside its silhouette (the
+ * pixels that change when the bot is hidden) most pixels are redder than without the
+ * explosion, and the blue channel, whose light is 0, grows on none (the world around it
+ * takes the light as GL_DST_COLOR GL_ONE, which leaves blue too). */
+TEST(md3_explosion_lights_the_bot)
+{
+    OA_FS(fs);
+    qd_error err = {0};
+    demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
+    if (!d) {
+        pak_fs_close(fs);
+        SKIP("run from the project root");
+    }
+    timeline_t *tl = tl_open(d, 0, &err);
+    CHECK(tl);
+    double t = tl_start(tl) + 11.0;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    cl_state *boom = cl ? malloc(sizeof *boom) : NULL;
+    int bot = -1, view = cl ? cl_view_player(cl) : -1;
+    cl_entstate s;
+    for (int i = 1; cl && i < cl->num_entities && bot < 0; i++)
+        if (cl_entity_at(cl, i, t, &s, NULL, NULL) && (s.flags & CL_EF_PLAYER) &&
+            s.player > 0 && s.player - 1 != view)
+            bot = i;
+    CHECK(bot > 0);
+    if (cl && boom && bot > 0) {
+        memcpy(boom, cl, sizeof *boom);
+        boom->time = t;
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_EXPLOSION;
+        fx.style = 5; /* WP_ROCKET_LAUNCHER */
+        fx.life = 1.0f;
+        fx.radius = 300;
+        fx.rgb[0] = 255;
+        fx.rgb[1] = 191;
+        fx.entity = -1;
+        memcpy(fx.origin, s.origin, sizeof fx.origin);
+        fx.origin[2] += 40;
+        cl_fx_add(boom, &fx);
+        oa_ctx o = {fs, 0};
+        r_camera cam;
+        r_camera_from_view(cl, t, &cam);
+        qd_error e2 = {0};
+        r_assets *a = r_assets_load(&cl->level, oa_read, &o, NULL, &e2);
+        CHECK(a && r_assets_q3_textures(a, oa_read, oa_list, &o, &e2) == QD_OK);
+        rast_fb *lit = rast_fb_new(BW, BH), *hid = rast_fb_new(BW, BH),
+                *plain = rast_fb_new(BW, BH);
+        r_options opt = {.mode = R_MODE_TEXTURED};
+        r_render(a, boom, t, &cam, &opt, lit);
+        r_render(a, cl, t, &cam, &opt, plain);
+        opt.hide_entity = bot;
+        r_render(a, boom, t, &cam, &opt, hid);
+        int body = 0, redder = 0;
+        long red_gain = 0, blue_gain = 0;
+        for (int i = 0; i < BW * BH; i++) {
+            if (lit->color[i] == hid->color[i])
+                continue;
+            body++;
+            int r = (int)(lit->color[i] & 255) - (int)(plain->color[i] & 255);
+            redder += r > 0;
+            red_gain += r;
+            blue_gain += (int)(lit->color[i] >> 16 & 255) - (int)(plain->color[i] >> 16 & 255);
+        }
+        CHECK_MSG(body > 100, "bot covers %d pixels", body);
+        /* the faces turned away from the light take none (the directed term's cosine) */
+        CHECK_MSG(redder * 2 > body, "%d of %d redder", redder, body);
+        /* the light's own blue is 0: blue moves only as the light's direction turns */
+        CHECK_MSG(red_gain > 4 * (blue_gain > 0 ? blue_gain : -blue_gain),
+                  "red %ld, blue %ld", red_gain, blue_gain);
+        rast_fb_free(lit);
+        rast_fb_free(hid);
+        rast_fb_free(plain);
+        r_assets_free(a);
+    }
+    free(boom);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
+
 /* A plasma ball (cg_weapons.c: the shader sprites/plasma1 as a sprite of radius 16, no
  * model file) 64 units in front of the camera on oa_dm3: drawn from its shader's image,
  * added over the wall (no pixel darker, many brighter), never the missing-model box. */
