@@ -387,23 +387,33 @@ static rast_fb *oa_frame(const cl_state *cl, double t, oa_ctx *o)
     return oa_frame_from(cl, t, o, &cam);
 }
 
+/* The fidelity demo's timeline (tests/data/fidelity/oa) and its state 11 s in, where
+ * ioquake3's frame shows the other bot; 0 when the demo is not found (not run from the
+ * project root). */
+static int fidelity_at_11(timeline_t **tl, const cl_state **cl, double *t)
+{
+    qd_error err = {0};
+    demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
+    *tl = d ? tl_open(d, 0, &err) : NULL;
+    *t = *tl ? tl_start(*tl) + 11.0 : 0;
+    *cl = *tl ? tl_state_at(*tl, *t, &err) : NULL;
+    return d != NULL;
+}
+
 /* The demo of tests/data/fidelity/oa at 11 s, where ioquake3's frame shows the other bot:
  * with the player models hidden it is a wire box; with them, the box's screen rectangle
  * shows the textured model: no box colour left, most of it changed, many colours. */
 TEST(md3_bot_drawn_textured_where_the_box_was)
 {
     OA_FS(fs);
-    qd_error err = {0};
-    demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
-    if (!d) {
+    timeline_t *tl;
+    const cl_state *cl;
+    double t;
+    if (!fidelity_at_11(&tl, &cl, &t)) {
         pak_fs_close(fs);
         SKIP("run from the project root");
     }
-    timeline_t *tl = tl_open(d, 0, &err);
-    CHECK(tl);
-    double t = tl_start(tl) + 11.0;
-    const cl_state *cl = tl_state_at(tl, t, &err);
-    CHECK(cl);
+    CHECK(tl && cl);
     oa_ctx boxes = {fs, 1}, models = {fs, 0};
     rast_fb *b = oa_frame(cl, t, &boxes), *m = oa_frame(cl, t, &models);
     CHECK(b && m);
@@ -448,16 +458,14 @@ TEST(md3_bot_drawn_textured_where_the_box_was)
 TEST(md3_explosion_lights_the_bot)
 {
     OA_FS(fs);
-    qd_error err = {0};
-    demo_t *d = demo_open("tests/data/fidelity/oa/oa_dm3_follow.dm_71", &err);
-    if (!d) {
+    timeline_t *tl;
+    const cl_state *cl;
+    double t;
+    if (!fidelity_at_11(&tl, &cl, &t)) {
         pak_fs_close(fs);
         SKIP("run from the project root");
     }
-    timeline_t *tl = tl_open(d, 0, &err);
-    CHECK(tl);
-    double t = tl_start(tl) + 11.0;
-    const cl_state *cl = tl_state_at(tl, t, &err);
+    CHECK(tl && cl);
     cl_state *boom = cl ? malloc(sizeof *boom) : NULL;
     int bot = -1, view = cl ? cl_view_player(cl) : -1;
     cl_entstate s;
