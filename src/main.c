@@ -33,6 +33,7 @@ static void usage(FILE *f)
             "  --from T, --to T    render: start and end, in seconds or mm:ss.fff\n"
             "  --mode textured|flat|wire  drawing mode (default textured)\n"
             "  --no-gun            no first-person weapon in the recorded view\n"
+            "  --no-dlights        no dynamic lights (muzzle flashes, rockets, explosions)\n"
             "  --hud none|minimal|game  status bar (default: game in the window, none in\n"
             "                      render)\n"
             "  --camera pov|chase|free, --follow NAME|N, --camera-path FILE\n"
@@ -212,6 +213,8 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--no-gun")) {
             o.no_gun = 1;
+        } else if (!strcmp(a, "--no-dlights")) {
+            o.no_dlights = 1;
         } else if (!strcmp(a, "--threads")) {
             NEEDS_VALUE;
             o.threads = qd_atoi(v);

@@ -32,6 +32,7 @@ typedef struct app_opts {
     double from, to;                  /* --from, --to in seconds; to < 0 = the end */
     int mode;                         /* R_MODE_* */
     int no_gun;                       /* --no-gun: no first-person weapon */
+    int no_dlights;                   /* --no-dlights: no dynamic lights */
     int hud;                          /* --hud: PLAYER_HUD_*, -1 the command's default (the
                                        * window: game; render: none) */
     const char *follow;               /* --follow NAME|N */

@@ -134,6 +134,7 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         p->camera = PLAYER_CAM_FREE;
     p->mode = o->mode;
     p->no_gun = o->no_gun;
+    p->no_dlights = o->no_dlights;
     p->hud = o->hud >= 0 ? o->hud : PLAYER_HUD_GAME;
     int follow_set = o->follow == NULL;
 

@@ -361,6 +361,7 @@ int app_render(const app_opts *o)
     }
     cam_player.mode = o->mode;
     cam_player.no_gun = o->no_gun;
+    cam_player.no_dlights = o->no_dlights;
     qd_error err = {0};
     if (o->follow) {
         /* once, from the first frame of the range: a resumed run follows the same player */

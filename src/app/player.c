@@ -470,6 +470,7 @@ void player_options(const player *p, const cl_state *cl, r_options *opt)
     opt->show_view_entity = p->camera != PLAYER_CAM_POV || p->follow >= 0;
     /* the weapon belongs to the recorded view only (its stats are the recorder's) */
     opt->gun = !p->no_gun && p->camera == PLAYER_CAM_POV && p->follow < 0;
+    opt->no_dlights = p->no_dlights;
     /* a first-person view of a followed player must not show that player's own body */
     if (p->camera == PLAYER_CAM_POV && p->follow >= 0 && cl)
         opt->hide_entity = cl->players[p->follow].entity;

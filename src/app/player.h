@@ -34,6 +34,7 @@ typedef struct player {
     int quit;
     int mode;            /* R_MODE_TEXTURED / R_MODE_FLAT / R_MODE_WIRE */
     int no_gun;          /* never draw the first-person weapon */
+    int no_dlights;      /* no dynamic lights (r_options.no_dlights) */
     int hud;             /* PLAYER_HUD_* */
     int scores;          /* F1: the scoreboard shows */
     int xray;

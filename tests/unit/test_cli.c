@@ -96,3 +96,31 @@ TEST(cli_info_names_what_it_refuses)
         lines += *c == '\n';
     CHECK_EQ(lines, 1);
 }
+
+/* --no-dlights: demo088-test1 4.805 s in, 5 ms after a bot's shotgun fires (the muzzle
+ * flash test in test_md3_draw.c), one frame with and one without dynamic lights, from
+ * Debian's OpenArena data (-b): the flash's light makes them differ. */
+TEST(cli_no_dlights)
+{
+    char demo[1024];
+    if (access(bin(), X_OK) != 0 ||
+        !test_realfile(demo, sizeof demo,
+                       "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71") ||
+        access("/usr/share/games/openarena/baseoa/pak0.pk3", R_OK) != 0)
+        SKIP("no qdemo binary, demo088 or Debian's OpenArena data");
+    static char out[65536];
+    const char *dir = test_tmpdir();
+    CHECK_EQ(test_capture(out, sizeof out,
+                          "%s render '%s' -b /usr/share/games/openarena -o %s/lit --from 4.805 --to 4.81 --fps 100 "
+                          "--size 160x120 -q 2>&1",
+                          bin(), demo, dir),
+             0);
+    CHECK_EQ(test_capture(out, sizeof out,
+                          "%s render '%s' -b /usr/share/games/openarena -o %s/unlit --from 4.805 --to 4.81 --fps 100 "
+                          "--size 160x120 -q --no-dlights 2>&1",
+                          bin(), demo, dir),
+             0);
+    CHECK_EQ(test_capture(out, sizeof out, "cmp -s %s/lit/000000.png %s/unlit/000000.png",
+                          dir, dir),
+             1);
+}
