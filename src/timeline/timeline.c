@@ -49,6 +49,9 @@ struct timeline {
     double live_before;   /* cl->time before the step that reached the live state */
     int live_valid;       /* cl holds "the state at t" for t in (live_before, cl->time] */
     int live_done;        /* the decoder reached the end or an error */
+    double live_origin;   /* the keyframe time the live decode began from (-1e30: the start);
+                           * its effects log holds only what came after, so it gives the
+                           * effects alive at t only when live_origin < t - CL_FX_WINDOW */
     uint8_t *scratch;     /* decoder state + keyframe part of the client state */
     size_t scratch_len;
 };
@@ -337,6 +340,7 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
     demo_rewind(d, NULL);
     tl->live_valid = 0;
     tl->live_done = 0;
+    tl->live_origin = -1e30;
     return tl;
 }
 
@@ -374,13 +378,15 @@ static void advance(timeline_t *tl, double t)
 const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
 {
     cl_state *cl = tl->cl;
-    /* Already there? */
-    if (tl->live_valid && cl->frame_count > 0 && t > tl->live_before &&
-        (t <= cl->time || tl->live_done))
-        return cl;
     /* The last keyframe strictly before t - CL_FX_WINDOW: every effect alive at t starts
      * after it, so decoding on from it fills the effects log as playing through did. */
     double before = t - CL_FX_WINDOW;
+    /* Already there? Not when the live decode began too late to hold the effects alive at t
+     * (a seek back from a keyframe restored for a later time; fuzz_timeline found it). */
+    int log_covers = tl->live_origin < before;
+    if (tl->live_valid && log_covers && cl->frame_count > 0 && t > tl->live_before &&
+        (t <= cl->time || tl->live_done))
+        return cl;
     int lo = 0, hi = tl->num_keys - 1, k = -1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -392,7 +398,7 @@ const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
         }
     }
     /* Continue from the live state when it is at or past that keyframe and before t. */
-    int can_continue = tl->live_valid && cl->frame_count > 0 && cl->time < t &&
+    int can_continue = tl->live_valid && log_covers && cl->frame_count > 0 && cl->time < t &&
                        (k < 0 || cl->time >= tl->keys[k].time);
     if (!can_continue) {
         if (k >= 0) {
@@ -400,9 +406,11 @@ const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
                 qd_fail(err, QD_ERR_NOMEM, 0, "keyframe %d could not be restored", k);
                 return NULL;
             }
+            tl->live_origin = tl->keys[k].time;
         } else {
             demo_rewind(tl->demo, NULL);
             cl_clear(cl);
+            tl->live_origin = -1e30;
         }
         tl->live_done = 0;
         tl->live_before = -1e30;
