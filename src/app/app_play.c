@@ -216,7 +216,8 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         if (world.notice[0] && p->wall < 6.0)
             draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
                       fb->h >= 600 ? 2 : 1);
-        player_draw_huds(p->hud, p->follow, p->scores, cl, &world, p->t, fb);
+        player_draw_huds(p->hud, p->follow, p->scores, p->camera == PLAYER_CAM_POV, cl, &world,
+                         p->t, fb);
         player_overlay(p, cl, fb);
         if (out_window_present(win, fb, &err) != QD_OK) {
             fprintf(stderr, "qdemo: %s\n", err.msg);

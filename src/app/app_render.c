@@ -55,6 +55,7 @@ typedef struct exporter {
     int64_t done_frames;
     int rc;               /* the exit code so far */
     int follow;           /* the followed player's slot for the HUD, -1 the recorded view */
+    int first_person;     /* the camera is a player's eyes (the HUD's crosshair) */
     int show_progress;
 } exporter;
 
@@ -162,7 +163,8 @@ static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_
     /* the HUD over the finished frame (after the blur), as the state of its last sub-frame */
     if (x->o->hud > 0) {
         const cl_state *last = &s->states[s->nsub - 1];
-        player_draw_huds(x->o->hud, x->follow, 0, last, &x->world, s->times[s->nsub - 1], fb);
+        player_draw_huds(x->o->hud, x->follow, 0, x->first_person, last, &x->world,
+                         s->times[s->nsub - 1], fb);
     }
     if (x->y4m) {
         size_t ysz = npix, csz = (size_t)((x->w + 1) / 2) * (size_t)((x->h + 1) / 2);
@@ -373,6 +375,7 @@ int app_render(const app_opts *o)
     }
 
     x.follow = cam_player.follow;
+    x.first_person = cam_player.camera == PLAYER_CAM_POV;
     int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1)
         threads = 1;

@@ -691,10 +691,11 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
     }
 }
 
-void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const app_world *w,
-                      double t, rast_fb *fb)
+void player_draw_huds(int mode, int follow, int shown, int first_person, const cl_state *cl,
+                      const app_world *w, double t, rast_fb *fb)
 {
-    if (mode == PLAYER_HUD_GAME && r_hud3_draw(w->hud3, cl, follow, shown, t, fb))
+    unsigned flags = (shown ? R_HUD3_SCORES : 0u) | (first_person ? R_HUD3_CROSSHAIR : 0u);
+    if (mode == PLAYER_HUD_GAME && r_hud3_draw(w->hud3, cl, follow, flags, t, fb))
         return;
     const r_hud *hud = w->hud;
     const uint32_t *palette = w->palette;

@@ -109,11 +109,11 @@ int player_team_totals(const cl_state *cl, player_team *rows, int max);
 void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hud,
                         const uint32_t palette[256], rast_fb *fb);
 
-/* All of mode's HUD from w's HUD pictures: Quake III's own (r_hud3_draw) in PLAYER_HUD_GAME
- * when w holds Quake III's, else player_draw_hud (Quake II's programs there with w's
- * pictures), player_draw_messages and player_draw_scores above. */
-void player_draw_huds(int mode, int follow, int shown, const cl_state *cl, const app_world *w,
-                      double t, rast_fb *fb);
+/* All of mode's HUD from w's HUD pictures: Quake III's own (r_hud3_draw, with its crosshair
+ * when first_person) in PLAYER_HUD_GAME when w holds Quake III's, else player_draw_hud (Quake
+ * II's programs there with w's pictures), player_draw_messages and player_draw_scores above. */
+void player_draw_huds(int mode, int follow, int shown, int first_person, const cl_state *cl,
+                      const app_world *w, double t, rast_fb *fb);
 
 /* Where the bar is in an fb of height h: its top row and height in pixels. */
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh);

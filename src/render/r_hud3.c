@@ -39,6 +39,8 @@ struct r_hud3 {
     mdl_image *powerup[CL_PU_COUNT];  /* the powerup items' icons (bg_itemlist) */
     mdl_image *flag[2][3];          /* icons/iconf_red1..3, iconf_blu1..3: at base, taken,
                                      * dropped (cg_main.c CG_RegisterGraphics) */
+    mdl_image *crosshair;           /* gfx/2d/crosshaire: cg_drawCrosshair's default 4 picks
+                                     * crosshairShader[4] of 'a' + i (cg_main.c) */
 };
 
 /* The virtual screen on fb: CG_AdjustFrom640 stretches 640x480 over the whole output. */
@@ -124,6 +126,7 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl)
         found += h->num[i] != NULL;
     }
     h->select = image(read, ctx, "gfx/2d/select.tga");
+    h->crosshair = image(read, ctx, "gfx/2d/crosshaire.tga");
     h->armor = image(read, ctx, "icons/iconr_yellow.tga");
     /* bg_misc.c bg_itemlist: each weapon's ammo item icon; the gauntlet and grapple have
      * none, so their weapon icon stands in */
@@ -250,6 +253,72 @@ static void fill(const scr *s, float x, float y, float w, float h, rgba c)
 /* trap_R_DrawStretchPic: texels [u0, u0 + uw) x [v0, v0 + vh) of im stretched over the
  * virtual rectangle, each texel times c and blended by its alpha times c.a (GL's modulate and
  * blend); the texel nearest each output pixel's centre. Clipped to the output. */
+/* A modulated texel (r, g, b may pass 255: clamped) of alpha a over *o. */
+static void blend_texel(uint32_t *o, uint32_t r, uint32_t g, uint32_t b, uint32_t a)
+{
+    r = r > 255 ? 255 : r;
+    g = g > 255 ? 255 : g;
+    b = b > 255 ? 255 : b;
+    a = a > 255 ? 255 : a;
+    uint32_t d = *o, ia = 255 - a;
+    r = (r * a + (d & 255) * ia + 127) / 255;
+    g = (g * a + (d >> 8 & 255) * ia + 127) / 255;
+    b = (b * a + (d >> 16 & 255) * ia + 127) / 255;
+    *o = r | g << 8 | b << 16 | 0xff000000u;
+}
+
+/* stretch's minifying path: each pixel the mean of the texels under it, each weighted by the
+ * area it shares with the pixel and by its alpha, then blended as one texel is. A small
+ * picture of thin lines (the crosshair: 60 lit texels of 128 x 128 drawn over 24 x 24
+ * pixels) keeps its light instead of point sampling's hit or miss. In units of 1/dw of a
+ * texel across, pixel i spans [i * uw, (i + 1) * uw) and texel u [u * dw, (u + 1) * dw). */
+static void stretch_down(rast_fb *fb, int x0, int y0, int dw, int dh, int cx0, int cy0, int cx1,
+                         int cy1, const mdl_image *im, int u0, int v0, int uw, int vh,
+                         uint32_t mr, uint32_t mg, uint32_t mb, uint32_t ma)
+{
+    for (int yy = cy0; yy < cy1; yy++) {
+        int64_t ylo = (int64_t)(yy - y0) * vh, yhi = ylo + vh;
+        int64_t ra = ylo / dh, rb = (yhi + dh - 1) / dh; /* rows [ra, rb) of the part */
+        uint32_t *out = fb->color + (size_t)yy * (size_t)fb->w;
+        for (int xx = cx0; xx < cx1; xx++) {
+            int64_t xlo = (int64_t)(xx - x0) * uw, xhi = xlo + uw;
+            int64_t ca = xlo / dw, cb = (xhi + dw - 1) / dw;
+            uint64_t sr = 0, sg = 0, sb = 0, sa = 0;
+            for (int64_t r = ra; r < rb; r++) {
+                int64_t v = v0 + r;
+                if (v < 0 || v >= (int64_t)im->h)
+                    continue;
+                int64_t wy = (yhi < (r + 1) * dh ? yhi : (r + 1) * dh) -
+                             (ylo > r * dh ? ylo : r * dh);
+                const uint32_t *row = im->pixels + (size_t)v * im->w;
+                for (int64_t c = ca; c < cb; c++) {
+                    int64_t u = u0 + c;
+                    if (u < 0 || u >= (int64_t)im->w)
+                        continue;
+                    int64_t wx = (xhi < (c + 1) * dw ? xhi : (c + 1) * dw) -
+                                 (xlo > c * dw ? xlo : c * dw);
+                    uint32_t t = row[u];
+                    uint64_t wa = (uint64_t)(wx * wy) * (t >> 24);
+                    sr += (t & 255) * wa;
+                    sg += (t >> 8 & 255) * wa;
+                    sb += (t >> 16 & 255) * wa;
+                    sa += wa;
+                }
+            }
+            if (!sa)
+                continue;
+            uint64_t area = (uint64_t)uw * (uint64_t)vh;
+            uint32_t a = (uint32_t)((sa + area / 2) / area) * ma >> 8;
+            if (!a)
+                continue;
+            /* the alpha-weighted mean colour, modulated as stretch modulates one texel */
+            blend_texel(&out[xx], (uint32_t)((sr + sa / 2) / sa) * mr >> 8,
+                        (uint32_t)((sg + sa / 2) / sa) * mg >> 8,
+                        (uint32_t)((sb + sa / 2) / sa) * mb >> 8, a);
+        }
+    }
+}
+
 static void stretch(const scr *s, float x, float y, float w, float h, const mdl_image *im,
                     int u0, int v0, int uw, int vh, rgba c)
 {
@@ -264,6 +333,10 @@ static void stretch(const scr *s, float x, float y, float w, float h, const mdl_
     int cx1 = x1 > fb->w ? fb->w : x1, cy1 = y1 > fb->h ? fb->h : y1;
     uint32_t mr = (uint32_t)(c.r * 256), mg = (uint32_t)(c.g * 256), mb = (uint32_t)(c.b * 256),
              ma = (uint32_t)((c.a > 1 ? 1 : c.a) * 256);
+    if (uw > dw || vh > dh) { /* shrunk: each pixel the mean of the texels it covers */
+        stretch_down(fb, x0, y0, dw, dh, cx0, cy0, cx1, cy1, im, u0, v0, uw, vh, mr, mg, mb, ma);
+        return;
+    }
     for (int yy = cy0; yy < cy1; yy++) {
         int v = v0 + (int)(((int64_t)(yy - y0) * 2 + 1) * vh / (2 * (int64_t)dh));
         if (v < 0 || (uint32_t)v >= im->h)
@@ -278,16 +351,8 @@ static void stretch(const scr *s, float x, float y, float w, float h, const mdl_
             uint32_t a = (t >> 24) * ma >> 8;
             if (!a)
                 continue;
-            uint32_t r = (t & 255) * mr >> 8, g = (t >> 8 & 255) * mg >> 8,
-                     b = (t >> 16 & 255) * mb >> 8;
-            r = r > 255 ? 255 : r;
-            g = g > 255 ? 255 : g;
-            b = b > 255 ? 255 : b;
-            uint32_t d = out[xx], ia = 255 - a;
-            r = (r * a + (d & 255) * ia + 127) / 255;
-            g = (g * a + (d >> 8 & 255) * ia + 127) / 255;
-            b = (b * a + (d >> 16 & 255) * ia + 127) / 255;
-            out[xx] = r | g << 8 | b << 16 | 0xff000000u;
+            blend_texel(&out[xx], (t & 255) * mr >> 8, (t >> 8 & 255) * mg >> 8,
+                        (t >> 16 & 255) * mb >> 8, a);
         }
     }
 }
@@ -752,9 +817,37 @@ static void scoreboard(const scr *s, const cl_state *cl, int slot, const cl_stat
     }
 }
 
-int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, int show_scores, double t,
+void r_hud3_health_color(int health, int armor, float rgb[3])
+{
+    if (health <= 0) {
+        rgb[0] = rgb[1] = rgb[2] = 0;
+        return;
+    }
+    /* the armor that can absorb damage: at most health * 0.66 / (1 - 0.66), truncated */
+    int absorb = (int)(health * 0.66 / (1.0 - 0.66));
+    int total = health + (armor < absorb ? armor : absorb);
+    rgb[0] = 1;
+    rgb[1] = total > 60 ? 1.0f : total < 30 ? 0.0f : (float)((total - 30) / 30.0);
+    rgb[2] = total >= 100 ? 1.0f : total < 66 ? 0.0f : (float)((total - 66) / 33.0);
+}
+
+/* CG_DrawCrosshair: cg_crosshairSize 24 virtual units square at the centre of the view,
+ * tinted by cg_crosshairHealth's default 1 (the colour for health), alpha-blended as a 2D
+ * picture's default shader blends. The pickup pulse is left out (no pickup time kept). */
+static void crosshair(const scr *s, const cl_stats *st)
+{
+    if (!s->h->crosshair)
+        return;
+    float c[3];
+    r_hud3_health_color(st->health, st->armor, c);
+    pic(s, (640 - 24) / 2.0f, (480 - 24) / 2.0f, 24, 24, s->h->crosshair,
+        (rgba){c[0], c[1], c[2], 1});
+}
+
+int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, unsigned flags, double t,
                 rast_fb *fb)
 {
+    int show_scores = (flags & R_HUD3_SCORES) != 0;
     if (!h || !cl || !fb || !fb->color || fb->w <= 0 || fb->h <= 0)
         return 0;
     scr s = {h, fb, fb->w / 640.0f, fb->h / 480.0f};
@@ -769,8 +862,12 @@ int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, int show_scores
         notify(&s, cl, t);
         return 1;
     }
-    if (st && !(st->flags & CL_ST_SPECTATOR) && !show_scores && st->health > 0)
+    if (st && !(st->flags & CL_ST_SPECTATOR) && !show_scores && st->health > 0) {
         status_bar(&s, cl, slot, st, t);
+        /* CG_Draw2D draws it after the status bar, under everything else */
+        if (flags & R_HUD3_CROSSHAIR)
+            crosshair(&s, st);
+    }
     timer(&s, cl);
     lower_right(&s, cl, st, slot, t);
     if (follow >= 0)

@@ -146,10 +146,17 @@ void r_hud3_free(r_hud3 *h);
 /* Draw Quake III's HUD of cl at demo time t over fb as ioquake3's cgame lays it out on its
  * 640x480 screen stretched to fb: the status bar of the player in slot follow (-1: the
  * recorded view), the clock, the scores at the bottom right, "following" and the name when
- * follow >= 0, the centerprint, the console's notify lines and, when show_scores is set or
- * at intermission, the scoreboard. Returns 0 (drawing nothing) when h is NULL. */
-int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, int show_scores, double t,
+ * follow >= 0, the centerprint, the console's notify lines, when flags has R_HUD3_SCORES or
+ * at intermission the scoreboard, and when it has R_HUD3_CROSSHAIR (a first-person view) the
+ * crosshair. Returns 0 (drawing nothing) when h is NULL. */
+#define R_HUD3_SCORES 1u
+#define R_HUD3_CROSSHAIR 2u
+int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, unsigned flags, double t,
                 rast_fb *fb);
+/* CG_GetColorForHealth: the crosshair's colour for health and armor (armor counts up to
+ * what ARMOR_PROTECTION 0.66 lets it absorb): white at 100 or more, through yellow to red,
+ * black when dead. rgb in 0..1. */
+void r_hud3_health_color(int health, int armor, float rgb[3]);
 /* str in Quake III's font at virtual (x, y) of the 640x480 screen, cells cw x ch virtual
  * units, colour codes honoured from white, with the 2-unit black shadow when shadow is set
  * (CG_DrawStringExt). Returns 0 when h is NULL. */

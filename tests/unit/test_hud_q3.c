@@ -2,6 +2,7 @@
  * OpenArena's bigchars, the status bar's digits of an OpenArena demo at a known moment
  * (values read from `qdemo dump`), the gauntlet's ammo hidden, and qdemo's own font standing
  * in for missing pictures. Tests needing Debian's OpenArena data or the real demo SKIP. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,5 +511,84 @@ TEST(q3hud_fraglimit_left_of_scores)
                   "boxes from %d, limit from %d", without, with);
         free(cl);
     }
+    frame_close(&f);
+}
+
+/* CG_GetColorForHealth, worked by hand: the armor counted is at most health * 0.66 / 0.34
+ * (truncated), green falls from 1 at 60 to 0 at 30, blue from 1 at 100 to 0 at 66. */
+TEST(q3hud_crosshair_health_color)
+{
+    static const struct {
+        int health, armor;
+        float r, g, b;
+    } want[] = {
+        {100, 0, 1, 1, 1},              /* full: white */
+        {80, 0, 1, 1, 14 / 33.0f},      /* blue (80 - 66) / 33 */
+        {50, 0, 1, 20 / 30.0f, 0},      /* green (50 - 30) / 30 */
+        {20, 100, 1, 28 / 30.0f, 0},    /* 20 * 0.66 / 0.34 = 38.8: 38 armor, 58 in all */
+        {20, 5, 1, 0, 0},               /* 25: red */
+        {0, 200, 0, 0, 0},              /* dead: black */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        float c[3];
+        r_hud3_health_color(want[i].health, want[i].armor, c);
+        CHECK_MSG(fabsf(c[0] - want[i].r) < 1e-5f && fabsf(c[1] - want[i].g) < 1e-5f &&
+                      fabsf(c[2] - want[i].b) < 1e-5f,
+                  "health %d armor %d: %.4f %.4f %.4f", want[i].health, want[i].armor, c[0],
+                  c[1], c[2]);
+    }
+}
+
+/* The crosshair (gfx/2d/crosshaire, cg_drawCrosshair 4) is drawn in a first-person view only:
+ * 24 x 24 pixels at the centre of 640 x 480 ((640 - 24) / 2 = 308, (480 - 24) / 2 = 228),
+ * nothing else changes, and what it adds over black is the picture's premultiplied light
+ * (health 77 + 149 armor counted: white). Not with the scoreboard up. */
+TEST(q3hud_crosshair_first_person_only)
+{
+    q3frame f;
+    if (!frame_open(&f, 70.1))
+        SKIP(NEEDS);
+    mdl_image *ch = oa_image(f.fs, "gfx/2d/crosshaire.tga");
+    uint32_t *before = malloc(640 * 480 * sizeof *before);
+    CHECK(ch && before);
+    if (ch && before) {
+        memcpy(before, f.fb->color, 640 * 480 * sizeof *before); /* the HUD over black */
+        rast_clear(f.fb, 0);
+        CHECK(r_hud3_draw(f.h, f.cl, -1, R_HUD3_CROSSHAIR, f.cl->time, f.fb));
+        int outside = 0;
+        double lit = 0;
+        for (int y = 0; y < 480; y++)
+            for (int x = 0; x < 640; x++) {
+                uint32_t a = before[y * 640 + x], b = f.fb->color[y * 640 + x];
+                int in = x >= 308 && x < 332 && y >= 228 && y < 252;
+                if (!in)
+                    outside += (a & 0xffffff) != (b & 0xffffff);
+                else
+                    lit += (double)((b & 255) + (b >> 8 & 255) + (b >> 16 & 255)) / 3;
+            }
+        /* the picture's mean premultiplied light over its whole square, times 24 x 24 (each
+         * pixel the area-weighted mean of the texels under it: the light is kept) */
+        double want = 0;
+        for (uint32_t i = 0; i < ch->w * ch->h; i++) {
+            uint32_t p = ch->pixels[i];
+            want += ((p & 255) + (p >> 8 & 255) + (p >> 16 & 255)) / 3.0 * (p >> 24) / 255.0;
+        }
+        want = want / (ch->w * ch->h) * 24 * 24;
+        CHECK_EQ(outside, 0);
+        CHECK_MSG(want > 300 && fabs(lit - want) < 0.05 * want, "lit %.0f, want %.0f", lit, want);
+        /* with the scoreboard, or without the flag: the centre stays as it was */
+        for (int k = 0; k < 2; k++) {
+            rast_clear(f.fb, 0);
+            r_hud3_draw(f.h, f.cl, -1, k ? R_HUD3_CROSSHAIR | R_HUD3_SCORES : 0, f.cl->time,
+                        f.fb);
+            int centre = 0;
+            for (int y = 228; y < 252; y++)
+                for (int x = 308; x < 332; x++)
+                    centre += f.fb->color[y * 640 + x] != before[y * 640 + x];
+            CHECK_MSG(k ? 1 : centre == 0, "flags %d: %d centre pixels changed", k, centre);
+        }
+    }
+    free(before);
+    mdl_image_free(ch);
     frame_close(&f);
 }
