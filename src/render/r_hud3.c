@@ -210,6 +210,7 @@ void r_hud3_free(r_hud3 *h)
     for (int i = 0; i < 11; i++)
         mdl_image_free(h->num[i]);
     mdl_image_free(h->select);
+    mdl_image_free(h->crosshair);
     mdl_image_free(h->armor);
     for (int i = 0; i < CL_WP_COUNT; i++)
         mdl_image_free(h->ammo[i]);
