@@ -1073,9 +1073,10 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
         fx.style = (uint8_t)(e->f[Q3_ES_WEAPON] & 0xff);
         fx.life = 1.0f;
         fx.radius = 300;
+        /* its lightColor: 1, 0.75, 0 for the rocket, the function's 1, 1, 0 otherwise */
         fx.rgb[0] = 255;
-        fx.rgb[1] = 190;
-        fx.rgb[2] = 100;
+        fx.rgb[1] = fx.style == Q3_WP_ROCKET_LAUNCHER ? 191 : 255;
+        fx.rgb[2] = 0;
         fx.entity = -1;
         memcpy(fx.origin, org, sizeof org);
         memcpy(fx.end, org, sizeof org);

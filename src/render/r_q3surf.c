@@ -225,9 +225,15 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
     int rgb = sh->stage2.rgbgen;
     if (sh->stage2_lit && rgb != MDL_RGBGEN_DEFAULT && rgb != MDL_RGBGEN_IDENTITY)
         return 1; /* its own colour times the lightmap after it: not drawn */
+    if (sh->stage2_lit && m->light != LIGHT_MAP)
+        return 1; /* the first layer's light is not the lightmap that should light this */
+    /* A filter layer multiplies what is drawn, the lightmap already in it: lit white it
+     * gives tex * layer * lightmap, as the stages do in order (lit by the lightmap again it
+     * would square it). Add and blend distribute over the lightmap: lit by it. */
+    int lit = sh->stage2_lit && sh->stage2.blend != MDL_BLEND_FILTER;
     m->image2 = im;
     m->stage2 = sh->stage2;
-    m->light2 = sh->stage2_lit           ? LIGHT_MAP
+    m->light2 = lit                        ? LIGHT_MAP
                 : rgb == MDL_RGBGEN_VERTEX ? LIGHT_VERTEX
                                            : LIGHT_CONST;
     m->constant2 = sh->stage2.rgbgen == MDL_RGBGEN_CONST ? const_color(sh->stage2.rgbconst)
@@ -799,6 +805,10 @@ static void env_st(const float (*pts)[3], const float N[3], const float eye[3], 
     }
 }
 
+/* 1 when m's second layer would reach the holes of an alpha-tested first layer (its own
+ * alpha test does not make up for it: it tests its own image) */
+static int layer2_in_holes(const q3_mat *m) { return m->alpha; }
+
 /* A material's second layer over the triangle just drawn with its first: the same corners
  * again, their depth raised by R_LAYER_ZREL so the strict depth test lets the layer onto
  * the first's pixels only, blended as the layer blends, lit by the first layer's light lit1
@@ -866,9 +876,11 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     }
     q3_layer l = layer1(q, m);
     textured_tri(v, &l, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
-    uint32_t corners[4];
-    corner_light(light, corners);
-    layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org);
+    if (!layer2_in_holes(m)) {
+        uint32_t corners[4];
+        corner_light(light, corners);
+        layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org);
+    }
     return 1;
 }
 
@@ -1004,12 +1016,16 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     }
     q3_layer l = layer1(q, m);
     textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
-    if (m->image2 >= 0) {
+    /* The passes over the first layer test depth, not what it wrote: over an alpha-tested
+     * first layer they would draw in its holes, over whatever lies behind (and make sky
+     * marks black). ioq3 draws dlights with GLS_DEPTHFUNC_EQUAL for this; without an
+     * equal test, they are left out on such faces. */
+    if (m->image2 >= 0 && !layer2_in_holes(m)) {
         uint32_t corners[4];
         vertex_light(fq, corners);
         layer2_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
     }
-    if (v->num_dlights && !blended)
+    if (v->num_dlights && !blended && !m->alpha)
         dlight_tris(v, q, pts, N, dist);
 }
 

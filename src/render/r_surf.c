@@ -546,7 +546,7 @@ static void q3_dlights(r_view *v, const cl_state *cl, double t)
      * as the decoder keeps it in an effect's style */
     enum { GRENADE = 4, ROCKET = 5 };
     static const float flash[11][3] = {
-        {0, 0, 0},     {0.6f, 0.6f, 1}, {1, 1, 0},       {1, 1, 0},      {1, 0.7f, 0.5f},
+        {0, 0, 0},     {0.6f, 0.6f, 1}, {1, 1, 0},       {1, 1, 0},      {1, 0.7f, 0},
         {1, 0.75f, 0}, {0.6f, 0.6f, 1}, {1, 0.5f, 0},    {0.6f, 0.6f, 1}, {1, 0.7f, 1},
         {0.6f, 0.6f, 1},
     };

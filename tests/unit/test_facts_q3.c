@@ -273,3 +273,33 @@ TEST(q3_chat_event_sender)
     CHECK(found);
     q3run_close(&r);
 }
+
+/* cg_weapons.c CG_MissileHitWall: a rocket's explosion lights 1, 0.75, 0 (255, 191, 0 in
+ * bytes), a grenade's the function's default 1, 1, 0 (255, 255, 0); both radius 300. The
+ * OpenArena bot match on oa_bases3 holds rocket explosions; every one decoded must say so. */
+TEST(q3_explosion_light_colour_by_weapon)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70"))
+        SKIP("stress_bases3.dm_70 missing");
+    int rockets = 0, grenades = 0, wrong = 0;
+    uint32_t seen = 0;
+    while (q3run_step(&r)) {
+        const cl_fxlog *log = &r.cl->fxlog;
+        for (; seen < log->fx_count; seen++) {
+            if (log->fx_count - seen > CL_FX_LOG)
+                continue; /* overwritten before it was read */
+            const cl_fxev *f = &log->fx[seen % CL_FX_LOG];
+            if (f->kind != CL_FXK_EXPLOSION || (f->style != 4 && f->style != 5))
+                continue;
+            int rocket = f->style == 5;
+            rockets += rocket;
+            grenades += !rocket;
+            wrong += f->rgb[0] != 255 || f->rgb[1] != (rocket ? 191 : 255) || f->rgb[2] != 0 ||
+                     f->radius != 300;
+        }
+    }
+    CHECK_MSG(rockets > 0, "%d rocket explosions, %d grenade", rockets, grenades);
+    CHECK_EQ(wrong, 0);
+    q3run_close(&r);
+}
