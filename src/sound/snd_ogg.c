@@ -7,7 +7,7 @@
 #include "snd.h"
 
 #define OGG_WORK_BYTES (1 << 20) /* stb_vorbis allocates only inside this buffer (OpenArena's need under 256 KiB) */
-#define OGG_CHUNK 4096           /* sample frames decoded per call */
+#define OGG_CHUNK 4096           /* sample frames held first when the headers give no length */
 
 #define STB_VORBIS_NO_STDIO
 #define STB_VORBIS_NO_PUSHDATA_API
@@ -275,7 +275,6 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
     qd_err rc = QD_OK;
     unsigned total = stb_vorbis_stream_length_in_samples(v);
     int16_t *mono = NULL;
-    float *buf = NULL;
     uint32_t n = 0;
     if (info.channels < 1 || info.sample_rate < SND_MIN_IN_RATE ||
         info.sample_rate > SND_MAX_IN_RATE)
@@ -287,14 +286,21 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
     uint32_t cap = total ? total : OGG_CHUNK;
     if (rc == QD_OK) {
         mono = malloc((size_t)cap * sizeof *mono);
-        buf = malloc((size_t)OGG_CHUNK * info.channels * sizeof *buf);
-        if (!mono || !buf)
+        if (!mono)
             rc = qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for %u samples", cap);
     }
+    /* Frame by frame (what stb_vorbis_get_samples_float_interleaved does inside), so the
+     * decoder's state is looked at between frames. A last frame cut by its page's granule
+     * position (every real stream's end) can leave stb 1.22 a negative previous_length:
+     * harmless at the end, but when a damaged stream goes on, stb's next frame shifts it
+     * left (UB, fuzz_sound), finds no window for it and ends the stream with no sample. It
+     * ends here instead, with the same samples and no shift. */
     while (rc == QD_OK) {
-        int got = stb_vorbis_get_samples_float_interleaved(v, info.channels, buf,
-                                                           OGG_CHUNK * info.channels);
-        if (got <= 0)
+        if (v->previous_length < 0)
+            break;
+        float **ch = NULL;
+        int got = stb_vorbis_get_frame_float(v, NULL, &ch);
+        if (got <= 0 || !ch)
             break;
         if ((uint64_t)n + (uint32_t)got > SND_MAX_IN_FRAMES) {
             rc = qd_fail(err, QD_ERR_LIMIT, 0, "over %u sample frames", SND_MAX_IN_FRAMES);
@@ -315,8 +321,8 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
         }
         for (int i = 0; i < got; i++) {
             int32_t sum = 0;
-            for (int ch = 0; ch < info.channels; ch++)
-                sum += to_short(buf[i * info.channels + ch]);
+            for (int c = 0; c < info.channels; c++)
+                sum += to_short(ch[c][i]);
             mono[n++] = (int16_t)(sum / info.channels);
         }
     }
@@ -327,6 +333,5 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
     stb_vorbis_close(v);
     free(work.alloc_buffer);
     free(mono);
-    free(buf);
     return rc;
 }

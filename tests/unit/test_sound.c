@@ -892,18 +892,15 @@ TEST(sound_bundled_sample_is_heard)
     CHECK_EQ(system(cmd), 0);
 }
 
-/* fuzz_sound, 2026-11-26: an OGG whose decoded samples lie far outside -1..1, which stb
- * 1.22's own float-to-short trick turns into a signed overflow (UBSan at stb_vorbis.h,
- * convert_channels_short_interleaved). qdemo reads stb's floats and converts them itself,
- * clamped (snd_ogg.c to_short): the stream decodes or is refused, and the sanitizer run
- * (which replays tests/crashers through fuzz_sound) finds nothing undefined. */
-TEST(sound_ogg_samples_out_of_range_clamped)
+/* A kept OGG crasher of n bytes (an OggS stream) decodes or is refused as damaged: never a
+ * crash or, in the sanitizer run, anything undefined. */
+static void ogg_crasher(const char *path, size_t want)
 {
     size_t n = 0;
-    unsigned char *d = test_read_file("tests/crashers/sound/ogg-samples-out-of-range", &n);
+    unsigned char *d = test_read_file(path, &n);
     if (!d)
         SKIP("run from the project root");
-    CHECK_EQ(n, 2780);
+    CHECK_EQ(n, want);
     CHECK(memcmp(d, "OggS", 4) == 0);
     snd_sample s;
     memset(&s, 0, sizeof s);
@@ -912,4 +909,25 @@ TEST(sound_ogg_samples_out_of_range_clamped)
     CHECK_MSG(e == QD_OK || e == QD_ERR_BAD_DATA, "%d %s", e, err.msg);
     free(s.pcm);
     free(d);
+}
+
+/* fuzz_sound, 2026-11-26 (second run): an OGG whose frame is cut by its page's granule
+ * position below the start of its window and which goes on after it: stb 1.22 keeps a
+ * negative previous_length and shifts it left on the next frame (UBSan at stb_vorbis.h
+ * get_window), then ends the stream. qdemo decodes frame by frame and ends it before that
+ * shift, with the samples stb gives (the same bytes as before the change on it and on
+ * OpenArena's 21 OGGs). The sanitizer run replays it through fuzz_sound. */
+TEST(sound_ogg_frame_shorter_than_window_ends_cleanly)
+{
+    ogg_crasher("tests/crashers/sound/ogg-frame-shorter-than-window", 4069);
+}
+
+/* fuzz_sound, 2026-11-26: an OGG whose decoded samples lie far outside -1..1, which stb
+ * 1.22's own float-to-short trick turns into a signed overflow (UBSan at stb_vorbis.h,
+ * convert_channels_short_interleaved). qdemo reads stb's floats and converts them itself,
+ * clamped (snd_ogg.c to_short): the stream decodes or is refused, and the sanitizer run
+ * (which replays tests/crashers through fuzz_sound) finds nothing undefined. */
+TEST(sound_ogg_samples_out_of_range_clamped)
+{
+    ogg_crasher("tests/crashers/sound/ogg-samples-out-of-range", 2780);
 }
