@@ -400,19 +400,24 @@ static int fidelity_at_11(timeline_t **tl, const cl_state **cl, double *t)
     return d != NULL;
 }
 
+/* The declarations and the skip of the tests at 11 s into the fidelity demo (fs closed
+ * when it skips). */
+#define FIDELITY_AT_11(fs, tl, cl, t)                                                      \
+    timeline_t *tl;                                                                        \
+    const cl_state *cl;                                                                    \
+    double t;                                                                              \
+    if (!fidelity_at_11(&tl, &cl, &t)) {                                                   \
+        pak_fs_close(fs);                                                                  \
+        SKIP("run from the project root");                                                 \
+    }
+
 /* The demo of tests/data/fidelity/oa at 11 s, where ioquake3's frame shows the other bot:
  * with the player models hidden it is a wire box; with them, the box's screen rectangle
  * shows the textured model: no box colour left, most of it changed, many colours. */
 TEST(md3_bot_drawn_textured_where_the_box_was)
 {
     OA_FS(fs);
-    timeline_t *tl;
-    const cl_state *cl;
-    double t;
-    if (!fidelity_at_11(&tl, &cl, &t)) {
-        pak_fs_close(fs);
-        SKIP("run from the project root");
-    }
+    FIDELITY_AT_11(fs, tl, cl, t);
     CHECK(tl && cl);
     oa_ctx boxes = {fs, 1}, models = {fs, 0};
     rast_fb *b = oa_frame(cl, t, &boxes), *m = oa_frame(cl, t, &models);
@@ -458,13 +463,7 @@ TEST(md3_bot_drawn_textured_where_the_box_was)
 TEST(md3_explosion_lights_the_bot)
 {
     OA_FS(fs);
-    timeline_t *tl;
-    const cl_state *cl;
-    double t;
-    if (!fidelity_at_11(&tl, &cl, &t)) {
-        pak_fs_close(fs);
-        SKIP("run from the project root");
-    }
+    FIDELITY_AT_11(fs, tl, cl, t);
     CHECK(tl && cl);
     cl_state *boom = cl ? malloc(sizeof *boom) : NULL;
     int bot = -1, view = cl ? cl_view_player(cl) : -1;
