@@ -1432,9 +1432,9 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
         *done = 1;
         return QD_OK;
     }
-    ctx *c = malloc(sizeof *c);
-    if (!c)
-        return qd_fail(err, QD_ERR_NOMEM, s->pos, "no memory for a step");
+    /* on the stack (about 9.7 KB, the big-configstring buffer): no allocation a message;
+     * str and esc are written before they are read */
+    ctx cx, *c = &cx;
     memset(c, 0, offsetof(ctx, str));
     c->s = s;
     c->p = q3_proto_find(s->protocol);
@@ -1445,7 +1445,6 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     c->err = err;
     qd_err e = q3_block(c, data, len, done);
     s->block++;
-    free(c);
     return e; /* demo_step stops here, or resumes (q3_resume) */
 }
 

@@ -322,7 +322,7 @@ static int bench_decode_only(const char *runs_text, const char *path)
 }
 
 /* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes`,
- * `qdemo-bench timeline`, `qdemo-bench render`, `qdemo-bench process` and `qdemo-bench
+ * `qdemo-bench timeline`, `qdemo-bench render` (`render-q3`: its Quake III rows), `qdemo-bench process` and `qdemo-bench
  * export` print only that table (quick, for checking a change) and write no file;
  * `qdemo-bench decode RUNS DEMO` only decodes; `qdemo-bench frames DEMO PAK W H N THREADS`
  * prints N frame hashes (bench.h). */
@@ -347,6 +347,10 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "export") == 0) { /* the export table */
         bench_export();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "render-q3") == 0) { /* only Quake III's rows */
+        bench_render_q3();
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "render") == 0) { /* only the render table, no file */
