@@ -97,6 +97,8 @@ static qd_err damaged(ctx *c, const char *what)
 static size_t read_string(ctx *c, char *dst, size_t cap)
 {
     size_t n = 0;
+    if (c->b.plain)
+        q3_bits_align(&c->b); /* ioEF-cmod's compat MSG_ReadString rounds to a byte [Q3OLD] */
     for (size_t i = 0; i < Q3_BIG_INFO_STRING * 4; i++) {
         int ch = q3_huff_byte(&c->b);
         if (q3_bits_err(&c->b) || ch == 0)
@@ -368,10 +370,23 @@ static qd_err check_protocol(ctx *c, const char *serverinfo, uint64_t ofs)
         (qd_info_get(serverinfo, "com_protocol", v, sizeof v) && v[0]))
         p = qd_atoi(v);
     const q3_proto *row = q3_proto_find(p);
+    if (c->s->old) {
+        /* [Q3OLD] the file's shape picks the tables; a dm_48 file of protocol 43 numbers
+         * its configstrings as dm3 does */
+        if (p < 43 || p > 48)
+            return fail(c, QD_ERR_UNSUPPORTED, ofs,
+                        "protocol %d in a message without Huffman coding (only 43..48 send "
+                        "one)", p);
+        row = q3_proto_old(c->s->old);
+        c->s->cs_dm3 = c->s->old == Q3_OLD_DM3 || p == 43;
+    } else if (p >= 43 && p <= 48) {
+        return fail(c, QD_ERR_UNSUPPORTED, ofs,
+                    "protocol %d in a Huffman-coded message (43..48 send none)", p);
+    }
     if (!row)
         return fail(c, QD_ERR_UNSUPPORTED, ofs,
-                    "Quake III protocol %d is not supported (66..71, and Quake Live's 73, 90 "
-                    "and 91 are)", p);
+                    "Quake III protocol %d is not supported (43..48, 66..71, and Quake "
+                    "Live's 73, 90 and 91 are)", p);
     c->s->protocol = p;
     c->p = row;
     return QD_OK;
@@ -457,8 +472,8 @@ static qd_err parse_gamestate(ctx *c)
             e = damaged(c, "svc_gamestate");
             goto out;
         }
-        if (cmd == Q3_SVC_EOF)
-            break;
+        if (cmd == Q3_SVC_EOF || (s->old && cmd == Q3_SVC_BAD))
+            break; /* [Q3OLD] svc_bad ends it too */
         if (cmd == Q3_SVC_CONFIGSTRING) {
             int index = q3_read_bits(&c->b, 16);
             size_t n = read_string(c, c->str, sizeof c->str);
@@ -472,6 +487,8 @@ static qd_err parse_gamestate(ctx *c)
             }
             if (index == Q3_CS_SERVERINFO && (e = check_protocol(c, c->str, ofs)))
                 goto out;
+            if (s->cs_dm3 && (index = q3_dm3_cs(index)) < 0)
+                continue; /* a slot 68 has no number for */
             if (n + 1 > sizeof gs->data - gs->used) {
                 e = fail(c, QD_ERR_LIMIT, ofs, "gamestate configstrings over %zu bytes",
                          sizeof gs->data);
@@ -511,8 +528,12 @@ static qd_err parse_gamestate(ctx *c)
             goto out;
         }
     }
-    s->client_num = q3_read_bits(&c->b, 32);
-    (void)q3_read_bits(&c->b, 32); /* checksumFeed */
+    if (s->old) {
+        s->client_num = 0; /* [Q3OLD] not sent: the playerState's clientNum says */
+    } else {
+        s->client_num = q3_read_bits(&c->b, 32);
+        (void)q3_read_bits(&c->b, 32); /* checksumFeed */
+    }
     if (q3_bits_err(&c->b)) {
         e = damaged(c, "svc_gamestate");
         goto out;
@@ -647,6 +668,8 @@ static qd_err parse_servercommand(ctx *c)
         next_token(&p, arg, sizeof arg);
         int index = qd_atoi(num);
         if (index < 0 || index >= Q3_MAX_CONFIGSTRINGS)
+            return QD_OK;
+        if (s->cs_dm3 && (index = q3_dm3_cs(index)) < 0)
             return QD_OK;
         if (cmd[0] == 'c') {
             apply_cs(c, index, arg);
@@ -881,8 +904,27 @@ static void ps_flags_of(ctx *c, const q3_ps *ps)
                                 ps->powerups[c->p->pw_blueflag]) << 1);
 }
 
+/* dm3's persistant slots as 68's [Q3OLD] (UDT look_up_tables.cpp PersStats_3 against
+ * PersStats_48_68): 0..4 the same, its PERS_ATTACKER 7 is 68's 6, killed, impressive and
+ * excellent counts 8..10 the same, the gauntlet frag count 11 is 68's 13; the rest (68's
+ * attackee armour, defend, assist, captures) dm3 does not have. */
+static void dm3_persistant(int32_t out[16], const int32_t in[16])
+{
+    memset(out, 0, 16 * sizeof out[0]);
+    memcpy(out, in, 5 * sizeof out[0]);
+    out[6] = in[7];
+    memcpy(out + 8, in + 8, 3 * sizeof out[0]);
+    out[13] = in[11];
+}
+
 static void emit_ps(ctx *c, const q3_ps *ps, int body)
 {
+    q3_ps ps68;
+    if (c->s->old == Q3_OLD_DM3) {
+        ps68 = *ps;
+        dm3_persistant(ps68.persistant, ps->persistant);
+        ps = &ps68;
+    }
     int cn = ps_client(c, ps);
     int pm = ps->f[Q3_PS_PM_TYPE];
     float org[3] = {q3_f(ps->f[Q3_PS_ORIGIN0]), q3_f(ps->f[Q3_PS_ORIGIN1]),
@@ -966,6 +1008,12 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
 
 static void entity_event(ctx *c, const q3_ent *e, int ev);
 
+/* An entity_event_t value of the demo's numbering as 68's [Q3OLD]. */
+static int event_68(const ctx *c, int ev)
+{
+    return c->s->old == Q3_OLD_DM3 ? q3_dm3_event(ev) : ev;
+}
+
 /* cg_playerstate.c CG_CheckPlayerstateEvents: the recorder's own events (weapon fire,
  * footsteps, jumps, pain, pickups) are never sent as entities to it or to a spectator
  * following that player (sv_snapshot.c leaves out the entity of ps.clientNum and g_active.c
@@ -995,8 +1043,9 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3])
         memcpy(&e.f[Q3_ES_POS_TRBASE2], &org[2], 4);
         if (ext && ext != s->ps_ev_ext) {
             e.f[Q3_ES_EVENTPARM] = ps->f[Q3_PS_EXTERNALEVENTPARM];
-            if ((ext & ~Q3_EV_EVENT_BITS) > 0)
-                entity_event(c, &e, ext & ~Q3_EV_EVENT_BITS);
+            int ev68 = event_68(c, ext & ~Q3_EV_EVENT_BITS);
+            if (ev68 > 0)
+                entity_event(c, &e, ev68);
         }
         /* a sequence that jumped by more than two lost the events between (the ring holds
          * two): only the two it holds fire */
@@ -1004,8 +1053,9 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3])
             int k = i & 1;
             if (i >= s->ps_ev_seq || (i > s->ps_ev_seq - 2 && ev[k] != s->ps_ev[k])) {
                 e.f[Q3_ES_EVENTPARM] = parm[k];
-                if ((ev[k] & ~Q3_EV_EVENT_BITS) > 0)
-                    entity_event(c, &e, ev[k] & ~Q3_EV_EVENT_BITS);
+                int ev68 = event_68(c, ev[k] & ~Q3_EV_EVENT_BITS);
+                if (ev68 > 0)
+                    entity_event(c, &e, ev68);
             }
         }
     }
@@ -1125,14 +1175,16 @@ static void check_event(ctx *c, const q3_ent *e, uint8_t *now_present)
     int was = (s->ev_present[n >> 3] >> (n & 7)) & 1;
     now_present[n >> 3] |= (uint8_t)(1 << (n & 7));
     int ev = -1;
-    if (type >= Q3_ET_EVENTS) {
+    /* dm3 has no ET_TEAM: its ET_EVENTS is 12 [Q3OLD] */
+    int et_events = s->old == Q3_OLD_DM3 ? Q3_ET_EVENTS - 1 : Q3_ET_EVENTS;
+    if (type >= et_events) {
         if (!was || s->ev_last[n] != (uint16_t)type)
-            ev = type - Q3_ET_EVENTS;
+            ev = event_68(c, type - et_events);
         s->ev_last[n] = (uint16_t)type;
     } else {
         uint16_t v = (uint16_t)e->f[Q3_ES_EVENT];
         if ((v & ~Q3_EV_EVENT_BITS) && (!was || s->ev_last[n] != v))
-            ev = v & ~Q3_EV_EVENT_BITS;
+            ev = event_68(c, v & ~Q3_EV_EVENT_BITS);
         s->ev_last[n] = v;
     }
     if (ev > 0)
@@ -1258,6 +1310,8 @@ static qd_err parse_snapshot(ctx *c)
     q3_state *s = c->s;
     if (!s->have_level)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_snapshot before svc_gamestate");
+    if (s->old == Q3_OLD_DM3)
+        (void)q3_read_bits(&c->b, 32); /* [Q3OLD] the client command sequence */
     int32_t server_time = q3_read_bits(&c->b, 32);
     int delta = q3_read_bits(&c->b, 8), valid;
     const dd_frame *old = delta_source(s, delta, &valid);
@@ -1267,11 +1321,13 @@ static qd_err parse_snapshot(ctx *c)
     if (area > Q3_MAX_AREA_BYTES)
         return fail(c, QD_ERR_BAD_DATA, here(c), "areamask of %d bytes (at most %d)", area,
                     Q3_MAX_AREA_BYTES);
+    if (c->b.plain)
+        q3_bits_align(&c->b); /* ioEF-cmod's compat MSG_ReadData rounds to a byte [Q3OLD] */
     for (int i = 0; i < area; i++)
         (void)q3_read_bits(&c->b, 8);
     q3_ps ps;
-    if (q3_read_delta_ps_by(&c->b, c->p->ps, old ? &s->ps_ring[old->seq & Q3_PACKET_MASK] : NULL,
-                            &ps) < 0)
+    const q3_ps *ps_from = old ? &s->ps_ring[old->seq & Q3_PACKET_MASK] : NULL;
+    if (q3_read_delta_ps_by(&c->b, c->p->ps, ps_from, &ps) < 0)
         return fail(c, QD_ERR_BAD_DATA, here(c), "playerState field count over %d",
                     c->p->ps->n);
     if (q3_bits_err(&c->b))
@@ -1294,8 +1350,8 @@ static qd_err parse_snapshot(ctx *c)
             break;
         const q3_ent *from = dd_merge_old(&m, num);
         q3_ent e;
-        int r = q3_read_delta_entity_by(&c->b, c->p->es, from ? from : &s->baselines[num], &e,
-                                        num);
+        const q3_ent *base = from ? from : &s->baselines[num];
+        int r = q3_read_delta_entity_by(&c->b, c->p->es, base, &e, num);
         if (q3_bits_err(&c->b))
             return damaged(c, "svc_snapshot entities");
         if (r < 0)
@@ -1346,8 +1402,14 @@ static const char *svc_name(int cmd)
 
 static qd_err parse_message(ctx *c)
 {
-    (void)q3_read_bits(&c->b, 32); /* reliableAcknowledge */
+    if (c->s->old != Q3_OLD_DM3)
+        (void)q3_read_bits(&c->b, 32); /* reliableAcknowledge (dm3 has none [Q3OLD]) */
     for (;;) {
+        if (c->b.plain) { /* [Q3OLD] each command starts on a byte; the data's end ends it */
+            q3_bits_align(&c->b);
+            if (!q3_bits_left(&c->b))
+                return q3_bits_err(&c->b) ? damaged(c, "the message") : QD_OK;
+        }
         c->msg_ofs = here(c);
         int cmd = q3_read_bits(&c->b, 8);
         if (q3_bits_err(&c->b))
@@ -1356,6 +1418,10 @@ static qd_err parse_message(ctx *c)
         switch (cmd) {
         case Q3_SVC_EOF:
             return QD_OK;
+        case Q3_SVC_BAD:
+            if (c->s->old)
+                return QD_OK; /* [Q3OLD] svc_bad ends a message */
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_bad (0) in a demo message");
         case Q3_SVC_NOP:
             break;
         case Q3_SVC_GAMESTATE:
@@ -1407,19 +1473,23 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
     s->seq = seq;
     c->base = at + 8;
     q3_bits_init(&c->b, data + at + 8, (size_t)n);
+    c->b.plain = s->old != Q3_OLD_NONE;
     s->pos = at + 8 + (uint64_t)n;
     return parse_message(c);
 }
 
 /* ---- the decoder interface ---- */
 
+static int plain_shape(const uint8_t *data, size_t len);
+static int huffman_gamestate(const uint8_t *data, size_t len);
+
 static qd_err q3_init(void *state, const uint8_t *data, size_t len, qd_error *err)
 {
-    (void)data;
-    (void)len;
     (void)err;
     q3_state *s = state;
     s->bcs_index = -1;
+    /* [Q3OLD] the first block tells a 43..48 file (plain bits) from a 66-on one */
+    s->old = (uint8_t)(huffman_gamestate(data, len) ? Q3_OLD_NONE : plain_shape(data, len));
     return QD_OK;
 }
 
@@ -1437,7 +1507,7 @@ static qd_err q3_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     ctx cx, *c = &cx;
     memset(c, 0, offsetof(ctx, str));
     c->s = s;
-    c->p = q3_proto_find(s->protocol);
+    c->p = s->old ? q3_proto_old(s->old) : q3_proto_find(s->protocol);
     if (!c->p)
         c->p = q3_proto_68();
     c->cl = cl;
@@ -1483,12 +1553,15 @@ static void q3_resume(void *state, uint64_t pos)
 
 /* ---- detection ---- */
 
-/* The protocol the extension .dm_NN names (66..73, 90, 91), or 0. */
+/* The protocol the extension .dm_NN names (43..48, 66..73, 90, 91; .dm3 43), or 0. */
 static int ext_protocol(const char *name)
 {
     if (!name)
         return 0;
     size_t n = strlen(name);
+    if (n >= 4 && name[n - 4] == '.' && (name[n - 3] | 32) == 'd' && (name[n - 2] | 32) == 'm' &&
+        name[n - 1] == '3')
+        return 43;
     if (n < 6)
         return 0;
     const char *e = name + n - 6;
@@ -1496,24 +1569,33 @@ static int ext_protocol(const char *name)
         e[3] != '_' || e[4] < '0' || e[4] > '9' || e[5] < '0' || e[5] > '9')
         return 0;
     int p = (e[4] - '0') * 10 + (e[5] - '0');
-    return (p >= 66 && p <= 73) || p == 90 || p == 91 ? p : 0;
+    return (p >= 43 && p <= 48) || (p >= 66 && p <= 73) || p == 90 || p == 91 ? p : 0;
 }
 
-/* Content evidence: a first block of sane size (possibly cut off by the file's end) whose
- * message decodes, through the Huffman code, to svc_gamestate followed by a configstring or the end of the gamestate (9). The
- * extension alone is weak (1). */
-static int q3_probe(const uint8_t *data, size_t len, const char *filename)
+/* The first block's message and how much of it the file holds; 0 when its header is not a
+ * block's. */
+static size_t first_message(const uint8_t *data, size_t len, const uint8_t **msg)
 {
-    int ext = ext_protocol(filename) ? 1 : 0;
     rd_t h = rd_make(data, len);
     int32_t seq = rd_s32(&h);
     int32_t n = rd_s32(&h);
     if (h.err || seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN)
-        return ext;
+        return 0;
     /* A file cut inside its first block still shows its gamestate: decode what is there. */
-    size_t have = (size_t)n < rd_left(&h) ? (size_t)n : rd_left(&h);
+    *msg = data + 8;
+    return (size_t)n < rd_left(&h) ? (size_t)n : rd_left(&h);
+}
+
+/* The first message decodes, through the Huffman code, to svc_gamestate followed by a
+ * configstring or the end of the gamestate (after up to 8 server commands). */
+static int huffman_gamestate(const uint8_t *data, size_t len)
+{
+    const uint8_t *m;
+    size_t have = first_message(data, len, &m);
+    if (!have)
+        return 0;
     q3_bits b;
-    q3_bits_init(&b, data + 8, have);
+    q3_bits_init(&b, m, have);
     (void)q3_read_bits(&b, 32);
     int cmd = q3_read_bits(&b, 8);
     for (int i = 0; i < 8 && cmd == Q3_SVC_SERVERCOMMAND && !q3_bits_err(&b); i++) {
@@ -1526,19 +1608,55 @@ static int q3_probe(const uint8_t *data, size_t len, const char *filename)
         cmd = q3_read_bits(&b, 8);
     }
     if (cmd != Q3_SVC_GAMESTATE)
-        return ext;
+        return 0;
     (void)q3_read_bits(&b, 32);
     int next = q3_read_bits(&b, 8);
     if (q3_bits_err(&b))
-        return ext;
+        return 0;
     if (next == Q3_SVC_CONFIGSTRING) {
         int index = q3_read_bits(&b, 16);
-        if (!q3_bits_err(&b) && index >= 0 && index < Q3_MAX_CONFIGSTRINGS)
-            return 9;
+        return !q3_bits_err(&b) && index >= 0 && index < Q3_MAX_CONFIGSTRINGS;
     }
-    if (next == Q3_SVC_BASELINE || next == Q3_SVC_EOF)
+    return next == Q3_SVC_BASELINE || next == Q3_SVC_EOF;
+}
+
+/* [Q3OLD] The shape of a first message in plain bits, or Q3_OLD_NONE: it starts (dm3 at
+ * once, dm_48 after its 32-bit reliableAcknowledge), after up to 8 server commands, with
+ * svc_gamestate, its 32-bit command sequence and a configstring whose text is printable up
+ * to its NUL or the file's end, at least 8 characters with a backslash among them (an
+ * info string: the serverinfo comes first). */
+static int plain_shape(const uint8_t *data, size_t len)
+{
+    const uint8_t *m;
+    size_t have = first_message(data, len, &m);
+    for (int shape = Q3_OLD_DM3; have && shape <= Q3_OLD_48; shape++) {
+        size_t at = shape == Q3_OLD_48 ? 4 : 0;
+        for (int k = 0; k < 8 && at < have && m[at] == Q3_SVC_SERVERCOMMAND; k++) {
+            for (at += 5; at < have && m[at]; at++)
+                ;
+            at++;
+        }
+        if (at >= have || have - at < 8 || m[at] != Q3_SVC_GAMESTATE ||
+            m[at + 5] != Q3_SVC_CONFIGSTRING || (m[at + 6] | m[at + 7] << 8) >= Q3_MAX_CONFIGSTRINGS)
+            continue;
+        size_t k = at + 8, start = k;
+        int slash = 0;
+        for (; k < have && m[k] >= 32 && m[k] < 127; k++)
+            slash |= m[k] == '\\';
+        if ((k == have || m[k] == 0) && k - start >= 8 && slash)
+            return shape;
+    }
+    return Q3_OLD_NONE;
+}
+
+/* Content evidence: a first block of sane size (possibly cut off by the file's end) whose
+ * message is a gamestate's start, Huffman-coded (66 on) or in plain bits (43..48) (9). The
+ * extension alone is weak (1). */
+static int q3_probe(const uint8_t *data, size_t len, const char *filename)
+{
+    if (huffman_gamestate(data, len) || plain_shape(data, len))
         return 9;
-    return ext;
+    return ext_protocol(filename) ? 1 : 0;
 }
 
 const demo_decoder demo_q3_decoder = {

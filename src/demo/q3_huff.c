@@ -272,6 +272,7 @@ void q3_bits_init(q3_bits *b, const uint8_t *p, size_t len)
     b->r = rd_make(p, len);
     b->bit = 0;
     b->bad_sym = 0;
+    b->plain = 0;
 }
 
 int q3_bit(q3_bits *b) { return q3_bit_in(b); }
@@ -323,10 +324,14 @@ int q3_read_delta_entity_by(q3_bits *b, const dd_table *es, const q3_ent *from, 
     to->teleport = 0;
     if (!q3_bit_in(b))
         return 0;
-    /* the changed fields, each with a "not zero" bit [DM68 6 MSG_ReadDeltaEntity] */
-    dd_reader rd = {NULL, b, 0, 0};
-    if (dd_read_q3(&rd, es, q3_read_bits_in(b, 8), to, 1) < 0)
-        return -1;
+    if (b->plain) {
+        q3_old_entity_fields(b, es, to); /* protocols 43..48: a mask index [Q3OLD] */
+    } else {
+        /* the changed fields, each with a "not zero" bit [DM68 6 MSG_ReadDeltaEntity] */
+        dd_reader rd = {NULL, b, 0, 0};
+        if (dd_read_q3(&rd, es, q3_read_bits_in(b, 8), to, 1) < 0)
+            return -1;
+    }
     if (from && ((from->f[Q3_ES_EFLAGS] ^ to->f[Q3_ES_EFLAGS]) & Q3_EF_TELEPORT_BIT))
         to->teleport = 1;
     return 0;
@@ -349,11 +354,16 @@ int q3_read_delta_ps_by(q3_bits *b, const dd_table *pt, const q3_ps *from, q3_ps
         memcpy(to, from, sizeof *to);
     else
         memset(to, 0, sizeof *to);
-    dd_reader rd = {NULL, b, 0, 0};
-    if (dd_read_q3(&rd, pt, q3_read_bits_in(b, 8), to, 0) < 0)
-        return -1;
-    if (!q3_bit_in(b))
-        return 0;
+    if (b->plain) {
+        /* protocols 43..48: a bit a field, and no bit before the arrays [Q3OLD] */
+        q3_old_ps_fields(b, pt, to);
+    } else {
+        dd_reader rd = {NULL, b, 0, 0};
+        if (dd_read_q3(&rd, pt, q3_read_bits_in(b, 8), to, 0) < 0)
+            return -1;
+        if (!q3_bit_in(b))
+            return 0;
+    }
     /* stats and persistant are signed shorts, ammo an unsigned short, powerups 32 bits */
     read_array(b, to->stats, -16);
     read_array(b, to->persistant, -16);

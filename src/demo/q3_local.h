@@ -122,6 +122,8 @@ typedef struct q3_bits {
     rd_t r;      /* r.pos unused: the cursor is `bit` */
     size_t bit;  /* bits consumed */
     int bad_sym; /* a code led to the NYT leaf: the data is damaged */
+    int plain;   /* no Huffman code: protocols 43..48 (.dm3, .dm_48) send every value as
+                  * its bits, LSB first [Q3OLD] */
 } q3_bits;
 
 void q3_bits_init(q3_bits *b, const uint8_t *p, size_t len);
@@ -198,9 +200,23 @@ static inline size_t q3_zero_run(uint64_t w)
 #endif
 }
 
+static inline int32_t q3_read_bits_in(q3_bits *b, int bits);
+
+/* The cursor to the next whole byte: protocols 43..48 align after each command of a message
+ * and before strings [Q3OLD]. */
+static inline void q3_bits_align(q3_bits *b) { b->bit = (b->bit + 7) & ~(size_t)7; }
+
+/* Bits left in the message (0 once the error flag is set). */
+static inline size_t q3_bits_left(const q3_bits *b)
+{
+    return b->r.err || b->bit >= b->r.len * 8 ? 0 : b->r.len * 8 - b->bit;
+}
+
 /* q3_huff_byte inline. */
 static inline int q3_huff_byte_in(q3_bits *b)
 {
+    if (b->plain)
+        return q3_read_bits_in(b, 8);
     size_t avail;
     uint64_t w = q3_peek(b, &avail);
     unsigned e = q3_huff_table[w & 0x7ff], len = e >> 8;
@@ -227,7 +243,14 @@ static inline int32_t q3_read_bits_in(q3_bits *b, int bits)
     unsigned raw = n & 7, i;
     size_t avail;
     uint64_t w = q3_peek(b, &avail);
-    if (avail >= raw + 11 * (n >> 3)) {
+    if (b->plain) { /* the next n bits as they are [Q3OLD] */
+        if (avail < n) {
+            b->r.err = 1;
+            return 0;
+        }
+        v = (uint32_t)(w & (n < 32 ? (1ull << n) - 1 : 0xffffffffull));
+        b->bit += n;
+    } else if (avail >= raw + 11 * (n >> 3)) {
         /* all the codes are in w (at most 7 + 4 * 11 bits): decode them from it */
         unsigned used = raw;
         v = (uint32_t)w & ((1u << raw) - 1);
@@ -382,6 +405,49 @@ typedef struct q3_proto {
     uint8_t gt_ctf;
 } q3_proto;
 
+/* ---- Quake III 1.1x-1.27: protocols 43..48, .dm3 and .dm_48 files ----
+ * [Q3OLD] UberDemoTools (mightycow/uberdemotools), the only public decoder of these:
+ *   UDT_DLL/src/message.cpp EntityStateFields3/48, PlayerStateFields3/48, KnownBitMasks,
+ *   ReadBits (no Huffman below protocol 66: plain bits, LSB first), ReadFloat (a bit, then
+ *   32 raw bits or 13 bits less 4096), ReadDeltaEntity (a 5-bit index into KnownBitMasks,
+ *   31 an explicit mask, then each masked field's value with no "zero" bit) and
+ *   ReadDeltaPlayerstateDM3 (a bit a field; each array a bit, a 16-bit mask, its values);
+ *   parser.cpp ParseServerMessage (no reliableAcknowledge in dm3; the cursor to the next
+ *   byte after each command; svc_bad or the end of the data ends a message),
+ *   ParseGamestate (svc_bad or svc_EOF ends it; no clientNum or checksumFeed after),
+ *   ParseSnapshot (dm3 sends a 32-bit client command sequence before serverTime);
+ *   look_up_tables.cpp and protocol_conversion.cpp (dm3's configstring indices, entity
+ *   events from 47 on, ET_EVENTS 12, persistant slots; a dm_48 whose serverinfo says
+ *   protocol 43 numbers its configstrings as dm3). CDP's IdTech3 reader (Entity.cs,
+ *   Demo.cs, SvcGameState.cs, SvcSnapshot.cs, BitReader.cs) agrees on the masks, the tables,
+ *   the float coding, the alignment and dm3's extra snapshot field. The recorder's slot is
+ *   the playerState's clientNum. */
+enum { Q3_OLD_NONE, Q3_OLD_DM3, Q3_OLD_48 };
+#define Q3_DM3_ES 50
+#define Q3_DM48_ES 51
+#define Q3_DM3_PS 45
+#define Q3_DM48_PS 48
+extern const dd_field q3_dm3_es_fields[Q3_DM3_ES], q3_dm48_es_fields[Q3_DM48_ES];
+extern const dd_field q3_dm3_ps_fields[Q3_DM3_PS], q3_dm48_ps_fields[Q3_DM48_PS];
+extern const dd_table q3_dm3_es_table, q3_dm48_es_table, q3_dm3_ps_table, q3_dm48_ps_table;
+/* UDT's KnownBitMasks: the changed fields (bit i of byte i / 8: table row i) of mask index
+ * 0..30; index 31 sends its mask */
+extern const uint8_t q3_old_masks[31][7];
+/* The changed fields of an entity delta in plain bits [Q3OLD]: a 5-bit mask index, then
+ * each masked field's value (q3_read_delta_entity_by reads the rest of the delta). */
+void q3_old_entity_fields(q3_bits *b, const dd_table *es, q3_ent *to);
+/* The fields of a playerState delta in plain bits: a bit a field, then its value (the
+ * arrays follow with no bit before them: q3_read_delta_ps_by). */
+void q3_old_ps_fields(q3_bits *b, const dd_table *ps, q3_ps *to);
+/* dm3's entity_event_t value as 68's (protocol_conversion.cpp
+ * ConvertEntityEventNumber3to68_helper), 0 for one 68 has no number for. */
+int q3_dm3_event(int ev);
+/* dm3's configstring index as 68's (ConfigStringIndices_3 with ConvertConfigStringIndex3to68),
+ * -1 for one 68 has no slot for. */
+int q3_dm3_cs(int index);
+/* The row of a file of shape Q3_OLD_DM3 or Q3_OLD_48, else NULL. */
+const q3_proto *q3_proto_old(int shape);
+
 /* The row of a serverinfo protocol: 66..71 share 68's; 73, 90, 91 their own; NULL for
  * any other. */
 const q3_proto *q3_proto_find(int protocol);
@@ -420,6 +486,9 @@ typedef DD_STORE(q3_ent, Q3_POOL, Q3_REFS, Q3_PACKET_BACKUP) q3_store;
 /* The whole decoder state: plain data, no pointers; copy it with memcpy (about 680 KB, most
  * of it the baselines and the pool). */
 typedef struct q3_state {
+    uint8_t old;          /* Q3_OLD_DM3 or Q3_OLD_48: the file's shape, from its first block
+                           * (q3_init); Q3_OLD_NONE for 66 on */
+    uint8_t cs_dm3;       /* configstrings in dm3's numbering (q3_dm3_cs) */
     uint8_t have_level;   /* a gamestate was decoded */
     uint8_t have_time0;
     uint8_t rebase;       /* a later gamestate: the next frame continues the demo clock */

@@ -108,6 +108,72 @@ const dd_field q3_ql91_ps_fields[Q3_QL91_PS] = {
     PS(RIGHTMOVE, "rightmove", 8) PS(UPMOVE, "upmove", 8)
 };
 
+/* ---- Quake III 1.1x-1.27 (protocols 43..48) [Q3OLD] ----
+ * The tables in entityState_t / playerState_t order, as UberDemoTools' EntityStateFields3/48
+ * and PlayerStateFields3/48 list them (CDP's Protocol43NetFields and Protocol48NetFields
+ * agree): dm3 sends 50 entity and 45 player fields, dm_48 widens entity eFlags to 19 bits
+ * and adds generic1, and in the player table signs pm_time, weaponTime and viewheight,
+ * widens externalEvent to 10 bits and adds jumppad_ent, loopSound and generic1. */
+#define ES_OLD(eflags_bits)                                                                 \
+    ES(ETYPE, "eType", 8) ES(EFLAGS, "eFlags", eflags_bits)                                \
+    ES(POS_TRTYPE, "pos.trType", 8) ES(POS_TRTIME, "pos.trTime", 32)                       \
+    ES(POS_TRDURATION, "pos.trDuration", 32) ES(POS_TRBASE0, "pos.trBase[0]", 0)           \
+    ES(POS_TRBASE1, "pos.trBase[1]", 0) ES(POS_TRBASE2, "pos.trBase[2]", 0)                \
+    ES(POS_TRDELTA0, "pos.trDelta[0]", 0) ES(POS_TRDELTA1, "pos.trDelta[1]", 0)            \
+    ES(POS_TRDELTA2, "pos.trDelta[2]", 0) ES(APOS_TRTYPE, "apos.trType", 8)                \
+    ES(APOS_TRTIME, "apos.trTime", 32) ES(APOS_TRDURATION, "apos.trDuration", 32)          \
+    ES(APOS_TRBASE0, "apos.trBase[0]", 0) ES(APOS_TRBASE1, "apos.trBase[1]", 0)            \
+    ES(APOS_TRBASE2, "apos.trBase[2]", 0) ES(APOS_TRDELTA0, "apos.trDelta[0]", 0)          \
+    ES(APOS_TRDELTA1, "apos.trDelta[1]", 0) ES(APOS_TRDELTA2, "apos.trDelta[2]", 0)        \
+    ES(TIME, "time", 32) ES(TIME2, "time2", 32) ES(ORIGIN0, "origin[0]", 0)                \
+    ES(ORIGIN1, "origin[1]", 0) ES(ORIGIN2, "origin[2]", 0) ES(ORIGIN2_0, "origin2[0]", 0) \
+    ES(ORIGIN2_1, "origin2[1]", 0) ES(ORIGIN2_2, "origin2[2]", 0)                          \
+    ES(ANGLES0, "angles[0]", 0) ES(ANGLES1, "angles[1]", 0) ES(ANGLES2, "angles[2]", 0)    \
+    ES(ANGLES2_0, "angles2[0]", 0) ES(ANGLES2_1, "angles2[1]", 0)                          \
+    ES(ANGLES2_2, "angles2[2]", 0) ES(OTHERENTITYNUM, "otherEntityNum", 10)                \
+    ES(OTHERENTITYNUM2, "otherEntityNum2", 10) ES(GROUNDENTITYNUM, "groundEntityNum", 10)  \
+    ES(LOOPSOUND, "loopSound", 8) ES(CONSTANTLIGHT, "constantLight", 32)                   \
+    ES(MODELINDEX, "modelindex", 8) ES(MODELINDEX2, "modelindex2", 8)                      \
+    ES(FRAME, "frame", 16) ES(CLIENTNUM, "clientNum", 8) ES(SOLID, "solid", 24)            \
+    ES(EVENT, "event", 10) ES(EVENTPARM, "eventParm", 8) ES(POWERUPS, "powerups", 16)      \
+    ES(WEAPON, "weapon", 8) ES(LEGSANIM, "legsAnim", 8) ES(TORSOANIM, "torsoAnim", 8)
+#define PS_OLD(time_bits, ext_bits, vh_bits)                                                \
+    PS(COMMANDTIME, "commandTime", 32) PS(PM_TYPE, "pm_type", 8)                           \
+    PS(BOBCYCLE, "bobCycle", 8) PS(PM_FLAGS, "pm_flags", 16)                               \
+    PS(PM_TIME, "pm_time", time_bits) PS(ORIGIN0, "origin[0]", 0)                          \
+    PS(ORIGIN1, "origin[1]", 0) PS(ORIGIN2, "origin[2]", 0)                                \
+    PS(VELOCITY0, "velocity[0]", 0) PS(VELOCITY1, "velocity[1]", 0)                        \
+    PS(VELOCITY2, "velocity[2]", 0) PS(WEAPONTIME, "weaponTime", time_bits)                \
+    PS(GRAVITY, "gravity", 16) PS(SPEED, "speed", 16)                                      \
+    PS(DELTA_ANGLES0, "delta_angles[0]", 16) PS(DELTA_ANGLES1, "delta_angles[1]", 16)      \
+    PS(DELTA_ANGLES2, "delta_angles[2]", 16) PS(GROUNDENTITYNUM, "groundEntityNum", 10)    \
+    PS(LEGSTIMER, "legsTimer", 8) PS(TORSOTIMER, "torsoTimer", 12)                         \
+    PS(LEGSANIM, "legsAnim", 8) PS(TORSOANIM, "torsoAnim", 8)                              \
+    PS(MOVEMENTDIR, "movementDir", 4) PS(EFLAGS, "eFlags", 16)                             \
+    PS(EVENTSEQUENCE, "eventSequence", 16) PS(EVENTS0, "events[0]", 8)                     \
+    PS(EVENTS1, "events[1]", 8) PS(EVENTPARMS0, "eventParms[0]", 8)                        \
+    PS(EVENTPARMS1, "eventParms[1]", 8) PS(EXTERNALEVENT, "externalEvent", ext_bits)       \
+    PS(EXTERNALEVENTPARM, "externalEventParm", 8) PS(CLIENTNUM, "clientNum", 8)            \
+    PS(WEAPON, "weapon", 5) PS(WEAPONSTATE, "weaponstate", 4)                              \
+    PS(VIEWANGLES0, "viewangles[0]", 0) PS(VIEWANGLES1, "viewangles[1]", 0)                \
+    PS(VIEWANGLES2, "viewangles[2]", 0) PS(VIEWHEIGHT, "viewheight", vh_bits)              \
+    PS(DAMAGEEVENT, "damageEvent", 8) PS(DAMAGEYAW, "damageYaw", 8)                        \
+    PS(DAMAGEPITCH, "damagePitch", 8) PS(DAMAGECOUNT, "damageCount", 8)                    \
+    PS(GRAPPLEPOINT0, "grapplePoint[0]", 0) PS(GRAPPLEPOINT1, "grapplePoint[1]", 0)        \
+    PS(GRAPPLEPOINT2, "grapplePoint[2]", 0)
+
+const dd_field q3_dm3_es_fields[Q3_DM3_ES] = {ES_OLD(16)};
+const dd_field q3_dm48_es_fields[Q3_DM48_ES] = {ES_OLD(19) ES(GENERIC1, "generic1", 8)};
+const dd_field q3_dm3_ps_fields[Q3_DM3_PS] = {PS_OLD(16, 8, 8)};
+const dd_field q3_dm48_ps_fields[Q3_DM48_PS] = {
+    PS_OLD(-16, 10, -8) PS(JUMPPAD_ENT, "jumppad_ent", 10) PS(LOOPSOUND, "loopSound", 16)
+    PS(GENERIC1, "generic1", 8)
+};
+const dd_table q3_dm3_es_table = {q3_dm3_es_fields, Q3_DM3_ES, 0, NULL};
+const dd_table q3_dm48_es_table = {q3_dm48_es_fields, Q3_DM48_ES, 0, NULL};
+const dd_table q3_dm3_ps_table = {q3_dm3_ps_fields, Q3_DM3_PS, 0, NULL};
+const dd_table q3_dm48_ps_table = {q3_dm48_ps_fields, Q3_DM48_PS, 0, NULL};
+
 const dd_table q3_es_table = {q3_es_fields, Q3_ES_COUNT, 0, NULL};
 const dd_table q3_ps_table = {q3_ps_fields, Q3_PS_COUNT, 0, NULL};
 const dd_table q3_ql73_es_table = {q3_ql_es_fields, Q3_QL73_ES, 0, NULL};
@@ -145,6 +211,22 @@ static const q3_proto protos[] = {
     {91, &q3_ql91_es_table, &q3_ql91_ps_table, 17, 273, 529, 3, 4, 42, 43, 47, 50, 58, 0, 0, 0,
      1, 18, ql_items, sizeof ql_items, 13, 658, 5},
 };
+
+/* Protocols 43..48 [Q3OLD], by the shape of the file (q3.c): their events, entity types,
+ * configstrings and persistant slots are turned into 68's as they are read (q3.c), so the
+ * constants are 68's; dm3's "scores" sends 6 numbers a client (UDT plug_in_scores.cpp
+ * ParseScoresCommand), dm_48's 14. */
+static const q3_proto old_protos[] = {
+    {43, &q3_dm3_es_table, &q3_dm3_ps_table, 32, 288, 544, 2, 3, 45, 46, 50, 53, 60, 1, 7, 8,
+     0, 6, NULL, 0, 21, 23, 4},
+    {48, &q3_dm48_es_table, &q3_dm48_ps_table, 32, 288, 544, 2, 3, 45, 46, 50, 53, 60, 1, 7,
+     8, 0, 14, NULL, 0, 21, 23, 4},
+};
+
+const q3_proto *q3_proto_old(int shape)
+{
+    return shape == Q3_OLD_DM3 ? &old_protos[0] : shape == Q3_OLD_48 ? &old_protos[1] : NULL;
+}
 
 const q3_proto *q3_proto_68(void) { return &protos[0]; }
 
