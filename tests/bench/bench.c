@@ -328,6 +328,8 @@ static int bench_decode_only(const char *runs_text, const char *path)
  * prints N frame hashes (bench.h). */
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "rusage") == 0)
+        return bench_rusage_main(argv + 2);
     if (argc == 4 && strcmp(argv[1], "decode") == 0)
         return bench_decode_only(argv[2], argv[3]);
     if (argc == 8 && strcmp(argv[1], "frames") == 0)

@@ -29,6 +29,8 @@ const char *bench_qdemo(void);
  * (user + system), and its peak resident set in KiB into *rss when rss is not NULL; -1 when
  * it could not run or did not exit 0. */
 double bench_run_cpu(char *const argv[], const char *cwd, long *rss);
+/* `qdemo-bench rusage CMD...` (bench_process.c): CMD's peak memory, from a fresh image. */
+int bench_rusage_main(char *const argv[]);
 /* "met" or "NOT met", for a row's target. */
 const char *bench_met(int ok);
 

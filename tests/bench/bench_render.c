@@ -37,13 +37,24 @@ static double render_at(timeline_t *tl, app_world *w, const app_opts *o, player 
     return bench_now() - t0;
 }
 
-/* Seconds spent in r_render over FRAMES frames along the sample's recorded camera. */
+/* Seconds spent in r_render over FRAMES frames along the sample's recorded camera, each
+ * frame the least of TRIES passes over the whole path: this machine is a VM whose
+ * neighbours take the CPU away for seconds at a time (single passes of the same row gave
+ * 125 to 209 fps), and the least time is the one the renderer itself costs. */
+enum { TRIES = 3 };
+
 static double time_path(timeline_t *tl, app_world *w, const app_opts *o, player *p,
                         rast_fb *fb, int mode, int threads, r_cache *cache)
 {
+    double least[FRAMES];
+    for (int i = 0; i < TRIES; i++)
+        for (int k = 0; k < FRAMES; k++) {
+            double s = render_at(tl, w, o, p, fb, mode, threads, cache, k, FRAMES);
+            least[k] = i == 0 || s < least[k] ? s : least[k];
+        }
     double busy = 0;
     for (int k = 0; k < FRAMES; k++)
-        busy += render_at(tl, w, o, p, fb, mode, threads, cache, k, FRAMES);
+        busy += least[k];
     return busy;
 }
 
@@ -74,7 +85,8 @@ void bench_render(void)
         bench_out("\n(render benchmark: %s not found: skipped)\n", SAMPLE);
         return;
     }
-    bench_out("\n### Rendering along the camera path of %s on e1m1 (one core)\n\n", SAMPLE);
+    bench_out("\n### Rendering along the camera path of %s on e1m1 (one core; each frame the "
+              "least of %d)\n\n", SAMPLE, TRIES);
     bench_out("| mode | size | frames | ms/frame | fps | target fps | |\n"
               "|---|---|---:|---:|---:|---:|---|\n");
     static const int sizes[2][2] = {{1280, 720}, {1920, 1080}};
@@ -129,7 +141,8 @@ void bench_render_q3(void)
         bench_out("\n(Quake III render benchmark: needs %s and %s: skipped)\n", path, oa);
         return;
     }
-    bench_out("\n### Textured Quake III: oa_dm3 along flyby_oa_dm3.dm_70 (OpenArena), one core\n\n");
+    bench_out("\n### Textured Quake III: oa_dm3 along flyby_oa_dm3.dm_70 (OpenArena), one core; "
+              "each frame the least of %d\n\n", TRIES);
     bench_out("| mode | size | frames | ms/frame | fps | target fps | |\n"
               "|---|---|---:|---:|---:|---:|---|\n");
     static const int sizes[2][2] = {{1280, 720}, {1920, 1080}}, targets[2] = {250, 120};
