@@ -42,7 +42,8 @@ struct q3_bits;
  * see dd_read_qcoord / dd_read_qangle. */
 typedef enum dd_kind {
     DD_U8, DD_S8, DD_U16, DD_S16, DD_U32, DD_S32, DD_F32, DD_COORD16, DD_HI8, DD_SKIP,
-    DD_PAIR, DD_Q3INT, DD_Q3FLOAT, DD_HOOK, DD_ANGLE8, DD_QCOORD, DD_QANGLE
+    DD_PAIR, DD_Q3INT, DD_Q3FLOAT, DD_HOOK, DD_ANGLE8, DD_QCOORD, DD_QANGLE,
+    DD_S8X256 /* a byte angle kept as a 16-bit one (1/65536 turns): the byte times 256 */
 } dd_kind;
 
 /* RMQ protocol 999's flags (QuakeSpasm Quake/protocol.h, PROTOCOL_RMQ): how coordinates and
@@ -178,6 +179,7 @@ DD_INLINE void dd_read_value(dd_reader *rd, const dd_field *f, uint32_t has, uin
     switch (f->kind) {
     case DD_U8: v = rd_u8(r); break;
     case DD_S8: v = (uint32_t)(int32_t)rd_s8(r); break;
+    case DD_S8X256: v = (uint32_t)(int32_t)rd_s8(r) * 256u; break;
     case DD_U16: v = rd_u16(r); break;
     case DD_S16: v = (uint32_t)(int32_t)rd_s16(r); break;
     case DD_U32:

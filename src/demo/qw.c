@@ -157,14 +157,39 @@ static float rd_coord(rd_t *r) { return (float)rd_s16(r) * 0.125f; }
 static float rd_angle16(rd_t *r) { return (float)rd_s16(r) * (360.0f / 65536.0f); }
 static float angle8(int8_t a) { return (float)a * (360.0f / 256.0f); }
 
+static float rd_float_coord(rd_t *r)
+{
+    float f = rd_f32(r);
+    return isfinite(f) ? f : NAN;
+}
+
+/* A coordinate: a float with PEXT_FLOATCOORDS [QWEXT], else a 1/8 unit short. */
+static float rd_qcoord(ctx *c)
+{
+    return c->s->fte_ext & QW_PEXT_FLOATCOORDS ? rd_float_coord(&c->r) : rd_coord(&c->r);
+}
+
+/* An angle in degrees: 16 bits with PEXT_FLOATCOORDS [QWEXT], else a byte. */
+static float rd_qangle(ctx *c)
+{
+    return c->s->fte_ext & QW_PEXT_FLOATCOORDS ? rd_angle16(&c->r) : angle8(rd_s8(&c->r));
+}
+
+/* The same angle as qw_ent keeps it, in 1/65536 turns. */
+static int16_t rd_qangle_raw(ctx *c)
+{
+    return c->s->fte_ext & QW_PEXT_FLOATCOORDS ? rd_s16(&c->r)
+                                               : (int16_t)(rd_s8(&c->r) * 256);
+}
+
+static float ent_angle(int16_t a) { return (float)a * (360.0f / 65536.0f); }
+
 /* Entity and player origins: floats with MVD_PEXT1_FLOATCOORDS [EZPARSE cl_ents.c
- * CL_ParseDelta, MSG_ReadFloatCoord], else 1/8 unit shorts. */
+ * CL_ParseDelta, MSG_ReadFloatCoord] or PEXT_FLOATCOORDS, else 1/8 unit shorts. */
 static float rd_entcoord(ctx *c)
 {
-    if (c->s->mvd_ext & QW_MVD_PEXT1_FLOATCOORDS) {
-        float f = rd_f32(&c->r);
-        return isfinite(f) ? f : NAN;
-    }
+    if ((c->s->mvd_ext & QW_MVD_PEXT1_FLOATCOORDS) || (c->s->fte_ext & QW_PEXT_FLOATCOORDS))
+        return rd_float_coord(&c->r);
     return rd_coord(&c->r);
 }
 
@@ -305,7 +330,7 @@ static void emit_entity(ctx *c, const qw_ent *q)
     memset(&e, 0, sizeof e);
     memcpy(e.origin, q->origin, sizeof e.origin);
     for (int i = 0; i < 3; i++)
-        e.angles[i] = angle8(q->angles[i]);
+        e.angles[i] = ent_angle(q->angles[i]);
     e.model = q->model;
     e.frame = q->frame;
     e.skin = q->skin;
@@ -578,18 +603,18 @@ static qd_err check_more(ctx *c, unsigned more)
 
 /* The fields of an entity delta in the order of the wire [EZPARSE cl_ents.c CL_ParseDelta]:
  * (bit, alt, field, kind, size, count) rows for DD_ROW; COORD is how origins travel. */
-#define ENT_ROWS(X, COORD)                                                                 \
+#define ENT_ROWS(X, COORD, ANGLE)                                                          \
     X(QW_U_MODEL, MORE(QW_U_FTE_MODELDBL), model, DD_HOOK, 2, 1)                           \
     X(QW_U_FRAME, 0, frame, DD_U8, 1, 1)                                                   \
     X(QW_U_COLORMAP, 0, colormap, DD_U8, 1, 1)                                             \
     X(QW_U_SKIN, 0, skin, DD_U8, 1, 1)                                                     \
     X(QW_U_EFFECTS, 0, fx, DD_U8, 2, 1)                                                    \
     X(QW_U_ORIGIN1, 0, origin[0], COORD, 4, 1)                                             \
-    X(QW_U_ANGLE1, 0, angles[0], DD_S8, 1, 1)                                              \
+    X(QW_U_ANGLE1, 0, angles[0], ANGLE, 2, 1)                                              \
     X(QW_U_ORIGIN2, 0, origin[1], COORD, 4, 1)                                             \
-    X(QW_U_ANGLE2, 0, angles[1], DD_S8, 1, 1)                                              \
+    X(QW_U_ANGLE2, 0, angles[1], ANGLE, 2, 1)                                              \
     X(QW_U_ORIGIN3, 0, origin[2], COORD, 4, 1)                                             \
-    X(QW_U_ANGLE3, 0, angles[2], DD_S8, 1, 1)                                              \
+    X(QW_U_ANGLE3, 0, angles[2], ANGLE, 2, 1)                                              \
     X(MORE(QW_U_FTE_TRANS), 0, trans, DD_U8, 1, 1)                                         \
     X(MORE(QW_U_FTE_COLOURMOD), 0, colourmod, DD_U8, 1, 3)
 
@@ -614,12 +639,12 @@ static void model_hook(dd_reader *rd, const dd_field *f, void *ent)
 }
 
 #define TABLE_ROW(bit, alt, field, kind, size, n) DD_ROW(qw_ent, bit, alt, field, kind, size, n),
-static const dd_field ent_fields[] = {ENT_ROWS(TABLE_ROW, DD_COORD16)};
+static const dd_field ent_fields[] = {ENT_ROWS(TABLE_ROW, DD_COORD16, DD_S8X256)};
 #undef TABLE_ROW
 #define ROW_BITS(bit, alt, field, kind, size, n) (bit) | (alt) |
 static const dd_table ent_table = {
     ent_fields, sizeof ent_fields / sizeof ent_fields[0],
-    ENT_ROWS(ROW_BITS, DD_COORD16) 0u, model_hook};
+    ENT_ROWS(ROW_BITS, DD_COORD16, DD_S8X256) 0u, model_hook};
 #undef ROW_BITS
 
 /* Read the fields mask announces over *to, which holds a copy of the source. Origins are
@@ -631,10 +656,12 @@ static void delta_fields(ctx *c, qw_ent *to, int num, uint32_t mask)
     to->number = (uint16_t)num;
 #define READ_ROW(bit, alt, field, kind, size, n) \
     DD_READ(&q.rd, &ent_table, mask, to, DD_ROW(qw_ent, bit, alt, field, kind, size, n));
-    if (c->s->mvd_ext & QW_MVD_PEXT1_FLOATCOORDS) {
-        ENT_ROWS(READ_ROW, DD_F32)
+    if (c->s->fte_ext & QW_PEXT_FLOATCOORDS) {
+        ENT_ROWS(READ_ROW, DD_F32, DD_S16)
+    } else if (c->s->mvd_ext & QW_MVD_PEXT1_FLOATCOORDS) {
+        ENT_ROWS(READ_ROW, DD_F32, DD_S8X256)
     } else {
-        ENT_ROWS(READ_ROW, DD_COORD16)
+        ENT_ROWS(READ_ROW, DD_COORD16, DD_S8X256)
     }
 #undef READ_ROW
     if (mask & QW_U_EFFECTS) /* the byte is mapped once, here, not at every emit */
@@ -770,8 +797,8 @@ static void read_baseline(ctx *c, qw_ent *e)
     e->colormap = rd_u8(r);
     e->skin = rd_u8(r);
     for (int i = 0; i < 3; i++) {
-        e->origin[i] = rd_coord(r);
-        e->angles[i] = rd_s8(r);
+        e->origin[i] = rd_qcoord(c);
+        e->angles[i] = rd_qangle_raw(c);
     }
 }
 
@@ -781,7 +808,7 @@ static void add_static(ctx *c, const qw_ent *q)
     memset(&e, 0, sizeof e);
     memcpy(e.origin, q->origin, sizeof e.origin);
     for (int i = 0; i < 3; i++)
-        e.angles[i] = angle8(q->angles[i]);
+        e.angles[i] = ent_angle(q->angles[i]);
     e.model = q->model;
     e.frame = q->frame;
     e.skin = q->skin;
@@ -935,7 +962,7 @@ static qd_err parse_playerinfo_mvd(ctx *c)
     p->frame = (uint8_t)frame;
     for (int i = 0; i < 3; i++)
         if (flags & (QW_DF_ORIGIN << i))
-            p->origin[i] = rd_coord(r);
+            p->origin[i] = rd_qcoord(c); /* a float with PEXT_FLOATCOORDS [QWEXT] */
     for (int i = 0; i < 3; i++)
         if (flags & (QW_DF_ANGLES << i))
             p->viewangles[i] = rd_angle16(r);
@@ -1037,10 +1064,10 @@ static qd_err parse_temp_entity(ctx *c)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_temp_entity: unknown type %d", type);
     }
     for (int i = 0; i < 3; i++)
-        te.origin[i] = rd_coord(r);
+        te.origin[i] = rd_qcoord(c);
     if (type == 5 || type == 6 || type == 9)
         for (int i = 0; i < 3; i++)
-            te.end[i] = rd_coord(r);
+            te.end[i] = rd_qcoord(c);
     if (r->err)
         return truncated(c, "svc_temp_entity");
     cl_fxev fx;
@@ -1167,7 +1194,7 @@ static qd_err parse_message(ctx *c, int cmd)
         cl_sound snd;
         memset(&snd, 0, sizeof snd);
         for (int i = 0; i < 3; i++)
-            snd.origin[i] = rd_coord(r);
+            snd.origin[i] = rd_qcoord(c);
         if (r->err)
             return truncated(c, name);
         snd.has_origin = 1;
@@ -1238,7 +1265,7 @@ static qd_err parse_message(ctx *c, int cmd)
         if (s->mvd || (s->mvd_ext & QW_MVD_PEXT1_HIGHLAGTELEPORT))
             who = rd_u8(r);
         for (int i = 0; i < 3; i++)
-            ang[i] = angle8(rd_s8(r));
+            ang[i] = rd_qangle(c);
         if (r->err)
             return truncated(c, name);
         if (!s->mvd)
@@ -1278,7 +1305,7 @@ static qd_err parse_message(ctx *c, int cmd)
     case QW_SVC_DAMAGE:
         a = rd_u8(r);
         b = rd_u8(r);
-        rd_skip(r, 6);
+        rd_skip(r, s->fte_ext & QW_PEXT_FLOATCOORDS ? 12 : 6); /* where it came from */
         if (r->err)
             return truncated(c, name);
         TRACE(c, name, "armor=%d blood=%d", a, b);
@@ -1340,7 +1367,7 @@ static qd_err parse_message(ctx *c, int cmd)
         cl_static_sound ss;
         memset(&ss, 0, sizeof ss);
         for (int i = 0; i < 3; i++)
-            ss.origin[i] = rd_coord(r);
+            ss.origin[i] = rd_qcoord(c);
         a = rd_u8(r);
         ss.sound = (uint16_t)a;
         ss.volume = rd_u8(r);      /* 0..255 */
@@ -1353,9 +1380,9 @@ static qd_err parse_message(ctx *c, int cmd)
     }
     case QW_SVC_INTERMISSION:
         for (int i = 0; i < 3; i++)
-            s->inter_origin[i] = rd_coord(r);
+            s->inter_origin[i] = rd_qcoord(c);
         for (int i = 0; i < 3; i++)
-            s->inter_angles[i] = angle8(rd_s8(r));
+            s->inter_angles[i] = rd_qangle(c);
         if (r->err)
             return truncated(c, name);
         if (!s->intermission)

@@ -5,7 +5,13 @@
  *   [QWD]   /work/shared/specs/qwd-quakeworld-v1.0.5.txt (Uwe Girlich, protocols 24..28)
  *   [EZPROT] QW-Group/ezquake-source and QW-Group/mvdsv src/protocol.h (svc, PF_, DF_, U_, dem_)
  *   [EZPARSE] ezquake-source src/cl_parse.c, cl_ents.c, cl_demo.c, com_msg.c (how a client reads them)
- *   [FTEPROT] fte-team/fteqw engine/common/protocol.h (PEXT/PEXT2/EZPEXT1 bit names) */
+ *   [FTEPROT] fte-team/fteqw engine/common/protocol.h (PEXT/PEXT2/EZPEXT1 bit names)
+ *   [QWEXT] PEXT_FLOATCOORDS: FTE engine/client/cl_parse.c CLQW_ParseServerData (the netprim
+ *           becomes float coordinates and 2-byte angles), ezQuake cl_parse.c
+ *           CL_ParseServerData (msg_coordsize 4, msg_anglesize 2) with com_msg.c
+ *           MSG_ReadCoord / MSG_ReadAngle, and mvdsv sv_init.c / sv_demo.c (the same sizes
+ *           under sv_bigcoords, for .mvd too): every coordinate and angle those readers
+ *           read, in every message; usercmd, MVD DF_ANGLES, velocities and nails unchanged. */
 #ifndef QD_QW_LOCAL_H
 #define QD_QW_LOCAL_H
 
@@ -99,8 +105,11 @@
  * every demo may hold; HLBSP lets the client load Half-Life maps. */
 #define QW_PEXT_ACCURATETIMINGS 0x00000040u
 #define QW_PEXT_HLBSP 0x00000200u
+/* every coordinate a float32, every angle 16 bits [QWEXT 3.1] */
+#define QW_PEXT_FLOATCOORDS 0x00008000u
 #define QW_PEXT_SUPPORTED                                                                      \
     (QW_PEXT_TRANS | QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 |               \
+     QW_PEXT_FLOATCOORDS |                                                                     \
      QW_PEXT_COLOURMOD | QW_PEXT_SPAWNSTATIC2 | QW_PEXT_256PACKETENTITIES |                    \
      QW_PEXT_CHUNKEDDOWNLOADS | QW_PEXT_ACCURATETIMINGS | QW_PEXT_HLBSP)
 #define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
@@ -189,12 +198,12 @@
 #define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
 #define QW_MAX_STATS 32
 
-/* One packet entity, compact (28 bytes): what the wire can say about it. */
+/* One packet entity, compact (32 bytes): what the wire can say about it. */
 typedef struct qw_ent {
     uint16_t number;
     uint16_t model;
     float origin[3];
-    int8_t angles[3]; /* byte angles: * 360/256 */
+    int16_t angles[3]; /* 1/65536 turns: bytes * 256, or PEXT_FLOATCOORDS's shorts */
     uint8_t frame;
     uint8_t colormap;
     uint8_t skin;

@@ -2,6 +2,7 @@
  * .qwd and .mvd. The decoders are driven through their demo_decoder functions directly. */
 #include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../../src/demo/demo.h"
@@ -652,12 +653,91 @@ TEST(qw_accepts_ezquake_default_bits)
     put32(&m, 123456);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
-    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x8000, 0}; /* + FLOATCOORDS */
+    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x100, 0}; /* + FATNESS */
     f.n = m.n = 0;
     serverdata(&m, 0, 0, more);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "PEXT_FLOATCOORDS") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "PEXT_FATNESS") != NULL, "%s", err.msg);
+}
+
+/* PEXT_FLOATCOORDS (FTE 0x8000; ezQuake and mvdsv under sv_bigcoords): every coordinate a
+ * float32 and every angle 16 bits, in the baseline, the entity deltas, svc_setangle, the
+ * temp entity and svc_damage alike ([QWEXT] in qw_local.h). The values are written
+ * here; a coordinate past the shorts' +-4096 shows they are floats. */
+TEST(qw_float_coords)
+{
+    static const uint32_t ext[] = {QW_PROTOCOL_FTE, QW_PEXT_FLOATCOORDS, 0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, ext);
+    modellist(&m);
+    put8(&m, QW_SVC_SPAWNBASELINE); /* entity 40: the box at 1000.5 -2000.25 64, yaw 90 */
+    put16(&m, 40);
+    put8(&m, 4);
+    put8(&m, 0);
+    put8(&m, 0);
+    put8(&m, 0);
+    static const float org[3] = {1000.5f, -2000.25f, 64};
+    static const int ang[3] = {0, 16384, 0};
+    for (int i = 0; i < 3; i++) {
+        putf(&m, org[i]);
+        put16(&m, ang[i]);
+    }
+    qwd_read(&f, 10.0f, 5, &m);
+
+    m.n = 0; /* seq 10: x to 5000.75, yaw to -90 */
+    put8(&m, QW_SVC_PACKETENTITIES);
+    put16(&m, 40 | (int)QW_U_ORIGIN1 | (int)QW_U_ANGLE2);
+    putf(&m, 5000.75f);
+    put16(&m, -16384);
+    put16(&m, 0);
+    put8(&m, QW_SVC_SETANGLE); /* pitch 0, yaw 45, roll 0 */
+    put16(&m, 0);
+    put16(&m, 8192);
+    put16(&m, 0);
+    put8(&m, QW_SVC_TEMP_ENTITY); /* TE_EXPLOSION at 10.5 20.5 30.5 */
+    put8(&m, 3);
+    putf(&m, 10.5f);
+    putf(&m, 20.5f);
+    putf(&m, 30.5f);
+    put8(&m, QW_SVC_DAMAGE); /* armour, blood, where from: 12 bytes */
+    put8(&m, 1);
+    put8(&m, 2);
+    for (int i = 0; i < 3; i++)
+        putf(&m, 100.0f);
+    put8(&m, QW_SVC_UPDATESTAT); /* read after the damage only if its size was right */
+    put8(&m, 0);
+    put8(&m, 77);
+    qwd_read(&f, 10.1f, 10, &m);
+
+    const char *seeds = getenv("QDEMO_QW_SEEDS"); /* the fuzz corpus keeps it as a seed */
+    char path[512];
+    FILE *out = seeds && snprintf(path, sizeof path, "%s/float_coords.qwd", seeds) < 512
+                    ? fopen(path, "wb")
+                    : NULL;
+    if (out) {
+        fwrite(f.b, 1, f.n, out);
+        fclose(out);
+    }
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK(active(&r, 40));
+    const cl_entity *e = ent(&r, 40);
+    CHECK(near(e->cur.origin[0], 5000.75f));
+    CHECK(near(e->cur.origin[1], -2000.25f));
+    CHECK(near(e->cur.origin[2], 64));
+    CHECK(near(e->cur.angles[1], -90));
+    CHECK(near(r.cl->view.angles[1], 45));
+    CHECK_EQ(cl_stats_of(r.cl, -1)->health, 77);
+    const cl_fxev *fx[8];
+    int n = cl_fx_at(r.cl, r.cl->time, fx, 8), found = 0;
+    for (int i = 0; i < n; i++)
+        found |= fx[i]->kind == CL_FXK_EXPLOSION && near(fx[i]->origin[0], 10.5f) &&
+                 near(fx[i]->origin[1], 20.5f) && near(fx[i]->origin[2], 30.5f);
+    CHECK(found);
+    run_close(&r);
 }
 
 TEST(qw_damage_has_offsets)
