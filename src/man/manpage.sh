@@ -18,8 +18,8 @@ printf '%s\n' "$help" | sed -n '/^usage:/,/^$/p' | sed 's/^usage: //; s/^       
 cat <<MID
 .fi
 .SH DESCRIPTION
-qdemo reads demo recordings (.dem, .qwd, .mvd, .dm2, .dm_66 to .dm_71, gzipped or alone in a
-zip) and draws them on the CPU from the game data on the search path: installs it finds
+qdemo reads demo recordings (.dem, .qwd, .mvd, .dm2, .mvd2, .dm3, .dm_48, .dm_66 to
+\&.dm_73, .dm_90 and .dm_91, gzipped or alone in a zip) and draws them on the CPU from the game data on the search path: installs it finds
 (Debian's packages, Steam, GOG, the engines' home folders, the basedir lines of
 \$XDG_CONFIG_HOME/qdemo/qdemo.conf), then -b, then each -p.
 .SH OPTIONS
