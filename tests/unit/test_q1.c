@@ -711,3 +711,47 @@ TEST(q1_every_message_type)
         free(cl);
     }
 }
+
+/* ProQuake demos are protocol 15 with no binary change: ProQuake's 16-bit "precise aim"
+ * angles travel only from client to server, and its team scores, match clock and pings
+ * (CRMod's proquake.qc, read by ProQuake's cl_parse.c CL_ParseProQuakeMessage) ride in
+ * svc_stufftext as a NUL-terminated string: byte 1, a pqc_* code, then bytes 0x10..0x1f
+ * (research notes: glneo/proquake protocol.h pqc_*, jp-grossman/crmod proquake.qc). A demo
+ * holding them decodes on, and none of them shows as text. The bytes are written here by
+ * CRMod's rules: team 4 (4 + 16), its frags 37 as short_pq (0, 37: 10 10 12 15); the match
+ * clock 5:09 as two byte_pq; player 2's ping 80 as short_pq of 2 * 4096 + 80 = 0x2050
+ * (byte_pq 0x20: 12 10, byte_pq 0x50: 15 10), then four 0x10. */
+TEST(q1_proquake_crmod_messages_decode_silently)
+{
+    static buf f;
+    small_demo(&f, 15);
+    buf m = {{0}, 0};
+    time_msg(&m, 1.2f);
+    static const uint8_t pq[][12] = {
+        {1, 4, 0x14, 0x10, 0x10, 0x12, 0x15, 0},              /* pqc_team_frags */
+        {1, 5, 0x10, 0x15, 0x10, 0x19, 0},                    /* pqc_match_time 5:09 */
+        {1, 7, 0x12, 0x10, 0x15, 0x10, 0x10, 0x10, 0x10, 0x10, 0}, /* pqc_ping_times */
+    };
+    for (size_t i = 0; i < sizeof pq / sizeof pq[0]; i++) {
+        put8(&m, 9); /* svc_stufftext */
+        for (size_t k = 0; pq[i][k]; k++)
+            put8(&m, pq[i][k]);
+        put8(&m, 0);
+    }
+    put8(&m, 8); /* svc_print */
+    putstr(&m, "hello\n");
+    update_x(&m, 1, 30);
+    block(&f, &m, 40);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+    CHECK_EQ(cl->frame_count, 3);
+    CHECK_EQ(cl->message_count, 1);
+    CHECK_STR(cl->messages[0].text, "hello\n");
+    cl_entstate s;
+    int next;
+    float blend;
+    CHECK(cl_entity_at(cl, 1, cl->time, &s, &next, &blend));
+    CHECK(fabsf(s.origin[0] - 30.0f) < 1e-3f);
+    free(cl);
+}
