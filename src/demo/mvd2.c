@@ -271,7 +271,7 @@ static qd_err parse_frame(ctx *c)
                         Q2_MAX_EDICTS - 1);
         if (num == 0)
             break;
-        q2_read_delta(r, &s->ents[num], num, bits);
+        q2_read_delta(r, &s->ents[num], num, bits, 34, 0);
         if (r->err)
             return truncated(c, "mvd_frame");
         bit_put(s->ent_inuse, num, !(bits & Q2_U_REMOVE));

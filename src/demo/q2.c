@@ -102,14 +102,13 @@ static int read_dir(rd_t *r)
     X(Q2_U_RENDERFX8, Q2_U_RENDERFX16, renderfx, DD_PAIR, 4, 1)                            \
     X(Q2_U_ORIGIN1, 0, origin[0], DD_S16, 2, 1)                                            \
     X(Q2_U_ORIGIN2, 0, origin[1], DD_S16, 2, 1)                                            \
-    X(Q2_U_ORIGIN3, 0, origin[2], DD_S16, 2, 1)                                            \
-    X(Q2_U_ANGLE1, 0, angles[0], DD_U8, 1, 1)                                              \
-    X(Q2_U_ANGLE2, 0, angles[1], DD_U8, 1, 1)                                              \
-    X(Q2_U_ANGLE3, 0, angles[2], DD_U8, 1, 1)                                              \
+    X(Q2_U_ORIGIN3, 0, origin[2], DD_S16, 2, 1)
+/* the angles (bytes, or Q2PRO's shorts: read_delta), then */
+#define ENT_ROWS_AFTER_ANGLES(X)                                                           \
     X(Q2_U_OLDORIGIN, 0, old_origin, DD_S16, 2, 3)                                         \
     X(Q2_U_SOUND, 0, sound, DD_U8, 1, 1)                                                   \
-    X(Q2_U_EVENT, 0, event, DD_U8, 1, 1)                                                   \
-    X(Q2_U_SOLID, 0, solid, DD_U16, 2, 1)
+    X(Q2_U_EVENT, 0, event, DD_U8, 1, 1)
+/* and the solid: 16 bits, or 32 in R1Q2 from minor 1905 and in Q2PRO [R1Q2] */
 
 /* U_MOREBITS1..3 [DM2 3.15] */
 static const dd_ladder ent_ladder = {
@@ -128,7 +127,7 @@ int q2_read_ent_bits(rd_t *r, uint32_t *bits) { return read_ent_bits(r, bits); }
 /* Read the fields bits announce over *to, which holds a copy of the source. As the
  * reference client does, the old origin starts as the source's origin and the event lasts
  * one frame [Q2CL CL_ParseDelta]. */
-static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits)
+static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor)
 {
     dd_reader rd = {r, NULL, 0, 0};
     memcpy(to->old_origin, to->origin, sizeof to->old_origin);
@@ -137,10 +136,26 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits)
 #define READ_ROW(bit, alt, field, kind, size, n) \
     DD_READ(&rd, NULL, bits, to, DD_ROW(q2_ent, bit, alt, field, kind, size, n));
     ENT_ROWS(READ_ROW)
+    /* Q2PRO's U_ANGLE16: a short per angle bit (msg.c MSG_ParseDeltaEntity) [R1Q2] */
+    int shorts = (bits & Q2_U_ANGLE16) && protocol == Q2_PROTOCOL_Q2PRO &&
+                 minor >= Q2_Q2PRO_SHORT_ANGLES;
+    static const uint32_t angle_bit[3] = {Q2_U_ANGLE1, Q2_U_ANGLE2, Q2_U_ANGLE3};
+    for (int i = 0; i < 3; i++)
+        if (bits & angle_bit[i])
+            to->angles[i] = shorts ? rd_s16(r) : (int16_t)(rd_s8(r) * 256);
+    ENT_ROWS_AFTER_ANGLES(READ_ROW)
 #undef READ_ROW
+    if (bits & Q2_U_SOLID)
+        to->solid = protocol == Q2_PROTOCOL_Q2PRO ||
+                            (protocol == Q2_PROTOCOL_R1Q2 && minor >= Q2_R1Q2_LONGSOLID)
+                        ? rd_u32(r)
+                        : rd_u16(r);
 }
 
-void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits) { read_delta(r, to, num, bits); }
+void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor)
+{
+    read_delta(r, to, num, bits, protocol, minor);
+}
 
 /* An entity the packet does not mention: as before, its old origin where it was, and no
  * event (read_delta with no bits). Shared unless that changes it. */
@@ -186,7 +201,6 @@ static const dd_desc store_desc = {
 
 /* ---- the client-state side ---- */
 
-static float angle8(uint8_t a) { return (float)(int8_t)a * (360.0f / 256.0f); }
 
 void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v)
 {
@@ -401,7 +415,7 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, cl_entsta
     memset(e, 0, sizeof *e);
     for (int i = 0; i < 3; i++) {
         e->origin[i] = (float)q->origin[i] * 0.125f;
-        e->angles[i] = angle8(q->angles[i]);
+        e->angles[i] = (float)q->angles[i] * (360.0f / 65536.0f);
     }
     e->model = q->model[0];
     e->model2 = q->model[1];
@@ -746,7 +760,7 @@ static qd_err parse_baseline(ctx *c)
                     Q2_MAX_EDICTS - 1);
     q2_ent *b = &c->s->baselines[num];
     memset(b, 0, sizeof *b);
-    read_delta(r, b, num, bits);
+    read_delta(r, b, num, bits, c->s->protocol, c->s->minor);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
     TRACE(c, "svc_spawnbaseline", "ent=%d bits=0x%08x model=%d origin=%.1f,%.1f,%.1f", num,
@@ -928,7 +942,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         if (!to)
             break;
         *to = *from;
-        read_delta(r, to, num, bits);
+        read_delta(r, to, num, bits, s->protocol, s->minor);
         changed++;
         if (r->err)
             return truncated(c, what);

@@ -7,7 +7,16 @@
  *            reference client reads the messages; GPL, read through the search tool)
  *   [Q2SV]   id Software Quake II 3.21 server/sv_ccmds.c SV_ServerRecord_f, sv_ents.c
  *            SV_RecordDemoMessage (how server-side recordings are written)
- *   [Q2PRO]  skullernet/q2pro inc/common/protocol.h (numbers of later protocols) */
+ *   [Q2PRO]  skullernet/q2pro inc/common/protocol.h (numbers of later protocols)
+ *   [R1Q2]   R1Q2 35 and Q2PRO 36 as their clients read them: skullernet/q2pro
+ *            src/client/parse.c (CL_ParseServerData's tail, CL_ParseFrame's packed header,
+ *            CL_ParseZPacket: raw deflate, CL_ParseGamestate), src/common/msg.c
+ *            (MSG_ParseDeltaPlayerstate_Enhanced's EPS_* bits, MSG_ParseDeltaEntity: long
+ *            solid, U_ANGLE16 a short per angle bit); res2k/q2proto
+ *            q2proto_proto_r1q2.c and q2proto_proto_q2pro.c (the same, and R1Q2's
+ *            zdownload); tastyspleen/r1q2-archive client/cl_parse.c. Current R1Q2 and
+ *            Q2PRO clients write their demos as 34 (or Q2PRO's extended 3434..3436); 35
+ *            and 36 appear in the raw dumps older builds made. */
 #ifndef QD_Q2_LOCAL_H
 #define QD_Q2_LOCAL_H
 
@@ -68,6 +77,31 @@
 #define Q2_CS_PLAYERSKINS 1312
 #define Q2_CS_GENERAL 1568
 #define Q2_MAX_CONFIGSTRINGS 2080
+
+/* R1Q2 / Q2PRO additions [R1Q2]: the 5-bit command in each byte (35, 36) */
+#define Q2_SVC_ZPACKET 21
+#define Q2_SVC_ZDOWNLOAD 22
+#define Q2_SVC_GAMESTATE 23     /* Q2PRO; R1Q2's svc_playerupdate */
+#define Q2_SVC_SETTING 24
+#define Q2_SVC_CONFIGSTRINGSTREAM 25 /* Q2PRO */
+#define Q2_SVC_BASELINESTREAM 26     /* Q2PRO */
+#define Q2_SVCCMD_BITS 5
+#define Q2_FRAMENUM_BITS 27          /* svc_frame's word: the frame, then 5 bits of delta */
+#define Q2_R1Q2_LONGSOLID 1905       /* R1Q2 minor version of the 32-bit solid */
+#define Q2_Q2PRO_SHORT_ANGLES 1018   /* Q2PRO minor versions: U_ANGLE16 */
+#define Q2_Q2PRO_CLIENTNUM_SHORT 1022
+#define Q2_Q2PRO_EXTENDED_LIMITS 1024 /* a 16-bit protocol flags word in svc_serverdata */
+#define Q2_Q2PRO_PF_EXTENSIONS (1u << 3) /* Q2PRO's extended limits: not decoded */
+#define Q2_U_ANGLE16 (1u << 13)
+/* EPS_* extra player-state bits: 4 in svc_frame's flags byte, 3 in its command byte */
+#define Q2_EPS_GUNOFFSET (1u << 0)
+#define Q2_EPS_GUNANGLES (1u << 1)
+#define Q2_EPS_M_VELOCITY2 (1u << 2)
+#define Q2_EPS_M_ORIGIN2 (1u << 3)
+#define Q2_EPS_VIEWANGLE2 (1u << 4)
+#define Q2_EPS_STATS (1u << 5)
+#define Q2_EPS_CLIENTNUM (1u << 6)
+#define Q2_MAX_ZPACKET 0x10000 /* inflated bytes of one svc_zpacket (Q2PRO: 0x8000) */
 
 /* ---- Entity delta bits [DM2] 3.15 (U_* of id's qcommon.h) ---- */
 #define Q2_U_ORIGIN1 (1u << 0)
@@ -206,8 +240,8 @@
 #define Q2_MAX_AREABYTES 32   /* MAX_MAP_AREAS / 8 [DM2] 3.21 */
 #define Q2_NUMVERTEXNORMALS 162
 
-/* One entity as the wire describes it (40 bytes). Coordinates in 1/8 units, angles as
- * bytes, as sent. */
+/* One entity as the wire describes it (48 bytes). Coordinates in 1/8 units, angles in
+ * 1/65536 turns (a byte angle times 256; Q2PRO's U_ANGLE16 sends them so), as sent. */
 typedef struct q2_ent {
     uint16_t number;
     uint16_t frame;
@@ -217,11 +251,10 @@ typedef struct q2_ent {
     uint32_t renderfx;
     int16_t origin[3];
     int16_t old_origin[3];
-    uint8_t angles[3];
+    int16_t angles[3];
     uint8_t sound;
     uint8_t event;
-    uint8_t pad;
-    uint16_t solid;
+    uint32_t solid;   /* 16 bits in 34; R1Q2 1905 on and Q2PRO send 32 */
 } q2_ent;
 
 /* The recorder's player state [DM2] 3.18, in wire units. */
@@ -257,7 +290,7 @@ typedef DD_STORE(q2_ent, Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP) q2_store;
 
 /* The whole decoder state: plain data, no pointers; copy it with memcpy. */
 typedef struct q2_state {
-    uint8_t pad0;
+    uint8_t in_zpacket;   /* parsing the inflated body of an svc_zpacket */
     uint8_t isdemo;       /* Q2_RECORD_* of the current level */
     uint8_t have_level;   /* svc_serverdata seen */
     uint8_t in_frame;     /* cl_frame_begin called, cl_frame_end not yet */
@@ -269,6 +302,8 @@ typedef struct q2_state {
     uint64_t pos;         /* file offset of the next block */
     uint32_t block;       /* blocks decoded */
     int32_t protocol;     /* 0 until svc_serverdata */
+    int32_t minor;        /* R1Q2 / Q2PRO minor version (svc_serverdata), else 0 */
+    uint32_t eps;         /* the open frame's EPS_* bits (35, 36) */
     int32_t playernum;    /* the recorder's slot, -1 for server recordings */
     int32_t servercount;
     int32_t max_clients;
@@ -295,8 +330,9 @@ typedef struct q2_state {
  * U_NUMBER16). Returns the number; a read past the end sets r's error. */
 int q2_read_ent_bits(rd_t *r, uint32_t *bits);
 /* The fields bits announce, read over *to (which holds the source), number set, event
- * cleared, old_origin starting as the source's origin [Q2CL CL_ParseDelta]. */
-void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits);
+ * cleared, old_origin starting as the source's origin [Q2CL CL_ParseDelta]; protocol and
+ * minor pick R1Q2's and Q2PRO's solid and angle widths (34: as id's). */
+void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor);
 /* What the client state gets from an entity: origin, angles, models (modelindex 255: its
  * client's body and, by nm's view weapons, weapon slots), frame, skin, fx, the player slot
  * of entities 1..max_clients, translucency, fullbright (flags), shells as glows. */
