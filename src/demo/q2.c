@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define Q2_STRING_MAX 2048 /* ReadString stops after 0x7FF bytes [DM2 2.3] */
 
@@ -34,6 +35,7 @@ typedef struct ctx {
     uint64_t base;       /* file offset of r's first byte */
     uint64_t msg_ofs;    /* file offset of the message being parsed */
     int done;            /* svc_disconnect ended the demo */
+    unsigned cmd_extra;  /* 35, 36: the command byte's top 3 bits (svc_frame's EPS 4..6) */
     char esc[640];       /* trace only: an escaped copy of a string */
 } ctx;
 
@@ -45,8 +47,19 @@ static const char *const svc_names[Q2_SVC_COUNT] = {
     "svc_deltapacketentities", "svc_frame",
 };
 
+static const char *svc_name_r1q2(int cmd)
+{
+    static const char *const n[] = {"svc_zpacket", "svc_zdownload", "svc_gamestate",
+                                    "svc_setting", "svc_configstringstream",
+                                    "svc_baselinestream"};
+    return cmd >= Q2_SVC_ZPACKET && cmd <= Q2_SVC_BASELINESTREAM ? n[cmd - Q2_SVC_ZPACKET]
+                                                                 : NULL;
+}
+
 static const char *svc_name(int cmd)
 {
+    if (svc_name_r1q2(cmd))
+        return svc_name_r1q2(cmd);
     return cmd >= 0 && cmd < Q2_SVC_COUNT ? svc_names[cmd] : "svc_unknown";
 }
 
@@ -561,13 +574,57 @@ static void level_reset(q2_state *s)
     }
 }
 
+static int decoded_protocol(int32_t proto)
+{
+    return (proto >= Q2_PROTOCOL_MIN && proto <= Q2_PROTOCOL_MAX) ||
+           proto == Q2_PROTOCOL_R1Q2 || proto == Q2_PROTOCOL_Q2PRO;
+}
+
 static qd_err check_protocol(ctx *c, int32_t proto)
 {
-    if (proto >= Q2_PROTOCOL_MIN && proto <= Q2_PROTOCOL_MAX)
+    if (decoded_protocol(proto))
         return QD_OK;
     return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
-                "Quake II demo, protocol %d (%s): not supported; qdemo decodes protocols 26..34",
+                "Quake II demo, protocol %d (%s): not supported; qdemo decodes protocols 26..34, "
+                "R1Q2's 35 and Q2PRO's 36",
                 (int)proto, protocol_family(proto));
+}
+
+/* What R1Q2 and Q2PRO add to svc_serverdata [R1Q2]: 35 a byte (an "enhanced" server), the
+ * minor version, and from 1903 a byte of advanced deltas and one of the strafe-jump hack;
+ * 36 the minor version, a byte of server state, then from 1024 a flags word, before it
+ * three bytes (strafe jump, QW mode, water jump). Returns the minor version, or -1 after
+ * failing. */
+static int serverdata_tail(ctx *c, int32_t proto)
+{
+    rd_t *r = &c->r;
+    int minor = 0;
+    if (proto == Q2_PROTOCOL_R1Q2) {
+        (void)rd_u8(r);
+        minor = rd_u16(r);
+        if (minor >= 1903)
+            rd_skip(r, 2);
+    } else if (proto == Q2_PROTOCOL_Q2PRO) {
+        minor = rd_u16(r);
+        (void)rd_u8(r);
+        if (!r->err && minor < 1015) {
+            fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                 "svc_serverdata: Q2PRO minor version %d (1015 and later are decoded)", minor);
+            return -1;
+        }
+        if (minor >= Q2_Q2PRO_EXTENDED_LIMITS) {
+            unsigned pflags = rd_u16(r);
+            if (!r->err && (pflags & Q2_Q2PRO_PF_EXTENSIONS)) {
+                fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                     "svc_serverdata: Q2PRO's extended limits (protocol flag 0x%x), which "
+                     "qdemo does not decode", pflags);
+                return -1;
+            }
+        } else {
+            rd_skip(r, 3);
+        }
+    }
+    return minor;
 }
 
 static qd_err parse_serverdata(ctx *c)
@@ -584,6 +641,9 @@ static qd_err parse_serverdata(ctx *c)
     rd_str(r, gamedir, sizeof gamedir);
     int playernum = rd_s16(r);
     rd_str(r, level, sizeof level);
+    int minor = serverdata_tail(c, proto);
+    if (minor < 0)
+        return QD_ERR_UNSUPPORTED;
     if (r->err)
         return truncated(c, "svc_serverdata");
     if (isdemo == Q2_RECORD_RELAY)
@@ -598,6 +658,7 @@ static qd_err parse_serverdata(ctx *c)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: player slot %d", playernum);
     frame_close(c);
     s->protocol = proto;
+    s->minor = minor;
     s->servercount = servercount;
     s->isdemo = (uint8_t)isdemo;
     s->playernum = isdemo == Q2_RECORD_SERVER ? -1 : playernum;
@@ -608,9 +669,9 @@ static qd_err parse_serverdata(ctx *c)
     cl_set_gamedir(c->cl, gamedir[0] ? gamedir : "baseq2");
     TRACE(c, "svc_serverdata",
           "protocol=%d servercount=%d isdemo=%d gamedir=\"%s\" player=%d maxclients=%d "
-          "level=\"%s\"",
+          "level=\"%s\" minor=%d",
           (int)proto, (int)servercount, isdemo, gamedir, playernum, (int)s->max_clients,
-          esc(c, level));
+          esc(c, level), minor);
     return QD_OK;
 }
 
@@ -741,7 +802,10 @@ static qd_err parse_configstring(ctx *c)
     if (index < 0 || index >= Q2_MAX_CONFIGSTRINGS)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_configstring: index %d over %d", index,
                     Q2_MAX_CONFIGSTRINGS - 1);
-    q2_configstring(c->cl, &c->s->names, index, str, (uint32_t)(c->msg_ofs + 3)); /* after id, index */
+    /* the string's file offset (item names are read back from there); none for one
+     * inflated from an svc_zpacket */
+    q2_configstring(c->cl, &c->s->names, index, str,
+                    c->s->in_zpacket ? 0u : (uint32_t)(c->msg_ofs + 3));
     TRACE(c, "svc_configstring", "index=%d string=\"%s\"", index, esc(c, str));
     return QD_OK;
 }
@@ -771,6 +835,9 @@ static qd_err parse_baseline(ctx *c)
 
 /* ---- svc_frame [DM2 3.21, Q2CL CL_ParseFrame] ---- */
 
+static qd_err parse_playerinfo(ctx *c);
+static qd_err parse_packetentities(ctx *c, int cmd);
+
 static qd_err parse_frame(ctx *c)
 {
     q2_state *s = c->s;
@@ -783,7 +850,26 @@ static qd_err parse_frame(ctx *c)
     frame_close(c);
     int32_t serverframe, deltaframe = -1;
     int suppress = 0, areabytes = 0;
-    if (s->isdemo == Q2_RECORD_SERVER) {
+    int packed = s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO;
+    s->eps = 0;
+    if (packed && s->isdemo != Q2_RECORD_SERVER) {
+        /* [R1Q2] CL_ParseFrame: the frame in 27 bits and how far back its source is in 5
+         * (31: none); a byte of suppress count or frame flags with EPS bits 0..3 above, the
+         * command byte's top bits EPS 4..6; the area bits; then the player state and the
+         * entities, without their own command bytes */
+        uint32_t w = rd_u32(r);
+        serverframe = (int32_t)(w & ((1u << Q2_FRAMENUM_BITS) - 1));
+        unsigned back = w >> Q2_FRAMENUM_BITS;
+        deltaframe = back == 31 ? -1 : serverframe - (int32_t)back;
+        unsigned fl = rd_u8(r);
+        suppress = (int)(fl & 15);
+        s->eps = (fl >> 4) | (c->cmd_extra << 4);
+        areabytes = rd_u8(r);
+        if (areabytes > Q2_MAX_AREABYTES)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_frame: %d area bytes over %d",
+                        areabytes, Q2_MAX_AREABYTES);
+        rd_skip(r, (size_t)areabytes);
+    } else if (s->isdemo == Q2_RECORD_SERVER) {
         serverframe = rd_s32(r);
     } else {
         serverframe = rd_s32(r);
@@ -846,10 +932,84 @@ static qd_err parse_frame(ctx *c)
     TRACE(c, "svc_frame", "serverframe=%d deltaframe=%d suppress=%d areabytes=%d%s",
           (int)serverframe, (int)deltaframe, suppress, areabytes,
           s->cur_valid ? "" : " (delta source gone: not shown)");
+    if (packed && s->isdemo != Q2_RECORD_SERVER) {
+        qd_err e = parse_playerinfo(c);
+        return e ? e : parse_packetentities(c, Q2_SVC_PACKETENTITIES);
+    }
     return QD_OK;
 }
 
 /* ---- svc_playerinfo [DM2 3.18] ---- */
+
+/* R1Q2 / Q2PRO's player state [R1Q2] (msg.c MSG_ParseDeltaPlayerstate_Enhanced): 34's
+ * flags and order, the frame's EPS bits adding origin z, velocity z, the view's roll, the
+ * gun's offset and angles (the weapon frame bit now carries only the frame), the stats
+ * only with EPS_STATS, and (36) the client number last. Returns the stat bits read. */
+static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
+{
+    rd_t *r = &c->r;
+    uint32_t eps = c->s->eps;
+    if (flags & Q2_PS_M_TYPE)
+        ps->pm_type = rd_u8(r);
+    if (flags & Q2_PS_M_ORIGIN) {
+        ps->origin[0] = rd_s16(r);
+        ps->origin[1] = rd_s16(r);
+    }
+    if (eps & Q2_EPS_M_ORIGIN2)
+        ps->origin[2] = rd_s16(r);
+    if (flags & Q2_PS_M_VELOCITY) {
+        ps->velocity[0] = rd_s16(r);
+        ps->velocity[1] = rd_s16(r);
+    }
+    if (eps & Q2_EPS_M_VELOCITY2)
+        ps->velocity[2] = rd_s16(r);
+    if (flags & Q2_PS_M_TIME)
+        ps->pm_time = rd_u8(r);
+    if (flags & Q2_PS_M_FLAGS)
+        ps->pm_flags = rd_u8(r);
+    if (flags & Q2_PS_M_GRAVITY)
+        ps->gravity = rd_s16(r);
+    for (int i = 0; (flags & Q2_PS_M_DELTA_ANGLES) && i < 3; i++)
+        ps->delta_angles[i] = rd_s16(r);
+    for (int i = 0; (flags & Q2_PS_VIEWOFFSET) && i < 3; i++)
+        ps->viewoffset[i] = rd_s8(r);
+    if (flags & Q2_PS_VIEWANGLES) {
+        ps->viewangles[0] = rd_s16(r);
+        ps->viewangles[1] = rd_s16(r);
+    }
+    if (eps & Q2_EPS_VIEWANGLE2)
+        ps->viewangles[2] = rd_s16(r);
+    for (int i = 0; (flags & Q2_PS_KICKANGLES) && i < 3; i++)
+        ps->kick_angles[i] = rd_s8(r);
+    if (flags & Q2_PS_WEAPONINDEX)
+        ps->gunindex = rd_u8(r);
+    if (flags & Q2_PS_WEAPONFRAME)
+        ps->gunframe = rd_u8(r);
+    for (int i = 0; (eps & Q2_EPS_GUNOFFSET) && i < 3; i++)
+        ps->gunoffset[i] = rd_s8(r);
+    for (int i = 0; (eps & Q2_EPS_GUNANGLES) && i < 3; i++)
+        ps->gunangles[i] = rd_s8(r);
+    for (int i = 0; (flags & Q2_PS_BLEND) && i < 4; i++)
+        ps->blend[i] = rd_u8(r);
+    if (flags & Q2_PS_FOV)
+        ps->fov = rd_u8(r);
+    if (flags & Q2_PS_RDFLAGS)
+        ps->rdflags = rd_u8(r);
+    uint32_t statbits = 0;
+    if (eps & Q2_EPS_STATS) {
+        statbits = rd_u32(r);
+        for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
+            if (b & 1)
+                ps->stats[i] = rd_s16(r);
+    }
+    if ((eps & Q2_EPS_CLIENTNUM) && c->s->protocol == Q2_PROTOCOL_Q2PRO) {
+        /* the player the view follows (a spectator's chase target) */
+        int cn = c->s->minor >= Q2_Q2PRO_CLIENTNUM_SHORT ? rd_s16(r) : rd_u8(r);
+        if (!r->err && cn >= 0 && cn < 256 && c->s->isdemo != Q2_RECORD_SERVER)
+            c->s->playernum = cn;
+    }
+    return statbits;
+}
 
 static qd_err parse_playerinfo(ctx *c)
 {
@@ -863,15 +1023,20 @@ static qd_err parse_playerinfo(ctx *c)
     else
         memset(&ps, 0, sizeof ps);
     unsigned flags = rd_u16(r);
-    dd_reader rd = {r, NULL, 0, 0};
+    uint32_t statbits = 0;
+    if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO) {
+        statbits = read_ps_eps(c, &ps, flags);
+    } else {
+        dd_reader rd = {r, NULL, 0, 0};
 #define READ_ROW(bit, field, kind, size, n) \
     DD_READ(&rd, NULL, flags, &ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
-    PS_ROWS(READ_ROW)
+        PS_ROWS(READ_ROW)
 #undef READ_ROW
-    uint32_t statbits = rd_u32(r);
-    for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
-        if (b & 1)
-            ps.stats[i] = rd_s16(r);
+        statbits = rd_u32(r);
+        for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
+            if (b & 1)
+                ps.stats[i] = rd_s16(r);
+    }
     if (r->err)
         return truncated(c, "svc_playerinfo");
     s->ps = ps;
@@ -1175,6 +1340,152 @@ void q2_print(cl_state *cl, int level, const char *text)
 
 /* ---- one message ---- */
 
+static qd_err parse_messages(ctx *c);
+
+/* svc_zpacket [R1Q2] CL_ParseZPacket: the compressed and the inflated length (16 bits
+ * each), then raw deflate (no zlib header) of whole messages, parsed in turn. */
+static qd_err parse_zpacket(ctx *c)
+{
+    q2_state *s = c->s;
+    rd_t *r = &c->r;
+    if (s->in_zpacket)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_zpacket inside an svc_zpacket");
+    unsigned in_len = rd_u16(r), out_len = rd_u16(r);
+    const uint8_t *in = rd_bytes(r, in_len);
+    if (!in)
+        return truncated(c, "svc_zpacket");
+    if (out_len == 0)
+        return QD_OK;
+    uint8_t *out = malloc(out_len);
+    if (!out)
+        return fail(c, QD_ERR_NOMEM, c->msg_ofs, "svc_zpacket: no memory for %u bytes",
+                    out_len);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    int zr = inflateInit2(&z, -MAX_WBITS);
+    if (zr == Z_OK) {
+        z.next_in = (Bytef *)(uintptr_t)in;
+        z.avail_in = in_len;
+        z.next_out = out;
+        z.avail_out = out_len;
+        zr = inflate(&z, Z_FINISH);
+    }
+    size_t got = z.total_out;
+    inflateEnd(&z);
+    if (zr != Z_STREAM_END || got != out_len) {
+        free(out);
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                    "svc_zpacket: its %u bytes of deflate do not inflate to the %u it names "
+                    "(%s)", in_len, out_len, zr == Z_STREAM_END ? "other length" : "bad data");
+    }
+    TRACE(c, "svc_zpacket", "compressed=%u inflated=%u", in_len, out_len);
+    rd_t outer = c->r;
+    c->r = rd_make(out, out_len);
+    s->in_zpacket = 1;
+    qd_err e = parse_messages(c);
+    s->in_zpacket = 0;
+    c->r = outer;
+    free(out);
+    return e;
+}
+
+/* Q2PRO's svc_gamestate halves [R1Q2] CL_ParseGamestate: configstrings (a 16-bit index and
+ * its string) up to the index MAX_CONFIGSTRINGS; baselines (an entity delta from nothing)
+ * up to entity 0. */
+static qd_err gamestate_configstrings(ctx *c)
+{
+    rd_t *r = &c->r;
+    char str[Q2_STRING_MAX];
+    for (;;) {
+        int index = rd_u16(r);
+        if (r->err)
+            return truncated(c, "svc_gamestate");
+        if (index == Q2_MAX_CONFIGSTRINGS)
+            return QD_OK;
+        if (index > Q2_MAX_CONFIGSTRINGS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_gamestate: configstring %d over %d",
+                        index, Q2_MAX_CONFIGSTRINGS - 1);
+        rd_str(r, str, sizeof str);
+        if (r->err)
+            return truncated(c, "svc_gamestate");
+        q2_configstring(c->cl, &c->s->names, index, str, 0);
+    }
+}
+
+static qd_err gamestate_baselines(ctx *c)
+{
+    rd_t *r = &c->r;
+    for (;;) {
+        uint32_t bits;
+        int num = read_ent_bits(r, &bits);
+        if (r->err)
+            return truncated(c, "svc_gamestate");
+        if (num == 0)
+            return QD_OK;
+        if (num >= Q2_MAX_EDICTS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_gamestate: baseline %d over %d",
+                        num, Q2_MAX_EDICTS - 1);
+        q2_ent *b = &c->s->baselines[num];
+        memset(b, 0, sizeof *b);
+        read_delta(r, b, num, bits, c->s->protocol, c->s->minor);
+        if (r->err)
+            return truncated(c, "svc_gamestate");
+    }
+}
+
+/* The commands R1Q2 (35) and Q2PRO (36) add [R1Q2]. */
+static qd_err parse_r1q2(ctx *c, int cmd)
+{
+    q2_state *s = c->s;
+    rd_t *r = &c->r;
+    const char *name = svc_name(cmd);
+    qd_err e = QD_OK;
+    switch (cmd) {
+    case Q2_SVC_ZPACKET:
+        return parse_zpacket(c);
+    case Q2_SVC_ZDOWNLOAD: {
+        /* a chunk of a download: size, percent (R1Q2: and the inflated size), the bytes */
+        int size = rd_s16(r);
+        (void)rd_u8(r);
+        if (s->protocol == Q2_PROTOCOL_R1Q2)
+            (void)rd_u16(r);
+        if (size > 0)
+            rd_skip(r, (size_t)size);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "size=%d", size);
+        return QD_OK;
+    }
+    case Q2_SVC_SETTING: {
+        int32_t index = rd_s32(r), value = rd_s32(r);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "index=%d value=%d", (int)index, (int)value);
+        return QD_OK;
+    }
+    case Q2_SVC_GAMESTATE:
+        if (s->protocol == Q2_PROTOCOL_R1Q2)
+            /* R1Q2's svc_playerupdate: positions of the frame's other players, whose count
+             * only the live client knows */
+            return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                        "R1Q2's svc_playerupdate (23), which a recording cannot be read past");
+        if ((e = gamestate_configstrings(c)) == QD_OK)
+            e = gamestate_baselines(c);
+        break;
+    case Q2_SVC_CONFIGSTRINGSTREAM:
+        e = gamestate_configstrings(c);
+        break;
+    case Q2_SVC_BASELINESTREAM:
+        e = gamestate_baselines(c);
+        break;
+    default:
+        break;
+    }
+    if (!e)
+        TRACE(c, name, "%s", "");
+    return e;
+}
+
 static qd_err parse_message(ctx *c, int cmd)
 {
     q2_state *s = c->s;
@@ -1281,6 +1592,16 @@ static qd_err parse_message(ctx *c, int cmd)
         return parse_packetentities(c, cmd);
     case Q2_SVC_FRAME:
         return parse_frame(c);
+    case Q2_SVC_ZPACKET:
+    case Q2_SVC_ZDOWNLOAD:
+    case Q2_SVC_GAMESTATE:
+    case Q2_SVC_SETTING:
+    case Q2_SVC_CONFIGSTRINGSTREAM:
+    case Q2_SVC_BASELINESTREAM:
+        if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO)
+            return parse_r1q2(c, cmd);
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s (%d) in a protocol %d demo", name,
+                    cmd, (int)s->protocol);
     default: /* svc_bad and ids past svc_frame (Relay's unicast bit included) */
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "unknown server message %d (%s)", cmd,
                     name);
@@ -1288,6 +1609,30 @@ static qd_err parse_message(ctx *c, int cmd)
 }
 
 /* ---- blocks [DM2 2.2] ---- */
+
+/* The messages of c->r to its end (or svc_disconnect). In 35 and 36 a command is the low 5
+ * bits of its byte; the top 3 are svc_frame's EPS bits 4..6 [R1Q2]. Inside an svc_zpacket
+ * every message is placed at the zpacket's own offset. */
+static qd_err parse_messages(ctx *c)
+{
+    int packed = c->s->protocol == Q2_PROTOCOL_R1Q2 || c->s->protocol == Q2_PROTOCOL_Q2PRO;
+    while (rd_left(&c->r) > 0 && !c->done) {
+        if (!c->s->in_zpacket)
+            c->msg_ofs = c->base + c->r.pos;
+        int cmd = rd_u8(&c->r);
+        c->cmd_extra = 0;
+        if (packed) {
+            c->cmd_extra = (unsigned)cmd >> Q2_SVCCMD_BITS;
+            cmd &= (1 << Q2_SVCCMD_BITS) - 1;
+        }
+        qd_err e = parse_message(c, cmd);
+        if (e)
+            return e;
+        if (c->r.err)
+            return truncated(c, svc_name(cmd));
+    }
+    return QD_OK;
+}
 
 static qd_err parse_block(ctx *c, const uint8_t *data, size_t len)
 {
@@ -1319,15 +1664,9 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len)
     c->base = pos + 4;
     c->r = rd_make(data + pos + 4, size);
     s->pos = pos + 4 + size;
-    while (rd_left(&c->r) > 0 && !c->done) {
-        c->msg_ofs = c->base + c->r.pos;
-        int cmd = rd_u8(&c->r);
-        qd_err e = parse_message(c, cmd);
-        if (e)
-            return e;
-        if (c->r.err)
-            return truncated(c, svc_name(cmd));
-    }
+    qd_err e = parse_messages(c);
+    if (e)
+        return e;
     if (s->pending)
         return fail(c, QD_ERR_BAD_DATA, pos, "svc_frame without its %s in block %u",
                     s->have_ps || s->isdemo == Q2_RECORD_SERVER ? "packet entities"
@@ -1403,7 +1742,7 @@ static qd_err q2_init(void *state, const uint8_t *data, size_t len, qd_error *er
     int32_t p = first_protocol(data, len);
     if (!p)
         p = first_protocol_300(data, len);
-    if (p && (p < Q2_PROTOCOL_MIN || p > Q2_PROTOCOL_MAX)) {
+    if (p && !decoded_protocol(p)) {
         ctx c;
         memset(&c, 0, sizeof c);
         c.err = err;

@@ -2,8 +2,10 @@
  * decoder is driven through its demo_decoder functions directly. */
 #include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "../../src/demo/demo.h"
 #include "../../src/demo/q2_local.h"
@@ -486,13 +488,13 @@ TEST(q2_refuses_other_protocols)
     static buf f, m;
     f.n = 0;
     m.n = 0;
-    serverdata(&m, 35, Q2_RECORD_CLIENT, "", 0);
+    serverdata(&m, 3434, Q2_RECORD_CLIENT, "", 0);
     block(&f, &m);
     run r;
     CHECK(!run_open(&r, f.b, f.n));
     CHECK_EQ(r.err.code, QD_ERR_UNSUPPORTED);
-    CHECK(strstr(r.err.msg, "protocol 35"));
-    CHECK(strstr(r.err.msg, "R1Q2"));
+    CHECK(strstr(r.err.msg, "protocol 3434"));
+    CHECK(strstr(r.err.msg, "Q2PRO extended"));
     CHECK_EQ(demo_q2_decoder.probe(f.b, f.n, "a.dm2"), 9);
     run_close(&r);
 
@@ -968,4 +970,177 @@ TEST(q2_gun_offset_and_angles)
     q2_ps_view(&ps, 0, &v);
     CHECK(v.gun_offset[0] == 1.0f && v.gun_offset[1] == -2.0f && v.gun_offset[2] == 31.75f);
     CHECK(v.gun_angles[0] == -32.0f && v.gun_angles[1] == 0.5f && v.gun_angles[2] == 0.0f);
+}
+
+/* ---- R1Q2 (35) and Q2PRO (36), written here by their clients' rules ([R1Q2] in
+ * q2_local.h): the frame's packed header, the EPS bits of the player state, the long solid,
+ * svc_zpacket's raw deflate, Q2PRO's svc_gamestate and 16-bit angles, the client number ---- */
+
+/* QDEMO_Q2_SEEDS=DIR keeps a written demo there as a fuzz seed (tests/fuzz/corpus/dm2). */
+static void q2_seed(const char *name, const buf *f)
+{
+    const char *dir = getenv("QDEMO_Q2_SEEDS");
+    char path[512];
+    if (!dir || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return;
+    FILE *o = fopen(path, "wb");
+    if (o) {
+        fwrite(f->b, 1, f->n, o);
+        fclose(o);
+    }
+}
+
+/* The end marker after f's blocks, f kept as a seed, and f decoded to its end into r
+ * (opened: run_close it). 1 when it decoded whole. */
+static int decode_written(run *r, buf *f, const char *seed)
+{
+    end_marker(f);
+    q2_seed(seed, f);
+    if (!run_open(r, f->b, f->n))
+        return 0;
+    return run_all(r, NULL) == QD_OK && r->done;
+}
+
+/* svc_frame of 35/36: the command byte carries EPS bits 4..6, the flags byte bits 0..3. */
+static void frame_packed(buf *m, int serverframe, int back, unsigned eps)
+{
+    put8(m, Q2_SVC_FRAME | (eps >> 4) << Q2_SVCCMD_BITS);
+    put32(m, (uint32_t)serverframe | (uint32_t)back << Q2_FRAMENUM_BITS);
+    put8(m, (eps & 15) << 4);
+    put8(m, 1);
+    put8(m, 0xff);
+}
+
+/* msg as an svc_zpacket: raw deflate, no zlib header */
+static void zpacket(buf *m, const buf *msg)
+{
+    uint8_t out[4096];
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    z.next_in = (Bytef *)msg->b;
+    z.avail_in = (uInt)msg->n;
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    deflate(&z, Z_FINISH);
+    size_t n = z.total_out;
+    deflateEnd(&z);
+    put8(m, Q2_SVC_ZPACKET);
+    put16(m, (int)n);
+    put16(m, (int)msg->n);
+    for (size_t i = 0; i < n; i++)
+        put8(m, out[i]);
+}
+
+TEST(q2_r1q2_protocol_35)
+{
+    static buf f, m, inner;
+    f.n = m.n = inner.n = 0;
+    serverdata(&m, Q2_PROTOCOL_R1Q2, Q2_RECORD_CLIENT, "", 0);
+    put8(&m, 0);      /* not an "enhanced" server */
+    put16(&m, 1905);  /* minor: long solids */
+    put8(&m, 0);      /* advanced deltas */
+    put8(&m, 0);      /* strafe-jump hack */
+    configstring(&m, Q2_CS_MODELS + 1, "maps/test.bsp");
+    configstring(&m, Q2_CS_MODELS + 2, "models/objects/rocket/tris.md2");
+    configstring(&m, Q2_CS_PLAYERSKINS + 0, "Alice\\male/grunt");
+    put8(&m, Q2_SVC_SPAWNBASELINE);
+    ent_model_x(&m, 2, 2, 100);
+    block(&f, &m);
+
+    m.n = 0; /* frame 10 from nothing: origin z and the stats by their EPS bits */
+    frame_packed(&m, 10, 31, Q2_EPS_M_ORIGIN2 | Q2_EPS_STATS);
+    put16(&m, (int)(Q2_PS_M_ORIGIN | Q2_PS_VIEWOFFSET | Q2_PS_VIEWANGLES));
+    put16(&m, 8);  /* x 1 */
+    put16(&m, 16); /* y 2 */
+    put16(&m, 24); /* z 3 (EPS_M_ORIGIN2) */
+    put8(&m, 0);
+    put8(&m, 0);
+    put8(&m, 88); /* view height 22 */
+    put16(&m, 0);
+    put16(&m, 16384); /* yaw 90; no roll without EPS_VIEWANGLE2 */
+    put32(&m, 1u << Q2_STAT_FRAGS | 1u << Q2_STAT_HEALTH);
+    put16(&m, 100);
+    put16(&m, 7);
+    ent_bits(&m, Q2_U_ORIGIN1 | Q2_U_SOLID, 2); /* x 150, a 32-bit solid (minor 1905) */
+    putcoord(&m, 150);
+    put32(&m, 0x12345678u);
+    pe_end(&m);
+    block(&f, &m);
+
+    m.n = 0; /* frame 11 from 10, inside an svc_zpacket: x 10 (z kept), entity x 200 */
+    frame_packed(&inner, 11, 1, 0);
+    put16(&inner, (int)Q2_PS_M_ORIGIN);
+    put16(&inner, 80);
+    put16(&inner, 16);
+    ent_model_x(&inner, 2, 0, 200);
+    pe_end(&inner);
+    zpacket(&m, &inner);
+    block(&f, &m);
+    run r;
+    CHECK_MSG(decode_written(&r, &f, "written_r1q2.dm2"), "%s", r.err.msg);
+    CHECK_EQ(r.cl->frame_count, 2);
+    CHECK(near(r.cl->view.origin[0], 10) && near(r.cl->view.origin[1], 2));
+    CHECK(near(r.cl->view.origin[2], 3 + 22));
+    CHECK(near(r.cl->view.angles[1], 90));
+    CHECK_EQ(cl_stats_of(r.cl, -1)->health, 100);
+    CHECK_EQ(r.cl->players[0].frags, 7);
+    CHECK(r.cl->entities[2].active);
+    CHECK(near(r.cl->entities[2].cur.origin[0], 200));
+    CHECK_EQ(r.cl->entities[2].cur.model, 2);
+    run_close(&r);
+}
+
+TEST(q2_q2pro_protocol_36)
+{
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, Q2_PROTOCOL_Q2PRO, Q2_RECORD_CLIENT, "", 0);
+    put16(&m, 1024); /* minor: a protocol flags word follows */
+    put8(&m, 2);     /* server state: a game */
+    put16(&m, 0);    /* no extended limits */
+    put8(&m, Q2_SVC_GAMESTATE);
+    put16(&m, Q2_CS_MODELS + 1);
+    putstr(&m, "maps/test.bsp");
+    put16(&m, Q2_CS_MODELS + 2);
+    putstr(&m, "models/objects/rocket/tris.md2");
+    put16(&m, Q2_CS_PLAYERSKINS + 1);
+    putstr(&m, "Bob\\female/athena");
+    put16(&m, Q2_MAX_CONFIGSTRINGS); /* the end of the configstrings */
+    ent_model_x(&m, 2, 2, 100);      /* a baseline */
+    put8(&m, 0);                     /* the end of the baselines: no bits, entity 0 */
+    put8(&m, 0);
+    block(&f, &m);
+
+    m.n = 0; /* frame 5: following client 1 (EPS_CLIENTNUM, a short from minor 1022) */
+    frame_packed(&m, 5, 31, Q2_EPS_CLIENTNUM);
+    put16(&m, (int)Q2_PS_M_ORIGIN);
+    put16(&m, 8);
+    put16(&m, 16);
+    put16(&m, 1);
+    ent_bits(&m, Q2_U_ANGLE2 | Q2_U_ANGLE16, 2); /* yaw 12345 / 65536 turns */
+    put16(&m, 12345);
+    pe_end(&m);
+    block(&f, &m);
+    run r;
+    CHECK_MSG(decode_written(&r, &f, "written_q2pro.dm2"), "%s", r.err.msg);
+    CHECK_STR(r.cl->level.models[1], "maps/test.bsp");
+    CHECK_EQ(cl_view_player(r.cl), 1);
+    CHECK(r.cl->entities[2].active);
+    CHECK_EQ(r.cl->entities[2].cur.model, 2);
+    CHECK(near(r.cl->entities[2].cur.origin[0], 100));
+    CHECK(fabs(r.cl->entities[2].cur.angles[1] - 12345 * 360.0 / 65536) < 1e-3);
+    run_close(&r);
+
+    /* extended limits (the protocol flag EXTENSIONS) are refused by name */
+    f.n = m.n = 0;
+    serverdata(&m, Q2_PROTOCOL_Q2PRO, Q2_RECORD_CLIENT, "", 0);
+    put16(&m, 1024);
+    put8(&m, 2);
+    put16(&m, (int)Q2_Q2PRO_PF_EXTENSIONS);
+    block(&f, &m);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(r.err.msg, "extended limits") != NULL, "%s", r.err.msg);
+    run_close(&r);
 }
