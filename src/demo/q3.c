@@ -955,6 +955,9 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
             st.flags |= CL_EF_TELEPORT;
+        q3_body_swing(c->cl, cn, ang[1], ang[0], ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM],
+                      ps->f[Q3_PS_MOVEMENTDIR], pm == Q3_PM_DEAD,
+                      (st.flags & CL_EF_TELEPORT) != 0);
         c->s->last_eflags = ps->f[Q3_PS_EFLAGS];
         cl_entity_update(c->cl, cn + 1, &st);
     }
@@ -1204,6 +1207,24 @@ static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
     return type != Q3_TR_LINEAR && type != Q3_TR_SINE && type != Q3_TR_GRAVITY;
 }
 
+/* A body's legs and torso turning after its view (q3_body.c), every frame it is in, kept or
+ * not: the view is its apos trajectory at t; a body new to the frame or teleported starts
+ * aligned. */
+static void entity_swing(ctx *c, const q3_ent *e, double t)
+{
+    int cn = e->f[Q3_ES_CLIENTNUM], n = e->number;
+    if (cn < 0 || cn >= Q3_MAX_CLIENTS)
+        return;
+    cl_traj apos;
+    float ang[3];
+    get_traj(c, e, 1, &apos);
+    cl_traj_eval(&apos, t, ang);
+    int was = (c->s->ev_present[n >> 3] >> (n & 7)) & 1;
+    q3_body_swing(c->cl, cn, ang[1], ang[0], e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM],
+                  move_dir(q3_f(e->f[Q3_ES_ANGLES2_1])),
+                  (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD) != 0, e->teleport || !was);
+}
+
 /* Show snapshot f (serverTime server_time). fresh[i] tells whether the delta touched entity
  * i (an entity it did not touch is its source's state); old_sorted whether the source's
  * entity numbers increase. When f was delta'd from the snapshot the client got last
@@ -1249,6 +1270,8 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     memset(present, 0, sizeof present);
     for (uint32_t i = 0; i < f->count; i++) {
         const q3_ent *e = dd_ent(v, f, i);
+        if (e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER)
+            entity_swing(c, e, t);
         check_event(c, e, present);
         if (keep && !fresh[i] && !e->teleport && e->number != cn && e->number != s->shown_cn &&
             traj_same(e, 0, s->shown_time, server_time) &&

@@ -448,6 +448,18 @@ int q3_dm3_cs(int index);
 /* The row of a file of shape Q3_OLD_DM3 or Q3_OLD_48, else NULL. */
 const q3_proto *q3_proto_old(int shape);
 
+/* cg_players.c CG_SwingAngles (ioquake3, facts only): *angle turns towards destination
+ * once it is more than tolerance away, by dt_ms x speed x (0.5, 1 or 2 as the gap is under
+ * half the tolerance, under it, or over) degrees a millisecond, stopping there; then it is
+ * kept within clamp of it. */
+void q3_swing_angle(float destination, float tolerance, float clamp, float speed, float *angle,
+                    uint8_t *swinging, double dt_ms);
+/* CG_PlayerAngles' swing for client cn's body at cl->time: the view's yaw and pitch, the
+ * legs and torso animations (toggle bit ignored), the movement direction 0..7, dead; reset
+ * (a new or teleported body) aligns legs and torso with the view. */
+void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int torso, int dir,
+                   int dead, int reset);
+
 /* The row of a serverinfo protocol: 66..71 share 68's; 73, 90, 91 their own; NULL for
  * any other. */
 const q3_proto *q3_proto_find(int protocol);

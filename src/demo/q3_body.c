@@ -1,0 +1,107 @@
+/* q3_body.c: how cgame turns a Quake III body's legs and torso towards where it looks
+ * (ioquake3 code/cgame/cg_players.c CG_PlayerAngles and CG_SwingAngles; facts only): the
+ * legs lag behind the view until it is more than 40 degrees away, the torso 25, and then
+ * swing after it; a body that moves or shoots swings at once. cgame steps the swing every
+ * drawn frame; here it is stepped at every demo frame, which the renderer interpolates,
+ * and kept in the client state, so a seek gives the same turn as playing. */
+#include <math.h>
+
+#include "q3_local.h"
+
+/* q_math.c AngleMod (to 0..360 in 1/65536 turns) and AngleSubtract (-180..180). */
+static float angle_mod(float a)
+{
+    if (!isfinite(a))
+        return 0;
+    return (360.0f / 65536) * (float)((int)(a * (65536 / 360.0f)) & 65535);
+}
+
+static float angle_sub(float a, float b)
+{
+    float d = a - b;
+    if (!isfinite(d))
+        return 0;
+    d = fmodf(d, 360.0f);
+    if (d > 180)
+        d -= 360;
+    if (d < -180)
+        d += 360;
+    return d;
+}
+
+void q3_swing_angle(float destination, float tolerance, float clamp, float speed, float *angle,
+                    uint8_t *swinging, double dt_ms)
+{
+    if (!*swinging) {
+        float sw = angle_sub(*angle, destination);
+        if (sw > tolerance || sw < -tolerance)
+            *swinging = 1; /* see if a swing should be started */
+    }
+    if (!*swinging)
+        return;
+    float sw = angle_sub(destination, *angle);
+    float scale = fabsf(sw) < tolerance * 0.5f ? 0.5f : fabsf(sw) < tolerance ? 1.0f : 2.0f;
+    float move = (float)dt_ms * scale * speed;
+    if (sw >= 0) {
+        if (move >= sw) {
+            move = sw;
+            *swinging = 0;
+        }
+    } else {
+        move = -move;
+        if (move <= sw) {
+            move = sw;
+            *swinging = 0;
+        }
+    }
+    *angle = angle_mod(*angle + move);
+    sw = angle_sub(destination, *angle); /* clamp to no more than tolerance */
+    if (sw > clamp)
+        *angle = angle_mod(destination - (clamp - 1));
+    else if (sw < -clamp)
+        *angle = angle_mod(destination + (clamp - 1));
+}
+
+/* bg_public.h animNumber_t: LEGS_IDLE and TORSO_STAND, the animations of standing still */
+#define LEGS_IDLE 22
+#define TORSO_STAND 11
+#define SWING_SPEED 0.3f /* cg_swingSpeed's default */
+
+void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int torso, int dir,
+                   int dead, int reset)
+{
+    static const float offsets[8] = {0, 22, 45, -22, 0, 22, -45, -22}; /* movementOffsets */
+    if (cn < 0 || cn >= CL_MAX_PLAYERS || !isfinite(yaw) || !isfinite(pitch))
+        return;
+    cl_player *p = &cl->players[cn];
+    double t = cl->time;
+    yaw = angle_mod(yaw);
+    if (pitch > 180)
+        pitch -= 360;
+    /* CG_ResetPlayerEntity (a body new to the client, or teleported): all along the view */
+    if (reset || !p->body_ok || t < p->body_time[1] || t - p->body_time[1] > 1.0) {
+        for (int k = 0; k < 2; k++) {
+            p->body[k][0] = p->body[k][1] = yaw;
+            p->body[k][2] = pitch;
+            p->body_time[k] = t;
+        }
+        p->body_swing[0] = p->body_swing[1] = p->body_swing[2] = 0;
+        p->body_ok = 1;
+    }
+    float b[3] = {p->body[1][0], p->body[1][1], p->body[1][2]};
+    double dt = (t - p->body_time[1]) * 1000.0;
+    if ((legs & ~Q3_ANIM_TOGGLEBIT) != LEGS_IDLE || (torso & ~Q3_ANIM_TOGGLEBIT) != TORSO_STAND)
+        p->body_swing[0] = p->body_swing[1] = p->body_swing[2] = 1; /* always centre */
+    float off = dead || dir < 0 || dir > 7 ? 0 : offsets[dir];
+    q3_swing_angle(yaw + 0.25f * off, 25, 90, SWING_SPEED, &b[1], &p->body_swing[1], dt);
+    q3_swing_angle(yaw + off, 40, 90, SWING_SPEED, &b[0], &p->body_swing[0], dt);
+    q3_swing_angle(pitch * 0.75f, 15, 30, 0.1f, &b[2], &p->body_swing[2], dt);
+    if (t > p->body_time[1]) {
+        for (int k = 0; k < 3; k++)
+            p->body[0][k] = p->body[1][k];
+        p->body_time[0] = p->body_time[1];
+    }
+    for (int k = 0; k < 3; k++)
+        p->body[1][k] = b[k];
+    p->body_time[1] = t;
+}
