@@ -194,11 +194,12 @@ typedef struct cl_player {
                                * "red", "dvc", ...), "" none: the scoreboard's team rows */
     uint8_t has_stats;        /* cl_state.player_stats[slot] is this player's own */
     /* Quake III: the body's turn as cgame swings it towards the view (q3.c; cg_players.c
-     * CG_PlayerAngles): legs yaw, torso yaw, torso pitch in degrees at the body's last two
-     * updates (body_time: demo time), whether each is swinging; body_ok once set */
+     * CG_PlayerAngles): legs yaw, torso yaw, torso pitch, and the legs' lean into their
+     * motion (pitch, roll), in degrees at the body's last two updates (body_time: demo
+     * time); whether each of the first three is swinging; body_ok once set */
     uint8_t body_ok;
     uint8_t body_swing[3];
-    float body[2][3];
+    float body[2][5];
     double body_time[2];
 } cl_player;
 

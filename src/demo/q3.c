@@ -955,9 +955,11 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         st.flags = CL_EF_PLAYER | (pm == Q3_PM_DEAD ? CL_EF_DEAD : 0);
         if ((ps->f[Q3_PS_EFLAGS] ^ c->s->last_eflags) & Q3_EF_TELEPORT_BIT)
             st.flags |= CL_EF_TELEPORT;
+        const float vel[3] = {q3_f(ps->f[Q3_PS_VELOCITY0]), q3_f(ps->f[Q3_PS_VELOCITY1]),
+                              q3_f(ps->f[Q3_PS_VELOCITY2])};
         q3_body_swing(c->cl, cn, ang[1], ang[0], ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM],
                       ps->f[Q3_PS_MOVEMENTDIR], pm == Q3_PM_DEAD,
-                      (st.flags & CL_EF_TELEPORT) != 0);
+                      (st.flags & CL_EF_TELEPORT) != 0, vel);
         c->s->last_eflags = ps->f[Q3_PS_EFLAGS];
         cl_entity_update(c->cl, cn + 1, &st);
     }
@@ -1220,9 +1222,11 @@ static void entity_swing(ctx *c, const q3_ent *e, double t)
     get_traj(c, e, 1, &apos);
     cl_traj_eval(&apos, t, ang);
     int was = (c->s->ev_present[n >> 3] >> (n & 7)) & 1;
+    const float vel[3] = {q3_f(e->f[Q3_ES_POS_TRDELTA0]), q3_f(e->f[Q3_ES_POS_TRDELTA1]),
+                          q3_f(e->f[Q3_ES_POS_TRDELTA2])};
     q3_body_swing(c->cl, cn, ang[1], ang[0], e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM],
                   move_dir(q3_f(e->f[Q3_ES_ANGLES2_1])),
-                  (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD) != 0, e->teleport || !was);
+                  (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD) != 0, e->teleport || !was, vel);
 }
 
 /* Show snapshot f (serverTime server_time). fresh[i] tells whether the delta touched entity

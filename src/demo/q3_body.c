@@ -68,7 +68,7 @@ void q3_swing_angle(float destination, float tolerance, float clamp, float speed
 #define SWING_SPEED 0.3f /* cg_swingSpeed's default */
 
 void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int torso, int dir,
-                   int dead, int reset)
+                   int dead, int reset, const float velocity[3])
 {
     static const float offsets[8] = {0, 22, 45, -22, 0, 22, -45, -22}; /* movementOffsets */
     if (cn < 0 || cn >= CL_MAX_PLAYERS || !isfinite(yaw) || !isfinite(pitch))
@@ -83,6 +83,7 @@ void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int t
         for (int k = 0; k < 2; k++) {
             p->body[k][0] = p->body[k][1] = yaw;
             p->body[k][2] = pitch;
+            p->body[k][3] = p->body[k][4] = 0;
             p->body_time[k] = t;
         }
         p->body_swing[0] = p->body_swing[1] = p->body_swing[2] = 0;
@@ -96,12 +97,27 @@ void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int t
     q3_swing_angle(yaw + 0.25f * off, 25, 90, SWING_SPEED, &b[1], &p->body_swing[1], dt);
     q3_swing_angle(yaw + off, 40, 90, SWING_SPEED, &b[0], &p->body_swing[0], dt);
     q3_swing_angle(pitch * 0.75f, 15, 30, 0.1f, &b[2], &p->body_swing[2], dt);
+    /* lean towards the direction of travel: 0.05 degrees a unit per second, rolled by the
+     * motion across the legs (their left axis) and pitched by the motion along them */
+    float lean[2] = {0, 0};
+    float v2 = velocity ? velocity[0] * velocity[0] + velocity[1] * velocity[1] +
+                              velocity[2] * velocity[2]
+                        : 0;
+    if (v2 > 0 && isfinite(v2) && v2 < 1e12f) {
+        /* cgame: the unit velocity times 0.05 x speed, which is the velocity x 0.05 */
+        float yr = b[0] * (float)(M_PI / 180), fwd[2] = {cosf(yr), sinf(yr)},
+              left[2] = {-sinf(yr), cosf(yr)};
+        lean[0] = 0.05f * (velocity[0] * fwd[0] + velocity[1] * fwd[1]);
+        lean[1] = -0.05f * (velocity[0] * left[0] + velocity[1] * left[1]);
+    }
     if (t > p->body_time[1]) {
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 5; k++)
             p->body[0][k] = p->body[1][k];
         p->body_time[0] = p->body_time[1];
     }
     for (int k = 0; k < 3; k++)
         p->body[1][k] = b[k];
+    p->body[1][3] = lean[0];
+    p->body[1][4] = lean[1];
     p->body_time[1] = t;
 }

@@ -456,9 +456,10 @@ void q3_swing_angle(float destination, float tolerance, float clamp, float speed
                     uint8_t *swinging, double dt_ms);
 /* CG_PlayerAngles' swing for client cn's body at cl->time: the view's yaw and pitch, the
  * legs and torso animations (toggle bit ignored), the movement direction 0..7, dead; reset
- * (a new or teleported body) aligns legs and torso with the view. */
+ * (a new or teleported body) aligns legs and torso with the view; velocity (NULL: at rest)
+ * leans the legs into the motion. */
 void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int torso, int dir,
-                   int dead, int reset);
+                   int dead, int reset, const float velocity[3]);
 
 /* The row of a serverinfo protocol: 66..71 share 68's; 73, 90, 91 their own; NULL for
  * any other. */

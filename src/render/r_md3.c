@@ -355,9 +355,10 @@ int r_md3_on_tag(const mdl_md3 *m, uint32_t f0, uint32_t f1, float lerp, const c
     return 1;
 }
 
-/* A body turned as cgame's swing leaves it (cl_player.body, q3_body.c): legs yaw, torso yaw
- * and torso pitch in body[], the view's pitch and yaw in view[]; each part's own rotation
- * is its angles less its parent's (CG_PlayerAngles' AnglesSubtract). */
+/* A body turned as cgame's swing leaves it (cl_player.body, q3_body.c): legs yaw, torso yaw,
+ * torso pitch, legs pitch and roll (the lean) in body[], the view's pitch and yaw in view[];
+ * each part's own rotation is its angles less its parent's (CG_PlayerAngles'
+ * AnglesSubtract). */
 static float angle_diff(float a, float b)
 {
     float d = fmodf(a - b, 360.0f);
@@ -366,10 +367,11 @@ static float angle_diff(float a, float b)
 
 static unsigned body_turned(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *lf,
                             const r_frames *tf, const float origin[3], const float view[3],
-                            const float body[3], r_place out[4])
+                            const float body[5], r_place out[4])
 {
     float pitch = view[0] > 180 ? view[0] - 360 : view[0];
-    float yaw_only[3] = {0, body[0], 0}, tp[3] = {body[2], angle_diff(body[1], body[0]), 0},
+    float yaw_only[3] = {body[3], body[0], body[4]},
+          tp[3] = {body[2] - body[3], angle_diff(body[1], body[0]), -body[4]},
           hp[3] = {pitch - body[2], angle_diff(view[1], body[1]), 0};
     float trot[3][3], hrot[3][3], none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     memcpy(out[0].origin, origin, sizeof out[0].origin);
@@ -397,13 +399,13 @@ unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *l
     static const float offsets[8] = {0, 22, 45, -22, 0, 22, -45, -22};
     float off = dir >= 0 && dir < 8 ? offsets[dir] : 0;
     float pitch = angles[0] > 180 ? angles[0] - 360 : angles[0];
-    const float body[3] = {angles[1] + off, angles[1] + 0.25f * off, pitch * 0.75f};
+    const float body[5] = {angles[1] + off, angles[1] + 0.25f * off, pitch * 0.75f, 0, 0};
     return body_turned(legs, torso, lf, tf, origin, angles, body, out);
 }
 
 /* The turn of s's player at t, between the body's last two swing steps; 0 when there is
  * none (not a Quake III player, or not yet stepped). */
-static int body_at(const r_view *v, const cl_entstate *s, double t, float body[3])
+static int body_at(const r_view *v, const cl_entstate *s, double t, float body[5])
 {
     if (!v->cl || v->cl->level.game != CL_GAME_Q3 || s->player == 0 ||
         s->player > CL_MAX_PLAYERS)
@@ -414,7 +416,7 @@ static int body_at(const r_view *v, const cl_entstate *s, double t, float body[3
     double t0 = p->body_time[0], t1 = p->body_time[1];
     float f = t1 > t0 ? (float)((t - t0) / (t1 - t0)) : 1.0f;
     f = f < 0 ? 0 : f > 1 ? 1 : f;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 5; k++)
         body[k] = p->body[0][k] + angle_diff(p->body[1][k], p->body[0][k]) * f;
     return 1;
 }
@@ -524,7 +526,7 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     anim_at(legs, next_frame >= 0 ? next_frame : s->frame, t - since[0], &lf);
     anim_at(legs, s->frame2, t - since[1], &tf);
     r_place p[4];
-    float body[3];
+    float body[5];
     unsigned got = body_at(v, s, t, body)
                        ? body_turned(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, body, p)
                        : r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles,

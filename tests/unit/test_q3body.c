@@ -48,32 +48,54 @@ TEST(q3body_legs_lag_standing_and_follow_running)
     cl_reset(cl);
     const int idle = 22, stand = 11, run = 15; /* LEGS_IDLE, TORSO_STAND, LEGS_RUN */
     cl->time = 1.0;
-    q3_body_swing(cl, 3, 0, 0, idle, stand, 0, 0, 1); /* appears: aligned with its view */
+    q3_body_swing(cl, 3, 0, 0, idle, stand, 0, 0, 1, NULL); /* appears: aligned with its view */
     const cl_player *p = &cl->players[3];
     CHECK(p->body_ok && near(p->body[1][0], 0) && near(p->body[1][1], 0));
     cl->time = 1.05; /* it looks 30 degrees left, standing: the torso follows, the legs not */
-    q3_body_swing(cl, 3, 30, 0, idle, stand, 0, 0, 0);
+    q3_body_swing(cl, 3, 30, 0, idle, stand, 0, 0, 0, NULL);
     CHECK_MSG(near(p->body[1][1], 30), "torso %f", p->body[1][1]);
     CHECK_MSG(near(p->body[1][0], 0), "legs %f", p->body[1][0]);
     CHECK(p->body_time[0] == 1.0 && p->body_time[1] == 1.05);
     cl->time = 1.10; /* running: the legs swing at once, 30 away (scale 1): 15 */
-    q3_body_swing(cl, 3, 30, 0, run, stand, 0, 0, 0);
+    q3_body_swing(cl, 3, 30, 0, run, stand, 0, 0, 0, NULL);
     CHECK_MSG(near(p->body[1][0], 15), "legs %f", p->body[1][0]);
     cl->time = 1.15; /* 15 away, under half of 40 (scale 0.5): 7.5 more */
-    q3_body_swing(cl, 3, 30, 0, run, stand, 0, 0, 0);
+    q3_body_swing(cl, 3, 30, 0, run, stand, 0, 0, 0, NULL);
     CHECK_MSG(near(p->body[1][0], 22.5f), "legs %f", p->body[1][0]);
     CHECK(near(p->body[0][0], 15)); /* the step before, for the renderer's interpolation */
     /* moving diagonally (direction 2, movementOffsets 45): the legs aim at 30 + 45 */
     cl->time = 1.20;
-    q3_body_swing(cl, 3, 30, 0, run, stand, 2, 0, 0);
+    q3_body_swing(cl, 3, 30, 0, run, stand, 2, 0, 0, NULL);
     float legs = p->body[1][0];
     CHECK_MSG(legs > 22.5f && legs < 75, "legs %f", legs);
     /* looking down 40 (pitch 320 in 0..360 form): the torso's pitch aims at 0.75 x -40 */
     cl->time = 5.0; /* more than a second later: a body seen afresh, aligned */
-    q3_body_swing(cl, 3, 30, 320, run, stand, 0, 0, 0);
+    q3_body_swing(cl, 3, 30, 320, run, stand, 0, 0, 0, NULL);
     CHECK_MSG(near(p->body[1][2], -40), "pitch %f", p->body[1][2]);
     cl->time = 5.05; /* 10 from -30, under the tolerance 15 (scale 1): 0.1 x 50 = 5 */
-    q3_body_swing(cl, 3, 30, 320, run, stand, 0, 0, 0);
+    q3_body_swing(cl, 3, 30, 320, run, stand, 0, 0, 0, NULL);
     CHECK_MSG(near(p->body[1][2], -35), "pitch %f", p->body[1][2]);
+    free(cl);
+}
+
+/* Running at 320 units a second along the legs' facing pitches them forward 0.05 x 320 = 16
+ * degrees; running to their left (strafing) rolls them 16 the other way (CG_PlayerAngles'
+ * lean: legs roll -= 0.05 x the motion along their left axis). */
+TEST(q3body_legs_lean_into_their_motion)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl != NULL);
+    cl_reset(cl);
+    const int run = 15, stand = 11;
+    const float ahead[3] = {0, 320, 0}, left[3] = {-320, 0, 0}; /* the legs face yaw 90 */
+    cl->time = 2.0;
+    q3_body_swing(cl, 0, 90, 0, run, stand, 0, 0, 1, ahead);
+    const cl_player *p = &cl->players[0];
+    CHECK_MSG(near(p->body[1][3], 16) && near(p->body[1][4], 0), "%f %f", p->body[1][3],
+              p->body[1][4]);
+    cl->time = 2.05;
+    q3_body_swing(cl, 0, 90, 0, run, stand, 0, 0, 0, left);
+    CHECK_MSG(near(p->body[1][3], 0) && near(p->body[1][4], -16), "%f %f", p->body[1][3],
+              p->body[1][4]);
     free(cl);
 }
