@@ -199,9 +199,16 @@ typedef struct cl_player {
      * time); whether each of the first three is swinging; body_ok once set */
     uint8_t body_ok;
     uint8_t body_swing[3];
+    uint8_t shells;           /* CL_SHELL_*: what the body's powerups draw over it */
     float body[2][5];
     double body_time[2];
 } cl_player;
+
+/* cl_player.shells: Quake III powerups drawn as the body's look (cg_players.c
+ * CG_AddRefEntityWithPowerups) */
+#define CL_SHELL_BATTLESUIT 0x01 /* the battle suit's shell over the body */
+#define CL_SHELL_REGEN 0x02      /* regeneration: a shell 100 ms of every second */
+#define CL_SHELL_INVIS 0x04      /* invisibility: the body drawn only as a faint shell */
 
 /* The recorded view: what the recording client saw. Origin comes from view_entity unless
  * has_origin is set (QW/Q2/Q3 carry it explicitly). */

@@ -904,6 +904,17 @@ static void ps_flags_of(ctx *c, const q3_ps *ps)
                                 ps->powerups[c->p->pw_blueflag]) << 1);
 }
 
+/* The shells a body's powerups draw (CL_SHELL_*): bg_public.h powerup_t PW_BATTLESUIT 2,
+ * PW_INVIS 4, PW_REGEN 5, the numbers of every protocol whose quad is 1 (Quake Live 73 and
+ * 90 keep them; 91's are not known: none). bits: 1 << powerup. */
+static uint8_t shells_of(const ctx *c, uint32_t bits)
+{
+    if (c->p->pw_quad != 1)
+        return 0;
+    return (uint8_t)((bits & 1u << 2 ? CL_SHELL_BATTLESUIT : 0) |
+                     (bits & 1u << 5 ? CL_SHELL_REGEN : 0) | (bits & 1u << 4 ? CL_SHELL_INVIS : 0));
+}
+
 /* dm3's persistant slots as 68's [Q3OLD] (UDT look_up_tables.cpp PersStats_3 against
  * PersStats_48_68): 0..4 the same, its PERS_ATTACKER 7 is 68's 6, killed, impressive and
  * excellent counts 8..10 the same, the gauntlet frag count 11 is 68's 13; the rest (68's
@@ -957,6 +968,8 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
             st.flags |= CL_EF_TELEPORT;
         const float vel[3] = {q3_f(ps->f[Q3_PS_VELOCITY0]), q3_f(ps->f[Q3_PS_VELOCITY1]),
                               q3_f(ps->f[Q3_PS_VELOCITY2])};
+        if (cn >= 0 && cn < Q3_MAX_CLIENTS)
+            c->cl->players[cn].shells = shells_of(c, powerups);
         q3_body_swing(c->cl, cn, ang[1], ang[0], ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM],
                       ps->f[Q3_PS_MOVEMENTDIR], pm == Q3_PM_DEAD,
                       (st.flags & CL_EF_TELEPORT) != 0, vel);
@@ -1217,6 +1230,7 @@ static void entity_swing(ctx *c, const q3_ent *e, double t)
     int cn = e->f[Q3_ES_CLIENTNUM], n = e->number;
     if (cn < 0 || cn >= Q3_MAX_CLIENTS)
         return;
+    c->cl->players[cn].shells = shells_of(c, (uint32_t)e->f[Q3_ES_POWERUPS]);
     cl_traj apos;
     float ang[3];
     get_traj(c, e, 1, &apos);

@@ -302,6 +302,8 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
 /* The material of Quake III's quad damage shell ("powerups/quad"), or -1. */
 int32_t r_q3_quad_mat(const r_assets *a);
+/* The battle suit's (k 0), regeneration's (1) and invisibility's (2) shell, or -1. */
+int32_t r_q3_shell_mat(const r_assets *a, int k);
 /* Whether Quake III material mat is drawn from both sides (cull disable, none, twosided). */
 int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 /* How far deformVertexes wave moves a vertex of material mat at p (the model's own

@@ -225,15 +225,46 @@ static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_p
     mesh_pass(v, a, rm, p, f0, f1, lerp, l, -1);
 }
 
+/* The shells of a player's powerups (CL_SHELL_*), in draw_mesh_fx's fx above the CL_FX_*
+ * bits, with the regeneration shell's blink at demo time t already applied. */
+#define FX_SHELLS_SHIFT 16
+
+static unsigned player_shells(const r_view *v, const cl_entstate *s, double t)
+{
+    if (!v->cl || v->cl->level.game != CL_GAME_Q3 || s->player == 0 ||
+        s->player > CL_MAX_PLAYERS)
+        return 0;
+    unsigned sh = v->cl->players[s->player - 1].shells;
+    /* CG_AddRefEntityWithPowerups: the regeneration shell when (cg.time / 100) % 10 == 1 */
+    double tenths = floor(t * 10);
+    if ((sh & CL_SHELL_REGEN) && !(tenths >= 0 && fmod(tenths, 10) == 1))
+        sh &= ~(unsigned)CL_SHELL_REGEN;
+    return sh << FX_SHELLS_SHIFT;
+}
+
 /* cg_players.c CG_AddRefEntityWithPowerups (and cg_weapons.c's for the weapon): a body with
- * quad damage is drawn again with the quad shader. */
+ * quad damage is drawn again with the quad shader, with the battle suit with its shell, and
+ * with regeneration with its shell for 100 ms of each second; an invisible one only as its
+ * shell (OpenArena's powerups/invisibility is a blend at 3 % alpha, which qdemo's shells
+ * cannot fade: it draws nothing there). */
 static void draw_mesh_fx(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                          uint32_t f0, uint32_t f1, float lerp, const md3_light *l, unsigned fx)
 {
+    unsigned shells = fx >> FX_SHELLS_SHIFT;
+    if (shells & CL_SHELL_INVIS)
+        return;
     mesh_pass(v, a, rm, p, f0, f1, lerp, l, -1);
+    if (v->pass != R_PASS_TEXTURED)
+        return;
     int32_t quad = fx & CL_FX_GLOW_BLUE ? r_q3_quad_mat(a) : -1;
-    if (quad >= 0 && v->pass == R_PASS_TEXTURED)
+    if (quad >= 0)
         mesh_pass(v, a, rm, p, f0, f1, lerp, l, quad);
+    static const unsigned bit[2] = {CL_SHELL_BATTLESUIT, CL_SHELL_REGEN};
+    for (int k = 0; k < 2; k++) {
+        int32_t m = shells & bit[k] ? r_q3_shell_mat(a, k) : -1;
+        if (m >= 0)
+            mesh_pass(v, a, rm, p, f0, f1, lerp, l, m);
+    }
 }
 
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
@@ -467,7 +498,7 @@ static float barrel_roll(const cl_entstate *s, double t)
 /* cg_weapons.c CG_AddPlayerWeapon: the weapon's barrel model (slot + CL_BARREL_SLOTS; the
  * machine gun's and the gauntlet's) at its tag_barrel, rolled about its axis. */
 static void draw_barrel(r_view *v, const r_assets *a, const cl_entstate *s, int weapon_slot,
-                        const r_place *at, double t, const md3_light *l)
+                        const r_place *at, double t, const md3_light *l, unsigned fx)
 {
     const r_model *weapon = md3_at(a, weapon_slot),
                   *barrel = md3_at(a, weapon_slot + CL_BARREL_SLOTS);
@@ -477,7 +508,7 @@ static void draw_barrel(r_view *v, const r_assets *a, const cl_entstate *s, int 
     angles_axis(roll, rot);
     r_place bp;
     if (r_md3_on_tag(weapon->md3, 0, 0, 0, "tag_barrel", at, rot, &bp))
-        draw_mesh_fx(v, a, barrel, &bp, 0, 0, 0, l, s->fx); /* CG_AddWeaponWithPowerups */
+        draw_mesh_fx(v, a, barrel, &bp, 0, 0, 0, l, fx); /* CG_AddWeaponWithPowerups */
 }
 
 /* cg_players.c CG_TrailItem: a flag carrier's flag (CG_PlayerPowerups: the red or blue flag
@@ -534,15 +565,16 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     md3_light light;
     grid_light(a->world.bsp, s->origin, &light);
     dlights_on_model(v, s->origin, &light);
-    draw_mesh_fx(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light, s->fx);
+    unsigned fx = s->fx | player_shells(v, s, t);
+    draw_mesh_fx(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light, fx);
     if (got & 2)
-        draw_mesh_fx(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light, s->fx);
+        draw_mesh_fx(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light, fx);
     if (got & 4)
-        draw_mesh_fx(v, a, head, &p[2], 0, 0, 0, &light, s->fx);
+        draw_mesh_fx(v, a, head, &p[2], 0, 0, 0, &light, fx);
     const r_model *weapon = md3_at(a, s->model2);
     if (weapon && got & 8) {
-        draw_mesh_fx(v, a, weapon, &p[3], 0, 0, 0, &light, s->fx);
-        draw_barrel(v, a, s, s->model2, &p[3], t, &light);
+        draw_mesh_fx(v, a, weapon, &p[3], 0, 0, 0, &light, fx);
+        draw_barrel(v, a, s, s->model2, &p[3], t, &light, fx);
         draw_flash(v, a, s, num, weapon, &p[3], t, &light);
     }
     draw_carried_flags(v, a, s, &light);
@@ -764,6 +796,6 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
     grid_light(a->world.bsp, v->org, &l);
     dlights_on_model(v, v->org, &l);
     draw_mesh_fx(v, a, rm, &p, 0, 0, 0, &l, s.fx);
-    draw_barrel(v, a, &s, model, &p, t, &l);
+    draw_barrel(v, a, &s, model, &p, t, &l, s.fx);
     draw_flash(v, a, &s, ve, rm, &p, t, &l);
 }

@@ -62,6 +62,7 @@ struct r_q3 {
     int num_missing;
     size_t texels;           /* held by images and sky, against TEXEL_BUDGET */
     int32_t quad_mat;        /* cgame's quad damage shell, "powerups/quad", or -1 */
+    int32_t shell_mats[3];   /* the battle suit's, regeneration's and invisibility's, or -1 */
 };
 
 /* ---- loading ---- */
@@ -403,13 +404,14 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     uint8_t *used = NULL;
     q->sky_cloud = -1;
     q->quad_mat = -1;
+    q->shell_mats[0] = q->shell_mats[1] = q->shell_mats[2] = -1;
     q->sky_flat = rast_rgb(96, 104, 140);
     size_t surfaces = 0;
     for (int i = 0; i < a->num_models; i++)
         surfaces += a->models[i].kind == R_KIND_MD3        ? a->models[i].md3->num_surfaces
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
-    size_t n = (size_t)b->num_textures + surfaces + 2; /* + the quad shell */
+    size_t n = (size_t)b->num_textures + surfaces + 5; /* + the four powerup shells */
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most two images (its layers) */
     q->images = calloc(2 * n, sizeof *q->images);
@@ -456,16 +458,24 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     if (!model_mats(q, a, &set, read, ctx))
         goto out;
     /* cg_main.c CG_RegisterGraphics: quadShader "powerups/quad" (an added texture, lit by
-     * nothing: rgbGen identity), drawn over a body and its weapon that has quad damage */
-    q3_mat *qm = &q->mats[q->num_mats];
-    if (!resolve(q, qm, "powerups/quad", &set, read, ctx))
-        goto out;
-    if (qm->image >= 0 && !qm->nodraw) {
-        qm->light = LIGHT_CONST;
-        qm->constant = 0xffffffffu;
-        if (qm->blend == MDL_BLEND_NONE)
-            qm->blend = MDL_BLEND_ADD;
-        q->quad_mat = (int32_t)q->num_mats++;
+     * nothing: rgbGen identity), drawn over a body and its weapon that has quad damage, and
+     * battleSuitShader, regenShader and invisShader, the same kind of shells */
+    static const char *const shells[4] = {"powerups/quad", "powerups/battleSuit",
+                                          "powerups/regen", "powerups/invisibility"};
+    for (int k = 0; k < 4; k++) {
+        q3_mat *sm = &q->mats[q->num_mats];
+        if (!resolve(q, sm, shells[k], &set, read, ctx))
+            goto out;
+        if (sm->image < 0 || sm->nodraw)
+            continue;
+        sm->light = LIGHT_CONST;
+        sm->constant = 0xffffffffu;
+        if (sm->blend == MDL_BLEND_NONE)
+            sm->blend = MDL_BLEND_ADD;
+        if (k == 0)
+            q->quad_mat = (int32_t)q->num_mats++;
+        else
+            q->shell_mats[k - 1] = (int32_t)q->num_mats++;
     }
     r = QD_OK;
 out:
@@ -885,6 +895,11 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
 }
 
 int32_t r_q3_quad_mat(const r_assets *a) { return a && a->q3 ? a->q3->quad_mat : -1; }
+
+int32_t r_q3_shell_mat(const r_assets *a, int k)
+{
+    return a && a->q3 && k >= 0 && k < 3 ? a->q3->shell_mats[k] : -1;
+}
 
 float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t)
 {

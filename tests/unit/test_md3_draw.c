@@ -883,6 +883,69 @@ TEST(md3_muzzle_flash_while_it_lasts)
 }
 
 
+/* A camera 96 units behind body's view at t and 24 up, looking down 10 degrees (the
+ * powerup shells' tests). 0 when the body is not there. */
+static int behind(const cl_state *cl, int body, double t, r_camera *cam)
+{
+    cl_entstate s;
+    int nf;
+    float bl;
+    if (!cl_entity_at(cl, body, t, &s, &nf, &bl))
+        return 0;
+    float yaw = s.angles[1] * (float)M_PI / 180;
+    r_camera c = {{s.origin[0] - 96 * cosf(yaw), s.origin[1] - 96 * sinf(yaw), s.origin[2] + 24},
+                  {10, s.angles[1], 0},
+                  90};
+    *cam = c;
+    return 1;
+}
+
+/* CG_AddRefEntityWithPowerups's other shells on body (cl_player.shells, set here in the copy
+ * bare, the input): the battle suit's shell (OpenArena's powerups/battleSuit) changes many
+ * pixels; regeneration's shows only 100 ms of each second ((cg.time / 100) % 10 == 1); an
+ * invisible body draws nothing: the frame equals one without that body at all. */
+static void other_shells(cl_state *bare, int body, double t0, oa_ctx *o, const r_camera *cam)
+{
+    int slot = bare->entities[body].cur.player - 1;
+    CHECK(slot >= 0);
+    if (slot < 0)
+        return;
+    double k = floor(t0 * 10) + 1; /* a tenth of the second that shows the shell, one not */
+    while (fmod(k, 10) != 1)
+        k++;
+    double t_on = (k + 0.5) / 10, t_off = t_on + 0.1;
+    bare->players[slot].shells = 0;
+    rast_fb *plain = oa_frame_from(bare, t0, o, cam), *plain_on = oa_frame_from(bare, t_on, o, cam),
+            *plain_off = oa_frame_from(bare, t_off, o, cam);
+    bare->players[slot].shells = CL_SHELL_BATTLESUIT;
+    rast_fb *suit = oa_frame_from(bare, t0, o, cam);
+    bare->players[slot].shells = CL_SHELL_REGEN;
+    rast_fb *regen_on = oa_frame_from(bare, t_on, o, cam),
+            *regen_off = oa_frame_from(bare, t_off, o, cam);
+    bare->players[slot].shells = CL_SHELL_INVIS;
+    rast_fb *invis = oa_frame_from(bare, t0, o, cam);
+    bare->players[slot].shells = 0;
+    bare->entities[body].active = 0;
+    rast_fb *gone = oa_frame_from(bare, t0, o, cam);
+    rast_fb *all[] = {plain, plain_on, plain_off, suit, regen_on, regen_off, invis, gone};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ok &= all[i] != NULL;
+    CHECK(ok);
+    int n = BW * BH, suit_changed = 0, regen_changed = 0;
+    for (int i = 0; ok && i < n; i++) {
+        suit_changed += suit->color[i] != plain->color[i];
+        regen_changed += regen_on->color[i] != plain_on->color[i];
+    }
+    CHECK_MSG(suit_changed > 500, "%d pixels changed by the battle suit", suit_changed);
+    CHECK_MSG(regen_changed > 500, "%d pixels changed by regeneration", regen_changed);
+    size_t bytes = (size_t)n * sizeof(uint32_t);
+    CHECK(ok && memcmp(regen_off->color, plain_off->color, bytes) == 0);
+    CHECK(ok && memcmp(invis->color, gone->color, bytes) == 0);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        rast_fb_free(all[i]);
+}
+
 /* cg_players.c CG_AddRefEntityWithPowerups: a body with quad damage is drawn a second time
  * with the shader powerups/quad (OpenArena: textures/oafx/quadshell.tga, blendfunc add,
  * vertices pushed out 0.5 units). In the OpenArena bot match stress_bases3 a bot holds quad
@@ -890,7 +953,8 @@ TEST(md3_muzzle_flash_while_it_lasts)
  * the input, not an expectation). Seen from 96 units behind it, the frame with the quad
  * differs from the same state without the quad's fx bit over many pixels, and the shell
  * only adds light: nearly every changed pixel is at least as bright in every channel and
- * bluer than before (the shell's texture is blue). */
+ * bluer than before (the shell's texture is blue). The other shells are tried on the same
+ * body (other_shells). */
 TEST(md3_quad_shell_added_over_the_body)
 {
     OA_FS(fs);
@@ -914,15 +978,8 @@ TEST(md3_quad_shell_added_over_the_body)
         memcpy(bare, cl, sizeof *bare);
         bare->entities[quad].cur.fx &= (uint16_t)~CL_FX_GLOW_BLUE;
         bare->entities[quad].prev.fx &= (uint16_t)~CL_FX_GLOW_BLUE;
-        cl_entstate s;
-        int nf;
-        float bl;
-        CHECK(cl_entity_at(cl, quad, t, &s, &nf, &bl));
-        float yaw = s.angles[1] * (float)M_PI / 180;
-        r_camera cam = {{s.origin[0] - 96 * cosf(yaw), s.origin[1] - 96 * sinf(yaw),
-                         s.origin[2] + 24},
-                        {10, s.angles[1], 0},
-                        90};
+        r_camera cam;
+        CHECK(behind(cl, quad, t, &cam));
         oa_ctx o = {fs, 0};
         rast_fb *with = oa_frame_from(cl, t, &o, &cam), *without = oa_frame_from(bare, t, &o, &cam);
         CHECK(with && without);
@@ -940,6 +997,7 @@ TEST(md3_quad_shell_added_over_the_body)
                   added, changed);
         rast_fb_free(with);
         rast_fb_free(without);
+        other_shells(bare, quad, t, &o, &cam);
     }
     free(bare);
     tl_close(tl);
