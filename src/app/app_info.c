@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -259,8 +260,37 @@ static int player_skin_path(const pak_fs *fs, const char *name, char out[64])
     return 0;
 }
 
+/* The image files a Quake III map's shaders name are only looked up, not decoded: info
+ * asks which are there. An image on the search path reads as this 1x1 TGA (uncompressed
+ * true colour, 32 bits, top-left origin: 18 header bytes and one BGRA pixel), anything else
+ * (the shader scripts) as itself. An image that is there but damaged counts as present. */
+static const uint8_t tiny_tga[22] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 32, 8,
+                                     128, 128, 128, 255};
+
+static int image_ext(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && (!strcasecmp(name + n - 4, ".tga") || !strcasecmp(name + n - 4, ".jpg") ||
+                     !strcasecmp(name + n - 4, ".png"));
+}
+
+static qd_err probe_read(void *ctx, const char *name, uint8_t **data, size_t *len,
+                         qd_error *err)
+{
+    if (!image_ext(name))
+        return pak_read((const pak_fs *)ctx, name, data, len, err);
+    if (!pak_find((const pak_fs *)ctx, name, NULL))
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    *data = malloc(sizeof tiny_tga);
+    if (!*data)
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory", name);
+    memcpy(*data, tiny_tga, sizeof tiny_tga);
+    *len = sizeof tiny_tga;
+    return QD_OK;
+}
+
 /* A Quake III map's shaders whose image is not on the search path, as the textured mode
- * resolves them (r_assets_q3_textures). */
+ * resolves them (r_assets_q3_textures, with the images only looked up: probe_read). */
 static void missing_q3(pak_fs *fs, const char *map, const app_models *m, tex_list *out)
 {
     cl_level *lvl = calloc(1, sizeof *lvl);
@@ -274,7 +304,7 @@ static void missing_q3(pak_fs *fs, const char *map, const app_models *m, tex_lis
             snprintf(lvl->models[lvl->num_models++], CL_NAME_LEN, "%s", m->names[i]);
     r_assets *a = r_assets_load(lvl, info_read, fs, NULL, NULL);
     const char *name;
-    if (a && r_assets_q3_textures(a, info_read, info_list, fs, NULL) == QD_OK)
+    if (a && r_assets_q3_textures(a, probe_read, info_list, fs, NULL) == QD_OK)
         for (int k = 0; (name = r_assets_missing_texture(a, k)) && tex_add(out, map, name); k++)
             ;
     r_assets_free(a);
