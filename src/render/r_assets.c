@@ -429,6 +429,190 @@ static void load_lit(r_bsp *rb, const char *map, mdl_read_fn read, void *ctx)
     free(name);
 }
 
+/* ---- Quake II map textures ----
+ * A Quake II map names its textures, which live in the game's archives as
+ * textures/<name>.wal (yquake2 src/common/header/files.h miptex_t: a 32-byte name, width,
+ * height, four mip offsets, a 32-byte next-frame name, flags, contents, value: 100 bytes,
+ * then 8-bit indices), coloured through the palette of pics/colormap.pcx (its last 769
+ * bytes: a 12, then 256 RGB triples; yquake2 VID_GetPalette). A texture the search path
+ * lacks becomes a 16 x 16 of the palette colour nearest the colour its name was given, so
+ * its faces still take their lightmaps. Decoded textures are held up to Q2_TEX_BUDGET
+ * bytes; past it, the rest are solid. */
+#define Q2_WAL_HEADER 100
+#define Q2_WAL_MAX_SIDE 2048
+#define Q2_TEX_BUDGET ((size_t)64 << 20)
+#define Q2_SOLID_SIDE 16
+
+static uint32_t u32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The bytes of a WAL's four levels when data (len bytes) holds them whole, else 0. */
+static size_t wal_size(const uint8_t *data, size_t len, uint32_t *w, uint32_t *h)
+{
+    if (len < Q2_WAL_HEADER)
+        return 0;
+    *w = u32le(data + 32);
+    *h = u32le(data + 36);
+    if (*w < 8 || *h < 8 || *w > Q2_WAL_MAX_SIDE || *h > Q2_WAL_MAX_SIDE)
+        return 0;
+    size_t total = 0;
+    for (int k = 0; k < 4; k++) {
+        size_t n = (size_t)(*w >> k) * (size_t)(*h >> k), ofs = u32le(data + 40 + 4 * k);
+        if (ofs < Q2_WAL_HEADER || ofs > len || n > len - ofs)
+            return 0;
+        total += n;
+    }
+    return total;
+}
+
+static uint8_t nearest_index(const uint32_t palette[256], uint32_t c)
+{
+    int best = 0;
+    long best_d = -1;
+    for (int i = 0; i < 256; i++) {
+        long d = 0;
+        for (int k = 0; k < 3; k++) {
+            long x = (long)(palette[i] >> (8 * k) & 255) - (long)(c >> (8 * k) & 255);
+            d += x * x;
+        }
+        if (best_d < 0 || d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return (uint8_t)best;
+}
+
+static void q2_palette(r_assets *a, mdl_read_fn read, void *ctx)
+{
+    uint8_t *pcx;
+    size_t len;
+    qd_error e = {0};
+    if (read_file(read, ctx, "pics/colormap.pcx", &pcx, &len, &e) != QD_OK)
+        return;
+    if (len >= 128 + 769 && pcx[len - 769] == 12) {
+        const uint8_t *p = pcx + len - 768;
+        for (int i = 0; i < 256; i++)
+            a->palette[i] = (uint32_t)p[3 * i] | (uint32_t)p[3 * i + 1] << 8 |
+                            (uint32_t)p[3 * i + 2] << 16;
+        r_surf_lut(a);
+    }
+    free(pcx);
+}
+
+typedef struct named {
+    const char *name;
+    uint32_t index;
+} named;
+
+static int by_name(const void *x, const void *y)
+{
+    const named *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : a->index < b->index ? -1 : a->index > b->index;
+}
+
+static void q2_textures(r_assets *a, mdl_read_fn read, void *ctx)
+{
+    mdl_bsp *b = (mdl_bsp *)a->world.bsp;
+    if (!b || b->format != MDL_BSP_Q2_38 || !b->num_textures || b->texdata)
+        return;
+    q2_palette(a, read, ctx);
+    uint32_t n = b->num_textures;
+    uint8_t **wal = calloc(n, sizeof *wal);
+    size_t *size = calloc(n, sizeof *size);
+    int32_t *same = malloc(n * sizeof *same); /* an earlier texture of the same name, or -1 */
+    if (!wal || !size || !same)
+        goto out;
+    /* texinfo share names: each name is read once, for its first texinfo (sorted by name,
+     * then index: n log n, as a hostile map may hold 65536) */
+    named *by = malloc(n * sizeof *by);
+    if (!by)
+        goto out;
+    for (uint32_t i = 0; i < n; i++) {
+        by[i].name = b->textures[i].name;
+        by[i].index = i;
+    }
+    qsort(by, n, sizeof *by, by_name);
+    for (uint32_t k = 0, first = 0; k < n; k++) {
+        if (k && strcmp(by[k].name, by[k - 1].name))
+            first = k;
+        same[by[k].index] = k == first ? -1 : (int32_t)by[first].index;
+    }
+    free(by);
+    size_t total = 0, decoded = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (same[i] >= 0)
+            continue;
+        char name[96];
+        size_t len = 0;
+        uint32_t w, h;
+        qd_error e = {0};
+        size[i] = Q2_SOLID_SIDE * Q2_SOLID_SIDE * 85 / 64; /* the four solid levels */
+        if (b->textures[i].name[0] &&
+            snprintf(name, sizeof name, "textures/%s.wal", b->textures[i].name) <
+                (int)sizeof name &&
+            read_file(read, ctx, name, &wal[i], &len, &e) == QD_OK) {
+            size_t t = wal_size(wal[i], len, &w, &h);
+            if (t && decoded + t <= Q2_TEX_BUDGET) {
+                size[i] = t;
+                decoded += t;
+            } else {
+                free(wal[i]);
+                wal[i] = NULL;
+            }
+        }
+        total += size[i];
+    }
+    b->texdata = malloc(total ? total : 1);
+    if (!b->texdata)
+        goto out;
+    size_t at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        mdl_texture *t = &b->textures[i];
+        if (same[i] >= 0) {
+            const mdl_texture *o = &b->textures[same[i]];
+            t->width = o->width;
+            t->height = o->height;
+            memcpy(t->mips, o->mips, sizeof t->mips);
+            continue;
+        }
+        uint8_t *dst = b->texdata + at;
+        if (t->flags & MDL_SURF_SKY) { /* drawn from the env box, never from its texture */
+            at += size[i];
+            continue;
+        }
+        if (wal[i]) {
+            t->width = u32le(wal[i] + 32);
+            t->height = u32le(wal[i] + 36);
+            for (int k = 0; k < 4; k++) {
+                size_t m = (size_t)(t->width >> k) * (size_t)(t->height >> k);
+                memcpy(dst, wal[i] + u32le(wal[i] + 40 + 4 * k), m);
+                t->mips[k] = dst;
+                dst += m;
+            }
+        } else {
+            t->width = t->height = Q2_SOLID_SIDE;
+            uint8_t c = nearest_index(a->palette, t->color);
+            for (int k = 0; k < 4; k++) {
+                size_t m = (size_t)(Q2_SOLID_SIDE >> k) * (size_t)(Q2_SOLID_SIDE >> k);
+                memset(dst, c, m);
+                t->mips[k] = dst;
+                dst += m;
+            }
+        }
+        at += size[i];
+    }
+out:
+    for (uint32_t i = 0; wal && i < n; i++)
+        free(wal[i]);
+    free(wal);
+    free(size);
+    free(same);
+}
+
 /* gfx/colormap.lmp: 64 rows of 256 palette indices (id's file has one byte more). */
 static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
 {
@@ -509,6 +693,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     }
 
     load_lit(&a->world, lvl->map, read, ctx);
+    q2_textures(a, read, ctx);
     sky_layers(a);
     int n = lvl->num_models;
     a->num_models = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;

@@ -283,6 +283,8 @@ typedef struct block_src {
     int nc;
     const uint8_t *pix;
     int tw, th, s0, t0;
+    int fullbright; /* palette indices from here on are not lit: 224 in Quake, none (256) in
+                     * Quake II */
 } block_src;
 
 /* The lit texels of block s, luxels step texels apart (inlined with step a constant, so
@@ -322,7 +324,7 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
         }
         for (int x = 0, sx = sx0; x < s->w; x++, sx = sx + 1 == tw ? 0 : sx + 1) {
             uint8_t p = src[sx];
-            if (p >= 224) {
+            if (p >= bs->fullbright) {
                 dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
             } else {
                 uint32_t c = a->palette[p], out = 0xff000000u;
@@ -348,7 +350,10 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     const mdl_face_lm *lm = &b->face_lm[fi];
     int lw = (lm->extents[0] >> 4) + 1, lh = (lm->extents[1] >> 4) + 1;
     size_t luxels = (size_t)lw * (size_t)lh;
-    int nc = rb->lit ? 3 : 1; /* light channels */
+    /* light channels: Quake's .lit and Quake II's lightmaps (R, G, B per luxel; the face's
+     * offset counts bytes) have three */
+    int q2 = b->light_rgb && !rb->lit;
+    int nc = rb->lit || q2 ? 3 : 1;
     int32_t *g = malloc(luxels * (size_t)nc * sizeof *g);
     if (!g) {
         for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
@@ -364,6 +369,15 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
                 for (int k = 0; k < lm->num_styles; k++)
                     sum += rb->lit[((size_t)lm->ofs + (size_t)k * luxels + i) * 3 + (size_t)c] *
                            light[k];
+            else if (q2) {
+                /* as Quake II's GL renderers show it: a luxel of 255 is the texture's own
+                 * colour (the texture times the lightmap), where Quake's 128 is */
+                for (int k = 0; k < lm->num_styles; k++)
+                    sum += b->lightdata[(size_t)lm->ofs + ((size_t)k * luxels + i) * 3 +
+                                        (size_t)c] *
+                           light[k];
+                sum = (int32_t)((int64_t)sum * 128 / 255);
+            }
             else
                 for (int k = 0; k < lm->num_styles; k++)
                     sum += b->lightdata[(size_t)lm->ofs + (size_t)k * luxels + i] * light[k];
@@ -403,7 +417,8 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
     int s0 = lm->mins[0] >> m, t0 = lm->mins[1] >> m;
-    const block_src bs = {a, g, lw, lh, luxels, nc, pix, tw, th, s0, t0};
+    const block_src bs = {a, g, lw, lh, luxels, nc, pix, tw, th, s0, t0,
+                          b->format == MDL_BSP_Q2_38 ? 256 : 224};
     switch (16 >> m) { /* block texels per luxel: a constant in each copy of the loop */
     case 16:
         block_rows(&bs, 16, s);

@@ -632,3 +632,79 @@ TEST(model_ibsp46_patch_subdivides_by_curvature)
     CHECK_MSG(worst <= 32.0 / 36 + 1e-3, "a chord misses the curve by %.3f", worst);
     mdl_bsp_free(b);
 }
+
+/* ---- Quake II textures: textures/<name>.wal through pics/colormap.pcx's palette ---- */
+
+/* Files by name: a map, and optionally a WAL and a colormap. */
+typedef struct some_files {
+    one_file f[3];
+    int n;
+} some_files;
+
+static qd_err some_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    const some_files *s = ctx;
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(name, s->f[i].name))
+            return one_read((void *)&s->f[i], name, data, len, err);
+    return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+}
+
+/* The centre pixel of the synthetic Quake II wall, drawn textured from the origin. */
+static uint32_t q2_wall_centre(some_files *files)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    snprintf(cl->level.map, sizeof cl->level.map, "maps/synth.bsp");
+    snprintf(cl->level.models[1], sizeof cl->level.models[1], "maps/synth.bsp");
+    cl->level.num_models = 2;
+    cl->view.view_entity = 1;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, some_read, files, NULL, &err);
+    rast_fb *fb = rast_fb_new(64, 48);
+    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_options tex = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, 0, &cam, &tex, fb);
+    uint32_t c = fb->color[24 * 64 + 32];
+    rast_fb_free(fb);
+    r_assets_free(a);
+    free(cl);
+    return c;
+}
+
+/* The synthetic wall's texinfo names e1u1/floor1_1; its lightmap is 100 everywhere. A WAL of
+ * that name (16 x 16, every texel palette index 5, its four levels after the 100-byte
+ * header) with a colormap.pcx whose index 5 is pure red (the rest grey 40) draws the wall
+ * red: green and blue exactly 0 (0 times any light), red lit. Without the WAL the wall takes
+ * the palette colour nearest its name's (a grey: not red), still lit. */
+TEST(render_ibsp38_wal_textures)
+{
+    size_t len;
+    uint8_t *map = build_q2(&len);
+    static uint8_t wal[100 + 256 + 64 + 16 + 4], pcx[128 + 769];
+    memset(wal, 0, sizeof wal);
+    memcpy(wal, "e1u1/floor1_1", 13);
+    const uint32_t w = 16, ofs[4] = {100, 356, 420, 436};
+    for (int i = 0; i < 4; i++)
+        wal[32 + i] = (uint8_t)(w >> (8 * i)), wal[36 + i] = (uint8_t)(w >> (8 * i));
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 4; i++)
+            wal[40 + 4 * k + i] = (uint8_t)(ofs[k] >> (8 * i));
+    memset(wal + 100, 5, sizeof wal - 100);
+    memset(pcx, 0, sizeof pcx);
+    pcx[128] = 12;
+    for (int i = 0; i < 256; i++)
+        for (int k = 0; k < 3; k++)
+            pcx[129 + 3 * i + k] = (uint8_t)(i == 5 ? (k == 0 ? 255 : 0) : 40);
+    some_files files = {{{"maps/synth.bsp", map, len},
+                         {"pics/colormap.pcx", pcx, sizeof pcx},
+                         {"textures/e1u1/floor1_1.wal", wal, sizeof wal}},
+                        3};
+    uint32_t red = q2_wall_centre(&files);
+    CHECK_MSG((red & 255) > 40 && (red >> 8 & 255) == 0 && (red >> 16 & 255) == 0, "0x%08x",
+              red);
+    files.n = 2; /* no WAL */
+    uint32_t grey = q2_wall_centre(&files);
+    CHECK_MSG((grey >> 8 & 255) > 0 && (grey & 255) == (grey >> 8 & 255), "0x%08x", grey);
+    free(map);
+}
