@@ -257,6 +257,8 @@ typedef struct cl_level {
     int32_t max_clients;
     char map[CL_NAME_LEN];          /* e.g. "maps/e1m1.bsp" */
     char title[CL_NAME_LEN];        /* the level's message, e.g. "the Slipgate Complex" */
+    char sky[32];                   /* the sky box the level names (Quake II CS_SKY:
+                                     * env/<sky>rt.pcx ...), "" none */
     char gamedir[32];               /* "id1", "qw", mod name... */
     cl_conventions conv;            /* camera placement on bodies */
     int32_t num_models, num_sounds; /* highest index set + 1 */

@@ -764,6 +764,8 @@ void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t 
             img[0] = 0;
     } else if (index == Q2_CS_STATUSBAR) {
         layout_copy(cl->layout.statusbar, str);
+    } else if (index == Q2_CS_SKY) {
+        snprintf(cl->level.sky, sizeof cl->level.sky, "%s", str);
     } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
         /* the name is read back from the file when picked up (pickup_event) */
         nm->item_ofs[index - Q2_CS_ITEMS] = str_ofs;

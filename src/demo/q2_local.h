@@ -67,6 +67,7 @@
 
 /* ---- Configstring indices [DM2] 3.14 ---- */
 #define Q2_CS_NAME 0
+#define Q2_CS_SKY 2 /* q_shared.h: the sky box's name */
 #define Q2_CS_STATUSBAR 5 /* q_shared.h: the status bar's layout program */
 #define Q2_CS_MAXCLIENTS 30
 #define Q2_CS_MODELS 32

@@ -613,6 +613,60 @@ out:
     free(same);
 }
 
+/* A Quake II map's sky box (yquake2 RI_SetSky: env/<name><suffix>, suffixes rt bk lf ft up
+ * dn; a .tga, else the 8-bit .pcx through its own palette). Sides in r_sky_box_texel's
+ * order: +x rt, -x lf, +y bk, -y ft, +z up, -z dn. Drawn only when all six load; a side
+ * over Q2_SKY_MAX_SIDE each way (Quake II's are 256) is refused. */
+#define Q2_SKY_MAX_SIDE 1024
+static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx)
+{
+    static const char *const suffix[6] = {"rt", "lf", "bk", "ft", "up", "dn"};
+    const mdl_bsp *b = a->world.bsp;
+    if (!b || b->format != MDL_BSP_Q2_38 || !sky[0])
+        return;
+    int got = 0;
+    for (int k = 0; k < 6; k++) {
+        char name[96];
+        qd_error e = {0};
+        mdl_image *im = NULL;
+        if (snprintf(name, sizeof name, "env/%s%s.tga", sky, suffix[k]) >= (int)sizeof name)
+            return;
+        if (mdl_image_find(read, ctx, name, &im, &e) == QD_OK && im && im->w && im->h &&
+            im->w <= Q2_SKY_MAX_SIDE && im->h <= Q2_SKY_MAX_SIDE) {
+            size_t n = (size_t)im->w * im->h;
+            a->box[k] = malloc(n * sizeof *a->box[k]);
+            if (a->box[k]) {
+                for (size_t i = 0; i < n; i++)
+                    a->box[k][i] = im->pixels[i] | 0xff000000u;
+                a->box_w[k] = (int)im->w;
+                a->box_h[k] = (int)im->h;
+            }
+        }
+        mdl_image_free(im);
+        if (!a->box[k]) {
+            uint8_t *data;
+            size_t len;
+            mdl_pcx *p = NULL;
+            snprintf(name, sizeof name, "env/%s%s.pcx", sky, suffix[k]);
+            if (read_file(read, ctx, name, &data, &len, &e) == QD_OK) {
+                if (mdl_pcx_load(data, len, name, &p, &e) == QD_OK && p->w && p->h &&
+                    p->w <= Q2_SKY_MAX_SIDE && p->h <= Q2_SKY_MAX_SIDE) {
+                    size_t n = (size_t)p->w * p->h;
+                    a->box[k] = malloc(n * sizeof *a->box[k]);
+                    for (size_t i = 0; a->box[k] && i < n; i++)
+                        a->box[k][i] = p->palette[p->pixels[i]] | 0xff000000u;
+                    a->box_w[k] = (int)p->w;
+                    a->box_h[k] = (int)p->h;
+                }
+                mdl_pcx_free(p);
+                free(data);
+            }
+        }
+        got += a->box[k] != NULL;
+    }
+    a->box_ok = got == 6;
+}
+
 /* gfx/colormap.lmp: 64 rows of 256 palette indices (id's file has one byte more). */
 static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
 {
@@ -694,6 +748,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
 
     load_lit(&a->world, lvl->map, read, ctx);
     q2_textures(a, read, ctx);
+    q2_sky_box(a, lvl->sky, read, ctx);
     sky_layers(a);
     int n = lvl->num_models;
     a->num_models = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;
@@ -793,6 +848,8 @@ void r_assets_free(r_assets *a)
 {
     if (!a)
         return;
+    for (int k = 0; k < 6; k++)
+        free(a->box[k]);
     free_bsp(&a->world);
     r_q3_free(a->q3);
     for (int i = 0; a->models && i < a->num_models; i++) {

@@ -104,6 +104,10 @@ struct r_assets {
     int sky_ok;               /* a 256x128 Quake sky texture was found: the layers below */
     uint32_t sky_back[128 * 128], sky_front[128 * 128]; /* front: alpha 0 is see-through */
     uint32_t sky_flat;        /* sky colour without layers */
+    /* a Quake II sky box (cl_level.sky: env/<sky>rt ... dn, .tga or .pcx), sides as
+     * r_sky_box_texel takes them; box_ok: all six found */
+    uint32_t *box[6];
+    int box_w[6], box_h[6], box_ok;
     struct r_q3 *q3;          /* Quake III maps: textures (r_assets_q3_textures), or NULL */
     int flag_model[2];        /* the slots of models/flags/r_flag.md3 and b_flag.md3 (a
                                * carrier's flag, Quake III), 0 none */
@@ -300,6 +304,10 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
                    const uint32_t light[3]);
 /* The mean colour of material mat's image (flat and wire modes), or grey. */
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
+/* A sky box's texel in direction d: sides +x, -x, +y, -y, +z, -z (the rt, lf, bk, ft, up,
+ * dn images of Quake II and III), each w x h colours (ioq3 tr_sky.c st_to_vec, inverted). */
+uint32_t r_sky_box_texel(const uint32_t *const tex[6], const int w[6], const int h[6],
+                         const float d[3]);
 /* The material of Quake III's quad damage shell ("powerups/quad"), or -1. */
 int32_t r_q3_quad_mat(const r_assets *a);
 /* The battle suit's (k 0), regeneration's (1) and invisibility's (2) shell, or -1. */

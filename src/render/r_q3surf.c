@@ -1049,6 +1049,19 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
 /* A box side's texel for direction d (side, then s and t across it in -1..1). */
 static uint32_t box_texel(const r_q3 *q, const float d[3])
 {
+    const uint32_t *tex[6];
+    int w[6], h[6];
+    for (int k = 0; k < 6; k++) {
+        tex[k] = q->sky[k].texels[0];
+        w[k] = q->sky[k].w[0];
+        h[k] = q->sky[k].h[0];
+    }
+    return r_sky_box_texel(tex, w, h, d);
+}
+
+uint32_t r_sky_box_texel(const uint32_t *const tex[6], const int w[6], const int h[6],
+                         const float d[3])
+{
     float ax = fabsf(d[0]), ay = fabsf(d[1]), az = fabsf(d[2]);
     int side;
     float s, t, dist;
@@ -1070,12 +1083,11 @@ static uint32_t box_texel(const r_q3 *q, const float d[3])
         s = -d[1];
         t = d[2] > 0 ? -d[0] : d[0];
     }
-    const q3_image *im = &q->sky[side];
-    float u = (s / dist + 1) * 0.5f, w = 1 - (t / dist + 1) * 0.5f;
-    int x = (int)(u * (float)im->w[0]), y = (int)(w * (float)im->h[0]);
-    x = x < 0 ? 0 : x >= im->w[0] ? im->w[0] - 1 : x;
-    y = y < 0 ? 0 : y >= im->h[0] ? im->h[0] - 1 : y;
-    return im->texels[0][(size_t)y * (size_t)im->w[0] + (size_t)x] | 0xff000000u;
+    float u = (s / dist + 1) * 0.5f, v = 1 - (t / dist + 1) * 0.5f;
+    int x = (int)(u * (float)w[side]), y = (int)(v * (float)h[side]);
+    x = x < 0 ? 0 : x >= w[side] ? w[side] - 1 : x;
+    y = y < 0 ? 0 : y >= h[side] ? h[side] - 1 : y;
+    return tex[side][(size_t)y * (size_t)w[side] + (size_t)x] | 0xff000000u;
 }
 
 /* The world direction through pixel (x, y)'s centre (not normalised). */

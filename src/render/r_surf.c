@@ -805,13 +805,27 @@ void r_surf_turb_table(double t, int32_t out[128])
 /* GLQuake's sky (R_DrawSkyChain, EmitSkyPolys; ezQuake draws the same): the direction to a
  * point, its height tripled and scaled to 378 / length, read two 128-texel layers moving 8
  * (back) and 16 (front) texels a second; the front layer's index 0 is see-through. */
+/* Quake's sky in direction d (not normalised): the two layers, the back scrolled by back
+ * and the front by front texels, the front's alpha 0 see-through. */
+static inline uint32_t sky_layers_texel(const r_assets *a, float d[3], float back, float front)
+{
+    d[2] *= 3;
+    float len = sqrtf(dot3(d, d));
+    float k = len > 0 ? 378.0f / len : 0;
+    float us = d[0] * k, ut = d[1] * k;
+    int bs = (int)floorf(back + us) & 127, bt = (int)floorf(back + ut) & 127;
+    int fs = (int)floorf(front + us) & 127, ft = (int)floorf(front + ut) & 127;
+    uint32_t c = a->sky_front[ft * 128 + fs];
+    return c >> 24 ? c : a->sky_back[bt * 128 + bs];
+}
+
 void r_surf_sky(r_view *v, const r_assets *a)
 {
     rast_fb *fb = v->fb;
     if (!v->sky_marked)
         return; /* no sky face in view: no pixel to scan for */
     int y0 = v->y0 > 0 ? v->y0 : 0, y1 = v->y1 < fb->h ? v->y1 : fb->h;
-    if (!a->sky_ok) {
+    if (!a->box_ok && !a->sky_ok) {
         for (size_t i = (size_t)y0 * (size_t)fb->w; i < (size_t)y1 * (size_t)fb->w; i++)
             if (fb->color[i] == R_SKY_MARK)
                 fb->color[i] = a->sky_flat;
@@ -819,6 +833,8 @@ void r_surf_sky(r_view *v, const r_assets *a)
     }
     double tm = v->time > 0 && v->time < 1e9 ? v->time : 0;
     float back = (float)fmod(tm * 8.0, 128.0), front = (float)fmod(tm * 16.0, 128.0);
+    /* Quake II's sky box (each marked pixel's direction into it), else Quake's layers */
+    const uint32_t *tex[6] = {a->box[0], a->box[1], a->box[2], a->box[3], a->box[4], a->box[5]};
     float inv = 1.0f / v->scale;
     for (int y = y0; y < y1; y++) {
         uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
@@ -830,14 +846,8 @@ void r_surf_sky(r_view *v, const r_assets *a)
             float d[3];
             for (int j = 0; j < 3; j++)
                 d[j] = v->fwd[j] + v->right[j] * dx + v->up[j] * dy;
-            d[2] *= 3;
-            float len = sqrtf(dot3(d, d));
-            float k = len > 0 ? 378.0f / len : 0;
-            float us = d[0] * k, ut = d[1] * k;
-            int bs = (int)floorf(back + us) & 127, bt = (int)floorf(back + ut) & 127;
-            int fs = (int)floorf(front + us) & 127, ft = (int)floorf(front + ut) & 127;
-            uint32_t c = a->sky_front[ft * 128 + fs];
-            row[x] = c >> 24 ? c : a->sky_back[bt * 128 + bs];
+            row[x] = a->box_ok ? r_sky_box_texel(tex, a->box_w, a->box_h, d)
+                               : sky_layers_texel(a, d, back, front);
         }
     }
 }

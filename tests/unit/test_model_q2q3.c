@@ -306,7 +306,12 @@ static uint8_t *assemble(int ver, gbuf *l, int n, size_t *len)
 
 /* Quake II: the wall as one face, a node on its plane, solid leaf 0 behind it and leaf 1
  * (cluster 0) in front, one cluster of vis, a lightmap of 100. */
-static uint8_t *build_q2(size_t *len)
+static uint8_t *build_q2_flags(uint32_t flags, size_t *len);
+
+static uint8_t *build_q2(size_t *len) { return build_q2_flags(0, len); }
+
+/* The same with the texinfo's SURF_* flags. */
+static uint8_t *build_q2_flags(uint32_t flags, size_t *len)
 {
     gbuf l[19] = {{0}};
     gput(&l[0], synth_ents, sizeof synth_ents);
@@ -323,7 +328,7 @@ static uint8_t *build_q2(size_t *len)
     g16(&l[4], 0), g16(&l[4], 1);
     gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0), gf32(&l[5], 0); /* texinfo s */
     gf32(&l[5], 0), gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0); /* t */
-    g32(&l[5], 0), g32(&l[5], 0), bstr(&l[5], "e1u1/floor1_1", 32), g32(&l[5], (uint32_t)-1);
+    g32(&l[5], flags), g32(&l[5], 0), bstr(&l[5], "e1u1/floor1_1", 32), g32(&l[5], (uint32_t)-1);
     g16(&l[6], 0), g16(&l[6], 0), g32(&l[6], 0), g16(&l[6], 4), g16(&l[6], 0);
     g8(&l[6], 0), g8(&l[6], 255), g8(&l[6], 255), g8(&l[6], 255), g32(&l[6], 0);
     for (int i = 0; i < 9 * 9 * 3; i++)
@@ -637,7 +642,7 @@ TEST(model_ibsp46_patch_subdivides_by_curvature)
 
 /* Files by name: a map, and optionally a WAL and a colormap. */
 typedef struct some_files {
-    one_file f[3];
+    one_file f[8];
     int n;
 } some_files;
 
@@ -650,11 +655,13 @@ static qd_err some_read(void *ctx, const char *name, uint8_t **data, size_t *len
     return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
 }
 
-/* The centre pixel of the synthetic Quake II wall, drawn textured from the origin. */
-static uint32_t q2_wall_centre(some_files *files)
+/* The centre pixel of the synthetic Quake II wall, drawn textured from the origin, the
+ * level's sky box named sky. */
+static uint32_t q2_wall_centre_sky(some_files *files, const char *sky)
 {
     cl_state *cl = calloc(1, sizeof *cl);
     cl_reset(cl);
+    snprintf(cl->level.sky, sizeof cl->level.sky, "%s", sky);
     snprintf(cl->level.map, sizeof cl->level.map, "maps/synth.bsp");
     snprintf(cl->level.models[1], sizeof cl->level.models[1], "maps/synth.bsp");
     cl->level.num_models = 2;
@@ -671,6 +678,8 @@ static uint32_t q2_wall_centre(some_files *files)
     free(cl);
     return c;
 }
+
+static uint32_t q2_wall_centre(some_files *files) { return q2_wall_centre_sky(files, ""); }
 
 /* The synthetic wall's texinfo names e1u1/floor1_1; its lightmap is 100 everywhere. A WAL of
  * that name (16 x 16, every texel palette index 5, its four levels after the 100-byte
@@ -706,5 +715,34 @@ TEST(render_ibsp38_wal_textures)
     files.n = 2; /* no WAL */
     uint32_t grey = q2_wall_centre(&files);
     CHECK_MSG((grey >> 8 & 255) > 0 && (grey & 255) == (grey >> 8 & 255), "0x%08x", grey);
+    free(map);
+}
+
+/* yquake2 RI_SetSky: the sky box env/<name><rt|bk|lf|ft|up|dn>; the wall made a SURF_SKY
+ * (4) face shows, straight ahead along +x, the rt side's middle: 1x1 TGAs of six colours
+ * written here (32-bit, BGRA), rt pure red. With one side missing no box is drawn. */
+TEST(render_ibsp38_sky_box)
+{
+    size_t len;
+    uint8_t *map = build_q2_flags(4, &len);
+    static const char *const sides[6] = {"rt", "lf", "bk", "ft", "up", "dn"};
+    static const uint8_t bgr[6][3] = {{0, 0, 255}, {0, 255, 0}, {255, 0, 0},
+                                      {0, 255, 255}, {255, 0, 255}, {255, 255, 0}};
+    static uint8_t tga[6][22];
+    static char names[6][32];
+    some_files files = {{{"maps/synth.bsp", map, len}}, 7};
+    for (int k = 0; k < 6; k++) {
+        static const uint8_t head[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 32, 8};
+        memcpy(tga[k], head, 18);
+        memcpy(tga[k] + 18, bgr[k], 3);
+        tga[k][21] = 255;
+        snprintf(names[k], sizeof names[k], "env/unit%s.tga", sides[k]);
+        files.f[1 + k] = (one_file){names[k], tga[k], sizeof tga[k]};
+    }
+    uint32_t c = q2_wall_centre_sky(&files, "unit");
+    CHECK_MSG((c & 0xffffff) == 0x0000ff, "0x%08x", c); /* red: R in the low byte */
+    files.n = 6; /* no dn: no box */
+    c = q2_wall_centre_sky(&files, "unit");
+    CHECK_MSG((c & 0xffffff) != 0x0000ff, "0x%08x", c);
     free(map);
 }
