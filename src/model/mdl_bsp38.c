@@ -174,6 +174,11 @@ static const char *const q2_names[Q2_COUNT] = {
 #define Q2_SURF_SKY 0x4
 #define Q2_SURF_WARP 0x8
 #define Q2_SURF_NODRAW 0x80
+#define Q2_SURF_TRANS33 0x10
+#define Q2_SURF_TRANS66 0x20
+#define Q2_SURF_FLOWING 0x40
+/* An animation chain longer than this is a hostile map's (Quake II's have a few frames). */
+#define Q2_MAX_ANIM 64
 /* dleaf_t contents bits (yquake2 files.h) */
 #define Q2_CONTENTS_SOLID 1
 #define Q2_CONTENTS_LAVA 8
@@ -211,7 +216,9 @@ static qd_err q2_texinfo(const mdl_map *ld, mdl_texinfo **out)
         uint32_t flags = rd_u32(&r);
         rd_skip(&r, 4); /* value */
         const uint8_t *nm = rd_bytes(&r, 32);
-        rd_skip(&r, 4); /* nexttexinfo */
+        int32_t next = (int32_t)rd_u32(&r);
+        /* yquake2: a next of 0 or less ends the chain (texinfo 0 is never a frame) */
+        t->anim_next = next > 0 && (uint32_t)next < n ? next : -1;
         mdl_copy_name(t->name, sizeof t->name, nm ? (const char *)nm : "", nm ? 32 : 0);
         t->color = mdl_name_color(t->name);
         t->flags = MDL_SURF_MISSING;
@@ -221,6 +228,27 @@ static qd_err q2_texinfo(const mdl_map *ld, mdl_texinfo **out)
             t->flags |= MDL_SURF_TURB;
         if (flags & Q2_SURF_NODRAW)
             t->flags |= MDL_SURF_NODRAW;
+        if (flags & Q2_SURF_FLOWING)
+            t->flags |= MDL_SURF_FLOWING;
+        if (flags & Q2_SURF_TRANS33)
+            t->flags |= MDL_SURF_TRANS33;
+        else if (flags & Q2_SURF_TRANS66)
+            t->flags |= MDL_SURF_TRANS66;
+    }
+    /* The frames of each chain: counted from the texinfo to the chain's end or back to it,
+     * as yquake2 counts numframes; a chain that runs into a loop without it, or longer than
+     * Q2_MAX_ANIM, is not animated (the walk is bounded either way: n x Q2_MAX_ANIM). */
+    for (uint32_t i = 0; i < n; i++) {
+        mdl_texture *t = &b->textures[i];
+        int32_t j = t->anim_next;
+        unsigned count = 1;
+        while (j >= 0 && (uint32_t)j != i && count <= Q2_MAX_ANIM) {
+            j = b->textures[j].anim_next;
+            count++;
+        }
+        t->anim_first = (int32_t)i;
+        t->anim_count = count > 1 && count <= Q2_MAX_ANIM ? (uint8_t)count : 0;
+        t->alt_first = -1;
     }
     return QD_OK;
 }

@@ -72,6 +72,15 @@ qd_err mdl_pcx_load(const uint8_t *data, size_t len, const char *name, mdl_pcx *
                     qd_error *err);
 void mdl_pcx_free(mdl_pcx *p);
 
+/* A Quake II .wal (mdl_wal.c): data (len bytes) holds a header of MDL_WAL_HEADER bytes with
+ * sides *w x *h of 8..MDL_WAL_MAX_SIDE each, and level k's (*w >> k) x (*h >> k) palette
+ * indices whole at ofs[k] (k = 0..3). Returns the four levels' bytes, or 0 when it is not
+ * such a file (nothing is read outside data either way). */
+#define MDL_WAL_HEADER 100
+#define MDL_WAL_MAX_SIDE 2048
+size_t mdl_wal_check(const uint8_t *data, size_t len, uint32_t *w, uint32_t *h,
+                     uint32_t ofs[4]);
+
 /* ---- Quake III shader scripts (mdl_shader.c) ---- */
 
 #define MDL_SHADER_MAX 65536      /* shaders in one set */
@@ -194,6 +203,12 @@ typedef struct mdl_plane {
 #define MDL_SURF_NODRAW 0x04     /* never drawn (degenerate, or a no-draw surface) */
 #define MDL_SURF_FULLBRIGHT 0x08 /* no lightmap applies: draw at the texture's colour */
 #define MDL_SURF_MISSING 0x10    /* texture pixels absent: colour is a neutral grey */
+/* Quake II's SURF_FLOWING, SURF_TRANS33, SURF_TRANS66 (yquake2 files.h): a texture that
+ * scrolls along s; a surface drawn unlit over what is behind it at alpha 0.33 or 0.66 */
+#define MDL_SURF_FLOWING 0x20
+#define MDL_SURF_TRANS33 0x40
+#define MDL_SURF_TRANS66 0x80
+#define MDL_SURF_TRANS (MDL_SURF_TRANS33 | MDL_SURF_TRANS66)
 
 typedef struct mdl_texture {
     char name[64];         /* Q1: 15 chars; Q2: 32; Q3 shader names: 64 */
@@ -206,7 +221,9 @@ typedef struct mdl_texture {
     const uint8_t *mips[4];
     /* Q1 animated textures (Mod_LoadTextures): "+0name".."+9name" cycle every 0.2 s,
      * "+aname".."+jname" are the alternate cycle a brush entity's frame 1 selects. anim[0] is
-     * the cycle's first texture, anim_count its length (0: not animated); alt likewise. */
+     * the cycle's first texture, anim_count its length (0: not animated); alt likewise.
+     * Q2 (a texinfo's nexttexinfo chain, yquake2 Mod_LoadTexinfo): anim_first is the texinfo
+     * itself, anim_count the chain's length back to it or to its end, anim_next the next. */
     int32_t anim_first, alt_first, anim_next; /* anim_next: the next frame of its own cycle */
     uint8_t anim_count, alt_count;
 } mdl_texture;

@@ -438,34 +438,8 @@ static void load_lit(r_bsp *rb, const char *map, mdl_read_fn read, void *ctx)
  * lacks becomes a 16 x 16 of the palette colour nearest the colour its name was given, so
  * its faces still take their lightmaps. Decoded textures are held up to Q2_TEX_BUDGET
  * bytes; past it, the rest are solid. */
-#define Q2_WAL_HEADER 100
-#define Q2_WAL_MAX_SIDE 2048
 #define Q2_TEX_BUDGET ((size_t)64 << 20)
 #define Q2_SOLID_SIDE 16
-
-static uint32_t u32le(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* The bytes of a WAL's four levels when data (len bytes) holds them whole, else 0. */
-static size_t wal_size(const uint8_t *data, size_t len, uint32_t *w, uint32_t *h)
-{
-    if (len < Q2_WAL_HEADER)
-        return 0;
-    *w = u32le(data + 32);
-    *h = u32le(data + 36);
-    if (*w < 8 || *h < 8 || *w > Q2_WAL_MAX_SIDE || *h > Q2_WAL_MAX_SIDE)
-        return 0;
-    size_t total = 0;
-    for (int k = 0; k < 4; k++) {
-        size_t n = (size_t)(*w >> k) * (size_t)(*h >> k), ofs = u32le(data + 40 + 4 * k);
-        if (ofs < Q2_WAL_HEADER || ofs > len || n > len - ofs)
-            return 0;
-        total += n;
-    }
-    return total;
-}
 
 static uint8_t nearest_index(const uint32_t palette[256], uint32_t c)
 {
@@ -524,7 +498,8 @@ static void q2_textures(r_assets *a, mdl_read_fn read, void *ctx)
     uint8_t **wal = calloc(n, sizeof *wal);
     size_t *size = calloc(n, sizeof *size);
     int32_t *same = malloc(n * sizeof *same); /* an earlier texture of the same name, or -1 */
-    if (!wal || !size || !same)
+    uint32_t(*wofs)[4] = malloc(n * sizeof *wofs); /* a WAL's level offsets (mdl_wal_check) */
+    if (!wal || !size || !same || !wofs)
         goto out;
     /* texinfo share names: each name is read once, for its first texinfo (sorted by name,
      * then index: n log n, as a hostile map may hold 65536) */
@@ -555,10 +530,12 @@ static void q2_textures(r_assets *a, mdl_read_fn read, void *ctx)
             snprintf(name, sizeof name, "textures/%s.wal", b->textures[i].name) <
                 (int)sizeof name &&
             read_file(read, ctx, name, &wal[i], &len, &e) == QD_OK) {
-            size_t t = wal_size(wal[i], len, &w, &h);
+            size_t t = mdl_wal_check(wal[i], len, &w, &h, wofs[i]);
             if (t && decoded + t <= Q2_TEX_BUDGET) {
                 size[i] = t;
                 decoded += t;
+                b->textures[i].width = w; /* the levels' sizes, read below */
+                b->textures[i].height = h;
             } else {
                 free(wal[i]);
                 wal[i] = NULL;
@@ -585,11 +562,9 @@ static void q2_textures(r_assets *a, mdl_read_fn read, void *ctx)
             continue;
         }
         if (wal[i]) {
-            t->width = u32le(wal[i] + 32);
-            t->height = u32le(wal[i] + 36);
             for (int k = 0; k < 4; k++) {
                 size_t m = (size_t)(t->width >> k) * (size_t)(t->height >> k);
-                memcpy(dst, wal[i] + u32le(wal[i] + 40 + 4 * k), m);
+                memcpy(dst, wal[i] + wofs[i][k], m);
                 t->mips[k] = dst;
                 dst += m;
             }
@@ -611,6 +586,7 @@ out:
     free(wal);
     free(size);
     free(same);
+    free(wofs);
 }
 
 /* A Quake II map's sky box (yquake2 RI_SetSky: env/<name><suffix>, suffixes rt bk lf ft up

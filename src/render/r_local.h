@@ -117,6 +117,29 @@ struct r_assets {
 #define R_SKY_MARK 0x00000000u
 
 /* One render call's camera and target. Lives on r_render's stack. */
+/* An entity's placement: model x axis -> fwd, y -> left, z -> up, scaled, at origin. Quake
+ * turns alias and brush models with the pitch negated (R_RotateForEntity,
+ * R_AliasSetUpTransform). */
+typedef struct r_xform {
+    float origin[3];
+    float axis[3][3]; /* axis[0] = forward, axis[1] = left, axis[2] = up, each times scale */
+    int identity;     /* no rotation and scale 1: a translation only */
+} r_xform;
+
+/* A Quake II translucent face put off until the opaque scene is drawn (r_surf_trans): the
+ * face fi of rb, in a brush entity's frame and placement (placed: x holds it). */
+typedef struct r_trans {
+    const struct r_bsp *rb;
+    uint32_t fi;
+    int frame;
+    int placed;
+    r_xform x;
+} r_trans;
+#define R_MAX_TRANS 16384 /* faces put off in a frame; the rest draw in walk order */
+
+/* The frame r_surf_face gets for the world's faces (brush entities give theirs, >= 0). */
+#define R_WORLD_FRAME (-1)
+
 typedef struct r_view {
     rast_fb *fb;
     float org[3], fwd[3], right[3], up[3];
@@ -146,6 +169,9 @@ typedef struct r_view {
     int sky_marked;        /* a sky face was sent: r_surf_sky has pixels to fill */
     int xray;              /* lines ignore depth and back faces are kept */
     int cover;             /* the world's opaque fills skip covered pixels (RAST_COVER) */
+    r_trans *trans;        /* translucent faces put off (num_trans of cap_trans), freed by */
+    int num_trans, cap_trans; /* r_surf_trans */
+    int trans_now;         /* r_surf_trans is drawing them */
     int count;             /* primitives sent to the rasteriser */
 } r_view;
 
@@ -188,15 +214,6 @@ void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, 
 /* A convex world-space polygon as the pass wants it: filled in fill (flat), depth only, or its
  * edges as lines in line. */
 void r_emit_poly(r_view *v, const float (*pts)[3], int n, uint32_t fill, uint32_t line);
-
-/* An entity's placement: model x axis -> fwd, y -> left, z -> up, scaled, at origin. Quake
- * turns alias and brush models with the pitch negated (R_RotateForEntity,
- * R_AliasSetUpTransform). */
-typedef struct r_xform {
-    float origin[3];
-    float axis[3][3]; /* axis[0] = forward, axis[1] = left, axis[2] = up, each times scale */
-    int identity;     /* no rotation and scale 1: a translation only */
-} r_xform;
 
 void r_xform_setup(r_xform *x, const float origin[3], const float angles[3], float scale);
 void r_xform_point(const r_xform *x, const float in[3], float out[3]);
@@ -262,10 +279,16 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, 
 int r_style_value(const char *pattern, double t);
 
 /* Face fi of rb's map (pts: its n corners as placed, x its entity's placement or NULL for the
- * world, frame the entity's frame: 1 picks the alternate texture animation), textured and lit
- * from v's cache; sky faces are marked for r_surf_sky; without a texture, flat. */
+ * world, frame the entity's frame or R_WORLD_FRAME: Quake's 1 picks the alternate texture
+ * animation, Quake II's steps along the texinfo chain), textured and lit from v's cache; sky
+ * faces are marked for r_surf_sky; without a texture, flat. Quake II's translucent faces
+ * are put off for r_surf_trans. */
 void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame,
                  const float (*pts)[3], int n);
+
+/* The translucent faces r_surf_face put off, farthest first (the walks' order reversed, as
+ * Quake II's r_alpha_surfaces chain), blended over the frame; the list is freed. */
+void r_surf_trans(r_view *v);
 
 /* Fill a->lut: each palette index under each colormap row (or the RGB ramp). */
 void r_surf_lut(r_assets *a);

@@ -2,6 +2,7 @@
  * when the map is missing) and every entity of the client state. */
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -199,6 +200,7 @@ static void render_band(band *bd)
             v.pass = R_PASS_TEXTURED;
         } else {
             r_surf_sky(&v, a);
+            r_surf_trans(&v); /* Quake II's translucent faces, over the sky */
         }
         /* the gun last: its depth clear would let the blended surfaces over everything */
         if (o->gun)
@@ -209,6 +211,7 @@ static void render_band(band *bd)
         if (o->gun)
             draw_gun(&v, a, cl, t);
     }
+    free(v.trans); /* r_surf_trans frees it; a pass that never came to it too */
     bd->count = v.count;
 }
 

@@ -229,15 +229,27 @@ static inline uint32_t lit(const r_assets *a, int row, uint8_t p)
     return a->lut[(size_t)row * 256 + p];
 }
 
-/* The texture a face shows at time t: its animation frame (alt: the entity's frame 1). */
-static int32_t anim_texture(const mdl_bsp *b, int32_t ti, int alt, double t)
+/* The texture a face shows at time t in a brush entity's frame (R_WORLD_FRAME: the world's
+ * faces). */
+static int32_t anim_texture(const mdl_bsp *b, int32_t ti, int frame, double t)
 {
     if (ti < 0 || (uint32_t)ti >= b->num_textures)
         return -1;
     const mdl_texture *tx = &b->textures[ti];
+    if (b->format == MDL_BSP_Q2_38) {
+        /* yquake2 R_TextureAnimation: the entity's frame (the world's: the time x 2, as
+         * r_worldentity.frame) modulo the chain's length, walked along it from the texinfo */
+        if (tx->anim_count <= 1)
+            return ti;
+        long k = frame >= 0 ? frame : t > 0 && t < 1e9 ? (long)(t * 2) : 0;
+        int32_t r = ti;
+        for (long i = k % tx->anim_count; i > 0 && r >= 0; i--) /* anim_count <= 64 */
+            r = b->textures[r].anim_next;
+        return r >= 0 ? r : ti;
+    }
     int32_t first = tx->anim_first;
     int count = tx->anim_count;
-    if (alt && tx->alt_count) {
+    if (frame > 0 && tx->alt_count) {
         first = tx->alt_first;
         count = tx->alt_count;
     }
@@ -248,6 +260,16 @@ static int32_t anim_texture(const mdl_bsp *b, int32_t ti, int alt, double t)
     for (long i = k % count; i > 0; i--) /* count <= 10 */
         r = b->textures[r].anim_next;
     return r;
+}
+
+/* Quake II's SURF_FLOWING: how far the texture has moved along s at time t, in texels of a
+ * level tw wide, as a shift in 0..tw-1 to add to s. yquake2 R_DrawGLFlowingPoly adds
+ * -64 (t/40 - floor(t/40)) texture widths, which is -(1.6 t mod 1) widths. */
+static int flow_shift(double t, int tw)
+{
+    double u = t > 0 && t < 1e9 ? fmod(t * 1.6, 1.0) : 0;
+    int k = (int)(u * tw);
+    return k > 0 && k < tw ? tw - k : 0;
 }
 
 /* Luxel grid g (lw x lh) at block texel (x, y), luxels `step` texels apart: bilinear. */
@@ -342,8 +364,8 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
  * each luxel (Quake's blocklights: samples times style values), bilinear across the block,
  * then through the colormap; with a .lit file (rgb, 3 samples per luxel) per channel. */
 static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const mdl_texture *tx,
-                        int m, const int light[4], const struct r_dlight *const *dl, int ndl,
-                        r_surf *s)
+                        int m, int flow, const int light[4], const struct r_dlight *const *dl,
+                        int ndl, r_surf *s)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face *f = &b->faces[fi];
@@ -416,7 +438,8 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     }
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
-    int s0 = lm->mins[0] >> m, t0 = lm->mins[1] >> m;
+    /* mins within +-1.6e7 (mdl_bspcore clamps them), flow below 2048: no overflow */
+    int s0 = (lm->mins[0] >> m) + flow, t0 = lm->mins[1] >> m;
     const block_src bs = {a, g, lw, lh, luxels, nc, pix, tw, th, s0, t0,
                           b->format == MDL_BSP_Q2_38 ? 256 : 224};
     switch (16 >> m) { /* block texels per luxel: a constant in each copy of the loop */
@@ -436,7 +459,9 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     free(g);
 }
 
-/* The unlit RGBA of texture ti's level 0 (liquids), cached per texture. */
+/* The unlit RGBA of texture ti's level 0 (liquids, Quake II's translucent surfaces), cached
+ * per texture; the alpha byte is its SURF_TRANS33 or 66 (yquake2 R_DrawAlphaSurfaces:
+ * 0.33 and 0.66 of 255), else 255. */
 static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, int32_t ti)
 {
     r_surf **slot = &cb->textures[ti];
@@ -448,8 +473,11 @@ static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, 
     r_surf *s = cache_alloc(v->cache, slot, (int)tx->width, (int)tx->height);
     if (!s)
         return NULL;
+    uint32_t alpha = tx->flags & MDL_SURF_TRANS33   ? 84u << 24
+                     : tx->flags & MDL_SURF_TRANS66 ? 168u << 24
+                                                    : 0xff000000u;
     for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
-        s->texels[i] = v->assets->palette[tx->mips[0][i]] | 0xff000000u;
+        s->texels[i] = (v->assets->palette[tx->mips[0][i]] & 0xffffffu) | alpha;
     return s;
 }
 
@@ -470,7 +498,10 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
         mip--;
     if (!tx->mips[mip] || (tx->width >> mip) == 0 || (tx->height >> mip) == 0)
         return NULL;
-    int key[8] = {0, 0, 0, 0, ti, mip, 0, 0};
+    /* a flowing texture's shift names its block too (the block is rebuilt as it moves) */
+    int flow = b->faces[fi].flags & MDL_SURF_FLOWING ? flow_shift(v->time, (int)(tx->width >> mip))
+                                                      : 0;
+    int key[8] = {0, 0, 0, 0, ti, mip + 4 * flow, 0, 0};
     for (int k = 0; k < lm->num_styles; k++)
         key[k] = v->style[lm->styles[k] < CL_MAX_LIGHTSTYLES ? lm->styles[k] : 0];
     /* the dynamic lights whose sphere reaches the face's plane (as R_MarkLights marks them)
@@ -517,7 +548,7 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     if (!s)
         return NULL;
     memcpy(s->key, key, sizeof key);
-    build_block(v->assets, rb, fi, tx, mip, key, dl, ndl, s);
+    build_block(v->assets, rb, fi, tx, mip, flow, key, dl, ndl, s);
     return s;
 }
 
@@ -709,13 +740,42 @@ static int mip_for(const r_view *v, const float (*pts)[3], int n, const float S[
     return ppt >= 0.8f ? 0 : ppt >= 0.4f ? 1 : ppt >= 0.2f ? 2 : 3;
 }
 
+/* Put off a translucent face until r_surf_trans; 0 when the list cannot grow. */
+static int defer_trans(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame)
+{
+    if (v->num_trans == v->cap_trans) {
+        int cap = v->cap_trans ? 2 * v->cap_trans : 64;
+        if (cap > R_MAX_TRANS)
+            return 0;
+        r_trans *t = realloc(v->trans, (size_t)cap * sizeof *t);
+        if (!t)
+            return 0;
+        v->trans = t;
+        v->cap_trans = cap;
+    }
+    r_trans *e = &v->trans[v->num_trans++];
+    memset(e, 0, sizeof *e);
+    e->rb = rb;
+    e->fi = fi;
+    e->frame = frame;
+    if (x) {
+        e->placed = 1;
+        e->x = *x;
+    }
+    return 1;
+}
+
 void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame,
                  const float (*pts)[3], int n)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face *f = &b->faces[fi];
     const mdl_face_lm *lm = &b->face_lm[fi];
-    int32_t ti = anim_texture(b, f->texture, frame != 0, v->time);
+    /* Quake II's translucent faces come after everything opaque, farthest first (a full
+     * list draws them now) */
+    if (f->flags & MDL_SURF_TRANS && !v->trans_now && defer_trans(v, rb, fi, x, frame))
+        return;
+    int32_t ti = anim_texture(b, f->texture, frame, v->time);
     r_cache_bsp *cb = v->cache ? cache_bsp(v->cache, b) : NULL;
     if (r_poly_outside_rows(v, pts, n))
         return; /* another band's face: building its block here would be wasted */
@@ -724,8 +784,14 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         v->sky_marked = 1;
         return;
     }
+    /* translucent: blended over what is drawn, tested against its depth, writing none */
+    unsigned fill = f->flags & MDL_SURF_TRANS ? RAST_DEPTH_TEST | RAST_COLOR_WRITE | RAST_BLEND
+                                               : RAST_OPAQUE;
+    uint32_t flat = rb->flat[fi];
+    if (f->flags & MDL_SURF_TRANS)
+        flat = (flat & 0xffffffu) | (f->flags & MDL_SURF_TRANS33 ? 84u : 168u) << 24;
     if (ti < 0 || !cb || !b->textures[ti].mips[0]) {
-        r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
+        r_draw_poly(v, pts, n, flat, fill);
         return;
     }
     /* The face's plane and texture axes in world space (x: the brush entity's placement;
@@ -755,17 +821,24 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     }
     rast_tex tex;
     memset(&tex, 0, sizeof tex);
-    if (f->flags & MDL_SURF_TURB) {
+    if (f->flags & (MDL_SURF_TURB | MDL_SURF_TRANS)) { /* unlit, the texture repeating */
         const r_surf *s = texture_rgba(v, cb, b, ti);
         if (!s || (s->w & (s->w - 1)) || (s->h & (s->h - 1))) { /* repeats need powers of 2 */
-            r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
+            r_draw_poly(v, pts, n, flat, fill);
             return;
         }
         tex.texels = s->texels;
         tex.w = s->w;
         tex.h = s->h;
         tex.wrap = 1;
-        tex.warp = v->turb;
+        if (f->flags & MDL_SURF_TURB) {
+            tex.warp = v->turb;
+            /* yquake2 EmitWaterPolys: a flowing liquid moves -64 (t/2 - floor(t/2)) texels */
+            if (f->flags & MDL_SURF_FLOWING && v->time > 0 && v->time < 1e9)
+                s0 -= (float)(64 * fmod(v->time * 0.5, 1.0));
+        } else if (f->flags & MDL_SURF_FLOWING) {
+            s0 += (float)flow_shift(v->time, s->w);
+        }
         r_attr_plane(v, N, dist, S, s0, tex.s);
         r_attr_plane(v, N, dist, T, t0, tex.t);
     } else {
@@ -776,7 +849,7 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
                        !x || (x->identity && x->origin[0] == 0 && x->origin[1] == 0 &&
                               x->origin[2] == 0));
         if (!s) {
-            r_draw_poly(v, pts, n, rb->flat[fi], RAST_OPAQUE);
+            r_draw_poly(v, pts, n, flat, fill);
             return;
         }
         float k = 1.0f / (float)(1 << m);
@@ -788,7 +861,32 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         r_attr_plane(v, N, dist, Tm, (t0 - (float)lm->mins[1]) * k, tex.t);
     }
     r_attr_plane(v, N, dist, NULL, 0, tex.q);
-    r_draw_poly_tex(v, pts, n, &tex, RAST_OPAQUE);
+    r_draw_poly_tex(v, pts, n, &tex, fill);
+}
+
+void r_surf_trans(r_view *v)
+{
+    float pts[R_MAX_POLY][3];
+    v->trans_now = 1;
+    for (int i = v->num_trans - 1; i >= 0; i--) { /* the walks put the nearest first */
+        const r_trans *e = &v->trans[i];
+        const mdl_bsp *b = e->rb->bsp;
+        const mdl_face *f = &b->faces[e->fi];
+        const float(*at)[3] = (const float(*)[3])b->verts[f->first_vert];
+        if (e->placed) {
+            if (f->num_verts > MDL_BSP_MAX_FACE_VERTS)
+                continue;
+            for (uint32_t k = 0; k < f->num_verts; k++)
+                r_xform_point(&e->x, b->verts[f->first_vert + k], pts[k]);
+            at = (const float(*)[3])pts;
+        }
+        r_surf_face(v, e->rb, e->fi, e->placed ? &e->x : NULL, e->frame, at,
+                    (int)f->num_verts);
+    }
+    v->trans_now = 0;
+    free(v->trans);
+    v->trans = NULL;
+    v->num_trans = v->cap_trans = 0;
 }
 
 /* ---- turbulence and sky ---- */

@@ -64,7 +64,7 @@ static void draw_nodes(r_view *v, const r_bsp *rb, uint8_t *visible)
             for (uint32_t k = 0; k < node->num_faces; k++)
                 if (visible[node->first_face + k] == 1) {
                     visible[node->first_face + k] = 2; /* drawn */
-                    draw_face(v, rb, node->first_face + k, v->org, 0);
+                    draw_face(v, rb, node->first_face + k, v->org, R_WORLD_FRAME);
                 }
             continue;
         }
@@ -133,7 +133,7 @@ void r_draw_world(r_view *v, const r_assets *a)
                 continue;
             drawn[fi] = 1;
             if (!by_node)
-                draw_face(v, rb, fi, v->org, 0);
+                draw_face(v, rb, fi, v->org, R_WORLD_FRAME);
         }
     }
     if (by_node) {
@@ -145,7 +145,7 @@ void r_draw_world(r_view *v, const r_assets *a)
         /* faces no node holds (a map whose nodes list none): by the depth test alone */
         for (uint32_t fi = 0; fi < b->num_faces; fi++)
             if (drawn[fi] == 1)
-                draw_face(v, rb, fi, v->org, 0);
+                draw_face(v, rb, fi, v->org, R_WORLD_FRAME);
         if (stale)
             rast_finish_rows(v->fb, v->y0, v->y1);
     }

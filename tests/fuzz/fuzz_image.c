@@ -1,5 +1,6 @@
 /* fuzz_image.c: libFuzzer target for the image loaders (TGA, JPEG, PNG through stb_image;
- * 8-bit PCX): any bytes as an image file, and through the search path's extension fallback. */
+ * 8-bit PCX; Quake II's WAL check, its levels then read whole): any bytes as an image file,
+ * and through the search path's extension fallback. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mdl_pcx *pcx = NULL;
     if (mdl_pcx_load(data, size, "fuzz.pcx", &pcx, &err) == QD_OK)
         mdl_pcx_free(pcx);
+    uint32_t w, h, ofs[4];
+    if (mdl_wal_check(data, size, &w, &h, ofs)) {
+        volatile unsigned sum = 0; /* every byte of every level, as r_assets copies them */
+        for (int k = 0; k < 4; k++)
+            for (size_t i = 0; i < (size_t)(w >> k) * (h >> k); i++)
+                sum += data[ofs[k] + i];
+    }
     one o = {data, size};
     if (mdl_image_find(read_one, &o, "x.tga", &im, &err) == QD_OK)
         mdl_image_free(im);

@@ -304,14 +304,28 @@ static uint8_t *assemble(int ver, gbuf *l, int n, size_t *len)
     return out.p;
 }
 
+/* A Quake II texinfo: its texture's name, SURF_* flags and nexttexinfo. */
+typedef struct q2_texinfo {
+    const char *name;
+    uint32_t flags;
+    int32_t next;
+} q2_texinfo;
+
+static uint8_t *build_q2_tex(const q2_texinfo *ti, int nti, int face_ti, size_t *len);
+
 /* Quake II: the wall as one face, a node on its plane, solid leaf 0 behind it and leaf 1
- * (cluster 0) in front, one cluster of vis, a lightmap of 100. */
-static uint8_t *build_q2_flags(uint32_t flags, size_t *len);
+ * (cluster 0) in front, one cluster of vis, a lightmap of 100; its texinfo names
+ * e1u1/floor1_1 with the given SURF_* flags. */
+static uint8_t *build_q2_flags(uint32_t flags, size_t *len)
+{
+    const q2_texinfo ti = {"e1u1/floor1_1", flags, -1};
+    return build_q2_tex(&ti, 1, 0, len);
+}
 
 static uint8_t *build_q2(size_t *len) { return build_q2_flags(0, len); }
 
-/* The same with the texinfo's SURF_* flags. */
-static uint8_t *build_q2_flags(uint32_t flags, size_t *len)
+/* The same with nti texinfos (s along +y, t along +z), the face using face_ti. */
+static uint8_t *build_q2_tex(const q2_texinfo *ti, int nti, int face_ti, size_t *len)
 {
     gbuf l[19] = {{0}};
     gput(&l[0], synth_ents, sizeof synth_ents);
@@ -326,10 +340,13 @@ static uint8_t *build_q2_flags(uint32_t flags, size_t *len)
     for (int j = 0; j < 3; j++)
         g16(&l[4], 128);
     g16(&l[4], 0), g16(&l[4], 1);
-    gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0), gf32(&l[5], 0); /* texinfo s */
-    gf32(&l[5], 0), gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0); /* t */
-    g32(&l[5], flags), g32(&l[5], 0), bstr(&l[5], "e1u1/floor1_1", 32), g32(&l[5], (uint32_t)-1);
-    g16(&l[6], 0), g16(&l[6], 0), g32(&l[6], 0), g16(&l[6], 4), g16(&l[6], 0);
+    for (int i = 0; i < nti; i++) {
+        gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0), gf32(&l[5], 0); /* texinfo s */
+        gf32(&l[5], 0), gf32(&l[5], 0), gf32(&l[5], 1), gf32(&l[5], 0); /* t */
+        g32(&l[5], ti[i].flags), g32(&l[5], 0), bstr(&l[5], ti[i].name, 32);
+        g32(&l[5], (uint32_t)ti[i].next);
+    }
+    g16(&l[6], 0), g16(&l[6], 0), g32(&l[6], 0), g16(&l[6], 4), g16(&l[6], (unsigned)face_ti);
     g8(&l[6], 0), g8(&l[6], 255), g8(&l[6], 255), g8(&l[6], 255), g32(&l[6], 0);
     for (int i = 0; i < 9 * 9 * 3; i++)
         g8(&l[7], 100);
@@ -655,9 +672,9 @@ static qd_err some_read(void *ctx, const char *name, uint8_t **data, size_t *len
     return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
 }
 
-/* The centre pixel of the synthetic Quake II wall, drawn textured from the origin, the
- * level's sky box named sky. */
-static uint32_t q2_wall_centre_sky(some_files *files, const char *sky)
+/* The centre pixel of the synthetic Quake II wall, drawn textured from the origin at demo
+ * time t, the level's sky box named sky. */
+static uint32_t q2_wall_centre_at(some_files *files, const char *sky, double t)
 {
     cl_state *cl = calloc(1, sizeof *cl);
     cl_reset(cl);
@@ -671,12 +688,17 @@ static uint32_t q2_wall_centre_sky(some_files *files, const char *sky)
     rast_fb *fb = rast_fb_new(64, 48);
     r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
     r_options tex = {.mode = R_MODE_TEXTURED};
-    r_render(a, cl, 0, &cam, &tex, fb);
+    r_render(a, cl, t, &cam, &tex, fb);
     uint32_t c = fb->color[24 * 64 + 32];
     rast_fb_free(fb);
     r_assets_free(a);
     free(cl);
     return c;
+}
+
+static uint32_t q2_wall_centre_sky(some_files *files, const char *sky)
+{
+    return q2_wall_centre_at(files, sky, 0);
 }
 
 static uint32_t q2_wall_centre(some_files *files) { return q2_wall_centre_sky(files, ""); }
@@ -745,4 +767,118 @@ TEST(render_ibsp38_sky_box)
     c = q2_wall_centre_sky(&files, "unit");
     CHECK_MSG((c & 0xffffff) != 0x0000ff, "0x%08x", c);
     free(map);
+}
+
+/* A 16 x 16 WAL named name whose columns below split are palette index lo and the rest hi
+ * (its four levels after the 100-byte header, each the level above halved); and a
+ * colormap.pcx whose index 5 is pure red, 6 pure green, the rest grey 40. */
+static uint8_t wal_buf[3][100 + 256 + 64 + 16 + 4], pcx_buf[128 + 769];
+static void make_wal(uint8_t *wal, const char *name, uint8_t lo, uint8_t hi, int split)
+{
+    memset(wal, 0, 100);
+    memcpy(wal, name, strlen(name));
+    const uint32_t w = 16, ofs[4] = {100, 356, 420, 436};
+    for (int i = 0; i < 4; i++)
+        wal[32 + i] = (uint8_t)(w >> (8 * i)), wal[36 + i] = (uint8_t)(w >> (8 * i));
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < 4; i++)
+            wal[40 + 4 * k + i] = (uint8_t)(ofs[k] >> (8 * i));
+        int side = 16 >> k;
+        for (int y = 0; y < side; y++)
+            for (int x = 0; x < side; x++)
+                wal[ofs[k] + (uint32_t)(y * side + x)] = x < (split >> k) ? lo : hi;
+    }
+    memset(pcx_buf, 0, sizeof pcx_buf);
+    pcx_buf[128] = 12;
+    for (int i = 0; i < 256; i++)
+        for (int k = 0; k < 3; k++)
+            pcx_buf[129 + 3 * i + k] =
+                (uint8_t)(i == 5 ? (k == 0 ? 255 : 0) : i == 6 ? (k == 1 ? 255 : 0) : 40);
+}
+
+static int reddish(uint32_t c) { return (c & 255) > 40 && (c >> 8 & 255) == 0; }
+static int greenish(uint32_t c) { return (c >> 8 & 255) > 40 && (c & 255) == 0; }
+
+/* yquake2 R_TextureAnimation: a texinfo's nexttexinfo chain is its animation; the world's
+ * frame is the time x 2, so the wall (texinfo 1: red, next 2: green, next 1) is red at 0 s,
+ * green at 0.5 s, red again at 1 s, green at 1.5 s (frame 3, 3 % 2 = 1). A chain that runs
+ * into a loop without its texinfo (1 -> 2 -> 2) is not animated: red at 0.5 s. */
+TEST(render_ibsp38_texture_chains)
+{
+    q2_texinfo ti[3] = {{"e1u1/floor1_1", 0, -1}, {"anim/red", 0, 2}, {"anim/green", 0, 1}};
+    size_t len;
+    uint8_t *map = build_q2_tex(ti, 3, 1, &len);
+    make_wal(wal_buf[0], "anim/red", 5, 5, 16);
+    make_wal(wal_buf[1], "anim/green", 6, 6, 16);
+    some_files files = {{{"maps/synth.bsp", map, len},
+                         {"pics/colormap.pcx", pcx_buf, sizeof pcx_buf},
+                         {"textures/anim/red.wal", wal_buf[0], sizeof wal_buf[0]},
+                         {"textures/anim/green.wal", wal_buf[1], sizeof wal_buf[1]}},
+                        4};
+    static const double at[4] = {0, 0.5, 1.0, 1.5};
+    for (int i = 0; i < 4; i++) {
+        uint32_t c = q2_wall_centre_at(&files, "", at[i]);
+        CHECK_MSG(i & 1 ? greenish(c) : reddish(c), "%.1f s: 0x%08x", at[i], c);
+    }
+    free(map);
+    ti[2].next = 2;
+    map = build_q2_tex(ti, 3, 1, &len);
+    files.f[0].data = map;
+    uint32_t c = q2_wall_centre_at(&files, "", 0.5);
+    CHECK_MSG(reddish(c), "0x%08x", c);
+    free(map);
+}
+
+/* yquake2 R_DrawAlphaSurfaces: SURF_TRANS33 (0x10) and SURF_TRANS66 (0x20) draw the texture
+ * unlit at alpha 0.33 and 0.66 over what is behind: here the black of an empty frame, so
+ * the red wall's pixel is 255 x 84 / 255 = 84 and 255 x 168 / 255 = 168 red (the blender's
+ * division may truncate one below), green and blue 0. Lit (no flag), the lightmap's 100
+ * makes it neither. */
+TEST(render_ibsp38_translucent)
+{
+    static const struct {
+        uint32_t flags;
+        unsigned red;
+    } cases[2] = {{0x10, 84}, {0x20, 168}};
+    make_wal(wal_buf[0], "e1u1/floor1_1", 5, 5, 16);
+    for (int i = 0; i < 3; i++) {
+        size_t len;
+        uint8_t *map = build_q2_flags(i < 2 ? cases[i].flags : 0, &len);
+        some_files files = {{{"maps/synth.bsp", map, len},
+                             {"pics/colormap.pcx", pcx_buf, sizeof pcx_buf},
+                             {"textures/e1u1/floor1_1.wal", wal_buf[0], sizeof wal_buf[0]}},
+                            3};
+        uint32_t c = q2_wall_centre(&files);
+        if (i < 2)
+            CHECK_MSG((c & 255) + 1 >= cases[i].red && (c & 255) <= cases[i].red &&
+                          (c & 0xffff00) == 0,
+                      "flags 0x%x: 0x%08x", cases[i].flags, c);
+        else
+            CHECK_MSG(reddish(c) && (c & 255) != 84 && (c & 255) != 168, "0x%08x", c);
+        free(map);
+    }
+}
+
+/* yquake2 R_DrawGLFlowingPoly: SURF_FLOWING (0x40) moves the texture -64 (t/40 - floor(t/40))
+ * widths along s, which is -(1.6 t mod 1) widths; at 0.3125 s that is half a width, so on a
+ * WAL whose left half is red and right half green the wall's centre changes colour (at any
+ * mip level: each level is split in half too). Without the flag it keeps its colour. */
+TEST(render_ibsp38_flowing)
+{
+    make_wal(wal_buf[0], "e1u1/floor1_1", 5, 6, 8);
+    for (int flowing = 0; flowing < 2; flowing++) {
+        size_t len;
+        uint8_t *map = build_q2_flags(flowing ? 0x40 : 0, &len);
+        some_files files = {{{"maps/synth.bsp", map, len},
+                             {"pics/colormap.pcx", pcx_buf, sizeof pcx_buf},
+                             {"textures/e1u1/floor1_1.wal", wal_buf[0], sizeof wal_buf[0]}},
+                            3};
+        uint32_t a = q2_wall_centre_at(&files, "", 0), b = q2_wall_centre_at(&files, "", 0.3125);
+        CHECK_MSG(reddish(a) || greenish(a), "0x%08x", a);
+        if (flowing)
+            CHECK_MSG(reddish(a) ? greenish(b) : reddish(b), "0x%08x then 0x%08x", a, b);
+        else
+            CHECK_MSG(a == b, "0x%08x then 0x%08x", a, b);
+        free(map);
+    }
 }
