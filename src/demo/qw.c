@@ -121,11 +121,12 @@ static const char *pext2_name(uint32_t bit)
 
 static const char *mvd1_name(uint32_t bit)
 {
-    static const char *const n[8] = {
+    /* qwprot src/protocol.h: bit 7 is WEAPONPREDICTION, bit 8 SIMPLEPROJECTILE */
+    static const char *const n[9] = {
         "MVD_PEXT1_FLOATCOORDS", "MVD_PEXT1_HIGHLAGTELEPORT", "MVD_PEXT1_SERVERSIDEWEAPON",
         "MVD_PEXT1_DEBUG_WEAPON", "MVD_PEXT1_DEBUG_ANTILAG", "MVD_PEXT1_HIDDEN_MESSAGES",
-        "MVD_PEXT1_SERVERSIDEWEAPON2", "MVD_PEXT1_SIMPLEPROJECTILE"};
-    for (int i = 0; i < 8; i++)
+        "MVD_PEXT1_SERVERSIDEWEAPON2", "MVD_PEXT1_WEAPONPREDICTION", "MVD_PEXT1_SIMPLEPROJECTILE"};
+    for (int i = 0; i < 9; i++)
         if (bit == 1u << i)
             return n[i];
     return "MVD_PEXT1_unknown";
@@ -313,6 +314,7 @@ static void emit_player(ctx *c, int num, double t)
     e.skin = p->skin;
     e.player = (uint8_t)(num + 1);
     e.alpha = p->alpha;
+    e.scale = p->scale;
     e.fx = p->fx;
     e.flags = (uint8_t)(CL_EF_PLAYER | p->flags); /* dead, gibbed: cl_body_view's eye */
     cl_entity_update_at(c->cl, num + 1, &e, t);
@@ -337,6 +339,7 @@ static void emit_entity(ctx *c, const qw_ent *q)
     e.player = q->colormap;
     e.fx = q->fx;
     e.alpha = q->trans;
+    e.scale = q->scale;
     cl_entity_update(c->cl, q->number, &e);
 }
 
@@ -577,7 +580,9 @@ static qd_err check_more(ctx *c, unsigned more)
         uint32_t ext;
         const char *name;
     } known[] = {
+        {QW_U_FTE_SCALE, QW_PEXT_SCALE, "U_FTE_SCALE"},
         {QW_U_FTE_TRANS, QW_PEXT_TRANS, "U_FTE_TRANS"},
+        {QW_U_FTE_FATNESS, QW_PEXT_FATNESS, "U_FTE_FATNESS"},
         {QW_U_FTE_MODELDBL, QW_PEXT_MODELDBL, "U_FTE_MODELDBL"},
         {QW_U_FTE_ENTITYDBL, QW_PEXT_ENTITYDBL, "U_FTE_ENTITYDBL"},
         {QW_U_FTE_ENTITYDBL2, QW_PEXT_ENTITYDBL2, "U_FTE_ENTITYDBL2"},
@@ -615,7 +620,9 @@ static qd_err check_more(ctx *c, unsigned more)
     X(QW_U_ANGLE2, 0, angles[1], ANGLE, 2, 1)                                              \
     X(QW_U_ORIGIN3, 0, origin[2], COORD, 4, 1)                                             \
     X(QW_U_ANGLE3, 0, angles[2], ANGLE, 2, 1)                                              \
+    X(MORE(QW_U_FTE_SCALE), 0, scale, DD_U8, 1, 1)                                         \
     X(MORE(QW_U_FTE_TRANS), 0, trans, DD_U8, 1, 1)                                         \
+    X(MORE(QW_U_FTE_FATNESS), 0, fatness, DD_S8, 1, 1)                                     \
     X(MORE(QW_U_FTE_COLOURMOD), 0, colourmod, DD_U8, 1, 3)
 
 /* The reader the U_MODEL hook sees: it needs the whole mask. */
@@ -872,25 +879,36 @@ static void read_usercmd(ctx *c, float angles[3])
         rd_skip(r, 1); /* msec */
 }
 
-/* .qwd svc_playerinfo [QWD 5.43], flags [EZPARSE cl_ents.c CL_ParsePlayerinfo]: with
- * PEXT_TRANS bit 15 announces a third flag byte; without it bits 14/15 are ZQuake's
- * PF_ONGROUND/PF_SOLID, which carry no data. */
+/* .qwd svc_playerinfo [QWD 5.43], flags [EZPARSE cl_ents.c CL_ParsePlayerinfo]: in the
+ * extended regime (PEXT_TRANS for ezQuake; FTE adds SCALE, FATNESS and HULLSIZE [QWEXT 3.4])
+ * bit 15 announces a third flag byte and ONGROUND/SOLID move to bits 22/23; without it bits
+ * 14/15 are ZQuake's PF_ONGROUND/PF_SOLID, which carry no data. */
+#define QW_PEXT_EXTRA_PFS (QW_PEXT_TRANS | QW_PEXT_SCALE | QW_PEXT_FATNESS | QW_PEXT_HULLSIZE)
 static qd_err parse_playerinfo_qwd(ctx *c)
 {
     qw_state *s = c->s;
     rd_t *r = &c->r;
     int num = rd_u8(r);
     uint32_t flags = rd_u16(r);
-    if (s->fte_ext & QW_PEXT_TRANS) {
+    if (s->fte_ext & QW_PEXT_EXTRA_PFS) {
         if (flags & QW_PF_EXTRA_PFS)
             flags |= (uint32_t)rd_u8(r) << 16;
-        /* Known with data: TRANS_Z. Without data: ONGROUND (22), SOLID (23). FTE's
-         * HULLSIZE (14), SCALE (16), FATNESS (18), COLOURMOD (19) would carry bytes. */
-        uint32_t bad = flags & ((1u << 14) | (1u << 16) | (1u << 18) | (1u << 19) | (1u << 20) |
-                                (1u << 21) | 0xff000000u);
+        /* With data, each under its extension: HULLSIZE_Z (14), SCALE (16), TRANS_Z (17),
+         * FATNESS (18), COLOURMOD (19). Without data: ONGROUND (22), SOLID (23). */
+        uint32_t bad = flags & ((1u << 20) | (1u << 21) | 0xff000000u);
+        static const struct {
+            uint32_t flag, ext;
+        } need[] = {{QW_PF_HULLSIZE_Z, QW_PEXT_HULLSIZE}, {QW_PF_SCALE, QW_PEXT_SCALE},
+                    {QW_PF_TRANS_Z, QW_PEXT_TRANS},       {QW_PF_FATNESS, QW_PEXT_FATNESS},
+                    {QW_PF_COLOURMOD, QW_PEXT_COLOURMOD}};
+        for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+            if ((flags & need[i].flag) && !(s->fte_ext & need[i].ext))
+                bad |= need[i].flag;
         if (bad)
             return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
                         "svc_playerinfo: unsupported FTE player flag 0x%06x", (unsigned)bad);
+    } else {
+        flags &= 0x3fffu; /* ZQuake's ONGROUND/SOLID */
     }
     if (r->err)
         return truncated(c, "svc_playerinfo");
@@ -918,9 +936,16 @@ static qd_err parse_playerinfo_qwd(ctx *c)
     }
     p->fx = qr_entity_fx((flags & QW_PF_EFFECTS) ? rd_u8(r) : 0);
     p->weaponframe = (flags & QW_PF_WEAPONFRAME) ? rd_u8(r) : 0;
-    p->alpha = 0;
-    if ((flags & QW_PF_TRANS_Z) && (s->fte_ext & QW_PEXT_TRANS))
-        p->alpha = rd_u8(r);
+    /* FTE's extras in the order CLQW_ParsePlayerinfo reads them [QWEXT 3.4] (the flags were
+     * checked against the extensions above) */
+    p->scale = (flags & QW_PF_SCALE) ? rd_u8(r) : 0;
+    p->alpha = (flags & QW_PF_TRANS_Z) ? rd_u8(r) : 0;
+    if (flags & QW_PF_FATNESS)
+        rd_skip(r, 1);
+    if (flags & QW_PF_HULLSIZE_Z)
+        rd_skip(r, 1);
+    if (flags & QW_PF_COLOURMOD)
+        rd_skip(r, 3);
     if (r->err)
         return truncated(c, "svc_playerinfo");
     if (!origin_ok(p->origin))

@@ -105,11 +105,17 @@
  * every demo may hold; HLBSP lets the client load Half-Life maps. */
 #define QW_PEXT_ACCURATETIMINGS 0x00000040u
 #define QW_PEXT_HLBSP 0x00000200u
+/* FTE's per-entity and per-player look: a scale byte (16 = 1.0), a signed fatness byte (the
+ * model pushed out along its normals; read, not drawn), a hull height byte (players only)
+ * [QWEXT 3.3, 3.4: FTE cl_ents.c CLQW_ParseDelta, CLQW_ParsePlayerinfo] */
+#define QW_PEXT_SCALE 0x00000002u
+#define QW_PEXT_FATNESS 0x00000100u
+#define QW_PEXT_HULLSIZE 0x00000800u
 /* every coordinate a float32, every angle 16 bits [QWEXT 3.1] */
 #define QW_PEXT_FLOATCOORDS 0x00008000u
 #define QW_PEXT_SUPPORTED                                                                      \
     (QW_PEXT_TRANS | QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 |               \
-     QW_PEXT_FLOATCOORDS |                                                                     \
+     QW_PEXT_FLOATCOORDS | QW_PEXT_SCALE | QW_PEXT_FATNESS | QW_PEXT_HULLSIZE |                \
      QW_PEXT_COLOURMOD | QW_PEXT_SPAWNSTATIC2 | QW_PEXT_256PACKETENTITIES |                    \
      QW_PEXT_CHUNKEDDOWNLOADS | QW_PEXT_ACCURATETIMINGS | QW_PEXT_HLBSP)
 #define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
@@ -119,8 +125,19 @@
 #define QW_MVD_PEXT1_FLOATCOORDS 0x00000001u     /* entity and player origins as floats */
 #define QW_MVD_PEXT1_HIGHLAGTELEPORT 0x00000002u /* svc_setangle carries a reason byte */
 #define QW_MVD_PEXT1_HIDDEN_MESSAGES 0x00000020u /* dem_multiple(0) holds hidden data */
+/* Server-side weapon switching and its debugging (mvdsv/KTX; ezQuake cl_pext_serversideweapon):
+ * the client sends new clc messages (clc 200, 201, mvd_weapon_full_impulse), the server a
+ * stufftext ("//mvdsv_ssw ...") and, in an .mvd, hidden blocks (types 0, 2, 8, 9) inside
+ * dem_multiple(0): nothing a demo holds changes form [QWEXT 2.3, 5: qwprot protocol.h,
+ * mvdsv sv_user.c, sv_demo_misc.c]. */
+#define QW_MVD_PEXT1_SERVERSIDEWEAPON 0x00000004u
+#define QW_MVD_PEXT1_DEBUG_WEAPON 0x00000008u
+#define QW_MVD_PEXT1_DEBUG_ANTILAG 0x00000010u
+#define QW_MVD_PEXT1_SERVERSIDEWEAPON2 0x00000040u
 #define QW_MVD_PEXT1_SUPPORTED                                                                 \
-    (QW_MVD_PEXT1_FLOATCOORDS | QW_MVD_PEXT1_HIGHLAGTELEPORT | QW_MVD_PEXT1_HIDDEN_MESSAGES)
+    (QW_MVD_PEXT1_FLOATCOORDS | QW_MVD_PEXT1_HIGHLAGTELEPORT | QW_MVD_PEXT1_HIDDEN_MESSAGES |  \
+     QW_MVD_PEXT1_SERVERSIDEWEAPON | QW_MVD_PEXT1_DEBUG_WEAPON | QW_MVD_PEXT1_DEBUG_ANTILAG |   \
+     QW_MVD_PEXT1_SERVERSIDEWEAPON2)
 
 /* ---- Packet entity delta bits [EZPROT] ---- */
 #define QW_U_ORIGIN1 (1u << 9)
@@ -139,7 +156,9 @@
 #define QW_U_SOLID (1u << 6)
 #define QW_U_FTE_EVENMORE (1u << 7)
 /* the EVENMORE byte (and YETMORE << 8) */
+#define QW_U_FTE_SCALE (1u << 0)
 #define QW_U_FTE_TRANS (1u << 1)
+#define QW_U_FTE_FATNESS (1u << 2)
 #define QW_U_FTE_MODELDBL (1u << 3)
 #define QW_U_FTE_ENTITYDBL (1u << 5)
 #define QW_U_FTE_ENTITYDBL2 (1u << 6)
@@ -158,6 +177,11 @@
 #define QW_PF_GIB (1u << 10)
 #define QW_PF_EXTRA_PFS (1u << 15) /* only with PEXT_TRANS */
 #define QW_PF_TRANS_Z (1u << 17)   /* alpha byte follows */
+/* FTE's further player flags in the extended regime [QWEXT 3.4], each with data */
+#define QW_PF_HULLSIZE_Z (1u << 14) /* byte */
+#define QW_PF_SCALE (1u << 16)      /* byte, 16 = 1.0 */
+#define QW_PF_FATNESS (1u << 18)    /* signed byte */
+#define QW_PF_COLOURMOD (1u << 19)  /* 3 bytes */
 
 /* ---- .mvd playerinfo flags [EZPROT] DF_*: per-field presence against the last state ---- */
 #define QW_DF_ORIGIN (1u << 0) /* << 0..2 per axis */
@@ -209,6 +233,8 @@ typedef struct qw_ent {
     uint8_t skin;
     uint8_t trans; /* PEXT_TRANS: 0/255 opaque */
     uint8_t colourmod[3];
+    uint8_t scale;  /* PEXT_SCALE: 16 = 1.0, 0 = 1.0 */
+    int8_t fatness; /* PEXT_FATNESS */
     uint16_t fx;   /* CL_FX_* of the EF_* byte, mapped when the byte arrives (the delta
                     * reads the byte here, qr_entity_fx maps it in place) */
 } qw_ent;
@@ -226,7 +252,8 @@ typedef struct qw_player {
     uint8_t frame, skin, weaponframe, alpha;
     uint8_t flags; /* CL_EF_DEAD, CL_EF_GIBBED (PF_DEAD / PF_GIB, DF_DEAD / DF_GIB) */
     uint8_t valid; /* a state was received since the level began */
-    uint8_t pad[2];
+    uint8_t scale; /* PF_SCALE: 16 = 1.0, 0 = 1.0 */
+    uint8_t pad;
     uint32_t seq;  /* .mvd: frame of the last update */
 } qw_player;
 

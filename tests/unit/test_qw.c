@@ -602,20 +602,20 @@ TEST(qw_refuses_unknown_extensions)
 {
     static buf f, m;
     qd_error err;
-    static const uint32_t scale[] = {QW_PROTOCOL_FTE, 0x2, 0};
-    static const uint32_t ssw[] = {QW_PROTOCOL_MVD1, 0x4, 0};
+    static const uint32_t setview[] = {QW_PROTOCOL_FTE, 0x1, 0};
+    static const uint32_t ssw[] = {QW_PROTOCOL_MVD1, 0x100, 0}; /* SIMPLEPROJECTILE */
     f.n = m.n = 0;
-    serverdata(&m, 0, 0, scale);
+    serverdata(&m, 0, 0, setview);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "0x00000002 (PEXT_SCALE)") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "0x00000001 (PEXT_SETVIEW)") != NULL, "%s", err.msg);
     CHECK_EQ(err.offset, 17); /* the svc_serverdata byte */
 
     f.n = m.n = 0;
     serverdata(&m, 1, 0, ssw);
     mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
     CHECK_EQ(decode_bytes(&demo_mvd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "MVD_PEXT1_SERVERSIDEWEAPON") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "MVD_PEXT1_SIMPLEPROJECTILE") != NULL, "%s", err.msg);
 
     f.n = m.n = 0; /* an entity delta bit of an extension the demo did not negotiate */
     static const uint32_t trans[] = {QW_PROTOCOL_FTE, QW_PEXT_TRANS, 0};
@@ -623,11 +623,11 @@ TEST(qw_refuses_unknown_extensions)
     put8(&m, QW_SVC_PACKETENTITIES);
     put16(&m, 40 | (int)QW_U_MOREBITS);
     put8(&m, QW_U_FTE_EVENMORE);
-    put8(&m, 1); /* U_FTE_SCALE */
+    put8(&m, 0x10); /* U_UNUSED1: no extension gives it data */
     put16(&m, 0);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "entity delta bit 0x0001") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "entity delta bit 0x0010") != NULL, "%s", err.msg);
 
     f.n = m.n = 0; /* protocol 29 is not QuakeWorld's */
     put8(&m, QW_SVC_SERVERDATA);
@@ -653,12 +653,125 @@ TEST(qw_accepts_ezquake_default_bits)
     put32(&m, 123456);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
-    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x100, 0}; /* + FATNESS */
+    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x80, 0}; /* + SOUNDDBL */
     f.n = m.n = 0;
     serverdata(&m, 0, 0, more);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "PEXT_FATNESS") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "PEXT_SOUNDDBL") != NULL, "%s", err.msg);
+}
+
+/* FTE's PEXT_SCALE (0x2), PEXT_FATNESS (0x100) and PEXT_HULLSIZE (0x800) [QWEXT 3.3, 3.4]:
+ * an entity delta's EVENMORE bits 0 and 2 carry a scale byte and a signed fatness byte,
+ * read after the angles in the order scale, alpha, fatness, colourmod; a player's third flag
+ * byte (PF_EXTRA_PFS, bit 15) brings PF_SCALE (16), PF_TRANS (17), PF_FATNESS (18) and
+ * PF_COLOURMOD (19), and PF_HULLSIZE_Z is bit 14, read after the weapon frame in the order
+ * scale, alpha, fatness, hull, colourmod. Values chosen here; the bytes after each (an
+ * origin, a stat) land right only when every extra byte was consumed. */
+TEST(qw_fte_scale_fatness_hullsize)
+{
+    static const uint32_t ext[] = {QW_PROTOCOL_FTE,
+                                   QW_PEXT_SCALE | QW_PEXT_FATNESS | QW_PEXT_HULLSIZE |
+                                       QW_PEXT_TRANS | QW_PEXT_COLOURMOD,
+                                   0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, ext);
+    modellist(&m);
+    qwd_read(&f, 10.0f, 5, &m);
+
+    m.n = 0;
+    put8(&m, QW_SVC_PLAYERINFO);
+    put8(&m, 1);
+    put16(&m, (int)(QW_PF_EXTRA_PFS | QW_PF_HULLSIZE_Z | QW_PF_WEAPONFRAME));
+    put8(&m, (QW_PF_SCALE | QW_PF_TRANS_Z | QW_PF_FATNESS | QW_PF_COLOURMOD) >> 16);
+    putcoord(&m, -8);
+    putcoord(&m, 4);
+    putcoord(&m, 2);
+    put8(&m, 3);   /* frame */
+    put8(&m, 6);   /* weapon frame */
+    put8(&m, 24);  /* scale 1.5 */
+    put8(&m, 100); /* alpha */
+    put8(&m, 0xfd); /* fatness -3 */
+    put8(&m, 40);  /* hull height */
+    put8(&m, 32), put8(&m, 32), put8(&m, 32); /* colourmod */
+    put8(&m, QW_SVC_PACKETENTITIES);
+    /* 40: scale 32, alpha 128, fatness -2, then x 64 comes first on the wire */
+    put16(&m, 40 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_MODEL | QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_SCALE | QW_U_FTE_TRANS | QW_U_FTE_FATNESS);
+    put8(&m, 5);
+    putcoord(&m, 64);
+    put8(&m, 32);
+    put8(&m, 128);
+    put8(&m, 0xfe);
+    /* 41 after it: x 16 */
+    put16(&m, 41 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_MODEL);
+    put8(&m, 5);
+    putcoord(&m, 16);
+    put16(&m, 0);
+    put8(&m, QW_SVC_UPDATESTAT);
+    put8(&m, 4); /* STAT_ARMOR */
+    put8(&m, 77);
+    qwd_read(&f, 10.1f, 10, &m);
+
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(active(&r, 40) && active(&r, 41));
+    CHECK_EQ(ent(&r, 40)->cur.scale, 32);
+    CHECK_EQ(ent(&r, 40)->cur.alpha, 128);
+    CHECK(near(ent(&r, 40)->cur.origin[0], 64));
+    CHECK(near(ent(&r, 41)->cur.origin[0], 16));
+    CHECK(active(&r, 2)); /* player 1's body */
+    CHECK_EQ(ent(&r, 2)->cur.scale, 24);
+    CHECK_EQ(ent(&r, 2)->cur.alpha, 100);
+    CHECK(near(ent(&r, 2)->cur.origin[0], -8) && near(ent(&r, 2)->cur.origin[2], 2));
+    CHECK_EQ(cl_stats_of(r.cl, -1)->armor, 77); /* the recorded view's */
+    run_close(&r);
+
+    /* a player flag of an extension not negotiated: PF_SCALE with TRANS alone */
+    static const uint32_t trans[] = {QW_PROTOCOL_FTE, QW_PEXT_TRANS, 0};
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, trans);
+    put8(&m, QW_SVC_PLAYERINFO);
+    put8(&m, 1);
+    put16(&m, (int)QW_PF_EXTRA_PFS);
+    put8(&m, QW_PF_SCALE >> 16);
+    putcoord(&m, 0), putcoord(&m, 0), putcoord(&m, 0);
+    put8(&m, 0);
+    put8(&m, 16);
+    qwd_read(&f, 1, 1, &m);
+    qd_error err;
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "player flag 0x010000") != NULL, "%s", err.msg);
+}
+
+/* mvdsv's server-side weapon bits (MVD1 0x4, 0x8, 0x10, 0x40 [QWEXT 2.3]) change no message a
+ * demo holds: a .qwd announcing them, with the //mvdsv_ssw stufftext the server sends, and
+ * an .mvd with a hidden weapon block (type 8, in dem_multiple(0)), decode. */
+TEST(qw_accepts_server_side_weapon_bits)
+{
+    static const uint32_t ext[] = {QW_PROTOCOL_MVD1, 0x4 | 0x8 | 0x10 | 0x40 | 0x20, 0};
+    static buf f, m;
+    qd_error err;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 0, ext);
+    put8(&m, QW_SVC_STUFFTEXT);
+    putstr(&m, "//mvdsv_ssw 12 8\n");
+    qwd_read(&f, 1, 1, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
+    f.n = m.n = 0;
+    serverdata(&m, 1, 0, ext);
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+    m.n = 0; /* one hidden block: length 3, type 8, three bytes */
+    put32(&m, 3);
+    put16(&m, 8);
+    put8(&m, 1), put8(&m, 2), put8(&m, 3);
+    mvd_block(&f, 10, QW_DEM_MULTIPLE, 0, &m);
+    CHECK_EQ(decode_bytes(&demo_mvd_decoder, &f, &err), QD_OK);
 }
 
 /* PEXT_FLOATCOORDS (FTE 0x8000; ezQuake and mvdsv under sv_bigcoords): every coordinate a
