@@ -423,7 +423,8 @@ static uint8_t body_flags(const q2_pstate *ps)
                                        : 0;
 }
 
-void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, cl_entstate *e)
+void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t server_ms,
+                 cl_entstate *e)
 {
     memset(e, 0, sizeof *e);
     for (int i = 0; i < 3; i++) {
@@ -440,7 +441,19 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, cl_entsta
         e->model2 = (uint16_t)(vwep >= 1 && vwep <= nm->num_vweps
                                    ? Q2_PLAYER_VWEP_SLOT + client * Q2_MAX_VWEPS + vwep - 1
                                    : Q2_PLAYER_WEAPON_SLOT + client);
-    e->frame = q->frame;
+    /* [Q2CL cl_ents.c CL_AddPacketEntities] autoanim = 2 * cl.time / 1000, cl.time being the
+     * frame's server time (serverframe x 100 ms) as it is shown */
+    uint32_t autoanim = server_ms / 500;
+    if (q->effects & Q2_EF_ANIM01)
+        e->frame = (uint16_t)(autoanim & 1);
+    else if (q->effects & Q2_EF_ANIM23)
+        e->frame = (uint16_t)(2 + (autoanim & 1));
+    else if (q->effects & Q2_EF_ANIM_ALL)
+        e->frame = (uint16_t)autoanim;
+    else if (q->effects & Q2_EF_ANIM_ALLFAST)
+        e->frame = (uint16_t)(server_ms / 100);
+    else
+        e->frame = q->frame;
     e->skin = (uint16_t)(q->skin & 0xff); /* skinnum >> 8 is the vwep model [DM2 3.15] */
     e->fx = demo_fx_map(q2_fx, sizeof q2_fx / sizeof q2_fx[0], q->effects);
     if (q->number >= 1 && q->number <= max_clients && q->number <= CL_MAX_PLAYERS)
@@ -483,7 +496,9 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
     const int body_changed = pf && body_flags(frame_ps(s, pf)) != body_now;
     uint32_t pi = 0;
     for (uint32_t k = 0; k < nf->count; k++) {
-        if (keep_carried && dd_shared(v, nf, k)) {
+        /* an EF_ANIM* entity's frame moves with the clock: sent every frame */
+        if (keep_carried && dd_shared(v, nf, k) &&
+            !(((const q2_ent *)dd_ent(v, nf, k))->effects & Q2_EF_ANIM_ANY)) {
             int num = dd_num(v, nf, k);
             if ((num != body || !body_changed) && cl_entity_keep(c->cl, num))
                 continue;
@@ -496,11 +511,12 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
             old = dd_ent(v, pf, pi);
         /* cl_ents.c CL_AddPacketEntities / S_AddLoopSounds: an entity's sound loops */
         cl_entity_set_loop(c->cl, q->number, q->sound);
-        if (old && !q->event && same_look(old, q) && (q->number != body || !body_changed) &&
-            cl_entity_keep(c->cl, q->number))
+        if (old && !q->event && same_look(old, q) && !(q->effects & Q2_EF_ANIM_ANY) &&
+            (q->number != body || !body_changed) && cl_entity_keep(c->cl, q->number))
             continue;
         cl_entstate e;
-        q2_ent_look(q, s->max_clients, &s->names, &e);
+        q2_ent_look(q, s->max_clients, &s->names,
+                    s->serverframe > 0 ? (uint32_t)s->serverframe * 100u : 0, &e);
         int snap = !old || old->model[0] != q->model[0] ||
                    q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
         for (int i = 0; old && i < 3; i++)

@@ -212,6 +212,13 @@
 #define Q2_EF_GRENADE 0x20u
 #define Q2_EF_HYPERBLASTER 0x40u
 #define Q2_EF_BFG 0x80u
+/* the frame chosen by the client's clock (q_shared.h: 0/1 or 2/3 at 2 Hz, every frame at
+ * 2 Hz or at 10 Hz) */
+#define Q2_EF_ANIM01 0x400u
+#define Q2_EF_ANIM23 0x800u
+#define Q2_EF_ANIM_ALL 0x1000u
+#define Q2_EF_ANIM_ALLFAST 0x2000u
+#define Q2_EF_ANIM_ANY (Q2_EF_ANIM01 | Q2_EF_ANIM23 | Q2_EF_ANIM_ALL | Q2_EF_ANIM_ALLFAST)
 #define Q2_EF_QUAD 0x8000u
 #define Q2_EF_PENT 0x10000u
 #define Q2_EF_FLAG1 0x40000u /* CTF team 1: red */
@@ -336,8 +343,10 @@ int q2_read_ent_bits(rd_t *r, uint32_t *bits);
 void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor);
 /* What the client state gets from an entity: origin, angles, models (modelindex 255: its
  * client's body and, by nm's view weapons, weapon slots), frame, skin, fx, the player slot
- * of entities 1..max_clients, translucency, fullbright (flags), shells as glows. */
-void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, cl_entstate *e);
+ * of entities 1..max_clients, translucency, fullbright (flags), shells as glows; an
+ * EF_ANIM* entity's frame from the frame's server time in ms. */
+void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t server_ms,
+                 cl_entstate *e);
 /* The camera of player state ps (eye: pmove origin + viewoffset; angles: viewangles + kick),
  * player slot playernum (-1 none). */
 void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v);

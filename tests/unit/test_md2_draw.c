@@ -358,7 +358,7 @@ TEST(md2_player_from_configstring)
     q.model[0] = 255;
     q.model[1] = 255;
     cl_entstate e;
-    q2_ent_look(&q, 8, nm, &e);
+    q2_ent_look(&q, 8, nm, 0, &e);
     CHECK_EQ(e.model, 256);
     CHECK_EQ(e.model2, 256 + CL_SKIN_SLOTS + CL_MAX_PLAYERS);
     /* view weapons: "#" model names, weapon 1 the first; one named after the skins still
@@ -369,10 +369,10 @@ TEST(md2_player_from_configstring)
     CHECK_STR(cl->level.models[256 + 320 + 128], "players/female/w_shotgun.md2");
     CHECK_STR(cl->level.models[256 + 320 + 129], "players/female/w_bfg.md2");
     q.skin = 2 << 8;
-    q2_ent_look(&q, 8, nm, &e);
+    q2_ent_look(&q, 8, nm, 0, &e);
     CHECK_EQ(e.model2, 256 + 320 + 129);
     q.skin = 3 << 8; /* past the list: weapon.md2 */
-    q2_ent_look(&q, 8, nm, &e);
+    q2_ent_look(&q, 8, nm, 0, &e);
     CHECK_EQ(e.model2, 256 + CL_SKIN_SLOTS + CL_MAX_PLAYERS);
 
     files fs = {0};

@@ -958,6 +958,57 @@ TEST(q2_entity_model2_fx_player)
     run_close(&r);
 }
 
+/* [Q2CL cl_ents.c CL_AddPacketEntities] EF_ANIM01 (0x400): the frame is autoanim & 1 with
+ * autoanim = 2 * cl.time / 1000, cl.time the frame's server time (serverframe x 100 ms):
+ * frames 4..14 are 0.4 .. 1.4 s, so frame 0 until 0.4 s, 1 from 0.5 s, 0 again from 1.0 s,
+ * though the entity is sent once and never changes (kept frames must still move). EF_ANIM23
+ * (0x800) at 0.5 s is 2 + 1; EF_ANIM_ALLFAST (0x2000) at 1.4 s is 14 (every 100 ms). */
+TEST(q2_autoanim_frames)
+{
+    static buf f, m;
+    f.n = 0;
+    level_start(&f);
+    for (int fr = 4; fr <= 14; fr++) {
+        m.n = 0;
+        frame(&m, fr, fr == 4 ? -1 : fr - 1);
+        playerinfo_x(&m, 8);
+        put8(&m, Q2_SVC_PACKETENTITIES);
+        if (fr == 4) {
+            ent_bits(&m, Q2_U_MODEL | Q2_U_EFFECTS16 | Q2_U_ORIGIN1 | Q2_U_FRAME8, 3);
+            put8(&m, 2);
+            put8(&m, 7); /* its own frame: not shown */
+            put16(&m, 0x400);
+            putcoord(&m, 8);
+            ent_bits(&m, Q2_U_MODEL | Q2_U_EFFECTS16 | Q2_U_ORIGIN1, 4);
+            put8(&m, 2);
+            put16(&m, 0x800);
+            putcoord(&m, 16);
+            ent_bits(&m, Q2_U_MODEL | Q2_U_EFFECTS16 | Q2_U_ORIGIN1, 6);
+            put8(&m, 2);
+            put16(&m, 0x2000);
+            putcoord(&m, 24);
+        }
+        pe_end(&m);
+        block(&f, &m);
+    }
+    end_marker(&f);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the level */
+    for (int fr = 4; fr <= 14; fr++) {
+        CHECK_EQ(run_step(&r, NULL), QD_OK);
+        const cl_state *cl = r.cl;
+        int want = fr < 5 ? 0 : fr < 10 ? 1 : 0;
+        CHECK_MSG(cl->entities[3].active && cl->entities[3].cur.frame == want,
+                  "frame %d: %d, not %d", fr, cl->entities[3].cur.frame, want);
+        if (fr == 5)
+            CHECK_EQ(cl->entities[4].cur.frame, 3);
+        if (fr == 14)
+            CHECK_EQ(cl->entities[6].cur.frame, 14);
+    }
+    run_close(&r);
+}
+
 /* The view weapon's place: gunoffset and gunangles travel as signed chars of 1/4 unit and
  * 1/4 degree ([DM2] 3.18 playerinfo), kept in world axes for CL_AddViewWeapon. */
 TEST(q2_gun_offset_and_angles)
