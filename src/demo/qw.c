@@ -85,6 +85,8 @@ static const char *svc_name(int cmd)
     case QW_SVC_FTE_SPAWNBASELINE2: return "svc_fte_spawnbaseline2";
     case QW_SVC_QIZMOVOICE: return "svc_qizmovoice";
     case QW_SVC_FTE_VOICECHAT: return "svc_fte_voicechat";
+    case QW_SVC_FTE_SETANGLEDELTA: return "svc_fte_setangledelta";
+    case QW_SVC_FTE_UPDATEENTITIES: return "svc_fte_updateentities";
     default: return "svc_unknown";
     }
 }
@@ -400,6 +402,7 @@ static void level_reset(qw_state *s)
     memset(s->baselines, 0, sizeof s->baselines);
     s->players_seen = s->players_visible = 0;
     s->last_pe_frame = -1;
+    s->ue_last = -1;
     s->model_player = s->model_spike = 0;
     s->num_models = s->num_sounds = 0;
     s->intermission = 0;
@@ -445,11 +448,29 @@ static qd_err parse_serverdata(ctx *c)
     int32_t servercount = rd_s32(r);
     char gamedir[64], title[CL_NAME_LEN];
     rd_str(r, gamedir, sizeof gamedir);
-    int playernum = -1, spectator = 0;
+    int playernum = -1, spectator = 0, slots = QW_MAX_CLIENTS;
+    if (fte2 & QW_PEXT2_MAXPLAYERS) {
+        /* [QWEXT 1.2] FTE CLQW_ParseServerData: the server's player slots, then (.qwd) a
+         * byte of seats (128: spectator) and each seat's slot; the first seat is the view */
+        slots = rd_u8(r);
+        if (!s->mvd) {
+            int seats = rd_u8(r);
+            spectator = (seats & 128) != 0;
+            seats &= 127;
+            if (seats < 1 && !r->err)
+                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: no seat");
+            playernum = rd_u8(r);
+            rd_skip(r, (size_t)(seats - 1)); /* split-screen seats: not shown */
+        }
+        if (slots > QW_MAX_CLIENTS && !r->err)
+            return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                        "svc_serverdata: %d player slots (PEXT2_MAXPLAYERS; qdemo holds %d)",
+                        slots, QW_MAX_CLIENTS);
+    }
     if (s->mvd) {
         (void)rd_f32(r); /* the server's time at the start [EZPARSE CL_ParseServerData] */
         spectator = 1;
-    } else {
+    } else if (!(fte2 & QW_PEXT2_MAXPLAYERS)) {
         playernum = rd_u8(r);
         if (playernum & 128) {
             spectator = 1;
@@ -477,10 +498,9 @@ static qd_err parse_serverdata(ctx *c)
         cl_frame_begin(c->cl, s->time); /* cl_level_begin closed the open frame */
     TRACE(c, "svc_serverdata",
           "protocol=%d fte=0x%08x fte2=0x%08x mvd1=0x%08x servercount=%d gamedir=\"%s\" "
-          "player=%d spectator=%d title=\"%s\"",
+          "slots=%d player=%d spectator=%d title=\"%s\"",
           (int)proto, (unsigned)fte, (unsigned)fte2, (unsigned)mvd1, (int)servercount,
-          esc(c, 0, gamedir),
-          playernum, spectator, esc(c, 1, title));
+          esc(c, 0, gamedir), slots, playernum, spectator, esc(c, 1, title));
     return QD_OK;
 }
 
@@ -610,7 +630,7 @@ static qd_err check_more(ctx *c, unsigned more)
  * (bit, alt, field, kind, size, count) rows for DD_ROW; COORD is how origins travel. */
 #define ENT_ROWS(X, COORD, ANGLE)                                                          \
     X(QW_U_MODEL, MORE(QW_U_FTE_MODELDBL), model, DD_HOOK, 2, 1)                           \
-    X(QW_U_FRAME, 0, frame, DD_U8, 1, 1)                                                   \
+    X(QW_U_FRAME, 0, frame, DD_U8, 2, 1)                                                   \
     X(QW_U_COLORMAP, 0, colormap, DD_U8, 1, 1)                                             \
     X(QW_U_SKIN, 0, skin, DD_U8, 1, 1)                                                     \
     X(QW_U_EFFECTS, 0, fx, DD_U8, 2, 1)                                                    \
@@ -790,6 +810,309 @@ static qd_err parse_packetentities(ctx *c, int delta)
     }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
           (unsigned)nf.count, changed, removed);
+    return QD_OK;
+}
+
+/* ---- FTE's replacement deltas (PEXT2_REPLACEMENTDELTAS) [QWEXT 4] ---- */
+
+/* An entity number in FTE's big form (common.c MSG_ReadBigEntity): a short; with its top
+ * bit set, its other 15 bits are the high part above one more byte. */
+static unsigned rd_big_entity(rd_t *r)
+{
+    unsigned n = rd_u16(r);
+    if (n & 0x8000)
+        n = (n & 0x7fffu) << 8 | rd_u8(r);
+    return n;
+}
+
+/* What a replacement delta says of a player beyond its entity state: the view angles it
+ * carried (UFP_VIEWANGLE) or implied (new body angles), per axis in `set`. */
+typedef struct fte_view {
+    unsigned set; /* bit i: view[i] */
+    float view[3];
+} fte_view;
+
+/* One entity's replacement delta over *to, which holds the entity's previous state
+ * (have_old) or anything (then the delta starts from nothing, or from baseline with
+ * UF_RESET), in FTE's order (cl_ents.c CLFTE_ReadDelta, without PEXT2_LERPTIME, which is
+ * not accepted). Fields qdemo does not show are read past. */
+static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int have_old, int num,
+                             fte_view *fv, const char *what)
+{
+    rd_t *r = &c->r;
+    const qw_state *s = c->s;
+    uint32_t bits = rd_u8(r);
+    if (bits & QW_UF_EXTEND1)
+        bits |= (uint32_t)rd_u8(r) << 8;
+    if (bits & QW_UF_EXTEND2)
+        bits |= (uint32_t)rd_u8(r) << 16;
+    if (bits & QW_UF_EXTEND3)
+        bits |= (uint32_t)rd_u8(r) << 24;
+    if (r->err)
+        return truncated(c, what);
+    if (bits & (QW_UF_EXTEND4 | QW_UF_UNUSED1))
+        return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                    "%s: entity %d: replacement delta bit 0x%08x (FTE ends the game on it)", what,
+                    num, (unsigned)(bits & (QW_UF_EXTEND4 | QW_UF_UNUSED1)));
+    if (bits & QW_UF_RESET)
+        *to = *baseline;
+    else if (!have_old)
+        memset(to, 0, sizeof *to); /* FTE: a new entity without its reset starts empty */
+    to->number = (uint16_t)num;
+    int wide = (bits & QW_UF_16BIT) != 0;
+    if (bits & QW_UF_FRAME)
+        to->frame = wide ? rd_u16(r) : rd_u8(r);
+    /* origins: floats with EZPEXT1_FLOATENTCOORDS (MVD1 bit 0), else the stream's coordinate */
+    for (int i = 0; i < 3; i++)
+        if (bits & (i < 2 ? QW_UF_ORIGINXY : QW_UF_ORIGINZ))
+            to->origin[i] = rd_entcoord(c);
+    /* a predicted entity's angles are 16-bit unless PEXT2_PREDINFO sends the view apart */
+    int a16 = (bits & QW_UF_PREDINFO) && !(s->fte_ext2 & QW_PEXT2_PREDINFO);
+    if (bits & QW_UF_ANGLESXZ) {
+        to->angles[0] = a16 ? rd_s16(r) : rd_qangle_raw(c);
+        to->angles[2] = a16 ? rd_s16(r) : rd_qangle_raw(c);
+    }
+    if (bits & QW_UF_ANGLESY)
+        to->angles[1] = a16 ? rd_s16(r) : rd_qangle_raw(c);
+    uint32_t fx = 0;
+    int has_fx = 1;
+    if ((bits & (QW_UF_EFFECTS | QW_UF_EFFECTS2)) == (QW_UF_EFFECTS | QW_UF_EFFECTS2))
+        fx = rd_u32(r);
+    else if (bits & QW_UF_EFFECTS2)
+        fx = rd_u16(r);
+    else if (bits & QW_UF_EFFECTS)
+        fx = rd_u8(r);
+    else
+        has_fx = 0;
+    if (has_fx)
+        to->fx = qr_entity_fx(fx & 0xff); /* Quake's EF_ byte; FTE's higher bits not shown */
+    unsigned pred = 0;
+    fv->set = 0;
+    if (bits & QW_UF_PREDINFO) {
+        pred = rd_u8(r);
+        rd_skip(r, 2 * (size_t)((pred & QW_UFP_FORWARD) != 0) +
+                       2 * (size_t)((pred & QW_UFP_SIDE) != 0) +
+                       2 * (size_t)((pred & QW_UFP_UP) != 0) +
+                       (size_t)((pred & QW_UFP_MOVETYPE) != 0) +
+                       4 * (size_t)((pred & QW_UFP_VELOCITYXY) != 0) +
+                       2 * (size_t)((pred & QW_UFP_VELOCITYZ) != 0) +
+                       (size_t)((pred & QW_UFP_MSEC) != 0));
+        if (s->fte_ext2 & QW_PEXT2_PREDINFO) {
+            if (pred & QW_UFP_VIEWANGLE) { /* shorts in 1/65536 turns */
+                if (bits & QW_UF_ANGLESXZ) {
+                    fv->view[0] = ent_angle(rd_s16(r));
+                    fv->view[2] = ent_angle(rd_s16(r));
+                    fv->set |= 5;
+                }
+                if (bits & QW_UF_ANGLESY) {
+                    fv->view[1] = ent_angle(rd_s16(r));
+                    fv->set |= 2;
+                }
+            }
+        } else if (pred & QW_UFP_VIEWANGLE) { /* UFP_WEAPONFRAME_OLD: 7 bits, 7 more */
+            if (rd_u8(r) & 0x80)
+                rd_skip(r, 1);
+        }
+    }
+    if (!((pred & QW_UFP_VIEWANGLE) && (s->fte_ext2 & QW_PEXT2_PREDINFO))) {
+        /* no view sent: FTE takes it from the body, a predicted body's pitch a third */
+        if (bits & QW_UF_ANGLESXZ) {
+            fv->view[0] = ent_angle(to->angles[0]) * ((bits & QW_UF_PREDINFO) ? -3.0f : -1.0f);
+            fv->view[2] = ent_angle(to->angles[2]);
+            fv->set |= 5;
+        }
+        if (bits & QW_UF_ANGLESY) {
+            fv->view[1] = ent_angle(to->angles[1]);
+            fv->set |= 2;
+        }
+    }
+    if (bits & QW_UF_MODEL)
+        to->model = wide ? rd_u16(r) : rd_u8(r);
+    if (bits & QW_UF_SKIN)
+        to->skin = (uint8_t)(wide ? rd_u16(r) : rd_u8(r));
+    if (bits & QW_UF_COLORMAP)
+        to->colormap = rd_u8(r);
+    if (bits & QW_UF_SOLID) {
+        if (s->fte_ext2 & QW_PEXT2_NEWSIZEENCODING) {
+            /* 0 none, 1 bsp, 2 and 3 the hulls, 16 a packed size (short), 32 a long */
+            unsigned enc = rd_u8(r);
+            if (enc == 16)
+                rd_skip(r, 2);
+            else if (enc == 32)
+                rd_skip(r, 4);
+            else if (enc > 3 && !r->err)
+                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                            "%s: entity %d: solid encoding %u", what, num, enc);
+        } else {
+            rd_skip(r, 2);
+        }
+    }
+    if (bits & QW_UF_FLAGS)
+        rd_skip(r, 1);
+    if (bits & QW_UF_ALPHA)
+        to->trans = rd_u8(r);
+    if (bits & QW_UF_SCALE)
+        to->scale = rd_u8(r);
+    if (bits & QW_UF_BONEDATA) {
+        unsigned fl = rd_u8(r);
+        if (fl & 0x80)
+            rd_skip(r, 14 * (size_t)rd_u8(r)); /* bones of 7 shorts */
+        if (fl & 0x40)
+            rd_skip(r, 3); /* base bone byte, base frame short */
+        if ((fl & 0x3f) && !r->err)
+            return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                        "%s: entity %d: bone data flags 0x%02x", what, num, fl);
+    }
+    if (bits & QW_UF_DRAWFLAGS) {
+        /* Hexen II's draw flags; light modes MLS_ADDLIGHT (6) and MLS_ABSLIGHT (7) of their
+         * low three bits bring a light byte (FTE protocol.h MLS_*) */
+        if ((rd_u8(r) & 7) >= 6)
+            rd_skip(r, 1);
+    }
+    if (bits & QW_UF_TAGINFO) {
+        (void)rd_big_entity(r);
+        rd_skip(r, 1);
+    }
+    if (bits & QW_UF_LIGHT)
+        rd_skip(r, 4 * 2 + 2); /* four shorts, style, flags */
+    if (bits & QW_UF_TRAILEFFECT) {
+        if (rd_u16(r) & 0x8000)
+            rd_skip(r, 2); /* an emit effect too */
+    }
+    if (bits & QW_UF_COLORMOD)
+        for (int i = 0; i < 3; i++)
+            to->colourmod[i] = rd_u8(r);
+    if (bits & QW_UF_GLOW)
+        rd_skip(r, 5);
+    if (bits & QW_UF_FATNESS)
+        to->fatness = rd_s8(r);
+    if (bits & QW_UF_MODELINDEX2)
+        rd_skip(r, wide ? 2 : 1);
+    if (bits & QW_UF_GRAVITYDIR)
+        rd_skip(r, 2);
+    if (r->err)
+        return truncated(c, what);
+    if (!origin_ok(to->origin))
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %d has a non-finite origin",
+                    what, num);
+    return QD_OK;
+}
+
+/* A player's state from its entity in a replacement-delta frame (players are entities
+ * 1..32 there [QWEXT 4.4]): placed, turned by its view, drawn as svc_playerinfo's are. */
+static void fte_player(ctx *c, const qw_ent *q)
+{
+    qw_state *s = c->s;
+    int slot = q->number - 1;
+    qw_player *p = &s->players[slot];
+    memcpy(p->origin, q->origin, sizeof p->origin);
+    p->model = q->model;
+    p->frame = (uint8_t)q->frame;
+    p->skin = q->skin;
+    p->fx = q->fx;
+    p->alpha = q->trans;
+    p->scale = q->scale;
+    p->flags = 0;
+    p->time = s->time;
+    p->valid = 1;
+    emit_player(c, slot, s->time);
+}
+
+/* svc_fte_updateentities [QWEXT 4.1] (FTE cl_ents.c CLFTE_ParseEntities): the server's time
+ * (a float), then entity numbers (a short: bit 15 a removal, bit 14 a byte more above its
+ * low 14 bits) until a 0, each but a removal followed by its delta. Entities not named keep
+ * their state. The frame deltas from the newest valid one; without one (the recording began
+ * later, or it was too old) it is valid only once a removal of entity 0, "forget every
+ * entity", came in it. Numbers must rise, as FTE's server writes them. */
+static qd_err parse_updateentities(ctx *c)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    const char *what = "svc_fte_updateentities";
+    if (!(s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS))
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT2_REPLACEMENTDELTAS", what);
+    uint32_t seq = ++s->ue_seq;
+    dd_store v = STORE(s);
+    const dd_frame *old = NULL;
+    if (s->ue_last >= 0) {
+        const dd_frame *f = &v.frames[s->ue_last];
+        /* still the frame it was, usable, and not the slot this one goes to */
+        if (f->seq == seq - 1 && dd_usable(v, f) && (f->seq & QW_UPDATE_MASK) != (seq & QW_UPDATE_MASK))
+            old = f;
+    }
+    int valid = old != NULL;
+    (void)rd_f32(r); /* the server's time: qdemo keeps the demo's clock */
+    dd_merge m;
+    dd_merge_begin(&m, v, old, seq);
+    int last = -1;
+    for (;;) {
+        unsigned n = rd_u16(r);
+        int remove = (n & 0x8000) != 0;
+        unsigned num = n & 0x4000 ? (n & 0x3fffu) | (unsigned)rd_u8(r) << 14 : n & 0x7fffu;
+        if (r->err)
+            return truncated(c, what);
+        if (!num && !remove)
+            break;
+        if (remove && !num) { /* forget every entity: the frame starts over, valid */
+            dd_merge_begin(&m, v, NULL, seq);
+            old = NULL;
+            valid = 1;
+            last = -1;
+            continue;
+        }
+        if ((int)num <= last)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %u after %d", what, num,
+                        last);
+        if (num >= QW_MAX_EDICTS)
+            return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: entity %u (qdemo holds %d)", what,
+                        num, QW_MAX_EDICTS);
+        last = (int)num;
+        if (dd_merge_carry(&m, (int)num))
+            return over_limit(c, what);
+        const qw_ent *src = dd_merge_old(&m, (int)num);
+        if (remove) {
+            if (src)
+                dd_merge_skip(&m);
+            continue;
+        }
+        qw_ent prev = src ? *src : s->baselines[num];
+        qw_ent *dst = dd_merge_put(&m, (int)num);
+        if (!dst)
+            return over_limit(c, what);
+        *dst = prev;
+        fte_view fv;
+        qd_err e = read_fte_delta(c, dst, &s->baselines[num], src != NULL, (int)num, &fv, what);
+        if (e)
+            return e;
+        if (num >= 1 && num <= QW_MAX_CLIENTS && fv.set) {
+            qw_player *p = &s->players[num - 1];
+            for (int i = 0; i < 3; i++)
+                if (fv.set >> i & 1)
+                    p->viewangles[i] = fv.view[i];
+        }
+    }
+    if (!valid) {
+        /* FTE shows nothing until a reset makes the frames whole again */
+        s->ue_last = -1;
+        s->flushed++;
+        TRACE(c, what, "seq=%u dropped=1 (no frame to delta from, no reset)", (unsigned)seq);
+        return QD_OK;
+    }
+    const dd_frame *stored = dd_merge_end(&m, 1);
+    if (!stored)
+        return over_limit(c, what);
+    const dd_frame nf = *stored;
+    s->ue_last = (int32_t)(seq & QW_UPDATE_MASK);
+    s->frame_had_pe = 1;
+    dd_shown(v, stored);
+    for (uint32_t i = 0; i < nf.count; i++) {
+        const qw_ent *q = dd_ent(v, &nf, i);
+        if (q->number >= 1 && q->number <= QW_MAX_CLIENTS)
+            fte_player(c, q);
+        else
+            emit_entity(c, q);
+    }
+    TRACE(c, what, "seq=%u entities=%u", (unsigned)seq, (unsigned)nf.count);
     return QD_OK;
 }
 
@@ -1342,6 +1665,13 @@ static qd_err parse_message(ctx *c, int cmd)
             read_baseline(c, &e);
             if (r->err)
                 return truncated(c, name);
+        } else if (s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS) {
+            /* a replacement delta from nothing, without a number (FTE CLFTE_ParseBaseline) */
+            static const qw_ent none;
+            fte_view fv;
+            qd_err err = read_fte_delta(c, &e, &none, 0, 0, &fv, name);
+            if (err)
+                return err;
         } else {
             qd_err err = read_delta_from_null(c, &e, name);
             if (err)
@@ -1363,6 +1693,19 @@ static qd_err parse_message(ctx *c, int cmd)
             if (a >= QW_MAX_EDICTS)
                 return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_spawnbaseline: entity %d", a);
             e.number = (uint16_t)a;
+        } else if (s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS) {
+            /* the entity (big form), a replacement delta from nothing */
+            unsigned num = rd_big_entity(r);
+            if (r->err)
+                return truncated(c, name);
+            if (num >= QW_MAX_EDICTS)
+                return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: entity %u (qdemo holds %d)", name,
+                            num, QW_MAX_EDICTS);
+            static const qw_ent none;
+            fte_view fv;
+            qd_err err = read_fte_delta(c, &e, &none, 0, (int)num, &fv, name);
+            if (err)
+                return err;
         } else {
             qd_err err = read_delta_from_null(c, &e, name);
             if (err)
@@ -1450,7 +1793,8 @@ static qd_err parse_message(ctx *c, int cmd)
         TRACE(c, name, "player=%d value=%d", a, b);
         break;
     case QW_SVC_MUZZLEFLASH:
-        a = rd_s16(r);
+        /* the entity in FTE's big form under replacement deltas [QWEXT 4.2] */
+        a = s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS ? (int)rd_big_entity(r) : rd_s16(r);
         if (r->err)
             return truncated(c, name);
         TRACE(c, name, "entity=%d", a);
@@ -1510,6 +1854,18 @@ static qd_err parse_message(ctx *c, int cmd)
     case QW_SVC_PACKETENTITIES:
     case QW_SVC_DELTAPACKETENTITIES:
         return parse_packetentities(c, cmd == QW_SVC_DELTAPACKETENTITIES);
+    case QW_SVC_FTE_UPDATEENTITIES:
+        return parse_updateentities(c);
+    case QW_SVC_FTE_SETANGLEDELTA:
+        /* three 16-bit angles added to the view [QWEXT 3.10]; the recorded view's angles
+         * come from the demo's moves, which hold the sum already */
+        if (!(s->fte_ext2 & QW_PEXT2_SETANGLEDELTA))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT2_SETANGLEDELTA", name);
+        rd_skip(r, 6);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "%s", "");
+        break;
     case QW_SVC_MAXSPEED:
     case QW_SVC_ENTGRAVITY:
         f = rd_f32(r);

@@ -82,6 +82,8 @@
 #define QW_SVC_FTE_SPAWNBASELINE2 66   /* PEXT_SPAWNSTATIC2 */
 #define QW_SVC_QIZMOVOICE 83           /* Qizmo proxy voice: 34 bytes */
 #define QW_SVC_FTE_VOICECHAT 84        /* PEXT2_VOICECHAT */
+#define QW_SVC_FTE_SETANGLEDELTA 85    /* PEXT2_SETANGLEDELTA: three 16-bit angles */
+#define QW_SVC_FTE_UPDATEENTITIES 86   /* PEXT2_REPLACEMENTDELTAS: entities and players */
 
 /* ---- Protocol words before the version in svc_serverdata [EZPROT], [FTEPROT] ---- */
 #define QW_PROTOCOL_FTE 0x58455446u  /* 'FTEX' */
@@ -120,7 +122,19 @@
      QW_PEXT_CHUNKEDDOWNLOADS | QW_PEXT_ACCURATETIMINGS | QW_PEXT_HLBSP)
 #define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
 #define QW_PEXT2_VOICECHAT 0x00000002u
-#define QW_PEXT2_SUPPORTED (QW_PEXT2_PRYDONCURSOR | QW_PEXT2_VOICECHAT)
+/* FTE's replacement deltas [QWEXT 4] (FTE cl_ents.c CLFTE_ParseEntities, CLFTE_ReadDelta;
+ * common.c MSG_ReadBigEntity): svc 86 carries every entity and player as changes against the
+ * frame before; PREDINFO and NEWSIZEENCODING change two of its fields; MAXPLAYERS the
+ * serverdata's player bytes (FTE cl_parse.c CLQW_ParseServerData). */
+#define QW_PEXT2_SETANGLEDELTA 0x00000004u
+#define QW_PEXT2_REPLACEMENTDELTAS 0x00000008u
+#define QW_PEXT2_MAXPLAYERS 0x00000010u
+#define QW_PEXT2_PREDINFO 0x00000020u
+#define QW_PEXT2_NEWSIZEENCODING 0x00000040u
+#define QW_PEXT2_SUPPORTED                                                                     \
+    (QW_PEXT2_PRYDONCURSOR | QW_PEXT2_VOICECHAT | QW_PEXT2_SETANGLEDELTA |                     \
+     QW_PEXT2_REPLACEMENTDELTAS | QW_PEXT2_MAXPLAYERS | QW_PEXT2_PREDINFO |                    \
+     QW_PEXT2_NEWSIZEENCODING)
 /* mvdsv/ezQuake extension bits [EZPROT] MVD_PEXT1_*, [FTEPROT] EZPEXT1_* */
 #define QW_MVD_PEXT1_FLOATCOORDS 0x00000001u     /* entity and player origins as floats */
 #define QW_MVD_PEXT1_HIGHLAGTELEPORT 0x00000002u /* svc_setangle carries a reason byte */
@@ -138,6 +152,48 @@
     (QW_MVD_PEXT1_FLOATCOORDS | QW_MVD_PEXT1_HIGHLAGTELEPORT | QW_MVD_PEXT1_HIDDEN_MESSAGES |  \
      QW_MVD_PEXT1_SERVERSIDEWEAPON | QW_MVD_PEXT1_DEBUG_WEAPON | QW_MVD_PEXT1_DEBUG_ANTILAG |   \
      QW_MVD_PEXT1_SERVERSIDEWEAPON2)
+
+/* ---- Replacement delta bits (UF_*) and prediction bits (UFP_*) [QWEXT 4.3] ---- */
+#define QW_UF_FRAME (1u << 0)
+#define QW_UF_ORIGINXY (1u << 1)
+#define QW_UF_ORIGINZ (1u << 2)
+#define QW_UF_ANGLESXZ (1u << 3)
+#define QW_UF_ANGLESY (1u << 4)
+#define QW_UF_EFFECTS (1u << 5)
+#define QW_UF_PREDINFO (1u << 6)
+#define QW_UF_EXTEND1 (1u << 7)
+#define QW_UF_RESET (1u << 8)
+#define QW_UF_16BIT (1u << 9)
+#define QW_UF_MODEL (1u << 10)
+#define QW_UF_SKIN (1u << 11)
+#define QW_UF_COLORMAP (1u << 12)
+#define QW_UF_SOLID (1u << 13)
+#define QW_UF_FLAGS (1u << 14)
+#define QW_UF_EXTEND2 (1u << 15)
+#define QW_UF_ALPHA (1u << 16)
+#define QW_UF_SCALE (1u << 17)
+#define QW_UF_BONEDATA (1u << 18)
+#define QW_UF_DRAWFLAGS (1u << 19)
+#define QW_UF_TAGINFO (1u << 20)
+#define QW_UF_LIGHT (1u << 21)
+#define QW_UF_TRAILEFFECT (1u << 22)
+#define QW_UF_EXTEND3 (1u << 23)
+#define QW_UF_COLORMOD (1u << 24)
+#define QW_UF_GLOW (1u << 25)
+#define QW_UF_FATNESS (1u << 26)
+#define QW_UF_MODELINDEX2 (1u << 27)
+#define QW_UF_GRAVITYDIR (1u << 28)
+#define QW_UF_EFFECTS2 (1u << 29)
+#define QW_UF_UNUSED1 (1u << 30) /* an error, as UF_EXTEND4 */
+#define QW_UF_EXTEND4 (1u << 31)
+#define QW_UFP_FORWARD (1u << 0)
+#define QW_UFP_SIDE (1u << 1)
+#define QW_UFP_UP (1u << 2)
+#define QW_UFP_MOVETYPE (1u << 3)
+#define QW_UFP_VELOCITYXY (1u << 4)
+#define QW_UFP_VELOCITYZ (1u << 5)
+#define QW_UFP_MSEC (1u << 6)
+#define QW_UFP_VIEWANGLE (1u << 7) /* with PEXT2_PREDINFO; else the old weapon frame */
 
 /* ---- Packet entity delta bits [EZPROT] ---- */
 #define QW_U_ORIGIN1 (1u << 9)
@@ -228,7 +284,7 @@ typedef struct qw_ent {
     uint16_t model;
     float origin[3];
     int16_t angles[3]; /* 1/65536 turns: bytes * 256, or PEXT_FLOATCOORDS's shorts */
-    uint8_t frame;
+    uint16_t frame;
     uint8_t colormap;
     uint8_t skin;
     uint8_t trans; /* PEXT_TRANS: 0/255 opaque */
@@ -274,6 +330,8 @@ typedef struct qw_state {
     uint32_t in_seq, out_seq;
     uint32_t mvd_frames; /* .mvd: frame counter used as sequence */
     int32_t last_pe_frame; /* .mvd: ring slot of the newest packet entities, -1 none */
+    uint32_t ue_seq;       /* svc_fte_updateentities: its own frame counter */
+    int32_t ue_last;       /* the ring slot of the newest valid one, -1 none */
     uint32_t flushed;   /* packet entity updates dropped: delta source gone */
     uint32_t players_seen;    /* bit per player updated in the open frame */
     uint32_t players_visible; /* bit per player entity emitted and not removed */

@@ -774,6 +774,21 @@ TEST(qw_accepts_server_side_weapon_bits)
     CHECK_EQ(decode_bytes(&demo_mvd_decoder, &f, &err), QD_OK);
 }
 
+/* QDEMO_QW_SEEDS=DIR writes a demo the tests build there (the fuzz corpus keeps them as
+ * seeds: tests/fuzz/corpus/qwd and mvd). */
+static void qw_seed(const char *name, const buf *f)
+{
+    const char *seeds = getenv("QDEMO_QW_SEEDS");
+    char path[512];
+    FILE *out = seeds && snprintf(path, sizeof path, "%s/%s", seeds, name) < 512
+                    ? fopen(path, "wb")
+                    : NULL;
+    if (out) {
+        fwrite(f->b, 1, f->n, out);
+        fclose(out);
+    }
+}
+
 /* PEXT_FLOATCOORDS (FTE 0x8000; ezQuake and mvdsv under sv_bigcoords): every coordinate a
  * float32 and every angle 16 bits, in the baseline, the entity deltas, svc_setangle, the
  * temp entity and svc_damage alike ([QWEXT] in qw_local.h). The values are written
@@ -824,15 +839,7 @@ TEST(qw_float_coords)
     put8(&m, 77);
     qwd_read(&f, 10.1f, 10, &m);
 
-    const char *seeds = getenv("QDEMO_QW_SEEDS"); /* the fuzz corpus keeps it as a seed */
-    char path[512];
-    FILE *out = seeds && snprintf(path, sizeof path, "%s/float_coords.qwd", seeds) < 512
-                    ? fopen(path, "wb")
-                    : NULL;
-    if (out) {
-        fwrite(f.b, 1, f.n, out);
-        fclose(out);
-    }
+    qw_seed("float_coords.qwd", &f);
     run r;
     CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
     CHECK_EQ(run_all(&r, NULL), QD_OK);
@@ -1320,4 +1327,253 @@ TEST(qw_old_protocols)
         CHECK_EQ(ent(&r, 2)->cur.model, 2);
         run_close(&r);
     }
+}
+
+/* ---- FTE's replacement deltas (PEXT2_REPLACEMENTDELTAS) [QWEXT 4] ---- */
+
+#define RD_EXT2                                                                                \
+    (QW_PEXT2_REPLACEMENTDELTAS | QW_PEXT2_PREDINFO | QW_PEXT2_NEWSIZEENCODING |             \
+     QW_PEXT2_MAXPLAYERS | QW_PEXT2_SETANGLEDELTA)
+
+/* svc_serverdata with PEXT2_MAXPLAYERS (FTE CLQW_RecordServerData): after the gamedir a .qwd
+ * has slots, seats (one) and the seat's player; an .mvd the slots before its float. */
+static void serverdata_fte(buf *m, int mvd, int slots, int player)
+{
+    put8(m, QW_SVC_SERVERDATA);
+    put32(m, QW_PROTOCOL_FTE);
+    put32(m, QW_PEXT_SPAWNSTATIC2);
+    put32(m, QW_PROTOCOL_FTE2);
+    put32(m, RD_EXT2);
+    put32(m, 28);
+    put32(m, 7);
+    putstr(m, "qw");
+    put8(m, (unsigned)slots);
+    if (mvd) {
+        putf(m, 123.0f);
+    } else {
+        put8(m, 1);
+        put8(m, (unsigned)player);
+    }
+    putstr(m, "Test Level");
+    for (int i = 0; i < 10; i++)
+        putf(m, 1.0f);
+}
+
+/* The first byte of a replacement delta's bits and the bytes that extend it. */
+static void uf_bits(buf *m, uint32_t bits)
+{
+    if (bits & 0xffffff00u)
+        bits |= QW_UF_EXTEND1;
+    if (bits & 0xffff0000u)
+        bits |= QW_UF_EXTEND2;
+    if (bits & 0xff000000u)
+        bits |= QW_UF_EXTEND3;
+    put8(m, bits & 255);
+    if (bits & QW_UF_EXTEND1)
+        put8(m, bits >> 8 & 255);
+    if (bits & QW_UF_EXTEND2)
+        put8(m, bits >> 16 & 255);
+    if (bits & QW_UF_EXTEND3)
+        put8(m, bits >> 24);
+}
+
+/* Messages written here after FTE's CLFTE_ParseEntities and CLFTE_ReadDelta [QWEXT 4]: a
+ * baseline (svc 66: big entity 40, model 4, x 100), then frame 1: "remove 0" (forget all),
+ * player 0 (entity 1) reset with origin, angles, a prediction block (msec, view angles as
+ * shorts: pitch 5461 = 30 degrees, yaw 16384 = 90) and model 2; entity 40 reset to its
+ * baseline; entity 300 with a 16-bit frame (300) and model (3), x 64, alpha 128, scale 32, a
+ * NEWSIZEENCODING solid of 16 (a short follows), colormod. Frame 2: entity 40 moves to x 120,
+ * 300 is removed, the player is carried unchanged. svc_fte_setangledelta and a muzzleflash
+ * in the big form sit between, read past. */
+TEST(qw_fte_replacement_deltas_qwd)
+{
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata_fte(&m, 0, 16, 0);
+    modellist(&m);
+    userinfo(&m, 0, "\\name\\fte");
+    put8(&m, QW_SVC_FTE_SPAWNBASELINE2);
+    put16(&m, 40);
+    uf_bits(&m, QW_UF_MODEL | QW_UF_ORIGINXY);
+    putcoord(&m, 100), putcoord(&m, 0);
+    put8(&m, 4);
+    qwd_read(&f, 1.0f, 5, &m);
+
+    m.n = 0;
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 50.0f);
+    put16(&m, 0x8000); /* remove 0: forget all */
+    put16(&m, 1);
+    uf_bits(&m, QW_UF_RESET | QW_UF_ORIGINXY | QW_UF_ORIGINZ | QW_UF_ANGLESXZ | QW_UF_ANGLESY |
+                    QW_UF_PREDINFO | QW_UF_MODEL);
+    putcoord(&m, 16), putcoord(&m, 32), putcoord(&m, 8);
+    put8(&m, 0), put8(&m, 0), put8(&m, 64); /* body angles x, z, y (bytes: y 90) */
+    put8(&m, QW_UFP_MSEC | QW_UFP_VIEWANGLE);
+    put8(&m, 13);                      /* msec */
+    put16(&m, 5461), put16(&m, 0);     /* view pitch, roll */
+    put16(&m, 16384);                  /* view yaw */
+    put8(&m, 2);                       /* model */
+    put16(&m, 40);
+    uf_bits(&m, QW_UF_RESET);
+    put16(&m, 300);
+    uf_bits(&m, QW_UF_FRAME | QW_UF_16BIT | QW_UF_ORIGINXY | QW_UF_MODEL | QW_UF_SOLID |
+                    QW_UF_ALPHA | QW_UF_SCALE | QW_UF_COLORMOD);
+    put16(&m, 300);                    /* frame */
+    putcoord(&m, 64), putcoord(&m, 0);
+    put16(&m, 3);                      /* model */
+    put8(&m, 16), put16(&m, 0x1234);   /* solid: a packed size */
+    put8(&m, 128);                     /* alpha */
+    put8(&m, 32);                      /* scale */
+    put8(&m, 40), put8(&m, 40), put8(&m, 40);
+    put16(&m, 0);
+    put8(&m, QW_SVC_FTE_SETANGLEDELTA);
+    put16(&m, 100), put16(&m, 200), put16(&m, 300);
+    put8(&m, QW_SVC_MUZZLEFLASH);
+    put16(&m, 1);
+    qwd_read(&f, 1.1f, 10, &m);
+
+    m.n = 0;
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 50.1f);
+    put16(&m, 40);
+    uf_bits(&m, QW_UF_ORIGINXY);
+    putcoord(&m, 120), putcoord(&m, 0);
+    put16(&m, 0x8000 | 300);
+    put16(&m, 0);
+    qwd_read(&f, 1.2f, 11, &m);
+    qw_seed("fte_replacement.qwd", &f);
+
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 1 */
+    CHECK(active(&r, 1) && active(&r, 40) && active(&r, 300));
+    CHECK(near(ent(&r, 1)->cur.origin[0], 16) && near(ent(&r, 1)->cur.origin[2], 8));
+    CHECK_EQ(ent(&r, 1)->cur.model, 2);
+    /* the body pitches a third of the view (30 / 3, down is negative), yaw the view's */
+    CHECK(near(ent(&r, 1)->cur.angles[0], -10) && near(ent(&r, 1)->cur.angles[1], 90));
+    CHECK_EQ(ent(&r, 40)->cur.model, 4);
+    CHECK(near(ent(&r, 40)->cur.origin[0], 100));
+    CHECK_EQ(ent(&r, 300)->cur.frame, 300);
+    CHECK_EQ(ent(&r, 300)->cur.model, 3);
+    CHECK_EQ(ent(&r, 300)->cur.alpha, 128);
+    CHECK_EQ(ent(&r, 300)->cur.scale, 32);
+    CHECK(near(ent(&r, 300)->cur.origin[0], 64));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 2 */
+    CHECK(active(&r, 1) && active(&r, 40) && !active(&r, 300));
+    CHECK(near(ent(&r, 40)->cur.origin[0], 120));
+    CHECK(near(ent(&r, 1)->cur.origin[1], 32));
+    CHECK(r.done);
+    run_close(&r);
+}
+
+/* Without a frame to delta from and without "remove 0" a frame is not shown (FTE marks it
+ * invalid); numbers must rise; one past qdemo's 2048 entities (bit 14's byte form: 5 +
+ * 1 << 14) is refused by name; a removal of entity 0 makes the next frame whole. */
+TEST(qw_fte_replacement_deltas_rules)
+{
+    static buf f, m;
+    qd_error err;
+    f.n = m.n = 0;
+    serverdata_fte(&m, 0, 16, 0);
+    modellist(&m);
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES); /* no source, no reset: dropped */
+    putf(&m, 1.0f);
+    put16(&m, 50);
+    uf_bits(&m, QW_UF_MODEL);
+    put8(&m, 4);
+    put16(&m, 0);
+    qwd_read(&f, 1.0f, 5, &m);
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(!active(&r, 50));
+    CHECK_EQ(((qw_state *)r.state)->flushed, 1);
+    run_close(&r);
+
+    f.n = m.n = 0;
+    serverdata_fte(&m, 0, 16, 0);
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 1.0f);
+    put16(&m, 0x8000);
+    put16(&m, 60);
+    uf_bits(&m, QW_UF_MODEL);
+    put8(&m, 4);
+    put16(&m, 50); /* falls */
+    uf_bits(&m, QW_UF_MODEL);
+    put8(&m, 4);
+    put16(&m, 0);
+    qwd_read(&f, 1.0f, 5, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_BAD_DATA);
+    CHECK_MSG(strstr(err.msg, "entity 50 after 60") != NULL, "%s", err.msg);
+
+    f.n = m.n = 0;
+    serverdata_fte(&m, 0, 16, 0);
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 1.0f);
+    put16(&m, 0x8000);
+    put16(&m, 0x4000 | 5);
+    put8(&m, 1); /* 5 | 1 << 14 */
+    uf_bits(&m, QW_UF_MODEL);
+    put8(&m, 4);
+    put16(&m, 0);
+    qwd_read(&f, 1.0f, 5, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_LIMIT);
+    CHECK_MSG(strstr(err.msg, "entity 16389") != NULL, "%s", err.msg);
+
+    f.n = m.n = 0; /* a bit FTE ends the game on */
+    serverdata_fte(&m, 0, 16, 0);
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 1.0f);
+    put16(&m, 0x8000);
+    put16(&m, 9);
+    uf_bits(&m, QW_UF_UNUSED1);
+    put16(&m, 0);
+    qwd_read(&f, 1.0f, 5, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "0x40000000") != NULL, "%s", err.msg);
+
+    f.n = m.n = 0; /* more player slots than qdemo holds */
+    serverdata_fte(&m, 0, 64, 0);
+    qwd_read(&f, 1.0f, 5, &m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "64 player slots") != NULL, "%s", err.msg);
+}
+
+/* An FTE server's .mvd (FTE sv_mvd.c: replacement deltas on, no svc_playerinfo): the slots
+ * byte comes before the float; players are entities 1..32 and each can be followed: player
+ * 2 (entity 3) with a view yaw of 180 (32768) is the first active one and the recorded
+ * view takes its place and angles. */
+TEST(qw_fte_replacement_deltas_mvd)
+{
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata_fte(&m, 1, 8, 0);
+    modellist(&m);
+    userinfo(&m, 2, "\\name\\carol");
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 10.0f);
+    put16(&m, 0x8000);
+    put16(&m, 3);
+    uf_bits(&m, QW_UF_ORIGINXY | QW_UF_ORIGINZ | QW_UF_ANGLESY | QW_UF_PREDINFO | QW_UF_MODEL);
+    putcoord(&m, -40), putcoord(&m, 8), putcoord(&m, 24);
+    put8(&m, 0); /* body yaw byte (replaced by the view) */
+    put8(&m, QW_UFP_VIEWANGLE);
+    put16(&m, 32768); /* view yaw */
+    put8(&m, 2);
+    put16(&m, 0);
+    mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
+    qw_seed("fte_replacement.mvd", &f);
+
+    run r;
+    CHECK(run_open(&r, &demo_mvd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(active(&r, 3));
+    CHECK(near(ent(&r, 3)->cur.origin[0], -40) && near(ent(&r, 3)->cur.origin[2], 24));
+    CHECK_EQ(r.cl->view.view_entity, 3);
+    CHECK(fabsf(fabsf(r.cl->view.angles[1]) - 180) < 0.01f);
+    run_close(&r);
 }
