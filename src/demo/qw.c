@@ -607,6 +607,12 @@ static qd_err check_more(ctx *c, unsigned more)
         {QW_U_FTE_ENTITYDBL, QW_PEXT_ENTITYDBL, "U_FTE_ENTITYDBL"},
         {QW_U_FTE_ENTITYDBL2, QW_PEXT_ENTITYDBL2, "U_FTE_ENTITYDBL2"},
         {QW_U_FTE_COLOURMOD, QW_PEXT_COLOURMOD, "U_FTE_COLOURMOD"},
+        {QW_U_FTE_DRAWFLAGS, QW_PEXT_HEXEN2, "U_FTE_DRAWFLAGS"},
+        {QW_U_FTE_ABSLIGHT, QW_PEXT_HEXEN2, "U_FTE_ABSLIGHT"},
+        {QW_U_FTE_DPFLAGS, QW_PEXT_DPFLAGS, "U_FTE_DPFLAGS"},
+        {QW_U_FTE_TAGINFO, QW_PEXT_SETATTACHMENT, "U_FTE_TAGINFO"},
+        {QW_U_FTE_LIGHT, QW_PEXT_DPFLAGS, "U_FTE_LIGHT"},
+        {QW_U_FTE_EFFECTS16, QW_PEXT_DPFLAGS, "U_FTE_EFFECTS16"},
     };
     unsigned rest = more & ~QW_U_FTE_YETMORE;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -642,8 +648,7 @@ static qd_err check_more(ctx *c, unsigned more)
     X(QW_U_ANGLE3, 0, angles[2], ANGLE, 2, 1)                                              \
     X(MORE(QW_U_FTE_SCALE), 0, scale, DD_U8, 1, 1)                                         \
     X(MORE(QW_U_FTE_TRANS), 0, trans, DD_U8, 1, 1)                                         \
-    X(MORE(QW_U_FTE_FATNESS), 0, fatness, DD_S8, 1, 1)                                     \
-    X(MORE(QW_U_FTE_COLOURMOD), 0, colourmod, DD_U8, 1, 3)
+    X(MORE(QW_U_FTE_FATNESS), 0, fatness, DD_S8, 1, 1)
 
 /* The reader the U_MODEL hook sees: it needs the whole mask. */
 typedef struct qw_reader {
@@ -691,6 +696,25 @@ static void delta_fields(ctx *c, qw_ent *to, int num, uint32_t mask)
         ENT_ROWS(READ_ROW, DD_COORD16, DD_S8X256)
     }
 #undef READ_ROW
+    /* FTE's bits past the table's, in CLQW_ParseDelta's order [QWEXT 3.3]: Hexen II's draw
+     * flags and light, the colour tint, DarkPlaces' flags, an attachment, a light, the
+     * effects' high byte (not shown: the low byte holds Quake's) */
+    rd_t *r = &c->r;
+    if (mask & MORE(QW_U_FTE_DRAWFLAGS))
+        rd_skip(r, 1);
+    if (mask & MORE(QW_U_FTE_ABSLIGHT))
+        rd_skip(r, 1);
+    if (mask & MORE(QW_U_FTE_COLOURMOD))
+        for (int i = 0; i < 3; i++)
+            to->colourmod[i] = rd_u8(r);
+    if (mask & MORE(QW_U_FTE_DPFLAGS))
+        rd_skip(r, 1);
+    if (mask & MORE(QW_U_FTE_TAGINFO))
+        rd_skip(r, 4);
+    if (mask & MORE(QW_U_FTE_LIGHT))
+        rd_skip(r, 10);
+    if (mask & MORE(QW_U_FTE_EFFECTS16))
+        rd_skip(r, 1);
     if (mask & QW_U_EFFECTS) /* the byte is mapped once, here, not at every emit */
         to->fx = qr_entity_fx(to->fx);
 }

@@ -111,6 +111,11 @@
  * model pushed out along its normals; read, not drawn), a hull height byte (players only)
  * [QWEXT 3.3, 3.4: FTE cl_ents.c CLQW_ParseDelta, CLQW_ParsePlayerinfo] */
 #define QW_PEXT_SCALE 0x00000002u
+/* Entity delta bits past YETMORE (Hexen II's draw flags and light, DarkPlaces' flags, light
+ * and effects, attachments) [QWEXT 3.3], read as FTE's CLQW_ParseDelta reads them */
+#define QW_PEXT_HEXEN2 0x00200000u
+#define QW_PEXT_SETATTACHMENT 0x08000000u
+#define QW_PEXT_DPFLAGS 0x80000000u
 #define QW_PEXT_FATNESS 0x00000100u
 #define QW_PEXT_HULLSIZE 0x00000800u
 /* every coordinate a float32, every angle 16 bits [QWEXT 3.1] */
@@ -118,6 +123,7 @@
 #define QW_PEXT_SUPPORTED                                                                      \
     (QW_PEXT_TRANS | QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 |               \
      QW_PEXT_FLOATCOORDS | QW_PEXT_SCALE | QW_PEXT_FATNESS | QW_PEXT_HULLSIZE |                \
+     QW_PEXT_HEXEN2 | QW_PEXT_SETATTACHMENT | QW_PEXT_DPFLAGS |                                \
      QW_PEXT_COLOURMOD | QW_PEXT_SPAWNSTATIC2 | QW_PEXT_256PACKETENTITIES |                    \
      QW_PEXT_CHUNKEDDOWNLOADS | QW_PEXT_ACCURATETIMINGS | QW_PEXT_HLBSP)
 #define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
@@ -219,7 +225,13 @@
 #define QW_U_FTE_ENTITYDBL (1u << 5)
 #define QW_U_FTE_ENTITYDBL2 (1u << 6)
 #define QW_U_FTE_YETMORE (1u << 7)
+#define QW_U_FTE_DRAWFLAGS (1u << 8)  /* PEXT_HEXEN2: a byte */
+#define QW_U_FTE_ABSLIGHT (1u << 9)   /* PEXT_HEXEN2: a byte */
 #define QW_U_FTE_COLOURMOD (1u << 10)
+#define QW_U_FTE_DPFLAGS (1u << 11)   /* PEXT_DPFLAGS: a byte */
+#define QW_U_FTE_TAGINFO (1u << 12)   /* PEXT_SETATTACHMENT: two shorts */
+#define QW_U_FTE_LIGHT (1u << 13)     /* PEXT_DPFLAGS: four shorts, two bytes */
+#define QW_U_FTE_EFFECTS16 (1u << 14) /* PEXT_DPFLAGS: the effects' high byte */
 
 /* ---- .qwd playerinfo flags [EZPROT] PF_*; with PEXT_TRANS bit 15 announces a third byte ---- */
 #define QW_PF_MSEC (1u << 0)

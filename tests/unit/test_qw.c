@@ -749,6 +749,53 @@ TEST(qw_fte_scale_fatness_hullsize)
     CHECK_MSG(strstr(err.msg, "player flag 0x010000") != NULL, "%s", err.msg);
 }
 
+/* The entity delta bits past YETMORE [QWEXT 3.3], in FTE's CLQW_ParseDelta order after the
+ * angles: DRAWFLAGS (8) and ABSLIGHT (9) a byte each (PEXT_HEXEN2), COLOURMOD (10) three,
+ * DPFLAGS (11) one, TAGINFO (12) two shorts (PEXT_SETATTACHMENT), LIGHT (13) four shorts and
+ * two bytes, EFFECTS16 (14) one (PEXT_DPFLAGS). Entity 41 after them lands at x 16 only
+ * when each was read at its size. */
+TEST(qw_fte_entity_extras)
+{
+    static const uint32_t ext[] = {
+        QW_PROTOCOL_FTE,
+        QW_PEXT_HEXEN2 | QW_PEXT_DPFLAGS | QW_PEXT_SETATTACHMENT | QW_PEXT_COLOURMOD, 0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, ext);
+    modellist(&m);
+    qwd_read(&f, 10.0f, 5, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_PACKETENTITIES);
+    put16(&m, 40 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_MODEL | QW_U_FTE_EVENMORE);
+    put8(&m, QW_U_FTE_YETMORE);
+    put8(&m, (QW_U_FTE_DRAWFLAGS | QW_U_FTE_ABSLIGHT | QW_U_FTE_COLOURMOD | QW_U_FTE_DPFLAGS |
+              QW_U_FTE_TAGINFO | QW_U_FTE_LIGHT | QW_U_FTE_EFFECTS16) >> 8);
+    put8(&m, 5);
+    putcoord(&m, 64);
+    put8(&m, 1), put8(&m, 2);                    /* draw flags, abslight */
+    put8(&m, 10), put8(&m, 20), put8(&m, 30);    /* colourmod */
+    put8(&m, 4);                                 /* dpflags */
+    put16(&m, 1), put16(&m, 2);                  /* tag entity, tag */
+    for (int i = 0; i < 4; i++)
+        put16(&m, 100);                          /* light */
+    put8(&m, 0), put8(&m, 0);                    /* style, flags */
+    put8(&m, 1);                                 /* effects' high byte */
+    put16(&m, 41 | (int)QW_U_MOREBITS | (int)QW_U_ORIGIN1);
+    put8(&m, QW_U_MODEL);
+    put8(&m, 5);
+    putcoord(&m, 16);
+    put16(&m, 0);
+    qwd_read(&f, 10.1f, 10, &m);
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK(active(&r, 40) && active(&r, 41));
+    CHECK(near(ent(&r, 40)->cur.origin[0], 64) && near(ent(&r, 41)->cur.origin[0], 16));
+    run_close(&r);
+}
+
 /* mvdsv's server-side weapon bits (MVD1 0x4, 0x8, 0x10, 0x40 [QWEXT 2.3]) change no message a
  * demo holds: a .qwd announcing them, with the //mvdsv_ssw stufftext the server sends, and
  * an .mvd with a hidden weapon block (type 8, in dem_multiple(0)), decode. */
