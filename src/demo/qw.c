@@ -86,6 +86,31 @@ static const char *svc_name(int cmd)
     case QW_SVC_QIZMOVOICE: return "svc_qizmovoice";
     case QW_SVC_FTE_VOICECHAT: return "svc_fte_voicechat";
     case QW_SVC_FTE_SETANGLEDELTA: return "svc_fte_setangledelta";
+    case QW_SVC_FTE_SOUNDEXTENDED: return "svc_fte_soundextended";
+    case QW_SVC_FTE_SOUNDLISTSHORT: return "svc_fte_soundlistshort";
+    case QW_SVC_FTE_LIGHTSTYLECOL: return "svc_fte_lightstylecol";
+    case QW_SVC_FTE_PARTICLE2: return "svc_fte_particle2";
+    case QW_SVC_FTE_PARTICLE3: return "svc_fte_particle3";
+    case QW_SVC_FTE_PARTICLE4: return "svc_fte_particle4";
+    case QW_SVC_FTE_CUSTOMTEMPENT: return "svc_fte_customtempent";
+    case QW_SVC_FTE_SHOWPIC: return "svc_fte_showpic";
+    case QW_SVC_FTE_HIDEPIC: return "svc_fte_hidepic";
+    case QW_SVC_FTE_MOVEPIC: return "svc_fte_movepic";
+    case QW_SVC_FTE_UPDATEPIC: return "svc_fte_updatepic";
+    case QW_SVC_FTE_EFFECT: return "svc_fte_effect";
+    case QW_SVC_FTE_EFFECT2: return "svc_fte_effect2";
+    case QW_SVC_FTE_CSQCENTITIES: return "svc_fte_csqcentities";
+    case QW_SVC_FTE_PRECACHE: return "svc_fte_precache";
+    case QW_SVC_FTE_UPDATESTATSTRING: return "svc_fte_updatestatstring";
+    case QW_SVC_FTE_UPDATESTATFLOAT: return "svc_fte_updatestatfloat";
+    case QW_SVC_FTE_TRAILPARTICLES: return "svc_fte_trailparticles";
+    case QW_SVC_FTE_POINTPARTICLES: return "svc_fte_pointparticles";
+    case QW_SVC_FTE_POINTPARTICLES1: return "svc_fte_pointparticles1";
+    case QW_SVC_FTE_CGAMEPACKET_SIZED: return "svc_fte_cgamepacket_sized";
+    case QW_SVC_FTE_TEMP_ENTITY_SIZED: return "svc_fte_temp_entity_sized";
+    case QW_SVC_FTE_CSQCENTITIES_SIZED: return "svc_fte_csqcentities_sized";
+    case QW_SVC_FTE_SETANGLEBASE: return "svc_fte_setanglebase";
+    case QW_SVC_FTE_SPAWNSTATICSOUND2: return "svc_fte_spawnstaticsound2";
     case QW_SVC_FTE_UPDATEENTITIES: return "svc_fte_updateentities";
     default: return "svc_unknown";
     }
@@ -403,6 +428,7 @@ static void level_reset(qw_state *s)
     s->players_seen = s->players_visible = 0;
     s->last_pe_frame = -1;
     s->ue_last = -1;
+    memset(s->cte_defined, 0, sizeof s->cte_defined);
     s->model_player = s->model_spike = 0;
     s->num_models = s->num_sounds = 0;
     s->intermission = 0;
@@ -1513,6 +1539,286 @@ static void set_stat(ctx *c, int slot, int index, int32_t value)
     fill_stats(c, slot);
 }
 
+/* ---- FTE's own messages [FTESVC] ---- */
+
+/* FTE's variable-length integer (common.c MSG_ReadUInt64): the leading 1 bits of the first
+ * byte count the bytes that follow, most significant first, below its remaining bits. */
+static uint64_t rd_fte_uint(rd_t *r)
+{
+    unsigned v = rd_u8(r), n = 0;
+    while (n < 8 && (v & (0x80u >> n)))
+        n++;
+    uint64_t x = n < 8 ? v & (0xffu >> (n + 1)) : 0;
+    for (unsigned i = 0; i < n; i++)
+        x = x << 8 | rd_u8(r);
+    return x;
+}
+
+/* An entity number as FTE's client reads one (MSGCL_ReadEntity): the big form under
+ * replacement deltas, else a short. */
+static unsigned rd_fte_entity(ctx *c)
+{
+    return c->s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS ? rd_big_entity(&c->r) : rd_u16(&c->r);
+}
+
+static void skip_coords(ctx *c, int n)
+{
+    for (int i = 0; i < n; i++)
+        (void)rd_qcoord(c);
+}
+
+/* The messages FTE's extensions add (those qdemo reads; the rest are unknown). Their effects
+ * qdemo does not show (particles, pictures, custom effects, float stats) are read past. */
+static qd_err parse_fte_message(ctx *c, int cmd, const char *name)
+{
+    qw_state *s = c->s;
+    cl_state *cl = c->cl;
+    rd_t *r = &c->r;
+    char text[CL_TEXT_LEN];
+    switch (cmd) {
+    case QW_SVC_SETVIEW: { /* the entity the view follows (FTE parses it whatever was agreed) */
+        unsigned e = rd_fte_entity(c);
+        if (r->err)
+            return truncated(c, name);
+        TRACE(c, name, "entity=%u", e);
+        return QD_OK;
+    }
+    case QW_SVC_FTE_SOUNDEXTENDED: {
+        /* CLNQ_ParseStartSoundPacket: a flag byte (0x04: FTE's integer above it), volume,
+         * attenuation, pitch, time offset, velocity, speed, the entity and channel (0x08:
+         * an entity and a channel byte, else a short of entity << 3 | channel), the sound
+         * (0x10: a short), the origin */
+        uint64_t mask = rd_u8(r);
+        if (mask & 0x04)
+            mask |= rd_fte_uint(r) << 8;
+        cl_sound snd;
+        memset(&snd, 0, sizeof snd);
+        snd.volume = mask & 0x01 ? rd_u8(r) : 255;
+        snd.attenuation = mask & 0x02 ? rd_u8(r) : 64;
+        rd_skip(r, (mask & 0x80 ? 1u : 0u) + (mask & 0x40 ? 2u : 0u) + (mask & 0x100 ? 6u : 0u) +
+                       (mask & 0x20 ? 2u : 0u));
+        unsigned ent, chan;
+        if (mask & 0x08) {
+            ent = rd_fte_entity(c);
+            chan = rd_u8(r);
+        } else {
+            unsigned w = rd_u16(r);
+            ent = w >> 3;
+            chan = w & 7;
+        }
+        unsigned sound = mask & 0x10 ? rd_u16(r) : rd_u8(r);
+        for (int i = 0; i < 3; i++)
+            snd.origin[i] = rd_qcoord(c);
+        if (r->err)
+            return truncated(c, name);
+        snd.has_origin = 1;
+        snd.sound = (uint16_t)sound;
+        snd.entity = (int16_t)(ent < 32768 ? ent : 0);
+        snd.channel = (uint8_t)(chan & 7);
+        cl_sound_add(cl, &snd);
+        TRACE(c, name, "entity=%u channel=%u sound=%u", ent, chan, sound);
+        return QD_OK;
+    }
+    case QW_SVC_FTE_SOUNDLISTSHORT:
+        return parse_list(c, 1, 1);
+    case QW_SVC_FTE_LIGHTSTYLECOL: {
+        /* a style byte, a byte of bits (0x40: a byte more of style; 0x80: a short per colour
+         * bit 0..2 set), the pattern: the colour is not shown */
+        if (!(s->fte_ext & QW_PEXT_LIGHTSTYLECOL))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_LIGHTSTYLECOL", name);
+        unsigned style = rd_u8(r), bits = rd_u8(r);
+        if (bits & 0x40)
+            style |= (unsigned)rd_u8(r) << 8;
+        if (bits & 0x80)
+            rd_skip(r, 2u * ((bits & 1) + (bits >> 1 & 1) + (bits >> 2 & 1)));
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            return truncated(c, name);
+        if (style < 64)
+            cl_set_lightstyle(cl, (int)style, text);
+        TRACE(c, name, "style=%u bits=0x%02x pattern=\"%s\"", style, bits, esc(c, 0, text));
+        return QD_OK;
+    }
+    case QW_SVC_FTE_PARTICLE2: /* origin, two float vectors, colour, count, effect */
+        skip_coords(c, 3);
+        rd_skip(r, 24 + 4);
+        break;
+    case QW_SVC_FTE_PARTICLE3: /* origin, a box of three bytes, colour, count, effect */
+        skip_coords(c, 3);
+        rd_skip(r, 3 + 4);
+        break;
+    case QW_SVC_FTE_PARTICLE4: /* origin, radius, colour, count, effect */
+        skip_coords(c, 3);
+        rd_skip(r, 1 + 4);
+        break;
+    case QW_SVC_FTE_CUSTOMTEMPENT: {
+        /* cl_tent.c CL_ParseCustomTEnt: type 255 defines an effect (id, netstyle, name, its
+         * stain and glow fields); any other type spawns a defined one, laid out by its
+         * netstyle (64 persistent: a short id, bit 15 a removal; an origin; 128 a beam's
+         * end; 1 a count; 32 a velocity, else 2 a direction byte) */
+        if (!(s->fte_ext & QW_PEXT_CUSTOMTEMPEFFECTS))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_CUSTOMTEMPEFFECTS",
+                        name);
+        unsigned type = rd_u8(r);
+        if (type == 255) {
+            unsigned id = rd_u8(r), style = rd_u8(r);
+            rd_str(r, text, sizeof text);
+            if (style & 4)
+                rd_skip(r, 4);
+            if (style & 8)
+                rd_skip(r, 5 + (style & 16 ? 3 : 0));
+            if (r->err)
+                return truncated(c, name);
+            if (id == 255)
+                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: effect id 255", name);
+            s->cte_style[id] = (uint8_t)style;
+            s->cte_defined[id >> 3] |= (uint8_t)(1u << (id & 7));
+            TRACE(c, name, "define=%u style=0x%02x name=\"%s\"", id, style, esc(c, 0, text));
+            return QD_OK;
+        }
+        if (!(s->cte_defined[type >> 3] >> (type & 7) & 1)) {
+            if (r->err)
+                return truncated(c, name);
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: effect %u was never defined", name,
+                        type);
+        }
+        unsigned style = s->cte_style[type];
+        if ((style & 64) && (rd_u16(r) & 0x8000)) {
+            if (r->err)
+                return truncated(c, name);
+            return QD_OK; /* a persistent effect removed */
+        }
+        skip_coords(c, style & 128 ? 6 : 3);
+        if (style & 1)
+            rd_skip(r, 1);
+        if (style & 32)
+            skip_coords(c, 3);
+        else if (style & 2)
+            rd_skip(r, 1);
+        break;
+    }
+    case QW_SVC_FTE_SHOWPIC: /* position, name, picture, x, y */
+    case QW_SVC_FTE_MOVEPIC: /* position, name, x, y */
+        if (!(s->fte_ext & QW_PEXT_SHOWPIC))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_SHOWPIC", name);
+        rd_skip(r, 1);
+        rd_str(r, text, sizeof text);
+        if (cmd == QW_SVC_FTE_SHOWPIC)
+            rd_str(r, text, sizeof text);
+        rd_skip(r, 4);
+        break;
+    case QW_SVC_FTE_HIDEPIC:   /* name */
+    case QW_SVC_FTE_UPDATEPIC: /* name, picture */
+        if (!(s->fte_ext & QW_PEXT_SHOWPIC))
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_SHOWPIC", name);
+        rd_str(r, text, sizeof text);
+        if (cmd == QW_SVC_FTE_UPDATEPIC)
+            rd_str(r, text, sizeof text);
+        break;
+    case QW_SVC_FTE_EFFECT: /* origin, model byte, start frame, frames, rate */
+        skip_coords(c, 3);
+        rd_skip(r, 4);
+        break;
+    case QW_SVC_FTE_EFFECT2: /* origin, model short, start frame short, frames, rate */
+        skip_coords(c, 3);
+        rd_skip(r, 6);
+        break;
+    case QW_SVC_FTE_CSQCENTITIES:
+    case QW_SVC_FTE_CGAMEPACKET:
+        /* their bytes are the mod's own, with no size: only its client-side code reads them */
+        return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
+                    "%s (PEXT_CSQC): the mod's client-side data, which qdemo cannot read", name);
+    case QW_SVC_FTE_PRECACHE: {
+        /* a short (top two bits: 0 a model, 0x8000 a sound, 0x4000 a particle effect;
+         * the rest its index) and the name, late in the level */
+        unsigned code = rd_u16(r);
+        rd_str(r, text, sizeof text);
+        if (r->err)
+            return truncated(c, name);
+        unsigned idx = code & 0x3fff;
+        if ((code & 0xc000) == 0 && idx > 0 && idx < CL_MAX_MODELS)
+            note_model(c, (int)idx, text);
+        else if ((code & 0xc000) == 0x8000 && idx > 0 && idx < CL_MAX_SOUNDS)
+            cl_set_sound(cl, (int)idx, text);
+        TRACE(c, name, "code=0x%04x name=\"%s\"", code, esc(c, 0, text));
+        return QD_OK;
+    }
+    case QW_SVC_FTE_UPDATESTATSTRING: /* stat, string */
+        rd_skip(r, 1);
+        rd_str(r, text, sizeof text);
+        break;
+    case QW_SVC_FTE_UPDATESTATFLOAT: /* stat, float */
+        rd_skip(r, 5);
+        break;
+    case QW_SVC_FTE_TRAILPARTICLES: /* entity, effect, start, end */
+        (void)rd_fte_entity(c);
+        rd_skip(r, 2);
+        skip_coords(c, 6);
+        break;
+    case QW_SVC_FTE_POINTPARTICLES: /* effect, origin, direction, count */
+        rd_skip(r, 2);
+        skip_coords(c, 6);
+        rd_skip(r, 2);
+        break;
+    case QW_SVC_FTE_POINTPARTICLES1: /* effect, origin */
+        rd_skip(r, 2);
+        skip_coords(c, 3);
+        break;
+    case QW_SVC_FTE_CGAMEPACKET_SIZED: /* a short size, the mod's bytes */
+        rd_skip(r, rd_u16(r));
+        break;
+    case QW_SVC_FTE_TEMP_ENTITY_SIZED: /* a short size (bit 15: NetQuake's form), an effect */
+        rd_skip(r, rd_u16(r) & 0x7fffu);
+        break;
+    case QW_SVC_FTE_CSQCENTITIES_SIZED:
+        /* entity numbers (bit 15 a removal; under replacement deltas bit 14 a byte more)
+         * until a 0, each update followed by a short size and the mod's bytes */
+        for (;;) {
+            unsigned w = rd_u16(r);
+            if (r->err)
+                return truncated(c, name);
+            int remove = (w & 0x8000) != 0;
+            unsigned num = w & 0x7fffu;
+            if ((s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS) && (w & 0x4000))
+                num = (w & 0x3fffu) | (unsigned)rd_u8(r) << 14;
+            if (!num && !remove)
+                break;
+            if (!remove)
+                rd_skip(r, rd_u16(r));
+        }
+        break;
+    case QW_SVC_FTE_SETANGLEBASE: { /* flags; a short per bit 0..2 */
+        unsigned fl = rd_u8(r);
+        rd_skip(r, 2u * ((fl & 1) + (fl >> 1 & 1) + (fl >> 2 & 1)));
+        break;
+    }
+    case QW_SVC_FTE_SPAWNSTATICSOUND2: {
+        /* flags (bit 0: a short sound), origin, sound, volume, attenuation */
+        unsigned fl = rd_u8(r);
+        if ((fl & ~1u) && !r->err)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: flags 0x%02x", name, fl);
+        cl_static_sound ss;
+        memset(&ss, 0, sizeof ss);
+        for (int i = 0; i < 3; i++)
+            ss.origin[i] = rd_qcoord(c);
+        ss.sound = (uint16_t)(fl & 1 ? rd_u16(r) : rd_u8(r));
+        ss.volume = rd_u8(r);
+        ss.attenuation = rd_u8(r);
+        if (r->err)
+            return truncated(c, name);
+        cl_static_sound_add(cl, &ss);
+        TRACE(c, name, "sound=%u", (unsigned)ss.sound);
+        return QD_OK;
+    }
+    default:
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "unknown server message %d (%s)", cmd, name);
+    }
+    if (r->err)
+        return truncated(c, name);
+    TRACE(c, name, "%s", "");
+    return QD_OK;
+}
+
 static qd_err parse_message(ctx *c, int cmd)
 {
     qw_state *s = c->s;
@@ -1898,6 +2204,8 @@ static qd_err parse_message(ctx *c, int cmd)
         TRACE(c, name, "value=%g", (double)f);
         break;
     case QW_SVC_QIZMOVOICE:
+        if (s->fte_ext & QW_PEXT_CSQC) /* 83 is FTE's cgamepacket then [FTESVC] */
+            return parse_fte_message(c, QW_SVC_FTE_CGAMEPACKET, "svc_fte_cgamepacket");
         rd_skip(r, 34); /* two header bytes and 32 of voice [EZPARSE CL_ParseQizmoVoice] */
         if (r->err)
             return truncated(c, name);
@@ -1916,7 +2224,7 @@ static qd_err parse_message(ctx *c, int cmd)
         TRACE(c, name, "sender=%d bytes=%d", a, b);
         break;
     default:
-        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "unknown server message %d (%s)", cmd, name);
+        return parse_fte_message(c, cmd, name);
     }
     return QD_OK;
 }

@@ -11,7 +11,13 @@
  *           CL_ParseServerData (msg_coordsize 4, msg_anglesize 2) with com_msg.c
  *           MSG_ReadCoord / MSG_ReadAngle, and mvdsv sv_init.c / sv_demo.c (the same sizes
  *           under sv_bigcoords, for .mvd too): every coordinate and angle those readers
- *           read, in every message; usercmd, MVD DF_ANGLES, velocities and nails unchanged. */
+ *           read, in every message; usercmd, MVD DF_ANGLES, velocities and nails unchanged.
+ *   [FTESVC] FTE's QuakeWorld messages from 55 up as FTE's client reads them: fte-team/fteqw
+ *           engine/client/cl_parse.c CLQW_ParseServerMessage (setview, soundextended through
+ *           CLNQ_ParseStartSoundPacket, the short lists, lightstylecol, the particle, picture,
+ *           precache, stat, sized and angle-base messages, spawnstaticsound2), cl_tent.c
+ *           CL_ParseCustomTEnt, common.c MSG_ReadUInt64 / MSG_ReadBigEntity, sv_ents.c (the
+ *           sized CSQC writer). */
 #ifndef QD_QW_LOCAL_H
 #define QD_QW_LOCAL_H
 
@@ -83,6 +89,34 @@
 #define QW_SVC_QIZMOVOICE 83           /* Qizmo proxy voice: 34 bytes */
 #define QW_SVC_FTE_VOICECHAT 84        /* PEXT2_VOICECHAT */
 #define QW_SVC_FTE_SETANGLEDELTA 85    /* PEXT2_SETANGLEDELTA: three 16-bit angles */
+/* FTE's further messages [FTESVC] */
+#define QW_SVC_SETVIEW 5
+#define QW_SVC_FTE_SOUNDEXTENDED 55  /* PEXT_SOUNDDBL */
+#define QW_SVC_FTE_SOUNDLISTSHORT 56 /* PEXT_SOUNDDBL */
+#define QW_SVC_FTE_LIGHTSTYLECOL 57  /* PEXT_LIGHTSTYLECOL */
+#define QW_SVC_FTE_PARTICLE2 63
+#define QW_SVC_FTE_PARTICLE3 64
+#define QW_SVC_FTE_PARTICLE4 65
+#define QW_SVC_FTE_CUSTOMTEMPENT 67  /* PEXT_CUSTOMTEMPEFFECTS */
+#define QW_SVC_FTE_SHOWPIC 69        /* PEXT_SHOWPIC: 69..72 */
+#define QW_SVC_FTE_HIDEPIC 70
+#define QW_SVC_FTE_MOVEPIC 71
+#define QW_SVC_FTE_UPDATEPIC 72
+#define QW_SVC_FTE_EFFECT 74
+#define QW_SVC_FTE_EFFECT2 75
+#define QW_SVC_FTE_CSQCENTITIES 76   /* PEXT_CSQC: the mod's bytes, no size */
+#define QW_SVC_FTE_PRECACHE 77
+#define QW_SVC_FTE_UPDATESTATSTRING 78
+#define QW_SVC_FTE_UPDATESTATFLOAT 79
+#define QW_SVC_FTE_TRAILPARTICLES 80
+#define QW_SVC_FTE_POINTPARTICLES 81
+#define QW_SVC_FTE_POINTPARTICLES1 82
+#define QW_SVC_FTE_CGAMEPACKET 83    /* PEXT_CSQC: the mod's bytes, no size */
+#define QW_SVC_FTE_CGAMEPACKET_SIZED 90
+#define QW_SVC_FTE_TEMP_ENTITY_SIZED 91
+#define QW_SVC_FTE_CSQCENTITIES_SIZED 92
+#define QW_SVC_FTE_SETANGLEBASE 93
+#define QW_SVC_FTE_SPAWNSTATICSOUND2 94
 #define QW_SVC_FTE_UPDATEENTITIES 86   /* PEXT2_REPLACEMENTDELTAS: entities and players */
 
 /* ---- Protocol words before the version in svc_serverdata [EZPROT], [FTEPROT] ---- */
@@ -111,6 +145,14 @@
  * model pushed out along its normals; read, not drawn), a hull height byte (players only)
  * [QWEXT 3.3, 3.4: FTE cl_ents.c CLQW_ParseDelta, CLQW_ParsePlayerinfo] */
 #define QW_PEXT_SCALE 0x00000002u
+/* Bits whose messages are read as FTE's client reads them [FTESVC] */
+#define QW_PEXT_SETVIEW 0x00000001u
+#define QW_PEXT_LIGHTSTYLECOL 0x00000004u
+#define QW_PEXT_VIEW2 0x00000010u /* the server may send svc_setview: no new form */
+#define QW_PEXT_SOUNDDBL 0x00000080u
+#define QW_PEXT_CUSTOMTEMPEFFECTS 0x00800000u
+#define QW_PEXT_SHOWPIC 0x04000000u
+#define QW_PEXT_CSQC 0x40000000u /* its unsized messages stop the demo by name */
 /* Entity delta bits past YETMORE (Hexen II's draw flags and light, DarkPlaces' flags, light
  * and effects, attachments) [QWEXT 3.3], read as FTE's CLQW_ParseDelta reads them */
 #define QW_PEXT_HEXEN2 0x00200000u
@@ -123,7 +165,9 @@
 #define QW_PEXT_SUPPORTED                                                                      \
     (QW_PEXT_TRANS | QW_PEXT_MODELDBL | QW_PEXT_ENTITYDBL | QW_PEXT_ENTITYDBL2 |               \
      QW_PEXT_FLOATCOORDS | QW_PEXT_SCALE | QW_PEXT_FATNESS | QW_PEXT_HULLSIZE |                \
-     QW_PEXT_HEXEN2 | QW_PEXT_SETATTACHMENT | QW_PEXT_DPFLAGS |                                \
+     QW_PEXT_HEXEN2 | QW_PEXT_SETATTACHMENT | QW_PEXT_DPFLAGS | QW_PEXT_SETVIEW |              \
+     QW_PEXT_LIGHTSTYLECOL | QW_PEXT_VIEW2 | QW_PEXT_SOUNDDBL | QW_PEXT_CUSTOMTEMPEFFECTS |     \
+     QW_PEXT_SHOWPIC | QW_PEXT_CSQC |                                                          \
      QW_PEXT_COLOURMOD | QW_PEXT_SPAWNSTATIC2 | QW_PEXT_256PACKETENTITIES |                    \
      QW_PEXT_CHUNKEDDOWNLOADS | QW_PEXT_ACCURATETIMINGS | QW_PEXT_HLBSP)
 #define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
@@ -342,6 +386,8 @@ typedef struct qw_state {
     uint32_t in_seq, out_seq;
     uint32_t mvd_frames; /* .mvd: frame counter used as sequence */
     int32_t last_pe_frame; /* .mvd: ring slot of the newest packet entities, -1 none */
+    uint8_t cte_style[256];  /* svc_fte_customtempent: each defined effect's netstyle */
+    uint8_t cte_defined[32]; /* and which ids are defined (bits) */
     uint32_t ue_seq;       /* svc_fte_updateentities: its own frame counter */
     int32_t ue_last;       /* the ring slot of the newest valid one, -1 none */
     uint32_t flushed;   /* packet entity updates dropped: delta source gone */

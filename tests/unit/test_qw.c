@@ -602,13 +602,13 @@ TEST(qw_refuses_unknown_extensions)
 {
     static buf f, m;
     qd_error err;
-    static const uint32_t setview[] = {QW_PROTOCOL_FTE, 0x1, 0};
+    static const uint32_t splitscreen[] = {QW_PROTOCOL_FTE, 0x100000, 0};
     static const uint32_t ssw[] = {QW_PROTOCOL_MVD1, 0x100, 0}; /* SIMPLEPROJECTILE */
     f.n = m.n = 0;
-    serverdata(&m, 0, 0, setview);
+    serverdata(&m, 0, 0, splitscreen);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "0x00000001 (PEXT_SETVIEW)") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "0x00100000 (PEXT_SPLITSCREEN)") != NULL, "%s", err.msg);
     CHECK_EQ(err.offset, 17); /* the svc_serverdata byte */
 
     f.n = m.n = 0;
@@ -653,12 +653,12 @@ TEST(qw_accepts_ezquake_default_bits)
     put32(&m, 123456);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
-    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x80, 0}; /* + SOUNDDBL */
+    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x400, 0}; /* + TE_BULLET */
     f.n = m.n = 0;
     serverdata(&m, 0, 0, more);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "PEXT_SOUNDDBL") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "PEXT_TE_BULLET") != NULL, "%s", err.msg);
 }
 
 /* FTE's PEXT_SCALE (0x2), PEXT_FATNESS (0x100) and PEXT_HULLSIZE (0x800) [QWEXT 3.3, 3.4]:
@@ -1623,4 +1623,120 @@ TEST(qw_fte_replacement_deltas_mvd)
     CHECK_EQ(r.cl->view.view_entity, 3);
     CHECK(fabsf(fabsf(r.cl->view.angles[1]) - 180) < 0.01f);
     run_close(&r);
+}
+
+/* FTE's own messages [FTESVC], written here after FTE's client readers: svc_setview (a
+ * short), svc_fte_soundextended (flags 0x01 volume | 0x04 FTE's integer of more flags, here
+ * 0x01: a velocity of three shorts | 0x08 entity short and channel byte | 0x10 a 16-bit
+ * sound; then the origin), svc_fte_soundlistshort, svc_fte_lightstylecol (0x87: three shorts
+ * of colour before the pattern), svc_fte_customtempent (a definition of effect 3 as
+ * persistent (64) with a count (1), then one of it: id short, origin, count; then its
+ * removal: an id with bit 15 and nothing more), svc_fte_precache of model 5, the stat
+ * messages, a sized CSQC entity list (entity 10 with three bytes, 11 removed), a set angle
+ * base, a static sound; a stat after them arrives only if every byte was read right. Then
+ * svc_fte_csqcentities, whose bytes only the mod reads, stops the demo by name. */
+TEST(qw_fte_messages)
+{
+    static const uint32_t ext[] = {
+        QW_PROTOCOL_FTE,
+        QW_PEXT_SETVIEW | QW_PEXT_LIGHTSTYLECOL | QW_PEXT_SOUNDDBL | QW_PEXT_CUSTOMTEMPEFFECTS |
+            QW_PEXT_SHOWPIC | QW_PEXT_CSQC,
+        0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, ext);
+    modellist(&m);
+    qwd_read(&f, 10.0f, 5, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_SETVIEW);
+    put16(&m, 2);
+    put8(&m, QW_SVC_FTE_SOUNDEXTENDED);
+    put8(&m, 0x01 | 0x04 | 0x08 | 0x10);
+    put8(&m, 0x01);                          /* FTE's integer: 0x01, one byte */
+    put8(&m, 200);                           /* volume */
+    put16(&m, 8), put16(&m, 16), put16(&m, 24); /* velocity */
+    put16(&m, 33);                           /* entity */
+    put8(&m, 2);                             /* channel */
+    put16(&m, 300);                          /* sound */
+    putcoord(&m, 1), putcoord(&m, 2), putcoord(&m, 3);
+    put8(&m, QW_SVC_FTE_SOUNDLISTSHORT);
+    put16(&m, 0);
+    putstr(&m, "misc/a.wav");
+    putstr(&m, "");
+    put8(&m, 0);
+    put8(&m, QW_SVC_FTE_LIGHTSTYLECOL);
+    put8(&m, 5);
+    put8(&m, 0x87);
+    put16(&m, 1024), put16(&m, 512), put16(&m, 0);
+    putstr(&m, "azaz");
+    put8(&m, QW_SVC_FTE_CUSTOMTEMPENT);
+    put8(&m, 255);
+    put8(&m, 3);
+    put8(&m, 64 | 1);
+    putstr(&m, "te_spark");
+    put8(&m, QW_SVC_FTE_CUSTOMTEMPENT);
+    put8(&m, 3);
+    put16(&m, 7);
+    putcoord(&m, 0), putcoord(&m, 0), putcoord(&m, 0);
+    put8(&m, 4);
+    put8(&m, QW_SVC_FTE_CUSTOMTEMPENT);
+    put8(&m, 3);
+    put16(&m, 0x8000 | 7);
+    put8(&m, QW_SVC_FTE_PRECACHE);
+    put16(&m, 5);
+    putstr(&m, "progs/late.mdl");
+    put8(&m, QW_SVC_FTE_UPDATESTATSTRING);
+    put8(&m, 40);
+    putstr(&m, "text");
+    put8(&m, QW_SVC_FTE_UPDATESTATFLOAT);
+    put8(&m, 41);
+    putf(&m, 1.5f);
+    put8(&m, QW_SVC_FTE_CSQCENTITIES_SIZED);
+    put16(&m, 10);
+    put16(&m, 3);
+    put8(&m, 1), put8(&m, 2), put8(&m, 3);
+    put16(&m, 0x8000 | 11);
+    put16(&m, 0);
+    put8(&m, QW_SVC_FTE_SETANGLEBASE);
+    put8(&m, 0x02 | 0x08);
+    put16(&m, 16384);
+    put8(&m, QW_SVC_FTE_SPAWNSTATICSOUND2);
+    put8(&m, 1);
+    putcoord(&m, 5), putcoord(&m, 6), putcoord(&m, 7);
+    put16(&m, 300);
+    put8(&m, 255);
+    put8(&m, 64);
+    put8(&m, QW_SVC_UPDATESTAT);
+    put8(&m, 4); /* STAT_ARMOR */
+    put8(&m, 99);
+    qwd_read(&f, 10.1f, 10, &m);
+    qw_seed("fte_messages.qwd", &f);
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    const cl_state *cl = r.cl;
+    CHECK_EQ(cl_stats_of(cl, -1)->armor, 99);
+    CHECK_STR(cl->level.lightstyles[5], "azaz");
+    CHECK_STR(cl->level.models[5], "progs/late.mdl");
+    CHECK_STR(cl->level.sounds[1], "misc/a.wav");
+    CHECK(cl->fxlog.sound_count >= 1);
+    const cl_sound *snd = &cl->fxlog.sounds[0];
+    CHECK_EQ(snd->entity, 33);
+    CHECK_EQ(snd->sound, 300);
+    CHECK_EQ(snd->volume, 200);
+    CHECK(near(snd->origin[2], 3));
+    CHECK_EQ(cl->num_static_sounds, 1);
+    CHECK_EQ(cl->static_sounds[0].sound, 300);
+    run_close(&r);
+
+    m.n = 0;
+    f.n = 0;
+    serverdata(&m, 0, 1, ext);
+    put8(&m, QW_SVC_FTE_CSQCENTITIES);
+    put16(&m, 10);
+    qwd_read(&f, 1.0f, 5, &m);
+    qd_error err;
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "svc_fte_csqcentities (PEXT_CSQC)") != NULL, "%s", err.msg);
 }
