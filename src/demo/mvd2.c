@@ -183,8 +183,10 @@ static void emit_entities(ctx *c)
             continue;
         const q2_ent *q = &s->ents[num];
         cl_entstate e;
-        /* the frame's server time: ten frames a second from the level's start */
-        q2_ent_look(q, s->max_clients, &s->names, s->level_frames * 100u, &e);
+        /* the frame's server time: ten frames a second from the level's start (the frame
+         * was counted when it began) */
+        q2_ent_look(q, s->max_clients, &s->names,
+                    (s->level_frames ? s->level_frames - 1 : 0) * 100u, &e);
         int slot = num - 1;
         if (slot < s->max_clients && bit_get(s->player_inuse, slot) && slot != s->clientnum) {
             const q2_pstate *ps = &s->players[slot];

@@ -492,6 +492,9 @@ static qd_err parse_serverdata(ctx *c)
             return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
                         "svc_serverdata: %d player slots (PEXT2_MAXPLAYERS; qdemo holds %d)",
                         slots, QW_MAX_CLIENTS);
+        if (!s->mvd && playernum >= slots && !r->err)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                        "svc_serverdata: player slot %d of %d", playernum, slots);
     }
     if (s->mvd) {
         (void)rd_f32(r); /* the server's time at the start [EZPARSE CL_ParseServerData] */
@@ -517,6 +520,7 @@ static qd_err parse_serverdata(ctx *c)
     s->mvd_ext = mvd1;
     s->playernum = playernum;
     s->spectator = (uint8_t)spectator;
+    s->slots = (uint8_t)slots;
     level_reset(s);
     cl_level_begin(c->cl, CL_GAME_QW, proto, QW_MAX_CLIENTS, title);
     cl_set_gamedir(c->cl, gamedir);
@@ -1091,6 +1095,9 @@ static qd_err parse_updateentities(ctx *c)
             old = f;
     }
     int valid = old != NULL;
+    fte_view views[QW_MAX_CLIENTS];
+    for (int i = 0; i < QW_MAX_CLIENTS; i++)
+        views[i].set = 0;
     (void)rd_f32(r); /* the server's time: qdemo keeps the demo's clock */
     dd_merge m;
     dd_merge_begin(&m, v, old, seq);
@@ -1134,12 +1141,8 @@ static qd_err parse_updateentities(ctx *c)
         qd_err e = read_fte_delta(c, dst, &s->baselines[num], src != NULL, (int)num, &fv, what);
         if (e)
             return e;
-        if (num >= 1 && num <= QW_MAX_CLIENTS && fv.set) {
-            qw_player *p = &s->players[num - 1];
-            for (int i = 0; i < 3; i++)
-                if (fv.set >> i & 1)
-                    p->viewangles[i] = fv.view[i];
-        }
+        if (num >= 1 && num <= s->slots) /* applied once the frame is known to be shown */
+            views[num - 1] = fv;
     }
     if (!valid) {
         /* FTE shows nothing until a reset makes the frames whole again */
@@ -1152,12 +1155,16 @@ static qd_err parse_updateentities(ctx *c)
     if (!stored)
         return over_limit(c, what);
     const dd_frame nf = *stored;
+    for (int k = 0; k < s->slots && k < QW_MAX_CLIENTS; k++)
+        for (int i = 0; i < 3; i++)
+            if (views[k].set >> i & 1)
+                s->players[k].viewangles[i] = views[k].view[i];
     s->ue_last = (int32_t)(seq & QW_UPDATE_MASK);
     s->frame_had_pe = 1;
     dd_shown(v, stored);
     for (uint32_t i = 0; i < nf.count; i++) {
         const qw_ent *q = dd_ent(v, &nf, i);
-        if (q->number >= 1 && q->number <= QW_MAX_CLIENTS)
+        if (q->number >= 1 && q->number <= s->slots) /* FTE: up to allocated_client_slots */
             fte_player(c, q);
         else
             emit_entity(c, q);
@@ -1311,7 +1318,11 @@ static qd_err parse_playerinfo_qwd(ctx *c)
     p->weaponframe = (flags & QW_PF_WEAPONFRAME) ? rd_u8(r) : 0;
     /* FTE's extras in the order CLQW_ParsePlayerinfo reads them [QWEXT 3.4] (the flags were
      * checked against the extensions above) */
-    p->scale = (flags & QW_PF_SCALE) ? rd_u8(r) : 0;
+    /* FTE sends a player's scale x 50 (CLQW_ParsePlayerinfo reads the byte / 50); kept as the
+     * entities' 16 = 1.0 */
+    unsigned scale50 = (flags & QW_PF_SCALE) ? rd_u8(r) : 0;
+    p->scale = (uint8_t)(scale50 ? (scale50 * 16 + 25) / 50 > 255 ? 255 : (scale50 * 16 + 25) / 50
+                                 : 0);
     p->alpha = (flags & QW_PF_TRANS_Z) ? rd_u8(r) : 0;
     if (flags & QW_PF_FATNESS)
         rd_skip(r, 1);
@@ -1736,7 +1747,7 @@ static qd_err parse_fte_message(ctx *c, int cmd, const char *name)
         if (r->err)
             return truncated(c, name);
         unsigned idx = code & 0x3fff;
-        if ((code & 0xc000) == 0 && idx > 0 && idx < CL_MAX_MODELS)
+        if ((code & 0xc000) == 0 && idx > 1 && idx < CL_MAX_MODELS) /* 1, the map, stays */
             note_model(c, (int)idx, text);
         else if ((code & 0xc000) == 0x8000 && idx > 0 && idx < CL_MAX_SOUNDS)
             cl_set_sound(cl, (int)idx, text);
@@ -2183,6 +2194,9 @@ static qd_err parse_message(ctx *c, int cmd)
         return parse_list(c, 0, 1);
     case QW_SVC_PACKETENTITIES:
     case QW_SVC_DELTAPACKETENTITIES:
+        /* replacement deltas replace these; their frames would share one ring */
+        if (s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s under PEXT2_REPLACEMENTDELTAS", name);
         return parse_packetentities(c, cmd == QW_SVC_DELTAPACKETENTITIES);
     case QW_SVC_FTE_UPDATEENTITIES:
         return parse_updateentities(c);

@@ -291,7 +291,7 @@
 #define QW_PF_TRANS_Z (1u << 17)   /* alpha byte follows */
 /* FTE's further player flags in the extended regime [QWEXT 3.4], each with data */
 #define QW_PF_HULLSIZE_Z (1u << 14) /* byte */
-#define QW_PF_SCALE (1u << 16)      /* byte, 16 = 1.0 */
+#define QW_PF_SCALE (1u << 16)      /* byte, 50 = 1.0 (FTE: the scale x 50; entities' x 16) */
 #define QW_PF_FATNESS (1u << 18)    /* signed byte */
 #define QW_PF_COLOURMOD (1u << 19)  /* 3 bytes */
 
@@ -388,6 +388,8 @@ typedef struct qw_state {
     int32_t last_pe_frame; /* .mvd: ring slot of the newest packet entities, -1 none */
     uint8_t cte_style[256];  /* svc_fte_customtempent: each defined effect's netstyle */
     uint8_t cte_defined[32]; /* and which ids are defined (bits) */
+    uint8_t slots;         /* the server's player slots (PEXT2_MAXPLAYERS, else 32): under
+                            * replacement deltas entities 1..slots are the players */
     uint32_t ue_seq;       /* svc_fte_updateentities: its own frame counter */
     int32_t ue_last;       /* the ring slot of the newest valid one, -1 none */
     uint32_t flushed;   /* packet entity updates dropped: delta source gone */

@@ -460,12 +460,18 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
 }
 
 /* The unlit RGBA of texture ti's level 0 (liquids, Quake II's translucent surfaces), cached
- * per texture; the alpha byte is its SURF_TRANS33 or 66 (yquake2 R_DrawAlphaSurfaces:
+ * per texture; the alpha byte is the face's SURF_TRANS33 or 66 (yquake2 R_DrawAlphaSurfaces:
  * 0.33 and 0.66 of 255), else 255. */
-static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, int32_t ti)
+static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, int32_t ti,
+                                 uint8_t face_flags)
 {
+    /* the alpha is the face's own texinfo's (yquake2), which an animation frame may not share:
+     * the cached copy names it in its key and is rebuilt when another is asked */
+    uint32_t alpha = face_flags & MDL_SURF_TRANS33   ? 84u << 24
+                     : face_flags & MDL_SURF_TRANS66 ? 168u << 24
+                                                     : 0xff000000u;
     r_surf **slot = &cb->textures[ti];
-    if (*slot)
+    if (*slot && (uint32_t)(*slot)->key[0] == alpha >> 24)
         return *slot;
     const mdl_texture *tx = &b->textures[ti];
     if (!tx->mips[0])
@@ -473,9 +479,8 @@ static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, 
     r_surf *s = cache_alloc(v->cache, slot, (int)tx->width, (int)tx->height);
     if (!s)
         return NULL;
-    uint32_t alpha = tx->flags & MDL_SURF_TRANS33   ? 84u << 24
-                     : tx->flags & MDL_SURF_TRANS66 ? 168u << 24
-                                                    : 0xff000000u;
+    memset(s->key, 0, sizeof s->key);
+    s->key[0] = (int)(alpha >> 24);
     for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
         s->texels[i] = (v->assets->palette[tx->mips[0][i]] & 0xffffffu) | alpha;
     return s;
@@ -740,7 +745,8 @@ static int mip_for(const r_view *v, const float (*pts)[3], int n, const float S[
     return ppt >= 0.8f ? 0 : ppt >= 0.4f ? 1 : ppt >= 0.2f ? 2 : 3;
 }
 
-/* Put off a translucent face until r_surf_trans; 0 when the list cannot grow. */
+/* Put off a translucent face until r_surf_trans; 0 when the list cannot grow (the face is
+ * then not drawn: drawn now, in the front-to-back walk, what lies behind would cover it). */
 static int defer_trans(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame)
 {
     if (v->num_trans == v->cap_trans) {
@@ -773,8 +779,12 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     const mdl_face_lm *lm = &b->face_lm[fi];
     /* Quake II's translucent faces come after everything opaque, farthest first (a full
      * list draws them now) */
-    if (f->flags & MDL_SURF_TRANS && !v->trans_now && defer_trans(v, rb, fi, x, frame))
+    /* (a sky face is sky whatever else it says, as yquake2 sorts it first; past R_MAX_TRANS
+     * put off, a hostile map's, a translucent face is not drawn) */
+    if ((f->flags & (MDL_SURF_TRANS | MDL_SURF_SKY)) == MDL_SURF_TRANS && !v->trans_now) {
+        defer_trans(v, rb, fi, x, frame);
         return;
+    }
     int32_t ti = anim_texture(b, f->texture, frame, v->time);
     r_cache_bsp *cb = v->cache ? cache_bsp(v->cache, b) : NULL;
     if (r_poly_outside_rows(v, pts, n))
@@ -822,7 +832,7 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     rast_tex tex;
     memset(&tex, 0, sizeof tex);
     if (f->flags & (MDL_SURF_TURB | MDL_SURF_TRANS)) { /* unlit, the texture repeating */
-        const r_surf *s = texture_rgba(v, cb, b, ti);
+        const r_surf *s = texture_rgba(v, cb, b, ti, f->flags);
         if (!s || (s->w & (s->w - 1)) || (s->h & (s->h - 1))) { /* repeats need powers of 2 */
             r_draw_poly(v, pts, n, flat, fill);
             return;

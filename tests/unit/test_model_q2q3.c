@@ -882,3 +882,43 @@ TEST(render_ibsp38_flowing)
         free(map);
     }
 }
+
+/* A texinfo both SURF_SKY (4) and SURF_TRANS33 (0x10) is sky (yquake2 chains sky faces
+ * before translucent ones): the box's rt side shows, not a hole. And a translucent face
+ * whose animation steps to a frame without the flag keeps its own alpha (yquake2 takes it
+ * from the face's texinfo): texinfo 1 TRANS33 red, next 2 green and opaque, at 0.5 s shows
+ * green at 0.33 over black: 255 x 84 / 255, one below with the blender's truncation. */
+TEST(render_ibsp38_sky_and_chain_alpha)
+{
+    size_t len;
+    uint8_t *map = build_q2_flags(4 | 0x10, &len);
+    static uint8_t tga[6][22];
+    static char names[6][32];
+    static const char *const sides[6] = {"rt", "lf", "bk", "ft", "up", "dn"};
+    some_files files = {{{"maps/synth.bsp", map, len}}, 7};
+    for (int k = 0; k < 6; k++) {
+        static const uint8_t head[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 32, 8};
+        memcpy(tga[k], head, 18);
+        tga[k][18] = 0, tga[k][19] = 0, tga[k][20] = (uint8_t)(k == 0 ? 255 : 0);
+        tga[k][21] = 255;
+        snprintf(names[k], sizeof names[k], "env/unit%s.tga", sides[k]);
+        files.f[1 + k] = (one_file){names[k], tga[k], sizeof tga[k]};
+    }
+    uint32_t c = q2_wall_centre_sky(&files, "unit");
+    CHECK_MSG((c & 0xffffff) == 0x0000ff, "0x%08x", c);
+    free(map);
+
+    q2_texinfo ti[3] = {{"e1u1/floor1_1", 0, -1}, {"anim/red", 0x10, 2}, {"anim/green", 0, 1}};
+    map = build_q2_tex(ti, 3, 1, &len);
+    make_wal(wal_buf[0], "anim/red", 5, 5, 16);
+    make_wal(wal_buf[1], "anim/green", 6, 6, 16);
+    some_files more = {{{"maps/synth.bsp", map, len},
+                        {"pics/colormap.pcx", pcx_buf, sizeof pcx_buf},
+                        {"textures/anim/red.wal", wal_buf[0], sizeof wal_buf[0]},
+                        {"textures/anim/green.wal", wal_buf[1], sizeof wal_buf[1]}},
+                       4};
+    c = q2_wall_centre_at(&more, "", 0.5);
+    unsigned g = c >> 8 & 255;
+    CHECK_MSG((c & 255) == 0 && g + 1 >= 84 && g <= 84, "0x%08x", c);
+    free(map);
+}

@@ -664,7 +664,8 @@ TEST(qw_accepts_ezquake_default_bits)
 /* FTE's PEXT_SCALE (0x2), PEXT_FATNESS (0x100) and PEXT_HULLSIZE (0x800) [QWEXT 3.3, 3.4]:
  * an entity delta's EVENMORE bits 0 and 2 carry a scale byte and a signed fatness byte,
  * read after the angles in the order scale, alpha, fatness, colourmod; a player's third flag
- * byte (PF_EXTRA_PFS, bit 15) brings PF_SCALE (16), PF_TRANS (17), PF_FATNESS (18) and
+ * byte (PF_EXTRA_PFS, bit 15) brings PF_SCALE (16; the scale x 50, CLQW_ParsePlayerinfo
+ * divides by 50), PF_TRANS (17), PF_FATNESS (18) and
  * PF_COLOURMOD (19), and PF_HULLSIZE_Z is bit 14, read after the weapon frame in the order
  * scale, alpha, fatness, hull, colourmod. Values chosen here; the bytes after each (an
  * origin, a stat) land right only when every extra byte was consumed. */
@@ -690,7 +691,7 @@ TEST(qw_fte_scale_fatness_hullsize)
     putcoord(&m, 2);
     put8(&m, 3);   /* frame */
     put8(&m, 6);   /* weapon frame */
-    put8(&m, 24);  /* scale 1.5 */
+    put8(&m, 75);  /* scale 1.5: FTE sends a player's x 50 */
     put8(&m, 100); /* alpha */
     put8(&m, 0xfd); /* fatness -3 */
     put8(&m, 40);  /* hull height */
@@ -726,7 +727,7 @@ TEST(qw_fte_scale_fatness_hullsize)
     CHECK(near(ent(&r, 40)->cur.origin[0], 64));
     CHECK(near(ent(&r, 41)->cur.origin[0], 16));
     CHECK(active(&r, 2)); /* player 1's body */
-    CHECK_EQ(ent(&r, 2)->cur.scale, 24);
+    CHECK_EQ(ent(&r, 2)->cur.scale, 24); /* 1.5 as entities hold it, x 16 */
     CHECK_EQ(ent(&r, 2)->cur.alpha, 100);
     CHECK(near(ent(&r, 2)->cur.origin[0], -8) && near(ent(&r, 2)->cur.origin[2], 2));
     CHECK_EQ(cl_stats_of(r.cl, -1)->armor, 77); /* the recorded view's */
@@ -1588,9 +1589,9 @@ TEST(qw_fte_replacement_deltas_rules)
 }
 
 /* An FTE server's .mvd (FTE sv_mvd.c: replacement deltas on, no svc_playerinfo): the slots
- * byte comes before the float; players are entities 1..32 and each can be followed: player
- * 2 (entity 3) with a view yaw of 180 (32768) is the first active one and the recorded
- * view takes its place and angles. */
+ * byte comes before the float; players are entities 1..slots and each can be followed:
+ * player 2 (entity 3) with a view yaw of 180 (32768) is the first active one and the
+ * recorded view takes its place and angles. */
 TEST(qw_fte_replacement_deltas_mvd)
 {
     static buf f, m;
@@ -1610,6 +1611,10 @@ TEST(qw_fte_replacement_deltas_mvd)
     put8(&m, QW_UFP_VIEWANGLE);
     put16(&m, 32768); /* view yaw */
     put8(&m, 2);
+    put16(&m, 20);
+    uf_bits(&m, QW_UF_ANGLESXZ | QW_UF_MODEL);
+    put8(&m, 32), put8(&m, 64); /* pitch 45, roll 90 (bytes) */
+    put8(&m, 4);
     put16(&m, 0);
     mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
     qw_seed("fte_replacement.mvd", &f);
@@ -1622,6 +1627,11 @@ TEST(qw_fte_replacement_deltas_mvd)
     CHECK(near(ent(&r, 3)->cur.origin[0], -40) && near(ent(&r, 3)->cur.origin[2], 24));
     CHECK_EQ(r.cl->view.view_entity, 3);
     CHECK(fabsf(fabsf(r.cl->view.angles[1]) - 180) < 0.01f);
+    /* entity 20 is past the 8 slots: a door or an item, its angles its own, nobody's body
+     * (FTE draws players up to allocated_client_slots) */
+    CHECK(active(&r, 20));
+    CHECK(!(ent(&r, 20)->cur.flags & CL_EF_PLAYER) && ent(&r, 20)->cur.player == 0);
+    CHECK(near(ent(&r, 20)->cur.angles[0], 45) && near(ent(&r, 20)->cur.angles[2], 90));
     run_close(&r);
 }
 
