@@ -390,8 +390,10 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
             continue;
         }
         int32_t dsf = run_step(sb - (int64_t)sa, steps), dtf = run_step(tb - (int64_t)ta, steps);
-        int32_t sf = sa, tf = ta;
-        for (int j = i; j < i + k; j++, sf += dsf, tf += dtf) {
+        /* stepped in uint32 (wrapping): past the run's last pixel a step may leave int32 */
+        uint32_t sfu = (uint32_t)sa, tfu = (uint32_t)ta;
+        for (int j = i; j < i + k; j++, sfu += (uint32_t)dsf, tfu += (uint32_t)dtf) {
+            const int32_t sf = (int32_t)sfu, tf = (int32_t)tfu;
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
                 continue;
@@ -680,8 +682,8 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         for (; j < i + k; j++) {
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             int32_t sf = cur[0], tf = cur[1], lsf = cur[2], ltf = cur[3];
-            for (int a = 0; a < 4; a++)
-                cur[a] += step[a];
+            for (int a = 0; a < 4; a++) /* wrapping, as lit_quads steps them */
+                cur[a] = (int32_t)((uint32_t)cur[a] + (uint32_t)step[a]);
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
                 continue;
             int32_t si = sf >> 16, ti = tf >> 16;
