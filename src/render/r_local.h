@@ -307,9 +307,6 @@ void r_surf_turb_table(double t, int32_t out[128]);
 /* Fill the pixels marked R_SKY_MARK with the sky seen through them. */
 void r_surf_sky(r_view *v, const r_assets *a);
 
-/* r_surf.c's mip level (0..3) for a polygon whose texels per world unit run along S and T. */
-int r_surf_mip(const r_view *v, const float (*pts)[3], int n, const float S[3], const float T[3]);
-
 /* ---- Quake III surfaces (r_q3surf.c) ---- */
 
 /* A Quake III map's textures, shaders and lightmaps for the textured pass. */

@@ -629,14 +629,26 @@ static void tcmod_matrix(const mdl_stage *st, double t, double m[6])
     }
 }
 
-/* Planes s, t (texels of level w x h) for the triangle's corners' st through the tcMod map m. */
-static int tex_planes(const float (*p)[3], const float (*st)[2], const double m[6], float S[3],
-                      float T[3], float *s0, float *t0)
+/* Planes s, t (1.0: once across the image) for the triangle's corners' st through the
+ * tcMod map m. A repeating image's are moved by whole repeats so that the corners' least s
+ * and t lie in 0..1: the same texels, and numbers small enough for the rasteriser's 16.16
+ * coordinates in texels of level 0 (it pins them within +-30000 texels). */
+static int tex_planes(const float (*p)[3], const float (*st)[2], const double m[6], int wrap,
+                      float S[3], float T[3], float *s0, float *t0)
 {
     double s[3], t[3];
     for (int k = 0; k < 3; k++) {
         s[k] = m[0] * st[k][0] + m[1] * st[k][1] + m[2];
         t[k] = m[3] * st[k][0] + m[4] * st[k][1] + m[5];
+    }
+    if (wrap) {
+        double ls = fmin(s[0], fmin(s[1], s[2])), lt = fmin(t[0], fmin(t[1], t[2]));
+        ls = isfinite(ls) && fabs(ls) < 1e9 ? floor(ls) : 0;
+        lt = isfinite(lt) && fabs(lt) < 1e9 ? floor(lt) : 0;
+        for (int k = 0; k < 3; k++) {
+            s[k] -= ls;
+            t[k] -= lt;
+        }
     }
     return affine(p, s, S, s0) && affine(p, t, T, t0);
 }
@@ -754,19 +766,17 @@ static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
     double tm[6];
     tcmod_matrix(m->stage, v->time, tm);
     float S[3], T[3], s0, t0;
-    if (!tex_planes(pts, st, tm, S, T, &s0, &t0))
+    if (!tex_planes(pts, st, tm, !m->clamp, S, T, &s0, &t0))
         return; /* degenerate in texture space: nothing to see */
-    float S0[3], T0[3];
-    for (int j = 0; j < 3; j++) {
-        S0[j] = S[j] * (float)im->w[0];
-        T0[j] = T[j] * (float)im->h[0];
-    }
-    int lvl = r_surf_mip(v, pts, 3, S0, T0);
-    lvl = lvl < im->levels ? lvl : im->levels - 1;
-    int w = im->w[lvl], h = im->h[lvl];
+    /* the level: chosen per 16-pixel run by the rasteriser from the texel footprint there
+     * (the chain is powers of two, lit), so the far end of a long floor reads a coarser
+     * level than its near end; s and t are in texels of level 0 */
+    int w = im->w[0], h = im->h[0];
     rast_tex tex;
     memset(&tex, 0, sizeof tex);
-    tex.texels = im->texels[lvl];
+    tex.texels = im->texels[0];
+    tex.mips = (const uint32_t *const *)im->texels;
+    tex.num_mips = im->levels;
     tex.w = w;
     tex.h = h;
     tex.wrap = !m->clamp;

@@ -959,10 +959,3 @@ void r_surf_sky(r_view *v, const r_assets *a)
         }
     }
 }
-
-/* ---- shared with the Quake III surfaces (r_q3surf.c) ---- */
-
-int r_surf_mip(const r_view *v, const float (*pts)[3], int n, const float S[3], const float T[3])
-{
-    return mip_for(v, pts, n, S, T);
-}

@@ -263,10 +263,30 @@ static inline int32_t tex_fix(float s)
 
 #define TEX_RUN 16 /* pixels between exact divisions (Quake's span subdivision) */
 
-/* diff / steps truncated, as int32: a full run's constant divisor becomes a shift. */
+/* diff / steps truncated, as int32, for steps 1..TEX_RUN and |diff| < 2^32 (tex_fix pins
+ * both ends within +-30000 texels): a full run's constant divisor becomes a shift, a
+ * shorter run's a multiplication by a 36-bit reciprocal, M = floor(2^36 / d) + 1. That is
+ * exact: a M / 2^36 = a / d + a (M d - 2^36) / (d 2^36), where the second term is below
+ * 2^32 d / (d 2^36) = 1/16 and a / d sits at most (d - 1) / d past an integer, so for
+ * d < 16 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
+ * last run takes four.) */
 static inline int32_t run_step(int64_t diff, int steps)
 {
-    return (int32_t)(steps == TEX_RUN ? diff / TEX_RUN : diff / steps);
+    if (steps == TEX_RUN)
+        return (int32_t)(diff / TEX_RUN);
+#if defined(__SIZEOF_INT128__)
+#define R36(d) (((uint64_t)1 << 36) / (d) + 1)
+    static const uint64_t recip[TEX_RUN] = {0,       R36(1),  R36(2),  R36(3),
+                                            R36(4),  R36(5),  R36(6),  R36(7),
+                                            R36(8),  R36(9),  R36(10), R36(11),
+                                            R36(12), R36(13), R36(14), R36(15)};
+#undef R36
+    uint64_t a = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
+    int64_t q = (int64_t)(uint64_t)(((unsigned __int128)a * recip[steps & (TEX_RUN - 1)]) >> 36);
+    return (int32_t)(diff < 0 ? -q : q);
+#else
+    return (int32_t)(diff / steps);
+#endif
 }
 
 /* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic; the texel exact
@@ -296,16 +316,16 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     for (int i = 0; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
         if (i == 0) {
-            float q = q0 > 1e-12f ? q0 : 1e-12f;
-            sa = tex_fix(s0 / q);
-            ta = tex_fix(t0 / q);
+            float rq = 1.0f / (q0 > 1e-12f ? q0 : 1e-12f);
+            sa = tex_fix(s0 * rq);
+            ta = tex_fix(t0 * rq);
         }
         /* the run's far end: its last pixel for the span's last run, else the next run's
          * first pixel (so each exact point is computed once) */
         int e = i + k < n ? i + k : n - 1;
         float qe = q0 + dq * (float)e;
-        qe = qe > 1e-12f ? qe : 1e-12f;
-        int32_t sb = tex_fix((s0 + ds * (float)e) / qe), tb = tex_fix((t0 + dt * (float)e) / qe);
+        float rqe = 1.0f / (qe > 1e-12f ? qe : 1e-12f); /* one division, two products */
+        int32_t sb = tex_fix((s0 + ds * (float)e) * rqe), tb = tex_fix((t0 + dt * (float)e) * rqe);
         int steps = e - i > 0 ? e - i : 1;
         if ((flags & ~RAST_FRESH) == RAST_OPAQUE && !tx->wrap && !tx->index) {
             /* The common case (lit walls), kept small: the run's ends clamped into the
@@ -563,62 +583,102 @@ static inline __m128i gather4(const uint32_t *t, const int32_t *ix)
     return _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
 }
 
-/* Pixels j..j+4*m-1 (m blocks of four) of an opaque, repeating, lightmapped span: what
- * tex_lit_body's scalar loop makes of them, byte for byte. cur: the four attributes at
- * pixel j, step: their step per pixel. */
-static void lit_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict d, int j,
-                      int m, float zs, const span_ctx *sc, const int32_t cur[4],
-                      const int32_t step[4])
+/* The bilinear light of four pixels at 16.16 light coordinates ls, lt (as bilerp reads it),
+ * as 8-bit channels, one pixel per 32-bit lane. */
+static inline __m128i light4(const rast_tex *tx, __m128i ls, __m128i lt)
 {
-    __m128i s = ramp4(cur[0], step[0]), t = ramp4(cur[1], step[1]);
-    __m128i ls = ramp4(cur[2], step[2]), lt = ramp4(cur[3], step[3]);
-    const __m128i s4 = _mm_set1_epi32((int)(4 * (uint32_t)step[0]));
-    const __m128i t4 = _mm_set1_epi32((int)(4 * (uint32_t)step[1]));
-    const __m128i ls4 = _mm_set1_epi32((int)(4 * (uint32_t)step[2]));
-    const __m128i lt4 = _mm_set1_epi32((int)(4 * (uint32_t)step[3]));
+    int32_t ix[16];
+    __m128i fx, fy;
+    int one_cell = corners4(ls, lt, tx->lw, tx->lh, ix, &fx, &fy);
+    px16 wx = spread(fx), wy = spread(fy);
+    px16 c00, c10, c01, c11;
+    if (one_cell) { /* the four between the same four light texels */
+        c00 = widen(_mm_set1_epi32((int)tx->light[ix[0]]));
+        c10 = widen(_mm_set1_epi32((int)tx->light[ix[4]]));
+        c01 = widen(_mm_set1_epi32((int)tx->light[ix[8]]));
+        c11 = widen(_mm_set1_epi32((int)tx->light[ix[12]]));
+    } else {
+        c00 = widen(gather4(tx->light, ix));
+        c10 = widen(gather4(tx->light, ix + 4));
+        c01 = widen(gather4(tx->light, ix + 8));
+        c11 = widen(gather4(tx->light, ix + 12));
+    }
+    __m128i llo = lerp16(lerp16(c00.lo, c10.lo, wx.lo), lerp16(c01.lo, c11.lo, wx.lo), wy.lo);
+    __m128i lhi = lerp16(lerp16(c00.hi, c10.hi, wx.hi), lerp16(c01.hi, c11.hi, wx.hi), wy.hi);
+    return _mm_packus_epi16(llo, lhi);
+}
+
+/* Pixels j..j+4*m-1 (m <= 4 blocks of four: one run) of an opaque, repeating, lightmapped
+ * span, from the level's texels (w x h). cur: the four attributes at pixel j, step: their
+ * step per pixel. The light is read bilinearly (as bilerp) at every fourth pixel, j, j + 4,
+ * ..., j + 4m, and is linear between: a luxel is 16 world units, so two such reads are less
+ * than a luxel apart wherever a luxel is wider than four pixels (at 1280x720 with a 90
+ * degree view, nearer than about 2500 units), where a bilinear light is close to linear.
+ * *l0 is the light at pixel j when *have_l0 (the last run's fifth read); on return, the
+ * light at j + 16 when the run was whole and read, for the next run. */
+static void lit_quads(const rast_tex *tx, const uint32_t *texels, int w, int h,
+                      uint32_t *restrict c, float *restrict d, int j, int m, float zs,
+                      const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
+                      uint32_t *l0, int *have_l0)
+{
     const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
     const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
-    __m128i jv = _mm_setr_epi32(j, j + 1, j + 2, j + 3);
-    const __m128i four = _mm_set1_epi32(4), hi16 = _mm_set1_epi32((int)0xffff0000u);
-    const __m128i wmax = _mm_set1_epi32(tx->w - 1), hmax = _mm_set1_epi32(tx->h - 1);
-    const __m128i wv = _mm_set1_epi32(1 << 16 | tx->w);
-    const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
-    for (int b = 0; b < m; b++, j += 4) {
-        __m128 jj = _mm_cvtepi32_ps(jv);
-        jv = _mm_add_epi32(jv, four);
-        __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-        __m128 old = _mm_loadu_ps(d + j), pass = _mm_cmpgt_ps(z4, old);
+    const __m128 four = _mm_set1_ps(4.0f);
+    /* which blocks have a pixel in front: none, and the run costs only its depth reads */
+    __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
+    int any = 0;
+    for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, four)) {
+        __m128 z = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        any |= _mm_movemask_ps(_mm_cmpgt_ps(z, _mm_loadu_ps(d + j + 4 * b))) << (4 * b);
+    }
+    int had = *have_l0;
+    *have_l0 = 0;
+    if (!any)
+        return;
+    /* the light at pixels j + 4i: i = 1..4 in one read, i = 0 carried or read alone */
+    const uint32_t l4s = 4 * (uint32_t)step[2], l4t = 4 * (uint32_t)step[3];
+    uint32_t L[5];
+    _mm_storeu_si128((__m128i *)(L + 1),
+                     light4(tx, ramp4((int32_t)((uint32_t)cur[2] + l4s), (int32_t)l4s),
+                            ramp4((int32_t)((uint32_t)cur[3] + l4t), (int32_t)l4t)));
+    L[0] = had ? *l0 : bilerp(tx->light, tx->lw, tx->lh, cur[2], cur[3]);
+    if (m == 4) {
+        *l0 = L[4];
+        *have_l0 = 1;
+    }
+    __m128i s = ramp4(cur[0], step[0]), t = ramp4(cur[1], step[1]);
+    const __m128i s4 = _mm_set1_epi32((int)(4 * (uint32_t)step[0]));
+    const __m128i t4 = _mm_set1_epi32((int)(4 * (uint32_t)step[1]));
+    const __m128i hi16 = _mm_set1_epi32((int)0xffff0000u);
+    const __m128i wmax = _mm_set1_epi32(w - 1), hmax = _mm_set1_epi32(h - 1);
+    const __m128i wv = _mm_set1_epi32(1 << 16 | w);
+    const __m128i alpha = _mm_set1_epi32((int)0xff000000u), zero = _mm_setzero_si128();
+    /* pixel p of a block takes (4 - p) quarters of its first light and p of the next */
+    const __m128i p_lo = _mm_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1);
+    const __m128i p_hi = _mm_setr_epi16(2, 2, 2, 2, 3, 3, 3, 3);
+    jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
+    for (int b = 0; b < m; b++, j += 4, jj = _mm_add_ps(jj, four)) {
         __m128i si = _mm_and_si128(_mm_srai_epi32(s, 16), wmax);
         __m128i ti = _mm_and_si128(_mm_srai_epi32(t, 16), hmax);
-        __m128i bls = ls, blt = lt;
         s = _mm_add_epi32(s, s4);
         t = _mm_add_epi32(t, t4);
-        ls = _mm_add_epi32(ls, ls4);
-        lt = _mm_add_epi32(lt, lt4);
-        if (!_mm_movemask_ps(pass))
+        if (!(any >> (4 * b) & 15))
             continue;
-        int32_t ix[16];
+        int32_t ix[4];
         _mm_storeu_si128((__m128i *)ix,
                          _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv));
-        px16 tex = widen(gather4(tx->texels, ix));
-        __m128i fx, fy;
-        int one_cell = corners4(bls, blt, tx->lw, tx->lh, ix, &fx, &fy);
-        px16 wx = spread(fx), wy = spread(fy);
-        px16 c00, c10, c01, c11;
-        if (one_cell) { /* the four pixels between the same four light texels */
-            c00 = widen(_mm_set1_epi32((int)tx->light[ix[0]]));
-            c10 = widen(_mm_set1_epi32((int)tx->light[ix[4]]));
-            c01 = widen(_mm_set1_epi32((int)tx->light[ix[8]]));
-            c11 = widen(_mm_set1_epi32((int)tx->light[ix[12]]));
-        } else {
-            c00 = widen(gather4(tx->light, ix));
-            c10 = widen(gather4(tx->light, ix + 4));
-            c01 = widen(gather4(tx->light, ix + 8));
-            c11 = widen(gather4(tx->light, ix + 12));
-        }
-        __m128i llo = lerp16(lerp16(c00.lo, c10.lo, wx.lo), lerp16(c01.lo, c11.lo, wx.lo), wy.lo);
-        __m128i lhi = lerp16(lerp16(c00.hi, c10.hi, wx.hi), lerp16(c01.hi, c11.hi, wx.hi), wy.hi);
+        px16 tex = widen(gather4(texels, ix));
+        /* both lights in one register: la's channels low, lb's high; lo pixels 0, 1 */
+        __m128i lab = _mm_unpacklo_epi8(_mm_setr_epi32((int)L[b], (int)L[b], (int)L[b + 1],
+                                                       (int)L[b + 1]), zero);
+        __m128i la = _mm_unpacklo_epi64(lab, lab), lb = _mm_unpackhi_epi64(lab, lab);
+        __m128i d1 = _mm_sub_epi16(lb, la); /* (4 - p) la + p lb = 4 la + p (lb - la) */
+        __m128i la4 = _mm_slli_epi16(la, 2);
+        __m128i llo = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_lo)), 2);
+        __m128i lhi = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_hi)), 2);
         __m128i out = _mm_or_si128(_mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi)), alpha);
+        __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        __m128 old = _mm_loadu_ps(d + j), pass = _mm_cmpgt_ps(z4, old);
         __m128i mk = _mm_castps_si128(pass);
         __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
         _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
@@ -628,8 +688,35 @@ static void lit_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict 
 }
 #endif
 
+/* The level of a mip chain to read for a run: Quake's thresholds (mip_for in r_surf.c),
+ * from the texel footprint of its first pixel, the largest of the texel steps along the row
+ * (step, 16.16) and down the column (the planes' y slopes at the pixel: d(s/q)/dy =
+ * (s_y - (s/q) q_y) / q; rq is 1 / q). Level 0 while a pixel spans at most 1.25 texels, then one level
+ * for each doubling. */
+static inline int run_level(const rast_tex *tx, int32_t s, int32_t t, float rq,
+                            const int32_t step[2])
+{
+    float sx = fabsf((float)step[0]), tx_ = fabsf((float)step[1]);
+    float sy = fabsf(((float)tx->s[1] - (float)s * (1.0f / 65536.0f) * (float)tx->q[1]) * rq);
+    float ty = fabsf(((float)tx->t[1] - (float)t * (1.0f / 65536.0f) * (float)tx->q[1]) * rq);
+    float rho = (sx > tx_ ? sx : tx_) * (1.0f / 65536.0f);
+    rho = sy > rho ? sy : rho;
+    rho = ty > rho ? ty : rho;
+    /* the least level with rho / 2^level <= 1.25: ceil(log2(rho / 1.25)) from the float's
+     * exponent and mantissa bits (NaN and anything up to 1.25: level 0) */
+    float x = rho * 0.8f;
+    if (!(x > 1.0f))
+        return 0;
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int lvl = (int)(bits >> 23 & 255) - 127 + ((bits & 0x7fffffu) != 0);
+    return lvl < tx->num_mips - 1 ? lvl : tx->num_mips - 1;
+}
+
 /* The lit span's loop: four attributes (s, t and the light's) exact every TEX_RUN pixels
- * as span_tex does, linear in 16.16 between; flags and wrap are constants in each copy. */
+ * as span_tex does, linear in 16.16 between; flags and wrap are constants in each copy.
+ * With a mip chain (tx->mips), s and t are in texels of level 0 and each run reads the
+ * level run_level picks for it. */
 static inline __attribute__((always_inline)) void
 tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, unsigned flags,
              int wrap)
@@ -646,34 +733,50 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         da[k] = (float)pl[k][0];
     }
     float q0 = a0[4], dq = da[4];
-    const int32_t wmax = tx->w - 1, hmax = tx->h - 1;
     /* lit_quads' 16-bit index arithmetic: sizes up to 16384 (rast.h's limit) */
     const int quads = tx->light && tx->w <= 16384 && tx->h <= 16384 && tx->lw <= 16384 &&
                       tx->lh <= 16384;
     (void)quads;
     int32_t at[4] = {0, 0, 0, 0};
+    float rqa = 1.0f; /* 1 / q at the run's first pixel */
+    uint32_t lnext = 0; /* lit_quads' light at the next run's first pixel, when have_lnext */
+    int have_lnext = 0;
     for (int i = 0; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
         if (i == 0) {
-            float q = q0 > 1e-12f ? q0 : 1e-12f;
+            rqa = 1.0f / (q0 > 1e-12f ? q0 : 1e-12f);
             for (int a = 0; a < 4; a++)
-                at[a] = tex_fix(a0[a] / q);
+                at[a] = tex_fix(a0[a] * rqa);
         }
         int e = i + k < n ? i + k : n - 1;
         float qe = q0 + dq * (float)e;
-        qe = qe > 1e-12f ? qe : 1e-12f;
+        float rqe = 1.0f / (qe > 1e-12f ? qe : 1e-12f); /* one division, four products */
         int steps = e - i > 0 ? e - i : 1;
         int32_t bt[4], step[4], cur[4];
         for (int a = 0; a < 4; a++) {
-            bt[a] = tex_fix((a0[a] + da[a] * (float)e) / qe);
+            bt[a] = tex_fix((a0[a] + da[a] * (float)e) * rqe);
             step[a] = run_step((int64_t)bt[a] - at[a], steps);
             cur[a] = at[a];
         }
+        /* the level this run reads: s, t and their steps in its texels */
+        const uint32_t *texels = tx->texels;
+        int w = tx->w, h = tx->h;
+        if (tx->mips) {
+            int lvl = run_level(tx, at[0], at[1], rqa, step);
+            texels = tx->mips[lvl];
+            w = w >> lvl > 0 ? w >> lvl : 1;
+            h = h >> lvl > 0 ? h >> lvl : 1;
+            for (int a = 0; a < 2; a++) {
+                cur[a] >>= lvl;
+                step[a] >>= lvl;
+            }
+        }
+        const int32_t wmax = w - 1, hmax = h - 1;
         int j = i;
 #if defined(__SSE2__)
         if (flags == RAST_OPAQUE && wrap && quads && k >= 4) {
             int m = k / 4;
-            lit_quads(tx, c, d, j, m, zs, sc, cur, step);
+            lit_quads(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext, &have_lnext);
             j += 4 * m;
             for (int a = 0; a < 4; a++)
                 cur[a] = (int32_t)((uint32_t)cur[a] + (uint32_t)(4 * m) * (uint32_t)step[a]);
@@ -694,7 +797,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
                 si = si < 0 ? 0 : si > wmax ? wmax : si;
                 ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
             }
-            uint32_t texel = tx->texels[(size_t)ti * (size_t)tx->w + (size_t)si];
+            uint32_t texel = texels[(size_t)ti * (size_t)w + (size_t)si];
             if ((flags & RAST_ALPHA_TEST) && (texel >> 24) < 128)
                 continue;
             if (tx->light)
@@ -706,6 +809,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         }
         for (int a = 0; a < 4; a++)
             at[a] = bt[a];
+        rqa = rqe;
         i += k;
     }
 }

@@ -184,10 +184,12 @@ int bench_render_frames(const char *demo, const char *pak, int w, int h, int fra
         return 1;
     }
     r_cache *cache = r_cache_new(0);
+    double busy = 0;
     for (int k = 0; k < frames; k++) {
-        render_at(tl, &wo, &o, &p, fb, R_MODE_TEXTURED, threads, cache, k, frames);
+        busy += render_at(tl, &wo, &o, &p, fb, R_MODE_TEXTURED, threads, cache, k, frames);
         printf("%d %016llx\n", k, (unsigned long long)fb_hash(fb));
     }
+    fprintf(stderr, "r_render: %.3f ms a frame\n", busy / frames * 1e3);
     rast_fb_free(fb);
     r_cache_free(cache);
     app_world_free(&wo);

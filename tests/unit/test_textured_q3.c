@@ -727,6 +727,46 @@ TEST(q3tex_rast_modulate_and_combine)
     rast_fb_free(fb);
 }
 
+/* A mip chain's level per run: texels 4x4 red, 2x2 green, 1x1 blue, lit by white, drawn
+ * with s and t in texels of level 0. Quake's thresholds (level 0 while a pixel spans at most
+ * 1.25 texels, one more level for each doubling), worked by hand from the planes: 1 texel a
+ * pixel each way is level 0; 1.2 is still 0; 2 along the row is 1 (2 / 2 = 1 <= 1.25); 3
+ * down the column alone is 2 (3 / 2 = 1.5, / 4 = 0.75), the same clamped or repeating; 100
+ * is past the last level, which is read. */
+TEST(q3tex_rast_mip_level_by_footprint)
+{
+    uint32_t red[16], green[4], blue = rast_rgb(0, 0, 255), white[4];
+    for (int i = 0; i < 16; i++)
+        red[i] = rast_rgb(255, 0, 0);
+    for (int i = 0; i < 4; i++) {
+        green[i] = rast_rgb(0, 255, 0);
+        white[i] = rast_rgb(255, 255, 255);
+    }
+    const uint32_t *chain[3] = {red, green, &blue};
+    static const struct {
+        double ds, dt;
+        int wrap;
+        uint32_t want;
+    } cases[] = {
+        {1, 1, 1, 0xff0000ffu},   {1.2, 1.2, 1, 0xff0000ffu}, {2, 1, 1, 0xff00ff00u},
+        {1, 3, 1, 0xffff0000u},   {1, 3, 0, 0xffff0000u},     {100, 1, 1, 0xffff0000u},
+    };
+    rast_fb *fb = rast_fb_new(16, 16);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        rast_tex t;
+        square_planes(&t, 4, 4, 2, 2);
+        t.s[0] = cases[c].ds, t.t[1] = cases[c].dt;
+        t.texels = red, t.mips = chain, t.num_mips = 3;
+        t.light = white, t.wrap = cases[c].wrap;
+        rast_clear(fb, 0);
+        square(fb, &t, RAST_OPAQUE);
+        for (int i = 0; i < 16 * 16; i++)
+            CHECK_MSG(fb->color[i] == cases[c].want, "case %zu pixel %d: %08x", c, i,
+                      fb->color[i]);
+    }
+    rast_fb_free(fb);
+}
+
 /* The sky: at 5 s into flyby_oa_dm3.dm_70 the camera sees open sky over oa_dm3; the sky's
  * pixels all get the sky shader's first image (textures/acc_dm3/sp_flatsky.jpg, projected as
  * a cloud layer): none keeps the sky's mark, and their mean colour is that image's mean
