@@ -260,6 +260,20 @@ void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, in
     read_delta(r, to, num, bits, protocol, minor);
 }
 
+/* An extended demo's model or sound index past Q2PRO's limits [Q2X] (parse.c
+ * CL_ParseDeltaEntity: "bad modelindex", "bad sound"; bytes never are): its value, with
+ * *what naming it, else -1. */
+static int ent_over_limits(const q2_ent *e, const char **what)
+{
+    for (int i = 0; i < 4; i++)
+        if (e->model[i] >= Q2_MAX_MODELS_EXT) {
+            *what = "model index";
+            return e->model[i];
+        }
+    *what = "sound";
+    return e->sound >= Q2_MAX_SOUNDS_EXT ? e->sound : -1;
+}
+
 /* An entity the packet does not mention: as before, its old origin where it was, and no
  * event (read_delta with no bits). Shared unless that changes it. */
 static int carry(void *dst, const void *src)
@@ -987,6 +1001,11 @@ static qd_err parse_baseline(ctx *c)
     read_delta(r, b, num, bits, c->s->protocol, c->s->minor);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
+    const char *what;
+    int over = ent_over_limits(b, &what);
+    if (over >= 0)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_spawnbaseline: entity %d: %s %d",
+                    num, what, over);
     TRACE(c, "svc_spawnbaseline", "ent=%d bits=0x%08llx model=%d origin=%.1f,%.1f,%.1f", num,
           (unsigned long long)bits, b->model[0], b->origin[0] * 0.125, b->origin[1] * 0.125,
           b->origin[2] * 0.125);
@@ -1350,6 +1369,11 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         changed++;
         if (r->err)
             return truncated(c, what);
+        const char *field;
+        int over = ent_over_limits(to, &field);
+        if (over >= 0)
+            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d: %s %d", what, num, field,
+                        over);
     }
     const dd_frame *nf = dd_merge_end(&m, s->cur_valid);
     if (!nf) /* an extended demo's frame past the store's 1024 (Q2PRO sends at most 512) */

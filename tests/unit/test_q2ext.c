@@ -323,8 +323,9 @@ TEST(q2_q2pro_extended_errors)
         {"index 13630 over 13629", 1},
         {"svc_muzzleflash2: entity 0", 2},
         {"sound 2048 over 2047", 3},
+        {"entity 5: model index 8192", 4},
     };
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         f.n = m.n = 0;
         serverdata(&m, Q2_PROTOCOL_Q2PRO_EXT, Q2_RECORD_CLIENT, "", 0);
         size_t at = 4 + m.n; /* the bad message's file offset */
@@ -341,10 +342,15 @@ TEST(q2_q2pro_extended_errors)
             put16(&m, 0x2000);
             put8(&m, 1);
             break;
-        default:
+        case 3:
             put8(&m, Q2_SVC_SOUND);
             put8(&m, Q2_SND_INDEX16);
             put16(&m, 2048);
+            break;
+        default: /* a 16-bit model index past MAX_MODELS 8192 */
+            put8(&m, Q2_SVC_SPAWNBASELINE);
+            ent_bits(&m, Q2_U_MODEL | Q2_U_MODEL16, 5);
+            put16(&m, 8192);
             break;
         }
         block(&f, &m);
