@@ -504,7 +504,8 @@ int app_info(const app_opts *o)
     demo_t *d = demo_open(o->demo, &err);
     if (!d) {
         if (o->json) {
-            printf("{\"format\": \"unknown\", \"protocol\": 0, \"map\": \"\", \"duration_s\": 0, "
+            printf("{\"format\": \"unknown\", \"protocol\": 0, \"protocol_name\": null, "
+                   "\"map\": \"\", \"duration_s\": 0, "
                    "\"frames\": 0, \"players\": [], \"models\": [], \"models_missing\": [], \"textures_missing\": [], \"sounds_missing\": [], "
                    "\"damaged\": [], \"complete\": false, \"error\": ");
             char line[400];
@@ -579,7 +580,12 @@ int app_info(const app_opts *o)
         else
             snprintf(fmt, sizeof fmt, "%s", demo_format_name(demo_get_format(d)));
         json_str(stdout, fmt);
-        printf(", \"protocol\": %d, \"map\": ", demo_protocol(d));
+        printf(", \"protocol\": %d, \"protocol_name\": ", demo_protocol(d));
+        if (demo_protocol_name(d))
+            json_str(stdout, demo_protocol_name(d));
+        else
+            printf("null");
+        printf(", \"map\": ");
         json_str(stdout, map);
         printf(", \"title\": ");
         json_str(stdout, cl->level.title);
@@ -640,8 +646,11 @@ int app_info(const app_opts *o)
         printf("}\n");
     } else {
         printf("file:      %s\n", o->demo);
-        printf("format:    %s, protocol %d\n", demo_format_name(demo_get_format(d)),
+        printf("format:    %s, protocol %d", demo_format_name(demo_get_format(d)),
                demo_protocol(d));
+        if (demo_protocol_name(d))
+            printf(" (%s)", demo_protocol_name(d));
+        printf("\n");
         printf("map:       %s", map);
         if (cl->level.title[0]) {
             printf(" (");

@@ -12,7 +12,8 @@
 
 #define CL_MAX_ENTITIES 8192  /* entity numbers 0..8191; Q1 666 (FitzQuake) is the widest user */
 #define CL_MAX_STATICS 1024
-#define CL_MAX_MODELS 2048    /* precache slots, index 0 unused; FitzQuake 666 allows 2048 */
+#define CL_MAX_MODELS 4096    /* precache slots, index 0 unused; FitzQuake 666 allows 2048,
+                               * Quake II extended models go above the players (q2_local.h) */
 #define CL_MAX_SOUNDS 2048
 #define CL_MAX_PLAYERS 64     /* Q3 MAX_CLIENTS; Q1/QW use 16..32 */
 #define CL_MAX_LIGHTSTYLES 64

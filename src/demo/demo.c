@@ -329,6 +329,27 @@ const char *demo_path(const demo_t *d) { return d->path; }
 size_t demo_size(const demo_t *d) { return d->len; }
 uint64_t demo_offset(const demo_t *d) { return d->dec->offset(d->state); }
 int demo_protocol(const demo_t *d) { return d->dec->protocol(d->state); }
+
+const char *demo_protocol_name(const demo_t *d)
+{
+    /* the variants a decoder reads beside its format's own numbers */
+    static const struct {
+        demo_format fmt;
+        int protocol;
+        const char *name;
+    } names[] = {
+        {DEMO_FMT_DM2, 35, "R1Q2"},
+        {DEMO_FMT_DM2, 36, "Q2PRO"},
+        {DEMO_FMT_DM2, 3434, "Q2PRO extended"},
+        {DEMO_FMT_DM2, 3435, "Q2PRO extended v2"},
+        {DEMO_FMT_DM2, 3436, "Q2PRO extended v2 with player fog"},
+    };
+    int p = demo_protocol(d);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].fmt == d->dec->format && names[i].protocol == p)
+            return names[i].name;
+    return NULL;
+}
 int demo_ended(const demo_t *d) { return d->dec->ended(d->state); }
 
 qd_err demo_check_end(const demo_t *d, qd_error *err)

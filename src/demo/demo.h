@@ -134,6 +134,9 @@ const char *demo_path(const demo_t *d);
 size_t demo_size(const demo_t *d);
 uint64_t demo_offset(const demo_t *d);
 int demo_protocol(const demo_t *d);
+/* What the protocol number names when it is a variant of its format's own ("R1Q2", "Q2PRO
+ * extended"), for `info`; NULL for the format's plain protocols. */
+const char *demo_protocol_name(const demo_t *d);
 /* Whether the decode has reached the recording's end marker (see demo_decoder.ended): a
  * demo that stops cleanly at a block boundary without it was cut there. */
 int demo_ended(const demo_t *d);

@@ -71,13 +71,13 @@ static void bit_put(uint32_t *set, int i, int on)
  * (a 32-bit mask, then a short per bit) follow under PPS_STATS. */
 #define PPS_ROWS(X)                                                                        \
     X(MVD2_PPS_M_TYPE, pm_type, DD_U8, 1, 1)                                               \
-    X(MVD2_PPS_M_ORIGIN, origin, DD_S16, 2, 2)                                             \
-    X(MVD2_PPS_M_ORIGIN2, origin[2], DD_S16, 2, 1)                                         \
+    X(MVD2_PPS_M_ORIGIN, origin, DD_S16, 4, 2)                                             \
+    X(MVD2_PPS_M_ORIGIN2, origin[2], DD_S16, 4, 1)                                         \
     X(MVD2_PPS_VIEWOFFSET, viewoffset, DD_S8, 1, 3)                                        \
     X(MVD2_PPS_VIEWANGLES, viewangles, DD_S16, 2, 2)                                       \
     X(MVD2_PPS_VIEWANGLE2, viewangles[2], DD_S16, 2, 1)                                    \
     X(MVD2_PPS_KICKANGLES, kick_angles, DD_S8, 1, 3)                                       \
-    X(MVD2_PPS_WEAPONINDEX, gunindex, DD_U8, 1, 1)                                         \
+    X(MVD2_PPS_WEAPONINDEX, gunindex, DD_U8, 2, 1)                                         \
     X(MVD2_PPS_WEAPONFRAME, gunframe, DD_U8, 1, 1)                                         \
     X(MVD2_PPS_GUNOFFSET, gunoffset, DD_S8, 1, 3)                                          \
     X(MVD2_PPS_GUNANGLES, gunangles, DD_S8, 1, 3)                                          \

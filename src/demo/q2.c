@@ -1,4 +1,5 @@
-/* q2.c: the Quake II .dm2 decoder (protocols 26..34; client, network and server recordings).
+/* q2.c: the Quake II .dm2 decoder (protocols 26..34, R1Q2 35, Q2PRO 36 and Q2PRO's
+ * extended-limits 3434..3436; client, network and server recordings).
  *
  * A .dm2 file is blocks of [int32 size][messages]; size -1 ends the demo and size 0 sits
  * between two levels [DM2 2.2]. A step decodes one block. A client recording's frame is
@@ -7,8 +8,10 @@
  * frames live in a 16-slot ring [Q2CL cl_ents.c CL_ParseFrame] whose entity states share
  * one circular pool, all plain data in q2_state (q2_local.h), so a keyframe is a memcpy.
  * A server recording's frame is svc_frame with a frame number and every entity delta'd
- * from a zeroed state [Q2SV SV_RecordDemoMessage]. Relay (RLA) recordings and protocols
- * outside 26..34 are refused by name. */
+ * from a zeroed state [Q2SV SV_RecordDemoMessage]. Q2PRO's extended demos [Q2X] are 34's
+ * layout with wider fields, chosen by the protocol number (q2_ext_of): the differences are
+ * the rows and readers marked [Q2X]. Relay (RLA) recordings and other protocols are refused
+ * by name. */
 #include "demo.h"
 #include "demo_local.h"
 #include "q2_local.h"
@@ -85,10 +88,30 @@ static qd_err truncated(ctx *c, const char *what)
 
 /* ---- field readers [DM2 2.3] ---- */
 
-static void read_pos(rd_t *r, float v[3])
+#define Q2_I23_MIN (-0x400000)
+#define Q2_I23_MAX 0x3fffff
+
+/* Q2PRO's int23 [Q2X] (msg.c MSG_ReadDeltaInt23): a word whose bit 0 clear makes the rest
+ * a 15-bit delta from prev; set, one more byte and the 23 bits above bit 0 are the value.
+ * A sum past the 23 bits (no writer makes one: it sends the value whole then) is clamped,
+ * so coordinates stay where their differences cannot overflow. */
+static int32_t read_i23(rd_t *r, int32_t prev)
+{
+    uint32_t w = rd_u16(r);
+    if (w & 1) {
+        w = (w | (uint32_t)rd_u8(r) << 16) >> 1;
+        return (int32_t)(w ^ 0x400000u) - 0x400000;
+    }
+    int64_t v = (int64_t)prev + ((int32_t)((w >> 1) ^ 0x4000u) - 0x4000);
+    return (int32_t)(v < Q2_I23_MIN ? Q2_I23_MIN : v > Q2_I23_MAX ? Q2_I23_MAX : v);
+}
+
+/* A position: three shorts, or three absolute int23 from Q2PRO's 3435 [Q2X] (MSG_ReadPos
+ * with MSG_ES_EXTENSIONS_2). */
+static void read_pos(rd_t *r, float v[3], int ext)
 {
     for (int i = 0; i < 3; i++)
-        v[i] = (float)rd_s16(r) * 0.125f;
+        v[i] = (float)(ext >= 2 ? read_i23(r, 0) : rd_s16(r)) * 0.125f;
 }
 
 /* A direction is an index into the 162 vertex normals; larger is an error [DM2 2.3]. */
@@ -102,72 +125,153 @@ static int read_dir(rd_t *r)
 /* ---- entity deltas [DM2 3.15, 3.19], read by the delta engine (delta.h) ---- */
 
 /* The fields of an entity delta, in the order of the wire [Q2CL CL_ParseDelta]:
- * (bit, alt, field, kind, size, count) rows for DD_ROW. */
-#define ENT_ROWS(X)                                                                        \
-    X(Q2_U_MODEL, 0, model[0], DD_U8, 1, 1)                                                \
-    X(Q2_U_MODEL2, 0, model[1], DD_U8, 1, 1)                                               \
-    X(Q2_U_MODEL3, 0, model[2], DD_U8, 1, 1)                                               \
-    X(Q2_U_MODEL4, 0, model[3], DD_U8, 1, 1)                                               \
+ * (bit, alt, field, kind, size, count) rows for DD_ROW. The model indices are bytes, or
+ * words under Q2PRO's extended U_MODEL16 [Q2X]: */
+#define ENT_ROWS_MODELS(X, KIND)                                                           \
+    X(Q2_U_MODEL, 0, model[0], KIND, 2, 1)                                                 \
+    X(Q2_U_MODEL2, 0, model[1], KIND, 2, 1)                                                \
+    X(Q2_U_MODEL3, 0, model[2], KIND, 2, 1)                                                \
+    X(Q2_U_MODEL4, 0, model[3], KIND, 2, 1)
+#define ENT_ROWS_FX(X)                                                                     \
     X(Q2_U_FRAME8, 0, frame, DD_U8, 2, 1)                                                  \
     X(Q2_U_FRAME16, 0, frame, DD_U16, 2, 1)                                                \
     X(Q2_U_SKIN8, Q2_U_SKIN16, skin, DD_PAIR, 4, 1)                                        \
     X(Q2_U_EFFECTS8, Q2_U_EFFECTS16, effects, DD_PAIR, 4, 1)                               \
-    X(Q2_U_RENDERFX8, Q2_U_RENDERFX16, renderfx, DD_PAIR, 4, 1)                            \
-    X(Q2_U_ORIGIN1, 0, origin[0], DD_S16, 2, 1)                                            \
-    X(Q2_U_ORIGIN2, 0, origin[1], DD_S16, 2, 1)                                            \
-    X(Q2_U_ORIGIN3, 0, origin[2], DD_S16, 2, 1)
-/* the angles (bytes, or Q2PRO's shorts: read_delta), then */
-#define ENT_ROWS_AFTER_ANGLES(X)                                                           \
-    X(Q2_U_OLDORIGIN, 0, old_origin, DD_S16, 2, 3)                                         \
-    X(Q2_U_SOUND, 0, sound, DD_U8, 1, 1)                                                   \
-    X(Q2_U_EVENT, 0, event, DD_U8, 1, 1)
-/* and the solid: 16 bits, or 32 in R1Q2 from minor 1905 and in Q2PRO [R1Q2] */
+    X(Q2_U_RENDERFX8, Q2_U_RENDERFX16, renderfx, DD_PAIR, 4, 1)
+/* the origin: shorts, or Q2PRO's int23 deltas from 3435 (read_delta) */
+#define ENT_ROWS_ORIGIN(X)                                                                 \
+    X(Q2_U_ORIGIN1, 0, origin[0], DD_S16, 4, 1)                                            \
+    X(Q2_U_ORIGIN2, 0, origin[1], DD_S16, 4, 1)                                            \
+    X(Q2_U_ORIGIN3, 0, origin[2], DD_S16, 4, 1)
+/* the angles (bytes, or Q2PRO's shorts: read_delta), the old origin (shorts, or absolute
+ * int23 from 3435), the sound (a byte, or Q2PRO's extended word), then */
+#define ENT_ROWS_OLDORIGIN(X) X(Q2_U_OLDORIGIN, 0, old_origin, DD_S16, 4, 3)
+#define ENT_ROWS_SOUND(X) X(Q2_U_SOUND, 0, sound, DD_U8, 2, 1)
+#define ENT_ROWS_EVENT(X) X(Q2_U_EVENT, 0, event, DD_U8, 1, 1)
+/* and the solid: 16 bits, or 32 in R1Q2 from minor 1905, in Q2PRO and its extended demos
+ * [R1Q2]; extended demos then add more effects, alpha and scale [Q2X]. */
 
 /* U_MOREBITS1..3 [DM2 3.15] */
 static const dd_ladder ent_ladder = {
     1, 3, {{Q2_U_MOREBITS1, 8, 0}, {Q2_U_MOREBITS2, 16, 0}, {Q2_U_MOREBITS3, 24, 0}}};
 
-/* The bit mask and number that start an entity delta. Returns the number. */
-static inline int read_ent_bits(rd_t *r, uint32_t *bits)
+/* The bit mask and number that start an entity delta; Q2PRO's extended demos (ext) add a
+ * fifth byte after U_MOREBITS4, bits 32..39 [Q2X] (msg.c MSG_ParseEntityBits). Returns the
+ * number. */
+static inline int read_ent_bits(rd_t *r, uint64_t *bits, int ext)
 {
     dd_reader rd = {r, NULL, 0, 0};
-    *bits = dd_read_mask(&rd, &ent_ladder, 0);
-    return (*bits & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
+    uint64_t b = dd_read_mask(&rd, &ent_ladder, 0);
+    if (ext && (b & Q2_U_MOREBITS4))
+        b |= (uint64_t)rd_u8(r) << 32;
+    *bits = b;
+    return (b & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
 }
 
-int q2_read_ent_bits(rd_t *r, uint32_t *bits) { return read_ent_bits(r, bits); }
+int q2_read_ent_bits(rd_t *r, uint32_t *bits)
+{
+    uint64_t b;
+    int num = read_ent_bits(r, &b, 0);
+    *bits = (uint32_t)b;
+    return num;
+}
+
+/* 0, or Q2PRO's extension level of protocol: 1 for 3434, 2 from 3435 [Q2X]. */
+static int q2_ext_of(int32_t protocol)
+{
+    return protocol >= Q2_PROTOCOL_Q2PRO_EXT && protocol <= Q2_PROTOCOL_Q2PRO_EXT_FOG
+               ? 1 + (protocol >= Q2_PROTOCOL_Q2PRO_EXT2)
+               : 0;
+}
+
+/* Effects, renderfx and Q2PRO's more effects: a byte, a word, or both bits a long. */
+static uint32_t read_pair(rd_t *r, int lo, int hi)
+{
+    return lo && hi ? rd_u32(r) : lo ? rd_u8(r) : hi ? rd_u16(r) : 0;
+}
 
 /* Read the fields bits announce over *to, which holds a copy of the source. As the
  * reference client does, the old origin starts as the source's origin and the event lasts
  * one frame [Q2CL CL_ParseDelta]. */
-static void read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor)
+static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, int protocol, int minor)
 {
     dd_reader rd = {r, NULL, 0, 0};
+    const uint32_t bits = (uint32_t)bits64, bits5 = (uint32_t)(bits64 >> 32);
+    const int ext = q2_ext_of(protocol);
+    static const uint32_t origin_bit[3] = {Q2_U_ORIGIN1, Q2_U_ORIGIN2, Q2_U_ORIGIN3};
+    static const uint32_t angle_bit[3] = {Q2_U_ANGLE1, Q2_U_ANGLE2, Q2_U_ANGLE3};
     memcpy(to->old_origin, to->origin, sizeof to->old_origin);
     to->number = (uint16_t)num;
     to->event = 0;
 #define READ_ROW(bit, alt, field, kind, size, n) \
     DD_READ(&rd, NULL, bits, to, DD_ROW(q2_ent, bit, alt, field, kind, size, n));
-    ENT_ROWS(READ_ROW)
-    /* Q2PRO's U_ANGLE16: a short per angle bit (msg.c MSG_ParseDeltaEntity) [R1Q2] */
-    int shorts = (bits & Q2_U_ANGLE16) && protocol == Q2_PROTOCOL_Q2PRO &&
-                 minor >= Q2_Q2PRO_SHORT_ANGLES;
-    static const uint32_t angle_bit[3] = {Q2_U_ANGLE1, Q2_U_ANGLE2, Q2_U_ANGLE3};
+    if (ext && (bits & Q2_U_MODEL16)) {
+        ENT_ROWS_MODELS(READ_ROW, DD_U16)
+    } else {
+        ENT_ROWS_MODELS(READ_ROW, DD_U8)
+    }
+    ENT_ROWS_FX(READ_ROW)
+    if (ext >= 2) { /* from the source's origin [Q2X] (msg.c MSG_ReadDeltaCoord) */
+        for (int i = 0; i < 3; i++)
+            if (bits & origin_bit[i])
+                to->origin[i] = read_i23(r, to->origin[i]);
+    } else {
+        ENT_ROWS_ORIGIN(READ_ROW)
+    }
+    /* Q2PRO's U_ANGLE16: a short per angle bit (msg.c MSG_ParseDeltaEntity) [R1Q2]; its
+     * extended demos are read with MSG_ES_SHORTANGLES [Q2X] */
+    int shorts = (bits & Q2_U_ANGLE16) &&
+                 (ext || (protocol == Q2_PROTOCOL_Q2PRO && minor >= Q2_Q2PRO_SHORT_ANGLES));
     for (int i = 0; i < 3; i++)
         if (bits & angle_bit[i])
             to->angles[i] = shorts ? rd_s16(r) : (int16_t)(rd_s8(r) * 256);
-    ENT_ROWS_AFTER_ANGLES(READ_ROW)
+    if (ext >= 2 && (bits & Q2_U_OLDORIGIN)) {
+        for (int i = 0; i < 3; i++)
+            to->old_origin[i] = read_i23(r, 0);
+    } else {
+        ENT_ROWS_OLDORIGIN(READ_ROW)
+    }
+    if (ext && (bits & Q2_U_SOUND)) { /* 14 bits of index, then the loop's own bytes */
+        unsigned w = rd_u16(r);
+        to->sound = (uint16_t)(w & 0x3fff);
+        rd_skip(r, (size_t)((w & Q2_XSOUND_VOLUME) != 0) + ((w & Q2_XSOUND_ATTENUATION) != 0));
+    } else {
+        ENT_ROWS_SOUND(READ_ROW)
+    }
+    ENT_ROWS_EVENT(READ_ROW)
 #undef READ_ROW
     if (bits & Q2_U_SOLID)
-        to->solid = protocol == Q2_PROTOCOL_Q2PRO ||
+        to->solid = ext || protocol == Q2_PROTOCOL_Q2PRO ||
                             (protocol == Q2_PROTOCOL_R1Q2 && minor >= Q2_R1Q2_LONGSOLID)
                         ? rd_u32(r)
                         : rd_u16(r);
+    if (!ext)
+        return;
+    /* more effects (no neutral look: read past), alpha, scale [Q2X] */
+    (void)read_pair(r, (bits & Q2_U_MOREFX8) != 0, (bits5 & Q2_U5_MOREFX16) != 0);
+    if (bits & Q2_U_ALPHA)
+        to->alpha = rd_u8(r);
+    if (bits5 & Q2_U5_SCALE)
+        to->scale = rd_u8(r);
 }
 
 void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor)
 {
     read_delta(r, to, num, bits, protocol, minor);
+}
+
+/* An extended demo's model or sound index past Q2PRO's limits [Q2X] (parse.c
+ * CL_ParseDeltaEntity: "bad modelindex", "bad sound"; bytes never are): its value, with
+ * *what naming it, else -1. */
+static int ent_over_limits(const q2_ent *e, const char **what)
+{
+    for (int i = 0; i < 4; i++)
+        if (e->model[i] >= Q2_MAX_MODELS_EXT) {
+            *what = "model index";
+            return e->model[i];
+        }
+    *what = "sound";
+    return e->sound >= Q2_MAX_SOUNDS_EXT ? e->sound : -1;
 }
 
 /* An entity the packet does not mention: as before, its old origin where it was, and no
@@ -192,23 +296,28 @@ static const dd_desc store_desc = {
 #define STORE(s) DD_VIEW(&(s)->store, &store_desc)
 
 /* The player state fields, in the order of the wire [DM2 3.18]; the stats follow.
- * (bit, field, kind, size, count) rows for DD_ROW. */
-#define PS_ROWS(X)                                                                         \
-    X(Q2_PS_M_TYPE, pm_type, DD_U8, 1, 1)                                                  \
-    X(Q2_PS_M_ORIGIN, origin, DD_S16, 2, 3)                                                \
-    X(Q2_PS_M_VELOCITY, velocity, DD_S16, 2, 3)                                            \
-    X(Q2_PS_M_TIME, pm_time, DD_U8, 1, 1)                                                  \
-    X(Q2_PS_M_FLAGS, pm_flags, DD_U8, 1, 1)                                                \
+ * (bit, field, kind, size, count) rows for DD_ROW, in groups: where Q2PRO's extended demos
+ * differ [Q2X] (read_ps) the group takes the wire kind, or read_ps reads it itself. */
+#define PS_ROWS_TYPE(X) X(Q2_PS_M_TYPE, pm_type, DD_U8, 1, 1)
+#define PS_ROWS_MOVE(X) /* shorts; int23 deltas from 3435 */                              \
+    X(Q2_PS_M_ORIGIN, origin, DD_S16, 4, 3)                                                \
+    X(Q2_PS_M_VELOCITY, velocity, DD_S16, 4, 3)
+#define PS_ROWS_TIME(X, KIND) /* bytes; words from 3435 */                                \
+    X(Q2_PS_M_TIME, pm_time, KIND, 2, 1)                                                   \
+    X(Q2_PS_M_FLAGS, pm_flags, KIND, 2, 1)
+#define PS_ROWS_VIEW(X)                                                                    \
     X(Q2_PS_M_GRAVITY, gravity, DD_S16, 2, 1)                                              \
     X(Q2_PS_M_DELTA_ANGLES, delta_angles, DD_S16, 2, 3)                                    \
     X(Q2_PS_VIEWOFFSET, viewoffset, DD_S8, 1, 3)                                           \
     X(Q2_PS_VIEWANGLES, viewangles, DD_S16, 2, 3)                                          \
-    X(Q2_PS_KICKANGLES, kick_angles, DD_S8, 1, 3)                                          \
-    X(Q2_PS_WEAPONINDEX, gunindex, DD_U8, 1, 1)                                            \
+    X(Q2_PS_KICKANGLES, kick_angles, DD_S8, 1, 3)
+#define PS_ROWS_GUN(X, KIND) /* the gun's model: a byte; a word in 3434.. */               \
+    X(Q2_PS_WEAPONINDEX, gunindex, KIND, 2, 1)                                             \
     X(Q2_PS_WEAPONFRAME, gunframe, DD_U8, 1, 1)                                            \
     X(Q2_PS_WEAPONFRAME, gunoffset, DD_S8, 1, 3)                                           \
-    X(Q2_PS_WEAPONFRAME, gunangles, DD_S8, 1, 3)                                           \
-    X(Q2_PS_BLEND, blend, DD_U8, 1, 4)                                                     \
+    X(Q2_PS_WEAPONFRAME, gunangles, DD_S8, 1, 3)
+#define PS_ROWS_BLEND(X) X(Q2_PS_BLEND, blend, DD_U8, 1, 4) /* 3435..: a mask byte first */
+#define PS_ROWS_END(X) /* after the blend (and 3436's fog) */                             \
     X(Q2_PS_FOV, fov, DD_U8, 1, 1)                                                         \
     X(Q2_PS_RDFLAGS, rdflags, DD_U8, 1, 1)
 
@@ -254,7 +363,7 @@ static const q2_pstate *frame_ps(const q2_state *s, const dd_frame *f)
 /* An image index from a stat slot, or 0 (no image) when out of range. */
 static uint8_t image_kind(const q2_names *s, int index)
 {
-    return index > 0 && index < Q2_MAX_IMAGES ? s->image_kind[index] : 0;
+    return index > 0 && index < Q2_MAX_IMAGES_EXT ? s->image_kind[index] : 0;
 }
 
 void q2_fill_stats(const q2_names *s, const q2_pstate *ps, double t, cl_stats *st)
@@ -271,8 +380,9 @@ void q2_fill_stats(const q2_names *s, const q2_pstate *ps, double t, cl_stats *s
         st->ammo_type = Q2_NK_VALUE(k);
         st->ammo_of[st->ammo_type] = st->ammo;
     }
-    st->weapon = s->model_weapon[ps->gunindex];
-    st->gun_model = ps->gunindex; /* the view weapon's model index and frame [DM2 3.18] */
+    st->weapon = s->model_weapon[ps->gunindex % Q2_MAX_MODELS_EXT];
+    /* the view weapon's model and frame [DM2 3.18] */
+    st->gun_model = (uint16_t)q2_model_slot(s, ps->gunindex);
     st->gun_frame = ps->gunframe;
     if (st->weapon)
         st->weapons = 1u << st->weapon;
@@ -307,11 +417,11 @@ static void simple_event(cl_state *cl, int kind, const char *text)
  * Touch_Item], the item's name in that configstring. */
 static void pickup_event(ctx *c, const q2_pstate *ps, const q2_pstate *pps)
 {
-    int cs = ps->stats[Q2_STAT_PICKUP_STRING];
-    if (cs < Q2_CS_ITEMS || cs >= Q2_CS_ITEMS + Q2_MAX_ITEMS ||
+    int cs = ps->stats[Q2_STAT_PICKUP_STRING], items = q2_csmap_of(c->s->names.ext)->items;
+    if (cs < items || cs >= items + Q2_MAX_ITEMS ||
         (pps && pps->stats[Q2_STAT_PICKUP_STRING] == cs))
         return;
-    uint32_t ofs = c->s->names.item_ofs[cs - Q2_CS_ITEMS];
+    uint32_t ofs = c->s->names.item_ofs[cs - items];
     if (ofs == 0 || ofs >= c->len)
         return;
     cl_event ev;
@@ -389,7 +499,8 @@ static int same_look(const q2_ent *a, const q2_ent *b)
            a->origin[2] == b->origin[2] && a->angles[0] == b->angles[0] &&
            a->angles[1] == b->angles[1] && a->angles[2] == b->angles[2] &&
            a->model[0] == b->model[0] && a->model[1] == b->model[1] && a->frame == b->frame && a->skin == b->skin &&
-           a->effects == b->effects && a->renderfx == b->renderfx;
+           a->effects == b->effects && a->renderfx == b->renderfx && a->alpha == b->alpha &&
+           a->scale == b->scale;
 }
 
 /* EF_* by look (the glows and trails the reference client adds for them [Q2CL cl_ents.c
@@ -431,13 +542,13 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t 
         e->origin[i] = (float)q->origin[i] * 0.125f;
         e->angles[i] = (float)q->angles[i] * (360.0f / 65536.0f);
     }
-    e->model = q->model[0];
-    e->model2 = q->model[1];
+    e->model = (uint16_t)q2_model_slot(nm, q->model[0]);
+    e->model2 = (uint16_t)q2_model_slot(nm, q->model[1]);
     int client = q->skin & 0xff;
-    if (client < CL_MAX_PLAYERS && e->model == Q2_CUSTOM_MODEL)
+    if (client < CL_MAX_PLAYERS && q->model[0] == Q2_CUSTOM_MODEL)
         e->model = (uint16_t)(Q2_PLAYER_MODEL_SLOT + client);
     int vwep = q->skin >> 8 & 0xff; /* CL_AddPacketEntities: 0 or unknown is weapon.md2 */
-    if (client < CL_MAX_PLAYERS && e->model2 == Q2_CUSTOM_MODEL)
+    if (client < CL_MAX_PLAYERS && q->model[1] == Q2_CUSTOM_MODEL)
         e->model2 = (uint16_t)(vwep >= 1 && vwep <= nm->num_vweps
                                    ? Q2_PLAYER_VWEP_SLOT + client * Q2_MAX_VWEPS + vwep - 1
                                    : Q2_PLAYER_WEAPON_SLOT + client);
@@ -460,6 +571,9 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t 
         e->player = (uint8_t)q->number; /* client k's body is entity k + 1 */
     if (q->renderfx & Q2_RF_TRANSLUCENT)
         e->alpha = 77; /* 0.3, as the reference client draws it */
+    if (q->alpha) /* Q2PRO extended U_ALPHA, U_SCALE: x 255, x 16 as the client's [Q2X] */
+        e->alpha = q->alpha;
+    e->scale = q->scale;
     if (q->renderfx & Q2_RF_FULLBRIGHT)
         e->flags |= CL_EF_FULLBRIGHT;
     if (q->renderfx & Q2_RF_SHELL_RED)
@@ -540,16 +654,19 @@ static const char *protocol_family(int32_t p)
     case Q2_PROTOCOL_Q2PRO: return "Q2PRO";
     case Q2_PROTOCOL_Q2PRO_MVD: return "a Q2PRO multi-view demo";
     case Q2_PROTOCOL_KMQ2: return "KMQuake2";
-    case 3434: return "Q2PRO extended";
+    case Q2_PROTOCOL_Q2PRO_EXT: return "Q2PRO extended";
+    case Q2_PROTOCOL_Q2PRO_EXT2: return "Q2PRO extended v2";
+    case Q2_PROTOCOL_Q2PRO_EXT_FOG: return "Q2PRO extended v2 with player fog";
     case 2022:
     case 2023: return "the Quake II rerelease";
     default: return "not a protocol of id's Quake II";
     }
 }
 
-/* CS_MAXCLIENTS from the configstrings that follow svc_serverdata: the rest of this block
- * (r) and the blocks after it (from pos), as long as configstrings come. 0 when absent. */
-static int find_maxclients(const uint8_t *data, size_t len, rd_t r, size_t pos)
+/* CS_MAXCLIENTS (index maxclients) from the configstrings that follow svc_serverdata: the
+ * rest of this block (r) and the blocks after it (from pos), as long as configstrings come.
+ * 0 when absent. */
+static int find_maxclients(const uint8_t *data, size_t len, rd_t r, size_t pos, int maxclients)
 {
     char str[Q2_STRING_MAX];
     for (int blocks = 0; blocks < 64;) {
@@ -570,7 +687,7 @@ static int find_maxclients(const uint8_t *data, size_t len, rd_t r, size_t pos)
         rd_str(&r, str, sizeof str);
         if (r.err)
             return 0;
-        if (index == Q2_CS_MAXCLIENTS)
+        if (index == maxclients)
             return demo_small_atoi(str);
     }
     return 0;
@@ -593,8 +710,21 @@ static void level_reset(q2_state *s)
 static int decoded_protocol(int32_t proto)
 {
     return (proto >= Q2_PROTOCOL_MIN && proto <= Q2_PROTOCOL_MAX) ||
-           proto == Q2_PROTOCOL_R1Q2 || proto == Q2_PROTOCOL_Q2PRO;
+           proto == Q2_PROTOCOL_R1Q2 || proto == Q2_PROTOCOL_Q2PRO || q2_ext_of(proto);
 }
+
+/* The configstring maps [DM2 3.14], [Q2X] (shared.h CS_* and MAX_CONFIGSTRINGS with and
+ * without USE_PROTOCOL_EXTENSIONS; q2proto MAX_CONFIGSTRINGS_EXTENDED 13630). */
+static const q2_csmap cs_maps[2] = {
+    {Q2_CS_MAXCLIENTS, Q2_CS_MODELS, Q2_CS_SOUNDS, Q2_CS_IMAGES, Q2_CS_LIGHTS, Q2_CS_ITEMS,
+     Q2_CS_PLAYERSKINS, Q2_CS_GENERAL, Q2_MAX_CONFIGSTRINGS},
+    {60, 62, 62 + Q2_MAX_MODELS_EXT, 62 + Q2_MAX_MODELS_EXT + Q2_MAX_SOUNDS_EXT,
+     62 + Q2_MAX_MODELS_EXT + Q2_MAX_SOUNDS_EXT + Q2_MAX_IMAGES_EXT, 12350 + 256,
+     12350 + 2 * 256, 12350 + 3 * 256, 12350 + 3 * 256 + 512},
+};
+_Static_assert(Q2_CS_MODELS + Q2_MAX_MODELS == Q2_CS_SOUNDS, "id's map");
+
+const q2_csmap *q2_csmap_of(int ext) { return &cs_maps[ext ? 1 : 0]; }
 
 static qd_err check_protocol(ctx *c, int32_t proto)
 {
@@ -602,7 +732,7 @@ static qd_err check_protocol(ctx *c, int32_t proto)
         return QD_OK;
     return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
                 "Quake II demo, protocol %d (%s): not supported; qdemo decodes protocols 26..34, "
-                "R1Q2's 35 and Q2PRO's 36",
+                "R1Q2's 35, Q2PRO's 36 and Q2PRO's extended 3434..3436",
                 (int)proto, protocol_family(proto));
 }
 
@@ -631,9 +761,12 @@ static int serverdata_tail(ctx *c, int32_t proto)
         if (minor >= Q2_Q2PRO_EXTENDED_LIMITS) {
             unsigned pflags = rd_u16(r);
             if (!r->err && (pflags & Q2_Q2PRO_PF_EXTENSIONS)) {
+                /* a raw protocol-36 stream of an extended game; Q2PRO's own demos of one are
+                 * 3434..3436, which qdemo decodes [Q2X] */
                 fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
-                     "svc_serverdata: Q2PRO's extended limits (protocol flag 0x%x), which "
-                     "qdemo does not decode", pflags);
+                     "svc_serverdata: Q2PRO's extended limits (protocol flag 0x%x) in a raw "
+                     "protocol 36 stream, which qdemo does not decode (it decodes Q2PRO's "
+                     "extended demos, 3434..3436)", pflags);
                 return -1;
             }
         } else {
@@ -675,12 +808,17 @@ static qd_err parse_serverdata(ctx *c)
     frame_close(c);
     s->protocol = proto;
     s->minor = minor;
+    s->ext = (uint8_t)q2_ext_of(proto);
+    s->fog = proto >= Q2_PROTOCOL_Q2PRO_EXT_FOG && s->ext;
+    s->max_edicts = s->ext ? Q2_MAX_EDICTS_EXT : Q2_MAX_EDICTS;
     s->servercount = servercount;
     s->isdemo = (uint8_t)isdemo;
     s->playernum = isdemo == Q2_RECORD_SERVER ? -1 : playernum;
     s->have_level = 1;
     level_reset(s);
-    s->max_clients = find_maxclients(c->data, c->len, *r, (size_t)s->pos);
+    s->names.ext = s->ext != 0;
+    s->max_clients = find_maxclients(c->data, c->len, *r, (size_t)s->pos,
+                                     q2_csmap_of(s->ext)->maxclients);
     cl_level_begin(c->cl, CL_GAME_Q2, proto, s->max_clients, level);
     cl_set_gamedir(c->cl, gamedir[0] ? gamedir : "baseq2");
     TRACE(c, "svc_serverdata",
@@ -725,18 +863,27 @@ static void player_models(cl_state *cl, const q2_names *nm, int slot, const char
     }
 }
 
-/* The "#" CS_MODELS names in index order after model n changed; every player's view
- * weapons named anew when the list changed (a "#" name may come after the skins). */
+/* The "#" CS_MODELS names in index order (their client slots: below 256, and an extended
+ * map's from Q2_EXT_MODEL_SLOT) after a "#" name came or went; every player's view weapons
+ * named anew when the list changed (a "#" name may come after the skins). */
 static void vweps(cl_state *cl, q2_names *nm)
 {
-    q2_names old = *nm;
+    uint8_t old_n = nm->num_vweps;
+    uint16_t old[Q2_MAX_VWEPS];
+    memcpy(old, nm->vwep_model, sizeof old);
     nm->num_vweps = 0;
-    for (int i = 1; i < Q2_MAX_MODELS && i < cl->level.num_models; i++)
-        if (cl->level.models[i][0] == '#' && cl->level.models[i][1] &&
-            nm->num_vweps < Q2_MAX_VWEPS)
-            nm->vwep_model[nm->num_vweps++] = (uint8_t)i;
-    if (old.num_vweps == nm->num_vweps &&
-        memcmp(old.vwep_model, nm->vwep_model, nm->num_vweps) == 0)
+    for (int i = 1; i < cl->level.num_models && nm->num_vweps < Q2_MAX_VWEPS; i++) {
+        if (i == Q2_MAX_MODELS) {
+            if (!nm->ext)
+                break;
+            i = Q2_EXT_MODEL_SLOT;
+            if (i >= cl->level.num_models)
+                break;
+        }
+        if (cl->level.models[i][0] == '#' && cl->level.models[i][1])
+            nm->vwep_model[nm->num_vweps++] = (uint16_t)i;
+    }
+    if (old_n == nm->num_vweps && memcmp(old, nm->vwep_model, old_n * sizeof old[0]) == 0)
         return;
     for (int p = 0; p < CL_MAX_PLAYERS; p++)
         if (cl->players[p].model[0]) {
@@ -757,39 +904,46 @@ static void layout_copy(char dst[CL_LAYOUT_LEN], const char *src)
 
 void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs)
 {
-    if (index >= Q2_CS_MODELS && index < Q2_CS_SOUNDS) {
-        int n = index - Q2_CS_MODELS;
-        cl_set_model(cl, n, str);
+    const q2_csmap *cs = q2_csmap_of(nm->ext);
+    if (index >= cs->models && index < cs->sounds) {
+        int n = index - cs->models, slot = q2_model_slot(nm, n);
+        int was_vwep = slot && slot < cl->level.num_models && cl->level.models[slot][0] == '#';
+        if (slot) /* an extended index past the client's slots is not shown */
+            cl_set_model(cl, slot, str);
         nm->model_weapon[n] = q2_model_weapon(str);
-        vweps(cl, nm);
+        if (was_vwep || str[0] == '#')
+            vweps(cl, nm);
         if (n == 1) {
             cl_set_map(cl, str); /* the world: "maps/q2dm1.bsp" */
             char text[2 * CL_NAME_LEN + 2];
             snprintf(text, sizeof text, "%s %s", cl->level.map, cl->level.title);
             simple_event(cl, CL_EV_LEVEL, text);
         }
-    } else if (index >= Q2_CS_SOUNDS && index < Q2_CS_IMAGES) {
-        cl_set_sound(cl, index - Q2_CS_SOUNDS, str);
-    } else if (index >= Q2_CS_IMAGES && index < Q2_CS_LIGHTS) {
-        nm->image_kind[index - Q2_CS_IMAGES] = q2_image_kind(str);
-        char *img = cl->layout.images[index - Q2_CS_IMAGES];
-        size_t n = strlen(str); /* a name too long for the slot is left out */
-        if (n < sizeof cl->layout.images[0])
-            memcpy(img, str, n + 1);
-        else
+    } else if (index >= cs->sounds && index < cs->images) {
+        cl_set_sound(cl, index - cs->sounds, str);
+    } else if (index >= cs->images && index < cs->lights) {
+        int n = index - cs->images;
+        nm->image_kind[n] = q2_image_kind(str);
+        /* the layout programs' images: the first CL_LAYOUT_IMAGES (an extended map's
+         * others are not drawn by `pic`) */
+        char *img = n < CL_LAYOUT_IMAGES ? cl->layout.images[n] : NULL;
+        size_t len = strlen(str); /* a name too long for the slot is left out */
+        if (img && len < sizeof cl->layout.images[0])
+            memcpy(img, str, len + 1);
+        else if (img)
             img[0] = 0;
     } else if (index == Q2_CS_STATUSBAR) {
         layout_copy(cl->layout.statusbar, str);
     } else if (index == Q2_CS_SKY) {
         snprintf(cl->level.sky, sizeof cl->level.sky, "%s", str);
-    } else if (index >= Q2_CS_ITEMS && index < Q2_CS_ITEMS + Q2_MAX_ITEMS) {
+    } else if (index >= cs->items && index < cs->items + Q2_MAX_ITEMS) {
         /* the name is read back from the file when picked up (pickup_event) */
-        nm->item_ofs[index - Q2_CS_ITEMS] = str_ofs;
-    } else if (index >= Q2_CS_LIGHTS && index < Q2_CS_ITEMS) {
-        cl_set_lightstyle(cl, index - Q2_CS_LIGHTS, str);
-    } else if (index >= Q2_CS_PLAYERSKINS && index < Q2_CS_GENERAL) {
+        nm->item_ofs[index - cs->items] = str_ofs;
+    } else if (index >= cs->lights && index < cs->items) {
+        cl_set_lightstyle(cl, index - cs->lights, str);
+    } else if (index >= cs->playerskins && index < cs->general) {
         /* "name\model/skin" */
-        int slot = index - Q2_CS_PLAYERSKINS;
+        int slot = index - cs->playerskins;
         char *bs = strchr(str, '\\');
         if (bs)
             *bs = 0;
@@ -816,10 +970,12 @@ static qd_err parse_configstring(ctx *c)
     rd_str(r, str, sizeof str);
     if (r->err)
         return truncated(c, "svc_configstring");
-    /* [Q2CL cl_parse.c CL_ParseConfigString]: i < 0 || i >= MAX_CONFIGSTRINGS */
-    if (index < 0 || index >= Q2_MAX_CONFIGSTRINGS)
+    /* [Q2CL cl_parse.c CL_ParseConfigString]: i < 0 || i >= MAX_CONFIGSTRINGS (13630 in
+     * an extended demo [Q2X]) */
+    int end = q2_csmap_of(c->s->names.ext)->end;
+    if (index < 0 || index >= end)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_configstring: index %d over %d", index,
-                    Q2_MAX_CONFIGSTRINGS - 1);
+                    end - 1);
     /* the string's file offset (item names are read back from there); none for one
      * inflated from an svc_zpacket */
     q2_configstring(c->cl, &c->s->names, index, str,
@@ -833,20 +989,25 @@ static qd_err parse_configstring(ctx *c)
 static qd_err parse_baseline(ctx *c)
 {
     rd_t *r = &c->r;
-    uint32_t bits;
-    int num = read_ent_bits(r, &bits);
+    uint64_t bits;
+    int num = read_ent_bits(r, &bits, c->s->ext);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
-    if (num >= Q2_MAX_EDICTS)
+    if (num >= c->s->max_edicts)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_spawnbaseline: entity %d over %d", num,
-                    Q2_MAX_EDICTS - 1);
+                    c->s->max_edicts - 1);
     q2_ent *b = &c->s->baselines[num];
     memset(b, 0, sizeof *b);
     read_delta(r, b, num, bits, c->s->protocol, c->s->minor);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
-    TRACE(c, "svc_spawnbaseline", "ent=%d bits=0x%08x model=%d origin=%.1f,%.1f,%.1f", num,
-          (unsigned)bits, b->model[0], b->origin[0] * 0.125, b->origin[1] * 0.125,
+    const char *what;
+    int over = ent_over_limits(b, &what);
+    if (over >= 0)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_spawnbaseline: entity %d: %s %d",
+                    num, what, over);
+    TRACE(c, "svc_spawnbaseline", "ent=%d bits=0x%08llx model=%d origin=%.1f,%.1f,%.1f", num,
+          (unsigned long long)bits, b->model[0], b->origin[0] * 0.125, b->origin[1] * 0.125,
           b->origin[2] * 0.125);
     return QD_OK;
 }
@@ -1029,6 +1190,94 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
     return statbits;
 }
 
+/* Q2PRO's extended player state [Q2X]: the fog (3436, q2proto extdemo reader; msg.c
+ * MSG_ReadFog), read past: a bits byte, then colour (3 bytes), density and sky factor (two
+ * words), height density, height falloff (words), start and end colours (3 bytes each),
+ * start and end distances (int23). */
+static void skip_fog(rd_t *r)
+{
+    static const uint8_t size[6] = {3, 4, 2, 2, 3, 3};
+    unsigned bits = rd_u8(r);
+    for (int i = 0; i < 6; i++)
+        if (bits >> i & 1)
+            rd_skip(r, size[i]);
+    for (int i = 6; i < 8; i++)
+        if (bits >> i & 1)
+            (void)read_i23(r, 0);
+}
+
+/* A varint stat mask (3435..): 7 bits a byte, low first, while the top bit is set
+ * (msg.c MSG_ReadVarInt64); at most 10 bytes. */
+static uint64_t read_varint64(rd_t *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        unsigned b = rd_u8(r);
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+    }
+    return v;
+}
+
+/* The player state of 26..34 [DM2 3.18] and of Q2PRO's extended demos [Q2X] (q2proto
+ * q2pro_extdemo_client_read_playerstate): 3434 sends the gun's model as a word (13 bits:
+ * the top 3 are its skin); 3435 origin and velocity as int23 deltas, pm_time and pm_flags
+ * as words, the blend under a mask byte (then the damage blend, read past) and the stats
+ * under a varint mask of 64 (stats 32..63 read past: the client keeps 32); 3436 a flags
+ * byte more (PS_MOREBITS) whose bit 16 sends fog. Returns the stat bits read (of 0..31). */
+static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
+{
+    rd_t *r = &c->r;
+    const int ext = c->s->ext;
+    dd_reader rd = {r, NULL, 0, 0};
+    if (c->s->fog && (flags & Q2_PS_MOREBITS))
+        flags |= (unsigned)rd_u8(r) << 16;
+#define READ_ROW(bit, field, kind, size, n) \
+    DD_READ(&rd, NULL, flags, ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
+    PS_ROWS_TYPE(READ_ROW)
+    if (ext >= 2) {
+        for (int i = 0; (flags & Q2_PS_M_ORIGIN) && i < 3; i++)
+            ps->origin[i] = read_i23(r, ps->origin[i]);
+        for (int i = 0; (flags & Q2_PS_M_VELOCITY) && i < 3; i++)
+            ps->velocity[i] = read_i23(r, ps->velocity[i]);
+        PS_ROWS_TIME(READ_ROW, DD_U16)
+    } else {
+        PS_ROWS_MOVE(READ_ROW)
+        PS_ROWS_TIME(READ_ROW, DD_U8)
+    }
+    PS_ROWS_VIEW(READ_ROW)
+    if (ext) {
+        PS_ROWS_GUN(READ_ROW, DD_U16)
+        ps->gunindex &= (1u << Q2_GUNINDEX_BITS) - 1;
+    } else {
+        PS_ROWS_GUN(READ_ROW, DD_U8)
+    }
+    if (ext >= 2 && (flags & Q2_PS_BLEND)) {
+        unsigned m = rd_u8(r);
+        for (int i = 0; i < 8; i++)
+            if (m >> i & 1) {
+                uint8_t v = rd_u8(r);
+                if (i < 4)
+                    ps->blend[i] = v;
+            }
+    } else {
+        PS_ROWS_BLEND(READ_ROW)
+    }
+    if (flags & Q2_PS_FOG)
+        skip_fog(r);
+    PS_ROWS_END(READ_ROW)
+#undef READ_ROW
+    uint64_t statbits = ext >= 2 ? read_varint64(r) : rd_u32(r);
+    for (int i = 0; i < 64 && (statbits >> i); i++)
+        if (statbits >> i & 1) {
+            int16_t v = rd_s16(r);
+            if (i < Q2_MAX_STATS)
+                ps->stats[i] = v;
+        }
+    return (uint32_t)statbits;
+}
+
 static qd_err parse_playerinfo(ctx *c)
 {
     q2_state *s = c->s;
@@ -1042,19 +1291,10 @@ static qd_err parse_playerinfo(ctx *c)
         memset(&ps, 0, sizeof ps);
     unsigned flags = rd_u16(r);
     uint32_t statbits = 0;
-    if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO) {
+    if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO)
         statbits = read_ps_eps(c, &ps, flags);
-    } else {
-        dd_reader rd = {r, NULL, 0, 0};
-#define READ_ROW(bit, field, kind, size, n) \
-    DD_READ(&rd, NULL, flags, &ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
-        PS_ROWS(READ_ROW)
-#undef READ_ROW
-        statbits = rd_u32(r);
-        for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
-            if (b & 1)
-                ps.stats[i] = rd_s16(r);
-    }
+    else
+        statbits = read_ps(c, &ps, flags);
     if (r->err)
         return truncated(c, "svc_playerinfo");
     s->ps = ps;
@@ -1097,13 +1337,13 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     int changed = 0, removed = 0, prev = 0;
     for (;;) {
         uint64_t ent_ofs = c->base + r->pos;
-        uint32_t bits;
-        int num = read_ent_bits(r, &bits);
+        uint64_t bits;
+        int num = read_ent_bits(r, &bits, s->ext);
         if (r->err)
             return truncated(c, what);
-        if (num >= Q2_MAX_EDICTS)
+        if (num >= s->max_edicts)
             return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d over %d", what, num,
-                        Q2_MAX_EDICTS - 1);
+                        s->max_edicts - 1);
         if (num == 0)
             break;
         if (num <= prev)
@@ -1129,10 +1369,16 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         changed++;
         if (r->err)
             return truncated(c, what);
+        const char *field;
+        int over = ent_over_limits(to, &field);
+        if (over >= 0)
+            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d: %s %d", what, num, field,
+                        over);
     }
     const dd_frame *nf = dd_merge_end(&m, s->cur_valid);
-    if (!nf) /* cannot happen: entity numbers are sorted and below Q2_MAX_EDICTS */
-        return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what, Q2_MAX_EDICTS);
+    if (!nf) /* an extended demo's frame past the store's 1024 (Q2PRO sends at most 512) */
+        return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities in a frame", what,
+                    Q2_MAX_EDICTS);
     int slot = s->serverframe & Q2_UPDATE_MASK;
     s->ps_ring[slot] = s->ps;
     s->pending = 0;
@@ -1153,7 +1399,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
 
 /* ---- svc_temp_entity [DM2 3.4] ---- */
 
-enum { TE_POINT, TE_IMPACT, TE_LINE, TE_SPECIAL, TE_ENT_LINE, TE_BAD };
+enum { TE_POINT, TE_IMPACT, TE_LINE, TE_SPECIAL, TE_ENT_LINE, TE_BAD, TE_ENT_COUNT, TE_SHORT };
 
 static int te_class(int type, int protocol)
 {
@@ -1179,75 +1425,108 @@ static int te_class(int type, int protocol)
     }
 }
 
+/* The temp entities Q2PRO's extended demos add [Q2X] (parse.c CL_ParseTEntPacket,
+ * q2proto_read_gamemsg.inc): the rerelease's 56..63 and TE_DAMAGE_DEALT (128). */
+static int te_class_q2x(int type)
+{
+    switch (type) {
+    case 56: case 58: /* TE_BLUEHYPERBLASTER_2, TE_BERSERK_SLAM */
+        return TE_IMPACT;
+    case 57: /* TE_BFG_ZAP */
+        return TE_LINE;
+    case 59: case 61: /* TE_GRAPPLE_CABLE_2, TE_LIGHTNING_BEAM */
+        return TE_ENT_LINE;
+    case 60: /* TE_POWER_SPLASH: entity, count */
+        return TE_ENT_COUNT;
+    case 62: case 63: /* TE_EXPLOSION1_NL, TE_EXPLOSION2_NL */
+        return TE_POINT;
+    case 128: /* TE_DAMAGE_DEALT: a short */
+        return TE_SHORT;
+    default:
+        return TE_BAD;
+    }
+}
+
 static qd_err parse_temp_entity(ctx *c)
 {
     q2_state *s = c->s;
     rd_t *r = &c->r;
+    const int ext = s->ext;
     demo_temp te;
     memset(&te, 0, sizeof te);
     te.entity = -1;
     int type = rd_u8(r), dir = 0, count = 0, style = 0;
     float scratch[3];
     te.type = type;
-    switch (te_class(type, s->protocol)) {
+    int cls = te_class(type, s->protocol);
+    if (cls == TE_BAD && ext)
+        cls = te_class_q2x(type);
+    switch (cls) {
     case TE_POINT:
-        read_pos(r, te.origin);
+        read_pos(r, te.origin, ext);
         break;
     case TE_IMPACT:
-        read_pos(r, te.origin);
+        read_pos(r, te.origin, ext);
         dir = read_dir(r);
         break;
     case TE_LINE:
-        read_pos(r, te.origin);
-        read_pos(r, te.end);
+        read_pos(r, te.origin, ext);
+        read_pos(r, te.end, ext);
         break;
     case TE_SPECIAL: /* splash, laser/welding/tunnel sparks */
         count = rd_u8(r);
-        read_pos(r, te.origin);
+        read_pos(r, te.origin, ext);
         dir = read_dir(r);
         style = rd_u8(r);
         break;
     case TE_ENT_LINE: /* parasite/medic cable, heat beams */
         te.entity = rd_s16(r);
-        read_pos(r, te.origin);
-        read_pos(r, te.end);
+        read_pos(r, te.origin, ext);
+        read_pos(r, te.end, ext);
+        break;
+    case TE_ENT_COUNT:
+        te.entity = rd_s16(r);
+        count = rd_u8(r);
+        break;
+    case TE_SHORT:
+        count = rd_s16(r);
         break;
     default:
         switch (type) {
         case 24: /* TE_GRAPPLE_CABLE: entity, start, end, offset */
             te.entity = rd_s16(r);
-            read_pos(r, te.origin);
-            read_pos(r, te.end);
-            read_pos(r, scratch);
+            read_pos(r, te.origin, ext);
+            read_pos(r, te.end, ext);
+            read_pos(r, scratch, ext);
             break;
         case 32: /* TE_FLAME: entity, count, start, origin, pos1..4 [DM2 3.4] */
             te.entity = rd_s16(r);
             count = rd_s16(r);
-            read_pos(r, te.origin);
-            read_pos(r, te.end);
+            read_pos(r, te.origin, ext);
+            read_pos(r, te.end, ext);
             for (int i = 0; i < 4; i++)
-                read_pos(r, scratch);
+                read_pos(r, scratch, ext);
             break;
         case 33: /* TE_LIGHTNING: two entities, start, end [Q2CL CL_ParseLightning] */
             te.entity = rd_s16(r);
             (void)rd_s16(r);
-            read_pos(r, te.origin);
-            read_pos(r, te.end);
+            read_pos(r, te.origin, ext);
+            read_pos(r, te.end, ext);
             break;
         case 36: /* TE_FLASHLIGHT: origin, entity */
-            read_pos(r, te.origin);
+            read_pos(r, te.origin, ext);
             te.entity = rd_s16(r);
             break;
         case 37: /* TE_FORCEWALL: start, end, colour. The spec reads a short; the reference
                   * client reads a byte [Q2CL cl_tent.c CL_ParseTEnt], and so do we. */
-            read_pos(r, te.origin);
-            read_pos(r, te.end);
+            read_pos(r, te.origin, ext);
+            read_pos(r, te.end, ext);
             style = rd_u8(r);
             break;
         case 40: { /* TE_STEAM: id, count, origin, dir, colour, magnitude, [wait] */
             int id = rd_s16(r);
             count = rd_u8(r);
-            read_pos(r, te.origin);
+            read_pos(r, te.origin, ext);
             dir = read_dir(r);
             style = rd_u8(r);
             (void)rd_s16(r);
@@ -1257,7 +1536,7 @@ static qd_err parse_temp_entity(ctx *c)
         }
         case 50: /* TE_WIDOWBEAMOUT: id, origin */
             (void)rd_s16(r);
-            read_pos(r, te.origin);
+            read_pos(r, te.origin, ext);
             break;
         default: /* TE_RAILTRAIL2 (31) and unknown types */
             if (r->err)
@@ -1274,7 +1553,7 @@ static qd_err parse_temp_entity(ctx *c)
     if (q2_temp_fx(type, s->protocol, &fx)) {
         memcpy(fx.origin, te.origin, sizeof fx.origin);
         memcpy(fx.end, te.end, sizeof fx.end);
-        fx.entity = (int16_t)(te.entity >= 0 && te.entity < Q2_MAX_EDICTS ? te.entity : -1);
+        fx.entity = (int16_t)(te.entity >= 0 && te.entity < s->max_edicts ? te.entity : -1);
         fx.style = (uint8_t)style;
         cl_fx_add(c->cl, &fx);
     }
@@ -1290,8 +1569,11 @@ static qd_err parse_temp_entity(ctx *c)
 static qd_err parse_sound(ctx *c)
 {
     rd_t *r = &c->r;
+    const int ext = c->s->ext;
     unsigned mask = rd_u8(r);
-    int num = rd_u8(r), vol = 255, attn = 64, ofs = 0, ent = 0, chan = 0;
+    /* an extended demo's SND_INDEX16: a word [Q2X] (parse.c CL_ParseStartSoundPacket) */
+    int num = ext && (mask & Q2_SND_INDEX16) ? rd_u16(r) : rd_u8(r);
+    int vol = 255, attn = 64, ofs = 0, ent = 0, chan = 0;
     float pos[3] = {0, 0, 0};
     if (mask & Q2_SND_VOLUME)
         vol = rd_u8(r);
@@ -1305,12 +1587,15 @@ static qd_err parse_sound(ctx *c)
         chan = (int)(ec & 7);
     }
     if (mask & Q2_SND_POS)
-        read_pos(r, pos);
+        read_pos(r, pos, ext);
     if (r->err)
         return truncated(c, "svc_sound");
-    if (ent > Q2_MAX_EDICTS)
+    if (ent > Q2_MAX_EDICTS && !ext)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_sound: entity %d over %d", ent,
                     Q2_MAX_EDICTS);
+    if (num >= Q2_MAX_SOUNDS_EXT) /* [Q2X] "bad index"; a byte never is */
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_sound: sound %d over %d", num,
+                    Q2_MAX_SOUNDS_EXT - 1);
     cl_sound snd;
     memset(&snd, 0, sizeof snd);
     snd.sound = (uint16_t)num;
@@ -1434,8 +1719,8 @@ static qd_err gamestate_baselines(ctx *c)
 {
     rd_t *r = &c->r;
     for (;;) {
-        uint32_t bits;
-        int num = read_ent_bits(r, &bits);
+        uint64_t bits;
+        int num = read_ent_bits(r, &bits, 0);
         if (r->err)
             return truncated(c, "svc_gamestate");
         if (num == 0)
@@ -1517,12 +1802,17 @@ static qd_err parse_message(ctx *c, int cmd)
     switch (cmd) {
     case Q2_SVC_MUZZLEFLASH:
     case Q2_SVC_MUZZLEFLASH2: /* [DM2 3.2, 3.3] */
-        a = rd_s16(r);
+        a = s->ext ? rd_u16(r) : rd_s16(r);
         b = rd_u8(r);
         if (r->err)
             return truncated(c, name);
+        if (s->ext && cmd == Q2_SVC_MUZZLEFLASH2) {
+            /* the entity word's top 3 bits are the monster flash's bits 8..10 [Q2X]
+             * (parse.c CL_ParseMuzzleFlashPacket); qdemo keeps the low byte as the style */
+            a &= (1 << Q2_ENTITYNUM_BITS) - 1;
+        }
         /* [Q2CL cl_fx.c CL_ParseMuzzleFlash]: i < 1 || i >= MAX_EDICTS */
-        if (a < 1 || a >= Q2_MAX_EDICTS)
+        if (a < 1 || a >= s->max_edicts)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %d", name, a);
         muzzle_flash(c, a, cmd == Q2_SVC_MUZZLEFLASH ? b & ~Q2_MZ_SILENCED : b);
         TRACE(c, name, "ent=%d value=%d", a, b);
@@ -1610,10 +1900,13 @@ static qd_err parse_message(ctx *c, int cmd)
         return parse_packetentities(c, cmd);
     case Q2_SVC_FRAME:
         return parse_frame(c);
+    case Q2_SVC_SETTING: /* also read in an extended demo [Q2X] (q2proto extdemo reader) */
+        if (s->ext)
+            return parse_r1q2(c, cmd);
+        /* fall through */
     case Q2_SVC_ZPACKET:
     case Q2_SVC_ZDOWNLOAD:
     case Q2_SVC_GAMESTATE:
-    case Q2_SVC_SETTING:
     case Q2_SVC_CONFIGSTRINGSTREAM:
     case Q2_SVC_BASELINESTREAM:
         if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO)

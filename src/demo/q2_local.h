@@ -16,7 +16,16 @@
  *            q2proto_proto_r1q2.c and q2proto_proto_q2pro.c (the same, and R1Q2's
  *            zdownload); tastyspleen/r1q2-archive client/cl_parse.c. Current R1Q2 and
  *            Q2PRO clients write their demos as 34 (or Q2PRO's extended 3434..3436); 35
- *            and 36 appear in the raw dumps older builds made. */
+ *            and 36 appear in the raw dumps older builds made.
+ *   [Q2X]    Q2PRO's extended-limits demos 3434..3436 (/work/notes/q2ext/FINDINGS.md):
+ *            skullernet/q2pro src/client/demo.c CL_Record_f (3434 for an extended game),
+ *            src/client/parse.c CL_ParseServerData / CL_ParseFrame /
+ *            CL_ParseMuzzleFlashPacket / CL_ParseStartSoundPacket, src/common/msg.c
+ *            MSG_ParseEntityBits, MSG_ParseDeltaEntity, MSG_ReadDeltaInt23, MSG_ReadStats,
+ *            MSG_ReadBlend, MSG_ReadFog, inc/shared/shared.h (MAX_EDICTS, MAX_MODELS 8192,
+ *            CS_*); res2k/q2proto src/q2proto_proto_q2pro_extdemo.c (the 3434/3435/3436
+ *            serverdata, frame and player state), q2proto_proto_q2pro.c (entity delta),
+ *            q2proto_internal_io.h (q2pro_i23, var_u64), q2proto_internal_protocol.h. */
 #ifndef QD_Q2_LOCAL_H
 #define QD_Q2_LOCAL_H
 
@@ -58,6 +67,11 @@
 #define Q2_PROTOCOL_Q2PRO 36
 #define Q2_PROTOCOL_Q2PRO_MVD 37
 #define Q2_PROTOCOL_KMQ2 56 /* KMQuake2 (realdata/dm2 mission64 demo1) */
+/* Q2PRO's extended-limits demos [Q2X]: the 34 layout with the extended configstring map
+ * and limits; from 3435 int23 coordinates (Q2PRO_PF_EXTENSIONS_2), 3436 adds player fog */
+#define Q2_PROTOCOL_Q2PRO_EXT 3434
+#define Q2_PROTOCOL_Q2PRO_EXT2 3435
+#define Q2_PROTOCOL_Q2PRO_EXT_FOG 3436
 
 /* serverdata.isdemo ("attractloop") [DM2] 3.13 */
 #define Q2_RECORD_NETWORK 0
@@ -79,6 +93,14 @@
 #define Q2_CS_GENERAL 1568
 #define Q2_MAX_CONFIGSTRINGS 2080
 
+/* Where the configstring ranges start: id's map above, or Q2PRO's extended one [Q2X]
+ * (shared.h CS_* under USE_PROTOCOL_EXTENSIONS: 8192 models, 2048 sounds and images). */
+typedef struct q2_csmap {
+    uint16_t maxclients, models, sounds, images, lights, items, playerskins, general, end;
+} q2_csmap;
+/* The map of q2_names.ext: 0 id's, 1 Q2PRO's extended. */
+const q2_csmap *q2_csmap_of(int ext);
+
 /* R1Q2 / Q2PRO additions [R1Q2]: the 5-bit command in each byte (35, 36) */
 #define Q2_SVC_ZPACKET 21
 #define Q2_SVC_ZDOWNLOAD 22
@@ -94,6 +116,21 @@
 #define Q2_Q2PRO_EXTENDED_LIMITS 1024 /* a 16-bit protocol flags word in svc_serverdata */
 #define Q2_Q2PRO_PF_EXTENSIONS (1u << 3) /* Q2PRO's extended limits: not decoded */
 #define Q2_U_ANGLE16 (1u << 13)
+/* Q2PRO extensions [Q2X] (msg.c MSG_ParseDeltaEntity under MSG_ES_EXTENSIONS): the entity
+ * bits' fourth byte's top bits, and a fifth byte after U_MOREBITS4 (bits 32..39) */
+#define Q2_U_MODEL16 (1u << 28)  /* every model index sent is a u16 */
+#define Q2_U_MOREFX8 (1u << 29)  /* more effects: 8, 16 (with U_MOREFX16) or 32 bits */
+#define Q2_U_ALPHA (1u << 30)    /* a byte, alpha x 255 */
+#define Q2_U_MOREBITS4 (1u << 31)
+#define Q2_U5_SCALE (1u << 0)    /* bit 32: a byte, scale x 16 */
+#define Q2_U5_MOREFX16 (1u << 1) /* bit 33 */
+#define Q2_XSOUND_VOLUME (1u << 14) /* the extended sound word: a loop volume byte follows */
+#define Q2_XSOUND_ATTENUATION (1u << 15) /* a loop attenuation byte follows */
+#define Q2_PS_MOREBITS (1u << 15) /* 3436: one more flags byte (bits 16..23) */
+#define Q2_PS_FOG (1u << 16)      /* 3436: player fog, after the blend */
+#define Q2_SND_INDEX16 (1u << 5)  /* extended: the sound index is a u16 */
+#define Q2_GUNINDEX_BITS 13       /* extended gunindex: the model; the top 3 bits its skin */
+#define Q2_ENTITYNUM_BITS 13      /* extended svc_muzzleflash2: the weapon's bits 8..10 above */
 /* EPS_* extra player-state bits: 4 in svc_frame's flags byte, 3 in its command byte */
 #define Q2_EPS_GUNOFFSET (1u << 0)
 #define Q2_EPS_GUNANGLES (1u << 1)
@@ -150,7 +187,8 @@
 #define Q2_PS_WEAPONFRAME (1u << 13)
 #define Q2_PS_RDFLAGS (1u << 14)
 
-#define Q2_PMF_TIME_TELEPORT 32 /* pm_flags: the player just teleported [Q2CL q_shared.h] */
+#define Q2_PMF_TIME_TELEPORT 32 /* pm_flags: the player just teleported [Q2CL q_shared.h]; the
+                                 * same bit in Q2PRO's 16-bit extended pm_flags [Q2X] */
 
 /* sound flags [DM2] 3.10 */
 #define Q2_SND_VOLUME (1u << 0)
@@ -231,6 +269,7 @@
 
 /* ---- Limits ---- */
 #define Q2_MAX_EDICTS 1024    /* [DM2] 3.10, 3.19 */
+#define Q2_MAX_EDICTS_EXT 8192 /* Q2PRO extended [Q2X]: entity numbers 0..8191 */
 #define Q2_MAX_STATS 32
 #define Q2_MAX_MSGLEN 1400    /* [DM2] 2.2: id's own client recordings */
 #define Q2_MAX_BLOCK 0x10000  /* cap on one block: later clients write up to 32k [Q2PRO] */
@@ -245,30 +284,43 @@
 #define Q2_MAX_MODELS 256     /* MAX_MODELS, MAX_IMAGES [q_shared.h] */
 #define Q2_MAX_IMAGES 256
 #define Q2_MAX_ITEMS 256
+#define Q2_MAX_MODELS_EXT 8192 /* Q2PRO extended [Q2X] shared.h; q2pro-ng's 4096 is another
+                                * engine's and never in a 343x demo */
+#define Q2_MAX_SOUNDS_EXT 2048
+#define Q2_MAX_IMAGES_EXT 2048
+/* An extended model index n >= 256 is shown in client slot n + Q2_EXT_MODEL_SHIFT, above
+ * the players' slots (Q2_PLAYER_MODEL_SLOT..): indices up to CL_MAX_MODELS - 1 -
+ * Q2_EXT_MODEL_SHIFT (2431) are drawn, higher ones not (q2_model_slot). */
+#define Q2_EXT_MODEL_SLOT (Q2_PLAYER_VWEP_SLOT + CL_MAX_PLAYERS * Q2_MAX_VWEPS)
+#define Q2_EXT_MODEL_SHIFT (Q2_EXT_MODEL_SLOT - Q2_MAX_MODELS)
 #define Q2_MAX_AREABYTES 32   /* MAX_MAP_AREAS / 8 [DM2] 3.21 */
 #define Q2_NUMVERTEXNORMALS 162
 
-/* One entity as the wire describes it (48 bytes). Coordinates in 1/8 units, angles in
- * 1/65536 turns (a byte angle times 256; Q2PRO's U_ANGLE16 sends them so), as sent. */
+/* One entity as the wire describes it (64 bytes). Coordinates in 1/8 units (shorts, or
+ * Q2PRO's int23 from 3435), angles in 1/65536 turns (a byte angle times 256; Q2PRO's
+ * U_ANGLE16 sends them so), as sent. */
 typedef struct q2_ent {
     uint16_t number;
     uint16_t frame;
-    uint8_t model[4]; /* modelindex, modelindex2..4 */
-    uint32_t skin;    /* skinnum: player slot | vwep << 8 for players */
+    uint16_t model[4]; /* modelindex, modelindex2..4: bytes, or Q2PRO's U_MODEL16 words */
+    uint32_t skin;     /* skinnum: player slot | vwep << 8 for players */
     uint32_t effects;
     uint32_t renderfx;
-    int16_t origin[3];
-    int16_t old_origin[3];
+    int32_t origin[3];
+    int32_t old_origin[3];
     int16_t angles[3];
-    uint8_t sound;
+    uint16_t sound;    /* a byte; 14 bits in Q2PRO's extended sound word */
     uint8_t event;
-    uint32_t solid;   /* 16 bits in 34; R1Q2 1905 on and Q2PRO send 32 */
+    uint8_t alpha;     /* Q2PRO extended U_ALPHA: alpha x 255, 0 none sent */
+    uint8_t scale;     /* Q2PRO extended U_SCALE: scale x 16, 0 none sent */
+    uint8_t pad;
+    uint32_t solid;    /* 16 bits in 34; R1Q2 1905 on and Q2PRO send 32 */
 } q2_ent;
 
 /* The recorder's player state [DM2] 3.18, in wire units. */
 typedef struct q2_pstate {
-    int16_t origin[3];   /* 1/8 units */
-    int16_t velocity[3];
+    int32_t origin[3];   /* 1/8 units: shorts, or Q2PRO's int23 from 3435 */
+    int32_t velocity[3];
     int16_t gravity;
     int16_t delta_angles[3];
     int16_t viewangles[3]; /* 360/65536 degrees */
@@ -277,20 +329,30 @@ typedef struct q2_pstate {
     int8_t kick_angles[3];
     int8_t gunoffset[3];
     int8_t gunangles[3];
-    uint8_t pm_type, pm_time, pm_flags;
-    uint8_t gunindex, gunframe, fov, rdflags;
+    uint16_t pm_time, pm_flags; /* bytes; Q2PRO's 16 bits from 3435 */
+    uint16_t gunindex;          /* a byte; Q2PRO extended: 13 bits (the skin dropped) */
+    uint8_t pm_type, gunframe, fov, rdflags;
     uint8_t blend[4];
-    uint8_t pad;
 } q2_pstate;
 
 /* What the configstrings name, for the HUD stats (plain data, part of a decoder state). */
 typedef struct q2_names {
-    uint8_t image_kind[Q2_MAX_IMAGES];   /* q2_image_kind of each CS_IMAGES name */
-    uint8_t model_weapon[Q2_MAX_MODELS]; /* q2_model_weapon of each CS_MODELS name */
-    uint32_t item_ofs[Q2_MAX_ITEMS];     /* file offset of each CS_ITEMS name, 0 unset */
-    uint8_t num_vweps;                   /* "#" CS_MODELS names, the first Q2_MAX_VWEPS */
-    uint8_t vwep_model[Q2_MAX_VWEPS];    /* their CS_MODELS indices, in order */
+    uint8_t ext;                             /* the configstring map: q2_csmap_of(ext) */
+    uint8_t num_vweps;                       /* "#" CS_MODELS names, the first Q2_MAX_VWEPS */
+    uint16_t vwep_model[Q2_MAX_VWEPS];       /* their client model slots, in index order */
+    uint8_t image_kind[Q2_MAX_IMAGES_EXT];   /* q2_image_kind of each CS_IMAGES name */
+    uint8_t model_weapon[Q2_MAX_MODELS_EXT]; /* q2_model_weapon of each CS_MODELS name */
+    uint32_t item_ofs[Q2_MAX_ITEMS];         /* file offset of each CS_ITEMS name, 0 unset */
 } q2_names;
+
+/* The client model slot of model index n under nm's map: n itself, or for an extended
+ * index >= 256 n + Q2_EXT_MODEL_SHIFT; 0 (nothing drawn) past the client's slots. */
+static inline int q2_model_slot(const q2_names *nm, int n)
+{
+    if (!nm->ext || n < Q2_MAX_MODELS)
+        return n;
+    return n + Q2_EXT_MODEL_SHIFT < CL_MAX_MODELS ? n + Q2_EXT_MODEL_SHIFT : 0;
+}
 
 /* The frame ring [Q2CL] frame_t and its entity pool (delta.h): frames[serverframe &
  * Q2_UPDATE_MASK], each frame's player state in ps_ring at the same slot. */
@@ -311,6 +373,9 @@ typedef struct q2_state {
     uint32_t block;       /* blocks decoded */
     int32_t protocol;     /* 0 until svc_serverdata */
     int32_t minor;        /* R1Q2 / Q2PRO minor version (svc_serverdata), else 0 */
+    uint8_t ext;          /* Q2PRO extended [Q2X]: 0 none, 1 from 3434, 2 from 3435 */
+    uint8_t fog;          /* 3436: player states may carry fog */
+    uint16_t max_edicts;  /* entity numbers below this: Q2_MAX_EDICTS or _EXT */
     uint32_t eps;         /* the open frame's EPS_* bits (35, 36) */
     int32_t playernum;    /* the recorder's slot, -1 for server recordings */
     int32_t servercount;
@@ -328,8 +393,8 @@ typedef struct q2_state {
     q2_pstate ps;         /* the player state being parsed */
     q2_names names;
     q2_pstate ps_ring[Q2_UPDATE_BACKUP];
-    q2_ent baselines[Q2_MAX_EDICTS];
     q2_store store;
+    q2_ent baselines[Q2_MAX_EDICTS_EXT]; /* last: classic demos leave 1024.. zero */
 } q2_state;
 
 /* ---- Pieces of q2.c that the Q2PRO MVD2 decoder (mvd2.c) shares: the wire is the same ---- */

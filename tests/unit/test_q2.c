@@ -9,6 +9,7 @@
 
 #include "../../src/demo/demo.h"
 #include "../../src/demo/q2_local.h"
+#include "../q2build.h"
 #include "../test.h"
 #include "../testbuf.h"
 
@@ -60,54 +61,6 @@ static int near(double a, double b) { return fabs(a - b) < 0.01; }
 
 /* ---- building demos in memory ---- */
 
-static void block(buf *f, const buf *m)
-{
-    put32(f, (uint32_t)m->n);
-    putbuf(f, m);
-}
-
-static void serverdata(buf *m, int proto, int isdemo, const char *gamedir, int player)
-{
-    put8(m, Q2_SVC_SERVERDATA);
-    put32(m, (uint32_t)proto);
-    put32(m, 0x10005); /* servercount */
-    put8(m, (unsigned)isdemo);
-    putstr(m, gamedir);
-    put16(m, player);
-    putstr(m, "Test Level");
-}
-
-static void configstring(buf *m, int index, const char *s)
-{
-    put8(m, Q2_SVC_CONFIGSTRING);
-    put16(m, index);
-    putstr(m, s);
-}
-
-/* The entity header: the bit bytes the bits need, then the number. */
-static void ent_bits(buf *m, uint32_t bits, int num)
-{
-    if (num >= 256)
-        bits |= Q2_U_NUMBER16;
-    if (bits & 0xff000000u)
-        bits |= Q2_U_MOREBITS3;
-    if (bits & 0xffff0000u)
-        bits |= Q2_U_MOREBITS2;
-    if (bits & 0xffffff00u)
-        bits |= Q2_U_MOREBITS1;
-    put8(m, bits & 255);
-    if (bits & Q2_U_MOREBITS1)
-        put8(m, (bits >> 8) & 255);
-    if (bits & Q2_U_MOREBITS2)
-        put8(m, (bits >> 16) & 255);
-    if (bits & Q2_U_MOREBITS3)
-        put8(m, bits >> 24);
-    if (bits & Q2_U_NUMBER16)
-        put16(m, num);
-    else
-        put8(m, (unsigned)num);
-}
-
 /* An entity with a model and an x (or a model 0 for "no change of model"). */
 static void ent_model_x(buf *m, int num, int model, float x)
 {
@@ -115,16 +68,6 @@ static void ent_model_x(buf *m, int num, int model, float x)
     if (model)
         put8(m, (unsigned)model);
     putcoord(m, x);
-}
-
-static void frame(buf *m, int serverframe, int deltaframe)
-{
-    put8(m, Q2_SVC_FRAME);
-    put32(m, (uint32_t)serverframe);
-    put32(m, (uint32_t)deltaframe);
-    put8(m, 0); /* suppress count */
-    put8(m, 1); /* one byte of area bits */
-    put8(m, 0xff);
 }
 
 /* Player state: origin (1,2,3), view offset z 22, yaw 90, a pitch kick of 2, frags. */
@@ -180,8 +123,6 @@ static void level_start(buf *f)
     ent_model_x(&m, 2, 2, 100);
     block(f, &m);
 }
-
-static void end_marker(buf *f) { put32(f, 0xffffffffu); }
 
 /* ---- unit tests ---- */
 
@@ -481,20 +422,20 @@ TEST(q2_delta_from_missing_frame)
     run_close(&r);
 }
 
-/* Protocols outside 26..34 are refused by number, at init when serverdata comes first and
- * at the message otherwise. */
+/* Protocols qdemo does not decode are refused by number, at init when serverdata comes
+ * first and at the message otherwise. */
 TEST(q2_refuses_other_protocols)
 {
     static buf f, m;
     f.n = 0;
     m.n = 0;
-    serverdata(&m, 3434, Q2_RECORD_CLIENT, "", 0);
+    serverdata(&m, 2023, Q2_RECORD_CLIENT, "", 0);
     block(&f, &m);
     run r;
     CHECK(!run_open(&r, f.b, f.n));
     CHECK_EQ(r.err.code, QD_ERR_UNSUPPORTED);
-    CHECK(strstr(r.err.msg, "protocol 3434"));
-    CHECK(strstr(r.err.msg, "Q2PRO extended"));
+    CHECK(strstr(r.err.msg, "protocol 2023"));
+    CHECK(strstr(r.err.msg, "rerelease"));
     CHECK_EQ(demo_q2_decoder.probe(f.b, f.n, "a.dm2"), 9);
     run_close(&r);
 
@@ -1026,20 +967,6 @@ TEST(q2_gun_offset_and_angles)
 /* ---- R1Q2 (35) and Q2PRO (36), written here by their clients' rules ([R1Q2] in
  * q2_local.h): the frame's packed header, the EPS bits of the player state, the long solid,
  * svc_zpacket's raw deflate, Q2PRO's svc_gamestate and 16-bit angles, the client number ---- */
-
-/* QDEMO_Q2_SEEDS=DIR keeps a written demo there as a fuzz seed (tests/fuzz/corpus/dm2). */
-static void q2_seed(const char *name, const buf *f)
-{
-    const char *dir = getenv("QDEMO_Q2_SEEDS");
-    char path[512];
-    if (!dir || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
-        return;
-    FILE *o = fopen(path, "wb");
-    if (o) {
-        fwrite(f->b, 1, f->n, o);
-        fclose(o);
-    }
-}
 
 /* The end marker after f's blocks, f kept as a seed, and f decoded to its end into r
  * (opened: run_close it). 1 when it decoded whole. */

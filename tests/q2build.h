@@ -1,0 +1,92 @@
+/* q2build.h: writing Quake II .dm2 bytes inside a test (test_q2.c, test_q2ext.c): blocks,
+ * the messages every level starts with, entity headers (with Q2PRO's fifth bits byte). */
+#ifndef QD_Q2BUILD_H
+#define QD_Q2BUILD_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../src/demo/q2_local.h"
+#include "testbuf.h"
+
+/* [int32 size][messages] */
+static inline void block(buf *f, const buf *m)
+{
+    put32(f, (uint32_t)m->n);
+    putbuf(f, m);
+}
+
+/* svc_serverdata's 34 fields ("Test Level"); R1Q2's and Q2PRO's tails are the caller's. */
+static inline void serverdata(buf *m, int proto, int isdemo, const char *gamedir, int player)
+{
+    put8(m, Q2_SVC_SERVERDATA);
+    put32(m, (uint32_t)proto);
+    put32(m, 0x10005); /* servercount */
+    put8(m, (unsigned)isdemo);
+    putstr(m, gamedir);
+    put16(m, player);
+    putstr(m, "Test Level");
+}
+
+static inline void configstring(buf *m, int index, const char *s)
+{
+    put8(m, Q2_SVC_CONFIGSTRING);
+    put16(m, index);
+    putstr(m, s);
+}
+
+/* The entity header: the bit bytes the bits need (bits 32..39 a fifth byte after
+ * U_MOREBITS4, as Q2PRO's extended demos write them), then the number. */
+static inline void ent_bits(buf *m, uint64_t bits, int num)
+{
+    if (num >= 256)
+        bits |= Q2_U_NUMBER16;
+    if (bits & 0xff00000000ull)
+        bits |= Q2_U_MOREBITS4;
+    if (bits & 0xffff000000ull)
+        bits |= Q2_U_MOREBITS3;
+    if (bits & 0xffffff0000ull)
+        bits |= Q2_U_MOREBITS2;
+    if (bits & 0xffffffff00ull)
+        bits |= Q2_U_MOREBITS1;
+    for (int k = 0; k < 5; k++) {
+        put8(m, (unsigned)(bits >> 8 * k & 255));
+        static const uint32_t more[4] = {Q2_U_MOREBITS1, Q2_U_MOREBITS2, Q2_U_MOREBITS3,
+                                         Q2_U_MOREBITS4};
+        if (k == 4 || !(bits & more[k]))
+            break;
+    }
+    if (bits & Q2_U_NUMBER16)
+        put16(m, num);
+    else
+        put8(m, (unsigned)num);
+}
+
+/* svc_frame in the 26..34 layout (with 34's suppress count): one byte of area bits. */
+static inline void frame(buf *m, int serverframe, int deltaframe)
+{
+    put8(m, Q2_SVC_FRAME);
+    put32(m, (uint32_t)serverframe);
+    put32(m, (uint32_t)deltaframe);
+    put8(m, 0); /* suppress count */
+    put8(m, 1); /* one byte of area bits */
+    put8(m, 0xff);
+}
+
+static inline void end_marker(buf *f) { put32(f, 0xffffffffu); }
+
+/* QDEMO_Q2_SEEDS=DIR keeps a written demo there as a fuzz seed (tests/fuzz/corpus/dm2). */
+static inline void q2_seed(const char *name, const buf *f)
+{
+    const char *dir = getenv("QDEMO_Q2_SEEDS");
+    char path[512];
+    if (!dir || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return;
+    FILE *o = fopen(path, "wb");
+    if (o) {
+        fwrite(f->b, 1, f->n, o);
+        fclose(o);
+    }
+}
+
+#endif

@@ -1,0 +1,403 @@
+/* test_q2ext.c: Q2PRO's extended-limits .dm2 (protocols 3434..3436), written here byte by
+ * byte by the rules of Q2PRO's readers ([Q2X] in q2_local.h; the facts in
+ * /work/notes/q2ext/FINDINGS.md). Every expected value is worked out by hand from the bytes
+ * written, in the comment beside it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/demo/demo.h"
+#include "../../src/demo/q2_local.h"
+#include "../q2build.h"
+#include "../test.h"
+#include "../testbuf.h"
+
+/* One decoder run over bytes held by the caller. */
+typedef struct xrun {
+    void *st;
+    cl_state *cl;
+    qd_error err;
+    qd_err e;       /* the first error, QD_OK when the decode ran to its end */
+    int done;
+} xrun;
+
+/* Decode data whole (init, then steps until done or an error): 0 when the memory ran out. */
+static int xdecode(xrun *x, const uint8_t *data, size_t len)
+{
+    memset(x, 0, sizeof *x);
+    x->st = calloc(1, demo_q2_decoder.state_size);
+    x->cl = malloc(sizeof *x->cl);
+    if (!x->st || !x->cl)
+        return 0;
+    cl_reset(x->cl);
+    x->e = demo_q2_decoder.init(x->st, data, len, &x->err);
+    for (size_t n = 0; x->e == QD_OK && !x->done && n <= len + 1; n++)
+        x->e = demo_q2_decoder.step(x->st, data, len, x->cl, NULL, &x->done, &x->err);
+    return 1;
+}
+
+static void xfree(xrun *x)
+{
+    free(x->st);
+    free(x->cl);
+}
+
+static int xnear(double a, double b) { return fabs(a - b) < 0.01; }
+
+/* An int23 in its 3-byte (absolute) form: the 24 bits (v << 1) | 1, low byte first. */
+static void put_i23_abs(buf *m, int32_t v)
+{
+    uint32_t w = ((uint32_t)v << 1 | 1u) & 0xffffffu;
+    put16(m, (int)(w & 0xffff));
+    put8(m, w >> 16);
+}
+
+/* An int23 in its 2-byte (delta) form: the 16 bits d << 1, bit 0 clear. */
+static void put_i23_delta(buf *m, int d) { put16(m, (int)(((unsigned)d << 1) & 0xffff)); }
+
+/* The newest effect of kind, NULL none. */
+static const cl_fxev *last_fx(const cl_state *cl, int kind)
+{
+    for (uint32_t i = cl->fxlog.fx_count; i > 0 && cl->fxlog.fx_count - i < CL_FX_LOG; i--) {
+        const cl_fxev *e = &cl->fxlog.fx[(i - 1) % CL_FX_LOG];
+        if (e->kind == kind)
+            return e;
+    }
+    return NULL;
+}
+
+/* 3434: the extended configstring map (models at 62, sounds at 8254, player skins at
+ * 12862), an entity numbered past 1023 with a 16-bit model index, alpha and scale (a fifth
+ * bits byte), the extended sound word, a 16-bit gun index, svc_sound's 16-bit index and
+ * svc_muzzleflash2's entity word; coordinates still shorts. */
+static void write_3434(buf *f)
+{
+    static buf m;
+    m.n = 0;
+    serverdata(&m, Q2_PROTOCOL_Q2PRO_EXT, Q2_RECORD_CLIENT, "", 0);
+    configstring(&m, 60, "4");                       /* CS_MAXCLIENTS: 4 */
+    configstring(&m, 62 + 1, "maps/big.bsp");        /* model 1 */
+    configstring(&m, 62 + 2, "models/objects/rocket/tris.md2");
+    configstring(&m, 62 + 300, "models/big/tris.md2"); /* model 300: slot 300 + 1664 = 1964 */
+    configstring(&m, 8254 + 1500, "big/hum.wav");    /* sound 1500 */
+    configstring(&m, 12862 + 0, "Alice\\male/grunt"); /* client 0 */
+    configstring(&m, 13629, "last");                 /* the last index (CS_GENERAL + 511) */
+    put8(&m, Q2_SVC_SPAWNBASELINE); /* entity 3000: model 300 (a word), x 100 */
+    ent_bits(&m, Q2_U_MODEL | Q2_U_MODEL16 | Q2_U_ORIGIN1, 3000);
+    put16(&m, 300);
+    put16(&m, 800);
+    block(f, &m);
+
+    m.n = 0;
+    frame(&m, 1, -1);
+    put8(&m, Q2_SVC_PLAYERINFO);
+    put16(&m, (int)(Q2_PS_M_ORIGIN | Q2_PS_WEAPONINDEX | Q2_PS_FOV));
+    put16(&m, 8);  /* x 1 */
+    put16(&m, 16); /* y 2 */
+    put16(&m, 24); /* z 3 */
+    put16(&m, 2 | 5 << 13); /* gun model 2, gun skin 5 (dropped) */
+    put8(&m, 90);           /* fov */
+    put32(&m, 1u << Q2_STAT_HEALTH);
+    put16(&m, 100);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    /* entity 2 from nothing: model 2 (a byte), yaw 16384 (U_ANGLE16: 90 degrees), sound
+     * 1500 with a loop volume byte, a 32-bit solid, one more-effects byte */
+    ent_bits(&m, Q2_U_MODEL | Q2_U_ANGLE2 | Q2_U_ANGLE16 | Q2_U_SOUND | Q2_U_SOLID |
+                      Q2_U_MOREFX8, 2);
+    put8(&m, 2);
+    put16(&m, 16384);
+    put16(&m, 1500 | (int)Q2_XSOUND_VOLUME);
+    put8(&m, 200);
+    put32(&m, 0x01020304u);
+    put8(&m, 0x55);
+    /* entity 3000 from its baseline: alpha 128, scale 32 (bit 32: a fifth byte) */
+    ent_bits(&m, Q2_U_ALPHA | (uint64_t)Q2_U5_SCALE << 32, 3000);
+    put8(&m, 128);
+    put8(&m, 32);
+    put16(&m, 0); /* the end of the entities */
+    /* svc_sound: a 16-bit index 1500 on entity 3000, channel 1 */
+    put8(&m, Q2_SVC_SOUND);
+    put8(&m, Q2_SND_INDEX16 | Q2_SND_ENT);
+    put16(&m, 1500);
+    put16(&m, 3000 << 3 | 1);
+    /* svc_muzzleflash2 on entity 3000, the weapon's bit 8 in the word's bit 13 */
+    put8(&m, Q2_SVC_MUZZLEFLASH2);
+    put16(&m, 3000 | 1 << 13);
+    put8(&m, 7);
+    block(f, &m);
+    end_marker(f);
+}
+
+TEST(q2_q2pro_extended_3434)
+{
+    static buf f;
+    f.n = 0;
+    write_3434(&f);
+    q2_seed("written_q2pro_ext_3434.dm2", &f);
+    xrun x;
+    CHECK(xdecode(&x, f.b, f.n));
+    CHECK_MSG(x.e == QD_OK && x.done, "%s", x.err.msg);
+    CHECK_EQ(demo_q2_decoder.protocol(x.st), 3434);
+    CHECK_EQ(x.cl->level.max_clients, 4);
+    CHECK_STR(x.cl->level.models[1], "maps/big.bsp");
+    CHECK_STR(x.cl->level.models[2], "models/objects/rocket/tris.md2");
+    CHECK_STR(x.cl->level.models[300 + Q2_EXT_MODEL_SHIFT], "models/big/tris.md2");
+    CHECK_EQ(300 + Q2_EXT_MODEL_SHIFT, 1964);
+    CHECK_STR(x.cl->level.sounds[1500], "big/hum.wav");
+    CHECK_STR(x.cl->players[0].name, "Alice");
+    /* the view: origin (1, 2, 3), the gun model 2 */
+    CHECK(xnear(x.cl->view.origin[0], 1) && xnear(x.cl->view.origin[1], 2));
+    CHECK_EQ(x.cl->view.fov, 90);
+    CHECK_EQ(cl_stats_of(x.cl, -1)->health, 100);
+    CHECK_EQ(cl_stats_of(x.cl, -1)->gun_model, 2);
+    /* entity 2 */
+    const cl_entity *e2 = &x.cl->entities[2];
+    CHECK(e2->active);
+    CHECK_EQ(e2->cur.model, 2);
+    CHECK(xnear(e2->cur.angles[1], 90));
+    CHECK_EQ(e2->loop_sound, 1500);
+    /* entity 3000: its baseline's model 300 in slot 1964, x 100, alpha and scale */
+    const cl_entity *e = &x.cl->entities[3000];
+    CHECK(e->active);
+    CHECK_EQ(e->cur.model, 1964);
+    CHECK(xnear(e->cur.origin[0], 100));
+    CHECK_EQ(e->cur.alpha, 128);
+    CHECK_EQ(e->cur.scale, 32);
+    /* svc_sound: sound 1500 on entity 3000, channel 1 */
+    const cl_sound *snd = &x.cl->fxlog.sounds[(x.cl->fxlog.sound_count - 1) % CL_SOUND_LOG];
+    CHECK_EQ(x.cl->fxlog.sound_count, 1);
+    CHECK_EQ(snd->sound, 1500);
+    CHECK_EQ(snd->entity, 3000);
+    CHECK_EQ(snd->channel, 1);
+    /* svc_muzzleflash2: entity 3000 once the word's top 3 bits are taken off */
+    const cl_fxev *mz = last_fx(x.cl, CL_FXK_MUZZLE);
+    CHECK(mz && mz->entity == 3000);
+    xfree(&x);
+}
+
+/* 3435: int23 coordinates (absolute 3-byte form, 2-byte deltas from the source), 16-bit
+ * pm_time and pm_flags, the blend under a mask byte, the stats under a varint mask of 64,
+ * int23 positions in svc_temp_entity and svc_sound. */
+static void write_3435(buf *f, int proto)
+{
+    static buf m;
+    m.n = 0;
+    serverdata(&m, proto, Q2_RECORD_CLIENT, "", 0);
+    configstring(&m, 62 + 1, "maps/big.bsp");
+    configstring(&m, 62 + 2, "models/objects/rocket/tris.md2");
+    put8(&m, Q2_SVC_SPAWNBASELINE); /* entity 2: model 2, x 40000/8 = 5000 (absolute) */
+    ent_bits(&m, Q2_U_MODEL | Q2_U_ORIGIN1, 2);
+    put8(&m, 2);
+    put_i23_abs(&m, 40000); /* bytes 81 38 01: (40000 << 1 | 1) = 80001 = 0x013881 */
+    block(f, &m);
+
+    m.n = 0; /* frame 1 from nothing */
+    frame(&m, 1, -1);
+    put8(&m, Q2_SVC_PLAYERINFO);
+    unsigned flags = Q2_PS_M_ORIGIN | Q2_PS_M_TIME | Q2_PS_M_FLAGS | Q2_PS_BLEND | Q2_PS_FOV;
+    if (proto == Q2_PROTOCOL_Q2PRO_EXT_FOG)
+        flags |= Q2_PS_MOREBITS;
+    put16(&m, (int)(flags & 0xffff));
+    if (proto == Q2_PROTOCOL_Q2PRO_EXT_FOG)
+        put8(&m, Q2_PS_FOG >> 16); /* bit 16: fog */
+    put_i23_delta(&m, 16);     /* x: 0 + 16 = 16 (2 units) */
+    put_i23_abs(&m, -40000);   /* y: -40000 (-5000 units): bytes 81 C7 FE */
+    put_i23_delta(&m, 24);     /* z: 24 (3 units) */
+    put16(&m, 0x1234);         /* pm_time, a word */
+    put16(&m, 0x0100);         /* pm_flags, a word: no teleport bit (32) */
+    put8(&m, 0x11);            /* blend R and damage blend R */
+    put8(&m, 200);             /* blend[0] */
+    put8(&m, 77);              /* damage_blend[0]: read past */
+    if (proto == Q2_PROTOCOL_Q2PRO_EXT_FOG) {
+        put8(&m, 0x41);        /* fog: colour, start distance */
+        put8(&m, 10);
+        put8(&m, 20);
+        put8(&m, 30);
+        put_i23_delta(&m, 5);
+    }
+    put8(&m, 100);             /* fov */
+    /* stats 1 and 40: the mask 2 + 2^40 as a varint, 7 bits a byte: 82 80 80 80 80 20 */
+    put8(&m, 0x82);
+    put8(&m, 0x80);
+    put8(&m, 0x80);
+    put8(&m, 0x80);
+    put8(&m, 0x80);
+    put8(&m, 0x20);
+    put16(&m, 75);             /* health */
+    put16(&m, 999);            /* stat 40: read past */
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    /* entity 2 from its baseline: x + 8 (40008 = 5001 units); the old origin (80, 0, 0) as
+     * three int23 (2-byte forms from 0); a teleport event after them */
+    ent_bits(&m, Q2_U_ORIGIN1 | Q2_U_OLDORIGIN | Q2_U_EVENT, 2);
+    put_i23_delta(&m, 8);
+    put_i23_delta(&m, 80);
+    put_i23_delta(&m, 0);
+    put_i23_delta(&m, 0);
+    put8(&m, Q2_EV_PLAYER_TELEPORT);
+    put16(&m, 0);
+    /* TE_EXPLOSION1 (5) at (40000, 0, -8) eighths = (5000, 0, -1) */
+    put8(&m, Q2_SVC_TEMP_ENTITY);
+    put8(&m, 5);
+    put_i23_abs(&m, 40000);
+    put_i23_delta(&m, 0);
+    put_i23_delta(&m, -8);
+    /* svc_sound 1 at (-40000, 8, 0) eighths = (-5000, 1, 0) */
+    put8(&m, Q2_SVC_SOUND);
+    put8(&m, Q2_SND_POS);
+    put8(&m, 1);
+    put_i23_abs(&m, -40000);
+    put_i23_delta(&m, 8);
+    put_i23_delta(&m, 0);
+    block(f, &m);
+
+    m.n = 0; /* frame 2 from 1: player x 16 + 8 = 24 (3 units); entity 2 x 40008 - 16 */
+    frame(&m, 2, 1);
+    put8(&m, Q2_SVC_PLAYERINFO);
+    put16(&m, (int)Q2_PS_M_ORIGIN);
+    put_i23_delta(&m, 8);
+    put_i23_delta(&m, 0);
+    put_i23_delta(&m, 0);
+    put8(&m, 0); /* no stats: an empty varint */
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_bits(&m, Q2_U_ORIGIN1, 2);
+    put_i23_delta(&m, -16);
+    put16(&m, 0);
+    block(f, &m);
+    end_marker(f);
+}
+
+static void check_3435(const xrun *x)
+{
+    /* the view after frame 2: x 24/8 = 3, y -40000/8 = -5000, z 24/8 = 3 */
+    CHECK(xnear(x->cl->view.origin[0], 3));
+    CHECK(xnear(x->cl->view.origin[1], -5000));
+    CHECK(xnear(x->cl->view.origin[2], 3));
+    CHECK_EQ(x->cl->view.fov, 100);
+    CHECK_EQ(cl_stats_of(x->cl, -1)->health, 75);
+    const q2_state *s = x->st;
+    CHECK_EQ(s->ps.pm_time, 0x1234);
+    CHECK_EQ(s->ps.pm_flags, 0x0100);
+    CHECK_EQ(s->ps.blend[0], 200);
+    /* entity 2: 40000 + 8 - 16 = 39992 eighths = 4999 units */
+    CHECK(x->cl->entities[2].active);
+    CHECK(xnear(x->cl->entities[2].cur.origin[0], 4999));
+    const cl_fxev *ex = last_fx(x->cl, CL_FXK_EXPLOSION);
+    CHECK(ex && xnear(ex->origin[0], 5000) && xnear(ex->origin[2], -1));
+    const cl_sound *snd = &x->cl->fxlog.sounds[0];
+    CHECK_EQ(x->cl->fxlog.sound_count, 1);
+    CHECK(snd->has_origin && xnear(snd->origin[0], -5000) && xnear(snd->origin[1], 1));
+}
+
+/* 3435, and 3436 with PS_MOREBITS and the fog between the blend and the fov. */
+TEST(q2_q2pro_extended_3435_3436)
+{
+    static const int protos[2] = {Q2_PROTOCOL_Q2PRO_EXT2, Q2_PROTOCOL_Q2PRO_EXT_FOG};
+    static const char *const seeds[2] = {"written_q2pro_ext_3435.dm2",
+                                         "written_q2pro_ext_3436.dm2"};
+    for (int k = 0; k < 2; k++) {
+        static buf f;
+        f.n = 0;
+        write_3435(&f, protos[k]);
+        q2_seed(seeds[k], &f);
+        xrun x;
+        CHECK(xdecode(&x, f.b, f.n));
+        CHECK_MSG(x.e == QD_OK && x.done, "%d: %s", protos[k], x.err.msg);
+        CHECK_EQ(demo_q2_decoder.protocol(x.st), protos[k]);
+        check_3435(&x);
+        xfree(&x);
+    }
+}
+
+/* Hostile bytes stop with an error at the offending message's offset; every cut copy
+ * errors inside itself or ends at a block boundary, without a crash. */
+TEST(q2_q2pro_extended_errors)
+{
+    static buf f, m;
+    struct {
+        const char *what;
+        int kind;
+    } cases[] = {
+        {"entity 8192 over 8191", 0},
+        {"index 13630 over 13629", 1},
+        {"svc_muzzleflash2: entity 0", 2},
+        {"sound 2048 over 2047", 3},
+        {"entity 5: model index 8192", 4},
+    };
+    for (int k = 0; k < 5; k++) {
+        f.n = m.n = 0;
+        serverdata(&m, Q2_PROTOCOL_Q2PRO_EXT, Q2_RECORD_CLIENT, "", 0);
+        size_t at = 4 + m.n; /* the bad message's file offset */
+        switch (cases[k].kind) {
+        case 0: /* a baseline numbered past the extended limit */
+            put8(&m, Q2_SVC_SPAWNBASELINE);
+            ent_bits(&m, 0, 8192);
+            break;
+        case 1:
+            configstring(&m, 13630, "x");
+            break;
+        case 2: /* entity word 0x2000: entity 0 once the weapon bits are off */
+            put8(&m, Q2_SVC_MUZZLEFLASH2);
+            put16(&m, 0x2000);
+            put8(&m, 1);
+            break;
+        case 3:
+            put8(&m, Q2_SVC_SOUND);
+            put8(&m, Q2_SND_INDEX16);
+            put16(&m, 2048);
+            break;
+        default: /* a 16-bit model index past MAX_MODELS 8192 */
+            put8(&m, Q2_SVC_SPAWNBASELINE);
+            ent_bits(&m, Q2_U_MODEL | Q2_U_MODEL16, 5);
+            put16(&m, 8192);
+            break;
+        }
+        block(&f, &m);
+        end_marker(&f);
+        xrun x;
+        CHECK(xdecode(&x, f.b, f.n));
+        CHECK_EQ(x.e, QD_ERR_BAD_DATA);
+        CHECK_MSG(strstr(x.err.msg, cases[k].what) != NULL, "%s", x.err.msg);
+        CHECK_EQ(x.err.offset, at);
+        xfree(&x);
+    }
+
+    f.n = 0;
+    write_3435(&f, Q2_PROTOCOL_Q2PRO_EXT_FOG);
+    static uint8_t cut[65536];
+    for (size_t n = 1; n < f.n; n++) {
+        memcpy(cut, f.b, n);
+        xrun x;
+        CHECK(xdecode(&x, cut, n));
+        CHECK_MSG(x.e == QD_OK || x.err.offset <= n, "cut %zu: error at %llu", n,
+                  (unsigned long long)x.err.offset);
+        xfree(&x);
+    }
+}
+
+/* `info` names the protocol and what it is. */
+TEST(q2_q2pro_extended_info)
+{
+    const char *q = getenv("QDEMO");
+    const char *bin = q && *q ? q : "build/qdemo";
+    if (access(bin, X_OK) != 0)
+        SKIP("no qdemo binary");
+    static buf f;
+    f.n = 0;
+    write_3434(&f);
+    char path[] = "/tmp/qdemo-q2ext-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    CHECK_EQ(write(fd, f.b, f.n), (ssize_t)f.n);
+    close(fd);
+    static char out[65536];
+    CHECK_EQ(test_capture(out, sizeof out, "%s info %s 2>&1", bin, path), 0);
+    CHECK_MSG(strstr(out, "protocol 3434 (Q2PRO extended)") != NULL, "%.200s", out);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json %s 2>&1", bin, path), 0);
+    CHECK_MSG(strstr(out, "\"protocol\": 3434") != NULL, "%.200s", out);
+    CHECK_MSG(strstr(out, "\"protocol_name\": \"Q2PRO extended\"") != NULL, "%.200s", out);
+    unlink(path);
+}
