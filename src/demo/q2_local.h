@@ -52,6 +52,11 @@
 #define Q2_SVC_COUNT 21
 
 /* ---- Protocols [DM2] 3.13 table 3, [Q2PRO] ---- */
+/* 3.00, the test release: recognised, not decoded. [DM2] 1.2 says only that 3.05 reordered
+ * its message ids (so that muzzleflash..inventory became 1..5) and changed svc_spawnbaseline;
+ * the draft that listed 3.00's ids (0.0.2) was never published ([DM2] 4), and its blocks
+ * lack the end marker (LMPC udm2.c isDM2bin: "not necessary in q2test"). */
+#define Q2_PROTOCOL_300 25
 #define Q2_PROTOCOL_MIN 26 /* 3.05, the first the spec covers */
 #define Q2_PROTOCOL_MAX 34 /* 3.18 .. 3.20 */
 #define Q2_PROTOCOL_R1Q2 35
