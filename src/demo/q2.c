@@ -11,7 +11,7 @@
  * from a zeroed state [Q2SV SV_RecordDemoMessage]. Q2PRO's extended demos [Q2X] are 34's
  * layout with wider fields, chosen by the protocol number (q2_ext_of): the differences are
  * the rows and readers marked [Q2X]. Relay (RLA) recordings and other protocols are refused
- * by name. */
+ * by name; 3.00's 25, whose message ids no public document gives, with that reason. */
 #include "demo.h"
 #include "demo_local.h"
 #include "q2_local.h"
@@ -649,7 +649,7 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
 static const char *protocol_family(int32_t p)
 {
     switch (p) {
-    case 25: return "Quake II 3.00, the test release, whose message ids differ";
+    case Q2_PROTOCOL_300: return "Quake II 3.00, the test release";
     case Q2_PROTOCOL_R1Q2: return "R1Q2";
     case Q2_PROTOCOL_Q2PRO: return "Q2PRO";
     case Q2_PROTOCOL_Q2PRO_MVD: return "a Q2PRO multi-view demo";
@@ -726,14 +726,23 @@ _Static_assert(Q2_CS_MODELS + Q2_MAX_MODELS == Q2_CS_SOUNDS, "id's map");
 
 const q2_csmap *q2_csmap_of(int ext) { return &cs_maps[ext ? 1 : 0]; }
 
+/* Why a protocol of id's own is not decoded: what of it no public document gives
+ * (q2_local.h Q2_PROTOCOL_300). "" for the others. */
+static const char *undocumented(int32_t p)
+{
+    return p == Q2_PROTOCOL_300 ? ": no public document gives its message ids (3.05 reordered "
+                                  "them) or its svc_spawnbaseline layout"
+                                : "";
+}
+
 static qd_err check_protocol(ctx *c, int32_t proto)
 {
     if (decoded_protocol(proto))
         return QD_OK;
     return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
-                "Quake II demo, protocol %d (%s): not supported; qdemo decodes protocols 26..34, "
-                "R1Q2's 35, Q2PRO's 36 and Q2PRO's extended 3434..3436",
-                (int)proto, protocol_family(proto));
+                "Quake II demo, protocol %d (%s): not supported%s; qdemo decodes protocols "
+                "26..34, R1Q2's 35, Q2PRO's 36 and Q2PRO's extended 3434..3436",
+                (int)proto, protocol_family(proto), undocumented(proto));
 }
 
 /* What R1Q2 and Q2PRO add to svc_serverdata [R1Q2]: 35 a byte (an "enhanced" server), the
@@ -2035,14 +2044,15 @@ static int blocks_chain(const uint8_t *data, size_t len)
 }
 
 /* The protocol of a first block from the 3.00 test release (protocol 25), whose message ids
- * differ: its first message is serverdata under another id, protocol 25 still in the first
- * four bytes after it. 0 when the bytes are not that. */
+ * differ (q2_local.h Q2_PROTOCOL_300): its first message taken as serverdata under another
+ * id, protocol 25 in the first four bytes after it as in every later serverdata [DM2 3.13]
+ * (an assumption: 3.00's layout is unpublished). 0 when the bytes are not that. */
 static int32_t first_protocol_300(const uint8_t *data, size_t len)
 {
     if (len < 9 || data[4] == Q2_SVC_SERVERDATA || !blocks_chain(data, len))
         return 0;
     rd_t h = rd_make(data + 5, 4);
-    return rd_s32(&h) == 25 ? 25 : 0;
+    return rd_s32(&h) == Q2_PROTOCOL_300 ? Q2_PROTOCOL_300 : 0;
 }
 
 static qd_err q2_init(void *state, const uint8_t *data, size_t len, qd_error *err)
@@ -2152,7 +2162,7 @@ static int q2_probe(const uint8_t *data, size_t len, const char *filename)
     int32_t p = first_protocol(data, len);
     if (p >= Q2_PROTOCOL_MIN && p <= Q2_PROTOCOL_MAX)
         return 9;
-    if (p >= 25 && p <= 4096)
+    if (p >= Q2_PROTOCOL_300 && p <= 4096)
         return 9;
     if (first_protocol_300(data, len))
         return 8;

@@ -8,6 +8,8 @@
  *   [Q2SV]   id Software Quake II 3.21 server/sv_ccmds.c SV_ServerRecord_f, sv_ents.c
  *            SV_RecordDemoMessage (how server-side recordings are written)
  *   [Q2PRO]  skullernet/q2pro inc/common/protocol.h (numbers of later protocols)
+ *   [LMPC]   Uwe Girlich's LMPC (GPL; Doom-Utils/lmpc src/udm2.c): its .dm2 block walk,
+ *            which notes that 3.00 ("q2test") files lack the end block
  *   [R1Q2]   R1Q2 35 and Q2PRO 36 as their clients read them: skullernet/q2pro
  *            src/client/parse.c (CL_ParseServerData's tail, CL_ParseFrame's packed header,
  *            CL_ParseZPacket: raw deflate, CL_ParseGamestate), src/common/msg.c
@@ -61,6 +63,11 @@
 #define Q2_SVC_COUNT 21
 
 /* ---- Protocols [DM2] 3.13 table 3, [Q2PRO] ---- */
+/* 3.00, the test release: recognised, not decoded. [DM2] 1.2 says only that 3.05 reordered
+ * its message ids (so that muzzleflash..inventory became 1..5) and changed svc_spawnbaseline;
+ * the draft that listed 3.00's ids (0.0.2) was never published ([DM2] 4), and its blocks
+ * lack the end marker ([LMPC] isDM2bin: "not necessary in q2test"). */
+#define Q2_PROTOCOL_300 25
 #define Q2_PROTOCOL_MIN 26 /* 3.05, the first the spec covers */
 #define Q2_PROTOCOL_MAX 34 /* 3.18 .. 3.20 */
 #define Q2_PROTOCOL_R1Q2 35

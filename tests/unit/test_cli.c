@@ -97,6 +97,40 @@ TEST(cli_info_names_what_it_refuses)
     CHECK_EQ(lines, 1);
 }
 
+/* Quake II 3.00 (protocol 25): info reports the file as a protocol-25 .dm2 and, on one line,
+ * why it is not decoded. The bytes: one .dm2 block [DM2 2.2] of 24 bytes, no end marker (as
+ * 3.00 wrote them, LMPC udm2.c), holding id 7, protocol 25, servercount 1, isdemo 1, gamedir
+ * "", player 0, level "Test Level" (3.05's serverdata layout after 3.00's id; see
+ * test_q2.c written_300). */
+TEST(cli_info_protocol_25)
+{
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    static const unsigned char d[] = {24, 0, 0, 0, 7, 25, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
+                                      'T', 'e', 's', 't', ' ', 'L', 'e', 'v', 'e', 'l', 0};
+    char path[600];
+    snprintf(path, sizeof path, "%s/q2test.dm2", test_tmpdir());
+    FILE *o = fopen(path, "wb");
+    CHECK(o != NULL);
+    if (!o)
+        return;
+    fwrite(d, 1, sizeof d, o);
+    fclose(o);
+    CHECK_EQ(sizeof d, 4 + 24);
+    static char out[65536];
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json %s 2>/dev/null", bin(), path), 2);
+    CHECK(strstr(out, "\"format\": \"dm2\"") != NULL);
+    CHECK(strstr(out, "\"protocol\": 25") != NULL);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), path), 2);
+    CHECK_MSG(strstr(out, "q2test.dm2: offset 4: ") && strstr(out, "Quake II 3.00") &&
+                  strstr(out, "no public document gives its message ids"),
+              "%.400s", out);
+    int lines = 0;
+    for (const char *c = out; *c; c++)
+        lines += *c == '\n';
+    CHECK_EQ(lines, 1);
+}
+
 /* --no-dlights: demo088-test1 4.805 s in, 5 ms after a bot's shotgun fires (the muzzle
  * flash test in test_md3_draw.c), one frame with and one without dynamic lights, from
  * Debian's OpenArena data (-b): the flash's light makes them differ. */

@@ -464,6 +464,60 @@ TEST(q2_refuses_other_protocols)
     run_close(&r);
 }
 
+/* A 3.00 (protocol 25) file as much as public facts shape it: .dm2 blocks [DM2 2.2] without
+ * the end marker (LMPC udm2.c: "not necessary in q2test"), the first message serverdata with
+ * protocol 25 after its id. The id is not 3.05's 12 (3.05 reordered them [DM2 1.2]); 7 is
+ * what one unverified third-party note (jburnhams/quake2 docs/command-18-investigation.md)
+ * reports for the one 3.00 demo, 18 what it reports at the start of every later block. The
+ * bytes after the protocol are 3.05's layout, as no other is published. */
+static void written_300(buf *f)
+{
+    static buf m;
+    f->n = m.n = 0;
+    put8(&m, 7);
+    put32(&m, 25); /* 3.00 [DM2] table 3 */
+    put32(&m, 0x10005);
+    put8(&m, 1);
+    putstr(&m, "");
+    put16(&m, 0);
+    putstr(&m, "Test Level");
+    block(f, &m); /* 4 + 24 bytes */
+    m.n = 0;
+    put8(&m, 18);
+    put32(&m, 1);
+    block(f, &m);
+}
+
+/* Protocol 25 opens as what it is and is refused with what is missing: 3.00's message ids
+ * and svc_spawnbaseline layout are in no public document (q2_local.h Q2_PROTOCOL_300). */
+TEST(q2_protocol_25_refused)
+{
+    static buf f;
+    written_300(&f);
+    CHECK_EQ(f.n, (size_t)(4 + 24 + 4 + 5));
+    q2_seed("written_protocol25.dm2", &f);
+    /* the content alone says Quake II, under any name */
+    CHECK(demo_q2_decoder.probe(f.b, f.n, "demo1.bin") > 1);
+    run r;
+    CHECK(!run_open(&r, f.b, f.n));
+    CHECK_EQ(r.err.code, QD_ERR_UNSUPPORTED);
+    CHECK_EQ(r.err.offset, 4); /* the first message, after the block's size */
+    CHECK_EQ(demo_q2_decoder.protocol(r.state), 25);
+    CHECK_MSG(strstr(r.err.msg, "protocol 25 (Quake II 3.00, the test release)") != NULL, "%s",
+              r.err.msg);
+    CHECK_MSG(strstr(r.err.msg, "no public document gives its message ids") != NULL, "%s",
+              r.err.msg);
+    CHECK_MSG(strstr(r.err.msg, "svc_spawnbaseline") != NULL, "%s", r.err.msg);
+    CHECK(strchr(r.err.msg, '\n') == NULL);
+    run_close(&r);
+
+    /* cut inside its first block, it is still 3.00's */
+    CHECK(!run_open(&r, f.b, 4 + 9));
+    CHECK_EQ(demo_q2_decoder.protocol(r.state), 25);
+    CHECK(strstr(r.err.msg, "message ids") != NULL);
+    run_close(&r);
+}
+
 /* Blocks of size 0 sit between levels; the second level's time goes on after the first's. */
 TEST(q2_two_levels)
 {
