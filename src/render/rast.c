@@ -693,7 +693,7 @@ static void lit_quads(const rast_tex *tx, const uint32_t *texels, int w, int h,
  * (step, 16.16) and down the column (the planes' y slopes at the pixel: d(s/q)/dy =
  * (s_y - (s/q) q_y) / q; rq is 1 / q). Level 0 while a pixel spans at most 1.25 texels, then one level
  * for each doubling. */
-static inline int run_level(const rast_tex *tx, int32_t s, int32_t t, float rq,
+static inline __attribute__((unused)) int run_level(const rast_tex *tx, int32_t s, int32_t t, float rq,
                             const int32_t step[2])
 {
     float sx = fabsf((float)step[0]), tx_ = fabsf((float)step[1]);
@@ -741,28 +741,76 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     float rqa = 1.0f; /* 1 / q at the run's first pixel */
     uint32_t lnext = 0; /* lit_quads' light at the next run's first pixel, when have_lnext */
     int have_lnext = 0;
+#if defined(__SSE2__)
+    /* the four attributes side by side: each run's end in one pass (tex_fix's pin, NaN
+     * included: _mm_max_ps gives its second operand for a NaN), the steps from the pinned
+     * floats' difference (the difference of two numbers within +-30000 texels, scaled by
+     * 65536 / steps: at most a few 1/65536 of a texel from the integer division) */
+    const __m128 va0 = _mm_loadu_ps(a0), vda = _mm_loadu_ps(da);
+    const __m128 pin_lo = _mm_set1_ps(-30000.0f), pin_hi = _mm_set1_ps(30000.0f);
+    const __m128 fix = _mm_set1_ps(65536.0f);
+    __m128 fa = _mm_setzero_ps(); /* the run's first pixel's attributes, pinned, in texels */
+    /* run_level's column slopes: s_y and t_y (lanes 0, 1), q_y */
+    const __m128 slope_y = _mm_setr_ps((float)tx->s[1], (float)tx->t[1], 0, 0);
+    const __m128 q_y = _mm_set1_ps((float)tx->q[1]), sign = _mm_set1_ps(-0.0f);
+#endif
     for (int i = 0; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
+        int e = i + k < n ? i + k : n - 1;
+        float qe = q0 + dq * (float)e;
+        float rqe = 1.0f / (qe > 1e-12f ? qe : 1e-12f); /* one division, four products */
+        int steps = e - i > 0 ? e - i : 1;
+        int32_t step[4], cur[4];
+#if defined(__SSE2__)
+        if (i == 0) {
+            rqa = 1.0f / (q0 > 1e-12f ? q0 : 1e-12f);
+            fa = _mm_min_ps(_mm_max_ps(_mm_mul_ps(va0, _mm_set1_ps(rqa)), pin_lo), pin_hi);
+            _mm_storeu_si128((__m128i *)at, _mm_cvttps_epi32(_mm_mul_ps(fa, fix)));
+        }
+        __m128 fb_ = _mm_mul_ps(_mm_add_ps(va0, _mm_mul_ps(vda, _mm_set1_ps((float)e))),
+                                _mm_set1_ps(rqe));
+        fb_ = _mm_min_ps(_mm_max_ps(fb_, pin_lo), pin_hi);
+        __m128 scale = _mm_set1_ps(65536.0f / (float)steps);
+        _mm_storeu_si128((__m128i *)step, _mm_cvttps_epi32(_mm_mul_ps(_mm_sub_ps(fb_, fa), scale)));
+        memcpy(cur, at, sizeof cur);
+        int32_t bt[4];
+        _mm_storeu_si128((__m128i *)bt, _mm_cvttps_epi32(_mm_mul_ps(fb_, fix)));
+        int lvl = 0;
+        if (tx->mips) { /* run_level's footprint, s and t side by side */
+            __m128 sv = _mm_mul_ps(_mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)step)),
+                                   _mm_set1_ps(1.0f / 65536.0f));
+            __m128 yv = _mm_mul_ps(_mm_sub_ps(slope_y, _mm_mul_ps(fa, q_y)), _mm_set1_ps(rqa));
+            __m128 r = _mm_max_ps(_mm_andnot_ps(sign, sv), _mm_andnot_ps(sign, yv));
+            r = _mm_max_ps(r, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 1, 1, 1)));
+            float x = _mm_cvtss_f32(r) * 0.8f; /* lane 0: the larger of s's and t's */
+            if (x > 1.0f) {
+                uint32_t bits;
+                memcpy(&bits, &x, sizeof bits);
+                lvl = (int)(bits >> 23 & 255) - 127 + ((bits & 0x7fffffu) != 0);
+                lvl = lvl < tx->num_mips - 1 ? lvl : tx->num_mips - 1;
+            }
+        }
+        fa = fb_;
+#else
         if (i == 0) {
             rqa = 1.0f / (q0 > 1e-12f ? q0 : 1e-12f);
             for (int a = 0; a < 4; a++)
                 at[a] = tex_fix(a0[a] * rqa);
         }
-        int e = i + k < n ? i + k : n - 1;
-        float qe = q0 + dq * (float)e;
-        float rqe = 1.0f / (qe > 1e-12f ? qe : 1e-12f); /* one division, four products */
-        int steps = e - i > 0 ? e - i : 1;
-        int32_t bt[4], step[4], cur[4];
+        int32_t bt[4];
         for (int a = 0; a < 4; a++) {
             bt[a] = tex_fix((a0[a] + da[a] * (float)e) * rqe);
             step[a] = run_step((int64_t)bt[a] - at[a], steps);
             cur[a] = at[a];
         }
+#endif
         /* the level this run reads: s, t and their steps in its texels */
         const uint32_t *texels = tx->texels;
         int w = tx->w, h = tx->h;
         if (tx->mips) {
+#if !defined(__SSE2__)
             int lvl = run_level(tx, at[0], at[1], rqa, step);
+#endif
             texels = tx->mips[lvl];
             w = w >> lvl > 0 ? w >> lvl : 1;
             h = h >> lvl > 0 ? h >> lvl : 1;
