@@ -1013,6 +1013,7 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     }
     if (m->sky) {
         r_draw_poly(v, pts, 3, R_SKY_MARK, RAST_OPAQUE);
+        v->sky_marked = 1;
         return;
     }
     if (m->image < 0) {
@@ -1178,9 +1179,21 @@ void r_q3_sky(r_view *v, const r_assets *a)
     float drift = (float)fmod(tm * 0.01, 1.0);
     size_t w = (size_t)fb->w;
     int clouds = q && !q->sky_box && q->sky_cloud >= 0;
+    if (!v->sky_marked)
+        return; /* no sky face was drawn: no pixel holds the mark */
     for (int y = top; y < bottom; y++) {
         uint32_t *row = fb->color + (size_t)y * w;
         for (size_t x = 0; x < w; x++) {
+#if defined(__SSE2__)
+            /* four at a time past pixels without the mark */
+            const __m128i mark = _mm_set1_epi32((int)R_SKY_MARK);
+            while (x + 4 <= w &&
+                   !_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(row + x)),
+                                                      mark)))
+                x += 4;
+            if (x >= w)
+                break;
+#endif
             if (row[x] != R_SKY_MARK)
                 continue;
 #if defined(__SSE2__)

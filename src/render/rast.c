@@ -616,10 +616,10 @@ static inline __m128i light4(const rast_tex *tx, __m128i ls, __m128i lt)
  * degree view, nearer than about 2500 units), where a bilinear light is close to linear.
  * *l0 is the light at pixel j when *have_l0 (the last run's fifth read); on return, the
  * light at j + 16 when the run was whole and read, for the next run. */
-static void lit_quads(const rast_tex *tx, const uint32_t *texels, int w, int h,
-                      uint32_t *restrict c, float *restrict d, int j, int m, float zs,
-                      const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
-                      uint32_t *l0, int *have_l0)
+static inline __attribute__((always_inline)) void
+lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *restrict c,
+            float *restrict d, int j, int m, float zs, const span_ctx *sc, const int32_t cur[4],
+            const int32_t step[4], uint32_t *l0, int *have_l0, unsigned flags, int wrap)
 {
     const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
     const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
@@ -627,9 +627,13 @@ static void lit_quads(const rast_tex *tx, const uint32_t *texels, int w, int h,
     /* which blocks have a pixel in front: none, and the run costs only its depth reads */
     __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
     int any = 0;
-    for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, four)) {
-        __m128 z = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-        any |= _mm_movemask_ps(_mm_cmpgt_ps(z, _mm_loadu_ps(d + j + 4 * b))) << (4 * b);
+    if (flags & RAST_DEPTH_TEST) {
+        for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, four)) {
+            __m128 z = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+            any |= _mm_movemask_ps(_mm_cmpgt_ps(z, _mm_loadu_ps(d + j + 4 * b))) << (4 * b);
+        }
+    } else {
+        any = (1 << (4 * m)) - 1;
     }
     int had = *have_l0;
     *have_l0 = 0;
@@ -652,39 +656,107 @@ static void lit_quads(const rast_tex *tx, const uint32_t *texels, int w, int h,
     const __m128i hi16 = _mm_set1_epi32((int)0xffff0000u);
     const __m128i wmax = _mm_set1_epi32(w - 1), hmax = _mm_set1_epi32(h - 1);
     const __m128i wv = _mm_set1_epi32(1 << 16 | w);
+    /* clamped: s and t (16-bit, tex_fix keeps them within +-30000) pinned to the edges */
+    const __m128i lim = _mm_setr_epi16((short)(w - 1), (short)(w - 1), (short)(w - 1),
+                                       (short)(w - 1), (short)(h - 1), (short)(h - 1),
+                                       (short)(h - 1), (short)(h - 1));
+    const __m128i w1 = _mm_set1_epi32(w << 16 | 1);
     const __m128i alpha = _mm_set1_epi32((int)0xff000000u), zero = _mm_setzero_si128();
+    const __m128i rgb = _mm_set1_epi32(0x00ffffff), a127 = _mm_set1_epi32(127);
     /* pixel p of a block takes (4 - p) quarters of its first light and p of the next */
     const __m128i p_lo = _mm_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i p_hi = _mm_setr_epi16(2, 2, 2, 2, 3, 3, 3, 3);
     jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
     for (int b = 0; b < m; b++, j += 4, jj = _mm_add_ps(jj, four)) {
-        __m128i si = _mm_and_si128(_mm_srai_epi32(s, 16), wmax);
-        __m128i ti = _mm_and_si128(_mm_srai_epi32(t, 16), hmax);
+        __m128i sr = _mm_srai_epi32(s, 16), tr = _mm_srai_epi32(t, 16);
         s = _mm_add_epi32(s, s4);
         t = _mm_add_epi32(t, t4);
         if (!(any >> (4 * b) & 15))
             continue;
         int32_t ix[4];
-        _mm_storeu_si128((__m128i *)ix,
-                         _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv));
-        px16 tex = widen(gather4(texels, ix));
+        if (wrap) {
+            __m128i si = _mm_and_si128(sr, wmax), ti = _mm_and_si128(tr, hmax);
+            _mm_storeu_si128((__m128i *)ix,
+                             _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv));
+        } else {
+            __m128i p = _mm_min_epi16(_mm_max_epi16(_mm_packs_epi32(sr, tr), zero), lim);
+            /* (s, t) pairs times (1, w) */
+            _mm_storeu_si128((__m128i *)ix,
+                             _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)), w1));
+        }
+        __m128i tex32 = gather4(texels, ix);
+        px16 tex = widen(tex32);
         /* both lights in one register: la's channels low, lb's high; lo pixels 0, 1 */
-        __m128i lab = _mm_unpacklo_epi8(_mm_setr_epi32((int)L[b], (int)L[b], (int)L[b + 1],
-                                                       (int)L[b + 1]), zero);
+        __m128i lab = _mm_unpacklo_epi8(_mm_setr_epi32((int)L[b], (int)L[b + 1], 0, 0), zero);
         __m128i la = _mm_unpacklo_epi64(lab, lab), lb = _mm_unpackhi_epi64(lab, lab);
         __m128i d1 = _mm_sub_epi16(lb, la); /* (4 - p) la + p lb = 4 la + p (lb - la) */
         __m128i la4 = _mm_slli_epi16(la, 2);
         __m128i llo = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_lo)), 2);
         __m128i lhi = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_hi)), 2);
-        __m128i out = _mm_or_si128(_mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi)), alpha);
+        __m128i lit = _mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi));
         __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-        __m128 old = _mm_loadu_ps(d + j), pass = _mm_cmpgt_ps(z4, old);
-        __m128i mk = _mm_castps_si128(pass);
+        __m128 old = _mm_loadu_ps(d + j);
+        __m128i mk = flags & RAST_DEPTH_TEST ? _mm_castps_si128(_mm_cmpgt_ps(z4, old))
+                                             : _mm_set1_epi32(-1);
+        if (flags & RAST_ALPHA_TEST) /* the texel's own alpha, before the light */
+            mk = _mm_and_si128(mk, _mm_cmpgt_epi32(_mm_srli_epi32(tex32, 24), a127));
         __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
-        _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
-        _mm_storeu_si128((__m128i *)(c + j),
-                         _mm_or_si128(_mm_and_si128(mk, out), _mm_andnot_si128(mk, oc)));
+        __m128i out;
+        if (flags == RAST_OPAQUE || !(flags & (RAST_ADD | RAST_MUL | RAST_BLEND))) {
+            out = _mm_or_si128(lit, alpha);
+        } else {
+            /* combine's modes: the texel's alpha kept through the light, as modulate */
+            __m128i src = _mm_or_si128(_mm_and_si128(lit, rgb), _mm_andnot_si128(rgb, tex32));
+            px16 sw = widen(src), dw = widen(oc);
+            if ((flags & (RAST_ADD | RAST_MUL)) == (RAST_ADD | RAST_MUL)) {
+                __m128i m2 = _mm_packus_epi16(mod16(dw.lo, sw.lo), mod16(dw.hi, sw.hi));
+                out = _mm_or_si128(_mm_adds_epu8(m2, oc), alpha);
+            } else if (flags & RAST_ADD) {
+                out = _mm_or_si128(_mm_adds_epu8(src, oc), alpha);
+            } else if (flags & RAST_MUL) {
+                out = _mm_or_si128(_mm_packus_epi16(mod16(dw.lo, sw.lo), mod16(dw.hi, sw.hi)),
+                                   alpha);
+            } else { /* blend_px: s a + d (255 - a), each / 255 rounded */
+                const __m128i k255 = _mm_set1_epi16(255), k128 = _mm_set1_epi16(128);
+                __m128i alo = _mm_shufflehi_epi16(_mm_shufflelo_epi16(sw.lo, 0xff), 0xff);
+                __m128i ahi = _mm_shufflehi_epi16(_mm_shufflelo_epi16(sw.hi, 0xff), 0xff);
+                __m128i xlo = _mm_add_epi16(_mm_add_epi16(_mm_mullo_epi16(sw.lo, alo),
+                                                          _mm_mullo_epi16(dw.lo, _mm_sub_epi16(k255, alo))),
+                                            k128);
+                __m128i xhi = _mm_add_epi16(_mm_add_epi16(_mm_mullo_epi16(sw.hi, ahi),
+                                                          _mm_mullo_epi16(dw.hi, _mm_sub_epi16(k255, ahi))),
+                                            k128);
+                xlo = _mm_srli_epi16(_mm_add_epi16(xlo, _mm_srli_epi16(xlo, 8)), 8);
+                xhi = _mm_srli_epi16(_mm_add_epi16(xhi, _mm_srli_epi16(xhi, 8)), 8);
+                out = _mm_or_si128(_mm_packus_epi16(xlo, xhi), alpha);
+            }
+        }
+        if (flags & RAST_DEPTH_WRITE) {
+            __m128 pass = _mm_castsi128_ps(mk);
+            _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
+        }
+        if (flags & RAST_COLOR_WRITE)
+            _mm_storeu_si128((__m128i *)(c + j),
+                             _mm_or_si128(_mm_and_si128(mk, out), _mm_andnot_si128(mk, oc)));
     }
+}
+
+/* Blocks of an opaque, repeating, lightmapped span (the walls), and of any other lit span
+ * (blended layers, clamped images, alpha-tested ones: flags and wrap as the span's). */
+static void lit_quads(const rast_tex *tx, const uint32_t *texels, int w, int h,
+                      uint32_t *restrict c, float *restrict d, int j, int m, float zs,
+                      const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
+                      uint32_t *l0, int *have_l0)
+{
+    lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, l0, have_l0, RAST_OPAQUE, 1);
+}
+
+static void lit_quads_any(const rast_tex *tx, const uint32_t *texels, int w, int h,
+                          uint32_t *restrict c, float *restrict d, int j, int m, float zs,
+                          const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
+                          uint32_t *l0, int *have_l0, unsigned flags, int wrap)
+{
+    lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, l0, have_l0, flags, wrap);
 }
 #endif
 
@@ -822,9 +894,13 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         const int32_t wmax = w - 1, hmax = h - 1;
         int j = i;
 #if defined(__SSE2__)
-        if (flags == RAST_OPAQUE && wrap && quads && k >= 4) {
+        if (quads && k >= 4) {
             int m = k / 4;
-            lit_quads(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext, &have_lnext);
+            if (flags == RAST_OPAQUE && wrap)
+                lit_quads(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext, &have_lnext);
+            else
+                lit_quads_any(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext,
+                              &have_lnext, flags, wrap);
             j += 4 * m;
             for (int a = 0; a < 4; a++)
                 cur[a] = (int32_t)((uint32_t)cur[a] + (uint32_t)(4 * m) * (uint32_t)step[a]);

@@ -688,42 +688,65 @@ TEST(q3tex_rast_modulate_and_combine)
     for (int i = 0; i < 16 * 16; i++)
         CHECK_EQ(fb->color[i], rast_rgb(100, 25, 50));
     /* a light ramp 0 -> 255 across two texels: bilinear between the centres (x = 4 and 12
-     * in pixels), clamped outside them; at pixel 7 (centre 7.5) 255 * 3.5 / 8 = 111.6, the
-     * 8-bit weights of 16.16 coordinates give 111 */
+     * in pixels), clamped outside them, read at every fourth pixel (0, 4, 8, 12) and linear
+     * between. Pixel 4 (centre 4.5): 255 * 0.5 / 8 = 15.9, the 8-bit weights of 16.16
+     * coordinates give 15; pixel 8: 255 * 4.5 / 8 = 143.4, 143; pixels 0 and 12 are clamped
+     * (0, 255). Between: pixel 3 = (1 x 0 + 3 x 15) / 4 = 11; pixel 7 = (15 + 3 x 143) / 4
+     * = 111; pixel 15 = 255 (both reads clamped). The same four-wide path serves the clamped
+     * image here and a repeating one. */
     uint32_t white = rast_rgb(255, 255, 255);
     light[0] = light[2] = rast_rgb(0, 0, 0);
     light[1] = light[3] = white;
     t.texels = &white;
-    rast_clear(fb, 0);
-    square(fb, &t, RAST_OPAQUE);
-    CHECK_EQ(fb->color[0] & 255, 0);
-    CHECK_EQ(fb->color[3] & 255, 0);
-    CHECK_EQ(fb->color[15] & 255, 255);
-    CHECK_MSG((fb->color[7] & 255) >= 110 && (fb->color[7] & 255) <= 112, "ramp %u",
-              fb->color[7] & 255);
-    for (int x = 4; x < 12; x++)
-        CHECK((fb->color[x + 1] & 255) >= (fb->color[x] & 255));
+    for (int wrap = 0; wrap < 2; wrap++) {
+        t.wrap = wrap;
+        rast_clear(fb, 0);
+        square(fb, &t, RAST_OPAQUE);
+        static const uint8_t want[16] = {0, 3, 7, 11, 15, 47, 79, 111, 143, 171, 199, 227,
+                                         255, 255, 255, 255};
+        for (int x = 0; x < 16; x++)
+            CHECK_MSG((fb->color[x] & 255) == want[x], "wrap %d pixel %d: %u", wrap, x,
+                      fb->color[x] & 255);
+    }
+    t.wrap = 0;
     /* add, multiply, alpha test over an old colour of (100, 100, 100) */
     uint32_t half = rast_rgb(200, 50, 10);
     square_planes(&t, 1, 1, 0, 0);
     t.texels = &half;
     /* and both, GL_DST_COLOR GL_ONE (Quake III's dynamic lights): old + old x texel, 100 +
      * round(100 x 200 / 255) = 178, 100 + 20 = 120, 100 + 4 = 104 */
-    unsigned modes[3] = {RAST_ADD, RAST_MUL, RAST_ADD | RAST_MUL};
-    uint32_t want[3] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4), rast_rgb(178, 120, 104)};
-    for (int m = 0; m < 3; m++) {
-        rast_clear(fb, rast_rgb(100, 100, 100));
-        square(fb, &t, RAST_COLOR_WRITE | modes[m]);
-        CHECK_EQ(fb->color[37], want[m]);
-    }
+    /* blend by the texel's alpha 128: round((200 x 128 + 100 x 127) / 255) = 150, (50 x
+     * 128 + 12700) / 255 = 74.9 -> 75, (10 x 128 + 12700) / 255 = 54.8 -> 55 */
+    unsigned modes[4] = {RAST_ADD, RAST_MUL, RAST_ADD | RAST_MUL, RAST_BLEND};
+    uint32_t want[4] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4), rast_rgb(178, 120, 104),
+                        rast_rgb(150, 75, 55)};
+    /* unlit (span_tex), then lit by white light texels (the lit span's four-wide blocks,
+     * whose light changes nothing): the same colours on every pixel */
+    for (int lit = 0; lit < 2; lit++)
+        for (int m = 0; m < 4; m++) {
+            uint32_t px = m == 3 ? (half & 0xffffffu) | 128u << 24 : half;
+            square_planes(&t, 1, 1, lit ? 2 : 0, lit ? 2 : 0);
+            t.texels = &px;
+            t.light = lit ? light : NULL;
+            for (int i = 0; i < 4; i++)
+                light[i] = white;
+            rast_clear(fb, rast_rgb(100, 100, 100));
+            square(fb, &t, RAST_COLOR_WRITE | modes[m]);
+            for (int i = 0; i < 16 * 16; i++)
+                CHECK_MSG(fb->color[i] == want[m], "lit %d mode %d pixel %d: %08x", lit, m, i,
+                          fb->color[i]);
+        }
     uint32_t cut[2] = {rast_rgb(9, 9, 9) & 0x7fffffffu, rast_rgb(7, 7, 7)}; /* alpha 127, 255 */
-    square_planes(&t, 2, 1, 0, 0);
-    t.texels = cut;
-    rast_clear(fb, rast_rgb(100, 100, 100));
-    square(fb, &t, RAST_OPAQUE | RAST_ALPHA_TEST);
-    CHECK_EQ(fb->color[2], rast_rgb(100, 100, 100)); /* left half: alpha 127 cut away */
-    CHECK(fb->depth[2] == 0);
-    CHECK_EQ(fb->color[13], rast_rgb(7, 7, 7));
+    for (int lit = 0; lit < 2; lit++) {
+        square_planes(&t, 2, 1, lit ? 2 : 0, lit ? 2 : 0);
+        t.texels = cut;
+        t.light = lit ? light : NULL;
+        rast_clear(fb, rast_rgb(100, 100, 100));
+        square(fb, &t, RAST_OPAQUE | RAST_ALPHA_TEST);
+        CHECK_EQ(fb->color[2], rast_rgb(100, 100, 100)); /* left half: alpha 127 cut away */
+        CHECK(fb->depth[2] == 0);
+        CHECK_EQ(fb->color[13], rast_rgb(7, 7, 7));
+    }
     rast_fb_free(fb);
 }
 
