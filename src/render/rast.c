@@ -1023,7 +1023,9 @@ static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ct
             fb->cover[y].mixed = 1; /* covered columns may now hold more than the clear */
     }
     if (sc->tex) {
-        if (sc->tex->light || (sc->flags & (RAST_ADD | RAST_MUL | RAST_ALPHA_TEST)))
+        /* (a palette-index texture has no texels: span_tex's fills only, rast.h) */
+        if (sc->tex->texels &&
+            (sc->tex->light || (sc->flags & (RAST_ADD | RAST_MUL | RAST_ALPHA_TEST))))
             span_tex_lit(fb, y, x0, n, zs, sc);
         else
             span_tex(fb, y, x0, n, zs, sc);

@@ -95,7 +95,9 @@ typedef struct rast_tex {
     double s[3], t[3], q[3];
     /* Instead of texels (NULL then): palette indices, w x h, coloured through lut (64 rows of
      * 256 colours) at the row of the light plane, lrow[0] px + lrow[1] py + lrow[2],
-     * affine in screen space (as Quake's alias spans step their light), clamped to 0..63. */
+     * affine in screen space (as Quake's alias spans step their light), clamped to 0..63.
+     * Such a texture is drawn opaque or blended by alpha; light, mips, RAST_ADD, RAST_MUL
+     * and RAST_ALPHA_TEST do not apply to it. */
     const uint8_t *index;
     const uint32_t *lut;
     double lrow[3];
