@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (kind & 0x20 && t.wrap && !t.light) { /* Quake's turbulent warp */
         for (int i = 0; i < 128; i++)
-            warp[i] = (int32_t)((int8_t)u8(&c)) << 14;
+            warp[i] = (int32_t)((int8_t)u8(&c)) * 16384;
         t.warp = warp;
     }
     static const unsigned modes[8] = {
