@@ -58,7 +58,8 @@ static const dd_desc store_desc_rd = {
     QW_RD_MAX_EDICTS, QW_ENT_YOUNG, NULL,
 };
 _Static_assert(QW_RD_MAX_EDICTS + 512 <= CL_MAX_ENTITIES, "nails above the entities");
-_Static_assert(QW_RD_POOL >= 2 * QW_RD_MAX_EDICTS + QW_ENT_YOUNG, "a source and a frame");
+_Static_assert(QW_RD_POOL == 2 * QW_RD_HALF && QW_RD_REFS == 2 * QW_RD_HALF, "two halves");
+_Static_assert(QW_RD_HALF >= QW_RD_MAX_EDICTS + QW_ENT_YOUNG, "a frame and the young span");
 
 #define STORE(s)                                                                              \
     DD_VIEW(&(s)->store,                                                                      \
@@ -442,7 +443,8 @@ static void level_reset(qw_state *s)
 {
     memset(s->players, 0, sizeof s->players);
     dd_reset(STORE(s));
-    memset(s->baselines, 0, sizeof s->baselines);
+    memset(s->baselines, 0, s->baselines_hw * sizeof s->baselines[0]); /* the rest is 0 */
+    s->baselines_hw = 0;
     s->players_seen = s->players_visible = 0;
     s->last_pe_frame = -1;
     s->ue_last = -1;
@@ -1198,6 +1200,11 @@ static qd_err parse_updateentities(ctx *c)
     for (int i = 0; i < QW_MAX_CLIENTS; i++)
         views[i].set = 0;
     (void)rd_f32(r); /* the server's time: qdemo keeps the demo's clock */
+    /* Frames take the two halves of the pool and ref ring in turn (qw_local.h): the one a
+     * frame deltas from is never written over, and as entries older than the young span are
+     * copied forward, a packed keyframe holds at most two frames' states. */
+    v.h->pool_head = (v.h->pool_head + QW_RD_HALF - 1) & ~(uint32_t)(QW_RD_HALF - 1);
+    v.h->ref_head = (v.h->ref_head + QW_RD_HALF - 1) & ~(uint32_t)(QW_RD_HALF - 1);
     dd_merge m;
     dd_merge_begin(&m, v, old, seq);
     int last = -1;
@@ -2312,6 +2319,8 @@ static qd_err parse_message(ctx *c, int cmd)
                 return err;
         }
         s->baselines[e.number] = e;
+        if (e.number >= s->baselines_hw)
+            s->baselines_hw = (uint16_t)(e.number + 1);
         TRACE(c, name, "entity=%d model=%d origin=%.1f,%.1f,%.1f", e.number, e.model, e.origin[0],
               e.origin[1], e.origin[2]);
         break;

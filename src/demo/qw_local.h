@@ -358,12 +358,14 @@
  * pr_maxedicts, 32768 or 131072 by default) in one. qdemo's client state holds entity
  * numbers below CL_MAX_ENTITIES (8192); the nails are drawn at the top 512 of them, so
  * replacement-delta entities are numbered below 7680, and as numbers rise within a frame,
- * a frame holds at most 7680. Their frames use the whole pool and ref ring below; the
- * classic ones only the first QW_ENT_POOL / QW_ENT_REFS entries of them (untouched parts
- * stay zero and cost nothing in a packed keyframe). */
+ * a frame holds at most 7680. Their frames are written in turn into the two halves of the
+ * pool and ref ring below, each starting at its half (a frame only deltas from the one
+ * before); the classic ones use only the first QW_ENT_POOL / QW_ENT_REFS entries. What is
+ * not written stays zero and costs nothing in a packed keyframe. */
 #define QW_RD_MAX_EDICTS 7680
-#define QW_RD_POOL 16384 /* >= 2 * QW_RD_MAX_EDICTS + QW_ENT_YOUNG (delta.h dd_usable) */
-#define QW_RD_REFS 16384
+#define QW_RD_HALF 8192
+#define QW_RD_POOL (2 * QW_RD_HALF)
+#define QW_RD_REFS (2 * QW_RD_HALF)
 #define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
 #define QW_MAX_STATS 32
 
@@ -451,6 +453,7 @@ typedef struct qw_state {
     int32_t stats[QW_MAX_CLIENTS + 1][QW_MAX_STATS]; /* raw stat slots: .mvd per player, the
                                                       * recorder's (.qwd) last */
     qw_player players[QW_MAX_CLIENTS];
+    uint16_t baselines_hw; /* highest baseline number set since the level began, + 1 */
     qw_ent baselines[QW_RD_MAX_EDICTS];
     qw_store store;
 } qw_state;
