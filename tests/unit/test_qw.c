@@ -1877,6 +1877,54 @@ TEST(qw_fte_replacement_big_frames)
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
 }
 
+/* Replacement-delta frames take the two halves of the store's pool in turn (qw_local.h
+ * QW_RD_HALF): after 40 frames of entities 20..29, each moved, only entries 0..9 and
+ * 8192..8201 of the pool were ever written (entity numbers in them), so a packed keyframe
+ * holds two frames' states. A nail (svc_nails, x 100 as in qw_nails) is drawn at entity
+ * 7680, above the replacement-delta entities. */
+TEST(qw_fte_replacement_two_halves)
+{
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata_fte(&m, 0, 16, 0);
+    modellist(&m);
+    qwd_read(&f, 1.0f, 5, &m);
+    for (int k = 0; k < 40; k++) {
+        m.n = 0;
+        put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+        putf(&m, 1.0f + 0.01f * (float)k);
+        if (k == 0)
+            put16(&m, 0x8000);
+        for (int e = 20; e < 30; e++) {
+            put16(&m, e);
+            uf_bits(&m, QW_UF_ORIGINXY);
+            putcoord(&m, (float)(k + e)), putcoord(&m, 0);
+        }
+        put16(&m, 0);
+        if (k == 39) {
+            put8(&m, QW_SVC_NAILS), put8(&m, 1);
+            put8(&m, 0x32), put8(&m, 0xc8), put8(&m, 0x79), put8(&m, 0x00), put8(&m, 0x48);
+            put8(&m, 64);
+        }
+        qwd_read(&f, 1.0f + 0.01f * (float)k, 6 + (uint32_t)k, &m);
+    }
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK(near(ent(&r, 29)->cur.origin[0], 68)); /* 39 + 29 */
+    CHECK(active(&r, 7680) && near(ent(&r, 7680)->cur.origin[0], 100));
+    const qw_state *s = r.state;
+    int outside = 0, inside = 0;
+    for (int i = 0; i < QW_RD_POOL; i++) {
+        int in = i % QW_RD_HALF < 10;
+        inside += in && s->store.pool[i].number >= 20;
+        outside += !in && s->store.pool[i].number != 0;
+    }
+    CHECK_EQ(inside, 20);
+    CHECK_EQ(outside, 0);
+    run_close(&r);
+}
+
 /* PEXT2_LERPTIME (FTE cl_ents.c CLFTE_ReadDelta): a baseline of entity 40 whose model is a
  * ULEB128 300 (0xac 0x02: 300 = 44 + 2 * 128); then a frame: "forget all", entity 40 reset
  * to it, entity 50 with frame 200 (0xc8 0x01), a lerp time 100 (bit 9), effects 8
