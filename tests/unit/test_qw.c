@@ -1783,6 +1783,15 @@ static qd_err qwd_play(run *r, buf *f, const buf *m, float t, uint32_t seq, cons
     return run_all(r, NULL);
 }
 
+/* A replacement-delta .qwd's first block in f (16 slots, player 0, the models), m free. */
+static void rd_qwd_begin(buf *f, buf *m)
+{
+    f->n = m->n = 0;
+    serverdata_fte(m, 0, 16, 0);
+    modellist(m);
+    qwd_read(f, 1.0f, 5, m);
+}
+
 /* svc_fte_updateentities that starts over ("forget all", a removal of entity 0) with
  * entity num and its bits. */
 static void ue_reset_with(buf *m, float t, int num, uint32_t bits)
@@ -1803,10 +1812,7 @@ static void ue_reset_with(buf *m, float t, int num, uint32_t bits)
 TEST(qw_fte_replacement_big_frames)
 {
     static buf f, m;
-    f.n = m.n = 0;
-    serverdata_fte(&m, 0, 16, 0);
-    modellist(&m);
-    qwd_read(&f, 1.0f, 5, &m);
+    rd_qwd_begin(&f, &m);
     m.n = 0;
     put8(&m, QW_SVC_FTE_UPDATEENTITIES);
     putf(&m, 1.0f);
@@ -1885,10 +1891,7 @@ TEST(qw_fte_replacement_big_frames)
 TEST(qw_fte_replacement_two_halves)
 {
     static buf f, m;
-    f.n = m.n = 0;
-    serverdata_fte(&m, 0, 16, 0);
-    modellist(&m);
-    qwd_read(&f, 1.0f, 5, &m);
+    rd_qwd_begin(&f, &m);
     for (int k = 0; k < 40; k++) {
         m.n = 0;
         put8(&m, QW_SVC_FTE_UPDATEENTITIES);
