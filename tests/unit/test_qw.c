@@ -1783,12 +1783,19 @@ static qd_err qwd_play(run *r, buf *f, const buf *m, float t, uint32_t seq, cons
     return run_all(r, NULL);
 }
 
-/* A replacement-delta .qwd's first block in f (16 slots, player 0, the models), m free. */
-static void rd_qwd_begin(buf *f, buf *m)
+/* f empty, m a replacement-delta .qwd's serverdata (16 slots, player, the extra FTE2
+ * bits) and model list. */
+static void rd_qwd_serverdata(buf *f, buf *m, int player, uint32_t fte2)
 {
     f->n = m->n = 0;
-    serverdata_fte(m, 0, 16, 0);
+    serverdata_fte_ext(m, 0, 16, player, 0, fte2);
     modellist(m);
+}
+
+/* That start (player 0, no extra bits) as f's first block, m free. */
+static void rd_qwd_begin(buf *f, buf *m)
+{
+    rd_qwd_serverdata(f, m, 0, 0);
     qwd_read(f, 1.0f, 5, m);
 }
 
@@ -1939,9 +1946,7 @@ TEST(qw_fte_replacement_two_halves)
 TEST(qw_fte_lerptime)
 {
     static buf f, m;
-    f.n = m.n = 0;
-    serverdata_fte_ext(&m, 0, 16, 0, 0, QW_PEXT2_LERPTIME);
-    modellist(&m);
+    rd_qwd_serverdata(&f, &m, 0, QW_PEXT2_LERPTIME);
     put8(&m, QW_SVC_FTE_SPAWNBASELINE2);
     put16(&m, 40);
     uf_bits(&m, QW_UF_MODEL | QW_UF_ORIGINXY);
@@ -2166,9 +2171,7 @@ TEST(qw_fte_splitscreen)
 TEST(qw_fte_vrinputs)
 {
     static buf f, m;
-    f.n = m.n = 0;
-    serverdata_fte_ext(&m, 0, 16, 2, 0, QW_PEXT2_VRINPUTS);
-    modellist(&m);
+    rd_qwd_serverdata(&f, &m, 2, QW_PEXT2_VRINPUTS);
     put8(&m, QW_SVC_FTE_SETANGLEBASE);
     put8(&m, 0x02 | 0x08);
     put16(&m, 16384);
