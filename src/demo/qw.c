@@ -2544,6 +2544,7 @@ static qd_err parse_messages(ctx *c)
         if (c->r.err)
             return truncated(c, svc_name(cmd));
     }
+    c->seat = 0;
     return QD_OK;
 }
 
