@@ -38,6 +38,8 @@ typedef struct ctx {
     uint32_t to;       /* .mvd: player (single/stats) or mask (multiple) */
     int applies;       /* prints and view effects concern the followed player */
     int done;          /* a disconnect ended the demo */
+    int seat;          /* PEXT_SPLITSCREEN: the seat the message is for (0: the recorded view) */
+    int long_uleb;     /* an FTE ULEB128 ran past 10 bytes (the reader is then at its end) */
     char esc[2][640];  /* trace only: escaped copies of strings */
 } ctx;
 
@@ -45,12 +47,23 @@ typedef struct ctx {
  * the U_MOREBITS byte, bits 16..31 the FTE U_EVENMORE byte and its U_YETMORE byte. */
 #define MORE(b) ((uint32_t)(b) << 16)
 
+/* Classic packet entities use the first QW_ENT_POOL / QW_ENT_REFS entries of the store;
+ * FTE's replacement deltas all of it, with frames of up to QW_RD_MAX_EDICTS (qw_local.h). */
 static const dd_desc store_desc = {
     sizeof(qw_ent), offsetof(qw_ent, number), QW_ENT_POOL, QW_ENT_REFS, QW_UPDATE_BACKUP,
     QW_MAX_PACKET_ENTITIES, QW_ENT_YOUNG, NULL,
 };
+static const dd_desc store_desc_rd = {
+    sizeof(qw_ent), offsetof(qw_ent, number), QW_RD_POOL, QW_RD_REFS, QW_UPDATE_BACKUP,
+    QW_RD_MAX_EDICTS, QW_ENT_YOUNG, NULL,
+};
+_Static_assert(QW_RD_MAX_EDICTS + 512 <= CL_MAX_ENTITIES, "nails above the entities");
+_Static_assert(QW_RD_POOL == 2 * QW_RD_HALF && QW_RD_REFS == 2 * QW_RD_HALF, "two halves");
+_Static_assert(QW_RD_HALF >= QW_RD_MAX_EDICTS + QW_ENT_YOUNG, "a frame and the young span");
 
-#define STORE(s) DD_VIEW(&(s)->store, &store_desc)
+#define STORE(s)                                                                              \
+    DD_VIEW(&(s)->store,                                                                      \
+            (s)->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS ? &store_desc_rd : &store_desc)
 
 /* A whole level 0/1 print line: an obituary or a pickup becomes an event. */
 static void print_whole_line(void *ctx_cl, const char *line)
@@ -66,7 +79,8 @@ static const char *const svc_names[] = {
     "svc_sound", "svc_time", "svc_print", "svc_stufftext", "svc_setangle", "svc_serverdata",
     "svc_lightstyle", "svc_updatename", "svc_updatefrags", "svc_clientdata", "svc_stopsound",
     "svc_updatecolors", "svc_particle", "svc_damage", "svc_spawnstatic", "svc_fte_spawnstatic2",
-    "svc_spawnbaseline", "svc_temp_entity", "svc_setpause", "svc_signonnum", "svc_centerprint",
+    "svc_spawnbaseline", "svc_temp_entity", "svc_setpause", "svc_fte_splitscreenconfig",
+    "svc_centerprint",
     "svc_killedmonster", "svc_foundsecret", "svc_spawnstaticsound", "svc_intermission",
     "svc_finale", "svc_cdtrack", "svc_sellscreen", "svc_smallkick", "svc_bigkick",
     "svc_updateping", "svc_updateentertime", "svc_updatestatlong", "svc_muzzleflash",
@@ -112,6 +126,8 @@ static const char *svc_name(int cmd)
     case QW_SVC_FTE_SETANGLEBASE: return "svc_fte_setanglebase";
     case QW_SVC_FTE_SPAWNSTATICSOUND2: return "svc_fte_spawnstaticsound2";
     case QW_SVC_FTE_UPDATEENTITIES: return "svc_fte_updateentities";
+    case QW_SVC_FTE_CHOOSESPLITCLIENT: return "svc_fte_choosesplitclient";
+    case QW_SVC_FTE_SETINFOBLOB: return "svc_fte_setinfoblob";
     default: return "svc_unknown";
     }
 }
@@ -175,6 +191,9 @@ static const char *esc(ctx *c, int slot, const char *s)
 /* The message ran past its block: a truncated or damaged packet. */
 static qd_err truncated(ctx *c, const char *what)
 {
+    if (c->long_uleb)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                    "%s: an FTE ULEB128 number longer than 10 bytes", what);
     return fail(c, QD_ERR_TRUNCATED, c->msg_ofs, "%s runs past the end of its block (%zu bytes)",
                 what, c->r.len);
 }
@@ -424,7 +443,8 @@ static void level_reset(qw_state *s)
 {
     memset(s->players, 0, sizeof s->players);
     dd_reset(STORE(s));
-    memset(s->baselines, 0, sizeof s->baselines);
+    memset(s->baselines, 0, s->baselines_hw * sizeof s->baselines[0]); /* the rest is 0 */
+    s->baselines_hw = 0;
     s->players_seen = s->players_visible = 0;
     s->last_pe_frame = -1;
     s->ue_last = -1;
@@ -433,6 +453,7 @@ static void level_reset(qw_state *s)
     s->num_models = s->num_sounds = 0;
     s->intermission = 0;
     s->view_player = -1;
+    s->blob_slot = -1;
     memset(s->stats[QW_MAX_CLIENTS], 0, sizeof s->stats[QW_MAX_CLIENTS]); /* as cl's view */
 }
 
@@ -474,19 +495,26 @@ static qd_err parse_serverdata(ctx *c)
     int32_t servercount = rd_s32(r);
     char gamedir[64], title[CL_NAME_LEN];
     rd_str(r, gamedir, sizeof gamedir);
-    int playernum = -1, spectator = 0, slots = QW_MAX_CLIENTS;
+    int playernum = -1, spectator = 0, slots = QW_MAX_CLIENTS, seats = 1;
+    uint8_t seat_player[QW_MAX_SEATS] = {0};
     if (fte2 & QW_PEXT2_MAXPLAYERS) {
         /* [QWEXT 1.2] FTE CLQW_ParseServerData: the server's player slots, then (.qwd) a
-         * byte of seats (128: spectator) and each seat's slot; the first seat is the view */
+         * byte of seats (128: spectator, unless PEXT2_VRINPUTS [FTEEXT]) and each seat's
+         * slot; the first seat is the view */
         slots = rd_u8(r);
         if (!s->mvd) {
-            int seats = rd_u8(r);
-            spectator = (seats & 128) != 0;
-            seats &= 127;
-            if (seats < 1 && !r->err)
-                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: no seat");
-            playernum = rd_u8(r);
-            rd_skip(r, (size_t)(seats - 1)); /* split-screen seats: not shown */
+            seats = rd_u8(r);
+            if (!(fte2 & QW_PEXT2_VRINPUTS)) {
+                spectator = (seats & 128) != 0;
+                seats &= 127;
+            }
+            if ((seats < 1 || seats > QW_MAX_SEATS) && !r->err)
+                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                            "svc_serverdata: %d seats (FTE's clients have 1 to %d)", seats,
+                            QW_MAX_SEATS);
+            for (int k = 0; k < seats; k++)
+                seat_player[k] = rd_u8(r);
+            playernum = seat_player[0];
         }
         if (slots > QW_MAX_CLIENTS && !r->err)
             return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
@@ -505,6 +533,17 @@ static qd_err parse_serverdata(ctx *c)
             spectator = 1;
             playernum &= 127;
         }
+        seat_player[0] = (uint8_t)playernum;
+        /* PEXT_SPLITSCREEN [FTEEXT]: a byte per further seat (128: spectator) up to a 128 */
+        while ((fte & QW_PEXT_SPLITSCREEN) && !r->err) {
+            int b = rd_u8(r);
+            if (b == 128 || r->err)
+                break;
+            if (seats == QW_MAX_SEATS)
+                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                            "svc_serverdata: over %d seats (FTE's MAX_SPLITS)", QW_MAX_SEATS);
+            seat_player[seats++] = (uint8_t)(b & 127);
+        }
     }
     rd_str(r, title, sizeof title);
     if (proto >= 25)
@@ -513,6 +552,10 @@ static qd_err parse_serverdata(ctx *c)
         return truncated(c, "svc_serverdata");
     if (!s->mvd && playernum >= QW_MAX_CLIENTS)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: player slot %d", playernum);
+    for (int k = 1; !s->mvd && k < seats; k++)
+        if (seat_player[k] >= slots || seat_player[k] >= QW_MAX_CLIENTS)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: seat %d: player slot %d",
+                        k, seat_player[k]);
 
     s->protocol = proto;
     s->fte_ext = fte;
@@ -521,6 +564,8 @@ static qd_err parse_serverdata(ctx *c)
     s->playernum = playernum;
     s->spectator = (uint8_t)spectator;
     s->slots = (uint8_t)slots;
+    s->num_seats = (uint8_t)(s->mvd ? 0 : seats);
+    memcpy(s->seat_player, seat_player, sizeof s->seat_player);
     level_reset(s);
     cl_level_begin(c->cl, CL_GAME_QW, proto, QW_MAX_CLIENTS, title);
     cl_set_gamedir(c->cl, gamedir);
@@ -528,9 +573,9 @@ static qd_err parse_serverdata(ctx *c)
         cl_frame_begin(c->cl, s->time); /* cl_level_begin closed the open frame */
     TRACE(c, "svc_serverdata",
           "protocol=%d fte=0x%08x fte2=0x%08x mvd1=0x%08x servercount=%d gamedir=\"%s\" "
-          "slots=%d player=%d spectator=%d title=\"%s\"",
+          "slots=%d player=%d spectator=%d seats=%d title=\"%s\"",
           (int)proto, (unsigned)fte, (unsigned)fte2, (unsigned)mvd1, (int)servercount,
-          esc(c, 0, gamedir), slots, playernum, spectator, esc(c, 1, title));
+          esc(c, 0, gamedir), slots, playernum, spectator, (int)s->num_seats, esc(c, 1, title));
     return QD_OK;
 }
 
@@ -752,7 +797,8 @@ static void delta_fields(ctx *c, qw_ent *to, int num, uint32_t mask)
 static qd_err over_limit(ctx *c, const char *what)
 {
     return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities", what,
-                QW_MAX_PACKET_ENTITIES);
+                c->s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS ? QW_RD_MAX_EDICTS
+                                                             : QW_MAX_PACKET_ENTITIES);
 }
 
 /* Merged with the source frame by the delta engine (delta.h); QuakeWorld's own rules for
@@ -879,6 +925,36 @@ static unsigned rd_big_entity(rd_t *r)
     return n;
 }
 
+/* An entity number past what qdemo holds under replacement deltas (qw_local.h). */
+static qd_err rd_over(ctx *c, const char *what, unsigned num)
+{
+    return fail(c, QD_ERR_LIMIT, c->msg_ofs,
+                "%s: entity %u (qdemo holds entities 0..%d; FTE's limit is 262143)", what, num,
+                QW_RD_MAX_EDICTS - 1);
+}
+
+/* An unsigned LEB128 (FTE common.c MSG_ReadULEB128, PEXT2_LERPTIME): 7 bits a byte, the
+ * lowest first, bit 7 set while more follow. FTE reads on without a limit; past 10 bytes (64
+ * bits) no real number goes, so the reader is stopped there and the message is refused. The
+ * value is cut to its low 32 bits. */
+static uint32_t rd_uleb(ctx *c)
+{
+    rd_t *r = &c->r;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        unsigned b = rd_u8(r);
+        v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80))
+            return (uint32_t)v;
+    }
+    if (!r->err) {
+        c->long_uleb = 1;
+        r->err = 1; /* a sticky stop: the caller reports it as truncated() does */
+        r->pos = r->len;
+    }
+    return (uint32_t)v;
+}
+
 /* What a replacement delta says of a player beyond its entity state: the view angles it
  * carried (UFP_VIEWANGLE) or implied (new body angles), per axis in `set`. */
 typedef struct fte_view {
@@ -888,8 +964,11 @@ typedef struct fte_view {
 
 /* One entity's replacement delta over *to, which holds the entity's previous state
  * (have_old) or anything (then the delta starts from nothing, or from baseline with
- * UF_RESET), in FTE's order (cl_ents.c CLFTE_ReadDelta, without PEXT2_LERPTIME, which is
- * not accepted). Fields qdemo does not show are read past. */
+ * UF_RESET), in FTE's order (cl_ents.c CLFTE_ReadDelta). With PEXT2_LERPTIME [FTEEXT] the
+ * frame, model, skin (less 64), colormap, flags, effects, base bone and frame, tag index
+ * (less 1), light style, trail and emit effects and second model are ULEB128s, bit 9
+ * announces a lerp time (a ULEB128 after the angles) and EFFECTS2 is an error. Fields qdemo
+ * does not show are read past. */
 static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int have_old, int num,
                              fte_view *fv, const char *what)
 {
@@ -904,18 +983,20 @@ static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int hav
         bits |= (uint32_t)rd_u8(r) << 24;
     if (r->err)
         return truncated(c, what);
-    if (bits & (QW_UF_EXTEND4 | QW_UF_UNUSED1))
+    int lt = (s->fte_ext2 & QW_PEXT2_LERPTIME) != 0;
+    uint32_t fatal = QW_UF_EXTEND4 | QW_UF_UNUSED1 | (lt ? QW_UF_EFFECTS2 : 0);
+    if (bits & fatal)
         return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
                     "%s: entity %d: replacement delta bit 0x%08x (FTE ends the game on it)", what,
-                    num, (unsigned)(bits & (QW_UF_EXTEND4 | QW_UF_UNUSED1)));
+                    num, (unsigned)(bits & fatal));
     if (bits & QW_UF_RESET)
         *to = *baseline;
     else if (!have_old)
         memset(to, 0, sizeof *to); /* FTE: a new entity without its reset starts empty */
     to->number = (uint16_t)num;
-    int wide = (bits & QW_UF_16BIT) != 0;
+    int wide = !lt && (bits & QW_UF_16BIT);
     if (bits & QW_UF_FRAME)
-        to->frame = wide ? rd_u16(r) : rd_u8(r);
+        to->frame = (uint16_t)(lt ? rd_uleb(c) : wide ? rd_u16(r) : rd_u8(r));
     /* origins: floats with EZPEXT1_FLOATENTCOORDS (MVD1 bit 0), else the stream's coordinate */
     for (int i = 0; i < 3; i++)
         if (bits & (i < 2 ? QW_UF_ORIGINXY : QW_UF_ORIGINZ))
@@ -930,7 +1011,14 @@ static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int hav
         to->angles[1] = a16 ? rd_s16(r) : rd_qangle_raw(c);
     uint32_t fx = 0;
     int has_fx = 1;
-    if ((bits & (QW_UF_EFFECTS | QW_UF_EFFECTS2)) == (QW_UF_EFFECTS | QW_UF_EFFECTS2))
+    if (lt) {
+        if (bits & QW_UF_16BIT)
+            (void)rd_uleb(c); /* ms to the end of the lerp: qdemo lerps by frame times */
+        if (bits & QW_UF_EFFECTS)
+            fx = rd_uleb(c);
+        else
+            has_fx = 0;
+    } else if ((bits & (QW_UF_EFFECTS | QW_UF_EFFECTS2)) == (QW_UF_EFFECTS | QW_UF_EFFECTS2))
         fx = rd_u32(r);
     else if (bits & QW_UF_EFFECTS2)
         fx = rd_u16(r);
@@ -981,11 +1069,11 @@ static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int hav
         }
     }
     if (bits & QW_UF_MODEL)
-        to->model = wide ? rd_u16(r) : rd_u8(r);
-    if (bits & QW_UF_SKIN)
-        to->skin = (uint8_t)(wide ? rd_u16(r) : rd_u8(r));
+        to->model = (uint16_t)(lt ? rd_uleb(c) : wide ? rd_u16(r) : rd_u8(r));
+    if (bits & QW_UF_SKIN) /* FTE sends skins from -64 up as ULEB128s biased by 64 */
+        to->skin = (uint8_t)(lt ? rd_uleb(c) - 64u : wide ? rd_u16(r) : rd_u8(r));
     if (bits & QW_UF_COLORMAP)
-        to->colormap = rd_u8(r);
+        to->colormap = (uint8_t)(lt ? rd_uleb(c) : rd_u8(r));
     if (bits & QW_UF_SOLID) {
         if (s->fte_ext2 & QW_PEXT2_NEWSIZEENCODING) {
             /* 0 none, 1 bsp, 2 and 3 the hulls, 16 a packed size (short), 32 a long */
@@ -1002,7 +1090,7 @@ static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int hav
         }
     }
     if (bits & QW_UF_FLAGS)
-        rd_skip(r, 1);
+        (void)(lt ? rd_uleb(c) : rd_u8(r));
     if (bits & QW_UF_ALPHA)
         to->trans = rd_u8(r);
     if (bits & QW_UF_SCALE)
@@ -1011,8 +1099,14 @@ static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int hav
         unsigned fl = rd_u8(r);
         if (fl & 0x80)
             rd_skip(r, 14 * (size_t)rd_u8(r)); /* bones of 7 shorts */
-        if (fl & 0x40)
-            rd_skip(r, 3); /* base bone byte, base frame short */
+        if (fl & 0x40) { /* base bone byte, base frame short; ULEB128s */
+            if (lt) {
+                (void)rd_uleb(c);
+                (void)rd_uleb(c);
+            } else {
+                rd_skip(r, 3);
+            }
+        }
         if ((fl & 0x3f) && !r->err)
             return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
                         "%s: entity %d: bone data flags 0x%02x", what, num, fl);
@@ -1023,15 +1117,22 @@ static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int hav
         if ((rd_u8(r) & 7) >= 6)
             rd_skip(r, 1);
     }
-    if (bits & QW_UF_TAGINFO) {
+    if (bits & QW_UF_TAGINFO) { /* entity, tag index (a ULEB128 one above it) */
         (void)rd_big_entity(r);
+        (void)(lt ? rd_uleb(c) : rd_u8(r));
+    }
+    if (bits & QW_UF_LIGHT) { /* four shorts, style, flags */
+        rd_skip(r, 4 * 2);
+        (void)(lt ? rd_uleb(c) : rd_u8(r));
         rd_skip(r, 1);
     }
-    if (bits & QW_UF_LIGHT)
-        rd_skip(r, 4 * 2 + 2); /* four shorts, style, flags */
     if (bits & QW_UF_TRAILEFFECT) {
-        if (rd_u16(r) & 0x8000)
+        if (lt) { /* trail, emit */
+            (void)rd_uleb(c);
+            (void)rd_uleb(c);
+        } else if (rd_u16(r) & 0x8000) {
             rd_skip(r, 2); /* an emit effect too */
+        }
     }
     if (bits & QW_UF_COLORMOD)
         for (int i = 0; i < 3; i++)
@@ -1041,7 +1142,7 @@ static qd_err read_fte_delta(ctx *c, qw_ent *to, const qw_ent *baseline, int hav
     if (bits & QW_UF_FATNESS)
         to->fatness = rd_s8(r);
     if (bits & QW_UF_MODELINDEX2)
-        rd_skip(r, wide ? 2 : 1);
+        (void)(lt ? rd_uleb(c) : wide ? rd_u16(r) : rd_u8(r));
     if (bits & QW_UF_GRAVITYDIR)
         rd_skip(r, 2);
     if (r->err)
@@ -1099,6 +1200,11 @@ static qd_err parse_updateentities(ctx *c)
     for (int i = 0; i < QW_MAX_CLIENTS; i++)
         views[i].set = 0;
     (void)rd_f32(r); /* the server's time: qdemo keeps the demo's clock */
+    /* Frames take the two halves of the pool and ref ring in turn (qw_local.h): the one a
+     * frame deltas from is never written over, and as entries older than the young span are
+     * copied forward, a packed keyframe holds at most two frames' states. */
+    v.h->pool_head = (v.h->pool_head + QW_RD_HALF - 1) & ~(uint32_t)(QW_RD_HALF - 1);
+    v.h->ref_head = (v.h->ref_head + QW_RD_HALF - 1) & ~(uint32_t)(QW_RD_HALF - 1);
     dd_merge m;
     dd_merge_begin(&m, v, old, seq);
     int last = -1;
@@ -1120,9 +1226,8 @@ static qd_err parse_updateentities(ctx *c)
         if ((int)num <= last)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %u after %d", what, num,
                         last);
-        if (num >= QW_MAX_EDICTS)
-            return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: entity %u (qdemo holds %d)", what,
-                        num, QW_MAX_EDICTS);
+        if (num >= QW_RD_MAX_EDICTS)
+            return rd_over(c, what, num);
         last = (int)num;
         if (dd_merge_carry(&m, (int)num))
             return over_limit(c, what);
@@ -1406,11 +1511,14 @@ static qd_err parse_playerinfo_mvd(ctx *c)
 }
 
 /* Nails are drawn as entities just above the highest entity number the negotiated
- * extensions allow (512, 1024 with PEXT_ENTITYDBL, 2048 with ENTITYDBL2): unindexed
+ * extensions allow (512, 1024 with PEXT_ENTITYDBL, 2048 with ENTITYDBL2, 7680 with
+ * replacement deltas): unindexed
  * svc_nails at base + i (they snap), indexed svc_nails2 at base + 256 + num (they lerp).
  * The lowest base keeps the client's entity range, and its per-frame scan, short. */
 static int nail_base(const qw_state *s)
 {
+    if (s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS) /* its entities go up to 7679 */
+        return QW_RD_MAX_EDICTS;
     if (s->fte_ext & QW_PEXT_ENTITYDBL2)
         return 2048;
     return (s->fte_ext & QW_PEXT_ENTITYDBL) ? 1024 : 512;
@@ -1449,7 +1557,10 @@ static qd_err parse_nails(ctx *c, int indexed)
     return QD_OK;
 }
 
-/* svc_temp_entity [QWD 5.24]. */
+/* svc_temp_entity [QWD 5.24]; with PEXT_TE_BULLET [FTEEXT] FTE's TE_BULLET (14) and
+ * TE_SUPERBULLET (15), an origin each (cl_tent.c CL_ParseTEnt), which FTE's server sends
+ * clients without the bit as TE_SPIKE and TE_SUPERSPIKE (pr_cmds.c SV_point_tempentity):
+ * they are logged as those. */
 static qd_err parse_temp_entity(ctx *c)
 {
     rd_t *r = &c->r;
@@ -1467,6 +1578,11 @@ static qd_err parse_temp_entity(ctx *c)
     case 2: case 12: /* gunshot, blood: a particle count */
         rd_skip(r, 1);
         break;
+    case 14: case 15: /* FTE ends the game on 14 without the bit */
+        if (c->s->fte_ext & QW_PEXT_TE_BULLET)
+            break;
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                    "svc_temp_entity: type %d (FTE's TE_BULLET) without PEXT_TE_BULLET", type);
     default:
         if (r->err)
             return truncated(c, "svc_temp_entity");
@@ -1480,7 +1596,7 @@ static qd_err parse_temp_entity(ctx *c)
     if (r->err)
         return truncated(c, "svc_temp_entity");
     cl_fxev fx;
-    if (qr_temp_fx(CL_GAME_QW, type, te.entity, te.origin,
+    if (qr_temp_fx(CL_GAME_QW, type == 14 || type == 15 ? type - 14 : type, te.entity, te.origin,
                    type == 5 || type == 6 || type == 9 ? te.end : NULL, &fx))
         cl_fx_add(c->cl, &fx);
     TRACE(c, "svc_temp_entity", "type=%d origin=%.1f,%.1f,%.1f", type, te.origin[0], te.origin[1],
@@ -1523,21 +1639,46 @@ static qd_err parse_download(ctx *c)
 
 /* ---- the message loop ---- */
 
-/* The named stats of player slot (-1: the .qwd recorder) from the raw slots. */
+/* 1 when player slot sits at a .qwd's further split-screen seat (1..). */
+static int is_seat_player(const qw_state *s, int slot)
+{
+    for (int k = 1; k < s->num_seats; k++)
+        if (s->seat_player[k] == slot)
+            return 1;
+    return 0;
+}
+
+/* The player a seat-aimed message concerns [FTEEXT]: -1 the recorded view (seat 0), a
+ * .qwd's further seat's player slot, -2 none (a seat its serverdata did not name, or an
+ * .mvd's, whose stats go by block). */
+static int seat_slot(const ctx *c)
+{
+    if (!c->seat)
+        return -1;
+    if (c->s->mvd || c->seat >= c->s->num_seats)
+        return -2;
+    return c->s->seat_player[c->seat];
+}
+
+/* The named stats of player slot (-1: the .qwd recorder) from the raw slots: a .qwd keeps
+ * the recorder's in the extra row, its further seats' in their own rows. */
 static void fill_stats(ctx *c, int slot)
 {
     qw_state *s = c->s;
     int view = s->mvd ? s->view_player : s->playernum;
     if (slot < 0)
         slot = view;
-    int raw = s->mvd ? slot : QW_MAX_CLIENTS;
-    if (slot < 0 || slot >= QW_MAX_CLIENTS || (!s->mvd && slot != view))
+    if (slot < 0 || slot >= QW_MAX_CLIENTS)
         return;
+    int seat = !s->mvd && slot != view; /* a .qwd's further seat */
+    if (seat && !is_seat_player(s, slot))
+        return;
+    int raw = s->mvd || seat ? slot : QW_MAX_CLIENTS;
     cl_stats st;
     qr_fill_stats(s->stats[raw], c->cl->players[slot].frags, &st);
-    if (c->cl->players[slot].spectator || (!s->mvd && s->spectator))
+    if (c->cl->players[slot].spectator || (!s->mvd && !seat && s->spectator))
         st.flags = (uint8_t)((st.flags & ~CL_ST_DEAD) | CL_ST_SPECTATOR); /* no health */
-    if (s->mvd)
+    if (s->mvd || seat)
         cl_set_stats(c->cl, slot, &st);
     if (slot == view)
         cl_set_stats(c->cl, -1, &st);
@@ -1578,6 +1719,121 @@ static void skip_coords(ctx *c, int n)
         (void)rd_qcoord(c);
 }
 
+/* A base64 digit as FTE reads one (common.c Base64_Decode): + or - 62, / or _ 63, others 0. */
+static unsigned base64_digit(char ch)
+{
+    if (ch >= 'A' && ch <= 'Z')
+        return (unsigned)(ch - 'A');
+    if (ch >= 'a' && ch <= 'z')
+        return (unsigned)(ch - 'a') + 26;
+    if (ch >= '0' && ch <= '9')
+        return (unsigned)(ch - '0') + 52;
+    return ch == '+' || ch == '-' ? 62 : ch == '/' || ch == '_' ? 63 : 0;
+}
+
+/* An info key as svcfte_setinfoblob sends it (FTE common.c InfoBuf_DecodeString): a first
+ * byte 0xFF means base64 (groups of four digits, '=' or the end stops), else as it is. */
+static void info_key(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    if ((uint8_t)in[0] != 0xff) {
+        n = strlen(in) < cap ? strlen(in) : cap - 1;
+        memcpy(out, in, n);
+        out[n] = 0;
+        return;
+    }
+    const char *p = in + 1, *end = p + strlen(p);
+    while (p + 1 < end && n + 3 < cap) {
+        unsigned v = base64_digit(p[0]) << 18 | base64_digit(p[1]) << 12;
+        p += 2;
+        out[n++] = (char)(v >> 16);
+        if (p >= end || *p == '=')
+            break;
+        v |= base64_digit(*p++) << 6;
+        out[n++] = (char)(v >> 8 & 0xff);
+        if (p >= end || *p == '=')
+            break;
+        v |= base64_digit(*p++);
+        out[n++] = (char)(v & 0xff);
+    }
+    out[n] = 0;
+}
+
+/* svcfte_setinfoblob [FTEEXT] (FTE cl_parse.c CL_ParseSetInfoBlob): a slot byte (0 the
+ * serverinfo, n player n - 1), the key, a long (bit 31: the last chunk; the rest the
+ * chunk's offset in the value), a short size and the chunk. FTE's server sends only values
+ * a plain svc_setinfo cannot carry (64 bytes or more, or odd bytes), one key's chunks in a
+ * row (sv_send.c SV_SyncInfoBuf); a chunk that does not continue the value drops it
+ * (common.c InfoBuf_SyncReceive). A player's value is applied when whole, cut to qdemo's
+ * buffers; the serverinfo is read past as svc_serverinfo is. */
+static qd_err parse_setinfoblob(ctx *c, const char *name)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    char raw[CL_TEXT_LEN], key[sizeof s->blob_key];
+    if (!(s->fte_ext2 & QW_PEXT2_INFOBLOBS))
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT2_INFOBLOBS", name);
+    unsigned slot = rd_u8(r);
+    rd_str(r, raw, sizeof raw);
+    uint32_t word = rd_u32(r);
+    unsigned size = rd_u16(r);
+    const uint8_t *data = rd_bytes(r, size);
+    if (r->err)
+        return truncated(c, name);
+    info_key(raw, key, sizeof key);
+    uint32_t offset = word & 0x7fffffffu;
+    int last = (word >> 31) != 0;
+    if (offset == 0) {
+        s->blob_slot = (int16_t)slot;
+        memcpy(s->blob_key, key, sizeof key);
+        s->blob_len = 0;
+    } else if (s->blob_slot != (int)slot || strcmp(s->blob_key, key) || offset != s->blob_len) {
+        s->blob_slot = -1;
+        TRACE(c, name, "slot=%u key=\"%s\" offset=%u dropped=1", slot, esc(c, 0, key),
+              (unsigned)offset);
+        return QD_OK;
+    }
+    for (unsigned i = 0; i < size && s->blob_len + i + 1 < sizeof s->blob_val; i++)
+        s->blob_val[s->blob_len + i] = (char)data[i];
+    s->blob_len += size;
+    s->blob_val[s->blob_len < sizeof s->blob_val ? s->blob_len : sizeof s->blob_val - 1] = 0;
+    if (last) {
+        if (slot >= 1 && slot <= QW_MAX_CLIENTS) /* FTE ignores players past its own */
+            apply_user_key(c, (int)slot - 1, s->blob_key, s->blob_val);
+        s->blob_slot = -1;
+    }
+    TRACE(c, name, "slot=%u key=\"%s\" offset=%u size=%u last=%d", slot, esc(c, 0, key),
+          (unsigned)offset, size, last);
+    return QD_OK;
+}
+
+/* svcfte_splitscreenconfig [FTEEXT] (FTE cl_parse.c): a seat count and each seat's player
+ * (no spectator bit); seats past FTE's four are read and dropped. Seat 0 is the view. */
+static qd_err parse_seats(ctx *c, const char *name)
+{
+    qw_state *s = c->s;
+    rd_t *r = &c->r;
+    uint8_t seat_player[QW_MAX_SEATS];
+    unsigned n = rd_u8(r);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned p = rd_u8(r);
+        if (i < QW_MAX_SEATS)
+            seat_player[i] = (uint8_t)p;
+        if (p >= QW_MAX_CLIENTS && i < QW_MAX_SEATS && !r->err)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: seat %u: player slot %u", name, i,
+                        p);
+    }
+    if (r->err)
+        return truncated(c, name);
+    if (!s->mvd && n > 0) {
+        s->num_seats = (uint8_t)(n < QW_MAX_SEATS ? n : QW_MAX_SEATS);
+        memcpy(s->seat_player, seat_player, s->num_seats);
+        s->playernum = s->seat_player[0];
+    }
+    TRACE(c, name, "seats=%u", n);
+    return QD_OK;
+}
+
 /* The messages FTE's extensions add (those qdemo reads; the rest are unknown). Their effects
  * qdemo does not show (particles, pictures, custom effects, float stats) are read past. */
 static qd_err parse_fte_message(ctx *c, int cmd, const char *name)
@@ -1587,6 +1843,13 @@ static qd_err parse_fte_message(ctx *c, int cmd, const char *name)
     rd_t *r = &c->r;
     char text[CL_TEXT_LEN];
     switch (cmd) {
+    case QW_SVC_FTE_CHOOSESPLITCLIENT: /* with the bit a prefix parse_messages takes */
+    case QW_SVC_FTE_SPLITSCREENCONFIG:
+        if (!(s->fte_ext & QW_PEXT_SPLITSCREEN) || cmd == QW_SVC_FTE_CHOOSESPLITCLIENT)
+            return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s without PEXT_SPLITSCREEN", name);
+        return parse_seats(c, name);
+    case QW_SVC_FTE_SETINFOBLOB:
+        return parse_setinfoblob(c, name);
     case QW_SVC_SETVIEW: { /* the entity the view follows (FTE parses it whatever was agreed) */
         unsigned e = rd_fte_entity(c);
         if (r->err)
@@ -1804,7 +2067,8 @@ static qd_err parse_fte_message(ctx *c, int cmd, const char *name)
         break;
     }
     case QW_SVC_FTE_SPAWNSTATICSOUND2: {
-        /* flags (bit 0: a short sound), origin, sound, volume, attenuation */
+        /* flags (bit 0: a short sound, a ULEB128 with PEXT2_LERPTIME [FTEEXT]), origin,
+         * sound, volume, attenuation */
         unsigned fl = rd_u8(r);
         if ((fl & ~1u) && !r->err)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: flags 0x%02x", name, fl);
@@ -1812,7 +2076,10 @@ static qd_err parse_fte_message(ctx *c, int cmd, const char *name)
         memset(&ss, 0, sizeof ss);
         for (int i = 0; i < 3; i++)
             ss.origin[i] = rd_qcoord(c);
-        ss.sound = (uint16_t)(fl & 1 ? rd_u16(r) : rd_u8(r));
+        if (!(fl & 1))
+            ss.sound = rd_u8(r);
+        else
+            ss.sound = (uint16_t)(s->fte_ext2 & QW_PEXT2_LERPTIME ? rd_uleb(c) : rd_u16(r));
         ss.volume = rd_u8(r);
         ss.attenuation = rd_u8(r);
         if (r->err)
@@ -1871,8 +2138,8 @@ static qd_err parse_message(ctx *c, int cmd)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: stat %d is invalid", name, a);
         if (s->mvd && (c->kind == QW_DEM_STATS || c->kind == QW_DEM_SINGLE))
             set_stat(c, (int)c->to, a, b);
-        else
-            set_stat(c, -1, a, b);
+        else if (s->mvd || seat_slot(c) != -2)
+            set_stat(c, s->mvd ? -1 : seat_slot(c), a, b);
         TRACE(c, name, "stat=%d value=%d", a, b);
         break;
     case QW_SVC_SOUND: {
@@ -1929,7 +2196,7 @@ static qd_err parse_message(ctx *c, int cmd)
         rd_str(r, text, sizeof text);
         if (r->err)
             return truncated(c, name);
-        if (c->applies) {
+        if (c->applies && !c->seat) {
             cl_message_add(cl, CL_MSG_CENTER, text);
             if (text[0])
                 qr_text_event(cl, CL_EV_CENTER, text);
@@ -1957,7 +2224,7 @@ static qd_err parse_message(ctx *c, int cmd)
             ang[i] = rd_qangle(c);
         if (r->err)
             return truncated(c, name);
-        if (!s->mvd)
+        if (!s->mvd && !c->seat)
             memcpy(s->cmd_angles, ang, sizeof ang);
         TRACE(c, name, "byte=%d angles=%.1f,%.1f,%.1f", who, ang[0], ang[1], ang[2]);
         break;
@@ -2039,9 +2306,8 @@ static qd_err parse_message(ctx *c, int cmd)
             unsigned num = rd_big_entity(r);
             if (r->err)
                 return truncated(c, name);
-            if (num >= QW_MAX_EDICTS)
-                return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: entity %u (qdemo holds %d)", name,
-                            num, QW_MAX_EDICTS);
+            if (num >= QW_RD_MAX_EDICTS)
+                return rd_over(c, name, num);
             static const qw_ent none;
             fte_view fv;
             qd_err err = read_fte_delta(c, &e, &none, 0, (int)num, &fv, name);
@@ -2053,6 +2319,8 @@ static qd_err parse_message(ctx *c, int cmd)
                 return err;
         }
         s->baselines[e.number] = e;
+        if (e.number >= s->baselines_hw)
+            s->baselines_hw = (uint16_t)(e.number + 1);
         TRACE(c, name, "entity=%d model=%d origin=%.1f,%.1f,%.1f", e.number, e.model, e.origin[0],
               e.origin[1], e.origin[2]);
         break;
@@ -2069,7 +2337,9 @@ static qd_err parse_message(ctx *c, int cmd)
     case QW_SVC_KILLEDMONSTER:
     case QW_SVC_FOUNDSECRET:
         a = cmd == QW_SVC_KILLEDMONSTER ? 14 : 13; /* STAT_MONSTERS, STAT_SECRETS */
-        set_stat(c, -1, a, s->stats[QW_MAX_CLIENTS][a] + 1);
+        b = seat_slot(c);
+        if (b != -2)
+            set_stat(c, b, a, s->stats[b < 0 ? QW_MAX_CLIENTS : b][a] + 1);
         TRACE(c, name, "%s", "");
         break;
     case QW_SVC_SPAWNSTATICSOUND: {
@@ -2087,20 +2357,25 @@ static qd_err parse_message(ctx *c, int cmd)
         TRACE(c, name, "sound=%d", a);
         break;
     }
-    case QW_SVC_INTERMISSION:
+    case QW_SVC_INTERMISSION: {
+        float org[3], ang[3];
         for (int i = 0; i < 3; i++)
-            s->inter_origin[i] = rd_qcoord(c);
+            org[i] = rd_qcoord(c);
         for (int i = 0; i < 3; i++)
-            s->inter_angles[i] = rd_qangle(c);
+            ang[i] = rd_qangle(c);
         if (r->err)
             return truncated(c, name);
+        if (!c->seat) { /* a further seat's camera is not the recorded view */
+            memcpy(s->inter_origin, org, sizeof org);
+            memcpy(s->inter_angles, ang, sizeof ang);
+        }
         if (!s->intermission)
             qr_text_event(cl, CL_EV_INTERMISSION, "");
         s->intermission = 1;
         cl_set_intermission(cl, 1);
-        TRACE(c, name, "origin=%.1f,%.1f,%.1f", s->inter_origin[0], s->inter_origin[1],
-              s->inter_origin[2]);
+        TRACE(c, name, "origin=%.1f,%.1f,%.1f", org[0], org[1], org[2]);
         break;
+    }
     case QW_SVC_CDTRACK:
         a = rd_u8(r);
         if (r->err)
@@ -2250,12 +2525,26 @@ static qd_err parse_messages(ctx *c)
     while (rd_left(&c->r) > 0) {
         c->msg_ofs = c->base + c->r.pos;
         int cmd = rd_u8(&c->r);
+        c->seat = 0;
+        if (cmd == QW_SVC_FTE_CHOOSESPLITCLIENT && c->s->protocol &&
+            (c->s->fte_ext & QW_PEXT_SPLITSCREEN)) {
+            /* [FTEEXT] a seat (modulo FTE's MAX_SPLITS), then the message for it */
+            c->seat = rd_u8(&c->r) % QW_MAX_SEATS;
+            cmd = rd_u8(&c->r);
+            if (c->r.err)
+                return truncated(c, "svc_fte_choosesplitclient");
+            if (cmd == QW_SVC_FTE_CHOOSESPLITCLIENT)
+                return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                            "svc_fte_choosesplitclient twice (FTE takes one seat prefix)");
+            TRACE(c, "svc_fte_choosesplitclient", "seat=%d", c->seat);
+        }
         qd_err e = parse_message(c, cmd);
         if (e)
             return e;
         if (c->r.err)
             return truncated(c, svc_name(cmd));
     }
+    c->seat = 0;
     return QD_OK;
 }
 

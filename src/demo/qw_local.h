@@ -17,7 +17,15 @@
  *           CLNQ_ParseStartSoundPacket, the short lists, lightstylecol, the particle, picture,
  *           precache, stat, sized and angle-base messages, spawnstaticsound2), cl_tent.c
  *           CL_ParseCustomTEnt, common.c MSG_ReadUInt64 / MSG_ReadBigEntity, sv_ents.c (the
- *           sized CSQC writer). */
+ *           sized CSQC writer).
+ *   [FTEEXT] FTE's bits SPLITSCREEN, TE_BULLET, LERPTIME, INFOBLOBS and VRINPUTS, and how many
+ *           entities a replacement-delta frame carries: fte-team/fteqw engine/client/cl_parse.c
+ *           (CLQW_ParseServerData, CLQW_ParseServerMessage, CL_ParseSetInfoBlob), cl_ents.c
+ *           (CLFTE_ParseEntities, CLFTE_ReadDelta), cl_tent.c (CL_ParseTEnt), cl_demo.c
+ *           (CLQW_RecordServerData, CL_WriteDemoCmd), common.c (MSG_ReadULEB128,
+ *           InfoBuf_DecodeString), common/protocol.h, bothdefs.h (MAX_EDICTS),
+ *           config_fteqw.h (MAX_SPLITS), server/sv_ents.c (SVFTE_WriteUpdate,
+ *           SVFTE_EmitPacketEntities), sv_main.c (max_net_ents), sv_send.c (SV_SyncInfoBuf). */
 #ifndef QD_QW_LOCAL_H
 #define QD_QW_LOCAL_H
 
@@ -84,6 +92,9 @@
 #define QW_SVC_SERVERINFO 52
 #define QW_SVC_UPDATEPL 53
 #define QW_SVC_NAILS2 54               /* mvdsv, MVD only: indexed nails */
+#define QW_SVC_FTE_SPLITSCREENCONFIG 25 /* PEXT_SPLITSCREEN: seats, a player byte each */
+#define QW_SVC_FTE_CHOOSESPLITCLIENT 68 /* PEXT_SPLITSCREEN: seat byte, then the message */
+#define QW_SVC_FTE_SETINFOBLOB 89       /* PEXT2_INFOBLOBS: one chunk of an info value */
 #define QW_SVC_FTE_MODELLISTSHORT 60   /* PEXT_MODELDBL */
 #define QW_SVC_FTE_SPAWNBASELINE2 66   /* PEXT_SPAWNSTATIC2 */
 #define QW_SVC_QIZMOVOICE 83           /* Qizmo proxy voice: 34 bytes */
@@ -153,6 +164,11 @@
 #define QW_PEXT_CUSTOMTEMPEFFECTS 0x00800000u
 #define QW_PEXT_SHOWPIC 0x04000000u
 #define QW_PEXT_CSQC 0x40000000u /* its unsized messages stop the demo by name */
+/* [FTEEXT] svc_temp_entity types 14 and 15 (TE_BULLET, TE_SUPERBULLET): an origin */
+#define QW_PEXT_TE_BULLET 0x00000400u
+/* [FTEEXT] the serverdata's further seats, svc 68 and 25; seat 0 is the recorded view */
+#define QW_PEXT_SPLITSCREEN 0x00100000u
+#define QW_MAX_SEATS 4 /* FTE config_fteqw.h MAX_SPLITS */
 /* Entity delta bits past YETMORE (Hexen II's draw flags and light, DarkPlaces' flags, light
  * and effects, attachments) [QWEXT 3.3], read as FTE's CLQW_ParseDelta reads them */
 #define QW_PEXT_HEXEN2 0x00200000u
@@ -167,7 +183,7 @@
      QW_PEXT_FLOATCOORDS | QW_PEXT_SCALE | QW_PEXT_FATNESS | QW_PEXT_HULLSIZE |                \
      QW_PEXT_HEXEN2 | QW_PEXT_SETATTACHMENT | QW_PEXT_DPFLAGS | QW_PEXT_SETVIEW |              \
      QW_PEXT_LIGHTSTYLECOL | QW_PEXT_VIEW2 | QW_PEXT_SOUNDDBL | QW_PEXT_CUSTOMTEMPEFFECTS |     \
-     QW_PEXT_SHOWPIC | QW_PEXT_CSQC |                                                          \
+     QW_PEXT_SHOWPIC | QW_PEXT_CSQC | QW_PEXT_TE_BULLET | QW_PEXT_SPLITSCREEN |                \
      QW_PEXT_COLOURMOD | QW_PEXT_SPAWNSTATIC2 | QW_PEXT_256PACKETENTITIES |                    \
      QW_PEXT_CHUNKEDDOWNLOADS | QW_PEXT_ACCURATETIMINGS | QW_PEXT_HLBSP)
 #define QW_PEXT2_PRYDONCURSOR 0x00000001u /* changes client->server moves only */
@@ -181,10 +197,16 @@
 #define QW_PEXT2_MAXPLAYERS 0x00000010u
 #define QW_PEXT2_PREDINFO 0x00000020u
 #define QW_PEXT2_NEWSIZEENCODING 0x00000040u
+/* [FTEEXT] svc 89: an info value in chunks */
+#define QW_PEXT2_INFOBLOBS 0x00000080u
+/* [FTEEXT] client-to-server moves only; the serverdata's seat byte loses its spectator bit */
+#define QW_PEXT2_VRINPUTS 0x00000200u
+/* [FTEEXT] replacement deltas' integers as ULEB128 and a lerp time (bit 9, UF_16BIT) */
+#define QW_PEXT2_LERPTIME 0x00000400u
 #define QW_PEXT2_SUPPORTED                                                                     \
     (QW_PEXT2_PRYDONCURSOR | QW_PEXT2_VOICECHAT | QW_PEXT2_SETANGLEDELTA |                     \
      QW_PEXT2_REPLACEMENTDELTAS | QW_PEXT2_MAXPLAYERS | QW_PEXT2_PREDINFO |                    \
-     QW_PEXT2_NEWSIZEENCODING)
+     QW_PEXT2_NEWSIZEENCODING | QW_PEXT2_INFOBLOBS | QW_PEXT2_VRINPUTS | QW_PEXT2_LERPTIME)
 /* mvdsv/ezQuake extension bits [EZPROT] MVD_PEXT1_*, [FTEPROT] EZPEXT1_* */
 #define QW_MVD_PEXT1_FLOATCOORDS 0x00000001u     /* entity and player origins as floats */
 #define QW_MVD_PEXT1_HIGHLAGTELEPORT 0x00000002u /* svc_setangle carries a reason byte */
@@ -213,7 +235,7 @@
 #define QW_UF_PREDINFO (1u << 6)
 #define QW_UF_EXTEND1 (1u << 7)
 #define QW_UF_RESET (1u << 8)
-#define QW_UF_16BIT (1u << 9)
+#define QW_UF_16BIT (1u << 9) /* with PEXT2_LERPTIME: a lerp time follows the angles */
 #define QW_UF_MODEL (1u << 10)
 #define QW_UF_SKIN (1u << 11)
 #define QW_UF_COLORMAP (1u << 12)
@@ -233,7 +255,7 @@
 #define QW_UF_FATNESS (1u << 26)
 #define QW_UF_MODELINDEX2 (1u << 27)
 #define QW_UF_GRAVITYDIR (1u << 28)
-#define QW_UF_EFFECTS2 (1u << 29)
+#define QW_UF_EFFECTS2 (1u << 29) /* an error with PEXT2_LERPTIME */
 #define QW_UF_UNUSED1 (1u << 30) /* an error, as UF_EXTEND4 */
 #define QW_UF_EXTEND4 (1u << 31)
 #define QW_UFP_FORWARD (1u << 0)
@@ -331,6 +353,19 @@
 #define QW_ENT_YOUNG 128           /* shared entries older than this are copied forward; the
                                     * small pool and ref ring keep keyframes below the old
                                     * copy-per-frame pool's size */
+/* Replacement deltas [FTEEXT]: FTE's client takes any number of entities in a frame, each
+ * numbered up to MAX_EDICTS (2^18 - 1), and its server sends up to max_net_ents (its
+ * pr_maxedicts, 32768 or 131072 by default) in one. qdemo's client state holds entity
+ * numbers below CL_MAX_ENTITIES (8192); the nails are drawn at the top 512 of them, so
+ * replacement-delta entities are numbered below 7680, and as numbers rise within a frame,
+ * a frame holds at most 7680. Their frames are written in turn into the two halves of the
+ * pool and ref ring below, each starting at its half (a frame only deltas from the one
+ * before); the classic ones use only the first QW_ENT_POOL / QW_ENT_REFS entries. What is
+ * not written stays zero and costs nothing in a packed keyframe. */
+#define QW_RD_MAX_EDICTS 7680
+#define QW_RD_HALF 8192
+#define QW_RD_POOL (2 * QW_RD_HALF)
+#define QW_RD_REFS (2 * QW_RD_HALF)
 #define QW_MAX_BLOCK (1u << 20)    /* cap on one block's length */
 #define QW_MAX_STATS 32
 
@@ -352,7 +387,7 @@ typedef struct qw_ent {
 } qw_ent;
 
 /* The frame ring and entity pool (delta.h): frames numbered by the incoming sequence. */
-typedef DD_STORE(qw_ent, QW_ENT_POOL, QW_ENT_REFS, QW_UPDATE_BACKUP) qw_store;
+typedef DD_STORE(qw_ent, QW_RD_POOL, QW_RD_REFS, QW_UPDATE_BACKUP) qw_store;
 
 /* One player as the last playerinfo left it. */
 typedef struct qw_player {
@@ -390,6 +425,14 @@ typedef struct qw_state {
     uint8_t cte_defined[32]; /* and which ids are defined (bits) */
     uint8_t slots;         /* the server's player slots (PEXT2_MAXPLAYERS, else 32): under
                             * replacement deltas entities 1..slots are the players */
+    uint8_t num_seats;     /* .qwd: split-screen seats (1 without PEXT_SPLITSCREEN) */
+    uint8_t seat_player[QW_MAX_SEATS]; /* each seat's player slot; seat 0 is playernum */
+    /* svcfte_setinfoblob [FTEEXT]: the value being received in chunks (one key at a time,
+     * as FTE's server sends them), cut to what qdemo keeps */
+    int16_t blob_slot;     /* FTE's 1-based slot (0 serverinfo), -1 none */
+    uint32_t blob_len;     /* bytes received so far */
+    char blob_key[32];
+    char blob_val[64];
     uint32_t ue_seq;       /* svc_fte_updateentities: its own frame counter */
     int32_t ue_last;       /* the ring slot of the newest valid one, -1 none */
     uint32_t flushed;   /* packet entity updates dropped: delta source gone */
@@ -410,7 +453,8 @@ typedef struct qw_state {
     int32_t stats[QW_MAX_CLIENTS + 1][QW_MAX_STATS]; /* raw stat slots: .mvd per player, the
                                                       * recorder's (.qwd) last */
     qw_player players[QW_MAX_CLIENTS];
-    qw_ent baselines[QW_MAX_EDICTS];
+    uint16_t baselines_hw; /* highest baseline number set since the level began, + 1 */
+    qw_ent baselines[QW_RD_MAX_EDICTS];
     qw_store store;
 } qw_state;
 

@@ -598,17 +598,29 @@ static qd_err decode_bytes(const demo_decoder *dec, const buf *f, qd_error *err)
     return e;
 }
 
+/* The message bytes m as one .qwd block stop the decoder with code and a message holding
+ * text. */
+static void qwd_refused(const buf *m, qd_err code, const char *text)
+{
+    static buf f;
+    qd_error err;
+    f.n = 0;
+    qwd_read(&f, 1.0f, 5, m);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), code);
+    CHECK_MSG(strstr(err.msg, text) != NULL, "%s", err.msg);
+}
+
 TEST(qw_refuses_unknown_extensions)
 {
     static buf f, m;
     qd_error err;
-    static const uint32_t splitscreen[] = {QW_PROTOCOL_FTE, 0x100000, 0};
+    static const uint32_t splitscreen[] = {QW_PROTOCOL_FTE, 0x20000, 0}; /* PEXT_Q2BSP */
     static const uint32_t ssw[] = {QW_PROTOCOL_MVD1, 0x100, 0}; /* SIMPLEPROJECTILE */
     f.n = m.n = 0;
     serverdata(&m, 0, 0, splitscreen);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "0x00100000 (PEXT_SPLITSCREEN)") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "0x00020000 (PEXT_Q2BSP)") != NULL, "%s", err.msg);
     CHECK_EQ(err.offset, 17); /* the svc_serverdata byte */
 
     f.n = m.n = 0;
@@ -653,12 +665,12 @@ TEST(qw_accepts_ezquake_default_bits)
     put32(&m, 123456);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
-    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x400, 0}; /* + TE_BULLET */
+    static const uint32_t more[] = {QW_PROTOCOL_FTE, 0x40 | 0x40000, 0}; /* + Q3BSP */
     f.n = m.n = 0;
     serverdata(&m, 0, 0, more);
     qwd_read(&f, 1, 1, &m);
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(err.msg, "PEXT_TE_BULLET") != NULL, "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "PEXT_Q3BSP") != NULL, "%s", err.msg);
 }
 
 /* FTE's PEXT_SCALE (0x2), PEXT_FATNESS (0x100) and PEXT_HULLSIZE (0x800) [QWEXT 3.3, 3.4]:
@@ -1384,14 +1396,16 @@ TEST(qw_old_protocols)
      QW_PEXT2_MAXPLAYERS | QW_PEXT2_SETANGLEDELTA)
 
 /* svc_serverdata with PEXT2_MAXPLAYERS (FTE CLQW_RecordServerData): after the gamedir a .qwd
- * has slots, seats (one) and the seat's player; an .mvd the slots before its float. */
-static void serverdata_fte(buf *m, int mvd, int slots, int player)
+ * has slots, seats (one) and the seat's player; an .mvd the slots before its float. The
+ * extension bits are SPAWNSTATIC2 and RD_EXT2 with those given. */
+static void serverdata_fte_ext(buf *m, int mvd, int slots, int player, uint32_t fte,
+                               uint32_t fte2)
 {
     put8(m, QW_SVC_SERVERDATA);
     put32(m, QW_PROTOCOL_FTE);
-    put32(m, QW_PEXT_SPAWNSTATIC2);
+    put32(m, QW_PEXT_SPAWNSTATIC2 | fte);
     put32(m, QW_PROTOCOL_FTE2);
-    put32(m, RD_EXT2);
+    put32(m, RD_EXT2 | fte2);
     put32(m, 28);
     put32(m, 7);
     putstr(m, "qw");
@@ -1405,6 +1419,11 @@ static void serverdata_fte(buf *m, int mvd, int slots, int player)
     putstr(m, "Test Level");
     for (int i = 0; i < 10; i++)
         putf(m, 1.0f);
+}
+
+static void serverdata_fte(buf *m, int mvd, int slots, int player)
+{
+    serverdata_fte_ext(m, mvd, slots, player, 0, 0);
 }
 
 /* The first byte of a replacement delta's bits and the bytes that extend it. */
@@ -1749,4 +1768,462 @@ TEST(qw_fte_messages)
     qd_error err;
     CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_UNSUPPORTED);
     CHECK_MSG(strstr(err.msg, "svc_fte_csqcentities (PEXT_CSQC)") != NULL, "%s", err.msg);
+}
+
+/* ---- FTE's remaining extension bits [FTEEXT] and big replacement-delta frames ---- */
+
+/* m as the .qwd block (t, seq) that ends f, kept as fuzz seed `seed`, decoded whole into r
+ * (the caller closes it). */
+static qd_err qwd_play(run *r, buf *f, const buf *m, float t, uint32_t seq, const char *seed)
+{
+    qwd_read(f, t, seq, m);
+    qw_seed(seed, f);
+    if (!run_open(r, &demo_qwd_decoder, f->b, f->n))
+        return QD_ERR_NOMEM;
+    return run_all(r, NULL);
+}
+
+/* f empty, m a replacement-delta .qwd's serverdata (16 slots, player, the extra FTE2
+ * bits) and model list. */
+static void rd_qwd_serverdata(buf *f, buf *m, int player, uint32_t fte2)
+{
+    f->n = m->n = 0;
+    serverdata_fte_ext(m, 0, 16, player, 0, fte2);
+    modellist(m);
+}
+
+/* That start (player 0, no extra bits) as f's first block, m free. */
+static void rd_qwd_begin(buf *f, buf *m)
+{
+    rd_qwd_serverdata(f, m, 0, 0);
+    qwd_read(f, 1.0f, 5, m);
+}
+
+/* svc_fte_updateentities that starts over ("forget all", a removal of entity 0) with
+ * entity num and its bits. */
+static void ue_reset_with(buf *m, float t, int num, uint32_t bits)
+{
+    put8(m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(m, t);
+    put16(m, 0x8000);
+    put16(m, num);
+    uf_bits(m, bits);
+}
+
+
+/* A replacement-delta frame of more than 300 entities (FTE's client takes any number; its
+ * server sends up to its pr_maxedicts; qdemo holds numbers 0..7679). Frame 1 sends "forget
+ * all" and entities 1..7679, each a model (4) and x = its number; frames 2 to 4 move one
+ * entity each (7679 to x 10, 1 to x 20, 3000 to x 30) and carry the rest. Then a frame of
+ * entity 7680 is refused with its number, and a 400-entity frame is kept as a fuzz seed. */
+TEST(qw_fte_replacement_big_frames)
+{
+    static buf f, m;
+    rd_qwd_begin(&f, &m);
+    m.n = 0;
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 1.0f);
+    put16(&m, 0x8000);
+    for (int i = 1; i < 7680; i++) {
+        put16(&m, i);
+        uf_bits(&m, QW_UF_MODEL); /* 0x80 (EXTEND1), 0x04, then the model */
+        put8(&m, 4);
+    }
+    put16(&m, 0);
+    qwd_read(&f, 1.1f, 6, &m);
+    static const int moved[3][2] = {{7679, 10}, {1, 20}, {3000, 30}};
+    for (int k = 0; k < 3; k++) {
+        m.n = 0;
+        put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+        putf(&m, 1.2f + 0.1f * (float)k);
+        put16(&m, moved[k][0]);
+        uf_bits(&m, QW_UF_ORIGINXY);
+        putcoord(&m, (float)moved[k][1]), putcoord(&m, 0);
+        put16(&m, 0);
+        qwd_read(&f, 1.2f + 0.1f * (float)k, 7 + (uint32_t)k, &m);
+    }
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    qd_err e = run_all(&r, NULL);
+    CHECK_MSG(e == QD_OK, "%s", r.err.msg);
+    CHECK_EQ(((qw_state *)r.state)->flushed, 0);
+    int n = 0;
+    for (int i = 1; i < 7680; i++)
+        n += active(&r, i) && ent(&r, i)->cur.model == 4;
+    CHECK_EQ(n, 7679);
+    CHECK(near(ent(&r, 7679)->cur.origin[0], 10));
+    CHECK(near(ent(&r, 1)->cur.origin[0], 20));
+    CHECK(near(ent(&r, 3000)->cur.origin[0], 30));
+    CHECK(near(ent(&r, 2)->cur.origin[0], 0));
+    run_close(&r);
+
+    f.n = m.n = 0; /* one past qdemo's numbers */
+    serverdata_fte(&m, 0, 16, 0);
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 1.0f);
+    put16(&m, 0x8000);
+    put16(&m, 0x4000 | (7680 & 0x3fff));
+    put8(&m, 7680 >> 14);
+    uf_bits(&m, QW_UF_MODEL);
+    put8(&m, 4);
+    put16(&m, 0);
+    qwd_read(&f, 1.0f, 5, &m);
+    qd_error err;
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_LIMIT);
+    CHECK_MSG(strstr(err.msg, "entity 7680 (qdemo holds entities 0..7679") != NULL, "%s",
+              err.msg);
+
+    f.n = m.n = 0;
+    serverdata_fte(&m, 0, 16, 0);
+    modellist(&m);
+    put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+    putf(&m, 1.0f);
+    put16(&m, 0x8000);
+    for (int i = 1; i <= 400; i++) {
+        put16(&m, i);
+        uf_bits(&m, QW_UF_MODEL);
+        put8(&m, 4);
+    }
+    put16(&m, 0);
+    qwd_read(&f, 1.0f, 5, &m);
+    qw_seed("fte_replacement_400.qwd", &f);
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_OK);
+}
+
+/* Replacement-delta frames take the two halves of the store's pool in turn (qw_local.h
+ * QW_RD_HALF): after 40 frames of entities 20..29, each moved, only entries 0..9 and
+ * 8192..8201 of the pool were ever written (entity numbers in them), so a packed keyframe
+ * holds two frames' states. A nail (svc_nails, x 100 as in qw_nails) is drawn at entity
+ * 7680, above the replacement-delta entities. */
+TEST(qw_fte_replacement_two_halves)
+{
+    static buf f, m;
+    rd_qwd_begin(&f, &m);
+    for (int k = 0; k < 40; k++) {
+        m.n = 0;
+        put8(&m, QW_SVC_FTE_UPDATEENTITIES);
+        putf(&m, 1.0f + 0.01f * (float)k);
+        if (k == 0)
+            put16(&m, 0x8000);
+        for (int e = 20; e < 30; e++) {
+            put16(&m, e);
+            uf_bits(&m, QW_UF_ORIGINXY);
+            putcoord(&m, (float)(k + e)), putcoord(&m, 0);
+        }
+        put16(&m, 0);
+        if (k == 39) {
+            put8(&m, QW_SVC_NAILS), put8(&m, 1);
+            put8(&m, 0x32), put8(&m, 0xc8), put8(&m, 0x79), put8(&m, 0x00), put8(&m, 0x48);
+            put8(&m, 64);
+        }
+        qwd_read(&f, 1.0f + 0.01f * (float)k, 6 + (uint32_t)k, &m);
+    }
+    run r;
+    CHECK(run_open(&r, &demo_qwd_decoder, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK);
+    CHECK(near(ent(&r, 29)->cur.origin[0], 68)); /* 39 + 29 */
+    CHECK(active(&r, 7680) && near(ent(&r, 7680)->cur.origin[0], 100));
+    const qw_state *s = r.state;
+    int outside = 0, inside = 0;
+    for (int i = 0; i < QW_RD_POOL; i++) {
+        int in = i % QW_RD_HALF < 10;
+        inside += in && s->store.pool[i].number >= 20;
+        outside += !in && s->store.pool[i].number != 0;
+    }
+    CHECK_EQ(inside, 20);
+    CHECK_EQ(outside, 0);
+    run_close(&r);
+}
+
+/* PEXT2_LERPTIME (FTE cl_ents.c CLFTE_ReadDelta): a baseline of entity 40 whose model is a
+ * ULEB128 300 (0xac 0x02: 300 = 44 + 2 * 128); then a frame: "forget all", entity 40 reset
+ * to it, entity 50 with frame 200 (0xc8 0x01), a lerp time 100 (bit 9), effects 8
+ * (EF_DIMLIGHT), model 2, skin 67 - 64 = 3, colormap 5, flags 1, alpha 128, tag entity 40
+ * and index 1 - 1, a light (four shorts, style 130 as 0x82 0x01, flags), trail effects 1
+ * and 2, second model 300. A static sound numbered 300 as a ULEB128, and a stat that lands
+ * only if every byte was read. EFFECTS2 is an error with the bit, as is a ULEB128 of 11
+ * bytes. */
+TEST(qw_fte_lerptime)
+{
+    static buf f, m;
+    rd_qwd_serverdata(&f, &m, 0, QW_PEXT2_LERPTIME);
+    put8(&m, QW_SVC_FTE_SPAWNBASELINE2);
+    put16(&m, 40);
+    uf_bits(&m, QW_UF_MODEL | QW_UF_ORIGINXY);
+    putcoord(&m, 100), putcoord(&m, 0);
+    put8(&m, 0xac), put8(&m, 0x02);
+    qwd_read(&f, 1.0f, 5, &m);
+    m.n = 0;
+    ue_reset_with(&m, 2.0f, 40, QW_UF_RESET);
+    put16(&m, 50);
+    uf_bits(&m, QW_UF_FRAME | QW_UF_16BIT | QW_UF_EFFECTS | QW_UF_MODEL | QW_UF_SKIN |
+                    QW_UF_COLORMAP | QW_UF_FLAGS | QW_UF_ALPHA | QW_UF_TAGINFO | QW_UF_LIGHT |
+                    QW_UF_TRAILEFFECT | QW_UF_MODELINDEX2);
+    put8(&m, 0xc8), put8(&m, 0x01);       /* frame 200 */
+    put8(&m, 100);                        /* lerp time (ms) */
+    put8(&m, 8);                          /* effects */
+    put8(&m, 2);                          /* model */
+    put8(&m, 67);                         /* skin + 64 */
+    put8(&m, 5);                          /* colormap */
+    put8(&m, 1);                          /* flags */
+    put8(&m, 128);                        /* alpha */
+    put16(&m, 40), put8(&m, 1);           /* tag entity, index + 1 */
+    put16(&m, 1), put16(&m, 2), put16(&m, 3), put16(&m, 4);
+    put8(&m, 0x82), put8(&m, 0x01), put8(&m, 0); /* light style 130, flags */
+    put8(&m, 1), put8(&m, 2);             /* trail, emit */
+    put8(&m, 0xac), put8(&m, 0x02);       /* second model */
+    put16(&m, 0);
+    put8(&m, QW_SVC_FTE_SPAWNSTATICSOUND2), put8(&m, 1); /* flag 1: sound 300 a ULEB128 */
+    putcoord(&m, 5), putcoord(&m, 6), putcoord(&m, 7);
+    put8(&m, 0xac), put8(&m, 0x02), put8(&m, 255), put8(&m, 64);
+    put8(&m, QW_SVC_UPDATESTAT), put8(&m, 4), put8(&m, 42); /* STAT_ARMOR */
+    run r;
+    CHECK_EQ(qwd_play(&r, &f, &m, 1.1f, 6, "fte_lerptime.qwd"), QD_OK);
+    CHECK(active(&r, 40) && active(&r, 50));
+    CHECK_EQ(ent(&r, 40)->cur.model, 300);
+    CHECK(near(ent(&r, 40)->cur.origin[0], 100));
+    CHECK_EQ(ent(&r, 50)->cur.frame, 200);
+    CHECK_EQ(ent(&r, 50)->cur.model, 2);
+    CHECK_EQ(ent(&r, 50)->cur.skin, 3);
+    CHECK_EQ(ent(&r, 50)->cur.alpha, 128);
+    CHECK(ent(&r, 50)->cur.fx & CL_FX_LIGHT_DIM);
+    CHECK_EQ(r.cl->num_static_sounds, 1);
+    CHECK_EQ(r.cl->static_sounds[0].sound, 300);
+    CHECK_EQ(cl_stats_of(r.cl, -1)->armor, 42);
+    run_close(&r);
+
+    f.n = m.n = 0;
+    serverdata_fte_ext(&m, 0, 16, 0, 0, QW_PEXT2_LERPTIME);
+    ue_reset_with(&m, 2.0f, 50, QW_UF_EFFECTS | QW_UF_EFFECTS2);
+    put8(&m, 1), put8(&m, 1);
+    put16(&m, 0);
+    qwd_refused(&m, QD_ERR_UNSUPPORTED, "bit 0x20000000");
+
+    f.n = m.n = 0;
+    serverdata_fte_ext(&m, 0, 16, 0, 0, QW_PEXT2_LERPTIME);
+    ue_reset_with(&m, 2.0f, 50, QW_UF_MODEL);
+    for (int i = 0; i < 11; i++)
+        put8(&m, 0x80);
+    put8(&m, 0);
+    put16(&m, 0);
+    qwd_refused(&m, QD_ERR_BAD_DATA, "ULEB128 number longer than 10 bytes");
+}
+
+/* PEXT_TE_BULLET (FTE cl_tent.c CL_ParseTEnt): svc_temp_entity 14 and 15, an origin each,
+ * logged as the spike impacts FTE's server sends others instead; then a stat that lands
+ * only if the origins were read. Without the bit, 14 is refused by name. */
+TEST(qw_fte_te_bullet)
+{
+    static const uint32_t ext[] = {QW_PROTOCOL_FTE, QW_PEXT_TE_BULLET, 0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, ext);
+    put8(&m, QW_SVC_TEMP_ENTITY);
+    put8(&m, 14);
+    putcoord(&m, 8), putcoord(&m, 16), putcoord(&m, 24);
+    put8(&m, QW_SVC_TEMP_ENTITY);
+    put8(&m, 15);
+    putcoord(&m, -8), putcoord(&m, 4), putcoord(&m, 2);
+    put8(&m, QW_SVC_UPDATESTAT), put8(&m, 4), put8(&m, 7); /* STAT_ARMOR */
+    run r;
+    CHECK_EQ(qwd_play(&r, &f, &m, 1.0f, 5, "fte_te_bullet.qwd"), QD_OK);
+    CHECK_EQ(cl_stats_of(r.cl, -1)->armor, 7);
+    const cl_fxev *fx[8];
+    int n = cl_fx_at(r.cl, r.cl->time, fx, 8), found = 0;
+    for (int i = 0; i < n; i++) {
+        if (fx[i]->kind != CL_FXK_IMPACT)
+            continue;
+        found |= near(fx[i]->origin[0], 8) && near(fx[i]->origin[2], 24) ? 1 : 0;
+        found |= near(fx[i]->origin[0], -8) && near(fx[i]->origin[1], 4) ? 2 : 0;
+    }
+    CHECK_EQ(found, 3);
+    run_close(&r);
+
+    f.n = m.n = 0;
+    serverdata(&m, 0, 1, NULL);
+    put8(&m, QW_SVC_TEMP_ENTITY);
+    put8(&m, 14);
+    putcoord(&m, 8), putcoord(&m, 16), putcoord(&m, 24);
+    qwd_read(&f, 1.0f, 5, &m);
+    qd_error err;
+    CHECK_EQ(decode_bytes(&demo_qwd_decoder, &f, &err), QD_ERR_BAD_DATA);
+    CHECK_MSG(strstr(err.msg, "without PEXT_TE_BULLET") != NULL, "%s", err.msg);
+}
+
+/* PEXT2_INFOBLOBS (FTE cl_parse.c CL_ParseSetInfoBlob): svc 89 with slot 1 (player 0), key
+ * "name", one last chunk "b;c$d" (';' and '$' are why FTE's server sends a blob); slot 2
+ * (player 1), key 0xff + base64 "dGVhbQ==" = "team", in two chunks "bl" (offset 0) and "ue"
+ * (offset 2, last); slot 1 "name" again, "zz" at 0 then "q" at 5: not where the value ends,
+ * so dropped; slot 0 (the serverinfo) is read past; a stat after them lands. */
+TEST(qw_fte_infoblobs)
+{
+    static const uint32_t ext[] = {QW_PROTOCOL_FTE2, QW_PEXT2_INFOBLOBS, 0};
+    static buf f, m;
+    f.n = m.n = 0;
+    serverdata(&m, 0, 0, ext);
+    userinfo(&m, 0, "\\name\\a");
+    userinfo(&m, 1, "\\name\\b\\team\\red");
+    static const struct {
+        int slot;
+        const char *key;
+        uint32_t word;
+        const char *data;
+    } chunk[] = {
+        {1, "name", 0x80000000u, "b;c$d"}, {2, "\xff" "dGVhbQ==", 0, "bl"},
+        {2, "\xff" "dGVhbQ==", 0x80000002u, "ue"}, {1, "name", 0, "zz"},
+        {1, "name", 0x80000005u, "q"}, {0, "hostname", 0x80000000u, "x"},
+    };
+    for (size_t i = 0; i < sizeof chunk / sizeof chunk[0]; i++) {
+        put8(&m, QW_SVC_FTE_SETINFOBLOB);
+        put8(&m, (unsigned)chunk[i].slot);
+        putstr(&m, chunk[i].key);
+        put32(&m, chunk[i].word);
+        put16(&m, (int)strlen(chunk[i].data));
+        for (const char *p = chunk[i].data; *p; p++)
+            put8(&m, (unsigned char)*p);
+    }
+    put8(&m, QW_SVC_UPDATESTAT), put8(&m, 4), put8(&m, 9); /* STAT_ARMOR */
+    run r;
+    CHECK_EQ(qwd_play(&r, &f, &m, 1.0f, 5, "fte_infoblobs.qwd"), QD_OK);
+    CHECK_STR(r.cl->players[0].name, "b;c$d");
+    CHECK_STR(r.cl->players[1].team_name, "blue");
+    CHECK_EQ(r.cl->players[1].team, CL_TEAM_BLUE);
+    CHECK_EQ(cl_stats_of(r.cl, -1)->armor, 9);
+    run_close(&r);
+}
+
+/* PEXT_SPLITSCREEN (FTE cl_parse.c CLQW_ParseServerData, CLQW_ParseServerMessage): the
+ * serverdata's player byte (3, seat 0: the view), one more seat (5) and the 128 that ends
+ * them. Health 50 goes to the view; after svc 68 (seat 1) health 77 goes to player 5's
+ * stats, a centerprint and a set angle of seat 1 leave the view alone. svc 25 makes the
+ * seats 3 and 6: seat 1's health 12 then goes to player 6. Two prefixes in a row, 68
+ * without the bit and five serverdata seats are errors. */
+/* svc_serverdata with PEXT_SPLITSCREEN and no MAXPLAYERS (FTE CLQW_RecordServerData): a
+ * player byte per seat, then 128. */
+static void serverdata_seats(buf *m, const uint8_t *players, int n)
+{
+    put8(m, QW_SVC_SERVERDATA);
+    put32(m, QW_PROTOCOL_FTE);
+    put32(m, QW_PEXT_SPLITSCREEN);
+    put32(m, 28);
+    put32(m, 7);
+    putstr(m, "qw");
+    for (int i = 0; i < n; i++)
+        put8(m, players[i]);
+    put8(m, 128);
+    putstr(m, "Split Level");
+    for (int i = 0; i < 10; i++)
+        putf(m, 1.0f);
+}
+
+TEST(qw_fte_splitscreen)
+{
+    static buf f, m;
+    static const uint8_t two[] = {3, 5}, five[] = {1, 2, 3, 4, 5};
+    f.n = m.n = 0;
+    serverdata_seats(&m, two, 2);
+    userinfo(&m, 3, "\\name\\left");
+    userinfo(&m, 5, "\\name\\right");
+    userinfo(&m, 6, "\\name\\third");
+    put8(&m, QW_SVC_UPDATESTAT), put8(&m, 0), put8(&m, 50); /* STAT_HEALTH */
+    put8(&m, QW_SVC_FTE_CHOOSESPLITCLIENT), put8(&m, 1);
+    put8(&m, QW_SVC_UPDATESTAT), put8(&m, 0), put8(&m, 77);
+    put8(&m, QW_SVC_FTE_CHOOSESPLITCLIENT), put8(&m, 1);
+    put8(&m, QW_SVC_CENTERPRINT), putstr(&m, "seat one");
+    put8(&m, QW_SVC_FTE_CHOOSESPLITCLIENT), put8(&m, 1);
+    put8(&m, QW_SVC_SETANGLE), put8(&m, 64), put8(&m, 64), put8(&m, 0);
+    put8(&m, QW_SVC_FTE_SPLITSCREENCONFIG), put8(&m, 2), put8(&m, 3), put8(&m, 6);
+    put8(&m, QW_SVC_FTE_CHOOSESPLITCLIENT), put8(&m, 1);
+    put8(&m, QW_SVC_UPDATESTATLONG), put8(&m, 0), put32(&m, 12);
+    run r;
+    CHECK_EQ(qwd_play(&r, &f, &m, 1.0f, 5, "fte_splitscreen.qwd"), QD_OK);
+    CHECK_EQ(r.cl->view.view_entity, 4);
+    CHECK_EQ(cl_stats_of(r.cl, -1)->health, 50);
+    CHECK_EQ(cl_stats_of(r.cl, 5)->health, 77);
+    CHECK_EQ(cl_stats_of(r.cl, 6)->health, 12);
+    CHECK_EQ(r.cl->message_count, 0);
+    CHECK(near(r.cl->view.angles[0], 0) && near(r.cl->view.angles[1], 0));
+    run_close(&r);
+
+    f.n = m.n = 0;
+    serverdata_seats(&m, five, 5);
+    qwd_refused(&m, QD_ERR_BAD_DATA, "over 4 seats");
+
+    f.n = m.n = 0;
+    serverdata_seats(&m, two, 2);
+    put8(&m, QW_SVC_FTE_CHOOSESPLITCLIENT), put8(&m, 1);
+    put8(&m, QW_SVC_FTE_CHOOSESPLITCLIENT), put8(&m, 1);
+    put8(&m, QW_SVC_NOP);
+    qwd_refused(&m, QD_ERR_BAD_DATA, "twice");
+
+    f.n = m.n = 0;
+    serverdata(&m, 0, 0, NULL);
+    put8(&m, QW_SVC_FTE_CHOOSESPLITCLIENT), put8(&m, 1);
+    put8(&m, QW_SVC_NOP);
+    qwd_refused(&m, QD_ERR_BAD_DATA, "without PEXT_SPLITSCREEN");
+}
+
+/* PEXT2_VRINPUTS (FTE cl_parse.c CLQW_ParseServerData): with PEXT2_MAXPLAYERS the seat byte
+ * has no spectator bit, so 0x81 is 129 seats, which FTE refuses (over MAX_SPLITS), where
+ * without the bit it is one spectating seat. A VRINPUTS .qwd with one seat (player 2)
+ * decodes with its angle base (svc 93: yaw 16384, locked) and a frame; an FTE .mvd with the
+ * bit has no seats. */
+TEST(qw_fte_vrinputs)
+{
+    static buf f, m;
+    rd_qwd_serverdata(&f, &m, 2, QW_PEXT2_VRINPUTS);
+    put8(&m, QW_SVC_FTE_SETANGLEBASE);
+    put8(&m, 0x02 | 0x08);
+    put16(&m, 16384);
+    ue_reset_with(&m, 1.0f, 3, QW_UF_ORIGINXY | QW_UF_MODEL);
+    putcoord(&m, 32), putcoord(&m, 48);
+    put8(&m, 2);
+    put16(&m, 0);
+    run r;
+    CHECK_EQ(qwd_play(&r, &f, &m, 1.0f, 5, "fte_vrinputs.qwd"), QD_OK);
+    CHECK_EQ(r.cl->view.view_entity, 3);
+    CHECK(active(&r, 3) && near(ent(&r, 3)->cur.origin[1], 48));
+    run_close(&r);
+
+    for (int vr = 0; vr < 2; vr++) {
+        f.n = m.n = 0;
+        serverdata_fte_ext(&m, 0, 16, 2, 0, vr ? QW_PEXT2_VRINPUTS : 0);
+        m.b[m.n - 10 * 4 - (sizeof "Test Level") - 2] = 0x81; /* the seat byte */
+        qwd_read(&f, 1.0f, 5, &m);
+        run r2;
+        CHECK(run_open(&r2, &demo_qwd_decoder, f.b, f.n));
+        qd_err e = run_all(&r2, NULL);
+        if (vr) {
+            CHECK_EQ(e, QD_ERR_BAD_DATA);
+            CHECK_MSG(strstr(r2.err.msg, "129 seats") != NULL, "%s", r2.err.msg);
+        } else {
+            CHECK_EQ(e, QD_OK);
+            CHECK_EQ(((qw_state *)r2.state)->spectator, 1);
+        }
+        run_close(&r2);
+    }
+
+    /* an .mvd with every bit of this work: a LERPTIME entity (model 4, frame 300 as 0xac
+     * 0x02), a TE_BULLET, a one-chunk name blob for player 1 */
+    f.n = m.n = 0;
+    serverdata_fte_ext(&m, 1, 8, 0, QW_PEXT_TE_BULLET | QW_PEXT_SPLITSCREEN,
+                       QW_PEXT2_VRINPUTS | QW_PEXT2_LERPTIME | QW_PEXT2_INFOBLOBS);
+    modellist(&m);
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+    m.n = 0;
+    ue_reset_with(&m, 1.0f, 20, QW_UF_MODEL | QW_UF_FRAME);
+    put8(&m, 0xac), put8(&m, 0x02), put8(&m, 4);
+    put16(&m, 0);
+    put8(&m, QW_SVC_TEMP_ENTITY), put8(&m, 14);
+    putcoord(&m, 1), putcoord(&m, 2), putcoord(&m, 3);
+    put8(&m, QW_SVC_FTE_SETINFOBLOB), put8(&m, 2), putstr(&m, "name");
+    put32(&m, 0x80000000u), put16(&m, 2), put8(&m, 'v'), put8(&m, 'r');
+    mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
+    qw_seed("fte_extensions.mvd", &f);
+    run r3;
+    CHECK(run_open(&r3, &demo_mvd_decoder, f.b, f.n));
+    CHECK_EQ(run_all(&r3, NULL), QD_OK);
+    CHECK(active(&r3, 20) && ent(&r3, 20)->cur.frame == 300 && ent(&r3, 20)->cur.model == 4);
+    CHECK_STR(r3.cl->players[1].name, "vr");
+    run_close(&r3);
 }
