@@ -364,6 +364,7 @@ TEST(mvd2_bad_messages)
 /* ---- Q2PRO's extended limits (MVF_EXTLIMITS, MVF_EXTLIMITS_2) ----
  * Files written here by the rules of Q2PRO's MVD parser (/work/notes/mvd2ext/FINDINGS.md);
  * every expected value is worked out by hand from the bytes, in the comment beside them.
+ * QDEMO_MVD2_SEEDS=DIR keeps two of them there (tests/fuzz/corpus/mvd2/written_*).
  * The extended configstring map's numbers are Q2PRO's shared.h ones (FINDINGS, q2ext §2):
  * CS_MAXCLIENTS 60, CS_MODELS 62, CS_SOUNDS 8254, CS_PLAYERSKINS 12862, the end 13630. */
 
@@ -462,6 +463,7 @@ TEST(mvd2_extlimits)
 {
     static buf f;
     write_ext1(&f);
+    test_seed("QDEMO_MVD2_SEEDS", "written_q2pro_extlimits.mvd2", &f);
     CHECK_EQ(demo_mvd2_decoder.probe(f.b, f.n, NULL), 10);
     run r;
     CHECK(run_open(&r, f.b, f.n));
