@@ -92,8 +92,7 @@ static qd_err truncated(ctx *c, const char *what)
 #define Q2_I23_MAX 0x3fffff
 
 /* Q2PRO's int23 [Q2X] (msg.c MSG_ReadDeltaInt23): a word whose bit 0 clear makes the rest
- * a 15-bit delta from prev; set, one more byte and the 23 bits above bit 0 are the value
- * (q2_local.h).
+ * a 15-bit delta from prev; set, one more byte and the 23 bits above bit 0 are the value.
  * A sum past the 23 bits (no writer makes one: it sends the value whole then) is clamped,
  * so coordinates stay where their differences cannot overflow. */
 int32_t q2_read_i23(rd_t *r, int32_t prev)
