@@ -1,5 +1,6 @@
 /* q2build.h: writing Quake II .dm2 bytes inside a test (test_q2.c, test_q2ext.c): blocks,
- * the messages every level starts with, entity headers (with Q2PRO's fifth bits byte). */
+ * the messages every level starts with, entity headers (with Q2PRO's fifth bits byte) and
+ * int23 coordinates, which .mvd2's entities share (test_mvd2.c). */
 #ifndef QD_Q2BUILD_H
 #define QD_Q2BUILD_H
 
@@ -76,17 +77,45 @@ static inline void frame(buf *m, int serverframe, int deltaframe)
 static inline void end_marker(buf *f) { put32(f, 0xffffffffu); }
 
 /* QDEMO_Q2_SEEDS=DIR keeps a written demo there as a fuzz seed (tests/fuzz/corpus/dm2). */
-static inline void q2_seed(const char *name, const buf *f)
+static inline void q2_seed(const char *name, const buf *f) { test_seed("QDEMO_Q2_SEEDS", name, f); }
+
+/* Q2PRO's int23 [Q2X] in its 3-byte (absolute) form: the 24 bits (v << 1) | 1, low byte
+ * first. */
+static inline void put_i23_abs(buf *m, int32_t v)
 {
-    const char *dir = getenv("QDEMO_Q2_SEEDS");
-    char path[512];
-    if (!dir || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
-        return;
-    FILE *o = fopen(path, "wb");
-    if (o) {
-        fwrite(f->b, 1, f->n, o);
-        fclose(o);
+    uint32_t w = ((uint32_t)v << 1 | 1u) & 0xffffffu;
+    put16(m, (int)(w & 0xffff));
+    put8(m, w >> 16);
+}
+
+/* An int23 in its 2-byte (delta) form: the 16 bits d << 1, bit 0 clear. */
+static inline void put_i23_delta(buf *m, int d) { put16(m, (int)(((unsigned)d << 1) & 0xffff)); }
+
+/* The end of a Q2PRO EXTENSIONS_2 player state [Q2X] whose bits send the blend, the fog
+ * (when fog), the fov and the stats: blend[0] 200, fov 100, stat 1 (health) 75, stat 40 read
+ * past. */
+static inline void put_ext2_ps_tail(buf *m, int fog)
+{
+    put8(m, 0x11);             /* the blend's mask: blend R and damage blend R */
+    put8(m, 200);              /* blend[0] */
+    put8(m, 77);               /* damage_blend[0]: read past */
+    if (fog) {
+        put8(m, 0x41);         /* fog: colour, start distance */
+        put8(m, 10);
+        put8(m, 20);
+        put8(m, 30);
+        put_i23_delta(m, 5);
     }
+    put8(m, 100);              /* fov */
+    /* stats 1 and 40: the mask 2 + 2^40 as a varint, 7 bits a byte: 82 80 80 80 80 20 */
+    put8(m, 0x82);
+    put8(m, 0x80);
+    put8(m, 0x80);
+    put8(m, 0x80);
+    put8(m, 0x80);
+    put8(m, 0x20);
+    put16(m, 75);              /* health */
+    put16(m, 999);             /* stat 40: read past */
 }
 
 #endif

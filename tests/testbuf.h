@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,21 @@ static inline void gf32(gbuf *b, float f)
     uint32_t u;
     memcpy(&u, &f, 4);
     g32(b, u);
+}
+
+/* With the environment variable env naming a folder, keep f there as the file name: the
+ * fuzz corpus's written seeds (tests/fuzz/corpus/<target>/written_*). */
+static inline void test_seed(const char *env, const char *name, const buf *f)
+{
+    const char *dir = getenv(env);
+    char path[512];
+    if (!dir || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return;
+    FILE *o = fopen(path, "wb");
+    if (o) {
+        fwrite(f->b, 1, f->n, o);
+        fclose(o);
+    }
 }
 
 #endif

@@ -344,6 +344,8 @@ const char *demo_protocol_name(const demo_t *d)
         {DEMO_FMT_DM2, 3435, "Q2PRO extended v2"},
         {DEMO_FMT_DM2, 3436, "Q2PRO extended v2 with player fog"},
     };
+    if (d->dec->variant && d->dec->variant(d->state))
+        return d->dec->variant(d->state);
     int p = demo_protocol(d);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (names[i].fmt == d->dec->format && names[i].protocol == p)

@@ -78,6 +78,10 @@ typedef struct demo_decoder {
      * decoder's own open frame (demo.c has closed the client's), keep everything else
      * (precaches, baselines). */
     void (*resume)(void *state, uint64_t pos);
+    /* What the file's variant is called when the protocol number alone does not say (Q2PRO's
+     * extended-limits .mvd2, protocol 37 all), for `info`; NULL (no member, or its answer):
+     * demo_protocol_name's own table. */
+    const char *(*variant)(const void *state);
 } demo_decoder;
 
 enum { DEMO_BLOCK_NONE, DEMO_BLOCK_CUT, DEMO_BLOCK_WHOLE, DEMO_BLOCK_END };
@@ -135,7 +139,8 @@ size_t demo_size(const demo_t *d);
 uint64_t demo_offset(const demo_t *d);
 int demo_protocol(const demo_t *d);
 /* What the protocol number names when it is a variant of its format's own ("R1Q2", "Q2PRO
- * extended"), for `info`; NULL for the format's plain protocols. */
+ * extended"), or the decoder's name for the file's variant (demo_decoder.variant: "Q2PRO
+ * extended limits v2"), for `info`; NULL for the format's plain protocols. */
 const char *demo_protocol_name(const demo_t *d);
 /* Whether the decode has reached the recording's end marker (see demo_decoder.ended): a
  * demo that stops cleanly at a block boundary without it was cut there. */

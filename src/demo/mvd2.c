@@ -7,8 +7,9 @@
  * printed [Q2P-PARSE MVD_ParseMessage]. The first block's mvd_serverdata holds the level's
  * configstrings and a first frame. Entity deltas are protocol 34's, read by q2.c's readers;
  * configstrings, stats and prints go through q2.c too (q2_local.h). Sources: mvd2_local.h.
- * The extended-limits variants (MVF_EXTLIMITS, MVF_EXTLIMITS_2) and the rerelease's version
- * are refused by name. */
+ * Q2PRO's extended limits (MVF_EXTLIMITS, MVF_EXTLIMITS_2) change the fields' widths as its
+ * extended client demos do: which, is the data of wires[] [Q2P-EXT]. The rerelease's version
+ * is refused by name. */
 #include "demo.h"
 #include "demo_local.h"
 #include "mvd2_local.h"
@@ -66,38 +67,90 @@ static void bit_put(uint32_t *set, int i, int on)
         set[i >> 5] &= ~(1u << (i & 31));
 }
 
+/* ---- what the serverdata's version and flags switch on [Q2P-EXT MVD_ParseServerData] ---- */
+
+/* Each level as data: the entity deltas' layout (and with it the configstring map: the
+ * extended one with Q2_ES_EXT), the entity numbers, the packed player state's widths, and
+ * the name `info` gives the variant. */
+static const struct wire {
+    unsigned es;         /* Q2_ES_*: MSG_ES_* of the parser */
+    uint16_t max_edicts; /* csr->max_edicts */
+    uint8_t ps;          /* MSG_PS_*: 1 EXTENSIONS (the gun's model a word), 2 and
+                          * EXTENSIONS_2 (int23 origins, the blend's mask, varint stats) */
+    uint8_t morebits;    /* MSG_PS_MOREBITS: PPS_MOREBITS brings a third bits byte */
+    const char *name;
+} wires[] = {
+    {0, Q2_MAX_EDICTS, 0, 0, NULL},
+    {Q2_ES_EXTENDED, Q2_MAX_EDICTS_EXT, 1, 0, "Q2PRO extended limits"},
+    {Q2_ES_EXTENDED | Q2_ES_EXT2, Q2_MAX_EDICTS_EXT, 2, 0, "Q2PRO extended limits v2"},
+    {Q2_ES_EXTENDED | Q2_ES_EXT2, Q2_MAX_EDICTS_EXT, 2, 1,
+     "Q2PRO extended limits v2 with player fog"},
+};
+
+/* The wires[] row of a serverdata: MVF_EXTLIMITS counts from 2011, MVF_EXTLIMITS_2 from 2012
+ * and only with it, MOREBITS from 2013; -1 for MVF_EXTLIMITS_2 alone, which the parser
+ * rejects. */
+static int wire_of(int version, unsigned flags)
+{
+    int ext1 = version >= MVD2_VERSION_EXTLIMITS && (flags & MVD2_MVF_EXTLIMITS);
+    int ext2 = version >= MVD2_VERSION_EXTLIMITS_2 && (flags & MVD2_MVF_EXTLIMITS_2);
+    if (ext2)
+        return ext1 ? 2 + (version >= MVD2_VERSION_PLAYERFOG) : -1;
+    return ext1;
+}
+
 /* ---- packed player state [Q2P-MSG MSG_ParseDeltaPlayerstate_Packet] ----
- * (bit, field, kind, size, count) rows for DD_ROW, in the order of the wire; the stats
- * (a 32-bit mask, then a short per bit) follow under PPS_STATS. */
-#define PPS_ROWS(X)                                                                        \
-    X(MVD2_PPS_M_TYPE, pm_type, DD_U8, 1, 1)                                               \
+ * (bit, field, kind, size, count) rows for DD_ROW, in the order of the wire, in groups where
+ * the extended levels differ (read_pps): */
+#define PPS_ROWS_TYPE(X) X(MVD2_PPS_M_TYPE, pm_type, DD_U8, 1, 1)
+#define PPS_ROWS_ORIGIN(X) /* shorts; int23 deltas with EXTENSIONS_2 */                  \
     X(MVD2_PPS_M_ORIGIN, origin, DD_S16, 4, 2)                                             \
-    X(MVD2_PPS_M_ORIGIN2, origin[2], DD_S16, 4, 1)                                         \
+    X(MVD2_PPS_M_ORIGIN2, origin[2], DD_S16, 4, 1)
+#define PPS_ROWS_VIEW(X)                                                                   \
     X(MVD2_PPS_VIEWOFFSET, viewoffset, DD_S8, 1, 3)                                        \
     X(MVD2_PPS_VIEWANGLES, viewangles, DD_S16, 2, 2)                                       \
     X(MVD2_PPS_VIEWANGLE2, viewangles[2], DD_S16, 2, 1)                                    \
-    X(MVD2_PPS_KICKANGLES, kick_angles, DD_S8, 1, 3)                                       \
-    X(MVD2_PPS_WEAPONINDEX, gunindex, DD_U8, 2, 1)                                         \
+    X(MVD2_PPS_KICKANGLES, kick_angles, DD_S8, 1, 3)
+#define PPS_ROWS_GUN(X, KIND) /* the gun's model: a byte; a word with EXTENSIONS */      \
+    X(MVD2_PPS_WEAPONINDEX, gunindex, KIND, 2, 1)                                          \
     X(MVD2_PPS_WEAPONFRAME, gunframe, DD_U8, 1, 1)                                         \
     X(MVD2_PPS_GUNOFFSET, gunoffset, DD_S8, 1, 3)                                          \
-    X(MVD2_PPS_GUNANGLES, gunangles, DD_S8, 1, 3)                                          \
-    X(MVD2_PPS_BLEND, blend, DD_U8, 1, 4)                                                  \
+    X(MVD2_PPS_GUNANGLES, gunangles, DD_S8, 1, 3)
+/* then the blend (q2_read_blend), the fog (PPS_FOG, read past), and */
+#define PPS_ROWS_END(X)                                                                    \
     X(MVD2_PPS_FOV, fov, DD_U8, 1, 1)                                                      \
     X(MVD2_PPS_RDFLAGS, rdflags, DD_U8, 1, 1)
+/* and the stats (q2_read_stats: a 32-bit mask, or EXTENSIONS_2's varint one of 64). */
 
-static void read_pps(rd_t *r, q2_pstate *ps, unsigned bits)
+static void read_pps(rd_t *r, q2_pstate *ps, unsigned bits, const struct wire *w)
 {
+    static const unsigned origin_bit[3] = {MVD2_PPS_M_ORIGIN, MVD2_PPS_M_ORIGIN,
+                                           MVD2_PPS_M_ORIGIN2};
     dd_reader rd = {r, NULL, 0, 0};
 #define READ_ROW(bit, field, kind, size, n) \
     DD_READ(&rd, NULL, bits, ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
-    PPS_ROWS(READ_ROW)
-#undef READ_ROW
-    if (bits & MVD2_PPS_STATS) {
-        uint32_t statbits = rd_u32(r);
-        for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
-            if (b & 1)
-                ps->stats[i] = rd_s16(r);
+    PPS_ROWS_TYPE(READ_ROW)
+    if (w->ps >= 2) { /* against the player's last state (msg.c MSG_ReadDeltaInt23) */
+        for (int i = 0; i < 3; i++)
+            if (bits & origin_bit[i])
+                ps->origin[i] = q2_read_i23(r, ps->origin[i]);
+    } else {
+        PPS_ROWS_ORIGIN(READ_ROW)
     }
+    PPS_ROWS_VIEW(READ_ROW)
+    if (w->ps) {
+        PPS_ROWS_GUN(READ_ROW, DD_U16)
+    } else {
+        PPS_ROWS_GUN(READ_ROW, DD_U8)
+    }
+    if (bits & MVD2_PPS_BLEND)
+        q2_read_blend(r, ps->blend, w->ps >= 2);
+    if (bits & MVD2_PPS_FOG)
+        q2_skip_fog(r);
+    PPS_ROWS_END(READ_ROW)
+#undef READ_ROW
+    if (bits & MVD2_PPS_STATS)
+        (void)q2_read_stats(r, ps->stats, w->ps >= 2);
 }
 
 /* ---- the client-state side ---- */
@@ -178,7 +231,7 @@ static int frame_open(ctx *c, double t)
 static void emit_entities(ctx *c)
 {
     mvd2_state *s = c->s;
-    for (int num = 1; num < Q2_MAX_EDICTS; num++) {
+    for (int num = 1; num < s->max_edicts; num++) {
         if (!bit_get(s->ent_inuse, num))
             continue;
         const q2_ent *q = &s->ents[num];
@@ -236,6 +289,7 @@ static qd_err parse_frame(ctx *c)
 {
     mvd2_state *s = c->s;
     rd_t *r = &c->r;
+    const struct wire *w = &wires[s->wire];
     if (!s->have_level)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "mvd_frame before mvd_serverdata");
     frame_close(c);
@@ -254,27 +308,29 @@ static qd_err parse_frame(ctx *c)
             return fail(c, QD_ERR_BAD_DATA, ofs, "mvd_frame: player %d, maxclients %d", num,
                         (int)s->max_clients);
         unsigned bits = rd_u16(r);
-        read_pps(r, &s->players[num], bits);
+        if (bits & MVD2_PPS_MOREBITS) /* [Q2P-EXT]: a third byte, or (before) the removal */
+            bits |= w->morebits ? (unsigned)rd_u8(r) << 16 : MVD2_PPS_REMOVE;
+        read_pps(r, &s->players[num], bits, w);
         if (r->err)
             return truncated(c, "mvd_frame");
         bit_put(s->player_inuse, num, !(bits & MVD2_PPS_REMOVE));
         bit_put(c->pl_changed, num, 1);
         players++;
     }
-    for (int i = 1; i < Q2_MAX_EDICTS; i++) /* an event lasts one frame */
+    for (int i = 1; i < s->max_edicts; i++) /* an event lasts one frame */
         s->ents[i].event = 0;
     for (;;) {
         uint64_t ofs = c->base + r->pos;
-        uint32_t bits;
-        int num = q2_read_ent_bits(r, &bits);
+        uint64_t bits;
+        int num = q2_read_ent_bits(r, &bits, w->es);
         if (r->err)
             return truncated(c, "mvd_frame");
-        if (num >= Q2_MAX_EDICTS)
+        if (num >= s->max_edicts)
             return fail(c, QD_ERR_BAD_DATA, ofs, "mvd_frame: entity %d over %d", num,
-                        Q2_MAX_EDICTS - 1);
+                        s->max_edicts - 1);
         if (num == 0)
             break;
-        q2_read_delta(r, &s->ents[num], num, bits, 34, 0);
+        q2_read_delta(r, &s->ents[num], num, bits, w->es);
         if (r->err)
             return truncated(c, "mvd_frame");
         bit_put(s->ent_inuse, num, !(bits & Q2_U_REMOVE));
@@ -300,8 +356,8 @@ static qd_err parse_frame(ctx *c)
 
 /* ---- mvd_serverdata [Q2P-PARSE MVD_ParseServerData] ---- */
 
-/* Why a serverdata of this protocol, version and flags is not decoded, or NULL. */
-static const char *refusal(int32_t proto, int version, unsigned flags)
+/* Why a serverdata of this protocol and version is not decoded, or NULL. */
+static const char *refusal(int32_t proto, int version)
 {
     if (proto != MVD2_PROTOCOL)
         return "not the MVD protocol 37";
@@ -309,10 +365,6 @@ static const char *refusal(int32_t proto, int version, unsigned flags)
         return "the Quake II rerelease's MVD version 3038";
     if (version < MVD2_VERSION_MINIMUM || version > MVD2_VERSION_PLAYERFOG)
         return "an MVD version Q2PRO never wrote (2009..2013 are known)";
-    if (flags & MVD2_MVF_EXTLIMITS_2)
-        return "MVF_EXTLIMITS_2 (Q2PRO's second extended limits)";
-    if (flags & MVD2_MVF_EXTLIMITS)
-        return "MVF_EXTLIMITS (Q2PRO's extended limits: long solids, 16-bit angles)";
     return NULL;
 }
 
@@ -355,11 +407,17 @@ static qd_err parse_serverdata(ctx *c, int extrabits)
     read_head(r, extrabits, &h);
     if (r->err)
         return truncated(c, "mvd_serverdata");
-    const char *why = refusal(h.proto, h.version, h.flags);
+    const char *why = refusal(h.proto, h.version);
     if (why)
         return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
                     "Q2PRO MVD, protocol %d version %d flags 0x%x: %s is not decoded",
                     (int)h.proto, h.version, h.flags, why);
+    int wire = wire_of(h.version, h.flags);
+    if (wire < 0) /* [Q2P-EXT] */
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                    "mvd_serverdata: MVF_EXTLIMITS_2 without MVF_EXTLIMITS (flags 0x%x)",
+                    h.flags);
+    const q2_csmap *cs = q2_csmap_of(wires[wire].es & Q2_ES_EXT);
     /* The configstrings up to the end index: a first pass for maxclients and the title,
      * which the level starts with. */
     char str[MVD2_STRING_MAX], title[CL_NAME_LEN] = "";
@@ -367,10 +425,10 @@ static qd_err parse_serverdata(ctx *c, int extrabits)
     rd_t look = *r;
     for (;;) {
         int index = rd_u16(&look);
-        if (look.err || index == Q2_MAX_CONFIGSTRINGS)
+        if (look.err || index == cs->end)
             break;
         rd_str(&look, str, sizeof str);
-        if (index == Q2_CS_MAXCLIENTS)
+        if (index == cs->maxclients)
             maxclients = demo_small_atoi(str);
         else if (index == Q2_CS_NAME)
             snprintf(title, sizeof title, "%.*s", (int)sizeof title - 1, str);
@@ -389,22 +447,25 @@ static qd_err parse_serverdata(ctx *c, int extrabits)
     s->protocol = h.proto;
     s->version = h.version;
     s->flags = h.flags;
+    s->wire = (uint8_t)wire;
+    s->max_edicts = wires[wire].max_edicts;
     s->servercount = h.servercount;
     s->clientnum = h.clientnum;
     s->max_clients = maxclients;
     s->have_level = 1;
     level_reset(s);
+    s->names.ext = (wires[wire].es & Q2_ES_EXT) != 0;
     cl_level_begin(c->cl, CL_GAME_Q2, h.proto, maxclients, title);
     cl_set_gamedir(c->cl, h.gamedir[0] ? h.gamedir : "baseq2");
     for (;;) {
         uint64_t ofs = c->base + r->pos;
         int index = rd_u16(r);
-        if (index == Q2_MAX_CONFIGSTRINGS)
+        if (index == cs->end)
             break;
         rd_str(r, str, sizeof str);
-        if (index > Q2_MAX_CONFIGSTRINGS) /* [Q2P-PARSE]: "Bad configstring index" */
+        if (index > cs->end) /* [Q2P-PARSE]: "Bad configstring index" */
             return fail(c, QD_ERR_BAD_DATA, ofs, "mvd_serverdata: configstring %d over %d",
-                        index, Q2_MAX_CONFIGSTRINGS - 1);
+                        index, cs->end - 1);
         q2_configstring(c->cl, &s->names, index, str, (uint32_t)(ofs + 2));
         count++;
     }
@@ -428,13 +489,13 @@ static qd_err parse_configstring(ctx *c)
 {
     rd_t *r = &c->r;
     char str[MVD2_STRING_MAX];
-    int index = rd_u16(r);
+    int index = rd_u16(r), end = q2_csmap_of(c->s->names.ext)->end;
     rd_str(r, str, sizeof str);
     if (r->err)
         return truncated(c, "mvd_configstring");
-    if (index >= Q2_MAX_CONFIGSTRINGS) /* [Q2P-PARSE MVD_ParseConfigstring]: "bad index" */
+    if (index >= end) /* [Q2P-PARSE MVD_ParseConfigstring]: "bad index" */
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "mvd_configstring: index %d over %d",
-                    index, Q2_MAX_CONFIGSTRINGS - 1);
+                    index, end - 1);
     q2_configstring(c->cl, &c->s->names, index, str, (uint32_t)(c->msg_ofs + 3));
     TRACE(c, "mvd_configstring", "index=%d string=\"%s\"", index, esc(c, str));
     return QD_OK;
@@ -466,14 +527,17 @@ static qd_err parse_cast(ctx *c, int op, int extrabits)
     return QD_OK;
 }
 
-/* [Q2P-PARSE MVD_ParseSound]: flags, index, the optional volume, attenuation and offset,
- * then the entity and channel (always): the sound is where that entity is. */
+/* [Q2P-PARSE MVD_ParseSound]: flags, index (a word under SND_INDEX16 in an extended stream
+ * [Q2P-EXT]), the optional volume, attenuation and offset, then the entity and channel
+ * (always): the sound is where that entity is. */
 static qd_err parse_sound(ctx *c)
 {
     mvd2_state *s = c->s;
     rd_t *r = &c->r;
     unsigned flags = rd_u8(r);
-    int index = rd_u8(r), vol = 255, attn = 64, ofs = 0;
+    int index = (wires[s->wire].es & Q2_ES_EXT) && (flags & Q2_SND_INDEX16) ? rd_u16(r)
+                                                                             : rd_u8(r);
+    int vol = 255, attn = 64, ofs = 0;
     if (flags & Q2_SND_VOLUME)
         vol = rd_u8(r);
     if (flags & Q2_SND_ATTENUATION)
@@ -484,9 +548,9 @@ static qd_err parse_sound(ctx *c)
     if (r->err)
         return truncated(c, "mvd_sound");
     int ent = (int)(sendchan >> 3);
-    if (ent >= Q2_MAX_EDICTS)
+    if (ent >= s->max_edicts)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "mvd_sound: entity %d over %d", ent,
-                    Q2_MAX_EDICTS - 1);
+                    s->max_edicts - 1);
     cl_sound snd;
     memset(&snd, 0, sizeof snd);
     snd.sound = (uint16_t)index;
@@ -550,6 +614,39 @@ static qd_err parse_message(ctx *c, int op, int extrabits)
 
 /* ---- blocks [Q2P-CLIENT demo_load_message] ---- */
 
+static int has_magic(const uint8_t *data, size_t len)
+{
+    return len >= 4 && !memcmp(data, MVD2_MAGIC, 4);
+}
+
+/* The first block's serverdata header, when the file starts with one: 1 and h filled. */
+static int first_head(const uint8_t *data, size_t len, sd_head *h)
+{
+    if (!has_magic(data, len) || len < 7)
+        return 0;
+    size_t size = (size_t)(data[4] | data[5] << 8);
+    if (size == 0) /* an extended recorder's may be any length (max_block) */
+        return 0;
+    if (size > len - 6) /* a file cut inside its first block: read what is there */
+        size = len - 6;
+    rd_t r = rd_make(data + 6, size);
+    int id = rd_u8(&r);
+    if ((id & MVD2_SVCMD_MASK) != MVD2_SERVERDATA)
+        return 0;
+    read_head(&r, id >> MVD2_SVCMD_BITS, h);
+    return !r.err;
+}
+
+/* The largest block the file's recorder writes [Q2P-CLIENT demo_load_message]: MAX_MSGLEN,
+ * which is 0x10000 (any length) in the builds with the extended limits [Q2P-EXT], when the
+ * first serverdata has them. */
+static size_t max_block(const uint8_t *data, size_t len)
+{
+    sd_head h;
+    return first_head(data, len, &h) && wire_of(h.version, h.flags) > 0 ? MVD2_MAX_MSGLEN_EXT
+                                                                         : MVD2_MAX_MSGLEN;
+}
+
 static qd_err parse_block(ctx *c, const uint8_t *data, size_t len, int *done)
 {
     mvd2_state *s = c->s;
@@ -565,8 +662,9 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len, int *done)
         TRACE(c, "end", "%s", "");
         return QD_OK;
     }
-    if (size > MVD2_MAX_MSGLEN)
-        return fail(c, QD_ERR_BAD_DATA, pos, "block size %zu over %d", size, MVD2_MAX_MSGLEN);
+    size_t cap = max_block(data, len);
+    if (size > cap)
+        return fail(c, QD_ERR_BAD_DATA, pos, "block size %zu over %zu", size, cap);
     if (size > len - pos - 2)
         return fail(c, QD_ERR_TRUNCATED, pos, "block of %zu bytes cut off at %zu", size,
                     len - pos - 2);
@@ -588,29 +686,6 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len, int *done)
 
 /* ---- the decoder interface ---- */
 
-static int has_magic(const uint8_t *data, size_t len)
-{
-    return len >= 4 && !memcmp(data, MVD2_MAGIC, 4);
-}
-
-/* The first block's serverdata header, when the file starts with one: 1 and h filled. */
-static int first_head(const uint8_t *data, size_t len, sd_head *h)
-{
-    if (!has_magic(data, len) || len < 7)
-        return 0;
-    size_t size = (size_t)(data[4] | data[5] << 8);
-    if (size == 0 || size > MVD2_MAX_MSGLEN)
-        return 0;
-    if (size > len - 6) /* a file cut inside its first block: read what is there */
-        size = len - 6;
-    rd_t r = rd_make(data + 6, size);
-    int id = rd_u8(&r);
-    if ((id & MVD2_SVCMD_MASK) != MVD2_SERVERDATA)
-        return 0;
-    read_head(&r, id >> MVD2_SVCMD_BITS, h);
-    return !r.err;
-}
-
 static qd_err mvd2_init(void *state, const uint8_t *data, size_t len, qd_error *err)
 {
     mvd2_state *s = state;
@@ -622,13 +697,17 @@ static qd_err mvd2_init(void *state, const uint8_t *data, size_t len, qd_error *
                                                 "\"MVD2\"");
     sd_head h;
     if (first_head(data, len, &h)) {
-        const char *why = refusal(h.proto, h.version, h.flags);
-        if (why) {
-            s->protocol = h.proto; /* `info` reports what the file is, refused or not */
+        /* `info` reports what the file is, refused or not */
+        s->protocol = h.proto;
+        s->version = h.version;
+        s->flags = h.flags;
+        const char *why = refusal(h.proto, h.version);
+        if (why)
             return qd_fail(err, QD_ERR_UNSUPPORTED, 6,
                            "Q2PRO MVD, protocol %d version %d flags 0x%x: %s is not decoded",
                            (int)h.proto, h.version, h.flags, why);
-        }
+        int wire = wire_of(h.version, h.flags);
+        s->wire = (uint8_t)(wire > 0 ? wire : 0);
     }
     return QD_OK;
 }
@@ -659,6 +738,10 @@ static qd_err mvd2_step(void *state, const uint8_t *data, size_t len, cl_state *
 static uint64_t mvd2_offset(const void *state) { return ((const mvd2_state *)state)->pos; }
 static int mvd2_protocol(const void *state) { return ((const mvd2_state *)state)->protocol; }
 static int mvd2_ended(const void *state) { return ((const mvd2_state *)state)->ended; }
+static const char *mvd2_variant(const void *state)
+{
+    return wires[((const mvd2_state *)state)->wire].name;
+}
 
 /* [Q2P-CLIENT demo_load_message]: a little-endian uint16 length, then the messages (a known
  * id first); length 0 is the end. */
@@ -671,7 +754,7 @@ static int mvd2_block_at(const uint8_t *data, size_t len, uint64_t pos, int stri
     *size = 2;
     if (n == 0)
         return DEMO_BLOCK_END;
-    if (n > MVD2_MAX_MSGLEN)
+    if (n > max_block(data, len))
         return DEMO_BLOCK_NONE;
     if (n > len - pos - 2)
         return DEMO_BLOCK_CUT;
@@ -716,5 +799,5 @@ static int mvd2_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_mvd2_decoder = {
     "mvd2", DEMO_FMT_MVD2, sizeof(mvd2_state), mvd2_probe, mvd2_init, mvd2_step, mvd2_offset,
-    mvd2_protocol, mvd2_ended, mvd2_block_at, mvd2_resume,
+    mvd2_protocol, mvd2_ended, mvd2_block_at, mvd2_resume, mvd2_variant,
 };

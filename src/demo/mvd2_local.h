@@ -12,7 +12,14 @@
  *   [Q2P-MSG]    skullernet/q2pro src/common/msg.c: MSG_ParseDeltaPlayerstate_Packet,
  *                MSG_ParseDeltaEntity (the same wire as protocol 34's entity delta)
  *   [Q2P-UTIL]   skullernet/q2pro src/common/utils.c: Com_PlayerToEntityState,
- *                Com_ParseTimespec (ten frames a second) */
+ *                Com_ParseTimespec (ten frames a second)
+ *   [Q2P-EXT]    the extended-limits streams (MVF_EXTLIMITS, MVF_EXTLIMITS_2), facts and
+ *                revisions in /work/notes/mvd2ext/FINDINGS.md: skullernet/q2pro
+ *                src/server/mvd/parse.c (00103c3e) MVD_ParseServerData, MVD_ParseSound,
+ *                MVD_ParsePacketEntities; res2k/q2pro src/server/mvd/parse.c (177eb0e4)
+ *                MVD_ParsePacketPlayers' PPS_MOREBITS; q2pro src/common/msg.c (EXTENSIONS_2
+ *                era) MSG_ParseDeltaPlayerstate_Packet and its writer; src/server/mvd.c
+ *                emit_gamestate; res2k/q2pro inc/common/protocol.h (07c14d2f) MAX_MSGLEN */
 #ifndef QD_MVD2_LOCAL_H
 #define QD_MVD2_LOCAL_H
 
@@ -25,6 +32,7 @@
  * demo; a length over MAX_MSGLEN is an invalid file. */
 #define MVD2_MAGIC "MVD2"
 #define MVD2_MAX_MSGLEN 0x8000 /* MAX_MSGLEN [Q2P-H] */
+#define MVD2_MAX_MSGLEN_EXT 0x10000 /* r2894's, with the extended limits: any uint16 [Q2P-EXT] */
 
 /* ---- mvd_ops_t [Q2P-H]: a message id is op | extrabits << SVCMD_BITS ---- */
 #define MVD2_BAD 0
@@ -62,8 +70,10 @@
 /* mvd_flags_t [Q2P-H] */
 #define MVD2_MVF_NOMSGS 1u     /* prints are not routed to a followed player */
 #define MVD2_MVF_SINGLEPOV 2u  /* one point of view */
-#define MVD2_MVF_EXTLIMITS 4u  /* long solids, 16-bit angles, Q2PRO's larger limits */
-#define MVD2_MVF_EXTLIMITS_2 8u /* further extensions (the new game API) */
+#define MVD2_MVF_EXTLIMITS 4u  /* from 2011: Q2PRO's extended limits (long solids, 16-bit
+                                * angles, the extended configstrings, 8192 entities) */
+#define MVD2_MVF_EXTLIMITS_2 8u /* from 2012, with EXTLIMITS: int23 coordinates, blend masks,
+                                 * 64 stats; from 2013 also PPS_MOREBITS [Q2P-EXT] */
 
 #define MVD2_MAX_CLIENTS 256     /* MAX_CLIENTS */
 #define MVD2_CLIENTNUM_NONE 255  /* ends the player list [Q2P-H CLIENTNUM_NONE] */
@@ -84,7 +94,12 @@
 #define MVD2_PPS_GUNANGLES (1u << 12)
 #define MVD2_PPS_RDFLAGS (1u << 13)
 #define MVD2_PPS_STATS (1u << 14)
-#define MVD2_PPS_REMOVE (1u << 15)
+/* Bit 15 is PPS_REMOVE in every stream but the 2013 EXTLIMITS_2 ones, where it is
+ * PPS_MOREBITS: a third byte, bits 16..23, follows, and PPS_REMOVE is bit 16 [Q2P-EXT]. The
+ * decoder turns the old bit 15 into MVD2_PPS_REMOVE. */
+#define MVD2_PPS_MOREBITS (1u << 15)
+#define MVD2_PPS_REMOVE (1u << 16)
+#define MVD2_PPS_FOG (1u << 17) /* Q2PRO's player fog, after the blend */
 
 #define MVD2_FRAME_TIME 0.1 /* ten frames a second [Q2P-UTIL Com_ParseTimespec] */
 
@@ -97,6 +112,9 @@ typedef struct mvd2_state {
     int32_t protocol;      /* 0 until mvd_serverdata */
     int32_t version;       /* the minor version */
     uint32_t flags;        /* MVF_* */
+    uint8_t wire;          /* what the version and flags switch on: mvd2.c wires[] */
+    uint8_t pad2;
+    uint16_t max_edicts;   /* entity numbers below this (1024, or 8192 extended) */
     int32_t servercount;
     int32_t clientnum;     /* the server's own MVD observer (the "dummy"), -1 none */
     int32_t max_clients;
@@ -114,10 +132,10 @@ typedef struct mvd2_state {
     uint64_t block_pos;    /* file offset of the block being parsed */
     uint64_t lost_pos;     /* after a resume: where the damaged block began, else 0 */
     uint32_t player_inuse[MVD2_MAX_CLIENTS / 32];
-    uint32_t ent_inuse[Q2_MAX_EDICTS / 32];
+    uint32_t ent_inuse[Q2_MAX_EDICTS_EXT / 32];
     q2_names names;
     q2_pstate players[MVD2_MAX_CLIENTS];
-    q2_ent ents[Q2_MAX_EDICTS];
+    q2_ent ents[Q2_MAX_EDICTS_EXT];
 } mvd2_state;
 
 #endif

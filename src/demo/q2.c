@@ -95,7 +95,7 @@ static qd_err truncated(ctx *c, const char *what)
  * a 15-bit delta from prev; set, one more byte and the 23 bits above bit 0 are the value.
  * A sum past the 23 bits (no writer makes one: it sends the value whole then) is clamped,
  * so coordinates stay where their differences cannot overflow. */
-static int32_t read_i23(rd_t *r, int32_t prev)
+int32_t q2_read_i23(rd_t *r, int32_t prev)
 {
     uint32_t w = rd_u16(r);
     if (w & 1) {
@@ -111,7 +111,7 @@ static int32_t read_i23(rd_t *r, int32_t prev)
 static void read_pos(rd_t *r, float v[3], int ext)
 {
     for (int i = 0; i < 3; i++)
-        v[i] = (float)(ext >= 2 ? read_i23(r, 0) : rd_s16(r)) * 0.125f;
+        v[i] = (float)(ext >= 2 ? q2_read_i23(r, 0) : rd_s16(r)) * 0.125f;
 }
 
 /* A direction is an index into the 162 vertex normals; larger is an error [DM2 2.3]. */
@@ -148,33 +148,27 @@ static int read_dir(rd_t *r)
 #define ENT_ROWS_OLDORIGIN(X) X(Q2_U_OLDORIGIN, 0, old_origin, DD_S16, 4, 3)
 #define ENT_ROWS_SOUND(X) X(Q2_U_SOUND, 0, sound, DD_U8, 2, 1)
 #define ENT_ROWS_EVENT(X) X(Q2_U_EVENT, 0, event, DD_U8, 1, 1)
-/* and the solid: 16 bits, or 32 in R1Q2 from minor 1905, in Q2PRO and its extended demos
- * [R1Q2]; extended demos then add more effects, alpha and scale [Q2X]. */
+/* and the solid: 16 bits, or 32 (Q2_ES_LONGSOLID: es_of); Q2PRO's extensions then add more
+ * effects, alpha and scale [Q2X]. */
 
 /* U_MOREBITS1..3 [DM2 3.15] */
 static const dd_ladder ent_ladder = {
     1, 3, {{Q2_U_MOREBITS1, 8, 0}, {Q2_U_MOREBITS2, 16, 0}, {Q2_U_MOREBITS3, 24, 0}}};
 
-/* The bit mask and number that start an entity delta; Q2PRO's extended demos (ext) add a
- * fifth byte after U_MOREBITS4, bits 32..39 [Q2X] (msg.c MSG_ParseEntityBits). Returns the
- * number. */
-static inline int read_ent_bits(rd_t *r, uint64_t *bits, int ext)
+/* The bit mask and number that start an entity delta; Q2PRO's extensions (es & Q2_ES_EXT)
+ * add a fifth byte after U_MOREBITS4, bits 32..39 [Q2X] (msg.c MSG_ParseEntityBits).
+ * Returns the number. */
+static inline int read_ent_bits(rd_t *r, uint64_t *bits, unsigned es)
 {
     dd_reader rd = {r, NULL, 0, 0};
     uint64_t b = dd_read_mask(&rd, &ent_ladder, 0);
-    if (ext && (b & Q2_U_MOREBITS4))
+    if ((es & Q2_ES_EXT) && (b & Q2_U_MOREBITS4))
         b |= (uint64_t)rd_u8(r) << 32;
     *bits = b;
     return (b & Q2_U_NUMBER16) ? rd_u16(r) : rd_u8(r);
 }
 
-int q2_read_ent_bits(rd_t *r, uint32_t *bits)
-{
-    uint64_t b;
-    int num = read_ent_bits(r, &b, 0);
-    *bits = (uint32_t)b;
-    return num;
-}
+int q2_read_ent_bits(rd_t *r, uint64_t *bits, unsigned es) { return read_ent_bits(r, bits, es); }
 
 /* 0, or Q2PRO's extension level of protocol: 1 for 3434, 2 from 3435 [Q2X]. */
 static int q2_ext_of(int32_t protocol)
@@ -182,6 +176,19 @@ static int q2_ext_of(int32_t protocol)
     return protocol >= Q2_PROTOCOL_Q2PRO_EXT && protocol <= Q2_PROTOCOL_Q2PRO_EXT_FOG
                ? 1 + (protocol >= Q2_PROTOCOL_Q2PRO_EXT2)
                : 0;
+}
+
+/* The entity deltas' layout of protocol and minor (Q2_ES_*): R1Q2's long solid from 1905,
+ * Q2PRO's long solid and (from 1018) short angles [R1Q2], the extended demos' extensions
+ * [Q2X] (client.h CL_ES_EXTENDED_MASK; EXTENSIONS_2 from 3435). */
+static unsigned es_of(int32_t protocol, int minor)
+{
+    int ext = q2_ext_of(protocol);
+    if (ext)
+        return Q2_ES_EXTENDED | (ext >= 2 ? Q2_ES_EXT2 : 0u);
+    if (protocol == Q2_PROTOCOL_Q2PRO)
+        return Q2_ES_LONGSOLID | (minor >= Q2_Q2PRO_SHORT_ANGLES ? Q2_ES_SHORTANGLES : 0u);
+    return protocol == Q2_PROTOCOL_R1Q2 && minor >= Q2_R1Q2_LONGSOLID ? Q2_ES_LONGSOLID : 0u;
 }
 
 /* Effects, renderfx and Q2PRO's more effects: a byte, a word, or both bits a long. */
@@ -193,11 +200,11 @@ static uint32_t read_pair(rd_t *r, int lo, int hi)
 /* Read the fields bits announce over *to, which holds a copy of the source. As the
  * reference client does, the old origin starts as the source's origin and the event lasts
  * one frame [Q2CL CL_ParseDelta]. */
-static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, int protocol, int minor)
+static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned es)
 {
     dd_reader rd = {r, NULL, 0, 0};
     const uint32_t bits = (uint32_t)bits64, bits5 = (uint32_t)(bits64 >> 32);
-    const int ext = q2_ext_of(protocol);
+    const int ext = (es & Q2_ES_EXT) != 0, ext2 = (es & Q2_ES_EXT2) != 0;
     static const uint32_t origin_bit[3] = {Q2_U_ORIGIN1, Q2_U_ORIGIN2, Q2_U_ORIGIN3};
     static const uint32_t angle_bit[3] = {Q2_U_ANGLE1, Q2_U_ANGLE2, Q2_U_ANGLE3};
     memcpy(to->old_origin, to->origin, sizeof to->old_origin);
@@ -211,23 +218,21 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, int protoc
         ENT_ROWS_MODELS(READ_ROW, DD_U8)
     }
     ENT_ROWS_FX(READ_ROW)
-    if (ext >= 2) { /* from the source's origin [Q2X] (msg.c MSG_ReadDeltaCoord) */
+    if (ext2) { /* from the source's origin [Q2X] (msg.c MSG_ReadDeltaCoord) */
         for (int i = 0; i < 3; i++)
             if (bits & origin_bit[i])
-                to->origin[i] = read_i23(r, to->origin[i]);
+                to->origin[i] = q2_read_i23(r, to->origin[i]);
     } else {
         ENT_ROWS_ORIGIN(READ_ROW)
     }
-    /* Q2PRO's U_ANGLE16: a short per angle bit (msg.c MSG_ParseDeltaEntity) [R1Q2]; its
-     * extended demos are read with MSG_ES_SHORTANGLES [Q2X] */
-    int shorts = (bits & Q2_U_ANGLE16) &&
-                 (ext || (protocol == Q2_PROTOCOL_Q2PRO && minor >= Q2_Q2PRO_SHORT_ANGLES));
+    /* Q2PRO's U_ANGLE16: a short per angle bit (msg.c MSG_ParseDeltaEntity) [R1Q2] */
+    int shorts = (bits & Q2_U_ANGLE16) && (es & Q2_ES_SHORTANGLES);
     for (int i = 0; i < 3; i++)
         if (bits & angle_bit[i])
             to->angles[i] = shorts ? rd_s16(r) : (int16_t)(rd_s8(r) * 256);
-    if (ext >= 2 && (bits & Q2_U_OLDORIGIN)) {
+    if (ext2 && (bits & Q2_U_OLDORIGIN)) {
         for (int i = 0; i < 3; i++)
-            to->old_origin[i] = read_i23(r, 0);
+            to->old_origin[i] = q2_read_i23(r, 0);
     } else {
         ENT_ROWS_OLDORIGIN(READ_ROW)
     }
@@ -241,10 +246,7 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, int protoc
     ENT_ROWS_EVENT(READ_ROW)
 #undef READ_ROW
     if (bits & Q2_U_SOLID)
-        to->solid = ext || protocol == Q2_PROTOCOL_Q2PRO ||
-                            (protocol == Q2_PROTOCOL_R1Q2 && minor >= Q2_R1Q2_LONGSOLID)
-                        ? rd_u32(r)
-                        : rd_u16(r);
+        to->solid = (es & Q2_ES_LONGSOLID) ? rd_u32(r) : rd_u16(r);
     if (!ext)
         return;
     /* more effects (no neutral look: read past), alpha, scale [Q2X] */
@@ -255,9 +257,9 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, int protoc
         to->scale = rd_u8(r);
 }
 
-void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor)
+void q2_read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits, unsigned es)
 {
-    read_delta(r, to, num, bits, protocol, minor);
+    read_delta(r, to, num, bits, es);
 }
 
 /* An extended demo's model or sound index past Q2PRO's limits [Q2X] (parse.c
@@ -316,7 +318,7 @@ static const dd_desc store_desc = {
     X(Q2_PS_WEAPONFRAME, gunframe, DD_U8, 1, 1)                                            \
     X(Q2_PS_WEAPONFRAME, gunoffset, DD_S8, 1, 3)                                           \
     X(Q2_PS_WEAPONFRAME, gunangles, DD_S8, 1, 3)
-#define PS_ROWS_BLEND(X) X(Q2_PS_BLEND, blend, DD_U8, 1, 4) /* 3435..: a mask byte first */
+/* then the blend (q2_read_blend: 3435.. a mask byte first) */
 #define PS_ROWS_END(X) /* after the blend (and 3436's fog) */                             \
     X(Q2_PS_FOV, fov, DD_U8, 1, 1)                                                         \
     X(Q2_PS_RDFLAGS, rdflags, DD_U8, 1, 1)
@@ -818,6 +820,7 @@ static qd_err parse_serverdata(ctx *c)
     s->protocol = proto;
     s->minor = minor;
     s->ext = (uint8_t)q2_ext_of(proto);
+    s->es = (uint8_t)es_of(proto, minor);
     s->fog = proto >= Q2_PROTOCOL_Q2PRO_EXT_FOG && s->ext;
     s->max_edicts = s->ext ? Q2_MAX_EDICTS_EXT : Q2_MAX_EDICTS;
     s->servercount = servercount;
@@ -999,7 +1002,7 @@ static qd_err parse_baseline(ctx *c)
 {
     rd_t *r = &c->r;
     uint64_t bits;
-    int num = read_ent_bits(r, &bits, c->s->ext);
+    int num = read_ent_bits(r, &bits, c->s->es);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
     if (num >= c->s->max_edicts)
@@ -1007,7 +1010,7 @@ static qd_err parse_baseline(ctx *c)
                     c->s->max_edicts - 1);
     q2_ent *b = &c->s->baselines[num];
     memset(b, 0, sizeof *b);
-    read_delta(r, b, num, bits, c->s->protocol, c->s->minor);
+    read_delta(r, b, num, bits, c->s->es);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
     const char *what;
@@ -1184,12 +1187,8 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
     if (flags & Q2_PS_RDFLAGS)
         ps->rdflags = rd_u8(r);
     uint32_t statbits = 0;
-    if (eps & Q2_EPS_STATS) {
-        statbits = rd_u32(r);
-        for (uint32_t b = statbits, i = 0; b; b >>= 1, i++)
-            if (b & 1)
-                ps->stats[i] = rd_s16(r);
-    }
+    if (eps & Q2_EPS_STATS)
+        statbits = (uint32_t)q2_read_stats(r, ps->stats, 0);
     if ((eps & Q2_EPS_CLIENTNUM) && c->s->protocol == Q2_PROTOCOL_Q2PRO) {
         /* the player the view follows (a spectator's chase target) */
         int cn = c->s->minor >= Q2_Q2PRO_CLIENTNUM_SHORT ? rd_s16(r) : rd_u8(r);
@@ -1203,7 +1202,7 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
  * MSG_ReadFog), read past: a bits byte, then colour (3 bytes), density and sky factor (two
  * words), height density, height falloff (words), start and end colours (3 bytes each),
  * start and end distances (int23). */
-static void skip_fog(rd_t *r)
+void q2_skip_fog(rd_t *r)
 {
     static const uint8_t size[6] = {3, 4, 2, 2, 3, 3};
     unsigned bits = rd_u8(r);
@@ -1212,7 +1211,7 @@ static void skip_fog(rd_t *r)
             rd_skip(r, size[i]);
     for (int i = 6; i < 8; i++)
         if (bits >> i & 1)
-            (void)read_i23(r, 0);
+            (void)q2_read_i23(r, 0);
 }
 
 /* A varint stat mask (3435..): 7 bits a byte, low first, while the top bit is set
@@ -1227,6 +1226,29 @@ static uint64_t read_varint64(rd_t *r)
             break;
     }
     return v;
+}
+
+void q2_read_blend(rd_t *r, uint8_t blend[4], int ext2)
+{
+    unsigned m = ext2 ? rd_u8(r) : 0x0fu; /* 3435..: bits 0..3 the blend, 4..7 the damage's */
+    for (int i = 0; i < 8; i++)
+        if (m >> i & 1) {
+            uint8_t v = rd_u8(r);
+            if (i < 4)
+                blend[i] = v;
+        }
+}
+
+uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
+{
+    uint64_t statbits = ext2 ? read_varint64(r) : rd_u32(r);
+    for (int i = 0; i < 64 && (statbits >> i); i++)
+        if (statbits >> i & 1) {
+            int16_t v = rd_s16(r);
+            if (i < Q2_MAX_STATS)
+                stats[i] = v;
+        }
+    return statbits;
 }
 
 /* The player state of 26..34 [DM2 3.18] and of Q2PRO's extended demos [Q2X] (q2proto
@@ -1247,9 +1269,9 @@ static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
     PS_ROWS_TYPE(READ_ROW)
     if (ext >= 2) {
         for (int i = 0; (flags & Q2_PS_M_ORIGIN) && i < 3; i++)
-            ps->origin[i] = read_i23(r, ps->origin[i]);
+            ps->origin[i] = q2_read_i23(r, ps->origin[i]);
         for (int i = 0; (flags & Q2_PS_M_VELOCITY) && i < 3; i++)
-            ps->velocity[i] = read_i23(r, ps->velocity[i]);
+            ps->velocity[i] = q2_read_i23(r, ps->velocity[i]);
         PS_ROWS_TIME(READ_ROW, DD_U16)
     } else {
         PS_ROWS_MOVE(READ_ROW)
@@ -1262,29 +1284,13 @@ static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
     } else {
         PS_ROWS_GUN(READ_ROW, DD_U8)
     }
-    if (ext >= 2 && (flags & Q2_PS_BLEND)) {
-        unsigned m = rd_u8(r);
-        for (int i = 0; i < 8; i++)
-            if (m >> i & 1) {
-                uint8_t v = rd_u8(r);
-                if (i < 4)
-                    ps->blend[i] = v;
-            }
-    } else {
-        PS_ROWS_BLEND(READ_ROW)
-    }
+    if (flags & Q2_PS_BLEND)
+        q2_read_blend(r, ps->blend, ext >= 2);
     if (flags & Q2_PS_FOG)
-        skip_fog(r);
+        q2_skip_fog(r);
     PS_ROWS_END(READ_ROW)
 #undef READ_ROW
-    uint64_t statbits = ext >= 2 ? read_varint64(r) : rd_u32(r);
-    for (int i = 0; i < 64 && (statbits >> i); i++)
-        if (statbits >> i & 1) {
-            int16_t v = rd_s16(r);
-            if (i < Q2_MAX_STATS)
-                ps->stats[i] = v;
-        }
-    return (uint32_t)statbits;
+    return (uint32_t)q2_read_stats(r, ps->stats, ext >= 2);
 }
 
 static qd_err parse_playerinfo(ctx *c)
@@ -1347,7 +1353,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     for (;;) {
         uint64_t ent_ofs = c->base + r->pos;
         uint64_t bits;
-        int num = read_ent_bits(r, &bits, s->ext);
+        int num = read_ent_bits(r, &bits, s->es);
         if (r->err)
             return truncated(c, what);
         if (num >= s->max_edicts)
@@ -1374,7 +1380,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         if (!to)
             break;
         *to = *from;
-        read_delta(r, to, num, bits, s->protocol, s->minor);
+        read_delta(r, to, num, bits, s->es);
         changed++;
         if (r->err)
             return truncated(c, what);
@@ -1739,7 +1745,7 @@ static qd_err gamestate_baselines(ctx *c)
                         num, Q2_MAX_EDICTS - 1);
         q2_ent *b = &c->s->baselines[num];
         memset(b, 0, sizeof *b);
-        read_delta(r, b, num, bits, c->s->protocol, c->s->minor);
+        read_delta(r, b, num, bits, c->s->es);
         if (r->err)
             return truncated(c, "svc_gamestate");
     }
@@ -2171,5 +2177,5 @@ static int q2_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_q2_decoder = {
     "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol, q2_ended,
-    q2_block_at, q2_resume,
+    q2_block_at, q2_resume, NULL,
 };

@@ -136,6 +136,16 @@ const q2_csmap *q2_csmap_of(int ext);
 #define Q2_PS_MOREBITS (1u << 15) /* 3436: one more flags byte (bits 16..23) */
 #define Q2_PS_FOG (1u << 16)      /* 3436: player fog, after the blend */
 #define Q2_SND_INDEX16 (1u << 5)  /* extended: the sound index is a u16 */
+/* How an entity delta is laid out, Q2PRO's msgEsFlags_t as its readers use them [R1Q2], [Q2X]
+ * (msg.c MSG_ParseEntityBits, MSG_ParseDeltaEntity): q2.c picks them by protocol, mvd2.c by
+ * the MVD flags. None: 34's delta (a 16-bit solid, byte angles). */
+#define Q2_ES_LONGSOLID (1u << 0)   /* U_SOLID: 32 bits */
+#define Q2_ES_SHORTANGLES (1u << 1) /* U_ANGLE16: a short per angle */
+#define Q2_ES_EXT (1u << 2)  /* MSG_ES_EXTENSIONS: the fifth bits byte, U_MODEL16, the sound
+                              * word, more effects, alpha, scale */
+#define Q2_ES_EXT2 (1u << 3) /* MSG_ES_EXTENSIONS_2: int23 origins and old origins */
+#define Q2_ES_EXTENDED (Q2_ES_LONGSOLID | Q2_ES_SHORTANGLES | Q2_ES_EXT) /* Q2PRO's extended
+                                                                         * limits */
 #define Q2_GUNINDEX_BITS 13       /* extended gunindex: the model; the top 3 bits its skin */
 #define Q2_ENTITYNUM_BITS 13      /* extended svc_muzzleflash2: the weapon's bits 8..10 above */
 /* EPS_* extra player-state bits: 4 in svc_frame's flags byte, 3 in its command byte */
@@ -390,7 +400,8 @@ typedef struct q2_state {
     int32_t frame0;       /* serverframe of the level's first frame */
     uint8_t have_frame0;
     uint8_t cur_valid;    /* the frame being parsed has a usable delta source */
-    uint8_t pad2[2];
+    uint8_t es;           /* the entity deltas' layout: Q2_ES_* of the protocol */
+    uint8_t pad2;
     int32_t serverframe, deltaframe; /* of the frame being parsed */
     double time;          /* demo time of the newest frame */
     double time_base;     /* demo time of the level's first frame */
@@ -407,12 +418,25 @@ typedef struct q2_state {
 /* ---- Pieces of q2.c that the Q2PRO MVD2 decoder (mvd2.c) shares: the wire is the same ---- */
 
 /* The bit mask and entity number that start an entity delta [DM2 3.15] (U_MOREBITS1..3,
- * U_NUMBER16). Returns the number; a read past the end sets r's error. */
-int q2_read_ent_bits(rd_t *r, uint32_t *bits);
-/* The fields bits announce, read over *to (which holds the source), number set, event
- * cleared, old_origin starting as the source's origin [Q2CL CL_ParseDelta]; protocol and
- * minor pick R1Q2's and Q2PRO's solid and angle widths (34: as id's). */
-void q2_read_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, int protocol, int minor);
+ * U_NUMBER16; with Q2_ES_EXT a fifth byte after U_MOREBITS4, bits 32..39 [Q2X]). Returns the
+ * number; a read past the end sets r's error. */
+int q2_read_ent_bits(rd_t *r, uint64_t *bits, unsigned es);
+/* The fields bits announce, laid out by es (Q2_ES_*), read over *to (which holds the source),
+ * number set, event cleared, old_origin starting as the source's origin [Q2CL CL_ParseDelta]. */
+void q2_read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits, unsigned es);
+/* Q2PRO's int23 [Q2X] (msg.c MSG_ReadDeltaInt23): a 2-byte delta from prev, or a 3-byte
+ * absolute value. */
+int32_t q2_read_i23(rd_t *r, int32_t prev);
+/* A player state's blend [DM2 3.18]: 4 bytes; with Q2PRO's EXTENSIONS_2 (ext2) a mask byte,
+ * then the blend bytes it names and the damage blend's (read past) [Q2X] (msg.c
+ * MSG_ReadBlend). */
+void q2_read_blend(rd_t *r, uint8_t blend[4], int ext2);
+/* Q2PRO's player fog [Q2X] (msg.c MSG_ReadFog), read past. */
+void q2_skip_fog(rd_t *r);
+/* A player state's stats [DM2 3.18]: a 32-bit mask, or with EXTENSIONS_2 (ext2) a varint mask
+ * of 64 [Q2X] (msg.c MSG_ReadStats), then a short per bit; stats past the 32 kept are read
+ * past. Returns the mask. */
+uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2);
 /* What the client state gets from an entity: origin, angles, models (modelindex 255: its
  * client's body and, by nm's view weapons, weapon slots), frame, skin, fx, the player slot
  * of entities 1..max_clients, translucency, fullbright (flags), shells as glows; an

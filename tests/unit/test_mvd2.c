@@ -6,6 +6,7 @@
 
 #include "../../src/demo/demo.h"
 #include "../../src/demo/mvd2_local.h"
+#include "../q2build.h"
 #include "../test.h"
 #include "../testbuf.h"
 
@@ -62,7 +63,7 @@ static int slot_of(const cl_state *cl, const char *name)
 
 /* ---- building .mvd2 files ---- */
 
-static void block(buf *f, const buf *m)
+static void mblock(buf *f, const buf *m)
 {
     put16(f, (int)m->n);
     putbuf(f, m);
@@ -74,9 +75,9 @@ static void cs(buf *m, int index, const char *s)
     putstr(m, s);
 }
 
-/* mvd_serverdata, version 2010 (flags in the id's extrabits), four clients, observer 3, the
- * configstrings, and a first frame with players 0 and 1 and their bodies. */
-static void serverdata(buf *m, int version, unsigned flags)
+/* mvd_serverdata's head: the flags in the id's extrabits before 2012, a word after the
+ * version from 2012; servercount 77, observer 3. */
+static void sd_head(buf *m, int version, unsigned flags, const char *gamedir)
 {
     put8(m, MVD2_SERVERDATA | (version < MVD2_VERSION_EXTLIMITS_2 ? flags << 5 : 0));
     put32(m, MVD2_PROTOCOL);
@@ -84,8 +85,15 @@ static void serverdata(buf *m, int version, unsigned flags)
     if (version >= MVD2_VERSION_EXTLIMITS_2)
         put16(m, (int)flags);
     put32(m, 77);                          /* servercount */
-    putstr(m, "opentdm");
+    putstr(m, gamedir);
     put16(m, 3);                           /* the observer */
+}
+
+/* mvd_serverdata, version 2010 (flags in the id's extrabits), four clients, observer 3, the
+ * configstrings, and a first frame with players 0 and 1 and their bodies. */
+static void mserverdata(buf *m, int version, unsigned flags)
+{
+    sd_head(m, version, flags, "opentdm");
     cs(m, Q2_CS_NAME, "Test Level");
     cs(m, Q2_CS_MAXCLIENTS, "4");
     cs(m, Q2_CS_MODELS + 1, "maps/test.bsp");
@@ -139,9 +147,9 @@ static size_t build_demo(buf *f)
     f->n = 0;
     buf m = {0};
     put8(f, 'M'); put8(f, 'V'); put8(f, 'D'); put8(f, '2');
-    serverdata(&m, MVD2_VERSION_DEFAULT, MVD2_MVF_NOMSGS);
+    mserverdata(&m, MVD2_VERSION_DEFAULT, MVD2_MVF_NOMSGS);
     baseline_frame(&m);
-    block(f, &m);
+    mblock(f, &m);
     m.n = 0;
     put8(&m, MVD2_CONFIGSTRING);           /* reliable messages first, as the recorder does */
     cs(&m, Q2_CS_PLAYERSKINS + 2, "carol\\female/jezebel");
@@ -173,7 +181,7 @@ static size_t build_demo(buf *f)
     put8(&m, 9);
     put8(&m, 100);
     put16(&m, 1 << 3 | 2);
-    block(f, &m);
+    mblock(f, &m);
     put16(f, 0);                           /* the end */
     return f->n;
 }
@@ -243,9 +251,9 @@ static void check_refused(int version, unsigned flags, const char *why)
     f.n = 0;
     buf m = {0};
     put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
-    serverdata(&m, version, flags);
+    mserverdata(&m, version, flags);
     baseline_frame(&m);
-    block(&f, &m);
+    mblock(&f, &m);
     put16(&f, 0);
     run r;
     memset(&r, 0, sizeof r);
@@ -264,11 +272,8 @@ static void check_refused(int version, unsigned flags, const char *why)
     }
 }
 
-TEST(mvd2_variants_refused_by_name)
+TEST(mvd2_versions_refused_by_name)
 {
-    check_refused(MVD2_VERSION_EXTLIMITS, MVD2_MVF_EXTLIMITS, "MVF_EXTLIMITS");
-    check_refused(MVD2_VERSION_PLAYERFOG, MVD2_MVF_EXTLIMITS | MVD2_MVF_EXTLIMITS_2,
-                  "MVF_EXTLIMITS_2");
     check_refused(MVD2_VERSION_RERELEASE, 0, "rerelease");
     check_refused(2008, 0, "2009..2013");
 }
@@ -281,9 +286,9 @@ TEST(mvd2_version_2012_flags_word)
     f.n = 0;
     buf m = {0};
     put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
-    serverdata(&m, MVD2_VERSION_EXTLIMITS_2, MVD2_MVF_NOMSGS);
+    mserverdata(&m, MVD2_VERSION_EXTLIMITS_2, MVD2_MVF_NOMSGS);
     baseline_frame(&m);
-    block(&f, &m);
+    mblock(&f, &m);
     put16(&f, 0);
     run r;
     CHECK(run_open(&r, f.b, f.n));
@@ -300,11 +305,11 @@ static qd_err bad_second_block(const buf *m2, qd_error *err)
     f.n = 0;
     buf m = {0};
     put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
-    serverdata(&m, MVD2_VERSION_DEFAULT, 0);
+    mserverdata(&m, MVD2_VERSION_DEFAULT, 0);
     baseline_frame(&m);
-    block(&f, &m);
+    mblock(&f, &m);
     size_t at = f.n + 2;
-    block(&f, m2);
+    mblock(&f, m2);
     put16(&f, 0);
     run r;
     qd_err e = QD_ERR_USAGE;
@@ -354,6 +359,411 @@ TEST(mvd2_bad_messages)
     put8(&m, 1);
     put16(&m, 1024 << 3);
     CHECK_EQ(bad_second_block(&m, &err), QD_ERR_BAD_DATA);
+}
+
+/* ---- Q2PRO's extended limits (MVF_EXTLIMITS, MVF_EXTLIMITS_2) ----
+ * Files written here by the rules of Q2PRO's MVD parser (/work/notes/mvd2ext/FINDINGS.md);
+ * every expected value is worked out by hand from the bytes, in the comment beside them.
+ * QDEMO_MVD2_SEEDS=DIR keeps two of them there (tests/fuzz/corpus/mvd2/written_*).
+ * The extended configstring map's numbers are Q2PRO's shared.h ones (FINDINGS, q2ext §2):
+ * CS_MAXCLIENTS 60, CS_MODELS 62, CS_SOUNDS 8254, CS_PLAYERSKINS 12862, the end 13630. */
+
+static int xnear(double a, double b) { return fabs(a - b) < 0.01; }
+static const char *str_or_none(const char *s) { return s ? s : "(none)"; }
+
+/* The serverdata of an extended stream: four clients, observer 3, the extended map's
+ * indices. */
+static void ext_serverdata(buf *m, int version, unsigned flags)
+{
+    sd_head(m, version, flags, "");       /* gamedir: baseq2 */
+    cs(m, 0, "Ext Level");                /* CS_NAME */
+    cs(m, 60, "4");                       /* CS_MAXCLIENTS */
+    cs(m, 62 + 1, "maps/ext.bsp");        /* CS_MODELS + 1 */
+    cs(m, 62 + 300, "models/big/tris.md2");
+    cs(m, 8254 + 1500, "big/hum.wav");    /* CS_SOUNDS + 1500 */
+    cs(m, 12862 + 0, "alice\\male/grunt"); /* CS_PLAYERSKINS + 0 */
+    cs(m, 12862 + 1, "bob\\female/athena");
+    cs(m, 12862 + 3, "[MVDSPEC]\\male/grunt");
+    put16(m, 13630);                      /* the end: the extended map's size */
+}
+
+/* 2011, MVF_EXTLIMITS in the id's extrabits (0x84): a 16-bit gun model, an entity numbered
+ * past 1023 with a 16-bit model index, 16-bit angle, the sound word, a 32-bit solid, alpha
+ * and scale; coordinates and stats as before. */
+static void write_ext1(buf *f)
+{
+    static buf m;
+    f->n = 0;
+    m.n = 0;
+    put8(f, 'M'); put8(f, 'V'); put8(f, 'D'); put8(f, '2');
+    ext_serverdata(&m, MVD2_VERSION_EXTLIMITS, MVD2_MVF_EXTLIMITS);
+    put8(&m, 0);                          /* no portal bytes */
+    put8(&m, 0);                          /* alice: type, origin, angles, gun, frags */
+    put16(&m, (int)(MVD2_PPS_M_TYPE | MVD2_PPS_M_ORIGIN | MVD2_PPS_M_ORIGIN2 |
+                    MVD2_PPS_VIEWANGLES | MVD2_PPS_WEAPONINDEX | MVD2_PPS_STATS));
+    put8(&m, Q2_PM_NORMAL);
+    put16(&m, 800);                       /* x 100 */
+    put16(&m, 0);
+    put16(&m, 200);                       /* z 25 */
+    put16(&m, 0);
+    put16(&m, 16384);                     /* yaw 90 */
+    put16(&m, 300);                       /* gun model 300: a word */
+    put32(&m, 1u << Q2_STAT_FRAGS);
+    put16(&m, 3);
+    put8(&m, 1);                          /* bob at (-100, 0, 25), 1 frag */
+    put16(&m, (int)(MVD2_PPS_M_TYPE | MVD2_PPS_M_ORIGIN | MVD2_PPS_M_ORIGIN2 | MVD2_PPS_STATS));
+    put8(&m, Q2_PM_NORMAL);
+    put16(&m, -800);
+    put16(&m, 0);
+    put16(&m, 200);
+    put32(&m, 1u << Q2_STAT_FRAGS);
+    put16(&m, 1);
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    ent_bits(&m, Q2_U_MODEL, 1);          /* the bodies */
+    put8(&m, 255);
+    ent_bits(&m, Q2_U_MODEL, 2);
+    put8(&m, 255);
+    /* entity 3000 (U_NUMBER16): model 300 as a word, x 50, yaw 90 as a short, sound 1500 with
+     * a loop volume byte, a 32-bit solid, alpha 128, scale 32 (bit 32: a fifth bits byte) */
+    ent_bits(&m, Q2_U_MODEL | Q2_U_MODEL16 | Q2_U_ORIGIN1 | Q2_U_ANGLE2 | Q2_U_ANGLE16 |
+                     Q2_U_SOUND | Q2_U_SOLID | Q2_U_ALPHA | (uint64_t)Q2_U5_SCALE << 32, 3000);
+    put16(&m, 300);
+    put16(&m, 400);
+    put16(&m, 16384);
+    put16(&m, 1500 | (int)Q2_XSOUND_VOLUME);
+    put8(&m, 200);
+    put32(&m, 0x01020304u);
+    put8(&m, 128);
+    put8(&m, 32);
+    put16(&m, 0);
+    mblock(f, &m);
+    m.n = 0;
+    put8(&m, MVD2_CONFIGSTRING);          /* carol in CS_PLAYERSKINS + 2 */
+    cs(&m, 12862 + 2, "carol\\female/jezebel");
+    put8(&m, MVD2_SOUND);                 /* sound 1500 (a word), volume 100, entity 3000 ch 1 */
+    put8(&m, Q2_SND_INDEX16 | Q2_SND_VOLUME);
+    put16(&m, 1500);
+    put8(&m, 100);
+    put16(&m, 3000 << 3 | 1);
+    put8(&m, MVD2_FRAME);
+    put8(&m, 0);
+    put8(&m, 0);                          /* alice to x 200 (M_ORIGIN: x and y) */
+    put16(&m, (int)MVD2_PPS_M_ORIGIN);
+    put16(&m, 1600);
+    put16(&m, 0);
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    ent_bits(&m, Q2_U_ORIGIN1, 3000);     /* entity 3000 to x 100 */
+    put16(&m, 800);
+    put16(&m, 0);
+    mblock(f, &m);
+    put16(f, 0);
+}
+
+TEST(mvd2_extlimits)
+{
+    static buf f;
+    write_ext1(&f);
+    test_seed("QDEMO_MVD2_SEEDS", "written_q2pro_extlimits.mvd2", &f);
+    CHECK_EQ(demo_mvd2_decoder.probe(f.b, f.n, NULL), 10);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_STR(str_or_none(demo_protocol_name(r.d)), "Q2PRO extended limits"); /* the header's */
+    CHECK_EQ(run_step(&r), QD_OK);
+    CHECK_MSG(r.e == QD_OK, "%s", r.err.msg);
+    cl_state *cl = r.cl;
+    CHECK_EQ(cl->level.max_clients, 4);   /* CS_MAXCLIENTS at 60 */
+    CHECK_STR(cl->level.title, "Ext Level");
+    CHECK_STR(cl->level.map, "maps/ext.bsp");
+    CHECK_STR(cl->level.models[1964], "models/big/tris.md2"); /* 300 + 1664, q2_model_slot */
+    CHECK_STR(cl->level.sounds[1500], "big/hum.wav");
+    CHECK_EQ(slot_of(cl, "alice"), 0);
+    CHECK_EQ(slot_of(cl, "bob"), 1);
+    CHECK_EQ(cl->players[0].frags, 3);
+    CHECK_EQ(cl->players[1].frags, 1);
+    CHECK_EQ(cl_stats_of(cl, -1)->gun_model, 1964); /* alice is the view: gun model 300 */
+    CHECK(xnear(cl->view.origin[0], 100));
+    CHECK(xnear(cl->entities[1].cur.origin[0], 100)); /* her body, placed by her state */
+    const cl_entity *e = &cl->entities[3000];
+    CHECK(e->active);
+    CHECK_EQ(e->cur.model, 1964);
+    CHECK(xnear(e->cur.origin[0], 50));
+    CHECK(xnear(e->cur.angles[1], 90));   /* 16384 / 65536 turns */
+    CHECK_EQ(e->cur.alpha, 128);
+    CHECK_EQ(e->cur.scale, 32);
+    const mvd2_state *s = demo_state(r.d);
+    if (!test_failed()) { /* the decoder's own state, once it took the level */
+        CHECK_EQ(s->ents[3000].solid, 0x01020304u);
+        CHECK_EQ(s->ents[3000].sound, 1500);
+    }
+    CHECK_EQ(run_step(&r), QD_OK);
+    CHECK_EQ(slot_of(cl, "carol"), 2);    /* mvd_configstring at 12862 + 2 */
+    CHECK_EQ(cl->fxlog.sound_count, 1);
+    const cl_sound *snd = &cl->fxlog.sounds[0];
+    CHECK_EQ(snd->sound, 1500);
+    CHECK_EQ(snd->entity, 3000);
+    CHECK_EQ(snd->channel, 1);
+    CHECK_EQ(snd->volume, 100);
+    CHECK(snd->has_origin && xnear(snd->origin[0], 50)); /* before the frame moved it */
+    CHECK(xnear(cl->view.origin[0], 200));
+    CHECK(xnear(cl->entities[3000].cur.origin[0], 100));
+    CHECK_EQ(run_step(&r), QD_OK);
+    CHECK(r.done && demo_ended(r.d));
+    run_close(&r);
+}
+
+/* 2012 with the flags word MVF_EXTLIMITS | MVF_EXTLIMITS_2, or 2013 (fog: PPS_MOREBITS
+ * brings a third bits byte, PPS_FOG the fog after the blend): int23 origins, the blend's
+ * mask, a varint stat mask of 64, and a player removed both ways. */
+static void write_ext2(buf *f, int fog)
+{
+    static buf m;
+    f->n = 0;
+    m.n = 0;
+    put8(f, 'M'); put8(f, 'V'); put8(f, 'D'); put8(f, '2');
+    ext_serverdata(&m, fog ? MVD2_VERSION_PLAYERFOG : MVD2_VERSION_EXTLIMITS_2,
+                   MVD2_MVF_EXTLIMITS | MVD2_MVF_EXTLIMITS_2);
+    put8(&m, 0);
+    unsigned bits = MVD2_PPS_M_TYPE | MVD2_PPS_M_ORIGIN | MVD2_PPS_M_ORIGIN2 |
+                    MVD2_PPS_VIEWANGLES | MVD2_PPS_BLEND | MVD2_PPS_FOV | MVD2_PPS_STATS;
+    put8(&m, 0);                          /* alice */
+    put16(&m, (int)(bits | (fog ? MVD2_PPS_MOREBITS : 0u)));
+    if (fog)
+        put8(&m, MVD2_PPS_FOG >> 16);     /* bit 17: 0x02 */
+    put8(&m, Q2_PM_NORMAL);
+    put_i23_delta(&m, 16);                /* x: 0 + 16 = 16 (2 units) */
+    put_i23_abs(&m, -40000);              /* y: -40000 (-5000 units): bytes 81 C7 FE */
+    put_i23_delta(&m, 24);                /* z: 24 (3 units) */
+    put16(&m, 0);
+    put16(&m, 16384);
+    put_ext2_ps_tail(&m, fog);            /* blend 200, the fog, fov 100, health 75 */
+    put8(&m, 1);                          /* bob at (-2, 0, 3) */
+    put16(&m, (int)(MVD2_PPS_M_TYPE | MVD2_PPS_M_ORIGIN | MVD2_PPS_M_ORIGIN2));
+    put8(&m, Q2_PM_NORMAL);
+    put_i23_delta(&m, -16);
+    put_i23_delta(&m, 0);
+    put_i23_delta(&m, 24);
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    ent_bits(&m, Q2_U_MODEL, 1);
+    put8(&m, 255);
+    ent_bits(&m, Q2_U_MODEL, 2);
+    put8(&m, 255);
+    /* entity 10: model 5, x 40000 (5000 units, absolute), old origin (80, 0, 0) eighths as
+     * three int23 from 0 */
+    ent_bits(&m, Q2_U_MODEL | Q2_U_ORIGIN1 | Q2_U_OLDORIGIN, 10);
+    put8(&m, 5);
+    put_i23_abs(&m, 40000);
+    put_i23_delta(&m, 80);
+    put_i23_delta(&m, 0);
+    put_i23_delta(&m, 0);
+    put16(&m, 0);
+    mblock(f, &m);
+
+    m.n = 0;
+    put8(&m, MVD2_FRAME);
+    put8(&m, 0);
+    put8(&m, 0);                          /* alice: x + 8 = 24 (3 units), y unchanged */
+    put16(&m, (int)MVD2_PPS_M_ORIGIN);
+    put_i23_delta(&m, 8);
+    put_i23_delta(&m, 0);
+    put8(&m, 1);                          /* bob leaves: bit 15, then (2013) bit 16's byte */
+    put16(&m, (int)MVD2_PPS_MOREBITS);
+    if (fog)
+        put8(&m, MVD2_PPS_REMOVE >> 16);  /* 0x01 */
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    ent_bits(&m, Q2_U_ORIGIN1, 10);       /* entity 10: 40000 - 16 = 39984 (4998 units) */
+    put_i23_delta(&m, -16);
+    put16(&m, 0);
+    if (fog) { /* a frame: alice's bit 15 with a zero third byte is no removal; pm_type 0 */
+        put8(&m, MVD2_FRAME);
+        put8(&m, 0);
+        put8(&m, 0);
+        put16(&m, (int)(MVD2_PPS_MOREBITS | MVD2_PPS_M_TYPE));
+        put8(&m, 0);
+        put8(&m, Q2_PM_NORMAL);
+        put8(&m, MVD2_CLIENTNUM_NONE);
+        put16(&m, 0);
+    }
+    mblock(f, &m);
+    put16(f, 0);
+}
+
+TEST(mvd2_extlimits_2)
+{
+    static const char *const names[2] = {"Q2PRO extended limits v2",
+                                         "Q2PRO extended limits v2 with player fog"};
+    for (int fog = 0; fog < 2; fog++) {
+        static buf f;
+        write_ext2(&f, fog);
+        if (fog)
+            test_seed("QDEMO_MVD2_SEEDS", "written_q2pro_extlimits_2.mvd2", &f);
+        run r;
+        CHECK(run_open(&r, f.b, f.n));
+        CHECK_EQ(run_step(&r), QD_OK);
+        const mvd2_state *s = demo_state(r.d);
+        if (!test_failed()) /* before the next delta moves it on */
+            CHECK_EQ(s->ents[10].old_origin[0], 80);
+        run_all(&r);
+        CHECK_MSG(r.e == QD_OK && r.done, "fog %d: %s", fog, r.err.msg);
+        CHECK_STR(str_or_none(demo_protocol_name(r.d)), names[fog]);
+        cl_state *cl = r.cl;
+        /* alice's eye: (24, -40000, 24) eighths = (3, -5000, 3); the fov read after the fog */
+        CHECK_EQ(cl->view.player, 1);
+        CHECK(xnear(cl->view.origin[0], 3));
+        CHECK(xnear(cl->view.origin[1], -5000));
+        CHECK(xnear(cl->view.origin[2], 3));
+        CHECK_EQ(cl->view.fov, 100);
+        CHECK_EQ(cl_stats_of(cl, -1)->health, 75);
+        CHECK(!cl->players[0].spectator);
+        CHECK(cl->players[1].spectator);  /* bob removed */
+        if (!test_failed()) {
+            CHECK_EQ(s->players[0].blend[0], 200);
+            CHECK_EQ(s->players[1].origin[0], -16);
+        }
+        CHECK(cl->entities[10].active && cl->entities[10].cur.model == 5);
+        CHECK(xnear(cl->entities[10].cur.origin[0], 4998));
+        run_close(&r);
+    }
+}
+
+/* An extended file, or a plain one, with a second block of n mvd_nop. */
+static void write_nops(buf *f, int ext, size_t n)
+{
+    static buf m;
+    f->n = 0;
+    m.n = 0;
+    put8(f, 'M'); put8(f, 'V'); put8(f, 'D'); put8(f, '2');
+    if (ext)
+        ext_serverdata(&m, MVD2_VERSION_EXTLIMITS, MVD2_MVF_EXTLIMITS);
+    else
+        mserverdata(&m, MVD2_VERSION_DEFAULT, 0);
+    put8(&m, 0);
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    put16(&m, 0);
+    mblock(f, &m);
+    m.n = 0;
+    for (size_t i = 0; i < n; i++)
+        put8(&m, MVD2_NOP);
+    mblock(f, &m);
+    put16(f, 0);
+}
+
+/* The decoder's own first error on f (no skipping of damaged blocks), code QD_OK for none. */
+static qd_error first_error(const buf *f)
+{
+    qd_error err = {0};
+    void *st = calloc(1, demo_mvd2_decoder.state_size);
+    cl_state *cl = malloc(sizeof *cl);
+    qd_err e = st && cl ? QD_OK : QD_ERR_NOMEM;
+    if (e == QD_OK) {
+        cl_reset(cl);
+        e = demo_mvd2_decoder.init(st, f->b, f->n, &err);
+    }
+    int done = 0;
+    for (size_t n = 0; e == QD_OK && !done && n <= f->n; n++)
+        e = demo_mvd2_decoder.step(st, f->b, f->n, cl, NULL, &done, &err);
+    err.code = e;
+    free(st);
+    free(cl);
+    return err;
+}
+
+/* The errors the extended rules bring, at their message's offset; the version gates. */
+TEST(mvd2_extlimits_errors)
+{
+    static buf f, m;
+    qd_error err;
+    run r;
+    /* MVF_EXTLIMITS_2 without MVF_EXTLIMITS: the parser's error */
+    f.n = 0;
+    m.n = 0;
+    put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
+    ext_serverdata(&m, MVD2_VERSION_EXTLIMITS_2, MVD2_MVF_EXTLIMITS_2);
+    mblock(&f, &m);
+    put16(&f, 0);
+    err = first_error(&f);
+    CHECK_EQ(err.code, QD_ERR_BAD_DATA);
+    CHECK_MSG(strstr(err.msg, "MVF_EXTLIMITS_2 without MVF_EXTLIMITS") != NULL, "%s", err.msg);
+    CHECK_EQ(err.offset, 6u);             /* the serverdata: after "MVD2" and the length */
+    /* MVF_EXTLIMITS in a 2010 stream's extrabits counts for nothing: a plain file */
+    f.n = 0;
+    m.n = 0;
+    put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
+    mserverdata(&m, MVD2_VERSION_DEFAULT, MVD2_MVF_EXTLIMITS);
+    baseline_frame(&m);
+    mblock(&f, &m);
+    put16(&f, 0);
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r), QD_OK);
+    CHECK(demo_protocol_name(r.d) == NULL);
+    CHECK_EQ(slot_of(r.cl, "bob"), 1);
+    run_close(&r);
+    /* entity 8192, one past MAX_EDICTS, and configstring 13630, the extended map's end */
+    for (int k = 0; k < 2; k++) {
+        write_ext1(&f);
+        size_t at = f.n - 2;              /* the end block's place: one more block there */
+        f.n = at;
+        m.n = 0;
+        if (k == 0) {
+            put8(&m, MVD2_FRAME);
+            put8(&m, 0);
+            put8(&m, MVD2_CLIENTNUM_NONE);
+            ent_bits(&m, Q2_U_ORIGIN1, 8192);
+            put16(&m, 8);
+        } else {
+            put8(&m, MVD2_CONFIGSTRING);
+            cs(&m, 13630, "x");
+        }
+        mblock(&f, &m);
+        put16(&f, 0);
+        err = first_error(&f);
+        CHECK_EQ(err.code, QD_ERR_BAD_DATA);
+        /* the entity header after the id, the portal count and the players' end; the
+         * configstring's id */
+        CHECK_EQ(err.offset, (uint64_t)(k == 0 ? at + 2 + 3 : at + 2));
+        CHECK_MSG(strstr(err.msg, k == 0 ? "entity 8192 over 8191" : "13630 over 13629"), "%s",
+                  err.msg);
+    }
+    /* a block of 0x9000 bytes: past 0x8000, within the extended MAX_MSGLEN 0x10000 */
+    for (int ext = 0; ext < 2; ext++) {
+        write_nops(&f, ext, 0x9000);
+        err = first_error(&f);
+        if (ext) {
+            CHECK_MSG(err.code == QD_OK, "%s", err.msg);
+        } else {
+            CHECK_EQ(err.code, QD_ERR_BAD_DATA);
+            CHECK_MSG(strstr(err.msg, "block size 36864 over 32768") != NULL, "%s", err.msg);
+        }
+    }
+}
+
+/* Every cut of the extended files (which decode whole): an error at or before the cut, or a
+ * clean end. */
+TEST(mvd2_extlimits_cuts)
+{
+    static buf f;
+    uint8_t *copy = malloc(sizeof f.b);
+    for (int k = 0; k < 3 && copy; k++) {
+        if (k == 0)
+            write_ext1(&f);
+        else
+            write_ext2(&f, k - 1);
+        qd_error whole = first_error(&f);
+        CHECK_MSG(whole.code == QD_OK, "file %d: %s", k, whole.msg);
+        for (size_t cut = 0; cut < f.n && !test_failed(); cut++) {
+            memcpy(copy, f.b, cut);
+            run r;
+            if (!run_open(&r, copy, cut)) {
+                CHECK_MSG(cut < 4, "cut %zu: %s", cut, r.err.msg);
+                run_close(&r);
+                continue;
+            }
+            run_all(&r);
+            CHECK_MSG(r.e != QD_OK ? r.err.offset <= cut && r.err.msg[0] : r.done,
+                      "file %d cut %zu: %s", k, cut, r.err.msg);
+            run_close(&r);
+        }
+    }
+    free(copy);
 }
 
 /* ---- the real recording ---- */

@@ -46,17 +46,6 @@ static void xfree(xrun *x)
 
 static int xnear(double a, double b) { return fabs(a - b) < 0.01; }
 
-/* An int23 in its 3-byte (absolute) form: the 24 bits (v << 1) | 1, low byte first. */
-static void put_i23_abs(buf *m, int32_t v)
-{
-    uint32_t w = ((uint32_t)v << 1 | 1u) & 0xffffffu;
-    put16(m, (int)(w & 0xffff));
-    put8(m, w >> 16);
-}
-
-/* An int23 in its 2-byte (delta) form: the 16 bits d << 1, bit 0 clear. */
-static void put_i23_delta(buf *m, int d) { put16(m, (int)(((unsigned)d << 1) & 0xffff)); }
-
 /* The newest effect of kind, NULL none. */
 static const cl_fxev *last_fx(const cl_state *cl, int kind)
 {
@@ -207,26 +196,7 @@ static void write_3435(buf *f, int proto)
     put_i23_delta(&m, 24);     /* z: 24 (3 units) */
     put16(&m, 0x1234);         /* pm_time, a word */
     put16(&m, 0x0100);         /* pm_flags, a word: no teleport bit (32) */
-    put8(&m, 0x11);            /* blend R and damage blend R */
-    put8(&m, 200);             /* blend[0] */
-    put8(&m, 77);              /* damage_blend[0]: read past */
-    if (proto == Q2_PROTOCOL_Q2PRO_EXT_FOG) {
-        put8(&m, 0x41);        /* fog: colour, start distance */
-        put8(&m, 10);
-        put8(&m, 20);
-        put8(&m, 30);
-        put_i23_delta(&m, 5);
-    }
-    put8(&m, 100);             /* fov */
-    /* stats 1 and 40: the mask 2 + 2^40 as a varint, 7 bits a byte: 82 80 80 80 80 20 */
-    put8(&m, 0x82);
-    put8(&m, 0x80);
-    put8(&m, 0x80);
-    put8(&m, 0x80);
-    put8(&m, 0x80);
-    put8(&m, 0x20);
-    put16(&m, 75);             /* health */
-    put16(&m, 999);            /* stat 40: read past */
+    put_ext2_ps_tail(&m, proto == Q2_PROTOCOL_Q2PRO_EXT_FOG); /* blend 200, fov 100, health 75 */
     put8(&m, Q2_SVC_PACKETENTITIES);
     /* entity 2 from its baseline: x + 8 (40008 = 5001 units); the old origin (80, 0, 0) as
      * three int23 (2-byte forms from 0); a teleport event after them */
