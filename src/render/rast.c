@@ -940,7 +940,8 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
 
 /* Textured pixels with a light texture or a combine flag (span_tex keeps Quake's fills);
  * the common case (an opaque lightmapped wall, repeating) gets its own copy of the loop. */
-static void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
+static __attribute__((noinline)) void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs,
+                                                  const span_ctx *sc)
 {
     if (sc->flags == RAST_OPAQUE && sc->tex->wrap && sc->tex->light)
         tex_lit_body(fb, y, x0, n, zs, sc, RAST_OPAQUE, 1);
