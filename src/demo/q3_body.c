@@ -21,7 +21,15 @@ static float angle_sub(float a, float b)
     float d = a - b;
     if (!isfinite(d))
         return 0;
-    d = fmodf(d, 360.0f);
+    /* fmodf's result is exact: d itself within 360, and d -+ 360 within 720 (Sterbenz: the
+     * difference of floats within a factor of two is exact), so the call only beyond and
+     * at -360 (its result -0) */
+    if (d >= 360.0f && d < 720.0f)
+        d -= 360.0f;
+    else if (d < -360.0f && d > -720.0f)
+        d += 360.0f;
+    else if (!(d > -360.0f && d < 360.0f))
+        d = fmodf(d, 360.0f);
     if (d > 180)
         d -= 360;
     if (d < -180)

@@ -292,21 +292,33 @@ static void bench_timeline(void)
         bench_seek_row(formats[i].fmt, formats[i].fmt, formats[i].exts);
 }
 
+/* The demo at path, open, and an all-zero client state for it in *cl; NULL (said on stderr)
+ * when either fails. */
+static demo_t *open_with_state(const char *path, cl_state **cl)
+{
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    *cl = calloc(1, sizeof **cl);
+    if (!d || !*cl) {
+        fprintf(stderr, "%s: %s\n", path, d ? "out of memory" : err.msg);
+        if (d)
+            demo_close(d);
+        free(*cl);
+        return NULL;
+    }
+    return d;
+}
+
 /* `qdemo-bench decode RUNS DEMO`: the whole demo decoded RUNS times and nothing else, for
  * an instruction count that load does not change (tests/bench/instructions.sh: RUNS 1 minus RUNS
  * 0 is the decode alone). Prints the size and the frames of the last run. */
 static int bench_decode_only(const char *runs_text, const char *path)
 {
     qd_error err;
-    demo_t *d = demo_open(path, &err);
-    cl_state *cl = malloc(sizeof *cl);
-    if (!d || !cl) {
-        fprintf(stderr, "%s: %s\n", path, d ? "out of memory" : err.msg);
-        if (d)
-            demo_close(d);
-        free(cl);
+    cl_state *cl;
+    demo_t *d = open_with_state(path, &cl);
+    if (!d)
         return 1;
-    }
     int runs = atoi(runs_text);
     for (int i = 0; i < runs; i++) {
         demo_rewind(d, &err);
@@ -321,10 +333,43 @@ static int bench_decode_only(const char *runs_text, const char *path)
     return 0;
 }
 
+/* `qdemo-bench states DEMO`: one hash of the whole client state after every frame a decode
+ * ends, chained, and the frame count: a decoder change that must not change what the client
+ * gets (a faster path to the same state) prints the same line before and after. The state
+ * comes from calloc and each step writes it, so its bytes, padding included, are the
+ * decoder's doing. */
+static int bench_states(const char *path)
+{
+    qd_error err;
+    cl_state *cl;
+    demo_t *d = open_with_state(path, &cl);
+    if (!d)
+        return 1;
+    cl_reset_zeroed(cl);
+    uint64_t h = 1469598103934665603ull;
+    uint32_t hashed = 0;
+    int done = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+        if (cl->frame_count == hashed)
+            continue;
+        hashed = cl->frame_count;
+        const uint64_t *w = (const uint64_t *)(const void *)cl;
+        uint64_t a = h;
+        for (size_t i = 0; i < sizeof *cl / 8; i++)
+            a = (a ^ w[i]) * 0x100000001b3ull + (a >> 29);
+        h = a;
+    }
+    printf("%016llx %u frames %s\n", (unsigned long long)h, cl->frame_count, path);
+    demo_close(d);
+    free(cl);
+    return 0;
+}
+
 /* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes`,
  * `qdemo-bench timeline`, `qdemo-bench render` (`render-q3`: its Quake III rows), `qdemo-bench process` and `qdemo-bench
  * export` print only that table (quick, for checking a change) and write no file;
- * `qdemo-bench decode RUNS DEMO` only decodes; `qdemo-bench frames DEMO PAK W H N THREADS`
+ * `qdemo-bench decode RUNS DEMO` only decodes; `qdemo-bench states DEMO` hashes the client
+ * state frame by frame; `qdemo-bench frames DEMO PAK W H N THREADS`
  * prints N frame hashes (bench.h). */
 int main(int argc, char **argv)
 {
@@ -332,6 +377,8 @@ int main(int argc, char **argv)
         return bench_rusage_main(argv + 2);
     if (argc == 4 && strcmp(argv[1], "decode") == 0)
         return bench_decode_only(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "states") == 0)
+        return bench_states(argv[2]);
     if (argc == 8 && strcmp(argv[1], "frames") == 0)
         return bench_render_frames(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]),
                                    atoi(argv[6]), atoi(argv[7]));
