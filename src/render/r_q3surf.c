@@ -1135,10 +1135,9 @@ static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
 }
 
 #if defined(__SSE2__)
-/* Four cloud texels of row y from x on, as pixel_dir and sky_texel make them one by one:
- * the same single-precision operations in the same order, so the same bytes. */
-static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float drift,
-                   uint32_t out[4])
+/* The directions through pixels x..x+3 of row y, as pixel_dir makes them one by one: the
+ * same single-precision operations in the same order, so the same bits. */
+static void dir4(const r_view *v, int x, int y, __m128 d[3])
 {
     const __m128 half = _mm_set1_ps(0.5f), cx = _mm_set1_ps(v->cx), sc = _mm_set1_ps(v->scale);
     __m128 sx = _mm_div_ps(_mm_sub_ps(_mm_add_ps(_mm_cvtepi32_ps(_mm_setr_epi32(x, x + 1, x + 2,
@@ -1147,10 +1146,18 @@ static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float d
                                       cx),
                            sc);
     float sy = ((float)y + 0.5f - v->cy) / v->scale;
-    __m128 d[3];
     for (int j = 0; j < 3; j++)
         d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), sx)),
                           _mm_set1_ps(v->up[j] * sy));
+}
+
+/* Four cloud texels of row y from x on, as pixel_dir and sky_texel make them one by one:
+ * the same single-precision operations in the same order, so the same bytes. */
+static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float drift,
+                   uint32_t out[4])
+{
+    __m128 d[3];
+    dir4(v, x, y, d);
     __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
                             _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(9), d[2]), d[2]));
     __m128 len = _mm_sqrt_ps(sum), pos = _mm_cmpgt_ps(len, _mm_setzero_ps());
@@ -1168,6 +1175,48 @@ static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float d
     for (int i = 0; i < 4; i++)
         out[i] = cloud->texels[0][(size_t)ty[i] * (size_t)cw + (size_t)tx[i]] | 0xff000000u;
 }
+
+/* Four sky box texels of row y from x on, as pixel_dir and r_sky_box_texel make them one by
+ * one: each lane takes the side, s, t and distance the scalar branches would (the same
+ * comparisons, so the same choice for NaNs too), then the same divisions and products. */
+static void box4(const r_view *v, const r_q3 *q, int x, int y, uint32_t out[4])
+{
+    __m128 d[3];
+    dir4(v, x, y, d);
+    const __m128 sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps();
+    __m128 ax = _mm_andnot_ps(sign, d[0]), ay = _mm_andnot_ps(sign, d[1]),
+           az = _mm_andnot_ps(sign, d[2]);
+    __m128 n0 = _mm_xor_ps(d[0], sign), n1 = _mm_xor_ps(d[1], sign);
+    __m128 p0 = _mm_cmpgt_ps(d[0], zero), p1 = _mm_cmpgt_ps(d[1], zero),
+           p2 = _mm_cmpgt_ps(d[2], zero);
+    __m128 on_x = _mm_and_ps(_mm_cmpge_ps(ax, ay), _mm_cmpge_ps(ax, az));
+    __m128 on_y = _mm_andnot_ps(on_x, _mm_cmpge_ps(ay, az));
+    __m128 on_z = _mm_andnot_ps(_mm_or_ps(on_x, on_y), _mm_castsi128_ps(_mm_set1_epi32(-1)));
+#define SEL(m, a, b) _mm_or_ps(_mm_and_ps((m), (a)), _mm_andnot_ps((m), (b)))
+    __m128 sx = SEL(p0, n1, d[1]), sy = SEL(p1, d[0], n0), sz = n1;
+    __m128 tz = SEL(p2, n0, d[0]);
+    __m128 s = _mm_or_ps(_mm_and_ps(on_x, sx), _mm_or_ps(_mm_and_ps(on_y, sy), _mm_and_ps(on_z, sz)));
+    __m128 t = _mm_or_ps(_mm_and_ps(_mm_or_ps(on_x, on_y), d[2]), _mm_and_ps(on_z, tz));
+    __m128 dist = _mm_or_ps(_mm_and_ps(on_x, ax), _mm_or_ps(_mm_and_ps(on_y, ay), _mm_and_ps(on_z, az)));
+#undef SEL
+    const __m128 one = _mm_set1_ps(1), half = _mm_set1_ps(0.5f);
+    float u[4], w4[4];
+    _mm_storeu_ps(u, _mm_mul_ps(_mm_add_ps(_mm_div_ps(s, dist), one), half));
+    _mm_storeu_ps(w4, _mm_sub_ps(one, _mm_mul_ps(_mm_add_ps(_mm_div_ps(t, dist), one), half)));
+    int mx = _mm_movemask_ps(on_x), my = _mm_movemask_ps(on_y), px = _mm_movemask_ps(p0),
+        py = _mm_movemask_ps(p1), pz = _mm_movemask_ps(p2);
+    for (int i = 0; i < 4; i++) {
+        int side = mx >> i & 1 ? (px >> i & 1 ? 0 : 1)
+                   : my >> i & 1 ? (py >> i & 1 ? 2 : 3)
+                                 : (pz >> i & 1 ? 4 : 5);
+        const q3_image *im = &q->sky[side];
+        int bw = im->w[0], bh = im->h[0];
+        int tx = (int)(u[i] * (float)bw), ty = (int)(w4[i] * (float)bh);
+        tx = tx < 0 ? 0 : tx >= bw ? bw - 1 : tx;
+        ty = ty < 0 ? 0 : ty >= bh ? bh - 1 : ty;
+        out[i] = im->texels[0][(size_t)ty * (size_t)bw + (size_t)tx] | 0xff000000u;
+    }
+}
 #endif
 
 void r_q3_sky(r_view *v, const r_assets *a)
@@ -1178,7 +1227,7 @@ void r_q3_sky(r_view *v, const r_assets *a)
     double tm = v->time > 0 && v->time < 1e7 ? v->time : 0;
     float drift = (float)fmod(tm * 0.01, 1.0);
     size_t w = (size_t)fb->w;
-    int clouds = q && !q->sky_box && q->sky_cloud >= 0;
+    int clouds = q && !q->sky_box && q->sky_cloud >= 0, box = q && q->sky_box;
     if (!v->sky_marked)
         return; /* no sky face was drawn: no pixel holds the mark */
     for (int y = top; y < bottom; y++) {
@@ -1197,9 +1246,12 @@ void r_q3_sky(r_view *v, const r_assets *a)
             if (row[x] != R_SKY_MARK)
                 continue;
 #if defined(__SSE2__)
-            if (clouds && x + 4 <= w && row[x + 1] == R_SKY_MARK && row[x + 2] == R_SKY_MARK &&
-                row[x + 3] == R_SKY_MARK) {
-                cloud4(v, &q->images[q->sky_cloud], (int)x, y, drift, row + x);
+            if ((clouds || box) && x + 4 <= w && row[x + 1] == R_SKY_MARK &&
+                row[x + 2] == R_SKY_MARK && row[x + 3] == R_SKY_MARK) {
+                if (box)
+                    box4(v, q, (int)x, y, row + x);
+                else
+                    cloud4(v, &q->images[q->sky_cloud], (int)x, y, drift, row + x);
                 x += 3;
                 continue;
             }

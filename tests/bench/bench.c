@@ -400,11 +400,13 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "render-q3") == 0) { /* only Quake III's rows */
         bench_render_q3();
+        bench_render_players();
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "render") == 0) { /* only the render table, no file */
         bench_render();
         bench_render_q3();
+        bench_render_players();
         return 0;
     }
     /* the table file: $QDEMO_BENCH_OUT (make bench sets B/bench-results.md) */
@@ -462,6 +464,7 @@ int main(int argc, char **argv)
 
     bench_render();
     bench_render_q3();
+    bench_render_players();
     bench_export();
     bench_process();
     if (md)

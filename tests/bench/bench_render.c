@@ -158,6 +158,53 @@ void bench_render_q3(void)
     tl_close(tl);
 }
 
+/* Bodies in the client state at the path's frames (active entities flagged as players, the
+ * recorder's own included): the snapshot holds the ones its server sent, those near the
+ * recorder's view. Their mean over the FRAMES frames. */
+static double mean_bodies(timeline_t *tl)
+{
+    qd_error err;
+    long n = 0;
+    for (int k = 0; k < FRAMES; k++) {
+        double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * k / FRAMES;
+        const cl_state *cl = tl_state_at(tl, t, &err);
+        for (int e = 0; cl && e < cl->num_entities; e++)
+            n += cl->entities[e].active && (cl->entities[e].cur.flags & CL_EF_PLAYER);
+    }
+    return (double)n / FRAMES;
+}
+
+/* Issue #12's speed: the players drawn as their models must not halve the frame rate: a
+ * frame of a bot match with 16 players or more keeps textured 1280x720 above 200 fps on
+ * one thread. OpenArena's stress demo (24 bots on oa_bases3) along its recorded view. */
+void bench_render_players(void)
+{
+    static const char *const oa = "/usr/share/games/openarena/baseoa";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70",
+             bench_realdata());
+    app_opts o;
+    app_world w;
+    static player p;
+    timeline_t *tl = access(oa, R_OK) == 0 ? path_open(path, oa, &o, &w, &p) : NULL;
+    if (!tl) {
+        bench_out("\n(player models benchmark: needs %s and %s: skipped)\n", path, oa);
+        return;
+    }
+    bench_out("\n### Players as models: oa_bases3 along stress_bases3.dm_70 (24 bots, "
+              "OpenArena), one core; each frame the least of %d\n\n", TRIES);
+    bench_out("| mode | size | frames | bodies a frame | ms/frame | fps | target fps | |\n"
+              "|---|---|---:|---:|---:|---:|---:|---|\n");
+    rast_fb *fb = rast_fb_new(1280, 720);
+    double bodies = mean_bodies(tl);
+    double busy = time_path(tl, &w, &o, &p, fb, R_MODE_TEXTURED, 1, NULL);
+    bench_out("| textured | 1280x720 | %d | %.1f | %.2f | %.0f | 200 | %s |\n", FRAMES, bodies,
+              busy / FRAMES * 1e3, FRAMES / busy, bench_met(FRAMES / busy >= 200));
+    rast_fb_free(fb);
+    app_world_free(&w);
+    tl_close(tl);
+}
+
 /* FNV-1a over a frame's colour bytes. */
 static uint64_t fb_hash(const rast_fb *fb)
 {
