@@ -247,6 +247,58 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
     return r;
 }
 
+/* The level of detail lod (1, 2) of slot m's MD3 name: ioquake3's R_RegisterMD3 reads
+ * NAME_1.md3 and NAME_2.md3 beside NAME.md3. Kept only when alike: as many frames (the
+ * animations index them) and the same surfaces in the same order (skins and materials
+ * go by surface); else, or when missing, the lower levels stand in. Only running out of
+ * memory is an error. */
+static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, void *ctx)
+{
+    size_t n = strlen(name);
+    if (n < 4 || n + 3 > CL_NAME_LEN || !ends_with(name, ".md3"))
+        return QD_OK;
+    char lname[CL_NAME_LEN + 4];
+    snprintf(lname, sizeof lname, "%.*s_%d.md3", (int)(n - 4), name, lod);
+    uint8_t *data;
+    size_t len;
+    qd_error e = {0};
+    qd_err r = read_file(read, ctx, lname, &data, &len, &e);
+    if (r != QD_OK)
+        return r == QD_ERR_NOMEM ? r : QD_OK;
+    mdl_md3 *l = NULL;
+    r = mdl_md3_load(data, len, lname, &l, &e);
+    free(data);
+    if (r != QD_OK)
+        return r == QD_ERR_NOMEM ? r : QD_OK;
+    int alike = l->num_frames == m->md3->num_frames &&
+                l->num_surfaces == m->md3->num_surfaces;
+    uint32_t *map = alike ? malloc((l->num_surfaces + 1u) * sizeof *map) : NULL;
+    if (alike && !map) {
+        mdl_md3_free(l);
+        return QD_ERR_NOMEM;
+    }
+    /* each surface of the level is the base's of the same name (OpenArena's list them in
+     * another order); a name found twice or not at all and the level is not used */
+    for (uint32_t i = 0; alike && i < l->num_surfaces; i++) {
+        uint32_t hits = 0;
+        for (uint32_t k = 0; k < m->md3->num_surfaces; k++)
+            if (strncmp(l->surfaces[i].name, m->md3->surfaces[k].name,
+                        sizeof l->surfaces[i].name) == 0) {
+                map[i] = k;
+                hits++;
+            }
+        alike = hits == 1;
+    }
+    if (!alike) {
+        free(map);
+        mdl_md3_free(l);
+        return QD_OK;
+    }
+    m->lod[lod - 1] = l;
+    m->lod_surf[lod - 1] = map;
+    return QD_OK;
+}
+
 /* The first slot before i holding the mesh (of kind) that slot i names, or 0. */
 static int first_mesh(const r_assets *a, char (*names)[CL_NAME_LEN], int i, r_kind kind)
 {
@@ -804,7 +856,9 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         if (r != QD_OK && !(r == QD_ERR_NOT_FOUND && optional_flash(i, name)))
             note(a, err, r, name, &e);
         if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
-            load_anims(m, name, read, ctx) != QD_OK)
+            (load_anims(m, name, read, ctx) != QD_OK ||
+             load_lod(m, name, 1, read, ctx) != QD_OK ||
+             (m->lod[0] && load_lod(m, name, 2, read, ctx) != QD_OK)))
             return out_of_memory(a, names, err);
     }
     for (int i = 1; i < a->num_models; i++)
@@ -835,6 +889,10 @@ void r_assets_free(r_assets *a)
         free_md2(&a->models[i]);
         if (!a->models[i].shared) {
             mdl_md3_free(a->models[i].md3);
+            for (int k = 0; k < 2; k++) {
+                mdl_md3_free(a->models[i].lod[k]);
+                free(a->models[i].lod_surf[k]);
+            }
             free(a->models[i].anims);
         }
         free(a->models[i].mats);

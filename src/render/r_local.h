@@ -72,6 +72,11 @@ typedef struct r_model {
     mdl_alias *alias;
     mdl_sprite *sprite;
     mdl_md3 *md3;    /* R_KIND_MD3; owned by the first slot of that name (shared: 0) */
+    mdl_md3 *lod[2]; /* R_KIND_MD3: its levels of detail 1 and 2 (NAME_1.md3, NAME_2.md3),
+                      * each when found and alike (the same frames, surfaces of the same
+                      * names), 2 only with 1; owned as md3 */
+    uint32_t *lod_surf[2]; /* each level's surfaces as md3's surface numbers (the skins
+                            * and materials go by those); owned as md3 */
     uint8_t shared;  /* md3 and anims (md2) belong to an earlier slot of the same name */
     char (*shaders)[64]; /* R_KIND_MD3: each surface's shader, its skin's where it has one */
     int32_t *mats;   /* R_KIND_MD3: each surface's material in r_q3 (r_q3_model_tri), or -1;
@@ -301,6 +306,17 @@ void r_attr_plane(const r_view *v, const float N[3], float dist, const float *A,
 /* The screen position of world point p; 0 when it lies behind the near plane. */
 int r_project_point(const r_view *v, const float p[3], float out[2]);
 
+/* World point p in view: its clip outcode (the near plane and the guard band: bits 0..4),
+ * R_VERT_BAD when a coordinate is not finite, R_VERT_BEHIND when it lies behind the near
+ * plane; else *out is its screen position and depth (as r_project_point's and draw_poly's). */
+#define R_VERT_BAD 0x20u
+#define R_VERT_BEHIND 0x40u
+unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out);
+/* A triangle of three r_view_vert points whose codes are all 0 (inside every clip plane,
+ * finite), filled with color: what r_emit_poly draws in the flat and textured passes,
+ * without clipping or projecting again. */
+void r_emit_tri_inside(r_view *v, const rast_vert rv[3], uint32_t color);
+
 /* The liquids' warp table at time t (rast_tex.warp). */
 void r_surf_turb_table(double t, int32_t out[128]);
 
@@ -348,6 +364,10 @@ typedef struct r_place {
     float origin[3];
     float axis[3][3];
 } r_place;
+
+/* The level of detail (0, 1, 2: rm->md3 or rm->lod[level - 1]) ioquake3 draws MD3 slot rm
+ * at in frame frame, placed at p->origin, seen from v (r_md3.c, after R_ComputeLOD). */
+int r_md3_lod(const r_view *v, const r_model *rm, const r_place *p, uint32_t frame);
 
 /* Two frames of a model and how far between them (0: f0, 1: f1). */
 typedef struct r_frames {

@@ -204,12 +204,12 @@ static uint32_t modulate(uint32_t c, uint32_t l)
  * than TINY_AREA pixels: its texture cannot show, so it is filled with the image's mean
  * colour under its light, which costs a fraction of a textured fill (distant players). */
 #define TINY_AREA 2.0f
-static int tiny(const float (*sp)[2], const uint8_t *seen, const uint32_t *ix)
+static int tiny(const rast_vert *sp, const uint8_t *code, const uint32_t *ix)
 {
-    if (!seen[ix[0]] || !seen[ix[1]] || !seen[ix[2]])
+    if ((code[ix[0]] | code[ix[1]] | code[ix[2]]) & R_VERT_BEHIND)
         return 0;
-    const float *a = sp[ix[0]], *b = sp[ix[1]], *c = sp[ix[2]];
-    float area = ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])) * 0.5f;
+    const rast_vert *a = &sp[ix[0]], *b = &sp[ix[1]], *c = &sp[ix[2]];
+    float area = ((b->x - a->x) * (c->y - a->y) - (c->x - a->x) * (b->y - a->y)) * 0.5f;
     return fabsf(area) < TINY_AREA;
 }
 
@@ -267,10 +267,41 @@ static void draw_mesh_fx(r_view *v, const r_assets *a, const r_model *rm, const 
     }
 }
 
+/* ioquake3's R_ComputeLOD (tr_mesh.c, with ProjectRadius; facts only): the radius of the
+ * frame's bounds (RadiusFromBounds) projected at the placed origin's distance along the
+ * view, as a fraction of the half screen height (at most 1; 0 at or behind the eye, which
+ * keeps level 0: the view weapon), gives flod = 1 - radius x r_lodscale (5, the default),
+ * times the number of levels, truncated, within 0..levels-1 (r_lodbias 0). Tags are always
+ * read from level 0 (R_LerpTag), as r_md3_on_tag does. (r_local.h) */
+#define LOD_SCALE 5.0f
+int r_md3_lod(const r_view *v, const r_model *rm, const r_place *p, uint32_t frame)
+{
+    const mdl_md3 *m = rm->md3;
+    int levels = 1 + (rm->lod[0] != NULL) + (rm->lod[0] && rm->lod[1]);
+    if (levels == 1 || frame >= m->num_frames || !(v->tan_y > 0))
+        return 0;
+    const mdl_md3_frame *fr = &m->frames[frame];
+    float a[3], rel[3];
+    for (int j = 0; j < 3; j++) {
+        float lo = fabsf(fr->mins[j]), hi = fabsf(fr->maxs[j]);
+        a[j] = lo > hi ? lo : hi;
+        rel[j] = p->origin[j] - v->org[j];
+    }
+    float radius = sqrtf(dot3(a, a)), dist = dot3(v->fwd, rel), flod = 0;
+    if (dist > 0) {
+        float pr = radius / (dist * v->tan_y);
+        flod = 1.0f - (pr < 1.0f ? pr : 1.0f) * LOD_SCALE;
+    }
+    flod *= (float)levels;
+    return flod > 0 && flod < (float)levels ? (int)flod : flod > 0 ? levels - 1 : 0;
+}
+
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell)
 {
-    const mdl_md3 *m = rm->md3;
+    int lod = r_md3_lod(v, rm, p, f1);
+    const mdl_md3 *m = lod ? rm->lod[lod - 1] : rm->md3;
+    const uint32_t *surf = lod ? rm->lod_surf[lod - 1] : NULL; /* m's surfaces as md3's */
     f0 = f0 < m->num_frames ? f0 : m->num_frames - 1;
     f1 = f1 < m->num_frames ? f1 : m->num_frames - 1;
     /* the rotation without scale for the normals */
@@ -282,19 +313,19 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
     }
     for (uint32_t si = 0; si < m->num_surfaces; si++) {
         const mdl_md3_surface *s = &m->surfaces[si];
-        int32_t mat = shell >= 0 ? shell : rm->mats ? rm->mats[si] : -1;
+        int32_t mat = shell >= 0 ? shell : rm->mats ? rm->mats[surf ? surf[si] : si] : -1;
         uint32_t nv = s->num_verts;
         if (!nv || !s->num_tris)
             continue;
         float(*w)[3] = malloc((size_t)nv * sizeof *w);
-        float(*sp)[2] = malloc((size_t)nv * sizeof *sp);
+        rast_vert *sp = malloc((size_t)nv * sizeof *sp);
         uint32_t *col = malloc((size_t)nv * sizeof *col);
-        uint8_t *seen = malloc(nv);
-        if (!w || !sp || !col || !seen) {
+        uint8_t *code = malloc(nv); /* r_view_vert's */
+        if (!w || !sp || !col || !code) {
             free(w);
             free(sp);
             free(col);
-            free(seen);
+            free(code);
             return;
         }
         const float(*x0)[3] = s->xyz + (size_t)f0 * nv, (*x1)[3] = s->xyz + (size_t)f1 * nv;
@@ -317,7 +348,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             for (int j = 0; dv != 0 && j < 3; j++)
                 w[i][j] += dv * wn[j];
             col[i] = diffuse(l, wn);
-            seen[i] = (uint8_t)r_project_point(v, w[i], sp[i]);
+            code[i] = (uint8_t)r_view_vert(v, w[i], &sp[i]);
         }
         uint32_t base = r_q3_mat_color(a, mat);
         int both = v->xray || r_q3_mat_twosided(a, mat); /* a flag's cloth: cull disable */
@@ -341,18 +372,25 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (!both && !(dot3(nrm, rel) < 0))
                 continue;
             uint32_t light[3] = {col[ix[0]], col[ix[1]], col[ix[2]]};
-            if (v->pass == R_PASS_TEXTURED && !tiny(sp, seen, ix) &&
+            if (v->pass == R_PASS_TEXTURED && !tiny(sp, code, ix) &&
                 r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st, light))
                 continue;
             if (shell >= 0)
                 continue; /* a shell has no flat look */
             uint32_t fill = modulate(base, col[ix[0]]);
+            if (!(code[ix[0]] | code[ix[1]] | code[ix[2]]) &&
+                (v->pass == R_PASS_TEXTURED || v->pass == R_PASS_FLAT)) {
+                /* wholly inside: as r_emit_poly would draw it, from the points made above */
+                const rast_vert rv[3] = {sp[ix[0]], sp[ix[1]], sp[ix[2]]};
+                r_emit_tri_inside(v, rv, fill);
+                continue;
+            }
             r_emit_poly(v, (const float(*)[3])tri, 3, fill, r_wire_color(base));
         }
         free(w);
         free(sp);
         free(col);
-        free(seen);
+        free(code);
     }
 }
 

@@ -263,6 +263,30 @@ int r_project_point(const r_view *v, const float p[3], float out[2])
     return 1;
 }
 
+unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out)
+{
+    vpt q = to_view(v, p);
+    unsigned c = outcode(v, q);
+    if (!isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z))
+        c |= R_VERT_BAD;
+    if (q.z >= R_NEAR)
+        *out = project(v, q);
+    else
+        c |= R_VERT_BEHIND;
+    return c;
+}
+
+/* draw_poly's path for a polygon clip_poly leaves as it is (no plane to cut, every
+ * coordinate finite): the points' projections as one fan. */
+void r_emit_tri_inside(r_view *v, const rast_vert rv[3], uint32_t color)
+{
+    if (v->pass != R_PASS_FLAT && v->pass != R_PASS_TEXTURED)
+        return;
+    unsigned flags = v->cover ? RAST_OPAQUE | RAST_COVER : RAST_OPAQUE;
+    rast_polygon_rows(v->fb, rv, 3, color, flags, v->y0, v->y1);
+    v->count++;
+}
+
 void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags)
 {
     draw_poly(v, pts, n, color, NULL, flags);

@@ -766,6 +766,61 @@ TEST(md3_shared_mesh_keeps_each_skin)
     pak_fs_close(fs);
 }
 
+/* Levels of detail as ioquake3's R_RegisterMD3 and R_ComputeLOD make them: kyonshi's
+ * upper.md3 has upper_1.md3 and upper_2.md3 beside it (pak2-players.pk3), whose surfaces
+ * come in another order (read from the files' surface headers: base u_sleeve u_torso
+ * u_hands, level 1 u_torso u_sleeve u_hands, level 2 u_sleeve u_hands u_torso), so each
+ * level's surfaces map to the base's by name. The level at distance d along the view from a
+ * frame's bounds radius r (RadiusFromBounds: the length of the larger |min|, |max| per axis)
+ * with tan(fov_y / 2) = 0.75: pr = r / (0.75 d), flod = (1 - 5 pr) x 3 levels, truncated:
+ * pr 0.3 gives -1.5 (level 0), 0.1 gives 1.5 (1), 0.02 gives 2.7 (2); behind the eye 0. */
+TEST(md3_levels_of_detail_as_ioquake3)
+{
+    OA_FS(fs);
+    oa_ctx o = {fs, 0};
+    cl_level *lvl = calloc(1, sizeof *lvl);
+    CHECK(lvl);
+    snprintf(lvl->models[1], CL_NAME_LEN, "models/players/kyonshi/upper.md3");
+    lvl->num_models = 2;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(lvl, oa_read, &o, NULL, &err);
+    CHECK(a);
+    const r_model *rm = &a->models[1];
+    CHECK(rm->kind == R_KIND_MD3 && rm->lod[0] && rm->lod[1]);
+    static const uint32_t map1[3] = {1, 0, 2}, map2[3] = {0, 2, 1};
+    CHECK_EQ(rm->lod[0]->num_surfaces, 3u);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(rm->lod_surf[0][i], map1[i]);
+        CHECK_EQ(rm->lod_surf[1][i], map2[i]);
+    }
+    CHECK_STR(rm->lod[1]->surfaces[1].name, "u_hands");
+    const mdl_md3_frame *fr = &rm->md3->frames[0];
+    float ax[3];
+    for (int j = 0; j < 3; j++)
+        ax[j] = fabsf(fr->mins[j]) > fabsf(fr->maxs[j]) ? fabsf(fr->mins[j]) : fabsf(fr->maxs[j]);
+    float r = sqrtf(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+    CHECK(r > 10 && r < 100); /* a body's part */
+    r_view v;
+    memset(&v, 0, sizeof v);
+    v.tan_y = 0.75f;
+    v.fwd[0] = 1;
+    r_place p;
+    memset(&p, 0, sizeof p);
+    static const struct {
+        float pr;
+        int level;
+    } at[] = {{0.3f, 0}, {0.1f, 1}, {0.02f, 2}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        p.origin[0] = r / (0.75f * at[i].pr);
+        CHECK_EQ(r_md3_lod(&v, rm, &p, 0), at[i].level);
+    }
+    p.origin[0] = -r / (0.75f * 0.02f); /* as far, behind the eye */
+    CHECK_EQ(r_md3_lod(&v, rm, &p, 0), 0);
+    r_assets_free(a);
+    free(lvl);
+    pak_fs_close(fs);
+}
+
 /* Seek == play with animated players: the state at 11 s reached by playing from the start in
  * 0.5 s steps, and by seeking to the end and back, draws the same bytes (the animations'
  * start times are in the client state, so in keyframes). */
