@@ -395,6 +395,18 @@ static inline void dd_shown(dd_store v, const dd_frame *f)
     v.h->shown_serial = f ? f->serial : 0;
 }
 
+/* The frame the client got last, sorted and still whole in the ring (dd_usable), or NULL:
+ * what an entity of a frame delta'd from another one can be compared with. */
+static inline const dd_frame *dd_shown_frame(dd_store v)
+{
+    for (uint32_t i = 0; v.h->shown_serial && i < v.d->ring; i++) {
+        const dd_frame *f = &v.frames[i];
+        if (f->serial == v.h->shown_serial)
+            return f->sorted && dd_usable(v, f) ? f : NULL;
+    }
+    return NULL;
+}
+
 /* 1 when f was delta'd from the frame the client got last: then its shared entries
  * (dd_shared) are what the client already has (keep). */
 static inline int dd_from_shown(dd_store v, const dd_frame *f)

@@ -901,12 +901,26 @@ static qd_err parse_packetentities(ctx *c, int delta)
     /* An .mvd deltas from the frame it showed last: the entities carried unchanged from it
      * only need to be kept, not sent again. */
     int keep = s->mvd && old != NULL && dd_from_shown(v, &nf);
+    /* A .qwd deltas from the last frame the client acknowledged, often not the one shown
+     * last: an entity equal to its entry in that one (while it is whole in the ring) is
+     * unchanged for the client too (as in q3.c's emit_frame). */
+    const dd_frame *sh = keep || !nf.sorted ? NULL : dd_shown_frame(v);
+    uint32_t shi = 0;
     dd_shown(v, stored);
     for (uint32_t i = 0; i < nf.count; i++) {
         /* a kept entity's state is not even looked at: its ref holds its number */
         if (keep && dd_shared(v, &nf, i) && cl_entity_keep(c->cl, dd_num(v, &nf, i)))
             continue;
-        emit_entity(c, dd_ent(v, &nf, i));
+        const qw_ent *q = dd_ent(v, &nf, i);
+        if (sh) {
+            int num = dd_num(v, &nf, i);
+            while (shi < sh->count && dd_num(v, sh, shi) < num)
+                shi++;
+            if (shi < sh->count && dd_num(v, sh, shi) == num &&
+                !memcmp(dd_ent(v, sh, shi), q, sizeof *q) && cl_entity_keep(c->cl, num))
+                continue;
+        }
+        emit_entity(c, q);
     }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
           (unsigned)nf.count, changed, removed);
