@@ -91,9 +91,40 @@ static void start_sound(cl_state *cl, const char *name, int entity, int chan, in
     cl_sound_add(cl, &so);
 }
 
+/* A name built piece by piece, cut as snprintf would cut it (snprintf's format parsing was
+ * three quarters of the event sounds' time, 4 % of decoding the OpenArena bot match). */
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len && s[i] && b->n + 1 < b->cap; i++)
+        b->p[b->n++] = s[i];
+    b->p[b->n] = 0;
+}
+
+static void sb_str(sbuf *b, const char *s) { sb_put(b, s, SIZE_MAX); }
+
+/* pattern with its one "%d" (if any) as digit 1..9 */
+static void sb_digit(sbuf *b, const char *pattern, int digit)
+{
+    const char *pct = strstr(pattern, "%d");
+    char d[2] = {(char)('0' + digit), 0};
+    if (!pct) {
+        sb_str(b, pattern);
+        return;
+    }
+    sb_put(b, pattern, (size_t)(pct - pattern));
+    sb_str(b, d);
+    sb_str(b, pct + 2);
+}
+
 void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
 {
     char name[CL_NAME_LEN * 2];
+    sbuf sb = {name, 0, sizeof name};
     int parm = e->f[Q3_ES_EVENTPARM], chan = Q3_CHAN_VOICE, global = 0;
     const char *custom = NULL; /* a player model sound (cg_players.c cg_customSoundNames) */
     name[0] = 0;
@@ -107,22 +138,23 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         const char *type = ev == Q3_EV_FOOTSTEP         ? "step"
                            : ev == Q3_EV_FOOTSTEP_METAL ? "clank"
                                                         : "splash";
-        snprintf(name, sizeof name, "sound/player/footsteps/%s%d.wav", type,
-                 1 + (int)((int64_t)(cl->time * 1000) & 3));
+        sb_str(&sb, "sound/player/footsteps/");
+        sb_str(&sb, type);
+        sb_digit(&sb, "%d.wav", 1 + (int)((int64_t)(cl->time * 1000) & 3));
         chan = Q3_CHAN_BODY;
     } else if (ev == Q3_EV_FIRE_WEAPON) {
         /* cg_weapons.c CG_FireWeapon */
         int w = e->f[Q3_ES_WEAPON];
         if (w <= 0 || w >= (int)(sizeof fire_sound / sizeof fire_sound[0]))
             return;
-        snprintf(name, sizeof name, fire_sound[w], 1 + (int)((int64_t)(cl->time * 1000) & 3));
+        sb_digit(&sb, fire_sound[w], 1 + (int)((int64_t)(cl->time * 1000) & 3));
         chan = Q3_CHAN_WEAPON;
     } else if (ev == Q3_EV_ITEM_PICKUP || ev == Q3_EV_GLOBAL_ITEM_PICKUP) {
         /* cg_event.c CG_EntityEvent: the item's pickup sound, powerups heard everywhere */
         const char *s = pickup_sound(parm);
         if (!s)
             return;
-        snprintf(name, sizeof name, "%s", s);
+        sb_str(&sb, s);
         chan = Q3_CHAN_AUTO;
         global = ev == Q3_EV_GLOBAL_ITEM_PICKUP;
     } else if (ev == Q3_EV_JUMP) {
@@ -135,18 +167,18 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         static const char *const death[] = {"death1.wav", "death2.wav", "death3.wav"};
         custom = death[ev - Q3_EV_DEATH1];
     } else if (ev == Q3_EV_FALL_SHORT) {
-        snprintf(name, sizeof name, "sound/player/land1.wav");
+        sb_str(&sb, "sound/player/land1.wav");
         chan = Q3_CHAN_AUTO;
     } else if (ev == Q3_EV_FALL_MEDIUM) {
         custom = "pain100_1.wav";
     } else if (ev == Q3_EV_FALL_FAR) {
         custom = "fall1.wav";
     } else if (ev == Q3_EV_PLAYER_TELEPORT_IN || ev == Q3_EV_PLAYER_TELEPORT_OUT) {
-        snprintf(name, sizeof name, "sound/world/%s.wav",
-                 ev == Q3_EV_PLAYER_TELEPORT_IN ? "telein" : "teleout");
+        sb_str(&sb, ev == Q3_EV_PLAYER_TELEPORT_IN ? "sound/world/telein.wav"
+                                                   : "sound/world/teleout.wav");
         chan = Q3_CHAN_AUTO;
     } else if (ev == Q3_EV_ITEM_RESPAWN) {
-        snprintf(name, sizeof name, "sound/items/respawn1.wav");
+        sb_str(&sb, "sound/items/respawn1.wav");
         chan = Q3_CHAN_AUTO;
     } else {
         return;
@@ -156,8 +188,10 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         int cn = e->f[Q3_ES_CLIENTNUM];
         const char *model = cn >= 0 && cn < CL_MAX_PLAYERS && cl->players[cn].model[0]
                                 ? cl->players[cn].model : "sarge";
-        int k = (int)strcspn(model, "/");
-        snprintf(name, sizeof name, "sound/player/%.*s/%s", k, model, custom);
+        sb_str(&sb, "sound/player/");
+        sb_put(&sb, model, strcspn(model, "/"));
+        sb_str(&sb, "/");
+        sb_str(&sb, custom);
     }
     start_sound(cl, name, e->number + 1, chan, global ? 0 : 64, org);
 }
