@@ -289,6 +289,82 @@ static inline int32_t run_step(int64_t diff, int steps)
 #endif
 }
 
+#if defined(__SSE2__)
+static inline __m128i ramp4(int32_t v, int32_t st);
+
+/* span_tex's palette-index pixels (Quake's skins through the colormap) four at a time, from
+ * pixel j to the last whole block before end, as its scalar loop makes each: the depth ramp,
+ * the coordinates clamped into the texture, the key index skipped, the light row from the
+ * ramp l0 + dl j (NaN and below 0: row 0; from 63: 63), the texel lut[row][index]. The
+ * coordinates at j are *sfu, *tfu, stepped by dsf, dtf (wrapping); on return they and the
+ * returned pixel are where the scalar loop goes on. Needs w <= 32767 and h <= 32768 (the
+ * madd of (t, s) by (w, 1)) and no blend. */
+static int index_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict d, int j,
+                       int end, float zs, const span_ctx *sc, unsigned flags, float l0, float dl,
+                       uint32_t *sfu, uint32_t *tfu, uint32_t dsf, uint32_t dtf)
+{
+    const int j0 = j;
+    const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
+    const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
+    const __m128 vl0 = _mm_set1_ps(l0), vdl = _mm_set1_ps(dl);
+    const __m128 zero = _mm_setzero_ps(), top = _mm_set1_ps(63.0f);
+    const __m128 four = _mm_set1_ps(4.0f);
+    const __m128i lim = _mm_setr_epi16((short)(tx->w - 1), (short)(tx->w - 1), (short)(tx->w - 1),
+                                       (short)(tx->w - 1), (short)(tx->h - 1), (short)(tx->h - 1),
+                                       (short)(tx->h - 1), (short)(tx->h - 1));
+    const __m128i w1 = _mm_set1_epi32(tx->w << 16 | 1), izero = _mm_setzero_si128();
+    const __m128i row63 = _mm_set1_epi32(63);
+    const __m128i s4 = _mm_set1_epi32((int)(4 * dsf)), t4 = _mm_set1_epi32((int)(4 * dtf));
+    __m128i s = ramp4((int32_t)*sfu, (int32_t)dsf), t = ramp4((int32_t)*tfu, (int32_t)dtf);
+    __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
+    for (; j + 4 <= end; j += 4, jj = _mm_add_ps(jj, four), s = _mm_add_epi32(s, s4),
+                         t = _mm_add_epi32(t, t4)) {
+        __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        __m128 old = _mm_loadu_ps(d + j);
+        __m128 pass = flags & RAST_DEPTH_TEST ? _mm_cmpgt_ps(z4, old)
+                                              : _mm_castsi128_ps(_mm_set1_epi32(-1));
+        if (!_mm_movemask_ps(pass))
+            continue;
+        /* (s >> 16, t >> 16) clamped as 16-bit lanes (saturation keeps the side), times (1, w) */
+        __m128i p = _mm_min_epi16(_mm_max_epi16(_mm_packs_epi32(_mm_srai_epi32(s, 16),
+                                                                _mm_srai_epi32(t, 16)),
+                                                izero),
+                                  lim);
+        int32_t ix[4], rw[4];
+        _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)), w1));
+        /* the light row: 0 unless lr > 0 (NaN too), 63 unless lr < 63, else (int)lr */
+        __m128 lr = _mm_add_ps(vl0, _mm_mul_ps(vdl, jj));
+        __m128i in = _mm_castps_si128(_mm_cmplt_ps(lr, top));
+        __m128i row = _mm_or_si128(_mm_and_si128(in, _mm_cvttps_epi32(lr)), _mm_andnot_si128(in, row63));
+        row = _mm_and_si128(row, _mm_castps_si128(_mm_cmpgt_ps(lr, zero)));
+        _mm_storeu_si128((__m128i *)rw, _mm_slli_epi32(row, 8));
+        uint8_t idx[4];
+        int32_t tc[4];
+        for (int q = 0; q < 4; q++) {
+            idx[q] = tx->index[ix[q]];
+            tc[q] = (int32_t)(tx->lut[(size_t)rw[q] + idx[q]] | 0xff000000u);
+        }
+        __m128i m = _mm_castps_si128(pass);
+        if (tx->has_key) {
+            __m128i iv = _mm_setr_epi32(idx[0], idx[1], idx[2], idx[3]);
+            m = _mm_andnot_si128(_mm_cmpeq_epi32(iv, _mm_set1_epi32(tx->key)), m);
+        }
+        if (flags & RAST_DEPTH_WRITE) {
+            __m128 mp = _mm_castsi128_ps(m);
+            _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(mp, z4), _mm_andnot_ps(mp, old)));
+        }
+        if (flags & RAST_COLOR_WRITE) {
+            __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
+            __m128i tv = _mm_loadu_si128((const __m128i *)tc);
+            _mm_storeu_si128((__m128i *)(c + j), _mm_or_si128(_mm_and_si128(m, tv), _mm_andnot_si128(m, oc)));
+        }
+    }
+    *sfu += dsf * (uint32_t)(j - j0);
+    *tfu += dtf * (uint32_t)(j - j0);
+    return j;
+}
+#endif
+
 /* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic; the texel exact
  * (one division) at every TEX_RUN-th pixel from the span's start and at its end, linear in
  * 16.16 fixed point between. The planes are evaluated in double at the span's start and
@@ -412,7 +488,13 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
         int32_t dsf = run_step(sb - (int64_t)sa, steps), dtf = run_step(tb - (int64_t)ta, steps);
         /* stepped in uint32 (wrapping): past the run's last pixel a step may leave int32 */
         uint32_t sfu = (uint32_t)sa, tfu = (uint32_t)ta;
-        for (int j = i; j < i + k; j++, sfu += (uint32_t)dsf, tfu += (uint32_t)dtf) {
+        int j = i;
+#if defined(__SSE2__)
+        if (tx->index && !(flags & RAST_BLEND) && madd_ok)
+            j = index_quads(tx, c, d, i, i + k, zs, sc, flags, l0, dl, &sfu, &tfu,
+                            (uint32_t)dsf, (uint32_t)dtf);
+#endif
+        for (; j < i + k; j++, sfu += (uint32_t)dsf, tfu += (uint32_t)dtf) {
             const int32_t sf = (int32_t)sfu, tf = (int32_t)tfu;
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
