@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "r_local.h"
 
 /* Largest surface block in texels; a face whose block would be bigger at the wanted mip
@@ -927,6 +931,49 @@ static inline uint32_t sky_layers_texel(const r_assets *a, float d[3], float bac
     return c >> 24 ? c : a->sky_back[bt * 128 + bs];
 }
 
+#if defined(__SSE2__)
+/* floor of four floats within +-2^31, as (int)floorf: truncate, less one where that lies
+ * above (NaN: the truncation's INT_MIN, as the scalar conversion gives) */
+static inline __m128i floor4(__m128 x)
+{
+    __m128i t = _mm_cvttps_epi32(x);
+    return _mm_add_epi32(t, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(t), x)));
+}
+
+/* Pixels x..x+3 of a row whose direction's vertical part is dy: Quake's two layers as
+ * r_surf_sky and sky_layers_texel make them one by one (the same single-precision
+ * operations in the same order; |back + us| < 510, so floor4's range holds). */
+static void sky_layers4(const r_view *v, const r_assets *a, int x, float dy, float inv,
+                        float back, float front, uint32_t out[4])
+{
+    __m128 dx = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_cvtepi32_ps(_mm_setr_epi32(x, x + 1, x + 2,
+                                                                               x + 3)),
+                                                 _mm_set1_ps(0.5f)),
+                                      _mm_set1_ps(v->cx)),
+                           _mm_set1_ps(inv));
+    __m128 d[3];
+    for (int j = 0; j < 3; j++)
+        d[j] = _mm_add_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), dx)),
+                          _mm_set1_ps(v->up[j] * dy));
+    d[2] = _mm_mul_ps(d[2], _mm_set1_ps(3));
+    __m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
+                                        _mm_mul_ps(d[2], d[2])));
+    __m128 k = _mm_and_ps(_mm_cmpgt_ps(len, _mm_setzero_ps()), _mm_div_ps(_mm_set1_ps(378.0f), len));
+    __m128 us = _mm_mul_ps(d[0], k), ut = _mm_mul_ps(d[1], k);
+    const __m128 vb = _mm_set1_ps(back), vf = _mm_set1_ps(front);
+    const __m128i m127 = _mm_set1_epi32(127);
+    int32_t bs[4], bt[4], fs[4], ft[4];
+    _mm_storeu_si128((__m128i *)bs, _mm_and_si128(floor4(_mm_add_ps(vb, us)), m127));
+    _mm_storeu_si128((__m128i *)bt, _mm_and_si128(floor4(_mm_add_ps(vb, ut)), m127));
+    _mm_storeu_si128((__m128i *)fs, _mm_and_si128(floor4(_mm_add_ps(vf, us)), m127));
+    _mm_storeu_si128((__m128i *)ft, _mm_and_si128(floor4(_mm_add_ps(vf, ut)), m127));
+    for (int i = 0; i < 4; i++) {
+        uint32_t c = a->sky_front[ft[i] * 128 + fs[i]];
+        out[i] = c >> 24 ? c : a->sky_back[bt[i] * 128 + bs[i]];
+    }
+}
+#endif
+
 void r_surf_sky(r_view *v, const r_assets *a)
 {
     rast_fb *fb = v->fb;
@@ -948,8 +995,26 @@ void r_surf_sky(r_view *v, const r_assets *a)
         uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
         float dy = -((float)y + 0.5f - v->cy) * inv;
         for (int x = 0; x < fb->w; x++) {
+#if defined(__SSE2__)
+            /* four at a time past pixels without the mark (as r_q3_sky) */
+            const __m128i mark = _mm_set1_epi32((int)R_SKY_MARK);
+            while (x + 4 <= fb->w &&
+                   !_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(row + x)),
+                                                      mark)))
+                x += 4;
+            if (x >= fb->w)
+                break;
+#endif
             if (row[x] != R_SKY_MARK)
                 continue;
+#if defined(__SSE2__)
+            if (!a->box_ok && x + 4 <= fb->w && row[x + 1] == R_SKY_MARK &&
+                row[x + 2] == R_SKY_MARK && row[x + 3] == R_SKY_MARK) {
+                sky_layers4(v, a, x, dy, inv, back, front, row + x);
+                x += 3;
+                continue;
+            }
+#endif
             float dx = ((float)x + 0.5f - v->cx) * inv;
             float d[3];
             for (int j = 0; j < 3; j++)

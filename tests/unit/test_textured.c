@@ -409,3 +409,64 @@ TEST(textured_lit_file_colours_the_light)
     free(lit);
     done(a, cl, map);
 }
+
+/* Quake's sky, pixel by pixel from GLQuake's formula (R_DrawSkyChain / EmitSkyPolys, as
+ * r_surf.c's comment gives it): the direction through the pixel's centre, its height
+ * tripled, scaled to 378 / length; the front layer (16 texels a second) over the back (8),
+ * the front's alpha 0 see-through. Every pixel of a frame all marked as sky, looked at from
+ * a tilted view, against that formula written out here in the same float operations: r_surf_sky
+ * draws four pixels at a time where it can, so this checks those against the formula too. */
+TEST(textured_quake_sky_layers_by_hand)
+{
+    enum { SW = 67, SH = 23 }; /* a width that leaves a partial block of four on each row */
+    r_assets *a = calloc(1, sizeof *a);
+    rast_fb *fb = rast_fb_new(SW, SH);
+    CHECK(a && fb);
+    a->sky_ok = 1;
+    for (int i = 0; i < 128 * 128; i++) {
+        a->sky_back[i] = 0xff000000u | (uint32_t)i * 2654435761u >> 8;
+        /* the front see-through on a checkerboard of 8-texel squares */
+        a->sky_front[i] = ((i >> 3 ^ i >> 10) & 1) ? 0xff000000u | (uint32_t)i * 40503u : 0;
+    }
+    for (int i = 0; i < SW * SH; i++)
+        fb->color[i] = R_SKY_MARK;
+    fb->color[5] = 0xff123456u; /* one pixel that is not sky stays */
+    r_view v;
+    memset(&v, 0, sizeof v);
+    v.fb = fb;
+    v.y0 = 0;
+    v.y1 = SH;
+    v.sky_marked = 1;
+    v.time = 3.7;
+    v.scale = 40.0f;
+    v.cx = SW / 2.0f;
+    v.cy = SH / 2.0f;
+    const float ang[3] = {-35, 20, 10}; /* looking up, turned, rolled */
+    r_angle_vectors(ang, v.fwd, v.right, v.up);
+    r_surf_sky(&v, a);
+    float back = (float)fmod(3.7 * 8.0, 128.0), front = (float)fmod(3.7 * 16.0, 128.0);
+    float inv = 1.0f / v.scale;
+    int bad = 0;
+    for (int y = 0; y < SH; y++) {
+        float dy = -((float)y + 0.5f - v.cy) * inv;
+        for (int x = 0; x < SW; x++) {
+            uint32_t want = 0xff123456u;
+            if (y * SW + x != 5) {
+                float dx = ((float)x + 0.5f - v.cx) * inv, d[3];
+                for (int j = 0; j < 3; j++)
+                    d[j] = v.fwd[j] + v.right[j] * dx + v.up[j] * dy;
+                d[2] *= 3;
+                float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                float k = len > 0 ? 378.0f / len : 0, us = d[0] * k, ut = d[1] * k;
+                int bs = (int)floorf(back + us) & 127, bt = (int)floorf(back + ut) & 127;
+                int fs = (int)floorf(front + us) & 127, ft = (int)floorf(front + ut) & 127;
+                uint32_t c = a->sky_front[ft * 128 + fs];
+                want = c >> 24 ? c : a->sky_back[bt * 128 + bs];
+            }
+            bad += fb->color[y * SW + x] != want;
+        }
+    }
+    CHECK_EQ(bad, 0);
+    rast_fb_free(fb);
+    free(a);
+}
