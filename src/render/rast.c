@@ -721,13 +721,20 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     *have_l0 = 0;
     if (!any)
         return;
-    /* the light at pixels j + 4i: i = 1..4 in one read, i = 0 carried or read alone */
+    /* the light at pixels j + 4i: i = 1..4 in one read, i = 0 carried or read alone; a
+     * short run that carries nothing (a span's first, under 16 pixels) needs i = 0..m only,
+     * m <= 3: one read (light4's lanes are bilerp's values) */
     const uint32_t l4s = 4 * (uint32_t)step[2], l4t = 4 * (uint32_t)step[3];
     uint32_t L[5];
-    _mm_storeu_si128((__m128i *)(L + 1),
-                     light4(tx, ramp4((int32_t)((uint32_t)cur[2] + l4s), (int32_t)l4s),
-                            ramp4((int32_t)((uint32_t)cur[3] + l4t), (int32_t)l4t)));
-    L[0] = had ? *l0 : bilerp(tx->light, tx->lw, tx->lh, cur[2], cur[3]);
+    if (!had && m < 4) {
+        _mm_storeu_si128((__m128i *)L, light4(tx, ramp4(cur[2], (int32_t)l4s),
+                                              ramp4(cur[3], (int32_t)l4t)));
+    } else {
+        _mm_storeu_si128((__m128i *)(L + 1),
+                         light4(tx, ramp4((int32_t)((uint32_t)cur[2] + l4s), (int32_t)l4s),
+                                ramp4((int32_t)((uint32_t)cur[3] + l4t), (int32_t)l4t)));
+        L[0] = had ? *l0 : bilerp(tx->light, tx->lw, tx->lh, cur[2], cur[3]);
+    }
     if (m == 4) {
         *l0 = L[4];
         *have_l0 = 1;
