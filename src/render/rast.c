@@ -708,15 +708,15 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     const __m128 four = _mm_set1_ps(4.0f);
     /* which blocks have a pixel in front: none, and the run costs only its depth reads */
     __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
+    __m128 zb[4]; /* each block's depths, kept for its fill */
     int any = 0;
-    if (flags & RAST_DEPTH_TEST) {
-        for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, four)) {
-            __m128 z = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-            any |= _mm_movemask_ps(_mm_cmpgt_ps(z, _mm_loadu_ps(d + j + 4 * b))) << (4 * b);
-        }
-    } else {
-        any = (1 << (4 * m)) - 1;
+    for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, four)) {
+        zb[b] = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        if (flags & RAST_DEPTH_TEST)
+            any |= _mm_movemask_ps(_mm_cmpgt_ps(zb[b], _mm_loadu_ps(d + j + 4 * b))) << (4 * b);
     }
+    if (!(flags & RAST_DEPTH_TEST))
+        any = (1 << (4 * m)) - 1;
     int had = *have_l0;
     *have_l0 = 0;
     if (!any)
@@ -755,8 +755,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     /* pixel p of a block takes (4 - p) quarters of its first light and p of the next */
     const __m128i p_lo = _mm_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i p_hi = _mm_setr_epi16(2, 2, 2, 2, 3, 3, 3, 3);
-    jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
-    for (int b = 0; b < m; b++, j += 4, jj = _mm_add_ps(jj, four)) {
+    for (int b = 0; b < m; b++, j += 4) {
         __m128i sr = _mm_srai_epi32(s, 16), tr = _mm_srai_epi32(t, 16);
         s = _mm_add_epi32(s, s4);
         t = _mm_add_epi32(t, t4);
@@ -783,7 +782,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         __m128i llo = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_lo)), 2);
         __m128i lhi = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_hi)), 2);
         __m128i lit = _mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi));
-        __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        __m128 z4 = zb[b];
         __m128 old = _mm_loadu_ps(d + j);
         __m128i mk = flags & RAST_DEPTH_TEST ? _mm_castps_si128(_mm_cmpgt_ps(z4, old))
                                              : _mm_set1_epi32(-1);
