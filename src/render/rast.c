@@ -775,7 +775,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         __m128i tex32 = gather4(texels, ix);
         px16 tex = widen(tex32);
         /* both lights in one register: la's channels low, lb's high; lo pixels 0, 1 */
-        __m128i lab = _mm_unpacklo_epi8(_mm_setr_epi32((int)L[b], (int)L[b + 1], 0, 0), zero);
+        __m128i lab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(L + b)), zero);
         __m128i la = _mm_unpacklo_epi64(lab, lab), lb = _mm_unpackhi_epi64(lab, lab);
         __m128i d1 = _mm_sub_epi16(lb, la); /* (4 - p) la + p lb = 4 la + p (lb - la) */
         __m128i la4 = _mm_slli_epi16(la, 2);
