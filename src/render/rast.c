@@ -829,16 +829,9 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     }
 }
 
-/* Blocks of an opaque, repeating, lightmapped span (the walls), and of any other lit span
- * (blended layers, clamped images, alpha-tested ones: flags and wrap as the span's). */
-static void lit_quads(const rast_tex *tx, const uint32_t *texels, int w, int h,
-                      uint32_t *restrict c, float *restrict d, int j, int m, float zs,
-                      const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
-                      uint32_t *l0, int *have_l0)
-{
-    lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, l0, have_l0, RAST_OPAQUE, 1);
-}
-
+/* Blocks of any lit span but the opaque repeating walls' (blended layers, clamped images,
+ * alpha-tested ones: flags and wrap as the span's); the walls' are inlined into their
+ * copy of the span loop (no call, their attributes kept in registers). */
 static void lit_quads_any(const rast_tex *tx, const uint32_t *texels, int w, int h,
                           uint32_t *restrict c, float *restrict d, int j, int m, float zs,
                           const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
@@ -985,7 +978,8 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         if (quads && k >= 4) {
             int m = k / 4;
             if (flags == RAST_OPAQUE && wrap)
-                lit_quads(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext, &have_lnext);
+                lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext, &have_lnext,
+                            RAST_OPAQUE, 1);
             else
                 lit_quads_any(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext,
                               &have_lnext, flags, wrap);
