@@ -770,17 +770,25 @@ static void body_look(const q3_proto *p, cl_entstate *st, int cn, int legs, int 
     st->fx = (uint16_t)(Q3_FX_OF(q3_eflags_fx, eflags) | Q3_FX_OF(powerups_fx, powerups));
 }
 
-static void emit_entity(ctx *c, const q3_ent *e, double at)
+/* e at time at; a body's apos trajectory and its angles at that time may come made
+ * (entity_swing's: known_apos, known_ang), else NULL. */
+static void emit_entity(ctx *c, const q3_ent *e, double at, const cl_traj *known_apos,
+                        const float known_ang[3])
 {
     cl_entstate st;
-    cl_traj pos, apos;
+    cl_traj pos, own;
+    const cl_traj *apos = known_apos ? known_apos : &own;
     memset(&st, 0, sizeof st);
     get_traj(c, e, 0, &pos);
-    get_traj(c, e, 1, &apos);
     /* BG_EvaluateTrajectory at the snapshot's time; the renderer evaluates them again at its
      * own time (cl_entity_at), as cgame draws a missile between snapshots */
     cl_traj_eval(&pos, at, st.origin);
-    cl_traj_eval(&apos, at, st.angles);
+    if (known_apos) {
+        memcpy(st.angles, known_ang, sizeof st.angles);
+    } else {
+        get_traj(c, e, 1, &own);
+        cl_traj_eval(&own, at, st.angles);
+    }
     /* modelindex names a CS_MODELS slot for ET_GENERAL and ET_MOVER (cg_ents.c CG_General,
      * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles get their model
      * from the weapon (CG_Missile), players from their client's configstring (CG_Player). */
@@ -812,7 +820,7 @@ static void emit_entity(ctx *c, const q3_ent *e, double at)
     }
     if (e->teleport)
         st.flags |= CL_EF_TELEPORT;
-    cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, &apos);
+    cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, apos);
     /* cg_ents.c CG_EntityEffects: an entity with a loopSound plays it where it is */
     int loop = e->f[Q3_ES_LOOPSOUND];
     cl_entity_set_loop(c->cl, e->number + 1,
@@ -1225,22 +1233,21 @@ static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
 /* A body's legs and torso turning after its view (q3_body.c), every frame it is in, kept or
  * not: the view is its apos trajectory at t; a body new to the frame or teleported starts
  * aligned. */
-static void entity_swing(ctx *c, const q3_ent *e, double t)
+static int entity_swing(ctx *c, const q3_ent *e, double t, cl_traj *apos, float ang[3])
 {
     int cn = e->f[Q3_ES_CLIENTNUM], n = e->number;
     if (cn < 0 || cn >= Q3_MAX_CLIENTS)
-        return;
+        return 0;
     c->cl->players[cn].shells = shells_of(c, (uint32_t)e->f[Q3_ES_POWERUPS]);
-    cl_traj apos;
-    float ang[3];
-    get_traj(c, e, 1, &apos);
-    cl_traj_eval(&apos, t, ang);
+    get_traj(c, e, 1, apos);
+    cl_traj_eval(apos, t, ang);
     int was = (c->s->ev_present[n >> 3] >> (n & 7)) & 1;
     const float vel[3] = {q3_f(e->f[Q3_ES_POS_TRDELTA0]), q3_f(e->f[Q3_ES_POS_TRDELTA1]),
                           q3_f(e->f[Q3_ES_POS_TRDELTA2])};
     q3_body_swing(c->cl, cn, ang[1], ang[0], e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM],
                   move_dir(q3_f(e->f[Q3_ES_ANGLES2_1])),
                   (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD) != 0, e->teleport || !was, vel);
+    return 1;
 }
 
 /* Show snapshot f (serverTime server_time). fresh[i] tells whether the delta touched entity
@@ -1300,8 +1307,9 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     memset(present, 0, sizeof present);
     for (uint32_t i = 0; i < f->count; i++) {
         const q3_ent *e = dd_ent(v, f, i);
-        if (e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER)
-            entity_swing(c, e, t);
+        cl_traj apos; /* a body's view, made once for the swing and the emit */
+        float ang[3];
+        int made = e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER && entity_swing(c, e, t, &apos, ang);
         check_event(c, e, present);
         int same = keep && !fresh[i];
         if (sh) {
@@ -1315,7 +1323,7 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
             traj_same(e, 1, s->shown_time, server_time) &&
             cl_entity_keep(c->cl, e->number + 1))
             continue;
-        emit_entity(c, e, t);
+        emit_entity(c, e, t, made ? &apos : NULL, made ? ang : NULL);
     }
     /* An entity that left: its event value is not read before it is set again (it was
      * not present), so it goes back to 0 and keyframes do not carry it. */
