@@ -407,6 +407,18 @@ static inline const dd_frame *dd_shown_frame(dd_store v)
     return NULL;
 }
 
+/* 1 when entity num, whose state is ent, has the same bytes in the shown frame sh
+ * (dd_shown_frame): the caller walks its sorted frame in order, *at carrying the place in
+ * sh from one call to the next (start it at 0). */
+static inline int dd_same_as_shown(dd_store v, const dd_frame *sh, uint32_t *at, int num,
+                                   const void *ent)
+{
+    while (*at < sh->count && dd_num(v, sh, *at) < num)
+        (*at)++;
+    return *at < sh->count && dd_num(v, sh, *at) == num &&
+           !memcmp(dd_ent(v, sh, *at), ent, v.d->elem_size);
+}
+
 /* 1 when f was delta'd from the frame the client got last: then its shared entries
  * (dd_shared) are what the client already has (keep). */
 static inline int dd_from_shown(dd_store v, const dd_frame *f)

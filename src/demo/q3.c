@@ -1291,14 +1291,8 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
      * acknowledged, often a few back: most of the Quake Live duel's snapshots), but that
      * snapshot is still whole in the ring: an entity equal to its entry there, field for
      * field, is unchanged for the client too, as an untouched one is above. */
-    const dd_frame *sh = NULL;
+    const dd_frame *sh = keep || !f->sorted ? NULL : dd_shown_frame(v);
     uint32_t shi = 0;
-    if (!keep && f->sorted && v.h->shown_serial) {
-        sh = dd_slot(v, s->shown_seq);
-        if (sh->serial != v.h->shown_serial || sh->seq != s->shown_seq || !sh->sorted ||
-            !dd_usable(v, sh))
-            sh = NULL;
-    }
     cl_frame_begin(c->cl, t);
     /* cg_snapshot.c CG_TransitionSnapshot sets cg.snap before CG_CheckEvents: the events of
      * this snapshot see this playerState's flags (the CTF announcer) */
@@ -1311,13 +1305,7 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
         float ang[3];
         int made = e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER && entity_swing(c, e, t, &apos, ang);
         check_event(c, e, present);
-        int same = keep && !fresh[i];
-        if (sh) {
-            while (shi < sh->count && dd_num(v, sh, shi) < e->number)
-                shi++;
-            same = shi < sh->count && dd_num(v, sh, shi) == e->number &&
-                   !memcmp(dd_ent(v, sh, shi), e, sizeof *e);
-        }
+        int same = sh ? dd_same_as_shown(v, sh, &shi, e->number, e) : keep && !fresh[i];
         if (same && !e->teleport && e->number != cn && e->number != s->shown_cn &&
             traj_same(e, 0, s->shown_time, server_time) &&
             traj_same(e, 1, s->shown_time, server_time) &&
@@ -1340,7 +1328,6 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     dd_shown(v, f);
     s->shown_time = server_time;
     s->shown_cn = cn;
-    s->shown_seq = f->seq;
 }
 
 /* The delta source of the snapshot in block seq, delta blocks back (0: none): its ring

@@ -521,7 +521,6 @@ typedef struct q3_state {
     int32_t shown_time;   /* serverTime of the snapshot whose entities the client got last
                            * (dd_shown): the time its trajectories were evaluated at */
     int32_t shown_cn;     /* the client whose body its playerState stood for */
-    uint32_t shown_seq;   /* its seq (its ring slot, while dd_shown names it) */
     double time;          /* demo time of the newest frame */
     uint32_t frames;      /* client frames emitted (snapshots of a new server time) */
     int32_t bcs_index;    /* the big configstring being assembled (bcs0/1/2), -1 none */

@@ -912,14 +912,9 @@ static qd_err parse_packetentities(ctx *c, int delta)
         if (keep && dd_shared(v, &nf, i) && cl_entity_keep(c->cl, dd_num(v, &nf, i)))
             continue;
         const qw_ent *q = dd_ent(v, &nf, i);
-        if (sh) {
-            int num = dd_num(v, &nf, i);
-            while (shi < sh->count && dd_num(v, sh, shi) < num)
-                shi++;
-            if (shi < sh->count && dd_num(v, sh, shi) == num &&
-                !memcmp(dd_ent(v, sh, shi), q, sizeof *q) && cl_entity_keep(c->cl, num))
-                continue;
-        }
+        int num = dd_num(v, &nf, i);
+        if (sh && dd_same_as_shown(v, sh, &shi, num, q) && cl_entity_keep(c->cl, num))
+            continue;
         emit_entity(c, q);
     }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,

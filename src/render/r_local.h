@@ -314,8 +314,8 @@ int r_project_point(const r_view *v, const float p[3], float out[2]);
 unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out);
 /* A triangle of three r_view_vert points whose codes are all 0 (inside every clip plane,
  * finite), filled with color: what r_emit_poly draws in the flat and textured passes,
- * without clipping or projecting again. */
-void r_emit_tri_inside(r_view *v, const rast_vert rv[3], uint32_t color);
+ * without clipping or projecting again. 0 (nothing drawn) in the other passes. */
+int r_emit_tri_inside(r_view *v, const rast_vert rv[3], uint32_t color);
 
 /* The liquids' warp table at time t (rast_tex.warp). */
 void r_surf_turb_table(double t, int32_t out[128]);

@@ -378,12 +378,11 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (shell >= 0)
                 continue; /* a shell has no flat look */
             uint32_t fill = modulate(base, col[ix[0]]);
-            if (!(code[ix[0]] | code[ix[1]] | code[ix[2]]) &&
-                (v->pass == R_PASS_TEXTURED || v->pass == R_PASS_FLAT)) {
+            if (!(code[ix[0]] | code[ix[1]] | code[ix[2]])) {
                 /* wholly inside: as r_emit_poly would draw it, from the points made above */
                 const rast_vert rv[3] = {sp[ix[0]], sp[ix[1]], sp[ix[2]]};
-                r_emit_tri_inside(v, rv, fill);
-                continue;
+                if (r_emit_tri_inside(v, rv, fill))
+                    continue;
             }
             r_emit_poly(v, (const float(*)[3])tri, 3, fill, r_wire_color(base));
         }

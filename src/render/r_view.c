@@ -278,13 +278,14 @@ unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out)
 
 /* draw_poly's path for a polygon clip_poly leaves as it is (no plane to cut, every
  * coordinate finite): the points' projections as one fan. */
-void r_emit_tri_inside(r_view *v, const rast_vert rv[3], uint32_t color)
+int r_emit_tri_inside(r_view *v, const rast_vert rv[3], uint32_t color)
 {
     if (v->pass != R_PASS_FLAT && v->pass != R_PASS_TEXTURED)
-        return;
+        return 0;
     unsigned flags = v->cover ? RAST_OPAQUE | RAST_COVER : RAST_OPAQUE;
     rast_polygon_rows(v->fb, rv, 3, color, flags, v->y0, v->y1);
     v->count++;
+    return 1;
 }
 
 void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags)

@@ -127,20 +127,29 @@ void bench_render(void)
 /* Textured on an OpenArena map along an OpenArena demo's camera (issue #11's Quake III
  * rows): the same targets as Quake's, one thread. Needs the realdata demo and Debian's
  * openarena packages. */
-void bench_render_q3(void)
+/* path_open on the OpenArena demo dm_70/NAME of the real data over Debian's OpenArena
+ * files; NULL, with a row saying what (what) needs, when either is missing. */
+static timeline_t *oa_path_open(const char *name, const char *what, app_opts *o, app_world *w,
+                                player *p)
 {
     static const char *const oa = "/usr/share/games/openarena/baseoa";
     char path[1024];
-    snprintf(path, sizeof path, "%s/dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70",
-             bench_realdata());
+    snprintf(path, sizeof path, "%s/dm_70/%s", bench_realdata(), name);
+    timeline_t *tl = access(oa, R_OK) == 0 ? path_open(path, oa, o, w, p) : NULL;
+    if (!tl)
+        bench_out("\n(%s: needs %s and %s: skipped)\n", what, path, oa);
+    return tl;
+}
+
+void bench_render_q3(void)
+{
     app_opts o;
     app_world w;
     static player p;
-    timeline_t *tl = access(oa, R_OK) == 0 ? path_open(path, oa, &o, &w, &p) : NULL;
-    if (!tl) {
-        bench_out("\n(Quake III render benchmark: needs %s and %s: skipped)\n", path, oa);
+    timeline_t *tl = oa_path_open("openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70",
+                                  "Quake III render benchmark", &o, &w, &p);
+    if (!tl)
         return;
-    }
     bench_out("\n### Textured Quake III: oa_dm3 along flyby_oa_dm3.dm_70 (OpenArena), one core; "
               "each frame the least of %d\n\n", TRIES);
     bench_out("| mode | size | frames | ms/frame | fps | target fps | |\n"
@@ -179,18 +188,13 @@ static double mean_bodies(timeline_t *tl)
  * one thread. OpenArena's stress demo (24 bots on oa_bases3) along its recorded view. */
 void bench_render_players(void)
 {
-    static const char *const oa = "/usr/share/games/openarena/baseoa";
-    char path[1024];
-    snprintf(path, sizeof path, "%s/dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70",
-             bench_realdata());
     app_opts o;
     app_world w;
     static player p;
-    timeline_t *tl = access(oa, R_OK) == 0 ? path_open(path, oa, &o, &w, &p) : NULL;
-    if (!tl) {
-        bench_out("\n(player models benchmark: needs %s and %s: skipped)\n", path, oa);
+    timeline_t *tl = oa_path_open("openarena-081-misc_pak6-misc_stress_bases3.dm_70",
+                                  "player models benchmark", &o, &w, &p);
+    if (!tl)
         return;
-    }
     bench_out("\n### Players as models: oa_bases3 along stress_bases3.dm_70 (24 bots, "
               "OpenArena), one core; each frame the least of %d\n\n", TRIES);
     bench_out("| mode | size | frames | bodies a frame | ms/frame | fps | target fps | |\n"
