@@ -240,7 +240,8 @@ int bench_render_frames(const char *demo, const char *pak, int w, int h, int fra
         busy += render_at(tl, &wo, &o, &p, fb, R_MODE_TEXTURED, threads, cache, k, frames);
         printf("%d %016llx\n", k, (unsigned long long)fb_hash(fb));
     }
-    fprintf(stderr, "r_render: %.3f ms a frame\n", busy / frames * 1e3);
+    fprintf(stderr, "r_render: %.3f ms a frame; %.2f M surface texels built a frame\n",
+            busy / frames * 1e3, (double)r_cache_texels_built(cache) / frames / 1e6);
     rast_fb_free(fb);
     r_cache_free(cache);
     app_world_free(&wo);
