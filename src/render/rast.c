@@ -701,32 +701,36 @@ static inline __m128i light4(const rast_tex *tx, __m128i ls, __m128i lt)
 static inline __attribute__((always_inline)) void
 lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *restrict c,
             float *restrict d, int j, int m, float zs, const span_ctx *sc, const int32_t cur[4],
-            const int32_t step[4], uint32_t *l0, int *have_l0, unsigned flags, int wrap)
+            const int32_t step[4], uint32_t *l0, int *have_l0, unsigned flags, int wrap,
+            int wide)
 {
     const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
     const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
     const __m128 four = _mm_set1_ps(4.0f);
     /* which blocks have a pixel in front: none, and the run costs only its depth reads */
     __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
-    __m128 zb[4]; /* each block's depths, kept for its fill */
-    int any = 0;
+    __m128 zb[8]; /* each block's depths, kept for its fill */
+    uint32_t any = 0;
     for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, four)) {
         zb[b] = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
         if (flags & RAST_DEPTH_TEST)
-            any |= _mm_movemask_ps(_mm_cmpgt_ps(zb[b], _mm_loadu_ps(d + j + 4 * b))) << (4 * b);
+            any |= (uint32_t)_mm_movemask_ps(_mm_cmpgt_ps(zb[b], _mm_loadu_ps(d + j + 4 * b)))
+                   << (4 * b);
     }
     if (!(flags & RAST_DEPTH_TEST))
-        any = (1 << (4 * m)) - 1;
+        any = 0xffffffffu >> (32 - 4 * m);
     int had = *have_l0;
     *have_l0 = 0;
     if (!any)
         return;
-    /* the light at pixels j + 4i: i = 1..4 in one read, i = 0 carried or read alone; a
-     * short run that carries nothing (a span's first, under 16 pixels) needs i = 0..m only,
-     * m <= 3: one read (light4's lanes are bilerp's values) */
-    const uint32_t l4s = 4 * (uint32_t)step[2], l4t = 4 * (uint32_t)step[3];
+    /* the light at pixels j + g i (g = 4, or 8 when wide): i = 1..4 in one read, i = 0
+     * carried or read alone; a short run that carries nothing (a span's first) and needs
+     * no read past i = 3 takes one read (light4's lanes are bilerp's values) */
+    const int sh = wide ? 3 : 2; /* g = 1 << sh */
+    const uint32_t l4s = (uint32_t)step[2] << sh, l4t = (uint32_t)step[3] << sh;
+    const int last = ((m - 1) >> (sh - 2)) + 1; /* the last read the blocks use */
     uint32_t L[5];
-    if (!had && m < 4) {
+    if (!had && last <= 3) {
         _mm_storeu_si128((__m128i *)L, light4(tx, ramp4(cur[2], (int32_t)l4s),
                                               ramp4(cur[3], (int32_t)l4t)));
     } else {
@@ -735,10 +739,11 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
                                 ramp4((int32_t)((uint32_t)cur[3] + l4t), (int32_t)l4t)));
         L[0] = had ? *l0 : bilerp(tx->light, tx->lw, tx->lh, cur[2], cur[3]);
     }
-    if (m == 4) {
+    if (m == 4 << (sh - 2)) {
         *l0 = L[4];
         *have_l0 = 1;
     }
+    const __m128i vsh = _mm_cvtsi32_si128(sh);
     __m128i s = ramp4(cur[0], step[0]), t = ramp4(cur[1], step[1]);
     const __m128i s4 = _mm_set1_epi32((int)(4 * (uint32_t)step[0]));
     const __m128i t4 = _mm_set1_epi32((int)(4 * (uint32_t)step[1]));
@@ -752,7 +757,8 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     const __m128i w1 = _mm_set1_epi32(w << 16 | 1);
     const __m128i alpha = _mm_set1_epi32((int)0xff000000u), zero = _mm_setzero_si128();
     const __m128i rgb = _mm_set1_epi32(0x00ffffff), a127 = _mm_set1_epi32(127);
-    /* pixel p of a block takes (4 - p) quarters of its first light and p of the next */
+    /* pixel p of a block takes (g - p) g-ths of its first light and p of the next (p past
+     * the block's place between the two reads: 0, or 4 for a wide run's odd blocks) */
     const __m128i p_lo = _mm_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i p_hi = _mm_setr_epi16(2, 2, 2, 2, 3, 3, 3, 3);
     for (int b = 0; b < m; b++, j += 4) {
@@ -775,12 +781,14 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         __m128i tex32 = gather4(texels, ix);
         px16 tex = widen(tex32);
         /* both lights in one register: la's channels low, lb's high; lo pixels 0, 1 */
-        __m128i lab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(L + b)), zero);
+        int li = b >> (sh - 2);
+        __m128i lab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(L + li)), zero);
         __m128i la = _mm_unpacklo_epi64(lab, lab), lb = _mm_unpackhi_epi64(lab, lab);
-        __m128i d1 = _mm_sub_epi16(lb, la); /* (4 - p) la + p lb = 4 la + p (lb - la) */
-        __m128i la4 = _mm_slli_epi16(la, 2);
-        __m128i llo = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_lo)), 2);
-        __m128i lhi = _mm_srli_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, p_hi)), 2);
+        __m128i d1 = _mm_sub_epi16(lb, la); /* (g - p) la + p lb = g la + p (lb - la) */
+        __m128i la4 = _mm_sll_epi16(la, vsh);
+        __m128i po = _mm_set1_epi16((short)((b & (sh - 2)) * 4));
+        __m128i llo = _mm_srl_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_lo, po))), vsh);
+        __m128i lhi = _mm_srl_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_hi, po))), vsh);
         __m128i lit = _mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi));
         __m128 z4 = zb[b];
         __m128 old = _mm_loadu_ps(d + j);
@@ -835,9 +843,10 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
 static void lit_quads_any(const rast_tex *tx, const uint32_t *texels, int w, int h,
                           uint32_t *restrict c, float *restrict d, int j, int m, float zs,
                           const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
-                          uint32_t *l0, int *have_l0, unsigned flags, int wrap)
+                          uint32_t *l0, int *have_l0, unsigned flags, int wrap, int wide)
 {
-    lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, l0, have_l0, flags, wrap);
+    lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, l0, have_l0, flags, wrap,
+                wide);
 }
 #endif
 
@@ -1033,15 +1042,19 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         const int32_t wmax = w - 1, hmax = h - 1;
         int j = i;
 #if defined(__SSE2__)
-        /* blocks of four in sixteens (lit_quads' light reads), the last maybe fewer */
+        /* blocks of four in sixteens (lit_quads' light reads every fourth pixel), the last
+         * maybe fewer; where a luxel is wider than eight pixels along the row, the light
+         * is read every eighth pixel and the run's blocks go in one (two such reads are
+         * still within a luxel of each other, lit_quads' bound) */
+        int wide = step[2] > -8192 && step[2] < 8192 && step[3] > -8192 && step[3] < 8192;
         for (int left = quads ? k / 4 : 0; left > 0;) {
-            int m = left < 4 ? left : 4;
+            int m = left < 4 << wide ? left : 4 << wide;
             if (flags == RAST_OPAQUE && wrap)
                 lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext, &have_lnext,
-                            RAST_OPAQUE, 1);
+                            RAST_OPAQUE, 1, wide);
             else
                 lit_quads_any(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext,
-                              &have_lnext, flags, wrap);
+                              &have_lnext, flags, wrap, wide);
             j += 4 * m;
             left -= m;
             for (int a = 0; a < 4; a++)

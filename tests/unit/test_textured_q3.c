@@ -708,6 +708,24 @@ TEST(q3tex_rast_modulate_and_combine)
             CHECK_MSG((fb->color[x] & 255) == want[x], "wrap %d pixel %d: %u", wrap, x,
                       fb->color[x] & 255);
     }
+    /* The same ramp stretched to 32 pixels a luxel pair (ls = (x + 0.5) / 16): a luxel is
+     * 16 pixels wide, more than eight, so the light is read at every eighth pixel (0, 8,
+     * 16) and is linear between. In 16.16 the reads are at 2048 + 4096 x: pixel 0 is
+     * clamped (0); pixel 8 is 2048 past the first centre, weight 8 of 256: 255 x 8 / 256 =
+     * 7; pixel 16, weight 136: 255 x 136 / 256 = 135. Pixel x = 8 i + q takes (8 L_i + q
+     * (L_i+1 - L_i)) / 8: pixels 1..7 are 7 q / 8 (0 0 1 2 3 4 5 6), pixels 8..15 are (56 +
+     * 128 q) / 8 (7 23 39 ... 119). */
+    t.ls[0] = 2.0 / 32;
+    for (int wrap = 0; wrap < 2; wrap++) {
+        t.wrap = wrap;
+        rast_clear(fb, 0);
+        square(fb, &t, RAST_OPAQUE);
+        static const uint8_t want[16] = {0, 0, 1, 2, 3, 4, 5, 6, 7, 23, 39, 55, 71, 87,
+                                         103, 119};
+        for (int x = 0; x < 16; x++)
+            CHECK_MSG((fb->color[x] & 255) == want[x], "wide, wrap %d pixel %d: %u", wrap, x,
+                      fb->color[x] & 255);
+    }
     t.wrap = 0;
     /* add, multiply, alpha test over an old colour of (100, 100, 100) */
     uint32_t half = rast_rgb(200, 50, 10);
