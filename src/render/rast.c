@@ -700,25 +700,12 @@ static inline __m128i light4(const rast_tex *tx, __m128i ls, __m128i lt)
  * light at j + 16 when the run was whole and read, for the next run. */
 static inline __attribute__((always_inline)) void
 lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *restrict c,
-            float *restrict d, int j, int m, float zs, const span_ctx *sc, const int32_t cur[4],
-            const int32_t step[4], uint32_t *l0, int *have_l0, unsigned flags, int wrap,
-            int wide)
+            float *restrict d, int j, int m, const __m128 *zb, uint32_t any,
+            const int32_t cur[4], const int32_t step[4], uint32_t *l0, int *have_l0,
+            unsigned flags, int wrap, int wide)
 {
-    const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
-    const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
-    const __m128 four = _mm_set1_ps(4.0f);
-    /* which blocks have a pixel in front: none, and the run costs only its depth reads */
-    __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
-    __m128 zb[8]; /* each block's depths, kept for its fill */
-    uint32_t any = 0;
-    for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, four)) {
-        zb[b] = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-        if (flags & RAST_DEPTH_TEST)
-            any |= (uint32_t)_mm_movemask_ps(_mm_cmpgt_ps(zb[b], _mm_loadu_ps(d + j + 4 * b)))
-                   << (4 * b);
-    }
-    if (!(flags & RAST_DEPTH_TEST))
-        any = 0xffffffffu >> (32 - 4 * m);
+    /* zb: the blocks' depths, any: their pixels in front, four bits a block (run_depths);
+     * none, and the blocks cost only their depth reads */
     int had = *have_l0;
     *have_l0 = 0;
     if (!any)
@@ -841,11 +828,12 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
  * alpha-tested ones: flags and wrap as the span's); the walls' are inlined into their
  * copy of the span loop (no call, their attributes kept in registers). */
 static void lit_quads_any(const rast_tex *tx, const uint32_t *texels, int w, int h,
-                          uint32_t *restrict c, float *restrict d, int j, int m, float zs,
-                          const span_ctx *sc, const int32_t cur[4], const int32_t step[4],
-                          uint32_t *l0, int *have_l0, unsigned flags, int wrap, int wide)
+                          uint32_t *restrict c, float *restrict d, int j, int m,
+                          const __m128 *zb, uint32_t any, const int32_t cur[4],
+                          const int32_t step[4], uint32_t *l0, int *have_l0, unsigned flags,
+                          int wrap, int wide)
 {
-    lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, l0, have_l0, flags, wrap,
+    lit_quads_t(tx, texels, w, h, c, d, j, m, zb, any, cur, step, l0, have_l0, flags, wrap,
                 wide);
 }
 #endif
@@ -875,27 +863,6 @@ static inline __attribute__((unused)) int run_level(const rast_tex *tx, int32_t 
     return lvl < tx->num_mips - 1 ? lvl : tx->num_mips - 1;
 }
 
-#if defined(__SSE2__)
-/* 1 when none of pixels i..i+k-1 of a depth-tested span passes: their z as the lit loops
- * make it (blocks of four as lit_quads, the rest as the scalar loop). */
-static inline int run_hidden(const float *d, int i, int k, float zs, const span_ctx *sc)
-{
-    const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
-    const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
-    int j = i;
-    for (; j + 4 <= i + k; j += 4) {
-        __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
-        __m128 z = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
-        if (_mm_movemask_ps(_mm_cmpgt_ps(z, _mm_loadu_ps(d + j))))
-            return 0;
-    }
-    for (; j < i + k; j++)
-        if (clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi) > d[j])
-            return 0;
-    return 1;
-}
-#endif
-
 /* The lit span's exact points: every LIT_RUN pixels. Twice Quake's 16 where SSE2 steps the
  * run (a 32-pixel run at 1280 columns spans the angle of 8 of Quake's 320); 16 otherwise
  * (run_step's divisions). */
@@ -903,6 +870,39 @@ static inline int run_hidden(const float *d, int i, int k, float zs, const span_
 #define LIT_RUN (2 * TEX_RUN)
 #else
 #define LIT_RUN TEX_RUN
+#endif
+
+#if defined(__SSE2__)
+/* The depths of pixels i..i+k-1 (k <= LIT_RUN) of a lit span, once for the run: each whole
+ * block of four into zb (as the fills store them), the blocks' pixels in front of the
+ * depth buffer into *any, four bits a block (all, without RAST_DEPTH_TEST). 0 when no pixel
+ * of the run, the last k % 4 (the scalar loop's z) included, would be drawn. */
+static inline int run_depths(const float *d, int i, int k, float zs, const span_ctx *sc,
+                             unsigned flags, __m128 zb[LIT_RUN / 4], uint32_t *any)
+{
+    const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
+    const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
+    const int m = k / 4;
+    uint32_t a = 0;
+    __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(i, i + 1, i + 2, i + 3));
+    for (int b = 0; b < m; b++, jj = _mm_add_ps(jj, _mm_set1_ps(4.0f))) {
+        zb[b] = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
+        if (flags & RAST_DEPTH_TEST)
+            a |= (uint32_t)_mm_movemask_ps(_mm_cmpgt_ps(zb[b], _mm_loadu_ps(d + i + 4 * b)))
+                 << (4 * b);
+    }
+    if (!(flags & RAST_DEPTH_TEST)) {
+        *any = m ? 0xffffffffu >> (32 - 4 * m) : 0;
+        return 1;
+    }
+    *any = a;
+    if (a)
+        return 1;
+    for (int j = i + 4 * m; j < i + k; j++)
+        if (clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi) > d[j])
+            return 1;
+    return 0;
+}
 #endif
 
 /* The lit span's loop: four attributes (s, t and the light's) exact every TEX_RUN pixels
@@ -917,11 +917,15 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     uint32_t *restrict c = &fb->color[(size_t)y * (size_t)fb->w + (size_t)x0];
     float *restrict d = &fb->depth[(size_t)y * (size_t)fb->w + (size_t)x0];
     /* the runs before the first with a pixel in front: skipped, and a span with none costs
-     * only its depth reads (about a third of the lit spans of a Quake III view) */
+     * only its depth reads (about a third of the lit spans of a Quake III view); the first
+     * drawn run's depths are kept for it */
     int first = 0;
 #if defined(__SSE2__)
-    while ((flags & RAST_DEPTH_TEST) && first < n &&
-           run_hidden(d, first, n - first < LIT_RUN ? n - first : LIT_RUN, zs, sc))
+    __m128 zr[LIT_RUN / 4];
+    uint32_t zany = 0;
+    while (first < n &&
+           !run_depths(d, first, n - first < LIT_RUN ? n - first : LIT_RUN, zs, sc, flags, zr,
+                       &zany))
         first += LIT_RUN;
     if (first >= n)
         return;
@@ -960,7 +964,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     for (int i = first; i < n;) {
         int k = n - i < LIT_RUN ? n - i : LIT_RUN;
 #if defined(__SSE2__)
-        if (i > first && (flags & RAST_DEPTH_TEST) && run_hidden(d, i, k, zs, sc)) {
+        if (i > first && !run_depths(d, i, k, zs, sc, flags, zr, &zany)) {
             /* no pixel in front: skipped before its set-up (lit_quads would draw none) */
             skipped = 1;
             have_lnext = 0;
@@ -1049,11 +1053,13 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         int wide = step[2] > -8192 && step[2] < 8192 && step[3] > -8192 && step[3] < 8192;
         for (int left = quads ? k / 4 : 0; left > 0;) {
             int m = left < 4 << wide ? left : 4 << wide;
+            int b0 = (j - i) / 4; /* the chunk's first block in the run */
+            uint32_t any = zany >> (4 * b0) & (0xffffffffu >> (32 - 4 * m));
             if (flags == RAST_OPAQUE && wrap)
-                lit_quads_t(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext, &have_lnext,
-                            RAST_OPAQUE, 1, wide);
+                lit_quads_t(tx, texels, w, h, c, d, j, m, zr + b0, any, cur, step, &lnext,
+                            &have_lnext, RAST_OPAQUE, 1, wide);
             else
-                lit_quads_any(tx, texels, w, h, c, d, j, m, zs, sc, cur, step, &lnext,
+                lit_quads_any(tx, texels, w, h, c, d, j, m, zr + b0, any, cur, step, &lnext,
                               &have_lnext, flags, wrap, wide);
             j += 4 * m;
             left -= m;
