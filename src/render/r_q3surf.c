@@ -768,7 +768,7 @@ static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
     float S[3], T[3], s0, t0;
     if (!tex_planes(pts, st, tm, !m->clamp, S, T, &s0, &t0))
         return; /* degenerate in texture space: nothing to see */
-    /* the level: chosen per 16-pixel run by the rasteriser from the texel footprint there
+    /* the level: chosen per 32-pixel run by the rasteriser from the texel footprint there
      * (the chain is powers of two, lit), so the far end of a long floor reads a coarser
      * level than its near end; s and t are in texels of level 0 */
     int w = im->w[0], h = im->h[0];

@@ -261,28 +261,31 @@ static inline int32_t tex_fix(float s)
     return (int32_t)(s * 65536.0f);
 }
 
-#define TEX_RUN 16 /* pixels between exact divisions (Quake's span subdivision) */
+/* Pixels between exact divisions. Software Quake divided every 16 of its 320 columns; at
+ * 1280 columns a run of 32 spans the angle of 8 of those. */
+#define TEX_RUN 32
 
 /* diff / steps truncated, as int32, for steps 1..TEX_RUN and |diff| < 2^32 (tex_fix pins
  * both ends within +-30000 texels): a full run's constant divisor becomes a shift, a
- * shorter run's a multiplication by a 36-bit reciprocal, M = floor(2^36 / d) + 1. That is
- * exact: a M / 2^36 = a / d + a (M d - 2^36) / (d 2^36), where the second term is below
- * 2^32 d / (d 2^36) = 1/16 and a / d sits at most (d - 1) / d past an integer, so for
- * d < 16 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
+ * shorter run's a multiplication by a 37-bit reciprocal, M = floor(2^37 / d) + 1. That is
+ * exact: a M / 2^37 = a / d + a (M d - 2^37) / (d 2^37), where the second term is below
+ * 2^32 d / (d 2^37) = 1/32 and a / d sits at most (d - 1) / d past an integer, so for
+ * d < 32 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
  * last run takes four.) */
 static inline int32_t run_step(int64_t diff, int steps)
 {
     if (steps == TEX_RUN)
         return (int32_t)(diff / TEX_RUN);
 #if defined(__SIZEOF_INT128__)
-#define R36(d) (((uint64_t)1 << 36) / (d) + 1)
-    static const uint64_t recip[TEX_RUN] = {0,       R36(1),  R36(2),  R36(3),
-                                            R36(4),  R36(5),  R36(6),  R36(7),
-                                            R36(8),  R36(9),  R36(10), R36(11),
-                                            R36(12), R36(13), R36(14), R36(15)};
-#undef R36
+#define R37(d) (((uint64_t)1 << 37) / (d) + 1)
+    static const uint64_t recip[TEX_RUN] = {
+        0,       R37(1),  R37(2),  R37(3),  R37(4),  R37(5),  R37(6),  R37(7),
+        R37(8),  R37(9),  R37(10), R37(11), R37(12), R37(13), R37(14), R37(15),
+        R37(16), R37(17), R37(18), R37(19), R37(20), R37(21), R37(22), R37(23),
+        R37(24), R37(25), R37(26), R37(27), R37(28), R37(29), R37(30), R37(31)};
+#undef R37
     uint64_t a = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
-    int64_t q = (int64_t)(uint64_t)(((unsigned __int128)a * recip[steps & (TEX_RUN - 1)]) >> 36);
+    int64_t q = (int64_t)(uint64_t)(((unsigned __int128)a * recip[steps & (TEX_RUN - 1)]) >> 37);
     return (int32_t)(diff < 0 ? -q : q);
 #else
     return (int32_t)(diff / steps);
@@ -863,22 +866,13 @@ static inline __attribute__((unused)) int run_level(const rast_tex *tx, int32_t 
     return lvl < tx->num_mips - 1 ? lvl : tx->num_mips - 1;
 }
 
-/* The lit span's exact points: every LIT_RUN pixels. Twice Quake's 16 where SSE2 steps the
- * run (a 32-pixel run at 1280 columns spans the angle of 8 of Quake's 320); 16 otherwise
- * (run_step's divisions). */
 #if defined(__SSE2__)
-#define LIT_RUN (2 * TEX_RUN)
-#else
-#define LIT_RUN TEX_RUN
-#endif
-
-#if defined(__SSE2__)
-/* The depths of pixels i..i+k-1 (k <= LIT_RUN) of a lit span, once for the run: each whole
+/* The depths of pixels i..i+k-1 (k <= TEX_RUN) of a lit span, once for the run: each whole
  * block of four into zb (as the fills store them), the blocks' pixels in front of the
  * depth buffer into *any, four bits a block (all, without RAST_DEPTH_TEST). 0 when no pixel
  * of the run, the last k % 4 (the scalar loop's z) included, would be drawn. */
 static inline int run_depths(const float *d, int i, int k, float zs, const span_ctx *sc,
-                             unsigned flags, __m128 zb[LIT_RUN / 4], uint32_t *any)
+                             unsigned flags, __m128 zb[TEX_RUN / 4], uint32_t *any)
 {
     const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
     const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
@@ -921,12 +915,12 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
      * drawn run's depths are kept for it */
     int first = 0;
 #if defined(__SSE2__)
-    __m128 zr[LIT_RUN / 4];
+    __m128 zr[TEX_RUN / 4];
     uint32_t zany = 0;
     while (first < n &&
-           !run_depths(d, first, n - first < LIT_RUN ? n - first : LIT_RUN, zs, sc, flags, zr,
+           !run_depths(d, first, n - first < TEX_RUN ? n - first : TEX_RUN, zs, sc, flags, zr,
                        &zany))
-        first += LIT_RUN;
+        first += TEX_RUN;
     if (first >= n)
         return;
 #endif
@@ -962,7 +956,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
 #endif
     int skipped = first > 0; /* the last run was hidden: this one's first point is not carried */
     for (int i = first; i < n;) {
-        int k = n - i < LIT_RUN ? n - i : LIT_RUN;
+        int k = n - i < TEX_RUN ? n - i : TEX_RUN;
 #if defined(__SSE2__)
         if (i > first && !run_depths(d, i, k, zs, sc, flags, zr, &zany)) {
             /* no pixel in front: skipped before its set-up (lit_quads would draw none) */

@@ -111,8 +111,8 @@ typedef struct rast_tex {
     double ls[3], lt[3];
     /* NULL, or (with light) num_mips levels of the texture, level k (w >> k) x (h >> k)
      * (at least 1 x 1; w and h powers of two), mips[0] the texels: s and t are then in
-     * texels of level 0 and each 16-pixel run reads the level its texel footprint asks for
-     * (Quake's mip thresholds, per run instead of per face). */
+     * texels of level 0 and each 32-pixel run reads the level its texel footprint asks
+     * for (Quake's mip thresholds, per run instead of per face). */
     const uint32_t *const *mips;
     int num_mips;
 } rast_tex;
