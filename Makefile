@@ -104,6 +104,14 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The rasteriser's AVX2 copy (src/render/rast_avx2.c): on x86-64 that one file is compiled
+# with -mavx2, and rast.c uses it only where the processor has AVX2 (elsewhere it is empty).
+X86_64 := $(filter x86_64%,$(shell $(CC) -dumpmachine 2>/dev/null))
+ifneq ($(X86_64),)
+$(B)/src/render/rast_avx2.o: CFLAGS += -mavx2
+$(B)/fuzz/lib/src/render/rast_avx2.o: FUZZ_CFLAGS += -mavx2
+endif
+
 # The fallback palette (assets/palette.lmp, see assets/palette.txt) compiled in as bytes.
 $(B)/gen/palette_data.c: assets/palette.lmp
 	@mkdir -p $(dir $@)

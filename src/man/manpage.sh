@@ -43,4 +43,8 @@ the default for -b
 .TP
 .B QDEMO_NO_AUTODETECT
 set (not 0): as --no-autodetect
+.TP
+.B QDEMO_SIMD
+sse2: draw with the SSE2 rasteriser on a processor that has AVX2 (the same pictures; for
+comparing speed)
 TAIL

@@ -1,4 +1,31 @@
-/* rast.c: the span rasteriser behind rast.h: 24.8 fixed-point edge functions, exact spans. */
+/* rast.c: the span rasteriser behind rast.h: 24.8 fixed-point edge functions, exact spans.
+ *
+ * Compiled twice on x86-64: here for the baseline (SSE2), and by rast_avx2.c with -mavx2
+ * under other public names (rast_avx2_*). The textured entry points hand their polygons to
+ * that copy when the processor has AVX2 (rast_simd): the same source, so the same bytes
+ * (the same single-precision operations in the same order; -mavx2 brings no FMA, so
+ * nothing is contracted), with three-operand instructions and hardware gathers of the
+ * texels and the light. */
+#if defined(QD_RAST_AVX2)
+#define rast_fb_new rast_avx2_fb_new
+#define rast_fb_free rast_avx2_fb_free
+#define rast_clear rast_avx2_clear
+#define rast_clear_rows rast_avx2_clear_rows
+#define rast_cover_reset rast_avx2_cover_reset
+#define rast_cover_begin_stale rast_avx2_cover_begin_stale
+#define rast_finish_rows rast_avx2_finish_rows
+#define rast_triangle rast_avx2_triangle
+#define rast_polygon rast_avx2_polygon
+#define rast_triangle_rows rast_avx2_triangle_rows
+#define rast_polygon_rows rast_avx2_polygon_rows
+#define rast_polygon_tex rast_avx2_polygon_tex
+#define rast_polygon_tex_rows rast_avx2_polygon_tex_rows
+#define rast_line rast_avx2_line
+#define rast_line_rows rast_avx2_line_rows
+#define rast_polygon_outline rast_avx2_polygon_outline
+#define rast_polygon_outline_rows rast_avx2_polygon_outline_rows
+#define rast_simd rast_avx2_simd
+#endif
 #include "rast.h"
 
 #include <math.h>
@@ -6,7 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -294,6 +323,7 @@ static inline int32_t run_step(int64_t diff, int steps)
 
 #if defined(__SSE2__)
 static inline __m128i ramp4(int32_t v, int32_t st);
+static inline __m128i gather4v(const uint32_t *t, __m128i ix);
 
 /* span_tex's palette-index pixels (Quake's skins through the colormap) four at a time, from
  * pixel j to the last whole block before end, as its scalar loop makes each: the depth ramp,
@@ -444,13 +474,9 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
                 __m128i st = _mm_or_si128(_mm_srli_epi32(tv, 16), _mm_and_si128(sv, hi16));
                 sv = _mm_add_epi32(sv, s4);
                 tv = _mm_add_epi32(tv, t4);
-                int32_t ix[4];
-                _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(st, wv));
                 _mm_storeu_ps(d + j, z4);
                 _mm_storeu_si128((__m128i *)(c + j),
-                                 _mm_or_si128(_mm_setr_epi32((int)tex[ix[0]], (int)tex[ix[1]],
-                                                             (int)tex[ix[2]], (int)tex[ix[3]]),
-                                              alpha));
+                                 _mm_or_si128(gather4v(tex, _mm_madd_epi16(st, wv)), alpha));
             }
             for (const int last = madd_ok ? i + k - 4 : j - 1; j <= last; j += 4) {
                 __m128 jj = _mm_cvtepi32_ps(jv);
@@ -462,12 +488,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
                 tv = _mm_add_epi32(tv, t4);
                 if (!_mm_movemask_ps(pass))
                     continue;
-                int32_t ix[4];
-                _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(st, wv));
                 __m128i m = _mm_castps_si128(pass);
-                __m128i tc = _mm_or_si128(_mm_setr_epi32((int)tex[ix[0]], (int)tex[ix[1]],
-                                                         (int)tex[ix[2]], (int)tex[ix[3]]),
-                                          alpha);
+                __m128i tc = _mm_or_si128(gather4v(tex, _mm_madd_epi16(st, wv)), alpha);
                 __m128i oc = _mm_loadu_si128((const __m128i *)(c + j));
                 _mm_storeu_ps(d + j, _mm_or_ps(_mm_and_ps(pass, z4), _mm_andnot_ps(pass, old)));
                 _mm_storeu_si128((__m128i *)(c + j),
@@ -627,9 +649,10 @@ static inline __m128i mod16(__m128i t, __m128i l)
 
 /* The 16 texel indices y * lw + x of four pixels' bilinear corners at 16.16 light
  * coordinates ls, lt (texel centres at i + 0.5, each corner clamped into lw x lh, as
- * bilerp), into ix (x0y0, x1y0, x0y1, x1y1: four each); their weights into fx, fy.
- * 1 when all four pixels have the same corners (then ix holds each corner four times). */
-static inline int corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[16],
+ * bilerp), into ix (x0y0, x1y0, x0y1, x1y1: a register of four each); their weights into
+ * fx, fy. 1 when all four pixels have the same corners (then each register holds one
+ * corner four times). */
+static inline int corners4(__m128i ls, __m128i lt, int lw, int lh, __m128i ix[4],
                             __m128i *fx, __m128i *fy)
 {
     const __m128i half = _mm_set1_epi32(32768), zero = _mm_setzero_si128();
@@ -649,10 +672,10 @@ static inline int corners4(__m128i ls, __m128i lt, int lw, int lh, int32_t ix[16
     p1 = _mm_min_epi16(_mm_max_epi16(p1, zero), lim);
     __m128i y0 = _mm_srli_si128(p0, 8), y1 = _mm_srli_si128(p1, 8);
     const __m128i wv = _mm_set1_epi32(1 << 16 | lw); /* y * lw + x * 1 */
-    _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(_mm_unpacklo_epi16(y0, p0), wv));
-    _mm_storeu_si128((__m128i *)(ix + 4), _mm_madd_epi16(_mm_unpacklo_epi16(y0, p1), wv));
-    _mm_storeu_si128((__m128i *)(ix + 8), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p0), wv));
-    _mm_storeu_si128((__m128i *)(ix + 12), _mm_madd_epi16(_mm_unpacklo_epi16(y1, p1), wv));
+    ix[0] = _mm_madd_epi16(_mm_unpacklo_epi16(y0, p0), wv);
+    ix[1] = _mm_madd_epi16(_mm_unpacklo_epi16(y0, p1), wv);
+    ix[2] = _mm_madd_epi16(_mm_unpacklo_epi16(y1, p0), wv);
+    ix[3] = _mm_madd_epi16(_mm_unpacklo_epi16(y1, p1), wv);
     return same;
 }
 
@@ -665,28 +688,44 @@ static inline __m128i ramp4(int32_t v, int32_t st)
 
 static inline __m128i gather4(const uint32_t *t, const int32_t *ix)
 {
+#if defined(__AVX2__)
+    return _mm_i32gather_epi32((const int *)t, _mm_loadu_si128((const __m128i *)ix), 4);
+#else
     return _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
+#endif
+}
+
+/* Four texels at the indices in the lanes of ix (as gather4, the indices in a register). */
+static inline __m128i gather4v(const uint32_t *t, __m128i ix)
+{
+#if defined(__AVX2__)
+    return _mm_i32gather_epi32((const int *)t, ix, 4);
+#else
+    int32_t i[4];
+    _mm_storeu_si128((__m128i *)i, ix);
+    return gather4(t, i);
+#endif
 }
 
 /* The bilinear light of four pixels at 16.16 light coordinates ls, lt (as bilerp reads it),
  * as 8-bit channels, one pixel per 32-bit lane. */
 static inline __m128i light4(const rast_tex *tx, __m128i ls, __m128i lt)
 {
-    int32_t ix[16];
+    __m128i ix[4];
     __m128i fx, fy;
     int one_cell = corners4(ls, lt, tx->lw, tx->lh, ix, &fx, &fy);
     px16 wx = spread(fx), wy = spread(fy);
     px16 c00, c10, c01, c11;
     if (one_cell) { /* the four between the same four light texels */
-        c00 = widen(_mm_set1_epi32((int)tx->light[ix[0]]));
-        c10 = widen(_mm_set1_epi32((int)tx->light[ix[4]]));
-        c01 = widen(_mm_set1_epi32((int)tx->light[ix[8]]));
-        c11 = widen(_mm_set1_epi32((int)tx->light[ix[12]]));
+        c00 = widen(_mm_set1_epi32((int)tx->light[_mm_cvtsi128_si32(ix[0])]));
+        c10 = widen(_mm_set1_epi32((int)tx->light[_mm_cvtsi128_si32(ix[1])]));
+        c01 = widen(_mm_set1_epi32((int)tx->light[_mm_cvtsi128_si32(ix[2])]));
+        c11 = widen(_mm_set1_epi32((int)tx->light[_mm_cvtsi128_si32(ix[3])]));
     } else {
-        c00 = widen(gather4(tx->light, ix));
-        c10 = widen(gather4(tx->light, ix + 4));
-        c01 = widen(gather4(tx->light, ix + 8));
-        c11 = widen(gather4(tx->light, ix + 12));
+        c00 = widen(gather4v(tx->light, ix[0]));
+        c10 = widen(gather4v(tx->light, ix[1]));
+        c01 = widen(gather4v(tx->light, ix[2]));
+        c11 = widen(gather4v(tx->light, ix[3]));
     }
     __m128i llo = lerp16(lerp16(c00.lo, c10.lo, wx.lo), lerp16(c01.lo, c11.lo, wx.lo), wy.lo);
     __m128i lhi = lerp16(lerp16(c00.hi, c10.hi, wx.hi), lerp16(c01.hi, c11.hi, wx.hi), wy.hi);
@@ -757,18 +796,16 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         t = _mm_add_epi32(t, t4);
         if (!(any >> (4 * b) & 15))
             continue;
-        int32_t ix[4];
+        __m128i ix;
         if (wrap) {
             __m128i si = _mm_and_si128(sr, wmax), ti = _mm_and_si128(tr, hmax);
-            _mm_storeu_si128((__m128i *)ix,
-                             _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv));
+            ix = _mm_madd_epi16(_mm_or_si128(ti, _mm_and_si128(_mm_slli_epi32(si, 16), hi16)), wv);
         } else {
             __m128i p = _mm_min_epi16(_mm_max_epi16(_mm_packs_epi32(sr, tr), zero), lim);
             /* (s, t) pairs times (1, w) */
-            _mm_storeu_si128((__m128i *)ix,
-                             _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)), w1));
+            ix = _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)), w1);
         }
-        __m128i tex32 = gather4(texels, ix);
+        __m128i tex32 = gather4v(texels, ix);
         px16 tex = widen(tex32);
         /* both lights in one register: la's channels low, lb's high; lo pixels 0, 1 */
         int li = b >> (sh - 2);
@@ -955,6 +992,9 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     const __m128 q_y = _mm_set1_ps((float)tx->q[1]), sign = _mm_set1_ps(-0.0f);
 #endif
     int skipped = first > 0; /* the last run was hidden: this one's first point is not carried */
+    (void)skipped; /* (the scalar build skips no run and carries no light) */
+    (void)have_lnext;
+    (void)lnext;
     for (int i = first; i < n;) {
         int k = n - i < TEX_RUN ? n - i : TEX_RUN;
 #if defined(__SSE2__)
@@ -1536,18 +1576,65 @@ static int tex_ok(const rast_tex *t)
     return 1;
 }
 
-void rast_polygon_tex(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
-                      unsigned flags)
+/* The instruction set of the textured fills (rast.h). The AVX2 copy exists where this one
+ * is the x86-64 baseline (rast_avx2.c compiles it there); the processor's answer is read once
+ * at start, before any thread draws. */
+#if defined(QD_RAST_AVX2)
+int rast_simd(int want)
 {
-    if (fb && tex_ok(tex))
-        poly_draw(fb, v, n, 0, tex, flags, 0, fb->h);
+    (void)want;
+    return 2;
 }
+#else
+#if defined(__x86_64__) && defined(__SSE2__) && !defined(__AVX2__)
+#define RAST_AVX2_COPY 1
+void rast_avx2_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
+                                unsigned flags, int y0, int y1);
+#endif
+static int simd_best, simd_use; /* the best this processor runs, the one in use */
+
+__attribute__((constructor)) static void simd_init(void)
+{
+#if defined(__AVX2__)
+    simd_best = 2;
+#elif defined(__SSE2__)
+    simd_best = 1;
+#if defined(RAST_AVX2_COPY)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        simd_best = 2;
+#endif
+#endif
+    const char *e = getenv("QDEMO_SIMD");
+    simd_use = e && !strcmp(e, "sse2") && simd_best > 1 ? 1 : simd_best;
+}
+
+int rast_simd(int want)
+{
+    if (want >= 0)
+        simd_use = want < simd_best ? (want < 1 && simd_best >= 1 ? 1 : want) : simd_best;
+    return simd_use;
+}
+#endif
 
 void rast_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
                            unsigned flags, int y0, int y1)
 {
+#if defined(RAST_AVX2_COPY)
+    if (simd_use == 2) {
+        rast_avx2_polygon_tex_rows(fb, v, n, tex, flags, y0, y1);
+        return;
+    }
+#endif
     if (fb && tex_ok(tex))
         poly_draw(fb, v, n, 0, tex, flags, y0, y1);
+}
+
+void rast_polygon_tex(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
+                      unsigned flags)
+{
+    if (fb)
+        rast_polygon_tex_rows(fb, v, n, tex, flags, 0, fb->h);
 }
 
 /* ---- lines ---------------------------------------------------------------------------- */

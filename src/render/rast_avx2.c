@@ -1,0 +1,9 @@
+/* rast_avx2.c: rast.c compiled once more, with -mavx2 (the Makefile's flag for this file on
+ * x86-64), its public functions named rast_avx2_*; rast.c hands the textured polygons to
+ * this copy on processors with AVX2 (rast_simd in rast.h). */
+#if defined(__AVX2__)
+#define QD_RAST_AVX2 1
+#include "rast.c"
+#else
+typedef int rast_avx2_unused; /* other processors: nothing here (ISO C wants a declaration) */
+#endif
