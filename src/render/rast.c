@@ -790,7 +790,79 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
      * the block's place between the two reads: 0, or 4 for a wide run's odd blocks) */
     const __m128i p_lo = _mm_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i p_hi = _mm_setr_epi16(2, 2, 2, 2, 3, 3, 3, 3);
-    for (int b = 0; b < m; b++, j += 4) {
+    int b = 0;
+#if defined(__AVX2__)
+    /* The AVX2 copy: opaque blocks two at a time, block b in the low 128 bits and b + 1 in
+     * the high, every operation the 4-pixel loop's below within its half (AVX2's unpacks,
+     * packs and madds work half by half), so each pixel gets the same bytes. */
+    if (flags == RAST_OPAQUE && m >= 2) {
+        __m256i s8 = _mm256_inserti128_si256(_mm256_castsi128_si256(s), _mm_add_epi32(s, s4), 1);
+        __m256i t8 = _mm256_inserti128_si256(_mm256_castsi128_si256(t), _mm_add_epi32(t, t4), 1);
+        const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
+        const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
+        const __m256i wmax8 = _mm256_set1_epi32(w - 1), hmax8 = _mm256_set1_epi32(h - 1);
+        const __m256i hi16_8 = _mm256_set1_epi32((int)0xffff0000u);
+        const __m256i wv8 = _mm256_set1_epi32(1 << 16 | w), w18 = _mm256_set1_epi32(w << 16 | 1);
+        const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
+        const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
+        const __m256i k128 = _mm256_set1_epi16(128);
+        /* p past each block's first light read: blocks b and b + 1 of a wide run share their
+         * reads (b even), the second 4 pixels further on */
+        const __m256i po_lo = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_lo),
+                                               _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 4 * wide,
+                                                                 4 * wide, 4 * wide, 4 * wide,
+                                                                 4 * wide, 4 * wide, 4 * wide,
+                                                                 4 * wide));
+        const __m256i po_hi = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_hi),
+                                               _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
+        for (; b + 2 <= m; b += 2, j += 8) {
+            __m256i sr = _mm256_srai_epi32(s8, 16), tr = _mm256_srai_epi32(t8, 16);
+            s8 = _mm256_add_epi32(s8, s8s);
+            t8 = _mm256_add_epi32(t8, t8s);
+            if (!(any >> (4 * b) & 255))
+                continue;
+            __m256i ix;
+            if (wrap) {
+                __m256i si = _mm256_and_si256(sr, wmax8), ti = _mm256_and_si256(tr, hmax8);
+                ix = _mm256_madd_epi16(
+                    _mm256_or_si256(ti, _mm256_and_si256(_mm256_slli_epi32(si, 16), hi16_8)), wv8);
+            } else {
+                __m256i p = _mm256_min_epi16(_mm256_max_epi16(_mm256_packs_epi32(sr, tr), zero8),
+                                             lim8);
+                ix = _mm256_madd_epi16(_mm256_unpacklo_epi16(p, _mm256_srli_si256(p, 8)), w18);
+            }
+            __m256i tex32 = _mm256_i32gather_epi32((const int *)texels, ix, 4);
+            __m256i tlo = _mm256_unpacklo_epi8(tex32, zero8), thi = _mm256_unpackhi_epi8(tex32, zero8);
+            /* the two blocks' light reads: each half its block's pair */
+            int la_b = b >> (sh - 2), la_b1 = (b + 1) >> (sh - 2);
+            __m256i lab = _mm256_unpacklo_epi8(
+                _mm256_inserti128_si256(
+                    _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(L + la_b))),
+                    _mm_loadl_epi64((const __m128i *)(L + la_b1)), 1),
+                zero8);
+            __m256i la = _mm256_unpacklo_epi64(lab, lab), lb = _mm256_unpackhi_epi64(lab, lab);
+            __m256i d1 = _mm256_sub_epi16(lb, la);
+            __m256i la4 = _mm256_sll_epi16(la, vsh);
+            __m256i llo = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_lo)), vsh);
+            __m256i lhi = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_hi)), vsh);
+            __m256i xlo = _mm256_add_epi16(_mm256_mullo_epi16(tlo, llo), k128);
+            __m256i xhi = _mm256_add_epi16(_mm256_mullo_epi16(thi, lhi), k128);
+            xlo = _mm256_srli_epi16(_mm256_add_epi16(xlo, _mm256_srli_epi16(xlo, 8)), 8);
+            xhi = _mm256_srli_epi16(_mm256_add_epi16(xhi, _mm256_srli_epi16(xhi, 8)), 8);
+            __m256i out = _mm256_or_si256(_mm256_packus_epi16(xlo, xhi), alpha8);
+            __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
+            __m256 old = _mm256_loadu_ps(d + j);
+            __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
+            _mm256_storeu_ps(d + j, _mm256_blendv_ps(old, z8, pass));
+            __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
+            _mm256_storeu_si256((__m256i *)(c + j),
+                                _mm256_blendv_epi8(oc, out, _mm256_castps_si256(pass)));
+        }
+        s = _mm256_castsi256_si128(s8);
+        t = _mm256_castsi256_si128(t8);
+    }
+#endif
+    for (; b < m; b++, j += 4) {
         __m128i sr = _mm_srai_epi32(s, 16), tr = _mm_srai_epi32(t, 16);
         s = _mm_add_epi32(s, s4);
         t = _mm_add_epi32(t, t4);
