@@ -732,14 +732,15 @@ static inline __m128i light4(const rast_tex *tx, __m128i ls, __m128i lt)
     return _mm_packus_epi16(llo, lhi);
 }
 
-/* Pixels j..j+4*m-1 (m <= 4 blocks of four: one run) of an opaque, repeating, lightmapped
- * span, from the level's texels (w x h). cur: the four attributes at pixel j, step: their
- * step per pixel. The light is read bilinearly (as bilerp) at every fourth pixel, j, j + 4,
- * ..., j + 4m, and is linear between: a luxel is 16 world units, so two such reads are less
- * than a luxel apart wherever a luxel is wider than four pixels (at 1280x720 with a 90
- * degree view, nearer than about 2500 units), where a bilinear light is close to linear.
- * *l0 is the light at pixel j when *have_l0 (the last run's fifth read); on return, the
- * light at j + 16 when the run was whole and read, for the next run. */
+/* Pixels j..j+4*m-1 (m <= TEX_RUN / 4 blocks of four: one run) of an opaque, repeating,
+ * lightmapped span, from the level's texels (w x h). cur: the four attributes at pixel j,
+ * step: their step per pixel. The light is read bilinearly (as bilerp) at every fourth
+ * pixel (every eighth when wide), j, j + 4, ..., j + 4m, and is linear between: a luxel is
+ * 16 world units, so two such reads are less than a luxel apart wherever a luxel is wider
+ * than four pixels (at 1280x720 with a 90 degree view, nearer than about 2500 units),
+ * where a bilinear light is close to linear. *l0 is the light at pixel j when *have_l0
+ * (the last run's last read); on return, the light at j + TEX_RUN when the run was whole
+ * and read, for the next run. */
 static inline __attribute__((always_inline)) void
 lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *restrict c,
             float *restrict d, int j, int m, const __m128 *zb, uint32_t any,
@@ -758,7 +759,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     const int sh = wide ? 3 : 2; /* g = 1 << sh */
     const uint32_t l4s = (uint32_t)step[2] << sh, l4t = (uint32_t)step[3] << sh;
     const int last = ((m - 1) >> (sh - 2)) + 1; /* the last read the blocks use */
-    uint32_t L[5];
+    uint32_t L[12];
     if (!had && last <= 3) {
         _mm_storeu_si128((__m128i *)L, light4(tx, ramp4(cur[2], (int32_t)l4s),
                                               ramp4(cur[3], (int32_t)l4t)));
@@ -766,10 +767,14 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         _mm_storeu_si128((__m128i *)(L + 1),
                          light4(tx, ramp4((int32_t)((uint32_t)cur[2] + l4s), (int32_t)l4s),
                                 ramp4((int32_t)((uint32_t)cur[3] + l4t), (int32_t)l4t)));
+        if (last > 4) /* a whole run at every fourth pixel: reads 5..8 too */
+            _mm_storeu_si128((__m128i *)(L + 5),
+                             light4(tx, ramp4((int32_t)((uint32_t)cur[2] + 5 * l4s), (int32_t)l4s),
+                                    ramp4((int32_t)((uint32_t)cur[3] + 5 * l4t), (int32_t)l4t)));
         L[0] = had ? *l0 : bilerp(tx->light, tx->lw, tx->lh, cur[2], cur[3]);
     }
-    if (m == 4 << (sh - 2)) {
-        *l0 = L[4];
+    if (m == TEX_RUN / 4) { /* the run's last read, at its end: the next run's first */
+        *l0 = L[TEX_RUN >> sh];
         *have_l0 = 1;
     }
     const __m128i vsh = _mm_cvtsi32_si128(sh);
@@ -1158,7 +1163,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
          * still within a luxel of each other, lit_quads' bound) */
         int wide = step[2] > -8192 && step[2] < 8192 && step[3] > -8192 && step[3] < 8192;
         for (int left = quads ? k / 4 : 0; left > 0;) {
-            int m = left < 4 << wide ? left : 4 << wide;
+            int m = left; /* the run's blocks in one go (at most TEX_RUN / 4) */
             int b0 = (j - i) / 4; /* the chunk's first block in the run */
             uint32_t any = zany >> (4 * b0) & (0xffffffffu >> (32 - 4 * m));
             if (flags == RAST_OPAQUE && wrap)
