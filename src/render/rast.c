@@ -126,11 +126,9 @@ void rast_cover_reset(rast_fb *fb, int y0, int y1)
 }
 
 /* A stale row made whole: its uncovered columns get the clear colour and depth 0. */
-static void row_finish(rast_fb *fb, int y)
+static __attribute__((noinline)) void row_finish_stale(rast_fb *fb, int y)
 {
     rast_cover *rc = &fb->cover[y];
-    if (!rc->stale)
-        return;
     rc->stale = 0;
     uint32_t *c = fb->color + (size_t)y * (size_t)fb->w;
     float *d = fb->depth + (size_t)y * (size_t)fb->w;
@@ -144,6 +142,13 @@ static void row_finish(rast_fb *fb, int y)
         }
         x = b > x ? b : x;
     }
+}
+
+/* row_finish_stale where the row is stale (a call only then: every span asks). */
+static inline void row_finish(rast_fb *fb, int y)
+{
+    if (fb->cover[y].stale)
+        row_finish_stale(fb, y);
 }
 
 void rast_cover_begin_stale(rast_fb *fb, uint32_t c, int y0, int y1)
