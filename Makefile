@@ -104,12 +104,13 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# The rasteriser's AVX2 copy (src/render/rast_avx2.c): on x86-64 that one file is compiled
-# with -mavx2, and rast.c uses it only where the processor has AVX2 (elsewhere it is empty).
+# The rasteriser's AVX2 copies (src/render/rast_avx2.c, rast_avx2g.c): on x86-64 those files
+# are compiled with -mavx2, and rast.c uses them only where the processor has AVX2
+# (elsewhere they are empty).
 X86_64 := $(filter x86_64%,$(shell $(CC) -dumpmachine 2>/dev/null))
 ifneq ($(X86_64),)
-$(B)/src/render/rast_avx2.o: CFLAGS += -mavx2
-$(B)/fuzz/lib/src/render/rast_avx2.o: FUZZ_CFLAGS += -mavx2
+$(B)/src/render/rast_avx2.o $(B)/src/render/rast_avx2g.o: CFLAGS += -mavx2
+$(B)/fuzz/lib/src/render/rast_avx2.o $(B)/fuzz/lib/src/render/rast_avx2g.o: FUZZ_CFLAGS += -mavx2
 endif
 
 # The fallback palette (assets/palette.lmp, see assets/palette.txt) compiled in as bytes.

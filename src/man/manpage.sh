@@ -45,6 +45,7 @@ the default for -b
 set (not 0): as --no-autodetect
 .TP
 .B QDEMO_SIMD
-sse2: draw with the SSE2 rasteriser on a processor that has AVX2 (the same pictures; for
-comparing speed)
+sse2, avx2 or gather: the rasteriser to draw with on a processor that has AVX2 (SSE2; AVX2
+with loads; AVX2 with vpgatherdd, the default where gathers are quick). The pictures are
+the same; for comparing speed
 TAIL

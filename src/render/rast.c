@@ -1,35 +1,44 @@
 /* rast.c: the span rasteriser behind rast.h: 24.8 fixed-point edge functions, exact spans.
  *
- * Compiled twice on x86-64: here for the baseline (SSE2), and by rast_avx2.c with -mavx2
- * under other public names (rast_avx2_*). The textured entry points hand their polygons to
- * that copy when the processor has AVX2 (rast_simd): the same source, so the same bytes
- * (the same single-precision operations in the same order; -mavx2 brings no FMA, so
- * nothing is contracted), with three-operand instructions and hardware gathers of the
- * texels and the light. */
+ * Compiled three times on x86-64: here for the baseline (SSE2), and by rast_avx2.c and
+ * rast_avx2g.c with -mavx2 under other public names (rast_avx2_*, rast_avx2g_*). The
+ * textured entry points hand their polygons to one of those copies when the processor has
+ * AVX2 (rast_simd): the same source, so the same bytes (the same single-precision
+ * operations in the same order; -mavx2 brings no FMA, so nothing is contracted), with
+ * three-operand instructions and 256-bit blocks; rast_avx2g.c's copy (QD_RAST_GATHER) also
+ * reads texels and light with vpgatherdd, which only some processors do quickly. */
 #if defined(QD_RAST_AVX2)
-#define rast_fb_new rast_avx2_fb_new
-#define rast_fb_free rast_avx2_fb_free
-#define rast_clear rast_avx2_clear
-#define rast_clear_rows rast_avx2_clear_rows
-#define rast_cover_reset rast_avx2_cover_reset
-#define rast_cover_begin_stale rast_avx2_cover_begin_stale
-#define rast_finish_rows rast_avx2_finish_rows
-#define rast_triangle rast_avx2_triangle
-#define rast_polygon rast_avx2_polygon
-#define rast_triangle_rows rast_avx2_triangle_rows
-#define rast_polygon_rows rast_avx2_polygon_rows
-#define rast_polygon_tex rast_avx2_polygon_tex
-#define rast_polygon_tex_rows rast_avx2_polygon_tex_rows
-#define rast_line rast_avx2_line
-#define rast_line_rows rast_avx2_line_rows
-#define rast_polygon_outline rast_avx2_polygon_outline
-#define rast_polygon_outline_rows rast_avx2_polygon_outline_rows
-#define rast_simd rast_avx2_simd
+/* this copy's public names (rast_avx2.c: rast_avx2g_* with the gathers, rast_avx2_* without) */
+#if defined(QD_RAST_GATHER)
+#define RAST_NAME(n) rast_avx2g_##n
+#else
+#define RAST_NAME(n) rast_avx2_##n
+#endif
+#define rast_fb_new RAST_NAME(fb_new)
+#define rast_fb_free RAST_NAME(fb_free)
+#define rast_clear RAST_NAME(clear)
+#define rast_clear_rows RAST_NAME(clear_rows)
+#define rast_cover_reset RAST_NAME(cover_reset)
+#define rast_cover_begin_stale RAST_NAME(cover_begin_stale)
+#define rast_finish_rows RAST_NAME(finish_rows)
+#define rast_triangle RAST_NAME(triangle)
+#define rast_polygon RAST_NAME(polygon)
+#define rast_triangle_rows RAST_NAME(triangle_rows)
+#define rast_polygon_rows RAST_NAME(polygon_rows)
+#define rast_polygon_tex RAST_NAME(polygon_tex)
+#define rast_polygon_tex_rows RAST_NAME(polygon_tex_rows)
+#define rast_line RAST_NAME(line)
+#define rast_line_rows RAST_NAME(line_rows)
+#define rast_polygon_outline RAST_NAME(polygon_outline)
+#define rast_polygon_outline_rows RAST_NAME(polygon_outline_rows)
+#define rast_simd RAST_NAME(simd)
 #endif
 #include "rast.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -693,7 +702,7 @@ static inline __m128i ramp4(int32_t v, int32_t st)
 
 static inline __m128i gather4(const uint32_t *t, const int32_t *ix)
 {
-#if defined(__AVX2__)
+#if defined(QD_RAST_GATHER)
     return _mm_i32gather_epi32((const int *)t, _mm_loadu_si128((const __m128i *)ix), 4);
 #else
     return _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
@@ -703,7 +712,7 @@ static inline __m128i gather4(const uint32_t *t, const int32_t *ix)
 /* Four texels at the indices in the lanes of ix (as gather4, the indices in a register). */
 static inline __m128i gather4v(const uint32_t *t, __m128i ix)
 {
-#if defined(__AVX2__)
+#if defined(QD_RAST_GATHER)
     return _mm_i32gather_epi32((const int *)t, ix, 4);
 #else
     int32_t i[4];
@@ -738,6 +747,22 @@ static inline __m128i light4(const rast_tex *tx, __m128i ls, __m128i lt)
 }
 
 #if defined(__AVX2__)
+/* Eight texels at the indices in the lanes of ix: vpgatherdd in rast_avx2g.c's copy, eight
+ * loads in rast_avx2.c's (the same values). */
+static inline __m256i gather8(const uint32_t *t, __m256i ix)
+{
+#if defined(QD_RAST_GATHER)
+    return _mm256_i32gather_epi32((const int *)t, ix, 4);
+#else
+    int32_t i[8];
+    _mm256_storeu_si256((__m256i *)i, ix);
+    return _mm256_setr_epi32((int)t[i[0]], (int)t[i[1]], (int)t[i[2]], (int)t[i[3]],
+                             (int)t[i[4]], (int)t[i[5]], (int)t[i[6]], (int)t[i[7]]);
+#endif
+}
+#endif
+
+#if defined(__AVX2__)
 /* light4 for eight pixels (the AVX2 copy): every operation light4's within each 128-bit
  * half (AVX2's packs, unpacks and madds work half by half), pixels 0-3 in the low half and
  * 4-7 in the high, so each lane is bilerp's value again. */
@@ -759,11 +784,11 @@ static inline __m256i light8(const rast_tex *tx, __m256i ls, __m256i lt)
     p1 = _mm256_min_epi16(_mm256_max_epi16(p1, zero), lim);
     __m256i y0 = _mm256_srli_si256(p0, 8), y1 = _mm256_srli_si256(p1, 8);
     const __m256i wv = _mm256_set1_epi32(1 << 16 | tx->lw);
-    const int *lt32 = (const int *)tx->light;
-    __m256i c00 = _mm256_i32gather_epi32(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p0), wv), 4);
-    __m256i c10 = _mm256_i32gather_epi32(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p1), wv), 4);
-    __m256i c01 = _mm256_i32gather_epi32(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p0), wv), 4);
-    __m256i c11 = _mm256_i32gather_epi32(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p1), wv), 4);
+    const uint32_t *lt32 = tx->light;
+    __m256i c00 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p0), wv));
+    __m256i c10 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p1), wv));
+    __m256i c01 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p0), wv));
+    __m256i c11 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p1), wv));
     /* spread: each pixel's weight over its four 16-bit channels, as widen groups them */
     __m256i fx16 = _mm256_packs_epi32(fx, fx), fy16 = _mm256_packs_epi32(fy, fy);
     fx16 = _mm256_unpacklo_epi16(fx16, fx16);
@@ -911,7 +936,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
                                              lim8);
                 ix = _mm256_madd_epi16(_mm256_unpacklo_epi16(p, _mm256_srli_si256(p, 8)), w18);
             }
-            __m256i tex32 = _mm256_i32gather_epi32((const int *)texels, ix, 4);
+            __m256i tex32 = gather8(texels, ix);
             __m256i tlo = _mm256_unpacklo_epi8(tex32, zero8), thi = _mm256_unpackhi_epi8(tex32, zero8);
             /* the two blocks' light reads: each half its block's pair */
             int la_b = b >> (sh - 2), la_b1 = (b + 1) >> (sh - 2);
@@ -1728,9 +1753,9 @@ static int tex_ok(const rast_tex *t)
     return 1;
 }
 
-/* The instruction set of the textured fills (rast.h). The AVX2 copy exists where this one
- * is the x86-64 baseline (rast_avx2.c compiles it there); the processor's answer is read once
- * at start, before any thread draws. */
+/* The instruction set of the textured fills (rast.h). The AVX2 copies exist where this one
+ * is the x86-64 baseline (rast_avx2.c and rast_avx2g.c compile them there); the processor
+ * is asked once, on first use. */
 #if defined(QD_RAST_AVX2)
 int rast_simd(int want)
 {
@@ -1742,29 +1767,63 @@ int rast_simd(int want)
 #define RAST_AVX2_COPY 1
 void rast_avx2_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
                                 unsigned flags, int y0, int y1);
-#endif
-static int simd_best, simd_use; /* the best this processor runs, the one in use */
+void rast_avx2g_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
+                                 unsigned flags, int y0, int y1);
 
-__attribute__((constructor)) static void simd_init(void)
+/* Whether vpgatherdd beats loads here: on Intel's cores from Skylake on, unless the
+ * microcode's Gather Data Sampling mitigation slows it; not on AMD's (dav1d's AVX2 code
+ * dropped its gathers as slow on all AMD processors and on mitigated Intel ones, merge
+ * request 1733; astc-encoder measured loads faster on Zen 2, Zen 4 and Intel's E-cores and
+ * gathers faster on Skylake-X, issue 511). Linux says whether the mitigation applies. On
+ * this project's Xeon (not affected) the gathers made oa_dm3's frame 10 % faster. */
+static int fast_gathers(void)
 {
+    if (!__builtin_cpu_is("intel") || __builtin_cpu_is("haswell") ||
+        __builtin_cpu_is("broadwell"))
+        return 0;
+    FILE *f = fopen("/sys/devices/system/cpu/vulnerabilities/gather_data_sampling", "r");
+    if (!f)
+        return 0;
+    char line[64] = "";
+    int ok = fgets(line, sizeof line, f) && !strncmp(line, "Not affected", 12);
+    fclose(f);
+    return ok;
+}
+#endif
+static int simd_best = -1, simd_use; /* the best this build runs here, the one in use */
+static pthread_once_t simd_once = PTHREAD_ONCE_INIT;
+
+static void simd_init(void)
+{
+    int dflt;
 #if defined(__AVX2__)
-    simd_best = 2;
+    simd_best = dflt = 2;
 #elif defined(__SSE2__)
-    simd_best = 1;
+    simd_best = dflt = 1;
 #if defined(RAST_AVX2_COPY)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
-        simd_best = 2;
+    if (__builtin_cpu_supports("avx2")) {
+        simd_best = 3;
+        dflt = fast_gathers() ? 3 : 2;
+    }
 #endif
+#else
+    simd_best = dflt = 0;
 #endif
     const char *e = getenv("QDEMO_SIMD");
-    simd_use = e && !strcmp(e, "sse2") && simd_best > 1 ? 1 : simd_best;
+    int want = !e ? dflt : !strcmp(e, "sse2") ? 1 : !strcmp(e, "avx2") ? 2
+                         : !strcmp(e, "gather") ? 3 : dflt;
+    simd_use = want < simd_best ? want : simd_best;
+    simd_use = simd_use < 1 && simd_best >= 1 ? 1 : simd_use;
 }
 
 int rast_simd(int want)
 {
-    if (want >= 0)
-        simd_use = want < simd_best ? (want < 1 && simd_best >= 1 ? 1 : want) : simd_best;
+    pthread_once(&simd_once, simd_init);
+    if (want >= 0) {
+        simd_use = want < simd_best ? want : simd_best;
+        simd_use = simd_use < 1 && simd_best >= 1 ? 1 : simd_use;
+    }
     return simd_use;
 }
 #endif
@@ -1773,8 +1832,10 @@ void rast_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_te
                            unsigned flags, int y0, int y1)
 {
 #if defined(RAST_AVX2_COPY)
-    if (simd_use == 2) {
-        rast_avx2_polygon_tex_rows(fb, v, n, tex, flags, y0, y1);
+    pthread_once(&simd_once, simd_init);
+    if (simd_use >= 2) {
+        (simd_use == 3 ? rast_avx2g_polygon_tex_rows
+                       : rast_avx2_polygon_tex_rows)(fb, v, n, tex, flags, y0, y1);
         return;
     }
 #endif

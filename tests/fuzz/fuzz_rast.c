@@ -3,9 +3,9 @@
  * clamped, powers of two or not), a palette-index texture or a light texture with its mip
  * chain, the attribute planes and the fill's flags; the polygon is drawn twice over a depth
  * buffer the first draw left. Whatever the numbers, every texel, light and pixel read or
- * written stays inside its array (ASan, UBSan). On a processor with AVX2 the same draws are
- * made again with the SSE2 rasteriser (rast_simd) and must leave the same bytes: a
- * difference aborts, which the fuzzer reports as a finding. */
+ * written stays inside its array (ASan, UBSan). On a processor with AVX2 the draws are made
+ * by each AVX2 copy (with gathers, with loads) and by the SSE2 rasteriser (rast_simd) and
+ * must leave the same bytes: a difference aborts, which the fuzzer reports as a finding. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,25 +148,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         RAST_DEPTH_WRITE | RAST_COLOR_WRITE,
     };
     unsigned flags = modes[u8(&c) & 7];
-    rast_clear(fb, 0xff102030u);
-    rast_polygon_tex(fb, v, n, &t, flags);
-    rast_polygon_tex(fb, v, n, &t, flags); /* again over what it left */
-    if (rast_simd(-1) == 2) { /* the SSE2 level, for the same bytes */
-        rast_fb *fb1 = rast_fb_new(fw, fh);
-        if (fb1) {
-            rast_simd(1);
-            rast_clear(fb1, 0xff102030u);
-            rast_polygon_tex(fb1, v, n, &t, flags);
-            rast_polygon_tex(fb1, v, n, &t, flags);
-            rast_simd(2);
-            size_t px = (size_t)fw * (size_t)fh;
-            if (memcmp(fb->color, fb1->color, px * 4) || memcmp(fb->depth, fb1->depth, px * 4)) {
-                fprintf(stderr, "fuzz_rast: the AVX2 and SSE2 rasterisers drew different bytes\n");
+    int levels = rast_simd(-1) >= 2 ? 3 : 1; /* SSE2 last: the reference */
+    for (int lv = levels; lv >= 1; lv--) {
+        rast_fb *to = lv == levels ? fb : rast_fb_new(fw, fh);
+        if (!to)
+            break;
+        if (levels > 1)
+            rast_simd(lv);
+        rast_clear(to, 0xff102030u);
+        rast_polygon_tex(to, v, n, &t, flags);
+        rast_polygon_tex(to, v, n, &t, flags); /* again over what it left */
+        size_t px = (size_t)fw * (size_t)fh;
+        if (to != fb) {
+            if (memcmp(fb->color, to->color, px * 4) || memcmp(fb->depth, to->depth, px * 4)) {
+                fprintf(stderr, "fuzz_rast: levels %d and %d of the rasteriser drew different "
+                                "bytes\n", levels, lv);
                 abort();
             }
-            rast_fb_free(fb1);
+            rast_fb_free(to);
         }
     }
+    if (levels > 1)
+        rast_simd(levels);
 out:
     for (int i = 1; i < 8; i++)
         free(mip[i]);
