@@ -8,7 +8,7 @@
  * three-operand instructions and 256-bit blocks; rast_avx2g.c's copy (QD_RAST_GATHER) also
  * reads texels and light with vpgatherdd, which only some processors do quickly. */
 #if defined(QD_RAST_AVX2)
-/* this copy's public names (rast_avx2.c: rast_avx2g_* with the gathers, rast_avx2_* without) */
+/* this copy's public names: rast_avx2g_* (rast_avx2g.c, gathers), rast_avx2_* (rast_avx2.c, loads) */
 #if defined(QD_RAST_GATHER)
 #define RAST_NAME(n) rast_avx2g_##n
 #else
