@@ -1610,6 +1610,10 @@ static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo
         }
     }
 
+    /* a lit or combined textured fill (most of a Quake III frame) goes to its span loop
+     * straight from here, as span_draw would send it: one call a row instead of two */
+    const int lit = !(sc.flags & RAST_COVER) && sc.tex && sc.tex->texels &&
+                    (sc.tex->light || (sc.flags & (RAST_ADD | RAST_MUL | RAST_ALPHA_TEST)));
     for (int64_t y = ya; y <= yb; y++) {
         int64_t l = xa, r = xb;
         int ok = 1;
@@ -1629,7 +1633,16 @@ static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo
             continue;
         double zs = z0 + dzdx * ((double)l + 0.5 - x0) + dzdy * ((double)y + 0.5 - y0);
         zs = zs < zmin ? zmin : zs > zmax ? zmax : zs;
-        span_draw(fb, (int)y, (int)l, (int)(r - l + 1), (float)zs, &sc);
+        if (lit) {
+            if (fb->cover && !(sc.flags & RAST_FRESH)) { /* span_draw's row bookkeeping */
+                row_finish(fb, (int)y);
+                if (sc.flags & RAST_DEPTH_WRITE)
+                    fb->cover[y].mixed = 1;
+            }
+            span_tex_lit(fb, (int)y, (int)l, (int)(r - l + 1), (float)zs, &sc);
+        } else {
+            span_draw(fb, (int)y, (int)l, (int)(r - l + 1), (float)zs, &sc);
+        }
     }
 }
 
