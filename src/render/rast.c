@@ -700,16 +700,8 @@ static inline __m128i ramp4(int32_t v, int32_t st)
     return _mm_setr_epi32((int)u, (int)(u + d), (int)(u + 2 * d), (int)(u + 3 * d));
 }
 
-static inline __m128i gather4(const uint32_t *t, const int32_t *ix)
-{
-#if defined(QD_RAST_GATHER)
-    return _mm_i32gather_epi32((const int *)t, _mm_loadu_si128((const __m128i *)ix), 4);
-#else
-    return _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
-#endif
-}
-
-/* Four texels at the indices in the lanes of ix (as gather4, the indices in a register). */
+/* Four texels at the indices in the lanes of ix: vpgatherdd in rast_avx2g.c's copy, four
+ * loads elsewhere (the same values). */
 static inline __m128i gather4v(const uint32_t *t, __m128i ix)
 {
 #if defined(QD_RAST_GATHER)
@@ -717,7 +709,7 @@ static inline __m128i gather4v(const uint32_t *t, __m128i ix)
 #else
     int32_t i[4];
     _mm_storeu_si128((__m128i *)i, ix);
-    return gather4(t, i);
+    return _mm_setr_epi32((int)t[i[0]], (int)t[i[1]], (int)t[i[2]], (int)t[i[3]]);
 #endif
 }
 
@@ -763,13 +755,28 @@ static inline __m256i gather8(const uint32_t *t, __m256i ix)
 #endif
 
 #if defined(__AVX2__)
+/* lerp16 and mod16 on 256 bits: the same operations on twice the lanes. */
+static inline __m256i lerp16x2(__m256i a, __m256i b, __m256i f)
+{
+    const __m256i k256 = _mm256_set1_epi16(256);
+    return _mm256_srli_epi16(_mm256_add_epi16(_mm256_mullo_epi16(a, _mm256_sub_epi16(k256, f)),
+                                              _mm256_mullo_epi16(b, f)),
+                             8);
+}
+
+static inline __m256i mod16x2(__m256i t, __m256i l)
+{
+    __m256i x = _mm256_add_epi16(_mm256_mullo_epi16(t, l), _mm256_set1_epi16(128));
+    return _mm256_srli_epi16(_mm256_add_epi16(x, _mm256_srli_epi16(x, 8)), 8);
+}
+
 /* light4 for eight pixels (the AVX2 copy): every operation light4's within each 128-bit
  * half (AVX2's packs, unpacks and madds work half by half), pixels 0-3 in the low half and
  * 4-7 in the high, so each lane is bilerp's value again. */
 static inline __m256i light8(const rast_tex *tx, __m256i ls, __m256i lt)
 {
     const __m256i half = _mm256_set1_epi32(32768), zero = _mm256_setzero_si256();
-    const __m256i k255 = _mm256_set1_epi32(255), k256 = _mm256_set1_epi16(256);
+    const __m256i k255 = _mm256_set1_epi32(255);
     __m256i x = _mm256_sub_epi32(ls, half), y = _mm256_sub_epi32(lt, half);
     __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, 8), k255);
     __m256i fy = _mm256_and_si256(_mm256_srli_epi32(y, 8), k255);
@@ -795,17 +802,12 @@ static inline __m256i light8(const rast_tex *tx, __m256i ls, __m256i lt)
     fy16 = _mm256_unpacklo_epi16(fy16, fy16);
     __m256i wxl = _mm256_unpacklo_epi32(fx16, fx16), wxh = _mm256_unpackhi_epi32(fx16, fx16);
     __m256i wyl = _mm256_unpacklo_epi32(fy16, fy16), wyh = _mm256_unpackhi_epi32(fy16, fy16);
-#define LERP8(a, b, f)                                                                         \
-    _mm256_srli_epi16(_mm256_add_epi16(_mm256_mullo_epi16(a, _mm256_sub_epi16(k256, f)),      \
-                                       _mm256_mullo_epi16(b, f)),                              \
-                      8)
-    __m256i lo = LERP8(LERP8(_mm256_unpacklo_epi8(c00, zero), _mm256_unpacklo_epi8(c10, zero), wxl),
-                       LERP8(_mm256_unpacklo_epi8(c01, zero), _mm256_unpacklo_epi8(c11, zero), wxl),
-                       wyl);
-    __m256i hi = LERP8(LERP8(_mm256_unpackhi_epi8(c00, zero), _mm256_unpackhi_epi8(c10, zero), wxh),
-                       LERP8(_mm256_unpackhi_epi8(c01, zero), _mm256_unpackhi_epi8(c11, zero), wxh),
-                       wyh);
-#undef LERP8
+    __m256i lo = lerp16x2(
+        lerp16x2(_mm256_unpacklo_epi8(c00, zero), _mm256_unpacklo_epi8(c10, zero), wxl),
+        lerp16x2(_mm256_unpacklo_epi8(c01, zero), _mm256_unpacklo_epi8(c11, zero), wxl), wyl);
+    __m256i hi = lerp16x2(
+        lerp16x2(_mm256_unpackhi_epi8(c00, zero), _mm256_unpackhi_epi8(c10, zero), wxh),
+        lerp16x2(_mm256_unpackhi_epi8(c01, zero), _mm256_unpackhi_epi8(c11, zero), wxh), wyh);
     return _mm256_packus_epi16(lo, hi);
 }
 
@@ -910,7 +912,6 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         const __m256i wv8 = _mm256_set1_epi32(1 << 16 | w), w18 = _mm256_set1_epi32(w << 16 | 1);
         const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
         const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
-        const __m256i k128 = _mm256_set1_epi16(128);
         /* p past each block's first light read: blocks b and b + 1 of a wide run share their
          * reads (b even), the second 4 pixels further on */
         const __m256i po_lo = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_lo),
@@ -950,11 +951,8 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
             __m256i la4 = _mm256_sll_epi16(la, vsh);
             __m256i llo = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_lo)), vsh);
             __m256i lhi = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_hi)), vsh);
-            __m256i xlo = _mm256_add_epi16(_mm256_mullo_epi16(tlo, llo), k128);
-            __m256i xhi = _mm256_add_epi16(_mm256_mullo_epi16(thi, lhi), k128);
-            xlo = _mm256_srli_epi16(_mm256_add_epi16(xlo, _mm256_srli_epi16(xlo, 8)), 8);
-            xhi = _mm256_srli_epi16(_mm256_add_epi16(xhi, _mm256_srli_epi16(xhi, 8)), 8);
-            __m256i out = _mm256_or_si256(_mm256_packus_epi16(xlo, xhi), alpha8);
+            __m256i out = _mm256_or_si256(
+                _mm256_packus_epi16(mod16x2(tlo, llo), mod16x2(thi, lhi)), alpha8);
             __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
             __m256 old = _mm256_loadu_ps(d + j);
             __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
