@@ -209,6 +209,13 @@ void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsign
  * its texels and still count what the other bands count); 0 when it may draw. */
 int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n);
 
+/* 1 when v draws a band of the frame's rows (r_render's threads) and the triangle pts lies
+ * wholly above or below it, R_BAND_MARGIN pixels clear, every corner in front of the near
+ * plane: nothing of it reaches the band, and a Quake III triangle (the world's or a
+ * model's) is then skipped before its set-up, uncounted. 0 for the whole frame's view. */
+#define R_BAND_MARGIN 2.0f
+int r_tri_outside_band(const r_view *v, const float (*pts)[3]);
+
 /* r_draw_poly filled from tex (whose planes are the whole surface's). */
 void r_draw_poly_tex(r_view *v, const float (*pts)[3], int n, const rast_tex *tex,
                      unsigned flags);

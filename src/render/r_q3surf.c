@@ -871,6 +871,8 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     const r_q3 *q = v->assets ? v->assets->q3 : NULL;
     if (!q || mat < 0 || (uint32_t)mat >= q->num_mats || q->mats[mat].image < 0)
         return 0;
+    if (r_tri_outside_band(v, pts))
+        return 1; /* another thread's rows */
     const q3_mat *m = &q->mats[mat];
     /* the plane facing the eye (the caller culled the back faces) */
     float e1[3], e2[3], N[3];
@@ -1006,6 +1008,8 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     float moved[3][3];
     if (m->deform.func != MDL_WAVE_NONE && deform(m, f, pts, v->time, moved, N, &dist))
         pts = (const float(*)[3])moved;
+    if (r_tri_outside_band(v, pts))
+        return; /* another thread's rows (the walk's order is kept: it decides the bytes) */
     if (back) {
         for (int j = 0; j < 3; j++)
             N[j] = -N[j];

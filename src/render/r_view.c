@@ -199,6 +199,23 @@ static int clip_poly(const r_view *v, const float (*pts)[3], int n, vpt buf[2][R
     return n;
 }
 
+int r_tri_outside_band(const r_view *v, const float (*pts)[3])
+{
+    if (v->y0 <= 0 && v->y1 >= v->fb->h)
+        return 0; /* the whole frame: its own frustum culled already */
+    float lo = 0, hi = 0;
+    for (int k = 0; k < 3; k++) {
+        vpt q = to_view(v, pts[k]);
+        if (!(q.z >= R_NEAR))
+            return 0; /* clipped at the near plane: left to the clipper */
+        float y = project(v, q).y; /* as draw_poly projects it */
+        lo = k == 0 || y < lo ? y : lo;
+        hi = k == 0 || y > hi ? y : hi;
+    }
+    /* a row is drawn where its centre lies inside; vertices snap by under a pixel */
+    return hi < (float)v->y0 - R_BAND_MARGIN || lo > (float)v->y1 + R_BAND_MARGIN;
+}
+
 /* The polygons draw_poly sends for a clipped polygon of n points: fans of 64 at most. */
 static int fan_pieces(int n)
 {

@@ -102,7 +102,9 @@ typedef struct r_options {
  * from a (a NULL a draws entities over a grid too), the entities from cl_entity_at for
  * entities 0..num_entities-1 (minus the view entity unless opt->show_view_entity) and
  * cl->statics. opt may be NULL (flat). Returns the number of polygons and lines sent to the
- * rasteriser. Identical arguments give identical bytes. */
+ * rasteriser (with several threads, by the first band, which leaves out the Quake III
+ * triangles wholly below its rows). Identical arguments give identical bytes, with any
+ * number of threads. */
 int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
              const r_options *opt, rast_fb *fb);
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "../../pak-loader/pak.h"
+#include "../../src/app/player.h"
+#include "../../src/app/world.h"
 #include "../../src/output/out.h"
 #include "../../src/render/r_local.h"
 #include "../../src/timeline/timeline.h"
@@ -604,6 +606,82 @@ TEST(q3tex_threads_identical)
         rast_fb_free(three);
         oa_close(&s);
     }
+}
+
+/* Along two real OpenArena demos (oa_dm3's flyby; 24 bots on oa_bases3), frames split into
+ * 2, 3 and 5 bands give the bytes one thread gives: each band skips the Quake III triangles
+ * wholly above or below its rows (the world's and the bodies'), and its boundaries move
+ * from frame to frame with the work (a cache kept for each count, as the player keeps
+ * one), so many boundaries are crossed. A triangle skipped where it reaches the band shows
+ * as a hole. */
+TEST(q3tex_bands_along_demos_identical)
+{
+    static const char *const demos[] = {
+        "dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70",
+        "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70"};
+    static const int counts[4] = {1, 2, 3, 5};
+    enum { FW = 640, FH = 360, FRAMES = 12 };
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    int ran = 0;
+    for (int di = 0; di < 2; di++) {
+        char path[1024];
+        if (!test_realfile(path, sizeof path, demos[di]))
+            continue;
+        qd_error err;
+        demo_t *d = demo_open(path, &err);
+        CHECK(d);
+        timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+        CHECK(tl);
+        if (!tl)
+            continue;
+        app_opts o;
+        memset(&o, 0, sizeof o);
+        o.paks[o.num_paks++] = OA_DIR;
+        app_world w;
+        memset(&w, 0, sizeof w);
+        static player p;
+        player_init(&p, tl, FW, FH);
+        rast_fb *fb[4];
+        r_cache *cache[4];
+        for (int c = 0; c < 4; c++) {
+            fb[c] = rast_fb_new(FW, FH);
+            cache[c] = r_cache_new(0);
+        }
+        int differ = 0;
+        for (int k = 0; k < FRAMES; k++) {
+            double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * (k + 0.5) / FRAMES;
+            const cl_state *cl = tl_state_at(tl, t, &err);
+            CHECK(cl);
+            if (!cl)
+                break;
+            app_world_update(&w, &o, cl);
+            r_camera cam;
+            r_options opt;
+            player_camera(&p, cl, t, &cam);
+            player_options(&p, cl, &opt);
+            opt.mode = R_MODE_TEXTURED;
+            for (int c = 0; c < 4; c++) {
+                opt.threads = counts[c];
+                opt.cache = cache[c];
+                r_render(w.assets, cl, t, &cam, &opt, fb[c]);
+                if (c > 0 && memcmp(fb[c]->color, fb[0]->color, sizeof(uint32_t) * FW * FH))
+                    differ++;
+            }
+        }
+        CHECK_MSG(differ == 0, "%s: %d frames differ from one thread's", demos[di], differ);
+        ran++;
+        for (int c = 0; c < 4; c++) {
+            rast_fb_free(fb[c]);
+            r_cache_free(cache[c]);
+        }
+        app_world_free(&w);
+        tl_close(tl);
+    }
+    if (!ran)
+        SKIP("no OpenArena demos in the real data");
 }
 
 /* The AVX2 copies of the rasteriser (rast_avx2.c with loads, rast_avx2g.c with gathers of
