@@ -77,7 +77,9 @@ static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
     s->st = mdl_calloc(verts, sizeof *s->st);
     s->xyz = mdl_calloc((size_t)verts * frames, sizeof *s->xyz);
     s->normal = mdl_calloc((size_t)verts * frames, sizeof *s->normal);
-    if ((tris && !s->tris) || (verts && (!s->st || !s->xyz || !s->normal)))
+    s->box = mdl_calloc(frames, sizeof *s->box);
+    if ((tris && !s->tris) || (verts && (!s->st || !s->xyz || !s->normal)) ||
+        (frames && !s->box))
         return mdl_file_fail(ld, QD_ERR_NOMEM, at, "surface");
     rd_t t = rd_make(ld->data + at + ofs_tris, (size_t)tris * 12);
     for (uint32_t i = 0; i < tris; i++)
@@ -110,6 +112,13 @@ static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
         s->normal[i][1] = (float)(sn[lat] * sn[lng]);
         s->normal[i][2] = (float)cs[lng];
     }
+    for (uint32_t f = 0; verts && f < frames; f++)
+        for (uint32_t i = 0; i < verts; i++)
+            for (int j = 0; j < 3; j++) {
+                float c = s->xyz[(size_t)f * verts + i][j];
+                s->box[f][0][j] = i == 0 || c < s->box[f][0][j] ? c : s->box[f][0][j];
+                s->box[f][1][j] = i == 0 || c > s->box[f][1][j] ? c : s->box[f][1][j];
+            }
     *next = at + ofs_end;
     return QD_OK;
 }
@@ -221,6 +230,7 @@ void mdl_md3_free(mdl_md3 *m)
         free(m->surfaces[i].st);
         free(m->surfaces[i].xyz);
         free(m->surfaces[i].normal);
+        free(m->surfaces[i].box);
     }
     free(m->surfaces);
     free(m->frames);

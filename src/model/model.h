@@ -531,6 +531,8 @@ typedef struct mdl_md3_surface {
     float (*st)[2];       /* texture coordinates per vertex */
     float (*xyz)[3];      /* num_frames * num_verts positions (units) */
     float (*normal)[3];   /* num_frames * num_verts unit normals */
+    float (*box)[2][3];   /* num_frames: the least box (mins, maxs) of each frame's positions,
+                           * made from them here (the file's frame bounds are not trusted) */
 } mdl_md3_surface;
 
 typedef struct mdl_md3 {

@@ -209,12 +209,13 @@ void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsign
  * its texels and still count what the other bands count); 0 when it may draw. */
 int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n);
 
-/* 1 when v draws a band of the frame's rows (r_render's threads) and the triangle pts lies
- * wholly above or below it, R_BAND_MARGIN pixels clear, every corner in front of the near
- * plane: nothing of it reaches the band, and a Quake III triangle (the world's or a
- * model's) is then skipped before its set-up, uncounted. 0 for the whole frame's view. */
+/* 1 when v draws a band of the frame's rows (r_render's threads) and the n points pts
+ * (n >= 1) lie wholly above or below it, R_BAND_MARGIN pixels clear, all in front of the
+ * near plane: nothing inside their hull reaches the band, and a Quake III triangle (the
+ * world's or a model's) or a body's surface is then skipped before its set-up, uncounted.
+ * 0 for the whole frame's view. */
 #define R_BAND_MARGIN 2.0f
-int r_tri_outside_band(const r_view *v, const float (*pts)[3]);
+int r_outside_band(const r_view *v, const float (*pts)[3], int n);
 
 /* r_draw_poly filled from tex (whose planes are the whole surface's). */
 void r_draw_poly_tex(r_view *v, const float (*pts)[3], int n, const rast_tex *tex,
@@ -361,6 +362,8 @@ int r_q3_mat_twosided(const r_assets *a, int32_t mat);
  * coordinates, as ioq3's tess.xyz) along its normal at t (RB_CalcDeformVertexes); 0
  * without one. */
 float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t);
+/* Whether material mat has a deformVertexes wave (r_q3_mat_deform may move its vertices). */
+int r_q3_mat_deforms(const r_assets *a, int32_t mat);
 
 /* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */
 void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s);

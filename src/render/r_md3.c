@@ -296,6 +296,29 @@ int r_md3_lod(const r_view *v, const r_model *rm, const r_place *p, uint32_t fra
     return flod > 0 && flod < (float)levels ? (int)flod : flod > 0 ? levels - 1 : 0;
 }
 
+/* 1 when surface s of frames f0..f1 at lerp, placed by p, lies wholly above or below v's
+ * band (r_outside_band): the corners of its two frames' boxes placed as its vertices are
+ * (place_point is affine, so they hold every vertex between the frames). Never for a
+ * material whose deformVertexes moves vertices off the boxes, or a lerp outside 0..1. */
+static int surface_outside_band(const r_view *v, const r_assets *a, const r_place *p,
+                                const mdl_md3_surface *s, uint32_t f0, uint32_t f1,
+                                float lerp, int32_t mat)
+{
+    if ((v->y0 <= 0 && v->y1 >= v->fb->h) || !s->box || !(lerp >= 0 && lerp <= 1) ||
+        r_q3_mat_deforms(a, mat))
+        return 0; /* the whole frame, or not sure */
+    float lo[3], hi[3], corner[8][3];
+    for (int j = 0; j < 3; j++) {
+        lo[j] = fminf(s->box[f0][0][j], s->box[f1][0][j]);
+        hi[j] = fmaxf(s->box[f0][1][j], s->box[f1][1][j]);
+    }
+    for (int k = 0; k < 8; k++) {
+        const float c[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]};
+        place_point(p, c, corner[k]);
+    }
+    return r_outside_band(v, (const float(*)[3])corner, 8);
+}
+
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell)
 {
@@ -317,6 +340,8 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
         uint32_t nv = s->num_verts;
         if (!nv || !s->num_tris)
             continue;
+        if (v->pass == R_PASS_TEXTURED && surface_outside_band(v, a, p, s, f0, f1, lerp, mat))
+            continue; /* another thread's rows: not even posed */
         float(*w)[3] = malloc((size_t)nv * sizeof *w);
         rast_vert *sp = malloc((size_t)nv * sizeof *sp);
         uint32_t *col = malloc((size_t)nv * sizeof *col);

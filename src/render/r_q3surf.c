@@ -871,7 +871,7 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     const r_q3 *q = v->assets ? v->assets->q3 : NULL;
     if (!q || mat < 0 || (uint32_t)mat >= q->num_mats || q->mats[mat].image < 0)
         return 0;
-    if (r_tri_outside_band(v, pts))
+    if (r_outside_band(v, pts, 3))
         return 1; /* another thread's rows */
     const q3_mat *m = &q->mats[mat];
     /* the plane facing the eye (the caller culled the back faces) */
@@ -925,6 +925,13 @@ float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t
         w.phase += (p[0] + p[1] + p[2]) * m->spread;
     float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
     return isfinite(d) && fabsf(d) < 1024 ? d : 0;
+}
+
+int r_q3_mat_deforms(const r_assets *a, int32_t mat)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    return q && mat >= 0 && (uint32_t)mat < q->num_mats &&
+           q->mats[mat].deform.func != MDL_WAVE_NONE;
 }
 
 int r_q3_mat_twosided(const r_assets *a, int32_t mat)
@@ -1008,7 +1015,7 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     float moved[3][3];
     if (m->deform.func != MDL_WAVE_NONE && deform(m, f, pts, v->time, moved, N, &dist))
         pts = (const float(*)[3])moved;
-    if (r_tri_outside_band(v, pts))
+    if (r_outside_band(v, pts, 3))
         return; /* another thread's rows (the walk's order is kept: it decides the bytes) */
     if (back) {
         for (int j = 0; j < 3; j++)

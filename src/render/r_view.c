@@ -199,12 +199,12 @@ static int clip_poly(const r_view *v, const float (*pts)[3], int n, vpt buf[2][R
     return n;
 }
 
-int r_tri_outside_band(const r_view *v, const float (*pts)[3])
+int r_outside_band(const r_view *v, const float (*pts)[3], int n)
 {
     if (v->y0 <= 0 && v->y1 >= v->fb->h)
         return 0; /* the whole frame: its own frustum culled already */
     float lo = 0, hi = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < n; k++) {
         vpt q = to_view(v, pts[k]);
         if (!(q.z >= R_NEAR))
             return 0; /* clipped at the near plane: left to the clipper */
