@@ -178,7 +178,23 @@ typedef struct r_view {
     int num_trans, cap_trans; /* r_surf_trans */
     int trans_now;         /* r_surf_trans is drawing them */
     int count;             /* primitives sent to the rasteriser */
+    const struct r_walk *walk; /* the world's walk for this camera, made once a frame for
+                                * every band and pass (r_walk_make), or NULL: each
+                                * r_draw_world walks for itself */
 } r_view;
+
+/* The world's faces in the order the front-to-back walk from the camera first reaches
+ * them (a visible leaf's marks in turn, each face once): what decides which faces a frame
+ * draws and, for Quake III, in what order. The same for every band and pass of a frame. */
+typedef struct r_walk {
+    uint32_t *faces;
+    uint32_t n;
+} r_walk;
+
+/* v's walk over a's world into w (its faces: free with r_walk_free); 0 when there is no
+ * world or no memory (w empty: r_draw_world then walks for itself). */
+int r_walk_make(const r_view *v, const r_assets *a, r_walk *w);
+void r_walk_free(r_walk *w);
 
 /* Flat mode is one pass; wire mode a depth-only pass of the faces (unless xray), then the
  * lines. The scene is walked once per pass, so every pass sees the same primitives. */

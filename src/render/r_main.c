@@ -149,6 +149,7 @@ typedef struct band {
     rast_fb *fb;
     int y0, y1;
     r_cache *cache;
+    const r_walk *walk; /* the frame's world walk, or NULL */
     int count;
     double took; /* seconds of wall time */
 } band;
@@ -167,6 +168,7 @@ static void render_band(band *bd)
         rast_clear_rows(bd->fb, have_map ? CLEAR_COLOR : NOMAP_COLOR, bd->y0, bd->y1);
     r_view v;
     r_view_setup(&v, bd->cam, bd->fb);
+    v.walk = bd->walk;
     v.y0 = bd->y0;
     v.y1 = bd->y1;
     v.cl = cl;
@@ -257,6 +259,15 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
             if (!caches[i])
                 n = i > 0 ? i : 1; /* out of memory: fewer bands */
     }
+    /* the world's walk once for the frame: every band and pass draws from the same list
+     * (they would each walk the same tree to the same faces in the same order) */
+    r_walk walk = {NULL, 0};
+    int walked = 0;
+    if (have_map) {
+        r_view wv;
+        r_view_setup(&wv, cam, fb);
+        walked = r_walk_make(&wv, a, &walk);
+    }
     band bands[R_MAX_THREADS];
     pthread_t tid[R_MAX_THREADS];
     int started[R_MAX_THREADS] = {0};
@@ -265,7 +276,8 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     int y[R_MAX_THREADS + 1];
     r_cache_bands(n > 1 ? caches[0] : NULL, n, fb->h, y);
     for (int i = 0; i < n; i++) {
-        bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i], 0, 0};
+        bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i],
+                          walked ? &walk : NULL, 0, 0};
         if (i > 0)
             started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;
     }
@@ -286,6 +298,7 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
         r_cache_bands_took(caches[0], n, fb->h, y, took);
     }
     r_cache_free(own);
+    r_walk_free(&walk);
     if (!have_map) {
         /* centred on the grid's lower half: the corners and the top belong to the HUD
          * (the message feed, the clock, the status bar) */

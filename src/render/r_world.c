@@ -82,31 +82,30 @@ static void draw_nodes(r_view *v, const r_bsp *rb, uint8_t *visible)
 }
 
 /* Walk the world tree from its root, nearer child first, skipping nodes and leaves outside
- * the frustum and leaves outside the PVS; each leaf's faces are visible. A Quake III map
- * (faces in leaves only) draws them as they come up; the others in node order
- * (draw_nodes). The depth of the tree is capped at load, so a fixed stack suffices. */
-void r_draw_world(r_view *v, const r_assets *a)
+ * the frustum and leaves outside the PVS; each leaf's faces are visible, listed in w in the
+ * order the walk first reaches them. The depth of the tree is capped at load, so a fixed
+ * stack suffices. */
+int r_walk_make(const r_view *v, const r_assets *a, r_walk *w)
 {
-    const r_bsp *rb = &a->world;
-    const mdl_bsp *b = rb->bsp;
+    w->faces = NULL;
+    w->n = 0;
+    const r_bsp *rb = a ? &a->world : NULL;
+    const mdl_bsp *b = rb ? rb->bsp : NULL;
+    if (!b)
+        return 0;
     const mdl_submodel *world = &b->models[0];
     uint32_t visleafs = world->visleafs;
     uint32_t cam_leaf = mdl_bsp_point_leaf(b, world->headnode, v->org);
     uint8_t *pvs = malloc(mdl_bsp_pvs_size(b));
-    uint8_t *drawn = calloc(b->num_faces ? b->num_faces : 1, 1);
-    /* node order where the nodes hold the faces (Quake, Quake II), for the opaque passes */
-    int by_node = !b->face_q3 && (v->pass == R_PASS_TEXTURED || v->pass == R_PASS_FLAT) &&
-                  !v->xray;
-    /* a band left uncleared (render_band) is cleared here, or walked on stale rows: the
-     * front-to-back walk writes each covered pixel once, the rest are cleared after it */
-    int stale = v->clear_pending && by_node && pvs && drawn;
-    if (v->clear_pending && !stale)
-        rast_clear_rows(v->fb, v->clear_color, v->y0, v->y1);
-    v->clear_pending = 0;
-    if (!pvs || !drawn)
-        goto out;
+    uint8_t *seen = calloc(b->num_faces ? b->num_faces : 1, 1);
+    w->faces = malloc((b->num_faces ? b->num_faces : 1) * sizeof *w->faces);
+    if (!pvs || !seen || !w->faces) {
+        free(pvs);
+        free(seen);
+        r_walk_free(w);
+        return 0;
+    }
     mdl_bsp_pvs(b, cam_leaf, pvs);
-
     int32_t stack[2 * MDL_BSP_MAX_DEPTH + 8];
     int sp = 0;
     stack[sp++] = world->headnode;
@@ -129,12 +128,53 @@ void r_draw_world(r_view *v, const r_assets *a)
             continue;
         for (uint32_t k = 0; k < leaf->num_marks; k++) {
             uint32_t fi = b->marks[leaf->first_mark + k];
-            if (drawn[fi])
-                continue;
-            drawn[fi] = 1;
-            if (!by_node)
-                draw_face(v, rb, fi, v->org, R_WORLD_FRAME);
+            if (!seen[fi]) {
+                seen[fi] = 1;
+                w->faces[w->n++] = fi; /* each face once: n <= num_faces */
+            }
         }
+    }
+    free(pvs);
+    free(seen);
+    return 1;
+}
+
+void r_walk_free(r_walk *w)
+{
+    free(w->faces);
+    w->faces = NULL;
+    w->n = 0;
+}
+
+/* The world from the walk (v->walk, or one made here): a Quake III map (faces in leaves
+ * only) draws the faces in the walk's order; the others in node order (draw_nodes). */
+void r_draw_world(r_view *v, const r_assets *a)
+{
+    const r_bsp *rb = &a->world;
+    const mdl_bsp *b = rb->bsp;
+    r_walk own = {NULL, 0};
+    const r_walk *w = v->walk;
+    if (!w && r_walk_make(v, a, &own))
+        w = &own;
+    uint8_t *drawn = calloc(b->num_faces ? b->num_faces : 1, 1);
+    /* node order where the nodes hold the faces (Quake, Quake II), for the opaque passes */
+    int by_node = !b->face_q3 && (v->pass == R_PASS_TEXTURED || v->pass == R_PASS_FLAT) &&
+                  !v->xray;
+    /* a band left uncleared (render_band) is cleared here, or walked on stale rows: the
+     * front-to-back walk writes each covered pixel once, the rest are cleared after it */
+    int stale = v->clear_pending && by_node && w && drawn;
+    if (v->clear_pending && !stale)
+        rast_clear_rows(v->fb, v->clear_color, v->y0, v->y1);
+    v->clear_pending = 0;
+    if (!w || !drawn)
+        goto out;
+    for (uint32_t k = 0; k < w->n; k++) {
+        uint32_t fi = w->faces[k];
+        if (fi >= b->num_faces)
+            continue; /* (a walk of this map lists none) */
+        drawn[fi] = 1;
+        if (!by_node)
+            draw_face(v, rb, fi, v->org, R_WORLD_FRAME);
     }
     if (by_node) {
         if (stale)
@@ -150,8 +190,8 @@ void r_draw_world(r_view *v, const r_assets *a)
             rast_finish_rows(v->fb, v->y0, v->y1);
     }
 out:
-    free(pvs);
     free(drawn);
+    r_walk_free(&own);
 }
 
 /* A brush model: faces first_face..+num_faces of rb's map, placed by x. Back faces are culled

@@ -76,17 +76,32 @@ static timeline_t *path_open(const char *demo, const char *pak, app_opts *o, app
 }
 
 /* The textured 1280x720 path again, its rows split over two threads (issue #11: at least
- * 1.7x one thread, whose time along the path was one). Then what this machine gives two
+ * 1.7x one thread; each frame timed both ways, alternately). Then what this machine gives two
  * busy cores at all: the one-thread path in two processes at once, each on its own, their
  * frames together against one alone (two vCPUs of a VM share more than two real cores do:
  * on 2026-11-28 two such renders ran at 1.6-1.7x one, the ceiling for the bands too). */
-static void two_threads_row(timeline_t *tl, app_world *w, app_opts *o, player *p, double one,
+static void two_threads_row(timeline_t *tl, app_world *w, app_opts *o, player *p,
                             r_cache *cache)
 {
     rast_fb *fb = rast_fb_new(1280, 720);
-    double two = time_path(tl, w, o, p, fb, R_MODE_TEXTURED, 2, cache);
-    bench_out("| textured, 2 threads | 1280x720 | %d | %.2f | %.0f (%.2fx one thread) | "
-              "1.7x | %s |\n", FRAMES, two / FRAMES * 1e3, FRAMES / two, one / two,
+    /* each frame drawn on one thread and at once on two, the least of TRIES each: the two
+     * times of a frame come from the same few milliseconds of the VM (a ratio of two rows
+     * timed a minute apart swung from 1.2x to 2.0x) */
+    double least[2][FRAMES];
+    for (int i = 0; i < TRIES; i++)
+        for (int k = 0; k < FRAMES; k++)
+            for (int n = 0; n < 2; n++) {
+                double s = render_at(tl, w, o, p, fb, R_MODE_TEXTURED, n + 1, cache, k, FRAMES);
+                least[n][k] = i == 0 || s < least[n][k] ? s : least[n][k];
+            }
+    double one = 0, two = 0;
+    for (int k = 0; k < FRAMES; k++) {
+        one += least[0][k];
+        two += least[1][k];
+    }
+    bench_out("| textured, 2 threads (each frame also on 1, alternately) | 1280x720 | %d | "
+              "%.2f (1 thread: %.2f) | %.0f (%.2fx one thread) | 1.7x | %s |\n",
+              FRAMES, two / FRAMES * 1e3, one / FRAMES * 1e3, FRAMES / two, one / two,
               bench_met(one / two >= 1.7));
     fflush(NULL); /* the children's copies of the output buffers stay empty */
     int fds[2][2], kids = 0;
@@ -147,13 +162,10 @@ void bench_render(void)
     /* issue #11: textured 250 fps at 1280x720 and 120 at 1920x1080 on one core */
     static const int targets[3][2] = {{250, 120}, {0, 0}, {0, 0}};
     r_cache *cache = r_cache_new(0);
-    double one = 0;
     for (int mi = 0; mi < 3; mi++) {
         for (int si = 0; si < 2; si++) {
             rast_fb *fb = rast_fb_new(sizes[si][0], sizes[si][1]);
             double busy = time_path(tl, &w, &o, &p, fb, modes[mi], 1, cache);
-            if (mi == 0 && si == 0)
-                one = busy;
             char target[16] = "-";
             if (targets[mi][si])
                 snprintf(target, sizeof target, "%d", targets[mi][si]);
@@ -164,7 +176,7 @@ void bench_render(void)
             rast_fb_free(fb);
         }
     }
-    two_threads_row(tl, &w, &o, &p, one, cache);
+    two_threads_row(tl, &w, &o, &p, cache);
     r_cache_free(cache);
     app_world_free(&w);
     tl_close(tl);
@@ -201,7 +213,6 @@ void bench_render_q3(void)
     bench_out("| mode | size | frames | ms/frame | fps | target fps | |\n"
               "|---|---|---:|---:|---:|---:|---|\n");
     static const int sizes[2][2] = {{1280, 720}, {1920, 1080}}, targets[2] = {250, 120};
-    double one = 0;
     /* kept between frames, as the player keeps its own (app_play.c): r_render splits a
      * frame's rows between threads by the time each band took in the frames before, and
      * without a kept cache every frame would split them evenly (1.23x against 1.46x on two
@@ -210,13 +221,12 @@ void bench_render_q3(void)
     for (int si = 0; si < 2; si++) {
         rast_fb *fb = rast_fb_new(sizes[si][0], sizes[si][1]);
         double busy = time_path(tl, &w, &o, &p, fb, R_MODE_TEXTURED, 1, cache);
-        one = si == 0 ? busy : one;
         bench_out("| textured | %dx%d | %d | %.2f | %.0f | %d | %s |\n", sizes[si][0],
                   sizes[si][1], FRAMES, busy / FRAMES * 1e3, FRAMES / busy, targets[si],
                   bench_met(FRAMES / busy >= targets[si]));
         rast_fb_free(fb);
     }
-    two_threads_row(tl, &w, &o, &p, one, cache); /* issue #11's 1.7x on this map too */
+    two_threads_row(tl, &w, &o, &p, cache); /* issue #11's 1.7x on this map too */
     r_cache_free(cache);
     app_world_free(&w);
     tl_close(tl);
