@@ -189,7 +189,11 @@ typedef struct r_view {
 typedef struct r_walk {
     uint32_t *faces;
     uint32_t n;
+    int8_t *side; /* each node's nearer child as the walk found it (0 front, 1 back, -1
+                   * outside the frustum; R_WALK_UNSEEN where it did not come) */
+    uint32_t num_nodes;
 } r_walk;
+#define R_WALK_UNSEEN (-2)
 
 /* v's walk over a's world into w (its faces: free with r_walk_free); 0 when there is no
  * world or no memory (w empty: r_draw_world then walks for itself). */

@@ -69,7 +69,11 @@ static void draw_nodes(r_view *v, const r_bsp *rb, uint8_t *visible)
             continue;
         }
         const mdl_node *node = &b->nodes[n];
-        int side = near_side(v, b, node);
+        /* as the frame's walk found it, where it came (the same test, the same answer) */
+        const r_walk *w = v->walk;
+        int side = w && (uint32_t)n < w->num_nodes ? w->side[n] : R_WALK_UNSEEN;
+        if (side == R_WALK_UNSEEN)
+            side = near_side(v, b, node);
         if (side < 0 || sp + 3 > (int)(sizeof stack / sizeof stack[0]))
             continue; /* outside the frustum; the stack cannot fill: depth is capped */
         if (node->children[side ^ 1] >= 0)
@@ -99,13 +103,16 @@ int r_walk_make(const r_view *v, const r_assets *a, r_walk *w)
     uint8_t *pvs = malloc(mdl_bsp_pvs_size(b));
     uint8_t *seen = calloc(b->num_faces ? b->num_faces : 1, 1);
     w->faces = malloc((b->num_faces ? b->num_faces : 1) * sizeof *w->faces);
-    if (!pvs || !seen || !w->faces) {
+    w->side = malloc(b->num_nodes ? b->num_nodes : 1);
+    if (!pvs || !seen || !w->faces || !w->side) {
         free(pvs);
         free(seen);
         r_walk_free(w);
         return 0;
     }
     mdl_bsp_pvs(b, cam_leaf, pvs);
+    memset(w->side, R_WALK_UNSEEN, b->num_nodes);
+    w->num_nodes = b->num_nodes;
     int32_t stack[2 * MDL_BSP_MAX_DEPTH + 8];
     int sp = 0;
     stack[sp++] = world->headnode;
@@ -114,6 +121,7 @@ int r_walk_make(const r_view *v, const r_assets *a, r_walk *w)
         if (n >= 0) {
             const mdl_node *node = &b->nodes[n];
             int side = near_side(v, b, node);
+            w->side[n] = (int8_t)side;
             if (side < 0 || sp + 2 > (int)(sizeof stack / sizeof stack[0]))
                 continue; /* outside the frustum; the stack cannot fill: depth is capped */
             stack[sp++] = node->children[side ^ 1]; /* far side, popped last */
@@ -142,8 +150,10 @@ int r_walk_make(const r_view *v, const r_assets *a, r_walk *w)
 void r_walk_free(r_walk *w)
 {
     free(w->faces);
+    free(w->side);
     w->faces = NULL;
-    w->n = 0;
+    w->side = NULL;
+    w->n = w->num_nodes = 0;
 }
 
 /* The world from the walk (v->walk, or one made here): a Quake III map (faces in leaves
@@ -152,10 +162,10 @@ void r_draw_world(r_view *v, const r_assets *a)
 {
     const r_bsp *rb = &a->world;
     const mdl_bsp *b = rb->bsp;
-    r_walk own = {NULL, 0};
+    r_walk own = {NULL, 0, NULL, 0};
     const r_walk *w = v->walk;
     if (!w && r_walk_make(v, a, &own))
-        w = &own;
+        w = v->walk = &own; /* draw_nodes reads its sides too */
     uint8_t *drawn = calloc(b->num_faces ? b->num_faces : 1, 1);
     /* node order where the nodes hold the faces (Quake, Quake II), for the opaque passes */
     int by_node = !b->face_q3 && (v->pass == R_PASS_TEXTURED || v->pass == R_PASS_FLAT) &&
@@ -191,6 +201,8 @@ void r_draw_world(r_view *v, const r_assets *a)
     }
 out:
     free(drawn);
+    if (v->walk == &own)
+        v->walk = NULL;
     r_walk_free(&own);
 }
 
