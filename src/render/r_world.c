@@ -92,7 +92,8 @@ static void draw_nodes(r_view *v, const r_bsp *rb, uint8_t *visible)
 int r_walk_make(const r_view *v, const r_assets *a, r_walk *w)
 {
     w->faces = NULL;
-    w->n = 0;
+    w->side = NULL;
+    w->n = w->num_nodes = 0;
     const r_bsp *rb = a ? &a->world : NULL;
     const mdl_bsp *b = rb ? rb->bsp : NULL;
     if (!b)
