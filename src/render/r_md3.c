@@ -353,6 +353,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             free(code);
             return;
         }
+        const int deforms = v->pass == R_PASS_TEXTURED && r_q3_mat_deforms(a, mat);
         const float(*x0)[3] = s->xyz + (size_t)f0 * nv, (*x1)[3] = s->xyz + (size_t)f1 * nv;
         const float(*n0)[3] = s->normal + (size_t)f0 * nv, (*n1)[3] = s->normal + (size_t)f1 * nv;
         for (uint32_t i = 0; i < nv; i++) {
@@ -369,7 +370,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                 wn[j] /= len;
             /* the shader's deformVertexes wave along the normal (a flag's cloth waves; the
              * quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by 3) */
-            float dv = v->pass == R_PASS_TEXTURED ? r_q3_mat_deform(a, mat, q, v->time) : 0;
+            float dv = deforms ? r_q3_mat_deform(a, mat, q, v->time) : 0;
             for (int j = 0; dv != 0 && j < 3; j++)
                 w[i][j] += dv * wn[j];
             col[i] = diffuse(l, wn);
