@@ -56,6 +56,7 @@ struct r_q3 {
     q3_image dlight;         /* tr_image.c R_CreateDlightImage's falloff, magnified */
     q3_image sky[6];         /* box sides +x, -x, +y, -y, +z, -z (rt, lf, bk, ft, up, dn) */
     int sky_box;             /* all six found */
+    int sky_same;            /* and all of one size */
     int32_t sky_cloud;       /* image of the sky shader's first stage, or -1 */
     uint32_t sky_flat;
     char **missing;          /* names of shaders whose image was not found */
@@ -292,6 +293,9 @@ static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, md
             found += q->sky[k].levels > 0;
         }
         q->sky_box = found == 6;
+        q->sky_same = q->sky_box;
+        for (int k = 1; k < 6 && q->sky_box; k++)
+            q->sky_same &= q->sky[k].w[0] == q->sky[0].w[0] && q->sky[k].h[0] == q->sky[0].h[0];
     }
     if (m->sky && q->sky_cloud < 0 && m->image >= 0)
         q->sky_cloud = m->image;
@@ -1190,10 +1194,14 @@ static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float d
 /* Four sky box texels of row y from x on, as pixel_dir and r_sky_box_texel make them one by
  * one: each lane takes the side, s, t and distance the scalar branches would (the same
  * comparisons, so the same choice for NaNs too), then the same divisions and products. */
-static void box4(const r_view *v, const r_q3 *q, int x, int y, uint32_t out[4])
+static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
+                 uint32_t out[4])
 {
-    __m128 d[3];
-    dir4(v, x, y, d);
+    /* dir4's directions from the row's column table (the same quotients) */
+    __m128 d[3], colx = _mm_loadu_ps(sxt);
+    for (int j = 0; j < 3; j++)
+        d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), colx)),
+                          _mm_set1_ps(v->up[j] * row_sy));
     const __m128 sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps();
     __m128 ax = _mm_andnot_ps(sign, d[0]), ay = _mm_andnot_ps(sign, d[1]),
            az = _mm_andnot_ps(sign, d[2]);
@@ -1216,6 +1224,29 @@ static void box4(const r_view *v, const r_q3 *q, int x, int y, uint32_t out[4])
     _mm_storeu_ps(w4, _mm_sub_ps(one, _mm_mul_ps(_mm_add_ps(_mm_div_ps(t, dist), one), half)));
     int mx = _mm_movemask_ps(on_x), my = _mm_movemask_ps(on_y), px = _mm_movemask_ps(p0),
         py = _mm_movemask_ps(p1), pz = _mm_movemask_ps(p2);
+    if (q->sky_same) { /* every side one size: the texel's place in one go */
+        const int bw = q->sky[0].w[0], bh = q->sky[0].h[0];
+        __m128i tx = _mm_cvttps_epi32(_mm_mul_ps(_mm_loadu_ps(u), _mm_set1_ps((float)bw)));
+        __m128i ty = _mm_cvttps_epi32(_mm_mul_ps(_mm_loadu_ps(w4), _mm_set1_ps((float)bh)));
+        /* clamped to 0..size - 1 (SSE2 has no 32-bit min and max: by compares) */
+        const __m128i zi = _mm_setzero_si128(), wm = _mm_set1_epi32(bw - 1), hm = _mm_set1_epi32(bh - 1);
+        tx = _mm_andnot_si128(_mm_cmplt_epi32(tx, zi), tx);
+        ty = _mm_andnot_si128(_mm_cmplt_epi32(ty, zi), ty);
+        __m128i gx = _mm_cmpgt_epi32(tx, wm), gy = _mm_cmpgt_epi32(ty, hm);
+        tx = _mm_or_si128(_mm_and_si128(gx, wm), _mm_andnot_si128(gx, tx));
+        ty = _mm_or_si128(_mm_and_si128(gy, hm), _mm_andnot_si128(gy, ty));
+        int32_t cx[4], cy[4];
+        _mm_storeu_si128((__m128i *)cx, tx);
+        _mm_storeu_si128((__m128i *)cy, ty);
+        for (int i = 0; i < 4; i++) {
+            int side = mx >> i & 1 ? (px >> i & 1 ? 0 : 1)
+                       : my >> i & 1 ? (py >> i & 1 ? 2 : 3)
+                                     : (pz >> i & 1 ? 4 : 5);
+            out[i] = q->sky[side].texels[0][(size_t)cy[i] * (size_t)bw + (size_t)cx[i]] |
+                     0xff000000u;
+        }
+        return;
+    }
     for (int i = 0; i < 4; i++) {
         int side = mx >> i & 1 ? (px >> i & 1 ? 0 : 1)
                    : my >> i & 1 ? (py >> i & 1 ? 2 : 3)
@@ -1241,8 +1272,13 @@ void r_q3_sky(r_view *v, const r_assets *a)
     int clouds = q && !q->sky_box && q->sky_cloud >= 0, box = q && q->sky_box;
     if (!v->sky_marked)
         return; /* no sky face was drawn: no pixel holds the mark */
+    /* each column's pixel_dir quotient, once for the band (a division less a pixel) */
+    float *sxt = box ? malloc(w * sizeof *sxt) : NULL;
+    for (size_t x = 0; sxt && x < w; x++)
+        sxt[x] = ((float)(int)x + 0.5f - v->cx) / v->scale;
     for (int y = top; y < bottom; y++) {
         uint32_t *row = fb->color + (size_t)y * w;
+        const float sy = ((float)y + 0.5f - v->cy) / v->scale;
         for (size_t x = 0; x < w; x++) {
 #if defined(__SSE2__)
             /* four at a time past pixels without the mark */
@@ -1259,8 +1295,14 @@ void r_q3_sky(r_view *v, const r_assets *a)
 #if defined(__SSE2__)
             if ((clouds || box) && x + 4 <= w && row[x + 1] == R_SKY_MARK &&
                 row[x + 2] == R_SKY_MARK && row[x + 3] == R_SKY_MARK) {
-                if (box)
-                    box4(v, q, (int)x, y, row + x);
+                if (box && sxt)
+                    box4(v, q, sxt + x, sy, row + x);
+                else if (box) {
+                    float t4[4];
+                    for (int i = 0; i < 4; i++)
+                        t4[i] = ((float)(int)(x + (size_t)i) + 0.5f - v->cx) / v->scale;
+                    box4(v, q, t4, sy, row + x);
+                }
                 else
                     cloud4(v, &q->images[q->sky_cloud], (int)x, y, drift, row + x);
                 x += 3;
@@ -1271,5 +1313,7 @@ void r_q3_sky(r_view *v, const r_assets *a)
             pixel_dir(v, (int)x, y, d);
             row[x] = q ? sky_texel(q, d, drift) : a->sky_flat;
         }
+        (void)sy;
     }
+    free(sxt);
 }
