@@ -52,6 +52,7 @@ static qd_err colour_faces(r_bsp *rb)
 
 static void free_bsp(r_bsp *rb)
 {
+    r_q3_groups_free(rb);
     free(rb->lit);
     mdl_bsp_free(rb->bsp);
     free(rb->flat);
@@ -767,6 +768,8 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             free_bsp(&a->world);
             return out_of_memory(a, NULL, err);
         }
+        if (r == QD_OK)
+            r_q3_groups(&a->world); /* (without memory: drawn as triangles) */
         if (r != QD_OK) {
             note(a, err, r, lvl->map, &e);
             snprintf(a->notice, sizeof a->notice, "MAP %s: %s",

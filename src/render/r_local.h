@@ -55,6 +55,12 @@ typedef struct r_bsp {
     uint32_t *flat;  /* shaded colour per face for flat mode */
     uint32_t *wire;  /* line colour per face for wire mode */
     uint8_t *lit;    /* a .lit file's R, G, B samples (3 per lightdata byte), or NULL */
+    /* Quake III: runs of triangles that make one convex polygon (r_q3poly.c): group[f] is
+     * the run's length at its first triangle f (0 elsewhere and for runs of one), its
+     * outline poly_n[f] corners from poly_pts[poly_first[f]]. NULL: none made. */
+    uint8_t *group, *poly_n;
+    uint32_t *poly_first;
+    float (*poly_pts)[3];
 } r_bsp;
 
 /* One skin of an MD2: its PCX picture (NULL: missing, drawn flat) and the light lookup
@@ -359,6 +365,14 @@ void r_q3_free(r_q3 *q);
 /* Face fi of the world (a Quake III map) drawn textured in pass R_PASS_TEXTURED (opaque
  * surfaces, sky marks) or R_PASS_Q3_BLEND (blended surfaces over them); eye for culling. */
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);
+/* The run of rb->group[fi] triangles from fi drawn as r_q3_face draws them, its first layer
+ * as one polygon (rb->poly_*); 0 when its shader is not drawn that way (the caller draws
+ * the triangles one by one). Only in pass R_PASS_TEXTURED. */
+int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);
+/* Find rb's runs of triangles that make convex polygons (Quake III maps; others get none).
+ * 0 when out of memory (none then). */
+int r_q3_groups(r_bsp *rb);
+void r_q3_groups_free(r_bsp *rb);
 /* One triangle of a model drawn with material mat (an r_model.mats entry): its image at
  * the corners' texture coordinates st through the shader's tcMods, modulated by the
  * corners' light colours (bilinear across the triangle), blended as the shader says; the

@@ -762,9 +762,22 @@ static q3_layer layer1(const r_q3 *q, const q3_mat *m)
 
 /* Triangle pts (plane N, dist, facing the eye) in a layer's image at the corners' st,
  * modulated by lt; blended surfaces as the layer blends. */
+static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
+                          const float (*st)[2], const float N[3], float dist,
+                          const tri_light *lt, int blended, const float (*poly)[3], int pn);
+
 static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
                          const float (*st)[2], const float N[3], float dist,
                          const tri_light *lt, int blended)
+{
+    textured_poly(v, m, pts, st, N, dist, lt, blended, pts, 3);
+}
+
+/* textured_tri with the planes of triangle pts drawn over polygon poly (pn corners) of the
+ * same plane and mapping. */
+static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
+                          const float (*st)[2], const float N[3], float dist,
+                          const tri_light *lt, int blended, const float (*poly)[3], int pn)
 {
     const q3_image *im = m->im;
     double tm[6];
@@ -809,7 +822,7 @@ static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
     }
     if (m->alpha)
         flags |= RAST_ALPHA_TEST;
-    r_draw_poly_tex(v, pts, 3, &tex, flags);
+    r_draw_poly_tex(v, poly, pn, &tex, flags);
 }
 
 /* ioq3 tr_shade_calc.c RB_CalcEnvironmentTexCoords: each corner's st from the direction to
@@ -999,7 +1012,11 @@ static void dlight_tris(r_view *v, const r_q3 *q, const float (*pts)[3], const f
     }
 }
 
-void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
+/* r_q3_face, its first layer drawn over poly (pn corners: the run's polygon, r_q3_group)
+ * instead of the triangle, or not at all (pn < 0: a later triangle of the run, whose other
+ * layers are still its own). */
+static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
+                    const float (*poly)[3], int pn)
 {
     const mdl_bsp *b = rb->bsp;
     const r_q3 *q = v->assets ? v->assets->q3 : NULL;
@@ -1019,7 +1036,8 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     float moved[3][3];
     if (m->deform.func != MDL_WAVE_NONE && deform(m, f, pts, v->time, moved, N, &dist))
         pts = (const float(*)[3])moved;
-    if (r_outside_band(v, pts, 3))
+    int out = r_outside_band(v, pts, 3);
+    if (out && !poly)
         return; /* another thread's rows (the walk's order is kept: it decides the bytes) */
     if (back) {
         for (int j = 0; j < 3; j++)
@@ -1056,7 +1074,12 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
         const_light(v, m, &lt);
     }
     q3_layer l = layer1(q, m);
-    textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
+    if (poly && pn >= 3)
+        textured_poly(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended, poly, pn);
+    else if (!poly)
+        textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
+    if (out)
+        return; /* (the run's polygon reaches the band, this triangle does not) */
     /* The passes over the first layer test depth, not what it wrote: over an alpha-tested
      * first layer they would draw in its holes, over whatever lies behind (and make sky
      * marks black). ioq3 draws dlights with GLS_DEPTHFUNC_EQUAL for this; without an
@@ -1068,6 +1091,52 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     }
     if (v->num_dlights && !blended && !m->alpha)
         dlight_tris(v, q, pts, N, dist);
+}
+
+void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
+{
+    q3_face(v, rb, fi, eye, NULL, 0);
+}
+
+int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
+{
+    const mdl_bsp *b = rb->bsp;
+    const r_q3 *q = v->assets ? v->assets->q3 : NULL;
+    uint32_t g = rb->group && fi < b->num_faces ? rb->group[fi] : 0;
+    if (g < 2 || g > b->num_faces - fi || !q || !b->face_q3 || v->pass != R_PASS_TEXTURED ||
+        v->xray || !rb->poly_n || rb->poly_n[fi] < 3)
+        return 0;
+    const mdl_face *f = &b->faces[fi];
+    if (f->texture < 0 || (uint32_t)f->texture >= b->num_textures ||
+        (uint32_t)f->texture >= q->num_mats)
+        return 0;
+    const q3_mat *m = &q->mats[f->texture];
+    if (m->nodraw || (m->blend != MDL_BLEND_NONE && !m->sky))
+        return (int)g; /* none drawn in this pass (one shader: r_q3_groups) */
+    /* the shaders whose first layer is one mapping over the run: a lightmap's or one
+     * colour's, still (vertex colours and moving vertices are the triangles' own) */
+    if (m->deform.func != MDL_WAVE_NONE || m->twosided || (m->image < 0 && !m->sky) ||
+        (!m->sky && m->light != LIGHT_MAP && m->light != LIGHT_CONST))
+        return 0;
+    const mdl_face_q3 *fq = &b->face_q3[fi];
+    if (!m->sky && m->light == LIGHT_MAP &&
+        (fq->lightmap < 0 || (uint32_t)fq->lightmap >= q->num_lightmaps))
+        return 0;
+    if (dot3(f->normal, eye) - f->dist <= 0.01f)
+        return (int)g; /* the run's plane faces away */
+    const float(*poly)[3] = (const float(*)[3])rb->poly_pts[rb->poly_first[fi]];
+    int pn = rb->poly_n[fi];
+    if (r_outside_band(v, poly, pn))
+        return (int)g;
+    if (m->sky) {
+        r_draw_poly(v, poly, pn, R_SKY_MARK, RAST_OPAQUE);
+        v->sky_marked = 1;
+        return (int)g;
+    }
+    q3_face(v, rb, fi, eye, poly, pn);
+    for (uint32_t j = 1; j < g; j++)
+        q3_face(v, rb, fi + j, eye, (const float(*)[3])poly, -1);
+    return (int)g;
 }
 
 /* ---- sky ---- */

@@ -179,13 +179,30 @@ void r_draw_world(r_view *v, const r_assets *a)
     v->clear_pending = 0;
     if (!w || !drawn)
         goto out;
+    /* a Quake III run of triangles that makes one polygon (r_q3poly.c) goes in one call
+     * where the walk lists it whole, as it does a surface's triangles */
+    const int runs = rb->group && v->pass == R_PASS_TEXTURED && v->assets && v->assets->q3 &&
+                     rb == &v->assets->world;
     for (uint32_t k = 0; k < w->n; k++) {
         uint32_t fi = w->faces[k];
         if (fi >= b->num_faces)
             continue; /* (a walk of this map lists none) */
         drawn[fi] = 1;
-        if (!by_node)
-            draw_face(v, rb, fi, v->org, R_WORLD_FRAME);
+        if (by_node)
+            continue;
+        uint32_t g = runs ? rb->group[fi] : 0;
+        if (g >= 2 && g <= w->n - k) {
+            uint32_t j = 1;
+            while (j < g && w->faces[k + j] == fi + j)
+                j++;
+            if (j == g && r_q3_group(v, rb, fi, v->org)) {
+                for (j = 1; j < g; j++)
+                    drawn[fi + j] = 1;
+                k += g - 1;
+                continue;
+            }
+        }
+        draw_face(v, rb, fi, v->org, R_WORLD_FRAME);
     }
     if (by_node) {
         if (stale)

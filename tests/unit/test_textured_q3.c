@@ -684,6 +684,174 @@ TEST(q3tex_bands_along_demos_identical)
         SKIP("no OpenArena demos in the real data");
 }
 
+/* ---- runs of triangles drawn as polygons (r_q3poly.c) ---- */
+
+static void sub3(const float *a, const float *b, double o[3])
+{
+    for (int j = 0; j < 3; j++)
+        o[j] = (double)a[j] - b[j];
+}
+
+/* (a x b) . n */
+static double cross_dot(const double a[3], const double b[3], const double n[3])
+{
+    return (a[1] * b[2] - a[2] * b[1]) * n[0] + (a[2] * b[0] - a[0] * b[2]) * n[1] +
+           (a[0] * b[1] - a[1] * b[0]) * n[2];
+}
+
+/* The test's own check of one run: one shader and page, every corner on the head's plane
+ * and on the polygon, the polygon convex, of the triangles' area, and each corner's texture
+ * and lightmap coordinates those of the head triangle's affine map at its place. Returns a
+ * reason, or NULL. */
+static const char *check_run(const mdl_bsp *b, const r_bsp *rb, uint32_t f)
+{
+    uint32_t g = rb->group[f];
+    const float(*poly)[3] = (const float(*)[3])rb->poly_pts[rb->poly_first[f]];
+    int pn = rb->poly_n[f];
+    const mdl_face *h = &b->faces[f];
+    double N[3] = {h->normal[0], h->normal[1], h->normal[2]};
+    if (pn < 3 || f + g > b->num_faces)
+        return "polygon under 3 corners or past the faces";
+    double parea = 0, tarea = 0;
+    for (int i = 0; i < pn; i++) {
+        double e1[3], e2[3];
+        sub3(poly[(i + 1) % pn], poly[i], e1);
+        sub3(poly[(i + 2) % pn], poly[(i + 1) % pn], e2);
+        if (cross_dot(e1, e2, N) > 1e-6) /* the maps' winding: cross(b - a, c - a) . N < 0 */
+            return "polygon not convex";
+        if (fabs(N[0] * poly[i][0] + N[1] * poly[i][1] + N[2] * poly[i][2] - h->dist) > 0.05)
+            return "polygon corner off the plane";
+    }
+    for (int i = 1; i + 1 < pn; i++) {
+        double e1[3], e2[3];
+        sub3(poly[i], poly[0], e1);
+        sub3(poly[i + 1], poly[0], e2);
+        parea -= cross_dot(e1, e2, N) / 2;
+    }
+    for (uint32_t t = f; t < f + g; t++) {
+        const mdl_face *tf = &b->faces[t];
+        if (tf->texture != h->texture || b->face_q3[t].lightmap != b->face_q3[f].lightmap)
+            return "shader or lightmap page differs";
+        const float(*p)[3] = (const float(*)[3])b->verts[tf->first_vert];
+        double e1[3], e2[3];
+        sub3(p[1], p[0], e1);
+        sub3(p[2], p[0], e2);
+        tarea -= cross_dot(e1, e2, N) / 2;
+        for (int k = 0; k < 3; k++) {
+            if (fabs(N[0] * p[k][0] + N[1] * p[k][1] + N[2] * p[k][2] - h->dist) > 0.05)
+                return "triangle corner off the plane";
+            for (int i = 0; i < pn; i++) { /* inside or on every edge */
+                double a[3], c[3];
+                sub3(poly[(i + 1) % pn], poly[i], a);
+                sub3(p[k], poly[i], c);
+                double len = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+                if (cross_dot(a, c, N) > 1e-3 * len)
+                    return "triangle corner outside the polygon";
+            }
+        }
+    }
+    if (!(fabs(parea - tarea) <= 1e-3 * tarea))
+        return "polygon's area is not the triangles'";
+    /* each coordinate at a corner p: the head's corner values interpolated by p's place in
+     * the head's frame (p - hp0 = u e1 + w e2 in the plane: Gram matrix of e1, e2) */
+    const float(*hp)[3] = (const float(*)[3])b->verts[h->first_vert];
+    for (int c = 0; c < 4; c++) {
+        double e1[3], e2[3];
+        sub3(hp[1], hp[0], e1);
+        sub3(hp[2], hp[0], e2);
+        const mdl_face_q3 *hq = &b->face_q3[f];
+        double v0 = c < 2 ? hq->st[0][c] : hq->lm[0][c - 2];
+        double v1 = (c < 2 ? hq->st[1][c] : hq->lm[1][c - 2]) - v0;
+        double v2 = (c < 2 ? hq->st[2][c] : hq->lm[2][c - 2]) - v0;
+        double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+        double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
+        double g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2], det = g11 * g22 - g12 * g12;
+        for (uint32_t t = f; t < f + g; t++) {
+            const float(*p)[3] = (const float(*)[3])b->verts[b->faces[t].first_vert];
+            const mdl_face_q3 *q = &b->face_q3[t];
+            for (int k = 0; k < 3; k++) {
+                double d[3];
+                sub3(p[k], hp[0], d);
+                double got = c < 2 ? q->st[k][c] : q->lm[k][c - 2];
+                double a1 = d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2];
+                double a2 = d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2];
+                double u = (a1 * g22 - a2 * g12) / det, w = (a2 * g11 - a1 * g12) / det;
+                double want = v0 + u * v1 + w * v2;
+                if (!(fabs(want - got) <= (c < 2 ? 2e-4 : 2e-5)))
+                    return "a corner's coordinates are not the run's one mapping";
+            }
+        }
+    }
+    return NULL;
+}
+
+/* A Quake III map keeps its brush faces as triangles; r_q3poly.c joins runs of them back
+ * into convex polygons, which draw one span a row instead of one per triangle. On two
+ * OpenArena maps: every run checked on its own terms here (check_run), most of the map
+ * joined (q3map cuts each brush face, a convex polygon, into two or more triangles: on
+ * maps built of brushes at least half the triangles belong to one), and a frame drawn
+ * with the runs against the same frame drawn triangle by triangle: the same pixels covered,
+ * and the same colours but where a texel's choice moved (the rasteriser's 32-pixel runs
+ * start at each span's left end, so a polygon's runs fall elsewhere than its triangles':
+ * a neighbouring texel, or the next mip level, at a few pixels in a thousand). */
+TEST(q3tex_triangle_runs_as_polygons)
+{
+    static const char *const maps[] = {"maps/oa_dm3.bsp", "maps/oa_bases3.bsp"};
+    for (int mi = 0; mi < 2; mi++) {
+        OA_SCENE(s, maps[mi], 0);
+        r_bsp *rb = &s.a->world;
+        const mdl_bsp *b = rb->bsp;
+        CHECK(rb->group && rb->poly_n && rb->poly_first && rb->poly_pts);
+        if (!rb->group) {
+            oa_close(&s);
+            continue;
+        }
+        uint32_t joined = 0, bad = 0;
+        const char *why = NULL;
+        for (uint32_t f = 0; f < b->num_faces; f++) {
+            if (rb->group[f] < 2)
+                continue;
+            joined += rb->group[f];
+            const char *w = check_run(b, rb, f);
+            if (w) {
+                bad++;
+                why = w;
+            }
+        }
+        CHECK_MSG(bad == 0, "%s: %u runs fail: %s", maps[mi], bad, why ? why : "");
+        CHECK_MSG(joined * 2 >= b->num_faces, "%s: %u of %u triangles in runs", maps[mi],
+                  joined, b->num_faces);
+        rast_fb *with = frame(&s, R_MODE_TEXTURED, 1);
+        uint8_t *group = rb->group;
+        rb->group = NULL; /* drawn triangle by triangle */
+        rast_fb *without = frame(&s, R_MODE_TEXTURED, 1);
+        rb->group = group;
+        size_t cover_differ = 0, far = 0;
+        double sum[2][3] = {{0}};
+        for (int i = 0; i < W * H; i++) {
+            cover_differ += (with->depth[i] > 0) != (without->depth[i] > 0);
+            int d = 0;
+            for (int k = 0; k < 3; k++) {
+                int a = with->color[i] >> (8 * k) & 255, c = without->color[i] >> (8 * k) & 255;
+                d = abs(a - c) > d ? abs(a - c) : d;
+                sum[0][k] += a;
+                sum[1][k] += c;
+            }
+            far += d > 24;
+        }
+        CHECK_MSG(cover_differ <= (size_t)W * H / 1000, "%s: coverage differs at %zu pixels",
+                  maps[mi], cover_differ);
+        CHECK_MSG(far <= (size_t)W * H / 100, "%s: %zu pixels differ by more than 24",
+                  maps[mi], far);
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(fabs(sum[0][k] - sum[1][k]) <= 0.01 * sum[1][k] + W * H,
+                      "%s: channel %d's mean moved", maps[mi], k);
+        rast_fb_free(with);
+        rast_fb_free(without);
+        oa_close(&s);
+    }
+}
+
 /* The AVX2 copies of the rasteriser (rast_avx2.c with loads, rast_avx2g.c with gathers of
  * texels and light) draw the bytes the SSE2 one does, on two OpenArena maps. */
 TEST(q3tex_avx2_identical_to_sse2)
