@@ -1219,29 +1219,24 @@ static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
 }
 
 #if defined(__SSE2__)
-/* The directions through pixels x..x+3 of row y, as pixel_dir makes them one by one: the
- * same single-precision operations in the same order, so the same bits. */
-static void dir4(const r_view *v, int x, int y, __m128 d[3])
+/* pixel_dir's directions through four pixels of a row, whose columns' quotients are sxt[0..3]
+ * and row's row_sy: the same single-precision operations in the same order, so the same
+ * bits. */
+static void dirs4(const r_view *v, const float *sxt, float row_sy, __m128 d[3])
 {
-    const __m128 half = _mm_set1_ps(0.5f), cx = _mm_set1_ps(v->cx), sc = _mm_set1_ps(v->scale);
-    __m128 sx = _mm_div_ps(_mm_sub_ps(_mm_add_ps(_mm_cvtepi32_ps(_mm_setr_epi32(x, x + 1, x + 2,
-                                                                               x + 3)),
-                                                 half),
-                                      cx),
-                           sc);
-    float sy = ((float)y + 0.5f - v->cy) / v->scale;
+    __m128 colx = _mm_loadu_ps(sxt);
     for (int j = 0; j < 3; j++)
-        d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), sx)),
-                          _mm_set1_ps(v->up[j] * sy));
+        d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), colx)),
+                          _mm_set1_ps(v->up[j] * row_sy));
 }
 
 /* Four cloud texels of row y from x on, as pixel_dir and sky_texel make them one by one:
  * the same single-precision operations in the same order, so the same bytes. */
-static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float drift,
-                   uint32_t out[4])
+static void cloud4(const r_view *v, const q3_image *cloud, const float *sxt, float row_sy,
+                   float drift, uint32_t out[4])
 {
     __m128 d[3];
-    dir4(v, x, y, d);
+    dirs4(v, sxt, row_sy, d);
     __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
                             _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(9), d[2]), d[2]));
     __m128 len = _mm_sqrt_ps(sum), pos = _mm_cmpgt_ps(len, _mm_setzero_ps());
@@ -1266,11 +1261,8 @@ static void cloud4(const r_view *v, const q3_image *cloud, int x, int y, float d
 static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
                  uint32_t out[4])
 {
-    /* dir4's directions from the row's column table (the same quotients) */
-    __m128 d[3], colx = _mm_loadu_ps(sxt);
-    for (int j = 0; j < 3; j++)
-        d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), colx)),
-                          _mm_set1_ps(v->up[j] * row_sy));
+    __m128 d[3];
+    dirs4(v, sxt, row_sy, d);
     const __m128 sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps();
     __m128 ax = _mm_andnot_ps(sign, d[0]), ay = _mm_andnot_ps(sign, d[1]),
            az = _mm_andnot_ps(sign, d[2]);
@@ -1342,7 +1334,7 @@ void r_q3_sky(r_view *v, const r_assets *a)
     if (!v->sky_marked)
         return; /* no sky face was drawn: no pixel holds the mark */
     /* each column's pixel_dir quotient, once for the band (a division less a pixel) */
-    float *sxt = box ? malloc(w * sizeof *sxt) : NULL;
+    float *sxt = box || clouds ? malloc(w * sizeof *sxt) : NULL;
     for (size_t x = 0; sxt && x < w; x++)
         sxt[x] = ((float)(int)x + 0.5f - v->cx) / v->scale;
     for (int y = top; y < bottom; y++) {
@@ -1364,16 +1356,14 @@ void r_q3_sky(r_view *v, const r_assets *a)
 #if defined(__SSE2__)
             if ((clouds || box) && x + 4 <= w && row[x + 1] == R_SKY_MARK &&
                 row[x + 2] == R_SKY_MARK && row[x + 3] == R_SKY_MARK) {
-                if (box && sxt)
-                    box4(v, q, sxt + x, sy, row + x);
-                else if (box) {
-                    float t4[4];
-                    for (int i = 0; i < 4; i++)
-                        t4[i] = ((float)(int)(x + (size_t)i) + 0.5f - v->cx) / v->scale;
-                    box4(v, q, t4, sy, row + x);
-                }
+                float t4[4];
+                const float *cols = sxt ? sxt + x : t4;
+                for (int i = 0; !sxt && i < 4; i++)
+                    t4[i] = ((float)(int)(x + (size_t)i) + 0.5f - v->cx) / v->scale;
+                if (box)
+                    box4(v, q, cols, sy, row + x);
                 else
-                    cloud4(v, &q->images[q->sky_cloud], (int)x, y, drift, row + x);
+                    cloud4(v, &q->images[q->sky_cloud], cols, sy, drift, row + x);
                 x += 3;
                 continue;
             }
