@@ -1723,6 +1723,17 @@ static void poly_draw(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
     }
     if (xmx < 0 || ymx < (float)ylo || xmn > (float)fb->w || ymn > (float)yhi)
         return;
+    if (!far) {
+        /* no pixel centre in the snapped box: poly_raster's own test (to_fixed keeps the
+         * order, so the box's ends snap to the snapped corners' least and greatest), made
+         * before its set-up; most of a distant body's tiny triangles end here */
+        int64_t ya = -floordiv(SUB_HALF - to_fixed(ymn), SUB_ONE),
+                yb = floordiv(to_fixed(ymx) - SUB_HALF, SUB_ONE);
+        int64_t xa = -floordiv(SUB_HALF - to_fixed(xmn), SUB_ONE),
+                xb = floordiv(to_fixed(xmx) - SUB_HALF, SUB_ONE);
+        if ((ya > yb || xa > xb) || yb < ylo || ya > yhi - 1 || xb < 0 || xa > fb->w - 1)
+            return;
+    }
     dvert *p = buf[0];
     if (far) {
         const int cap = POLY_MAX + 8;
