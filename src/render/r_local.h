@@ -12,6 +12,12 @@
  * point has (1 / R_NEAR): it is nearer than everything drawn before it, and its own
  * triangles keep their order (1/w is affine on the screen, and so is 1/w + c). */
 #define R_GUN_ZBIAS (2.0f / R_NEAR)
+/* r_view.layers: a Quake III model's surfaces all drawn (0), only the opaque ones (the view
+ * weapon drawn before the scene, whose pixels under it then fail the depth test), or only
+ * the blended ones (the same weapon's, after the scene) */
+#define R_LAYERS_ALL 0
+#define R_LAYERS_OPAQUE 1
+#define R_LAYERS_BLENDED 2
 /* A Quake III shader's second layer is the same triangle drawn again over the first: its
  * inverse depth raised by this fraction passes the depth test against the first's (the
  * rasteriser's test is strict) and lets nothing farther than 1/100000 of the distance show
@@ -161,6 +167,7 @@ typedef struct r_view {
     float frustum[5][4];   /* world-space planes (normal, dist) facing inwards: near, sides */
     int pass;              /* R_PASS_*: what the emit calls draw */
     float zbias;           /* added to every projected inverse depth (draw_gun: R_GUN_ZBIAS) */
+    int layers;            /* R_LAYERS_*: which of a Quake III model's surfaces are drawn */
     float zrel;            /* and this fraction of it (a shader's second layer: R_LAYER_ZREL) */
     int num_dlights;       /* dynamic lights this frame (r_dlights_collect) */
     struct r_dlight {

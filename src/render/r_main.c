@@ -192,6 +192,20 @@ static void render_band(band *bd)
         r_surf_turb_table(t, v.turb);
         if (!o->no_dlights)
             r_dlights_collect(&v, cl, t);
+        /* Quake III: the weapon's opaque surfaces first. Its depths beat any the scene can
+         * hold (R_GUN_ZBIAS), so the scene's pixels under it fail the depth test before
+         * their texels are read (a fifth of a bot match's frame lies under the gun), and
+         * the same pixels result; its blended surfaces (flash, shells) come last, over
+         * everything, as before. */
+        int gun_first = a->q3 && o->gun;
+        if (gun_first) {
+            if (v.clear_pending)
+                rast_clear_rows(bd->fb, CLEAR_COLOR, bd->y0, bd->y1);
+            v.clear_pending = 0;
+            v.layers = R_LAYERS_OPAQUE;
+            draw_gun(&v, a, cl, t);
+            v.layers = R_LAYERS_ALL;
+        }
         draw_scene(&v, a, cl, t, o);
         if (v.clear_pending) /* draw_scene walks the world first; never left, but sure */
             rast_clear_rows(bd->fb, CLEAR_COLOR, bd->y0, bd->y1);
@@ -204,9 +218,12 @@ static void render_band(band *bd)
             r_surf_sky(&v, a);
             r_surf_trans(&v); /* Quake II's translucent faces, over the sky */
         }
-        /* the gun last: its depth clear would let the blended surfaces over everything */
-        if (o->gun)
+        /* the gun last (Quake III: its blended surfaces), over everything */
+        if (o->gun) {
+            v.layers = gun_first ? R_LAYERS_BLENDED : R_LAYERS_ALL;
             draw_gun(&v, a, cl, t);
+            v.layers = R_LAYERS_ALL;
+        }
     } else {
         v.pass = R_PASS_FLAT;
         draw_scene(&v, a, cl, t, o);

@@ -401,8 +401,8 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (v->pass == R_PASS_TEXTURED && !tiny(sp, code, ix) &&
                 r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st, light))
                 continue;
-            if (shell >= 0)
-                continue; /* a shell has no flat look */
+            if (shell >= 0 || v->layers == R_LAYERS_BLENDED)
+                continue; /* a shell has no flat look; a flat fill is opaque */
             uint32_t fill = modulate(base, col[ix[0]]);
             if (!(code[ix[0]] | code[ix[1]] | code[ix[2]])) {
                 /* wholly inside: as r_emit_poly would draw it, from the points made above */

@@ -887,10 +887,13 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
 {
     const r_q3 *q = v->assets ? v->assets->q3 : NULL;
     if (!q || mat < 0 || (uint32_t)mat >= q->num_mats || q->mats[mat].image < 0)
-        return 0;
+        return v->layers == R_LAYERS_BLENDED; /* (a flat fill: opaque) */
+    const q3_mat *m = &q->mats[mat];
+    if (v->layers != R_LAYERS_ALL &&
+        (m->blend != MDL_BLEND_NONE) != (v->layers == R_LAYERS_BLENDED))
+        return 1; /* the other part's */
     if (r_outside_band(v, pts, 3))
         return 1; /* another thread's rows */
-    const q3_mat *m = &q->mats[mat];
     /* the plane facing the eye (the caller culled the back faces) */
     float e1[3], e2[3], N[3];
     for (int j = 0; j < 3; j++) {
