@@ -307,28 +307,35 @@ static inline int32_t tex_fix(float s)
 /* Pixels between exact divisions. Software Quake divided every 16 of its 320 columns; at
  * 1280 columns a run of 32 spans the angle of 8 of those. */
 #define TEX_RUN 32
+/* A lit span's run may be twice that where the perspective bends its coordinates by under
+ * an eighth of a texel across it (tex_lit_body). */
+#define LIT_RUN 64
 
-/* diff / steps truncated, as int32, for steps 1..TEX_RUN and |diff| < 2^32 (tex_fix pins
+/* diff / steps truncated, as int32, for steps 1..LIT_RUN and |diff| < 2^32 (tex_fix pins
  * both ends within +-30000 texels): a full run's constant divisor becomes a shift, a
- * shorter run's a multiplication by a 37-bit reciprocal, M = floor(2^37 / d) + 1. That is
- * exact: a M / 2^37 = a / d + a (M d - 2^37) / (d 2^37), where the second term is below
- * 2^32 d / (d 2^37) = 1/32 and a / d sits at most (d - 1) / d past an integer, so for
- * d < 32 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
+ * shorter run's a multiplication by a 38-bit reciprocal, M = floor(2^38 / d) + 1. That is
+ * exact: a M / 2^38 = a / d + a (M d - 2^38) / (d 2^38), where the second term is below
+ * 2^32 d / (d 2^38) = 1/64 and a / d sits at most (d - 1) / d past an integer, so for
+ * d < 64 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
  * last run takes four.) */
-static inline int32_t run_step(int64_t diff, int steps)
+static inline __attribute__((unused)) int32_t run_step(int64_t diff, int steps)
 {
     if (steps == TEX_RUN)
         return (int32_t)(diff / TEX_RUN);
+    if (steps == LIT_RUN)
+        return (int32_t)(diff / LIT_RUN);
 #if defined(__SIZEOF_INT128__)
-#define R37(d) (((uint64_t)1 << 37) / (d) + 1)
-    static const uint64_t recip[TEX_RUN] = {
-        0,       R37(1),  R37(2),  R37(3),  R37(4),  R37(5),  R37(6),  R37(7),
-        R37(8),  R37(9),  R37(10), R37(11), R37(12), R37(13), R37(14), R37(15),
-        R37(16), R37(17), R37(18), R37(19), R37(20), R37(21), R37(22), R37(23),
-        R37(24), R37(25), R37(26), R37(27), R37(28), R37(29), R37(30), R37(31)};
-#undef R37
+#define R38(d) (((uint64_t)1 << 38) / (d) + 1)
+#define R38x8(k) R38(k), R38(k + 1), R38(k + 2), R38(k + 3), R38(k + 4), R38(k + 5), \
+                 R38(k + 6), R38(k + 7)
+    static const uint64_t recip[LIT_RUN] = {0,          R38(1),     R38(2),     R38(3),
+                                            R38(4),     R38(5),     R38(6),     R38(7),
+                                            R38x8(8),   R38x8(16),  R38x8(24),  R38x8(32),
+                                            R38x8(40),  R38x8(48),  R38x8(56)};
+#undef R38x8
+#undef R38
     uint64_t a = diff < 0 ? (uint64_t)-diff : (uint64_t)diff;
-    int64_t q = (int64_t)(uint64_t)(((unsigned __int128)a * recip[steps & (TEX_RUN - 1)]) >> 37);
+    int64_t q = (int64_t)(uint64_t)(((unsigned __int128)a * recip[steps & (LIT_RUN - 1)]) >> 38);
     return (int32_t)(diff < 0 ? -q : q);
 #else
     return (int32_t)(diff / steps);
@@ -820,20 +827,20 @@ static inline __m256i ramp8(int32_t v, int32_t st)
 }
 #endif
 
-/* Pixels j..j+4*m-1 (m <= TEX_RUN / 4 blocks of four: one run) of an opaque, repeating,
+/* Pixels j..j+4*m-1 (m <= LIT_RUN / 4 blocks of four: one run) of an opaque, repeating,
  * lightmapped span, from the level's texels (w x h). cur: the four attributes at pixel j,
  * step: their step per pixel. The light is read bilinearly (as bilerp) at every fourth
  * pixel (every eighth when wide), j, j + 4, ..., j + 4m, and is linear between: a luxel is
  * 16 world units, so two such reads are less than a luxel apart wherever a luxel is wider
  * than four pixels (at 1280x720 with a 90 degree view, nearer than about 2500 units),
  * where a bilinear light is close to linear. *l0 is the light at pixel j when *have_l0
- * (the last run's last read); on return, the light at j + TEX_RUN when the run was whole
- * and read, for the next run. */
+ * (the last run's last read); on return, when carry (the run whole: m even, the next run
+ * starting at j + 4m), the light at j + 4m for the next run. */
 static inline __attribute__((always_inline)) void
 lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *restrict c,
-            float *restrict d, int j, int m, const __m128 *zb, uint32_t any,
+            float *restrict d, int j, int m, const __m128 *zb, uint64_t any,
             const int32_t cur[4], const int32_t step[4], uint32_t *l0, int *have_l0,
-            unsigned flags, int wrap, int wide)
+            unsigned flags, int wrap, int wide, int carry)
 {
     /* zb: the blocks' depths, any: their pixels in front, four bits a block (run_depths);
      * none, and the blocks cost only their depth reads */
@@ -841,42 +848,39 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     *have_l0 = 0;
     if (!any)
         return;
-    /* the light at pixels j + g i (g = 4, or 8 when wide): i = 1..4 in one read, i = 0
-     * carried or read alone; a short run that carries nothing (a span's first) and needs
-     * no read past i = 3 takes one read (light4's lanes are bilerp's values) */
+    /* the light at pixels j + g i (g = 4, or 8 when wide), i = 0..last: i = 0 carried when
+     * had, the rest eight (AVX2) or four at a time where that many are wanted, a last one
+     * alone (light8's and light4's lanes are bilerp's values: the same whichever reads) */
     const int sh = wide ? 3 : 2; /* g = 1 << sh */
     const uint32_t l4s = (uint32_t)step[2] << sh, l4t = (uint32_t)step[3] << sh;
     const int last = ((m - 1) >> (sh - 2)) + 1; /* the last read the blocks use */
-    uint32_t L[12];
-#if defined(__AVX2__)
-    if (!had && last >= 4) { /* reads 0..7 at once, the ninth alone */
-        _mm256_storeu_si256((__m256i *)L, light8(tx, ramp8(cur[2], (int32_t)l4s),
-                                                 ramp8(cur[3], (int32_t)l4t)));
-        if (last > 7)
-            L[8] = bilerp(tx->light, tx->lw, tx->lh, (int32_t)((uint32_t)cur[2] + 8 * l4s),
-                          (int32_t)((uint32_t)cur[3] + 8 * l4t));
-    } else if (had && last > 4) { /* reads 1..8 */
-        _mm256_storeu_si256((__m256i *)(L + 1),
-                            light8(tx, ramp8((int32_t)((uint32_t)cur[2] + l4s), (int32_t)l4s),
-                                   ramp8((int32_t)((uint32_t)cur[3] + l4t), (int32_t)l4t)));
+    uint32_t L[LIT_RUN / 4 + 8];
+    int r = 0;
+    if (had) {
         L[0] = *l0;
-    } else
-#endif
-    if (!had && last <= 3) {
-        _mm_storeu_si128((__m128i *)L, light4(tx, ramp4(cur[2], (int32_t)l4s),
-                                              ramp4(cur[3], (int32_t)l4t)));
-    } else {
-        _mm_storeu_si128((__m128i *)(L + 1),
-                         light4(tx, ramp4((int32_t)((uint32_t)cur[2] + l4s), (int32_t)l4s),
-                                ramp4((int32_t)((uint32_t)cur[3] + l4t), (int32_t)l4t)));
-        if (last > 4) /* a whole run at every fourth pixel: reads 5..8 too */
-            _mm_storeu_si128((__m128i *)(L + 5),
-                             light4(tx, ramp4((int32_t)((uint32_t)cur[2] + 5 * l4s), (int32_t)l4s),
-                                    ramp4((int32_t)((uint32_t)cur[3] + 5 * l4t), (int32_t)l4t)));
-        L[0] = had ? *l0 : bilerp(tx->light, tx->lw, tx->lh, cur[2], cur[3]);
+        r = 1;
     }
-    if (m == TEX_RUN / 4) { /* the run's last read, at its end: the next run's first */
-        *l0 = L[TEX_RUN >> sh];
+    while (r <= last) {
+        const int32_t ls = (int32_t)((uint32_t)cur[2] + (uint32_t)r * l4s),
+                      lt = (int32_t)((uint32_t)cur[3] + (uint32_t)r * l4t);
+#if defined(__AVX2__)
+        if (last - r >= 4) {
+            _mm256_storeu_si256((__m256i *)(L + r),
+                                light8(tx, ramp8(ls, (int32_t)l4s), ramp8(lt, (int32_t)l4t)));
+            r += 8;
+            continue;
+        }
+#endif
+        if (last - r >= 1) {
+            _mm_storeu_si128((__m128i *)(L + r),
+                             light4(tx, ramp4(ls, (int32_t)l4s), ramp4(lt, (int32_t)l4t)));
+            r += 4;
+            continue;
+        }
+        L[r++] = bilerp(tx->light, tx->lw, tx->lh, ls, lt);
+    }
+    if (carry) { /* the run's last read, at its end: the next run's first */
+        *l0 = L[(4 * m) >> sh];
         *have_l0 = 1;
     }
     const __m128i vsh = _mm_cvtsi32_si128(sh);
@@ -1044,12 +1048,12 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
  * copy of the span loop (no call, their attributes kept in registers). */
 static void lit_quads_any(const rast_tex *tx, const uint32_t *texels, int w, int h,
                           uint32_t *restrict c, float *restrict d, int j, int m,
-                          const __m128 *zb, uint32_t any, const int32_t cur[4],
+                          const __m128 *zb, uint64_t any, const int32_t cur[4],
                           const int32_t step[4], uint32_t *l0, int *have_l0, unsigned flags,
-                          int wrap, int wide)
+                          int wrap, int wide, int carry)
 {
     lit_quads_t(tx, texels, w, h, c, d, j, m, zb, any, cur, step, l0, have_l0, flags, wrap,
-                wide);
+                wide, carry);
 }
 #endif
 
@@ -1079,17 +1083,17 @@ static inline __attribute__((unused)) int run_level(const rast_tex *tx, int32_t 
 }
 
 #if defined(__SSE2__)
-/* The depths of pixels i..i+k-1 (k <= TEX_RUN) of a lit span, once for the run: each whole
+/* The depths of pixels i..i+k-1 (k <= LIT_RUN) of a lit span, once for the run: each whole
  * block of four into zb (as the fills store them), the blocks' pixels in front of the
  * depth buffer into *any, four bits a block (all, without RAST_DEPTH_TEST). 0 when no pixel
  * of the run, the last k % 4 (the scalar loop's z) included, would be drawn. */
 static inline int run_depths(const float *d, int i, int k, float zs, const span_ctx *sc,
-                             unsigned flags, __m128 zb[TEX_RUN / 4], uint32_t *any)
+                             unsigned flags, __m128 zb[LIT_RUN / 4], uint64_t *any)
 {
     const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
     const __m128 vlo = _mm_set1_ps(sc->zlo), vhi = _mm_set1_ps(sc->zhi);
     const int m = k / 4;
-    uint32_t a = 0;
+    uint64_t a = 0;
     int b0 = 0;
 #if defined(__AVX2__)
     /* two blocks at once: the same operations lane by lane (ISO C: no fused multiply-add) */
@@ -1102,7 +1106,7 @@ static inline int run_depths(const float *d, int i, int k, float zs, const span_
             _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(vzs8, _mm256_mul_ps(vdz8, jj8)), vlo8), vhi8);
         _mm256_storeu_ps((float *)&zb[b0], z8);
         if (flags & RAST_DEPTH_TEST)
-            a |= (uint32_t)_mm256_movemask_ps(
+            a |= (uint64_t)_mm256_movemask_ps(
                      _mm256_cmp_ps(z8, _mm256_loadu_ps(d + i + 4 * b0), _CMP_GT_OS))
                  << (4 * b0);
     }
@@ -1112,11 +1116,11 @@ static inline int run_depths(const float *d, int i, int k, float zs, const span_
     for (int b = b0; b < m; b++, jj = _mm_add_ps(jj, _mm_set1_ps(4.0f))) {
         zb[b] = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
         if (flags & RAST_DEPTH_TEST)
-            a |= (uint32_t)_mm_movemask_ps(_mm_cmpgt_ps(zb[b], _mm_loadu_ps(d + i + 4 * b)))
+            a |= (uint64_t)_mm_movemask_ps(_mm_cmpgt_ps(zb[b], _mm_loadu_ps(d + i + 4 * b)))
                  << (4 * b);
     }
     if (!(flags & RAST_DEPTH_TEST)) {
-        *any = m ? 0xffffffffu >> (32 - 4 * m) : 0;
+        *any = m ? ~(uint64_t)0 >> (64 - 4 * m) : 0;
         return 1;
     }
     *any = a;
@@ -1145,8 +1149,8 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
      * drawn run's depths are kept for it */
     int first = 0;
 #if defined(__SSE2__)
-    __m128 zr[TEX_RUN / 4];
-    uint32_t zany = 0;
+    __m128 zr[LIT_RUN / 4];
+    uint64_t zany = 0;
     while (first < n &&
            !run_depths(d, first, n - first < TEX_RUN ? n - first : TEX_RUN, zs, sc, flags, zr,
                        &zany))
@@ -1189,8 +1193,18 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     (void)have_lnext;
     (void)lnext;
     for (int i = first; i < n;) {
-        int k = n - i < TEX_RUN ? n - i : TEX_RUN;
+        /* a run of LIT_RUN where q (the perspective's divisor) changes across it by under
+         * 1/160 of itself: linear steps then stray from the exact coordinates by under
+         * (texels across the run) x (that change) / 4, and the mip level keeps a run's
+         * texels under 1.25 a pixel, so under 80 / 640 = 1/8 texel (likewise luxels); a
+         * wall seen square keeps q along its rows */
+        int k = TEX_RUN;
+        if (n - i > TEX_RUN && fabsf(dq) * (float)(LIT_RUN * 160) <= q0 + dq * (float)i)
+            k = LIT_RUN;
+        k = n - i < k ? n - i : k;
 #if defined(__SSE2__)
+        if (i == first && k > TEX_RUN) /* (the first run's depths were read for TEX_RUN) */
+            run_depths(d, i, k, zs, sc, flags, zr, &zany);
         if (i > first && !run_depths(d, i, k, zs, sc, flags, zr, &zany)) {
             /* no pixel in front: skipped before its set-up (lit_quads would draw none) */
             skipped = 1;
@@ -1279,15 +1293,17 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
          * still within a luxel of each other, lit_quads' bound) */
         int wide = step[2] > -8192 && step[2] < 8192 && step[3] > -8192 && step[3] < 8192;
         for (int left = quads ? k / 4 : 0; left > 0;) {
-            int m = left; /* the run's blocks in one go (at most TEX_RUN / 4) */
+            int m = left; /* the run's blocks in one go (at most LIT_RUN / 4) */
             int b0 = (j - i) / 4; /* the chunk's first block in the run */
-            uint32_t any = zany >> (4 * b0) & (0xffffffffu >> (32 - 4 * m));
+            uint64_t any = zany >> (4 * b0) & (~(uint64_t)0 >> (64 - 4 * m));
+            /* a whole run passes its last read on (m even: the read at its end) */
+            int carry = 4 * m == k && (m == TEX_RUN / 4 || m == LIT_RUN / 4);
             if (flags == RAST_OPAQUE && wrap)
                 lit_quads_t(tx, texels, w, h, c, d, j, m, zr + b0, any, cur, step, &lnext,
-                            &have_lnext, RAST_OPAQUE, 1, wide);
+                            &have_lnext, RAST_OPAQUE, 1, wide, carry);
             else
                 lit_quads_any(tx, texels, w, h, c, d, j, m, zr + b0, any, cur, step, &lnext,
-                              &have_lnext, flags, wrap, wide);
+                              &have_lnext, flags, wrap, wide, carry);
             j += 4 * m;
             left -= m;
             for (int a = 0; a < 4; a++)

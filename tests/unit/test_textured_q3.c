@@ -945,6 +945,56 @@ static void square(rast_fb *fb, const rast_tex *t, unsigned flags)
     rast_polygon_tex(fb, v, 4, t, flags);
 }
 
+/* A lit span along a wall seen square (the divisor q the same at every pixel) is stepped in
+ * runs of 64 pixels (rast.c LIT_RUN): linear steps are then exact, so every pixel of a
+ * 256-pixel span shows the texel under its centre (texel x at pixel x, s = x + 0.5), the
+ * light's reads past the eighth of a run are made, and the pixels a nearer fill already
+ * holds (columns 40..49 and 100..103, inside the runs' later blocks) stay as they are. */
+TEST(q3tex_rast_long_runs_where_q_is_constant)
+{
+    enum { FW = 256, FH = 4 };
+    rast_fb *fb = rast_fb_new(FW, FH);
+    static uint32_t texels[FW];
+    for (int i = 0; i < FW; i++)
+        texels[i] = rast_rgb((unsigned)i, 255u - (unsigned)i, (unsigned)(i * 7) & 255u);
+    uint32_t light[4];
+    for (int i = 0; i < 4; i++)
+        light[i] = rast_rgb(255, 255, 255);
+    rast_tex t;
+    memset(&t, 0, sizeof t);
+    t.texels = texels;
+    t.w = FW;
+    t.h = 1;
+    t.wrap = 1;
+    t.s[0] = 1; /* s = x at the pixel's centre x + 0.5 */
+    t.q[2] = 1;
+    t.light = light;
+    t.lw = t.lh = 2;
+    t.ls[2] = t.lt[2] = 1; /* between the four light texels' centres */
+    for (int pass = 0; pass < 2; pass++) {
+        rast_clear(fb, 0);
+        if (pass) { /* nearer flat fills first */
+            rast_vert a[4] = {{40, 0, 2}, {50, 0, 2}, {50, FH, 2}, {40, FH, 2}};
+            rast_vert b[4] = {{100, 0, 2}, {104, 0, 2}, {104, FH, 2}, {100, FH, 2}};
+            rast_polygon(fb, a, 4, rast_rgb(1, 2, 3), RAST_OPAQUE);
+            rast_polygon(fb, b, 4, rast_rgb(1, 2, 3), RAST_OPAQUE);
+        }
+        rast_vert v[4] = {{0, 0, 1}, {FW, 0, 1}, {FW, FH, 1}, {0, FH, 1}};
+        rast_polygon_tex(fb, v, 4, &t, RAST_OPAQUE);
+        int bad = 0;
+        for (int y = 0; y < FH; y++)
+            for (int x = 0; x < FW; x++) {
+                int hidden = pass && ((x >= 40 && x < 50) || (x >= 100 && x < 104));
+                uint32_t want = hidden ? rast_rgb(1, 2, 3) : texels[x] | 0xff000000u;
+                if (fb->color[y * FW + x] != want && bad++ < 3)
+                    CHECK_MSG(0, "pass %d pixel (%d, %d): %08x, want %08x", pass, x, y,
+                              fb->color[y * FW + x], want);
+            }
+        CHECK_MSG(bad == 0, "pass %d: %d pixels wrong", pass, bad);
+    }
+    rast_fb_free(fb);
+}
+
 TEST(q3tex_rast_modulate_and_combine)
 {
     rast_fb *fb = rast_fb_new(16, 16);
