@@ -785,6 +785,123 @@ static const char *check_run(const mdl_bsp *b, const r_bsp *rb, uint32_t f)
     return NULL;
 }
 
+/* Hand-made runs for r_q3_groups, on the floor z = 0 (normal up; the maps' winding:
+ * cross(b - a, c - a) points down), st = (x, y) / 64 and lightmap coordinates (x, y) / 1024
+ * unless a corner says otherwise. */
+typedef struct hand_map {
+    mdl_bsp b;
+    mdl_face f[8];
+    mdl_face_q3 q[8];
+    float v[24][3];
+} hand_map;
+
+static void hand_tri(hand_map *m, const float (*p)[2])
+{
+    uint32_t i = m->b.num_faces++;
+    mdl_face *f = &m->f[i];
+    memset(f, 0, sizeof *f);
+    f->first_vert = i * 3;
+    f->num_verts = 3;
+    f->normal[2] = 1;
+    f->texture = 0;
+    for (int k = 0; k < 3; k++) {
+        /* clockwise seen from above: corners 0, 2, 1 of the counter-clockwise list */
+        const float *c = p[k == 0 ? 0 : 3 - k];
+        m->v[i * 3 + (uint32_t)k][0] = c[0];
+        m->v[i * 3 + (uint32_t)k][1] = c[1];
+        m->v[i * 3 + (uint32_t)k][2] = 0;
+        m->q[i].st[k][0] = c[0] / 64;
+        m->q[i].st[k][1] = c[1] / 64;
+        m->q[i].lm[k][0] = c[0] / 1024;
+        m->q[i].lm[k][1] = c[1] / 1024;
+    }
+    m->q[i].lightmap = 0;
+}
+
+static void hand_init(hand_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->b.faces = m->f;
+    m->b.face_q3 = m->q;
+    m->b.verts = m->v;
+}
+
+TEST(q3tex_triangle_runs_by_hand)
+{
+    static const float sq_a[3][2] = {{0, 0}, {64, 0}, {64, 64}}, sq_b[3][2] = {{0, 0}, {64, 64}, {0, 64}};
+    hand_map m;
+    r_bsp rb;
+    /* a square cut along its diagonal: one run of two, its outline the four corners */
+    hand_init(&m);
+    hand_tri(&m, sq_a);
+    hand_tri(&m, sq_b);
+    memset(&rb, 0, sizeof rb);
+    rb.bsp = &m.b;
+    CHECK(r_q3_groups(&rb));
+    CHECK_EQ(rb.group[0], 2);
+    CHECK_EQ(rb.group[1], 0);
+    CHECK_EQ(rb.poly_n[0], 4);
+    r_q3_groups_free(&rb);
+    /* the same with the second triangle's far corner's texture moved by half a texel of a
+     * 64-texel image (1/128 of a repeat): two mappings, no run */
+    m.q[1].st[1][0] += 1.0f / 128;
+    rb.bsp = &m.b;
+    CHECK(r_q3_groups(&rb));
+    CHECK_EQ(rb.group[0], 0);
+    r_q3_groups_free(&rb);
+    /* on another lightmap page: no run */
+    m.q[1].st[1][0] -= 1.0f / 128;
+    m.q[1].lightmap = 1;
+    CHECK(r_q3_groups(&rb));
+    CHECK_EQ(rb.group[0], 0);
+    r_q3_groups_free(&rb);
+    /* a third triangle on the square's edge x = 64 whose far corner (128, -64) turns the
+     * outline back at (64, 0) (a reflex corner): the square joins, the third does not */
+    static const float l_c[3][2] = {{64, 0}, {128, -64}, {64, 64}};
+    hand_init(&m);
+    hand_tri(&m, sq_a);
+    hand_tri(&m, sq_b);
+    hand_tri(&m, l_c);
+    CHECK(r_q3_groups(&rb));
+    CHECK_EQ(rb.group[0], 2);
+    CHECK_EQ(rb.group[2], 0);
+    r_q3_groups_free(&rb);
+    /* ... but (64, 0), (128, 0), (64, 64) makes a trapezoid with it: one run of three, four
+     * corners ((64, 0) lies on the straight bottom edge and is dropped) */
+    static const float t_c[3][2] = {{64, 0}, {128, 0}, {64, 64}};
+    hand_init(&m);
+    hand_tri(&m, sq_a);
+    hand_tri(&m, sq_b);
+    hand_tri(&m, t_c);
+    CHECK(r_q3_groups(&rb));
+    CHECK_EQ(rb.group[0], 3);
+    CHECK_EQ(rb.poly_n[0], 4);
+    r_q3_groups_free(&rb);
+    /* a fan of a regular hexagon's four triangles: one run, six corners */
+    float hex[6][2];
+    for (int k = 0; k < 6; k++) {
+        hex[k][0] = 100 * cosf((float)k * (float)M_PI / 3);
+        hex[k][1] = 100 * sinf((float)k * (float)M_PI / 3);
+    }
+    hand_init(&m);
+    for (int k = 1; k + 1 < 6; k++) {
+        const float t[3][2] = {{hex[0][0], hex[0][1]}, {hex[k][0], hex[k][1]},
+                               {hex[k + 1][0], hex[k + 1][1]}};
+        hand_tri(&m, t);
+    }
+    CHECK(r_q3_groups(&rb));
+    CHECK_EQ(rb.group[0], 4);
+    CHECK_EQ(rb.poly_n[0], 6);
+    r_q3_groups_free(&rb);
+    /* two triangles lying on each other (the same square's half twice): no run */
+    hand_init(&m);
+    hand_tri(&m, sq_a);
+    hand_tri(&m, sq_a);
+    CHECK(r_q3_groups(&rb));
+    CHECK_EQ(rb.group[0], 0);
+    r_q3_groups_free(&rb);
+}
+
 /* A Quake III map keeps its brush faces as triangles; r_q3poly.c joins runs of them back
  * into convex polygons, which draw one span a row instead of one per triangle. On two
  * OpenArena maps: every run checked on its own terms here (check_run), most of the map
