@@ -826,80 +826,82 @@ static void hand_init(hand_map *m)
     m->b.verts = m->v;
 }
 
+/* r_q3_groups over m's triangles: the run length at face f (0: none) and its outline's
+ * corner count into *corners. */
+static int run_at(hand_map *m, uint32_t f, int *corners)
+{
+    r_bsp rb;
+    memset(&rb, 0, sizeof rb);
+    rb.bsp = &m->b;
+    int g = -1;
+    *corners = 0;
+    if (r_q3_groups(&rb) && rb.group) {
+        g = rb.group[f];
+        *corners = rb.poly_n[f];
+    }
+    r_q3_groups_free(&rb);
+    return g;
+}
+
+/* A square's two halves, then third (NULL: none) after them */
+static void square_and(hand_map *m, const float (*third)[2])
+{
+    static const float sq_a[3][2] = {{0, 0}, {64, 0}, {64, 64}},
+                       sq_b[3][2] = {{0, 0}, {64, 64}, {0, 64}};
+    hand_init(m);
+    hand_tri(m, sq_a);
+    hand_tri(m, sq_b);
+    if (third)
+        hand_tri(m, third);
+}
+
 TEST(q3tex_triangle_runs_by_hand)
 {
-    static const float sq_a[3][2] = {{0, 0}, {64, 0}, {64, 64}}, sq_b[3][2] = {{0, 0}, {64, 64}, {0, 64}};
     hand_map m;
-    r_bsp rb;
+    int k;
     /* a square cut along its diagonal: one run of two, its outline the four corners */
-    hand_init(&m);
-    hand_tri(&m, sq_a);
-    hand_tri(&m, sq_b);
-    memset(&rb, 0, sizeof rb);
-    rb.bsp = &m.b;
-    CHECK(r_q3_groups(&rb));
-    CHECK_EQ(rb.group[0], 2);
-    CHECK_EQ(rb.group[1], 0);
-    CHECK_EQ(rb.poly_n[0], 4);
-    r_q3_groups_free(&rb);
-    /* the same with the second triangle's far corner's texture moved by half a texel of a
-     * 64-texel image (1/128 of a repeat): two mappings, no run */
+    square_and(&m, NULL);
+    CHECK_EQ(run_at(&m, 0, &k), 2);
+    CHECK_EQ(k, 4);
+    /* the second triangle's far corner's texture moved by half a texel of a 64-texel image
+     * (1/128 of a repeat): two mappings, no run; on another lightmap page: no run */
     m.q[1].st[1][0] += 1.0f / 128;
-    rb.bsp = &m.b;
-    CHECK(r_q3_groups(&rb));
-    CHECK_EQ(rb.group[0], 0);
-    r_q3_groups_free(&rb);
-    /* on another lightmap page: no run */
+    CHECK_EQ(run_at(&m, 0, &k), 0);
     m.q[1].st[1][0] -= 1.0f / 128;
     m.q[1].lightmap = 1;
-    CHECK(r_q3_groups(&rb));
-    CHECK_EQ(rb.group[0], 0);
-    r_q3_groups_free(&rb);
-    /* a third triangle on the square's edge x = 64 whose far corner (128, -64) turns the
-     * outline back at (64, 0) (a reflex corner): the square joins, the third does not */
-    static const float l_c[3][2] = {{64, 0}, {128, -64}, {64, 64}};
-    hand_init(&m);
-    hand_tri(&m, sq_a);
-    hand_tri(&m, sq_b);
-    hand_tri(&m, l_c);
-    CHECK(r_q3_groups(&rb));
-    CHECK_EQ(rb.group[0], 2);
-    CHECK_EQ(rb.group[2], 0);
-    r_q3_groups_free(&rb);
-    /* ... but (64, 0), (128, 0), (64, 64) makes a trapezoid with it: one run of three, four
-     * corners ((64, 0) lies on the straight bottom edge and is dropped) */
-    static const float t_c[3][2] = {{64, 0}, {128, 0}, {64, 64}};
-    hand_init(&m);
-    hand_tri(&m, sq_a);
-    hand_tri(&m, sq_b);
-    hand_tri(&m, t_c);
-    CHECK(r_q3_groups(&rb));
-    CHECK_EQ(rb.group[0], 3);
-    CHECK_EQ(rb.poly_n[0], 4);
-    r_q3_groups_free(&rb);
-    /* a fan of a regular hexagon's four triangles: one run, six corners */
+    CHECK_EQ(run_at(&m, 0, &k), 0);
+    /* a third triangle whose far corner (128, -64) turns the outline back at (64, 0) (a
+     * reflex corner): the square joins, the third does not */
+    static const float reflex[3][2] = {{64, 0}, {128, -64}, {64, 64}};
+    square_and(&m, reflex);
+    CHECK_EQ(run_at(&m, 0, &k), 2);
+    CHECK_EQ(run_at(&m, 2, &k), 0);
+    /* (64, 0), (128, 0), (64, 64) makes a trapezoid with it: one run of three, four corners
+     * ((64, 0) lies on the straight bottom edge and is dropped) */
+    static const float trapezoid[3][2] = {{64, 0}, {128, 0}, {64, 64}};
+    square_and(&m, trapezoid);
+    CHECK_EQ(run_at(&m, 0, &k), 3);
+    CHECK_EQ(k, 4);
+    /* a regular hexagon's fan of four triangles: one run, six corners */
     float hex[6][2];
-    for (int k = 0; k < 6; k++) {
-        hex[k][0] = 100 * cosf((float)k * (float)M_PI / 3);
-        hex[k][1] = 100 * sinf((float)k * (float)M_PI / 3);
+    for (int i = 0; i < 6; i++) {
+        hex[i][0] = 100 * cosf((float)i * (float)M_PI / 3);
+        hex[i][1] = 100 * sinf((float)i * (float)M_PI / 3);
     }
     hand_init(&m);
-    for (int k = 1; k + 1 < 6; k++) {
-        const float t[3][2] = {{hex[0][0], hex[0][1]}, {hex[k][0], hex[k][1]},
-                               {hex[k + 1][0], hex[k + 1][1]}};
+    for (int i = 1; i + 1 < 6; i++) {
+        const float t[3][2] = {{hex[0][0], hex[0][1]}, {hex[i][0], hex[i][1]},
+                               {hex[i + 1][0], hex[i + 1][1]}};
         hand_tri(&m, t);
     }
-    CHECK(r_q3_groups(&rb));
-    CHECK_EQ(rb.group[0], 4);
-    CHECK_EQ(rb.poly_n[0], 6);
-    r_q3_groups_free(&rb);
-    /* two triangles lying on each other (the same square's half twice): no run */
+    CHECK_EQ(run_at(&m, 0, &k), 4);
+    CHECK_EQ(k, 6);
+    /* the same half of a square twice, one on the other: no run */
+    static const float half[3][2] = {{0, 0}, {64, 0}, {64, 64}};
     hand_init(&m);
-    hand_tri(&m, sq_a);
-    hand_tri(&m, sq_a);
-    CHECK(r_q3_groups(&rb));
-    CHECK_EQ(rb.group[0], 0);
-    r_q3_groups_free(&rb);
+    hand_tri(&m, half);
+    hand_tri(&m, half);
+    CHECK_EQ(run_at(&m, 0, &k), 0);
 }
 
 /* A Quake III map keeps its brush faces as triangles; r_q3poly.c joins runs of them back
