@@ -1345,8 +1345,19 @@ void r_q3_sky(r_view *v, const r_assets *a)
         const float sy = ((float)y + 0.5f - v->cy) / v->scale;
         for (size_t x = 0; x < w; x++) {
 #if defined(__SSE2__)
-            /* four at a time past pixels without the mark */
+            /* sixteen, then four at a time past pixels without the mark */
             const __m128i mark = _mm_set1_epi32((int)R_SKY_MARK);
+            while (x + 16 <= w) {
+                const __m128i *p = (const __m128i *)(row + x);
+                __m128i hit = _mm_or_si128(
+                    _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(p), mark),
+                                 _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), mark)),
+                    _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(p + 2), mark),
+                                 _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), mark)));
+                if (_mm_movemask_epi8(hit))
+                    break;
+                x += 16;
+            }
             while (x + 4 <= w &&
                    !_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(row + x)),
                                                       mark)))
