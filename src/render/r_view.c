@@ -122,11 +122,12 @@ static float plane_dist(const r_view *v, int i, vpt p)
 
 static unsigned outcode(const r_view *v, vpt p)
 {
-    unsigned c = 0;
-    for (int i = 0; i < 5; i++)
-        if (!(plane_dist(v, i, p) >= 0))
-            c |= 1u << i;
-    return c;
+    /* plane_dist's five distances, the same products in the same order, without its
+     * switch */
+    float gx = R_GUARD * v->tan_x * p.z, gy = R_GUARD * v->tan_y * p.z;
+    return (unsigned)!(p.z - R_NEAR >= 0) | (unsigned)!(gx - p.x >= 0) << 1 |
+           (unsigned)!(gx + p.x >= 0) << 2 | (unsigned)!(gy - p.y >= 0) << 3 |
+           (unsigned)!(gy + p.y >= 0) << 4;
 }
 
 static vpt lerp_pt(vpt a, vpt b, float t)
