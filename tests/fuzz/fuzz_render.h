@@ -1,5 +1,5 @@
 /* fuzz_render.h: the render step the model and map fuzz targets share: load the level's
- * models from the input, draw it from each camera in flat, wire and textured mode (x-ray
+ * models from the input (a Quake III map with its shaders' images, fuzz_q3_read), draw it from each camera in flat, wire and textured mode (x-ray
  * from the last camera; the textured frames through one cache, as a player keeps it) into a
  * tiny framebuffer, free everything. Each textured frame is drawn again in two and three
  * bands (r_render's threads, each band skipping what lies wholly above or below its rows)
@@ -13,6 +13,39 @@
 #include "../../src/render/render.h"
 #include "../memread.h"
 
+/* Quake III's textured path (shaders, lit spans, the joined runs of triangles): every image
+ * a map's shaders ask for is one 2x2 TGA of four colours (uncompressed, 32-bit, bottom-up:
+ * TGA's origin), there are no scripts, the rest is the input's. */
+static qd_err fuzz_q3_read(void *ctx, const char *name, uint8_t **data, size_t *len,
+                           qd_error *err)
+{
+    static const uint8_t tga[18 + 16] = {
+        0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 32, 8,
+        0, 0, 255, 255, 0, 255, 0, 255, 255, 0, 0, 255, 40, 80, 120, 255};
+    size_t n = strlen(name);
+    if (n > 4 && (strcmp(name + n - 4, ".tga") == 0 || strcmp(name + n - 4, ".jpg") == 0)) {
+        if (strcmp(name + n - 4, ".jpg") == 0)
+            return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+        *data = malloc(sizeof tga);
+        if (!*data)
+            return QD_ERR_NOMEM;
+        memcpy(*data, tga, sizeof tga);
+        *len = sizeof tga;
+        return QD_OK;
+    }
+    return memread_fn(ctx, name, data, len, err);
+}
+
+static int fuzz_q3_list(void *ctx, const char *prefix,
+                        void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    (void)ctx;
+    (void)prefix;
+    (void)fn;
+    (void)u;
+    return 0;
+}
+
 static void fuzz_render(const cl_state *cl, const memread *in, const r_camera *cams, int ncams,
                         double t)
 {
@@ -24,6 +57,8 @@ static void fuzz_render(const cl_state *cl, const memread *in, const r_camera *c
     }
     qd_error err;
     r_assets *a = r_assets_load(&cl->level, memread_fn, (void *)in, NULL, &err);
+    if (a)
+        (void)r_assets_q3_textures(a, fuzz_q3_read, fuzz_q3_list, (void *)in, &err);
     r_cache *cache = r_cache_new(1u << 20); /* small: the flush path is fuzzed too */
     /* the bands' own (a chain, one a band), as small: with the default 64 MB a hostile
      * face's lit block took 40 s to build under the sanitizers, 0.15 s without */
