@@ -1286,8 +1286,6 @@ static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
     float u[4], w4[4];
     _mm_storeu_ps(u, _mm_mul_ps(_mm_add_ps(_mm_div_ps(s, dist), one), half));
     _mm_storeu_ps(w4, _mm_sub_ps(one, _mm_mul_ps(_mm_add_ps(_mm_div_ps(t, dist), one), half)));
-    int mx = _mm_movemask_ps(on_x), my = _mm_movemask_ps(on_y), px = _mm_movemask_ps(p0),
-        py = _mm_movemask_ps(p1), pz = _mm_movemask_ps(p2);
     if (q->sky_same) { /* every side one size: the texel's place in one go */
         const int bw = q->sky[0].w[0], bh = q->sky[0].h[0];
         __m128i tx = _mm_cvttps_epi32(_mm_mul_ps(_mm_loadu_ps(u), _mm_set1_ps((float)bw)));
@@ -1299,18 +1297,27 @@ static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
         __m128i gx = _mm_cmpgt_epi32(tx, wm), gy = _mm_cmpgt_epi32(ty, hm);
         tx = _mm_or_si128(_mm_and_si128(gx, wm), _mm_andnot_si128(gx, tx));
         ty = _mm_or_si128(_mm_and_si128(gy, hm), _mm_andnot_si128(gy, ty));
-        int32_t cx[4], cy[4];
+        /* the side as the scalar branches pick it: x's (0, 1 when not positive), else y's
+         * (2, 3), else z's (4, 5) */
+        const __m128i one = _mm_set1_epi32(1);
+        __m128i sx_ = _mm_andnot_si128(_mm_castps_si128(p0), one);
+        __m128i sy_ = _mm_add_epi32(_mm_andnot_si128(_mm_castps_si128(p1), one), _mm_set1_epi32(2));
+        __m128i sz_ = _mm_add_epi32(_mm_andnot_si128(_mm_castps_si128(p2), one), _mm_set1_epi32(4));
+        __m128i mxv = _mm_castps_si128(on_x), myv = _mm_castps_si128(on_y);
+        __m128i sv = _mm_or_si128(_mm_and_si128(mxv, sx_),
+                                  _mm_andnot_si128(mxv, _mm_or_si128(_mm_and_si128(myv, sy_),
+                                                                     _mm_andnot_si128(myv, sz_))));
+        int32_t cx[4], cy[4], sd[4];
         _mm_storeu_si128((__m128i *)cx, tx);
         _mm_storeu_si128((__m128i *)cy, ty);
-        for (int i = 0; i < 4; i++) {
-            int side = mx >> i & 1 ? (px >> i & 1 ? 0 : 1)
-                       : my >> i & 1 ? (py >> i & 1 ? 2 : 3)
-                                     : (pz >> i & 1 ? 4 : 5);
-            out[i] = q->sky[side].texels[0][(size_t)cy[i] * (size_t)bw + (size_t)cx[i]] |
+        _mm_storeu_si128((__m128i *)sd, sv);
+        for (int i = 0; i < 4; i++)
+            out[i] = q->sky[sd[i]].texels[0][(size_t)cy[i] * (size_t)bw + (size_t)cx[i]] |
                      0xff000000u;
-        }
         return;
     }
+    int mx = _mm_movemask_ps(on_x), my = _mm_movemask_ps(on_y), px = _mm_movemask_ps(p0),
+        py = _mm_movemask_ps(p1), pz = _mm_movemask_ps(p2);
     for (int i = 0; i < 4; i++) {
         int side = mx >> i & 1 ? (px >> i & 1 ? 0 : 1)
                    : my >> i & 1 ? (py >> i & 1 ? 2 : 3)
