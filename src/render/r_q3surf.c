@@ -760,21 +760,9 @@ static q3_layer layer1(const r_q3 *q, const q3_mat *m)
     return l;
 }
 
-/* Triangle pts (plane N, dist, facing the eye) in a layer's image at the corners' st,
- * modulated by lt; blended surfaces as the layer blends. */
-static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
-                          const float (*st)[2], const float N[3], float dist,
-                          const tri_light *lt, int blended, const float (*poly)[3], int pn);
-
-static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
-                         const float (*st)[2], const float N[3], float dist,
-                         const tri_light *lt, int blended)
-{
-    textured_poly(v, m, pts, st, N, dist, lt, blended, pts, 3);
-}
-
-/* textured_tri with the planes of triangle pts drawn over polygon poly (pn corners) of the
- * same plane and mapping. */
+/* Polygon poly (pn corners) in a layer's image, through the planes of triangle pts of its
+ * plane (N, dist, facing the eye) and the triangle corners' st, modulated by lt; blended
+ * surfaces as the layer blends. */
 static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
                           const float (*st)[2], const float N[3], float dist,
                           const tri_light *lt, int blended, const float (*poly)[3], int pn)
@@ -823,6 +811,14 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     if (m->alpha)
         flags |= RAST_ALPHA_TEST;
     r_draw_poly_tex(v, poly, pn, &tex, flags);
+}
+
+/* Triangle pts drawn so (the polygon the triangle itself). */
+static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
+                         const float (*st)[2], const float N[3], float dist,
+                         const tri_light *lt, int blended)
+{
+    textured_poly(v, m, pts, st, N, dist, lt, blended, pts, 3);
 }
 
 /* ioq3 tr_shade_calc.c RB_CalcEnvironmentTexCoords: each corner's st from the direction to
@@ -1188,10 +1184,16 @@ uint32_t r_sky_box_texel(const uint32_t *const tex[6], const int w[6], const int
     return tex[side][(size_t)y * (size_t)w[side] + (size_t)x] | 0xff000000u;
 }
 
+/* Column x's (or row y's, with cy) offset from the view's centre over its scale. */
+static inline float view_quot(float x, float c, float scale)
+{
+    return (x + 0.5f - c) / scale;
+}
+
 /* The world direction through pixel (x, y)'s centre (not normalised). */
 static void pixel_dir(const r_view *v, int x, int y, float d[3])
 {
-    float sx = ((float)x + 0.5f - v->cx) / v->scale, sy = ((float)y + 0.5f - v->cy) / v->scale;
+    float sx = view_quot((float)x, v->cx, v->scale), sy = view_quot((float)y, v->cy, v->scale);
     for (int j = 0; j < 3; j++)
         d[j] = v->fwd[j] + v->right[j] * sx - v->up[j] * sy;
 }
@@ -1346,10 +1348,10 @@ void r_q3_sky(r_view *v, const r_assets *a)
     /* each column's pixel_dir quotient, once for the band (a division less a pixel) */
     float *sxt = box || clouds ? malloc(w * sizeof *sxt) : NULL;
     for (size_t x = 0; sxt && x < w; x++)
-        sxt[x] = ((float)(int)x + 0.5f - v->cx) / v->scale;
+        sxt[x] = view_quot((float)(int)x, v->cx, v->scale);
     for (int y = top; y < bottom; y++) {
         uint32_t *row = fb->color + (size_t)y * w;
-        const float sy = ((float)y + 0.5f - v->cy) / v->scale;
+        const float sy = view_quot((float)y, v->cy, v->scale);
         for (size_t x = 0; x < w; x++) {
 #if defined(__SSE2__)
             /* sixteen, then four at a time past pixels without the mark */
@@ -1380,7 +1382,7 @@ void r_q3_sky(r_view *v, const r_assets *a)
                 float t4[4];
                 const float *cols = sxt ? sxt + x : t4;
                 for (int i = 0; !sxt && i < 4; i++)
-                    t4[i] = ((float)(int)(x + (size_t)i) + 0.5f - v->cx) / v->scale;
+                    t4[i] = view_quot((float)(int)(x + (size_t)i), v->cx, v->scale);
                 if (box)
                     box4(v, q, cols, sy, row + x);
                 else
