@@ -415,8 +415,11 @@ static inline int dd_same_as_shown(dd_store v, const dd_frame *sh, uint32_t *at,
 {
     while (*at < sh->count && dd_num(v, sh, *at) < num)
         (*at)++;
-    return *at < sh->count && dd_num(v, sh, *at) == num &&
-           !memcmp(dd_ent(v, sh, *at), ent, v.d->elem_size);
+    if (*at >= sh->count || dd_num(v, sh, *at) != num)
+        return 0;
+    /* one pool entry for both (carried unchanged): equal without reading it */
+    const void *was = dd_ent(v, sh, *at);
+    return was == ent || !memcmp(was, ent, v.d->elem_size);
 }
 
 /* 1 when f was delta'd from the frame the client got last: then its shared entries

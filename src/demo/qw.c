@@ -2788,7 +2788,7 @@ static qd_err qw_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     qw_state *s = state;
     *done = 0;
     ctx c;
-    memset(&c, 0, sizeof c);
+    memset(&c, 0, offsetof(ctx, esc)); /* esc is written before it is read */
     c.s = s;
     c.cl = cl;
     c.trace = trace && trace->msg ? trace : NULL;

@@ -322,7 +322,7 @@ static int bench_decode_only(const char *runs_text, const char *path)
     int runs = atoi(runs_text);
     for (int i = 0; i < runs; i++) {
         demo_rewind(d, &err);
-        cl_reset(cl);
+        cl_clear(cl); /* as bench_decode and the timeline start over */
         int done = 0;
         while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
         }
