@@ -1114,6 +1114,70 @@ TEST(q3tex_rast_long_runs_where_q_is_constant)
     rast_fb_free(fb);
 }
 
+/* A lit span whose end falls inside a block of four: the block is drawn whole, its lanes
+ * past the span never in front (tex_lit_body). Each span of widths 1..11 on the last row,
+ * at two places and at the row's end (where the scalar pixels serve: a block there would
+ * read and write past the frame, which the sanitizer run reports), must draw its own
+ * pixels, leave a nearer pixel inside it alone and change nothing else. Expected values by
+ * hand: a white light leaves each texel as it is (255 x t / 255), texel x at pixel x. */
+TEST(q3tex_rast_span_ends_inside_a_block)
+{
+    enum { FW = 48, FH = 3 };
+    const uint32_t mark = rast_rgb(9, 8, 7), near = rast_rgb(1, 2, 3);
+    rast_fb *fb = rast_fb_new(FW, FH);
+    static uint32_t texels[64];
+    for (int i = 0; i < 64; i++)
+        texels[i] = rast_rgb((unsigned)(4 * i), 255u - (unsigned)i, 100);
+    uint32_t light[4];
+    for (int i = 0; i < 4; i++)
+        light[i] = rast_rgb(255, 255, 255);
+    rast_tex t;
+    memset(&t, 0, sizeof t);
+    t.texels = texels;
+    t.w = 64;
+    t.h = 1;
+    t.wrap = 1;
+    t.s[0] = 1;
+    t.q[2] = 1;
+    t.light = light;
+    t.lw = t.lh = 2;
+    t.ls[2] = t.lt[2] = 1;
+    int bad = 0;
+    for (int n = 1; n <= 11; n++)
+        for (int place = 0; place < 3; place++) {
+            int x0 = place == 2 ? FW - n : 3 + 5 * place;
+            rast_clear(fb, mark);
+            int hide = n >= 3 ? x0 + n - 2 : -1; /* a nearer pixel in the span's last block */
+            if (hide >= 0) {
+                rast_vert h[4] = {{(float)hide, FH - 1, 2}, {(float)hide + 1, FH - 1, 2},
+                                  {(float)hide + 1, FH, 2}, {(float)hide, FH, 2}};
+                rast_polygon(fb, h, 4, near, RAST_OPAQUE);
+            }
+            rast_vert v[4] = {{(float)x0, FH - 1, 1}, {(float)(x0 + n), FH - 1, 1},
+                              {(float)(x0 + n), FH, 1}, {(float)x0, FH, 1}};
+            rast_polygon_tex(fb, v, 4, &t, RAST_OPAQUE);
+            for (int y = 0; y < FH; y++)
+                for (int x = 0; x < FW; x++) {
+                    uint32_t want = mark;
+                    float wz = 0;
+                    if (y == FH - 1 && x == hide) {
+                        want = near;
+                        wz = 2;
+                    } else if (y == FH - 1 && x >= x0 && x < x0 + n) {
+                        want = texels[x] | 0xff000000u;
+                        wz = 1;
+                    }
+                    uint32_t got = fb->color[y * FW + x];
+                    float gz = fb->depth[y * FW + x];
+                    if ((got != want || gz != wz) && bad++ < 4)
+                        CHECK_MSG(0, "span %d at %d: pixel (%d, %d) %08x depth %g, want %08x %g",
+                                  n, x0, x, y, got, gz, want, wz);
+                }
+        }
+    CHECK_MSG(bad == 0, "%d pixels wrong", bad);
+    rast_fb_free(fb);
+}
+
 TEST(q3tex_rast_modulate_and_combine)
 {
     rast_fb *fb = rast_fb_new(16, 16);
