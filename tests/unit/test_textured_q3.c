@@ -1069,6 +1069,25 @@ static void square(rast_fb *fb, const rast_tex *t, unsigned flags)
  * 256-pixel span shows the texel under its centre (texel x at pixel x, s = x + 0.5), the
  * light's reads past the eighth of a run are made, and the pixels a nearer fill already
  * holds (columns 40..49 and 100..103, inside the runs' later blocks) stay as they are. */
+/* A repeating one-row texture of w texels under a white light (light[4] filled here): s = x
+ * at the pixel's centre x + 0.5, so texel x lands on pixel x; the light read between the
+ * four light texels' centres. */
+static void white_lit_row(rast_tex *t, const uint32_t *texels, int w, uint32_t light[4])
+{
+    for (int i = 0; i < 4; i++)
+        light[i] = rast_rgb(255, 255, 255);
+    memset(t, 0, sizeof *t);
+    t->texels = texels;
+    t->w = w;
+    t->h = 1;
+    t->wrap = 1;
+    t->s[0] = 1;
+    t->q[2] = 1;
+    t->light = light;
+    t->lw = t->lh = 2;
+    t->ls[2] = t->lt[2] = 1;
+}
+
 TEST(q3tex_rast_long_runs_where_q_is_constant)
 {
     enum { FW = 256, FH = 4 };
@@ -1077,19 +1096,8 @@ TEST(q3tex_rast_long_runs_where_q_is_constant)
     for (int i = 0; i < FW; i++)
         texels[i] = rast_rgb((unsigned)i, 255u - (unsigned)i, (unsigned)(i * 7) & 255u);
     uint32_t light[4];
-    for (int i = 0; i < 4; i++)
-        light[i] = rast_rgb(255, 255, 255);
     rast_tex t;
-    memset(&t, 0, sizeof t);
-    t.texels = texels;
-    t.w = FW;
-    t.h = 1;
-    t.wrap = 1;
-    t.s[0] = 1; /* s = x at the pixel's centre x + 0.5 */
-    t.q[2] = 1;
-    t.light = light;
-    t.lw = t.lh = 2;
-    t.ls[2] = t.lt[2] = 1; /* between the four light texels' centres */
+    white_lit_row(&t, texels, FW, light);
     for (int pass = 0; pass < 2; pass++) {
         rast_clear(fb, 0);
         if (pass) { /* nearer flat fills first */
@@ -1129,19 +1137,8 @@ TEST(q3tex_rast_span_ends_inside_a_block)
     for (int i = 0; i < 64; i++)
         texels[i] = rast_rgb((unsigned)(4 * i), 255u - (unsigned)i, 100);
     uint32_t light[4];
-    for (int i = 0; i < 4; i++)
-        light[i] = rast_rgb(255, 255, 255);
     rast_tex t;
-    memset(&t, 0, sizeof t);
-    t.texels = texels;
-    t.w = 64;
-    t.h = 1;
-    t.wrap = 1;
-    t.s[0] = 1;
-    t.q[2] = 1;
-    t.light = light;
-    t.lw = t.lh = 2;
-    t.ls[2] = t.lt[2] = 1;
+    white_lit_row(&t, texels, 64, light);
     int bad = 0;
     for (int n = 1; n <= 11; n++)
         for (int place = 0; place < 3; place++) {
