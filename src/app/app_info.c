@@ -204,11 +204,6 @@ static int tex_add(tex_list *out, const char *map, const char *name)
     return 1;
 }
 
-static qd_err info_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
-{
-    return pak_read((const pak_fs *)ctx, name, data, len, err);
-}
-
 static int info_list(void *ctx, const char *prefix,
                      void (*fn)(void *u, const char *name, uint64_t size), void *u)
 {
@@ -289,9 +284,34 @@ static qd_err probe_read(void *ctx, const char *name, uint8_t **data, size_t *le
     return QD_OK;
 }
 
+/* The map's bytes, read once: served (a copy) for its name, the rest from the search path. */
+typedef struct held_map {
+    pak_fs *fs;
+    const char *name;
+    const uint8_t *data;
+    size_t len;
+} held_map;
+
+static qd_err held_read(void *ctx, const char *name, uint8_t **data, size_t *len,
+                        qd_error *err)
+{
+    const held_map *h = ctx;
+    if (strcmp(name, h->name) != 0)
+        return pak_read(h->fs, name, data, len, err);
+    *data = malloc(h->len ? h->len : 1);
+    if (!*data)
+        return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory", name);
+    memcpy(*data, h->data, h->len);
+    *len = h->len;
+    return QD_OK;
+}
+
 /* A Quake III map's shaders whose image is not on the search path, as the textured mode
- * resolves them (r_assets_q3_textures, with the images only looked up: probe_read). */
-static void missing_q3(pak_fs *fs, const char *map, const app_models *m, tex_list *out)
+ * resolves them (r_assets_q3_textures, with the images only looked up: probe_read), from
+ * the map's bytes (data, len) and a lean asset set (r_assets_load_names: no lightmaps,
+ * face colours or triangle runs, which name nothing). */
+static void missing_q3(pak_fs *fs, const char *map, const uint8_t *data, size_t len,
+                       const app_models *m, tex_list *out)
 {
     cl_level *lvl = calloc(1, sizeof *lvl);
     if (!lvl)
@@ -302,7 +322,8 @@ static void missing_q3(pak_fs *fs, const char *map, const app_models *m, tex_lis
     for (int i = 0; m && i < m->n && lvl->num_models < CL_MAX_MODELS; i++)
         if (is_sprite_shader(m->names[i]))
             snprintf(lvl->models[lvl->num_models++], CL_NAME_LEN, "%s", m->names[i]);
-    r_assets *a = r_assets_load(lvl, info_read, fs, NULL, NULL);
+    held_map h = {fs, lvl->map, data, len};
+    r_assets *a = r_assets_load_names(lvl, held_read, &h, NULL);
     const char *name;
     if (a && r_assets_q3_textures(a, probe_read, info_list, fs, NULL) == QD_OK)
         for (int k = 0; (name = r_assets_missing_texture(a, k)) && tex_add(out, map, name); k++)
@@ -318,15 +339,16 @@ static void bsp_missing(pak_fs *fs, const char *name, const app_models *m, tex_l
     size_t len = 0;
     mdl_bsp *b = NULL;
     qd_error e;
-    if (pak_read(fs, name, &data, &len, NULL) == QD_OK &&
-        mdl_bsp_load(data, len, name, NULL, &b, &e) == QD_OK) {
-        if (b->format == MDL_BSP_Q3_46)
-            missing_q3(fs, name, m, out);
-        for (uint32_t k = 0; b->format <= MDL_BSP_Q1_2PSB && k < b->num_textures; k++) {
-            const mdl_texture *t = &b->textures[k];
-            if (t->name[0] && !t->mips[0] && !tex_add(out, name, t->name))
-                break;
-        }
+    if (pak_read(fs, name, &data, &len, NULL) == QD_OK) {
+        /* Quake III's (ioq3 qfiles.h: "IBSP", BSP_VERSION 46): its asset set loads it */
+        if (len >= 8 && memcmp(data, "IBSP\x2e\0\0\0", 8) == 0)
+            missing_q3(fs, name, data, len, m, out);
+        else if (mdl_bsp_load(data, len, name, NULL, &b, &e) == QD_OK)
+            for (uint32_t k = 0; b->format <= MDL_BSP_Q1_2PSB && k < b->num_textures; k++) {
+                const mdl_texture *t = &b->textures[k];
+                if (t->name[0] && !t->mips[0] && !tex_add(out, name, t->name))
+                    break;
+            }
     }
     mdl_bsp_free(b);
     free(data);

@@ -394,6 +394,12 @@ typedef struct cl_state {
     cl_entity entities[CL_MAX_ENTITIES];
     /* The entities that may be active, so a frame's end touches only those. */
     int32_t num_listed;
+    /* Since the last frame's end: the entities touched for this frame (cur_frame set to
+     * frame_count + 1; all of them listed) and whether one was removed. When none was
+     * removed and every listed one was touched (or the frame drops none), cl_frame_end
+     * has nothing to change and skips its walk. */
+    int32_t touched;
+    int32_t removed;
     uint16_t active_list[CL_MAX_ENTITIES];
 
     int32_t num_statics;
@@ -488,6 +494,7 @@ static inline int cl_entity_keep(cl_state *cl, int num)
         e->still = 1;
     }
     e->cur_time = cl->time;
+    cl->touched += e->cur_frame != cl->frame_count + 1u;
     e->cur_frame = cl->frame_count + 1u;
     return 1;
 }

@@ -266,8 +266,23 @@ qd_err mdl_bsp_set_entities(mdl_bsp *b, const uint8_t *p, size_t len)
     return QD_OK;
 }
 
+static qd_err bsp_load(const uint8_t *data, size_t len, const char *name,
+                       const uint32_t palette[256], mdl_bsp **out, qd_error *err, int names);
+
 qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
                     const uint32_t palette[256], mdl_bsp **out, qd_error *err)
+{
+    return bsp_load(data, len, name, palette, out, err, 0);
+}
+
+qd_err mdl_bsp_load_names(const uint8_t *data, size_t len, const char *name, mdl_bsp **out,
+                          qd_error *err)
+{
+    return bsp_load(data, len, name, NULL, out, err, 1);
+}
+
+static qd_err bsp_load(const uint8_t *data, size_t len, const char *name,
+                       const uint32_t palette[256], mdl_bsp **out, qd_error *err, int names)
 {
     *out = NULL;
     name = name ? name : "map";
@@ -286,8 +301,10 @@ qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
         e = QD_ERR_UNSUPPORTED;
         if (version == 38)
             e = mdl_bsp38_load(data, len, name, b, err);
-        else if (version == 46)
+        else if (version == 46) {
+            b->names_only = (uint8_t)(names != 0);
             e = mdl_bsp46_load(data, len, name, b, err);
+        }
         if (version == 38 || version == 46) {
             if (e != QD_OK) {
                 mdl_bsp_free(b);

@@ -438,12 +438,27 @@ static qd_err q3_surfaces(q3_loader *ld)
                        "%s: %llu triangles from %u vertices", ld->m.name,
                        (unsigned long long)total, ld->m.l[Q3_DRAWVERTS].count);
     b->num_faces = (uint32_t)total;
-    b->num_verts = (uint32_t)total * 3;
     b->faces = mdl_calloc(b->num_faces, sizeof *b->faces);
+    if (!b->faces)
+        return mdl_map_nomem(&ld->m, "triangles");
+    if (b->names_only) { /* each triangle's texture and flags, as emit_tri sets them first */
+        r = mdl_map_rd(&ld->m, Q3_SURFACES);
+        for (uint32_t i = 0; i < ns; i++) {
+            dsurf s = read_surf(&r);
+            for (uint32_t k = 0; k < ld->surf_count[i]; k++) {
+                mdl_face *f = &b->faces[ld->surf_first[i] + k];
+                f->texture = (int32_t)s.shader;
+                f->color = b->textures[s.shader].color;
+                f->flags = b->textures[s.shader].flags;
+            }
+        }
+        return QD_OK;
+    }
+    b->num_verts = (uint32_t)total * 3;
     b->face_lm = mdl_calloc(b->num_faces, sizeof *b->face_lm);
     b->verts = mdl_calloc(b->num_verts, sizeof *b->verts);
     b->face_q3 = mdl_calloc(b->num_faces, sizeof *b->face_q3);
-    if (!b->faces || !b->face_lm || !b->verts || !b->face_q3)
+    if (!b->face_lm || !b->verts || !b->face_q3)
         return mdl_map_nomem(&ld->m, "triangles");
     r = mdl_map_rd(&ld->m, Q3_SURFACES);
     for (uint32_t i = 0; i < ns; i++) {
@@ -676,10 +691,12 @@ qd_err mdl_bsp46_load(const uint8_t *data, size_t len, const char *name, mdl_bsp
     b->format = MDL_BSP_Q3_46;
     qd_err e;
     if ((e = mdl_map_open(&ld.m, &q3_format, data, len, name, b, err)) ||
-        (e = mdl_map_entities(&ld.m)) || (e = q3_vis(&ld)) || (e = q3_shaders(&ld)) ||
+        (e = mdl_map_entities(&ld.m)) || (!b->names_only && (e = q3_vis(&ld))) ||
+        (e = q3_shaders(&ld)) ||
         (e = mdl_map_planes(&ld.m)) || (e = q3_verts(&ld)) || (e = q3_surfaces(&ld)) ||
-        (e = q3_leaves(&ld)) || (e = mdl_map_nodes(&ld.m)) || (e = q3_models(&ld)) ||
-        (e = q3_grid(&ld)) || (e = q3_lightmaps(&ld)))
+        (e = q3_leaves(&ld)) || (e = mdl_map_nodes(&ld.m)) || (e = q3_models(&ld)))
+        goto out;
+    if (!b->names_only && ((e = q3_grid(&ld)) || (e = q3_lightmaps(&ld))))
         goto out;
 out:
     free(ld.verts);

@@ -328,6 +328,8 @@ typedef struct mdl_bsp {
     uint32_t num_lightmaps;
     char *entities;           /* the entities lump as text, NUL-terminated */
     char message[128];        /* worldspawn "message": the level's title, or "" */
+    uint8_t names_only;       /* mdl_bsp_load_names: a Quake III map's faces hold only their
+                               * texture and flags */
 } mdl_bsp;
 
 /* Parse a Quake BSP29, BSP2 or 2PSB map, a Quake II IBSP 38 or a Quake III IBSP 46 map
@@ -336,6 +338,11 @@ typedef struct mdl_bsp {
  * the error (err filled with the offset and reason) and leaves *out NULL. */
 qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
                     const uint32_t palette[256], mdl_bsp **out, qd_error *err);
+/* mdl_bsp_load for naming what a map draws (`info`): a Quake III map's faces (one per
+ * triangle, as mdl_bsp_load makes them) hold only their texture and flags, without corners,
+ * lightmaps, light grid or visibility; other formats load whole. Not for drawing. */
+qd_err mdl_bsp_load_names(const uint8_t *data, size_t len, const char *name, mdl_bsp **out,
+                          qd_error *err);
 void mdl_bsp_free(mdl_bsp *b);
 
 /* The leaf containing point p, walking from the node root (a submodel's headnode, 0 for the

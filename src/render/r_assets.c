@@ -731,8 +731,23 @@ static r_assets *out_of_memory(r_assets *a, void *names, qd_error *err)
     return NULL;
 }
 
+static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                             const uint32_t palette[256], qd_error *err, int lean);
+
 r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
                         const uint32_t palette[256], qd_error *err)
+{
+    return assets_load(lvl, read, ctx, palette, err, 0);
+}
+
+r_assets *r_assets_load_names(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                              qd_error *err)
+{
+    return assets_load(lvl, read, ctx, NULL, err, 1);
+}
+
+static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                             const uint32_t palette[256], qd_error *err, int lean)
 {
     static _Atomic uint64_t serials;
     if (err) {
@@ -747,6 +762,7 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     }
     qd_error e = {0};
     a->serial = ++serials;
+    a->lean = lean;
     if (palette)
         memcpy(a->palette, palette, sizeof a->palette);
     else
@@ -761,14 +777,15 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         size_t len;
         qd_err r = read_file(read, ctx, lvl->map, &data, &len, &e);
         if (r == QD_OK) {
-            r = mdl_bsp_load(data, len, lvl->map, palette, &a->world.bsp, &e);
+            r = lean ? mdl_bsp_load_names(data, len, lvl->map, &a->world.bsp, &e)
+                     : mdl_bsp_load(data, len, lvl->map, palette, &a->world.bsp, &e);
             free(data);
         }
-        if (r == QD_OK && colour_faces(&a->world) != QD_OK) {
+        if (r == QD_OK && !lean && colour_faces(&a->world) != QD_OK) {
             free_bsp(&a->world);
             return out_of_memory(a, NULL, err);
         }
-        if (r == QD_OK)
+        if (r == QD_OK && !lean)
             r_q3_groups(&a->world); /* (without memory: drawn as triangles) */
         if (r != QD_OK) {
             note(a, err, r, lvl->map, &e);

@@ -128,6 +128,7 @@ struct r_assets {
     struct r_q3 *q3;          /* Quake III maps: textures (r_assets_q3_textures), or NULL */
     int flag_model[2];        /* the slots of models/flags/r_flag.md3 and b_flag.md3 (a
                                * carrier's flag, Quake III), 0 none */
+    int lean;                 /* r_assets_load_names: only what names the textures */
 };
 
 /* A pixel the sky will fill (r_surf_sky): no drawing call leaves a zero alpha byte. */

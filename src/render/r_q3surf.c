@@ -421,13 +421,14 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     q->images = calloc(2 * n, sizeof *q->images);
     q->cap_images = (uint32_t)(2 * n);
     q->missing = calloc(n, sizeof *q->missing); /* the map's shaders, then sprites' */
-    q->lightmaps = calloc((size_t)b->num_lightmaps * LM_SIZE * LM_SIZE + 1, sizeof(uint32_t));
+    /* (`info`'s lean set names textures only: no lightmap is read) */
+    q->num_lightmaps = a->lean ? 0 : b->num_lightmaps;
+    q->lightmaps = calloc((size_t)q->num_lightmaps * LM_SIZE * LM_SIZE + 1, sizeof(uint32_t));
     if (!q->mats || !q->images || !q->missing || !q->lightmaps)
         goto out;
-    q->num_lightmaps = b->num_lightmaps;
     if (!dlight_image(&q->dlight))
         goto out;
-    for (size_t i = 0; i < (size_t)b->num_lightmaps * LM_SIZE * LM_SIZE; i++)
+    for (size_t i = 0; i < (size_t)q->num_lightmaps * LM_SIZE * LM_SIZE; i++)
         q->lightmaps[i] = shift_light(b->lightmaps + i * 3);
     if (list) {
         list_ctx l = {&set, read, ctx};

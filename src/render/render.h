@@ -29,6 +29,11 @@ typedef struct r_assets r_assets;
  * NULL: nothing is found. */
 r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
                         const uint32_t palette[256], qd_error *err);
+/* r_assets_load for `info`: the same map and models, without what only drawing needs (the
+ * faces' colours, Quake III's triangle runs); r_assets_q3_textures on it resolves the
+ * shaders and images as for drawing but leaves the lightmaps out. Draw with it nothing. */
+r_assets *r_assets_load_names(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                              qd_error *err);
 void r_assets_free(r_assets *a);
 
 /* The loaded map, or NULL when it is missing. */

@@ -1,5 +1,6 @@
-/* fuzz_bsp.c: libFuzzer target for the BSP loader, the map queries that run on what it loads
- * (point leaf, PVS decompression, light point, entities), and a tiny render of it. */
+/* fuzz_bsp.c: libFuzzer target for the BSP loader (whole and names-only), the map queries
+ * that run on what it loads (point leaf, PVS decompression, light point, entities), and a
+ * tiny render of it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,15 @@ static void render_it(const uint8_t *data, size_t size)
     free(cl);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The queries on a loaded map; names: loaded by mdl_bsp_load_names (`info`'s lean load: no
+ * corners, lightmaps, light grid or visibility in a Quake III map), which must answer them
+ * too. */
+static int load_and_ask(const uint8_t *data, size_t size, int names)
 {
     mdl_bsp *b = NULL;
     qd_error err;
-    if (mdl_bsp_load(data, size, "fuzz", NULL, &b, &err) != QD_OK)
+    if ((names ? mdl_bsp_load_names(data, size, "fuzz", &b, &err)
+               : mdl_bsp_load(data, size, "fuzz", NULL, &b, &err)) != QD_OK)
         return 0;
     size_t row = mdl_bsp_pvs_size(b);
     uint8_t *pvs = malloc(row);
@@ -54,6 +59,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mdl_entity_value(b->entities, "info_player_start", 0, "origin", v, sizeof v);
     free(pvs);
     mdl_bsp_free(b);
-    render_it(data, size);
+    return 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    (void)load_and_ask(data, size, 1);
+    if (load_and_ask(data, size, 0))
+        render_it(data, size);
     return 0;
 }

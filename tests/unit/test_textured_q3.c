@@ -1018,6 +1018,43 @@ static int info_json(const char *qdemo, const char *demo, const char *pak, char 
 /* `info` names a Quake III map's textures that cannot be found: with the maps archive alone
  * (no textures) the walls of oa_dm3 (textures/acc_dm3/concrt is one of its shaders, with no
  * script: its image is its name) are listed; with the whole game they are not. */
+/* `info`'s lean load (r_assets_load_names: mdl_bsp_load_names, no lightmaps, colours or
+ * runs) names the same missing textures as the drawing load, in the same order, with every
+ * image hidden so that each drawn shader counts (and none, with them found); its faces are
+ * the drawing load's, texture for texture. On two maps of Debian's OpenArena. */
+TEST(q3tex_names_only_load_names_the_same_textures)
+{
+    static const char *const maps[2] = {"maps/oa_dm3.bsp", "maps/oa_bases3.bsp"};
+    for (int i = 0; i < 2; i++)
+        for (int hide = 0; hide < 2; hide++) {
+            OA_SCENE(s, maps[i], hide);
+            qd_error err = {0};
+            r_assets *lean = r_assets_load_names(&s.cl->level, oa_read, &s.o, &err);
+            CHECK(lean && r_assets_map(lean));
+            CHECK(r_assets_q3_textures(lean, oa_read, oa_list, &s.o, &err) == QD_OK);
+            const mdl_bsp *b = r_assets_map(s.a), *l = r_assets_map(lean);
+            CHECK(l->names_only && !b->names_only && l->num_faces == b->num_faces);
+            uint32_t differ = 0;
+            for (uint32_t f = 0; f < b->num_faces && f < l->num_faces; f++)
+                differ += l->faces[f].texture != b->faces[f].texture;
+            CHECK_MSG(differ == 0, "%s: %u faces of another texture", maps[i], differ);
+            int n = 0;
+            for (int k = 0;; k++) {
+                const char *x = r_assets_missing_texture(s.a, k);
+                const char *y = r_assets_missing_texture(lean, k);
+                if (!x && !y)
+                    break;
+                CHECK_MSG(x && y && !strcmp(x, y), "%s: missing %d: %s against %s", maps[i], k,
+                          x ? x : "(none)", y ? y : "(none)");
+                n++;
+            }
+            CHECK_MSG(hide ? n > 10 : n == 0, "%s: %d missing with images %s", maps[i], n,
+                      hide ? "hidden" : "found");
+            r_assets_free(lean);
+            oa_close(&s);
+        }
+}
+
 TEST(q3tex_info_lists_missing_textures)
 {
     const char *q = getenv("QDEMO");
