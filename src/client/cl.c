@@ -48,15 +48,19 @@ void cl_clear(cl_state *cl)
     size_t sounds = (size_t)(cl->level.num_sounds > 0 ? cl->level.num_sounds : 0);
     size_t ents = (size_t)(cl->entity_hw > 0 ? cl->entity_hw : 0);
     size_t statics = (size_t)(cl->num_statics > 0 ? cl->num_statics : 0);
+    size_t motions = (size_t)(cl->motion_hw > 0 ? cl->motion_hw : 0);
+    size_t fx = cl->fxlog.fx_count < CL_FX_LOG ? cl->fxlog.fx_count : CL_FX_LOG;
+    size_t snd = cl->fxlog.sound_count < CL_SOUND_LOG ? cl->fxlog.sound_count : CL_SOUND_LOG;
     if (models > CL_MAX_MODELS || sounds > CL_MAX_SOUNDS || ents > CL_MAX_ENTITIES ||
-        statics > CL_MAX_STATICS) {
+        statics > CL_MAX_STATICS || motions > CL_MAX_MOTION) {
         cl_reset(cl); /* marks out of range: not a state this code wrote */
         return;
     }
     /* each big array: the used head, then everything up to the next big array */
     const size_t m = offsetof(cl_state, level.models), so = offsetof(cl_state, level.sounds);
     const size_t e = offsetof(cl_state, entities), a = offsetof(cl_state, active_list);
-    const size_t st = offsetof(cl_state, statics);
+    const size_t st = offsetof(cl_state, statics), mo = offsetof(cl_state, motion);
+    const size_t lf = offsetof(cl_state, fxlog.fx), ls = offsetof(cl_state, fxlog.sounds);
     zero_span(cl, 0, m);
     zero_span(cl, m, m + models * CL_NAME_LEN);
     zero_span(cl, so, so + sounds * CL_NAME_LEN);
@@ -66,7 +70,14 @@ void cl_clear(cl_state *cl)
     zero_span(cl, a, a + ents * sizeof cl->active_list[0]);
     zero_span(cl, a + sizeof cl->active_list, st);
     zero_span(cl, st, st + statics * sizeof cl->statics[0]);
-    zero_span(cl, st + sizeof cl->statics, sizeof *cl);
+    zero_span(cl, st + sizeof cl->statics, mo);
+    zero_span(cl, mo, mo + motions * sizeof cl->motion[0]);
+    zero_span(cl, mo + sizeof cl->motion, lf);
+    /* the effects log's rings: the entries written (its counts since the clear) */
+    zero_span(cl, lf, lf + fx * sizeof cl->fxlog.fx[0]);
+    zero_span(cl, lf + sizeof cl->fxlog.fx, ls);
+    zero_span(cl, ls, ls + snd * sizeof cl->fxlog.sounds[0]);
+    zero_span(cl, ls + sizeof cl->fxlog.sounds, sizeof *cl);
     cl_reset_zeroed(cl);
 }
 
@@ -251,6 +262,8 @@ static cl_motion *motion_of(cl_state *cl, int num, int alloc)
         memset(m, 0, sizeof *m);
         m->entity = num;
         cl->motion_slot[num] = (uint16_t)(i + 1);
+        if (i + 1 > cl->motion_hw)
+            cl->motion_hw = i + 1;
         return m;
     }
     return NULL;

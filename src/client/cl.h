@@ -420,6 +420,7 @@ typedef struct cl_state {
     cl_event events[CL_MAX_EVENTS];
     /* Q3 trajectories of the CL_EF_TRAJ entities (zeros elsewhere: cheap in keyframes) */
     uint16_t motion_slot[CL_MOTION_ENTITIES]; /* entity number -> motion index + 1, 0 none */
+    int32_t motion_hw;        /* highest motion slot taken since the last clear + 1 */
     cl_motion motion[CL_MAX_MOTION];
 
     int32_t num_static_sounds;

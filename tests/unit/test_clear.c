@@ -73,6 +73,15 @@ TEST(clear_equals_reset_on_real_demos)
         CHECK_MSG(all_zero(&cl->statics[nst], (CL_MAX_STATICS - (size_t)nst) *
                                                   sizeof cl->statics[0]),
                   "%s: a static past %d", files[f], nst);
+        int mh = cl->motion_hw;
+        CHECK_MSG(all_zero(&cl->motion[mh], (CL_MAX_MOTION - (size_t)mh) * sizeof cl->motion[0]),
+                  "%s: a motion past %d", files[f], mh);
+        uint32_t nfx = cl->fxlog.fx_count < CL_FX_LOG ? cl->fxlog.fx_count : CL_FX_LOG;
+        uint32_t nsd = cl->fxlog.sound_count < CL_SOUND_LOG ? cl->fxlog.sound_count : CL_SOUND_LOG;
+        CHECK_MSG(all_zero(&cl->fxlog.fx[nfx], (CL_FX_LOG - nfx) * sizeof cl->fxlog.fx[0]) &&
+                      all_zero(&cl->fxlog.sounds[nsd],
+                               (CL_SOUND_LOG - nsd) * sizeof cl->fxlog.sounds[0]),
+                  "%s: an effect or sound past the log's count", files[f]);
         /* the clear against the whole reset */
         memcpy(ref, cl, sizeof *cl);
         cl_clear(cl);
@@ -95,11 +104,18 @@ TEST(clear_with_wild_marks_resets_whole)
         free(ref);
         return;
     }
-    memset(cl, 0x5a, sizeof *cl);
-    cl->entity_hw = CL_MAX_ENTITIES + 1;
-    cl_clear(cl);
-    cl_reset(ref);
-    CHECK(memcmp(cl, ref, sizeof *cl) == 0);
+    for (int which = 0; which < 2; which++) {
+        memset(cl, 0x5a, sizeof *cl);
+        cl->level.num_models = cl->level.num_sounds = 2; /* every mark in range ... */
+        cl->entity_hw = cl->num_statics = cl->motion_hw = 3;
+        if (which == 0) /* ... but one */
+            cl->entity_hw = CL_MAX_ENTITIES + 1;
+        else
+            cl->motion_hw = CL_MAX_MOTION + 1;
+        cl_clear(cl);
+        cl_reset(ref);
+        CHECK_MSG(memcmp(cl, ref, sizeof *cl) == 0, "wild mark %d", which);
+    }
     free(cl);
     free(ref);
 }
