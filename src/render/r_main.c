@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "draw2d.h"
 #include "r_local.h"
@@ -151,7 +156,11 @@ typedef struct band {
     r_cache *cache;
     const r_walk *walk; /* the frame's world walk, or NULL */
     int count;
-    double took; /* seconds of wall time */
+    double took;   /* seconds of wall time from `from` (or its own start) to its end */
+    double from;   /* when the frame handed it over: a band its thread starts late on (a
+                    * sleeping worker takes 0.3-0.5 ms to wake on this VM) counts the wait,
+                    * so the next frames' split gives it fewer rows and the bands end
+                    * together */
 } band;
 
 static void render_band(band *bd)
@@ -244,10 +253,138 @@ static double now_s(void)
 static void *band_thread(void *arg)
 {
     band *bd = arg;
-    double t0 = now_s();
+    double t0 = bd->from > 0 ? bd->from : now_s();
     render_band(bd);
     bd->took = now_s() - t0;
     return NULL;
+}
+
+/* The band workers, kept between frames: a frame's bands go to threads already running
+ * (made on the first frame that wants them), not to threads made and joined each frame
+ * (10-30 us each here, and a cold stack). A worker that finished waits for the next frame
+ * spinning a while, then asleep on a condition variable: waking a sleeping thread takes
+ * 0.3-0.5 ms on this VM (measured: a worker spinning 5 ms instead of 50 us took the
+ * sample's two-thread frames from 2.20 to 1.68 ms). How long it spins follows how frames
+ * come: right after one another (an export with bands, the player catching up, a
+ * benchmark: the gaps between two frames' bands measured 0.05-0.3 ms along the sample) it
+ * spins up to POOL_SPIN_MAX_S and stays awake (the next frame ends the spin: only a
+ * burst's last frame spins it out); at a display's pace (gaps of many milliseconds) only
+ * POOL_SPIN_S, a few per cent of nothing. One caller at a time
+ * (pool.busy): another r_render at the same moment makes its own threads as before. */
+#define POOL_SPIN_S 50e-6
+#define POOL_SPIN_MAX_S 2e-3
+#define POOL_WAIT_S 1e-3
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done_cv;
+    int made;                  /* workers running */
+    int busy;                  /* a caller holds the pool */
+    band *job[R_MAX_THREADS];  /* worker i's band, for the frame job_gen[i] names */
+    _Atomic unsigned job_gen[R_MAX_THREADS];
+    _Atomic unsigned gen;      /* frames posted */
+    _Atomic unsigned left;     /* bands of this frame not finished */
+    double spin;               /* seconds a worker spins after this frame's band */
+    double last_end;           /* when the last frame's bands were all done (0 none) */
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
+          .wake = PTHREAD_COND_INITIALIZER,
+          .done_cv = PTHREAD_COND_INITIALIZER};
+
+/* Spins until *v differs from `from` or `limit` seconds have passed; returns its last
+ * value. */
+static unsigned spin_while(_Atomic unsigned *v, unsigned from, double limit)
+{
+    double t0 = now_s();
+    unsigned x;
+    for (int k = 1; (x = atomic_load_explicit(v, memory_order_acquire)) == from; k++) {
+#if defined(__SSE2__)
+        _mm_pause();
+#endif
+        if (!(k & 63) && now_s() - t0 > limit)
+            break;
+    }
+    return x;
+}
+
+static void *pool_worker(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    unsigned seen = 0;
+    for (;;) {
+        unsigned g = spin_while(&pool.gen, seen, pool.spin);
+        if (g == seen) {
+            pthread_mutex_lock(&pool.mu);
+            while ((g = atomic_load_explicit(&pool.gen, memory_order_acquire)) == seen)
+                pthread_cond_wait(&pool.wake, &pool.mu);
+            pthread_mutex_unlock(&pool.mu);
+        }
+        seen = g;
+        /* a band of this frame, or none (a frame may want fewer workers than run) */
+        if (atomic_load_explicit(&pool.job_gen[me], memory_order_acquire) != g)
+            continue;
+        band *b = pool.job[me];
+        band_thread(b);
+        if (atomic_fetch_sub_explicit(&pool.left, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&pool.mu);
+            pthread_cond_signal(&pool.done_cv);
+            pthread_mutex_unlock(&pool.mu);
+        }
+    }
+    return NULL;
+}
+
+/* Bands 1..n-1 to the pool's workers; 0 when the pool is taken or its threads cannot be
+ * made (the caller then makes its own). */
+static int pool_post(band *bands, int n)
+{
+    pthread_mutex_lock(&pool.mu);
+    if (pool.busy) {
+        pthread_mutex_unlock(&pool.mu);
+        return 0;
+    }
+    while (pool.made < n - 1) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, pool_worker, (void *)(intptr_t)(pool.made + 1)) != 0)
+            break;
+        pthread_detach(t);
+        pool.made++;
+    }
+    if (pool.made < n - 1) {
+        pthread_mutex_unlock(&pool.mu);
+        return 0;
+    }
+    pool.busy = 1;
+    unsigned g = atomic_load_explicit(&pool.gen, memory_order_relaxed) + 1;
+    for (int i = 1; i < n; i++) {
+        pool.job[i] = &bands[i];
+        atomic_store_explicit(&pool.job_gen[i], g, memory_order_release);
+    }
+    atomic_store_explicit(&pool.left, (unsigned)(n - 1), memory_order_relaxed);
+    double gap = pool.last_end > 0 ? now_s() - pool.last_end : 1;
+    pool.spin = gap < POOL_SPIN_MAX_S ? POOL_SPIN_MAX_S : POOL_SPIN_S;
+    atomic_store_explicit(&pool.gen, g, memory_order_release);
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+    return 1;
+}
+
+/* Waits for the posted bands, and gives the pool back: spinning up to POOL_WAIT_S (the
+ * bands were split to end together, and this thread has nothing else to do), then asleep. */
+static void pool_wait(void)
+{
+    double t0 = now_s();
+    for (int k = 1; atomic_load_explicit(&pool.left, memory_order_acquire) > 0; k++) {
+#if defined(__SSE2__)
+        _mm_pause();
+#endif
+        if (!(k & 63) && now_s() - t0 > POOL_WAIT_S)
+            break;
+    }
+    pthread_mutex_lock(&pool.mu);
+    while (atomic_load_explicit(&pool.left, memory_order_acquire) > 0)
+        pthread_cond_wait(&pool.done_cv, &pool.mu);
+    pool.last_end = now_s();
+    pool.busy = 0;
+    pthread_mutex_unlock(&pool.mu);
 }
 
 int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
@@ -292,15 +429,17 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
      * cache lives on), else evenly */
     int y[R_MAX_THREADS + 1];
     r_cache_bands(n > 1 ? caches[0] : NULL, n, fb->h, y);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i],
-                          walked ? &walk : NULL, 0, 0};
-        if (i > 0)
-            started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;
-    }
+                          walked ? &walk : NULL, 0, 0, i > 0 ? now_s() : 0};
+    int pooled = n > 1 && pool_post(bands, n);
+    for (int i = 1; i < n && !pooled; i++)
+        started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;
     band_thread(&bands[0]);
+    if (pooled)
+        pool_wait();
     int all_threads = 1;
-    for (int i = 1; i < n; i++) {
+    for (int i = 1; i < n && !pooled; i++) {
         if (started[i]) {
             pthread_join(tid[i], NULL);
         } else {
