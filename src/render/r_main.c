@@ -267,12 +267,13 @@ static void *band_thread(void *arg)
  * sample's two-thread frames from 2.20 to 1.68 ms). How long it spins follows how frames
  * come: right after one another (an export with bands, the player catching up, a
  * benchmark: the gaps between two frames' bands measured 0.05-0.3 ms along the sample) it
- * spins up to POOL_SPIN_MAX_S and stays awake (the next frame ends the spin: only a
+ * spins up to POOL_SPIN_MAX_US and stays awake (the next frame ends the spin: only a
  * burst's last frame spins it out); at a display's pace (gaps of many milliseconds) only
- * POOL_SPIN_S, a few per cent of nothing. One caller at a time
- * (pool.busy): another r_render at the same moment makes its own threads as before. */
-#define POOL_SPIN_S 50e-6
-#define POOL_SPIN_MAX_S 2e-3
+ * POOL_SPIN_US, a few per cent of nothing. One caller at a time (pool.busy): another
+ * r_render at the same moment makes its own threads as before. */
+#define POOL_SPIN_US 50u
+#define POOL_SPIN_MAX_US 2000u
+#define POOL_SPIN_MAX_S (POOL_SPIN_MAX_US * 1e-6)
 #define POOL_WAIT_S 1e-3
 static struct {
     pthread_mutex_t mu;
@@ -283,7 +284,7 @@ static struct {
     _Atomic unsigned job_gen[R_MAX_THREADS];
     _Atomic unsigned gen;      /* frames posted */
     _Atomic unsigned left;     /* bands of this frame not finished */
-    double spin;               /* seconds a worker spins after this frame's band */
+    _Atomic unsigned spin_us;  /* how long a worker spins after this frame's band */
     double last_end;           /* when the last frame's bands were all done (0 none) */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
           .wake = PTHREAD_COND_INITIALIZER,
@@ -310,7 +311,8 @@ static void *pool_worker(void *arg)
     int me = (int)(intptr_t)arg;
     unsigned seen = 0;
     for (;;) {
-        unsigned g = spin_while(&pool.gen, seen, pool.spin);
+        double spin = atomic_load_explicit(&pool.spin_us, memory_order_relaxed) * 1e-6;
+        unsigned g = spin_while(&pool.gen, seen, spin);
         if (g == seen) {
             pthread_mutex_lock(&pool.mu);
             while ((g = atomic_load_explicit(&pool.gen, memory_order_acquire)) == seen)
@@ -360,7 +362,8 @@ static int pool_post(band *bands, int n)
     }
     atomic_store_explicit(&pool.left, (unsigned)(n - 1), memory_order_relaxed);
     double gap = pool.last_end > 0 ? now_s() - pool.last_end : 1;
-    pool.spin = gap < POOL_SPIN_MAX_S ? POOL_SPIN_MAX_S : POOL_SPIN_S;
+    unsigned spin = gap < POOL_SPIN_MAX_S ? POOL_SPIN_MAX_US : POOL_SPIN_US;
+    atomic_store_explicit(&pool.spin_us, spin, memory_order_relaxed);
     atomic_store_explicit(&pool.gen, g, memory_order_release);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mu);
