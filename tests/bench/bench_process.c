@@ -180,11 +180,28 @@ static void bench_memory(void)
               bench_met(rss <= 64 * 1024));
 }
 
+/* Links name (its last part) into folder dir; 0 on failure. */
+static int link_into(const char *dir, const char *path, char *out, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    int n = snprintf(out, cap, "%s/%s", dir, base);
+    if (n < 0 || (size_t)n >= cap)
+        return 0;
+    unlink(out);
+    return symlink(path, out) == 0;
+}
+
 /* One peer against `qdemo info --json`, one process per file for both, on the files of the
  * folders dirs; target: qdemo's CPU time at most 1/times the peer's. The peer runs in a
- * scratch folder (some write their results beside them). */
+ * scratch folder (some write their results beside them). data_var, when not NULL, names
+ * the variable of a folder whose files the peer reads from its working folder (mvdparser's
+ * template.dat and fragfile.dat; default: the binary's folder): they are linked into the
+ * scratch folder, and so is each demo, given to the peer by its base name (mvdparser writes
+ * its logs beside the path it is given: never beside the real demos). */
 static void peer_row(const char *var, const char *peer_name, char *const *peer_args,
-                     const char *const *dirs, int ndirs, double times, const char *scratch)
+                     const char *const *dirs, int ndirs, double times, const char *scratch,
+                     const char *data_var, const char *const *data_files)
 {
     const char *peer = getenv(var);
     if (!peer || !*peer) {
@@ -195,6 +212,24 @@ static void peer_row(const char *var, const char *peer_name, char *const *peer_a
         bench_out("| %s | (%s=%s is not an executable: skipped) | | | | | |\n", peer_name, var,
                   peer);
         return;
+    }
+    if (data_var) {
+        char dir[4096], file[4096], linked[4096];
+        const char *env = getenv(data_var);
+        snprintf(dir, sizeof dir, "%s", env && *env ? env : peer);
+        char *slash = env && *env ? NULL : strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        for (int f = 0; data_files[f]; f++) {
+            int fl = snprintf(file, sizeof file, "%s/%s", dir, data_files[f]);
+            char abs[4096];
+            if (fl < 0 || (size_t)fl >= sizeof file || !realpath(file, abs) ||
+                !link_into(scratch, abs, linked, sizeof linked)) {
+                bench_out("| %s | (%s not found: set %s: skipped) | | | | | |\n", peer_name,
+                          file, data_var);
+                return;
+            }
+        }
     }
     static char names[256][512];
     char *q = (char *)bench_qdemo();
@@ -207,10 +242,18 @@ static void peer_row(const char *var, const char *peer_name, char *const *peer_a
             if (!realpath(names[i], abs))
                 continue;
             char *qa[] = {q, "info", "--json", abs, NULL};
-            char *pa[8] = {(char *)peer};
+            char *pa[8] = {(char *)peer}, linked[4096];
+            char *given = abs;
+            if (data_var) { /* by its base name, linked into the scratch folder */
+                if (!link_into(scratch, abs, linked, sizeof linked)) {
+                    failed++;
+                    continue;
+                }
+                given = strrchr(linked, '/') + 1;
+            }
             int k = 1;
             for (; peer_args[k - 1] && k < 6; k++)
-                pa[k] = strcmp(peer_args[k - 1], "FILE") ? peer_args[k - 1] : abs;
+                pa[k] = strcmp(peer_args[k - 1], "FILE") ? peer_args[k - 1] : given;
             pa[k] = NULL;
             double a = least_cpu(qa, NULL, 3), b = least_cpu(pa, scratch, 3);
             if (a < 0 || b < 0) {
@@ -251,12 +294,13 @@ static void bench_peers(void)
     char *udt_args[] = {"-q", "-c", "FILE", NULL};
     char *mvd_args[] = {"FILE", NULL};
     char *lmpc_args[] = {"-s", "FILE", "out.txt", NULL};
+    static const char *const mvd_data[] = {"template.dat", "fragfile.dat", NULL};
     peer_row("QDEMO_PEER_UDT_JSON", "UDT_json -q -c FILE (Quake III family)", udt_args, q3, 6,
-             3, scratch);
+             3, scratch, NULL, NULL);
     peer_row("QDEMO_PEER_MVDPARSER", "mvdparser FILE (QuakeWorld MVD)", mvd_args, mvd, 1, 5,
-             scratch);
+             scratch, "QDEMO_PEER_MVDPARSER_DATA", mvd_data);
     peer_row("QDEMO_PEER_LMPC", "lmpc -s FILE out.txt (Quake, QuakeWorld, Quake II)",
-             lmpc_args, lmpc, 3, 1, scratch);
+             lmpc_args, lmpc, 3, 1, scratch, NULL, NULL);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
     if (system(cmd) != 0)
