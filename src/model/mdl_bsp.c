@@ -267,21 +267,6 @@ qd_err mdl_bsp_set_entities(mdl_bsp *b, const uint8_t *p, size_t len)
 }
 
 static qd_err bsp_load(const uint8_t *data, size_t len, const char *name,
-                       const uint32_t palette[256], mdl_bsp **out, qd_error *err, int names);
-
-qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
-                    const uint32_t palette[256], mdl_bsp **out, qd_error *err)
-{
-    return bsp_load(data, len, name, palette, out, err, 0);
-}
-
-qd_err mdl_bsp_load_names(const uint8_t *data, size_t len, const char *name, mdl_bsp **out,
-                          qd_error *err)
-{
-    return bsp_load(data, len, name, NULL, out, err, 1);
-}
-
-static qd_err bsp_load(const uint8_t *data, size_t len, const char *name,
                        const uint32_t palette[256], mdl_bsp **out, qd_error *err, int names)
 {
     *out = NULL;
@@ -330,6 +315,18 @@ static qd_err bsp_load(const uint8_t *data, size_t len, const char *name,
     free(ti);
     *out = b;
     return e;
+}
+
+qd_err mdl_bsp_load(const uint8_t *data, size_t len, const char *name,
+                    const uint32_t palette[256], mdl_bsp **out, qd_error *err)
+{
+    return bsp_load(data, len, name, palette, out, err, 0);
+}
+
+qd_err mdl_bsp_load_names(const uint8_t *data, size_t len, const char *name, mdl_bsp **out,
+                          qd_error *err)
+{
+    return bsp_load(data, len, name, NULL, out, err, 1);
 }
 
 void mdl_bsp_free(mdl_bsp *b)

@@ -274,16 +274,22 @@ typedef struct tri {
     uint8_t rgba[3][4];
 } tri;
 
+/* A triangle face's shader: its texture, and that texture's colour and flags (all a
+ * names-only load keeps of it). */
+static void face_shader(const mdl_bsp *b, mdl_face *f, uint32_t shader)
+{
+    f->texture = (int32_t)shader;
+    f->color = b->textures[shader].color;
+    f->flags = b->textures[shader].flags;
+}
+
 static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
 {
     mdl_bsp *b = ld->m.b;
     mdl_face *f = &b->faces[fi];
-    const mdl_texture *tex = &b->textures[s->shader];
     f->first_vert = fi * 3;
     f->num_verts = 3;
-    f->texture = (int32_t)s->shader;
-    f->color = tex->color;
-    f->flags = tex->flags;
+    face_shader(b, f, s->shader);
     b->face_lm[fi].ofs = -1;
     mdl_face_q3 *fq = &b->face_q3[fi];
     memcpy(fq->st, t->st, sizeof fq->st);
@@ -441,16 +447,12 @@ static qd_err q3_surfaces(q3_loader *ld)
     b->faces = mdl_calloc(b->num_faces, sizeof *b->faces);
     if (!b->faces)
         return mdl_map_nomem(&ld->m, "triangles");
-    if (b->names_only) { /* each triangle's texture and flags, as emit_tri sets them first */
+    if (b->names_only) { /* each triangle's shader only, as emit_tri sets it */
         r = mdl_map_rd(&ld->m, Q3_SURFACES);
         for (uint32_t i = 0; i < ns; i++) {
             dsurf s = read_surf(&r);
-            for (uint32_t k = 0; k < ld->surf_count[i]; k++) {
-                mdl_face *f = &b->faces[ld->surf_first[i] + k];
-                f->texture = (int32_t)s.shader;
-                f->color = b->textures[s.shader].color;
-                f->flags = b->textures[s.shader].flags;
-            }
+            for (uint32_t k = 0; k < ld->surf_count[i]; k++)
+                face_shader(b, &b->faces[ld->surf_first[i] + k], s.shader);
         }
         return QD_OK;
     }

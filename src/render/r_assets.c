@@ -732,21 +732,6 @@ static r_assets *out_of_memory(r_assets *a, void *names, qd_error *err)
 }
 
 static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
-                             const uint32_t palette[256], qd_error *err, int lean);
-
-r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
-                        const uint32_t palette[256], qd_error *err)
-{
-    return assets_load(lvl, read, ctx, palette, err, 0);
-}
-
-r_assets *r_assets_load_names(const cl_level *lvl, mdl_read_fn read, void *ctx,
-                              qd_error *err)
-{
-    return assets_load(lvl, read, ctx, NULL, err, 1);
-}
-
-static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
                              const uint32_t palette[256], qd_error *err, int lean)
 {
     static _Atomic uint64_t serials;
@@ -892,6 +877,18 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             return out_of_memory(a, names, err);
     free(names);
     return a;
+}
+
+r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                        const uint32_t palette[256], qd_error *err)
+{
+    return assets_load(lvl, read, ctx, palette, err, 0);
+}
+
+r_assets *r_assets_load_names(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                              qd_error *err)
+{
+    return assets_load(lvl, read, ctx, NULL, err, 1);
 }
 
 void r_assets_free(r_assets *a)

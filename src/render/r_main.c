@@ -374,14 +374,11 @@ static int pool_post(band *bands, int n)
  * bands were split to end together, and this thread has nothing else to do), then asleep. */
 static void pool_wait(void)
 {
-    double t0 = now_s();
-    for (int k = 1; atomic_load_explicit(&pool.left, memory_order_acquire) > 0; k++) {
-#if defined(__SSE2__)
-        _mm_pause();
-#endif
-        if (!(k & 63) && now_s() - t0 > POOL_WAIT_S)
-            break;
-    }
+    double t0 = now_s(), rest;
+    unsigned left;
+    while ((left = atomic_load_explicit(&pool.left, memory_order_acquire)) > 0 &&
+           (rest = POOL_WAIT_S - (now_s() - t0)) > 0)
+        spin_while(&pool.left, left, rest);
     pthread_mutex_lock(&pool.mu);
     while (atomic_load_explicit(&pool.left, memory_order_acquire) > 0)
         pthread_cond_wait(&pool.done_cv, &pool.mu);
