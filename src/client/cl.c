@@ -175,6 +175,8 @@ void cl_frame_begin(cl_state *cl, double t)
  * frame, changed model, or jumped further than any game moves snaps: prev = cur. */
 static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double t)
 {
+    cl_lazy_settle(cl, e);
+    e->list_gen = 0; /* in a list only through cl_list_add */
     if (!e->active || e->cur.frame != s->frame)
         e->anim_since[0] = t;
     if (!e->active || e->cur.frame2 != s->frame2)
@@ -275,6 +277,7 @@ int cl_entity_update_traj(cl_state *cl, int num, const cl_entstate *s, const cl_
     if (num <= 0 || num >= CL_MOTION_ENTITIES)
         return cl_entity_update(cl, num, s);
     cl_entity *e = &cl->entities[num];
+    cl_lazy_settle(cl, e);
     int again = e->active && e->cur_frame == cl->frame_count + 1u && cl->in_frame;
     /* only trajectories that move are kept: players, items and movers at rest take no slot */
     static const cl_traj none;
@@ -361,8 +364,46 @@ void cl_entity_remove(cl_state *cl, int num)
 {
     if (num < 0 || num >= cl->num_entities)
         return;
+    cl_lazy_settle(cl, &cl->entities[num]); /* its last state as a removal leaves it */
     cl->entities[num].active = 0;
     cl->removed = 1;
+}
+
+/* Bring every entity kept by lists kept whole up to date; the run of such lists ends. */
+static void settle_all(cl_state *cl)
+{
+    for (int32_t k = 0; k < cl->num_listed; k++)
+        cl_lazy_settle(cl, &cl->entities[cl->active_list[k]]);
+    cl->lazy.lazy_from = cl->lazy.lazy_to = 0;
+}
+
+void cl_list_begin(cl_state *cl)
+{
+    if (++cl->lazy.list_gen == 0) { /* 2^32 lists: start the numbering again */
+        settle_all(cl);
+        for (int32_t k = 0; k < cl->num_listed; k++)
+            cl->entities[cl->active_list[k]].list_gen = 0;
+        cl->lazy.list_gen = 1;
+    }
+}
+
+void cl_list_add(cl_state *cl, int num)
+{
+    if (num >= 0 && num < CL_MAX_ENTITIES && cl->entities[num].active)
+        cl->entities[num].list_gen = cl->lazy.list_gen;
+}
+
+void cl_list_keep_rest(cl_state *cl, int count)
+{
+    const uint32_t g = cl->lazy.list_gen;
+    if (cl->lazy.lazy_to && cl->lazy.lazy_to != g - 1)
+        settle_all(cl); /* the lists in between were not kept whole */
+    if (!cl->lazy.lazy_to)
+        cl->lazy.lazy_from = g;
+    cl->lazy.lazy_to = g;
+    cl->lazy.lazy_frame = cl->frame_count + 1u;
+    cl->lazy.lazy_time = cl->time;
+    cl->touched += count;
 }
 
 void cl_frame_end(cl_state *cl, int drop_missing)
@@ -387,9 +428,12 @@ void cl_frame_end(cl_state *cl, int drop_missing)
     uint16_t *list = cl->active_list;
     cl_entity *ents = cl->entities;
     int32_t n = 0, top = 0;
+    const int lazy = cl->lazy.lazy_to != 0;
     for (int32_t k = 0; k < listed; k++) {
         uint16_t i = list[k];
         cl_entity *e = &ents[i];
+        if (lazy)
+            cl_lazy_settle(cl, e);
         if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & CL_EF_PLAYER))
             e->active = 0;
         if (e->active) {
@@ -406,6 +450,7 @@ void cl_frame_end(cl_state *cl, int drop_missing)
 #endif
     cl->num_listed = n;
     cl->num_entities = top;
+    cl->lazy.lazy_from = cl->lazy.lazy_to = 0; /* every kept entity brought up to date */
 }
 
 int cl_static_add(cl_state *cl, const cl_entstate *s)
@@ -696,28 +741,45 @@ int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *n
     if (num < 0 || num >= cl->num_entities || !cl->entities[num].active)
         return 0;
     const cl_entity *e = &cl->entities[num];
-    float f = frac_at(t, e->prev_time, e->cur_time);
+    /* a lazily kept entity as cl_lazy_settle would leave it */
+    const cl_entstate *prev = &e->prev;
+    double prev_time = e->prev_time, cur_time = e->cur_time;
+    if (cl_lazy_kept(cl, e)) {
+        if (!e->still) {
+            prev = &e->cur;
+            prev_time = e->cur_time;
+        }
+        cur_time = cl->lazy.lazy_time;
+    }
+    float f = frac_at(t, prev_time, cur_time);
     *out = e->cur;
     for (int i = 0; i < 3; i++) {
-        out->origin[i] = e->prev.origin[i] + (e->cur.origin[i] - e->prev.origin[i]) * f;
-        out->angles[i] = cl_lerp_angle(e->prev.angles[i], e->cur.angles[i], f);
+        out->origin[i] = prev->origin[i] + (e->cur.origin[i] - prev->origin[i]) * f;
+        out->angles[i] = cl_lerp_angle(prev->angles[i], e->cur.angles[i], f);
     }
     if ((e->cur.flags & CL_EF_TRAJ) && num < CL_MOTION_ENTITIES && cl->motion_slot[num]) {
         /* the trajectory of the state shown at t (cgame: the snapshot at or before it) */
         const cl_motion *m = &cl->motion[cl->motion_slot[num] - 1];
-        double tt = t < e->prev_time ? e->prev_time : t > e->cur_time ? e->cur_time : t;
+        double tt = t < prev_time ? prev_time : t > cur_time ? cur_time : t;
         int k = tt >= m->since;
         if (traj_moves(&m->pos[k]))
             cl_traj_eval(&m->pos[k], tt, out->origin);
         if (traj_moves(&m->apos[k]))
             cl_traj_eval(&m->apos[k], tt, out->angles);
     }
-    out->frame = e->prev.frame;
+    out->frame = prev->frame;
     if (next_frame)
         *next_frame = e->cur.frame;
     if (blend)
         *blend = f;
     return 1;
+}
+
+void cl_entity_settled(const cl_state *cl, int num, cl_entity *out)
+{
+    *out = cl->entities[num];
+    cl_lazy_settle(cl, out);
+    out->list_gen = 0;
 }
 
 int cl_entity_anim_since(const cl_state *cl, int num, double since[2])

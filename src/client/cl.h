@@ -91,7 +91,10 @@ typedef struct cl_entity {
     double anim_since[2];
     uint16_t loop_sound;        /* a sound precache index the entity plays in a loop while
                                  * active (Quake II's entity sound, Quake III's loopSound) */
-    uint8_t pad2[6];
+    uint16_t pad2;
+    /* the entity list (cl_list_begin) it was last put in or kept in, 0 none: with
+     * cl_state.lazy, whether a list kept whole (cl_list_keep_rest) holds it */
+    uint32_t list_gen;
 } cl_entity;
 
 /* ---- Quake III motion (plan 2.2, 8): trajectories evaluated at render time ---- */
@@ -428,6 +431,16 @@ typedef struct cl_state {
 
     cl_layout layout;         /* Quake II's HUD programs */
 
+    /* Entity lists kept whole (cl_list_keep_rest): lists lazy_from .. lazy_to (generations,
+     * list_gen the newest begun; lazy_to 0: none) kept every entity of the list before them
+     * that they did not update or remove, without touching it. Such an entity is as
+     * cl_entity_keep would have left it at lazy_to's frame (lazy_frame, at lazy_time); it
+     * is brought up to date when anything reads or writes it (cl_lazy_settle). */
+    struct {
+        uint32_t list_gen, lazy_from, lazy_to, lazy_frame;
+        double lazy_time;
+    } lazy;
+
     cl_fxlog fxlog;           /* LAST: a keyframe is the CL_KEYFRAME_BYTES before it */
 } cl_state;
 
@@ -476,6 +489,40 @@ void cl_frame_begin(cl_state *cl, double t);
 int cl_entity_update(cl_state *cl, int num, const cl_entstate *s);
 /* An entity's state with its own time (QW playerinfo, MVD): lerps at its own times. */
 int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
+/* Entity lists (formats whose frames list their entities as changes to the frame before:
+ * QuakeWorld's packet entities). cl_list_begin starts the open frame's list; an entity
+ * updated for it is put in it with cl_list_add, one kept with cl_entity_keep (which marks
+ * it). cl_list_keep_rest then keeps every other entity of the list before (the frame's own
+ * removals made through cl_entity_remove) without a look at any of them: `count`, how many
+ * that is, counts as touched (cl_frame_end's skip). The result is what cl_entity_keep on
+ * each would give, brought about when the entity is next read or written. */
+void cl_list_begin(cl_state *cl);
+void cl_list_add(cl_state *cl, int num);
+void cl_list_keep_rest(cl_state *cl, int count);
+
+/* 1 when entity e is kept by a list kept whole and not yet brought up to date. */
+static inline int cl_lazy_kept(const cl_state *cl, const cl_entity *e)
+{
+    return cl->lazy.lazy_to && e->active && e->list_gen &&
+           e->list_gen + 1 >= cl->lazy.lazy_from && e->list_gen < cl->lazy.lazy_to;
+}
+
+/* Bring e up to date: what cl_entity_keep did at the first kept frame (it stops where it
+ * is) and at the last (its time and frame). */
+static inline void cl_lazy_settle(const cl_state *cl, cl_entity *e)
+{
+    if (!cl_lazy_kept(cl, e))
+        return;
+    if (!e->still) {
+        e->prev = e->cur;
+        e->prev_time = e->cur_time;
+        e->still = 1;
+    }
+    e->cur_time = cl->lazy.lazy_time;
+    e->cur_frame = cl->lazy.lazy_frame;
+    e->list_gen = cl->lazy.lazy_to;
+}
+
 /* The entity is in the open frame with the same state it had in the latest one (formats
  * that send only changes). Returns 0 when it is not active: send its state instead.
  * Inline: those formats keep most entities of most frames. */
@@ -486,6 +533,8 @@ static inline int cl_entity_keep(cl_state *cl, int num)
     cl_entity *e = &cl->entities[num];
     if (!e->active)
         return 0;
+    cl_lazy_settle(cl, e);
+    e->list_gen = cl->lazy.list_gen;
     if (e->cur_frame == cl->frame_count + 1u && cl->in_frame)
         return 1;
     /* As cl_entity_update with the same state: it stops where it is. */
@@ -569,6 +618,9 @@ void cl_fxlog_clear(cl_state *cl);
  * Returns 0 when the entity is not active. */
 int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *next_frame,
                  float *blend);
+/* Entity num (0 <= num < CL_MAX_ENTITIES) as it reads now, a list kept whole brought to
+ * it, without its list mark (list_gen 0): what states compare by (tests, qdemo-bench). */
+void cl_entity_settled(const cl_state *cl, int num, cl_entity *out);
 
 /* When entity num's frame (since[0]) and frame2 (since[1]) took the values they have in its
  * newest state, in demo seconds (cl_entity.anim_since). Returns 0 when it is not active. */

@@ -839,6 +839,12 @@ static qd_err parse_packetentities(ctx *c, int delta)
     dd_merge m;
     dd_merge_begin(&m, v, flush ? NULL : old, newseq);
     int changed = 0, removed = 0;
+    /* What the frame changed, for a frame kept whole but for them (cl_list_keep_rest):
+     * the entities it sent and the ones it removed. Past these arrays' room (only with more
+     * entities than a classic frame holds), every entity is sent or kept one by one. */
+    const qw_ent *sent[QW_MAX_PACKET_ENTITIES];
+    uint16_t gone[QW_MAX_PACKET_ENTITIES];
+    int nsent = 0, ngone = 0, listed = 1;
 
     for (;;) {
         unsigned word = rd_u16(r);
@@ -863,10 +869,15 @@ static qd_err parse_packetentities(ctx *c, int delta)
             return over_limit(c, what);
         const qw_ent *src = dd_merge_old(&m, num);
         if (word & QW_U_REMOVE) {
-            if (src)
+            if (src) {
                 dd_merge_skip(&m);
-            else if (!delta)
+                if (ngone < QW_MAX_PACKET_ENTITIES)
+                    gone[ngone++] = (uint16_t)num;
+                else
+                    listed = 0;
+            } else if (!delta) {
                 flush = 1; /* U_REMOVE on a full update: dropped as QW does */
+            }
             removed++;
             continue;
         }
@@ -880,6 +891,10 @@ static qd_err parse_packetentities(ctx *c, int delta)
         if (!origin_ok(dst->origin))
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %d has a non-finite origin",
                         what, num);
+        if (nsent < QW_MAX_PACKET_ENTITIES)
+            sent[nsent++] = dst;
+        else
+            listed = 0;
         changed++;
     }
     if (r->err)
@@ -897,10 +912,32 @@ static qd_err parse_packetentities(ctx *c, int delta)
     const dd_frame nf = *stored;
     if (s->mvd)
         s->last_pe_frame = (int32_t)(newseq & QW_UPDATE_MASK);
+    const int first_list = !s->frame_had_pe;
     s->frame_had_pe = 1;
     /* An .mvd deltas from the frame it showed last: the entities carried unchanged from it
      * only need to be kept, not sent again. */
     int keep = s->mvd && old != NULL && dd_from_shown(v, &nf);
+    cl_list_begin(c->cl);
+    if (keep && listed && first_list) {
+        /* The frame's first list (nothing touched yet): the client keeps the rest of the
+         * list before without a look at it, so the frame costs what it sent. Every entity
+         * of the old frame is in the client's last list (it was sent or kept there) but
+         * number 0, which is never sent. */
+        dd_shown(v, stored);
+        int carried = (int)nf.count - nsent;
+        if (nf.count && dd_num(v, &nf, 0) == 0 && !(nsent && sent[0]->number == 0))
+            carried--;
+        for (int i = 0; i < ngone; i++)
+            cl_entity_remove(c->cl, gone[i]);
+        for (int i = 0; i < nsent; i++) {
+            emit_entity(c, sent[i]);
+            cl_list_add(c->cl, sent[i]->number);
+        }
+        cl_list_keep_rest(c->cl, carried);
+        TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from,
+              (unsigned)newseq, (unsigned)nf.count, changed, removed);
+        return QD_OK;
+    }
     /* A .qwd deltas from the last frame the client acknowledged, often not the one shown
      * last: an entity equal to its entry in that one (while it is whole in the ring) is
      * unchanged for the client too (as in q3.c's emit_frame). */
@@ -916,6 +953,7 @@ static qd_err parse_packetentities(ctx *c, int delta)
         if (sh && dd_same_as_shown(v, sh, &shi, num, q) && cl_entity_keep(c->cl, num))
             continue;
         emit_entity(c, q);
+        cl_list_add(c->cl, num);
     }
     TRACE(c, what, "from=%d seq=%u entities=%u changed=%d removed=%d", from, (unsigned)newseq,
           (unsigned)nf.count, changed, removed);

@@ -331,11 +331,22 @@ static int bench_decode_only(const char *runs_text, const char *path)
     return 0;
 }
 
+/* FNV-like over the 8-byte words of bytes [from, to) of p (both multiples of 8). */
+static uint64_t hash_words(uint64_t a, const void *p, size_t from, size_t to)
+{
+    const uint64_t *w = (const uint64_t *)(const void *)((const char *)p + from);
+    for (size_t i = 0; i < (to - from) / 8; i++)
+        a = (a ^ w[i]) * 0x100000001b3ull + (a >> 29);
+    return a;
+}
+
 /* `qdemo-bench states DEMO`: one hash of the whole client state after every frame a decode
  * ends, chained, and the frame count: a decoder change that must not change what the client
  * gets (a faster path to the same state) prints the same line before and after. The state
  * comes from calloc and each step writes it, so its bytes, padding included, are the
- * decoder's doing. */
+ * decoder's doing; entities a list kept whole (cl_list_keep_rest) are hashed as they read
+ * (cl_entity_settled), so a state hashes the same whether they were kept lazily or one by
+ * one. */
 static int bench_states(const char *path)
 {
     qd_error err;
@@ -351,11 +362,18 @@ static int bench_states(const char *path)
         if (cl->frame_count == hashed)
             continue;
         hashed = cl->frame_count;
-        const uint64_t *w = (const uint64_t *)(const void *)cl;
-        uint64_t a = h;
-        for (size_t i = 0; i < sizeof *cl / 8; i++)
-            a = (a ^ w[i]) * 0x100000001b3ull + (a >> 29);
-        h = a;
+        /* the state as it reads: entities kept lazily brought up to date, the lists'
+         * bookkeeping (cl_state.lazy, cl_entity.list_gen) left out */
+        const size_t e0 = offsetof(cl_state, entities), e1 = e0 + sizeof cl->entities;
+        const size_t l0 = offsetof(cl_state, lazy), l1 = offsetof(cl_state, fxlog);
+        h = hash_words(h, cl, 0, e0);
+        for (int i = 0; i < CL_MAX_ENTITIES; i++) {
+            cl_entity e;
+            cl_entity_settled(cl, i, &e);
+            h = hash_words(h, &e, 0, sizeof e);
+        }
+        h = hash_words(h, cl, e1, l0);
+        h = hash_words(h, cl, l1, sizeof *cl);
     }
     printf("%016llx %u frames %s\n", (unsigned long long)h, cl->frame_count, path);
     demo_close(d);

@@ -2,6 +2,7 @@
  * conventions) and the timeline keeping effects equal after a seek, via a fake decoder. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../src/client/cl.h"
 #include "../../src/demo/quake_rules.h"
@@ -466,4 +467,111 @@ TEST(neutral_seek_keeps_effects)
     CHECK(shorter > 0);
     tl_close(play);
     tl_close(seek);
+}
+
+/* One entity's state for the list test: entity num at x, model 2. */
+static cl_entstate list_ent(int num, float x)
+{
+    cl_entstate s;
+    memset(&s, 0, sizeof s);
+    s.origin[0] = x;
+    s.origin[1] = (float)num;
+    s.model = 2;
+    return s;
+}
+
+/* The two states read the same: every entity as it reads (cl_entity_settled), where the
+ * renderer would put it between the last two frames, and the lists' counts. */
+static int same_reading(const cl_state *a, const cl_state *b)
+{
+    if (a->num_listed != b->num_listed || a->num_entities != b->num_entities)
+        return 0;
+    for (int i = 0; i < 64; i++) {
+        cl_entity ea, eb;
+        cl_entity_settled(a, i, &ea);
+        cl_entity_settled(b, i, &eb);
+        if (memcmp(&ea, &eb, sizeof ea))
+            return 0;
+        for (int k = 0; k <= 4; k++) {
+            cl_entstate sa, sb;
+            double t = a->prev_time + (a->time - a->prev_time) * k / 4.0 - 0.05;
+            int ha = cl_entity_at(a, i, t, &sa, NULL, NULL), hb = cl_entity_at(b, i, t, &sb, NULL, NULL);
+            if (ha != hb || (ha && memcmp(&sa, &sb, sizeof sa)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* A list kept whole (cl_list_keep_rest) reads as keeping each entity one by one
+ * (cl_entity_keep) would, over frames that move, remove and add entities, a frame without
+ * a list between, and a list kept one by one inside a run of whole ones. Expected states
+ * come from the one-by-one client, which the decoders used before lists were kept whole. */
+TEST(neutral_list_kept_whole_reads_as_kept_one_by_one)
+{
+    cl_state *a = new_state(CL_GAME_QW), *b = new_state(CL_GAME_QW);
+    CHECK(a && b);
+    if (!a || !b)
+        return;
+    /* per frame: moved entity (-1 none), removed one, added one, whether it has a list,
+     * whether b keeps it whole */
+    static const struct { int moved, removed, added, list, whole; } fr[] = {
+        {-1, -1, -1, 1, 0}, /* the first list: entities 40..49 */
+        {41, 42, -1, 1, 1}, {-1, -1, -1, 0, 0}, {44, -1, -1, 1, 1}, {-1, -1, -1, 1, 1},
+        {45, -1, -1, 1, 0}, {-1, -1, 50, 1, 1}, {41, 47, -1, 1, 1}, {-1, -1, -1, 1, 1},
+    };
+    int in_list[64] = {0};
+    float x[64] = {0};
+    for (int i = 40; i < 50; i++)
+        in_list[i] = 1;
+    for (size_t f = 0; f < sizeof fr / sizeof fr[0]; f++) {
+        double t = 1.0 + 0.1 * (double)f;
+        cl_state *both[2] = {a, b};
+        if (fr[f].moved >= 0)
+            x[fr[f].moved] += 8.0f;
+        for (int w = 0; w < 2; w++) {
+            cl_state *cl = both[w];
+            cl_frame_begin(cl, t);
+            cl_entstate p = list_ent(1, 100.0f + (float)f); /* a player, in no list */
+            p.flags = CL_EF_PLAYER;
+            cl_entity_update(cl, 1, &p);
+            if (!fr[f].list) {
+                cl_frame_end(cl, 0);
+                continue;
+            }
+            cl_list_begin(cl);
+            int whole = w == 1 && fr[f].whole, sent = 0, kept = 0;
+            if (whole && fr[f].removed >= 0)
+                cl_entity_remove(cl, fr[f].removed);
+            for (int i = 40; i < 64; i++) {
+                if (i == fr[f].removed || !(in_list[i] || i == fr[f].added))
+                    continue;
+                if (f == 0 || i == fr[f].moved || i == fr[f].added) {
+                    cl_entstate s = list_ent(i, x[i]);
+                    cl_entity_update(cl, i, &s);
+                    cl_list_add(cl, i);
+                    sent++;
+                } else if (whole) {
+                    kept++;
+                } else {
+                    cl_entity_keep(cl, i);
+                }
+            }
+            if (whole)
+                cl_list_keep_rest(cl, kept);
+            cl_frame_end(cl, 1);
+        }
+        if (fr[f].removed >= 0)
+            in_list[fr[f].removed] = 0;
+        if (fr[f].added >= 0)
+            in_list[fr[f].added] = 1;
+        CHECK_MSG(same_reading(a, b), "frame %zu reads differently", f);
+    }
+    /* the run of whole lists did leave entities unsettled, and moved ones stopped */
+    CHECK(b->lazy.lazy_to != 0);
+    cl_entstate s;
+    CHECK(cl_entity_at(b, 44, b->time, &s, NULL, NULL) && s.origin[0] == 8.0f);
+    CHECK(!cl_entity_at(b, 42, b->time, &s, NULL, NULL) && !cl_entity_at(b, 47, b->time, &s, NULL, NULL));
+    free(a);
+    free(b);
 }
