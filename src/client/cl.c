@@ -393,6 +393,15 @@ void cl_list_add(cl_state *cl, int num)
         cl->entities[num].list_gen = cl->lazy.list_gen;
 }
 
+void cl_list_leave(cl_state *cl, int num)
+{
+    if (num < 0 || num >= CL_MAX_ENTITIES)
+        return;
+    cl_entity *e = &cl->entities[num];
+    cl_lazy_settle(cl, e); /* kept up to the list before */
+    e->list_gen = 0;
+}
+
 void cl_list_keep_rest(cl_state *cl, int count)
 {
     const uint32_t g = cl->lazy.list_gen;

@@ -498,6 +498,10 @@ int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
  * each would give, brought about when the entity is next read or written. */
 void cl_list_begin(cl_state *cl);
 void cl_list_add(cl_state *cl, int num);
+/* Entity num of the list before is not in this one: it is not kept, and cl_frame_end
+ * drops it (it stays active until then, as an entity a frame left out does). Before
+ * cl_list_keep_rest. */
+void cl_list_leave(cl_state *cl, int num);
 void cl_list_keep_rest(cl_state *cl, int count);
 
 /* 1 when entity e is kept by a list kept whole and not yet brought up to date. */

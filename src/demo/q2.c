@@ -588,7 +588,7 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t 
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
  * is only kept (cl_entity_keep), which is most of them. */
-static void emit_entities(ctx *c, const dd_frame *new_frame)
+static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gone, int ngone)
 {
     q2_state *s = c->s;
     dd_store v = STORE(s);
@@ -610,14 +610,28 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
     const int body = s->playernum >= 0 ? s->playernum + 1 : -1;
     const uint8_t body_now = body_flags(frame_ps(s, nf));
     const int body_changed = pf && body_flags(frame_ps(s, pf)) != body_now;
+    /* Delta'd from the frame shown last with its removals known (ngone >= 0): the client
+     * keeps the entities carried unchanged without a look at them (cl_list_keep_rest), as
+     * every entity of that frame is in its last list; the removed ones leave it. */
+    const int whole = keep_carried && ngone >= 0;
+    int carried = 0;
+    cl_list_begin(c->cl);
+    for (int i = 0; whole && i < ngone; i++)
+        cl_list_leave(c->cl, gone[i]);
     uint32_t pi = 0;
     for (uint32_t k = 0; k < nf->count; k++) {
         /* an EF_ANIM* entity's frame moves with the clock: sent every frame */
         if (keep_carried && dd_shared(v, nf, k) &&
             !(((const q2_ent *)dd_ent(v, nf, k))->effects & Q2_EF_ANIM_ANY)) {
             int num = dd_num(v, nf, k);
-            if ((num != body || !body_changed) && cl_entity_keep(c->cl, num))
-                continue;
+            if (num != body || !body_changed) {
+                if (whole) {
+                    carried++;
+                    continue;
+                }
+                if (cl_entity_keep(c->cl, num))
+                    continue;
+            }
         }
         const q2_ent *q = dd_ent(v, nf, k);
         const q2_ent *old = NULL;
@@ -643,7 +657,10 @@ static void emit_entities(ctx *c, const dd_frame *new_frame)
         if (q->number == body)
             e.flags |= body_now;
         cl_entity_update(c->cl, q->number, &e);
+        cl_list_add(c->cl, q->number);
     }
+    if (whole)
+        cl_list_keep_rest(c->cl, carried);
 }
 
 /* ---- svc_serverdata [DM2 3.13] ---- */
@@ -1350,6 +1367,8 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     dd_merge m;
     dd_merge_begin(&m, v, old, (uint32_t)s->serverframe);
     int changed = 0, removed = 0, prev = 0;
+    uint16_t gone[Q2_MAX_EDICTS]; /* the old entries removed (emit_entities) */
+    int ngone = 0;
     for (;;) {
         uint64_t ent_ofs = c->base + r->pos;
         uint64_t bits;
@@ -1368,6 +1387,11 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         dd_merge_carry(&m, num); /* unchanged since the delta frame */
         if (bits & Q2_U_REMOVE) {
             /* The reference client steps past the old entry whatever its number. */
+            int gone_num = dd_merge_oldnum(&m);
+            if (gone_num != DD_NONE && ngone >= 0 && ngone < Q2_MAX_EDICTS)
+                gone[ngone++] = (uint16_t)gone_num;
+            else if (gone_num != DD_NONE)
+                ngone = -1; /* (never: a frame holds Q2_MAX_EDICTS) */
             dd_merge_skip(&m);
             removed++;
             continue;
@@ -1400,7 +1424,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     if (nf->valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
     if (nf->valid) {
-        emit_entities(c, nf);
+        emit_entities(c, nf, gone, ngone);
         s->last_emitted = slot;
         dd_shown(v, nf);
     } else {

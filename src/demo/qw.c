@@ -928,7 +928,7 @@ static qd_err parse_packetentities(ctx *c, int delta)
         if (nf.count && dd_num(v, &nf, 0) == 0 && !(nsent && sent[0]->number == 0))
             carried--;
         for (int i = 0; i < ngone; i++)
-            cl_entity_remove(c->cl, gone[i]);
+            cl_list_leave(c->cl, gone[i]);
         for (int i = 0; i < nsent; i++) {
             emit_entity(c, sent[i]);
             cl_list_add(c->cl, sent[i]->number);

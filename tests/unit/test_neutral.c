@@ -542,7 +542,7 @@ TEST(neutral_list_kept_whole_reads_as_kept_one_by_one)
             cl_list_begin(cl);
             int whole = w == 1 && fr[f].whole, sent = 0, kept = 0;
             if (whole && fr[f].removed >= 0)
-                cl_entity_remove(cl, fr[f].removed);
+                cl_list_leave(cl, fr[f].removed);
             for (int i = 40; i < 64; i++) {
                 if (i == fr[f].removed || !(in_list[i] || i == fr[f].added))
                     continue;
