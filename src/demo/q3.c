@@ -1394,11 +1394,14 @@ static qd_err parse_snapshot(ctx *c)
     dd_merge_begin(&m, STORE(s), old, (uint32_t)s->seq);
     uint8_t fresh[Q3_MAX_SNAP_ENTITIES]; /* entity i was read from the message */
     memset(fresh, 0, sizeof fresh);
+    int named = 0; /* entities the message named (changed or removed) */
     for (;;) {
         int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
         if (q3_bits_err(&c->b))
             return damaged(c, "svc_snapshot entities");
         int last = num == Q3_ENTITYNUM_NONE;
+        if (last && !named && old)
+            break; /* all unchanged: dd_repeat below, nothing carried */
         /* old entities before num are unchanged */
         if (dd_merge_carry(&m, last ? DD_NONE : num))
             return over_limit(c);
@@ -1413,6 +1416,7 @@ static qd_err parse_snapshot(ctx *c)
         if (r < 0)
             return fail(c, QD_ERR_BAD_DATA, here(c), "entity %d: field count over %d", num,
                         c->p->es->n);
+        named++;
         if (r == 1) { /* removed */
             if (from)
                 dd_merge_skip(&m);
@@ -1424,8 +1428,11 @@ static qd_err parse_snapshot(ctx *c)
         fresh[m.nf.count - 1] = 1;
         *to = e;
     }
-    const dd_frame *f = dd_merge_end(&m, valid);
-    if (!f) /* cannot happen: the rest was carried above */
+    /* Nothing named (a second snapshot of the same server frame, most often): the new
+     * snapshot shares the old one's refs instead of copying them. */
+    const dd_frame *f = old && !named ? dd_repeat(STORE(s), old, (uint32_t)s->seq, valid)
+                                      : dd_merge_end(&m, valid);
+    if (!f) /* cannot happen: the rest was carried above (or shared) */
         return over_limit(c);
     s->ps_ring[f->seq & Q3_PACKET_MASK] = ps;
     if (valid)
