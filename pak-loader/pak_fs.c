@@ -352,7 +352,8 @@ qd_err pak_fs_add_basedir(pak_fs *fs, const char *basedir, const char *const *ga
 int pak_find(const pak_fs *fs, const char *name, pak_info *info)
 {
     char norm[PAK_MAX_NAME + 1];
-    if (!fs || !name || pak_name_normalize(name, strlen(name), norm, sizeof norm) <= 0)
+    if (!fs || !fs->count || !name ||
+        pak_name_normalize(name, strlen(name), norm, sizeof norm) <= 0)
         return 0;
     for (int i = fs->count - 1; i >= 0; i--) {
         const pak_archive *a = fs->layers[i];
