@@ -490,12 +490,13 @@ int cl_entity_update(cl_state *cl, int num, const cl_entstate *s);
 /* An entity's state with its own time (QW playerinfo, MVD): lerps at its own times. */
 int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
 /* Entity lists (formats whose frames list their entities as changes to the frame before:
- * QuakeWorld's packet entities). cl_list_begin starts the open frame's list; an entity
- * updated for it is put in it with cl_list_add, one kept with cl_entity_keep (which marks
- * it). cl_list_keep_rest then keeps every other entity of the list before (the frame's own
- * removals made through cl_entity_remove) without a look at any of them: `count`, how many
- * that is, counts as touched (cl_frame_end's skip). The result is what cl_entity_keep on
- * each would give, brought about when the entity is next read or written. */
+ * QuakeWorld's and Quake II's packet entities). cl_list_begin starts the open frame's
+ * list; an entity updated for it is put in it with cl_list_add, one kept with
+ * cl_entity_keep (which marks it). cl_list_keep_rest then keeps every other entity of the
+ * list before (but those named by cl_list_leave) without a look at any of them: `count`,
+ * how many that is, counts as touched (cl_frame_end's skip). The result is what
+ * cl_entity_keep on each would give, brought about when the entity is next read or
+ * written. */
 void cl_list_begin(cl_state *cl);
 void cl_list_add(cl_state *cl, int num);
 /* Entity num of the list before is not in this one: it is not kept, and cl_frame_end
@@ -507,8 +508,9 @@ void cl_list_keep_rest(cl_state *cl, int count);
 /* 1 when entity e is kept by a list kept whole and not yet brought up to date. */
 static inline int cl_lazy_kept(const cl_state *cl, const cl_entity *e)
 {
+    /* (lazy_from >= 1 whenever lazy_to is set) */
     return cl->lazy.lazy_to && e->active && e->list_gen &&
-           e->list_gen + 1 >= cl->lazy.lazy_from && e->list_gen < cl->lazy.lazy_to;
+           e->list_gen >= cl->lazy.lazy_from - 1u && e->list_gen < cl->lazy.lazy_to;
 }
 
 /* Bring e up to date: what cl_entity_keep did at the first kept frame (it stops where it
