@@ -405,7 +405,7 @@ static void json_strs(char *const *names, int n)
 {
     for (int i = 0; i < n; i++) {
         if (i)
-            printf(", ");
+            fputs(", ", stdout);
         json_str(stdout, names[i]);
     }
 }
@@ -641,7 +641,7 @@ int app_info(const app_opts *o)
         printf("], \"models\": [");
         for (int i = 0; i < models.n; i++) {
             if (i)
-                printf(", ");
+                fputs(", ", stdout);
             json_str(stdout, models.names[i]);
         }
         printf("], \"models_missing\": [");
@@ -650,7 +650,7 @@ int app_info(const app_opts *o)
             if (!missing || !missing[i])
                 continue;
             if (!first)
-                printf(", ");
+                fputs(", ", stdout);
             json_str(stdout, models.names[i]);
             first = 0;
         }
