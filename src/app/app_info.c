@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../common/file.h"
+#include "../common/text.h"
 #include "../model/model.h"
 #include "../render/render.h"
 #include "../sound/snd.h"
@@ -459,7 +460,7 @@ static int models_add(app_models *m, const char *name)
     }
     if (!models_grow(m))
         return 0;
-    snprintf(m->names[m->n], CL_NAME_LEN, "%s", name);
+    qd_concat(m->names[m->n], CL_NAME_LEN, name, "");
     uint32_t h = name_hash(m->names[m->n]) & (m->nslots - 1);
     while (m->slots[h])
         h = (h + 1) & (m->nslots - 1);

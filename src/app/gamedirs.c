@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../common/file.h"
+#include "../common/text.h"
 
 /* Which family of installs a game's data lives in. */
 typedef enum family { FAM_QUAKE, FAM_QUAKE2, FAM_QUAKE3, FAM_COUNT } family;
@@ -108,7 +109,7 @@ static char *cat2(const char *prefix, const char *rest)
     size_t n = strlen(prefix) + strlen(rest) + 1;
     char *s = malloc(n);
     if (s)
-        snprintf(s, n, "%s%s", prefix, rest);
+        qd_concat(s, n, prefix, rest);
     return s;
 }
 

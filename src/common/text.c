@@ -11,6 +11,20 @@ static const char *field_end(const char *p)
     return p;
 }
 
+int qd_concat(char *out, size_t cap, const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    int whole = la + lb < cap;
+    if (la > cap - 1)
+        la = cap - 1;
+    if (lb > cap - 1 - la)
+        lb = cap - 1 - la;
+    memcpy(out, a, la);
+    memcpy(out + la, b, lb);
+    out[la + lb] = 0;
+    return whole;
+}
+
 int qd_info_get(const char *info, const char *key, char *out, size_t cap)
 {
     size_t klen = strlen(key);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/rd.h"
+#include "../common/text.h"
 #include "snd.h"
 
 void snd_sample_free(snd_sample *s)
@@ -213,8 +214,7 @@ int snd_file_name(cl_game game, const char *name, char *out, size_t cap)
         pre = "sound/player/male/";
         name++;
     }
-    int k = snprintf(out, cap, "%s%s", pre, name);
-    return k > 0 && (size_t)k < cap;
+    return cap > 0 && qd_concat(out, cap, pre, name);
 }
 
 static uint32_t hash_name(const char *s)

@@ -134,3 +134,18 @@ TEST(text_token_cut)
     CHECK_STR(tok, "abc");
     CHECK_EQ(got, 0);
 }
+
+TEST(text_concat)
+{
+    char out[8];
+    CHECK_EQ(qd_concat(out, sizeof out, "sound/", "a"), 1); /* 7 bytes: fits with its NUL */
+    CHECK_STR(out, "sound/a");
+    CHECK_EQ(qd_concat(out, sizeof out, "sound/", "ab"), 0); /* 8 bytes: cut to 7 */
+    CHECK_STR(out, "sound/a");
+    CHECK_EQ(qd_concat(out, sizeof out, "longer than eight", "x"), 0); /* a alone too long */
+    CHECK_STR(out, "longer ");
+    CHECK_EQ(qd_concat(out, sizeof out, "", ""), 1);
+    CHECK_STR(out, "");
+    CHECK_EQ(qd_concat(out, 1, "a", "b"), 0); /* room for the NUL only */
+    CHECK_STR(out, "");
+}
