@@ -376,6 +376,15 @@ static void json_str(FILE *f, const char *s)
 {
     /* escaped into a buffer, written in pieces: a call a character was a fifth of `info`
      * on a small demo */
+    const unsigned char *q = (const unsigned char *)s;
+    while (*q >= 32 && *q < 127 && *q != '"' && *q != '\\')
+        q++;
+    if (!*q) { /* nothing to escape (most names): as it is */
+        fputc('"', f);
+        fwrite(s, 1, (size_t)(q - (const unsigned char *)s), f);
+        fputc('"', f);
+        return;
+    }
     char buf[256];
     size_t n = 0;
     buf[n++] = '"';
