@@ -175,8 +175,10 @@ void cl_frame_begin(cl_state *cl, double t)
  * frame, changed model, or jumped further than any game moves snaps: prev = cur. */
 static void entity_set(cl_state *cl, cl_entity *e, const cl_entstate *s, double t)
 {
-    cl_lazy_settle(cl, e);
-    e->list_gen = 0; /* in a list only through cl_list_add */
+    if (e->list_gen) { /* (never in a list: never kept lazily, nothing to settle) */
+        cl_lazy_settle(cl, e);
+        e->list_gen = 0; /* in a list only through cl_list_add */
+    }
     if (!e->active || e->cur.frame != s->frame)
         e->anim_since[0] = t;
     if (!e->active || e->cur.frame2 != s->frame2)
