@@ -374,40 +374,25 @@ static void missing_textures(pak_fs *fs, const app_models *m, const int *missing
 
 static void json_str(FILE *f, const char *s)
 {
-    /* escaped into a buffer, written in pieces: a call a character was a fifth of `info`
-     * on a small demo */
+    /* most names need no escape: written whole (a call a character was a fifth of `info`
+     * on a small demo) */
     const unsigned char *q = (const unsigned char *)s;
     while (*q >= 32 && *q < 127 && *q != '"' && *q != '\\')
         q++;
-    if (!*q) { /* nothing to escape (most names): as it is */
-        fputc('"', f);
-        fwrite(s, 1, (size_t)(q - (const unsigned char *)s), f);
-        fputc('"', f);
-        return;
-    }
-    char buf[256];
-    size_t n = 0;
-    buf[n++] = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    fputc('"', f);
+    fwrite(s, 1, (size_t)(q - (const unsigned char *)s), f);
+    for (const unsigned char *p = q; *p; p++) {
         unsigned c = *p & 0x7f;
-        if (n > sizeof buf - 4) {
-            fwrite(buf, 1, n, f);
-            n = 0;
-        }
-        if (c == '"' || c == '\\') {
-            buf[n++] = '\\';
-            buf[n++] = (char)c;
-        } else if (c == '\n') {
-            buf[n++] = '\\';
-            buf[n++] = 'n';
-        } else if (c < 32 || c == 127) {
-            buf[n++] = c >= 18 && c <= 27 ? (char)('0' + c - 18) : '.'; /* Quake's digit glyphs */
-        } else {
-            buf[n++] = (char)c;
-        }
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 32 || c == 127)
+            fputc(c >= 18 && c <= 27 ? (int)('0' + c - 18) : '.', f); /* Quake's digit glyphs */
+        else
+            fputc((int)c, f);
     }
-    buf[n++] = '"';
-    fwrite(buf, 1, n, f);
+    fputc('"', f);
 }
 
 /* The n strings as JSON array elements, comma-separated (no brackets). */

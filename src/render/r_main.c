@@ -429,9 +429,10 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
      * cache lives on), else evenly */
     int y[R_MAX_THREADS + 1];
     r_cache_bands(n > 1 ? caches[0] : NULL, n, fb->h, y);
+    const double handed = n > 1 ? now_s() : 0; /* when bands 1..n-1 are handed over */
     for (int i = 0; i < n; i++)
         bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i],
-                          walked ? &walk : NULL, 0, 0, i > 0 ? now_s() : 0};
+                          walked ? &walk : NULL, 0, 0, i > 0 ? handed : 0};
     int pooled = n > 1 && pool_post(bands, n);
     for (int i = 1; i < n && !pooled; i++)
         started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;
