@@ -381,11 +381,15 @@ static void settle_all(cl_state *cl)
 
 void cl_list_begin(cl_state *cl)
 {
-    if (++cl->lazy.list_gen == 0) { /* 2^32 lists: start the numbering again */
+    if (++cl->lazy.list_gen == 0) {
+        /* 2^32 lists: start the numbering again, settled, the list before as number 1 and
+         * this one as 2 (so this list may still keep the one before whole) */
         settle_all(cl);
-        for (int32_t k = 0; k < cl->num_listed; k++)
-            cl->entities[cl->active_list[k]].list_gen = 0;
-        cl->lazy.list_gen = 1;
+        for (int32_t k = 0; k < cl->num_listed; k++) {
+            cl_entity *e = &cl->entities[cl->active_list[k]];
+            e->list_gen = e->list_gen == UINT32_MAX ? 1 : 0;
+        }
+        cl->lazy.list_gen = 2;
     }
 }
 

@@ -920,11 +920,13 @@ static qd_err parse_packetentities(ctx *c, int delta)
      * only need to be kept, not sent again. */
     int keep = s->mvd && old != NULL && dd_from_shown(v, &nf);
     cl_list_begin(c->cl);
-    if (keep && listed && first_list) {
+    if (keep && listed && first_list && nf.sorted) {
         /* The frame's first list (nothing touched yet): the client keeps the rest of the
          * list before without a look at it, so the frame costs what it sent. Every entity
          * of the old frame is in the client's last list (it was sent or kept there) but
-         * number 0, which is never sent. */
+         * number 0, which is never sent. Only for a frame in order: one that names an
+         * entity out of order holds it twice (carried, and sent again), and the count of
+         * the carried would take it for two entities kept. */
         dd_shown(v, stored);
         int carried = (int)nf.count - nsent;
         if (nf.count && dd_num(v, &nf, 0) == 0 && !(nsent && sent[0]->number == 0))

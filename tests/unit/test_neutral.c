@@ -506,13 +506,15 @@ static int same_reading(const cl_state *a, const cl_state *b)
 /* A list kept whole (cl_list_keep_rest) reads as keeping each entity one by one
  * (cl_entity_keep) would, over frames that move, remove and add entities, a frame without
  * a list between, and a list kept one by one inside a run of whole ones. Expected states
- * come from the one-by-one client, which the decoders used before lists were kept whole. */
-TEST(neutral_list_kept_whole_reads_as_kept_one_by_one)
+ * come from the one-by-one client, which the decoders used before lists were kept whole.
+ * The lists are numbered from first_gen on (the counter wraps after 2^32 of them). */
+static void lists_whole_and_one_by_one(uint32_t first_gen)
 {
     cl_state *a = new_state(CL_GAME_QW), *b = new_state(CL_GAME_QW);
     CHECK(a && b);
     if (!a || !b)
         return;
+    a->lazy.list_gen = b->lazy.list_gen = first_gen - 1u;
     /* per frame: moved entity (-1 none), removed one, added one, whether it has a list,
      * whether b keeps it whole */
     static const struct { int moved, removed, added, list, whole; } fr[] = {
@@ -574,4 +576,15 @@ TEST(neutral_list_kept_whole_reads_as_kept_one_by_one)
     CHECK(!cl_entity_at(b, 42, b->time, &s, NULL, NULL) && !cl_entity_at(b, 47, b->time, &s, NULL, NULL));
     free(a);
     free(b);
+}
+
+TEST(neutral_list_kept_whole_reads_as_kept_one_by_one) { lists_whole_and_one_by_one(1); }
+
+/* The same with the list counter wrapping inside a run of lists kept whole (frame 4's list,
+ * kept whole after frame 3's, is the first after 2^32 - 1): before, the wrap unmarked every
+ * entity, so that list kept none of the ones before although it counted them touched, and
+ * the frame's end skipped its walk with their times stale. */
+TEST(neutral_list_kept_whole_across_the_counter_wrap)
+{
+    lists_whole_and_one_by_one(UINT32_MAX - 2u);
 }

@@ -585,6 +585,64 @@ TEST(qw_mvd_blocks)
     run_close(&r);
 }
 
+/* An .mvd delta that names an entity out of order (50 after 55: no server writes it, a
+ * damaged or crafted file may) and removes another: the removed one is gone at the frame's
+ * end, as the message says, and the rest stay. The new frame then holds 50 twice (carried
+ * from the frame before, and sent again); the client once kept such a frame whole and
+ * counted 50 as two entities kept, which made the frame's end skip the walk that drops 60. */
+TEST(qw_mvd_entity_out_of_order_still_removes)
+{
+    static buf f, m;
+    const float o[3] = {0, 0, 24};
+    m.n = 0;
+    serverdata(&m, 1, 0, NULL);
+    modellist(&m);
+    for (int i = 0; i < 4; i++) /* entities 40, 50, 55, 60 */
+        baseline(&m, i ? 45 + 5 * i : 40, 4, 100.0f + 50.0f * (float)i);
+    userinfo(&m, 0, "\\name\\alice");
+    f.n = 0;
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+
+    m.n = 0; /* frame 1: 40, 50, 60 */
+    put8(&m, QW_SVC_PACKETENTITIES);
+    ent_x(&m, 40, 110);
+    ent_x(&m, 50, 210);
+    ent_x(&m, 60, 310);
+    put16(&m, 0);
+    mvd_player(&m, 0, QW_DF_ORIGIN * 7 | QW_DF_MODEL, o, 0);
+    mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
+
+    m.n = 0; /* frame 2, from frame 1: 55 comes, 50 moves (out of order), 60 goes */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 0);
+    ent_x(&m, 55, 260);
+    ent_x(&m, 50, 220);
+    put16(&m, 60 | (int)QW_U_REMOVE);
+    put16(&m, 0);
+    mvd_player(&m, 0, 0, NULL, 0);
+    mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
+
+    m.n = 0; /* frame 3, from frame 2: nothing changes */
+    put8(&m, QW_SVC_DELTAPACKETENTITIES);
+    put8(&m, 1);
+    put16(&m, 0);
+    mvd_player(&m, 0, 0, NULL, 0);
+    mvd_block(&f, 10, QW_DEM_ALL, 0, &m);
+
+    run r;
+    CHECK(run_open(&r, &demo_mvd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK);
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 1 */
+    CHECK(active(&r, 40) && active(&r, 50) && active(&r, 60) && !active(&r, 55));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 2 */
+    CHECK_MSG(!active(&r, 60), "entity 60 was removed by frame 2's U_REMOVE");
+    CHECK(active(&r, 40) && active(&r, 50) && active(&r, 55));
+    CHECK(near(ent(&r, 55)->cur.origin[0], 260));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 3 */
+    CHECK(!active(&r, 60) && active(&r, 40) && active(&r, 55));
+    run_close(&r);
+}
+
 /* ---- refusals and damage ---- */
 
 static qd_err decode_bytes(const demo_decoder *dec, const buf *f, qd_error *err)
