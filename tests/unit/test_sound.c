@@ -768,9 +768,10 @@ TEST(sound_q3_time_limit_warnings)
 TEST(sound_q3_ctf_announcer)
 {
     qd_error e;
-    demo_t *d = demo_open("tests/data/oa/oa_ctf4ish_follow.dm_71", &e);
-    if (!d)
+    if (access("tests/data/oa/oa_ctf4ish_follow.dm_71", R_OK) != 0)
         SKIP("run from the project root");
+    demo_t *d = demo_open("tests/data/oa/oa_ctf4ish_follow.dm_71", &e);
+    CHECK_MSG(d, "%s", e.msg);
     cl_state *cl = calloc(1, sizeof *cl);
     CHECK(cl);
     if (!cl) {
