@@ -164,11 +164,14 @@ TEST(export_identical_for_any_thread_count)
     CHECK(n > 50);
     CHECK_EQ(count_png(b), n);
     CHECK(same_files(a, b, n));
-    /* and from run to run */
+    /* and from run to run, into a new folder (nothing there to be left as it was) */
+    char c[512];
+    snprintf(c, sizeof c, "%s/t3", test_tmpdir());
     CHECK_EQ(run("%s render %s -p assets -o %s --fps 8 --size 200x150 --threads 2 --blur 2 -q",
-                 qdemo_bin(), SAMPLE, b),
+                 qdemo_bin(), SAMPLE, c),
              0);
-    CHECK(same_files(a, b, n));
+    CHECK_EQ(count_png(c), n);
+    CHECK(same_files(a, c, n));
 }
 
 TEST(export_resume_after_kill)
@@ -218,9 +221,29 @@ TEST(export_resume_after_kill)
         CHECK_MSG(img != NULL, "frame %d is not a whole PNG", i);
         stbi_image_free(img);
     }
+    /* the frames the killed run finished, as they are: a resume that drew them again would
+     * replace them (a new file renamed over each: another inode, another time) */
+    static struct stat kept[2048];
+    static int had[2048];
+    CHECK(n <= 2048);
+    for (int i = 0; i < n; i++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/%06d.png", cut, i);
+        had[i] = stat(p, &kept[i]) == 0;
+    }
     CHECK_EQ(run("%s render %s %s -o %s --resume", qdemo_bin(), SAMPLE, args, cut), 0);
     CHECK_EQ(count_png(cut), n);
     CHECK(same_files(full, cut, n));
+    for (int i = 0; i < n; i++) {
+        char p[600];
+        struct stat now;
+        snprintf(p, sizeof p, "%s/%06d.png", cut, i);
+        CHECK(stat(p, &now) == 0);
+        CHECK_MSG(!had[i] || (now.st_ino == kept[i].st_ino &&
+                              now.st_mtim.tv_sec == kept[i].st_mtim.tv_sec &&
+                              now.st_mtim.tv_nsec == kept[i].st_mtim.tv_nsec),
+                  "frame %d, whole before the resume, was written again", i);
+    }
 }
 
 TEST(export_quiet_stderr_when_not_a_terminal)

@@ -353,15 +353,26 @@ TEST(sound_q3_weapon_and_pickup_events_logged)
      * as precache names past the configstrings' 256 and as logged starts on them */
     const cl_state *cl = tl_state_at(tl, tl_start(tl) + 20, &e);
     CHECK(cl);
-    int weapons = 0, starts = 0;
+    int weapons = 0, fired = 0, weapon_pickups = 0, item_pickups = 0;
     for (int i = 256; i < cl->level.num_sounds; i++)
         weapons += !strncmp(cl->level.sounds[i], "sound/weapons/", 14);
+    /* the logged starts among the cgame's names: weapons firing (EV_FIRE_WEAPON's
+     * flashSound, sound/weapons/...), and pickups (EV_ITEM_PICKUP's item pickup_sound,
+     * bg_misc.c bg_itemlist: "sound/misc/w_pkup.wav" for every weapon, "sound/items/
+     * X_health.wav" for health; the log's last CL_SOUND_LOG starts) */
     const cl_fxlog *log = &cl->fxlog;
     uint32_t first = log->sound_count > CL_SOUND_LOG ? log->sound_count - CL_SOUND_LOG : 0;
-    for (uint32_t i = first; i < log->sound_count; i++)
-        starts += log->sounds[i % CL_SOUND_LOG].sound >= 256;
+    for (uint32_t i = first; i < log->sound_count; i++) {
+        int k = log->sounds[i % CL_SOUND_LOG].sound;
+        const char *n = k >= 256 && k < cl->level.num_sounds ? cl->level.sounds[k] : "";
+        fired += !strncmp(n, "sound/weapons/", 14);
+        weapon_pickups += !strcmp(n, "sound/misc/w_pkup.wav");
+        item_pickups += !strncmp(n, "sound/items/", 12) && strstr(n, "_health.wav");
+    }
     CHECK(weapons > 0);
-    CHECK(starts > 0);
+    CHECK_MSG(fired > 0 && weapon_pickups > 0 && item_pickups > 0,
+              "weapons fired %d, weapon pickups %d, health pickups %d", fired, weapon_pickups,
+              item_pickups);
     /* and the bots' footsteps (EV_FOOTSTEP): cg_main.c's names for a model's normal steps,
      * sound/player/footsteps/step1..4.wav, and no other footstep name than cgame's */
     int steps[5] = {0}, other = 0;
@@ -931,4 +942,22 @@ TEST(sound_ogg_frame_shorter_than_window_ends_cleanly)
 TEST(sound_ogg_samples_out_of_range_clamped)
 {
     ogg_crasher("tests/crashers/sound/ogg-samples-out-of-range", 2780);
+    if (test_failed())
+        return;
+    /* and it decodes, its samples beyond -1..1 pinned to full scale: many at exactly
+     * -32768 or 32767 (a conversion that wrapped would spread them over the range) */
+    size_t n = 0;
+    unsigned char *d = test_read_file("tests/crashers/sound/ogg-samples-out-of-range", &n);
+    if (!d)
+        return;
+    snd_sample s;
+    memset(&s, 0, sizeof s);
+    qd_error err = {0};
+    CHECK_MSG(snd_decode_ogg(d, n, &s, &err) == QD_OK, "%s", err.msg);
+    uint32_t full = 0;
+    for (uint32_t i = 0; i < s.len; i++)
+        full += s.pcm[i] == 32767 || s.pcm[i] == -32768;
+    CHECK_MSG(s.len > 0 && full * 5 >= s.len, "%u of %u samples at full scale", full, s.len);
+    free(s.pcm);
+    free(d);
 }
