@@ -728,19 +728,31 @@ TEST(q3_built_demo)
     free(m);
 }
 
-/* 72 is no protocol qdemo has tables for (Quake Live's 73, 90 and 91 are: test_ql.c). */
-TEST(q3_refuses_unknown_protocol)
+/* The test demo with protocol in its serverinfo is refused as unsupported, the error
+ * saying why and pointing into the file. */
+static void refused_protocol(int protocol, const char *why)
 {
-    buf *m = build_demo(72);
+    buf *m = build_demo(protocol);
     CHECK(m);
     run r;
     CHECK(run_open(&r, m->b, m->n));
     qd_err e = run_all(&r, m->b, m->n, NULL);
     CHECK_EQ(e, QD_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(r.err.msg, "72") != NULL, "%s", r.err.msg);
+    CHECK_MSG(strstr(r.err.msg, why) != NULL, "%s", r.err.msg);
     CHECK(r.err.offset >= 8 && r.err.offset < m->n);
     run_close(&r);
     free(m);
+}
+
+/* 72 is no protocol qdemo has tables for (Quake Live's 73, 90 and 91 are: test_ql.c). */
+TEST(q3_refuses_unknown_protocol) { refused_protocol(72, "72"); }
+
+/* A Huffman-coded file whose serverinfo says 48: 43..48 sent no Huffman coding [Q3OLD], so
+ * the file and its protocol disagree, and it is refused with the reason (the other way
+ * round, a plain file saying 68: test_q3old.c). */
+TEST(q3_refuses_old_protocol_in_huffman_coding)
+{
+    refused_protocol(48, "protocol 48 in a Huffman-coded message");
 }
 
 /* Every cut of a demo ends with an error whose offset lies inside the copy; every flipped

@@ -504,8 +504,9 @@ TEST(q3old_dm48_of_protocol_43_numbers_configstrings_as_dm3)
     free(cl);
 }
 
-/* A Huffman-coded file (66 on) that says protocol 48, and a plain one that says 68, are
- * refused with the reason. */
+/* A plain file (43..48's shape) that says protocol 68 is refused with the reason (the other
+ * way round, a Huffman-coded file that says 48: test_q3.c
+ * q3_refuses_old_protocol_in_huffman_coding). */
 TEST(q3old_protocol_must_match_the_coding)
 {
     static demo_out d;

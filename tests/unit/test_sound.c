@@ -272,20 +272,24 @@ TEST(sound_channel_override_and_voice_limit)
     if (!fixture(&o, &cl, &a))
         SKIP("cannot write the test sound");
     /* entity 5 channel 1 at 0.0 s and again at 0.05 s: the first stops at 2400, so the
-     * sum never doubles; a channel-0 start at 0.05 s on entity 6 is added on top */
+     * sum never doubles; a channel-0 start at 0.06 s on entity 6 is added on top (48000
+     * samples a second, each start 0.1 s long) */
     add_start(cl, 0.0, 5, 1, 0, 0);
     add_start(cl, 0.05, 5, 1, 0, 0);
+    add_start(cl, 0.06, 6, 0, 0, 0);
     app_audio_take(&a, cl, 0, 10, 0);
-    CHECK_EQ(a.n, (size_t)2);
+    CHECK_EQ(a.n, (size_t)3);
     int16_t *out = malloc(9600 * 4);
     CHECK(out);
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     app_audio_mix(&a, cl, eye, ang, 0, 9600, out);
-    /* at distance 0: both ears 10000 x 0.7 = 7000 */
+    /* at distance 0: both ears 10000 x 0.7 = 7000 a voice; entity 6's from 2880 to 7680 */
     CHECK(abs(out[2 * 100] - 7000) <= 2);
-    CHECK(abs(out[2 * 3000] - 7000) <= 2); /* one voice, not two */
-    CHECK(abs(out[2 * 7000] - 7000) <= 2); /* the second plays its whole 0.1 s */
-    CHECK_EQ(out[2 * 7200], 0);
+    CHECK(abs(out[2 * 2600] - 7000) <= 2); /* entity 5: one voice, not two */
+    CHECK(abs(out[2 * 3000] - 14000) <= 3); /* and entity 6's on top */
+    CHECK(abs(out[2 * 7000] - 14000) <= 3); /* the second plays its whole 0.1 s */
+    CHECK(abs(out[2 * 7400] - 7000) <= 2); /* entity 5's second ended at 7200 */
+    CHECK_EQ(out[2 * 7700], 0);
     app_audio_free(&a);
     free(out);
 
