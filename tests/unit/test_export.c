@@ -53,16 +53,38 @@ static int count_png(const char *dir)
     return n;
 }
 
+/* The sample's length read from the file itself, not through qdemo: a .dem is its CD track
+ * line, then blocks of a 32-bit length, three float view angles and that many bytes of
+ * server message ([DEM] Girlich v1.0.9, 6.1 and 6.2); each of the sample's blocks starts with
+ * svc_time (0x07) and its float (7.8). The last time less the first: 65.097 - 53.859 =
+ * 11.238 s. -1 if absent. */
 static double sample_duration(void)
 {
-    qd_error err;
-    demo_t *d = demo_open(SAMPLE, &err);
+    size_t n = 0;
+    unsigned char *d = test_read_file(SAMPLE, &n);
     if (!d)
         return -1;
-    timeline_t *tl = tl_open(d, 0, &err);
-    double len = tl ? tl_end(tl) - tl_start(tl) : -1;
-    tl_close(tl);
-    return len;
+    size_t p = 0;
+    while (p < n && d[p] != '\n')
+        p++;
+    p++;
+    double first = -1, last = -1;
+    while (p + 16 <= n) {
+        uint32_t len = (uint32_t)d[p] | (uint32_t)d[p + 1] << 8 | (uint32_t)d[p + 2] << 16 |
+                       (uint32_t)d[p + 3] << 24;
+        if (len > n - p - 16)
+            break;
+        const unsigned char *m = d + p + 16;
+        if (len >= 5 && m[0] == 7) {
+            float t;
+            memcpy(&t, m + 1, 4); /* little-endian, as this machine */
+            first = first < 0 ? t : first;
+            last = t;
+        }
+        p += 16 + len;
+    }
+    free(d);
+    return first >= 0 ? last - first : -1;
 }
 
 static int have_sample(void) { return access(SAMPLE, R_OK) == 0 && access(qdemo_bin(), X_OK) == 0; }
@@ -263,19 +285,28 @@ TEST(export_quiet_stderr_when_not_a_terminal)
 }
 
 /* A .qwd's models arrive just after its first frame: the frame at t = 1 must be the same
- * whether the render starts at 0 or at 1 (the map loads either way). */
+ * whether the render starts at 0 or at 1 (the map loads either way). The models are there
+ * (LibreQuake's, in id1/progs), and the frame shows them: without them it differs. */
 TEST(export_qwd_frame_independent_of_start)
 {
-    char demo[1024], bsp[1024];
+    char demo[1024], bsp[1024], progs[1024];
     if (!have_sample() ||
         !test_realfile(demo, sizeof demo, "qwd/paradoks81-quakeworld_slipgate-app_bps.qwd") ||
-        !test_realfile(bsp, sizeof bsp, "bsp/paradoks81-quakeworld_slipgate-app_hud.bsp"))
-        SKIP("no realdata qwd or its map");
-    char base[512], a[512], b[512];
+        !test_realfile(bsp, sizeof bsp, "bsp/paradoks81-quakeworld_slipgate-app_hud.bsp") ||
+        !test_realfile(progs, sizeof progs, "librequake/id1/progs"))
+        SKIP("no realdata qwd, its map or LibreQuake's models");
+    char progs_abs[4096]; /* (the link must not depend on where the real data was named from) */
+    CHECK(realpath(progs, progs_abs) != NULL);
+    char base[512], bare[512], a[512], b[512], c[512];
     snprintf(base, sizeof base, "%s/qwbase", test_tmpdir());
+    snprintf(bare, sizeof bare, "%s/qwbare", test_tmpdir());
     snprintf(a, sizeof a, "%s/qa", test_tmpdir());
     snprintf(b, sizeof b, "%s/qb", test_tmpdir());
-    CHECK_EQ(run("mkdir -p %s/qw/maps && cp '%s' %s/qw/maps/hud.bsp", base, bsp, base), 0);
+    snprintf(c, sizeof c, "%s/qc", test_tmpdir());
+    CHECK_EQ(run("mkdir -p %s/qw/maps %s/id1 %s/qw/maps && cp '%s' %s/qw/maps/hud.bsp && "
+                 "cp '%s' %s/qw/maps/hud.bsp && ln -sfn '%s' %s/id1/progs",
+                 base, base, bare, bsp, base, bsp, bare, progs_abs, base),
+             0);
     CHECK_EQ(run("%s render '%s' -b %s -o %s --fps 1 --to 3 --size 160x120 -q", qdemo_bin(),
                  demo, base, a),
              0);
@@ -283,6 +314,11 @@ TEST(export_qwd_frame_independent_of_start)
                  qdemo_bin(), demo, base, b),
              0);
     CHECK_EQ(run("cmp -s %s/000001.png %s/000000.png", a, b), 0);
+    CHECK_EQ(run("%s render '%s' -b %s -o %s --from 1 --fps 1 --to 3 --size 160x120 -q",
+                 qdemo_bin(), demo, bare, c),
+             0);
+    CHECK_MSG(run("cmp -s %s/000000.png %s/000000.png", b, c) != 0,
+              "the frame at 1 s is the same without the models");
 }
 
 TEST(export_unwritable_output_exits_3)

@@ -59,8 +59,11 @@ static pak_fs *oa_fs(void)
 
 #define OA_FS(fs)                                                                          \
     pak_fs *fs = oa_fs();                                                                  \
-    if (!fs)                                                                               \
-    SKIP("OpenArena not installed (" OA_DIR ")")
+    if (!fs) {                                                                             \
+        CHECK_MSG(access(OA_DIR "/pak0.pk3", R_OK) != 0,                                   \
+                  "OpenArena's pk3s are there but do not open as a game folder");          \
+        SKIP("OpenArena not installed (" OA_DIR ")");                                      \
+    }
 
 /* A one-frame MD3 with one surface "s_body" (shader "old/shader") of one triangle whose three
  * vertices carry the normal bytes lng, lat (qfiles.h layout, counted by hand: header 108,
