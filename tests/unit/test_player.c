@@ -138,6 +138,23 @@ TEST(player_bar_click_and_drag_seek)
     tl_close(tl);
 }
 
+/* Where PgDn (dir 1) or PgUp (-1) from t must land, found by walking every mark
+ * (tl_get_mark), not by the lookup the player uses: the nearest mark past t of a level,
+ * frag, death or intermission, or of any kind with Shift; NAN when there is none. */
+static double mark_time(const timeline_t *tl, double t, int dir, int shift)
+{
+    double best = NAN;
+    for (int i = 0; i < tl_num_marks(tl); i++) {
+        const tl_mark *m = tl_get_mark(tl, i);
+        int event = m->kind == TL_MARK_LEVEL || m->kind == TL_MARK_FRAG ||
+                    m->kind == TL_MARK_DEATH || m->kind == TL_MARK_INTERMISSION;
+        double d = (m->time - t) * dir;
+        if ((event || shift) && d > 1e-6 && (isnan(best) || d < (best - t) * dir))
+            best = m->time;
+    }
+    return best;
+}
+
 TEST(player_marks_pgdn_pgup)
 {
     timeline_t *tl = open_tl("mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd");
@@ -147,27 +164,28 @@ TEST(player_marks_pgdn_pgup)
     player_init(&p, tl, 640, 480);
     /* from mid-game, PgDn lands on the next frag (or the death that goes with it) */
     key(&p, IN_KEY_0 + 3, 0);
-    double from = p.t;
-    const tl_mark *next = tl_find_mark(tl, from, 1, TL_MARKS_EVENTS);
-    CHECK(next != NULL);
+    double from = p.t, next = mark_time(tl, from, 1, 0);
+    CHECK(!isnan(next));
     key(&p, IN_KEY_PAGEDOWN, 0);
-    CHECK(NEAR(p.t, next->time));
-    CHECK(next->time > from);
+    CHECK_MSG(NEAR(p.t, next), "PgDn to %.3f, want %.3f", p.t, next);
     int frag_or_death = 0;
     for (int i = 0; i < tl_num_marks(tl); i++) {
         const tl_mark *m = tl_get_mark(tl, i);
-        if (fabs(m->time - next->time) < 1e-9)
+        if (fabs(m->time - next) < 1e-9)
             frag_or_death |= m->kind == TL_MARK_FRAG || m->kind == TL_MARK_DEATH;
     }
     CHECK(frag_or_death);
     /* Shift+PgDn stops at any mark, chat included */
-    const tl_mark *any = tl_find_mark(tl, p.t, 1, TL_MARKS_ALL);
-    CHECK(any && any->time <= tl_find_mark(tl, p.t, 1, TL_MARKS_EVENTS)->time);
-    /* and PgUp goes back to the mark before it */
-    const tl_mark *prev = tl_find_mark(tl, p.t, -1, TL_MARKS_EVENTS);
+    double any = mark_time(tl, p.t, 1, 1);
+    CHECK(!isnan(any) && any <= mark_time(tl, p.t, 1, 0));
+    key(&p, IN_KEY_PAGEDOWN, IN_MOD_SHIFT);
+    CHECK_MSG(NEAR(p.t, any), "Shift+PgDn to %.3f, want %.3f", p.t, any);
+    /* and PgUp goes back to the event mark before it */
+    double prev = mark_time(tl, p.t, -1, 0);
+    CHECK(!isnan(prev));
     key(&p, IN_KEY_PAGEUP, 0);
-    CHECK(prev != NULL && NEAR(p.t, prev->time));
-    CHECK(p.t < next->time);
+    CHECK_MSG(NEAR(p.t, prev), "PgUp to %.3f, want %.3f", p.t, prev);
+    CHECK(p.t < any);
     tl_close(tl);
 }
 
@@ -246,13 +264,15 @@ TEST(player_tab_follows_each_player_of_a_4_player_mvd)
     uint8_t bits[32];
     CHECK(bytes && ds_mvd_dead_at(bytes, len, p.t, bits) > 0);
     free(bytes);
-    int seen[CL_MAX_PLAYERS] = {0};
+    int seen[CL_MAX_PLAYERS] = {0}, order[CL_MAX_PLAYERS];
+    CHECK(playing >= 2 && playing <= CL_MAX_PLAYERS);
     for (int k = 0; k <= playing; k++) {
         key(&p, IN_KEY_TAB, 0);
         if (k < playing) {
             CHECK(p.follow >= 0);
             CHECK(!cl->players[p.follow].spectator);
             seen[p.follow]++;
+            order[k] = p.follow;
             /* the camera is that player's eye */
             r_camera cam;
             player_camera(&p, cl, p.t, &cam);
@@ -268,10 +288,14 @@ TEST(player_tab_follows_each_player_of_a_4_player_mvd)
     }
     for (int i = 0; i < CL_MAX_PLAYERS; i++)
         CHECK(seen[i] <= 1);
-    /* Shift+Tab goes the other way */
+    /* Shift+Tab goes the other way: from the recorded view to the last Tab reached, then
+     * the one before it; Tab from the last goes back to the recorded view */
     key(&p, IN_KEY_TAB, IN_MOD_SHIFT);
-    int last = p.follow;
-    CHECK(last >= 0);
+    CHECK_EQ(p.follow, order[playing - 1]);
+    key(&p, IN_KEY_TAB, IN_MOD_SHIFT);
+    CHECK_EQ(p.follow, order[playing - 2]);
+    key(&p, IN_KEY_TAB, 0);
+    CHECK_EQ(p.follow, order[playing - 1]);
     key(&p, IN_KEY_TAB, 0);
     CHECK_EQ(p.follow, -1);
     tl_close(tl);
@@ -292,15 +316,27 @@ TEST(player_camera_path_parse_hostile)
     CHECK_EQ(player_path_parse(nan_line, strlen(nan_line), keys, 8, &err), 0);
     CHECK_EQ(err.code, QD_ERR_BAD_DATA);
     CHECK_EQ(err.offset, 14); /* the second line starts after "0 0 0 0 0 0 0\n" */
+    /* each of these is refused at its only line, byte 0 */
     const char *inf_time = "inf 0 0 0 0 0 0\n";
-    CHECK_EQ(player_path_parse(inf_time, strlen(inf_time), keys, 8, &err), 0);
     const char *huge = "0 0 0 1e30 0 0 0\n";
-    CHECK_EQ(player_path_parse(huge, strlen(huge), keys, 8, &err), 0);
     /* trailing junk, and a NUL inside a line */
     const char *junk = "0 0 0 0 0 0 0 x\n";
-    CHECK_EQ(player_path_parse(junk, strlen(junk), keys, 8, &err), 0);
-    const char nul[] = "0 0 0 0\0 0 0 0\n";
-    CHECK_EQ(player_path_parse(nul, sizeof nul - 1, keys, 8, &err), 0);
+    static const char nul[] = "0 0 0 0\0 0 0 0\n";
+    const struct {
+        const char *text;
+        size_t len;
+    } bad[] = {{inf_time, strlen(inf_time)},
+               {huge, strlen(huge)},
+               {junk, strlen(junk)},
+               {nul, sizeof nul - 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        err.offset = 99;
+        CHECK_EQ(player_path_parse(bad[i].text, bad[i].len, keys, 8, &err), 0);
+        CHECK_EQ(err.code, QD_ERR_BAD_DATA);
+        CHECK_MSG(err.offset == 0, "bad line %zu: offset %llu", i,
+                  (unsigned long long)err.offset);
+    }
     /* a line of 300 bytes */
     char longl[400];
     memset(longl, ' ', 300);

@@ -37,6 +37,8 @@ static int check_frames(const char *demo, const char *paks, int n)
     if (!d)
         return -1;
     timeline_t *tl = tl_open(d, 0, &err);
+    if (!tl)
+        return -1;
     app_opts o;
     memset(&o, 0, sizeof o);
     o.paks[o.num_paks++] = paks;
@@ -132,6 +134,7 @@ TEST(render_sample_first_person_weapon)
         SKIP("run from the project root");
     qd_error err;
     demo_t *d = demo_open("assets/smoothme.dem", &err);
+    CHECK_MSG(d, "%s", err.msg);
     timeline_t *tl = tl_open(d, 0, &err);
     CHECK(tl);
     app_opts o;
@@ -195,7 +198,9 @@ TEST(render_explosion_lights_the_walls)
         return;
     double t = tl_start(tl) + 11.25;
     const cl_state *cl = tl_state_at(tl, t, &err);
-    cl_state *dark = cl ? malloc(sizeof *dark) : NULL;
+    CHECK_MSG(cl, "%s", err.msg);
+    cl_state *dark = malloc(sizeof *dark);
+    CHECK(dark);
     app_opts o;
     memset(&o, 0, sizeof o);
     o.paks[o.num_paks++] = dir;

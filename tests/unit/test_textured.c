@@ -223,9 +223,10 @@ TEST(textured_without_textures_draws_as_flat_without_error)
 {
     SCENE_EDIT(map, len, cl, a, b, err, lose_texture(map, len, -1, NULL));
     CHECK_EQ(err.code, QD_OK);
+    CHECK(b->num_textures > 0);
     for (uint32_t i = 0; i < b->num_textures; i++)
         CHECK(b->textures[i].mips[0] == NULL);
-    /* three views of three different faces */
+    /* three views of three different faces, each showing walls */
     rast_fb *tex = rast_fb_new(W, H), *flat = rast_fb_new(W, H);
     for (uint32_t k = 0; k < 3; k++) {
         r_camera cam;
@@ -233,6 +234,10 @@ TEST(textured_without_textures_draws_as_flat_without_error)
         r_options ot = {.mode = R_MODE_TEXTURED}, of = {.mode = R_MODE_FLAT};
         r_render(a, cl, 1.0, &cam, &ot, tex);
         r_render(a, cl, 1.0, &cam, &of, flat);
+        int drawn = 0;
+        for (int i = 0; i < W * H; i++)
+            drawn += flat->depth[i] > 0;
+        CHECK_MSG(drawn > W * H / 4, "view %u: %d pixels drawn", k, drawn);
         CHECK(memcmp(tex->color, flat->color, sizeof(uint32_t) * W * H) == 0);
     }
     rast_fb_free(tex);
@@ -277,7 +282,24 @@ TEST(textured_cache_never_changes_a_pixel_and_sky_is_filled)
     }
     /* the colormap gives at most 256 colours; a flat view of one face has one */
     CHECK(distinct_max >= 64);
-    (void)sky_faces;
+    /* and a view of a sky face (the 24 above need not hold one): its pixels, as the face
+     * ids show them, are all filled, none left with the sky's mark */
+    uint32_t sky = 0;
+    while (sky < b->num_faces && !(b->faces[sky].flags & MDL_SURF_SKY))
+        sky++;
+    CHECK_MSG(sky < b->num_faces, "e1m1 has no sky face (%d among the 24 views)", sky_faces);
+    r_camera cam;
+    face_camera(b, sky, &cam);
+    static int32_t ids[W * H];
+    id_frame(a, cl, &cam, ids);
+    r_options own = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, 1.0, &cam, &own, x);
+    int sky_px = 0, marked = 0;
+    for (int i = 0; i < W * H; i++) {
+        sky_px += ids[i] >= 0 && (b->faces[ids[i]].flags & MDL_SURF_SKY);
+        marked += x->color[i] == R_SKY_MARK;
+    }
+    CHECK_MSG(sky_px > W * H / 20 && marked == 0, "%d sky pixels, %d marked", sky_px, marked);
     r_cache_free(small);
     rast_fb_free(x);
     rast_fb_free(y);
