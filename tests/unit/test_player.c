@@ -205,15 +205,17 @@ TEST(player_free_camera_flies)
     player_event(&p, &ev);
     player_tick(&p, 1.0);
     CHECK(fabsf(p.free_origin[0] - 320.0f) < 1e-3f); /* yaw 0: forward is +X */
+    /* with Shift four times as fast (player.c FREE_FAST): another 1280 units, 1600 in all */
     ev.mods = IN_MOD_SHIFT;
     player_event(&p, &ev);
     player_tick(&p, 1.0);
-    CHECK(fabsf(p.free_origin[0] - 320.0f * 5) < 1e-2f);
+    CHECK(fabsf(p.free_origin[0] - (320.0f + 320.0f * 4)) < 1e-2f);
     ev.type = IN_EV_KEY_UP;
     player_event(&p, &ev);
     player_tick(&p, 1.0);
-    CHECK(fabsf(p.free_origin[0] - 320.0f * 5) < 1e-2f);
-    /* mouse look */
+    CHECK(fabsf(p.free_origin[0] - (320.0f + 320.0f * 4)) < 1e-2f);
+    /* mouse look: 0.15 degrees a pixel (player.c MOUSE_DEG, qdemo's own choice, near a
+     * common Quake sensitivity), 100 pixels right turn the yaw 15 degrees right */
     ev.type = IN_EV_MOTION;
     ev.dx = 100;
     player_event(&p, &ev);

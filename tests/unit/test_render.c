@@ -366,13 +366,27 @@ TEST(render_missing_map)
     CHECK(a);
     CHECK(r_assets_map(a) == NULL);
     CHECK_EQ(err.code, QD_ERR_NOT_FOUND);
-    add_entity(cl, 2, 2, 100, 0, -22, 0);
-    rast_fb *fb = rast_fb_new(W, H);
+    rast_fb *fb = rast_fb_new(W, H), *bare = rast_fb_new(W, H);
     r_camera cam = {{0, 0, 22}, {10, 0, 0}, 90};
+    CHECK(r_render(a, cl, 0, &cam, NULL, bare) > 10); /* the grid's lines */
+    add_entity(cl, 2, 2, 100, 0, -22, 0);
     int prims = r_render(a, cl, 0, &cam, NULL, fb);
     save_png(fb, "missing_map.png");
     CHECK(prims > 10); /* grid lines and the box */
     CHECK(distinct_colours(fb) >= 3); /* background, grid, box, text */
+    /* the entity with no model file is the missing-model box (r_entity.c MISSING_COLOR,
+     * 255 200 0), straight ahead: every pixel it adds is that yellow, around the middle
+     * column */
+    int added = 0, yellow = 0, off_middle = 0;
+    for (int i = 0; i < W * H; i++)
+        if (fb->color[i] != bare->color[i]) {
+            added++;
+            yellow += (fb->color[i] & 0xffffff) == (rast_rgb(255, 200, 0) & 0xffffff);
+            off_middle += abs(i % W - W / 2) > W / 4;
+        }
+    CHECK_MSG(added > 20 && yellow == added && off_middle == 0, "%d added, %d yellow, %d aside",
+              added, yellow, off_middle);
+    rast_fb_free(bare);
     /* no assets at all is allowed too */
     CHECK(r_render(NULL, cl, 0, &cam, NULL, fb) > 0);
     rast_fb_free(fb);
