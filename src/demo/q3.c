@@ -38,6 +38,9 @@ typedef struct gs_scratch {
 } gs_scratch;
 
 /* What one step works with. */
+/* Server commands of one message held until its snapshot (more run at once). */
+#define Q3_PENDING_CMDS 64
+
 typedef struct ctx {
     q3_state *s;
     const q3_proto *p;  /* the tables and numbers of s->protocol */
@@ -49,8 +52,13 @@ typedef struct ctx {
     uint64_t msg_ofs;   /* file offset of the command being parsed */
     int done;
     gs_scratch *gs;     /* only while a gamestate is parsed */
+    int npending;       /* held server commands (pending) */
     char str[Q3_BIG_INFO_STRING];
     char esc[2][640];   /* trace only */
+    /* the message's new server commands, each as the reader stood at its string: run when
+     * the message's snapshot begins its frame, else at the message's end (run_pending);
+     * written before read */
+    q3_bits pending[Q3_PENDING_CMDS];
 } ctx;
 
 /* The snapshot ring and entity pool (q3_local.h): entries older than half the pool are
@@ -619,10 +627,18 @@ static void text_event(ctx *c, int kind, int team, const char *text)
 
 /* A reliable text command [DM68 10 Parse_ServerCommand]: each is resent until acknowledged,
  * so one already seen is skipped. */
+static qd_err run_command(ctx *c);
+
+/* svc_serverCommand: seq and string [DM68 9]. A new one is run when the cgame would run it:
+ * cg_snapshot.c CG_TransitionSnapshot executes the commands up to the next snapshot's
+ * serverCommandSequence (CG_ExecuteNewServerCommands, "before transitioning entities"), so
+ * a command takes effect at the time of the snapshot of its own message, not of the one
+ * before; a message without a new frame runs them at its end (run_pending). */
 static qd_err parse_servercommand(ctx *c)
 {
     q3_state *s = c->s;
     int32_t seq = q3_read_bits(&c->b, 32);
+    const q3_bits at = c->b;
     read_string(c, c->str, Q3_MAX_STRING_CHARS);
     if (q3_bits_err(&c->b))
         return damaged(c, "svc_serverCommand");
@@ -634,6 +650,32 @@ static qd_err parse_servercommand(ctx *c)
     TRACE(c, "svc_serverCommand", "seq=%d \"%s\"", seq, esc(c, 0, c->str));
     if (!s->have_level)
         return QD_OK;
+    if (c->npending < Q3_PENDING_CMDS) {
+        c->pending[c->npending++] = at;
+        return QD_OK;
+    }
+    return run_command(c); /* (more than a message's worth: at once) */
+}
+
+/* The message's held commands, in order, now (re-read from where each string starts). */
+static qd_err run_pending(ctx *c)
+{
+    const q3_bits here_b = c->b;
+    qd_err e = QD_OK;
+    for (int i = 0; i < c->npending && !e; i++) {
+        c->b = c->pending[i];
+        read_string(c, c->str, Q3_MAX_STRING_CHARS);
+        e = run_command(c);
+    }
+    c->npending = 0;
+    c->b = here_b;
+    return e;
+}
+
+/* What a server command (in c->str) does to the client. */
+static qd_err run_command(ctx *c)
+{
+    q3_state *s = c->s;
     const char *p = c->str;
     char cmd[32], arg[Q3_MAX_STRING_CHARS];
     if (!next_token(&p, cmd, sizeof cmd))
@@ -1258,6 +1300,13 @@ static int entity_swing(ctx *c, const q3_ent *e, double t, cl_traj *apos, float 
  * be that entity's last state: entities under a teleport flag (which snaps), the
  * recorder's body (the playerState overwrites it), and frames with repeated entity
  * numbers. */
+/* The level's clock (CS_LEVEL_START_TIME) on the demo's. */
+static void set_clock(ctx *c)
+{
+    c->cl->has_clock = c->s->have_level_start;
+    c->cl->clock_start = ((double)c->s->level_start - c->s->time0) / 1000.0;
+}
+
 static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_ps *ps,
                        int old_sorted, const uint8_t *fresh)
 {
@@ -1273,13 +1322,13 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     }
     s->rebase = 0;
     double t = ((double)server_time - s->time0) / 1000.0;
-    c->cl->has_clock = s->have_level_start;
-    c->cl->clock_start = ((double)s->level_start - s->time0) / 1000.0;
     if (s->frames && t <= s->time) {
         /* A snapshot of the same server frame (a server sends one per client packet when
          * the client's rate allows, udt_baseq3_1_map_2_matches.dm_68 has three per frame):
          * the world is the same, only the recorder's playerState moved on. Time never
          * steps back. */
+        (void)run_pending(c);
+        set_clock(c);
         emit_ps(c, ps, 0);
         return;
     }
@@ -1294,6 +1343,8 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     const dd_frame *sh = keep || !f->sorted ? NULL : dd_shown_frame(v);
     uint32_t shi = 0;
     cl_frame_begin(c->cl, t);
+    (void)run_pending(c); /* the message's commands, at this frame's time */
+    set_clock(c);         /* (a level start among them counts from now) */
     /* cg_snapshot.c CG_TransitionSnapshot sets cg.snap before CG_CheckEvents: the events of
      * this snapshot see this playerState's flags (the CTF announcer) */
     ps_flags_of(c, ps);
@@ -1471,7 +1522,7 @@ static qd_err parse_message(ctx *c)
         if (c->b.plain) { /* [Q3OLD] each command starts on a byte; the data's end ends it */
             q3_bits_align(&c->b);
             if (!q3_bits_left(&c->b))
-                return q3_bits_err(&c->b) ? damaged(c, "the message") : QD_OK;
+                return q3_bits_err(&c->b) ? damaged(c, "the message") : run_pending(c);
         }
         c->msg_ofs = here(c);
         int cmd = q3_read_bits(&c->b, 8);
@@ -1480,15 +1531,17 @@ static qd_err parse_message(ctx *c)
         qd_err e = QD_OK;
         switch (cmd) {
         case Q3_SVC_EOF:
-            return QD_OK;
+            return run_pending(c);
         case Q3_SVC_BAD:
             if (c->s->old)
-                return QD_OK; /* [Q3OLD] svc_bad ends a message */
+                return run_pending(c); /* [Q3OLD] svc_bad ends a message */
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_bad (0) in a demo message");
         case Q3_SVC_NOP:
             break;
         case Q3_SVC_GAMESTATE:
-            e = parse_gamestate(c);
+            e = run_pending(c); /* (the level they were sent in, before the new one) */
+            if (!e)
+                e = parse_gamestate(c);
             break;
         case Q3_SVC_SERVERCOMMAND:
             e = parse_servercommand(c);

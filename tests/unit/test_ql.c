@@ -6,6 +6,7 @@
 
 #include "../../src/demo/demo.h"
 #include "../../src/demo/q3_local.h"
+#include "../q3scan.h"
 #include "../test.h"
 
 /* ---- the sources' tables, typed from WolfcamQL code/qcommon/msg.c (entityStateFieldsQldm91,
@@ -287,60 +288,28 @@ TEST(ql_protocol_rows)
 
 /* ---- the real demo ---- */
 
-/* What the file's own framing says: blocks [seq][len][message] to the -1/-1 end [DM68 3];
- * in each message after the reliable acknowledge, server commands (seq, string) before the
- * svc_snapshot whose first field is the server time [DM68 10]. Counts snapshots of a new
- * server time, keeps the first and last time and the last "scores" command. */
+/* What the file's own framing says (tests/q3scan.h): snapshots of a new server time, the
+ * first and last time, and the last "scores" command. */
 typedef struct walk {
-    int blocks, snapshots, ended;
-    int32_t first, last;
+    q3scan s;
     char scores[1024];
 } walk;
 
+static void keep_scores(void *ctx, int32_t server_ms, const char *cmd)
+{
+    (void)server_ms;
+    walk *w = ctx;
+    if (!strncmp(cmd, "scores ", 7)) {
+        size_t k = strnlen(cmd, sizeof w->scores - 1);
+        memcpy(w->scores, cmd, k);
+        w->scores[k] = 0;
+    }
+}
+
 static void walk_file(const uint8_t *d, size_t len, walk *w)
 {
-    memset(w, 0, sizeof *w);
-    size_t pos = 0;
-    while (len - pos >= 8) {
-        int32_t seq = (int32_t)(d[pos] | d[pos + 1] << 8 | d[pos + 2] << 16 |
-                                (uint32_t)d[pos + 3] << 24);
-        int32_t n = (int32_t)(d[pos + 4] | d[pos + 5] << 8 | d[pos + 6] << 16 |
-                              (uint32_t)d[pos + 7] << 24);
-        if (seq == -1 && n == -1) {
-            w->ended = 1;
-            return;
-        }
-        if (n <= 0 || (size_t)n > len - pos - 8)
-            return;
-        w->blocks++;
-        q3_bits b;
-        q3_bits_init(&b, d + pos + 8, (size_t)n);
-        (void)q3_read_bits(&b, 32);
-        for (int cmd = q3_read_bits(&b, 8); !q3_bits_err(&b); cmd = q3_read_bits(&b, 8)) {
-            if (cmd == Q3_SVC_SERVERCOMMAND) {
-                char s[1024];
-                size_t k = 0;
-                (void)q3_read_bits(&b, 32);
-                for (int ch = q3_huff_byte(&b); ch && !q3_bits_err(&b); ch = q3_huff_byte(&b))
-                    if (k + 1 < sizeof s)
-                        s[k++] = (char)ch;
-                s[k] = 0;
-                if (!strncmp(s, "scores ", 7))
-                    memcpy(w->scores, s, k + 1);
-            } else {
-                if (cmd == Q3_SVC_SNAPSHOT) {
-                    int32_t t = q3_read_bits(&b, 32);
-                    if (!w->snapshots || t > w->last)
-                        w->snapshots++;
-                    if (w->snapshots == 1)
-                        w->first = t;
-                    w->last = t;
-                }
-                break; /* gamestate or snapshot: the rest is not needed */
-            }
-        }
-        pos += 8 + (size_t)n;
-    }
+    w->scores[0] = 0;
+    q3scan_file(d, len, &w->s, keep_scores, w);
 }
 
 /* Number i (from 0) of a command's words. */
@@ -381,7 +350,7 @@ TEST(ql_realdata_dm73_decodes_to_its_end)
     CHECK(data);
     walk w;
     walk_file(data, len, &w);
-    CHECK(w.ended && w.snapshots > 1000);
+    CHECK(w.s.ended && w.s.snapshots > 1000);
     qd_error err;
     demo_t *d = demo_open(path, &err);
     CHECK_MSG(d != NULL, "%s", err.msg);
@@ -390,7 +359,7 @@ TEST(ql_realdata_dm73_decodes_to_its_end)
     cl_reset(cl);
     int done = 0, bodies = 0;
     qd_err e = QD_OK;
-    double half = (w.last - w.first) / 2000.0;
+    double half = (w.s.last - w.s.first) / 2000.0;
     while (!done && !e) {
         e = demo_step(d, cl, NULL, &done, &err);
         if (!bodies && cl->time >= half)
@@ -402,9 +371,9 @@ TEST(ql_realdata_dm73_decodes_to_its_end)
     CHECK_EQ(demo_protocol(d), 73);
     CHECK_STR(cl->level.map, "maps/hektik.bsp");
     /* one client frame per new server time, t = 0 at the first */
-    CHECK_EQ((int)cl->frame_count, w.snapshots);
-    CHECK_MSG(fabs(cl->time - (w.last - w.first) / 1000.0) < 1e-6, "%.3f s, want %.3f", cl->time,
-              (w.last - w.first) / 1000.0);
+    CHECK_EQ((int)cl->frame_count, w.s.snapshots);
+    CHECK_MSG(fabs(cl->time - (w.s.last - w.s.first) / 1000.0) < 1e-6, "%.3f s, want %.3f", cl->time,
+              (w.s.last - w.s.first) / 1000.0);
     /* the last scores command: "scores 2 red blue" then 18 numbers per client, clientNum
      * and score first (WolfcamQL CG_ParseScores) */
     CHECK_EQ(word(w.scores, 1), 2);

@@ -240,7 +240,11 @@ TEST(render_occlusion_and_sides)
         CHECK(fabsf(dz(fb, xn, yc) - 1.0f / 100) < 1e-6f);
         /* right of the centre only the far quad: depth 1/200 */
         CHECK(fabsf(dz(fb, W / 2 + 40, yc) - 1.0f / 200) < 1e-6f);
-        CHECK(px(fb, xn, yc) != px(fb, W / 2 + 40, yc));
+        /* and shows its own colour there: red over blue for the near one, blue over red
+         * for the far one */
+        uint32_t cn = px(fb, xn, yc), cf = px(fb, W / 2 + 40, yc);
+        CHECK_MSG((cn & 255) > (cn >> 16 & 255) && (cf >> 16 & 255) > (cf & 255),
+                  "near %06x, far %06x", cn & 0xffffff, cf & 0xffffff);
         /* outside both (far quad spans 80 * 0.8 = 64 pixels each way): nothing */
         CHECK_EQ(dz(fb, W / 2, yc - 70), 0);
         CHECK_EQ(dz(fb, W / 2, yc + 66), 0);

@@ -9,6 +9,7 @@
 
 #include "../../src/app/app_sound.h"
 #include "../../src/timeline/timeline.h"
+#include "../q3scan.h"
 #include "../test.h"
 
 static void put16(uint8_t *p, unsigned v)
@@ -726,11 +727,26 @@ TEST(sound_q3_local_feedback_sounds)
     free(cl);
 }
 
+/* The times, from the demo's start, of the server commands starting with prefix, read
+ * from the file by tests/q3scan.h (not by qdemo's decoder). */
+typedef struct cmd_times {
+    const char *prefix;
+    int32_t ms[8];
+    int n;
+} cmd_times;
+
+static void on_command(void *ctx, int32_t server_ms, const char *cmd)
+{
+    cmd_times *c = ctx;
+    if (!strncmp(cmd, c->prefix, strlen(c->prefix)) && c->n < 8)
+        c->ms[c->n++] = server_ms;
+}
+
 /* The announcer's time limit warnings (CG_CheckLocalSounds) and "fight": udt_baseq3_1_map_2_matches.dm_68
  * is baseq3 with timelimit 1 (dump: the serverinfo, index=0 at offset 12), so each match
- * says "one minute" as it starts: after the map_restarts' "cs 21" at 27.291 s (offset 67586)
- * and 126.064 s (366425); the demo opens in the intermission of an earlier match (silent),
- * and a limit of 1 has no five-minute warning. */
+ * says "one minute" as it starts: after each of the demo's two map_restart commands (their
+ * times read from the file by q3scan.h); the demo opens in the intermission of an earlier
+ * match (silent), and a limit of 1 has no five-minute warning. */
 TEST(sound_q3_time_limit_warnings)
 {
     char path[1024];
@@ -761,12 +777,26 @@ TEST(sound_q3_time_limit_warnings)
                      strstr(nm, "prepare") || strstr(nm, "three"))
                 other++;
         }
+    /* the map_restarts' times from the file: the demo's time is 0 at its first snapshot */
+    size_t flen = 0;
+    uint8_t *bytes = test_read_file(path, &flen);
+    CHECK(bytes);
+    q3scan w;
+    cmd_times restarts = {"map_restart", {0}, 0};
+    q3scan_file(bytes, flen, &w, on_command, &restarts);
+    free(bytes);
+    CHECK_EQ(restarts.n, 2);
+    double r0 = (restarts.ms[0] - w.first) / 1000.0, r1 = (restarts.ms[1] - w.first) / 1000.0;
     CHECK_EQ(n, 2);
-    CHECK(n == 2 && at[0] >= 27.291 && at[0] < 28.0 && at[1] >= 126.064 && at[1] < 127.0);
-    /* and each map_restart (dump: seq=23 at 27.291 s, offset 67604; seq=38 at 126.064 s,
-     * offset 366443), with no CS_WARMUP in the whole demo, says "fight" (CG_MapRestart) */
+    CHECK_MSG(at[0] >= r0 && at[0] < r0 + 0.7 && at[1] >= r1 && at[1] < r1 + 0.7,
+              "one minute at %.3f and %.3f, the restarts at %.3f and %.3f", at[0], at[1], r0,
+              r1);
+    /* and each map_restart, with no CS_WARMUP in the whole demo, says "fight"
+     * (CG_MapRestart) */
     CHECK_EQ(nf, 2);
-    CHECK(nf == 2 && fabs(fight[0] - 27.291) < 0.001 && fabs(fight[1] - 126.064) < 0.001);
+    CHECK_MSG(fabs(fight[0] - r0) < 0.001 && fabs(fight[1] - r1) < 0.001,
+              "fight at %.3f and %.3f, the restarts at %.3f and %.3f", fight[0], fight[1], r0,
+              r1);
     CHECK_EQ(other, 0);
     demo_close(d);
     free(cl);

@@ -1,0 +1,77 @@
+/* q3scan.h: the tests' own walk of a Quake III demo's framing, apart from qdemo's decoder
+ * (only its Huffman bit reader, q3_local.h, is shared): blocks [seq][len][message] to the
+ * -1/-1 end [DM68 3]; in each message, after the reliable acknowledge, server commands
+ * (svc_serverCommand: seq, string) come before the svc_snapshot whose first field is the
+ * server time [DM68 10]. Each command is handed over with the server time of its message's
+ * snapshot (the last one before it when its message holds none; -1 before any). */
+#ifndef QD_Q3SCAN_H
+#define QD_Q3SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../src/demo/q3_local.h"
+
+typedef struct q3scan {
+    int blocks, snapshots, ended; /* snapshots: of a new server time */
+    int32_t first, last;          /* their first and last server time */
+} q3scan;
+
+typedef void (*q3scan_fn)(void *ctx, int32_t server_ms, const char *command);
+
+enum { Q3SCAN_CMDS = 16, Q3SCAN_LEN = 1024 };
+
+static inline void q3scan_file(const uint8_t *d, size_t len, q3scan *w, q3scan_fn fn,
+                               void *ctx)
+{
+    static char cmds[Q3SCAN_CMDS][Q3SCAN_LEN];
+    memset(w, 0, sizeof *w);
+    size_t pos = 0;
+    while (len - pos >= 8) {
+        int32_t seq = (int32_t)(d[pos] | d[pos + 1] << 8 | d[pos + 2] << 16 |
+                                (uint32_t)d[pos + 3] << 24);
+        int32_t n = (int32_t)(d[pos + 4] | d[pos + 5] << 8 | d[pos + 6] << 16 |
+                              (uint32_t)d[pos + 7] << 24);
+        if (seq == -1 && n == -1) {
+            w->ended = 1;
+            return;
+        }
+        if (n <= 0 || (size_t)n > len - pos - 8)
+            return;
+        w->blocks++;
+        q3_bits b;
+        q3_bits_init(&b, d + pos + 8, (size_t)n);
+        (void)q3_read_bits(&b, 32);
+        int ncmd = 0;
+        int32_t when = w->snapshots ? w->last : -1;
+        for (int cmd = q3_read_bits(&b, 8); !q3_bits_err(&b); cmd = q3_read_bits(&b, 8)) {
+            if (cmd == Q3_SVC_SERVERCOMMAND) {
+                char *s = cmds[ncmd < Q3SCAN_CMDS ? ncmd : Q3SCAN_CMDS - 1];
+                size_t k = 0;
+                (void)q3_read_bits(&b, 32);
+                for (int ch = q3_huff_byte(&b); ch && !q3_bits_err(&b); ch = q3_huff_byte(&b))
+                    if (k + 1 < Q3SCAN_LEN)
+                        s[k++] = (char)ch;
+                s[k] = 0;
+                ncmd += ncmd < Q3SCAN_CMDS;
+            } else {
+                if (cmd == Q3_SVC_SNAPSHOT) {
+                    int32_t t = q3_read_bits(&b, 32);
+                    if (!w->snapshots || t > w->last)
+                        w->snapshots++;
+                    if (w->snapshots == 1)
+                        w->first = t;
+                    w->last = t;
+                    when = t;
+                }
+                break; /* gamestate or snapshot: the rest is not needed */
+            }
+        }
+        for (int i = 0; fn && i < ncmd; i++)
+            fn(ctx, when, cmds[i]);
+        pos += 8 + (size_t)n;
+    }
+}
+
+#endif
