@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../src/demo/q3_local.h"
@@ -72,6 +73,39 @@ static inline void q3scan_file(const uint8_t *d, size_t len, q3scan *w, q3scan_f
             fn(ctx, when, cmds[i]);
         pos += 8 + (size_t)n;
     }
+}
+
+/* The server times of the first eight commands holding text (q3scan_file's fn with this
+ * as its ctx). */
+typedef struct q3scan_find {
+    const char *text;
+    int32_t ms[8];
+    int n;
+} q3scan_find;
+
+static inline void q3scan_find_fn(void *ctx, int32_t server_ms, const char *command)
+{
+    q3scan_find *f = ctx;
+    if (strstr(command, f->text) && f->n < 8)
+        f->ms[f->n++] = server_ms;
+}
+
+/* The demo times (seconds after the first snapshot) of the commands holding text in the
+ * file at path, into t[0..8); their count, -1 when the file cannot be read. */
+static inline int q3scan_times(const char *path, const char *text, double t[8])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    static uint8_t buf[16 << 20];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    q3scan w;
+    q3scan_find found = {text, {0}, 0};
+    q3scan_file(buf, len, &w, q3scan_find_fn, &found);
+    for (int i = 0; i < found.n; i++)
+        t[i] = (found.ms[i] - w.first) / 1000.0;
+    return found.n;
 }
 
 #endif

@@ -14,6 +14,7 @@
 #include "../../src/output/out.h"
 #include "../../src/timeline/timeline.h"
 #include "../memread.h"
+#include "../q3scan.h"
 #include "../test.h"
 
 #define OA_BASE "/usr/share/games/openarena"
@@ -482,8 +483,9 @@ static int flag_shown(const q3frame *f, const char *team, int x, int y)
  * then the blue's; 0 at base, 1 taken, 2 dropped) as its icon one box above the team's score
  * box. tests/data/oa/oa_ctf4ish_follow.dm_71 (serverinfo g_gametype 4, GT_CTF; capturelimit
  * 0, so no limit is drawn) records CS_FLAGSTATUS "00" in its gamestate, the server command
- * cs 23 "01" at 54.95 s (the blue flag taken) and cs 23 "00" at 73.85 s (captured: cs 6, the
- * red score, becomes "1" at the same time). Scores " 0" and " 1" ("%2i") make boxes of
+ * cs 23 "01" at 55.0 s (the blue flag taken) and cs 23 "00" at 73.9 s (captured: cs 6, the
+ * red score, becomes "1" at the same time), read from the file by q3scan.h and checked to
+ * fall between the moments drawn. Scores " 0" and " 1" ("%2i") make boxes of
  * 2 x 16 + 8 = 40 units: blue at x 600, red at 560; their text at y 480 - 48 - 24 = 408, the
  * boxes from 404, the flags from 408 - 16 - 8 - 4 = 380, 24 high. */
 TEST(q3hud_ctf_flag_status)
@@ -492,6 +494,12 @@ TEST(q3hud_ctf_flag_status)
         double t;
         int red, blue;
     } when[] = {{50.0, 0, 0}, {60.0, 0, 1}, {80.0, 0, 0}};
+    double cs23[8] = {0};
+    int n = q3scan_times("tests/data/oa/oa_ctf4ish_follow.dm_71", "cs 23 ", cs23);
+    if (n < 0)
+        SKIP("run from the project root");
+    CHECK_MSG(n == 2 && cs23[0] > 50.0 && cs23[0] < 60.0 && cs23[1] > 60.0 && cs23[1] < 80.0,
+              "%d flag status changes, at %.3f and %.3f", n, cs23[0], cs23[1]);
     for (size_t i = 0; i < sizeof when / sizeof when[0]; i++) {
         q3frame f;
         if (!frame_open_path(&f, "tests/data/oa/oa_ctf4ish_follow.dm_71", when[i].t, 0)) {

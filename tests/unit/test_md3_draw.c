@@ -10,6 +10,7 @@
 #include "../../src/model/model.h"
 #include "../../src/render/r_local.h"
 #include "../../src/timeline/timeline.h"
+#include "../q3scan.h"
 #include "../test.h"
 
 #define OA_DIR "/usr/share/games/openarena/baseoa"
@@ -1080,8 +1081,10 @@ TEST(md3_quad_shell_added_over_the_body)
 }
 
 /* cg_players.c CG_TrailItem: tests/data/oa's CTF bot match, where Grism (client 2, entity 3)
- * takes the blue flag at 54.950 s and captures it at 73.850 s (`dump`'s prints). At 56 s his
- * body carries the blue flag (its powerups' PW_BLUEFLAG, the fx bit here); seen from 150
+ * takes the blue flag and captures it (the server's prints "got the BLUE flag" at 55.0 s and
+ * "captured the BLUE flag" at 73.9 s, read from the file by q3scan.h and checked below). A
+ * second after the take his body carries the blue flag (its powerups' PW_BLUEFLAG, the fx
+ * bit here); seen from 150
  * units to his right, the frame differs from the same state without that bit over many
  * pixels, among them the flag's blue cloth (OpenArena's models/flags/b_flag shader is
  * proto_zzztblu3, blue, cull disable: seen from either side). */
@@ -1093,11 +1096,15 @@ TEST(md3_flag_carrier_trails_the_flag)
         pak_fs_close(fs);
         SKIP("run from the project root");
     }
+    double took[8] = {0}, capt[8] = {0};
+    CHECK_EQ(q3scan_times("tests/data/oa/oa_ctf4ish_follow.dm_71", "got the BLUE flag", took), 1);
+    CHECK_EQ(q3scan_times("tests/data/oa/oa_ctf4ish_follow.dm_71", "captured the BLUE", capt), 1);
+    CHECK(took[0] + 1.0 < capt[0]);
     demo_t *d = demo_open("tests/data/oa/oa_ctf4ish_follow.dm_71", &err);
     CHECK_MSG(d, "%s", err.msg);
     timeline_t *tl = tl_open(d, 0, &err);
     CHECK(tl);
-    double t = tl ? tl_start(tl) + 56.0 : 0;
+    double t = tl ? tl_start(tl) + took[0] + 1.0 : 0;
     const cl_state *cl = tl ? tl_state_at(tl, t, &err) : NULL;
     cl_state *bare = cl ? malloc(sizeof *bare) : NULL;
     CHECK(cl && cl->entities[3].active && cl->entities[3].cur.fx & CL_FX_FLAG_BLUE);

@@ -727,21 +727,6 @@ TEST(sound_q3_local_feedback_sounds)
     free(cl);
 }
 
-/* The times, from the demo's start, of the server commands starting with prefix, read
- * from the file by tests/q3scan.h (not by qdemo's decoder). */
-typedef struct cmd_times {
-    const char *prefix;
-    int32_t ms[8];
-    int n;
-} cmd_times;
-
-static void on_command(void *ctx, int32_t server_ms, const char *cmd)
-{
-    cmd_times *c = ctx;
-    if (!strncmp(cmd, c->prefix, strlen(c->prefix)) && c->n < 8)
-        c->ms[c->n++] = server_ms;
-}
-
 /* The announcer's time limit warnings (CG_CheckLocalSounds) and "fight": udt_baseq3_1_map_2_matches.dm_68
  * is baseq3 with timelimit 1 (dump: the serverinfo, index=0 at offset 12), so each match
  * says "one minute" as it starts: after each of the demo's two map_restart commands (their
@@ -777,16 +762,10 @@ TEST(sound_q3_time_limit_warnings)
                      strstr(nm, "prepare") || strstr(nm, "three"))
                 other++;
         }
-    /* the map_restarts' times from the file: the demo's time is 0 at its first snapshot */
-    size_t flen = 0;
-    uint8_t *bytes = test_read_file(path, &flen);
-    CHECK(bytes);
-    q3scan w;
-    cmd_times restarts = {"map_restart", {0}, 0};
-    q3scan_file(bytes, flen, &w, on_command, &restarts);
-    free(bytes);
-    CHECK_EQ(restarts.n, 2);
-    double r0 = (restarts.ms[0] - w.first) / 1000.0, r1 = (restarts.ms[1] - w.first) / 1000.0;
+    /* the map_restarts' times from the file (q3scan.h): 0 at its first snapshot */
+    double rt[8] = {0};
+    CHECK_EQ(q3scan_times(path, "map_restart", rt), 2);
+    double r0 = rt[0], r1 = rt[1];
     CHECK_EQ(n, 2);
     CHECK_MSG(at[0] >= r0 && at[0] < r0 + 0.7 && at[1] >= r1 && at[1] < r1 + 0.7,
               "one minute at %.3f and %.3f, the restarts at %.3f and %.3f", at[0], at[1], r0,
