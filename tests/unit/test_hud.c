@@ -98,13 +98,16 @@ TEST(hud_quake_status_bar_numbers)
         SKIP("run from the project root");
     qd_error err;
     demo_t *d = demo_open("assets/smoothme.dem", &err);
+    CHECK_MSG(d, "%s", err.msg);
     timeline_t *tl = tl_open(d, 0, &err);
+    CHECK_MSG(tl, "%s", err.msg);
     app_opts o;
     memset(&o, 0, sizeof o);
     o.paks[o.num_paks++] = "assets";
     app_world world;
     memset(&world, 0, sizeof world);
     const cl_state *cl = tl_state_at(tl, 7.0, &err);
+    CHECK_MSG(cl, "%s", err.msg);
     app_world_update(&world, &o, cl);
     CHECK(world.hud);
     rast_fb *fb = rast_fb_new(960, 720);

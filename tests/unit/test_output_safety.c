@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <stb_image.h>
@@ -345,11 +346,21 @@ TEST(output_k_saves_a_new_path_file_never_the_input)
 {
     if (access(SAMPLE, R_OK) != 0)
         SKIP("no sample demo");
-    char dir[600], input[700];
+    char dir[600], input[3][700];
     fresh_dir(dir, sizeof dir, "camkeys");
-    snprintf(input, sizeof input, "%s/input.path", dir);
-    CHECK(write_text(input, "1.0 0 0 0 0 0 0\n2.0 10 0 0 0 90 0\n"));
-    uint64_t h = file_hash(input);
+    /* the names the session's file would take this second and the next two, already there
+     * (as a path file given to qdemo would be): each must stay as it is */
+    uint64_t h[3];
+    time_t now = time(NULL);
+    for (int i = 0; i < 3; i++) {
+        time_t at = now + i;
+        struct tm tm;
+        char stamp[32];
+        CHECK(localtime_r(&at, &tm) && strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm));
+        snprintf(input[i], sizeof input[i], "%s/qdemo-camera-%s.path", dir, stamp);
+        CHECK(write_text(input[i], "1.0 0 0 0 0 0 0\n2.0 10 0 0 0 90 0\n"));
+        h[i] = file_hash(input[i]);
+    }
     qd_error err;
     demo_t *d = demo_open(SAMPLE, &err);
     CHECK(d);
@@ -365,11 +376,14 @@ TEST(output_k_saves_a_new_path_file_never_the_input)
     player_event(&p, &ev);
     player_event(&p, &ev);
     tl_close(tl);
-    CHECK(file_hash(input) == h);
-    /* one new file qdemo-camera-YYYYmmdd-HHMMSS.path holding both keys */
-    CHECK_EQ(count_named(dir, "qdemo-camera-"), 1);
+    for (int i = 0; i < 3; i++) {
+        CHECK_MSG(file_hash(input[i]) == h[i], "the file of second %d was written", i);
+        CHECK(strcmp(p.saved_file, input[i]) != 0);
+    }
+    /* one new file qdemo-camera-YYYYmmdd-HHMMSS-N.path beside them, holding both keys */
+    CHECK_EQ(count_named(dir, "qdemo-camera-"), 4);
     CHECK(strncmp(p.saved_file, dir, strlen(dir)) == 0);
-    CHECK(strstr(p.saved_file, "/qdemo-camera-") && strstr(p.saved_file, ".path"));
+    CHECK(strstr(p.saved_file, "/qdemo-camera-") && strstr(p.saved_file, "-2.path"));
     player_cam_key keys[4];
     CHECK_EQ(player_path_load(p.saved_file, keys, 4, &err), 2);
 }

@@ -385,6 +385,24 @@ TEST(rast_hostile_floats)
             k++;
         }
     CHECK_EQ(k, nb * 9);
+    /* a triangle with a corner at NaN or infinity on screen covers nothing */
+    for (int i = 0; i < 3; i++)
+        for (int axis = 0; axis < 2; axis++) {
+            rast_fb *one = rast_fb_new(32, 32);
+            CHECK(one);
+            rast_clear(one, 0);
+            rast_vert v[3] = {vtx(4, 4, 1), vtx(28, 6, 0.5f), vtx(10, 28, 0.25f)};
+            if (axis)
+                v[1].y = bad[i];
+            else
+                v[1].x = bad[i];
+            rast_triangle(one, v, rast_rgb(200, 0, 0), RAST_OPAQUE);
+            int drawn = 0;
+            for (int p = 0; p < 32 * 32; p++)
+                drawn += one->color[p] != 0;
+            rast_fb_free(one);
+            CHECK_MSG(drawn == 0, "corner %s at %g: %d pixels", axis ? "y" : "x", bad[i], drawn);
+        }
     /* Nothing non-finite got into the depth buffer. */
     for (int i = 0; i < 32 * 32; i++)
         CHECK(isfinite(fb->depth[i]));
