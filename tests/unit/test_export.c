@@ -87,7 +87,15 @@ static double sample_duration(void)
     return first >= 0 ? last - first : -1;
 }
 
-static int have_sample(void) { return access(SAMPLE, R_OK) == 0 && access(qdemo_bin(), X_OK) == 0; }
+/* The sample and the qdemo binary are there (else the test skips); $QDEMO set to something
+ * that is not a program fails the test (make test sets it: a wrong one is no reason to skip). */
+static int have_sample(void)
+{
+    const char *q = getenv("QDEMO");
+    if (q && *q && access(q, X_OK) != 0)
+        test_fail_at(__FILE__, __LINE__, "$QDEMO is set but is not a program");
+    return access(SAMPLE, R_OK) == 0 && access(qdemo_bin(), X_OK) == 0;
+}
 
 TEST(export_frame_count_is_duration_times_fps)
 {

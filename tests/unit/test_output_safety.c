@@ -26,7 +26,15 @@ static const char *bin(void)
     return q && *q ? q : "build/qdemo";
 }
 
-static int have_sample(void) { return access(SAMPLE, R_OK) == 0 && access(bin(), X_OK) == 0; }
+/* The sample and the qdemo binary are there (else the test skips); $QDEMO set to something
+ * that is not a program fails the test (make test sets it: a wrong one is no reason to skip). */
+static int have_sample(void)
+{
+    const char *q = getenv("QDEMO");
+    if (q && *q && access(q, X_OK) != 0)
+        test_fail_at(__FILE__, __LINE__, "$QDEMO is set but is not a program");
+    return access(SAMPLE, R_OK) == 0 && access(bin(), X_OK) == 0;
+}
 
 /* Run a shell command of any length, stderr captured into err (cap bytes, may be NULL);
  * returns its exit status. Every command runs under `timeout 20`, so a hang gives 124. */
