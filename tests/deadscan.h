@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline uint32_t ds_le32(const uint8_t *p)
 {
@@ -24,6 +25,51 @@ static inline uint32_t ds_le32(const uint8_t *p)
  * nobody (MVD_PEXT1_HIDDEN_MESSAGES data) hold no playerinfo. Short coordinates: a file
  * with MVD_PEXT1_FLOATCOORDS is not for this reader. */
 
+/* A walk over an .mvd's blocks (the layout above), the one being looked at in its fields. */
+typedef struct ds_mvd_walk {
+    size_t pos;
+    uint64_t ms;         /* the block's time, in milliseconds since the file's start */
+    unsigned type;       /* its type byte */
+    const uint8_t *msg;  /* its messages (NULL for a dem_set) */
+    uint32_t len;        /* their length */
+    uint32_t to_mask;    /* a dem_multiple's players (1 for the rest) */
+} ds_mvd_walk;
+
+/* The next block at or before demo time t (seconds) into w; 0 past t, at the end or on
+ * damage. */
+static inline int ds_mvd_next(const uint8_t *d, size_t n, double t, ds_mvd_walk *w)
+{
+    size_t p = w->pos;
+    if (n - p < 2 || (double)(w->ms + d[p]) * 0.001 > t)
+        return 0;
+    w->ms += d[p];
+    w->type = d[p + 1];
+    unsigned kind = w->type & 7u;
+    p += 2;
+    w->msg = NULL;
+    w->len = 0;
+    w->to_mask = 1;
+    if (kind == 2) {
+        w->pos = n - p < 8 ? n : p + 8;
+        return 1;
+    }
+    if (kind == 3) {
+        if (n - p < 4)
+            return 0;
+        w->to_mask = ds_le32(d + p);
+        p += 4;
+    }
+    if (kind == 0 || n - p < 4)
+        return 0;
+    w->len = ds_le32(d + p);
+    p += 4;
+    if (w->len > n - p)
+        return 0;
+    w->msg = d + p;
+    w->pos = p + w->len;
+    return 1;
+}
+
 #define DS_DEAD 1u /* DF_DEAD */
 #define DS_GIB 2u  /* DF_GIB */
 
@@ -31,52 +77,58 @@ static inline uint32_t ds_le32(const uint8_t *p)
  * demo time t (seconds since the file's start), 0 when none. Returns the playerinfos read. */
 static inline int ds_mvd_dead_at(const uint8_t *d, size_t n, double t, uint8_t bits[32])
 {
-    size_t pos = 0;
-    uint64_t ms = 0;
+    ds_mvd_walk w = {0};
     int count = 0;
-    for (int i = 0; i < 32; i++)
-        bits[i] = 0;
-    while (n - pos >= 2) {
-        unsigned kind = d[pos + 1] & 7u;
-        ms += d[pos];
-        pos += 2;
-        if ((double)ms * 0.001 > t)
-            break;
-        if (kind == 2) {
-            pos = n - pos < 8 ? n : pos + 8;
-            continue;
-        }
-        uint32_t to_mask = 1;
-        if (kind == 3) {
-            if (n - pos < 4)
-                break;
-            to_mask = ds_le32(d + pos);
-            pos += 4;
-        }
-        if (kind == 0 || n - pos < 4)
-            break;
-        uint32_t len = ds_le32(d + pos);
-        pos += 4;
-        if (len > n - pos)
-            break;
-        const uint8_t *m = d + pos;
-        pos += len;
-        if (kind == 5 || to_mask == 0)
+    memset(bits, 0, 32);
+    while (ds_mvd_next(d, n, t, &w)) {
+        const uint8_t *m = w.msg;
+        if (!m || (w.type & 7u) == 5 || w.to_mask == 0)
             continue;
         size_t i = 0;
-        while (len - i >= 5 && m[i] == 42) {
+        while (w.len - i >= 5 && m[i] == 42) {
             unsigned slot = m[i + 1], flags = m[i + 2] | (unsigned)m[i + 3] << 8;
             size_t need = 5;
             for (unsigned b = 0; b < 6; b++)
                 need += (flags >> b & 1u) * 2u;
             need += !!(flags & 1u << 11) + !!(flags & 1u << 7) + !!(flags & 1u << 6) +
                     !!(flags & 1u << 10);
-            if (need > len - i)
+            if (need > w.len - i)
                 break;
             if (slot < 32)
                 bits[slot] = (uint8_t)(flags >> 8 & 3u);
             count++;
             i += need;
+        }
+    }
+    return count;
+}
+
+/* stats[0..32) of player slot from its dem_stats blocks (type 5 | slot << 3) at or before
+ * demo time t: svc_updatestat (3: stat byte, value byte, [QWD] 5.4) and svc_updatestatlong (stat
+ * byte, 32-bit value: 0x26, [QWD] 5.39), the only messages mvdsv writes in them.
+ * Returns the stat messages read; a stat never sent stays 0. */
+static inline int ds_mvd_stats_at(const uint8_t *d, size_t n, double t, int slot,
+                                  int32_t stats[32])
+{
+    ds_mvd_walk w = {0};
+    int count = 0;
+    memset(stats, 0, 32 * sizeof stats[0]);
+    while (ds_mvd_next(d, n, t, &w)) {
+        if (!w.msg || (w.type & 7u) != 5 || (int)(w.type >> 3) != slot)
+            continue;
+        for (size_t i = 0; i < w.len; count++) {
+            const uint8_t *m = w.msg + i;
+            if (m[0] == 3 && w.len - i >= 3) {
+                if (m[1] < 32)
+                    stats[m[1]] = m[2];
+                i += 3;
+            } else if (m[0] == 0x26 && w.len - i >= 6) {
+                if (m[1] < 32)
+                    stats[m[1]] = (int32_t)ds_le32(m + 2);
+                i += 6;
+            } else {
+                break;
+            }
         }
     }
     return count;

@@ -9,6 +9,7 @@
 #include "../../src/app/player.h"
 #include "../../src/app/world.h"
 #include "../memread.h"
+#include "../deadscan.h"
 #include "../test.h"
 
 #define WAD "assets/gfx.wad"
@@ -177,16 +178,35 @@ TEST(hud_quake_status_bar_numbers)
     free(w);
 }
 
-/* QuakeWorld: a real MVD (ezQuake's manual demo skill-3, one player on dm3) at 2.0 s and 5.0 s.
- * `qdemo dump` of it, read by hand: block 12 at 0.000 sets the player's stats (svc_updatestatlong
- * stat=0 health 100, stat=4 armour 150, stat=2 weapon model 22, stat=3 ammo 46, stat=8 rockets
- * 46, stat=10 active weapon 32 = IT_ROCKET_LAUNCHER, stat=15 items 21631 = 0x547f: the seven
- * guns, rockets 0x400, axe 0x1000, yellow armour IT_ARMOR2 0x4000); block 37 at 1.207 switches
- * to the axe (stat=2 16, stat=3 0, stat=10 4096 = IT_AXE, stat=15 20607 = 0x507f: no ammo
- * type); block 89 at 3.530 back to the rocket launcher (22, 46, 32, 21631). Nothing else
- * changes them. The bar is the same as the sample's (3 pixels a unit, the bar's top at
- * 720 - 72): armour 150 in three cells from 24, the yellow armour picture at 0, health 100
- * from 136, ammo 46 right-aligned from 248 (272, 296) beside the rockets picture at 224. */
+/* 1 when the three-cell number at x shows value as sbar.c's Sbar_DrawNum draws it: its
+ * digits right-aligned in 24-unit cells, red (ANUM_) at or below red_at. */
+static int field_shows(const rast_fb *fb, const uint32_t pal[256], const uint8_t *w, size_t len,
+                       int value, int x, int red_at, int k, int x0, int y0)
+{
+    char digits[16];
+    int n = snprintf(digits, sizeof digits, "%d", value);
+    if (n < 1 || n > 3)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        uint32_t s;
+        snprintf(name, sizeof name, "%s%c", value <= red_at ? "ANUM_" : "NUM_", digits[i]);
+        const uint8_t *pic = lump(w, len, name, &s);
+        if (!pic || !shows(fb, pal, pic, x + 24 * (3 - n + i), 0, k, x0, y0))
+            return 0;
+    }
+    return 1;
+}
+
+/* QuakeWorld: a real MVD (ezQuake's manual demo skill-3, one player on dm3) at 2.0 s and
+ * 5.0 s. The player's stats at those times are read from the file's dem_stats blocks by
+ * tests/deadscan.h (not by qdemo): health (stat 0), ammo (3), armour (4), active weapon (10)
+ * and items (15). At 2.0 s the player holds the axe (active weapon IT_AXE 4096, ammo 0), at
+ * 5.0 s the rocket launcher (IT_ROCKET_LAUNCHER 32) with rockets. The bar is the sample's (3
+ * pixels a unit, the bar's top at 720 - 72): armour in three cells from 24 with the yellow
+ * armour picture at 0 (IT_ARMOR2 0x4000), health from 136, ammo from 248 beside its picture
+ * at 224 (the rockets' with IT_ROCKETS 0x400 and a launcher in hand; none with the axe: Quake's
+ * Sbar_Draw still draws STAT_AMMO, 0, in red). */
 TEST(hud_quakeworld_status_bar_numbers)
 {
     char path[1024];
@@ -204,8 +224,13 @@ TEST(hud_quakeworld_status_bar_numbers)
     CHECK(d);
     timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
     CHECK(tl);
-    if (!tl) {
+    size_t blen = 0;
+    uint8_t *bytes = test_read_file(path, &blen);
+    CHECK(bytes);
+    if (!tl || !bytes) {
         free(w);
+        free(bytes);
+        tl_close(tl);
         return;
     }
     app_opts o;
@@ -225,27 +250,28 @@ TEST(hud_quakeworld_status_bar_numbers)
         CHECK(world.hud);
         rast_clear(fb, 0);
         player_draw_hud(PLAYER_HUD_GAME, -1, cl, world.hud, NULL, fb);
-        const char *want[][2] = {{"NUM_1", "24"},     {"NUM_5", "48"},   {"NUM_0", "72"},
-                                 {"SB_ARMOR2", "0"},  {"NUM_1", "136"},  {"NUM_0", "160"},
-                                 {"NUM_0", "184"},    {"NUM_4", "272"},  {"NUM_6", "296"},
-                                 {"SB_ROCKET", "224"}};
-        size_t n = pass ? 10 : 7; /* with the axe: no ammo number, no ammo picture */
-        for (size_t i = 0; i < n; i++) {
-            const uint8_t *p = lump(w, len, want[i][0], &s);
-            CHECK(p);
-            CHECK_MSG(p && shows(fb, world.palette, p, atoi(want[i][1]), 0, k, x0, y0),
-                      "at %.1f s: %s at %s", pass ? 5.0 : 2.0, want[i][0], want[i][1]);
-        }
-        if (!pass) { /* the axe: Quake's Sbar_Draw still draws STAT_AMMO, 0, in red (10 or
-                      * less) in the last cell, and no ammo picture (no ammo item bit) */
-            CHECK(!shows(fb, world.palette, lump(w, len, "NUM_4", &s), 272, 0, k, x0, y0));
-            CHECK(shows(fb, world.palette, lump(w, len, "ANUM_0", &s), 296, 0, k, x0, y0));
-            CHECK(!shows(fb, world.palette, lump(w, len, "SB_ROCKET", &s), 224, 0, k, x0, y0));
-        }
+        int32_t st[32];
+        double at = pass ? 5.0 : 2.0;
+        CHECK(ds_mvd_stats_at(bytes, blen, at, 0, st) > 0);
+        /* the moments this test is about: the axe, then the launcher with rockets */
+        CHECK_MSG(st[10] == (pass ? 32 : 4096) && (st[15] & 0x4000) && st[0] > 25 &&
+                      st[4] > 25 && (pass ? st[3] > 10 && (st[15] & 0x400) : st[3] == 0),
+                  "at %.1f s: health %d armour %d ammo %d weapon %d items 0x%x", at, st[0],
+                  st[4], st[3], st[10], st[15]);
+        CHECK_MSG(field_shows(fb, world.palette, w, len, st[4], 24, 25, k, x0, y0) &&
+                      field_shows(fb, world.palette, w, len, st[0], 136, 25, k, x0, y0) &&
+                      field_shows(fb, world.palette, w, len, st[3], 248, 10, k, x0, y0),
+                  "at %.1f s: armour %d, health %d or ammo %d not drawn", at, st[4], st[0],
+                  st[3]);
+        const uint8_t *armor2 = lump(w, len, "SB_ARMOR2", &s);
+        const uint8_t *rocket = lump(w, len, "SB_ROCKET", &s);
+        CHECK(armor2 && rocket && shows(fb, world.palette, armor2, 0, 0, k, x0, y0));
+        CHECK_EQ(shows(fb, world.palette, rocket, 224, 0, k, x0, y0), pass);
     }
     rast_fb_free(fb);
     app_world_free(&world);
     tl_close(tl);
+    free(bytes);
     free(w);
 }
 
