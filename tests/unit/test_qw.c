@@ -1192,7 +1192,13 @@ static const struct {
      0},
 };
 
-/* Player names and final frags read once with the trace (qdemo dump) and checked by hand. */
+/* Player names and final frags. The .mvd rows from mvdparser_ and ezquake-source_ files are
+ * what QW-Group's mvdparser (an independent parser, rebuilt outside this repository for the
+ * side-by-side bench) reports for the same files in its JSON ("player_num", "name_raw",
+ * "frags"), but for "(DVC)judge dredd", which mvdparser cuts to 15 characters, and slot 1 of
+ * the duel, the server's [ServeMe] spectator, which it leaves out (frags 0). The paradoks81
+ * files (FTE extensions mvdparser cannot read, and a .qwd) were read with the trace (qdemo
+ * dump) and checked by hand. */
 static const struct {
     const char *file;
     int slot;
