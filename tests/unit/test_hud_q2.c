@@ -70,6 +70,44 @@ static int cell_digit(const rast_fb *fb, int x, int y, int scale)
     return best;
 }
 
+/* Stat number stat as the svc_playerinfo (17) at offset off of a protocol 34 .dm2 sends it,
+ * read by hand [DM2 3.18]: 16-bit PS_* flags, then for each set flag in wire order pm_type
+ * (1 byte), origin and velocity (6 each), pm_time, pm_flags (1 each), gravity (2),
+ * delta_angles (6), viewoffset (3), viewangles (6), kick_angles (3), the gun's index (1),
+ * frame, offset and angles (7), the blend (4), fov, rdflags (1 each); then a 32-bit mask of
+ * the stats sent and a short for each. 1 with *value set when it is there. */
+static int dm2_sent_stat(const uint8_t *d, size_t len, size_t off, int stat, int *value)
+{
+    static const struct {
+        unsigned bit, bytes;
+    } rows[] = {{1u << 0, 1},  {1u << 1, 6}, {1u << 2, 6},  {1u << 3, 1},  {1u << 4, 1},
+                {1u << 5, 2},  {1u << 6, 6}, {1u << 7, 3},  {1u << 8, 6},  {1u << 9, 3},
+                {1u << 12, 1}, {1u << 13, 7}, {1u << 10, 4}, {1u << 11, 1}, {1u << 14, 1}};
+    if (off + 3 > len || d[off] != 17)
+        return 0;
+    unsigned flags = d[off + 1] | (unsigned)d[off + 2] << 8;
+    size_t p = off + 3;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        p += flags & rows[i].bit ? rows[i].bytes : 0;
+    if (p + 4 > len)
+        return 0;
+    uint32_t bits = (uint32_t)d[p] | (uint32_t)d[p + 1] << 8 | (uint32_t)d[p + 2] << 16 |
+                    (uint32_t)d[p + 3] << 24;
+    p += 4;
+    for (int i = 0; i < 32; i++) {
+        if (!(bits >> i & 1))
+            continue;
+        if (p + 2 > len)
+            return 0;
+        if (i == stat) {
+            *value = (int16_t)(d[p] | d[p + 1] << 8);
+            return 1;
+        }
+        p += 2;
+    }
+    return 0;
+}
+
 TEST(q2hud_status_bar_from_the_layout_program)
 {
     char path[1024];
@@ -81,12 +119,22 @@ TEST(q2hud_status_bar_from_the_layout_program)
     CHECK(tl);
     if (!tl)
         return;
-    /* t = 60.0: stats 1 (health) 164 sent at offset 55283, 3 (ammo) 12 at 52551, 5 (armour)
-     * 53 at 52982 (dump's svc_playerinfo stats=); the status bar program, configstring 5 at
-     * 22422: "yb -24 xv 0 hnum xv 50 pic 0 if 2 xv 100 anum ... if 4 xv 200 rnum ..." */
+    /* t = 60.0: the last svc_playerinfo before it to send stat 1 (health) is at offset
+     * 55283, stat 3 (ammo) at 52551, stat 5 (armour) at 52982 (found with dump; the values
+     * are read from those bytes here: 164, 12 and 53); the status bar program, configstring
+     * 5 at 22422: "yb -24 xv 0 hnum xv 50 pic 0 if 2 xv 100 anum ... if 4 xv 200 rnum ..." */
+    size_t flen = 0;
+    uint8_t *bytes = test_read_file(path, &flen);
+    int health = -1, ammo = -1, armor = -1;
+    CHECK(bytes && dm2_sent_stat(bytes, flen, 55283, 1, &health) &&
+          dm2_sent_stat(bytes, flen, 52551, 3, &ammo) &&
+          dm2_sent_stat(bytes, flen, 52982, 5, &armor));
+    free(bytes);
+    CHECK_MSG(health == 164 && ammo == 12 && armor == 53, "the file sends %d %d %d", health,
+              ammo, armor);
     const cl_state *cl = tl_state_at(tl, 60.0, &err);
-    CHECK(cl && cl->layout.stats[1] == 164 && cl->layout.stats[3] == 12 &&
-          cl->layout.stats[5] == 53);
+    CHECK(cl && cl->layout.stats[1] == health && cl->layout.stats[3] == ammo &&
+          cl->layout.stats[5] == armor);
     rast_fb *fb = rast_fb_new(960, 540); /* k = 540 / 240 = 2: a 480 x 270 layout screen */
     CHECK(fb);
     if (!cl || !fb) {
@@ -218,7 +266,7 @@ static qd_err fs_read(void *ctx, const char *name, uint8_t **data, size_t *len, 
     return pak_read((const pak_fs *)ctx, name, data, len, err);
 }
 
-/* At 60 s the program draws "xv 50 pic 0": stat 0 is 2 (dump: stats=0:2 at offset 6831),
+/* At 60 s the program draws "xv 50 pic 0": stat 0 is 2 (sent at offset 6831, read there),
  * CS_IMAGES + 2 is "i_health" (configstring 546 at 4340), so pics/i_health.pcx at (130,
  * 246); and the health "164" from num_1, num_6, num_4 at 82, 98, 114. Each picture here is
  * one colour (index 10 + its digit; i_health 200), so the output pixel names the picture. */
@@ -258,7 +306,13 @@ TEST(q2hud_pictures_from_pics)
     demo_t *d = demo_open(path, &err);
     timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
     const cl_state *cl = tl ? tl_state_at(tl, 60.0, &err) : NULL;
-    CHECK(cl && cl->layout.stats[0] == 2 && !strcmp(cl->layout.images[2], "i_health"));
+    size_t flen = 0;
+    uint8_t *bytes = test_read_file(path, &flen);
+    int icon = -1; /* stat 0 as the svc_playerinfo at 6831 sends it, read from its bytes */
+    CHECK(bytes && dm2_sent_stat(bytes, flen, 6831, 0, &icon));
+    free(bytes);
+    CHECK_EQ(icon, 2);
+    CHECK(cl && cl->layout.stats[0] == icon && !strcmp(cl->layout.images[2], "i_health"));
     r_hud2 *h = cl ? r_hud2_load(fs_read, fs, cl) : NULL;
     CHECK(h);
     rast_fb *fb = rast_fb_new(960, 540);
