@@ -21,6 +21,13 @@ typedef struct q3scan {
 
 typedef void (*q3scan_fn)(void *ctx, int32_t server_ms, const char *command);
 
+/* Called for each configstring of a gamestate: svc_gamestate (2), its 32-bit command
+ * sequence, then svc_configstring (3) records of a 16-bit index and a string, before the
+ * baselines [DM68 8]. */
+typedef void (*q3scan_cs_fn)(void *ctx, int index, const char *value);
+static q3scan_cs_fn q3scan_on_cs;
+static void *q3scan_cs_ctx;
+
 enum { Q3SCAN_CMDS = 16, Q3SCAN_LEN = 1024 };
 
 static inline void q3scan_file(const uint8_t *d, size_t len, q3scan *w, q3scan_fn fn,
@@ -57,6 +64,20 @@ static inline void q3scan_file(const uint8_t *d, size_t len, q3scan *w, q3scan_f
                 s[k] = 0;
                 ncmd += ncmd < Q3SCAN_CMDS;
             } else {
+                if (cmd == Q3_SVC_GAMESTATE && q3scan_on_cs) {
+                    static char v[16384];
+                    (void)q3_read_bits(&b, 32);
+                    while (q3_read_bits(&b, 8) == Q3_SVC_CONFIGSTRING && !q3_bits_err(&b)) {
+                        int index = q3_read_bits(&b, 16);
+                        size_t k = 0;
+                        for (int ch = q3_huff_byte(&b); ch && !q3_bits_err(&b);
+                             ch = q3_huff_byte(&b))
+                            if (k + 1 < sizeof v)
+                                v[k++] = (char)ch;
+                        v[k] = 0;
+                        q3scan_on_cs(q3scan_cs_ctx, index, v);
+                    }
+                }
                 if (cmd == Q3_SVC_SNAPSHOT) {
                     int32_t t = q3_read_bits(&b, 32);
                     if (!w->snapshots || t > w->last)

@@ -312,6 +312,27 @@ static void walk_file(const uint8_t *d, size_t len, walk *w)
     q3scan_file(d, len, &w->s, keep_scores, w);
 }
 
+/* The names of the gamestate's player configstrings ("n\\NAME\\..."), in index order. */
+typedef struct names_seen {
+    int n;
+    int index[4];
+    char name[4][64];
+} names_seen;
+static names_seen names;
+
+static void collect_names(void *ctx, int index, const char *value)
+{
+    names_seen *ns = ctx;
+    if (strncmp(value, "n\\", 2) || ns->n >= 4)
+        return;
+    const char *e = strchr(value + 2, '\\');
+    size_t k = e ? (size_t)(e - (value + 2)) : strlen(value + 2);
+    k = k < sizeof ns->name[0] - 1 ? k : sizeof ns->name[0] - 1;
+    memcpy(ns->name[ns->n], value + 2, k);
+    ns->name[ns->n][k] = 0;
+    ns->index[ns->n++] = index;
+}
+
 /* Number i (from 0) of a command's words. */
 static int word(const char *s, int i)
 {
@@ -383,6 +404,15 @@ TEST(ql_realdata_dm73_decodes_to_its_end)
         CHECK_MSG(cl->players[cn].frags == score, "client %d: %d frags, want %d", cn,
                   cl->players[cn].frags, score);
     }
+    /* the two players' names as the file's gamestate gives them: the lowest configstring
+     * holding a player's "n\\" key is client 0's, the next client 1's (q3scan.h) */
+    q3scan_on_cs = collect_names;
+    q3scan_cs_ctx = &names;
+    walk_file(data, len, &w);
+    q3scan_on_cs = NULL;
+    CHECK_MSG(names.n >= 2 && names.index[1] == names.index[0] + 1, "%d player strings", names.n);
+    CHECK_STR(cl->players[0].name, names.name[0]);
+    CHECK_STR(cl->players[1].name, names.name[1]);
     CHECK_STR(cl->players[0].name, "mejtisson");
     CHECK_STR(cl->players[1].name, "^4Terifire^7");
     free(cl);
