@@ -25,13 +25,13 @@ typedef void (*q3scan_fn)(void *ctx, int32_t server_ms, const char *command);
  * sequence, then svc_configstring (3) records of a 16-bit index and a string, before the
  * baselines [DM68 8]. */
 typedef void (*q3scan_cs_fn)(void *ctx, int index, const char *value);
-static q3scan_cs_fn q3scan_on_cs;
-static void *q3scan_cs_ctx;
 
 enum { Q3SCAN_CMDS = 16, Q3SCAN_LEN = 1024 };
 
+/* The walk; fn gets each new server command, cs_fn each gamestate configstring (either may
+ * be NULL), both with ctx. */
 static inline void q3scan_file(const uint8_t *d, size_t len, q3scan *w, q3scan_fn fn,
-                               void *ctx)
+                               q3scan_cs_fn cs_fn, void *ctx)
 {
     static char cmds[Q3SCAN_CMDS][Q3SCAN_LEN];
     memset(w, 0, sizeof *w);
@@ -64,7 +64,7 @@ static inline void q3scan_file(const uint8_t *d, size_t len, q3scan *w, q3scan_f
                 s[k] = 0;
                 ncmd += ncmd < Q3SCAN_CMDS;
             } else {
-                if (cmd == Q3_SVC_GAMESTATE && q3scan_on_cs) {
+                if (cmd == Q3_SVC_GAMESTATE && cs_fn) {
                     static char v[16384];
                     (void)q3_read_bits(&b, 32);
                     while (q3_read_bits(&b, 8) == Q3_SVC_CONFIGSTRING && !q3_bits_err(&b)) {
@@ -75,7 +75,7 @@ static inline void q3scan_file(const uint8_t *d, size_t len, q3scan *w, q3scan_f
                             if (k + 1 < sizeof v)
                                 v[k++] = (char)ch;
                         v[k] = 0;
-                        q3scan_on_cs(q3scan_cs_ctx, index, v);
+                        cs_fn(ctx, index, v);
                     }
                 }
                 if (cmd == Q3_SVC_SNAPSHOT) {
@@ -123,7 +123,7 @@ static inline int q3scan_times(const char *path, const char *text, double t[8])
     fclose(f);
     q3scan w;
     q3scan_find found = {text, {0}, 0};
-    q3scan_file(buf, len, &w, q3scan_find_fn, &found);
+    q3scan_file(buf, len, &w, q3scan_find_fn, NULL, &found);
     for (int i = 0; i < found.n; i++)
         t[i] = (found.ms[i] - w.first) / 1000.0;
     return found.n;

@@ -37,10 +37,10 @@ typedef struct gs_scratch {
     char data[65536];
 } gs_scratch;
 
-/* What one step works with. */
 /* Server commands of one message held until its snapshot (more run at once). */
 #define Q3_PENDING_CMDS 64
 
+/* What one step works with. */
 typedef struct ctx {
     q3_state *s;
     const q3_proto *p;  /* the tables and numbers of s->protocol */
@@ -625,11 +625,10 @@ static void text_event(ctx *c, int kind, int team, const char *text)
     cl_event_add(c->cl, &ce);
 }
 
-/* A reliable text command [DM68 10 Parse_ServerCommand]: each is resent until acknowledged,
- * so one already seen is skipped. */
 static qd_err run_command(ctx *c);
 
-/* svc_serverCommand: seq and string [DM68 9]. A new one is run when the cgame would run it:
+/* A reliable text command [DM68 10 Parse_ServerCommand]: each is resent until acknowledged,
+ * so one already seen is skipped. A new one is run when the cgame would run it:
  * cg_snapshot.c CG_TransitionSnapshot executes the commands up to the next snapshot's
  * serverCommandSequence (CG_ExecuteNewServerCommands, "before transitioning entities"), so
  * a command takes effect at the time of the snapshot of its own message, not of the one
@@ -1292,6 +1291,13 @@ static int entity_swing(ctx *c, const q3_ent *e, double t, cl_traj *apos, float 
     return 1;
 }
 
+/* The level's clock (CS_LEVEL_START_TIME) on the demo's. */
+static void set_clock(ctx *c)
+{
+    c->cl->has_clock = c->s->have_level_start;
+    c->cl->clock_start = ((double)c->s->level_start - c->s->time0) / 1000.0;
+}
+
 /* Show snapshot f (serverTime server_time). fresh[i] tells whether the delta touched entity
  * i (an entity it did not touch is its source's state); old_sorted whether the source's
  * entity numbers increase. When f was delta'd from the snapshot the client got last
@@ -1300,13 +1306,6 @@ static int entity_swing(ctx *c, const q3_ent *e, double t, cl_traj *apos, float 
  * be that entity's last state: entities under a teleport flag (which snaps), the
  * recorder's body (the playerState overwrites it), and frames with repeated entity
  * numbers. */
-/* The level's clock (CS_LEVEL_START_TIME) on the demo's. */
-static void set_clock(ctx *c)
-{
-    c->cl->has_clock = c->s->have_level_start;
-    c->cl->clock_start = ((double)c->s->level_start - c->s->time0) / 1000.0;
-}
-
 static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_ps *ps,
                        int old_sorted, const uint8_t *fresh)
 {

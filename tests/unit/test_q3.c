@@ -876,7 +876,7 @@ static void real_folder(const char *sub, int *files)
          * server times): the clock runs from 0 at the first to the last */
         if (!truncated) {
             q3scan w;
-            q3scan_file(data, len, &w, NULL, NULL);
+            q3scan_file(data, len, &w, NULL, NULL, NULL);
             CHECK_MSG(w.snapshots > 0 && fabs(cl->time - (w.last - w.first) / 1000.0) < 1e-6,
                       "%s: %.3f s, the file's snapshots span %.3f s", de->d_name, cl->time,
                       (w.last - w.first) / 1000.0);

@@ -288,11 +288,19 @@ TEST(ql_protocol_rows)
 
 /* ---- the real demo ---- */
 
+/* The names of the gamestate's player configstrings ("n\\NAME\\..."), in index order. */
+typedef struct names_seen {
+    int n;
+    int index[4];
+    char name[4][64];
+} names_seen;
+
 /* What the file's own framing says (tests/q3scan.h): snapshots of a new server time, the
- * first and last time, and the last "scores" command. */
+ * first and last time, the last "scores" command and the gamestate's players. */
 typedef struct walk {
     q3scan s;
     char scores[1024];
+    names_seen names; /* the gamestate's players */
 } walk;
 
 static void keep_scores(void *ctx, int32_t server_ms, const char *cmd)
@@ -306,23 +314,9 @@ static void keep_scores(void *ctx, int32_t server_ms, const char *cmd)
     }
 }
 
-static void walk_file(const uint8_t *d, size_t len, walk *w)
-{
-    w->scores[0] = 0;
-    q3scan_file(d, len, &w->s, keep_scores, w);
-}
-
-/* The names of the gamestate's player configstrings ("n\\NAME\\..."), in index order. */
-typedef struct names_seen {
-    int n;
-    int index[4];
-    char name[4][64];
-} names_seen;
-static names_seen names;
-
 static void collect_names(void *ctx, int index, const char *value)
 {
-    names_seen *ns = ctx;
+    names_seen *ns = &((walk *)ctx)->names;
     if (strncmp(value, "n\\", 2) || ns->n >= 4)
         return;
     const char *e = strchr(value + 2, '\\');
@@ -331,6 +325,13 @@ static void collect_names(void *ctx, int index, const char *value)
     memcpy(ns->name[ns->n], value + 2, k);
     ns->name[ns->n][k] = 0;
     ns->index[ns->n++] = index;
+}
+
+static void walk_file(const uint8_t *d, size_t len, walk *w)
+{
+    w->scores[0] = 0;
+    memset(&w->names, 0, sizeof w->names);
+    q3scan_file(d, len, &w->s, keep_scores, collect_names, w);
 }
 
 /* Number i (from 0) of a command's words. */
@@ -406,13 +407,11 @@ TEST(ql_realdata_dm73_decodes_to_its_end)
     }
     /* the two players' names as the file's gamestate gives them: the lowest configstring
      * holding a player's "n\\" key is client 0's, the next client 1's (q3scan.h) */
-    q3scan_on_cs = collect_names;
-    q3scan_cs_ctx = &names;
-    walk_file(data, len, &w);
-    q3scan_on_cs = NULL;
-    CHECK_MSG(names.n >= 2 && names.index[1] == names.index[0] + 1, "%d player strings", names.n);
-    CHECK_STR(cl->players[0].name, names.name[0]);
-    CHECK_STR(cl->players[1].name, names.name[1]);
+    const names_seen *names = &w.names;
+    CHECK_MSG(names->n >= 2 && names->index[1] == names->index[0] + 1, "%d player strings",
+              names->n);
+    CHECK_STR(cl->players[0].name, names->name[0]);
+    CHECK_STR(cl->players[1].name, names->name[1]);
     CHECK_STR(cl->players[0].name, "mejtisson");
     CHECK_STR(cl->players[1].name, "^4Terifire^7");
     free(cl);
