@@ -444,12 +444,13 @@ void cl_frame_end(cl_state *cl, int drop_missing)
     cl_entity *ents = cl->entities;
     int32_t n = 0, top = 0;
     const int lazy = cl->lazy.lazy_to != 0;
+    const uint8_t stays = drop_missing == CL_DROP_ALL ? 0 : CL_EF_PLAYER;
     for (int32_t k = 0; k < listed; k++) {
         uint16_t i = list[k];
         cl_entity *e = &ents[i];
         if (lazy)
             cl_lazy_settle(cl, e);
-        if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & CL_EF_PLAYER))
+        if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & stays))
             e->active = 0;
         if (e->active) {
             list[n++] = i;

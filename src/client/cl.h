@@ -568,8 +568,14 @@ void cl_traj_eval(const cl_traj *tr, double t, float out[3]);
 void cl_entity_remove(cl_state *cl, int num);
 /* Entity num's looping sound (0: none), kept until changed. */
 void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound);
-/* Close the frame. When drop_missing is set, entities not updated in this frame vanish
- * (Q1 and packet-entity formats list every visible entity in every frame). */
+/* Close the frame. drop_missing CL_DROP_MISSING: entities not updated in this frame vanish
+ * (Q1 and packet-entity formats list every visible entity in every frame), but for bodies
+ * (CL_EF_PLAYER), which QuakeWorld sends apart from its entity lists and whose last origin
+ * Quake's camera reads; CL_DROP_ALL: bodies too (Quake III: cgame draws a snapshot's
+ * entities and no others, CG_AddPacketEntities, so a player out of the snapshot, or a
+ * corpse the server unlinked, is gone). */
+#define CL_DROP_MISSING 1
+#define CL_DROP_ALL 2
 void cl_frame_end(cl_state *cl, int drop_missing);
 
 int cl_static_add(cl_state *cl, const cl_entstate *s);

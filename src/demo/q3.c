@@ -1374,7 +1374,7 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     }
     memcpy(s->ev_present, present, sizeof present);
     emit_ps(c, ps, 1);
-    cl_frame_end(c->cl, 1);
+    cl_frame_end(c->cl, CL_DROP_ALL);
     dd_shown(v, f);
     s->shown_time = server_time;
     s->shown_cn = cn;

@@ -1220,16 +1220,30 @@ static void build_look_snapshot(bw *w, int32_t t)
 /* Plan 2.1: a body's legs / torso animations (frame / frame2, toggle bit kept), its held
  * weapon's model (model2, the weapon item's world model of bg_itemlist), its player slot
  * and the neutral fx of eFlags and powerups; missiles and items get their looks too. */
+/* The test gamestate, then snapshot k of the n that build writes at server time 5000 + 50 k
+ * as block 11 + k, decoded whole into r (run_close it; free *m). */
+typedef void (*snap_fn)(bw *w, int32_t t);
+static int run_snapshots(run *r, buf **m, const snap_fn *build, int n)
+{
+    memset(r, 0, sizeof *r);
+    bw *w;
+    *m = start_built(&w);
+    if (!*m)
+        return 0;
+    for (int k = 0; k < n; k++) {
+        build[k](w, 5000 + 50 * k);
+        add_block(*m, w, 11 + k);
+    }
+    free(w);
+    return run_built(r, *m);
+}
+
 TEST(q3_body_look_animations_weapon_fx)
 {
-    bw *w;
-    buf *m = start_built(&w);
-    CHECK(m);
-    build_look_snapshot(w, 5000);
-    add_block(m, w, 11);
-    free(w);
+    static const snap_fn build[] = {build_look_snapshot};
     run r;
-    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    buf *m;
+    CHECK_MSG(run_snapshots(&r, &m, build, 1), "%s", r.err.msg);
     const cl_state *cl = r.cl;
     /* the recorder's body, entity 1, from its playerState */
     const cl_entstate *b = &cl->entities[1].cur;
@@ -1257,6 +1271,39 @@ TEST(q3_body_look_animations_weapon_fx)
     CHECK_EQ(cl->entities[41].cur.player, 0);
     CHECK_EQ(cl->entities[42].cur.fx, CL_FX_ROTATE);
     CHECK_EQ(cl->entities[42].cur.model2, 0);
+    run_close(&r);
+    free(m);
+}
+
+/* A snapshot after build_look_snapshot's that holds only its item (entity 41): no delta,
+ * an empty playerState delta, the item from its zero baseline. */
+static void build_item_only_snapshot(bw *w, int32_t t)
+{
+    snapshot_head(w, t);
+    wbits(w, 0, 8); /* no playerState field changed */
+    wbit(w, 0);     /* nor an array */
+    static const int item[][2] = {{Q3_ES_ETYPE, 2}, {Q3_ES_MODELINDEX, 1}};
+    write_entity(w, 41, item, 2);
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* cgame draws a snapshot's entities and no others (cg_ents.c CG_AddPacketEntities walks
+ * cg.snap->entities): a player's body the next snapshot leaves out (out of the recorder's
+ * PVS, or a corpse the server unlinked, g_client.c BodySink) is gone, as the rocket is; the
+ * item it keeps stays, and so does the recorder's body (from the playerState). */
+TEST(q3_player_left_out_of_a_snapshot_is_gone)
+{
+    static const snap_fn build[] = {build_look_snapshot, build_item_only_snapshot};
+    run r;
+    buf *m;
+    CHECK_MSG(run_snapshots(&r, &m, build, 2), "%s", r.err.msg);
+    const cl_state *cl = r.cl;
+    CHECK_EQ(cl->frame_count, 2);
+    CHECK(cl->entities[1].active);  /* the recorder */
+    CHECK(!cl->entities[3].active); /* client 3's body, entity 2 */
+    CHECK(!cl->entities[41].active); /* the rocket, entity 40 */
+    CHECK(cl->entities[42].active); /* the item, entity 41 */
     run_close(&r);
     free(m);
 }
