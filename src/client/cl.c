@@ -445,12 +445,14 @@ void cl_frame_end(cl_state *cl, int drop_missing)
     int32_t n = 0, top = 0;
     const int lazy = cl->lazy.lazy_to != 0;
     const uint8_t stays = drop_missing == CL_DROP_ALL ? 0 : CL_EF_PLAYER;
+    const int32_t view = cl->view.view_entity;
     for (int32_t k = 0; k < listed; k++) {
         uint16_t i = list[k];
         cl_entity *e = &ents[i];
         if (lazy)
             cl_lazy_settle(cl, e);
-        if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & stays))
+        if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & stays) &&
+            (stays || i != view))
             e->active = 0;
         if (e->active) {
             list[n++] = i;

@@ -569,11 +569,13 @@ void cl_entity_remove(cl_state *cl, int num);
 /* Entity num's looping sound (0: none), kept until changed. */
 void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound);
 /* Close the frame. drop_missing CL_DROP_MISSING: entities not updated in this frame vanish
- * (Q1 and packet-entity formats list every visible entity in every frame), but for bodies
- * (CL_EF_PLAYER), which QuakeWorld sends apart from its entity lists and whose last origin
- * Quake's camera reads; CL_DROP_ALL: bodies too (Quake III: cgame draws a snapshot's
- * entities and no others, CG_AddPacketEntities, so a player out of the snapshot, or a
- * corpse the server unlinked, is gone). */
+ * (packet-entity formats list every visible entity in every frame), but for bodies
+ * (CL_EF_PLAYER), which QuakeWorld and Quake II's MVD send apart from their entity lists;
+ * CL_DROP_ALL: bodies too, but for the view entity (whose last origin a camera may read).
+ * Quake III's cgame draws a snapshot's entities and no others (CG_AddPacketEntities), and
+ * Quake's client unlinks an entity its last message did not send (CL_RelinkEntities:
+ * msgtime != cl.mtime[0]), so there a player out of the recorder's PVS, or a corpse the
+ * server unlinked, is gone. */
 #define CL_DROP_MISSING 1
 #define CL_DROP_ALL 2
 void cl_frame_end(cl_state *cl, int drop_missing);

@@ -786,7 +786,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         if (dt < st->last_time)
             dt = st->last_time; /* demo time never runs backwards */
         if (st->frame_open)
-            cl_frame_end(cl, 1);
+            cl_frame_end(cl, CL_DROP_ALL);
         cl_frame_begin(cl, dt);
         cl_set_view_angles(cl, st->block_angles);
         st->frame_open = 1;
@@ -834,7 +834,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
     }
     case Q1_SVC_SERVERINFO:
         if (st->frame_open) {
-            cl_frame_end(cl, 1);
+            cl_frame_end(cl, CL_DROP_ALL);
             st->frame_open = 0;
         }
         return parse_serverinfo(c);
@@ -1172,7 +1172,7 @@ static qd_err q1_step(void *state, const uint8_t *data, size_t len, cl_state *cl
     if (!had_frame)
         cl_set_view_angles(cl, angles);
     if (st->frame_open) {
-        cl_frame_end(cl, 1);
+        cl_frame_end(cl, CL_DROP_ALL);
         st->frame_open = 0;
     }
     st->pos = block_ofs + 16 + size;

@@ -21,12 +21,12 @@ static void block(buf *file, const buf *msg, float yaw)
     file->n += msg->n;
 }
 
-static void serverinfo(buf *m, int protocol)
+static void serverinfo_of(buf *m, int protocol, int maxclients)
 {
     put8(m, 11);
     put32(m, (uint32_t)protocol);
-    put8(m, 1);  /* maxclients */
-    put8(m, 0);  /* single player */
+    put8(m, maxclients);
+    put8(m, maxclients > 1); /* deathmatch */
     putstr(m, "Test Level");
     putstr(m, "maps/test.bsp");
     putstr(m, "progs/player.mdl");
@@ -34,6 +34,8 @@ static void serverinfo(buf *m, int protocol)
     putstr(m, "weapons/r_exp3.wav");
     putstr(m, "");
 }
+
+static void serverinfo(buf *m, int protocol) { serverinfo_of(m, protocol, 1); }
 
 static void baseline(buf *m, int ent, int model, float x)
 {
@@ -84,20 +86,27 @@ static qd_err run_all(const buf *file, cl_state *cl, qd_error *err)
     return r;
 }
 
-/* A small two-frame level: serverinfo, baseline of entity 1 and 2, two timed frames. */
-static void small_demo(buf *f, int protocol)
+/* A new demo in f (its "-1" track line) whose first block holds the serverinfo, the view
+ * on entity 1 and the baselines of entities 1 and 2 (x 0 and 100). */
+static void two_entity_level(buf *f, int protocol, int maxclients)
 {
     memset(f, 0, sizeof *f);
     memcpy(f->b, "-1\n", 3);
     f->n = 3;
     buf m = {{0}, 0};
-    serverinfo(&m, protocol);
+    serverinfo_of(&m, protocol, maxclients);
     put8(&m, 5); /* setview */
     put16(&m, 1);
     baseline(&m, 1, 2, 0);
     baseline(&m, 2, 2, 100);
     block(f, &m, 0);
-    m.n = 0;
+}
+
+/* A small two-frame level: serverinfo, baseline of entity 1 and 2, two timed frames. */
+static void small_demo(buf *f, int protocol)
+{
+    two_entity_level(f, protocol, 1);
+    buf m = {{0}, 0};
     time_msg(&m, 1.0f);
     update_x(&m, 1, 10);
     update_x(&m, 2, 100);
@@ -359,6 +368,36 @@ TEST(q1_teleport_snaps)
     CHECK(cl_entity_at(cl, 1, 0.15, &s, NULL, NULL));
     CHECK(fabsf(s.origin[0] - 3000.0f) < 1e-3f); /* no smear across the gap */
     free(cl);
+}
+
+/* Quake's client unlinks an entity its last message did not send, players too
+ * (cl_main.c CL_RelinkEntities: msgtime != cl.mtime[0]), and a server sends a player out of
+ * the recorder's PVS no more (sv_main.c SV_WriteEntitiesToClient): the other player (2 of
+ * maxclients 2) left out of the second frame is gone, not frozen where it was last seen.
+ * The view entity stays through a frame that leaves it out: its origin is the camera's. */
+TEST(q1_player_left_out_of_a_frame_is_gone)
+{
+    static buf f;
+    two_entity_level(&f, 15, 2);
+    buf m = {{0}, 0};
+    static const float t[3] = {1.0f, 1.1f, 1.2f};
+    for (int k = 0; k < 3; k++) {
+        m.n = 0;
+        time_msg(&m, t[k]);
+        if (k < 2)
+            update_x(&m, 1, 10.0f * (float)(k + 1));
+        if (k == 0)
+            update_x(&m, 2, 100);
+        block(&f, &m, 0);
+        cl_state *cl = new_cl();
+        qd_error err;
+        CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+        CHECK_EQ(cl->frame_count, (uint32_t)(k + 1));
+        CHECK(cl->entities[2].cur.flags & CL_EF_PLAYER);
+        CHECK_EQ(cl->entities[2].active, k == 0); /* in the first frame only */
+        CHECK(cl->entities[1].active);
+        free(cl);
+    }
 }
 
 /* ---- real demos ---- */
