@@ -393,12 +393,6 @@ void cl_list_begin(cl_state *cl)
     }
 }
 
-void cl_list_add(cl_state *cl, int num)
-{
-    if (num >= 0 && num < CL_MAX_ENTITIES && cl->entities[num].active)
-        cl->entities[num].list_gen = cl->lazy.list_gen;
-}
-
 void cl_list_leave(cl_state *cl, int num)
 {
     if (num < 0 || num >= CL_MAX_ENTITIES)

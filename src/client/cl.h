@@ -498,7 +498,11 @@ int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
  * cl_entity_keep on each would give, brought about when the entity is next read or
  * written. */
 void cl_list_begin(cl_state *cl);
-void cl_list_add(cl_state *cl, int num);
+static inline void cl_list_add(cl_state *cl, int num)
+{
+    if (num >= 0 && num < CL_MAX_ENTITIES && cl->entities[num].active)
+        cl->entities[num].list_gen = cl->lazy.list_gen;
+}
 /* Entity num of the list before is not in this one: it is not kept, and cl_frame_end
  * drops it (it stays active until then, as an entity a frame left out does). Before
  * cl_list_keep_rest. */

@@ -1307,7 +1307,7 @@ static void set_clock(ctx *c)
  * recorder's body (the playerState overwrites it), and frames with repeated entity
  * numbers. */
 static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_ps *ps,
-                       int old_sorted, const uint8_t *fresh)
+                       int old_sorted, const uint8_t *fresh, const uint16_t *gone, int ngone)
 {
     q3_state *s = c->s;
     dd_store v = STORE(s);
@@ -1342,6 +1342,14 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     const dd_frame *sh = keep || !f->sorted ? NULL : dd_shown_frame(v);
     uint32_t shi = 0;
     cl_frame_begin(c->cl, t);
+    /* Delta'd from the shown snapshot, every entity of it is in the client's last list
+     * (emitted and listed, or kept) and its removals are known: the untouched entities that
+     * would be kept are kept whole (cl_list_keep_rest) without a look at their client state.
+     * Their events need no look either: unchanged since the snapshot that fired them. */
+    cl_list_begin(c->cl);
+    for (int i = 0; keep && i < ngone; i++)
+        cl_list_leave(c->cl, gone[i] + 1);
+    int carried = 0;
     (void)run_pending(c); /* the message's commands, at this frame's time */
     set_clock(c);         /* (a level start among them counts from now) */
     /* cg_snapshot.c CG_TransitionSnapshot sets cg.snap before CG_CheckEvents: the events of
@@ -1354,15 +1362,23 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
         cl_traj apos; /* a body's view, made once for the swing and the emit */
         float ang[3];
         int made = e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER && entity_swing(c, e, t, &apos, ang);
-        check_event(c, e, present);
         int same = sh ? dd_same_as_shown(v, sh, &shi, e->number, e) : keep && !fresh[i];
-        if (same && !e->teleport && e->number != cn && e->number != s->shown_cn &&
-            traj_same(e, 0, s->shown_time, server_time) &&
-            traj_same(e, 1, s->shown_time, server_time) &&
-            cl_entity_keep(c->cl, e->number + 1))
+        int kept = same && !e->teleport && e->number != cn && e->number != s->shown_cn &&
+                   traj_same(e, 0, s->shown_time, server_time) &&
+                   traj_same(e, 1, s->shown_time, server_time);
+        if (kept && keep) {
+            present[e->number >> 3] |= (uint8_t)(1 << (e->number & 7));
+            carried++;
+            continue;
+        }
+        check_event(c, e, present);
+        if (kept && cl_entity_keep(c->cl, e->number + 1))
             continue;
         emit_entity(c, e, t, made ? &apos : NULL, made ? ang : NULL);
+        cl_list_add(c->cl, e->number + 1);
     }
+    if (keep)
+        cl_list_keep_rest(c->cl, carried);
     /* An entity that left: its event value is not read before it is set again (it was
      * not present), so it goes back to 0 and keyframes do not carry it. */
     for (size_t k = 0; k < sizeof present; k += 8) {
@@ -1444,6 +1460,8 @@ static qd_err parse_snapshot(ctx *c)
     dd_merge_begin(&m, STORE(s), old, (uint32_t)s->seq);
     uint8_t fresh[Q3_MAX_SNAP_ENTITIES]; /* entity i was read from the message */
     memset(fresh, 0, sizeof fresh);
+    uint16_t gone[Q3_MAX_SNAP_ENTITIES]; /* the source's entities the message removed */
+    int ngone = 0;
     int named = 0; /* entities the message named (changed or removed) */
     for (;;) {
         int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
@@ -1468,8 +1486,11 @@ static qd_err parse_snapshot(ctx *c)
                         c->p->es->n);
         named++;
         if (r == 1) { /* removed */
-            if (from)
+            if (from) {
                 dd_merge_skip(&m);
+                if (ngone < Q3_MAX_SNAP_ENTITIES) /* (each was one of the source's) */
+                    gone[ngone++] = (uint16_t)num;
+            }
             continue;
         }
         q3_ent *to = dd_merge_put(&m, num);
@@ -1499,7 +1520,8 @@ static qd_err parse_snapshot(ctx *c)
           ps.persistant[Q3_PERS_SCORE], ps.f[Q3_PS_EVENTSEQUENCE], ps.f[Q3_PS_EVENTS0],
           ps.f[Q3_PS_EVENTS1], ps.f[Q3_PS_EXTERNALEVENT], valid ? "" : " (delta source gone)");
     if (valid)
-        emit_frame(c, f, server_time, &s->ps_ring[f->seq & Q3_PACKET_MASK], old_sorted, fresh);
+        emit_frame(c, f, server_time, &s->ps_ring[f->seq & Q3_PACKET_MASK], old_sorted, fresh,
+                   gone, ngone);
     return QD_OK;
 }
 
