@@ -483,6 +483,8 @@ int cl_static_sound_add(cl_state *cl, const cl_static_sound *s)
 
 void cl_set_view(cl_state *cl, const cl_view *v) { cl->view = *v; }
 
+void cl_view_cut(cl_state *cl) { cl->prev_view = cl->view; }
+
 void cl_set_view_entity(cl_state *cl, int ent) { cl->view.view_entity = ent; }
 
 void cl_set_view_angles(cl_state *cl, const float angles[3])

@@ -589,6 +589,9 @@ int cl_static_add(cl_state *cl, const cl_entstate *s);
  * already there (it is then not heard). */
 int cl_static_sound_add(cl_state *cl, const cl_static_sound *s);
 void cl_set_view(cl_state *cl, const cl_view *v);
+/* The view set in the open frame does not lerp from the frame before (a teleport, a
+ * respawn, another player followed): it holds from the frame's start. */
+void cl_view_cut(cl_state *cl);
 void cl_set_view_entity(cl_state *cl, int ent);
 void cl_set_view_angles(cl_state *cl, const float angles[3]);
 void cl_set_player_name(cl_state *cl, int slot, const char *name);

@@ -413,6 +413,7 @@ static void begin_level(ctx *c)
         maxc = Q3_MAX_CLIENTS;
     cl_level_begin(c->cl, CL_GAME_Q3, c->s->protocol, maxc, gs_get(gs, Q3_CS_MESSAGE));
     c->cl->flag_status[0] = c->cl->flag_status[1] = -1; /* until CS_FLAGSTATUS says */
+    c->s->have_view = 0; /* a new level's first view lerps from nothing */
     /* gametype_t (bg_public.h): GT_TEAM 3 and on are team games */
     c->s->team_game = qd_info_get(si, "g_gametype", v, sizeof v) && qd_atoi(v) >= 3;
     c->s->have_pers = 0;
@@ -1041,6 +1042,19 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     float xy = sqrtf(vx * vx + vy * vy);
     v.xyspeed = isfinite(xy) && xy < 10000 ? xy : 0;
     cl_set_view(c->cl, &v);
+    /* cg_snapshot.c CG_SetNextSnap: no lerp into a playerState that toggled
+     * EF_TELEPORT_BIT (a teleporter, a respawn), follows another client, or whose
+     * snapshot toggled SNAPFLAG_SERVERCOUNT (a map_restart): the view cuts there
+     * (CG_InterpolatePlayerState), as the bodies' snaps do */
+    q3_state *s = c->s;
+    if (s->have_view && (((ps->f[Q3_PS_EFLAGS] ^ s->view_eflags) & Q3_EF_TELEPORT_BIT) ||
+                         cn != s->view_client ||
+                         ((s->snap_flags ^ s->view_snapflags) & Q3_SNAPFLAG_SERVERCOUNT)))
+        cl_view_cut(c->cl);
+    s->view_eflags = ps->f[Q3_PS_EFLAGS];
+    s->view_client = cn;
+    s->view_snapflags = s->snap_flags;
+    s->have_view = 1;
     cl_stats st;
     ps_stats(c, ps, &st);
     cl_set_stats(c->cl, -1, &st);
@@ -1519,6 +1533,7 @@ static qd_err parse_snapshot(ctx *c)
           ps.f[Q3_PS_WEAPON] >= 0 && ps.f[Q3_PS_WEAPON] < 16 ? ps.ammo[ps.f[Q3_PS_WEAPON]] : 0,
           ps.persistant[Q3_PERS_SCORE], ps.f[Q3_PS_EVENTSEQUENCE], ps.f[Q3_PS_EVENTS0],
           ps.f[Q3_PS_EVENTS1], ps.f[Q3_PS_EXTERNALEVENT], valid ? "" : " (delta source gone)");
+    s->snap_flags = flags;
     if (valid)
         emit_frame(c, f, server_time, &s->ps_ring[f->seq & Q3_PACKET_MASK], old_sorted, fresh,
                    gone, ngone);

@@ -80,6 +80,7 @@
 #define Q3_EV_OBITUARY 60
 #define Q3_EF_DEAD 0x1
 #define Q3_EF_TELEPORT_BIT 0x4
+#define Q3_SNAPFLAG_SERVERCOUNT 4 /* q_shared.h: toggles with each map_restart */
 #define Q3_EF_NODRAW 0x80  /* no model: an item waiting to respawn (cg_ents.c CG_Item) */
 #define Q3_EF_FIRING 0x100 /* for lightning gun */
 /* entityState.powerups: 1 << powerup_t (bg_public.h PW_QUAD 1, PW_REDFLAG 7, PW_BLUEFLAG 8) */
@@ -518,6 +519,10 @@ typedef struct q3_state {
     int32_t level_start;  /* CS_LEVEL_START_TIME: serverTime the match clock reads 0:00 */
     uint8_t have_level_start;
     int32_t last_eflags;  /* the recorder's eFlags in the last frame (teleport toggles) */
+    /* the view's last playerState eFlags, client and snapFlags (have_view: set), against
+     * which the next one cuts (CG_SetNextSnap); snap_flags: the snapshot being shown */
+    int32_t view_eflags, view_client, view_snapflags, snap_flags;
+    uint8_t have_view;
     int32_t shown_time;   /* serverTime of the snapshot whose entities the client got last
                            * (dd_shown): the time its trajectories were evaluated at */
     int32_t shown_cn;     /* the client whose body its playerState stood for */

@@ -975,16 +975,19 @@ TEST(q3_second_level_keeps_clock)
     free(m);
 }
 
-/* A snapshot's start at server time t: no delta, no flags, no areamask. */
-static void snapshot_head(bw *w, int32_t t)
+/* A snapshot's start at server time t with snapFlags flags: no delta, no areamask. */
+static void snapshot_head_flags(bw *w, int32_t t, int flags)
 {
     wbits(w, 0, 32);
     wbits(w, Q3_SVC_SNAPSHOT, 8);
     wbits(w, t, 32);
     wbits(w, 0, 8);
-    wbits(w, 0, 8);
+    wbits(w, flags, 8);
     wbits(w, 0, 8); /* no areamask */
 }
+
+/* ... and no flags. */
+static void snapshot_head(bw *w, int32_t t) { snapshot_head_flags(w, t, 0); }
 
 /* A snapshot whose playerState carries named stats (bg_public.h): pm_type PM_DEAD 3, weapon
  * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
@@ -1408,6 +1411,60 @@ static void build_ps_snapshot(bw *w, int32_t t, const int32_t ps[Q3_PS_WEAPON + 
     wbit(w, 0); /* no stats arrays */
     wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
     wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* A snapshot at t (snapFlags flags, no entities) whose playerState is client `client` at
+ * origin (x, 0, 0), eFlags eflags, viewheight 26. */
+static void view_snapshot(bw *w, int32_t t, float x, int eflags, int client, int flags)
+{
+    snapshot_head_flags(w, t, flags);
+    wbits(w, Q3_PS_WEAPON + 1, 8);
+    for (int i = 0; i <= Q3_PS_WEAPON; i++) {
+        int v = i == Q3_PS_EFLAGS ? eflags : i == Q3_PS_CLIENTNUM ? client
+                : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
+        if (i == Q3_PS_ORIGIN0) {
+            wbit(w, 1);
+            wfloat(w, x);
+        } else {
+            wbit(w, v != 0);
+            if (v)
+                wbits(w, v, q3_ps_fields[i].bits);
+        }
+    }
+    wbit(w, 0); /* no stats arrays */
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* cg_snapshot.c CG_SetNextSnap: the view is not interpolated into a playerState that
+ * toggled EF_TELEPORT_BIT (0x4, bg_public.h), follows another client, or whose snapshot
+ * toggled SNAPFLAG_SERVERCOUNT (4, q_shared.h); otherwise it is (CG_InterpolatePlayerState).
+ * Two snapshots 50 ms apart, the eye moving from x 0 to 1000: halfway between them the eye
+ * is at 500 when nothing cuts, at 1000 (the new playerState) when something does. */
+TEST(q3_view_cuts_at_teleport_follow_and_restart)
+{
+    static const struct {
+        int eflags, client, flags;
+        float x;
+    } second[] = {{0, 0, 0, 500}, {4, 0, 0, 1000}, {0, 3, 0, 1000}, {0, 0, 4, 1000}};
+    for (size_t k = 0; k < sizeof second / sizeof second[0]; k++) {
+        bw *w;
+        buf *m = start_built(&w);
+        CHECK(m);
+        view_snapshot(w, 5000, 0, 0, 0, 0);
+        add_block(m, w, 11);
+        view_snapshot(w, 5050, 1000, second[k].eflags, second[k].client, second[k].flags);
+        add_block(m, w, 12);
+        free(w);
+        run r;
+        CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+        float o[3], a[3];
+        cl_view_at(r.cl, 0.025, o, a);
+        CHECK_MSG(fabsf(o[0] - second[k].x) < 1e-3f, "case %zu: eye x %g, want %g", k,
+                  (double)o[0], (double)second[k].x);
+        run_close(&r);
+        free(m);
+    }
 }
 
 /* The recorder's own events come in its playerState (cg_playerstate.c
