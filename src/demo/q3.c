@@ -1287,11 +1287,14 @@ static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
 
 /* A body's legs and torso turning after its view (q3_body.c), every frame it is in, kept or
  * not: the view is its apos trajectory at t; a body new to the frame or teleported starts
- * aligned. */
+ * aligned. Only a client's live body, whose entity number is its client number
+ * (g_client.c ClientSpawn): its corpse (CopyToBodyQue: a body-queue entity with the same
+ * clientNum, powerups cleared) turns on its own in cgame (cent->pe), so it must not step
+ * the slot's swing or shells (the renderer draws it from its own angles). */
 static int entity_swing(ctx *c, const q3_ent *e, double t, cl_traj *apos, float ang[3])
 {
     int cn = e->f[Q3_ES_CLIENTNUM], n = e->number;
-    if (cn < 0 || cn >= Q3_MAX_CLIENTS)
+    if (cn < 0 || cn >= Q3_MAX_CLIENTS || n != cn)
         return 0;
     c->cl->players[cn].shells = shells_of(c, (uint32_t)e->f[Q3_ES_POWERUPS]);
     get_traj(c, e, 1, apos);

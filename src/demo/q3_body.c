@@ -70,9 +70,11 @@ void q3_swing_angle(float destination, float tolerance, float clamp, float speed
         *angle = angle_mod(destination + (clamp - 1));
 }
 
-/* bg_public.h animNumber_t: LEGS_IDLE and TORSO_STAND, the animations of standing still */
+/* bg_public.h animNumber_t: LEGS_IDLE and TORSO_STAND (TORSO_STAND2 with the gauntlet), the
+ * animations of standing still */
 #define LEGS_IDLE 22
 #define TORSO_STAND 11
+#define TORSO_STAND2 12
 #define SWING_SPEED 0.3f /* cg_swingSpeed's default */
 
 void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int torso, int dir,
@@ -99,7 +101,8 @@ void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int t
     }
     float b[3] = {p->body[1][0], p->body[1][1], p->body[1][2]};
     double dt = (t - p->body_time[1]) * 1000.0;
-    if ((legs & ~Q3_ANIM_TOGGLEBIT) != LEGS_IDLE || (torso & ~Q3_ANIM_TOGGLEBIT) != TORSO_STAND)
+    int ts = torso & ~Q3_ANIM_TOGGLEBIT;
+    if ((legs & ~Q3_ANIM_TOGGLEBIT) != LEGS_IDLE || (ts != TORSO_STAND && ts != TORSO_STAND2))
         p->body_swing[0] = p->body_swing[1] = p->body_swing[2] = 1; /* always centre */
     float off = dead || dir < 0 || dir > 7 ? 0 : offsets[dir];
     q3_swing_angle(yaw + 0.25f * off, 25, 90, SWING_SPEED, &b[1], &p->body_swing[1], dt);

@@ -229,10 +229,18 @@ static void draw_mesh(r_view *v, const r_assets *a, const r_model *rm, const r_p
  * bits, with the regeneration shell's blink at demo time t already applied. */
 #define FX_SHELLS_SHIFT 16
 
-static unsigned player_shells(const r_view *v, const cl_entstate *s, double t)
+/* 1 when entity num is the live body of s's player (Quake III: its client's entity), whose
+ * turn and shells the client keeps in the player's slot; a corpse (a body-queue entity with
+ * the same player) has its own, drawn from its state. */
+static int live_body(const r_view *v, const cl_entstate *s, int num)
 {
-    if (!v->cl || v->cl->level.game != CL_GAME_Q3 || s->player == 0 ||
-        s->player > CL_MAX_PLAYERS)
+    return v->cl && v->cl->level.game == CL_GAME_Q3 && s->player > 0 &&
+           s->player <= CL_MAX_PLAYERS && num >= 0 && num == v->cl->players[s->player - 1].entity;
+}
+
+static unsigned player_shells(const r_view *v, const cl_entstate *s, int num, double t)
+{
+    if (!live_body(v, s, num))
         return 0;
     unsigned sh = v->cl->players[s->player - 1].shells;
     /* CG_AddRefEntityWithPowerups: the regeneration shell when (cg.time / 100) % 10 == 1 */
@@ -499,10 +507,9 @@ unsigned r_md3_body(const mdl_md3 *legs, const mdl_md3 *torso, const r_frames *l
 
 /* The turn of s's player at t, between the body's last two swing steps; 0 when there is
  * none (not a Quake III player, or not yet stepped). */
-static int body_at(const r_view *v, const cl_entstate *s, double t, float body[5])
+static int body_at(const r_view *v, const cl_entstate *s, int num, double t, float body[5])
 {
-    if (!v->cl || v->cl->level.game != CL_GAME_Q3 || s->player == 0 ||
-        s->player > CL_MAX_PLAYERS)
+    if (!live_body(v, s, num))
         return 0;
     const cl_player *p = &v->cl->players[s->player - 1];
     if (!p->body_ok)
@@ -621,14 +628,16 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     anim_at(legs, s->frame2, t - since[1], &tf);
     r_place p[4];
     float body[5];
-    unsigned got = body_at(v, s, t, body)
+    /* (a dead body's legs take no movement offset: CG_PlayerAngles, "don't let dead
+     * bodies twitch") */
+    unsigned got = body_at(v, s, num, t, body)
                        ? body_turned(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles, body, p)
                        : r_md3_body(legs->md3, torso->md3, &lf, &tf, s->origin, s->angles,
-                                    s->skin, p);
+                                    s->flags & CL_EF_DEAD ? 0 : s->skin, p);
     md3_light light;
     grid_light(a->world.bsp, s->origin, &light);
     dlights_on_model(v, s->origin, &light);
-    unsigned fx = s->fx | player_shells(v, s, t);
+    unsigned fx = s->fx | player_shells(v, s, num, t);
     draw_mesh_fx(v, a, legs, &p[0], lf.f0, lf.f1, lf.lerp, &light, fx);
     if (got & 2)
         draw_mesh_fx(v, a, torso, &p[1], tf.f0, tf.f1, tf.lerp, &light, fx);

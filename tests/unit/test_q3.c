@@ -1397,6 +1397,42 @@ TEST(q3_player_movement_dir)
     run_close(&r);
 }
 
+static void body_and_corpse(bw *w)
+{
+    /* entity 3, client 3's live body: yaw 0 (apos trBase[YAW]), ET_PLAYER 1, LEGS_IDLE 22,
+     * TORSO_STAND 11, powerups 1 << PW_BATTLESUIT 2; entity 64, its corpse in the body
+     * queue (g_client.c CopyToBodyQue: the same clientNum, EF_DEAD 0x1, powerups 0): yaw
+     * 170, BOTH_DEAD1 1 (bg_public.h) */
+    static const int idx[6] = {Q3_ES_APOS_TRBASE1, Q3_ES_ETYPE, Q3_ES_TORSOANIM,
+                               Q3_ES_LEGSANIM, Q3_ES_CLIENTNUM, Q3_ES_POWERUPS};
+    static const int32_t live[6] = {0, 1, 11, 22, 3, 1 << 2};
+    static const float live_f[6] = {0, 0, 0, 0, 0, 0};
+    wentity(w, 3, idx, live, live_f, 6);
+    static const int cidx[6] = {Q3_ES_APOS_TRBASE1, Q3_ES_ETYPE, Q3_ES_TORSOANIM,
+                                Q3_ES_LEGSANIM, Q3_ES_EFLAGS, Q3_ES_CLIENTNUM};
+    static const int32_t dead[6] = {0, 1, 1, 1, 1, 3};
+    static const float dead_f[6] = {170, 0, 0, 0, 0, 0};
+    wentity(w, 64, cidx, dead, dead_f, 6);
+}
+
+/* cgame turns every body on its own (cg_players.c CG_PlayerAngles, cent->pe) and gives it
+ * its own powerups' shells (CG_AddRefEntityWithPowerups): a corpse beside its respawned
+ * player must not turn the player's legs to the corpse's yaw nor take away its battle
+ * suit. The live body, new to the client, starts aligned with its view (CG_ResetPlayerEntity):
+ * legs and torso at yaw 0; its shells the battle suit's. */
+TEST(q3_corpse_does_not_turn_its_player)
+{
+    run r;
+    CHECK_MSG(run_entities(&r, body_and_corpse), "%s", r.err.msg);
+    const cl_player *p = &r.cl->players[3];
+    CHECK(r.cl->entities[4].active && r.cl->entities[65].active);
+    CHECK(p->body_ok);
+    CHECK(fabsf(p->body[1][0]) < 1e-3f); /* the legs' yaw */
+    CHECK(fabsf(p->body[1][1]) < 1e-3f); /* the torso's */
+    CHECK_EQ(p->shells, CL_SHELL_BATTLESUIT);
+    run_close(&r);
+}
+
 /* A snapshot at t (no delta) whose playerState holds the fields of ps (indexes Q3_PS_*, up
  * to Q3_PS_WEAPON; 0 is not sent), no stats arrays and no entities. */
 static void build_ps_snapshot(bw *w, int32_t t, const int32_t ps[Q3_PS_WEAPON + 1])

@@ -78,6 +78,23 @@ TEST(q3body_legs_lag_standing_and_follow_running)
     free(cl);
 }
 
+/* Standing with the gauntlet (TORSO_STAND2 12) is standing too (CG_PlayerAngles): looking
+ * 30 degrees left, the torso follows and the legs stay, as with TORSO_STAND. */
+TEST(q3body_gauntlet_stand_is_standing)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl != NULL);
+    cl_reset(cl);
+    cl->time = 1.0;
+    q3_body_swing(cl, 3, 0, 0, 22, 12, 0, 0, 1, NULL);
+    cl->time = 1.05;
+    q3_body_swing(cl, 3, 30, 0, 22, 12, 0, 0, 0, NULL);
+    const cl_player *p = &cl->players[3];
+    CHECK_MSG(near(p->body[1][1], 30), "torso %f", p->body[1][1]);
+    CHECK_MSG(near(p->body[1][0], 0), "legs %f", p->body[1][0]);
+    free(cl);
+}
+
 /* Running at 320 units a second along the legs' facing pitches them forward 0.05 x 320 = 16
  * degrees; running to their left (strafing) rolls them 16 the other way (CG_PlayerAngles'
  * lean: legs roll -= 0.05 x the motion along their left axis). */
