@@ -557,6 +557,9 @@ static qd_err parse_gamestate(ctx *c)
     dd_reset(STORE(s));
     memset(s->ps_ring, 0, sizeof s->ps_ring);
     memset(s->ev_present, 0, sizeof s->ev_present);
+    memset(s->ev_last, 0, sizeof s->ev_last);
+    memset(s->ev_left_ms, 0, sizeof s->ev_left_ms);
+    memset(s->tele_shown, 0, sizeof s->tele_shown);
     s->have_level = 1;
     s->rebase = s->have_time0;
     s->bcs_index = -1;
@@ -746,6 +749,17 @@ static qd_err run_command(ctx *c)
 
 /* An entity's trajectory (pos or apos) with its time on the demo clock: trTime minus the
  * server time of demo time 0. */
+/* The trajectory type cgame evaluates: a client's body (number below MAX_CLIENTS) is moved
+ * by TR_INTERPOLATE whatever it was sent with (cg_ents.c CG_CalcEntityLerpPositions with
+ * cg_smoothClients 0, the default: its trBase lerped between snapshots), not extrapolated
+ * along the TR_LINEAR_STOP g_smoothClients sends. */
+static int pos_type(const q3_ent *e, int apos)
+{
+    if (!apos && e->number < Q3_MAX_CLIENTS)
+        return Q3_TR_INTERPOLATE;
+    return e->f[apos ? Q3_ES_APOS_TRTYPE : Q3_ES_POS_TRTYPE];
+}
+
 static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
 {
     static const int8_t fields[2][9] = {
@@ -757,7 +771,7 @@ static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
          Q3_ES_APOS_TRDELTA2}};
     const int8_t *f = fields[apos];
     memset(tr, 0, sizeof *tr);
-    int type = e->f[f[0]];
+    int type = pos_type(e, apos);
     tr->type = (uint8_t)(type >= Q3_TR_STATIONARY && type <= Q3_TR_GRAVITY ? type
                                                                           : Q3_TR_STATIONARY);
     int64_t t0 = (int64_t)e->f[f[1]] - c->s->time0;
@@ -814,8 +828,8 @@ static void body_look(const q3_proto *p, cl_entstate *st, int cn, int legs, int 
 
 /* e at time at; a body's apos trajectory and its angles at that time may come made
  * (entity_swing's: known_apos, known_ang), else NULL. */
-static void emit_entity(ctx *c, const q3_ent *e, double at, const cl_traj *known_apos,
-                        const float known_ang[3])
+static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
+                        const cl_traj *known_apos, const float known_ang[3])
 {
     cl_entstate st;
     cl_traj pos, own;
@@ -860,7 +874,7 @@ static void emit_entity(ctx *c, const q3_ent *e, double at, const cl_traj *known
                       move_dir(q3_f(e->f[Q3_ES_ANGLES2_1])));
         st.flags |= CL_EF_PLAYER | (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD ? CL_EF_DEAD : 0);
     }
-    if (e->teleport)
+    if (teleport)
         st.flags |= CL_EF_TELEPORT;
     cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, apos);
     /* cg_ents.c CG_EntityEffects: an entity with a loopSound plays it where it is */
@@ -1249,22 +1263,26 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
 
 /* cg_event.c CG_CheckEvents: a temporary event entity (eType ET_EVENTS + n) fires n when
  * it shows up; another entity fires when its event value (with the toggle bits) changes. */
-static void check_event(ctx *c, const q3_ent *e, uint8_t *now_present)
+static void check_event(ctx *c, const q3_ent *e, int32_t server_time, uint8_t *now_present)
 {
     q3_state *s = c->s;
     int n = e->number, type = e->f[Q3_ES_ETYPE];
     int was = (s->ev_present[n >> 3] >> (n & 7)) & 1;
     now_present[n >> 3] |= (uint8_t)(1 << (n & 7));
+    /* cg_snapshot.c CG_ResetEntity: an entity back after more than EVENT_VALID_MSEC forgets
+     * its last event; one back sooner (out of the PVS for a moment) fires it not again */
+    if (!was && (int64_t)server_time - s->ev_left_ms[n] > Q3_EVENT_VALID_MSEC)
+        s->ev_last[n] = 0;
     int ev = -1;
     /* dm3 has no ET_TEAM: its ET_EVENTS is 12 [Q3OLD] */
     int et_events = s->old == Q3_OLD_DM3 ? Q3_ET_EVENTS - 1 : Q3_ET_EVENTS;
     if (type >= et_events) {
-        if (!was || s->ev_last[n] != (uint16_t)type)
+        if (s->ev_last[n] != (uint16_t)type)
             ev = event_68(c, type - et_events);
         s->ev_last[n] = (uint16_t)type;
     } else {
         uint16_t v = (uint16_t)e->f[Q3_ES_EVENT];
-        if ((v & ~Q3_EV_EVENT_BITS) && (!was || s->ev_last[n] != v))
+        if ((v & ~Q3_EV_EVENT_BITS) && s->ev_last[n] != v)
             ev = event_68(c, v & ~Q3_EV_EVENT_BITS);
         s->ev_last[n] = v;
     }
@@ -1276,7 +1294,7 @@ static void check_event(ctx *c, const q3_ent *e, uint8_t *now_present)
  * depend on the time, or it is a TR_LINEAR_STOP that had stopped at both. */
 static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
 {
-    int type = e->f[apos ? Q3_ES_APOS_TRTYPE : Q3_ES_POS_TRTYPE];
+    int type = pos_type(e, apos);
     if (type == Q3_TR_LINEAR_STOP) {
         int64_t end = (int64_t)e->f[apos ? Q3_ES_APOS_TRTIME : Q3_ES_POS_TRTIME] +
                       e->f[apos ? Q3_ES_APOS_TRDURATION : Q3_ES_POS_TRDURATION];
@@ -1291,7 +1309,8 @@ static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
  * (g_client.c ClientSpawn): its corpse (CopyToBodyQue: a body-queue entity with the same
  * clientNum, powerups cleared) turns on its own in cgame (cent->pe), so it must not step
  * the slot's swing or shells (the renderer draws it from its own angles). */
-static int entity_swing(ctx *c, const q3_ent *e, double t, cl_traj *apos, float ang[3])
+static int entity_swing(ctx *c, const q3_ent *e, double t, int reset, cl_traj *apos,
+                        float ang[3])
 {
     int cn = e->f[Q3_ES_CLIENTNUM], n = e->number;
     if (cn < 0 || cn >= Q3_MAX_CLIENTS || n != cn)
@@ -1299,12 +1318,11 @@ static int entity_swing(ctx *c, const q3_ent *e, double t, cl_traj *apos, float 
     c->cl->players[cn].shells = shells_of(c, (uint32_t)e->f[Q3_ES_POWERUPS]);
     get_traj(c, e, 1, apos);
     cl_traj_eval(apos, t, ang);
-    int was = (c->s->ev_present[n >> 3] >> (n & 7)) & 1;
     const float vel[3] = {q3_f(e->f[Q3_ES_POS_TRDELTA0]), q3_f(e->f[Q3_ES_POS_TRDELTA1]),
                           q3_f(e->f[Q3_ES_POS_TRDELTA2])};
     q3_body_swing(c->cl, cn, ang[1], ang[0], e->f[Q3_ES_LEGSANIM], e->f[Q3_ES_TORSOANIM],
                   move_dir(q3_f(e->f[Q3_ES_ANGLES2_1])),
-                  (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD) != 0, e->teleport || !was, vel);
+                  (e->f[Q3_ES_EFLAGS] & Q3_EF_DEAD) != 0, reset, vel);
     return 1;
 }
 
@@ -1378,9 +1396,20 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
         const q3_ent *e = dd_ent(v, f, i);
         cl_traj apos; /* a body's view, made once for the swing and the emit */
         float ang[3];
-        int made = e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER && entity_swing(c, e, t, &apos, ang);
-        int same = sh ? dd_same_as_shown(v, sh, &shi, e->number, e) : keep && !fresh[i];
-        int kept = same && !e->teleport && e->number != cn && e->number != s->shown_cn &&
+        /* a teleport: EF_TELEPORT_BIT toggled against the state shown (CG_SetNextSnap);
+         * none in an entity the delta left as it was shown */
+        int n = e->number, untouched = keep && !fresh[i], tele = 0,
+            was = untouched || ((s->ev_present[n >> 3] >> (n & 7)) & 1);
+        if (!untouched) {
+            uint8_t bit = (uint8_t)(1 << (n & 7)),
+                    tb = (e->f[Q3_ES_EFLAGS] & Q3_EF_TELEPORT_BIT) ? bit : 0;
+            tele = was && (s->tele_shown[n >> 3] & bit) != tb;
+            s->tele_shown[n >> 3] = (uint8_t)((s->tele_shown[n >> 3] & ~bit) | tb);
+        }
+        int made = e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER &&
+                   entity_swing(c, e, t, tele || !was, &apos, ang);
+        int same = sh ? dd_same_as_shown(v, sh, &shi, e->number, e) : untouched;
+        int kept = same && !tele && e->number != cn && e->number != s->shown_cn &&
                    traj_same(e, 0, s->shown_time, server_time) &&
                    traj_same(e, 1, s->shown_time, server_time);
         if (kept && keep) {
@@ -1388,22 +1417,21 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
             carried++;
             continue;
         }
-        check_event(c, e, present);
+        check_event(c, e, server_time, present);
         if (kept && cl_entity_keep(c->cl, e->number + 1))
             continue;
-        emit_entity(c, e, t, made ? &apos : NULL, made ? ang : NULL);
+        emit_entity(c, e, tele, t, made ? &apos : NULL, made ? ang : NULL);
         cl_list_add(c->cl, e->number + 1);
     }
     if (keep)
         cl_list_keep_rest(c->cl, carried);
-    /* An entity that left: its event value is not read before it is set again (it was
-     * not present), so it goes back to 0 and keyframes do not carry it. */
+    /* An entity that left was last shown at shown_time (its events, check_event) */
     for (size_t k = 0; k < sizeof present; k += 8) {
         uint64_t was, now;
         memcpy(&was, s->ev_present + k, 8);
         memcpy(&now, present + k, 8);
         for (uint64_t gone = was & ~now; gone; gone &= gone - 1)
-            s->ev_last[k * 8 + (size_t)__builtin_ctzll(gone)] = 0;
+            s->ev_left_ms[k * 8 + (size_t)__builtin_ctzll(gone)] = s->shown_time;
     }
     memcpy(s->ev_present, present, sizeof present);
     emit_ps(c, ps, 1);

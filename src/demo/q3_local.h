@@ -45,6 +45,7 @@
 #define Q3_PACKET_MASK (Q3_PACKET_BACKUP - 1)
 #define Q3_MAX_SNAP_ENTITIES 256 /* MAX_ENTITIES_IN_SNAPSHOT */
 #define Q3_MAX_CLIENTS 64
+#define Q3_EVENT_VALID_MSEC 300 /* bg_public.h */
 #define Q3_SNAPPED_BITS 13 /* integral floats are sent in 13 bits, biased by 4096 */
 #define Q3_MAX_AREA_BYTES 32
 
@@ -535,6 +536,12 @@ typedef struct q3_state {
      * frame shown (eType for a temporary event entity, else its event), and whether it was
      * in that frame (bit per entity) */
     uint16_t ev_last[Q3_MAX_GENTITIES];
+    /* the serverTime of the last snapshot shown with the entity, set when it leaves: one
+     * back within EVENT_VALID_MSEC keeps its last event (cg_snapshot.c CG_ResetEntity) */
+    int32_t ev_left_ms[Q3_MAX_GENTITIES];
+    /* each entity's EF_TELEPORT_BIT as last shown (bit per entity): a toggle against it
+     * snaps the entity (CG_SetNextSnap compares with cent->currentState) */
+    uint8_t tele_shown[Q3_MAX_GENTITIES / 8];
     uint8_t ev_present[Q3_MAX_GENTITIES / 8];
     uint8_t was_intermission;
     uint8_t team_game;        /* the serverinfo's g_gametype is a team game (GT_TEAM, 3, on) */

@@ -1433,6 +1433,127 @@ TEST(q3_corpse_does_not_turn_its_player)
     run_close(&r);
 }
 
+/* A snapshot at t (no delta, the playerState unchanged) holding the entities fill writes. */
+static void entity_snapshot(bw *w, int32_t t, void (*fill)(bw *w))
+{
+    snapshot_head(w, t);
+    wbits(w, 0, 8);
+    wbit(w, 0);
+    if (fill)
+        fill(w);
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* Client 3's body (entity 3, ET_PLAYER 1) at trBase x, eFlags eflags (fields in wire order). */
+static void body_at_x(bw *w, float x, int eflags)
+{
+    static const int idx[4] = {Q3_ES_POS_TRBASE0, Q3_ES_ETYPE, Q3_ES_EFLAGS, Q3_ES_CLIENTNUM};
+    const int32_t val[4] = {0, 1, eflags, 3};
+    const float fv[4] = {x, 0, 0, 0};
+    if (eflags)
+        wentity(w, 3, idx, val, fv, 4);
+    else { /* (eFlags left at the baseline's 0) */
+        static const int idx3[3] = {Q3_ES_POS_TRBASE0, Q3_ES_ETYPE, Q3_ES_CLIENTNUM};
+        const int32_t val3[3] = {0, 1, 3};
+        const float fv3[3] = {x, 0, 0};
+        wentity(w, 3, idx3, val3, fv3, 3);
+    }
+}
+static void body_10_tele(bw *w) { body_at_x(w, 10, Q3_EF_TELEPORT_BIT); }
+static void body_110_tele(bw *w) { body_at_x(w, 110, Q3_EF_TELEPORT_BIT); }
+static void body_110(bw *w) { body_at_x(w, 110, 0); }
+static void snap_body_10_tele(bw *w, int32_t t) { entity_snapshot(w, t, body_10_tele); }
+static void snap_body_110_tele(bw *w, int32_t t) { entity_snapshot(w, t, body_110_tele); }
+static void snap_body_110(bw *w, int32_t t) { entity_snapshot(w, t, body_110); }
+
+/* cg_snapshot.c CG_SetNextSnap snaps an entity whose EF_TELEPORT_BIT (0x4) toggled against
+ * the state shown (cent->currentState), not against the delta's source: two snapshots
+ * from nothing (each against the zero baseline) whose body keeps the bit set move it from
+ * x 10 to 110, which halfway between them is 60; when the second clears the bit, a
+ * teleport, it is at 110 from the start. */
+TEST(q3_teleport_bit_against_the_state_shown)
+{
+    static const snap_fn kept[] = {snap_body_10_tele, snap_body_110_tele},
+                         toggled[] = {snap_body_10_tele, snap_body_110};
+    const snap_fn *runs[2] = {kept, toggled};
+    const float want[2] = {60, 110};
+    for (int k = 0; k < 2; k++) {
+        run r;
+        buf *m;
+        CHECK_MSG(run_snapshots(&r, &m, runs[k], 2), "%s", r.err.msg);
+        cl_entstate st;
+        CHECK(cl_entity_at(r.cl, 4, 0.025, &st, NULL, NULL));
+        CHECK_MSG(fabsf(st.origin[0] - want[k]) < 1e-3f, "case %d: x %g, want %g", k,
+                  (double)st.origin[0], (double)want[k]);
+        run_close(&r);
+        free(m);
+    }
+}
+
+static void stopping_bodies(bw *w)
+{
+    /* TR_LINEAR_STOP 3 (bg_public.h trType_t) from x 100 at 320 units a second since server
+     * ms 4970 for 50 ms (g_smoothClients' BG_PlayerStateToEntityStateExtraPolate): entity
+     * 3, client 3's body, and entity 70, a body of client 3 that is not its client entity */
+    static const int idx[7] = {Q3_ES_POS_TRTIME, Q3_ES_POS_TRBASE0, Q3_ES_POS_TRDELTA0,
+                               Q3_ES_ETYPE,      Q3_ES_POS_TRTYPE,  Q3_ES_CLIENTNUM,
+                               Q3_ES_POS_TRDURATION};
+    static const int32_t val[7] = {4970, 0, 0, 1, 3, 3, 50};
+    static const float fv[7] = {0, 100, 320, 0, 0, 0, 0};
+    wentity(w, 3, idx, val, fv, 7);
+    wentity(w, 70, idx, val, fv, 7);
+}
+
+/* cg_ents.c CG_CalcEntityLerpPositions with cg_smoothClients 0 (the default) moves a
+ * client's body (number below MAX_CLIENTS 64) by TR_INTERPOLATE, at its trBase, whatever
+ * trajectory it came with; other entities follow theirs: at the snapshot (server ms 5000)
+ * the body is at 100, entity 70 at 100 + 320 x 0.030 = 109.6. */
+TEST(q3_client_bodies_interpolate)
+{
+    run r;
+    CHECK_MSG(run_entities(&r, stopping_bodies), "%s", r.err.msg);
+    CHECK(fabsf(r.cl->entities[4].cur.origin[0] - 100) < 1e-3f);
+    CHECK(fabsf(r.cl->entities[71].cur.origin[0] - 109.6f) < 1e-3f);
+    run_close(&r);
+}
+
+static void firing_body(bw *w)
+{
+    /* client 3's body with EV_FIRE_WEAPON 23 (bg_public.h, 1.32) and event bits 0x100 */
+    static const int idx[3] = {Q3_ES_EVENT, Q3_ES_ETYPE, Q3_ES_CLIENTNUM};
+    static const int32_t val[3] = {23 | 0x100, 1, 3};
+    static const float fv[3] = {0, 0, 0};
+    wentity(w, 3, idx, val, fv, 3);
+}
+static void snap_firing(bw *w, int32_t t) { entity_snapshot(w, t, firing_body); }
+static void snap_empty(bw *w, int32_t t) { entity_snapshot(w, t, NULL); }
+
+/* cg_snapshot.c CG_ResetEntity forgets an entity's last event only when it was last seen
+ * more than EVENT_VALID_MSEC (300, bg_public.h) before: a body out of the snapshot for 50
+ * ms comes back with the same event and fires it not again (one muzzle flash,
+ * cg_weapons.c CG_FireWeapon); back after 350 ms it fires it again (two). */
+TEST(q3_event_not_fired_again_after_a_short_absence)
+{
+    static const snap_fn brief[] = {snap_firing, snap_empty, snap_firing},
+                         longer[] = {snap_firing, snap_empty, snap_empty, snap_empty,
+                                     snap_empty,  snap_empty, snap_empty, snap_firing};
+    const snap_fn *runs[2] = {brief, longer};
+    const int n[2] = {3, 8}, want[2] = {1, 2};
+    for (int k = 0; k < 2; k++) {
+        run r;
+        buf *m;
+        CHECK_MSG(run_snapshots(&r, &m, runs[k], n[k]), "%s", r.err.msg);
+        int flashes = 0;
+        const cl_fxlog *log = &r.cl->fxlog;
+        for (uint32_t i = 0; i < log->fx_count && i < CL_FX_LOG; i++)
+            flashes += log->fx[i].kind == CL_FXK_MUZZLE && log->fx[i].entity == 4;
+        CHECK_MSG(flashes == want[k], "case %d: %d flashes, want %d", k, flashes, want[k]);
+        run_close(&r);
+        free(m);
+    }
+}
+
 /* A snapshot at t (no delta) whose playerState holds the fields of ps (indexes Q3_PS_*, up
  * to Q3_PS_WEAPON; 0 is not sent), no stats arrays and no entities. */
 static void build_ps_snapshot(bw *w, int32_t t, const int32_t ps[Q3_PS_WEAPON + 1])
