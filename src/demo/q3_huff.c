@@ -321,7 +321,6 @@ int q3_read_delta_entity_by(q3_bits *b, const dd_table *es, const q3_ent *from, 
     else
         memset(to, 0, sizeof *to);
     to->number = (uint16_t)number;
-    to->teleport = 0;
     if (!q3_bit_in(b))
         return 0;
     if (b->plain) {
@@ -332,8 +331,6 @@ int q3_read_delta_entity_by(q3_bits *b, const dd_table *es, const q3_ent *from, 
         if (dd_read_q3(&rd, es, q3_read_bits_in(b, 8), to, 1) < 0)
             return -1;
     }
-    if (from && ((from->f[Q3_ES_EFLAGS] ^ to->f[Q3_ES_EFLAGS]) & Q3_EF_TELEPORT_BIT))
-        to->teleport = 1;
     return 0;
 }
 

@@ -341,8 +341,7 @@ extern const dd_table q3_es_table, q3_ps_table;
 typedef struct q3_ent {
     int32_t f[Q3_ES_SLOTS];
     uint16_t number;
-    uint8_t teleport; /* EF_TELEPORT_BIT changed against the delta source */
-    uint8_t pad;
+    uint8_t pad[2];
 } q3_ent;
 
 /* The sound an entity event ev of e makes at org when the cgame names it itself (weapon
