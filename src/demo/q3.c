@@ -1290,6 +1290,22 @@ static void check_event(ctx *c, const q3_ent *e, int32_t server_time, uint8_t *n
         entity_event(c, e, ev);
 }
 
+/* 1 when a trajectory type moves the entity in time (TR_LINEAR_STOP until it stops). */
+static int type_moves(int type)
+{
+    return type == Q3_TR_LINEAR || type == Q3_TR_LINEAR_STOP || type == Q3_TR_SINE ||
+           type == Q3_TR_GRAVITY;
+}
+
+/* q3_ent.still: not a body (whose swing steps every frame), and neither trajectory moves
+ * it: the same at every time, so an entity the delta left as it was shown is kept whole
+ * without a further look (emit_frame). */
+static uint8_t entity_still(const q3_ent *e)
+{
+    return e->f[Q3_ES_ETYPE] != Q3_ET_PLAYER && !type_moves(pos_type(e, 0)) &&
+           !type_moves(pos_type(e, 1));
+}
+
 /* The trajectory gives the same result at serverTimes t1 and t2 (cl_traj_eval): it does not
  * depend on the time, or it is a TR_LINEAR_STOP that had stopped at both. */
 static int traj_same(const q3_ent *e, int apos, int32_t t1, int32_t t2)
@@ -1394,12 +1410,17 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     memset(present, 0, sizeof present);
     for (uint32_t i = 0; i < f->count; i++) {
         const q3_ent *e = dd_ent(v, f, i);
+        int n = e->number, untouched = keep && !fresh[i];
+        if (untouched && e->still && n != cn && n != s->shown_cn) {
+            present[n >> 3] |= (uint8_t)(1 << (n & 7)); /* (the test below, shortened) */
+            carried++;
+            continue;
+        }
         cl_traj apos; /* a body's view, made once for the swing and the emit */
         float ang[3];
         /* a teleport: EF_TELEPORT_BIT toggled against the state shown (CG_SetNextSnap);
          * none in an entity the delta left as it was shown */
-        int n = e->number, untouched = keep && !fresh[i], tele = 0,
-            was = untouched || ((s->ev_present[n >> 3] >> (n & 7)) & 1);
+        int tele = 0, was = untouched || ((s->ev_present[n >> 3] >> (n & 7)) & 1);
         if (!untouched) {
             uint8_t bit = (uint8_t)(1 << (n & 7)),
                     tb = (e->f[Q3_ES_EFLAGS] & Q3_EF_TELEPORT_BIT) ? bit : 0;
@@ -1542,6 +1563,7 @@ static qd_err parse_snapshot(ctx *c)
         if (!to)
             return over_limit(c);
         fresh[m.nf.count - 1] = 1;
+        e.still = entity_still(&e);
         *to = e;
     }
     /* Nothing named (a second snapshot of the same server frame, most often): the new

@@ -341,7 +341,8 @@ extern const dd_table q3_es_table, q3_ps_table;
 typedef struct q3_ent {
     int32_t f[Q3_ES_SLOTS];
     uint16_t number;
-    uint8_t pad[2];
+    uint8_t still; /* set by the decoder (q3.c): not a body, and nothing moves it in time */
+    uint8_t pad;
 } q3_ent;
 
 /* The sound an entity event ev of e makes at org when the cgame names it itself (weapon
