@@ -503,6 +503,10 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
 {
     if (mode == PLAYER_HUD_NONE || !cl)
         return;
+    /* QuakeSpasm's Sbar_Draw draws nothing at a level's end ("never draw sbar during
+     * intermission"): the end screen is the overlay's (player_draw_scores) */
+    if (mode == PLAYER_HUD_GAME && cl->level.game == CL_GAME_Q1 && cl->intermission)
+        return;
     int slot = follow >= 0 ? follow : cl_view_player(cl);
     const cl_stats *st = cl_stats_of(cl, slot);
     if (mode == PLAYER_HUD_GAME && follow < 0 && r_hud2_draw(hud2, cl, fb))
@@ -657,6 +661,21 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
 {
     if (mode == PLAYER_HUD_NONE || !cl || !(shown || cl->intermission))
         return;
+    if (!shown && cl->level.game == CL_GAME_Q1 && cl->intermission != CL_INTER_SHOW)
+        return; /* gl_screen.c SCR_UpdateScreen: a finale or cutscene shows no scores */
+    if (!shown && cl->level.game == CL_GAME_Q1 && cl->level.max_clients <= 1) {
+        /* Sbar_IntermissionOverlay, single player: the level's tally (its time is the
+         * server's, which the client state does not keep) */
+        const cl_stats *st = cl_stats_of(cl, -1);
+        if (!st)
+            return;
+        char line[96];
+        snprintf(line, sizeof line, "Secrets %d/%d   Kills %d/%d", st->secrets, st->secrets_total,
+                 st->monsters, st->monsters_total);
+        int k = fb->h / 240 < 1 ? 1 : fb->h / 240;
+        hud_line(hud, fb, (fb->w - (int)strlen(line) * 8 * k) / 2, fb->h / 3, line, k);
+        return;
+    }
     /* Quake's Sbar_DeathmatchOverlay: players by frags, most first (ties in slot order),
      * each row the shirt colour over the pants colour in a 40 x 8 box holding the frags,
      * then the name; 10 units a row from y 40, column at x 80 of a 320-unit screen. */

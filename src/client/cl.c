@@ -552,7 +552,10 @@ void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text)
 
 void cl_set_paused(cl_state *cl, int paused) { cl->paused = (uint8_t)(paused != 0); }
 
-void cl_set_intermission(cl_state *cl, int on) { cl->intermission = (uint8_t)(on != 0); }
+void cl_set_intermission(cl_state *cl, int kind)
+{
+    cl->intermission = (uint8_t)(kind <= 0 ? 0 : kind > CL_INTER_CUTSCENE ? CL_INTER_SHOW : kind);
+}
 
 /* ---- neutral facts (issue #10) ---- */
 

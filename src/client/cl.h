@@ -384,7 +384,7 @@ typedef struct cl_state {
     uint32_t frame_count;     /* frames ended so far */
     uint8_t in_frame;         /* a frame is open (cl_frame_begin without end) */
     uint8_t paused;
-    uint8_t intermission;
+    uint8_t intermission;     /* CL_INTER_*: 0 none */
     uint8_t has_clock;        /* the format carries the game's clock: clock_start is set */
     double clock_start;       /* demo time at which the game's clock read 0:00 */
 
@@ -601,7 +601,13 @@ void cl_set_player_entity(cl_state *cl, int slot, int entity);
 void cl_set_player_spectator(cl_state *cl, int slot, int spectator);
 void cl_message_add(cl_state *cl, cl_msg_kind kind, const char *text);
 void cl_set_paused(cl_state *cl, int paused);
-void cl_set_intermission(cl_state *cl, int on);
+/* The level's end screen: 0 none, CL_INTER_SHOW a game's intermission, CL_INTER_FINALE and
+ * CL_INTER_CUTSCENE Quake's svc_finale and svc_cutscene (each with its own screen:
+ * Sbar_FinaleOverlay, none) */
+#define CL_INTER_SHOW 1
+#define CL_INTER_FINALE 2
+#define CL_INTER_CUTSCENE 3
+void cl_set_intermission(cl_state *cl, int kind);
 
 /* ---- Neutral facts (issue #10): decoders call these as they are ported ---- */
 

@@ -812,7 +812,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
                 qr_text_event(cl, CL_EV_CENTER, text);
         }
         if (id == Q1_SVC_FINALE || id == Q1_SVC_CUTSCENE) {
-            cl_set_intermission(cl, 1);
+            cl_set_intermission(cl, id == Q1_SVC_FINALE ? CL_INTER_FINALE : CL_INTER_CUTSCENE);
             qr_text_event(cl, CL_EV_INTERMISSION, "");
         }
         if (c->trace) {
@@ -973,7 +973,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         break;
     }
     case Q1_SVC_INTERMISSION:
-        cl_set_intermission(cl, 1);
+        cl_set_intermission(cl, CL_INTER_SHOW);
         qr_text_event(cl, CL_EV_INTERMISSION, "");
         break;
     case Q1_SVC_CDTRACK: {

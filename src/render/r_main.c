@@ -26,7 +26,19 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
     memset(cam, 0, sizeof *cam);
     cl_view_at(cl, t, cam->origin, cam->angles);
     cam->fov = 90;
-    if (cl && cl->level.game == CL_GAME_Q3 && cl->view.dead) {
+    cl_entstate s;
+    if (cl && cl->level.game == CL_GAME_Q1 && cl->intermission &&
+        cl_entity_at(cl, cl->view.view_entity, t, &s, NULL, NULL)) {
+        /* view.c V_CalcIntermissionRefdef: the eye at the view entity's origin with its
+         * angles (not the demo's view angles: a cutscene moves and turns the entity), no
+         * view height, and V_AddIdle at v_idlescale 1 (v_i*_cycle 2, 0.5, 1 and v_i*_level
+         * 0.3, 0.1, 0.3 for yaw, roll and pitch) */
+        memcpy(cam->origin, s.origin, sizeof cam->origin);
+        memcpy(cam->angles, s.angles, sizeof cam->angles);
+        cam->angles[0] += (float)(sin(t * 1.0) * 0.3);
+        cam->angles[1] += (float)(sin(t * 2.0) * 0.3);
+        cam->angles[2] += (float)(sin(t * 0.5) * 0.1);
+    } else if (cl && cl->level.game == CL_GAME_Q3 && cl->view.dead) {
         /* cg_view.c CG_OffsetFirstPersonView: a dead player's view lies on its side, roll 40
          * and pitch -15 (its yaw turns to the killer, STAT_DEAD_YAW: not kept, so the last
          * yaw stays) */
@@ -114,7 +126,9 @@ static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double 
 static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
 {
     const cl_stats *st = cl ? cl_stats_of(cl, -1) : NULL;
-    if (!st || !st->gun_model || st->flags & CL_ST_DEAD || !a || st->gun_model >= a->num_models)
+    /* no gun at a level's end (V_CalcIntermissionRefdef: view->model = NULL) */
+    if (!st || !st->gun_model || st->flags & CL_ST_DEAD || !a || st->gun_model >= a->num_models ||
+        cl->intermission)
         return;
     r_kind kind = a->models[st->gun_model].kind;
     if (kind != R_KIND_ALIAS && kind != R_KIND_MD2 && kind != R_KIND_MD3)

@@ -340,6 +340,62 @@ TEST(hud_font_and_messages)
     free(w);
 }
 
+static int fb_blank(const rast_fb *fb)
+{
+    for (int i = 0; i < fb->w * fb->h; i++)
+        if (fb->color[i])
+            return 0;
+    return 1;
+}
+
+/* Quake's level ends (gl_screen.c SCR_UpdateScreen, QuakeSpasm's Sbar_Draw "never draw sbar
+ * during intermission"): no status bar at any of them; the deathmatch overlay at a
+ * deathmatch intermission, the tally (Sbar_IntermissionOverlay) at a single-player one,
+ * nothing over a finale or a cutscene. */
+TEST(hud_quake_level_end_screens)
+{
+    size_t len;
+    uint8_t *w = slurp(WAD, &len);
+    if (!w)
+        SKIP("run from the project root (" WAD ")");
+    uint32_t pal[256];
+    mdl_palette_grey(pal);
+    r_hud *hud = hud_from(w, len, pal);
+    CHECK(hud);
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
+    cl_set_player_name(cl, 0, "alpha");
+    cl_stats st;
+    memset(&st, 0, sizeof st);
+    st.flags = CL_ST_VALID;
+    st.health = 100;
+    st.monsters_total = 7;
+    cl_set_stats(cl, -1, &st);
+    rast_fb *fb = rast_fb_new(320, 240);
+    static const struct {
+        int inter, max_clients, hud, scores; /* drawn or not */
+    } cases[] = {{0, 1, 1, 0},
+                 {CL_INTER_SHOW, 1, 0, 1},
+                 {CL_INTER_SHOW, 4, 0, 1},
+                 {CL_INTER_FINALE, 1, 0, 0},
+                 {CL_INTER_CUTSCENE, 1, 0, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cl->intermission = (uint8_t)cases[k].inter;
+        cl->level.max_clients = cases[k].max_clients;
+        rast_clear(fb, 0);
+        player_draw_hud(PLAYER_HUD_GAME, -1, cl, hud, NULL, fb);
+        CHECK_MSG(fb_blank(fb) != cases[k].hud, "case %zu: status bar", k);
+        rast_clear(fb, 0);
+        player_draw_scores(PLAYER_HUD_GAME, 0, cl, hud, pal, fb);
+        CHECK_MSG(fb_blank(fb) != cases[k].scores, "case %zu: scores", k);
+    }
+    free(cl);
+    rast_fb_free(fb);
+    r_hud_free(hud);
+    free(w);
+}
+
 /* Sbar_DeathmatchOverlay's order: players by frags, most first, spectators left out; each
  * row's name at (80 + 64, 40 + 10 row) in the game's font; shown only when asked or at
  * intermission. */

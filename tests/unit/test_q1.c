@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../../src/demo/demo.h"
+#include "../../src/render/render.h"
 #include "../../src/timeline/timeline.h"
 #include "../test.h"
 #include "../testbuf.h"
@@ -398,6 +399,41 @@ TEST(q1_player_left_out_of_a_frame_is_gone)
         CHECK(cl->entities[1].active);
         free(cl);
     }
+}
+
+/* view.c V_CalcIntermissionRefdef: at a level's end (svc_intermission, svc_finale,
+ * svc_cutscene) Quake's eye is the view entity's origin (no view height) with the entity's
+ * angles, which a cutscene moves and turns, not the demo's view angles; plus V_AddIdle's
+ * sway of at most 0.3 degrees. The view entity turns to yaw 90 (angle byte 64) at x 40
+ * while the blocks' view angles stay at yaw 10. */
+TEST(q1_cutscene_camera_is_the_view_entity)
+{
+    static buf f;
+    two_entity_level(&f, 15, 1);
+    buf m = {{0}, 0};
+    time_msg(&m, 1.0f);
+    update_x(&m, 1, 10);
+    block(&f, &m, 10);
+    m.n = 0;
+    time_msg(&m, 1.1f);
+    put8(&m, 34); /* svc_cutscene [DEM] 7.35, its centre text */
+    putstr(&m, "");
+    put8(&m, 0x80 | 0x02 | 0x10); /* U_ORIGIN1 | U_ANGLE2 */
+    put8(&m, 1);
+    putcoord(&m, 40);
+    put8(&m, 64);
+    block(&f, &m, 10);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+    CHECK_EQ(cl->intermission, CL_INTER_CUTSCENE);
+    r_camera cam;
+    r_camera_from_view(cl, cl->time, &cam);
+    CHECK_MSG(fabsf(cam.angles[1] - 90) <= 0.31f, "yaw %g", (double)cam.angles[1]);
+    CHECK_MSG(fabsf(cam.origin[0] - 40) < 1e-3f && fabsf(cam.origin[2]) < 1e-3f,
+              "eye %g %g %g", (double)cam.origin[0], (double)cam.origin[1],
+              (double)cam.origin[2]);
+    free(cl);
 }
 
 /* ---- real demos ---- */
