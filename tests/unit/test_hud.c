@@ -340,6 +340,37 @@ TEST(hud_font_and_messages)
     free(w);
 }
 
+/* The shipped gfx.wad's HUD over a grey palette and an empty client state; 0 when the wad
+ * is not there (not run from the project root). */
+typedef struct hud_fix {
+    uint8_t *wad;
+    uint32_t pal[256];
+    r_hud *hud;
+    cl_state *cl;
+} hud_fix;
+
+static int hud_fix_open(hud_fix *f)
+{
+    size_t len;
+    memset(f, 0, sizeof *f);
+    f->wad = slurp(WAD, &len);
+    if (!f->wad)
+        return 0;
+    mdl_palette_grey(f->pal);
+    f->hud = hud_from(f->wad, len, f->pal);
+    f->cl = calloc(1, sizeof *f->cl);
+    if (f->cl)
+        cl_reset(f->cl);
+    return f->cl != NULL;
+}
+
+static void hud_fix_close(hud_fix *f)
+{
+    free(f->cl);
+    r_hud_free(f->hud);
+    free(f->wad);
+}
+
 static int fb_blank(const rast_fb *fb)
 {
     for (int i = 0; i < fb->w * fb->h; i++)
@@ -354,16 +385,13 @@ static int fb_blank(const rast_fb *fb)
  * nothing over a finale or a cutscene. */
 TEST(hud_quake_level_end_screens)
 {
-    size_t len;
-    uint8_t *w = slurp(WAD, &len);
-    if (!w)
+    hud_fix fx;
+    if (!hud_fix_open(&fx))
         SKIP("run from the project root (" WAD ")");
-    uint32_t pal[256];
-    mdl_palette_grey(pal);
-    r_hud *hud = hud_from(w, len, pal);
-    CHECK(hud);
-    cl_state *cl = calloc(1, sizeof *cl);
-    cl_reset(cl);
+    CHECK(fx.hud);
+    r_hud *hud = fx.hud;
+    const uint32_t *pal = fx.pal;
+    cl_state *cl = fx.cl;
     cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
     cl_set_player_name(cl, 0, "alpha");
     cl_stats st;
@@ -390,10 +418,8 @@ TEST(hud_quake_level_end_screens)
         player_draw_scores(PLAYER_HUD_GAME, 0, cl, hud, pal, fb);
         CHECK_MSG(fb_blank(fb) != cases[k].scores, "case %zu: scores", k);
     }
-    free(cl);
     rast_fb_free(fb);
-    r_hud_free(hud);
-    free(w);
+    hud_fix_close(&fx);
 }
 
 /* Sbar_DeathmatchOverlay's order: players by frags, most first, spectators left out; each
@@ -401,16 +427,13 @@ TEST(hud_quake_level_end_screens)
  * intermission. */
 TEST(hud_scoreboard_order)
 {
-    size_t len;
-    uint8_t *w = slurp(WAD, &len);
-    if (!w)
+    hud_fix fx;
+    if (!hud_fix_open(&fx))
         SKIP("run from the project root (" WAD ")");
-    uint32_t pal[256];
-    mdl_palette_grey(pal);
-    r_hud *hud = hud_from(w, len, pal);
-    CHECK(hud);
-    cl_state *cl = calloc(1, sizeof *cl);
-    cl_reset(cl);
+    CHECK(fx.hud);
+    r_hud *hud = fx.hud;
+    const uint32_t *pal = fx.pal;
+    cl_state *cl = fx.cl;
     static const struct {
         const char *name;
         int frags, spectator;
@@ -443,9 +466,7 @@ TEST(hud_scoreboard_order)
                 same &= ref->color[y * 320 + x] == fb->color[y * 320 + x];
         CHECK_MSG(same, "row %d is not %s", r, rows[r]);
     }
-    free(cl);
     rast_fb_free(fb);
     rast_fb_free(ref);
-    r_hud_free(hud);
-    free(w);
+    hud_fix_close(&fx);
 }
