@@ -607,6 +607,8 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
         c->st->frame_open = 1;
     }
     cl_entity_update(c->cl, (int)num, &s);
+    if (s.fx & CL_FX_MUZZLE) /* its light lives 0.1 s, whatever the server's frame rate */
+        qr_muzzle_flash(c->cl, (int)num, s.origin, s.angles, 16);
     if (c->trace) {
         char pre[32];
         snprintf(pre, sizeof pre, "bits=0x%x ent=", (unsigned)bits);
@@ -647,6 +649,7 @@ static qd_err parse_temp_entity(q1_ctx *c)
     if (!r->err) {
         if (qr_temp_fx(CL_GAME_Q1, te.type, te.entity, te.origin, te.end, &fx))
             cl_fx_add(c->cl, &fx);
+        qr_temp_sound(c->cl, CL_GAME_Q1, te.type, te.origin, (uint32_t)c->msg_ofs);
     }
     DETAIL(c, "type=%u ent=%d origin=%.1f,%.1f,%.1f", (unsigned)te.type, te.entity, te.origin[0],
            te.origin[1], te.origin[2]);

@@ -6,6 +6,7 @@
  * weapons.qc. */
 #include "quake_rules.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -369,10 +370,10 @@ int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const 
         out->kind = CL_FXK_IMPACT;
         out->life = 0.5f;
         break;
-    case 3: case 4: /* explosion, tarbaby explosion: R_ParticleExplosion + a 350 light */
+    case 3: case 4: /* explosion: R_ParticleExplosion and a 350 light; tarbaby: no light */
         out->kind = CL_FXK_EXPLOSION;
         out->life = 0.5f;
-        out->radius = 350;
+        out->radius = type == 3 ? 350 : 0;
         out->rgb[0] = 255, out->rgb[1] = 192, out->rgb[2] = 64;
         break;
     case 5: case 6: case 9: /* lightning 1..3: a beam from the entity, 0.2 s */
@@ -407,6 +408,78 @@ int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const 
         out->end[i] = end ? end[i] : origin[i];
     }
     return 1;
+}
+
+/* The level's sound slot of name: the server's own when it precached it, else one after
+ * the 256 a standard server can fill (as the client loads its own, CL_InitTEnts); 0 when
+ * there is no room. */
+static int client_sound(cl_state *cl, const char *name)
+{
+    int n = cl->level.num_sounds;
+    for (int i = 1; i < n; i++)
+        if (!strcmp(cl->level.sounds[i], name))
+            return i;
+    int at = n > 256 ? n : 256;
+    if (at >= CL_MAX_SOUNDS)
+        return 0;
+    cl_set_sound(cl, at, name);
+    return at;
+}
+
+void qr_temp_sound(cl_state *cl, cl_game game, int type, const float origin[3], uint32_t pick)
+{
+    static const char *const ric[4] = {"weapons/ric3.wav", "weapons/ric1.wav",
+                                       "weapons/ric2.wav", "weapons/ric3.wav"};
+    const char *name = NULL;
+    pick = pick * 2654435761u; /* (spread the bits: the tests below take the low ones) */
+    switch (type) {
+    case 0: case 1: /* spike, superspike: tink1 four times in five, else ric1..3 */
+        name = (pick >> 16) % 5 ? "weapons/tink1.wav" : ric[(pick >> 8) & 3];
+        break;
+    case 3: case 4: /* explosion, tarbaby explosion */
+        name = "weapons/r_exp3.wav";
+        break;
+    case 7:
+        name = "wizard/hit.wav";
+        break;
+    case 8:
+        name = "hknight/hit.wav";
+        break;
+    case 12: /* Quake's explosion2; QuakeWorld's blood has none */
+        name = game == CL_GAME_QW ? NULL : "weapons/r_exp3.wav";
+        break;
+    default:
+        break;
+    }
+    int slot = name ? client_sound(cl, name) : 0;
+    if (!slot)
+        return;
+    cl_sound so; /* S_StartSound(-1, 0, sfx, pos, 1, 1): no entity, full volume, ATTN_NORM */
+    memset(&so, 0, sizeof so);
+    so.sound = (uint16_t)slot;
+    so.entity = -1;
+    so.volume = 255;
+    so.attenuation = 64;
+    so.has_origin = 1;
+    memcpy(so.origin, origin, sizeof so.origin);
+    cl_sound_add(cl, &so);
+}
+
+void qr_muzzle_flash(cl_state *cl, int entity, const float origin[3], const float angles[3],
+                     float up)
+{
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_MUZZLE;
+    fx.entity = (int16_t)entity;
+    fx.life = 0.1f;
+    fx.radius = 200;
+    float yaw = angles[1] * (float)(M_PI / 180), pitch = angles[0] * (float)(M_PI / 180);
+    fx.origin[0] = origin[0] + 18 * cosf(yaw) * cosf(pitch);
+    fx.origin[1] = origin[1] + 18 * sinf(yaw) * cosf(pitch);
+    fx.origin[2] = origin[2] + up - 18 * sinf(pitch);
+    memcpy(fx.end, fx.origin, sizeof fx.end);
+    cl_fx_add(cl, &fx);
 }
 
 void qr_line_feed(qr_line *l, const char *text, void (*on_line)(void *ctx, const char *line),

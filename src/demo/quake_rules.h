@@ -54,4 +54,17 @@ void qr_text_event(cl_state *cl, cl_event_kind kind, const char *text);
 int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const float end[3],
                cl_fxev *out);
 
+/* The sound the client itself starts for that TE_* at origin (cl_tent.c CL_ParseTEnt:
+ * explosions weapons/r_exp3.wav, spikes tink1 or ric1..3, wizard and knight spikes their
+ * hits; no server sends them), logged with cl_sound_add; pick (any stable number, the same
+ * for the same moment) chooses the ricochet as rand() does there. */
+void qr_temp_sound(cl_state *cl, cl_game game, int type, const float origin[3], uint32_t pick);
+
+/* A muzzle flash's light (cl_main.c CL_RelinkEntities' EF_MUZZLEFLASH: 16 units above the
+ * entity; QuakeWorld's CL_MuzzleFlash: at the player's origin): `up` units above origin and
+ * 18 ahead along angles (pitch down positive), radius 200 (the engines add rand() & 31), for
+ * 0.1 s, logged as a CL_FXK_MUZZLE effect of entity. */
+void qr_muzzle_flash(cl_state *cl, int entity, const float origin[3], const float angles[3],
+                     float up);
+
 #endif

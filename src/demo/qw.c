@@ -1647,9 +1647,11 @@ static qd_err parse_temp_entity(ctx *c)
     if (r->err)
         return truncated(c, "svc_temp_entity");
     cl_fxev fx;
-    if (qr_temp_fx(CL_GAME_QW, type == 14 || type == 15 ? type - 14 : type, te.entity, te.origin,
+    int id_type = type == 14 || type == 15 ? type - 14 : type;
+    if (qr_temp_fx(CL_GAME_QW, id_type, te.entity, te.origin,
                    type == 5 || type == 6 || type == 9 ? te.end : NULL, &fx))
         cl_fx_add(c->cl, &fx);
+    qr_temp_sound(c->cl, CL_GAME_QW, id_type, te.origin, (uint32_t)c->msg_ofs);
     TRACE(c, "svc_temp_entity", "type=%d origin=%.1f,%.1f,%.1f", type, te.origin[0], te.origin[1],
           te.origin[2]);
     return QD_OK;
@@ -2464,6 +2466,10 @@ static qd_err parse_message(ctx *c, int cmd)
         a = s->fte_ext2 & QW_PEXT2_REPLACEMENTDELTAS ? (int)rd_big_entity(r) : rd_s16(r);
         if (r->err)
             return truncated(c, name);
+        /* ezQuake cl_parse.c CL_MuzzleFlash: a player's, at its origin, 18 units along its
+         * view */
+        if (a >= 1 && a <= QW_MAX_CLIENTS && s->players[a - 1].valid)
+            qr_muzzle_flash(c->cl, a, s->players[a - 1].origin, s->players[a - 1].viewangles, 0);
         TRACE(c, name, "entity=%d", a);
         break;
     case QW_SVC_UPDATEUSERINFO: {

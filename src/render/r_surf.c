@@ -659,24 +659,22 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = 1; i < n && v->num_dlights < R_MAX_DLIGHTS; i++) {
         cl_entstate s;
-        if (!cl_entity_at(cl, i, t, &s, NULL, NULL) || !(s.fx & (CL_FX_MUZZLE | CL_FX_LIGHT_BRIGHT |
-                                                                  CL_FX_LIGHT_DIM | CL_FX_ROCKET |
-                                                                  CL_FX_GLOW_BLUE | CL_FX_GLOW_RED)))
+        if (!cl_entity_at(cl, i, t, &s, NULL, NULL))
+            continue;
+        /* cl_main.c CL_RelinkEntities: a model flagged EF_ROCKET (missile.mdl, lavaball.mdl)
+         * carries a 200 light */
+        const r_assets *a = v->assets;
+        int rocket = a && s.model < a->num_models && a->models[s.model].kind == R_KIND_ALIAS &&
+                     a->models[s.model].alias && (a->models[s.model].alias->flags & 1);
+        if (!rocket && !(s.fx & (CL_FX_LIGHT_BRIGHT | CL_FX_LIGHT_DIM | CL_FX_ROCKET |
+                                 CL_FX_GLOW_BLUE | CL_FX_GLOW_RED)))
             continue;
         if (!in_reach(s.origin))
             continue;
         struct r_dlight *d = &v->dlights[v->num_dlights++];
         memcpy(d->origin, s.origin, sizeof d->origin);
         d->minlight = 0;
-        if (s.fx & CL_FX_MUZZLE) { /* 18 units ahead, 16 up, radius 200, minlight 32 */
-            /* AngleVectors(ent->angles): an entity's pitch is stored as Quake keeps it */
-            float yaw = s.angles[1] * (float)M_PI / 180, pitch = s.angles[0] * (float)M_PI / 180;
-            d->origin[0] += 18 * cosf(yaw) * cosf(pitch);
-            d->origin[1] += 18 * sinf(yaw) * cosf(pitch);
-            d->origin[2] += 16 - 18 * sinf(pitch);
-            d->radius = 200;
-            d->minlight = 32;
-        } else if (s.fx & CL_FX_LIGHT_BRIGHT) {
+        if (s.fx & CL_FX_LIGHT_BRIGHT) {
             d->origin[2] += 16;
             d->radius = 400;
         } else { /* dim lights, rockets, the glows */
@@ -686,15 +684,32 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
     const cl_fxev *fx[64];
     int nfx = cl_fx_at(cl, t, fx, 64);
     for (int i = 0; i < nfx && v->num_dlights < R_MAX_DLIGHTS; i++) {
-        if (fx[i]->kind != CL_FXK_EXPLOSION)
+        const cl_fxev *e = fx[i];
+        if (e->kind == CL_FXK_MUZZLE) {
+            /* a muzzle flash (qr_muzzle_flash): radius 200, minlight 32, for its 0.1 s;
+             * CL_AllocDlight keys it by its entity, so a newer flash of the same one
+             * replaces it */
+            int newer = 0;
+            for (int j = i + 1; j < nfx && !newer; j++)
+                newer = fx[j]->kind == CL_FXK_MUZZLE && fx[j]->entity == e->entity;
+            if (newer || !in_reach(e->origin))
+                continue;
+            struct r_dlight *d = &v->dlights[v->num_dlights++];
+            memcpy(d->origin, e->origin, sizeof d->origin);
+            d->radius = e->radius;
+            d->minlight = 32;
             continue;
-        /* cl_tent.c TE_EXPLOSION: radius 350, shrinking 300 a second, gone after 0.5 s */
-        double age = t - fx[i]->t0;
-        float r = 350 - 300 * (float)(age > 0 ? age : 0);
-        if (age > 0.5 || r <= 0 || !in_reach(fx[i]->origin))
+        }
+        if (e->kind != CL_FXK_EXPLOSION || e->radius <= 0)
+            continue;
+        /* cl_tent.c TE_EXPLOSION: radius 350, shrinking 300 a second, gone after 0.5 s (a
+         * tarbaby's explosion has none: radius 0) */
+        double age = t - e->t0;
+        float r = e->radius - 300 * (float)(age > 0 ? age : 0);
+        if (age > 0.5 || r <= 0 || !in_reach(e->origin))
             continue;
         struct r_dlight *d = &v->dlights[v->num_dlights++];
-        memcpy(d->origin, fx[i]->origin, sizeof d->origin);
+        memcpy(d->origin, e->origin, sizeof d->origin);
         d->radius = r;
         d->minlight = 0;
     }

@@ -436,6 +436,90 @@ TEST(q1_cutscene_camera_is_the_view_entity)
     free(cl);
 }
 
+/* A one-frame level (maxclients 1) whose frame holds msg's bytes after its svc_time,
+ * decoded into a new state (free it). */
+static cl_state *one_frame(const buf *msg)
+{
+    static buf f;
+    two_entity_level(&f, 15, 1);
+    buf m = {{0}, 0};
+    time_msg(&m, 1.0f);
+    memcpy(m.b + m.n, msg->b, msg->n);
+    m.n += msg->n;
+    block(&f, &m, 0);
+    cl_state *cl = new_cl();
+    qd_error err;
+    if (run_all(&f, cl, &err) != QD_OK) {
+        free(cl);
+        return NULL;
+    }
+    return cl;
+}
+
+/* cl_main.c CL_RelinkEntities: an entity's EF_MUZZLEFLASH (2) makes a light 16 units above
+ * it and 18 ahead (yaw 0: +x), radius 200 (plus rand() & 31), minlight 32, for 0.1 s, on
+ * its own: the server clears the bit after a frame (SV_CleanupEnts). */
+TEST(q1_muzzle_flash_light_lasts_a_tenth)
+{
+    buf m = {{0}, 0};
+    put8(&m, 0x80 | 0x01 | 0x02); /* U_SIGNAL | U_MOREBITS | U_ORIGIN1 */
+    put8(&m, 0x20);               /* U_EFFECTS >> 8 */
+    put8(&m, 1);
+    put8(&m, 2); /* EF_MUZZLEFLASH */
+    putcoord(&m, 10);
+    cl_state *cl = one_frame(&m);
+    CHECK(cl);
+    const cl_fxlog *log = &cl->fxlog;
+    int n = 0;
+    for (uint32_t i = 0; i < log->fx_count && i < CL_FX_LOG; i++) {
+        const cl_fxev *e = &log->fx[i];
+        if (e->kind != CL_FXK_MUZZLE)
+            continue;
+        n++;
+        CHECK(e->entity == 1 && fabsf(e->life - 0.1f) < 1e-6f && e->radius == 200);
+        CHECK(fabsf(e->origin[0] - 28) < 1e-3f && fabsf(e->origin[1]) < 1e-3f &&
+              fabsf(e->origin[2] - 16) < 1e-3f);
+    }
+    CHECK_EQ(n, 1);
+    free(cl);
+}
+
+/* cl_tent.c CL_ParseTEnt starts the temporary entities' sounds itself (no server sends
+ * them): TE_EXPLOSION (3) weapons/r_exp3.wav, TE_WIZSPIKE (7) wizard/hit.wav, TE_KNIGHTSPIKE
+ * (8) hknight/hit.wav, at full volume and ATTN_NORM (64 in x64) from the origin; a
+ * TE_GUNSHOT (2) none. TE_TAREXPLOSION (4) has its sound but no light (no CL_AllocDlight). */
+TEST(q1_temp_entities_sound)
+{
+    static const struct {
+        int type;
+        const char *sound;
+    } te[] = {{3, "weapons/r_exp3.wav"}, {7, "wizard/hit.wav"}, {8, "hknight/hit.wav"},
+              {2, NULL}, {4, "weapons/r_exp3.wav"}};
+    for (size_t k = 0; k < sizeof te / sizeof te[0]; k++) {
+        buf m = {{0}, 0};
+        put8(&m, 23); /* svc_temp_entity */
+        put8(&m, te[k].type);
+        putcoord(&m, 100);
+        putcoord(&m, 200);
+        putcoord(&m, 300);
+        cl_state *cl = one_frame(&m);
+        CHECK(cl);
+        const cl_fxlog *log = &cl->fxlog;
+        CHECK_EQ(log->sound_count, te[k].sound ? 1u : 0u);
+        if (te[k].sound && log->sound_count == 1) {
+            const cl_sound *so = &log->sounds[0];
+            CHECK_STR(cl->level.sounds[so->sound], te[k].sound);
+            CHECK(so->volume == 255 && so->attenuation == 64 && so->has_origin);
+            CHECK(so->origin[0] == 100 && so->origin[1] == 200 && so->origin[2] == 300);
+        }
+        for (uint32_t i = 0; i < log->fx_count && i < CL_FX_LOG; i++)
+            if (log->fx[i].kind == CL_FXK_EXPLOSION)
+                CHECK_MSG((log->fx[i].radius > 0) == (te[k].type == 3), "type %d light",
+                          te[k].type);
+        free(cl);
+    }
+}
+
 /* ---- real demos ---- */
 
 /* The map the manifest names for dem/<name>, from its "map maps/x.bsp" wording. */
