@@ -574,7 +574,7 @@ void cl_entity_remove(cl_state *cl, int num);
 void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound);
 /* Close the frame. drop_missing CL_DROP_MISSING: entities not updated in this frame vanish
  * (packet-entity formats list every visible entity in every frame), but for bodies
- * (CL_EF_PLAYER), which QuakeWorld and Quake II's MVD send apart from their entity lists;
+ * (CL_EF_PLAYER), which QuakeWorld sends apart from its entity lists;
  * CL_DROP_ALL: bodies too, but for the view entity (whose last origin a camera may read).
  * Quake III's cgame draws a snapshot's entities and no others (CG_AddPacketEntities), and
  * Quake's client unlinks an entity its last message did not send (CL_RelinkEntities:

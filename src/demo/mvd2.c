@@ -333,6 +333,13 @@ static qd_err parse_frame(ctx *c)
         q2_read_delta(r, &s->ents[num], num, bits, w->es);
         if (r->err)
             return truncated(c, "mvd_frame");
+        /* A removed entity is gone from this frame on, a player's body too: Q2PRO's MVD
+         * client marks it not in use [Q2P-PARSE MVD_ParsePacketEntities], leaves it out
+         * of the bodies it places (MVD_PlayerToEntityStates: "not present in this frame")
+         * and sends its spectators only the entities in use. (cl_frame_end would keep a
+         * body: QuakeWorld sends its players apart from the entity lists.) */
+        if ((bits & Q2_U_REMOVE) && bit_get(s->ent_inuse, num))
+            cl_entity_remove(c->cl, num);
         bit_put(s->ent_inuse, num, !(bits & Q2_U_REMOVE));
         removed += (bits & Q2_U_REMOVE) != 0;
         ents++;

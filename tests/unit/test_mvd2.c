@@ -141,16 +141,23 @@ static void baseline_frame(buf *m)
     put16(m, 0);                           /* entity 0: the end */
 }
 
-/* A whole small demo: serverdata + baseline, then a block with each other message, the end. */
-static size_t build_demo(buf *f)
+/* f emptied, then "MVD2" and a first block: the serverdata of this version and flags with
+ * the baseline frame. */
+static void first_block(buf *f, int version, unsigned flags)
 {
     f->n = 0;
     buf m = {0};
     put8(f, 'M'); put8(f, 'V'); put8(f, 'D'); put8(f, '2');
-    mserverdata(&m, MVD2_VERSION_DEFAULT, MVD2_MVF_NOMSGS);
+    mserverdata(&m, version, flags);
     baseline_frame(&m);
     mblock(f, &m);
-    m.n = 0;
+}
+
+/* A whole small demo: serverdata + baseline, then a block with each other message, the end. */
+static size_t build_demo(buf *f)
+{
+    first_block(f, MVD2_VERSION_DEFAULT, MVD2_MVF_NOMSGS);
+    buf m = {0};
     put8(&m, MVD2_CONFIGSTRING);           /* reliable messages first, as the recorder does */
     cs(&m, Q2_CS_PLAYERSKINS + 2, "carol\\female/jezebel");
     put8(&m, MVD2_PRINT);
@@ -244,6 +251,41 @@ TEST(mvd2_built_messages)
     run_close(&r);
 }
 
+/* A player leaves (PPS_REMOVE) and its body's entity is removed (U_REMOVE) in one frame:
+ * the body is gone from that frame on. Expected from Q2PRO's MVD client, not from qdemo:
+ * MVD_ParsePacketEntities marks a removed entity not in use, MVD_PlayerToEntityStates skips
+ * an edict not in use ("not present in this frame"), and a spectator is sent only entities
+ * in use; the body that stays (bob's) is still there. Real data: at the end of
+ * mvd2/libq2_testdata_test.mvd2's match (615.1 s) both players' bodies go so. */
+TEST(mvd2_removed_body_is_gone)
+{
+    static buf f;
+    first_block(&f, MVD2_VERSION_DEFAULT, 0);
+    buf m = {0};
+    put8(&m, MVD2_FRAME);
+    put8(&m, 0);
+    put8(&m, 0);                           /* alice leaves: bit 15, PPS_REMOVE in 2010 */
+    put16(&m, (int)MVD2_PPS_MOREBITS);
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    put8(&m, Q2_U_REMOVE);                 /* and her body's entity with her */
+    put8(&m, 1);
+    put16(&m, 0);
+    mblock(&f, &m);
+    put16(&f, 0);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_step(&r), QD_OK);
+    CHECK(r.cl->entities[1].active && (r.cl->entities[1].cur.flags & CL_EF_PLAYER));
+    CHECK_EQ(run_step(&r), QD_OK);
+    CHECK(fabs(r.cl->time - MVD2_FRAME_TIME) < 1e-9);
+    CHECK(!r.cl->entities[1].active);      /* her body: removed in this frame */
+    cl_entstate e;
+    CHECK(!cl_entity_at(r.cl, 1, r.cl->time, &e, NULL, NULL));
+    CHECK(r.cl->entities[2].active);       /* bob's: still in use */
+    CHECK(r.cl->entities[10].active);      /* the item: still in use */
+    run_close(&r);
+}
+
 /* A first block whose serverdata has this version and flags: refused by name. */
 static void check_refused(int version, unsigned flags, const char *why)
 {
@@ -283,12 +325,7 @@ TEST(mvd2_version_2012_flags_word)
     /* from 2012 the flags are a word after the version: without the extended bits the rest
      * reads as 2010's */
     static buf f;
-    f.n = 0;
-    buf m = {0};
-    put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
-    mserverdata(&m, MVD2_VERSION_EXTLIMITS_2, MVD2_MVF_NOMSGS);
-    baseline_frame(&m);
-    mblock(&f, &m);
+    first_block(&f, MVD2_VERSION_EXTLIMITS_2, MVD2_MVF_NOMSGS);
     put16(&f, 0);
     run r;
     CHECK(run_open(&r, f.b, f.n));
@@ -302,12 +339,7 @@ TEST(mvd2_version_2012_flags_word)
 static qd_err bad_second_block(const buf *m2, qd_error *err)
 {
     static buf f;
-    f.n = 0;
-    buf m = {0};
-    put8(&f, 'M'); put8(&f, 'V'); put8(&f, 'D'); put8(&f, '2');
-    mserverdata(&m, MVD2_VERSION_DEFAULT, 0);
-    baseline_frame(&m);
-    mblock(&f, &m);
+    first_block(&f, MVD2_VERSION_DEFAULT, 0);
     size_t at = f.n + 2;
     mblock(&f, m2);
     put16(&f, 0);
