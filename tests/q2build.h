@@ -74,6 +74,20 @@ static inline void frame(buf *m, int serverframe, int deltaframe)
     put8(m, 0xff);
 }
 
+/* An entity with a model, an x and an old_origin at x old_x (y, z 0), and an event when
+ * event is not 0: a new entity as a server sends it. */
+static inline void ent_new_x(buf *m, int num, int model, float x, float old_x, int event)
+{
+    ent_bits(m, Q2_U_MODEL | Q2_U_ORIGIN1 | Q2_U_OLDORIGIN | (event ? Q2_U_EVENT : 0), num);
+    put8(m, (unsigned)model);
+    putcoord(m, x);
+    putcoord(m, old_x);
+    putcoord(m, 0);
+    putcoord(m, 0);
+    if (event)
+        put8(m, (unsigned)event);
+}
+
 static inline void end_marker(buf *f) { put32(f, 0xffffffffu); }
 
 /* QDEMO_Q2_SEEDS=DIR keeps a written demo there as a fuzz seed (tests/fuzz/corpus/dm2). */

@@ -242,6 +242,18 @@ int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t)
     return 1;
 }
 
+int cl_entity_update_from(cl_state *cl, int num, const cl_entstate *s, const float from[3])
+{
+    if (!cl_entity_update(cl, num, s))
+        return 0;
+    cl_entity *e = &cl->entities[num];
+    e->prev = e->cur;
+    memcpy(e->prev.origin, from, sizeof e->prev.origin);
+    e->prev_time = cl->prev_time < cl->time ? cl->prev_time : cl->time;
+    e->still = memcmp(&e->prev, &e->cur, sizeof e->cur) == 0;
+    return 1;
+}
+
 static int traj_moves(const cl_traj *tr)
 {
     return tr->type >= CL_TR_LINEAR && tr->type <= CL_TR_GRAVITY;

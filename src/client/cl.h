@@ -489,6 +489,13 @@ void cl_frame_begin(cl_state *cl, double t);
 int cl_entity_update(cl_state *cl, int num, const cl_entstate *s);
 /* An entity's state with its own time (QW playerinfo, MVD): lerps at its own times. */
 int cl_entity_update_at(cl_state *cl, int num, const cl_entstate *s, double t);
+/* An entity new to the open frame that comes in from `from`: stored as cl_entity_update
+ * stores s, then its older state is s at `from` at the time of the frame before (the
+ * previous cl_frame_begin's), so it is drawn moving from there to s over the frame's
+ * interval. Quake II's client starts a new entity at its old_origin (id client/cl_ents.c
+ * CL_DeltaEntity, Q2PRO entity_update_new): a rocket leaves the launcher instead of
+ * appearing one frame's flight ahead. Returns 0 when num is out of range. */
+int cl_entity_update_from(cl_state *cl, int num, const cl_entstate *s, const float from[3]);
 /* Entity lists (formats whose frames list their entities as changes to the frame before:
  * QuakeWorld's and Quake II's packet entities). cl_list_begin starts the open frame's
  * list; an entity updated for it is put in it with cl_list_add, one kept with

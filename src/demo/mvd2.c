@@ -32,6 +32,7 @@ typedef struct ctx {
     uint64_t base;       /* file offset of r's first byte */
     uint64_t msg_ofs;    /* file offset of the message being parsed */
     uint32_t pl_changed[MVD2_MAX_CLIENTS / 32]; /* players in the frame being parsed */
+    uint32_t ent_new[Q2_MAX_EDICTS_EXT / 32];   /* entities it brings into use */
     char esc[640];       /* trace only: an escaped copy of a string */
 } ctx;
 
@@ -227,8 +228,14 @@ static int frame_open(ctx *c, double t)
 
 /* Every entity in use: a player's body placed and turned by its player state
  * [Q2P-PARSE MVD_PlayerToEntityStates, Q2P-UTIL Com_PlayerToEntityState]. Unchanged ones
- * are kept; a body that appears, changes model, teleports or jumps over 512 units snaps. */
-static void emit_entities(ctx *c)
+ * are kept; one that changes model, teleports or jumps over 512 units snaps. One the frame
+ * brings into use comes in from its old origin as a .dm2's does (q2_entity_new): the
+ * recorder sends it for a new entity (skullernet/q2pro src/server/mvd.c emit_frame's
+ * MSG_ES_NEWENTITY; realdata mvd2/libq2_testdata_test.mvd2's rockets appear 65 units from
+ * it, one frame's flight) and Q2PRO's MVD server hands it on to its spectators' clients.
+ * Not in a level's first frame (whose entities carry none) nor for a body placed by its
+ * player state (whose entity's origins are not sent, MSG_ES_FIRSTPERSON): those snap. */
+static void emit_entities(ctx *c, int first)
 {
     mvd2_state *s = c->s;
     for (int num = 1; num < s->max_edicts; num++) {
@@ -240,10 +247,11 @@ static void emit_entities(ctx *c)
          * was counted when it began) */
         q2_ent_look(q, s->max_clients, &s->names,
                     (s->level_frames ? s->level_frames - 1 : 0) * 100u, &e);
-        int slot = num - 1;
+        int slot = num - 1, placed = 0;
         if (slot < s->max_clients && bit_get(s->player_inuse, slot) && slot != s->clientnum) {
             const q2_pstate *ps = &s->players[slot];
             if (ps->pm_type == Q2_PM_NORMAL) {
+                placed = 1;
                 for (int i = 0; i < 3; i++)
                     e.origin[i] = (float)ps->origin[i] * 0.125f;
                 e.angles[0] = (float)ps->viewangles[0] * (360.0f / 65536.0f) / 3.0f;
@@ -262,6 +270,10 @@ static void emit_entities(ctx *c)
             was.flags &= (uint8_t)~CL_EF_TELEPORT;
             if (!memcmp(&was, &e, sizeof e) && cl_entity_keep(c->cl, num))
                 continue;
+        }
+        if (bit_get(c->ent_new, num) && !first && !placed) {
+            q2_entity_new(c->cl, q, &e);
+            continue;
         }
         int snap = !ce || !ce->active || ce->cur.model != e.model ||
                    q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
@@ -296,6 +308,7 @@ static qd_err parse_frame(ctx *c)
     int portal = rd_u8(r); /* area portal states, for visibility only */
     rd_skip(r, (size_t)portal);
     memset(c->pl_changed, 0, sizeof c->pl_changed);
+    memset(c->ent_new, 0, sizeof c->ent_new);
     int players = 0, ents = 0, removed = 0;
     for (;;) {
         uint64_t ofs = c->base + r->pos;
@@ -340,6 +353,7 @@ static qd_err parse_frame(ctx *c)
          * body: QuakeWorld sends its players apart from the entity lists.) */
         if ((bits & Q2_U_REMOVE) && bit_get(s->ent_inuse, num))
             cl_entity_remove(c->cl, num);
+        bit_put(c->ent_new, num, !(bits & Q2_U_REMOVE) && !bit_get(s->ent_inuse, num));
         bit_put(s->ent_inuse, num, !(bits & Q2_U_REMOVE));
         removed += (bits & Q2_U_REMOVE) != 0;
         ents++;
@@ -355,7 +369,7 @@ static qd_err parse_frame(ctx *c)
     s->block_frames++;
     int moved = frame_open(c, t);
     emit_players(c, t, first || moved);
-    emit_entities(c);
+    emit_entities(c, first);
     TRACE(c, "mvd_frame", "portalbytes=%d players=%d entities=%d removed=%d", portal, players,
           ents, removed);
     return QD_OK;

@@ -325,6 +325,26 @@ static const dd_desc store_desc = {
 
 /* ---- the client-state side ---- */
 
+/* [Q2CL cl_ents.c CL_DeltaEntity]: an entity that was not in the last frame starts as its
+ * state at old_origin (where the server had it the frame before: a new rocket's launcher,
+ * as server/sv_world.c SV_LinkEdict and game/g_main.c G_RunFrame leave it; sv_ents.c
+ * SV_WriteDeltaEntity sends it for every new entity), and CL_AddPacketEntities lerps that
+ * to its origin over the frame; EV_OTHER_TELEPORT starts where it is. Q2PRO's client
+ * (src/client/entities.c entity_update_new) starts EV_PLAYER_TELEPORT, RF_BEAM (whose
+ * old_origin is the beam's end) and RF_FRAMELERP where they are too. */
+void q2_entity_new(cl_state *cl, const q2_ent *q, cl_entstate *e)
+{
+    if (q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT ||
+        (q->renderfx & (Q2_RF_BEAM | Q2_RF_FRAMELERP))) {
+        e->flags |= CL_EF_TELEPORT;
+        cl_entity_update(cl, q->number, e);
+        return;
+    }
+    float from[3];
+    for (int i = 0; i < 3; i++)
+        from[i] = (float)q->old_origin[i] * 0.125f;
+    cl_entity_update_from(cl, q->number, e, from);
+}
 
 void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v)
 {
@@ -647,8 +667,8 @@ static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gon
         cl_entstate e;
         q2_ent_look(q, s->max_clients, &s->names,
                     s->serverframe > 0 ? (uint32_t)s->serverframe * 100u : 0, &e);
-        int snap = !old || old->model[0] != q->model[0] ||
-                   q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
+        int snap = old && (old->model[0] != q->model[0] || q->event == Q2_EV_PLAYER_TELEPORT ||
+                           q->event == Q2_EV_OTHER_TELEPORT);
         for (int i = 0; old && i < 3; i++)
             if (abs(q->origin[i] - old->origin[i]) > 512 * 8)
                 snap = 1;
@@ -656,7 +676,10 @@ static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gon
             e.flags = CL_EF_TELEPORT;
         if (q->number == body)
             e.flags |= body_now;
-        cl_entity_update(c->cl, q->number, &e);
+        if (old)
+            cl_entity_update(c->cl, q->number, &e);
+        else /* new to the frame: in from its old origin */
+            q2_entity_new(c->cl, q, &e);
         cl_list_add(c->cl, q->number);
     }
     if (whole)

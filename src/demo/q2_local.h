@@ -242,6 +242,8 @@ const q2_csmap *q2_csmap_of(int ext);
 #define Q2_MZ_SILENCED 128
 #define Q2_RF_FULLBRIGHT 8 /* entity_state_t.renderfx RF_* [q_shared.h] */
 #define Q2_RF_TRANSLUCENT 32
+#define Q2_RF_FRAMELERP 64
+#define Q2_RF_BEAM 128
 #define Q2_RF_SHELL_RED 1024
 #define Q2_RF_SHELL_BLUE 4096
 /* modelindex 255 is "the client's own model" [Q2CL cl_ents.c CL_AddPacketEntities: the
@@ -443,6 +445,10 @@ uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2);
  * EF_ANIM* entity's frame from the frame's server time in ms. */
 void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t server_ms,
                  cl_entstate *e);
+/* Entity q, new to the frame, with e its client state: it comes in from its old_origin
+ * over the frame (cl_entity_update_from) as Quake II's client draws it, or, for a teleport,
+ * a beam or RF_FRAMELERP, snaps where it is (e gets CL_EF_TELEPORT). */
+void q2_entity_new(cl_state *cl, const q2_ent *q, cl_entstate *e);
 /* The camera of player state ps (eye: pmove origin + viewoffset; angles: viewangles + kick),
  * player slot playernum (-1 none). */
 void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v);

@@ -251,6 +251,23 @@ TEST(mvd2_built_messages)
     run_close(&r);
 }
 
+/* The demo of first_block (version 2010) and a second block of one mvd_frame without portal
+ * bytes, whose player and entity lists are list's bytes, decoded up to that frame (at 0.1
+ * s) in r (run_close it). Returns 0 when it did not get there. */
+static int decode_second_frame(run *r, const buf *list)
+{
+    static buf f, m;
+    first_block(&f, MVD2_VERSION_DEFAULT, 0);
+    m.n = 0;
+    put8(&m, MVD2_FRAME);
+    put8(&m, 0);
+    putbuf(&m, list);
+    mblock(&f, &m);
+    put16(&f, 0);
+    return run_open(r, f.b, f.n) && run_step(r) == QD_OK && run_step(r) == QD_OK &&
+           fabs(r->cl->time - MVD2_FRAME_TIME) < 1e-9;
+}
+
 /* A player leaves (PPS_REMOVE) and its body's entity is removed (U_REMOVE) in one frame:
  * the body is gone from that frame on. Expected from Q2PRO's MVD client, not from qdemo:
  * MVD_ParsePacketEntities marks a removed entity not in use, MVD_PlayerToEntityStates skips
@@ -259,30 +276,45 @@ TEST(mvd2_built_messages)
  * mvd2/libq2_testdata_test.mvd2's match (615.1 s) both players' bodies go so. */
 TEST(mvd2_removed_body_is_gone)
 {
-    static buf f;
-    first_block(&f, MVD2_VERSION_DEFAULT, 0);
+    /* (the frame before has her body: mvd2_built_messages) */
     buf m = {0};
-    put8(&m, MVD2_FRAME);
-    put8(&m, 0);
     put8(&m, 0);                           /* alice leaves: bit 15, PPS_REMOVE in 2010 */
     put16(&m, (int)MVD2_PPS_MOREBITS);
     put8(&m, MVD2_CLIENTNUM_NONE);
     put8(&m, Q2_U_REMOVE);                 /* and her body's entity with her */
     put8(&m, 1);
     put16(&m, 0);
-    mblock(&f, &m);
-    put16(&f, 0);
     run r;
-    CHECK(run_open(&r, f.b, f.n));
-    CHECK_EQ(run_step(&r), QD_OK);
-    CHECK(r.cl->entities[1].active && (r.cl->entities[1].cur.flags & CL_EF_PLAYER));
-    CHECK_EQ(run_step(&r), QD_OK);
-    CHECK(fabs(r.cl->time - MVD2_FRAME_TIME) < 1e-9);
+    CHECK(decode_second_frame(&r, &m));
     CHECK(!r.cl->entities[1].active);      /* her body: removed in this frame */
     cl_entstate e;
     CHECK(!cl_entity_at(r.cl, 1, r.cl->time, &e, NULL, NULL));
     CHECK(r.cl->entities[2].active);       /* bob's: still in use */
     CHECK(r.cl->entities[10].active);      /* the item: still in use */
+    run_close(&r);
+}
+
+/* An entity the frame brings into use comes in from its old origin over the frame, as a
+ * .dm2's does (test q2_new_entity_comes_in_from_old_origin): Q2PRO's recorder sends
+ * old_origin for a new entity (src/server/mvd.c emit_frame, MSG_ES_NEWENTITY) and its MVD
+ * server hands it to the spectator's client, which starts the entity there
+ * (entity_update_new). Hand-made numbers: at x 200, old origin x 135, it is at 135 at the
+ * frame before's time, 167.5 halfway, 200 at its frame. */
+TEST(mvd2_new_entity_comes_in_from_old_origin)
+{
+    buf m = {0};
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    ent_new_x(&m, 20, 6, 200, 135, 0);
+    put16(&m, 0);
+    run r;
+    CHECK(decode_second_frame(&r, &m));
+    static const float x[3] = {135, 167.5f, 200};
+    for (int k = 0; k < 3; k++) {
+        double t = MVD2_FRAME_TIME * k / 2;
+        cl_entstate e;
+        CHECK(cl_entity_at(r.cl, 20, t, &e, NULL, NULL));
+        CHECK_MSG(fabsf(e.origin[0] - x[k]) < 0.01f, "at %.2f: x %.2f", t, e.origin[0]);
+    }
     run_close(&r);
 }
 

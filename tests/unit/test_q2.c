@@ -124,6 +124,23 @@ static void level_start(buf *f)
     block(f, &m);
 }
 
+/* f emptied, then the level and frame 100: uncompressed, the recorder's body (entity 1) new
+ * at x 8, entity 2 from its baseline to x 120; frags 5. */
+static void level_and_frame_100(buf *f)
+{
+    static buf m;
+    f->n = 0;
+    level_start(f);
+    m.n = 0;
+    frame(&m, 100, -1);
+    playerinfo_full(&m, 5);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_model_x(&m, 1, 255, 8);
+    ent_model_x(&m, 2, 0, 120);
+    pe_end(&m);
+    block(f, &m);
+}
+
 /* ---- unit tests ---- */
 
 TEST(q2_level_and_configstrings)
@@ -160,17 +177,7 @@ TEST(q2_level_and_configstrings)
 TEST(q2_frames_and_deltas)
 {
     static buf f, m;
-    f.n = 0;
-    level_start(&f);
-    /* frame 100: uncompressed; entity 1 new, entity 2 from its baseline */
-    m.n = 0;
-    frame(&m, 100, -1);
-    playerinfo_full(&m, 5);
-    put8(&m, Q2_SVC_PACKETENTITIES);
-    ent_model_x(&m, 1, 255, 8);
-    ent_model_x(&m, 2, 0, 120);
-    pe_end(&m);
-    block(&f, &m);
+    level_and_frame_100(&f); /* entity 1 new, entity 2 from its baseline */
     /* frame 101 from 100: entity 2 moves, entity 3 appears */
     m.n = 0;
     frame(&m, 101, 100);
@@ -237,7 +244,10 @@ TEST(q2_frames_and_deltas)
     CHECK_EQ(cl->entities[1].cur.model, Q2_PLAYER_MODEL_SLOT + 0);
     CHECK(near(cl->entities[2].cur.origin[0], 120));
     CHECK_EQ(cl->entities[2].cur.model, 2); /* from the baseline */
-    CHECK(cl->entities[2].cur.flags & CL_EF_TELEPORT); /* new: snaps */
+    /* new: comes in from its old origin, the baseline's x 100 (CL_ParseDelta starts
+     * old_origin at the source's origin; CL_DeltaEntity starts a new entity there) */
+    CHECK(!(cl->entities[2].cur.flags & CL_EF_TELEPORT));
+    CHECK(near(cl->entities[2].prev.origin[0], 100));
     CHECK_EQ(cl->view.view_entity, 1);
     CHECK(cl->view.has_origin);
     CHECK(near(cl->view.origin[0], 1) && near(cl->view.origin[1], 2));
@@ -284,6 +294,46 @@ TEST(q2_frames_and_deltas)
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* the end marker */
     CHECK(r.done);
     CHECK_EQ(cl->frame_count, 4);
+    run_close(&r);
+}
+
+/* An entity new to the frame comes in from its old_origin over the frame's 100 ms, as the
+ * reference client draws it: CL_DeltaEntity (id client/cl_ents.c) makes its previous state
+ * the new one at old_origin, CL_AddPacketEntities lerps previous to current by the frame's
+ * fraction; EV_OTHER_TELEPORT (and in Q2PRO's entity_update_new EV_PLAYER_TELEPORT, RF_BEAM,
+ * RF_FRAMELERP) starts where it is. The numbers are hand-made: a rocket at x 200 whose
+ * old_origin is x 135 (65 units back: one 100 ms frame at the rocket's 650 units a second,
+ * as realdata dm2/libq2_testdata_testduel.dm2's rockets are sent) is at 135 at the frame
+ * before's time, 167.5 halfway and 200 at its own frame; the teleported entity is at its
+ * origin all along. */
+TEST(q2_new_entity_comes_in_from_old_origin)
+{
+    static buf f, m;
+    level_and_frame_100(&f);
+    m.n = 0;
+    frame(&m, 101, 100);
+    playerinfo_x(&m, 16);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    ent_new_x(&m, 5, 2, 200, 135, 0);                    /* the rocket */
+    ent_new_x(&m, 6, 2, 300, 0, Q2_EV_OTHER_TELEPORT);   /* teleported */
+    pe_end(&m);
+    block(&f, &m);
+    end_marker(&f);
+
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_OK); /* the level, frame 100 at 0.0, frame 101 at 0.1 */
+    cl_state *cl = r.cl;
+    CHECK(near(cl->time, 0.1) && cl->frame_count == 2);
+    static const double at[3] = {0.0, 0.05, 0.1};
+    static const float rocket_x[3] = {135, 167.5f, 200};
+    for (int k = 0; k < 3; k++) {
+        cl_entstate e;
+        CHECK(cl_entity_at(cl, 5, at[k], &e, NULL, NULL));
+        CHECK_MSG(near(e.origin[0], rocket_x[k]), "rocket at %.2f: x %.2f", at[k], e.origin[0]);
+        CHECK(cl_entity_at(cl, 6, at[k], &e, NULL, NULL));
+        CHECK_MSG(near(e.origin[0], 300), "teleported at %.2f: x %.2f", at[k], e.origin[0]);
+    }
     run_close(&r);
 }
 
