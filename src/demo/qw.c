@@ -283,22 +283,61 @@ static int pick_view_player(ctx *c)
     return s->view_player;
 }
 
+/* A dead body by its look [EZPARSE cl_ents.c MVD_InitInterpolation]: player.mdl in a death
+ * frame (41..102, ISDEAD) or the gibbed head. */
+static int dead_look(const qw_state *s, unsigned model, unsigned frame)
+{
+    return (model && model == s->model_player && frame >= 41 && frame <= 102) ||
+           (model && model == s->model_head);
+}
+
+/* 1 when the followed player vp's view must not turn from the frame before's, as ezQuake
+ * leaves a player's angles uninterpolated [EZPARSE cl_ents.c MVD_InitInterpolation,
+ * MVD_Interpolate]: it was not sent in this frame or the one before, it respawns (a dead
+ * look left), is gibbed for the first time, moved over 150 units, or a svc_setangle named
+ * it (mvd_fixangle); and when the view goes to another player. */
+static int view_jumps(const qw_state *s, int vp)
+{
+    const qw_player *p = &s->players[vp];
+    if (s->view_was != vp + 1 || !s->view_was_sent || p->seq != s->mvd_frames ||
+        ((s->fixangle >> vp) & 1))
+        return 1;
+    int dead = dead_look(s, p->model, p->frame);
+    int was_dead = dead_look(s, s->view_was_model, s->view_was_frame);
+    if ((was_dead && !dead) || (s->model_head && p->model == s->model_head && !was_dead))
+        return 1;
+    float d2 = 0;
+    for (int i = 0; i < 3; i++)
+        d2 += (p->origin[i] - s->view_was_origin[i]) * (p->origin[i] - s->view_was_origin[i]);
+    return d2 > 150.0f * 150.0f;
+}
+
 /* The recorded view: .qwd the recorder's; .mvd the first active player (the app may follow
- * any other through cl->players[i].entity). */
+ * any other through cl->players[i].entity), whose angles snap where view_jumps says. */
 static void set_view(ctx *c)
 {
     qw_state *s = c->s;
     cl_view v;
     memset(&v, 0, sizeof v);
+    int snap = 0;
     if (s->mvd) {
         int vp = pick_view_player(c);
         if (vp < 0) {
             v.view_entity = -1;
+            s->view_was = 0;
         } else {
+            const qw_player *p = &s->players[vp];
             v.view_entity = vp + 1;
-            v.view_height = view_height(&s->players[vp]);
-            memcpy(v.angles, s->players[vp].viewangles, sizeof v.angles);
+            v.view_height = view_height(p);
+            memcpy(v.angles, p->viewangles, sizeof v.angles);
+            snap = view_jumps(s, vp);
+            s->view_was = vp + 1;
+            memcpy(s->view_was_origin, p->origin, sizeof s->view_was_origin);
+            s->view_was_model = p->model;
+            s->view_was_frame = p->frame;
+            s->view_was_sent = p->seq == s->mvd_frames;
         }
+        s->fixangle = 0;
     } else {
         v.view_entity = s->playernum + 1;
         v.view_height = view_height(&s->players[s->playernum]);
@@ -311,6 +350,8 @@ static void set_view(ctx *c)
         memcpy(v.angles, s->inter_angles, sizeof v.angles);
     }
     cl_set_view(c->cl, &v);
+    if (snap)
+        cl_view_cut(c->cl);
 }
 
 static void frame_begin(ctx *c, double t)
@@ -596,6 +637,8 @@ static void note_model(ctx *c, int n, const char *name)
         c->s->model_player = (uint16_t)n;
     else if (!strcmp(name, "progs/spike.mdl"))
         c->s->model_spike = (uint16_t)n;
+    else if (!strcmp(name, "progs/h_player.mdl"))
+        c->s->model_head = (uint16_t)n;
 }
 
 static qd_err parse_list(ctx *c, int sounds, int wide)
@@ -2279,6 +2322,8 @@ static qd_err parse_message(ctx *c, int cmd)
             return truncated(c, name);
         if (!s->mvd && !c->seat)
             memcpy(s->cmd_angles, ang, sizeof ang);
+        if (s->mvd && who >= 0 && who < QW_MAX_CLIENTS) /* [EZPARSE mvd_fixangle] */
+            s->fixangle |= 1u << who;
         TRACE(c, name, "byte=%d angles=%.1f,%.1f,%.1f", who, ang[0], ang[1], ang[2]);
         break;
     }

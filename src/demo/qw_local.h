@@ -415,6 +415,14 @@ typedef struct qw_state {
     uint32_t fte_ext, fte_ext2, mvd_ext;
     int32_t playernum; /* .qwd: the recorder's slot */
     int32_t view_player; /* .mvd: the followed player, or -1 */
+    /* .mvd: the followed player as the frame before showed it (set_view): slot + 1 (0
+     * none), origin, model, frame, whether that frame sent it; and the players a
+     * svc_setangle named in the open frame (bit per slot) */
+    int32_t view_was;
+    float view_was_origin[3];
+    uint16_t view_was_model;
+    uint8_t view_was_frame, view_was_sent;
+    uint32_t fixangle;
     double time;      /* demo time of the current frame */
     double time0;     /* .qwd: time stamp of the first block */
     uint64_t mvd_ms;  /* .mvd: accumulated time deltas */
@@ -448,6 +456,7 @@ typedef struct qw_state {
     qr_line print_line;       /* level 0/1 svc_print pieces of the line not yet ended */
     float inter_origin[3], inter_angles[3];
     uint16_t model_player, model_spike; /* precache indices of progs/player.mdl, spike.mdl */
+    uint16_t model_head;                /* and of progs/h_player.mdl (a gibbed player) */
     uint16_t num_models, num_sounds;
     uint8_t top[QW_MAX_CLIENTS], bottom[QW_MAX_CLIENTS];
     int32_t stats[QW_MAX_CLIENTS + 1][QW_MAX_STATS]; /* raw stat slots: .mvd per player, the

@@ -461,12 +461,13 @@ TEST(qw_nails)
 
 /* ---- .mvd: block headers, per-player blocks, hidden data, playerinfo deltas ---- */
 
-static void mvd_player(buf *m, int num, unsigned flags, const float *org, float yaw)
+static void mvd_player_frame(buf *m, int num, unsigned flags, int frame, const float *org,
+                             float yaw)
 {
     put8(m, QW_SVC_PLAYERINFO);
     put8(m, (unsigned)num);
     put16(m, (int)flags);
-    put8(m, 3); /* frame */
+    put8(m, (unsigned)frame);
     for (int i = 0; i < 3; i++)
         if (flags & (QW_DF_ORIGIN << i))
             putcoord(m, org[i]);
@@ -476,6 +477,11 @@ static void mvd_player(buf *m, int num, unsigned flags, const float *org, float 
         put16(m, (int)lroundf(yaw * 65536 / 360));
     if (flags & QW_DF_MODEL)
         put8(m, 2);
+}
+
+static void mvd_player(buf *m, int num, unsigned flags, const float *org, float yaw)
+{
+    mvd_player_frame(m, num, flags, 3, org, yaw);
 }
 
 TEST(qw_mvd_blocks)
@@ -582,6 +588,66 @@ TEST(qw_mvd_blocks)
     if (!r.done)
         CHECK_EQ(run_step(&r, NULL), QD_OK);
     CHECK(r.done);
+    run_close(&r);
+}
+
+/* The followed player's view turns from the frame before's, except where ezQuake gives a
+ * player no interpolation (cl_ents.c MVD_InitInterpolation, MVD_Interpolate): a
+ * svc_setangle naming it (mvd_fixangle), a respawn (a dead look, player.mdl frames 41..102,
+ * left), a move over 150 units. Hand-made frames every 100 ms; the expected yaw halfway
+ * between two frames is the lerp of the two yaws, or the new yaw where ezQuake does not
+ * lerp. */
+TEST(qw_mvd_view_snaps_where_ezquake_does_not_lerp)
+{
+    static buf f, m;
+    const unsigned all = QW_DF_ORIGIN * 7 | QW_DF_ANGLES * 2 | QW_DF_MODEL;
+    static const struct {
+        float x, yaw;
+        int frame, setangle;
+        float half_yaw; /* at 50 ms before the frame */
+    } fr[] = {
+        {0, 0, 3, 0, 0},       /* the first frame: nothing before */
+        {10, 90, 3, 0, 45},    /* alive, 10 units: lerps */
+        {20, 180, 3, 1, 180},  /* svc_setangle names her: no lerp */
+        {20, 180, 50, 0, 180}, /* dies (frame 50): lerps, the same yaw */
+        {30, 270, 3, 0, 270},  /* respawns: no lerp (a lerp would give 225) */
+        {60, 0, 3, 0, 315},    /* alive, 30 units: lerps */
+        {260, 90, 3, 0, 90},   /* 200 units in a frame: no lerp (a lerp would give 45) */
+    };
+    f.n = 0;
+    m.n = 0;
+    serverdata(&m, 1, 0, NULL);
+    modellist(&m);
+    userinfo(&m, 0, "\\name\\alice");
+    mvd_block(&f, 0, QW_DEM_ALL, 0, &m);
+    for (size_t k = 0; k < sizeof fr / sizeof fr[0]; k++) {
+        const float o[3] = {fr[k].x, 0, 24};
+        m.n = 0;
+        if (fr[k].setangle) {
+            put8(&m, QW_SVC_SETANGLE);
+            put8(&m, 0); /* the player */
+            put8(&m, 0);
+            put8(&m, (unsigned)lroundf(fr[k].yaw * 256 / 360) & 255);
+            put8(&m, 0);
+        }
+        put8(&m, QW_SVC_PACKETENTITIES);
+        put16(&m, 0);
+        mvd_player_frame(&m, 0, all | (fr[k].frame >= 41 ? QW_DF_DEAD : 0), fr[k].frame, o,
+                         fr[k].yaw);
+        mvd_block(&f, 100, QW_DEM_ALL, 0, &m);
+    }
+    run r;
+    CHECK(run_open(&r, &demo_mvd_decoder, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the level */
+    for (size_t k = 0; k < sizeof fr / sizeof fr[0]; k++) {
+        CHECK_EQ(run_step(&r, NULL), QD_OK);
+        CHECK(fabs(r.cl->time - 0.1 * (double)(k + 1)) < 1e-9);
+        CHECK_EQ(r.cl->view.view_entity, 1);
+        float org[3], ang[3];
+        cl_view_at(r.cl, r.cl->time - 0.05, org, ang);
+        CHECK_MSG(fabsf(remainderf(ang[1] - fr[k].half_yaw, 360)) < 0.01f,
+                  "frame %zu: yaw %.2f halfway, not %.2f", k, ang[1], fr[k].half_yaw);
+    }
     run_close(&r);
 }
 
