@@ -9,6 +9,7 @@
  *          baseline2/static2/staticsound2, fog and skybox messages).
  * The decoder keeps only what the wire format needs (baselines, the protocol, the read
  * position) in one plain struct, and emits everything else as cl_* updates. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -457,8 +458,10 @@ static qd_err parse_clientdata(q1_ctx *c)
         return QD_OK;
     cl_state *cl = c->cl;
     cl->view.view_height = (float)v[0];
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
         cl->view.punch[i] = (float)v[2 + i];
+        cl->view.velocity[i] = (float)v[5 + i];
+    }
     set_stat(c, Q1_STAT_ITEMS, v[8]);
     set_stat(c, Q1_STAT_WEAPONFRAME, v[9]);
     set_stat(c, Q1_STAT_ARMOR, v[10]);
@@ -654,6 +657,39 @@ static qd_err parse_temp_entity(q1_ctx *c)
     DETAIL(c, "type=%u ent=%d origin=%.1f,%.1f,%.1f", (unsigned)te.type, te.entity, te.origin[0],
            te.origin[1], te.origin[2]);
     return QD_OK;
+}
+
+/* view.c V_ParseDamage: the view's kick from a hit (armour save, health taken) that came
+ * from `from`: count = the two halved, at least 10; roll by its side (v_kickroll 0.6) and
+ * pitch by its front (v_kickpitch 0.6) against the view entity's facing, for v_kicktime
+ * 0.5 s. (Its red screen tint is not drawn.) */
+static void damage_kick(cl_state *cl, int save, int take, const float from[3])
+{
+    cl_entstate s;
+    if (!cl_entity_at(cl, cl->view.view_entity, cl->time, &s, NULL, NULL))
+        return;
+    float count = save * 0.5f + take * 0.5f, d[3], len = 0;
+    if (count < 10)
+        count = 10;
+    for (int i = 0; i < 3; i++) {
+        d[i] = from[i] - s.origin[i];
+        len += d[i] * d[i];
+    }
+    len = sqrtf(len);
+    if (!(len > 0) || !isfinite(len))
+        return;
+    float yaw = s.angles[1] * (float)(M_PI / 180), pitch = s.angles[0] * (float)(M_PI / 180),
+          roll = s.angles[2] * (float)(M_PI / 180);
+    /* AngleVectors: forward and right of the entity's angles */
+    float sy = sinf(yaw), cy = cosf(yaw), sp = sinf(pitch), cp = cosf(pitch), sr = sinf(roll),
+          cr = cosf(roll);
+    float fwd[3] = {cp * cy, cp * sy, -sp},
+          right[3] = {-sr * sp * cy + cr * sy, -sr * sp * sy - cr * cy, -sr * cp};
+    float side = (d[0] * right[0] + d[1] * right[1] + d[2] * right[2]) / len,
+          front = (d[0] * fwd[0] + d[1] * fwd[1] + d[2] * fwd[2]) / len;
+    cl->view.dmg_roll = count * side * 0.6f;
+    cl->view.dmg_pitch = count * front * 0.6f;
+    cl->view.dmg_time = cl->time;
 }
 
 static qd_err check_player(q1_ctx *c, long slot)
@@ -911,6 +947,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         float o[3];
         for (int i = 0; i < 3; i++)
             o[i] = read_coord(c);
+        if (!r->err)
+            damage_kick(cl, save, take, o);
         DETAIL(c, "save=%d take=%d from=%.1f,%.1f,%.1f", save, take, o[0], o[1], o[2]);
         break;
     }

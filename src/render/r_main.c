@@ -21,6 +21,49 @@
 #define GRID_HALF 24    /* lines each side of the camera */
 #define EYE_TO_FEET 46  /* Quake's eye is 22 above the origin, the feet 24 below it */
 
+/* view.c V_CalcBob: the eye's bob over a cl_bobcycle of 0.6 s (up for its first half,
+ * cl_bobup 0.5), proportional to the speed across the ground (cl_bob 0.02): 0.3 of it
+ * steady and 0.7 in a sine, held within -7 .. 4 units. The cycle runs on demo time (Quake's
+ * on the server's, a phase apart). */
+static float quake_bob(const cl_state *cl, double t)
+{
+    const float *v = cl->view.velocity;
+    double cycle = fmod(t, 0.6) / 0.6;
+    if (cycle < 0)
+        cycle += 1;
+    cycle = cycle < 0.5 ? M_PI * cycle / 0.5 : M_PI + M_PI * (cycle - 0.5) / 0.5;
+    float bob = sqrtf(v[0] * v[0] + v[1] * v[1]) * 0.02f;
+    if (!isfinite(bob))
+        return 0;
+    bob = bob * 0.3f + bob * 0.7f * (float)sin(cycle);
+    return bob > 4 ? 4 : bob < -7 ? -7 : bob;
+}
+
+/* Quake's first-person view beyond the demo's angles and eye (view.c V_CalcRefdef,
+ * V_CalcViewRoll): the bob, the roll of strafing (V_CalcRoll: the speed along the view's
+ * right, cl_rollangle 2 degrees at cl_rollspeed 200 and over), the fading kick of the
+ * last hit (V_ParseDamage) and a dead player's view on its side (roll 80). */
+static void quake_view(const cl_state *cl, double t, r_camera *cam)
+{
+    cam->origin[2] += quake_bob(cl, t);
+    const float *v = cl->view.velocity;
+    float yaw = cam->angles[1] * (float)(M_PI / 180);
+    float side = v[0] * sinf(yaw) - v[1] * cosf(yaw); /* along the right (pitch and roll
+                                                       * of the view aside) */
+    float roll = fabsf(side) < 200 ? fabsf(side) * 2 / 200 : 2;
+    if (isfinite(roll))
+        cam->angles[2] += side < 0 ? -roll : roll;
+    double age = t - cl->view.dmg_time;
+    if ((cl->view.dmg_roll != 0 || cl->view.dmg_pitch != 0) && age >= 0 && age < 0.5) {
+        float k = (float)(1 - age / 0.5);
+        cam->angles[2] += k * cl->view.dmg_roll;
+        cam->angles[0] += k * cl->view.dmg_pitch;
+    }
+    const cl_stats *st = cl_stats_of(cl, -1);
+    if (st && (st->flags & CL_ST_VALID) && st->health <= 0)
+        cam->angles[2] = 80;
+}
+
 void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
 {
     memset(cam, 0, sizeof *cam);
@@ -38,6 +81,8 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
         cam->angles[0] += (float)(sin(t * 1.0) * 0.3);
         cam->angles[1] += (float)(sin(t * 2.0) * 0.3);
         cam->angles[2] += (float)(sin(t * 0.5) * 0.1);
+    } else if (cl && cl->level.game == CL_GAME_Q1) {
+        quake_view(cl, t, cam);
     } else if (cl && cl->level.game == CL_GAME_Q3 && cl->view.dead) {
         /* cg_view.c CG_OffsetFirstPersonView: a dead player's view lies on its side, roll 40
          * and pitch -15 (its yaw turns to the killer, STAT_DEAD_YAW: not kept, so the last
@@ -143,6 +188,17 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
     s.angles[2] = v->angles[2];
     s.model = st->gun_model;
     s.frame = st->gun_frame;
+    if (cl->level.game == CL_GAME_Q1) {
+        /* V_CalcRefdef: the gun turns with the view's angles before the punch is added
+         * and without its roll (so a shot's kick moves it on screen), and moves ahead by
+         * 0.4 of the bob (the bob's height is the eye's already) */
+        s.angles[0] = -(v->angles[0] - cl->view.punch[0]);
+        s.angles[1] = v->angles[1] - cl->view.punch[1];
+        s.angles[2] = 0;
+        float bob = quake_bob(cl, t) * 0.4f;
+        for (int i = 0; i < 3; i++)
+            s.origin[i] += v->fwd[i] * bob;
+    }
     if (kind == R_KIND_MD2 && cl) { /* zero for the other games */
         for (int i = 0; i < 3; i++) {
             float o = cl->view.gun_offset[i], g = cl->view.gun_angles[i];

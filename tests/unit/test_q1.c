@@ -520,6 +520,61 @@ TEST(q1_temp_entities_sound)
     }
 }
 
+/* Quake's camera beyond the demo's eye and angles (view.c): a hit's kick (V_ParseDamage:
+ * count = save/2 + take/2, at least 10; roll count x side x 0.6 fading over 0.5 s), the
+ * bob (V_CalcBob: xy speed x 0.02, 0.3 of it steady and 0.7 in a sine over a 0.6 s cycle,
+ * within -7..4), the strafe roll (V_CalcRoll: 2 degrees at 200 units a second along the
+ * right) and a dead player's roll of 80 (V_CalcViewRoll). */
+TEST(q1_view_kick_bob_roll_and_death)
+{
+    /* a hit of 20 health from 100 units to the right of the view entity (at 0 0 0, yaw 0:
+     * its right is -y): count 10, side 1, roll 6 at once and 3 a quarter second on */
+    buf m = {{0}, 0};
+    update_x(&m, 1, 0);
+    put8(&m, 19); /* svc_damage: armour saved, health taken, from */
+    put8(&m, 0);
+    put8(&m, 20);
+    putcoord(&m, 0);
+    putcoord(&m, -100);
+    putcoord(&m, 0);
+    cl_state *cl = one_frame(&m);
+    CHECK(cl);
+    r_camera cam, still;
+    r_camera_from_view(cl, cl->time, &cam);
+    CHECK_MSG(fabsf(cam.angles[2] - 6) < 1e-3f, "roll %g", (double)cam.angles[2]);
+    r_camera_from_view(cl, cl->time + 0.25, &cam);
+    CHECK_MSG(fabsf(cam.angles[2] - 3) < 1e-3f, "roll %g", (double)cam.angles[2]);
+    r_camera_from_view(cl, cl->time + 0.5, &cam);
+    CHECK(fabsf(cam.angles[2]) < 1e-3f);
+    /* running at 320 along x: at demo time 0.15 the cycle is a quarter in, sin 1: 6.4,
+     * held at 4; at 0.45 three quarters, sin -1: 6.4 x 0.3 - 6.4 x 0.7 = -2.56 */
+    cl->view.velocity[0] = 320;
+    cl->view.dmg_roll = 0;
+    r_camera_from_view(cl, 0.15, &cam);
+    cl->view.velocity[0] = 0;
+    r_camera_from_view(cl, 0.15, &still);
+    CHECK_MSG(fabsf(cam.origin[2] - still.origin[2] - 4) < 1e-3f, "bob %g",
+              (double)(cam.origin[2] - still.origin[2]));
+    cl->view.velocity[0] = 320;
+    r_camera_from_view(cl, 0.45, &cam);
+    cl->view.velocity[0] = 0;
+    r_camera_from_view(cl, 0.45, &still);
+    CHECK_MSG(fabsf(cam.origin[2] - still.origin[2] + 2.56f) < 1e-3f, "bob %g",
+              (double)(cam.origin[2] - still.origin[2]));
+    /* strafing right at 100 (-y at yaw 0): roll 1 */
+    cl->view.velocity[1] = -100;
+    r_camera_from_view(cl, 0.45, &cam);
+    CHECK_MSG(fabsf(cam.angles[2] - 1) < 1e-3f, "roll %g", (double)cam.angles[2]);
+    /* dead: on its side */
+    cl_stats st = *cl_stats_of(cl, -1);
+    st.flags |= CL_ST_VALID;
+    st.health = 0;
+    cl_set_stats(cl, -1, &st);
+    r_camera_from_view(cl, 0.45, &cam);
+    CHECK_EQ(cam.angles[2], 80);
+    free(cl);
+}
+
 /* ---- real demos ---- */
 
 /* The map the manifest names for dem/<name>, from its "map maps/x.bsp" wording. */
