@@ -1211,12 +1211,13 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
         }
         cl_event_add(c->cl, &ce);
     } else if (ev >= p->ev_missile_hit && ev <= p->ev_missile_hit + 2) {
-        /* cg_weapons.c CG_MissileHitWall: an explosion where the missile stopped */
+        /* cg_weapons.c CG_MissileHitWall: an explosion where the missile stopped, for its
+         * duration: 600 ms, the rocket's 1000 */
         cl_fxev fx;
         memset(&fx, 0, sizeof fx);
         fx.kind = CL_FXK_EXPLOSION;
         fx.style = (uint8_t)(e->f[Q3_ES_WEAPON] & 0xff);
-        fx.life = 1.0f;
+        fx.life = fx.style == Q3_WP_ROCKET_LAUNCHER ? 1.0f : 0.6f;
         fx.radius = 300;
         /* its lightColor: 1, 0.75, 0 for the rocket, the function's 1, 1, 0 otherwise */
         fx.rgb[0] = 255;

@@ -1780,3 +1780,87 @@ TEST(q3_team_sound_at_the_end_of_server_time)
     run_close(&r);
     free(m);
 }
+
+/* ---- events that make sounds and effects (cg_event.c CG_EntityEvent) ---- */
+
+/* An entity of an event test at trBase x 100: number, eType, event (with its toggle bits),
+ * eventParm, eFlags, otherEntityNum, weapon and clientNum; a field at 0 is not sent. */
+typedef struct ev_ent {
+    int num, type, event, parm, eflags, other, weapon, client;
+} ev_ent;
+
+static void write_ev_ent(bw *w, const ev_ent *e)
+{
+    const int field[7] = {Q3_ES_EVENT,          Q3_ES_ETYPE,  Q3_ES_EVENTPARM, Q3_ES_EFLAGS,
+                          Q3_ES_OTHERENTITYNUM, Q3_ES_WEAPON, Q3_ES_CLIENTNUM};
+    const int v[7] = {e->event, e->type, e->parm, e->eflags, e->other, e->weapon, e->client};
+    int idx[8] = {Q3_ES_POS_TRBASE0}, k = 1;
+    int32_t val[8] = {0};
+    float fv[8] = {100};
+    for (int i = 0; i < 7; i++)
+        if (v[i]) {
+            idx[k] = field[i];
+            val[k] = v[i];
+            fv[k++] = 0;
+        }
+    wentity(w, e->num, idx, val, fv, k);
+}
+
+/* Snapshots 50 ms apart from server time 5000, the playerState the zero one (client 0),
+ * snapshot k holding the entities of snaps[k] (numbers ascending, ending at num 0), decoded
+ * whole into r (run_close it). */
+static int run_event_snapshots(run *r, const ev_ent (*snaps)[4], int n)
+{
+    memset(r, 0, sizeof *r);
+    bw *w;
+    buf *m = start_built(&w);
+    if (!m)
+        return 0;
+    for (int k = 0; k < n; k++) {
+        snapshot_head(w, 5000 + 50 * k);
+        wbits(w, 0, 8);
+        wbit(w, 0);
+        for (int i = 0; i < 4 && snaps[k][i].num; i++)
+            write_ev_ent(w, &snaps[k][i]);
+        wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+        wbits(w, Q3_SVC_EOF, 8);
+        add_block(m, w, 11 + k);
+    }
+    free(w);
+    int ok = run_built(r, m);
+    free(m);
+    return ok;
+}
+
+/* The logged sound starts named name (on entity ent, or any when ent is -2). */
+static int sounds_named(const cl_state *cl, const char *name, int ent)
+{
+    int n = 0;
+    const cl_fxlog *log = &cl->fxlog;
+    for (uint32_t i = 0; i < log->sound_count && i < CL_SOUND_LOG; i++) {
+        const cl_sound *s = &log->sounds[i];
+        n += !strcmp(cl->level.sounds[s->sound], name) && (ent == -2 || s->entity == ent);
+    }
+    return n;
+}
+
+/* cg_weapons.c CG_MissileHitWall: an explosion's light lasts its duration, 600 ms but for
+ * the rocket's 1000. EV_MISSILE_MISS 51 on temporary entities (ET_EVENTS 13 + 51) of weapon
+ * WP_GRENADE_LAUNCHER 4, WP_ROCKET_LAUNCHER 5 and WP_BFG 9 (bg_public.h). */
+TEST(q3_explosion_light_lasts_by_weapon)
+{
+    static const ev_ent snaps[1][4] = {{{100, 13 + 51, 0, 0, 0, 0, 4, 0},
+                                        {101, 13 + 51, 0, 0, 0, 0, 5, 0},
+                                        {102, 13 + 51, 0, 0, 0, 0, 9, 0}}};
+    run r;
+    CHECK_MSG(run_event_snapshots(&r, snaps, 1), "%s", r.err.msg);
+    float life[10] = {0};
+    const cl_fxlog *log = &r.cl->fxlog;
+    for (uint32_t i = 0; i < log->fx_count && i < CL_FX_LOG; i++)
+        if (log->fx[i].kind == CL_FXK_EXPLOSION && log->fx[i].style < 10)
+            life[log->fx[i].style] = log->fx[i].life;
+    CHECK_MSG(fabsf(life[4] - 0.6f) < 1e-6f, "grenade %g", (double)life[4]);
+    CHECK_MSG(fabsf(life[5] - 1.0f) < 1e-6f, "rocket %g", (double)life[5]);
+    CHECK_MSG(fabsf(life[9] - 0.6f) < 1e-6f, "bfg %g", (double)life[9]);
+    run_close(&r);
+}
