@@ -1227,6 +1227,7 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
         memcpy(fx.origin, org, sizeof org);
         memcpy(fx.end, org, sizeof org);
         cl_fx_add(c->cl, &fx);
+        q3_event_sound(c->cl, e, ev, org); /* its sound: q3_sound.c */
     } else if (ev == p->ev_railtrail) {
         /* CG_RailTrail from origin2 (the muzzle) to pos.trBase; cg_railTrailTime 400 ms */
         cl_fxev fx;
@@ -1242,6 +1243,7 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
             if (!isfinite(fx.origin[i]) || fabsf(fx.origin[i]) > 1e7f)
                 fx.origin[i] = org[i];
         cl_fx_add(c->cl, &fx);
+        q3_event_sound(c->cl, e, ev, org); /* the impact's sound: q3_sound.c */
     } else if (ev == Q3_EV_GLOBAL_TEAM_SOUND_68 && c->cl->level.protocol <= 71) {
         q3_team_sound(c->cl, c->s, e->f[Q3_ES_EVENTPARM]);
     } else if (ev == p->ev_general_sound || ev == p->ev_global_sound) {

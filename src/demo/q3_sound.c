@@ -1,6 +1,6 @@
 /* q3_sound.c: Quake III entity events that make a sound the cgame names itself (weapon fire,
- * item pickups, the player model's jump, pain, death and fall sounds), logged as sound starts
- * on precache slots past the configstrings' 256 that hold those names. */
+ * impacts, item pickups, the player model's jump, pain, death and fall sounds), logged as
+ * sound starts on precache slots past the configstrings' 256 that hold those names. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +13,11 @@ enum {
     Q3_EV_FALL_SHORT = 10, Q3_EV_FALL_MEDIUM = 11, Q3_EV_FALL_FAR = 12, Q3_EV_JUMP = 14,
     Q3_EV_ITEM_PICKUP = 19, Q3_EV_GLOBAL_ITEM_PICKUP = 20, Q3_EV_FIRE_WEAPON = 23,
     Q3_EV_ITEM_RESPAWN = 40, Q3_EV_PLAYER_TELEPORT_IN = 42, Q3_EV_PLAYER_TELEPORT_OUT = 43,
-    Q3_EV_PAIN = 56, Q3_EV_DEATH1 = 57, Q3_EV_DEATH3 = 59
+    Q3_EV_BULLET_HIT_FLESH = 48, Q3_EV_BULLET_HIT_WALL = 49, Q3_EV_PAIN = 56,
+    Q3_EV_DEATH1 = 57, Q3_EV_DEATH3 = 59
 };
+/* weapon_t (bg_public.h) */
+enum { Q3_WP_SHOTGUN = 3, Q3_WP_LIGHTNING = 6, Q3_WP_RAILGUN = 7, Q3_WP_BFG = 9 };
 /* soundChannel_t (q_shared.h) */
 enum { Q3_CHAN_AUTO = 0, Q3_CHAN_VOICE = 3, Q3_CHAN_ITEM = 4, Q3_CHAN_WEAPON = 2,
        Q3_CHAN_BODY = 5 };
@@ -27,6 +30,36 @@ static const char *const fire_sound[] = {
     "sound/weapons/rocket/rocklf1a.wav", "sound/weapons/lightning/lg_fire.wav",
     "sound/weapons/railgun/railgf1a.wav", "sound/weapons/plasma/hyprbf1a.wav",
     "sound/weapons/bfg/bfg_fire.wav"};
+
+/* cg_weapons.c CG_MissileHitWall: the impact's sound by weapon, r the pick of rand() & 3
+ * (names: cg_main.c CG_RegisterSounds, and CG_RegisterWeapon for the lightning gun's);
+ * NULL for the shotgun. The switch's default falls into the lightning gun's case. */
+static const char *impact_sound(int weapon, int r)
+{
+    static const char *const ric[] = {"sound/weapons/machinegun/ric1.wav",
+                                      "sound/weapons/machinegun/ric2.wav",
+                                      "sound/weapons/machinegun/ric3.wav",
+                                      "sound/weapons/machinegun/ric3.wav"};
+    static const char *const lghit[] = {"sound/weapons/lightning/lg_hit2.wav",
+                                        "sound/weapons/lightning/lg_hit2.wav",
+                                        "sound/weapons/lightning/lg_hit.wav",
+                                        "sound/weapons/lightning/lg_hit3.wav"};
+    switch (weapon) {
+    case Q3_WP_GRENADE_LAUNCHER:
+    case Q3_WP_ROCKET_LAUNCHER:
+    case Q3_WP_BFG:
+        return "sound/weapons/rocket/rocklx1a.wav"; /* sfx_rockexp */
+    case Q3_WP_RAILGUN:
+    case Q3_WP_PLASMAGUN:
+        return "sound/weapons/plasma/plasmx1a.wav"; /* sfx_plasmaexp */
+    case Q3_WP_SHOTGUN:
+        return NULL;
+    case 2: /* WP_MACHINEGUN */
+        return ric[r & 3];
+    default:
+        return lghit[r & 3];
+    }
+}
 
 /* bg_misc.c bg_itemlist: the pickup_sound of item 1..33 (armour, health, weapons 8..17, ammo
  * 18..25, holdables 26..27, powerups 28..33); the flags and later items have none here */
@@ -91,6 +124,9 @@ static void start_sound(cl_state *cl, const char *name, int entity, int chan, in
     cl_sound_add(cl, &so);
 }
 
+/* The pick 0..3 of a sound the cgame picks by rand() & 3, here by the time. */
+static int variant(const cl_state *cl) { return (int)((int64_t)(cl->time * 1000) & 3); }
+
 /* A name built piece by piece, cut as snprintf would cut it (snprintf's format parsing was
  * three quarters of the event sounds' time, 4 % of decoding the OpenArena bot match). */
 typedef struct sbuf {
@@ -130,6 +166,24 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
     name[0] = 0;
     if (cl->level.protocol > 71)
         return; /* Quake Live numbers its events differently */
+    if (ev == Q3_EV_BULLET_HIT_WALL || (ev >= Q3_EV_MISSILE_HIT && ev <= Q3_EV_RAILTRAIL)) {
+        /* cg_event.c CG_EntityEvent: a missile that hit a player sounds only when it
+         * explodes (CG_MissileHitPlayer: grenade, rocket, plasma, BFG); one that missed by
+         * its weapon (CG_MissileHitWall); a rail's end unless on a no-impact surface
+         * (eventParm 255), as the railgun; a bullet in a wall as the machine gun's
+         * (CG_Bullet). Heard where it hit, on no entity (ENTITYNUM_WORLD, CHAN_AUTO). */
+        int w = ev == Q3_EV_BULLET_HIT_WALL ? 2 : ev == Q3_EV_RAILTRAIL ? Q3_WP_RAILGUN
+                                                                        : e->f[Q3_ES_WEAPON];
+        if (ev == Q3_EV_MISSILE_HIT && w != Q3_WP_GRENADE_LAUNCHER &&
+            w != Q3_WP_ROCKET_LAUNCHER && w != Q3_WP_PLASMAGUN && w != Q3_WP_BFG)
+            return;
+        if (ev == Q3_EV_RAILTRAIL && parm == 255)
+            return;
+        const char *s = impact_sound(w, variant(cl));
+        if (s)
+            start_sound(cl, s, -1, Q3_CHAN_AUTO, 64, org);
+        return;
+    }
     if (ev >= Q3_EV_FOOTSTEP && ev <= Q3_EV_SWIM) {
         /* cg_event.c CG_EntityEvent, cg_main.c CG_RegisterSounds: footsteps[type][rand & 3],
          * "step" for a model's normal footsteps (its animation.cfg may name boot, flesh,
@@ -140,14 +194,14 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
                                                         : "splash";
         sb_str(&sb, "sound/player/footsteps/");
         sb_str(&sb, type);
-        sb_digit(&sb, "%d.wav", 1 + (int)((int64_t)(cl->time * 1000) & 3));
+        sb_digit(&sb, "%d.wav", 1 + variant(cl));
         chan = Q3_CHAN_BODY;
     } else if (ev == Q3_EV_FIRE_WEAPON) {
         /* cg_weapons.c CG_FireWeapon */
         int w = e->f[Q3_ES_WEAPON];
         if (w <= 0 || w >= (int)(sizeof fire_sound / sizeof fire_sound[0]))
             return;
-        sb_digit(&sb, fire_sound[w], 1 + (int)((int64_t)(cl->time * 1000) & 3));
+        sb_digit(&sb, fire_sound[w], 1 + variant(cl));
         chan = Q3_CHAN_WEAPON;
     } else if (ev == Q3_EV_ITEM_PICKUP || ev == Q3_EV_GLOBAL_ITEM_PICKUP) {
         /* cg_event.c CG_EntityEvent: the item's pickup sound, powerups heard everywhere */

@@ -1864,3 +1864,54 @@ TEST(q3_explosion_light_lasts_by_weapon)
     CHECK_MSG(fabsf(life[9] - 0.6f) < 1e-6f, "bfg %g", (double)life[9]);
     run_close(&r);
 }
+
+/* cg_event.c CG_EntityEvent: the impact sounds cgame plays itself, at the impact
+ * (trap_S_StartSound(origin, ENTITYNUM_WORLD, ...), no entity to follow), named by
+ * cg_main.c CG_RegisterSounds (sfx_rockexp sound/weapons/rocket/rocklx1a.wav, sfx_plasmaexp
+ * sound/weapons/plasma/plasmx1a.wav, sfx_ric1..3 sound/weapons/machinegun/ric1..3.wav) and
+ * cg_weapons.c CG_RegisterWeapon (sfx_lghit1..3 sound/weapons/lightning/lg_hit, lg_hit2,
+ * lg_hit3.wav); the same names are in OpenArena's pak0. By cg_weapons.c CG_MissileHitWall's
+ * weapon switch (rocket, grenade, BFG rockexp; plasma, railgun plasmaexp; lightning lghit;
+ * machine gun ric; shotgun none), reached from EV_MISSILE_MISS 51 and _METAL 52,
+ * EV_MISSILE_HIT 50 only for the grenade, rocket, plasma and BFG (CG_MissileHitPlayer),
+ * EV_RAILTRAIL 53 when eventParm is not 255, EV_BULLET_HIT_WALL 49 (CG_Bullet), and not
+ * EV_BULLET_HIT_FLESH 48. Temporary entities ET_EVENTS 13 + event; weapon_t (bg_public.h)
+ * 3 shotgun, 4 grenade, 5 rocket, 6 lightning, 8 plasma, 9 BFG. */
+TEST(q3_impact_sounds_by_weapon)
+{
+    static const ev_ent snaps[3][4] = {
+        {{100, 13 + 51, 0, 0, 0, 0, 4, 0},
+         {101, 13 + 52, 0, 0, 0, 0, 5, 0},
+         {102, 13 + 51, 0, 0, 0, 0, 8, 0},
+         {103, 13 + 51, 0, 0, 0, 0, 9, 0}},
+        {{104, 13 + 50, 0, 0, 0, 0, 5, 0},
+         {105, 13 + 50, 0, 0, 0, 0, 6, 0},
+         {106, 13 + 51, 0, 0, 0, 0, 3, 0},
+         {107, 13 + 53, 0, 10, 0, 0, 7, 0}},
+        {{108, 13 + 53, 0, 255, 0, 0, 7, 0},
+         {109, 13 + 49, 0, 10, 0, 0, 0, 0},
+         {110, 13 + 48, 0, 10, 0, 0, 0, 0},
+         {111, 13 + 51, 0, 10, 0, 0, 6, 0}}};
+    run r;
+    CHECK_MSG(run_event_snapshots(&r, snaps, 3), "%s", r.err.msg);
+    const cl_state *cl = r.cl;
+    CHECK_EQ(sounds_named(cl, "sound/weapons/rocket/rocklx1a.wav", -1), 4);
+    CHECK_EQ(sounds_named(cl, "sound/weapons/plasma/plasmx1a.wav", -1), 2);
+    int ric = 0, lg = 0;
+    for (int k = 1; k <= 3; k++) {
+        char n[64];
+        snprintf(n, sizeof n, "sound/weapons/machinegun/ric%d.wav", k);
+        ric += sounds_named(cl, n, -1);
+    }
+    lg += sounds_named(cl, "sound/weapons/lightning/lg_hit.wav", -1);
+    lg += sounds_named(cl, "sound/weapons/lightning/lg_hit2.wav", -1);
+    lg += sounds_named(cl, "sound/weapons/lightning/lg_hit3.wav", -1);
+    CHECK_EQ(ric, 1);
+    CHECK_EQ(lg, 1);
+    CHECK_EQ(cl->fxlog.sound_count, 8);
+    for (uint32_t i = 0; i < cl->fxlog.sound_count && i < CL_SOUND_LOG; i++) {
+        const cl_sound *s = &cl->fxlog.sounds[i];
+        CHECK(s->has_origin && fabsf(s->origin[0] - 100) < 1e-3f && s->entity == -1);
+    }
+    run_close(&r);
+}
