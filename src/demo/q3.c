@@ -140,6 +140,7 @@ static int next_token(const char **p, char *tok, size_t cap)
  * registered in the cl model slots from Q3_ITEM_MODELS on, past the 256 CS_MODELS. */
 #define Q3_ITEM_MODELS 256
 #define Q3_EV_FIRE_WEAPON_68 23 /* bg_public.h entity_event_t EV_FIRE_WEAPON (66..71) */
+#define Q3_WP_LIGHTNING 6       /* weapon_t WP_LIGHTNING */
 #define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
 static const char *const item_models[] = {
     NULL,
@@ -957,7 +958,7 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
         st->flags |= CL_ST_SPECTATOR;
 }
 
-static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3]);
+static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int firing);
 
 /* The flags the recorder holds (PW_REDFLAG 1, PW_BLUEFLAG 2) for the CTF announcer. */
 static void ps_flags_of(ctx *c, const q3_ps *ps)
@@ -1061,6 +1062,8 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
      * snapshot toggled SNAPFLAG_SERVERCOUNT (a map_restart): the view cuts there
      * (CG_InterpolatePlayerState), as the bodies' snaps do */
     q3_state *s = c->s;
+    /* the playerState before, as cg.predictedPlayerEntity was last drawn (ps_events) */
+    int firing = s->have_view && s->view_client == cn && (s->view_eflags & Q3_EF_FIRING);
     if (s->have_view && (((ps->f[Q3_PS_EFLAGS] ^ s->view_eflags) & Q3_EF_TELEPORT_BIT) ||
                          cn != s->view_client ||
                          ((s->snap_flags ^ s->view_snapflags) & Q3_SNAPFLAG_SERVERCOUNT)))
@@ -1096,12 +1099,12 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     memcpy(c->s->pers, ps->persistant, sizeof c->s->pers);
     c->s->pers_client = cn;
     c->s->have_pers = 1;
-    ps_events(c, ps, cn, org);
+    ps_events(c, ps, cn, org, firing);
     if (!inter)
         q3_limit_sounds(c->cl, c->s);
 }
 
-static void entity_event(ctx *c, const q3_ent *e, int ev);
+static void entity_event(ctx *c, const q3_ent *e, int ev, int firing);
 
 /* An entity_event_t value of the demo's numbering as 68's [Q3OLD]. */
 static int event_68(const ctx *c, int ev)
@@ -1118,8 +1121,9 @@ static int event_68(const ctx *c, int ev)
  * new when its sequence number is past the last playerState's, or when the slot of a
  * sequence both saw holds another event. The events fire on the player's entity at its
  * origin, as BG_PlayerStateToEntityState would make it; a change of followed player
- * starts afresh (CG_TransitionPlayerState copies ps to ops). */
-static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3])
+ * starts afresh (CG_TransitionPlayerState copies ps to ops). firing: EF_FIRING in the
+ * playerState before (entity_event). */
+static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int firing)
 {
     q3_state *s = c->s;
     int seq = ps->f[Q3_PS_EVENTSEQUENCE], ext = ps->f[Q3_PS_EXTERNALEVENT];
@@ -1140,7 +1144,7 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3])
             e.f[Q3_ES_EVENTPARM] = ps->f[Q3_PS_EXTERNALEVENTPARM];
             int ev68 = event_68(c, ext & ~Q3_EV_EVENT_BITS);
             if (ev68 > 0)
-                entity_event(c, &e, ev68);
+                entity_event(c, &e, ev68, firing);
         }
         /* a sequence that jumped by more than two lost the events between (the ring holds
          * two): only the two it holds fire */
@@ -1150,7 +1154,7 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3])
                 e.f[Q3_ES_EVENTPARM] = parm[k];
                 int ev68 = event_68(c, ev[k] & ~Q3_EV_EVENT_BITS);
                 if (ev68 > 0)
-                    entity_event(c, &e, ev68);
+                    entity_event(c, &e, ev68, firing);
             }
         }
     }
@@ -1175,8 +1179,10 @@ static const uint8_t q3_mod[][2] = {
     {CL_MOD_TELEFRAG, 0}, {CL_MOD_FALL, 0}, {CL_MOD_SUICIDE, 0}, {CL_MOD_TRIGGER, 0},
     {CL_MOD_TRIGGER, 0}};
 
-/* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. */
-static void entity_event(ctx *c, const q3_ent *e, int ev)
+/* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. firing:
+ * the entity had EF_FIRING as last drawn (cgame's cent->pe.lightningFiring, which
+ * cg_weapons.c CG_AddPlayerWeapon sets each frame). */
+static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
 {
     float org[3];
     cl_traj tr;
@@ -1259,8 +1265,11 @@ static void entity_event(ctx *c, const q3_ent *e, int ev)
             memcpy(so.origin, org, sizeof org);
             cl_sound_add(c->cl, &so);
         }
-    } else {
-        q3_event_sound(c->cl, e, ev, org); /* weapon, item and player sounds: q3_sound.c */
+    } else if (!(ev == Q3_EV_FIRE_WEAPON_68 && e->f[Q3_ES_WEAPON] == Q3_WP_LIGHTNING &&
+                 firing)) {
+        /* weapon, item and player sounds: q3_sound.c; the lightning gun sounds only on
+         * its initial press (cg_weapons.c CG_FireWeapon), the hum goes on while it fires */
+        q3_event_sound(c->cl, e, ev, org);
     }
 }
 
@@ -1289,8 +1298,15 @@ static void check_event(ctx *c, const q3_ent *e, int32_t server_time, uint8_t *n
             ev = event_68(c, v & ~Q3_EV_EVENT_BITS);
         s->ev_last[n] = v;
     }
-    if (ev > 0)
-        entity_event(c, e, ev);
+    if (ev > 0) {
+        int firing = 0;
+        if (ev == Q3_EV_FIRE_WEAPON_68) { /* its state as last drawn, still the client's */
+            cl_entity shown;
+            cl_entity_settled(c->cl, n + 1, &shown);
+            firing = (shown.cur.fx & CL_FX_MUZZLE) != 0; /* EF_FIRING (q3_eflags_fx) */
+        }
+        entity_event(c, e, ev, firing);
+    }
 }
 
 /* 1 when a trajectory type moves the entity in time (TR_LINEAR_STOP until it stops). */

@@ -1567,6 +1567,23 @@ static void build_ps_snapshot(bw *w, int32_t t, const int32_t ps[Q3_PS_WEAPON + 
     wbits(w, Q3_SVC_EOF, 8);
 }
 
+/* A snapshot at t whose playerState holds row's eventSequence, events[0], events[1],
+ * externalEvent (its parm 20 when set), clientNum, weapon and eFlags, viewheight 26. */
+static void ps_event_snapshot(bw *w, int32_t t, const int32_t row[7])
+{
+    int32_t ps[Q3_PS_WEAPON + 1] = {0};
+    ps[Q3_PS_EVENTSEQUENCE] = row[0];
+    ps[Q3_PS_EVENTS0] = row[1];
+    ps[Q3_PS_EVENTS1] = row[2];
+    ps[Q3_PS_EXTERNALEVENT] = row[3];
+    ps[Q3_PS_EXTERNALEVENTPARM] = row[3] ? 20 : 0;
+    ps[Q3_PS_CLIENTNUM] = row[4];
+    ps[Q3_PS_WEAPON] = row[5];
+    ps[Q3_PS_EFLAGS] = row[6];
+    ps[Q3_PS_VIEWHEIGHT] = 26;
+    build_ps_snapshot(w, t, ps);
+}
+
 /* A snapshot at t (snapFlags flags, no entities) whose playerState is client `client` at
  * origin (x, 0, 0), eFlags eflags, viewheight 26. */
 static void view_snapshot(bw *w, int32_t t, float x, int eflags, int client, int flags)
@@ -1638,22 +1655,12 @@ TEST(q3_playerstate_events)
     bw *w;
     buf *m = start_built(&w);
     CHECK(m);
-    static const int32_t snaps[6][6] = {
-        /* seq, events0, events1, external, clientnum, weapon */
-        {5, 14, 23, 0, 0, 2},         {6, 14, 23, 0, 0, 2}, {8, 14, 23, 0, 0, 2},
-        {8, 14, 23, 56 | 0x100, 0, 2}, {12, 14, 23, 56 | 0x100, 3, 5},
-        {13, 23, 23, 56 | 0x100, 3, 5}};
+    static const int32_t snaps[6][7] = {
+        {5, 14, 23, 0, 0, 2, 0},          {6, 14, 23, 0, 0, 2, 0},
+        {8, 14, 23, 0, 0, 2, 0},          {8, 14, 23, 56 | 0x100, 0, 2, 0},
+        {12, 14, 23, 56 | 0x100, 3, 5, 0}, {13, 23, 23, 56 | 0x100, 3, 5, 0}};
     for (int k = 0; k < 6; k++) {
-        int32_t ps[Q3_PS_WEAPON + 1] = {0};
-        ps[Q3_PS_EVENTSEQUENCE] = snaps[k][0];
-        ps[Q3_PS_EVENTS0] = snaps[k][1];
-        ps[Q3_PS_EVENTS1] = snaps[k][2];
-        ps[Q3_PS_EXTERNALEVENT] = snaps[k][3];
-        ps[Q3_PS_EXTERNALEVENTPARM] = snaps[k][3] ? 20 : 0;
-        ps[Q3_PS_CLIENTNUM] = snaps[k][4];
-        ps[Q3_PS_WEAPON] = snaps[k][5];
-        ps[Q3_PS_VIEWHEIGHT] = 26;
-        build_ps_snapshot(w, 1000 + 50 * k, ps);
+        ps_event_snapshot(w, 1000 + 50 * k, snaps[k]);
         add_block(m, w, 11 + k);
     }
     free(w);
@@ -1914,4 +1921,48 @@ TEST(q3_impact_sounds_by_weapon)
         CHECK(s->has_origin && fabsf(s->origin[0] - 100) < 1e-3f && s->entity == -1);
     }
     run_close(&r);
+}
+
+/* cg_weapons.c CG_FireWeapon: the lightning gun sounds its flashSound
+ * (sound/weapons/lightning/lg_fire.wav) only on the initial press, when the entity was not
+ * firing as last drawn (cent->pe.lightningFiring: CG_AddPlayerWeapon sets it from eFlags
+ * EF_FIRING 0x100, bg_public.h); its muzzle flash comes with every EV_FIRE_WEAPON 23.
+ * Client 3's body (ET_PLAYER 1, WP_LIGHTNING 6) fires in snapshots 0, 1, 2 with EF_FIRING
+ * held, lets go in 3 and fires again in 4: two fire sounds, four flashes. The recorder
+ * (client 0, its playerState: CG_CheckPlayerstateEvents on cg.predictedPlayerEntity) not
+ * firing, then firing twice with EF_FIRING held: one sound, two flashes. */
+TEST(q3_lightning_sounds_on_the_initial_press)
+{
+    static const ev_ent snaps[5][4] = {{{3, 1, 23 | 0x100, 0, 0x100, 0, 6, 3}},
+                                       {{3, 1, 23 | 0x200, 0, 0x100, 0, 6, 3}},
+                                       {{3, 1, 23 | 0x300, 0, 0x100, 0, 6, 3}},
+                                       {{3, 1, 0, 0, 0, 0, 6, 3}},
+                                       {{3, 1, 23 | 0x100, 0, 0x100, 0, 6, 3}}};
+    run r;
+    CHECK_MSG(run_event_snapshots(&r, snaps, 5), "%s", r.err.msg);
+    CHECK_EQ(sounds_named(r.cl, "sound/weapons/lightning/lg_fire.wav", 4), 2);
+    int flashes = 0;
+    for (uint32_t i = 0; i < r.cl->fxlog.fx_count && i < CL_FX_LOG; i++)
+        flashes += r.cl->fxlog.fx[i].kind == CL_FXK_MUZZLE && r.cl->fxlog.fx[i].entity == 4;
+    CHECK_EQ(flashes, 4);
+    run_close(&r);
+
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    static const int32_t ps_snaps[3][7] = {
+        {5, 0, 0, 0, 0, 6, 0}, {6, 0, 23, 0, 0, 6, 0x100}, {7, 23, 23, 0, 0, 6, 0x100}};
+    for (int k = 0; k < 3; k++) {
+        ps_event_snapshot(w, 1000 + 50 * k, ps_snaps[k]);
+        add_block(m, w, 11 + k);
+    }
+    free(w);
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    CHECK_EQ(sounds_named(r.cl, "sound/weapons/lightning/lg_fire.wav", 1), 1);
+    flashes = 0;
+    for (uint32_t i = 0; i < r.cl->fxlog.fx_count && i < CL_FX_LOG; i++)
+        flashes += r.cl->fxlog.fx[i].kind == CL_FXK_MUZZLE && r.cl->fxlog.fx[i].entity == 1;
+    CHECK_EQ(flashes, 2);
+    run_close(&r);
+    free(m);
 }
