@@ -53,6 +53,7 @@ typedef struct ctx {
     int done;
     gs_scratch *gs;     /* only while a gamestate is parsed */
     int npending;       /* held server commands (pending) */
+    int listener;       /* the snapshot's playerState's client (cg.snap->ps.clientNum) */
     char str[Q3_BIG_INFO_STRING];
     char esc[2][640];   /* trace only */
     /* the message's new server commands, each as the reader stood at its string: run when
@@ -142,6 +143,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_FIRE_WEAPON_68 23 /* bg_public.h entity_event_t EV_FIRE_WEAPON (66..71) */
 #define Q3_WP_LIGHTNING 6       /* weapon_t WP_LIGHTNING */
 #define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
+#define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
 static const char *const item_models[] = {
     NULL,
     "models/powerups/armor/shard.md3",
@@ -1099,6 +1101,7 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     memcpy(c->s->pers, ps->persistant, sizeof c->s->pers);
     c->s->pers_client = cn;
     c->s->have_pers = 1;
+    c->listener = cn;
     ps_events(c, ps, cn, org, firing);
     if (!inter)
         q3_limit_sounds(c->cl, c->s);
@@ -1253,18 +1256,26 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
     } else if (ev == Q3_EV_GLOBAL_TEAM_SOUND_68 && c->cl->level.protocol <= 71) {
         q3_team_sound(c->cl, c->s, e->f[Q3_ES_EVENTPARM]);
     } else if (ev == p->ev_general_sound || ev == p->ev_global_sound) {
-        int snd = e->f[Q3_ES_EVENTPARM];
+        /* cg_event.c CG_EntityEvent: EV_GLOBAL_SOUND plays "from the player's head so it
+         * never diminishes", on cg.snap->ps.clientNum (the listener's entity, which the
+         * mixer plays at full volume), with no attenuation */
+        int snd = e->f[Q3_ES_EVENTPARM], global = ev == p->ev_global_sound;
         if (snd > 0 && snd < Q3_MAX_SOUNDS) {
             cl_sound so;
             memset(&so, 0, sizeof so);
             so.sound = (uint16_t)snd;
-            so.entity = (int16_t)(e->number + 1);
+            so.entity = (int16_t)((global ? c->listener : e->number) + 1);
             so.volume = 255;
-            so.attenuation = ev == p->ev_global_sound ? 0 : 64;
-            so.has_origin = 1;
+            so.attenuation = global ? 0 : 64;
+            so.has_origin = !global;
             memcpy(so.origin, org, sizeof org);
             cl_sound_add(c->cl, &so);
         }
+    } else if (ev == Q3_EV_GLOBAL_ITEM_PICKUP_68 && c->cl->level.protocol <= 71) {
+        /* the same for a powerup's pickup sound: on the listener's entity (q3_sound.c) */
+        q3_ent on = *e;
+        on.number = (uint16_t)c->listener;
+        q3_event_sound(c->cl, &on, ev, org);
     } else if (!(ev == Q3_EV_FIRE_WEAPON_68 && e->f[Q3_ES_WEAPON] == Q3_WP_LIGHTNING &&
                  firing)) {
         /* weapon, item and player sounds: q3_sound.c; the lightning gun sounds only on
@@ -1404,6 +1415,7 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     s->time = t;
     s->frames++;
     int cn = ps_client(c, ps);
+    c->listener = cn;
     int keep = dd_from_shown(v, f) && old_sorted && f->sorted;
     /* Not delta'd from the shown snapshot (a server deltas from the last one the client
      * acknowledged, often a few back: most of the Quake Live duel's snapshots), but that

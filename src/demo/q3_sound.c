@@ -204,8 +204,13 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         sb_digit(&sb, fire_sound[w], 1 + variant(cl));
         chan = Q3_CHAN_WEAPON;
     } else if (ev == Q3_EV_ITEM_PICKUP || ev == Q3_EV_GLOBAL_ITEM_PICKUP) {
-        /* cg_event.c CG_EntityEvent: the item's pickup sound, powerups heard everywhere */
-        const char *s = pickup_sound(parm);
+        /* cg_event.c CG_EntityEvent: the item's pickup sound at the picker, but for a powerup
+         * or team item (28..35, IT_POWERUP and IT_TEAM) n_healthSound, as its own sound
+         * goes to everyone in EV_GLOBAL_ITEM_PICKUP: played on cg.snap->ps.clientNum, the
+         * listener's entity (q3.c passes it), heard at full volume */
+        const char *s = ev == Q3_EV_ITEM_PICKUP && parm >= 28 && parm <= 35
+                            ? "sound/items/n_health.wav"
+                            : pickup_sound(parm);
         if (!s)
             return;
         sb_str(&sb, s);
@@ -247,7 +252,7 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         sb_str(&sb, "/");
         sb_str(&sb, custom);
     }
-    start_sound(cl, name, e->number + 1, chan, global ? 0 : 64, org);
+    start_sound(cl, name, e->number + 1, chan, global ? 0 : 64, global ? NULL : org);
 }
 
 /* persEnum_t (bg_public.h) and the rank's tie bit */

@@ -1966,3 +1966,36 @@ TEST(q3_lightning_sounds_on_the_initial_press)
     run_close(&r);
     free(m);
 }
+
+/* cg_event.c CG_EntityEvent: EV_ITEM_PICKUP 19 of a powerup or team item (bg_misc.c
+ * bg_itemlist 28 item_quad, IT_POWERUP) plays cgs.media.n_healthSound
+ * (sound/items/n_health.wav, cg_main.c) at the picker, for the broadcast EV_GLOBAL_ITEM_PICKUP
+ * 20 plays the item's pickup_sound (sound/items/quaddamage.wav) on cg.snap->ps.clientNum,
+ * "from the player's head so it never diminishes", and so does EV_GLOBAL_SOUND 46 its
+ * configstring sound (eventParm 5): on the listener's entity (client 0 + 1), which
+ * snd_dma.c plays at full volume, and with no attenuation. Client 3's body picks the quad up;
+ * the broadcasts are temporary entities (ET_EVENTS 13 + event). */
+TEST(q3_powerup_pickup_and_global_sounds_on_the_listener)
+{
+    static const ev_ent snaps[1][4] = {{{3, 1, 19 | 0x100, 28, 0, 0, 0, 3},
+                                        {100, 13 + 20, 0, 28, 0, 0, 0, 0},
+                                        {101, 13 + 46, 0, 5, 0, 0, 0, 0}}};
+    run r;
+    CHECK_MSG(run_event_snapshots(&r, snaps, 1), "%s", r.err.msg);
+    const cl_state *cl = r.cl;
+    CHECK_EQ(sounds_named(cl, "sound/items/n_health.wav", 4), 1);
+    CHECK_EQ(sounds_named(cl, "sound/items/quaddamage.wav", -2), 1);
+    CHECK_EQ(sounds_named(cl, "sound/items/quaddamage.wav", 1), 1);
+    int global = 0;
+    for (uint32_t i = 0; i < cl->fxlog.sound_count && i < CL_SOUND_LOG; i++) {
+        const cl_sound *s = &cl->fxlog.sounds[i];
+        if (!strcmp(cl->level.sounds[s->sound], "sound/items/quaddamage.wav") || s->sound == 5) {
+            CHECK_EQ(s->entity, 1);
+            CHECK_EQ(s->attenuation, 0);
+            global += s->sound == 5;
+        }
+    }
+    CHECK_EQ(global, 1);
+    CHECK_EQ(cl->fxlog.sound_count, 3);
+    run_close(&r);
+}
