@@ -144,6 +144,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_WP_LIGHTNING 6       /* weapon_t WP_LIGHTNING */
 #define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
 #define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
+#define Q3_EF_PLAYER_EVENT 0x10 /* eFlags of an event entity: otherEntityNum's (66..71) */
 static const char *const item_models[] = {
     NULL,
     "models/powerups/armor/shard.md3",
@@ -1192,9 +1193,12 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
     get_traj(c, e, 0, &tr);
     cl_traj_eval(&tr, c->cl->time, org);
     const q3_proto *p = c->p;
-    if (ev == Q3_EV_FIRE_WEAPON_68 && c->cl->level.protocol <= 71) {
+    int player_event = e->f[Q3_ES_ETYPE] >= Q3_ET_EVENTS &&
+                       (e->f[Q3_ES_EFLAGS] & Q3_EF_PLAYER_EVENT);
+    if (ev == Q3_EV_FIRE_WEAPON_68 && c->cl->level.protocol <= 71 && !player_event) {
         /* cg_weapons.c CG_FireWeapon: the muzzle flash for MUZZLE_FLASH_TIME, 20 ms
-         * (r_md3.c draws the weapon's flash model at its tag_flash while it lasts) */
+         * (r_md3.c draws the weapon's flash model at its tag_flash while it lasts); a
+         * player event's goes to the temporary entity's centity, which draws no weapon */
         cl_fxev fx;
         memset(&fx, 0, sizeof fx);
         fx.kind = CL_FXK_MUZZLE;
@@ -1309,15 +1313,25 @@ static void check_event(ctx *c, const q3_ent *e, int32_t server_time, uint8_t *n
             ev = event_68(c, v & ~Q3_EV_EVENT_BITS);
         s->ev_last[n] = v;
     }
-    if (ev > 0) {
-        int firing = 0;
-        if (ev == Q3_EV_FIRE_WEAPON_68) { /* its state as last drawn, still the client's */
-            cl_entity shown;
-            cl_entity_settled(c->cl, n + 1, &shown);
-            firing = (shown.cur.fx & CL_FX_MUZZLE) != 0; /* EF_FIRING (q3_eflags_fx) */
-        }
-        entity_event(c, e, ev, firing);
+    if (ev <= 0)
+        return;
+    int firing = 0;
+    if (ev == Q3_EV_FIRE_WEAPON_68) { /* its state as last drawn, still the client's */
+        cl_entity shown;
+        cl_entity_settled(c->cl, n + 1, &shown);
+        firing = (shown.cur.fx & CL_FX_MUZZLE) != 0; /* EF_FIRING (q3_eflags_fx) */
     }
+    /* a player's event sent as a temporary entity fires as the player's (its number set
+     * to otherEntityNum); the centity, and so lightningFiring, stays the temporary one's */
+    int other = e->f[Q3_ES_OTHERENTITYNUM];
+    if (type >= et_events && (e->f[Q3_ES_EFLAGS] & Q3_EF_PLAYER_EVENT) &&
+        c->cl->level.protocol <= 71 && other >= 0 && other < Q3_MAX_GENTITIES) {
+        q3_ent on = *e;
+        on.number = (uint16_t)other;
+        entity_event(c, &on, ev, firing);
+        return;
+    }
+    entity_event(c, e, ev, firing);
 }
 
 /* 1 when a trajectory type moves the entity in time (TR_LINEAR_STOP until it stops). */

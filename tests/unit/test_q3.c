@@ -1999,3 +1999,24 @@ TEST(q3_powerup_pickup_and_global_sounds_on_the_listener)
     CHECK_EQ(cl->fxlog.sound_count, 3);
     run_close(&r);
 }
+
+/* cg_event.c CG_CheckEvents: a temporary event entity with EF_PLAYER_EVENT (0x10,
+ * bg_public.h; g_active.c SendPendingPredictableEvents sends a player's second predictable
+ * event so) fires with currentState.number set to otherEntityNum, the player: its
+ * EV_FIRE_WEAPON 23 sound (WP_ROCKET_LAUNCHER 5: sound/weapons/rocket/rocklf1a.wav) starts
+ * on client 3's body (entity 3, cl entity 4), not on the temporary entity. CG_FireWeapon
+ * sets muzzleFlashTime on the temporary entity's centity, which draws no weapon: no flash. */
+TEST(q3_player_event_fires_on_the_player)
+{
+    static const ev_ent snaps[1][4] = {{{3, 1, 0, 0, 0, 0, 5, 3},
+                                        {100, 13 + 23, 0, 0, 0x10, 3, 5, 3}}};
+    run r;
+    CHECK_MSG(run_event_snapshots(&r, snaps, 1), "%s", r.err.msg);
+    CHECK_EQ(sounds_named(r.cl, "sound/weapons/rocket/rocklf1a.wav", 4), 1);
+    CHECK_EQ(r.cl->fxlog.sound_count, 1);
+    int flashes = 0;
+    for (uint32_t i = 0; i < r.cl->fxlog.fx_count && i < CL_FX_LOG; i++)
+        flashes += r.cl->fxlog.fx[i].kind == CL_FXK_MUZZLE;
+    CHECK_EQ(flashes, 0);
+    run_close(&r);
+}
