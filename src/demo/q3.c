@@ -1146,6 +1146,7 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int f
         memcpy(&e.f[Q3_ES_POS_TRBASE2], &org[2], 4);
         if (ext && ext != s->ps_ev_ext) {
             e.f[Q3_ES_EVENTPARM] = ps->f[Q3_PS_EXTERNALEVENTPARM];
+            e.f[Q3_ES_EVENT] = ext;
             int ev68 = event_68(c, ext & ~Q3_EV_EVENT_BITS);
             if (ev68 > 0)
                 entity_event(c, &e, ev68, firing);
@@ -1156,6 +1157,8 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int f
             int k = i & 1;
             if (i >= s->ps_ev_seq || (i > s->ps_ev_seq - 2 && ev[k] != s->ps_ev[k])) {
                 e.f[Q3_ES_EVENTPARM] = parm[k];
+                /* with its sequence's bits, as BG_PlayerStateToEntityState sends it */
+                e.f[Q3_ES_EVENT] = (ev[k] & ~Q3_EV_EVENT_BITS) | (i & 3) << 8;
                 int ev68 = event_68(c, ev[k] & ~Q3_EV_EVENT_BITS);
                 if (ev68 > 0)
                     entity_event(c, &e, ev68, firing);

@@ -23,7 +23,7 @@ enum { Q3_CHAN_AUTO = 0, Q3_CHAN_VOICE = 3, Q3_CHAN_ITEM = 4, Q3_CHAN_WEAPON = 2
        Q3_CHAN_BODY = 5 };
 
 /* cg_weapons.c CG_RegisterWeapon: each weapon's flashSound[0] (weapon_t 1..9); the machine gun
- * has four, picked at random by the cgame and here by the time */
+ * has four, picked at random by the cgame and here by variant() */
 static const char *const fire_sound[] = {
     NULL, "sound/weapons/melee/fstatck.wav", "sound/weapons/machinegun/machgf%db.wav",
     "sound/weapons/shotgun/sshotf1b.wav", "sound/weapons/grenade/grenlf1a.wav",
@@ -124,8 +124,21 @@ static void start_sound(cl_state *cl, const char *name, int entity, int chan, in
     cl_sound_add(cl, &so);
 }
 
-/* The pick 0..3 of a sound the cgame picks by rand() & 3, here by the time. */
-static int variant(const cl_state *cl) { return (int)((int64_t)(cl->time * 1000) & 3); }
+/* The pick 0..3 of a sound the cgame picks by rand() & 3 (footsteps, the machine gun's
+ * shots, ricochets, lightning hits): a hash of the time, the entity and the event with its
+ * toggle bits, so a demo sounds the same on every run and after every seek, and each of
+ * the four comes in turn (the time alone, on a 50 ms grid, gave two). */
+static int variant(const cl_state *cl, const q3_ent *e, int ev)
+{
+    uint64_t h = (uint64_t)(int64_t)(cl->time * 1000) * 0x9e3779b97f4a7c15u;
+    h ^= (uint64_t)e->number << 24 | (uint64_t)(uint16_t)e->f[Q3_ES_EVENT] << 8 | (uint8_t)ev;
+    h ^= h >> 33; /* MurmurHash3's 64-bit finaliser */
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 33;
+    return (int)(h & 3);
+}
 
 /* A name built piece by piece, cut as snprintf would cut it (snprintf's format parsing was
  * three quarters of the event sounds' time, 4 % of decoding the OpenArena bot match). */
@@ -179,7 +192,7 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
             return;
         if (ev == Q3_EV_RAILTRAIL && parm == 255)
             return;
-        const char *s = impact_sound(w, variant(cl));
+        const char *s = impact_sound(w, variant(cl, e, ev));
         if (s)
             start_sound(cl, s, -1, Q3_CHAN_AUTO, 64, org);
         return;
@@ -188,20 +201,20 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         /* cg_event.c CG_EntityEvent, cg_main.c CG_RegisterSounds: footsteps[type][rand & 3],
          * "step" for a model's normal footsteps (its animation.cfg may name boot, flesh,
          * mech or energy: the decoder does not read it), "clank" on metal, "splash" in
-         * water (EV_FOOTSPLASH, EV_FOOTWADE, EV_SWIM); the pick by the time, not rand() */
+         * water (EV_FOOTSPLASH, EV_FOOTWADE, EV_SWIM); the pick by variant(), not rand() */
         const char *type = ev == Q3_EV_FOOTSTEP         ? "step"
                            : ev == Q3_EV_FOOTSTEP_METAL ? "clank"
                                                         : "splash";
         sb_str(&sb, "sound/player/footsteps/");
         sb_str(&sb, type);
-        sb_digit(&sb, "%d.wav", 1 + variant(cl));
+        sb_digit(&sb, "%d.wav", 1 + variant(cl, e, ev));
         chan = Q3_CHAN_BODY;
     } else if (ev == Q3_EV_FIRE_WEAPON) {
         /* cg_weapons.c CG_FireWeapon */
         int w = e->f[Q3_ES_WEAPON];
         if (w <= 0 || w >= (int)(sizeof fire_sound / sizeof fire_sound[0]))
             return;
-        sb_digit(&sb, fire_sound[w], 1 + variant(cl));
+        sb_digit(&sb, fire_sound[w], 1 + variant(cl, e, ev));
         chan = Q3_CHAN_WEAPON;
     } else if (ev == Q3_EV_ITEM_PICKUP || ev == Q3_EV_GLOBAL_ITEM_PICKUP) {
         /* cg_event.c CG_EntityEvent: the item's pickup sound at the picker, but for a powerup

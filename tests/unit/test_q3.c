@@ -2020,3 +2020,29 @@ TEST(q3_player_event_fires_on_the_player)
     CHECK_EQ(flashes, 0);
     run_close(&r);
 }
+
+/* cg_event.c CG_EntityEvent picks a footstep by rand() & 3 (sound/player/footsteps/step1..4
+ * .wav, cg_main.c) and cg_weapons.c CG_FireWeapon a machine gun shot by rand() % 4
+ * (machgf1b..4b.wav, CG_RegisterWeapon): every one of the four in turn. Client 3's body
+ * steps (EV_FOOTSTEP 1) and fires (EV_FIRE_WEAPON 23, WP_MACHINEGUN 2, as client 5's body,
+ * entity 5) in 16 snapshots 50 ms apart, the event's toggle bits counting: each of the four
+ * samples of both is heard. */
+TEST(q3_variant_sounds_use_all_four)
+{
+    ev_ent snaps[16][4];
+    memset(snaps, 0, sizeof snaps);
+    for (int k = 0; k < 16; k++) {
+        snaps[k][0] = (ev_ent){3, 1, 1 | (k & 3) << 8, 0, 0, 0, 0, 3};
+        snaps[k][1] = (ev_ent){5, 1, 23 | (k & 3) << 8, 0, 0, 0, 2, 5};
+    }
+    run r;
+    CHECK_MSG(run_event_snapshots(&r, (const ev_ent(*)[4])snaps, 16), "%s", r.err.msg);
+    for (int v = 1; v <= 4; v++) {
+        char step[64], mg[64];
+        snprintf(step, sizeof step, "sound/player/footsteps/step%d.wav", v);
+        snprintf(mg, sizeof mg, "sound/weapons/machinegun/machgf%db.wav", v);
+        CHECK_MSG(sounds_named(r.cl, step, 4) > 0, "no %s", step);
+        CHECK_MSG(sounds_named(r.cl, mg, 6) > 0, "no %s", mg);
+    }
+    run_close(&r);
+}

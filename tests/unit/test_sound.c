@@ -343,17 +343,28 @@ TEST(sound_static_loop_repeats)
 
 #define OA_BASE "/usr/share/games/openarena"
 
-TEST(sound_q3_weapon_and_pickup_events_logged)
+/* The OpenArena bot match's timeline; NULL when the real data is missing (*missing 1) or
+ * does not open. */
+static timeline_t *oa_bot_match(int *missing)
 {
     char path[1024];
-    if (!test_realfile(path, sizeof path,
-                       "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70"))
-        SKIP("real data missing");
+    *missing = !test_realfile(path, sizeof path,
+                              "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70");
+    if (*missing)
+        return NULL;
     qd_error e;
     demo_t *d = demo_open(path, &e);
-    CHECK(d);
-    timeline_t *tl = tl_open(d, 0, &e);
+    return d ? tl_open(d, 0, &e) : NULL;
+}
+
+TEST(sound_q3_weapon_and_pickup_events_logged)
+{
+    int missing;
+    timeline_t *tl = oa_bot_match(&missing);
+    if (missing)
+        SKIP("real data missing");
     CHECK(tl);
+    qd_error e;
     /* the bot match fires weapons in its first 20 seconds: the cgame's own sounds appear
      * as precache names past the configstrings' 256 and as logged starts on them */
     const cl_state *cl = tl_state_at(tl, tl_start(tl) + 20, &e);
@@ -973,4 +984,49 @@ TEST(sound_ogg_samples_out_of_range_clamped)
     CHECK_MSG(s.len > 0 && full * 5 >= s.len, "%u of %u samples at full scale", full, s.len);
     free(s.pcm);
     free(d);
+}
+
+/* cg_event.c picks a footstep by rand() & 3 and cg_weapons.c CG_FireWeapon a machine gun
+ * shot by rand() % 4: over a whole bot match each of the four samples of both is about a
+ * quarter. qdemo picks them from a hash (the same on every run and after a seek): walked a
+ * second at a time, each start counted once, every sample is at least an
+ * eighth of its kind's (the time's last bits, on a 50 ms grid, gave step1 and step3 and
+ * machgf1b and machgf3b only). */
+TEST(sound_q3_variant_samples_all_used_on_a_real_demo)
+{
+    int steps[5] = {0}, mg[5] = {0}, missing;
+    double last = -1, seen = -1; /* the newest start counted */
+    timeline_t *tl = oa_bot_match(&missing);
+    if (missing)
+        SKIP("real data missing");
+    CHECK(tl);
+    qd_error e;
+    for (double t = tl_start(tl); t <= tl_end(tl) + 1; t += 1) {
+        const cl_state *cl = tl_state_at(tl, t, &e);
+        CHECK(cl);
+        if (!cl)
+            break;
+        const cl_fxlog *log = &cl->fxlog;
+        uint32_t first = log->sound_count > CL_SOUND_LOG ? log->sound_count - CL_SOUND_LOG : 0;
+        for (uint32_t i = first; i < log->sound_count; i++) {
+            const cl_sound *s = &log->sounds[i % CL_SOUND_LOG];
+            int k = s->sound, v;
+            if (s->t0 <= last || k < 256 || k >= cl->level.num_sounds)
+                continue;
+            seen = s->t0 > seen ? s->t0 : seen;
+            const char *n = cl->level.sounds[k];
+            if (sscanf(n, "sound/player/footsteps/step%d.wav", &v) == 1 && v >= 1 && v <= 4)
+                steps[v]++;
+            else if (sscanf(n, "sound/weapons/machinegun/machgf%db.wav", &v) == 1 && v >= 1 &&
+                     v <= 4)
+                mg[v]++;
+        }
+        last = seen;
+    }
+    int nsteps = steps[1] + steps[2] + steps[3] + steps[4], nmg = mg[1] + mg[2] + mg[3] + mg[4];
+    CHECK(nsteps > 100 && nmg > 20);
+    for (int v = 1; v <= 4; v++)
+        CHECK_MSG(steps[v] * 8 >= nsteps && mg[v] * 8 >= nmg,
+                  "step%d %d of %d, machgf%db %d of %d", v, steps[v], nsteps, v, mg[v], nmg);
+    tl_close(tl);
 }
