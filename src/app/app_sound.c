@@ -242,8 +242,8 @@ static int ambient_loops(app_audio *a, const cl_state *cl, const float origin[3]
 }
 
 /* The looping sounds of cl's active entities (Quake II's entity sound, attenuated as its
- * snd_dma.c SOUND_LOOPATTENUATE 0.003, ATTN_STATIC; Quake III's loopSound at the normal
- * attenuation) into out, at most APP_SND_MAX_ENTITY_LOOPS; returns how many. */
+ * snd_dma.c SOUND_LOOPATTENUATE 0.003, which is ATTN_STATIC's dist_mult; Quake III's
+ * loopSound, whose distance model has no attenuation) into out, at most APP_SND_MAX_ENTITY_LOOPS; returns how many. */
 static int entity_loops(app_audio *a, const cl_state *cl, snd_loop *out)
 {
     int n = 0;
@@ -276,6 +276,8 @@ static int entity_place(void *ctx, int entity, float origin[3])
 void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
                    const float angles[3], int64_t pos, uint32_t n, int16_t *out)
 {
+    if (cl)
+        snd_mixer_set_game(a->mix, cl->level.game);
     /* starts are given to the mixer before the span that holds them; a start of a later
      * level stops the voices of the one before (S_StopAllSounds on a new map) */
     while (a->next < a->n && a->starts[a->next].at < pos + (int64_t)n) {

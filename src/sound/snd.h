@@ -1,5 +1,6 @@
 /* snd.h: sound: WAV and OGG Vorbis sounds decoded to 48 kHz mono, a bank of them by name, and
- * a deterministic spatial mixer (Quake's attenuation and stereo model) producing 16-bit stereo.
+ * a deterministic spatial mixer (each game's attenuation and stereo model) producing 16-bit
+ * stereo.
  *
  * Time is counted in output samples (SND_RATE a second) on a clock the caller chooses (an
  * export counts from its first frame). Nothing here reads the clock or a global: the same
@@ -84,7 +85,7 @@ typedef struct snd_start {
     uint8_t channel;      /* 0: auto (never overrides); else a new start on the same entity
                            * and channel ends the old one (Quake's S_StartSound) */
     uint8_t volume;       /* 0..255 */
-    uint8_t attenuation;  /* x64: 64 = ATTN_NORM (silent at 1000 units), 0 = ATTN_NONE */
+    uint8_t attenuation;  /* x64: 64 = ATTN_NORM, 0 = ATTN_NONE (snd_spatialize) */
     uint8_t full;         /* the listener's own sound: full volume in both ears */
     uint8_t follow;       /* heard from where its entity is as it moves (snd_mixer_follow;
                            * Quake III and Quake II start entity sounds so), else from
@@ -108,11 +109,18 @@ typedef struct snd_listener {
  * AngleVectors convention). */
 void snd_listener_set(snd_listener *l, const float origin[3], const float angles[3]);
 
-/* Quake's SND_Spatialize (WinQuake snd_dma.c): distance scale = |src - ear| * attenuation /
- * 1000, dot = right . unit(src - ear), left = vol * (1 - dist) * (1 - dot), right = vol *
- * (1 - dist) * (1 + dot), each at least 0; vol in [0, 1]. full: both vol. */
-void snd_spatialize(const snd_listener *l, const float origin[3], float vol, int attenuation64,
-                    int full, float *left, float *right);
+/* The left and right gains of a source at origin of volume vol (0..1) heard by l in game's
+ * model (d = |src - ear|, dot = right . unit(src - ear), each gain at least 0):
+ * - Quake, QuakeWorld (WinQuake snd_dma.c SND_Spatialize): dist = d x attenuation / 1000,
+ *   each ear vol x (1 - dist) x (1 +/- dot);
+ * - Quake II (client/snd_dma.c S_SpatializeOrigin): dist = max(0, d - 80) x dist_mult,
+ *   dist_mult = attenuation x 0.0005 (ATTN_STATIC, 192/64: x 0.001), each ear vol x
+ *   (1 - dist) x 0.5 x (1 +/- dot); ATTN_NONE (0): vol in both ears;
+ * - Quake III (ioquake3 snd_dma.c S_SpatializeOrigin): as Quake II with dist_mult 0.0008
+ *   whatever the attenuation; attenuation 0 ("heard everywhere"): vol in both ears.
+ * full, or no listener: vol in both ears. */
+void snd_spatialize(const snd_listener *l, cl_game game, const float origin[3], float vol,
+                    int attenuation64, int full, float *left, float *right);
 
 typedef struct snd_mixer snd_mixer;
 
@@ -120,6 +128,9 @@ typedef struct snd_mixer snd_mixer;
 snd_mixer *snd_mixer_new(const snd_bank *b, float master);
 void snd_mixer_free(snd_mixer *m);
 void snd_mixer_set_volume(snd_mixer *m, float master);
+/* Mix as game's engine does (snd_spatialize; the loops' clamp). CL_GAME_NONE, the default,
+ * mixes as Quake. */
+void snd_mixer_set_game(snd_mixer *m, cl_game game);
 /* Start a sound at s->at (which may lie ahead of the next mixed sample, or before it: it
  * then plays from the middle). A start on the same entity (> 0) and channel (!= 0) as a
  * voice cuts that voice at s->at. With SND_VOICES voices playing the quietest for the last

@@ -20,6 +20,7 @@ typedef struct voice {
 struct snd_mixer {
     const snd_bank *bank;
     float master;
+    cl_game game;        /* whose distance, stereo and start rules (snd_mixer_set_game) */
     voice v[SND_VOICES];
     int n;
     int64_t mixed;       /* the end of the last mixed span */
@@ -40,10 +41,20 @@ void snd_listener_set(snd_listener *l, const float origin[3], const float angles
     l->right[2] = (float)(-sr * cp);
 }
 
-void snd_spatialize(const snd_listener *l, const float origin[3], float vol, int attenuation64,
-                    int full, float *left, float *right)
+/* Quake II's distance factor (client/snd_dma.c S_IssuePlaysound: dist_mult is the
+ * attenuation x 0.0005, ATTN_STATIC's x 0.001; 0 for ATTN_NONE). */
+static float q2_dist_mult(int attenuation64)
 {
-    if (full || !l) {
+    return attenuation64 == 192 ? 3 * 0.001f : attenuation64 / 64.0f * 0.0005f;
+}
+
+void snd_spatialize(const snd_listener *l, cl_game game, const float origin[3], float vol,
+                    int attenuation64, int full, float *left, float *right)
+{
+    /* Quake II S_SpatializeOrigin: no distance and no pan without a dist_mult; Quake III
+     * has no attenuation, so its "heard everywhere" sounds are heard as the listener's */
+    if (full || !l || (game == CL_GAME_Q2 && attenuation64 == 0) ||
+        (game == CL_GAME_Q3 && attenuation64 == 0)) {
         *left = *right = vol;
         return;
     }
@@ -59,8 +70,21 @@ void snd_spatialize(const snd_listener *l, const float origin[3], float vol, int
     }
     if (d > 0)
         dot = (l->right[0] * v[0] + l->right[1] * v[1] + l->right[2] * v[2]) / d;
-    float dist = d * ((float)attenuation64 / 64.0f) / 1000.0f; /* sound_nominal_clip_dist */
-    float r = vol * (1.0f - dist) * (1.0f + dot), lft = vol * (1.0f - dist) * (1.0f - dot);
+    float dist, pan;
+    if (game == CL_GAME_Q2 || game == CL_GAME_Q3) {
+        /* Quake II client/snd_dma.c and ioquake3 snd_dma.c S_SpatializeOrigin: full volume
+         * within SOUND_FULLVOLUME (80), then dist_mult a unit (ioquake3's SOUND_ATTENUATE
+         * 0.0008 for all); each ear 0.5 x (1 +/- dot) */
+        float beyond = d > 80 ? d - 80 : 0;
+        dist = beyond * (game == CL_GAME_Q2 ? q2_dist_mult(attenuation64) : 0.0008f);
+        pan = 0.5f;
+    } else {
+        /* Quake's SND_Spatialize: sound_nominal_clip_dist 1000; each ear (1 +/- dot) */
+        dist = d * ((float)attenuation64 / 64.0f) / 1000.0f;
+        pan = 1;
+    }
+    float r = vol * (1.0f - dist) * pan * (1.0f + dot);
+    float lft = vol * (1.0f - dist) * pan * (1.0f - dot);
     *right = r > 0 ? r : 0;
     *left = lft > 0 ? lft : 0;
 }
@@ -94,12 +118,22 @@ void snd_mixer_set_volume(snd_mixer *m, float master)
     m->master = master >= 0 && master <= 4 ? master : master > 4 ? 4 : 0;
 }
 
+void snd_mixer_set_game(snd_mixer *m, cl_game game) { m->game = game; }
+
 int snd_mixer_voices(const snd_mixer *m) { return m->n; }
+
+/* The most a loop's summed sources give an ear, in units of a full-volume sound: Quake II
+ * S_AddLoopSounds clamps at 255 on a full volume of 255, ioquake3's at 255 on 127; Quake's
+ * one source wholly on one side (snd_spatialize). */
+static float loop_cap(cl_game game)
+{
+    return game == CL_GAME_Q2 ? 1.0f : game == CL_GAME_Q3 ? 255.0f / 127.0f : 2.0f;
+}
 
 static float loudness(const snd_mixer *m, const voice *v)
 {
     float l, r;
-    snd_spatialize(m->have_listener ? &m->last : NULL, v->origin, v->volume / 255.0f,
+    snd_spatialize(m->have_listener ? &m->last : NULL, m->game, v->origin, v->volume / 255.0f,
                    v->attenuation, v->full, &l, &r);
     return l > r ? l : r;
 }
@@ -203,8 +237,8 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
         voice *v = &m->v[i];
         const snd_sample *s = snd_bank_get(m->bank, v->id);
         float gl, gr;
-        snd_spatialize(l, v->origin, v->volume / 255.0f * m->master, v->attenuation, v->full,
-                       &gl, &gr);
+        snd_spatialize(l, m->game, v->origin, v->volume / 255.0f * m->master, v->attenuation,
+                       v->full, &gl, &gr);
         v->loud = loudness(m, v);
         int64_t a = v->start > pos ? v->start : pos, b = voice_end(m, v);
         if (b > pos + (int64_t)n)
@@ -236,12 +270,12 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
             if (loops[j].id != loops[i].id)
                 continue;
             float jl, jr;
-            snd_spatialize(l, loops[j].origin, loops[j].volume / 255.0f * m->master,
+            snd_spatialize(l, m->game, loops[j].origin, loops[j].volume / 255.0f * m->master,
                            loops[j].attenuation, 0, &jl, &jr);
             gl += jl;
             gr += jr;
         }
-        float full = 2 * m->master; /* one source wholly on one side (snd_spatialize) */
+        float full = loop_cap(m->game) * m->master;
         gl = gl < full ? gl : full;
         gr = gr < full ? gr : full;
         int32_t il = fixed_gain(gl), ir = fixed_gain(gr);

@@ -212,6 +212,18 @@ static int fixture(app_opts *o, cl_state **cl, app_audio *a)
     return 1;
 }
 
+/* A bank holding the hand-made game's test.wav (10000, 4800 samples) and its search path in
+ * *b and *fs (both to free); returns the sound's id, -1 when it failed. */
+static int test_sound_bank(const app_opts *o, snd_bank **b, pak_fs **fs)
+{
+    qd_error e;
+    *b = snd_bank_new();
+    *fs = pak_fs_open();
+    if (!*b || !*fs || pak_fs_add_game_dir(*fs, o->paks[0], &e) != QD_OK)
+        return -1;
+    return snd_bank_find(*b, *fs, CL_GAME_Q1, "test.wav");
+}
+
 TEST(sound_event_heard_at_its_sample_on_its_side)
 {
     app_opts o;
@@ -295,12 +307,9 @@ TEST(sound_channel_override_and_voice_limit)
     free(out);
 
     /* 70 starts at once on channel 0: 64 voices */
-    snd_bank *b = snd_bank_new();
-    CHECK(b);
-    pak_fs *fs = pak_fs_open();
-    qd_error e;
-    CHECK(fs && pak_fs_add_game_dir(fs, o.paks[0], &e) == QD_OK);
-    int id = snd_bank_find(b, fs, CL_GAME_Q1, "test.wav");
+    snd_bank *b;
+    pak_fs *fs;
+    int id = test_sound_bank(&o, &b, &fs);
     CHECK(id >= 0);
     CHECK_EQ(snd_bank_find(b, fs, CL_GAME_Q1, "nothere.wav"), -1);
     CHECK(snd_bank_missing(b, 0) && !strcmp(snd_bank_missing(b, 0), "sound/nothere.wav"));
@@ -573,8 +582,9 @@ TEST(sound_info_lists_missing_sounds)
  * entity is active, from where it is, at the loop's attenuation. The test sound (10000, 4800
  * samples) loops on entity 7, 100 units to the left (+y) of a listener at the origin facing
  * +x; a loop is at full volume (255) under the master volume 0.7: left = 10000 x 0.7 x
- * (1 - 100 x 1 / 1000) x 2 = 12600 at the normal attenuation, right 0; Quake II's loops fall
- * off three times as fast (SOUND_LOOPATTENUATE 0.003): 10000 x 0.7 x 0.7 x 2 = 9800. */
+ * (1 - 100 x 1 / 1000) x 2 = 12600 at the normal attenuation, right 0; Quake II's loops
+ * (S_AddLoopSounds, S_SpatializeOrigin at SOUND_LOOPATTENUATE 0.003, full within 80 units,
+ * each ear 0.5 x (1 +/- dot)): 10000 x 0.7 x (1 - 20 x 0.003) x 0.5 x 2 = 6580. */
 TEST(sound_entity_loop_heard_from_its_place)
 {
     app_opts o;
@@ -608,7 +618,7 @@ TEST(sound_entity_loop_heard_from_its_place)
     cl_entity_set_loop(cl, 8, 0);
     cl->level.game = CL_GAME_Q2;
     app_audio_mix(&a, cl, eye, ang, N, N, out);
-    CHECK_MSG(abs(out[0] - 9800) <= 2, "%d", out[0]);
+    CHECK_MSG(abs(out[0] - 6580) <= 2, "%d", out[0]);
     /* no loop, or an entity gone from the frame: silence */
     cl_entity_set_loop(cl, 7, 0);
     app_audio_mix(&a, cl, eye, ang, 2 * N, N, out);
@@ -856,7 +866,8 @@ static void place_entity(cl_state *cl, double t, float y)
  * in Quake (SND_Spatialize uses the channel's origin). The test sound (10000, 0.1 s) starts
  * at 1.0 s on entity 5, 100 units to the listener's right (-y); after 2400 samples the
  * entity is 100 units to the left (+y): the next span is heard on the left in Quake III
- * (12600 = 10000 x 0.7 x 0.9 x 2, as above), still on the right in Quake. */
+ * (ioquake3 S_SpatializeOrigin: 10000 x 0.7 x (1 - (100 - 80) x 0.0008) x 0.5 x 2 = 6888),
+ * still on the right in Quake (10000 x 0.7 x (1 - 100 / 1000) x 2 = 12600). */
 TEST(sound_q3_one_shot_follows_its_entity)
 {
     app_opts o;
@@ -883,11 +894,12 @@ TEST(sound_q3_one_shot_follows_its_entity)
         for (int64_t pos = 0; pos < 24000; pos += N) /* up to the start */
             app_audio_mix(&a, cl, eye, ang, pos, N, out);
         app_audio_mix(&a, cl, eye, ang, 24000, N, out);
-        CHECK(abs(out[1] - 12600) <= 2 && out[0] == 0);
+        int want = game ? 6888 : 12600;
+        CHECK(abs(out[1] - want) <= 2 && out[0] == 0);
         place_entity(cl, 1.05, 100);
         app_audio_mix(&a, cl, eye, ang, 24000 + N, N, out);
         if (game)
-            CHECK_MSG(abs(out[0] - 12600) <= 2 && out[1] == 0, "Quake III: %d %d", out[0],
+            CHECK_MSG(abs(out[0] - want) <= 2 && out[1] == 0, "Quake III: %d %d", out[0],
                       out[1]);
         else
             CHECK_MSG(abs(out[1] - 12600) <= 2 && out[0] == 0, "Quake: %d %d", out[0], out[1]);
@@ -1029,4 +1041,93 @@ TEST(sound_q3_variant_samples_all_used_on_a_real_demo)
         CHECK_MSG(steps[v] * 8 >= nsteps && mg[v] * 8 >= nmg,
                   "step%d %d of %d, machgf%db %d of %d", v, steps[v], nsteps, v, mg[v], nmg);
     tl_close(tl);
+}
+
+/* Quake II and Quake III use their own distance and stereo model, not Quake's. The listener
+ * is at the origin facing +x (right is -y); volume 1. Expected gains from the engines:
+ * - Quake II client/snd_dma.c S_SpatializeOrigin: dist = max(0, d - 80) x dist_mult,
+ *   dist_mult = attn x 0.0005 (S_IssuePlaysound; ATTN_STATIC 3 x 0.001), each ear (1 - dist)
+ *   x 0.5 x (1 +/- dot), no pan when dist_mult is 0;
+ * - ioquake3 snd_dma.c S_SpatializeOrigin: the same with dist_mult 0.0008.
+ * Quake (SND_Spatialize) keeps (1 - d x attn / 1000) x (1 +/- dot). */
+TEST(sound_q2_q3_distance_and_stereo_model)
+{
+    snd_listener l;
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    snd_listener_set(&l, eye, ang);
+    static const struct {
+        cl_game game;
+        float x, y;
+        int att;
+        float left, right;
+    } c[] = {
+        /* Q2 ATTN_NORM 580 to the right: (580 - 80) x 0.0005 = 0.25; 0.75 x 0.5 x 2 = 0.75
+         * (Quake: (1 - 0.58) x 2 = 0.84) */
+        {CL_GAME_Q2, 0, -580, 64, 0, 0.75f},
+        /* Q2 ATTN_NORM 1580 ahead: 1500 x 0.0005 = 0.75; 0.25 x 0.5 = 0.125 each (Quake:
+         * silent past 1000) */
+        {CL_GAME_Q2, 1580, 0, 64, 0.125f, 0.125f},
+        /* Q2 within SOUND_FULLVOLUME, 50 to the right: dist 0; 1 x 0.5 x 2 = 1 (Quake 1.9) */
+        {CL_GAME_Q2, 0, -50, 64, 0, 1},
+        /* Q2 ATTN_NONE 500 to the right: no distance, no pan: 1 each (Quake: 0 and 2) */
+        {CL_GAME_Q2, 0, -500, 0, 1, 1},
+        /* Q2 ATTN_STATIC 330 ahead: 250 x 0.003 = 0.75; 0.25 x 0.5 = 0.125 each */
+        {CL_GAME_Q2, 330, 0, 192, 0.125f, 0.125f},
+        /* Q3 580 to the right: 500 x 0.0008 = 0.4; 0.6 x 0.5 x 2 = 0.6 */
+        {CL_GAME_Q3, 0, -580, 64, 0, 0.6f},
+        /* Q3 1080 ahead: 1000 x 0.0008 = 0.8; 0.2 x 0.5 = 0.1 each (Quake: silent) */
+        {CL_GAME_Q3, 1080, 0, 64, 0.1f, 0.1f},
+        /* Quake unchanged: 500 to the right at attn 1: 0.5 x 2 = 1 */
+        {CL_GAME_Q1, 0, -500, 64, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const float src[3] = {c[i].x, c[i].y, 0};
+        float gl, gr;
+        snd_spatialize(&l, c[i].game, src, 1, c[i].att, 0, &gl, &gr);
+        CHECK_MSG(fabsf(gl - c[i].left) < 1e-4f && fabsf(gr - c[i].right) < 1e-4f,
+                  "case %zu: %f %f, want %f %f", i, gl, gr, c[i].left, c[i].right);
+    }
+
+    /* and the mixer mixes so (master 1, the test sound 10000): a Quake II start 1580 ahead is
+     * 0.125 x 10000 = 1250 in each ear; three Quake II loops at the ear give 0.5 each an
+     * ear, summed 1.5, clamped at S_AddLoopSounds' 255 of 255: 10000; five Quake III loops
+     * (2.5) clamp at 255 of master_vol 127: 10000 x 255 / 127 = 20078 */
+    app_opts o;
+    if (!sound_opts(&o))
+        SKIP("cannot write the test sound");
+    snd_bank *b;
+    pak_fs *fs;
+    int id = test_sound_bank(&o, &b, &fs);
+    CHECK(id >= 0);
+    snd_mixer *m = snd_mixer_new(b, 1.0f);
+    CHECK(m);
+    if (!m || id < 0)
+        return;
+    int16_t out[2 * 100];
+    snd_mixer_set_game(m, CL_GAME_Q2);
+    snd_start s;
+    memset(&s, 0, sizeof s);
+    s.id = id;
+    s.volume = 255;
+    s.attenuation = 64;
+    s.origin[0] = 1580;
+    snd_mixer_start(m, &s);
+    snd_mixer_mix(m, 0, 100, &l, NULL, 0, out);
+    CHECK_MSG(abs(out[0] - 1250) <= 2 && abs(out[1] - 1250) <= 2, "%d %d", out[0], out[1]);
+    snd_mixer_stop_all(m, 100);
+    snd_loop loops[5];
+    memset(loops, 0, sizeof loops);
+    for (int i = 0; i < 5; i++) {
+        loops[i].id = id;
+        loops[i].volume = 255;
+        loops[i].attenuation = 192;
+    }
+    snd_mixer_mix(m, 100, 100, &l, loops, 3, out);
+    CHECK_MSG(abs(out[0] - 10000) <= 2 && abs(out[1] - 10000) <= 2, "%d %d", out[0], out[1]);
+    snd_mixer_set_game(m, CL_GAME_Q3);
+    snd_mixer_mix(m, 200, 100, &l, loops, 5, out);
+    CHECK_MSG(abs(out[0] - 20078) <= 3 && abs(out[1] - 20078) <= 3, "%d %d", out[0], out[1]);
+    snd_mixer_free(m);
+    snd_bank_free(b);
+    pak_fs_close(fs);
 }
