@@ -100,7 +100,6 @@ void app_audio_take(app_audio *a, const cl_state *cl, double t_begin, double t_e
         s.channel = cs->channel;
         s.volume = cs->volume;
         s.attenuation = cs->attenuation;
-        s.full = cs->entity > 0 && cs->entity == cl->view.view_entity;
         /* Quake III's cgame starts an entity's sounds without an origin (they go where the
          * entity goes, snd_dma.c S_Spatialize: CL_GetEntitySoundOrigin); Quake II's server
          * sends a position for most, which then stays (fixed_origin); Quake's never move */
@@ -274,7 +273,7 @@ static int entity_place(void *ctx, int entity, float origin[3])
 }
 
 void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
-                   const float angles[3], int64_t pos, uint32_t n, int16_t *out)
+                   const float angles[3], int listener, int64_t pos, uint32_t n, int16_t *out)
 {
     if (cl)
         snd_mixer_set_game(a->mix, cl->level.game);
@@ -289,6 +288,7 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
     }
     snd_listener l;
     snd_listener_set(&l, origin, angles);
+    l.entity = listener;
     int nloops = 0;
     if (cl) {
         snd_mixer_follow(a->mix, entity_place, (void *)cl);
@@ -393,11 +393,14 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
             break;
         }
         r_camera rc;
-        if (free_path)
+        int listener = 0; /* a free camera path is nobody */
+        if (free_path) {
             player_path_eval(cam->path, cam->path_len, t, &rc);
-        else
+        } else {
             player_camera(cam, cl, t, &rc);
-        app_audio_mix(&a, cl, rc.origin, rc.angles, s0, n, buf);
+            listener = player_listener(cam, cl, t);
+        }
+        app_audio_mix(&a, cl, rc.origin, rc.angles, listener, s0, n, buf);
         to_le(buf, (size_t)n * 2);
         ok = qd_write_all(fd, buf, (size_t)n * 4);
     }
@@ -418,7 +421,8 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
 }
 
 uint32_t app_audio_play(app_audio *a, const cl_state *cl, double t, const float origin[3],
-                        const float angles[3], int live, int16_t *out, uint32_t max)
+                        const float angles[3], int listener, int live, int16_t *out,
+                        uint32_t max)
 {
     int64_t target = llround(t * SND_RATE);
     if (!live || !a->live || t < a->heard_until || target - a->play_pos > (int64_t)max) {
@@ -437,7 +441,7 @@ uint32_t app_audio_play(app_audio *a, const cl_state *cl, double t, const float 
     if (n > max)
         n = max;
     if (n)
-        app_audio_mix(a, cl, origin, angles, a->play_pos, n, out);
+        app_audio_mix(a, cl, origin, angles, listener, a->play_pos, n, out);
     a->play_pos += n;
     /* the list keeps only what the mixer has not taken */
     if (a->next == a->n)

@@ -60,9 +60,10 @@ int app_audio_collect(app_audio *a, timeline_t *tl, double t_begin, double t_end
                       double clock0, qd_error *err);
 
 /* Mix samples [pos, pos + n) of the collected starts heard from camera (origin, angles),
- * with cl's static sounds (cl may be NULL) into out[2n]. */
+ * which is entity listener (its sounds at full volume in both ears; 0: none,
+ * player_listener), with cl's static sounds (cl may be NULL) into out[2n]. */
 void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
-                   const float angles[3], int64_t pos, uint32_t n, int16_t *out);
+                   const float angles[3], int listener, int64_t pos, uint32_t n, int16_t *out);
 
 /* The first sample of frame k of an export at fps: round(k * SND_RATE / fps). A render of
  * count frames holds app_audio_frame_start(count, fps) samples. */
@@ -76,11 +77,13 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const struct player *cam
                      int free_path, double from, double fps, int64_t count);
 
 /* play: after the window's frame at demo time t with state cl, the samples that follow: new
- * starts from cl's log, then the mix from the last mixed sample up to t (at most max
+ * starts from cl's log, then the mix heard from the camera (origin, angles, listener as for
+ * app_audio_mix) from the last mixed sample up to t (at most max
  * samples; a jump or a stall restarts from t - 0.05 s). live 0 (paused, scrubbing, another
  * speed): silence, everything stopped, nothing returned. Returns the sample frames written
  * to out[2 * max]. */
 uint32_t app_audio_play(app_audio *a, const cl_state *cl, double t, const float origin[3],
-                        const float angles[3], int live, int16_t *out, uint32_t max);
+                        const float angles[3], int listener, int live, int16_t *out,
+                        uint32_t max);
 
 #endif

@@ -462,6 +462,17 @@ void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
     cam->angles[1] = yaw;
 }
 
+int player_listener(const player *p, const cl_state *cl, double t)
+{
+    if (p->camera != PLAYER_CAM_POV)
+        return 0; /* chase and free cameras are nobody */
+    cl_entstate s;
+    int ent = followed_entity(p, cl);
+    if (p->follow < 0 || !cl_entity_at(cl, ent, t, &s, NULL, NULL))
+        return cl->view.view_entity; /* player_camera's recorded view */
+    return ent;
+}
+
 void player_options(const player *p, const cl_state *cl, r_options *opt)
 {
     memset(opt, 0, sizeof *opt);

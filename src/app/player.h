@@ -72,6 +72,11 @@ void player_tick(player *p, double dt);
 /* The camera for state cl at demo time t, from the player's camera choice. The recorded
  * view falls back to it when a followed player has no body. */
 void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam);
+/* The entity player_camera's camera is (0: none, the chase and free cameras): the followed
+ * player's in a first-person follow, else the recorded view's. Its sounds are the
+ * listener's own (QuakeSpasm SND_Spatialize: cl.viewentity; Quake II S_Spatialize:
+ * cl.playernum + 1; ioquake3 S_Base_HearingThroughEntity: listener_number). */
+int player_listener(const player *p, const cl_state *cl, double t);
 
 /* The render options for the current mode and camera (cl: the state being drawn). */
 void player_options(const player *p, const cl_state *cl, r_options *opt);

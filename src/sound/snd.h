@@ -86,7 +86,8 @@ typedef struct snd_start {
                            * and channel ends the old one (Quake's S_StartSound) */
     uint8_t volume;       /* 0..255 */
     uint8_t attenuation;  /* x64: 64 = ATTN_NORM, 0 = ATTN_NONE (snd_spatialize) */
-    uint8_t full;         /* the listener's own sound: full volume in both ears */
+    uint8_t full;         /* full volume in both ears whoever listens (a sound from nowhere);
+                           * the listener's entity's sounds are so anyway (snd_listener) */
     uint8_t follow;       /* heard from where its entity is as it moves (snd_mixer_follow;
                            * Quake III and Quake II start entity sounds so), else from
                            * origin throughout (Quake's rule) */
@@ -99,14 +100,18 @@ typedef struct snd_loop {
     uint8_t volume, attenuation;
 } snd_loop;
 
-/* Where the mix is heard from: the camera's eye and its right-hand direction (unit). */
+/* Where the mix is heard from: the camera's eye and its right-hand direction (unit), and the
+ * entity the camera is, whose sounds are the listener's own: full volume in both ears
+ * (QuakeSpasm SND_Spatialize: cl.viewentity; Quake II S_Spatialize: cl.playernum + 1;
+ * ioquake3: listener_number). 0: none (a chase or free camera). */
 typedef struct snd_listener {
     float origin[3];
     float right[3];
+    int32_t entity;
 } snd_listener;
 
 /* The right-hand unit vector of a camera with angles pitch, yaw, roll in degrees (Quake's
- * AngleVectors convention). */
+ * AngleVectors convention); entity 0. */
 void snd_listener_set(snd_listener *l, const float origin[3], const float angles[3]);
 
 /* The left and right gains of a source at origin of volume vol (0..1) heard by l in game's

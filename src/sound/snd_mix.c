@@ -36,6 +36,7 @@ void snd_listener_set(snd_listener *l, const float origin[3], const float angles
     double sy = sin(angles[1] * d2r), cy = cos(angles[1] * d2r);
     double sr = sin(angles[2] * d2r), cr = cos(angles[2] * d2r);
     memcpy(l->origin, origin, sizeof l->origin);
+    l->entity = 0;
     l->right[0] = (float)(-sr * sp * cy + cr * sy);
     l->right[1] = (float)(-sr * sp * sy - cr * cy);
     l->right[2] = (float)(-sr * cp);
@@ -130,11 +131,20 @@ static float loop_cap(cl_game game)
     return game == CL_GAME_Q2 ? 1.0f : game == CL_GAME_Q3 ? 255.0f / 127.0f : 2.0f;
 }
 
+/* Whether v is heard at full volume by l: a sound from nowhere, or one of the entity the
+ * listener is (QuakeSpasm SND_Spatialize, Quake II S_Spatialize, ioquake3
+ * S_Base_HearingThroughEntity), checked each mix as they do. */
+static int heard_full(const voice *v, const snd_listener *l)
+{
+    return v->full || (l && v->entity > 0 && v->entity == l->entity);
+}
+
 static float loudness(const snd_mixer *m, const voice *v)
 {
     float l, r;
-    snd_spatialize(m->have_listener ? &m->last : NULL, m->game, v->origin, v->volume / 255.0f,
-                   v->attenuation, v->full, &l, &r);
+    const snd_listener *ear = m->have_listener ? &m->last : NULL;
+    snd_spatialize(ear, m->game, v->origin, v->volume / 255.0f, v->attenuation,
+                   heard_full(v, ear), &l, &r);
     return l > r ? l : r;
 }
 
@@ -238,7 +248,7 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
         const snd_sample *s = snd_bank_get(m->bank, v->id);
         float gl, gr;
         snd_spatialize(l, m->game, v->origin, v->volume / 255.0f * m->master, v->attenuation,
-                       v->full, &gl, &gr);
+                       heard_full(v, l), &gl, &gr);
         v->loud = loudness(m, v);
         int64_t a = v->start > pos ? v->start : pos, b = voice_end(m, v);
         if (b > pos + (int64_t)n)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../../src/app/app_sound.h"
+#include "../../src/app/player.h"
 #include "../../src/timeline/timeline.h"
 #include "../q3scan.h"
 #include "../test.h"
@@ -240,7 +241,7 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
     int16_t *out = malloc(N * 4);
     CHECK(out);
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    app_audio_mix(&a, cl, eye, ang, 0, N, out);
+    app_audio_mix(&a, cl, eye, ang, 0, 0, N, out);
     /* silent before 24000, then right = 10000 x 0.7 (volume) x (1 - 100/1000) x (1 + 1)
      * = 12600 (fixed-point gains: within 2), left 0, for 4800 samples */
     int first = -1;
@@ -260,7 +261,7 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
     add_start(cl2, 1.0, 5, 1, 0, 100);
     CHECK(app_audio_init(&a, &o));
     app_audio_take(&a, cl2, 0, 10, 0.5);
-    app_audio_mix(&a, cl2, eye, ang, 0, N, out);
+    app_audio_mix(&a, cl2, eye, ang, 0, 0, N, out);
     CHECK(abs(out[2 * 24000] - 12600) <= 2);
     CHECK_EQ(out[2 * 24000 + 1], 0);
     /* turned around (yaw 180): the source at +y is now on the right */
@@ -268,7 +269,7 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
     CHECK(app_audio_init(&a, &o));
     app_audio_take(&a, cl2, 0, 10, 0.5);
     const float back[3] = {0, 180, 0};
-    app_audio_mix(&a, cl2, eye, back, 0, N, out);
+    app_audio_mix(&a, cl2, eye, back, 0, 0, N, out);
     CHECK(abs(out[2 * 24000 + 1] - 12600) <= 2);
     CHECK(abs(out[2 * 24000]) <= 1);
     app_audio_free(&a);
@@ -295,7 +296,7 @@ TEST(sound_channel_override_and_voice_limit)
     int16_t *out = malloc(9600 * 4);
     CHECK(out);
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    app_audio_mix(&a, cl, eye, ang, 0, 9600, out);
+    app_audio_mix(&a, cl, eye, ang, 0, 0, 9600, out);
     /* at distance 0: both ears 10000 x 0.7 = 7000 a voice; entity 6's from 2880 to 7680 */
     CHECK(abs(out[2 * 100] - 7000) <= 2);
     CHECK(abs(out[2 * 2600] - 7000) <= 2); /* entity 5: one voice, not two */
@@ -342,7 +343,7 @@ TEST(sound_static_loop_repeats)
     int16_t out[2 * 200];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     /* far past the sound's 4800 samples: a loop still plays */
-    app_audio_mix(&a, cl, eye, ang, 4800 * 37 + 5, 200, out);
+    app_audio_mix(&a, cl, eye, ang, 0, 4800 * 37 + 5, 200, out);
     CHECK(abs(out[0] - 7000) <= 2 && abs(out[399] - 7000) <= 2);
     app_audio_free(&a);
     free(cl);
@@ -513,14 +514,14 @@ TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
     static int16_t out[2 * 12000];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     /* first frame at 0.95 s: starts 0.05 s behind, silent (the start is at 1.0) */
-    CHECK_EQ(app_audio_play(&a, cl, 0.95, eye, ang, 1, out, 12000), 2400u);
+    CHECK_EQ(app_audio_play(&a, cl, 0.95, eye, ang, 0, 1, out, 12000), 2400u);
     CHECK_EQ(out[0], 0);
     /* at 1.05 s: samples 45600..50400, the sound from sample 48000 (index 2400) */
-    CHECK_EQ(app_audio_play(&a, cl, 1.05, eye, ang, 1, out, 12000), 4800u);
+    CHECK_EQ(app_audio_play(&a, cl, 1.05, eye, ang, 0, 1, out, 12000), 4800u);
     CHECK_EQ(out[2 * 2399], 0);
     CHECK(abs(out[2 * 2400] - 7000) <= 2);
     /* paused, another speed or muted: nothing, and the voice is gone */
-    CHECK_EQ(app_audio_play(&a, cl, 1.06, eye, ang, 0, out, 12000), 0u);
+    CHECK_EQ(app_audio_play(&a, cl, 1.06, eye, ang, 0, 0, out, 12000), 0u);
     CHECK_EQ(snd_mixer_voices(a.mix), 0);
     app_audio_free(&a);
     free(cl);
@@ -603,7 +604,7 @@ TEST(sound_entity_loop_heard_from_its_place)
     int16_t *out = malloc(N * 4);
     CHECK(out);
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    app_audio_mix(&a, cl, eye, ang, 0, N, out);
+    app_audio_mix(&a, cl, eye, ang, 0, 0, N, out);
     CHECK_MSG(abs(out[0] - 12600) <= 2 && out[1] == 0, "%d %d", out[0], out[1]);
     CHECK(abs(out[2 * 7000] - 12600) <= 2); /* past the sound's length: it loops */
     /* a second source of the same sound at the same place: one channel, the gains summed
@@ -613,20 +614,20 @@ TEST(sound_entity_loop_heard_from_its_place)
     cl_entity_update(cl, 8, &st);
     cl_entity_set_loop(cl, 8, 1);
     cl_frame_end(cl, 0);
-    app_audio_mix(&a, cl, eye, ang, N / 2, N / 2, out);
+    app_audio_mix(&a, cl, eye, ang, 0, N / 2, N / 2, out);
     CHECK_MSG(abs(out[0] - 14000) <= 2, "%d", out[0]);
     cl_entity_set_loop(cl, 8, 0);
     cl->level.game = CL_GAME_Q2;
-    app_audio_mix(&a, cl, eye, ang, N, N, out);
+    app_audio_mix(&a, cl, eye, ang, 0, N, N, out);
     CHECK_MSG(abs(out[0] - 6580) <= 2, "%d", out[0]);
     /* no loop, or an entity gone from the frame: silence */
     cl_entity_set_loop(cl, 7, 0);
-    app_audio_mix(&a, cl, eye, ang, 2 * N, N, out);
+    app_audio_mix(&a, cl, eye, ang, 0, 2 * N, N, out);
     CHECK(out[0] == 0 && out[2 * 100] == 0);
     cl_entity_set_loop(cl, 7, 1);
     cl_frame_begin(cl, 1.1);
     cl_frame_end(cl, 1); /* entity 7 not in this frame */
-    app_audio_mix(&a, cl, eye, ang, 3 * N, N, out);
+    app_audio_mix(&a, cl, eye, ang, 0, 3 * N, N, out);
     CHECK(out[0] == 0 && out[2 * 100] == 0);
     free(out);
     app_audio_free(&a);
@@ -688,7 +689,7 @@ TEST(sound_quake_ambient_fades_in_from_the_leaf)
     int16_t out[2 * 4800];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     for (int k = 1; k <= 8; k++) {
-        app_audio_mix(&a, cl, eye, ang, (int64_t)(k - 1) * 4800, 4800, out);
+        app_audio_mix(&a, cl, eye, ang, 0, (int64_t)(k - 1) * 4800, 4800, out);
         int v = k * 10 < 60 ? k * 10 : 60;
         int want = (int)(10000.0 * v / 255 * 0.7);
         CHECK_MSG(abs(out[0] - want) <= 3 && out[0] == out[1], "span %d: %d %d, want %d", k,
@@ -696,7 +697,7 @@ TEST(sound_quake_ambient_fades_in_from_the_leaf)
     }
     /* a listener outside the map's leaves that ask (leaf 0, the solid one): fades out */
     const float away[3] = {0, 0, -9000};
-    app_audio_mix(&a, cl, away, ang, 8 * 4800, 4800, out);
+    app_audio_mix(&a, cl, away, ang, 0, 8 * 4800, 4800, out);
     CHECK(abs(out[0] - (int)(10000.0 * 50 / 255 * 0.7)) <= 3);
     app_audio_free(&a);
     free(cl);
@@ -892,12 +893,12 @@ TEST(sound_q3_one_shot_follows_its_entity)
         CHECK_EQ(a.n, (size_t)1);
         CHECK_EQ((int)a.starts[0].follow, game);
         for (int64_t pos = 0; pos < 24000; pos += N) /* up to the start */
-            app_audio_mix(&a, cl, eye, ang, pos, N, out);
-        app_audio_mix(&a, cl, eye, ang, 24000, N, out);
+            app_audio_mix(&a, cl, eye, ang, 0, pos, N, out);
+        app_audio_mix(&a, cl, eye, ang, 0, 24000, N, out);
         int want = game ? 6888 : 12600;
         CHECK(abs(out[1] - want) <= 2 && out[0] == 0);
         place_entity(cl, 1.05, 100);
-        app_audio_mix(&a, cl, eye, ang, 24000 + N, N, out);
+        app_audio_mix(&a, cl, eye, ang, 0, 24000 + N, N, out);
         if (game)
             CHECK_MSG(abs(out[0] - want) <= 2 && out[1] == 0, "Quake III: %d %d", out[0],
                       out[1]);
@@ -1130,4 +1131,58 @@ TEST(sound_q2_q3_distance_and_stereo_model)
     snd_mixer_free(m);
     snd_bank_free(b);
     pak_fs_close(fs);
+}
+
+/* Full volume goes to the entity the listener is (QuakeSpasm SND_Spatialize: entnum ==
+ * cl.viewentity; Quake II S_Spatialize: cl.playernum + 1; ioquake3 listener_number), and
+ * qdemo's listener is the camera: the recorded view, a followed player's eye, or a chase or
+ * free camera, which are nobody. Entity 1 is the recorded view and entity 2 player slot 1;
+ * entity 1's sound (the test sound, 10000) starts 600 units to the listener's right (-y),
+ * master 0.7. Heard as the listener's own: 10000 x 0.7 = 7000 in both ears; heard as
+ * another's (Quake, SND_Spatialize): right 10000 x 0.7 x (1 - 600 / 1000) x 2 = 5600, left
+ * 10000 x 0.7 x 0.4 x 0 = 0. */
+TEST(sound_full_volume_is_the_camera_entity)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    cl->view.view_entity = 1;
+    cl->players[0].entity = 1;
+    cl->players[1].entity = 2;
+    cl_frame_begin(cl, 0.9);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    cl_entity_update(cl, 1, &st);
+    st.origin[0] = 300;
+    cl_entity_update(cl, 2, &st);
+    cl_frame_end(cl, 0);
+    add_start(cl, 1.0, 1, 1, 0, -600);
+    static const struct {
+        player_cam camera;
+        int follow;
+        int left, right;
+    } c[] = {
+        {PLAYER_CAM_POV, -1, 7000, 7000}, /* the recorded view: entity 1 itself */
+        {PLAYER_CAM_POV, 1, 0, 5600},     /* first person as player 1 (entity 2) */
+        {PLAYER_CAM_CHASE, -1, 0, 5600},  /* chase camera: nobody */
+        {PLAYER_CAM_FREE, -1, 0, 5600},   /* free camera: nobody */
+    };
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    int16_t out[2 * 100];
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        player p;
+        memset(&p, 0, sizeof p);
+        p.camera = c[i].camera;
+        p.follow = c[i].follow;
+        app_audio_free(&a);
+        CHECK(app_audio_init(&a, &o));
+        app_audio_take(&a, cl, 0, 10, 0.5); /* sample 24000 = demo time 1.0 */
+        app_audio_mix(&a, cl, eye, ang, player_listener(&p, cl, 1.0), 24000, 100, out);
+        CHECK_MSG(abs(out[0] - c[i].left) <= 2 && abs(out[1] - c[i].right) <= 2,
+                  "case %zu: %d %d, want %d %d", i, out[0], out[1], c[i].left, c[i].right);
+    }
+    app_audio_free(&a);
+    free(cl);
 }
