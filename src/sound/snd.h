@@ -82,8 +82,9 @@ typedef struct snd_start {
     int32_t id;           /* bank id (>= 0) */
     float origin[3];
     int32_t entity;       /* 0 or less: none (never overridden) */
-    uint8_t channel;      /* 0: auto (never overrides); else a new start on the same entity
-                           * and channel ends the old one (Quake's S_StartSound) */
+    uint8_t channel;      /* 0: auto (never overrides); else, but in Quake III, a new start
+                           * on the same entity and channel ends the old one (Quake's and
+                           * Quake II's S_StartSound) */
     uint8_t volume;       /* 0..255 */
     uint8_t attenuation;  /* x64: 64 = ATTN_NORM, 0 = ATTN_NONE (snd_spatialize) */
     uint8_t full;         /* full volume in both ears whoever listens (a sound from nowhere);
@@ -137,9 +138,12 @@ void snd_mixer_set_volume(snd_mixer *m, float master);
  * mixes as Quake. */
 void snd_mixer_set_game(snd_mixer *m, cl_game game);
 /* Start a sound at s->at (which may lie ahead of the next mixed sample, or before it: it
- * then plays from the middle). A start on the same entity (> 0) and channel (!= 0) as a
- * voice cuts that voice at s->at. With SND_VOICES voices playing the quietest for the last
- * listener (the new one included; the older one on a tie) is dropped. */
+ * then plays from the middle). Quake, QuakeWorld, Quake II: a start on the same entity (> 0)
+ * and channel (!= 0) as a voice cuts that voice at s->at. Quake III (ioquake3
+ * S_Base_StartSoundEx): nothing is cut; a start is dropped when its entity started the same
+ * sound under 50 ms before, or has more than 4 copies of it playing (8 for the last
+ * listener's entity). With SND_VOICES voices playing the quietest for the last listener (the
+ * new one included; the older one on a tie) is dropped. */
 void snd_mixer_start(snd_mixer *m, const snd_start *s);
 /* Every voice stops at sample at (a level change, a seek). */
 void snd_mixer_stop_all(snd_mixer *m, int64_t at);

@@ -166,6 +166,24 @@ static void reap(snd_mixer *m)
     m->n = k;
 }
 
+/* Whether Quake III starts nv (ioquake3 snd_dma.c S_Base_StartSoundEx): no channel is taken
+ * over; a start of a sound its entity began under 50 ms before is dropped, and so is one
+ * when more than 4 copies of it on that entity are playing (8 on the listener's entity). */
+static int q3_start_kept(const snd_mixer *m, const voice *nv)
+{
+    int allowed = m->have_listener && nv->entity == m->last.entity ? 8 : 4, inplay = 0;
+    for (int i = 0; i < m->n; i++) {
+        const voice *v = &m->v[i];
+        if (v->entity != nv->entity || v->id != nv->id || v->start > nv->start ||
+            voice_end(m, v) <= nv->start)
+            continue;
+        if (nv->start - v->start < SND_RATE / 20)
+            return 0;
+        inplay++;
+    }
+    return inplay <= allowed;
+}
+
 void snd_mixer_start(snd_mixer *m, const snd_start *s)
 {
     if (!m || !snd_bank_get(m->bank, s->id))
@@ -183,11 +201,17 @@ void snd_mixer_start(snd_mixer *m, const snd_start *s)
     nv.full = s->full;
     nv.follow = s->follow && s->entity > 0;
     nv.loud = loudness(m, &nv);
-    if (nv.entity > 0 && nv.channel != 0)
+    if (m->game == CL_GAME_Q3) {
+        if (!q3_start_kept(m, &nv))
+            return;
+    } else if (nv.entity > 0 && nv.channel != 0) {
+        /* QuakeSpasm snd_dma.c SND_PickChannel, Quake II S_PickChannel: a start on the same
+         * entity and channel takes the channel over */
         for (int i = 0; i < m->n; i++)
             if (m->v[i].entity == nv.entity && m->v[i].channel == nv.channel &&
                 m->v[i].end > nv.start)
-                m->v[i].end = nv.start; /* S_StartSound: the channel is taken over */
+                m->v[i].end = nv.start;
+    }
     reap(m);
     if (m->n < SND_VOICES) {
         m->v[m->n++] = nv;

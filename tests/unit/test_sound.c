@@ -1186,3 +1186,82 @@ TEST(sound_full_volume_is_the_camera_entity)
     app_audio_free(&a);
     free(cl);
 }
+
+/* Quake III has no channel override (ioquake3 snd_dma.c S_Base_StartSoundEx): a start of a
+ * sound its entity began under 50 ms before is dropped, and one is dropped when more than 4
+ * copies are playing on that entity (8 on the listener's); Quake's rule (SND_PickChannel: the
+ * same entity and channel cut the old voice) is not Quake III's. The listener is at the
+ * origin, every start there on entity 5, channel 1, master 1; within SOUND_FULLVOLUME each
+ * ear gets 0.5 x (1 +/- 0) = 0.5 of a voice. */
+TEST(sound_q3_starts_keep_their_tails)
+{
+    app_opts o;
+    if (!sound_opts(&o))
+        SKIP("cannot write the test sound");
+    /* long.wav: 1 s of 1000, so copies 60 ms apart overlap */
+    static uint8_t pcm[2 * 48000], file[44 + sizeof pcm];
+    for (int i = 0; i < 48000; i++)
+        put16(pcm + 2 * i, 1000);
+    size_t n = make_wav(file, 1, 16, 48000, pcm, sizeof pcm);
+    write_file(o.paks[0], "sound/long.wav", file, n);
+    snd_bank *b;
+    pak_fs *fs;
+    int id = test_sound_bank(&o, &b, &fs);
+    int lid = snd_bank_find(b, fs, CL_GAME_Q1, "long.wav");
+    snd_mixer *m = snd_mixer_new(b, 1.0f);
+    CHECK(id >= 0 && lid >= 0 && m);
+    if (id < 0 || lid < 0 || !m)
+        return;
+    snd_listener l;
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    snd_listener_set(&l, eye, ang);
+    int16_t out[2 * 100];
+    snd_start s;
+    memset(&s, 0, sizeof s);
+    s.id = id;
+    s.entity = 5;
+    s.channel = 1;
+    s.volume = 255;
+    s.attenuation = 64;
+    snd_mixer_set_game(m, CL_GAME_Q3);
+    snd_mixer_mix(m, -100, 100, &l, NULL, 0, out); /* the listener heard once */
+    /* test.wav (10000, 4800 samples) at 0, 2400 (50 ms later: kept) and 3400 (under 50 ms
+     * after the second: dropped). At 3000 and 4000 two voices: 2 x 0.5 x 10000 = 10000 an
+     * ear (Quake's rule: the second cuts the first, 5000); at 7000 the second alone, 5000
+     * (the third would add 5000) */
+    const int64_t at[3] = {0, 2400, 3400};
+    for (int i = 0; i < 3; i++) {
+        s.at = at[i];
+        snd_mixer_start(m, &s);
+    }
+    const int64_t when[3] = {3000, 4000, 7000};
+    const int want[3] = {10000, 10000, 5000};
+    for (int i = 0; i < 3; i++) {
+        snd_mixer_mix(m, when[i], 1, &l, NULL, 0, out);
+        CHECK_MSG(abs(out[0] - want[i]) <= 2 && abs(out[1] - want[i]) <= 2,
+                  "at %d: %d %d, want %d", (int)when[i], out[0], out[1], want[i]);
+    }
+    snd_mixer_stop_all(m, INT64_MIN);
+
+    /* long.wav six times, 60 ms (2880 samples) apart from 10000: the sixth finds 5 copies
+     * playing (more than 4) and is dropped, so after it 5 x 0.5 x 1000 = 2500 an ear; with
+     * the listener on entity 5 its sounds are its own (full volume, 1000 a copy) and 8 copies
+     * are allowed: 6 x 1000 = 6000 */
+    for (int lis = 0; lis < 2; lis++) {
+        l.entity = lis ? 5 : 0;
+        snd_mixer_mix(m, 9900 + 100000 * lis, 100, &l, NULL, 0, out);
+        s.id = lid;
+        for (int i = 0; i < 6; i++) {
+            s.at = 10000 + 100000 * lis + 2880 * i;
+            snd_mixer_start(m, &s);
+        }
+        snd_mixer_mix(m, 10000 + 100000 * lis + 2880 * 5 + 100, 1, &l, NULL, 0, out);
+        int w = lis ? 6000 : 2500;
+        CHECK_MSG(abs(out[0] - w) <= 3 && abs(out[1] - w) <= 3, "listener %d: %d %d, want %d",
+                  l.entity, out[0], out[1], w);
+        snd_mixer_stop_all(m, INT64_MIN);
+    }
+    snd_mixer_free(m);
+    snd_bank_free(b);
+    pak_fs_close(fs);
+}
