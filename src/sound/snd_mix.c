@@ -125,10 +125,18 @@ int snd_mixer_voices(const snd_mixer *m) { return m->n; }
 
 /* The most a loop's summed sources give an ear, in units of a full-volume sound: Quake II
  * S_AddLoopSounds clamps at 255 on a full volume of 255, ioquake3's at 255 on 127; Quake's
- * one source wholly on one side (snd_spatialize). */
+ * S_Update sums its static channels and SND_PaintChannelFrom8 clamps at 255. */
 static float loop_cap(cl_game game)
 {
-    return game == CL_GAME_Q2 ? 1.0f : game == CL_GAME_Q3 ? 255.0f / 127.0f : 2.0f;
+    return game == CL_GAME_Q3 ? 255.0f / 127.0f : 1.0f;
+}
+
+/* Quake's and QuakeWorld's mixing (the default): QuakeSpasm snd_mix.c SND_PaintChannelFrom8
+ * clamps each ear of an 8-bit voice at 255, full volume, so one voice on one side is not
+ * louder than the listener's own sounds (Quake II's and Quake III's pan halves instead). */
+static int quake_clamps(cl_game game)
+{
+    return game != CL_GAME_Q2 && game != CL_GAME_Q3;
 }
 
 /* Whether v is heard at full volume by l: a sound from nowhere, or one of the entity the
@@ -145,7 +153,8 @@ static float loudness(const snd_mixer *m, const voice *v)
     const snd_listener *ear = m->have_listener ? &m->last : NULL;
     snd_spatialize(ear, m->game, v->origin, v->volume / 255.0f, v->attenuation,
                    heard_full(v, ear), &l, &r);
-    return l > r ? l : r;
+    float loud = l > r ? l : r;
+    return quake_clamps(m->game) && loud > 1 ? 1 : loud;
 }
 
 /* The voice's last audible sample + 1. */
@@ -273,6 +282,10 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
         float gl, gr;
         snd_spatialize(l, m->game, v->origin, v->volume / 255.0f * m->master, v->attenuation,
                        heard_full(v, l), &gl, &gr);
+        if (quake_clamps(m->game)) {
+            gl = gl < m->master ? gl : m->master;
+            gr = gr < m->master ? gr : m->master;
+        }
         v->loud = loudness(m, v);
         int64_t a = v->start > pos ? v->start : pos, b = voice_end(m, v);
         if (b > pos + (int64_t)n)

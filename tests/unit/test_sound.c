@@ -225,6 +225,70 @@ static int test_sound_bank(const app_opts *o, snd_bank **b, pak_fs **fs)
     return snd_bank_find(*b, *fs, CL_GAME_Q1, "test.wav");
 }
 
+/* A mixer at master 1 over test_sound_bank's bank of the hand-made game (id: test.wav). */
+typedef struct mix_rig {
+    app_opts o;
+    snd_bank *b;
+    pak_fs *fs;
+    snd_mixer *m;
+    int id;
+} mix_rig;
+
+static void rig_close(mix_rig *r)
+{
+    snd_mixer_free(r->m);
+    snd_bank_free(r->b);
+    pak_fs_close(r->fs);
+}
+
+/* 0 (all freed) when the sound cannot be written or loaded: the test skips. */
+static int rig_open(mix_rig *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!sound_opts(&r->o))
+        return 0;
+    r->id = test_sound_bank(&r->o, &r->b, &r->fs);
+    r->m = r->id >= 0 ? snd_mixer_new(r->b, 1.0f) : NULL;
+    if (!r->m)
+        rig_close(r);
+    return r->m != NULL;
+}
+
+/* A listener at the origin facing +x (right is -y), nobody. */
+static snd_listener origin_listener(void)
+{
+    snd_listener l;
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    snd_listener_set(&l, eye, ang);
+    return l;
+}
+
+/* n loops of sound id at full volume, attenuation att (x64), at (0, y, 0). */
+static void test_loops(snd_loop *loops, int n, int id, int att, float y)
+{
+    memset(loops, 0, (size_t)n * sizeof *loops);
+    for (int i = 0; i < n; i++) {
+        loops[i].id = id;
+        loops[i].volume = 255;
+        loops[i].attenuation = (uint8_t)att;
+        loops[i].origin[1] = y;
+    }
+}
+
+/* A start of sound id at sample 0 on entity 5, channel 1, at full volume and the normal
+ * attenuation, at the origin. */
+static snd_start test_start(int id)
+{
+    snd_start s;
+    memset(&s, 0, sizeof s);
+    s.id = id;
+    s.entity = 5;
+    s.channel = 1;
+    s.volume = 255;
+    s.attenuation = 64;
+    return s;
+}
+
 TEST(sound_event_heard_at_its_sample_on_its_side)
 {
     app_opts o;
@@ -232,8 +296,8 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
     app_audio a;
     if (!fixture(&o, &cl, &a))
         SKIP("cannot write the test sound");
-    /* 100 units to the right of a listener at the origin facing +x (right is -y) */
-    add_start(cl, 1.0, 5, 1, 0, -100);
+    /* 600 units to the right of a listener at the origin facing +x (right is -y) */
+    add_start(cl, 1.0, 5, 1, 0, -600);
     app_audio_take(&a, cl, 0, 10, 0.5); /* sample 0 = demo time 0.5 */
     CHECK_EQ(a.n, (size_t)1);
     CHECK_EQ(a.starts[0].at, (int64_t)24000);
@@ -242,27 +306,28 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
     CHECK(out);
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     app_audio_mix(&a, cl, eye, ang, 0, 0, N, out);
-    /* silent before 24000, then right = 10000 x 0.7 (volume) x (1 - 100/1000) x (1 + 1)
-     * = 12600 (fixed-point gains: within 2), left 0, for 4800 samples */
+    /* silent before 24000, then right = 10000 x 0.7 (volume) x (1 - 600/1000) x (1 + 1)
+     * = 5600 (fixed-point gains: within 2; under SND_PaintChannelFrom8's clamp at full
+     * volume, 7000), left 0, for 4800 samples */
     int first = -1;
     for (int i = 0; i < N && first < 0; i++)
         if (out[2 * i] || out[2 * i + 1])
             first = i;
     CHECK_EQ(first, 24000);
-    CHECK(abs(out[2 * 24000 + 1] - 12600) <= 2);
+    CHECK(abs(out[2 * 24000 + 1] - 5600) <= 2);
     CHECK_EQ(out[2 * 24000], 0);
-    CHECK(abs(out[2 * (24000 + 4799) + 1] - 12600) <= 2);
+    CHECK(abs(out[2 * (24000 + 4799) + 1] - 5600) <= 2);
     CHECK_EQ(out[2 * (24000 + 4800) + 1], 0);
     app_audio_free(&a);
 
     /* the same on the left (+y): the other ear */
     cl_state *cl2 = quake_level();
     CHECK(cl2);
-    add_start(cl2, 1.0, 5, 1, 0, 100);
+    add_start(cl2, 1.0, 5, 1, 0, 600);
     CHECK(app_audio_init(&a, &o));
     app_audio_take(&a, cl2, 0, 10, 0.5);
     app_audio_mix(&a, cl2, eye, ang, 0, 0, N, out);
-    CHECK(abs(out[2 * 24000] - 12600) <= 2);
+    CHECK(abs(out[2 * 24000] - 5600) <= 2);
     CHECK_EQ(out[2 * 24000 + 1], 0);
     /* turned around (yaw 180): the source at +y is now on the right */
     app_audio_free(&a);
@@ -270,7 +335,7 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
     app_audio_take(&a, cl2, 0, 10, 0.5);
     const float back[3] = {0, 180, 0};
     app_audio_mix(&a, cl2, eye, back, 0, 0, N, out);
-    CHECK(abs(out[2 * 24000 + 1] - 12600) <= 2);
+    CHECK(abs(out[2 * 24000 + 1] - 5600) <= 2);
     CHECK(abs(out[2 * 24000]) <= 1);
     app_audio_free(&a);
     free(out);
@@ -581,11 +646,12 @@ TEST(sound_info_lists_missing_sounds)
 
 /* Entities' looping sounds (Quake II's entity sound, Quake III's loopSound): heard while the
  * entity is active, from where it is, at the loop's attenuation. The test sound (10000, 4800
- * samples) loops on entity 7, 100 units to the left (+y) of a listener at the origin facing
+ * samples) loops on entity 7, 600 units to the left (+y) of a listener at the origin facing
  * +x; a loop is at full volume (255) under the master volume 0.7: left = 10000 x 0.7 x
- * (1 - 100 x 1 / 1000) x 2 = 12600 at the normal attenuation, right 0; Quake II's loops
+ * (1 - 600 x 1 / 1000) x 2 = 5600 at the normal attenuation, right 0; Quake II's loops
  * (S_AddLoopSounds, S_SpatializeOrigin at SOUND_LOOPATTENUATE 0.003, full within 80 units,
- * each ear 0.5 x (1 +/- dot)): 10000 x 0.7 x (1 - 20 x 0.003) x 0.5 x 2 = 6580. */
+ * each ear 0.5 x (1 +/- dot)), 100 units to the left: 10000 x 0.7 x (1 - 20 x 0.003) x 0.5
+ * x 2 = 6580. */
 TEST(sound_entity_loop_heard_from_its_place)
 {
     app_opts o;
@@ -596,7 +662,7 @@ TEST(sound_entity_loop_heard_from_its_place)
     cl_frame_begin(cl, 1.0);
     cl_entstate st;
     memset(&st, 0, sizeof st);
-    st.origin[1] = 100;
+    st.origin[1] = 600;
     cl_entity_update(cl, 7, &st);
     cl_entity_set_loop(cl, 7, 1);
     cl_frame_end(cl, 0);
@@ -605,18 +671,23 @@ TEST(sound_entity_loop_heard_from_its_place)
     CHECK(out);
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
     app_audio_mix(&a, cl, eye, ang, 0, 0, N, out);
-    CHECK_MSG(abs(out[0] - 12600) <= 2 && out[1] == 0, "%d %d", out[0], out[1]);
-    CHECK(abs(out[2 * 7000] - 12600) <= 2); /* past the sound's length: it loops */
+    CHECK_MSG(abs(out[0] - 5600) <= 2 && out[1] == 0, "%d %d", out[0], out[1]);
+    CHECK(abs(out[2 * 7000] - 5600) <= 2); /* past the sound's length: it loops */
     /* a second source of the same sound at the same place: one channel, the gains summed
-     * (2 x 1.26) but at most one whole-sided source's (2 x master 0.7 = 1.4): 14000 */
+     * (2 x 0.56) but at most full volume (S_Update sums static channels and
+     * SND_PaintChannelFrom8 clamps at 255: master 0.7): 7000 */
     cl_frame_begin(cl, 1.05);
     cl_entity_update(cl, 7, &st);
     cl_entity_update(cl, 8, &st);
     cl_entity_set_loop(cl, 8, 1);
     cl_frame_end(cl, 0);
     app_audio_mix(&a, cl, eye, ang, 0, N / 2, N / 2, out);
-    CHECK_MSG(abs(out[0] - 14000) <= 2, "%d", out[0]);
+    CHECK_MSG(abs(out[0] - 7000) <= 2, "%d", out[0]);
     cl_entity_set_loop(cl, 8, 0);
+    st.origin[1] = 100;
+    cl_frame_begin(cl, 1.06);
+    cl_entity_update(cl, 7, &st);
+    cl_frame_end(cl, 0);
     cl->level.game = CL_GAME_Q2;
     app_audio_mix(&a, cl, eye, ang, 0, N, N, out);
     CHECK_MSG(abs(out[0] - 6580) <= 2, "%d", out[0]);
@@ -868,7 +939,8 @@ static void place_entity(cl_state *cl, double t, float y)
  * at 1.0 s on entity 5, 100 units to the listener's right (-y); after 2400 samples the
  * entity is 100 units to the left (+y): the next span is heard on the left in Quake III
  * (ioquake3 S_SpatializeOrigin: 10000 x 0.7 x (1 - (100 - 80) x 0.0008) x 0.5 x 2 = 6888),
- * still on the right in Quake (10000 x 0.7 x (1 - 100 / 1000) x 2 = 12600). */
+ * still on the right in Quake (10000 x 0.7 x (1 - 100 / 1000) x 2 = 12600, clamped at full
+ * volume by SND_PaintChannelFrom8: 7000). */
 TEST(sound_q3_one_shot_follows_its_entity)
 {
     app_opts o;
@@ -895,7 +967,7 @@ TEST(sound_q3_one_shot_follows_its_entity)
         for (int64_t pos = 0; pos < 24000; pos += N) /* up to the start */
             app_audio_mix(&a, cl, eye, ang, 0, pos, N, out);
         app_audio_mix(&a, cl, eye, ang, 0, 24000, N, out);
-        int want = game ? 6888 : 12600;
+        int want = game ? 6888 : 7000;
         CHECK(abs(out[1] - want) <= 2 && out[0] == 0);
         place_entity(cl, 1.05, 100);
         app_audio_mix(&a, cl, eye, ang, 0, 24000 + N, N, out);
@@ -903,7 +975,7 @@ TEST(sound_q3_one_shot_follows_its_entity)
             CHECK_MSG(abs(out[0] - want) <= 2 && out[1] == 0, "Quake III: %d %d", out[0],
                       out[1]);
         else
-            CHECK_MSG(abs(out[1] - 12600) <= 2 && out[0] == 0, "Quake: %d %d", out[0], out[1]);
+            CHECK_MSG(abs(out[1] - want) <= 2 && out[0] == 0, "Quake: %d %d", out[0], out[1]);
         app_audio_free(&a);
         free(cl);
     }
@@ -1053,9 +1125,7 @@ TEST(sound_q3_variant_samples_all_used_on_a_real_demo)
  * Quake (SND_Spatialize) keeps (1 - d x attn / 1000) x (1 +/- dot). */
 TEST(sound_q2_q3_distance_and_stereo_model)
 {
-    snd_listener l;
-    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    snd_listener_set(&l, eye, ang);
+    snd_listener l = origin_listener();
     static const struct {
         cl_game game;
         float x, y;
@@ -1093,44 +1163,26 @@ TEST(sound_q2_q3_distance_and_stereo_model)
      * 0.125 x 10000 = 1250 in each ear; three Quake II loops at the ear give 0.5 each an
      * ear, summed 1.5, clamped at S_AddLoopSounds' 255 of 255: 10000; five Quake III loops
      * (2.5) clamp at 255 of master_vol 127: 10000 x 255 / 127 = 20078 */
-    app_opts o;
-    if (!sound_opts(&o))
-        SKIP("cannot write the test sound");
-    snd_bank *b;
-    pak_fs *fs;
-    int id = test_sound_bank(&o, &b, &fs);
-    CHECK(id >= 0);
-    snd_mixer *m = snd_mixer_new(b, 1.0f);
-    CHECK(m);
-    if (!m || id < 0)
-        return;
+    mix_rig rig;
+    if (!rig_open(&rig))
+        SKIP("cannot write or load the test sound");
+    snd_mixer *m = rig.m;
     int16_t out[2 * 100];
     snd_mixer_set_game(m, CL_GAME_Q2);
-    snd_start s;
-    memset(&s, 0, sizeof s);
-    s.id = id;
-    s.volume = 255;
-    s.attenuation = 64;
+    snd_start s = test_start(rig.id);
     s.origin[0] = 1580;
     snd_mixer_start(m, &s);
     snd_mixer_mix(m, 0, 100, &l, NULL, 0, out);
     CHECK_MSG(abs(out[0] - 1250) <= 2 && abs(out[1] - 1250) <= 2, "%d %d", out[0], out[1]);
     snd_mixer_stop_all(m, 100);
     snd_loop loops[5];
-    memset(loops, 0, sizeof loops);
-    for (int i = 0; i < 5; i++) {
-        loops[i].id = id;
-        loops[i].volume = 255;
-        loops[i].attenuation = 192;
-    }
+    test_loops(loops, 5, rig.id, 192, 0);
     snd_mixer_mix(m, 100, 100, &l, loops, 3, out);
     CHECK_MSG(abs(out[0] - 10000) <= 2 && abs(out[1] - 10000) <= 2, "%d %d", out[0], out[1]);
     snd_mixer_set_game(m, CL_GAME_Q3);
     snd_mixer_mix(m, 200, 100, &l, loops, 5, out);
     CHECK_MSG(abs(out[0] - 20078) <= 3 && abs(out[1] - 20078) <= 3, "%d %d", out[0], out[1]);
-    snd_mixer_free(m);
-    snd_bank_free(b);
-    pak_fs_close(fs);
+    rig_close(&rig);
 }
 
 /* Full volume goes to the entity the listener is (QuakeSpasm SND_Spatialize: entnum ==
@@ -1195,34 +1247,24 @@ TEST(sound_full_volume_is_the_camera_entity)
  * ear gets 0.5 x (1 +/- 0) = 0.5 of a voice. */
 TEST(sound_q3_starts_keep_their_tails)
 {
-    app_opts o;
-    if (!sound_opts(&o))
-        SKIP("cannot write the test sound");
-    /* long.wav: 1 s of 1000, so copies 60 ms apart overlap */
+    /* long.wav: 1 s of 1000, so copies 60 ms apart overlap (written before the search
+     * path is opened) */
     static uint8_t pcm[2 * 48000], file[44 + sizeof pcm];
     for (int i = 0; i < 48000; i++)
         put16(pcm + 2 * i, 1000);
     size_t n = make_wav(file, 1, 16, 48000, pcm, sizeof pcm);
-    write_file(o.paks[0], "sound/long.wav", file, n);
-    snd_bank *b;
-    pak_fs *fs;
-    int id = test_sound_bank(&o, &b, &fs);
-    int lid = snd_bank_find(b, fs, CL_GAME_Q1, "long.wav");
-    snd_mixer *m = snd_mixer_new(b, 1.0f);
-    CHECK(id >= 0 && lid >= 0 && m);
-    if (id < 0 || lid < 0 || !m)
-        return;
-    snd_listener l;
-    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    snd_listener_set(&l, eye, ang);
+    const char *dir = sound_dir();
+    if (dir)
+        write_file(dir, "sound/long.wav", file, n);
+    mix_rig rig;
+    if (!rig_open(&rig))
+        SKIP("cannot write or load the test sound");
+    snd_mixer *m = rig.m;
+    int lid = snd_bank_find(rig.b, rig.fs, CL_GAME_Q1, "long.wav");
+    CHECK(lid >= 0);
+    snd_listener l = origin_listener();
     int16_t out[2 * 100];
-    snd_start s;
-    memset(&s, 0, sizeof s);
-    s.id = id;
-    s.entity = 5;
-    s.channel = 1;
-    s.volume = 255;
-    s.attenuation = 64;
+    snd_start s = test_start(rig.id);
     snd_mixer_set_game(m, CL_GAME_Q3);
     snd_mixer_mix(m, -100, 100, &l, NULL, 0, out); /* the listener heard once */
     /* test.wav (10000, 4800 samples) at 0, 2400 (50 ms later: kept) and 3400 (under 50 ms
@@ -1261,7 +1303,39 @@ TEST(sound_q3_starts_keep_their_tails)
                   l.entity, out[0], out[1], w);
         snd_mixer_stop_all(m, INT64_MIN);
     }
-    snd_mixer_free(m);
-    snd_bank_free(b);
-    pak_fs_close(fs);
+    rig_close(&rig);
+}
+
+/* Quake clamps each ear of an 8-bit voice at 255, full volume (QuakeSpasm snd_mix.c
+ * SND_PaintChannelFrom8), and its static sounds' summed gains likewise (S_Update combines
+ * them, the paint clamps). The test sound (10000) 100 units to the right of a listener at
+ * the origin facing +x, master 1: SND_Spatialize gives the right ear 255 x (1 - 100 / 1000)
+ * x 2 = 459, clamped to 255: 10000 (not 18000), the left 0; at volume 128, 128 x 0.9 x 2 =
+ * 230 is under the clamp: 10000 x 128 / 255 x 0.9 x 2 = 9035; three static loops there sum
+ * 3 x 459, clamped to 255: 10000 (not 2 x 10000). */
+TEST(sound_quake_voice_clamped_at_full_volume)
+{
+    mix_rig rig;
+    if (!rig_open(&rig))
+        SKIP("cannot write or load the test sound");
+    snd_mixer *m = rig.m;
+    snd_mixer_set_game(m, CL_GAME_Q1);
+    snd_listener l = origin_listener();
+    int16_t out[2 * 100];
+    snd_start s = test_start(rig.id);
+    s.origin[1] = -100;
+    snd_mixer_start(m, &s);
+    snd_mixer_mix(m, 0, 100, &l, NULL, 0, out);
+    CHECK_MSG(out[0] == 0 && abs(out[1] - 10000) <= 2, "%d %d", out[0], out[1]);
+    s.volume = 128;
+    s.at = 100;
+    snd_mixer_start(m, &s); /* takes entity 5's channel 1 over */
+    snd_mixer_mix(m, 100, 100, &l, NULL, 0, out);
+    CHECK_MSG(out[0] == 0 && abs(out[1] - 9035) <= 3, "%d %d", out[0], out[1]);
+    snd_mixer_stop_all(m, 200);
+    snd_loop loops[3];
+    test_loops(loops, 3, rig.id, 64, -100);
+    snd_mixer_mix(m, 200, 100, &l, loops, 3, out);
+    CHECK_MSG(out[0] == 0 && abs(out[1] - 10000) <= 2, "%d %d", out[0], out[1]);
+    rig_close(&rig);
 }
