@@ -663,13 +663,32 @@ void cl_fx_add(cl_state *cl, const cl_fxev *e)
     log->fx_count++;
 }
 
-void cl_sound_add(cl_state *cl, const cl_sound *s)
+void cl_sound_add(cl_state *cl, const cl_sound *s) { cl_sound_add_after(cl, s, 0); }
+
+void cl_sound_add_after(cl_state *cl, const cl_sound *s, double delay)
 {
     cl_fxlog *log = &cl->fxlog;
     cl_sound *d = &log->sounds[log->sound_count % CL_SOUND_LOG];
     *d = *s;
-    d->t0 = cl->time;
+    if (!(delay > 0)) /* also NaN */
+        delay = 0;
+    d->t0 = cl->time + (delay < 1 ? delay : 1);
     log->sound_count++;
+}
+
+int cl_sound_intern(cl_state *cl, int first, const char *name)
+{
+    int n = cl->level.num_sounds;
+    if (first < 1)
+        return 0;
+    for (int i = first; i < n; i++)
+        if (!strcmp(cl->level.sounds[i], name))
+            return i;
+    int at = n > first ? n : first;
+    if (at >= CL_MAX_SOUNDS || strlen(name) >= CL_NAME_LEN)
+        return 0;
+    cl_set_sound(cl, at, name);
+    return at;
 }
 
 void cl_fxlog_clear(cl_state *cl) { memset(&cl->fxlog, 0, sizeof cl->fxlog); }

@@ -647,6 +647,15 @@ const cl_event *cl_event_get(const cl_state *cl, uint32_t i);
 void cl_fx_add(cl_state *cl, const cl_fxev *e);
 /* Log a sound start now (t0 = cl->time). */
 void cl_sound_add(cl_state *cl, const cl_sound *s);
+/* Log a sound start delay seconds from now (t0 = cl->time + delay, delay clamped into [0, 1],
+ * NaN 0): a start an engine delays (Quake II's timeofs). The log then holds a start later
+ * than cl->time; its readers take starts by t0 (app_audio_take), so it is heard then. */
+void cl_sound_add_after(cl_state *cl, const cl_sound *s, double delay);
+/* The precache slot holding name among the slots from first (>= 1) on, the ones past the
+ * server's list that a decoder fills with the names its game's client starts by itself;
+ * added the first time (the slots live in the level, so keyframes keep them). 0 when they
+ * are all taken or the name does not fit. */
+int cl_sound_intern(cl_state *cl, int first, const char *name);
 /* Empty the effects log (a restored keyframe, a new level). */
 void cl_fxlog_clear(cl_state *cl);
 

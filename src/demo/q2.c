@@ -1669,7 +1669,9 @@ static qd_err parse_sound(ctx *c)
         memcpy(snd.origin, pos, sizeof snd.origin);
         snd.has_origin = 1;
     }
-    cl_sound_add(c->cl, &snd);
+    /* [Q2CL cl_parse.c CL_ParseStartSoundPacket]: ofs is milliseconds, and S_StartSound
+     * begins the sound that much later (snd_dma.c: start + timeofs * dma.speed) */
+    cl_sound_add_after(c->cl, &snd, ofs / 1000.0);
     TRACE(c, "svc_sound", "sound=%d vol=%d attn=%d ofs=%d ent=%d chan=%d pos=%.1f,%.1f,%.1f",
           num, vol, attn, ofs, ent, chan, pos[0], pos[1], pos[2]);
     return QD_OK;

@@ -87,27 +87,12 @@ static const char *pickup_sound(int item)
     return NULL;
 }
 
-/* The precache slot holding name: one of those past Q3_MAX_SOUNDS, added the first time (the
- * slots live in the level, so keyframes keep them). 0 when they are all taken. */
-static int intern(cl_state *cl, const char *name)
-{
-    int n = cl->level.num_sounds;
-    for (int i = Q3_MAX_SOUNDS; i < n; i++)
-        if (!strcmp(cl->level.sounds[i], name))
-            return i;
-    int at = n > Q3_MAX_SOUNDS ? n : Q3_MAX_SOUNDS;
-    if (at >= CL_MAX_SOUNDS || strlen(name) >= CL_NAME_LEN)
-        return 0;
-    cl_set_sound(cl, at, name);
-    return at;
-}
-
 /* A start of the sound of that name at full volume: on entity (-1 none) and channel, at
  * attenuation x64 (0: heard everywhere), from org (NULL: none). */
 static void start_sound(cl_state *cl, const char *name, int entity, int chan, int att,
                         const float *org)
 {
-    int slot = intern(cl, name);
+    int slot = cl_sound_intern(cl, Q3_MAX_SOUNDS, name);
     if (!slot)
         return;
     cl_sound so;

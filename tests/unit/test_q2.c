@@ -124,19 +124,25 @@ static void level_start(buf *f)
     block(f, &m);
 }
 
-/* f emptied, then the level and frame 100: uncompressed, the recorder's body (entity 1) new
- * at x 8, entity 2 from its baseline to x 120; frags 5. */
+/* Frame 100, uncompressed: the player state with frags, entity 1 new (client 0's body) and
+ * entity 2 from its baseline at x 120; the entities' list left open. */
+static void first_frame(buf *m, int frags)
+{
+    frame(m, 100, -1);
+    playerinfo_full(m, frags);
+    put8(m, Q2_SVC_PACKETENTITIES);
+    ent_model_x(m, 1, 255, 8);
+    ent_model_x(m, 2, 0, 120);
+}
+
+/* f emptied, then the level and frame 100 (first_frame, frags 5) whole. */
 static void level_and_frame_100(buf *f)
 {
     static buf m;
     f->n = 0;
     level_start(f);
     m.n = 0;
-    frame(&m, 100, -1);
-    playerinfo_full(&m, 5);
-    put8(&m, Q2_SVC_PACKETENTITIES);
-    ent_model_x(&m, 1, 255, 8);
-    ent_model_x(&m, 2, 0, 120);
+    first_frame(&m, 5);
     pe_end(&m);
     block(f, &m);
 }
@@ -1291,5 +1297,65 @@ TEST(q2_q2pro_protocol_36)
     CHECK(run_open(&r, f.b, f.n));
     CHECK_EQ(run_all(&r, NULL), QD_ERR_UNSUPPORTED);
     CHECK_MSG(strstr(r.err.msg, "extended limits") != NULL, "%s", r.err.msg);
+    run_close(&r);
+}
+
+/* ---- sounds: the server's and the ones the client starts itself ---- */
+
+/* The level, frame 100 (time 0: first_frame's entities 1 and 2, and entity 3) and then the
+ * messages of msgs, decoded to the end into r (closed by the caller). */
+static int run_sounds(run *r, buf *f, const buf *msgs)
+{
+    static buf m;
+    f->n = 0;
+    level_start(f);
+    m.n = 0;
+    first_frame(&m, 0);
+    ent_model_x(&m, 3, 3, 50);
+    pe_end(&m);
+    for (size_t i = 0; i < msgs->n; i++)
+        put8(&m, msgs->b[i]);
+    block(f, &m);
+    end_marker(f);
+    return run_open(r, f->b, f->n) && run_all(r, NULL) == QD_OK && r->done;
+}
+
+/* The n-th (0 first) sound start logged of the precache name, or NULL. */
+static const cl_sound *sound_named(const cl_state *cl, const char *name, int n)
+{
+    for (uint32_t i = 0; i < cl->fxlog.sound_count && i < CL_SOUND_LOG; i++) {
+        const cl_sound *s = &cl->fxlog.sounds[i];
+        if (s->sound < CL_MAX_SOUNDS && !strcmp(cl->level.sounds[s->sound], name) && n-- == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* svc_sound's offset byte delays the start by that many milliseconds [Q2CL cl_parse.c
+ * CL_ParseStartSoundPacket: ofs = MSG_ReadByte / 1000.0; snd_dma.c S_StartSound starts it
+ * timeofs later]. */
+TEST(q2_sound_offset_delays_the_start)
+{
+    static buf f, m;
+    m.n = 0;
+    put8(&m, Q2_SVC_SOUND); /* sound 1 (weapons/rocklf1a.wav) on entity 2, 100 ms late */
+    put8(&m, Q2_SND_ENT | Q2_SND_OFFSET);
+    put8(&m, 1);
+    put8(&m, 100);
+    put16(&m, 2 << 3 | 1);
+    put8(&m, Q2_SVC_SOUND); /* the same with no offset */
+    put8(&m, Q2_SND_ENT);
+    put8(&m, 1);
+    put16(&m, 2 << 3 | 1);
+    run r;
+    CHECK(run_sounds(&r, &f, &m));
+    const cl_sound *late = sound_named(r.cl, "weapons/rocklf1a.wav", 0);
+    const cl_sound *now = sound_named(r.cl, "weapons/rocklf1a.wav", 1);
+    CHECK(late && now);
+    if (late && now) {
+        CHECK(fabs(late->t0 - 0.1) < 1e-9);
+        CHECK(fabs(now->t0 - 0.0) < 1e-9);
+        CHECK_EQ(late->entity, 2);
+    }
     run_close(&r);
 }
