@@ -1459,6 +1459,53 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     return QD_OK;
 }
 
+/* ---- sounds the client starts itself [Q2CL cl_fx.c, cl_tent.c] ---- */
+
+/* A number standing in for the engine's rand(): a hash of values a seek meets again (the
+ * server frame and two of the caller's), so an export repeats and a seek hears what playing
+ * heard. */
+static uint32_t roll(const q2_state *s, uint32_t a, uint32_t b)
+{
+    uint32_t h = (uint32_t)s->serverframe * 0x9e3779b1u ^ (a + 1) * 0x85ebca6bu ^
+                 (b + 1) * 0xc2b2ae35u;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    return h ^ (h >> 16);
+}
+
+/* Start snd as the client's S_StartSound does: on entity ent (<= 0: none) and from org
+ * (NULL: where the entity is, followed), at volume vol (0..1), its "%d" variant picked by
+ * r; the name goes on a precache slot past the server's (none left: silent). */
+static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vol,
+                        const float *org)
+{
+    char name[CL_NAME_LEN];
+    const char *pct = strstr(snd->name, "%d");
+    if (pct && snd->variants)
+        snprintf(name, sizeof name, "%.*s%d%s", (int)(pct - snd->name), snd->name,
+                 (int)(r % snd->variants) + 1, pct + 2);
+    else
+        snprintf(name, sizeof name, "%s", snd->name);
+    const q2_csmap *cs = q2_csmap_of(c->s->ext);
+    int slot = cl_sound_intern(c->cl, cs->images - cs->sounds, name);
+    if (!slot)
+        return;
+    cl_sound so;
+    memset(&so, 0, sizeof so);
+    so.sound = (uint16_t)slot;
+    so.entity = (int16_t)(ent > 0 ? ent : -1);
+    so.channel = snd->chan;
+    so.volume = (uint8_t)(vol * 255 + 0.5f);
+    so.attenuation = snd->att;
+    if (org) {
+        memcpy(so.origin, org, sizeof so.origin);
+        so.has_origin = 1;
+    }
+    cl_sound_add_after(c->cl, &so, snd->delay);
+}
+
 /* ---- svc_temp_entity [DM2 3.4] ---- */
 
 enum { TE_POINT, TE_IMPACT, TE_LINE, TE_SPECIAL, TE_ENT_LINE, TE_BAD, TE_ENT_COUNT, TE_SHORT };
@@ -1679,9 +1726,19 @@ static qd_err parse_sound(ctx *c)
 
 /* ---- events and effects of the small messages ---- */
 
-/* A muzzle flash on entity ent (1..Q2_MAX_EDICTS-1), style the MZ_* / MZ2_* weapon number. */
-static void muzzle_flash(ctx *c, int ent, int style)
+/* A muzzle flash on entity ent (1..Q2_MAX_EDICTS-1), style the MZ_* / MZ2_* weapon number
+ * (a player's with its silenced bit), with its sounds for a player's (player 1). */
+static void muzzle_flash(ctx *c, int ent, int style, int player)
 {
+    if (player) {
+        q2_snd snd[3];
+        int loud, n = q2_muzzle_sounds(style & ~Q2_MZ_SILENCED, snd, &loud);
+        /* [Q2CL cl_fx.c CL_ParseMuzzleFlash]: a silenced shot at volume 0.2 */
+        float vol = (style & Q2_MZ_SILENCED) && !loud ? 0.2f : 1.0f;
+        for (int i = 0; i < n; i++)
+            start_sound(c, &snd[i], roll(c->s, (uint32_t)ent, (uint32_t)i), ent, vol, NULL);
+        style &= ~Q2_MZ_SILENCED;
+    }
     cl_fxev fx;
     memset(&fx, 0, sizeof fx);
     fx.kind = CL_FXK_MUZZLE;
@@ -1878,7 +1935,7 @@ static qd_err parse_message(ctx *c, int cmd)
         /* [Q2CL cl_fx.c CL_ParseMuzzleFlash]: i < 1 || i >= MAX_EDICTS */
         if (a < 1 || a >= s->max_edicts)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s: entity %d", name, a);
-        muzzle_flash(c, a, cmd == Q2_SVC_MUZZLEFLASH ? b & ~Q2_MZ_SILENCED : b);
+        muzzle_flash(c, a, b, cmd == Q2_SVC_MUZZLEFLASH);
         TRACE(c, name, "ent=%d value=%d", a, b);
         return QD_OK;
     case Q2_SVC_TEMP_ENTITY:

@@ -292,3 +292,52 @@ int q2_temp_fx(int type, int protocol, cl_fxev *fx)
     memcpy(fx->rgb, fx_styles[st].rgb, sizeof fx->rgb);
     return 1;
 }
+
+/* cl_fx.c CL_ParseMuzzleFlash: each MZ_* weapon's sounds, the first on CHAN_WEAPON at once;
+ * the machine gun's and chaingun's are "machgf1b".."machgf5b", picked at random there */
+static const struct mz_sounds {
+    uint8_t mz, n, loud;
+    q2_snd snd[3];
+} mz_sounds[] = {
+#define MZ_NOW(name) {name, Q2_CHAN_WEAPON, Q2_ATT_NORM, 0, 0}
+#define MZ_MACHG(delay) {"weapons/machgf%db.wav", Q2_CHAN_WEAPON, Q2_ATT_NORM, 5, delay}
+    {0, 1, 0, {MZ_NOW("weapons/blastf1a.wav")}},                 /* MZ_BLASTER */
+    {1, 1, 0, {MZ_MACHG(0)}},                                     /* MZ_MACHINEGUN */
+    {2, 2, 0, {MZ_NOW("weapons/shotgf1b.wav"),                   /* MZ_SHOTGUN */
+               {"weapons/shotgr1b.wav", Q2_CHAN_AUTO, Q2_ATT_NORM, 0, 0.1f}}},
+    {3, 1, 0, {MZ_MACHG(0)}},                                     /* MZ_CHAINGUN1 */
+    {4, 2, 0, {MZ_MACHG(0), MZ_MACHG(0.05f)}},                    /* MZ_CHAINGUN2 */
+    {5, 3, 0, {MZ_MACHG(0), MZ_MACHG(0.033f), MZ_MACHG(0.066f)}}, /* MZ_CHAINGUN3 */
+    {6, 1, 0, {MZ_NOW("weapons/railgf1a.wav")}},                 /* MZ_RAILGUN */
+    {7, 2, 0, {MZ_NOW("weapons/rocklf1a.wav"),                   /* MZ_ROCKET */
+               {"weapons/rocklr1b.wav", Q2_CHAN_AUTO, Q2_ATT_NORM, 0, 0.1f}}},
+    {8, 2, 0, {MZ_NOW("weapons/grenlf1a.wav"),                   /* MZ_GRENADE */
+               {"weapons/grenlr1b.wav", Q2_CHAN_AUTO, Q2_ATT_NORM, 0, 0.1f}}},
+    {9, 1, 1, {MZ_NOW("weapons/grenlf1a.wav")}},                 /* MZ_LOGIN */
+    {10, 1, 1, {MZ_NOW("weapons/grenlf1a.wav")}},                /* MZ_LOGOUT */
+    {11, 1, 1, {MZ_NOW("weapons/grenlf1a.wav")}},                /* MZ_RESPAWN */
+    {12, 1, 0, {MZ_NOW("weapons/bfg__f1y.wav")}},                /* MZ_BFG */
+    {13, 1, 0, {MZ_NOW("weapons/sshotf1b.wav")}},                /* MZ_SSHOTGUN */
+    {14, 1, 0, {MZ_NOW("weapons/hyprbf1a.wav")}},                /* MZ_HYPERBLASTER */
+    {16, 1, 0, {MZ_NOW("weapons/rippfire.wav")}},                /* MZ_IONRIPPER */
+    {17, 1, 0, {MZ_NOW("weapons/hyprbf1a.wav")}},                /* MZ_BLUEHYPERBLASTER */
+    {18, 1, 0, {MZ_NOW("weapons/plasshot.wav")}},                /* MZ_PHALANX */
+    {30, 1, 0, {MZ_NOW("weapons/nail1.wav")}},                   /* MZ_ETF_RIFLE */
+    {32, 1, 0, {MZ_NOW("weapons/shotg2.wav")}},                  /* MZ_SHOTGUN2 */
+    {34, 1, 0, {MZ_NOW("weapons/blastf1a.wav")}},                /* MZ_BLASTER2 */
+    {35, 1, 0, {MZ_NOW("weapons/disint2.wav")}},                 /* MZ_TRACKER */
+#undef MZ_NOW
+#undef MZ_MACHG
+};
+
+int q2_muzzle_sounds(int mz, q2_snd out[3], int *loud)
+{
+    for (size_t i = 0; i < sizeof mz_sounds / sizeof mz_sounds[0]; i++)
+        if (mz_sounds[i].mz == mz) {
+            memcpy(out, mz_sounds[i].snd, sizeof mz_sounds[i].snd);
+            *loud = mz_sounds[i].loud;
+            return mz_sounds[i].n;
+        }
+    *loud = 0;
+    return 0; /* MZ_ITEMRESPAWN, MZ_HEATBEAM, the nukes: light only */
+}

@@ -33,4 +33,22 @@ int q2_chat(const cl_state *cl, const char *line, cl_event *ev);
  * (origin, end and entity left to the caller). 0 for types shown as nothing. */
 int q2_temp_fx(int type, int protocol, cl_fxev *fx);
 
+/* Quake II's sound channels and attenuations (q_shared.h CHAN_*, ATTN_*; x64 as cl_sound
+ * keeps them). */
+enum { Q2_CHAN_AUTO = 0, Q2_CHAN_WEAPON = 1, Q2_CHAN_BODY = 4 };
+enum { Q2_ATT_NONE = 0, Q2_ATT_NORM = 64, Q2_ATT_IDLE = 128, Q2_ATT_STATIC = 192 };
+
+/* A sound Quake II's client starts by itself: the name (a "%d" in it a variant 1..variants
+ * the caller picks), the channel, the attenuation x64 and the delay in seconds. */
+typedef struct q2_snd {
+    const char *name;
+    uint8_t chan, att, variants;
+    float delay;
+} q2_snd;
+
+/* The sounds a player's svc_muzzleflash of weapon mz (MZ_*, the silenced bit cleared)
+ * starts on its entity (cl_fx.c CL_ParseMuzzleFlash): up to 3 into out; returns how many.
+ * *loud is set when the silencer does not lower them (the login flashes). */
+int q2_muzzle_sounds(int mz, q2_snd out[3], int *loud);
+
 #endif

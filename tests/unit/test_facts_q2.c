@@ -30,20 +30,35 @@ static const double probe_t[8] = {35.7, 104.7, 104.8, 105.9, 224.3, 314.8, 0, 0}
 
 static int near(double a, double b) { return fabs(a - b) < 0.001; }
 
-static int decode(seen *sn)
+/* testduel opened into *d with a fresh client state *cl: 1, 0 when the file is missing, -1
+ * on an error (nothing left open). */
+static int open_duel(demo_t **d, cl_state **cl)
 {
     char path[1024];
+    *d = NULL;
+    *cl = NULL;
     if (!test_realfile(path, sizeof path, "dm2/libq2_testdata_testduel.dm2"))
         return 0;
     qd_error err;
-    demo_t *d = demo_open(path, &err);
-    cl_state *cl = malloc(sizeof *cl);
-    if (!d || !cl) {
-        demo_close(d);
-        free(cl);
+    *d = demo_open(path, &err);
+    *cl = malloc(sizeof **cl);
+    if (!*d || !*cl) {
+        demo_close(*d);
+        free(*cl);
         return -1;
     }
-    cl_reset(cl);
+    cl_reset(*cl);
+    return 1;
+}
+
+static int decode(seen *sn)
+{
+    demo_t *d;
+    cl_state *cl;
+    int opened = open_duel(&d, &cl);
+    if (opened <= 0)
+        return opened;
+    qd_error err;
     uint32_t ev0 = 0, fx0 = 0, snd0 = 0;
     int done = 0;
     while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
@@ -225,6 +240,97 @@ TEST(facts_q2_testduel)
 
 /* The obituary matcher on lines built here: names with spaces and prefixes of each other,
  * a killer that is no player, suicides ending in ".". */
+/* ---- the sounds the client starts itself ---- */
+
+/* A sound start of testduel by name. */
+typedef struct heard {
+    char name[CL_NAME_LEN];
+    double t0;
+    int entity, channel, volume, attenuation, has_origin;
+} heard;
+
+/* Every sound start of testduel into a new array (*n of them); 0 when the file is missing,
+ * -1 on an error. */
+static int decode_heard(heard **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    demo_t *d;
+    cl_state *cl;
+    int opened = open_duel(&d, &cl);
+    if (opened <= 0)
+        return opened;
+    int cap = 1 << 15;
+    heard *h = calloc((size_t)cap, sizeof *h);
+    if (!h) {
+        demo_close(d);
+        free(cl);
+        return -1;
+    }
+    qd_error err;
+    uint32_t snd0 = 0;
+    int done = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK)
+        for (; snd0 < cl->fxlog.sound_count; snd0++) {
+            const cl_sound *s = &cl->fxlog.sounds[snd0 % CL_SOUND_LOG];
+            if (*n >= cap || s->sound >= CL_MAX_SOUNDS)
+                continue;
+            heard *e = &h[(*n)++];
+            snprintf(e->name, sizeof e->name, "%s", cl->level.sounds[s->sound]);
+            e->t0 = s->t0;
+            e->entity = s->entity;
+            e->channel = s->channel;
+            e->volume = s->volume;
+            e->attenuation = s->attenuation;
+            e->has_origin = s->has_origin;
+        }
+    demo_close(d);
+    free(cl);
+    *out = h;
+    return done ? 1 : -1;
+}
+
+/* How many starts are named name (prefix: a name starting so). */
+static int count_heard(const heard *h, int n, const char *name, int prefix)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += prefix ? !strncmp(h[i].name, name, strlen(name)) : !strcmp(h[i].name, name);
+    return k;
+}
+
+static const heard *find_heard(const heard *h, int n, const char *name, double t0)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(h[i].name, name) && fabs(h[i].t0 - t0) < 1e-6)
+            return &h[i];
+    return NULL;
+}
+
+/* Weapon fire: the file's svc_muzzleflash (review-snd q2duel.txt, `qdemo dump`: 1 value=0
+ * MZ_BLASTER, 5 =1 MZ_MACHINEGUN, 48 =3 CHAINGUN1, 46 =4 CHAINGUN2, 225 =5 CHAINGUN3, 21 =6
+ * RAILGUN, 54 =7 ROCKET) each start cl_fx.c CL_ParseMuzzleFlash's sounds: one machgf?b per
+ * MZ_MACHINEGUN and CHAINGUN1, two per CHAINGUN2, three per CHAINGUN3 (5 + 48 + 92 + 675),
+ * rocklf1a and rocklr1b per rocket. "49.700 502 46504 svc_muzzleflash ent=3 value=7". */
+TEST(facts_q2_testduel_weapon_fire_sounds)
+{
+    heard *h;
+    int n, r = decode_heard(&h, &n);
+    if (r == 0)
+        SKIP("libq2_testdata_testduel.dm2 missing");
+    CHECK_EQ(r, 1);
+    CHECK_EQ(count_heard(h, n, "weapons/blastf1a.wav", 0), 1);
+    CHECK_EQ(count_heard(h, n, "weapons/machgf", 1), 5 + 48 + 92 + 675);
+    CHECK_EQ(count_heard(h, n, "weapons/rocklf1a.wav", 0), 54);
+    CHECK_EQ(count_heard(h, n, "weapons/rocklr1b.wav", 0), 54);
+    const heard *fire = find_heard(h, n, "weapons/rocklf1a.wav", 49.7);
+    const heard *tail = find_heard(h, n, "weapons/rocklr1b.wav", 49.8);
+    CHECK(fire && tail);
+    if (fire && tail)
+        CHECK(fire->entity == 3 && fire->channel == 1 && tail->entity == 3 && !tail->channel);
+    free(h);
+}
+
 TEST(facts_q2_obituary_templates)
 {
     cl_state *cl = calloc(1, sizeof *cl);

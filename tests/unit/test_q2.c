@@ -1359,3 +1359,60 @@ TEST(q2_sound_offset_delays_the_start)
     }
     run_close(&r);
 }
+
+/* A player's svc_muzzleflash starts its weapon's sounds on the shooter [Q2CL cl_fx.c
+ * CL_ParseMuzzleFlash]: MZ_ROCKET (7) weapons/rocklf1a.wav on CHAN_WEAPON (1) and
+ * rocklr1b.wav on CHAN_AUTO (0) 0.1 s later; MZ_SHOTGUN (2) with MZ_SILENCED (128) at
+ * volume 0.2 (51 of 255); MZ_CHAINGUN3 (5) machgf1b..5b.wav at 0, 0.033 and 0.066 s. */
+TEST(q2_muzzle_flash_sounds)
+{
+    static buf f, m;
+    static const struct { int ent, value; } flash[] = {{1, 7}, {2, 2 | 128}, {1, 5}};
+    m.n = 0;
+    for (size_t i = 0; i < sizeof flash / sizeof flash[0]; i++) {
+        put8(&m, Q2_SVC_MUZZLEFLASH);
+        put16(&m, flash[i].ent);
+        put8(&m, flash[i].value);
+    }
+    run r;
+    CHECK(run_sounds(&r, &f, &m));
+    const cl_sound *fire = sound_named(r.cl, "weapons/rocklf1a.wav", 0);
+    const cl_sound *tail = sound_named(r.cl, "weapons/rocklr1b.wav", 0);
+    const cl_sound *shot = sound_named(r.cl, "weapons/shotgf1b.wav", 0);
+    const cl_sound *pump = sound_named(r.cl, "weapons/shotgr1b.wav", 0);
+    CHECK(fire && tail && shot && pump);
+    if (fire && tail && shot && pump) {
+        CHECK(fire->entity == 1 && fire->channel == 1 && fire->volume == 255);
+        CHECK(fire->attenuation == 64 && !fire->has_origin && fabs(fire->t0) < 1e-9);
+        CHECK(tail->entity == 1 && tail->channel == 0 && fabs(tail->t0 - 0.1) < 1e-6);
+        CHECK(shot->entity == 2 && shot->volume == 51 && pump->volume == 51);
+    }
+    /* the chaingun's three, each one of the five */
+    static const double at[3] = {0, 0.033, 0.066};
+    int got = 0;
+    for (uint32_t i = 0; i < r.cl->fxlog.sound_count; i++) {
+        const cl_sound *s = &r.cl->fxlog.sounds[i];
+        const char *nm = r.cl->level.sounds[s->sound];
+        if (strncmp(nm, "weapons/machgf", 14) || strcmp(nm + 15, "b.wav"))
+            continue;
+        CHECK(nm[14] >= '1' && nm[14] <= '5');
+        CHECK(got < 3 && fabs(s->t0 - at[got]) < 1e-6 && s->channel == 1);
+        got++;
+    }
+    CHECK_EQ(got, 3);
+    /* picked the same way on a second decode (exports repeat, a seek hears as play) */
+    uint32_t n = r.cl->fxlog.sound_count;
+    cl_sound first[16];
+    char names[16][CL_NAME_LEN];
+    CHECK(n <= 16);
+    for (uint32_t i = 0; i < n && i < 16; i++) {
+        first[i] = r.cl->fxlog.sounds[i];
+        snprintf(names[i], sizeof names[i], "%s", r.cl->level.sounds[first[i].sound]);
+    }
+    run_close(&r);
+    CHECK(run_sounds(&r, &f, &m));
+    CHECK_EQ(r.cl->fxlog.sound_count, n);
+    for (uint32_t i = 0; i < n && i < 16; i++)
+        CHECK(!strcmp(r.cl->level.sounds[r.cl->fxlog.sounds[i].sound], names[i]));
+    run_close(&r);
+}
