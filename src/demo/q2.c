@@ -1666,6 +1666,18 @@ static qd_err parse_temp_entity(ctx *c)
         fx.style = (uint8_t)style;
         cl_fx_add(c->cl, &fx);
     }
+    q2_snd snd;
+    int where;
+    /* the place stands in for the entity in the roll: a temp entity has none */
+    uint32_t place = (uint32_t)(int32_t)(te.origin[0] * 8) * 73856093u ^
+                     (uint32_t)(int32_t)(te.origin[1] * 8) * 19349663u ^
+                     (uint32_t)(int32_t)(te.origin[2] * 8) * 83492791u;
+    if (q2_temp_sound(type, s->protocol, style, roll(s, place, (uint32_t)type), &snd, &where)) {
+        int ent = where == Q2_TS_ENTITY && te.entity > 0 && te.entity < s->max_edicts;
+        if (where != Q2_TS_ENTITY || ent)
+            start_sound(c, &snd, 0, ent ? te.entity : 0, 1.0f,
+                        ent ? NULL : where == Q2_TS_END ? te.end : te.origin);
+    }
     TRACE(c, "svc_temp_entity", "type=%d ent=%d origin=%.1f,%.1f,%.1f end=%.1f,%.1f,%.1f "
           "dir=%d count=%d style=%d",
           type, (int)te.entity, te.origin[0], te.origin[1], te.origin[2], te.end[0], te.end[1],

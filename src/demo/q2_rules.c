@@ -341,3 +341,78 @@ int q2_muzzle_sounds(int mz, q2_snd out[3], int *loud)
     *loud = 0;
     return 0; /* MZ_ITEMRESPAWN, MZ_HEATBEAM, the nukes: light only */
 }
+
+int q2_temp_sound(int type, int protocol, int splash, uint32_t roll, q2_snd *out, int *where)
+{
+    /* cl_tent.c CL_RegisterTEntSounds' names; every one at volume 1, CHAN 0, ATTN_NORM
+     * unless said */
+    static const char *const ric[3] = {"world/ric1.wav", "world/ric2.wav", "world/ric3.wav"};
+    static const char *const spark[4] = {"world/spark5.wav", "world/spark6.wav",
+                                         "world/spark7.wav", "world/spark7.wav"};
+    const char *rockexp = "weapons/rocklx1a.wav", *grenexp = "weapons/grenlx1a.wav",
+               *watrexp = "weapons/xpld_wat.wav", *lashit = "weapons/lashit.wav";
+    memset(out, 0, sizeof *out);
+    out->att = Q2_ATT_NORM;
+    *where = Q2_TS_ORIGIN;
+    if (protocol < 32 && (type == 26 || type == 27))
+        return 0; /* TE_PLASMATRAIL and TE_GREENBLOOD before 3.15: silent */
+    switch (type) {
+    case 0:  /* TE_GUNSHOT */
+    case 14: /* TE_BULLET_SPARKS: rand() & 15 of 1..3 gives ric1..3, else nothing */
+        if ((roll & 15) < 1 || (roll & 15) > 3)
+            return 0;
+        out->name = ric[(roll & 15) - 1];
+        return 1;
+    case 10: /* TE_SPLASH of SPLASH_SPARKS (1): rand() & 3 of 0, 1, else spark5, 6, 7 */
+        if (splash != 1)
+            return 0;
+        out->name = spark[roll & 3];
+        out->att = Q2_ATT_STATIC;
+        return 1;
+    case 2:  /* TE_BLASTER */
+    case 12: /* TE_SCREEN_SPARKS */
+    case 13: /* TE_SHIELD_SPARKS */
+    case 30: /* TE_BLASTER2 */
+    case 41: /* TE_BUBBLETRAIL2 */
+    case 43: /* TE_HEATBEAM_SPARKS */
+    case 44: /* TE_HEATBEAM_STEAM */
+    case 46: /* TE_ELECTRIC_SPARKS */
+    case 55: /* TE_FLECHETTE */
+        out->name = lashit;
+        return 1;
+    case 3: /* TE_RAILTRAIL: at the trail's end */
+        out->name = "weapons/railgf1a.wav";
+        *where = Q2_TS_END;
+        return 1;
+    case 6:  /* TE_EXPLOSION2 */
+    case 8:  /* TE_GRENADE_EXPLOSION */
+        out->name = grenexp;
+        return 1;
+    case 17: /* TE_ROCKET_EXPLOSION_WATER */
+    case 18: /* TE_GRENADE_EXPLOSION_WATER */
+        out->name = watrexp;
+        return 1;
+    case 5:  /* TE_EXPLOSION1 */
+    case 7:  /* TE_ROCKET_EXPLOSION */
+    case 28: /* TE_PLASMA_EXPLOSION */
+    case 35: /* TE_PLAIN_EXPLOSION */
+    case 53: /* TE_EXPLOSION1_BIG */
+    case 54: /* TE_EXPLOSION1_NP */
+        out->name = rockexp;
+        return 1;
+    case 22: /* TE_BOSSTPORT: heard everywhere */
+        out->name = "misc/bigtele.wav";
+        out->att = Q2_ATT_NONE;
+        return 1;
+    case 33: /* TE_LIGHTNING: on its source entity, CHAN_WEAPON */
+        out->name = "weapons/tesla.wav";
+        out->chan = Q2_CHAN_WEAPON;
+        *where = Q2_TS_ENTITY;
+        return 1;
+    case 47: /* TE_TRACKER_EXPLOSION */
+        out->name = "weapons/disrupthit.wav";
+        return 1;
+    default:
+        return 0;
+    }
+}

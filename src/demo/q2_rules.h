@@ -51,4 +51,12 @@ typedef struct q2_snd {
  * *loud is set when the silencer does not lower them (the login flashes). */
 int q2_muzzle_sounds(int mz, q2_snd out[3], int *loud);
 
+/* Where a temp entity's sound starts. */
+enum { Q2_TS_ORIGIN, Q2_TS_END, Q2_TS_ENTITY };
+
+/* The sound Quake II's client starts for temp entity type under protocol (cl_tent.c
+ * CL_ParseTEnt): 1 with *out filled and *where (Q2_TS_*), 0 for none. splash is a TE_SPLASH's
+ * colour byte; roll stands in for the engine's rand() (the ricochets and sparks). */
+int q2_temp_sound(int type, int protocol, int splash, uint32_t roll, q2_snd *out, int *where);
+
 #endif

@@ -331,6 +331,38 @@ TEST(facts_q2_testduel_weapon_fire_sounds)
     free(h);
 }
 
+/* Temp entities: the file's (q2duel.txt) 59 TE_ROCKET_EXPLOSION (type=7), 3
+ * TE_GRENADE_EXPLOSION (8), 1 TE_BLASTER (2) and 21 TE_RAILTRAIL (3) each start cl_tent.c
+ * CL_ParseTEnt's sound: rocklx1a, grenlx1a, lashit, and railgf1a at the trail's end (21
+ * more railgf1a come from the 21 MZ_RAILGUN flashes); its 698 TE_GUNSHOT (0) and 57
+ * TE_BULLET_SPARKS (14) ricochet 3 times in 16 (rand() & 15), about 142; its 36 TE_SPLASH
+ * are water (style=2): silent. "50.500 510 47121 svc_temp_entity type=7 ent=-1
+ * origin=637.6,433.5,68.0", "23.500 240 25432 svc_temp_entity type=3 ...
+ * end=1151.9,349.0,164.2". */
+TEST(facts_q2_testduel_temp_entity_sounds)
+{
+    heard *h;
+    int n, r = decode_heard(&h, &n);
+    if (r == 0)
+        SKIP("libq2_testdata_testduel.dm2 missing");
+    CHECK_EQ(r, 1);
+    CHECK_EQ(count_heard(h, n, "weapons/rocklx1a.wav", 0), 59);
+    CHECK_EQ(count_heard(h, n, "weapons/grenlx1a.wav", 0), 3);
+    CHECK_EQ(count_heard(h, n, "weapons/lashit.wav", 0), 1);
+    CHECK_EQ(count_heard(h, n, "weapons/railgf1a.wav", 0), 42);
+    CHECK_EQ(count_heard(h, n, "world/spark", 1), 0);
+    int ric = count_heard(h, n, "world/ric", 1);
+    CHECK_MSG(ric > 100 && ric < 190, "%d ricochets", ric);
+    const heard *boom = find_heard(h, n, "weapons/rocklx1a.wav", 50.5);
+    CHECK(boom && boom->has_origin && boom->entity == -1 && boom->attenuation == 64);
+    int rail_end = 0;
+    for (int i = 0; i < n; i++)
+        rail_end += !strcmp(h[i].name, "weapons/railgf1a.wav") && h[i].has_origin &&
+                    fabs(h[i].t0 - 23.5) < 1e-6;
+    CHECK_EQ(rail_end, 1);
+    free(h);
+}
+
 TEST(facts_q2_obituary_templates)
 {
     cl_state *cl = calloc(1, sizeof *cl);

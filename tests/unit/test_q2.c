@@ -1416,3 +1416,71 @@ TEST(q2_muzzle_flash_sounds)
         CHECK(!strcmp(r.cl->level.sounds[r.cl->fxlog.sounds[i].sound], names[i]));
     run_close(&r);
 }
+
+/* A temp entity's sound, at its place [Q2CL cl_tent.c CL_ParseTEnt, CL_RegisterTEntSounds]:
+ * TE_ROCKET_EXPLOSION (7) weapons/rocklx1a.wav, TE_GRENADE_EXPLOSION_WATER (18)
+ * xpld_wat.wav, TE_RAILTRAIL (3) railgf1a.wav at the trail's end, TE_SPLASH (10) of
+ * SPLASH_SPARKS (1) spark5..7 at ATTN_STATIC (3 x 64), TE_SPLASH of water (2) nothing; all
+ * ATTN_NORM (64) else, on no entity. TE_GUNSHOT (0) ricochets 3 times in 16 (rand() & 15 of
+ * 1..3: ric1..3). */
+TEST(q2_temp_entity_sounds)
+{
+    static buf f, m;
+    m.n = 0;
+    put8(&m, Q2_SVC_TEMP_ENTITY);
+    put8(&m, 7);
+    putcoord(&m, 10);
+    putcoord(&m, 20);
+    putcoord(&m, 30);
+    put8(&m, Q2_SVC_TEMP_ENTITY);
+    put8(&m, 18);
+    for (int i = 0; i < 3; i++)
+        putcoord(&m, 40);
+    put8(&m, Q2_SVC_TEMP_ENTITY);
+    put8(&m, 3);
+    for (int i = 0; i < 6; i++)
+        putcoord(&m, (float)i);
+    for (int splash = 1; splash <= 2; splash++) {
+        put8(&m, Q2_SVC_TEMP_ENTITY);
+        put8(&m, 10);
+        put8(&m, 8); /* count, origin, dir, colour */
+        for (int i = 0; i < 3; i++)
+            putcoord(&m, 64);
+        put8(&m, 0);
+        put8(&m, splash);
+    }
+    for (int k = 0; k < 160; k++) { /* 160 gunshots at as many places */
+        put8(&m, Q2_SVC_TEMP_ENTITY);
+        put8(&m, 0);
+        putcoord(&m, (float)k);
+        putcoord(&m, 0);
+        putcoord(&m, 0);
+        put8(&m, 0);
+    }
+    run r;
+    CHECK(run_sounds(&r, &f, &m));
+    const cl_sound *rock = sound_named(r.cl, "weapons/rocklx1a.wav", 0);
+    const cl_sound *wat = sound_named(r.cl, "weapons/xpld_wat.wav", 0);
+    const cl_sound *rail = sound_named(r.cl, "weapons/railgf1a.wav", 0);
+    CHECK(rock && wat && rail);
+    if (rock && wat && rail) {
+        CHECK(rock->has_origin && near(rock->origin[2], 30) && rock->entity == -1);
+        CHECK(rock->attenuation == 64 && rock->volume == 255 && rock->channel == 0);
+        CHECK(wat->has_origin && near(wat->origin[0], 40));
+        CHECK(rail->has_origin && near(rail->origin[0], 3) && near(rail->origin[2], 5));
+    }
+    int sparks = 0, ric = 0;
+    for (uint32_t i = 0; i < r.cl->fxlog.sound_count; i++) {
+        const cl_sound *s = &r.cl->fxlog.sounds[i];
+        const char *nm = r.cl->level.sounds[s->sound];
+        if (!strncmp(nm, "world/spark", 11)) {
+            sparks++;
+            CHECK(nm[11] >= '5' && nm[11] <= '7' && s->attenuation == 192);
+        }
+        ric += !strncmp(nm, "world/ric", 9) && nm[9] >= '1' && nm[9] <= '3';
+    }
+    CHECK_EQ(sparks, 1);
+    /* 3 in 16 of 160 is 30; a hash stands in for rand(), so roughly */
+    CHECK_MSG(ric >= 15 && ric <= 45, "%d ricochets of 160 gunshots", ric);
+    run_close(&r);
+}
