@@ -1170,6 +1170,72 @@ static qd_err parse_frame(ctx *c)
     return QD_OK;
 }
 
+/* ---- sounds the client starts itself [Q2CL cl_fx.c, cl_tent.c] ---- */
+
+/* A number standing in for the engine's rand(): a hash of values a seek meets again (the
+ * server frame and two of the caller's), so an export repeats and a seek hears what playing
+ * heard. */
+static uint32_t roll(const q2_state *s, uint32_t a, uint32_t b)
+{
+    uint32_t h = (uint32_t)s->serverframe * 0x9e3779b1u ^ (a + 1) * 0x85ebca6bu ^
+                 (b + 1) * 0xc2b2ae35u;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    return h ^ (h >> 16);
+}
+
+/* Start snd as the client's S_StartSound does: on entity ent (<= 0: none) and from org
+ * (NULL: where the entity is, followed), at volume vol (0..1), its "%d" variant picked by
+ * r; the name goes on a precache slot past the server's (none left: silent). */
+static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vol,
+                        const float *org)
+{
+    char name[CL_NAME_LEN];
+    const char *pct = strstr(snd->name, "%d");
+    if (pct && snd->variants)
+        snprintf(name, sizeof name, "%.*s%d%s", (int)(pct - snd->name), snd->name,
+                 (int)(r % snd->variants) + 1, pct + 2);
+    else
+        snprintf(name, sizeof name, "%s", snd->name);
+    const q2_csmap *cs = q2_csmap_of(c->s->ext);
+    int slot = cl_sound_intern(c->cl, cs->images - cs->sounds, name);
+    if (!slot)
+        return;
+    cl_sound so;
+    memset(&so, 0, sizeof so);
+    so.sound = (uint16_t)slot;
+    so.entity = (int16_t)(ent > 0 ? ent : -1);
+    so.channel = snd->chan;
+    so.volume = (uint8_t)(vol * 255 + 0.5f);
+    so.attenuation = snd->att;
+    if (org) {
+        memcpy(so.origin, org, sizeof so.origin);
+        so.has_origin = 1;
+    }
+    cl_sound_add_after(c->cl, &so, snd->delay);
+}
+
+/* The sounds of the events of a frame shown [Q2CL cl_ents.c CL_FireEntityEvents, cl_fx.c
+ * CL_EntityEvent]: only an entity the frame sent can hold one (a carried one's is cleared,
+ * read_delta), so those listed are all. */
+static void frame_events(ctx *c, const dd_frame *nf, const uint16_t *evented, int n)
+{
+    dd_store v = STORE(c->s);
+    uint32_t k = 0;
+    for (int i = 0; i < n; i++) {
+        while (k < nf->count && dd_num(v, nf, k) < evented[i])
+            k++;
+        if (k == nf->count || dd_num(v, nf, k) != evented[i])
+            continue;
+        const q2_ent *q = dd_ent(v, nf, k);
+        q2_snd snd;
+        if (q->event && q2_event_sound(q->event, &snd))
+            start_sound(c, &snd, roll(c->s, q->number, q->event), q->number, 1.0f, NULL);
+    }
+}
+
 /* ---- svc_playerinfo [DM2 3.18] ---- */
 
 /* R1Q2 / Q2PRO's player state [R1Q2] (msg.c MSG_ParseDeltaPlayerstate_Enhanced): 34's
@@ -1392,6 +1458,8 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     int changed = 0, removed = 0, prev = 0;
     uint16_t gone[Q2_MAX_EDICTS]; /* the old entries removed (emit_entities) */
     int ngone = 0;
+    uint16_t evented[Q2_MAX_EDICTS]; /* the entities sent with an event (frame_events) */
+    int nevented = 0;
     for (;;) {
         uint64_t ent_ofs = c->base + r->pos;
         uint64_t bits;
@@ -1429,6 +1497,8 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         *to = *from;
         read_delta(r, to, num, bits, s->es);
         changed++;
+        if (to->event && nevented < Q2_MAX_EDICTS)
+            evented[nevented++] = (uint16_t)num;
         if (r->err)
             return truncated(c, what);
         const char *field;
@@ -1448,6 +1518,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         s->resynced = 0; /* whole again: deltas must name their real source */
     if (nf->valid) {
         emit_entities(c, nf, gone, ngone);
+        frame_events(c, nf, evented, nevented);
         s->last_emitted = slot;
         dd_shown(v, nf);
     } else {
@@ -1457,53 +1528,6 @@ static qd_err parse_packetentities(ctx *c, int cmd)
     unsigned n = nf->count;
     TRACE(c, what, "entities=%u changed=%d removed=%d", (unsigned)n, changed, removed);
     return QD_OK;
-}
-
-/* ---- sounds the client starts itself [Q2CL cl_fx.c, cl_tent.c] ---- */
-
-/* A number standing in for the engine's rand(): a hash of values a seek meets again (the
- * server frame and two of the caller's), so an export repeats and a seek hears what playing
- * heard. */
-static uint32_t roll(const q2_state *s, uint32_t a, uint32_t b)
-{
-    uint32_t h = (uint32_t)s->serverframe * 0x9e3779b1u ^ (a + 1) * 0x85ebca6bu ^
-                 (b + 1) * 0xc2b2ae35u;
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    return h ^ (h >> 16);
-}
-
-/* Start snd as the client's S_StartSound does: on entity ent (<= 0: none) and from org
- * (NULL: where the entity is, followed), at volume vol (0..1), its "%d" variant picked by
- * r; the name goes on a precache slot past the server's (none left: silent). */
-static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vol,
-                        const float *org)
-{
-    char name[CL_NAME_LEN];
-    const char *pct = strstr(snd->name, "%d");
-    if (pct && snd->variants)
-        snprintf(name, sizeof name, "%.*s%d%s", (int)(pct - snd->name), snd->name,
-                 (int)(r % snd->variants) + 1, pct + 2);
-    else
-        snprintf(name, sizeof name, "%s", snd->name);
-    const q2_csmap *cs = q2_csmap_of(c->s->ext);
-    int slot = cl_sound_intern(c->cl, cs->images - cs->sounds, name);
-    if (!slot)
-        return;
-    cl_sound so;
-    memset(&so, 0, sizeof so);
-    so.sound = (uint16_t)slot;
-    so.entity = (int16_t)(ent > 0 ? ent : -1);
-    so.channel = snd->chan;
-    so.volume = (uint8_t)(vol * 255 + 0.5f);
-    so.attenuation = snd->att;
-    if (org) {
-        memcpy(so.origin, org, sizeof so.origin);
-        so.has_origin = 1;
-    }
-    cl_sound_add_after(c->cl, &so, snd->delay);
 }
 
 /* ---- svc_temp_entity [DM2 3.4] ---- */

@@ -416,3 +416,22 @@ int q2_temp_sound(int type, int protocol, int splash, uint32_t roll, q2_snd *out
         return 0;
     }
 }
+
+int q2_event_sound(int ev, q2_snd *out)
+{
+    /* entity_event_t (q_shared.h): 1 EV_ITEM_RESPAWN .. 6 EV_PLAYER_TELEPORT; the footsteps
+     * are cl_tent.c's cl_sfx_footsteps "player/step1..4.wav", picked by rand() & 3 */
+    static const q2_snd snd[7] = {
+        {NULL, 0, 0, 0, 0},
+        {"items/respawn1.wav", Q2_CHAN_WEAPON, Q2_ATT_IDLE, 0, 0}, /* EV_ITEM_RESPAWN */
+        {"player/step%d.wav", Q2_CHAN_BODY, Q2_ATT_NORM, 4, 0},    /* EV_FOOTSTEP */
+        {"player/land1.wav", Q2_CHAN_AUTO, Q2_ATT_NORM, 0, 0},     /* EV_FALLSHORT */
+        {"*fall2.wav", Q2_CHAN_AUTO, Q2_ATT_NORM, 0, 0},           /* EV_FALL */
+        {"*fall1.wav", Q2_CHAN_AUTO, Q2_ATT_NORM, 0, 0},           /* EV_FALLFAR */
+        {"misc/tele1.wav", Q2_CHAN_WEAPON, Q2_ATT_IDLE, 0, 0},     /* EV_PLAYER_TELEPORT */
+    };
+    if (ev < 1 || ev > 6)
+        return 0; /* EV_NONE, EV_OTHER_TELEPORT (7): silent */
+    *out = snd[ev];
+    return 1;
+}

@@ -59,4 +59,9 @@ enum { Q2_TS_ORIGIN, Q2_TS_END, Q2_TS_ENTITY };
  * colour byte; roll stands in for the engine's rand() (the ricochets and sparks). */
 int q2_temp_sound(int type, int protocol, int splash, uint32_t roll, q2_snd *out, int *where);
 
+/* The sound Quake II's client starts for entity event ev (EV_*) on its entity (cl_fx.c
+ * CL_EntityEvent): 1 with *out filled (a "%d" in the name: one of out->variants), 0 for
+ * none. */
+int q2_event_sound(int ev, q2_snd *out);
+
 #endif

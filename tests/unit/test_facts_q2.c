@@ -363,6 +363,31 @@ TEST(facts_q2_testduel_temp_entity_sounds)
     free(h);
 }
 
+/* Footsteps: the players' EV_FOOTSTEP start cl_fx.c CL_EntityEvent's player/step1..4.wav
+ * (rand() & 3) on CHAN_BODY (4) on a player's entity (2 or 3: shloo and claire, the
+ * CS_PLAYERSKINS 1313 and 1314 of `qdemo dump`); all four are heard. */
+TEST(facts_q2_testduel_footsteps)
+{
+    heard *h;
+    int n, r = decode_heard(&h, &n);
+    if (r == 0)
+        SKIP("libq2_testdata_testduel.dm2 missing");
+    CHECK_EQ(r, 1);
+    int each[4] = {0, 0, 0, 0}, all = 0;
+    for (int i = 0; i < n; i++)
+        if (!strncmp(h[i].name, "player/step", 11)) {
+            all++;
+            int k = h[i].name[11] - '1';
+            if (k >= 0 && k < 4)
+                each[k]++;
+            CHECK(h[i].channel == 4 && (h[i].entity == 2 || h[i].entity == 3));
+        }
+    CHECK(all > 100);
+    for (int k = 0; k < 4; k++)
+        CHECK_MSG(each[k] > all / 8, "step%d.wav %d of %d", k + 1, each[k], all);
+    free(h);
+}
+
 TEST(facts_q2_obituary_templates)
 {
     cl_state *cl = calloc(1, sizeof *cl);

@@ -135,14 +135,20 @@ static void first_frame(buf *m, int frags)
     ent_model_x(m, 2, 0, 120);
 }
 
+/* The level into f and, into m, first_frame with frags: the entities' list left open. */
+static void level_and_first_frame(buf *f, buf *m, int frags)
+{
+    f->n = 0;
+    level_start(f);
+    m->n = 0;
+    first_frame(m, frags);
+}
+
 /* f emptied, then the level and frame 100 (first_frame, frags 5) whole. */
 static void level_and_frame_100(buf *f)
 {
     static buf m;
-    f->n = 0;
-    level_start(f);
-    m.n = 0;
-    first_frame(&m, 5);
+    level_and_first_frame(f, &m, 5);
     pe_end(&m);
     block(f, &m);
 }
@@ -1307,10 +1313,7 @@ TEST(q2_q2pro_protocol_36)
 static int run_sounds(run *r, buf *f, const buf *msgs)
 {
     static buf m;
-    f->n = 0;
-    level_start(f);
-    m.n = 0;
-    first_frame(&m, 0);
+    level_and_first_frame(f, &m, 0);
     ent_model_x(&m, 3, 3, 50);
     pe_end(&m);
     for (size_t i = 0; i < msgs->n; i++)
@@ -1482,5 +1485,56 @@ TEST(q2_temp_entity_sounds)
     CHECK_EQ(sparks, 1);
     /* 3 in 16 of 160 is 30; a hash stands in for rand(), so roughly */
     CHECK_MSG(ric >= 15 && ric <= 45, "%d ricochets of 160 gunshots", ric);
+    run_close(&r);
+}
+
+/* Entity events make sounds on their entity [Q2CL cl_fx.c CL_EntityEvent; q_shared.h
+ * entity_event_t]: EV_ITEM_RESPAWN (1) items/respawn1.wav on CHAN_WEAPON (1) at ATTN_IDLE
+ * (2 x 64), EV_FOOTSTEP (2) one of player/step1..4.wav (cl_tent.c cl_sfx_footsteps, rand()
+ * & 3) on CHAN_BODY (4), EV_FALLSHORT (3) player/land1.wav, EV_FALLFAR (5) *fall1.wav,
+ * EV_PLAYER_TELEPORT (6) misc/tele1.wav at ATTN_IDLE; EV_OTHER_TELEPORT (7) none. */
+TEST(q2_entity_event_sounds)
+{
+    static buf f, m;
+    level_and_first_frame(&f, &m, 0);
+    static const int ev[][2] = {{3, 1}, {4, 2}, {5, 3}, {6, 5}, {7, 6}, {8, 7}};
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+        ent_bits(&m, Q2_U_MODEL | Q2_U_EVENT, ev[i][0]);
+        put8(&m, 3);
+        put8(&m, (unsigned)ev[i][1]);
+    }
+    pe_end(&m);
+    block(&f, &m);
+    m.n = 0; /* frame 101: the same entities carried, their events gone */
+    frame(&m, 101, 100);
+    playerinfo_x(&m, 16);
+    put8(&m, Q2_SVC_PACKETENTITIES);
+    pe_end(&m);
+    block(&f, &m);
+    end_marker(&f);
+    run r;
+    CHECK(run_open(&r, f.b, f.n) && run_all(&r, NULL) == QD_OK && r.done);
+    static const struct { const char *name; int entity, channel, att; } want[] = {
+        {"items/respawn1.wav", 3, 1, 128}, {"player/land1.wav", 5, 0, 64},
+        {"*fall1.wav", 6, 0, 64}, {"misc/tele1.wav", 7, 1, 128}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const cl_sound *s = sound_named(r.cl, want[i].name, 0);
+        CHECK_MSG(s, "no %s", want[i].name);
+        if (s)
+            CHECK(s->entity == want[i].entity && s->channel == want[i].channel &&
+                  s->attenuation == want[i].att && !s->has_origin && fabs(s->t0) < 1e-9);
+    }
+    int steps = 0;
+    for (uint32_t i = 0; i < r.cl->fxlog.sound_count; i++) {
+        const cl_sound *s = &r.cl->fxlog.sounds[i];
+        const char *nm = r.cl->level.sounds[s->sound];
+        if (!strncmp(nm, "player/step", 11)) {
+            steps++;
+            CHECK(nm[11] >= '1' && nm[11] <= '4' && !strcmp(nm + 12, ".wav"));
+            CHECK(s->entity == 4 && s->channel == 4);
+        }
+    }
+    CHECK_EQ(steps, 1);
+    CHECK_EQ(r.cl->fxlog.sound_count, 5); /* and none from frame 101 */
     run_close(&r);
 }
