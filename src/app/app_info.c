@@ -511,7 +511,9 @@ static const char **missing_sounds(const pak_fs *fs, const cl_level *lvl, int *n
     for (int i = 1; out && i < lvl->num_sounds && i < CL_MAX_SOUNDS; i++) {
         const char *name = lvl->sounds[i];
         char file[CL_NAME_LEN + 16];
-        if (!name[0] || name[0] == '*') /* "*name": a player's own sound, by model */
+        /* "*name", Quake II's "#players/...": a player's own sound, by model, that falls
+         * back to the male one */
+        if (!name[0] || name[0] == '*' || (lvl->game == CL_GAME_Q2 && name[0] == '#'))
             continue;
         int found = snd_file_name(lvl->game, name, file, sizeof file) && fs &&
                     pak_find(fs, file, NULL);

@@ -1186,6 +1186,30 @@ static uint32_t roll(const q2_state *s, uint32_t a, uint32_t b)
     return h ^ (h >> 16);
 }
 
+/* The precache slot of sound name started on entity ent [Q2CL snd_dma.c S_StartSound]: a
+ * "*" name is the entity's player model's own, "#players/<model>/<name>", the model from its
+ * CS_PLAYERSKINS "name\model/skin", "male" when there is none (S_RegisterSexedSound; the file
+ * falls back to the male one when the model lacks it, snd_load.c); slot (its server index,
+ * or 0 to add name past the server's) else. 0 when there is no room. */
+static int sound_slot(ctx *c, const char *name, int ent, int slot)
+{
+    const q2_csmap *cs = q2_csmap_of(c->s->ext);
+    char sexed[CL_NAME_LEN];
+    if (name[0] == '*') {
+        const char *model = ent >= 1 && ent <= c->s->max_clients && ent <= CL_MAX_PLAYERS
+                                ? c->cl->players[ent - 1].model
+                                : "";
+        int n = snprintf(sexed, sizeof sexed, "#players/%s/%s", model[0] ? model : "male",
+                         name + 1);
+        if (n > 0 && n < (int)sizeof sexed) {
+            int at = cl_sound_intern(c->cl, cs->images - cs->sounds, sexed);
+            if (at)
+                return at;
+        }
+    }
+    return slot ? slot : cl_sound_intern(c->cl, cs->images - cs->sounds, name);
+}
+
 /* Start snd as the client's S_StartSound does: on entity ent (<= 0: none) and from org
  * (NULL: where the entity is, followed), at volume vol (0..1), its "%d" variant picked by
  * r; the name goes on a precache slot past the server's (none left: silent). */
@@ -1199,8 +1223,7 @@ static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vo
                  (int)(r % snd->variants) + 1, pct + 2);
     else
         snprintf(name, sizeof name, "%s", snd->name);
-    const q2_csmap *cs = q2_csmap_of(c->s->ext);
-    int slot = cl_sound_intern(c->cl, cs->images - cs->sounds, name);
+    int slot = sound_slot(c, name, ent, 0);
     if (!slot)
         return;
     cl_sound so;
@@ -1744,6 +1767,8 @@ static qd_err parse_sound(ctx *c)
     cl_sound snd;
     memset(&snd, 0, sizeof snd);
     snd.sound = (uint16_t)num;
+    if (num > 0 && num < c->cl->level.num_sounds && c->cl->level.sounds[num][0] == '*')
+        snd.sound = (uint16_t)sound_slot(c, c->cl->level.sounds[num], ent, num);
     snd.entity = (int16_t)((mask & Q2_SND_ENT) ? ent : -1);
     snd.channel = (uint8_t)chan;
     snd.volume = (uint8_t)vol;

@@ -59,11 +59,13 @@ typedef struct snd_bank snd_bank;
 snd_bank *snd_bank_new(void);
 void snd_bank_free(snd_bank *b);
 /* The file a game's precache name is read from: Quake, QuakeWorld, Quake II "sound/" + name
- * (Quake II's "*name" player sounds as "sound/player/male/name"), Quake III the name as given.
+ * (Quake II's "#path" as path, its "*name" player sounds of no known model as
+ * "sound/player/male/name"), Quake III the name as given.
  * Writes at most cap bytes with its 0; returns 0 when it does not fit (the sound is missing). */
 int snd_file_name(cl_game game, const char *name, char *out, size_t cap);
 /* The bank id of precache name in game, loading it through fs the first time (Quake III: a
- * missing .wav is tried as .ogg, as ioquake3's S_CodecLoad does). A missing or damaged file
+ * missing .wav is tried as .ogg, as ioquake3's S_CodecLoad does; a player model's missing
+ * sound is sarge's, Quake II's "#players/<model>/<name>" the male one). A missing or damaged file
  * gives -1, remembered as missing (snd_bank_missing), never an error. fs may be NULL (all
  * missing). */
 int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name);

@@ -208,9 +208,14 @@ int snd_file_name(cl_game game, const char *name, char *out, size_t cap)
         return 0;
     if (game == CL_GAME_Q3)
         pre = "";
-    else if (game == CL_GAME_Q2 && name[0] == '*') {
-        /* Quake II's sexed sounds (cl_tent.c S_RegisterSexedSound): the model's folder; the
-         * default model's is taken */
+    else if (game == CL_GAME_Q2 && name[0] == '#') {
+        /* Quake II's "#" names are whole paths (snd_mem.c S_LoadSound): a player model's own
+         * sound, "#players/<model>/<name>" (snd_dma.c S_RegisterSexedSound) */
+        pre = "";
+        name++;
+    } else if (game == CL_GAME_Q2 && name[0] == '*') {
+        /* a sexed sound of no known model: "male" (S_RegisterSexedSound's default), whose
+         * sounds are the pak's sound/player/male/ */
         pre = "sound/player/male/";
         name++;
     }
@@ -269,11 +274,19 @@ int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
     if (!(e->file = strdup(file)))
         return -1;
     int ok = load_game(fs, game, file, &e->s);
-    if (!ok && game == CL_GAME_Q3 && !strncasecmp(file, "sound/player/", 13)) {
-        /* cg_players.c CG_LoadClientInfo: a model without its own sounds uses sarge's */
+    /* a model without its own sound: Quake III's uses sarge's (cg_players.c
+     * CG_LoadClientInfo), Quake II's the male one (snd_dma.c S_RegisterSexedSound:
+     * "player/male/<name>") */
+    const char *fallback = game == CL_GAME_Q3 && !strncasecmp(file, "sound/player/", 13)
+                               ? "sound/player/sarge"
+                           : game == CL_GAME_Q2 && name[0] == '#' &&
+                                   !strncasecmp(file, "players/", 8)
+                               ? "sound/player/male"
+                               : NULL;
+    if (!ok && fallback) {
         const char *base = strrchr(file, '/');
         char alt[PAK_MAX_NAME + 1];
-        if (snprintf(alt, sizeof alt, "sound/player/sarge%s", base) < (int)sizeof alt)
+        if (snprintf(alt, sizeof alt, "%s%s", fallback, base) < (int)sizeof alt)
             ok = load_game(fs, game, alt, &e->s);
     }
     if (ok && b->bytes + (size_t)e->s.len * 2 > SND_BANK_MAX_BYTES) {

@@ -290,6 +290,17 @@ static int decode_heard(heard **out, int *n)
     return done ? 1 : -1;
 }
 
+/* Declares h and n, every start of testduel (freed by the test); skips when it is missing. */
+#define HEARD(h, n)                                                                        \
+    heard *h;                                                                              \
+    int n;                                                                                 \
+    do {                                                                                   \
+        int r_ = decode_heard(&h, &n);                                                     \
+        if (r_ == 0)                                                                       \
+            SKIP("libq2_testdata_testduel.dm2 missing");                                   \
+        CHECK_EQ(r_, 1);                                                                   \
+    } while (0)
+
 /* How many starts are named name (prefix: a name starting so). */
 static int count_heard(const heard *h, int n, const char *name, int prefix)
 {
@@ -314,11 +325,7 @@ static const heard *find_heard(const heard *h, int n, const char *name, double t
  * rocklf1a and rocklr1b per rocket. "49.700 502 46504 svc_muzzleflash ent=3 value=7". */
 TEST(facts_q2_testduel_weapon_fire_sounds)
 {
-    heard *h;
-    int n, r = decode_heard(&h, &n);
-    if (r == 0)
-        SKIP("libq2_testdata_testduel.dm2 missing");
-    CHECK_EQ(r, 1);
+    HEARD(h, n);
     CHECK_EQ(count_heard(h, n, "weapons/blastf1a.wav", 0), 1);
     CHECK_EQ(count_heard(h, n, "weapons/machgf", 1), 5 + 48 + 92 + 675);
     CHECK_EQ(count_heard(h, n, "weapons/rocklf1a.wav", 0), 54);
@@ -341,11 +348,7 @@ TEST(facts_q2_testduel_weapon_fire_sounds)
  * end=1151.9,349.0,164.2". */
 TEST(facts_q2_testduel_temp_entity_sounds)
 {
-    heard *h;
-    int n, r = decode_heard(&h, &n);
-    if (r == 0)
-        SKIP("libq2_testdata_testduel.dm2 missing");
-    CHECK_EQ(r, 1);
+    HEARD(h, n);
     CHECK_EQ(count_heard(h, n, "weapons/rocklx1a.wav", 0), 59);
     CHECK_EQ(count_heard(h, n, "weapons/grenlx1a.wav", 0), 3);
     CHECK_EQ(count_heard(h, n, "weapons/lashit.wav", 0), 1);
@@ -368,11 +371,7 @@ TEST(facts_q2_testduel_temp_entity_sounds)
  * CS_PLAYERSKINS 1313 and 1314 of `qdemo dump`); all four are heard. */
 TEST(facts_q2_testduel_footsteps)
 {
-    heard *h;
-    int n, r = decode_heard(&h, &n);
-    if (r == 0)
-        SKIP("libq2_testdata_testduel.dm2 missing");
-    CHECK_EQ(r, 1);
+    HEARD(h, n);
     int each[4] = {0, 0, 0, 0}, all = 0;
     for (int i = 0; i < n; i++)
         if (!strncmp(h[i].name, "player/step", 11)) {
@@ -385,6 +384,24 @@ TEST(facts_q2_testduel_footsteps)
     CHECK(all > 100);
     for (int k = 0; k < 4; k++)
         CHECK_MSG(each[k] > all / 8, "step%d.wav %d of %d", k + 1, each[k], all);
+    free(h);
+}
+
+/* Player sounds by model: "0.000 2 4094 svc_configstring index=352 string="*jump1.wav""
+ * (sound 64), started 118 times on entity 2 (shloo, "shloo\\male/grunt") and 97 on entity 3
+ * (claire, "claire\\female/athena", configstring 1314): snd_dma.c S_RegisterSexedSound
+ * names them #players/male/jump1.wav and #players/female/jump1.wav. */
+TEST(facts_q2_testduel_sexed_sounds)
+{
+    HEARD(h, n);
+    int male = 0, female = 0;
+    for (int i = 0; i < n; i++) {
+        male += !strcmp(h[i].name, "#players/male/jump1.wav") && h[i].entity == 2;
+        female += !strcmp(h[i].name, "#players/female/jump1.wav") && h[i].entity == 3;
+    }
+    CHECK_EQ(male, 118);
+    CHECK_EQ(female, 97);
+    CHECK_EQ(count_heard(h, n, "*jump1.wav", 0), 0);
     free(h);
 }
 

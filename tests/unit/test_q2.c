@@ -1491,8 +1491,8 @@ TEST(q2_temp_entity_sounds)
 /* Entity events make sounds on their entity [Q2CL cl_fx.c CL_EntityEvent; q_shared.h
  * entity_event_t]: EV_ITEM_RESPAWN (1) items/respawn1.wav on CHAN_WEAPON (1) at ATTN_IDLE
  * (2 x 64), EV_FOOTSTEP (2) one of player/step1..4.wav (cl_tent.c cl_sfx_footsteps, rand()
- * & 3) on CHAN_BODY (4), EV_FALLSHORT (3) player/land1.wav, EV_FALLFAR (5) *fall1.wav,
- * EV_PLAYER_TELEPORT (6) misc/tele1.wav at ATTN_IDLE; EV_OTHER_TELEPORT (7) none. */
+ * & 3) on CHAN_BODY (4), EV_FALLSHORT (3) player/land1.wav, EV_FALLFAR (5) *fall1.wav
+ * (entity 6 has no player skin: male's, S_RegisterSexedSound), EV_PLAYER_TELEPORT (6) misc/tele1.wav at ATTN_IDLE; EV_OTHER_TELEPORT (7) none. */
 TEST(q2_entity_event_sounds)
 {
     static buf f, m;
@@ -1516,7 +1516,7 @@ TEST(q2_entity_event_sounds)
     CHECK(run_open(&r, f.b, f.n) && run_all(&r, NULL) == QD_OK && r.done);
     static const struct { const char *name; int entity, channel, att; } want[] = {
         {"items/respawn1.wav", 3, 1, 128}, {"player/land1.wav", 5, 0, 64},
-        {"*fall1.wav", 6, 0, 64}, {"misc/tele1.wav", 7, 1, 128}};
+        {"#players/male/fall1.wav", 6, 0, 64}, {"misc/tele1.wav", 7, 1, 128}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const cl_sound *s = sound_named(r.cl, want[i].name, 0);
         CHECK_MSG(s, "no %s", want[i].name);
@@ -1536,5 +1536,33 @@ TEST(q2_entity_event_sounds)
     }
     CHECK_EQ(steps, 1);
     CHECK_EQ(r.cl->fxlog.sound_count, 5); /* and none from frame 101 */
+    run_close(&r);
+}
+
+/* A "*" sound is the entity's player model's own [Q2CL snd_dma.c S_StartSound,
+ * S_RegisterSexedSound]: "#players/<model>/<name>", the model from CS_PLAYERSKINS + entity - 1
+ * ("Alice\\male/grunt" for entity 1, "Bob\\female/athena" for 2), "male" for an entity with
+ * none (3). */
+TEST(q2_sexed_sounds_take_the_player_model)
+{
+    static buf f, m;
+    m.n = 0;
+    configstring(&m, Q2_CS_SOUNDS + 2, "*jump1.wav");
+    for (int ent = 1; ent <= 3; ent++) {
+        put8(&m, Q2_SVC_SOUND);
+        put8(&m, Q2_SND_ENT);
+        put8(&m, 2);
+        put16(&m, ent << 3 | 2);
+    }
+    run r;
+    CHECK(run_sounds(&r, &f, &m));
+    static const struct { const char *name; int nth, entity; } want[] = {
+        {"#players/male/jump1.wav", 0, 1}, {"#players/female/jump1.wav", 0, 2},
+        {"#players/male/jump1.wav", 1, 3}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const cl_sound *s = sound_named(r.cl, want[i].name, want[i].nth);
+        CHECK_MSG(s && s->entity == want[i].entity && s->channel == 2, "entity %d's %s",
+                  want[i].entity, want[i].name);
+    }
     run_close(&r);
 }

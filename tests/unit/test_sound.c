@@ -1339,3 +1339,45 @@ TEST(sound_quake_voice_clamped_at_full_volume)
     CHECK_MSG(out[0] == 0 && abs(out[1] - 10000) <= 2, "%d %d", out[0], out[1]);
     rig_close(&rig);
 }
+
+/* Quake II's player sounds [Q2CL snd_dma.c S_RegisterSexedSound, snd_mem.c S_LoadSound]:
+ * "#players/<model>/<name>" is read from players/<model>/<name>, and when the model lacks
+ * it from the male one, "player/male/<name>" under sound/. A "*name" of no model is the
+ * male one too. */
+TEST(sound_q2_player_sounds_by_model_fall_back_to_male)
+{
+    const char *dir = sound_dir();
+    if (!dir)
+        SKIP("cannot write the test sound");
+    char sub[1200];
+    static const char *const dirs[] = {"sound/player", "sound/player/male", "players",
+                                       "players/female"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(sub, sizeof sub, "%s/%s", dir, dirs[i]);
+        mkdir(sub, 0777);
+    }
+    uint8_t pcm[480 * 2], wav[44 + sizeof pcm];
+    for (int level = 1; level <= 2; level++) { /* male 1000, female 2000 */
+        for (int i = 0; i < 480; i++)
+            put16(pcm + 2 * i, 1000 * level);
+        write_file(dir, level == 1 ? "sound/player/male/jump1.wav" : "players/female/jump1.wav",
+                   wav, make_wav(wav, 1, 16, 48000, pcm, sizeof pcm));
+    }
+    char file[128];
+    CHECK(snd_file_name(CL_GAME_Q2, "#players/female/jump1.wav", file, sizeof file));
+    CHECK_STR(file, "players/female/jump1.wav");
+    pak_fs *fs = pak_fs_open();
+    qd_error e;
+    CHECK(fs && pak_fs_add_game_dir(fs, dir, &e) == QD_OK);
+    snd_bank *b = snd_bank_new();
+    CHECK(b);
+    static const struct { const char *name; int level; } want[] = {
+        {"#players/female/jump1.wav", 2000}, {"#players/cyborg/jump1.wav", 1000},
+        {"*jump1.wav", 1000}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const snd_sample *s = snd_bank_get(b, snd_bank_find(b, fs, CL_GAME_Q2, want[i].name));
+        CHECK_MSG(s && s->len > 0 && s->pcm[0] == want[i].level, "%s", want[i].name);
+    }
+    snd_bank_free(b);
+    pak_fs_close(fs);
+}
