@@ -126,6 +126,76 @@ static void draw_grid(r_view *v)
     }
 }
 
+/* The level's model slot of name, 0 none. */
+static int model_slot(const cl_state *cl, const char *name)
+{
+    for (int i = 1; i < cl->level.num_models && i < CL_MAX_MODELS; i++)
+        if (!strcmp(cl->level.models[i], name))
+            return i;
+    return 0;
+}
+
+int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap)
+{
+    if (!cl || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW))
+        return 0;
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64), n = 0;
+    for (int i = 0; i < nfx && n < cap; i++) {
+        const cl_fxev *b = fx[i];
+        if (b->kind != CL_FXK_BEAM_LIGHTNING)
+            continue;
+        int newer = 0;
+        for (int j = i + 1; j < nfx && !newer; j++)
+            newer = fx[j]->kind == CL_FXK_BEAM_LIGHTNING && fx[j]->entity == b->entity;
+        const char *name = b->style == 5   ? "progs/bolt.mdl"
+                           : b->style == 6 ? "progs/bolt2.mdl"
+                           : b->style == 9 ? "progs/bolt3.mdl"
+                                           : "progs/beam.mdl";
+        int model = newer ? 0 : model_slot(cl, name);
+        if (!model)
+            continue;
+        float start[3], d[3];
+        memcpy(start, b->origin, sizeof start);
+        cl_entstate owner;
+        if (b->entity > 0 && b->entity == cl->view.view_entity &&
+            cl_entity_at(cl, b->entity, t, &owner, NULL, NULL))
+            memcpy(start, owner.origin, sizeof start); /* it follows its firer */
+        for (int k = 0; k < 3; k++)
+            d[k] = b->end[k] - start[k];
+        float pitch, yaw, fwd = sqrtf(d[0] * d[0] + d[1] * d[1]);
+        if (d[0] == 0 && d[1] == 0) {
+            yaw = 0;
+            pitch = d[2] > 0 ? 90 : 270;
+        } else {
+            yaw = (float)(int)(atan2f(d[1], d[0]) * 180 / (float)M_PI);
+            yaw += yaw < 0 ? 360 : 0;
+            pitch = (float)(int)(atan2f(d[2], fwd) * 180 / (float)M_PI);
+            pitch += pitch < 0 ? 360 : 0;
+        }
+        float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (!isfinite(len) || len <= 0)
+            continue;
+        for (int k = 0; k < 3; k++)
+            d[k] /= len;
+        /* each segment's roll: the engine's rand() % 360, here a hash of the beam's start
+         * time and the segment (the same picture every time) */
+        uint32_t h = (uint32_t)(int64_t)(b->t0 * 1000) * 2654435761u;
+        for (float at = 0; at < len && n < cap; at += 30) {
+            cl_entstate *s = &out[n++];
+            memset(s, 0, sizeof *s);
+            s->model = (uint16_t)model;
+            for (int k = 0; k < 3; k++)
+                s->origin[k] = start[k] + d[k] * at;
+            s->angles[0] = pitch;
+            s->angles[1] = yaw;
+            h = h * 1664525u + 1013904223u;
+            s->angles[2] = (float)((h >> 8) % 360);
+        }
+    }
+    return n;
+}
+
 static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, double t,
                           const r_options *o)
 {
@@ -146,6 +216,10 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
     int ns = cl->num_statics < CL_MAX_STATICS ? cl->num_statics : CL_MAX_STATICS;
     for (int i = 0; i < ns; i++)
         r_draw_entity(v, a, &cl->statics[i], -1, cl->statics[i].frame, 0, t);
+    cl_entstate beams[64]; /* Quake's MAX_TEMP_ENTITIES */
+    int nb = r_beam_segments(cl, t, beams, 64);
+    for (int i = 0; i < nb; i++)
+        r_draw_entity(v, a, &beams[i], -1, 0, 0, t);
 }
 
 static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double t,

@@ -73,6 +73,13 @@ typedef struct r_camera {
 /* The recorded camera of cl at time t (cl_view_at: eye origin and angles), FOV 90. */
 void r_camera_from_view(const cl_state *cl, double t, r_camera *cam);
 
+/* Quake's and QuakeWorld's lightning beams alive at t as the models the client draws for
+ * them (cl_tent.c CL_UpdateTEnts): from the beam's start (the view entity's origin when it
+ * fired it) a segment of progs/bolt.mdl (TE_LIGHTNING1), bolt2 (2), bolt3 (3) or beam.mdl
+ * (TE_BEAM) every 30 units towards its end, turned along it, each rolled its own way; the
+ * newest beam of an entity only (CL_ParseBeam). Up to cap into out; returns how many. */
+int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap);
+
 #define R_MODE_FLAT 0 /* faces filled in their texture's average colour times their light */
 #define R_MODE_WIRE 1 /* edges of faces and models, hidden lines removed unless xray */
 #define R_MODE_TEXTURED 2 /* the game's look: textured, lightmapped faces (Quake maps; other

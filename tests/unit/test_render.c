@@ -679,3 +679,51 @@ TEST(render_bands_follow_the_work)
     CHECK(y[1] == 240 && y[2] == 480 && y[3] == 720);
     r_cache_free(c);
 }
+
+/* A lightning beam of entity `ent` (TE_LIGHTNING2: style 6) logged at demo time t from
+ * start to end. */
+static void beam_at(cl_state *cl, double t, int ent, const float start[3], const float end[3])
+{
+    cl_frame_begin(cl, t);
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_BEAM_LIGHTNING;
+    fx.life = 0.2f;
+    fx.style = 6;
+    fx.entity = (int16_t)ent;
+    memcpy(fx.origin, start, sizeof fx.origin);
+    memcpy(fx.end, end, sizeof fx.end);
+    cl_fx_add(cl, &fx);
+    cl_frame_end(cl, 0);
+}
+
+/* cl_tent.c CL_UpdateTEnts: a beam is a bolt model every 30 units from its start towards
+ * its end (while d > 0: 100 units make segments at 0, 30, 60, 90), yawed and pitched along
+ * it (truncated degrees, 0..360), for 0.2 s (CL_ParseBeam's endtime); a newer beam of the
+ * same entity replaces it; one fired by the view entity starts at its origin. */
+TEST(render_quake_lightning_beam_segments)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
+    cl_set_model(cl, 1, "maps/test.bsp");
+    cl_set_model(cl, 2, "progs/bolt2.mdl");
+    const float o[3] = {0, 0, 0}, x100[3] = {100, 0, 0}, y60[3] = {0, 60, -60};
+    beam_at(cl, 1.0, 5, o, x100);
+    cl_entstate seg[64];
+    int n = r_beam_segments(cl, 1.05, seg, 64);
+    CHECK_EQ(n, 4);
+    for (int i = 0; i < n; i++) {
+        CHECK(seg[i].model == 2 && seg[i].angles[0] == 0 && seg[i].angles[1] == 0);
+        CHECK(fabsf(seg[i].origin[0] - 30.0f * (float)i) < 1e-3f);
+    }
+    CHECK_EQ(r_beam_segments(cl, 1.25, seg, 64), 0); /* gone after 0.2 s */
+    /* the same entity's next beam, 60 along y and 60 down: yaw 90, pitch -45 as 315;
+     * 84.9 units: segments at 0, 30, 60 */
+    beam_at(cl, 1.1, 5, o, y60);
+    n = r_beam_segments(cl, 1.15, seg, 64);
+    CHECK_EQ(n, 3);
+    CHECK(seg[0].angles[1] == 90 && seg[0].angles[0] == 315);
+    free(cl);
+}
