@@ -602,6 +602,12 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
     s.flags = 0;
     if (bits & Q1_U_NOLERP)
         s.flags |= CL_EF_TELEPORT;
+    /* cl_main.c CL_RelinkEntities: a move of over 100 units along any axis since the last
+     * message is a teleport, not a motion */
+    const cl_entity *was = num < (uint32_t)c->cl->num_entities ? &c->cl->entities[num] : NULL;
+    for (int i = 0; was && was->active && i < 3; i++)
+        if (fabsf(s.origin[i] - was->cur.origin[i]) > 100)
+            s.flags |= CL_EF_TELEPORT;
     if (num >= 1 && num <= c->st->max_clients)
         s.flags |= CL_EF_PLAYER;
     if (!c->st->frame_open) {

@@ -575,6 +575,35 @@ TEST(q1_view_kick_bob_roll_and_death)
     free(cl);
 }
 
+/* cl_main.c CL_RelinkEntities snaps an entity that moved over 100 units along an axis since
+ * the message before ("assume a teleportation, not a motion"): 150 units in 0.05 s (under
+ * qdemo's own speed limit for a jump) is at 150 halfway between the frames, not 75; 90
+ * units lerps (45 halfway). */
+TEST(q1_move_over_100_units_snaps)
+{
+    static const float to[2] = {150, 90}, half[2] = {150, 45};
+    for (int k = 0; k < 2; k++) {
+        static buf f;
+        two_entity_level(&f, 15, 1);
+        buf m = {{0}, 0};
+        time_msg(&m, 1.0f);
+        update_x(&m, 2, 0);
+        block(&f, &m, 0);
+        m.n = 0;
+        time_msg(&m, 1.05f);
+        update_x(&m, 2, to[k]);
+        block(&f, &m, 0);
+        cl_state *cl = new_cl();
+        qd_error err;
+        CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+        cl_entstate s;
+        CHECK(cl_entity_at(cl, 2, 0.025, &s, NULL, NULL));
+        CHECK_MSG(fabsf(s.origin[0] - half[k]) < 1e-3f, "x %g, want %g", (double)s.origin[0],
+                  (double)half[k]);
+        free(cl);
+    }
+}
+
 /* ---- real demos ---- */
 
 /* The map the manifest names for dem/<name>, from its "map maps/x.bsp" wording. */
