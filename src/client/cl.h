@@ -316,7 +316,10 @@ typedef struct cl_event {     /* 96 bytes */
 typedef enum cl_fx_kind {
     CL_FXK_EXPLOSION, CL_FXK_BEAM_LIGHTNING, CL_FXK_BEAM_GRAPPLE, CL_FXK_BEAM_RAIL,
     CL_FXK_BEAM_LASER, CL_FXK_TRAIL, CL_FXK_MUZZLE, CL_FXK_TELEPORT, CL_FXK_IMPACT,
-    CL_FXK_BLOOD, CL_FXK_SPLASH, CL_FXK_DLIGHT, CL_FXK_KINDS
+    CL_FXK_BLOOD, CL_FXK_SPLASH, CL_FXK_DLIGHT,
+    CL_FXK_PARTICLES, /* Quake's svc_particle: style its colour, entity its count, end its
+                       * direction */
+    CL_FXK_KINDS
 } cl_fx_kind;
 
 typedef struct cl_fxev {      /* 48 bytes */

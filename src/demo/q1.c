@@ -944,7 +944,21 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         float o[3];
         for (int i = 0; i < 3; i++)
             o[i] = read_coord(c);
-        rd_skip(r, 3 + 2); /* velocity, count, colour */
+        /* cl_parse.c CL_ParseParticleEffect: a direction in 16ths, a count (255: the
+         * explosion's 1024) and a colour, for R_RunParticleEffect (r_part.c) */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_PARTICLES;
+        for (int i = 0; i < 3; i++) {
+            fx.origin[i] = o[i];
+            fx.end[i] = (float)rd_s8(r) / 16;
+        }
+        int count = rd_u8(r);
+        fx.entity = (int16_t)(count == 255 ? 1024 : count);
+        fx.style = rd_u8(r);
+        fx.life = count == 255 ? 0.8f : 0.4f; /* its particles' longest (r_part.c) */
+        if (!r->err)
+            cl_fx_add(cl, &fx);
         DETAIL(c, "origin=%.1f,%.1f,%.1f", o[0], o[1], o[2]);
         break;
     }

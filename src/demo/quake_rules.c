@@ -370,9 +370,10 @@ int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const 
         out->kind = CL_FXK_IMPACT;
         out->life = 0.5f;
         break;
-    case 3: case 4: /* explosion: R_ParticleExplosion and a 350 light; tarbaby: no light */
+    case 3: case 4: /* explosion: R_ParticleExplosion and a 350 light; tarbaby: no light;
+                     * (life: their particles' longest, r_part.c) */
         out->kind = CL_FXK_EXPLOSION;
-        out->life = 0.5f;
+        out->life = type == 3 ? 0.8f : 1.4f;
         out->radius = type == 3 ? 350 : 0;
         out->rgb[0] = 255, out->rgb[1] = 192, out->rgb[2] = 64;
         break;
@@ -381,9 +382,9 @@ int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const 
         out->life = 0.2f;
         out->entity = (int16_t)entity;
         break;
-    case 10: /* lava splash */
+    case 10: /* lava splash (its particles last up to 2.62 s) */
         out->kind = CL_FXK_SPLASH;
-        out->life = 1.0f;
+        out->life = 2.7f;
         break;
     case 11: /* teleport splash */
         out->kind = CL_FXK_TELEPORT;
@@ -391,7 +392,7 @@ int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const 
         break;
     case 12: /* Quake: explosion2 (coloured); QuakeWorld: blood */
         out->kind = game == CL_GAME_QW ? CL_FXK_BLOOD : CL_FXK_EXPLOSION;
-        out->life = 0.5f;
+        out->life = game == CL_GAME_QW ? 0.5f : 0.8f;
         out->radius = game == CL_GAME_QW ? 0 : 350;
         break;
     case 13: /* Quake: beam (1.08); QuakeWorld: lightning blood */

@@ -455,6 +455,18 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
  * at (255 - 4 r) / 128 of itself (row 32 about as it is), as r_skin_tri's rows want. */
 void r_lut_from_palette(const uint32_t palette[256], uint32_t lut[64 * 256]);
 
+/* r_part.c: Quake's and QuakeWorld's particles. One of an effect's particles at age seconds:
+ * its place and palette colour. */
+typedef struct r_particle {
+    float org[3];
+    uint8_t color;
+} r_particle;
+/* The particles of effect e alive at age (up to cap into out; the effect's own, the same
+ * every time); 0 for an effect that makes none. */
+int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap);
+/* Draw the particles alive at t over the scene (depth tested, not written). */
+void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t);
+
 /* The lookup an entity's look asks for: lut itself, or a copy (in *own, the caller frees
  * it) tinted by a quad (blue) or pentagram (red) glow and carrying s->alpha for a
  * translucent entity; *flags gets the fill flags (RAST_BLEND without depth writes for a

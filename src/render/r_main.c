@@ -220,6 +220,7 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
     int nb = r_beam_segments(cl, t, beams, 64);
     for (int i = 0; i < nb; i++)
         r_draw_entity(v, a, &beams[i], -1, 0, 0, t);
+    r_draw_particles(v, a, cl, t);
 }
 
 static void draw_scene(r_view *v, const r_assets *a, const cl_state *cl, double t,

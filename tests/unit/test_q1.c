@@ -970,13 +970,16 @@ TEST(q1_every_message_type)
         CHECK_EQ(st->armor_type, CL_ARMOR_NONE);
         CHECK_EQ(st->secrets, 1);  /* found secrets */
         CHECK_EQ(st->monsters, 1); /* killed monsters */
-        /* the two temporary entities in the effects log: TE_EXPLOSION (3), TE_LIGHTNING2
-         * from entity 1 */
-        CHECK_EQ(cl->fxlog.fx_count, 2);
-        CHECK_EQ(cl->fxlog.fx[0].kind, CL_FXK_EXPLOSION);
-        CHECK_EQ(cl->fxlog.fx[0].style, 3);
-        CHECK_EQ(cl->fxlog.fx[1].kind, CL_FXK_BEAM_LIGHTNING);
-        CHECK_EQ(cl->fxlog.fx[1].entity, 1);
+        /* in the effects log, in the messages' order: the particle effect (at 0 0 0, its
+         * count and colour as written above), then the two temporary entities,
+         * TE_EXPLOSION (3) and TE_LIGHTNING2 from entity 1 */
+        CHECK_EQ(cl->fxlog.fx_count, 3);
+        CHECK_EQ(cl->fxlog.fx[0].kind, CL_FXK_PARTICLES);
+        CHECK(cl->fxlog.fx[0].entity == 20 && cl->fxlog.fx[0].style == 73);
+        CHECK_EQ(cl->fxlog.fx[1].kind, CL_FXK_EXPLOSION);
+        CHECK_EQ(cl->fxlog.fx[1].style, 3);
+        CHECK_EQ(cl->fxlog.fx[2].kind, CL_FXK_BEAM_LIGHTNING);
+        CHECK_EQ(cl->fxlog.fx[2].entity, 1);
         CHECK(cl->paused && cl->intermission);
         CHECK(cl->message_count >= 5);
         int chats = 0, centers = 0;

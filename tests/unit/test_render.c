@@ -727,3 +727,56 @@ TEST(render_quake_lightning_beam_segments)
     CHECK(seg[0].angles[1] == 90 && seg[0].angles[0] == 315);
     free(cl);
 }
+
+/* Quake's particles (r_part.c, after WinQuake r_part.c and cl_tent.c): how many each effect
+ * throws, for how long, where and in which colours. A spike's impact: 10 of colour 0's row
+ * (0..7) within 8 units, gone after 0.4 s (0.1 x (rand() % 5)); an explosion: 1024 within 16
+ * units in ramp1/ramp2's shades, gone once their ramps pass 8 (0.8 s at most, 10 a second
+ * from 3); a teleport splash: 8 x 8 x 14 = 896 of 7..14, gone after 0.34 s; a lava splash:
+ * 32 x 32 = 1024 of 224..231, all alive until 2 s (2 + 0.02 x (rand() & 31)), gone after
+ * 2.62 s. */
+TEST(render_quake_particles)
+{
+    static r_particle p[1024];
+    cl_fxev e;
+    memset(&e, 0, sizeof e);
+    e.t0 = 10;
+    e.origin[0] = 100, e.origin[1] = 200, e.origin[2] = 300;
+    e.kind = CL_FXK_IMPACT;
+    e.style = 0; /* TE_SPIKE */
+    int n = r_particles_of(&e, 0, p, 1024);
+    CHECK(n > 0 && n <= 10);
+    for (int i = 0; i < n; i++) {
+        CHECK(p[i].color <= 7);
+        for (int j = 0; j < 3; j++)
+            CHECK(fabsf(p[i].org[j] - e.origin[j]) <= 8);
+    }
+    CHECK_EQ(r_particles_of(&e, 0.4f, p, 1024), 0);
+    e.kind = CL_FXK_EXPLOSION;
+    e.radius = 350;
+    CHECK_EQ(r_particles_of(&e, 0, p, 1024), 1024);
+    static const uint8_t shades[] = {0x6f, 0x6d, 0x6b, 0x69, 0x67, 0x65, 0x63, 0x61,
+                                     0x6e, 0x6c, 0x6a, 0x68, 0x66};
+    for (int i = 0; i < 1024; i++) {
+        CHECK(memchr(shades, p[i].color, sizeof shades) != NULL);
+        for (int j = 0; j < 3; j++)
+            CHECK(fabsf(p[i].org[j] - e.origin[j]) <= 16);
+    }
+    CHECK_EQ(r_particles_of(&e, 0.81f, p, 1024), 0);
+    e.kind = CL_FXK_TELEPORT;
+    CHECK_EQ(r_particles_of(&e, 0, p, 1024), 896);
+    for (int i = 0; i < 896; i++)
+        CHECK(p[i].color >= 7 && p[i].color <= 14);
+    CHECK_EQ(r_particles_of(&e, 0.35f, p, 1024), 0);
+    e.kind = CL_FXK_SPLASH;
+    CHECK_EQ(r_particles_of(&e, 1.99f, p, 1024), 1024);
+    for (int i = 0; i < 1024; i++)
+        CHECK(p[i].color >= 224 && p[i].color <= 231);
+    CHECK_EQ(r_particles_of(&e, 2.63f, p, 1024), 0);
+    /* the same effect gives the same particles every time */
+    static r_particle q[1024];
+    n = r_particles_of(&e, 1.0f, p, 1024);
+    CHECK_EQ(n, r_particles_of(&e, 1.0f, q, 1024));
+    for (int i = 0; i < n; i++)
+        CHECK(p[i].color == q[i].color && !memcmp(p[i].org, q[i].org, sizeof p[i].org));
+}

@@ -1,0 +1,259 @@
+/* r_part.c: Quake's and QuakeWorld's particles, made from the effects log.
+ *
+ * Facts, not code, from id's WinQuake r_part.c (R_RunParticleEffect, R_ParticleExplosion,
+ * R_BlobExplosion, R_LavaSplash, R_TeleportSplash, R_DrawParticles) and cl_tent.c (which
+ * effect each temporary entity makes): each effect throws its particles once, and each then
+ * moves by its type's rule every frame (a velocity that grows, decays or falls at
+ * sv_gravity x 0.05). Those rules are solved here in closed form, so a particle's place and
+ * colour at any time follow from its effect's start alone: a seek shows what playing shows,
+ * and the engines' rand() is a hash of the effect (the same picture every time). Trails
+ * (EF_ROCKET and the other model flags) are not made. */
+#include <math.h>
+#include <string.h>
+
+#include "r_local.h"
+
+enum { PT_SLOWGRAV, PT_EXPLODE, PT_EXPLODE2, PT_BLOB, PT_BLOB2 };
+
+#define GRAVITY 40.0f /* sv_gravity 800 x 0.05, units a second squared */
+
+typedef struct part_gen {
+    uint32_t h;
+} part_gen;
+
+static uint32_t next(part_gen *g)
+{
+    g->h = g->h * 1664525u + 1013904223u;
+    return g->h >> 8;
+}
+
+/* One particle: where and what colour at age a seconds, 0 when it has died. */
+typedef struct particle {
+    float org[3], vel[3];
+    float die;   /* age at which it goes */
+    float ramp;  /* explode ramps' start */
+    uint8_t type, color;
+} particle;
+
+static const uint8_t ramp1[8] = {0x6f, 0x6d, 0x6b, 0x69, 0x67, 0x65, 0x63, 0x61};
+static const uint8_t ramp2[8] = {0x6f, 0x6e, 0x6d, 0x6c, 0x6b, 0x6a, 0x68, 0x66};
+
+static int particle_at(const particle *p, float a, float out[3], uint8_t *color)
+{
+    if (a < 0 || a >= p->die)
+        return 0;
+    *color = p->color;
+    switch (p->type) {
+    case PT_EXPLODE: { /* vel += vel x 4 dt, vel.z -= g dt; ramp += 10 dt (ramp1) */
+        float ramp = p->ramp + 10 * a;
+        if (ramp >= 8)
+            return 0;
+        *color = ramp1[(int)ramp];
+        float e = (expf(4 * a) - 1) / 4;
+        for (int i = 0; i < 2; i++)
+            out[i] = p->org[i] + p->vel[i] * e;
+        out[2] = p->org[2] + (p->vel[2] - GRAVITY / 4) * e + GRAVITY / 4 * a;
+        return 1;
+    }
+    case PT_EXPLODE2: { /* vel -= vel dt, vel.z -= g dt; ramp += 15 dt (ramp2) */
+        float ramp = p->ramp + 15 * a;
+        if (ramp >= 8)
+            return 0;
+        *color = ramp2[(int)ramp];
+        float e = 1 - expf(-a);
+        for (int i = 0; i < 2; i++)
+            out[i] = p->org[i] + p->vel[i] * e;
+        out[2] = p->org[2] + (p->vel[2] + GRAVITY) * e - GRAVITY * a;
+        return 1;
+    }
+    case PT_BLOB: { /* vel += vel x 4 dt, vel.z -= g dt */
+        float e = (expf(4 * a) - 1) / 4;
+        for (int i = 0; i < 2; i++)
+            out[i] = p->org[i] + p->vel[i] * e;
+        out[2] = p->org[2] + (p->vel[2] - GRAVITY / 4) * e + GRAVITY / 4 * a;
+        return 1;
+    }
+    case PT_BLOB2: { /* vel.xy -= vel.xy x 4 dt, vel.z -= g dt */
+        float e = (1 - expf(-4 * a)) / 4;
+        for (int i = 0; i < 2; i++)
+            out[i] = p->org[i] + p->vel[i] * e;
+        out[2] = p->org[2] + p->vel[2] * a - GRAVITY / 2 * a * a;
+        return 1;
+    }
+    default: /* pt_slowgrav: vel.z -= g dt */
+        for (int i = 0; i < 2; i++)
+            out[i] = p->org[i] + p->vel[i] * a;
+        out[2] = p->org[2] + p->vel[2] * a - GRAVITY / 2 * a * a;
+        return 1;
+    }
+}
+
+/* R_RunParticleEffect: count particles of colour (its row's 8 shades) near org moving along
+ * dir x 15, for 0 .. 0.4 s; a count of 1024 is R_ParticleExplosion's rocket explosion (half
+ * pt_explode, half pt_explode2, 16 units around, -256..255 a second, for their ramps). */
+static int run_effect(part_gen *g, const float org[3], const float dir[3], int color, int count,
+                      particle *out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < count && n < cap; i++, n++) {
+        particle *p = &out[n];
+        memset(p, 0, sizeof *p);
+        if (count == 1024) {
+            p->die = 5;
+            p->color = ramp1[0];
+            p->ramp = (float)(next(g) & 3);
+            p->type = i & 1 ? PT_EXPLODE : PT_EXPLODE2;
+            for (int j = 0; j < 3; j++) {
+                p->org[j] = org[j] + (float)((int)(next(g) % 32) - 16);
+                p->vel[j] = (float)((int)(next(g) % 512) - 256);
+            }
+        } else {
+            p->die = 0.1f * (float)(next(g) % 5);
+            p->color = (uint8_t)((color & ~7) + (next(g) & 7));
+            p->type = PT_SLOWGRAV;
+            for (int j = 0; j < 3; j++) {
+                p->org[j] = org[j] + (float)((int)(next(g) & 15) - 8);
+                p->vel[j] = dir[j] * 15;
+            }
+        }
+    }
+    return n;
+}
+
+/* R_BlobExplosion (a tarbaby's): 1024, half pt_blob in 66 .. 71, half pt_blob2 in 150 .. 155,
+ * for 1 .. 1.4 s. */
+static int blob(part_gen *g, const float org[3], particle *out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < 1024 && n < cap; i++, n++) {
+        particle *p = &out[n];
+        memset(p, 0, sizeof *p);
+        p->die = 1 + (float)(next(g) & 8) * 0.05f;
+        p->type = i & 1 ? PT_BLOB : PT_BLOB2;
+        p->color = (uint8_t)((i & 1 ? 66 : 150) + next(g) % 6);
+        for (int j = 0; j < 3; j++) {
+            p->org[j] = org[j] + (float)((int)(next(g) % 32) - 16);
+            p->vel[j] = (float)((int)(next(g) % 512) - 256);
+        }
+    }
+    return n;
+}
+
+/* R_LavaSplash (lava, 224 .. 231, for 2 .. 2.62 s; 32 x 32 over 256 units) and
+ * R_TeleportSplash (7 .. 14, for 0.2 .. 0.34 s; 8 x 8 x 14 in a 32 x 32 x 56 box): thrown out
+ * from org at 50 .. 113 a second. */
+static int splash(part_gen *g, const float org[3], int teleport, particle *out, int cap)
+{
+    int n = 0, step = teleport ? 4 : 1, klo = teleport ? -24 : 0, khi = teleport ? 32 : 1;
+    for (int i = -16; i < 16; i += step)
+        for (int j = -16; j < 16; j += step)
+            for (int k = klo; k < khi && n < cap; k += step) {
+                particle *p = &out[n++];
+                memset(p, 0, sizeof *p);
+                p->type = PT_SLOWGRAV;
+                float d[3];
+                if (teleport) {
+                    p->die = 0.2f + (float)(next(g) & 7) * 0.02f;
+                    p->color = (uint8_t)(7 + (next(g) & 7));
+                    d[0] = (float)j * 8, d[1] = (float)i * 8, d[2] = (float)k * 8;
+                    p->org[0] = org[0] + (float)i + (float)(next(g) & 3);
+                    p->org[1] = org[1] + (float)j + (float)(next(g) & 3);
+                    p->org[2] = org[2] + (float)k + (float)(next(g) & 3);
+                } else {
+                    p->die = 2 + (float)(next(g) & 31) * 0.02f;
+                    p->color = (uint8_t)(224 + (next(g) & 7));
+                    d[0] = (float)j * 8 + (float)(next(g) & 7);
+                    d[1] = (float)i * 8 + (float)(next(g) & 7);
+                    d[2] = 256;
+                    p->org[0] = org[0] + d[0];
+                    p->org[1] = org[1] + d[1];
+                    p->org[2] = org[2] + (float)(next(g) & 63);
+                }
+                float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                float speed = 50 + (float)(next(g) & 63);
+                for (int m = 0; m < 3; m++)
+                    p->vel[m] = len > 0 ? d[m] / len * speed : 0;
+            }
+    return n;
+}
+
+int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
+{
+    particle ps[1024]; /* (on the stack: bands draw at once) */
+    part_gen g;
+    uint32_t bits[3];
+    memcpy(bits, e->origin, sizeof bits);
+    g.h = (uint32_t)(int64_t)(e->t0 * 1000.0) * 2654435761u ^ bits[0] * 40503u ^
+          bits[1] * 69069u ^ bits[2] ^ e->kind * 7919u;
+    const float zero[3] = {0, 0, 0};
+    int n = 0;
+    switch (e->kind) {
+    case CL_FXK_IMPACT: { /* cl_tent.c: spike 10, superspike and gunshot 20, wizard 30 of
+                           * 20, knight 20 of 226 */
+        int color = e->style == 7 ? 20 : e->style == 8 ? 226 : 0;
+        int count = e->style == 0 ? 10 : e->style == 7 ? 30 : 20;
+        n = run_effect(&g, e->origin, zero, color, count, ps, 1024);
+        break;
+    }
+    case CL_FXK_EXPLOSION: /* TE_EXPLOSION, TE_EXPLOSION2: R_ParticleExplosion */
+        n = e->radius > 0 ? run_effect(&g, e->origin, zero, 0, 1024, ps, 1024)
+                          : blob(&g, e->origin, ps, 1024);
+        break;
+    case CL_FXK_TELEPORT:
+        n = splash(&g, e->origin, 1, ps, 1024);
+        break;
+    case CL_FXK_SPLASH:
+        n = splash(&g, e->origin, 0, ps, 1024);
+        break;
+    case CL_FXK_BLOOD: /* QuakeWorld's TE_BLOOD (73, 20) and TE_LIGHTNINGBLOOD (225, 50) */
+        n = run_effect(&g, e->origin, zero, e->style == 13 ? 225 : 73,
+                       e->style == 13 ? 50 : 20, ps, 1024);
+        break;
+    case CL_FXK_PARTICLES: /* svc_particle: its colour, count and direction */
+        n = run_effect(&g, e->origin, e->end, e->style, e->entity, ps, 1024);
+        break;
+    default:
+        return 0;
+    }
+    int m = 0;
+    for (int i = 0; i < n && m < cap; i++) {
+        uint8_t color;
+        if (particle_at(&ps[i], age, out[m].org, &color)) {
+            out[m].color = color;
+            m++;
+        }
+    }
+    return m;
+}
+
+void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t)
+{
+    if (!cl || !a || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW) ||
+        (v->pass != R_PASS_TEXTURED && v->pass != R_PASS_FLAT))
+        return;
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64);
+    r_particle ps[1024];
+    for (int i = 0; i < nfx; i++) {
+        int n = r_particles_of(fx[i], (float)(t - fx[i]->t0), ps, 1024);
+        for (int k = 0; k < n; k++) {
+            /* gl_rmisc / r_part.c R_DrawParticles: a particle grows with its distance
+             * (1 + 0.004 a unit beyond 20) so it keeps a few pixels' size */
+            const float *o = ps[k].org;
+            float d = (o[0] - v->org[0]) * v->fwd[0] + (o[1] - v->org[1]) * v->fwd[1] +
+                      (o[2] - v->org[2]) * v->fwd[2];
+            if (!(d > 4))
+                continue;
+            float s = (d < 20 ? 1 : 1 + d * 0.004f) * 0.75f;
+            float q[4][3];
+            for (int j = 0; j < 3; j++) {
+                q[0][j] = o[j] - v->right[j] * s - v->up[j] * s;
+                q[1][j] = o[j] + v->right[j] * s - v->up[j] * s;
+                q[2][j] = o[j] + v->right[j] * s + v->up[j] * s;
+                q[3][j] = o[j] - v->right[j] * s + v->up[j] * s;
+            }
+            r_draw_poly(v, (const float(*)[3])q, 4, a->palette[ps[k].color] | 0xff000000u,
+                        RAST_DEPTH_TEST | RAST_COLOR_WRITE);
+        }
+    }
+}
