@@ -6,8 +6,9 @@
  * moves by its type's rule every frame (a velocity that grows, decays or falls at
  * sv_gravity x 0.05). Those rules are solved here in closed form, so a particle's place and
  * colour at any time follow from its effect's start alone: a seek shows what playing shows,
- * and the engines' rand() is a hash of the effect (the same picture every time). Trails
- * (EF_ROCKET and the other model flags) are not made. */
+ * and the engines' rand() is a hash of the effect (the same picture every time). A rocket's
+ * smoke trail (R_RocketTrail for a model flagged EF_ROCKET) is laid along its straight
+ * flight since it appeared; the other trails (grenades', gibs') are not made. */
 #include <math.h>
 #include <string.h>
 
@@ -226,6 +227,50 @@ int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
     return m;
 }
 
+static const uint8_t ramp3[6] = {0x6d, 0x6b, 6, 5, 4, 3};
+
+int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap)
+{
+    cl_entity e;
+    cl_entstate s;
+    double since[2];
+    if (!cl_entity_at(cl, num, t, &s, NULL, NULL) || !cl_entity_anim_since(cl, num, since))
+        return 0;
+    cl_entity_settled(cl, num, &e);
+    double dt = e.cur_time - e.prev_time;
+    if (!(dt > 0))
+        return 0;
+    float vel[3], speed = 0;
+    for (int i = 0; i < 3; i++) {
+        vel[i] = (float)((e.cur.origin[i] - e.prev.origin[i]) / dt);
+        speed += vel[i] * vel[i];
+    }
+    speed = sqrtf(speed);
+    if (!(speed >= 1 && speed <= 4000))
+        return 0;
+    /* R_RocketTrail type 0: a particle every 3 units of its path (each laid when it passed
+     * there, at its start plus 3 k / speed), ramp3 from rand() & 3 at 5 a second until 6
+     * (pt_fire, rising at sv_gravity x 0.05), within 3 units of the path */
+    double start = since[0];
+    uint32_t seed = (uint32_t)num * 2654435761u ^ (uint32_t)(int64_t)(start * 1000.0);
+    double first = t - 1.2 > start ? t - 1.2 : start; /* (none lives longer) */
+    int64_t k0 = (int64_t)ceil((first - start) * speed / 3), k1 = (int64_t)floor((t - start) * speed / 3);
+    int n = 0;
+    for (int64_t k = k1; k >= k0 && k1 - k < 1024 && n < cap; k--) {
+        double at = start + (double)k * 3 / speed, age = t - at;
+        part_gen g = {seed ^ (uint32_t)k * 40503u};
+        float ramp = (float)(next(&g) & 3) + 5 * (float)age;
+        if (ramp >= 6 || age < 0)
+            continue;
+        r_particle *p = &out[n++];
+        p->color = ramp3[(int)ramp];
+        for (int j = 0; j < 3; j++)
+            p->org[j] = s.origin[j] - vel[j] * (float)age + (float)((int)(next(&g) % 6) - 3);
+        p->org[2] += GRAVITY / 2 * (float)(age * age);
+    }
+    return n;
+}
+
 void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t)
 {
     if (!cl || !a || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW) ||
@@ -234,8 +279,19 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
     const cl_fxev *fx[64];
     int nfx = cl_fx_at(cl, t, fx, 64);
     r_particle ps[1024];
-    for (int i = 0; i < nfx; i++) {
-        int n = r_particles_of(fx[i], (float)(t - fx[i]->t0), ps, 1024);
+    int ne = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
+    for (int i = -nfx; i < ne; i++) {
+        int n = 0;
+        if (i < 0) { /* the effects, then the entities' trails */
+            n = r_particles_of(fx[i + nfx], (float)(t - fx[i + nfx]->t0), ps, 1024);
+        } else {
+            const cl_entity *e = &cl->entities[i];
+            uint16_t m = e->cur.model;
+            if (!e->active || m >= a->num_models || a->models[m].kind != R_KIND_ALIAS ||
+                !a->models[m].alias || !(a->models[m].alias->flags & 1)) /* EF_ROCKET */
+                continue;
+            n = r_trail_particles(cl, i, t, ps, 1024);
+        }
         for (int k = 0; k < n; k++) {
             /* gl_rmisc / r_part.c R_DrawParticles: a particle grows with its distance
              * (1 + 0.004 a unit beyond 20) so it keeps a few pixels' size */

@@ -780,3 +780,34 @@ TEST(render_quake_particles)
     for (int i = 0; i < n; i++)
         CHECK(p[i].color == q[i].color && !memcmp(p[i].org, q[i].org, sizeof p[i].org));
 }
+
+/* r_part.c r_trail_particles, after WinQuake's R_RocketTrail type 0: a rocket seen at x 0 at
+ * 1.0 s and at x 100 at 1.1 s (1000 a second) has, at 1.1 s, a particle for every 3 units
+ * it flew, 34 (k = 0 .. 33, none old enough to have died: ramp3 from at most 3 at 5 a
+ * second ends at 6), each within 3 units of its path and in ramp3's shades. */
+TEST(render_quake_rocket_trail)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
+    cl_entstate s;
+    memset(&s, 0, sizeof s);
+    s.model = 2;
+    for (int k = 0; k < 2; k++) {
+        cl_frame_begin(cl, 1.0 + 0.1 * k);
+        s.origin[0] = 100.0f * (float)k;
+        cl_entity_update(cl, 5, &s);
+        cl_frame_end(cl, 1);
+    }
+    static r_particle p[1024];
+    int n = r_trail_particles(cl, 5, 1.1, p, 1024);
+    CHECK_EQ(n, 34);
+    static const uint8_t ramp3[6] = {0x6d, 0x6b, 6, 5, 4, 3};
+    for (int i = 0; i < n; i++) {
+        CHECK(memchr(ramp3, p[i].color, sizeof ramp3) != NULL);
+        CHECK(p[i].org[0] >= -3 - 1e-3f && p[i].org[0] <= 103 + 1e-3f);
+        CHECK(fabsf(p[i].org[1]) <= 3 && p[i].org[2] >= -3 && p[i].org[2] <= 3.3f);
+    }
+    free(cl);
+}
