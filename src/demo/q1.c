@@ -604,10 +604,13 @@ static qd_err parse_update(q1_ctx *c, uint8_t id)
         s.flags |= CL_EF_TELEPORT;
     /* cl_main.c CL_RelinkEntities: a move of over 100 units along any axis since the last
      * message is a teleport, not a motion */
-    const cl_entity *was = num < (uint32_t)c->cl->num_entities ? &c->cl->entities[num] : NULL;
-    for (int i = 0; was && was->active && i < 3; i++)
-        if (fabsf(s.origin[i] - was->cur.origin[i]) > 100)
+    if (num < (uint32_t)c->cl->num_entities && c->cl->entities[num].active) {
+        const float *o = c->cl->entities[num].cur.origin;
+        float dx = fabsf(s.origin[0] - o[0]), dy = fabsf(s.origin[1] - o[1]),
+              dz = fabsf(s.origin[2] - o[2]);
+        if ((dx > dy ? dx : dy) > 100 || dz > 100)
             s.flags |= CL_EF_TELEPORT;
+    }
     if (num >= 1 && num <= c->st->max_clients)
         s.flags |= CL_EF_PLAYER;
     if (!c->st->frame_open) {
