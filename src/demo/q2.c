@@ -1216,14 +1216,30 @@ static int sound_slot(ctx *c, const char *name, int ent, int slot)
 static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vol,
                         const float *org)
 {
-    char name[CL_NAME_LEN];
-    const char *pct = strstr(snd->name, "%d");
-    if (pct && snd->variants)
-        snprintf(name, sizeof name, "%.*s%d%s", (int)(pct - snd->name), snd->name,
-                 (int)(r % snd->variants) + 1, pct + 2);
-    else
-        snprintf(name, sizeof name, "%s", snd->name);
-    int slot = sound_slot(c, name, ent, 0);
+    int var = snd->variants ? (int)(r % snd->variants) : 0, slot = 0;
+    /* (a "*" sound's slot depends on the entity's model: not kept) */
+    int keep = snd->name[0] != '*';
+    /* (keyed by the name: the tables' entries are copied, their names are static) */
+    unsigned h = (unsigned)(((uintptr_t)snd->name >> 3) ^ (uintptr_t)var * 7u) & 31u;
+    if (keep && c->s->sfx[h].snd == snd->name && c->s->sfx[h].var == var &&
+        c->s->sfx[h].level == c->cl->level_count) {
+        slot = c->s->sfx[h].slot;
+    } else {
+        char name[CL_NAME_LEN];
+        const char *pct = strstr(snd->name, "%d");
+        if (pct && snd->variants)
+            snprintf(name, sizeof name, "%.*s%d%s", (int)(pct - snd->name), snd->name, var + 1,
+                     pct + 2);
+        else
+            snprintf(name, sizeof name, "%s", snd->name);
+        slot = sound_slot(c, name, ent, 0);
+        if (keep && slot) {
+            c->s->sfx[h].snd = snd->name;
+            c->s->sfx[h].var = (uint8_t)var;
+            c->s->sfx[h].level = c->cl->level_count;
+            c->s->sfx[h].slot = (uint16_t)slot;
+        }
+    }
     if (!slot)
         return;
     cl_sound so;

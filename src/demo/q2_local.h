@@ -411,6 +411,14 @@ typedef struct q2_state {
     uint32_t bad_deltas;  /* frames whose delta source was gone */
     int32_t last_emitted; /* ring slot of the frame last sent to the client, -1 none */
     q2_pstate ps;         /* the player state being parsed */
+    /* the client-side sounds' slots by table name and variant, for the level (cl
+     * level_count) they were interned in: start_sound builds and looks up a name once */
+    struct {
+        const void *snd;
+        uint32_t level;
+        uint16_t slot;
+        uint8_t var, pad;
+    } sfx[32];
     q2_names names;
     q2_pstate ps_ring[Q2_UPDATE_BACKUP];
     q2_store store;
