@@ -239,6 +239,12 @@ typedef struct cl_view {
     float velocity[3];
     float dmg_roll, dmg_pitch;
     double dmg_time;
+    /* Quake's screen tints (view.c cshifts): the damage one's percent at dmg_time (it fades
+     * 150 a second) and colour; the demo time of the last bonus flash (stufftext "bf": 50
+     * percent of gold fading 100 a second), 0 none */
+    float dmg_percent;
+    uint8_t dmg_rgb[3];
+    double bonus_time;
 } cl_view;
 
 typedef enum cl_msg_kind { CL_MSG_PRINT, CL_MSG_CENTER, CL_MSG_CHAT } cl_msg_kind;

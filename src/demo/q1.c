@@ -674,12 +674,24 @@ static qd_err parse_temp_entity(q1_ctx *c)
  * 0.5 s. (Its red screen tint is not drawn.) */
 static void damage_kick(cl_state *cl, int save, int take, const float from[3])
 {
-    cl_entstate s;
-    if (!cl_entity_at(cl, cl->view.view_entity, cl->time, &s, NULL, NULL))
-        return;
     float count = save * 0.5f + take * 0.5f, d[3], len = 0;
     if (count < 10)
         count = 10;
+    /* its tint: 3 percent a point of count on what is left, at most 150; pink when the armour
+     * took more, red-pink with some armour, red without */
+    cl_view *v = &cl->view;
+    double since = cl->time - v->dmg_time;
+    float left = v->dmg_percent - 150 * (float)(since > 0 ? since : 0);
+    v->dmg_percent = (left > 0 ? left : 0) + 3 * count;
+    if (v->dmg_percent > 150)
+        v->dmg_percent = 150;
+    static const uint8_t tint[3][3] = {{200, 100, 100}, {220, 50, 50}, {255, 0, 0}};
+    memcpy(v->dmg_rgb, tint[save > take ? 0 : save ? 1 : 2], 3);
+    v->dmg_roll = v->dmg_pitch = 0;
+    v->dmg_time = cl->time;
+    cl_entstate s;
+    if (!cl_entity_at(cl, cl->view.view_entity, cl->time, &s, NULL, NULL))
+        return;
     for (int i = 0; i < 3; i++) {
         d[i] = from[i] - s.origin[i];
         len += d[i] * d[i];
@@ -698,7 +710,6 @@ static void damage_kick(cl_state *cl, int save, int take, const float from[3])
           front = (d[0] * fwd[0] + d[1] * fwd[1] + d[2] * fwd[2]) / len;
     cl->view.dmg_roll = count * side * 0.6f;
     cl->view.dmg_pitch = count * front * 0.6f;
-    cl->view.dmg_time = cl->time;
 }
 
 static qd_err check_player(q1_ctx *c, long slot)
@@ -851,6 +862,10 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         rd_str(r, text, sizeof text);
         if (r->err)
             break;
+        /* the "bf" command (V_BonusFlash_f: an item picked up) starts the bonus tint */
+        for (const char *l = text; id == Q1_SVC_STUFFTEXT && l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+            if (l[0] == 'b' && l[1] == 'f' && (l[2] == '\n' || l[2] == 0 || l[2] == ';' || l[2] == ' '))
+                cl->view.bonus_time = cl->time > 0 ? cl->time : 1e-9;
         if (id == Q1_SVC_PRINT) { /* say and say_team lines start with byte 1 */
             cl_message_add(cl, text[0] == 1 ? CL_MSG_CHAT : CL_MSG_PRINT, text[0] == 1 ? text + 1 : text);
             print_pieces(c, text);

@@ -308,6 +308,99 @@ typedef struct band {
                     * together */
 } band;
 
+int r_quake_tint(const r_assets *a, const cl_state *cl, double t, const float eye[3],
+                 float rgba[4])
+{
+    rgba[0] = rgba[1] = rgba[2] = rgba[3] = 0;
+    if (!cl || cl->level.game != CL_GAME_Q1)
+        return 0;
+    float shift[4][4]; /* contents, damage, bonus, powerup: r, g, b, percent */
+    memset(shift, 0, sizeof shift);
+    /* V_SetContentsColor: the eye's leaf */
+    const mdl_bsp *b = a ? a->world.bsp : NULL;
+    if (b && b->num_models > 0 && eye) {
+        uint32_t li = mdl_bsp_point_leaf(b, b->models[0].headnode, eye);
+        int32_t c = li < b->num_leaves ? b->leaves[li].contents : MDL_CONTENTS_EMPTY;
+        static const float water[4] = {130, 80, 50, 128}, slime[4] = {0, 25, 5, 150},
+                           lava[4] = {255, 80, 0, 150};
+        const float *s = c == MDL_CONTENTS_WATER   ? water
+                         : c == MDL_CONTENTS_SLIME ? slime
+                         : c == MDL_CONTENTS_LAVA  ? lava
+                                                   : NULL;
+        if (s)
+            memcpy(shift[0], s, sizeof shift[0]);
+    }
+    const cl_view *v = &cl->view;
+    double since = t - v->dmg_time;
+    if (v->dmg_percent > 0 && since >= 0) {
+        for (int i = 0; i < 3; i++)
+            shift[1][i] = v->dmg_rgb[i];
+        shift[1][3] = v->dmg_percent - 150 * (float)since;
+    }
+    since = t - v->bonus_time;
+    if (v->bonus_time > 0 && since >= 0) {
+        shift[2][0] = 215, shift[2][1] = 186, shift[2][2] = 69;
+        shift[2][3] = 50 - 100 * (float)since;
+    }
+    /* V_CalcPowerupCshift: the first of quad, suit, ring, pentagram held */
+    const cl_stats *st = cl_stats_of(cl, -1);
+    if (st && (st->flags & CL_ST_VALID)) {
+        static const struct {
+            int pu;
+            float c[4];
+        } pw[4] = {{CL_PU_QUAD, {0, 0, 255, 30}},
+                   {CL_PU_SUIT, {0, 255, 0, 20}},
+                   {CL_PU_INVIS, {100, 100, 100, 100}},
+                   {CL_PU_INVULN, {255, 255, 0, 30}}};
+        for (int k = 0; k < 4; k++) {
+            float end = st->powerup_end[pw[k].pu];
+            if (end < 0 || end > t) {
+                memcpy(shift[3], pw[k].c, sizeof shift[3]);
+                break;
+            }
+        }
+    }
+    /* V_CalcBlend: each tint over the ones before by its percent of 255 */
+    float r = 0, g = 0, bl = 0, al = 0;
+    for (int j = 0; j < 4; j++) {
+        float a2 = shift[j][3] / 255;
+        if (!(a2 > 0))
+            continue;
+        al = al + a2 * (1 - al);
+        a2 = a2 / al;
+        r = r * (1 - a2) + shift[j][0] * a2;
+        g = g * (1 - a2) + shift[j][1] * a2;
+        bl = bl * (1 - a2) + shift[j][2] * a2;
+    }
+    if (!(al > 0))
+        return 0;
+    rgba[0] = r, rgba[1] = g, rgba[2] = bl, rgba[3] = al > 1 ? 1 : al;
+    return 1;
+}
+
+/* The view's rows under Quake's tint (gl_rmain.c R_PolyBlend: the colour over the 3D view by
+ * its alpha). */
+static void quake_tint(r_view *v, const r_assets *a, const cl_state *cl, double t)
+{
+    float c[4];
+    if (!r_quake_tint(a, cl, t, v->org, c))
+        return;
+    int k = (int)(c[3] * 256 + 0.5f), ik = 256 - k;
+    uint32_t add[3] = {(uint32_t)(c[0] * (float)k), (uint32_t)(c[1] * (float)k),
+                       (uint32_t)(c[2] * (float)k)};
+    rast_fb *fb = v->fb;
+    for (int y = v->y0; y < v->y1; y++) {
+        uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
+        for (int x = 0; x < fb->w; x++) {
+            uint32_t p = row[x]; /* (a << 24 | b << 16 | g << 8 | r: rast.h) */
+            uint32_t rr = ((p & 255) * (uint32_t)ik + add[0]) >> 8,
+                     gg = ((p >> 8 & 255) * (uint32_t)ik + add[1]) >> 8,
+                     bb = ((p >> 16 & 255) * (uint32_t)ik + add[2]) >> 8;
+            row[x] = (p & 0xff000000u) | bb << 16 | gg << 8 | rr;
+        }
+    }
+}
+
 static void render_band(band *bd)
 {
     const r_assets *a = bd->a;
@@ -384,6 +477,8 @@ static void render_band(band *bd)
         if (o->gun)
             draw_gun(&v, a, cl, t);
     }
+    if (o->mode != R_MODE_WIRE)
+        quake_tint(&v, a, cl, t);
     free(v.trans); /* r_surf_trans frees it; a pass that never came to it too */
     bd->count = v.count;
 }

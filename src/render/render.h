@@ -80,6 +80,12 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam);
  * newest beam of an entity only (CL_ParseBeam). Up to cap into out; returns how many. */
 int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap);
 
+/* Quake's screen tint at t for an eye at `eye` (view.c V_CalcBlend of the cshifts: the
+ * water, slime or lava the eye is in, the last hit's, an item's bonus flash, the powerup
+ * held): its colour 0..255 and alpha 0..1 in rgba; 0 when there is none. */
+int r_quake_tint(const r_assets *a, const cl_state *cl, double t, const float eye[3],
+                 float rgba[4]);
+
 #define R_MODE_FLAT 0 /* faces filled in their texture's average colour times their light */
 #define R_MODE_WIRE 1 /* edges of faces and models, hidden lines removed unless xray */
 #define R_MODE_TEXTURED 2 /* the game's look: textured, lightmapped faces (Quake maps; other

@@ -604,6 +604,22 @@ TEST(q1_move_over_100_units_snaps)
     }
 }
 
+/* The "bf" command a server stuffs when an item is picked up (view.c V_BonusFlash_f) starts
+ * the bonus tint at that frame's time; other commands do not. */
+TEST(q1_bonus_flash_from_stufftext)
+{
+    static const char *const text[2] = {"bf\n", "bfx\n"};
+    for (int k = 0; k < 2; k++) {
+        buf m = {{0}, 0};
+        put8(&m, 9); /* svc_stufftext */
+        putstr(&m, text[k]);
+        cl_state *cl = one_frame(&m);
+        CHECK(cl);
+        CHECK_MSG((cl->view.bonus_time > 0) == (k == 0), "%s", text[k]);
+        free(cl);
+    }
+}
+
 /* ---- real demos ---- */
 
 /* The map the manifest names for dem/<name>, from its "map maps/x.bsp" wording. */

@@ -811,3 +811,40 @@ TEST(render_quake_rocket_trail)
     }
     free(cl);
 }
+
+/* view.c's screen tints (V_CalcBlend over the cshifts, by hand): a hit's 60 percent of red
+ * (255, 0, 0) fades 150 a second (0.2353 alpha at once, 30 percent 0.2 s on, none at 0.4);
+ * the bonus flash is 50 percent of gold (215, 186, 69) fading 100 a second; the quad 30
+ * percent of blue. The hit and the quad together: alpha 0.2353 + 0.1176 x (1 - 0.2353) =
+ * 0.3253, red 255 x (1 - 0.1176 / 0.3253) = 162.8, blue 255 x 0.3616 = 92.2. */
+TEST(render_quake_screen_tints)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
+    float c[4];
+    CHECK(!r_quake_tint(NULL, cl, 1.0, NULL, c));
+    cl->view.dmg_percent = 60;
+    cl->view.dmg_rgb[0] = 255;
+    cl->view.dmg_time = 1.0;
+    CHECK(r_quake_tint(NULL, cl, 1.0, NULL, c));
+    CHECK(fabsf(c[3] - 60 / 255.0f) < 1e-4f && fabsf(c[0] - 255) < 1e-3f && c[1] == 0);
+    CHECK(r_quake_tint(NULL, cl, 1.2, NULL, c) && fabsf(c[3] - 30 / 255.0f) < 1e-4f);
+    CHECK(!r_quake_tint(NULL, cl, 1.41, NULL, c));
+    cl->view.bonus_time = 2.0;
+    CHECK(r_quake_tint(NULL, cl, 2.0, NULL, c));
+    CHECK(fabsf(c[3] - 50 / 255.0f) < 1e-4f && fabsf(c[0] - 215) < 1e-3f &&
+          fabsf(c[1] - 186) < 1e-3f && fabsf(c[2] - 69) < 1e-3f);
+    CHECK(!r_quake_tint(NULL, cl, 2.51, NULL, c));
+    cl_stats st;
+    memset(&st, 0, sizeof st);
+    st.powerup_end[CL_PU_QUAD] = -1;
+    cl_set_stats(cl, -1, &st);
+    cl->view.dmg_time = 3.0;
+    CHECK(r_quake_tint(NULL, cl, 3.0, NULL, c));
+    CHECK_MSG(fabsf(c[3] - 0.3253f) < 1e-3f && fabsf(c[0] - 162.8f) < 0.2f &&
+                  fabsf(c[2] - 92.2f) < 0.2f,
+              "%g %g %g %g", (double)c[0], (double)c[1], (double)c[2], (double)c[3]);
+    free(cl);
+}
