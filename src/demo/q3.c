@@ -832,6 +832,45 @@ static void body_look(const q3_proto *p, cl_entstate *st, int cn, int legs, int 
 
 /* e at time at; a body's apos trajectory and its angles at that time may come made
  * (entity_swing's: known_apos, known_ang), else NULL. */
+/* The loop a body or missile of weapon wp plays (cg_weapons.c CG_RegisterWeapon's
+ * readySound, firingSound and missileSound): kind 0 a body not firing, 1 firing
+ * (EF_FIRING), 2 a missile. cgame adds it on the entity's one loop, over its loopSound
+ * (CG_AddPlayerWeapon for a body drawn as a model, CG_Missile). 0 none. */
+static uint16_t weapon_loop(ctx *c, int wp, int kind)
+{
+    static const struct {
+        int wp;
+        const char *name[3];
+    } loops[] = {
+        {Q3_WP_GAUNTLET, {NULL, "sound/weapons/melee/fstrun.wav", NULL}},
+        {Q3_WP_ROCKET_LAUNCHER, {NULL, NULL, "sound/weapons/rocket/rockfly.wav"}},
+        {Q3_WP_LIGHTNING,
+         {"sound/weapons/melee/fsthum.wav", "sound/weapons/lightning/lg_hum.wav", NULL}},
+        {Q3_WP_RAILGUN,
+         {"sound/weapons/railgun/rg_hum.wav", "sound/weapons/railgun/rg_hum.wav", NULL}},
+        {Q3_WP_PLASMAGUN, {NULL, NULL, "sound/weapons/plasma/lasfly.wav"}},
+        {Q3_WP_BFG,
+         {"sound/weapons/bfg/bfg_hum.wav", "sound/weapons/bfg/bfg_hum.wav",
+          "sound/weapons/rocket/rockfly.wav"}},
+    };
+    q3_state *s = c->s;
+    if (wp <= 0 || wp >= 16 || kind < 0 || kind > 2)
+        return 0;
+    if (s->loop_level != c->cl->level_count + 1u) { /* (a new level: its slots anew) */
+        memset(s->loop_slot, 0, sizeof s->loop_slot);
+        s->loop_level = c->cl->level_count + 1u;
+    }
+    if (s->loop_slot[kind][wp])
+        return s->loop_slot[kind][wp] == 0xffff ? 0 : s->loop_slot[kind][wp];
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof loops / sizeof loops[0]; i++)
+        if (loops[i].wp == wp)
+            name = loops[i].name[kind];
+    int slot = name ? cl_sound_intern(c->cl, Q3_MAX_SOUNDS, name) : 0;
+    s->loop_slot[kind][wp] = slot ? (uint16_t)slot : 0xffff;
+    return (uint16_t)slot;
+}
+
 static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
                         const cl_traj *known_apos, const float known_ang[3])
 {
@@ -881,10 +920,15 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
     if (teleport)
         st.flags |= CL_EF_TELEPORT;
     cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, apos);
-    /* cg_ents.c CG_EntityEffects: an entity with a loopSound plays it where it is */
+    /* cg_ents.c CG_EntityEffects: an entity with a loopSound plays it where it is; a body's
+     * weapon hum and a missile's flight take the loop over (weapon_loop) */
     int loop = e->f[Q3_ES_LOOPSOUND];
+    uint16_t over = type == Q3_ET_PLAYER
+                        ? weapon_loop(c, wp, (e->f[Q3_ES_EFLAGS] & Q3_EF_FIRING) != 0)
+                    : type == Q3_ET_MISSILE ? weapon_loop(c, wp, 2)
+                                            : 0;
     cl_entity_set_loop(c->cl, e->number + 1,
-                       (uint16_t)(loop > 0 && loop < Q3_MAX_SOUNDS ? loop : 0));
+                       over ? over : (uint16_t)(loop > 0 && loop < Q3_MAX_SOUNDS ? loop : 0));
 }
 
 /* The recorder's own body, which the playerState stands for (it is never in the entity
@@ -1043,6 +1087,11 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
                       (st.flags & CL_EF_TELEPORT) != 0, vel);
         c->s->last_eflags = ps->f[Q3_PS_EFLAGS];
         cl_entity_update(c->cl, cn + 1, &st);
+        /* its weapon's hum too: cgame draws the recorder's body (unseen in first person)
+         * with its world weapon, whose CG_AddPlayerWeapon adds it */
+        cl_entity_set_loop(c->cl, cn + 1,
+                           weapon_loop(c, ps->f[Q3_PS_WEAPON],
+                                       (ps->f[Q3_PS_EFLAGS] & Q3_EF_FIRING) != 0));
     }
     cl_view v;
     memset(&v, 0, sizeof v);

@@ -92,6 +92,10 @@
 #define Q3_WP_GRENADE_LAUNCHER 4
 #define Q3_WP_ROCKET_LAUNCHER 5
 #define Q3_WP_PLASMAGUN 8
+#define Q3_WP_GAUNTLET 1
+#define Q3_WP_LIGHTNING 6
+#define Q3_WP_RAILGUN 7
+#define Q3_WP_BFG 9
 #define Q3_ANIM_TOGGLEBIT 128 /* legsAnim / torsoAnim: flips when an animation restarts */
 #define Q3_PM_SPECTATOR 2
 #define Q3_PM_DEAD 3
@@ -524,6 +528,10 @@ typedef struct q3_state {
      * which the next one cuts (CG_SetNextSnap); snap_flags: the snapshot being shown */
     int32_t view_eflags, view_client, view_snapflags, snap_flags;
     uint8_t have_view;
+    /* the weapons' and missiles' loop sounds' slots (weapon_loop), for the level (cl
+     * level_count) they were interned in; 0 not yet */
+    uint32_t loop_level;
+    uint16_t loop_slot[3][16];
     int32_t shown_time;   /* serverTime of the snapshot whose entities the client got last
                            * (dd_shown): the time its trajectories were evaluated at */
     int32_t shown_cn;     /* the client whose body its playerState stood for */

@@ -17,7 +17,7 @@ enum {
     Q3_EV_DEATH1 = 57, Q3_EV_DEATH3 = 59
 };
 /* weapon_t (bg_public.h) */
-enum { Q3_WP_SHOTGUN = 3, Q3_WP_LIGHTNING = 6, Q3_WP_RAILGUN = 7, Q3_WP_BFG = 9 };
+enum { Q3_WP_SHOTGUN = 3 }; /* (the others: q3_local.h) */
 /* soundChannel_t (q_shared.h) */
 enum { Q3_CHAN_AUTO = 0, Q3_CHAN_VOICE = 3, Q3_CHAN_ITEM = 4, Q3_CHAN_WEAPON = 2,
        Q3_CHAN_BODY = 5 };

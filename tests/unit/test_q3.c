@@ -1551,6 +1551,49 @@ TEST(q3_event_not_fired_again_after_a_short_absence)
     }
 }
 
+static void humming_bodies(bw *w)
+{
+    /* client 3's body with the railgun (WP_RAILGUN 7), client 5's firing the lightning gun
+     * (WP_LIGHTNING 6, EF_FIRING 0x100), a rocket (ET_MISSILE 3, WP_ROCKET_LAUNCHER 5) and a
+     * grenade (WP_GRENADE_LAUNCHER 4); bg_public.h */
+    static const int idx[4] = {Q3_ES_ETYPE, Q3_ES_EFLAGS, Q3_ES_WEAPON, Q3_ES_CLIENTNUM};
+    static const int32_t rail[4] = {1, 0, 7, 3}, lg[4] = {1, 0x100, 6, 5};
+    static const float fv[4] = {0, 0, 0, 0};
+    wentity(w, 3, idx, rail, fv, 4);
+    wentity(w, 5, idx, lg, fv, 4);
+    static const int midx[2] = {Q3_ES_ETYPE, Q3_ES_WEAPON};
+    static const int32_t rocket[2] = {3, 5}, grenade[2] = {3, 4};
+    wentity(w, 40, midx, rocket, fv, 2);
+    wentity(w, 41, midx, grenade, fv, 2);
+}
+
+/* cg_weapons.c: a body's world weapon plays its readySound, or its firingSound while it fires
+ * (CG_AddPlayerWeapon), and a missile its missileSound (CG_Missile), on the entity's loop
+ * (CG_RegisterWeapon: the railgun's rg_hum, the lightning gun's lg_hum firing, the rocket's
+ * rockfly; the grenade none). */
+TEST(q3_weapon_and_missile_loops)
+{
+    run r;
+    CHECK_MSG(run_entities(&r, humming_bodies), "%s", r.err.msg);
+    static const struct {
+        int ent;
+        const char *name;
+    } want[] = {{4, "sound/weapons/railgun/rg_hum.wav"},
+                {6, "sound/weapons/lightning/lg_hum.wav"},
+                {41, "sound/weapons/rocket/rockfly.wav"},
+                {42, NULL}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int s = r.cl->entities[want[k].ent].loop_sound;
+        if (want[k].name)
+            CHECK_MSG(s > 0 && s < r.cl->level.num_sounds &&
+                          !strcmp(r.cl->level.sounds[s], want[k].name),
+                      "entity %d", want[k].ent);
+        else
+            CHECK_EQ(s, 0);
+    }
+    run_close(&r);
+}
+
 /* A snapshot at t (no delta) whose playerState holds the fields of ps (indexes Q3_PS_*, up
  * to Q3_PS_WEAPON; 0 is not sent), no stats arrays and no entities. */
 static void build_ps_snapshot(bw *w, int32_t t, const int32_t ps[Q3_PS_WEAPON + 1])
