@@ -277,6 +277,10 @@ typedef struct cl_level {
                                      * env/<sky>rt.pcx ...), "" none */
     char gamedir[32];               /* "id1", "qw", mod name... */
     cl_conventions conv;            /* camera placement on bodies */
+    /* Quake: the demo time at which the server's clock (svc_time) read 0, with has_server_time
+     * set: the lights' and spinning items' phase run on it (cl_game_time) */
+    double server_time0;
+    uint8_t has_server_time;
     int32_t num_models, num_sounds; /* highest index set + 1 */
     char models[CL_MAX_MODELS][CL_NAME_LEN];
     char sounds[CL_MAX_SOUNDS][CL_NAME_LEN];
@@ -465,6 +469,13 @@ typedef struct cl_state {
 /* The game's clock at the state's time in seconds (the match time a game's HUD shows: Quake
  * III's CS_LEVEL_START_TIME), or the demo time when the format carries none; 0 for times
  * before the start or out of range. */
+/* The server's time at demo time t (the lights' and spinning items' phase: Quake's
+ * R_AnimateLight and CL_RelinkEntities run on it), or t when the format gives none. */
+static inline double cl_game_time(const cl_state *cl, double t)
+{
+    return cl && cl->level.has_server_time ? t - cl->level.server_time0 : t;
+}
+
 static inline double cl_game_clock(const cl_state *cl)
 {
     double t = cl->has_clock ? cl->time - cl->clock_start : cl->time;

@@ -842,6 +842,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
             st->rebase = 0;
         }
         double dt = st->time_base + (double)t;
+        cl->level.has_server_time = 1;
+        cl->level.server_time0 = st->time_base;
         if (dt < st->last_time)
             dt = st->last_time; /* demo time never runs backwards */
         if (st->frame_open)

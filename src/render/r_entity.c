@@ -193,8 +193,8 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
                        int next_frame, float blend, double t)
 {
     float angles[3] = {s->angles[0], s->angles[1], s->angles[2]};
-    if (m->flags & EF_ROTATE)
-        angles[1] = (float)fmod(100.0 * t, 360.0);
+    if (m->flags & EF_ROTATE) /* (CL_RelinkEntities' bobjrotate, on the server's clock) */
+        angles[1] = (float)fmod(100.0 * cl_game_time(v->cl, t), 360.0);
     float scale = s->scale ? s->scale / 16.0f : 1.0f;
     uint32_t f0 = s->frame < m->num_frames ? s->frame : 0;
     uint32_t f1 =

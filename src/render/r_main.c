@@ -435,7 +435,7 @@ static void render_band(band *bd)
         v.cache = bd->cache;
         v.time = t;
         for (int i = 0; i < CL_MAX_LIGHTSTYLES; i++)
-            v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], t) : 256;
+            v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], cl_game_time(cl, t)) : 256;
         r_surf_turb_table(t, v.turb);
         if (!o->no_dlights)
             r_dlights_collect(&v, cl, t);

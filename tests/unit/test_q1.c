@@ -620,6 +620,21 @@ TEST(q1_bonus_flash_from_stufftext)
     }
 }
 
+/* Quake animates its light styles and spins its items on the server's time (r_light.c
+ * R_AnimateLight: cl.time x 10; cl_main.c: bobjrotate 100 x cl.time), which svc_time
+ * carries: small_demo's first svc_time is 1.0 at demo time 0, so demo time 0.05 is the
+ * server's 1.05. */
+TEST(q1_server_time_for_lights_and_spin)
+{
+    static buf f;
+    small_demo(&f, 15);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+    CHECK(fabs(cl_game_time(cl, 0.05) - 1.05) < 1e-6);
+    free(cl);
+}
+
 /* ---- real demos ---- */
 
 /* The map the manifest names for dem/<name>, from its "map maps/x.bsp" wording. */
