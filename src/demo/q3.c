@@ -293,6 +293,12 @@ static void apply_player(ctx *c, int slot, const char *info)
     }
     qd_info_get(info, "n", name, sizeof name);
     qd_info_get(info, "t", team, sizeof team);
+    /* CG_ColorFromString: "c1" 1..7 as blue (1), green (2) and red (4) bits, else white */
+    int c1 = qd_info_get(info, "c1", v, sizeof v) ? qd_atoi(v) : 0;
+    uint8_t *rgb = c->s->rail_rgb[slot];
+    rgb[0] = c1 < 1 || c1 > 7 || (c1 & 4) ? 255 : 0;
+    rgb[1] = c1 < 1 || c1 > 7 || (c1 & 2) ? 255 : 0;
+    rgb[2] = c1 < 1 || c1 > 7 || (c1 & 1) ? 255 : 0;
     /* An empty name still marks the slot used: the configstring is set. */
     cl_set_player_name(c->cl, slot, name[0] ? name : "?");
     cl_set_player_spectator(c->cl, slot, team[0] && qd_atoi(team) == 3);
@@ -1300,6 +1306,11 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         fx.kind = CL_FXK_BEAM_RAIL;
         fx.life = 0.4f;
         fx.entity = -1;
+        int shooter = e->f[Q3_ES_CLIENTNUM]; /* its colour 1 (CG_RailTrail's ci->color1) */
+        if (shooter >= 0 && shooter < Q3_MAX_CLIENTS)
+            memcpy(fx.rgb, c->s->rail_rgb[shooter], 3);
+        else
+            fx.rgb[0] = fx.rgb[1] = fx.rgb[2] = 255;
         memcpy(fx.end, org, sizeof org);
         fx.origin[0] = q3_f(e->f[Q3_ES_ORIGIN2_0]);
         fx.origin[1] = q3_f(e->f[Q3_ES_ORIGIN2_1]);

@@ -467,6 +467,8 @@ int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap);
 /* The smoke trail of entity num (a rocket: R_RocketTrail type 0) at t, laid along its
  * straight flight since it appeared; up to cap into out. */
 int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap);
+/* Quake III's rail trails alive at t: their cores, fading (cg_weapons.c CG_RailTrail). */
+void r_q3_rails(r_view *v, const cl_state *cl, double t);
 /* Draw the particles alive at t over the scene (depth tested, not written). */
 void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t);
 

@@ -313,3 +313,48 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
         }
     }
 }
+
+void r_q3_rails(r_view *v, const cl_state *cl, double t)
+{
+    if (!cl || cl->level.game != CL_GAME_Q3)
+        return;
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64);
+    for (int i = 0; i < nfx; i++) {
+        const cl_fxev *e = fx[i];
+        double age = t - e->t0;
+        if (e->kind != CL_FXK_BEAM_RAIL || !(age >= 0 && age < e->life))
+            continue;
+        /* cg_weapons.c CG_RailTrail: the core in color1 x 0.75, fading to nothing over
+         * cg_railTrailTime (LE_FADE_RGB); tr_surface.c DoRailCore: r_railCoreWidth 6 across,
+         * turned to face the eye */
+        float d[3], to_eye[3], side[3], len2 = 0;
+        for (int k = 0; k < 3; k++) {
+            d[k] = e->end[k] - e->origin[k];
+            to_eye[k] = v->org[k] - e->origin[k];
+        }
+        side[0] = d[1] * to_eye[2] - d[2] * to_eye[1];
+        side[1] = d[2] * to_eye[0] - d[0] * to_eye[2];
+        side[2] = d[0] * to_eye[1] - d[1] * to_eye[0];
+        for (int k = 0; k < 3; k++)
+            len2 += side[k] * side[k];
+        float len = sqrtf(len2);
+        if (!(len > 0) || !isfinite(len))
+            continue;
+        float q[4][3];
+        for (int k = 0; k < 3; k++) {
+            float s = side[k] / len * 3;
+            q[0][k] = e->origin[k] - s;
+            q[1][k] = e->origin[k] + s;
+            q[2][k] = e->end[k] + s;
+            q[3][k] = e->end[k] - s;
+        }
+        float fade = 1 - (float)(age / e->life);
+        uint32_t a8 = (uint32_t)(fade * 255);
+        uint32_t color = rast_rgb((unsigned)(e->rgb[0] * 3 / 4), (unsigned)(e->rgb[1] * 3 / 4),
+                                  (unsigned)(e->rgb[2] * 3 / 4)) &
+                         0x00ffffffu;
+        r_draw_poly(v, (const float(*)[3])q, 4, color | a8 << 24,
+                    RAST_DEPTH_TEST | RAST_COLOR_WRITE | RAST_BLEND);
+    }
+}

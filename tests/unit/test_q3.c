@@ -1594,6 +1594,46 @@ TEST(q3_weapon_and_missile_loops)
     run_close(&r);
 }
 
+static void rail_event(bw *w)
+{
+    /* an event-only entity (eType ET_EVENTS 13 + EV_RAILTRAIL 53, 1.32 bg_public.h) of
+     * client 5 */
+    static const int idx[2] = {Q3_ES_ETYPE, Q3_ES_CLIENTNUM};
+    static const int32_t val[2] = {13 + 53, 5};
+    static const float fv[2] = {0, 0};
+    wentity(w, 100, idx, val, fv, 2);
+}
+
+/* cg_weapons.c CG_RailTrail draws the trail in its shooter's color1, from the userinfo's "c1"
+ * (cg_players.c CG_ColorFromString: 1..7 as blue 1, green 2 and red 4 bits, else white):
+ * client 5's "c1" 6 is green and red (yellow); unset, white. */
+TEST(q3_rail_trail_in_its_shooters_colour)
+{
+    static const char *const c1[2] = {"cs 549 \"n\\Railer\\c1\\6\"", "cs 549 \"n\\Railer\""};
+    static const uint8_t want[2][3] = {{255, 255, 0}, {255, 255, 255}};
+    for (int k = 0; k < 2; k++) {
+        bw *w;
+        buf *m = start_built(&w);
+        CHECK(m);
+        add_command(m, w, 11, c1[k]); /* CS_PLAYERS 544 + 5 */
+        entity_snapshot(w, 5000, rail_event);
+        add_block(m, w, 12);
+        free(w);
+        run r;
+        CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+        int rails = 0;
+        const cl_fxlog *log = &r.cl->fxlog;
+        for (uint32_t i = 0; i < log->fx_count && i < CL_FX_LOG; i++)
+            if (log->fx[i].kind == CL_FXK_BEAM_RAIL) {
+                rails++;
+                CHECK(!memcmp(log->fx[i].rgb, want[k], 3));
+            }
+        CHECK_EQ(rails, 1);
+        run_close(&r);
+        free(m);
+    }
+}
+
 /* A snapshot at t (no delta) whose playerState holds the fields of ps (indexes Q3_PS_*, up
  * to Q3_PS_WEAPON; 0 is not sent), no stats arrays and no entities. */
 static void build_ps_snapshot(bw *w, int32_t t, const int32_t ps[Q3_PS_WEAPON + 1])
