@@ -459,7 +459,7 @@ void r_lut_from_palette(const uint32_t palette[256], uint32_t lut[64 * 256]);
  * its place and palette colour. */
 typedef struct r_particle {
     float org[3];
-    uint8_t color;
+    uint8_t color, alpha; /* alpha: Quake II's fade (Quake's are opaque) */
 } r_particle;
 /* The particles of effect e alive at age (up to cap into out; the effect's own, the same
  * every time); 0 for an effect that makes none. */
@@ -467,6 +467,9 @@ int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap);
 /* The smoke trail of entity num (a rocket: R_RocketTrail type 0) at t, laid along its
  * straight flight since it appeared; up to cap into out. */
 int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap);
+/* Quake II's rail trail effect e at age: its spiral and core particles (cl_fx.c
+ * CL_RailTrail), up to cap into out. */
+int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap);
 /* Quake III's rail trails alive at t: their cores, fading (cg_weapons.c CG_RailTrail). */
 void r_q3_rails(r_view *v, const cl_state *cl, double t);
 /* Draw the particles alive at t over the scene (depth tested, not written). */

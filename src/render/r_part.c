@@ -271,11 +271,79 @@ int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, in
     return n;
 }
 
+/* Quake II's rail trail (cl_fx.c CL_RailTrail): a spiral of particles in 0x74 .. 0x7b, one a
+ * unit, 3 units out and drifting out at 6 a second, fading over 1 .. 1.2 s, round a core of
+ * particles of 0 .. 15 every 0.75 units within 3 of the line, fading over 0.6 .. 0.8 s. Past
+ * 500 units the spacing grows so that no more than cap are made. */
+int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap)
+{
+    float d[3], len = 0;
+    for (int k = 0; k < 3; k++) {
+        d[k] = e->end[k] - e->origin[k];
+        len += d[k] * d[k];
+    }
+    len = sqrtf(len);
+    if (!(len > 0) || !isfinite(len) || age < 0)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        d[k] /= len;
+    /* MakeNormalVectors: a right and an up across the line */
+    float right[3] = {d[2], -d[0], d[1]}, dt = right[0] * d[0] + right[1] * d[1] + right[2] * d[2];
+    for (int k = 0; k < 3; k++)
+        right[k] -= dt * d[k];
+    float rl = sqrtf(right[0] * right[0] + right[1] * right[1] + right[2] * right[2]);
+    if (!(rl > 0))
+        return 0;
+    for (int k = 0; k < 3; k++)
+        right[k] /= rl;
+    float up[3] = {right[1] * d[2] - right[2] * d[1], right[2] * d[0] - right[0] * d[2],
+                   right[0] * d[1] - right[1] * d[0]};
+    part_gen g;
+    uint32_t bits[3];
+    memcpy(bits, e->origin, sizeof bits);
+    g.h = (uint32_t)(int64_t)(e->t0 * 1000.0) * 2654435761u ^ bits[0] ^ bits[1] * 40503u ^ bits[2];
+    float step = len > 500 ? len / 500 : 1, dec = len > 375 ? len / 500 : 0.75f;
+    int n = 0;
+    for (float i = 0; i < len && n < cap; i += step) {
+        float life = 1 + (float)(next(&g) & 255) / 255 * 0.2f, c = cosf(i * 0.1f),
+              s = sinf(i * 0.1f);
+        uint8_t color = (uint8_t)(0x74 + (next(&g) & 7));
+        if (age >= life)
+            continue;
+        r_particle *p = &out[n++];
+        p->color = color;
+        p->alpha = (uint8_t)(255 * (1 - age / life));
+        for (int k = 0; k < 3; k++) {
+            float dir = right[k] * c + up[k] * s;
+            p->org[k] = e->origin[k] + d[k] * i + dir * (3 + 6 * age);
+        }
+    }
+    for (float i = 0; i < len && n < cap; i += dec) {
+        float life = 0.6f + (float)(next(&g) & 255) / 255 * 0.2f;
+        uint8_t color = (uint8_t)(next(&g) & 15);
+        float off[3];
+        for (int k = 0; k < 3; k++)
+            off[k] = ((float)(next(&g) & 255) / 127.5f - 1) * 3 +
+                     ((float)(next(&g) & 255) / 127.5f - 1) * 3 * age;
+        if (age >= life)
+            continue;
+        r_particle *p = &out[n++];
+        p->color = color;
+        p->alpha = (uint8_t)(255 * (1 - age / life));
+        for (int k = 0; k < 3; k++)
+            p->org[k] = e->origin[k] + d[k] * i + off[k];
+    }
+    return n;
+}
+
 void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t)
 {
-    if (!cl || !a || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW) ||
+    if (!cl || !a ||
+        (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW &&
+         cl->level.game != CL_GAME_Q2) ||
         (v->pass != R_PASS_TEXTURED && v->pass != R_PASS_FLAT))
         return;
+    int q2 = cl->level.game == CL_GAME_Q2;
     const cl_fxev *fx[64];
     int nfx = cl_fx_at(cl, t, fx, 64);
     r_particle ps[1024];
@@ -283,7 +351,13 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
     for (int i = -nfx; i < ne; i++) {
         int n = 0;
         if (i < 0) { /* the effects, then the entities' trails */
-            n = r_particles_of(fx[i + nfx], (float)(t - fx[i + nfx]->t0), ps, 1024);
+            const cl_fxev *e = fx[i + nfx];
+            float age = (float)(t - e->t0);
+            n = !q2 ? r_particles_of(e, age, ps, 1024)
+                : e->kind == CL_FXK_BEAM_RAIL ? r_q2_rail_particles(e, age, ps, 1024)
+                                              : 0;
+        } else if (q2) {
+            break;
         } else {
             const cl_entity *e = &cl->entities[i];
             uint16_t m = e->cur.model;
@@ -308,8 +382,10 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
                 q[2][j] = o[j] + v->right[j] * s + v->up[j] * s;
                 q[3][j] = o[j] - v->right[j] * s + v->up[j] * s;
             }
-            r_draw_poly(v, (const float(*)[3])q, 4, a->palette[ps[k].color] | 0xff000000u,
-                        RAST_DEPTH_TEST | RAST_COLOR_WRITE);
+            uint32_t alpha = q2 ? ps[k].alpha : 255;
+            r_draw_poly(v, (const float(*)[3])q, 4,
+                        (a->palette[ps[k].color] & 0x00ffffffu) | alpha << 24,
+                        RAST_DEPTH_TEST | RAST_COLOR_WRITE | (alpha < 255 ? RAST_BLEND : 0));
         }
     }
 }

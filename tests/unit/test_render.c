@@ -848,3 +848,30 @@ TEST(render_quake_screen_tints)
               "%g %g %g %g", (double)c[0], (double)c[1], (double)c[2], (double)c[3]);
     free(cl);
 }
+
+/* Quake II's rail trail (cl_fx.c CL_RailTrail): along 100 units, a spiral particle a unit
+ * (100, colours 0x74..0x7b, 3 units from the line at first, fading over 1..1.2 s) and a
+ * core particle every 0.75 units (134, colours 0..15, fading over 0.6..0.8 s): 234 at once,
+ * the spiral's 100 at 0.9 s, none at 1.21 s. */
+TEST(render_q2_rail_trail_particles)
+{
+    static r_particle p[1024];
+    cl_fxev e;
+    memset(&e, 0, sizeof e);
+    e.kind = CL_FXK_BEAM_RAIL;
+    e.t0 = 3;
+    e.end[0] = 100;
+    int n = r_q2_rail_particles(&e, 0, p, 1024), spiral = 0, core = 0;
+    CHECK_EQ(n, 234);
+    for (int i = 0; i < n; i++) {
+        float r = sqrtf(p[i].org[1] * p[i].org[1] + p[i].org[2] * p[i].org[2]);
+        if (p[i].color >= 0x74 && p[i].color <= 0x7b && fabsf(r - 3) < 1e-3f)
+            spiral++;
+        else if (p[i].color <= 15 && fabsf(p[i].org[1]) <= 3 && fabsf(p[i].org[2]) <= 3)
+            core++;
+        CHECK(p[i].alpha == 255);
+    }
+    CHECK(spiral == 100 && core == 134);
+    CHECK_EQ(r_q2_rail_particles(&e, 0.9f, p, 1024), 100);
+    CHECK_EQ(r_q2_rail_particles(&e, 1.21f, p, 1024), 0);
+}
