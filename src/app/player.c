@@ -675,14 +675,16 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
     if (!shown && cl->level.game == CL_GAME_Q1 && cl->intermission != CL_INTER_SHOW)
         return; /* gl_screen.c SCR_UpdateScreen: a finale or cutscene shows no scores */
     if (!shown && cl->level.game == CL_GAME_Q1 && cl->level.max_clients <= 1) {
-        /* Sbar_IntermissionOverlay, single player: the level's tally (its time is the
-         * server's, which the client state does not keep) */
+        /* Sbar_IntermissionOverlay, single player: the level's tally, its time the
+         * server's when the level ended (cl.completed_time) */
         const cl_stats *st = cl_stats_of(cl, -1);
         if (!st)
             return;
+        double done = cl_game_time(cl, cl->inter_time);
+        int secs = done > 0 && done < 1e6 ? (int)done : 0;
         char line[96];
-        snprintf(line, sizeof line, "Secrets %d/%d   Kills %d/%d", st->secrets, st->secrets_total,
-                 st->monsters, st->monsters_total);
+        snprintf(line, sizeof line, "Time %d:%02d   Secrets %d/%d   Kills %d/%d", secs / 60,
+                 secs % 60, st->secrets, st->secrets_total, st->monsters, st->monsters_total);
         int k = fb->h / 240 < 1 ? 1 : fb->h / 240;
         hud_line(hud, fb, (fb->w - (int)strlen(line) * 8 * k) / 2, fb->h / 3, line, k);
         return;

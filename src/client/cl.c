@@ -566,6 +566,8 @@ void cl_set_paused(cl_state *cl, int paused) { cl->paused = (uint8_t)(paused != 
 
 void cl_set_intermission(cl_state *cl, int kind)
 {
+    if (!cl->intermission && kind > 0)
+        cl->inter_time = cl->time;
     cl->intermission = (uint8_t)(kind <= 0 ? 0 : kind > CL_INTER_CUTSCENE ? CL_INTER_SHOW : kind);
 }
 

@@ -404,6 +404,7 @@ typedef struct cl_state {
     uint8_t in_frame;         /* a frame is open (cl_frame_begin without end) */
     uint8_t paused;
     uint8_t intermission;     /* CL_INTER_*: 0 none */
+    double inter_time;        /* demo time the level's end screen began (cl.completed_time) */
     uint8_t has_clock;        /* the format carries the game's clock: clock_start is set */
     double clock_start;       /* demo time at which the game's clock read 0:00 */
 

@@ -635,6 +635,28 @@ TEST(q1_server_time_for_lights_and_spin)
     free(cl);
 }
 
+/* Sbar_IntermissionOverlay's time is the server's when the level ended (cl_parse.c:
+ * svc_intermission sets cl.completed_time = cl.time): server time 100.0 at the first frame,
+ * 163.5 at the one that brings svc_intermission. */
+TEST(q1_intermission_time_is_the_servers)
+{
+    static buf f;
+    two_entity_level(&f, 15, 1);
+    buf m = {{0}, 0};
+    time_msg(&m, 100.0f);
+    block(&f, &m, 0);
+    m.n = 0;
+    time_msg(&m, 163.5f);
+    put8(&m, 30); /* svc_intermission */
+    block(&f, &m, 0);
+    cl_state *cl = new_cl();
+    qd_error err;
+    CHECK_EQ(run_all(&f, cl, &err), QD_OK);
+    CHECK_EQ(cl->intermission, CL_INTER_SHOW);
+    CHECK(fabs(cl_game_time(cl, cl->inter_time) - 163.5) < 1e-4);
+    free(cl);
+}
+
 /* ---- real demos ---- */
 
 /* The map the manifest names for dem/<name>, from its "map maps/x.bsp" wording. */
