@@ -231,9 +231,10 @@ static const struct {
     float life, radius;
     uint8_t rgb[3];
 } fx_styles[FX_STYLES] = {
-    [FX_BOOM] = {CL_FXK_EXPLOSION, 0.5f, 350, {255, 128, 64}},
+    /* (lives: their particles' longest, r_part.c) */
+    [FX_BOOM] = {CL_FXK_EXPLOSION, 1.0f, 350, {255, 128, 64}},
     [FX_PORT] = {CL_FXK_TELEPORT, 0.5f, 0, {255, 255, 255}},
-    [FX_BLOOD] = {CL_FXK_BLOOD, 0.3f, 0, {255, 255, 255}},
+    [FX_BLOOD] = {CL_FXK_BLOOD, 0.8f, 0, {255, 255, 255}},
     [FX_RAIL] = {CL_FXK_BEAM_RAIL, 1.0f, 0, {255, 255, 255}},
     [FX_TRAIL] = {CL_FXK_TRAIL, 0.5f, 0, {255, 255, 255}},
     [FX_LASER] = {CL_FXK_BEAM_LASER, 0.1f, 0, {255, 255, 255}},
@@ -241,7 +242,7 @@ static const struct {
     [FX_BOLT] = {CL_FXK_BEAM_LIGHTNING, 0.1f, 0, {255, 255, 255}},
     [FX_SPLASH] = {CL_FXK_SPLASH, 0.3f, 0, {255, 255, 255}},
     [FX_LIGHT] = {CL_FXK_DLIGHT, 0.1f, 400, {255, 255, 255}},
-    [FX_HIT] = {CL_FXK_IMPACT, 0.3f, 0, {255, 255, 255}},
+    [FX_HIT] = {CL_FXK_IMPACT, 0.8f, 0, {255, 255, 255}},
 };
 
 /* TE_* (q_shared.h temp_event_t, protocol 34 numbering) to a style. */

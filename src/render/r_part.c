@@ -271,6 +271,18 @@ int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, in
     return n;
 }
 
+/* The next particle of out (*n so far) in color, faded by age of its life (Quake II's alpha
+ * falling to 0 over it); NULL when it has died. */
+static r_particle *fading(r_particle *out, int *n, uint8_t color, float age, float life)
+{
+    if (age >= life)
+        return NULL;
+    r_particle *p = &out[(*n)++];
+    p->color = color;
+    p->alpha = (uint8_t)(255 * (1 - age / life));
+    return p;
+}
+
 /* Quake II's rail trail (cl_fx.c CL_RailTrail): a spiral of particles in 0x74 .. 0x7b, one a
  * unit, 3 units out and drifting out at 6 a second, fading over 1 .. 1.2 s, round a core of
  * particles of 0 .. 15 every 0.75 units within 3 of the line, fading over 0.6 .. 0.8 s. Past
@@ -308,11 +320,9 @@ int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap)
         float life = 1 + (float)(next(&g) & 255) / 255 * 0.2f, c = cosf(i * 0.1f),
               s = sinf(i * 0.1f);
         uint8_t color = (uint8_t)(0x74 + (next(&g) & 7));
-        if (age >= life)
+        r_particle *p = fading(out, &n, color, age, life);
+        if (!p)
             continue;
-        r_particle *p = &out[n++];
-        p->color = color;
-        p->alpha = (uint8_t)(255 * (1 - age / life));
         for (int k = 0; k < 3; k++) {
             float dir = right[k] * c + up[k] * s;
             p->org[k] = e->origin[k] + d[k] * i + dir * (3 + 6 * age);
@@ -325,13 +335,54 @@ int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap)
         for (int k = 0; k < 3; k++)
             off[k] = ((float)(next(&g) & 255) / 127.5f - 1) * 3 +
                      ((float)(next(&g) & 255) / 127.5f - 1) * 3 * age;
-        if (age >= life)
+        r_particle *p = fading(out, &n, color, age, life);
+        if (!p)
             continue;
-        r_particle *p = &out[n++];
-        p->color = color;
-        p->alpha = (uint8_t)(255 * (1 - age / life));
         for (int k = 0; k < 3; k++)
             p->org[k] = e->origin[k] + d[k] * i + off[k];
+    }
+    return n;
+}
+
+/* Quake II's other particles (cl_fx.c): an explosion's 256 (CL_ExplosionParticles: 0xe0 ..
+ * 0xe7 within 16 units, -192..191 a second, fading 0.8 over 0.5 .. 0.8 s) and an impact's or
+ * blood's (CL_ParticleEffect: 40 of 0 .. 7 for a gunshot, 60 of 0xe8 .. 0xef for blood,
+ * within 4 units, +-20 a second, fading over 0.5 .. 0.8 s); all fall at PARTICLE_GRAVITY
+ * 40. */
+int r_q2_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
+{
+    int count = e->kind == CL_FXK_EXPLOSION ? 256
+                : e->kind == CL_FXK_BLOOD   ? 60
+                : e->kind == CL_FXK_IMPACT  ? 40
+                                            : 0;
+    if (e->kind == CL_FXK_BEAM_RAIL)
+        return r_q2_rail_particles(e, age, out, cap);
+    if (!count || age < 0)
+        return 0;
+    part_gen g;
+    uint32_t bits[3];
+    memcpy(bits, e->origin, sizeof bits);
+    g.h = (uint32_t)(int64_t)(e->t0 * 1000.0) * 2654435761u ^ bits[0] * 69069u ^ bits[1] ^
+          bits[2] * 40503u ^ e->kind;
+    int boom = e->kind == CL_FXK_EXPLOSION, base = boom ? 0xe0 : count == 60 ? 0xe8 : 0;
+    int n = 0;
+    for (int i = 0; i < count && n < cap; i++) {
+        float life = 0.5f + (float)(next(&g) & 255) / 255 * 0.3f;
+        if (boom)
+            life /= 0.8f; /* (its alpha falls 0.8 a life) */
+        uint8_t color = (uint8_t)(base + (next(&g) & 7));
+        float org[3], vel[3];
+        for (int k = 0; k < 3; k++) {
+            org[k] = e->origin[k] + (boom ? (float)((int)(next(&g) % 32) - 16)
+                                          : (float)((int)(next(&g) & 7) - 4));
+            vel[k] = boom ? (float)((int)(next(&g) % 384) - 192)
+                          : ((float)(next(&g) & 255) / 127.5f - 1) * 20;
+        }
+        r_particle *p = fading(out, &n, color, age, life);
+        if (!p)
+            continue;
+        for (int k = 0; k < 3; k++)
+            p->org[k] = org[k] + vel[k] * age - (k == 2 ? 20 * age * age : 0);
     }
     return n;
 }
@@ -353,9 +404,7 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
         if (i < 0) { /* the effects, then the entities' trails */
             const cl_fxev *e = fx[i + nfx];
             float age = (float)(t - e->t0);
-            n = !q2 ? r_particles_of(e, age, ps, 1024)
-                : e->kind == CL_FXK_BEAM_RAIL ? r_q2_rail_particles(e, age, ps, 1024)
-                                              : 0;
+            n = q2 ? r_q2_particles_of(e, age, ps, 1024) : r_particles_of(e, age, ps, 1024);
         } else if (q2) {
             break;
         } else {

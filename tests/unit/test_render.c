@@ -875,3 +875,37 @@ TEST(render_q2_rail_trail_particles)
     CHECK_EQ(r_q2_rail_particles(&e, 0.9f, p, 1024), 100);
     CHECK_EQ(r_q2_rail_particles(&e, 1.21f, p, 1024), 0);
 }
+
+/* Quake II's explosion and impact particles (cl_fx.c): CL_ExplosionParticles throws 256 of
+ * 0xe0..0xe7 within 16 units, gone by 1 s (alpha falling 0.8 over 0.5..0.8 s);
+ * CL_ParticleEffect 60 of blood's 0xe8..0xef or 40 of a gunshot's 0..7 within 4 units, gone
+ * by 0.8 s. */
+TEST(render_q2_explosion_and_impact_particles)
+{
+    static r_particle p[1024];
+    cl_fxev e;
+    memset(&e, 0, sizeof e);
+    e.t0 = 7;
+    e.kind = CL_FXK_EXPLOSION;
+    int n = r_q2_particles_of(&e, 0, p, 1024);
+    CHECK_EQ(n, 256);
+    for (int i = 0; i < n; i++) {
+        CHECK(p[i].color >= 0xe0 && p[i].color <= 0xe7 && p[i].alpha == 255);
+        for (int k = 0; k < 3; k++)
+            CHECK(fabsf(p[i].org[k]) <= 16);
+    }
+    CHECK_EQ(r_q2_particles_of(&e, 1.01f, p, 1024), 0);
+    static const struct {
+        uint8_t kind, lo;
+        int count;
+    } fx[2] = {{CL_FXK_BLOOD, 0xe8, 60}, {CL_FXK_IMPACT, 0, 40}};
+    for (int k = 0; k < 2; k++) {
+        e.kind = fx[k].kind;
+        n = r_q2_particles_of(&e, 0, p, 1024);
+        CHECK_EQ(n, fx[k].count);
+        for (int i = 0; i < n; i++)
+            CHECK(p[i].color >= fx[k].lo && p[i].color <= fx[k].lo + 7 &&
+                  fabsf(p[i].org[0]) <= 4);
+        CHECK_EQ(r_q2_particles_of(&e, 0.81f, p, 1024), 0);
+    }
+}
