@@ -389,8 +389,6 @@ TEST(hud_quake_level_end_screens)
     if (!hud_fix_open(&fx))
         SKIP("run from the project root (" WAD ")");
     CHECK(fx.hud);
-    r_hud *hud = fx.hud;
-    const uint32_t *pal = fx.pal;
     cl_state *cl = fx.cl;
     cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
     cl_set_player_name(cl, 0, "alpha");
@@ -412,10 +410,10 @@ TEST(hud_quake_level_end_screens)
         cl->intermission = (uint8_t)cases[k].inter;
         cl->level.max_clients = cases[k].max_clients;
         rast_clear(fb, 0);
-        player_draw_hud(PLAYER_HUD_GAME, -1, cl, hud, NULL, fb);
+        player_draw_hud(PLAYER_HUD_GAME, -1, cl, fx.hud, NULL, fb);
         CHECK_MSG(fb_blank(fb) != cases[k].hud, "case %zu: status bar", k);
         rast_clear(fb, 0);
-        player_draw_scores(PLAYER_HUD_GAME, 0, cl, hud, pal, fb);
+        player_draw_scores(PLAYER_HUD_GAME, 0, cl, fx.hud, fx.pal, fb);
         CHECK_MSG(fb_blank(fb) != cases[k].scores, "case %zu: scores", k);
     }
     rast_fb_free(fb);
@@ -431,8 +429,6 @@ TEST(hud_scoreboard_order)
     if (!hud_fix_open(&fx))
         SKIP("run from the project root (" WAD ")");
     CHECK(fx.hud);
-    r_hud *hud = fx.hud;
-    const uint32_t *pal = fx.pal;
     cl_state *cl = fx.cl;
     static const struct {
         const char *name;
@@ -445,10 +441,10 @@ TEST(hud_scoreboard_order)
     }
     rast_fb *fb = rast_fb_new(320, 240), *ref = rast_fb_new(320, 240);
     rast_clear(fb, 0);
-    player_draw_scores(PLAYER_HUD_GAME, 0, cl, hud, pal, fb);
+    player_draw_scores(PLAYER_HUD_GAME, 0, cl, fx.hud, fx.pal, fb);
     for (int i = 0; i < 320 * 240; i++)
         CHECK(fb->color[i] == 0); /* not asked, no intermission: nothing */
-    player_draw_scores(PLAYER_HUD_GAME, 1, cl, hud, pal, fb);
+    player_draw_scores(PLAYER_HUD_GAME, 1, cl, fx.hud, fx.pal, fb);
     static const char *const rows[3] = {"bravo", "alpha", "charlie"};
     /* three rows: the dim box ends 10 units a row plus 12 below its top at 32 */
     CHECK(fb->color[(32 + 41) * 320 + 73] != 0);
@@ -459,7 +455,7 @@ TEST(hud_scoreboard_order)
         for (int y = 40 + 10 * r; y < 48 + 10 * r; y++)
             for (int x = 144; x < 144 + 64; x++)
                 ref->color[y * 320 + x] = fb->color[(32 + 1) * 320 + 73]; /* the dim background */
-        r_hud_text(hud, ref, 144, 40 + 10 * r, rows[r], 1);
+        r_hud_text(fx.hud, ref, 144, 40 + 10 * r, rows[r], 1);
         int same = 1;
         for (int y = 40 + 10 * r; y < 48 + 10 * r; y++)
             for (int x = 144; x < 144 + 64; x++)
