@@ -411,22 +411,6 @@ int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const 
     return 1;
 }
 
-/* The level's sound slot of name: the server's own when it precached it, else one after
- * the 256 a standard server can fill (as the client loads its own, CL_InitTEnts); 0 when
- * there is no room. */
-static int client_sound(cl_state *cl, const char *name)
-{
-    int n = cl->level.num_sounds;
-    for (int i = 1; i < n; i++)
-        if (!strcmp(cl->level.sounds[i], name))
-            return i;
-    int at = n > 256 ? n : 256;
-    if (at >= CL_MAX_SOUNDS)
-        return 0;
-    cl_set_sound(cl, at, name);
-    return at;
-}
-
 void qr_temp_sound(cl_state *cl, cl_game game, int type, const float origin[3], uint32_t pick)
 {
     static const char *const ric[4] = {"weapons/ric3.wav", "weapons/ric1.wav",
@@ -452,7 +436,9 @@ void qr_temp_sound(cl_state *cl, cl_game game, int type, const float origin[3], 
     default:
         break;
     }
-    int slot = name ? client_sound(cl, name) : 0;
+    /* the server's slot of that name when it precached it, else one after its list (the
+     * client loads its own, CL_InitTEnts) */
+    int slot = name ? cl_sound_intern(cl, 1, name) : 0;
     if (!slot)
         return;
     cl_sound so; /* S_StartSound(-1, 0, sfx, pos, 1, 1): no entity, full volume, ATTN_NORM */
