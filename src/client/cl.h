@@ -336,7 +336,8 @@ typedef struct cl_fxev {      /* 48 bytes */
     double t0;                /* start, demo seconds (stamped by cl_fx_add) */
     float life;               /* seconds, 0 < life <= CL_FX_WINDOW (cl_fx_add clamps) */
     float radius;             /* dynamic light radius, 0 none */
-    float origin[3], end[3];  /* end: beams and lines */
+    float origin[3], end[3];  /* end: beams and lines; a Quake III explosion's origin plus
+                               * the unit normal of the surface it hit (or origin) */
     int16_t entity;           /* attached (beam owner, muzzle flash), -1 none */
     uint8_t kind, style;      /* cl_fx_kind, variant (size, weapon) */
     uint8_t rgb[3], pad;      /* light colour */

@@ -19,6 +19,7 @@
 #include "demo.h"
 #include "demo_local.h"
 #include "q3_local.h"
+#include "../common/dirs.h"
 #include "../common/rd.h"
 #include "../common/text.h"
 
@@ -1296,7 +1297,12 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         fx.rgb[2] = 0;
         fx.entity = -1;
         memcpy(fx.origin, org, sizeof org);
-        memcpy(fx.end, org, sizeof org);
+        /* end: origin plus the surface's normal (g_missile.c sends DirToByte of the plane's
+         * normal as eventParm; cg_event.c ByteToDir, zero for a byte past 161) */
+        float dir[3];
+        qd_byte_to_dir(e->f[Q3_ES_EVENTPARM], dir);
+        for (int k = 0; k < 3; k++)
+            fx.end[k] = org[k] + dir[k];
         cl_fx_add(c->cl, &fx);
         q3_event_sound(c->cl, e, ev, org); /* its sound: q3_sound.c */
     } else if (ev == p->ev_railtrail) {

@@ -194,6 +194,11 @@ static int read_blend(lex *l, uint8_t *exact)
         return MDL_BLEND_ADD;
     if (src == SA && dst == OMSA)
         return MDL_BLEND_ALPHA;
+    /* GL_ONE GL_SRC_ALPHA keeps what is behind by the image's alpha: an add where the
+     * image is opaque, as OpenArena's rocket explosion uses it (JPEG frames, no alpha:
+     * its two animMap stages cross-fade, so the second is its second layer) */
+    if (src == ONE && dst == SA)
+        return MDL_BLEND_ADD;
     *exact = 0;
     if (dst == ONE) /* GL_SRC_ALPHA GL_ONE and the like: light added */
         return MDL_BLEND_ADD;
@@ -260,10 +265,24 @@ static int read_stage(lex *l, mdl_stage *st)
                 st->clamp = (uint8_t)clamp;
             }
         } else if (is(l, "animMap")) {
-            num(l, 0); /* frequency */
-            if (next(l, 1))
-                copy_word(st->image, sizeof st->image, l);
-            skip_line(l);
+            /* animMap <frequency> <image>...: up to MDL_ANIM_FRAMES, the rest ignored
+             * (ioq3 ParseStage) */
+            st->anim_freq = num(l, 0);
+            st->anim_frames = 0;
+            for (;;) {
+                size_t save = l->pos;
+                if (!next(l, 1) || l->tok[0] == '}' || l->tok[0] == '{') {
+                    l->pos = save; /* (as skip_line) */
+                    break;
+                }
+                if (st->anim_frames == 0)
+                    copy_word(st->image, sizeof st->image, l);
+                else if (st->anim_frames < MDL_ANIM_FRAMES)
+                    copy_word(st->anim[st->anim_frames - 1], sizeof st->anim[0], l);
+                else
+                    continue;
+                st->anim_frames++;
+            }
         } else if (is(l, "blendFunc")) {
             st->blend = (uint8_t)read_blend(l, &st->blend_exact);
         } else if (is(l, "alphaFunc")) {
@@ -323,10 +342,14 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
     }
     if (st->image[0] && !sh->stage.image[0]) {
         sh->stage = *st;
-    } else if (st->image[0] && !sh->stage2.image[0] && !*stop) {
-        if (st->blend != MDL_BLEND_NONE && st->blend_exact &&
+    } else if (st->image[0] && !*stop) {
+        mdl_stage *to = !sh->stage2.image[0]    ? &sh->stage2
+                        : !sh->more[0].image[0] ? &sh->more[0]
+                        : !sh->more[1].image[0] ? &sh->more[1]
+                                                : NULL;
+        if (to && st->blend != MDL_BLEND_NONE && st->blend_exact &&
             !(st->blend == MDL_BLEND_ALPHA && st->alphagen))
-            sh->stage2 = *st;
+            *to = *st;
         else
             *stop = 1;
     }

@@ -113,8 +113,15 @@ typedef struct mdl_tcmod {
     mdl_wave wave; /* turb (base amplitude phase frequency), stretch */
 } mdl_tcmod;
 
+/* animMap's most frames (ioq3 tr_local.h MAX_IMAGE_ANIMATIONS; ParseStage keeps the
+ * first eight it names) */
+#define MDL_ANIM_FRAMES 8
+
 typedef struct mdl_stage {
     char image[64];     /* map / clampmap / animMap's first frame; "" none */
+    uint8_t anim_frames; /* animMap: its frames (image, then anim[0..]); 0 or 1: a still */
+    float anim_freq;     /* animMap: frames a second */
+    char anim[MDL_ANIM_FRAMES - 1][64]; /* animMap: the frames after the first */
     uint8_t lightmap;   /* map $lightmap */
     uint8_t clamp;      /* clampmap */
     uint8_t blend;      /* MDL_BLEND_* */
@@ -140,6 +147,9 @@ typedef struct mdl_shader {
      * layer); image "" none */
     mdl_stage stage2;
     uint8_t stage2_lit; /* a $lightmap stage follows stage2: the lightmap multiplies it too */
+    /* the next two stages after stage2 that blend as exactly (image "" none): drawn where
+     * every stage is (the explosions' sprites: r_q3_explosions) */
+    mdl_stage more[2];
     char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
     float deform_div; /* deformVertexes wave: spread, and the wave (func 0: none) */
     mdl_wave deform;

@@ -388,6 +388,9 @@ void r_q3_groups_free(r_bsp *rb);
  * caller draws it flat. */
 int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
                    const uint32_t light[3]);
+/* Quad q (corners in order around it, texture coordinates st) drawn with material mat
+ * unlit (white), as two r_q3_model_tri triangles; 0 (nothing drawn) when mat has no image. */
+int r_q3_quad(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2]);
 /* The mean colour of material mat's image (flat and wire modes), or grey. */
 uint32_t r_q3_mat_color(const r_assets *a, int32_t mat);
 /* A sky box's texel in direction d: sides +x, -x, +y, -y, +z, -z (the rt, lf, bk, ft, up,
@@ -398,6 +401,12 @@ uint32_t r_sky_box_texel(const uint32_t *const tex[6], const int w[6], const int
 int32_t r_q3_quad_mat(const r_assets *a);
 /* The battle suit's (k 0), regeneration's (1) and invisibility's (2) shell, or -1. */
 int32_t r_q3_shell_mat(const r_assets *a, int k);
+/* cgame's explosion shaders (cg_main.c CG_RegisterGraphics): "grenadeExplosion",
+ * "rocketExplosion", "bfgExplosion". */
+enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_COUNT };
+/* The material of explosion shader k (R_Q3FX_*): its first two stages, or with more the
+ * next two (drawn over them); -1 none. */
+int32_t r_q3_fx_mat(const r_assets *a, int k, int more);
 /* Whether Quake III material mat is drawn from both sides (cull disable, none, twosided). */
 int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 /* How far deformVertexes wave moves a vertex of material mat at p (the model's own
@@ -474,6 +483,9 @@ int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap);
 int r_q2_particles_of(const cl_fxev *e, float age, r_particle *out, int cap);
 /* Quake III's rail trails alive at t: their cores, fading (cg_weapons.c CG_RailTrail). */
 void r_q3_rails(r_view *v, const cl_state *cl, double t);
+/* Quake III's explosions alive at t drawn as sprites with their shaders (the grenade's,
+ * rocket's and BFG's: cg_localents.c CG_AddSpriteExplosion), over the scene. */
+void r_q3_explosions(r_view *v, const cl_state *cl, double t);
 /* Draw the particles alive at t over the scene (depth tested, not written). */
 void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t);
 

@@ -462,6 +462,7 @@ static void render_band(band *bd)
             r_draw_world(&v, a);
             v.pass = R_PASS_TEXTURED;
             r_q3_rails(&v, cl, t);
+            r_q3_explosions(&v, cl, t);
         } else {
             r_surf_sky(&v, a);
             r_surf_trans(&v); /* Quake II's translucent faces, over the sky */

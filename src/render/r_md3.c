@@ -754,23 +754,10 @@ void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s)
             q[i][j] = s->origin[j] +
                       (v->right[j] * corner[i][0] + v->up[j] * corner[i][1]) * radius;
     int32_t mat = rm->mats ? rm->mats[0] : -1;
-    if (v->pass == R_PASS_TEXTURED) {
-        static const uint32_t white[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu};
-        /* texture s runs along right, t down the screen */
-        const float st[4][2] = {{0, 1}, {0, 0}, {1, 0}, {1, 1}};
-        const float tri[2][3][3] = {{{q[0][0], q[0][1], q[0][2]}, {q[1][0], q[1][1], q[1][2]},
-                                     {q[2][0], q[2][1], q[2][2]}},
-                                    {{q[0][0], q[0][1], q[0][2]}, {q[2][0], q[2][1], q[2][2]},
-                                     {q[3][0], q[3][1], q[3][2]}}};
-        const float tst[2][3][2] = {{{st[0][0], st[0][1]}, {st[1][0], st[1][1]},
-                                     {st[2][0], st[2][1]}},
-                                    {{st[0][0], st[0][1]}, {st[2][0], st[2][1]},
-                                     {st[3][0], st[3][1]}}};
-        if (r_q3_model_tri(v, mat, tri[0], tst[0], white)) {
-            r_q3_model_tri(v, mat, tri[1], tst[1], white);
-            return;
-        }
-    }
+    /* texture s runs along right, t down the screen */
+    static const float st[4][2] = {{0, 1}, {0, 0}, {1, 0}, {1, 1}};
+    if (v->pass == R_PASS_TEXTURED && r_q3_quad(v, mat, (const float(*)[3])q, st))
+        return;
     uint32_t c = r_q3_mat_color(a, mat);
     r_emit_poly(v, (const float(*)[3])q, 4, c, r_wire_color(c));
 }

@@ -178,14 +178,20 @@ static int splash(part_gen *g, const float org[3], int teleport, particle *out, 
     return n;
 }
 
+/* The engines' rand() for effect e: a hash of its start, place and kind. */
+static uint32_t fx_seed(const cl_fxev *e)
+{
+    uint32_t bits[3];
+    memcpy(bits, e->origin, sizeof bits);
+    return (uint32_t)(int64_t)(e->t0 * 1000.0) * 2654435761u ^ bits[0] * 40503u ^
+           bits[1] * 69069u ^ bits[2] ^ e->kind * 7919u;
+}
+
 int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
 {
     particle ps[1024]; /* (on the stack: bands draw at once) */
     part_gen g;
-    uint32_t bits[3];
-    memcpy(bits, e->origin, sizeof bits);
-    g.h = (uint32_t)(int64_t)(e->t0 * 1000.0) * 2654435761u ^ bits[0] * 40503u ^
-          bits[1] * 69069u ^ bits[2] ^ e->kind * 7919u;
+    g.h = fx_seed(e);
     const float zero[3] = {0, 0, 0};
     int n = 0;
     switch (e->kind) {
@@ -481,5 +487,76 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
                          0x00ffffffu;
         r_draw_poly(v, (const float(*)[3])q, 4, color | a8 << 24,
                     RAST_DEPTH_TEST | RAST_COLOR_WRITE | RAST_BLEND);
+    }
+}
+
+/* bg_public.h weapon_t: an explosion's style in a Quake III demo (the event's weapon) */
+enum { Q3_WEAPON_GRENADE = 4, Q3_WEAPON_ROCKET = 5, Q3_WEAPON_BFG = 9 };
+
+/* The shader of a Quake III explosion drawn as a sprite (cg_weapons.c CG_MissileHitWall:
+ * isSprite for the grenade, rocket and BFG), R_Q3FX_*, or -1 for the others. */
+static int sprite_fx(const cl_fxev *e)
+{
+    return e->style == Q3_WEAPON_GRENADE   ? R_Q3FX_GRENADE
+           : e->style == Q3_WEAPON_ROCKET ? R_Q3FX_ROCKET
+           : e->style == Q3_WEAPON_BFG    ? R_Q3FX_BFG
+                                           : -1;
+}
+
+void r_q3_explosions(r_view *v, const cl_state *cl, double t)
+{
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED)
+        return;
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64);
+    for (int i = 0; i < nfx; i++) {
+        const cl_fxev *e = fx[i];
+        int k = e->kind == CL_FXK_EXPLOSION ? sprite_fx(e) : -1;
+        int32_t mat = k >= 0 ? r_q3_fx_mat(v->assets, k, 0) : -1,
+                more = k >= 0 ? r_q3_fx_mat(v->assets, k, 1) : -1;
+        if (mat < 0)
+            continue;
+        /* cg_effects.c CG_MakeExplosion: started up to 63 ms early ("skew the time a bit so
+         * they aren't all in sync"), turned by 0..359 degrees, both rand(): here a hash of
+         * the effect; the sprite 16 units out along the surface's normal (end - origin, the
+         * decoder's) */
+        uint32_t h = fx_seed(e);
+        double age = t - e->t0 + (double)(h >> 8 & 63) / 1000.0;
+        if (!(age >= 0 && age < e->life))
+            continue;
+        /* cg_localents.c CG_AddSpriteExplosion: radius 30, growing by 42 over the life */
+        float c = (float)(1 - age / e->life);
+        float radius = 42 * (1 - c) + 30;
+        float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
+        float org[3], q[4][3], n[3], n2 = 0;
+        for (int j = 0; j < 3; j++) {
+            n[j] = e->end[j] - e->origin[j];
+            n2 += n[j] * n[j];
+        }
+        int unit = n2 > 0.81f && n2 < 1.21f; /* (else no normal came: none, as ByteToDir) */
+        for (int j = 0; j < 3; j++)
+            org[j] = e->origin[j] + (unit ? 16 * n[j] : 0);
+        /* tr_surface.c RB_SurfaceSprite: the view's left and up turned by the rotation,
+         * corners left + up, -left + up, -left - up, left - up at s, t 0 0, 1 0, 1 1, 0 1 */
+        float left[3], up[3];
+        for (int j = 0; j < 3; j++) {
+            left[j] = (-v->right[j] * cs - v->up[j] * sn) * radius;
+            up[j] = (v->up[j] * cs - v->right[j] * sn) * radius;
+            q[0][j] = org[j] + left[j] + up[j];
+            q[1][j] = org[j] - left[j] + up[j];
+            q[2][j] = org[j] - left[j] - up[j];
+            q[3][j] = org[j] + left[j] - up[j];
+        }
+        static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+        /* its shader's waves and frames on its own clock (tr_shade.c: the shader time less
+         * the entity's shaderTime, CG_MakeExplosion's start) */
+        double save = v->time;
+        v->time = age;
+        for (int part = 0; part < 2; part++) {
+            int32_t m = part ? more : mat;
+            if (m >= 0)
+                r_q3_quad(v, m, (const float(*)[3])q, st);
+        }
+        v->time = save;
     }
 }

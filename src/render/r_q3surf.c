@@ -45,6 +45,10 @@ typedef struct q3_mat {
     mdl_stage stage2;
     mdl_wave deform;    /* deformVertexes wave (func 0: none) and its spread per unit */
     float spread;
+    /* animMap: each layer's frames (anim[0] is image, anim2[0] image2), the one drawn
+     * chosen by the time (anim_image); anim_n below 2: a still */
+    int32_t anim[MDL_ANIM_FRAMES], anim2[MDL_ANIM_FRAMES];
+    uint8_t anim_n, anim2_n;
 } q3_mat;
 
 struct r_q3 {
@@ -64,6 +68,9 @@ struct r_q3 {
     size_t texels;           /* held by images and sky, against TEXEL_BUDGET */
     int32_t quad_mat;        /* cgame's quad damage shell, "powerups/quad", or -1 */
     int32_t shell_mats[3];   /* the battle suit's, regeneration's and invisibility's, or -1 */
+    /* the explosions' (r_q3_fx_mat): their shaders' first two stages, and the next two
+     * (fx_more), or -1 */
+    int32_t fx_mats[R_Q3FX_COUNT], fx_more[R_Q3FX_COUNT];
 };
 
 /* ---- loading ---- */
@@ -192,8 +199,15 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     for (uint32_t i = 0; i < q->num_images; i++)
         if (strcmp(q->images[i].name, name) == 0)
             return q->images[i].levels ? (int32_t)i : -1;
-    if (q->num_images >= q->cap_images)
-        return -1; /* cannot happen: two images a shader at most are allocated */
+    if (q->num_images >= q->cap_images) { /* (animMaps name up to eight a layer) */
+        if (q->cap_images > UINT32_MAX / 2 / sizeof *q->images)
+            return -2;
+        q3_image *grown = realloc(q->images, 2 * (size_t)q->cap_images * sizeof *grown);
+        if (!grown)
+            return -2;
+        q->images = grown;
+        q->cap_images *= 2;
+    }
     q3_image *im = &q->images[q->num_images];
     if (!load_image(im, name, read, ctx, &q->texels))
         return -2;
@@ -201,8 +215,27 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     return im->levels ? (int32_t)(q->num_images - 1) : -1;
 }
 
-/* The drawing of BSP shader name: from its script when there is one, else the image of the
- * same name lit by the lightmap (ioq3's default shader). */
+/* An animMap's frames (st->image and st->anim) into frames[], first the still's (first,
+ * already found); *n 0 when the stage has none or a frame cannot be found (its first frame
+ * stays, a still: ioq3 would not draw the shader at all). 0 when out of memory. */
+static int find_frames(r_q3 *q, const mdl_stage *st, int32_t first, int32_t *frames,
+                       uint8_t *n, mdl_read_fn read, void *ctx)
+{
+    *n = 0;
+    if (st->anim_frames < 2 || first < 0)
+        return 1;
+    frames[0] = first;
+    for (int k = 1; k < st->anim_frames && k < MDL_ANIM_FRAMES; k++) {
+        frames[k] = find_image(q, st->anim[k - 1], read, ctx);
+        if (frames[k] == -2)
+            return 0;
+        if (frames[k] < 0)
+            return 1;
+    }
+    *n = st->anim_frames < MDL_ANIM_FRAMES ? st->anim_frames : MDL_ANIM_FRAMES;
+    return 1;
+}
+
 /* rgbGen const ( r g b ) as a colour. */
 static uint32_t const_color(const float c[3])
 {
@@ -235,6 +268,8 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
     int lit = sh->stage2_lit && sh->stage2.blend != MDL_BLEND_FILTER;
     m->image2 = im;
     m->stage2 = sh->stage2;
+    if (!find_frames(q, &sh->stage2, im, m->anim2, &m->anim2_n, read, ctx))
+        return 0;
     m->light2 = lit                        ? LIGHT_MAP
                 : rgb == MDL_RGBGEN_VERTEX ? LIGHT_VERTEX
                                            : LIGHT_CONST;
@@ -243,10 +278,10 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
     return 1;
 }
 
-static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, mdl_read_fn read,
-                   void *ctx)
+/* The drawing of shader sh (NULL: none in the scripts, the image named name). */
+static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh,
+                      mdl_read_fn read, void *ctx)
 {
-    const mdl_shader *sh = mdl_shader_find(set, name);
     memset(m, 0, sizeof *m);
     m->light = LIGHT_MAP;
     m->image2 = -1;
@@ -275,7 +310,8 @@ static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, md
             m->constant = const_color(sh->stage.rgbconst);
     }
     m->image = find_image(q, sh->stage.image, read, ctx);
-    if (m->image == -2 || !resolve_layer2(q, m, sh, read, ctx))
+    if (m->image == -2 || !find_frames(q, &sh->stage, m->image, m->anim, &m->anim_n, read, ctx) ||
+        !resolve_layer2(q, m, sh, read, ctx))
         return 0;
     if (m->sky && sh->sky[0] && !q->sky_box) {
         static const char *const suf[6] = {"_rt", "_lf", "_bk", "_ft", "_up", "_dn"};
@@ -300,6 +336,12 @@ static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, md
     if (m->sky && q->sky_cloud < 0 && m->image >= 0)
         q->sky_cloud = m->image;
     return 1;
+}
+
+static int resolve(r_q3 *q, q3_mat *m, const char *name, mdl_shader_set *set, mdl_read_fn read,
+                   void *ctx)
+{
+    return resolve_sh(q, m, name, mdl_shader_find(set, name), read, ctx);
 }
 
 typedef struct list_ctx {
@@ -360,6 +402,25 @@ static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn rea
     return 1;
 }
 
+/* An effect's material (a powerup shell, an explosion) from shader sh (NULL: the image
+ * named name), next in q->mats: its own colours (rgbGen identity, const or wave), added over
+ * what is drawn when the shader says nothing else. Its index; -1 without an image, -2 out
+ * of memory. */
+static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_read_fn read,
+                          void *ctx)
+{
+    q3_mat *m = &q->mats[q->num_mats];
+    if (!resolve_sh(q, m, name, sh, read, ctx))
+        return -2;
+    if (m->image < 0 || m->nodraw)
+        return -1;
+    m->light = LIGHT_CONST;
+    m->constant = 0xffffffffu;
+    if (m->blend == MDL_BLEND_NONE)
+        m->blend = MDL_BLEND_ADD;
+    return (int32_t)q->num_mats++;
+}
+
 /* tr_image.c R_CreateDlightImage (ioq3, GPL): 16 x 16 texels of 4000 / d^2 (d from the
  * centre, in texels), 255 at most, none under 75; GL magnifies it bilinearly, its edges
  * clamped. The rasteriser reads the nearest texel, so the magnification is done here once,
@@ -409,13 +470,16 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     q->sky_cloud = -1;
     q->quad_mat = -1;
     q->shell_mats[0] = q->shell_mats[1] = q->shell_mats[2] = -1;
+    for (int k = 0; k < R_Q3FX_COUNT; k++)
+        q->fx_mats[k] = q->fx_more[k] = -1;
     q->sky_flat = rast_rgb(96, 104, 140);
     size_t surfaces = 0;
     for (int i = 0; i < a->num_models; i++)
         surfaces += a->models[i].kind == R_KIND_MD3        ? a->models[i].md3->num_surfaces
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
-    size_t n = (size_t)b->num_textures + surfaces + 5; /* + the four powerup shells */
+    /* + the four powerup shells and the explosions */
+    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT;
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most two images (its layers) */
     q->images = calloc(2 * n, sizeof *q->images);
@@ -468,19 +532,35 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     static const char *const shells[4] = {"powerups/quad", "powerups/battleSuit",
                                           "powerups/regen", "powerups/invisibility"};
     for (int k = 0; k < 4; k++) {
-        q3_mat *sm = &q->mats[q->num_mats];
-        if (!resolve(q, sm, shells[k], &set, read, ctx))
+        int32_t m = effect_mat(q, shells[k], mdl_shader_find(&set, shells[k]), read, ctx);
+        if (m == -2)
             goto out;
-        if (sm->image < 0 || sm->nodraw)
+        *(k == 0 ? &q->quad_mat : &q->shell_mats[k - 1]) = m;
+    }
+    /* the explosions' sprites; the stages after a shader's first two as a material of
+     * their own (OpenArena's rocket: the fireball's two stages after the sparks' two),
+     * drawn over the same sprite */
+    static const char *const fx[R_Q3FX_COUNT] = {"grenadeExplosion", "rocketExplosion",
+                                                 "bfgExplosion"};
+    for (int k = 0; k < R_Q3FX_COUNT; k++) {
+        const mdl_shader *sh = mdl_shader_find(&set, fx[k]);
+        q->fx_mats[k] = effect_mat(q, fx[k], sh, read, ctx);
+        if (q->fx_mats[k] == -2)
+            goto out;
+        if (!sh || !sh->more[0].image[0])
             continue;
-        sm->light = LIGHT_CONST;
-        sm->constant = 0xffffffffu;
-        if (sm->blend == MDL_BLEND_NONE)
-            sm->blend = MDL_BLEND_ADD;
-        if (k == 0)
-            q->quad_mat = (int32_t)q->num_mats++;
-        else
-            q->shell_mats[k - 1] = (int32_t)q->num_mats++;
+        mdl_shader *more = malloc(sizeof *more);
+        if (!more)
+            goto out;
+        *more = *sh;
+        more->stage = sh->more[0];
+        more->stage2 = sh->more[1];
+        more->blend = sh->more[0].blend;
+        more->stage2_lit = 0;
+        q->fx_more[k] = effect_mat(q, fx[k], more, read, ctx);
+        free(more);
+        if (q->fx_more[k] == -2)
+            goto out;
     }
     r = QD_OK;
 out:
@@ -755,9 +835,21 @@ typedef struct q3_layer {
     uint8_t blend, alpha, clamp;
 } q3_layer;
 
-static q3_layer layer1(const r_q3 *q, const q3_mat *m)
+/* The image of a layer at time t: an animMap's frame, looped (ioq3 R_BindAnimatedImage:
+ * frame (int)(t x frequency x 1024) >> 10, never below 0, modulo the frames), else still. */
+static int32_t anim_image(const int32_t *frames, int n, float freq, int32_t still, double t)
 {
-    q3_layer l = {&q->images[m->image], &m->stage, m->blend, m->alpha, m->clamp};
+    if (n < 2)
+        return still;
+    double f = t * (double)freq * 1024.0;
+    int64_t k = f > 0 && f < 1e15 ? (int64_t)f >> 10 : 0;
+    return frames[k % n];
+}
+
+static q3_layer layer1(const r_view *v, const r_q3 *q, const q3_mat *m)
+{
+    int32_t im = anim_image(m->anim, m->anim_n, m->stage.anim_freq, m->image, v->time);
+    q3_layer l = {&q->images[im], &m->stage, m->blend, m->alpha, m->clamp};
     return l;
 }
 
@@ -854,7 +946,8 @@ static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*
 {
     if (m->image2 < 0)
         return;
-    q3_layer l = {&q->images[m->image2], &m->stage2, m->stage2.blend,
+    int32_t im = anim_image(m->anim2, m->anim2_n, m->stage2.anim_freq, m->image2, v->time);
+    q3_layer l = {&q->images[im], &m->stage2, m->stage2.blend,
                   m->stage2.alpha_func != MDL_ALPHA_NONE, m->stage2.clamp};
     tri_light lt;
     if (m->light2 == LIGHT_MAP) {
@@ -913,7 +1006,7 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
         corner_light(light, lt.corners);
         corner_planes(&lt);
     }
-    q3_layer l = layer1(q, m);
+    q3_layer l = layer1(v, q, m);
     textured_tri(v, &l, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
     if (!layer2_in_holes(m)) {
         uint32_t corners[4];
@@ -923,7 +1016,30 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     return 1;
 }
 
+int r_q3_quad(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2])
+{
+    static const uint32_t white[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu};
+    static const int corner[2][3] = {{0, 1, 2}, {0, 2, 3}};
+    float tri[3][3], tst[3][2];
+    for (int h = 0; h < 2; h++) {
+        for (int i = 0; i < 3; i++) {
+            memcpy(tri[i], q[corner[h][i]], sizeof tri[i]);
+            memcpy(tst[i], st[corner[h][i]], sizeof tst[i]);
+        }
+        if (!r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])tst, white))
+            return 0;
+    }
+    return 1;
+}
+
 int32_t r_q3_quad_mat(const r_assets *a) { return a && a->q3 ? a->q3->quad_mat : -1; }
+
+int32_t r_q3_fx_mat(const r_assets *a, int k, int more)
+{
+    if (!a || !a->q3 || k < 0 || k >= R_Q3FX_COUNT)
+        return -1;
+    return more ? a->q3->fx_more[k] : a->q3->fx_mats[k];
+}
 
 int32_t r_q3_shell_mat(const r_assets *a, int k)
 {
@@ -1073,7 +1189,7 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     } else {
         const_light(v, m, &lt);
     }
-    q3_layer l = layer1(q, m);
+    q3_layer l = layer1(v, q, m);
     if (poly && pn >= 3)
         textured_poly(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended, poly, pn);
     else if (!poly)

@@ -282,7 +282,7 @@ TEST(q3_explosion_light_colour_by_weapon)
     q3run r;
     if (!q3run_open(&r, "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70"))
         SKIP("stress_bases3.dm_70 missing");
-    int rockets = 0, grenades = 0, wrong = 0;
+    int rockets = 0, grenades = 0, wrong = 0, not_unit = 0, floors = 0;
     uint32_t seen = 0;
     while (q3run_step(&r)) {
         const cl_fxlog *log = &r.cl->fxlog;
@@ -297,9 +297,18 @@ TEST(q3_explosion_light_colour_by_weapon)
             grenades += !rocket;
             wrong += f->rgb[0] != 255 || f->rgb[1] != (rocket ? 191 : 255) || f->rgb[2] != 0 ||
                      f->radius != 300;
+            /* the surface's normal, eventParm's byte (g_missile.c DirToByte of the plane
+             * hit): a unit vector (end less origin in floats: 2.4e-4 apart at 4096 units,
+             * so within 2e-3 squared), straight up from a floor for many */
+            float n[3] = {f->end[0] - f->origin[0], f->end[1] - f->origin[1],
+                          f->end[2] - f->origin[2]};
+            not_unit += fabsf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1) > 2e-3f;
+            floors += n[2] > 0.999f;
         }
     }
     CHECK_MSG(rockets > 0, "%d rocket explosions, %d grenade", rockets, grenades);
     CHECK_EQ(wrong, 0);
+    CHECK_EQ(not_unit, 0);
+    CHECK_MSG(floors * 4 > rockets + grenades, "%d of %d on floors", floors, rockets + grenades);
     q3run_close(&r);
 }

@@ -269,11 +269,17 @@ static const char layers[] =
     /* a terrain's second texture blended by vertex alpha */
     "t { { map rock.jpg } { map grass.jpg blendFunc blend alphaGen vertex } }\n";
 
+/* Script text into set, wholly read (1) or not (0). */
+static int parse_all(mdl_shader_set *set, const char *text, size_t len)
+{
+    qd_error err = {0};
+    return mdl_shader_parse(set, text, len, "t.shader", &err) == QD_OK;
+}
+
 TEST(q3tex_shader_second_layer)
 {
     mdl_shader_set set = {0};
-    qd_error err = {0};
-    CHECK_EQ(mdl_shader_parse(&set, layers, sizeof layers - 1, "l.shader", &err), QD_OK);
+    CHECK(parse_all(&set, layers, sizeof layers - 1));
     const mdl_shader *s = mdl_shader_find(&set, "w");
     CHECK(s && !strcmp(s->stage.image, "w.tga") && !strcmp(s->stage2.image, "w.tga"));
     CHECK(s && s->blend == MDL_BLEND_ALPHA && s->stage2.blend == MDL_BLEND_FILTER &&
@@ -1409,7 +1415,9 @@ TEST(q3tex_sky_from_its_shader)
  * first half of its life) 80 units ahead of the camera and 40 under the eye lights oa_dm3's
  * floor and walls around it: GL_DST_COLOR GL_ONE adds the surface's colour times the light,
  * so red and green grow and blue, whose light is 0, stays exactly as it was; nothing gets
- * darker. A plasma ball's explosion makes no light (cgame gives it none): the same frame. */
+ * darker. Compared with the same explosion without its light (radius 0): its sprite, added
+ * over both, is the same in each. A plasma ball's explosion makes no light (cgame gives it
+ * none) and no sprite (its ring model is not drawn): the same frame. */
 TEST(q3tex_explosion_lights_the_world)
 {
     OA_SCENE(s, "maps/oa_dm3.bsp", 0);
@@ -1434,6 +1442,12 @@ TEST(q3tex_explosion_lights_the_world)
     CHECK(memcmp(plasma->color, plain->color, W * H * sizeof(uint32_t)) == 0);
     cl_fxlog_clear(s.cl);
     fx.style = 5; /* WP_ROCKET_LAUNCHER */
+    fx.radius = 0;
+    cl_fx_add(s.cl, &fx);
+    rast_fb_free(plain);
+    plain = frame(&s, R_MODE_TEXTURED, 1);
+    cl_fxlog_clear(s.cl);
+    fx.radius = 300;
     cl_fx_add(s.cl, &fx);
     rast_fb *lit = frame(&s, R_MODE_TEXTURED, 1);
     char path[512];
@@ -1453,5 +1467,105 @@ TEST(q3tex_explosion_lights_the_world)
     rast_fb_free(plain);
     rast_fb_free(plasma);
     rast_fb_free(lit);
+    oa_close(&s);
+}
+
+/* OpenArena's rocket explosion (weaponhits.shader in pak0.pk3, read with unzip -p): two
+ * animMaps of the eight rlboom frames cross-fading (GL_ONE GL_SRC_ALPHA: an add for JPEG
+ * frames without alpha), then two fireball stages added. Parsed: the frames and their
+ * frequency (ioq3 ParseStage keeps the first eight), both animMaps as the two layers, the
+ * fireballs as the two stages after them; a ninth frame is dropped. */
+static const char boom[] =
+    "rocketExplosion\n{\n\t{\n\t\tanimmap 8 r/b1.tga r/b2.tga r/b3.tga r/b4.tga r/b5.tga "
+    "r/b6.tga r/b7.tga r/b8.tga r/b9.tga\n\t\tblendfunc gl_one gl_src_alpha\n"
+    "\t\trgbGen wave inversesawtooth 0 1 0 8\n\t}\n\t{\n\t\tanimmap 8 r/b2.tga r/b3.tga\n"
+    "\t\tblendfunc gl_one gl_src_alpha\n\t\trgbGen wave sawtooth 0 1 0 8\n\t}\n"
+    "\t{\n\t\tclampmap textures/oa/fiar.tga\n\t\tblendfunc add\n\t\ttcMod rotate 77\n\t}\n"
+    "\t{\n\t\tclampmap textures/oa/fiar2.tga\n\t\tblendfunc add\n\t}\n}\n";
+
+TEST(q3tex_shader_anim_map_and_all_stages)
+{
+    mdl_shader_set set = {0};
+    CHECK(parse_all(&set, boom, sizeof boom - 1));
+    const mdl_shader *s = mdl_shader_find(&set, "rocketExplosion");
+    CHECK(s != NULL);
+    if (s) {
+        CHECK_EQ(s->stage.anim_frames, 8);
+        CHECK(s->stage.anim_freq == 8.0f);
+        CHECK_STR(s->stage.image, "r/b1.tga");
+        CHECK_STR(s->stage.anim[0], "r/b2.tga");
+        CHECK_STR(s->stage.anim[6], "r/b8.tga");
+        CHECK_EQ(s->stage.blend, MDL_BLEND_ADD);
+        CHECK_EQ(s->stage.rgbwave.func, MDL_WAVE_INVSAWTOOTH);
+        CHECK_EQ(s->stage2.anim_frames, 2);
+        CHECK_STR(s->stage2.image, "r/b2.tga");
+        CHECK_EQ(s->stage2.rgbwave.func, MDL_WAVE_SAWTOOTH);
+        CHECK_STR(s->more[0].image, "textures/oa/fiar.tga");
+        CHECK(s->more[0].clamp && s->more[0].num_tcmods == 1);
+        CHECK_STR(s->more[1].image, "textures/oa/fiar2.tga");
+    }
+    mdl_shader_set_clear(&set);
+}
+
+/* A rocket's explosion 120 units ahead of the camera on oa_dm3, its normal towards the
+ * camera, drawn as cgame draws it (cg_localents.c CG_AddSpriteExplosion: a sprite of radius
+ * 30 + 42 x its age's fraction, its shader rocketExplosion, started up to 63 ms early by
+ * CG_MakeExplosion's skew), without dynamic lights: added over the scene (no pixel darker),
+ * centred on the screen (the sprite sits 16 units out along the normal: 104 units away),
+ * within the sprite's corners at 0.05 s (radius at most 30 + 42 x 0.113 = 34.7 units: at
+ * most 34.7 x sqrt 2 / 104 x 160 = 75.5 pixels from the centre at 320 x 240 with a 90
+ * degree view, 2 more for edges), and larger at 0.6 s. Nothing of it without the scripts'
+ * shader (its images hidden). */
+TEST(q3tex_rocket_explosion_sprite)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    s.cl->time = 1.0;
+    float yaw = s.cam.angles[1] * (float)M_PI / 180, fwd[3] = {cosf(yaw), sinf(yaw), 0};
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_EXPLOSION;
+    fx.style = 5; /* WP_ROCKET_LAUNCHER */
+    fx.life = 1.0f;
+    fx.entity = -1;
+    for (int k = 0; k < 3; k++) {
+        fx.origin[k] = s.cam.origin[k] + 120 * fwd[k];
+        fx.end[k] = fx.origin[k] - fwd[k];
+    }
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    rast_fb *plain = rast_fb_new(W, H), *at[2] = {rast_fb_new(W, H), rast_fb_new(W, H)};
+    r_render(s.a, s.cl, 1.0, &s.cam, &o, plain);
+    cl_fx_add(s.cl, &fx);
+    static const double age[2] = {0.05, 0.6};
+    double reach[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        r_render(s.a, s.cl, 1.0 + age[i], &s.cam, &o, at[i]);
+        int brighter = 0, darker = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                uint32_t p = plain->color[y * W + x], q = at[i]->color[y * W + x];
+                int up = 0, down = 0;
+                for (int sh = 0; sh < 24; sh += 8) {
+                    up |= (q >> sh & 255) > (p >> sh & 255);
+                    down |= (q >> sh & 255) < (p >> sh & 255);
+                }
+                brighter += up;
+                darker += down;
+                double d = hypot(x + 0.5 - W / 2.0, y + 0.5 - H / 2.0);
+                if (up && d > reach[i])
+                    reach[i] = d;
+            }
+        CHECK_EQ(darker, 0);
+        CHECK_MSG(brighter > 2000, "%.2f s: %d pixels brighter", age[i], brighter);
+    }
+    CHECK_MSG(reach[0] <= 75.5 + 2, "at 0.05 s a pixel %.1f from the centre", reach[0]);
+    CHECK_MSG(reach[1] > reach[0] * 1.2, "%.1f then %.1f", reach[0], reach[1]);
+    char path[512];
+    qd_error err = {0};
+    snprintf(path, sizeof path, "%s/q3tex_rocket_explosion.png", test_tmpdir());
+    out_png_write(path, at[1], &err); /* for eyes */
+    rast_fb_free(plain);
+    rast_fb_free(at[0]);
+    rast_fb_free(at[1]);
     oa_close(&s);
 }
