@@ -144,6 +144,8 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_FIRE_WEAPON_68 23 /* bg_public.h entity_event_t EV_FIRE_WEAPON (66..71) */
 #define Q3_WP_LIGHTNING 6       /* weapon_t WP_LIGHTNING */
 #define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
+#define Q3_EV_BULLET_HIT_WALL_68 49  /* EV_BULLET_HIT_WALL (66..71) */
+#define Q3_WP_MACHINEGUN 2
 #define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
 #define Q3_EF_PLAYER_EVENT 0x10 /* eFlags of an event entity: otherEntityNum's (66..71) */
 static const char *const item_models[] = {
@@ -225,6 +227,8 @@ _Static_assert(NUM_ITEM_MODELS < 100 && CL_HAND_SLOTS == CL_FLASH_SLOTS + 100 &&
                    Q3_ITEM_MODELS + NUM_ITEM_MODELS + CL_BARREL_SLOTS < CL_HAND_FALLBACK &&
                    CL_HAND_FALLBACK < CL_MAX_MODELS,
                "weapon part slots overlap");
+_Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_IMPACT_MODELS + 2 <= CL_MAX_MODELS,
+               "impact model slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
 _Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
                    Q3_PLAYER_MODELS + CL_SKIN_SLOTS >=
@@ -465,6 +469,9 @@ static void begin_level(ctx *c)
         }
     }
     cl_set_model(c->cl, CL_HAND_FALLBACK, "models/weapons2/shotgun/shotgun_hand.md3");
+    /* cg_main.c CG_RegisterGraphics: the impacts' models (ringFlashModel, bulletFlashModel) */
+    cl_set_model(c->cl, CL_Q3_IMPACT_MODELS, "models/weaphits/ring02.md3");
+    cl_set_model(c->cl, CL_Q3_IMPACT_MODELS + 1, "models/weaphits/bullet.md3");
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -1242,6 +1249,25 @@ static const uint8_t q3_mod[][2] = {
     {CL_MOD_TELEFRAG, 0}, {CL_MOD_FALL, 0}, {CL_MOD_SUICIDE, 0}, {CL_MOD_TRIGGER, 0},
     {CL_MOD_TRIGGER, 0}};
 
+/* An impact's effect at org (cg_weapons.c CG_MissileHitWall's explosion) of weapon w for
+ * life seconds: end is org plus the surface's normal, from the event's direction byte
+ * (g_missile.c and g_weapon.c send DirToByte of the plane hit; cg_event.c ByteToDir, zero
+ * for a byte past 161); no light (radius 0) unless the caller gives one. */
+static void impact_fx(const q3_ent *e, int w, float life, const float org[3], cl_fxev *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    fx->kind = CL_FXK_EXPLOSION;
+    fx->style = (uint8_t)(w & 0xff);
+    fx->life = life;
+    fx->entity = -1;
+    float dir[3];
+    qd_byte_to_dir(e->f[Q3_ES_EVENTPARM], dir);
+    for (int k = 0; k < 3; k++) {
+        fx->origin[k] = org[k];
+        fx->end[k] = org[k] + dir[k];
+    }
+}
+
 /* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. firing:
  * the entity had EF_FIRING as last drawn (cgame's cent->pe.lightningFiring, which
  * cg_weapons.c CG_AddPlayerWeapon sets each frame). */
@@ -1286,23 +1312,12 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         /* cg_weapons.c CG_MissileHitWall: an explosion where the missile stopped, for its
          * duration: 600 ms, the rocket's 1000 */
         cl_fxev fx;
-        memset(&fx, 0, sizeof fx);
-        fx.kind = CL_FXK_EXPLOSION;
-        fx.style = (uint8_t)(e->f[Q3_ES_WEAPON] & 0xff);
-        fx.life = fx.style == Q3_WP_ROCKET_LAUNCHER ? 1.0f : 0.6f;
+        int w = e->f[Q3_ES_WEAPON];
+        impact_fx(e, w, w == Q3_WP_ROCKET_LAUNCHER ? 1.0f : 0.6f, org, &fx);
         fx.radius = 300;
         /* its lightColor: 1, 0.75, 0 for the rocket, the function's 1, 1, 0 otherwise */
         fx.rgb[0] = 255;
-        fx.rgb[1] = fx.style == Q3_WP_ROCKET_LAUNCHER ? 191 : 255;
-        fx.rgb[2] = 0;
-        fx.entity = -1;
-        memcpy(fx.origin, org, sizeof org);
-        /* end: origin plus the surface's normal (g_missile.c sends DirToByte of the plane's
-         * normal as eventParm; cg_event.c ByteToDir, zero for a byte past 161) */
-        float dir[3];
-        qd_byte_to_dir(e->f[Q3_ES_EVENTPARM], dir);
-        for (int k = 0; k < 3; k++)
-            fx.end[k] = org[k] + dir[k];
+        fx.rgb[1] = w == Q3_WP_ROCKET_LAUNCHER ? 191 : 255;
         cl_fx_add(c->cl, &fx);
         q3_event_sound(c->cl, e, ev, org); /* its sound: q3_sound.c */
     } else if (ev == p->ev_railtrail) {
@@ -1325,7 +1340,22 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
             if (!isfinite(fx.origin[i]) || fabsf(fx.origin[i]) > 1e7f)
                 fx.origin[i] = org[i];
         cl_fx_add(c->cl, &fx);
+        /* cg_event.c: the rail's end explodes unless it met a no-impact surface (eventParm
+         * 255): CG_MissileHitWall's ring in the shooter's colour, 600 ms */
+        if (e->f[Q3_ES_EVENTPARM] != 255) {
+            cl_fxev hit;
+            impact_fx(e, Q3_WP_RAILGUN, 0.6f, org, &hit);
+            memcpy(hit.rgb, fx.rgb, sizeof hit.rgb);
+            cl_fx_add(c->cl, &hit);
+        }
         q3_event_sound(c->cl, e, ev, org); /* the impact's sound: q3_sound.c */
+    } else if (ev == Q3_EV_BULLET_HIT_WALL_68 && c->cl->level.protocol <= 71) {
+        /* cg_event.c CG_Bullet: the machine gun's impact (CG_MissileHitWall: its puff for
+         * 600 ms); a tracer now and then (cg_tracerChance, random) is not drawn */
+        cl_fxev fx;
+        impact_fx(e, Q3_WP_MACHINEGUN, 0.6f, org, &fx);
+        cl_fx_add(c->cl, &fx);
+        q3_event_sound(c->cl, e, ev, org);
     } else if (ev == Q3_EV_GLOBAL_TEAM_SOUND_68 && c->cl->level.protocol <= 71) {
         q3_team_sound(c->cl, c->s, e->f[Q3_ES_EVENTPARM]);
     } else if (ev == p->ev_general_sound || ev == p->ev_global_sound) {

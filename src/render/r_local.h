@@ -402,8 +402,10 @@ int32_t r_q3_quad_mat(const r_assets *a);
 /* The battle suit's (k 0), regeneration's (1) and invisibility's (2) shell, or -1. */
 int32_t r_q3_shell_mat(const r_assets *a, int k);
 /* cgame's explosion shaders (cg_main.c CG_RegisterGraphics): "grenadeExplosion",
- * "rocketExplosion", "bfgExplosion". */
-enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_COUNT };
+ * "rocketExplosion", "bfgExplosion" (sprites), "plasmaExplosion", "railExplosion" (on the
+ * ring model), "bulletExplosion" (on the bullet's). */
+enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_PLASMA, R_Q3FX_RAIL, R_Q3FX_BULLET,
+       R_Q3FX_COUNT };
 /* The material of explosion shader k (R_Q3FX_*): its first two stages, or with more the
  * next two (drawn over them); -1 none. */
 int32_t r_q3_fx_mat(const r_assets *a, int k, int more);
@@ -416,6 +418,10 @@ float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t
 /* Whether material mat has a deformVertexes wave (r_q3_mat_deform may move its vertices). */
 int r_q3_mat_deforms(const r_assets *a, int32_t mat);
 
+/* Model slot slot (an MD3) in frame 0 at origin, turned by axis, every surface drawn with
+ * material mat (a cgame effect's custom shader); nothing when the slot holds no MD3. */
+void r_md3_effect(r_view *v, const r_assets *a, int slot, const float origin[3],
+                  const float axis[3][3], int32_t mat);
 /* Draw entity s whose model is an R_KIND_Q3SPRITE: a square of radius 16 facing the camera. */
 void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s);
 

@@ -762,6 +762,20 @@ void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s)
     r_emit_poly(v, (const float(*)[3])q, 4, c, r_wire_color(c));
 }
 
+void r_md3_effect(r_view *v, const r_assets *a, int slot, const float origin[3],
+                  const float axis[3][3], int32_t mat)
+{
+    const r_model *rm = md3_at(a, slot);
+    if (!rm || mat < 0 || rm->md3->num_frames == 0)
+        return;
+    r_place p;
+    memcpy(p.origin, origin, sizeof p.origin);
+    memcpy(p.axis, axis, sizeof p.axis);
+    md3_light light; /* (the effects' shaders give their own colours) */
+    grid_light(a->world.bsp, origin, &light);
+    mesh_pass(v, a, rm, &p, 0, 0, 0, &light, mat);
+}
+
 /* cg_weapons.c CG_MapTorsoToWeaponFrame: the hand's frame for torso frame f: the weapon
  * drop's 9 frames from TORSO_DROP's first are hand frames 6..14, the first 6 of either attack
  * 1..6, anything else 0. */

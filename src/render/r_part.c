@@ -491,16 +491,72 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
 }
 
 /* bg_public.h weapon_t: an explosion's style in a Quake III demo (the event's weapon) */
-enum { Q3_WEAPON_GRENADE = 4, Q3_WEAPON_ROCKET = 5, Q3_WEAPON_BFG = 9 };
+enum {
+    Q3_WEAPON_MACHINEGUN = 2, Q3_WEAPON_GRENADE = 4, Q3_WEAPON_ROCKET = 5, Q3_WEAPON_RAIL = 7,
+    Q3_WEAPON_PLASMA = 8, Q3_WEAPON_BFG = 9
+};
 
-/* The shader of a Quake III explosion drawn as a sprite (cg_weapons.c CG_MissileHitWall:
- * isSprite for the grenade, rocket and BFG), R_Q3FX_*, or -1 for the others. */
-static int sprite_fx(const cl_fxev *e)
+/* The shader of a Quake III explosion (cg_weapons.c CG_MissileHitWall), R_Q3FX_*, or -1:
+ * the grenade's, rocket's and BFG's are sprites, the others' models (*model: the slot). */
+static int explosion_fx(const cl_fxev *e, int *model)
 {
-    return e->style == Q3_WEAPON_GRENADE   ? R_Q3FX_GRENADE
-           : e->style == Q3_WEAPON_ROCKET ? R_Q3FX_ROCKET
-           : e->style == Q3_WEAPON_BFG    ? R_Q3FX_BFG
-                                           : -1;
+    *model = e->style == Q3_WEAPON_MACHINEGUN ? CL_Q3_IMPACT_MODELS + 1 : CL_Q3_IMPACT_MODELS;
+    switch (e->style) {
+    case Q3_WEAPON_GRENADE: *model = 0; return R_Q3FX_GRENADE;
+    case Q3_WEAPON_ROCKET: *model = 0; return R_Q3FX_ROCKET;
+    case Q3_WEAPON_BFG: *model = 0; return R_Q3FX_BFG;
+    case Q3_WEAPON_PLASMA: return R_Q3FX_PLASMA;
+    case Q3_WEAPON_RAIL: return R_Q3FX_RAIL;
+    case Q3_WEAPON_MACHINEGUN: return R_Q3FX_BULLET;
+    default: return -1;
+    }
+}
+
+/* The unit normal of explosion e (end - origin, the decoder's) into n, or 0 (none). */
+static int explosion_normal(const cl_fxev *e, float n[3])
+{
+    float n2 = 0;
+    for (int j = 0; j < 3; j++) {
+        n[j] = e->end[j] - e->origin[j];
+        n2 += n[j] * n[j];
+    }
+    return n2 > 0.81f && n2 < 1.21f; /* (else no normal came: none, as ByteToDir) */
+}
+
+/* A model explosion (cg_effects.c CG_MakeExplosion without isSprite): axis 0 the surface's
+ * normal (none: the world's axes), axis 1 a perpendicular turned about it by the hash's
+ * angle (RotateAroundDirection), axis 2 their cross product; its materials on every
+ * surface at its age's shader time. */
+static void model_explosion(r_view *v, const cl_fxev *e, int model, int32_t mat, int32_t more,
+                            double age, uint32_t h)
+{
+    float ax[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, n[3];
+    if (explosion_normal(e, n)) {
+        /* any perpendicular: the turn about the normal is random in cgame */
+        float p[3] = {-n[1], n[0], 0};
+        if (fabsf(n[2]) > 0.9f) {
+            p[0] = 0;
+            p[1] = -n[2];
+            p[2] = n[1];
+        }
+        float pl = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+        float a = (float)(h % 360) * (float)M_PI / 180, c = cosf(a), s = sinf(a);
+        float q[3] = {n[1] * p[2] - n[2] * p[1], n[2] * p[0] - n[0] * p[2],
+                      n[0] * p[1] - n[1] * p[0]}; /* n x p */
+        for (int j = 0; j < 3; j++) {
+            ax[0][j] = n[j];
+            ax[1][j] = (p[j] * c + q[j] * s) / pl;
+        }
+        ax[2][0] = ax[0][1] * ax[1][2] - ax[0][2] * ax[1][1];
+        ax[2][1] = ax[0][2] * ax[1][0] - ax[0][0] * ax[1][2];
+        ax[2][2] = ax[0][0] * ax[1][1] - ax[0][1] * ax[1][0];
+    }
+    double save = v->time;
+    v->time = age;
+    r_md3_effect(v, v->assets, model, e->origin, (const float(*)[3])ax, mat);
+    if (more >= 0)
+        r_md3_effect(v, v->assets, model, e->origin, (const float(*)[3])ax, more);
+    v->time = save;
 }
 
 void r_q3_explosions(r_view *v, const cl_state *cl, double t)
@@ -511,7 +567,7 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t)
     int nfx = cl_fx_at(cl, t, fx, 64);
     for (int i = 0; i < nfx; i++) {
         const cl_fxev *e = fx[i];
-        int k = e->kind == CL_FXK_EXPLOSION ? sprite_fx(e) : -1;
+        int model = 0, k = e->kind == CL_FXK_EXPLOSION ? explosion_fx(e, &model) : -1;
         int32_t mat = k >= 0 ? r_q3_fx_mat(v->assets, k, 0) : -1,
                 more = k >= 0 ? r_q3_fx_mat(v->assets, k, 1) : -1;
         if (mat < 0)
@@ -524,16 +580,16 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t)
         double age = t - e->t0 + (double)(h >> 8 & 63) / 1000.0;
         if (!(age >= 0 && age < e->life))
             continue;
+        if (model) { /* CG_AddExplosion: the model along the normal, turned about it */
+            model_explosion(v, e, model, mat, more, age, h);
+            continue;
+        }
         /* cg_localents.c CG_AddSpriteExplosion: radius 30, growing by 42 over the life */
         float c = (float)(1 - age / e->life);
         float radius = 42 * (1 - c) + 30;
         float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
-        float org[3], q[4][3], n[3], n2 = 0;
-        for (int j = 0; j < 3; j++) {
-            n[j] = e->end[j] - e->origin[j];
-            n2 += n[j] * n[j];
-        }
-        int unit = n2 > 0.81f && n2 < 1.21f; /* (else no normal came: none, as ByteToDir) */
+        float org[3], q[4][3], n[3];
+        int unit = explosion_normal(e, n);
         for (int j = 0; j < 3; j++)
             org[j] = e->origin[j] + (unit ? 16 * n[j] : 0);
         /* tr_surface.c RB_SurfaceSprite: the view's left and up turned by the rotation,

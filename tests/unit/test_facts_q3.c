@@ -274,6 +274,18 @@ TEST(q3_chat_event_sender)
     q3run_close(&r);
 }
 
+/* The effect after *seen in r's log (*seen moves past it), or NULL when none is new; one
+ * overwritten before it was read is passed over. */
+static const cl_fxev *next_fx(q3run *r, uint32_t *seen)
+{
+    const cl_fxlog *log = &r->cl->fxlog;
+    if (log->fx_count - *seen > CL_FX_LOG)
+        *seen = log->fx_count - CL_FX_LOG;
+    if (*seen >= log->fx_count)
+        return NULL;
+    return &log->fx[(*seen)++ % CL_FX_LOG];
+}
+
 /* cg_weapons.c CG_MissileHitWall: a rocket's explosion lights 1, 0.75, 0 (255, 191, 0 in
  * bytes), a grenade's the function's default 1, 1, 0 (255, 255, 0); both radius 300. The
  * OpenArena bot match on oa_bases3 holds rocket explosions; every one decoded must say so. */
@@ -285,11 +297,7 @@ TEST(q3_explosion_light_colour_by_weapon)
     int rockets = 0, grenades = 0, wrong = 0, not_unit = 0, floors = 0;
     uint32_t seen = 0;
     while (q3run_step(&r)) {
-        const cl_fxlog *log = &r.cl->fxlog;
-        for (; seen < log->fx_count; seen++) {
-            if (log->fx_count - seen > CL_FX_LOG)
-                continue; /* overwritten before it was read */
-            const cl_fxev *f = &log->fx[seen % CL_FX_LOG];
+        for (const cl_fxev *f; (f = next_fx(&r, &seen));) {
             if (f->kind != CL_FXK_EXPLOSION || (f->style != 4 && f->style != 5))
                 continue;
             int rocket = f->style == 5;
@@ -310,5 +318,46 @@ TEST(q3_explosion_light_colour_by_weapon)
     CHECK_EQ(wrong, 0);
     CHECK_EQ(not_unit, 0);
     CHECK_MSG(floors * 4 > rockets + grenades, "%d of %d on floors", floors, rockets + grenades);
+    q3run_close(&r);
+}
+
+/* cg_event.c: a bullet in a wall (EV_BULLET_HIT_WALL) makes the machine gun's impact
+ * (CG_Bullet -> CG_MissileHitWall, WP_MACHINEGUN 2: 600 ms, no light), and a rail's end
+ * that met a surface (EV_RAILTRAIL, eventParm not 255) the railgun's (7) in the shooter's
+ * colour: on demo088 (a free-for-all with machine guns and railguns), there are both; each
+ * rail impact lies where a rail trail of the same moment ends, in its colour; every
+ * impact carries its surface's normal (a unit vector; floats near 4096: within 2e-3). */
+TEST(q3_bullet_and_rail_impacts)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("demo088-test1.dm_71 missing");
+    int bullets = 0, rails = 0, unmatched = 0, not_unit = 0, lit = 0;
+    uint32_t seen = 0;
+    while (q3run_step(&r)) {
+        const cl_fxlog *log = &r.cl->fxlog;
+        for (const cl_fxev *f; (f = next_fx(&r, &seen));) {
+            if (f->kind != CL_FXK_EXPLOSION || (f->style != 2 && f->style != 7))
+                continue;
+            float n[3] = {f->end[0] - f->origin[0], f->end[1] - f->origin[1],
+                          f->end[2] - f->origin[2]};
+            not_unit += fabsf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1) > 2e-3f;
+            lit += f->radius != 0 || fabsf(f->life - 0.6f) > 1e-6f;
+            if (f->style == 2) {
+                bullets++;
+                continue;
+            }
+            rails++;
+            int match = 0; /* the trail added just before it */
+            const cl_fxev *b = &log->fx[(seen + CL_FX_LOG - 2) % CL_FX_LOG];
+            match = seen > 1 && b->kind == CL_FXK_BEAM_RAIL && b->t0 == f->t0 &&
+                    !memcmp(b->end, f->origin, sizeof b->end) && !memcmp(b->rgb, f->rgb, 3);
+            unmatched += !match;
+        }
+    }
+    CHECK_MSG(bullets > 0 && rails > 0, "%d bullet impacts, %d rail", bullets, rails);
+    CHECK_EQ(unmatched, 0);
+    CHECK_EQ(not_unit, 0);
+    CHECK_EQ(lit, 0);
     q3run_close(&r);
 }
