@@ -1545,6 +1545,80 @@ static qd_err parse_playerinfo_qwd(ctx *c)
     return QD_OK;
 }
 
+/* Reads of an .mvd playerinfo's fields: from a cursor over bytes checked once to be all
+ * there (whole, a constant in each caller: two forms), else through the bounded reader,
+ * whose zeros and sticky error past the end then decide what is read, as before. */
+#define QW_INLINE static inline __attribute__((always_inline))
+QW_INLINE unsigned pi_u8(rd_t *r, const uint8_t **b, int whole)
+{
+    return whole ? *(*b)++ : rd_u8(r);
+}
+
+QW_INLINE int16_t pi_s16(rd_t *r, const uint8_t **b, int whole)
+{
+    if (!whole)
+        return rd_s16(r);
+    const uint8_t *x = *b;
+    *b += 2;
+    return (int16_t)(x[0] | x[1] << 8);
+}
+
+QW_INLINE float pi_coord(rd_t *r, const uint8_t **b, int floats, int whole)
+{
+    if (!whole)
+        return floats ? rd_float_coord(r) : rd_coord(r);
+    if (!floats)
+        return (float)pi_s16(r, b, 1) * 0.125f;
+    float f;
+    memcpy(&f, *b, 4);
+    *b += 4;
+    return isfinite(f) ? f : NAN;
+}
+
+/* The fields the DF_* bits announce, over the player's last state. */
+QW_INLINE void playerinfo_mvd_fields(ctx *c, qw_player *p, unsigned flags, int whole)
+{
+    rd_t *r = &c->r;
+    const uint8_t *b = r->p + r->pos;
+    const int floats = (c->s->fte_ext & QW_PEXT_FLOATCOORDS) != 0; /* [QWEXT] */
+    const int modeldbl = (c->s->fte_ext & QW_PEXT_MODELDBL) != 0;
+    if (flags & QW_DF_ORIGIN)
+        p->origin[0] = pi_coord(r, &b, floats, whole);
+    if (flags & (QW_DF_ORIGIN << 1))
+        p->origin[1] = pi_coord(r, &b, floats, whole);
+    if (flags & (QW_DF_ORIGIN << 2))
+        p->origin[2] = pi_coord(r, &b, floats, whole);
+    if (flags & QW_DF_ANGLES)
+        p->viewangles[0] = (float)pi_s16(r, &b, whole) * (360.0f / 65536.0f);
+    if (flags & (QW_DF_ANGLES << 1))
+        p->viewangles[1] = (float)pi_s16(r, &b, whole) * (360.0f / 65536.0f);
+    if (flags & (QW_DF_ANGLES << 2))
+        p->viewangles[2] = (float)pi_s16(r, &b, whole) * (360.0f / 65536.0f);
+    int got_model = (flags & QW_DF_MODEL) != 0;
+    if (got_model)
+        p->model = (uint16_t)pi_u8(r, &b, whole);
+    if (flags & QW_DF_SKINNUM) {
+        p->skin = (uint8_t)pi_u8(r, &b, whole);
+        if (modeldbl && (p->skin & 128) && got_model) {
+            p->skin &= 127;
+            p->model = (uint16_t)(p->model + 256);
+        }
+    }
+    if (flags & QW_DF_EFFECTS)
+        p->fx = qr_entity_fx(pi_u8(r, &b, whole));
+    if (flags & QW_DF_WEAPONFRAME)
+        p->weaponframe = (uint8_t)pi_u8(r, &b, whole);
+    if (whole)
+        r->pos = (size_t)(b - r->p);
+}
+
+/* Bits set in 0..63 */
+#define PC2(n) n, n + 1, n + 1, n + 2
+#define PC4(n) PC2(n), PC2(n + 1), PC2(n + 1), PC2(n + 2)
+static const uint8_t popcount6[64] = {PC4(0), PC4(1), PC4(1), PC4(2)};
+#undef PC2
+#undef PC4
+
 /* .mvd svc_playerinfo [EZPARSE cl_ents.c CL_ParsePlayerinfo, mvdplayback]: DF_* bits say
  * which fields changed against the player's last state; origins per axis, view angles as
  * 16-bit angles, then model, skin, effects, weaponframe. */
@@ -1552,11 +1626,12 @@ static qd_err parse_playerinfo_mvd(ctx *c)
 {
     qw_state *s = c->s;
     rd_t *r = &c->r;
-    int num = rd_u8(r);
-    unsigned flags = rd_u16(r);
-    unsigned frame = rd_u8(r);
-    if (r->err)
+    const uint8_t *h = rd_bytes(r, 4); /* player, flags, frame */
+    if (!h)
         return truncated(c, "svc_playerinfo");
+    int num = h[0];
+    unsigned flags = (unsigned)(h[1] | h[2] << 8);
+    unsigned frame = h[3];
     if (num >= QW_MAX_CLIENTS)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo: player %d", num);
     if (flags & 0xf000u)
@@ -1568,30 +1643,20 @@ static qd_err parse_playerinfo_mvd(ctx *c)
     if (!p->valid || s->mvd_frames - p->seq >= QW_UPDATE_BACKUP - 1)
         memset(p, 0, sizeof *p);
     p->frame = (uint8_t)frame;
-    for (int i = 0; i < 3; i++)
-        if (flags & (QW_DF_ORIGIN << i))
-            p->origin[i] = rd_qcoord(c); /* a float with PEXT_FLOATCOORDS [QWEXT] */
-    for (int i = 0; i < 3; i++)
-        if (flags & (QW_DF_ANGLES << i))
-            p->viewangles[i] = rd_angle16(r);
-    int got_model = (flags & QW_DF_MODEL) != 0;
-    if (got_model)
-        p->model = rd_u8(r);
-    if (flags & QW_DF_SKINNUM) {
-        p->skin = rd_u8(r);
-        if ((s->fte_ext & QW_PEXT_MODELDBL) && (p->skin & 128) && got_model) {
-            p->skin &= 127;
-            p->model = (uint16_t)(p->model + 256);
-        }
-    }
-    if (flags & QW_DF_EFFECTS)
-        p->fx = qr_entity_fx(rd_u8(r));
-    if (flags & QW_DF_WEAPONFRAME)
-        p->weaponframe = rd_u8(r);
+    /* The message's length from its bits: 2 bytes an origin (4 with floats) or angle, 1
+     * each of effects, skin (bits 6, 7), weaponframe and model (10, 11); none for DEAD and
+     * GIB (8, 9). Checked once, then read unchecked; a message cut short is read as before. */
+    size_t need = 2u * popcount6[flags & 63] + popcount6[flags >> 6 & 0x33];
+    if (s->fte_ext & QW_PEXT_FLOATCOORDS)
+        need += 2u * popcount6[flags & 7];
+    if (need <= rd_left(r))
+        playerinfo_mvd_fields(c, p, flags, 1);
+    else
+        playerinfo_mvd_fields(c, p, flags, 0);
     if (r->err)
         return truncated(c, "svc_playerinfo");
     /* Old mvd/qtv recordings leave the model 0 (ezQuake cl_fix_mvd). */
-    if (!got_model && !p->model && !c->cl->players[num].spectator)
+    if (!(flags & QW_DF_MODEL) && !p->model && !c->cl->players[num].spectator)
         p->model = s->model_player;
     p->flags = (uint8_t)(((flags & QW_DF_DEAD) ? CL_EF_DEAD : 0) |
                          ((flags & QW_DF_GIB) ? CL_EF_GIBBED : 0));
