@@ -51,7 +51,8 @@ typedef struct demo_decoder {
      * only), 2..9 content evidence, 10 certain. */
     int (*probe)(const uint8_t *data, size_t len, const char *filename);
     /* Set up state for a decode from the start. The state arrives zeroed (demo.c clears it,
-     * so a fresh state's pages stay untouched until the decode needs them). */
+     * so a fresh state's pages stay untouched until the decode needs them; a rewind clears
+     * its first rewind_clear bytes, below). */
     qd_err (*init)(void *state, const uint8_t *data, size_t len, qd_error *err);
     /* Decode the next block. Returns QD_OK with *done = 0 after a block, QD_OK with
      * *done = 1 at the clean end of the demo, or an error (with err filled: byte offset and
@@ -82,6 +83,11 @@ typedef struct demo_decoder {
      * extended-limits .mvd2, protocol 37 all), for `info`; NULL (no member, or its answer):
      * demo_protocol_name's own table. */
     const char *(*variant)(const void *state);
+    /* How many bytes from the state's start a rewind zeroes (0: all of it). A decoder whose
+     * state ends in big tables that its init resets itself, or that it never reads before
+     * writing, names the part before them: a rewind then costs what the decode used, not
+     * the tables' whole size. */
+    size_t rewind_clear;
 } demo_decoder;
 
 enum { DEMO_BLOCK_NONE, DEMO_BLOCK_CUT, DEMO_BLOCK_WHOLE, DEMO_BLOCK_END };
