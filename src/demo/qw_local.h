@@ -29,6 +29,7 @@
 #ifndef QD_QW_LOCAL_H
 #define QD_QW_LOCAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/err.h"
@@ -462,9 +463,14 @@ typedef struct qw_state {
     int32_t stats[QW_MAX_CLIENTS + 1][QW_MAX_STATS]; /* raw stat slots: .mvd per player, the
                                                       * recorder's (.qwd) last */
     qw_player players[QW_MAX_CLIENTS];
+    qw_store store;
+    /* A rewind zeroes the state up to store.refs (QW_REWIND_CLEAR): the store's refs and
+     * pool are only read through the frames, which it zeroes; level_reset zeroes the
+     * baselines up to their high-water mark, which must survive the rewind to say how far. */
     uint16_t baselines_hw; /* highest baseline number set since the level began, + 1 */
     qw_ent baselines[QW_RD_MAX_EDICTS];
-    qw_store store;
 } qw_state;
+
+#define QW_REWIND_CLEAR offsetof(qw_state, store.refs)
 
 #endif

@@ -2391,3 +2391,47 @@ TEST(qw_fte_vrinputs)
     CHECK_STR(r3.cl->players[1].name, "vr");
     run_close(&r3);
 }
+
+/* A decode after a rewind gives the client the bytes a decode after opening does: a rewind
+ * leaves the store's refs and pool and the baselines past their high-water mark as the last
+ * decode left them (QW_REWIND_CLEAR), which the decoder must never read before writing. */
+static void decode_into(demo_t *d, cl_state *cl)
+{
+    qd_error err;
+    int done = 0;
+    cl_reset_zeroed(cl);
+    while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+    }
+}
+
+TEST(qw_rewind_decodes_as_opened)
+{
+    static const char *const files[] = {
+        "mvd/mvdparser_duel_equ_vs_kaboom_povdmm4_20240422-1038.mvd",
+        "mvd/ezquake-source_manual_overkill.mvd",
+        "qwd/paradoks81-quakeworld_slipgate-app_bps.qwd",
+    };
+    int found = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0] && !test_failed(); i++) {
+        char path[2048];
+        if (!test_realfile(path, sizeof path, files[i]))
+            continue;
+        found++;
+        qd_error err;
+        demo_t *d = demo_open(path, &err);
+        CHECK_MSG(d != NULL, "%s: %s", files[i], err.msg);
+        cl_state *opened = calloc(1, sizeof *opened), *rewound = calloc(1, sizeof *rewound);
+        CHECK(opened && rewound);
+        decode_into(d, opened);
+        CHECK(opened->frame_count > 100);
+        CHECK_EQ(demo_rewind(d, &err), QD_OK);
+        decode_into(d, rewound);
+        CHECK_MSG(memcmp(opened, rewound, sizeof *opened) == 0, "%s: the client state differs",
+                  files[i]);
+        free(opened);
+        free(rewound);
+        demo_close(d);
+    }
+    if (!found && !test_failed())
+        SKIP("no QuakeWorld demos in the real-data folder");
+}
