@@ -320,7 +320,10 @@ qd_err demo_rewind(demo_t *d, qd_error *err)
         return QD_OK; /* the refusal comes from the first step, as after demo_open */
     d->stopped = 0;
     d->err_code = QD_OK;
-    memset(d->state, 0, d->dec->rewind_clear ? d->dec->rewind_clear : d->dec->state_size);
+    if (d->dec->clear)
+        d->dec->clear(d->state);
+    else
+        memset(d->state, 0, d->dec->rewind_clear ? d->dec->rewind_clear : d->dec->state_size);
     return d->dec->init(d->state, d->data, d->len, err);
 }
 

@@ -52,7 +52,7 @@ typedef struct demo_decoder {
     int (*probe)(const uint8_t *data, size_t len, const char *filename);
     /* Set up state for a decode from the start. The state arrives zeroed (demo.c clears it,
      * so a fresh state's pages stay untouched until the decode needs them; a rewind clears
-     * its first rewind_clear bytes, below). */
+     * its first rewind_clear bytes, below, or the decoder's clear does). */
     qd_err (*init)(void *state, const uint8_t *data, size_t len, qd_error *err);
     /* Decode the next block. Returns QD_OK with *done = 0 after a block, QD_OK with
      * *done = 1 at the clean end of the demo, or an error (with err filled: byte offset and
@@ -88,6 +88,10 @@ typedef struct demo_decoder {
      * writing, names the part before them: a rewind then costs what the decode used, not
      * the tables' whole size. */
     size_t rewind_clear;
+    /* Zero the state, as memset(state, 0, state_size) would, writing only what a decode may
+     * have written (for demo_rewind: a big state then costs what was used). NULL: demo.c
+     * clears it (rewind_clear bytes of it, or whole). */
+    void (*clear)(void *state);
 } demo_decoder;
 
 enum { DEMO_BLOCK_NONE, DEMO_BLOCK_CUT, DEMO_BLOCK_WHOLE, DEMO_BLOCK_END };

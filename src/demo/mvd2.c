@@ -820,5 +820,5 @@ static int mvd2_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_mvd2_decoder = {
     "mvd2", DEMO_FMT_MVD2, sizeof(mvd2_state), mvd2_probe, mvd2_init, mvd2_step, mvd2_offset,
-    mvd2_protocol, mvd2_ended, mvd2_block_at, mvd2_resume, mvd2_variant, 0,
+    mvd2_protocol, mvd2_ended, mvd2_block_at, mvd2_resume, mvd2_variant, 0, NULL,
 };

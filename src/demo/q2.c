@@ -2360,5 +2360,5 @@ static int q2_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_q2_decoder = {
     "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol, q2_ended,
-    q2_block_at, q2_resume, NULL, 0,
+    q2_block_at, q2_resume, NULL, 0, NULL,
 };

@@ -2010,5 +2010,5 @@ static int q3_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_q3_decoder = {
     "dm3", DEMO_FMT_DM3, sizeof(q3_state), q3_probe, q3_init, q3_step, q3_offset, q3_protocol, q3_ended,
-    q3_block_at, q3_resume, NULL, 0,
+    q3_block_at, q3_resume, NULL, 0, NULL,
 };

@@ -3156,10 +3156,10 @@ static int mvd_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_qwd_decoder = {
     "qwd", DEMO_FMT_QWD, sizeof(qw_state), qwd_probe, qwd_init, qw_step, qw_offset, qw_protocol, qw_ended,
-    qwd_block_at, qw_resume, NULL, QW_REWIND_CLEAR,
+    qwd_block_at, qw_resume, NULL, QW_REWIND_CLEAR, NULL,
 };
 
 const demo_decoder demo_mvd_decoder = {
     "mvd", DEMO_FMT_MVD, sizeof(qw_state), mvd_probe, mvd_init, qw_step, qw_offset, qw_protocol, qw_ended,
-    mvd_block_at, qw_resume, NULL, QW_REWIND_CLEAR,
+    mvd_block_at, qw_resume, NULL, QW_REWIND_CLEAR, NULL,
 };

@@ -379,7 +379,7 @@ static int fake_ended(const void *state) { return ((const fake_state *)state)->e
 
 static const demo_decoder fake_decoder = {
     "fake", DEMO_FMT_DEM, sizeof(fake_state), fake_probe, fake_init, fake_step,
-    fake_offset, fake_protocol, fake_ended, NULL, NULL, NULL, 0,
+    fake_offset, fake_protocol, fake_ended, NULL, NULL, NULL, 0, NULL,
 };
 
 /* The effects alive at t as the fake data defines them, worked out without the client:

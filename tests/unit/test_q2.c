@@ -913,7 +913,7 @@ TEST(demo_step_stops_after_error)
 {
     const demo_decoder fake = {"fake", DEMO_FMT_DM2, sizeof(fake_state), demo_q2_decoder.probe,
                                fake_init, fake_step, fake_offset, fake_protocol, fake_protocol,
-                               NULL, NULL, NULL, 0};
+                               NULL, NULL, NULL, 0, NULL};
     static const uint8_t bytes[8];
     qd_error err;
     demo_t *d = demo_open_with(&fake, "fake.dm2", bytes, sizeof bytes, &err);
