@@ -739,7 +739,8 @@ static void level_reset(q2_state *s)
 {
     dd_reset(STORE(s));
     memset(s->ps_ring, 0, sizeof s->ps_ring);
-    memset(s->baselines, 0, sizeof s->baselines);
+    memset(s->baselines, 0, s->baseline_hw * sizeof s->baselines[0]); /* the rest is zero */
+    s->baseline_hw = 0;
     memset(&s->names, 0, sizeof s->names);
     s->last_emitted = -1;
     s->pending = s->have_ps = 0;
@@ -1038,6 +1039,16 @@ static qd_err parse_configstring(ctx *c)
 
 /* ---- svc_spawnbaseline [DM2 3.15] ---- */
 
+/* Baseline num (checked by the caller) zeroed, for a delta from nothing to fill. */
+static q2_ent *baseline_slot(q2_state *s, int num)
+{
+    if ((uint32_t)num >= s->baseline_hw)
+        s->baseline_hw = (uint32_t)num + 1;
+    q2_ent *b = &s->baselines[num];
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
 static qd_err parse_baseline(ctx *c)
 {
     rd_t *r = &c->r;
@@ -1048,8 +1059,7 @@ static qd_err parse_baseline(ctx *c)
     if (num >= c->s->max_edicts)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_spawnbaseline: entity %d over %d", num,
                     c->s->max_edicts - 1);
-    q2_ent *b = &c->s->baselines[num];
-    memset(b, 0, sizeof *b);
+    q2_ent *b = baseline_slot(c->s, num);
     read_delta(r, b, num, bits, c->s->es);
     if (r->err)
         return truncated(c, "svc_spawnbaseline");
@@ -1479,14 +1489,14 @@ static qd_err parse_playerinfo(ctx *c)
 /* ---- svc_packetentities [DM2 3.19], merged with the delta frame's list as the reference
  * client does [Q2CL cl_ents.c CL_ParsePacketEntities] ---- */
 
+static qd_err packetentities(ctx *c, int cmd, dd_merge *m);
+
 static qd_err parse_packetentities(ctx *c, int cmd)
 {
     q2_state *s = c->s;
-    rd_t *r = &c->r;
-    const char *what = svc_name(cmd);
     int server = s->isdemo == Q2_RECORD_SERVER;
     if (!s->pending || (!server && !s->have_ps))
-        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s out of place", what);
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "%s out of place", svc_name(cmd));
     /* A server recording deltas every entity from a zeroed state [Q2SV]. */
     dd_store v = STORE(s);
     const dd_frame *old = NULL;
@@ -1494,6 +1504,24 @@ static qd_err parse_packetentities(ctx *c, int cmd)
         old = dd_slot(v, (uint32_t)s->deltaframe);
     dd_merge m;
     dd_merge_begin(&m, v, old, (uint32_t)s->serverframe);
+    qd_err e = packetentities(c, cmd, &m);
+    /* what the merge wrote, kept or abandoned, is below its heads (one merge moves them by
+     * at most 2 x Q2_MAX_EDICTS, so a mark capped at the size never misses a wrap) */
+    if (m.pool_head > s->pool_hw)
+        s->pool_hw = m.pool_head < Q2_ENT_POOL ? m.pool_head : Q2_ENT_POOL;
+    if (m.ref_head > s->ref_hw)
+        s->ref_hw = m.ref_head < Q2_ENT_REFS ? m.ref_head : Q2_ENT_REFS;
+    return e;
+}
+
+/* The entities of the open frame, merged by m (begun by parse_packetentities). */
+static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
+{
+    q2_state *s = c->s;
+    rd_t *r = &c->r;
+    const char *what = svc_name(cmd);
+    int server = s->isdemo == Q2_RECORD_SERVER;
+    dd_store v = STORE(s);
     int changed = 0, removed = 0, prev = 0;
     uint16_t gone[Q2_MAX_EDICTS]; /* the old entries removed (emit_entities) */
     int ngone = 0;
@@ -1514,23 +1542,23 @@ static qd_err parse_packetentities(ctx *c, int cmd)
             return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d after %d, out of order",
                         what, num, prev);
         prev = num;
-        dd_merge_carry(&m, num); /* unchanged since the delta frame */
+        dd_merge_carry(m, num); /* unchanged since the delta frame */
         if (bits & Q2_U_REMOVE) {
             /* The reference client steps past the old entry whatever its number. */
-            int gone_num = dd_merge_oldnum(&m);
+            int gone_num = dd_merge_oldnum(m);
             if (gone_num != DD_NONE && ngone >= 0 && ngone < Q2_MAX_EDICTS)
                 gone[ngone++] = (uint16_t)gone_num;
             else if (gone_num != DD_NONE)
                 ngone = -1; /* (never: a frame holds Q2_MAX_EDICTS) */
-            dd_merge_skip(&m);
+            dd_merge_skip(m);
             removed++;
             continue;
         }
         static const q2_ent null_ent;
-        const q2_ent *from = dd_merge_old(&m, num);
+        const q2_ent *from = dd_merge_old(m, num);
         if (!from)
             from = server ? &null_ent : &s->baselines[num];
-        q2_ent *to = dd_merge_put(&m, num);
+        q2_ent *to = dd_merge_put(m, num);
         if (!to)
             break;
         *to = *from;
@@ -1546,7 +1574,7 @@ static qd_err parse_packetentities(ctx *c, int cmd)
             return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d: %s %d", what, num, field,
                         over);
     }
-    const dd_frame *nf = dd_merge_end(&m, s->cur_valid);
+    const dd_frame *nf = dd_merge_end(m, s->cur_valid);
     if (!nf) /* an extended demo's frame past the store's 1024 (Q2PRO sends at most 512) */
         return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities in a frame", what,
                     Q2_MAX_EDICTS);
@@ -1926,8 +1954,7 @@ static qd_err gamestate_baselines(ctx *c)
         if (num >= Q2_MAX_EDICTS)
             return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_gamestate: baseline %d over %d",
                         num, Q2_MAX_EDICTS - 1);
-        q2_ent *b = &c->s->baselines[num];
-        memset(b, 0, sizeof *b);
+        q2_ent *b = baseline_slot(c->s, num);
         read_delta(r, b, num, bits, c->s->es);
         if (r->err)
             return truncated(c, "svc_gamestate");
@@ -2263,6 +2290,34 @@ static qd_err q2_init(void *state, const uint8_t *data, size_t len, qd_error *er
     return QD_OK;
 }
 
+/* demo_decoder.clear: the state as all zeros, written only up to its marks (q2_state
+ * baseline_hw, pool_hw, ref_hw), so a rewind costs what the decode used rather than the
+ * 800 KB of a state sized for Q2PRO's extended limits. */
+static void q2_clear(void *state)
+{
+    q2_state *s = state;
+    uint8_t *b = state;
+    /* each big array: where it starts, its bytes written (a mark past its end: all of it),
+     * its size; everything around them is cleared whole */
+    const size_t arr[4][3] = {
+        {offsetof(q2_state, store.refs), s->ref_hw * sizeof s->store.refs[0],
+         sizeof s->store.refs},
+        {offsetof(q2_state, store.ref_num), s->ref_hw * sizeof s->store.ref_num[0],
+         sizeof s->store.ref_num},
+        {offsetof(q2_state, store.pool), s->pool_hw * sizeof s->store.pool[0],
+         sizeof s->store.pool},
+        {offsetof(q2_state, baselines), s->baseline_hw * sizeof s->baselines[0],
+         sizeof s->baselines},
+    };
+    size_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        memset(b + at, 0, arr[i][0] - at);
+        memset(b + arr[i][0], 0, arr[i][1] < arr[i][2] ? arr[i][1] : arr[i][2]);
+        at = arr[i][0] + arr[i][2];
+    }
+    memset(b + at, 0, sizeof *s - at);
+}
+
 static qd_err q2_step(void *state, const uint8_t *data, size_t len, cl_state *cl,
                       const demo_trace *trace, int *done, qd_error *err)
 {
@@ -2360,5 +2415,5 @@ static int q2_probe(const uint8_t *data, size_t len, const char *filename)
 
 const demo_decoder demo_q2_decoder = {
     "dm2", DEMO_FMT_DM2, sizeof(q2_state), q2_probe, q2_init, q2_step, q2_offset, q2_protocol, q2_ended,
-    q2_block_at, q2_resume, NULL, 0, NULL,
+    q2_block_at, q2_resume, NULL, 0, q2_clear,
 };

@@ -404,6 +404,11 @@ typedef struct q2_state {
     uint8_t cur_valid;    /* the frame being parsed has a usable delta source */
     uint8_t es;           /* the entity deltas' layout: Q2_ES_* of the protocol */
     uint8_t pad2;
+    /* High-water marks, for q2_clear to zero only what was written since the state was
+     * zeroed: baselines[0 .. baseline_hw) (level_reset clears those and starts again), the
+     * store's pool entries [0 .. pool_hw) and refs [0 .. ref_hw) (absolute heads, capped at
+     * the store's size: once there the whole ring is written). */
+    uint32_t baseline_hw, pool_hw, ref_hw;
     int32_t serverframe, deltaframe; /* of the frame being parsed */
     double time;          /* demo time of the newest frame */
     double time_base;     /* demo time of the level's first frame */

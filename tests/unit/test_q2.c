@@ -684,6 +684,34 @@ static int dm2_block_edge(const uint8_t *data, size_t len, size_t off)
 /* The file cut at 39 places: a cut inside a block ends with an error at or before the cut;
  * only a cut between blocks may end cleanly, and only one inside the first block may fail
  * to open. */
+/* 1 when demo.c's rewind of demo bytes data leaves the decoder state as it was when opened:
+ * decoded to the end (or its first error), then rewound, the state (which the decoder's
+ * clear zeroes only below its marks) reads as the fresh one, byte for byte. */
+static int rewinds_clean(const char *name, const uint8_t *data, size_t len)
+{
+    qd_error err;
+    demo_t *d = demo_open_mem(name, data, len, &err);
+    cl_state *cl = malloc(sizeof *cl);
+    size_t n = d ? demo_state_size(d) : 0;
+    uint8_t *fresh = malloc(n ? n : 1);
+    int ok = d && cl && fresh;
+    if (ok) {
+        memcpy(fresh, demo_state(d), n);
+        cl_reset(cl);
+        int done = 0;
+        for (size_t steps = 0; !done && steps <= len; steps++)
+            if (demo_step(d, cl, NULL, &done, &err) != QD_OK)
+                break;
+        demo_rewind(d, &err);
+        ok = memcmp(fresh, demo_state(d), n) == 0;
+    }
+    if (d)
+        demo_close(d);
+    free(cl);
+    free(fresh);
+    return ok;
+}
+
 static int check_truncations(const uint8_t *data, size_t len)
 {
     uint8_t *copy = malloc(len);
@@ -788,6 +816,8 @@ TEST(q2_realdata)
         run_close(&r);
         CHECK_MSG(check_truncations(data, len) == 0, "%s: a cut copy ends wrongly",
                   de->d_name);
+        CHECK_MSG(rewinds_clean(path, data, len), "%s: a rewind leaves bytes behind",
+                  de->d_name);
         free(data);
         files++;
     }
@@ -799,6 +829,25 @@ TEST(q2_realdata)
 /* The recorder's eye moves continuously: every jump further than a player runs since the
  * eye last moved (a lagging client repeats its origin, then catches up) is one the decoder
  * snapped (the frame before was given the same view). */
+/* A frame whose entities run past their block: the decode stops with the merge abandoned
+ * (its pool entries written, the store's heads not moved), and a rewind still clears what
+ * it wrote (q2_state.pool_hw counts the merge's own heads). */
+TEST(q2_rewind_clears_an_abandoned_frame)
+{
+    static buf f, m;
+    level_and_first_frame(&f, &m, 0);
+    ent_bits(&m, Q2_U_MODEL | Q2_U_ORIGIN1, 5); /* its fields cut off */
+    block(&f, &m);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r, NULL), QD_ERR_TRUNCATED);
+    const q2_state *s = r.state;
+    CHECK_EQ(s->store.h.pool_head, 0);
+    CHECK(s->pool_hw >= 3 && s->baseline_hw == 3);
+    run_close(&r);
+    CHECK(rewinds_clean("cut.dm2", f.b, f.n));
+}
+
 TEST(q2_realdata_view_continuous)
 {
     char path[1024];
