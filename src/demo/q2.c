@@ -604,6 +604,25 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t 
         e->fx |= CL_FX_GLOW_BLUE;
 }
 
+/* The first entry from k on of frame nf (delta'd from the frame shown last) that the
+ * client cannot simply keep: one the delta read or a carry fixed up (not dd_shared), an
+ * EF_ANIM* one (its frame moves with the clock) or the recorder's body when its look
+ * changed (body_sent: its number, else -1); nf->count when none is. A loop of its own, so
+ * that it runs in registers: it passes every entity a frame carries. */
+static uint32_t kept_run(const q2_state *s, const dd_frame *nf, uint32_t k, int body_sent)
+{
+    const uint32_t *refs = s->store.refs;
+    const uint16_t *nums = s->store.ref_num;
+    for (; k < nf->count; k++) { /* dd_shared, dd_ent and dd_num on q2's store */
+        uint32_t at = (nf->first + k) & (Q2_ENT_REFS - 1), ref = refs[at];
+        if ((int32_t)(ref - nf->made) >= 0 ||
+            (s->store.pool[ref & (Q2_ENT_POOL - 1)].effects & Q2_EF_ANIM_ANY) ||
+            nums[at] == body_sent)
+            break;
+    }
+    return k;
+}
+
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
@@ -640,6 +659,12 @@ static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gon
         cl_list_leave(c->cl, gone[i]);
     uint32_t pi = 0;
     for (uint32_t k = 0; k < nf->count; k++) {
+        if (whole) {
+            uint32_t next = kept_run(s, nf, k, body_changed ? body : -1);
+            carried += (int)(next - k);
+            if ((k = next) == nf->count)
+                break;
+        }
         /* an EF_ANIM* entity's frame moves with the clock: sent every frame */
         if (keep_carried && dd_shared(v, nf, k) &&
             !(((const q2_ent *)dd_ent(v, nf, k))->effects & Q2_EF_ANIM_ANY)) {
