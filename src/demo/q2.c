@@ -1221,6 +1221,18 @@ static uint32_t roll(const q2_state *s, uint32_t a, uint32_t b)
     return h ^ (h >> 16);
 }
 
+/* n bytes of s appended to the string dst (cap bytes) at *at, cut as snprintf cuts (what
+ * fits, then the NUL); 0 when cut. The sound names below are built this way, not by
+ * snprintf: a frame starts several. */
+static int append(char *dst, size_t cap, size_t *at, const char *s, size_t n)
+{
+    size_t k = n < cap - 1 - *at ? n : cap - 1 - *at;
+    memcpy(dst + *at, s, k);
+    *at += k;
+    dst[*at] = 0;
+    return k == n;
+}
+
 /* The precache slot of sound name started on entity ent [Q2CL snd_dma.c S_StartSound]: a
  * "*" name is the entity's player model's own, "#players/<model>/<name>", the model from its
  * CS_PLAYERSKINS "name\model/skin", "male" when there is none (S_RegisterSexedSound; the file
@@ -1234,9 +1246,12 @@ static int sound_slot(ctx *c, const char *name, int ent, int slot)
         const char *model = ent >= 1 && ent <= c->s->max_clients && ent <= CL_MAX_PLAYERS
                                 ? c->cl->players[ent - 1].model
                                 : "";
-        int n = snprintf(sexed, sizeof sexed, "#players/%s/%s", model[0] ? model : "male",
-                         name + 1);
-        if (n > 0 && n < (int)sizeof sexed) {
+        const char *m = model[0] ? model : "male";
+        size_t at = 0;
+        if (append(sexed, sizeof sexed, &at, "#players/", 9) &&
+            append(sexed, sizeof sexed, &at, m, strlen(m)) &&
+            append(sexed, sizeof sexed, &at, "/", 1) &&
+            append(sexed, sizeof sexed, &at, name + 1, strlen(name + 1))) {
             int at = cl_sound_intern(c->cl, cs->images - cs->sounds, sexed);
             if (at)
                 return at;
@@ -1260,13 +1275,18 @@ static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vo
         c->s->sfx[h].level == c->cl->level_count) {
         slot = c->s->sfx[h].slot;
     } else {
-        char name[CL_NAME_LEN];
+        char name[CL_NAME_LEN], digits[12];
         const char *pct = strstr(snd->name, "%d");
-        if (pct && snd->variants)
-            snprintf(name, sizeof name, "%.*s%d%s", (int)(pct - snd->name), snd->name, var + 1,
-                     pct + 2);
-        else
-            snprintf(name, sizeof name, "%s", snd->name);
+        size_t at = 0, nd = 0;
+        if (pct && snd->variants) { /* the variant's number, 1 up, in place of the %d */
+            for (unsigned v = (unsigned)var + 1; v; v /= 10)
+                digits[sizeof digits - ++nd] = (char)('0' + v % 10);
+            (void)(append(name, sizeof name, &at, snd->name, (size_t)(pct - snd->name)) &&
+                   append(name, sizeof name, &at, digits + sizeof digits - nd, nd) &&
+                   append(name, sizeof name, &at, pct + 2, strlen(pct + 2)));
+        } else {
+            append(name, sizeof name, &at, snd->name, strlen(snd->name));
+        }
         slot = sound_slot(c, name, ent, 0);
         if (keep && slot) {
             c->s->sfx[h].snd = snd->name;
