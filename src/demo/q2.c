@@ -95,7 +95,7 @@ static qd_err truncated(ctx *c, const char *what)
  * a 15-bit delta from prev; set, one more byte and the 23 bits above bit 0 are the value.
  * A sum past the 23 bits (no writer makes one: it sends the value whole then) is clamped,
  * so coordinates stay where their differences cannot overflow. */
-int32_t q2_read_i23(rd_t *r, int32_t prev)
+static inline int32_t read_i23(rd_t *r, int32_t prev)
 {
     uint32_t w = rd_u16(r);
     if (w & 1) {
@@ -106,12 +106,14 @@ int32_t q2_read_i23(rd_t *r, int32_t prev)
     return (int32_t)(v < Q2_I23_MIN ? Q2_I23_MIN : v > Q2_I23_MAX ? Q2_I23_MAX : v);
 }
 
+int32_t q2_read_i23(rd_t *r, int32_t prev) { return read_i23(r, prev); }
+
 /* A position: three shorts, or three absolute int23 from Q2PRO's 3435 [Q2X] (MSG_ReadPos
  * with MSG_ES_EXTENSIONS_2). */
 static void read_pos(rd_t *r, float v[3], int ext)
 {
     for (int i = 0; i < 3; i++)
-        v[i] = (float)(ext >= 2 ? q2_read_i23(r, 0) : rd_s16(r)) * 0.125f;
+        v[i] = (float)(ext >= 2 ? read_i23(r, 0) : rd_s16(r)) * 0.125f;
 }
 
 /* A direction is an index into the 162 vertex normals; larger is an error [DM2 2.3]. */
@@ -221,7 +223,7 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned e
     if (ext2) { /* from the source's origin [Q2X] (msg.c MSG_ReadDeltaCoord) */
         for (int i = 0; i < 3; i++)
             if (bits & origin_bit[i])
-                to->origin[i] = q2_read_i23(r, to->origin[i]);
+                to->origin[i] = read_i23(r, to->origin[i]);
     } else {
         ENT_ROWS_ORIGIN(READ_ROW)
     }
@@ -232,7 +234,7 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned e
             to->angles[i] = shorts ? rd_s16(r) : (int16_t)(rd_s8(r) * 256);
     if (ext2 && (bits & Q2_U_OLDORIGIN)) {
         for (int i = 0; i < 3; i++)
-            to->old_origin[i] = q2_read_i23(r, 0);
+            to->old_origin[i] = read_i23(r, 0);
     } else {
         ENT_ROWS_OLDORIGIN(READ_ROW)
     }
@@ -1332,6 +1334,8 @@ static void frame_events(ctx *c, const dd_frame *nf, const uint16_t *evented, in
 
 /* ---- svc_playerinfo [DM2 3.18] ---- */
 
+static inline uint64_t read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2);
+
 /* R1Q2 / Q2PRO's player state [R1Q2] (msg.c MSG_ParseDeltaPlayerstate_Enhanced): 34's
  * flags and order, the frame's EPS bits adding origin z, velocity z, the view's roll, the
  * gun's offset and angles (the weapon frame bit now carries only the frame), the stats
@@ -1388,7 +1392,7 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
         ps->rdflags = rd_u8(r);
     uint32_t statbits = 0;
     if (eps & Q2_EPS_STATS)
-        statbits = (uint32_t)q2_read_stats(r, ps->stats, 0);
+        statbits = (uint32_t)read_stats(r, ps->stats, 0);
     if ((eps & Q2_EPS_CLIENTNUM) && c->s->protocol == Q2_PROTOCOL_Q2PRO) {
         /* the player the view follows (a spectator's chase target) */
         int cn = c->s->minor >= Q2_Q2PRO_CLIENTNUM_SHORT ? rd_s16(r) : rd_u8(r);
@@ -1402,7 +1406,7 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
  * MSG_ReadFog), read past: a bits byte, then colour (3 bytes), density and sky factor (two
  * words), height density, height falloff (words), start and end colours (3 bytes each),
  * start and end distances (int23). */
-void q2_skip_fog(rd_t *r)
+static inline void skip_fog(rd_t *r)
 {
     static const uint8_t size[6] = {3, 4, 2, 2, 3, 3};
     unsigned bits = rd_u8(r);
@@ -1411,8 +1415,10 @@ void q2_skip_fog(rd_t *r)
             rd_skip(r, size[i]);
     for (int i = 6; i < 8; i++)
         if (bits >> i & 1)
-            (void)q2_read_i23(r, 0);
+            (void)read_i23(r, 0);
 }
+
+void q2_skip_fog(rd_t *r) { skip_fog(r); }
 
 /* A varint stat mask (3435..): 7 bits a byte, low first, while the top bit is set
  * (msg.c MSG_ReadVarInt64); at most 10 bytes. */
@@ -1428,7 +1434,7 @@ static uint64_t read_varint64(rd_t *r)
     return v;
 }
 
-void q2_read_blend(rd_t *r, uint8_t blend[4], int ext2)
+static inline void read_blend(rd_t *r, uint8_t blend[4], int ext2)
 {
     unsigned m = ext2 ? rd_u8(r) : 0x0fu; /* 3435..: bits 0..3 the blend, 4..7 the damage's */
     for (int i = 0; i < 8; i++)
@@ -1439,7 +1445,9 @@ void q2_read_blend(rd_t *r, uint8_t blend[4], int ext2)
         }
 }
 
-uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
+void q2_read_blend(rd_t *r, uint8_t blend[4], int ext2) { read_blend(r, blend, ext2); }
+
+static inline uint64_t read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
 {
     uint64_t statbits = ext2 ? read_varint64(r) : rd_u32(r);
     for (int i = 0; i < 64 && (statbits >> i); i++)
@@ -1451,6 +1459,11 @@ uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
     return statbits;
 }
 
+uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
+{
+    return read_stats(r, stats, ext2);
+}
+
 /* The player state of 26..34 [DM2 3.18] and of Q2PRO's extended demos [Q2X] (q2proto
  * q2pro_extdemo_client_read_playerstate): 3434 sends the gun's model as a word (13 bits:
  * the top 3 are its skin); 3435 origin and velocity as int23 deltas, pm_time and pm_flags
@@ -1459,7 +1472,9 @@ uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
  * byte more (PS_MOREBITS) whose bit 16 sends fog. Returns the stat bits read (of 0..31). */
 static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
 {
-    rd_t *r = &c->r;
+    /* a copy of the reader, put back at the end: the byte stores into *ps could alias
+     * c->r, which the compiler would then read again after each field */
+    rd_t lr = c->r, *r = &lr;
     const int ext = c->s->ext;
     dd_reader rd = {r, NULL, 0, 0};
     if (c->s->fog && (flags & Q2_PS_MOREBITS))
@@ -1469,9 +1484,9 @@ static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
     PS_ROWS_TYPE(READ_ROW)
     if (ext >= 2) {
         for (int i = 0; (flags & Q2_PS_M_ORIGIN) && i < 3; i++)
-            ps->origin[i] = q2_read_i23(r, ps->origin[i]);
+            ps->origin[i] = read_i23(r, ps->origin[i]);
         for (int i = 0; (flags & Q2_PS_M_VELOCITY) && i < 3; i++)
-            ps->velocity[i] = q2_read_i23(r, ps->velocity[i]);
+            ps->velocity[i] = read_i23(r, ps->velocity[i]);
         PS_ROWS_TIME(READ_ROW, DD_U16)
     } else {
         PS_ROWS_MOVE(READ_ROW)
@@ -1485,12 +1500,14 @@ static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
         PS_ROWS_GUN(READ_ROW, DD_U8)
     }
     if (flags & Q2_PS_BLEND)
-        q2_read_blend(r, ps->blend, ext >= 2);
+        read_blend(r, ps->blend, ext >= 2);
     if (flags & Q2_PS_FOG)
-        q2_skip_fog(r);
+        skip_fog(r);
     PS_ROWS_END(READ_ROW)
 #undef READ_ROW
-    return (uint32_t)q2_read_stats(r, ps->stats, ext >= 2);
+    uint32_t statbits = (uint32_t)read_stats(r, ps->stats, ext >= 2);
+    c->r = lr;
+    return statbits;
 }
 
 static qd_err parse_playerinfo(ctx *c)
