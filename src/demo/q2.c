@@ -42,28 +42,21 @@ typedef struct ctx {
     char esc[640];       /* trace only: an escaped copy of a string */
 } ctx;
 
-static const char *const svc_names[Q2_SVC_COUNT] = {
+/* id's messages, then R1Q2's and Q2PRO's from 21 [R1Q2]: one table, as every message
+ * looks its name up. */
+static const char *const svc_names[Q2_SVC_BASELINESTREAM + 1] = {
     "svc_bad", "svc_muzzleflash", "svc_muzzleflash2", "svc_temp_entity", "svc_layout",
     "svc_inventory", "svc_nop", "svc_disconnect", "svc_reconnect", "svc_sound", "svc_print",
     "svc_stufftext", "svc_serverdata", "svc_configstring", "svc_spawnbaseline",
     "svc_centerprint", "svc_download", "svc_playerinfo", "svc_packetentities",
-    "svc_deltapacketentities", "svc_frame",
+    "svc_deltapacketentities", "svc_frame", "svc_zpacket", "svc_zdownload", "svc_gamestate",
+    "svc_setting", "svc_configstringstream", "svc_baselinestream",
 };
-
-static const char *svc_name_r1q2(int cmd)
-{
-    static const char *const n[] = {"svc_zpacket", "svc_zdownload", "svc_gamestate",
-                                    "svc_setting", "svc_configstringstream",
-                                    "svc_baselinestream"};
-    return cmd >= Q2_SVC_ZPACKET && cmd <= Q2_SVC_BASELINESTREAM ? n[cmd - Q2_SVC_ZPACKET]
-                                                                 : NULL;
-}
+_Static_assert(Q2_SVC_ZPACKET == Q2_SVC_COUNT, "R1Q2's ids follow id's");
 
 static const char *svc_name(int cmd)
 {
-    if (svc_name_r1q2(cmd))
-        return svc_name_r1q2(cmd);
-    return cmd >= 0 && cmd < Q2_SVC_COUNT ? svc_names[cmd] : "svc_unknown";
+    return cmd >= 0 && cmd <= Q2_SVC_BASELINESTREAM ? svc_names[cmd] : "svc_unknown";
 }
 
 /* ---- errors and trace ---- */
