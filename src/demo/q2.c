@@ -1809,7 +1809,9 @@ static qd_err parse_temp_entity(ctx *c)
         memcpy(fx.origin, te.origin, sizeof fx.origin);
         memcpy(fx.end, te.end, sizeof fx.end);
         fx.entity = (int16_t)(te.entity >= 0 && te.entity < s->max_edicts ? te.entity : -1);
-        fx.style = (uint8_t)style;
+        /* an explosion's style is its TE_* number: the client's model and frames for it
+         * (r_md2.c r_q2_explosions) */
+        fx.style = (uint8_t)(fx.kind == CL_FXK_EXPLOSION ? type : style);
         cl_fx_add(c->cl, &fx);
     }
     q2_snd snd;

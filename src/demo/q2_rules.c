@@ -231,8 +231,9 @@ static const struct {
     float life, radius;
     uint8_t rgb[3];
 } fx_styles[FX_STYLES] = {
-    /* (lives: their particles' longest, r_part.c) */
-    [FX_BOOM] = {CL_FXK_EXPLOSION, 1.0f, 350, {255, 128, 64}},
+    /* (lives: their particles' longest, r_part.c; an explosion's model's, 19 frames of
+     * 100 ms from 100 ms before it came: 1.7 s, r_md2.c) */
+    [FX_BOOM] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}},
     [FX_PORT] = {CL_FXK_TELEPORT, 0.5f, 0, {255, 255, 255}},
     [FX_BLOOD] = {CL_FXK_BLOOD, 0.8f, 0, {255, 255, 255}},
     [FX_RAIL] = {CL_FXK_BEAM_RAIL, 1.0f, 0, {255, 255, 255}},

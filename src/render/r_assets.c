@@ -786,7 +786,12 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     q2_sky_box(a, lvl->sky, read, ctx);
     sky_layers(a);
     int n = lvl->num_models;
-    a->num_models = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;
+    n = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;
+    /* Quake II: the client's explosion models in two slots past the level's (Q2_EXPLODE) */
+    static const char *const q2_explode[2] = {"models/objects/r_explode/tris.md2",
+                                              "models/objects/r_explode2/tris.md2"};
+    int extra = lvl->game == CL_GAME_Q2 && !lean ? 2 : 0, base = n > 0 ? n : 1;
+    a->num_models = extra ? base + extra : n;
     a->models = calloc(a->num_models ? (size_t)a->num_models : 1, sizeof *a->models);
     if (!a->models)
         return out_of_memory(a, NULL, err);
@@ -794,8 +799,14 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     char(*names)[CL_NAME_LEN] = malloc((a->num_models ? (size_t)a->num_models : 1) * CL_NAME_LEN);
     if (!names)
         return out_of_memory(a, NULL, err);
-    if (a->num_models)
-        memcpy(names, lvl->models, (size_t)a->num_models * CL_NAME_LEN);
+    if (n)
+        memcpy(names, lvl->models, (size_t)n * CL_NAME_LEN);
+    if (extra && !n)
+        names[0][0] = 0; /* (slot 0 is never loaded) */
+    for (int k = 0; k < extra; k++) {
+        snprintf(names[base + k], CL_NAME_LEN, "%s", q2_explode[k]);
+        a->q2_explode[k] = base + k;
+    }
     r_q3_players(names, a->num_models, read, ctx);
     for (int i = 1; i < a->num_models; i++) {
         r_model *m = &a->models[i];
@@ -860,7 +871,7 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         if (r == QD_ERR_NOMEM)
             return out_of_memory(a, names, err);
-        if (r != QD_OK && !(r == QD_ERR_NOT_FOUND && optional_flash(i, name)))
+        if (r != QD_OK && !(r == QD_ERR_NOT_FOUND && (optional_flash(i, name) || i >= n)))
             note(a, err, r, name, &e);
         if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
             (load_anims(m, name, read, ctx) != QD_OK ||

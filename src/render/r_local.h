@@ -129,6 +129,10 @@ struct r_assets {
     int flag_model[2];        /* the slots of models/flags/r_flag.md3 and b_flag.md3 (a
                                * carrier's flag, Quake III), 0 none */
     int lean;                 /* r_assets_load_names: only what names the textures */
+    /* Quake II: the client's own explosion models (cl_tent.c CL_RegisterTEntModels:
+     * cl_mod_explo4 models/objects/r_explode/tris.md2, cl_mod_explo4_big r_explode2), the
+     * model slots past the level's they were loaded in, 0 none */
+    int q2_explode[2];
 };
 
 /* A pixel the sky will fill (r_surf_sky): no drawing call leaves a zero alpha byte. */
@@ -506,6 +510,9 @@ const uint32_t *r_lut_look(const uint32_t *lut, const cl_entstate *s, uint32_t *
  * weapon model (model2, an MD2) at the same frames, t the demo time (EF_ROTATE). */
 void r_md2_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_frame,
                   float blend, double t);
+/* Quake II's explosions alive at t as the client draws them (cl_tent.c CL_AddExplosions:
+ * the r_explode model's frames at 10 a second, its skins fading, translucent at the end). */
+void r_q2_explosions(r_view *v, const r_assets *a, const cl_state *cl, double t);
 
 /* The first-person weapon of a Quake III view at demo time t: the MD3 of model slot model
  * (nothing unless it is one) at the tag_weapon of its hand model (slot + CL_HAND_SLOTS, or

@@ -465,6 +465,7 @@ static void render_band(band *bd)
             r_q3_explosions(&v, cl, t);
         } else {
             r_surf_sky(&v, a);
+            r_q2_explosions(&v, a, cl, t); /* (over the sky: translucent at their end) */
             r_surf_trans(&v); /* Quake II's translucent faces, over the sky */
         }
         /* the gun last (Quake III: its blended surfaces), over everything */

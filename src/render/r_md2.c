@@ -189,3 +189,80 @@ void r_md2_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_f
     if (s->model2 && s->model2 < a->num_models && a->models[s->model2].kind == R_KIND_MD2)
         draw_md2(v, a, &a->models[s->model2], s, s->frame, f1, blend, 0, t);
 }
+
+/* cl_tent.c CL_ParseTEnt: the temporary entities that leave an explosion model (ex_poly),
+ * by TE_* number (protocol 34's): its frames and first frame, the grenade's and
+ * TE_EXPLOSION2's 19 from 30 (the others' 15 from 0 or, half the time, 15), and which model
+ * (1: TE_EXPLOSION1_BIG's cl_mod_explo4_big). 0 frames: none. */
+static void explosion_of(int te, int *frames, int *base, int *model)
+{
+    *frames = *base = *model = 0;
+    switch (te) {
+    case 5:  /* TE_EXPLOSION1 */
+    case 7:  /* TE_ROCKET_EXPLOSION */
+    case 17: /* TE_ROCKET_EXPLOSION_WATER */
+    case 28: /* TE_PLASMA_EXPLOSION */
+    case 35: /* TE_PLAIN_EXPLOSION */
+    case 54: /* TE_EXPLOSION1_NP */
+        *frames = 15;
+        break;
+    case 53: /* TE_EXPLOSION1_BIG */
+        *frames = 15;
+        *model = 1;
+        break;
+    case 6:  /* TE_EXPLOSION2 */
+    case 8:  /* TE_GRENADE_EXPLOSION */
+    case 18: /* TE_GRENADE_EXPLOSION_WATER */
+        *frames = 19;
+        *base = 30;
+        break;
+    }
+}
+
+void r_q2_explosions(r_view *v, const r_assets *a, const cl_state *cl, double t)
+{
+    if (!cl || !a || cl->level.game != CL_GAME_Q2 ||
+        (v->pass != R_PASS_TEXTURED && v->pass != R_PASS_FLAT))
+        return;
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64);
+    for (int i = 0; i < nfx; i++) {
+        const cl_fxev *e = fx[i];
+        int frames, base, which;
+        explosion_of(e->kind == CL_FXK_EXPLOSION ? e->style : -1, &frames, &base, &which);
+        int slot = frames ? a->q2_explode[which] : 0;
+        if (!slot || slot >= a->num_models || a->models[slot].kind != R_KIND_MD2)
+            continue;
+        /* CL_AddExplosions: frac = (cl.time - start) / 100 ms, the start one frame (100 ms)
+         * before the frame that brought it, whose server time is the effect's t0; frame
+         * f + 1 of it lerped from f by frac's fraction, gone at f = frames - 1 */
+        double frac = (t - e->t0) * 10 + 1;
+        int f = (int)floor(frac);
+        if (!(frac >= 0) || f >= frames - 1)
+            continue;
+        /* rand(): a hash of the effect (the yaw, and the rocket's half-and-half pick of
+         * frames 0 or 15) */
+        uint32_t bits[3];
+        memcpy(bits, e->origin, sizeof bits);
+        uint32_t h = (uint32_t)(int64_t)(e->t0 * 1000.0) * 2654435761u ^ bits[0] * 40503u ^
+                     bits[1] * 69069u ^ bits[2];
+        if (frames == 15 && (h >> 12 & 1))
+            base = 15;
+        cl_entstate s;
+        memset(&s, 0, sizeof s);
+        memcpy(s.origin, e->origin, sizeof s.origin);
+        s.angles[1] = (float)(h % 360);
+        s.model = (uint16_t)slot;
+        s.frame = (uint32_t)(base + f);
+        s.flags = CL_EF_FULLBRIGHT; /* RF_FULLBRIGHT */
+        /* its skins 0..4 over the first 10 frames, then translucent (RF_TRANSLUCENT) at
+         * (16 - f) / 16 in skin 5, from frame 13 skin 6 */
+        if (f < 10) {
+            s.skin = (uint32_t)(f >> 1);
+        } else {
+            s.skin = f < 13 ? 5 : 6;
+            s.alpha = (uint8_t)((16 - f) * 255 / 16);
+        }
+        r_md2_entity(v, a, &s, base + f + 1, (float)(frac - f), t);
+    }
+}

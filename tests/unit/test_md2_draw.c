@@ -10,6 +10,7 @@
 #include "../../src/demo/q2_local.h"
 #include "../../src/model/model.h"
 #include "../../src/render/r_local.h"
+#include "../fxbuild.h"
 #include "../md2build.h"
 #include "../test.h"
 
@@ -448,4 +449,102 @@ TEST(md2_real_view_model_without_its_skins)
     CHECK_EQ(quarter[0], 0);
     CHECK_MSG(quarter[3] > W * H / 16, "%d pixels lower right", quarter[3]);
     scene_free(&fs, cl, a, on, off, NULL);
+}
+
+/* ---- Quake II's explosions ---- */
+
+/* A box of 32 units round the origin, its four sides facing out (wound as the square), all
+ * in skin columns 0..3 (red); nf frames, frame f raised by dz[f]: a box looks the same from
+ * any yaw, so where it stands on the screen tells the frame whatever the explosion's turn. */
+static bytes box_md2(int nf, const float *dz, const char *skin)
+{
+    uint8_t v[49 * 8 * 3];
+    float scale[49 * 3], trans[49 * 3];
+    static const uint8_t corner[8][3] = {{0, 0, 0},     {255, 0, 0},     {255, 255, 0},
+                                         {0, 255, 0},   {0, 0, 255},     {255, 0, 255},
+                                         {255, 255, 255}, {0, 255, 255}};
+    for (int f = 0; f < nf && f < 49; f++) {
+        memcpy(v + f * 24, corner, 24);
+        float s = 32.0f / 255.0f, sc[3] = {s, s, s}, tr[3] = {-16, -16, -16 + dz[f]};
+        memcpy(scale + 3 * f, sc, sizeof sc);
+        memcpy(trans + 3 * f, tr, sizeof tr);
+    }
+    /* each side seen from outside: bottom-left, bottom-right, top-right, top-left corners,
+     * as two triangles (BL, TR, BR) and (BL, TL, TR) with the st of the same corners */
+    static const uint8_t side[4][4] = {{0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+    uint16_t tri[8 * 6];
+    for (int k = 0; k < 4; k++) {
+        const uint8_t *c = side[k];
+        uint16_t t[12] = {c[0], c[2], c[1], 0, 2, 1, c[0], c[3], c[2], 0, 3, 2};
+        memcpy(tri + 12 * k, t, sizeof t);
+    }
+    int16_t st[8] = {0, 8, 4, 8, 4, 0, 0, 0};
+    return md2(nf, 8, v, scale, trans, 8, tri, 4, st, skin, 8, 8);
+}
+
+/* Mean row of the pure red pixels of a that differ from b (the model: the explosion's
+ * particles, drawn too, are other colours), and the census of all that differ. */
+static double mean_row(const rast_fb *a, const rast_fb *b, census *c)
+{
+    *c = count(a, b);
+    double sum = 0;
+    for (int i = 0; i < W * H; i++) {
+        uint32_t p = a->color[i];
+        sum += p != b->color[i] && (p & 255) && !(p >> 8 & 0xffff) ? i / W : 0;
+    }
+    return c->red ? sum / c->red : -1;
+}
+
+/* cl_tent.c CL_ParseTEnt / CL_AddExplosions (id's, facts only): a grenade's explosion
+ * (TE_GRENADE_EXPLOSION 8) is r_explode's frames 30.. for 19 frames, a rocket's
+ * (TE_ROCKET_EXPLOSION 7) 15 frames, at 10 a second from 100 ms before the frame that
+ * brought it (frac = age x 10 + 1), frame f + 1 lerped from f; skins 0..4 (here all red)
+ * while f < 10, then translucent; gone at f = frames - 1. The model here rises 4 units a
+ * frame from frame 28 (0 at 34): at 0.05 s (frames 31/32, half way) 10 units under the eye, at 0.45 s
+ * (35/36) 6 over: 16 units at 48..80 deep is 16 to 27 rows up. */
+TEST(md2_q2_explosion_model_frames)
+{
+    SCENE(fs, cl);
+    float dz[49];
+    for (int f = 0; f < 49; f++) /* (the rocket's frames, under 30: at the eye's height) */
+        dz[f] = f >= 28 ? (float)(f - 34) * 4 : 0;
+    add(&fs, "models/objects/r_explode/tris.md2",
+        box_md2(49, dz, "models/objects/r_explode/skin.pcx"));
+    add(&fs, "models/objects/r_explode/skin.pcx", two_colour_skin());
+    cl->level.game = CL_GAME_Q2;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK(a && a->q2_explode[0] > 0 && a->models[a->q2_explode[0]].kind == R_KIND_MD2);
+    CHECK_EQ(r_assets_missing(a), 0); /* r_explode2 is not there: the client's, not missing */
+    rast_fb *bare = shot(a, cl, 0, 0);
+    const float at[3] = {eye[0], eye[1] + 64, eye[2]};
+    cl_fxev fx = test_fx(CL_FXK_EXPLOSION, 8 /* TE_GRENADE_EXPLOSION */, 1.7f, at);
+    cl->time = 0;
+    cl_fx_add(cl, &fx);
+    rast_fb *early = shot(a, cl, 0.05, 0), *later = shot(a, cl, 0.45, 0),
+            *fading = shot(a, cl, 1.2, 0);
+    census ce, cl_, cf;
+    double re = mean_row(early, bare, &ce), rl = mean_row(later, bare, &cl_);
+    mean_row(fading, bare, &cf);
+    CHECK_MSG(ce.red > 400 && cl_.red > 400, "%d, %d red pixels", ce.red, cl_.red);
+    CHECK_MSG(re - rl >= 15 && re - rl <= 28, "rows %.1f then %.1f", re, rl);
+    /* opaque in its skin (no green: columns 0..3 only), then (f 13: 3/16) blended into
+     * the scene: hardly a pure red pixel left */
+    CHECK_EQ(ce.green, 0);
+    CHECK_MSG(cf.changed > 400 && cf.red < ce.red / 10, "%d changed, %d pure red",
+              cf.changed, cf.red);
+    /* a rocket's 15 frames: f 13 at 1.25 s drawn, f 14 at 1.35 s gone */
+    cl_fxlog_clear(cl);
+    fx.style = 7; /* TE_ROCKET_EXPLOSION */
+    cl_fx_add(cl, &fx);
+    rast_fb *last = shot(a, cl, 1.25, 0), *gone = shot(a, cl, 1.35, 0);
+    census cs, cg;
+    mean_row(last, bare, &cs);
+    mean_row(gone, bare, &cg);
+    CHECK_MSG(cs.changed > 400, "%d pixels at 1.25 s", cs.changed);
+    CHECK_MSG(cg.changed < cs.changed / 4, "%d pixels at 1.35 s", cg.changed); /* particles */
+    rast_fb_free(early);
+    rast_fb_free(later);
+    rast_fb_free(fading);
+    scene_free(&fs, cl, a, bare, last, gone);
 }

@@ -15,6 +15,7 @@
 #include "../../src/output/out.h"
 #include "../../src/render/r_local.h"
 #include "../../src/timeline/timeline.h"
+#include "../fxbuild.h"
 #include "../test.h"
 
 #define OA_DIR "/usr/share/games/openarena/baseoa"
@@ -1522,16 +1523,11 @@ TEST(q3tex_rocket_explosion_sprite)
     s.cl->level.game = CL_GAME_Q3;
     s.cl->time = 1.0;
     float yaw = s.cam.angles[1] * (float)M_PI / 180, fwd[3] = {cosf(yaw), sinf(yaw), 0};
-    cl_fxev fx;
-    memset(&fx, 0, sizeof fx);
-    fx.kind = CL_FXK_EXPLOSION;
-    fx.style = 5; /* WP_ROCKET_LAUNCHER */
-    fx.life = 1.0f;
-    fx.entity = -1;
-    for (int k = 0; k < 3; k++) {
-        fx.origin[k] = s.cam.origin[k] + 120 * fwd[k];
+    const float ahead[3] = {s.cam.origin[0] + 120 * fwd[0], s.cam.origin[1] + 120 * fwd[1],
+                            s.cam.origin[2] + 120 * fwd[2]};
+    cl_fxev fx = test_fx(CL_FXK_EXPLOSION, 5 /* WP_ROCKET_LAUNCHER */, 1.0f, ahead);
+    for (int k = 0; k < 3; k++)
         fx.end[k] = fx.origin[k] - fwd[k];
-    }
     r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
     rast_fb *plain = rast_fb_new(W, H), *at[2] = {rast_fb_new(W, H), rast_fb_new(W, H)};
     r_render(s.a, s.cl, 1.0, &s.cam, &o, plain);
