@@ -868,6 +868,14 @@ int r_hud3_draw(const r_hud3 *h, const cl_state *cl, int follow, unsigned flags,
         /* CG_Draw2D draws it after the status bar, under everything else */
         if (flags & R_HUD3_CROSSHAIR)
             crosshair(&s, st);
+    } else if (st && (st->flags & CL_ST_SPECTATOR) && !show_scores) {
+        /* CG_DrawSpectator, then the crosshair: "SPECTATOR", and in team games how to join
+         * (a duel's "waiting to play": the game type is not in the client state) */
+        big_string(&s, 320 - 9 * 8, 440, "SPECTATOR", 1);
+        if (team_game(cl))
+            big_string(&s, 320 - 39 * 8, 460, "press ESC and use the JOIN menu to play", 1);
+        if (flags & R_HUD3_CROSSHAIR)
+            crosshair(&s, st);
     }
     timer(&s, cl);
     lower_right(&s, cl, st, slot, t);

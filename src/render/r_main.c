@@ -250,6 +250,10 @@ static void draw_gun(r_view *v, const r_assets *a, const cl_state *cl, double t)
     if (!st || !st->gun_model || st->flags & CL_ST_DEAD || !a || st->gun_model >= a->num_models ||
         cl->intermission)
         return;
+    /* cg_weapons.c CG_AddViewWeapon: a Quake III spectator holds none (the recorder of
+     * OpenArena's bot match flies free: PM_SPECTATOR, TEAM_SPECTATOR) */
+    if (cl->level.game == CL_GAME_Q3 && (st->flags & CL_ST_SPECTATOR))
+        return;
     r_kind kind = a->models[st->gun_model].kind;
     if (kind != R_KIND_ALIAS && kind != R_KIND_MD2 && kind != R_KIND_MD3)
         return;

@@ -660,3 +660,31 @@ TEST(q3hud_crosshair_first_person_only)
     mdl_image_free(ch);
     frame_close(&f);
 }
+
+/* CG_Draw2D for a spectator (the recorder of stress_bases3.dm_70 flies free: PM_SPECTATOR,
+ * TEAM_SPECTATOR): no status bar, CG_DrawSpectator's "SPECTATOR" in BIGCHAR (16 wide) at
+ * 320 - 9 x 8, 440, and in a team game (capture the flag here: capturelimit 8 in its
+ * serverinfo, players on red and blue) "press ESC and use the JOIN menu to play" at
+ * 320 - 39 x 8, 460. Over black: the word's box lit, and nothing where the status bar's
+ * 32-tall numbers and icons would begin (rows 432..439). */
+TEST(q3hud_spectator)
+{
+    q3frame f;
+    if (!frame_open_over(&f, "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70", 10.0,
+                         0))
+        SKIP("needs stress_bases3.dm_70 and Debian's OpenArena data");
+    const cl_stats *st = cl_stats_of(f.cl, -1);
+    CHECK(st && (st->flags & CL_ST_SPECTATOR));
+    int word = 0, bar = 0, join = 0;
+    for (int y = 432; y < 480; y++)
+        for (int x = 0; x < 640; x++) {
+            int lit = (f.fb->color[y * 640 + x] & 0xffffff) != 0;
+            bar += lit && y < 440;
+            word += lit && y >= 440 && y < 456 && x >= 248 && x < 392;
+            join += lit && y >= 460 && (x < 248 || x >= 392);
+        }
+    CHECK_EQ(bar, 0);
+    CHECK_MSG(word > 200, "%d lit in SPECTATOR's box", word);
+    CHECK_MSG(join > 200, "%d lit in the second line beyond it", join);
+    frame_close(&f);
+}

@@ -1142,3 +1142,52 @@ TEST(md3_flag_carrier_trails_the_flag)
     tl_close(tl);
     pak_fs_close(fs);
 }
+
+/* OpenArena's bot match stress_bases3.dm_70 is recorded by a spectator flying free (its
+ * snapshots' player state: pm_type 2 PM_SPECTATOR, persistant[PERS_TEAM] 3
+ * TEAM_SPECTATOR, read by the decoder into CL_ST_SPECTATOR): cg_weapons.c
+ * CG_AddViewWeapon draws no weapon for it, so the frame with the gun asked for is the frame
+ * without; demo088's recorder plays, and its gun is drawn (the frames differ). */
+TEST(md3_spectator_holds_no_weapon)
+{
+    OA_FS(fs);
+    static const struct {
+        const char *rel;
+        double at;
+        int spectator;
+    } demos[] = {{"dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70", 10.0, 1},
+                 {"dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71", 40.0, 0}};
+    for (int k = 0; k < 2; k++) {
+        timeline_t *tl;
+        if (!real_tl(demos[k].rel, &tl)) {
+            pak_fs_close(fs);
+            SKIP("real data missing");
+        }
+        qd_error err = {0};
+        const cl_state *cl = tl ? tl_state_at(tl, tl_start(tl) + demos[k].at, &err) : NULL;
+        CHECK(cl);
+        const cl_stats *st = cl ? cl_stats_of(cl, -1) : NULL;
+        CHECK(st && !(st->flags & CL_ST_SPECTATOR) == !demos[k].spectator);
+        oa_ctx o = {fs, 0};
+        r_assets *a = cl ? r_assets_load(&cl->level, oa_read, &o, NULL, &err) : NULL;
+        rast_fb *gun = rast_fb_new(BW, BH), *none = rast_fb_new(BW, BH);
+        CHECK(a && r_assets_q3_textures(a, oa_read, oa_list, &o, &err) == QD_OK);
+        if (a && cl) {
+            r_camera cam;
+            double t = tl_start(tl) + demos[k].at;
+            r_camera_from_view(cl, t, &cam);
+            r_options opt = {.mode = R_MODE_TEXTURED, .no_dlights = 1, .gun = 1};
+            r_render(a, cl, t, &cam, &opt, gun);
+            opt.gun = 0;
+            r_render(a, cl, t, &cam, &opt, none);
+            int same = !memcmp(gun->color, none->color, (size_t)BW * BH * sizeof(uint32_t));
+            CHECK_MSG(same == demos[k].spectator, "%s: frames %s", demos[k].rel,
+                      same ? "the same" : "differ");
+        }
+        rast_fb_free(gun);
+        rast_fb_free(none);
+        r_assets_free(a);
+        tl_close(tl);
+    }
+    pak_fs_close(fs);
+}
