@@ -885,6 +885,34 @@ static uint16_t weapon_loop(ctx *c, int wp, int kind)
     return (uint16_t)slot;
 }
 
+/* cg_weapons.c CG_RocketTrail: a flying rocket leaves a puff of smoke every 50 ms, each
+ * fading over wiTrailTime (2 s), and the puffs stay when the rocket is gone (it explodes,
+ * its entity turned ET_GENERAL, or it leaves the snapshot). The client keeps no entity then,
+ * so cl entity num's flight, when it was a rocket, is logged as it ends: CL_FXK_TRAIL, origin
+ * trBase, end trDelta (units a second), radius the seconds from trTime to now, style the
+ * weapon (r_part.c r_q3_smoke lays the puffs). */
+static void rocket_flight_ended(ctx *c, int num)
+{
+    if (num <= 0 || num >= CL_MOTION_ENTITIES || !c->cl->motion_slot[num])
+        return;
+    const cl_entity *ce = &c->cl->entities[num];
+    const cl_traj *tr = &c->cl->motion[c->cl->motion_slot[num] - 1].pos[1];
+    double flown = c->cl->time - tr->t0_ms / 1000.0;
+    if (!(ce->cur.fx & CL_FX_ROCKET) || !(ce->cur.flags & CL_EF_TRAJ) ||
+        tr->type != CL_TR_LINEAR || !(flown > 0 && flown < 60))
+        return;
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_TRAIL;
+    fx.style = Q3_WP_ROCKET_LAUNCHER;
+    fx.life = 2.0f;
+    fx.entity = -1;
+    fx.radius = (float)flown;
+    memcpy(fx.origin, tr->base, sizeof fx.origin);
+    memcpy(fx.end, tr->delta, sizeof fx.end);
+    cl_fx_add(c->cl, &fx);
+}
+
 static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
                         const cl_traj *known_apos, const float known_ang[3])
 {
@@ -933,6 +961,9 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
     }
     if (teleport)
         st.flags |= CL_EF_TELEPORT;
+    /* a rocket shown in the snapshot before that is one no more: its smoke stays */
+    if (!(st.fx & CL_FX_ROCKET) && (c->s->ev_present[e->number >> 3] >> (e->number & 7) & 1))
+        rocket_flight_ended(c, e->number + 1);
     cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, apos);
     /* cg_ents.c CG_EntityEffects: an entity with a loopSound plays it where it is; a body's
      * weapon hum and a missile's flight take the loop over (weapon_loop) */
@@ -1595,8 +1626,11 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
         uint64_t was, now;
         memcpy(&was, s->ev_present + k, 8);
         memcpy(&now, present + k, 8);
-        for (uint64_t gone = was & ~now; gone; gone &= gone - 1)
-            s->ev_left_ms[k * 8 + (size_t)__builtin_ctzll(gone)] = s->shown_time;
+        for (uint64_t gone = was & ~now; gone; gone &= gone - 1) {
+            size_t n = k * 8 + (size_t)__builtin_ctzll(gone);
+            s->ev_left_ms[n] = s->shown_time;
+            rocket_flight_ended(c, (int)n + 1);
+        }
     }
     memcpy(s->ev_present, present, sizeof present);
     emit_ps(c, ps, 1);

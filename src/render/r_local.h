@@ -410,6 +410,10 @@ int32_t r_q3_shell_mat(const r_assets *a, int k);
  * ring model), "bulletExplosion" (on the bullet's). */
 enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_PLASMA, R_Q3FX_RAIL, R_Q3FX_BULLET,
        R_Q3FX_COUNT };
+/* cgame's smokePuff at alpha (0..1 of its image's own), to the nearest 1/R_Q3_SMOKE_FADES
+ * under it; -1 for none (or under the first fade). */
+#define R_Q3_SMOKE_FADES 32
+int32_t r_q3_smoke_mat(const r_assets *a, float alpha);
 /* The material of explosion shader k (R_Q3FX_*): its first two stages, or with more the
  * next two (drawn over them); -1 none. */
 int32_t r_q3_fx_mat(const r_assets *a, int k, int more);
@@ -496,6 +500,8 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t);
 /* Quake III's explosions alive at t drawn as sprites with their shaders (the grenade's,
  * rocket's and BFG's: cg_localents.c CG_AddSpriteExplosion), over the scene. */
 void r_q3_explosions(r_view *v, const cl_state *cl, double t);
+/* Quake III rockets' smoke at t, in flight and for 2 s after (cg_weapons.c CG_RocketTrail). */
+void r_q3_smoke(r_view *v, const cl_state *cl, double t);
 /* Draw the particles alive at t over the scene (depth tested, not written). */
 void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t);
 

@@ -467,6 +467,7 @@ static void render_band(band *bd)
             v.pass = R_PASS_TEXTURED;
             r_q3_rails(&v, cl, t);
             r_q3_explosions(&v, cl, t);
+            r_q3_smoke(&v, cl, t);
         } else {
             r_surf_sky(&v, a);
             r_q2_explosions(&v, a, cl, t); /* (over the sky: translucent at their end) */

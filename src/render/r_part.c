@@ -616,3 +616,75 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t)
         v->time = save;
     }
 }
+
+/* The puffs of one rocket's smoke (cg_weapons.c CG_RocketTrail, cg_effects.c CG_SmokePuff,
+ * cg_localents.c CG_AddScaleFade; facts only): one every 50 ms of the flight (at the
+ * clock's multiples of 50 ms after it was first seen, here trTime + 50 ms: the missile's
+ * prestep) up to end, at the trajectory's place then (base + delta x (time - launch)),
+ * each for 2 s (wiTrailTime) from its time: radius 8 growing to 72 (trailRadius 64), alpha
+ * 0.33 fading to 0, turned by rand() (a hash), its shader (tcMod rotate) on its own clock;
+ * none nearer the eye than 64. */
+static void rocket_puffs(r_view *v, const float base[3], const float delta[3], double launch,
+                         double end, double t)
+{
+    double first = (floor((launch + 0.05) * 20) + 1) / 20, from = t - 2.0;
+    if (from > first)
+        first = (floor(from * 20) + 1) / 20;
+    for (double at = first; at <= end && at <= t; at += 0.05) {
+        double age = t - at;
+        float c = (float)(1 - age / 2.0);
+        int32_t mat = r_q3_smoke_mat(v->assets, 0.33f * c);
+        if (!(c > 0) || mat < 0)
+            continue;
+        float p[3], d2 = 0;
+        for (int j = 0; j < 3; j++) {
+            p[j] = base[j] + delta[j] * (float)(at - launch);
+            d2 += (p[j] - v->org[j]) * (p[j] - v->org[j]);
+        }
+        if (d2 < 64 * 64 || !(d2 < 1e12f))
+            continue;
+        float radius = 64 * (1 - c) + 8;
+        uint32_t h = (uint32_t)(int64_t)(at * 1000.0) * 2654435761u ^
+                     (uint32_t)(int64_t)(launch * 1000.0) * 40503u;
+        float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
+        float q[4][3];
+        for (int j = 0; j < 3; j++) {
+            float left = (-v->right[j] * cs - v->up[j] * sn) * radius;
+            float up = (v->up[j] * cs - v->right[j] * sn) * radius;
+            q[0][j] = p[j] + left + up;
+            q[1][j] = p[j] - left + up;
+            q[2][j] = p[j] - left - up;
+            q[3][j] = p[j] + left - up;
+        }
+        static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+        double save = v->time;
+        v->time = age;
+        r_q3_quad(v, mat, (const float(*)[3])q, st);
+        v->time = save;
+    }
+}
+
+void r_q3_smoke(r_view *v, const cl_state *cl, double t)
+{
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED ||
+        r_q3_smoke_mat(v->assets, 0.33f) < 0)
+        return;
+    /* the flights that ended (q3.c logs them) */
+    const cl_fxev *fx[64];
+    int nfx = cl_fx_at(cl, t, fx, 64);
+    for (int i = 0; i < nfx; i++)
+        if (fx[i]->kind == CL_FXK_TRAIL && fx[i]->radius > 0)
+            rocket_puffs(v, fx[i]->origin, fx[i]->end, fx[i]->t0 - fx[i]->radius, fx[i]->t0,
+                         t);
+    /* the rockets in flight */
+    int n = cl->num_entities < CL_MOTION_ENTITIES ? cl->num_entities : CL_MOTION_ENTITIES;
+    for (int i = 1; i < n; i++) {
+        const cl_entity *e = &cl->entities[i];
+        if (!e->active || !(e->cur.fx & CL_FX_ROCKET) || !(e->cur.flags & CL_EF_TRAJ) ||
+            !cl->motion_slot[i])
+            continue;
+        const cl_traj *tr = &cl->motion[cl->motion_slot[i] - 1].pos[1];
+        if (tr->type == CL_TR_LINEAR)
+            rocket_puffs(v, tr->base, tr->delta, tr->t0_ms / 1000.0, t, t);
+    }
+}

@@ -71,6 +71,9 @@ struct r_q3 {
     /* the explosions' (r_q3_fx_mat): their shaders' first two stages, and the next two
      * (fx_more), or -1 */
     int32_t fx_mats[R_Q3FX_COUNT], fx_more[R_Q3FX_COUNT];
+    /* cgame's smokePuff at alphas (k + 1) / R_Q3_SMOKE_FADES of its own (r_q3_smoke_mat), or
+     * -1 */
+    int32_t smoke_mats[R_Q3_SMOKE_FADES];
 };
 
 /* ---- loading ---- */
@@ -191,6 +194,22 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
     return ok;
 }
 
+/* Room for one more image in q (animMaps name up to eight a layer, smoke its fades); 0: no
+ * memory. */
+static int room_for_image(r_q3 *q)
+{
+    if (q->num_images < q->cap_images)
+        return 1;
+    if (q->cap_images > UINT32_MAX / 2 / sizeof *q->images)
+        return 0;
+    q3_image *grown = realloc(q->images, 2 * (size_t)q->cap_images * sizeof *grown);
+    if (!grown)
+        return 0;
+    q->images = grown;
+    q->cap_images *= 2;
+    return 1;
+}
+
 /* The image named name among q's (loaded now when new): its index, or -1. -2: no memory. */
 static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx)
 {
@@ -199,15 +218,8 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     for (uint32_t i = 0; i < q->num_images; i++)
         if (strcmp(q->images[i].name, name) == 0)
             return q->images[i].levels ? (int32_t)i : -1;
-    if (q->num_images >= q->cap_images) { /* (animMaps name up to eight a layer) */
-        if (q->cap_images > UINT32_MAX / 2 / sizeof *q->images)
-            return -2;
-        q3_image *grown = realloc(q->images, 2 * (size_t)q->cap_images * sizeof *grown);
-        if (!grown)
-            return -2;
-        q->images = grown;
-        q->cap_images *= 2;
-    }
+    if (!room_for_image(q))
+        return -2;
     q3_image *im = &q->images[q->num_images];
     if (!load_image(im, name, read, ctx, &q->texels))
         return -2;
@@ -421,6 +433,44 @@ static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_r
     return (int32_t)q->num_mats++;
 }
 
+/* cg_effects.c CG_SmokePuff's shader (cgs.media.smokePuffShader, "smokePuff": its image
+ * blended by alphaGen vertex, the puff's alpha) at R_Q3_SMOKE_FADES alphas: copies of its
+ * image with every texel's alpha times (k + 1) / R_Q3_SMOKE_FADES, one material each (the
+ * fills take alpha from the texel alone). mat: the shader's material, or -1 / -2 (none, no
+ * memory) as effect_mat gives. 0 when out of memory. */
+static int smoke_mats(r_q3 *q, int32_t mat)
+{
+    if (mat == -2)
+        return 0;
+    if (mat < 0 || q->mats[mat].image < 0)
+        return 1;
+    for (int k = 0; k < R_Q3_SMOKE_FADES; k++) {
+        if (!room_for_image(q))
+            return 0;
+        const q3_image *src = &q->images[q->mats[mat].image];
+        q3_image *im = &q->images[q->num_images];
+        *im = *src;
+        for (int l = 0; l < src->levels; l++) {
+            size_t n = (size_t)src->w[l] * (size_t)src->h[l];
+            if (!(im->texels[l] = malloc(n * sizeof(uint32_t)))) {
+                im->levels = l;
+                free_image(im);
+                return 0;
+            }
+            for (size_t i = 0; i < n; i++) {
+                uint32_t c = src->texels[l][i], a = (c >> 24) * (uint32_t)(k + 1) / R_Q3_SMOKE_FADES;
+                im->texels[l][i] = (c & 0xffffffu) | a << 24;
+            }
+        }
+        q3_mat *m = &q->mats[q->num_mats];
+        *m = q->mats[mat];
+        m->image = (int32_t)q->num_images++;
+        m->anim_n = 0;
+        q->smoke_mats[k] = (int32_t)q->num_mats++;
+    }
+    return 1;
+}
+
 /* tr_image.c R_CreateDlightImage (ioq3, GPL): 16 x 16 texels of 4000 / d^2 (d from the
  * centre, in texels), 255 at most, none under 75; GL magnifies it bilinearly, its edges
  * clamped. The rasteriser reads the nearest texel, so the magnification is done here once,
@@ -472,6 +522,8 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     q->shell_mats[0] = q->shell_mats[1] = q->shell_mats[2] = -1;
     for (int k = 0; k < R_Q3FX_COUNT; k++)
         q->fx_mats[k] = q->fx_more[k] = -1;
+    for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
+        q->smoke_mats[k] = -1;
     q->sky_flat = rast_rgb(96, 104, 140);
     size_t surfaces = 0;
     for (int i = 0; i < a->num_models; i++)
@@ -479,7 +531,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
     /* + the four powerup shells and the explosions */
-    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT;
+    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT + 1 + R_Q3_SMOKE_FADES;
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most two images (its layers) */
     q->images = calloc(2 * n, sizeof *q->images);
@@ -563,6 +615,8 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         if (q->fx_more[k] == -2)
             goto out;
     }
+    if (!smoke_mats(q, effect_mat(q, "smokePuff", mdl_shader_find(&set, "smokePuff"), read, ctx)))
+        goto out;
     r = QD_OK;
 out:
     free(used);
@@ -1040,6 +1094,14 @@ int32_t r_q3_fx_mat(const r_assets *a, int k, int more)
     if (!a || !a->q3 || k < 0 || k >= R_Q3FX_COUNT)
         return -1;
     return more ? a->q3->fx_more[k] : a->q3->fx_mats[k];
+}
+
+int32_t r_q3_smoke_mat(const r_assets *a, float alpha)
+{
+    int k = (int)(alpha * R_Q3_SMOKE_FADES); /* the fade at or under alpha */
+    if (!a || !a->q3 || !(k >= 1))
+        return -1;
+    return a->q3->smoke_mats[(k > R_Q3_SMOKE_FADES ? R_Q3_SMOKE_FADES : k) - 1];
 }
 
 int32_t r_q3_shell_mat(const r_assets *a, int k)

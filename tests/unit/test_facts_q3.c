@@ -361,3 +361,44 @@ TEST(q3_bullet_and_rail_impacts)
     CHECK_EQ(lit, 0);
     q3run_close(&r);
 }
+
+/* cg_weapons.c CG_RocketTrail: a rocket's smoke stays 2 s after it is gone, so the decoder
+ * logs each rocket's flight when it ends (CL_FXK_TRAIL: origin trBase, end trDelta, radius
+ * the seconds flown). OpenArena's g_weapon.c fire_rocket sends trDelta = 900 x the aim
+ * (SnapVector: each component cut to whole units, towards zero), so every logged flight
+ * moves at 900 units a second or up to sqrt 3 less;
+ * a flight that ends in an explosion ends where it exploded, less than one snapshot's
+ * flight (45 units) and the impact's snap away. */
+TEST(q3_rocket_flights_logged)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("demo088-test1.dm_71 missing");
+    int flights = 0, off_speed = 0, ended = 0;
+    uint32_t seen = 0;
+    cl_fxev booms[64];
+    int nb = 0;
+    while (q3run_step(&r)) {
+        for (const cl_fxev *f; (f = next_fx(&r, &seen));) {
+            if (f->kind == CL_FXK_EXPLOSION && f->style == 5)
+                booms[nb++ % 64] = *f;
+            if (f->kind != CL_FXK_TRAIL)
+                continue;
+            flights++;
+            float v = sqrtf(f->end[0] * f->end[0] + f->end[1] * f->end[1] + f->end[2] * f->end[2]);
+            off_speed += !(v > 900 - 1.75f && v < 900.01f) || !(f->radius > 0);
+            for (int i = 0; i < nb && i < 64; i++) {
+                float d2 = 0;
+                for (int k = 0; k < 3; k++) {
+                    float p = f->origin[k] + f->end[k] * f->radius - booms[i].origin[k];
+                    d2 += p * p;
+                }
+                ended += booms[i].t0 == f->t0 && d2 < 60 * 60;
+            }
+        }
+    }
+    CHECK_MSG(flights > 10, "%d flights", flights);
+    CHECK_EQ(off_speed, 0);
+    CHECK_MSG(ended * 2 > flights, "%d of %d flights end at an explosion", ended, flights);
+    q3run_close(&r);
+}

@@ -1565,3 +1565,44 @@ TEST(q3tex_rocket_explosion_sprite)
     rast_fb_free(at[1]);
     oa_close(&s);
 }
+
+/* A rocket's smoke (cg_weapons.c CG_RocketTrail, cg_localents.c CG_AddScaleFade): a flight
+ * logged as it ended (CL_FXK_TRAIL, q3.c) across the view 150 units ahead, from 100 left
+ * to 100 right at 900 units a second, ended at 1 s; half a second later its puffs (every 50
+ * ms, each 8 + 64 x its age's fraction of 2 s across, alpha 0.33 fading) change the frame,
+ * only within the band the biggest puff can reach: 8 + 64 x 0.45 = 36.8 units, its corner
+ * 52 units from the path, 55.5 rows at 150 deep (160 rows a unit of depth), 2 more for
+ * edges. */
+TEST(q3tex_rocket_smoke)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    float yaw = s.cam.angles[1] * (float)M_PI / 180;
+    const float fwd[3] = {cosf(yaw), sinf(yaw), 0}, right[3] = {sinf(yaw), -cosf(yaw), 0};
+    float from[3];
+    for (int k = 0; k < 3; k++)
+        from[k] = s.cam.origin[k] + 150 * fwd[k] - 100 * right[k];
+    cl_fxev fx = test_fx(CL_FXK_TRAIL, 5, 2.0f, from);
+    for (int k = 0; k < 3; k++)
+        fx.end[k] = 900 * right[k];
+    fx.radius = 200.0f / 900.0f;
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    rast_fb *plain = rast_fb_new(W, H), *smoke = rast_fb_new(W, H);
+    r_render(s.a, s.cl, 1.5, &s.cam, &o, plain);
+    s.cl->time = 1.0;
+    cl_fx_add(s.cl, &fx);
+    r_render(s.a, s.cl, 1.5, &s.cam, &o, smoke);
+    int changed = 0, outside = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            if (plain->color[y * W + x] == smoke->color[y * W + x])
+                continue;
+            changed++;
+            outside += fabs(y + 0.5 - H / 2.0) > 55.5 + 2;
+        }
+    CHECK_MSG(changed > 500, "%d pixels changed", changed);
+    CHECK_EQ(outside, 0);
+    rast_fb_free(plain);
+    rast_fb_free(smoke);
+    oa_close(&s);
+}
