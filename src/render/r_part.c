@@ -627,10 +627,14 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t)
 static void rocket_puffs(r_view *v, const float base[3], const float delta[3], double launch,
                          double end, double t)
 {
-    double first = (floor((launch + 0.05) * 20) + 1) / 20, from = t - 2.0;
-    if (from > first)
-        first = (floor(from * 20) + 1) / 20;
-    for (double at = first; at <= end && at <= t; at += 0.05) {
+    double k0 = floor((launch + 0.05) * 20) + 1, from = floor((t - 2.0) * 20) + 1;
+    k0 = from > k0 ? from : k0; /* (older puffs are gone) */
+    if (!(k0 > -1e12 && k0 < 1e12))
+        return;
+    for (int i = 0; i <= 40; i++) { /* a puff every 50 ms: 2 s holds 40 */
+        double at = (k0 + i) / 20;
+        if (at > end || at > t)
+            break;
         double age = t - at;
         float c = (float)(1 - age / 2.0);
         int32_t mat = r_q3_smoke_mat(v->assets, 0.33f * c);
