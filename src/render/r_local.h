@@ -493,6 +493,8 @@ int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, in
 /* Quake II's rail trail effect e at age: its spiral and core particles (cl_fx.c
  * CL_RailTrail), up to cap into out. */
 int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap);
+/* Quake II's rocket trail of entity num at t (cl_fx.c CL_RocketTrail), up to cap into out. */
+int r_q2_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap);
 /* Quake II's particles of effect e at age (explosions, impacts, blood, rail trails). */
 int r_q2_particles_of(const cl_fxev *e, float age, r_particle *out, int cap);
 /* Quake III's rail trails alive at t: their cores, fading (cg_weapons.c CG_RailTrail). */

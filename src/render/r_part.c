@@ -235,29 +235,40 @@ int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
 
 static const uint8_t ramp3[6] = {0x6d, 0x6b, 6, 5, 4, 3};
 
-int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap)
+/* Entity num's straight flight at t: its state *s, velocity vel (units a second) from its
+ * last two updates, speed, and the time it appeared (*start); 0 when it is not there or not
+ * flying (1 to 4000 units a second). */
+static int flight_of(const cl_state *cl, int num, double t, cl_entstate *s, float vel[3],
+                     float *speed, double *start)
 {
     cl_entity e;
-    cl_entstate s;
     double since[2];
-    if (!cl_entity_at(cl, num, t, &s, NULL, NULL) || !cl_entity_anim_since(cl, num, since))
+    if (!cl_entity_at(cl, num, t, s, NULL, NULL) || !cl_entity_anim_since(cl, num, since))
         return 0;
     cl_entity_settled(cl, num, &e);
     double dt = e.cur_time - e.prev_time;
     if (!(dt > 0))
         return 0;
-    float vel[3], speed = 0;
+    float sp = 0;
     for (int i = 0; i < 3; i++) {
         vel[i] = (float)((e.cur.origin[i] - e.prev.origin[i]) / dt);
-        speed += vel[i] * vel[i];
+        sp += vel[i] * vel[i];
     }
-    speed = sqrtf(speed);
-    if (!(speed >= 1 && speed <= 4000))
+    *speed = sqrtf(sp);
+    *start = since[0];
+    return *speed >= 1 && *speed <= 4000;
+}
+
+int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap)
+{
+    cl_entstate s;
+    float vel[3], speed;
+    double start;
+    if (!flight_of(cl, num, t, &s, vel, &speed, &start))
         return 0;
     /* R_RocketTrail type 0: a particle every 3 units of its path (each laid when it passed
      * there, at its start plus 3 k / speed), ramp3 from rand() & 3 at 5 a second until 6
      * (pt_fire, rising at sv_gravity x 0.05), within 3 units of the path */
-    double start = since[0];
     uint32_t seed = (uint32_t)num * 2654435761u ^ (uint32_t)(int64_t)(start * 1000.0);
     double first = t - 1.2 > start ? t - 1.2 : start; /* (none lives longer) */
     int64_t k0 = (int64_t)ceil((first - start) * speed / 3), k1 = (int64_t)floor((t - start) * speed / 3);
@@ -276,6 +287,9 @@ int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, in
     }
     return n;
 }
+
+/* A random number in -1..1 (cl_fx.c crand) of g. */
+static float crand_of(part_gen *g) { return (float)(next(g) & 0xffff) / 32767.5f - 1; }
 
 /* The next particle of out (*n so far) in color, faded by age of its life (Quake II's alpha
  * falling to 0 over it); NULL when it has died. */
@@ -393,6 +407,55 @@ int r_q2_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
     return n;
 }
 
+int r_q2_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap)
+{
+    cl_entstate s;
+    float dir[3], speed;
+    double start;
+    if (!flight_of(cl, num, t, &s, dir, &speed, &start) || !(s.fx & CL_FX_ROCKET))
+        return 0;
+    for (int i = 0; i < 3; i++)
+        dir[i] /= speed;
+    /* cl_fx.c CL_RocketTrail on the straight flight since the rocket appeared (start), each
+     * particle laid when the rocket passed there: CL_DiminishingTrail's smoke every 0.5 units,
+     * kept when (rand() & 1023) < trailcount (1024 at first, 5 less a step, 100 at least),
+     * spread 4, 2 then 1 units and 15, 10 then 5 a second as trailcount passes 900 and 800,
+     * colour 4 + (rand() & 7), rising at 20; and a fire particle every unit one time in eight
+     * (rand() & 7 == 0), 0xdc + (rand() & 3), spread 5, 20 a second, falling at 40; each fades
+     * from 1 over 1 .. 1.2 s */
+    uint32_t seed = (uint32_t)num * 2654435761u ^ (uint32_t)(int64_t)(start * 1000.0);
+    double flown = (t - start) * speed, from = (t - 1.2 - start) * speed;
+    from = from > 0 ? from : 0;
+    int n = 0;
+    for (int fire = 0; fire < 2; fire++) {
+        double step = fire ? 1.0 : 0.5;
+        int64_t k0 = (int64_t)ceil(from / step), k1 = (int64_t)floor(flown / step);
+        for (int64_t k = k1; k >= k0 && k1 - k < 4096 && n < cap; k--) {
+            part_gen g = {seed ^ (uint32_t)k * 40503u ^ (uint32_t)fire * 69069u};
+            double d = (double)k * step;
+            float age = (float)(t - (start + d / speed));
+            int count = k * 5 < 924 ? (int)(1024 - 5 * k) : 100; /* trailcount at step k */
+            if (fire ? (next(&g) & 7) != 0 : (int)(next(&g) & 1023) >= count)
+                continue;
+            float life = 1 + (float)(next(&g) & 255) / 255 * 0.2f;
+            float orgscale = fire ? 5 : count > 900 ? 4 : count > 800 ? 2 : 1;
+            float velscale = fire ? 20 : count > 900 ? 15 : count > 800 ? 10 : 5;
+            uint8_t color = (uint8_t)(fire ? 0xdc + (next(&g) & 3) : 4 + (next(&g) & 7));
+            float org[3], vel[3];
+            for (int j = 0; j < 3; j++) {
+                org[j] = s.origin[j] - dir[j] * (float)(flown - d) + crand_of(&g) * orgscale;
+                vel[j] = crand_of(&g) * velscale;
+            }
+            r_particle *p = fading(out, &n, color, age, life);
+            if (!p)
+                continue;
+            for (int j = 0; j < 3; j++)
+                p->org[j] = org[j] + vel[j] * age + (j == 2 ? (fire ? -20 : 10) * age * age : 0);
+        }
+    }
+    return n;
+}
+
 void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t)
 {
     if (!cl || !a ||
@@ -412,7 +475,10 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
             float age = (float)(t - e->t0);
             n = q2 ? r_q2_particles_of(e, age, ps, 1024) : r_particles_of(e, age, ps, 1024);
         } else if (q2) {
-            break;
+            const cl_entity *e = &cl->entities[i];
+            if (!e->active || !(e->cur.fx & CL_FX_ROCKET))
+                continue;
+            n = r_q2_trail_particles(cl, i, t, ps, 1024);
         } else {
             const cl_entity *e = &cl->entities[i];
             uint16_t m = e->cur.model;

@@ -548,3 +548,47 @@ TEST(md2_q2_explosion_model_frames)
     rast_fb_free(fading);
     scene_free(&fs, cl, a, bare, last, gone);
 }
+
+/* cl_fx.c CL_RocketTrail: a Quake II rocket (EF_ROCKET) 128 units ahead, flying from 160
+ * units left of the view's axis to 160 right in 0.5 s, leaves its smoke and fire particles
+ * along its path: half a second in, the frame changes where the path is and nowhere far
+ * from it (a particle strays at most 5 units plus 20 a second for its age, 0.5 s, and rises
+ * 10 a_age^2 or falls 20 a_age^2: within 20 units of the path, 12.5 rows at 128 deep, 2.5
+ * more for a particle's size); without EF_ROCKET the same flight leaves nothing (no model). */
+TEST(md2_q2_rocket_trail)
+{
+    SCENE(fs, cl);
+    cl->level.game = CL_GAME_Q2;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK(a);
+    rast_fb *frames[2] = {NULL, NULL};
+    for (int rocket = 0; rocket < 2; rocket++) {
+        for (int k = 0; k < 2; k++) {
+            cl_frame_begin(cl, 0.5 * k);
+            cl_entstate s;
+            memset(&s, 0, sizeof s);
+            s.origin[0] = eye[0] - 160 + 320 * (float)k;
+            s.origin[1] = eye[1] + 128;
+            s.origin[2] = eye[2];
+            s.fx = rocket ? CL_FX_ROCKET : 0;
+            cl_entity_update(cl, 1, &s);
+            cl_frame_end(cl, 1);
+        }
+        frames[rocket] = shot(a, cl, 0.5, 0);
+        cl_reset(cl);
+        snprintf(cl->level.map, sizeof cl->level.map, "maps/e1m1.bsp");
+        cl_set_model(cl, 1, "maps/e1m1.bsp");
+        cl->level.game = CL_GAME_Q2;
+    }
+    rast_fb *bare = shot(a, cl, 0.5, 0);
+    census plain = count(frames[0], bare), trail = count(frames[1], bare);
+    int far = 0;
+    for (int i = 0; i < W * H; i++)
+        far += frames[1]->color[i] != bare->color[i] && fabs(i / W + 0.5 - H / 2.0) > 15;
+    CHECK_EQ(plain.changed, 0);
+    CHECK_MSG(trail.changed > 50, "%d pixels changed", trail.changed);
+    CHECK_EQ(far, 0);
+    rast_fb_free(frames[0]);
+    scene_free(&fs, cl, a, bare, frames[1], NULL);
+}
