@@ -881,8 +881,6 @@ static qd_err parse_packetentities(ctx *c, int delta)
         if (old && !dd_usable(v, old))
             flush = 1;
     }
-    dd_merge m;
-    dd_merge_begin(&m, v, flush ? NULL : old, newseq);
     int changed = 0, removed = 0;
     /* What the frame changed, for a frame kept whole but for them (cl_list_keep_rest):
      * the entities it sent and the ones it removed. Past these arrays' room (only with more
@@ -890,6 +888,17 @@ static qd_err parse_packetentities(ctx *c, int delta)
     const qw_ent *sent[QW_MAX_PACKET_ENTITIES];
     uint16_t gone[QW_MAX_PACKET_ENTITIES];
     int nsent = 0, ngone = 0, listed = 1;
+    const dd_frame *stored;
+    /* A delta that names nothing (its end word right away; half the frames of an .mvd)
+     * from a source it may use: the frame repeats its source, as the merge below would
+     * find, without building the merge. */
+    if (old && !flush && rd_left(r) >= 2 && !r->p[r->pos] && !r->p[r->pos + 1]) {
+        r->pos += 2;
+        stored = dd_repeat(v, old, newseq, 1);
+        goto store_done;
+    }
+    dd_merge m;
+    dd_merge_begin(&m, v, flush ? NULL : old, newseq);
 
     for (;;) {
         unsigned word = rd_u16(r);
@@ -949,9 +958,8 @@ static qd_err parse_packetentities(ctx *c, int delta)
         TRACE(c, what, "from=%d seq=%u dropped=1 (delta source not held)", from, (unsigned)newseq);
         return QD_OK;
     }
-    /* Nothing named (most .mvd frames): the new frame shares the old one's refs. */
-    const dd_frame *stored =
-        old && !changed && !removed ? dd_repeat(v, old, newseq, 1) : dd_merge_end(&m, 1);
+    stored = dd_merge_end(&m, 1);
+store_done:
     if (!stored)
         return over_limit(c, what);
     const dd_frame nf = *stored;
