@@ -200,6 +200,16 @@ static qd_err truncated(ctx *c, const char *what)
 
 /* ---- field readers [QWD 3.4] ---- */
 
+#define QW_INLINE static inline __attribute__((always_inline))
+
+/* Bits set in 0..63: a message's length from its presence bits, checked once before its
+ * fields are read unchecked (entity deltas, .mvd playerinfo). */
+#define PC2(n) n, n + 1, n + 1, n + 2
+#define PC4(n) PC2(n), PC2(n + 1), PC2(n + 1), PC2(n + 2)
+static const uint8_t popcount6[64] = {PC4(0), PC4(1), PC4(1), PC4(2)};
+#undef PC2
+#undef PC4
+
 static float rd_coord(rd_t *r) { return (float)rd_s16(r) * 0.125f; }
 static float rd_angle16(rd_t *r) { return (float)rd_s16(r) * (360.0f / 65536.0f); }
 static float angle8(int8_t a) { return (float)a * (360.0f / 256.0f); }
@@ -799,6 +809,47 @@ static const dd_table ent_table = {
     ENT_ROWS(ROW_BITS, DD_COORD16, DD_S8X256) 0u, model_hook};
 #undef ROW_BITS
 
+/* One row's value from a cursor over bytes known to be there, as dd_read_value reads and
+ * stores it (a constant kind and size: it folds to the one read). The hook's row, U_MODEL,
+ * is a byte here: the mask has no U_FTE_MODELDBL. */
+QW_INLINE void ent_value(const uint8_t **b, dd_kind kind, unsigned size, void *dst)
+{
+    const uint8_t *x = *b;
+    uint32_t v;
+    float f;
+    switch (kind) {
+    case DD_F32: memcpy(&v, x, 4); *b += 4; break;
+    case DD_COORD16:
+        f = (float)(int16_t)(x[0] | x[1] << 8) * 0.125f;
+        memcpy(&v, &f, 4);
+        *b += 2;
+        break;
+    case DD_S16: v = (uint32_t)(int32_t)(int16_t)(x[0] | x[1] << 8); *b += 2; break;
+    case DD_S8X256: v = (uint32_t)(int32_t)(int8_t)x[0] * 256u; *b += 1; break;
+    case DD_S8: v = (uint32_t)(int32_t)(int8_t)x[0]; *b += 1; break;
+    default: v = x[0]; *b += 1; break; /* DD_U8, DD_HOOK */
+    }
+    dd_store_value(dst, size, v);
+}
+
+/* The fields of a delta without FTE bits (most), when all its bytes are there: read
+ * without a check each, the reader moved once. */
+#define WHOLE_ROW(bit, alt, field, kind, size, n) \
+    if (mask & (bit))                             \
+        ent_value(&b, kind, size, &to->field);
+#define ENT_WHOLE(COORD, ANGLE)                                                            \
+    QW_INLINE void ent_whole_##COORD##_##ANGLE(rd_t *r, qw_ent *to, uint16_t mask)        \
+    {                                                                                      \
+        const uint8_t *b = r->p + r->pos;                                                  \
+        ENT_ROWS(WHOLE_ROW, COORD, ANGLE)                                                  \
+        r->pos = (size_t)(b - r->p);                                                       \
+    }
+ENT_WHOLE(DD_F32, DD_S16)
+ENT_WHOLE(DD_F32, DD_S8X256)
+ENT_WHOLE(DD_COORD16, DD_S8X256)
+#undef ENT_WHOLE
+#undef WHOLE_ROW
+
 /* Read the fields mask announces over *to, which holds a copy of the source. Origins are
  * floats with MVD_PEXT1_FLOATCOORDS [EZPARSE cl_ents.c CL_ParseDelta, MSG_ReadFloatCoord],
  * else 1/8 unit shorts. */
@@ -806,11 +857,33 @@ static void delta_fields(ctx *c, qw_ent *to, int num, uint32_t mask)
 {
     qw_reader q = {{&c->r, NULL, 0, 0}, mask};
     to->number = (uint16_t)num;
+    const int fte_floats = (c->s->fte_ext & QW_PEXT_FLOATCOORDS) != 0;
+    const int floats = fte_floats || (c->s->mvd_ext & QW_MVD_PEXT1_FLOATCOORDS);
+    if (!(mask >> 16)) {
+        /* The length from the bits: a byte for each of the angles (2 with PEXT_FLOATCOORDS),
+         * model, colormap, skin, effects and frame, 2 for an origin (4 as a float); none for
+         * U_SOLID and the ladder's bits. A delta cut short is read below, as before. */
+        unsigned angles = popcount6[mask & 3] + popcount6[mask >> 12 & 1];
+        unsigned origins = popcount6[mask >> 9 & 7];
+        size_t need = angles * (fte_floats ? 2u : 1u) + popcount6[mask >> 2 & 15] +
+                      popcount6[mask >> 13 & 1] + origins * (floats ? 4u : 2u);
+        if (need <= rd_left(&c->r)) {
+            if (fte_floats)
+                ent_whole_DD_F32_DD_S16(&c->r, to, (uint16_t)mask);
+            else if (floats)
+                ent_whole_DD_F32_DD_S8X256(&c->r, to, (uint16_t)mask);
+            else
+                ent_whole_DD_COORD16_DD_S8X256(&c->r, to, (uint16_t)mask);
+            if (mask & QW_U_EFFECTS)
+                to->fx = qr_entity_fx(to->fx);
+            return;
+        }
+    }
 #define READ_ROW(bit, alt, field, kind, size, n) \
     DD_READ(&q.rd, &ent_table, mask, to, DD_ROW(qw_ent, bit, alt, field, kind, size, n));
-    if (c->s->fte_ext & QW_PEXT_FLOATCOORDS) {
+    if (fte_floats) {
         ENT_ROWS(READ_ROW, DD_F32, DD_S16)
-    } else if (c->s->mvd_ext & QW_MVD_PEXT1_FLOATCOORDS) {
+    } else if (floats) {
         ENT_ROWS(READ_ROW, DD_F32, DD_S8X256)
     } else {
         ENT_ROWS(READ_ROW, DD_COORD16, DD_S8X256)
@@ -1556,7 +1629,6 @@ static qd_err parse_playerinfo_qwd(ctx *c)
 /* Reads of an .mvd playerinfo's fields: from a cursor over bytes checked once to be all
  * there (whole, a constant in each caller: two forms), else through the bounded reader,
  * whose zeros and sticky error past the end then decide what is read, as before. */
-#define QW_INLINE static inline __attribute__((always_inline))
 QW_INLINE unsigned pi_u8(rd_t *r, const uint8_t **b, int whole)
 {
     return whole ? *(*b)++ : rd_u8(r);
@@ -1619,13 +1691,6 @@ QW_INLINE void playerinfo_mvd_fields(ctx *c, qw_player *p, unsigned flags, int w
     if (whole)
         r->pos = (size_t)(b - r->p);
 }
-
-/* Bits set in 0..63 */
-#define PC2(n) n, n + 1, n + 1, n + 2
-#define PC4(n) PC2(n), PC2(n + 1), PC2(n + 1), PC2(n + 2)
-static const uint8_t popcount6[64] = {PC4(0), PC4(1), PC4(1), PC4(2)};
-#undef PC2
-#undef PC4
 
 /* .mvd svc_playerinfo [EZPARSE cl_ents.c CL_ParsePlayerinfo, mvdplayback]: DF_* bits say
  * which fields changed against the player's last state; origins per axis, view angles as
