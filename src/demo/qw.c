@@ -327,19 +327,20 @@ static int view_jumps(const qw_state *s, int vp)
 static void set_view(ctx *c)
 {
     qw_state *s = c->s;
-    cl_view v;
-    memset(&v, 0, sizeof v);
+    /* made in place (as cl_set_view would copy it whole): nothing below reads the view */
+    cl_view *v = &c->cl->view;
+    memset(v, 0, sizeof *v);
     int snap = 0;
     if (s->mvd) {
         int vp = pick_view_player(c);
         if (vp < 0) {
-            v.view_entity = -1;
+            v->view_entity = -1;
             s->view_was = 0;
         } else {
             const qw_player *p = &s->players[vp];
-            v.view_entity = vp + 1;
-            v.view_height = view_height(p);
-            memcpy(v.angles, p->viewangles, sizeof v.angles);
+            v->view_entity = vp + 1;
+            v->view_height = view_height(p);
+            memcpy(v->angles, p->viewangles, sizeof v->angles);
             snap = view_jumps(s, vp);
             s->view_was = vp + 1;
             memcpy(s->view_was_origin, p->origin, sizeof s->view_was_origin);
@@ -349,17 +350,16 @@ static void set_view(ctx *c)
         }
         s->fixangle = 0;
     } else {
-        v.view_entity = s->playernum + 1;
-        v.view_height = view_height(&s->players[s->playernum]);
-        memcpy(v.angles, s->cmd_angles, sizeof v.angles);
+        v->view_entity = s->playernum + 1;
+        v->view_height = view_height(&s->players[s->playernum]);
+        memcpy(v->angles, s->cmd_angles, sizeof v->angles);
     }
     if (s->intermission) {
-        v.has_origin = 1;
-        v.view_height = 0;
-        memcpy(v.origin, s->inter_origin, sizeof v.origin);
-        memcpy(v.angles, s->inter_angles, sizeof v.angles);
+        v->has_origin = 1;
+        v->view_height = 0;
+        memcpy(v->origin, s->inter_origin, sizeof v->origin);
+        memcpy(v->angles, s->inter_angles, sizeof v->angles);
     }
-    cl_set_view(c->cl, &v);
     if (snap)
         cl_view_cut(c->cl);
 }
