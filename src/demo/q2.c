@@ -117,6 +117,66 @@ static int read_dir(rd_t *r)
 }
 
 
+/* ---- reads over bytes proved present ----
+ * The entity delta's and player state's field readers are inlined twice: whole (a constant
+ * in each copy), over a cursor *b into bytes that one check of the record's size, worked
+ * out from its bits, proved all there; else through the bounded reader r, whose zeros and
+ * sticky error past the end decide what a record cut short reads, as before. */
+
+#if defined(__GNUC__)
+#define Q2_INLINE static inline __attribute__((always_inline))
+#else
+#define Q2_INLINE static inline
+#endif
+
+/* An n-byte little-endian integer (n 1, 2 or 4): from *b, or the bounded reader's (0 past
+ * the end, as rd_u8 .. rd_u32). */
+Q2_INLINE uint32_t in_uint(rd_t *r, const uint8_t **b, int whole, unsigned n)
+{
+    const uint8_t *x = *b;
+    if (whole)
+        *b += n;
+    else if (!(x = rd_bytes(r, n)))
+        return 0;
+    uint32_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint32_t)x[i] << 8 * i;
+    return v;
+}
+
+/* A row of a field list (DD_ROW's columns; has: the mask's bit and alt) into dst: the
+ * kinds Quake II's lists use, as dd_read_value reads them. */
+Q2_INLINE void in_row(rd_t *r, const uint8_t **b, int whole, uint32_t has, uint32_t bit,
+                      uint32_t alt, int kind, void *dst, unsigned size, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t v;
+        if (kind == DD_PAIR)
+            v = in_uint(r, b, whole, has == (bit | alt) ? 4 : has == bit ? 1 : 2);
+        else if (kind == DD_U16 || kind == DD_S16)
+            v = in_uint(r, b, whole, 2);
+        else
+            v = in_uint(r, b, whole, 1);
+        if (kind == DD_S16)
+            v = (uint32_t)(int32_t)(int16_t)v;
+        else if (kind == DD_S8)
+            v = (uint32_t)(int32_t)(int8_t)v;
+        dd_store_value((uint8_t *)dst + (size_t)k * size, size, v);
+    }
+}
+
+/* The bytes of the fields bits 8j..8j+7 announce, for every value of that byte of a mask:
+ * T8(0, w0..w7) is the 256 sums of the weights w of the bits set. */
+#define T1(x, a) x, x + (a)
+#define T2(x, a, b) T1(x, a), T1(x + (b), a)
+#define T3(x, a, b, c) T2(x, a, b), T2(x + (c), a, b)
+#define T4(x, a, b, c, d) T3(x, a, b, c), T3(x + (d), a, b, c)
+#define T5(x, a, b, c, d, e) T4(x, a, b, c, d), T4(x + (e), a, b, c, d)
+#define T6(x, a, b, c, d, e, f) T5(x, a, b, c, d, e), T5(x + (f), a, b, c, d, e)
+#define T7(x, a, b, c, d, e, f, g) T6(x, a, b, c, d, e, f), T6(x + (g), a, b, c, d, e, f)
+#define T8(x, a, b, c, d, e, f, g, h)                                                      \
+    T7(x, a, b, c, d, e, f, g), T7(x + (h), a, b, c, d, e, f, g)
+
 /* ---- entity deltas [DM2 3.15, 3.19], read by the delta engine (delta.h) ---- */
 
 /* The fields of an entity delta, in the order of the wire [Q2CL CL_ParseDelta]:
@@ -192,21 +252,35 @@ static uint32_t read_pair(rd_t *r, int lo, int hi)
     return lo && hi ? rd_u32(r) : lo ? rd_u8(r) : hi ? rd_u16(r) : 0;
 }
 
-/* Read the fields bits announce over *to, which holds a copy of the source. As the
- * reference client does, the old origin starts as the source's origin and the event lasts
- * one frame [Q2CL CL_ParseDelta]. */
-static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned es)
+/* The bytes of a delta of Quake II's own layout (es 0 or Q2_ES_LONGSOLID) by its mask's
+ * bytes: the rows' sizes, old origin 6. Of a pair (skin, effects, renderfx) the byte counts
+ * 1 and the word 3, so both make the long's 4; a word alone is counted one over, which only
+ * sends a delta in the record's last bytes through the bounded reader. */
+static const uint8_t ent_bytes[4][256] = {
+    {T8(0, 2, 2, 1, 1, 1, 1, 0, 0)}, /* ORIGIN1, ORIGIN2, ANGLE2, ANGLE3, FRAME8, EVENT */
+    {T8(0, 0, 2, 1, 1, 1, 0, 1, 0)}, /* ORIGIN3, ANGLE1, MODEL, RENDERFX8, EFFECTS8 */
+    {T8(0, 1, 2, 3, 3, 1, 1, 1, 0)}, /* SKIN8, FRAME16, RENDERFX16, EFFECTS16, MODEL2..4 */
+    {T8(0, 6, 3, 1, 2, 0, 0, 0, 0)}, /* OLDORIGIN, SKIN16, SOUND, SOLID */
+};
+
+/* Read the fields bits announce over *to, which holds a copy of the source (whole: see
+ * in_uint; then es has neither Q2PRO's extensions nor its short angles). As the reference
+ * client does, the old origin starts as the source's origin and the event lasts one frame
+ * [Q2CL CL_ParseDelta]. */
+Q2_INLINE void delta_fields(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned es,
+                            int whole)
 {
-    dd_reader rd = {r, NULL, 0, 0};
+    const uint8_t *b = r->p + r->pos;
     const uint32_t bits = (uint32_t)bits64, bits5 = (uint32_t)(bits64 >> 32);
-    const int ext = (es & Q2_ES_EXT) != 0, ext2 = (es & Q2_ES_EXT2) != 0;
+    const int ext = !whole && (es & Q2_ES_EXT), ext2 = !whole && (es & Q2_ES_EXT2);
     static const uint32_t origin_bit[3] = {Q2_U_ORIGIN1, Q2_U_ORIGIN2, Q2_U_ORIGIN3};
     static const uint32_t angle_bit[3] = {Q2_U_ANGLE1, Q2_U_ANGLE2, Q2_U_ANGLE3};
     memcpy(to->old_origin, to->origin, sizeof to->old_origin);
     to->number = (uint16_t)num;
     to->event = 0;
-#define READ_ROW(bit, alt, field, kind, size, n) \
-    DD_READ(&rd, NULL, bits, to, DD_ROW(q2_ent, bit, alt, field, kind, size, n));
+#define READ_ROW(bit, alt, field, kind, size, n)                                           \
+    if (bits & ((bit) | (alt)))                                                            \
+        in_row(r, &b, whole, bits & ((bit) | (alt)), bit, alt, kind, &to->field, size, n);
     if (ext && (bits & Q2_U_MODEL16)) {
         ENT_ROWS_MODELS(READ_ROW, DD_U16)
     } else {
@@ -221,10 +295,11 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned e
         ENT_ROWS_ORIGIN(READ_ROW)
     }
     /* Q2PRO's U_ANGLE16: a short per angle bit (msg.c MSG_ParseDeltaEntity) [R1Q2] */
-    int shorts = (bits & Q2_U_ANGLE16) && (es & Q2_ES_SHORTANGLES);
+    int shorts = !whole && (bits & Q2_U_ANGLE16) && (es & Q2_ES_SHORTANGLES);
     for (int i = 0; i < 3; i++)
         if (bits & angle_bit[i])
-            to->angles[i] = shorts ? rd_s16(r) : (int16_t)(rd_s8(r) * 256);
+            to->angles[i] = shorts ? (int16_t)in_uint(r, &b, whole, 2)
+                                   : (int16_t)((int8_t)in_uint(r, &b, whole, 1) * 256);
     if (ext2 && (bits & Q2_U_OLDORIGIN)) {
         for (int i = 0; i < 3; i++)
             to->old_origin[i] = read_i23(r, 0);
@@ -241,7 +316,9 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned e
     ENT_ROWS_EVENT(READ_ROW)
 #undef READ_ROW
     if (bits & Q2_U_SOLID)
-        to->solid = (es & Q2_ES_LONGSOLID) ? rd_u32(r) : rd_u16(r);
+        to->solid = in_uint(r, &b, whole, (es & Q2_ES_LONGSOLID) ? 4 : 2);
+    if (whole)
+        r->pos = (size_t)(b - r->p);
     if (!ext)
         return;
     /* more effects (no neutral look: read past), alpha, scale [Q2X] */
@@ -250,6 +327,24 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned e
         to->alpha = rd_u8(r);
     if (bits5 & Q2_U5_SCALE)
         to->scale = rd_u8(r);
+}
+
+/* One check of the delta's size when its layout is Quake II's own (ent_bytes, a solid of
+ * 32 bits 2 more), then its fields read unchecked; else, or when the record may be cut
+ * short, through the bounded reader. */
+static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned es)
+{
+    uint32_t bits = (uint32_t)bits64;
+    if (!(es & (Q2_ES_EXT | Q2_ES_SHORTANGLES))) {
+        size_t need = (size_t)ent_bytes[0][bits & 0xff] + ent_bytes[1][bits >> 8 & 0xff] +
+                      ent_bytes[2][bits >> 16 & 0xff] + ent_bytes[3][bits >> 24] +
+                      ((es & Q2_ES_LONGSOLID) && (bits & Q2_U_SOLID) ? 2 : 0);
+        if (need <= rd_left(r)) { /* (a reader in error is parked at its end: 0 left) */
+            delta_fields(r, to, num, bits64, es, 1);
+            return;
+        }
+    }
+    delta_fields(r, to, num, bits64, es, 0);
 }
 
 void q2_read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits, unsigned es)

@@ -1615,3 +1615,36 @@ TEST(q2_sexed_sounds_take_the_player_model)
     }
     run_close(&r);
 }
+
+/* An entity delta of Quake II's own layout is checked once for its size, worked out from
+ * its bits, then read unchecked (q2.c read_delta). For many masks: it reads what the
+ * bounded reader reads (a layout with Q2PRO's short angles, but no U_ANGLE16, takes that
+ * path and reads the same bytes), and a record one byte short of its fields errs. */
+TEST(q2_delta_size_checked_once)
+{
+    uint8_t data[96];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 37 + 11);
+    uint32_t x = 12345;
+    for (int n = 0; n < 4000; n++) {
+        x = x * 1103515245u + 12345u;
+        /* the first 28 masks one bit alone, then random ones */
+        uint32_t bits = n < 28 ? 1u << n : x >> 4 & 0x0fffffffu;
+        bits &= ~Q2_U_ANGLE16;
+        for (unsigned es = 0; es <= Q2_ES_LONGSOLID; es += Q2_ES_LONGSOLID) {
+            q2_ent a, b;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            rd_t ra = rd_make(data, sizeof data), rb = ra;
+            q2_read_delta(&ra, &a, 5, bits, es);
+            q2_read_delta(&rb, &b, 5, bits, es | Q2_ES_SHORTANGLES);
+            CHECK(!ra.err && !rb.err);
+            CHECK_MSG(ra.pos == rb.pos && !memcmp(&a, &b, sizeof a), "bits 0x%x es %u", bits,
+                      es);
+            rd_t rc = rd_make(data, ra.pos ? ra.pos - 1 : 0);
+            q2_read_delta(&rc, &a, 5, bits, es);
+            CHECK_MSG(!ra.pos || (rc.err && rc.pos == rc.len), "bits 0x%x es %u: %zu of %zu",
+                      bits, es, rc.pos, ra.pos);
+        }
+    }
+}
