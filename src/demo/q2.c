@@ -1550,15 +1550,21 @@ static inline void read_blend(rd_t *r, uint8_t blend[4], int ext2)
 
 void q2_read_blend(rd_t *r, uint8_t blend[4], int ext2) { read_blend(r, blend, ext2); }
 
-static inline uint64_t read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
+/* The values statbits announces (stats 32..63 read past: the client keeps 32). */
+static inline void read_stat_values(rd_t *r, int16_t stats[Q2_MAX_STATS], uint64_t statbits)
 {
-    uint64_t statbits = ext2 ? read_varint64(r) : rd_u32(r);
     for (int i = 0; i < 64 && (statbits >> i); i++)
         if (statbits >> i & 1) {
             int16_t v = rd_s16(r);
             if (i < Q2_MAX_STATS)
                 stats[i] = v;
         }
+}
+
+static inline uint64_t read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
+{
+    uint64_t statbits = ext2 ? read_varint64(r) : rd_u32(r);
+    read_stat_values(r, stats, statbits);
     return statbits;
 }
 
@@ -1567,23 +1573,19 @@ uint64_t q2_read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
     return read_stats(r, stats, ext2);
 }
 
-/* The player state of 26..34 [DM2 3.18] and of Q2PRO's extended demos [Q2X] (q2proto
- * q2pro_extdemo_client_read_playerstate): 3434 sends the gun's model as a word (13 bits:
- * the top 3 are its skin); 3435 origin and velocity as int23 deltas, pm_time and pm_flags
- * as words, the blend under a mask byte (then the damage blend, read past) and the stats
- * under a varint mask of 64 (stats 32..63 read past: the client keeps 32); 3436 a flags
- * byte more (PS_MOREBITS) whose bit 16 sends fog. Returns the stat bits read (of 0..31). */
-static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
+/* read_ps's reads (whole: see in_uint; then the layout is 26..34's). */
+Q2_INLINE uint32_t ps_fields(ctx *c, q2_pstate *ps, unsigned flags, int whole)
 {
     /* a copy of the reader, put back at the end: the byte stores into *ps could alias
      * c->r, which the compiler would then read again after each field */
     rd_t lr = c->r, *r = &lr;
-    const int ext = c->s->ext;
-    dd_reader rd = {r, NULL, 0, 0};
-    if (c->s->fog && (flags & Q2_PS_MOREBITS))
+    const uint8_t *b = r->p + r->pos;
+    const int ext = whole ? 0 : c->s->ext;
+    if (ext && c->s->fog && (flags & Q2_PS_MOREBITS))
         flags |= (unsigned)rd_u8(r) << 16;
-#define READ_ROW(bit, field, kind, size, n) \
-    DD_READ(&rd, NULL, flags, ps, DD_ROW(q2_pstate, bit, 0, field, kind, size, n));
+#define READ_ROW(bit, field, kind, size, n)                                                \
+    if (flags & (bit))                                                                     \
+        in_row(r, &b, whole, flags & (bit), bit, 0, kind, &ps->field, size, n);
     PS_ROWS_TYPE(READ_ROW)
     if (ext >= 2) {
         for (int i = 0; (flags & Q2_PS_M_ORIGIN) && i < 3; i++)
@@ -1602,15 +1604,43 @@ static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
     } else {
         PS_ROWS_GUN(READ_ROW, DD_U8)
     }
-    if (flags & Q2_PS_BLEND)
+    if ((flags & Q2_PS_BLEND) && whole)
+        in_row(r, &b, 1, Q2_PS_BLEND, Q2_PS_BLEND, 0, DD_U8, ps->blend, 1, 4);
+    else if (flags & Q2_PS_BLEND)
         read_blend(r, ps->blend, ext >= 2);
     if (flags & Q2_PS_FOG)
         skip_fog(r);
     PS_ROWS_END(READ_ROW)
 #undef READ_ROW
-    uint32_t statbits = (uint32_t)read_stats(r, ps->stats, ext >= 2);
+    uint64_t statbits = ext >= 2 ? read_varint64(r) : in_uint(r, &b, whole, 4);
+    if (whole)
+        r->pos = (size_t)(b - r->p);
+    read_stat_values(r, ps->stats, statbits);
     c->r = lr;
-    return statbits;
+    return (uint32_t)statbits;
+}
+
+/* The bytes of 26..34's player state by its flags' two bytes (M_TYPE .. VIEWOFFSET,
+ * VIEWANGLES .. RDFLAGS; WEAPONFRAME's 7 are the frame, the gun's offset and angles). */
+static const uint8_t ps_bytes[2][256] = {
+    {T8(0, 1, 6, 6, 1, 1, 2, 6, 3)},
+    {T8(0, 6, 3, 4, 1, 1, 7, 1, 0)},
+};
+
+/* The player state of 26..34 [DM2 3.18] and of Q2PRO's extended demos [Q2X] (q2proto
+ * q2pro_extdemo_client_read_playerstate): 3434 sends the gun's model as a word (13 bits:
+ * the top 3 are its skin); 3435 origin and velocity as int23 deltas, pm_time and pm_flags
+ * as words, the blend under a mask byte (then the damage blend, read past) and the stats
+ * under a varint mask of 64 (stats 32..63 read past: the client keeps 32); 3436 a flags
+ * byte more (PS_MOREBITS) whose bit 16 sends fog. Returns the stat bits read (of 0..31).
+ * 26..34's fields and stat mask are checked once (ps_bytes), then read unchecked (whole:
+ * see in_uint); the stats' values, which the mask announces, through the bounded reader. */
+static uint32_t read_ps(ctx *c, q2_pstate *ps, unsigned flags)
+{
+    size_t need = (size_t)ps_bytes[0][flags & 0xff] + ps_bytes[1][flags >> 8 & 0xff] + 4;
+    if (!c->s->ext && need <= rd_left(&c->r)) /* (a reader in error has 0 left) */
+        return ps_fields(c, ps, flags, 1);
+    return ps_fields(c, ps, flags, 0);
 }
 
 static qd_err parse_playerinfo(ctx *c)

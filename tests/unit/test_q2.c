@@ -1648,3 +1648,46 @@ TEST(q2_delta_size_checked_once)
         }
     }
 }
+
+/* The player state of 26..34 is checked once for its fields and stat mask (q2.c read_ps):
+ * for each flag, a playerinfo one byte short of its stat mask is cut short, as before, and
+ * one whole decodes. */
+TEST(q2_player_state_size_checked_once)
+{
+    static const int size[15] = {1, 6, 6, 1, 1, 2, 6, 3, 6, 3, 4, 1, 1, 7, 1};
+    static buf f, m;
+    for (int bit = 0; bit <= 15; bit++) {
+        unsigned flags = bit < 15 ? 1u << bit : 0x7fffu; /* 15: every field */
+        int fields = 0;
+        for (int i = 0; i < 15; i++)
+            fields += flags >> i & 1 ? size[i] : 0;
+        for (int cut = 1; cut >= 0; cut--) {
+            f.n = 0;
+            level_start(&f);
+            m.n = 0;
+            frame(&m, 10, -1);
+            put8(&m, Q2_SVC_PLAYERINFO);
+            put16(&m, (int)flags);
+            for (int i = 0; i < fields; i++)
+                put8(&m, 0);
+            put32(&m, 0); /* no stats */
+            if (cut) {
+                m.n--;
+            } else {
+                put8(&m, Q2_SVC_PACKETENTITIES);
+                pe_end(&m);
+            }
+            block(&f, &m);
+            run r;
+            CHECK(run_open(&r, f.b, f.n));
+            CHECK_EQ(run_step(&r, NULL), QD_OK); /* the level */
+            qd_err e = run_step(&r, NULL);
+            if (cut)
+                CHECK_MSG(e == QD_ERR_TRUNCATED && strstr(r.err.msg, "svc_playerinfo"),
+                          "flags 0x%x: %d %s", flags, (int)e, r.err.msg);
+            else
+                CHECK_MSG(e == QD_OK, "flags 0x%x: %d %s", flags, (int)e, r.err.msg);
+            run_close(&r);
+        }
+    }
+}
