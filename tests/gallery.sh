@@ -40,11 +40,21 @@ oa=/usr/share/games/openarena
 demo3=tests/data/fidelity/oa/oa_dm3_follow.dm_71
 if [ -d "$oa/baseoa" ] && [ -f "$demo3" ]; then
     shot quake3 "$demo3" 11 -b "$oa"
-    # beside ioquake3's own frame of the same moment (tests/data/fidelity/oa/README)
-    if command -v convert >/dev/null; then
-        convert "$out/quake3.png" \( tests/data/fidelity/oa/t11000.png -resize "$size!" \) \
-            +append "$out/quake3-vs-ioquake3.png"
-        echo "gallery: $out/quake3-vs-ioquake3.png"
+    # beside ioquake3's own frame of the same moment (tests/data/fidelity/oa/README), by
+    # ffmpeg (make test installs it) or ImageMagick
+    ref=tests/data/fidelity/oa/t11000.png sbs="$out/quake3-vs-ioquake3.png"
+    if command -v ffmpeg >/dev/null; then
+        ffmpeg -loglevel error -y -i "$out/quake3.png" -i "$ref" \
+            -filter_complex "[1]scale=${size/x/:}[r];[0][r]hstack" "$sbs"
+        echo "gallery: $sbs"
+    elif convert -version 2>/dev/null | grep -q ImageMagick; then
+        convert "$out/quake3.png" \( "$ref" -resize "$size!" \) +append "$sbs"
+        echo "gallery: $sbs"
+    fi
+    # a moment of OpenArena's own demo: the recorder's rocket exploding ahead, its smoke
+    demo088="$realdata/dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"
+    if [ -f "$demo088" ]; then
+        shot quake3-action "$demo088" 72.7 -b "$oa"
     fi
 else
     echo "gallery: no Quake III picture (needs Debian's openarena-data in $oa)"
