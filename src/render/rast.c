@@ -661,11 +661,18 @@ static inline px16 spread(__m128i f)
     return (px16){_mm_unpacklo_epi32(f16, f16), _mm_unpackhi_epi32(f16, f16)};
 }
 
+/* (x + (x >> 8)) >> 8 per 16-bit lane (x up to 255 * 255 + 128: div255's step), as one
+ * high multiply: x * 257 / 65536 = (x + x / 256) / 256, and no multiple of 256 lies between
+ * the integer x + floor(x / 256) and that sum, so both floors agree. */
+static inline __m128i div255_16(__m128i x)
+{
+    return _mm_mulhi_epu16(x, _mm_set1_epi16(257));
+}
+
 /* div255(t * l) per 16-bit channel, as modulate (t * l + 128 stays below 65536). */
 static inline __m128i mod16(__m128i t, __m128i l)
 {
-    __m128i x = _mm_add_epi16(_mm_mullo_epi16(t, l), _mm_set1_epi16(128));
-    return _mm_srli_epi16(_mm_add_epi16(x, _mm_srli_epi16(x, 8)), 8);
+    return div255_16(_mm_add_epi16(_mm_mullo_epi16(t, l), _mm_set1_epi16(128)));
 }
 
 /* The 16 texel indices y * lw + x of four pixels' bilinear corners at 16.16 light
@@ -700,11 +707,18 @@ static inline int corners4(__m128i ls, __m128i lt, int lw, int lh, __m128i ix[4]
     return same;
 }
 
-/* v, v + st, v + 2 st, v + 3 st (wrapping, as the scalar steps' int32 adds would). */
+/* v, v + st, v + 2 st, v + 3 st (wrapping, as the scalar steps' int32 adds would): the
+ * same sums mod 2^32 however made; in registers, not as four scalar sums packed. */
 static inline __m128i ramp4(int32_t v, int32_t st)
 {
-    uint32_t u = (uint32_t)v, d = (uint32_t)st;
-    return _mm_setr_epi32((int)u, (int)(u + d), (int)(u + 2 * d), (int)(u + 3 * d));
+    const __m128i vv = _mm_set1_epi32(v), dd = _mm_set1_epi32(st);
+#if defined(__SSE4_1__)
+    return _mm_add_epi32(vv, _mm_mullo_epi32(dd, _mm_setr_epi32(0, 1, 2, 3)));
+#else
+    const __m128i d1 = _mm_slli_si128(dd, 4); /* (0, st, st, st) */
+    return _mm_add_epi32(_mm_add_epi32(vv, d1),
+                         _mm_add_epi32(_mm_slli_si128(d1, 4), _mm_slli_si128(dd, 12)));
+#endif
 }
 
 /* Four texels at the indices in the lanes of ix: vpgatherdd in rast_avx2g.c's copy, four
@@ -774,7 +788,7 @@ static inline __m256i lerp16x2(__m256i a, __m256i b, __m256i f)
 static inline __m256i mod16x2(__m256i t, __m256i l)
 {
     __m256i x = _mm256_add_epi16(_mm256_mullo_epi16(t, l), _mm256_set1_epi16(128));
-    return _mm256_srli_epi16(_mm256_add_epi16(x, _mm256_srli_epi16(x, 8)), 8);
+    return _mm256_mulhi_epu16(x, _mm256_set1_epi16(257)); /* div255_16 */
 }
 
 /* light4 for eight pixels (the AVX2 copy): every operation light4's within each 128-bit
@@ -1028,9 +1042,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
                 __m128i xhi = _mm_add_epi16(_mm_add_epi16(_mm_mullo_epi16(sw.hi, ahi),
                                                           _mm_mullo_epi16(dw.hi, _mm_sub_epi16(k255, ahi))),
                                             k128);
-                xlo = _mm_srli_epi16(_mm_add_epi16(xlo, _mm_srli_epi16(xlo, 8)), 8);
-                xhi = _mm_srli_epi16(_mm_add_epi16(xhi, _mm_srli_epi16(xhi, 8)), 8);
-                out = _mm_or_si128(_mm_packus_epi16(xlo, xhi), alpha);
+                out = _mm_or_si128(_mm_packus_epi16(div255_16(xlo), div255_16(xhi)), alpha);
             }
         }
         if (flags & RAST_DEPTH_WRITE) {
