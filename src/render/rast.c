@@ -898,7 +898,12 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         *have_l0 = 1;
     }
     const __m128i vsh = _mm_cvtsi32_si128(sh);
+#if defined(__AVX2__)
+    __m256i s8 = ramp8(cur[0], step[0]), t8 = ramp8(cur[1], step[1]); /* pixels 0..7 */
+    __m128i s = _mm256_castsi256_si128(s8), t = _mm256_castsi256_si128(t8);
+#else
     __m128i s = ramp4(cur[0], step[0]), t = ramp4(cur[1], step[1]);
+#endif
     const __m128i s4 = _mm_set1_epi32((int)(4 * (uint32_t)step[0]));
     const __m128i t4 = _mm_set1_epi32((int)(4 * (uint32_t)step[1]));
     const __m128i hi16 = _mm_set1_epi32((int)0xffff0000u);
@@ -921,8 +926,6 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
      * the high, every operation the 4-pixel loop's below within its half (AVX2's unpacks,
      * packs and madds work half by half), so each pixel gets the same bytes. */
     if (flags == RAST_OPAQUE && m >= 2) {
-        __m256i s8 = _mm256_inserti128_si256(_mm256_castsi128_si256(s), _mm_add_epi32(s, s4), 1);
-        __m256i t8 = _mm256_inserti128_si256(_mm256_castsi128_si256(t), _mm_add_epi32(t, t4), 1);
         const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
         const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
         const __m256i wmax8 = _mm256_set1_epi32(w - 1), hmax8 = _mm256_set1_epi32(h - 1);
