@@ -1327,23 +1327,26 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             zany |= (uint64_t)_mm_movemask_ps(_mm_cmpgt_ps(z4, _mm_loadu_ps(d + jt))) << (4 * kb);
             kb++;
         }
-        for (int left = quads ? kb : 0; left > 0;) {
-            int m = left; /* the run's blocks in one go (at most LIT_RUN / 4) */
-            int b0 = (j - i) / 4; /* the chunk's first block in the run */
-            uint64_t any = zany >> (4 * b0) & (~(uint64_t)0 >> (64 - 4 * m));
-            /* a whole run passes its last read on (m even: the read at its end) */
-            int carry = 4 * m == k && (m == TEX_RUN / 4 || m == LIT_RUN / 4);
-            if (flags == RAST_OPAQUE && wrap)
-                lit_quads_t(tx, texels, w, h, c, d, j, m, zr + b0, any, cur, step, &lnext,
-                            &have_lnext, RAST_OPAQUE, 1, wide, carry);
+        if (quads && kb > 0) { /* the run's blocks in one go (at most LIT_RUN / 4) */
+            uint64_t any = zany & (~(uint64_t)0 >> (64 - 4 * kb));
+            /* a whole run passes its last read on (kb even: the read at its end) */
+            int carry = 4 * kb == k && (kb == TEX_RUN / 4 || kb == LIT_RUN / 4);
+            /* the walls' copy takes the light's spacing as a constant (its reads' indices
+             * and weights then fold) */
+            if (flags == RAST_OPAQUE && wrap && wide)
+                lit_quads_t(tx, texels, w, h, c, d, j, kb, zr, any, cur, step, &lnext,
+                            &have_lnext, RAST_OPAQUE, 1, 1, carry);
+            else if (flags == RAST_OPAQUE && wrap)
+                lit_quads_t(tx, texels, w, h, c, d, j, kb, zr, any, cur, step, &lnext,
+                            &have_lnext, RAST_OPAQUE, 1, 0, carry);
             else
-                lit_quads_any(tx, texels, w, h, c, d, j, m, zr + b0, any, cur, step, &lnext,
+                lit_quads_any(tx, texels, w, h, c, d, j, kb, zr, any, cur, step, &lnext,
                               &have_lnext, flags, wrap, wide, carry);
-            j += 4 * m;
-            left -= m;
-            for (int a = 0; a < 4; a++)
-                cur[a] = (int32_t)((uint32_t)cur[a] + (uint32_t)(4 * m) * (uint32_t)step[a]);
+            j += 4 * kb;
         }
+        if (j > i && j < i + k) /* the scalar pixels' attributes, from pixel j on */
+            for (int a = 0; a < 4; a++)
+                cur[a] = (int32_t)((uint32_t)cur[a] + (uint32_t)(j - i) * (uint32_t)step[a]);
 #endif
         for (; j < i + k; j++) {
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
