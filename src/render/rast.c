@@ -921,6 +921,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     const __m128i p_lo = _mm_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1);
     const __m128i p_hi = _mm_setr_epi16(2, 2, 2, 2, 3, 3, 3, 3);
     int b = 0;
+    uint64_t rest = any; /* block b's four bits lowest */
 #if defined(__AVX2__)
     /* The AVX2 copy: opaque blocks two at a time, block b in the low 128 bits and b + 1 in
      * the high, every operation the 4-pixel loop's below within its half (AVX2's unpacks,
@@ -942,11 +943,11 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
                                                                  4 * wide));
         const __m256i po_hi = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_hi),
                                                _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
-        for (; b + 2 <= m; b += 2, j += 8) {
+        for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
             __m256i sr = _mm256_srai_epi32(s8, 16), tr = _mm256_srai_epi32(t8, 16);
             s8 = _mm256_add_epi32(s8, s8s);
             t8 = _mm256_add_epi32(t8, t8s);
-            if (!(any >> (4 * b) & 255))
+            if (!(rest & 255))
                 continue;
             __m256i ix;
             if (wrap) {
@@ -986,11 +987,11 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         t = _mm256_castsi256_si128(t8);
     }
 #endif
-    for (; b < m; b++, j += 4) {
+    for (; b < m; b++, j += 4, rest >>= 4) {
         __m128i sr = _mm_srai_epi32(s, 16), tr = _mm_srai_epi32(t, 16);
         s = _mm_add_epi32(s, s4);
         t = _mm_add_epi32(t, t4);
-        if (!(any >> (4 * b) & 15))
+        if (!(rest & 15))
             continue;
         __m128i ix;
         if (wrap) {
