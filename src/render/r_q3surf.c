@@ -1415,6 +1415,26 @@ static void dirs4(const r_view *v, const float *sxt, float row_sy, __m128 d[3])
                           _mm_set1_ps(v->up[j] * row_sy));
 }
 
+/* ty * w + tx for the four lanes' texel places in an image w wide (0 <= tx < w, 0 <= ty
+ * below its height: sizes are at most MDL_IMAGE_MAX_SIZE, so each fits a 16-bit lane and
+ * the sum the madd's 32 bits), into ix. */
+static inline void index4(__m128i tx, __m128i ty, int w, int32_t ix[4])
+{
+    _Static_assert(MDL_IMAGE_MAX_SIZE <= 16384, "texel places in 16-bit lanes");
+    __m128i p = _mm_packs_epi32(tx, ty); /* tx in lanes 0-3, ty in 4-7 */
+    _mm_storeu_si128((__m128i *)ix, _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)),
+                                                   _mm_set1_epi32(w << 16 | 1)));
+}
+
+/* out[i] = the texel at those places with opaque alpha, as the scalar loops read it. */
+static void texels4(const uint32_t *tex, __m128i tx, __m128i ty, int w, uint32_t out[4])
+{
+    int32_t ix[4];
+    index4(tx, ty, w, ix);
+    __m128i t = _mm_setr_epi32((int)tex[ix[0]], (int)tex[ix[1]], (int)tex[ix[2]], (int)tex[ix[3]]);
+    _mm_storeu_si128((__m128i *)out, _mm_or_si128(t, _mm_set1_epi32((int)0xff000000u)));
+}
+
 /* Four cloud texels of row y from x on, as pixel_dir and sky_texel make them one by one:
  * the same single-precision operations in the same order, so the same bytes. */
 static void cloud4(const r_view *v, const q3_image *cloud, const float *sxt, float row_sy,
@@ -1433,11 +1453,8 @@ static void cloud4(const r_view *v, const q3_image *cloud, const float *sxt, flo
     __m128i ix = _mm_cvttps_epi32(fx), iy = _mm_cvttps_epi32(fy);
     ix = _mm_add_epi32(ix, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(ix), fx)));
     iy = _mm_add_epi32(iy, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(iy), fy)));
-    int32_t tx[4], ty[4];
-    _mm_storeu_si128((__m128i *)tx, _mm_and_si128(ix, _mm_set1_epi32(cw - 1)));
-    _mm_storeu_si128((__m128i *)ty, _mm_and_si128(iy, _mm_set1_epi32(ch - 1)));
-    for (int i = 0; i < 4; i++)
-        out[i] = cloud->texels[0][(size_t)ty[i] * (size_t)cw + (size_t)tx[i]] | 0xff000000u;
+    texels4(cloud->texels[0], _mm_and_si128(ix, _mm_set1_epi32(cw - 1)),
+            _mm_and_si128(iy, _mm_set1_epi32(ch - 1)), cw, out);
 }
 
 /* Four sky box texels of row y from x on, as pixel_dir and r_sky_box_texel make them one by
@@ -1489,13 +1506,11 @@ static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
         __m128i sv = _mm_or_si128(_mm_and_si128(mxv, sx_),
                                   _mm_andnot_si128(mxv, _mm_or_si128(_mm_and_si128(myv, sy_),
                                                                      _mm_andnot_si128(myv, sz_))));
-        int32_t cx[4], cy[4], sd[4];
-        _mm_storeu_si128((__m128i *)cx, tx);
-        _mm_storeu_si128((__m128i *)cy, ty);
+        int32_t ix[4], sd[4];
+        index4(tx, ty, bw, ix);
         _mm_storeu_si128((__m128i *)sd, sv);
         for (int i = 0; i < 4; i++)
-            out[i] = q->sky[sd[i]].texels[0][(size_t)cy[i] * (size_t)bw + (size_t)cx[i]] |
-                     0xff000000u;
+            out[i] = q->sky[sd[i]].texels[0][ix[i]] | 0xff000000u;
         return;
     }
     int mx = _mm_movemask_ps(on_x), my = _mm_movemask_ps(on_y), px = _mm_movemask_ps(p0),
