@@ -208,6 +208,36 @@ static inline size_t q3_zero_run(uint64_t w)
 
 static inline int32_t q3_read_bits_in(q3_bits *b, int bits);
 
+/* The Huffman codes of a value's bits i..n-1 from w (the next bits of the message, the
+ * first in bit 0), all in w: each code's byte ORed into *v from bit i on, its length added
+ * to *used. Returns where it stopped: n, or less at the NYT code (the tree walk reports
+ * it). */
+static inline unsigned q3_huff_codes(uint64_t w, unsigned i, unsigned n, uint32_t *v,
+                                     unsigned *used)
+{
+    for (; i < n; i += 8) {
+        unsigned e = q3_huff_table[w & 0x7ff], len = e >> 8;
+        if (!e)
+            break;
+        *v |= (e & 0xffu) << i;
+        w >>= len;
+        *used += len;
+    }
+    return i;
+}
+
+/* An n-bit value as read: the codes' bits past n dropped (a symbol's high bits are not
+ * the field's), sign-extended when signed. */
+static inline int32_t q3_bits_value(uint32_t v, unsigned n, int sign)
+{
+    if (n < 32) {
+        v &= (1u << n) - 1;
+        if (sign && (v & (1u << (n - 1))))
+            v |= ~((1u << n) - 1);
+    }
+    return (int32_t)v;
+}
+
 /* The cursor to the next whole byte: protocols 43..48 align after each command of a message
  * and before strings [Q3OLD]. */
 static inline void q3_bits_align(q3_bits *b) { b->bit = (b->bit + 7) & ~(size_t)7; }
@@ -260,15 +290,7 @@ static inline int32_t q3_read_bits_in(q3_bits *b, int bits)
         /* all the codes are in w (at most 7 + 4 * 11 bits): decode them from it */
         unsigned used = raw;
         v = (uint32_t)w & ((1u << raw) - 1);
-        w >>= raw;
-        for (i = raw; i < n; i += 8) {
-            unsigned e = q3_huff_table[w & 0x7ff], len = e >> 8;
-            if (!e)
-                break; /* the NYT code: the tree walk reports it */
-            v |= (e & 0xffu) << i;
-            w >>= len;
-            used += len;
-        }
+        i = q3_huff_codes(w >> raw, raw, n, &v, &used);
         b->bit += used;
         for (; i < n; i += 8)
             v |= (uint32_t)q3_huff_byte_in(b) << i;
@@ -286,12 +308,7 @@ static inline int32_t q3_read_bits_in(q3_bits *b, int bits)
         for (i = raw; i < n; i += 8)
             v |= (uint32_t)q3_huff_byte_in(b) << i;
     }
-    if (n < 32) {
-        v &= (1u << n) - 1; /* a symbol's high bits past n are not the field's */
-        if (sign && (v & (1u << (n - 1))))
-            v |= ~((1u << n) - 1);
-    }
-    return (int32_t)v;
+    return q3_bits_value(v, n, sign);
 }
 
 /* ---- Delta field tables [DM68 6]: the order of the wire, as rows of the delta engine

@@ -207,3 +207,100 @@ TEST(q3port_zero_run_across_peek_and_end)
     CHECK(q3_bits_err(&b));
     CHECK_EQ(e.f[Q3_ES_FRAME], 9);
 }
+
+/* The field reader bit by bit through the public reader (q3_bit, q3_read_bits): what
+ * dd_read_q3 must give, its 64-bit fast path included (delta.c read_q3_fast), at any
+ * length of the data. */
+static void read_fields_slowly(q3_bits *b, const dd_table *t, int count, int32_t *f,
+                               int zero_bit)
+{
+    for (int i = 0; i < count && !q3_bits_err(b); i++) {
+        int changed = q3_bit(b);
+        if (q3_bits_err(b))
+            break;
+        if (!changed)
+            continue;
+        int32_t v = 0;
+        if (!zero_bit || q3_bit(b)) {
+            if (t->f[i].kind != DD_Q3FLOAT) {
+                v = q3_read_bits(b, t->f[i].bits);
+            } else if (q3_bit(b)) {
+                v = q3_read_bits(b, 32);
+            } else {
+                v = float_bits((float)(q3_read_bits(b, Q3_SNAPPED_BITS) - 4096));
+            }
+        }
+        f[i] = v;
+    }
+}
+
+/* Random deltas over both tables (fixed seed), some with a NYT code in a value, read whole
+ * and cut at every byte: the fields, the cursor and the error as the bit-by-bit read. */
+TEST(q3port_fast_fields_as_bit_by_bit)
+{
+    unsigned nyt = 0;
+    while (nyt < 2048 && q3_huff_table[nyt])
+        nyt++;
+    CHECK(nyt < 2048);
+    uint32_t seed = 12345;
+#define RND() (seed = seed * 1103515245u + 12345u, seed >> 8)
+    for (int round = 0; round < 400 && !test_failed(); round++) {
+        int ents = round & 1;
+        const dd_table *t = ents ? &q3_es_table : &q3_ps_table;
+        wr w;
+        memset(&w, 0, sizeof w);
+        int count = 0, bad = round % 7 == 3 ? (int)(RND() % t->n) : -1;
+        for (int i = 0; i < t->n && w.bit < 1500; i++, count++) {
+            const dd_field *fd = &t->f[i];
+            unsigned r = RND() % 8;
+            if (r < 4) { /* unchanged: runs of zeros */
+                put_raw(&w, 0, 1);
+                continue;
+            }
+            put_raw(&w, 1, 1);
+            if (ents)
+                put_raw(&w, r != 4, 1);
+            if (ents && r == 4)
+                continue; /* changed to zero */
+            if (i == bad) { /* a value's first code is the NYT's */
+                if (fd->kind == DD_Q3FLOAT)
+                    put_raw(&w, 1, 1);
+                int n = fd->kind == DD_Q3FLOAT ? 32 : fd->bits < 0 ? -fd->bits : fd->bits;
+                put_raw(&w, 0, n & 7);
+                put_raw(&w, nyt, 11);
+                put_raw(&w, RND(), 24);
+                count++;
+                break;
+            }
+            uint32_t u = RND() ^ RND() << 16;
+            if (fd->kind != DD_Q3FLOAT) {
+                put_bits(&w, (int32_t)u, fd->bits);
+            } else if (r == 5) {
+                put_small_float(&w, (int)(u % 8192) - 4096);
+            } else {
+                put_raw(&w, 1, 1);
+                put_bits(&w, (int32_t)u, 32);
+            }
+        }
+        size_t full = (w.bit + 7) / 8;
+        for (size_t len = 0; len <= full + 9 && len <= sizeof w.b; len++) {
+            q3_bits b1, b2;
+            q3_bits_init(&b1, w.b, len);
+            q3_bits_init(&b2, w.b, len);
+            q3_ps x1, x2; /* (the larger of the two states) */
+            memset(&x1, 0x5a, sizeof x1);
+            memset(&x2, 0x5a, sizeof x2);
+            dd_reader rd = {NULL, &b1, 0, 0};
+            CHECK_EQ(dd_read_q3(&rd, t, count, x1.f, ents), 0);
+            read_fields_slowly(&b2, t, count, x2.f, ents);
+            CHECK_EQ(b1.bit, b2.bit);
+            CHECK_EQ(q3_bits_err(&b1), q3_bits_err(&b2));
+            CHECK(!memcmp(x1.f, x2.f, sizeof x1.f));
+            if (test_failed()) {
+                fprintf(stderr, "round %d, %zu of %zu bytes\n", round, len, full);
+                break;
+            }
+        }
+    }
+#undef RND
+}
