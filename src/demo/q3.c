@@ -1678,19 +1678,20 @@ static qd_err parse_snapshot(ctx *c)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_snapshot before svc_gamestate");
     if (s->old == Q3_OLD_DM3)
         (void)q3_read_bits(&c->b, 32); /* [Q3OLD] the client command sequence */
-    int32_t server_time = q3_read_bits(&c->b, 32);
-    int delta = q3_read_bits(&c->b, 8), valid;
+    /* (the inline reader where a snapshot reads: its constant widths fold it) */
+    int32_t server_time = q3_read_bits_in(&c->b, 32);
+    int delta = q3_read_bits_in(&c->b, 8), valid;
     const dd_frame *old = delta_source(s, delta, &valid);
     int old_sorted = old && old->sorted;
-    int flags = q3_read_bits(&c->b, 8);
-    int area = q3_read_bits(&c->b, 8);
+    int flags = q3_read_bits_in(&c->b, 8);
+    int area = q3_read_bits_in(&c->b, 8);
     if (area > Q3_MAX_AREA_BYTES)
         return fail(c, QD_ERR_BAD_DATA, here(c), "areamask of %d bytes (at most %d)", area,
                     Q3_MAX_AREA_BYTES);
     if (c->b.plain)
         q3_bits_align(&c->b); /* ioEF-cmod's compat MSG_ReadData rounds to a byte [Q3OLD] */
     for (int i = 0; i < area; i++)
-        (void)q3_read_bits(&c->b, 8);
+        (void)q3_read_bits_in(&c->b, 8);
     q3_ps ps;
     const q3_ps *ps_from = old ? &s->ps_ring[old->seq & Q3_PACKET_MASK] : NULL;
     if (q3_read_delta_ps_by(&c->b, c->p->ps, ps_from, &ps) < 0)
@@ -1708,7 +1709,7 @@ static qd_err parse_snapshot(ctx *c)
     int ngone = 0;
     int named = 0; /* entities the message named (changed or removed) */
     for (;;) {
-        int num = q3_read_bits(&c->b, Q3_GENTITYNUM_BITS);
+        int num = q3_read_bits_in(&c->b, Q3_GENTITYNUM_BITS);
         if (q3_bits_err(&c->b))
             return damaged(c, "svc_snapshot entities");
         int last = num == Q3_ENTITYNUM_NONE;
@@ -1784,7 +1785,7 @@ static const char *svc_name(int cmd)
 static qd_err parse_message(ctx *c)
 {
     if (c->s->old != Q3_OLD_DM3)
-        (void)q3_read_bits(&c->b, 32); /* reliableAcknowledge (dm3 has none [Q3OLD]) */
+        (void)q3_read_bits_in(&c->b, 32); /* reliableAcknowledge (dm3 has none [Q3OLD]) */
     for (;;) {
         if (c->b.plain) { /* [Q3OLD] each command starts on a byte; the data's end ends it */
             q3_bits_align(&c->b);
@@ -1792,7 +1793,7 @@ static qd_err parse_message(ctx *c)
                 return q3_bits_err(&c->b) ? damaged(c, "the message") : run_pending(c);
         }
         c->msg_ofs = here(c);
-        int cmd = q3_read_bits(&c->b, 8);
+        int cmd = q3_read_bits_in(&c->b, 8);
         if (q3_bits_err(&c->b))
             return damaged(c, "the message");
         qd_err e = QD_OK;
