@@ -319,9 +319,13 @@ void q3_local_sounds(cl_state *cl, const int32_t pers[16], const int32_t old[16]
  * otherwise. */
 static int base_cgame(const cl_state *cl)
 {
+    /* each name with its NUL as one fixed-size compare (the array holds 32 bytes): asked
+     * several times a frame, where three strcmp calls cost more than the rest */
     const char *g = cl->level.gamedir;
+    _Static_assert(sizeof cl->level.gamedir >= sizeof "missionpack", "gamedir holds the names");
     return cl->level.protocol <= 71 &&
-           (!strcmp(g, "baseq3") || !strcmp(g, "baseoa") || !strcmp(g, "missionpack"));
+           (!memcmp(g, "baseq3", sizeof "baseq3") || !memcmp(g, "baseoa", sizeof "baseoa") ||
+            !memcmp(g, "missionpack", sizeof "missionpack"));
 }
 
 void q3_warmup_cs(cl_state *cl, q3_state *s, const char *value, int announce)
