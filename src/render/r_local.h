@@ -487,9 +487,11 @@ typedef struct r_particle {
 /* The particles of effect e alive at age (up to cap into out; the effect's own, the same
  * every time); 0 for an effect that makes none. */
 int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap);
-/* The smoke trail of entity num (a rocket: R_RocketTrail type 0) at t, laid along its
- * straight flight since it appeared; up to cap into out. */
-int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap);
+/* The smoke trail of entity num at t (R_RocketTrail type 0, a rocket's, laid along its
+ * straight flight since it appeared; type 1, a grenade's, along its falling path, none
+ * where that path is in b's solid, b NULL: no test); up to cap into out. */
+int r_trail_particles(const cl_state *cl, const mdl_bsp *b, int num, int type, double t,
+                      r_particle *out, int cap);
 /* Quake II's rail trail effect e at age: its spiral and core particles (cl_fx.c
  * CL_RailTrail), up to cap into out. */
 int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap);

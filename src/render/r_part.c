@@ -8,7 +8,8 @@
  * colour at any time follow from its effect's start alone: a seek shows what playing shows,
  * and the engines' rand() is a hash of the effect (the same picture every time). A rocket's
  * smoke trail (R_RocketTrail for a model flagged EF_ROCKET) is laid along its straight
- * flight since it appeared; the other trails (grenades', gibs') are not made. */
+ * flight since it appeared, a grenade's (EF_GRENADE) along its falling path; the other
+ * trails (gibs', tracers') are not made. */
 #include <math.h>
 #include <string.h>
 
@@ -259,7 +260,8 @@ static int flight_of(const cl_state *cl, int num, double t, cl_entstate *s, floa
     return *speed >= 1 && *speed <= 4000;
 }
 
-int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, int cap)
+int r_trail_particles(const cl_state *cl, const mdl_bsp *b, int num, int type, double t,
+                      r_particle *out, int cap)
 {
     cl_entstate s;
     float vel[3], speed;
@@ -268,7 +270,13 @@ int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, in
         return 0;
     /* R_RocketTrail type 0: a particle every 3 units of its path (each laid when it passed
      * there, at its start plus 3 k / speed), ramp3 from rand() & 3 at 5 a second until 6
-     * (pt_fire, rising at sv_gravity x 0.05), within 3 units of the path */
+     * (pt_fire, rising at sv_gravity x 0.05), within 3 units of the path. Type 1 (a grenade's
+     * smoke): ramp3 from (rand() & 3) + 2, on a path that falls at sv_gravity 800 (its place
+     * age seconds back: origin - vel age - 400 age^2 up); it bounces, and the path before a
+     * bounce is not known, so a particle whose place is in the map's solid (the bent path
+     * carried on through the floor or wall) is left out: the smoke before a bounce is not
+     * drawn, never drawn wrong. */
+    const int grenade = type == 1;
     uint32_t seed = (uint32_t)num * 2654435761u ^ (uint32_t)(int64_t)(start * 1000.0);
     double first = t - 1.2 > start ? t - 1.2 : start; /* (none lives longer) */
     int64_t k0 = (int64_t)ceil((first - start) * speed / 3), k1 = (int64_t)floor((t - start) * speed / 3);
@@ -276,13 +284,24 @@ int r_trail_particles(const cl_state *cl, int num, double t, r_particle *out, in
     for (int64_t k = k1; k >= k0 && k1 - k < 1024 && n < cap; k--) {
         double at = start + (double)k * 3 / speed, age = t - at;
         part_gen g = {seed ^ (uint32_t)k * 40503u};
-        float ramp = (float)(next(&g) & 3) + 5 * (float)age;
+        float ramp = (float)(next(&g) & 3) + (grenade ? 2 : 0) + 5 * (float)age;
         if (ramp >= 6 || age < 0)
             continue;
+        float at_[3];
+        for (int j = 0; j < 3; j++)
+            at_[j] = s.origin[j] - vel[j] * (float)age;
+        if (grenade) {
+            at_[2] -= 400 * (float)(age * age);
+            if (b && b->num_models > 0) {
+                uint32_t li = mdl_bsp_point_leaf(b, b->models[0].headnode, at_);
+                if (li < b->num_leaves && b->leaves[li].contents == MDL_CONTENTS_SOLID)
+                    continue;
+            }
+        }
         r_particle *p = &out[n++];
         p->color = ramp3[(int)ramp];
         for (int j = 0; j < 3; j++)
-            p->org[j] = s.origin[j] - vel[j] * (float)age + (float)((int)(next(&g) % 6) - 3);
+            p->org[j] = at_[j] + (float)((int)(next(&g) % 6) - 3);
         p->org[2] += GRAVITY / 2 * (float)(age * age);
     }
     return n;
@@ -483,9 +502,10 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
             const cl_entity *e = &cl->entities[i];
             uint16_t m = e->cur.model;
             if (!e->active || m >= a->num_models || a->models[m].kind != R_KIND_ALIAS ||
-                !a->models[m].alias || !(a->models[m].alias->flags & 1)) /* EF_ROCKET */
+                !a->models[m].alias || !(a->models[m].alias->flags & 3)) /* EF_ROCKET, EF_GRENADE */
                 continue;
-            n = r_trail_particles(cl, i, t, ps, 1024);
+            n = r_trail_particles(cl, a->world.bsp, i, a->models[m].alias->flags & 1 ? 0 : 1, t,
+                                  ps, 1024);
         }
         for (int k = 0; k < n; k++) {
             /* gl_rmisc / r_part.c R_DrawParticles: a particle grows with its distance

@@ -785,10 +785,10 @@ TEST(render_quake_particles)
  * 1.0 s and at x 100 at 1.1 s (1000 a second) has, at 1.1 s, a particle for every 3 units
  * it flew, 34 (k = 0 .. 33, none old enough to have died: ramp3 from at most 3 at 5 a
  * second ends at 6), each within 3 units of its path and in ramp3's shades. */
-TEST(render_quake_rocket_trail)
+/* cl (a Quake level begun afresh) with entity 5 (model 2) seen at a at 1.0 s and at b at
+ * 1.1 s. */
+static void seen_twice(cl_state *cl, const float a[3], const float b[3])
 {
-    cl_state *cl = calloc(1, sizeof *cl);
-    CHECK(cl);
     cl_reset(cl);
     cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
     cl_entstate s;
@@ -796,12 +796,19 @@ TEST(render_quake_rocket_trail)
     s.model = 2;
     for (int k = 0; k < 2; k++) {
         cl_frame_begin(cl, 1.0 + 0.1 * k);
-        s.origin[0] = 100.0f * (float)k;
+        memcpy(s.origin, k ? b : a, sizeof s.origin);
         cl_entity_update(cl, 5, &s);
         cl_frame_end(cl, 1);
     }
+}
+
+TEST(render_quake_rocket_trail)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    seen_twice(cl, (const float[3]){0, 0, 0}, (const float[3]){100, 0, 0});
     static r_particle p[1024];
-    int n = r_trail_particles(cl, 5, 1.1, p, 1024);
+    int n = r_trail_particles(cl, NULL, 5, 0, 1.1, p, 1024);
     CHECK_EQ(n, 34);
     static const uint8_t ramp3[6] = {0x6d, 0x6b, 6, 5, 4, 3};
     for (int i = 0; i < n; i++) {
@@ -908,4 +915,61 @@ TEST(render_q2_explosion_and_impact_particles)
                   fabsf(p[i].org[0]) <= 4);
         CHECK_EQ(r_q2_particles_of(&e, 0.81f, p, 1024), 0);
     }
+}
+
+/* R_RocketTrail type 1 (a grenade's smoke, EF_GRENADE): a grenade seen at the origin at 1.0 s
+ * and at (60, 0, 20) at 1.1 s flies at (600, 0, 200) a second and falls at sv_gravity 800:
+ * age a back it was at x = 60 - 600 a, z = 20 - 200 a - 400 a^2. At 1.1 s its particles (one
+ * every 3 units of its flight, 0.1 s x 632 units a second: k = 0 .. 21) lie on that curve:
+ * each within 3 units (the spread) of it, raised by pt_fire's 20 a^2, the spread in x moving
+ * the curve's height by at most its slope x 3 (1.4 x 3); a rocket's straight path (type 0)
+ * would be 400 a^2 higher. Then on e1m1 (the sample's map): a grenade that has just bounced
+ * up off the floor (found here: the first solid unit under it) has its path before the
+ * bounce in the floor: without the map some particles lie under the floor, with it none
+ * (allowing the spread and the slope as above). */
+TEST(render_quake_grenade_trail)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    seen_twice(cl, (const float[3]){0, 0, 0}, (const float[3]){60, 0, 20});
+    static r_particle p[1024];
+    int n = r_trail_particles(cl, NULL, 5, 1, 1.1, p, 1024), off = 0;
+    CHECK_EQ(n, 22);
+    for (int i = 0; i < n; i++) {
+        float a = (60 - p[i].org[0]) / 600;
+        float z = 20 - 200 * a - 400 * a * a + 20 * a * a;
+        off += fabsf(p[i].org[2] - z) > 3 + 4.3f || fabsf(p[i].org[1]) > 3;
+    }
+    CHECK_EQ(off, 0);
+    size_t len = 0;
+    uint8_t *data = test_read_file("assets/maps/e1m1.bsp", &len);
+    mdl_bsp *b = NULL;
+    qd_error err = {0};
+    if (data && mdl_bsp_load(data, len, "e1m1.bsp", NULL, &b, &err) == QD_OK) {
+        /* up at 500 a second, from the floor */
+        seen_twice(cl, (const float[3]){480, -300, 20}, (const float[3]){480, -300, 70});
+        /* the floor under it: the first solid unit down from the grenade */
+        float floor_z = 70;
+        for (float z = 70; z > -4096; z -= 1) {
+            const float at[3] = {480, -300, z};
+            uint32_t li = mdl_bsp_point_leaf(b, b->models[0].headnode, at);
+            if (li < b->num_leaves && b->leaves[li].contents == MDL_CONTENTS_SOLID) {
+                floor_z = z;
+                break;
+            }
+        }
+        int open = r_trail_particles(cl, NULL, 5, 1, 1.1, p, 1024), low = 0, under = 0;
+        for (int i = 0; i < open; i++)
+            under += p[i].org[2] < floor_z - 3 - 4.3f;
+        int kept = r_trail_particles(cl, b, 5, 1, 1.1, p, 1024);
+        for (int i = 0; i < kept; i++)
+            low += p[i].org[2] < floor_z - 3 - 4.3f;
+        CHECK_MSG(floor_z < 70 && under > 0, "floor %.0f, %d of %d under it", floor_z, under,
+                  open);
+        CHECK_MSG(kept < open, "%d without the map, %d with", open, kept);
+        CHECK_EQ(low, 0);
+        mdl_bsp_free(b);
+    }
+    free(data);
+    free(cl);
 }
