@@ -334,6 +334,10 @@ typedef enum cl_fx_kind {
     CL_FXK_KINDS
 } cl_fx_kind;
 
+/* A Quake II explosion's style: the client's model it shows (cl_tent.c CL_ParseTEnt's ex_poly:
+ * r_explode's 15 frames from 0 or 15, a grenade's 19 from 30, r_explode2's 15), or none. */
+enum { CL_BOOM_NONE, CL_BOOM_ROCKET, CL_BOOM_GRENADE, CL_BOOM_BIG };
+
 typedef struct cl_fxev {      /* 48 bytes */
     double t0;                /* start, demo seconds (stamped by cl_fx_add) */
     float life;               /* seconds, 0 < life <= CL_FX_WINDOW (cl_fx_add clamps) */

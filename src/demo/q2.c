@@ -1950,9 +1950,8 @@ static qd_err parse_temp_entity(ctx *c)
         memcpy(fx.origin, te.origin, sizeof fx.origin);
         memcpy(fx.end, te.end, sizeof fx.end);
         fx.entity = (int16_t)(te.entity >= 0 && te.entity < s->max_edicts ? te.entity : -1);
-        /* an explosion's style is its TE_* number: the client's model and frames for it
-         * (r_md2.c r_q2_explosions) */
-        fx.style = (uint8_t)(fx.kind == CL_FXK_EXPLOSION ? type : style);
+        if (fx.kind != CL_FXK_EXPLOSION) /* (an explosion's is its model: q2_temp_fx) */
+            fx.style = (uint8_t)style;
         cl_fx_add(c->cl, &fx);
     }
     q2_snd snd;

@@ -223,17 +223,22 @@ int q2_chat(const cl_state *cl, const char *line, cl_event *ev)
 /* ---- temp entities [cl_tent.c CL_ParseTEnt: what each type draws, and how long] ---- */
 
 enum { FX_NONE, FX_BOOM, FX_PORT, FX_BLOOD, FX_RAIL, FX_TRAIL, FX_LASER, FX_CABLE, FX_BOLT,
-       FX_SPLASH, FX_LIGHT, FX_HIT, FX_STYLES };
+       FX_SPLASH, FX_LIGHT, FX_HIT, FX_BOOM_ROCKET, FX_BOOM_GRENADE, FX_BOOM_BIG, FX_STYLES };
 
 /* Each style's kind, life (s), light radius and colour. */
 static const struct {
     uint8_t kind;
     float life, radius;
     uint8_t rgb[3];
+    uint8_t style; /* an explosion's model (CL_BOOM_*) */
 } fx_styles[FX_STYLES] = {
     /* (lives: their particles' longest, r_part.c; an explosion's model's, 19 frames of
      * 100 ms from 100 ms before it came: 1.7 s, r_md2.c) */
-    [FX_BOOM] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}},
+    [FX_BOOM] = {CL_FXK_EXPLOSION, 1.0f, 350, {255, 128, 64}, CL_BOOM_NONE},
+    /* CL_ParseTEnt's ex_poly explosions: the model's last frame (1.7 s) */
+    [FX_BOOM_ROCKET] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}, CL_BOOM_ROCKET},
+    [FX_BOOM_GRENADE] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}, CL_BOOM_GRENADE},
+    [FX_BOOM_BIG] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}, CL_BOOM_BIG},
     [FX_PORT] = {CL_FXK_TELEPORT, 0.5f, 0, {255, 255, 255}},
     [FX_BLOOD] = {CL_FXK_BLOOD, 0.8f, 0, {255, 255, 255}},
     [FX_RAIL] = {CL_FXK_BEAM_RAIL, 1.0f, 0, {255, 255, 255}},
@@ -250,22 +255,22 @@ static const struct {
 static const uint8_t te_style[56] = {
     FX_HIT,   /* 0 GUNSHOT */        FX_BLOOD, /* 1 BLOOD */
     FX_HIT,   /* 2 BLASTER */        FX_RAIL,  /* 3 RAILTRAIL */
-    FX_HIT,   /* 4 SHOTGUN */        FX_BOOM,  /* 5 EXPLOSION1 */
-    FX_BOOM,  /* 6 EXPLOSION2 */     FX_BOOM,  /* 7 ROCKET_EXPLOSION */
-    FX_BOOM,  /* 8 GRENADE_EXPLOSION */ FX_HIT, /* 9 SPARKS */
+    FX_HIT,   /* 4 SHOTGUN */        FX_BOOM_ROCKET, /* 5 EXPLOSION1 */
+    FX_BOOM_GRENADE, /* 6 EXPLOSION2 */     FX_BOOM_ROCKET, /* 7 ROCKET_EXPLOSION */
+    FX_BOOM_GRENADE, /* 8 GRENADE_EXPLOSION */ FX_HIT, /* 9 SPARKS */
     FX_SPLASH, /* 10 SPLASH */       FX_TRAIL, /* 11 BUBBLETRAIL */
     FX_HIT,   /* 12 SCREEN_SPARKS */ FX_HIT,   /* 13 SHIELD_SPARKS */
     FX_HIT,   /* 14 BULLET_SPARKS */ FX_HIT,   /* 15 LASER_SPARKS */
-    FX_CABLE, /* 16 PARASITE_ATTACK */ FX_BOOM, /* 17 ROCKET_EXPLOSION_WATER */
-    FX_BOOM,  /* 18 GRENADE_EXPLOSION_WATER */ FX_CABLE, /* 19 MEDIC_CABLE_ATTACK */
+    FX_CABLE, /* 16 PARASITE_ATTACK */ FX_BOOM_ROCKET, /* 17 ROCKET_EXPLOSION_WATER */
+    FX_BOOM_GRENADE, /* 18 GRENADE_EXPLOSION_WATER */ FX_CABLE, /* 19 MEDIC_CABLE_ATTACK */
     FX_BOOM,  /* 20 BFG_EXPLOSION */ FX_BOOM,  /* 21 BFG_BIGEXPLOSION */
     FX_PORT,  /* 22 BOSSTPORT */     FX_LASER, /* 23 BFG_LASER */
     FX_CABLE, /* 24 GRAPPLE_CABLE */ FX_HIT,   /* 25 WELDING_SPARKS */
     FX_BLOOD, /* 26 GREENBLOOD */    FX_TRAIL, /* 27 BLUEHYPERBLASTER */
-    FX_BOOM,  /* 28 PLASMA_EXPLOSION */ FX_HIT, /* 29 TUNNEL_SPARKS */
+    FX_BOOM_ROCKET, /* 28 PLASMA_EXPLOSION */ FX_HIT, /* 29 TUNNEL_SPARKS */
     FX_HIT,   /* 30 BLASTER2 */      FX_NONE,  /* 31 RAILTRAIL2 */
     FX_TRAIL, /* 32 FLAME */         FX_BOLT,  /* 33 LIGHTNING */
-    FX_TRAIL, /* 34 DEBUGTRAIL */    FX_BOOM,  /* 35 PLAIN_EXPLOSION */
+    FX_TRAIL, /* 34 DEBUGTRAIL */    FX_BOOM_ROCKET, /* 35 PLAIN_EXPLOSION */
     FX_LIGHT, /* 36 FLASHLIGHT */    FX_LASER, /* 37 FORCEWALL */
     FX_LASER, /* 38 HEATBEAM */      FX_LASER, /* 39 MONSTER_HEATBEAM */
     FX_HIT,   /* 40 STEAM */         FX_TRAIL, /* 41 BUBBLETRAIL2 */
@@ -274,8 +279,8 @@ static const uint8_t te_style[56] = {
     FX_HIT,   /* 46 ELECTRIC_SPARKS */ FX_BOOM, /* 47 TRACKER_EXPLOSION */
     FX_PORT,  /* 48 TELEPORT_EFFECT */ FX_PORT, /* 49 DBALL_GOAL */
     FX_PORT,  /* 50 WIDOWBEAMOUT */  FX_BOOM,  /* 51 NUKEBLAST */
-    FX_HIT,   /* 52 WIDOWSPLASH */   FX_BOOM,  /* 53 EXPLOSION1_BIG */
-    FX_BOOM,  /* 54 EXPLOSION1_NP */ FX_HIT,   /* 55 FLECHETTE */
+    FX_HIT,   /* 52 WIDOWSPLASH */   FX_BOOM_BIG, /* 53 EXPLOSION1_BIG */
+    FX_BOOM_ROCKET, /* 54 EXPLOSION1_NP */ FX_HIT,   /* 55 FLECHETTE */
 };
 
 int q2_temp_fx(int type, int protocol, cl_fxev *fx)
@@ -291,6 +296,7 @@ int q2_temp_fx(int type, int protocol, cl_fxev *fx)
     fx->kind = fx_styles[st].kind;
     fx->life = fx_styles[st].life;
     fx->radius = fx_styles[st].radius;
+    fx->style = fx_styles[st].style;
     memcpy(fx->rgb, fx_styles[st].rgb, sizeof fx->rgb);
     return 1;
 }

@@ -190,35 +190,6 @@ void r_md2_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_f
         draw_md2(v, a, &a->models[s->model2], s, s->frame, f1, blend, 0, t);
 }
 
-/* cl_tent.c CL_ParseTEnt: the temporary entities that leave an explosion model (ex_poly),
- * by TE_* number (protocol 34's): its frames and first frame, the grenade's and
- * TE_EXPLOSION2's 19 from 30 (the others' 15 from 0 or, half the time, 15), and which model
- * (1: TE_EXPLOSION1_BIG's cl_mod_explo4_big). 0 frames: none. */
-static void explosion_of(int te, int *frames, int *base, int *model)
-{
-    *frames = *base = *model = 0;
-    switch (te) {
-    case 5:  /* TE_EXPLOSION1 */
-    case 7:  /* TE_ROCKET_EXPLOSION */
-    case 17: /* TE_ROCKET_EXPLOSION_WATER */
-    case 28: /* TE_PLASMA_EXPLOSION */
-    case 35: /* TE_PLAIN_EXPLOSION */
-    case 54: /* TE_EXPLOSION1_NP */
-        *frames = 15;
-        break;
-    case 53: /* TE_EXPLOSION1_BIG */
-        *frames = 15;
-        *model = 1;
-        break;
-    case 6:  /* TE_EXPLOSION2 */
-    case 8:  /* TE_GRENADE_EXPLOSION */
-    case 18: /* TE_GRENADE_EXPLOSION_WATER */
-        *frames = 19;
-        *base = 30;
-        break;
-    }
-}
-
 void r_q2_explosions(r_view *v, const r_assets *a, const cl_state *cl, double t)
 {
     if (!cl || !a || cl->level.game != CL_GAME_Q2 ||
@@ -228,9 +199,13 @@ void r_q2_explosions(r_view *v, const r_assets *a, const cl_state *cl, double t)
     int nfx = cl_fx_at(cl, t, fx, 64);
     for (int i = 0; i < nfx; i++) {
         const cl_fxev *e = fx[i];
-        int frames, base, which;
-        explosion_of(e->kind == CL_FXK_EXPLOSION ? e->style : -1, &frames, &base, &which);
-        int slot = frames ? a->q2_explode[which] : 0;
+        /* its model (the decoder's CL_BOOM_*: cl_tent.c CL_ParseTEnt's ex_poly): a
+         * rocket's 15 frames from 0 or 15, a grenade's 19 from 30, the big one's r_explode2 */
+        int boom = e->kind == CL_FXK_EXPLOSION ? e->style : CL_BOOM_NONE;
+        int frames = boom == CL_BOOM_GRENADE ? 19 : 15, base = boom == CL_BOOM_GRENADE ? 30 : 0;
+        int slot = boom == CL_BOOM_ROCKET || boom == CL_BOOM_GRENADE ? a->q2_explode[0]
+                   : boom == CL_BOOM_BIG                          ? a->q2_explode[1]
+                                                                  : 0;
         if (!slot || slot >= a->num_models || a->models[slot].kind != R_KIND_MD2)
             continue;
         /* CL_AddExplosions: frac = (cl.time - start) / 100 ms, the start one frame (100 ms)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../src/demo/q2_local.h"
+#include "../../src/demo/q2_rules.h"
 #include "../../src/model/model.h"
 #include "../../src/render/r_local.h"
 #include "../fxbuild.h"
@@ -504,6 +505,18 @@ static double mean_row(const rast_fb *a, const rast_fb *b, census *c)
  * (35/36) 6 over: 16 units at 48..80 deep is 16 to 27 rows up. */
 TEST(md2_q2_explosion_model_frames)
 {
+    /* the decoder's side: which temporary entities show which model (CL_ParseTEnt) */
+    static const struct {
+        int te, boom;
+    } te[] = {{7, CL_BOOM_ROCKET}, {5, CL_BOOM_ROCKET},   {28, CL_BOOM_ROCKET},
+              {8, CL_BOOM_GRENADE}, {6, CL_BOOM_GRENADE}, {18, CL_BOOM_GRENADE},
+              {53, CL_BOOM_BIG},   {20, CL_BOOM_NONE},   {21, CL_BOOM_NONE}};
+    for (size_t i = 0; i < sizeof te / sizeof te[0]; i++) {
+        cl_fxev f;
+        memset(&f, 0, sizeof f);
+        CHECK(q2_temp_fx(te[i].te, 34, &f) && f.kind == CL_FXK_EXPLOSION);
+        CHECK_MSG(f.style == te[i].boom, "TE %d: style %d", te[i].te, f.style);
+    }
     SCENE(fs, cl);
     float dz[49];
     for (int f = 0; f < 49; f++) /* (the rocket's frames, under 30: at the eye's height) */
@@ -518,7 +531,7 @@ TEST(md2_q2_explosion_model_frames)
     CHECK_EQ(r_assets_missing(a), 0); /* r_explode2 is not there: the client's, not missing */
     rast_fb *bare = shot(a, cl, 0, 0);
     const float at[3] = {eye[0], eye[1] + 64, eye[2]};
-    cl_fxev fx = test_fx(CL_FXK_EXPLOSION, 8 /* TE_GRENADE_EXPLOSION */, 1.7f, at);
+    cl_fxev fx = test_fx(CL_FXK_EXPLOSION, CL_BOOM_GRENADE, 1.7f, at);
     cl->time = 0;
     cl_fx_add(cl, &fx);
     rast_fb *early = shot(a, cl, 0.05, 0), *later = shot(a, cl, 0.45, 0),
@@ -535,7 +548,7 @@ TEST(md2_q2_explosion_model_frames)
               cf.changed, cf.red);
     /* a rocket's 15 frames: f 13 at 1.25 s drawn, f 14 at 1.35 s gone */
     cl_fxlog_clear(cl);
-    fx.style = 7; /* TE_ROCKET_EXPLOSION */
+    fx.style = CL_BOOM_ROCKET;
     cl_fx_add(cl, &fx);
     rast_fb *last = shot(a, cl, 1.25, 0), *gone = shot(a, cl, 1.35, 0);
     census cs, cg;
