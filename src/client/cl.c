@@ -51,6 +51,7 @@ void cl_clear(cl_state *cl)
     size_t motions = (size_t)(cl->motion_hw > 0 ? cl->motion_hw : 0);
     size_t fx = cl->fxlog.fx_count < CL_FX_LOG ? cl->fxlog.fx_count : CL_FX_LOG;
     size_t snd = cl->fxlog.sound_count < CL_SOUND_LOG ? cl->fxlog.sound_count : CL_SOUND_LOG;
+    size_t marks = cl->fxlog.mark_count < CL_MARK_LOG ? cl->fxlog.mark_count : CL_MARK_LOG;
     if (models > CL_MAX_MODELS || sounds > CL_MAX_SOUNDS || ents > CL_MAX_ENTITIES ||
         statics > CL_MAX_STATICS || motions > CL_MAX_MOTION) {
         cl_reset(cl); /* marks out of range: not a state this code wrote */
@@ -61,6 +62,7 @@ void cl_clear(cl_state *cl)
     const size_t e = offsetof(cl_state, entities), a = offsetof(cl_state, active_list);
     const size_t st = offsetof(cl_state, statics), mo = offsetof(cl_state, motion);
     const size_t lf = offsetof(cl_state, fxlog.fx), ls = offsetof(cl_state, fxlog.sounds);
+    const size_t lm = offsetof(cl_state, fxlog.marks);
     zero_span(cl, 0, m);
     zero_span(cl, m, m + models * CL_NAME_LEN);
     zero_span(cl, so, so + sounds * CL_NAME_LEN);
@@ -77,7 +79,9 @@ void cl_clear(cl_state *cl)
     zero_span(cl, lf, lf + fx * sizeof cl->fxlog.fx[0]);
     zero_span(cl, lf + sizeof cl->fxlog.fx, ls);
     zero_span(cl, ls, ls + snd * sizeof cl->fxlog.sounds[0]);
-    zero_span(cl, ls + sizeof cl->fxlog.sounds, sizeof *cl);
+    zero_span(cl, ls + sizeof cl->fxlog.sounds, lm);
+    zero_span(cl, lm, lm + marks * sizeof cl->fxlog.marks[0]);
+    zero_span(cl, lm + sizeof cl->fxlog.marks, sizeof *cl);
     cl_reset_zeroed(cl);
 }
 
@@ -665,6 +669,16 @@ void cl_fx_add(cl_state *cl, const cl_fxev *e)
     log->fx_count++;
 }
 
+void cl_mark_add(cl_state *cl, const cl_fxev *e)
+{
+    cl_fxlog *log = &cl->fxlog;
+    cl_fxev *f = &log->marks[log->mark_count % CL_MARK_LOG];
+    *f = *e;
+    f->t0 = cl->time;
+    f->life = (float)CL_MARK_WINDOW;
+    log->mark_count++;
+}
+
 void cl_sound_add(cl_state *cl, const cl_sound *s) { cl_sound_add_after(cl, s, 0); }
 
 void cl_sound_add_after(cl_state *cl, const cl_sound *s, double delay)
@@ -703,6 +717,19 @@ int cl_fx_at(const cl_state *cl, double t, const cl_fxev **out, int cap)
     for (uint32_t i = log->fx_count - n; i != log->fx_count && k < cap; i++) {
         const cl_fxev *f = &log->fx[i % CL_FX_LOG];
         if (f->t0 <= t && t < f->t0 + f->life)
+            out[k++] = f;
+    }
+    return k;
+}
+
+int cl_marks_at(const cl_state *cl, double t, const cl_fxev **out, int cap)
+{
+    const cl_fxlog *log = &cl->fxlog;
+    uint32_t n = log->mark_count < CL_MARK_LOG ? log->mark_count : CL_MARK_LOG;
+    int k = 0;
+    for (uint32_t i = 0; i < n && k < cap; i++) {
+        const cl_fxev *f = &log->marks[(log->mark_count - 1 - i) % CL_MARK_LOG];
+        if (f->t0 <= t && t < f->t0 + CL_MARK_WINDOW)
             out[k++] = f;
     }
     return k;

@@ -372,14 +372,24 @@ typedef struct cl_static_sound { /* 16 bytes */
 #define CL_FX_LOG 1024
 #define CL_SOUND_LOG 512
 #define CL_FX_WINDOW 3.0      /* no transient effect lives longer (seconds) */
+/* Quake III's wall marks (cg_marks.c): each lives MARK_TOTAL_TIME, 10 s, and the game keeps
+ * MAX_MARK_POLYS, 256 polygons, freeing the oldest: no more than 256 marks can show, so the
+ * ring keeps the latest 256. */
+#define CL_MARK_LOG 256
+#define CL_MARK_WINDOW 10.0
+/* The longest of the logs' windows: how long before t a seek starts decoding. */
+#define CL_LOG_WINDOW CL_MARK_WINDOW
 
-/* Rings of the latest effects and sound starts. Not part of a keyframe: the timeline
- * restores a keyframe older than t - CL_FX_WINDOW and decodes forward, so the effects alive
- * at t are the same either way; read them by time (cl_fx_at), never by ring position. */
+/* Rings of the latest effects, sound starts and wall marks. Not part of a keyframe: the
+ * timeline restores a keyframe older than t - CL_LOG_WINDOW and decodes forward, so the
+ * effects alive at t are the same either way; read them by time (cl_fx_at, cl_marks_at),
+ * never by ring position. A mark is a cl_fxev: origin the impact, end origin plus the unit
+ * normal of the surface hit, style the weapon, rgb its colour (a rail's: its shooter's). */
 typedef struct cl_fxlog {
-    uint32_t fx_count, sound_count;  /* added so far (since the last clear) */
+    uint32_t fx_count, sound_count, mark_count, pad; /* added so far (since the last clear) */
     cl_fxev fx[CL_FX_LOG];
     cl_sound sounds[CL_SOUND_LOG];
+    cl_fxev marks[CL_MARK_LOG];
 } cl_fxlog;
 
 /* The whole client state. Plain data: copy it with memcpy. About 1.1 MB. */
@@ -673,6 +683,8 @@ const cl_event *cl_event_get(const cl_state *cl, uint32_t i);
 /* Log a transient effect starting now (t0 = cl->time); life is clamped into
  * (0, CL_FX_WINDOW], a life <= 0 or NaN gives one frame's worth (0.1 s). */
 void cl_fx_add(cl_state *cl, const cl_fxev *e);
+/* Log a wall mark made now (t0 = cl->time, life CL_MARK_WINDOW). */
+void cl_mark_add(cl_state *cl, const cl_fxev *e);
 /* Log a sound start now (t0 = cl->time). */
 void cl_sound_add(cl_state *cl, const cl_sound *s);
 /* Log a sound start delay seconds from now (t0 = cl->time + delay, delay clamped into [0, 1],
@@ -709,6 +721,8 @@ void cl_view_at(const cl_state *cl, double t, float origin[3], float angles[3]);
 /* The effects alive at t (t0 <= t < t0 + life), oldest first: up to cap pointers into
  * cl's log in out; returns how many. */
 int cl_fx_at(const cl_state *cl, double t, const cl_fxev **out, int cap);
+/* The wall marks alive at t (t0 <= t < t0 + CL_MARK_WINDOW), newest first: up to cap. */
+int cl_marks_at(const cl_state *cl, double t, const cl_fxev **out, int cap);
 
 /* The slot of the recorded view's player, or -1 when none is known. */
 int cl_view_player(const cl_state *cl);

@@ -1299,6 +1299,24 @@ static void impact_fx(const q3_ent *e, int w, float life, const float org[3], cl
     }
 }
 
+/* The wall mark an impact leaves (cg_weapons.c CG_MissileHitWall's CG_ImpactMark): at the
+ * explosion's place with its normal, white, or a rail's in its shooter's colour (ioq3:
+ * cgs.clientinfo[clientNum].color1); which mark and how big goes by the weapon (r_q3mark.c).
+ * None without a normal (a direction byte past 161: a mark needs the plane it lies on). */
+static void impact_mark(cl_state *cl, const cl_fxev *boom, const uint8_t rgb[3])
+{
+    float n2 = 0;
+    for (int k = 0; k < 3; k++)
+        n2 += (boom->end[k] - boom->origin[k]) * (boom->end[k] - boom->origin[k]);
+    if (!(n2 > 0.5f))
+        return;
+    cl_fxev m = *boom;
+    m.kind = CL_FXK_IMPACT;
+    m.radius = 0;
+    memcpy(m.rgb, rgb, 3);
+    cl_mark_add(cl, &m);
+}
+
 /* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. firing:
  * the entity had EF_FIRING as last drawn (cgame's cent->pe.lightningFiring, which
  * cg_weapons.c CG_AddPlayerWeapon sets each frame). */
@@ -1350,6 +1368,14 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         fx.rgb[0] = 255;
         fx.rgb[1] = w == Q3_WP_ROCKET_LAUNCHER ? 191 : 255;
         cl_fx_add(c->cl, &fx);
+        /* a mark for every miss; of a hit (cg_weapons.c CG_MissileHitPlayer) only the
+         * grenade's, rocket's, plasma's and BFG's, and Team Arena's nail gun's, proximity
+         * mine's and chain gun's (11, 12, 13), whose hits call CG_MissileHitWall too */
+        static const uint8_t white[3] = {255, 255, 255};
+        if (ev != p->ev_missile_hit || w == Q3_WP_GRENADE_LAUNCHER ||
+            w == Q3_WP_ROCKET_LAUNCHER || w == Q3_WP_PLASMAGUN || w == Q3_WP_BFG ||
+            (w >= 11 && w <= 13))
+            impact_mark(c->cl, &fx, white);
         q3_event_sound(c->cl, e, ev, org); /* its sound: q3_sound.c */
     } else if (ev == p->ev_railtrail) {
         /* CG_RailTrail from origin2 (the muzzle) to pos.trBase; cg_railTrailTime 400 ms */
@@ -1378,6 +1404,7 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
             impact_fx(e, Q3_WP_RAILGUN, 0.6f, org, &hit);
             memcpy(hit.rgb, fx.rgb, sizeof hit.rgb);
             cl_fx_add(c->cl, &hit);
+            impact_mark(c->cl, &hit, fx.rgb);
         }
         q3_event_sound(c->cl, e, ev, org); /* the impact's sound: q3_sound.c */
     } else if (ev == Q3_EV_BULLET_HIT_WALL_68 && c->cl->level.protocol <= 71) {
@@ -1386,6 +1413,8 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         cl_fxev fx;
         impact_fx(e, Q3_WP_MACHINEGUN, 0.6f, org, &fx);
         cl_fx_add(c->cl, &fx);
+        static const uint8_t white[3] = {255, 255, 255};
+        impact_mark(c->cl, &fx, white);
         q3_event_sound(c->cl, e, ev, org);
     } else if (ev == Q3_EV_GLOBAL_TEAM_SOUND_68 && c->cl->level.protocol <= 71) {
         q3_team_sound(c->cl, c->s, e->f[Q3_ES_EVENTPARM]);

@@ -50,6 +50,8 @@ static const char *const q3_names[Q3_COUNT] = {
 };
 
 #define Q3_SURF_SKY 0x4
+#define Q3_SURF_NOIMPACT 0x10 /* surfaceflags.h; with NOMARKS: no wall marks (tr_marks.c) */
+#define Q3_SURF_NOMARKS 0x20
 #define Q3_SURF_NODRAW 0x80
 #define Q3_CONTENTS_LIQUID (8 | 16 | 32)
 #define Q3_CONTENTS_FOG 64
@@ -114,6 +116,7 @@ static qd_err q3_shaders(q3_loader *ld)
             t->flags |= MDL_SURF_NODRAW;
         if (contents & Q3_CONTENTS_LIQUID)
             t->flags |= MDL_SURF_TURB;
+        t->nomarks = (flags & (Q3_SURF_NOIMPACT | Q3_SURF_NOMARKS)) || (contents & Q3_CONTENTS_FOG);
     }
     return QD_OK;
 }
@@ -289,6 +292,7 @@ static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
     mdl_face *f = &b->faces[fi];
     f->first_vert = fi * 3;
     f->num_verts = 3;
+    f->q3_type = (uint8_t)s->type;
     face_shader(b, f, s->shader);
     b->face_lm[fi].ofs = -1;
     mdl_face_q3 *fq = &b->face_q3[fi];

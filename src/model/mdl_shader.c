@@ -165,10 +165,12 @@ static int factor(const lex *l)
 
 /* blendFunc add | filter | blend | SRC DST, as one of qdemo's blends; *exact 1 when the
  * blend is that one exactly (GL_ONE GL_ONE, GL_DST_COLOR GL_ZERO or GL_ZERO GL_SRC_COLOR,
- * GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA, GL_ONE GL_ZERO), 0 when only the nearest. */
-static int read_blend(lex *l, uint8_t *exact)
+ * GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA, GL_ONE GL_ZERO; GL_ZERO GL_ONE_MINUS_SRC_COLOR by
+ * its image made over, *tex), 0 when only the nearest. */
+static int read_blend(lex *l, uint8_t *exact, uint8_t *tex)
 {
     *exact = 1;
+    *tex = MDL_BLENDTEX_NONE;
     if (!next(l, 1))
         return MDL_BLEND_NONE;
     if (is(l, "add"))
@@ -199,7 +201,15 @@ static int read_blend(lex *l, uint8_t *exact)
      * its two animMap stages cross-fade, so the second is its second layer) */
     if (src == ONE && dst == SA)
         return MDL_BLEND_ADD;
+    if (src == Z && dst == OMSC) { /* a filter by 255 - texel (MDL_BLENDTEX_INVERT) */
+        *tex = MDL_BLENDTEX_INVERT;
+        return MDL_BLEND_FILTER;
+    }
     *exact = 0;
+    if (src == DC && dst == SC) { /* nearly a filter by 2 texel (MDL_BLENDTEX_DOUBLE) */
+        *tex = MDL_BLENDTEX_DOUBLE;
+        return MDL_BLEND_FILTER;
+    }
     if (dst == ONE) /* GL_SRC_ALPHA GL_ONE and the like: light added */
         return MDL_BLEND_ADD;
     if (src == DC || dst == SC || src == Z)
@@ -284,7 +294,7 @@ static int read_stage(lex *l, mdl_stage *st)
                 st->anim_frames++;
             }
         } else if (is(l, "blendFunc")) {
-            st->blend = (uint8_t)read_blend(l, &st->blend_exact);
+            st->blend = (uint8_t)read_blend(l, &st->blend_exact, &st->blend_tex);
         } else if (is(l, "alphaFunc")) {
             if (next(l, 1))
                 st->alpha_func = is(l, "GT0")     ? MDL_ALPHA_GT0

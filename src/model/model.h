@@ -87,6 +87,11 @@ size_t mdl_wal_check(const uint8_t *data, size_t len, uint32_t *w, uint32_t *h,
 #define MDL_SHADER_MAX_TCMODS 4   /* tcMods kept per stage */
 
 enum { MDL_BLEND_NONE, MDL_BLEND_ADD, MDL_BLEND_FILTER, MDL_BLEND_ALPHA };
+/* GL_ZERO GL_ONE_MINUS_SRC_COLOR (the old * (1 - texel): Quake III's burn and hole marks)
+ * is a filter by the inverted image, exactly; GL_DST_COLOR GL_SRC_COLOR (the old * 2
+ * texel: OpenArena's bullet mark, 128 grey where it leaves the wall as it is) a filter by
+ * the doubled image, clamped at 255 (what it would brighten stays as it is). */
+enum { MDL_BLENDTEX_NONE, MDL_BLENDTEX_INVERT, MDL_BLENDTEX_DOUBLE };
 enum { MDL_ALPHA_NONE, MDL_ALPHA_GT0, MDL_ALPHA_LT128, MDL_ALPHA_GE128 };
 enum { MDL_RGBGEN_DEFAULT, MDL_RGBGEN_IDENTITY, MDL_RGBGEN_VERTEX, MDL_RGBGEN_WAVE,
        MDL_RGBGEN_CONST };
@@ -131,6 +136,8 @@ typedef struct mdl_stage {
     uint8_t blend_exact; /* blend is exactly the blendFunc (add, filter, blend or their
                           * GL pairs), not the nearest of the three */
     uint8_t alphagen;   /* an alphaGen of any kind (not drawn) */
+    uint8_t blend_tex;  /* MDL_BLENDTEX_*: the image made over so that blend (a filter)
+                         * draws the blendFunc's pair */
     uint8_t num_tcmods;
     mdl_wave rgbwave;
     float rgbconst[3];  /* rgbGen const ( r g b ), 0..1 */
@@ -236,6 +243,7 @@ typedef struct mdl_texture {
      * itself, anim_count the chain's length back to it or to its end, anim_next the next. */
     int32_t anim_first, alt_first, anim_next; /* anim_next: the next frame of its own cycle */
     uint8_t anim_count, alt_count;
+    uint8_t nomarks;       /* Q3: SURF_NOIMPACT or SURF_NOMARKS, or fog: takes no wall marks */
 } mdl_texture;
 
 /* A face: one convex polygon in one colour. Q1/Q2/Q3 maps all become these. */
@@ -247,8 +255,11 @@ typedef struct mdl_face {
                         * at its own colour and 255 about twice as bright (r_view.c r_shade) */
     int32_t texture;   /* index in textures, or -1 */
     uint8_t flags;     /* MDL_SURF_* */
-    uint8_t pad[3];
+    uint8_t q3_type;   /* Q3: the surface the triangle came from, MDL_Q3_PLANAR, _PATCH or
+                        * _SOUP; 0 in other formats */
+    uint8_t pad[2];
 } mdl_face;
+enum { MDL_Q3_PLANAR = 1, MDL_Q3_PATCH, MDL_Q3_SOUP };
 
 /* How a face maps onto its lightmap (Q1, Q2): what R_LightPoint needs. */
 typedef struct mdl_face_lm {

@@ -199,6 +199,9 @@ typedef struct r_view {
     const struct r_walk *walk; /* the world's walk for this camera, made once a frame for
                                 * every band and pass (r_walk_make), or NULL: each
                                 * r_draw_world walks for itself */
+    const struct r_marks *marks; /* Quake III's wall marks' pieces, made once a frame for
+                                  * every band (r_q3_marks_make), or NULL: r_q3_marks cuts
+                                  * them itself */
 } r_view;
 
 /* The world's faces in the order the front-to-back walk from the camera first reaches
@@ -417,6 +420,40 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha);
 /* The material of explosion shader k (R_Q3FX_*): its first two stages, or with more the
  * next two (drawn over them); -1 none. */
 int32_t r_q3_fx_mat(const r_assets *a, int k, int more);
+/* cgame's wall marks (cg_main.c CG_RegisterGraphics): bulletMarkShader
+ * "gfx/damage/bullet_mrk", burnMarkShader "gfx/damage/burn_med_mrk", holeMarkShader
+ * "gfx/damage/hole_lg_mrk", energyMarkShader "gfx/damage/plasma_mrk". */
+enum { R_Q3MARK_BULLET, R_Q3MARK_BURN, R_Q3MARK_HOLE, R_Q3MARK_ENERGY, R_Q3MARK_COUNT };
+/* A fading mark's copies of its image (r_q3_mark_mat) */
+#define R_Q3_MARK_FADES 16
+/* Mark shader k's material as drawn with the vertex colour rgb and alpha (cg_marks.c's
+ * modulate bytes), and the light for its corners (*light); -1 when it shows nothing (no
+ * image, or faded out). A colour fade of a filter by the inverted image, or an alpha
+ * fade, picks the copy at or under it (R_Q3_MARK_FADES of them); the colour of a vertex-lit
+ * one is the corners' light. */
+int32_t r_q3_mark_mat(const r_assets *a, int k, const uint8_t rgb[3], int alpha,
+                      uint32_t *light);
+/* Which mark an impact of weapon (bg_public.h weapon_t) leaves, and its radius
+ * (cg_weapons.c CG_MissileHitWall). */
+int r_q3_mark_kind(int weapon, float *radius);
+/* How mark kind (R_Q3MARK_*) of colour color looks age seconds after it was made
+ * (cg_marks.c CG_AddMarks): its vertex colour and alpha bytes. */
+void r_q3_mark_look(int kind, const uint8_t color[3], double age, uint8_t rgb[3],
+                    uint8_t *alpha);
+/* The pieces of a mark on map b (tr_marks.c R_MarkFragments as CG_ImpactMark calls it):
+ * the square of half-side radius about origin on the plane of normal dir, turned by
+ * orientation degrees, cut by the world's triangles near it. Each piece's corners and
+ * texture coordinates from pts[first], st[first]; at most R_MARK_FRAGMENTS pieces and
+ * R_MARK_POINTS corners. Returns the count of pieces. */
+#define R_MARK_FRAGMENTS 128
+#define R_MARK_POINTS 384
+typedef struct r_mark_frag {
+    int first, n;  /* corners pts[first .. first + n - 1], 3..10 */
+    uint32_t face; /* the map's triangle it lies on */
+} r_mark_frag;
+int r_q3_mark_fragments(const mdl_bsp *b, const float origin[3], const float dir[3],
+                        float orientation, float radius, r_mark_frag *frags,
+                        float (*pts)[3], float (*st)[2]);
 /* Whether Quake III material mat is drawn from both sides (cull disable, none, twosided). */
 int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 /* How far deformVertexes wave moves a vertex of material mat at p (the model's own
@@ -506,6 +543,17 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t);
 void r_q3_explosions(r_view *v, const cl_state *cl, double t);
 /* Quake III rockets' smoke at t, in flight and for 2 s after (cg_weapons.c CG_RocketTrail). */
 void r_q3_smoke(r_view *v, const cl_state *cl, double t);
+/* Quake III's wall marks alive at t (r_q3mark.c), on the world's surfaces. */
+void r_q3_marks(r_view *v, const cl_state *cl, double t);
+/* The pieces of the marks alive at t, cut once for a frame's bands and kept in cache c
+ * between frames (a mark's pieces are the same every frame it lives): NULL when there
+ * are none, no cache or no memory (r_q3_marks then cuts them itself). Not thread-safe:
+ * made before the bands start, read by them. */
+typedef struct r_marks r_marks;
+const r_marks *r_q3_marks_make(r_cache *c, const r_assets *a, const cl_state *cl, double t);
+/* r_cache's slot for them, and freeing them (r_cache_free). */
+r_marks **r_cache_marks(r_cache *c);
+void r_marks_free(r_marks *m);
 /* Draw the particles alive at t over the scene (depth tested, not written). */
 void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t);
 

@@ -304,6 +304,7 @@ typedef struct band {
     int y0, y1;
     r_cache *cache;
     const r_walk *walk; /* the frame's world walk, or NULL */
+    const r_marks *marks; /* the frame's wall marks' pieces, or NULL */
     int count;
     double took;   /* seconds of wall time from `from` (or its own start) to its end */
     double from;   /* when the frame handed it over: a band its thread starts late on (a
@@ -420,6 +421,7 @@ static void render_band(band *bd)
     r_view v;
     r_view_setup(&v, bd->cam, bd->fb);
     v.walk = bd->walk;
+    v.marks = bd->marks;
     v.y0 = bd->y0;
     v.y1 = bd->y1;
     v.cl = cl;
@@ -460,8 +462,9 @@ static void render_band(band *bd)
         draw_scene(&v, a, cl, t, o);
         if (v.clear_pending) /* draw_scene walks the world first; never left, but sure */
             rast_clear_rows(bd->fb, CLEAR_COLOR, bd->y0, bd->y1);
-        if (a->q3) { /* Quake III: the sky, then the blended surfaces over it */
+        if (a->q3) { /* Quake III: the sky, the wall marks, the blended surfaces over them */
             r_q3_sky(&v, a);
+            r_q3_marks(&v, cl, t);
             v.pass = R_PASS_Q3_BLEND;
             r_draw_world(&v, a);
             v.pass = R_PASS_TEXTURED;
@@ -670,6 +673,10 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
         r_view_setup(&wv, cam, fb);
         walked = r_walk_make(&wv, a, &walk);
     }
+    /* Quake III's wall marks cut once for the frame, kept between frames in the cache */
+    const r_marks *marks = o->mode == R_MODE_TEXTURED && have_map && a->q3 && caches[0]
+                               ? r_q3_marks_make(caches[0], a, cl, t)
+                               : NULL;
     band bands[R_MAX_THREADS];
     pthread_t tid[R_MAX_THREADS];
     int started[R_MAX_THREADS] = {0};
@@ -680,7 +687,7 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     const double handed = n > 1 ? now_s() : 0; /* when bands 1..n-1 are handed over */
     for (int i = 0; i < n; i++)
         bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i],
-                          walked ? &walk : NULL, 0, 0, i > 0 ? handed : 0};
+                          walked ? &walk : NULL, marks, 0, 0, i > 0 ? handed : 0};
     int pooled = n > 1 && pool_post(bands, n);
     for (int i = 1; i < n && !pooled; i++)
         started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;

@@ -74,6 +74,11 @@ struct r_q3 {
     /* cgame's smokePuff at alphas (k + 1) / R_Q3_SMOKE_FADES of its own (r_q3_smoke_mat), or
      * -1 */
     int32_t smoke_mats[R_Q3_SMOKE_FADES];
+    /* the wall marks' (r_q3_mark_mat): each shader's material, and its copies at fades
+     * (k + 1) / R_Q3_MARK_FADES when it fades so (mark_fades 1: a filter's inverted
+     * image's colour, 2: the alpha; 0 none), or -1 */
+    int32_t mark_mats[R_Q3MARK_COUNT][R_Q3_MARK_FADES + 1];
+    uint8_t mark_fades[R_Q3MARK_COUNT];
 };
 
 /* ---- loading ---- */
@@ -227,6 +232,66 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     return im->levels ? (int32_t)(q->num_images - 1) : -1;
 }
 
+/* The image named name made over for a filter to draw blend pair tx (MDL_BLENDTEX_*: every
+ * level's texels inverted, or doubled and clamped; alpha kept), kept among q's images as
+ * "name#inv" or "name#x2"; for MDL_BLENDTEX_NONE, or a name too long for the mark, the
+ * image itself. Its index, -1 none, -2 no memory. */
+static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read, void *ctx)
+{
+    const char *suffix = tx == MDL_BLENDTEX_INVERT ? "#inv" : tx == MDL_BLENDTEX_DOUBLE ? "#x2" : "";
+    size_t n = strlen(name), ns = strlen(suffix);
+    if (!suffix[0] || !name[0] || n + ns >= sizeof q->images[0].name)
+        return find_image(q, name, read, ctx);
+    char key[sizeof q->images[0].name];
+    memcpy(key, name, n);
+    memcpy(key + n, suffix, ns + 1);
+    for (uint32_t i = 0; i < q->num_images; i++)
+        if (strcmp(q->images[i].name, key) == 0)
+            return q->images[i].levels ? (int32_t)i : -1;
+    int32_t base = find_image(q, name, read, ctx);
+    if (base < 0)
+        return base;
+    if (!room_for_image(q))
+        return -2;
+    const q3_image *src = &q->images[base];
+    q3_image *im = &q->images[q->num_images];
+    *im = *src;
+    memcpy(im->name, key, sizeof key);
+    size_t total = 0;
+    for (int l = 0; l < src->levels; l++)
+        total += (size_t)src->w[l] * (size_t)src->h[l];
+    if (total > TEXEL_BUDGET - q->texels) { /* over the budget: drawn flat, as if missing */
+        im->levels = 0;
+        q->num_images++;
+        return -1;
+    }
+    q->texels += total;
+    for (int l = 0; l < src->levels; l++) {
+        size_t count = (size_t)src->w[l] * (size_t)src->h[l];
+        if (!(im->texels[l] = malloc(count * sizeof(uint32_t)))) {
+            im->levels = l;
+            free_image(im);
+            return -2;
+        }
+        for (size_t i = 0; i < count; i++) {
+            uint32_t c = src->texels[l][i], out = c & 0xff000000u;
+            for (int sh = 0; sh < 24; sh += 8) {
+                uint32_t v = c >> sh & 255;
+                v = tx == MDL_BLENDTEX_INVERT ? 255 - v : v >= 128 ? 255 : 2 * v;
+                out |= v << sh;
+            }
+            im->texels[l][i] = out;
+        }
+    }
+    uint32_t c = src->color, out = c & 0xff000000u;
+    for (int sh = 0; sh < 24; sh += 8) {
+        uint32_t v = c >> sh & 255;
+        out |= (tx == MDL_BLENDTEX_INVERT ? 255 - v : v >= 128 ? 255 : 2 * v) << sh;
+    }
+    im->color = out;
+    return (int32_t)q->num_images++;
+}
+
 /* An animMap's frames (st->image and st->anim) into frames[], first the still's (first,
  * already found); *n 0 when the stage has none or a frame cannot be found (its first frame
  * stays, a still: ioq3 would not draw the shader at all). 0 when out of memory. */
@@ -238,7 +303,7 @@ static int find_frames(r_q3 *q, const mdl_stage *st, int32_t first, int32_t *fra
         return 1;
     frames[0] = first;
     for (int k = 1; k < st->anim_frames && k < MDL_ANIM_FRAMES; k++) {
-        frames[k] = find_image(q, st->anim[k - 1], read, ctx);
+        frames[k] = find_image_tx(q, st->anim[k - 1], st->blend_tex, read, ctx);
         if (frames[k] == -2)
             return 0;
         if (frames[k] < 0)
@@ -266,7 +331,7 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
 {
     if (!sh->stage2.image[0] || m->sky)
         return 1;
-    int32_t im = find_image(q, sh->stage2.image, read, ctx);
+    int32_t im = find_image_tx(q, sh->stage2.image, sh->stage2.blend_tex, read, ctx);
     if (im == -2)
         return 0;
     int rgb = sh->stage2.rgbgen;
@@ -321,7 +386,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
         if (sh->stage.rgbgen == MDL_RGBGEN_CONST)
             m->constant = const_color(sh->stage.rgbconst);
     }
-    m->image = find_image(q, sh->stage.image, read, ctx);
+    m->image = find_image_tx(q, sh->stage.image, sh->stage.blend_tex, read, ctx);
     if (m->image == -2 || !find_frames(q, &sh->stage, m->image, m->anim, &m->anim_n, read, ctx) ||
         !resolve_layer2(q, m, sh, read, ctx))
         return 0;
@@ -433,6 +498,38 @@ static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_r
     return (int32_t)q->num_mats++;
 }
 
+/* A copy of image at fade num / den, next in q's images: every texel's alpha so faded, or
+ * (colour) a filter's inverted texel (255 - t, the image holding 255 - t) whose t is so
+ * faded. Its index; -2 out of memory. */
+static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, int colour)
+{
+    if (!room_for_image(q))
+        return -2;
+    const q3_image *src = &q->images[image];
+    q3_image *im = &q->images[q->num_images];
+    *im = *src;
+    for (int l = 0; l < src->levels; l++) {
+        size_t n = (size_t)src->w[l] * (size_t)src->h[l];
+        if (!(im->texels[l] = malloc(n * sizeof(uint32_t)))) {
+            im->levels = l;
+            free_image(im);
+            return -2;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t c = src->texels[l][i], out;
+            if (!colour) {
+                out = (c & 0xffffffu) | ((c >> 24) * num / den) << 24;
+            } else {
+                out = c & 0xff000000u;
+                for (int sh = 0; sh < 24; sh += 8)
+                    out |= (255 - (255 - (c >> sh & 255)) * num / den) << sh;
+            }
+            im->texels[l][i] = out;
+        }
+    }
+    return (int32_t)q->num_images++;
+}
+
 /* cg_effects.c CG_SmokePuff's shader (cgs.media.smokePuffShader, "smokePuff": its image
  * blended by alphaGen vertex, the puff's alpha) at R_Q3_SMOKE_FADES alphas: copies of its
  * image with every texel's alpha times (k + 1) / R_Q3_SMOKE_FADES, one material each (the
@@ -445,29 +542,62 @@ static int smoke_mats(r_q3 *q, int32_t mat)
     if (mat < 0 || q->mats[mat].image < 0)
         return 1;
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++) {
-        if (!room_for_image(q))
+        int32_t im = faded_image(q, q->mats[mat].image, (uint32_t)k + 1, R_Q3_SMOKE_FADES, 0);
+        if (im < 0)
             return 0;
-        const q3_image *src = &q->images[q->mats[mat].image];
-        q3_image *im = &q->images[q->num_images];
-        *im = *src;
-        for (int l = 0; l < src->levels; l++) {
-            size_t n = (size_t)src->w[l] * (size_t)src->h[l];
-            if (!(im->texels[l] = malloc(n * sizeof(uint32_t)))) {
-                im->levels = l;
-                free_image(im);
-                return 0;
-            }
-            for (size_t i = 0; i < n; i++) {
-                uint32_t c = src->texels[l][i], a = (c >> 24) * (uint32_t)(k + 1) / R_Q3_SMOKE_FADES;
-                im->texels[l][i] = (c & 0xffffffu) | a << 24;
-            }
-        }
         q3_mat *m = &q->mats[q->num_mats];
         *m = q->mats[mat];
-        m->image = (int32_t)q->num_images++;
+        m->image = im;
         m->anim_n = 0;
         q->smoke_mats[k] = (int32_t)q->num_mats++;
     }
+    return 1;
+}
+
+/* A wall mark's material from shader sh (cg_marks.c draws its pieces with
+ * trap_R_AddPolyToScene): as the shader says, its rgbGen vertex the mark's colour, lit by
+ * nothing else; and when its colour fades a filter by the inverted image (the burn and
+ * hole marks: GL_ZERO GL_ONE_MINUS_SRC_COLOR, rgbGen vertex) or its alpha a blend
+ * (the energy mark: alphaGen vertex), R_Q3_MARK_FADES copies of the image at fades
+ * (k + 1) / R_Q3_MARK_FADES, one material each (the fills take neither from the corners).
+ * 0 when out of memory. */
+static int mark_mats(r_q3 *q, int k, const char *name, const mdl_shader *sh, mdl_read_fn read,
+                     void *ctx)
+{
+    int32_t *mats = q->mark_mats[k];
+    q->mark_fades[k] = 0;
+    q3_mat *m = &q->mats[q->num_mats];
+    if (!resolve_sh(q, m, name, sh, read, ctx))
+        return 0;
+    if (m->image < 0 || m->nodraw)
+        return 1;
+    if (m->light == LIGHT_MAP) { /* (a polygon has no lightmap) */
+        m->light = LIGHT_CONST;
+        m->constant = 0xffffffffu;
+    }
+    mats[0] = (int32_t)q->num_mats++;
+    int fades = !sh ? 0
+                : m->light == LIGHT_VERTEX && m->blend == MDL_BLEND_FILTER &&
+                        sh->stage.blend_tex == MDL_BLENDTEX_INVERT
+                    ? 1
+                : m->blend == MDL_BLEND_ALPHA && sh->stage.alphagen ? 2
+                                                                    : 0;
+    if (!fades)
+        return 1;
+    for (int f = 0; f < R_Q3_MARK_FADES; f++) {
+        int32_t im = faded_image(q, q->mats[mats[0]].image, (uint32_t)f + 1, R_Q3_MARK_FADES,
+                                 fades == 1);
+        if (im < 0)
+            return 0;
+        q3_mat *copy = &q->mats[q->num_mats];
+        *copy = q->mats[mats[0]];
+        if (fades == 1) /* its colour is in the copy: drawn white */
+            copy->light = LIGHT_CONST, copy->constant = 0xffffffffu;
+        copy->image = im;
+        copy->anim_n = 0;
+        mats[1 + f] = (int32_t)q->num_mats++;
+    }
+    q->mark_fades[k] = (uint8_t)fades;
     return 1;
 }
 
@@ -524,6 +654,9 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         q->fx_mats[k] = q->fx_more[k] = -1;
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
         q->smoke_mats[k] = -1;
+    for (int k = 0; k < R_Q3MARK_COUNT; k++)
+        for (int f = 0; f <= R_Q3_MARK_FADES; f++)
+            q->mark_mats[k][f] = -1;
     q->sky_flat = rast_rgb(96, 104, 140);
     size_t surfaces = 0;
     for (int i = 0; i < a->num_models; i++)
@@ -531,7 +664,8 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
     /* + the four powerup shells and the explosions */
-    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT + 1 + R_Q3_SMOKE_FADES;
+    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT + 1 + R_Q3_SMOKE_FADES +
+               R_Q3MARK_COUNT * (R_Q3_MARK_FADES + 1);
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most two images (its layers) */
     q->images = calloc(2 * n, sizeof *q->images);
@@ -617,6 +751,12 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     }
     if (!smoke_mats(q, effect_mat(q, "smokePuff", mdl_shader_find(&set, "smokePuff"), read, ctx)))
         goto out;
+    static const char *const marks[R_Q3MARK_COUNT] = {
+        "gfx/damage/bullet_mrk", "gfx/damage/burn_med_mrk", "gfx/damage/hole_lg_mrk",
+        "gfx/damage/plasma_mrk"};
+    for (int k = 0; k < R_Q3MARK_COUNT; k++)
+        if (!mark_mats(q, k, marks[k], mdl_shader_find(&set, marks[k]), read, ctx))
+            goto out;
     r = QD_OK;
 out:
     free(used);
@@ -1102,6 +1242,25 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha)
     if (!a || !a->q3 || !(k >= 1))
         return -1;
     return a->q3->smoke_mats[(k > R_Q3_SMOKE_FADES ? R_Q3_SMOKE_FADES : k) - 1];
+}
+
+int32_t r_q3_mark_mat(const r_assets *a, int k, const uint8_t rgb[3], int alpha,
+                      uint32_t *light)
+{
+    *light = 0xffffffffu;
+    if (!a || !a->q3 || k < 0 || k >= R_Q3MARK_COUNT || a->q3->mark_mats[k][0] < 0)
+        return -1;
+    const r_q3 *q = a->q3;
+    int fades = q->mark_fades[k];
+    if (q->mats[q->mark_mats[k][0]].light == LIGHT_VERTEX && fades != 1)
+        *light = rast_rgb(rgb[0], rgb[1], rgb[2]);
+    if (!fades)
+        return q->mark_mats[k][0];
+    /* the copy at or under the fade: the colour's brightest channel, or the alpha */
+    int level = fades == 2 ? alpha : rgb[0] > rgb[1] ? (rgb[0] > rgb[2] ? rgb[0] : rgb[2])
+                                                    : (rgb[1] > rgb[2] ? rgb[1] : rgb[2]);
+    int f = level * R_Q3_MARK_FADES / 255;
+    return f >= 1 ? q->mark_mats[k][f] : -1;
 }
 
 int32_t r_q3_shell_mat(const r_assets *a, int k)

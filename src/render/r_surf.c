@@ -51,7 +51,10 @@ struct r_cache {
      * i's first row is split[i] of the height; 0 bands: none yet */
     int split_n;
     double split[R_MAX_THREADS + 1];
+    r_marks *marks;       /* Quake III's wall marks' pieces (r_q3_marks_make), or NULL */
 };
+
+r_marks **r_cache_marks(r_cache *c) { return c ? &c->marks : NULL; }
 
 void r_cache_bands(r_cache *c, int n, int h, int y[R_MAX_THREADS + 1])
 {
@@ -123,6 +126,7 @@ void r_cache_free(r_cache *c)
     while (c) {
         r_cache *next = c->next;
         cache_flush(c);
+        r_marks_free(c->marks);
         free(c);
         c = next;
     }

@@ -51,7 +51,7 @@ struct timeline {
     int live_done;        /* the decoder reached the end or an error */
     double live_origin;   /* the keyframe time the live decode began from (-1e30: the start);
                            * its effects log holds only what came after, so it gives the
-                           * effects alive at t only when live_origin < t - CL_FX_WINDOW */
+                           * effects alive at t only when live_origin < t - CL_LOG_WINDOW */
     uint8_t *scratch;     /* decoder state + keyframe part of the client state */
     size_t scratch_len;
 };
@@ -378,9 +378,9 @@ static void advance(timeline_t *tl, double t)
 const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
 {
     cl_state *cl = tl->cl;
-    /* The last keyframe strictly before t - CL_FX_WINDOW: every effect alive at t starts
-     * after it, so decoding on from it fills the effects log as playing through did. */
-    double before = t - CL_FX_WINDOW;
+    /* The last keyframe strictly before t - CL_LOG_WINDOW: every effect and mark alive at
+     * t starts after it, so decoding on from it fills the logs as playing through did. */
+    double before = t - CL_LOG_WINDOW;
     /* Already there? Not when the live decode began too late to hold the effects alive at t
      * (a seek back from a keyframe restored for a later time; fuzz_timeline found it). */
     int log_covers = tl->live_origin < before;

@@ -4,7 +4,7 @@
  * (level changes, frags, deaths, chat, intermission, pauses) and, every 512 KiB of input
  * (128 KiB for Quake III), a keyframe: the decoder's state and the client state without
  * its effects log (CL_KEYFRAME_BYTES), copied (DESIGN.md decision 2) and packed (pack.h). tl_state_at(t) then
- * restores the nearest keyframe before t - CL_FX_WINDOW, empties the effects log and decodes
+ * restores the nearest keyframe before t - CL_LOG_WINDOW, empties the effects log and decodes
  * forward, so the effects alive at t (cl_fx_at) are also the same as after playing.
  *
  * "The state at time t" is defined once, here: the client state right after the first block

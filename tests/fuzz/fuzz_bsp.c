@@ -1,11 +1,12 @@
 /* fuzz_bsp.c: libFuzzer target for the BSP loader (whole and names-only), the map queries
- * that run on what it loads (point leaf, PVS decompression, light point, entities), and a
- * tiny render of it. */
+ * that run on what it loads (point leaf, PVS decompression, light point, entities, Quake
+ * III's wall marks), and a tiny render of it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../src/model/model.h"
+#include "../../src/render/r_local.h"
 #include "fuzz_render.h"
 
 static void render_it(const uint8_t *data, size_t size)
@@ -57,6 +58,13 @@ static int load_and_ask(const uint8_t *data, size_t size, int names)
         mdl_bsp_pvs(b, l, pvs);
     char v[64];
     mdl_entity_value(b->entities, "info_player_start", 0, "origin", v, sizeof v);
+    /* Quake III's wall marks cut on it (r_q3mark.c: its own walk of the tree and leaves) */
+    static r_mark_frag frags[R_MARK_FRAGMENTS];
+    static float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    static const float dirs[3][3] = {{0, 0, 1}, {0.6f, -0.8f, 0}, {0, 0, -1}};
+    for (int i = 0; i < 4; i++)
+        r_q3_mark_fragments(b, points[i], dirs[i % 3], (float)(i * 97), i ? 64.0f : 8.0f,
+                            frags, pts, st);
     free(pvs);
     mdl_bsp_free(b);
     return 1;

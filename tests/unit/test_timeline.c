@@ -46,6 +46,19 @@ static int same_view(const cl_state *a, const cl_state *b, double t, char *why, 
         snprintf(why, cap, "stats or statics differ");
         return 0;
     }
+    /* the effects and wall marks alive at t: a seek must find every one playing left */
+    static const cl_fxev *fa[CL_FX_LOG], *fb_[CL_FX_LOG];
+    for (int pass = 0; pass < 2; pass++) {
+        int na = pass ? cl_marks_at(a, t, fa, CL_FX_LOG) : cl_fx_at(a, t, fa, CL_FX_LOG);
+        int nb = pass ? cl_marks_at(b, t, fb_, CL_FX_LOG) : cl_fx_at(b, t, fb_, CL_FX_LOG);
+        int same = na == nb;
+        for (int i = 0; i < na && same; i++)
+            same = !memcmp(fa[i], fb_[i], sizeof *fa[i]);
+        if (!same) {
+            snprintf(why, cap, "%s alive differ (%d and %d)", pass ? "marks" : "effects", na, nb);
+            return 0;
+        }
+    }
     return 1;
 }
 

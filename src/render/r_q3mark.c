@@ -1,0 +1,566 @@
+/* r_q3mark.c: Quake III's wall marks, the burns, holes and bullet marks an impact leaves on
+ * the map for ten seconds.
+ *
+ * Facts from ioq3 (GPL-2.0, described, not copied): cg_weapons.c CG_MissileHitWall (which
+ * mark and how big, by weapon), cg_marks.c CG_ImpactMark (the mark's square and its
+ * texture coordinates) and CG_AddMarks (its life and fades), q_math.c PerpendicularVector
+ * and RotatePointAroundVector, renderergl1 tr_marks.c R_MarkFragments (the world's
+ * triangles near the mark cut to the square's prism). The decoder logs each mark as it is
+ * made (q3.c impact_mark; cl_marks_at); what it looks like at t is worked out here from the
+ * map, so a frame shows the same marks however it was reached. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "r_local.h"
+
+/* A mark's square is cut into at most this many pieces of this many corners in all
+ * (cg_marks.c MAX_MARK_FRAGMENTS, MAX_MARK_POINTS); a piece is kept with its first ten
+ * corners (cg_local.h MAX_VERTS_ON_POLY), and no more than 256 pieces show at once
+ * (MAX_MARK_POLYS: the game frees the oldest marks' pieces). */
+#define MARK_FRAGMENTS R_MARK_FRAGMENTS
+#define MARK_POINTS R_MARK_POINTS
+#define MARK_KEPT 10
+#define MARK_POLYS 256
+/* tr_marks.c MAX_VERTS_ON_POLY: a cut piece with this many corners or more is dropped */
+#define CLIP_VERTS 64
+/* Triangles of the map looked at for one mark (ioq3 looks at 64 surfaces), and nodes
+ * walked: bounds on what a hostile map can make one mark cost. */
+#define BOX_TRIS 1024
+#define BOX_NODES 8192
+#define MARK_TOTAL_MS 10000 /* cg_marks.c MARK_TOTAL_TIME, MARK_FADE_TIME */
+#define MARK_FADE_MS 1000
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const float a[3], const float b[3], float out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static int normalize3(float v[3])
+{
+    float len = sqrtf(dot3(v, v));
+    if (!(len > 1e-6f) || !isfinite(len))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        v[j] /= len;
+    return 1;
+}
+
+int r_q3_mark_kind(int weapon, float *radius)
+{
+    switch (weapon) { /* bg_public.h weapon_t; Team Arena's 11 nail gun, 12 prox, 13 chain */
+    case 4: case 5: case 12: *radius = 64; return R_Q3MARK_BURN; /* grenade, rocket, mine */
+    case 9: *radius = 32; return R_Q3MARK_BURN;                  /* BFG */
+    case 7: *radius = 24; return R_Q3MARK_ENERGY;                /* rail */
+    case 8: *radius = 16; return R_Q3MARK_ENERGY;                /* plasma */
+    case 3: *radius = 4; return R_Q3MARK_BULLET;                 /* shotgun */
+    case 2: case 13: *radius = 8; return R_Q3MARK_BULLET;        /* machine gun, chain gun */
+    default: *radius = 12; return R_Q3MARK_HOLE; /* lightning, nail gun, the switch's default */
+    }
+}
+
+/* Keep the part of polygon in (n corners) on the front of plane (normal, dist), the points
+ * within epsilon of it kept as they are (tr_marks.c R_ChopPolyBehindPlane, epsilon 0.5);
+ * the count, 0 when nothing is left or in has CLIP_VERTS - 2 corners or more. */
+static int chop(const float (*in)[3], int n, float (*out)[3], const float normal[3],
+                float dist)
+{
+    enum { FRONT, BACK, ON };
+    float d[CLIP_VERTS + 1];
+    int side[CLIP_VERTS + 1], counts[3] = {0, 0, 0};
+    if (n >= CLIP_VERTS - 2)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        d[i] = dot3(in[i], normal) - dist;
+        side[i] = d[i] > 0.5f ? FRONT : d[i] < -0.5f ? BACK : ON;
+        counts[side[i]]++;
+    }
+    d[n] = d[0];
+    side[n] = side[0];
+    if (!counts[FRONT])
+        return 0;
+    if (!counts[BACK]) {
+        memcpy(out, in, (size_t)n * sizeof *out);
+        return n;
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (side[i] == ON) {
+            memcpy(out[k++], in[i], sizeof *out);
+            continue;
+        }
+        if (side[i] == FRONT)
+            memcpy(out[k++], in[i], sizeof *out);
+        if (side[i + 1] == ON || side[i + 1] == side[i])
+            continue;
+        const float *p1 = in[i], *p2 = in[(i + 1) % n];
+        float den = d[i] - d[i + 1], f = den != 0 ? d[i] / den : 0;
+        for (int j = 0; j < 3; j++)
+            out[k][j] = p1[j] + f * (p2[j] - p1[j]);
+        k++;
+    }
+    return k;
+}
+
+/* Whether box (lo, hi) lies wholly on one side of the plane n . x = dist. */
+static int box_off_plane(const float lo[3], const float hi[3], const float n[3], float dist)
+{
+    float near = 0, far = 0;
+    for (int j = 0; j < 3; j++) {
+        near += n[j] * (n[j] >= 0 ? lo[j] : hi[j]);
+        far += n[j] * (n[j] >= 0 ? hi[j] : lo[j]);
+    }
+    return near > dist || far < dist;
+}
+
+/* The world's triangles in leaves the box touches that take a mark projected along -axis0
+ * (tr_marks.c R_BoxSurfaces_r and R_MarkFragments): a planar surface's whose plane goes
+ * through the box and faces the mark within 60 degrees, a curve's facing it at all, none
+ * of a triangle soup (r_marksOnTriangleMeshes 0) or of a shader without marks; each once,
+ * in the walk's order. */
+static int box_tris(const mdl_bsp *b, const float lo[3], const float hi[3],
+                    const float axis0[3], uint32_t *out)
+{
+    if (!b->num_nodes || !b->nodes || !b->planes)
+        return 0;
+    int32_t stack[MDL_BSP_MAX_DEPTH + 2];
+    int sp = 0, n = 0, visits = 0;
+    stack[sp++] = 0;
+    while (sp > 0 && visits++ < BOX_NODES) {
+        int32_t node = stack[--sp];
+        if (node >= 0) {
+            if ((uint32_t)node >= b->num_nodes)
+                continue;
+            const mdl_node *nd = &b->nodes[node];
+            if (nd->plane >= b->num_planes)
+                continue;
+            const mdl_plane *pl = &b->planes[nd->plane];
+            float near = 0, far = 0;
+            for (int j = 0; j < 3; j++) {
+                near += pl->normal[j] * (pl->normal[j] >= 0 ? lo[j] : hi[j]);
+                far += pl->normal[j] * (pl->normal[j] >= 0 ? hi[j] : lo[j]);
+            }
+            /* the back first on the stack: the front is walked first */
+            if (far >= pl->dist && near < pl->dist) {
+                if (sp + 2 > (int)(sizeof stack / sizeof stack[0]))
+                    continue;
+                stack[sp++] = nd->children[1];
+                stack[sp++] = nd->children[0];
+            } else {
+                if (sp + 1 > (int)(sizeof stack / sizeof stack[0]))
+                    continue;
+                stack[sp++] = near >= pl->dist ? nd->children[0] : nd->children[1];
+            }
+            continue;
+        }
+        uint32_t leaf = (uint32_t)(-(node + 1)); /* (as mdl_bsp_point_leaf) */
+        if (leaf >= b->num_leaves)
+            continue;
+        const mdl_leaf *lf = &b->leaves[leaf];
+        if (lf->first_mark > b->num_marks || lf->num_marks > b->num_marks - lf->first_mark)
+            continue;
+        for (uint32_t m = 0; m < lf->num_marks && n < BOX_TRIS; m++) {
+            uint32_t fi = b->marks[lf->first_mark + m];
+            if (fi >= b->num_faces)
+                continue;
+            const mdl_face *f = &b->faces[fi];
+            if (f->flags & (MDL_SURF_NODRAW | MDL_SURF_SKY) || f->num_verts != 3 ||
+                f->first_vert > b->num_verts || b->num_verts - f->first_vert < 3)
+                continue;
+            if (f->texture >= 0 && (uint32_t)f->texture < b->num_textures &&
+                b->textures[f->texture].nomarks)
+                continue;
+            float facing = dot3(f->normal, axis0);
+            if (f->q3_type == MDL_Q3_PLANAR) {
+                if (box_off_plane(lo, hi, f->normal, f->dist) || !(facing >= 0.5f))
+                    continue;
+            } else if (f->q3_type == MDL_Q3_PATCH) {
+                if (!(facing > 0.05f))
+                    continue;
+            } else {
+                continue;
+            }
+            int seen = 0;
+            for (int k = n - 1; k >= 0 && !seen; k--)
+                seen = out[k] == fi;
+            if (!seen)
+                out[n++] = fi;
+        }
+    }
+    return n;
+}
+
+/* cg_marks.c CG_ImpactMark's texture axes: axis0 the normal, axis1 a perpendicular of it
+ * (q_math.c PerpendicularVector: the world axis the normal leans on least, put into the
+ * plane), turned about the normal by orientation degrees into axis2, then axis1 as
+ * axis0 x axis2. 0 when dir is not a direction. */
+static int mark_axes(const float dir[3], float orientation, float axis[3][3])
+{
+    memcpy(axis[0], dir, sizeof axis[0]);
+    if (!normalize3(axis[0]))
+        return 0;
+    int least = 0;
+    for (int j = 1; j < 3; j++)
+        if (fabsf(axis[0][j]) < fabsf(axis[0][least]))
+            least = j;
+    float p[3] = {0, 0, 0};
+    p[least] = 1;
+    float d = dot3(p, axis[0]);
+    for (int j = 0; j < 3; j++)
+        p[j] -= d * axis[0][j];
+    if (!normalize3(p))
+        return 0;
+    /* about axis0 by the angle (Rodrigues' formula; p is perpendicular to axis0) */
+    float a = orientation * (float)M_PI / 180, c = cosf(a), s = sinf(a), kxp[3];
+    cross3(axis[0], p, kxp);
+    for (int j = 0; j < 3; j++)
+        axis[2][j] = p[j] * c + kxp[j] * s;
+    cross3(axis[0], axis[2], axis[1]);
+    return 1;
+}
+
+int r_q3_mark_fragments(const mdl_bsp *b, const float origin[3], const float dir[3],
+                        float orientation, float radius, r_mark_frag *frags,
+                        float (*pts)[3], float (*st)[2])
+{
+    float axis[3][3], quad[4][3];
+    if (!b || !(radius > 0 && radius < 4096) || !mark_axes(dir, orientation, axis))
+        return 0;
+    for (int j = 0; j < 3; j++) {
+        if (!isfinite(origin[j]) || fabsf(origin[j]) > 1e6f)
+            return 0;
+        quad[0][j] = origin[j] - radius * axis[1][j] - radius * axis[2][j];
+        quad[1][j] = origin[j] + radius * axis[1][j] - radius * axis[2][j];
+        quad[2][j] = origin[j] + radius * axis[1][j] + radius * axis[2][j];
+        quad[3][j] = origin[j] - radius * axis[1][j] + radius * axis[2][j];
+    }
+    /* projected 20 units into the wall (CG_ImpactMark's projection, dir * -20); the box
+     * holds the square, it so projected, and it 20 units out of the wall */
+    float lo[3], hi[3];
+    for (int j = 0; j < 3; j++)
+        lo[j] = hi[j] = quad[0][j];
+    for (int i = 0; i < 4; i++)
+        for (int s = -1; s <= 1; s += 2)
+            for (int j = 0; j < 3; j++) {
+                float q = quad[i][j] + (float)s * 20 * axis[0][j];
+                for (int e = 0; e < 2; e++) {
+                    float x = e ? q : quad[i][j];
+                    lo[j] = x < lo[j] ? x : lo[j];
+                    hi[j] = x > hi[j] ? x : hi[j];
+                }
+            }
+    /* the prism's sides (each edge swept along the projection, facing in), and its near
+     * and far ends: 32 units into the wall, 20 out of it */
+    float normals[6][3], dists[6];
+    for (int i = 0; i < 4; i++) {
+        float e[3], sweep[3];
+        for (int j = 0; j < 3; j++) {
+            e[j] = quad[(i + 1) % 4][j] - quad[i][j];
+            sweep[j] = 20 * axis[0][j];
+        }
+        cross3(e, sweep, normals[i]);
+        if (!normalize3(normals[i]))
+            return 0;
+        dists[i] = dot3(normals[i], quad[i]);
+    }
+    for (int j = 0; j < 3; j++) {
+        normals[4][j] = -axis[0][j];
+        normals[5][j] = axis[0][j];
+    }
+    dists[4] = dot3(normals[4], quad[0]) - 32;
+    dists[5] = dot3(normals[5], quad[0]) - 20;
+
+    uint32_t tris[BOX_TRIS];
+    int nt = box_tris(b, lo, hi, axis[0], tris), nf = 0, np = 0;
+    float scale = 0.5f / radius;
+    for (int i = 0; i < nt && nf < MARK_FRAGMENTS; i++) {
+        const mdl_face *f = &b->faces[tris[i]];
+        float buf[2][CLIP_VERTS][3];
+        memcpy(buf[0], b->verts + f->first_vert, 3 * sizeof buf[0][0]);
+        int n = 3, cur = 0;
+        for (int p = 0; p < 6 && n > 0; p++) {
+            n = chop((const float(*)[3])buf[cur], n, buf[!cur], normals[p], dists[p]);
+            cur = !cur;
+        }
+        if (n <= 0 || np + n > MARK_POINTS)
+            continue;
+        if (n > MARK_KEPT) /* CG_ImpactMark keeps the first ten corners */
+            n = MARK_KEPT;
+        frags[nf].first = np;
+        frags[nf].n = n;
+        frags[nf].face = tris[i];
+        for (int k = 0; k < n; k++, np++) {
+            float delta[3];
+            memcpy(pts[np], buf[cur][k], sizeof pts[np]);
+            for (int j = 0; j < 3; j++)
+                delta[j] = pts[np][j] - origin[j];
+            st[np][0] = 0.5f + dot3(delta, axis[1]) * scale;
+            st[np][1] = 0.5f + dot3(delta, axis[2]) * scale;
+        }
+        nf++;
+    }
+    return nf;
+}
+
+void r_q3_mark_look(int kind, const uint8_t color[3], double age, uint8_t rgb[3],
+                    uint8_t *alpha)
+{
+    int ms = age > 0 ? age < MARK_TOTAL_MS ? (int)(age * 1000) : MARK_TOTAL_MS : 0;
+    float c[3];
+    for (int j = 0; j < 3; j++) {
+        c[j] = color[j] / 255.0f;
+        rgb[j] = (uint8_t)(c[j] * 255); /* CG_ImpactMark's colors[], as bytes */
+    }
+    *alpha = 255;
+    /* CG_AddMarks: the energy bursts from 450 down to 0 over 3 s (shown from where that
+     * passes under 255); a mark whose red byte is 0 never does (the game tests it) */
+    if (kind == R_Q3MARK_ENERGY && rgb[0] != 0) {
+        int fade = (int)(450 - 450 * (ms / 3000.0));
+        if (fade < 255) {
+            fade = fade < 0 ? 0 : fade;
+            for (int j = 0; j < 3; j++)
+                rgb[j] = (uint8_t)(c[j] * (float)fade);
+        }
+    }
+    /* the last second: the energy mark's alpha, the others' colour, to 0 */
+    int left = MARK_TOTAL_MS - ms;
+    if (left < MARK_FADE_MS) {
+        int fade = 255 * left / MARK_FADE_MS;
+        if (kind == R_Q3MARK_ENERGY)
+            *alpha = (uint8_t)fade;
+        else
+            for (int j = 0; j < 3; j++)
+                rgb[j] = (uint8_t)(c[j] * (float)fade);
+    }
+}
+
+/* A hash of mark e: its orientation (CG_ImpactMark's random() * 360). */
+static uint32_t mark_seed(const cl_fxev *e)
+{
+    uint32_t h = 2166136261u, w[4];
+    memcpy(w, e->origin, sizeof(float) * 3);
+    double t0 = e->t0;
+    uint64_t tb;
+    memcpy(&tb, &t0, sizeof tb);
+    w[3] = (uint32_t)tb ^ (uint32_t)(tb >> 32);
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++)
+            h = (h ^ (w[i] >> (8 * k) & 255)) * 16777619u;
+    return h;
+}
+
+/* One mark's pieces as r_q3_mark_fragments cut them, and what they were cut for. */
+typedef struct mark_cut {
+    double t0;
+    float origin[3], end[3];
+    uint8_t style, live, rgb[3];
+    int nf;
+    r_mark_frag *frags;
+    float (*pts)[3], (*st)[2];
+} mark_cut;
+
+struct r_marks {
+    uint64_t serial;          /* r_assets.serial the pieces were cut on */
+    int n;                    /* cuts held */
+    mark_cut cut[CL_MARK_LOG];
+    int num_frame;            /* this frame's marks, newest first: indices in cut */
+    int frame[CL_MARK_LOG];
+};
+
+static void cut_free(mark_cut *c)
+{
+    free(c->frags);
+    free(c->pts);
+    free(c->st);
+    c->frags = NULL;
+    c->pts = NULL;
+    c->st = NULL;
+}
+
+void r_marks_free(r_marks *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->n; i++)
+        cut_free(&m->cut[i]);
+    free(m);
+}
+
+static int same_mark(const mark_cut *c, const cl_fxev *e)
+{
+    return c->t0 == e->t0 && c->style == e->style &&
+           !memcmp(c->origin, e->origin, sizeof c->origin) &&
+           !memcmp(c->end, e->end, sizeof c->end) && !memcmp(c->rgb, e->rgb, 3);
+}
+
+/* Cut mark e on map b into c (its arrays just big enough); 0 when out of memory. */
+static int cut_mark(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag *frags,
+                    float (*pts)[3], float (*st)[2])
+{
+    memset(c, 0, sizeof *c);
+    c->t0 = e->t0;
+    memcpy(c->origin, e->origin, sizeof c->origin);
+    memcpy(c->end, e->end, sizeof c->end);
+    c->style = e->style;
+    memcpy(c->rgb, e->rgb, 3);
+    float radius, dir[3];
+    r_q3_mark_kind(e->style, &radius);
+    for (int j = 0; j < 3; j++)
+        dir[j] = e->end[j] - e->origin[j];
+    float orient = (float)(mark_seed(e) % 36000) / 100.0f;
+    int nf = r_q3_mark_fragments(b, e->origin, dir, orient, radius, frags, pts, st);
+    if (nf <= 0)
+        return 1;
+    int np = frags[nf - 1].first + frags[nf - 1].n;
+    c->frags = malloc((size_t)nf * sizeof *c->frags);
+    c->pts = malloc((size_t)np * sizeof *c->pts);
+    c->st = malloc((size_t)np * sizeof *c->st);
+    if (!c->frags || !c->pts || !c->st) {
+        cut_free(c);
+        return 0;
+    }
+    memcpy(c->frags, frags, (size_t)nf * sizeof *c->frags);
+    memcpy(c->pts, pts, (size_t)np * sizeof *c->pts);
+    memcpy(c->st, st, (size_t)np * sizeof *c->st);
+    c->nf = nf;
+    return 1;
+}
+
+const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state *cl, double t)
+{
+    r_marks **slot = r_cache_marks(cache);
+    if (!slot || !a || !a->world.bsp || !cl || cl->level.game != CL_GAME_Q3)
+        return NULL;
+    const cl_fxev *alive[CL_MARK_LOG];
+    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
+    if (!*slot && !na)
+        return NULL;
+    if (!*slot && !(*slot = calloc(1, sizeof **slot)))
+        return NULL;
+    r_marks *m = *slot;
+    if (m->serial != a->serial) { /* another map, or the same loaded again */
+        for (int i = 0; i < m->n; i++)
+            cut_free(&m->cut[i]);
+        m->n = 0;
+        m->serial = a->serial;
+    }
+    /* the marks cut before (their pieces kept), the others' dropped */
+    int idx[CL_MARK_LOG];
+    for (int i = 0; i < m->n; i++)
+        m->cut[i].live = 0;
+    for (int i = 0; i < na; i++) {
+        idx[i] = -1;
+        for (int k = 0; k < m->n && idx[i] < 0; k++)
+            if (!m->cut[k].live && same_mark(&m->cut[k], alive[i])) {
+                idx[i] = k;
+                m->cut[k].live = 1;
+            }
+    }
+    int remap[CL_MARK_LOG], kept = 0;
+    for (int k = 0; k < m->n; k++) {
+        if (!m->cut[k].live) {
+            cut_free(&m->cut[k]);
+            remap[k] = -1;
+            continue;
+        }
+        remap[k] = kept;
+        if (kept != k)
+            m->cut[kept] = m->cut[k];
+        kept++;
+    }
+    m->n = kept;
+    /* the new ones cut now */
+    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
+    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    for (int i = 0; i < na; i++) {
+        if (idx[i] >= 0) {
+            idx[i] = remap[idx[i]];
+            continue;
+        }
+        if (m->n >= CL_MARK_LOG || !cut_mark(a->world.bsp, alive[i], &m->cut[m->n], frags,
+                                              pts, st))
+            return NULL; /* no memory: each band cuts its own */
+        m->cut[m->n].live = 1;
+        idx[i] = m->n++;
+    }
+    m->num_frame = na;
+    memcpy(m->frame, idx, (size_t)na * sizeof idx[0]);
+    return m;
+}
+
+/* Mark c drawn at t (its pieces' corners, texture coordinates and their world triangles),
+ * up to *room pieces (the pieces the game would still hold; taken from *room). */
+static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, int *room)
+{
+    float radius;
+    int kind = r_q3_mark_kind(c->style, &radius);
+    uint8_t rgb[3], alpha;
+    r_q3_mark_look(kind, c->rgb, t - c->t0, rgb, &alpha);
+    uint32_t light;
+    int32_t mat = r_q3_mark_mat(v->assets, kind, rgb, alpha, &light);
+    int nf = c->nf < *room ? c->nf : *room;
+    *room -= nf;
+    if (mat < 0)
+        return;
+    const uint32_t corners[3] = {light, light, light};
+    for (int f = 0; f < nf; f++) {
+        const r_mark_frag *fr = &c->frags[f];
+        if (fr->face >= b->num_faces)
+            continue;
+        const mdl_face *face = &b->faces[fr->face];
+        const float(*pts)[3] = c->pts + fr->first;
+        const float(*st)[2] = c->st + fr->first;
+        float rel[3];
+        for (int j = 0; j < 3; j++)
+            rel[j] = v->org[j] - pts[0][j];
+        if (!(dot3(face->normal, rel) > 0))
+            continue; /* the wall seen from behind */
+        /* on the wall's own plane: brought a little towards the eye along each corner's
+         * line of sight (the shader's polygonOffset), which moves no corner on screen */
+        float p[MARK_KEPT][3];
+        for (int k = 0; k < fr->n && k < MARK_KEPT; k++)
+            for (int j = 0; j < 3; j++)
+                p[k][j] = v->org[j] + (pts[k][j] - v->org[j]) * 0.998f;
+        for (int k = 1; k + 1 < fr->n && k + 1 < MARK_KEPT; k++) {
+            const float tri[3][3] = {{p[0][0], p[0][1], p[0][2]},
+                                     {p[k][0], p[k][1], p[k][2]},
+                                     {p[k + 1][0], p[k + 1][1], p[k + 1][2]}};
+            const float tst[3][2] = {{st[0][0], st[0][1]},
+                                     {st[k][0], st[k][1]},
+                                     {st[k + 1][0], st[k + 1][1]}};
+            r_q3_model_tri(v, mat, tri, tst, corners);
+        }
+    }
+}
+
+void r_q3_marks(r_view *v, const cl_state *cl, double t)
+{
+    const r_assets *a = v->assets;
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED || !a ||
+        !a->world.bsp)
+        return;
+    int room = MARK_POLYS; /* newest first, until 256 pieces */
+    if (v->marks) {
+        for (int i = 0; i < v->marks->num_frame && room > 0; i++)
+            draw_mark(v, a->world.bsp, &v->marks->cut[v->marks->frame[i]], t, &room);
+        return;
+    }
+    const cl_fxev *alive[CL_MARK_LOG];
+    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
+    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
+    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    for (int i = 0; i < na && room > 0; i++) {
+        mark_cut c;
+        if (!cut_mark(a->world.bsp, alive[i], &c, frags, pts, st))
+            return;
+        draw_mark(v, a->world.bsp, &c, t, &room);
+        cut_free(&c);
+    }
+}

@@ -1,0 +1,377 @@
+/* test_q3mark.c: Quake III's wall marks (r_q3mark.c): which mark a weapon leaves and how it
+ * fades (numbers worked out by hand from cg_weapons.c CG_MissileHitWall and cg_marks.c
+ * CG_AddMarks), the pieces a mark is cut into on a real OpenArena map (checked against the
+ * geometry of the face it lies on), the decoder's marks against its impacts, the shader
+ * blends marks use, and a burn on a real frame. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../pak-loader/pak.h"
+#include "../../src/app/player.h"
+#include "../../src/app/world.h"
+#include "../../src/demo/demo.h"
+#include "../../src/render/r_local.h"
+#include "../../src/timeline/timeline.h"
+#include "../test.h"
+
+#define OA_DIR "/usr/share/games/openarena/baseoa"
+#define DEMO088 "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"
+
+TEST(q3mark_kind_and_size_by_weapon)
+{
+    /* cg_weapons.c CG_MissileHitWall: weapon -> mark shader, radius */
+    static const struct {
+        int weapon, kind;
+        float radius;
+    } want[] = {
+        {2, R_Q3MARK_BULLET, 8},  {3, R_Q3MARK_BULLET, 4},  {4, R_Q3MARK_BURN, 64},
+        {5, R_Q3MARK_BURN, 64},   {6, R_Q3MARK_HOLE, 12},   {7, R_Q3MARK_ENERGY, 24},
+        {8, R_Q3MARK_ENERGY, 16}, {9, R_Q3MARK_BURN, 32},   {0, R_Q3MARK_HOLE, 12},
+        {13, R_Q3MARK_BULLET, 8}, {12, R_Q3MARK_BURN, 64},  {11, R_Q3MARK_HOLE, 12},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        float r = -1;
+        int k = r_q3_mark_kind(want[i].weapon, &r);
+        CHECK_MSG(k == want[i].kind && r == want[i].radius, "weapon %d: kind %d radius %g",
+                  want[i].weapon, k, (double)r);
+    }
+}
+
+TEST(q3mark_fades_by_the_cgame_rules)
+{
+    static const uint8_t white[3] = {255, 255, 255}, blue[3] = {0, 0, 255},
+                         magenta[3] = {255, 0, 255};
+    uint8_t rgb[3], a;
+    /* a burn: as made until its last second, then its colour 255 * left / 1000 */
+    r_q3_mark_look(R_Q3MARK_BURN, white, 5.0, rgb, &a);
+    CHECK(rgb[0] == 255 && rgb[1] == 255 && rgb[2] == 255 && a == 255);
+    r_q3_mark_look(R_Q3MARK_BURN, white, 9.5, rgb, &a); /* 255 * 500 / 1000 = 127 */
+    CHECK_MSG(rgb[0] == 127 && rgb[2] == 127 && a == 255, "%d %d", rgb[0], a);
+    r_q3_mark_look(R_Q3MARK_BULLET, white, 9.9, rgb, &a); /* 255 * 100 / 1000 = 25 */
+    CHECK_MSG(rgb[1] == 25 && a == 255, "%d", rgb[1]);
+    /* an energy mark: 450 - 450 t / 3 s, shown once under 255 (from 1.3 s) */
+    r_q3_mark_look(R_Q3MARK_ENERGY, white, 1.0, rgb, &a); /* 300: still 255 */
+    CHECK(rgb[0] == 255 && a == 255);
+    r_q3_mark_look(R_Q3MARK_ENERGY, white, 2.0, rgb, &a); /* 150 */
+    CHECK_MSG(rgb[0] == 150 && rgb[1] == 150 && a == 255, "%d", rgb[0]);
+    r_q3_mark_look(R_Q3MARK_ENERGY, magenta, 2.0, rgb, &a); /* 150, 0, 150 */
+    CHECK(rgb[0] == 150 && rgb[1] == 0 && rgb[2] == 150);
+    r_q3_mark_look(R_Q3MARK_ENERGY, white, 5.0, rgb, &a); /* -300: 0 */
+    CHECK(rgb[0] == 0 && a == 255);
+    /* its last second fades its alpha instead (alphaFade): 255 * 250 / 1000 = 63 */
+    r_q3_mark_look(R_Q3MARK_ENERGY, white, 9.75, rgb, &a);
+    CHECK_MSG(rgb[0] == 0 && a == 63, "%d %d", rgb[0], a);
+    /* a red byte of 0 keeps its colour (CG_AddMarks tests modulate[0]) */
+    r_q3_mark_look(R_Q3MARK_ENERGY, blue, 5.0, rgb, &a);
+    CHECK(rgb[0] == 0 && rgb[1] == 0 && rgb[2] == 255);
+}
+
+TEST(q3mark_blendfuncs_made_filters)
+{
+    static const char text[] = "a { { map a.tga blendfunc gl_zero gl_one_minus_src_color } }\n"
+                               "b { { map b.tga blendFunc GL_DST_COLOR GL_SRC_COLOR } }\n"
+                               "c { { map c.tga blendfunc filter } }\n";
+    mdl_shader_set set = {0};
+    qd_error err;
+    CHECK(mdl_shader_parse(&set, text, sizeof text - 1, "t.shader", &err) == QD_OK);
+    const mdl_shader *a = mdl_shader_find(&set, "a"), *b = mdl_shader_find(&set, "b"),
+                     *c = mdl_shader_find(&set, "c");
+    CHECK(a && b && c);
+    if (a && b && c) {
+        CHECK(a->stage.blend == MDL_BLEND_FILTER && a->stage.blend_tex == MDL_BLENDTEX_INVERT &&
+              a->stage.blend_exact);
+        CHECK(b->stage.blend == MDL_BLEND_FILTER && b->stage.blend_tex == MDL_BLENDTEX_DOUBLE &&
+              !b->stage.blend_exact);
+        CHECK(c->stage.blend == MDL_BLEND_FILTER && c->stage.blend_tex == MDL_BLENDTEX_NONE);
+    }
+    mdl_shader_set_clear(&set);
+}
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The radius of the circle inside triangle p and its centre. */
+static float incircle(const float (*p)[3], float c[3])
+{
+    float l[3];
+    for (int i = 0; i < 3; i++) {
+        const float *a = p[(i + 1) % 3], *b = p[(i + 2) % 3]; /* the side opposite i */
+        float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+        l[i] = sqrtf(dot3(d, d));
+    }
+    float per = l[0] + l[1] + l[2];
+    if (!(per > 0))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        c[j] = (l[0] * p[0][j] + l[1] * p[1][j] + l[2] * p[2][j]) / per;
+    float e1[3], e2[3], n[3];
+    for (int j = 0; j < 3; j++) {
+        e1[j] = p[1][j] - p[0][j];
+        e2[j] = p[2][j] - p[0][j];
+    }
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    return sqrtf(dot3(n, n)) / per; /* area / half the perimeter */
+}
+
+/* The area of convex polygon p (n corners). */
+static double poly_area(const float (*p)[3], int n)
+{
+    double s[3] = {0, 0, 0};
+    for (int k = 1; k + 1 < n; k++) {
+        double e1[3], e2[3];
+        for (int j = 0; j < 3; j++) {
+            e1[j] = p[k][j] - p[0][j];
+            e2[j] = p[k + 1][j] - p[0][j];
+        }
+        s[0] += e1[1] * e2[2] - e1[2] * e2[1];
+        s[1] += e1[2] * e2[0] - e1[0] * e2[2];
+        s[2] += e1[0] * e2[1] - e1[1] * e2[0];
+    }
+    return 0.5 * sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+}
+
+/* A mark inside a big planar triangle of oa_dm3: its square whole on that triangle (area
+ * (2r)^2, every corner on the triangle's plane and inside the square's prism, texture
+ * coordinates 0..1 with the square's corners at 0 and 1), and at any orientation. */
+TEST(q3mark_square_whole_on_a_wall_of_oa_dm3)
+{
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    pak_fs *fs = pak_fs_open();
+    qd_error err = {0};
+    pak_fs_add_game_dir(fs, OA_DIR, &err);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (pak_read(fs, "maps/oa_dm3.bsp", &data, &len, &err) != QD_OK) {
+        pak_fs_close(fs);
+        SKIP("maps/oa_dm3.bsp not in the OpenArena data");
+    }
+    uint32_t pal[256];
+    mdl_palette_grey(pal);
+    mdl_bsp *b = NULL;
+    CHECK(mdl_bsp_load(data, len, "oa_dm3.bsp", pal, &b, &err) == QD_OK);
+    free(data);
+    pak_fs_close(fs);
+    if (!b)
+        return;
+    int tried = 0;
+    double worst = 0;
+    static r_mark_frag frags[R_MARK_FRAGMENTS];
+    static float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    /* the world's own triangles (a brush entity's are in no leaf: ioq3 marks none) */
+    uint32_t world_end = b->num_models ? b->models[0].first_face + b->models[0].num_faces : 0;
+    for (uint32_t fi = 0; fi < world_end && tried < 40; fi++) {
+        const mdl_face *face = &b->faces[fi];
+        if (face->q3_type != MDL_Q3_PLANAR || face->flags & (MDL_SURF_NODRAW | MDL_SURF_SKY) ||
+            (face->texture >= 0 && b->textures[face->texture].nomarks))
+            continue;
+        float c[3];
+        float in = incircle((const float(*)[3])(b->verts + face->first_vert), c);
+        const float r = 8; /* the square's half-diagonal 11.3, with room for the epsilon */
+        if (!(in > r * 1.4143f + 2))
+            continue;
+        /* where a shot can hit it: in front of it an open leaf that lists it (a planar
+         * surface's triangles may run on behind the walls) */
+        float front[3] = {c[0] + 2 * face->normal[0], c[1] + 2 * face->normal[1],
+                          c[2] + 2 * face->normal[2]};
+        const mdl_leaf *lf = &b->leaves[mdl_bsp_point_leaf(b, 0, front)];
+        int lists = 0;
+        for (uint32_t m = 0; m < lf->num_marks && lf->cluster >= 0; m++)
+            lists |= b->marks[lf->first_mark + m] == fi;
+        if (!lists)
+            continue;
+        tried++;
+        float orient = (float)(fi % 360);
+        int nf = r_q3_mark_fragments(b, c, face->normal, orient, r, frags, pts, st);
+        double area = 0;
+        int on = 0;
+        for (int k = 0; k < nf; k++) {
+            if (frags[k].face != fi)
+                continue;
+            on++;
+            const float(*p)[3] = (const float(*)[3])pts[frags[k].first];
+            area += poly_area(p, frags[k].n);
+            for (int i = 0; i < frags[k].n; i++) {
+                float d[3] = {p[i][0] - c[0], p[i][1] - c[1], p[i][2] - c[2]};
+                CHECK_MSG(fabsf(dot3(d, face->normal)) < 0.01f, "face %u: off its plane", fi);
+                /* tr_marks.c keeps a corner within 0.5 of a plane as it is (its epsilon):
+                 * within half a unit of the square, st within 0.5 / (2 r) of 0..1 */
+                CHECK_MSG(sqrtf(dot3(d, d)) <= (r + 0.5f) * 1.4143f + 0.01f, "face %u: outside",
+                          fi);
+                const float *s = st[frags[k].first + i];
+                const float e = 0.5f / (2 * r) + 0.001f;
+                CHECK_MSG(s[0] > -e && s[0] < 1 + e && s[1] > -e && s[1] < 1 + e,
+                          "face %u: st %g %g", fi, (double)s[0], (double)s[1]);
+            }
+        }
+        CHECK_MSG(on == 1, "face %u: %d pieces on it", fi, on);
+        /* the square's area, give or take its perimeter times that epsilon */
+        CHECK_MSG(fabs(area - 4 * r * r) <= 8 * r * 0.5, "face %u: area %.3f, not %.0f", fi,
+                  area, (double)(4 * r * r));
+        worst = fabs(area - 4 * r * r) > worst ? fabs(area - 4 * r * r) : worst;
+    }
+    CHECK_MSG(tried >= 10, "only %d big planar triangles in oa_dm3", tried);
+    printf("    %d marks, the worst area %.3f off %.0f\n", tried, worst, 4.0 * 8 * 8);
+    /* a mark facing away from every surface near it (the normal turned over) takes none */
+    for (uint32_t fi = 0; fi < world_end; fi++) {
+        const mdl_face *face = &b->faces[fi];
+        float c[3];
+        if (face->q3_type != MDL_Q3_PLANAR || face->flags & MDL_SURF_NODRAW ||
+            !(incircle((const float(*)[3])(b->verts + face->first_vert), c) > 20))
+            continue;
+        float front[3] = {c[0] + 2 * face->normal[0], c[1] + 2 * face->normal[1],
+                          c[2] + 2 * face->normal[2]};
+        if (b->leaves[mdl_bsp_point_leaf(b, 0, front)].cluster < 0)
+            continue;
+        float back[3] = {-face->normal[0], -face->normal[1], -face->normal[2]};
+        int nf = r_q3_mark_fragments(b, c, back, 0, 8, frags, pts, st);
+        int on = 0;
+        for (int k = 0; k < nf; k++)
+            on += frags[k].face == fi;
+        CHECK_MSG(on == 0, "face %u takes a mark from behind", fi);
+        break;
+    }
+    mdl_bsp_free(b);
+}
+
+/* Every mark the decoder logs is an impact's (the same time, place and normal), and every
+ * machine-gun bullet's and rail's impact leaves one (those come only from misses: a wall,
+ * and the rail's end); rail marks carry the shooter's colour as the ring does. */
+TEST(q3mark_decoder_marks_follow_impacts)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, DEMO088))
+        SKIP("no " DEMO088);
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK(d);
+    if (!d)
+        return;
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    uint32_t fx_seen = 0, marks_seen = 0;
+    int marks = 0, rails = 0, bullets = 0, unmatched = 0, missing = 0;
+    int done = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+        const cl_fxlog *log = &cl->fxlog;
+        CHECK(log->fx_count - fx_seen <= CL_FX_LOG && log->mark_count - marks_seen <= CL_MARK_LOG);
+        /* this step's impacts, and its marks: each mark an impact's */
+        for (; marks_seen < log->mark_count; marks_seen++) {
+            const cl_fxev *m = &log->marks[marks_seen % CL_MARK_LOG];
+            marks++;
+            int found = 0;
+            for (uint32_t i = fx_seen; i < log->fx_count && !found; i++) {
+                const cl_fxev *e = &log->fx[i % CL_FX_LOG];
+                found = e->kind == CL_FXK_EXPLOSION && e->t0 == m->t0 &&
+                        !memcmp(e->origin, m->origin, sizeof e->origin) &&
+                        !memcmp(e->end, m->end, sizeof e->end) && e->style == m->style &&
+                        (m->style != 7 || !memcmp(e->rgb, m->rgb, 3));
+            }
+            unmatched += !found;
+            float n[3] = {m->end[0] - m->origin[0], m->end[1] - m->origin[1],
+                          m->end[2] - m->origin[2]};
+            CHECK(fabsf(dot3(n, n) - 1) < 0.01f && m->life == (float)CL_MARK_WINDOW);
+        }
+        for (; fx_seen < log->fx_count; fx_seen++) {
+            const cl_fxev *e = &log->fx[fx_seen % CL_FX_LOG];
+            if (e->kind != CL_FXK_EXPLOSION || (e->style != 2 && e->style != 7))
+                continue;
+            float n[3] = {e->end[0] - e->origin[0], e->end[1] - e->origin[1],
+                          e->end[2] - e->origin[2]};
+            if (!(dot3(n, n) > 0.5f))
+                continue; /* no normal: no mark */
+            rails += e->style == 7;
+            bullets += e->style == 2;
+            int found = 0;
+            for (uint32_t i = marks_seen > 64 ? marks_seen - 64 : 0; i < marks_seen; i++) {
+                const cl_fxev *m = &log->marks[i % CL_MARK_LOG];
+                found |= m->t0 == e->t0 && !memcmp(m->origin, e->origin, sizeof m->origin);
+            }
+            missing += !found;
+        }
+    }
+    CHECK_MSG(unmatched == 0, "%d of %d marks match no impact", unmatched, marks);
+    CHECK_MSG(missing == 0, "%d bullet and rail impacts left no mark", missing);
+    CHECK_MSG(rails > 10 && bullets > 10 && marks > rails + bullets,
+              "marks %d, rails %d, bullets %d", marks, rails, bullets);
+    free(cl);
+    demo_close(d);
+}
+
+/* A frame of demo088 at 72.7 s looking down at the floor where two rockets burst at 71.1 and
+ * 71.9 s: their burns (a filter by the inverted image: GL_ZERO GL_ONE_MINUS_SRC_COLOR) darken
+ * the floor there and brighten nothing; without the marks the frame is the world alone. */
+TEST(q3mark_rocket_burns_darken_the_floor)
+{
+    char path[1024];
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    if (!test_realfile(path, sizeof path, DEMO088))
+        SKIP("no " DEMO088);
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    if (!tl)
+        return;
+    const double t = 72.7;
+    const cl_state *at = tl_state_at(tl, t, &err);
+    CHECK(at);
+    cl_state *none = malloc(sizeof *none);
+    CHECK(none);
+    if (!at || !none) {
+        free(none);
+        tl_close(tl);
+        return;
+    }
+    memcpy(none, at, sizeof *none);
+    none->fxlog.mark_count = 0;
+    const cl_fxev *alive[CL_MARK_LOG];
+    int burns = 0, n = cl_marks_at(at, t, alive, CL_MARK_LOG);
+    for (int i = 0; i < n; i++)
+        burns += alive[i]->style == 5; /* rockets */
+    CHECK_MSG(burns >= 2, "%d rocket marks alive at %.1f s", burns, t);
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = OA_DIR;
+    app_world w;
+    memset(&w, 0, sizeof w);
+    app_world_update(&w, &o, at);
+    enum { FW = 320, FH = 180 };
+    rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
+    /* 131 units over the floor at z 369, looking down 55 degrees along +x at the burst of
+     * 71.1 s (39, -908, 369) */
+    r_camera cam = {{-60, -908, 500}, {55, 0, 0}, 90};
+    r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+    r_render(w.assets, at, t, &cam, &opt, with);
+    r_render(w.assets, none, t, &cam, &opt, without);
+    int darker = 0, brighter = 0;
+    for (int i = 0; i < FW * FH; i++) {
+        uint32_t a = with->color[i], b = without->color[i];
+        int dk = 0, br = 0;
+        for (int s = 0; s < 24; s += 8) {
+            int ca = (int)(a >> s & 255), cb = (int)(b >> s & 255);
+            dk |= ca < cb;
+            br |= ca > cb;
+        }
+        darker += dk && !br;
+        brighter += br;
+    }
+    CHECK_MSG(darker > FW * FH / 50 && brighter == 0, "darker %d, brighter %d of %d", darker,
+              brighter, FW * FH);
+    rast_fb_free(with);
+    rast_fb_free(without);
+    app_world_free(&w);
+    free(none);
+    tl_close(tl);
+}
