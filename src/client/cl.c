@@ -369,15 +369,6 @@ void cl_traj_eval(const cl_traj *tr, double t, float out[3])
     }
 }
 
-void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound)
-{
-    if (num < 0 || num >= CL_MAX_ENTITIES || cl->entities[num].loop_sound == sound)
-        return;
-    if (num >= cl->entity_hw)
-        cl->entity_hw = num + 1;
-    cl->entities[num].loop_sound = sound;
-}
-
 void cl_entity_remove(cl_state *cl, int num)
 {
     if (num < 0 || num >= cl->num_entities)

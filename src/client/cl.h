@@ -621,8 +621,16 @@ int cl_entity_update_traj(cl_state *cl, int num, const cl_entstate *s, const cl_
 void cl_traj_eval(const cl_traj *tr, double t, float out[3]);
 /* Remove an entity now. */
 void cl_entity_remove(cl_state *cl, int num);
-/* Entity num's looping sound (0: none), kept until changed. */
-void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound);
+/* Entity num's looping sound (0: none), kept until changed. Inline: a decoder sets it for
+ * every entity it sends, and it seldom changes. */
+static inline void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound)
+{
+    if (num < 0 || num >= CL_MAX_ENTITIES || cl->entities[num].loop_sound == sound)
+        return;
+    if (num >= cl->entity_hw)
+        cl->entity_hw = num + 1;
+    cl->entities[num].loop_sound = sound;
+}
 /* Close the frame. drop_missing CL_DROP_MISSING: entities not updated in this frame vanish
  * (packet-entity formats list every visible entity in every frame), but for bodies
  * (CL_EF_PLAYER), which QuakeWorld sends apart from its entity lists;

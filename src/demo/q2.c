@@ -357,6 +357,11 @@ void q2_read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits, unsigned es)
  * *what naming it, else -1. */
 static int ent_over_limits(const q2_ent *e, const char **what)
 {
+    /* (the model limit a power of two: every index under it when their or is) */
+    _Static_assert((Q2_MAX_MODELS_EXT & (Q2_MAX_MODELS_EXT - 1)) == 0, "a power of two");
+    if ((e->model[0] | e->model[1] | e->model[2] | e->model[3]) < Q2_MAX_MODELS_EXT &&
+        e->sound < Q2_MAX_SOUNDS_EXT)
+        return -1;
     for (int i = 0; i < 4; i++)
         if (e->model[i] >= Q2_MAX_MODELS_EXT) {
             *what = "model index";
@@ -1714,7 +1719,6 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
 {
     q2_state *s = c->s;
     rd_t *r = &c->r;
-    const char *what = svc_name(cmd);
     int server = s->isdemo == Q2_RECORD_SERVER;
     dd_store v = STORE(s);
     int changed = 0, removed = 0, prev = 0;
@@ -1727,15 +1731,15 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
         uint64_t bits;
         int num = read_ent_bits(r, &bits, s->es);
         if (r->err)
-            return truncated(c, what);
+            return truncated(c, svc_name(cmd));
         if (num >= s->max_edicts)
-            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d over %d", what, num,
+            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d over %d", svc_name(cmd), num,
                         s->max_edicts - 1);
         if (num == 0)
             break;
         if (num <= prev)
             return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d after %d, out of order",
-                        what, num, prev);
+                        svc_name(cmd), num, prev);
         prev = num;
         dd_merge_carry(m, num); /* unchanged since the delta frame */
         if (bits & Q2_U_REMOVE) {
@@ -1763,16 +1767,16 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
         if (to->event && nevented < Q2_MAX_EDICTS)
             evented[nevented++] = (uint16_t)num;
         if (r->err)
-            return truncated(c, what);
+            return truncated(c, svc_name(cmd));
         const char *field;
         int over = ent_over_limits(to, &field);
         if (over >= 0)
-            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d: %s %d", what, num, field,
+            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d: %s %d", svc_name(cmd), num, field,
                         over);
     }
     const dd_frame *nf = dd_merge_end(m, s->cur_valid);
     if (!nf) /* an extended demo's frame past the store's 1024 (Q2PRO sends at most 512) */
-        return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities in a frame", what,
+        return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities in a frame", svc_name(cmd),
                     Q2_MAX_EDICTS);
     int slot = s->serverframe & Q2_UPDATE_MASK;
     s->ps_ring[slot] = s->ps;
@@ -1789,7 +1793,7 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
         dd_shown(v, NULL);
     }
     unsigned n = nf->count;
-    TRACE(c, what, "entities=%u changed=%d removed=%d", (unsigned)n, changed, removed);
+    TRACE(c, svc_name(cmd), "entities=%u changed=%d removed=%d", (unsigned)n, changed, removed);
     return QD_OK;
 }
 
