@@ -277,11 +277,18 @@ static void fill_stats(ctx *c, int slot);
 
 /* .mvd: keep following the same player while it plays; else the first who does (whose
  * stats become the view's). */
-static int pick_view_player(ctx *c)
+static int pick_new_view_player(ctx *c);
+static inline int pick_view_player(ctx *c)
 {
     qw_state *s = c->s;
     if (s->view_player >= 0 && player_active(c->cl, s->view_player))
         return s->view_player;
+    return pick_new_view_player(c);
+}
+
+static int pick_new_view_player(ctx *c)
+{
+    qw_state *s = c->s;
     s->view_player = -1;
     for (int i = 0; i < QW_MAX_CLIENTS; i++)
         if (player_active(c->cl, i)) {
@@ -2762,9 +2769,11 @@ static qd_err parse_message(ctx *c, int cmd)
 static qd_err parse_messages(ctx *c)
 {
     c->s->ended = 0; /* only a disconnect as the last message ends the recording */
-    while (rd_left(&c->r) > 0) {
+    /* (the reader is fresh and every message that leaves it in error ends the loop: at its
+     * top a byte is left and no error set, so the command byte is read without a check) */
+    while (c->r.pos < c->r.len) {
         c->msg_ofs = c->base + c->r.pos;
-        int cmd = rd_u8(&c->r);
+        int cmd = c->r.p[c->r.pos++];
         c->seat = 0;
         if (cmd == QW_SVC_FTE_CHOOSESPLITCLIENT && c->s->protocol &&
             (c->s->fte_ext & QW_PEXT_SPLITSCREEN)) {
