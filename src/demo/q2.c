@@ -1558,12 +1558,12 @@ void q2_read_blend(rd_t *r, uint8_t blend[4], int ext2) { read_blend(r, blend, e
 /* The values statbits announces (stats 32..63 read past: the client keeps 32). */
 static inline void read_stat_values(rd_t *r, int16_t stats[Q2_MAX_STATS], uint64_t statbits)
 {
-    for (int i = 0; i < 64 && (statbits >> i); i++)
-        if (statbits >> i & 1) {
-            int16_t v = rd_s16(r);
-            if (i < Q2_MAX_STATS)
-                stats[i] = v;
-        }
+    for (; statbits; statbits &= statbits - 1) { /* the set bits, lowest first */
+        int i = __builtin_ctzll(statbits);
+        int16_t v = rd_s16(r);
+        if (i < Q2_MAX_STATS)
+            stats[i] = v;
+    }
 }
 
 static inline uint64_t read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2)
