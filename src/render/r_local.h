@@ -524,11 +524,15 @@ typedef struct r_particle {
 /* The particles of effect e alive at age (up to cap into out; the effect's own, the same
  * every time); 0 for an effect that makes none. */
 int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap);
-/* The smoke trail of entity num at t (R_RocketTrail type 0, a rocket's, laid along its
- * straight flight since it appeared; type 1, a grenade's, along its falling path, none
- * where that path is in b's solid, b NULL: no test); up to cap into out. */
+/* The trail of entity num at t (R_RocketTrail of the type r_trail_type gives: 0 a rocket's,
+ * 3, 5, 6 the monsters' missiles', laid along its straight flight since it appeared; 1 a
+ * grenade's smoke, 2 and 4 a gib's blood, along its falling path, none where that path is
+ * in b's solid, b NULL: no test); up to cap into out. */
 int r_trail_particles(const cl_state *cl, const mdl_bsp *b, int num, int type, double t,
                       r_particle *out, int cap);
+/* The R_RocketTrail type of a Quake alias model of header flags (EF_GIB 4, EF_ZOMGIB 32,
+ * EF_TRACER 16, EF_TRACER2 64, EF_ROCKET 1, EF_GRENADE 2, EF_TRACER3 128), or -1: none. */
+int r_trail_type(uint32_t flags);
 /* Quake II's rail trail effect e at age: its spiral and core particles (cl_fx.c
  * CL_RailTrail), up to cap into out. */
 int r_q2_rail_particles(const cl_fxev *e, float age, r_particle *out, int cap);

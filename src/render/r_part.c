@@ -260,37 +260,67 @@ static int flight_of(const cl_state *cl, int num, double t, cl_entstate *s, floa
     return *speed >= 1 && *speed <= 4000;
 }
 
+int r_trail_type(uint32_t flags)
+{
+    /* cl_main.c CL_RelinkEntities, in its order: EF_GIB, EF_ZOMGIB, EF_TRACER, EF_TRACER2,
+     * EF_ROCKET, EF_GRENADE, EF_TRACER3 */
+    static const struct {
+        uint32_t flag;
+        int type;
+    } order[] = {{4, 2}, {32, 4}, {16, 3}, {64, 5}, {1, 0}, {2, 1}, {128, 6}};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (flags & order[i].flag)
+            return order[i].type;
+    return -1;
+}
+
 int r_trail_particles(const cl_state *cl, const mdl_bsp *b, int num, int type, double t,
                       r_particle *out, int cap)
 {
     cl_entstate s;
     float vel[3], speed;
     double start;
-    if (!flight_of(cl, num, t, &s, vel, &speed, &start))
+    if (type < 0 || type > 6 || !flight_of(cl, num, t, &s, vel, &speed, &start))
         return 0;
-    /* R_RocketTrail type 0: a particle every 3 units of its path (each laid when it passed
-     * there, at its start plus 3 k / speed), ramp3 from rand() & 3 at 5 a second until 6
-     * (pt_fire, rising at sv_gravity x 0.05), within 3 units of the path. Type 1 (a grenade's
-     * smoke): ramp3 from (rand() & 3) + 2, on a path that falls at sv_gravity 800 (its place
-     * age seconds back: origin - vel age - 400 age^2 up); it bounces, and the path before a
-     * bounce is not known, so a particle whose place is in the map's solid (the bent path
-     * carried on through the floor or wall) is left out: the smoke before a bounce is not
-     * drawn, never drawn wrong. */
-    const int grenade = type == 1;
+    /* R_RocketTrail (WinQuake r_part.c; facts only): a particle every 3 units of the path
+     * (each laid when the entity passed there, at its start plus 3 k / speed; type 4 every
+     * 6), by type:
+     * 0 (a rocket's): ramp3 from rand() & 3 at 5 a second until 6 (pt_fire, rising at
+     *   sv_gravity x 0.05), within 3 units of the path;
+     * 1 (a grenade's smoke): the same from (rand() & 3) + 2;
+     * 2 (a gib's blood) and 4 (a zombie's gib's, slight): colour 67 + (rand() & 3) for 2 s,
+     *   falling (pt_grav), within 3 units;
+     * 3 and 5 (a wizard's and a death knight's spikes): colour 52 or 230, 8 more for four
+     *   steps in eight (tracercount & 4, here the step's number), for 0.5 s on the path,
+     *   drifting 30 a second to its left and right by turns (tracercount & 1);
+     * 6 (a vore's ball): colour 9 x 16 + 8 + (rand() & 3) for 0.3 s, within 8 units.
+     * A tossed thing's path (1, 2, 4) falls at sv_gravity 800 (its place age seconds back:
+     * origin - vel age - 400 age^2 up); it bounces, and the path before a bounce is not
+     * known, so a particle whose place is in the map's solid (the bent path carried on
+     * through the floor or wall) is left out: missing before a bounce, never drawn wrong. */
+    const int falls = type == 1 || type == 2 || type == 4, fire = type <= 1;
+    const double step = type == 4 ? 6 : 3;
+    const double life = type == 2 || type == 4 ? 2.0 : type == 3 || type == 5 ? 0.5
+                        : type == 6                ? 0.3
+                                                   : 1.2; /* (ramp3's end: none lives longer) */
     uint32_t seed = (uint32_t)num * 2654435761u ^ (uint32_t)(int64_t)(start * 1000.0);
-    double first = t - 1.2 > start ? t - 1.2 : start; /* (none lives longer) */
-    int64_t k0 = (int64_t)ceil((first - start) * speed / 3), k1 = (int64_t)floor((t - start) * speed / 3);
+    double first = t - life > start ? t - life : start;
+    int64_t k0 = (int64_t)ceil((first - start) * speed / step),
+            k1 = (int64_t)floor((t - start) * speed / step);
     int n = 0;
     for (int64_t k = k1; k >= k0 && k1 - k < 1024 && n < cap; k--) {
-        double at = start + (double)k * 3 / speed, age = t - at;
+        double at = start + (double)k * step / speed, age = t - at;
+        if (age < 0 || age >= life)
+            continue;
         part_gen g = {seed ^ (uint32_t)k * 40503u};
-        float ramp = (float)(next(&g) & 3) + (grenade ? 2 : 0) + 5 * (float)age;
-        if (ramp >= 6 || age < 0)
+        uint32_t r = next(&g);
+        float ramp = (float)(r & 3) + (type == 1 ? 2 : 0) + 5 * (float)age;
+        if (fire && ramp >= 6)
             continue;
         float at_[3];
         for (int j = 0; j < 3; j++)
             at_[j] = s.origin[j] - vel[j] * (float)age;
-        if (grenade) {
+        if (falls) {
             at_[2] -= 400 * (float)(age * age);
             if (b && b->num_models > 0) {
                 uint32_t li = mdl_bsp_point_leaf(b, b->models[0].headnode, at_);
@@ -299,10 +329,23 @@ int r_trail_particles(const cl_state *cl, const mdl_bsp *b, int num, int type, d
             }
         }
         r_particle *p = &out[n++];
-        p->color = ramp3[(int)ramp];
+        if (type == 3 || type == 5) {
+            p->color = (uint8_t)((type == 3 ? 52 : 230) + ((k & 4) << 1));
+            float side = k & 1 ? 30 : -30;
+            p->org[0] = at_[0] + side * vel[1] / speed * (float)age;
+            p->org[1] = at_[1] - side * vel[0] / speed * (float)age;
+            p->org[2] = at_[2];
+            continue;
+        }
+        int spread = type == 6 ? 16 : 6;
+        p->color = fire ? ramp3[(int)ramp] : type == 6 ? (uint8_t)(9 * 16 + 8 + (r & 3))
+                                                       : (uint8_t)(67 + (r & 3));
         for (int j = 0; j < 3; j++)
-            p->org[j] = at_[j] + (float)((int)(next(&g) % 6) - 3);
-        p->org[2] += GRAVITY / 2 * (float)(age * age);
+            p->org[j] = at_[j] + (float)((int)(next(&g) % (uint32_t)spread) - spread / 2);
+        if (fire)
+            p->org[2] += GRAVITY / 2 * (float)(age * age);
+        else if (type != 6)
+            p->org[2] -= GRAVITY / 2 * (float)(age * age);
     }
     return n;
 }
@@ -501,11 +544,13 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
         } else {
             const cl_entity *e = &cl->entities[i];
             uint16_t m = e->cur.model;
-            if (!e->active || m >= a->num_models || a->models[m].kind != R_KIND_ALIAS ||
-                !a->models[m].alias || !(a->models[m].alias->flags & 3)) /* EF_ROCKET, EF_GRENADE */
+            int type = e->active && m < a->num_models && a->models[m].kind == R_KIND_ALIAS &&
+                               a->models[m].alias
+                           ? r_trail_type(a->models[m].alias->flags)
+                           : -1;
+            if (type < 0)
                 continue;
-            n = r_trail_particles(cl, a->world.bsp, i, a->models[m].alias->flags & 1 ? 0 : 1, t,
-                                  ps, 1024);
+            n = r_trail_particles(cl, a->world.bsp, i, type, t, ps, 1024);
         }
         for (int k = 0; k < n; k++) {
             /* gl_rmisc / r_part.c R_DrawParticles: a particle grows with its distance

@@ -819,6 +819,55 @@ TEST(render_quake_rocket_trail)
     free(cl);
 }
 
+/* R_RocketTrail's other trails (r_part.c r_trail_particles), by the model flags
+ * cl_main.c CL_RelinkEntities tests in order. A gib (EF_GIB: type 2) seen at 0, 0, 0 at
+ * 1.0 s and at 60, 0, 20 at 1.1 s (speed 632.5) bleeds a particle every 3 units, 22 at
+ * 1.1 s (k = 0 .. 21, all younger than their 2 s), colour 67 + 0..3, within 3 units of its
+ * falling path (as the grenade's above) and falling 20 age^2 themselves. A wizard's spike
+ * (EF_TRACER: type 3) from 0 to 100 along x at 1000 a second: 34 particles (0.5 s life,
+ * none gone), exactly on the path but drifting 30 a second to the right (odd steps: y
+ * -30 age) or left, colour 52, or 60 where the step's bit 4 is set. */
+TEST(render_quake_gib_and_spike_trails)
+{
+    CHECK_EQ(r_trail_type(4), 2);
+    CHECK_EQ(r_trail_type(32), 4);
+    CHECK_EQ(r_trail_type(16), 3);
+    CHECK_EQ(r_trail_type(64), 5);
+    CHECK_EQ(r_trail_type(1), 0);
+    CHECK_EQ(r_trail_type(2), 1);
+    CHECK_EQ(r_trail_type(128 | 8), 6);
+    CHECK_EQ(r_trail_type(8), -1);
+    CHECK_EQ(r_trail_type(4 | 1), 2); /* EF_GIB before EF_ROCKET */
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    seen_twice(cl, (const float[3]){0, 0, 0}, (const float[3]){60, 0, 20});
+    static r_particle p[1024];
+    int n = r_trail_particles(cl, NULL, 5, 2, 1.1, p, 1024), off = 0, colour = 0;
+    CHECK_EQ(n, 22);
+    for (int i = 0; i < n; i++) {
+        float a = (60 - p[i].org[0]) / 600;
+        float z = 20 - 200 * a - 400 * a * a - 20 * a * a;
+        off += fabsf(p[i].org[2] - z) > 3 + 4.3f || fabsf(p[i].org[1]) > 3;
+        colour += p[i].color < 67 || p[i].color > 70;
+    }
+    CHECK_EQ(off, 0);
+    CHECK_EQ(colour, 0);
+    seen_twice(cl, (const float[3]){0, 0, 0}, (const float[3]){100, 0, 0});
+    n = r_trail_particles(cl, NULL, 5, 3, 1.1, p, 1024);
+    CHECK_EQ(n, 34);
+    off = colour = 0;
+    for (int i = 0; i < n; i++) {
+        int k = (int)lroundf(p[i].org[0] / 3); /* laid at x 3 k */
+        float age = (100 - 3.0f * (float)k) / 1000;
+        colour += p[i].color != (k & 4 ? 60 : 52);
+        off += fabsf(p[i].org[0] - 3.0f * (float)k) > 1e-3f || fabsf(p[i].org[2]) > 1e-3f ||
+               fabsf(p[i].org[1] - (k & 1 ? -30 : 30) * age) > 1e-3f;
+    }
+    CHECK_EQ(colour, 0);
+    CHECK_EQ(off, 0);
+    free(cl);
+}
+
 /* view.c's screen tints (V_CalcBlend over the cshifts, by hand): a hit's 60 percent of red
  * (255, 0, 0) fades 150 a second (0.2353 alpha at once, 30 percent 0.2 s on, none at 0.4);
  * the bonus flash is 50 percent of gold (215, 186, 69) fading 100 a second; the quad 30
