@@ -331,6 +331,10 @@ typedef enum cl_fx_kind {
     CL_FXK_BLOOD, CL_FXK_SPLASH, CL_FXK_DLIGHT,
     CL_FXK_PARTICLES, /* Quake's svc_particle: style its colour, entity its count, end its
                        * direction */
+    CL_FXK_SHOTGUN,   /* Quake III's shotgun blast (in the marks' log): origin the muzzle,
+                       * end origin plus the unit forward, style the pattern's seed, entity
+                       * the pellets (bit i: pellet i) that meet a body, radius how far the
+                       * nearest such body is (r_q3mark.c traces the rest through the map) */
     CL_FXK_KINDS
 } cl_fx_kind;
 
@@ -384,7 +388,8 @@ typedef struct cl_static_sound { /* 16 bytes */
  * timeline restores a keyframe older than t - CL_LOG_WINDOW and decodes forward, so the
  * effects alive at t are the same either way; read them by time (cl_fx_at, cl_marks_at),
  * never by ring position. A mark is a cl_fxev: origin the impact, end origin plus the unit
- * normal of the surface hit, style the weapon, rgb its colour (a rail's: its shooter's). */
+ * normal of the surface hit, style the weapon, rgb its colour (a rail's: its shooter's); or
+ * a CL_FXK_SHOTGUN blast, whose pellets' marks the renderer finds. */
 typedef struct cl_fxlog {
     uint32_t fx_count, sound_count, mark_count, pad; /* added so far (since the last clear) */
     cl_fxev fx[CL_FX_LOG];

@@ -1,4 +1,7 @@
 /* dirs.c: the 162 directions id's games send as one byte (anorms.h; Quake III's bytedirs). */
+#include <math.h>
+#include <stdint.h>
+
 #include "dirs.h"
 
 /* The table as the engines' headers print it: the normals of Quake's MDL and Quake II's MD2
@@ -98,5 +101,52 @@ int qd_byte_to_dir(int b, float dir[3])
     }
     for (int k = 0; k < 3; k++)
         dir[k] = qd_bytedirs[b][k];
+    return 1;
+}
+
+int qd_perpendicular(const float n[3], float out[3])
+{
+    if (!isfinite(n[0]) || !isfinite(n[1]) || !isfinite(n[2]) ||
+        !(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.5f))
+        return 0;
+    int least = 0;
+    for (int j = 1; j < 3; j++)
+        if (fabsf(n[j]) < fabsf(n[least]))
+            least = j;
+    float p[3] = {0, 0, 0};
+    p[least] = 1;
+    float d = n[least];
+    for (int j = 0; j < 3; j++)
+        p[j] -= d * n[j];
+    float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (!(len > 1e-6f))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        out[j] = p[j] / len;
+    return 1;
+}
+
+/* q_math.c Q_crandom: -1..1 from the next of the seed's numbers */
+static float crandom(uint32_t *seed)
+{
+    *seed = 69069u * *seed + 1u;
+    return 2.0f * ((float)(*seed & 0xffffu) / 65536.0f - 0.5f);
+}
+
+int qd_q3_pellet_ends(const float origin[3], const float forward[3], int seed,
+                      float ends[QD_Q3_PELLETS][3])
+{
+    float right[3], up[3];
+    if (!qd_perpendicular(forward, right))
+        return 0;
+    up[0] = forward[1] * right[2] - forward[2] * right[1];
+    up[1] = forward[2] * right[0] - forward[0] * right[2];
+    up[2] = forward[0] * right[1] - forward[1] * right[0];
+    uint32_t s = (uint32_t)seed;
+    for (int i = 0; i < QD_Q3_PELLETS; i++) {
+        float r = crandom(&s) * 700 * 16, u = crandom(&s) * 700 * 16;
+        for (int j = 0; j < 3; j++)
+            ends[i][j] = origin[j] + QD_Q3_PELLET_RANGE * forward[j] + r * right[j] + u * up[j];
+    }
     return 1;
 }

@@ -145,6 +145,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_WP_LIGHTNING 6       /* weapon_t WP_LIGHTNING */
 #define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
 #define Q3_EV_BULLET_HIT_WALL_68 49  /* EV_BULLET_HIT_WALL (66..71) */
+#define Q3_EV_SHOTGUN_68 54          /* EV_SHOTGUN (66..71) */
 #define Q3_WP_MACHINEGUN 2
 #define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
 #define Q3_EF_PLAYER_EVENT 0x10 /* eFlags of an event entity: otherEntityNum's (66..71) */
@@ -1317,6 +1318,73 @@ static void impact_mark(cl_state *cl, const cl_fxev *boom, const uint8_t rgb[3])
     cl_mark_add(cl, &m);
 }
 
+/* cg_weapons.c CG_ShotgunFire (EV_SHOTGUN, 54 in 66..71): CG_ShotgunPattern's pellets from
+ * pos.trBase along origin2 (g_weapon.c: the shooter's forward x 4096, snapped) with the
+ * seed eventParm (g_weapon.c: rand() & 255), logged with the marks: the renderer traces them
+ * through the map (r_q3mark.c). CG_ShotgunPellet's trace stops at a body too (MASK_SHOT:
+ * CONTENTS_BODY, CONTENTS_CORPSE): the map is not here, the bodies are, so here each pellet
+ * is tried against every other player's box as the client last drew it (bg_pmove.c's
+ * standing box, -15 -15 -24 to 15 15 32), and the blast notes which meet one and how far
+ * the nearest is. */
+static void shotgun_blast(ctx *c, const q3_ent *e, const float org[3])
+{
+    float fwd[3] = {q3_f(e->f[Q3_ES_ORIGIN2_0]), q3_f(e->f[Q3_ES_ORIGIN2_1]),
+                    q3_f(e->f[Q3_ES_ORIGIN2_2])};
+    float len = sqrtf(fwd[0] * fwd[0] + fwd[1] * fwd[1] + fwd[2] * fwd[2]), ends[QD_Q3_PELLETS][3];
+    if (!(len > 1e-3f) || !isfinite(len))
+        return;
+    for (int j = 0; j < 3; j++)
+        fwd[j] /= len;
+    int seed = e->f[Q3_ES_EVENTPARM];
+    if (!qd_q3_pellet_ends(org, fwd, seed, ends))
+        return;
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_SHOTGUN;
+    fx.style = (uint8_t)seed;
+    for (int j = 0; j < 3; j++) {
+        fx.origin[j] = org[j];
+        fx.end[j] = org[j] + fwd[j];
+    }
+    const cl_state *cl = c->cl;
+    int shooter = e->f[Q3_ES_OTHERENTITYNUM] + 1, n = cl->num_entities;
+    float nearest = INFINITY;
+    for (int i = 1; i < n && i < CL_MAX_ENTITIES; i++) {
+        const cl_entity *b = &cl->entities[i];
+        if (i == shooter || !b->active || !(b->cur.flags & CL_EF_PLAYER))
+            continue;
+        static const float lo[3] = {-15, -15, -24}, hi[3] = {15, 15, 32};
+        for (int k = 0; k < QD_Q3_PELLETS; k++) {
+            /* the slabs: where the segment is inside each pair of the box's planes */
+            float t0 = 0, t1 = 1;
+            for (int j = 0; j < 3 && t0 <= t1; j++) {
+                float d = ends[k][j] - org[j], a = b->cur.origin[j] + lo[j] - org[j],
+                      z = b->cur.origin[j] + hi[j] - org[j];
+                if (fabsf(d) < 1e-9f) {
+                    if (a > 0 || z < 0)
+                        t1 = -1;
+                    continue;
+                }
+                float ta = a / d, tz = z / d;
+                if (ta > tz) {
+                    float x = ta;
+                    ta = tz;
+                    tz = x;
+                }
+                t0 = ta > t0 ? ta : t0;
+                t1 = tz < t1 ? tz : t1;
+            }
+            if (t0 <= t1) {
+                fx.entity = (int16_t)(fx.entity | 1 << k);
+                float d = t0 * QD_Q3_PELLET_RANGE;
+                nearest = d < nearest ? d : nearest;
+            }
+        }
+    }
+    fx.radius = fx.entity ? nearest : 0;
+    cl_mark_add(c->cl, &fx);
+}
+
 /* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. firing:
  * the entity had EF_FIRING as last drawn (cgame's cent->pe.lightningFiring, which
  * cg_weapons.c CG_AddPlayerWeapon sets each frame). */
@@ -1407,6 +1475,8 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
             impact_mark(c->cl, &hit, fx.rgb);
         }
         q3_event_sound(c->cl, e, ev, org); /* the impact's sound: q3_sound.c */
+    } else if (ev == Q3_EV_SHOTGUN_68 && c->cl->level.protocol <= 71) {
+        shotgun_blast(c, e, org);
     } else if (ev == Q3_EV_BULLET_HIT_WALL_68 && c->cl->level.protocol <= 71) {
         /* cg_event.c CG_Bullet: the machine gun's impact (CG_MissileHitWall: its puff for
          * 600 ms); a tracer now and then (cg_tracerChance, random) is not drawn */

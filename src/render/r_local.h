@@ -545,10 +545,18 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t);
 /* Quake III's explosions alive at t drawn as sprites with their shaders (the grenade's,
  * rocket's and BFG's: cg_localents.c CG_AddSpriteExplosion), over the scene. */
 void r_q3_explosions(r_view *v, const cl_state *cl, double t);
+/* One of them: effect e (a CL_FXK_EXPLOSION) as it looks at t. */
+void r_q3_explosion(r_view *v, const cl_fxev *e, double t);
 /* Quake III rockets' smoke at t, in flight and for 2 s after (cg_weapons.c CG_RocketTrail). */
 void r_q3_smoke(r_view *v, const cl_state *cl, double t);
 /* Quake III's wall marks alive at t (r_q3mark.c), on the world's surfaces. */
 void r_q3_marks(r_view *v, const cl_state *cl, double t);
+/* The puffs of the shotgun blasts' pellets that hit the walls, alive at t. */
+void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t);
+/* A shot from start to end traced through map b's drawn surfaces (r_q3mark.c): 1 and the
+ * distance to the nearest hit and its triangle, or 0 when it meets none. */
+int r_q3_trace(const mdl_bsp *b, const float start[3], const float end[3], float *t,
+               uint32_t *face);
 /* The pieces of the marks alive at t, cut once for a frame's bands and kept in cache c
  * between frames (a mark's pieces are the same every frame it lives): NULL when there
  * are none, no cache or no memory (r_q3_marks then cuts them itself). Not thread-safe:

@@ -470,6 +470,7 @@ static void render_band(band *bd)
             v.pass = R_PASS_TEXTURED;
             r_q3_rails(&v, cl, t);
             r_q3_explosions(&v, cl, t);
+            r_q3_pellet_puffs(&v, cl, t);
             r_q3_smoke(&v, cl, t);
         } else {
             r_surf_sky(&v, a);

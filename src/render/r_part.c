@@ -696,56 +696,59 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t)
         return;
     const cl_fxev *fx[64];
     int nfx = cl_fx_at(cl, t, fx, 64);
-    for (int i = 0; i < nfx; i++) {
-        const cl_fxev *e = fx[i];
-        int model = 0, k = e->kind == CL_FXK_EXPLOSION ? explosion_fx(e, &model) : -1;
-        int32_t mat = k >= 0 ? r_q3_fx_mat(v->assets, k, 0) : -1,
-                more = k >= 0 ? r_q3_fx_mat(v->assets, k, 1) : -1;
-        if (mat < 0)
-            continue;
-        /* cg_effects.c CG_MakeExplosion: started up to 63 ms early ("skew the time a bit so
-         * they aren't all in sync"), turned by 0..359 degrees, both rand(): here a hash of
-         * the effect; the sprite 16 units out along the surface's normal (end - origin, the
-         * decoder's) */
-        uint32_t h = fx_seed(e);
-        double age = t - e->t0 + (double)(h >> 8 & 63) / 1000.0;
-        if (!(age >= 0 && age < e->life))
-            continue;
-        if (model) { /* CG_AddExplosion: the model along the normal, turned about it */
-            model_explosion(v, e, model, mat, more, age, h);
-            continue;
-        }
-        /* cg_localents.c CG_AddSpriteExplosion: radius 30, growing by 42 over the life */
-        float c = (float)(1 - age / e->life);
-        float radius = 42 * (1 - c) + 30;
-        float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
-        float org[3], q[4][3], n[3];
-        int unit = explosion_normal(e, n);
-        for (int j = 0; j < 3; j++)
-            org[j] = e->origin[j] + (unit ? 16 * n[j] : 0);
-        /* tr_surface.c RB_SurfaceSprite: the view's left and up turned by the rotation,
-         * corners left + up, -left + up, -left - up, left - up at s, t 0 0, 1 0, 1 1, 0 1 */
-        float left[3], up[3];
-        for (int j = 0; j < 3; j++) {
-            left[j] = (-v->right[j] * cs - v->up[j] * sn) * radius;
-            up[j] = (v->up[j] * cs - v->right[j] * sn) * radius;
-            q[0][j] = org[j] + left[j] + up[j];
-            q[1][j] = org[j] - left[j] + up[j];
-            q[2][j] = org[j] - left[j] - up[j];
-            q[3][j] = org[j] + left[j] - up[j];
-        }
-        static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-        /* its shader's waves and frames on its own clock (tr_shade.c: the shader time less
-         * the entity's shaderTime, CG_MakeExplosion's start) */
-        double save = v->time;
-        v->time = age;
-        for (int part = 0; part < 2; part++) {
-            int32_t m = part ? more : mat;
-            if (m >= 0)
-                r_q3_quad(v, m, (const float(*)[3])q, st);
-        }
-        v->time = save;
+    for (int i = 0; i < nfx; i++)
+        r_q3_explosion(v, fx[i], t);
+}
+
+void r_q3_explosion(r_view *v, const cl_fxev *e, double t)
+{
+    int model = 0, k = e->kind == CL_FXK_EXPLOSION ? explosion_fx(e, &model) : -1;
+    int32_t mat = k >= 0 ? r_q3_fx_mat(v->assets, k, 0) : -1,
+            more = k >= 0 ? r_q3_fx_mat(v->assets, k, 1) : -1;
+    if (mat < 0)
+        return;
+    /* cg_effects.c CG_MakeExplosion: started up to 63 ms early ("skew the time a bit so
+     * they aren't all in sync"), turned by 0..359 degrees, both rand(): here a hash of
+     * the effect; the sprite 16 units out along the surface's normal (end - origin, the
+     * decoder's) */
+    uint32_t h = fx_seed(e);
+    double age = t - e->t0 + (double)(h >> 8 & 63) / 1000.0;
+    if (!(age >= 0 && age < e->life))
+        return;
+    if (model) { /* CG_AddExplosion: the model along the normal, turned about it */
+        model_explosion(v, e, model, mat, more, age, h);
+        return;
     }
+    /* cg_localents.c CG_AddSpriteExplosion: radius 30, growing by 42 over the life */
+    float c = (float)(1 - age / e->life);
+    float radius = 42 * (1 - c) + 30;
+    float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
+    float org[3], q[4][3], n[3];
+    int unit = explosion_normal(e, n);
+    for (int j = 0; j < 3; j++)
+        org[j] = e->origin[j] + (unit ? 16 * n[j] : 0);
+    /* tr_surface.c RB_SurfaceSprite: the view's left and up turned by the rotation,
+     * corners left + up, -left + up, -left - up, left - up at s, t 0 0, 1 0, 1 1, 0 1 */
+    float left[3], up[3];
+    for (int j = 0; j < 3; j++) {
+        left[j] = (-v->right[j] * cs - v->up[j] * sn) * radius;
+        up[j] = (v->up[j] * cs - v->right[j] * sn) * radius;
+        q[0][j] = org[j] + left[j] + up[j];
+        q[1][j] = org[j] - left[j] + up[j];
+        q[2][j] = org[j] - left[j] - up[j];
+        q[3][j] = org[j] + left[j] - up[j];
+    }
+    static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    /* its shader's waves and frames on its own clock (tr_shade.c: the shader time less
+     * the entity's shaderTime, CG_MakeExplosion's start) */
+    double save = v->time;
+    v->time = age;
+    for (int part = 0; part < 2; part++) {
+        int32_t m = part ? more : mat;
+        if (m >= 0)
+            r_q3_quad(v, m, (const float(*)[3])q, st);
+    }
+    v->time = save;
 }
 
 /* The puffs of one rocket's smoke (cg_weapons.c CG_RocketTrail, cg_effects.c CG_SmokePuff,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "r_local.h"
+#include "../common/dirs.h"
 
 /* A mark's square is cut into at most this many pieces of this many corners in all
  * (cg_marks.c MAX_MARK_FRAGMENTS, MAX_MARK_POINTS); a piece is kept with its first ten
@@ -204,18 +205,8 @@ static int box_tris(const mdl_bsp *b, const float lo[3], const float hi[3],
 static int mark_axes(const float dir[3], float orientation, float axis[3][3])
 {
     memcpy(axis[0], dir, sizeof axis[0]);
-    if (!normalize3(axis[0]))
-        return 0;
-    int least = 0;
-    for (int j = 1; j < 3; j++)
-        if (fabsf(axis[0][j]) < fabsf(axis[0][least]))
-            least = j;
-    float p[3] = {0, 0, 0};
-    p[least] = 1;
-    float d = dot3(p, axis[0]);
-    for (int j = 0; j < 3; j++)
-        p[j] -= d * axis[0][j];
-    if (!normalize3(p))
+    float p[3];
+    if (!normalize3(axis[0]) || !qd_perpendicular(axis[0], p))
         return 0;
     /* about axis0 by the angle (Rodrigues' formula; p is perpendicular to axis0) */
     float a = orientation * (float)M_PI / 180, c = cosf(a), s = sinf(a), kxp[3];
@@ -223,6 +214,104 @@ static int mark_axes(const float dir[3], float orientation, float axis[3][3])
     for (int j = 0; j < 3; j++)
         axis[2][j] = p[j] * c + kxp[j] * s;
     cross3(axis[0], axis[2], axis[1]);
+    return 1;
+}
+
+/* A ray's nearest hit on the world's triangles (a shot's trace, cg_weapons.c
+ * CG_ShotgunPellet's CG_Trace with MASK_SHOT, on the drawn surfaces instead of the
+ * collision brushes): the planar and curved surfaces' triangles facing the ray, not
+ * liquids' (a shot goes through water) nor a triangle soup's; the sky's stop it. */
+typedef struct trace_hit {
+    float t;        /* distance along the unit direction; len: none */
+    uint32_t face;
+    int visits;
+} trace_hit;
+
+static void trace_leaf(const mdl_bsp *b, const mdl_leaf *lf, const float start[3],
+                       const float dir[3], trace_hit *h)
+{
+    if (lf->first_mark > b->num_marks || lf->num_marks > b->num_marks - lf->first_mark)
+        return;
+    for (uint32_t m = 0; m < lf->num_marks && m < BOX_TRIS; m++) {
+        uint32_t fi = b->marks[lf->first_mark + m];
+        if (fi >= b->num_faces)
+            continue;
+        const mdl_face *f = &b->faces[fi];
+        if ((f->flags & (MDL_SURF_NODRAW | MDL_SURF_TURB)) || f->num_verts != 3 ||
+            (f->q3_type != MDL_Q3_PLANAR && f->q3_type != MDL_Q3_PATCH) ||
+            f->first_vert > b->num_verts || b->num_verts - f->first_vert < 3 ||
+            !(dot3(f->normal, dir) < 0))
+            continue;
+        /* Moller and Trumbore's ray and triangle */
+        const float *p0 = b->verts[f->first_vert], *p1 = b->verts[f->first_vert + 1],
+                    *p2 = b->verts[f->first_vert + 2];
+        float e1[3], e2[3], pv[3], tv[3], qv[3];
+        for (int j = 0; j < 3; j++) {
+            e1[j] = p1[j] - p0[j];
+            e2[j] = p2[j] - p0[j];
+            tv[j] = start[j] - p0[j];
+        }
+        cross3(dir, e2, pv);
+        float det = dot3(e1, pv);
+        if (!(fabsf(det) > 1e-12f))
+            continue;
+        float inv = 1 / det, u = dot3(tv, pv) * inv;
+        if (!(u >= 0 && u <= 1))
+            continue;
+        cross3(tv, e1, qv);
+        float w = dot3(dir, qv) * inv, t = dot3(e2, qv) * inv;
+        if (!(w >= 0 && u + w <= 1) || !(t >= 0) || !(t < h->t))
+            continue;
+        h->t = t;
+        h->face = fi;
+    }
+}
+
+/* The segment of the ray from t0 to t1 (p1 to p2) through node's subtree, the near side
+ * first: 1 when a hit was found in it (nothing farther can be nearer). */
+static int trace_node(const mdl_bsp *b, int32_t node, const float start[3], const float dir[3],
+                      float t0, float t1, trace_hit *h, int depth)
+{
+    if (++h->visits > BOX_NODES || depth > MDL_BSP_MAX_DEPTH)
+        return 1; /* (a hostile tree: give up, as if it stopped here) */
+    if (node < 0) {
+        uint32_t leaf = (uint32_t)(-(node + 1));
+        if (leaf < b->num_leaves)
+            trace_leaf(b, &b->leaves[leaf], start, dir, h);
+        return h->t <= t1 + 0.5f;
+    }
+    if ((uint32_t)node >= b->num_nodes || b->nodes[node].plane >= b->num_planes)
+        return 0;
+    const mdl_node *nd = &b->nodes[node];
+    const mdl_plane *pl = &b->planes[nd->plane];
+    float s = dot3(pl->normal, start) - pl->dist, dd = dot3(pl->normal, dir);
+    float d0 = s + dd * t0, d1 = s + dd * t1;
+    if (d0 >= 0 && d1 >= 0)
+        return trace_node(b, nd->children[0], start, dir, t0, t1, h, depth + 1);
+    if (d0 < 0 && d1 < 0)
+        return trace_node(b, nd->children[1], start, dir, t0, t1, h, depth + 1);
+    float tm = -s / dd; /* (dd is not 0: the ends are on both sides) */
+    int near = d0 < 0;
+    if (trace_node(b, nd->children[near], start, dir, t0, tm, h, depth + 1))
+        return 1;
+    return trace_node(b, nd->children[!near], start, dir, tm, t1, h, depth + 1);
+}
+
+int r_q3_trace(const mdl_bsp *b, const float start[3], const float end[3], float *t,
+               uint32_t *face)
+{
+    float dir[3] = {end[0] - start[0], end[1] - start[1], end[2] - start[2]};
+    float len = sqrtf(dot3(dir, dir));
+    if (!b || !b->num_nodes || !(len > 1e-3f) || !isfinite(len))
+        return 0;
+    for (int j = 0; j < 3; j++)
+        dir[j] /= len;
+    trace_hit h = {len, 0, 0};
+    trace_node(b, 0, start, dir, 0, len, &h, 0);
+    if (!(h.t < len))
+        return 0;
+    *t = h.t;
+    *face = h.face;
     return 1;
 }
 
@@ -359,11 +448,15 @@ static uint32_t mark_seed(const cl_fxev *e)
 /* One mark's pieces as r_q3_mark_fragments cut them, and what they were cut for. */
 typedef struct mark_cut {
     double t0;
-    float origin[3], end[3];
-    uint8_t style, live, rgb[3];
+    float origin[3], end[3], radius;
+    int16_t entity;
+    uint8_t kind, style, live, rgb[3];
     int nf;
     r_mark_frag *frags;
     float (*pts)[3], (*st)[2];
+    /* a shotgun blast's pellets that hit the map's walls: where, the surface's normal */
+    int nhits;
+    float hits[QD_Q3_PELLETS][6];
 } mark_cut;
 
 struct r_marks {
@@ -395,9 +488,83 @@ void r_marks_free(r_marks *m)
 
 static int same_mark(const mark_cut *c, const cl_fxev *e)
 {
-    return c->t0 == e->t0 && c->style == e->style &&
+    return c->t0 == e->t0 && c->style == e->style && c->kind == e->kind &&
+           c->entity == e->entity && !memcmp(&c->radius, &e->radius, sizeof c->radius) &&
            !memcmp(c->origin, e->origin, sizeof c->origin) &&
            !memcmp(c->end, e->end, sizeof c->end) && !memcmp(c->rgb, e->rgb, 3);
+}
+
+/* Append pieces frags[0 .. nf-1] (corners from pts, st) to c's; 0 when out of memory. */
+static int cut_append(mark_cut *c, const r_mark_frag *frags, int nf, const float (*pts)[3],
+                      const float (*st)[2])
+{
+    if (nf <= 0)
+        return 1;
+    int np0 = c->nf ? c->frags[c->nf - 1].first + c->frags[c->nf - 1].n : 0;
+    int np = frags[nf - 1].first + frags[nf - 1].n;
+    r_mark_frag *f = realloc(c->frags, (size_t)(c->nf + nf) * sizeof *f);
+    if (f)
+        c->frags = f;
+    float(*p)[3] = f ? realloc(c->pts, (size_t)(np0 + np) * sizeof *p) : NULL;
+    if (p)
+        c->pts = p;
+    float(*q)[2] = p ? realloc(c->st, (size_t)(np0 + np) * sizeof *q) : NULL;
+    if (!q)
+        return 0;
+    c->st = q;
+    for (int k = 0; k < nf; k++) {
+        c->frags[c->nf + k] = frags[k];
+        c->frags[c->nf + k].first += np0;
+    }
+    memcpy(c->pts + np0, pts, (size_t)np * sizeof *pts);
+    memcpy(c->st + np0, st, (size_t)np * sizeof *st);
+    c->nf += nf;
+    return 1;
+}
+
+/* A shotgun blast e's pellets traced through map b (its ends as CG_ShotgunPattern makes
+ * them): a pellet that meets a body first (the decoder's: bit i of e->entity, the nearest
+ * such body e->radius away) hits no wall; one that meets a surface without marks or
+ * impacts (the sky's) makes nothing (CG_ShotgunPellet: SURF_NOIMPACT); the others leave a
+ * bullet's puff and mark (CG_MissileHitWall for WP_SHOTGUN: the bullet flash model, the
+ * bullet mark, radius 4), turned by a hash of the blast and the pellet. */
+static int cut_pellets(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag *frags,
+                       float (*pts)[3], float (*st)[2])
+{
+    float fwd[3], ends[QD_Q3_PELLETS][3];
+    for (int j = 0; j < 3; j++)
+        fwd[j] = e->end[j] - e->origin[j];
+    if (!normalize3(fwd) || !qd_q3_pellet_ends(e->origin, fwd, e->style, ends))
+        return 1;
+    for (int i = 0; i < QD_Q3_PELLETS; i++) {
+        float t;
+        uint32_t fi;
+        if (!r_q3_trace(b, e->origin, ends[i], &t, &fi))
+            continue;
+        if ((e->entity >> i & 1) && e->radius <= t)
+            continue; /* a body first */
+        const mdl_face *f = &b->faces[fi];
+        if ((f->flags & MDL_SURF_SKY) ||
+            (f->texture >= 0 && (uint32_t)f->texture < b->num_textures &&
+             b->textures[f->texture].nomarks))
+            continue;
+        float dir[3], at[3];
+        for (int j = 0; j < 3; j++) {
+            dir[j] = ends[i][j] - e->origin[j];
+        }
+        normalize3(dir);
+        for (int j = 0; j < 3; j++)
+            at[j] = e->origin[j] + dir[j] * t;
+        float *hit = c->hits[c->nhits++];
+        memcpy(hit, at, sizeof at);
+        memcpy(hit + 3, f->normal, sizeof f->normal);
+        uint32_t h = (mark_seed(e) ^ (uint32_t)i * 2654435761u) * 16777619u;
+        int nf = r_q3_mark_fragments(b, at, f->normal, (float)(h % 36000) / 100.0f, 4, frags,
+                                     pts, st);
+        if (!cut_append(c, frags, nf, (const float(*)[3])pts, (const float(*)[2])st))
+            return 0;
+    }
+    return 1;
 }
 
 /* Cut mark e on map b into c (its arrays just big enough); 0 when out of memory. */
@@ -408,29 +575,27 @@ static int cut_mark(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag
     c->t0 = e->t0;
     memcpy(c->origin, e->origin, sizeof c->origin);
     memcpy(c->end, e->end, sizeof c->end);
+    c->radius = e->radius;
+    c->entity = e->entity;
+    c->kind = e->kind;
     c->style = e->style;
     memcpy(c->rgb, e->rgb, 3);
+    if (e->kind == CL_FXK_SHOTGUN) {
+        if (cut_pellets(b, e, c, frags, pts, st))
+            return 1;
+        cut_free(c);
+        return 0;
+    }
     float radius, dir[3];
     r_q3_mark_kind(e->style, &radius);
     for (int j = 0; j < 3; j++)
         dir[j] = e->end[j] - e->origin[j];
     float orient = (float)(mark_seed(e) % 36000) / 100.0f;
     int nf = r_q3_mark_fragments(b, e->origin, dir, orient, radius, frags, pts, st);
-    if (nf <= 0)
+    if (cut_append(c, frags, nf, (const float(*)[3])pts, (const float(*)[2])st))
         return 1;
-    int np = frags[nf - 1].first + frags[nf - 1].n;
-    c->frags = malloc((size_t)nf * sizeof *c->frags);
-    c->pts = malloc((size_t)np * sizeof *c->pts);
-    c->st = malloc((size_t)np * sizeof *c->st);
-    if (!c->frags || !c->pts || !c->st) {
-        cut_free(c);
-        return 0;
-    }
-    memcpy(c->frags, frags, (size_t)nf * sizeof *c->frags);
-    memcpy(c->pts, pts, (size_t)np * sizeof *c->pts);
-    memcpy(c->st, st, (size_t)np * sizeof *c->st);
-    c->nf = nf;
-    return 1;
+    cut_free(c);
+    return 0;
 }
 
 const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state *cl, double t)
@@ -500,9 +665,10 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
 static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, int *room)
 {
     float radius;
-    int kind = r_q3_mark_kind(c->style, &radius);
+    int kind = r_q3_mark_kind(c->kind == CL_FXK_SHOTGUN ? 3 : c->style, &radius);
     uint8_t rgb[3], alpha;
-    r_q3_mark_look(kind, c->rgb, t - c->t0, rgb, &alpha);
+    r_q3_mark_look(kind, c->kind == CL_FXK_SHOTGUN ? (const uint8_t[3]){255, 255, 255} : c->rgb,
+                   t - c->t0, rgb, &alpha);
     uint32_t light;
     int32_t mat = r_q3_mark_mat(v->assets, kind, rgb, alpha, &light);
     int nf = c->nf < *room ? c->nf : *room;
@@ -561,6 +727,55 @@ void r_q3_marks(r_view *v, const cl_state *cl, double t)
         if (!cut_mark(a->world.bsp, alive[i], &c, frags, pts, st))
             return;
         draw_mark(v, a->world.bsp, &c, t, &room);
+        cut_free(&c);
+    }
+}
+
+/* The puff of each pellet of cut c that hit a wall (CG_MissileHitWall's explosion for
+ * WP_SHOTGUN: the bullet flash model and bulletExplosionShader, as the machine gun's, for
+ * 600 ms). */
+static void pellet_puffs(r_view *v, const mark_cut *c, double t)
+{
+    if (c->kind != CL_FXK_SHOTGUN || !(t - c->t0 < 0.7))
+        return;
+    for (int i = 0; i < c->nhits; i++) {
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_EXPLOSION;
+        fx.style = 2; /* WP_MACHINEGUN's model and shader */
+        fx.life = 0.6f;
+        fx.entity = -1;
+        fx.t0 = c->t0;
+        for (int j = 0; j < 3; j++) {
+            fx.origin[j] = c->hits[i][j];
+            fx.end[j] = c->hits[i][j] + c->hits[i][3 + j];
+        }
+        r_q3_explosion(v, &fx, t);
+    }
+}
+
+void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t)
+{
+    const r_assets *a = v->assets;
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED || !a ||
+        !a->world.bsp)
+        return;
+    if (v->marks) {
+        for (int i = 0; i < v->marks->num_frame; i++)
+            pellet_puffs(v, &v->marks->cut[v->marks->frame[i]], t);
+        return;
+    }
+    const cl_fxev *alive[CL_MARK_LOG];
+    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
+    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
+    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    for (int i = 0; i < na; i++) {
+        mark_cut c;
+        if (alive[i]->kind != CL_FXK_SHOTGUN || !(t - alive[i]->t0 < 0.7))
+            continue;
+        if (!cut_mark(a->world.bsp, alive[i], &c, frags, pts, st))
+            return;
+        pellet_puffs(v, &c, t);
         cut_free(&c);
     }
 }

@@ -62,9 +62,15 @@ static int load_and_ask(const uint8_t *data, size_t size, int names)
     static r_mark_frag frags[R_MARK_FRAGMENTS];
     static float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     static const float dirs[3][3] = {{0, 0, 1}, {0.6f, -0.8f, 0}, {0, 0, -1}};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
         r_q3_mark_fragments(b, points[i], dirs[i % 3], (float)(i * 97), i ? 64.0f : 8.0f,
                             frags, pts, st);
+        float t, end[3];
+        uint32_t face;
+        for (int j = 0; j < 3; j++)
+            end[j] = points[i][j] + 4096 * dirs[(i + 1) % 3][j];
+        r_q3_trace(b, points[i], end, &t, &face); /* a shotgun pellet's */
+    }
     free(pvs);
     mdl_bsp_free(b);
     return 1;

@@ -890,7 +890,8 @@ static int real_tl(const char *rel, timeline_t **tl)
  * (EV_FIRE_WEAPON on entity 12, weapon 3), and for MUZZLE_FLASH_TIME (20 ms) its flash model
  * (models/weapons2/shotgun/shotgun_flash.md3, the world model with "_flash") is drawn at
  * the weapon's tag_flash: without dynamic lights, the frame 5 ms after the shot changes
- * where the flash is and nowhere else when the effect is taken out of the log; with them
+ * where the flash is and nowhere else when the effect is taken out of the log (the
+ * blast's pellets, in the marks' log, kept); with them
  * the flash's light (316 units, yellow: 1, 1, 0) also brightens the world around it, red
  * and green only; 40 ms after, there is none. */
 TEST(md3_muzzle_flash_while_it_lasts)
@@ -914,6 +915,9 @@ TEST(md3_muzzle_flash_while_it_lasts)
         CHECK(flash_model);
         memcpy(bare, cl, sizeof *bare);
         cl_fxlog_clear(bare);
+        /* (the blast's pellets, logged with the wall marks, kept: only the flash goes) */
+        bare->fxlog.mark_count = cl->fxlog.mark_count;
+        memcpy(bare->fxlog.marks, cl->fxlog.marks, sizeof bare->fxlog.marks);
         rast_fb *lit = oa_frame(cl, 4.805, &o), *unlit = oa_frame(bare, 4.805, &o);
         int wider = 0, bluer = 0;
         for (int i = 0; lit && unlit && i < BW * BH; i++) {
