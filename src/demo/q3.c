@@ -888,26 +888,34 @@ static uint16_t weapon_loop(ctx *c, int wp, int kind)
 
 /* cg_weapons.c CG_RocketTrail: a flying rocket leaves a puff of smoke every 50 ms, each
  * fading over wiTrailTime (2 s), and the puffs stay when the rocket is gone (it explodes,
- * its entity turned ET_GENERAL, or it leaves the snapshot). The client keeps no entity then,
- * so cl entity num's flight, when it was a rocket, is logged as it ends: CL_FXK_TRAIL, origin
+ * its entity turned ET_GENERAL, or it leaves the snapshot); a grenade does too
+ * (CG_GrenadeTrail: wiTrailTime 700 ms) along its falling path, which each bounce starts
+ * anew. The client keeps no entity then, nor the path before a bounce, so cl entity num's
+ * flight, when it was a rocket's or grenade's, is logged as it ends or bounces (next: its
+ * new trajectory, the same for a flight that goes on; NULL none): CL_FXK_TRAIL, origin
  * trBase, end trDelta (units a second), radius the seconds from trTime to now, style the
- * weapon (r_part.c r_q3_smoke lays the puffs). */
-static void rocket_flight_ended(ctx *c, int num)
+ * weapon, entity num (r_part.c r_q3_smoke lays the puffs). */
+static void flight_ended(ctx *c, int num, const cl_traj *next)
 {
     if (num <= 0 || num >= CL_MOTION_ENTITIES || !c->cl->motion_slot[num])
         return;
     const cl_entity *ce = &c->cl->entities[num];
     const cl_traj *tr = &c->cl->motion[c->cl->motion_slot[num] - 1].pos[1];
     double flown = c->cl->time - tr->t0_ms / 1000.0;
-    if (!(ce->cur.fx & CL_FX_ROCKET) || !(ce->cur.flags & CL_EF_TRAJ) ||
-        tr->type != CL_TR_LINEAR || !(flown > 0 && flown < 60))
+    int rocket = (ce->cur.fx & CL_FX_ROCKET) && tr->type == CL_TR_LINEAR,
+        grenade = (ce->cur.fx & CL_FX_GRENADE) && tr->type == CL_TR_GRAVITY;
+    if (!(rocket || grenade) || !(ce->cur.flags & CL_EF_TRAJ) || !(flown > 0 && flown < 60))
         return;
+    if (next && next->type == tr->type && next->t0_ms == tr->t0_ms &&
+        !memcmp(next->base, tr->base, sizeof tr->base) &&
+        !memcmp(next->delta, tr->delta, sizeof tr->delta))
+        return; /* the same flight goes on */
     cl_fxev fx;
     memset(&fx, 0, sizeof fx);
     fx.kind = CL_FXK_TRAIL;
-    fx.style = Q3_WP_ROCKET_LAUNCHER;
-    fx.life = 2.0f;
-    fx.entity = -1;
+    fx.style = rocket ? Q3_WP_ROCKET_LAUNCHER : Q3_WP_GRENADE_LAUNCHER;
+    fx.life = rocket ? 2.0f : 0.7f;
+    fx.entity = (int16_t)num; /* (whose: a grenade's bounces are one flight) */
     fx.radius = (float)flown;
     memcpy(fx.origin, tr->base, sizeof fx.origin);
     memcpy(fx.end, tr->delta, sizeof fx.end);
@@ -962,9 +970,10 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
     }
     if (teleport)
         st.flags |= CL_EF_TELEPORT;
-    /* a rocket shown in the snapshot before that is one no more: its smoke stays */
-    if (!(st.fx & CL_FX_ROCKET) && (c->s->ev_present[e->number >> 3] >> (e->number & 7) & 1))
-        rocket_flight_ended(c, e->number + 1);
+    /* a rocket or grenade shown in the snapshot before that is one no more, or a grenade
+     * that bounced: the smoke of its flight so far stays */
+    if (c->s->ev_present[e->number >> 3] >> (e->number & 7) & 1)
+        flight_ended(c, e->number + 1, st.fx & (CL_FX_ROCKET | CL_FX_GRENADE) ? &pos : NULL);
     cl_entity_update_traj(c->cl, e->number + 1, &st, &pos, apos);
     /* cg_ents.c CG_EntityEffects: an entity with a loopSound plays it where it is; a body's
      * weapon hum and a missile's flight take the loop over (weapon_loop) */
@@ -1728,7 +1737,7 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
         for (uint64_t gone = was & ~now; gone; gone &= gone - 1) {
             size_t n = k * 8 + (size_t)__builtin_ctzll(gone);
             s->ev_left_ms[n] = s->shown_time;
-            rocket_flight_ended(c, (int)n + 1);
+            flight_ended(c, (int)n + 1, NULL);
         }
     }
     memcpy(s->ev_present, present, sizeof present);

@@ -757,11 +757,17 @@ void r_q3_explosion(r_view *v, const cl_fxev *e, double t)
  * prestep) up to end, at the trajectory's place then (base + delta x (time - launch)),
  * each for 2 s (wiTrailTime) from its time: radius 8 growing to 72 (trailRadius 64), alpha
  * 0.33 fading to 0, turned by rand() (a hash), its shader (tcMod rotate) on its own clock;
- * none nearer the eye than 64. */
+ * none nearer the eye than 64. A grenade's (grenade: CG_GrenadeTrail, the same) for 700 ms,
+ * growing to 40, on one piece of its falling path (a bounce starts the next, with no
+ * prestep: its first puff comes 50 ms late). */
 static void rocket_puffs(r_view *v, const float base[3], const float delta[3], double launch,
-                         double end, double t)
+                         double end, double t, int grenade)
 {
-    double k0 = floor((launch + 0.05) * 20) + 1, from = floor((t - 2.0) * 20) + 1;
+    /* the grenade's (CG_GrenadeTrail): wiTrailTime 700 ms, trailRadius 32, on its falling
+     * path (bg_misc.c TR_GRAVITY: DEFAULT_GRAVITY 800) */
+    const double life = grenade ? 0.7 : 2.0;
+    const float grow = grenade ? 32 : 64;
+    double k0 = floor((launch + 0.05) * 20) + 1, from = floor((t - life) * 20) + 1;
     k0 = from > k0 ? from : k0; /* (older puffs are gone) */
     if (!(k0 > -1e12 && k0 < 1e12))
         return;
@@ -770,18 +776,20 @@ static void rocket_puffs(r_view *v, const float base[3], const float delta[3], d
         if (at > end || at > t)
             break;
         double age = t - at;
-        float c = (float)(1 - age / 2.0);
+        float c = (float)(1 - age / life);
         int32_t mat = r_q3_smoke_mat(v->assets, 0.33f * c);
         if (!(c > 0) || mat < 0)
             continue;
-        float p[3], d2 = 0;
+        float p[3], d2 = 0, dt = (float)(at - launch);
         for (int j = 0; j < 3; j++) {
-            p[j] = base[j] + delta[j] * (float)(at - launch);
+            p[j] = base[j] + delta[j] * dt;
+            if (grenade && j == 2)
+                p[j] -= 0.5f * 800 * dt * dt;
             d2 += (p[j] - v->org[j]) * (p[j] - v->org[j]);
         }
         if (d2 < 64 * 64 || !(d2 < 1e12f))
             continue;
-        float radius = 64 * (1 - c) + 8;
+        float radius = grow * (1 - c) + 8;
         uint32_t h = (uint32_t)(int64_t)(at * 1000.0) * 2654435761u ^
                      (uint32_t)(int64_t)(launch * 1000.0) * 40503u;
         float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
@@ -813,16 +821,17 @@ void r_q3_smoke(r_view *v, const cl_state *cl, double t)
     for (int i = 0; i < nfx; i++)
         if (fx[i]->kind == CL_FXK_TRAIL && fx[i]->radius > 0)
             rocket_puffs(v, fx[i]->origin, fx[i]->end, fx[i]->t0 - fx[i]->radius, fx[i]->t0,
-                         t);
-    /* the rockets in flight */
+                         t, fx[i]->style == Q3_WEAPON_GRENADE);
+    /* the rockets and grenades in flight (a grenade at rest, TR_STATIONARY, makes none) */
     int n = cl->num_entities < CL_MOTION_ENTITIES ? cl->num_entities : CL_MOTION_ENTITIES;
     for (int i = 1; i < n; i++) {
         const cl_entity *e = &cl->entities[i];
-        if (!e->active || !(e->cur.fx & CL_FX_ROCKET) || !(e->cur.flags & CL_EF_TRAJ) ||
-            !cl->motion_slot[i])
+        if (!e->active || !(e->cur.fx & (CL_FX_ROCKET | CL_FX_GRENADE)) ||
+            !(e->cur.flags & CL_EF_TRAJ) || !cl->motion_slot[i])
             continue;
         const cl_traj *tr = &cl->motion[cl->motion_slot[i] - 1].pos[1];
-        if (tr->type == CL_TR_LINEAR)
-            rocket_puffs(v, tr->base, tr->delta, tr->t0_ms / 1000.0, t, t);
+        int grenade = (e->cur.fx & CL_FX_GRENADE) != 0;
+        if (tr->type == (grenade ? CL_TR_GRAVITY : CL_TR_LINEAR))
+            rocket_puffs(v, tr->base, tr->delta, tr->t0_ms / 1000.0, t, t, grenade);
     }
 }

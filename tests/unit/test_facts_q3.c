@@ -382,8 +382,8 @@ TEST(q3_rocket_flights_logged)
         for (const cl_fxev *f; (f = next_fx(&r, &seen));) {
             if (f->kind == CL_FXK_EXPLOSION && f->style == 5)
                 booms[nb++ % 64] = *f;
-            if (f->kind != CL_FXK_TRAIL)
-                continue;
+            if (f->kind != CL_FXK_TRAIL || f->style != 5)
+                continue; /* (a grenade's: below) */
             flights++;
             float v = sqrtf(f->end[0] * f->end[0] + f->end[1] * f->end[1] + f->end[2] * f->end[2]);
             off_speed += !(v > 900 - 1.75f && v < 900.01f) || !(f->radius > 0);
@@ -400,5 +400,61 @@ TEST(q3_rocket_flights_logged)
     CHECK_MSG(flights > 10, "%d flights", flights);
     CHECK_EQ(off_speed, 0);
     CHECK_MSG(ended * 2 > flights, "%d of %d flights end at an explosion", ended, flights);
+    q3run_close(&r);
+}
+
+/* cg_weapons.c CG_GrenadeTrail: a grenade smokes along its falling path, and each bounce
+ * (g_missile.c G_BounceMissile) starts a new trajectory at the bounce: trBase the trace's
+ * end (one unit off the surface), trTime the server frame's, trDelta the reflected velocity
+ * times 0.65. The decoder logs each piece as it ends (CL_FXK_TRAIL, style 4, entity the
+ * grenade's). So a piece that follows another of the same grenade starts where the earlier
+ * one's path had come to at its trTime, give or take the part of a 50 ms server frame after
+ * the hit (at most 0.05 s of the earlier piece's speed there) and the unit off the surface;
+ * and it is no faster than the earlier one's speed there. */
+TEST(q3_grenade_bounces_logged)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_67/udt_2002_Duel2_CPL_Nostromo.dm_67"))
+        SKIP("udt_2002_Duel2_CPL_Nostromo.dm_67 missing");
+    int pieces = 0, follows = 0, off = 0, faster = 0;
+    uint32_t seen = 0;
+    cl_fxev last[CL_MAX_ENTITIES / 64]; /* (a small map of the latest piece by entity) */
+    int16_t last_ent[CL_MAX_ENTITIES / 64];
+    int nl = 0;
+    while (q3run_step(&r)) {
+        for (const cl_fxev *f; (f = next_fx(&r, &seen));) {
+            if (f->kind != CL_FXK_TRAIL || f->style != 4)
+                continue;
+            pieces++;
+            double t0 = f->t0 - f->radius; /* this piece's trTime */
+            for (int i = 0; i < nl; i++) {
+                if (last_ent[i] != f->entity || fabs(last[i].t0 - t0) > 0.06)
+                    continue; /* (another grenade, or not the piece just before) */
+                follows++;
+                float dt = (float)(t0 - (last[i].t0 - last[i].radius)), d2 = 0, v2 = 0, nv2 = 0;
+                for (int k = 0; k < 3; k++) {
+                    float vel = last[i].end[k] - (k == 2 ? 800 * dt : 0);
+                    float p = last[i].origin[k] + last[i].end[k] * dt - (k == 2 ? 400 * dt * dt : 0);
+                    d2 += (p - f->origin[k]) * (p - f->origin[k]);
+                    v2 += vel * vel;
+                    nv2 += f->end[k] * f->end[k];
+                }
+                off += sqrtf(d2) > 0.05f * sqrtf(v2) + 2;
+                faster += sqrtf(nv2) > sqrtf(v2) + 1;
+            }
+            int slot = 0;
+            while (slot < nl && last_ent[slot] != f->entity)
+                slot++;
+            if (slot == nl && nl < (int)(sizeof last / sizeof last[0]))
+                nl++;
+            if (slot < nl) {
+                last[slot] = *f;
+                last_ent[slot] = f->entity;
+            }
+        }
+    }
+    CHECK_MSG(pieces > 20 && follows > 10, "%d pieces, %d after a bounce", pieces, follows);
+    CHECK_MSG(off == 0 && faster == 0, "%d of %d bounces off the path, %d faster", off,
+              follows, faster);
     q3run_close(&r);
 }
