@@ -1735,8 +1735,11 @@ static qd_err parse_playerinfo_mvd(ctx *c)
         playerinfo_mvd_fields(c, p, flags, 0);
     if (r->err)
         return truncated(c, "svc_playerinfo");
-    /* Old mvd/qtv recordings leave the model 0 (ezQuake cl_fix_mvd). */
-    if (!(flags & QW_DF_MODEL) && !p->model && !c->cl->players[num].spectator)
+    /* Old mvd/qtv recordings leave the model 0 (ezQuake cl_fix_mvd): the player's model
+     * while none was sent since the state began. A model 0 that was sent stays (the
+     * intermission: the progs set every player's modelindex to 0, and they vanish). */
+    p->model_sent |= (flags & QW_DF_MODEL) != 0;
+    if (!p->model_sent && !p->model && !c->cl->players[num].spectator)
         p->model = s->model_player;
     p->flags = (uint8_t)(((flags & QW_DF_DEAD) ? CL_EF_DEAD : 0) |
                          ((flags & QW_DF_GIB) ? CL_EF_GIBBED : 0));

@@ -401,7 +401,7 @@ typedef struct qw_player {
     uint8_t flags; /* CL_EF_DEAD, CL_EF_GIBBED (PF_DEAD / PF_GIB, DF_DEAD / DF_GIB) */
     uint8_t valid; /* a state was received since the level began */
     uint8_t scale; /* PF_SCALE: 16 = 1.0, 0 = 1.0 */
-    uint8_t pad;
+    uint8_t model_sent; /* .mvd: a DF_MODEL came since the state was begun afresh */
     uint32_t seq;  /* .mvd: frame of the last update */
 } qw_player;
 

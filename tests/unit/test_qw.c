@@ -2435,3 +2435,48 @@ TEST(qw_rewind_decodes_as_opened)
     if (!found && !test_failed())
         SKIP("no QuakeWorld demos in the real-data folder");
 }
+
+/* KTX's intermission (its progs set each player's modelindex to 0 and move them to the
+ * intermission spot): the 2on2 .mvd's server sends DF_MODEL 0 for every player once, then
+ * nothing new about the model. ezQuake (cl_fix_mvd 0, its default) draws none of them; the
+ * fix for old recordings that never send a model (the player model while none came) must
+ * not bring them back. Before the intermission the four players are drawn with player.mdl;
+ * once it has begun, no player has a model. */
+TEST(qw_mvd_intermission_hides_the_players)
+{
+    char path[2048];
+    if (!test_realfile(path, sizeof path,
+                       "mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd"))
+        SKIP("the 2on2 dm4 .mvd is missing");
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK(d);
+    if (!d)
+        return;
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    int done = 0, before = 0, after = 0, frames_after = 0, drawn_before = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+        int drawn = 0;
+        for (int i = 1; i <= QW_MAX_CLIENTS && i < cl->num_entities; i++) {
+            const cl_entity *e = &cl->entities[i];
+            if (!e->active || !e->cur.model || !(e->cur.flags & CL_EF_PLAYER))
+                continue;
+            drawn++;
+            if (!cl->intermission && !strcmp(cl->level.models[e->cur.model], "progs/player.mdl"))
+                before++;
+        }
+        if (cl->intermission) {
+            frames_after++;
+            after += drawn;
+        } else {
+            drawn_before = drawn > drawn_before ? drawn : drawn_before;
+        }
+    }
+    CHECK_MSG(before > 1000 && drawn_before == 4, "%d player bodies before, at most %d a frame",
+              before, drawn_before);
+    CHECK_MSG(frames_after > 10 && after == 0, "%d bodies over %d intermission frames", after,
+              frames_after);
+    free(cl);
+    demo_close(d);
+}
