@@ -146,6 +146,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
 #define Q3_EV_BULLET_HIT_WALL_68 49  /* EV_BULLET_HIT_WALL (66..71) */
 #define Q3_EV_SHOTGUN_68 54          /* EV_SHOTGUN (66..71) */
+#define Q3_EV_BULLET_HIT_FLESH_68 48 /* EV_BULLET_HIT_FLESH (66..71) */
 #define Q3_WP_MACHINEGUN 2
 #define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
 #define Q3_EF_PLAYER_EVENT 0x10 /* eFlags of an event entity: otherEntityNum's (66..71) */
@@ -1327,6 +1328,20 @@ static void impact_mark(cl_state *cl, const cl_fxev *boom, const uint8_t rgb[3])
     cl_mark_add(cl, &m);
 }
 
+/* cg_effects.c CG_Bleed: a body hit at org bleeds for 500 ms (entity: the body's client
+ * entity, whose own view does not show it) */
+static void bleed(cl_state *cl, const float org[3], int entity)
+{
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_BLOOD;
+    fx.life = 0.5f;
+    fx.entity = (int16_t)(entity > 0 && entity < CL_MAX_ENTITIES ? entity : -1);
+    memcpy(fx.origin, org, sizeof fx.origin);
+    memcpy(fx.end, org, sizeof fx.end);
+    cl_fx_add(cl, &fx);
+}
+
 /* cg_weapons.c CG_ShotgunFire (EV_SHOTGUN, 54 in 66..71): CG_ShotgunPattern's pellets from
  * pos.trBase along origin2 (g_weapon.c: the shooter's forward x 4096, snapped) with the
  * seed eventParm (g_weapon.c: rand() & 255), logged with the marks: the renderer traces them
@@ -1357,7 +1372,12 @@ static void shotgun_blast(ctx *c, const q3_ent *e, const float org[3])
     }
     const cl_state *cl = c->cl;
     int shooter = e->f[Q3_ES_OTHERENTITYNUM] + 1, n = cl->num_entities;
-    float nearest = INFINITY;
+    float nearest = INFINITY, first[QD_Q3_PELLETS];
+    int body[QD_Q3_PELLETS];
+    for (int k = 0; k < QD_Q3_PELLETS; k++) {
+        first[k] = 2;
+        body[k] = 0;
+    }
     for (int i = 1; i < n && i < CL_MAX_ENTITIES; i++) {
         const cl_entity *b = &cl->entities[i];
         if (i == shooter || !b->active || !(b->cur.flags & CL_EF_PLAYER))
@@ -1387,11 +1407,24 @@ static void shotgun_blast(ctx *c, const q3_ent *e, const float org[3])
                 fx.entity = (int16_t)(fx.entity | 1 << k);
                 float d = t0 * QD_Q3_PELLET_RANGE;
                 nearest = d < nearest ? d : nearest;
+                if (t0 < first[k]) {
+                    first[k] = t0;
+                    body[k] = i;
+                }
             }
         }
     }
     fx.radius = fx.entity ? nearest : 0;
     cl_mark_add(c->cl, &fx);
+    /* a pellet that meets a body (CG_ShotgunPellet: CG_MissileHitPlayer) bleeds where it
+     * enters; one with a wall before it bleeds behind the wall, where the wall hides it */
+    for (int k = 0; k < QD_Q3_PELLETS; k++)
+        if (body[k]) {
+            float at[3];
+            for (int j = 0; j < 3; j++)
+                at[j] = org[j] + (ends[k][j] - org[j]) * first[k];
+            bleed(c->cl, at, body[k]);
+        }
 }
 
 /* One entity event (cg_event.c CG_EntityEvent) as a neutral event, effect or sound. firing:
@@ -1439,6 +1472,8 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
          * duration: 600 ms, the rocket's 1000 */
         cl_fxev fx;
         int w = e->f[Q3_ES_WEAPON];
+        if (ev == p->ev_missile_hit) /* CG_MissileHitPlayer: CG_Bleed first */
+            bleed(c->cl, org, e->f[Q3_ES_OTHERENTITYNUM] + 1);
         impact_fx(e, w, w == Q3_WP_ROCKET_LAUNCHER ? 1.0f : 0.6f, org, &fx);
         fx.radius = 300;
         /* its lightColor: 1, 0.75, 0 for the rocket, the function's 1, 1, 0 otherwise */
@@ -1486,6 +1521,9 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         q3_event_sound(c->cl, e, ev, org); /* the impact's sound: q3_sound.c */
     } else if (ev == Q3_EV_SHOTGUN_68 && c->cl->level.protocol <= 71) {
         shotgun_blast(c, e, org);
+    } else if (ev == Q3_EV_BULLET_HIT_FLESH_68 && c->cl->level.protocol <= 71) {
+        /* cg_event.c CG_Bullet with flesh: CG_Bleed at the hit, on the body eventParm */
+        bleed(c->cl, org, e->f[Q3_ES_EVENTPARM] + 1);
     } else if (ev == Q3_EV_BULLET_HIT_WALL_68 && c->cl->level.protocol <= 71) {
         /* cg_event.c CG_Bullet: the machine gun's impact (CG_MissileHitWall: its puff for
          * 600 ms); a tracer now and then (cg_tracerChance, random) is not drawn */

@@ -199,6 +199,9 @@ typedef struct r_view {
     const struct r_walk *walk; /* the world's walk for this camera, made once a frame for
                                 * every band and pass (r_walk_make), or NULL: each
                                 * r_draw_world walks for itself */
+    int hidden_body;       /* the entity whose body this view does not draw (the recorded
+                            * player's in first person), or -1: its blood is not drawn
+                            * either (cg_effects.c CG_Bleed's RF_THIRD_PERSON) */
     const struct r_marks *marks; /* Quake III's wall marks' pieces, made once a frame for
                                   * every band (r_q3_marks_make), or NULL: r_q3_marks cuts
                                   * them itself */
@@ -410,9 +413,9 @@ int32_t r_q3_quad_mat(const r_assets *a);
 int32_t r_q3_shell_mat(const r_assets *a, int k);
 /* cgame's explosion shaders (cg_main.c CG_RegisterGraphics): "grenadeExplosion",
  * "rocketExplosion", "bfgExplosion" (sprites), "plasmaExplosion", "railExplosion" (on the
- * ring model), "bulletExplosion" (on the bullet's). */
+ * ring model), "bulletExplosion" (on the bullet's); "bloodExplosion" (CG_Bleed's sprite). */
 enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_PLASMA, R_Q3FX_RAIL, R_Q3FX_BULLET,
-       R_Q3FX_COUNT };
+       R_Q3FX_BLOOD, R_Q3FX_COUNT };
 /* cgame's smokePuff at alpha (0..1 of its image's own), to the nearest 1/R_Q3_SMOKE_FADES
  * under it; -1 for none (or under the first fade). */
 #define R_Q3_SMOKE_FADES 32

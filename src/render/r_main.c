@@ -422,6 +422,9 @@ static void render_band(band *bd)
     r_view_setup(&v, bd->cam, bd->fb);
     v.walk = bd->walk;
     v.marks = bd->marks;
+    v.hidden_body = o->hide_entity > 0 ? o->hide_entity
+                    : !o->show_view_entity && cl ? cl->view.view_entity
+                                                 : -1;
     v.y0 = bd->y0;
     v.y1 = bd->y1;
     v.cl = cl;

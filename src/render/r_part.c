@@ -694,15 +694,22 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t)
 {
     if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED)
         return;
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
     for (int i = 0; i < nfx; i++)
         r_q3_explosion(v, fx[i], t);
 }
 
 void r_q3_explosion(r_view *v, const cl_fxev *e, double t)
 {
-    int model = 0, k = e->kind == CL_FXK_EXPLOSION ? explosion_fx(e, &model) : -1;
+    /* cg_effects.c CG_Bleed: a hit body bleeds a sprite of radius 24 with bloodExplosion
+     * for 500 ms, turned by rand(); not in the view of the body's own eyes */
+    int blood = e->kind == CL_FXK_BLOOD;
+    if (blood && e->entity > 0 && e->entity == v->hidden_body)
+        return;
+    int model = 0, k = e->kind == CL_FXK_EXPLOSION ? explosion_fx(e, &model)
+                       : blood                     ? R_Q3FX_BLOOD
+                                                   : -1;
     int32_t mat = k >= 0 ? r_q3_fx_mat(v->assets, k, 0) : -1,
             more = k >= 0 ? r_q3_fx_mat(v->assets, k, 1) : -1;
     if (mat < 0)
@@ -712,16 +719,17 @@ void r_q3_explosion(r_view *v, const cl_fxev *e, double t)
      * the effect; the sprite 16 units out along the surface's normal (end - origin, the
      * decoder's) */
     uint32_t h = fx_seed(e);
-    double age = t - e->t0 + (double)(h >> 8 & 63) / 1000.0;
+    double age = t - e->t0 + (blood ? 0 : (double)(h >> 8 & 63) / 1000.0); /* (CG_Bleed: now) */
     if (!(age >= 0 && age < e->life))
         return;
     if (model) { /* CG_AddExplosion: the model along the normal, turned about it */
         model_explosion(v, e, model, mat, more, age, h);
         return;
     }
-    /* cg_localents.c CG_AddSpriteExplosion: radius 30, growing by 42 over the life */
+    /* cg_localents.c CG_AddSpriteExplosion: radius 30, growing by 42 over the life (the
+     * blood's: CG_AddExplosion, its 24 as it is) */
     float c = (float)(1 - age / e->life);
-    float radius = 42 * (1 - c) + 30;
+    float radius = blood ? 24 : 42 * (1 - c) + 30;
     float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
     float org[3], q[4][3], n[3];
     int unit = explosion_normal(e, n);

@@ -488,3 +488,99 @@ TEST(q3mark_shotgun_pellets_puff_and_mark)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* cg_effects.c CG_Bleed, for EV_BULLET_HIT_FLESH, EV_MISSILE_HIT and the shotgun's pellets
+ * that meet a body: demo088's blood lies on the bodies hit (within their box, -15..15 x
+ * -15..15 x -24..32 about the body's origin, give or take a snapshot's move: 64 units) for
+ * 500 ms, and shows (3.1 s, a bot shot at 2.95 seen from behind its shooter). A body's own
+ * blood is not drawn in its own first-person view (RF_THIRD_PERSON): the same blood made
+ * the recorder's leaves that frame as it is without blood, and shows again when the
+ * recorder's body is drawn (a chase camera: show_view_entity). (The recorder's real blood,
+ * at its feet and chest, never lies in its field of view.) */
+TEST(q3mark_blood_on_the_bodies_hit)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, DEMO088))
+        SKIP("no " DEMO088);
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK(d);
+    if (!d)
+        return;
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    uint32_t seen = 0;
+    int bloods = 0, near = 0, done = 0, own = 0;
+    while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+        for (; seen < cl->fxlog.fx_count; seen++) {
+            const cl_fxev *f = &cl->fxlog.fx[seen % CL_FX_LOG];
+            if (f->kind != CL_FXK_BLOOD)
+                continue;
+            bloods++;
+            CHECK(f->life == 0.5f && !memcmp(f->origin, f->end, sizeof f->end));
+            own += f->entity == cl->view.view_entity;
+            if (f->entity <= 0 || f->entity >= cl->num_entities)
+                continue;
+            const cl_entity *b = &cl->entities[f->entity];
+            float d2 = 0;
+            for (int j = 0; j < 3; j++)
+                d2 += (f->origin[j] - b->cur.origin[j]) * (f->origin[j] - b->cur.origin[j]);
+            near += b->active && (b->cur.flags & CL_EF_PLAYER) && d2 < 64 * 64;
+        }
+    }
+    CHECK_MSG(bloods > 100 && near * 20 >= bloods * 19 && own > 0,
+              "%d bloods, %d on their bodies, %d the recorder's", bloods, near, own);
+    free(cl);
+    demo_close(d);
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    d = demo_open(path, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    if (!tl)
+        return;
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = OA_DIR;
+    app_world w;
+    memset(&w, 0, sizeof w);
+    enum { FW = 320, FH = 180 };
+    rast_fb *fb[4];
+    for (int k = 0; k < 4; k++)
+        fb[k] = rast_fb_new(FW, FH);
+    cl_state *none = malloc(sizeof *none), *mine = malloc(sizeof *mine);
+    const double t = 3.1;
+    const cl_state *at = tl_state_at(tl, t, &err);
+    CHECK(at && none && mine);
+    if (at && none && mine) {
+        app_world_update(&w, &o, at);
+        memcpy(none, at, sizeof *none);
+        memcpy(mine, at, sizeof *mine);
+        for (int i = 0; i < CL_FX_LOG; i++)
+            if (at->fxlog.fx[i].kind == CL_FXK_BLOOD) {
+                none->fxlog.fx[i].t0 = -1e9;
+                mine->fxlog.fx[i].entity = (int16_t)at->view.view_entity;
+            }
+        r_camera cam = {{-10, -1220, 410}, {5, 90, 0}, 90};
+        r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+        r_render(w.assets, at, t, &cam, &opt, fb[0]);
+        r_render(w.assets, none, t, &cam, &opt, fb[1]);
+        r_render(w.assets, mine, t, &cam, &opt, fb[2]);
+        opt.show_view_entity = 1;
+        r_render(w.assets, mine, t, &cam, &opt, fb[3]);
+        const size_t bytes = sizeof(uint32_t) * FW * FH;
+        CHECK_MSG(memcmp(fb[0]->color, fb[1]->color, bytes), "no blood drawn at %.1f s", t);
+        CHECK_MSG(!memcmp(fb[2]->color, fb[1]->color, bytes), "the recorder's own blood drawn");
+        CHECK_MSG(memcmp(fb[3]->color, fb[1]->color, bytes) &&
+                      memcmp(fb[3]->color, fb[2]->color, bytes),
+                  "the chased recorder's blood not drawn");
+    }
+    free(none);
+    free(mine);
+    for (int k = 0; k < 4; k++)
+        rast_fb_free(fb[k]);
+    app_world_free(&w);
+    tl_close(tl);
+}
