@@ -20,6 +20,40 @@
 #define OA_DIR "/usr/share/games/openarena/baseoa"
 #define DEMO088 "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"
 
+/* Whether Debian's OpenArena data is installed. */
+static int have_oa(void)
+{
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+/* The demo at path indexed, or NULL. */
+static timeline_t *open_tl(const char *path)
+{
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    return d ? tl_open(d, 0, &err) : NULL;
+}
+
+/* Options naming OpenArena's game folder, and an empty world to load into. */
+static void oa_world(app_opts *o, app_world *w)
+{
+    memset(o, 0, sizeof *o);
+    memset(w, 0, sizeof *w);
+    o->paks[o->num_paks++] = OA_DIR;
+}
+
+/* A client state begun afresh, or NULL. */
+static cl_state *fresh_cl(void)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    if (cl)
+        cl_reset(cl);
+    return cl;
+}
+
 TEST(q3mark_kind_and_size_by_weapon)
 {
     /* cg_weapons.c CG_MissileHitWall: weapon -> mark shader, radius */
@@ -142,10 +176,8 @@ static double poly_area(const float (*p)[3], int n)
  * coordinates 0..1 with the square's corners at 0 and 1), and at any orientation. */
 TEST(q3mark_square_whole_on_a_wall_of_oa_dm3)
 {
-    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
-    if (!f)
+    if (!have_oa())
         SKIP("OpenArena not installed (" OA_DIR ")");
-    fclose(f);
     pak_fs *fs = pak_fs_open();
     qd_error err = {0};
     pak_fs_add_game_dir(fs, OA_DIR, &err);
@@ -253,11 +285,13 @@ TEST(q3mark_decoder_marks_follow_impacts)
         SKIP("no " DEMO088);
     qd_error err;
     demo_t *d = demo_open(path, &err);
-    CHECK(d);
-    if (!d)
+    cl_state *cl = d ? fresh_cl() : NULL;
+    CHECK(d && cl);
+    if (!d || !cl) {
+        free(cl);
+        demo_close(d);
         return;
-    cl_state *cl = calloc(1, sizeof *cl);
-    cl_reset(cl);
+    }
     uint32_t fx_seen = 0, marks_seen = 0;
     int marks = 0, rails = 0, bullets = 0, unmatched = 0, missing = 0;
     int done = 0;
@@ -316,15 +350,12 @@ TEST(q3mark_decoder_marks_follow_impacts)
 TEST(q3mark_rocket_burns_darken_the_floor)
 {
     char path[1024];
-    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
-    if (!f)
+    if (!have_oa())
         SKIP("OpenArena not installed (" OA_DIR ")");
-    fclose(f);
     if (!test_realfile(path, sizeof path, DEMO088))
         SKIP("no " DEMO088);
     qd_error err;
-    demo_t *d = demo_open(path, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    timeline_t *tl = open_tl(path);
     CHECK(tl);
     if (!tl)
         return;
@@ -348,10 +379,8 @@ TEST(q3mark_rocket_burns_darken_the_floor)
         burns += alive[i]->style == 5; /* rockets */
     CHECK_MSG(burns >= 2, "%d rocket marks alive at %.1f s", burns, t);
     app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[o.num_paks++] = OA_DIR;
     app_world w;
-    memset(&w, 0, sizeof w);
+    oa_world(&o, &w);
     app_world_update(&w, &o, at);
     enum { FW = 320, FH = 180 };
     rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
@@ -415,11 +444,13 @@ TEST(q3mark_shotgun_pellets_puff_and_mark)
         SKIP("no " DEMO088);
     qd_error err;
     demo_t *d = demo_open(path, &err);
-    CHECK(d);
-    if (!d)
+    cl_state *cl = d ? fresh_cl() : NULL;
+    CHECK(d && cl);
+    if (!d || !cl) {
+        free(cl);
+        demo_close(d);
         return;
-    cl_state *cl = calloc(1, sizeof *cl);
-    cl_reset(cl);
+    }
     uint32_t seen = 0;
     int blasts = 0, on_bodies = 0, done = 0;
     while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
@@ -438,20 +469,15 @@ TEST(q3mark_shotgun_pellets_puff_and_mark)
     CHECK_MSG(blasts > 100 && on_bodies > 0, "%d blasts, %d meeting bodies", blasts, on_bodies);
     free(cl);
     demo_close(d);
-    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
-    if (!f)
+    if (!have_oa())
         SKIP("OpenArena not installed (" OA_DIR ")");
-    fclose(f);
-    d = demo_open(path, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    timeline_t *tl = open_tl(path);
     CHECK(tl);
     if (!tl)
         return;
     app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[o.num_paks++] = OA_DIR;
     app_world w;
-    memset(&w, 0, sizeof w);
+    oa_world(&o, &w);
     enum { FW = 320, FH = 180 };
     rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
     cl_state *none = malloc(sizeof *none);
@@ -504,11 +530,13 @@ TEST(q3mark_blood_on_the_bodies_hit)
         SKIP("no " DEMO088);
     qd_error err;
     demo_t *d = demo_open(path, &err);
-    CHECK(d);
-    if (!d)
+    cl_state *cl = d ? fresh_cl() : NULL;
+    CHECK(d && cl);
+    if (!d || !cl) {
+        free(cl);
+        demo_close(d);
         return;
-    cl_state *cl = calloc(1, sizeof *cl);
-    cl_reset(cl);
+    }
     uint32_t seen = 0;
     int bloods = 0, near = 0, done = 0, own = 0;
     while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
@@ -532,20 +560,15 @@ TEST(q3mark_blood_on_the_bodies_hit)
               "%d bloods, %d on their bodies, %d the recorder's", bloods, near, own);
     free(cl);
     demo_close(d);
-    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
-    if (!f)
+    if (!have_oa())
         SKIP("OpenArena not installed (" OA_DIR ")");
-    fclose(f);
-    d = demo_open(path, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    timeline_t *tl = open_tl(path);
     CHECK(tl);
     if (!tl)
         return;
     app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[o.num_paks++] = OA_DIR;
     app_world w;
-    memset(&w, 0, sizeof w);
+    oa_world(&o, &w);
     enum { FW = 320, FH = 180 };
     rast_fb *fb[4];
     for (int k = 0; k < 4; k++)
