@@ -25,7 +25,7 @@
 #define CL_BARREL_SLOTS 1400  /* weapon model slot i's spinning barrel model (Q3) */
 #define CL_HAND_FALLBACK 1700 /* the hand model of a weapon without one (Q3: the shotgun's) */
 #define CL_Q3_IMPACT_MODELS 1701 /* Quake III cgame's impact models: the ring (plasma's and
-                                  * rail's), then the bullet's puff */
+                                  * rail's), the bullet's puff, the lightning's crackle */
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;

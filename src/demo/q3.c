@@ -229,7 +229,7 @@ _Static_assert(NUM_ITEM_MODELS < 100 && CL_HAND_SLOTS == CL_FLASH_SLOTS + 100 &&
                    Q3_ITEM_MODELS + NUM_ITEM_MODELS + CL_BARREL_SLOTS < CL_HAND_FALLBACK &&
                    CL_HAND_FALLBACK < CL_MAX_MODELS,
                "weapon part slots overlap");
-_Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_IMPACT_MODELS + 2 <= CL_MAX_MODELS,
+_Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_IMPACT_MODELS + 3 <= CL_MAX_MODELS,
                "impact model slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
 _Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
@@ -474,6 +474,8 @@ static void begin_level(ctx *c)
     /* cg_main.c CG_RegisterGraphics: the impacts' models (ringFlashModel, bulletFlashModel) */
     cl_set_model(c->cl, CL_Q3_IMPACT_MODELS, "models/weaphits/ring02.md3");
     cl_set_model(c->cl, CL_Q3_IMPACT_MODELS + 1, "models/weaphits/bullet.md3");
+    /* lightningExplosionModel: the lightning gun's beam's end */
+    cl_set_model(c->cl, CL_Q3_IMPACT_MODELS + 2, "models/weaphits/crackle.md3");
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);

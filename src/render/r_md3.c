@@ -534,26 +534,135 @@ static void anim_at(const r_model *legs, int anim, double elapsed, r_frames *f)
         mdl_anim_frames(&legs->anims[anim], elapsed, &f->f0, &f->f1, &f->lerp);
 }
 
+/* cg_weapons.c CG_LightningBolt (facts only): the lightning gun's beam, from the flash's
+ * place (from) to where a shot from the muzzle (the eye, eye, 14 units along the view's
+ * forward, angles) meets the map or a body within LIGHTNING_RANGE, 768 units (CG_Trace with
+ * MASK_SHOT: here the drawn surfaces, r_q3_trace, and every other player's box as drawn at
+ * t); drawn as tr_surface.c RB_SurfaceLightningBolt draws RT_LIGHTNING: four quads 16 wide
+ * about the beam (DoRailCore: the first across the plane of the eye and the beam's ends,
+ * each next turned 45 degrees about it; s along the beam, 1 every 256 units, t across)
+ * with the "lightningBoltNew" shader; where it meets something, the crackle model
+ * (lightningExplosionModel) 16 units back along it, turned every frame at random (a hash
+ * of the time here). */
+static void lightning_bolt(r_view *v, const r_assets *a, const float from[3], const float eye[3],
+                           const float angles[3], int self, double t)
+{
+    float ax[3][3], muzzle[3], end[3];
+    angles_axis(angles, ax);
+    for (int j = 0; j < 3; j++) {
+        muzzle[j] = eye[j] + 14 * ax[0][j];
+        end[j] = muzzle[j] + 768 * ax[0][j];
+    }
+    float hit = 768, d;
+    uint32_t face;
+    if (a->world.bsp && r_q3_trace(a->world.bsp, muzzle, end, &d, &face) && d < hit)
+        hit = d;
+    const cl_state *cl = v->cl;
+    int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
+    for (int i = 1; i < n; i++) { /* the bodies: bg_pmove.c's standing box */
+        cl_entstate b;
+        if (i == self || !cl->entities[i].active || !(cl->entities[i].cur.flags & CL_EF_PLAYER) ||
+            !cl_entity_at(cl, i, t, &b, NULL, NULL))
+            continue;
+        static const float lo[3] = {-15, -15, -24}, hi[3] = {15, 15, 32};
+        float t0 = 0, t1 = hit;
+        for (int j = 0; j < 3 && t0 <= t1; j++) {
+            float dd = ax[0][j], a0 = b.origin[j] + lo[j] - muzzle[j],
+                  a1 = b.origin[j] + hi[j] - muzzle[j];
+            if (fabsf(dd) < 1e-9f) {
+                if (a0 > 0 || a1 < 0)
+                    t1 = -1;
+                continue;
+            }
+            float ta = a0 / dd, tb = a1 / dd;
+            t0 = fmaxf(t0, fminf(ta, tb));
+            t1 = fminf(t1, fmaxf(ta, tb));
+        }
+        if (t0 <= t1)
+            hit = t0;
+    }
+    float stop[3], dir[3], v1[3], v2[3], right[3];
+    for (int j = 0; j < 3; j++) {
+        stop[j] = muzzle[j] + hit * ax[0][j];
+        dir[j] = stop[j] - from[j];
+        v1[j] = from[j] - v->org[j];
+        v2[j] = stop[j] - v->org[j];
+    }
+    float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    int32_t mat = r_q3_fx_mat(a, R_Q3FX_LIGHTNING, 0), more = r_q3_fx_mat(a, R_Q3FX_LIGHTNING, 1);
+    right[0] = v1[1] * v2[2] - v1[2] * v2[1];
+    right[1] = v1[2] * v2[0] - v1[0] * v2[2];
+    right[2] = v1[0] * v2[1] - v1[1] * v2[0];
+    float rl = sqrtf(right[0] * right[0] + right[1] * right[1] + right[2] * right[2]);
+    if (mat >= 0 && len > 1e-3f && rl > 1e-9f && isfinite(len)) {
+        for (int j = 0; j < 3; j++) {
+            dir[j] /= len;
+            right[j] /= rl;
+        }
+        const float s1 = len / 256;
+        const float st[4][2] = {{0, 0}, {s1, 0}, {s1, 1}, {0, 1}};
+        const float c45 = 0.70710678f;
+        for (int k = 0; k < 4; k++) {
+            float q[4][3];
+            for (int j = 0; j < 3; j++) {
+                q[0][j] = from[j] + 8 * right[j];
+                q[1][j] = stop[j] + 8 * right[j];
+                q[2][j] = stop[j] - 8 * right[j];
+                q[3][j] = from[j] - 8 * right[j];
+            }
+            r_q3_quad(v, mat, (const float(*)[3])q, st);
+            if (more >= 0)
+                r_q3_quad(v, more, (const float(*)[3])q, st);
+            /* right turned 45 degrees about the beam (right is across it) */
+            float c[3] = {dir[1] * right[2] - dir[2] * right[1], dir[2] * right[0] - dir[0] * right[2],
+                          dir[0] * right[1] - dir[1] * right[0]};
+            for (int j = 0; j < 3; j++)
+                right[j] = right[j] * c45 + c[j] * c45;
+        }
+    }
+    if (hit < 768) {
+        const r_model *crackle = md3_at(a, CL_Q3_IMPACT_MODELS + 2);
+        if (!crackle || !(len > 1e-3f))
+            return;
+        uint32_t h = (uint32_t)(int64_t)(t * 1000.0) * 2654435761u ^ (uint32_t)self * 40503u;
+        float ang[3] = {(float)(h % 360), (float)(h / 360 % 360), (float)(h / 129600 % 360)};
+        r_place cp;
+        angles_axis(ang, cp.axis);
+        for (int j = 0; j < 3; j++)
+            cp.origin[j] = stop[j] - 16 * dir[j];
+        md3_light l;
+        grid_light(a->world.bsp, cp.origin, &l);
+        draw_mesh(v, a, crackle, &cp, 0, 0, 0, &l);
+    }
+}
+
 /* cg_weapons.c CG_AddPlayerWeapon: the weapon's flash model (slot + CL_FLASH_SLOTS) at its
  * tag_flash while the entity's muzzle flash lasts (a fire event's 20 ms), and all the time
  * the lightning gun fires (EF_FIRING, CL_FX_MUZZLE: cgame draws the flash of the lightning
- * gun, the gauntlet and the grapple while firing). */
+ * gun, the gauntlet and the grapple while firing), with its beam (lightning_bolt: the shot
+ * from eye along angles, the body's view). */
 static void draw_flash(r_view *v, const r_assets *a, const cl_entstate *s, int num,
-                       const r_model *weapon, const r_place *at, double t, const md3_light *l)
+                       const r_model *weapon, const r_place *at, double t, const md3_light *l,
+                       const float eye[3], const float angles[3])
 {
     const r_model *flash = md3_at(a, s->model2 + CL_FLASH_SLOTS);
-    if (!flash || !v->cl || num < 0)
+    if (!v->cl || num < 0)
         return;
-    int on = (s->fx & CL_FX_MUZZLE) && a->models[s->model2].kind == R_KIND_MD3 &&
-             strstr(v->cl->level.models[s->model2], "lightning") != NULL;
+    int lightning = (s->fx & CL_FX_MUZZLE) && a->models[s->model2].kind == R_KIND_MD3 &&
+                    strstr(v->cl->level.models[s->model2], "lightning") != NULL;
+    int on = lightning;
     const cl_fxev *fx[64];
     int n = on ? 0 : cl_fx_at(v->cl, t, fx, 64);
     for (int i = 0; i < n && !on; i++)
         on = fx[i]->kind == CL_FXK_MUZZLE && fx[i]->entity == num;
     static const float none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     r_place fp;
-    if (on && r_md3_on_tag(weapon->md3, 0, 0, 0, "tag_flash", at, none, &fp))
+    if (!on || !r_md3_on_tag(weapon->md3, 0, 0, 0, "tag_flash", at, none, &fp))
+        return;
+    if (flash)
         draw_mesh(v, a, flash, &fp, 0, 0, 0, l);
+    if (lightning && v->pass == R_PASS_TEXTURED)
+        lightning_bolt(v, a, fp.origin, eye, angles, num, t);
 }
 
 /* cg_weapons.c CG_MachinegunSpinAngle: a barrel turns at SPIN_SPEED, 0.9 degrees a ms, while
@@ -647,7 +756,15 @@ static void draw_player(r_view *v, const r_assets *a, const cl_entstate *s, int 
     if (weapon && got & 8) {
         draw_mesh_fx(v, a, weapon, &p[3], 0, 0, 0, &light, fx);
         draw_barrel(v, a, s, s->model2, &p[3], t, &light, fx);
-        draw_flash(v, a, s, num, weapon, &p[3], t, &light);
+        /* CG_LightningBolt's muzzle: the body's view height over its origin, 12 crouched
+         * (LEGS_WALKCR, LEGS_IDLECR) or DEFAULT_VIEWHEIGHT 26 */
+        int legs_anim = s->frame & ~ANIM_TOGGLE;
+        float eye[3] = {s->origin[0], s->origin[1],
+                        s->origin[2] + (legs_anim == MDL_ANIM_LEGS_WALKCR ||
+                                                legs_anim == MDL_ANIM_LEGS_IDLECR
+                                            ? 12
+                                            : 26)};
+        draw_flash(v, a, s, num, weapon, &p[3], t, &light, eye, s->angles);
     }
     draw_carried_flags(v, a, s, &light);
 }
@@ -870,5 +987,5 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
     dlights_on_model(v, v->org, &l);
     draw_mesh_fx(v, a, rm, &p, 0, 0, 0, &l, s.fx);
     draw_barrel(v, a, &s, model, &p, t, &l, s.fx);
-    draw_flash(v, a, &s, ve, rm, &p, t, &l);
+    draw_flash(v, a, &s, ve, rm, &p, t, &l, v->org, v->angles); /* (the view's own eye) */
 }

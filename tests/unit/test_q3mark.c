@@ -607,3 +607,55 @@ TEST(q3mark_blood_on_the_bodies_hit)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* cg_weapons.c CG_LightningBolt: demo088's bot (entity 6) fires the lightning gun at 18.8 s
+ * at a body ahead of it; seen from behind and beside it, its beam (four quads of
+ * "lightningBoltNew" from the flash to the hit) changes the frame over 100 pixels across
+ * and more than twice as many pixels as the flash alone (the firing flag's other effect:
+ * 222 pixels over 30 across without the beam). */
+TEST(q3mark_lightning_beam_drawn)
+{
+    char path[1024];
+    if (!have_oa())
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    if (!test_realfile(path, sizeof path, DEMO088))
+        SKIP("no " DEMO088);
+    qd_error err;
+    timeline_t *tl = open_tl(path);
+    CHECK(tl);
+    if (!tl)
+        return;
+    const double t = 18.8;
+    const cl_state *at = tl_state_at(tl, t, &err);
+    cl_state *cold = malloc(sizeof *cold);
+    CHECK(at && cold && at->num_entities > 6 && (at->entities[6].cur.fx & CL_FX_MUZZLE) &&
+          strstr(at->level.models[at->entities[6].cur.model2], "lightning"));
+    if (at && cold && at->num_entities > 6) {
+        memcpy(cold, at, sizeof *cold);
+        cold->entities[6].cur.fx &= (uint16_t)~CL_FX_MUZZLE;
+        cold->entities[6].prev.fx &= (uint16_t)~CL_FX_MUZZLE;
+        app_opts o;
+        app_world w;
+        oa_world(&o, &w);
+        app_world_update(&w, &o, at);
+        enum { FW = 640, FH = 360 };
+        rast_fb *on = rast_fb_new(FW, FH), *off = rast_fb_new(FW, FH);
+        r_camera cam = {{80, -1420, 430}, {5, 110, 0}, 90};
+        r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+        r_render(w.assets, at, t, &cam, &opt, on);
+        r_render(w.assets, cold, t, &cam, &opt, off);
+        int lo = FW, hi = -1, n = 0;
+        for (int i = 0; i < FW * FH; i++)
+            if (on->color[i] != off->color[i]) {
+                n++;
+                lo = i % FW < lo ? i % FW : lo;
+                hi = i % FW > hi ? i % FW : hi;
+            }
+        CHECK_MSG(n > 450 && hi - lo > 80, "%d pixels over x %d..%d", n, lo, hi);
+        rast_fb_free(on);
+        rast_fb_free(off);
+        app_world_free(&w);
+    }
+    free(cold);
+    tl_close(tl);
+}
