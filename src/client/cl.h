@@ -26,6 +26,9 @@
 #define CL_HAND_FALLBACK 1700 /* the hand model of a weapon without one (Q3: the shotgun's) */
 #define CL_Q3_IMPACT_MODELS 1701 /* Quake III cgame's impact models: the ring (plasma's and
                                   * rail's), the bullet's puff, the lightning's crackle */
+#define CL_Q3_GIB_MODELS 1704    /* Quake III cgame's gibs: skull, brain, abdomen, arm, chest,
+                                  * fist, foot, forearm, intestine, leg */
+#define CL_Q3_GIBS 10
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;
@@ -335,6 +338,8 @@ typedef enum cl_fx_kind {
                        * end origin plus the unit forward, style the pattern's seed, entity
                        * the pellets (bit i: pellet i) that meet a body, radius how far the
                        * nearest such body is (r_q3mark.c traces the rest through the map) */
+    CL_FXK_GIBS,      /* Quake III's gibbed body (in the marks' log): origin where it was;
+                       * r_q3mark.c throws the gibs */
     CL_FXK_KINDS
 } cl_fx_kind;
 

@@ -147,6 +147,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_BULLET_HIT_WALL_68 49  /* EV_BULLET_HIT_WALL (66..71) */
 #define Q3_EV_SHOTGUN_68 54          /* EV_SHOTGUN (66..71) */
 #define Q3_EV_BULLET_HIT_FLESH_68 48 /* EV_BULLET_HIT_FLESH (66..71) */
+#define Q3_EV_GIB_PLAYER_68 64       /* EV_GIB_PLAYER (66..71) */
 #define Q3_WP_MACHINEGUN 2
 #define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
 #define Q3_EF_PLAYER_EVENT 0x10 /* eFlags of an event entity: otherEntityNum's (66..71) */
@@ -229,7 +230,8 @@ _Static_assert(NUM_ITEM_MODELS < 100 && CL_HAND_SLOTS == CL_FLASH_SLOTS + 100 &&
                    Q3_ITEM_MODELS + NUM_ITEM_MODELS + CL_BARREL_SLOTS < CL_HAND_FALLBACK &&
                    CL_HAND_FALLBACK < CL_MAX_MODELS,
                "weapon part slots overlap");
-_Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_IMPACT_MODELS + 3 <= CL_MAX_MODELS,
+_Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_GIB_MODELS == CL_Q3_IMPACT_MODELS + 3 &&
+                   CL_Q3_GIB_MODELS + CL_Q3_GIBS <= CL_MAX_MODELS,
                "impact model slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
 _Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
@@ -476,6 +478,14 @@ static void begin_level(ctx *c)
     cl_set_model(c->cl, CL_Q3_IMPACT_MODELS + 1, "models/weaphits/bullet.md3");
     /* lightningExplosionModel: the lightning gun's beam's end */
     cl_set_model(c->cl, CL_Q3_IMPACT_MODELS + 2, "models/weaphits/crackle.md3");
+    /* the gibs (cgs.media.gibAbdomen ...) */
+    static const char *const gibs[CL_Q3_GIBS] = {"skull", "brain", "abdomen", "arm", "chest",
+                                                 "fist", "foot", "forearm", "intestine", "leg"};
+    for (int i = 0; i < CL_Q3_GIBS; i++) {
+        char name[CL_NAME_LEN];
+        snprintf(name, sizeof name, "models/gibs/%s.md3", gibs[i]);
+        cl_set_model(c->cl, CL_Q3_GIB_MODELS + i, name);
+    }
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -1523,6 +1533,17 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         q3_event_sound(c->cl, e, ev, org); /* the impact's sound: q3_sound.c */
     } else if (ev == Q3_EV_SHOTGUN_68 && c->cl->level.protocol <= 71) {
         shotgun_blast(c, e, org);
+    } else if (ev == Q3_EV_GIB_PLAYER_68 && c->cl->level.protocol <= 71) {
+        /* cg_event.c: CG_GibPlayer at the body's place; the gibs fly and lie for 5 to 8 s,
+         * the renderer throws them through the map (r_q3mark.c), so the gibbing is logged
+         * with the marks */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_GIBS;
+        fx.entity = (int16_t)(e->number + 1);
+        memcpy(fx.origin, org, sizeof fx.origin);
+        memcpy(fx.end, org, sizeof fx.end);
+        cl_mark_add(c->cl, &fx);
     } else if (ev == Q3_EV_BULLET_HIT_FLESH_68 && c->cl->level.protocol <= 71) {
         /* cg_event.c CG_Bullet with flesh: CG_Bleed at the hit, on the body eventParm */
         bleed(c->cl, org, e->f[Q3_ES_EVENTPARM] + 1);

@@ -426,8 +426,10 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha);
 int32_t r_q3_fx_mat(const r_assets *a, int k, int more);
 /* cgame's wall marks (cg_main.c CG_RegisterGraphics): bulletMarkShader
  * "gfx/damage/bullet_mrk", burnMarkShader "gfx/damage/burn_med_mrk", holeMarkShader
- * "gfx/damage/hole_lg_mrk", energyMarkShader "gfx/damage/plasma_mrk". */
-enum { R_Q3MARK_BULLET, R_Q3MARK_BURN, R_Q3MARK_HOLE, R_Q3MARK_ENERGY, R_Q3MARK_COUNT };
+ * "gfx/damage/hole_lg_mrk", energyMarkShader "gfx/damage/plasma_mrk"; bloodMarkShader
+ * "bloodMark" (a gib's bounce, cg_localents.c CG_FragmentBounceMark). */
+enum { R_Q3MARK_BULLET, R_Q3MARK_BURN, R_Q3MARK_HOLE, R_Q3MARK_ENERGY, R_Q3MARK_BLOOD,
+       R_Q3MARK_COUNT };
 /* A fading mark's copies of its image (r_q3_mark_mat) */
 #define R_Q3_MARK_FADES 16
 /* Mark shader k's material as drawn with the vertex colour rgb and alpha (cg_marks.c's
@@ -454,6 +456,7 @@ void r_q3_mark_look(int kind, const uint8_t color[3], double age, uint8_t rgb[3]
 typedef struct r_mark_frag {
     int first, n;  /* corners pts[first .. first + n - 1], 3..10 */
     uint32_t face; /* the map's triangle it lies on */
+    float after;   /* seconds after its mark's time that it is made (a gib's bounce), or 0 */
 } r_mark_frag;
 int r_q3_mark_fragments(const mdl_bsp *b, const float origin[3], const float dir[3],
                         float orientation, float radius, r_mark_frag *frags,
@@ -555,6 +558,17 @@ void r_q3_explosion(r_view *v, const cl_fxev *e, double t);
 void r_q3_smoke(r_view *v, const cl_state *cl, double t);
 /* Quake III's wall marks alive at t (r_q3mark.c), on the world's surfaces. */
 void r_q3_marks(r_view *v, const cl_state *cl, double t);
+/* Quake III's gibs flying and lying at t (r_q3mark.c: thrown, bouncing and sinking as
+ * cg_effects.c CG_GibPlayer and cg_localents.c CG_AddFragment move them). */
+void r_q3_gibs(r_view *v, const cl_state *cl, double t);
+/* The places of gibbing e's gibs still there at age seconds on map b, and whether each
+ * stands (standing[i]); returns how many (up to CL_Q3_GIBS). */
+int r_q3_gib_places(const mdl_bsp *b, const cl_fxev *e, double age, float (*out)[3],
+                    int *standing);
+/* An MD3 model slot drawn in frame 0 at origin, turned by axis, with its own shaders, lit
+ * by the map's light grid there (r_md3.c). */
+void r_md3_model(r_view *v, const r_assets *a, int slot, const float origin[3],
+                 const float axis[3][3]);
 /* The puffs of the shotgun blasts' pellets that hit the walls, alive at t. */
 void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t);
 /* A shot from start to end traced through map b's drawn surfaces (r_q3mark.c): 1 and the

@@ -467,6 +467,7 @@ static void render_band(band *bd)
             rast_clear_rows(bd->fb, CLEAR_COLOR, bd->y0, bd->y1);
         if (a->q3) { /* Quake III: the sky, the wall marks, the blended surfaces over them */
             r_q3_sky(&v, a);
+            r_q3_gibs(&v, cl, t);
             r_q3_marks(&v, cl, t);
             v.pass = R_PASS_Q3_BLEND;
             r_draw_world(&v, a);

@@ -893,6 +893,21 @@ void r_md3_effect(r_view *v, const r_assets *a, int slot, const float origin[3],
     mesh_pass(v, a, rm, &p, 0, 0, 0, &light, mat);
 }
 
+void r_md3_model(r_view *v, const r_assets *a, int slot, const float origin[3],
+                 const float axis[3][3])
+{
+    const r_model *rm = md3_at(a, slot);
+    if (!rm || rm->md3->num_frames == 0)
+        return;
+    r_place p;
+    memcpy(p.origin, origin, sizeof p.origin);
+    memcpy(p.axis, axis, sizeof p.axis);
+    md3_light light;
+    grid_light(a->world.bsp, origin, &light);
+    dlights_on_model(v, origin, &light);
+    draw_mesh(v, a, rm, &p, 0, 0, 0, &light);
+}
+
 /* cg_weapons.c CG_MapTorsoToWeaponFrame: the hand's frame for torso frame f: the weapon
  * drop's 9 frames from TORSO_DROP's first are hand frames 6..14, the first 6 of either attack
  * 1..6, anything else 0. */

@@ -422,7 +422,7 @@ void r_q3_mark_look(int kind, const uint8_t color[3], double age, uint8_t rgb[3]
     int left = MARK_TOTAL_MS - ms;
     if (left < MARK_FADE_MS) {
         int fade = 255 * left / MARK_FADE_MS;
-        if (kind == R_Q3MARK_ENERGY)
+        if (kind == R_Q3MARK_ENERGY || kind == R_Q3MARK_BLOOD) /* (alphaFade) */
             *alpha = (uint8_t)fade;
         else
             for (int j = 0; j < 3; j++)
@@ -457,6 +457,7 @@ typedef struct mark_cut {
     /* a shotgun blast's pellets that hit the map's walls: where, the surface's normal */
     int nhits;
     float hits[QD_Q3_PELLETS][6];
+    struct gib_path *gibs; /* a gibbing's gibs (CL_Q3_GIBS of them), or NULL */
 } mark_cut;
 
 struct r_marks {
@@ -472,9 +473,11 @@ static void cut_free(mark_cut *c)
     free(c->frags);
     free(c->pts);
     free(c->st);
+    free(c->gibs);
     c->frags = NULL;
     c->pts = NULL;
     c->st = NULL;
+    c->gibs = NULL;
 }
 
 void r_marks_free(r_marks *m)
@@ -567,6 +570,125 @@ static int cut_pellets(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_f
     return 1;
 }
 
+/* A gib's flight (cg_effects.c CG_LaunchGib, cg_localents.c CG_AddFragment): pieces of
+ * TR_GRAVITY paths (bg_misc.c: DEFAULT_GRAVITY 800), each begun by a bounce, until one
+ * stands (TR_STATIONARY). Times in seconds after the gibbing. */
+#define GIB_SEGS 16
+typedef struct gib_seg {
+    float base[3], delta[3];
+    float t0;
+    uint8_t still;
+} gib_seg;
+typedef struct gib_path {
+    uint8_t model; /* CL_Q3_GIB_MODELS + model */
+    uint8_t nseg;
+    float life;
+    gib_seg seg[GIB_SEGS];
+} gib_path;
+
+/* The place of gib g at age (its last piece begun by then). */
+static void gib_at(const gib_path *g, float age, float out[3])
+{
+    int k = 0;
+    while (k + 1 < g->nseg && g->seg[k + 1].t0 <= age)
+        k++;
+    const gib_seg *s = &g->seg[k];
+    float dt = s->still ? 0 : age - s->t0;
+    for (int j = 0; j < 3; j++)
+        out[j] = s->base[j] + s->delta[j] * dt;
+    out[2] -= 400 * dt * dt;
+}
+
+/* rand() of the gibbing: a xorshift of its hash */
+static uint32_t gib_rand(uint32_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x & 0x7fff; /* (RAND_MAX of the game's own bg_lib rand: 0x7fff) */
+}
+
+static float gib_random(uint32_t *x) { return (float)gib_rand(x) / 32767.0f; }
+static float gib_crandom(uint32_t *x) { return 2 * (gib_random(x) - 0.5f); }
+
+/* cg_effects.c CG_GibPlayer: a skull or a brain (rand() & 1), then an abdomen, an arm, a
+ * chest, a fist, a foot, a forearm, intestines and two legs, each thrown from the body's
+ * place at crandom() x GIB_VELOCITY 250 each way and GIB_JUMP 250 more up, for 5 to 8 s
+ * (CG_LaunchGib: 5000 + random() x 3000 ms; its trTime up to 15 ms back). Each moves in
+ * 25 ms steps (cgame moves them each frame, here at 40 a second), traced through the map
+ * (r_q3_trace); at a hit it leaves a blood mark the first time (CG_FragmentBounceMark:
+ * bloodMarkShader, radius 16 + rand() & 31, turned at random, fading its alpha) and bounces
+ * (CG_ReflectVelocity: the velocity at the hit mirrored in the surface, times bounceFactor
+ * 0.6), and stands when a floor leaves it rising slower than 40 a second. Here a bounce's
+ * piece begins at the hit's own time, so the path is whole. */
+static int throw_gibs(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag *frags,
+                      float (*pts)[3], float (*st)[2])
+{
+    static const uint8_t order[CL_Q3_GIBS] = {0, 2, 3, 4, 5, 6, 7, 8, 9, 9};
+    if (!(c->gibs = calloc(CL_Q3_GIBS, sizeof *c->gibs)))
+        return 0;
+    uint32_t x = mark_seed(e) | 1u;
+    const float step = 0.025f;
+    for (int i = 0; i < CL_Q3_GIBS; i++) {
+        gib_path *g = &c->gibs[i];
+        g->model = order[i];
+        if (i == 0 && !(gib_rand(&x) & 1))
+            g->model = 1; /* the brain */
+        float vel[3] = {gib_crandom(&x) * 250, gib_crandom(&x) * 250, 250 + gib_crandom(&x) * 250};
+        g->life = 5 + gib_random(&x) * 3;
+        gib_seg *s = &g->seg[0];
+        memcpy(s->base, e->origin, sizeof s->base);
+        memcpy(s->delta, vel, sizeof s->delta);
+        s->t0 = -(float)(gib_rand(&x) & 15) / 1000;
+        g->nseg = 1;
+        float cur[3];
+        memcpy(cur, e->origin, sizeof cur);
+        int marked = 0;
+        for (float time = step; time < g->life && g->nseg < GIB_SEGS; time += step) {
+            s = &g->seg[g->nseg - 1];
+            if (s->still)
+                break;
+            float next[3], t, d[3];
+            uint32_t fi;
+            gib_at(g, time, next);
+            for (int j = 0; j < 3; j++)
+                d[j] = next[j] - cur[j];
+            float len = sqrtf(dot3(d, d));
+            if (!(len > 1e-4f) || !r_q3_trace(b, cur, next, &t, &fi) || !(t < len)) {
+                memcpy(cur, next, sizeof cur);
+                continue;
+            }
+            const float *n = b->faces[fi].normal;
+            float hit_time = time - step + step * (t / len), at[3], v[3];
+            for (int j = 0; j < 3; j++)
+                at[j] = cur[j] + d[j] / len * t + 0.125f * n[j]; /* (SURFACE_CLIP_EPSILON) */
+            if (!marked) {
+                marked = 1;
+                float radius = (float)(16 + (gib_rand(&x) & 31));
+                float orient = gib_random(&x) * 360;
+                int nf = r_q3_mark_fragments(b, at, n, orient, radius, frags, pts, st);
+                for (int k = 0; k < nf; k++)
+                    frags[k].after = hit_time;
+                if (!cut_append(c, frags, nf, (const float(*)[3])pts, (const float(*)[2])st))
+                    return 0;
+            }
+            float dt = hit_time - s->t0;
+            for (int j = 0; j < 3; j++)
+                v[j] = s->delta[j];
+            v[2] -= 800 * dt;
+            float dn = dot3(v, n);
+            gib_seg *ns = &g->seg[g->nseg++];
+            for (int j = 0; j < 3; j++)
+                ns->delta[j] = (v[j] - 2 * dn * n[j]) * 0.6f;
+            memcpy(ns->base, at, sizeof ns->base);
+            ns->t0 = hit_time;
+            ns->still = n[2] > 0 && (ns->delta[2] < 40 || ns->delta[2] < -step * ns->delta[2]);
+            memcpy(cur, at, sizeof cur);
+        }
+    }
+    return 1;
+}
+
 /* Cut mark e on map b into c (its arrays just big enough); 0 when out of memory. */
 static int cut_mark(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag *frags,
                     float (*pts)[3], float (*st)[2])
@@ -580,8 +702,9 @@ static int cut_mark(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag
     c->kind = e->kind;
     c->style = e->style;
     memcpy(c->rgb, e->rgb, 3);
-    if (e->kind == CL_FXK_SHOTGUN) {
-        if (cut_pellets(b, e, c, frags, pts, st))
+    if (e->kind == CL_FXK_SHOTGUN || e->kind == CL_FXK_GIBS) {
+        if (e->kind == CL_FXK_SHOTGUN ? cut_pellets(b, e, c, frags, pts, st)
+                                      : throw_gibs(b, e, c, frags, pts, st))
             return 1;
         cut_free(c);
         return 0;
@@ -665,9 +788,14 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
 static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, int *room)
 {
     float radius;
-    int kind = r_q3_mark_kind(c->kind == CL_FXK_SHOTGUN ? 3 : c->style, &radius);
+    int kind = c->kind == CL_FXK_GIBS ? R_Q3MARK_BLOOD
+                                      : r_q3_mark_kind(c->kind == CL_FXK_SHOTGUN ? 3 : c->style,
+                                                       &radius);
     uint8_t rgb[3], alpha;
-    r_q3_mark_look(kind, c->kind == CL_FXK_SHOTGUN ? (const uint8_t[3]){255, 255, 255} : c->rgb,
+    /* (a gib's marks, made at its bounces within a second or two of the gibbing, are timed
+     * from the gibbing: the log keeps it 10 s, so they fade out as it ends) */
+    r_q3_mark_look(kind,
+                   c->kind == CL_FXK_IMPACT ? c->rgb : (const uint8_t[3]){255, 255, 255},
                    t - c->t0, rgb, &alpha);
     uint32_t light;
     int32_t mat = r_q3_mark_mat(v->assets, kind, rgb, alpha, &light);
@@ -678,8 +806,8 @@ static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, 
     const uint32_t corners[3] = {light, light, light};
     for (int f = 0; f < nf; f++) {
         const r_mark_frag *fr = &c->frags[f];
-        if (fr->face >= b->num_faces)
-            continue;
+        if (fr->face >= b->num_faces || !(t - c->t0 >= fr->after))
+            continue; /* (a gib's mark before its bounce) */
         const mdl_face *face = &b->faces[fr->face];
         const float(*pts)[3] = c->pts + fr->first;
         const float(*st)[2] = c->st + fr->first;
@@ -778,4 +906,70 @@ void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t)
         pellet_puffs(v, &c, t);
         cut_free(&c);
     }
+}
+
+/* The gibs of cut c at t: each model at its place, unturned (CG_LaunchGib: axisDefault),
+ * sinking 16 units into the ground over its last second once it stands (SINK_TIME). */
+static void draw_gibs(r_view *v, const mark_cut *c, double t)
+{
+    float age = (float)(t - c->t0);
+    if (c->kind != CL_FXK_GIBS || !c->gibs || !(age >= 0))
+        return;
+    static const float axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int i = 0; i < CL_Q3_GIBS; i++) {
+        const gib_path *g = &c->gibs[i];
+        if (!(age < g->life))
+            continue;
+        float at[3];
+        gib_at(g, age, at);
+        if (g->seg[g->nseg - 1].still && age >= g->seg[g->nseg - 1].t0 && g->life - age < 1)
+            at[2] -= 16 * (1 - (g->life - age));
+        r_md3_model(v, v->assets, CL_Q3_GIB_MODELS + g->model, at, axis);
+    }
+}
+
+void r_q3_gibs(r_view *v, const cl_state *cl, double t)
+{
+    const r_assets *a = v->assets;
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED || !a ||
+        !a->world.bsp)
+        return;
+    if (v->marks) {
+        for (int i = 0; i < v->marks->num_frame; i++)
+            draw_gibs(v, &v->marks->cut[v->marks->frame[i]], t);
+        return;
+    }
+    const cl_fxev *alive[CL_MARK_LOG];
+    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
+    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
+    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    for (int i = 0; i < na; i++) {
+        mark_cut c;
+        if (alive[i]->kind != CL_FXK_GIBS)
+            continue;
+        if (!cut_mark(a->world.bsp, alive[i], &c, frags, pts, st))
+            return;
+        draw_gibs(v, &c, t);
+        cut_free(&c);
+    }
+}
+
+int r_q3_gib_places(const mdl_bsp *b, const cl_fxev *e, double age, float (*out)[3],
+                    int *standing)
+{
+    mark_cut c;
+    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
+    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    if (!b || e->kind != CL_FXK_GIBS || !cut_mark(b, e, &c, frags, pts, st) || !c.gibs)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < CL_Q3_GIBS; i++) {
+        const gib_path *g = &c.gibs[i];
+        if (!(age < g->life))
+            continue;
+        gib_at(g, (float)age, out[n]);
+        standing[n++] = g->seg[g->nseg - 1].still && age >= g->seg[g->nseg - 1].t0;
+    }
+    cut_free(&c);
+    return n;
 }

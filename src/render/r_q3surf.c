@@ -754,7 +754,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         goto out;
     static const char *const marks[R_Q3MARK_COUNT] = {
         "gfx/damage/bullet_mrk", "gfx/damage/burn_med_mrk", "gfx/damage/hole_lg_mrk",
-        "gfx/damage/plasma_mrk"};
+        "gfx/damage/plasma_mrk", "bloodMark"};
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         if (!mark_mats(q, k, marks[k], mdl_shader_find(&set, marks[k]), read, ctx))
             goto out;

@@ -301,8 +301,8 @@ TEST(q3mark_decoder_marks_follow_impacts)
         /* this step's impacts, and its marks: each mark an impact's */
         for (; marks_seen < log->mark_count; marks_seen++) {
             const cl_fxev *m = &log->marks[marks_seen % CL_MARK_LOG];
-            if (m->kind == CL_FXK_SHOTGUN)
-                continue; /* (a blast: its own test below) */
+            if (m->kind != CL_FXK_IMPACT)
+                continue; /* (a blast or a gibbing: their own tests below) */
             marks++;
             int found = 0;
             for (uint32_t i = fx_seen; i < log->fx_count && !found; i++) {
@@ -657,5 +657,89 @@ TEST(q3mark_lightning_beam_drawn)
         app_world_free(&w);
     }
     free(cold);
+    tl_close(tl);
+}
+
+/* cg_event.c EV_GIB_PLAYER (cg_effects.c CG_GibPlayer): demo088's gibbings (the first at
+ * 15.05 s on the bridge of oa_shouse, floor at z 368) throw ten gibs each; thrown up at 250
+ * units a second more or less, bouncing at 0.6, they have come down within 4 s: each
+ * standing gib then lies on a surface (a trace 1 unit over it down to 3 under meets the
+ * map), none is higher than its first throw could take it (250 + 250 up: 500^2 / 1600 =
+ * 156 units), all are gone after 8 s (CG_LaunchGib: 5 to 8 s). The frame shows them
+ * (0.45 s after, seen from the bridge) and, once they are gone, their blood marks for 10 s
+ * after their bounces, then nothing. */
+TEST(q3mark_gibs_fly_and_lie)
+{
+    char path[1024];
+    if (!have_oa())
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    if (!test_realfile(path, sizeof path, DEMO088))
+        SKIP("no " DEMO088);
+    qd_error err;
+    timeline_t *tl = open_tl(path);
+    CHECK(tl);
+    if (!tl)
+        return;
+    const cl_state *at = tl_state_at(tl, 15.5, &err);
+    CHECK(at);
+    const cl_fxev *alive[CL_MARK_LOG], *gib = NULL;
+    int n = at ? cl_marks_at(at, 15.5, alive, CL_MARK_LOG) : 0;
+    for (int i = 0; i < n; i++)
+        gib = alive[i]->kind == CL_FXK_GIBS ? alive[i] : gib;
+    CHECK_MSG(gib && fabs(gib->t0 - 15.05) < 0.01, "no gibbing at 15.05 s");
+    app_opts o;
+    app_world w;
+    oa_world(&o, &w);
+    if (gib && at) {
+        cl_fxev e = *gib;
+        app_world_update(&w, &o, at);
+        const mdl_bsp *b = w.assets ? w.assets->world.bsp : NULL;
+        CHECK(b);
+        float places[CL_Q3_GIBS][3];
+        int standing[CL_Q3_GIBS], stood = 0, floating = 0, high = 0;
+        CHECK_EQ(r_q3_gib_places(b, &e, 0.0, places, standing), CL_Q3_GIBS);
+        int k = r_q3_gib_places(b, &e, 4.0, places, standing);
+        for (int i = 0; i < k; i++) {
+            high += places[i][2] > e.origin[2] + 157;
+            if (!standing[i])
+                continue;
+            stood++;
+            float from[3] = {places[i][0], places[i][1], places[i][2] + 1},
+                  to[3] = {places[i][0], places[i][1], places[i][2] - 3}, d;
+            uint32_t face;
+            floating += !r_q3_trace(b, from, to, &d, &face);
+        }
+        CHECK_MSG(k == CL_Q3_GIBS && stood >= 5 && floating == 0 && high == 0,
+                  "%d gibs at 4 s, %d standing, %d of them on nothing, %d too high", k, stood,
+                  floating, high);
+        CHECK_EQ(r_q3_gib_places(b, &e, 8.0, places, standing), 0);
+        /* the frames */
+        enum { FW = 320, FH = 180 };
+        rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
+        cl_state *none = malloc(sizeof *none);
+        r_camera cam = {{6, -1450, 450}, {10, 90, 0}, 90};
+        r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+        static const double when[3] = {15.5, 23.5, 27.0};
+        for (int s = 0; s < 3 && none; s++) {
+            const cl_state *cs = tl_state_at(tl, when[s], &err);
+            CHECK(cs);
+            if (!cs)
+                break;
+            app_world_update(&w, &o, cs);
+            memcpy(none, cs, sizeof *none);
+            for (int i = 0; i < CL_MARK_LOG; i++)
+                if (none->fxlog.marks[i].kind == CL_FXK_GIBS && none->fxlog.marks[i].t0 == e.t0)
+                    none->fxlog.marks[i].t0 = -1e9;
+            r_render(w.assets, cs, when[s], &cam, &opt, with);
+            r_render(w.assets, none, when[s], &cam, &opt, without);
+            int differ = memcmp(with->color, without->color, sizeof(uint32_t) * FW * FH) != 0;
+            CHECK_MSG(differ == (s < 2), "at %.1f s the gibbing %s the frame", when[s],
+                      differ ? "changes" : "does not change");
+        }
+        free(none);
+        rast_fb_free(with);
+        rast_fb_free(without);
+    }
+    app_world_free(&w);
     tl_close(tl);
 }
