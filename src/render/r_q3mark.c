@@ -882,7 +882,10 @@ static void pellet_puffs(r_view *v, const mark_cut *c, double t)
     }
 }
 
-void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t)
+/* fn on each cut of kind alive at t: the frame's (v->marks), or each cut now and dropped
+ * (no cache, or no memory for one). */
+static void each_cut(r_view *v, const cl_state *cl, double t, int kind,
+                     void (*fn)(r_view *, const mark_cut *, double))
 {
     const r_assets *a = v->assets;
     if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED || !a ||
@@ -890,7 +893,8 @@ void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t)
         return;
     if (v->marks) {
         for (int i = 0; i < v->marks->num_frame; i++)
-            pellet_puffs(v, &v->marks->cut[v->marks->frame[i]], t);
+            if (v->marks->cut[v->marks->frame[i]].kind == kind)
+                fn(v, &v->marks->cut[v->marks->frame[i]], t);
         return;
     }
     const cl_fxev *alive[CL_MARK_LOG];
@@ -899,13 +903,18 @@ void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t)
     static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     for (int i = 0; i < na; i++) {
         mark_cut c;
-        if (alive[i]->kind != CL_FXK_SHOTGUN || !(t - alive[i]->t0 < 0.7))
+        if (alive[i]->kind != kind)
             continue;
         if (!cut_mark(a->world.bsp, alive[i], &c, frags, pts, st))
             return;
-        pellet_puffs(v, &c, t);
+        fn(v, &c, t);
         cut_free(&c);
     }
+}
+
+void r_q3_pellet_puffs(r_view *v, const cl_state *cl, double t)
+{
+    each_cut(v, cl, t, CL_FXK_SHOTGUN, pellet_puffs);
 }
 
 /* The gibs of cut c at t: each model at its place, unturned (CG_LaunchGib: axisDefault),
@@ -930,28 +939,7 @@ static void draw_gibs(r_view *v, const mark_cut *c, double t)
 
 void r_q3_gibs(r_view *v, const cl_state *cl, double t)
 {
-    const r_assets *a = v->assets;
-    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED || !a ||
-        !a->world.bsp)
-        return;
-    if (v->marks) {
-        for (int i = 0; i < v->marks->num_frame; i++)
-            draw_gibs(v, &v->marks->cut[v->marks->frame[i]], t);
-        return;
-    }
-    const cl_fxev *alive[CL_MARK_LOG];
-    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
-    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
-    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
-    for (int i = 0; i < na; i++) {
-        mark_cut c;
-        if (alive[i]->kind != CL_FXK_GIBS)
-            continue;
-        if (!cut_mark(a->world.bsp, alive[i], &c, frags, pts, st))
-            return;
-        draw_gibs(v, &c, t);
-        cut_free(&c);
-    }
+    each_cut(v, cl, t, CL_FXK_GIBS, draw_gibs);
 }
 
 int r_q3_gib_places(const mdl_bsp *b, const cl_fxev *e, double age, float (*out)[3],
