@@ -60,6 +60,8 @@ typedef struct cl_entstate {  /* 40 bytes */
 #define CL_EF_GIBBED 0x08   /* a gibbed body, only the head left (QW PF_GIB, Q2 PM_GIB) */
 #define CL_EF_TRAJ 0x10     /* Q3: cl_state.motion moves it at render time (cl_entity_update_traj) */
 #define CL_EF_FULLBRIGHT 0x20 /* drawn without light (Q2 RF_FULLBRIGHT) */
+#define CL_EF_BMODEL 0x40   /* model is the map's own submodel number, not a precache slot (a
+                             * Quake III mover: SOLID_BMODEL's modelindex, cg_ents.c CG_Mover) */
 
 /* cl_entstate.fx: what an entity carries, by look, not by game (trails, glows, flags) */
 #define CL_FX_ROCKET 0x0001       /* rocket smoke trail */

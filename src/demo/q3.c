@@ -148,6 +148,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_SHOTGUN_68 54          /* EV_SHOTGUN (66..71) */
 #define Q3_EV_BULLET_HIT_FLESH_68 48 /* EV_BULLET_HIT_FLESH (66..71) */
 #define Q3_EV_GIB_PLAYER_68 64       /* EV_GIB_PLAYER (66..71) */
+#define Q3_SOLID_BMODEL 0xffffffu    /* bg_public.h SOLID_BMODEL: entityState.solid of a brush model */
 #define Q3_WP_MACHINEGUN 2
 #define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
 #define Q3_EF_PLAYER_EVENT 0x10 /* eFlags of an event entity: otherEntityNum's (66..71) */
@@ -957,8 +958,14 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
      * from the weapon (CG_Missile), players from their client's configstring (CG_Player). */
     int type = e->f[Q3_ES_ETYPE], mi = e->f[Q3_ES_MODELINDEX] & 0xff;
     int wp = e->f[Q3_ES_WEAPON], cn = e->f[Q3_ES_CLIENTNUM];
-    if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER)
+    if (type == Q3_ET_MOVER && (uint32_t)e->f[Q3_ES_SOLID] == Q3_SOLID_BMODEL) {
+        /* cg_ents.c CG_Mover: a brush mover's modelindex is the map's inline model
+         * (SV_SetBrushModel: the number after '*'), not a CS_MODELS slot */
         st.model = (uint16_t)mi;
+        st.flags |= CL_EF_BMODEL;
+    } else if (type == Q3_ET_GENERAL || type == Q3_ET_MOVER) {
+        st.model = (uint16_t)mi;
+    }
     else if (type == Q3_ET_ITEM && (mi = item_of(c->p, mi)) > 0 &&
              !(e->f[Q3_ES_EFLAGS] & Q3_EF_NODRAW))
         st.model = (uint16_t)(Q3_ITEM_MODELS + mi);

@@ -399,6 +399,12 @@ static int read_body(lex *l, mdl_shader *sh)
             if (next(l, 1) && is(l, "wave")) {
                 sh->deform_div = num(l, 0);
                 read_wave(l, &sh->deform);
+            } else if (is(l, "autosprite")) {
+                sh->autosprite = 1;
+            } else if (is(l, "move")) { /* ioq3 ParseDeform: x y z, then the wave */
+                for (int k = 0; k < 3; k++)
+                    sh->move[k] = num(l, 0);
+                read_wave(l, &sh->move_wave);
             }
             skip_line(l);
         } else {

@@ -160,6 +160,9 @@ typedef struct mdl_shader {
     char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
     float deform_div; /* deformVertexes wave: spread, and the wave (func 0: none) */
     mdl_wave deform;
+    uint8_t autosprite; /* deformVertexes autosprite: each quad turned to face the eye */
+    float move[3];      /* deformVertexes move: every vertex moved by move x the wave */
+    mdl_wave move_wave; /* (func 0: none) */
     uint32_t order;
 } mdl_shader;
 

@@ -350,6 +350,14 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, 
 {
     if (s->model == 0)
         return;
+    if (s->flags & CL_EF_BMODEL) { /* the map's own submodel (a Quake III mover) */
+        if (a && a->world.bsp && s->model < a->world.bsp->num_models) {
+            r_xform x;
+            r_xform_setup(&x, s->origin, s->angles, 1.0f);
+            r_draw_brush(v, &a->world, &a->world.bsp->models[s->model], &x, s->frame);
+        }
+        return;
+    }
     if (!a || s->model >= a->num_models) {
         r_draw_missing(v, s);
         return;

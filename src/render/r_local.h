@@ -386,6 +386,9 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);
 /* The run of rb->group[fi] triangles from fi drawn as r_q3_face draws them, its first layer
  * as one polygon (rb->poly_*); 0 when its shader is not drawn that way (the caller draws
  * the triangles one by one). Only in pass R_PASS_TEXTURED. */
+/* Quake III face fi drawn at corners at (moved: a mover's face, its texture and light its
+ * own), seen from the view's eye. */
+void r_q3_face_at(r_view *v, const r_bsp *rb, uint32_t fi, const float (*at)[3]);
 int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);
 /* Find rb's runs of triangles that make convex polygons (Quake III maps; others get none).
  * 0 when out of memory (none then). */

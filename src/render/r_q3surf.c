@@ -45,6 +45,9 @@ typedef struct q3_mat {
     mdl_stage stage2;
     mdl_wave deform;    /* deformVertexes wave (func 0: none) and its spread per unit */
     float spread;
+    uint8_t autosprite; /* deformVertexes autosprite, then move (move_wave func 0: none) */
+    float move[3];
+    mdl_wave move_wave;
     /* animMap: each layer's frames (anim[0] is image, anim2[0] image2), the one drawn
      * chosen by the time (anim_image); anim_n below 2: a still */
     int32_t anim[MDL_ANIM_FRAMES], anim2[MDL_ANIM_FRAMES];
@@ -374,6 +377,9 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     m->alpha = sh->stage.alpha_func != MDL_ALPHA_NONE;
     m->clamp = sh->stage.clamp;
     m->deform = sh->deform;
+    m->autosprite = sh->autosprite;
+    memcpy(m->move, sh->move, sizeof m->move);
+    m->move_wave = sh->move_wave;
     /* ioq3 ParseDeform: the spread is 1 / div, 100 for a div of 0 */
     m->spread = sh->deform_div != 0 ? 1.0f / sh->deform_div : 100.0f;
     if (sh->stage.rgbgen == MDL_RGBGEN_VERTEX)
@@ -1351,11 +1357,66 @@ static void dlight_tris(r_view *v, const r_q3 *q, const float (*pts)[3], const f
     }
 }
 
+/* The middle of triangle fi's longest side and half the length of its others' longer: a
+ * quad's centre and half-side when the triangle is half of it (q3map's two triangles of an
+ * autosprite quad share its diagonal). */
+static void tri_quad(const mdl_bsp *b, uint32_t fi, float mid[3], float *radius)
+{
+    const float(*p)[3] = (const float(*)[3])b->verts[b->faces[fi].first_vert];
+    int best = 0;
+    float len[3];
+    for (int k = 0; k < 3; k++) {
+        const float *a = p[k], *c = p[(k + 1) % 3];
+        len[k] = sqrtf((a[0] - c[0]) * (a[0] - c[0]) + (a[1] - c[1]) * (a[1] - c[1]) +
+                       (a[2] - c[2]) * (a[2] - c[2]));
+        best = len[k] > len[best] ? k : best;
+    }
+    for (int j = 0; j < 3; j++)
+        mid[j] = (p[best][j] + p[(best + 1) % 3][j]) / 2;
+    /* tr_shade_calc.c AutospriteDeform: the corners' distance from the middle x 0.707 */
+    *radius = len[best] / 2 * 0.707f;
+}
+
+/* ioq3 tr_shade_calc.c AutospriteDeform, then DeformVertexes move (facts only): a quad of a
+ * deformVertexes autosprite shader is drawn as a square about its middle facing the eye,
+ * half-side its corners' distance from the middle x 0.707, the view's left and up (texture
+ * 0 0 at left + up, 1 1 at -left - up: RB_AddQuadStamp), then moved by move x the wave.
+ * Triangle fi draws its quad unless the triangle before it, of the same shader, is the
+ * other half of it (the same middle): once a quad. */
+static void autosprite_face(r_view *v, const mdl_bsp *b, uint32_t fi, const q3_mat *m)
+{
+    float mid[3], radius, other[3], r2;
+    tri_quad(b, fi, mid, &radius);
+    if (fi > 0 && b->faces[fi - 1].texture == b->faces[fi].texture &&
+        b->faces[fi - 1].num_verts == 3) {
+        tri_quad(b, fi - 1, other, &r2);
+        if (fabsf(other[0] - mid[0]) + fabsf(other[1] - mid[1]) + fabsf(other[2] - mid[2]) < 0.01f)
+            return;
+    }
+    if (!(radius > 0) || !isfinite(radius))
+        return;
+    if (m->move_wave.func != MDL_WAVE_NONE) {
+        float w = (float)wave_value(&m->move_wave, v->time > 0 && v->time < 1e7 ? v->time : 0);
+        for (int j = 0; j < 3; j++)
+            mid[j] += m->move[j] * (isfinite(w) && fabsf(w) < 1e4f ? w : 0);
+    }
+    float q[4][3];
+    for (int j = 0; j < 3; j++) {
+        float left = -v->right[j] * radius, up = v->up[j] * radius;
+        q[0][j] = mid[j] + left + up;
+        q[1][j] = mid[j] - left + up;
+        q[2][j] = mid[j] - left - up;
+        q[3][j] = mid[j] + left - up;
+    }
+    static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    r_q3_quad(v, (int32_t)(m - v->assets->q3->mats), (const float(*)[3])q, st);
+}
+
 /* r_q3_face, its first layer drawn over poly (pn corners: the run's polygon, r_q3_group)
  * instead of the triangle, or not at all (pn < 0: a later triangle of the run, whose other
  * layers are still its own). */
 static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
-                    const float (*poly)[3], int pn)
+                    const float (*poly)[3], int pn, const float (*at)[3])
 {
     const mdl_bsp *b = rb->bsp;
     const r_q3 *q = v->assets ? v->assets->q3 : NULL;
@@ -1367,13 +1428,34 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     int blended = m->blend != MDL_BLEND_NONE && !m->sky;
     if (m->nodraw || blended != (v->pass == R_PASS_Q3_BLEND))
         return;
-    const float(*pts)[3] = (const float(*)[3])b->verts[f->first_vert];
+    if (m->autosprite) { /* (facing the eye: no back) */
+        if (pn >= 0)
+            autosprite_face(v, b, fi, m);
+        return;
+    }
+    const float(*pts)[3] = at ? at : (const float(*)[3])b->verts[f->first_vert];
     float N[3] = {f->normal[0], f->normal[1], f->normal[2]}, dist = f->dist;
+    if (at) { /* moved (a mover's face): its plane anew, as the loader makes it */
+        float e1[3], e2[3];
+        for (int j = 0; j < 3; j++) {
+            e1[j] = at[1][j] - at[0][j];
+            e2[j] = at[2][j] - at[0][j];
+        }
+        N[0] = -(e1[1] * e2[2] - e1[2] * e2[1]);
+        N[1] = -(e1[2] * e2[0] - e1[0] * e2[2]);
+        N[2] = -(e1[0] * e2[1] - e1[1] * e2[0]);
+        float len = sqrtf(dot3(N, N));
+        if (!(len > 1e-9f) || !isfinite(len))
+            return;
+        for (int j = 0; j < 3; j++)
+            N[j] /= len;
+        dist = dot3(N, at[0]);
+    }
     int back = dot3(N, eye) - dist <= 0.01f;
     if (back && !m->twosided && !v->xray)
         return;
     float moved[3][3];
-    if (m->deform.func != MDL_WAVE_NONE && deform(m, f, pts, v->time, moved, N, &dist))
+    if (!at && m->deform.func != MDL_WAVE_NONE && deform(m, f, pts, v->time, moved, N, &dist))
         pts = (const float(*)[3])moved;
     int out = r_outside_band(v, pts, 3);
     if (out && !poly)
@@ -1432,9 +1514,14 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         dlight_tris(v, q, pts, N, dist);
 }
 
+void r_q3_face_at(r_view *v, const r_bsp *rb, uint32_t fi, const float (*at)[3])
+{
+    q3_face(v, rb, fi, v->org, NULL, 0, at);
+}
+
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
 {
-    q3_face(v, rb, fi, eye, NULL, 0);
+    q3_face(v, rb, fi, eye, NULL, 0, NULL);
 }
 
 int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
@@ -1472,9 +1559,9 @@ int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
         v->sky_marked = 1;
         return (int)g;
     }
-    q3_face(v, rb, fi, eye, poly, pn);
+    q3_face(v, rb, fi, eye, poly, pn, NULL);
     for (uint32_t j = 1; j < g; j++)
-        q3_face(v, rb, fi + j, eye, (const float(*)[3])poly, -1);
+        q3_face(v, rb, fi + j, eye, (const float(*)[3])poly, -1, NULL);
     return (int)g;
 }
 

@@ -279,7 +279,10 @@ void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xfo
         }
         for (uint32_t i = 0; i < f->num_verts; i++)
             r_xform_point(x, b->verts[f->first_vert + i], pts[i]);
-        if (v->pass == R_PASS_TEXTURED)
+        if (v->pass == R_PASS_TEXTURED && v->assets && v->assets->q3 && rb == &v->assets->world &&
+            f->num_verts == 3)
+            r_q3_face_at(v, rb, fi, (const float(*)[3])pts); /* (a Quake III mover) */
+        else if (v->pass == R_PASS_TEXTURED)
             r_surf_face(v, rb, fi, x, frame, (const float(*)[3])pts, (int)f->num_verts);
         else
             r_emit_poly(v, (const float(*)[3])pts, (int)f->num_verts, rb->flat[fi],

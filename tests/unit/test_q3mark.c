@@ -743,3 +743,56 @@ TEST(q3mark_gibs_fly_and_lie)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* cg_ents.c CG_Mover: a brush mover (entityState.solid SOLID_BMODEL) draws the map's inline
+ * model its modelindex names (SV_SetBrushModel sets it to the number after '*'), not a
+ * CS_MODELS slot. demo088's movers (oa_shouse has some) carry the flag with a number below
+ * the map's model count, and a frame that shows them has no missing model's placeholder
+ * (255, 200, 0 boxes) left: qdemo drew every mover so, floating where the brush's origin
+ * is. Its faces draw with their own shaders where it has moved (r_q3_face_at). */
+TEST(q3mark_movers_are_the_maps_own_models)
+{
+    char path[1024];
+    if (!have_oa())
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    if (!test_realfile(path, sizeof path, DEMO088))
+        SKIP("no " DEMO088);
+    qd_error err;
+    timeline_t *tl = open_tl(path);
+    CHECK(tl);
+    if (!tl)
+        return;
+    const double t = 3.0;
+    const cl_state *at = tl_state_at(tl, t, &err);
+    CHECK(at);
+    app_opts o;
+    app_world w;
+    oa_world(&o, &w);
+    if (at) {
+        app_world_update(&w, &o, at);
+        const mdl_bsp *b = w.assets ? w.assets->world.bsp : NULL;
+        CHECK(b);
+        int movers = 0, bad = 0;
+        for (int i = 1; b && i < at->num_entities; i++) {
+            const cl_entity *e = &at->entities[i];
+            if (!e->active || !(e->cur.flags & CL_EF_BMODEL))
+                continue;
+            movers++;
+            bad += e->cur.model == 0 || e->cur.model >= b->num_models;
+        }
+        CHECK_MSG(movers >= 2 && bad == 0, "%d movers, %d with no model of the map", movers,
+                  bad);
+        enum { FW = 640, FH = 360 };
+        rast_fb *fb = rast_fb_new(FW, FH);
+        r_camera cam = {{-10, -1330, 430}, {5, 90, 0}, 90};
+        r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+        r_render(w.assets, at, t, &cam, &opt, fb);
+        int yellow = 0;
+        for (int i = 0; i < FW * FH; i++)
+            yellow += (fb->color[i] & 0xffffff) == (rast_rgb(255, 200, 0) & 0xffffff);
+        CHECK_MSG(yellow == 0, "%d pixels of a missing model's box", yellow);
+        rast_fb_free(fb);
+    }
+    app_world_free(&w);
+    tl_close(tl);
+}
