@@ -54,6 +54,18 @@ static cl_state *fresh_cl(void)
     return cl;
 }
 
+/* demo088 indexed (tl), to be drawn with OpenArena's data; the test skips without either. */
+#define OA_DEMO088(tl)                                                                     \
+    char path_[1024];                                                                      \
+    if (!have_oa())                                                                        \
+        SKIP("OpenArena not installed (" OA_DIR ")");                                      \
+    if (!test_realfile(path_, sizeof path_, DEMO088))                                      \
+        SKIP("no " DEMO088);                                                               \
+    timeline_t *tl = open_tl(path_);                                                       \
+    CHECK(tl);                                                                             \
+    if (!tl)                                                                               \
+    return
+
 TEST(q3mark_kind_and_size_by_weapon)
 {
     /* cg_weapons.c CG_MissileHitWall: weapon -> mark shader, radius */
@@ -349,16 +361,8 @@ TEST(q3mark_decoder_marks_follow_impacts)
  * marks. */
 TEST(q3mark_rocket_burns_darken_the_floor)
 {
-    char path[1024];
-    if (!have_oa())
-        SKIP("OpenArena not installed (" OA_DIR ")");
-    if (!test_realfile(path, sizeof path, DEMO088))
-        SKIP("no " DEMO088);
+    OA_DEMO088(tl);
     qd_error err;
-    timeline_t *tl = open_tl(path);
-    CHECK(tl);
-    if (!tl)
-        return;
     const double t = 72.7;
     const cl_state *at = tl_state_at(tl, t, &err);
     CHECK(at);
@@ -615,16 +619,8 @@ TEST(q3mark_blood_on_the_bodies_hit)
  * 222 pixels over 30 across without the beam). */
 TEST(q3mark_lightning_beam_drawn)
 {
-    char path[1024];
-    if (!have_oa())
-        SKIP("OpenArena not installed (" OA_DIR ")");
-    if (!test_realfile(path, sizeof path, DEMO088))
-        SKIP("no " DEMO088);
+    OA_DEMO088(tl);
     qd_error err;
-    timeline_t *tl = open_tl(path);
-    CHECK(tl);
-    if (!tl)
-        return;
     const double t = 18.8;
     const cl_state *at = tl_state_at(tl, t, &err);
     cl_state *cold = malloc(sizeof *cold);
@@ -670,16 +666,8 @@ TEST(q3mark_lightning_beam_drawn)
  * after their bounces, then nothing. */
 TEST(q3mark_gibs_fly_and_lie)
 {
-    char path[1024];
-    if (!have_oa())
-        SKIP("OpenArena not installed (" OA_DIR ")");
-    if (!test_realfile(path, sizeof path, DEMO088))
-        SKIP("no " DEMO088);
+    OA_DEMO088(tl);
     qd_error err;
-    timeline_t *tl = open_tl(path);
-    CHECK(tl);
-    if (!tl)
-        return;
     const cl_state *at = tl_state_at(tl, 15.5, &err);
     CHECK(at);
     const cl_fxev *alive[CL_MARK_LOG], *gib = NULL;
@@ -752,16 +740,8 @@ TEST(q3mark_gibs_fly_and_lie)
  * is. Its faces draw with their own shaders where it has moved (r_q3_face_at). */
 TEST(q3mark_movers_are_the_maps_own_models)
 {
-    char path[1024];
-    if (!have_oa())
-        SKIP("OpenArena not installed (" OA_DIR ")");
-    if (!test_realfile(path, sizeof path, DEMO088))
-        SKIP("no " DEMO088);
+    OA_DEMO088(tl);
     qd_error err;
-    timeline_t *tl = open_tl(path);
-    CHECK(tl);
-    if (!tl)
-        return;
     const double t = 3.0;
     const cl_state *at = tl_state_at(tl, t, &err);
     CHECK(at);
