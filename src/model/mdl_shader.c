@@ -322,6 +322,11 @@ static int read_stage(lex *l, mdl_stage *st)
             skip_line(l);
         } else if (is(l, "alphaGen")) {
             st->alphagen = 1;
+            size_t save = l->pos;
+            if (next(l, 1) && is(l, "wave"))
+                read_wave(l, &st->alphawave);
+            else
+                l->pos = save;
             skip_line(l);
         } else if (is(l, "tcMod")) {
             read_tcmod(l, st);

@@ -135,7 +135,8 @@ typedef struct mdl_stage {
     uint8_t env;        /* tcGen environment */
     uint8_t blend_exact; /* blend is exactly the blendFunc (add, filter, blend or their
                           * GL pairs), not the nearest of the three */
-    uint8_t alphagen;   /* an alphaGen of any kind (not drawn) */
+    uint8_t alphagen;   /* an alphaGen of any kind (only alphaGen wave is drawn: alphawave) */
+    mdl_wave alphawave; /* alphaGen wave (func 0: none or another kind) */
     uint8_t blend_tex;  /* MDL_BLENDTEX_*: the image made over so that blend (a filter)
                          * draws the blendFunc's pair */
     uint8_t num_tcmods;

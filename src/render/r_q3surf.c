@@ -17,6 +17,7 @@
 #include "r_local.h"
 
 #define OVERBRIGHT_SHIFT 2
+#define R_Q3_ALPHA_FADES 16
 #define LM_SIZE 128
 #define MAX_LEVELS 13 /* 4096 down to 1 */
 /* Texels of all images of one map together; past it an image draws flat, as if missing. */
@@ -48,6 +49,10 @@ typedef struct q3_mat {
     uint8_t autosprite; /* deformVertexes autosprite, then move (move_wave func 0: none) */
     float move[3];
     mdl_wave move_wave;
+    /* alphaGen wave of a blended first layer: R_Q3_ALPHA_FADES copies of its image from
+     * alpha_first on, at alphas (k + 1) / R_Q3_ALPHA_FADES (-1: none) */
+    int32_t alpha_first;
+    mdl_wave alpha_wave;
     /* animMap: each layer's frames (anim[0] is image, anim2[0] image2), the one drawn
      * chosen by the time (anim_image); anim_n below 2: a still */
     int32_t anim[MDL_ANIM_FRAMES], anim2[MDL_ANIM_FRAMES];
@@ -65,6 +70,7 @@ struct r_q3 {
     int sky_box;             /* all six found */
     int sky_same;            /* and all of one size */
     int32_t sky_cloud;       /* image of the sky shader's first stage, or -1 */
+    uint8_t sky_cloud_blend; /* its blend (MDL_BLEND_*): over a sky box, how it meets it */
     uint32_t sky_flat;
     char **missing;          /* names of shaders whose image was not found */
     int num_missing;
@@ -358,6 +364,8 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
     return 1;
 }
 
+static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, int colour);
+
 /* The drawing of shader sh (NULL: none in the scripts, the image named name). */
 static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh,
                       mdl_read_fn read, void *ctx)
@@ -365,6 +373,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     memset(m, 0, sizeof *m);
     m->light = LIGHT_MAP;
     m->image2 = -1;
+    m->alpha_first = -1;
     if (!sh) {
         m->image = find_image(q, name, read, ctx);
         return m->image != -2;
@@ -393,6 +402,18 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
             m->constant = const_color(sh->stage.rgbconst);
     }
     m->image = find_image_tx(q, sh->stage.image, sh->stage.blend_tex, read, ctx);
+    /* alphaGen wave on a blended layer (OpenArena's particle smoke fading as it rises): its
+     * image at R_Q3_ALPHA_FADES alphas, the one at or under the wave's value drawn */
+    if (m->image >= 0 && m->blend == MDL_BLEND_ALPHA && sh->stage.alphawave.func) {
+        m->alpha_wave = sh->stage.alphawave;
+        for (uint32_t k = 0; k < R_Q3_ALPHA_FADES; k++) {
+            int32_t im = faded_image(q, m->image, k + 1, R_Q3_ALPHA_FADES, 0);
+            if (im < 0)
+                return 0;
+            if (k == 0)
+                m->alpha_first = im;
+        }
+    }
     if (m->image == -2 || !find_frames(q, &sh->stage, m->image, m->anim, &m->anim_n, read, ctx) ||
         !resolve_layer2(q, m, sh, read, ctx))
         return 0;
@@ -416,8 +437,10 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
         for (int k = 1; k < 6 && q->sky_box; k++)
             q->sky_same &= q->sky[k].w[0] == q->sky[0].w[0] && q->sky[k].h[0] == q->sky[0].h[0];
     }
-    if (m->sky && q->sky_cloud < 0 && m->image >= 0)
+    if (m->sky && q->sky_cloud < 0 && m->image >= 0) {
         q->sky_cloud = m->image;
+        q->sky_cloud_blend = m->blend;
+    }
     return 1;
 }
 
@@ -1051,6 +1074,11 @@ static int32_t anim_image(const int32_t *frames, int n, float freq, int32_t stil
 static q3_layer layer1(const r_view *v, const r_q3 *q, const q3_mat *m)
 {
     int32_t im = anim_image(m->anim, m->anim_n, m->stage.anim_freq, m->image, v->time);
+    if (m->alpha_first >= 0) { /* the alphaGen wave's copy at or under its value */
+        double a = wave_value(&m->alpha_wave, v->time > 0 && v->time < 1e7 ? v->time : 0);
+        int k = a > 0 ? a < 1 ? (int)(a * R_Q3_ALPHA_FADES) : R_Q3_ALPHA_FADES : 0;
+        im = m->alpha_first + (k > 0 ? k - 1 : 0);
+    }
     q3_layer l = {&q->images[im], &m->stage, m->blend, m->alpha, m->clamp};
     return l;
 }
@@ -1635,10 +1663,37 @@ static inline int ifloor(float x)
 
 /* What the sky shows in direction d: the box, a cloud layer overhead (as Quake's sky, the
  * height tripled) drifting with time, or one colour. */
+static uint32_t cloud_texel(const r_q3 *q, const float d[3], float drift);
+
+/* A cloud layer's texel c over a sky box's b as the layer's blend says (ioq3 draws a sky
+ * shader's stages over its farbox: RB_StageIteratorSky). */
+static uint32_t over_box(uint32_t b, uint32_t c, int blend)
+{
+    uint32_t out = 0xff000000u, a = c >> 24;
+    for (int sh = 0; sh < 24; sh += 8) {
+        uint32_t x = b >> sh & 255, y = c >> sh & 255, r;
+        switch (blend) {
+        case MDL_BLEND_ADD: r = x + y > 255 ? 255 : x + y; break;
+        case MDL_BLEND_FILTER: r = (x * y + 127) / 255; break;
+        case MDL_BLEND_ALPHA: r = (y * a + x * (255 - a) + 127) / 255; break;
+        default: r = y; break;
+        }
+        out |= r << sh;
+    }
+    return out;
+}
+
 static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
 {
     if (q->sky_box)
-        return box_texel(q, d);
+        return q->sky_cloud >= 0 ? over_box(box_texel(q, d), cloud_texel(q, d, drift),
+                                            q->sky_cloud_blend)
+                                 : box_texel(q, d);
+    return cloud_texel(q, d, drift);
+}
+
+static uint32_t cloud_texel(const r_q3 *q, const float d[3], float drift)
+{
     if (q->sky_cloud < 0)
         return q->sky_flat;
     const q3_image *cloud = &q->images[q->sky_cloud];
@@ -1829,6 +1884,12 @@ void r_q3_sky(r_view *v, const r_assets *a)
                     box4(v, q, cols, sy, row + x);
                 else
                     cloud4(v, &q->images[q->sky_cloud], cols, sy, drift, row + x);
+                if (box && q->sky_cloud >= 0) { /* the shader's clouds over its box */
+                    uint32_t c4[4];
+                    cloud4(v, &q->images[q->sky_cloud], cols, sy, drift, c4);
+                    for (int i = 0; i < 4; i++)
+                        row[x + (size_t)i] = over_box(row[x + (size_t)i], c4[i], q->sky_cloud_blend);
+                }
                 x += 3;
                 continue;
             }

@@ -776,3 +776,70 @@ TEST(q3mark_movers_are_the_maps_own_models)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* oa_shouse (demo088) seen at 100 s from its hall and at 3 s from the bridge:
+ * - its braziers' flames are autosprite quads (deformVertexes autosprite, then move: twenty
+ *   "bigflame_N" rising on their own phases, each a flame.tga glow added, at most orange
+ *   over its dark cage): drawn where the map left them they stacked into a square of
+ *   saturated yellow (R and G over 240, B under 80) some thousand pixels large;
+ * - its sky box (env/moon1: the side ahead one flat blue) has the shader's cloud layer
+ *   (dimclouds.jpg, added) over it: the sky above the bridge holds many colours, where the
+ *   box alone gives one or two;
+ * - its lava smoke is alphaGen wave (0.9 down to 0 as a puff rises): parsed as a wave. */
+TEST(q3mark_autosprites_clouds_and_fading_smoke)
+{
+    static const char text[] = "s { { map s.tga blendfunc blend "
+                               "alphaGen wave sawtooth 0.9 -0.9 0.25 0.1 } }\n";
+    mdl_shader_set set = {0};
+    qd_error err;
+    CHECK(mdl_shader_parse(&set, text, sizeof text - 1, "t.shader", &err) == QD_OK);
+    const mdl_shader *sh = mdl_shader_find(&set, "s");
+    CHECK(sh && sh->stage.alphawave.func == MDL_WAVE_SAWTOOTH &&
+          sh->stage.alphawave.base == 0.9f && sh->stage.alphawave.amp == -0.9f &&
+          sh->stage.alphawave.phase == 0.25f && sh->stage.alphawave.freq == 0.1f);
+    mdl_shader_set_clear(&set);
+    OA_DEMO088(tl);
+    app_opts o;
+    app_world w;
+    oa_world(&o, &w);
+    enum { FW = 640, FH = 360 };
+    rast_fb *fb = rast_fb_new(FW, FH);
+    r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+    const cl_state *at = tl_state_at(tl, 100, &err);
+    CHECK(at && fb);
+    if (at && fb) {
+        app_world_update(&w, &o, at);
+        r_camera cam = {{103, 825, 538}, {-15, -80, 0}, 90};
+        r_render(w.assets, at, 100, &cam, &opt, fb);
+        int yellow = 0;
+        for (int i = 0; i < FW * FH; i++) {
+            uint32_t c = fb->color[i];
+            yellow += (c & 255) > 240 && (c >> 8 & 255) > 240 && (c >> 16 & 255) < 80;
+        }
+        CHECK_MSG(yellow < 100, "%d pixels of saturated yellow at 100 s", yellow);
+    }
+    at = tl_state_at(tl, 3.0, &err);
+    CHECK(at);
+    if (at && fb) {
+        app_world_update(&w, &o, at);
+        r_camera cam = {{-10, -1330, 430}, {5, 90, 0}, 90};
+        r_render(w.assets, at, 3.0, &cam, &opt, fb);
+        /* distinct colours of the top 40 rows (the sky there), by a small open hash */
+        static uint32_t seen[4096];
+        memset(seen, 0, sizeof seen);
+        int distinct = 0;
+        for (int i = 0; i < FW * 40; i++) {
+            uint32_t c = fb->color[i] | 0xff000000u, h = (c * 2654435761u) >> 20;
+            while (seen[h] && seen[h] != c)
+                h = (h + 1) & 4095;
+            if (!seen[h]) {
+                seen[h] = c;
+                distinct += distinct < 4000;
+            }
+        }
+        CHECK_MSG(distinct > 50, "%d colours in the sky's rows", distinct);
+    }
+    rast_fb_free(fb);
+    app_world_free(&w);
+    tl_close(tl);
+}
