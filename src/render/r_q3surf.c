@@ -1887,8 +1887,16 @@ void r_q3_sky(r_view *v, const r_assets *a)
                 if (box && q->sky_cloud >= 0) { /* the shader's clouds over its box */
                     uint32_t c4[4];
                     cloud4(v, &q->images[q->sky_cloud], cols, sy, drift, c4);
-                    for (int i = 0; i < 4; i++)
-                        row[x + (size_t)i] = over_box(row[x + (size_t)i], c4[i], q->sky_cloud_blend);
+                    if (q->sky_cloud_blend == MDL_BLEND_ADD) { /* (over_box's add, four at once) */
+                        __m128i *p = (__m128i *)(row + x);
+                        __m128i sum = _mm_adds_epu8(_mm_loadu_si128(p),
+                                                    _mm_loadu_si128((const __m128i *)c4));
+                        _mm_storeu_si128(p, _mm_or_si128(sum, _mm_set1_epi32((int)0xff000000u)));
+                    } else {
+                        for (int i = 0; i < 4; i++)
+                            row[x + (size_t)i] =
+                                over_box(row[x + (size_t)i], c4[i], q->sky_cloud_blend);
+                    }
                 }
                 x += 3;
                 continue;
