@@ -424,6 +424,11 @@ enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_PLASMA, R_Q3FX_RAIL, R_
  * under it; -1 for none (or under the first fade). */
 #define R_Q3_SMOKE_FADES 32
 int32_t r_q3_smoke_mat(const r_assets *a, float alpha);
+/* cgame's bloodTrail (a gib's, CG_BloodTrail) the same way. */
+int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha);
+/* A puff (CG_SmokePuff's sprite) of material mat at p, radius, turned by angle degrees, its
+ * shader on its own clock at age (r_part.c). */
+void r_q3_puff(r_view *v, int32_t mat, const float p[3], float radius, float angle, double age);
 /* The material of explosion shader k (R_Q3FX_*): its first two stages, or with more the
  * next two (drawn over them); -1 none. */
 int32_t r_q3_fx_mat(const r_assets *a, int k, int more);

@@ -800,22 +800,27 @@ static void rocket_puffs(r_view *v, const float base[3], const float delta[3], d
         float radius = grow * (1 - c) + 8;
         uint32_t h = (uint32_t)(int64_t)(at * 1000.0) * 2654435761u ^
                      (uint32_t)(int64_t)(launch * 1000.0) * 40503u;
-        float ang = (float)(h % 360) * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
-        float q[4][3];
-        for (int j = 0; j < 3; j++) {
-            float left = (-v->right[j] * cs - v->up[j] * sn) * radius;
-            float up = (v->up[j] * cs - v->right[j] * sn) * radius;
-            q[0][j] = p[j] + left + up;
-            q[1][j] = p[j] - left + up;
-            q[2][j] = p[j] - left - up;
-            q[3][j] = p[j] + left - up;
-        }
-        static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-        double save = v->time;
-        v->time = age;
-        r_q3_quad(v, mat, (const float(*)[3])q, st);
-        v->time = save;
+        r_q3_puff(v, mat, p, radius, (float)(h % 360), age);
     }
+}
+
+void r_q3_puff(r_view *v, int32_t mat, const float p[3], float radius, float angle, double age)
+{
+    float ang = angle * (float)M_PI / 180, sn = sinf(ang), cs = cosf(ang);
+    float q[4][3];
+    for (int j = 0; j < 3; j++) {
+        float left = (-v->right[j] * cs - v->up[j] * sn) * radius;
+        float up = (v->up[j] * cs - v->right[j] * sn) * radius;
+        q[0][j] = p[j] + left + up;
+        q[1][j] = p[j] - left + up;
+        q[2][j] = p[j] - left - up;
+        q[3][j] = p[j] + left - up;
+    }
+    static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    double save = v->time;
+    v->time = age;
+    r_q3_quad(v, mat, (const float(*)[3])q, st);
+    v->time = save;
 }
 
 void r_q3_smoke(r_view *v, const cl_state *cl, double t)

@@ -935,6 +935,29 @@ static void draw_gibs(r_view *v, const mark_cut *c, double t)
             at[2] -= 16 * (1 - (g->life - age));
         r_md3_model(v, v->assets, CL_Q3_GIB_MODELS + g->model, at, axis);
     }
+    /* cg_localents.c CG_BloodTrail: a flying gib leaves a bloodTrail puff every 150 ms of the
+     * clock (CG_SmokePuff: radius 20, alpha 1, 2 s) where it is then; each
+     * (LE_FALL_SCALE_FADE) drops 40 units over its life, grows from 16 to 36 and fades out,
+     * turned at random (a hash here) */
+    for (int i = 0; i < CL_Q3_GIBS; i++) {
+        const gib_path *g = &c->gibs[i];
+        float flies = g->seg[g->nseg - 1].still ? g->seg[g->nseg - 1].t0 : g->life;
+        double first = floor((c->t0 + (age - 2 > 0 ? age - 2 : 0)) / 0.15) * 0.15;
+        for (int k = 0; k < 16; k++) {
+            double when = first + 0.15 * k;
+            float pa = (float)(when - c->t0), puff_age = age - pa;
+            if (!(pa >= 0) || pa > flies || pa > age || !(puff_age < 2))
+                continue;
+            float f = 1 - puff_age / 2, p[3];
+            int32_t mat = r_q3_blood_trail_mat(v->assets, f);
+            if (mat < 0)
+                continue;
+            gib_at(g, pa, p);
+            p[2] -= (1 - f) * 40;
+            uint32_t h = (uint32_t)(int64_t)(when * 1000.0) * 2654435761u ^ (uint32_t)i * 40503u;
+            r_q3_puff(v, mat, p, 20 * (1 - f) + 16, (float)(h % 360), puff_age);
+        }
+    }
 }
 
 void r_q3_gibs(r_view *v, const cl_state *cl, double t)

@@ -83,6 +83,7 @@ struct r_q3 {
     /* cgame's smokePuff at alphas (k + 1) / R_Q3_SMOKE_FADES of its own (r_q3_smoke_mat), or
      * -1 */
     int32_t smoke_mats[R_Q3_SMOKE_FADES];
+    int32_t blood_trail_mats[R_Q3_SMOKE_FADES]; /* "bloodTrail" (a gib's) the same way */
     /* the wall marks' (r_q3_mark_mat): each shader's material, and its copies at fades
      * (k + 1) / R_Q3_MARK_FADES when it fades so (mark_fades 1: a filter's inverted
      * image's colour, 2: the alpha; 0 none), or -1 */
@@ -564,7 +565,7 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
  * image with every texel's alpha times (k + 1) / R_Q3_SMOKE_FADES, one material each (the
  * fills take alpha from the texel alone). mat: the shader's material, or -1 / -2 (none, no
  * memory) as effect_mat gives. 0 when out of memory. */
-static int smoke_mats(r_q3 *q, int32_t mat)
+static int smoke_mats(r_q3 *q, int32_t mat, int32_t out[R_Q3_SMOKE_FADES])
 {
     if (mat == -2)
         return 0;
@@ -578,7 +579,7 @@ static int smoke_mats(r_q3 *q, int32_t mat)
         *m = q->mats[mat];
         m->image = im;
         m->anim_n = 0;
-        q->smoke_mats[k] = (int32_t)q->num_mats++;
+        out[k] = (int32_t)q->num_mats++;
     }
     return 1;
 }
@@ -682,7 +683,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     for (int k = 0; k < R_Q3FX_COUNT; k++)
         q->fx_mats[k] = q->fx_more[k] = -1;
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
-        q->smoke_mats[k] = -1;
+        q->smoke_mats[k] = q->blood_trail_mats[k] = -1;
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         for (int f = 0; f <= R_Q3_MARK_FADES; f++)
             q->mark_mats[k][f] = -1;
@@ -693,7 +694,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
     /* + the four powerup shells and the explosions */
-    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT + 1 + R_Q3_SMOKE_FADES +
+    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT + 2 + 2 * R_Q3_SMOKE_FADES +
                R_Q3MARK_COUNT * (R_Q3_MARK_FADES + 1);
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most two images (its layers) */
@@ -779,7 +780,10 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         if (q->fx_more[k] == -2)
             goto out;
     }
-    if (!smoke_mats(q, effect_mat(q, "smokePuff", mdl_shader_find(&set, "smokePuff"), read, ctx)))
+    if (!smoke_mats(q, effect_mat(q, "smokePuff", mdl_shader_find(&set, "smokePuff"), read, ctx),
+                    q->smoke_mats) ||
+        !smoke_mats(q, effect_mat(q, "bloodTrail", mdl_shader_find(&set, "bloodTrail"), read, ctx),
+                    q->blood_trail_mats))
         goto out;
     static const char *const marks[R_Q3MARK_COUNT] = {
         "gfx/damage/bullet_mrk", "gfx/damage/burn_med_mrk", "gfx/damage/hole_lg_mrk",
@@ -1277,6 +1281,14 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha)
     if (!a || !a->q3 || !(k >= 1))
         return -1;
     return a->q3->smoke_mats[(k > R_Q3_SMOKE_FADES ? R_Q3_SMOKE_FADES : k) - 1];
+}
+
+int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha)
+{
+    int k = (int)(alpha * R_Q3_SMOKE_FADES);
+    if (!a || !a->q3 || !(k >= 1))
+        return -1;
+    return a->q3->blood_trail_mats[(k > R_Q3_SMOKE_FADES ? R_Q3_SMOKE_FADES : k) - 1];
 }
 
 int32_t r_q3_mark_mat(const r_assets *a, int k, const uint8_t rgb[3], int alpha,
