@@ -705,10 +705,16 @@ int cl_fx_at(const cl_state *cl, double t, const cl_fxev **out, int cap)
     const cl_fxlog *log = &cl->fxlog;
     uint32_t n = log->fx_count < CL_FX_LOG ? log->fx_count : CL_FX_LOG;
     int k = 0;
-    for (uint32_t i = log->fx_count - n; i != log->fx_count && k < cap; i++) {
-        const cl_fxev *f = &log->fx[i % CL_FX_LOG];
+    /* the newest cap, walked from the newest back, then put oldest first */
+    for (uint32_t i = 0; i < n && k < cap; i++) {
+        const cl_fxev *f = &log->fx[(log->fx_count - 1 - i) % CL_FX_LOG];
         if (f->t0 <= t && t < f->t0 + f->life)
             out[k++] = f;
+    }
+    for (int a = 0, b = k - 1; a < b; a++, b--) {
+        const cl_fxev *x = out[a];
+        out[a] = out[b];
+        out[b] = x;
     }
     return k;
 }

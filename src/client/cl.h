@@ -739,7 +739,7 @@ int cl_entity_anim_since(const cl_state *cl, int num, double since[2]);
 void cl_view_at(const cl_state *cl, double t, float origin[3], float angles[3]);
 
 /* The effects alive at t (t0 <= t < t0 + life), oldest first: up to cap pointers into
- * cl's log in out; returns how many. */
+ * cl's log in out (the newest cap when more are alive); returns how many. */
 int cl_fx_at(const cl_state *cl, double t, const cl_fxev **out, int cap);
 /* The wall marks alive at t (t0 <= t < t0 + CL_MARK_WINDOW), newest first: up to cap. */
 int cl_marks_at(const cl_state *cl, double t, const cl_fxev **out, int cap);

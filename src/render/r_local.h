@@ -424,6 +424,8 @@ enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_PLASMA, R_Q3FX_RAIL, R_
  * under it; -1 for none (or under the first fade). */
 #define R_Q3_SMOKE_FADES 32
 int32_t r_q3_smoke_mat(const r_assets *a, float alpha);
+/* cgame's railCore (its colour the corners' light), or -1. */
+int32_t r_q3_rail_mat(const r_assets *a);
 /* cgame's bloodTrail (a gib's, CG_BloodTrail) the same way. */
 int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha);
 /* A puff (CG_SmokePuff's sprite) of material mat at p, radius, turned by angle degrees, its

@@ -139,8 +139,8 @@ int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap)
 {
     if (!cl || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW))
         return 0;
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64), n = 0;
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256), n = 0;
     for (int i = 0; i < nfx && n < cap; i++) {
         const cl_fxev *b = fx[i];
         if (b->kind != CL_FXK_BEAM_LIGHTNING)

@@ -195,8 +195,8 @@ void r_q2_explosions(r_view *v, const r_assets *a, const cl_state *cl, double t)
     if (!cl || !a || cl->level.game != CL_GAME_Q2 ||
         (v->pass != R_PASS_TEXTURED && v->pass != R_PASS_FLAT))
         return;
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
     for (int i = 0; i < nfx; i++) {
         const cl_fxev *e = fx[i];
         /* its model (the decoder's CL_BOOM_*: cl_tent.c CL_ParseTEnt's ex_poly): a

@@ -651,8 +651,8 @@ static void draw_flash(r_view *v, const r_assets *a, const cl_entstate *s, int n
     int lightning = (s->fx & CL_FX_MUZZLE) && a->models[s->model2].kind == R_KIND_MD3 &&
                     strstr(v->cl->level.models[s->model2], "lightning") != NULL;
     int on = lightning;
-    const cl_fxev *fx[64];
-    int n = on ? 0 : cl_fx_at(v->cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int n = on ? 0 : cl_fx_at(v->cl, t, fx, 256);
     for (int i = 0; i < n && !on; i++)
         on = fx[i]->kind == CL_FXK_MUZZLE && fx[i]->entity == num;
     static const float none[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};

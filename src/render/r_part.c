@@ -526,8 +526,8 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
         (v->pass != R_PASS_TEXTURED && v->pass != R_PASS_FLAT))
         return;
     int q2 = cl->level.game == CL_GAME_Q2;
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
     r_particle ps[1024];
     int ne = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = -nfx; i < ne; i++) {
@@ -580,8 +580,8 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
 {
     if (!cl || cl->level.game != CL_GAME_Q3)
         return;
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
     for (int i = 0; i < nfx; i++) {
         const cl_fxev *e = fx[i];
         double age = t - e->t0;
@@ -603,6 +603,44 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
         float len = sqrtf(len2);
         if (!(len > 0) || !isfinite(len))
             continue;
+        float fade = 1 - (float)(age / e->life);
+        int32_t core = v->pass == R_PASS_TEXTURED ? r_q3_rail_mat(v->assets) : -1;
+        if (core >= 0) {
+            /* tr_surface.c DoRailCore with r_railCoreWidth 6: corners 6 either side, s along
+             * the beam one every 256 units, the railCore shader added in the entity's colour
+             * (color1 x 0.75, faded), a quarter of it along one edge */
+            float beam = 0, q[4][3];
+            for (int k = 0; k < 3; k++)
+                beam += d[k] * d[k];
+            beam = sqrtf(beam);
+            uint32_t full = rast_rgb((unsigned)(e->rgb[0] * 3 / 4 * fade),
+                                     (unsigned)(e->rgb[1] * 3 / 4 * fade),
+                                     (unsigned)(e->rgb[2] * 3 / 4 * fade)),
+                     quarter = rast_rgb((unsigned)(e->rgb[0] * 3 / 4 * fade / 4),
+                                        (unsigned)(e->rgb[1] * 3 / 4 * fade / 4),
+                                        (unsigned)(e->rgb[2] * 3 / 4 * fade / 4));
+            for (int k = 0; k < 3; k++) {
+                float s = side[k] / len * 6;
+                q[0][k] = e->origin[k] + s;
+                q[1][k] = e->origin[k] - s;
+                q[2][k] = e->end[k] + s;
+                q[3][k] = e->end[k] - s;
+            }
+            const float st[4][2] = {{0, 0}, {0, 1}, {beam / 256, 0}, {beam / 256, 1}};
+            const uint32_t light[4] = {quarter, full, quarter, full};
+            static const int tri[2][3] = {{0, 1, 2}, {2, 1, 3}};
+            for (int h = 0; h < 2; h++) {
+                float p[3][3], tst[3][2];
+                uint32_t l[3];
+                for (int c = 0; c < 3; c++) {
+                    memcpy(p[c], q[tri[h][c]], sizeof p[c]);
+                    memcpy(tst[c], st[tri[h][c]], sizeof tst[c]);
+                    l[c] = light[tri[h][c]];
+                }
+                r_q3_model_tri(v, core, (const float(*)[3])p, (const float(*)[2])tst, l);
+            }
+            continue;
+        }
         float q[4][3];
         for (int k = 0; k < 3; k++) {
             float s = side[k] / len * 3;
@@ -611,7 +649,6 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
             q[2][k] = e->end[k] + s;
             q[3][k] = e->end[k] - s;
         }
-        float fade = 1 - (float)(age / e->life);
         uint32_t a8 = (uint32_t)(fade * 255);
         uint32_t color = rast_rgb((unsigned)(e->rgb[0] * 3 / 4), (unsigned)(e->rgb[1] * 3 / 4),
                                   (unsigned)(e->rgb[2] * 3 / 4)) &
@@ -829,8 +866,8 @@ void r_q3_smoke(r_view *v, const cl_state *cl, double t)
         r_q3_smoke_mat(v->assets, 0.33f) < 0)
         return;
     /* the flights that ended (q3.c logs them) */
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
     for (int i = 0; i < nfx; i++)
         if (fx[i]->kind == CL_FXK_TRAIL && fx[i]->radius > 0)
             rocket_puffs(v, fx[i]->origin, fx[i]->end, fx[i]->t0 - fx[i]->radius, fx[i]->t0,

@@ -84,6 +84,7 @@ struct r_q3 {
      * -1 */
     int32_t smoke_mats[R_Q3_SMOKE_FADES];
     int32_t blood_trail_mats[R_Q3_SMOKE_FADES]; /* "bloodTrail" (a gib's) the same way */
+    int32_t rail_core;       /* "railCore" with its rgbGen vertex (r_q3_rail_mat), or -1 */
     /* the wall marks' (r_q3_mark_mat): each shader's material, and its copies at fades
      * (k + 1) / R_Q3_MARK_FADES when it fades so (mark_fades 1: a filter's inverted
      * image's colour, 2: the alpha; 0 none), or -1 */
@@ -684,6 +685,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         q->fx_mats[k] = q->fx_more[k] = -1;
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
         q->smoke_mats[k] = q->blood_trail_mats[k] = -1;
+    q->rail_core = -1;
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         for (int f = 0; f <= R_Q3_MARK_FADES; f++)
             q->mark_mats[k][f] = -1;
@@ -694,7 +696,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
     /* + the four powerup shells and the explosions */
-    size_t n = (size_t)b->num_textures + surfaces + 5 + 2 * R_Q3FX_COUNT + 2 + 2 * R_Q3_SMOKE_FADES +
+    size_t n = (size_t)b->num_textures + surfaces + 6 + 2 * R_Q3FX_COUNT + 2 + 2 * R_Q3_SMOKE_FADES +
                R_Q3MARK_COUNT * (R_Q3_MARK_FADES + 1);
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most two images (its layers) */
@@ -785,6 +787,15 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         !smoke_mats(q, effect_mat(q, "bloodTrail", mdl_shader_find(&set, "bloodTrail"), read, ctx),
                     q->blood_trail_mats))
         goto out;
+    /* cg_main.c: railCoreShader "railCore", its colour the vertices' (the shooter's) */
+    {
+        q3_mat *m = &q->mats[q->num_mats];
+        const mdl_shader *sh = mdl_shader_find(&set, "railCore");
+        if (!resolve_sh(q, m, "railCore", sh, read, ctx))
+            goto out;
+        if (m->image >= 0 && sh && m->light == LIGHT_VERTEX)
+            q->rail_core = (int32_t)q->num_mats++;
+    }
     static const char *const marks[R_Q3MARK_COUNT] = {
         "gfx/damage/bullet_mrk", "gfx/damage/burn_med_mrk", "gfx/damage/hole_lg_mrk",
         "gfx/damage/plasma_mrk", "bloodMark"};
@@ -1282,6 +1293,8 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha)
         return -1;
     return a->q3->smoke_mats[(k > R_Q3_SMOKE_FADES ? R_Q3_SMOKE_FADES : k) - 1];
 }
+
+int32_t r_q3_rail_mat(const r_assets *a) { return a && a->q3 ? a->q3->rail_core : -1; }
 
 int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha)
 {

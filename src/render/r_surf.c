@@ -623,8 +623,8 @@ static void q3_dlights(r_view *v, const cl_state *cl, double t)
         if (s.fx & CL_FX_FLAG_BLUE)
             q3_light(v, s.origin, 216, 0.2f, 0.2f, 1);
     }
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
     for (int i = 0; i < nfx; i++) {
         const cl_fxev *e = fx[i];
         double age = t - e->t0;
@@ -685,8 +685,8 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
             d->radius = 200;
         }
     }
-    const cl_fxev *fx[64];
-    int nfx = cl_fx_at(cl, t, fx, 64);
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
     for (int i = 0; i < nfx && v->num_dlights < R_MAX_DLIGHTS; i++) {
         const cl_fxev *e = fx[i];
         if (e->kind == CL_FXK_MUZZLE) {

@@ -147,7 +147,7 @@ TEST(neutral_fx_window)
     CHECK_STR(alive(cl, 0.99, 16), "");
     CHECK_STR(alive(cl, 1.0, 16), "1 2");
     CHECK_STR(alive(cl, 1.25, 16), "1 2 3");
-    CHECK_STR(alive(cl, 1.25, 2), "1 2"); /* cap: the oldest first */
+    CHECK_STR(alive(cl, 1.25, 2), "2 3"); /* cap: the newest kept, oldest first */
     CHECK_STR(alive(cl, 1.5, 16), "2");   /* an effect's end is exclusive */
     CHECK_STR(alive(cl, 2.0, 16), "2 4");
     CHECK_STR(alive(cl, 2.55, 16), "2 4 5");

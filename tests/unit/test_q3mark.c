@@ -843,3 +843,53 @@ TEST(q3mark_autosprites_clouds_and_fading_smoke)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* cg_weapons.c CG_RailTrail's core (tr_surface.c DoRailCore): the railCore shader (OpenArena's
+ * railcore.tga, blendFunc add, rgbGen vertex) in the shooter's colour x 0.75 fading over
+ * cg_railTrailTime: added, so it only brightens what is behind it. demo088's red rail at
+ * 70.8 s hits a wall; 0.2 s on, seen from in front of the wall, the frame with the trail
+ * is brighter where it differs and darker nowhere (drawn as a blend of its colour over the
+ * wall, it darkened the wall's green and blue). */
+TEST(q3mark_rail_core_added)
+{
+    OA_DEMO088(tl);
+    qd_error err;
+    const double t = 71.0;
+    const cl_state *at = tl_state_at(tl, t, &err);
+    cl_state *none = malloc(sizeof *none);
+    CHECK(at && none);
+    app_opts o;
+    app_world w;
+    oa_world(&o, &w);
+    if (at && none) {
+        app_world_update(&w, &o, at);
+        memcpy(none, at, sizeof *none);
+        int rails = 0;
+        for (int i = 0; i < CL_FX_LOG; i++)
+            if (none->fxlog.fx[i].kind == CL_FXK_BEAM_RAIL) {
+                rails += at->fxlog.fx[i].t0 <= t && t < at->fxlog.fx[i].t0 + at->fxlog.fx[i].life;
+                none->fxlog.fx[i].t0 = -1e9;
+            }
+        CHECK(rails >= 1);
+        enum { FW = 640, FH = 360 };
+        rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
+        r_camera cam = {{-35, -1700, 430}, {5, -90, 0}, 90};
+        r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+        r_render(w.assets, at, t, &cam, &opt, with);
+        r_render(w.assets, none, t, &cam, &opt, without);
+        int brighter = 0, darker = 0;
+        for (int i = 0; i < FW * FH; i++)
+            for (int s = 0; s < 24; s += 8) {
+                int a = (int)(with->color[i] >> s & 255), b = (int)(without->color[i] >> s & 255);
+                brighter += a > b;
+                darker += a < b;
+            }
+        CHECK_MSG(brighter > 100 && darker == 0, "%d channels brighter, %d darker", brighter,
+                  darker);
+        rast_fb_free(with);
+        rast_fb_free(without);
+    }
+    free(none);
+    app_world_free(&w);
+    tl_close(tl);
+}
