@@ -367,6 +367,7 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
 }
 
 static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, int colour);
+static int charge_copies(r_q3 *q, int32_t image, size_t copies);
 
 /* The drawing of shader sh (NULL: none in the scripts, the image named name). */
 static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh,
@@ -406,7 +407,8 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     m->image = find_image_tx(q, sh->stage.image, sh->stage.blend_tex, read, ctx);
     /* alphaGen wave on a blended layer (OpenArena's particle smoke fading as it rises): its
      * image at R_Q3_ALPHA_FADES alphas, the one at or under the wave's value drawn */
-    if (m->image >= 0 && m->blend == MDL_BLEND_ALPHA && sh->stage.alphawave.func) {
+    if (m->image >= 0 && m->blend == MDL_BLEND_ALPHA && sh->stage.alphawave.func &&
+        charge_copies(q, m->image, R_Q3_ALPHA_FADES)) { /* (over the budget: unfaded) */
         m->alpha_wave = sh->stage.alphawave;
         for (uint32_t k = 0; k < R_Q3_ALPHA_FADES; k++) {
             int32_t im = faded_image(q, m->image, k + 1, R_Q3_ALPHA_FADES, 0);
@@ -529,9 +531,24 @@ static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_r
     return (int32_t)q->num_mats++;
 }
 
+/* Whether copies copies of image fit in the texels left of TEXEL_BUDGET: charged to it
+ * when they do (faded_image's, made all or none; h-fuzz's review: one 4096 x 4096 image
+ * named by the smoke's and marks' shaders made 96 uncharged copies, 8.6 GB). */
+static int charge_copies(r_q3 *q, int32_t image, size_t copies)
+{
+    const q3_image *src = &q->images[image];
+    size_t total = 0;
+    for (int l = 0; l < src->levels; l++)
+        total += (size_t)src->w[l] * (size_t)src->h[l];
+    if (total && copies > (TEXEL_BUDGET - q->texels) / total)
+        return 0;
+    q->texels += total * copies;
+    return 1;
+}
+
 /* A copy of image at fade num / den, next in q's images: every texel's alpha so faded, or
  * (colour) a filter's inverted texel (255 - t, the image holding 255 - t) whose t is so
- * faded. Its index; -2 out of memory. */
+ * faded (its texels charged by the caller: charge_copies). Its index; -2 out of memory. */
 static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, int colour)
 {
     if (!room_for_image(q))
@@ -572,6 +589,8 @@ static int smoke_mats(r_q3 *q, int32_t mat, int32_t out[R_Q3_SMOKE_FADES])
         return 0;
     if (mat < 0 || q->mats[mat].image < 0)
         return 1;
+    if (!charge_copies(q, q->mats[mat].image, R_Q3_SMOKE_FADES))
+        return 1; /* over the budget of texels: no puffs, as without the image */
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++) {
         int32_t im = faded_image(q, q->mats[mat].image, (uint32_t)k + 1, R_Q3_SMOKE_FADES, 0);
         if (im < 0)
@@ -615,6 +634,10 @@ static int mark_mats(r_q3 *q, int k, const char *name, const mdl_shader *sh, mdl
                                                                     : 0;
     if (!fades)
         return 1;
+    if (!charge_copies(q, q->mats[mats[0]].image, R_Q3_MARK_FADES)) {
+        mats[0] = -1; /* over the budget of texels: no mark, as without the image */
+        return 1;
+    }
     for (int f = 0; f < R_Q3_MARK_FADES; f++) {
         int32_t im = faded_image(q, q->mats[mats[0]].image, (uint32_t)f + 1, R_Q3_MARK_FADES,
                                  fades == 1);

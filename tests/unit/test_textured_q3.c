@@ -1606,3 +1606,110 @@ TEST(q3tex_rocket_smoke)
     rast_fb_free(smoke);
     oa_close(&s);
 }
+
+/* ---- the faded copies within the budget of texels ---- */
+
+typedef struct budget_files {
+    const uint8_t *bsp, *tga;
+    size_t bsp_len, tga_len;
+} budget_files;
+
+/* the smoke's, the blood trail's and the five marks' shaders, each of the one image "big"
+ * (their faded copies: the burn's, bullet's and hole's colour, the others' alpha) */
+static const char budget_script[] =
+    "smokePuff { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\nalphaGen vertex } }\n"
+    "gfx/damage/bullet_mrk { { map big.tga blendFunc GL_ZERO GL_ONE_MINUS_SRC_COLOR rgbGen vertex } }\n"
+    "gfx/damage/burn_med_mrk { { map big.tga blendFunc GL_ZERO GL_ONE_MINUS_SRC_COLOR rgbGen vertex } }\n"
+    "gfx/damage/hole_lg_mrk { { map big.tga blendFunc GL_ZERO GL_ONE_MINUS_SRC_COLOR rgbGen vertex } }\n"
+    "gfx/damage/plasma_mrk { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\n"
+    "rgbGen vertex\nalphaGen vertex } }\n"
+    "bloodMark { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\n"
+    "rgbGen identityLighting\nalphaGen vertex } }\n"
+    "bloodTrail { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\n"
+    "alphaGen vertex } }\n";
+
+static qd_err budget_read(void *ctx, const char *name, uint8_t **data, size_t *len,
+                          qd_error *err)
+{
+    const budget_files *f = ctx;
+    const uint8_t *src = strcmp(name, "maps/b.bsp") == 0     ? f->bsp
+                         : strcmp(name, "big.tga") == 0      ? f->tga
+                         : strcmp(name, "scripts/b.shader") == 0 ? (const uint8_t *)budget_script
+                                                                 : NULL;
+    size_t n = src == f->bsp ? f->bsp_len : src == f->tga ? f->tga_len : sizeof budget_script - 1;
+    if (!src)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    *data = malloc(n);
+    memcpy(*data, src, n);
+    *len = n;
+    return QD_OK;
+}
+
+static int budget_list(void *ctx, const char *prefix,
+                       void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    (void)ctx;
+    (void)prefix;
+    fn(u, "scripts/b.shader", sizeof budget_script - 1);
+    return 1;
+}
+
+/* An s x s run-length TGA of one colour (a few bytes a 128 texels: a small file, a big
+ * image). */
+static uint8_t *budget_tga(int s, size_t *len)
+{
+    size_t packets = ((size_t)s * s + 127) / 128;
+    uint8_t *t = calloc(1, 18 + 5 * packets);
+    t[2] = 10;
+    t[12] = (uint8_t)s, t[13] = (uint8_t)(s >> 8), t[14] = (uint8_t)s, t[15] = (uint8_t)(s >> 8);
+    t[16] = 32, t[17] = 8;
+    size_t left = (size_t)s * s;
+    for (size_t p = 0; p < packets; p++, left -= 128) {
+        size_t n = left < 128 ? left : 128;
+        uint8_t *q = t + 18 + 5 * p;
+        q[0] = (uint8_t)(0x80 | (n - 1));
+        q[1] = 40, q[2] = 80, q[3] = 120, q[4] = 200;
+    }
+    *len = 18 + 5 * packets;
+    return t;
+}
+
+/* The smoke's and the blood trail's 32 and each mark's 16 faded copies of their image count against the budget
+ * of texels (TEXEL_BUDGET, 256 M) as the images do: one 4096 x 4096 image (22 M texels
+ * with its levels) is 144 copies, 13 GB, which a map's scripts must not make the player
+ * hold; it gets no smoke and no marks, as a missing image would. A small one gets both. */
+TEST(q3tex_faded_copies_within_the_texel_budget)
+{
+    size_t bsp_len;
+    uint8_t *bsp = test_read_file("tests/fuzz/corpus/bsp/synthetic_ibsp46.bsp", &bsp_len);
+    CHECK(bsp);
+    cl_level *lvl = calloc(1, sizeof *lvl);
+    strcpy(lvl->map, "maps/b.bsp");
+    strcpy(lvl->models[1], "maps/b.bsp");
+    lvl->num_models = 2;
+    static const uint8_t white[3] = {255, 255, 255};
+    for (int big = 0; big < 2 && bsp; big++) {
+        budget_files f = {bsp, NULL, bsp_len, 0};
+        uint8_t *tga = budget_tga(big ? 4096 : 64, &f.tga_len);
+        f.tga = tga;
+        qd_error err = {0};
+        r_assets *a = r_assets_load(lvl, budget_read, &f, NULL, &err);
+        CHECK(a && r_assets_q3_textures(a, budget_read, budget_list, &f, &err) == QD_OK);
+        uint32_t light;
+        int32_t smoke = r_q3_smoke_mat(a, 0.33f);
+        CHECK_MSG(big ? smoke < 0 : smoke >= 0, "%s image: smoke %d", big ? "big" : "small",
+                  (int)smoke);
+        int32_t trail = r_q3_blood_trail_mat(a, 0.33f);
+        CHECK_MSG(big ? trail < 0 : trail >= 0, "%s image: blood trail %d",
+                  big ? "big" : "small", (int)trail);
+        for (int k = 0; k < R_Q3MARK_COUNT; k++) {
+            int32_t m = r_q3_mark_mat(a, k, white, 255, &light);
+            CHECK_MSG(big ? m < 0 : m >= 0, "%s image: mark %d %d", big ? "big" : "small", k,
+                      (int)m);
+        }
+        r_assets_free(a);
+        free(tga);
+    }
+    free(lvl);
+    free(bsp);
+}
