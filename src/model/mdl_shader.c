@@ -314,20 +314,25 @@ static int read_stage(lex *l, mdl_stage *st)
             } else if (is(l, "const") || is(l, "constant")) {
                 /* ( r g b ), each 0..1 */
                 st->rgbgen = MDL_RGBGEN_CONST;
-                if (next(l, 1) && is(l, "("))
+                if (next(l, 1) && is(l, "(")) {
                     for (int k = 0; k < 3; k++)
                         st->rgbconst[k] = num(l, 1);
+                    size_t save = l->pos;
+                    if (!next(l, 1) || !is(l, ")"))
+                        l->pos = save;
+                }
             } else if (is(l, "lightingDiffuse"))
                 st->rgbgen = MDL_RGBGEN_VERTEX;
-            skip_line(l);
+            /* (ioq3 ParseStage reads on after the parameters: a stage written on one line
+             * keeps what follows) */
         } else if (is(l, "alphaGen")) {
             st->alphagen = 1;
-            size_t save = l->pos;
-            if (next(l, 1) && is(l, "wave"))
-                read_wave(l, &st->alphawave);
-            else
-                l->pos = save;
-            skip_line(l);
+            if (next(l, 1)) { /* its parameters as ParseStage reads them */
+                if (is(l, "wave"))
+                    read_wave(l, &st->alphawave);
+                else if (is(l, "const") || is(l, "portal"))
+                    num(l, 0);
+            }
         } else if (is(l, "tcMod")) {
             read_tcmod(l, st);
         } else if (is(l, "tcGen")) {

@@ -277,6 +277,35 @@ static int parse_all(mdl_shader_set *set, const char *text, size_t len)
     return mdl_shader_parse(set, text, len, "t.shader", &err) == QD_OK;
 }
 
+/* ioq3 ParseStage reads a stage's keywords one after another whatever the lines: rgbGen and
+ * alphaGen take their parameters only (rgbGen const's "( r g b )" with its closing
+ * parenthesis), so a stage written on one line keeps what follows them (qdemo dropped the
+ * rest of the line: the alphaGen, the tcMod). */
+TEST(q3tex_shader_stage_on_one_line)
+{
+    static const char one[] =
+        "m { { map m.tga blendFunc blend rgbGen vertex alphaGen vertex tcMod scale 2 3 } }\n"
+        "c { { map c.tga rgbGen const ( 1 0.5 0 ) alphaGen wave sin 0.25 0.5 0 2 "
+        "tcMod scroll 1 0 } }\n";
+    mdl_shader_set set = {0};
+    CHECK(parse_all(&set, one, sizeof one - 1));
+    const mdl_shader *m = mdl_shader_find(&set, "m"), *c = mdl_shader_find(&set, "c");
+    CHECK(m && c);
+    if (m && c) {
+        CHECK_EQ(m->stage.rgbgen, MDL_RGBGEN_VERTEX);
+        CHECK(m->stage.alphagen);
+        CHECK_EQ(m->stage.num_tcmods, 1);
+        CHECK(m->stage.tcmods[0].type == MDL_TCMOD_SCALE && m->stage.tcmods[0].p[1] == 3.0f);
+        CHECK_EQ(c->stage.rgbgen, MDL_RGBGEN_CONST);
+        CHECK(c->stage.rgbconst[0] == 1.0f && c->stage.rgbconst[1] == 0.5f &&
+              c->stage.rgbconst[2] == 0.0f);
+        CHECK(c->stage.alphagen && c->stage.alphawave.func == MDL_WAVE_SIN &&
+              c->stage.alphawave.base == 0.25f && c->stage.alphawave.freq == 2.0f);
+        CHECK(c->stage.num_tcmods == 1 && c->stage.tcmods[0].type == MDL_TCMOD_SCROLL);
+    }
+    mdl_shader_set_clear(&set);
+}
+
 TEST(q3tex_shader_second_layer)
 {
     mdl_shader_set set = {0};
