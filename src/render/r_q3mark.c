@@ -29,6 +29,10 @@
  * walked: bounds on what a hostile map can make one mark cost. */
 #define BOX_TRIS 1024
 #define BOX_NODES 8192
+/* the leaves' face references one walk (box_tris, a trace) looks at, at most: a hostile
+ * map's leaf may list millions, or one face over and over (real maps: a few hundred) */
+#define WALK_CHECKS 65536
+#define SEEN_SLOTS 2048 /* box_tris' faces taken, hashed (> BOX_TRIS, a power of two) */
 #define MARK_TOTAL_MS 10000 /* cg_marks.c MARK_TOTAL_TIME, MARK_FADE_TIME */
 #define MARK_FADE_MS 1000
 
@@ -132,9 +136,11 @@ static int box_tris(const mdl_bsp *b, const float lo[3], const float hi[3],
     if (!b->num_nodes || !b->nodes || !b->planes)
         return 0;
     int32_t stack[MDL_BSP_MAX_DEPTH + 2];
-    int sp = 0, n = 0, visits = 0;
+    int sp = 0, n = 0, visits = 0, checks = 0;
+    uint32_t seen[SEEN_SLOTS];
+    memset(seen, 0xff, sizeof seen);
     stack[sp++] = 0;
-    while (sp > 0 && visits++ < BOX_NODES) {
+    while (sp > 0 && visits++ < BOX_NODES && checks < WALK_CHECKS) {
         int32_t node = stack[--sp];
         if (node >= 0) {
             if ((uint32_t)node >= b->num_nodes)
@@ -167,7 +173,7 @@ static int box_tris(const mdl_bsp *b, const float lo[3], const float hi[3],
         const mdl_leaf *lf = &b->leaves[leaf];
         if (lf->first_mark > b->num_marks || lf->num_marks > b->num_marks - lf->first_mark)
             continue;
-        for (uint32_t m = 0; m < lf->num_marks && n < BOX_TRIS; m++) {
+        for (uint32_t m = 0; m < lf->num_marks && n < BOX_TRIS && checks++ < WALK_CHECKS; m++) {
             uint32_t fi = b->marks[lf->first_mark + m];
             if (fi >= b->num_faces)
                 continue;
@@ -188,11 +194,13 @@ static int box_tris(const mdl_bsp *b, const float lo[3], const float hi[3],
             } else {
                 continue;
             }
-            int seen = 0;
-            for (int k = n - 1; k >= 0 && !seen; k--)
-                seen = out[k] == fi;
-            if (!seen)
+            uint32_t slot = (fi * 2654435761u) & (SEEN_SLOTS - 1);
+            while (seen[slot] != UINT32_MAX && seen[slot] != fi)
+                slot = (slot + 1) & (SEEN_SLOTS - 1);
+            if (seen[slot] == UINT32_MAX) { /* (n < BOX_TRIS: a slot is always free) */
+                seen[slot] = fi;
                 out[n++] = fi;
+            }
         }
     }
     return n;
@@ -224,7 +232,7 @@ static int mark_axes(const float dir[3], float orientation, float axis[3][3])
 typedef struct trace_hit {
     float t;        /* distance along the unit direction; len: none */
     uint32_t face;
-    int visits;
+    int visits, checks;
 } trace_hit;
 
 static void trace_leaf(const mdl_bsp *b, const mdl_leaf *lf, const float start[3],
@@ -232,7 +240,7 @@ static void trace_leaf(const mdl_bsp *b, const mdl_leaf *lf, const float start[3
 {
     if (lf->first_mark > b->num_marks || lf->num_marks > b->num_marks - lf->first_mark)
         return;
-    for (uint32_t m = 0; m < lf->num_marks && m < BOX_TRIS; m++) {
+    for (uint32_t m = 0; m < lf->num_marks && m < BOX_TRIS && h->checks++ < WALK_CHECKS; m++) {
         uint32_t fi = b->marks[lf->first_mark + m];
         if (fi >= b->num_faces)
             continue;
@@ -306,7 +314,7 @@ int r_q3_trace(const mdl_bsp *b, const float start[3], const float end[3], float
         return 0;
     for (int j = 0; j < 3; j++)
         dir[j] /= len;
-    trace_hit h = {len, 0, 0};
+    trace_hit h = {len, 0, 0, 0};
     trace_node(b, 0, start, dir, 0, len, &h, 0);
     if (!(h.t < len))
         return 0;

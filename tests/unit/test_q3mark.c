@@ -893,3 +893,113 @@ TEST(q3mark_rail_core_added)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* A hostile map's leaves may list one face over and over (a file's counts allow millions):
+ * a mark's walk (box_tris) and a shot's trace look at WALK_CHECKS (65536) references in
+ * all, so the face listed after that many is not reached (before: every reference, each
+ * against every face taken, or 1024 a leaf over up to 8192 leaves a trace). The maps
+ * are made here: a mark's one node (the plane z = 0) with face 0 listed `repeat` times
+ * in its front leaf, face 1 in its back one; a trace's 100 nodes (planes x = 10 i), each
+ * back leaf listing face 0 1024 times (the per-leaf cap), the last front leaf face 1, a
+ * wall at x = 995 the ray along +x hits at 1000. With few references both reach face 1. */
+typedef struct walk_map {
+    mdl_bsp b;
+    mdl_plane planes[100];
+    mdl_node nodes[100];
+    mdl_leaf leaves[101];
+    mdl_face faces[2];
+    float verts[6][3];
+    uint32_t *marks;
+} walk_map;
+
+static void walk_face(walk_map *m, int k, const float p[3][3], const float n[3])
+{
+    memcpy(m->verts[3 * k], p, sizeof m->verts[0] * 3);
+    mdl_face *f = &m->faces[k];
+    f->first_vert = (uint32_t)(3 * k);
+    f->num_verts = 3;
+    memcpy(f->normal, n, sizeof f->normal);
+    f->dist = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
+    f->texture = -1;
+    f->q3_type = MDL_Q3_PLANAR;
+}
+
+static void walk_init(walk_map *m, uint32_t nodes, uint32_t marks)
+{
+    memset(m, 0, sizeof *m);
+    m->marks = calloc(marks, sizeof *m->marks);
+    m->b.planes = m->planes;
+    m->b.nodes = m->nodes;
+    m->b.leaves = m->leaves;
+    m->b.faces = m->faces;
+    m->b.verts = m->verts;
+    m->b.marks = m->marks;
+    m->b.num_planes = m->b.num_nodes = nodes;
+    m->b.num_leaves = nodes + 1;
+    m->b.num_faces = 2;
+    m->b.num_verts = 6;
+    m->b.num_marks = marks;
+}
+
+static int mark_reaches_face1(uint32_t repeat)
+{
+    walk_map *m = malloc(sizeof *m);
+    walk_init(m, 1, repeat + 1);
+    m->planes[0] = (mdl_plane){{0, 0, 1}, 0, 2};
+    m->nodes[0].children[0] = -1; /* leaf 0 */
+    m->nodes[0].children[1] = -2; /* leaf 1 */
+    m->leaves[0].num_marks = repeat;
+    m->leaves[1].first_mark = repeat;
+    m->leaves[1].num_marks = 1;
+    m->marks[repeat] = 1;
+    static const float up[3] = {0, 0, 1};
+    static const float f0[3][3] = {{-100, -100, 0}, {0, -100, 0}, {0, 100, 0}};
+    static const float f1[3][3] = {{0, -100, 0}, {100, -100, 0}, {0, 100, 0}};
+    walk_face(m, 0, f0, up);
+    walk_face(m, 1, f1, up);
+    static r_mark_frag frags[R_MARK_FRAGMENTS];
+    static float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    static const float origin[3] = {0, 0, 0};
+    int nf = r_q3_mark_fragments(&m->b, origin, up, 0, 16, frags, pts, st), one = 0;
+    for (int i = 0; i < nf; i++)
+        one |= frags[i].face == 1;
+    free(m->marks);
+    free(m);
+    return one;
+}
+
+static int trace_reaches_face1(uint32_t repeat)
+{
+    walk_map *m = malloc(sizeof *m);
+    walk_init(m, 100, repeat + 1);
+    for (int i = 0; i < 100; i++) {
+        m->planes[i] = (mdl_plane){{1, 0, 0}, 10.0f * (float)i, 0};
+        m->nodes[i].plane = (uint32_t)i;
+        m->nodes[i].children[0] = i < 99 ? i + 1 : -101; /* the front; the last: leaf 100 */
+        m->nodes[i].children[1] = -(i + 1);               /* leaf i */
+        m->leaves[i].num_marks = repeat;
+    }
+    m->leaves[100].first_mark = repeat;
+    m->leaves[100].num_marks = 1;
+    m->marks[repeat] = 1;
+    static const float back[3] = {-1, 0, 0};
+    static const float f0[3][3] = {{0, 0, 500}, {0, 0, 510}, {0, 10, 500}};
+    static const float f1[3][3] = {{995, -50, -50}, {995, 50, -50}, {995, 0, 50}};
+    walk_face(m, 0, f0, back);
+    walk_face(m, 1, f1, back);
+    static const float from[3] = {-5, 1, 1}, to[3] = {2000, 1, 1};
+    float t = 0;
+    uint32_t face = 0;
+    int hit = r_q3_trace(&m->b, from, to, &t, &face) && face == 1 && fabsf(t - 1000) < 0.01f;
+    free(m->marks);
+    free(m);
+    return hit;
+}
+
+TEST(q3mark_hostile_leaves_bounded)
+{
+    CHECK(mark_reaches_face1(10));
+    CHECK(!mark_reaches_face1(100000));
+    CHECK(trace_reaches_face1(10));
+    CHECK(!trace_reaches_face1(1024));
+}
