@@ -502,7 +502,16 @@ static void hud_line(const r_hud *hud, rast_fb *fb, int x, int y, const char *te
     if (r_hud_text(hud, fb, x, y, text, k))
         return;
     char plain[CL_TEXT_LEN + 1];
-    snprintf(plain, sizeof plain, "%s", text);
+    size_t n = 0;
+    for (const char *c = text; *c && n < CL_TEXT_LEN; c++) { /* the colour codes left out */
+        uint32_t tint;
+        int code = r_hud_color_code(c, &tint);
+        if (code)
+            c += code - 1;
+        else
+            plain[n++] = *c;
+    }
+    plain[n] = 0;
     plain_quake_text(plain);
     draw_fill_rect(fb, x - 1, y - 1, draw_text_width(plain, k) + 2, DRAW_FONT_H * k + 2,
                    0xa0000000u);

@@ -56,6 +56,7 @@ typedef struct bar {
     const r_hud *h;
     rast_fb *fb;
     int k, x0, y0; /* y0: the sbar's top */
+    uint32_t tint; /* 0, or the colour (0xRRGGBB as rast_rgb) every pixel is multiplied by */
 } bar;
 
 /* Picture p with its top-left at (x, y) in bar units; index key (or -1) is see-through. */
@@ -71,6 +72,10 @@ static void pic_at(const bar *b, const mdl_pic *p, int x, int y, int key)
             if (c == key)
                 continue;
             uint32_t col = b->h->palette[c] | 0xff000000u;
+            if (b->tint) /* a texel times the colour, channel by channel */
+                col = ((col & 255) * (b->tint & 255) / 255) |
+                      ((col >> 8 & 255) * (b->tint >> 8 & 255) / 255) << 8 |
+                      ((col >> 16 & 255) * (b->tint >> 16 & 255) / 255) << 16 | 0xff000000u;
             int sx = b->x0 + (x + (int)px) * k, sy = b->y0 + (y + (int)py) * k;
             for (int yy = sy; yy < sy + k; yy++) {
                 if (yy < 0 || yy >= fb->h)
@@ -107,17 +112,50 @@ int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k)
 {
     if (!h || !mdl_wad_pic(h->wad, "conchars"))
         return 0;
-    bar b = {h, fb, k < 1 ? 1 : k, x, y};
+    bar b = {h, fb, k < 1 ? 1 : k, x, y, 0};
     for (int cx = 0; *s; s++) {
         if (*s == '\n') {
             b.y0 += 8 * b.k;
             cx = 0;
+            continue; /* (the colour goes on: Con_PrintW keeps it over a line's end) */
+        }
+        int code = r_hud_color_code(s, &b.tint);
+        if (code) {
+            s += code - 1;
             continue;
         }
         char_at(&b, (unsigned char)*s, cx, 0);
         cx += 8;
     }
     return 1;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+int r_hud_color_code(const char *s, uint32_t *tint)
+{
+    if (s[0] != '&')
+        return 0;
+    if (s[1] == 'r') {
+        *tint = 0;
+        return 2;
+    }
+    if (s[1] != 'c' || !s[2] || !s[3] || !s[4])
+        return 0;
+    int r = hex_digit(s[2]), g = hex_digit(s[3]), bl = hex_digit(s[4]);
+    if (r < 0 || g < 0 || bl < 0)
+        return 0;
+    /* (a tint of 0 means none: &c000 is kept as 0x010101, which makes a texel as black) */
+    uint32_t c = (uint32_t)(255 * r / 16) | (uint32_t)(255 * g / 16) << 8 |
+                 (uint32_t)(255 * bl / 16) << 16;
+    *tint = c ? c : 0x010101u;
+    return 5;
 }
 
 /* Sbar_DrawNum: the last `digits` characters of n, right-aligned in 24-unit cells. */
@@ -155,7 +193,7 @@ int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb)
     if (!h || !st || !fb || !(st->flags & CL_ST_VALID))
         return 0;
     int k = fb->h / 240 < fb->w / 320 ? fb->h / 240 : fb->w / 320;
-    bar b = {h, fb, k < 1 ? 1 : k, 0, 0};
+    bar b = {h, fb, k < 1 ? 1 : k, 0, 0, 0};
     b.x0 = (fb->w - 320 * b.k) / 2;
     b.y0 = fb->h - 24 * b.k;
 

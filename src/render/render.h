@@ -152,6 +152,11 @@ int r_hud2_draw(const r_hud2 *pics, const cl_state *cl, rast_fb *fb);
  * the brown/red set), k pixels a font pixel, top-left at (x, y); '\n' starts a line. Returns
  * 0 (drawing nothing) without the font. */
 int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k);
+/* ezQuake's colour codes in text (console.c Con_PrintW, facts only): "&cRGB", three hex
+ * digits, colours the characters after it 255 * digit / 16 a channel (the glyph's texels
+ * times it); "&r" goes back to the glyphs' own colours. The length of the code at s (5 or
+ * 2; 0: none) and *tint set to it (0: none, else 0xBBGGRR). r_hud_text draws them so. */
+int r_hud_color_code(const char *s, uint32_t *tint);
 
 /* ---- Quake III's HUD (r_hud3.c) ---- */
 

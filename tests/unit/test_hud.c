@@ -278,22 +278,43 @@ TEST(hud_quakeworld_status_bar_numbers)
 /* The game's font draws conchars' cells exactly (index 0 see-through); the feed shows prints
  * for 3 s at the top left, centerprints for 2 s in the middle (con_notifytime,
  * scr_centertime), in that font. */
+/* The bundled gfx.wad's font: the wad's bytes, the palette, the status bar's pictures from
+ * them and the CONCHARS lump's 128 x 128 indices (NULL when not that size). 0 without the
+ * wad (not run from the project root). */
+typedef struct font_fix {
+    uint8_t *w;
+    uint32_t pal[256];
+    const uint8_t *cc;
+    r_hud *hud;
+} font_fix;
+
+static int font_open(font_fix *f)
+{
+    size_t len, pl;
+    memset(f, 0, sizeof *f);
+    f->w = slurp(WAD, &len);
+    if (!f->w)
+        return 0;
+    uint8_t *lmp = slurp("assets/palette.lmp", &pl);
+    int ok = lmp && mdl_palette_from_lmp(lmp, pl, f->pal);
+    free(lmp);
+    uint32_t size;
+    f->cc = lump(f->w, len, "CONCHARS", &size);
+    if (!ok || size != 16384)
+        f->cc = NULL;
+    f->hud = ok ? hud_from(f->w, len, f->pal) : NULL;
+    return 1;
+}
+
 TEST(hud_font_and_messages)
 {
-    size_t len;
-    uint8_t *w = slurp(WAD, &len);
-    if (!w)
+    font_fix f;
+    if (!font_open(&f))
         SKIP("run from the project root (" WAD ")");
-    uint32_t pal[256];
-    size_t pl;
-    uint8_t *lmp = slurp("assets/palette.lmp", &pl);
-    CHECK(lmp && mdl_palette_from_lmp(lmp, pl, pal));
-    free(lmp);
-    r_hud *hud = hud_from(w, len, pal);
-    CHECK(hud);
-    uint32_t size;
-    const uint8_t *cc = lump(w, len, "CONCHARS", &size);
-    CHECK(cc && size == 16384);
+    r_hud *hud = f.hud;
+    const uint8_t *cc = f.cc;
+    const uint32_t *pal = f.pal;
+    CHECK(hud && cc);
     rast_fb *fb = rast_fb_new(320, 240);
     const char *s = "Aq\x91"; /* 'A', 'q' and a high-half (brown) glyph */
     rast_clear(fb, 0);
@@ -337,7 +358,7 @@ TEST(hud_font_and_messages)
     free(cl);
     rast_fb_free(fb);
     r_hud_free(hud);
-    free(w);
+    free(f.w);
 }
 
 /* The shipped gfx.wad's HUD over a grey palette and an empty client state; 0 when the wad
@@ -383,6 +404,50 @@ static int fb_blank(const rast_fb *fb)
  * during intermission"): no status bar at any of them; the deathmatch overlay at a
  * deathmatch intermission, the tally (Sbar_IntermissionOverlay) at a single-player one,
  * nothing over a finale or a cutscene. */
+/* ezQuake's colour codes (console.c Con_PrintW): "&cRGB" colours what follows by 255 * digit
+ * / 16 a channel (the glyph's texels times it), "&r" ends it; neither is drawn. KTX's team
+ * messages are full of them ("{&cf00lost&cfff}"). "&cf80A&rA" draws two A's: the first each
+ * texel's red x 239 / 255, green x 127 / 255, blue 0; the second the glyph's own colours. A
+ * code cut short or not hex is text ("&cx" draws three glyphs). */
+TEST(hud_ezquake_colour_codes)
+{
+    font_fix f;
+    if (!font_open(&f))
+        SKIP("run from the project root (" WAD ")");
+    CHECK(f.hud && f.cc);
+    rast_fb *fb = rast_fb_new(320, 240);
+    rast_clear(fb, 0);
+    CHECK(r_hud_text(f.hud, fb, 10, 20, "&cf80A&rA", 1));
+    int lit = 0;
+    for (int i = 0; i < 2; i++)
+        for (int r = 0; r < 8; r++)
+            for (int q = 0; q < 8; q++) {
+                uint8_t idx = f.cc[(('A' >> 4) * 8 + r) * 128 + ('A' & 15) * 8 + q];
+                uint32_t got = fb->color[(20 + r) * 320 + 10 + i * 8 + q], want = 0;
+                if (idx) {
+                    uint32_t t = f.pal[idx];
+                    want = i ? t | 0xff000000u
+                             : ((t & 255) * 239 / 255) | ((t >> 8 & 255) * 127 / 255) << 8 |
+                                   0xff000000u;
+                    lit++;
+                }
+                CHECK_EQ(got, want);
+            }
+    CHECK(lit > 2 * 10);
+    CHECK(fb->color[20 * 320 + 10 + 16] == 0 && fb->color[27 * 320 + 10 + 23] == 0);
+    uint32_t tint = 7;
+    CHECK_EQ(r_hud_color_code("&cx12", &tint), 0);
+    CHECK_EQ(r_hud_color_code("&c12", &tint), 0);
+    CHECK_EQ(tint, 7);
+    CHECK_EQ(r_hud_color_code("&c000", &tint), 5);
+    CHECK(tint != 0 && (tint & 0xfefefe) == 0); /* black, kept apart from "none" */
+    CHECK_EQ(r_hud_color_code("&r", &tint), 2);
+    CHECK_EQ(tint, 0);
+    rast_fb_free(fb);
+    r_hud_free(f.hud);
+    free(f.w);
+}
+
 TEST(hud_quake_level_end_screens)
 {
     hud_fix fx;
