@@ -503,7 +503,8 @@ static void hud_line(const r_hud *hud, rast_fb *fb, int x, int y, const char *te
         return;
     char plain[CL_TEXT_LEN + 1];
     size_t n = 0;
-    for (const char *c = text; *c && n < CL_TEXT_LEN; c++) { /* the colour codes left out */
+    for (const char *c = text + (*text == 1 || *text == 2); *c && n < CL_TEXT_LEN; c++) {
+        /* (the chat mark and the colour codes left out) */
         uint32_t tint;
         int code = r_hud_color_code(c, &tint);
         if (code)
@@ -595,8 +596,12 @@ void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double
         }
     }
     for (int i = 0; i < n; i++) { /* oldest at the top */
-        char line[CL_TEXT_LEN + 1];
-        snprintf(line, sizeof line, "%s", feed[n - 1 - i]->text);
+        char line[CL_TEXT_LEN + 2];
+        /* a QuakeWorld chat line in the high half (cl_parse.c: con_ormask 128 for
+         * PRINT_CHAT), as Quake's own chat mark 1 does */
+        const cl_message *m = feed[n - 1 - i];
+        int mark = m->kind == CL_MSG_CHAT && m->text[0] != 1 && m->text[0] != 2;
+        snprintf(line, sizeof line, "%s%s", mark ? "\x01" : "", m->text);
         line[strcspn(line, "\n")] = 0;
         hud_line(hud, fb, 8 * k, (4 + 8 * i) * k, line, k);
     }

@@ -113,6 +113,10 @@ int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k)
     if (!h || !mdl_wad_pic(h->wad, "conchars"))
         return 0;
     bar b = {h, fb, k < 1 ? 1 : k, x, y, 0};
+    /* Con_Print: text led by 1 or 2 (a chat line) is drawn in the high half, the
+     * characters that are not already there */
+    int mask = *s == 1 || *s == 2 ? 128 : 0;
+    s += mask != 0;
     for (int cx = 0; *s; s++) {
         if (*s == '\n') {
             b.y0 += 8 * b.k;
@@ -124,7 +128,8 @@ int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k)
             s += code - 1;
             continue;
         }
-        char_at(&b, (unsigned char)*s, cx, 0);
+        int c = (unsigned char)*s;
+        char_at(&b, c | (c <= 0x7f ? mask : 0), cx, 0);
         cx += 8;
     }
     return 1;

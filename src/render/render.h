@@ -149,8 +149,9 @@ void r_hud2_free(r_hud2 *h);
  * program and stats (the caller shows its own then). */
 int r_hud2_draw(const r_hud2 *pics, const cl_state *cl, rast_fb *fb);
 /* Text in the game's font (Quake's conchars: 8x8 cells, all 256 characters, the high half
- * the brown/red set), k pixels a font pixel, top-left at (x, y); '\n' starts a line. Returns
- * 0 (drawing nothing) without the font. */
+ * the brown/red set), k pixels a font pixel, top-left at (x, y); '\n' starts a line; a
+ * leading 1 or 2 (Con_Print's chat mark) puts the rest in the high half. Returns 0 (drawing
+ * nothing) without the font. */
 int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k);
 /* ezQuake's colour codes in text (console.c Con_PrintW, facts only): "&cRGB", three hex
  * digits, colours the characters after it 255 * digit / 16 a channel (the glyph's texels

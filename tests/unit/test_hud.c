@@ -435,6 +435,15 @@ TEST(hud_ezquake_colour_codes)
             }
     CHECK(lit > 2 * 10);
     CHECK(fb->color[20 * 320 + 10 + 16] == 0 && fb->color[27 * 320 + 10 + 23] == 0);
+    /* Con_Print's chat mark: text led by 1 (a chat line; QuakeWorld's PRINT_CHAT the same
+     * by con_ormask 128) is drawn in the high half, the mark not drawn: "\1A" as 'A' | 128 */
+    rast_clear(fb, 0);
+    CHECK(r_hud_text(f.hud, fb, 10, 20, "\001A", 1));
+    for (int r = 0; r < 8; r++)
+        for (int q = 0; q < 8; q++) {
+            uint8_t idx = f.cc[((0xc1 >> 4) * 8 + r) * 128 + (0xc1 & 15) * 8 + q];
+            CHECK_EQ(fb->color[(20 + r) * 320 + 10 + q], idx ? f.pal[idx] | 0xff000000u : 0);
+        }
     uint32_t tint = 7;
     CHECK_EQ(r_hud_color_code("&cx12", &tint), 0);
     CHECK_EQ(r_hud_color_code("&c12", &tint), 0);
