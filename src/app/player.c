@@ -571,6 +571,30 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
     draw_text(fb, bx, by - th - 9 * scale, text, white, scale);
 }
 
+/* A QuakeWorld chat line as ezQuake prints it (cl_parse.c FlushString, facts only; as
+ * id's client with con_ormask 128 but for the braces): every character in the high half
+ * (gold) but line ends and a leading 1 or 2, except what is between braces after the
+ * speaker's name ("red{white}red", cl_parseWhiteText 1), kept as it is, the braces left
+ * out; ezQuake's colour codes work there only, where their characters are not moved. The
+ * name's end: after the first ": " (TP_CategorizeMessage's offset). */
+static void chat_white_text(const char *in, char *out, size_t cap)
+{
+    const char *name_end = strstr(in, ": ");
+    size_t offset = name_end ? (size_t)(name_end - in) + 2 : 0, n = 0;
+    for (const char *p = in; *p && n + 1 < cap; p++) {
+        const char *close;
+        if (*p == '{' && (size_t)(p - in) >= offset && (close = strchr(p + 1, '}'))) {
+            for (p++; p < close && n + 1 < cap; p++)
+                out[n++] = *p;
+            continue; /* (p at the brace) */
+        }
+        unsigned char c = (unsigned char)*p;
+        int keep = c == '\n' || c == '\r' || (p == in && (c == 1 || c == 2));
+        out[n++] = (char)(keep ? c : c | 128);
+    }
+    out[n] = 0;
+}
+
 void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double t,
                           rast_fb *fb)
 {
@@ -597,11 +621,11 @@ void player_draw_messages(int mode, const cl_state *cl, const r_hud *hud, double
     }
     for (int i = 0; i < n; i++) { /* oldest at the top */
         char line[CL_TEXT_LEN + 2];
-        /* a QuakeWorld chat line in the high half (cl_parse.c: con_ormask 128 for
-         * PRINT_CHAT), as Quake's own chat mark 1 does */
         const cl_message *m = feed[n - 1 - i];
-        int mark = m->kind == CL_MSG_CHAT && m->text[0] != 1 && m->text[0] != 2;
-        snprintf(line, sizeof line, "%s%s", mark ? "\x01" : "", m->text);
+        if (m->kind == CL_MSG_CHAT && cl->level.game == CL_GAME_QW)
+            chat_white_text(m->text, line, sizeof line);
+        else /* Quake's chat (Con_Print's mark 1) in the high half */
+            snprintf(line, sizeof line, "%s%s", m->kind == CL_MSG_CHAT ? "\x01" : "", m->text);
         line[strcspn(line, "\n")] = 0;
         hud_line(hud, fb, 8 * k, (4 + 8 * i) * k, line, k);
     }

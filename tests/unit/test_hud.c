@@ -444,6 +444,25 @@ TEST(hud_ezquake_colour_codes)
             uint8_t idx = f.cc[((0xc1 >> 4) * 8 + r) * 128 + (0xc1 & 15) * 8 + q];
             CHECK_EQ(fb->color[(20 + r) * 320 + 10 + q], idx ? f.pal[idx] | 0xff000000u : 0);
         }
+    /* a QuakeWorld chat line as ezQuake's FlushString prints it: all in the high half but
+     * what is in braces after the name (the braces left out), where the colour codes work:
+     * the feed's line is the same pixels as that text drawn by hand */
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    cl->level.game = CL_GAME_QW;
+    cl_frame_begin(cl, 5.0);
+    cl_message_add(cl, CL_MSG_CHAT, "(a): b{c&c0f0d}e\n");
+    rast_fb *want = rast_fb_new(320, 240);
+    rast_clear(fb, 0);
+    rast_clear(want, 0);
+    player_draw_messages(PLAYER_HUD_GAME, cl, f.hud, 5.5, fb);
+    static const char by_hand[] = {'(' | 128, 'a' | 128, ')' | 128, ':' | 128, ' ' | 128,
+                                   'b' | 128, 'c', '&', 'c', '0', 'f', '0', 'd', 'e' | 128, 0};
+    CHECK(r_hud_text(f.hud, want, 8, 4, by_hand, 1));
+    CHECK(memcmp(fb->color, want->color, sizeof *fb->color * 320 * 240) == 0);
+    rast_fb_free(want);
+    free(cl);
     uint32_t tint = 7;
     CHECK_EQ(r_hud_color_code("&cx12", &tint), 0);
     CHECK_EQ(r_hud_color_code("&c12", &tint), 0);
