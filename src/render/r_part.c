@@ -554,22 +554,28 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
         }
         for (int k = 0; k < n; k++) {
             /* gl_rmisc / r_part.c R_DrawParticles: a particle grows with its distance
-             * (1 + 0.004 a unit beyond 20) so it keeps a few pixels' size */
+             * (1 + 0.004 a unit beyond 20) so it keeps a few pixels' size; it is a triangle
+             * of sides 1.5 x that along the view's up and right, textured with a dot in the
+             * texture's first quarter (GLQuake's dottexture, ezQuake's circle of radius a
+             * quarter of the texture): a round dot 0.75 x that across, drawn here as an
+             * octagon (a 1.5-unit square before: four times the dot's area, the teleport
+             * splash around a spawning player a wall of grey squares) */
             const float *o = ps[k].org;
             float d = (o[0] - v->org[0]) * v->fwd[0] + (o[1] - v->org[1]) * v->fwd[1] +
                       (o[2] - v->org[2]) * v->fwd[2];
             if (!(d > 4))
                 continue;
-            float s = (d < 20 ? 1 : 1 + d * 0.004f) * 0.75f;
-            float q[4][3];
-            for (int j = 0; j < 3; j++) {
-                q[0][j] = o[j] - v->right[j] * s - v->up[j] * s;
-                q[1][j] = o[j] + v->right[j] * s - v->up[j] * s;
-                q[2][j] = o[j] + v->right[j] * s + v->up[j] * s;
-                q[3][j] = o[j] - v->right[j] * s + v->up[j] * s;
-            }
+            float r = (d < 20 ? 1 : 1 + d * 0.004f) * 0.375f;
+            static const float ring[8][2] = {
+                {0.92388f, 0.38268f},  {0.38268f, 0.92388f},  {-0.38268f, 0.92388f},
+                {-0.92388f, 0.38268f}, {-0.92388f, -0.38268f}, {-0.38268f, -0.92388f},
+                {0.38268f, -0.92388f}, {0.92388f, -0.38268f}}; /* (cos, sin) of 22.5 + 45 k */
+            float q[8][3];
+            for (int c = 0; c < 8; c++)
+                for (int j = 0; j < 3; j++)
+                    q[c][j] = o[j] + (v->right[j] * ring[c][0] + v->up[j] * ring[c][1]) * r;
             uint32_t alpha = q2 ? ps[k].alpha : 255;
-            r_draw_poly(v, (const float(*)[3])q, 4,
+            r_draw_poly(v, (const float(*)[3])q, 8,
                         (a->palette[ps[k].color] & 0x00ffffffu) | alpha << 24,
                         RAST_DEPTH_TEST | RAST_COLOR_WRITE | (alpha < 255 ? RAST_BLEND : 0));
         }
