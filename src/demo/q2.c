@@ -2036,6 +2036,29 @@ static qd_err parse_sound(ctx *c)
  * (a player's with its silenced bit), with its sounds for a player's (player 1). */
 static void muzzle_flash(ctx *c, int ent, int style, int player)
 {
+    /* its light (yquake2 cl_effects.c CL_ParseMuzzleFlash, facts only): radius 200 (a
+     * silenced shot's 100, the chaingun's 200, 225, 250 by burst; the renderer adds
+     * rand() & 31), in the weapon's colour (x 255); a monster's (CL_AddMuzzleFlash2) 200
+     * and mostly yellow. The tracker's negative light is left out (0). */
+    static const uint8_t mz_rgb[36][3] = {
+        [0] = {255, 255, 0},    /* BLASTER */       [1] = {255, 255, 0},    /* MACHINEGUN */
+        [2] = {255, 255, 0},    /* SHOTGUN */       [3] = {255, 64, 0},     /* CHAINGUN1 */
+        [4] = {255, 128, 0},    /* CHAINGUN2 */     [5] = {255, 255, 0},    /* CHAINGUN3 */
+        [6] = {128, 128, 255},  /* RAILGUN */       [7] = {255, 128, 51},   /* ROCKET */
+        [8] = {255, 128, 0},    /* GRENADE */       [9] = {0, 255, 0},      /* LOGIN */
+        [10] = {255, 0, 0},     /* LOGOUT */        [11] = {255, 255, 0},   /* RESPAWN */
+        [12] = {0, 255, 0},     /* BFG */           [13] = {255, 255, 0},   /* SSHOTGUN */
+        [14] = {255, 255, 0},   /* HYPERBLASTER */  [16] = {255, 128, 128}, /* IONRIPPER */
+        [17] = {0, 0, 255},     /* BLUEHYPERBLASTER */ [18] = {255, 128, 128}, /* PHALANX */
+        [30] = {230, 179, 0},   /* ETF_RIFLE */     [32] = {255, 255, 0},   /* SHOTGUN2 */
+        [34] = {0, 255, 0},     /* BLASTER2 */      /* [35] TRACKER: -1 -1 -1, left out */
+    };
+    int mz = style & ~Q2_MZ_SILENCED;
+    float radius = !player                    ? 200
+                   : style & Q2_MZ_SILENCED   ? 100
+                   : mz == 4                  ? 225
+                   : mz == 5                  ? 250
+                                              : 200;
     if (player) {
         q2_snd snd[3];
         int loud, n = q2_muzzle_sounds(style & ~Q2_MZ_SILENCED, snd, &loud);
@@ -2049,9 +2072,11 @@ static void muzzle_flash(ctx *c, int ent, int style, int player)
     memset(&fx, 0, sizeof fx);
     fx.kind = CL_FXK_MUZZLE;
     fx.life = 0.1f;
-    fx.radius = 200;
-    fx.rgb[0] = fx.rgb[1] = 255;
-    fx.rgb[2] = 128;
+    fx.radius = radius;
+    if (!player)
+        fx.rgb[0] = fx.rgb[1] = 255;
+    else if (mz < 36)
+        memcpy(fx.rgb, mz_rgb[mz], sizeof fx.rgb);
     fx.entity = (int16_t)ent;
     fx.style = (uint8_t)style;
     if (ent < CL_MAX_ENTITIES && c->cl->entities[ent].active)

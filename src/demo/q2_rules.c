@@ -235,10 +235,11 @@ static const struct {
     /* (lives: their particles' longest, r_part.c; an explosion's model's, 19 frames of
      * 100 ms from 100 ms before it came: 1.7 s, r_md2.c) */
     [FX_BOOM] = {CL_FXK_EXPLOSION, 1.0f, 350, {255, 128, 64}, CL_BOOM_NONE},
-    /* CL_ParseTEnt's ex_poly explosions: the model's last frame (1.7 s) */
-    [FX_BOOM_ROCKET] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}, CL_BOOM_ROCKET},
-    [FX_BOOM_GRENADE] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}, CL_BOOM_GRENADE},
-    [FX_BOOM_BIG] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 64}, CL_BOOM_BIG},
+    /* CL_ParseTEnt's ex_poly explosions: the model's last frame (1.7 s); their light 350
+     * in 1 0.5 0.5 (the renderer fades it with the model) */
+    [FX_BOOM_ROCKET] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 128}, CL_BOOM_ROCKET},
+    [FX_BOOM_GRENADE] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 128}, CL_BOOM_GRENADE},
+    [FX_BOOM_BIG] = {CL_FXK_EXPLOSION, 1.7f, 350, {255, 128, 128}, CL_BOOM_BIG},
     [FX_PORT] = {CL_FXK_TELEPORT, 0.5f, 0, {255, 255, 255}},
     [FX_BLOOD] = {CL_FXK_BLOOD, 0.8f, 0, {255, 255, 255}},
     [FX_RAIL] = {CL_FXK_BEAM_RAIL, 1.0f, 0, {255, 255, 255}},

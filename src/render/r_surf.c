@@ -415,8 +415,13 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
         }
     /* WinQuake r_surf.c R_AddDynamicLights: each light's impact on the face's plane, and
      * (rad - dist) x 256 added to every luxel closer than rad - minlight, dist measured as
-     * the larger of the s and t offsets plus half the smaller (white: every channel) */
+     * the larger of the s and t offsets plus half the smaller (white: every channel).
+     * Quake II's (yquake2 gl1_light.c, the same walk) adds (rad - dist) x the light's colour
+     * to a luxel of 0..255, where 255 is the texture's own colour: x 128 / 255 here */
     for (int k = 0; k < ndl; k++) {
+        float gain[3] = {1, 1, 1};
+        for (int c = 0; q2 && c < 3; c++)
+            gain[c] = dl[k]->color[c] * (128.0f / 255.0f);
         float pd = f->normal[0] * dl[k]->origin[0] + f->normal[1] * dl[k]->origin[1] +
                    f->normal[2] * dl[k]->origin[2] - f->dist;
         float rad = dl[k]->radius - fabsf(pd);
@@ -440,7 +445,7 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
                 if ((float)d < minlight)
                     for (int c = 0; c < nc; c++)
                         g[(size_t)c * luxels + (size_t)t * (size_t)lw + (size_t)u] +=
-                            (int32_t)((rad - (float)d) * 256 * R_LIGHT_GAIN);
+                            (int32_t)((rad - (float)d) * 256 * R_LIGHT_GAIN * gain[c]);
             }
         }
     }
@@ -531,10 +536,10 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
             dl[ndl++] = d;
             /* the block depends on the exact numbers: two independent 32-bit hashes of their
              * bits, so a block is reused only for the same lights (one in 2^64 otherwise) */
-            const float vals[5] = {d->origin[0], d->origin[1], d->origin[2], d->radius,
-                                   d->minlight};
+            const float vals[8] = {d->origin[0], d->origin[1], d->origin[2], d->radius,
+                                   d->minlight, d->color[0], d->color[1], d->color[2]};
             uint32_t h1 = (uint32_t)key[6] ^ 2166136261u, h2 = (uint32_t)key[7] + 0x9e3779b9u;
-            for (int j = 0; j < 5; j++) {
+            for (int j = 0; j < 8; j++) {
                 uint32_t bits;
                 memcpy(&bits, &vals[j], 4);
                 h1 = (h1 ^ bits) * 16777619u;
@@ -651,11 +656,91 @@ static void q3_dlights(r_view *v, const cl_state *cl, double t)
     }
 }
 
+/* A Quake II dynamic light: the GL refresh's cut-off (DLIGHT_CUTOFF 64) as minlight. */
+static void q2_light(r_view *v, const float o[3], float radius, float r, float g, float b)
+{
+    if (q3_light(v, o, radius, r, g, b))
+        v->dlights[v->num_dlights - 1].minlight = 64;
+}
+
+/* Quake II's lights, from yquake2 (GPL; facts only): cl_entities.c CL_AddPacketEntities'
+ * (a rocket's and a blaster bolt's 200 in 1 1 0, the BFG ball's 200 in 0 1 0, a flag
+ * carrier's 225 in its team's colour, the ion ripper's 100 and a plasma ball's 130 in
+ * 1 0.5 0.5: the first of the chain that applies), cl_effects.c CL_ParseMuzzleFlash (the
+ * decoder's radius and colour, plus rand() & 31, 18 ahead of the shooter and 16 to its
+ * right, a newer flash of the same entity replacing it) and cl_tempentities.c
+ * CL_AddExplosions (an explosion model's light, 350 x its alpha (16 - f) / 16, in the
+ * effect's colour, while the model shows); TE_FLASHLIGHT's 400. */
+static void q2_dlights(r_view *v, const cl_state *cl, double t)
+{
+    int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
+    for (int i = 1; i < n && v->num_dlights < R_MAX_DLIGHTS; i++) {
+        cl_entstate s;
+        if (!cl->entities[i].active || !cl->entities[i].cur.fx ||
+            !cl_entity_at(cl, i, t, &s, NULL, NULL))
+            continue;
+        if (s.fx & (CL_FX_ROCKET | CL_FX_BLASTER))
+            q2_light(v, s.origin, 200, 1, 1, 0);
+        else if (s.fx & CL_FX_LIGHT_BRIGHT)
+            q2_light(v, s.origin, 200, 0, 1, 0);
+        else if (s.fx & CL_FX_FLAG_RED)
+            q2_light(v, s.origin, 225, 1, 0.1f, 0.1f);
+        else if (s.fx & CL_FX_FLAG_BLUE)
+            q2_light(v, s.origin, 225, 0.1f, 0.1f, 1);
+        else if (s.fx & CL_FX_LIGHT_DIM)
+            q2_light(v, s.origin, 100, 1, 0.5f, 0.5f);
+        else if (s.fx & CL_FX_PLASMA)
+            q2_light(v, s.origin, 130, 1, 0.5f, 0.5f);
+    }
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256);
+    for (int i = 0; i < nfx && v->num_dlights < R_MAX_DLIGHTS; i++) {
+        const cl_fxev *e = fx[i];
+        float rgb[3] = {e->rgb[0] / 255.0f, e->rgb[1] / 255.0f, e->rgb[2] / 255.0f};
+        if (e->kind == CL_FXK_MUZZLE) {
+            int newer = 0;
+            for (int j = i + 1; j < nfx && !newer; j++)
+                newer = fx[j]->kind == CL_FXK_MUZZLE && fx[j]->entity == e->entity;
+            if (newer || !(e->radius > 0) || !(rgb[0] + rgb[1] + rgb[2] > 0))
+                continue;
+            float o[3];
+            memcpy(o, e->origin, sizeof o);
+            cl_entstate s;
+            if (e->entity > 0 && cl_entity_at(cl, e->entity, e->t0, &s, NULL, NULL)) {
+                float yaw = s.angles[1] * (float)M_PI / 180, pitch = s.angles[0] * (float)M_PI / 180;
+                float fwd[3] = {cosf(pitch) * cosf(yaw), cosf(pitch) * sinf(yaw), -sinf(pitch)};
+                float right[3] = {sinf(yaw), -cosf(yaw), 0}; /* (AngleVectors without roll) */
+                for (int j = 0; j < 3; j++)
+                    o[j] = s.origin[j] + 18 * fwd[j] + 16 * right[j];
+            }
+            uint32_t bits;
+            memcpy(&bits, &e->t0, sizeof bits);
+            uint32_t h = (bits ^ (uint32_t)e->entity * 2654435761u) * 0x9e3779b9u;
+            q2_light(v, o, e->radius + (float)(h >> 27), rgb[0], rgb[1], rgb[2]);
+        } else if (e->kind == CL_FXK_EXPLOSION &&
+                   (e->style == CL_BOOM_ROCKET || e->style == CL_BOOM_GRENADE ||
+                    e->style == CL_BOOM_BIG) &&
+                   e->radius > 0) {
+            /* (r_md2.c r_q2_explosions: frame f from (t - t0) x 10 + 1, gone at frames - 1) */
+            double frac = (t - e->t0) * 10 + 1;
+            int f = (int)floor(frac), frames = e->style == CL_BOOM_GRENADE ? 19 : 15;
+            if (frac >= 0 && f < frames - 1)
+                q2_light(v, e->origin, e->radius * (float)(16 - f) / 16, rgb[0], rgb[1], rgb[2]);
+        } else if (e->kind == CL_FXK_DLIGHT && e->radius > 0) {
+            q2_light(v, e->origin, e->radius, 1, 1, 1);
+        }
+    }
+}
+
 void r_dlights_collect(r_view *v, const cl_state *cl, double t)
 {
     v->num_dlights = 0;
     if (cl && cl->level.game == CL_GAME_Q3) {
         q3_dlights(v, cl, t);
+        return;
+    }
+    if (cl && cl->level.game == CL_GAME_Q2) {
+        q2_dlights(v, cl, t);
         return;
     }
     if (!cl || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW))
@@ -678,6 +763,7 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
         struct r_dlight *d = &v->dlights[v->num_dlights++];
         memcpy(d->origin, s.origin, sizeof d->origin);
         d->minlight = 0;
+        d->color[0] = d->color[1] = d->color[2] = 1;
         if (s.fx & CL_FX_LIGHT_BRIGHT) {
             d->origin[2] += 16;
             d->radius = 400;
@@ -702,6 +788,7 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
             memcpy(d->origin, e->origin, sizeof d->origin);
             d->radius = e->radius;
             d->minlight = 32;
+            d->color[0] = d->color[1] = d->color[2] = 1;
             continue;
         }
         if (e->kind != CL_FXK_EXPLOSION || e->radius <= 0)
@@ -716,6 +803,7 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
         memcpy(d->origin, e->origin, sizeof d->origin);
         d->radius = r;
         d->minlight = 0;
+        d->color[0] = d->color[1] = d->color[2] = 1;
     }
 }
 

@@ -567,7 +567,8 @@ TEST(md2_q2_explosion_model_frames)
  * along its path: half a second in, the frame changes where the path is and nowhere far
  * from it (a particle strays at most 5 units plus 20 a second for its age, 0.5 s, and rises
  * 10 a_age^2 or falls 20 a_age^2: within 20 units of the path, 12.5 rows at 128 deep, 2.5
- * more for a particle's size); without EF_ROCKET the same flight leaves nothing (no model). */
+ * more for a particle's size), where farther the rocket's light only brightens the walls;
+ * without EF_ROCKET the same flight leaves nothing (no model). */
 TEST(md2_q2_rocket_trail)
 {
     SCENE(fs, cl);
@@ -596,10 +597,21 @@ TEST(md2_q2_rocket_trail)
     }
     rast_fb *bare = shot(a, cl, 0.5, 0);
     census plain = count(frames[0], bare), trail = count(frames[1], bare);
-    int far = 0;
-    for (int i = 0; i < W * H; i++)
-        far += frames[1]->color[i] != bare->color[i] && fabs(i / W + 0.5 - H / 2.0) > 15;
+    /* far from the path only the rocket's light (CL_AddPacketEntities: 200 in 1 1 0) shows:
+     * walls brighter, none darker */
+    int far = 0, lit = 0;
+    for (int i = 0; i < W * H; i++) {
+        uint32_t p = frames[1]->color[i], q = bare->color[i];
+        if (p == q || !(fabs(i / W + 0.5 - H / 2.0) > 15))
+            continue;
+        int brighter = 1;
+        for (int c = 0; c < 24; c += 8)
+            brighter &= (p >> c & 255) >= (q >> c & 255);
+        far += !brighter;
+        lit += brighter;
+    }
     CHECK_EQ(plain.changed, 0);
+    CHECK_MSG(lit > 100, "%d pixels lit by the rocket", lit);
     /* (a particle's dot, 0.75 x 1.512 units across at 128 deep, is under a pixel of this
      * 160-wide frame: about a pixel a particle) */
     CHECK_MSG(trail.changed > 10, "%d pixels changed", trail.changed);

@@ -673,11 +673,22 @@ static qd_err some_read(void *ctx, const char *name, uint8_t **data, size_t *len
 }
 
 /* The centre pixel of the synthetic Quake II wall, drawn textured from the origin at demo
- * time t, the level's sky box named sky. */
-static uint32_t q2_wall_centre_at(some_files *files, const char *sky, double t)
+ * time t, the level's sky box named sky; with fx, entity 2 carrying those effects 20 units
+ * in front of the wall's middle. */
+static uint32_t q2_wall_centre_fx(some_files *files, const char *sky, double t, uint32_t fx)
 {
     cl_state *cl = calloc(1, sizeof *cl);
     cl_reset(cl);
+    if (fx) {
+        cl->level.game = CL_GAME_Q2;
+        cl_frame_begin(cl, t);
+        cl_entstate s;
+        memset(&s, 0, sizeof s);
+        s.origin[0] = 80;
+        s.fx = fx;
+        cl_entity_update(cl, 2, &s);
+        cl_frame_end(cl, 1);
+    }
     snprintf(cl->level.sky, sizeof cl->level.sky, "%s", sky);
     snprintf(cl->level.map, sizeof cl->level.map, "maps/synth.bsp");
     snprintf(cl->level.models[1], sizeof cl->level.models[1], "maps/synth.bsp");
@@ -694,6 +705,11 @@ static uint32_t q2_wall_centre_at(some_files *files, const char *sky, double t)
     r_assets_free(a);
     free(cl);
     return c;
+}
+
+static uint32_t q2_wall_centre_at(some_files *files, const char *sky, double t)
+{
+    return q2_wall_centre_fx(files, sky, t, 0);
 }
 
 static uint32_t q2_wall_centre_sky(some_files *files, const char *sky)
@@ -737,6 +753,31 @@ TEST(render_ibsp38_wal_textures)
     files.n = 2; /* no WAL */
     uint32_t grey = q2_wall_centre(&files);
     CHECK_MSG((grey >> 8 & 255) > 0 && (grey & 255) == (grey >> 8 & 255), "0x%08x", grey);
+    free(map);
+}
+
+/* yquake2 CL_AddPacketEntities: a rocket (EF_ROCKET) carries a light of 200 in 1 1 0, which
+ * the GL refresh adds to the lightmap (R_AddDynamicLights: (radius - distance) x colour
+ * where it reaches). 20 units in front of the grey synthetic wall (lightmap 100, no WAL)
+ * it makes the wall's middle redder and greener and leaves its blue as it was; a blue
+ * flag carrier's 225 in 0.1 0.1 1 makes it bluer most. */
+TEST(render_ibsp38_dynamic_light_colours)
+{
+    size_t len;
+    uint8_t *map = build_q2(&len);
+    some_files files = {{{"maps/synth.bsp", map, len}}, 1};
+    uint32_t bare = q2_wall_centre(&files), rocket = q2_wall_centre_fx(&files, "", 0, CL_FX_ROCKET),
+             flag = q2_wall_centre_fx(&files, "", 0, CL_FX_FLAG_BLUE);
+    int b[3], r[3], f[3];
+    for (int c = 0; c < 3; c++) {
+        b[c] = (int)(bare >> (8 * c) & 255);
+        r[c] = (int)(rocket >> (8 * c) & 255);
+        f[c] = (int)(flag >> (8 * c) & 255);
+    }
+    CHECK_MSG(r[0] > b[0] + 20 && r[1] > b[1] + 20 && r[2] == b[2], "0x%08x -> 0x%08x", bare,
+              rocket);
+    CHECK_MSG(f[2] - b[2] > 2 * (f[0] - b[0]) && f[2] > b[2] + 20, "0x%08x -> 0x%08x", bare,
+              flag);
     free(map);
 }
 
