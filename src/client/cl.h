@@ -29,6 +29,7 @@
 #define CL_Q3_GIB_MODELS 1704    /* Quake III cgame's gibs: skull, brain, abdomen, arm, chest,
                                   * fist, foot, forearm, intestine, leg */
 #define CL_Q3_GIBS 10
+#define CL_Q3_BRASS_MODELS 1714  /* Quake III cgame's brass: the machine gun's, the shotgun's */
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;
@@ -342,6 +343,9 @@ typedef enum cl_fx_kind {
                        * nearest such body is (r_q3mark.c traces the rest through the map) */
     CL_FXK_GIBS,      /* Quake III's gibbed body (in the marks' log): origin where it was;
                        * r_q3mark.c throws the gibs */
+    CL_FXK_BRASS,     /* Quake III's brass from a machine gun's or shotgun's shot: origin the
+                       * shooter's, end its angles (pitch, yaw, roll), style the weapon;
+                       * r_q3mark.c throws the shells (logged for CL_FX_WINDOW) */
     CL_FXK_KINDS
 } cl_fx_kind;
 

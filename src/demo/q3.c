@@ -150,6 +150,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_GIB_PLAYER_68 64       /* EV_GIB_PLAYER (66..71) */
 #define Q3_SOLID_BMODEL 0xffffffu    /* bg_public.h SOLID_BMODEL: entityState.solid of a brush model */
 #define Q3_WP_MACHINEGUN 2
+#define Q3_WP_SHOTGUN 3
 #define Q3_EV_GLOBAL_ITEM_PICKUP_68 20 /* EV_GLOBAL_ITEM_PICKUP (66..71) */
 #define Q3_EF_PLAYER_EVENT 0x10 /* eFlags of an event entity: otherEntityNum's (66..71) */
 static const char *const item_models[] = {
@@ -232,7 +233,8 @@ _Static_assert(NUM_ITEM_MODELS < 100 && CL_HAND_SLOTS == CL_FLASH_SLOTS + 100 &&
                    CL_HAND_FALLBACK < CL_MAX_MODELS,
                "weapon part slots overlap");
 _Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_GIB_MODELS == CL_Q3_IMPACT_MODELS + 3 &&
-                   CL_Q3_GIB_MODELS + CL_Q3_GIBS <= CL_MAX_MODELS,
+                   CL_Q3_GIB_MODELS + CL_Q3_GIBS == CL_Q3_BRASS_MODELS &&
+                   CL_Q3_BRASS_MODELS + 2 <= CL_MAX_MODELS,
                "impact model slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
 _Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
@@ -487,6 +489,9 @@ static void begin_level(ctx *c)
         snprintf(name, sizeof name, "models/gibs/%s.md3", gibs[i]);
         cl_set_model(c->cl, CL_Q3_GIB_MODELS + i, name);
     }
+    /* machinegunBrassModel, shotgunBrassModel */
+    cl_set_model(c->cl, CL_Q3_BRASS_MODELS, "models/weapons2/shells/m_shell.md3");
+    cl_set_model(c->cl, CL_Q3_BRASS_MODELS + 1, "models/weapons2/shells/s_shell.md3");
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -1268,6 +1273,10 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int f
         memcpy(&e.f[Q3_ES_POS_TRBASE0], &org[0], 4);
         memcpy(&e.f[Q3_ES_POS_TRBASE1], &org[1], 4);
         memcpy(&e.f[Q3_ES_POS_TRBASE2], &org[2], 4);
+        /* its angles as the predicted entity's lerpAngles: the view's */
+        e.f[Q3_ES_APOS_TRBASE0] = ps->f[Q3_PS_VIEWANGLES0];
+        e.f[Q3_ES_APOS_TRBASE1] = ps->f[Q3_PS_VIEWANGLES1];
+        e.f[Q3_ES_APOS_TRBASE2] = ps->f[Q3_PS_VIEWANGLES2];
         if (ext && ext != s->ps_ev_ext) {
             e.f[Q3_ES_EVENTPARM] = ps->f[Q3_PS_EXTERNALEVENTPARM];
             e.f[Q3_ES_EVENT] = ext;
@@ -1469,6 +1478,26 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         fx.life = 0.02f;
         fx.style = (uint8_t)e->f[Q3_ES_WEAPON];
         memcpy(fx.origin, org, sizeof org);
+        cl_fx_add(c->cl, &fx);
+    }
+    if (ev == Q3_EV_FIRE_WEAPON_68 && c->cl->level.protocol <= 71 &&
+        (e->f[Q3_ES_WEAPON] == Q3_WP_MACHINEGUN || e->f[Q3_ES_WEAPON] == Q3_WP_SHOTGUN)) {
+        /* cg_weapons.c CG_FireWeapon: the weapon's ejectBrassFunc (cg_brassTime 2500 > 0),
+         * from the centity's lerpOrigin turned by its lerpAngles (the recorder's: its view
+         * angles, ps_events sets them); the renderer throws the shells (r_q3mark.c) */
+        cl_traj at;
+        get_traj(c, e, 1, &at);
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_BRASS;
+        fx.entity = (int16_t)(e->number + 1);
+        fx.life = (float)CL_FX_WINDOW;
+        fx.style = (uint8_t)e->f[Q3_ES_WEAPON];
+        memcpy(fx.origin, org, sizeof org);
+        cl_traj_eval(&at, c->cl->time, fx.end);
+        for (int j = 0; j < 3; j++)
+            if (!isfinite(fx.end[j]) || fabsf(fx.end[j]) > 1e6f)
+                fx.end[j] = 0;
         cl_fx_add(c->cl, &fx);
     }
     if (ev == p->ev_obituary) {

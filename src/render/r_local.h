@@ -575,6 +575,10 @@ void r_q3_gibs(r_view *v, const cl_state *cl, double t);
  * stands (standing[i]); returns how many (up to CL_Q3_GIBS). */
 int r_q3_gib_places(const mdl_bsp *b, const cl_fxev *e, double age, float (*out)[3],
                     int *standing);
+/* The shells of brass e (CL_FXK_BRASS) on map b at age seconds: each place into out (up to
+ * two) and whether it lies at rest (lying[i]); returns how many are still there. */
+int r_q3_brass_places(const mdl_bsp *b, const cl_fxev *e, double age, float (*out)[3],
+                      int *lying);
 /* An MD3 model slot drawn in frame 0 at origin, turned by axis, with its own shaders, lit
  * by the map's light grid there (r_md3.c). */
 void r_md3_model(r_view *v, const r_assets *a, int slot, const float origin[3],

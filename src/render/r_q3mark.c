@@ -468,13 +468,31 @@ typedef struct mark_cut {
     struct gib_path *gibs; /* a gibbing's gibs (CL_Q3_GIBS of them), or NULL */
 } mark_cut;
 
+/* The brass a frame keeps in flight with the marks (cgame's local entities: 512 for all) */
+#define R_BRASS_CAP 256
+#define R_CUTS (CL_MARK_LOG + R_BRASS_CAP)
+
 struct r_marks {
     uint64_t serial;          /* r_assets.serial the pieces were cut on */
     int n;                    /* cuts held */
-    mark_cut cut[CL_MARK_LOG];
-    int num_frame;            /* this frame's marks, newest first: indices in cut */
-    int frame[CL_MARK_LOG];
+    mark_cut cut[R_CUTS];
+    int num_frame;            /* this frame's marks, newest first, then its brass: indices in
+                               * cut */
+    int frame[R_CUTS];
 };
+
+/* The marks alive at t (newest first), then the brass in flight (the effects' log), into
+ * out[R_CUTS]; their count. */
+static int alive_cuts(const cl_state *cl, double t, const cl_fxev **out)
+{
+    int n = cl_marks_at(cl, t, out, CL_MARK_LOG), brass = 0;
+    static _Thread_local const cl_fxev *fx[CL_FX_LOG];
+    int nfx = cl_fx_at(cl, t, fx, CL_FX_LOG);
+    for (int i = nfx - 1; i >= 0 && brass < R_BRASS_CAP; i--)
+        if (fx[i]->kind == CL_FXK_BRASS)
+            out[n + brass++] = fx[i];
+    return n + brass;
+}
 
 static void cut_free(mark_cut *c)
 {
@@ -588,9 +606,10 @@ typedef struct gib_seg {
     uint8_t still;
 } gib_seg;
 typedef struct gib_path {
-    uint8_t model; /* CL_Q3_GIB_MODELS + model */
+    uint8_t model; /* CL_Q3_GIB_MODELS + model (brass: CL_Q3_BRASS_MODELS + model) */
     uint8_t nseg;
     float life;
+    float angles[3], spin[3]; /* brass: its angles at age 0 and degrees a second (LEF_TUMBLE) */
     gib_seg seg[GIB_SEGS];
 } gib_path;
 
@@ -619,16 +638,65 @@ static uint32_t gib_rand(uint32_t *x)
 static float gib_random(uint32_t *x) { return (float)gib_rand(x) / 32767.0f; }
 static float gib_crandom(uint32_t *x) { return 2 * (gib_random(x) - 0.5f); }
 
+/* Piece g's flight from its first segment (set by the caller, with its life): 25 ms steps
+ * (cgame moves local entities each frame, here at 40 a second), traced through the map
+ * (r_q3_trace); at a hit it bounces (CG_ReflectVelocity: the velocity at the hit mirrored
+ * in the surface, times bounce) and stands when a floor leaves it rising slower than 40 a
+ * second. A bounce's piece begins at the hit's own time, so the path is whole. When hit
+ * is not NULL the first hit is put there (its time, place and the surface's normal): 1 when
+ * there was one. */
+static int fly(const mdl_bsp *b, gib_path *g, float bounce, float hit[7])
+{
+    const float step = 0.025f;
+    float cur[3];
+    memcpy(cur, g->seg[0].base, sizeof cur);
+    g->nseg = 1;
+    int hits = 0;
+    for (float time = step; time < g->life && g->nseg < GIB_SEGS; time += step) {
+        gib_seg *s = &g->seg[g->nseg - 1];
+        if (s->still)
+            break;
+        float next[3], t, d[3];
+        uint32_t fi;
+        gib_at(g, time, next);
+        for (int j = 0; j < 3; j++)
+            d[j] = next[j] - cur[j];
+        float len = sqrtf(dot3(d, d));
+        if (!(len > 1e-4f) || !r_q3_trace(b, cur, next, &t, &fi) || !(t < len)) {
+            memcpy(cur, next, sizeof cur);
+            continue;
+        }
+        const float *n = b->faces[fi].normal;
+        float hit_time = time - step + step * (t / len), at[3], v[3];
+        for (int j = 0; j < 3; j++)
+            at[j] = cur[j] + d[j] / len * t + 0.125f * n[j]; /* (SURFACE_CLIP_EPSILON) */
+        if (!hits++ && hit) {
+            hit[0] = hit_time;
+            memcpy(hit + 1, at, sizeof at);
+            memcpy(hit + 4, n, sizeof at);
+        }
+        float dt = hit_time - s->t0;
+        for (int j = 0; j < 3; j++)
+            v[j] = s->delta[j];
+        v[2] -= 800 * dt;
+        float dn = dot3(v, n);
+        gib_seg *ns = &g->seg[g->nseg++];
+        for (int j = 0; j < 3; j++)
+            ns->delta[j] = (v[j] - 2 * dn * n[j]) * bounce;
+        memcpy(ns->base, at, sizeof ns->base);
+        ns->t0 = hit_time;
+        ns->still = n[2] > 0 && (ns->delta[2] < 40 || ns->delta[2] < -step * ns->delta[2]);
+        memcpy(cur, at, sizeof cur);
+    }
+    return hits > 0;
+}
+
 /* cg_effects.c CG_GibPlayer: a skull or a brain (rand() & 1), then an abdomen, an arm, a
  * chest, a fist, a foot, a forearm, intestines and two legs, each thrown from the body's
  * place at crandom() x GIB_VELOCITY 250 each way and GIB_JUMP 250 more up, for 5 to 8 s
- * (CG_LaunchGib: 5000 + random() x 3000 ms; its trTime up to 15 ms back). Each moves in
- * 25 ms steps (cgame moves them each frame, here at 40 a second), traced through the map
- * (r_q3_trace); at a hit it leaves a blood mark the first time (CG_FragmentBounceMark:
- * bloodMarkShader, radius 16 + rand() & 31, turned at random, fading its alpha) and bounces
- * (CG_ReflectVelocity: the velocity at the hit mirrored in the surface, times bounceFactor
- * 0.6), and stands when a floor leaves it rising slower than 40 a second. Here a bounce's
- * piece begins at the hit's own time, so the path is whole. */
+ * (CG_LaunchGib: 5000 + random() x 3000 ms; its trTime up to 15 ms back), bouncing by 0.6
+ * (fly); at its first hit a gib leaves a blood mark (CG_FragmentBounceMark:
+ * bloodMarkShader, radius 16 + rand() & 31, turned at random, fading its alpha). */
 static int throw_gibs(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag *frags,
                       float (*pts)[3], float (*st)[2])
 {
@@ -636,7 +704,6 @@ static int throw_gibs(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_fr
     if (!(c->gibs = calloc(CL_Q3_GIBS, sizeof *c->gibs)))
         return 0;
     uint32_t x = mark_seed(e) | 1u;
-    const float step = 0.025f;
     for (int i = 0; i < CL_Q3_GIBS; i++) {
         gib_path *g = &c->gibs[i];
         g->model = order[i];
@@ -648,52 +715,60 @@ static int throw_gibs(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_fr
         memcpy(s->base, e->origin, sizeof s->base);
         memcpy(s->delta, vel, sizeof s->delta);
         s->t0 = -(float)(gib_rand(&x) & 15) / 1000;
-        g->nseg = 1;
-        float cur[3];
-        memcpy(cur, e->origin, sizeof cur);
-        int marked = 0;
-        for (float time = step; time < g->life && g->nseg < GIB_SEGS; time += step) {
-            s = &g->seg[g->nseg - 1];
-            if (s->still)
-                break;
-            float next[3], t, d[3];
-            uint32_t fi;
-            gib_at(g, time, next);
-            for (int j = 0; j < 3; j++)
-                d[j] = next[j] - cur[j];
-            float len = sqrtf(dot3(d, d));
-            if (!(len > 1e-4f) || !r_q3_trace(b, cur, next, &t, &fi) || !(t < len)) {
-                memcpy(cur, next, sizeof cur);
-                continue;
-            }
-            const float *n = b->faces[fi].normal;
-            float hit_time = time - step + step * (t / len), at[3], v[3];
-            for (int j = 0; j < 3; j++)
-                at[j] = cur[j] + d[j] / len * t + 0.125f * n[j]; /* (SURFACE_CLIP_EPSILON) */
-            if (!marked) {
-                marked = 1;
-                float radius = (float)(16 + (gib_rand(&x) & 31));
-                float orient = gib_random(&x) * 360;
-                int nf = r_q3_mark_fragments(b, at, n, orient, radius, frags, pts, st);
-                for (int k = 0; k < nf; k++)
-                    frags[k].after = hit_time;
-                if (!cut_append(c, frags, nf, (const float(*)[3])pts, (const float(*)[2])st))
-                    return 0;
-            }
-            float dt = hit_time - s->t0;
-            for (int j = 0; j < 3; j++)
-                v[j] = s->delta[j];
-            v[2] -= 800 * dt;
-            float dn = dot3(v, n);
-            gib_seg *ns = &g->seg[g->nseg++];
-            for (int j = 0; j < 3; j++)
-                ns->delta[j] = (v[j] - 2 * dn * n[j]) * 0.6f;
-            memcpy(ns->base, at, sizeof ns->base);
-            ns->t0 = hit_time;
-            ns->still = n[2] > 0 && (ns->delta[2] < 40 || ns->delta[2] < -step * ns->delta[2]);
-            memcpy(cur, at, sizeof cur);
+        float hit[7];
+        if (fly(b, g, 0.6f, hit)) {
+            float radius = (float)(16 + (gib_rand(&x) & 31));
+            float orient = gib_random(&x) * 360;
+            int nf = r_q3_mark_fragments(b, hit + 1, hit + 4, orient, radius, frags, pts, st);
+            for (int k = 0; k < nf; k++)
+                frags[k].after = hit[0];
+            if (!cut_append(c, frags, nf, (const float(*)[3])pts, (const float(*)[2])st))
+                return 0;
         }
     }
+    return 1;
+}
+
+/* cg_weapons.c CG_MachineGunEjectBrass (style 2) and CG_ShotgunEjectBrass (3, two shells):
+ * from the shooter's origin plus (8, -4, 24) (the shotgun's (8, 0, 24)) along its angles'
+ * forward, left and up, at (0, -50 + 40 crandom(), 100 + 50 crandom()) (the shotgun's
+ * (60 + 60 crandom(), 40 + 10 crandom(), 100 + 50 crandom())) turned the same way, for
+ * cg_brassTime 2500 + random() x 625 ms (the shotgun's 7500 + random() x 2500: the log keeps
+ * a shot CL_FX_WINDOW, 3 s, so its shells go then), bouncing by 0.4 (0.3), tumbling from
+ * (rand() & 31) degrees each way at (2, 1, 0) (1, 0.5, 0) a second; trTime up to 15 ms
+ * back. Not in water (its waterScale 0.1 is left out). */
+static int throw_brass(const mdl_bsp *b, const cl_fxev *e, mark_cut *c)
+{
+    int shotgun = e->style == 3, n = shotgun ? 2 : 1;
+    if (!(c->gibs = calloc(2, sizeof *c->gibs)))
+        return 0;
+    float axis[3][3], right[3];
+    r_angle_vectors(e->end, axis[0], right, axis[2]);
+    for (int j = 0; j < 3; j++)
+        axis[1][j] = -right[j]; /* (AnglesToAxis: forward, left, up) */
+    uint32_t x = mark_seed(e) | 1u;
+    for (int i = 0; i < n; i++) {
+        gib_path *g = &c->gibs[i];
+        g->model = (uint8_t)shotgun;
+        float v[3];
+        v[0] = shotgun ? 60 + 60 * gib_crandom(&x) : 0;
+        v[1] = shotgun ? 40 + 10 * gib_crandom(&x) : -50 + 40 * gib_crandom(&x);
+        v[2] = 100 + 50 * gib_crandom(&x);
+        g->life = shotgun ? 7.5f + 2.5f * gib_random(&x) : 2.5f + 0.625f * gib_random(&x);
+        const float off[3] = {8, shotgun ? 0 : -4, 24};
+        gib_seg *s = &g->seg[0];
+        for (int j = 0; j < 3; j++) {
+            s->base[j] =
+                e->origin[j] + off[0] * axis[0][j] + off[1] * axis[1][j] + off[2] * axis[2][j];
+            s->delta[j] = v[0] * axis[0][j] + v[1] * axis[1][j] + v[2] * axis[2][j];
+            g->angles[j] = (float)(gib_rand(&x) & 31);
+        }
+        s->t0 = -(float)(gib_rand(&x) & 15) / 1000;
+        g->spin[0] = shotgun ? 1 : 2;
+        g->spin[1] = shotgun ? 0.5f : 1;
+        fly(b, g, shotgun ? 0.3f : 0.4f, NULL);
+    }
+    c->nhits = n; /* (the shells thrown) */
     return 1;
 }
 
@@ -710,9 +785,10 @@ static int cut_mark(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag
     c->kind = e->kind;
     c->style = e->style;
     memcpy(c->rgb, e->rgb, 3);
-    if (e->kind == CL_FXK_SHOTGUN || e->kind == CL_FXK_GIBS) {
+    if (e->kind == CL_FXK_SHOTGUN || e->kind == CL_FXK_GIBS || e->kind == CL_FXK_BRASS) {
         if (e->kind == CL_FXK_SHOTGUN ? cut_pellets(b, e, c, frags, pts, st)
-                                      : throw_gibs(b, e, c, frags, pts, st))
+            : e->kind == CL_FXK_GIBS  ? throw_gibs(b, e, c, frags, pts, st)
+                                      : throw_brass(b, e, c))
             return 1;
         cut_free(c);
         return 0;
@@ -734,8 +810,8 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
     r_marks **slot = r_cache_marks(cache);
     if (!slot || !a || !a->world.bsp || !cl || cl->level.game != CL_GAME_Q3)
         return NULL;
-    const cl_fxev *alive[CL_MARK_LOG];
-    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
+    static _Thread_local const cl_fxev *alive[R_CUTS];
+    int na = alive_cuts(cl, t, alive);
     if (!*slot && !na)
         return NULL;
     if (!*slot && !(*slot = calloc(1, sizeof **slot)))
@@ -748,7 +824,7 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
         m->serial = a->serial;
     }
     /* the marks cut before (their pieces kept), the others' dropped */
-    int idx[CL_MARK_LOG];
+    int idx[R_CUTS];
     for (int i = 0; i < m->n; i++)
         m->cut[i].live = 0;
     for (int i = 0; i < na; i++) {
@@ -759,7 +835,7 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
                 m->cut[k].live = 1;
             }
     }
-    int remap[CL_MARK_LOG], kept = 0;
+    int remap[R_CUTS], kept = 0;
     for (int k = 0; k < m->n; k++) {
         if (!m->cut[k].live) {
             cut_free(&m->cut[k]);
@@ -780,7 +856,7 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
             idx[i] = remap[idx[i]];
             continue;
         }
-        if (m->n >= CL_MARK_LOG || !cut_mark(a->world.bsp, alive[i], &m->cut[m->n], frags,
+        if (m->n >= R_CUTS || !cut_mark(a->world.bsp, alive[i], &m->cut[m->n], frags,
                                               pts, st))
             return NULL; /* no memory: each band cuts its own */
         m->cut[m->n].live = 1;
@@ -905,8 +981,8 @@ static void each_cut(r_view *v, const cl_state *cl, double t, int kind,
                 fn(v, &v->marks->cut[v->marks->frame[i]], t);
         return;
     }
-    const cl_fxev *alive[CL_MARK_LOG];
-    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
+    static _Thread_local const cl_fxev *alive[R_CUTS];
+    int na = alive_cuts(cl, t, alive);
     static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
     static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     for (int i = 0; i < na; i++) {
@@ -968,27 +1044,70 @@ static void draw_gibs(r_view *v, const mark_cut *c, double t)
     }
 }
 
+/* The shells of cut c at t (cg_localents.c CG_AddFragment): each brass model at its place,
+ * turned by its tumbling angles (LEF_TUMBLE: AnglesToAxis of angles + spin x age, kept as
+ * they were when it came to rest), sinking 16 units over its last second once it lies. */
+static void draw_brass(r_view *v, const mark_cut *c, double t)
+{
+    float age = (float)(t - c->t0);
+    if (c->kind != CL_FXK_BRASS || !c->gibs || !(age >= 0))
+        return;
+    for (int i = 0; i < c->nhits && i < 2; i++) {
+        const gib_path *g = &c->gibs[i];
+        if (!(age < g->life))
+            continue;
+        const gib_seg *last = &g->seg[g->nseg - 1];
+        int lies = last->still && age >= last->t0;
+        float at[3], ang[3], axis[3][3], right[3];
+        gib_at(g, age, at);
+        if (lies && g->life - age < 1)
+            at[2] -= 16 * (1 - (g->life - age));
+        for (int j = 0; j < 3; j++)
+            ang[j] = g->angles[j] + g->spin[j] * (lies ? last->t0 : age);
+        r_angle_vectors(ang, axis[0], right, axis[2]);
+        for (int j = 0; j < 3; j++)
+            axis[1][j] = -right[j];
+        r_md3_model(v, v->assets, CL_Q3_BRASS_MODELS + g->model, at, (const float(*)[3])axis);
+    }
+}
+
 void r_q3_gibs(r_view *v, const cl_state *cl, double t)
 {
     each_cut(v, cl, t, CL_FXK_GIBS, draw_gibs);
+    each_cut(v, cl, t, CL_FXK_BRASS, draw_brass);
+}
+
+
+/* The pieces of cut e (gibs or brass) on map b at age: their places and whether each is at
+ * rest; how many are still there. */
+static int piece_places(const mdl_bsp *b, const cl_fxev *e, int kind, double age,
+                        float (*out)[3], int *rest)
+{
+    mark_cut c;
+    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
+    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    if (!b || e->kind != kind || !cut_mark(b, e, &c, frags, pts, st) || !c.gibs)
+        return 0;
+    int n = 0, pieces = kind == CL_FXK_GIBS ? CL_Q3_GIBS : c.nhits < 2 ? c.nhits : 2;
+    for (int i = 0; i < pieces; i++) {
+        const gib_path *g = &c.gibs[i];
+        if (!(age < g->life))
+            continue;
+        gib_at(g, (float)age, out[n]);
+        rest[n++] = g->seg[g->nseg - 1].still && age >= g->seg[g->nseg - 1].t0;
+    }
+    cut_free(&c);
+    return n;
 }
 
 int r_q3_gib_places(const mdl_bsp *b, const cl_fxev *e, double age, float (*out)[3],
                     int *standing)
 {
-    mark_cut c;
-    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
-    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
-    if (!b || e->kind != CL_FXK_GIBS || !cut_mark(b, e, &c, frags, pts, st) || !c.gibs)
-        return 0;
-    int n = 0;
-    for (int i = 0; i < CL_Q3_GIBS; i++) {
-        const gib_path *g = &c.gibs[i];
-        if (!(age < g->life))
-            continue;
-        gib_at(g, (float)age, out[n]);
-        standing[n++] = g->seg[g->nseg - 1].still && age >= g->seg[g->nseg - 1].t0;
-    }
-    cut_free(&c);
-    return n;
+    return piece_places(b, e, CL_FXK_GIBS, age, out, standing);
+}
+
+int r_q3_brass_places(const mdl_bsp *b, const cl_fxev *e, double age, float (*out)[3],
+                      int *lying)
+{
+    return piece_places(b, e, CL_FXK_BRASS, age, out, lying);
 }

@@ -656,6 +656,55 @@ TEST(q3mark_lightning_beam_drawn)
     tl_close(tl);
 }
 
+/* Whether each frame at when[k] from cam changes when drop(copy, ctx) takes something out
+ * of a copy of the state then (differ[k]); 0 when a state could not be had. */
+static int frames_change(timeline_t *tl, app_world *w, const app_opts *o, const r_camera *cam,
+                         const double *when, int n, void (*drop)(cl_state *, const void *),
+                         const void *ctx, int *differ)
+{
+    enum { FW = 320, FH = 180 };
+    rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
+    cl_state *none = malloc(sizeof *none);
+    r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+    qd_error err;
+    int ok = none != NULL;
+    for (int s = 0; s < n && ok; s++) {
+        const cl_state *cs = tl_state_at(tl, when[s], &err);
+        if (!(ok = cs != NULL))
+            break;
+        app_world_update(w, o, cs);
+        memcpy(none, cs, sizeof *none);
+        drop(none, ctx);
+        r_render(w->assets, cs, when[s], cam, &opt, with);
+        r_render(w->assets, none, when[s], cam, &opt, without);
+        differ[s] = memcmp(with->color, without->color, sizeof(uint32_t) * FW * FH) != 0;
+    }
+    free(none);
+    rast_fb_free(with);
+    rast_fb_free(without);
+    return ok;
+}
+
+/* (frames_change's drops: the gibbing at *t0 from the marks' log; the recorder's machine
+ * gun burst of 6.9 to 7.6 s from the effects') */
+static void drop_gibbing(cl_state *cs, const void *t0)
+{
+    for (int i = 0; i < CL_MARK_LOG; i++)
+        if (cs->fxlog.marks[i].kind == CL_FXK_GIBS && cs->fxlog.marks[i].t0 == *(const double *)t0)
+            cs->fxlog.marks[i].t0 = -1e9;
+}
+
+static void drop_burst(cl_state *cs, const void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < CL_FX_LOG; i++) {
+        cl_fxev *f = &cs->fxlog.fx[i];
+        if (f->kind == CL_FXK_BRASS && f->entity == 1 && f->style == 2 && f->t0 > 6.85 &&
+            f->t0 < 7.65)
+            f->t0 = -1e9;
+    }
+}
+
 /* cg_event.c EV_GIB_PLAYER (cg_effects.c CG_GibPlayer): demo088's gibbings (the first at
  * 15.05 s on the bridge of oa_shouse, floor at z 368) throw ten gibs each; thrown up at 250
  * units a second more or less, bouncing at 0.6, they have come down within 4 s: each
@@ -702,31 +751,13 @@ TEST(q3mark_gibs_fly_and_lie)
                   floating, high);
         CHECK_EQ(r_q3_gib_places(b, &e, 8.0, places, standing), 0);
         /* the frames */
-        enum { FW = 320, FH = 180 };
-        rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
-        cl_state *none = malloc(sizeof *none);
         r_camera cam = {{6, -1450, 450}, {10, 90, 0}, 90};
-        r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
         static const double when[3] = {15.5, 23.5, 27.0};
-        for (int s = 0; s < 3 && none; s++) {
-            const cl_state *cs = tl_state_at(tl, when[s], &err);
-            CHECK(cs);
-            if (!cs)
-                break;
-            app_world_update(&w, &o, cs);
-            memcpy(none, cs, sizeof *none);
-            for (int i = 0; i < CL_MARK_LOG; i++)
-                if (none->fxlog.marks[i].kind == CL_FXK_GIBS && none->fxlog.marks[i].t0 == e.t0)
-                    none->fxlog.marks[i].t0 = -1e9;
-            r_render(w.assets, cs, when[s], &cam, &opt, with);
-            r_render(w.assets, none, when[s], &cam, &opt, without);
-            int differ = memcmp(with->color, without->color, sizeof(uint32_t) * FW * FH) != 0;
-            CHECK_MSG(differ == (s < 2), "at %.1f s the gibbing %s the frame", when[s],
-                      differ ? "changes" : "does not change");
-        }
-        free(none);
-        rast_fb_free(with);
-        rast_fb_free(without);
+        int differ[3];
+        CHECK(frames_change(tl, &w, &o, &cam, when, 3, drop_gibbing, &e.t0, differ));
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(differ[k] == (k < 2), "at %.1f s the gibbing %s the frame", when[k],
+                      differ[k] ? "changes" : "does not change");
     }
     app_world_free(&w);
     tl_close(tl);
@@ -1002,4 +1033,68 @@ TEST(q3mark_hostile_leaves_bounded)
     CHECK(!mark_reaches_face1(100000));
     CHECK(trace_reaches_face1(10));
     CHECK(!trace_reaches_face1(1024));
+}
+
+/* cg_weapons.c CG_MachineGunEjectBrass: demo088's recorder fires the machine gun from 6.9 to
+ * 7.6 s (its EV_FIRE_WEAPON every 100 ms); each shot throws a shell from its origin plus
+ * (8, -4, 24) along its view's axes (25.6 units away: sqrt(64 + 16 + 576); at age 0 up to
+ * 15 ms of its flight, trTime's rand() & 15, at most sqrt(90^2 + 150^2) = 175 units a
+ * second: within 2.7 units of that), which flies at
+ * most sqrt(0 + 90^2) = 90 units a second sideways before it bounces (by 0.4: slower after),
+ * lies on a surface within 2 s and is gone after cg_brassTime's 2.5 + 0.625 s. The frame
+ * from beside the recorder changes with the burst's shells while they fly and lie, not
+ * after (11 s: the last gone by 7.6 + 3.125). */
+TEST(q3mark_brass_ejected_and_lying)
+{
+    OA_DEMO088(tl);
+    qd_error err;
+    const cl_state *at = tl_state_at(tl, 8.0, &err);
+    CHECK(at);
+    static const cl_fxev *fx[CL_FX_LOG];
+    const cl_fxev *shot[16];
+    int nfx = at ? cl_fx_at(at, 8.0, fx, CL_FX_LOG) : 0, n = 0;
+    for (int i = 0; i < nfx && n < 16; i++)
+        if (fx[i]->kind == CL_FXK_BRASS && fx[i]->entity == 1 && fx[i]->style == 2)
+            shot[n++] = fx[i];
+    CHECK_MSG(n >= 7, "%d machine gun shells of the recorder", n);
+    app_opts o;
+    app_world w;
+    oa_world(&o, &w);
+    if (at && n >= 7) {
+        app_world_update(&w, &o, at);
+        const mdl_bsp *b = w.assets ? w.assets->world.bsp : NULL;
+        CHECK(b);
+        int away = 0, lying = 0, floating = 0, far = 0, gone = 0;
+        for (int i = 0; i < n; i++) {
+            float p[2][3];
+            int lies[2];
+            CHECK_EQ(r_q3_brass_places(b, shot[i], 0.0, p, lies), 1);
+            float d[3] = {p[0][0] - shot[i]->origin[0], p[0][1] - shot[i]->origin[1],
+                          p[0][2] - shot[i]->origin[2]};
+            away += fabsf(sqrtf(dot3(d, d)) - 25.6125f) > 2.7f;
+            if (r_q3_brass_places(b, shot[i], 2.0, p, lies) == 1 && lies[0]) {
+                lying++;
+                float from[3] = {p[0][0], p[0][1], p[0][2] + 1},
+                      to[3] = {p[0][0], p[0][1], p[0][2] - 3}, dd;
+                uint32_t face;
+                floating += !r_q3_trace(b, from, to, &dd, &face);
+                float h = hypotf(p[0][0] - shot[i]->origin[0], p[0][1] - shot[i]->origin[1]);
+                far += h > 25.6125f + 90 * 2;
+            }
+            gone += r_q3_brass_places(b, shot[i], 3.2, p, lies) == 0;
+        }
+        CHECK_MSG(away == 0 && lying == n && floating == 0 && far == 0 && gone == n,
+                  "%d shells: %d not near 25.6 units, %d lying at 2 s (%d on nothing, %d too far), "
+                  "%d gone at 3.2 s",
+                  n, away, lying, floating, far, gone);
+        r_camera cam = {{50, -330, 420}, {30, -120, 0}, 90};
+        static const double when[3] = {7.45, 8.5, 11.0};
+        int differ[3];
+        CHECK(frames_change(tl, &w, &o, &cam, when, 3, drop_burst, NULL, differ));
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(differ[k] == (k < 2), "at %.2f s the burst's shells %s the frame",
+                      when[k], differ[k] ? "change" : "do not change");
+    }
+    app_world_free(&w);
+    tl_close(tl);
 }
