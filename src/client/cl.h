@@ -345,7 +345,8 @@ typedef enum cl_fx_kind {
                        * r_q3mark.c throws the gibs */
     CL_FXK_BRASS,     /* Quake III's brass from a machine gun's or shotgun's shot: origin the
                        * shooter's, end its angles (pitch, yaw, roll), style the weapon;
-                       * r_q3mark.c throws the shells (logged for CL_FX_WINDOW) */
+                       * r_q3mark.c throws the shells (a machine gun's logged with the
+                       * effects, CL_FX_WINDOW; a shotgun's with the marks) */
     CL_FXK_KINDS
 } cl_fx_kind;
 

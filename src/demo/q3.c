@@ -1498,7 +1498,10 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         for (int j = 0; j < 3; j++)
             if (!isfinite(fx.end[j]) || fabsf(fx.end[j]) > 1e6f)
                 fx.end[j] = 0;
-        cl_fx_add(c->cl, &fx);
+        if (fx.style == Q3_WP_SHOTGUN)
+            cl_mark_add(c->cl, &fx); /* (its shells lie 7.5 to 10 s: the marks' 10 s log) */
+        else
+            cl_fx_add(c->cl, &fx);
     }
     if (ev == p->ev_obituary) {
         /* g_combat.c player_die: otherEntityNum the victim, otherEntityNum2 the killer

@@ -481,8 +481,8 @@ struct r_marks {
     int frame[R_CUTS];
 };
 
-/* The marks alive at t (newest first), then the brass in flight (the effects' log), into
- * out[R_CUTS]; their count. */
+/* The marks alive at t (newest first; a shotgun's brass is logged with them), then the
+ * machine guns' brass in flight (the effects' log), into out[R_CUTS]; their count. */
 static int alive_cuts(const cl_state *cl, double t, const cl_fxev **out)
 {
     int n = cl_marks_at(cl, t, out, CL_MARK_LOG), brass = 0;
@@ -733,8 +733,8 @@ static int throw_gibs(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_fr
  * from the shooter's origin plus (8, -4, 24) (the shotgun's (8, 0, 24)) along its angles'
  * forward, left and up, at (0, -50 + 40 crandom(), 100 + 50 crandom()) (the shotgun's
  * (60 + 60 crandom(), 40 + 10 crandom(), 100 + 50 crandom())) turned the same way, for
- * cg_brassTime 2500 + random() x 625 ms (the shotgun's 7500 + random() x 2500: the log keeps
- * a shot CL_FX_WINDOW, 3 s, so its shells go then), bouncing by 0.4 (0.3), tumbling from
+ * cg_brassTime 2500 + random() x 625 ms (the shotgun's 7500 + random() x 2500, its shots
+ * logged with the marks for 10 s), bouncing by 0.4 (0.3), tumbling from
  * (rand() & 31) degrees each way at (2, 1, 0) (1, 0.5, 0) a second; trTime up to 15 ms
  * back. Not in water (its waterScale 0.1 is left out). */
 static int throw_brass(const mdl_bsp *b, const cl_fxev *e, mark_cut *c)
