@@ -594,12 +594,15 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
         if (e->kind != CL_FXK_BEAM_RAIL || !(age >= 0 && age < e->life))
             continue;
         /* cg_weapons.c CG_RailTrail: the core in color1 x 0.75, fading to nothing over
-         * cg_railTrailTime (LE_FADE_RGB); tr_surface.c DoRailCore: r_railCoreWidth 6 across,
-         * turned to face the eye */
+         * cg_railTrailTime (LE_FADE_RGB), with cg_oldRail (1 in OpenArena's and ioquake3's
+         * cgame) nudged 8 units down "so it isn't exactly in center"; tr_surface.c
+         * DoRailCore: r_railCoreWidth 6 across, turned to face the eye */
+        float from[3] = {e->origin[0], e->origin[1], e->origin[2] - 8},
+              to[3] = {e->end[0], e->end[1], e->end[2] - 8};
         float d[3], to_eye[3], side[3], len2 = 0;
         for (int k = 0; k < 3; k++) {
-            d[k] = e->end[k] - e->origin[k];
-            to_eye[k] = v->org[k] - e->origin[k];
+            d[k] = to[k] - from[k];
+            to_eye[k] = v->org[k] - from[k];
         }
         side[0] = d[1] * to_eye[2] - d[2] * to_eye[1];
         side[1] = d[2] * to_eye[0] - d[0] * to_eye[2];
@@ -627,10 +630,10 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
                                         (unsigned)(e->rgb[2] * 3 / 4 * fade / 4));
             for (int k = 0; k < 3; k++) {
                 float s = side[k] / len * 6;
-                q[0][k] = e->origin[k] + s;
-                q[1][k] = e->origin[k] - s;
-                q[2][k] = e->end[k] + s;
-                q[3][k] = e->end[k] - s;
+                q[0][k] = from[k] + s;
+                q[1][k] = from[k] - s;
+                q[2][k] = to[k] + s;
+                q[3][k] = to[k] - s;
             }
             const float st[4][2] = {{0, 0}, {0, 1}, {beam / 256, 0}, {beam / 256, 1}};
             const uint32_t light[4] = {quarter, full, quarter, full};
@@ -650,10 +653,10 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
         float q[4][3];
         for (int k = 0; k < 3; k++) {
             float s = side[k] / len * 3;
-            q[0][k] = e->origin[k] - s;
-            q[1][k] = e->origin[k] + s;
-            q[2][k] = e->end[k] + s;
-            q[3][k] = e->end[k] - s;
+            q[0][k] = from[k] - s;
+            q[1][k] = from[k] + s;
+            q[2][k] = to[k] + s;
+            q[3][k] = to[k] - s;
         }
         uint32_t a8 = (uint32_t)(fade * 255);
         uint32_t color = rast_rgb((unsigned)(e->rgb[0] * 3 / 4), (unsigned)(e->rgb[1] * 3 / 4),

@@ -393,6 +393,7 @@ int r_q3_mark_fragments(const mdl_bsp *b, const float origin[3], const float dir
         frags[nf].first = np;
         frags[nf].n = n;
         frags[nf].face = tris[i];
+        frags[nf].after = 0; /* (a gib's bounce sets its own; the array is reused) */
         for (int k = 0; k < n; k++, np++) {
             float delta[3];
             memcpy(pts[np], buf[cur][k], sizeof pts[np]);

@@ -1100,3 +1100,44 @@ TEST(q3mark_brass_ejected_and_lying)
     app_world_free(&w);
     tl_close(tl);
 }
+
+/* A frame is the same bytes whatever was drawn before it: the marks' pieces are cut into
+ * scratch arrays each frame, and a gib's bounce time (r_mark_frag.after) set there by one
+ * frame was read back by the next frame's marks as theirs, hiding their pieces until that
+ * time (demo088's red rail mark at 71.0 s vanished after a frame of the 15.05 s gibbing). The
+ * frame at 71.0 s, fresh, then after a frame at 15.5 s, is the same. */
+TEST(q3mark_frame_the_same_after_another)
+{
+    OA_DEMO088(tl);
+    qd_error err;
+    app_opts o;
+    app_world w;
+    oa_world(&o, &w);
+    enum { FW = 320, FH = 180 };
+    rast_fb *first = rast_fb_new(FW, FH), *other = rast_fb_new(FW, FH),
+            *again = rast_fb_new(FW, FH);
+    r_camera cam = {{-35, -1700, 430}, {5, -90, 0}, 90}, gib_cam = {{6, -1450, 450}, {10, 90, 0}, 90};
+    r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+    const struct {
+        double t;
+        const r_camera *cam;
+        rast_fb *fb;
+    } order[3] = {{71.0, &cam, first}, {15.5, &gib_cam, other}, {71.0, &cam, again}};
+    for (int k = 0; k < 3; k++) {
+        const cl_state *at = tl_state_at(tl, order[k].t, &err);
+        CHECK(at);
+        if (!at)
+            break;
+        app_world_update(&w, &o, at);
+        r_render(w.assets, at, order[k].t, order[k].cam, &opt, order[k].fb);
+    }
+    int differ = 0;
+    for (int i = 0; i < FW * FH; i++)
+        differ += first->color[i] != again->color[i];
+    CHECK_MSG(differ == 0, "%d pixels differ between the two frames at 71.0 s", differ);
+    rast_fb_free(first);
+    rast_fb_free(other);
+    rast_fb_free(again);
+    app_world_free(&w);
+    tl_close(tl);
+}
