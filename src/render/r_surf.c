@@ -373,7 +373,7 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
  * then through the colormap; with a .lit file (rgb, 3 samples per luxel) per channel. */
 static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const mdl_texture *tx,
                         int m, int flow, const int light[4], const struct r_dlight *const *dl,
-                        int ndl, r_surf *s)
+                        int ndl, int rgb, r_surf *s)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face *f = &b->faces[fi];
@@ -384,6 +384,10 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
      * offset counts bytes) have three */
     int q2 = b->light_rgb && !rb->lit;
     int nc = rb->lit || q2 ? 3 : 1;
+    /* rgb: the block in three channels through the RGB ramp, a map lit in one its light in
+     * each (QuakeWorld, as ezQuake draws its lightmaps: in 24 bits, its lights coloured) */
+    int tinted = rgb && nc == 1;
+    nc = tinted ? 3 : nc;
     int32_t *g = malloc(luxels * (size_t)nc * sizeof *g);
     if (!g) {
         for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
@@ -399,6 +403,8 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
                 for (int k = 0; k < lm->num_styles; k++)
                     sum += rb->lit[((size_t)lm->ofs + (size_t)k * luxels + i) * 3 + (size_t)c] *
                            light[k];
+            else if (tinted && c > 0)
+                sum = g[i] / (int32_t)R_LIGHT_GAIN; /* (channel 0's, made just before) */
             else if (q2) {
                 /* as Quake II's GL renderers show it: a luxel of 255 is the texture's own
                  * colour (the texture times the lightmap), where Quake's 128 is */
@@ -420,8 +426,8 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
      * to a luxel of 0..255, where 255 is the texture's own colour: x 128 / 255 here */
     for (int k = 0; k < ndl; k++) {
         float gain[3] = {1, 1, 1};
-        for (int c = 0; q2 && c < 3; c++)
-            gain[c] = dl[k]->color[c] * (128.0f / 255.0f);
+        for (int c = 0; (q2 || rgb) && c < 3; c++)
+            gain[c] = dl[k]->color[c] * (q2 ? 128.0f / 255.0f : 1);
         float pd = f->normal[0] * dl[k]->origin[0] + f->normal[1] * dl[k]->origin[1] +
                    f->normal[2] * dl[k]->origin[2] - f->dist;
         float rad = dl[k]->radius - fabsf(pd);
@@ -566,7 +572,8 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     if (!s)
         return NULL;
     memcpy(s->key, key, sizeof key);
-    build_block(v->assets, rb, fi, tx, mip, flow, key, dl, ndl, s);
+    build_block(v->assets, rb, fi, tx, mip, flow, key, dl, ndl,
+                v->cl && v->cl->level.game == CL_GAME_QW, s);
     return s;
 }
 
@@ -732,6 +739,19 @@ static void q2_dlights(r_view *v, const cl_state *cl, double t)
     }
 }
 
+/* A Quake light's colour: white (WinQuake, GLQuake, QuakeSpasm), or in QuakeWorld ezQuake's
+ * (its dlightcolor table, in 128ths of white, with gl_colorlights 1, its default; facts
+ * only): a dim or bright light 100 90 80, a muzzle flash or explosion 100 50 10, a rocket 90
+ * 60 7, the quad's blue 0 0 128, the pentagram's red 128 0 0, both 128 0 128. */
+enum { LT_DEFAULT, LT_MUZZLE, LT_ROCKET, LT_BLUE, LT_RED, LT_REDBLUE };
+static void quake_light_colour(struct r_dlight *d, int qw, int type)
+{
+    static const uint8_t ez[6][3] = {{100, 90, 80}, {100, 50, 10}, {90, 60, 7},
+                                     {0, 0, 128},   {128, 0, 0},   {128, 0, 128}};
+    for (int j = 0; j < 3; j++)
+        d->color[j] = qw ? ez[type][j] / 128.0f : 1;
+}
+
 void r_dlights_collect(r_view *v, const cl_state *cl, double t)
 {
     v->num_dlights = 0;
@@ -745,6 +765,7 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
     }
     if (!cl || (cl->level.game != CL_GAME_Q1 && cl->level.game != CL_GAME_QW))
         return;
+    int qw = cl->level.game == CL_GAME_QW;
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = 1; i < n && v->num_dlights < R_MAX_DLIGHTS; i++) {
         cl_entstate s;
@@ -763,7 +784,13 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
         struct r_dlight *d = &v->dlights[v->num_dlights++];
         memcpy(d->origin, s.origin, sizeof d->origin);
         d->minlight = 0;
-        d->color[0] = d->color[1] = d->color[2] = 1;
+        int glow = s.fx & (CL_FX_GLOW_BLUE | CL_FX_GLOW_RED);
+        quake_light_colour(d, qw,
+                           glow == (CL_FX_GLOW_BLUE | CL_FX_GLOW_RED) ? LT_REDBLUE
+                           : glow == CL_FX_GLOW_BLUE                  ? LT_BLUE
+                           : glow == CL_FX_GLOW_RED                   ? LT_RED
+                           : !(s.fx & (CL_FX_LIGHT_BRIGHT | CL_FX_LIGHT_DIM)) ? LT_ROCKET
+                                                                            : LT_DEFAULT);
         if (s.fx & CL_FX_LIGHT_BRIGHT) {
             d->origin[2] += 16;
             d->radius = 400;
@@ -788,7 +815,7 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
             memcpy(d->origin, e->origin, sizeof d->origin);
             d->radius = e->radius;
             d->minlight = 32;
-            d->color[0] = d->color[1] = d->color[2] = 1;
+            quake_light_colour(d, qw, LT_MUZZLE);
             continue;
         }
         if (e->kind != CL_FXK_EXPLOSION || e->radius <= 0)
@@ -803,7 +830,7 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
         memcpy(d->origin, e->origin, sizeof d->origin);
         d->radius = r;
         d->minlight = 0;
-        d->color[0] = d->color[1] = d->color[2] = 1;
+        quake_light_colour(d, qw, LT_MUZZLE); /* (ezQuake's explosion: the same colour) */
     }
 }
 
