@@ -352,16 +352,36 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
             }
             continue;
         }
-        for (int x = 0, sx = sx0; x < s->w; x++, sx = sx + 1 == tw ? 0 : sx + 1) {
-            uint8_t p = src[sx];
-            if (p >= bs->fullbright) {
-                dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
-            } else {
+        /* three channels: bilerp's sums taken as the one-channel loop takes them, a luxel
+         * cell at a time (the same values: its corners read once per cell, not per texel) */
+        int ly = y / step, fy = y % step;
+        ly = ly < lh ? ly : lh - 1;
+        int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
+        for (int x = 0, sx = sx0; x < s->w;) {
+            int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
+            int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
+            int32_t a0[3], da[3], b0[3], db[3];
+            for (int k = 0; k < 3; k++) {
+                const int32_t *ga = g + (size_t)k * luxels + (size_t)ly * (size_t)lw,
+                              *gb = g + (size_t)k * luxels + (size_t)ly1 * (size_t)lw;
+                a0[k] = ga[lx0];
+                da[k] = ga[lx1] - a0[k];
+                b0[k] = gb[lx0];
+                db[k] = gb[lx1] - b0[k];
+            }
+            int end = (lx + 1) * step < s->w ? (lx + 1) * step : s->w;
+            for (int fx = x % step; x < end; x++, fx++, sx = sx + 1 == tw ? 0 : sx + 1) {
+                uint8_t p = src[sx];
+                if (p >= bs->fullbright) {
+                    dst[x] = a->palette[p] | 0xff000000u; /* fullbright */
+                    continue;
+                }
                 uint32_t c = a->palette[p], out = 0xff000000u;
-                for (int k = 0; k < 3; k++)
-                    out |= lit_channel(c >> (8 * k) & 255,
-                                       bilerp(g + (size_t)k * luxels, lw, lh, x, y, step))
+                for (int k = 0; k < 3; k++) {
+                    int32_t top = a0[k] + da[k] * fx / step, bot = b0[k] + db[k] * fx / step;
+                    out |= lit_channel(c >> (8 * k) & 255, top + (bot - top) * fy / step)
                            << (8 * k);
+                }
                 dst[x] = out;
             }
         }
