@@ -872,6 +872,8 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
  * up to *room pieces (the pieces the game would still hold; taken from *room). */
 static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, int *room)
 {
+    if (c->kind == CL_FXK_BRASS)
+        return; /* (a shotgun's shells, logged with the marks: r_q3_gibs throws them) */
     float radius;
     int kind = c->kind == CL_FXK_GIBS ? R_Q3MARK_BLOOD
                                       : r_q3_mark_kind(c->kind == CL_FXK_SHOTGUN ? 3 : c->style,
