@@ -32,7 +32,6 @@ typedef struct ctx {
     uint64_t base;       /* file offset of r's first byte */
     uint64_t msg_ofs;    /* file offset of the message being parsed */
     uint32_t pl_changed[MVD2_MAX_CLIENTS / 32]; /* players in the frame being parsed */
-    uint32_t ent_new[Q2_MAX_EDICTS_EXT / 32];   /* entities it brings into use */
     char esc[640];       /* trace only: an escaped copy of a string */
 } ctx;
 
@@ -67,6 +66,9 @@ static void bit_put(uint32_t *set, int i, int on)
     else
         set[i >> 5] &= ~(1u << (i & 31));
 }
+
+/* The words of ent_inuse that may hold a bit: up to the highest number in use this level. */
+static int inuse_words(const mvd2_state *s) { return (s->inuse_hi >> 5) + 1; }
 
 /* ---- what the serverdata's version and flags switch on [Q2P-EXT MVD_ParseServerData] ---- */
 
@@ -238,52 +240,77 @@ static int frame_open(ctx *c, double t)
 static void emit_entities(ctx *c, int first)
 {
     mvd2_state *s = c->s;
-    for (int num = 1; num < s->max_edicts; num++) {
-        if (!bit_get(s->ent_inuse, num))
-            continue;
-        const q2_ent *q = &s->ents[num];
-        cl_entstate e;
-        /* the frame's server time: ten frames a second from the level's start (the frame
-         * was counted when it began) */
-        q2_ent_look(q, s->max_clients, &s->names,
-                    (s->level_frames ? s->level_frames - 1 : 0) * 100u, &e);
-        int slot = num - 1, placed = 0;
-        if (slot < s->max_clients && bit_get(s->player_inuse, slot) && slot != s->clientnum) {
-            const q2_pstate *ps = &s->players[slot];
-            if (ps->pm_type == Q2_PM_NORMAL) {
-                placed = 1;
-                for (int i = 0; i < 3; i++)
-                    e.origin[i] = (float)ps->origin[i] * 0.125f;
-                e.angles[0] = (float)ps->viewangles[0] * (360.0f / 65536.0f) / 3.0f;
-                e.angles[1] = (float)ps->viewangles[1] * (360.0f / 65536.0f);
-                e.angles[2] = 0;
+    /* The client's list before is the last frame's entities in use (each kept, or updated
+     * and listed, below); those this frame removed leave it. */
+    cl_list_begin(c->cl);
+    const int words = inuse_words(s);
+    for (int k = 0; k < words; k++)
+        for (uint32_t w = s->ent_gone[k]; w; w &= w - 1)
+            cl_list_leave(c->cl, (k << 5) + __builtin_ctz(w));
+    /* The numbers in use, word by word (an extended level's 8192 numbers hold about a
+     * hundred entities: a number at a time was half the decode, realdata's test.mvd2), in
+     * ascending order as before. The stable ones (ent_stable: found equal to their look
+     * at the last frame, and nothing their look is made of changed since) are kept whole
+     * by the list (cl_list_keep_rest), as the test below would keep them one by one: most
+     * of a frame's entities, whose looks were two thirds of this decode. */
+    int carried = 0;
+    for (int k = 0; k < words; k++) {
+        const uint32_t in = s->ent_inuse[k] & (k ? ~0u : ~1u), stable = s->ent_stable[k] & in;
+        carried += __builtin_popcount(stable);
+        for (uint32_t w = in & ~stable; w; w &= w - 1) {
+            const int num = (k << 5) + __builtin_ctz(w); /* (below max_edicts: put so) */
+            const q2_ent *q = &s->ents[num];
+            cl_entstate e;
+            /* the frame's server time: ten frames a second from the level's start (the frame
+             * was counted when it began) */
+            q2_ent_look(q, s->max_clients, &s->names,
+                        (s->level_frames ? s->level_frames - 1 : 0) * 100u, &e);
+            int slot = num - 1, placed = 0;
+            if (slot < s->max_clients && bit_get(s->player_inuse, slot) && slot != s->clientnum) {
+                const q2_pstate *ps = &s->players[slot];
+                if (ps->pm_type == Q2_PM_NORMAL) {
+                    placed = 1;
+                    for (int i = 0; i < 3; i++)
+                        e.origin[i] = (float)ps->origin[i] * 0.125f;
+                    e.angles[0] = (float)ps->viewangles[0] * (360.0f / 65536.0f) / 3.0f;
+                    e.angles[1] = (float)ps->viewangles[1] * (360.0f / 65536.0f);
+                    e.angles[2] = 0;
+                }
+                e.flags |= CL_EF_PLAYER;
+                if (ps->pm_type == Q2_PM_DEAD)
+                    e.flags |= CL_EF_DEAD;
+                if (ps->pm_type == Q2_PM_GIB)
+                    e.flags |= CL_EF_DEAD | CL_EF_GIBBED;
             }
-            e.flags |= CL_EF_PLAYER;
-            if (ps->pm_type == Q2_PM_DEAD)
-                e.flags |= CL_EF_DEAD;
-            if (ps->pm_type == Q2_PM_GIB)
-                e.flags |= CL_EF_DEAD | CL_EF_GIBBED;
-        }
-        const cl_entity *ce = num < c->cl->num_entities ? &c->cl->entities[num] : NULL;
-        if (ce && ce->active && !q->event) {
-            cl_entstate was = ce->cur;
-            was.flags &= (uint8_t)~CL_EF_TELEPORT;
-            if (!memcmp(&was, &e, sizeof e) && cl_entity_keep(c->cl, num))
+            const cl_entity *ce = num < c->cl->num_entities ? &c->cl->entities[num] : NULL;
+            if (ce && ce->active && !q->event) {
+                cl_entstate was = ce->cur;
+                was.flags &= (uint8_t)~CL_EF_TELEPORT;
+                if (!memcmp(&was, &e, sizeof e) && cl_entity_keep(c->cl, num)) {
+                    /* stable from now, but a body (its player state places it) and
+                     * EF_ANIM* (its frame moves with the clock) */
+                    if (num > s->max_clients && !(q->effects & Q2_EF_ANIM_ANY))
+                        bit_put(s->ent_stable, num, 1);
+                    continue;
+                }
+            }
+            if (bit_get(s->ent_new, num) && !first && !placed) {
+                q2_entity_new(c->cl, q, &e);
+                cl_list_add(c->cl, num);
                 continue;
+            }
+            int snap = !ce || !ce->active || ce->cur.model != e.model ||
+                       q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
+            for (int i = 0; !snap && i < 3; i++)
+                if (fabsf(e.origin[i] - ce->cur.origin[i]) > 512)
+                    snap = 1;
+            if (snap)
+                e.flags |= CL_EF_TELEPORT;
+            cl_entity_update(c->cl, num, &e);
+            cl_list_add(c->cl, num);
         }
-        if (bit_get(c->ent_new, num) && !first && !placed) {
-            q2_entity_new(c->cl, q, &e);
-            continue;
-        }
-        int snap = !ce || !ce->active || ce->cur.model != e.model ||
-                   q->event == Q2_EV_PLAYER_TELEPORT || q->event == Q2_EV_OTHER_TELEPORT;
-        for (int i = 0; !snap && i < 3; i++)
-            if (fabsf(e.origin[i] - ce->cur.origin[i]) > 512)
-                snap = 1;
-        if (snap)
-            e.flags |= CL_EF_TELEPORT;
-        cl_entity_update(c->cl, num, &e);
     }
+    cl_list_keep_rest(c->cl, carried);
 }
 
 static void frame_close(ctx *c)
@@ -308,7 +335,14 @@ static qd_err parse_frame(ctx *c)
     int portal = rd_u8(r); /* area portal states, for visibility only */
     rd_skip(r, (size_t)portal);
     memset(c->pl_changed, 0, sizeof c->pl_changed);
-    memset(c->ent_new, 0, sizeof c->ent_new);
+    /* the last frame's marks, all at numbers in use then (inuse_hi), and its events: an
+     * event lasts one frame, and only an entity read then holds one */
+    for (int k = 0, words = inuse_words(s); k < words; k++) {
+        s->ent_new[k] = s->ent_gone[k] = 0;
+        for (uint32_t w = s->ent_event[k]; w; w &= w - 1)
+            s->ents[(k << 5) + __builtin_ctz(w)].event = 0;
+        s->ent_event[k] = 0;
+    }
     int players = 0, ents = 0, removed = 0;
     for (;;) {
         uint64_t ofs = c->base + r->pos;
@@ -330,8 +364,6 @@ static qd_err parse_frame(ctx *c)
         bit_put(c->pl_changed, num, 1);
         players++;
     }
-    for (int i = 1; i < s->max_edicts; i++) /* an event lasts one frame */
-        s->ents[i].event = 0;
     for (;;) {
         uint64_t ofs = c->base + r->pos;
         uint64_t bits;
@@ -344,6 +376,7 @@ static qd_err parse_frame(ctx *c)
         if (num == 0)
             break;
         q2_read_delta(r, &s->ents[num], num, bits, w->es);
+        bit_put(s->ent_stable, num, 0);
         if (r->err)
             return truncated(c, "mvd_frame");
         /* A removed entity is gone from this frame on, a player's body too: Q2PRO's MVD
@@ -351,10 +384,18 @@ static qd_err parse_frame(ctx *c)
          * of the bodies it places (MVD_PlayerToEntityStates: "not present in this frame")
          * and sends its spectators only the entities in use. (cl_frame_end would keep a
          * body: QuakeWorld sends its players apart from the entity lists.) */
-        if ((bits & Q2_U_REMOVE) && bit_get(s->ent_inuse, num))
+        if ((bits & Q2_U_REMOVE) && bit_get(s->ent_inuse, num)) {
             cl_entity_remove(c->cl, num);
-        bit_put(c->ent_new, num, !(bits & Q2_U_REMOVE) && !bit_get(s->ent_inuse, num));
+            bit_put(s->ent_gone, num, 1);
+        }
+        if (bits & Q2_U_REMOVE)
+            s->ents[num].event = 0; /* (a hostile removal may carry U_EVENT) */
+        else if (s->ents[num].event)
+            bit_put(s->ent_event, num, 1);
+        bit_put(s->ent_new, num, !(bits & Q2_U_REMOVE) && !bit_get(s->ent_inuse, num));
         bit_put(s->ent_inuse, num, !(bits & Q2_U_REMOVE));
+        if (!(bits & Q2_U_REMOVE) && num > s->inuse_hi)
+            s->inuse_hi = (uint16_t)num;
         removed += (bits & Q2_U_REMOVE) != 0;
         ents++;
     }
@@ -413,6 +454,11 @@ static void level_reset(mvd2_state *s)
 {
     memset(s->player_inuse, 0, sizeof s->player_inuse);
     memset(s->ent_inuse, 0, sizeof s->ent_inuse);
+    memset(s->ent_stable, 0, sizeof s->ent_stable);
+    memset(s->ent_new, 0, sizeof s->ent_new);
+    memset(s->ent_gone, 0, sizeof s->ent_gone);
+    memset(s->ent_event, 0, sizeof s->ent_event);
+    s->inuse_hi = 0;
     memset(&s->names, 0, sizeof s->names);
     memset(s->players, 0, sizeof s->players);
     memset(s->ents, 0, sizeof s->ents);
@@ -518,6 +564,8 @@ static qd_err parse_configstring(ctx *c)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "mvd_configstring: index %d over %d",
                     index, end - 1);
     q2_configstring(c->cl, &c->s->names, index, str, (uint32_t)(c->msg_ofs + 3));
+    /* a model's or a skin's name may be any entity's look */
+    memset(c->s->ent_stable, 0, sizeof c->s->ent_stable);
     TRACE(c, "mvd_configstring", "index=%d string=\"%s\"", index, esc(c, str));
     return QD_OK;
 }

@@ -115,6 +115,8 @@ typedef struct mvd2_state {
     uint8_t wire;          /* what the version and flags switch on: mvd2.c wires[] */
     uint8_t pad2;
     uint16_t max_edicts;   /* entity numbers below this (1024, or 8192 extended) */
+    uint16_t inuse_hi;     /* the highest entity number in use since the level began */
+    uint16_t pad3;
     int32_t servercount;
     int32_t clientnum;     /* the server's own MVD observer (the "dummy"), -1 none */
     int32_t max_clients;
@@ -133,6 +135,15 @@ typedef struct mvd2_state {
     uint64_t lost_pos;     /* after a resume: where the damaged block began, else 0 */
     uint32_t player_inuse[MVD2_MAX_CLIENTS / 32];
     uint32_t ent_inuse[Q2_MAX_EDICTS_EXT / 32];
+    /* entities whose client state was their look at the last frame, found equal, and whose
+     * look has not changed since: no delta, no configstring, not a body (mvd2.c
+     * emit_entities keeps them without making their look again) */
+    uint32_t ent_stable[Q2_MAX_EDICTS_EXT / 32];
+    /* the newest frame's entities: brought into use, removed (of those in use), read with
+     * an event (cleared when the next frame begins, to inuse_hi) */
+    uint32_t ent_new[Q2_MAX_EDICTS_EXT / 32];
+    uint32_t ent_gone[Q2_MAX_EDICTS_EXT / 32];
+    uint32_t ent_event[Q2_MAX_EDICTS_EXT / 32];
     q2_names names;
     q2_pstate players[MVD2_MAX_CLIENTS];
     q2_ent ents[Q2_MAX_EDICTS_EXT];

@@ -398,12 +398,16 @@ static void bench_decode_tables(void)
     bench_decode("QuakeWorld .mvd", "mvd", mvd);
     static const char *const dm2[] = {".dm2", NULL};
     bench_decode("Quake II .dm2", "dm2", dm2);
-    static const char *const q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71", NULL};
+    static const char *const mvd2[] = {".mvd2", NULL};
+    bench_decode("Quake II .mvd2 (Q2PRO)", "mvd2", mvd2);
+    static const char *const q3[] = {".dm_66", ".dm_67", ".dm_68", ".dm_70", ".dm_71", ".dm_73",
+                                     NULL};
     bench_decode("Quake III .dm_66 (1.1x)", "dm_66", q3);
     bench_decode("Quake III .dm_67 (1.2x)", "dm_67", q3);
     bench_decode("Quake III .dm_68", "dm_68", q3);
     bench_decode("Quake III .dm_70 (OpenArena)", "dm_70", q3);
     bench_decode("Quake III .dm_71 (OpenArena)", "dm_71", q3);
+    bench_decode("Quake Live .dm_73", "dm_73", q3);
 }
 
 int main(int argc, char **argv)

@@ -318,6 +318,68 @@ TEST(mvd2_new_entity_comes_in_from_old_origin)
     run_close(&r);
 }
 
+/* A frame block with the packed players and entities in list (players' end and entities'
+ * end included by the caller), after the messages in pre. */
+static void frame_block(buf *f, const buf *pre, const buf *list)
+{
+    buf m = {0};
+    if (pre)
+        putbuf(&m, pre);
+    put8(&m, MVD2_FRAME);
+    put8(&m, 0);
+    putbuf(&m, list);
+    mblock(f, &m);
+}
+
+/* A body left behind by client 1 (entity 30, above maxclients: a body-queue corpse, model
+ * and weapon model 255, skin 1 | view weapon 2 << 8) that no frame changes, while the
+ * frames go on; then configstrings name two view weapons. The corpse's weapon model is its
+ * client's weapon.md2 slot while the level names none ([Q2CL] CL_AddPacketEntities: an
+ * unknown view weapon is weapon.md2), and its client's second view weapon after
+ * (Q2_PLAYER_VWEP_SLOT + client x Q2_MAX_VWEPS + 2 - 1): the configstring changes the look of
+ * an entity no delta named, which emit_entities keeps without a look while nothing changed
+ * (ent_stable) and must look at again then. */
+TEST(mvd2_kept_entity_takes_a_configstring_change)
+{
+    static buf f;
+    first_block(&f, MVD2_VERSION_DEFAULT, 0);
+    buf l = {0};
+    put8(&l, MVD2_CLIENTNUM_NONE);
+    ent_bits(&l, Q2_U_MODEL | Q2_U_MODEL2 | Q2_U_SKIN16 | Q2_U_ORIGIN1, 30);
+    put8(&l, 255);
+    put8(&l, 255);
+    put16(&l, 1 | 2 << 8);
+    put16(&l, 8 * 40); /* x 40 */
+    put16(&l, 0);
+    frame_block(&f, NULL, &l);
+    buf none = {0};
+    put8(&none, MVD2_CLIENTNUM_NONE);
+    put16(&none, 0);
+    for (int k = 0; k < 4; k++) /* nothing changes: kept frame after frame */
+        frame_block(&f, NULL, &none);
+    buf c = {0};
+    put8(&c, MVD2_CONFIGSTRING);
+    cs(&c, Q2_CS_MODELS + 2, "#w_blaster.md2");
+    put8(&c, MVD2_CONFIGSTRING);
+    cs(&c, Q2_CS_MODELS + 3, "#w_shotgun.md2");
+    frame_block(&f, &c, &none);
+    frame_block(&f, NULL, &none);
+    put16(&f, 0);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    for (int k = 0; k < 6 && run_step(&r) == QD_OK; k++) { /* the level and five frames */
+    }
+    CHECK(r.e == QD_OK && r.cl->entities[30].active);
+    CHECK_EQ(r.cl->entities[30].cur.model2, Q2_PLAYER_WEAPON_SLOT + 1);
+    CHECK(run_step(&r) == QD_OK); /* the configstrings and a frame */
+    CHECK(r.cl->entities[30].active);
+    CHECK_EQ(r.cl->entities[30].cur.model2, Q2_PLAYER_VWEP_SLOT + 1 * Q2_MAX_VWEPS + 1);
+    CHECK(run_step(&r) == QD_OK); /* and one more, kept */
+    CHECK_EQ(r.cl->entities[30].cur.model2, Q2_PLAYER_VWEP_SLOT + 1 * Q2_MAX_VWEPS + 1);
+    CHECK(fabsf(r.cl->entities[30].cur.origin[0] - 40) < 0.01f);
+    run_close(&r);
+}
+
 /* A first block whose serverdata has this version and flags: refused by name. */
 static void check_refused(int version, unsigned flags, const char *why)
 {
