@@ -19,6 +19,8 @@ static float angle_mod(float a)
 static float angle_sub(float a, float b)
 {
     float d = a - b;
+    if (d >= -180.0f && d <= 180.0f)
+        return d; /* (most: what the steps below leave as it is) */
     if (!isfinite(d))
         return 0;
     /* fmodf's result is exact: d itself within 360, and d -+ 360 within 720 (Sterbenz: the
@@ -37,8 +39,10 @@ static float angle_sub(float a, float b)
     return d;
 }
 
-void q3_swing_angle(float destination, float tolerance, float clamp, float speed, float *angle,
-                    uint8_t *swinging, double dt_ms)
+/* q3_swing_angle, inlined where q3_body_swing calls it with constant limits */
+static inline __attribute__((always_inline)) void
+swing_angle(float destination, float tolerance, float clamp, float speed, float *angle,
+            uint8_t *swinging, double dt_ms)
 {
     if (!*swinging) {
         float sw = angle_sub(*angle, destination);
@@ -68,6 +72,12 @@ void q3_swing_angle(float destination, float tolerance, float clamp, float speed
         *angle = angle_mod(destination - (clamp - 1));
     else if (sw < -clamp)
         *angle = angle_mod(destination + (clamp - 1));
+}
+
+void q3_swing_angle(float destination, float tolerance, float clamp, float speed, float *angle,
+                    uint8_t *swinging, double dt_ms)
+{
+    swing_angle(destination, tolerance, clamp, speed, angle, swinging, dt_ms);
 }
 
 /* bg_public.h animNumber_t: LEGS_IDLE and TORSO_STAND (TORSO_STAND2 with the gauntlet), the
@@ -105,9 +115,9 @@ void q3_body_swing(cl_state *cl, int cn, float yaw, float pitch, int legs, int t
     if ((legs & ~Q3_ANIM_TOGGLEBIT) != LEGS_IDLE || (ts != TORSO_STAND && ts != TORSO_STAND2))
         p->body_swing[0] = p->body_swing[1] = p->body_swing[2] = 1; /* always centre */
     float off = dead || dir < 0 || dir > 7 ? 0 : offsets[dir];
-    q3_swing_angle(yaw + 0.25f * off, 25, 90, SWING_SPEED, &b[1], &p->body_swing[1], dt);
-    q3_swing_angle(yaw + off, 40, 90, SWING_SPEED, &b[0], &p->body_swing[0], dt);
-    q3_swing_angle(pitch * 0.75f, 15, 30, 0.1f, &b[2], &p->body_swing[2], dt);
+    swing_angle(yaw + 0.25f * off, 25, 90, SWING_SPEED, &b[1], &p->body_swing[1], dt);
+    swing_angle(yaw + off, 40, 90, SWING_SPEED, &b[0], &p->body_swing[0], dt);
+    swing_angle(pitch * 0.75f, 15, 30, 0.1f, &b[2], &p->body_swing[2], dt);
     /* lean towards the direction of travel: 0.05 degrees a unit per second, rolled by the
      * motion across the legs (their left axis) and pitched by the motion along them */
     float lean[2] = {0, 0};

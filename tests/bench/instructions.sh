@@ -10,7 +10,7 @@ ir() {
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 \
         >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
 }
-find "$RD" \( -name '*.dem' -o -name '*.qwd' -o -name '*.mvd' -o -name '*.dm2' \
+find "$RD" \( -name '*.dem' -o -name '*.qwd' -o -name '*.mvd' -o -name '*.dm2' -o -name '*.mvd2' \
     -o -name '*.dm_6?' -o -name '*.dm_7?' \) | sort | while read -r f; do
     size=$(stat -c %s "$f")
     i0=$(ir "$BIN" decode 0 "$f")

@@ -31,7 +31,7 @@ seeds_for() {
         mvd) echo mvd ;;
         dm2) echo dm2 ;;
         mvd2) echo mvd2 ;;
-        dm3) echo dm_66 dm_67 dm_68 dm_70 dm_71 ;;
+        dm3) echo dm_66 dm_67 dm_68 dm_70 dm_71 dm_73 ;;
         bsp) echo bsp ;;
         mdl) echo mdl librequake/id1/progs ;;
         md2) echo md2 ;;
