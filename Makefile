@@ -111,6 +111,11 @@ X86_64 := $(filter x86_64%,$(shell $(CC) -dumpmachine 2>/dev/null))
 ifneq ($(X86_64),)
 $(B)/src/render/rast_avx2.o $(B)/src/render/rast_avx2g.o: CFLAGS += -mavx2
 $(B)/fuzz/lib/src/render/rast_avx2.o $(B)/fuzz/lib/src/render/rast_avx2g.o: FUZZ_CFLAGS += -mavx2
+# (and src/render/rast_avx512.c with AVX-512's encodings; contraction off, as clang would
+# fuse a multiply and an add there)
+AVX512_FLAGS := -mavx2 -mavx512f -mavx512bw -mavx512vl -mavx512dq -ffp-contract=off
+$(B)/src/render/rast_avx512.o: CFLAGS += $(AVX512_FLAGS)
+$(B)/fuzz/lib/src/render/rast_avx512.o: FUZZ_CFLAGS += $(AVX512_FLAGS)
 endif
 
 # The fallback palette (assets/palette.lmp, see assets/palette.txt) compiled in as bytes.

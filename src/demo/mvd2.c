@@ -377,8 +377,11 @@ static qd_err parse_frame(ctx *c)
             break;
         q2_read_delta(r, &s->ents[num], num, bits, w->es);
         bit_put(s->ent_stable, num, 0);
-        if (r->err)
+        if (r->err) {
+            /* not marked in ent_event, an event read here would outlast the frame */
+            s->ents[num].event = 0;
             return truncated(c, "mvd_frame");
+        }
         /* A removed entity is gone from this frame on, a player's body too: Q2PRO's MVD
          * client marks it not in use [Q2P-PARSE MVD_ParsePacketEntities], leaves it out
          * of the bodies it places (MVD_PlayerToEntityStates: "not present in this frame")

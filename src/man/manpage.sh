@@ -45,7 +45,8 @@ the default for -b
 set (not 0): as --no-autodetect
 .TP
 .B QDEMO_SIMD
-sse2, avx2 or gather: the rasteriser to draw with on a processor that has AVX2 (SSE2; AVX2
-with loads; AVX2 with vpgatherdd, the default where gathers are quick). The pictures are
-the same; for comparing speed
+sse2, avx2, gather or avx512: the rasteriser to draw with on a processor that has AVX2
+(SSE2; AVX2 with loads; AVX2 with vpgatherdd, the default where gathers are quick; the
+loads' copy in AVX-512's encoding, the default on other processors with AVX-512). The
+pictures are the same; for comparing speed
 TAIL

@@ -147,11 +147,12 @@ void rast_line_rows(rast_fb *fb, rast_vert a, rast_vert b, uint32_t color, unsig
 void rast_polygon_outline_rows(rast_fb *fb, const rast_vert *v, int n, uint32_t color,
                                unsigned flags, int y0, int y1);
 
-/* The instruction set the textured fills run with: 3 AVX2 with vpgatherdd (rast_avx2g.c's
- * copy of the rasteriser), 2 AVX2 with loads (rast_avx2.c's), 1 SSE2, 0 plain C. On x86-64
- * processors with AVX2 the default is 3 where gathers are quick (an Intel core that Linux
- * lists as not affected by Gather Data Sampling, Skylake or later) and 2 elsewhere;
- * QDEMO_SIMD=sse2, avx2 or gather in the environment picks one. want >= 0 picks that
+/* The instruction set the textured fills run with: 4 AVX-512's encoding of the loads' copy
+ * (rast_avx512.c's), 3 AVX2 with vpgatherdd (rast_avx2g.c's copy of the rasteriser), 2 AVX2
+ * with loads (rast_avx2.c's), 1 SSE2, 0 plain C. On x86-64 processors with AVX2 the default
+ * is 3 where gathers are quick (an Intel core that Linux lists as not affected by Gather
+ * Data Sampling, Skylake or later), else 4 where the processor has AVX-512 (F, BW, VL and
+ * DQ), else 2; QDEMO_SIMD=sse2, avx2, gather or avx512 in the environment picks one. want >= 0 picks that
  * level or the nearest the build and processor have (the SSE2 baseline is always there on
  * x86-64), want < 0 only asks. Every level draws the same bytes. Call it before drawing
  * starts, not while threads draw. */

@@ -4,8 +4,9 @@
  * chain, the attribute planes and the fill's flags; the polygon is drawn twice over a depth
  * buffer the first draw left. Whatever the numbers, every texel, light and pixel read or
  * written stays inside its array (ASan, UBSan). On a processor with AVX2 the draws are made
- * by each AVX2 copy (with gathers, with loads) and by the SSE2 rasteriser (rast_simd) and
- * must leave the same bytes: a difference aborts, which the fuzzer reports as a finding. */
+ * by each AVX2 copy (with gathers, with loads, in AVX-512's encoding) and by the SSE2
+ * rasteriser (rast_simd) and must leave the same bytes: a difference aborts, which the
+ * fuzzer reports as a finding. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         RAST_DEPTH_WRITE | RAST_COLOR_WRITE,
     };
     unsigned flags = modes[u8(&c) & 7];
-    int levels = rast_simd(-1) >= 2 ? 3 : 1; /* SSE2 last: the reference */
+    int levels = rast_simd(-1) >= 2 ? rast_simd(4) : 1; /* SSE2 last: the reference */
     for (int lv = levels; lv >= 1; lv--) {
         rast_fb *to = lv == levels ? fb : rast_fb_new(fw, fh);
         if (!to)

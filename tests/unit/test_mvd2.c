@@ -380,6 +380,45 @@ TEST(mvd2_kept_entity_takes_a_configstring_change)
     run_close(&r);
 }
 
+/* An event lasts one frame, also one read in a frame its block cuts short: entity 20
+ * (new at x 200 in the second block) is sent a teleport event in a third block that ends
+ * inside that delta, after the event and before its solid (damaged: the frame is not
+ * shown, the decoder goes on at the next block); the frames after it change nothing, so the entity is kept there, not snapped
+ * again each frame by the event as if it were new (Q2PRO's client clears an entity's event
+ * with each frame it parses, [Q2P-PARSE]; the decoder's ent_event marks the events to clear,
+ * and a frame cut short left its last event unmarked: found by comparing the decoder with
+ * the one before it on fuzzed inputs). */
+TEST(mvd2_event_of_a_cut_frame_lasts_no_longer)
+{
+    static buf f;
+    first_block(&f, MVD2_VERSION_DEFAULT, 0);
+    buf l = {0};
+    put8(&l, MVD2_CLIENTNUM_NONE);
+    ent_new_x(&l, 20, 6, 200, 200, 0);
+    put16(&l, 0);
+    frame_block(&f, NULL, &l);
+    buf cut = {0}; /* the teleport, and the block ends before the solid after it */
+    put8(&cut, MVD2_CLIENTNUM_NONE);
+    ent_bits(&cut, Q2_U_EVENT | Q2_U_SOLID, 20);
+    put8(&cut, Q2_EV_OTHER_TELEPORT);
+    frame_block(&f, NULL, &cut);
+    buf none = {0};
+    put8(&none, MVD2_CLIENTNUM_NONE);
+    put16(&none, 0);
+    for (int k = 0; k < 3; k++)
+        frame_block(&f, NULL, &none);
+    put16(&f, 0);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_all(&r), QD_OK);
+    CHECK_EQ(demo_num_damaged(r.d), 1);
+    CHECK(r.cl->entities[20].active);
+    CHECK_MSG(!(r.cl->entities[20].cur.flags & CL_EF_TELEPORT), "flags 0x%x",
+              r.cl->entities[20].cur.flags);
+    CHECK(fabsf(r.cl->entities[20].cur.origin[0] - 200) < 0.01f);
+    run_close(&r);
+}
+
 /* A first block whose serverdata has this version and flags: refused by name. */
 static void check_refused(int version, unsigned flags, const char *why)
 {
