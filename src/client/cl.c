@@ -339,6 +339,25 @@ int cl_entity_update_traj(cl_state *cl, int num, const cl_entstate *s, const cl_
 void cl_traj_eval(const cl_traj *tr, double t, float out[3])
 {
     double ms = t * 1000.0, k = 0, g = 0;
+    if (tr->type != CL_TR_LINEAR && tr->type != CL_TR_LINEAR_STOP && tr->type != CL_TR_SINE &&
+        tr->type != CL_TR_GRAVITY) {
+        /* Not moving (most of a demo's bodies and items, TR_INTERPOLATE or TR_STATIONARY):
+         * the loop below with k = g = 0, each step's result written out: base + delta x 0
+         * is base, but for a base of -0, which takes the sign of delta's product (-0 + +0
+         * is +0), and for a delta that is not finite (a NaN, then base as the fallback) */
+        for (int i = 0; i < 3; i++) {
+            float b = tr->base[i], d = tr->delta[i];
+            if (!isfinite(d)) /* a NaN: the fallback, base if under 1e7 */
+                out[i] = isfinite(b) && fabsf(b) < 1e7f ? b : 0;
+            else if (!isfinite(b) || fabsf(b) > 1e7f)
+                out[i] = 0; /* (the fallback's base is not sane either) */
+            else if (b == 0)
+                out[i] = signbit(b) && signbit(d) ? -0.0f : 0.0f;
+            else
+                out[i] = b;
+        }
+        return;
+    }
     switch (tr->type) {
     case CL_TR_LINEAR:
         k = (ms - tr->t0_ms) * 0.001;

@@ -2,6 +2,7 @@
  * players, missiles and items, trajectories at render time, stats, players, events. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../src/client/cl.h"
 #include "../../src/demo/demo.h"
@@ -146,6 +147,38 @@ TEST(q3_traj_eval_each_type)
     tr.delta[0] = 1e30f;
     cl_traj_eval(&tr, 1.5, o);
     CHECK(o[0] == 0);
+}
+
+/* A trajectory that does not move (TR_STATIONARY, TR_INTERPOLATE) evaluates as the rule for
+ * every type does with dt = 0 and no gravity, bit for bit: v = base + delta x 0 in double,
+ * and a v that is not finite or beyond 1e7 gives base when base is finite and under 1e7,
+ * else 0 (cl.h). The reference is that rule written here, over the values that make it
+ * differ from plain base: signed zeros, non-finite deltas, bases at and past 1e7, NaN and
+ * infinite bases; cl_traj_eval takes a shorter way for these types. */
+TEST(q3_traj_eval_still_types_follow_the_rule)
+{
+    static const float bases[] = {0.0f, -0.0f, 1.0f, -3.5f, 1e7f, -1e7f, 10000001.0f,
+                                  3e38f, INFINITY, -INFINITY, NAN};
+    static const float deltas[] = {0.0f, -0.0f, 5.0f, -5.0f, 1e30f, INFINITY, -INFINITY, NAN};
+    for (size_t bi = 0; bi < sizeof bases / sizeof bases[0]; bi++)
+        for (size_t di = 0; di < sizeof deltas / sizeof deltas[0]; di++)
+            for (int type = CL_TR_STATIONARY; type <= CL_TR_INTERPOLATE; type++) {
+                cl_traj tr = {{bases[bi], -bases[bi], bases[bi]},
+                              {deltas[di], deltas[di], -deltas[di]}, 1000, 0, (uint8_t)type,
+                              {0}};
+                float o[3], want[3];
+                cl_traj_eval(&tr, 1.5, o);
+                for (int i = 0; i < 3; i++) {
+                    double v = (double)tr.base[i] + (double)tr.delta[i] * 0.0 - 0.0;
+                    if (!isfinite(v) || fabs(v) > 1e7)
+                        v = isfinite(tr.base[i]) && fabsf(tr.base[i]) < 1e7f ? tr.base[i] : 0;
+                    want[i] = (float)v;
+                }
+                CHECK_MSG(memcmp(o, want, sizeof o) == 0,
+                          "type %d base %g delta %g: %g %g %g, want %g %g %g", type,
+                          (double)bases[bi], (double)deltas[di], (double)o[0], (double)o[1],
+                          (double)o[2], (double)want[0], (double)want[1], (double)want[2]);
+            }
 }
 
 /* A missile between two snapshots is where its trajectory puts it at the render time, not
