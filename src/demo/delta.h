@@ -407,6 +407,13 @@ static inline const dd_frame *dd_shown_frame(dd_store v)
     return NULL;
 }
 
+/* 1 when two entries hold the same bytes: one pool entry for both (carried unchanged) is
+ * equal without reading it. */
+static inline int dd_same_entry(dd_store v, const void *was, const void *ent)
+{
+    return was == ent || !memcmp(was, ent, v.d->elem_size);
+}
+
 /* 1 when entity num, whose state is ent, has the same bytes in the shown frame sh
  * (dd_shown_frame): the caller walks its sorted frame in order, *at carrying the place in
  * sh from one call to the next (start it at 0). */
@@ -417,9 +424,34 @@ static inline int dd_same_as_shown(dd_store v, const dd_frame *sh, uint32_t *at,
         (*at)++;
     if (*at >= sh->count || dd_num(v, sh, *at) != num)
         return 0;
-    /* one pool entry for both (carried unchanged): equal without reading it */
-    const void *was = dd_ent(v, sh, *at);
-    return was == ent || !memcmp(was, ent, v.d->elem_size);
+    return dd_same_entry(v, dd_ent(v, sh, *at), ent);
+}
+
+/* Sorted frame f against the shown frame sh (dd_shown_frame), in one walk of both lists:
+ * changed[i] 1 where f's entry i is new or differs from its entry in sh (dd_same_entry),
+ * and the numbers of sh's entries missing from f (the removals) into gone, in order;
+ * returns how many. changed holds f->count entries and gone sh->count. What a decoder needs
+ * to keep a frame that was not delta'd from the shown one as if it were (its unchanged
+ * entities kept whole, cl_list_keep_rest). */
+static inline int dd_diff_shown(dd_store v, const dd_frame *f, const dd_frame *sh,
+                                uint8_t *changed, uint16_t *gone)
+{
+    uint32_t j = 0;
+    int ngone = 0;
+    for (uint32_t i = 0; i < f->count; i++) {
+        int num = dd_num(v, f, i);
+        while (j < sh->count && dd_num(v, sh, j) < num)
+            gone[ngone++] = (uint16_t)dd_num(v, sh, j++);
+        int same = 0;
+        if (j < sh->count && dd_num(v, sh, j) == num) {
+            same = dd_same_entry(v, dd_ent(v, sh, j), dd_ent(v, f, i));
+            j++;
+        }
+        changed[i] = (uint8_t)!same;
+    }
+    while (j < sh->count)
+        gone[ngone++] = (uint16_t)dd_num(v, sh, j++);
+    return ngone;
 }
 
 /* 1 when f was delta'd from the frame the client got last: then its shared entries

@@ -1772,36 +1772,20 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     /* Not delta'd from the shown snapshot (a server deltas from the last one the client
      * acknowledged, often a few back: most of the Quake Live duel's snapshots), but that
      * snapshot is still whole in the ring: an entity equal to its entry there, field for
-     * field, is unchanged for the client too, as an untouched one is above; and the shown
+     * field, is unchanged for the client too, as an untouched one is below, and the shown
      * snapshot's entities missing here are its removals. Found so in one walk of both
-     * sorted lists (one pool entry for both: equal without reading it), the frame is kept
-     * as one delta'd from the shown snapshot is: the walk costs a few instructions an
-     * entity where each entity's own look at the shown one cost about 150. */
+     * sorted lists (dd_diff_shown), the frame is kept as one delta'd from the shown one:
+     * the walk costs a few instructions an entity where each entity's own look at the shown
+     * one cost about 150. */
     uint8_t same_fresh[Q3_MAX_SNAP_ENTITIES];
     uint16_t same_gone[Q3_MAX_SNAP_ENTITIES];
     const dd_frame *sh = keep || !f->sorted ? NULL : dd_shown_frame(v);
     if (sh && sh->count <= Q3_MAX_SNAP_ENTITIES && f->count <= Q3_MAX_SNAP_ENTITIES) {
-        uint32_t j = 0;
-        ngone = 0;
-        for (uint32_t i = 0; i < f->count; i++) {
-            int num = dd_num(v, f, i);
-            while (j < sh->count && dd_num(v, sh, j) < num)
-                same_gone[ngone++] = (uint16_t)dd_num(v, sh, j++);
-            int same = 0;
-            if (j < sh->count && dd_num(v, sh, j) == num) {
-                const void *was = dd_ent(v, sh, j++), *now = dd_ent(v, f, i);
-                same = was == now || !memcmp(was, now, sizeof(q3_ent));
-            }
-            same_fresh[i] = (uint8_t)!same;
-        }
-        while (j < sh->count)
-            same_gone[ngone++] = (uint16_t)dd_num(v, sh, j++);
+        ngone = dd_diff_shown(v, f, sh, same_fresh, same_gone);
         fresh = same_fresh;
         gone = same_gone;
         keep = 1;
-        sh = NULL;
     }
-    uint32_t shi = 0;
     cl_frame_begin(c->cl, t);
     /* Delta'd from the shown snapshot, every entity of it is in the client's last list
      * (emitted and listed, or kept) and its removals are known: the untouched entities that
@@ -1839,8 +1823,7 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
         }
         int made = e->f[Q3_ES_ETYPE] == Q3_ET_PLAYER &&
                    entity_swing(c, e, t, tele || !was, &apos, ang);
-        int same = sh ? dd_same_as_shown(v, sh, &shi, e->number, e) : untouched;
-        int kept = same && !tele && e->number != cn && e->number != s->shown_cn &&
+        int kept = untouched && !tele && e->number != cn && e->number != s->shown_cn &&
                    traj_same(e, 0, s->shown_time, server_time) &&
                    traj_same(e, 1, s->shown_time, server_time);
         if (kept && keep) {
