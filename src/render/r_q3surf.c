@@ -1753,6 +1753,41 @@ static uint32_t cloud_texel(const r_q3 *q, const float d[3], float drift)
     return cloud->texels[0][(size_t)ty * (size_t)cw + (size_t)tx] | 0xff000000u;
 }
 
+/* A cloud layer's texel places, 16.16 in texels of the image's level 0, modulo 2^32: the
+ * images are powers of two each way and at most MDL_IMAGE_MAX_SIZE, so the texel a place
+ * names at any level is the same modulo 2^32. */
+/* Pixels of a row the sky is worked for together (a power of two, a multiple of four). */
+#define SKY_CHUNK 32
+
+typedef struct cloud_at {
+    uint32_t u, v;
+} cloud_at;
+
+/* |a - b| of two places, as a 16.16 texel count. */
+static uint32_t place_span(uint32_t a, uint32_t b)
+{
+    uint32_t d = a - b;
+    return d >> 31 ? 0u - d : d;
+}
+
+/* The level of the cloud's mip chain for a chunk of SKY_CHUNK pixels from places a (its
+ * first pixel), b (SKY_CHUNK pixels on) and below (a row lower): the rasteriser's rule (run_level:
+ * level 0 while a pixel spans at most 1.25 texels, one more for each doubling) on the
+ * larger step, along the row or down. */
+static int cloud_level(const q3_image *cloud, cloud_at a, cloud_at b, cloud_at below)
+{
+    uint32_t rho = place_span(b.u, a.u) / SKY_CHUNK, r2 = place_span(b.v, a.v) / SKY_CHUNK;
+    rho = r2 > rho ? r2 : rho;
+    r2 = place_span(below.u, a.u);
+    rho = r2 > rho ? r2 : rho;
+    r2 = place_span(below.v, a.v);
+    rho = r2 > rho ? r2 : rho;
+    int lvl = 0;
+    while (lvl < cloud->levels - 1 && (rho >> lvl) > 81920) /* 1.25 in 16.16 */
+        lvl++;
+    return lvl;
+}
+
 #if defined(__SSE2__)
 /* pixel_dir's directions through four pixels of a row, whose columns' quotients are sxt[0..3]
  * and row's row_sy: the same single-precision operations in the same order, so the same
@@ -1776,45 +1811,21 @@ static inline void index4(__m128i tx, __m128i ty, int w, int32_t ix[4])
                                                    _mm_set1_epi32(w << 16 | 1)));
 }
 
-/* out[i] = the texel at those places with opaque alpha, as the scalar loops read it. */
-static void texels4(const uint32_t *tex, __m128i tx, __m128i ty, int w, uint32_t out[4])
+/* v, v + st, v + 2 st, v + 3 st (wrapping). */
+static inline __m128i ramp4(int32_t v, int32_t st)
 {
-    int32_t ix[4];
-    index4(tx, ty, w, ix);
-    __m128i t = _mm_setr_epi32((int)tex[ix[0]], (int)tex[ix[1]], (int)tex[ix[2]], (int)tex[ix[3]]);
-    _mm_storeu_si128((__m128i *)out, _mm_or_si128(t, _mm_set1_epi32((int)0xff000000u)));
+    const __m128i vv = _mm_set1_epi32(v), dd = _mm_set1_epi32(st);
+    const __m128i d1 = _mm_slli_si128(dd, 4); /* (0, st, st, st) */
+    return _mm_add_epi32(_mm_add_epi32(vv, d1),
+                         _mm_add_epi32(_mm_slli_si128(d1, 4), _mm_slli_si128(dd, 12)));
 }
 
-/* Four cloud texels of row y from x on, as pixel_dir and sky_texel make them one by one:
- * the same single-precision operations in the same order, so the same bytes. */
-static void cloud4(const r_view *v, const q3_image *cloud, const float *sxt, float row_sy,
-                   float drift, uint32_t out[4])
+/* The sky box's side (0..5, as r_sky_box_texel numbers them) and place across it (u and w4
+ * in 0..1, before the clamp) in the four directions d: each lane takes the side, s, t and
+ * distance the scalar branches would (the same comparisons, so the same choice for NaNs
+ * too), then the same divisions and products. */
+static void box_place4(const __m128 d[3], int32_t side[4], __m128 *u, __m128 *w4)
 {
-    __m128 d[3];
-    dirs4(v, sxt, row_sy, d);
-    __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
-                            _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(9), d[2]), d[2]));
-    __m128 len = _mm_sqrt_ps(sum), pos = _mm_cmpgt_ps(len, _mm_setzero_ps());
-    __m128 k = _mm_and_ps(pos, _mm_div_ps(_mm_set1_ps(1.5f), len));
-    int cw = cloud->w[0], ch = cloud->h[0];
-    __m128 fx = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[0], k), _mm_set1_ps(drift)), _mm_set1_ps((float)cw));
-    __m128 fy = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[1], k), _mm_set1_ps(drift)), _mm_set1_ps((float)ch));
-    /* ifloor: truncate, less one where the truncation lies above */
-    __m128i ix = _mm_cvttps_epi32(fx), iy = _mm_cvttps_epi32(fy);
-    ix = _mm_add_epi32(ix, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(ix), fx)));
-    iy = _mm_add_epi32(iy, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(iy), fy)));
-    texels4(cloud->texels[0], _mm_and_si128(ix, _mm_set1_epi32(cw - 1)),
-            _mm_and_si128(iy, _mm_set1_epi32(ch - 1)), cw, out);
-}
-
-/* Four sky box texels of row y from x on, as pixel_dir and r_sky_box_texel make them one by
- * one: each lane takes the side, s, t and distance the scalar branches would (the same
- * comparisons, so the same choice for NaNs too), then the same divisions and products. */
-static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
-                 uint32_t out[4])
-{
-    __m128 d[3];
-    dirs4(v, sxt, row_sy, d);
     const __m128 sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps();
     __m128 ax = _mm_andnot_ps(sign, d[0]), ay = _mm_andnot_ps(sign, d[1]),
            az = _mm_andnot_ps(sign, d[2]);
@@ -1832,49 +1843,162 @@ static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
     __m128 dist = _mm_or_ps(_mm_and_ps(on_x, ax), _mm_or_ps(_mm_and_ps(on_y, ay), _mm_and_ps(on_z, az)));
 #undef SEL
     const __m128 one = _mm_set1_ps(1), half = _mm_set1_ps(0.5f);
-    float u[4], w4[4];
-    _mm_storeu_ps(u, _mm_mul_ps(_mm_add_ps(_mm_div_ps(s, dist), one), half));
-    _mm_storeu_ps(w4, _mm_sub_ps(one, _mm_mul_ps(_mm_add_ps(_mm_div_ps(t, dist), one), half)));
-    if (q->sky_same) { /* every side one size: the texel's place in one go */
-        const int bw = q->sky[0].w[0], bh = q->sky[0].h[0];
-        __m128i tx = _mm_cvttps_epi32(_mm_mul_ps(_mm_loadu_ps(u), _mm_set1_ps((float)bw)));
-        __m128i ty = _mm_cvttps_epi32(_mm_mul_ps(_mm_loadu_ps(w4), _mm_set1_ps((float)bh)));
-        /* clamped to 0..size - 1 (SSE2 has no 32-bit min and max: by compares) */
-        const __m128i zi = _mm_setzero_si128(), wm = _mm_set1_epi32(bw - 1), hm = _mm_set1_epi32(bh - 1);
-        tx = _mm_andnot_si128(_mm_cmplt_epi32(tx, zi), tx);
-        ty = _mm_andnot_si128(_mm_cmplt_epi32(ty, zi), ty);
-        __m128i gx = _mm_cmpgt_epi32(tx, wm), gy = _mm_cmpgt_epi32(ty, hm);
-        tx = _mm_or_si128(_mm_and_si128(gx, wm), _mm_andnot_si128(gx, tx));
-        ty = _mm_or_si128(_mm_and_si128(gy, hm), _mm_andnot_si128(gy, ty));
-        /* the side as the scalar branches pick it: x's (0, 1 when not positive), else y's
-         * (2, 3), else z's (4, 5) */
-        const __m128i one = _mm_set1_epi32(1);
-        __m128i sx_ = _mm_andnot_si128(_mm_castps_si128(p0), one);
-        __m128i sy_ = _mm_add_epi32(_mm_andnot_si128(_mm_castps_si128(p1), one), _mm_set1_epi32(2));
-        __m128i sz_ = _mm_add_epi32(_mm_andnot_si128(_mm_castps_si128(p2), one), _mm_set1_epi32(4));
-        __m128i mxv = _mm_castps_si128(on_x), myv = _mm_castps_si128(on_y);
-        __m128i sv = _mm_or_si128(_mm_and_si128(mxv, sx_),
-                                  _mm_andnot_si128(mxv, _mm_or_si128(_mm_and_si128(myv, sy_),
-                                                                     _mm_andnot_si128(myv, sz_))));
-        int32_t ix[4], sd[4];
-        index4(tx, ty, bw, ix);
-        _mm_storeu_si128((__m128i *)sd, sv);
-        for (int i = 0; i < 4; i++)
-            out[i] = q->sky[sd[i]].texels[0][ix[i]] | 0xff000000u;
+    *u = _mm_mul_ps(_mm_add_ps(_mm_div_ps(s, dist), one), half);
+    *w4 = _mm_sub_ps(one, _mm_mul_ps(_mm_add_ps(_mm_div_ps(t, dist), one), half));
+    /* the side as the scalar branches pick it: x's (0, 1 when not positive), else y's (2,
+     * 3), else z's (4, 5) */
+    const __m128i one_i = _mm_set1_epi32(1);
+    __m128i sx_ = _mm_andnot_si128(_mm_castps_si128(p0), one_i);
+    __m128i sy_ = _mm_add_epi32(_mm_andnot_si128(_mm_castps_si128(p1), one_i), _mm_set1_epi32(2));
+    __m128i sz_ = _mm_add_epi32(_mm_andnot_si128(_mm_castps_si128(p2), one_i), _mm_set1_epi32(4));
+    __m128i mxv = _mm_castps_si128(on_x), myv = _mm_castps_si128(on_y);
+    __m128i sv = _mm_or_si128(_mm_and_si128(mxv, sx_),
+                              _mm_andnot_si128(mxv, _mm_or_si128(_mm_and_si128(myv, sy_),
+                                                                 _mm_andnot_si128(myv, sz_))));
+    _mm_storeu_si128((__m128i *)side, sv);
+}
+
+/* x clamped to 0..hi (SSE2 has no 32-bit min and max: by compares). */
+static inline __m128i clamp4(__m128i x, __m128i hi)
+{
+    x = _mm_andnot_si128(_mm_cmplt_epi32(x, _mm_setzero_si128()), x);
+    __m128i g = _mm_cmpgt_epi32(x, hi);
+    return _mm_or_si128(_mm_and_si128(g, hi), _mm_andnot_si128(g, x));
+}
+
+/* Four texels of side im at places (u, w4) in 0..1, clamped to its edges, as
+ * r_sky_box_texel reads them. */
+static inline __m128i box_texels4(const q3_image *im, __m128 u, __m128 w4)
+{
+    const int bw = im->w[0], bh = im->h[0];
+    __m128i tx = clamp4(_mm_cvttps_epi32(_mm_mul_ps(u, _mm_set1_ps((float)bw))), _mm_set1_epi32(bw - 1));
+    __m128i ty = clamp4(_mm_cvttps_epi32(_mm_mul_ps(w4, _mm_set1_ps((float)bh))), _mm_set1_epi32(bh - 1));
+    int32_t ix[4];
+    index4(tx, ty, bw, ix);
+    const uint32_t *t = im->texels[0];
+    return _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
+}
+
+/* Four sky box texels of row y from x on, as pixel_dir and r_sky_box_texel make them one by
+ * one. */
+static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy, __m128i *out)
+{
+    __m128 d[3], u, w4;
+    int32_t side[4];
+    dirs4(v, sxt, row_sy, d);
+    box_place4(d, side, &u, &w4);
+    if (side[0] == side[1] && side[0] == side[2] && side[0] == side[3]) {
+        *out = box_texels4(&q->sky[side[0]], u, w4);
         return;
     }
-    int mx = _mm_movemask_ps(on_x), my = _mm_movemask_ps(on_y), px = _mm_movemask_ps(p0),
-        py = _mm_movemask_ps(p1), pz = _mm_movemask_ps(p2);
+    float uu[4], ww[4];
+    uint32_t t[4];
+    _mm_storeu_ps(uu, u);
+    _mm_storeu_ps(ww, w4);
     for (int i = 0; i < 4; i++) {
-        int side = mx >> i & 1 ? (px >> i & 1 ? 0 : 1)
-                   : my >> i & 1 ? (py >> i & 1 ? 2 : 3)
-                                 : (pz >> i & 1 ? 4 : 5);
-        const q3_image *im = &q->sky[side];
+        const q3_image *im = &q->sky[side[i]];
         int bw = im->w[0], bh = im->h[0];
-        int tx = (int)(u[i] * (float)bw), ty = (int)(w4[i] * (float)bh);
+        int tx = (int)(uu[i] * (float)bw), ty = (int)(ww[i] * (float)bh);
         tx = tx < 0 ? 0 : tx >= bw ? bw - 1 : tx;
         ty = ty < 0 ? 0 : ty >= bh ? bh - 1 : ty;
-        out[i] = im->texels[0][(size_t)ty * (size_t)bw + (size_t)tx] | 0xff000000u;
+        t[i] = im->texels[0][(size_t)ty * (size_t)bw + (size_t)tx];
+    }
+    *out = _mm_loadu_si128((const __m128i *)t);
+}
+
+/* The sky of the eight pixels from column x0 (a multiple of eight) of a row whose quotient
+ * is sy (sy1 the next row's), into out[0..1], four pixels each, alpha opaque. The cloud
+ * layer from its places at x0 and x0 + 8 (and at x0 a row lower, for the level: see
+ * cloud_level) and linear between, as ioq3 makes the sky's texture coordinates at the
+ * vertices of a grid (tr_sky.c: SKY_SUBDIVISIONS 8 a side) and interpolates them between;
+ * the box likewise when both ends see the same side (a side's directions make a convex
+ * cone, so every pixel between sees it too), each pixel on its own where the chunk crosses
+ * an edge of the box. The cloud layer goes over the box as its blend says. */
+static void sky_chunk(const r_view *v, const r_q3 *q, const q3_image *cloud, const float *sxt,
+                      size_t x0, float sy, float sy1, float drift, __m128i out[SKY_CHUNK / 4])
+{
+    /* the lanes' directions: (x0, y), (x0 + SKY_CHUNK, y), (x0, y + 1), (x0 + SKY_CHUNK, y + 1) */
+    const __m128 colx = _mm_setr_ps(sxt[x0], sxt[x0 + SKY_CHUNK], sxt[x0], sxt[x0 + SKY_CHUNK]);
+    const __m128 rowy = _mm_setr_ps(sy, sy, sy1, sy1);
+    const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
+    __m128 d[3];
+    for (int j = 0; j < 3; j++)
+        d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), colx)),
+                          _mm_mul_ps(_mm_set1_ps(v->up[j]), rowy));
+    __m128i cl[SKY_CHUNK / 4];
+    if (cloud) {
+        /* the places: overhead (as Quake's sky, the height tripled), drifting with time;
+         * floor(place * 65536) (truncated, less one where that lies above: out of range
+         * and NaN give the conversion's 0x80000000, a place like any other) */
+        __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
+                                _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(9), d[2]), d[2]));
+        __m128 len = _mm_sqrt_ps(sum), pos = _mm_cmpgt_ps(len, _mm_setzero_ps());
+        __m128 k = _mm_and_ps(pos, _mm_div_ps(_mm_set1_ps(1.5f), len));
+        const __m128 dr = _mm_set1_ps(drift), k16 = _mm_set1_ps(65536.0f);
+        __m128 fu = _mm_mul_ps(_mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[0], k), dr),
+                                          _mm_set1_ps((float)cloud->w[0])), k16);
+        __m128 fv = _mm_mul_ps(_mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[1], k), dr),
+                                          _mm_set1_ps((float)cloud->h[0])), k16);
+        __m128i iu = _mm_cvttps_epi32(fu), iv = _mm_cvttps_epi32(fv);
+        iu = _mm_add_epi32(iu, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(iu), fu)));
+        iv = _mm_add_epi32(iv, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(iv), fv)));
+        uint32_t pu[4], pv[4];
+        _mm_storeu_si128((__m128i *)pu, iu);
+        _mm_storeu_si128((__m128i *)pv, iv);
+        const cloud_at a = {pu[0], pv[0]}, b = {pu[1], pv[1]}, below = {pu[2], pv[2]};
+        const int lvl = cloud_level(cloud, a, b, below);
+        const int32_t du = (int32_t)(b.u - a.u) / SKY_CHUNK, dv = (int32_t)(b.v - a.v) / SKY_CHUNK;
+        const __m128i sh = _mm_cvtsi32_si128(16 + lvl);
+        const __m128i wm = _mm_set1_epi32(cloud->w[lvl] - 1), hm = _mm_set1_epi32(cloud->h[lvl] - 1);
+        const uint32_t *t = cloud->texels[lvl];
+        __m128i u4 = ramp4((int32_t)a.u, du), v4 = ramp4((int32_t)a.v, dv);
+        for (int g = 0; g < SKY_CHUNK / 4; g++) {
+            int32_t ix[4];
+            index4(_mm_and_si128(_mm_srl_epi32(u4, sh), wm), _mm_and_si128(_mm_srl_epi32(v4, sh), hm),
+                   cloud->w[lvl], ix);
+            cl[g] = _mm_or_si128(_mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]),
+                                 alpha);
+            u4 = _mm_add_epi32(u4, _mm_set1_epi32(4 * du));
+            v4 = _mm_add_epi32(v4, _mm_set1_epi32(4 * dv));
+        }
+        if (!q->sky_box) {
+            memcpy(out, cl, sizeof cl);
+            return;
+        }
+    }
+    /* the box */
+    int32_t side[4];
+    __m128 u, w4;
+    box_place4(d, side, &u, &w4);
+    if (side[0] == side[1]) {
+        float uu[4], ww[4];
+        _mm_storeu_ps(uu, u);
+        _mm_storeu_ps(ww, w4);
+        const float du = (uu[1] - uu[0]) * (1.0f / SKY_CHUNK), dw = (ww[1] - ww[0]) * (1.0f / SKY_CHUNK);
+        const __m128 k4 = _mm_setr_ps(0, 1, 2, 3);
+        for (int g = 0; g < SKY_CHUNK / 4; g++) {
+            __m128 kk = _mm_add_ps(k4, _mm_set1_ps((float)(4 * g)));
+            out[g] = box_texels4(&q->sky[side[0]],
+                                 _mm_add_ps(_mm_set1_ps(uu[0]), _mm_mul_ps(_mm_set1_ps(du), kk)),
+                                 _mm_add_ps(_mm_set1_ps(ww[0]), _mm_mul_ps(_mm_set1_ps(dw), kk)));
+        }
+    } else {
+        for (int g = 0; g < SKY_CHUNK / 4; g++)
+            box4(v, q, sxt + x0 + 4 * (size_t)g, sy, &out[g]);
+    }
+    for (int g = 0; g < SKY_CHUNK / 4; g++) {
+        if (!cloud) {
+            out[g] = _mm_or_si128(out[g], alpha);
+        } else if (q->sky_cloud_blend == MDL_BLEND_ADD) { /* (over_box's add, four at once) */
+            out[g] = _mm_or_si128(_mm_adds_epu8(out[g], cl[g]), alpha);
+        } else {
+            uint32_t bx[4], c4[4];
+            _mm_storeu_si128((__m128i *)bx, out[g]);
+            _mm_storeu_si128((__m128i *)c4, cl[g]);
+            for (int i = 0; i < 4; i++)
+                bx[i] = over_box(bx[i] | 0xff000000u, c4[i], q->sky_cloud_blend);
+            out[g] = _mm_loadu_si128((const __m128i *)bx);
+        }
     }
 }
 #endif
@@ -1887,12 +2011,16 @@ void r_q3_sky(r_view *v, const r_assets *a)
     double tm = v->time > 0 && v->time < 1e7 ? v->time : 0;
     float drift = (float)fmod(tm * 0.01, 1.0);
     size_t w = (size_t)fb->w;
-    int clouds = q && !q->sky_box && q->sky_cloud >= 0, box = q && q->sky_box;
+    const q3_image *cloud = q && q->sky_cloud >= 0 && q->images[q->sky_cloud].levels > 0
+                                ? &q->images[q->sky_cloud]
+                                : NULL;
+    int clouds = cloud && !q->sky_box, box = q && q->sky_box;
     if (!v->sky_marked)
         return; /* no sky face was drawn: no pixel holds the mark */
-    /* each column's pixel_dir quotient, once for the band (a division less a pixel) */
-    float *sxt = box || clouds ? malloc(w * sizeof *sxt) : NULL;
-    for (size_t x = 0; sxt && x < w; x++)
+    /* each column's pixel_dir quotient, once for the band (a division less a pixel), and
+     * eight past the last column for the last chunk's far end */
+    float *sxt = box || clouds ? malloc((w + SKY_CHUNK) * sizeof *sxt) : NULL;
+    for (size_t x = 0; sxt && x < w + SKY_CHUNK; x++)
         sxt[x] = view_quot((float)(int)x, v->cx, v->scale);
     for (int y = top; y < bottom; y++) {
         uint32_t *row = fb->color + (size_t)y * w;
@@ -1918,43 +2046,40 @@ void r_q3_sky(r_view *v, const r_assets *a)
                 x += 4;
             if (x >= w)
                 break;
-#endif
             if (row[x] != R_SKY_MARK)
                 continue;
-#if defined(__SSE2__)
-            if ((clouds || box) && x + 4 <= w && row[x + 1] == R_SKY_MARK &&
-                row[x + 2] == R_SKY_MARK && row[x + 3] == R_SKY_MARK) {
-                float t4[4];
-                const float *cols = sxt ? sxt + x : t4;
-                for (int i = 0; !sxt && i < 4; i++)
-                    t4[i] = view_quot((float)(int)(x + (size_t)i), v->cx, v->scale);
-                if (box)
-                    box4(v, q, cols, sy, row + x);
-                else
-                    cloud4(v, &q->images[q->sky_cloud], cols, sy, drift, row + x);
-                if (box && q->sky_cloud >= 0) { /* the shader's clouds over its box */
-                    uint32_t c4[4];
-                    cloud4(v, &q->images[q->sky_cloud], cols, sy, drift, c4);
-                    if (q->sky_cloud_blend == MDL_BLEND_ADD) { /* (over_box's add, four at once) */
-                        __m128i *p = (__m128i *)(row + x);
-                        __m128i sum = _mm_adds_epu8(_mm_loadu_si128(p),
-                                                    _mm_loadu_si128((const __m128i *)c4));
-                        _mm_storeu_si128(p, _mm_or_si128(sum, _mm_set1_epi32((int)0xff000000u)));
-                    } else {
-                        for (int i = 0; i < 4; i++)
-                            row[x + (size_t)i] =
-                                over_box(row[x + (size_t)i], c4[i], q->sky_cloud_blend);
+            if (sxt) {
+                /* the chunk of eight columns holding x (at the same columns whatever the
+                 * band, so the same bytes for any thread count): its pixels with the mark
+                 * take the sky */
+                const size_t x0 = x & ~(size_t)(SKY_CHUNK - 1);
+                __m128i px[SKY_CHUNK / 4];
+                sky_chunk(v, q, cloud, sxt, x0, sy, view_quot((float)(y + 1), v->cy, v->scale),
+                          drift, px);
+                if (x0 + SKY_CHUNK <= w) {
+                    for (int g = 0; g < SKY_CHUNK / 4; g++) {
+                        __m128i *p = (__m128i *)(row + x0 + 4 * (size_t)g);
+                        __m128i old = _mm_loadu_si128(p), m = _mm_cmpeq_epi32(old, mark);
+                        _mm_storeu_si128(p, _mm_or_si128(_mm_and_si128(m, px[g]),
+                                                         _mm_andnot_si128(m, old)));
                     }
+                } else {
+                    uint32_t t[SKY_CHUNK];
+                    memcpy(t, px, sizeof t);
+                    for (size_t i = x0; i < w; i++)
+                        if (row[i] == R_SKY_MARK)
+                            row[i] = t[i - x0];
                 }
-                x += 3;
+                x = x0 + SKY_CHUNK - 1;
                 continue;
             }
 #endif
+            if (row[x] != R_SKY_MARK)
+                continue;
             float d[3];
             pixel_dir(v, (int)x, y, d);
             row[x] = q ? sky_texel(q, d, drift) : a->sky_flat;
         }
-        (void)sy;
     }
     free(sxt);
 }

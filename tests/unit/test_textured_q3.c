@@ -1642,6 +1642,7 @@ TEST(q3tex_rocket_smoke)
 typedef struct budget_files {
     const uint8_t *bsp, *tga;
     size_t bsp_len, tga_len;
+    const char *script; /* scripts/b.shader (budget_script when NULL) */
 } budget_files;
 
 /* the smoke's, the blood trail's and the five marks' shaders, each of the one image "big"
@@ -1662,11 +1663,12 @@ static qd_err budget_read(void *ctx, const char *name, uint8_t **data, size_t *l
                           qd_error *err)
 {
     const budget_files *f = ctx;
+    const char *script = f->script ? f->script : budget_script;
     const uint8_t *src = strcmp(name, "maps/b.bsp") == 0     ? f->bsp
                          : strcmp(name, "big.tga") == 0      ? f->tga
-                         : strcmp(name, "scripts/b.shader") == 0 ? (const uint8_t *)budget_script
+                         : strcmp(name, "scripts/b.shader") == 0 ? (const uint8_t *)script
                                                                  : NULL;
-    size_t n = src == f->bsp ? f->bsp_len : src == f->tga ? f->tga_len : sizeof budget_script - 1;
+    size_t n = src == f->bsp ? f->bsp_len : src == f->tga ? f->tga_len : strlen(script);
     if (!src)
         return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
     *data = malloc(n);
@@ -1678,9 +1680,9 @@ static qd_err budget_read(void *ctx, const char *name, uint8_t **data, size_t *l
 static int budget_list(void *ctx, const char *prefix,
                        void (*fn)(void *u, const char *name, uint64_t size), void *u)
 {
-    (void)ctx;
+    const budget_files *f = ctx;
     (void)prefix;
-    fn(u, "scripts/b.shader", sizeof budget_script - 1);
+    fn(u, "scripts/b.shader", strlen(f->script ? f->script : budget_script));
     return 1;
 }
 
@@ -1719,7 +1721,7 @@ TEST(q3tex_faded_copies_within_the_texel_budget)
     lvl->num_models = 2;
     static const uint8_t white[3] = {255, 255, 255};
     for (int big = 0; big < 2 && bsp; big++) {
-        budget_files f = {bsp, NULL, bsp_len, 0};
+        budget_files f = {bsp, NULL, bsp_len, 0, NULL};
         uint8_t *tga = budget_tga(big ? 4096 : 64, &f.tga_len);
         f.tga = tga;
         qd_error err = {0};
@@ -1741,5 +1743,70 @@ TEST(q3tex_faded_copies_within_the_texel_budget)
         free(tga);
     }
     free(lvl);
+    free(bsp);
+}
+
+/* ---- the cloud layer's level of detail ---- */
+
+/* the synthetic map's one shader made a sky whose only stage is the cloud image */
+static const char cloud_script[] =
+    "textures/base_wall/concrete\n{\n\tsurfaceparm sky\n\t{\n\t\tmap big.tga\n\t}\n}\n";
+
+/* GL mipmaps a sky's cloud image like any stage's, so a pixel that spans several of its
+ * texels shows their average, not one of them. A 256 x 256 checkerboard of single black
+ * and white texels as the only cloud layer, seen level from the origin at 90 degrees in a
+ * 128 x 128 frame (r_view_setup: scale 128 / 2 / 0.75 = 85.3 pixels a unit): along the
+ * horizon a pixel's direction (1, -sx, sy) puts the layer's place at 1.5 * 256 * (1, -sx) /
+ * sqrt(1 + sx^2 + 9 sy^2) texels (drift 0 at time 0), so the place moves about 384 / 85.3
+ * = 4.5 texels a pixel across the middle rows and, at the top and bottom rows (sy = -+0.74),
+ * 384 / sqrt(5.98) / 85.3 = 1.8: more than the rasteriser's 1.25 everywhere, so every pixel
+ * reads level 1 or coarser, where each texel is the 2x2 box of two black and two white:
+ * (2 * 255 + 2) / 4 = 128 in every colour channel. Level 0 would give only black and
+ * white. */
+TEST(q3tex_sky_clouds_mipmapped)
+{
+    size_t bsp_len;
+    uint8_t *bsp = test_read_file("tests/fuzz/corpus/bsp/synthetic_ibsp46.bsp", &bsp_len);
+    CHECK(bsp);
+    if (!bsp)
+        return;
+    enum { S = 256, N = 128 };
+    size_t tga_len = 18 + (size_t)S * S * 4;
+    uint8_t *tga = calloc(1, tga_len);
+    tga[2] = 2; /* uncompressed true colour, rows from the bottom */
+    tga[12] = S & 255, tga[13] = S >> 8, tga[14] = S & 255, tga[15] = S >> 8;
+    tga[16] = 32, tga[17] = 8;
+    for (int y = 0; y < S; y++)
+        for (int x = 0; x < S; x++) {
+            uint8_t *p = tga + 18 + ((size_t)y * S + x) * 4;
+            uint8_t c = (x + y) & 1 ? 255 : 0;
+            p[0] = p[1] = p[2] = c;
+            p[3] = 255;
+        }
+    cl_level *lvl = calloc(1, sizeof *lvl);
+    strcpy(lvl->map, "maps/b.bsp");
+    lvl->num_models = 1;
+    budget_files f = {bsp, tga, bsp_len, tga_len, cloud_script};
+    qd_error err = {0};
+    r_assets *a = r_assets_load(lvl, budget_read, &f, NULL, &err);
+    CHECK(a && r_assets_q3_textures(a, budget_read, budget_list, &f, &err) == QD_OK);
+    rast_fb *fb = rast_fb_new(N, N);
+    for (int i = 0; a && i < N * N; i++)
+        fb->color[i] = R_SKY_MARK;
+    r_camera cam = {.fov = 90};
+    r_view v;
+    r_view_setup(&v, &cam, fb);
+    v.sky_marked = 1;
+    if (a)
+        r_q3_sky(&v, a);
+    int grey = 0;
+    for (int i = 0; i < N * N; i++)
+        grey += fb->color[i] == 0xff808080u;
+    CHECK_MSG(grey == N * N, "%d of %d pixels the level's grey (pixel 0: %08x)", grey, N * N,
+              fb->color[0]);
+    rast_fb_free(fb);
+    r_assets_free(a);
+    free(lvl);
+    free(tga);
     free(bsp);
 }
