@@ -286,7 +286,9 @@ typedef struct cl_level {
     char gamedir[32];               /* "id1", "qw", mod name... */
     cl_conventions conv;            /* camera placement on bodies */
     /* Quake: the demo time at which the server's clock (svc_time) read 0, with has_server_time
-     * set: the lights' and spinning items' phase run on it (cl_game_time) */
+     * set: the lights' and spinning items' phase run on it (cl_game_time). Quake III: the
+     * demo time at which the server time (snapshot serverTime, cg.time) read 0: its shaders'
+     * tcMods, waves and animMaps run on that clock (ioq3 tess.shaderTime) */
     double server_time0;
     uint8_t has_server_time;
     int32_t num_models, num_sounds; /* highest index set + 1 */

@@ -1753,6 +1753,8 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
         s->time0 = (int32_t)((int64_t)server_time - (int64_t)llround(s->time * 1000.0) - 50);
     }
     s->rebase = 0;
+    c->cl->level.server_time0 = -(double)s->time0 / 1000.0; /* (serverTime 0 on the demo's clock) */
+    c->cl->level.has_server_time = 1;
     double t = ((double)server_time - s->time0) / 1000.0;
     if (s->frames && t <= s->time) {
         /* A snapshot of the same server frame (a server sends one per client packet when

@@ -399,8 +399,11 @@ static int read_body(lex *l, mdl_shader *sh)
                     sh->flags |= MDL_SHADER_TRANS;
             }
         } else if (is(l, "skyParms")) {
+            /* farbox, cloud height, nearbox (ioq3 ParseSkyParms) */
             if (next(l, 1) && !is(l, "-"))
                 copy_word(sh->sky, sizeof sh->sky, l);
+            if (l->tok[0] != '{' && l->tok[0] != '}')
+                sh->cloud_height = num(l, 0);
             skip_line(l);
         } else if (is(l, "cull")) {
             if (next(l, 1) && (is(l, "none") || is(l, "twosided") || is(l, "disable")))

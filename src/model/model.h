@@ -159,6 +159,7 @@ typedef struct mdl_shader {
      * every stage is (the explosions' sprites: r_q3_explosions) */
     mdl_stage more[2];
     char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
+    float cloud_height; /* skyParms cloud height as written (0: none, or not a number) */
     float deform_div; /* deformVertexes wave: spread, and the wave (func 0: none) */
     mdl_wave deform;
     uint8_t autosprite; /* deformVertexes autosprite: each quad turned to face the eye */

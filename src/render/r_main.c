@@ -442,7 +442,9 @@ static void render_band(band *bd)
         v.pass = R_PASS_TEXTURED;
         v.assets = a;
         v.cache = bd->cache;
-        v.time = t;
+        /* Quake III's shaders run on the server's clock (ioq3 tess.shaderTime is cg.time):
+         * a sky's or a liquid's scroll is where the game had it at that moment */
+        v.time = cl && cl->level.game == CL_GAME_Q3 ? cl_game_time(cl, t) : t;
         for (int i = 0; i < CL_MAX_LIGHTSTYLES; i++)
             v.style[i] = cl ? r_style_value(cl->level.lightstyles[i], cl_game_time(cl, t)) : 256;
         r_surf_turb_table(t, v.turb);

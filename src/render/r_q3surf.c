@@ -71,6 +71,11 @@ struct r_q3 {
     int sky_same;            /* and all of one size */
     int32_t sky_cloud;       /* image of the sky shader's first stage, or -1 */
     uint8_t sky_cloud_blend; /* its blend (MDL_BLEND_*): over a sky box, how it meets it */
+    int32_t sky_cloud2;      /* the image of its next stage that blends as qdemo draws
+                              * (mdl_shader.stage2), drawn over the first; -1 none */
+    uint8_t sky_cloud2_blend;
+    mdl_stage sky_stage[2];  /* the two layers' stages: their tcMods */
+    float sky_height;        /* the cloud layers' height (skyParms; ioq3 takes 0 as 512) */
     uint32_t sky_flat;
     char **missing;          /* names of shaders whose image was not found */
     int num_missing;
@@ -444,6 +449,24 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     if (m->sky && q->sky_cloud < 0 && m->image >= 0) {
         q->sky_cloud = m->image;
         q->sky_cloud_blend = m->blend;
+        memset(q->sky_stage, 0, sizeof q->sky_stage);
+        /* ioq3 ParseSkyParms: a height of 0 is 512; qdemo also takes a negative one (whose
+         * sphere a view ray could miss) or one past 65536 as 512 */
+        float hgt = sh ? sh->cloud_height : 0;
+        q->sky_height = hgt > 0 && hgt <= 65536 ? hgt : 512;
+        if (sh) {
+            q->sky_stage[0] = sh->stage;
+            if (sh->stage2.image[0]) { /* the second layer (resolve_layer2 skips a sky's) */
+                int32_t im = find_image_tx(q, sh->stage2.image, sh->stage2.blend_tex, read, ctx);
+                if (im == -2)
+                    return 0;
+                if (im >= 0 && q->images[im].levels > 0) {
+                    q->sky_cloud2 = im;
+                    q->sky_cloud2_blend = sh->stage2.blend;
+                    q->sky_stage[1] = sh->stage2;
+                }
+            }
+        }
     }
     return 1;
 }
@@ -702,6 +725,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     qd_err r = QD_ERR_NOMEM;
     uint8_t *used = NULL;
     q->sky_cloud = -1;
+    q->sky_cloud2 = -1;
     q->quad_mat = -1;
     q->shell_mats[0] = q->shell_mats[1] = q->shell_mats[2] = -1;
     for (int k = 0; k < R_Q3FX_COUNT; k++)
@@ -1701,20 +1725,8 @@ static void pixel_dir(const r_view *v, int x, int y, float d[3])
         d[j] = v->fwd[j] + v->right[j] * sx - v->up[j] * sy;
 }
 
-/* (int)floorf(x) without the call, for |x| < 2^31 (|d * k| <= 1.5, drift < 1, sizes
- * <= 16384 here). */
-static inline int ifloor(float x)
-{
-    int i = (int)x;
-    return i - ((float)i > x);
-}
-
-/* What the sky shows in direction d: the box, a cloud layer overhead (as Quake's sky, the
- * height tripled) drifting with time, or one colour. */
-static uint32_t cloud_texel(const r_q3 *q, const float d[3], float drift);
-
-/* A cloud layer's texel c over a sky box's b as the layer's blend says (ioq3 draws a sky
- * shader's stages over its farbox: RB_StageIteratorSky). */
+/* A cloud layer's texel c over b (a sky box's, or the layer below) as the layer's blend
+ * says (ioq3 draws a sky shader's stages over its farbox: RB_StageIteratorSky). */
 static uint32_t over_box(uint32_t b, uint32_t c, int blend)
 {
     uint32_t out = 0xff000000u, a = c >> 24;
@@ -1731,37 +1743,140 @@ static uint32_t over_box(uint32_t b, uint32_t c, int blend)
     return out;
 }
 
-static uint32_t sky_texel(const r_q3 *q, const float d[3], float drift)
-{
-    if (q->sky_box)
-        return q->sky_cloud >= 0 ? over_box(box_texel(q, d), cloud_texel(q, d, drift),
-                                            q->sky_cloud_blend)
-                                 : box_texel(q, d);
-    return cloud_texel(q, d, drift);
-}
+/* ---- the cloud layers ----
+ * ioq3 draws a sky shader's stages as layers of cloud on a sphere of radius R + H centred R
+ * under the eye (tr_sky.c R_InitSkyTexCoords: R = 4096, H the skyParms cloud height): a
+ * view ray in direction d meets it at p d, p = (-d_z R + sqrt(d_z^2 R^2 + |d|^2 (2 R H +
+ * H^2))) / |d|^2, and the layer's texture coordinates there are the angles acos(v_x) and
+ * acos(v_y) of v, the point seen from the sphere's centre over its radius, v = (p d + (0,
+ * 0, R)) / (R + H); each stage's tcMods then move and scale them. It makes them at the
+ * vertices of a grid on the sky box (SKY_SUBDIVISIONS 8 a side) and the hardware
+ * interpolates between; qdemo makes them exactly at every SKY_CHUNK-th column of a row and
+ * interpolates between. */
 
-static uint32_t cloud_texel(const r_q3 *q, const float d[3], float drift)
-{
-    if (q->sky_cloud < 0)
-        return q->sky_flat;
-    const q3_image *cloud = &q->images[q->sky_cloud];
-    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + 9 * d[2] * d[2]);
-    float k = len > 0 ? 1.5f / len : 0;
-    int cw = cloud->w[0], ch = cloud->h[0];
-    int tx = ifloor((d[0] * k + drift) * (float)cw) & (cw - 1);
-    int ty = ifloor((d[1] * k + drift) * (float)ch) & (ch - 1);
-    return cloud->texels[0][(size_t)ty * (size_t)cw + (size_t)tx] | 0xff000000u;
-}
-
-/* A cloud layer's texel places, 16.16 in texels of the image's level 0, modulo 2^32: the
- * images are powers of two each way and at most MDL_IMAGE_MAX_SIZE, so the texel a place
- * names at any level is the same modulo 2^32. */
 /* Pixels of a row the sky is worked for together (a power of two, a multiple of four). */
 #define SKY_CHUNK 32
+#define SKY_RADIUS 4096.0f
 
+/* A layer drawn: its image, blend, and tcMods at the frame's time as one affine map of
+ * (s, t) (tcmod_matrix). */
+typedef struct sky_layer {
+    const q3_image *im;
+    int blend;
+    int x2; /* its colour doubled: see r_q3_sky */
+    double m[6];
+} sky_layer;
+
+/* c's colour doubled, saturating (alpha kept). */
+static uint32_t twice(uint32_t c)
+{
+    uint32_t out = c & 0xff000000u;
+    for (int sh = 0; sh < 24; sh += 8) {
+        uint32_t x = (c >> sh & 255) * 2;
+        out |= (x > 255 ? 255 : x) << sh;
+    }
+    return out;
+}
+
+/* acos(x) for -1 <= x <= 1 within 7e-5 (Abramowitz and Stegun 4.4.45: sqrt(1 - |x|) times
+ * a cubic, reflected for x < 0), a fiftieth of a texel of a 256-texel layer at scale 1:
+ * the same operations as acos4's lanes. */
+static float acos_as(float x)
+{
+    float ax = fabsf(x);
+    float r = sqrtf(1.0f - ax) *
+              (1.5707288f + ax * (-0.2121144f + ax * (0.0742610f + ax * -0.0187293f)));
+    return x < 0 ? 3.14159265f - r : r;
+}
+
+/* The layers' texture coordinates (s, t), in repeats of the image before the tcMods, in
+ * direction d. */
+static void sky_angles(float height, const float d[3], float st[2])
+{
+    const float r = SKY_RADIUS, dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    float disc = d[2] * d[2] * r * r + dd * (2 * r * height + height * height);
+    float p = dd > 0 ? (-d[2] * r + sqrtf(disc > 0 ? disc : 0)) / dd : 0;
+    float k = p / (r + height);
+    for (int j = 0; j < 2; j++) {
+        float c = d[j] * k;
+        c = c > 1 ? 1 : c >= -1 ? c : -1; /* (NaN: -1) */
+        st[j] = acos_as(c);
+    }
+}
+
+#if defined(__SSE2__)
+/* acos_as in four lanes. */
+static inline __m128 acos4(__m128 x)
+{
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    __m128 ax = _mm_andnot_ps(sign, x);
+    __m128 poly = _mm_add_ps(_mm_set1_ps(0.0742610f), _mm_mul_ps(ax, _mm_set1_ps(-0.0187293f)));
+    poly = _mm_add_ps(_mm_set1_ps(-0.2121144f), _mm_mul_ps(ax, poly));
+    poly = _mm_add_ps(_mm_set1_ps(1.5707288f), _mm_mul_ps(ax, poly));
+    __m128 r = _mm_mul_ps(_mm_sqrt_ps(_mm_sub_ps(_mm_set1_ps(1.0f), ax)), poly);
+    __m128 neg = _mm_cmplt_ps(x, _mm_setzero_ps());
+    return _mm_or_ps(_mm_and_ps(neg, _mm_sub_ps(_mm_set1_ps(3.14159265f), r)), _mm_andnot_ps(neg, r));
+}
+
+/* sky_angles in four lanes: s and t of directions d. */
+static void sky_angles4(float height, const __m128 d[3], __m128 *s, __m128 *t)
+{
+    const __m128 r = _mm_set1_ps(SKY_RADIUS), zero = _mm_setzero_ps();
+    __m128 dd = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
+                           _mm_mul_ps(d[2], d[2]));
+    __m128 disc = _mm_add_ps(_mm_mul_ps(_mm_mul_ps(_mm_mul_ps(d[2], d[2]), r), r),
+                             _mm_mul_ps(dd, _mm_set1_ps(2 * SKY_RADIUS * height + height * height)));
+    disc = _mm_max_ps(disc, zero);
+    __m128 p = _mm_div_ps(_mm_add_ps(_mm_xor_ps(_mm_mul_ps(d[2], r), _mm_set1_ps(-0.0f)), _mm_sqrt_ps(disc)), dd);
+    p = _mm_and_ps(_mm_cmpgt_ps(dd, zero), p);
+    __m128 k = _mm_div_ps(p, _mm_set1_ps(SKY_RADIUS + height));
+    const __m128 one = _mm_set1_ps(1), mone = _mm_set1_ps(-1);
+    /* clamped: max gives its second operand, -1, for a NaN */
+    *s = acos4(_mm_min_ps(_mm_max_ps(_mm_mul_ps(d[0], k), mone), one));
+    *t = acos4(_mm_min_ps(_mm_max_ps(_mm_mul_ps(d[1], k), mone), one));
+}
+#endif
+
+/* x in 16.16, modulo 2^32 (the images are powers of two each way, so the texel a place
+ * names is the same modulo 2^32); beyond +-2^31 or NaN: 0. */
+static uint32_t sky_fix(double x)
+{
+    x *= 65536.0;
+    return x > -2147483647.0 && x < 2147483647.0 ? (uint32_t)(int32_t)x : 0;
+}
+
+/* floor(x) without the library call (the x86-64 baseline has no rounding instruction);
+ * past +-2^52 (or NaN), x itself is whole enough: 0 there, a place like any other. */
+static inline double floor_d(double x)
+{
+    if (!(x > -4.5e15 && x < 4.5e15))
+        return 0;
+    double t = (double)(int64_t)x;
+    return t > x ? t - 1 : t;
+}
+
+/* Places of a layer, 16.16 in texels of its level 0: u across, v down. */
 typedef struct cloud_at {
     uint32_t u, v;
 } cloud_at;
+
+/* The layer's places at three points of a chunk (its first pixel, SKY_CHUNK pixels on, a
+ * row below its first) from their (s, t): the first wrapped into the image, the others
+ * from it by their difference, so that the steps between are the true ones. */
+static void layer_places(const sky_layer *l, const float st[3][2], cloud_at out[3])
+{
+    double u[3], v[3];
+    for (int k = 0; k < 3; k++) {
+        u[k] = l->m[0] * st[k][0] + l->m[1] * st[k][1] + l->m[2];
+        v[k] = l->m[3] * st[k][0] + l->m[4] * st[k][1] + l->m[5];
+    }
+    const double w = l->im->w[0], h = l->im->h[0];
+    const double u0 = (u[0] - floor_d(u[0])) * w, v0 = (v[0] - floor_d(v[0])) * h;
+    for (int k = 0; k < 3; k++) {
+        out[k].u = sky_fix(u0 + (u[k] - u[0]) * w);
+        out[k].v = sky_fix(v0 + (v[k] - v[0]) * h);
+    }
+}
 
 /* |a - b| of two places, as a 16.16 texel count. */
 static uint32_t place_span(uint32_t a, uint32_t b)
@@ -1770,11 +1885,12 @@ static uint32_t place_span(uint32_t a, uint32_t b)
     return d >> 31 ? 0u - d : d;
 }
 
-/* The level of the cloud's mip chain for a chunk of SKY_CHUNK pixels from places a (its
- * first pixel), b (SKY_CHUNK pixels on) and below (a row lower): the rasteriser's rule (run_level:
- * level 0 while a pixel spans at most 1.25 texels, one more for each doubling) on the
- * larger step, along the row or down. */
-static int cloud_level(const q3_image *cloud, cloud_at a, cloud_at b, cloud_at below)
+/* The level of the layer's mip chain for a chunk from places a (its first pixel), b
+ * (SKY_CHUNK pixels on) and below (a row lower): the rasteriser's rule (run_level: level 0
+ * while a pixel spans at most 1.25 texels, one more for each doubling) on the larger step,
+ * along the row or down. The horizon's clouds read texels averaged over what a pixel
+ * covers, as GL's mipmaps give them. */
+static int cloud_level(const q3_image *im, cloud_at a, cloud_at b, cloud_at below)
 {
     uint32_t rho = place_span(b.u, a.u) / SKY_CHUNK, r2 = place_span(b.v, a.v) / SKY_CHUNK;
     rho = r2 > rho ? r2 : rho;
@@ -1783,9 +1899,17 @@ static int cloud_level(const q3_image *cloud, cloud_at a, cloud_at b, cloud_at b
     r2 = place_span(below.v, a.v);
     rho = r2 > rho ? r2 : rho;
     int lvl = 0;
-    while (lvl < cloud->levels - 1 && (rho >> lvl) > 81920) /* 1.25 in 16.16 */
+    while (lvl < im->levels - 1 && (rho >> lvl) > 81920) /* 1.25 in 16.16 */
         lvl++;
     return lvl;
+}
+
+/* The layer's texel at place (u, v) of level lvl, alpha as the image has it. */
+static inline uint32_t layer_texel(const q3_image *im, int lvl, uint32_t u, uint32_t v)
+{
+    const int sh = 16 + lvl;
+    return im->texels[lvl][(size_t)(v >> sh & (uint32_t)(im->h[lvl] - 1)) * (size_t)im->w[lvl] +
+                           (u >> sh & (uint32_t)(im->w[lvl] - 1))];
 }
 
 #if defined(__SSE2__)
@@ -1906,120 +2030,179 @@ static void box4(const r_view *v, const r_q3 *q, const float *sxt, float row_sy,
     *out = _mm_loadu_si128((const __m128i *)t);
 }
 
-/* The sky of the eight pixels from column x0 (a multiple of eight) of a row whose quotient
- * is sy (sy1 the next row's), into out[0..1], four pixels each, alpha opaque. The cloud
- * layer from its places at x0 and x0 + 8 (and at x0 a row lower, for the level: see
- * cloud_level) and linear between, as ioq3 makes the sky's texture coordinates at the
- * vertices of a grid (tr_sky.c: SKY_SUBDIVISIONS 8 a side) and interpolates them between;
- * the box likewise when both ends see the same side (a side's directions make a convex
- * cone, so every pixel between sees it too), each pixel on its own where the chunk crosses
- * an edge of the box. The cloud layer goes over the box as its blend says. */
-static void sky_chunk(const r_view *v, const r_q3 *q, const q3_image *cloud, const float *sxt,
-                      size_t x0, float sy, float sy1, float drift, __m128i out[SKY_CHUNK / 4])
+/* floor(t / 255) of 16-bit lanes t <= 65534. */
+static inline __m128i div255_4(__m128i t)
+{
+    return _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(t, _mm_set1_epi16(1)), _mm_srli_epi16(t, 8)), 8);
+}
+
+/* over_box for four pixels: the layer's texels c over b, the same bytes. */
+static inline __m128i over4(__m128i b, __m128i c, int blend)
+{
+    const __m128i alpha = _mm_set1_epi32((int)0xff000000u), zero = _mm_setzero_si128();
+    if (blend == MDL_BLEND_ADD)
+        return _mm_or_si128(_mm_adds_epu8(b, c), alpha);
+    if (blend != MDL_BLEND_FILTER && blend != MDL_BLEND_ALPHA)
+        return _mm_or_si128(c, alpha);
+    __m128i out[2];
+    for (int h = 0; h < 2; h++) {
+        __m128i x = h ? _mm_unpackhi_epi8(b, zero) : _mm_unpacklo_epi8(b, zero);
+        __m128i y = h ? _mm_unpackhi_epi8(c, zero) : _mm_unpacklo_epi8(c, zero);
+        __m128i t;
+        if (blend == MDL_BLEND_FILTER) {
+            t = _mm_add_epi16(_mm_mullo_epi16(x, y), _mm_set1_epi16(127));
+        } else { /* each pixel's alpha over its four channels */
+            __m128i a = _mm_shufflehi_epi16(_mm_shufflelo_epi16(y, 0xff), 0xff);
+            t = _mm_add_epi16(_mm_add_epi16(_mm_mullo_epi16(y, a),
+                                            _mm_mullo_epi16(x, _mm_sub_epi16(_mm_set1_epi16(255), a))),
+                              _mm_set1_epi16(127));
+        }
+        out[h] = div255_4(t);
+    }
+    return _mm_or_si128(_mm_packus_epi16(out[0], out[1]), alpha);
+}
+
+/* A layer's texels over a chunk: from place a at its first pixel, b SKY_CHUNK pixels on,
+ * linear between, at the level cloud_level picks with below. */
+static void layer_chunk(const q3_image *im, const cloud_at p[3], __m128i out[SKY_CHUNK / 4])
+{
+    const int lvl = cloud_level(im, p[0], p[1], p[2]);
+    const int32_t du = (int32_t)(p[1].u - p[0].u) / SKY_CHUNK,
+                  dv = (int32_t)(p[1].v - p[0].v) / SKY_CHUNK;
+    const __m128i sh = _mm_cvtsi32_si128(16 + lvl);
+    const __m128i wm = _mm_set1_epi32(im->w[lvl] - 1), hm = _mm_set1_epi32(im->h[lvl] - 1);
+    const uint32_t *t = im->texels[lvl];
+    __m128i u4 = ramp4((int32_t)p[0].u, du), v4 = ramp4((int32_t)p[0].v, dv);
+    const __m128i du4 = _mm_set1_epi32((int32_t)(4 * (uint32_t)du)),
+                  dv4 = _mm_set1_epi32((int32_t)(4 * (uint32_t)dv));
+    for (int g = 0; g < SKY_CHUNK / 4; g++) {
+        int32_t ix[4];
+        index4(_mm_and_si128(_mm_srl_epi32(u4, sh), wm), _mm_and_si128(_mm_srl_epi32(v4, sh), hm),
+               im->w[lvl], ix);
+        out[g] = _mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]);
+        u4 = _mm_add_epi32(u4, du4);
+        v4 = _mm_add_epi32(v4, dv4);
+    }
+}
+
+/* The sky of the SKY_CHUNK pixels from column x0 (a multiple of SKY_CHUNK) of a row whose
+ * quotient is sy (sy1 the next row's), into out, four pixels each, alpha opaque: the box
+ * (each side's place worked at the chunk's ends and linear between when both see the same
+ * side: a side's directions make a convex cone, so every pixel between sees it too; each
+ * pixel on its own where the chunk crosses an edge of the box), the first layer over it as
+ * its blend says (without a box, the first layer as it is), the second over that. */
+static void sky_chunk(const r_view *v, const r_q3 *q, const sky_layer *lay, int nlay,
+                      const float *sxt, size_t x0, float sy, float sy1, __m128i out[SKY_CHUNK / 4])
 {
     /* the lanes' directions: (x0, y), (x0 + SKY_CHUNK, y), (x0, y + 1), (x0 + SKY_CHUNK, y + 1) */
     const __m128 colx = _mm_setr_ps(sxt[x0], sxt[x0 + SKY_CHUNK], sxt[x0], sxt[x0 + SKY_CHUNK]);
     const __m128 rowy = _mm_setr_ps(sy, sy, sy1, sy1);
-    const __m128i alpha = _mm_set1_epi32((int)0xff000000u);
     __m128 d[3];
     for (int j = 0; j < 3; j++)
         d[j] = _mm_sub_ps(_mm_add_ps(_mm_set1_ps(v->fwd[j]), _mm_mul_ps(_mm_set1_ps(v->right[j]), colx)),
                           _mm_mul_ps(_mm_set1_ps(v->up[j]), rowy));
     __m128i cl[SKY_CHUNK / 4];
-    if (cloud) {
-        /* the places: overhead (as Quake's sky, the height tripled), drifting with time;
-         * floor(place * 65536) (truncated, less one where that lies above: out of range
-         * and NaN give the conversion's 0x80000000, a place like any other) */
-        __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])),
-                                _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(9), d[2]), d[2]));
-        __m128 len = _mm_sqrt_ps(sum), pos = _mm_cmpgt_ps(len, _mm_setzero_ps());
-        __m128 k = _mm_and_ps(pos, _mm_div_ps(_mm_set1_ps(1.5f), len));
-        const __m128 dr = _mm_set1_ps(drift), k16 = _mm_set1_ps(65536.0f);
-        __m128 fu = _mm_mul_ps(_mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[0], k), dr),
-                                          _mm_set1_ps((float)cloud->w[0])), k16);
-        __m128 fv = _mm_mul_ps(_mm_mul_ps(_mm_add_ps(_mm_mul_ps(d[1], k), dr),
-                                          _mm_set1_ps((float)cloud->h[0])), k16);
-        __m128i iu = _mm_cvttps_epi32(fu), iv = _mm_cvttps_epi32(fv);
-        iu = _mm_add_epi32(iu, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(iu), fu)));
-        iv = _mm_add_epi32(iv, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(iv), fv)));
-        uint32_t pu[4], pv[4];
-        _mm_storeu_si128((__m128i *)pu, iu);
-        _mm_storeu_si128((__m128i *)pv, iv);
-        const cloud_at a = {pu[0], pv[0]}, b = {pu[1], pv[1]}, below = {pu[2], pv[2]};
-        const int lvl = cloud_level(cloud, a, b, below);
-        const int32_t du = (int32_t)(b.u - a.u) / SKY_CHUNK, dv = (int32_t)(b.v - a.v) / SKY_CHUNK;
-        const __m128i sh = _mm_cvtsi32_si128(16 + lvl);
-        const __m128i wm = _mm_set1_epi32(cloud->w[lvl] - 1), hm = _mm_set1_epi32(cloud->h[lvl] - 1);
-        const uint32_t *t = cloud->texels[lvl];
-        __m128i u4 = ramp4((int32_t)a.u, du), v4 = ramp4((int32_t)a.v, dv);
-        for (int g = 0; g < SKY_CHUNK / 4; g++) {
-            int32_t ix[4];
-            index4(_mm_and_si128(_mm_srl_epi32(u4, sh), wm), _mm_and_si128(_mm_srl_epi32(v4, sh), hm),
-                   cloud->w[lvl], ix);
-            cl[g] = _mm_or_si128(_mm_setr_epi32((int)t[ix[0]], (int)t[ix[1]], (int)t[ix[2]], (int)t[ix[3]]),
-                                 alpha);
-            u4 = _mm_add_epi32(u4, _mm_set1_epi32(4 * du));
-            v4 = _mm_add_epi32(v4, _mm_set1_epi32(4 * dv));
-        }
-        if (!q->sky_box) {
-            memcpy(out, cl, sizeof cl);
-            return;
-        }
+    float st[3][2];
+    if (nlay) { /* (lanes 0, 1, 2) */
+        __m128 s4, t4;
+        float sl[4], tl[4];
+        sky_angles4(q->sky_height, d, &s4, &t4);
+        _mm_storeu_ps(sl, s4);
+        _mm_storeu_ps(tl, t4);
+        for (int k = 0; k < 3; k++)
+            st[k][0] = sl[k], st[k][1] = tl[k];
     }
-    /* the box */
-    int32_t side[4];
-    __m128 u, w4;
-    box_place4(d, side, &u, &w4);
-    if (side[0] == side[1]) {
-        float uu[4], ww[4];
-        _mm_storeu_ps(uu, u);
-        _mm_storeu_ps(ww, w4);
-        const float du = (uu[1] - uu[0]) * (1.0f / SKY_CHUNK), dw = (ww[1] - ww[0]) * (1.0f / SKY_CHUNK);
-        const __m128 k4 = _mm_setr_ps(0, 1, 2, 3);
-        for (int g = 0; g < SKY_CHUNK / 4; g++) {
-            __m128 kk = _mm_add_ps(k4, _mm_set1_ps((float)(4 * g)));
-            out[g] = box_texels4(&q->sky[side[0]],
-                                 _mm_add_ps(_mm_set1_ps(uu[0]), _mm_mul_ps(_mm_set1_ps(du), kk)),
-                                 _mm_add_ps(_mm_set1_ps(ww[0]), _mm_mul_ps(_mm_set1_ps(dw), kk)));
-        }
-    } else {
-        for (int g = 0; g < SKY_CHUNK / 4; g++)
-            box4(v, q, sxt + x0 + 4 * (size_t)g, sy, &out[g]);
-    }
-    for (int g = 0; g < SKY_CHUNK / 4; g++) {
-        if (!cloud) {
-            out[g] = _mm_or_si128(out[g], alpha);
-        } else if (q->sky_cloud_blend == MDL_BLEND_ADD) { /* (over_box's add, four at once) */
-            out[g] = _mm_or_si128(_mm_adds_epu8(out[g], cl[g]), alpha);
+    int drawn = 0;
+    if (q->sky_box) {
+        int32_t side[4];
+        __m128 u, w4;
+        box_place4(d, side, &u, &w4);
+        if (side[0] == side[1]) {
+            float uu[4], ww[4];
+            _mm_storeu_ps(uu, u);
+            _mm_storeu_ps(ww, w4);
+            const float du = (uu[1] - uu[0]) * (1.0f / SKY_CHUNK), dw = (ww[1] - ww[0]) * (1.0f / SKY_CHUNK);
+            const __m128 k4 = _mm_setr_ps(0, 1, 2, 3);
+            for (int g = 0; g < SKY_CHUNK / 4; g++) {
+                __m128 kk = _mm_add_ps(k4, _mm_set1_ps((float)(4 * g)));
+                out[g] = box_texels4(&q->sky[side[0]],
+                                     _mm_add_ps(_mm_set1_ps(uu[0]), _mm_mul_ps(_mm_set1_ps(du), kk)),
+                                     _mm_add_ps(_mm_set1_ps(ww[0]), _mm_mul_ps(_mm_set1_ps(dw), kk)));
+            }
         } else {
-            uint32_t bx[4], c4[4];
-            _mm_storeu_si128((__m128i *)bx, out[g]);
-            _mm_storeu_si128((__m128i *)c4, cl[g]);
-            for (int i = 0; i < 4; i++)
-                bx[i] = over_box(bx[i] | 0xff000000u, c4[i], q->sky_cloud_blend);
-            out[g] = _mm_loadu_si128((const __m128i *)bx);
+            for (int g = 0; g < SKY_CHUNK / 4; g++)
+                box4(v, q, sxt + x0 + 4 * (size_t)g, sy, &out[g]);
         }
+        drawn = 1;
     }
+    for (int k = 0; k < nlay; k++) {
+        cloud_at p[3];
+        layer_places(&lay[k], (const float(*)[2])st, p);
+        layer_chunk(lay[k].im, p, cl);
+        for (int g = 0; lay[k].x2 && g < SKY_CHUNK / 4; g++) /* (twice, four at once) */
+            cl[g] = _mm_or_si128(_mm_and_si128(_mm_adds_epu8(cl[g], cl[g]), _mm_set1_epi32(0xffffff)),
+                                 _mm_and_si128(cl[g], _mm_set1_epi32((int)0xff000000u)));
+        for (int g = 0; g < SKY_CHUNK / 4; g++)
+            out[g] = over4(drawn ? out[g] : _mm_setzero_si128(), cl[g],
+                           drawn ? lay[k].blend : MDL_BLEND_NONE);
+        drawn = 1;
+    }
+    for (int g = 0; g < SKY_CHUNK / 4; g++)
+        out[g] = _mm_or_si128(out[g], _mm_set1_epi32((int)0xff000000u));
 }
 #endif
+
+/* The sky in direction d, one pixel on its own (the SSE2 build's chunks' exact values at
+ * level 0: the scalar build's way). */
+static uint32_t sky_texel(const r_q3 *q, const sky_layer *lay, int nlay, const float d[3])
+{
+    uint32_t c = q->sky_box ? box_texel(q, d) | 0xff000000u : 0;
+    float st[2];
+    sky_angles(q->sky_height, d, st);
+    for (int k = 0; k < nlay; k++) {
+        const float st3[3][2] = {{st[0], st[1]}, {st[0], st[1]}, {st[0], st[1]}};
+        cloud_at p[3];
+        layer_places(&lay[k], st3, p);
+        uint32_t t = layer_texel(lay[k].im, 0, p[0].u, p[0].v);
+        t = lay[k].x2 ? twice(t) : t;
+        c = k || q->sky_box ? over_box(c, t, lay[k].blend) : t | 0xff000000u;
+    }
+    return nlay || q->sky_box ? c : q->sky_flat;
+}
 
 void r_q3_sky(r_view *v, const r_assets *a)
 {
     const r_q3 *q = a->q3;
     rast_fb *fb = v->fb;
     int top = v->y0 > 0 ? v->y0 : 0, bottom = v->y1 < fb->h ? v->y1 : fb->h;
-    double tm = v->time > 0 && v->time < 1e7 ? v->time : 0;
-    float drift = (float)fmod(tm * 0.01, 1.0);
     size_t w = (size_t)fb->w;
-    const q3_image *cloud = q && q->sky_cloud >= 0 && q->images[q->sky_cloud].levels > 0
-                                ? &q->images[q->sky_cloud]
-                                : NULL;
-    int clouds = cloud && !q->sky_box, box = q && q->sky_box;
     if (!v->sky_marked)
         return; /* no sky face was drawn: no pixel holds the mark */
+    /* the cloud layers at this time: the sky shader's first stage, and the next over it */
+    sky_layer lay[2];
+    int nlay = 0;
+    for (int k = 0; q && k < 2; k++) {
+        int32_t im = k ? q->sky_cloud2 : q->sky_cloud;
+        if (im < 0 || q->images[im].levels < 1 || (k && !nlay))
+            continue;
+        lay[nlay].im = &q->images[im];
+        lay[nlay].blend = k ? q->sky_cloud2_blend : q->sky_cloud_blend;
+        /* ioq3 as Debian runs it has the hardware overbright bit (its log: "GAMMA: hardware
+         * w/ 1 overbright bits", in a window too): the frame is drawn at half and shown
+         * doubled, the farbox and a stage at their default identityLighting (0.5) come out
+         * as their images, but a stage with rgbGen identity (1.0) comes out doubled where
+         * it adds, blends or replaces (a filter multiplies what is drawn: shown doubled, the
+         * product is the images' product, as today). oa_dm3's clouds (sp_flatsky2.tga,
+         * rgbGen identity over sp_flatsky.jpg) are bright as in the game only so. */
+        lay[nlay].x2 = q->sky_stage[k].rgbgen == MDL_RGBGEN_IDENTITY &&
+                       lay[nlay].blend != MDL_BLEND_FILTER;
+        tcmod_matrix(&q->sky_stage[k], v->time, lay[nlay].m);
+        nlay++;
+    }
+    const int any = q && (q->sky_box || nlay);
     /* each column's pixel_dir quotient, once for the band (a division less a pixel), and
-     * eight past the last column for the last chunk's far end */
-    float *sxt = box || clouds ? malloc((w + SKY_CHUNK) * sizeof *sxt) : NULL;
+     * SKY_CHUNK past the last column for the last chunk's far end */
+    float *sxt = any ? malloc((w + SKY_CHUNK) * sizeof *sxt) : NULL;
     for (size_t x = 0; sxt && x < w + SKY_CHUNK; x++)
         sxt[x] = view_quot((float)(int)x, v->cx, v->scale);
     for (int y = top; y < bottom; y++) {
@@ -2049,13 +2232,13 @@ void r_q3_sky(r_view *v, const r_assets *a)
             if (row[x] != R_SKY_MARK)
                 continue;
             if (sxt) {
-                /* the chunk of eight columns holding x (at the same columns whatever the
+                /* the chunk of SKY_CHUNK columns holding x (at the same columns whatever the
                  * band, so the same bytes for any thread count): its pixels with the mark
                  * take the sky */
                 const size_t x0 = x & ~(size_t)(SKY_CHUNK - 1);
                 __m128i px[SKY_CHUNK / 4];
-                sky_chunk(v, q, cloud, sxt, x0, sy, view_quot((float)(y + 1), v->cy, v->scale),
-                          drift, px);
+                sky_chunk(v, q, lay, nlay, sxt, x0, sy, view_quot((float)(y + 1), v->cy, v->scale),
+                          px);
                 if (x0 + SKY_CHUNK <= w) {
                     for (int g = 0; g < SKY_CHUNK / 4; g++) {
                         __m128i *p = (__m128i *)(row + x0 + 4 * (size_t)g);
@@ -2078,7 +2261,7 @@ void r_q3_sky(r_view *v, const r_assets *a)
                 continue;
             float d[3];
             pixel_dir(v, (int)x, y, d);
-            row[x] = q ? sky_texel(q, d, drift) : a->sky_flat;
+            row[x] = !q ? a->sky_flat : any ? sky_texel(q, lay, nlay, d) : q->sky_flat;
         }
     }
     free(sxt);

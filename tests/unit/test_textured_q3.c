@@ -218,6 +218,7 @@ TEST(q3tex_shader_parse)
     CHECK(s != NULL);
     CHECK(s->flags & MDL_SHADER_SKY);
     CHECK_STR(s->sky, "env/box");
+    CHECK(s->cloud_height == 512.0f); /* skyParms' second word */
     CHECK_STR(s->stage.image, "textures/a.jpg");
     CHECK_EQ(s->blend, MDL_BLEND_ADD);
     CHECK_EQ(s->stage.rgbgen, MDL_RGBGEN_CONST);
@@ -1748,65 +1749,120 @@ TEST(q3tex_faded_copies_within_the_texel_budget)
 
 /* ---- the cloud layer's level of detail ---- */
 
-/* the synthetic map's one shader made a sky whose only stage is the cloud image */
+/* the synthetic map's one shader made a sky whose only stage is the cloud image, repeated 8
+ * times as often (and for the zenith test below, as it is) */
 static const char cloud_script[] =
-    "textures/base_wall/concrete\n{\n\tsurfaceparm sky\n\t{\n\t\tmap big.tga\n\t}\n}\n";
+    "textures/base_wall/concrete\n{\n\tsurfaceparm sky\n\t{\n\t\tmap big.tga\n"
+    "\t\ttcMod scale 8 8\n\t}\n}\n";
+static const char zenith_script[] =
+    "textures/base_wall/concrete\n{\n\tsurfaceparm sky\n\tskyParms - 512 -\n"
+    "\t{\n\t\tmap big.tga\n\t}\n}\n";
 
-/* GL mipmaps a sky's cloud image like any stage's, so a pixel that spans several of its
- * texels shows their average, not one of them. A 256 x 256 checkerboard of single black
- * and white texels as the only cloud layer, seen level from the origin at 90 degrees in a
- * 128 x 128 frame (r_view_setup: scale 128 / 2 / 0.75 = 85.3 pixels a unit): along the
- * horizon a pixel's direction (1, -sx, sy) puts the layer's place at 1.5 * 256 * (1, -sx) /
- * sqrt(1 + sx^2 + 9 sy^2) texels (drift 0 at time 0), so the place moves about 384 / 85.3
- * = 4.5 texels a pixel across the middle rows and, at the top and bottom rows (sy = -+0.74),
- * 384 / sqrt(5.98) / 85.3 = 1.8: more than the rasteriser's 1.25 everywhere, so every pixel
- * reads level 1 or coarser, where each texel is the 2x2 box of two black and two white:
- * (2 * 255 + 2) / 4 = 128 in every colour channel. Level 0 would give only black and
- * white. */
-TEST(q3tex_sky_clouds_mipmapped)
+/* An uncompressed 32-bit TGA s x s whose texel (x, y) (y from the top) is texel(x, y). */
+static uint8_t *sky_tga(int s, uint32_t (*texel)(int x, int y), size_t *len)
+{
+    *len = 18 + (size_t)s * s * 4;
+    uint8_t *tga = calloc(1, *len);
+    tga[2] = 2; /* uncompressed true colour */
+    tga[12] = s & 255, tga[13] = s >> 8, tga[14] = s & 255, tga[15] = s >> 8;
+    tga[16] = 32, tga[17] = 8 | 0x20; /* alpha bits, rows from the top */
+    for (int y = 0; y < s; y++)
+        for (int x = 0; x < s; x++) {
+            uint8_t *p = tga + 18 + ((size_t)y * s + x) * 4;
+            uint32_t c = texel(x, y); /* 0xAARRGGBB */
+            p[0] = c & 255, p[1] = c >> 8 & 255, p[2] = c >> 16 & 255, p[3] = c >> 24;
+        }
+    return tga;
+}
+
+static uint32_t checker(int x, int y) { return (x + y) & 1 ? 0xffffffffu : 0xff000000u; }
+
+/* red x, green y */
+static uint32_t where(int x, int y) { return 0xff000000u | (uint32_t)x << 16 | (uint32_t)y << 8; }
+
+/* The synthetic map with script's sky over image, drawn into fb every pixel of which holds
+ * the sky's mark, from camera cam at time 0. 0 when the map is missing. */
+static int sky_frame(const char *script, uint8_t *tga, size_t tga_len, const r_camera *cam,
+                     rast_fb *fb)
 {
     size_t bsp_len;
     uint8_t *bsp = test_read_file("tests/fuzz/corpus/bsp/synthetic_ibsp46.bsp", &bsp_len);
-    CHECK(bsp);
     if (!bsp)
-        return;
-    enum { S = 256, N = 128 };
-    size_t tga_len = 18 + (size_t)S * S * 4;
-    uint8_t *tga = calloc(1, tga_len);
-    tga[2] = 2; /* uncompressed true colour, rows from the bottom */
-    tga[12] = S & 255, tga[13] = S >> 8, tga[14] = S & 255, tga[15] = S >> 8;
-    tga[16] = 32, tga[17] = 8;
-    for (int y = 0; y < S; y++)
-        for (int x = 0; x < S; x++) {
-            uint8_t *p = tga + 18 + ((size_t)y * S + x) * 4;
-            uint8_t c = (x + y) & 1 ? 255 : 0;
-            p[0] = p[1] = p[2] = c;
-            p[3] = 255;
-        }
+        return 0;
     cl_level *lvl = calloc(1, sizeof *lvl);
     strcpy(lvl->map, "maps/b.bsp");
     lvl->num_models = 1;
-    budget_files f = {bsp, tga, bsp_len, tga_len, cloud_script};
+    budget_files f = {bsp, tga, bsp_len, tga_len, script};
     qd_error err = {0};
     r_assets *a = r_assets_load(lvl, budget_read, &f, NULL, &err);
-    CHECK(a && r_assets_q3_textures(a, budget_read, budget_list, &f, &err) == QD_OK);
-    rast_fb *fb = rast_fb_new(N, N);
-    for (int i = 0; a && i < N * N; i++)
+    int ok = a && r_assets_q3_textures(a, budget_read, budget_list, &f, &err) == QD_OK;
+    for (int i = 0; i < fb->w * fb->h; i++)
         fb->color[i] = R_SKY_MARK;
-    r_camera cam = {.fov = 90};
-    r_view v;
-    r_view_setup(&v, &cam, fb);
-    v.sky_marked = 1;
-    if (a)
+    if (ok) {
+        r_view v;
+        r_view_setup(&v, cam, fb);
+        v.sky_marked = 1;
         r_q3_sky(&v, a);
+    }
+    r_assets_free(a);
+    free(lvl);
+    free(bsp);
+    return ok ? 1 : -1;
+}
+
+/* GL mipmaps a sky's cloud image like any stage's, so a pixel that spans several of its
+ * texels shows their average, not one of them. A 256 x 256 checkerboard of single black
+ * and white texels as the only cloud layer, repeated 8 times as often (tcMod scale 8 8),
+ * seen level from the origin at 90 degrees in a 128 x 128 frame. ioq3's layer coordinates
+ * (R_InitSkyTexCoords: acos of the point where the view ray meets a sphere of radius 4096 +
+ * 512 centred 4096 under the eye), worked for every pixel of this frame from that formula
+ * (a short script, not qdemo), change by at least 0.42 / 256 of a repeat between a pixel
+ * and its neighbour to the right or below: times 8, at least 3.3 texels a pixel, well past
+ * the rasteriser's 1.25, so every pixel reads level 1 or coarser, where each texel is the
+ * 2x2 box of two black and two white: (2 * 255 + 2) / 4 = 128 in every colour channel.
+ * Level 0 would give only black and white. */
+TEST(q3tex_sky_clouds_mipmapped)
+{
+    enum { N = 128 };
+    size_t tga_len;
+    uint8_t *tga = sky_tga(256, checker, &tga_len);
+    rast_fb *fb = rast_fb_new(N, N);
+    r_camera cam = {.fov = 90};
+    int ok = sky_frame(cloud_script, tga, tga_len, &cam, fb);
+    CHECK(ok);
     int grey = 0;
-    for (int i = 0; i < N * N; i++)
+    for (int i = 0; ok > 0 && i < N * N; i++)
         grey += fb->color[i] == 0xff808080u;
     CHECK_MSG(grey == N * N, "%d of %d pixels the level's grey (pixel 0: %08x)", grey, N * N,
               fb->color[0]);
     rast_fb_free(fb);
-    r_assets_free(a);
-    free(lvl);
     free(tga);
-    free(bsp);
+}
+
+/* Straight up, the view ray meets ioq3's cloud sphere right overhead, where the point seen
+ * from the sphere's centre is (0, 0, 1): the layer's coordinates are acos(0) = pi / 2 each
+ * way (R_InitSkyTexCoords), 0.5708 of a repeat past a whole one, texel 0.5708 * 256 = 146.1
+ * of a 256 x 256 image. The four pixels around the centre of a 128 x 128 frame (90 degrees:
+ * half a pixel is 0.0059 units of the view plane off the axis) see it 0.0059 * 512 / 4608 =
+ * 0.00065 radians away, 0.17 of a texel: texels 145 to 147 across and down. The image's
+ * texels hold their own column in red and row in green. Before, qdemo put the layer's
+ * texel 0 there (Quake's sky formula). */
+TEST(q3tex_sky_zenith_by_hand)
+{
+    enum { N = 128 };
+    size_t tga_len;
+    uint8_t *tga = sky_tga(256, where, &tga_len);
+    rast_fb *fb = rast_fb_new(N, N);
+    r_camera cam = {.fov = 90, .angles = {-90, 0, 0}}; /* pitch -90: looking up */
+    int ok = sky_frame(zenith_script, tga, tga_len, &cam, fb);
+    CHECK(ok);
+    for (int y = N / 2 - 1; ok > 0 && y <= N / 2; y++)
+        for (int x = N / 2 - 1; x <= N / 2; x++) {
+            uint32_t c = fb->color[y * N + x];
+            int r = c & 255, g = c >> 8 & 255; /* (rast_rgb: red lowest) */
+            CHECK_MSG(r >= 145 && r <= 147 && g >= 145 && g <= 147,
+                      "pixel %d,%d: texel %d,%d (%08x)", x, y, r, g, c);
+        }
+    rast_fb_free(fb);
+    free(tga);
 }
