@@ -1763,14 +1763,24 @@ static uint32_t over_box(uint32_t b, uint32_t c, int blend)
 typedef struct sky_layer {
     const q3_image *im;
     int blend;
-    int x2; /* its colour doubled: see r_q3_sky */
+    int full; /* drawn at its image's colour into the half-scale frame: see r_q3_sky */
     double m[6];
 } sky_layer;
 
-/* c's colour doubled, saturating (alpha kept). */
-static uint32_t twice(uint32_t c)
+/* c's colour halved, rounding up, as GL stores 0.5 times it (alpha kept). */
+static uint32_t half_of(uint32_t c)
 {
     uint32_t out = c & 0xff000000u;
+    for (int sh = 0; sh < 24; sh += 8)
+        out |= ((c >> sh & 255) + 1) / 2 << sh;
+    return out;
+}
+
+/* c's colour doubled, saturating, as the display shows the half-scale frame (alpha
+ * opaque). */
+static uint32_t twice(uint32_t c)
+{
+    uint32_t out = 0xff000000u;
     for (int sh = 0; sh < 24; sh += 8) {
         uint32_t x = (c >> sh & 255) * 2;
         out |= (x > 255 ? 255 : x) << sh;
@@ -2133,22 +2143,25 @@ static void sky_chunk(const r_view *v, const r_q3 *q, const sky_layer *lay, int 
             for (int g = 0; g < SKY_CHUNK / 4; g++)
                 box4(v, q, sxt + x0 + 4 * (size_t)g, sy, &out[g]);
         }
+        for (int g = 0; g < SKY_CHUNK / 4; g++) /* (half_of, four at once) */
+            out[g] = _mm_avg_epu8(out[g], _mm_setzero_si128());
         drawn = 1;
     }
+    const __m128i rgb = _mm_set1_epi32(0xffffff);
     for (int k = 0; k < nlay; k++) {
         cloud_at p[3];
         layer_places(&lay[k], (const float(*)[2])st, p);
         layer_chunk(lay[k].im, p, cl);
-        for (int g = 0; lay[k].x2 && g < SKY_CHUNK / 4; g++) /* (twice, four at once) */
-            cl[g] = _mm_or_si128(_mm_and_si128(_mm_adds_epu8(cl[g], cl[g]), _mm_set1_epi32(0xffffff)),
-                                 _mm_and_si128(cl[g], _mm_set1_epi32((int)0xff000000u)));
+        for (int g = 0; !lay[k].full && g < SKY_CHUNK / 4; g++) /* (half_of, alpha kept) */
+            cl[g] = _mm_or_si128(_mm_and_si128(_mm_avg_epu8(cl[g], _mm_setzero_si128()), rgb),
+                                 _mm_andnot_si128(rgb, cl[g]));
         for (int g = 0; g < SKY_CHUNK / 4; g++)
             out[g] = over4(drawn ? out[g] : _mm_setzero_si128(), cl[g],
                            drawn ? lay[k].blend : MDL_BLEND_NONE);
         drawn = 1;
     }
-    for (int g = 0; g < SKY_CHUNK / 4; g++)
-        out[g] = _mm_or_si128(out[g], _mm_set1_epi32((int)0xff000000u));
+    for (int g = 0; g < SKY_CHUNK / 4; g++) /* (twice, four at once) */
+        out[g] = _mm_or_si128(_mm_adds_epu8(out[g], out[g]), _mm_set1_epi32((int)0xff000000u));
 }
 #endif
 
@@ -2156,7 +2169,7 @@ static void sky_chunk(const r_view *v, const r_q3 *q, const sky_layer *lay, int 
  * level 0: the scalar build's way). */
 static uint32_t sky_texel(const r_q3 *q, const sky_layer *lay, int nlay, const float d[3])
 {
-    uint32_t c = q->sky_box ? box_texel(q, d) | 0xff000000u : 0;
+    uint32_t c = q->sky_box ? half_of(box_texel(q, d) | 0xff000000u) : 0;
     float st[2];
     sky_angles(q->sky_height, d, st);
     for (int k = 0; k < nlay; k++) {
@@ -2164,10 +2177,10 @@ static uint32_t sky_texel(const r_q3 *q, const sky_layer *lay, int nlay, const f
         cloud_at p[3];
         layer_places(&lay[k], st3, p);
         uint32_t t = layer_texel(lay[k].im, 0, p[0].u, p[0].v);
-        t = lay[k].x2 ? twice(t) : t;
+        t = lay[k].full ? t : half_of(t);
         c = k || q->sky_box ? over_box(c, t, lay[k].blend) : t | 0xff000000u;
     }
-    return nlay || q->sky_box ? c : q->sky_flat;
+    return nlay || q->sky_box ? twice(c) : q->sky_flat;
 }
 
 void r_q3_sky(r_view *v, const r_assets *a)
@@ -2188,14 +2201,17 @@ void r_q3_sky(r_view *v, const r_assets *a)
         lay[nlay].im = &q->images[im];
         lay[nlay].blend = k ? q->sky_cloud2_blend : q->sky_cloud_blend;
         /* ioq3 as Debian runs it has the hardware overbright bit (its log: "GAMMA: hardware
-         * w/ 1 overbright bits", in a window too): the frame is drawn at half and shown
-         * doubled, the farbox and a stage at their default identityLighting (0.5) come out
-         * as their images, but a stage with rgbGen identity (1.0) comes out doubled where
-         * it adds, blends or replaces (a filter multiplies what is drawn: shown doubled, the
-         * product is the images' product, as today). oa_dm3's clouds (sp_flatsky2.tga,
-         * rgbGen identity over sp_flatsky.jpg) are bright as in the game only so. */
-        lay[nlay].x2 = q->sky_stage[k].rgbgen == MDL_RGBGEN_IDENTITY &&
-                       lay[nlay].blend != MDL_BLEND_FILTER;
+         * w/ 1 overbright bits", in a window too): the frame is drawn at half scale and
+         * shown doubled. The farbox and a stage at identityLighting (tr.identityLight, 0.5:
+         * ParseStage's default where the source factor is GL_ONE or GL_SRC_ALPHA) go in at
+         * half their images' colour, a stage at rgbGen identity (written, or the default
+         * for a filter) at its image's: sky_chunk draws that frame (8 bits a channel, as
+         * GL's) and doubles it, saturating. oa_dm3's clouds (sp_flatsky2.tga, rgbGen
+         * identity) are bright as in the game only so, and oa_bases3's box plus its added
+         * layer (past 1.0 shown, under it drawn) keeps its light through the red filter. */
+        const uint8_t rgbgen = q->sky_stage[k].rgbgen;
+        lay[nlay].full = rgbgen == MDL_RGBGEN_IDENTITY ||
+                         (rgbgen == MDL_RGBGEN_DEFAULT && lay[nlay].blend == MDL_BLEND_FILTER);
         tcmod_matrix(&q->sky_stage[k], v->time, lay[nlay].m);
         nlay++;
     }
