@@ -354,6 +354,10 @@ void r_surf_lut(r_assets *a);
  * dot(N, p) = dist (world space), as rast_tex wants them: a/w, or q = 1/w when A is NULL. */
 void r_attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
                   double out[3]);
+/* r_attr_plane in two steps, for several attributes over one plane: q = 1/w once
+ * (r_attr_q), then each attribute from it (r_attr_from); the same numbers. */
+void r_attr_q(const r_view *v, const float N[3], float dist, double q[3]);
+void r_attr_from(const r_view *v, const double q[3], const float *A, float a0, double out[3]);
 
 /* The screen position of world point p; 0 when it lies behind the near plane. */
 int r_project_point(const r_view *v, const float p[3], float out[2]);

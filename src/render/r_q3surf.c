@@ -1175,16 +1175,16 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
         Sl[j] = S[j] * (float)w;
         Tl[j] = T[j] * (float)h;
     }
-    r_attr_plane(v, N, dist, Sl, s0 * (float)w, tex.s);
-    r_attr_plane(v, N, dist, Tl, t0 * (float)h, tex.t);
-    r_attr_plane(v, N, dist, NULL, 0, tex.q);
+    r_attr_q(v, N, dist, tex.q); /* (once for the five planes) */
+    r_attr_from(v, tex.q, Sl, s0 * (float)w, tex.s);
+    r_attr_from(v, tex.q, Tl, t0 * (float)h, tex.t);
     tex.light = lt->texels;
     tex.lw = tex.lh = lt->size;
     float LA[3], LB[3], l0, l1;
     if (!affine(pts, lt->la, LA, &l0) || !affine(pts, lt->lb, LB, &l1))
         return;
-    r_attr_plane(v, N, dist, LA, l0, tex.ls);
-    r_attr_plane(v, N, dist, LB, l1, tex.lt);
+    r_attr_from(v, tex.q, LA, l0, tex.ls);
+    r_attr_from(v, tex.q, LB, l1, tex.lt);
     unsigned flags = RAST_OPAQUE;
     if (blended) {
         flags = RAST_DEPTH_TEST | RAST_COLOR_WRITE |

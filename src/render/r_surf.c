@@ -865,23 +865,35 @@ static float dot3(const float a[3], const float b[3])
  * dot(N, p) = dist (world space), as rast_tex wants them: a/w and, when A is NULL, q = 1/w.
  * With P the view-space point and dir(x, y) = ((x - cx)/scale, -(y - cy)/scale, 1), P = z dir
  * on the plane gives 1/z = dot(Nv, dir) / dv and a/z = dot(Av, dir) + (a at the eye) / z. */
-void r_attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
-                  double out[3])
+void r_attr_q(const r_view *v, const float N[3], float dist, double q[3])
 {
     double nv[3] = {dot3(N, v->right), dot3(N, v->up), dot3(N, v->fwd)};
     double dv = (double)dist - dot3(N, v->org);
     double inv = 1.0 / v->scale;
-    double q[3] = {nv[0] * inv / dv, -nv[1] * inv / dv,
-                   (nv[2] - nv[0] * v->cx * inv + nv[1] * v->cy * inv) / dv};
-    if (!A) {
-        memcpy(out, q, sizeof q);
-        return;
-    }
+    q[0] = nv[0] * inv / dv;
+    q[1] = -nv[1] * inv / dv;
+    q[2] = (nv[2] - nv[0] * v->cx * inv + nv[1] * v->cy * inv) / dv;
+}
+
+void r_attr_from(const r_view *v, const double q[3], const float *A, float a0, double out[3])
+{
+    double inv = 1.0 / v->scale;
     double av[3] = {dot3(A, v->right), dot3(A, v->up), dot3(A, v->fwd)};
     double k = (double)dot3(A, v->org) + a0;
     out[0] = k * q[0] + av[0] * inv;
     out[1] = k * q[1] - av[1] * inv;
     out[2] = k * q[2] + av[2] - av[0] * v->cx * inv + av[1] * v->cy * inv;
+}
+
+void r_attr_plane(const r_view *v, const float N[3], float dist, const float *A, float a0,
+                  double out[3])
+{
+    double q[3];
+    r_attr_q(v, N, dist, q);
+    if (!A)
+        memcpy(out, q, sizeof q);
+    else
+        r_attr_from(v, q, A, a0, out);
 }
 
 /* Quake's mip choice by the nearest corner's depth: a texel per pixel or more is level 0,
@@ -1007,8 +1019,9 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         } else if (f->flags & MDL_SURF_FLOWING) {
             s0 += (float)flow_shift(v->time, s->w);
         }
-        r_attr_plane(v, N, dist, S, s0, tex.s);
-        r_attr_plane(v, N, dist, T, t0, tex.t);
+        r_attr_q(v, N, dist, tex.q);
+        r_attr_from(v, tex.q, S, s0, tex.s);
+        r_attr_from(v, tex.q, T, t0, tex.t);
     } else {
         int m = mip_for(v, pts, n, S, T);
         /* dynamic lights on the world's faces (a brush entity's face is lit as it is) */
@@ -1025,10 +1038,10 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         tex.texels = s->texels;
         tex.w = s->w;
         tex.h = s->h;
-        r_attr_plane(v, N, dist, Sm, (s0 - (float)lm->mins[0]) * k, tex.s);
-        r_attr_plane(v, N, dist, Tm, (t0 - (float)lm->mins[1]) * k, tex.t);
+        r_attr_q(v, N, dist, tex.q);
+        r_attr_from(v, tex.q, Sm, (s0 - (float)lm->mins[0]) * k, tex.s);
+        r_attr_from(v, tex.q, Tm, (t0 - (float)lm->mins[1]) * k, tex.t);
     }
-    r_attr_plane(v, N, dist, NULL, 0, tex.q);
     r_draw_poly_tex(v, pts, n, &tex, fill);
 }
 
