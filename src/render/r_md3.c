@@ -13,7 +13,9 @@
  * tr_shade_calc.c RB_CalcDiffuseColor (the grid's eight samples around the point, solid
  * ones skipped, ambient times 0.6 plus 32, a vertex gets ambient + directed times the
  * cosine to the grid's direction, clamped at 255); tr_bsp.c R_ColorShiftLightingBytes
- * (grid bytes times 4, scaled down as a whole past 255, as the lightmaps in r_q3surf.c). */
+ * (grid bytes times 4, scaled down as a whole past 255: the rule without the hardware
+ * overbright bit, which r_q3surf.c's lightmaps now follow; a model's light stops at its
+ * texture's own colour where ioquake3 with the bit shows up to twice it). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,9 +4,13 @@
  *
  * Lighting facts (ioq3 code/renderergl1/tr_bsp.c R_ColorShiftLightingBytes, GPL-2.0,
  * described, not copied): lightmap and vertex colour bytes are shifted left by
- * r_mapOverBrightBits (2) less the hardware overbright bit (none in a window), and a colour
- * that passes 255 is scaled down as a whole so its hue stays. The texture is then multiplied
- * by that light (GL_MODULATE), so a lightmap byte of 64 shows the texture as it is. */
+ * r_mapOverBrightBits (2) less the hardware overbright bit, and a colour that passes 255
+ * is scaled down as a whole so its hue stays. ioquake3 as Debian runs it has that bit, in a
+ * window too (its log: "GAMMA: hardware w/ 1 overbright bits"): the shift is 1, the texture
+ * is multiplied by that light (GL_MODULATE) into a frame kept at half, and the frame is shown
+ * doubled. So a lightmap byte of 64 shows the texture as it is, and a brighter one up to
+ * twice it (before 2026-11-29 qdemo took the shift as 2 with no doubling, so its light
+ * stopped at the texture's own colour). The map's models keep that older rule. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +20,7 @@
 
 #include "r_local.h"
 
-#define OVERBRIGHT_SHIFT 2
+#define OVERBRIGHT_SHIFT 1
 #define R_Q3_ALPHA_FADES 16
 #define LM_SIZE 128
 #define MAX_LEVELS 13 /* 4096 down to 1 */
@@ -1087,6 +1091,8 @@ typedef struct tri_light {
     int size;
     double la[3], lb[3];
     uint32_t corners[4]; /* corner_light's texels, when texels points here */
+    uint8_t x2;          /* the light is a lightmap's or the map's vertex colours, kept at
+                          * half (shift_light): the lit colour is doubled (rast_tex) */
 } tri_light;
 
 /* lt reads its own 2x2 corner texels. */
@@ -1094,6 +1100,7 @@ static void corner_planes(tri_light *lt)
 {
     lt->texels = lt->corners;
     lt->size = 2;
+    lt->x2 = 0;
     lt->la[0] = 0.5, lt->la[1] = 1.5, lt->la[2] = 0.5;
     lt->lb[0] = 0.5, lt->lb[1] = 0.5, lt->lb[2] = 1.5;
 }
@@ -1179,6 +1186,7 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     r_attr_from(v, tex.q, Sl, s0 * (float)w, tex.s);
     r_attr_from(v, tex.q, Tl, t0 * (float)h, tex.t);
     tex.light = lt->texels;
+    tex.light_x2 = lt->x2;
     tex.lw = tex.lh = lt->size;
     float LA[3], LB[3], l0, l1;
     if (!affine(pts, lt->la, LA, &l0) || !affine(pts, lt->lb, LB, &l1))
@@ -1249,6 +1257,7 @@ static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*
     } else if (m->light2 == LIGHT_VERTEX && vertex) {
         memcpy(lt.corners, vertex, sizeof lt.corners);
         corner_planes(&lt);
+        lt.x2 = lit1->x2; /* (a face's vertex colours, shifted as its lightmap) */
     } else {
         stage_light(v, &m->stage2, m->light2 == LIGHT_VERTEX ? 0xffffffffu : m->constant2,
                     &lt);
@@ -1584,6 +1593,7 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     if (light == LIGHT_MAP) {
         lt.texels = q->lightmaps + (size_t)fq->lightmap * LM_SIZE * LM_SIZE;
         lt.size = LM_SIZE;
+        lt.x2 = 1;
         for (int k = 0; k < 3; k++) {
             lt.la[k] = (double)fq->lm[k][0] * LM_SIZE;
             lt.lb[k] = (double)fq->lm[k][1] * LM_SIZE;
@@ -1591,6 +1601,7 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     } else if (light == LIGHT_VERTEX) {
         vertex_light(fq, lt.corners);
         corner_planes(&lt);
+        lt.x2 = 1;
     } else {
         const_light(v, m, &lt);
     }

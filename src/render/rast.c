@@ -611,6 +611,17 @@ static inline __attribute__((always_inline)) uint32_t bilerp(const uint32_t *tex
 }
 
 /* texel times light per channel (light's alpha ignored), the texel's alpha kept. */
+/* c's colour doubled, saturating; its alpha kept (rast_tex.light_x2). */
+static inline uint32_t twice_rgb(uint32_t c)
+{
+    uint32_t out = c & 0xff000000u;
+    for (int sh = 0; sh < 24; sh += 8) {
+        uint32_t x = (c >> sh & 255) * 2;
+        out |= (x > 255 ? 255 : x) << sh;
+    }
+    return out;
+}
+
 static inline __attribute__((always_inline)) uint32_t modulate(uint32_t t, uint32_t l)
 {
     uint32_t r = div255((t & 255) * (l & 255)), g = div255((t >> 8 & 255) * (l >> 8 & 255));
@@ -978,8 +989,10 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
             __m256i la4 = _mm256_sll_epi16(la, vsh);
             __m256i llo = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_lo)), vsh);
             __m256i lhi = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_hi)), vsh);
-            __m256i out = _mm256_or_si256(
-                _mm256_packus_epi16(mod16x2(tlo, llo), mod16x2(thi, lhi)), alpha8);
+            __m256i lit8 = _mm256_packus_epi16(mod16x2(tlo, llo), mod16x2(thi, lhi));
+            if (tx->light_x2)
+                lit8 = _mm256_adds_epu8(lit8, lit8);
+            __m256i out = _mm256_or_si256(lit8, alpha8);
             __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
             __m256 old = _mm256_loadu_ps(d + j);
             __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
@@ -1019,6 +1032,8 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         __m128i llo = _mm_srl_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_lo, po))), vsh);
         __m128i lhi = _mm_srl_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_hi, po))), vsh);
         __m128i lit = _mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi));
+        if (tx->light_x2) /* (the alpha after is the texel's or opaque) */
+            lit = _mm_adds_epu8(lit, lit);
         __m128 z4 = zb[b];
         __m128 old = _mm_loadu_ps(d + j);
         __m128i mk = flags & RAST_DEPTH_TEST ? _mm_castps_si128(_mm_cmpgt_ps(z4, old))
@@ -1372,8 +1387,11 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             uint32_t texel = texels[(size_t)ti * (size_t)w + (size_t)si];
             if ((flags & RAST_ALPHA_TEST) && (texel >> 24) < 128)
                 continue;
-            if (tx->light)
+            if (tx->light) {
                 texel = modulate(texel, bilerp(tx->light, tx->lw, tx->lh, lsf, ltf));
+                if (tx->light_x2)
+                    texel = twice_rgb(texel);
+            }
             if (flags & RAST_DEPTH_WRITE)
                 d[j] = z;
             if (flags & RAST_COLOR_WRITE)

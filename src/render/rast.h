@@ -109,6 +109,10 @@ typedef struct rast_tex {
     const uint32_t *light;
     int lw, lh;
     double ls[3], lt[3];
+    /* with light: the lit colour doubled, saturating (Quake III's light kept at half, as
+     * ioquake3's frame is with its hardware overbright bit, and shown doubled: a light
+     * past the texture's own colour shows, up to twice it) */
+    uint8_t light_x2;
     /* NULL, or (with light) num_mips levels of the texture, level k (w >> k) x (h >> k)
      * (at least 1 x 1; w and h powers of two), mips[0] the texels: s and t are then in
      * texels of level 0 and each 32-pixel run reads the level its texel footprint asks

@@ -442,17 +442,20 @@ static int32_t *face_ids(oa_scene *s)
     return ids;
 }
 
-/* Quake III's light of a lightmap or vertex colour byte triple: shifted left 2, a colour
- * over 255 scaled down whole (R_ColorShiftLightingBytes). */
+/* Quake III's light of a lightmap or vertex colour byte triple as ioquake3 shows it with
+ * its hardware overbright bit (as Debian's runs, its log says: "GAMMA: hardware w/ 1
+ * overbright bits"): shifted left by r_mapOverBrightBits 2 less that bit, 1, a colour over
+ * 255 scaled down whole (R_ColorShiftLightingBytes), and the frame shown doubled: up to
+ * 510, twice the texture. */
 static void q3_light(const uint8_t *rgb, double out[3])
 {
     double c[3], max = 255;
     for (int k = 0; k < 3; k++) {
-        c[k] = rgb[k] * 4.0;
+        c[k] = rgb[k] * 2.0;
         max = c[k] > max ? c[k] : max;
     }
     for (int k = 0; k < 3; k++)
-        out[k] = c[k] * 255 / max;
+        out[k] = 2 * c[k] * 255 / max;
 }
 
 /* The mean light over triangle fi: its lightmap texels whose centres lie inside its lightmap
@@ -580,7 +583,8 @@ TEST(q3tex_oa_dm3_textured_colour)
             light[3] = 1;
         }
         for (int k = 0; k < 3; k++) {
-            want[k] += tm[t].rgb[k] * light[k] / 255;
+            double w = tm[t].rgb[k] * light[k] / 255;
+            want[k] += w < 255 ? w : 255; /* (the doubled frame saturates) */
             got[k] += fb->color[i] >> (8 * k) & 255;
         }
         n++;
