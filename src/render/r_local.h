@@ -404,7 +404,9 @@ void r_q3_groups_free(r_bsp *rb);
  * caller has culled back faces. Returns 0 (drawing nothing) when mat has no image: the
  * caller draws it flat. */
 int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
-                   const uint32_t light[3]);
+                   const uint32_t light[3], int half);
+/* (half: the light colours are kept at half, as a light grid's under ioquake3's hardware
+ * overbright bit: the lit colour is doubled; 0: as they are) */
 /* Quad q (corners in order around it, texture coordinates st) drawn with material mat
  * unlit (white), as two r_q3_model_tri triangles; 0 (nothing drawn) when mat has no image. */
 int r_q3_quad(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2]);

@@ -13,9 +13,9 @@
  * tr_shade_calc.c RB_CalcDiffuseColor (the grid's eight samples around the point, solid
  * ones skipped, ambient times 0.6 plus 32, a vertex gets ambient + directed times the
  * cosine to the grid's direction, clamped at 255); tr_bsp.c R_ColorShiftLightingBytes
- * (grid bytes times 4, scaled down as a whole past 255: the rule without the hardware
- * overbright bit, which r_q3surf.c's lightmaps now follow; a model's light stops at its
- * texture's own colour where ioquake3 with the bit shows up to twice it). */
+ * (grid bytes shifted by r_mapOverBrightBits less the hardware overbright bit, 1 as
+ * Debian's ioquake3 runs, scaled down as a whole past 255, and the lit colour shown doubled,
+ * as r_q3surf.c's lightmaps). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,13 +63,15 @@ static void place_point(const r_place *p, const float in[3], float out[3])
 
 /* ---- light ---- */
 
-/* One grid byte triple as the renderer shows it: shifted left by 2, scaled down as a whole
- * when a channel passes 255. */
+/* One grid byte triple as ioquake3 keeps it with its hardware overbright bit: shifted left
+ * by 1 (r_mapOverBrightBits 2 less the bit), scaled down as a whole when a channel passes
+ * 255; the models' lit colours are then doubled (r_q3_model_tri's half, mesh_pass's flat
+ * fills), as the frame is shown. */
 static void grid_rgb(const uint8_t *g, float out[3])
 {
     float c[3], max = 255;
     for (int k = 0; k < 3; k++) {
-        c[k] = (float)(g[k] << 2);
+        c[k] = (float)(g[k] << 1);
         max = c[k] > max ? c[k] : max;
     }
     for (int k = 0; k < 3; k++)
@@ -100,7 +102,7 @@ static void grid_light(const mdl_bsp *b, const float p[3], md3_light *l)
     }
     if (!ok) {
         for (int k = 0; k < 3; k++)
-            l->ambient[k] = l->directed[k] = 96;
+            l->ambient[k] = l->directed[k] = 48; /* (kept at half, as the grid's) */
         return;
     }
     float total = 0, dir[3] = {0, 0, 0};
@@ -138,7 +140,9 @@ static void grid_light(const mdl_bsp *b, const float p[3], md3_light *l)
             l->directed[k] /= total;
         }
     for (int k = 0; k < 3; k++)
-        l->ambient[k] = l->ambient[k] * 0.6f + 32; /* r_ambientScale, the minimum light add */
+        /* r_ambientScale, and the minimum light add, tr.identityLight * 32: 16 with the
+         * overbright bit */
+        l->ambient[k] = l->ambient[k] * 0.6f + 16;
     float len = sqrtf(dot3(dir, dir));
     if (len > 1e-6f)
         for (int k = 0; k < 3; k++)
@@ -189,6 +193,17 @@ static uint32_t diffuse(const md3_light *l, const float n[3])
         rgb[k] = x >= 255 ? 255 : x > 0 ? (unsigned)x : 0;
     }
     return rast_rgb(rgb[0], rgb[1], rgb[2]);
+}
+
+/* c's colour doubled, saturating (opaque). */
+static uint32_t twice(uint32_t c)
+{
+    uint32_t out = 0xff000000u;
+    for (int s = 0; s < 24; s += 8) {
+        uint32_t x = (c >> s & 255) * 2;
+        out |= (x > 255 ? 255 : x) << s;
+    }
+    return out;
 }
 
 /* A colour times a light colour (channels / 255): the flat modes' shade of a surface. */
@@ -409,11 +424,11 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                 continue;
             uint32_t light[3] = {col[ix[0]], col[ix[1]], col[ix[2]]};
             if (v->pass == R_PASS_TEXTURED && !tiny(sp, code, ix) &&
-                r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st, light))
+                r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st, light, 1))
                 continue;
             if (shell >= 0 || v->layers == R_LAYERS_BLENDED)
                 continue; /* a shell has no flat look; a flat fill is opaque */
-            uint32_t fill = modulate(base, col[ix[0]]);
+            uint32_t fill = twice(modulate(base, col[ix[0]])); /* (the light kept at half) */
             if (!(code[ix[0]] | code[ix[1]] | code[ix[2]])) {
                 /* wholly inside: as r_emit_poly would draw it, from the points made above */
                 const rast_vert rv[3] = {sp[ix[0]], sp[ix[1]], sp[ix[2]]};

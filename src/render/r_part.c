@@ -646,7 +646,7 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
                     memcpy(tst[c], st[tri[h][c]], sizeof tst[c]);
                     l[c] = light[tri[h][c]];
                 }
-                r_q3_model_tri(v, core, (const float(*)[3])p, (const float(*)[2])tst, l);
+                r_q3_model_tri(v, core, (const float(*)[3])p, (const float(*)[2])tst, l, 0);
             }
             continue;
         }

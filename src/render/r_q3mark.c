@@ -916,7 +916,7 @@ static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, 
             const float tst[3][2] = {{st[0][0], st[0][1]},
                                      {st[k][0], st[k][1]},
                                      {st[k + 1][0], st[k + 1][1]}};
-            r_q3_model_tri(v, mat, tri, tst, corners);
+            r_q3_model_tri(v, mat, tri, tst, corners, 0);
         }
     }
 }

@@ -1274,7 +1274,7 @@ static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*
 }
 
 int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
-                   const uint32_t light[3])
+                   const uint32_t light[3], int half)
 {
     const r_q3 *q = v->assets ? v->assets->q3 : NULL;
     if (!q || mat < 0 || (uint32_t)mat >= q->num_mats || q->mats[mat].image < 0)
@@ -1306,6 +1306,7 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     } else {
         corner_light(light, lt.corners);
         corner_planes(&lt);
+        lt.x2 = half != 0;
     }
     q3_layer l = layer1(v, q, m);
     textured_tri(v, &l, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
@@ -1327,7 +1328,7 @@ int r_q3_quad(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2])
             memcpy(tri[i], q[corner[h][i]], sizeof tri[i]);
             memcpy(tst[i], st[corner[h][i]], sizeof tst[i]);
         }
-        if (!r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])tst, white))
+        if (!r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])tst, white, 0))
             return 0;
     }
     return 1;
