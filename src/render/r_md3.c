@@ -195,17 +195,6 @@ static uint32_t diffuse(const md3_light *l, const float n[3])
     return rast_rgb(rgb[0], rgb[1], rgb[2]);
 }
 
-/* c's colour doubled, saturating (opaque). */
-static uint32_t twice(uint32_t c)
-{
-    uint32_t out = 0xff000000u;
-    for (int s = 0; s < 24; s += 8) {
-        uint32_t x = (c >> s & 255) * 2;
-        out |= (x > 255 ? 255 : x) << s;
-    }
-    return out;
-}
-
 /* A colour times a light colour (channels / 255): the flat modes' shade of a surface. */
 static uint32_t modulate(uint32_t c, uint32_t l)
 {
@@ -428,7 +417,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                 continue;
             if (shell >= 0 || v->layers == R_LAYERS_BLENDED)
                 continue; /* a shell has no flat look; a flat fill is opaque */
-            uint32_t fill = twice(modulate(base, col[ix[0]])); /* (the light kept at half) */
+            uint32_t fill = rast_twice(modulate(base, col[ix[0]])); /* (the light kept at half) */
             if (!(code[ix[0]] | code[ix[1]] | code[ix[2]])) {
                 /* wholly inside: as r_emit_poly would draw it, from the points made above */
                 const rast_vert rv[3] = {sp[ix[0]], sp[ix[1]], sp[ix[2]]};

@@ -1788,18 +1788,6 @@ static uint32_t half_of(uint32_t c)
     return out;
 }
 
-/* c's colour doubled, saturating, as the display shows the half-scale frame (alpha
- * opaque). */
-static uint32_t twice(uint32_t c)
-{
-    uint32_t out = 0xff000000u;
-    for (int sh = 0; sh < 24; sh += 8) {
-        uint32_t x = (c >> sh & 255) * 2;
-        out |= (x > 255 ? 255 : x) << sh;
-    }
-    return out;
-}
-
 /* acos(x) for -1 <= x <= 1 within 7e-5 (Abramowitz and Stegun 4.4.45: sqrt(1 - |x|) times
  * a cubic, reflected for x < 0), a fiftieth of a texel of a 256-texel layer at scale 1:
  * the same operations as acos4's lanes. */
@@ -2172,7 +2160,7 @@ static void sky_chunk(const r_view *v, const r_q3 *q, const sky_layer *lay, int 
                            drawn ? lay[k].blend : MDL_BLEND_NONE);
         drawn = 1;
     }
-    for (int g = 0; g < SKY_CHUNK / 4; g++) /* (twice, four at once) */
+    for (int g = 0; g < SKY_CHUNK / 4; g++) /* (rast_twice, four at once) */
         out[g] = _mm_or_si128(_mm_adds_epu8(out[g], out[g]), _mm_set1_epi32((int)0xff000000u));
 }
 #endif
@@ -2192,7 +2180,7 @@ static uint32_t sky_texel(const r_q3 *q, const sky_layer *lay, int nlay, const f
         t = lay[k].full ? t : half_of(t);
         c = k || q->sky_box ? over_box(c, t, lay[k].blend) : t | 0xff000000u;
     }
-    return nlay || q->sky_box ? twice(c) : q->sky_flat;
+    return nlay || q->sky_box ? rast_twice(c) | 0xff000000u : q->sky_flat;
 }
 
 void r_q3_sky(r_view *v, const r_assets *a)

@@ -611,17 +611,6 @@ static inline __attribute__((always_inline)) uint32_t bilerp(const uint32_t *tex
 }
 
 /* texel times light per channel (light's alpha ignored), the texel's alpha kept. */
-/* c's colour doubled, saturating; its alpha kept (rast_tex.light_x2). */
-static inline uint32_t twice_rgb(uint32_t c)
-{
-    uint32_t out = c & 0xff000000u;
-    for (int sh = 0; sh < 24; sh += 8) {
-        uint32_t x = (c >> sh & 255) * 2;
-        out |= (x > 255 ? 255 : x) << sh;
-    }
-    return out;
-}
-
 static inline __attribute__((always_inline)) uint32_t modulate(uint32_t t, uint32_t l)
 {
     uint32_t r = div255((t & 255) * (l & 255)), g = div255((t >> 8 & 255) * (l >> 8 & 255));
@@ -1390,7 +1379,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             if (tx->light) {
                 texel = modulate(texel, bilerp(tx->light, tx->lw, tx->lh, lsf, ltf));
                 if (tx->light_x2)
-                    texel = twice_rgb(texel);
+                    texel = rast_twice(texel);
             }
             if (flags & RAST_DEPTH_WRITE)
                 d[j] = z;

@@ -36,6 +36,18 @@ static inline uint32_t rast_rgb(unsigned r, unsigned g, unsigned b)
            0xff000000u;
 }
 
+/* c's colour doubled, saturating, its alpha kept: a colour of a frame kept at half scale
+ * as shown (Quake III's hardware overbright bit: rast_tex.light_x2). */
+static inline uint32_t rast_twice(uint32_t c)
+{
+    uint32_t out = c & 0xff000000u;
+    for (int sh = 0; sh < 24; sh += 8) {
+        uint32_t x = (c >> sh & 255) * 2;
+        out |= (x > 255 ? 255 : x) << sh;
+    }
+    return out;
+}
+
 /* Flags for the fill calls. */
 #define RAST_DEPTH_TEST 0x1   /* draw only where nearer than the depth buffer */
 #define RAST_DEPTH_WRITE 0x2  /* store z where drawn */
