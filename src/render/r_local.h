@@ -622,6 +622,9 @@ void r_md2_entity(r_view *v, const r_assets *a, const cl_entstate *s, int next_f
  * the r_explode model's frames at 10 a second, its skins fading, translucent at the end). */
 void r_q2_explosions(r_view *v, const r_assets *a, const cl_state *cl, double t);
 
+/* The clock Quake III's items spin and bob on (cg_ents.c CG_Item: cg.time, the server's):
+ * cl's game time at demo time t, in milliseconds (0 outside 0..1e7 s). */
+double r_q3_item_ms(const cl_state *cl, double t);
 /* The first-person weapon of a Quake III view at demo time t: the MD3 of model slot model
  * (nothing unless it is one) at the tag_weapon of its hand model (slot + CL_HAND_SLOTS, or
  * CL_HAND_FALLBACK) in the frame the followed body's torso gives, the hand at the eye turned

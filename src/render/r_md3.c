@@ -829,7 +829,7 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
     float lerp = blend > 0 ? blend < 1 ? blend : 1 : 0;
     r_place p;
     memcpy(p.origin, s->origin, sizeof p.origin);
-    double tm = t > 0 && t < 1e7 ? t * 1000.0 : 0;
+    double tm = r_q3_item_ms(v->cl, t);
     if (s->fx & CL_FX_ROTATE) {
         float spin[3] = {0, (float)(fmod(tm, 2048.0) * 360.0 / 2048.0), 0};
         angles_axis(spin, p.axis);
@@ -928,6 +928,12 @@ static uint32_t hand_frame(const mdl_anim *an, uint32_t f)
     if (f >= at2->first && f < at2->first + 6)
         return 1 + f - at2->first;
     return 0;
+}
+
+double r_q3_item_ms(const cl_state *cl, double t)
+{
+    double g = cl_game_time(cl, t);
+    return g > 0 && g < 1e7 ? g * 1000.0 : 0;
 }
 
 void r_q3_bob(const cl_state *cl, double t, int *cycle, float *xyspeed)

@@ -1870,3 +1870,29 @@ TEST(q3tex_sky_zenith_by_hand)
     rast_fb_free(fb);
     free(tga);
 }
+
+/* Quake III's items spin and bob, and its shaders move, on cg.time, the server's clock
+ * (cg_ents.c CG_Item: (time & 2047) * 360 / 2048 degrees; tess.shaderTime): the first
+ * snapshot of flyby_oa_dm3.dm_70 carries serverTime 12600 (`qdemo dump`, its first
+ * svc_snapshot) and is the timeline's start, so 4.9 s later the items' clock reads 17500
+ * ms, a spin of (17500 - 8 * 2048) * 360 / 2048 = 196.2 degrees. Before, they ran on the
+ * demo's own clock: 4900 ms, 141.3 degrees. */
+TEST(q3tex_items_on_the_servers_clock)
+{
+    char demo[512];
+    if (!test_realfile(demo, sizeof demo, "dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70"))
+        SKIP("real data missing");
+    qd_error err = {0};
+    demo_t *d = demo_open(demo, &err);
+    CHECK(d);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    if (!tl)
+        return;
+    double t = tl_start(tl) + 4.9;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    CHECK(cl);
+    double ms = cl ? r_q3_item_ms(cl, t) : 0;
+    CHECK_MSG(fabs(ms - 17500) < 0.5, "the items' clock at 4.9 s: %.1f ms", ms);
+    tl_close(tl);
+}
