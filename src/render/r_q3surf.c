@@ -908,9 +908,11 @@ static float dot3(const float a[3], const float b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* The attribute on the triangle's plane through values a[0..2] at its corners p: the
- * in-plane gradient A and offset c with dot(A, p_i) + c = a_i. 0 for a degenerate one. */
-static int affine(const float (*p)[3], const double a[3], float A[3], float *c)
+/* Two attributes on the triangle's plane through values a[0..2] and b[0..2] at its corners
+ * p: the in-plane gradients A, B and offsets ca, cb with dot(A, p_i) + ca = a_i (and b's
+ * alike), the triangle's own part worked once for both. 0 for a degenerate one. */
+static int affine2(const float (*p)[3], const double a[3], const double b[3], float A[3],
+                   float *ca, float B[3], float *cb)
 {
     double e1[3], e2[3];
     for (int j = 0; j < 3; j++) {
@@ -923,15 +925,19 @@ static int affine(const float (*p)[3], const double a[3], float A[3], float *c)
     double det = g11 * g22 - g12 * g12;
     if (!(fabs(det) > 1e-12))
         return 0;
-    double d1 = a[1] - a[0], d2 = a[2] - a[0];
-    double al = (d1 * g22 - d2 * g12) / det, be = (d2 * g11 - d1 * g12) / det;
-    double off = a[0];
-    for (int j = 0; j < 3; j++) {
-        double g = al * e1[j] + be * e2[j];
-        A[j] = (float)g;
-        off -= g * p[0][j];
+    const double *v[2] = {a, b};
+    float *G[2] = {A, B}, *c[2] = {ca, cb};
+    for (int k = 0; k < 2; k++) {
+        double d1 = v[k][1] - v[k][0], d2 = v[k][2] - v[k][0];
+        double al = (d1 * g22 - d2 * g12) / det, be = (d2 * g11 - d1 * g12) / det;
+        double off = v[k][0];
+        for (int j = 0; j < 3; j++) {
+            double g = al * e1[j] + be * e2[j];
+            G[k][j] = (float)g;
+            off -= g * p[0][j];
+        }
+        *c[k] = (float)off;
     }
-    *c = (float)off;
     return 1;
 }
 
@@ -1026,7 +1032,7 @@ static int tex_planes(const float (*p)[3], const float (*st)[2], const double m[
             t[k] -= lt;
         }
     }
-    return affine(p, s, S, s0) && affine(p, t, T, t0);
+    return affine2(p, s, t, S, s0, T, t0);
 }
 
 /* The 2x2 light texels whose bilinear read at (0.5 + u, 0.5 + v) is the corner colours'
@@ -1189,7 +1195,7 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     tex.light_x2 = lt->x2;
     tex.lw = tex.lh = lt->size;
     float LA[3], LB[3], l0, l1;
-    if (!affine(pts, lt->la, LA, &l0) || !affine(pts, lt->lb, LB, &l1))
+    if (!affine2(pts, lt->la, lt->lb, LA, &l0, LB, &l1))
         return;
     r_attr_from(v, tex.q, LA, l0, tex.ls);
     r_attr_from(v, tex.q, LB, l1, tex.lt);
