@@ -421,6 +421,11 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (!(code[ix[0]] | code[ix[1]] | code[ix[2]])) {
                 /* wholly inside: as r_emit_poly would draw it, from the points made above */
                 const rast_vert rv[3] = {sp[ix[0]], sp[ix[1]], sp[ix[2]]};
+                if ((v->pass == R_PASS_FLAT || v->pass == R_PASS_TEXTURED) &&
+                    rast_no_centre(rv, 3)) {
+                    v->count++; /* (sent, as r_emit_tri_inside would, and drawing nothing) */
+                    continue;
+                }
                 if (r_emit_tri_inside(v, rv, fill))
                     continue;
             }

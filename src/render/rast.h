@@ -48,6 +48,30 @@ static inline uint32_t rast_twice(uint32_t c)
     return out;
 }
 
+/* 1 when the box of the n points v (n >= 1) is under 4 pixels each way and holds no pixel
+ * centre even widened by 1/128 of a pixel (more than the rasteriser's 1/256 snapping moves
+ * a corner): a polygon there draws no pixel, so its set-up can be skipped (a distant body's
+ * tiny triangles: two thirds of them). 0 otherwise, and for any non-finite point. */
+static inline int rast_no_centre(const rast_vert *v, int n)
+{
+    float x0 = v[0].x, x1 = x0, y0 = v[0].y, y1 = y0;
+    for (int i = 1; i < n; i++) {
+        x0 = v[i].x < x0 ? v[i].x : x0;
+        x1 = v[i].x > x1 ? v[i].x : x1;
+        y0 = v[i].y < y0 ? v[i].y : y0;
+        y1 = v[i].y > y1 ? v[i].y : y1;
+    }
+    if (!(x1 - x0 < 4 && y1 - y0 < 4 && x0 > -1e6f && x1 < 1e6f && y0 > -1e6f && y1 < 1e6f))
+        return 0;
+    /* centres k + 0.5 within [a, b]: floor(b - 0.5) >= ceil(a - 0.5) (floor by truncation
+     * less one where it lies above: |values| < 1e6) */
+    const float m = 1.0f / 128;
+    float xa = x0 - m - 0.5f, xb = x1 + m - 0.5f, ya = y0 - m - 0.5f, yb = y1 + m - 0.5f;
+    int fxb = (int)xb - ((float)(int)xb > xb), fyb = (int)yb - ((float)(int)yb > yb);
+    int cxa = (int)xa + ((float)(int)xa < xa), cya = (int)ya + ((float)(int)ya < ya);
+    return fxb < cxa || fyb < cya;
+}
+
 /* Flags for the fill calls. */
 #define RAST_DEPTH_TEST 0x1   /* draw only where nearer than the depth buffer */
 #define RAST_DEPTH_WRITE 0x2  /* store z where drawn */

@@ -714,3 +714,34 @@ out:
     rast_fb_free(a);
     rast_fb_free(b);
 }
+
+/* rast_no_centre, by hand: pixel centres lie at k + 0.5. A triangle within (10.6..11.4,
+ * 20.6..21.4) holds none (the nearest, 10.5 and 11.5, are 0.1 outside); the right angle at
+ * (10.6, 20.6) with legs of 2.4 holds (11.5, 21.5) (11.5 + 21.5 = 33 < 33.6); one ending 1/256 short of a centre is still sent (the rasteriser's
+ * snapping may move a corner that far), and so are a wide box and a NaN corner. Each sent
+ * one is drawn, or not, by the rasteriser itself: a skipped one would draw no pixel. */
+TEST(rast_no_centre_by_hand)
+{
+    const rast_vert none[3] = {{10.6f, 20.6f, 1}, {11.4f, 20.6f, 1}, {11.0f, 21.4f, 1}};
+    const rast_vert one[3] = {{10.6f, 20.6f, 1}, {13.0f, 20.6f, 1}, {10.6f, 23.0f, 1}};
+    const rast_vert close[3] = {{10.6f, 20.6f, 1}, {11.5f - 1.0f / 256, 20.6f, 1},
+                                {11.0f, 21.5f - 1.0f / 256, 1}};
+    const rast_vert wide[3] = {{10.6f, 20.6f, 1}, {15.4f, 20.6f, 1}, {11.0f, 20.9f, 1}};
+    const rast_vert nan_[3] = {{NAN, 20.6f, 1}, {11.4f, 20.6f, 1}, {11.0f, 21.4f, 1}};
+    CHECK_EQ(rast_no_centre(none, 3), 1);
+    CHECK_EQ(rast_no_centre(one, 3), 0);
+    CHECK_EQ(rast_no_centre(close, 3), 0);
+    CHECK_EQ(rast_no_centre(wide, 3), 0);
+    CHECK_EQ(rast_no_centre(nan_, 3), 0);
+    /* and the rasteriser agrees where it skips: the first draws nothing */
+    rast_fb *fb = rast_fb_new(32, 32);
+    rast_clear(fb, 0);
+    rast_triangle(fb, none, 0xffffffffu, RAST_OPAQUE);
+    int drawn = 0;
+    for (int i = 0; i < 32 * 32; i++)
+        drawn += fb->color[i] != 0;
+    CHECK_EQ(drawn, 0);
+    rast_triangle(fb, one, 0xffffffffu, RAST_OPAQUE);
+    CHECK(fb->color[21 * 32 + 11] == 0xffffffffu);
+    rast_fb_free(fb);
+}
