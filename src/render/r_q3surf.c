@@ -10,7 +10,8 @@
  * is multiplied by that light (GL_MODULATE) into a frame kept at half, and the frame is shown
  * doubled. So a lightmap byte of 64 shows the texture as it is, and a brighter one up to
  * twice it (before 2026-11-29 qdemo took the shift as 2 with no doubling, so its light
- * stopped at the texture's own colour). The map's models keep that older rule. */
+ * stopped at the texture's own colour). The models' light grid follows the same rule
+ * (r_md3.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +74,13 @@ struct r_q3 {
     q3_image sky[6];         /* box sides +x, -x, +y, -y, +z, -z (rt, lf, bk, ft, up, dn) */
     int sky_box;             /* all six found */
     int sky_same;            /* and all of one size */
-    int32_t sky_cloud;       /* image of the sky shader's first stage, or -1 */
-    uint8_t sky_cloud_blend; /* its blend (MDL_BLEND_*): over a sky box, how it meets it */
-    int32_t sky_cloud2;      /* the image of its next stage that blends as qdemo draws
-                              * (mdl_shader.stage2), drawn over the first; -1 none */
-    uint8_t sky_cloud2_blend;
-    mdl_stage sky_stage[2];  /* the two layers' stages: their tcMods */
+    /* the sky shader's cloud layers: its first stage with an image, then the next that
+     * blends as qdemo draws (mdl_shader.stage2), each over what is below it */
+    struct {
+        int32_t image;       /* -1: none (a second without a first is not drawn) */
+        uint8_t blend;       /* MDL_BLEND_*: how it meets the box or the layer below */
+        mdl_stage stage;     /* its tcMods and rgbGen */
+    } sky_layer[2];
     float sky_height;        /* the cloud layers' height (skyParms; ioq3 takes 0 as 512) */
     uint32_t sky_flat;
     char **missing;          /* names of shaders whose image was not found */
@@ -450,24 +452,24 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
         for (int k = 1; k < 6 && q->sky_box; k++)
             q->sky_same &= q->sky[k].w[0] == q->sky[0].w[0] && q->sky[k].h[0] == q->sky[0].h[0];
     }
-    if (m->sky && q->sky_cloud < 0 && m->image >= 0) {
-        q->sky_cloud = m->image;
-        q->sky_cloud_blend = m->blend;
-        memset(q->sky_stage, 0, sizeof q->sky_stage);
+    if (m->sky && q->sky_layer[0].image < 0 && m->image >= 0) {
+        q->sky_layer[0].image = m->image;
+        q->sky_layer[0].blend = m->blend;
+        memset(&q->sky_layer[0].stage, 0, sizeof q->sky_layer[0].stage);
         /* ioq3 ParseSkyParms: a height of 0 is 512; qdemo also takes a negative one (whose
          * sphere a view ray could miss) or one past 65536 as 512 */
         float hgt = sh ? sh->cloud_height : 0;
         q->sky_height = hgt > 0 && hgt <= 65536 ? hgt : 512;
         if (sh) {
-            q->sky_stage[0] = sh->stage;
+            q->sky_layer[0].stage = sh->stage;
             if (sh->stage2.image[0]) { /* the second layer (resolve_layer2 skips a sky's) */
                 int32_t im = find_image_tx(q, sh->stage2.image, sh->stage2.blend_tex, read, ctx);
                 if (im == -2)
                     return 0;
                 if (im >= 0 && q->images[im].levels > 0) {
-                    q->sky_cloud2 = im;
-                    q->sky_cloud2_blend = sh->stage2.blend;
-                    q->sky_stage[1] = sh->stage2;
+                    q->sky_layer[1].image = im;
+                    q->sky_layer[1].blend = sh->stage2.blend;
+                    q->sky_layer[1].stage = sh->stage2;
                 }
             }
         }
@@ -728,8 +730,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     mdl_shader_set set = {0};
     qd_err r = QD_ERR_NOMEM;
     uint8_t *used = NULL;
-    q->sky_cloud = -1;
-    q->sky_cloud2 = -1;
+    q->sky_layer[0].image = q->sky_layer[1].image = -1;
     q->quad_mat = -1;
     q->shell_mats[0] = q->shell_mats[1] = q->shell_mats[2] = -1;
     for (int k = 0; k < R_Q3FX_COUNT; k++)
@@ -2201,11 +2202,11 @@ void r_q3_sky(r_view *v, const r_assets *a)
     sky_layer lay[2];
     int nlay = 0;
     for (int k = 0; q && k < 2; k++) {
-        int32_t im = k ? q->sky_cloud2 : q->sky_cloud;
+        int32_t im = q->sky_layer[k].image;
         if (im < 0 || q->images[im].levels < 1 || (k && !nlay))
             continue;
         lay[nlay].im = &q->images[im];
-        lay[nlay].blend = k ? q->sky_cloud2_blend : q->sky_cloud_blend;
+        lay[nlay].blend = q->sky_layer[k].blend;
         /* ioq3 as Debian runs it has the hardware overbright bit (its log: "GAMMA: hardware
          * w/ 1 overbright bits", in a window too): the frame is drawn at half scale and
          * shown doubled. The farbox and a stage at identityLighting (tr.identityLight, 0.5:
@@ -2215,10 +2216,10 @@ void r_q3_sky(r_view *v, const r_assets *a)
          * GL's) and doubles it, saturating. oa_dm3's clouds (sp_flatsky2.tga, rgbGen
          * identity) are bright as in the game only so, and oa_bases3's box plus its added
          * layer (past 1.0 shown, under it drawn) keeps its light through the red filter. */
-        const uint8_t rgbgen = q->sky_stage[k].rgbgen;
+        const uint8_t rgbgen = q->sky_layer[k].stage.rgbgen;
         lay[nlay].full = rgbgen == MDL_RGBGEN_IDENTITY ||
                          (rgbgen == MDL_RGBGEN_DEFAULT && lay[nlay].blend == MDL_BLEND_FILTER);
-        tcmod_matrix(&q->sky_stage[k], v->time, lay[nlay].m);
+        tcmod_matrix(&q->sky_layer[k].stage, v->time, lay[nlay].m);
         nlay++;
     }
     const int any = q && (q->sky_box || nlay);

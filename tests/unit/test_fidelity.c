@@ -172,17 +172,17 @@ TEST(fidelity_quake_mean_luma_against_ezquake)
     CHECK_MSG(fabs(tex.luma_ratio - 1) <= 0.10, "mean luma %.3f of ezQuake's", tex.luma_ratio);
 }
 
-/* qdemo's frames of an OpenArena demo on oa_dm3 against ioquake3's (ref_dir): oa_dm3 from
- * the real data, the textures, shaders and models from Debian's OpenArena data (.ci/run
- * installs it) where present (*have_oa). 0 when oa_dm3 is missing. */
-static int oa_scores(const char *what, const char *demo, const char *ref_dir, fid_result *r,
-                     int *have_oa)
+/* qdemo's frames of an OpenArena demo against ioquake3's (ref_dir): the textures, shaders,
+ * models (and maps) from Debian's OpenArena data (.ci/run installs it) where present
+ * (*have_oa); with dm3, oa_dm3 from the real data too. 0 when that is missing. */
+static int oa_scores(const char *what, const char *demo, const char *ref_dir, int dm3,
+                     fid_result *r, int *have_oa)
 {
     static const char *const files[][2] = {
         {"maps/oa_dm3.bsp", "bsp/openarena-081-maps_pak1-maps_oa_dm3_ibsp46.bsp"},
     };
     static char game[1100];
-    if (!game_with("fid-oa", files, 1, game, sizeof game))
+    if (dm3 && !game_with("fid-oa", files, 1, game, sizeof game))
         return 0;
     fid_job job;
     memset(&job, 0, sizeof job);
@@ -191,7 +191,8 @@ static int oa_scores(const char *what, const char *demo, const char *ref_dir, fi
     *have_oa = access(baseoa, R_OK) == 0;
     if (*have_oa)
         job.paks[job.num_paks++] = baseoa;
-    job.paks[job.num_paks++] = game;
+    if (dm3)
+        job.paks[job.num_paks++] = game;
     job.ref_dir = ref_dir;
     job.mode = R_MODE_TEXTURED;
     return scores(what, &job, r);
@@ -202,7 +203,7 @@ TEST(fidelity_quake3_against_ioquake3)
     fid_result r;
     int have_oa;
     int ok = oa_scores("quake3", "tests/data/fidelity/oa/oa_dm3_follow.dm_71",
-                       "tests/data/fidelity/oa", &r, &have_oa);
+                       "tests/data/fidelity/oa", 1, &r, &have_oa);
     if (!ok)
         SKIP("oa_dm3 missing from the real data");
     CHECK(ok > 0);
@@ -232,7 +233,7 @@ TEST(fidelity_quake3_sky_against_ioquake3)
     fid_result r;
     int have_oa;
     int ok = oa_scores("quake3 sky", "tests/data/fidelity/oa_sky/oa_dm3_skylook.dm_71",
-                       "tests/data/fidelity/oa_sky", &r, &have_oa);
+                       "tests/data/fidelity/oa_sky", 1, &r, &have_oa);
     if (!ok)
         SKIP("oa_dm3 missing from the real data");
     if (!have_oa)
@@ -252,17 +253,12 @@ TEST(fidelity_quake3_sky_against_ioquake3)
  * 0.991 and 0.986. Held at 0.98 and 10 %. The map is OpenArena's own (Debian's data). */
 TEST(fidelity_quake3_sky_bases3_against_ioquake3)
 {
-    const char *baseoa = "/usr/share/games/openarena/baseoa";
-    if (access(baseoa, R_OK) != 0)
-        SKIP("no OpenArena data in /usr/share/games/openarena/baseoa");
-    fid_job job;
-    memset(&job, 0, sizeof job);
-    job.demo = "tests/data/fidelity/oa_sky_bases3/oa_bases3_skylook.dm_71";
-    job.paks[job.num_paks++] = baseoa;
-    job.ref_dir = "tests/data/fidelity/oa_sky_bases3";
-    job.mode = R_MODE_TEXTURED;
     fid_result r;
-    CHECK(scores("quake3 sky bases3", &job, &r) > 0);
+    int have_oa;
+    if (access("/usr/share/games/openarena/baseoa", R_OK) != 0)
+        SKIP("no OpenArena data in /usr/share/games/openarena/baseoa");
+    CHECK(oa_scores("quake3 sky bases3", "tests/data/fidelity/oa_sky_bases3/oa_bases3_skylook.dm_71",
+                    "tests/data/fidelity/oa_sky_bases3", 0, &r, &have_oa) > 0);
     CHECK_EQ(r.frames, 3);
     CHECK_MSG(r.ncc >= 0.98, "ncc %.3f", r.ncc);
     CHECK_MSG(fabs(r.luma_ratio - 1) <= 0.10, "mean luma %.3f of ioquake3's", r.luma_ratio);
