@@ -491,6 +491,33 @@ void cl_frame_end(cl_state *cl, int drop_missing)
     cl->lazy.lazy_from = cl->lazy.lazy_to = 0; /* every kept entity brought up to date */
 }
 
+int cl_portal_set(cl_state *cl, const cl_portal *p)
+{
+    int slot = -1;
+    for (int i = 0; i < CL_MAX_PORTALS; i++) {
+        if (cl->portals[i].entity == p->entity) {
+            slot = i;
+            break;
+        }
+        if (slot < 0 && cl->portals[i].entity == 0)
+            slot = i;
+    }
+    if (slot < 0 || p->entity <= 0)
+        return 0;
+    cl->num_portals += cl->portals[slot].entity == 0;
+    cl->portals[slot] = *p;
+    return 1;
+}
+
+void cl_portal_drop(cl_state *cl, int num)
+{
+    for (int i = 0; i < CL_MAX_PORTALS; i++)
+        if (cl->portals[i].entity == num && num > 0) {
+            memset(&cl->portals[i], 0, sizeof cl->portals[i]);
+            cl->num_portals--;
+        }
+}
+
 int cl_static_add(cl_state *cl, const cl_entstate *s)
 {
     if (cl->num_statics >= CL_MAX_STATICS)

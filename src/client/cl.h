@@ -428,6 +428,21 @@ typedef struct cl_layout {
     char images[CL_LAYOUT_IMAGES][CL_NAME_LEN / 2]; /* "i_health": short names */
 } cl_layout;
 
+/* A Quake III portal surface's camera (g_misc.c misc_portal_surface sends ET_PORTAL, its
+ * origin the surface's, origin2 the misc_portal_camera's; cg_ents.c CG_Portal makes the
+ * render entity the renderer pairs with a portal shader's surface: tr_main.c
+ * R_GetPortalOrientations). Kept per entity number while the entity is; the renderer draws
+ * it only while the entity is in the frame. */
+#define CL_MAX_PORTALS 8
+typedef struct cl_portal {
+    int32_t entity;    /* the entity (its origin is the surface's); 0: a free slot */
+    float camera[3];   /* origin2: the camera (equal to the origin: a mirror) */
+    float dir[3];      /* the camera's forward: ByteToDir(eventParm) (zero: none sent) */
+    float roll;        /* degrees about the forward: (int)(clientNum / 256 x 360) */
+    uint16_t swing;    /* powerups (the render entity's oldframe): the camera turns */
+    uint16_t speed;    /* frame: turning at this many degrees a second; 0 swings */
+} cl_portal;
+
 typedef struct cl_state {
     cl_level level;
     uint32_t level_count;     /* how many level starts so far */
@@ -475,6 +490,8 @@ typedef struct cl_state {
     int8_t flag_status[2];                /* red, blue flag: 0 at base, 1 taken, 2 dropped,
                                            * -1 unknown (drawn only when ctf) */
     cl_stats player_stats[CL_MAX_PLAYERS]; /* per player when the format has them (MVD) */
+    cl_portal portals[CL_MAX_PORTALS];    /* Quake III portal cameras (cl_portal_set) */
+    int32_t num_portals;                  /* of them, the slots in use */
     uint32_t event_count;                 /* events ever added; events[] holds the latest */
     cl_event events[CL_MAX_EVENTS];
     /* Q3 trajectories of the CL_EF_TRAJ entities (zeros elsewhere: cheap in keyframes) */
@@ -663,6 +680,10 @@ static inline void cl_entity_set_loop(cl_state *cl, int num, uint16_t sound)
 void cl_frame_end(cl_state *cl, int drop_missing);
 
 int cl_static_add(cl_state *cl, const cl_entstate *s);
+/* Portal p (p->entity its entity number) kept, replacing that entity's; 0 when all
+ * CL_MAX_PORTALS slots hold others. cl_portal_drop forgets entity num's, if any. */
+int cl_portal_set(cl_state *cl, const cl_portal *p);
+void cl_portal_drop(cl_state *cl, int num);
 /* A looping static sound for the rest of the level; returns 0 when CL_MAX_STATIC_SOUNDS are
  * already there (it is then not heard). */
 int cl_static_sound_add(cl_state *cl, const cl_static_sound *s);

@@ -211,6 +211,7 @@ static int item_of(const q3_proto *p, int item)
  * sprite shader "sprites/plasma1", named here so the ball is not invisible). */
 #define Q3_MISSILE_MODELS 512
 #define Q3_ET_MISSILE 3
+#define Q3_ET_PORTAL 6
 static const char *const missile_models[] = {
     NULL, NULL, NULL, NULL,
     "models/ammo/grenade1.md3",      /* WP_GRENADE_LAUNCHER 4 */
@@ -995,6 +996,24 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
     }
     if (teleport)
         st.flags |= CL_EF_TELEPORT;
+    if (type == Q3_ET_PORTAL) {
+        /* cg_ents.c CG_Portal: the camera at origin2, looking along eventParm's direction,
+         * rolled by clientNum / 256 of a turn, turning when powerups is set (at frame
+         * degrees a second, or swinging) */
+        cl_portal p;
+        memset(&p, 0, sizeof p);
+        p.entity = e->number + 1;
+        p.camera[0] = q3_f(e->f[Q3_ES_ORIGIN2_0]);
+        p.camera[1] = q3_f(e->f[Q3_ES_ORIGIN2_1]);
+        p.camera[2] = q3_f(e->f[Q3_ES_ORIGIN2_2]);
+        qd_byte_to_dir(e->f[Q3_ES_EVENTPARM], p.dir);
+        p.roll = (float)(int)((double)(cn & 255) / 256.0 * 360);
+        p.swing = (uint16_t)e->f[Q3_ES_POWERUPS];
+        p.speed = (uint16_t)e->f[Q3_ES_FRAME];
+        cl_portal_set(c->cl, &p);
+    } else if (c->cl->num_portals) {
+        cl_portal_drop(c->cl, e->number + 1); /* (a portal's number taken by another) */
+    }
     /* a rocket or grenade shown in the snapshot before that is one no more, or a grenade
      * that bounced: the smoke of its flight so far stays */
     if (c->s->ev_present[e->number >> 3] >> (e->number & 7) & 1)

@@ -330,7 +330,10 @@ static int read_stage(lex *l, mdl_stage *st)
             if (next(l, 1)) { /* its parameters as ParseStage reads them */
                 if (is(l, "wave"))
                     read_wave(l, &st->alphawave);
-                else if (is(l, "const") || is(l, "portal"))
+                else if (is(l, "portal")) { /* the range: 256 when none is written */
+                    st->alpha_portal = 1;
+                    st->portal_range = num(l, 256);
+                } else if (is(l, "const"))
                     num(l, 0);
             }
         } else if (is(l, "tcMod")) {
@@ -362,6 +365,13 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
     }
     if (st->image[0] && !sh->stage.image[0]) {
         sh->stage = *st;
+    } else if (st->image[0] && st->alpha_portal && !sh->more[0].image[0]) {
+        /* a portal's fog (alphaGen portal: blended by the distance) and the stage after it,
+         * drawn over the portal's view (r_q3surf.c portal_layers) */
+        sh->more[0] = *st;
+    } else if (st->image[0] && sh->more[0].alpha_portal && !sh->more[1].image[0]) {
+        if (st->blend != MDL_BLEND_NONE && st->blend_exact)
+            sh->more[1] = *st;
     } else if (st->image[0] && !*stop) {
         mdl_stage *to = !sh->stage2.image[0]    ? &sh->stage2
                         : !sh->more[0].image[0] ? &sh->more[0]
@@ -398,6 +408,8 @@ static int read_body(lex *l, mdl_shader *sh)
                 else if (is(l, "trans"))
                     sh->flags |= MDL_SHADER_TRANS;
             }
+        } else if (is(l, "portal")) { /* ioq3 ParseShader: sort SS_PORTAL, isPortal */
+            sh->flags |= MDL_SHADER_PORTAL;
         } else if (is(l, "skyParms")) {
             /* farbox, cloud height, nearbox (ioq3 ParseSkyParms) */
             if (next(l, 1) && !is(l, "-"))

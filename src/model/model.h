@@ -106,6 +106,8 @@ enum { MDL_WAVE_NONE, MDL_WAVE_SIN, MDL_WAVE_TRIANGLE, MDL_WAVE_SQUARE, MDL_WAVE
 #define MDL_SHADER_LIGHTMAP 0x04 /* a stage maps $lightmap */
 #define MDL_SHADER_TRANS 0x08    /* surfaceparm trans */
 #define MDL_SHADER_TWOSIDED 0x10 /* cull none / twosided / disable */
+#define MDL_SHADER_PORTAL 0x20   /* portal: a view from a portal camera shows on it (a mirror
+                                  * when there is no camera) */
 
 typedef struct mdl_wave {
     uint8_t func; /* MDL_WAVE_* */
@@ -137,6 +139,8 @@ typedef struct mdl_stage {
                           * GL pairs), not the nearest of the three */
     uint8_t alphagen;   /* an alphaGen of any kind (only alphaGen wave is drawn: alphawave) */
     mdl_wave alphawave; /* alphaGen wave (func 0: none or another kind) */
+    uint8_t alpha_portal; /* alphaGen portal: alpha from the distance, 1 at portal_range */
+    float portal_range;
     uint8_t blend_tex;  /* MDL_BLENDTEX_*: the image made over so that blend (a filter)
                          * draws the blendFunc's pair */
     uint8_t num_tcmods;
@@ -156,7 +160,8 @@ typedef struct mdl_shader {
     mdl_stage stage2;
     uint8_t stage2_lit; /* a $lightmap stage follows stage2: the lightmap multiplies it too */
     /* the next two stages after stage2 that blend as exactly (image "" none): drawn where
-     * every stage is (the explosions' sprites: r_q3_explosions) */
+     * every stage is (the explosions' sprites: r_q3_explosions); a portal's (flags
+     * MDL_SHADER_PORTAL) stage of alphaGen portal and the one after it */
     mdl_stage more[2];
     char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
     float cloud_height; /* skyParms cloud height as written (0: none, or not a number) */

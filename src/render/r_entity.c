@@ -15,11 +15,6 @@ static const float missing_mins[3] = {-16, -16, -24}, missing_maxs[3] = {16, 16,
 /* The fixed direction light comes from for alias models (Quake uses a fixed vector too). */
 static const float light_dir[3] = {0.6f, 0.2f, 0.7745967f};
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 void r_alias_light(const r_assets *a, const float origin[3], float *ambient, float *shade)
 {
     float l = 128;

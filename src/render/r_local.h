@@ -205,6 +205,11 @@ typedef struct r_view {
     const struct r_marks *marks; /* Quake III's wall marks' pieces, made once a frame for
                                   * every band (r_q3_marks_make), or NULL: r_q3_marks cuts
                                   * them itself */
+    const float *pvs_org;  /* the point whose PVS the walk draws (a portal view's camera,
+                            * tr_main.c newParms.pvsOrigin), or NULL: org */
+    const rast_fb *portal_fb; /* Quake III: the frame's portal view (r_render), which a
+                               * portal shader's surfaces show before their stages, or NULL:
+                               * none drawn this frame */
 } r_view;
 
 /* The world's faces in the order the front-to-back walk from the camera first reaches
@@ -231,6 +236,19 @@ void r_walk_free(r_walk *w);
 #define R_PASS_LINES 2
 #define R_PASS_TEXTURED 3 /* world faces textured and lit, everything else as flat */
 #define R_PASS_Q3_BLEND 4 /* Quake III: the world's blended surfaces, after the sky */
+
+/* a . b and a x b of three-vectors */
+static inline float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void cross3(const float a[3], const float b[3], float out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
 
 /* Quake's AngleVectors: forward, right, up of pitch/yaw/roll in degrees. */
 void r_angle_vectors(const float angles[3], float fwd[3], float right[3], float up[3]);
@@ -656,5 +674,18 @@ void r_cache_bind(r_cache *c, const r_assets *a);
 /* The cache after c in its chain (one per band thread), made on first use; NULL when out of
  * memory. Freed with c. */
 r_cache *r_cache_next(r_cache *c);
+/* c's chain for Quake III's portal views (r_render draws one a frame at most), made on
+ * first use, and a frame of w x h for them kept in c (made anew at another size); NULL
+ * when out of memory. Freed with c. */
+r_cache *r_cache_portal(r_cache *c);
+rast_fb *r_cache_portal_fb(r_cache *c, int w, int h);
+/* The camera of a portal view (r_main.c): portal p, whose entity is at ent, over the plane
+ * (N, dist) of its surface, seen from eye_cam at ms on the server's clock. 0 when none can
+ * be made. */
+int r_portal_camera(const float N[3], float dist, const cl_portal *p, const float ent[3],
+                    double ms, const r_camera *eye_cam, r_camera *out);
+/* 1 when world face fi's shader is a portal (drawn blended), its alphaGen portal range in
+ * *range (0: none, so no view is drawn for it: tr_main.c SurfIsOffscreen). */
+int r_q3_face_portal(const r_assets *a, uint32_t fi, float *range);
 
 #endif

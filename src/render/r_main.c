@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "../common/dirs.h"
 #include "draw2d.h"
 #include "r_local.h"
 
@@ -305,6 +306,8 @@ typedef struct band {
     r_cache *cache;
     const r_walk *walk; /* the frame's world walk, or NULL */
     const r_marks *marks; /* the frame's wall marks' pieces, or NULL */
+    const float *pvs;     /* the walk's PVS point (a portal view's camera), or NULL: the eye */
+    const rast_fb *portal_fb; /* the frame's Quake III portal view, or NULL */
     int count;
     double took;   /* seconds of wall time from `from` (or its own start) to its end */
     double from;   /* when the frame handed it over: a band its thread starts late on (a
@@ -422,6 +425,8 @@ static void render_band(band *bd)
     r_view_setup(&v, bd->cam, bd->fb);
     v.walk = bd->walk;
     v.marks = bd->marks;
+    v.pvs_org = bd->pvs;
+    v.portal_fb = bd->portal_fb;
     v.hidden_body = o->hide_entity > 0 ? o->hide_entity
                     : !o->show_view_entity && cl ? cl->view.view_entity
                                                  : -1;
@@ -645,17 +650,169 @@ static void pool_wait(void)
     pthread_mutex_unlock(&pool.mu);
 }
 
-int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
-             const r_options *opt, rast_fb *fb)
+/* p (at right angles to unit k) turned about k by deg degrees (q_math.c
+ * RotatePointAroundVector, by Rodrigues' formula). */
+static void turn_about(const float k[3], float p[3], float deg)
 {
-    static const r_options defaults = {0};
-    const r_options *o = opt ? opt : &defaults;
-    if (!fb || !cam)
+    float a = deg * (float)(M_PI / 180), c = cosf(a), s = sinf(a), kxp[3];
+    cross3(k, p, kxp);
+    for (int j = 0; j < 3; j++)
+        p[j] = p[j] * c + kxp[j] * s;
+}
+
+/* tr_main.c R_GetPortalOrientations and R_MirrorViewBySurface for a portal (not a mirror):
+ * the surface's axes its normal N, a perpendicular of it and their cross, at the portal
+ * entity's origin ent put onto the plane (N, dist); the camera's from cg_ents.c CG_Portal
+ * (p->dir, minus a perpendicular of it, their cross; the first two negated), turned about
+ * its first axis by the roll, or turning at p->speed degrees a second, or swinging 4
+ * degrees about the roll at ms (the server's clock in milliseconds), when p->swing; the
+ * eye's place and axes carried from the surface's axes to the camera's. 0 when a
+ * direction is not one or the result is not finite. */
+int r_portal_camera(const float N[3], float dist, const cl_portal *po, const float ent[3],
+                    double ms, const r_camera *eye_cam, r_camera *out)
+{
+    float fwd[3], right[3], up0[3];
+    r_angle_vectors(eye_cam->angles, fwd, right, up0);
+    float d = dot3(ent, N) - dist;
+    float sax[3][3], cax[3][3], so[3];
+    memcpy(sax[0], N, sizeof sax[0]);
+    memcpy(cax[0], po->dir, sizeof cax[0]);
+    if (!qd_perpendicular(sax[0], sax[1]) || !qd_perpendicular(cax[0], cax[1]))
         return 0;
+    cross3(sax[0], sax[1], sax[2]);
+    for (int j = 0; j < 3; j++) {
+        so[j] = ent[j] - d * N[j];
+        cax[0][j] = -po->dir[j];
+    }
+    cross3(po->dir, (float[3]){-cax[1][0], -cax[1][1], -cax[1][2]}, cax[2]);
+    if (po->swing) {
+        float deg = po->speed ? (float)(ms / 1000.0 * po->speed)
+                              : po->roll + (float)sin(ms * 0.003) * 4;
+        turn_about(cax[0], cax[1], deg);
+        cross3(cax[0], cax[1], cax[2]);
+    } else if (po->roll != 0) {
+        turn_about(cax[0], cax[1], po->roll);
+        cross3(cax[0], cax[1], cax[2]);
+    }
+    /* R_MirrorPoint, R_MirrorVector: in the surface's axes, out in the camera's */
+    float eye[3] = {eye_cam->origin[0] - so[0], eye_cam->origin[1] - so[1],
+                    eye_cam->origin[2] - so[2]};
+    float o[3] = {0, 0, 0}, fw[3] = {0, 0, 0}, up[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        float de = dot3(eye, sax[i]), df = dot3(fwd, sax[i]), du = dot3(up0, sax[i]);
+        for (int j = 0; j < 3; j++) {
+            o[j] += de * cax[i][j];
+            fw[j] += df * cax[i][j];
+            up[j] += du * cax[i][j];
+        }
+    }
+    memset(out, 0, sizeof *out);
+    for (int j = 0; j < 3; j++)
+        out->origin[j] = o[j] + po->camera[j];
+    /* Quake's angles of those axes (r_angle_vectors inverted): yaw and pitch of forward,
+     * the roll between up and the unrolled up and right */
+    float pitch = -asinf(fw[2] > 1 ? 1 : fw[2] < -1 ? -1 : fw[2]);
+    float yaw = atan2f(fw[1], fw[0]);
+    float sp = sinf(pitch), cp = cosf(pitch), sy = sinf(yaw), cy = cosf(yaw);
+    float r0[3] = {sy, -cy, 0}, u0[3] = {sp * cy, sp * sy, cp};
+    float roll = atan2f(dot3(up, r0), dot3(up, u0));
+    out->angles[0] = pitch * (float)(180 / M_PI);
+    out->angles[1] = yaw * (float)(180 / M_PI);
+    out->angles[2] = roll * (float)(180 / M_PI);
+    out->fov = eye_cam->fov;
+    return isfinite(out->origin[0] + out->origin[1] + out->origin[2] + out->angles[0] +
+                    out->angles[1] + out->angles[2]);
+}
+
+/* A Quake III frame's portal view (tr_main.c R_SortDrawSurfs, R_MirrorViewBySurface,
+ * SurfIsOffscreen, R_GetPortalOrientations, with cg_ents.c CG_Portal's render entity): the
+ * first triangle of a portal shader in the walk that faces the eye, is not wholly outside
+ * the frustum and comes within its shader's range (alphaGen portal) of the eye, with a
+ * portal of the frame (cl_portal) within 64 units of its plane. The camera: the eye's place
+ * and axes carried from the surface (its normal, a perpendicular of it, their cross) to
+ * the portal camera's (the byte direction negated, a perpendicular of it, their cross;
+ * turned by its roll, or turning at its speed or swinging on the server's clock); the PVS
+ * is the camera's. Its rows: those every portal triangle of the walk reaches on screen (each
+ * shows this one view, as the game draws it into the whole screen); all of them when one
+ * comes near the eye's plane. 0 when there is none (or a mirror: a portal whose camera is
+ * its own origin, not drawn yet). */
+static int portal_view(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
+                       const r_walk *walk, rast_fb *fb, r_camera *out, float pvs[3], int *y0,
+                       int *y1)
+{
+    const mdl_bsp *b = a->world.bsp;
+    r_view v;
+    r_view_setup(&v, cam, fb);
+    int found = 0;
+    float lo = 1e30f, hi = -1e30f;
+    for (uint32_t k = 0; k < walk->n; k++) {
+        uint32_t fi = walk->faces[k];
+        float range;
+        if (fi >= b->num_faces || !r_q3_face_portal(a, fi, &range))
+            continue;
+        const mdl_face *f = &b->faces[fi];
+        const float(*p)[3] = (const float(*)[3])b->verts[f->first_vert];
+        int off = 0;
+        for (int i = 0; i < 5 && !off; i++)
+            off = dot3(v.frustum[i], p[0]) < v.frustum[i][3] &&
+                  dot3(v.frustum[i], p[1]) < v.frustum[i][3] &&
+                  dot3(v.frustum[i], p[2]) < v.frustum[i][3];
+        if (off)
+            continue;
+        float nearest = 1e30f;
+        for (int j = 0; j < 3; j++) {
+            float d[3] = {p[j][0] - v.org[0], p[j][1] - v.org[1], p[j][2] - v.org[2]};
+            float z = dot3(d, v.fwd);
+            if (!(z > 1)) { /* near the eye's plane: every row */
+                lo = 0;
+                hi = (float)fb->h;
+            } else {
+                float y = v.cy - dot3(d, v.up) / z * v.scale;
+                lo = y < lo ? y : lo;
+                hi = y > hi ? y : hi;
+            }
+            float dd = dot3(d, d);
+            nearest = dd < nearest ? dd : nearest;
+        }
+        const float *N = f->normal;
+        if (found || dot3(N, v.org) - f->dist <= 0 || !(nearest <= range * range))
+            continue;
+        for (int i = 0; i < CL_MAX_PORTALS && !found; i++) {
+            const cl_portal *po = &cl->portals[i];
+            cl_entstate s;
+            if (po->entity <= 0 || !cl_entity_at(cl, po->entity, t, &s, NULL, NULL))
+                continue;
+            float d = dot3(s.origin, N) - f->dist;
+            if (!(d >= -64 && d <= 64))
+                continue;
+            if (!memcmp(po->camera, s.origin, sizeof po->camera))
+                break; /* a mirror: not drawn */
+            if (!r_portal_camera(N, f->dist, po, s.origin, cl_game_time(cl, t) * 1000, cam, out))
+                break;
+            memcpy(pvs, po->camera, 3 * sizeof *pvs);
+            found = 1;
+        }
+    }
+    if (!found)
+        return 0;
+    *y0 = lo < 0 ? 0 : lo > (float)fb->h ? fb->h : (int)lo;
+    *y1 = hi + 2 > (float)fb->h ? fb->h : hi < 0 ? 0 : (int)hi + 2;
+    return *y1 > *y0;
+}
+
+/* What r_render draws, of rows y0..y1-1, the walk from pvs (or the eye), with portal_fb
+ * (the frame's portal view, or NULL) under the portal surfaces; in_portal: this is a portal
+ * view (none drawn within it). */
+static int render_view(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
+                       const r_options *o, rast_fb *fb, int ry0, int ry1, const float *pvs,
+                       int in_portal)
+{
     int have_map = a && a->world.bsp;
     int n = o->threads > 1 ? o->threads : 1;
     n = n > R_MAX_THREADS ? R_MAX_THREADS : n;
-    n = n > fb->h ? fb->h : n;
+    n = n > ry1 - ry0 ? ry1 - ry0 : n;
+    if (n < 1)
+        return 0;
     /* Each band walks the whole scene with its own cache (the caches only save work: the
      * bytes are the same with any of them), so the bands share nothing they write. */
     r_cache *own = NULL;
@@ -678,7 +835,27 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     if (have_map) {
         r_view wv;
         r_view_setup(&wv, cam, fb);
+        wv.pvs_org = pvs;
         walked = r_walk_make(&wv, a, &walk);
+    }
+    /* Quake III: the portal view first, its rows into a frame of its own (kept in the
+     * cache), drawn with a cache of its own */
+    const rast_fb *portal_fb = NULL;
+    r_camera pcam;
+    float ppvs[3];
+    int py0, py1;
+    if (!in_portal && walked && o->mode == R_MODE_TEXTURED && a->q3 && cl && cl->num_portals &&
+        caches[0] && portal_view(a, cl, t, cam, &walk, fb, &pcam, ppvs, &py0, &py1)) {
+        rast_fb *pf = r_cache_portal_fb(caches[0], fb->w, fb->h);
+        r_options po = *o;
+        po.gun = 0;
+        po.show_view_entity = 1; /* (RF_THIRD_PERSON bodies show in portals) */
+        po.hide_entity = 0;
+        po.cache = r_cache_portal(caches[0]);
+        if (pf && po.cache) {
+            render_view(a, cl, t, &pcam, &po, pf, py0, py1, ppvs, 1);
+            portal_fb = pf;
+        }
     }
     /* Quake III's wall marks cut once for the frame, kept between frames in the cache */
     const r_marks *marks = o->mode == R_MODE_TEXTURED && have_map && a->q3 && caches[0]
@@ -690,11 +867,14 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     /* the rows split by the work each band had in the frames before (textured, where the
      * cache lives on), else evenly */
     int y[R_MAX_THREADS + 1];
-    r_cache_bands(n > 1 ? caches[0] : NULL, n, fb->h, y);
+    r_cache_bands(n > 1 ? caches[0] : NULL, n, ry1 - ry0, y);
+    for (int i = 0; i <= n; i++)
+        y[i] += ry0;
     const double handed = n > 1 ? now_s() : 0; /* when bands 1..n-1 are handed over */
     for (int i = 0; i < n; i++)
         bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i],
-                          walked ? &walk : NULL, marks, 0, 0, i > 0 ? handed : 0};
+                          walked ? &walk : NULL, marks, pvs, portal_fb, 0, 0,
+                          i > 0 ? handed : 0};
     int pooled = n > 1 && pool_post(bands, n);
     for (int i = 1; i < n && !pooled; i++)
         started[i] = pthread_create(&tid[i], NULL, band_thread, &bands[i]) == 0;
@@ -712,13 +892,16 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     }
     if (n > 1 && caches[0] && all_threads) {
         double took[R_MAX_THREADS];
+        int yr[R_MAX_THREADS + 1];
         for (int i = 0; i < n; i++)
             took[i] = bands[i].took;
-        r_cache_bands_took(caches[0], n, fb->h, y, took);
+        for (int i = 0; i <= n; i++)
+            yr[i] = y[i] - ry0;
+        r_cache_bands_took(caches[0], n, ry1 - ry0, yr, took);
     }
     r_cache_free(own);
     r_walk_free(&walk);
-    if (!have_map) {
+    if (!have_map && !in_portal) {
         /* centred on the grid's lower half: the corners and the top belong to the HUD
          * (the message feed, the clock, the status bar) */
         const char *msg = a && a->notice[0] ? a->notice : "NO MAP";
@@ -729,4 +912,14 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
         draw_text(fb, x, y, msg, rast_rgb(255, 220, 120), s);
     }
     return bands[0].count; /* every band sends the same primitives */
+}
+
+int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
+             const r_options *opt, rast_fb *fb)
+{
+    static const r_options defaults = {0};
+    const r_options *o = opt ? opt : &defaults;
+    if (!fb || !cam)
+        return 0;
+    return render_view(a, cl, t, cam, o, fb, 0, fb->h, NULL, 0);
 }

@@ -11,11 +11,6 @@
 
 #define SHELL_MIX 128 /* of 256: how far a shell's tint pulls the skin's colours */
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 void r_lut_from_palette(const uint32_t palette[256], uint32_t lut[64 * 256])
 {
     /* row r shows a colour at (255 - 4 r) / 128 of itself: row 32 about as it is, row 0

@@ -32,11 +32,6 @@ typedef struct md3_light {
     float ambient[3], directed[3], dir[3];
 } md3_light;
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* Quake III's AnglesToAxis: forward, left, up. */
 static void angles_axis(const float angles[3], float axis[3][3])
 {

@@ -36,18 +36,6 @@
 #define MARK_TOTAL_MS 10000 /* cg_marks.c MARK_TOTAL_TIME, MARK_FADE_TIME */
 #define MARK_FADE_MS 1000
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const float a[3], const float b[3], float out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 static int normalize3(float v[3])
 {
     float len = sqrtf(dot3(v, v));

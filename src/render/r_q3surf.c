@@ -62,7 +62,21 @@ typedef struct q3_mat {
      * chosen by the time (anim_image); anim_n below 2: a still */
     int32_t anim[MDL_ANIM_FRAMES], anim2[MDL_ANIM_FRAMES];
     uint8_t anim_n, anim2_n;
+    uint8_t portal;       /* a portal shader: the frame's portal view shows on it */
+    float portal_range;   /* its alphaGen portal's range (0: none) */
+    int8_t portal_layers; /* its fog of alphaGen portal and the stage after (r_q3.portal), or
+                           * -1 */
 } q3_mat;
+
+/* A portal shader's stages over its view (mdl_shader.more): the fog, blended by the
+ * distance from the eye (alphaGen portal, tr_shade_calc.c: each corner's distance over the
+ * range, at most 1), and the stage after it. */
+#define R_Q3_PORTALS 4
+typedef struct q3_portal {
+    int32_t image[2]; /* -1: none */
+    mdl_stage stage[2];
+    float range;
+} q3_portal;
 
 struct r_q3 {
     uint32_t num_mats, num_images, cap_images;
@@ -101,6 +115,9 @@ struct r_q3 {
      * image's colour, 2: the alpha; 0 none), or -1 */
     int32_t mark_mats[R_Q3MARK_COUNT][R_Q3_MARK_FADES + 1];
     uint8_t mark_fades[R_Q3MARK_COUNT];
+    q3_portal portal[R_Q3_PORTALS]; /* the portal shaders' fog layers (q3_mat.portal_layers) */
+    int num_portals;
+    int32_t white;                  /* "$whiteimage" for the fog's first half, or -1 */
 };
 
 /* ---- loading ---- */
@@ -432,6 +449,26 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     if (m->image == -2 || !find_frames(q, &sh->stage, m->image, m->anim, &m->anim_n, read, ctx) ||
         !resolve_layer2(q, m, sh, read, ctx))
         return 0;
+    m->portal = (sh->flags & MDL_SHADER_PORTAL) != 0 && m->blend != MDL_BLEND_NONE && !m->sky;
+    m->portal_layers = -1;
+    m->portal_range = sh->more[0].alpha_portal ? sh->more[0].portal_range : 0;
+    if (sh->more[0].alpha_portal && q->num_portals < R_Q3_PORTALS) {
+        q3_portal *p = &q->portal[q->num_portals];
+        if (q->white < 0 && (q->white = find_image(q, "$whiteimage", read, ctx)) == -2)
+            return 0;
+        for (int k = 0; k < 2; k++) {
+            const mdl_stage *st = &sh->more[k];
+            p->image[k] = st->image[0] ? find_image_tx(q, st->image, st->blend_tex, read, ctx) : -1;
+            if (p->image[k] == -2)
+                return 0;
+            if (p->image[k] >= 0 && q->images[p->image[k]].levels == 0)
+                p->image[k] = -1; /* (not found: not drawn) */
+            p->stage[k] = *st;
+        }
+        p->range = sh->more[0].portal_range > 0 ? sh->more[0].portal_range : 256;
+        if (q->white >= 0)
+            m->portal_layers = (int8_t)q->num_portals++;
+    }
     if (m->sky && sh->sky[0] && !q->sky_box) {
         static const char *const suf[6] = {"_rt", "_lf", "_bk", "_ft", "_up", "_dn"};
         int found = 0;
@@ -738,6 +775,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
         q->smoke_mats[k] = q->blood_trail_mats[k] = -1;
     q->rail_core = -1;
+    q->white = -1;
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         for (int f = 0; f <= R_Q3_MARK_FADES; f++)
             q->mark_mats[k][f] = -1;
@@ -903,11 +941,6 @@ const char *r_assets_missing_texture(const r_assets *a, int i)
 }
 
 /* ---- drawing ---- */
-
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
 /* Two attributes on the triangle's plane through values a[0..2] and b[0..2] at its corners
  * p: the in-plane gradients A, B and offsets ca, cb with dot(A, p_i) + ca = a_i (and b's
@@ -1532,6 +1565,67 @@ static void autosprite_face(r_view *v, const mdl_bsp *b, uint32_t fi, const q3_m
 /* r_q3_face, its first layer drawn over poly (pn corners: the run's polygon, r_q3_group)
  * instead of the triangle, or not at all (pn < 0: a later triangle of the run, whose other
  * layers are still its own). */
+/* A portal shader's polygon in the opaque pass of a frame with a portal view: the view's
+ * own pixels there, its depth written (tr_main.c R_MirrorViewBySurface draws the portal's
+ * view first, into the whole screen, and the surface's stages then blend over it; a pixel's
+ * texel is its own pixel of portal_fb). */
+static void portal_copy(r_view *v, const float (*pts)[3], int n)
+{
+    const rast_fb *pf = v->portal_fb;
+    rast_tex tex;
+    memset(&tex, 0, sizeof tex);
+    tex.texels = pf->color;
+    tex.w = pf->w;
+    tex.h = pf->h;
+    tex.s[0] = 1, tex.s[2] = -0.5; /* (x + 0.5) - 0.5 */
+    tex.t[1] = 1, tex.t[2] = -0.5;
+    tex.q[2] = 1;
+    r_draw_poly_tex(v, pts, n, &tex, RAST_OPAQUE);
+}
+
+/* A grey of g (0..255) as a light texel. */
+static uint32_t grey(uint32_t g) { return rast_rgb(g, g, g); }
+
+/* A portal shader's fog and the stage after it over triangle pts (r_q3.portal): the fog
+ * blended by alphaGen portal, each corner's alpha its distance from the eye over the
+ * range, at most 1 (tr_shade.c ComputeColors, AGEN_PORTAL), interpolated between the
+ * corners as GL does, drawn as a filter by 1 - alpha then an add of the fog times alpha (the
+ * same sum as the blend); the fog's rgbGen identity is doubled (ioq3's frame is at half:
+ * the overbright bit), as the sky's. */
+static void portal_layers(r_view *v, const r_q3 *q, const q3_mat *m, const float (*pts)[3],
+                          const float (*st)[2], const float N[3], float dist, const float eye[3])
+{
+    const q3_portal *p = &q->portal[m->portal_layers];
+    tri_light lt;
+    if (p->image[0] >= 0) {
+        uint32_t a[3], keep[3];
+        for (int k = 0; k < 3; k++) {
+            float d[3] = {pts[k][0] - eye[0], pts[k][1] - eye[1], pts[k][2] - eye[2]};
+            float len = sqrtf(dot3(d, d)) / p->range;
+            uint32_t al = !(len > 0) ? 0 : len >= 1 ? 255 : (uint32_t)(len * 255);
+            a[k] = grey(al);
+            keep[k] = grey(255 - al);
+        }
+        q3_layer w = {&q->images[q->white], &p->stage[0], MDL_BLEND_FILTER, 0, 0};
+        corner_light(keep, lt.corners);
+        corner_planes(&lt);
+        textured_tri(v, &w, pts, st, N, dist, &lt, 1);
+        q3_layer f = {&q->images[p->image[0]], &p->stage[0], MDL_BLEND_ADD, 0,
+                      p->stage[0].clamp};
+        corner_light(a, lt.corners);
+        corner_planes(&lt);
+        lt.x2 = p->stage[0].rgbgen == MDL_RGBGEN_IDENTITY;
+        textured_tri(v, &f, pts, st, N, dist, &lt, 1);
+    }
+    if (p->image[1] >= 0) {
+        const mdl_stage *s2 = &p->stage[1];
+        q3_layer l = {&q->images[p->image[1]], s2, s2->blend, s2->alpha_func != MDL_ALPHA_NONE,
+                      s2->clamp};
+        stage_light(v, s2, 0xffffffffu, &lt);
+        textured_tri(v, &l, pts, st, N, dist, &lt, 1);
+    }
+}
+
 static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
                     const float (*poly)[3], int pn, const float (*at)[3])
 {
@@ -1543,7 +1637,9 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         return;
     const q3_mat *m = &q->mats[f->texture];
     int blended = m->blend != MDL_BLEND_NONE && !m->sky;
-    if (m->nodraw || blended != (v->pass == R_PASS_Q3_BLEND))
+    /* a portal's view under its blended stages: drawn with the opaque surfaces */
+    int copy = m->portal && blended && v->portal_fb && v->pass == R_PASS_TEXTURED && !at;
+    if (m->nodraw || (blended != (v->pass == R_PASS_Q3_BLEND) && !copy))
         return;
     if (m->autosprite) { /* (facing the eye: no back) */
         if (pn >= 0)
@@ -1582,6 +1678,10 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
             N[j] = -N[j];
         dist = -dist;
     }
+    if (copy) {
+        portal_copy(v, pts, 3);
+        return;
+    }
     if (m->sky) {
         r_draw_poly(v, pts, 3, R_SKY_MARK, RAST_OPAQUE);
         v->sky_marked = 1;
@@ -1614,10 +1714,20 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         const_light(v, m, &lt);
     }
     q3_layer l = layer1(v, q, m);
+    /* over a portal's view (its depth written with it): the layers' depth raised, as a
+     * second layer's */
+    float zrel = v->zrel;
+    if (m->portal && v->portal_fb)
+        v->zrel = R_LAYER_ZREL;
     if (poly && pn >= 3)
         textured_poly(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended, poly, pn);
     else if (!poly)
         textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
+    if (m->portal_layers >= 0 && blended && !poly && !out) {
+        v->zrel = R_LAYER_ZREL; /* (over its first layer's pixels) */
+        portal_layers(v, q, m, pts, (const float(*)[2])fq->st, N, dist, eye);
+    }
+    v->zrel = zrel;
     if (out)
         return; /* (the run's polygon reaches the band, this triangle does not) */
     /* The passes over the first layer test depth, not what it wrote: over an alpha-tested
@@ -1631,6 +1741,20 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     }
     if (v->num_dlights && !blended && !m->alpha)
         dlight_tris(v, q, pts, N, dist);
+}
+
+int r_q3_face_portal(const r_assets *a, uint32_t fi, float *range)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    const mdl_bsp *b = a ? a->world.bsp : NULL;
+    if (!q || !b || !b->face_q3 || fi >= b->num_faces)
+        return 0;
+    int32_t tx = b->faces[fi].texture;
+    if (tx < 0 || (uint32_t)tx >= b->num_textures || (uint32_t)tx >= q->num_mats ||
+        !q->mats[tx].portal || q->mats[tx].nodraw)
+        return 0;
+    *range = q->mats[tx].portal_range;
+    return 1;
 }
 
 void r_q3_face_at(r_view *v, const r_bsp *rb, uint32_t fi, const float (*at)[3])
@@ -1656,6 +1780,8 @@ int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
         (uint32_t)f->texture >= q->num_mats)
         return 0;
     const q3_mat *m = &q->mats[f->texture];
+    if (m->portal && v->portal_fb)
+        return 0; /* (a portal's view: its triangles copy it, q3_face) */
     if (m->nodraw || (m->blend != MDL_BLEND_NONE && !m->sky))
         return (int)g; /* none drawn in this pass (one shader: r_q3_groups) */
     /* the shaders whose first layer is one mapping over the run: a lightmap's or one

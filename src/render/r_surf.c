@@ -52,6 +52,8 @@ struct r_cache {
     int split_n;
     double split[R_MAX_THREADS + 1];
     r_marks *marks;       /* Quake III's wall marks' pieces (r_q3_marks_make), or NULL */
+    struct r_cache *portal; /* the portal views' own chain (r_cache_portal), or NULL */
+    rast_fb *portal_fb;   /* their frame (r_cache_portal_fb), or NULL */
 };
 
 r_marks **r_cache_marks(r_cache *c) { return c ? &c->marks : NULL; }
@@ -127,6 +129,8 @@ void r_cache_free(r_cache *c)
         r_cache *next = c->next;
         cache_flush(c);
         r_marks_free(c->marks);
+        r_cache_free(c->portal);
+        rast_fb_free(c->portal_fb);
         free(c);
         c = next;
     }
@@ -138,6 +142,26 @@ uint64_t r_cache_texels_built(const r_cache *c)
     for (; c; c = c->next)
         n += c->texels_built;
     return n;
+}
+
+r_cache *r_cache_portal(r_cache *c)
+{
+    if (c && !c->portal)
+        c->portal = r_cache_new(c->budget);
+    return c ? c->portal : NULL;
+}
+
+rast_fb *r_cache_portal_fb(r_cache *c, int w, int h)
+{
+    if (!c)
+        return NULL;
+    if (c->portal_fb && (c->portal_fb->w != w || c->portal_fb->h != h)) {
+        rast_fb_free(c->portal_fb);
+        c->portal_fb = NULL;
+    }
+    if (!c->portal_fb)
+        c->portal_fb = rast_fb_new(w, h);
+    return c->portal_fb;
 }
 
 r_cache *r_cache_next(r_cache *c)
@@ -855,11 +879,6 @@ void r_dlights_collect(r_view *v, const cl_state *cl, double t)
 }
 
 /* ---- the face ---- */
-
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
 /* Screen-space planes of an attribute a = dot(A, p) + a0 over points p of the plane
  * dot(N, p) = dist (world space), as rast_tex wants them: a/w and, when A is NULL, q = 1/w.

@@ -25,11 +25,6 @@ void r_angle_vectors(const float angles[3], float fwd[3], float right[3], float 
     up[2] = (float)(cr * cp);
 }
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb)
 {
     memset(v, 0, sizeof *v);

@@ -9,11 +9,6 @@
 /* Quake's BACKFACE_EPSILON (r_local.h): a face is drawn when the eye is this far in front. */
 #define BACKFACE_EPSILON 0.01f
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static void draw_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3], int frame)
 {
     const mdl_bsp *b = rb->bsp;
@@ -86,9 +81,9 @@ static void draw_nodes(r_view *v, const r_bsp *rb, uint8_t *visible)
 }
 
 /* Walk the world tree from its root, nearer child first, skipping nodes and leaves outside
- * the frustum and leaves outside the PVS; each leaf's faces are visible, listed in w in the
- * order the walk first reaches them. The depth of the tree is capped at load, so a fixed
- * stack suffices. */
+ * the frustum and leaves outside the PVS (of v->pvs_org, or the eye); each leaf's faces are
+ * visible, listed in w in the order the walk first reaches them. The depth of the tree is
+ * capped at load, so a fixed stack suffices. */
 int r_walk_make(const r_view *v, const r_assets *a, r_walk *w)
 {
     w->faces = NULL;
@@ -100,7 +95,8 @@ int r_walk_make(const r_view *v, const r_assets *a, r_walk *w)
         return 0;
     const mdl_submodel *world = &b->models[0];
     uint32_t visleafs = world->visleafs;
-    uint32_t cam_leaf = mdl_bsp_point_leaf(b, world->headnode, v->org);
+    const float *eye = v->pvs_org ? v->pvs_org : v->org;
+    uint32_t cam_leaf = mdl_bsp_point_leaf(b, world->headnode, eye);
     uint8_t *pvs = malloc(mdl_bsp_pvs_size(b));
     uint8_t *seen = calloc(b->num_faces ? b->num_faces : 1, 1);
     w->faces = malloc((b->num_faces ? b->num_faces : 1) * sizeof *w->faces);

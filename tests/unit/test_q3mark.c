@@ -136,11 +136,6 @@ TEST(q3mark_blendfuncs_made_filters)
     mdl_shader_set_clear(&set);
 }
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* The radius of the circle inside triangle p and its centre. */
 static float incircle(const float (*p)[3], float c[3])
 {

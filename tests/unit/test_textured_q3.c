@@ -13,6 +13,7 @@
 #include "../../src/app/player.h"
 #include "../../src/app/world.h"
 #include "../../src/output/out.h"
+#include "../../src/common/dirs.h"
 #include "../../src/render/r_local.h"
 #include "../../src/timeline/timeline.h"
 #include "../fxbuild.h"
@@ -327,6 +328,49 @@ TEST(q3tex_shader_second_layer)
     CHECK(s && !strcmp(s->stage.image, "s.tga") && !s->stage2.image[0]);
     s = mdl_shader_find(&set, "t");
     CHECK(s && !strcmp(s->stage.image, "rock.jpg") && !s->stage2.image[0]);
+    mdl_shader_set_clear(&set);
+}
+
+/* A portal shader (OpenArena's acc.shader textures/acc_dm3/fx_portal, as written there):
+ * the keyword "portal" marks it; its fog stage of alphaGen portal (with its range) and the
+ * stage after it are kept in more[0] and more[1] (drawn over the portal's view, in order),
+ * a range left out is 256 (ioq3 ParseStage), and a shader without the keyword is none. */
+TEST(q3tex_shader_portal)
+{
+    static const char text[] =
+        "textures/acc_dm3/fx_portal\n{\n\tqer_editorimage textures/acc_dm3/fx_portal.jpg\n"
+        "\tportal\n\tsurfaceparm nolightmap\n\tsurfaceparm nomarks\n"
+        "\t{\n\t\tmap textures/acc_dm3/portal_sfx.tga\n"
+        "\t\tblendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\n\t\tdepthWrite\n\t}\n"
+        "\t{\n\t\tmap textures/acc_dm3/portal_fog.jpg\n"
+        "\t\tblendfunc gl_src_alpha gl_one_minus_src_alpha\n\t\talphagen portal 1024\n"
+        "\t\trgbGen identity\t\n\t\ttcmod rotate .1 \n\t\ttcmod scroll .04 .01\n\t}\n"
+        "\t{\n\t\tmap textures/acc_dm3/fx_tintedportal.jpg\n\t\trgbgen identity\n"
+        "\t\tblendFunc filter\n\t}\n}\n"
+        "p2 { portal { map a.tga blendFunc blend }\n"
+        "{ map f.jpg blendFunc blend alphaGen portal } }\n"
+        "np { { map a.tga blendFunc blend } }\n";
+    mdl_shader_set set = {0};
+    CHECK(parse_all(&set, text, sizeof text - 1));
+    const mdl_shader *s = mdl_shader_find(&set, "textures/acc_dm3/fx_portal");
+    CHECK(s != NULL);
+    if (s) {
+        CHECK(s->flags & MDL_SHADER_PORTAL);
+        CHECK(!strcmp(s->stage.image, "textures/acc_dm3/portal_sfx.tga") &&
+              s->blend == MDL_BLEND_ALPHA);
+        CHECK(!s->stage2.image[0]); /* (the fog is not a plain second layer) */
+        CHECK(!strcmp(s->more[0].image, "textures/acc_dm3/portal_fog.jpg"));
+        CHECK(s->more[0].alpha_portal && s->more[0].portal_range == 1024.0f);
+        CHECK(s->more[0].blend == MDL_BLEND_ALPHA && s->more[0].rgbgen == MDL_RGBGEN_IDENTITY);
+        CHECK_EQ(s->more[0].num_tcmods, 2);
+        CHECK(!strcmp(s->more[1].image, "textures/acc_dm3/fx_tintedportal.jpg"));
+        CHECK(s->more[1].blend == MDL_BLEND_FILTER && !s->more[1].alpha_portal);
+    }
+    s = mdl_shader_find(&set, "p2");
+    CHECK(s && (s->flags & MDL_SHADER_PORTAL) && s->more[0].alpha_portal &&
+          s->more[0].portal_range == 256.0f && !s->more[1].image[0]);
+    s = mdl_shader_find(&set, "np");
+    CHECK(s && !(s->flags & MDL_SHADER_PORTAL) && !s->more[0].image[0]);
     mdl_shader_set_clear(&set);
 }
 
@@ -1401,22 +1445,48 @@ TEST(q3tex_rast_mip_level_by_footprint)
  * pixels all get the sky shader's first image (textures/acc_dm3/sp_flatsky.jpg, projected as
  * a cloud layer): none keeps the sky's mark, and their mean colour is that image's mean
  * within 25 %. */
-TEST(q3tex_sky_from_its_shader)
+/* Debian's flyby_oa_dm3.dm_70 at secs past its start: a copy of the client state there
+ * (free it) into *out, the recorded camera into cam and the demo time into *t. -1 when the
+ * real data lacks the demo, 0 when it cannot be decoded. */
+static int flyby_at(double secs, cl_state **out, r_camera *cam, double *t)
 {
     char demo[512];
     if (!test_realfile(demo, sizeof demo, "dm_70/openarena-081-misc_pak6-misc_flyby_oa_dm3.dm_70"))
-        SKIP("real data missing");
-    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+        return -1;
     qd_error err = {0};
     demo_t *d = demo_open(demo, &err);
-    CHECK(d);
-    timeline_t *tl = tl_open(d, 0, &err);
-    CHECK(tl);
-    double t = tl_start(tl) + 5;
-    const cl_state *cl = tl_state_at(tl, t, &err);
-    CHECK(cl);
-    r_camera_from_view(cl, t, &s.cam);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    *t = tl ? tl_start(tl) + secs : 0;
+    const cl_state *at = tl ? tl_state_at(tl, *t, &err) : NULL;
+    *out = at ? malloc(sizeof **out) : NULL;
+    if (*out) {
+        memcpy(*out, at, sizeof **out);
+        r_camera_from_view(*out, *t, cam);
+    }
     tl_close(tl);
+    return *out != NULL;
+}
+
+/* The flyby's state and camera at secs (cl, cam, t), in a test: skipped without the demo,
+ * failed when it does not decode. */
+#define FLYBY_AT(secs)                                                                     \
+    cl_state *cl;                                                                          \
+    r_camera cam;                                                                          \
+    double t;                                                                              \
+    int flyby_ = flyby_at(secs, &cl, &cam, &t);                                            \
+    if (flyby_ < 0)                                                                        \
+        SKIP("real data missing");                                                         \
+    CHECK(flyby_ == 1);                                                                    \
+    if (flyby_ != 1)                                                                       \
+        return
+
+TEST(q3tex_sky_from_its_shader)
+{
+    FLYBY_AT(5);
+    free(cl);
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    qd_error err = {0};
+    s.cam = cam;
     const mdl_bsp *b = r_assets_map(s.a);
     mdl_image *im = NULL;
     CHECK(mdl_image_find(oa_read, &s.o, "textures/acc_dm3/sp_flatsky.jpg", &im, &err) == QD_OK);
@@ -1895,4 +1965,128 @@ TEST(q3tex_items_on_the_servers_clock)
     double ms = cl ? r_q3_item_ms(cl, t) : 0;
     CHECK_MSG(fabs(ms - 17500) < 0.5, "the items' clock at 4.9 s: %.1f ms", ms);
     tl_close(tl);
+}
+
+/* A portal's camera (tr_main.c R_GetPortalOrientations, R_MirrorPoint/Vector with cg_ents.c
+ * CG_Portal's axes), by hand for oa_dm3's first portal: its surface the plane x = 1180
+ * facing +x (normal (1, 0, 0): axes (1,0,0), its perpendicular (0,1,0), their cross
+ * (0,0,1)), its entity at (1208, -904, 8) (28 units off the plane: the surface's origin
+ * (1180, -904, 8)); its camera at (1328, 608, 104) looking along angle 270, (0, -1, 0),
+ * roll 180 (the map's misc_portal_camera), swinging (powerups 1), so the camera's axes are
+ * (0,1,0) and (1,0,0) (the perpendicular of (0,-1,0) is (1,0,0), both negated), then the
+ * second turned about the first by 180 + 4 sin(0.003 ms) degrees: at ms 0, (-1,0,0), and the
+ * third their cross (0,0,1). The eye at (1330, -904, 10) looking along -x is (150, 0, 2) in
+ * the surface's axes: at the camera 150 (0,1,0) + 2 (0,0,1) = (1328, 758, 106), looking
+ * along -(0,1,0): yaw -90, no pitch, no roll. At ms = 523.6 (sin = 1) the turn is 184
+ * degrees: the third axis (sin 184, 0, -cos 184) = (0.0698, 0, 0.9976), so the eye is 2 x
+ * that higher and up leans 4 degrees: roll atan2(up . right, up . up0) = -4. */
+TEST(q3tex_portal_camera_by_hand)
+{
+    const float N[3] = {1, 0, 0}, ent[3] = {1208, -904, 8};
+    cl_portal p;
+    memset(&p, 0, sizeof p);
+    p.entity = 98;
+    p.camera[0] = 1328, p.camera[1] = 608, p.camera[2] = 104;
+    p.dir[1] = -1;
+    p.roll = 180;
+    p.swing = 1;
+    r_camera eye = {{1330, -904, 10}, {0, 180, 0}, 90}, out;
+    CHECK(r_portal_camera(N, 1180, &p, ent, 0, &eye, &out));
+    CHECK(fabsf(out.origin[0] - 1328) < 0.01f && fabsf(out.origin[1] - 758) < 0.01f &&
+          fabsf(out.origin[2] - 106) < 0.01f);
+    CHECK(fabsf(out.angles[0]) < 0.01f && fabsf(out.angles[1] + 90) < 0.01f &&
+          fabsf(out.angles[2]) < 0.01f);
+    CHECK(out.fov == 90);
+    CHECK(r_portal_camera(N, 1180, &p, ent, 523.599, &eye, &out));
+    CHECK(fabsf(out.origin[0] - (1328 + 2 * 0.069756f)) < 0.01f &&
+          fabsf(out.origin[1] - 758) < 0.01f &&
+          fabsf(out.origin[2] - (104 + 2 * 0.997564f)) < 0.01f);
+    CHECK(fabsf(out.angles[1] + 90) < 0.01f && fabsf(out.angles[2] + 4) < 0.01f);
+    /* not a direction: none */
+    p.dir[1] = 0;
+    CHECK(!r_portal_camera(N, 1180, &p, ent, 0, &eye, &out));
+}
+
+/* Quake III's portal view on real data. Debian's flyby_oa_dm3.dm_70 passes oa_dm3's second
+ * portal about 37 s in: the snapshots then hold its misc_portal_surface (ET_PORTAL), whose
+ * camera the map names (its "target t3": the misc_portal_camera at (184, -360, 80), angle 45,
+ * roll 90, no spawnflags). Decoded as g_misc.c locateCamera and cg_ents.c CG_Portal send
+ * it: the camera at origin2, the direction the byte of (cos 45, sin 45, 0) (DirToByte: the
+ * first of the 162 of largest dot), roll 90 (clientNum 90 / 360 x 256 = 64, back to 64 / 256
+ * x 360), swinging (powerups 1 without spawnflag 4), speed 0 (frame: no rotate flags).
+ * Drawn: the portal's pixels (its faces' shader textures/acc_dm3/fx_portal) show the view
+ * from that camera, so most of them differ from the same frame drawn without the portal
+ * (the state's portals emptied: the stages then blend over what lies behind), and every
+ * other pixel is the same byte for byte; two threads draw the same bytes as one. */
+TEST(q3tex_portal_view_on_flyby)
+{
+    FLYBY_AT(37.1);
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    cl_state *none = malloc(sizeof *none);
+    const cl_portal *p = NULL;
+    for (int i = 0; i < CL_MAX_PORTALS; i++)
+        if (cl->portals[i].entity > 0 && cl->portals[i].camera[0] == 184.0f &&
+            cl->portals[i].camera[1] == -360.0f && cl->portals[i].camera[2] == 80.0f)
+            p = &cl->portals[i];
+    CHECK(p != NULL);
+    if (p) {
+        const float c45 = (float)cos(M_PI / 4), want[3] = {c45, c45, 0};
+        int best = 0;
+        float most = -2;
+        for (int k = 0; k < QD_NUM_DIRS; k++) {
+            const float *bd = qd_bytedirs[k];
+            float dot = want[0] * bd[0] + want[1] * bd[1] + want[2] * bd[2];
+            if (dot > most) {
+                most = dot;
+                best = k;
+            }
+        }
+        CHECK(!memcmp(p->dir, qd_bytedirs[best], sizeof p->dir));
+        CHECK(p->roll == 90.0f && p->swing == 1 && p->speed == 0);
+    }
+    memcpy(none, cl, sizeof *none);
+    memset(none->portals, 0, sizeof none->portals);
+    none->num_portals = 0;
+    s.cam = cam;
+    /* (a wide frame, as the demo was watched: at 4:3 the portal is just off the right edge) */
+    enum { PW = 426, PH = 240 };
+    const mdl_bsp *b = r_assets_map(s.a);
+    r_bsp *rb = &s.a->world;
+    uint32_t *saved = malloc(b->num_faces * sizeof *saved);
+    memcpy(saved, rb->flat, b->num_faces * sizeof *saved);
+    for (uint32_t i = 0; i < b->num_faces; i++)
+        rb->flat[i] = (i & 0xffffffu) | 0x01000000u;
+    rast_fb *idfb = rast_fb_new(PW, PH);
+    r_options fo = {.mode = R_MODE_FLAT};
+    r_render(s.a, none, t, &s.cam, &fo, idfb);
+    memcpy(rb->flat, saved, b->num_faces * sizeof *saved);
+    free(saved);
+    rast_fb *with = rast_fb_new(PW, PH), *without = rast_fb_new(PW, PH), *two = rast_fb_new(PW, PH);
+    r_options o = {.mode = R_MODE_TEXTURED, .threads = 1};
+    r_render(s.a, cl, t, &s.cam, &o, with);
+    r_render(s.a, none, t, &s.cam, &o, without);
+    o.threads = 2;
+    r_render(s.a, cl, t, &s.cam, &o, two);
+    int portal = 0, changed = 0, other_changed = 0;
+    for (int i = 0; i < PW * PH; i++) {
+        uint32_t id = idfb->color[i];
+        int on = id >> 24 == 1 && (id & 0xffffffu) < b->num_faces &&
+                 !strcmp(b->textures[b->faces[id & 0xffffffu].texture].name,
+                         "textures/acc_dm3/fx_portal");
+        int diff = with->color[i] != without->color[i];
+        portal += on;
+        changed += on && diff;
+        other_changed += !on && diff;
+    }
+    CHECK_MSG(portal > PW * PH / 50, "%d portal pixels", portal);
+    CHECK_MSG(changed * 10 > portal * 9, "%d of %d portal pixels changed", changed, portal);
+    CHECK_MSG(other_changed == 0, "%d other pixels changed", other_changed);
+    CHECK(!memcmp(with->color, two->color, (size_t)PW * PH * sizeof *with->color));
+    rast_fb_free(idfb);
+    rast_fb_free(with);
+    rast_fb_free(without);
+    rast_fb_free(two);
+    free(cl);
+    free(none);
+    oa_close(&s);
 }
