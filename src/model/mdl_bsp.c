@@ -338,6 +338,7 @@ void mdl_bsp_free(mdl_bsp *b)
     free(b->faces);
     free(b->face_lm);
     free(b->face_q3);
+    free(b->fogs);
     free(b->lightmaps);
     free(b->textures);
     free(b->nodes);

@@ -114,6 +114,7 @@ static qd_err q3_shaders(q3_loader *ld)
             t->flags |= MDL_SURF_SKY;
         if (flags & Q3_SURF_NODRAW || contents & Q3_CONTENTS_FOG)
             t->flags |= MDL_SURF_NODRAW;
+        t->fog = !(flags & Q3_SURF_NODRAW) && (contents & Q3_CONTENTS_FOG);
         if (contents & Q3_CONTENTS_LIQUID)
             t->flags |= MDL_SURF_TURB;
         t->nomarks = (flags & (Q3_SURF_NOIMPACT | Q3_SURF_NOMARKS)) || (contents & Q3_CONTENTS_FOG);
@@ -146,6 +147,7 @@ static qd_err q3_verts(q3_loader *ld)
 
 typedef struct dsurf {
     uint32_t shader, type, first_vert, num_verts, first_index, num_indexes;
+    int32_t fog;
     int32_t lightmap;
     float normal[3];
     uint32_t pw, ph;
@@ -155,7 +157,7 @@ static dsurf read_surf(rd_t *r)
 {
     dsurf s;
     s.shader = rd_u32(r);
-    rd_skip(r, 4); /* fog */
+    s.fog = rd_s32(r);
     s.type = rd_u32(r);
     s.first_vert = rd_u32(r);
     s.num_verts = rd_u32(r);
@@ -299,6 +301,7 @@ static void emit_tri(q3_loader *ld, const dsurf *s, const tri *t, uint32_t fi)
     memcpy(fq->st, t->st, sizeof fq->st);
     memcpy(fq->lm, t->lm, sizeof fq->lm);
     memcpy(fq->rgba, t->rgba, sizeof fq->rgba);
+    fq->fog = s->fog >= 0 && (uint32_t)s->fog < b->num_fogs ? s->fog : -1;
     fq->lightmap = s->lightmap >= 0 && (uint32_t)s->lightmap < ld->m.l[Q3_LIGHTMAPS].count
                        ? s->lightmap
                        : -1;
@@ -414,6 +417,51 @@ static void build_patch(q3_loader *ld, const dsurf *s, uint32_t fi)
                 }
         }
     }
+}
+
+/* The fog volumes (ioq3 tr_bsp.c R_LoadFogs): each one's shader name and the plane of its
+ * brush's visible side. A fog whose brush, side or plane lies outside its lump has no
+ * surface (as one without a visible side): drawn, not refused. */
+static qd_err q3_fogs(q3_loader *ld)
+{
+    mdl_bsp *b = ld->m.b;
+    uint32_t n = ld->m.l[Q3_FOGS].count;
+    if (n == 0)
+        return QD_OK;
+    if (n > MDL_BSP_MAX_FOGS)
+        return qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_FOGS].ofs, "%s: %u fogs (cap %u)",
+                       ld->m.name, n, MDL_BSP_MAX_FOGS);
+    b->fogs = mdl_calloc(n, sizeof *b->fogs);
+    if (!b->fogs)
+        return mdl_map_nomem(&ld->m, "fogs");
+    b->num_fogs = n;
+    uint32_t nb = ld->m.l[Q3_BRUSHES].count, nsides = ld->m.l[Q3_BRUSHSIDES].count;
+    rd_t r = mdl_map_rd(&ld->m, Q3_FOGS);
+    for (uint32_t i = 0; i < n; i++) {
+        mdl_fog *f = &b->fogs[i];
+        const uint8_t *name = rd_bytes(&r, sizeof f->shader);
+        if (name)
+            memcpy(f->shader, name, sizeof f->shader);
+        f->shader[sizeof f->shader - 1] = 0;
+        uint32_t brush = rd_u32(&r);
+        int32_t side = rd_s32(&r);
+        if (brush >= nb || side < 0)
+            continue;
+        rd_t br = mdl_map_rd(&ld->m, Q3_BRUSHES);
+        rd_seek(&br, (size_t)brush * 12);
+        uint32_t first = rd_u32(&br), count = rd_u32(&br);
+        if ((uint32_t)side >= count || (uint64_t)first + (uint32_t)side >= nsides)
+            continue;
+        rd_t sr = mdl_map_rd(&ld->m, Q3_BRUSHSIDES);
+        rd_seek(&sr, ((size_t)first + (uint32_t)side) * 8);
+        uint32_t plane = rd_u32(&sr);
+        if (plane >= b->num_planes)
+            continue;
+        f->has_surface = 1;
+        memcpy(f->normal, b->planes[plane].normal, sizeof f->normal);
+        f->dist = b->planes[plane].dist;
+    }
+    return QD_OK;
 }
 
 static qd_err q3_surfaces(q3_loader *ld)
@@ -699,7 +747,8 @@ qd_err mdl_bsp46_load(const uint8_t *data, size_t len, const char *name, mdl_bsp
     if ((e = mdl_map_open(&ld.m, &q3_format, data, len, name, b, err)) ||
         (e = mdl_map_entities(&ld.m)) || (!b->names_only && (e = q3_vis(&ld))) ||
         (e = q3_shaders(&ld)) ||
-        (e = mdl_map_planes(&ld.m)) || (e = q3_verts(&ld)) || (e = q3_surfaces(&ld)) ||
+        (e = mdl_map_planes(&ld.m)) || (e = q3_verts(&ld)) ||
+        (!b->names_only && (e = q3_fogs(&ld))) || (e = q3_surfaces(&ld)) ||
         (e = q3_leaves(&ld)) || (e = mdl_map_nodes(&ld.m)) || (e = q3_models(&ld)))
         goto out;
     if (!b->names_only && ((e = q3_grid(&ld)) || (e = q3_lightmaps(&ld))))

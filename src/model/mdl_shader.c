@@ -410,6 +410,21 @@ static int read_body(lex *l, mdl_shader *sh)
             }
         } else if (is(l, "portal")) { /* ioq3 ParseShader: sort SS_PORTAL, isPortal */
             sh->flags |= MDL_SHADER_PORTAL;
+        } else if (is(l, "fogParms")) {
+            /* ( r g b ) depthForOpaque (ioq3 ParseShader: ParseVector, then a number; the
+             * rest of the line, old gradient directions, skipped) */
+            size_t save = l->pos;
+            if (next(l, 1) && is(l, "(")) {
+                for (int k = 0; k < 3; k++)
+                    sh->fog_color[k] = num(l, 0);
+                if (next(l, 1) && is(l, ")")) {
+                    sh->flags |= MDL_SHADER_FOG;
+                    sh->fog_depth = num(l, 0);
+                }
+            } else {
+                l->pos = save;
+            }
+            skip_line(l);
         } else if (is(l, "skyParms")) {
             /* farbox, cloud height, nearbox (ioq3 ParseSkyParms) */
             if (next(l, 1) && !is(l, "-"))

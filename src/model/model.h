@@ -108,6 +108,7 @@ enum { MDL_WAVE_NONE, MDL_WAVE_SIN, MDL_WAVE_TRIANGLE, MDL_WAVE_SQUARE, MDL_WAVE
 #define MDL_SHADER_TWOSIDED 0x10 /* cull none / twosided / disable */
 #define MDL_SHADER_PORTAL 0x20   /* portal: a view from a portal camera shows on it (a mirror
                                   * when there is no camera) */
+#define MDL_SHADER_FOG 0x40      /* fogParms: a fog volume's (fog_color, fog_depth) */
 
 typedef struct mdl_wave {
     uint8_t func; /* MDL_WAVE_* */
@@ -165,6 +166,8 @@ typedef struct mdl_shader {
     mdl_stage more[2];
     char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
     float cloud_height; /* skyParms cloud height as written (0: none, or not a number) */
+    float fog_color[3];  /* fogParms ( r g b ), 0..1, and the depth at which it is opaque */
+    float fog_depth;
     float deform_div; /* deformVertexes wave: spread, and the wave (func 0: none) */
     mdl_wave deform;
     uint8_t autosprite; /* deformVertexes autosprite: each quad turned to face the eye */
@@ -254,6 +257,8 @@ typedef struct mdl_texture {
     int32_t anim_first, alt_first, anim_next; /* anim_next: the next frame of its own cycle */
     uint8_t anim_count, alt_count;
     uint8_t nomarks;       /* Q3: SURF_NOIMPACT or SURF_NOMARKS, or fog: takes no wall marks */
+    uint8_t fog;           /* Q3: CONTENTS_FOG (a fog volume's side: no-draw unless its shader
+                            * has stages, as lava's: the renderer's to decide) */
 } mdl_texture;
 
 /* A face: one convex polygon in one colour. Q1/Q2/Q3 maps all become these. */
@@ -288,7 +293,19 @@ typedef struct mdl_face_q3 {
     float lm[3][2];     /* lightmap coordinates of the corners on their page (0..1) */
     uint8_t rgba[3][4]; /* vertex colours as the file holds them */
     int32_t lightmap;   /* page in mdl_bsp.lightmaps, or -1: lit by the vertex colours */
+    int32_t fog;        /* its surface's fog volume in mdl_bsp.fogs, or -1: none */
 } mdl_face_q3;
+
+/* A Quake III fog volume (dfog_t, ioq3 tr_bsp.c R_LoadFogs): its shader (whose fogparms
+ * give the colour and the depth at which the fog is opaque) and the plane of the brush
+ * side the fog is seen through (its outward normal: a point is in the fog below it), or
+ * none (has_surface 0: the fog is everywhere its surfaces are). */
+#define MDL_BSP_MAX_FOGS 256 /* q3map's MAX_MAP_FOGS */
+typedef struct mdl_fog {
+    char shader[64];
+    uint8_t has_surface;
+    float normal[3], dist;
+} mdl_fog;
 
 typedef struct mdl_node {
     uint32_t plane;
@@ -355,6 +372,8 @@ typedef struct mdl_bsp {
     float grid_origin[3];     /* Q3: the sample point of cell (0, 0, 0) */
     float grid_size[3];       /* Q3: cell size, 64 64 128 unless worldspawn "gridsize" */
     mdl_face_q3 *face_q3;     /* Q3: num_faces entries; NULL for other formats */
+    mdl_fog *fogs;            /* Q3: the fog volumes (num_fogs) */
+    uint32_t num_fogs;
     uint8_t *lightmaps;       /* Q3: num_lightmaps pages of 128x128 R, G, B bytes */
     uint32_t num_lightmaps;
     char *entities;           /* the entities lump as text, NUL-terminated */

@@ -684,6 +684,8 @@ rast_fb *r_cache_portal_fb(r_cache *c, int w, int h);
  * be made. */
 int r_portal_camera(const float N[3], float dist, const cl_portal *p, const float ent[3],
                     double ms, const r_camera *eye_cam, r_camera *out);
+/* The fog image of a Quake III map with fog volumes (256 x 32 texels, load_fogs), or NULL. */
+const uint32_t *r_q3_fog_image(const r_assets *a);
 /* 1 when world face fi's shader is a portal (drawn blended), its alphaGen portal range in
  * *range (0: none, so no view is drawn for it: tr_main.c SurfIsOffscreen). */
 int r_q3_face_portal(const r_assets *a, uint32_t fi, float *range);

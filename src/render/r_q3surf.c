@@ -62,6 +62,12 @@ typedef struct q3_mat {
      * chosen by the time (anim_image); anim_n below 2: a still */
     int32_t anim[MDL_ANIM_FRAMES], anim2[MDL_ANIM_FRAMES];
     uint8_t anim_n, anim2_n;
+    /* the third and fourth layers (mdl_shader.more: blending as exactly, over the second),
+     * -1 none; their light their own colour, or the vertices' (light_more LIGHT_VERTEX) */
+    int32_t image_more[2];
+    uint8_t light_more[2];
+    uint32_t constant_more[2];
+    mdl_stage stage_more[2];
     uint8_t portal;       /* a portal shader: the frame's portal view shows on it */
     float portal_range;   /* its alphaGen portal's range (0: none) */
     int8_t portal_layers; /* its fog of alphaGen portal and the stage after (r_q3.portal), or
@@ -115,6 +121,16 @@ struct r_q3 {
      * image's colour, 2: the alpha; 0 none), or -1 */
     int32_t mark_mats[R_Q3MARK_COUNT][R_Q3_MARK_FADES + 1];
     uint8_t mark_fades[R_Q3MARK_COUNT];
+    /* the map's fog volumes (mdl_bsp.fogs with their shaders' fogParms): the colour, 1 / (8
+     * x the depth where the fog is opaque), the plane fog is seen through; on 0: no
+     * fogParms found */
+    struct q3_fog {
+        uint8_t on, has_surface;
+        uint32_t color;
+        float tc_scale, normal[3], dist;
+    } *fogs;
+    uint32_t num_fogs;
+    q3_image fog_image; /* tr_image.c R_CreateFogImage: white, alpha R_FogFactor(s, t) */
     q3_portal portal[R_Q3_PORTALS]; /* the portal shaders' fog layers (q3_mat.portal_layers) */
     int num_portals;
     int32_t white;                  /* "$whiteimage" for the fog's first half, or -1 */
@@ -391,6 +407,23 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
                                            : LIGHT_CONST;
     m->constant2 = sh->stage2.rgbgen == MDL_RGBGEN_CONST ? const_color(sh->stage2.rgbconst)
                                                          : 0xffffffffu;
+    /* the layers after it, when no lightmap stage follows the second (stage2_lit: then
+     * which of them the lightmap lights is not kept) and they are not a portal's */
+    for (int k = 0; k < 2 && !sh->stage2_lit && !sh->more[0].alpha_portal; k++) {
+        const mdl_stage *st = &sh->more[k];
+        if (!st->image[0])
+            break;
+        int32_t mi = find_image_tx(q, st->image, st->blend_tex, read, ctx);
+        if (mi == -2)
+            return 0;
+        if (mi < 0 || q->images[mi].levels == 0)
+            break;
+        m->image_more[k] = mi;
+        m->stage_more[k] = *st;
+        m->light_more[k] = st->rgbgen == MDL_RGBGEN_VERTEX ? LIGHT_VERTEX : LIGHT_CONST;
+        m->constant_more[k] = st->rgbgen == MDL_RGBGEN_CONST ? const_color(st->rgbconst)
+                                                             : 0xffffffffu;
+    }
     return 1;
 }
 
@@ -404,6 +437,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     memset(m, 0, sizeof *m);
     m->light = LIGHT_MAP;
     m->image2 = -1;
+    m->image_more[0] = m->image_more[1] = -1;
     m->alpha_first = -1;
     if (!sh) {
         m->image = find_image(q, name, read, ctx);
@@ -761,9 +795,73 @@ static int dlight_image(q3_image *im)
     return 1;
 }
 
+/* tr_main.c R_FogFactor with tr_init.c's fog table (FOG_TABLE_SIZE 256, each entry the
+ * square root of its place): how much fog at s (distance, in eighths of the depth where
+ * the fog is opaque) and t (depth into the fog: 1/32 none, 31/32 wholly inside). */
+static float fog_factor(float s, float t)
+{
+    s -= 1.0f / 512;
+    if (s < 0 || t < 1.0f / 32)
+        return 0;
+    if (t < 31.0f / 32)
+        s *= (t - 1.0f / 32) / (30.0f / 32);
+    s *= 8;
+    if (s > 1)
+        s = 1;
+    return sqrtf((float)(int)(s * 255) / 255);
+}
+
+/* The map's fogs (load_q3): each one's fogParms from its shader, and the fog image,
+ * 256 x 32 (FOG_S x FOG_T), texel (x, y) white at alpha 255 R_FogFactor((x + 0.5) / 256,
+ * (y + 0.5) / 32), one level (the engine's has no mipmaps). 0 when out of memory. */
+static int load_fogs(r_q3 *q, const mdl_bsp *b, mdl_shader_set *set)
+{
+    if (!b->num_fogs)
+        return 1;
+    q->fogs = calloc(b->num_fogs, sizeof *q->fogs);
+    uint32_t *t = malloc(256 * 32 * sizeof *t);
+    if (!q->fogs || !t) {
+        free(t);
+        return 0;
+    }
+    q->num_fogs = b->num_fogs;
+    for (int y = 0; y < 32; y++)
+        for (int x = 0; x < 256; x++) {
+            float d = fog_factor((x + 0.5f) / 256, (y + 0.5f) / 32);
+            t[y * 256 + x] = 0xffffffu | (uint32_t)(int)(255 * d) << 24;
+        }
+    q->fog_image.texels[0] = t;
+    q->fog_image.w[0] = 256;
+    q->fog_image.h[0] = 32;
+    q->fog_image.levels = 1;
+    q->fog_image.color = 0xffffffffu;
+    for (uint32_t i = 0; i < b->num_fogs; i++) {
+        const mdl_shader *sh = mdl_shader_find(set, b->fogs[i].shader);
+        struct q3_fog *f = &q->fogs[i];
+        if (!sh || !(sh->flags & MDL_SHADER_FOG))
+            continue;
+        /* tr_bsp.c R_LoadFogs: colorInt the colour at tr.identityLight (half, with the
+         * overbright bit: shown doubled, so the colour itself here), tcScale 1 / (8 d) with
+         * d at least 1 */
+        unsigned c[3];
+        for (int k = 0; k < 3; k++) {
+            float v = sh->fog_color[k];
+            c[k] = !(v > 0) ? 0 : v >= 1 ? 255 : (unsigned)(v * 255 + 0.5f);
+        }
+        f->color = rast_rgb(c[0], c[1], c[2]);
+        float d = sh->fog_depth < 1 || !isfinite(sh->fog_depth) ? 1 : sh->fog_depth;
+        f->tc_scale = 1.0f / (d * 8);
+        f->has_surface = b->fogs[i].has_surface;
+        memcpy(f->normal, b->fogs[i].normal, sizeof f->normal);
+        f->dist = b->fogs[i].dist;
+        f->on = 1;
+    }
+    return 1;
+}
+
 static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx)
 {
-    const mdl_bsp *b = a->world.bsp;
+    mdl_bsp *b = a->world.bsp;
     mdl_shader_set set = {0};
     qd_err r = QD_ERR_NOMEM;
     uint8_t *used = NULL;
@@ -819,6 +917,19 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         q3_mat *m = &q->mats[i];
         if (!resolve(q, m, b->textures[i].name, &set, read, ctx))
             goto out;
+        /* a fog volume's side (CONTENTS_FOG) is drawn when its shader has a stage (lava,
+         * water: ioq3 draws their stages and fogs them; a fog-only shader, sort SS_FOG,
+         * draws nothing of its own): its faces drawable again */
+        if (b->textures[i].fog && m->image >= 0 && !m->sky) {
+            b->textures[i].flags &= (uint8_t)~MDL_SURF_NODRAW;
+            for (uint32_t f = 0; f < b->num_faces; f++) {
+                mdl_face *fc = &b->faces[f];
+                if (fc->texture == (int32_t)i && /* (not a degenerate one: no normal) */
+                    fc->normal[0] * fc->normal[0] + fc->normal[1] * fc->normal[1] +
+                            fc->normal[2] * fc->normal[2] > 0.5f)
+                    fc->flags &= (uint8_t)~MDL_SURF_NODRAW;
+            }
+        }
         if (b->textures[i].flags & MDL_SURF_NODRAW)
             m->nodraw = 1;
         if (b->textures[i].flags & MDL_SURF_SKY)
@@ -892,6 +1003,8 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         if (!mark_mats(q, k, marks[k], mdl_shader_find(&set, marks[k]), read, ctx))
             goto out;
+    if (!load_fogs(q, b, &set))
+        goto out;
     r = QD_OK;
 out:
     free(used);
@@ -908,6 +1021,8 @@ void r_q3_free(r_q3 *q)
     for (int k = 0; k < 6; k++)
         free_image(&q->sky[k]);
     free_image(&q->dlight);
+    free_image(&q->fog_image);
+    free(q->fogs);
     for (int i = 0; i < q->num_missing; i++)
         free(q->missing[i]);
     free(q->missing);
@@ -1275,11 +1390,40 @@ static void env_st(const float (*pts)[3], const float N[3], const float eye[3], 
  * alpha test does not make up for it: it tests its own image) */
 static int layer2_in_holes(const q3_mat *m) { return m->alpha; }
 
-/* A material's second layer over the triangle just drawn with its first: the same corners
+/* Layer l over the triangle just drawn with a material's first layer: the same corners
  * again, their depth raised by R_LAYER_ZREL so the strict depth test lets the layer onto
- * the first's pixels only, blended as the layer blends, lit by the first layer's light lit1
- * (a lightmap stage after it), its own colour or, for rgbGen vertex, by vertex (2x2 corner
- * texels; NULL: white). */
+ * the first's pixels only, blended as the layer blends, lit (light) by the first layer's
+ * light lit1, by vertex (2x2 corner texels, shifted as the first layer's light; NULL:
+ * white) or by its stage's own colour (constant, or its rgbGen wave). */
+static void stacked_tri(r_view *v, const q3_layer *l, uint8_t light, uint32_t constant,
+                        const tri_light *lit1, const uint32_t *vertex, const float (*pts)[3],
+                        const float (*st)[2], const float N[3], float dist, const float eye[3])
+{
+    tri_light lt;
+    if (light == LIGHT_MAP) {
+        lt = *lit1;
+        if (lit1->texels == lit1->corners)
+            lt.texels = lt.corners; /* its own copy of the corner texels */
+    } else if (light == LIGHT_VERTEX && vertex) {
+        memcpy(lt.corners, vertex, sizeof lt.corners);
+        corner_planes(&lt);
+        lt.x2 = lit1->x2; /* (a face's vertex colours, shifted as its lightmap) */
+    } else {
+        stage_light(v, l->stage, light == LIGHT_VERTEX ? 0xffffffffu : constant, &lt);
+    }
+    float est[3][2];
+    if (l->stage->env) {
+        env_st(pts, N, eye, est);
+        st = (const float(*)[2])est;
+    }
+    float save = v->zrel;
+    v->zrel = R_LAYER_ZREL;
+    textured_tri(v, l, pts, st, N, dist, &lt, 1);
+    v->zrel = save;
+}
+
+/* A material's second layer over the triangle just drawn with its first (stacked_tri), lit
+ * by the first layer's light when a lightmap stage follows it. */
 static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*pts)[3],
                        const float (*st)[2], const float N[3], float dist,
                        const tri_light *lit1, const uint32_t *vertex, const float eye[3])
@@ -1289,28 +1433,20 @@ static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*
     int32_t im = anim_image(m->anim2, m->anim2_n, m->stage2.anim_freq, m->image2, v->time);
     q3_layer l = {&q->images[im], &m->stage2, m->stage2.blend,
                   m->stage2.alpha_func != MDL_ALPHA_NONE, m->stage2.clamp};
-    tri_light lt;
-    if (m->light2 == LIGHT_MAP) {
-        lt = *lit1;
-        if (lit1->texels == lit1->corners)
-            lt.texels = lt.corners; /* its own copy of the corner texels */
-    } else if (m->light2 == LIGHT_VERTEX && vertex) {
-        memcpy(lt.corners, vertex, sizeof lt.corners);
-        corner_planes(&lt);
-        lt.x2 = lit1->x2; /* (a face's vertex colours, shifted as its lightmap) */
-    } else {
-        stage_light(v, &m->stage2, m->light2 == LIGHT_VERTEX ? 0xffffffffu : m->constant2,
-                    &lt);
-    }
-    float est[3][2];
-    if (m->stage2.env) {
-        env_st(pts, N, eye, est);
-        st = (const float(*)[2])est;
-    }
-    float save = v->zrel;
-    v->zrel = R_LAYER_ZREL;
-    textured_tri(v, &l, pts, st, N, dist, &lt, 1);
-    v->zrel = save;
+    stacked_tri(v, &l, m->light2, m->constant2, lit1, vertex, pts, st, N, dist, eye);
+}
+
+/* A material's third or fourth layer (k 0 or 1) over the triangle, as layer2_tri draws the
+ * second (its light its own colour or by vertex). */
+static void more_tri(r_view *v, const r_q3 *q, const q3_mat *m, int k, const float (*pts)[3],
+                     const float (*st)[2], const float N[3], float dist, const tri_light *lit1,
+                     const uint32_t *vertex, const float eye[3])
+{
+    const mdl_stage *s = &m->stage_more[k];
+    q3_layer l = {&q->images[m->image_more[k]], s, s->blend, s->alpha_func != MDL_ALPHA_NONE,
+                  s->clamp};
+    stacked_tri(v, &l, m->light_more[k], m->constant_more[k], lit1, vertex, pts, st, N, dist,
+                eye);
 }
 
 int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
@@ -1626,6 +1762,38 @@ static void portal_layers(r_view *v, const r_q3 *q, const q3_mat *m, const float
     }
 }
 
+/* The fog pass over an opaque world triangle inside fog volume f (tr_shade_calc.c
+ * RB_CalcFogTexCoords, tr_shade.c RB_FogPass): each corner's s its depth along the view
+ * times tcScale, its t how deep it is under the fog's plane (with the eye outside: 1/32,
+ * none, for a corner less than a unit under it, else the part of the sight line inside,
+ * 1/32 + 30/32 t / (t - eyeT); with the eye inside: 31/32 under the plane, 1/32 above it),
+ * the fog image read there, clamped, blended over the triangle's own pixels in the fog's
+ * colour by its alpha. */
+static void fog_tri(r_view *v, const r_q3 *q, const struct q3_fog *f, const float (*pts)[3],
+                    const float N[3], float dist)
+{
+    float eye_t = f->has_surface ? f->dist - dot3(v->org, f->normal) : 1;
+    float d0 = -dot3(v->org, v->fwd), st[3][2];
+    for (int k = 0; k < 3; k++) {
+        float t = (f->has_surface ? f->dist - dot3(pts[k], f->normal) : 1) + 1.0f / 512;
+        if (eye_t < 0)
+            t = t < 1 ? 1.0f / 32 : 1.0f / 32 + 30.0f / 32 * t / (t - eye_t);
+        else
+            t = t < 0 ? 1.0f / 32 : 31.0f / 32;
+        st[k][0] = (dot3(pts[k], v->fwd) + d0) * f->tc_scale;
+        st[k][1] = t;
+    }
+    static const mdl_stage plain; /* (no tcMods) */
+    q3_layer l = {&q->fog_image, &plain, MDL_BLEND_ALPHA, 0, 1};
+    tri_light lt;
+    lt.corners[0] = lt.corners[1] = lt.corners[2] = lt.corners[3] = f->color;
+    corner_planes(&lt);
+    float save = v->zrel;
+    v->zrel = R_LAYER_ZREL;
+    textured_tri(v, &l, pts, (const float(*)[2])st, N, dist, &lt, 1);
+    v->zrel = save;
+}
+
 static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
                     const float (*poly)[3], int pn, const float (*at)[3])
 {
@@ -1738,9 +1906,20 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         uint32_t corners[4];
         vertex_light(fq, corners);
         layer2_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
+        for (int k = 0; k < 2 && m->image_more[k] >= 0; k++)
+            more_tri(v, q, m, k, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
     }
     if (v->num_dlights && !blended && !m->alpha)
         dlight_tris(v, q, pts, N, dist);
+    /* tr_shader.c FinishShader: a fog pass for opaque shaders only (sort <= SS_OPAQUE) */
+    if (!blended && fq->fog >= 0 && (uint32_t)fq->fog < q->num_fogs && q->fogs[fq->fog].on)
+        fog_tri(v, q, &q->fogs[fq->fog], pts, N, dist);
+}
+
+const uint32_t *r_q3_fog_image(const r_assets *a)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    return q && q->fog_image.levels ? q->fog_image.texels[0] : NULL;
 }
 
 int r_q3_face_portal(const r_assets *a, uint32_t fi, float *range)
@@ -1793,6 +1972,9 @@ int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     if (!m->sky && m->light == LIGHT_MAP &&
         (fq->lightmap < 0 || (uint32_t)fq->lightmap >= q->num_lightmaps))
         return 0;
+    for (uint32_t j = 0; j < g && q->num_fogs; j++)
+        if (b->face_q3[fi + j].fog >= 0)
+            return 0; /* (fogged: each triangle takes its fog, q3_face) */
     if (dot3(f->normal, eye) - f->dist <= 0.01f)
         return (int)g; /* the run's plane faces away */
     const float(*poly)[3] = (const float(*)[3])rb->poly_pts[rb->poly_first[fi]];

@@ -2090,3 +2090,90 @@ TEST(q3tex_portal_view_on_flyby)
     free(none);
     oa_close(&s);
 }
+
+/* Fog volumes (issue 11 part 4): OpenArena's water shader (liquid_water.shader's
+ * textures/liquids2/clear_ripple1_q3dm1light, as written there) gives its fogParms colour
+ * and depth; oa_bases3's one fog (its fogs lump: that shader, brush side 5 of its brush, the
+ * plane z = -160 facing up: read from the file's brush and plane lumps for this test) is
+ * loaded with that plane, and its surfaces' triangles (the pool's floor and walls) take it:
+ * each touches the volume, a corner at or under its plane. */
+TEST(q3tex_fog_volume_loaded)
+{
+    static const char text[] =
+        "textures/liquids2/clear_ripple1_q3dm1light\n{\n"
+        "\tqer_editorimage textures/liquids/pool3d_5e.jpg\n\tsurfaceparm trans\n"
+        "\tsurfaceparm nonsolid\n\tsurfaceparm water\n\tcull none\n"
+        "\tq3map_surfacelight 100\n\tfogparms ( 0.215686 0.278431 0.333333 ) 1024\n"
+        "\tdeformvertexes wave 256 sin .5 .5 .5 .5\n"
+        "\t{ \n\t\tmap textures/liquids/pool3d_5e.jpg\n\t\tblendFunc gl_dst_color gl_one\n\t}\n}\n"
+        "nofog { { map a.tga } }\n";
+    mdl_shader_set set = {0};
+    CHECK(parse_all(&set, text, sizeof text - 1));
+    const mdl_shader *sh = mdl_shader_find(&set, "textures/liquids2/clear_ripple1_q3dm1light");
+    CHECK(sh && (sh->flags & MDL_SHADER_FOG) && sh->fog_depth == 1024.0f &&
+          sh->fog_color[0] == 0.215686f && sh->fog_color[1] == 0.278431f &&
+          sh->fog_color[2] == 0.333333f);
+    CHECK(sh && sh->deform.func == MDL_WAVE_SIN); /* (the line after it still read) */
+    sh = mdl_shader_find(&set, "nofog");
+    CHECK(sh && !(sh->flags & MDL_SHADER_FOG));
+    mdl_shader_set_clear(&set);
+
+    OA_SCENE(s, "maps/oa_bases3.bsp", 0);
+    const mdl_bsp *b = r_assets_map(s.a);
+    CHECK_EQ(b->num_fogs, 1);
+    if (b->num_fogs == 1) {
+        const mdl_fog *f = &b->fogs[0];
+        CHECK(!strcmp(f->shader, "textures/liquids2/clear_ripple1_q3dm1light"));
+        CHECK(f->has_surface && f->normal[0] == 0 && f->normal[1] == 0 && f->normal[2] == 1 &&
+              f->dist == -160.0f);
+    }
+    uint32_t fogged = 0, touching = 0;
+    for (uint32_t i = 0; i < b->num_faces; i++) {
+        if (b->face_q3[i].fog != 0)
+            continue;
+        fogged++;
+        const float(*p)[3] = (const float(*)[3])b->verts[b->faces[i].first_vert];
+        touching += p[0][2] <= -159.0f || p[1][2] <= -159.0f || p[2][2] <= -159.0f;
+    }
+    CHECK_MSG(fogged > 50, "%u triangles in the fog", fogged);
+    CHECK_MSG(touching == fogged, "%u of %u touch the volume", touching, fogged);
+    oa_close(&s);
+}
+
+/* A fog volume's side with stages is drawn: oa_dm1's lava (textures/liquids/lavahell,
+ * "surfaceparm fog", its BSP contents 0x20000068 holding CONTENTS_FOG 64, read from the
+ * file's shader lump for this test) was never drawn; its triangles (none degenerate) are
+ * drawable once the shaders are read, and its fog (the map's one) is loaded. */
+TEST(q3tex_lava_with_fog_contents_drawn)
+{
+    OA_SCENE(s, "maps/oa_dm1.bsp", 0);
+    const mdl_bsp *b = r_assets_map(s.a);
+    uint32_t lava = 0, drawable = 0;
+    for (uint32_t i = 0; i < b->num_faces; i++) {
+        int32_t t = b->faces[i].texture;
+        if (t < 0 || strcmp(b->textures[t].name, "textures/liquids/lavahell") != 0)
+            continue;
+        lava++;
+        drawable += !(b->faces[i].flags & MDL_SURF_NODRAW);
+    }
+    CHECK_MSG(lava > 0 && drawable == lava, "%u of %u lava triangles drawable", drawable, lava);
+    CHECK_EQ(b->num_fogs, 1);
+    CHECK(b->num_fogs == 1 && !strcmp(b->fogs[0].shader, "textures/liquids/lavahell"));
+    /* the fog image (tr_image.c R_CreateFogImage, R_FogFactor with the fog table's square
+     * roots), texel (x, y) at s = (x + 0.5) / 256, t = (y + 0.5) / 32, alpha 255 d truncated,
+     * by hand: (0, 31): s - 1/512 = 0, d 0; (255, 31): s past 1/8, d 1; (16, 31): s - 1/512
+     * = 1/16, x 8 = 0.5, entry 127, d sqrt(127 / 255) = 0.7057, 179; (16, 16): t 0.515625
+     * scales s by (t - 1/32) / (30/32) = 0.516667, x 8 = 0.258333, entry 65, sqrt(65 / 255) =
+     * 0.50488, 128; (0, 0): t under 1/32, 0. White everywhere. */
+    const uint32_t *fog = r_q3_fog_image(s.a);
+    CHECK(fog != NULL);
+    if (fog) {
+        CHECK_EQ(fog[31 * 256 + 0] >> 24, 0);
+        CHECK_EQ(fog[31 * 256 + 255] >> 24, 255);
+        CHECK_EQ(fog[31 * 256 + 16] >> 24, 179);
+        CHECK_EQ(fog[16 * 256 + 16] >> 24, 128);
+        CHECK_EQ(fog[0 * 256 + 128] >> 24, 0);
+        CHECK_EQ(fog[16 * 256 + 16] & 0xffffffu, 0xffffffu);
+    }
+    oa_close(&s);
+}
