@@ -86,7 +86,9 @@ size_t mdl_wal_check(const uint8_t *data, size_t len, uint32_t *w, uint32_t *h,
 #define MDL_SHADER_MAX 65536      /* shaders in one set */
 #define MDL_SHADER_MAX_TCMODS 4   /* tcMods kept per stage */
 
-enum { MDL_BLEND_NONE, MDL_BLEND_ADD, MDL_BLEND_FILTER, MDL_BLEND_ALPHA };
+/* MDL_BLEND_MODADD: GL_DST_COLOR GL_ONE, what is behind brightened by the texel (old +
+ * old x texel: water's and lava's sheets) */
+enum { MDL_BLEND_NONE, MDL_BLEND_ADD, MDL_BLEND_FILTER, MDL_BLEND_ALPHA, MDL_BLEND_MODADD };
 /* GL_ZERO GL_ONE_MINUS_SRC_COLOR (the old * (1 - texel): Quake III's burn and hole marks)
  * is a filter by the inverted image, exactly; GL_DST_COLOR GL_SRC_COLOR (the old * 2
  * texel: OpenArena's bullet mark, 128 grey where it leaves the wall as it is) a filter by

@@ -525,7 +525,8 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     }
     if (m->sky && q->sky_layer[0].image < 0 && m->image >= 0) {
         q->sky_layer[0].image = m->image;
-        q->sky_layer[0].blend = m->blend;
+        /* (a sky's layers blend as the three; GL_DST_COLOR GL_ONE taken as an add) */
+        q->sky_layer[0].blend = m->blend == MDL_BLEND_MODADD ? MDL_BLEND_ADD : m->blend;
         memset(&q->sky_layer[0].stage, 0, sizeof q->sky_layer[0].stage);
         /* ioq3 ParseSkyParms: a height of 0 is 512; qdemo also takes a negative one (whose
          * sphere a view ray could miss) or one past 65536 as 512 */
@@ -539,7 +540,9 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
                     return 0;
                 if (im >= 0 && q->images[im].levels > 0) {
                     q->sky_layer[1].image = im;
-                    q->sky_layer[1].blend = sh->stage2.blend;
+                    q->sky_layer[1].blend = sh->stage2.blend == MDL_BLEND_MODADD
+                                                ? MDL_BLEND_ADD
+                                                : sh->stage2.blend;
                     q->sky_layer[1].stage = sh->stage2;
                 }
             }
@@ -1351,7 +1354,7 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     unsigned flags = RAST_OPAQUE;
     if (blended) {
         flags = RAST_DEPTH_TEST | RAST_COLOR_WRITE |
-                (m->blend == BLEND_DLIGHT       ? RAST_ADD | RAST_MUL
+                (m->blend == BLEND_DLIGHT || m->blend == MDL_BLEND_MODADD ? RAST_ADD | RAST_MUL
                  : m->blend == MDL_BLEND_ADD    ? RAST_ADD
                  : m->blend == MDL_BLEND_FILTER ? RAST_MUL
                                                 : RAST_BLEND);

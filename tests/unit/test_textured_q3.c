@@ -2114,6 +2114,8 @@ TEST(q3tex_fog_volume_loaded)
           sh->fog_color[0] == 0.215686f && sh->fog_color[1] == 0.278431f &&
           sh->fog_color[2] == 0.333333f);
     CHECK(sh && sh->deform.func == MDL_WAVE_SIN); /* (the line after it still read) */
+    /* GL_DST_COLOR GL_ONE: old + old x texel, exactly (the rasteriser's add of a multiply) */
+    CHECK(sh && sh->blend == MDL_BLEND_MODADD && sh->stage.blend_exact);
     sh = mdl_shader_find(&set, "nofog");
     CHECK(sh && !(sh->flags & MDL_SHADER_FOG));
     mdl_shader_set_clear(&set);
