@@ -68,6 +68,9 @@ typedef struct q3_mat {
     uint8_t light_more[2];
     uint32_t constant_more[2];
     mdl_stage stage_more[2];
+    uint8_t lm_after;     /* a first layer of its own colour (rgbGen wave or const) with a
+                           * $lightmap stage after the layers: the lightmap multiplies them
+                           * all at the end (lightmap_after) */
     uint8_t portal;       /* a portal shader: the frame's portal view shows on it */
     float portal_range;   /* its alphaGen portal's range (0: none) */
     int8_t portal_layers; /* its fog of alphaGen portal and the stage after (r_q3.portal), or
@@ -381,6 +384,20 @@ static uint32_t const_color(const float c[3])
  * identityLighting or identity, white without hardware overbright bits); a $lightmap stage
  * after it multiplies it as it does the first (LIGHT_MAP: the first layer's light). 0 on
  * error. */
+/* How a layer after the first is lit: a lightmap stage after it (lit) lights it, but a
+ * filter (which multiplies what is drawn, the lightmap already in it: lit white it gives tex
+ * x layer x lightmap, as the stages do in order; lit by the lightmap again it would square
+ * it); add and blend distribute over the lightmap. Otherwise its own colour, or by vertex.
+ * -1: not drawn (its own colour times the lightmap after it). */
+static int later_light(const mdl_stage *st, int lit)
+{
+    if (lit && st->rgbgen != MDL_RGBGEN_DEFAULT && st->rgbgen != MDL_RGBGEN_IDENTITY)
+        return -1;
+    return lit && st->blend != MDL_BLEND_FILTER ? LIGHT_MAP
+           : st->rgbgen == MDL_RGBGEN_VERTEX    ? LIGHT_VERTEX
+                                                : LIGHT_CONST;
+}
+
 static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn read,
                           void *ctx)
 {
@@ -389,29 +406,24 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
     int32_t im = find_image_tx(q, sh->stage2.image, sh->stage2.blend_tex, read, ctx);
     if (im == -2)
         return 0;
-    int rgb = sh->stage2.rgbgen;
-    if (sh->stage2_lit && rgb != MDL_RGBGEN_DEFAULT && rgb != MDL_RGBGEN_IDENTITY)
-        return 1; /* its own colour times the lightmap after it: not drawn */
-    if (sh->stage2_lit && m->light != LIGHT_MAP)
-        return 1; /* the first layer's light is not the lightmap that should light this */
-    /* A filter layer multiplies what is drawn, the lightmap already in it: lit white it
-     * gives tex * layer * lightmap, as the stages do in order (lit by the lightmap again it
-     * would square it). Add and blend distribute over the lightmap: lit by it. */
-    int lit = sh->stage2_lit && sh->stage2.blend != MDL_BLEND_FILTER;
+    /* (a lightmap stage after the layers of a first layer lit otherwise, its own colour:
+     * drawn once over them all, lightmap_after) */
+    int light = later_light(&sh->stage2, sh->stage2_lit && m->light == LIGHT_MAP);
+    if (light < 0)
+        return 1;
     m->image2 = im;
     m->stage2 = sh->stage2;
     if (!find_frames(q, &sh->stage2, im, m->anim2, &m->anim2_n, read, ctx))
         return 0;
-    m->light2 = lit                        ? LIGHT_MAP
-                : rgb == MDL_RGBGEN_VERTEX ? LIGHT_VERTEX
-                                           : LIGHT_CONST;
+    m->light2 = (uint8_t)light;
     m->constant2 = sh->stage2.rgbgen == MDL_RGBGEN_CONST ? const_color(sh->stage2.rgbconst)
                                                          : 0xffffffffu;
     /* the layers after it, when no lightmap stage follows the second (stage2_lit: then
      * which of them the lightmap lights is not kept) and they are not a portal's */
     for (int k = 0; k < 2 && !sh->stage2_lit && !sh->more[0].alpha_portal; k++) {
         const mdl_stage *st = &sh->more[k];
-        if (!st->image[0])
+        int lk = later_light(st, 0);
+        if (!st->image[0] || lk < 0)
             break;
         int32_t mi = find_image_tx(q, st->image, st->blend_tex, read, ctx);
         if (mi == -2)
@@ -420,7 +432,7 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
             break;
         m->image_more[k] = mi;
         m->stage_more[k] = *st;
-        m->light_more[k] = st->rgbgen == MDL_RGBGEN_VERTEX ? LIGHT_VERTEX : LIGHT_CONST;
+        m->light_more[k] = (uint8_t)lk;
         m->constant_more[k] = st->rgbgen == MDL_RGBGEN_CONST ? const_color(st->rgbconst)
                                                              : 0xffffffffu;
     }
@@ -483,6 +495,11 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     if (m->image == -2 || !find_frames(q, &sh->stage, m->image, m->anim, &m->anim_n, read, ctx) ||
         !resolve_layer2(q, m, sh, read, ctx))
         return 0;
+    m->lm_after = m->light == LIGHT_CONST && (sh->flags & MDL_SHADER_LIGHTMAP) && m->image >= 0 &&
+                  !m->sky && (m->image2 < 0 || sh->stage2_lit);
+    if (m->lm_after && q->white < 0 && (q->white = find_image(q, "$whiteimage", read, ctx)) == -2)
+        return 0;
+    m->lm_after &= q->white >= 0;
     m->portal = (sh->flags & MDL_SHADER_PORTAL) != 0 && m->blend != MDL_BLEND_NONE && !m->sky;
     m->portal_layers = -1;
     m->portal_range = sh->more[0].alpha_portal ? sh->more[0].portal_range : 0;
@@ -1765,6 +1782,40 @@ static void portal_layers(r_view *v, const r_q3 *q, const q3_mat *m, const float
     }
 }
 
+/* A face's lightmap as its light (its page, at half: doubled when drawn). */
+static void face_lightmap(const r_q3 *q, const mdl_face_q3 *fq, tri_light *lt)
+{
+    lt->texels = q->lightmaps + (size_t)fq->lightmap * LM_SIZE * LM_SIZE;
+    lt->size = LM_SIZE;
+    lt->x2 = 1;
+    for (int k = 0; k < 3; k++) {
+        lt->la[k] = (double)fq->lm[k][0] * LM_SIZE;
+        lt->lb[k] = (double)fq->lm[k][1] * LM_SIZE;
+    }
+}
+
+/* The $lightmap stage of a shader whose first layer has its own colour (lm_after), over
+ * all its layers: white lit by the face's lightmap (or its vertex colours where it has none)
+ * as a filter, doubled as a lit colour is (the layers under it are at the half frame's
+ * value: rgbGen wave, const or identity). */
+static void lightmap_after(r_view *v, const r_q3 *q, const q3_mat *m, const mdl_face_q3 *fq,
+                           const float (*pts)[3], const float N[3], float dist)
+{
+    tri_light lt;
+    if (fq->lightmap >= 0 && (uint32_t)fq->lightmap < q->num_lightmaps) {
+        face_lightmap(q, fq, &lt);
+    } else {
+        vertex_light(fq, lt.corners);
+        corner_planes(&lt);
+        lt.x2 = 1;
+    }
+    q3_layer l = {&q->images[q->white], &m->stage, MDL_BLEND_FILTER, 0, 0};
+    float save = v->zrel;
+    v->zrel = R_LAYER_ZREL;
+    textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, 1);
+    v->zrel = save;
+}
+
 /* The fog pass over an opaque world triangle inside fog volume f (tr_shade_calc.c
  * RB_CalcFogTexCoords, tr_shade.c RB_FogPass): each corner's s its depth along the view
  * times tcScale, its t how deep it is under the fog's plane (with the eye outside: 1/32,
@@ -1870,13 +1921,7 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     if (light == LIGHT_MAP && (fq->lightmap < 0 || (uint32_t)fq->lightmap >= q->num_lightmaps))
         light = LIGHT_VERTEX;
     if (light == LIGHT_MAP) {
-        lt.texels = q->lightmaps + (size_t)fq->lightmap * LM_SIZE * LM_SIZE;
-        lt.size = LM_SIZE;
-        lt.x2 = 1;
-        for (int k = 0; k < 3; k++) {
-            lt.la[k] = (double)fq->lm[k][0] * LM_SIZE;
-            lt.lb[k] = (double)fq->lm[k][1] * LM_SIZE;
-        }
+        face_lightmap(q, fq, &lt);
     } else if (light == LIGHT_VERTEX) {
         vertex_light(fq, lt.corners);
         corner_planes(&lt);
@@ -1912,6 +1957,8 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         for (int k = 0; k < 2 && m->image_more[k] >= 0; k++)
             more_tri(v, q, m, k, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
     }
+    if (m->lm_after && !m->alpha)
+        lightmap_after(v, q, m, fq, pts, N, dist);
     if (v->num_dlights && !blended && !m->alpha)
         dlight_tris(v, q, pts, N, dist);
     /* tr_shader.c FinishShader: a fog pass for opaque shaders only (sort <= SS_OPAQUE) */
