@@ -205,6 +205,8 @@ typedef struct r_view {
     const struct r_marks *marks; /* Quake III's wall marks' pieces, made once a frame for
                                   * every band (r_q3_marks_make), or NULL: r_q3_marks cuts
                                   * them itself */
+    int clip_on;           /* a mirror view: polygons are clipped to the plane clipv too */
+    float clipv[4];        /* (in view space: x right, y up, z forward; kept where n.p >= d) */
     const float *pvs_org;  /* the point whose PVS the walk draws (a portal view's camera,
                             * tr_main.c newParms.pvsOrigin), or NULL: org */
     const rast_fb *portal_fb; /* Quake III: the frame's portal view (r_render), which a
@@ -385,6 +387,7 @@ int r_project_point(const r_view *v, const float p[3], float out[2]);
  * plane; else *out is its screen position and depth (as r_project_point's and draw_poly's). */
 #define R_VERT_BAD 0x20u
 #define R_VERT_BEHIND 0x40u
+#define R_VERT_CLIP 0x80u /* outside a mirror view's plane (r_view.clip_on) */
 unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out);
 /* A triangle of three r_view_vert points whose codes are all 0 (inside every clip plane,
  * finite), filled with color: what r_emit_poly draws in the flat and textured passes,
@@ -680,10 +683,11 @@ r_cache *r_cache_next(r_cache *c);
 r_cache *r_cache_portal(r_cache *c);
 rast_fb *r_cache_portal_fb(r_cache *c, int w, int h);
 /* The camera of a portal view (r_main.c): portal p, whose entity is at ent, over the plane
- * (N, dist) of its surface, seen from eye_cam at ms on the server's clock. 0 when none can
- * be made. */
+ * (N, dist) of its surface, seen from eye_cam at ms on the server's clock; with mirror, the
+ * eye reflected in the plane, its view turned into a right-handed one (the picture drawn
+ * from it is the mirror's flipped left to right). 0 when none can be made. */
 int r_portal_camera(const float N[3], float dist, const cl_portal *p, const float ent[3],
-                    double ms, const r_camera *eye_cam, r_camera *out);
+                    double ms, const r_camera *eye_cam, int mirror, r_camera *out);
 /* The fog image of a Quake III map with fog volumes (256 x 32 texels, load_fogs), or NULL. */
 const uint32_t *r_q3_fog_image(const r_assets *a);
 /* 1 when world face fi's shader is a portal (drawn blended), its alphaGen portal range in

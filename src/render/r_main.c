@@ -308,6 +308,7 @@ typedef struct band {
     const r_marks *marks; /* the frame's wall marks' pieces, or NULL */
     const float *pvs;     /* the walk's PVS point (a portal view's camera), or NULL: the eye */
     const rast_fb *portal_fb; /* the frame's Quake III portal view, or NULL */
+    const float *clip;    /* a mirror view's plane (N, dist), or NULL */
     int count;
     double took;   /* seconds of wall time from `from` (or its own start) to its end */
     double from;   /* when the frame handed it over: a band its thread starts late on (a
@@ -427,6 +428,14 @@ static void render_band(band *bd)
     v.marks = bd->marks;
     v.pvs_org = bd->pvs;
     v.portal_fb = bd->portal_fb;
+    if (bd->clip) { /* the plane in view space (r_view.clipv) */
+        const float *N = bd->clip;
+        v.clip_on = 1;
+        v.clipv[0] = dot3(N, v.right);
+        v.clipv[1] = dot3(N, v.up);
+        v.clipv[2] = dot3(N, v.fwd);
+        v.clipv[3] = bd->clip[3] - dot3(N, v.org);
+    }
     v.hidden_body = o->hide_entity > 0 ? o->hide_entity
                     : !o->show_view_entity && cl ? cl->view.view_entity
                                                  : -1;
@@ -669,23 +678,38 @@ static void turn_about(const float k[3], float p[3], float deg)
  * eye's place and axes carried from the surface's axes to the camera's. 0 when a
  * direction is not one or the result is not finite. */
 int r_portal_camera(const float N[3], float dist, const cl_portal *po, const float ent[3],
-                    double ms, const r_camera *eye_cam, r_camera *out)
+                    double ms, const r_camera *eye_cam, int mirror, r_camera *out)
 {
     float fwd[3], right[3], up0[3];
     r_angle_vectors(eye_cam->angles, fwd, right, up0);
     float d = dot3(ent, N) - dist;
-    float sax[3][3], cax[3][3], so[3];
+    float sax[3][3], cax[3][3], so[3], corg[3];
     memcpy(sax[0], N, sizeof sax[0]);
-    memcpy(cax[0], po->dir, sizeof cax[0]);
-    if (!qd_perpendicular(sax[0], sax[1]) || !qd_perpendicular(cax[0], cax[1]))
+    if (!qd_perpendicular(sax[0], sax[1]))
         return 0;
     cross3(sax[0], sax[1], sax[2]);
-    for (int j = 0; j < 3; j++) {
-        so[j] = ent[j] - d * N[j];
-        cax[0][j] = -po->dir[j];
+    if (mirror) {
+        /* the surface's origin N dist, the camera there with its first axis reversed */
+        for (int j = 0; j < 3; j++) {
+            so[j] = corg[j] = N[j] * dist;
+            cax[0][j] = -sax[0][j];
+            cax[1][j] = sax[1][j];
+            cax[2][j] = sax[2][j];
+        }
+    } else {
+        memcpy(cax[0], po->dir, sizeof cax[0]);
+        if (!qd_perpendicular(cax[0], cax[1]))
+            return 0;
+        for (int j = 0; j < 3; j++) {
+            so[j] = ent[j] - d * N[j];
+            corg[j] = po->camera[j];
+            cax[0][j] = -po->dir[j];
+        }
+        cross3(po->dir, (float[3]){-cax[1][0], -cax[1][1], -cax[1][2]}, cax[2]);
     }
-    cross3(po->dir, (float[3]){-cax[1][0], -cax[1][1], -cax[1][2]}, cax[2]);
-    if (po->swing) {
+    if (mirror) {
+        /* (no turning) */
+    } else if (po->swing) {
         float deg = po->speed ? (float)(ms / 1000.0 * po->speed)
                               : po->roll + (float)sin(ms * 0.003) * 4;
         turn_about(cax[0], cax[1], deg);
@@ -708,7 +732,7 @@ int r_portal_camera(const float N[3], float dist, const cl_portal *po, const flo
     }
     memset(out, 0, sizeof *out);
     for (int j = 0; j < 3; j++)
-        out->origin[j] = o[j] + po->camera[j];
+        out->origin[j] = o[j] + corg[j];
     /* Quake's angles of those axes (r_angle_vectors inverted): yaw and pitch of forward,
      * the roll between up and the unrolled up and right */
     float pitch = -asinf(fw[2] > 1 ? 1 : fw[2] < -1 ? -1 : fw[2]);
@@ -738,7 +762,7 @@ int r_portal_camera(const float N[3], float dist, const cl_portal *po, const flo
  * its own origin, not drawn yet). */
 static int portal_view(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
                        const r_walk *walk, rast_fb *fb, r_camera *out, float pvs[3], int *y0,
-                       int *y1)
+                       int *y1, int *mirror, float plane[4])
 {
     const mdl_bsp *b = a->world.bsp;
     r_view v;
@@ -775,7 +799,7 @@ static int portal_view(const r_assets *a, const cl_state *cl, double t, const r_
             nearest = dd < nearest ? dd : nearest;
         }
         const float *N = f->normal;
-        if (found || dot3(N, v.org) - f->dist <= 0 || !(nearest <= range * range))
+        if (found || dot3(N, v.org) - f->dist <= 0)
             continue;
         for (int i = 0; i < CL_MAX_PORTALS && !found; i++) {
             const cl_portal *po = &cl->portals[i];
@@ -785,11 +809,17 @@ static int portal_view(const r_assets *a, const cl_state *cl, double t, const r_
             float d = dot3(s.origin, N) - f->dist;
             if (!(d >= -64 && d <= 64))
                 continue;
-            if (!memcmp(po->camera, s.origin, sizeof po->camera))
-                break; /* a mirror: not drawn */
-            if (!r_portal_camera(N, f->dist, po, s.origin, cl_game_time(cl, t) * 1000, cam, out))
+            /* a mirror: a portal whose camera is its own origin; only a portal's view ends
+             * at its shader's range (SurfIsOffscreen: IsMirror first) */
+            int mir = !memcmp(po->camera, s.origin, sizeof po->camera);
+            if ((!mir && !(nearest <= range * range)) ||
+                !r_portal_camera(N, f->dist, po, s.origin, cl_game_time(cl, t) * 1000, cam, mir,
+                                 out))
                 break;
             memcpy(pvs, po->camera, 3 * sizeof *pvs);
+            *mirror = mir;
+            memcpy(plane, N, 3 * sizeof *plane);
+            plane[3] = f->dist;
             found = 1;
         }
     }
@@ -802,10 +832,11 @@ static int portal_view(const r_assets *a, const cl_state *cl, double t, const r_
 
 /* What r_render draws, of rows y0..y1-1, the walk from pvs (or the eye), with portal_fb
  * (the frame's portal view, or NULL) under the portal surfaces; in_portal: this is a portal
- * view (none drawn within it). */
+ * view (none drawn within it), clip its mirror's plane (N, dist: what lies behind it is cut
+ * away) or NULL. */
 static int render_view(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
                        const r_options *o, rast_fb *fb, int ry0, int ry1, const float *pvs,
-                       int in_portal)
+                       int in_portal, const float *clip)
 {
     int have_map = a && a->world.bsp;
     int n = o->threads > 1 ? o->threads : 1;
@@ -842,10 +873,11 @@ static int render_view(const r_assets *a, const cl_state *cl, double t, const r_
      * cache), drawn with a cache of its own */
     const rast_fb *portal_fb = NULL;
     r_camera pcam;
-    float ppvs[3];
-    int py0, py1;
+    float ppvs[3], plane[4];
+    int py0, py1, mirror = 0;
     if (!in_portal && walked && o->mode == R_MODE_TEXTURED && a->q3 && cl && cl->num_portals &&
-        caches[0] && portal_view(a, cl, t, cam, &walk, fb, &pcam, ppvs, &py0, &py1)) {
+        caches[0] &&
+        portal_view(a, cl, t, cam, &walk, fb, &pcam, ppvs, &py0, &py1, &mirror, plane)) {
         rast_fb *pf = r_cache_portal_fb(caches[0], fb->w, fb->h);
         r_options po = *o;
         po.gun = 0;
@@ -853,7 +885,17 @@ static int render_view(const r_assets *a, const cl_state *cl, double t, const r_
         po.hide_entity = 0;
         po.cache = r_cache_portal(caches[0]);
         if (pf && po.cache) {
-            render_view(a, cl, t, &pcam, &po, pf, py0, py1, ppvs, 1);
+            render_view(a, cl, t, &pcam, &po, pf, py0, py1, ppvs, 1, mirror ? plane : NULL);
+            /* a mirror's view was drawn by a right-handed camera: flipped left to right it
+             * is the mirror's (the projection is symmetric: pixel x is w - 1 - x's) */
+            for (int y = py0; mirror && y < py1; y++) {
+                uint32_t *row = pf->color + (size_t)y * (size_t)pf->w;
+                for (int x = 0, z = pf->w - 1; x < z; x++, z--) {
+                    uint32_t c = row[x];
+                    row[x] = row[z];
+                    row[z] = c;
+                }
+            }
             portal_fb = pf;
         }
     }
@@ -873,7 +915,7 @@ static int render_view(const r_assets *a, const cl_state *cl, double t, const r_
     const double handed = n > 1 ? now_s() : 0; /* when bands 1..n-1 are handed over */
     for (int i = 0; i < n; i++)
         bands[i] = (band){a, cl, t, cam, o, fb, y[i], y[i + 1], caches[i],
-                          walked ? &walk : NULL, marks, pvs, portal_fb, 0, 0,
+                          walked ? &walk : NULL, marks, pvs, portal_fb, clip, 0, 0,
                           i > 0 ? handed : 0};
     int pooled = n > 1 && pool_post(bands, n);
     for (int i = 1; i < n && !pooled; i++)
@@ -921,5 +963,5 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     const r_options *o = opt ? opt : &defaults;
     if (!fb || !cam)
         return 0;
-    return render_view(a, cl, t, cam, o, fb, 0, fb->h, NULL, 0);
+    return render_view(a, cl, t, cam, o, fb, 0, fb->h, NULL, 0, NULL);
 }

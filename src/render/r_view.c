@@ -110,8 +110,10 @@ static float plane_dist(const r_view *v, int i, vpt p)
         return R_GUARD * v->tan_x * p.z + p.x;
     case 3:
         return R_GUARD * v->tan_y * p.z - p.y;
-    default:
+    case 4:
         return R_GUARD * v->tan_y * p.z + p.y;
+    default: /* a mirror view's plane (r_view.clip_on) */
+        return v->clipv[0] * p.x + v->clipv[1] * p.y + v->clipv[2] * p.z - v->clipv[3];
     }
 }
 
@@ -170,17 +172,19 @@ static int clip_poly(const r_view *v, const float (*pts)[3], int n, vpt buf[2][R
     *which = 0;
     if (n < 3 || n > MDL_BSP_MAX_FACE_VERTS)
         return 0;
-    unsigned all = 0x1f, any = 0;
+    unsigned all = v->clip_on ? 0x3f : 0x1f, any = 0;
     for (int i = 0; i < n; i++) {
         buf[0][i] = to_view(v, pts[i]);
         unsigned c = outcode(v, buf[0][i]);
+        if (v->clip_on)
+            c |= (unsigned)!(plane_dist(v, 5, buf[0][i]) >= 0) << 5;
         all &= c;
         any |= c;
     }
     if (all)
         return 0; /* wholly outside one plane */
     int cur = 0;
-    for (int p = 0; p < 5 && n >= 3; p++) {
+    for (int p = 0; p < 6 && n >= 3; p++) {
         if (!(any >> p & 1))
             continue;
         n = clip_plane(v, p, buf[cur], n, buf[cur ^ 1], R_MAX_POLY);
@@ -280,6 +284,8 @@ unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out)
 {
     vpt q = to_view(v, p);
     unsigned c = outcode(v, q);
+    if (v->clip_on && !(plane_dist(v, 5, q) >= 0))
+        c |= R_VERT_CLIP;
     if (!isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z))
         c |= R_VERT_BAD;
     if (q.z >= R_NEAR)

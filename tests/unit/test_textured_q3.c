@@ -1991,20 +1991,81 @@ TEST(q3tex_portal_camera_by_hand)
     p.roll = 180;
     p.swing = 1;
     r_camera eye = {{1330, -904, 10}, {0, 180, 0}, 90}, out;
-    CHECK(r_portal_camera(N, 1180, &p, ent, 0, &eye, &out));
+    CHECK(r_portal_camera(N, 1180, &p, ent, 0, &eye, 0, &out));
     CHECK(fabsf(out.origin[0] - 1328) < 0.01f && fabsf(out.origin[1] - 758) < 0.01f &&
           fabsf(out.origin[2] - 106) < 0.01f);
     CHECK(fabsf(out.angles[0]) < 0.01f && fabsf(out.angles[1] + 90) < 0.01f &&
           fabsf(out.angles[2]) < 0.01f);
     CHECK(out.fov == 90);
-    CHECK(r_portal_camera(N, 1180, &p, ent, 523.599, &eye, &out));
+    CHECK(r_portal_camera(N, 1180, &p, ent, 523.599, &eye, 0, &out));
     CHECK(fabsf(out.origin[0] - (1328 + 2 * 0.069756f)) < 0.01f &&
           fabsf(out.origin[1] - 758) < 0.01f &&
           fabsf(out.origin[2] - (104 + 2 * 0.997564f)) < 0.01f);
     CHECK(fabsf(out.angles[1] + 90) < 0.01f && fabsf(out.angles[2] + 4) < 0.01f);
     /* not a direction: none */
     p.dir[1] = 0;
-    CHECK(!r_portal_camera(N, 1180, &p, ent, 0, &eye, &out));
+    CHECK(!r_portal_camera(N, 1180, &p, ent, 0, &eye, 0, &out));
+    /* a mirror, the plane x = 100 facing +x (its entity's camera its own origin): the eye at
+     * (150, 20, 30) looking along -x is reflected to (50, 20, 30) looking along +x (yaw 0),
+     * up still up; the right-handed view's picture is the mirror's flipped left to right */
+    const float M[3] = {1, 0, 0}, ment[3] = {110, 0, 0};
+    r_camera me = {{150, 20, 30}, {0, 180, 0}, 90};
+    CHECK(r_portal_camera(M, 100, &p, ment, 0, &me, 1, &out));
+    CHECK(fabsf(out.origin[0] - 50) < 0.01f && fabsf(out.origin[1] - 20) < 0.01f &&
+          fabsf(out.origin[2] - 30) < 0.01f);
+    CHECK(fabsf(out.angles[0]) < 0.01f && fabsf(out.angles[1]) < 0.01f &&
+          fabsf(out.angles[2]) < 0.01f);
+}
+
+/* A portal's pixels in the w x h frames of s's camera at t: the frame with cl's portals
+ * and without them (none), told apart by the faces of shader (a flat frame of face
+ * numbers): how many show it (*on), how many of those differ between the two (*changed),
+ * how many others do (*other), how many unlike its first pixel (*varied); 1 when two
+ * threads draw the same bytes as one. */
+typedef struct portal_px {
+    int on, changed, other, varied, same_threads;
+} portal_px;
+
+static portal_px portal_pixels(oa_scene *s, const cl_state *cl, const cl_state *none, double t,
+                               int w, int h, const char *shader)
+{
+    portal_px r = {0, 0, 0, 0, 0};
+    const mdl_bsp *b = r_assets_map(s->a);
+    r_bsp *rb = &s->a->world;
+    rast_fb *with = rast_fb_new(w, h), *without = rast_fb_new(w, h), *two = rast_fb_new(w, h);
+    rast_fb *idfb = rast_fb_new(w, h);
+    uint32_t *saved = malloc(b->num_faces * sizeof *saved);
+    r_options o = {.mode = R_MODE_TEXTURED, .threads = 1};
+    r_render(s->a, cl, t, &s->cam, &o, with);
+    r_render(s->a, none, t, &s->cam, &o, without);
+    o.threads = 2;
+    r_render(s->a, cl, t, &s->cam, &o, two);
+    memcpy(saved, rb->flat, b->num_faces * sizeof *saved);
+    for (uint32_t i = 0; i < b->num_faces; i++)
+        rb->flat[i] = (i & 0xffffffu) | 0x01000000u;
+    r_options fo = {.mode = R_MODE_FLAT};
+    r_render(s->a, none, t, &s->cam, &fo, idfb);
+    memcpy(rb->flat, saved, b->num_faces * sizeof *saved);
+    uint32_t first = 0;
+    for (int i = 0; i < w * h; i++) {
+        uint32_t id = idfb->color[i];
+        int on = id >> 24 == 1 && (id & 0xffffffu) < b->num_faces &&
+                 !strcmp(b->textures[b->faces[id & 0xffffffu].texture].name, shader);
+        int diff = with->color[i] != without->color[i];
+        if (on && !r.on)
+            first = with->color[i];
+        r.varied += on && with->color[i] != first;
+        r.on += on;
+        r.changed += on && diff;
+        r.other += !on && diff;
+    }
+    r.same_threads = !memcmp(with->color, two->color, (size_t)w * h * sizeof *with->color);
+    free(saved);
+    rast_fb_free(with);
+    rast_fb_free(without);
+    rast_fb_free(two);
+    rast_fb_free(idfb);
+    return r;
 }
 
 /* Quake III's portal view on real data. Debian's flyby_oa_dm3.dm_70 passes oa_dm3's second
@@ -2049,43 +2110,11 @@ TEST(q3tex_portal_view_on_flyby)
     none->num_portals = 0;
     s.cam = cam;
     /* (a wide frame, as the demo was watched: at 4:3 the portal is just off the right edge) */
-    enum { PW = 426, PH = 240 };
-    const mdl_bsp *b = r_assets_map(s.a);
-    r_bsp *rb = &s.a->world;
-    uint32_t *saved = malloc(b->num_faces * sizeof *saved);
-    memcpy(saved, rb->flat, b->num_faces * sizeof *saved);
-    for (uint32_t i = 0; i < b->num_faces; i++)
-        rb->flat[i] = (i & 0xffffffu) | 0x01000000u;
-    rast_fb *idfb = rast_fb_new(PW, PH);
-    r_options fo = {.mode = R_MODE_FLAT};
-    r_render(s.a, none, t, &s.cam, &fo, idfb);
-    memcpy(rb->flat, saved, b->num_faces * sizeof *saved);
-    free(saved);
-    rast_fb *with = rast_fb_new(PW, PH), *without = rast_fb_new(PW, PH), *two = rast_fb_new(PW, PH);
-    r_options o = {.mode = R_MODE_TEXTURED, .threads = 1};
-    r_render(s.a, cl, t, &s.cam, &o, with);
-    r_render(s.a, none, t, &s.cam, &o, without);
-    o.threads = 2;
-    r_render(s.a, cl, t, &s.cam, &o, two);
-    int portal = 0, changed = 0, other_changed = 0;
-    for (int i = 0; i < PW * PH; i++) {
-        uint32_t id = idfb->color[i];
-        int on = id >> 24 == 1 && (id & 0xffffffu) < b->num_faces &&
-                 !strcmp(b->textures[b->faces[id & 0xffffffu].texture].name,
-                         "textures/acc_dm3/fx_portal");
-        int diff = with->color[i] != without->color[i];
-        portal += on;
-        changed += on && diff;
-        other_changed += !on && diff;
-    }
-    CHECK_MSG(portal > PW * PH / 50, "%d portal pixels", portal);
-    CHECK_MSG(changed * 10 > portal * 9, "%d of %d portal pixels changed", changed, portal);
-    CHECK_MSG(other_changed == 0, "%d other pixels changed", other_changed);
-    CHECK(!memcmp(with->color, two->color, (size_t)PW * PH * sizeof *with->color));
-    rast_fb_free(idfb);
-    rast_fb_free(with);
-    rast_fb_free(without);
-    rast_fb_free(two);
+    portal_px px = portal_pixels(&s, cl, none, t, 426, 240, "textures/acc_dm3/fx_portal");
+    CHECK_MSG(px.on > 426 * 240 / 50, "%d portal pixels", px.on);
+    CHECK_MSG(px.changed * 10 > px.on * 9, "%d of %d portal pixels changed", px.changed, px.on);
+    CHECK_MSG(px.other == 0, "%d other pixels changed", px.other);
+    CHECK(px.same_threads);
     free(cl);
     free(none);
     oa_close(&s);
@@ -2177,5 +2206,40 @@ TEST(q3tex_lava_with_fog_contents_drawn)
         CHECK_EQ(fog[0 * 256 + 128] >> 24, 0);
         CHECK_EQ(fog[16 * 256 + 16] & 0xffffffu, 0xffffffu);
     }
+    oa_close(&s);
+}
+
+/* A mirror (a portal entity whose camera is its own origin: oa_dm1's misc_portal_surface at
+ * (272, 1600, -80), no target, by its textures/common/portal panel at x = 268, facing +x):
+ * seen from (420, 1600, -74) along -x, the panel shows the world reflected in its plane
+ * (r_portal_camera's mirror, by hand in q3tex_portal_camera_by_hand; drawn from the
+ * right-handed view and flipped, what lies behind the plane cut away): its pixels change
+ * from the frame without the portal entity, no other pixel does, the reflection is not all
+ * one colour, and two threads draw the same bytes. */
+TEST(q3tex_mirror_on_oa_dm1)
+{
+    OA_SCENE(s, "maps/oa_dm1.bsp", 0);
+    cl_state *cl = s.cl, *none = malloc(sizeof *none);
+    cl->level.game = CL_GAME_Q3;
+    cl_frame_begin(cl, 1.0);
+    cl_entstate e;
+    memset(&e, 0, sizeof e);
+    e.origin[0] = 272, e.origin[1] = 1600, e.origin[2] = -80;
+    cl_entity_update(cl, 50, &e);
+    cl_frame_end(cl, 0);
+    memcpy(none, cl, sizeof *none);
+    cl_portal p;
+    memset(&p, 0, sizeof p);
+    p.entity = 50;
+    memcpy(p.camera, e.origin, sizeof p.camera);
+    CHECK(cl_portal_set(cl, &p));
+    s.cam = (r_camera){{420, 1600, -74}, {0, 180, 0}, 90};
+    portal_px px = portal_pixels(&s, cl, none, 1.0, 320, 240, "textures/common/portal");
+    CHECK_MSG(px.on > 320 * 240 / 50, "%d mirror pixels", px.on);
+    CHECK_MSG(px.changed * 10 > px.on * 9, "%d of %d mirror pixels changed", px.changed, px.on);
+    CHECK_MSG(px.other == 0, "%d other pixels changed", px.other);
+    CHECK_MSG(px.varied * 2 > px.on, "%d of %d unlike the first", px.varied, px.on);
+    CHECK(px.same_threads);
+    free(none);
     oa_close(&s);
 }
