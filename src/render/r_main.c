@@ -825,6 +825,10 @@ static int portal_view(const r_assets *a, const cl_state *cl, double t, const r_
     }
     if (!found)
         return 0;
+    if (!(lo >= -1e6f && hi <= 1e6f)) { /* (not finite: a hostile map's corners) every row */
+        lo = 0;
+        hi = (float)fb->h;
+    }
     *y0 = lo < 0 ? 0 : lo > (float)fb->h ? fb->h : (int)lo;
     *y1 = hi + 2 > (float)fb->h ? fb->h : hi < 0 ? 0 : (int)hi + 2;
     return *y1 > *y0;
