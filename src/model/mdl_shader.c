@@ -398,6 +398,7 @@ static int read_body(lex *l, mdl_shader *sh)
             mdl_stage st;
             int ok = read_stage(l, &st);
             take_stage(sh, &st, stages == 0, &stop);
+            sh->lightmap_last = st.lightmap;
             stages++;
             if (!ok)
                 return 0;

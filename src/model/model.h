@@ -162,6 +162,7 @@ typedef struct mdl_shader {
      * layer); image "" none */
     mdl_stage stage2;
     uint8_t stage2_lit; /* a $lightmap stage follows stage2: the lightmap multiplies it too */
+    uint8_t lightmap_last; /* the last stage maps $lightmap */
     /* the next two stages after stage2 that blend as exactly (image "" none): drawn where
      * every stage is (the explosions' sprites: r_q3_explosions); a portal's (flags
      * MDL_SHADER_PORTAL) stage of alphaGen portal and the one after it */

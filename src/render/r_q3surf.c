@@ -419,8 +419,11 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
     m->constant2 = sh->stage2.rgbgen == MDL_RGBGEN_CONST ? const_color(sh->stage2.rgbconst)
                                                          : 0xffffffffu;
     /* the layers after it, when no lightmap stage follows the second (stage2_lit: then
-     * which of them the lightmap lights is not kept) and they are not a portal's */
-    for (int k = 0; k < 2 && !sh->stage2_lit && !sh->more[0].alpha_portal; k++) {
+     * which of them the lightmap lights is not kept) or the lightmap is the last stage over
+     * a first layer of its own colour (lightmap_after multiplies them all), and they are not
+     * a portal's */
+    int more = !sh->stage2_lit || (m->light == LIGHT_CONST && sh->lightmap_last);
+    for (int k = 0; k < 2 && more && !sh->more[0].alpha_portal; k++) {
         const mdl_stage *st = &sh->more[k];
         int lk = later_light(st, 0);
         if (!st->image[0] || lk < 0)
