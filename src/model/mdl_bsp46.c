@@ -445,11 +445,32 @@ static qd_err q3_fogs(q3_loader *ld)
         f->shader[sizeof f->shader - 1] = 0;
         uint32_t brush = rd_u32(&r);
         int32_t side = rd_s32(&r);
-        if (brush >= nb || side < 0)
+        if (brush >= nb)
             continue;
         rd_t br = mdl_map_rd(&ld->m, Q3_BRUSHES);
         rd_seek(&br, (size_t)brush * 12);
         uint32_t first = rd_u32(&br), count = rd_u32(&br);
+        /* the box: q3map sorts a brush's axial sides first (-x, +x, -y, +y, -z, +z) */
+        if (count >= 6 && (uint64_t)first + 6 <= nsides) {
+            rd_t ar = mdl_map_rd(&ld->m, Q3_BRUSHSIDES);
+            rd_seek(&ar, (size_t)first * 8);
+            int ok = 1;
+            for (int k = 0; k < 6; k++) {
+                uint32_t pl = rd_u32(&ar);
+                rd_skip(&ar, 4);
+                if (pl >= b->num_planes || !isfinite(b->planes[pl].dist)) {
+                    ok = 0;
+                    break;
+                }
+                if (k & 1)
+                    f->maxs[k / 2] = b->planes[pl].dist;
+                else
+                    f->mins[k / 2] = -b->planes[pl].dist;
+            }
+            f->has_bounds = (uint8_t)ok;
+        }
+        if (side < 0)
+            continue;
         if ((uint32_t)side >= count || (uint64_t)first + (uint32_t)side >= nsides)
             continue;
         rd_t sr = mdl_map_rd(&ld->m, Q3_BRUSHSIDES);

@@ -308,6 +308,8 @@ typedef struct mdl_fog {
     char shader[64];
     uint8_t has_surface;
     float normal[3], dist;
+    uint8_t has_bounds;      /* its brush's box (its first six sides, the axial ones) */
+    float mins[3], maxs[3];
 } mdl_fog;
 
 typedef struct mdl_node {

@@ -377,9 +377,14 @@ void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, 
     case R_KIND_SPRITE:
         draw_sprite(v, m->sprite, s);
         return;
-    case R_KIND_MD3:
+    case R_KIND_MD3: {
+        /* its first frame's radius about its origin (R_ComputeFogNum takes the frame's) */
+        float r = m->md3 && m->md3->num_frames ? m->md3->frames[0].radius : 0;
+        v->model_fog = r_q3_fog_at(a, s->origin, isfinite(r) && r > 0 && r < 4096 ? r : 32);
         r_md3_entity(v, a, s, num, next_frame, blend, t);
+        v->model_fog = 0;
         return;
+    }
     case R_KIND_Q3SPRITE:
         r_q3_sprite_entity(v, a, s);
         return;

@@ -205,6 +205,7 @@ typedef struct r_view {
     const struct r_marks *marks; /* Quake III's wall marks' pieces, made once a frame for
                                   * every band (r_q3_marks_make), or NULL: r_q3_marks cuts
                                   * them itself */
+    int model_fog;         /* Quake III: the fog volume (+ 1; 0 none) the entity drawn is in */
     int clip_on;           /* a mirror view: polygons are clipped to the plane clipv too */
     float clipv[4];        /* (in view space: x right, y up, z forward; kept where n.p >= d) */
     const float *pvs_org;  /* the point whose PVS the walk draws (a portal view's camera,
@@ -688,6 +689,9 @@ rast_fb *r_cache_portal_fb(r_cache *c, int w, int h);
  * from it is the mirror's flipped left to right). 0 when none can be made. */
 int r_portal_camera(const float N[3], float dist, const cl_portal *p, const float ent[3],
                     double ms, const r_camera *eye_cam, int mirror, r_camera *out);
+/* tr_main.c R_ComputeFogNum: the first fog volume of a's map whose box the sphere (origin,
+ * radius) reaches, + 1; 0 none. */
+int r_q3_fog_at(const r_assets *a, const float origin[3], float radius);
 /* The fog image of a Quake III map with fog volumes (256 x 32 texels, load_fogs), or NULL. */
 const uint32_t *r_q3_fog_image(const r_assets *a);
 /* 1 when world face fi's shader is a portal (drawn blended), its alphaGen portal range in

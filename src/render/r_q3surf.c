@@ -128,9 +128,10 @@ struct r_q3 {
      * x the depth where the fog is opaque), the plane fog is seen through; on 0: no
      * fogParms found */
     struct q3_fog {
-        uint8_t on, has_surface;
+        uint8_t on, has_surface, has_bounds;
         uint32_t color;
         float tc_scale, normal[3], dist;
+        float mins[3], maxs[3];
     } *fogs;
     uint32_t num_fogs;
     q3_image fog_image; /* tr_image.c R_CreateFogImage: white, alpha R_FogFactor(s, t) */
@@ -877,6 +878,9 @@ static int load_fogs(r_q3 *q, const mdl_bsp *b, mdl_shader_set *set)
         f->has_surface = b->fogs[i].has_surface;
         memcpy(f->normal, b->fogs[i].normal, sizeof f->normal);
         f->dist = b->fogs[i].dist;
+        f->has_bounds = b->fogs[i].has_bounds;
+        memcpy(f->mins, b->fogs[i].mins, sizeof f->mins);
+        memcpy(f->maxs, b->fogs[i].maxs, sizeof f->maxs);
         f->on = 1;
     }
     return 1;
@@ -1472,6 +1476,9 @@ static void more_tri(r_view *v, const r_q3 *q, const q3_mat *m, int k, const flo
                 eye);
 }
 
+static void fog_tri(r_view *v, const r_q3 *q, const struct q3_fog *f, const float (*pts)[3],
+                    const float N[3], float dist);
+
 int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*st)[2],
                    const uint32_t light[3], int half)
 {
@@ -1514,6 +1521,11 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
         corner_light(light, corners);
         layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org);
     }
+    /* a body in a fog volume (r_draw_entity: model_fog), its opaque surfaces fogged */
+    int fog = v->model_fog - 1;
+    if (fog >= 0 && (uint32_t)fog < q->num_fogs && q->fogs[fog].on && m->blend == MDL_BLEND_NONE &&
+        !m->alpha)
+        fog_tri(v, q, &q->fogs[fog], pts, N, dot3(N, pts[0]));
     return 1;
 }
 
@@ -1967,6 +1979,21 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     /* tr_shader.c FinishShader: a fog pass for opaque shaders only (sort <= SS_OPAQUE) */
     if (!blended && fq->fog >= 0 && (uint32_t)fq->fog < q->num_fogs && q->fogs[fq->fog].on)
         fog_tri(v, q, &q->fogs[fq->fog], pts, N, dist);
+}
+
+int r_q3_fog_at(const r_assets *a, const float origin[3], float radius)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    for (uint32_t i = 0; q && i < q->num_fogs; i++) {
+        const struct q3_fog *f = &q->fogs[i];
+        int j = 0;
+        while (j < 3 && f->on && f->has_bounds && origin[j] - radius < f->maxs[j] &&
+               origin[j] + radius > f->mins[j])
+            j++;
+        if (j == 3)
+            return (int)i + 1;
+    }
+    return 0;
 }
 
 const uint32_t *r_q3_fog_image(const r_assets *a)

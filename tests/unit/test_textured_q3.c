@@ -2168,6 +2168,20 @@ TEST(q3tex_fog_volume_loaded)
     }
     CHECK_MSG(fogged > 50, "%u triangles in the fog", fogged);
     CHECK_MSG(touching == fogged, "%u of %u touch the volume", touching, fogged);
+    /* the fog's box from its brush's axial sides, read from the file for this test: x 944 ..
+     * 2352, y -1504 .. 608, z -576 .. -160; a body (a sphere about its origin) is in it when
+     * the sphere reaches into the box (R_ComputeFogNum) */
+    if (b->num_fogs == 1) {
+        const mdl_fog *f = &b->fogs[0];
+        CHECK(f->has_bounds && f->mins[0] == 944 && f->maxs[0] == 2352 && f->mins[1] == -1504 &&
+              f->maxs[1] == 608 && f->mins[2] == -576 && f->maxs[2] == -160);
+    }
+    const float deep[3] = {1500, -500, -300}, above[3] = {1500, -500, 0},
+                surface[3] = {1500, -500, -140}, aside[3] = {900, -500, -300};
+    CHECK_EQ(r_q3_fog_at(s.a, deep, 30), 1);
+    CHECK_EQ(r_q3_fog_at(s.a, above, 30), 0);
+    CHECK_EQ(r_q3_fog_at(s.a, surface, 30), 1); /* (its sphere reaches -170) */
+    CHECK_EQ(r_q3_fog_at(s.a, aside, 30), 0);   /* (to 930: short of 944) */
     oa_close(&s);
 }
 
