@@ -758,8 +758,8 @@ int r_portal_camera(const float N[3], float dist, const cl_portal *po, const flo
  * turned by its roll, or turning at its speed or swinging on the server's clock); the PVS
  * is the camera's. Its rows: those every portal triangle of the walk reaches on screen (each
  * shows this one view, as the game draws it into the whole screen); all of them when one
- * comes near the eye's plane. 0 when there is none (or a mirror: a portal whose camera is
- * its own origin, not drawn yet). */
+ * comes near the eye's plane. A mirror (a portal whose camera is its own origin; no range)
+ * sets *mirror and its plane (N, dist) in plane. 0 when there is none. */
 static int portal_view(const r_assets *a, const cl_state *cl, double t, const r_camera *cam,
                        const r_walk *walk, rast_fb *fb, r_camera *out, float pvs[3], int *y0,
                        int *y1, int *mirror, float plane[4])
