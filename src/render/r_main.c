@@ -707,14 +707,12 @@ int r_portal_camera(const float N[3], float dist, const cl_portal *po, const flo
         }
         cross3(po->dir, (float[3]){-cax[1][0], -cax[1][1], -cax[1][2]}, cax[2]);
     }
-    if (mirror) {
-        /* (no turning) */
-    } else if (po->swing) {
+    if (!mirror && po->swing) { /* (a mirror does not turn) */
         float deg = po->speed ? (float)(ms / 1000.0 * po->speed)
                               : po->roll + (float)sin(ms * 0.003) * 4;
         turn_about(cax[0], cax[1], deg);
         cross3(cax[0], cax[1], cax[2]);
-    } else if (po->roll != 0) {
+    } else if (!mirror && po->roll != 0) {
         turn_about(cax[0], cax[1], po->roll);
         cross3(cax[0], cax[1], cax[2]);
     }

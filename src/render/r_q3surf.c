@@ -381,10 +381,15 @@ static uint32_t const_color(const float c[3])
     return rast_rgb(rgb[0], rgb[1], rgb[2]);
 }
 
-/* The second layer of shader sh (ioq3 ParseStage: a stage without rgbGen is
- * identityLighting or identity, white without hardware overbright bits); a $lightmap stage
- * after it multiplies it as it does the first (LIGHT_MAP: the first layer's light). 0 on
- * error. */
+/* q->white ("$whiteimage", for the layers drawn as white lit by something) found: 1, or 0
+ * when out of memory (-1 left when it cannot be had). */
+static int need_white(r_q3 *q, mdl_read_fn read, void *ctx)
+{
+    if (q->white < 0)
+        q->white = find_image(q, "$whiteimage", read, ctx);
+    return q->white != -2;
+}
+
 /* How a layer after the first is lit: a lightmap stage after it (lit) lights it, but a
  * filter (which multiplies what is drawn, the lightmap already in it: lit white it gives tex
  * x layer x lightmap, as the stages do in order; lit by the lightmap again it would square
@@ -399,6 +404,10 @@ static int later_light(const mdl_stage *st, int lit)
                                                 : LIGHT_CONST;
 }
 
+/* The second layer of shader sh (ioq3 ParseStage: a stage without rgbGen is
+ * identityLighting or identity, white without hardware overbright bits), and the third and
+ * fourth; a $lightmap stage after the second multiplies it as it does the first (LIGHT_MAP:
+ * the first layer's light). 0 on error. */
 static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn read,
                           void *ctx)
 {
@@ -501,7 +510,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
         return 0;
     m->lm_after = m->light == LIGHT_CONST && (sh->flags & MDL_SHADER_LIGHTMAP) && m->image >= 0 &&
                   !m->sky && (m->image2 < 0 || sh->stage2_lit);
-    if (m->lm_after && q->white < 0 && (q->white = find_image(q, "$whiteimage", read, ctx)) == -2)
+    if (m->lm_after && !need_white(q, read, ctx))
         return 0;
     m->lm_after &= q->white >= 0;
     m->portal = (sh->flags & MDL_SHADER_PORTAL) != 0 && m->blend != MDL_BLEND_NONE && !m->sky;
@@ -509,7 +518,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     m->portal_range = sh->more[0].alpha_portal ? sh->more[0].portal_range : 0;
     if (sh->more[0].alpha_portal && q->num_portals < R_Q3_PORTALS) {
         q3_portal *p = &q->portal[q->num_portals];
-        if (q->white < 0 && (q->white = find_image(q, "$whiteimage", read, ctx)) == -2)
+        if (!need_white(q, read, ctx))
             return 0;
         for (int k = 0; k < 2; k++) {
             const mdl_stage *st = &sh->more[k];
@@ -1780,20 +1789,19 @@ static void portal_layers(r_view *v, const r_q3 *q, const q3_mat *m, const float
         q3_layer w = {&q->images[q->white], &p->stage[0], MDL_BLEND_FILTER, 0, 0};
         corner_light(keep, lt.corners);
         corner_planes(&lt);
-        textured_tri(v, &w, pts, st, N, dist, &lt, 1);
+        stacked_tri(v, &w, LIGHT_MAP, 0, &lt, NULL, pts, st, N, dist, eye);
         q3_layer f = {&q->images[p->image[0]], &p->stage[0], MDL_BLEND_ADD, 0,
                       p->stage[0].clamp};
         corner_light(a, lt.corners);
         corner_planes(&lt);
         lt.x2 = p->stage[0].rgbgen == MDL_RGBGEN_IDENTITY;
-        textured_tri(v, &f, pts, st, N, dist, &lt, 1);
+        stacked_tri(v, &f, LIGHT_MAP, 0, &lt, NULL, pts, st, N, dist, eye);
     }
     if (p->image[1] >= 0) {
         const mdl_stage *s2 = &p->stage[1];
         q3_layer l = {&q->images[p->image[1]], s2, s2->blend, s2->alpha_func != MDL_ALPHA_NONE,
                       s2->clamp};
-        stage_light(v, s2, 0xffffffffu, &lt);
-        textured_tri(v, &l, pts, st, N, dist, &lt, 1);
+        stacked_tri(v, &l, LIGHT_CONST, 0xffffffffu, NULL, NULL, pts, st, N, dist, eye);
     }
 }
 
@@ -1825,10 +1833,7 @@ static void lightmap_after(r_view *v, const r_q3 *q, const q3_mat *m, const mdl_
         lt.x2 = 1;
     }
     q3_layer l = {&q->images[q->white], &m->stage, MDL_BLEND_FILTER, 0, 0};
-    float save = v->zrel;
-    v->zrel = R_LAYER_ZREL;
-    textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, 1);
-    v->zrel = save;
+    stacked_tri(v, &l, LIGHT_MAP, 0, &lt, NULL, pts, (const float(*)[2])fq->st, N, dist, v->org);
 }
 
 /* The fog pass over an opaque world triangle inside fog volume f (tr_shade_calc.c
@@ -1854,13 +1859,8 @@ static void fog_tri(r_view *v, const r_q3 *q, const struct q3_fog *f, const floa
     }
     static const mdl_stage plain; /* (no tcMods) */
     q3_layer l = {&q->fog_image, &plain, MDL_BLEND_ALPHA, 0, 1};
-    tri_light lt;
-    lt.corners[0] = lt.corners[1] = lt.corners[2] = lt.corners[3] = f->color;
-    corner_planes(&lt);
-    float save = v->zrel;
-    v->zrel = R_LAYER_ZREL;
-    textured_tri(v, &l, pts, (const float(*)[2])st, N, dist, &lt, 1);
-    v->zrel = save;
+    stacked_tri(v, &l, LIGHT_CONST, f->color, NULL, NULL, pts, (const float(*)[2])st, N, dist,
+                v->org);
 }
 
 static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
