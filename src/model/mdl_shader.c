@@ -357,6 +357,30 @@ static int read_stage(lex *l, mdl_stage *st)
  * over the ones before). A stage between them that qdemo cannot stand for (one that
  * replaces the picture, or blends otherwise) leaves the shader without a second layer
  * (*stop). */
+/* Whether a stage after the first covers every stage before it: an image drawn GL_ONE
+ * GL_ZERO (no blendFunc, or that pair written) with no alphaFunc. ioq3 RB_IterateStagesGeneric
+ * draws a shader's stages in order over the same pixels (each at depthFunc lequal, so each
+ * passes where the first did), and such a stage's pixels replace what the earlier ones drew:
+ * OpenArena's xmetalfloor_wall_* (a floor, then its scrolling glow opaque, then the floor
+ * again blended by its own alpha, then the lightmap) shows the glow along the floor's
+ * lines, where the floor's alpha is low. */
+static int replaces(const mdl_stage *st)
+{
+    return st->blend == MDL_BLEND_NONE && st->alpha_func == MDL_ALPHA_NONE && !st->lightmap;
+}
+
+/* The shader drawn from stage st on, as if it were the first with an image: the layers
+ * and the lightmap before it are covered (a later $lightmap stage sets the flag again). */
+static void restart(mdl_shader *sh, const mdl_stage *st, int *stop)
+{
+    sh->stage = *st;
+    memset(&sh->stage2, 0, sizeof sh->stage2);
+    memset(sh->more, 0, sizeof sh->more);
+    sh->stage2_lit = 0;
+    sh->flags &= ~(uint32_t)MDL_SHADER_LIGHTMAP;
+    *stop = 0;
+}
+
 static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop)
 {
     if (first)
@@ -367,6 +391,8 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
     }
     if (st->image[0] && !sh->stage.image[0]) {
         sh->stage = *st;
+    } else if (st->image[0] && replaces(st) && !sh->more[0].alpha_portal) {
+        restart(sh, st, stop);
     } else if (st->image[0] && st->alpha_portal && !sh->more[0].image[0]) {
         /* a portal's fog (alphaGen portal: blended by the distance) and the stage after it,
          * drawn over the portal's view (r_q3surf.c portal_layers) */

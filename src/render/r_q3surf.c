@@ -68,9 +68,11 @@ typedef struct q3_mat {
     uint8_t light_more[2];
     uint32_t constant_more[2];
     mdl_stage stage_more[2];
-    uint8_t lm_after;     /* a first layer of its own colour (rgbGen wave or const) with a
-                           * $lightmap stage after the layers: the lightmap multiplies them
-                           * all at the end (lightmap_after) */
+    uint8_t lm_after;     /* a first layer of its own colour (rgbGen wave or const) or
+                           * the vertices' (rgbGen vertex: OpenArena's chrome trims, whose
+                           * environment map covers the stages before it) with a $lightmap
+                           * stage after the layers: the lightmap multiplies them all at
+                           * the end (lightmap_after) */
     uint8_t portal;       /* a portal shader: the frame's portal view shows on it */
     float portal_range;   /* its alphaGen portal's range (0: none) */
     int8_t portal_layers; /* its fog of alphaGen portal and the stage after (r_q3.portal), or
@@ -432,7 +434,8 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
      * which of them the lightmap lights is not kept) or the lightmap is the last stage over
      * a first layer of its own colour (lightmap_after multiplies them all), and they are not
      * a portal's */
-    int more = !sh->stage2_lit || (m->light == LIGHT_CONST && sh->lightmap_last);
+    int more = !sh->stage2_lit ||
+               ((m->light == LIGHT_CONST || m->light == LIGHT_VERTEX) && sh->lightmap_last);
     for (int k = 0; k < 2 && more && !sh->more[0].alpha_portal; k++) {
         const mdl_stage *st = &sh->more[k];
         int lk = later_light(st, 0);
@@ -508,7 +511,8 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     if (m->image == -2 || !find_frames(q, &sh->stage, m->image, m->anim, &m->anim_n, read, ctx) ||
         !resolve_layer2(q, m, sh, read, ctx))
         return 0;
-    m->lm_after = m->light == LIGHT_CONST && (sh->flags & MDL_SHADER_LIGHTMAP) && m->image >= 0 &&
+    m->lm_after = (m->light == LIGHT_CONST || m->light == LIGHT_VERTEX) &&
+                  (sh->flags & MDL_SHADER_LIGHTMAP) && m->image >= 0 &&
                   !m->sky && (m->image2 < 0 || sh->stage2_lit);
     if (m->lm_after && !need_white(q, read, ctx))
         return 0;
@@ -1524,7 +1528,11 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
         lt.x2 = half != 0;
     }
     q3_layer l = layer1(v, q, m);
-    textured_tri(v, &l, pts, st, N, dot3(N, pts[0]), &lt, m->blend != MDL_BLEND_NONE);
+    float est[3][2]; /* (a first stage of tcGen environment: q3_face) */
+    if (m->stage.env)
+        env_st(pts, N, v->org, est);
+    textured_tri(v, &l, pts, m->stage.env ? (const float(*)[2])est : st, N, dot3(N, pts[0]), &lt,
+                 m->blend != MDL_BLEND_NONE);
     if (!layer2_in_holes(m)) {
         uint32_t corners[4];
         corner_light(light, corners);
@@ -1950,10 +1958,18 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     float zrel = v->zrel;
     if (m->portal && v->portal_fb)
         v->zrel = R_LAYER_ZREL;
+    /* a first stage of tcGen environment (one that covers the stages before it:
+     * mdl_shader.c restart) takes its st from the eye, as a layer's does (stacked_tri) */
+    const float(*fst)[2] = (const float(*)[2])fq->st;
+    float est[3][2];
+    if (m->stage.env) {
+        env_st(pts, N, eye, est);
+        fst = (const float(*)[2])est;
+    }
     if (poly && pn >= 3)
-        textured_poly(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended, poly, pn);
+        textured_poly(v, &l, pts, fst, N, dist, &lt, blended, poly, pn);
     else if (!poly)
-        textured_tri(v, &l, pts, (const float(*)[2])fq->st, N, dist, &lt, blended);
+        textured_tri(v, &l, pts, fst, N, dist, &lt, blended);
     if (m->portal_layers >= 0 && blended && !poly && !out) {
         v->zrel = R_LAYER_ZREL; /* (over its first layer's pixels) */
         portal_layers(v, q, m, pts, (const float(*)[2])fq->st, N, dist, eye);
@@ -2047,6 +2063,13 @@ int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
      * colour's, still (vertex colours and moving vertices are the triangles' own) */
     if (m->deform.func != MDL_WAVE_NONE || m->twosided || (m->image < 0 && !m->sky) ||
         (!m->sky && m->light != LIGHT_MAP && m->light != LIGHT_CONST))
+        return 0;
+    /* a shader with layers over its first: each triangle's layers find its own first
+     * layer's depths only where they were made from the same corners (the run's polygon
+     * gives depths a few millionths off the triangles' far away, and a layer raised by
+     * R_LAYER_ZREL then failed there: xmetalfloor's floor over its glow went missing);
+     * a first stage of tcGen environment takes each triangle's own st */
+    if (m->image2 >= 0 || m->lm_after || m->stage.env)
         return 0;
     const mdl_face_q3 *fq = &b->face_q3[fi];
     if (!m->sky && m->light == LIGHT_MAP &&

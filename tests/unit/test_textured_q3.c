@@ -267,6 +267,13 @@ static const char layers[] =
     /* metalfloor_wall_14: a stage without blendFunc replaces the picture before the add */
     "m { { map m.jpg } { map tin.tga tcgen environment } { map m.jpg blendfunc add }\n"
     "    { map $lightmap blendfunc filter } }\n"
+    /* xmetalfloor_wall_14b: the glow covers the floor, which is blended back over it */
+    "x { { map f.tga rgbgen identity } { map glow.jpg tcmod scroll 0 1 rgbgen identity }\n"
+    "    { map f.tga blendfunc blend } { map $lightmap blendfunc filter } }\n"
+    /* a stage without blendFunc after a lightmap's: the lightmap is covered too */
+    "c { { map $lightmap } { map c.tga blendFunc filter } { map c2.tga } }\n"
+    /* an alpha-tested stage covers only where its texels pass: not a new first stage */
+    "a { { map a.tga } { map a2.tga alphaFunc GE128 } }\n"
     /* weapon_shotgun.shader: a blend qdemo has no exact form for (dst colour, dst alpha) */
     "s { { map s.tga } { map spec.tga blendfunc gl_dst_color gl_dst_alpha } }\n"
     /* a terrain's second texture blended by vertex alpha */
@@ -322,8 +329,22 @@ TEST(q3tex_shader_second_layer)
           s->stage2.rgbgen == MDL_RGBGEN_WAVE);
     s = mdl_shader_find(&set, "e");
     CHECK(s && !strcmp(s->stage2.image, "env.tga") && s->stage2.env && s->stage2_lit);
+    /* (a stage without blendFunc covers the ones before: the shader is drawn from it,
+     * ioq3 RB_IterateStagesGeneric; qdemo drew the first alone until 2026-11-29) */
     s = mdl_shader_find(&set, "m");
-    CHECK(s && !strcmp(s->stage.image, "m.jpg") && !s->stage2.image[0]);
+    CHECK(s && !strcmp(s->stage.image, "tin.tga") && s->stage.env &&
+          !strcmp(s->stage2.image, "m.jpg") && s->stage2.blend == MDL_BLEND_ADD &&
+          s->stage2_lit && s->lightmap_last && (s->flags & MDL_SHADER_LIGHTMAP));
+    s = mdl_shader_find(&set, "x");
+    CHECK(s && !strcmp(s->stage.image, "glow.jpg") && s->stage.num_tcmods == 1 &&
+          !strcmp(s->stage2.image, "f.tga") && s->stage2.blend == MDL_BLEND_ALPHA &&
+          s->stage2_lit && s->lightmap_last && (s->flags & MDL_SHADER_LIGHTMAP) &&
+          s->blend == MDL_BLEND_NONE);
+    s = mdl_shader_find(&set, "c");
+    CHECK(s && !strcmp(s->stage.image, "c2.tga") && !s->stage2.image[0] &&
+          !(s->flags & MDL_SHADER_LIGHTMAP) && !s->lightmap_last);
+    s = mdl_shader_find(&set, "a");
+    CHECK(s && !strcmp(s->stage.image, "a.tga") && !s->stage2.image[0]);
     s = mdl_shader_find(&set, "s");
     CHECK(s && !strcmp(s->stage.image, "s.tga") && !s->stage2.image[0]);
     s = mdl_shader_find(&set, "t");
