@@ -1654,6 +1654,16 @@ uint32_t r_q3_mat_color(const r_assets *a, int32_t mat)
  * radius above or below the light and fading to nothing at a radius (per corner), added as
  * the surface's colour times the light (GL_DST_COLOR GL_ONE) where the depth is the
  * surface's; a triangle wholly off the image on one side is skipped. */
+/* A dynamic light's pass goes over its triangle's pixels with their depth raised by this
+ * fraction, not R_LAYER_ZREL: a run's polygon (r_q3_group) gives depths more than a
+ * ten-thousandth off its triangles' 400 units away, and the light's pass, drawn per
+ * triangle, failed its depth test in patches there (q3tex_dynamic_light_over_runs). Drawing the runs a light reaches as
+ * triangles instead made them change texels whenever a light came or went (378 pixels
+ * over 16 levels darker beside an explosion); a pass that only adds light to what is under
+ * it may instead reach a surface within a thousandth of the depth in front (which its own
+ * pass lights as well). */
+#define R_DLIGHT_ZREL 1e-3f
+
 static void dlight_tris(r_view *v, const r_q3 *q, const float (*pts)[3], const float N[3],
                         float dist)
 {
@@ -1689,7 +1699,7 @@ static void dlight_tris(r_view *v, const r_q3 *q, const float (*pts)[3], const f
         corner_light(c, lt.corners);
         corner_planes(&lt);
         float save = v->zrel;
-        v->zrel = R_LAYER_ZREL;
+        v->zrel = R_DLIGHT_ZREL;
         textured_tri(v, &l, pts, (const float(*)[2])st, N, dist, &lt, 1);
         v->zrel = save;
     }
