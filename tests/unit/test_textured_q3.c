@@ -1537,6 +1537,26 @@ TEST(q3tex_sky_from_its_shader)
     oa_close(&s);
 }
 
+/* An explosion of weapon style, light radius 300, orange, `ahead` units along the
+ * camera's yaw and 40 under its eye. */
+static cl_fxev explosion_ahead(const oa_scene *s, float ahead, int style)
+{
+    float yaw = s->cam.angles[1] * (float)M_PI / 180;
+    cl_fxev fx;
+    memset(&fx, 0, sizeof fx);
+    fx.kind = CL_FXK_EXPLOSION;
+    fx.life = 1.0f;
+    fx.radius = 300;
+    fx.rgb[0] = 255;
+    fx.rgb[1] = 191;
+    fx.entity = -1;
+    fx.origin[0] = s->cam.origin[0] + ahead * cosf(yaw);
+    fx.origin[1] = s->cam.origin[1] + ahead * sinf(yaw);
+    fx.origin[2] = s->cam.origin[2] - 40;
+    fx.style = style;
+    return fx;
+}
+
 /* Quake III's dynamic lights (r_dlights_collect, r_q3surf.c dlight_tris): a rocket's
  * explosion (cg_weapons.c CG_MissileHitWall: light 300 in 1, 0.75, 0; full radius for the
  * first half of its life) 80 units ahead of the camera and 40 under the eye lights oa_dm3's
@@ -1551,19 +1571,7 @@ TEST(q3tex_explosion_lights_the_world)
     s.cl->level.game = CL_GAME_Q3;
     s.cl->time = 1.0;
     rast_fb *plain = frame(&s, R_MODE_TEXTURED, 1);
-    float yaw = s.cam.angles[1] * (float)M_PI / 180;
-    cl_fxev fx;
-    memset(&fx, 0, sizeof fx);
-    fx.kind = CL_FXK_EXPLOSION;
-    fx.life = 1.0f;
-    fx.radius = 300;
-    fx.rgb[0] = 255;
-    fx.rgb[1] = 191;
-    fx.entity = -1;
-    fx.origin[0] = s.cam.origin[0] + 80 * cosf(yaw);
-    fx.origin[1] = s.cam.origin[1] + 80 * sinf(yaw);
-    fx.origin[2] = s.cam.origin[2] - 40;
-    fx.style = 8; /* WP_PLASMAGUN */
+    cl_fxev fx = explosion_ahead(&s, 80, 8); /* WP_PLASMAGUN */
     cl_fx_add(s.cl, &fx);
     rast_fb *plasma = frame(&s, R_MODE_TEXTURED, 1);
     CHECK(memcmp(plasma->color, plain->color, W * H * sizeof(uint32_t)) == 0);
@@ -2292,22 +2300,9 @@ TEST(q3tex_dynamic_light_over_runs)
     s.cl->level.game = CL_GAME_Q3;
     s.cl->time = 1.0;
     r_bsp *rb = &s.a->world;
-    float yaw = s.cam.angles[1] * (float)M_PI / 180;
     static const float dists[] = {80, 400, 900, 1500};
     for (int k = 0; k < 4; k++) {
-        cl_fxlog_clear(s.cl);
-        cl_fxev fx;
-        memset(&fx, 0, sizeof fx);
-        fx.kind = CL_FXK_EXPLOSION;
-        fx.life = 1.0f;
-        fx.radius = 300;
-        fx.rgb[0] = 255;
-        fx.rgb[1] = 191;
-        fx.entity = -1;
-        fx.origin[0] = s.cam.origin[0] + dists[k] * cosf(yaw);
-        fx.origin[1] = s.cam.origin[1] + dists[k] * sinf(yaw);
-        fx.origin[2] = s.cam.origin[2] - 40;
-        fx.style = 5; /* WP_ROCKET_LAUNCHER */
+        cl_fxev fx = explosion_ahead(&s, dists[k], 5); /* WP_ROCKET_LAUNCHER */
         /* the pixels the light reaches drawn triangle by triangle (red raised by more than
          * 8), and there the light's part with runs against that one */
         rast_fb *fb[2][2];
