@@ -308,8 +308,10 @@ static int read_stage(lex *l, mdl_stage *st)
                 continue;
             if (is(l, "identity") || is(l, "identityLighting"))
                 st->rgbgen = MDL_RGBGEN_IDENTITY;
-            else if (is(l, "vertex") || is(l, "exactVertex") || is(l, "oneMinusVertex"))
+            else if (is(l, "vertex") || is(l, "exactVertex") || is(l, "oneMinusVertex")) {
                 st->rgbgen = MDL_RGBGEN_VERTEX;
+                st->one_minus = is(l, "oneMinusVertex");
+            }
             else if (is(l, "wave")) {
                 st->rgbgen = MDL_RGBGEN_WAVE;
                 read_wave(l, &st->rgbwave);
@@ -341,9 +343,14 @@ static int read_stage(lex *l, mdl_stage *st)
         } else if (is(l, "tcMod")) {
             read_tcmod(l, st);
         } else if (is(l, "tcGen")) {
-            if (next(l, 1) && is(l, "environment"))
-                st->env = 1;
-            skip_line(l);
+            /* ioq3 ParseStage reads one word after it (and two vectors after "vector"):
+             * what follows on the line is the stage's still */
+            if (next(l, 1)) {
+                if (is(l, "environment"))
+                    st->env = 1;
+                else if (is(l, "vector"))
+                    skip_line(l);
+            }
         } else {
             skip_line(l);
         }

@@ -138,6 +138,8 @@ typedef struct mdl_stage {
     uint8_t alpha_func; /* MDL_ALPHA_* */
     uint8_t rgbgen;     /* MDL_RGBGEN_* */
     uint8_t env;        /* tcGen environment */
+    uint8_t one_minus;  /* rgbGen oneMinusVertex (rgbgen MDL_RGBGEN_VERTEX): 1 - the vertex
+                         * colour (ioq3 CGEN_ONE_MINUS_VERTEX) */
     uint8_t blend_exact; /* blend is exactly the blendFunc (add, filter, blend or their
                           * GL pairs), not the nearest of the three */
     uint8_t alphagen;   /* an alphaGen of any kind (only alphaGen wave is drawn: alphawave) */

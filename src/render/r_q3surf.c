@@ -409,48 +409,60 @@ static int later_light(const mdl_stage *st, int lit)
 /* The second layer of shader sh (ioq3 ParseStage: a stage without rgbGen is
  * identityLighting or identity, white without hardware overbright bits), and the third and
  * fourth; a $lightmap stage after the second multiplies it as it does the first (LIGHT_MAP:
- * the first layer's light). 0 on error. */
+ * the first layer's light). The layers after the second are drawn when no lightmap stage
+ * follows the second (stage2_lit: then which of them the lightmap lights is not kept) or
+ * the lightmap is the last stage: over a first layer of its own colour lightmap_after
+ * multiplies them all at the end; over a lightmap's first layer each is lit as the second
+ * (oa_ctf2's steel_r_shine: the steel, a chrome shine added, the steel again as a filter,
+ * the lightmap). An added layer qdemo cannot light so (its own colour times the lightmap:
+ * later_light -1) is left out and the layers after it are still drawn; any other such
+ * layer ends them. Not a portal's (portal_layers). 0 on error. */
 static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn read,
                           void *ctx)
 {
     if (!sh->stage2.image[0] || m->sky)
         return 1;
-    int32_t im = find_image_tx(q, sh->stage2.image, sh->stage2.blend_tex, read, ctx);
-    if (im == -2)
-        return 0;
-    /* (a lightmap stage after the layers of a first layer lit otherwise, its own colour:
-     * drawn once over them all, lightmap_after) */
-    int light = later_light(&sh->stage2, sh->stage2_lit && m->light == LIGHT_MAP);
-    if (light < 0)
-        return 1;
-    m->image2 = im;
-    m->stage2 = sh->stage2;
-    if (!find_frames(q, &sh->stage2, im, m->anim2, &m->anim2_n, read, ctx))
-        return 0;
-    m->light2 = (uint8_t)light;
-    m->constant2 = sh->stage2.rgbgen == MDL_RGBGEN_CONST ? const_color(sh->stage2.rgbconst)
-                                                         : 0xffffffffu;
-    /* the layers after it, when no lightmap stage follows the second (stage2_lit: then
-     * which of them the lightmap lights is not kept) or the lightmap is the last stage over
-     * a first layer of its own colour (lightmap_after multiplies them all), and they are not
-     * a portal's */
-    int more = !sh->stage2_lit ||
-               ((m->light == LIGHT_CONST || m->light == LIGHT_VERTEX) && sh->lightmap_last);
-    for (int k = 0; k < 2 && more && !sh->more[0].alpha_portal; k++) {
-        const mdl_stage *st = &sh->more[k];
-        int lk = later_light(st, 0);
-        if (!st->image[0] || lk < 0)
+    const int map_first = m->light == LIGHT_MAP;
+    /* (over an opaque first layer only: over a blended one the game's lightmap multiplies
+     * what lies behind too, which lighting each layer does not do; oa_bases3's pool) */
+    const int all_lit = sh->stage2_lit && sh->lightmap_last && map_first &&
+                        m->blend == MDL_BLEND_NONE;
+    const int more = !sh->more[0].alpha_portal &&
+                     (!sh->stage2_lit || (sh->lightmap_last && !map_first) || all_lit);
+    const mdl_stage *list[3] = {&sh->stage2, &sh->more[0], &sh->more[1]};
+    for (int k = 0, slot = 0; k < (more ? 3 : 1) && list[k]->image[0]; k++) {
+        const mdl_stage *st = list[k];
+        /* (a lightmap stage after the layers of a first layer lit otherwise, its own
+         * colour: drawn once over them all, lightmap_after) */
+        int light = later_light(st, k == 0 ? sh->stage2_lit && map_first : all_lit);
+        if (light < 0) {
+            if (st->blend == MDL_BLEND_ADD)
+                continue;
             break;
-        int32_t mi = find_image_tx(q, st->image, st->blend_tex, read, ctx);
-        if (mi == -2)
+        }
+        int32_t im = find_image_tx(q, st->image, st->blend_tex, read, ctx);
+        if (im == -2)
             return 0;
-        if (mi < 0 || q->images[mi].levels == 0)
-            break;
-        m->image_more[k] = mi;
-        m->stage_more[k] = *st;
-        m->light_more[k] = (uint8_t)lk;
-        m->constant_more[k] = st->rgbgen == MDL_RGBGEN_CONST ? const_color(st->rgbconst)
-                                                             : 0xffffffffu;
+        uint32_t constant = st->rgbgen == MDL_RGBGEN_CONST ? const_color(st->rgbconst)
+                                                           : 0xffffffffu;
+        if (slot == 0) {
+            m->image2 = im;
+            m->stage2 = *st;
+            if (!find_frames(q, st, im, m->anim2, &m->anim2_n, read, ctx))
+                return 0;
+            m->light2 = (uint8_t)light;
+            m->constant2 = constant;
+            if (im < 0)
+                break; /* (not found: no layers over it) */
+        } else {
+            if (im < 0 || q->images[im].levels == 0)
+                break;
+            m->image_more[slot - 1] = im;
+            m->stage_more[slot - 1] = *st;
+            m->light_more[slot - 1] = (uint8_t)light;
+            m->constant_more[slot - 1] = constant;
+        }
+        slot++;
     }
     return 1;
 }
@@ -1290,6 +1302,24 @@ typedef struct tri_light {
                           * half (shift_light): the lit colour is doubled (rast_tex) */
 } tri_light;
 
+/* Vertex light lt (its corner texels, doubled when x2) as a stage of rgbGen
+ * oneMinusVertex takes it: 255 less each channel (ioq3 RB_CalcColorFromOneMinusEntity's
+ * vertex form, CGEN_ONE_MINUS_VERTEX: 255 - the vertex colour, shifted as at load), alpha
+ * kept. */
+static void one_minus(tri_light *lt)
+{
+    for (int k = 0; k < 4; k++) {
+        uint32_t c = lt->corners[k], out = c & 0xff000000u;
+        for (int sh = 0; sh < 24; sh += 8) {
+            uint32_t x = c >> sh & 255;
+            x = lt->x2 ? (x * 2 > 255 ? 255 : x * 2) : x;
+            out |= (255 - x) << sh;
+        }
+        lt->corners[k] = out;
+    }
+    lt->x2 = 0;
+}
+
 /* lt reads its own 2x2 corner texels. */
 static void corner_planes(tri_light *lt)
 {
@@ -1448,6 +1478,8 @@ static void stacked_tri(r_view *v, const q3_layer *l, uint8_t light, uint32_t co
         memcpy(lt.corners, vertex, sizeof lt.corners);
         corner_planes(&lt);
         lt.x2 = lit1->x2; /* (a face's vertex colours, shifted as its lightmap) */
+        if (l->stage->one_minus)
+            one_minus(&lt);
     } else {
         stage_light(v, l->stage, light == LIGHT_VERTEX ? 0xffffffffu : constant, &lt);
     }
@@ -1959,6 +1991,8 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         vertex_light(fq, lt.corners);
         corner_planes(&lt);
         lt.x2 = 1;
+        if (m->light == LIGHT_VERTEX && m->stage.one_minus)
+            one_minus(&lt);
     } else {
         const_light(v, m, &lt);
     }

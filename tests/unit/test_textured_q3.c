@@ -274,6 +274,9 @@ static const char layers[] =
     "c { { map $lightmap } { map c.tga blendFunc filter } { map c2.tga } }\n"
     /* an alpha-tested stage covers only where its texels pass: not a new first stage */
     "a { { map a.tga } { map a2.tga alphaFunc GE128 } }\n"
+    /* dark_tin2: the environment map of 1 - the vertex colour covers the texture */
+    "d { { map d.jpg rgbGen identity } { map c.jpg tcGen environment rgbGen oneMinusVertex }\n"
+    "    { map d.jpg blendfunc add } { map $lightmap blendfunc filter } }\n"
     /* weapon_shotgun.shader: a blend qdemo has no exact form for (dst colour, dst alpha) */
     "s { { map s.tga } { map spec.tga blendfunc gl_dst_color gl_dst_alpha } }\n"
     /* a terrain's second texture blended by vertex alpha */
@@ -345,6 +348,11 @@ TEST(q3tex_shader_second_layer)
           !(s->flags & MDL_SHADER_LIGHTMAP) && !s->lightmap_last);
     s = mdl_shader_find(&set, "a");
     CHECK(s && !strcmp(s->stage.image, "a.tga") && !s->stage2.image[0]);
+    s = mdl_shader_find(&set, "d");
+    CHECK(s && !strcmp(s->stage.image, "c.jpg") && s->stage.rgbgen == MDL_RGBGEN_VERTEX &&
+          s->stage.one_minus && s->stage.env && !s->stage2.one_minus);
+    s = mdl_shader_find(&set, "m"); /* (rgbGen vertex: not one minus) */
+    CHECK(s && s->stage.rgbgen == MDL_RGBGEN_DEFAULT && !s->stage.one_minus);
     s = mdl_shader_find(&set, "s");
     CHECK(s && !strcmp(s->stage.image, "s.tga") && !s->stage2.image[0]);
     s = mdl_shader_find(&set, "t");
