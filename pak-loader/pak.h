@@ -91,6 +91,15 @@ qd_err pak_read(const pak_fs *fs, const char *name, uint8_t **data, size_t *len,
 int pak_list(const pak_fs *fs, const char *prefix,
              void (*fn)(void *ctx, const char *name, uint64_t size), void *ctx);
 
+/* pak_list's names in the order ioquake3's FS_ListFiles gives them (files.c
+ * FS_ListFilteredFiles): the layers from the highest priority down, each archive's names in
+ * its directory's order (a folder's by name), each name once, with its highest-priority
+ * copy. ioquake3 joins the shader scripts in the reverse of that order and takes a shader's
+ * first definition (tr_shader.c ScanAndLoadShaderFiles, FindShaderInShaderText), so reading
+ * them in this order the last definition read is the one the game draws. */
+int pak_list_search_order(const pak_fs *fs, const char *prefix,
+                          void (*fn)(void *ctx, const char *name, uint64_t size), void *ctx);
+
 /* The number of layers on the search path. */
 int pak_fs_num_layers(const pak_fs *fs);
 

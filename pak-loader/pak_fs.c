@@ -404,6 +404,7 @@ typedef struct item {
     const char *name;
     uint64_t size;
     int layer;
+    uint32_t index; /* position in its archive's directory */
 } item_t;
 
 static int cmp_item(const void *x, const void *y)
@@ -415,8 +416,20 @@ static int cmp_item(const void *x, const void *y)
     return b->layer - a->layer; /* highest layer first */
 }
 
-int pak_list(const pak_fs *fs, const char *prefix,
-             void (*fn)(void *ctx, const char *name, uint64_t size), void *ctx)
+/* ioquake3's FS_ListFilteredFiles order: the layers from the highest priority down, each
+ * in its directory's order. */
+static int cmp_search(const void *x, const void *y)
+{
+    const item_t *a = x, *b = y;
+    if (a->layer != b->layer)
+        return b->layer - a->layer;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* pak_list and pak_list_search_order: the names once each (the highest-priority copy), by
+ * name or (search_order) as ioquake3 lists them. */
+static int list_names(const pak_fs *fs, const char *prefix, int search_order,
+                      void (*fn)(void *ctx, const char *name, uint64_t size), void *ctx)
 {
     if (!fs)
         return 0;
@@ -455,18 +468,31 @@ int pak_list(const pak_fs *fs, const char *prefix,
             items[n].name = a->entries[k].name;
             items[n].size = a->entries[k].size;
             items[n].layer = i;
+            items[n].index = a->entries[k].index;
             n++;
         }
     }
     qsort(items, n, sizeof *items, cmp_item);
-    int count = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i && strcmp(items[i - 1].name, items[i].name) == 0)
-            continue;
-        if (fn)
-            fn(ctx, items[i].name, items[i].size);
-        count++;
-    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!i || strcmp(items[i - 1].name, items[i].name) != 0)
+            items[kept++] = items[i];
+    if (search_order)
+        qsort(items, kept, sizeof *items, cmp_search);
+    for (size_t i = 0; fn && i < kept; i++)
+        fn(ctx, items[i].name, items[i].size);
     free(items);
-    return count;
+    return (int)kept;
+}
+
+int pak_list(const pak_fs *fs, const char *prefix,
+             void (*fn)(void *ctx, const char *name, uint64_t size), void *ctx)
+{
+    return list_names(fs, prefix, 0, fn, ctx);
+}
+
+int pak_list_search_order(const pak_fs *fs, const char *prefix,
+                          void (*fn)(void *ctx, const char *name, uint64_t size), void *ctx)
+{
+    return list_names(fs, prefix, 1, fn, ctx);
 }

@@ -208,7 +208,7 @@ static int tex_add(tex_list *out, const char *map, const char *name)
 static int info_list(void *ctx, const char *prefix,
                      void (*fn)(void *u, const char *name, uint64_t size), void *u)
 {
-    return pak_list((const pak_fs *)ctx, prefix, fn, u);
+    return pak_list_search_order((const pak_fs *)ctx, prefix, fn, u);
 }
 
 /* A Quake III weapon's flash, hand or barrel model: cgame does without one that is not

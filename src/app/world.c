@@ -13,7 +13,7 @@ static qd_err read_fs(void *ctx, const char *name, uint8_t **data, size_t *len, 
 static int list_fs(void *ctx, const char *prefix,
                    void (*fn)(void *u, const char *name, uint64_t size), void *u)
 {
-    return pak_list((const pak_fs *)ctx, prefix, fn, u);
+    return pak_list_search_order((const pak_fs *)ctx, prefix, fn, u);
 }
 
 static uint64_t level_key(const cl_level *lvl)

@@ -497,6 +497,7 @@ qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const
     memset(&l, 0, sizeof l);
     l.p = text;
     l.len = text ? len : 0;
+    const uint32_t file_no = set->files++;
     while (next(&l, 0)) {
         size_t at = l.pos;
         if (l.tok[0] == '{' || l.tok[0] == '}')
@@ -504,6 +505,7 @@ qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const
                            file);
         mdl_shader sh;
         memset(&sh, 0, sizeof sh);
+        sh.file = file_no;
         copy_word(sh.name, sizeof sh.name, &l);
         if (!next(&l, 0) || l.tok[0] != '{')
             return qd_fail(err, QD_ERR_BAD_DATA, l.pos, "%s: shader %.64s has no body", file,
@@ -535,7 +537,7 @@ static int cmp_name(const void *a, const void *b)
 {
     const mdl_shader *x = a, *y = b;
     int c = strcasecmp(x->name, y->name);
-    /* the same name: keep file order, so that the last definition is found */
+    /* the same name: keep the order read (mdl_shader_find) */
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
@@ -549,8 +551,9 @@ const mdl_shader *mdl_shader_find(mdl_shader_set *set, const char *name)
         qsort(set->list, set->count, sizeof *set->list, cmp_name);
         set->sorted = 1;
     }
-    /* the last definition read of this name: a later file overrides an earlier one, as the
-     * reversed file order of ioq3 ScanAndLoadShaderFiles makes it */
+    /* the definitions of this name in the last file read that has one, the first of them:
+     * ioq3 ScanAndLoadShaderFiles joins the scripts in the reverse of their listed order
+     * and FindShaderInShaderText takes the first definition in that text */
     uint32_t lo = 0, hi = set->count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -559,7 +562,13 @@ const mdl_shader *mdl_shader_find(mdl_shader_set *set, const char *name)
         else
             hi = mid;
     }
-    return lo > 0 && strcasecmp(set->list[lo - 1].name, name) == 0 ? &set->list[lo - 1] : NULL;
+    if (lo == 0 || strcasecmp(set->list[lo - 1].name, name) != 0)
+        return NULL;
+    uint32_t k = lo - 1;
+    while (k > 0 && set->list[k - 1].file == set->list[lo - 1].file &&
+           strcasecmp(set->list[k - 1].name, name) == 0)
+        k--;
+    return &set->list[k];
 }
 
 void mdl_shader_set_clear(mdl_shader_set *set)

@@ -179,6 +179,7 @@ typedef struct mdl_shader {
     float move[3];      /* deformVertexes move: every vertex moved by move x the wave */
     mdl_wave move_wave; /* (func 0: none) */
     uint32_t order;
+    uint32_t file;      /* which mdl_shader_parse call of its set read it (0, 1, ...) */
 } mdl_shader;
 
 /* Every shader of a game's scripts: fill with mdl_shader_parse, file after file. */
@@ -186,6 +187,7 @@ typedef struct mdl_shader_set {
     uint32_t count, cap;
     mdl_shader *list;
     int sorted;
+    uint32_t files; /* mdl_shader_parse calls so far */
 } mdl_shader_set;
 
 /* Add the shaders of one script text (len bytes, need not be terminated; file names it in
@@ -193,8 +195,10 @@ typedef struct mdl_shader_set {
  * returns the error (offset and reason); QD_ERR_LIMIT past MDL_SHADER_MAX shaders. */
 qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const char *file,
                         qd_error *err);
-/* The shader named name (case-insensitive), the last definition read; NULL when none.
- * Sorts set on first use after a parse (not thread-safe against a parse). */
+/* The shader named name (case-insensitive), NULL when none: of the definitions in the
+ * last script read that has one, the first (ioq3 takes the first in its scripts' text,
+ * which it joins in the reverse of the order they are listed: r_list_fn). Sorts set on
+ * first use after a parse (not thread-safe against a parse). */
 const mdl_shader *mdl_shader_find(mdl_shader_set *set, const char *name);
 void mdl_shader_set_clear(mdl_shader_set *set);
 

@@ -41,8 +41,9 @@ const mdl_bsp *r_assets_map(const r_assets *a);
 /* How many of the level's models (map included) could not be loaded. */
 int r_assets_missing(const r_assets *a);
 
-/* Lists the files of the search path whose names start with prefix: fn(u, name) for each
- * (e.g. pak_list). Returns how many, or -1 on failure. */
+/* Lists the files of the search path whose names start with prefix: fn(u, name) for each,
+ * in the order ioquake3 lists them (pak_list_search_order: a shader defined in two scripts
+ * is the last one read, as the game takes it). Returns how many, or -1 on failure. */
 typedef int (*r_list_fn)(void *ctx, const char *prefix,
                          void (*fn)(void *u, const char *name, uint64_t size), void *u);
 

@@ -50,6 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (n < 0)
             abort();
         pak_list(fs, "maps/", NULL, NULL);
+        if (pak_list_search_order(fs, "", NULL, NULL) != n)
+            abort(); /* the same names, in another order */
         pak_find(fs, "../x", NULL);
         pak_find(fs, "Maps\\E1M1.BSP", NULL);
     } else if (err.offset > size || !err.msg[0]) {

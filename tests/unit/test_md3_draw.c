@@ -359,7 +359,7 @@ static int oa_list(void *ctx, const char *prefix,
                    void (*fn)(void *u, const char *name, uint64_t size), void *u)
 {
     const oa_ctx *o = ctx;
-    return pak_list(o->fs, prefix, fn, u);
+    return pak_list_search_order(o->fs, prefix, fn, u);
 }
 
 #define BW 640

@@ -452,6 +452,48 @@ static void collect(void *ctx, const char *name, uint64_t size)
     c->n++;
 }
 
+/* A search path of two archives in memory, lo under hi. */
+static pak_fs *two_layers(const buf_t *lo, const char *lo_name, const buf_t *hi,
+                          const char *hi_name)
+{
+    pak_fs *fs = pak_fs_open();
+    qd_error e;
+    if (fs && (pak_fs_add_mem(fs, lo_name, lo->p, lo->len, &e) != QD_OK ||
+               pak_fs_add_mem(fs, hi_name, hi->p, hi->len, &e) != QD_OK)) {
+        pak_fs_close(fs);
+        return NULL;
+    }
+    return fs;
+}
+
+/* ioquake3's listing order (files.c FS_ListFilteredFiles, which ScanAndLoadShaderFiles
+ * takes the scripts in): the layers from the highest priority down, each archive's names
+ * in its directory's order, a name once (its highest copy, listed where that layer lists
+ * it). Worked out by hand from the two archives' directories. */
+TEST(pak_list_search_order_as_ioquake3)
+{
+    member_t lo[] = {M("scripts/z.shader", "1"), M("scripts/b.shader", "22"),
+                     M("scripts/a.shader", "333"), M("maps/x.bsp", "m")};
+    member_t hi[] = {M("scripts/m.shader", "4444"), M("SCRIPTS/B.SHADER", "55555"),
+                     M("scripts/c.shader", "666666")};
+    buf_t a = make_zip(lo, 4, 0, 0, NULL);
+    buf_t b = make_zip(hi, 3, 0, 0, NULL);
+    pak_fs *fs = two_layers(&a, "lo.pk3", &b, "hi.pk3");
+    CHECK(fs != NULL);
+    list_ctx c = {.n = 0};
+    CHECK_EQ(pak_list_search_order(fs, "scripts/", collect, &c), 5);
+    static const char *const want[] = {"scripts/m.shader", "scripts/b.shader", "scripts/c.shader",
+                                       "scripts/z.shader", "scripts/a.shader"};
+    for (int i = 0; i < 5 && i < c.n; i++)
+        CHECK_STR(c.names[i], want[i]);
+    CHECK_EQ(c.sizes[1], 5); /* b: the higher copy */
+    CHECK_EQ(pak_list_search_order(fs, "", NULL, NULL), 6);
+    CHECK_EQ(pak_list_search_order(fs, "../", NULL, NULL), 0);
+    pak_fs_close(fs);
+    free(a.p);
+    free(b.p);
+}
+
 TEST(pak_list_prefix)
 {
     member_t lo[] = {M("maps/e1m2.bsp", "low"), M("maps/e1m1.bsp", "low copy"),
@@ -459,10 +501,8 @@ TEST(pak_list_prefix)
     member_t hi[] = {M("MAPS/E1M1.BSP", "high"), M("maps/b/c.bsp", "c"), M("sound/a.wav", "w")};
     buf_t a = make_pak(lo, 4);
     buf_t b = make_zip(hi, 3, 0, 0, NULL);
-    pak_fs *fs = pak_fs_open();
-    qd_error e;
-    CHECK_EQ(pak_fs_add_mem(fs, "lo.pak", a.p, a.len, &e), QD_OK);
-    CHECK_EQ(pak_fs_add_mem(fs, "hi.pk3", b.p, b.len, &e), QD_OK);
+    pak_fs *fs = two_layers(&a, "lo.pak", &b, "hi.pk3");
+    CHECK(fs != NULL);
     list_ctx c = {.n = 0};
     CHECK_EQ(pak_list(fs, "maps/", collect, &c), 3);
     CHECK_EQ(c.n, 3);

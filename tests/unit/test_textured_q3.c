@@ -225,7 +225,14 @@ TEST(q3tex_shader_parse)
     CHECK_EQ(s->stage.rgbgen, MDL_RGBGEN_CONST);
     CHECK(s->stage.rgbconst[0] == 0.5f && s->stage.rgbconst[1] == 0.25f &&
           s->stage.rgbconst[2] == 1.0f);
-    /* the second definition of the wall is the one found */
+    /* two definitions of the wall in one script: the first is found (ioq3
+     * FindShaderInShaderText takes the first in the text); one in a script read after it
+     * overrides both (ioq3 joins the scripts in the reverse of their listed order) */
+    s = mdl_shader_find(&set, "textures/base/wall");
+    CHECK(s && !(s->flags & MDL_SHADER_NODRAW) && (s->flags & MDL_SHADER_LIGHTMAP));
+    static const char later[] = "textures/base/wall { surfaceparm nodraw }\n"
+                                "textures/base/wall { { map textures/other.tga } }\n";
+    CHECK_EQ(mdl_shader_parse(&set, later, sizeof later - 1, "u.shader", &err), QD_OK);
     s = mdl_shader_find(&set, "textures/base/wall");
     CHECK(s && (s->flags & MDL_SHADER_NODRAW) && !s->stage.image[0]);
     /* the first definition, parsed alone */
@@ -425,7 +432,7 @@ static int oa_list(void *ctx, const char *prefix,
                    void (*fn)(void *u, const char *name, uint64_t size), void *u)
 {
     const oa_fs *o = ctx;
-    return pak_list(o->fs, prefix, fn, u);
+    return pak_list_search_order(o->fs, prefix, fn, u);
 }
 
 /* The game folder, the map's level and assets with textures, and a camera at the map's
@@ -614,7 +621,7 @@ TEST(q3tex_oa_dm3_textured_colour)
      * lightmap stage, or no shader and the image of the name */
     mdl_shader_set set = {0};
     void *pp[2] = {&set, &s.o};
-    pak_list(s.o.fs, "scripts/", add_script, pp);
+    pak_list_search_order(s.o.fs, "scripts/", add_script, pp);
     tex_mean *tm = calloc(b->num_textures, sizeof *tm);
     for (uint32_t t = 0; t < b->num_textures; t++) {
         const mdl_shader *sh = mdl_shader_find(&set, b->textures[t].name);
@@ -2342,5 +2349,27 @@ TEST(q3tex_dynamic_light_over_runs)
             for (int j = 0; j < 2; j++)
                 rast_fb_free(fb[g][j]);
     }
+    oa_close(&s);
+}
+
+/* Two scripts defining one shader, as OpenArena's data has them (pak0.pk3's evil8.shader and
+ * pak6-patch088.pk3's evil8_base.shader both define textures/evil8_trim/e8trimlight2_blue;
+ * read with unzip -p): ioquake3 lists the scripts from the highest-priority archive down,
+ * joins them in the reverse of that order and takes the first definition in the text
+ * (ScanAndLoadShaderFiles, FindShaderInShaderText), so pak0's, with its scrolling strip
+ * added over the lightmap, is the one hydronex's trims show; qdemo took the patch's (no
+ * strip: the trims black where the game's glow blue). The scripts read in
+ * pak_list_search_order's order, the shader found is pak0's. */
+TEST(q3tex_shader_defined_twice_as_ioquake3_takes_it)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    mdl_shader_set set = {0};
+    void *pp[2] = {&set, &s.o};
+    pak_list_search_order(s.o.fs, "scripts/", add_script, pp);
+    const mdl_shader *sh = mdl_shader_find(&set, "textures/evil8_trim/e8trimlight2_blue");
+    CHECK(sh && !strcmp(sh->stage.image, "textures/evil8_trim/e8trimlight2_blue.tga") &&
+          !strcmp(sh->stage2.image, "textures/evil8_trim/e8trimlight2_blue.blend.tga") &&
+          sh->stage2.blend == MDL_BLEND_ADD && sh->stage2.num_tcmods == 1);
+    mdl_shader_set_clear(&set);
     oa_close(&s);
 }

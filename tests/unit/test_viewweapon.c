@@ -135,7 +135,7 @@ static qd_err oa_read(void *ctx, const char *name, uint8_t **data, size_t *len, 
 static int oa_list(void *ctx, const char *prefix,
                    void (*fn)(void *u, const char *name, uint64_t size), void *u)
 {
-    return pak_list(ctx, prefix, fn, u);
+    return pak_list_search_order(ctx, prefix, fn, u);
 }
 
 /* The OpenArena bot demo at 11 s: the followed bot holds a weapon; its world model
