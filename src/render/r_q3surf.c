@@ -2217,6 +2217,16 @@ static uint32_t over_box(uint32_t b, uint32_t c, int blend)
     return out;
 }
 
+/* c's channels times tint's, each (x t + 127) / 255 (over_box's filter; tint's alpha is
+ * opaque, so c's is kept). */
+static uint32_t tint_px(uint32_t c, uint32_t tint)
+{
+    uint32_t out = 0;
+    for (int sh = 0; sh < 32; sh += 8)
+        out |= ((c >> sh & 255) * (tint >> sh & 255) + 127) / 255 << sh;
+    return out;
+}
+
 /* ---- the cloud layers ----
  * ioq3 draws a sky shader's stages as layers of cloud on a sphere of radius R + H centred R
  * under the eye (tr_sky.c R_InitSkyTexCoords: R = 4096, H the skyParms cloud height): a
@@ -2238,6 +2248,7 @@ typedef struct sky_layer {
     const q3_image *im;
     int blend;
     int full; /* drawn at its image's colour into the half-scale frame: see r_q3_sky */
+    uint32_t tint; /* its rgbGen const or wave colour times the image's (opaque white: none) */
     double m[6];
 } sky_layer;
 
@@ -2508,6 +2519,17 @@ static inline __m128i div255_4(__m128i t)
     return _mm_srli_epi16(_mm_add_epi16(_mm_add_epi16(t, _mm_set1_epi16(1)), _mm_srli_epi16(t, 8)), 8);
 }
 
+/* tint_px for four pixels, the same bytes. */
+static inline __m128i tint4(__m128i c, __m128i t)
+{
+    const __m128i zero = _mm_setzero_si128(), k127 = _mm_set1_epi16(127);
+    __m128i lo = _mm_add_epi16(_mm_mullo_epi16(_mm_unpacklo_epi8(c, zero),
+                                               _mm_unpacklo_epi8(t, zero)), k127);
+    __m128i hi = _mm_add_epi16(_mm_mullo_epi16(_mm_unpackhi_epi8(c, zero),
+                                               _mm_unpackhi_epi8(t, zero)), k127);
+    return _mm_packus_epi16(div255_4(lo), div255_4(hi));
+}
+
 /* over_box for four pixels: the layer's texels c over b, the same bytes. */
 static inline __m128i over4(__m128i b, __m128i c, int blend)
 {
@@ -2617,6 +2639,11 @@ static void sky_chunk(const r_view *v, const r_q3 *q, const sky_layer *lay, int 
         for (int g = 0; !lay[k].full && g < SKY_CHUNK / 4; g++) /* (half_of, alpha kept) */
             cl[g] = _mm_or_si128(_mm_and_si128(_mm_avg_epu8(cl[g], _mm_setzero_si128()), rgb),
                                  _mm_andnot_si128(rgb, cl[g]));
+        if (lay[k].tint != 0xffffffffu) {
+            const __m128i tv = _mm_set1_epi32((int)lay[k].tint);
+            for (int g = 0; g < SKY_CHUNK / 4; g++)
+                cl[g] = tint4(cl[g], tv);
+        }
         for (int g = 0; g < SKY_CHUNK / 4; g++)
             out[g] = over4(drawn ? out[g] : _mm_setzero_si128(), cl[g],
                            drawn ? lay[k].blend : MDL_BLEND_NONE);
@@ -2640,6 +2667,7 @@ static uint32_t sky_texel(const r_q3 *q, const sky_layer *lay, int nlay, const f
         layer_places(&lay[k], st3, p);
         uint32_t t = layer_texel(lay[k].im, 0, p[0].u, p[0].v);
         t = lay[k].full ? t : half_of(t);
+        t = lay[k].tint != 0xffffffffu ? tint_px(t, lay[k].tint) : t;
         c = k || q->sky_box ? over_box(c, t, lay[k].blend) : t | 0xff000000u;
     }
     return nlay || q->sky_box ? rast_twice(c) | 0xff000000u : q->sky_flat;
@@ -2671,9 +2699,17 @@ void r_q3_sky(r_view *v, const r_assets *a)
          * GL's) and doubles it, saturating. oa_dm3's clouds (sp_flatsky2.tga, rgbGen
          * identity) are bright as in the game only so, and oa_bases3's box plus its added
          * layer (past 1.0 shown, under it drawn) keeps its light through the red filter. */
-        const uint8_t rgbgen = q->sky_layer[k].stage.rgbgen;
+        const mdl_stage *st = &q->sky_layer[k].stage;
+        const uint8_t rgbgen = st->rgbgen;
         lay[nlay].full = rgbgen == MDL_RGBGEN_IDENTITY ||
                          (rgbgen == MDL_RGBGEN_DEFAULT && lay[nlay].blend == MDL_BLEND_FILTER);
+        /* rgbGen const and wave: the image times that colour as it is shown (into the
+         * half-scale frame at half, as identityLighting): hydronex's moonsky (stars and
+         * clouds times dark teal) measured so against ioquake3's frames, its sky's pixels
+         * exactly twice the game's when the colour went in at the frame's full value */
+        lay[nlay].tint = rgbgen == MDL_RGBGEN_CONST  ? const_color(st->rgbconst)
+                         : rgbgen == MDL_RGBGEN_WAVE ? wave_grey(&st->rgbwave, v->time)
+                                                     : 0xffffffffu;
         tcmod_matrix(&q->sky_layer[k].stage, v->time, lay[nlay].m);
         nlay++;
     }

@@ -378,3 +378,17 @@ TEST(fidelity_quake3_layers_after_an_unlit_add_against_ioquake3)
     OA_OWN_MAP_SCORES("quake3 layers after an unlit add", "oa_ctf2_spawnlook.dm_71",
                       "tests/data/fidelity/oa_ctf2", 2, 0.95);
 }
+
+/* hydronex from its spawn point (tests/data/fidelity/oa_hydronex: two frames, most of each
+ * its sky) against ioquake3 (its default renderer). Its sky (textures/skies/moonsky: stars,
+ * then clouds added, each of rgbGen const, no farbox) is the images times those dark teal
+ * colours: qdemo drew the clouds' images as they are, grey. Before: ncc 0.455, mean luma
+ * 2.652 of ioquake3's; with the colours at the half-scale frame's full value (as rgbGen
+ * identity's), the sky's pixels exactly twice the game's (luma 1.54 over six frames); now
+ * 0.982 and 0.987. Held at 0.95 and 5 %. */
+TEST(fidelity_quake3_sky_of_constant_colours_against_ioquake3)
+{
+    OA_OWN_MAP_NCC("quake3 sky of constant colours", "hydronex_spawnlook.dm_71",
+                   "tests/data/fidelity/oa_hydronex", 2, 0.95);
+    CHECK_MSG(fabs(r.luma_ratio - 1) <= 0.05, "mean luma %.3f of ioquake3's", r.luma_ratio);
+}
