@@ -165,8 +165,9 @@ static int factor(const lex *l)
 
 /* blendFunc add | filter | blend | SRC DST, as one of qdemo's blends; *exact 1 when the
  * blend is that one exactly (GL_ONE GL_ONE, GL_DST_COLOR GL_ZERO or GL_ZERO GL_SRC_COLOR,
- * GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA, GL_DST_COLOR GL_ONE, GL_ONE GL_ZERO; GL_ZERO
- * GL_ONE_MINUS_SRC_COLOR by its image made over, *tex), 0 when only the nearest. */
+ * GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA, GL_DST_COLOR GL_ONE, GL_DST_COLOR GL_SRC_COLOR,
+ * GL_ONE GL_ZERO; GL_ZERO GL_ONE_MINUS_SRC_COLOR by its image made over, *tex), 0 when
+ * only the nearest. */
 static int read_blend(lex *l, uint8_t *exact, uint8_t *tex)
 {
     *exact = 1;
@@ -198,6 +199,8 @@ static int read_blend(lex *l, uint8_t *exact, uint8_t *tex)
         return MDL_BLEND_ALPHA;
     if (src == DC && dst == ONE)
         return MDL_BLEND_MODADD;
+    if (src == DC && dst == SC)
+        return MDL_BLEND_MOD2X;
     /* GL_ONE GL_SRC_ALPHA keeps what is behind by the image's alpha: an add where the
      * image is opaque, as OpenArena's rocket explosion uses it (JPEG frames, no alpha:
      * its two animMap stages cross-fade, so the second is its second layer) */
@@ -208,10 +211,6 @@ static int read_blend(lex *l, uint8_t *exact, uint8_t *tex)
         return MDL_BLEND_FILTER;
     }
     *exact = 0;
-    if (src == DC && dst == SC) { /* nearly a filter by 2 texel (MDL_BLENDTEX_DOUBLE) */
-        *tex = MDL_BLENDTEX_DOUBLE;
-        return MDL_BLEND_FILTER;
-    }
     if (dst == ONE) /* GL_SRC_ALPHA GL_ONE and the like: light added */
         return MDL_BLEND_ADD;
     if (src == DC || dst == SC || src == Z)

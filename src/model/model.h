@@ -87,13 +87,14 @@ size_t mdl_wal_check(const uint8_t *data, size_t len, uint32_t *w, uint32_t *h,
 #define MDL_SHADER_MAX_TCMODS 4   /* tcMods kept per stage */
 
 /* MDL_BLEND_MODADD: GL_DST_COLOR GL_ONE, what is behind brightened by the texel (old +
- * old x texel: water's and lava's sheets) */
-enum { MDL_BLEND_NONE, MDL_BLEND_ADD, MDL_BLEND_FILTER, MDL_BLEND_ALPHA, MDL_BLEND_MODADD };
+ * old x texel: water's and lava's sheets). MDL_BLEND_MOD2X: GL_DST_COLOR GL_SRC_COLOR, the
+ * old times twice the texel, clamped (128 grey leaves it as it is: OpenArena's bullet
+ * mark, its maps' detail stages) */
+enum { MDL_BLEND_NONE, MDL_BLEND_ADD, MDL_BLEND_FILTER, MDL_BLEND_ALPHA, MDL_BLEND_MODADD,
+       MDL_BLEND_MOD2X };
 /* GL_ZERO GL_ONE_MINUS_SRC_COLOR (the old * (1 - texel): Quake III's burn and hole marks)
- * is a filter by the inverted image, exactly; GL_DST_COLOR GL_SRC_COLOR (the old * 2
- * texel: OpenArena's bullet mark, 128 grey where it leaves the wall as it is) a filter by
- * the doubled image, clamped at 255 (what it would brighten stays as it is). */
-enum { MDL_BLENDTEX_NONE, MDL_BLENDTEX_INVERT, MDL_BLENDTEX_DOUBLE };
+ * is a filter by the inverted image, exactly. */
+enum { MDL_BLENDTEX_NONE, MDL_BLENDTEX_INVERT };
 enum { MDL_ALPHA_NONE, MDL_ALPHA_GT0, MDL_ALPHA_LT128, MDL_ALPHA_GE128 };
 enum { MDL_RGBGEN_DEFAULT, MDL_RGBGEN_IDENTITY, MDL_RGBGEN_VERTEX, MDL_RGBGEN_WAVE,
        MDL_RGBGEN_CONST };

@@ -293,13 +293,13 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     return im->levels ? (int32_t)(q->num_images - 1) : -1;
 }
 
-/* The image named name made over for a filter to draw blend pair tx (MDL_BLENDTEX_*: every
- * level's texels inverted, or doubled and clamped; alpha kept), kept among q's images as
- * "name#inv" or "name#x2"; for MDL_BLENDTEX_NONE, or a name too long for the mark, the
- * image itself. Its index, -1 none, -2 no memory. */
+/* The image named name made over for a filter to draw blend pair tx (MDL_BLENDTEX_INVERT:
+ * every level's texels inverted, alpha kept), kept among q's images as "name#inv"; for
+ * MDL_BLENDTEX_NONE, or a name too long for the mark, the image itself. Its index, -1
+ * none, -2 no memory. */
 static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read, void *ctx)
 {
-    const char *suffix = tx == MDL_BLENDTEX_INVERT ? "#inv" : tx == MDL_BLENDTEX_DOUBLE ? "#x2" : "";
+    const char *suffix = tx == MDL_BLENDTEX_INVERT ? "#inv" : "";
     size_t n = strlen(name), ns = strlen(suffix);
     if (!suffix[0] || !name[0] || n + ns >= sizeof q->images[0].name)
         return find_image(q, name, read, ctx);
@@ -338,7 +338,7 @@ static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read
             uint32_t c = src->texels[l][i], out = c & 0xff000000u;
             for (int sh = 0; sh < 24; sh += 8) {
                 uint32_t v = c >> sh & 255;
-                v = tx == MDL_BLENDTEX_INVERT ? 255 - v : v >= 128 ? 255 : 2 * v;
+                v = 255 - v;
                 out |= v << sh;
             }
             im->texels[l][i] = out;
@@ -401,7 +401,7 @@ static int later_light(const mdl_stage *st, int lit)
 {
     if (lit && st->rgbgen != MDL_RGBGEN_DEFAULT && st->rgbgen != MDL_RGBGEN_IDENTITY)
         return -1;
-    return lit && st->blend != MDL_BLEND_FILTER ? LIGHT_MAP
+    return lit && st->blend != MDL_BLEND_FILTER && st->blend != MDL_BLEND_MOD2X ? LIGHT_MAP
            : st->rgbgen == MDL_RGBGEN_VERTEX    ? LIGHT_VERTEX
                                                 : LIGHT_CONST;
 }
@@ -1424,6 +1424,7 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
                 (m->blend == BLEND_DLIGHT || m->blend == MDL_BLEND_MODADD ? RAST_ADD | RAST_MUL
                  : m->blend == MDL_BLEND_ADD    ? RAST_ADD
                  : m->blend == MDL_BLEND_FILTER ? RAST_MUL
+                 : m->blend == MDL_BLEND_MOD2X  ? RAST_MUL | RAST_BLEND
                                                 : RAST_BLEND);
     }
     if (m->alpha)
@@ -2209,6 +2210,7 @@ static uint32_t over_box(uint32_t b, uint32_t c, int blend)
         switch (blend) {
         case MDL_BLEND_ADD: r = x + y > 255 ? 255 : x + y; break;
         case MDL_BLEND_FILTER: r = (x * y + 127) / 255; break;
+        case MDL_BLEND_MOD2X: r = (x * y + 127) / 255 * 2; r = r > 255 ? 255 : r; break;
         case MDL_BLEND_ALPHA: r = (y * a + x * (255 - a) + 127) / 255; break;
         default: r = y; break;
         }
@@ -2536,14 +2538,14 @@ static inline __m128i over4(__m128i b, __m128i c, int blend)
     const __m128i alpha = _mm_set1_epi32((int)0xff000000u), zero = _mm_setzero_si128();
     if (blend == MDL_BLEND_ADD)
         return _mm_or_si128(_mm_adds_epu8(b, c), alpha);
-    if (blend != MDL_BLEND_FILTER && blend != MDL_BLEND_ALPHA)
+    if (blend != MDL_BLEND_FILTER && blend != MDL_BLEND_ALPHA && blend != MDL_BLEND_MOD2X)
         return _mm_or_si128(c, alpha);
     __m128i out[2];
     for (int h = 0; h < 2; h++) {
         __m128i x = h ? _mm_unpackhi_epi8(b, zero) : _mm_unpacklo_epi8(b, zero);
         __m128i y = h ? _mm_unpackhi_epi8(c, zero) : _mm_unpacklo_epi8(c, zero);
         __m128i t;
-        if (blend == MDL_BLEND_FILTER) {
+        if (blend == MDL_BLEND_FILTER || blend == MDL_BLEND_MOD2X) {
             t = _mm_add_epi16(_mm_mullo_epi16(x, y), _mm_set1_epi16(127));
         } else { /* each pixel's alpha over its four channels */
             __m128i a = _mm_shufflehi_epi16(_mm_shufflelo_epi16(y, 0xff), 0xff);
@@ -2552,6 +2554,8 @@ static inline __m128i over4(__m128i b, __m128i c, int blend)
                               _mm_set1_epi16(127));
         }
         out[h] = div255_4(t);
+        if (blend == MDL_BLEND_MOD2X) /* (twice, clamped by the pack) */
+            out[h] = _mm_add_epi16(out[h], out[h]);
     }
     return _mm_or_si128(_mm_packus_epi16(out[0], out[1]), alpha);
 }

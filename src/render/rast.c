@@ -621,6 +621,11 @@ static inline __attribute__((always_inline)) uint32_t modulate(uint32_t t, uint3
 /* What RAST_ADD, RAST_MUL and RAST_BLEND make of src over dst (alpha 255). */
 static inline uint32_t combine(uint32_t src, uint32_t dst, unsigned flags)
 {
+    if ((flags & (RAST_MUL | RAST_BLEND)) == (RAST_MUL | RAST_BLEND)) {
+        src = modulate(dst, src); /* GL_DST_COLOR GL_SRC_COLOR: twice old x texel */
+        flags = RAST_ADD;
+        dst = src;
+    }
     if ((flags & (RAST_ADD | RAST_MUL)) == (RAST_ADD | RAST_MUL))
         src = modulate(dst, src); /* GL_DST_COLOR GL_ONE: old + old x texel */
     if (flags & RAST_ADD) {
@@ -1042,6 +1047,9 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
                 out = _mm_or_si128(_mm_adds_epu8(m2, oc), alpha);
             } else if (flags & RAST_ADD) {
                 out = _mm_or_si128(_mm_adds_epu8(src, oc), alpha);
+            } else if ((flags & (RAST_MUL | RAST_BLEND)) == (RAST_MUL | RAST_BLEND)) {
+                __m128i m2 = _mm_packus_epi16(mod16(dw.lo, sw.lo), mod16(dw.hi, sw.hi));
+                out = _mm_or_si128(_mm_adds_epu8(m2, m2), alpha);
             } else if (flags & RAST_MUL) {
                 out = _mm_or_si128(_mm_packus_epi16(mod16(dw.lo, sw.lo), mod16(dw.hi, sw.hi)),
                                    alpha);

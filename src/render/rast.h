@@ -80,7 +80,9 @@ static inline int rast_no_centre(const rast_vert *v, int n)
 #define RAST_OPAQUE (RAST_DEPTH_TEST | RAST_DEPTH_WRITE | RAST_COLOR_WRITE)
 /* Textured fills only (with RAST_COLOR_WRITE): how the texel meets the old colour. */
 #define RAST_ADD 0x10        /* old + texel per channel, clamped at 255 */
-#define RAST_MUL 0x20        /* old * texel / 255 per channel; with RAST_ADD, old + that
+#define RAST_MUL 0x20        /* old * texel / 255 per channel; with RAST_BLEND twice that,
+                              * clamped at 255 (GL_DST_COLOR GL_SRC_COLOR); with RAST_ADD,
+                              * old + that
                               * (GL_DST_COLOR GL_ONE: Quake III's dynamic lights) */
 #define RAST_ALPHA_TEST 0x40 /* texels whose alpha byte is below 128 draw nothing */
 /* Front-to-back drawing (a BSP's world in node order, Quake's span sorting in spirit): the

@@ -1404,13 +1404,16 @@ TEST(q3tex_rast_modulate_and_combine)
      * round(100 x 200 / 255) = 178, 100 + 20 = 120, 100 + 4 = 104 */
     /* blend by the texel's alpha 128: round((200 x 128 + 100 x 127) / 255) = 150, (50 x
      * 128 + 12700) / 255 = 74.9 -> 75, (10 x 128 + 12700) / 255 = 54.8 -> 55 */
-    unsigned modes[4] = {RAST_ADD, RAST_MUL, RAST_ADD | RAST_MUL, RAST_BLEND};
-    uint32_t want[4] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4), rast_rgb(178, 120, 104),
-                        rast_rgb(150, 75, 55)};
+    /* and RAST_MUL | RAST_BLEND, GL_DST_COLOR GL_SRC_COLOR (detail textures): twice the
+     * product, 2 x 78 = 156, 2 x 20 = 40, 2 x 4 = 8 */
+    unsigned modes[5] = {RAST_ADD, RAST_MUL, RAST_ADD | RAST_MUL, RAST_BLEND,
+                         RAST_MUL | RAST_BLEND};
+    uint32_t want[5] = {rast_rgb(255, 150, 110), rast_rgb(78, 20, 4), rast_rgb(178, 120, 104),
+                        rast_rgb(150, 75, 55), rast_rgb(156, 40, 8)};
     /* unlit (span_tex), then lit by white light texels (the lit span's four-wide blocks,
      * whose light changes nothing): the same colours on every pixel */
     for (int lit = 0; lit < 2; lit++)
-        for (int m = 0; m < 4; m++) {
+        for (int m = 0; m < 5; m++) {
             uint32_t px = m == 3 ? (half & 0xffffffu) | 128u << 24 : half;
             square_planes(&t, 1, 1, lit ? 2 : 0, lit ? 2 : 0);
             t.texels = &px;
