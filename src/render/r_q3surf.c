@@ -1466,9 +1466,10 @@ static int layer2_in_holes(const q3_mat *m) { return m->alpha; }
  * the first's pixels only, blended as the layer blends, lit (light) by the first layer's
  * light lit1, by vertex (2x2 corner texels, shifted as the first layer's light; NULL:
  * white) or by its stage's own colour (constant, or its rgbGen wave). */
-static void stacked_tri(r_view *v, const q3_layer *l, uint8_t light, uint32_t constant,
-                        const tri_light *lit1, const uint32_t *vertex, const float (*pts)[3],
-                        const float (*st)[2], const float N[3], float dist, const float eye[3])
+static void stacked_poly(r_view *v, const q3_layer *l, uint8_t light, uint32_t constant,
+                         const tri_light *lit1, const uint32_t *vertex, const float (*pts)[3],
+                         const float (*st)[2], const float N[3], float dist, const float eye[3],
+                         const float (*shape)[3], int sn)
 {
     tri_light lt;
     if (light == LIGHT_MAP) {
@@ -1491,35 +1492,45 @@ static void stacked_tri(r_view *v, const q3_layer *l, uint8_t light, uint32_t co
     }
     float save = v->zrel;
     v->zrel = R_LAYER_ZREL;
-    textured_tri(v, l, pts, st, N, dist, &lt, 1);
+    textured_poly(v, l, pts, st, N, dist, &lt, 1, shape, sn);
     v->zrel = save;
 }
 
-/* A material's second layer over the triangle just drawn with its first (stacked_tri), lit
- * by the first layer's light when a lightmap stage follows it. */
+/* stacked_poly over the triangle itself. */
+static void stacked_tri(r_view *v, const q3_layer *l, uint8_t light, uint32_t constant,
+                        const tri_light *lit1, const uint32_t *vertex, const float (*pts)[3],
+                        const float (*st)[2], const float N[3], float dist, const float eye[3])
+{
+    stacked_poly(v, l, light, constant, lit1, vertex, pts, st, N, dist, eye, pts, 3);
+}
+
+/* A material's second layer over the shape (sn corners) just drawn with its first
+ * (stacked_poly: the triangle, or a run's polygon), lit by the first layer's light when a
+ * lightmap stage follows it. */
 static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*pts)[3],
                        const float (*st)[2], const float N[3], float dist,
-                       const tri_light *lit1, const uint32_t *vertex, const float eye[3])
+                       const tri_light *lit1, const uint32_t *vertex, const float eye[3],
+                       const float (*shape)[3], int sn)
 {
     if (m->image2 < 0)
         return;
     int32_t im = anim_image(m->anim2, m->anim2_n, m->stage2.anim_freq, m->image2, v->time);
     q3_layer l = {&q->images[im], &m->stage2, m->stage2.blend,
                   m->stage2.alpha_func != MDL_ALPHA_NONE, m->stage2.clamp};
-    stacked_tri(v, &l, m->light2, m->constant2, lit1, vertex, pts, st, N, dist, eye);
+    stacked_poly(v, &l, m->light2, m->constant2, lit1, vertex, pts, st, N, dist, eye, shape, sn);
 }
 
 /* A material's third or fourth layer (k 0 or 1) over the triangle, as layer2_tri draws the
  * second (its light its own colour or by vertex). */
 static void more_tri(r_view *v, const r_q3 *q, const q3_mat *m, int k, const float (*pts)[3],
                      const float (*st)[2], const float N[3], float dist, const tri_light *lit1,
-                     const uint32_t *vertex, const float eye[3])
+                     const uint32_t *vertex, const float eye[3], const float (*shape)[3], int sn)
 {
     const mdl_stage *s = &m->stage_more[k];
     q3_layer l = {&q->images[m->image_more[k]], s, s->blend, s->alpha_func != MDL_ALPHA_NONE,
                   s->clamp};
-    stacked_tri(v, &l, m->light_more[k], m->constant_more[k], lit1, vertex, pts, st, N, dist,
-                eye);
+    stacked_poly(v, &l, m->light_more[k], m->constant_more[k], lit1, vertex, pts, st, N, dist,
+                 eye, shape, sn);
 }
 
 static void fog_tri(r_view *v, const r_q3 *q, const struct q3_fog *f, const float (*pts)[3],
@@ -1569,7 +1580,7 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     if (!layer2_in_holes(m)) {
         uint32_t corners[4];
         corner_light(light, corners);
-        layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org);
+        layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org, pts, 3);
     }
     /* a body in a fog volume (r_draw_entity: model_fog), its opaque surfaces fogged */
     int fog = v->model_fog - 1;
@@ -1873,7 +1884,8 @@ static void face_lightmap(const r_q3 *q, const mdl_face_q3 *fq, tri_light *lt)
  * as a filter, doubled as a lit colour is (the layers under it are at the half frame's
  * value: rgbGen wave, const or identity). */
 static void lightmap_after(r_view *v, const r_q3 *q, const q3_mat *m, const mdl_face_q3 *fq,
-                           const float (*pts)[3], const float N[3], float dist)
+                           const float (*pts)[3], const float N[3], float dist,
+                           const float (*shape)[3], int sn)
 {
     tri_light lt;
     if (fq->lightmap >= 0 && (uint32_t)fq->lightmap < q->num_lightmaps) {
@@ -1884,7 +1896,8 @@ static void lightmap_after(r_view *v, const r_q3 *q, const q3_mat *m, const mdl_
         lt.x2 = 1;
     }
     q3_layer l = {&q->images[q->white], &m->stage, MDL_BLEND_FILTER, 0, 0};
-    stacked_tri(v, &l, LIGHT_MAP, 0, &lt, NULL, pts, (const float(*)[2])fq->st, N, dist, v->org);
+    stacked_poly(v, &l, LIGHT_MAP, 0, &lt, NULL, pts, (const float(*)[2])fq->st, N, dist, v->org,
+                 shape, sn);
 }
 
 /* The fog pass over an opaque world triangle inside fog volume f (tr_shade_calc.c
@@ -2020,21 +2033,31 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         portal_layers(v, q, m, pts, (const float(*)[2])fq->st, N, dist, eye);
     }
     v->zrel = zrel;
-    if (out)
-        return; /* (the run's polygon reaches the band, this triangle does not) */
     /* The passes over the first layer test depth, not what it wrote: over an alpha-tested
      * first layer they would draw in its holes, over whatever lies behind (and make sky
      * marks black). ioq3 draws dlights with GLS_DEPTHFUNC_EQUAL for this; without an
-     * equal test, they are left out on such faces. */
-    if (m->image2 >= 0 && !layer2_in_holes(m)) {
-        uint32_t corners[4];
-        vertex_light(fq, corners);
-        layer2_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
-        for (int k = 0; k < 2 && m->image_more[k] >= 0; k++)
-            more_tri(v, q, m, k, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye);
+     * equal test, they are left out on such faces. The layers go over the shape the first
+     * layer was drawn as: the triangle, or a run's polygon once, with its first triangle's
+     * planes as that layer (r_q3_group runs only materials whose layers map so); a layer
+     * raised by R_LAYER_ZREL meets its first layer's depths only made from the same
+     * corners (a triangle's are a few millionths off the run polygon's far away). */
+    if (!poly || pn >= 3) {
+        const float(*shape)[3] = poly ? poly : pts;
+        const int sn = poly ? pn : 3;
+        if (m->image2 >= 0 && !layer2_in_holes(m)) {
+            uint32_t corners[4];
+            vertex_light(fq, corners);
+            layer2_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye,
+                       shape, sn);
+            for (int k = 0; k < 2 && m->image_more[k] >= 0; k++)
+                more_tri(v, q, m, k, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye,
+                         shape, sn);
+        }
+        if (m->lm_after && !m->alpha)
+            lightmap_after(v, q, m, fq, pts, N, dist, shape, sn);
     }
-    if (m->lm_after && !m->alpha)
-        lightmap_after(v, q, m, fq, pts, N, dist);
+    if (out)
+        return; /* (the run's polygon reaches the band, this triangle does not) */
     if (v->num_dlights && !blended && !m->alpha)
         dlight_tris(v, q, pts, N, dist);
     /* tr_shader.c FinishShader: a fog pass for opaque shaders only (sort <= SS_OPAQUE) */
@@ -2087,6 +2110,20 @@ void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     q3_face(v, rb, fi, eye, NULL, 0, NULL);
 }
 
+/* Whether m's layers have one mapping over a run's polygon: none lit by vertex, none of
+ * tcGen environment. */
+static int layers_map_over_runs(const q3_mat *m)
+{
+    if (m->image2 < 0)
+        return 1;
+    if (m->light2 == LIGHT_VERTEX || m->stage2.env)
+        return 0;
+    for (int k = 0; k < 2 && m->image_more[k] >= 0; k++)
+        if (m->light_more[k] == LIGHT_VERTEX || m->stage_more[k].env)
+            return 0;
+    return 1;
+}
+
 int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
 {
     const mdl_bsp *b = rb->bsp;
@@ -2109,12 +2146,13 @@ int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     if (m->deform.func != MDL_WAVE_NONE || m->twosided || (m->image < 0 && !m->sky) ||
         (!m->sky && m->light != LIGHT_MAP && m->light != LIGHT_CONST))
         return 0;
-    /* a shader with layers over its first: each triangle's layers find its own first
-     * layer's depths only where they were made from the same corners (the run's polygon
-     * gives depths a few millionths off the triangles' far away, and a layer raised by
-     * R_LAYER_ZREL then failed there: xmetalfloor's floor over its glow went missing);
-     * a first stage of tcGen environment takes each triangle's own st */
-    if (m->image2 >= 0 || m->lm_after || m->stage.env)
+    /* the layers over its first are drawn over the run's polygon too (q3_face), so they
+     * must map over it as the first does: not by vertex or from the eye (tcGen
+     * environment: each triangle's own st), and lightmap_after needs the lightmap */
+    if (m->stage.env || !layers_map_over_runs(m))
+        return 0;
+    if (m->lm_after && (b->face_q3[fi].lightmap < 0 ||
+                        (uint32_t)b->face_q3[fi].lightmap >= q->num_lightmaps))
         return 0;
     const mdl_face_q3 *fq = &b->face_q3[fi];
     if (!m->sky && m->light == LIGHT_MAP &&
