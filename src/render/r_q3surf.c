@@ -1413,6 +1413,9 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     tex.light = lt->texels;
     tex.light_x2 = lt->x2;
     tex.lw = tex.lh = lt->size;
+    tex.light_white = lt->texels == lt->corners && !lt->x2 && lt->corners[0] == 0xffffffffu &&
+                      lt->corners[1] == 0xffffffffu && lt->corners[2] == 0xffffffffu &&
+                      lt->corners[3] == 0xffffffffu;
     float LA[3], LB[3], l0, l1;
     if (!affine2(pts, lt->la, lt->lb, LA, &l0, LB, &l1))
         return;

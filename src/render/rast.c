@@ -884,6 +884,10 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         L[0] = *l0;
         r = 1;
     }
+    if (tx->light_white) { /* (the opaque blocks read them; the blended ones do not) */
+        memset(L, 0xff, (size_t)(last + 1) * sizeof L[0]);
+        r = last + 1;
+    }
     while (r <= last) {
         const int32_t ls = (int32_t)((uint32_t)cur[2] + (uint32_t)r * l4s),
                       lt = (int32_t)((uint32_t)cur[3] + (uint32_t)r * l4t);
@@ -1015,19 +1019,24 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
             ix = _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)), w1);
         }
         __m128i tex32 = gather4v(texels, ix);
-        px16 tex = widen(tex32);
-        /* both lights in one register: la's channels low, lb's high; lo pixels 0, 1 */
-        int li = b >> (sh - 2);
-        __m128i lab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(L + li)), zero);
-        __m128i la = _mm_unpacklo_epi64(lab, lab), lb = _mm_unpackhi_epi64(lab, lab);
-        __m128i d1 = _mm_sub_epi16(lb, la); /* (g - p) la + p lb = g la + p (lb - la) */
-        __m128i la4 = _mm_sll_epi16(la, vsh);
-        __m128i po = _mm_set1_epi16((short)((b & (sh - 2)) * 4));
-        __m128i llo = _mm_srl_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_lo, po))), vsh);
-        __m128i lhi = _mm_srl_epi16(_mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_hi, po))), vsh);
-        __m128i lit = _mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi));
-        if (tx->light_x2) /* (the alpha after is the texel's or opaque) */
-            lit = _mm_adds_epu8(lit, lit);
+        __m128i lit = tex32; /* (light_white: texel x 255 / 255, exactly) */
+        if (!tx->light_white) {
+            px16 tex = widen(tex32);
+            /* both lights in one register: la's channels low, lb's high; lo pixels 0, 1 */
+            int li = b >> (sh - 2);
+            __m128i lab = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(L + li)), zero);
+            __m128i la = _mm_unpacklo_epi64(lab, lab), lb = _mm_unpackhi_epi64(lab, lab);
+            __m128i d1 = _mm_sub_epi16(lb, la); /* (g - p) la + p lb = g la + p (lb - la) */
+            __m128i la4 = _mm_sll_epi16(la, vsh);
+            __m128i po = _mm_set1_epi16((short)((b & (sh - 2)) * 4));
+            __m128i llo = _mm_srl_epi16(
+                _mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_lo, po))), vsh);
+            __m128i lhi = _mm_srl_epi16(
+                _mm_add_epi16(la4, _mm_mullo_epi16(d1, _mm_add_epi16(p_hi, po))), vsh);
+            lit = _mm_packus_epi16(mod16(tex.lo, llo), mod16(tex.hi, lhi));
+            if (tx->light_x2) /* (the alpha after is the texel's or opaque) */
+                lit = _mm_adds_epu8(lit, lit);
+        }
         __m128 z4 = zb[b];
         __m128 old = _mm_loadu_ps(d + j);
         __m128i mk = flags & RAST_DEPTH_TEST ? _mm_castps_si128(_mm_cmpgt_ps(z4, old))

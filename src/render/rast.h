@@ -151,6 +151,10 @@ typedef struct rast_tex {
      * ioquake3's frame is with its hardware overbright bit, and shown doubled: a light
      * past the texture's own colour shows, up to twice it) */
     uint8_t light_x2;
+    /* with light: every light texel is opaque white and light_x2 is 0, so the lit colour is
+     * the texel's (a layer of its own colour, white): the blended spans leave the light's
+     * reads and products out (the same bytes) */
+    uint8_t light_white;
     /* NULL, or (with light) num_mips levels of the texture, level k (w >> k) x (h >> k)
      * (at least 1 x 1; w and h powers of two), mips[0] the texels: s and t are then in
      * texels of level 0 and each 32-pixel run reads the level its texel footprint asks
