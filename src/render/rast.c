@@ -842,6 +842,41 @@ static inline __m256i light8(const rast_tex *tx, __m256i ls, __m256i lt)
     return _mm256_packus_epi16(lo, hi);
 }
 
+/* The texel indices of eight pixels at 16.16 coordinates s8, t8 in a w x h level,
+ * repeating or clamped to lim8 (w - 1 and h - 1 as 16-bit lanes, the four-pixel loop's
+ * lim in both halves): that loop's indices, lane by lane. */
+static inline __m256i index8(__m256i s8, __m256i t8, int wrap, int w, int h, __m256i lim8)
+{
+    __m256i sr = _mm256_srai_epi32(s8, 16), tr = _mm256_srai_epi32(t8, 16);
+    if (wrap) {
+        __m256i si = _mm256_and_si256(sr, _mm256_set1_epi32(w - 1));
+        __m256i ti = _mm256_and_si256(tr, _mm256_set1_epi32(h - 1));
+        return _mm256_madd_epi16(
+            _mm256_or_si256(ti, _mm256_and_si256(_mm256_slli_epi32(si, 16),
+                                                 _mm256_set1_epi32((int)0xffff0000u))),
+            _mm256_set1_epi32(1 << 16 | w));
+    }
+    __m256i p = _mm256_min_epi16(
+        _mm256_max_epi16(_mm256_packs_epi32(sr, tr), _mm256_setzero_si256()), lim8);
+    return _mm256_madd_epi16(_mm256_unpacklo_epi16(p, _mm256_srli_si256(p, 8)),
+                             _mm256_set1_epi32(w << 16 | 1));
+}
+
+/* Two blocks' texel indices into *ix (index8 at *s8, *t8), the coordinates stepped on to
+ * the next two; 0 when no pixel of the two is in front (rest's low 8 bits: their lanes'
+ * depth tests), the indices then not made. */
+static inline int next8(__m256i *s8, __m256i *t8, __m256i s8s, __m256i t8s, uint64_t rest,
+                        int wrap, int w, int h, __m256i lim8, __m256i *ix)
+{
+    const __m256i s_at = *s8, t_at = *t8;
+    *s8 = _mm256_add_epi32(*s8, s8s);
+    *t8 = _mm256_add_epi32(*t8, t8s);
+    if (!(rest & 255))
+        return 0;
+    *ix = index8(s_at, t_at, wrap, w, h, lim8);
+    return 1;
+}
+
 /* v + k st for k = 0..7 (wrapping, as the scalar steps' int32 adds would). */
 static inline __m256i ramp8(int32_t v, int32_t st)
 {
@@ -943,9 +978,6 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     if (flags == RAST_OPAQUE && m >= 2) {
         const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
         const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
-        const __m256i wmax8 = _mm256_set1_epi32(w - 1), hmax8 = _mm256_set1_epi32(h - 1);
-        const __m256i hi16_8 = _mm256_set1_epi32((int)0xffff0000u);
-        const __m256i wv8 = _mm256_set1_epi32(1 << 16 | w), w18 = _mm256_set1_epi32(w << 16 | 1);
         const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
         const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
         /* p past each block's first light read: blocks b and b + 1 of a wide run share their
@@ -958,21 +990,9 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         const __m256i po_hi = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_hi),
                                                _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
-            __m256i sr = _mm256_srai_epi32(s8, 16), tr = _mm256_srai_epi32(t8, 16);
-            s8 = _mm256_add_epi32(s8, s8s);
-            t8 = _mm256_add_epi32(t8, t8s);
-            if (!(rest & 255))
-                continue;
             __m256i ix;
-            if (wrap) {
-                __m256i si = _mm256_and_si256(sr, wmax8), ti = _mm256_and_si256(tr, hmax8);
-                ix = _mm256_madd_epi16(
-                    _mm256_or_si256(ti, _mm256_and_si256(_mm256_slli_epi32(si, 16), hi16_8)), wv8);
-            } else {
-                __m256i p = _mm256_min_epi16(_mm256_max_epi16(_mm256_packs_epi32(sr, tr), zero8),
-                                             lim8);
-                ix = _mm256_madd_epi16(_mm256_unpacklo_epi16(p, _mm256_srli_si256(p, 8)), w18);
-            }
+            if (!next8(&s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
+                continue;
             __m256i tex32 = gather8(texels, ix);
             __m256i tlo = _mm256_unpacklo_epi8(tex32, zero8), thi = _mm256_unpackhi_epi8(tex32, zero8);
             /* the two blocks' light reads: each half its block's pair */
@@ -996,6 +1016,63 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
             __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
             _mm256_storeu_ps(d + j, _mm256_blendv_ps(old, z8, pass));
             __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
+            _mm256_storeu_si256((__m256i *)(c + j),
+                                _mm256_blendv_epi8(oc, out, _mm256_castps_si256(pass)));
+        }
+        s = _mm256_castsi256_si128(s8);
+        t = _mm256_castsi256_si128(t8);
+    } else if (tx->light_white && m >= 2 && (flags & RAST_DEPTH_TEST) &&
+               (flags & RAST_COLOR_WRITE) && !(flags & RAST_ALPHA_TEST)) {
+        /* A blended layer of its own colour, white (its lit colour the texel's): blocks
+         * two at a time as the opaque ones above, each pixel combined as the 4-pixel loop
+         * below combines it (the same operations lane by lane: the same bytes). */
+        const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
+        const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
+        const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
+        const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
+        const __m256i k255 = _mm256_set1_epi16(255), k128 = _mm256_set1_epi16(128);
+        const __m256i k257 = _mm256_set1_epi16(257);
+        for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
+            __m256i ix;
+            if (!next8(&s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
+                continue;
+            __m256i src = gather8(texels, ix);
+            __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
+            __m256 old = _mm256_loadu_ps(d + j);
+            __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
+            __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
+            __m256i slo = _mm256_unpacklo_epi8(src, zero8), shi = _mm256_unpackhi_epi8(src, zero8);
+            __m256i dlo = _mm256_unpacklo_epi8(oc, zero8), dhi = _mm256_unpackhi_epi8(oc, zero8);
+            __m256i out;
+            if ((flags & (RAST_ADD | RAST_MUL)) == (RAST_ADD | RAST_MUL)) {
+                __m256i m2 = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
+                out = _mm256_adds_epu8(m2, oc);
+            } else if (flags & RAST_ADD) {
+                out = _mm256_adds_epu8(src, oc);
+            } else if ((flags & (RAST_MUL | RAST_BLEND)) == (RAST_MUL | RAST_BLEND)) {
+                __m256i m2 = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
+                out = _mm256_adds_epu8(m2, m2);
+            } else if (flags & RAST_MUL) {
+                out = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
+            } else if (flags & RAST_BLEND) { /* blend_px: s a + d (255 - a), each / 255 */
+                __m256i alo = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(slo, 0xff), 0xff);
+                __m256i ahi = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(shi, 0xff), 0xff);
+                __m256i xlo = _mm256_add_epi16(
+                    _mm256_add_epi16(_mm256_mullo_epi16(slo, alo),
+                                     _mm256_mullo_epi16(dlo, _mm256_sub_epi16(k255, alo))),
+                    k128);
+                __m256i xhi = _mm256_add_epi16(
+                    _mm256_add_epi16(_mm256_mullo_epi16(shi, ahi),
+                                     _mm256_mullo_epi16(dhi, _mm256_sub_epi16(k255, ahi))),
+                    k128);
+                out = _mm256_packus_epi16(_mm256_mulhi_epu16(xlo, k257),
+                                          _mm256_mulhi_epu16(xhi, k257));
+            } else {
+                out = src;
+            }
+            out = _mm256_or_si256(out, alpha8);
+            if (flags & RAST_DEPTH_WRITE)
+                _mm256_storeu_ps(d + j, _mm256_blendv_ps(old, z8, pass));
             _mm256_storeu_si256((__m256i *)(c + j),
                                 _mm256_blendv_epi8(oc, out, _mm256_castps_si256(pass)));
         }
