@@ -359,10 +359,9 @@ static int read_stage(lex *l, mdl_stage *st)
 
 /* Fold a stage into the shader: the first stage decides the blend, the first with an image
  * is the one drawn, and the next with an image that blends over what is drawn, as qdemo
- * draws blends exactly, is its second layer (ioq3 draws every stage in order, each blended
- * over the ones before). A stage between them that qdemo cannot stand for (one that
- * replaces the picture, or blends otherwise) leaves the shader without a second layer
- * (*stop). */
+ * draws blends exactly, is its second layer, the two after it its third and fourth (ioq3
+ * draws every stage in order, each blended over the ones before). A stage that covers the
+ * picture starts it again (restart); one that blends otherwise ends the layers (*stop). */
 /* Whether a stage after the first covers every stage before it: an image drawn GL_ONE
  * GL_ZERO (no blendFunc, or that pair written) with no alphaFunc. ioq3 RB_IterateStagesGeneric
  * draws a shader's stages in order over the same pixels (each at depthFunc lequal, so each

@@ -2151,14 +2151,12 @@ int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
         return 0;
     /* the layers over its first are drawn over the run's polygon too (q3_face), so they
      * must map over it as the first does: not by vertex or from the eye (tcGen
-     * environment: each triangle's own st), and lightmap_after needs the lightmap */
+     * environment: each triangle's own st); the first layer's light and lightmap_after's
+     * need the lightmap (else each triangle's vertex colours) */
     if (m->stage.env || !layers_map_over_runs(m))
         return 0;
-    if (m->lm_after && (b->face_q3[fi].lightmap < 0 ||
-                        (uint32_t)b->face_q3[fi].lightmap >= q->num_lightmaps))
-        return 0;
     const mdl_face_q3 *fq = &b->face_q3[fi];
-    if (!m->sky && m->light == LIGHT_MAP &&
+    if (!m->sky && (m->light == LIGHT_MAP || m->lm_after) &&
         (fq->lightmap < 0 || (uint32_t)fq->lightmap >= q->num_lightmaps))
         return 0;
     for (uint32_t j = 0; j < g && q->num_fogs; j++)
