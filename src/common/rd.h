@@ -26,10 +26,12 @@ static inline rd_t rd_make(const void *p, size_t len)
 
 static inline size_t rd_left(const rd_t *r) { return r->len - r->pos; }
 
-/* 1 when n more bytes are there; otherwise sets err, parks at the end, returns 0. */
+/* 1 when n more bytes are there; otherwise sets err, parks at the end, returns 0. A reader
+ * with err set is parked at its end (every place that sets err parks it, rd_seek keeps it
+ * there), so for n >= 1 the length check alone answers for err too: one test a read. */
 static inline int rd_need(rd_t *r, size_t n)
 {
-    if (r->err || n > r->len - r->pos) {
+    if (n > r->len - r->pos || (n == 0 && r->err)) {
         r->err = 1;
         r->pos = r->len;
         return 0;
@@ -88,10 +90,11 @@ static inline const uint8_t *rd_bytes(rd_t *r, size_t n)
 
 static inline void rd_skip(rd_t *r, size_t n) { (void)rd_bytes(r, n); }
 
-/* Move to an absolute offset; past the end sets err. */
+/* Move to an absolute offset; past the end sets err. A reader with err set stays parked at
+ * its end (rd_need's rule). */
 static inline void rd_seek(rd_t *r, size_t pos)
 {
-    if (pos > r->len) {
+    if (r->err || pos > r->len) {
         r->err = 1;
         r->pos = r->len;
     } else {

@@ -123,6 +123,7 @@ int dd_read_q3(dd_reader *rd, const dd_table *t, int count, void *ent, int zero_
                              * read, "changed" is taken and a missing "not zero" reads 0 */
             b->bit += avail;
             b->r.err = 1;
+            b->r.pos = b->r.len;
             if (avail)
                 memcpy(base + f->offset, &v, 4);
             break;

@@ -58,13 +58,22 @@ static qd_err truncated(ctx *c, const char *what)
                 what, c->r.len);
 }
 
-static int bit_get(const uint32_t *set, int i) { return (set[i >> 5] >> (i & 31)) & 1; }
-static void bit_put(uint32_t *set, int i, int on)
+static inline int bit_get(const uint32_t *set, int i) { return (set[i >> 5] >> (i & 31)) & 1; }
+static inline __attribute__((always_inline)) void bit_put(uint32_t *set, int i, int on)
 {
     if (on)
         set[i >> 5] |= 1u << (i & 31);
     else
         set[i >> 5] &= ~(1u << (i & 31));
+}
+
+/* The bits set in v, without a call (the baseline x86-64 has no popcnt: the builtin is
+ * libgcc's function) */
+static inline int popcount32(uint32_t v)
+{
+    v = v - (v >> 1 & 0x55555555u);
+    v = (v & 0x33333333u) + (v >> 2 & 0x33333333u);
+    return (int)(((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u >> 24);
 }
 
 /* The words of ent_inuse that may hold a bit: up to the highest number in use this level. */
@@ -186,9 +195,19 @@ static int pick_view(const mvd2_state *s)
 static void emit_players(ctx *c, double t, int first)
 {
     mvd2_state *s = c->s;
-    for (int i = 0; i < s->max_clients && i < CL_MAX_PLAYERS; i++) {
-        if (!first && !bit_get(c->pl_changed, i))
-            continue;
+    const int n = s->max_clients < CL_MAX_PLAYERS ? s->max_clients : CL_MAX_PLAYERS;
+    for (int i = 0; i < n; i++) {
+        if (!first) { /* the next changed player (the set's words, not every slot) */
+            int k = i >> 5;
+            uint32_t w = c->pl_changed[k] & (~0u << (i & 31));
+            while (!w && ++k < (n + 31) >> 5)
+                w = c->pl_changed[k];
+            if (!w)
+                break;
+            i = (k << 5) + __builtin_ctz(w);
+            if (i >= n)
+                break;
+        }
         cl_set_player_spectator(c->cl, i, !player_live(s, i));
         if (!bit_get(s->player_inuse, i))
             continue;
@@ -256,7 +275,7 @@ static void emit_entities(ctx *c, int first)
     int carried = 0;
     for (int k = 0; k < words; k++) {
         const uint32_t in = s->ent_inuse[k] & (k ? ~0u : ~1u), stable = s->ent_stable[k] & in;
-        carried += __builtin_popcount(stable);
+        carried += popcount32(stable);
         for (uint32_t w = in & ~stable; w; w &= w - 1) {
             const int num = (k << 5) + __builtin_ctz(w); /* (below max_edicts: put so) */
             const q2_ent *q = &s->ents[num];
@@ -287,9 +306,9 @@ static void emit_entities(ctx *c, int first)
                 cl_entstate was = ce->cur;
                 was.flags &= (uint8_t)~CL_EF_TELEPORT;
                 if (!memcmp(&was, &e, sizeof e) && cl_entity_keep(c->cl, num)) {
-                    /* stable from now, but a body (its player state places it) and
-                     * EF_ANIM* (its frame moves with the clock) */
-                    if (num > s->max_clients && !(q->effects & Q2_EF_ANIM_ANY))
+                    /* stable from now, but EF_ANIM* (its frame moves with the clock); a
+                     * body is made unstable again when its player state is sent */
+                    if (!(q->effects & Q2_EF_ANIM_ANY))
                         bit_put(s->ent_stable, num, 1);
                     continue;
                 }
@@ -362,6 +381,7 @@ static qd_err parse_frame(ctx *c)
             return truncated(c, "mvd_frame");
         bit_put(s->player_inuse, num, !(bits & MVD2_PPS_REMOVE));
         bit_put(c->pl_changed, num, 1);
+        bit_put(s->ent_stable, num + 1, 0); /* its body's look is made of this state */
         players++;
     }
     for (;;) {
@@ -567,8 +587,13 @@ static qd_err parse_configstring(ctx *c)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "mvd_configstring: index %d over %d",
                     index, end - 1);
     q2_configstring(c->cl, &c->s->names, index, str, (uint32_t)(c->msg_ofs + 3));
-    /* a model's or a skin's name may be any entity's look */
-    memset(c->s->ent_stable, 0, sizeof c->s->ent_stable);
+    /* a model's name may be any entity's look (q2_ent_look reads of the names only the
+     * vwep count, which only CS_MODELS names change); the others, most of all the general
+     * strings a match's clock rewrites every second (617 of realdata's test.mvd2's 653),
+     * are no entity's */
+    const q2_csmap *cs = q2_csmap_of(c->s->names.ext);
+    if (index >= cs->models && index < cs->sounds)
+        memset(c->s->ent_stable, 0, sizeof c->s->ent_stable);
     TRACE(c, "mvd_configstring", "index=%d string=\"%s\"", index, esc(c, str));
     return QD_OK;
 }
@@ -734,7 +759,9 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len, int *done)
         TRACE(c, "end", "%s", "");
         return QD_OK;
     }
-    size_t cap = max_block(data, len);
+    if (!s->block_cap) /* (the first block's header, read once a decode) */
+        s->block_cap = (uint32_t)max_block(data, len);
+    size_t cap = s->block_cap;
     if (size > cap)
         return fail(c, QD_ERR_BAD_DATA, pos, "block size %zu over %zu", size, cap);
     if (size > len - pos - 2)
@@ -801,7 +828,14 @@ static qd_err mvd2_step(void *state, const uint8_t *data, size_t len, cl_state *
             s->level_frames += blocks - s->lost_frames; /* a block a frame */
         s->lost_pos = 0;
     }
-    ctx c = {.s = s, .cl = cl, .trace = trace && trace->msg ? trace : NULL, .err = err};
+    ctx c; /* (not zeroed whole: its escape buffer is written before it is read) */
+    c.s = s;
+    c.cl = cl;
+    c.trace = trace && trace->msg ? trace : NULL;
+    c.err = err;
+    c.base = c.msg_ofs = 0;
+    c.r = rd_make(data, 0);
+    memset(c.pl_changed, 0, sizeof c.pl_changed);
     qd_err e = parse_block(&c, data, len, done);
     s->block++;
     return e; /* an error: demo_step closes the frame left open, then stops or resumes */

@@ -133,6 +133,7 @@ typedef struct mvd2_state {
     double time_base;      /* demo time of the level's first frame */
     uint64_t block_pos;    /* file offset of the block being parsed */
     uint64_t lost_pos;     /* after a resume: where the damaged block began, else 0 */
+    uint32_t block_cap;    /* the file's largest block (max_block), once known, else 0 */
     uint32_t player_inuse[MVD2_MAX_CLIENTS / 32];
     uint32_t ent_inuse[Q2_MAX_EDICTS_EXT / 32];
     /* entities whose client state was their look at the last frame, found equal, and whose

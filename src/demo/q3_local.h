@@ -186,6 +186,7 @@ static inline int q3_bit_in(q3_bits *b)
     size_t byte = b->bit >> 3;
     if (b->r.err || byte >= b->r.len) {
         b->r.err = 1;
+        b->r.pos = b->r.len; /* (parked, as rd.h keeps a reader with err) */
         return 0;
     }
     int v = (b->r.p[byte] >> (b->bit & 7)) & 1;
@@ -282,6 +283,7 @@ static inline int32_t q3_read_bits_in(q3_bits *b, int bits)
     if (b->plain) { /* the next n bits as they are [Q3OLD] */
         if (avail < n) {
             b->r.err = 1;
+            b->r.pos = b->r.len;
             return 0;
         }
         v = (uint32_t)(w & (n < 32 ? (1ull << n) - 1 : 0xffffffffull));

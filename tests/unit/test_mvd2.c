@@ -380,6 +380,47 @@ TEST(mvd2_kept_entity_takes_a_configstring_change)
     run_close(&r);
 }
 
+/* A player's body that nothing changes is kept frame after frame without a look at it
+ * (ent_stable), through configstrings that are no entity's look (a match clock's general
+ * string, as realdata mvd2/libq2_testdata_test.mvd2 sends every second); then its
+ * player state moves it and the body must follow: the player state places the body, so
+ * sending it makes the body's look stale. Hand-made numbers: alice's body at x 100
+ * (baseline_frame), then her state at x 300 (2400 in 1/8 units). */
+TEST(mvd2_kept_body_follows_its_player_state)
+{
+    static buf f;
+    first_block(&f, MVD2_VERSION_DEFAULT, 0);
+    buf none = {0};
+    put8(&none, MVD2_CLIENTNUM_NONE);
+    put16(&none, 0);
+    for (int k = 0; k < 3; k++) /* nothing changes: kept frame after frame */
+        frame_block(&f, NULL, &none);
+    buf c = {0};
+    put8(&c, MVD2_CONFIGSTRING);
+    cs(&c, Q2_CS_GENERAL, "Time 9:59");
+    frame_block(&f, &c, &none);
+    frame_block(&f, NULL, &none);
+    buf l = {0};
+    player(&l, 0, Q2_PM_NORMAL, 2400, 0, 200, 16384, 3);
+    put8(&l, MVD2_CLIENTNUM_NONE);
+    put16(&l, 0);
+    frame_block(&f, NULL, &l);
+    frame_block(&f, NULL, &none);
+    put16(&f, 0);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    for (int k = 0; k < 6 && run_step(&r) == QD_OK; k++) { /* the level and five frames */
+    }
+    CHECK(r.e == QD_OK && r.cl->entities[1].active);
+    CHECK(fabsf(r.cl->entities[1].cur.origin[0] - 100) < 0.01f);
+    CHECK(run_step(&r) == QD_OK); /* her state moves her */
+    CHECK(fabsf(r.cl->entities[1].cur.origin[0] - 300) < 0.01f);
+    CHECK(run_step(&r) == QD_OK); /* and she stays there */
+    CHECK(fabsf(r.cl->entities[1].cur.origin[0] - 300) < 0.01f);
+    CHECK(fabsf(r.cl->entities[10].cur.origin[0] - 50) < 0.01f); /* the item, kept */
+    run_close(&r);
+}
+
 /* An event lasts one frame, also one read in a frame its block cuts short: entity 20
  * (new at x 200 in the second block) is sent a teleport event in a third block that ends
  * inside that delta, after the event and before its solid (damaged: the frame is not

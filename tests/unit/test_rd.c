@@ -48,3 +48,29 @@ TEST(rd_str_without_its_nul_keeps_the_characters_and_sets_the_error)
     CHECK_EQ(c.pos, 3);
     CHECK(!c.err);
 }
+
+/* rd_need answers for a reader in error by its length check alone, so an error must keep
+ * the reader parked at its end: a seek back after it stays there and reads nothing, and a
+ * read of nothing still fails. */
+TEST(rd_error_stays_parked_at_the_end_through_a_seek)
+{
+    static const uint8_t b[4] = {1, 2, 3, 4};
+    rd_t r = rd_make(b, sizeof b);
+    CHECK_EQ(rd_u16(&r), 0x0201);
+    CHECK_EQ(rd_u32(&r), 0); /* 2 bytes left: the error */
+    CHECK(r.err);
+    CHECK_EQ(r.pos, 4);
+    rd_seek(&r, 0);
+    CHECK(r.err);
+    CHECK_EQ(r.pos, 4);
+    CHECK_EQ(rd_u8(&r), 0); /* the byte at 0 is 1: not read */
+    CHECK(rd_bytes(&r, 0) == NULL);
+    /* a reader without error seeks and reads as before */
+    rd_t s = rd_make(b, sizeof b);
+    rd_seek(&s, 3);
+    CHECK_EQ(rd_u8(&s), 4);
+    CHECK(!s.err);
+    rd_seek(&s, 5);
+    CHECK(s.err);
+    CHECK_EQ(s.pos, 4);
+}
