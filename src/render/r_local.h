@@ -267,6 +267,9 @@ int r_box_visible(const r_view *v, const float mins[3], const float maxs[3]);
  * Any other n draws nothing; so does a polygon that is not convex (a damaged map's) whose
  * clipped form would pass R_MAX_POLY points. */
 void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsigned flags);
+/* pts as r_draw_poly would draw them: clipped (near plane, guard band, the view's clip
+ * plane) and projected to the screen into out; the count, 0 when nothing is left. */
+int r_screen_poly(const r_view *v, const float (*pts)[3], int n, rast_vert out[R_MAX_POLY]);
 
 /* 1 when polygon pts (n points, as r_draw_poly takes them) surely draws no pixel in v's
  * rows y0..y1-1 of the frame (another band's, or above or below the frame inside the guard

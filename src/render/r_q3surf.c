@@ -2716,14 +2716,229 @@ static uint32_t sky_texel(const r_q3 *q, const sky_layer *lay, int nlay, const f
     return nlay || q->sky_box ? rast_twice(c) | 0xff000000u : q->sky_flat;
 }
 
+/* ---- where the game draws its sky: the box sides' rectangles ----
+ * ioquake3 does not draw the sky through its sky surfaces' pixels alone (tr_sky.c,
+ * RB_ClipSkyPolygons and DrawSkyBox): it projects the whole of every sky triangle in view
+ * (from the eye, cut by the planes between the box's sides) onto the six sides of the box,
+ * takes each side's bounding rectangle of what falls on it, widens that to its grid of
+ * quarters, and draws those rectangles first at the far depth, under everything else. So
+ * where the map has a hole (oa_dm3's void under its platforms: no surface at all) the sky
+ * shows through wherever the rectangles reach, and qdemo, which left such pixels at the
+ * clear colour, drew black there. The faces taken are those of the frame's walk whose
+ * shader is a sky, culled by their plane as the game culls a face (tr_world.c
+ * R_CullSurface: behind it by more than 8 units). */
+typedef struct sky_rects {
+    float lo[6][2], hi[6][2]; /* per side (+x, -x, +y, -y, +z, -z): the rectangle, -1..1 */
+    int any;                  /* some side has one */
+} sky_rects;
+
+/* The side a direction falls on (its largest component, ties as the game breaks them) and
+ * its place there: the other two components over the largest; 0 when it is too close to
+ * the side's plane to say (the game's 0.001). */
+static int sky_side(const float d[3], int *side, float st[2])
+{
+    float ax = fabsf(d[0]), ay = fabsf(d[1]), az = fabsf(d[2]);
+    int k = ax > ay && ax > az ? 0 : ay > az && ay > ax ? 1 : 2;
+    float dv = d[k] < 0 ? -d[k] : d[k];
+    if (!(dv >= 0.001f))
+        return 0;
+    *side = 2 * k + (d[k] < 0);
+    st[0] = d[k == 0 ? 1 : 0] / dv;
+    st[1] = d[k == 2 ? 1 : 2] / dv;
+    return 1;
+}
+
+/* A piece of a sky polygon within one side's wedge (the eye at the origin): its points'
+ * places widen that side's rectangle. The side is the one of the points' sum. */
+static void sky_rect_add(sky_rects *r, int n, const float (*p)[3])
+{
+    float sum[3] = {0, 0, 0}, st[2];
+    int side;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++)
+            sum[j] += p[i][j];
+    if (!sky_side(sum, &side, st))
+        return;
+    int k = side >> 1;
+    for (int i = 0; i < n; i++) {
+        float dv = (side & 1) ? -p[i][k] : p[i][k];
+        if (!(dv >= 0.001f))
+            continue; /* (the game skips such a point) */
+        float s = p[i][k == 0 ? 1 : 0] / dv, t = p[i][k == 2 ? 1 : 2] / dv;
+        r->lo[side][0] = s < r->lo[side][0] ? s : r->lo[side][0];
+        r->lo[side][1] = t < r->lo[side][1] ? t : r->lo[side][1];
+        r->hi[side][0] = s > r->hi[side][0] ? s : r->hi[side][0];
+        r->hi[side][1] = t > r->hi[side][1] ? t : r->hi[side][1];
+    }
+}
+
+/* Cut a polygon of n <= 3 + stage points by the planes between the sides (x = +-y,
+ * z = +-y, z = +-x), from plane `stage` on, and add each piece. A point within 0.1 of a
+ * plane goes to both pieces, as in the game. */
+static void sky_rect_clip(sky_rects *r, int n, const float (*p)[3], int stage)
+{
+    static const float cut[6][3] = {{1, 1, 0}, {1, -1, 0}, {0, -1, 1},
+                                    {0, 1, 1}, {1, 0, 1},  {-1, 0, 1}};
+    if (stage == 6) {
+        sky_rect_add(r, n, p);
+        return;
+    }
+    float dist[16];
+    int side[16], front = 0, back = 0;
+    for (int i = 0; i < n; i++) {
+        dist[i] = dot3(p[i], cut[stage]);
+        side[i] = dist[i] > 0.1f ? 1 : dist[i] < -0.1f ? -1 : 0;
+        front |= side[i] > 0;
+        back |= side[i] < 0;
+    }
+    if (!front || !back) {
+        sky_rect_clip(r, n, p, stage + 1);
+        return;
+    }
+    float piece[2][16][3];
+    int pn[2] = {0, 0};
+    for (int i = 0; i < n && pn[0] < 15 && pn[1] < 15; i++) {
+        int i2 = i + 1 < n ? i + 1 : 0;
+        if (side[i] >= 0)
+            memcpy(piece[0][pn[0]++], p[i], sizeof p[i]);
+        if (side[i] <= 0)
+            memcpy(piece[1][pn[1]++], p[i], sizeof p[i]);
+        if (side[i] == 0 || side[i2] == 0 || side[i2] == side[i])
+            continue;
+        float f = dist[i] / (dist[i] - dist[i2]);
+        for (int j = 0; j < 3; j++)
+            piece[0][pn[0]][j] = piece[1][pn[1]][j] = p[i][j] + f * (p[i2][j] - p[i][j]);
+        pn[0]++;
+        pn[1]++;
+    }
+    sky_rect_clip(r, pn[0], (const float(*)[3])piece[0], stage + 1);
+    sky_rect_clip(r, pn[1], (const float(*)[3])piece[1], stage + 1);
+}
+
+/* The rectangles of the sky faces in the frame's walk, seen from v's eye (the same for
+ * every band: the walk is the frame's). */
+static void sky_rects_make(const r_view *v, const r_assets *a, sky_rects *r)
+{
+    for (int k = 0; k < 6; k++) {
+        r->lo[k][0] = r->lo[k][1] = 9999;
+        r->hi[k][0] = r->hi[k][1] = -9999;
+    }
+    r->any = 0;
+    const r_q3 *q = a->q3;
+    const mdl_bsp *b = a->world.bsp;
+    const r_walk *w = v->walk;
+    if (!q || !b || !b->face_q3 || !w)
+        return;
+    for (uint32_t k = 0; k < w->n; k++) {
+        uint32_t fi = w->faces[k];
+        if (fi >= b->num_faces)
+            continue;
+        const mdl_face *f = &b->faces[fi];
+        if (f->texture < 0 || (uint32_t)f->texture >= q->num_mats || !q->mats[f->texture].sky)
+            continue;
+        if (!q->mats[f->texture].twosided && dot3(f->normal, v->org) < f->dist - 8)
+            continue;
+        const float(*pts)[3] = (const float(*)[3])b->verts[f->first_vert];
+        float rel[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                rel[i][j] = pts[i][j] - v->org[j];
+        sky_rect_clip(r, 3, (const float(*)[3])rel, 0);
+    }
+    /* out to the grid of quarters, within the side */
+    for (int k = 0; k < 6; k++) {
+        for (int j = 0; j < 2; j++) {
+            float lo = floorf(r->lo[k][j] * 4) / 4, hi = ceilf(r->hi[k][j] * 4) / 4;
+            r->lo[k][j] = lo < -1 ? -1 : lo;
+            r->hi[k][j] = hi > 1 ? 1 : hi;
+        }
+        if (r->lo[k][0] < r->hi[k][0] && r->lo[k][1] < r->hi[k][1])
+            r->any = 1;
+        else
+            r->lo[k][0] = r->hi[k][0] = 9999; /* (empty: no direction is inside) */
+    }
+}
+
+/* The rectangles as the game draws its box, first, at the far depth, under everything
+ * (DrawSkyBox): here, after the rest, the pixels of the band within one that nothing was
+ * drawn on (the depth still cleared) take the mark, and the sky fills them as it fills the
+ * sky faces'. Each rectangle, seen from the eye, is a convex polygon on the screen (clipped
+ * as any polygon); a pixel is in it when its centre is, row by row. */
+static void sky_rects_mark(r_view *v, const sky_rects *r)
+{
+    const float far = 1048576.0f; /* (past any map: 2^20 units) */
+    rast_fb *fb = v->fb;
+    const int top = v->y0 > 0 ? v->y0 : 0, bottom = v->y1 < fb->h ? v->y1 : fb->h;
+    for (int side = 0; side < 6; side++) {
+        if (!(r->lo[side][0] < r->hi[side][0]))
+            continue;
+        int k = side >> 1, sa = k == 0 ? 1 : 0, tb = k == 2 ? 1 : 2;
+        float quad[4][3];
+        for (int c = 0; c < 4; c++) {
+            float d[3];
+            d[k] = (side & 1) ? -1.0f : 1.0f;
+            d[sa] = c == 1 || c == 2 ? r->hi[side][0] : r->lo[side][0];
+            d[tb] = c >= 2 ? r->hi[side][1] : r->lo[side][1];
+            for (int j = 0; j < 3; j++)
+                quad[c][j] = v->org[j] + far * d[j];
+        }
+        rast_vert p[R_MAX_POLY];
+        int n = r_screen_poly(v, (const float(*)[3])quad, 4, p);
+        float ylo = 1e30f, yhi = -1e30f;
+        for (int i = 0; i < n; i++) {
+            ylo = p[i].y < ylo ? p[i].y : ylo;
+            yhi = p[i].y > yhi ? p[i].y : yhi;
+        }
+        int y0 = n ? (int)ceilf(ylo - 0.5f) : 0, y1 = n ? (int)floorf(yhi - 0.5f) + 1 : 0;
+        y0 = y0 < top ? top : y0;
+        y1 = y1 > bottom ? bottom : y1;
+        for (int y = y0; y < y1; y++) {
+            /* the row's centre line across the polygon's edges: the span between */
+            const float yc = (float)y + 0.5f;
+            float xl = 1e30f, xr = -1e30f;
+            for (int i = 0; i < n; i++) {
+                const rast_vert *a = &p[i], *b = &p[i + 1 < n ? i + 1 : 0];
+                if ((a->y <= yc) == (b->y <= yc))
+                    continue;
+                float x = a->x + (yc - a->y) * (b->x - a->x) / (b->y - a->y);
+                xl = x < xl ? x : xl;
+                xr = x > xr ? x : xr;
+            }
+            if (!(xl <= xr))
+                continue;
+            int x0 = (int)ceilf(xl - 0.5f), x1 = (int)floorf(xr - 0.5f) + 1;
+            x0 = x0 < 0 ? 0 : x0;
+            x1 = x1 > fb->w ? fb->w : x1;
+            uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
+            const float *dep = fb->depth + (size_t)y * (size_t)fb->w;
+            int x = x0;
+#if defined(__SSE2__)
+            for (; x + 4 <= x1; x += 4) { /* (the mark is all zero bits) */
+                __m128i clear = _mm_castps_si128(_mm_cmpeq_ps(_mm_loadu_ps(dep + x), _mm_setzero_ps()));
+                if (_mm_movemask_epi8(clear))
+                    _mm_storeu_si128((__m128i *)(row + x),
+                                     _mm_andnot_si128(clear, _mm_loadu_si128((const __m128i *)(row + x))));
+            }
+#endif
+            for (; x < x1; x++)
+                if (dep[x] == 0)
+                    row[x] = R_SKY_MARK;
+        }
+    }
+}
+
 void r_q3_sky(r_view *v, const r_assets *a)
 {
     const r_q3 *q = a->q3;
     rast_fb *fb = v->fb;
     int top = v->y0 > 0 ? v->y0 : 0, bottom = v->y1 < fb->h ? v->y1 : fb->h;
     size_t w = (size_t)fb->w;
-    if (!v->sky_marked)
-        return; /* no sky face was drawn: no pixel holds the mark */
+    sky_rects rects;
+    sky_rects_make(v, a, &rects);
+    if (!v->sky_marked && !rects.any)
+        return; /* no sky face was drawn and none is in view: no pixel shows the sky */
+    if (rects.any)
+        sky_rects_mark(v, &rects);
     /* the cloud layers at this time: the sky shader's first stage, and the next over it */
     sky_layer lay[2];
     int nlay = 0;

@@ -312,6 +312,16 @@ void r_draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color, unsign
     draw_poly(v, pts, n, color, NULL, flags);
 }
 
+int r_screen_poly(const r_view *v, const float (*pts)[3], int n, rast_vert out[R_MAX_POLY])
+{
+    vpt buf[2][R_MAX_POLY];
+    int cur;
+    n = clip_poly(v, pts, n, buf, &cur);
+    for (int i = 0; i < n; i++)
+        out[i] = project(v, buf[cur][i]);
+    return n < 3 ? 0 : n;
+}
+
 void r_draw_poly_tex(r_view *v, const float (*pts)[3], int n, const rast_tex *tex,
                      unsigned flags)
 {
