@@ -464,15 +464,24 @@ void cl_frame_end(cl_state *cl, int drop_missing)
     cl_entity *ents = cl->entities;
     int32_t n = 0, top = 0;
     const int lazy = cl->lazy.lazy_to != 0;
+    /* This frame's list was kept whole (cl_list_keep_rest in this frame: most walks come
+     * after a removal in such a frame): an entity it kept is in this frame, as a settled
+     * one would read (its cur_frame this frame's), so it stays without being settled, and
+     * the run of lists kept whole goes on. Else every entity is settled first. */
+    const int kept_now = lazy && cl->lazy.lazy_to == cl->lazy.list_gen &&
+                         cl->lazy.lazy_frame == frame;
     const uint8_t stays = drop_missing == CL_DROP_ALL ? 0 : CL_EF_PLAYER;
     const int32_t view = cl->view.view_entity;
     for (int32_t k = 0; k < listed; k++) {
         uint16_t i = list[k];
         cl_entity *e = &ents[i];
-        if (lazy)
+        int now = 0;
+        if (kept_now)
+            now = cl_lazy_kept(cl, e);
+        else if (lazy)
             cl_lazy_settle(cl, e);
-        if (drop_missing && e->active && e->cur_frame != frame && !(e->cur.flags & stays) &&
-            (stays || i != view))
+        if (drop_missing && e->active && !now && e->cur_frame != frame &&
+            !(e->cur.flags & stays) && (stays || i != view))
             e->active = 0;
         if (e->active) {
             list[n++] = i;
@@ -488,7 +497,8 @@ void cl_frame_end(cl_state *cl, int drop_missing)
 #endif
     cl->num_listed = n;
     cl->num_entities = top;
-    cl->lazy.lazy_from = cl->lazy.lazy_to = 0; /* every kept entity brought up to date */
+    if (!kept_now)
+        cl->lazy.lazy_from = cl->lazy.lazy_to = 0; /* every kept entity brought up to date */
 }
 
 int cl_portal_set(cl_state *cl, const cl_portal *p)
