@@ -1402,6 +1402,7 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     tex.w = w;
     tex.h = h;
     tex.wrap = !m->clamp;
+    tex.mag_linear = 1;
     float Sl[3], Tl[3];
     for (int j = 0; j < 3; j++) {
         Sl[j] = S[j] * (float)w;

@@ -610,6 +610,34 @@ static inline __attribute__((always_inline)) uint32_t bilerp(const uint32_t *tex
     return orb | og << 8;
 }
 
+/* A repeating w x h texture (powers of two) read bilinearly between texel centres at 16.16
+ * s, t (GL_LINEAR: the four texels around, weighted in 1/256, alpha too): the magnified
+ * texels of rast_tex.mag_linear. Integer steps only, so every SIMD level's copy of the
+ * rasteriser gives the same bytes. */
+static inline __attribute__((always_inline)) uint32_t texel_linear(const uint32_t *tex, int w,
+                                                                   int h, int32_t sf,
+                                                                   int32_t tf)
+{
+    int32_t x = (int32_t)((uint32_t)sf - 32768u), y = (int32_t)((uint32_t)tf - 32768u);
+    int32_t x0 = (x >> 16) & (w - 1), y0 = (y >> 16) & (h - 1);
+    int32_t x1 = (x0 + 1) & (w - 1), y1 = (y0 + 1) & (h - 1);
+    uint32_t fx = (uint32_t)(x >> 8) & 255, fy = (uint32_t)(y >> 8) & 255;
+    const uint32_t *r0 = tex + (size_t)y0 * (size_t)w, *r1 = tex + (size_t)y1 * (size_t)w;
+    uint32_t c[4] = {r0[x0], r0[x1], r1[x0], r1[x1]}, rb[2], ga[2];
+    for (int k = 0; k < 2; k++) {
+        uint32_t a = c[2 * k], b = c[2 * k + 1];
+        /* (rounded: truncating each step darkened a dark wall by about a unit) */
+        rb[k] = (((a & 0xff00ffu) * (256 - fx) + (b & 0xff00ffu) * fx + 0x800080u) >> 8) &
+                0xff00ffu;
+        ga[k] = (((a >> 8 & 0xff00ffu) * (256 - fx) + (b >> 8 & 0xff00ffu) * fx + 0x800080u) >>
+                 8) &
+                0xff00ffu;
+    }
+    uint32_t orb = ((rb[0] * (256 - fy) + rb[1] * fy + 0x800080u) >> 8) & 0xff00ffu;
+    uint32_t oga = ((ga[0] * (256 - fy) + ga[1] * fy + 0x800080u) >> 8) & 0xff00ffu;
+    return orb | oga << 8;
+}
+
 /* texel times light per channel (light's alpha ignored), the texel's alpha kept. */
 static inline __attribute__((always_inline)) uint32_t modulate(uint32_t t, uint32_t l)
 {
@@ -895,11 +923,69 @@ static inline __m256i ramp8(int32_t v, int32_t st)
  * where a bilinear light is close to linear. *l0 is the light at pixel j when *have_l0
  * (the last run's last read); on return, when carry (the run whole: m even, the next run
  * starting at j + 4m), the light at j + 4m for the next run. */
+/* texel_linear at four (eight) pixels' s and t. */
+static inline __m128i linear4(const uint32_t *texels, int w, int h, __m128i s, __m128i t)
+{
+    int32_t sv[4], tv[4];
+    _mm_storeu_si128((__m128i *)sv, s);
+    _mm_storeu_si128((__m128i *)tv, t);
+    return _mm_setr_epi32((int)texel_linear(texels, w, h, sv[0], tv[0]),
+                          (int)texel_linear(texels, w, h, sv[1], tv[1]),
+                          (int)texel_linear(texels, w, h, sv[2], tv[2]),
+                          (int)texel_linear(texels, w, h, sv[3], tv[3]));
+}
+#if defined(__AVX2__)
+/* a + (b - a) f as texel_linear's step: (a (256 - f) + b f + 128) / 256, 16-bit lanes (at
+ * most 255 x 256 + 128: no lane overflows) */
+static inline __m256i lerp16r(__m256i a, __m256i b, __m256i f)
+{
+    const __m256i k256 = _mm256_set1_epi16(256), k128 = _mm256_set1_epi16(128);
+    return _mm256_srli_epi16(
+        _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(a, _mm256_sub_epi16(k256, f)),
+                                          _mm256_mullo_epi16(b, f)),
+                         k128),
+        8);
+}
+
+/* texel_linear at eight pixels, lane by lane the same integer steps (light8's layout). */
+static inline __m256i linear8(const uint32_t *texels, int w, int h, __m256i s, __m256i t)
+{
+    const __m256i half = _mm256_set1_epi32(32768), zero = _mm256_setzero_si256();
+    const __m256i k255 = _mm256_set1_epi32(255), one = _mm256_set1_epi32(1);
+    const __m256i wm = _mm256_set1_epi32(w - 1), hm = _mm256_set1_epi32(h - 1);
+    const __m256i wv = _mm256_set1_epi32(w);
+    __m256i x = _mm256_sub_epi32(s, half), y = _mm256_sub_epi32(t, half);
+    __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, 8), k255);
+    __m256i fy = _mm256_and_si256(_mm256_srli_epi32(y, 8), k255);
+    __m256i x0 = _mm256_and_si256(_mm256_srai_epi32(x, 16), wm);
+    __m256i y0 = _mm256_and_si256(_mm256_srai_epi32(y, 16), hm);
+    __m256i x1 = _mm256_and_si256(_mm256_add_epi32(x0, one), wm);
+    __m256i y1 = _mm256_and_si256(_mm256_add_epi32(y0, one), hm);
+    __m256i r0 = _mm256_mullo_epi32(y0, wv), r1 = _mm256_mullo_epi32(y1, wv);
+    __m256i c00 = gather8(texels, _mm256_add_epi32(r0, x0));
+    __m256i c10 = gather8(texels, _mm256_add_epi32(r0, x1));
+    __m256i c01 = gather8(texels, _mm256_add_epi32(r1, x0));
+    __m256i c11 = gather8(texels, _mm256_add_epi32(r1, x1));
+    __m256i fx16 = _mm256_packs_epi32(fx, fx), fy16 = _mm256_packs_epi32(fy, fy);
+    fx16 = _mm256_unpacklo_epi16(fx16, fx16);
+    fy16 = _mm256_unpacklo_epi16(fy16, fy16);
+    __m256i wxl = _mm256_unpacklo_epi32(fx16, fx16), wxh = _mm256_unpackhi_epi32(fx16, fx16);
+    __m256i wyl = _mm256_unpacklo_epi32(fy16, fy16), wyh = _mm256_unpackhi_epi32(fy16, fy16);
+    __m256i lo = lerp16r(
+        lerp16r(_mm256_unpacklo_epi8(c00, zero), _mm256_unpacklo_epi8(c10, zero), wxl),
+        lerp16r(_mm256_unpacklo_epi8(c01, zero), _mm256_unpacklo_epi8(c11, zero), wxl), wyl);
+    __m256i hi = lerp16r(
+        lerp16r(_mm256_unpackhi_epi8(c00, zero), _mm256_unpackhi_epi8(c10, zero), wxh),
+        lerp16r(_mm256_unpackhi_epi8(c01, zero), _mm256_unpackhi_epi8(c11, zero), wxh), wyh);
+    return _mm256_packus_epi16(lo, hi);
+}
+#endif
+
 static inline __attribute__((always_inline)) void
 lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *restrict c,
             float *restrict d, int j, int m, const __m128 *zb, uint64_t any,
             const int32_t cur[4], const int32_t step[4], uint32_t *l0, int *have_l0,
-            unsigned flags, int wrap, int wide, int carry)
+            unsigned flags, int wrap, int wide, int carry, int mag)
 {
     /* zb: the blocks' depths, any: their pixels in front, four bits a block (run_depths);
      * none, and the blocks cost only their depth reads */
@@ -991,9 +1077,10 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
                                                _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
             __m256i ix;
+            const __m256i s_at = s8, t_at = t8;
             if (!next8(&s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
                 continue;
-            __m256i tex32 = gather8(texels, ix);
+            __m256i tex32 = mag ? linear8(texels, w, h, s_at, t_at) : gather8(texels, ix);
             __m256i tlo = _mm256_unpacklo_epi8(tex32, zero8), thi = _mm256_unpackhi_epi8(tex32, zero8);
             /* the two blocks' light reads: each half its block's pair */
             int la_b = b >> (sh - 2), la_b1 = (b + 1) >> (sh - 2);
@@ -1034,9 +1121,10 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         const __m256i k257 = _mm256_set1_epi16(257);
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
             __m256i ix;
+            const __m256i s_at = s8, t_at = t8;
             if (!next8(&s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
                 continue;
-            __m256i src = gather8(texels, ix);
+            __m256i src = mag ? linear8(texels, w, h, s_at, t_at) : gather8(texels, ix);
             __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
             __m256 old = _mm256_loadu_ps(d + j);
             __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
@@ -1081,6 +1169,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     }
 #endif
     for (; b < m; b++, j += 4, rest >>= 4) {
+        const __m128i s_at = s, t_at = t;
         __m128i sr = _mm_srai_epi32(s, 16), tr = _mm_srai_epi32(t, 16);
         s = _mm_add_epi32(s, s4);
         t = _mm_add_epi32(t, t4);
@@ -1095,7 +1184,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
             /* (s, t) pairs times (1, w) */
             ix = _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)), w1);
         }
-        __m128i tex32 = gather4v(texels, ix);
+        __m128i tex32 = mag ? linear4(texels, w, h, s_at, t_at) : gather4v(texels, ix);
         __m128i lit = tex32; /* (light_white: texel x 255 / 255, exactly) */
         if (!tx->light_white) {
             px16 tex = widen(tex32);
@@ -1169,10 +1258,10 @@ static void lit_quads_any(const rast_tex *tx, const uint32_t *texels, int w, int
                           uint32_t *restrict c, float *restrict d, int j, int m,
                           const __m128 *zb, uint64_t any, const int32_t cur[4],
                           const int32_t step[4], uint32_t *l0, int *have_l0, unsigned flags,
-                          int wrap, int wide, int carry)
+                          int wrap, int wide, int carry, int mag)
 {
     lit_quads_t(tx, texels, w, h, c, d, j, m, zb, any, cur, step, l0, have_l0, flags, wrap,
-                wide, carry);
+                wide, carry, mag);
 }
 #endif
 
@@ -1359,7 +1448,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         memcpy(cur, at, sizeof cur);
         int32_t bt[4];
         _mm_storeu_si128((__m128i *)bt, _mm_cvttps_epi32(_mm_mul_ps(fb_, fix)));
-        int lvl = 0;
+        int lvl = 0, mag = 0;
         if (tx->mips) { /* run_level's footprint, s and t side by side */
             __m128 sv = _mm_mul_ps(_mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)step)),
                                    _mm_set1_ps(1.0f / 65536.0f));
@@ -1367,6 +1456,8 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             __m128 r = _mm_max_ps(_mm_andnot_ps(sign, sv), _mm_andnot_ps(sign, yv));
             r = _mm_max_ps(r, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 1, 1, 1)));
             float x = _mm_cvtss_f32(r) * 0.8f; /* lane 0: the larger of s's and t's */
+            /* under a texel a pixel (GL's magnification) */
+            mag = tx->mag_linear && wrap && (flags & RAST_ALPHA_TEST) == 0 && x < 0.4f;
             if (x > 1.0f) {
                 uint32_t bits;
                 memcpy(&bits, &x, sizeof bits);
@@ -1387,6 +1478,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             step[a] = run_step((int64_t)bt[a] - at[a], steps);
             cur[a] = at[a];
         }
+        const int mag = 0; /* (the portable build reads texels nearest) */
 #endif
         /* the level this run reads: s, t and their steps in its texels */
         const uint32_t *texels = tx->texels;
@@ -1437,15 +1529,18 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             int carry = 4 * kb == k && (kb == TEX_RUN / 4 || kb == LIT_RUN / 4);
             /* the walls' copy takes the light's spacing as a constant (its reads' indices
              * and weights then fold) */
-            if (flags == RAST_OPAQUE && wrap && wide)
+            if (flags == RAST_OPAQUE && wrap && mag)
                 lit_quads_t(tx, texels, w, h, c, d, j, kb, zr, any, cur, step, &lnext,
-                            &have_lnext, RAST_OPAQUE, 1, 1, carry);
+                            &have_lnext, RAST_OPAQUE, 1, wide, carry, 1);
+            else if (flags == RAST_OPAQUE && wrap && wide)
+                lit_quads_t(tx, texels, w, h, c, d, j, kb, zr, any, cur, step, &lnext,
+                            &have_lnext, RAST_OPAQUE, 1, 1, carry, 0);
             else if (flags == RAST_OPAQUE && wrap)
                 lit_quads_t(tx, texels, w, h, c, d, j, kb, zr, any, cur, step, &lnext,
-                            &have_lnext, RAST_OPAQUE, 1, 0, carry);
+                            &have_lnext, RAST_OPAQUE, 1, 0, carry, 0);
             else
                 lit_quads_any(tx, texels, w, h, c, d, j, kb, zr, any, cur, step, &lnext,
-                              &have_lnext, flags, wrap, wide, carry);
+                              &have_lnext, flags, wrap, wide, carry, mag);
             j += 4 * kb;
         }
         if (j > i && j < i + k) /* the scalar pixels' attributes, from pixel j on */
@@ -1467,7 +1562,8 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
                 si = si < 0 ? 0 : si > wmax ? wmax : si;
                 ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
             }
-            uint32_t texel = texels[(size_t)ti * (size_t)w + (size_t)si];
+            uint32_t texel = mag ? texel_linear(texels, w, h, sf, tf)
+                                 : texels[(size_t)ti * (size_t)w + (size_t)si];
             if ((flags & RAST_ALPHA_TEST) && (texel >> 24) < 128)
                 continue;
             if (tx->light) {

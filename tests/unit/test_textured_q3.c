@@ -1340,6 +1340,45 @@ TEST(q3tex_rast_span_ends_inside_a_block)
     rast_fb_free(fb);
 }
 
+/* A Quake III wall close up (rast_tex.mag_linear: level 0, two or more pixels a texel) is
+ * read as GL_LINEAR reads it, between texel centres, as ioquake3 draws it
+ * (r_textureMode GL_LINEAR_MIPMAP_NEAREST): a repeating 2 x 2 texture, black column 0 and
+ * white column 1, stretched to 8 pixels a texel (s = (x + 0.5) / 8) under white light. By
+ * hand, in 16.16 as the rasteriser steps: u = s - 1/2 texel; pixel 0: u = -0.4375, texels
+ * 1 (white) and 0 (black) at weight 144/256 (-0.4375 + 1 = 0.5625): (255 x 112 + 128) /
+ * 256 = 112; pixel 4: u = 0.0625, black to white at 16/256: (255 x 16 + 128) / 256 = 16;
+ * pixel 8: u = 0.5625, 144/256: 143; pixel 12: u = 1.0625, white to black (wrapping) at
+ * 16/256: (255 x 240 + 128) / 256 = 239. Nearest reads 0, 0, 255, 255 there. */
+TEST(q3tex_close_walls_read_bilinearly)
+{
+    rast_fb *fb = rast_fb_new(16, 16);
+    const uint32_t k = rast_rgb(0, 0, 0), wh = rast_rgb(255, 255, 255);
+    uint32_t tex[4] = {k, wh, k, wh}, one = rast_rgb(128, 128, 128), light[4];
+    for (int i = 0; i < 4; i++)
+        light[i] = wh;
+    const uint32_t *mips[2] = {tex, &one};
+    static const uint8_t linear[4] = {112, 16, 143, 239}, nearest[4] = {0, 0, 255, 255};
+    for (int mag = 0; mag < 2; mag++) {
+        rast_tex t;
+        square_planes(&t, 2, 2, 2, 2);
+        t.texels = tex;
+        t.mips = mips;
+        t.num_mips = 2;
+        t.wrap = 1;
+        t.light = light;
+        t.mag_linear = (uint8_t)mag;
+        rast_clear(fb, 0);
+        square(fb, &t, RAST_OPAQUE);
+        for (int i = 0; i < 4; i++) {
+            uint32_t c = fb->color[4 * i];
+            unsigned want = mag ? linear[i] : nearest[i];
+            CHECK_MSG((c & 255) == want && (c >> 8 & 255) == want && (c >> 16 & 255) == want,
+                      "mag %d pixel %d: %08x, want %u", mag, 4 * i, c, want);
+        }
+    }
+    rast_fb_free(fb);
+}
+
 TEST(q3tex_rast_modulate_and_combine)
 {
     rast_fb *fb = rast_fb_new(16, 16);
