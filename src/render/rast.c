@@ -832,6 +832,42 @@ static inline __m256i mod16x2(__m256i t, __m256i l)
 /* light4 for eight pixels (the AVX2 copy): every operation light4's within each 128-bit
  * half (AVX2's packs, unpacks and madds work half by half), pixels 0-3 in the low half and
  * 4-7 in the high, so each lane is bilerp's value again. */
+/* a + (b - a) f as texel_linear's step: (a (256 - f) + b f + 128) / 256, 16-bit lanes (at
+ * most 255 x 256 + 128: no lane overflows) */
+static inline __m256i lerp16r(__m256i a, __m256i b, __m256i f)
+{
+    const __m256i k256 = _mm256_set1_epi16(256), k128 = _mm256_set1_epi16(128);
+    return _mm256_srli_epi16(
+        _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(a, _mm256_sub_epi16(k256, f)),
+                                          _mm256_mullo_epi16(b, f)),
+                         k128),
+        8);
+}
+
+/* Four corners' texels of eight pixels mixed by 8-bit weights fx (across) and fy (down),
+ * channel by channel in 16-bit lanes: a (256 - f) + b f, over 256, rounded when round
+ * (texel_linear's steps) or not (bilerp's). */
+static inline __attribute__((always_inline)) __m256i
+mix8(__m256i c00, __m256i c10, __m256i c01, __m256i c11, __m256i fx, __m256i fy, int round)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    /* spread: each pixel's weight over its four 16-bit channels, as widen groups them */
+    __m256i fx16 = _mm256_packs_epi32(fx, fx), fy16 = _mm256_packs_epi32(fy, fy);
+    fx16 = _mm256_unpacklo_epi16(fx16, fx16);
+    fy16 = _mm256_unpacklo_epi16(fy16, fy16);
+    __m256i wxl = _mm256_unpacklo_epi32(fx16, fx16), wxh = _mm256_unpackhi_epi32(fx16, fx16);
+    __m256i wyl = _mm256_unpacklo_epi32(fy16, fy16), wyh = _mm256_unpackhi_epi32(fy16, fy16);
+#define MIX8_LERP(a, b, f) (round ? lerp16r((a), (b), (f)) : lerp16x2((a), (b), (f)))
+    __m256i lo = MIX8_LERP(
+        MIX8_LERP(_mm256_unpacklo_epi8(c00, zero), _mm256_unpacklo_epi8(c10, zero), wxl),
+        MIX8_LERP(_mm256_unpacklo_epi8(c01, zero), _mm256_unpacklo_epi8(c11, zero), wxl), wyl);
+    __m256i hi = MIX8_LERP(
+        MIX8_LERP(_mm256_unpackhi_epi8(c00, zero), _mm256_unpackhi_epi8(c10, zero), wxh),
+        MIX8_LERP(_mm256_unpackhi_epi8(c01, zero), _mm256_unpackhi_epi8(c11, zero), wxh), wyh);
+#undef MIX8_LERP
+    return _mm256_packus_epi16(lo, hi);
+}
+
 static inline __m256i light8(const rast_tex *tx, __m256i ls, __m256i lt)
 {
     const __m256i half = _mm256_set1_epi32(32768), zero = _mm256_setzero_si256();
@@ -855,19 +891,7 @@ static inline __m256i light8(const rast_tex *tx, __m256i ls, __m256i lt)
     __m256i c10 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p1), wv));
     __m256i c01 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p0), wv));
     __m256i c11 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p1), wv));
-    /* spread: each pixel's weight over its four 16-bit channels, as widen groups them */
-    __m256i fx16 = _mm256_packs_epi32(fx, fx), fy16 = _mm256_packs_epi32(fy, fy);
-    fx16 = _mm256_unpacklo_epi16(fx16, fx16);
-    fy16 = _mm256_unpacklo_epi16(fy16, fy16);
-    __m256i wxl = _mm256_unpacklo_epi32(fx16, fx16), wxh = _mm256_unpackhi_epi32(fx16, fx16);
-    __m256i wyl = _mm256_unpacklo_epi32(fy16, fy16), wyh = _mm256_unpackhi_epi32(fy16, fy16);
-    __m256i lo = lerp16x2(
-        lerp16x2(_mm256_unpacklo_epi8(c00, zero), _mm256_unpacklo_epi8(c10, zero), wxl),
-        lerp16x2(_mm256_unpacklo_epi8(c01, zero), _mm256_unpacklo_epi8(c11, zero), wxl), wyl);
-    __m256i hi = lerp16x2(
-        lerp16x2(_mm256_unpackhi_epi8(c00, zero), _mm256_unpackhi_epi8(c10, zero), wxh),
-        lerp16x2(_mm256_unpackhi_epi8(c01, zero), _mm256_unpackhi_epi8(c11, zero), wxh), wyh);
-    return _mm256_packus_epi16(lo, hi);
+    return mix8(c00, c10, c01, c11, fx, fy, 0);
 }
 
 /* The texel indices of eight pixels at 16.16 coordinates s8, t8 in a w x h level,
@@ -935,22 +959,10 @@ static inline __m128i linear4(const uint32_t *texels, int w, int h, __m128i s, _
                           (int)texel_linear(texels, w, h, sv[3], tv[3]));
 }
 #if defined(__AVX2__)
-/* a + (b - a) f as texel_linear's step: (a (256 - f) + b f + 128) / 256, 16-bit lanes (at
- * most 255 x 256 + 128: no lane overflows) */
-static inline __m256i lerp16r(__m256i a, __m256i b, __m256i f)
-{
-    const __m256i k256 = _mm256_set1_epi16(256), k128 = _mm256_set1_epi16(128);
-    return _mm256_srli_epi16(
-        _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(a, _mm256_sub_epi16(k256, f)),
-                                          _mm256_mullo_epi16(b, f)),
-                         k128),
-        8);
-}
-
 /* texel_linear at eight pixels, lane by lane the same integer steps (light8's layout). */
 static inline __m256i linear8(const uint32_t *texels, int w, int h, __m256i s, __m256i t)
 {
-    const __m256i half = _mm256_set1_epi32(32768), zero = _mm256_setzero_si256();
+    const __m256i half = _mm256_set1_epi32(32768);
     const __m256i k255 = _mm256_set1_epi32(255), one = _mm256_set1_epi32(1);
     const __m256i wm = _mm256_set1_epi32(w - 1), hm = _mm256_set1_epi32(h - 1);
     const __m256i wv = _mm256_set1_epi32(w);
@@ -966,18 +978,7 @@ static inline __m256i linear8(const uint32_t *texels, int w, int h, __m256i s, _
     __m256i c10 = gather8(texels, _mm256_add_epi32(r0, x1));
     __m256i c01 = gather8(texels, _mm256_add_epi32(r1, x0));
     __m256i c11 = gather8(texels, _mm256_add_epi32(r1, x1));
-    __m256i fx16 = _mm256_packs_epi32(fx, fx), fy16 = _mm256_packs_epi32(fy, fy);
-    fx16 = _mm256_unpacklo_epi16(fx16, fx16);
-    fy16 = _mm256_unpacklo_epi16(fy16, fy16);
-    __m256i wxl = _mm256_unpacklo_epi32(fx16, fx16), wxh = _mm256_unpackhi_epi32(fx16, fx16);
-    __m256i wyl = _mm256_unpacklo_epi32(fy16, fy16), wyh = _mm256_unpackhi_epi32(fy16, fy16);
-    __m256i lo = lerp16r(
-        lerp16r(_mm256_unpacklo_epi8(c00, zero), _mm256_unpacklo_epi8(c10, zero), wxl),
-        lerp16r(_mm256_unpacklo_epi8(c01, zero), _mm256_unpacklo_epi8(c11, zero), wxl), wyl);
-    __m256i hi = lerp16r(
-        lerp16r(_mm256_unpackhi_epi8(c00, zero), _mm256_unpackhi_epi8(c10, zero), wxh),
-        lerp16r(_mm256_unpackhi_epi8(c01, zero), _mm256_unpackhi_epi8(c11, zero), wxh), wyh);
-    return _mm256_packus_epi16(lo, hi);
+    return mix8(c00, c10, c01, c11, fx, fy, 1);
 }
 #endif
 
