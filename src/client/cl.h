@@ -241,6 +241,8 @@ typedef struct cl_view {
     float gun_offset[3], gun_angles[3];
     float xyspeed;        /* the recorded player's speed across the ground, units/s (Quake
                            * III's first-person weapon bob); 0 elsewhere */
+    float dead_yaw;       /* Quake III STAT_DEAD_YAW: where a dead player's camera looks (at
+                           * the killer); 0 elsewhere */
     /* Quake: the recorded player's velocity (svc_clientdata: the bob and the strafe roll)
      * and the view's kick of its last svc_damage, degrees of roll and pitch at dmg_time
      * (demo seconds), fading over 0.5 s (view.c V_ParseDamage); 0 elsewhere */

@@ -195,6 +195,11 @@ static const char *const item_models[] = {
 
 /* The baseq3 item (an index of item_models) a protocol's bg_itemlist index stands for, 0
  * none. */
+/* The playerState stats[] slots of the owned weapons, the armour and the dead player's
+ * yaw: the protocol's, moved one on for OpenArena's numbering (q3_state.stat_shift). */
+static int stat_weapons(const ctx *c) { return c->p->stat_weapons + c->s->stat_shift; }
+static int stat_armor(const ctx *c) { return c->p->stat_armor + c->s->stat_shift; }
+
 static int item_of(const q3_proto *p, int item)
 {
     if (p->items)
@@ -369,6 +374,8 @@ static void apply_cs(ctx *c, int index, const char *str)
         apply_player(c, index - p->cs_players, str);
     } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
         c->cl->team_score[index - Q3_CS_SCORES1] = qd_atoi(str);
+    } else if (index == Q3_CS_GAME_VERSION) {
+        c->s->stat_shift = p->stat_weapons == 2 && !strncmp(str, "baseoa", 6);
     } else if (index == p->cs_flagstatus) {
         /* cg_servercmds.c CG_ConfigStringModified: the red flag's state is the first digit,
          * the blue's the second (0 at base, 1 taken, 2 dropped); cgame draws no icon for any
@@ -1072,7 +1079,7 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
     memset(st, 0, sizeof *st);
     int pm = ps->f[Q3_PS_PM_TYPE], wp = ps->f[Q3_PS_WEAPON];
     st->health = clamp16(ps->stats[Q3_STAT_HEALTH]);
-    st->armor = clamp16(ps->stats[c->p->stat_armor]);
+    st->armor = clamp16(ps->stats[stat_armor(c)]);
     if (wp > 0 && wp < Q3_NUM_WEAPONS) {
         st->weapon = q3_weapon[wp];
         st->ammo_type = q3_weapon_ammo[wp];
@@ -1080,7 +1087,7 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
     }
     st->gun_model = weapon_model(wp); /* the view weapon: the held weapon's world model */
     for (int i = 1; i < Q3_NUM_WEAPONS; i++) {
-        if (ps->stats[c->p->stat_weapons] & (1 << i))
+        if (ps->stats[stat_weapons(c)] & (1 << i))
             st->weapons |= 1u << q3_weapon[i];
         /* by kind: the ammunition of the first weapon of that kind */
         int k = q3_weapon_ammo[i];
@@ -1159,8 +1166,10 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         if (!isfinite(ang[i]) || fabsf(ang[i]) > 1e7f)
             ang[i] = 0;
     }
+    /* bg_misc.c BG_PlayerStateToEntityState: a body at or under GIB_HEALTH (-40) is
+     * ET_INVISIBLE, its gibs drawn instead (shown since a dead player is seen from behind) */
     if (body && pm != Q3_PM_SPECTATOR && pm != Q3_PM_INTERMISSION &&
-        pm != Q3_PM_SPINTERMISSION) {
+        pm != Q3_PM_SPINTERMISSION && ps->stats[Q3_STAT_HEALTH] > -40) {
         cl_entstate st;
         memset(&st, 0, sizeof st);
         memcpy(st.origin, org, sizeof org);
@@ -1200,6 +1209,11 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     v.origin[2] += (float)ps->f[Q3_PS_VIEWHEIGHT];
     memcpy(v.angles, ang, sizeof ang);
     v.dead = pm == Q3_PM_DEAD;
+    /* bg_public.h statIndex_t: STAT_DEAD_YAW follows STAT_ARMOR in baseq3's and the
+     * missionpack's numbering alike (g_combat.c player_die sets it to the killer's
+     * direction) */
+    if (stat_armor(c) + 1 < 16)
+        v.dead_yaw = (float)ps->stats[stat_armor(c) + 1];
     v.player = cn + 1;
     /* cg_view.c CG_CalcViewValues: the bob cycle and the speed across the ground, which
      * move the first-person weapon (cg_weapons.c CG_CalculateWeaponPosition) */
@@ -2000,7 +2014,7 @@ static qd_err parse_snapshot(ctx *c)
           "serverTime=%d delta=%d flags=%d entities=%d client=%d health=%d armor=%d "
           "weapon=%d ammo=%d score=%d events=%d:%d,%d external=%d%s",
           server_time, delta, flags, f->count, ps.f[Q3_PS_CLIENTNUM],
-          ps.stats[Q3_STAT_HEALTH], ps.stats[c->p->stat_armor], ps.f[Q3_PS_WEAPON],
+          ps.stats[Q3_STAT_HEALTH], ps.stats[stat_armor(c)], ps.f[Q3_PS_WEAPON],
           ps.f[Q3_PS_WEAPON] >= 0 && ps.f[Q3_PS_WEAPON] < 16 ? ps.ammo[ps.f[Q3_PS_WEAPON]] : 0,
           ps.persistant[Q3_PERS_SCORE], ps.f[Q3_PS_EVENTSEQUENCE], ps.f[Q3_PS_EVENTS0],
           ps.f[Q3_PS_EVENTS1], ps.f[Q3_PS_EXTERNALEVENT], valid ? "" : " (delta source gone)");

@@ -65,6 +65,112 @@ static void quake_view(const cl_state *cl, double t, r_camera *cam)
         cam->angles[2] = 80;
 }
 
+/* Whether the recorded player is drawn from behind (Quake III, dead: cg_view.c
+ * CG_DrawActiveFrame renders in third person when STAT_HEALTH <= 0), its own body then
+ * shown. */
+static int q3_third_person(const cl_state *cl)
+{
+    return cl && cl->level.game == CL_GAME_Q3 && cl->view.dead;
+}
+
+/* The pitch that looks from view at focus (cg_view.c CG_OffsetThirdPersonView's last
+ * step). */
+static float pitch_to(const float view[3], const float focus[3])
+{
+    float d[3] = {focus[0] - view[0], focus[1] - view[1], focus[2] - view[2]};
+    float dist = sqrtf(d[0] * d[0] + d[1] * d[1]);
+    return -(float)(atan2(d[2], dist > 1 ? dist : 1) * (180.0 / M_PI));
+}
+
+/* A dead Quake III player's camera (cg_view.c CG_OffsetThirdPersonView, cg_thirdPersonRange
+ * 40 and cg_thirdPersonAngle 0, the defaults): it turns to STAT_DEAD_YAW (the killer),
+ * backs off 40 units along the view (its pitch halved) from 8 units over the eye, and
+ * pitches to look at the point 512 units ahead of the eye along the view (pitch at most
+ * 45). The game pulls the camera in where a box traced from the eye meets the map: r_render
+ * does (camera_pull_in). */
+static void q3_death_camera(const cl_state *cl, r_camera *cam)
+{
+    float ang[3] = {cam->angles[0], cl->view.dead_yaw, cam->angles[2]};
+    float focus_ang[3] = {ang[0] > 45 ? 45 : ang[0], ang[1], ang[2]};
+    float fwd[3], right[3], up[3], focus[3], view[3];
+    r_angle_vectors(focus_ang, fwd, right, up);
+    for (int j = 0; j < 3; j++) {
+        focus[j] = cam->origin[j] + 512 * fwd[j];
+        view[j] = cam->origin[j];
+    }
+    view[2] += 8;
+    ang[0] *= 0.5f;
+    r_angle_vectors(ang, fwd, right, up);
+    for (int j = 0; j < 3; j++)
+        view[j] -= 40 * fwd[j];
+    ang[0] = pitch_to(view, focus);
+    cam->pivoted = 1;
+    memcpy(cam->pivot, cam->origin, sizeof cam->pivot);
+    memcpy(cam->focus, focus, sizeof focus);
+    memcpy(cam->origin, view, sizeof view);
+    memcpy(cam->angles, ang, sizeof ang);
+}
+
+/* How far (0..1) along from -> to the map's solid is first met, sampled every 2 units (a
+ * point in a leaf of no cluster: Quake III's solid and outside); 1 when never. */
+static float solid_fraction(const mdl_bsp *b, const float from[3], const float to[3])
+{
+    float d[3] = {to[0] - from[0], to[1] - from[1], to[2] - from[2]};
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    int n = len > 0 && len < 4096 ? (int)(len / 2) + 1 : 0;
+    for (int i = 1; i <= n; i++) {
+        float f = (float)i / (float)n, p[3];
+        for (int j = 0; j < 3; j++)
+            p[j] = from[j] + f * d[j];
+        uint32_t leaf = mdl_bsp_point_leaf(b, b->models[0].headnode, p);
+        if (leaf == 0 || leaf >= b->num_leaves || b->leaves[leaf].cluster < 0)
+            return (float)(i - 1) / (float)n;
+    }
+    return 1;
+}
+
+/* cg_view.c CG_OffsetThirdPersonView's trace, from the eye to the backed-off camera: where
+ * the map's solid comes between, the camera stops there (4 units short: the game's box is
+ * 8 wide), rises by (1 - fraction) 32 units and stops again where a second trace from the
+ * eye meets solid; then it looks at the focus point again. A point sampled every 2 units
+ * stands in for the game's box. */
+static void camera_pull_in(const r_assets *a, r_camera *cam)
+{
+    const mdl_bsp *b = a ? a->world.bsp : NULL;
+    if (!b || !b->num_models || !b->num_leaves)
+        return;
+    float f = solid_fraction(b, cam->pivot, cam->origin);
+    if (f >= 1)
+        return;
+    float d[3], len = 0;
+    for (int j = 0; j < 3; j++) {
+        d[j] = cam->origin[j] - cam->pivot[j];
+        len += d[j] * d[j];
+    }
+    len = sqrtf(len);
+    float back = len > 0 ? 4 / len : 0; /* (the box's half width, short of the wall) */
+    float g = f - back > 0 ? f - back : 0;
+    float view[3];
+    for (int j = 0; j < 3; j++)
+        view[j] = cam->pivot[j] + g * d[j];
+    view[2] += (1 - f) * 32;
+    float f2 = solid_fraction(b, cam->pivot, view);
+    if (f2 < 1) {
+        float d2[3], l2 = 0;
+        for (int j = 0; j < 3; j++) {
+            d2[j] = view[j] - cam->pivot[j];
+            l2 += d2[j] * d2[j];
+        }
+        l2 = sqrtf(l2);
+        float g2 = f2 - (l2 > 0 ? 4 / l2 : 0);
+        g2 = g2 > 0 ? g2 : 0;
+        for (int j = 0; j < 3; j++)
+            view[j] = cam->pivot[j] + g2 * d2[j];
+    }
+    memcpy(cam->origin, view, sizeof view);
+    cam->angles[0] = pitch_to(view, cam->focus);
+}
+
 void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
 {
     memset(cam, 0, sizeof *cam);
@@ -85,11 +191,7 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
     } else if (cl && cl->level.game == CL_GAME_Q1) {
         quake_view(cl, t, cam);
     } else if (cl && cl->level.game == CL_GAME_Q3 && cl->view.dead) {
-        /* cg_view.c CG_OffsetFirstPersonView: a dead player's view lies on its side, roll 40
-         * and pitch -15 (its yaw turns to the killer, STAT_DEAD_YAW: not kept, so the last
-         * yaw stays) */
-        cam->angles[0] = -15;
-        cam->angles[2] = 40;
+        q3_death_camera(cl, cam);
     } else if (cl && cl->level.game == CL_GAME_Q3) {
         /* cg_view.c CG_OffsetFirstPersonView's bob (cg_bobpitch and cg_bobroll 0.002,
          * cg_bobup 0.005): pitch by the bob at no less than 200 units/s, roll the same, its
@@ -204,7 +306,7 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
         return;
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = 0; i < n; i++) {
-        if ((i == cl->view.view_entity && !o->show_view_entity) ||
+        if ((i == cl->view.view_entity && !o->show_view_entity && !q3_third_person(cl)) ||
             (o->hide_entity > 0 && i == o->hide_entity))
             continue;
         cl_entstate s;
@@ -436,9 +538,9 @@ static void render_band(band *bd)
         v.clipv[2] = dot3(N, v.fwd);
         v.clipv[3] = bd->clip[3] - dot3(N, v.org);
     }
-    v.hidden_body = o->hide_entity > 0 ? o->hide_entity
-                    : !o->show_view_entity && cl ? cl->view.view_entity
-                                                 : -1;
+    v.hidden_body = o->hide_entity > 0                                    ? o->hide_entity
+                    : !o->show_view_entity && cl && !q3_third_person(cl) ? cl->view.view_entity
+                                                                         : -1;
     v.y0 = bd->y0;
     v.y1 = bd->y1;
     v.cl = cl;
@@ -965,5 +1067,10 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
     const r_options *o = opt ? opt : &defaults;
     if (!fb || !cam)
         return 0;
+    if (cam->pivoted) {
+        r_camera pulled = *cam;
+        camera_pull_in(a, &pulled);
+        return render_view(a, cl, t, &pulled, o, fb, 0, fb->h, NULL, 0, NULL);
+    }
     return render_view(a, cl, t, cam, o, fb, 0, fb->h, NULL, 0, NULL);
 }

@@ -69,6 +69,10 @@ typedef struct r_camera {
     float origin[3]; /* the eye */
     float angles[3]; /* pitch (down positive), yaw, roll, in degrees */
     float fov;       /* horizontal field of view of a 4:3 screen in degrees; 0 means 90 */
+    /* 1: a camera backed off from pivot (Quake III's dead player, seen from behind), which
+     * r_render pulls in where the map's solid lies between, then turns to look at focus */
+    uint8_t pivoted;
+    float pivot[3], focus[3];
 } r_camera;
 
 /* The recorded camera of cl at time t (cl_view_at: eye origin and angles), FOV 90. */

@@ -244,23 +244,25 @@ static void check_field(const q3frame *f, int x, int v, int *ok)
             *ok = 0;
 }
 
-/* The status bar of demo088-test1.dm_71 at 70.1 s: the numbers are the recorded player's
+/* The status bar of demo088-test1.dm_71 at 22.1 s: the numbers are the recorded player's
  * state (whatever the decoder read: its values are checked elsewhere); this moment has a
- * two-digit ammo count, a two-digit health over 25 and a three-digit armour, so every
- * field's right alignment and an empty leading cell are seen. CG_DrawStatusBar: ammo at 0,
- * health at 185, armour at 370; health over 25 and the armour in colors[0] (1, 0.69, 0).
- * The weapon must be the rocket launcher (its ammo icon at 100, 432 is checked below). */
+ * two-digit ammo count (36), a two-digit health over 25 (95) and a three-digit armour
+ * (105), so every field's right alignment and an empty leading cell are seen.
+ * CG_DrawStatusBar: ammo at 0, health at 185, armour at 370; health over 25 and the
+ * armour in colors[0] (1, 0.69, 0). The weapon must be the shotgun (its ammo icon at 100,
+ * 432 is checked below). (The moment was 70.1 s while the decoder read OpenArena's
+ * weapons mask, 238, as the armour: q3_state.stat_shift.) */
 TEST(q3hud_status_bar_digits)
 {
     q3frame f;
-    if (!frame_open(&f, 70.1))
+    if (!frame_open(&f, 22.1))
         SKIP(NEEDS);
     const cl_stats *st = cl_stats_of(f.cl, -1);
     CHECK_MSG(st->ammo >= 10 && st->ammo < 100 && st->health > 25 && st->health < 100 &&
                   st->armor >= 100 && st->armor < 1000,
               "ammo %d health %d armor %d: not the field widths this test is about", st->ammo,
               st->health, st->armor);
-    CHECK_EQ(st->weapon, CL_WP_ROCKET_LAUNCHER);
+    CHECK_EQ(st->weapon, CL_WP_SHOTGUN);
     int ammo_ok = 1, health_ok = 1, armor_ok = 1;
     check_field(&f, 0, st->ammo, &ammo_ok);
     check_field(&f, 185, st->health, &health_ok);
@@ -278,7 +280,7 @@ TEST(q3hud_status_bar_digits)
         }
     CHECK_MSG(r > 0 && g / r > 0.65 && g / r < 0.73 && b / r < 0.02, "g/r %.3f b/r %.3f",
               r > 0 ? g / r : 0, r > 0 ? b / r : 0);
-    /* the rocket's ammo icon at 100, 432 and the armour icon at 470, 432 are drawn */
+    /* the shells' ammo icon at 100, 432 and the armour icon at 470, 432 are drawn */
     int icon = 0, armour = 0;
     for (int y = 432; y < 480; y++)
         for (int x = 0; x < 48; x++) {

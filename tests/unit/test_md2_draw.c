@@ -119,7 +119,7 @@ static const float eye[3] = {480, -352, 110};
 static rast_fb *shot(const r_assets *a, const cl_state *cl, double t, int gun)
 {
     rast_fb *fb = rast_fb_new(W, H);
-    r_camera cam = {{eye[0], eye[1], eye[2]}, {0, 90, 0}, 90};
+    r_camera cam = {.origin = {eye[0], eye[1], eye[2]}, .angles = {0, 90, 0}, .fov = 90};
     r_options o = {.mode = R_MODE_TEXTURED, .gun = gun};
     r_render(a, cl, t, &cam, &o, fb);
     return fb;
@@ -439,7 +439,7 @@ TEST(md2_real_view_model_without_its_skins)
     CHECK_STR(a->models[2].md2->skins[0], "models/weapons/v_blast/skin.pcx");
     CHECK_EQ(r_assets_missing(a), 0); /* no map named, no skin counted */
     rast_fb *on = rast_fb_new(W, H), *off = rast_fb_new(W, H);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.fov = 90};
     r_options o = {.mode = R_MODE_FLAT, .gun = 1}, no = {.mode = R_MODE_FLAT};
     r_render(a, cl, 0, &cam, &o, on);
     r_render(a, cl, 0, &cam, &no, off);

@@ -973,9 +973,10 @@ static int behind(const cl_state *cl, int body, double t, r_camera *cam)
     if (!cl_entity_at(cl, body, t, &s, &nf, &bl))
         return 0;
     float yaw = s.angles[1] * (float)M_PI / 180;
-    r_camera c = {{s.origin[0] - 96 * cosf(yaw), s.origin[1] - 96 * sinf(yaw), s.origin[2] + 24},
-                  {10, s.angles[1], 0},
-                  90};
+    r_camera c = {.origin = {s.origin[0] - 96 * cosf(yaw), s.origin[1] - 96 * sinf(yaw),
+                             s.origin[2] + 24},
+                  .angles = {10, s.angles[1], 0},
+                  .fov = 90};
     *cam = c;
     return 1;
 }
@@ -1123,9 +1124,10 @@ TEST(md3_flag_carrier_trails_the_flag)
         CHECK(cl_entity_at(cl, 3, t, &s, &nf, &bl));
         float side = (s.angles[1] - 90) * (float)M_PI / 180;
         float cx = s.origin[0] + 150 * cosf(side), cy = s.origin[1] + 150 * sinf(side);
-        r_camera cam = {{cx, cy, s.origin[2] + 40},
-                        {5, atan2f(s.origin[1] - cy, s.origin[0] - cx) * 180 / (float)M_PI, 0},
-                        90};
+        r_camera cam = {
+            .origin = {cx, cy, s.origin[2] + 40},
+            .angles = {5, atan2f(s.origin[1] - cy, s.origin[0] - cx) * 180 / (float)M_PI, 0},
+            .fov = 90};
         oa_ctx o = {fs, 0};
         rast_fb *with = oa_frame_from(cl, t, &o, &cam), *without = oa_frame_from(bare, t, &o, &cam);
         CHECK(with && without);

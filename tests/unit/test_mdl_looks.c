@@ -66,7 +66,7 @@ static void glow_shot(uint16_t fx, double *blue_over, double *red_over, int *n)
     free(pl);
     qd_error err = {0};
     r_assets *a = r_assets_load(&cl->level, read_assets, NULL, pal, &err);
-    r_camera cam = {{480, -352, 110}, {0, 90, 0}, 90};
+    r_camera cam = {.origin = {480, -352, 110}, .angles = {0, 90, 0}, .fov = 90};
     r_options o = {.mode = R_MODE_TEXTURED};
     rast_fb *bare = rast_fb_new(W, H), *with = rast_fb_new(W, H);
     r_render(a, cl, 0, &cam, &o, bare);

@@ -224,7 +224,7 @@ TEST(render_ibsp_deathmatch_starts)
             cls = "info_player_start";
         CHECK_MSG(mdl_entity_value(b->entities, cls, 0, "origin", v, sizeof v),
                   "%s: no start", ibsp_maps[m].file);
-        r_camera cam = {{0}, {0}, 90};
+        r_camera cam = {.origin = {0}, .angles = {0}, .fov = 90};
         CHECK_EQ(sscanf(v, "%f %f %f", &cam.origin[0], &cam.origin[1], &cam.origin[2]), 3);
         cam.origin[2] += 22; /* about the eye height of both games */
         if (mdl_entity_value(b->entities, cls, 0, "angle", v, sizeof v))
@@ -697,7 +697,7 @@ static uint32_t q2_wall_centre_fx(some_files *files, const char *sky, double t, 
     qd_error err = {0};
     r_assets *a = r_assets_load(&cl->level, some_read, files, NULL, &err);
     rast_fb *fb = rast_fb_new(64, 48);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
     r_options tex = {.mode = R_MODE_TEXTURED};
     r_render(a, cl, t, &cam, &tex, fb);
     uint32_t c = fb->color[24 * 64 + 32];

@@ -1058,6 +1058,33 @@ static int run_built(run *r, buf *m)
     return run_open(r, m->b, m->n) && run_all(r, m->b, m->n, NULL) == QD_OK;
 }
 
+/* OpenArena's game (CS_GAME_VERSION "baseoa-1") numbers the stats as the missionpack does
+ * (bg_public.h statIndex_t with STAT_PERSISTANT_POWERUP at 2): the same snapshot as
+ * q3_named_stats_and_team_scores (stats[2] = 1 << 1 | 1 << 5, stats[3] = 50) reads as no
+ * armour (stats[4], not sent: 0) and the weapons of mask 50 = 1 << 1 | 1 << 4 | 1 << 5:
+ * gauntlet, grenade and rocket launchers. Real data: demo088-test1.dm_71 and OpenArena
+ * 0.8.8's own recordings hold such masks (238, 78, 6) where baseq3 keeps the armour. */
+TEST(q3_openarena_stats_numbering)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    add_command(m, w, 11, "cs 20 \"baseoa-1\"");
+    build_stats_snapshot(w, 5000);
+    add_block(m, w, 12);
+    free(w);
+    run r;
+    CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+    const cl_stats *st = cl_stats_of(r.cl, 0);
+    CHECK(st && (st->flags & CL_ST_VALID));
+    CHECK_EQ(st->armor, 0);
+    CHECK_EQ(st->weapons, (1u << CL_WP_MELEE) | (1u << CL_WP_GRENADE_LAUNCHER) |
+                              (1u << CL_WP_ROCKET_LAUNCHER));
+    CHECK_EQ(st->health, -20);
+    run_close(&r);
+    free(m);
+}
+
 TEST(q3_named_stats_and_team_scores)
 {
     bw *w;

@@ -387,7 +387,7 @@ TEST(q3mark_rocket_burns_darken_the_floor)
     rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
     /* 131 units over the floor at z 369, looking down 55 degrees along +x at the burst of
      * 71.1 s (39, -908, 369) */
-    r_camera cam = {{-60, -908, 500}, {55, 0, 0}, 90};
+    r_camera cam = {.origin = {-60, -908, 500}, .angles = {55, 0, 0}, .fov = 90};
     r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
     r_render(w.assets, at, t, &cam, &opt, with);
     r_render(w.assets, none, t, &cam, &opt, without);
@@ -486,7 +486,7 @@ TEST(q3mark_shotgun_pellets_puff_and_mark)
     enum { FW = 320, FH = 180 };
     rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
     cl_state *none = malloc(sizeof *none);
-    r_camera cam = {{20, -1150, 420}, {20, 90, 0}, 90};
+    r_camera cam = {.origin = {20, -1150, 420}, .angles = {20, 90, 0}, .fov = 90};
     r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
     static const double when[2] = {3.05, 6.0};
     for (int k = 0; k < 2 && none; k++) {
@@ -593,7 +593,7 @@ TEST(q3mark_blood_on_the_bodies_hit)
                 none->fxlog.fx[i].t0 = -1e9;
                 mine->fxlog.fx[i].entity = (int16_t)at->view.view_entity;
             }
-        r_camera cam = {{-10, -1220, 410}, {5, 90, 0}, 90};
+        r_camera cam = {.origin = {-10, -1220, 410}, .angles = {5, 90, 0}, .fov = 90};
         r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
         r_render(w.assets, at, t, &cam, &opt, fb[0]);
         r_render(w.assets, none, t, &cam, &opt, fb[1]);
@@ -642,7 +642,7 @@ TEST(q3mark_lightning_beam_drawn)
         app_world_update(&w, &o, at);
         enum { FW = 640, FH = 360 };
         rast_fb *on = rast_fb_new(FW, FH), *off = rast_fb_new(FW, FH);
-        r_camera cam = {{80, -1420, 430}, {5, 110, 0}, 90};
+        r_camera cam = {.origin = {80, -1420, 430}, .angles = {5, 110, 0}, .fov = 90};
         r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
         r_render(w.assets, at, t, &cam, &opt, on);
         r_render(w.assets, cold, t, &cam, &opt, off);
@@ -757,7 +757,7 @@ TEST(q3mark_gibs_fly_and_lie)
                   floating, high);
         CHECK_EQ(r_q3_gib_places(b, &e, 8.0, places, standing), 0);
         /* the frames */
-        r_camera cam = {{6, -1450, 450}, {10, 90, 0}, 90};
+        r_camera cam = {.origin = {6, -1450, 450}, .angles = {10, 90, 0}, .fov = 90};
         static const double when[3] = {15.5, 23.5, 27.0};
         int differ[3];
         CHECK(frames_change(tl, &w, &o, &cam, when, 3, drop_gibbing, &e.t0, differ));
@@ -801,7 +801,7 @@ TEST(q3mark_movers_are_the_maps_own_models)
                   bad);
         enum { FW = 640, FH = 360 };
         rast_fb *fb = rast_fb_new(FW, FH);
-        r_camera cam = {{-10, -1330, 430}, {5, 90, 0}, 90};
+        r_camera cam = {.origin = {-10, -1330, 430}, .angles = {5, 90, 0}, .fov = 90};
         r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
         r_render(w.assets, at, t, &cam, &opt, fb);
         int yellow = 0;
@@ -846,7 +846,7 @@ TEST(q3mark_autosprites_clouds_and_fading_smoke)
     CHECK(at && fb);
     if (at && fb) {
         app_world_update(&w, &o, at);
-        r_camera cam = {{103, 825, 538}, {-15, -80, 0}, 90};
+        r_camera cam = {.origin = {103, 825, 538}, .angles = {-15, -80, 0}, .fov = 90};
         r_render(w.assets, at, 100, &cam, &opt, fb);
         int yellow = 0;
         for (int i = 0; i < FW * FH; i++) {
@@ -859,7 +859,7 @@ TEST(q3mark_autosprites_clouds_and_fading_smoke)
     CHECK(at);
     if (at && fb) {
         app_world_update(&w, &o, at);
-        r_camera cam = {{-10, -1330, 430}, {5, 90, 0}, 90};
+        r_camera cam = {.origin = {-10, -1330, 430}, .angles = {5, 90, 0}, .fov = 90};
         r_render(w.assets, at, 3.0, &cam, &opt, fb);
         /* distinct colours of the top 40 rows (the sky there), by a small open hash */
         static uint32_t seen[4096];
@@ -910,7 +910,7 @@ TEST(q3mark_rail_core_added)
         CHECK(rails >= 1);
         enum { FW = 640, FH = 360 };
         rast_fb *with = rast_fb_new(FW, FH), *without = rast_fb_new(FW, FH);
-        r_camera cam = {{-35, -1700, 430}, {5, -90, 0}, 90};
+        r_camera cam = {.origin = {-35, -1700, 430}, .angles = {5, -90, 0}, .fov = 90};
         r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
         r_render(w.assets, at, t, &cam, &opt, with);
         r_render(w.assets, none, t, &cam, &opt, without);
@@ -1093,7 +1093,7 @@ TEST(q3mark_brass_ejected_and_lying)
                   "%d shells: %d not near 25.6 units, %d lying at 2 s (%d on nothing, %d too far), "
                   "%d gone at 3.2 s",
                   n, away, lying, floating, far, gone);
-        r_camera cam = {{50, -330, 420}, {30, -120, 0}, 90};
+        r_camera cam = {.origin = {50, -330, 420}, .angles = {30, -120, 0}, .fov = 90};
         static const double when[3] = {7.45, 8.5, 11.0};
         int differ[3];
         CHECK(frames_change(tl, &w, &o, &cam, when, 3, drop_burst, NULL, differ));
@@ -1120,7 +1120,7 @@ TEST(q3mark_frame_the_same_after_another)
     enum { FW = 320, FH = 180 };
     rast_fb *first = rast_fb_new(FW, FH), *other = rast_fb_new(FW, FH),
             *again = rast_fb_new(FW, FH);
-    r_camera cam = {{-35, -1700, 430}, {5, -90, 0}, 90}, gib_cam = {{6, -1450, 450}, {10, 90, 0}, 90};
+    r_camera cam = {.origin = {-35, -1700, 430}, .angles = {5, -90, 0}, .fov = 90}, gib_cam = {.origin = {6, -1450, 450}, .angles = {10, 90, 0}, .fov = 90};
     r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
     const struct {
         double t;

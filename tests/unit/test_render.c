@@ -143,7 +143,7 @@ TEST(render_e1m1_start)
 
     const mdl_bsp *b = r_assets_map(a);
     char v[64];
-    r_camera cam = {{0}, {0}, 0};
+    r_camera cam = {.origin = {0}, .angles = {0}, .fov = 0};
     CHECK(mdl_entity_value(b->entities, "info_player_start", 0, "origin", v, sizeof v));
     CHECK_EQ(sscanf(v, "%f %f %f", &cam.origin[0], &cam.origin[1], &cam.origin[2]), 3);
     cam.origin[2] += 22; /* Quake's view height */
@@ -229,7 +229,7 @@ TEST(render_occlusion_and_sides)
         r_assets *a = scene((const float(*)[4][3])q, col, 2, &cl, &bytes);
         CHECK(a && r_assets_map(a));
         rast_fb *fb = rast_fb_new(W, H);
-        r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+        r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
         r_render(a, cl, 0, &cam, NULL, fb);
         if (order == 0)
             save_png(fb, "synth_occlusion.png");
@@ -250,7 +250,7 @@ TEST(render_occlusion_and_sides)
         CHECK_EQ(dz(fb, W / 2, yc + 66), 0);
         CHECK(dz(fb, W / 2, yc + 62) > 0);
         /* from behind (x=300 looking back down -X) both quads face away: nothing drawn */
-        r_camera back = {{300, 0, 0}, {0, 180, 0}, 90};
+        r_camera back = {.origin = {300, 0, 0}, .angles = {0, 180, 0}, .fov = 90};
         r_render(a, cl, 0, &back, NULL, fb);
         size_t covered = 0;
         for (int i = 0; i < W * H; i++)
@@ -274,7 +274,7 @@ TEST(render_near_plane_exact)
     r_assets *a = scene(floorq, col, 1, &cl, &bytes);
     CHECK(a);
     rast_fb *fb = rast_fb_new(W, H);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
     r_render(a, cl, 0, &cam, NULL, fb);
     save_png(fb, "synth_near_plane.png");
     /* Along the centre column, the row whose centre is py sees the floor at depth
@@ -303,7 +303,7 @@ TEST(render_near_plane_exact)
     CHECK(cut > 30); /* the near plane's cut is on screen */
     /* looking straight down (pitch 90): 1 unit above the floor it is clipped away, 10 units
      * above it fills the view at depth 10 */
-    r_camera down = {{0, 0, 0}, {90, 0, 0}, 90};
+    r_camera down = {.origin = {0, 0, 0}, .angles = {90, 0, 0}, .fov = 90};
     r_render(a, cl, 0, &down, NULL, fb);
     CHECK(dz(fb, W / 2, H / 2) == 0);
     down.origin[2] = 9;
@@ -339,7 +339,7 @@ TEST(render_missing_model_box)
     add_entity(cl, 3, 3, 150, 80, 0, 0);
     add_entity(cl, 4, 999, 150, -80, 0, 0); /* a model index past the precache list */
     rast_fb *fb = rast_fb_new(W, H);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
     for (int mode = 0; mode < 2; mode++) {
         r_options o = {.mode = mode};
         r_render(a, cl, 0, &cam, &o, fb);
@@ -371,7 +371,7 @@ TEST(render_missing_map)
     CHECK(r_assets_map(a) == NULL);
     CHECK_EQ(err.code, QD_ERR_NOT_FOUND);
     rast_fb *fb = rast_fb_new(W, H), *bare = rast_fb_new(W, H);
-    r_camera cam = {{0, 0, 22}, {10, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 22}, .angles = {10, 0, 0}, .fov = 90};
     CHECK(r_render(a, cl, 0, &cam, NULL, bare) > 10); /* the grid's lines */
     add_entity(cl, 2, 2, 100, 0, -22, 0);
     int prims = r_render(a, cl, 0, &cam, NULL, fb);
@@ -452,7 +452,7 @@ TEST(render_alias_and_threads)
     cl->entities[2].prev_time = 0;
     cl->entities[2].cur_time = 0.5;
     rast_fb *fb = rast_fb_new(W, H), *fb2 = rast_fb_new(W, H);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
     r_options o = {.mode = R_MODE_FLAT};
     r_render(a, cl, 0.25, &cam, &o, fb);
     save_png(fb, "synth_player.png");
@@ -547,7 +547,7 @@ TEST(render_alias_textured_skin)
     CHECK(!mdl_bsp_light_point(r_assets_map(a), (float[3]){100, 0, 0}, &l) && l == 0);
     add_entity(cl, 2, 2, 100, 0, 0, 0);
     rast_fb *fb = rast_fb_new(W, H);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
     r_options o = {.mode = R_MODE_TEXTURED};
     /* then as player 1's body with shirt colour 4: index 20 (shade 4 of the shirt range)
      * becomes 4 * 16 + 4 = 68 (colours below 8 run upwards), 200 stays */
@@ -598,7 +598,7 @@ TEST(render_sprite_textured)
     CHECK(a);
     CHECK_EQ(r_assets_missing(a), 0);
     rast_fb *with = rast_fb_new(W, H), *without = rast_fb_new(W, H);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
     r_options o = {.mode = R_MODE_TEXTURED};
     r_render(a, cl, 0, &cam, &o, without);
     add_entity(cl, 2, 2, 100, 0, 0, 0);
@@ -645,8 +645,16 @@ TEST(render_q3_view_bob_by_hand)
         cl_frame_end(cl, 0);
         r_camera cam;
         r_camera_from_view(cl, 1.025, &cam);
-        if (k == 3) { /* dead: no bob, roll 40 and pitch -15 (CG_OffsetFirstPersonView) */
-            CHECK(cam.origin[2] == 0 && cam.angles[0] == -15 && cam.angles[2] == 40);
+        if (k == 3) {
+            /* dead: seen from behind (CG_OffsetThirdPersonView, no bob), by hand: the eye at
+             * 0 looking along +x (yaw 0, STAT_DEAD_YAW 0, pitch 0): the camera 8 up and 40
+             * back, (-40, 0, 8), looking at (512, 0, 0): pitch atan(8 / 552) = 0.83 degrees
+             * down, no roll */
+            CHECK(cam.pivoted && fabsf(cam.origin[0] + 40) < 1e-4f && fabsf(cam.origin[1]) < 1e-4f &&
+                  fabsf(cam.origin[2] - 8) < 1e-4f);
+            CHECK_MSG(fabsf(cam.angles[0] - 0.8303f) < 1e-3f && cam.angles[1] == 0 &&
+                          cam.angles[2] == 0,
+                      "angles %g %g %g", cam.angles[0], cam.angles[1], cam.angles[2]);
             continue;
         }
         float up = k == 2 ? 0 : 0.65328f, tilt = k == 2 ? 0 : 0.26131f;

@@ -214,7 +214,7 @@ TEST(render_explosion_lights_the_walls)
         cl_fxlog_clear(dark);
         app_world_update(&w, &o, cl);
         CHECK(w.assets && r_assets_map(w.assets));
-        r_camera cam = {{260, -114, -250}, {20, 0, 0}, 90};
+        r_camera cam = {.origin = {260, -114, -250}, .angles = {20, 0, 0}, .fov = 90};
         r_options opt = {.mode = R_MODE_TEXTURED};
         rast_fb *lit = rast_fb_new(320, 240), *plain = rast_fb_new(320, 240);
         r_render(w.assets, cl, t, &cam, &opt, lit);

@@ -76,11 +76,11 @@ TEST(render_nonconvex_face_across_near_plane)
     float (*p)[3] = malloc(COMB * sizeof *p);
     comb(p);
     rast_fb *fb = rast_fb_new(32, 24);
-    r_camera cam = {{0, 0, 0}, {0, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
     CHECK_EQ(render_one((const float(*)[3])p, COMB, &cam, fb), 0);
     /* From above, wholly in view and in front: no clipping, so it is sent (as fans of at
      * most 64 corners: ceil(1022 / 62) pieces). */
-    r_camera top = {{0, 0, 300}, {90, 0, 0}, 90};
+    r_camera top = {.origin = {0, 0, 300}, .angles = {90, 0, 0}, .fov = 90};
     CHECK_EQ(render_one((const float(*)[3])p, COMB, &top, fb), (COMB - 2 + 61) / 62);
     rast_fb_free(fb);
     free(p);
@@ -94,7 +94,7 @@ TEST(render_convex_face_of_max_edges_clipped_by_every_plane)
     float (*p)[3] = malloc(COMB * sizeof *p);
     disc(p);
     rast_fb *fb = rast_fb_new(32, 24);
-    r_camera cam = {{0, 0, 0}, {45, 0, 0}, 90};
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {45, 0, 0}, .fov = 90};
     CHECK(render_one((const float(*)[3])p, COMB, &cam, fb) > 0);
     CHECK(fb->depth[12 * 32 + 16] > 0);
     rast_fb_free(fb);

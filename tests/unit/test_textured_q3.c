@@ -2076,7 +2076,7 @@ TEST(q3tex_portal_camera_by_hand)
     p.dir[1] = -1;
     p.roll = 180;
     p.swing = 1;
-    r_camera eye = {{1330, -904, 10}, {0, 180, 0}, 90}, out;
+    r_camera eye = {.origin = {1330, -904, 10}, .angles = {0, 180, 0}, .fov = 90}, out;
     CHECK(r_portal_camera(N, 1180, &p, ent, 0, &eye, 0, &out));
     CHECK(fabsf(out.origin[0] - 1328) < 0.01f && fabsf(out.origin[1] - 758) < 0.01f &&
           fabsf(out.origin[2] - 106) < 0.01f);
@@ -2095,7 +2095,7 @@ TEST(q3tex_portal_camera_by_hand)
      * (150, 20, 30) looking along -x is reflected to (50, 20, 30) looking along +x (yaw 0),
      * up still up; the right-handed view's picture is the mirror's flipped left to right */
     const float M[3] = {1, 0, 0}, ment[3] = {110, 0, 0};
-    r_camera me = {{150, 20, 30}, {0, 180, 0}, 90};
+    r_camera me = {.origin = {150, 20, 30}, .angles = {0, 180, 0}, .fov = 90};
     CHECK(r_portal_camera(M, 100, &p, ment, 0, &me, 1, &out));
     CHECK(fabsf(out.origin[0] - 50) < 0.01f && fabsf(out.origin[1] - 20) < 0.01f &&
           fabsf(out.origin[2] - 30) < 0.01f);
@@ -2333,7 +2333,7 @@ TEST(q3tex_mirror_on_oa_dm1)
     p.entity = 50;
     memcpy(p.camera, e.origin, sizeof p.camera);
     CHECK(cl_portal_set(cl, &p));
-    s.cam = (r_camera){{420, 1600, -74}, {0, 180, 0}, 90};
+    s.cam = (r_camera){.origin = {420, 1600, -74}, .angles = {0, 180, 0}, .fov = 90};
     portal_px px = portal_pixels(&s, cl, none, 1.0, 320, 240, "textures/common/portal");
     CHECK_MSG(px.on > 320 * 240 / 50, "%d mirror pixels", px.on);
     CHECK_MSG(px.changed * 10 > px.on * 9, "%d of %d mirror pixels changed", px.changed, px.on);

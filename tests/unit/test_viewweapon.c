@@ -205,7 +205,7 @@ TEST(viewweapon_quake2_gun_follows_pitch)
     int count[3] = {0};
     for (int k = 0; k < 3; k++) {
         rast_fb *fb = rast_fb_new(W, H);
-        r_camera cam = {{0, 0, 0}, {(float)(k - 1) * 30, 40, 0}, 90};
+        r_camera cam = {.origin = {0, 0, 0}, .angles = {(float)(k - 1) * 30, 40, 0}, .fov = 90};
         r_options o = {.mode = R_MODE_FLAT, .gun = 1};
         r_render(a, cl, 0, &cam, &o, fb);
         uint32_t mid = fb->color[(H / 2) * W + W / 2];
