@@ -25,9 +25,10 @@ static void render_it(const uint8_t *data, size_t size)
     cl->entities[2].prev = cl->entities[2].cur;
     memread in = {data, size, {"maps/fuzz.bsp"}};
     /* the first camera crosses the faces of small maps (the comb maps in tests/crashers/bsp) */
-    static const r_camera cams[3] = {{{0, 0, 0}, {0, 0, 0}, 90},
-                                     {{100, -50, 20}, {30, 200, 10}, 90},
-                                     {{-3e4f, 2e4f, 1e4f}, {-80, 45, 0}, 120}};
+    static const r_camera cams[3] = {
+        {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90},
+        {.origin = {100, -50, 20}, .angles = {30, 200, 10}, .fov = 90},
+        {.origin = {-3e4f, 2e4f, 1e4f}, .angles = {-80, 45, 0}, .fov = 120}};
     fuzz_render(cl, &in, cams, 3, 0);
     free(cl);
 }

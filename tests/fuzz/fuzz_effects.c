@@ -60,8 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cl->level.num_models < 2)
         cl->level.num_models = 2;
     memread in = {map, maplen, {"maps/fuzz.bsp"}};
-    static const r_camera cams[2] = {{{0, 0, 0}, {0, 0, 0}, 90},
-                                     {{100, -50, 20}, {30, 200, 10}, 90}};
+    static const r_camera cams[2] = {
+        {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90},
+        {.origin = {100, -50, 20}, .angles = {30, 200, 10}, .fov = 90}};
     double t = cl->time;
     fuzz_render(cl, &in, cams, 2, t);
     fuzz_render(cl, &in, cams, 1, t + 0.5);

@@ -36,7 +36,9 @@ static void render_it(const uint8_t *data, size_t size)
     cl->entities[1].cur.player = cl->entities[1].prev.player = 1;
     cl->entities[2].cur.model = cl->entities[2].prev.model = 4; /* an item */
     cl->entities[2].cur.fx = cl->entities[2].prev.fx = CL_FX_ROTATE;
-    static const r_camera cams[2] = {{{0, 0, 0}, {0, 0, 0}, 90}, {{40, 0, 4}, {20, 170, 0}, 90}};
+    static const r_camera cams[2] = {
+        {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90},
+        {.origin = {40, 0, 4}, .angles = {20, 170, 0}, .fov = 90}};
     fuzz_render(cl, &in, cams, 2, 0.05);
     free(cl);
 }
