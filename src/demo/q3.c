@@ -1200,6 +1200,10 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         cl_entity_set_loop(c->cl, cn + 1,
                            weapon_loop(c, ps->f[Q3_PS_WEAPON],
                                        (ps->f[Q3_PS_EFLAGS] & Q3_EF_FIRING) != 0));
+    } else if (body && ps->stats[Q3_STAT_HEALTH] <= -40 && cn >= 0 && cn < Q3_MAX_CLIENTS) {
+        /* gibbed: its body goes (a player's entity stays through frames that leave it out,
+         * cl_frame_end: its last pose, standing with its gun, would be seen from behind) */
+        cl_entity_remove(c->cl, cn + 1);
     }
     cl_view v;
     memset(&v, 0, sizeof v);

@@ -1058,6 +1058,67 @@ static int run_built(run *r, buf *m)
     return run_open(r, m->b, m->n) && run_all(r, m->b, m->n, NULL) == QD_OK;
 }
 
+/* A snapshot whose playerState has pm_type pm and STAT_HEALTH health alone. */
+static void build_health_snapshot(bw *w, int32_t t, int pm, int health)
+{
+    snapshot_head(w, t);
+    wbits(w, Q3_PS_WEAPON + 1, 8);
+    for (int i = 0; i <= Q3_PS_WEAPON; i++) {
+        int v = i == Q3_PS_PM_TYPE ? pm : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
+        wbit(w, v != 0);
+        if (v)
+            wbits(w, v, q3_ps_fields[i].bits);
+    }
+    wbit(w, 1);
+    wbit(w, 1); /* stats: health alone */
+    wbits(w, 0x01, 16);
+    wbits(w, health, -16);
+    wbit(w, 0); /* persistant */
+    wbit(w, 0); /* ammo */
+    wbit(w, 0); /* powerups */
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* The recorder's body (entity 1: client 0) while alive, dead (health -20: drawn, the dead
+ * player being seen from behind) and gibbed (health -50, under GIB_HEALTH -40:
+ * BG_PlayerStateToEntityState makes it ET_INVISIBLE): gone, not its last pose kept. */
+TEST(q3_gibbed_recorder_has_no_body)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    build_health_snapshot(w, 5000, 0, 100);
+    add_block(m, w, 11);
+    build_health_snapshot(w, 5050, 3, -20);
+    add_block(m, w, 12);
+    build_health_snapshot(w, 5100, 3, -50);
+    add_block(m, w, 13);
+    free(w);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    int alive = 0, dead = 0, gibbed = 1, done = 0;
+    for (int k = 0; k < 8 && !done; k++) {
+        if (demo_q3_decoder.step(r.state, m->b, m->n, r.cl, NULL, &done, &r.err) != QD_OK)
+            break;
+        const cl_stats *st = cl_stats_of(r.cl, 0);
+        if (!st || !(st->flags & CL_ST_VALID))
+            continue;
+        int body = r.cl->num_entities > 1 && r.cl->entities[1].active;
+        if (st->health == 100)
+            alive = body;
+        else if (st->health == -20)
+            dead = body;
+        else if (st->health == -50)
+            gibbed = body;
+    }
+    CHECK(alive && dead && !gibbed);
+    run_close(&r);
+    free(m);
+}
+
 /* OpenArena's game (CS_GAME_VERSION "baseoa-1") numbers the stats as the missionpack does
  * (bg_public.h statIndex_t with STAT_PERSISTANT_POWERUP at 2): the same snapshot as
  * q3_named_stats_and_team_scores (stats[2] = 1 << 1 | 1 << 5, stats[3] = 50) reads as no
