@@ -406,6 +406,18 @@ TEST(fidelity_quake3_sky_in_the_void_against_ioquake3)
                       "tests/data/fidelity/oa_void", 1, 0.92);
 }
 
+/* OpenArena's oa_dm4 after the recorder is gibbed (tests/data/fidelity/oa_death: two frames)
+ * against ioquake3's classic renderer. cgame draws a dead player in third person, turned
+ * to the killer (STAT_DEAD_YAW) and backed off 40 units (cg_view.c
+ * CG_OffsetThirdPersonView); qdemo kept a first-person view rolled 40 degrees, and the
+ * recorder's last pose stood in front of it once gibbed. Before: ncc -0.395; now 0.812.
+ * Held at 0.7. */
+TEST(fidelity_quake3_death_camera_against_ioquake3)
+{
+    OA_OWN_MAP_NCC("quake3 death camera", "oa_dm4_deathlook.dm_71",
+                   "tests/data/fidelity/oa_death", 2, 0.7);
+}
+
 /* oa_dm7 from its spawn point (tests/data/fidelity/oa_dm7: one frame) against ioquake3 (its
  * default renderer). Its walls and floors (detailtest.shader: textures/gothic_wall/
  * streetbricks14 and others, the texture, the lightmap, then one or two detail images of
