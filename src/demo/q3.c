@@ -196,9 +196,14 @@ static const char *const item_models[] = {
 /* The baseq3 item (an index of item_models) a protocol's bg_itemlist index stands for, 0
  * none. */
 /* The playerState stats[] slots of the owned weapons, the armour and the dead player's
- * yaw: the protocol's, moved one on for OpenArena's numbering (q3_state.stat_shift). */
-static int stat_weapons(const ctx *c) { return c->p->stat_weapons + c->s->stat_shift; }
-static int stat_armor(const ctx *c) { return c->p->stat_armor + c->s->stat_shift; }
+ * yaw: the protocol's, moved one on for the missionpack's numbering (q3_state.mp_version,
+ * mp_fs_game) where the protocol's row is baseq3's. */
+static int stat_shift(const ctx *c)
+{
+    return c->p->stat_weapons == 2 && (c->s->mp_version || c->s->mp_fs_game);
+}
+static int stat_weapons(const ctx *c) { return c->p->stat_weapons + stat_shift(c); }
+static int stat_armor(const ctx *c) { return c->p->stat_armor + stat_shift(c); }
 
 static int item_of(const q3_proto *p, int item)
 {
@@ -375,7 +380,7 @@ static void apply_cs(ctx *c, int index, const char *str)
     } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
         c->cl->team_score[index - Q3_CS_SCORES1] = qd_atoi(str);
     } else if (index == Q3_CS_GAME_VERSION) {
-        c->s->stat_shift = p->stat_weapons == 2 && !strncmp(str, "baseoa", 6);
+        c->s->mp_version = !strncmp(str, "baseoa", 6);
     } else if (index == p->cs_flagstatus) {
         /* cg_servercmds.c CG_ConfigStringModified: the red flag's state is the first digit,
          * the blue's the second (0 at base, 1 taken, 2 dropped); cgame draws no icon for any
@@ -456,6 +461,7 @@ static void begin_level(ctx *c)
     if (!qd_info_get(gs_get(gs, Q3_CS_SYSTEMINFO), "fs_game", v, sizeof v) || !v[0])
         qd_info_get(si, "fs_game", v, sizeof v);
     cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
+    c->s->mp_fs_game = !strcmp(v, "missionpack");
     q3_warmup_cs(c->cl, c->s, gs_get(gs, Q3_CS_WARMUP), 0); /* CG_SetConfigValues */
     for (int i = 0; i < Q3_MAX_CLIENTS; i++)
         cl_set_player_name(c->cl, i, "");

@@ -576,12 +576,13 @@ typedef struct q3_state {
     uint8_t was_intermission;
     uint8_t team_game;        /* the serverinfo's g_gametype is a team game (GT_TEAM, 3, on) */
     uint8_t gametype;         /* g_gametype */
-    /* 1: the stats[] numbered as the missionpack's (bg_public.h statIndex_t with
-     * STAT_PERSISTANT_POWERUP at 2: STAT_WEAPONS 3, STAT_ARMOR 4, STAT_DEAD_YAW 5), as
-     * OpenArena's game (CS_GAME_VERSION "baseoa-1") sends them: realdata's demo088 and its
-     * recordings hold weapon masks (238, 78; 6 at a spawn: gauntlet and machine gun) in
-     * baseq3's STAT_ARMOR; 0: the protocol's row (q3_proto) */
-    uint8_t stat_shift;
+    /* the stats[] numbered as the missionpack's (bg_public.h statIndex_t with
+     * STAT_PERSISTANT_POWERUP at 2: STAT_WEAPONS 3, STAT_ARMOR 4, STAT_DEAD_YAW 5): by
+     * OpenArena's game (CS_GAME_VERSION "baseoa-1": realdata's demo088 and its recordings
+     * hold weapon masks, 238, 78, 6 at a spawn, in baseq3's STAT_ARMOR) and by a game in
+     * the folder missionpack (fs_game: Team Arena's, OpenArena's missionpack, realdata's
+     * boomtest.dm_68 with its mask 6); else the protocol's row (q3_proto) */
+    uint8_t mp_version, mp_fs_game;
     uint8_t time_warned, frag_warned; /* cg.timelimitWarnings, cg.fraglimitWarnings */
     int32_t timelimit, fraglimit;     /* the serverinfo's, minutes and frags; 0 none */
     uint8_t have_pers;        /* pers holds the recorder's last persistant[] */

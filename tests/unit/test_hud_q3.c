@@ -251,7 +251,7 @@ static void check_field(const q3frame *f, int x, int v, int *ok)
  * CG_DrawStatusBar: ammo at 0, health at 185, armour at 370; health over 25 and the
  * armour in colors[0] (1, 0.69, 0). The weapon must be the shotgun (its ammo icon at 100,
  * 432 is checked below). (The moment was 70.1 s while the decoder read OpenArena's
- * weapons mask, 238, as the armour: q3_state.stat_shift.) */
+ * weapons mask, 238, as the armour: q3_state.mp_version.) */
 TEST(q3hud_status_bar_digits)
 {
     q3frame f;

@@ -888,6 +888,32 @@ static void real_folder(const char *sub, int *files)
     closedir(d);
 }
 
+/* OpenArena's missionpack game (realdata's boomtest.dm_68: fs_game missionpack, its pak
+ * names "missionpack/mp-pak0 baseoa/...") numbers the stats as the missionpack: its
+ * stats[3] holds 6 in every snapshot, read before as the armour, which is the weapons
+ * mask of the gauntlet (bit 1) and the machine gun (bit 2), a spawn's; stats[4], the
+ * armour, stays 0. */
+TEST(q3_realdata_missionpack_stats)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/dm_68/openarena-data_missionpack_mp-pak0_boomtest.dm_68",
+             test_realdata());
+    size_t len;
+    uint8_t *data = test_read_file(path, &len);
+    if (!data)
+        SKIP("no boomtest.dm_68 in the real-data folder");
+    run r;
+    CHECK(run_open(&r, data, len));
+    CHECK(run_all(&r, data, len, NULL) == QD_OK);
+    const cl_stats *st = cl_stats_of(r.cl, -1);
+    CHECK(st && (st->flags & CL_ST_VALID));
+    CHECK_STR(r.cl->level.gamedir, "missionpack");
+    CHECK_EQ(st->armor, 0);
+    CHECK_EQ(st->weapons, (1u << CL_WP_MELEE) | (1u << CL_WP_MACHINEGUN));
+    run_close(&r);
+    free(data);
+}
+
 TEST(q3_realdata_dm68)
 {
     int files;
