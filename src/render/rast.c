@@ -980,6 +980,20 @@ static inline __m256i linear8(const uint32_t *texels, int w, int h, __m256i s, _
     __m256i c11 = gather8(texels, _mm256_add_epi32(r1, x1));
     return mix8(c00, c10, c01, c11, fx, fy, 1);
 }
+
+/* next8, then the two blocks' texels (bilinear when mag: texel_linear at the blocks' own
+ * coordinates); 0 when no pixel of the two is in front. */
+static inline int texels8(const uint32_t *texels, __m256i *s8, __m256i *t8, __m256i s8s,
+                          __m256i t8s, uint64_t rest, int wrap, int w, int h, __m256i lim8,
+                          int mag, __m256i *tex)
+{
+    const __m256i s_at = *s8, t_at = *t8;
+    __m256i ix;
+    if (!next8(s8, t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
+        return 0;
+    *tex = mag ? linear8(texels, w, h, s_at, t_at) : gather8(texels, ix);
+    return 1;
+}
 #endif
 
 static inline __attribute__((always_inline)) void
@@ -1077,11 +1091,9 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         const __m256i po_hi = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_hi),
                                                _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
-            __m256i ix;
-            const __m256i s_at = s8, t_at = t8;
-            if (!next8(&s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
+            __m256i tex32;
+            if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &tex32))
                 continue;
-            __m256i tex32 = mag ? linear8(texels, w, h, s_at, t_at) : gather8(texels, ix);
             __m256i tlo = _mm256_unpacklo_epi8(tex32, zero8), thi = _mm256_unpackhi_epi8(tex32, zero8);
             /* the two blocks' light reads: each half its block's pair */
             int la_b = b >> (sh - 2), la_b1 = (b + 1) >> (sh - 2);
@@ -1121,11 +1133,9 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         const __m256i k255 = _mm256_set1_epi16(255), k128 = _mm256_set1_epi16(128);
         const __m256i k257 = _mm256_set1_epi16(257);
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
-            __m256i ix;
-            const __m256i s_at = s8, t_at = t8;
-            if (!next8(&s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
+            __m256i src;
+            if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &src))
                 continue;
-            __m256i src = mag ? linear8(texels, w, h, s_at, t_at) : gather8(texels, ix);
             __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
             __m256 old = _mm256_loadu_ps(d + j);
             __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */

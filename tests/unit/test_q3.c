@@ -1016,16 +1016,23 @@ static void snapshot_head(bw *w, int32_t t) { snapshot_head_flags(w, t, 0); }
  * WP_ROCKET_LAUNCHER 5; stats[STAT_HEALTH 0] -20, [STAT_WEAPONS 2] gauntlet 1 and rocket
  * launcher 5 bits, [STAT_ARMOR 3] 50; persistant[PERS_SCORE 0] 7; ammo[5] 12, ammo[3]
  * (shotgun) 9; powerups[PW_QUAD 1] ends at server ms 8000, [PW_REDFLAG 7] INT_MAX. */
-static void build_stats_snapshot(bw *w, int32_t t)
+/* A snapshot's head and its playerState's fields up to the weapon: pm_type pm, weapon
+ * WP_ROCKET_LAUNCHER 5, viewheight 26; the arrays are the caller's. */
+static void ps_snapshot_head(bw *w, int32_t t, int pm)
 {
     snapshot_head(w, t);
     wbits(w, Q3_PS_WEAPON + 1, 8);
     for (int i = 0; i <= Q3_PS_WEAPON; i++) {
-        int v = i == Q3_PS_PM_TYPE ? 3 : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
+        int v = i == Q3_PS_PM_TYPE ? pm : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
         wbit(w, v != 0);
         if (v)
             wbits(w, v, q3_ps_fields[i].bits);
     }
+}
+
+static void build_stats_snapshot(bw *w, int32_t t)
+{
+    ps_snapshot_head(w, t, 3);
     wbit(w, 1);
     wbit(w, 1); /* stats */
     wbits(w, 0x0d, 16);
@@ -1087,14 +1094,7 @@ static int run_built(run *r, buf *m)
 /* A snapshot whose playerState has pm_type pm and STAT_HEALTH health alone. */
 static void build_health_snapshot(bw *w, int32_t t, int pm, int health)
 {
-    snapshot_head(w, t);
-    wbits(w, Q3_PS_WEAPON + 1, 8);
-    for (int i = 0; i <= Q3_PS_WEAPON; i++) {
-        int v = i == Q3_PS_PM_TYPE ? pm : i == Q3_PS_WEAPON ? 5 : i == Q3_PS_VIEWHEIGHT ? 26 : 0;
-        wbit(w, v != 0);
-        if (v)
-            wbits(w, v, q3_ps_fields[i].bits);
-    }
+    ps_snapshot_head(w, t, pm);
     wbit(w, 1);
     wbit(w, 1); /* stats: health alone */
     wbits(w, 0x01, 16);
