@@ -129,11 +129,22 @@ static float solid_fraction(const mdl_bsp *b, const float from[3], const float t
     return 1;
 }
 
+/* The point fraction f of the way from `from` to `to`, less 4 units (the game's box is 8
+ * wide: it stops short of the wall), not behind `from`. */
+static void stop_short(const float from[3], const float to[3], float f, float out[3])
+{
+    float d[3] = {to[0] - from[0], to[1] - from[1], to[2] - from[2]};
+    float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    float g = f - (len > 0 ? 4 / len : 0);
+    g = g > 0 ? g : 0;
+    for (int j = 0; j < 3; j++)
+        out[j] = from[j] + g * d[j];
+}
+
 /* cg_view.c CG_OffsetThirdPersonView's trace, from the eye to the backed-off camera: where
- * the map's solid comes between, the camera stops there (4 units short: the game's box is
- * 8 wide), rises by (1 - fraction) 32 units and stops again where a second trace from the
- * eye meets solid; then it looks at the focus point again. A point sampled every 2 units
- * stands in for the game's box. */
+ * the map's solid comes between, the camera stops there, rises by (1 - fraction) 32 units
+ * and stops again where a second trace from the eye meets solid; then it looks at the
+ * focus point again. A point sampled every 2 units stands in for the game's box. */
 static void camera_pull_in(const r_assets *a, r_camera *cam)
 {
     const mdl_bsp *b = a ? a->world.bsp : NULL;
@@ -142,31 +153,12 @@ static void camera_pull_in(const r_assets *a, r_camera *cam)
     float f = solid_fraction(b, cam->pivot, cam->origin);
     if (f >= 1)
         return;
-    float d[3], len = 0;
-    for (int j = 0; j < 3; j++) {
-        d[j] = cam->origin[j] - cam->pivot[j];
-        len += d[j] * d[j];
-    }
-    len = sqrtf(len);
-    float back = len > 0 ? 4 / len : 0; /* (the box's half width, short of the wall) */
-    float g = f - back > 0 ? f - back : 0;
     float view[3];
-    for (int j = 0; j < 3; j++)
-        view[j] = cam->pivot[j] + g * d[j];
+    stop_short(cam->pivot, cam->origin, f, view);
     view[2] += (1 - f) * 32;
     float f2 = solid_fraction(b, cam->pivot, view);
-    if (f2 < 1) {
-        float d2[3], l2 = 0;
-        for (int j = 0; j < 3; j++) {
-            d2[j] = view[j] - cam->pivot[j];
-            l2 += d2[j] * d2[j];
-        }
-        l2 = sqrtf(l2);
-        float g2 = f2 - (l2 > 0 ? 4 / l2 : 0);
-        g2 = g2 > 0 ? g2 : 0;
-        for (int j = 0; j < 3; j++)
-            view[j] = cam->pivot[j] + g2 * d2[j];
-    }
+    if (f2 < 1)
+        stop_short(cam->pivot, view, f2, view);
     memcpy(cam->origin, view, sizeof view);
     cam->angles[0] = pitch_to(view, cam->focus);
 }
