@@ -865,22 +865,32 @@ static float frac_at(double t, double t0, double t1)
     return (float)f;
 }
 
+/* The state entity e interpolates from and the times of that state and its newest, a
+ * lazily kept entity's as cl_lazy_settle would leave them. */
+static void entity_span(const cl_state *cl, const cl_entity *e, const cl_entstate **prev,
+                        double *prev_time, double *cur_time)
+{
+    *prev = &e->prev;
+    *prev_time = e->prev_time;
+    *cur_time = e->cur_time;
+    if (cl_lazy_kept(cl, e)) {
+        if (!e->still) {
+            *prev = &e->cur;
+            *prev_time = e->cur_time;
+        }
+        *cur_time = cl->lazy.lazy_time;
+    }
+}
+
 int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *next_frame,
                  float *blend)
 {
     if (num < 0 || num >= cl->num_entities || !cl->entities[num].active)
         return 0;
     const cl_entity *e = &cl->entities[num];
-    /* a lazily kept entity as cl_lazy_settle would leave it */
-    const cl_entstate *prev = &e->prev;
-    double prev_time = e->prev_time, cur_time = e->cur_time;
-    if (cl_lazy_kept(cl, e)) {
-        if (!e->still) {
-            prev = &e->cur;
-            prev_time = e->cur_time;
-        }
-        cur_time = cl->lazy.lazy_time;
-    }
+    const cl_entstate *prev;
+    double prev_time, cur_time;
+    entity_span(cl, e, &prev, &prev_time, &cur_time);
     float f = frac_at(t, prev_time, cur_time);
     *out = e->cur;
     for (int i = 0; i < 3; i++) {
@@ -892,16 +902,35 @@ int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *n
         const cl_motion *m = &cl->motion[cl->motion_slot[num] - 1];
         double tt = t < prev_time ? prev_time : t > cur_time ? cur_time : t;
         int k = tt >= m->since;
+        /* (a lead: the trajectory at the clock's time plus it, origin and angles alike) */
         if (traj_moves(&m->pos[k]))
-            cl_traj_eval(&m->pos[k], tt, out->origin);
+            cl_traj_eval(&m->pos[k], tt + m->pos[k].lead_ms / 1000.0, out->origin);
         if (traj_moves(&m->apos[k]))
-            cl_traj_eval(&m->apos[k], tt, out->angles);
+            cl_traj_eval(&m->apos[k], tt + m->apos[k].lead_ms / 1000.0, out->angles);
     }
     out->frame = prev->frame;
     if (next_frame)
         *next_frame = e->cur.frame;
     if (blend)
         *blend = f;
+    return 1;
+}
+
+int cl_entity_lead_from(const cl_state *cl, int num, double t, float from[3])
+{
+    if (num <= 0 || num >= cl->num_entities || num >= CL_MOTION_ENTITIES ||
+        !cl->entities[num].active || !(cl->entities[num].cur.flags & CL_EF_TRAJ) ||
+        !cl->motion_slot[num])
+        return 0;
+    const cl_motion *m = &cl->motion[cl->motion_slot[num] - 1];
+    const cl_entstate *prev;
+    double prev_time, cur_time;
+    entity_span(cl, &cl->entities[num], &prev, &prev_time, &cur_time);
+    double tt = t < prev_time ? prev_time : t > cur_time ? cur_time : t; /* (cl_entity_at's) */
+    const cl_traj *tr = &m->pos[tt >= m->since];
+    if (!tr->lead_ms || !traj_moves(tr))
+        return 0;
+    cl_traj_eval(tr, tt, from);
     return 1;
 }
 

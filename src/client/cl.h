@@ -117,7 +117,11 @@ typedef struct cl_traj {        /* 40 bytes: BG_EvaluateTrajectory's inputs */
     float delta[3];             /* trDelta (units or degrees per second; SINE: amplitude) */
     int32_t t0_ms;              /* trTime on the demo clock (demo ms, not server ms) */
     int32_t duration_ms;        /* trDuration */
-    uint8_t type, pad[7];       /* cl_traj_type */
+    uint8_t type, pad;          /* cl_traj_type */
+    /* drawn this far ahead of the demo clock (cl_entity_at): OpenArena's unlagged cgame
+     * leads a missile by one server frame (q3.c missile_lead); 0 for everything else */
+    uint16_t lead_ms;
+    uint8_t pad2[4];
 } cl_traj;
 /* One moving entity's trajectories: [1] the newest, valid from demo time `since`, [0] the
  * one before (cgame draws the snapshot at or before its time). */
@@ -757,6 +761,10 @@ void cl_fxlog_clear(cl_state *cl);
  * Returns 0 when the entity is not active. */
 int cl_entity_at(const cl_state *cl, int num, double t, cl_entstate *out, int *next_frame,
                  float *blend);
+/* 1 when cl_entity_at places entity num at t ahead of the clock (a trajectory's lead_ms),
+ * with *from the origin it would have without the lead (where the game's trace of the lead
+ * starts: the renderer stops the entity at the map's solid between); 0 otherwise. */
+int cl_entity_lead_from(const cl_state *cl, int num, double t, float from[3]);
 /* Entity num (0 <= num < CL_MAX_ENTITIES) as it reads now, a list kept whole brought to
  * it, without its list mark (list_gen 0): what states compare by (tests, qdemo-bench). */
 void cl_entity_settled(const cl_state *cl, int num, cl_entity *out);

@@ -143,6 +143,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_ITEM_MODELS 256
 #define Q3_EV_FIRE_WEAPON_68 23 /* bg_public.h entity_event_t EV_FIRE_WEAPON (66..71) */
 #define Q3_WP_LIGHTNING 6       /* weapon_t WP_LIGHTNING */
+#define Q3_WP_GRAPPLING_HOOK 10 /* weapon_t WP_GRAPPLING_HOOK */
 #define Q3_EV_GLOBAL_TEAM_SOUND_68 47 /* EV_GLOBAL_TEAM_SOUND (66..71) */
 #define Q3_EV_BULLET_HIT_WALL_68 49  /* EV_BULLET_HIT_WALL (66..71) */
 #define Q3_EV_SHOTGUN_68 54          /* EV_SHOTGUN (66..71) */
@@ -379,6 +380,9 @@ static void apply_cs(ctx *c, int index, const char *str)
         apply_player(c, index - p->cs_players, str);
     } else if (index == Q3_CS_SCORES1 || index == Q3_CS_SCORES2) {
         c->cl->team_score[index - Q3_CS_SCORES1] = qd_atoi(str);
+    } else if (index == Q3_CS_SYSTEMINFO) {
+        int fps = qd_info_get(str, "sv_fps", v, sizeof v) ? qd_atoi(v) : 0;
+        c->s->unlagged_ms = (uint16_t)(fps > 0 && fps <= 1000 ? 1000 / fps : 0);
     } else if (index == Q3_CS_GAME_VERSION) {
         c->s->mp_version = !strncmp(str, "baseoa", 6);
     } else if (index == p->cs_flagstatus) {
@@ -462,6 +466,7 @@ static void begin_level(ctx *c)
         qd_info_get(si, "fs_game", v, sizeof v);
     cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
     c->s->mp_fs_game = !strcmp(v, "missionpack");
+    c->s->unlagged_ms = 0; /* (until CS_SYSTEMINFO says) */
     q3_warmup_cs(c->cl, c->s, gs_get(gs, Q3_CS_WARMUP), 0); /* CG_SetConfigValues */
     for (int i = 0; i < Q3_MAX_CLIENTS; i++)
         cl_set_player_name(c->cl, i, "");
@@ -955,6 +960,23 @@ static void flight_ended(ctx *c, int num, const cl_traj *next)
     cl_fx_add(c->cl, &fx);
 }
 
+/* How far ahead of the clock an unlagged cgame draws entity e (OpenArena's cg_ents.c
+ * CG_CalcEntityLerpPositions, "unlagged - projectile nudge"; facts only): a missile but the
+ * grappling hook by one server frame (1000 / sv_fps ms) when the recorder fired it
+ * (otherEntityNum is cg.clientNum, the gamestate's), and by cg_projectileNudge (0 by
+ * default) plus that when another did, but for another's grenade; nothing else. The game
+ * then stops it at what its trace meets from where it is at the clock (the renderer's
+ * r_entity_at, at the map's solid). */
+static uint16_t missile_lead(const ctx *c, const q3_ent *e)
+{
+    int wp = e->f[Q3_ES_WEAPON];
+    if (e->f[Q3_ES_ETYPE] != Q3_ET_MISSILE || wp == Q3_WP_GRAPPLING_HOOK)
+        return 0;
+    if (e->f[Q3_ES_OTHERENTITYNUM] == c->s->client_num || wp != Q3_WP_GRENADE_LAUNCHER)
+        return c->s->unlagged_ms;
+    return 0;
+}
+
 static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
                         const cl_traj *known_apos, const float known_ang[3])
 {
@@ -971,7 +993,9 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
     } else {
         get_traj(c, e, 1, &own);
         cl_traj_eval(&own, at, st.angles);
+        own.lead_ms = missile_lead(c, e);
     }
+    pos.lead_ms = missile_lead(c, e);
     /* modelindex names a CS_MODELS slot for ET_GENERAL and ET_MOVER (cg_ents.c CG_General,
      * CG_Mover) and a bg_itemlist entry for ET_ITEM (CG_Item). Missiles get their model
      * from the weapon (CG_Missile), players from their client's configstring (CG_Player). */

@@ -583,6 +583,11 @@ typedef struct q3_state {
      * the folder missionpack (fs_game: Team Arena's, OpenArena's missionpack, realdata's
      * boomtest.dm_68 with its mask 6); else the protocol's row (q3_proto) */
     uint8_t mp_version, mp_fs_game;
+    /* 1000 / sv_fps of CS_SYSTEMINFO, 0 when it holds none: an unlagged game (OpenArena's
+     * g_main.c registers sv_fps CVAR_SYSTEMINFO "so the client's sv_fps will be
+     * automagically set"; ioquake3's server keeps it to itself), whose cgame draws missiles
+     * ahead of the clock (q3.c missile_lead) */
+    uint16_t unlagged_ms;
     uint8_t time_warned, frag_warned; /* cg.timelimitWarnings, cg.fraglimitWarnings */
     int32_t timelimit, fraglimit;     /* the serverinfo's, minutes and frags; 0 none */
     uint8_t have_pers;        /* pers holds the recorder's last persistant[] */

@@ -350,6 +350,12 @@ void r_draw_brush(r_view *v, const r_bsp *rb, const mdl_submodel *m, const r_xfo
 /* The box of a missing model (Quake's player hull) at s, turned by its yaw. */
 void r_draw_missing(r_view *v, const cl_entstate *s);
 
+/* cl_entity_at, and an entity the client places ahead of the clock (cl_entity_lead_from:
+ * OpenArena's missiles) stopped where the map's solid meets the way from where it is at the
+ * clock, as cgame's trace stops it. */
+int r_entity_at(const r_assets *a, const cl_state *cl, int num, double t, cl_entstate *out,
+                int *next_frame, float *blend);
+
 /* Draw one entity state with its model (brush, alias, sprite, MD3 or missing box); num is
  * its entity number (its animation times), -1 for statics and the gun. */
 void r_draw_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
@@ -510,6 +516,12 @@ int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t);
 /* Whether material mat has a deformVertexes wave (r_q3_mat_deform may move its vertices). */
 int r_q3_mat_deforms(const r_assets *a, int32_t mat);
+/* A deformVertexes autosprite quad (ioq3 tr_shade_calc.c AutospriteDeform, RB_AddQuadStamp):
+ * a square of half-side radius about mid along the view's left and up, texture 0 0 at
+ * left + up and 1 1 at -left - up, drawn with material mat. */
+void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius);
+/* 1 when material mat is deformVertexes autosprite (a model's quads turned to the eye) */
+int r_q3_mat_autosprite(const r_assets *a, int32_t mat);
 
 /* Model slot slot (an MD3) in frame 0 at origin, turned by axis, every surface drawn with
  * material mat (a cgame effect's custom shader); nothing when the slot holds no MD3. */

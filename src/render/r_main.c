@@ -129,6 +129,23 @@ static float solid_fraction(const mdl_bsp *b, const float from[3], const float t
     return 1;
 }
 
+int r_entity_at(const r_assets *a, const cl_state *cl, int num, double t, cl_entstate *out,
+                int *next_frame, float *blend)
+{
+    if (!cl_entity_at(cl, num, t, out, next_frame, blend))
+        return 0;
+    const mdl_bsp *b = a ? a->world.bsp : NULL;
+    float from[3];
+    if (b && b->num_models && b->num_leaves && cl_entity_lead_from(cl, num, t, from)) {
+        /* cg_ents.c CG_CalcEntityLerpPositions: "don't let the projectile go through the
+         * floor" (a point sampled every 2 units for the game's trace) */
+        float f = solid_fraction(b, from, out->origin);
+        for (int j = 0; f < 1 && j < 3; j++)
+            out->origin[j] = from[j] + f * (out->origin[j] - from[j]);
+    }
+    return 1;
+}
+
 /* The point fraction f of the way from `from` to `to`, less 4 units (the game's box is 8
  * wide: it stops short of the wall), not behind `from`. */
 static void stop_short(const float from[3], const float to[3], float f, float out[3])
@@ -304,7 +321,7 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
         cl_entstate s;
         int next = 0;
         float blend = 0;
-        if (!cl_entity_at(cl, i, t, &s, &next, &blend))
+        if (!r_entity_at(a, cl, i, t, &s, &next, &blend))
             continue;
         r_draw_entity(v, a, &s, i, next, blend, t);
     }

@@ -328,6 +328,29 @@ static int surface_outside_band(const r_view *v, const r_assets *a, const r_plac
     return r_outside_band(v, (const float(*)[3])corner, 8);
 }
 
+/* ioq3 tr_shade_calc.c AutospriteDeform on a model's surface (facts only): each four
+ * vertices in turn a quad, drawn as a square about their middle facing the eye
+ * (r_q3_autosprite), half-side the first corner's distance from the middle x 0.707 in the
+ * model's own units (the scale of its axes taken back out: nonNormalizedAxes), white (the
+ * stage's rgbGen identity). The rocket's flare (rocket.md3's rocketFlare) is one. A last part
+ * quad, which the game reads past its vertices for, is not drawn. */
+static void autosprite_quads(r_view *v, int32_t mat, const r_place *p, const float (*w)[3],
+                             uint32_t nv)
+{
+    float scale = sqrtf(dot3(p->axis[0], p->axis[0]));
+    scale = scale > 1e-6f && isfinite(scale) ? scale : 1;
+    for (uint32_t i = 0; i + 4 <= nv; i += 4) {
+        float mid[3], d[3];
+        for (int j = 0; j < 3; j++) {
+            mid[j] = (w[i][j] + w[i + 1][j] + w[i + 2][j] + w[i + 3][j]) * 0.25f;
+            d[j] = w[i][j] - mid[j];
+        }
+        float radius = sqrtf(dot3(d, d)) * 0.707f / scale;
+        if (radius > 0 && isfinite(radius))
+            r_q3_autosprite(v, mat, mid, radius);
+    }
+}
+
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell)
 {
@@ -385,9 +408,12 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             col[i] = diffuse(l, wn);
             code[i] = (uint8_t)r_view_vert(v, w[i], &sp[i]);
         }
+        const int sprite = v->pass == R_PASS_TEXTURED && r_q3_mat_autosprite(a, mat);
+        if (sprite) /* (its quads stand for its triangles) */
+            autosprite_quads(v, mat, p, (const float(*)[3])w, nv);
         uint32_t base = r_q3_mat_color(a, mat);
         int both = v->xray || r_q3_mat_twosided(a, mat); /* a flag's cloth: cull disable */
-        for (uint32_t t = 0; t < s->num_tris; t++) {
+        for (uint32_t t = 0; !sprite && t < s->num_tris; t++) {
             const uint32_t *ix = s->tris[t];
             float tri[3][3], st[3][2];
             for (int k = 0; k < 3; k++) {

@@ -1682,6 +1682,12 @@ int r_q3_mat_deforms(const r_assets *a, int32_t mat)
            q->mats[mat].deform.func != MDL_WAVE_NONE;
 }
 
+int r_q3_mat_autosprite(const r_assets *a, int32_t mat)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    return q && mat >= 0 && (uint32_t)mat < q->num_mats && q->mats[mat].autosprite;
+}
+
 int r_q3_mat_twosided(const r_assets *a, int32_t mat)
 {
     const r_q3 *q = a ? a->q3 : NULL;
@@ -1796,6 +1802,11 @@ static void autosprite_face(r_view *v, const mdl_bsp *b, uint32_t fi, const q3_m
         for (int j = 0; j < 3; j++)
             mid[j] += m->move[j] * (isfinite(w) && fabsf(w) < 1e4f ? w : 0);
     }
+    r_q3_autosprite(v, (int32_t)(m - v->assets->q3->mats), mid, radius);
+}
+
+void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius)
+{
     float q[4][3];
     for (int j = 0; j < 3; j++) {
         float left = -v->right[j] * radius, up = v->up[j] * radius;
@@ -1805,7 +1816,7 @@ static void autosprite_face(r_view *v, const mdl_bsp *b, uint32_t fi, const q3_m
         q[3][j] = mid[j] + left - up;
     }
     static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-    r_q3_quad(v, (int32_t)(m - v->assets->q3->mats), (const float(*)[3])q, st);
+    r_q3_quad(v, mat, (const float(*)[3])q, st);
 }
 
 /* r_q3_face, its first layer drawn over poly (pn corners: the run's polygon, r_q3_group)

@@ -668,7 +668,7 @@ static void q3_dlights(r_view *v, const cl_state *cl, double t)
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = 1; i < n; i++) {
         cl_entstate s;
-        if (!cl_entity_at(cl, i, t, &s, NULL, NULL))
+        if (!r_entity_at(v->assets, cl, i, t, &s, NULL, NULL))
             continue;
         if (s.fx & CL_FX_ROCKET)
             q3_light(v, s.origin, 200, 1, 0.75f, 0);

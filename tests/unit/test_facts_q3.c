@@ -118,7 +118,8 @@ static int near3(const float a[3], float x, float y, float z)
  * trTime 1000 ms: dt = 0.5 s. */
 TEST(q3_traj_eval_each_type)
 {
-    cl_traj tr = {{100, 200, 300}, {10, -20, 40}, 1000, 2000, CL_TR_STATIONARY, {0}};
+    cl_traj tr = {.base = {100, 200, 300}, .delta = {10, -20, 40}, .t0_ms = 1000,
+                  .duration_ms = 2000, .type = CL_TR_STATIONARY};
     float o[3];
     cl_traj_eval(&tr, 1.5, o);
     CHECK(near3(o, 100, 200, 300));
@@ -163,9 +164,9 @@ TEST(q3_traj_eval_still_types_follow_the_rule)
     for (size_t bi = 0; bi < sizeof bases / sizeof bases[0]; bi++)
         for (size_t di = 0; di < sizeof deltas / sizeof deltas[0]; di++)
             for (int type = CL_TR_STATIONARY; type <= CL_TR_INTERPOLATE; type++) {
-                cl_traj tr = {{bases[bi], -bases[bi], bases[bi]},
-                              {deltas[di], deltas[di], -deltas[di]}, 1000, 0, (uint8_t)type,
-                              {0}};
+                cl_traj tr = {.base = {bases[bi], -bases[bi], bases[bi]},
+                              .delta = {deltas[di], deltas[di], -deltas[di]},
+                              .t0_ms = 1000, .type = (uint8_t)type};
                 float o[3], want[3];
                 cl_traj_eval(&tr, 1.5, o);
                 for (int i = 0; i < 3; i++) {
@@ -191,7 +192,7 @@ TEST(q3_entity_at_evaluates_trajectory)
     cl_reset(cl);
     cl_level_begin(cl, CL_GAME_Q3, 68, 8, "t");
     /* gravity from (0, 0, 100), up at 200 u/s, trTime 0 */
-    cl_traj pos = {{0, 0, 100}, {100, 0, 200}, 0, 0, CL_TR_GRAVITY, {0}}, apos;
+    cl_traj pos = {.base = {0, 0, 100}, .delta = {100, 0, 200}, .type = CL_TR_GRAVITY}, apos;
     memset(&apos, 0, sizeof apos);
     cl_entstate st;
     memset(&st, 0, sizeof st);
@@ -212,7 +213,7 @@ TEST(q3_entity_at_evaluates_trajectory)
     CHECK_MSG(near3(out.origin, 5, 0, 109), "%f %f %f", out.origin[0], out.origin[1],
               out.origin[2]);
     /* the bounce at 0.2 s: a new trajectory from (20, 0, 124) flat at 50 u/s */
-    cl_traj b = {{20, 0, 124}, {50, 0, 0}, 200, 0, CL_TR_LINEAR, {0}};
+    cl_traj b = {.base = {20, 0, 124}, .delta = {50, 0, 0}, .t0_ms = 200, .type = CL_TR_LINEAR};
     cl_frame_begin(cl, 0.2);
     cl_traj_eval(&b, 0.2, st.origin);
     CHECK(cl_entity_update_traj(cl, 70, &st, &b, &apos));
@@ -223,7 +224,7 @@ TEST(q3_entity_at_evaluates_trajectory)
     CHECK(cl_entity_at(cl, 70, 0.2, &out, &nf, &bl));
     CHECK(near3(out.origin, 20, 0, 124));
     /* a stationary entity keeps the plain lerp and no CL_EF_TRAJ */
-    cl_traj still = {{0, 0, 0}, {0, 0, 0}, 0, 0, CL_TR_INTERPOLATE, {0}};
+    cl_traj still = {.type = CL_TR_INTERPOLATE};
     cl_frame_begin(cl, 0.3);
     st.origin[0] = 5;
     CHECK(cl_entity_update_traj(cl, 71, &st, &still, &still));
@@ -232,6 +233,91 @@ TEST(q3_entity_at_evaluates_trajectory)
     CHECK(!(out.flags & CL_EF_TRAJ));
     CHECK(out.origin[0] == 5);
     free(cl);
+}
+
+/* OpenArena's unlagged cgame draws a missile one server frame ahead of the clock
+ * (cg_ents.c CG_CalcEntityLerpPositions: BG_EvaluateTrajectory at cg.time + timeshift); a
+ * trajectory the decoder gave a lead is read so, and cl_entity_lead_from gives the point the
+ * game's trace of the lead starts from. By hand: base (0, 0, 50), 900 u/s along x from
+ * trTime 0, lead 50 ms: at 0.05 s the rocket is drawn at x = 900 x 0.1 = 90, its trace
+ * starting at x = 45; without a lead, at 45 and no trace. */
+TEST(q3_led_missile_ahead_of_the_clock)
+{
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(cl);
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q3, 71, 8, "t");
+    cl_traj led = {.base = {0, 0, 50}, .delta = {900, 0, 0}, .type = CL_TR_LINEAR,
+                   .lead_ms = 50},
+            plain = led, still = {.type = CL_TR_STATIONARY};
+    plain.lead_ms = 0;
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    st.model = 1;
+    for (int k = 0; k < 2; k++) { /* frames at 0 and 0.1 s, the same flight in both */
+        cl_frame_begin(cl, k * 0.1);
+        cl_traj_eval(&led, k * 0.1, st.origin);
+        CHECK(cl_entity_update_traj(cl, 70, &st, &led, &still) &&
+              cl_entity_update_traj(cl, 71, &st, &plain, &still));
+        cl_frame_end(cl, 1);
+    }
+    cl_entstate out;
+    float from[3];
+    CHECK(cl_entity_at(cl, 70, 0.05, &out, NULL, NULL));
+    CHECK_MSG(near3(out.origin, 90, 0, 50), "%f %f %f", out.origin[0], out.origin[1],
+              out.origin[2]);
+    CHECK(cl_entity_lead_from(cl, 70, 0.05, from));
+    CHECK(near3(from, 45, 0, 50));
+    CHECK(cl_entity_at(cl, 71, 0.05, &out, NULL, NULL));
+    CHECK(near3(out.origin, 45, 0, 50));
+    CHECK(!cl_entity_lead_from(cl, 71, 0.05, from));
+    CHECK(!cl_entity_lead_from(cl, 72, 0.05, from)); /* (no such entity) */
+    free(cl);
+}
+
+/* Which missiles are led, and by how much, from the demos themselves: realdata's OpenArena
+ * bot match (stress_bases3.dm_70) holds "sv_fps\20" in its CS_SYSTEMINFO, put there by
+ * OpenArena's game (g_main.c: sv_fps CVAR_SYSTEMINFO), so its rockets and plasma are drawn
+ * 1000 / 20 = 50 ms ahead; its recorder fires nothing (a spectator's camera), so another's
+ * grenades are not led. A baseq3 demo (udt_one_frag_only_with_plasma.dm_68: no sv_fps in
+ * its CS_SYSTEMINFO, `qdemo dump`) leads nothing. */
+static void missile_leads(const char *rel, int *rockets, int *grenades, int lead[2][2])
+{
+    q3run r;
+    *rockets = *grenades = 0;
+    memset(lead, 0, 4 * sizeof(int));
+    if (!q3run_open(&r, rel))
+        return;
+    while (q3run_step(&r)) {
+        for (int i = 1; i < r.cl->num_entities && i < CL_MOTION_ENTITIES; i++) {
+            const cl_entity *e = &r.cl->entities[i];
+            int g = (e->cur.fx & CL_FX_GRENADE) != 0;
+            if (!e->active || !(e->cur.fx & (CL_FX_ROCKET | CL_FX_GRENADE | CL_FX_PLASMA)) ||
+                !r.cl->motion_slot[i])
+                continue;
+            const cl_traj *tr = &r.cl->motion[r.cl->motion_slot[i] - 1].pos[1];
+            *(g ? grenades : rockets) += 1;
+            lead[g][tr->lead_ms == 50] += 1;
+        }
+    }
+    q3run_close(&r);
+}
+
+TEST(q3_unlagged_game_leads_missiles)
+{
+    int rockets, grenades, lead[2][2];
+    missile_leads("dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70", &rockets,
+                  &grenades, lead);
+    if (!rockets)
+        SKIP("stress_bases3.dm_70 missing");
+    CHECK_MSG(rockets > 100, "%d rocket and plasma sightings", rockets);
+    CHECK_EQ(lead[0][0], 0); /* every rocket and plasma ball led by 50 ms */
+    CHECK_MSG(grenades > 10, "%d grenade sightings", grenades);
+    CHECK_EQ(lead[1][1], 0); /* no grenade of another led */
+    missile_leads("dm_68/udt_one_frag_only_with_plasma.dm_68", &rockets, &grenades, lead);
+    if (!rockets)
+        SKIP("udt_one_frag_only_with_plasma.dm_68 missing");
+    CHECK_EQ(lead[0][1] + lead[1][1], 0);
 }
 
 /* Counts of the events a whole demo gives. */
