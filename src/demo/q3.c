@@ -301,6 +301,17 @@ static void set_skin(ctx *c, int mi, const char *model, const char *part, const 
     cl_set_model(c->cl, mi + CL_SKIN_SLOTS, n > 0 && (size_t)n < sizeof path ? path : "");
 }
 
+/* cg_players.c CG_ColorFromString on the info's key: 1..7 as blue (1), green (2) and red (4)
+ * bits, else white */
+static void info_color(const char *info, const char *key, uint8_t rgb[3])
+{
+    char v[16];
+    int n = qd_info_get(info, key, v, sizeof v) ? qd_atoi(v) : 0;
+    rgb[0] = n < 1 || n > 7 || (n & 4) ? 255 : 0;
+    rgb[1] = n < 1 || n > 7 || (n & 2) ? 255 : 0;
+    rgb[2] = n < 1 || n > 7 || (n & 1) ? 255 : 0;
+}
+
 static void apply_player(ctx *c, int slot, const char *info)
 {
     char name[64], team[16], v[64], model[32], skin[32], hmodel[32], hskin[32];
@@ -317,12 +328,8 @@ static void apply_player(ctx *c, int slot, const char *info)
     }
     qd_info_get(info, "n", name, sizeof name);
     qd_info_get(info, "t", team, sizeof team);
-    /* CG_ColorFromString: "c1" 1..7 as blue (1), green (2) and red (4) bits, else white */
-    int c1 = qd_info_get(info, "c1", v, sizeof v) ? qd_atoi(v) : 0;
-    uint8_t *rgb = c->s->rail_rgb[slot];
-    rgb[0] = c1 < 1 || c1 > 7 || (c1 & 4) ? 255 : 0;
-    rgb[1] = c1 < 1 || c1 > 7 || (c1 & 2) ? 255 : 0;
-    rgb[2] = c1 < 1 || c1 > 7 || (c1 & 1) ? 255 : 0;
+    info_color(info, "c1", c->s->rail_rgb[slot]);
+    info_color(info, "c2", c->s->rail2_rgb[slot]);
     /* An empty name still marks the slot used: the configstring is set. */
     cl_set_player_name(c->cl, slot, name[0] ? name : "?");
     cl_set_player_spectator(c->cl, slot, team[0] && qd_atoi(team) == 3);
@@ -1612,10 +1619,12 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         cl_fxev fx;
         memset(&fx, 0, sizeof fx);
         fx.kind = CL_FXK_BEAM_RAIL;
-        fx.life = 0.4f;
+        /* cg_railTrailTime: 400 ms in ioquake3's cgame, 600 in OpenArena's */
+        fx.life = c->s->unlagged_ms ? 0.6f : 0.4f;
         fx.entity = -1;
         int shooter = e->f[Q3_ES_CLIENTNUM]; /* its colour 1 (CG_RailTrail's ci->color1) */
-        if (shooter >= 0 && shooter < Q3_MAX_CLIENTS)
+        int known = shooter >= 0 && shooter < Q3_MAX_CLIENTS;
+        if (known)
             memcpy(fx.rgb, c->s->rail_rgb[shooter], 3);
         else
             fx.rgb[0] = fx.rgb[1] = fx.rgb[2] = 255;
@@ -1626,15 +1635,34 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         for (int i = 0; i < 3; i++)
             if (!isfinite(fx.origin[i]) || fabsf(fx.origin[i]) > 1e7f)
                 fx.origin[i] = org[i];
+        /* cg_weapons.c CG_RailTrail: the start 4 units down; with cg_oldRail (1 in
+         * ioquake3's cgame) both ends 8 more "so it isn't exactly in center"; OpenArena's
+         * cgame (cg_oldRail 0; an unlagged game, q3_state.unlagged_ms) keeps the core where
+         * it is and lays a spiral of discs in colour 2 around it (CL_FXK_RAIL_RINGS) */
+        int rings = c->s->unlagged_ms != 0;
+        fx.origin[2] -= rings ? 4 : 12;
+        fx.end[2] -= rings ? 0 : 8;
         cl_fx_add(c->cl, &fx);
+        cl_fxev core = fx;
+        if (rings) {
+            float len2 = 0;
+            for (int i = 0; i < 3; i++)
+                len2 += (fx.end[i] - fx.origin[i]) * (fx.end[i] - fx.origin[i]);
+            fx.kind = CL_FXK_RAIL_RINGS;
+            /* the last disc's life: (its distance along the rail / 2) + 600 ms */
+            fx.life = (float)(sqrt(len2) / 2000.0 + 0.6);
+            if (known)
+                memcpy(fx.rgb, c->s->rail2_rgb[shooter], 3);
+            cl_fx_add(c->cl, &fx);
+        }
         /* cg_event.c: the rail's end explodes unless it met a no-impact surface (eventParm
          * 255): CG_MissileHitWall's ring in the shooter's colour, 600 ms */
         if (e->f[Q3_ES_EVENTPARM] != 255) {
             cl_fxev hit;
             impact_fx(e, Q3_WP_RAILGUN, 0.6f, org, &hit);
-            memcpy(hit.rgb, fx.rgb, sizeof hit.rgb);
+            memcpy(hit.rgb, core.rgb, sizeof hit.rgb); /* (colour 1, CG_MissileHitWall) */
             cl_fx_add(c->cl, &hit);
-            impact_mark(c->cl, &hit, fx.rgb);
+            impact_mark(c->cl, &hit, core.rgb);
         }
         q3_event_sound(c->cl, e, ev, org); /* the impact's sound: q3_sound.c */
     } else if (ev == Q3_EV_SHOTGUN_68 && c->cl->level.protocol <= 71) {

@@ -553,7 +553,8 @@ typedef struct q3_state {
     uint32_t loop_level;
     uint16_t loop_slot[3][16];
     /* each client's rail colour (its userinfo's "c1", cg_players.c CG_ColorFromString) */
-    uint8_t rail_rgb[Q3_MAX_CLIENTS][3];
+    uint8_t rail_rgb[Q3_MAX_CLIENTS][3];  /* each client's colour 1 (c1): the rail's core */
+    uint8_t rail2_rgb[Q3_MAX_CLIENTS][3]; /* and colour 2 (c2): its rings */
     int32_t shown_time;   /* serverTime of the snapshot whose entities the client got last
                            * (dd_shown): the time its trajectories were evaluated at */
     int32_t shown_cn;     /* the client whose body its playerState stood for */

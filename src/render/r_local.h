@@ -463,6 +463,8 @@ enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_PLASMA, R_Q3FX_RAIL, R_
 int32_t r_q3_smoke_mat(const r_assets *a, float alpha);
 /* cgame's railCore (its colour the corners' light), or -1. */
 int32_t r_q3_rail_mat(const r_assets *a);
+/* The rail rings' material ("railDisc"), or -1. */
+int32_t r_q3_rail_disc_mat(const r_assets *a);
 /* cgame's bloodTrail (a gib's, CG_BloodTrail) the same way. */
 int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha);
 /* A puff (CG_SmokePuff's sprite) of material mat at p, radius, turned by angle degrees, its
@@ -516,10 +518,11 @@ int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t);
 /* Whether material mat has a deformVertexes wave (r_q3_mat_deform may move its vertices). */
 int r_q3_mat_deforms(const r_assets *a, int32_t mat);
-/* A deformVertexes autosprite quad (ioq3 tr_shade_calc.c AutospriteDeform, RB_AddQuadStamp):
- * a square of half-side radius about mid along the view's left and up, texture 0 0 at
- * left + up and 1 1 at -left - up, drawn with material mat. */
-void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius);
+/* A deformVertexes autosprite quad or a sprite (ioq3 tr_shade_calc.c AutospriteDeform,
+ * tr_surface.c RB_SurfaceSprite, RB_AddQuadStamp): a square of half-side radius about mid
+ * along the view's left and up, texture 0 0 at left + up and 1 1 at -left - up, drawn with
+ * material mat, its vertices' colour light. */
+void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius, uint32_t light);
 /* 1 when material mat is deformVertexes autosprite (a model's quads turned to the eye) */
 int r_q3_mat_autosprite(const r_assets *a, int32_t mat);
 

@@ -347,7 +347,7 @@ static void autosprite_quads(r_view *v, int32_t mat, const r_place *p, const flo
         }
         float radius = sqrtf(dot3(d, d)) * 0.707f / scale;
         if (radius > 0 && isfinite(radius))
-            r_q3_autosprite(v, mat, mid, radius);
+            r_q3_autosprite(v, mat, mid, radius, 0xffffffffu);
     }
 }
 

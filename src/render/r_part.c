@@ -582,6 +582,70 @@ void r_draw_particles(r_view *v, const r_assets *a, const cl_state *cl, double t
     }
 }
 
+/* q_math.c PerpendicularVector (facts only): the axis of src's smallest component (the
+ * first of equals under 1), projected onto the plane normal to src, made unit length. */
+static void perpendicular(const float src[3], float dst[3])
+{
+    int pos = 0;
+    float least = 1;
+    for (int i = 0; i < 3; i++)
+        if (fabsf(src[i]) < least) {
+            pos = i;
+            least = fabsf(src[i]);
+        }
+    float n2 = src[0] * src[0] + src[1] * src[1] + src[2] * src[2], len2 = 0;
+    float d = n2 > 0 ? src[pos] / n2 : 0;
+    for (int i = 0; i < 3; i++) {
+        dst[i] = (i == pos) - d * src[i];
+        len2 += dst[i] * dst[i];
+    }
+    float len = sqrtf(len2);
+    for (int i = 0; len > 0 && i < 3; i++)
+        dst[i] /= len;
+}
+
+/* OpenArena's rail rings (cg_weapons.c CG_RailTrail with cg_oldRail 0; facts only): from 20
+ * units past the start, a disc every 10 units along the rail, 4 units off it at an angle
+ * that turns 20 degrees a disc (q_math.c RotatePointAroundVector of PerpendicularVector
+ * about the rail, ten degrees a 5-unit step, from the 18th step of 36), each drifting out
+ * at 6 units a second for (its distance / 2) + 600 ms: a sprite of radius 1.1 (railDisc,
+ * added, in colour 2: rgbGen vertex keeps no fade) on its own clock; none the eye is in. */
+static void rail_rings(r_view *v, const cl_fxev *e, double age)
+{
+    int32_t mat = v->pass == R_PASS_TEXTURED ? r_q3_rail_disc_mat(v->assets) : -1;
+    float dir[3], len2 = 0;
+    for (int k = 0; k < 3; k++) {
+        dir[k] = e->end[k] - e->origin[k];
+        len2 += dir[k] * dir[k];
+    }
+    float len = sqrtf(len2);
+    if (mat < 0 || !(len > 0) || !(len < 65536))
+        return;
+    for (int k = 0; k < 3; k++)
+        dir[k] /= len;
+    float temp[3], cross[3];
+    perpendicular(dir, temp);
+    cross[0] = dir[1] * temp[2] - dir[2] * temp[1];
+    cross[1] = dir[2] * temp[0] - dir[0] * temp[2];
+    cross[2] = dir[0] * temp[1] - dir[1] * temp[0];
+    uint32_t light = rast_rgb(e->rgb[0], e->rgb[1], e->rgb[2]);
+    double save = v->time;
+    v->time = age; /* (tcMod rotate from the disc's start) */
+    for (int i = 0; i < (int)len; i += 10) {
+        if (age >= ((i >> 1) + 600) / 1000.0)
+            continue; /* gone */
+        float ang = (float)(((18 + i / 5) % 36) * 10) * (float)M_PI / 180, p[3], d2 = 0;
+        for (int k = 0; k < 3; k++) {
+            float axis = temp[k] * cosf(ang) + cross[k] * sinf(ang);
+            p[k] = e->origin[k] + dir[k] * (float)(20 + i) + axis * (4 + 6 * (float)age);
+            d2 += (p[k] - v->org[k]) * (p[k] - v->org[k]);
+        }
+        if (d2 >= 1.1f * 1.1f) /* (CG_AddMoveScaleFade: the eye inside it frees it) */
+            r_q3_autosprite(v, mat, p, 1.1f, light);
+    }
+    v->time = save;
+}
+
 void r_q3_rails(r_view *v, const cl_state *cl, double t)
 {
     if (!cl || cl->level.game != CL_GAME_Q3)
@@ -591,14 +655,15 @@ void r_q3_rails(r_view *v, const cl_state *cl, double t)
     for (int i = 0; i < nfx; i++) {
         const cl_fxev *e = fx[i];
         double age = t - e->t0;
+        if (e->kind == CL_FXK_RAIL_RINGS && age >= 0 && age < e->life)
+            rail_rings(v, e, age);
         if (e->kind != CL_FXK_BEAM_RAIL || !(age >= 0 && age < e->life))
             continue;
         /* cg_weapons.c CG_RailTrail: the core in color1 x 0.75, fading to nothing over
-         * cg_railTrailTime (LE_FADE_RGB), with cg_oldRail (1 in OpenArena's and ioquake3's
-         * cgame) nudged 8 units down "so it isn't exactly in center"; tr_surface.c
-         * DoRailCore: r_railCoreWidth 6 across, turned to face the eye */
-        float from[3] = {e->origin[0], e->origin[1], e->origin[2] - 8},
-              to[3] = {e->end[0], e->end[1], e->end[2] - 8};
+         * cg_railTrailTime (LE_FADE_RGB), from and to where the decoder put its ends (the
+         * cgame's nudges); tr_surface.c DoRailCore: r_railCoreWidth 6 across, turned to
+         * face the eye */
+        const float *from = e->origin, *to = e->end;
         float d[3], to_eye[3], side[3], len2 = 0;
         for (int k = 0; k < 3; k++) {
             d[k] = to[k] - from[k];

@@ -121,6 +121,7 @@ struct r_q3 {
     int32_t smoke_mats[R_Q3_SMOKE_FADES];
     int32_t blood_trail_mats[R_Q3_SMOKE_FADES]; /* "bloodTrail" (a gib's) the same way */
     int32_t rail_core;       /* "railCore" with its rgbGen vertex (r_q3_rail_mat), or -1 */
+    int32_t rail_disc;       /* "railDisc", the rings' (r_q3_rail_disc_mat), or -1 */
     /* the wall marks' (r_q3_mark_mat): each shader's material, and its copies at fades
      * (k + 1) / R_Q3_MARK_FADES when it fades so (mark_fades 1: a filter's inverted
      * image's colour, 2: the alpha; 0 none), or -1 */
@@ -924,7 +925,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         q->fx_mats[k] = q->fx_more[k] = -1;
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
         q->smoke_mats[k] = q->blood_trail_mats[k] = -1;
-    q->rail_core = -1;
+    q->rail_core = q->rail_disc = -1;
     q->white = -1;
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         for (int f = 0; f <= R_Q3_MARK_FADES; f++)
@@ -1040,14 +1041,16 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         !smoke_mats(q, effect_mat(q, "bloodTrail", mdl_shader_find(&set, "bloodTrail"), read, ctx),
                     q->blood_trail_mats))
         goto out;
-    /* cg_main.c: railCoreShader "railCore", its colour the vertices' (the shooter's) */
-    {
+    /* cg_main.c: railCoreShader "railCore" and railRingsShader "railDisc", their colour
+     * the vertices' (the shooter's) */
+    static const char *const rail[2] = {"railCore", "railDisc"};
+    for (int k = 0; k < 2; k++) {
         q3_mat *m = &q->mats[q->num_mats];
-        const mdl_shader *sh = mdl_shader_find(&set, "railCore");
-        if (!resolve_sh(q, m, "railCore", sh, read, ctx))
+        const mdl_shader *sh = mdl_shader_find(&set, rail[k]);
+        if (!resolve_sh(q, m, rail[k], sh, read, ctx))
             goto out;
         if (m->image >= 0 && sh && m->light == LIGHT_VERTEX)
-            q->rail_core = (int32_t)q->num_mats++;
+            *(k ? &q->rail_disc : &q->rail_core) = (int32_t)q->num_mats++;
     }
     static const char *const marks[R_Q3MARK_COUNT] = {
         "gfx/damage/bullet_mrk", "gfx/damage/burn_med_mrk", "gfx/damage/hole_lg_mrk",
@@ -1594,9 +1597,11 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     return 1;
 }
 
-int r_q3_quad(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2])
+/* r_q3_quad with its vertices' colour light (an rgbGen vertex stage's) */
+static int quad_lit(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2],
+                    uint32_t light)
 {
-    static const uint32_t white[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu};
+    const uint32_t lit[3] = {light, light, light};
     static const int corner[2][3] = {{0, 1, 2}, {0, 2, 3}};
     float tri[3][3], tst[3][2];
     for (int h = 0; h < 2; h++) {
@@ -1604,10 +1609,15 @@ int r_q3_quad(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2])
             memcpy(tri[i], q[corner[h][i]], sizeof tri[i]);
             memcpy(tst[i], st[corner[h][i]], sizeof tst[i]);
         }
-        if (!r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])tst, white, 0))
+        if (!r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])tst, lit, 0))
             return 0;
     }
     return 1;
+}
+
+int r_q3_quad(r_view *v, int32_t mat, const float (*q)[3], const float (*st)[2])
+{
+    return quad_lit(v, mat, q, st, 0xffffffffu);
 }
 
 int32_t r_q3_quad_mat(const r_assets *a) { return a && a->q3 ? a->q3->quad_mat : -1; }
@@ -1628,6 +1638,8 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha)
 }
 
 int32_t r_q3_rail_mat(const r_assets *a) { return a && a->q3 ? a->q3->rail_core : -1; }
+
+int32_t r_q3_rail_disc_mat(const r_assets *a) { return a && a->q3 ? a->q3->rail_disc : -1; }
 
 int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha)
 {
@@ -1802,10 +1814,10 @@ static void autosprite_face(r_view *v, const mdl_bsp *b, uint32_t fi, const q3_m
         for (int j = 0; j < 3; j++)
             mid[j] += m->move[j] * (isfinite(w) && fabsf(w) < 1e4f ? w : 0);
     }
-    r_q3_autosprite(v, (int32_t)(m - v->assets->q3->mats), mid, radius);
+    r_q3_autosprite(v, (int32_t)(m - v->assets->q3->mats), mid, radius, 0xffffffffu);
 }
 
-void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius)
+void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius, uint32_t light)
 {
     float q[4][3];
     for (int j = 0; j < 3; j++) {
@@ -1816,7 +1828,7 @@ void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius)
         q[3][j] = mid[j] + left - up;
     }
     static const float st[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-    r_q3_quad(v, mat, (const float(*)[3])q, st);
+    quad_lit(v, mat, (const float(*)[3])q, st, light);
 }
 
 /* r_q3_face, its first layer drawn over poly (pn corners: the run's polygon, r_q3_group)

@@ -354,6 +354,72 @@ static int count_events(const char *rel, evcount *n)
     return 1;
 }
 
+/* The rails a whole demo gives: cores (CL_FXK_BEAM_RAIL); ring spirals (CL_FXK_RAIL_RINGS)
+ * that follow a core at once with its ends; the rails whose impact (the explosion logged
+ * after, from the same point) lies `drop` units above the core's end; the last core's
+ * life. */
+typedef struct railcount {
+    int cores, rings, paired, impacts, at_drop;
+    float life;
+} railcount;
+
+static int count_rails(const char *rel, float drop, railcount *n)
+{
+    q3run r;
+    memset(n, 0, sizeof *n);
+    if (!q3run_open(&r, rel))
+        return 0;
+    uint32_t seen = 0;
+    cl_fxev core;
+    memset(&core, 0, sizeof core);
+    while (q3run_step(&r))
+        for (; seen < r.cl->fxlog.fx_count; seen++) {
+            const cl_fxev *fx = &r.cl->fxlog.fx[seen % CL_FX_LOG];
+            int same = core.kind == CL_FXK_BEAM_RAIL && fx->t0 == core.t0;
+            if (fx->kind == CL_FXK_BEAM_RAIL) {
+                n->cores++;
+                n->life = fx->life;
+                core = *fx;
+            } else if (fx->kind == CL_FXK_RAIL_RINGS) {
+                n->rings++;
+                n->paired += same && !memcmp(core.origin, fx->origin, sizeof fx->origin) &&
+                             !memcmp(core.end, fx->end, sizeof fx->end);
+            } else if (fx->kind == CL_FXK_EXPLOSION && fx->style == 7 && same) {
+                n->impacts++;
+                n->at_drop += fx->origin[0] == core.end[0] && fx->origin[1] == core.end[1] &&
+                              fx->origin[2] - drop == core.end[2];
+                core.kind = 0;
+            }
+        }
+    q3run_close(&r);
+    return 1;
+}
+
+/* cg_weapons.c CG_RailTrail: with cg_oldRail 1 (ioquake3's cgame) the core's ends are 8
+ * units under the rail's (the start 4 more), no rings, cg_railTrailTime 400 ms; OpenArena's
+ * cgame (cg_oldRail 0, cg_railTrailTime 600: its cg_main.c) keeps the end where the rail
+ * hit and lays the ring spiral along it. realdata's demo088 (OpenArena, its sv_fps in
+ * CS_SYSTEMINFO) and the 2001 Quakecon duel (baseq3) both hold rails that hit walls. */
+TEST(q3_rail_rings_in_openarena_only)
+{
+    railcount n;
+    if (!count_rails("dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71", 0, &n))
+        SKIP("demo088-test1.dm_71 missing");
+    CHECK_MSG(n.cores > 10, "%d rails", n.cores);
+    CHECK_EQ(n.rings, n.cores);
+    CHECK_EQ(n.paired, n.cores);
+    CHECK_MSG(n.impacts > 5, "%d impacts", n.impacts);
+    CHECK_EQ(n.at_drop, n.impacts);
+    CHECK(n.life == 0.6f);
+    if (!count_rails("dm_66/udt_2001_Duel2_Quakecon.dm_66", 8, &n))
+        SKIP("udt_2001_Duel2_Quakecon.dm_66 missing");
+    CHECK_MSG(n.cores > 10, "%d rails", n.cores);
+    CHECK_EQ(n.rings, 0);
+    CHECK_MSG(n.impacts > 5, "%d impacts", n.impacts);
+    CHECK_EQ(n.at_drop, n.impacts);
+    CHECK(n.life == 0.4f);
+}
+
 /* udt_one_frag_only_with_plasma.dm_68 holds one frag (its name), made with the plasma gun:
  * one EV_OBITUARY, MOD_PLASMA or MOD_PLASMA_SPLASH. */
 TEST(q3_obituary_frag_event)
@@ -443,7 +509,7 @@ TEST(q3_explosion_light_colour_by_weapon)
 /* cg_event.c: a bullet in a wall (EV_BULLET_HIT_WALL) makes the machine gun's impact
  * (CG_Bullet -> CG_MissileHitWall, WP_MACHINEGUN 2: 600 ms, no light), and a rail's end
  * that met a surface (EV_RAILTRAIL, eventParm not 255) the railgun's (7) in the shooter's
- * colour: on demo088 (a free-for-all with machine guns and railguns), there are both; each
+ * colour 1 (the core's, not the rings' colour 2): on demo088 (a free-for-all with machine guns and railguns), there are both; each
  * rail impact lies where a rail trail of the same moment ends, in its colour; every
  * impact carries its surface's normal (a unit vector; floats near 4096: within 2e-3). */
 TEST(q3_bullet_and_rail_impacts)
@@ -467,8 +533,10 @@ TEST(q3_bullet_and_rail_impacts)
                 continue;
             }
             rails++;
-            int match = 0; /* the trail added just before it */
+            int match = 0; /* the trail added just before it (or before its rings) */
             const cl_fxev *b = &log->fx[(seen + CL_FX_LOG - 2) % CL_FX_LOG];
+            if (b->kind == CL_FXK_RAIL_RINGS && seen > 2)
+                b = &log->fx[(seen + CL_FX_LOG - 3) % CL_FX_LOG];
             match = seen > 1 && b->kind == CL_FXK_BEAM_RAIL && b->t0 == f->t0 &&
                     !memcmp(b->end, f->origin, sizeof b->end) && !memcmp(b->rgb, f->rgb, 3);
             unmatched += !match;

@@ -1757,6 +1757,66 @@ TEST(q3tex_rocket_explosion_sprite)
     oa_close(&s);
 }
 
+/* Scene s at time t without effect fx (plain), then with it, added at 1 s (with), textured
+ * and without dynamic lights. */
+static void render_with_fx(oa_scene *s, const cl_fxev *fx, double t, rast_fb *plain,
+                           rast_fb *with)
+{
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    r_render(s->a, s->cl, t, &s->cam, &o, plain);
+    s->cl->time = 1.0;
+    cl_fx_add(s->cl, fx);
+    r_render(s->a, s->cl, t, &s->cam, &o, with);
+}
+
+/* OpenArena's rail rings (cg_weapons.c CG_RailTrail with cg_oldRail 0, CL_FXK_RAIL_RINGS)
+ * across oa_dm3's first corridor 150 units ahead, 0.05 s old. Its spawn point looks along
+ * -y (angle 270), so the rail runs from 40 units left of the view's axis (+x) to 40 right,
+ * along (-1, 0, 0). By hand: PerpendicularVector takes the first axis of its least
+ * component, y, so the ring's axes are (0, 1, 0) (towards the eye) and the rail x it,
+ * (0, 0, -1); disc k (every 10 units from 20 in) sits 4 + 6 x 0.05 = 4.3 units off the rail
+ * at (18 + 2k) x 10 degrees: (0, cos a, -sin a) x 4.3. At 160 pixels a unit of depth: disc
+ * 0 (a = 180) on the rail's row, 154.3 deep, 20 units left: (-20.7, 0); disc 2 (a = 220)
+ * 2.76 up at 153.3 deep on the axis: (0, -2.9); disc 4 (a = 260) 4.24 up at 150.7 deep, 20
+ * right: (21.2, -4.5). A disc is a sprite of radius 1.1: no pixel changes more than (4.3 +
+ * 1.1 x 1.42) x 160 / 145.7 = 6.4 rows from the centre (2 more for edges). */
+TEST(q3tex_rail_rings_by_hand)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    CHECK(s.cam.angles[1] == 270 && s.cam.angles[0] == 0);
+    const float from[3] = {s.cam.origin[0] + 40, s.cam.origin[1] - 150, s.cam.origin[2]};
+    cl_fxev fx = test_fx(CL_FXK_RAIL_RINGS, 0, 2.0f, from);
+    memcpy(fx.end, from, sizeof fx.end);
+    fx.end[0] -= 80;
+    fx.rgb[0] = fx.rgb[2] = 255; /* (colour 2 magenta: 5) */
+    rast_fb *plain = rast_fb_new(W, H), *rings = rast_fb_new(W, H);
+    render_with_fx(&s, &fx, 1.05, plain, rings);
+    static const float disc[3][2] = {{-20.7f, 0}, {0, -2.9f}, {21.2f, -4.5f}};
+    int changed = 0, outside = 0, near[3] = {0, 0, 0};
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            if (plain->color[y * W + x] == rings->color[y * W + x])
+                continue;
+            changed++;
+            double dx = x + 0.5 - W / 2.0, dy = y + 0.5 - H / 2.0;
+            outside += fabs(dy) > 6.4 + 2;
+            for (int k = 0; k < 3; k++)
+                near[k] += fabs(dx - disc[k][0]) < 2 && fabs(dy - disc[k][1]) < 2;
+        }
+    char path[512];
+    qd_error err = {0};
+    snprintf(path, sizeof path, "%s/q3tex_rail_rings.png", test_tmpdir());
+    out_png_write(path, rings, &err); /* for eyes */
+    CHECK_MSG(changed > 20, "%d pixels changed", changed);
+    CHECK_EQ(outside, 0);
+    for (int k = 0; k < 3; k++)
+        CHECK_MSG(near[k] > 0, "no pixel of disc %d", k);
+    rast_fb_free(plain);
+    rast_fb_free(rings);
+    oa_close(&s);
+}
+
 /* A rocket's smoke (cg_weapons.c CG_RocketTrail, cg_localents.c CG_AddScaleFade): a flight
  * logged as it ended (CL_FXK_TRAIL, q3.c) across the view 150 units ahead, from 100 left
  * to 100 right at 900 units a second, ended at 1 s; half a second later its puffs (every 50
@@ -1777,12 +1837,8 @@ TEST(q3tex_rocket_smoke)
     for (int k = 0; k < 3; k++)
         fx.end[k] = 900 * right[k];
     fx.radius = 200.0f / 900.0f;
-    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
     rast_fb *plain = rast_fb_new(W, H), *smoke = rast_fb_new(W, H);
-    r_render(s.a, s.cl, 1.5, &s.cam, &o, plain);
-    s.cl->time = 1.0;
-    cl_fx_add(s.cl, &fx);
-    r_render(s.a, s.cl, 1.5, &s.cam, &o, smoke);
+    render_with_fx(&s, &fx, 1.5, plain, smoke);
     int changed = 0, outside = 0;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
