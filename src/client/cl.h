@@ -355,6 +355,8 @@ typedef enum cl_fx_kind {
                        * shooter's, end its angles (pitch, yaw, roll), style the weapon;
                        * r_q3mark.c throws the shells (a machine gun's logged with the
                        * effects, CL_FX_WINDOW; a shotgun's with the marks) */
+    CL_FXK_SCORE_PLUM,/* Quake III's score plum (in the marks' log): origin where it rises
+                       * from, radius the score (cg_effects.c CG_ScorePlum) */
     CL_FXK_RAIL_RINGS,/* Quake III's rail with rings (OpenArena's cgame, cg_oldRail 0): origin
                        * and end the rail's, rgb the shooter's colour 2; r_part.c lays the
                        * spiral of discs */

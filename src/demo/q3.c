@@ -149,6 +149,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_SHOTGUN_68 54          /* EV_SHOTGUN (66..71) */
 #define Q3_EV_BULLET_HIT_FLESH_68 48 /* EV_BULLET_HIT_FLESH (66..71) */
 #define Q3_EV_GIB_PLAYER_68 64       /* EV_GIB_PLAYER (66..71) */
+#define Q3_EV_SCOREPLUM_68 65        /* EV_SCOREPLUM (66..71) */
 #define Q3_SOLID_BMODEL 0xffffffu    /* bg_public.h SOLID_BMODEL: entityState.solid of a brush model */
 #define Q3_WP_MACHINEGUN 2
 #define Q3_WP_SHOTGUN 3
@@ -474,6 +475,7 @@ static void begin_level(ctx *c)
     cl_set_gamedir(c->cl, v[0] ? v : "baseq3");
     c->s->mp_fs_game = !strcmp(v, "missionpack");
     c->s->unlagged_ms = 0; /* (until CS_SYSTEMINFO says) */
+    c->s->plum_z = 0;      /* (cgame's statics start anew with its module) */
     q3_warmup_cs(c->cl, c->s, gs_get(gs, Q3_CS_WARMUP), 0); /* CG_SetConfigValues */
     for (int i = 0; i < Q3_MAX_CLIENTS; i++)
         cl_set_player_name(c->cl, i, "");
@@ -1678,6 +1680,25 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
         memcpy(fx.origin, org, sizeof fx.origin);
         memcpy(fx.end, org, sizeof fx.end);
         cl_mark_add(c->cl, &fx);
+    } else if (ev == Q3_EV_SCOREPLUM_68 && c->cl->level.protocol <= 71) {
+        /* cg_event.c EV_SCOREPLUM -> cg_effects.c CG_ScorePlum (cg_scorePlums 1): the
+         * score (entityState.time) rising from where it was made, for 4 s, when it is the
+         * viewed player's (otherEntityNum is cg.predictedPlayerState.clientNum; the server
+         * sends it to that player's view alone, SVF_SINGLECLIENT); one within 20 units of
+         * the height of the one before starts 20 lower (lastPos) */
+        if (e->f[Q3_ES_OTHERENTITYNUM] == c->listener) {
+            cl_fxev fx;
+            memset(&fx, 0, sizeof fx);
+            fx.kind = CL_FXK_SCORE_PLUM;
+            fx.entity = -1;
+            fx.radius = (float)e->f[Q3_ES_TIME];
+            memcpy(fx.origin, org, sizeof fx.origin);
+            memcpy(fx.end, org, sizeof fx.end);
+            if (org[2] >= c->s->plum_z - 20 && org[2] <= c->s->plum_z + 20)
+                fx.origin[2] -= 20;
+            c->s->plum_z = org[2];
+            cl_mark_add(c->cl, &fx);
+        }
     } else if (ev == Q3_EV_BULLET_HIT_FLESH_68 && c->cl->level.protocol <= 71) {
         /* cg_event.c CG_Bullet with flesh: CG_Bleed at the hit, on the body eventParm */
         bleed(c->cl, org, e->f[Q3_ES_EVENTPARM] + 1);

@@ -589,6 +589,7 @@ typedef struct q3_state {
      * automagically set"; ioquake3's server keeps it to itself), whose cgame draws missiles
      * ahead of the clock (q3.c missile_lead) */
     uint16_t unlagged_ms;
+    float plum_z; /* the last score plum's height (cg_effects.c CG_ScorePlum's lastPos) */
     uint8_t time_warned, frag_warned; /* cg.timelimitWarnings, cg.fraglimitWarnings */
     int32_t timelimit, fraglimit;     /* the serverinfo's, minutes and frags; 0 none */
     uint8_t have_pers;        /* pers holds the recorder's last persistant[] */

@@ -523,6 +523,11 @@ int r_q3_mat_deforms(const r_assets *a, int32_t mat);
  * along the view's left and up, texture 0 0 at left + up and 1 1 at -left - up, drawn with
  * material mat, its vertices' colour light. */
 void r_q3_autosprite(r_view *v, int32_t mat, const float mid[3], float radius, uint32_t light);
+/* Digit digit (0..9, 10 the minus) of cgame's numberShaders (gfx/2d/numbers) as a sprite of
+ * radius at p, its texels times rgb and alpha (0..255) blended over the frame with no depth
+ * test (a shader registered for 2D: GLS_DEPTHTEST_DISABLE), within v's band of rows. */
+void r_q3_digit_sprite(r_view *v, int digit, const float p[3], float radius, uint32_t rgb,
+                       unsigned alpha);
 /* 1 when material mat is deformVertexes autosprite (a model's quads turned to the eye) */
 int r_q3_mat_autosprite(const r_assets *a, int32_t mat);
 
@@ -612,6 +617,9 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t);
 void r_q3_explosion(r_view *v, const cl_fxev *e, double t);
 /* Quake III rockets' smoke at t, in flight and for 2 s after (cg_weapons.c CG_RocketTrail). */
 void r_q3_smoke(r_view *v, const cl_state *cl, double t);
+/* The viewed player's score plums (CL_FXK_SCORE_PLUM in the marks' log) rising at t, over
+ * everything (r_part.c). */
+void r_q3_plums(r_view *v, const cl_state *cl, double t);
 /* Quake III's wall marks alive at t (r_q3mark.c), on the world's surfaces. */
 void r_q3_marks(r_view *v, const cl_state *cl, double t);
 /* Quake III's gibs flying and lying at t (r_q3mark.c: thrown, bouncing and sinking as

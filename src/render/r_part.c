@@ -959,3 +959,64 @@ void r_q3_smoke(r_view *v, const cl_state *cl, double t)
             rocket_puffs(v, tr->base, tr->delta, tr->t0_ms / 1000.0, t, t, grenade);
     }
 }
+
+/* cg_localents.c CG_AddScorePlum (facts only): each score plum of the viewed player, 4 s: c
+ * the life left (1 to 0); its digits (a minus first for a score under 0), 8 units apart as
+ * sprites of radius 4, centred across the view on its origin raised 110 - 100 c units and
+ * swayed -10 + 20 sin(2 pi c) units sideways (across the line to the eye); white for 1, green
+ * from 2, yellow from 10, blue from 20, magenta from 50, red below 0; alpha 4 c in its last
+ * second; none within 20 units of the eye. Drawn over everything (no depth test). */
+void r_q3_plums(r_view *v, const cl_state *cl, double t)
+{
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED)
+        return;
+    const cl_fxev *alive[CL_MARK_LOG];
+    int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
+    for (int i = na - 1; i >= 0; i--) { /* (oldest first: as cgame added them) */
+        const cl_fxev *e = alive[i];
+        double age = t - e->t0;
+        if (e->kind != CL_FXK_SCORE_PLUM || !(age >= 0 && age < 4) ||
+            !(fabsf(e->radius) < 1e9f))
+            continue;
+        float c = (float)(1 - age / 4), o[3], dir[3], side[3];
+        int score = (int)e->radius;
+        uint32_t rgb = score < 0     ? rast_rgb(255, 0x11, 0x11)
+                       : score >= 50 ? rast_rgb(255, 0, 255)
+                       : score >= 20 ? rast_rgb(0, 0, 255)
+                       : score >= 10 ? rast_rgb(255, 255, 0)
+                       : score >= 2  ? rast_rgb(0, 255, 0)
+                                     : rast_rgb(255, 255, 255);
+        unsigned alpha = c < 0.25f ? (unsigned)(255 * 4 * c) : 255;
+        memcpy(o, e->origin, sizeof o);
+        o[2] += 110 - c * 100;
+        for (int k = 0; k < 3; k++)
+            dir[k] = v->org[k] - o[k];
+        side[0] = dir[1]; /* dir x (0, 0, 1) */
+        side[1] = -dir[0];
+        side[2] = 0;
+        float len = sqrtf(side[0] * side[0] + side[1] * side[1]);
+        if (!(len > 0))
+            continue;
+        float sway = -10 + 20 * sinf(c * 2 * (float)M_PI), d2 = 0;
+        for (int k = 0; k < 3; k++) {
+            side[k] /= len;
+            o[k] += sway * side[k];
+            d2 += (o[k] - v->org[k]) * (o[k] - v->org[k]);
+        }
+        if (d2 < 20 * 20)
+            continue;
+        int digits[12], n = 0;
+        unsigned u = score < 0 ? 0u - (unsigned)score : (unsigned)score;
+        do
+            digits[n++] = (int)(u % 10);
+        while ((u /= 10) && n < 11);
+        if (score < 0)
+            digits[n++] = 10;
+        for (int k = 0; k < n; k++) {
+            float p[3], off = ((float)n / 2 - (float)k) * 8;
+            for (int j = 0; j < 3; j++)
+                p[j] = o[j] + off * side[j];
+            r_q3_digit_sprite(v, digits[n - 1 - k], p, 4, rgb, alpha);
+        }
+    }
+}

@@ -774,6 +774,8 @@ static int cut_mark(const mdl_bsp *b, const cl_fxev *e, mark_cut *c, r_mark_frag
     c->kind = e->kind;
     c->style = e->style;
     memcpy(c->rgb, e->rgb, 3);
+    if (e->kind == CL_FXK_SCORE_PLUM)
+        return 1; /* (r_q3_plums draws it: no pieces) */
     if (e->kind == CL_FXK_SHOTGUN || e->kind == CL_FXK_GIBS || e->kind == CL_FXK_BRASS) {
         if (e->kind == CL_FXK_SHOTGUN ? cut_pellets(b, e, c, frags, pts, st)
             : e->kind == CL_FXK_GIBS  ? throw_gibs(b, e, c, frags, pts, st)
@@ -860,7 +862,7 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
  * up to *room pieces (the pieces the game would still hold; taken from *room). */
 static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, int *room)
 {
-    if (c->kind == CL_FXK_BRASS)
+    if (c->kind == CL_FXK_BRASS || c->kind == CL_FXK_SCORE_PLUM)
         return; /* (a shotgun's shells, logged with the marks: r_q3_gibs throws them) */
     float radius;
     int kind = c->kind == CL_FXK_GIBS ? R_Q3MARK_BLOOD

@@ -13,6 +13,7 @@
  * stopped at the texture's own colour). The models' light grid follows the same rule
  * (r_md3.c). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -96,6 +97,7 @@ struct r_q3 {
     uint32_t *lightmaps;     /* num_lightmaps pages of 128 x 128, shifted */
     uint32_t num_lightmaps;
     q3_image dlight;         /* tr_image.c R_CreateDlightImage's falloff, magnified */
+    q3_image digits[11];     /* cgs.media.numberShaders: gfx/2d/numbers, 0..9 and minus */
     q3_image sky[6];         /* box sides +x, -x, +y, -y, +z, -z (rt, lf, bk, ft, up, dn) */
     int sky_box;             /* all six found */
     int sky_same;            /* and all of one size */
@@ -951,6 +953,16 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         goto out;
     if (!dlight_image(&q->dlight))
         goto out;
+    if (!a->lean) {
+        static const char *const digit[11] = {"zero", "one", "two",   "three", "four", "five",
+                                              "six",  "seven", "eight", "nine", "minus"};
+        for (int i = 0; i < 11; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "gfx/2d/numbers/%s_32b.tga", digit[i]);
+            if (!load_image(&q->digits[i], name, read, ctx, &q->texels))
+                goto out;
+        }
+    }
     for (size_t i = 0; i < (size_t)q->num_lightmaps * LM_SIZE * LM_SIZE; i++)
         q->lightmaps[i] = shift_light(b->lightmaps + i * 3);
     if (list) {
@@ -1076,6 +1088,8 @@ void r_q3_free(r_q3 *q)
     for (int k = 0; k < 6; k++)
         free_image(&q->sky[k]);
     free_image(&q->dlight);
+    for (int i = 0; i < 11; i++)
+        free_image(&q->digits[i]);
     free_image(&q->fog_image);
     free(q->fogs);
     for (int i = 0; i < q->num_missing; i++)
@@ -1692,6 +1706,57 @@ int r_q3_mat_deforms(const r_assets *a, int32_t mat)
     const r_q3 *q = a ? a->q3 : NULL;
     return q && mat >= 0 && (uint32_t)mat < q->num_mats &&
            q->mats[mat].deform.func != MDL_WAVE_NONE;
+}
+
+void r_q3_digit_sprite(r_view *v, int digit, const float p[3], float radius, uint32_t rgb,
+                       unsigned alpha)
+{
+    const r_q3 *q = v->assets ? v->assets->q3 : NULL;
+    if (!q || digit < 0 || digit > 10 || q->digits[digit].levels < 1 || !alpha)
+        return;
+    const q3_image *im = &q->digits[digit];
+    /* a sprite faces the eye: it projects to a square of its size at its depth */
+    float c[2], rel[3] = {p[0] - v->org[0], p[1] - v->org[1], p[2] - v->org[2]};
+    float z = dot3(rel, v->fwd);
+    if (!(z > 1) || !r_project_point(v, p, c))
+        return;
+    float half = radius * v->scale / z;
+    if (!(half > 0.01f) || !(half < 4096))
+        return;
+    /* the level whose texels are about a pixel (its texture minified as GL's mipmaps) */
+    int lvl = 0;
+    while (lvl + 1 < im->levels && (float)(im->w[lvl]) > 2 * half * 1.5f)
+        lvl++;
+    int w = im->w[lvl], h = im->h[lvl];
+    const uint32_t *tx = im->texels[lvl];
+    rast_fb *fb = v->fb;
+    int x0 = (int)ceilf(c[0] - half - 0.5f), x1 = (int)floorf(c[0] + half - 0.5f);
+    int y0 = (int)ceilf(c[1] - half - 0.5f), y1 = (int)floorf(c[1] + half - 0.5f);
+    x0 = x0 < 0 ? 0 : x0;
+    x1 = x1 > fb->w - 1 ? fb->w - 1 : x1;
+    y0 = y0 < v->y0 ? v->y0 : y0; /* (this view's band of rows) */
+    y1 = y1 > v->y1 - 1 ? v->y1 - 1 : y1;
+    for (int y = y0; y <= y1; y++) {
+        int tv = (int)((y + 0.5f - (c[1] - half)) / (2 * half) * (float)h);
+        tv = tv < 0 ? 0 : tv > h - 1 ? h - 1 : tv;
+        uint32_t *row = fb->color + (size_t)y * (size_t)fb->w;
+        for (int x = x0; x <= x1; x++) {
+            int tu = (int)((x + 0.5f - (c[0] - half)) / (2 * half) * (float)w);
+            tu = tu < 0 ? 0 : tu > w - 1 ? w - 1 : tu;
+            uint32_t t = tx[(size_t)tv * (size_t)w + (size_t)tu];
+            /* GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA of the texel times the vertex colour */
+            unsigned a8 = (t >> 24) * alpha / 255;
+            if (!a8)
+                continue;
+            uint32_t d = row[x], out = 0xff000000u;
+            for (int sh = 0; sh < 24; sh += 8) {
+                unsigned sc = (t >> sh & 255) * (rgb >> sh & 255) / 255;
+                unsigned dc = d >> sh & 255;
+                out |= ((sc * a8 + dc * (255 - a8) + 127) / 255) << sh;
+            }
+            row[x] = out;
+        }
+    }
 }
 
 int r_q3_mat_autosprite(const r_assets *a, int32_t mat)

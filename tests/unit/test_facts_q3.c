@@ -420,6 +420,43 @@ TEST(q3_rail_rings_in_openarena_only)
     CHECK(n.life == 0.4f);
 }
 
+/* g_combat.c AddScore raises the scorer's PERS_SCORE and sends it a score plum of the points
+ * (ScorePlum: EV_SCOREPLUM, SVF_SINGLECLIENT, entityState.time the points); cgame shows the
+ * viewed player's (CG_ScorePlum). So in realdata's demo088 every snapshot that brings plums
+ * raises the recorder's score by their sum, and every rise comes with its plums. */
+TEST(q3_score_plums_follow_the_score)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("demo088-test1.dm_71 missing");
+    uint32_t seen = 0;
+    int plums = 0, steps = 0, matched = 0, have = 0;
+    int32_t before = 0;
+    while (q3run_step(&r)) {
+        const cl_stats *st = cl_stats_of(r.cl, -1);
+        int sum = 0, n = 0;
+        for (; seen < r.cl->fxlog.mark_count; seen++) {
+            const cl_fxev *m = &r.cl->fxlog.marks[seen % CL_MARK_LOG];
+            if (m->kind == CL_FXK_SCORE_PLUM) {
+                sum += (int)m->radius;
+                n++;
+            }
+        }
+        if (st && have && (n || st->score != before)) {
+            steps++;
+            matched += st->score - before == sum;
+        }
+        plums += n;
+        if (st && r.cl->frame_count > 0) { /* (from the first snapshot's score on) */
+            before = st->score;
+            have = 1;
+        }
+    }
+    q3run_close(&r);
+    CHECK_MSG(plums > 10, "%d plums", plums);
+    CHECK_EQ(matched, steps);
+}
+
 /* udt_one_frag_only_with_plasma.dm_68 holds one frag (its name), made with the plasma gun:
  * one EV_OBITUARY, MOD_PLASMA or MOD_PLASMA_SPLASH. */
 TEST(q3_obituary_frag_event)

@@ -496,8 +496,9 @@ TEST(q3mark_shotgun_pellets_puff_and_mark)
             break;
         app_world_update(&w, &o, at);
         memcpy(none, at, sizeof *none);
-        for (int i = 0; i < CL_MARK_LOG; i++) /* the marks (a shotgun's brass kept) */
-            if (none->fxlog.marks[i].kind != CL_FXK_BRASS)
+        for (int i = 0; i < CL_MARK_LOG; i++) /* the marks (a shotgun's brass, plums kept) */
+            if (none->fxlog.marks[i].kind != CL_FXK_BRASS &&
+                none->fxlog.marks[i].kind != CL_FXK_SCORE_PLUM)
                 none->fxlog.marks[i].t0 = -1e9;
         r_render(w.assets, at, when[k], &cam, &opt, with);
         r_render(w.assets, none, when[k], &cam, &opt, without);

@@ -1817,6 +1817,48 @@ TEST(q3tex_rail_rings_by_hand)
     oa_close(&s);
 }
 
+/* A score plum of 8 points (cg_localents.c CG_AddScorePlum) made 2 s ago 300 units ahead
+ * and 200 under the eye on oa_dm3, under the floor: drawn with no depth test, it shows. By
+ * hand: at c = 0.5 it has risen 110 - 50 = 60 units (140 under the eye) and swayed -10 +
+ * 20 sin(pi) = -10 units along (eye - it) x up = (1, 0, 0) (the view looks along -y: +x is
+ * the screen's left), its one digit 8 x (1/2) = 4 back: 6 units right, 140 down, 300 deep:
+ * 3.2 pixels right of the centre and 74.7 under it at 160 pixels a unit of depth, a sprite
+ * of radius 4 (2.1 pixels) in green (8 points: 2 and up). Nothing else changes. */
+TEST(q3tex_score_plum_by_hand)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    CHECK(s.cam.angles[1] == 270 && s.cam.angles[0] == 0);
+    const float at[3] = {s.cam.origin[0], s.cam.origin[1] - 300, s.cam.origin[2] - 200};
+    cl_fxev fx = test_fx(CL_FXK_SCORE_PLUM, 0, 10.0f, at);
+    fx.radius = 8;
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    rast_fb *plain = rast_fb_new(W, H), *plum = rast_fb_new(W, H);
+    r_render(s.a, s.cl, 3.0, &s.cam, &o, plain);
+    s.cl->time = 1.0;
+    cl_mark_add(s.cl, &fx);
+    r_render(s.a, s.cl, 3.0, &s.cam, &o, plum);
+    int changed = 0, outside = 0, not_green = 0, greener = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            uint32_t p = plain->color[y * W + x], q = plum->color[y * W + x];
+            if (p == q)
+                continue;
+            changed++;
+            outside += fabs(x + 0.5 - W / 2.0 - 3.2) > 2.1 + 1 || fabs(y + 0.5 - H / 2.0 - 74.7) > 2.1 + 1;
+            /* (blended towards a green texel: red and blue never rise) */
+            not_green += (q & 255) > (p & 255) || (q >> 16 & 255) > (p >> 16 & 255);
+            greener += (q >> 8 & 255) > (p >> 8 & 255);
+        }
+    CHECK_MSG(changed > 0, "%d pixels changed", changed);
+    CHECK_EQ(outside, 0);
+    CHECK_EQ(not_green, 0);
+    CHECK(greener > 0);
+    rast_fb_free(plain);
+    rast_fb_free(plum);
+    oa_close(&s);
+}
+
 /* A rocket's smoke (cg_weapons.c CG_RocketTrail, cg_localents.c CG_AddScaleFade): a flight
  * logged as it ended (CL_FXK_TRAIL, q3.c) across the view 150 units ahead, from 100 left
  * to 100 right at 900 units a second, ended at 1 s; half a second later its puffs (every 50
