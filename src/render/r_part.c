@@ -631,17 +631,23 @@ static void rail_rings(r_view *v, const cl_fxev *e, double age)
     uint32_t light = rast_rgb(e->rgb[0], e->rgb[1], e->rgb[2]);
     double save = v->time;
     v->time = age; /* (tcMod rotate from the disc's start) */
-    for (int i = 0; i < (int)len; i += 10) {
+    /* (g_weapon.c weapon_railgun_fire traces 8192 units: a longer rail is not the game's) */
+    int reach = len < 8192 ? (int)len : 8192;
+    for (int i = 0; i < reach; i += 10) {
         if (age >= ((i >> 1) + 600) / 1000.0)
             continue; /* gone */
-        float ang = (float)(((18 + i / 5) % 36) * 10) * (float)M_PI / 180, p[3], d2 = 0;
+        float ang = (float)(((18 + i / 5) % 36) * 10) * (float)M_PI / 180, p[3], d2 = 0, z = 0;
         for (int k = 0; k < 3; k++) {
             float axis = temp[k] * cosf(ang) + cross[k] * sinf(ang);
             p[k] = e->origin[k] + dir[k] * (float)(20 + i) + axis * (4 + 6 * (float)age);
             d2 += (p[k] - v->org[k]) * (p[k] - v->org[k]);
+            z += (p[k] - v->org[k]) * v->fwd[k];
         }
-        if (d2 >= 1.1f * 1.1f) /* (CG_AddMoveScaleFade: the eye inside it frees it) */
-            r_q3_autosprite(v, mat, p, 1.1f, light);
+        float c[2], r = z > 0 ? 1.6f * v->scale / z : 0; /* (its corners' reach, pixels) */
+        if (d2 < 1.1f * 1.1f || !r_project_point(v, p, c) || c[0] < -r ||
+            c[0] > (float)v->fb->w + r || c[1] < (float)v->y0 - r || c[1] > (float)v->y1 + r)
+            continue; /* (CG_AddMoveScaleFade: the eye inside it frees it; out of view) */
+        r_q3_autosprite(v, mat, p, 1.1f, light);
     }
     v->time = save;
 }
