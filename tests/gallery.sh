@@ -55,6 +55,8 @@ if [ -d "$oa/baseoa" ] && [ -f "$demo3" ]; then
     demo088="$realdata/dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"
     if [ -f "$demo088" ]; then
         shot quake3-action "$demo088" 72.7 -b "$oa"
+        # the recorder's rail down a bridge: its core and OpenArena's spiral of discs
+        shot quake3-rail "$demo088" 111.3 -b "$oa"
     fi
 else
     echo "gallery: no Quake III picture (needs Debian's openarena-data in $oa)"
