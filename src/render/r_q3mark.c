@@ -1015,7 +1015,8 @@ static void draw_gibs(r_view *v, const mark_cut *c, double t)
     /* cg_localents.c CG_BloodTrail: a flying gib leaves a bloodTrail puff every 150 ms of the
      * clock (CG_SmokePuff: radius 20, alpha 1, 2 s) where it is then; each
      * (LE_FALL_SCALE_FADE) drops 40 units over its life, grows from 16 to 36 and fades out,
-     * turned at random (a hash here) */
+     * turned at random (a hash here); CG_AddFallScaleFade frees one the eye is within its
+     * radius (20) of, "so it doesn't add too much overdraw" (here: while the eye is there) */
     for (int i = 0; i < CL_Q3_GIBS; i++) {
         const gib_path *g = &c->gibs[i];
         float flies = g->seg[g->nseg - 1].still ? g->seg[g->nseg - 1].t0 : g->life;
@@ -1031,6 +1032,11 @@ static void draw_gibs(r_view *v, const mark_cut *c, double t)
                 continue;
             gib_at(g, pa, p);
             p[2] -= (1 - f) * 40;
+            float d2 = 0;
+            for (int j = 0; j < 3; j++)
+                d2 += (p[j] - v->org[j]) * (p[j] - v->org[j]);
+            if (d2 < 20 * 20)
+                continue;
             uint32_t h = (uint32_t)(int64_t)(when * 1000.0) * 2654435761u ^ (uint32_t)i * 40503u;
             r_q3_puff(v, mat, p, 20 * (1 - f) + 16, (float)(h % 360), puff_age);
         }

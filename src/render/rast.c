@@ -616,11 +616,22 @@ static inline __attribute__((always_inline)) uint32_t bilerp(const uint32_t *tex
  * rasteriser gives the same bytes. */
 static inline __attribute__((always_inline)) uint32_t texel_linear(const uint32_t *tex, int w,
                                                                    int h, int32_t sf,
-                                                                   int32_t tf)
+                                                                   int32_t tf, int wrap)
 {
     int32_t x = (int32_t)((uint32_t)sf - 32768u), y = (int32_t)((uint32_t)tf - 32768u);
-    int32_t x0 = (x >> 16) & (w - 1), y0 = (y >> 16) & (h - 1);
-    int32_t x1 = (x0 + 1) & (w - 1), y1 = (y0 + 1) & (h - 1);
+    int32_t x0, y0, x1, y1;
+    if (wrap) {
+        x0 = (x >> 16) & (w - 1);
+        y0 = (y >> 16) & (h - 1);
+        x1 = (x0 + 1) & (w - 1);
+        y1 = (y0 + 1) & (h - 1);
+    } else { /* GL_CLAMP_TO_EDGE (a clampmap): both neighbours kept within the image */
+        int32_t xi = x >> 16, yi = y >> 16;
+        x0 = xi < 0 ? 0 : xi > w - 1 ? w - 1 : xi;
+        y0 = yi < 0 ? 0 : yi > h - 1 ? h - 1 : yi;
+        x1 = xi + 1 < 0 ? 0 : xi + 1 > w - 1 ? w - 1 : xi + 1;
+        y1 = yi + 1 < 0 ? 0 : yi + 1 > h - 1 ? h - 1 : yi + 1;
+    }
     uint32_t fx = (uint32_t)(x >> 8) & 255, fy = (uint32_t)(y >> 8) & 255;
     const uint32_t *r0 = tex + (size_t)y0 * (size_t)w, *r1 = tex + (size_t)y1 * (size_t)w;
     uint32_t c[4] = {r0[x0], r0[x1], r1[x0], r1[x1]}, rb[2], ga[2];
@@ -948,31 +959,41 @@ static inline __m256i ramp8(int32_t v, int32_t st)
  * (the last run's last read); on return, when carry (the run whole: m even, the next run
  * starting at j + 4m), the light at j + 4m for the next run. */
 /* texel_linear at four (eight) pixels' s and t. */
-static inline __m128i linear4(const uint32_t *texels, int w, int h, __m128i s, __m128i t)
+static inline __m128i linear4(const uint32_t *texels, int w, int h, __m128i s, __m128i t,
+                              int wrap)
 {
     int32_t sv[4], tv[4];
     _mm_storeu_si128((__m128i *)sv, s);
     _mm_storeu_si128((__m128i *)tv, t);
-    return _mm_setr_epi32((int)texel_linear(texels, w, h, sv[0], tv[0]),
-                          (int)texel_linear(texels, w, h, sv[1], tv[1]),
-                          (int)texel_linear(texels, w, h, sv[2], tv[2]),
-                          (int)texel_linear(texels, w, h, sv[3], tv[3]));
+    return _mm_setr_epi32((int)texel_linear(texels, w, h, sv[0], tv[0], wrap),
+                          (int)texel_linear(texels, w, h, sv[1], tv[1], wrap),
+                          (int)texel_linear(texels, w, h, sv[2], tv[2], wrap),
+                          (int)texel_linear(texels, w, h, sv[3], tv[3], wrap));
 }
 #if defined(__AVX2__)
 /* texel_linear at eight pixels, lane by lane the same integer steps (light8's layout). */
-static inline __m256i linear8(const uint32_t *texels, int w, int h, __m256i s, __m256i t)
+static inline __m256i linear8(const uint32_t *texels, int w, int h, __m256i s, __m256i t,
+                              int wrap)
 {
     const __m256i half = _mm256_set1_epi32(32768);
     const __m256i k255 = _mm256_set1_epi32(255), one = _mm256_set1_epi32(1);
     const __m256i wm = _mm256_set1_epi32(w - 1), hm = _mm256_set1_epi32(h - 1);
-    const __m256i wv = _mm256_set1_epi32(w);
+    const __m256i wv = _mm256_set1_epi32(w), zero = _mm256_setzero_si256();
     __m256i x = _mm256_sub_epi32(s, half), y = _mm256_sub_epi32(t, half);
     __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, 8), k255);
     __m256i fy = _mm256_and_si256(_mm256_srli_epi32(y, 8), k255);
-    __m256i x0 = _mm256_and_si256(_mm256_srai_epi32(x, 16), wm);
-    __m256i y0 = _mm256_and_si256(_mm256_srai_epi32(y, 16), hm);
-    __m256i x1 = _mm256_and_si256(_mm256_add_epi32(x0, one), wm);
-    __m256i y1 = _mm256_and_si256(_mm256_add_epi32(y0, one), hm);
+    __m256i xi = _mm256_srai_epi32(x, 16), yi = _mm256_srai_epi32(y, 16), x0, y0, x1, y1;
+    if (wrap) {
+        x0 = _mm256_and_si256(xi, wm);
+        y0 = _mm256_and_si256(yi, hm);
+        x1 = _mm256_and_si256(_mm256_add_epi32(x0, one), wm);
+        y1 = _mm256_and_si256(_mm256_add_epi32(y0, one), hm);
+    } else { /* (texel_linear's clamp to the edge) */
+        x0 = _mm256_min_epi32(_mm256_max_epi32(xi, zero), wm);
+        y0 = _mm256_min_epi32(_mm256_max_epi32(yi, zero), hm);
+        x1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(xi, one), zero), wm);
+        y1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(yi, one), zero), hm);
+    }
     __m256i r0 = _mm256_mullo_epi32(y0, wv), r1 = _mm256_mullo_epi32(y1, wv);
     __m256i c00 = gather8(texels, _mm256_add_epi32(r0, x0));
     __m256i c10 = gather8(texels, _mm256_add_epi32(r0, x1));
@@ -991,7 +1012,7 @@ static inline int texels8(const uint32_t *texels, __m256i *s8, __m256i *t8, __m2
     __m256i ix;
     if (!next8(s8, t8, s8s, t8s, rest, wrap, w, h, lim8, &ix))
         return 0;
-    *tex = mag ? linear8(texels, w, h, s_at, t_at) : gather8(texels, ix);
+    *tex = mag ? linear8(texels, w, h, s_at, t_at, wrap) : gather8(texels, ix);
     return 1;
 }
 #endif
@@ -1195,7 +1216,7 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
             /* (s, t) pairs times (1, w) */
             ix = _mm_madd_epi16(_mm_unpacklo_epi16(p, _mm_srli_si128(p, 8)), w1);
         }
-        __m128i tex32 = mag ? linear4(texels, w, h, s_at, t_at) : gather4v(texels, ix);
+        __m128i tex32 = mag ? linear4(texels, w, h, s_at, t_at, wrap) : gather4v(texels, ix);
         __m128i lit = tex32; /* (light_white: texel x 255 / 255, exactly) */
         if (!tx->light_white) {
             px16 tex = widen(tex32);
@@ -1468,7 +1489,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
             r = _mm_max_ps(r, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 1, 1, 1)));
             float x = _mm_cvtss_f32(r) * 0.8f; /* lane 0: the larger of s's and t's */
             /* under a texel a pixel (GL's magnification) */
-            mag = tx->mag_linear && wrap && (flags & RAST_ALPHA_TEST) == 0 && x < 0.4f;
+            mag = tx->mag_linear && (flags & RAST_ALPHA_TEST) == 0 && x < 0.4f;
             if (x > 1.0f) {
                 uint32_t bits;
                 memcpy(&bits, &x, sizeof bits);
@@ -1573,7 +1594,7 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
                 si = si < 0 ? 0 : si > wmax ? wmax : si;
                 ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
             }
-            uint32_t texel = mag ? texel_linear(texels, w, h, sf, tf)
+            uint32_t texel = mag ? texel_linear(texels, w, h, sf, tf, wrap)
                                  : texels[(size_t)ti * (size_t)w + (size_t)si];
             if ((flags & RAST_ALPHA_TEST) && (texel >> 24) < 128)
                 continue;

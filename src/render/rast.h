@@ -161,10 +161,11 @@ typedef struct rast_tex {
      * for (Quake's mip thresholds, per run instead of per face). */
     const uint32_t *const *mips;
     int num_mips;
-    /* with mips and wrap: where a run's texels are larger than its pixels (level 0, under a
-     * texel a pixel), its opaque texels are read bilinearly between texel centres, as GL's
-     * GL_LINEAR magnification draws a Quake III wall close up (ioquake3's r_textureMode
-     * GL_LINEAR_MIPMAP_NEAREST); else nearest, as software Quake's */
+    /* with mips: where a run's texels are larger than its pixels (level 0, under a texel a
+     * pixel), its texels (not alpha-tested ones) are read bilinearly between texel centres,
+     * as GL's GL_LINEAR magnification draws a Quake III wall or sprite close up (ioquake3's
+     * r_textureMode GL_LINEAR_MIPMAP_NEAREST), a clamped image's neighbours kept at its edge
+     * (GL_CLAMP_TO_EDGE); else nearest, as software Quake's */
     uint8_t mag_linear;
 } rast_tex;
 

@@ -1379,6 +1379,39 @@ TEST(q3tex_close_walls_read_bilinearly)
     rast_fb_free(fb);
 }
 
+/* The same close up of a clamped image (a clampmap: sprites, flares, blood): GL_LINEAR with
+ * GL_CLAMP_TO_EDGE reads the neighbours of a sample within the image. By hand, as above:
+ * pixel 0 (u = -0.4375) mixes texel -1 and 0, both clamped to 0 (black): 0; pixels 4 and 8
+ * as the repeating image's, 16 and 143; pixel 12 (u = 1.0625) mixes texels 1 and 2, both
+ * clamped to 1 (white): 255 (repeating: 239). qdemo read a clamped image nearest: 0, 0,
+ * 255, 255. */
+TEST(q3tex_close_clamped_images_read_bilinearly)
+{
+    rast_fb *fb = rast_fb_new(16, 16);
+    const uint32_t k = rast_rgb(0, 0, 0), wh = rast_rgb(255, 255, 255);
+    uint32_t tex[4] = {k, wh, k, wh}, one = rast_rgb(128, 128, 128), light[4];
+    for (int i = 0; i < 4; i++)
+        light[i] = wh;
+    const uint32_t *mips[2] = {tex, &one};
+    static const uint8_t want[4] = {0, 16, 143, 255};
+    rast_tex t;
+    square_planes(&t, 2, 2, 2, 2);
+    t.texels = tex;
+    t.mips = mips;
+    t.num_mips = 2;
+    t.wrap = 0;
+    t.light = light;
+    t.mag_linear = 1;
+    rast_clear(fb, 0);
+    square(fb, &t, RAST_OPAQUE);
+    for (int i = 0; i < 4; i++) {
+        uint32_t c = fb->color[4 * i];
+        CHECK_MSG((c & 255) == want[i] && (c >> 8 & 255) == want[i] && (c >> 16 & 255) == want[i],
+                  "pixel %d: %08x, want %u", 4 * i, c, want[i]);
+    }
+    rast_fb_free(fb);
+}
+
 TEST(q3tex_rast_modulate_and_combine)
 {
     rast_fb *fb = rast_fb_new(16, 16);
