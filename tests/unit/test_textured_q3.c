@@ -1349,7 +1349,10 @@ TEST(q3tex_rast_span_ends_inside_a_block)
  * 256 = 112; pixel 4: u = 0.0625, black to white at 16/256: (255 x 16 + 128) / 256 = 16;
  * pixel 8: u = 0.5625, 144/256: 143; pixel 12: u = 1.0625, white to black (wrapping) at
  * 16/256: (255 x 240 + 128) / 256 = 239. Nearest reads 0, 0, 255, 255 there. */
-TEST(q3tex_close_walls_read_bilinearly)
+/* The 2 x 2 texture (black column 0, white column 1) at 8 pixels a texel under white light,
+ * repeating (wrap) or clamped, read bilinearly when mag: pixels 0, 4, 8 and 12 of its
+ * first row against want. */
+static void close_up(int wrap, int mag, const uint8_t want[4])
 {
     rast_fb *fb = rast_fb_new(16, 16);
     const uint32_t k = rast_rgb(0, 0, 0), wh = rast_rgb(255, 255, 255);
@@ -1357,26 +1360,33 @@ TEST(q3tex_close_walls_read_bilinearly)
     for (int i = 0; i < 4; i++)
         light[i] = wh;
     const uint32_t *mips[2] = {tex, &one};
-    static const uint8_t linear[4] = {112, 16, 143, 239}, nearest[4] = {0, 0, 255, 255};
-    for (int mag = 0; mag < 2; mag++) {
-        rast_tex t;
-        square_planes(&t, 2, 2, 2, 2);
-        t.texels = tex;
-        t.mips = mips;
-        t.num_mips = 2;
-        t.wrap = 1;
-        t.light = light;
-        t.mag_linear = (uint8_t)mag;
-        rast_clear(fb, 0);
-        square(fb, &t, RAST_OPAQUE);
-        for (int i = 0; i < 4; i++) {
-            uint32_t c = fb->color[4 * i];
-            unsigned want = mag ? linear[i] : nearest[i];
-            CHECK_MSG((c & 255) == want && (c >> 8 & 255) == want && (c >> 16 & 255) == want,
-                      "mag %d pixel %d: %08x, want %u", mag, 4 * i, c, want);
-        }
+    rast_tex t;
+    square_planes(&t, 2, 2, 2, 2);
+    t.texels = tex;
+    t.mips = mips;
+    t.num_mips = 2;
+    t.wrap = (uint8_t)wrap;
+    t.light = light;
+    t.mag_linear = (uint8_t)mag;
+    rast_clear(fb, 0);
+    square(fb, &t, RAST_OPAQUE);
+    int bad = -1;
+    for (int i = 0; i < 4 && bad < 0; i++) {
+        uint32_t c = fb->color[4 * i];
+        if ((c & 255) != want[i] || (c >> 8 & 255) != want[i] || (c >> 16 & 255) != want[i])
+            bad = i;
     }
+    uint32_t got = bad >= 0 ? fb->color[4 * bad] : 0;
     rast_fb_free(fb);
+    CHECK_MSG(bad < 0, "wrap %d mag %d pixel %d: %08x, want %u", wrap, mag, 4 * bad, got,
+              want[bad < 0 ? 0 : bad]);
+}
+
+TEST(q3tex_close_walls_read_bilinearly)
+{
+    static const uint8_t linear[4] = {112, 16, 143, 239}, nearest[4] = {0, 0, 255, 255};
+    close_up(1, 0, nearest);
+    close_up(1, 1, linear);
 }
 
 /* The same close up of a clamped image (a clampmap: sprites, flares, blood): GL_LINEAR with
@@ -1387,29 +1397,8 @@ TEST(q3tex_close_walls_read_bilinearly)
  * 255, 255. */
 TEST(q3tex_close_clamped_images_read_bilinearly)
 {
-    rast_fb *fb = rast_fb_new(16, 16);
-    const uint32_t k = rast_rgb(0, 0, 0), wh = rast_rgb(255, 255, 255);
-    uint32_t tex[4] = {k, wh, k, wh}, one = rast_rgb(128, 128, 128), light[4];
-    for (int i = 0; i < 4; i++)
-        light[i] = wh;
-    const uint32_t *mips[2] = {tex, &one};
     static const uint8_t want[4] = {0, 16, 143, 255};
-    rast_tex t;
-    square_planes(&t, 2, 2, 2, 2);
-    t.texels = tex;
-    t.mips = mips;
-    t.num_mips = 2;
-    t.wrap = 0;
-    t.light = light;
-    t.mag_linear = 1;
-    rast_clear(fb, 0);
-    square(fb, &t, RAST_OPAQUE);
-    for (int i = 0; i < 4; i++) {
-        uint32_t c = fb->color[4 * i];
-        CHECK_MSG((c & 255) == want[i] && (c >> 8 & 255) == want[i] && (c >> 16 & 255) == want[i],
-                  "pixel %d: %08x, want %u", 4 * i, c, want[i]);
-    }
-    rast_fb_free(fb);
+    close_up(0, 1, want);
 }
 
 TEST(q3tex_rast_modulate_and_combine)
