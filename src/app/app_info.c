@@ -211,15 +211,22 @@ static int info_list(void *ctx, const char *prefix,
     return pak_list_search_order((const pak_fs *)ctx, prefix, fn, u);
 }
 
-/* A Quake III weapon's flash, hand or barrel model: cgame does without one that is not
- * there (r_assets.c). */
+/* A Quake III weapon's flash, hand or barrel model, or an item's second model (a health
+ * item's sphere, a powerup's ring): cgame does without one that is not there (r_assets.c;
+ * OpenArena has no invis_ring.md3). */
 static int optional_flash(const char *name)
 {
-    static const char *const parts[] = {"_flash.md3", "_hand.md3", "_barrel.md3"};
+    static const struct {
+        const char *dir, *end;
+    } parts[] = {{"models/weapons2/", "_flash.md3"},
+                 {"models/weapons2/", "_hand.md3"},
+                 {"models/weapons2/", "_barrel.md3"},
+                 {"models/powerups/health/", "_sphere.md3"},
+                 {"models/powerups/instant/", "_ring.md3"}};
     size_t n = strlen(name);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        size_t k = strlen(parts[i]);
-        if (!strncmp(name, "models/weapons2/", 16) && n > k && !strcmp(name + n - k, parts[i]))
+        size_t d = strlen(parts[i].dir), k = strlen(parts[i].end);
+        if (!strncmp(name, parts[i].dir, d) && n > k && !strcmp(name + n - k, parts[i].end))
             return 1;
     }
     return 0;

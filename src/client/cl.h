@@ -30,6 +30,10 @@
                                   * fist, foot, forearm, intestine, leg */
 #define CL_Q3_GIBS 10
 #define CL_Q3_BRASS_MODELS 1714  /* Quake III cgame's brass: the machine gun's, the shotgun's */
+#define CL_Q3_ITEM_SPHERES 1716  /* Quake III health items' second models (bg_itemlist
+                                  * world_model[1]): small, medium, large, mega sphere */
+#define CL_Q3_ITEM_RINGS 1720    /* Quake III powerups' second models, which spin: quad,
+                                  * enviro, haste, invis, regen, flight ring */
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;

@@ -249,6 +249,16 @@ _Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_GIB_MODELS == CL_
                    CL_Q3_GIB_MODELS + CL_Q3_GIBS == CL_Q3_BRASS_MODELS &&
                    CL_Q3_BRASS_MODELS + 2 <= CL_MAX_MODELS,
                "impact model slots overlap");
+/* bg_misc.c bg_itemlist world_model[1]: the health items' spheres (items 4..7) and the
+ * powerups' rings (28..33), past the brass */
+static const char *const item_spheres[4] = {"small", "medium", "large", "mega"};
+static const char *const item_rings[6] = {"quad", "enviro", "haste", "invis", "regen", "flight"};
+#define Q3_ITEM_HEALTH_FIRST 4
+#define Q3_ITEM_POWERUP_FIRST 28
+_Static_assert(CL_Q3_ITEM_SPHERES == CL_Q3_BRASS_MODELS + 2 &&
+                   CL_Q3_ITEM_RINGS == CL_Q3_ITEM_SPHERES + 4 && CL_Q3_ITEM_RINGS + 6 <= CL_MAX_MODELS &&
+                   Q3_ITEM_POWERUP_FIRST + 6 <= NUM_ITEM_MODELS,
+               "item second model slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
 _Static_assert(Q3_PLAYER_MODELS + 3 * Q3_MAX_CLIENTS + CL_SKIN_SLOTS <= CL_MAX_MODELS &&
                    Q3_PLAYER_MODELS + CL_SKIN_SLOTS >=
@@ -520,6 +530,16 @@ static void begin_level(ctx *c)
     /* machinegunBrassModel, shotgunBrassModel */
     cl_set_model(c->cl, CL_Q3_BRASS_MODELS, "models/weapons2/shells/m_shell.md3");
     cl_set_model(c->cl, CL_Q3_BRASS_MODELS + 1, "models/weapons2/shells/s_shell.md3");
+    for (int i = 0; i < 4; i++) {
+        char name[CL_NAME_LEN];
+        snprintf(name, sizeof name, "models/powerups/health/%s_sphere.md3", item_spheres[i]);
+        cl_set_model(c->cl, CL_Q3_ITEM_SPHERES + i, name);
+    }
+    for (int i = 0; i < 6; i++) {
+        char name[CL_NAME_LEN];
+        snprintf(name, sizeof name, "models/powerups/instant/%s_ring.md3", item_rings[i]);
+        cl_set_model(c->cl, CL_Q3_ITEM_RINGS + i, name);
+    }
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -1019,8 +1039,14 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
         st.model = (uint16_t)mi;
     }
     else if (type == Q3_ET_ITEM && (mi = item_of(c->p, mi)) > 0 &&
-             !(e->f[Q3_ES_EFLAGS] & Q3_EF_NODRAW))
+             !(e->f[Q3_ES_EFLAGS] & Q3_EF_NODRAW)) {
         st.model = (uint16_t)(Q3_ITEM_MODELS + mi);
+        /* cg_ents.c CG_Item: a health item or powerup draws its second model too */
+        if (mi >= Q3_ITEM_HEALTH_FIRST && mi < Q3_ITEM_HEALTH_FIRST + 4)
+            st.model2 = (uint16_t)(CL_Q3_ITEM_SPHERES + mi - Q3_ITEM_HEALTH_FIRST);
+        else if (mi >= Q3_ITEM_POWERUP_FIRST && mi < Q3_ITEM_POWERUP_FIRST + 6)
+            st.model2 = (uint16_t)(CL_Q3_ITEM_RINGS + mi - Q3_ITEM_POWERUP_FIRST);
+    }
     else if (type == Q3_ET_MISSILE && wp > 0 && wp < NUM_MISSILE_MODELS && missile_models[wp])
         st.model = (uint16_t)(Q3_MISSILE_MODELS + wp);
     else if (type == Q3_ET_PLAYER && cn >= 0 && cn < Q3_MAX_CLIENTS)

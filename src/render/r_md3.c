@@ -879,6 +879,23 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
     float r = m->frames[f0].radius > m->frames[f1].radius ? m->frames[f0].radius
                                                           : m->frames[f1].radius;
     r = r * ITEM_WEAPON_SCALE + 8 + sqrtf(dot3(m->frames[f0].origin, m->frames[f0].origin));
+    /* cg_ents.c CG_Item: a health item's sphere and a powerup's ring (the decoder's model2),
+     * at the bobbing origin, the sphere unturned, the ring 12 units up spinning a turn a
+     * 1024 ms of the clock the other way */
+    r_place p2 = p;
+    const r_model *second = NULL;
+    if ((s->fx & CL_FX_ROTATE) && s->model2 >= CL_Q3_ITEM_SPHERES &&
+        s->model2 < CL_Q3_ITEM_RINGS + 6 && (second = md3_at(a, s->model2)) != NULL) {
+        float spin[3] = {0, 0, 0};
+        if (s->model2 >= CL_Q3_ITEM_RINGS) {
+            p2.origin[2] += 12;
+            spin[1] = (float)((int64_t)floor(tm) & 1023) * 360 / -1024.0f;
+        }
+        angles_axis(spin, p2.axis);
+        const mdl_md3_frame *f2 = &second->md3->frames[0];
+        float r2 = f2->radius + 8 + sqrtf(dot3(f2->origin, f2->origin)) + 12;
+        r = r2 > r ? r2 : r;
+    }
     float mins[3], maxs[3];
     for (int j = 0; j < 3; j++) {
         mins[j] = p.origin[j] - r;
@@ -890,6 +907,8 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
     grid_light(a->world.bsp, s->origin, &light);
     dlights_on_model(v, s->origin, &light);
     draw_mesh(v, a, rm, &p, f0, f1, lerp, &light);
+    if (second)
+        draw_mesh(v, a, second, &p2, 0, 0, 0, &light);
 }
 
 void r_q3_sprite_entity(r_view *v, const r_assets *a, const cl_entstate *s)

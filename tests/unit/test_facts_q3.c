@@ -109,6 +109,44 @@ TEST(q3_missile_model_from_weapon)
     q3run_close(&r);
 }
 
+/* cg_ents.c CG_Item draws a health item's or powerup's second model (bg_itemlist
+ * world_model[1]): the cross's sphere (models/powerups/health/<size>_cross.md3 with
+ * <size>_sphere.md3), the powerup's ring (models/powerups/instant/<name>.md3 with
+ * <name>_ring.md3); other items have none. So every item entity of demo088 that shows a
+ * cross or a powerup shows the matching second model, and no other has one. */
+TEST(q3_items_second_models)
+{
+    q3run r;
+    if (!q3run_open(&r, "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("demo088-test1.dm_71 missing");
+    int crosses = 0, wrong = 0;
+    while (q3run_step(&r)) {
+        const cl_level *l = &r.cl->level;
+        for (int i = 0; i < r.cl->num_listed; i++) {
+            const cl_entity *e = &r.cl->entities[r.cl->active_list[i]];
+            if (!e->active || !(e->cur.fx & CL_FX_ROTATE) || !e->cur.model ||
+                e->cur.model >= l->num_models)
+                continue;
+            const char *m = l->models[e->cur.model], *m2 = e->cur.model2 < l->num_models
+                                                              ? l->models[e->cur.model2]
+                                                              : "";
+            char want[CL_NAME_LEN] = "";
+            size_t n = strlen(m);
+            if (!strncmp(m, "models/powerups/health/", 23) && n > 10 &&
+                !strcmp(m + n - 10, "_cross.md3")) {
+                snprintf(want, sizeof want, "%.*s_sphere.md3", (int)(n - 10), m);
+                crosses++;
+            } else if (!strncmp(m, "models/powerups/instant/", 24) && n > 4) {
+                snprintf(want, sizeof want, "%.*s_ring.md3", (int)(n - 4), m);
+            }
+            wrong += want[0] ? strcmp(m2, want) != 0 : e->cur.model2 != 0;
+        }
+    }
+    q3run_close(&r);
+    CHECK_MSG(crosses > 10, "%d health items seen", crosses);
+    CHECK_EQ(wrong, 0);
+}
+
 static int near3(const float a[3], float x, float y, float z)
 {
     return fabsf(a[0] - x) < 1e-3f && fabsf(a[1] - y) < 1e-3f && fabsf(a[2] - z) < 1e-3f;
