@@ -174,6 +174,10 @@ typedef struct r_view {
     float zbias;           /* added to every projected inverse depth (draw_gun: R_GUN_ZBIAS) */
     int layers;            /* R_LAYERS_*: which of a Quake III model's surfaces are drawn */
     float zrel;            /* and this fraction of it (a shader's second layer: R_LAYER_ZREL) */
+    /* a model triangle's corners' tcGen environment st, when its caller made them from its
+     * vertices' normals in the model's own space (r_md3.c: RB_CalcEnvironmentTexCoords
+     * reads tess.normal there); NULL: from the triangle's plane, in the world's */
+    const float (*env)[2];
     int num_dlights;       /* dynamic lights this frame (r_dlights_collect) */
     struct r_dlight {
         float origin[3], radius, minlight;
@@ -518,6 +522,8 @@ int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t);
 /* Whether material mat has a deformVertexes wave (r_q3_mat_deform may move its vertices). */
 int r_q3_mat_deforms(const r_assets *a, int32_t mat);
+/* 1 when a stage of material mat takes its st from tcGen environment */
+int r_q3_mat_env(const r_assets *a, int32_t mat);
 /* A deformVertexes autosprite quad or a sprite (ioq3 tr_shade_calc.c AutospriteDeform,
  * tr_surface.c RB_SurfaceSprite, RB_AddQuadStamp): a square of half-side radius about mid
  * along the view's left and up, texture 0 0 at left + up and 1 1 at -left - up, drawn with
@@ -544,6 +550,14 @@ typedef struct r_place {
     float origin[3];
     float axis[3][3];
 } r_place;
+
+/* tr_main.c R_RotateForEntity's view origin in the space of a model placed by p (the offset
+ * from p's origin along each axis, over the first axis's length) from the world's org. */
+void r_md3_env_eye(const r_place *p, const float org[3], float eye[3]);
+/* tr_shade_calc.c RB_CalcEnvironmentTexCoords at a model's vertex q (its space) of normal n
+ * seen from eye (r_md3_env_eye): the direction to the eye reflected in the unit normal,
+ * s = 0.5 + its y / 2, t = 0.5 - its z / 2. */
+void r_md3_env_st(const float eye[3], const float q[3], const float n[3], float st[2]);
 
 /* The level of detail (0, 1, 2: rm->md3 or rm->lod[level - 1]) ioquake3 draws MD3 slot rm
  * at in frame frame, placed at p->origin, seen from v (r_md3.c, after R_ComputeLOD). */

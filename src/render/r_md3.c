@@ -351,6 +351,27 @@ static void autosprite_quads(r_view *v, int32_t mat, const r_place *p, const flo
     }
 }
 
+void r_md3_env_eye(const r_place *p, const float org[3], float eye[3])
+{
+    float len0 = sqrtf(dot3(p->axis[0], p->axis[0]));
+    float rel[3] = {org[0] - p->origin[0], org[1] - p->origin[1], org[2] - p->origin[2]};
+    for (int j = 0; j < 3; j++)
+        eye[j] = len0 > 0 && isfinite(len0) ? dot3(rel, p->axis[j]) / len0 : 0;
+}
+
+void r_md3_env_st(const float eye[3], const float q[3], const float n[3], float st[2])
+{
+    float nl = sqrtf(dot3(n, n)), d[3] = {eye[0] - q[0], eye[1] - q[1], eye[2] - q[2]}, u[3];
+    float dl = sqrtf(dot3(d, d));
+    for (int j = 0; j < 3; j++) {
+        u[j] = nl > 0 ? n[j] / nl : 0;
+        d[j] = dl > 0 ? d[j] / dl : 0;
+    }
+    float nd = dot3(u, d);
+    st[0] = 0.5f + (2 * nd * u[1] - d[1]) * 0.5f;
+    st[1] = 0.5f - (2 * nd * u[2] - d[2]) * 0.5f;
+}
+
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell)
 {
@@ -386,6 +407,14 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             return;
         }
         const int deforms = v->pass == R_PASS_TEXTURED && r_q3_mat_deforms(a, mat);
+        /* tr_shade_calc.c RB_CalcEnvironmentTexCoords in the model's own space: the eye
+         * there (tr_main.c R_RotateForEntity: the offset along each axis over the first
+         * axis's length), each vertex's normal */
+        float (*est)[2] = v->pass == R_PASS_TEXTURED && r_q3_mat_env(a, mat)
+                              ? malloc((size_t)nv * sizeof *est)
+                              : NULL;
+        float eye[3];
+        r_md3_env_eye(p, v->org, eye);
         const float(*x0)[3] = s->xyz + (size_t)f0 * nv, (*x1)[3] = s->xyz + (size_t)f1 * nv;
         const float(*n0)[3] = s->normal + (size_t)f0 * nv, (*n1)[3] = s->normal + (size_t)f1 * nv;
         for (uint32_t i = 0; i < nv; i++) {
@@ -400,6 +429,8 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             float len = sqrtf(dot3(wn, wn));
             for (int j = 0; len > 0 && j < 3; j++)
                 wn[j] /= len;
+            if (est)
+                r_md3_env_st(eye, q, n, est[i]);
             /* the shader's deformVertexes wave along the normal (a flag's cloth waves; the
              * quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by 3) */
             float dv = deforms ? r_q3_mat_deform(a, mat, q, v->time) : 0;
@@ -433,8 +464,16 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (!both && !(dot3(nrm, rel) < 0))
                 continue;
             uint32_t light[3] = {col[ix[0]], col[ix[1]], col[ix[2]]};
-            if (v->pass == R_PASS_TEXTURED && !tiny(sp, code, ix) &&
-                r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st, light, 1))
+            float tst[3][2];
+            if (est)
+                for (int k = 0; k < 3; k++)
+                    memcpy(tst[k], est[ix[k]], sizeof tst[k]);
+            v->env = est ? (const float(*)[2])tst : NULL;
+            int drawn = v->pass == R_PASS_TEXTURED && !tiny(sp, code, ix) &&
+                        r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st,
+                                       light, 1);
+            v->env = NULL;
+            if (drawn)
                 continue;
             if (shell >= 0 || v->layers == R_LAYERS_BLENDED)
                 continue; /* a shell has no flat look; a flat fill is opaque */
@@ -456,6 +495,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
         free(sp);
         free(col);
         free(code);
+        free(est);
     }
 }
 

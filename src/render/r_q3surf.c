@@ -1464,8 +1464,13 @@ static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
 /* ioq3 tr_shade_calc.c RB_CalcEnvironmentTexCoords: each corner's st from the direction to
  * the eye reflected in the surface's normal (r = 2 (N.d) N - d, d the unit vector from the
  * corner to the eye): s = 0.5 + r_y / 2, t = 0.5 - r_z / 2. */
-static void env_st(const float (*pts)[3], const float N[3], const float eye[3], float st[3][2])
+static void env_st(const r_view *v, const float (*pts)[3], const float N[3], const float eye[3],
+                   float st[3][2])
 {
+    if (v->env) { /* (a model's, from its vertices) */
+        memcpy(st, v->env, 3 * sizeof st[0]);
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         float d[3] = {eye[0] - pts[k][0], eye[1] - pts[k][1], eye[2] - pts[k][2]};
         float len = sqrtf(dot3(d, d));
@@ -1508,7 +1513,7 @@ static void stacked_poly(r_view *v, const q3_layer *l, uint8_t light, uint32_t c
     }
     float est[3][2];
     if (l->stage->env) {
-        env_st(pts, N, eye, est);
+        env_st(v, pts, N, eye, est);
         st = (const float(*)[2])est;
     }
     float save = v->zrel;
@@ -1595,7 +1600,7 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     q3_layer l = layer1(v, q, m);
     float est[3][2]; /* (a first stage of tcGen environment: q3_face) */
     if (m->stage.env)
-        env_st(pts, N, v->org, est);
+        env_st(v, pts, N, v->org, est);
     textured_tri(v, &l, pts, m->stage.env ? (const float(*)[2])est : st, N, dot3(N, pts[0]), &lt,
                  m->blend != MDL_BLEND_NONE);
     if (!layer2_in_holes(m)) {
@@ -1757,6 +1762,18 @@ void r_q3_digit_sprite(r_view *v, int digit, const float p[3], float radius, uin
             row[x] = out;
         }
     }
+}
+
+int r_q3_mat_env(const r_assets *a, int32_t mat)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    if (!q || mat < 0 || (uint32_t)mat >= q->num_mats)
+        return 0;
+    const q3_mat *m = &q->mats[mat];
+    int any = m->stage.env || m->stage2.env;
+    for (int k = 0; k < 2 && m->image_more[k] >= 0; k++)
+        any |= m->stage_more[k].env;
+    return any;
 }
 
 int r_q3_mat_autosprite(const r_assets *a, int32_t mat)
@@ -2113,7 +2130,7 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
     const float(*fst)[2] = (const float(*)[2])fq->st;
     float est[3][2];
     if (m->stage.env) {
-        env_st(pts, N, eye, est);
+        env_st(v, pts, N, eye, est);
         fst = (const float(*)[2])est;
     }
     if (poly && pn >= 3)

@@ -111,6 +111,38 @@ static uint8_t *tiny_md3(uint8_t lng, uint8_t lat, size_t *len)
 /* qfiles.h: the normal short is lat << 8 | lng, stored little-endian (lng first); the unit
  * vector is (cos lat sin lng, sin lat sin lng, cos lng) with 256 steps a turn. lng 64 is a
  * quarter turn: lat 0 gives +x, lat 64 gives +y; lng 0 is +z whatever lat. */
+/* tcGen environment on a model (tr_shade_calc.c RB_CalcEnvironmentTexCoords) works in the
+ * model's own space, from each vertex's normal. By hand: a model turned 90 degrees (its
+ * first axis along world y, its second along -x) at the origin, the eye at world (0, 100,
+ * 0): the eye in its space is (100, 0, 0). At a vertex (0, 0, 0) of normal (1, 0, 0) the
+ * direction to the eye is (1, 0, 0), its reflection itself: s = 0.5 + 0 / 2, t = 0.5 -
+ * 0 / 2. With normal (0, 1, 0) (an unnormalised (0, 2, 0) the same) the reflection is
+ * -(1, 0, 0): s and t 0.5 again. From vertex (100, -100, 0) of normal (0, 1, 0), the eye
+ * lies along (0, 1, 0): it reflects to itself, s = 0.5 + 1 / 2 = 1, t = 0.5. A scaled model
+ * (axes twice as long) sees the eye at the same place: (200 x 0 ... ) / 2. */
+TEST(md3_environment_map_in_the_model_space)
+{
+    r_place p = {.origin = {0, 0, 0}, .axis = {{0, 1, 0}, {-1, 0, 0}, {0, 0, 1}}};
+    const float org[3] = {0, 100, 0};
+    float eye[3], st[2];
+    r_md3_env_eye(&p, org, eye);
+    CHECK_MSG(fabsf(eye[0] - 100) < 1e-4f && fabsf(eye[1]) < 1e-4f && fabsf(eye[2]) < 1e-4f,
+              "%g %g %g", eye[0], eye[1], eye[2]);
+    static const float q0[3] = {0, 0, 0}, q1[3] = {100, -100, 0};
+    static const float nx[3] = {1, 0, 0}, ny[3] = {0, 2, 0};
+    r_md3_env_st(eye, q0, nx, st);
+    CHECK(fabsf(st[0] - 0.5f) < 1e-5f && fabsf(st[1] - 0.5f) < 1e-5f);
+    r_md3_env_st(eye, q0, ny, st);
+    CHECK(fabsf(st[0] - 0.5f) < 1e-5f && fabsf(st[1] - 0.5f) < 1e-5f);
+    r_md3_env_st(eye, q1, ny, st);
+    CHECK_MSG(fabsf(st[0] - 1) < 1e-5f && fabsf(st[1] - 0.5f) < 1e-5f, "%g %g", st[0], st[1]);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            p.axis[i][j] *= 2;
+    r_md3_env_eye(&p, org, eye);
+    CHECK_MSG(fabsf(eye[0] - 100) < 1e-4f, "%g", eye[0]);
+}
+
 TEST(md3_normal_bytes_are_longitude_then_latitude)
 {
     static const struct {
