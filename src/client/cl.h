@@ -34,6 +34,7 @@
                                   * world_model[1]): small, medium, large, mega sphere */
 #define CL_Q3_ITEM_RINGS 1720    /* Quake III powerups' second models, which spin: quad,
                                   * enviro, haste, invis, regen, flight ring */
+#define CL_Q3_TELEPORT_MODEL 1726 /* Quake III cgame's teleportEffectModel (misc/telep.md3) */
 #define CL_TEXT_LEN 256
 
 typedef enum cl_game { CL_GAME_NONE, CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2, CL_GAME_Q3 } cl_game;

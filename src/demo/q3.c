@@ -150,6 +150,8 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_BULLET_HIT_FLESH_68 48 /* EV_BULLET_HIT_FLESH (66..71) */
 #define Q3_EV_GIB_PLAYER_68 64       /* EV_GIB_PLAYER (66..71) */
 #define Q3_EV_SCOREPLUM_68 65        /* EV_SCOREPLUM (66..71) */
+#define Q3_EV_PLAYER_TELEPORT_IN_68 42  /* EV_PLAYER_TELEPORT_IN (66..71) */
+#define Q3_EV_PLAYER_TELEPORT_OUT_68 43 /* EV_PLAYER_TELEPORT_OUT (66..71) */
 #define Q3_SOLID_BMODEL 0xffffffu    /* bg_public.h SOLID_BMODEL: entityState.solid of a brush model */
 #define Q3_WP_MACHINEGUN 2
 #define Q3_WP_SHOTGUN 3
@@ -256,7 +258,9 @@ static const char *const item_rings[6] = {"quad", "enviro", "haste", "invis", "r
 #define Q3_ITEM_HEALTH_FIRST 4
 #define Q3_ITEM_POWERUP_FIRST 28
 _Static_assert(CL_Q3_ITEM_SPHERES == CL_Q3_BRASS_MODELS + 2 &&
-                   CL_Q3_ITEM_RINGS == CL_Q3_ITEM_SPHERES + 4 && CL_Q3_ITEM_RINGS + 6 <= CL_MAX_MODELS &&
+                   CL_Q3_ITEM_RINGS == CL_Q3_ITEM_SPHERES + 4 &&
+                   CL_Q3_TELEPORT_MODEL == CL_Q3_ITEM_RINGS + 6 &&
+                   CL_Q3_TELEPORT_MODEL < CL_MAX_MODELS &&
                    Q3_ITEM_POWERUP_FIRST + 6 <= NUM_ITEM_MODELS,
                "item second model slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
@@ -540,6 +544,7 @@ static void begin_level(ctx *c)
         snprintf(name, sizeof name, "models/powerups/instant/%s_ring.md3", item_rings[i]);
         cl_set_model(c->cl, CL_Q3_ITEM_RINGS + i, name);
     }
+    cl_set_model(c->cl, CL_Q3_TELEPORT_MODEL, "models/misc/telep.md3");
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -1755,6 +1760,21 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
             memcpy(so.origin, org, sizeof org);
             cl_sound_add(c->cl, &so);
         }
+    } else if ((ev == Q3_EV_PLAYER_TELEPORT_IN_68 || ev == Q3_EV_PLAYER_TELEPORT_OUT_68) &&
+               c->cl->level.protocol <= 71) {
+        /* cg_event.c: its sound and cg_effects.c CG_SpawnEffect where the player goes in or
+         * comes out (and every spawn: g_client.c ClientSpawn's EV_PLAYER_TELEPORT_IN):
+         * teleportEffectModel with the teleportEffect shader, 24 units down, 500 ms */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_TELEPORT;
+        fx.style = ev == Q3_EV_PLAYER_TELEPORT_OUT_68; /* (1: where the player left) */
+        fx.entity = -1;
+        fx.life = 0.5f;
+        memcpy(fx.origin, org, sizeof fx.origin);
+        memcpy(fx.end, org, sizeof fx.end);
+        cl_fx_add(c->cl, &fx);
+        q3_event_sound(c->cl, e, ev, org);
     } else if (ev == Q3_EV_GLOBAL_ITEM_PICKUP_68 && c->cl->level.protocol <= 71) {
         /* the same for a powerup's pickup sound: on the listener's entity (q3_sound.c) */
         q3_ent on = *e;

@@ -717,7 +717,7 @@ static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
  * weapons no barrel), so neither does this. */
 static int optional_flash(int slot, const char *name)
 {
-    if (slot >= CL_Q3_IMPACT_MODELS && slot < CL_Q3_ITEM_RINGS + 6)
+    if (slot >= CL_Q3_IMPACT_MODELS && slot <= CL_Q3_TELEPORT_MODEL)
         return 1; /* (the impacts', gibs', brass and items' second models: cgame registers
                    * them so; OpenArena has no invis_ring.md3) */
     return slot > CL_FLASH_SLOTS && (ends_with(name, "_flash.md3") ||

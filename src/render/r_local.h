@@ -458,9 +458,9 @@ int32_t r_q3_shell_mat(const r_assets *a, int k);
 /* cgame's explosion shaders (cg_main.c CG_RegisterGraphics): "grenadeExplosion",
  * "rocketExplosion", "bfgExplosion" (sprites), "plasmaExplosion", "railExplosion" (on the
  * ring model), "bulletExplosion" (on the bullet's); "bloodExplosion" (CG_Bleed's sprite);
- * "lightningBoltNew" (the lightning gun's beam). */
+ * "lightningBoltNew" (the lightning gun's beam); "teleportEffect" (CG_SpawnEffect's). */
 enum { R_Q3FX_GRENADE, R_Q3FX_ROCKET, R_Q3FX_BFG, R_Q3FX_PLASMA, R_Q3FX_RAIL, R_Q3FX_BULLET,
-       R_Q3FX_BLOOD, R_Q3FX_LIGHTNING, R_Q3FX_COUNT };
+       R_Q3FX_BLOOD, R_Q3FX_LIGHTNING, R_Q3FX_TELEPORT, R_Q3FX_COUNT };
 /* cgame's smokePuff at alpha (0..1 of its image's own), to the nearest 1/R_Q3_SMOKE_FADES
  * under it; -1 for none (or under the first fade). */
 #define R_Q3_SMOKE_FADES 32

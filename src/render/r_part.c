@@ -817,8 +817,30 @@ void r_q3_explosions(r_view *v, const cl_state *cl, double t)
         r_q3_explosion(v, fx[i], t);
 }
 
+/* cg_effects.c CG_SpawnEffect (facts only): a player going in or out of a teleporter (or
+ * spawning): teleportEffectModel unturned 24 units under the place, every surface with the
+ * teleportEffect shader (an autosprite in OpenArena's: glows turned to the eye) on its own
+ * clock, for 500 ms (LE_FADE_RGB fades only an entity-coloured stage: none here). */
+static void spawn_effect(r_view *v, const cl_fxev *e, double t)
+{
+    double age = t - e->t0;
+    int32_t mat = r_q3_fx_mat(v->assets, R_Q3FX_TELEPORT, 0);
+    if (!(age >= 0 && age < e->life) || mat < 0)
+        return;
+    static const float axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    const float at[3] = {e->origin[0], e->origin[1], e->origin[2] - 24};
+    double save = v->time;
+    v->time = age;
+    r_md3_effect(v, v->assets, CL_Q3_TELEPORT_MODEL, at, axis, mat);
+    v->time = save;
+}
+
 void r_q3_explosion(r_view *v, const cl_fxev *e, double t)
 {
+    if (e->kind == CL_FXK_TELEPORT) {
+        spawn_effect(v, e, t);
+        return;
+    }
     /* cg_effects.c CG_Bleed: a hit body bleeds a sprite of radius 24 with bloodExplosion
      * for 500 ms, turned by rand(); not in the view of the body's own eyes */
     int blood = e->kind == CL_FXK_BLOOD;

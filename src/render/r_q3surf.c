@@ -1027,7 +1027,8 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     static const char *const fx[R_Q3FX_COUNT] = {"grenadeExplosion", "rocketExplosion",
                                                  "bfgExplosion",     "plasmaExplosion",
                                                  "railExplosion",    "bulletExplosion",
-                                                 "bloodExplosion",   "lightningBoltNew"};
+                                                 "bloodExplosion",   "lightningBoltNew",
+                                                 "teleportEffect"};
     for (int k = 0; k < R_Q3FX_COUNT; k++) {
         const mdl_shader *sh = mdl_shader_find(&set, fx[k]);
         q->fx_mats[k] = effect_mat(q, fx[k], sh, read, ctx);

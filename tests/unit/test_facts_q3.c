@@ -147,6 +147,59 @@ TEST(q3_items_second_models)
     CHECK_EQ(wrong, 0);
 }
 
+/* cg_event.c EV_PLAYER_TELEPORT_IN and _OUT: CG_SpawnEffect where the player comes out (the
+ * event comes with every spawn too: g_client.c ClientSpawn) and where it went in (the place
+ * it left, g_misc.c TeleportPlayer, in the same server frame as its coming out). In demo088
+ * each coming-out effect lies on a player: within 64 units of an active body or of the
+ * recorder's view (its eye is 26 over its origin; one bot is 56 units on from its spawn
+ * point in the snapshot of its spawn at 152.45 s); its players spawn but use no teleporter,
+ * so the going-in half is the aggressor survey's (README) alone. */
+TEST(q3_teleport_effects_on_players)
+{
+    int effects = 0, off = 0, outs = 0, unpaired = 0;
+    uint32_t seen = 0;
+    q3run r;
+    if (!q3run_open(&r, "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("demo088-test1.dm_71 missing");
+    while (q3run_step(&r)) {
+        int ins = 0, step_outs = 0;
+        for (; seen < r.cl->fxlog.fx_count; seen++) {
+            const cl_fxev *f = &r.cl->fxlog.fx[seen % CL_FX_LOG];
+            if (f->kind != CL_FXK_TELEPORT)
+                continue;
+            if (f->style) {
+                step_outs++;
+                continue;
+            }
+            ins++;
+            effects++;
+            float best = 1e9f;
+            for (int i = 0; i < r.cl->num_entities; i++) {
+                const cl_entity *e = &r.cl->entities[i];
+                if (!e->active || !(e->cur.flags & CL_EF_PLAYER))
+                    continue;
+                float d2 = 0;
+                for (int k = 0; k < 3; k++)
+                    d2 += (e->cur.origin[k] - f->origin[k]) * (e->cur.origin[k] - f->origin[k]);
+                best = d2 < best ? d2 : best;
+            }
+            float v2 = 0;
+            for (int k = 0; k < 3; k++) {
+                float d = r.cl->view.origin[k] - f->origin[k] - (k == 2 ? 26 : 0);
+                v2 += d * d;
+            }
+            best = v2 < best ? v2 : best;
+            off += !(best < 64 * 64) || !(f->life == 0.5f);
+        }
+        outs += step_outs;
+        unpaired += step_outs > ins;
+    }
+    q3run_close(&r);
+    CHECK_MSG(effects > 5, "%d coming out, %d going in", effects, outs);
+    CHECK_EQ(off, 0);
+    CHECK_EQ(unpaired, 0);
+}
+
 static int near3(const float a[3], float x, float y, float z)
 {
     return fabsf(a[0] - x) < 1e-3f && fabsf(a[1] - y) < 1e-3f && fabsf(a[2] - z) < 1e-3f;

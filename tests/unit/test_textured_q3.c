@@ -463,6 +463,8 @@ static int oa_open(oa_scene *s, const char *map, int hide_images)
     cl_reset(s->cl);
     snprintf(s->cl->level.map, sizeof s->cl->level.map, "%s", map);
     s->cl->level.num_models = 1;
+    /* (the one effect model the scenes' tests draw: q3.c registers it with each level) */
+    cl_set_model(s->cl, CL_Q3_TELEPORT_MODEL, "models/misc/telep.md3");
     s->a = r_assets_load(&s->cl->level, oa_read, &s->o, NULL, &err);
     if (!s->a || !r_assets_map(s->a))
         return -1;
@@ -1878,6 +1880,39 @@ TEST(q3tex_score_plum_by_hand)
     CHECK(greener > 0);
     rast_fb_free(plain);
     rast_fb_free(plum);
+    oa_close(&s);
+}
+
+/* cg_effects.c CG_SpawnEffect: a player coming out of a teleporter 150 units ahead on oa_dm3:
+ * 0.1 s after, OpenArena's teleportEffect (added glows turned to the eye, on
+ * models/misc/telep.md3 24 units down) brightens the frame there and darkens nothing; at
+ * 0.5 s it is gone. */
+TEST(q3tex_teleport_effect)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    float yaw = s.cam.angles[1] * (float)M_PI / 180;
+    const float at[3] = {s.cam.origin[0] + 150 * cosf(yaw), s.cam.origin[1] + 150 * sinf(yaw),
+                         s.cam.origin[2]};
+    cl_fxev fx = test_fx(CL_FXK_TELEPORT, 0, 0.5f, at);
+    rast_fb *plain = rast_fb_new(W, H), *with = rast_fb_new(W, H);
+    for (int k = 0; k < 2; k++) {
+        double t = k ? 1.5 : 1.1;
+        render_with_fx(&s, &fx, t, plain, with);
+        int brighter = 0, darker = 0;
+        for (int i = 0; i < W * H; i++)
+            for (int sh = 0; sh < 24; sh += 8) {
+                brighter += (with->color[i] >> sh & 255) > (plain->color[i] >> sh & 255);
+                darker += (with->color[i] >> sh & 255) < (plain->color[i] >> sh & 255);
+            }
+        CHECK_EQ(darker, 0);
+        if (k)
+            CHECK_EQ(brighter, 0);
+        else
+            CHECK_MSG(brighter > 100, "%d channels brighter", brighter);
+    }
+    rast_fb_free(plain);
+    rast_fb_free(with);
     oa_close(&s);
 }
 
