@@ -551,6 +551,10 @@ typedef struct r_place {
     float axis[3][3];
 } r_place;
 
+/* cg_ents.c CG_Item's yaw of item s at the items' clock ms (r_q3_item_ms): a health item
+ * (its sphere, the decoder's model2) at cg.autoAnglesFast, a turn a 1024 ms; the others at
+ * cg.autoAngles, a turn a 2048 ms. */
+float r_q3_item_yaw(const cl_entstate *s, double ms);
 /* tr_main.c R_RotateForEntity's view origin in the space of a model placed by p (the offset
  * from p's origin along each axis, over the first axis's length) from the world's org. */
 void r_md3_env_eye(const r_place *p, const float org[3], float eye[3]);

@@ -880,6 +880,14 @@ static int missile_axis(const r_view *v, int num, double t, float axis[3][3])
     return 1;
 }
 
+float r_q3_item_yaw(const cl_entstate *s, double ms)
+{
+    double turn = s->model2 >= CL_Q3_ITEM_SPHERES && s->model2 < CL_Q3_ITEM_SPHERES + 4
+                      ? 1024.0
+                      : 2048.0;
+    return isfinite(ms) ? (float)(fmod(ms, turn) * 360.0 / turn) : 0;
+}
+
 void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, int next_frame,
                   float blend, double t)
 {
@@ -897,7 +905,7 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
     memcpy(p.origin, s->origin, sizeof p.origin);
     double tm = r_q3_item_ms(v->cl, t);
     if (s->fx & CL_FX_ROTATE) {
-        float spin[3] = {0, (float)(fmod(tm, 2048.0) * 360.0 / 2048.0), 0};
+        float spin[3] = {0, r_q3_item_yaw(s, tm), 0};
         angles_axis(spin, p.axis);
         double scale = 0.005 + (num > 0 ? num : 0) * 0.00001;
         p.origin[2] += (float)(4 + cos((tm + 1000) * scale) * 4);

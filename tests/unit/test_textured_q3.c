@@ -2208,6 +2208,22 @@ TEST(q3tex_items_on_the_servers_clock)
     tl_close(tl);
 }
 
+/* cg_ents.c CG_Item turns a health item at cg.autoAnglesFast ((cg.time & 1023) x 360 / 1024)
+ * and any other at cg.autoAngles ((cg.time & 2047) x 360 / 2048). By hand at 17500 ms:
+ * 17500 - 17 x 1024 = 92 ms, 32.34 degrees for the health; 17500 - 8 x 2048 = 1116 ms,
+ * 196.17 for the armour. */
+TEST(q3tex_health_items_turn_twice_as_fast)
+{
+    cl_entstate health, armour;
+    memset(&health, 0, sizeof health);
+    memset(&armour, 0, sizeof armour);
+    health.model2 = CL_Q3_ITEM_SPHERES + 1; /* (a medium health's sphere) */
+    CHECK_MSG(fabsf(r_q3_item_yaw(&health, 17500) - 32.34375f) < 1e-3f, "%g",
+              r_q3_item_yaw(&health, 17500));
+    CHECK_MSG(fabsf(r_q3_item_yaw(&armour, 17500) - 196.171875f) < 1e-3f, "%g",
+              r_q3_item_yaw(&armour, 17500));
+}
+
 /* A portal's camera (tr_main.c R_GetPortalOrientations, R_MirrorPoint/Vector with cg_ents.c
  * CG_Portal's axes), by hand for oa_dm3's first portal: its surface the plane x = 1180
  * facing +x (normal (1, 0, 0): axes (1,0,0), its perpendicular (0,1,0), their cross
