@@ -360,6 +360,8 @@ typedef enum cl_fx_kind {
                        * shooter's, end its angles (pitch, yaw, roll), style the weapon;
                        * r_q3mark.c throws the shells (a machine gun's logged with the
                        * effects, CL_FX_WINDOW; a shotgun's with the marks) */
+    CL_FXK_ITEM_RESPAWN, /* Quake III's item respawned (EV_ITEM_RESPAWN): entity the item,
+                          * which cgame grows from nothing over life (1 s) */
     CL_FXK_SCORE_PLUM,/* Quake III's score plum (in the marks' log): origin where it rises
                        * from, radius the score (cg_effects.c CG_ScorePlum) */
     CL_FXK_RAIL_RINGS,/* Quake III's rail with rings (OpenArena's cgame, cg_oldRail 0): origin

@@ -150,6 +150,7 @@ static int next_token(const char **p, char *tok, size_t cap)
 #define Q3_EV_BULLET_HIT_FLESH_68 48 /* EV_BULLET_HIT_FLESH (66..71) */
 #define Q3_EV_GIB_PLAYER_68 64       /* EV_GIB_PLAYER (66..71) */
 #define Q3_EV_SCOREPLUM_68 65        /* EV_SCOREPLUM (66..71) */
+#define Q3_EV_ITEM_RESPAWN_68 40        /* EV_ITEM_RESPAWN (66..71) */
 #define Q3_EV_PLAYER_TELEPORT_IN_68 42  /* EV_PLAYER_TELEPORT_IN (66..71) */
 #define Q3_EV_PLAYER_TELEPORT_OUT_68 43 /* EV_PLAYER_TELEPORT_OUT (66..71) */
 #define Q3_SOLID_BMODEL 0xffffffu    /* bg_public.h SOLID_BMODEL: entityState.solid of a brush model */
@@ -1760,6 +1761,18 @@ static void entity_event(ctx *c, const q3_ent *e, int ev, int firing)
             memcpy(so.origin, org, sizeof org);
             cl_sound_add(c->cl, &so);
         }
+    } else if (ev == Q3_EV_ITEM_RESPAWN_68 && c->cl->level.protocol <= 71) {
+        /* cg_event.c: cent->miscTime = cg.time, "scale up from this" (cg_ents.c CG_Item:
+         * over ITEM_SCALEUP_TIME, 1000 ms), and its sound */
+        cl_fxev fx;
+        memset(&fx, 0, sizeof fx);
+        fx.kind = CL_FXK_ITEM_RESPAWN;
+        fx.entity = (int16_t)(e->number + 1);
+        fx.life = 1.0f;
+        memcpy(fx.origin, org, sizeof fx.origin);
+        memcpy(fx.end, org, sizeof fx.end);
+        cl_fx_add(c->cl, &fx);
+        q3_event_sound(c->cl, e, ev, org);
     } else if ((ev == Q3_EV_PLAYER_TELEPORT_IN_68 || ev == Q3_EV_PLAYER_TELEPORT_OUT_68) &&
                c->cl->level.protocol <= 71) {
         /* cg_event.c: its sound and cg_effects.c CG_SpawnEffect where the player goes in or

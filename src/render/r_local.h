@@ -179,6 +179,13 @@ typedef struct r_view {
      * reads tess.normal there); NULL: from the triangle's plane, in the world's */
     const float (*env)[2];
     int num_dlights;       /* dynamic lights this frame (r_dlights_collect) */
+    /* Quake III items respawned within the last second (r_dlights_collect: cgame grows
+     * them, cg_ents.c CG_Item): entity number and demo time */
+    int num_respawns;
+    struct r_respawn {
+        int entity;
+        double t0;
+    } respawns[64];
     struct r_dlight {
         float origin[3], radius, minlight;
         float color[3];    /* Quake III's, 0..1 (Quake's are white) */
@@ -704,6 +711,8 @@ void r_q3_bob(const cl_state *cl, double t, int *cycle, float *xyspeed);
  * muzzle flashes, bright and dim lights, rockets, QuakeWorld's quad and pentagram glows;
  * cl_tent.c TE_EXPLOSION) into v, which the lit blocks of world faces then add
  * (r_surf.c). */
+/* The Quake III items respawned within the last second at t into v->respawns. */
+void r_q3_respawns_collect(r_view *v, const cl_state *cl, double t);
 void r_dlights_collect(r_view *v, const cl_state *cl, double t);
 /* r_render's band boundaries for n threads over h rows: band i is rows y[i]..y[i+1]-1, from
  * how long each took in the frames c drew before (even bands at first), so two threads

@@ -575,6 +575,7 @@ static void render_band(band *bd)
         r_surf_turb_table(t, v.turb);
         if (!o->no_dlights)
             r_dlights_collect(&v, cl, t);
+        r_q3_respawns_collect(&v, cl, t);
         /* Quake III: the weapon's opaque surfaces first. Its depths beat any the scene can
          * hold (R_GUN_ZBIAS), so the scene's pixels under it fail the depth test before
          * their texels are read (a fifth of a bot match's frame lies under the gun), and

@@ -904,6 +904,7 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
     r_place p;
     memcpy(p.origin, s->origin, sizeof p.origin);
     double tm = r_q3_item_ms(v->cl, t);
+    float grow = 1; /* (an item growing back: CG_Item's frac) */
     if (s->fx & CL_FX_ROTATE) {
         float spin[3] = {0, r_q3_item_yaw(s, tm), 0};
         angles_axis(spin, p.axis);
@@ -921,6 +922,16 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
                 for (int j = 0; j < 3; j++)
                     p.axis[i][j] *= ITEM_WEAPON_SCALE;
         }
+        /* cg_ents.c CG_Item: "if just respawned, slowly scale up" over ITEM_SCALEUP_TIME
+         * (1000 ms) from its EV_ITEM_RESPAWN */
+        for (int k = 0; k < v->num_respawns; k++) {
+            double age = t - v->respawns[k].t0;
+            if (v->respawns[k].entity == num && age >= 0 && age < 1)
+                grow = (float)age;
+        }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                p.axis[i][j] *= grow;
     } else if (!missile_axis(v, num, t, p.axis)) {
         angles_axis(s->angles, p.axis);
     }
@@ -940,6 +951,9 @@ void r_md3_entity(r_view *v, const r_assets *a, const cl_entstate *s, int num, i
             spin[1] = (float)((int64_t)floor(tm) & 1023) * 360 / -1024.0f;
         }
         angles_axis(spin, p2.axis);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                p2.axis[i][j] *= grow;
         const mdl_md3_frame *f2 = &second->md3->frames[0];
         float r2 = f2->radius + 8 + sqrtf(dot3(f2->origin, f2->origin)) + 12;
         r = r2 > r ? r2 : r;

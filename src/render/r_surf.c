@@ -796,6 +796,20 @@ static void quake_light_colour(struct r_dlight *d, int qw, int type)
         d->color[j] = qw ? ez[type][j] / 128.0f : 1;
 }
 
+void r_q3_respawns_collect(r_view *v, const cl_state *cl, double t)
+{
+    v->num_respawns = 0;
+    if (!cl || cl->level.game != CL_GAME_Q3)
+        return;
+    const cl_fxev *fx[256];
+    int n = cl_fx_at(cl, t, fx, 256);
+    for (int i = 0; i < n && v->num_respawns < 64; i++)
+        if (fx[i]->kind == CL_FXK_ITEM_RESPAWN && fx[i]->entity > 0) {
+            v->respawns[v->num_respawns].entity = fx[i]->entity;
+            v->respawns[v->num_respawns++].t0 = fx[i]->t0;
+        }
+}
+
 void r_dlights_collect(r_view *v, const cl_state *cl, double t)
 {
     v->num_dlights = 0;

@@ -200,6 +200,38 @@ TEST(q3_teleport_effects_on_players)
     CHECK_EQ(unpaired, 0);
 }
 
+/* g_items.c RespawnItem clears an item's EF_NODRAW and adds EV_ITEM_RESPAWN, which cgame
+ * takes as the start of the item's growing back (cg_event.c: cent->miscTime). In demo088
+ * each respawn names an item that shows a model in that snapshot and did not in the one
+ * before (taken, or not yet sent). */
+TEST(q3_item_respawns_name_reappearing_items)
+{
+    int respawns = 0, wrong = 0;
+    uint32_t seen = 0;
+    static uint16_t was[CL_MAX_ENTITIES];
+    memset(was, 0, sizeof was);
+    q3run r;
+    if (!q3run_open(&r, "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71"))
+        SKIP("demo088-test1.dm_71 missing");
+    while (q3run_step(&r)) {
+        for (; seen < r.cl->fxlog.fx_count; seen++) {
+            const cl_fxev *f = &r.cl->fxlog.fx[seen % CL_FX_LOG];
+            if (f->kind != CL_FXK_ITEM_RESPAWN)
+                continue;
+            respawns++;
+            int n = f->entity;
+            const cl_entity *e = n > 0 && n < CL_MAX_ENTITIES ? &r.cl->entities[n] : NULL;
+            wrong += !e || !e->active || !(e->cur.fx & CL_FX_ROTATE) || !e->cur.model ||
+                     was[n] != 0 || f->life != 1.0f;
+        }
+        for (int i = 0; i < CL_MAX_ENTITIES && i < r.cl->num_entities; i++)
+            was[i] = r.cl->entities[i].active ? r.cl->entities[i].cur.model : 0;
+    }
+    q3run_close(&r);
+    CHECK_MSG(respawns > 10, "%d respawns", respawns);
+    CHECK_EQ(wrong, 0);
+}
+
 static int near3(const float a[3], float x, float y, float z)
 {
     return fabsf(a[0] - x) < 1e-3f && fabsf(a[1] - y) < 1e-3f && fabsf(a[2] - z) < 1e-3f;

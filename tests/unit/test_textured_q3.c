@@ -444,6 +444,8 @@ typedef struct oa_scene {
     r_camera cam;
 } oa_scene;
 
+#define OA_SHARD 257 /* (q3.c's slot of the armour shard: Q3_ITEM_MODELS + 1) */
+
 static int oa_open(oa_scene *s, const char *map, int hide_images)
 {
     memset(s, 0, sizeof *s);
@@ -465,6 +467,7 @@ static int oa_open(oa_scene *s, const char *map, int hide_images)
     s->cl->level.num_models = 1;
     /* (the one effect model the scenes' tests draw: q3.c registers it with each level) */
     cl_set_model(s->cl, CL_Q3_TELEPORT_MODEL, "models/misc/telep.md3");
+    cl_set_model(s->cl, OA_SHARD, "models/powerups/armor/shard.md3"); /* (an item's) */
     s->a = r_assets_load(&s->cl->level, oa_read, &s->o, NULL, &err);
     if (!s->a || !r_assets_map(s->a))
         return -1;
@@ -1913,6 +1916,47 @@ TEST(q3tex_teleport_effect)
     }
     rast_fb_free(plain);
     rast_fb_free(with);
+    oa_close(&s);
+}
+
+/* cg_ents.c CG_Item grows an item back from nothing over the second after its
+ * EV_ITEM_RESPAWN (frac = msec / ITEM_SCALEUP_TIME): an armour shard 80 units ahead covers
+ * about a quarter of its pixels half a second after it respawned (its size halved each way;
+ * its bob is the same at both). */
+TEST(q3tex_respawned_item_grows_back)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    float yaw = s.cam.angles[1] * (float)M_PI / 180;
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    st.model = OA_SHARD;
+    st.fx = CL_FX_ROTATE;
+    st.origin[0] = s.cam.origin[0] + 80 * cosf(yaw);
+    st.origin[1] = s.cam.origin[1] + 80 * sinf(yaw);
+    st.origin[2] = s.cam.origin[2] - 10;
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    rast_fb *plain = rast_fb_new(W, H), *whole = rast_fb_new(W, H), *half = rast_fb_new(W, H);
+    r_render(s.a, s.cl, 1.5, &s.cam, &o, plain);
+    cl_frame_begin(s.cl, 1.0);
+    CHECK(cl_entity_update(s.cl, 100, &st));
+    cl_frame_end(s.cl, 1);
+    r_render(s.a, s.cl, 1.5, &s.cam, &o, whole);
+    cl_fxev fx = test_fx(CL_FXK_ITEM_RESPAWN, 0, 1.0f, st.origin);
+    fx.entity = 100;
+    cl_fx_add(s.cl, &fx); /* (at 1.0 s: 0.5 s before the frame) */
+    r_render(s.a, s.cl, 1.5, &s.cam, &o, half);
+    int n_whole = 0, n_half = 0;
+    for (int i = 0; i < W * H; i++) {
+        n_whole += whole->color[i] != plain->color[i];
+        n_half += half->color[i] != plain->color[i];
+    }
+    CHECK_MSG(n_whole > 100, "%d pixels of the whole shard", n_whole);
+    CHECK_MSG(n_half * 6 > n_whole && n_half * 3 < n_whole, "%d of %d pixels at half size",
+              n_half, n_whole);
+    rast_fb_free(plain);
+    rast_fb_free(whole);
+    rast_fb_free(half);
     oa_close(&s);
 }
 
