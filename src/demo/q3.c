@@ -256,12 +256,17 @@ _Static_assert(CL_Q3_IMPACT_MODELS > CL_HAND_FALLBACK && CL_Q3_GIB_MODELS == CL_
  * powerups' rings (28..33), past the brass */
 static const char *const item_spheres[4] = {"small", "medium", "large", "mega"};
 static const char *const item_rings[6] = {"quad", "enviro", "haste", "invis", "regen", "flight"};
+/* cg_main.c redFlagBaseModel, blueFlagBaseModel, neutralFlagBaseModel: a team base
+ * (ET_TEAM) of a game with the red and blue flags (cg_ents.c CG_TeamBase) */
+#define Q3_FLAGBASE_MODELS 1727
+#define Q3_ET_TEAM 12
 #define Q3_ITEM_HEALTH_FIRST 4
 #define Q3_ITEM_POWERUP_FIRST 28
 _Static_assert(CL_Q3_ITEM_SPHERES == CL_Q3_BRASS_MODELS + 2 &&
                    CL_Q3_ITEM_RINGS == CL_Q3_ITEM_SPHERES + 4 &&
                    CL_Q3_TELEPORT_MODEL == CL_Q3_ITEM_RINGS + 6 &&
-                   CL_Q3_TELEPORT_MODEL < CL_MAX_MODELS &&
+                   Q3_FLAGBASE_MODELS == CL_Q3_TELEPORT_MODEL + 1 &&
+                   Q3_FLAGBASE_MODELS + 3 <= CL_MAX_MODELS &&
                    Q3_ITEM_POWERUP_FIRST + 6 <= NUM_ITEM_MODELS,
                "item second model slots overlap");
 /* the players' skins (CL_SKIN_SLOTS past their meshes) lie past the missiles */
@@ -546,6 +551,12 @@ static void begin_level(ctx *c)
         cl_set_model(c->cl, CL_Q3_ITEM_RINGS + i, name);
     }
     cl_set_model(c->cl, CL_Q3_TELEPORT_MODEL, "models/misc/telep.md3");
+    static const char *const bases[3] = {"red", "blue", "ntrl"};
+    for (int i = 0; i < 3; i++) {
+        char name[CL_NAME_LEN];
+        snprintf(name, sizeof name, "models/mapobjects/flagbase/%s_base.md3", bases[i]);
+        cl_set_model(c->cl, Q3_FLAGBASE_MODELS + i, name);
+    }
     for (int i = 1; i < NUM_MISSILE_MODELS; i++)
         if (missile_models[i])
             cl_set_model(c->cl, Q3_MISSILE_MODELS + i, missile_models[i]);
@@ -1055,6 +1066,19 @@ static void emit_entity(ctx *c, const q3_ent *e, int teleport, double at,
     }
     else if (type == Q3_ET_MISSILE && wp > 0 && wp < NUM_MISSILE_MODELS && missile_models[wp])
         st.model = (uint16_t)(Q3_MISSILE_MODELS + wp);
+    else if (type == Q3_ET_TEAM && (c->s->gametype == 4 || c->s->gametype == 5 ||
+                                    c->s->gametype == 9)) {
+        /* cg_ents.c CG_TeamBase in a game of the team flags (GT_CTF 4; OpenArena's
+         * CG_UsesTeamFlags: also one-flag CTF 5 and CTF elimination 9): the base of the
+         * team of modelindex (TEAM_RED 1, TEAM_BLUE 2, else the neutral one) */
+        st.model = (uint16_t)(Q3_FLAGBASE_MODELS + (mi == 1 ? 0 : mi == 2 ? 1 : 2));
+        /* (turned by its entityState.angles: AnglesToAxis(cent->currentState.angles)) */
+        st.angles[0] = q3_f(e->f[Q3_ES_ANGLES0]);
+        st.angles[1] = q3_f(e->f[Q3_ES_ANGLES1]);
+        st.angles[2] = q3_f(e->f[Q3_ES_ANGLES2]);
+        for (int j = 0; j < 3; j++)
+            st.angles[j] = isfinite(st.angles[j]) && fabsf(st.angles[j]) < 1e6f ? st.angles[j] : 0;
+    }
     else if (type == Q3_ET_PLAYER && cn >= 0 && cn < Q3_MAX_CLIENTS)
         st.model = player_model(c, cn);
     st.frame = (uint16_t)e->f[Q3_ES_FRAME];

@@ -539,10 +539,27 @@ static int cmp_name(const void *a, const void *b)
     return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-const mdl_shader *mdl_shader_find(mdl_shader_set *set, const char *name)
+const mdl_shader *mdl_shader_find(mdl_shader_set *set, const char *full)
 {
-    if (!set || !set->count || !name)
+    if (!set || !set->count || !full)
         return NULL;
+    /* tr_shader.c R_FindShader looks the name up without its extension (COM_StripExtension:
+     * from the last '.' after the last '/'): OpenArena's flags, gibs, armour shard and
+     * powerups name their surfaces' shaders "....tga" */
+    char name[256];
+    size_t n = strlen(full), cut = n;
+    for (size_t i = n; i > 0; i--) {
+        if (full[i - 1] == '/')
+            break;
+        if (full[i - 1] == '.') {
+            cut = i - 1;
+            break;
+        }
+    }
+    if (cut >= sizeof name)
+        return NULL;
+    memcpy(name, full, cut);
+    name[cut] = 0;
     if (!set->sorted) {
         for (uint32_t i = 0; i < set->count; i++)
             set->list[i].order = i;

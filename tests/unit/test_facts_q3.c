@@ -22,14 +22,11 @@ static void q3run_close(q3run *r)
     memset(r, 0, sizeof *r);
 }
 
-/* A real demo opened with a fresh client state; 0 (nothing left open) when it is missing
- * or does not open: the test SKIPs. */
-static int q3run_open(q3run *r, const char *rel)
+/* A demo (by its path) opened with a fresh client state; 0 (nothing left open) when it
+ * does not open. */
+static int q3run_open_ours(q3run *r, const char *path)
 {
-    char path[1024];
     memset(r, 0, sizeof *r);
-    if (!test_realfile(path, sizeof path, rel))
-        return 0;
     r->d = demo_open(path, &r->err);
     r->cl = malloc(sizeof *r->cl);
     if (!r->d || !r->cl) {
@@ -38,6 +35,15 @@ static int q3run_open(q3run *r, const char *rel)
     }
     cl_reset(r->cl);
     return 1;
+}
+
+/* A real demo (by its path under QDEMO_REALDATA) opened the same way; 0 when it is
+ * missing or does not open: the test SKIPs. */
+static int q3run_open(q3run *r, const char *rel)
+{
+    char path[1024];
+    memset(r, 0, sizeof *r);
+    return test_realfile(path, sizeof path, rel) && q3run_open_ours(r, path);
 }
 
 /* One step; 0 at the end or on an error. */
@@ -804,4 +810,48 @@ TEST(q3_grenade_bounces_logged)
     CHECK_MSG(off == 0 && faster == 0, "%d of %d bounces off the path, %d faster", off,
               follows, faster);
     q3run_close(&r);
+}
+
+/* A capture-the-flag game (tests/data/fidelity/oa_ctf's demo, g_gametype 4 on oa_ctf4ish)
+ * shows each team's flag base (cg_ents.c CG_TeamBase) under its flag: an entity of
+ * models/mapobjects/flagbase/red_base.md3 and one of blue_base.md3, each within 64 units
+ * of its team's flag item (models/flags/r_flag.md3, b_flag.md3) while that flag is home,
+ * which it is in the demo's first snapshot (no capture yet: `capturelimit 0`, a fresh map). */
+TEST(q3_ctf_flag_bases_under_the_flags)
+{
+    q3run r;
+    CHECK(q3run_open_ours(&r, "tests/data/fidelity/oa_ctf/oa_ctf4ish_flaglook.dm_71"));
+    int steps = 0, bases[2] = {0, 0}, near[2] = {0, 0};
+    while (q3run_step(&r) && steps++ < 40) {
+        const cl_level *l = &r.cl->level;
+        const cl_entity *base[2] = {NULL, NULL}, *flag[2] = {NULL, NULL};
+        for (int i = 0; i < r.cl->num_listed; i++) {
+            const cl_entity *e = &r.cl->entities[r.cl->active_list[i]];
+            if (!e->active || !e->cur.model || e->cur.model >= l->num_models)
+                continue;
+            const char *m = l->models[e->cur.model];
+            for (int t = 0; t < 2; t++) {
+                if (!strcmp(m, t ? "models/mapobjects/flagbase/blue_base.md3"
+                                 : "models/mapobjects/flagbase/red_base.md3"))
+                    base[t] = e;
+                if (!strcmp(m, t ? "models/flags/b_flag.md3" : "models/flags/r_flag.md3"))
+                    flag[t] = e;
+            }
+        }
+        for (int t = 0; t < 2; t++) {
+            bases[t] += base[t] != NULL;
+            if (base[t] && flag[t]) {
+                float d2 = 0;
+                for (int j = 0; j < 3; j++) {
+                    float d = base[t]->cur.origin[j] - flag[t]->cur.origin[j];
+                    d2 += d * d;
+                }
+                near[t] += d2 < 64 * 64;
+            }
+        }
+    }
+    q3run_close(&r);
+    CHECK_MSG(bases[0] > 0 && bases[1] > 0, "red base seen %d times, blue %d", bases[0], bases[1]);
+    CHECK_MSG(near[0] > 0 && near[1] > 0, "red flag on its base %d times, blue %d", near[0],
+              near[1]);
 }

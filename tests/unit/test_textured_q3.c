@@ -230,6 +230,12 @@ TEST(q3tex_shader_parse)
      * overrides both (ioq3 joins the scripts in the reverse of their listed order) */
     s = mdl_shader_find(&set, "textures/base/wall");
     CHECK(s && !(s->flags & MDL_SHADER_NODRAW) && (s->flags & MDL_SHADER_LIGHTMAP));
+    /* tr_shader.c R_FindShader looks a name up without its extension (COM_StripExtension:
+     * OpenArena's flags name "models/flags/...tga" for shaders defined without it); a dot
+     * before the last '/' is no extension */
+    CHECK(mdl_shader_find(&set, "textures/base/wall.tga") == s);
+    CHECK(mdl_shader_find(&set, "textures/base/wall.jpg") == s);
+    CHECK(mdl_shader_find(&set, "textures.tga/base/wall") == NULL);
     static const char later[] = "textures/base/wall { surfaceparm nodraw }\n"
                                 "textures/base/wall { { map textures/other.tga } }\n";
     CHECK_EQ(mdl_shader_parse(&set, later, sizeof later - 1, "u.shader", &err), QD_OK);
