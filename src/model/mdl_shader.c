@@ -393,6 +393,10 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
     if (st->lightmap) {
         sh->flags |= MDL_SHADER_LIGHTMAP;
         sh->stage2_lit = sh->stage2.image[0] != 0;
+        /* (the layers so far: the lightmap multiplies what they drew) */
+        sh->stage2.lit_map = sh->stage2.image[0] != 0;
+        for (int k = 0; k < 2; k++)
+            sh->more[k].lit_map = sh->more[k].image[0] != 0 && !sh->more[0].alpha_portal;
     }
     if (st->image[0] && !sh->stage.image[0]) {
         sh->stage = *st;
@@ -421,14 +425,22 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
 /* The body of a shader after its "{": returns 0 when the text ends inside it. */
 static int read_body(lex *l, mdl_shader *sh)
 {
-    int stages = 0, stop = 0;
+    int stages = 0, stop = 0, lead = 0;
     while (next(l, 0)) {
         if (l->tok[0] == '}')
             return 1;
         if (l->tok[0] == '{') {
             mdl_stage st;
             int ok = read_stage(l, &st);
-            take_stage(sh, &st, stages == 0, &stop);
+            /* A first stage that blends the lightmap onto what lies behind (OpenArena's
+             * team-coloured edges, clown.shader textures/clown/b_edge: $lightmap of
+             * GL_DST_COLOR GL_ONE at depthFunc equal, then the glow added) draws on the
+             * pixels behind, not on this surface's: left out, the next stage is the first
+             * (its blend the surface's, unlit by the lightmap, as ioq3 draws it) */
+            if (stages == lead && st.lightmap && st.blend != MDL_BLEND_NONE)
+                lead++;
+            else
+                take_stage(sh, &st, stages == lead, &stop);
             sh->lightmap_last = st.lightmap;
             stages++;
             if (!ok)

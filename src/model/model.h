@@ -149,6 +149,8 @@ typedef struct mdl_stage {
     float portal_range;
     uint8_t blend_tex;  /* MDL_BLENDTEX_*: the image made over so that blend (a filter)
                          * draws the blendFunc's pair */
+    uint8_t lit_map;    /* a layer after the first with a $lightmap stage after it (the
+                         * lightmap multiplies it too) */
     uint8_t num_tcmods;
     mdl_wave rgbwave;
     float rgbconst[3];  /* rgbGen const ( r g b ), 0..1 */

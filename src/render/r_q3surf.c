@@ -413,11 +413,12 @@ static int later_light(const mdl_stage *st, int lit)
  * identityLighting or identity, white without hardware overbright bits), and the third and
  * fourth; a $lightmap stage after the second multiplies it as it does the first (LIGHT_MAP:
  * the first layer's light). The layers after the second are drawn when no lightmap stage
- * follows the second (stage2_lit: then which of them the lightmap lights is not kept) or
- * the lightmap is the last stage: over a first layer of its own colour lightmap_after
- * multiplies them all at the end; over a lightmap's first layer each is lit as the second
- * (oa_ctf2's steel_r_shine: the steel, a chrome shine added, the steel again as a filter,
- * the lightmap). An added layer qdemo cannot light so (its own colour times the lightmap:
+ * follows the second, over an opaque lightmap's first layer (each lit as the second when a
+ * lightmap stage follows it, mdl_stage.lit_map: oa_ctf2's steel_r_shine, the steel, a
+ * chrome shine added, the steel again as a filter, the lightmap; OpenArena's jump pads,
+ * red_launchpad, the tread, a glow added, the pad's frame blended, the lightmap, a glow
+ * added after it, unlit), or over a first layer of its own colour when the lightmap is the
+ * last stage (lightmap_after multiplies them all at the end). An added layer qdemo cannot light so (its own colour times the lightmap:
  * later_light -1) is left out and the layers after it are still drawn; any other such
  * layer ends them. Not a portal's (portal_layers). 0 on error. */
 static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn read,
@@ -428,16 +429,16 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
     const int map_first = m->light == LIGHT_MAP;
     /* (over an opaque first layer only: over a blended one the game's lightmap multiplies
      * what lies behind too, which lighting each layer does not do; oa_bases3's pool) */
-    const int all_lit = sh->stage2_lit && sh->lightmap_last && map_first &&
-                        m->blend == MDL_BLEND_NONE;
+    const int each_lit = map_first && m->blend == MDL_BLEND_NONE;
     const int more = !sh->more[0].alpha_portal &&
-                     (!sh->stage2_lit || (sh->lightmap_last && !map_first) || all_lit);
+                     (!sh->stage2_lit || (sh->lightmap_last && !map_first) || each_lit);
     const mdl_stage *list[3] = {&sh->stage2, &sh->more[0], &sh->more[1]};
     for (int k = 0, slot = 0; k < (more ? 3 : 1) && list[k]->image[0]; k++) {
         const mdl_stage *st = list[k];
         /* (a lightmap stage after the layers of a first layer lit otherwise, its own
          * colour: drawn once over them all, lightmap_after) */
-        int light = later_light(st, k == 0 ? sh->stage2_lit && map_first : all_lit);
+        int light = later_light(st, k == 0 ? sh->stage2_lit && map_first
+                                           : each_lit && st->lit_map);
         if (light < 0) {
             if (st->blend == MDL_BLEND_ADD)
                 continue;

@@ -436,18 +436,23 @@ TEST(fidelity_quake3_rocket_led_and_flared_against_ioquake3)
     CHECK_MSG(r.ncc >= 0.9, "ncc %.3f", r.ncc);
 }
 
-/* OpenArena's oa_ctf4ish in a capture-the-flag game (tests/data/fidelity/oa_ctf: one frame,
- * 8.45 s) against ioquake3's classic renderer: the red flag on its base, a teammate before
- * it. The flag models name their shaders with an extension ("models/flags/r_flag.tga"),
+/* OpenArena's oa_ctf4ish in a capture-the-flag game (tests/data/fidelity/oa_ctf: four
+ * frames) against ioquake3's classic renderer. At 8.45 s the red flag on its base, a
+ * teammate before it. The flag models name their shaders with an extension ("models/flags/r_flag.tga"),
  * which ioq3 strips before looking up (tr_shader.c R_FindShader, COM_StripExtension), so
  * the pole took the image, not its chrome; and cgame puts a base model under each team's
  * flag (cg_ents.c CG_TeamBase: ET_TEAM entities, in CTF, one-flag and elimination CTF),
- * which qdemo left out. Before: ncc 0.961; now 0.977. Held at 0.97 (the correlation only:
- * this renderer runs without the overbright bit). */
+ * which qdemo left out: that frame's ncc 0.961 -> 0.977. At 4.3, 19.8 and 23.55 s the
+ * blue team's glowing edges (a first stage blending the lightmap onto what lies behind,
+ * then the glow added: drawn as the glow, mdl_shader.c read_body) and the jump pads'
+ * frames (red_launchpad: the frame blended before the lightmap stage, a glow after it;
+ * the layers now drawn each lit or not by where the lightmap stage lies). The four:
+ * 0.952 before these, 0.983 now. Held at 0.975 (the correlation only: this renderer runs
+ * without the overbright bit). */
 TEST(fidelity_quake3_ctf_flag_and_base_against_ioquake3)
 {
     OA_OWN_MAP_NCC("quake3 ctf flag", "oa_ctf4ish_flaglook.dm_71", "tests/data/fidelity/oa_ctf",
-                   1, 0.97);
+                   4, 0.975);
 }
 
 /* oa_dm7 from its spawn point (tests/data/fidelity/oa_dm7: one frame) against ioquake3 (its

@@ -302,6 +302,45 @@ static int parse_all(mdl_shader_set *set, const char *text, size_t len)
     return mdl_shader_parse(set, text, len, "t.shader", &err) == QD_OK;
 }
 
+/* Where a $lightmap stage lies among the layers, on shaders written after OpenArena's
+ * (pak0.pk3 scripts): clown.shader's team edges (textures/clown/b_edge: the lightmap blended
+ * onto what lies behind at depthFunc equal, then the glow added) are drawn from the glow,
+ * added, unlit (ioq3 draws the glow over the pixels behind whatever the lightmap stage
+ * did: over the black of space, the glow); oasfx.shader's red_launchpad (the tread, a glow
+ * added, the pad's frame blended, the lightmap, a glow added after it) keeps which layers
+ * the lightmap comes after (mdl_stage.lit_map): the first glow and the frame, not the
+ * last glow. */
+TEST(q3tex_shader_lightmap_among_the_layers)
+{
+    static const char text[] =
+        "edge { surfaceparm trans cull none\n"
+        "  { map $lightmap blendFunc GL_DST_COLOR GL_ONE depthFunc equal }\n"
+        "  { map e.tga blendFunc GL_ONE GL_ONE tcMod turb 3 .3 3 .3 } }\n"
+        "pad { { map tread.jpg tcmod scroll 0 1 rgbgen identity }\n"
+        "  { map rl.jpg blendfunc add tcmod scroll 0 4 rgbgen wave square 0 .7 0 1.4 }\n"
+        "  { map frame.tga blendfunc blend rgbgen identity }\n"
+        "  { map $lightmap blendfunc filter rgbgen identity }\n"
+        "  { map rl2.jpg blendfunc add rgbgen wave square 0 .7 0 1.4 } }\n";
+    mdl_shader_set set = {0};
+    CHECK(parse_all(&set, text, sizeof text - 1));
+    const mdl_shader *e = mdl_shader_find(&set, "edge"), *p = mdl_shader_find(&set, "pad");
+    CHECK(e && p);
+    if (e && p) {
+        CHECK_STR(e->stage.image, "e.tga");
+        CHECK_EQ(e->blend, MDL_BLEND_ADD);
+        CHECK(!(e->flags & MDL_SHADER_LIGHTMAP));
+        CHECK_STR(p->stage.image, "tread.jpg");
+        CHECK_EQ(p->blend, MDL_BLEND_NONE);
+        CHECK(p->flags & MDL_SHADER_LIGHTMAP);
+        CHECK_STR(p->stage2.image, "rl.jpg");
+        CHECK_STR(p->more[0].image, "frame.tga");
+        CHECK_STR(p->more[1].image, "rl2.jpg");
+        CHECK(p->stage2.lit_map && p->more[0].lit_map && !p->more[1].lit_map);
+        CHECK(!p->lightmap_last);
+    }
+    mdl_shader_set_clear(&set);
+}
+
 /* ioq3 ParseStage reads a stage's keywords one after another whatever the lines: rgbGen and
  * alphaGen take their parameters only (rgbGen const's "( r g b )" with its closing
  * parenthesis), so a stage written on one line keeps what follows them (qdemo dropped the
