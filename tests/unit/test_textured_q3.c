@@ -302,6 +302,17 @@ static int parse_all(mdl_shader_set *set, const char *text, size_t len)
     return mdl_shader_parse(set, text, len, "t.shader", &err) == QD_OK;
 }
 
+/* Script text into set, then its shaders named a and b: 1 when it was wholly read and
+ * both are found (*x and *y NULL when not). */
+static int parse_two(mdl_shader_set *set, const char *text, size_t len, const char *a,
+                     const mdl_shader **x, const char *b, const mdl_shader **y)
+{
+    int ok = parse_all(set, text, len);
+    *x = mdl_shader_find(set, a);
+    *y = mdl_shader_find(set, b);
+    return ok && *x && *y;
+}
+
 /* Where a $lightmap stage lies among the layers, on shaders written after OpenArena's
  * (pak0.pk3 scripts): clown.shader's team edges (textures/clown/b_edge: the lightmap blended
  * onto what lies behind at depthFunc equal, then the glow added) are drawn from the glow,
@@ -322,9 +333,8 @@ TEST(q3tex_shader_lightmap_among_the_layers)
         "  { map $lightmap blendfunc filter rgbgen identity }\n"
         "  { map rl2.jpg blendfunc add rgbgen wave square 0 .7 0 1.4 } }\n";
     mdl_shader_set set = {0};
-    CHECK(parse_all(&set, text, sizeof text - 1));
-    const mdl_shader *e = mdl_shader_find(&set, "edge"), *p = mdl_shader_find(&set, "pad");
-    CHECK(e && p);
+    const mdl_shader *e, *p;
+    CHECK(parse_two(&set, text, sizeof text - 1, "edge", &e, "pad", &p));
     if (e && p) {
         CHECK_STR(e->stage.image, "e.tga");
         CHECK_EQ(e->blend, MDL_BLEND_ADD);
@@ -352,9 +362,8 @@ TEST(q3tex_shader_stage_on_one_line)
         "c { { map c.tga rgbGen const ( 1 0.5 0 ) alphaGen wave sin 0.25 0.5 0 2 "
         "tcMod scroll 1 0 } }\n";
     mdl_shader_set set = {0};
-    CHECK(parse_all(&set, one, sizeof one - 1));
-    const mdl_shader *m = mdl_shader_find(&set, "m"), *c = mdl_shader_find(&set, "c");
-    CHECK(m && c);
+    const mdl_shader *m, *c;
+    CHECK(parse_two(&set, one, sizeof one - 1, "m", &m, "c", &c));
     if (m && c) {
         CHECK_EQ(m->stage.rgbgen, MDL_RGBGEN_VERTEX);
         CHECK(m->stage.alphagen);
