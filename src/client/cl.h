@@ -221,6 +221,7 @@ typedef struct cl_player {
     uint8_t body_ok;
     uint8_t body_swing[3];
     uint8_t shells;           /* CL_SHELL_*: what the body's powerups draw over it */
+    uint8_t float_sprite;     /* CL_FLOAT_*: what floats over the body (Quake III eFlags) */
     float body[2][5];
     double body_time[2];
 } cl_player;
@@ -230,6 +231,14 @@ typedef struct cl_player {
 #define CL_SHELL_BATTLESUIT 0x01 /* the battle suit's shell over the body */
 #define CL_SHELL_REGEN 0x02      /* regeneration: a shell 100 ms of every second */
 #define CL_SHELL_INVIS 0x04      /* invisibility: the body drawn only as a faint shell */
+
+/* cl_player.float_sprite: the sprite cgame floats over a live body (cg_players.c
+ * CG_PlayerSprites): a connection problem, talking, an award of the last two seconds.
+ * CL_FLOAT_FRIEND is the renderer's own: over a team-mate of the view's player when no
+ * other floats there. */
+enum { CL_FLOAT_NONE, CL_FLOAT_CONNECTION, CL_FLOAT_TALK, CL_FLOAT_IMPRESSIVE,
+       CL_FLOAT_EXCELLENT, CL_FLOAT_GAUNTLET, CL_FLOAT_DEFEND, CL_FLOAT_ASSIST, CL_FLOAT_CAPTURE,
+       CL_FLOAT_FRIEND, CL_FLOAT_KINDS };
 
 /* The recorded view: what the recording client saw. Origin comes from view_entity unless
  * has_origin is set (QW/Q2/Q3 carry it explicitly). */

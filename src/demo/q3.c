@@ -1228,6 +1228,28 @@ static uint8_t shells_of(const ctx *c, uint32_t bits)
                      (bits & 1u << 5 ? CL_SHELL_REGEN : 0) | (bits & 1u << 4 ? CL_SHELL_INVIS : 0));
 }
 
+/* What floats over a live body (CL_FLOAT_*) by its eFlags, in cg_players.c
+ * CG_PlayerSprites' order: EF_CONNECTION 0x2000, EF_TALK 0x1000, then the awards
+ * EF_AWARD_IMPRESSIVE 0x8000, _EXCELLENT 0x8, _GAUNTLET 0x40, _DEFEND 0x10000, _ASSIST
+ * 0x20000, _CAP 0x800 (bg_public.h of 1.32, Quake Live's the same; the older protocols
+ * number their flags otherwise: none). */
+static uint8_t float_of(const ctx *c, uint32_t eflags)
+{
+    static const struct {
+        uint32_t bit;
+        uint8_t kind;
+    } order[] = {{0x2000, CL_FLOAT_CONNECTION}, {0x1000, CL_FLOAT_TALK},
+                 {0x8000, CL_FLOAT_IMPRESSIVE}, {0x8, CL_FLOAT_EXCELLENT},
+                 {0x40, CL_FLOAT_GAUNTLET},     {0x10000, CL_FLOAT_DEFEND},
+                 {0x20000, CL_FLOAT_ASSIST},    {0x800, CL_FLOAT_CAPTURE}};
+    if (c->s->old)
+        return CL_FLOAT_NONE;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+        if (eflags & order[k].bit)
+            return order[k].kind;
+    return CL_FLOAT_NONE;
+}
+
 /* dm3's persistant slots as 68's [Q3OLD] (UDT look_up_tables.cpp PersStats_3 against
  * PersStats_48_68): 0..4 the same, its PERS_ATTACKER 7 is 68's 6, killed, impressive and
  * excellent counts 8..10 the same, the gauntlet frag count 11 is 68's 13; the rest (68's
@@ -1283,8 +1305,10 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
             st.flags |= CL_EF_TELEPORT;
         const float vel[3] = {q3_f(ps->f[Q3_PS_VELOCITY0]), q3_f(ps->f[Q3_PS_VELOCITY1]),
                               q3_f(ps->f[Q3_PS_VELOCITY2])};
-        if (cn >= 0 && cn < Q3_MAX_CLIENTS)
+        if (cn >= 0 && cn < Q3_MAX_CLIENTS) {
             c->cl->players[cn].shells = shells_of(c, powerups);
+            c->cl->players[cn].float_sprite = float_of(c, (uint32_t)ps->f[Q3_PS_EFLAGS]);
+        }
         q3_body_swing(c->cl, cn, ang[1], ang[0], ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM],
                       ps->f[Q3_PS_MOVEMENTDIR], pm == Q3_PM_DEAD,
                       (st.flags & CL_EF_TELEPORT) != 0, vel);
@@ -1913,6 +1937,7 @@ static int entity_swing(ctx *c, const q3_ent *e, double t, int reset, cl_traj *a
     if (cn < 0 || cn >= Q3_MAX_CLIENTS || n != cn)
         return 0;
     c->cl->players[cn].shells = shells_of(c, (uint32_t)e->f[Q3_ES_POWERUPS]);
+    c->cl->players[cn].float_sprite = float_of(c, (uint32_t)e->f[Q3_ES_EFLAGS]);
     get_traj(c, e, 1, apos);
     cl_traj_eval(apos, t, ang);
     const float vel[3] = {q3_f(e->f[Q3_ES_POS_TRDELTA0]), q3_f(e->f[Q3_ES_POS_TRDELTA1]),

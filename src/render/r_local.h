@@ -476,6 +476,8 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha);
 int32_t r_q3_rail_mat(const r_assets *a);
 /* The rail rings' material ("railDisc"), or -1. */
 int32_t r_q3_rail_disc_mat(const r_assets *a);
+/* What floats over a body (CL_FLOAT_*, cg_players.c CG_PlayerSprites), or -1. */
+int32_t r_q3_float_mat(const r_assets *a, int kind);
 /* cgame's bloodTrail (a gib's, CG_BloodTrail) the same way. */
 int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha);
 /* A puff (CG_SmokePuff's sprite) of material mat at p, radius, turned by angle degrees, its
@@ -645,6 +647,9 @@ void r_q3_smoke(r_view *v, const cl_state *cl, double t);
 /* The viewed player's score plums (CL_FXK_SCORE_PLUM in the marks' log) rising at t, over
  * everything (r_part.c). */
 void r_q3_plums(r_view *v, const cl_state *cl, double t);
+/* cg_players.c CG_PlayerSprites: the sprite over each live body (cl_player.float_sprite,
+ * else the friend's mark over a team-mate of the view's player) but the hidden body. */
+void r_q3_float_sprites(r_view *v, const cl_state *cl, double t);
 /* Quake III's wall marks alive at t (r_q3mark.c), on the world's surfaces. */
 void r_q3_marks(r_view *v, const cl_state *cl, double t);
 /* Quake III's gibs flying and lying at t (r_q3mark.c: thrown, bouncing and sinking as

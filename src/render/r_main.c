@@ -604,6 +604,7 @@ static void render_band(band *bd)
             r_q3_explosions(&v, cl, t);
             r_q3_pellet_puffs(&v, cl, t);
             r_q3_smoke(&v, cl, t);
+            r_q3_float_sprites(&v, cl, t);
             r_q3_plums(&v, cl, t);
         } else {
             r_surf_sky(&v, a);

@@ -1048,3 +1048,34 @@ void r_q3_plums(r_view *v, const cl_state *cl, double t)
         }
     }
 }
+
+/* CG_PlayerFloatSprite: RT_SPRITE of radius 10 at the body's origin raised 48 units
+ * (cent->lerpOrigin: as the body is drawn), depth-tested; for the view's own body only in
+ * mirrors (RF_THIRD_PERSON: v->hidden_body). The friend's mark (cgs.media.friendShader)
+ * over a body of the view's player's team, not dead, in a team game (cgame: gametype >=
+ * GT_TEAM and PERS_TEAM equal to the body's clientinfo team; teams are red and blue only
+ * there). */
+void r_q3_float_sprites(r_view *v, const cl_state *cl, double t)
+{
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED)
+        return;
+    int vp = cl_view_player(cl);
+    int mine = vp >= 0 && vp < CL_MAX_PLAYERS ? cl->players[vp].team : CL_TEAM_NONE;
+    int n = cl->num_entities < CL_MAX_PLAYERS + 1 ? cl->num_entities : CL_MAX_PLAYERS + 1;
+    for (int i = 1; i < n; i++) {
+        const cl_player *pl = &cl->players[i - 1];
+        cl_entstate s;
+        if (i == v->hidden_body || !pl->active || !r_entity_at(v->assets, cl, i, t, &s, NULL, NULL) ||
+            !(s.flags & CL_EF_PLAYER) || s.player != i || !s.model)
+            continue; /* (a client's live body is the entity of its number) */
+        int kind = pl->float_sprite;
+        if (!kind && !(s.flags & CL_EF_DEAD) && (mine == CL_TEAM_RED || mine == CL_TEAM_BLUE) &&
+            pl->team == mine)
+            kind = CL_FLOAT_FRIEND;
+        int32_t mat = r_q3_float_mat(v->assets, kind);
+        if (mat < 0)
+            continue;
+        float p[3] = {s.origin[0], s.origin[1], s.origin[2] + 48};
+        r_q3_puff(v, mat, p, 10, 0, t);
+    }
+}

@@ -124,6 +124,7 @@ struct r_q3 {
     int32_t blood_trail_mats[R_Q3_SMOKE_FADES]; /* "bloodTrail" (a gib's) the same way */
     int32_t rail_core;       /* "railCore" with its rgbGen vertex (r_q3_rail_mat), or -1 */
     int32_t rail_disc;       /* "railDisc", the rings' (r_q3_rail_disc_mat), or -1 */
+    int32_t float_mats[CL_FLOAT_KINDS]; /* what floats over bodies (r_q3_float_mat), or -1 */
     /* the wall marks' (r_q3_mark_mat): each shader's material, and its copies at fades
      * (k + 1) / R_Q3_MARK_FADES when it fades so (mark_fades 1: a filter's inverted
      * image's colour, 2: the alpha; 0 none), or -1 */
@@ -929,6 +930,8 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
         q->smoke_mats[k] = q->blood_trail_mats[k] = -1;
     q->rail_core = q->rail_disc = -1;
+    for (int k = 0; k < CL_FLOAT_KINDS; k++)
+        q->float_mats[k] = -1;
     q->white = -1;
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         for (int f = 0; f <= R_Q3_MARK_FADES; f++)
@@ -941,7 +944,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
                                                            : 0;
     /* + the four powerup shells and the explosions */
     size_t n = (size_t)b->num_textures + surfaces + 6 + 2 * R_Q3FX_COUNT + 2 + 2 * R_Q3_SMOKE_FADES +
-               R_Q3MARK_COUNT * (R_Q3_MARK_FADES + 1);
+               R_Q3MARK_COUNT * (R_Q3_MARK_FADES + 1) + CL_FLOAT_KINDS;
     q->mats = calloc(n, sizeof *q->mats);
     /* each shader names at most two images (its layers) */
     q->images = calloc(2 * n, sizeof *q->images);
@@ -1065,6 +1068,24 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
             goto out;
         if (m->image >= 0 && sh && m->light == LIGHT_VERTEX)
             *(k ? &q->rail_disc : &q->rail_core) = (int32_t)q->num_mats++;
+    }
+    /* cg_main.c CG_RegisterGraphics: connectionShader "disconnected", balloonShader
+     * "sprites/balloon3", the medals "medal_impressive" .. "medal_capture", friendShader
+     * "sprites/foe" (its name the game's: OpenArena's draws the friend's green mark) */
+    static const char *const floats[CL_FLOAT_KINDS] = {
+        NULL,           "disconnected",   "sprites/balloon3", "medal_impressive",
+        "medal_excellent", "medal_gauntlet", "medal_defend",  "medal_assist",
+        "medal_capture", "sprites/foe"};
+    for (int k = 1; k < CL_FLOAT_KINDS; k++) {
+        q3_mat *m = &q->mats[q->num_mats];
+        if (!resolve_sh(q, m, floats[k], mdl_shader_find(&set, floats[k]), read, ctx))
+            goto out;
+        if (m->image >= 0 && !m->nodraw) { /* (its image at its own colour, RT_SPRITE) */
+            m->light = LIGHT_CONST;
+            m->constant = 0xffffffffu;
+            m->twosided = 1;
+            q->float_mats[k] = (int32_t)q->num_mats++;
+        }
     }
     static const char *const marks[R_Q3MARK_COUNT] = {
         "gfx/damage/bullet_mrk", "gfx/damage/burn_med_mrk", "gfx/damage/hole_lg_mrk",
@@ -1661,6 +1682,11 @@ int32_t r_q3_smoke_mat(const r_assets *a, float alpha)
 int32_t r_q3_rail_mat(const r_assets *a) { return a && a->q3 ? a->q3->rail_core : -1; }
 
 int32_t r_q3_rail_disc_mat(const r_assets *a) { return a && a->q3 ? a->q3->rail_disc : -1; }
+
+int32_t r_q3_float_mat(const r_assets *a, int kind)
+{
+    return a && a->q3 && kind > 0 && kind < CL_FLOAT_KINDS ? a->q3->float_mats[kind] : -1;
+}
 
 int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha)
 {

@@ -1117,6 +1117,29 @@ TEST(md3_quad_shell_added_over_the_body)
     pak_fs_close(fs);
 }
 
+/* The views of a and b at t from cam (oa_frame_from): 1 when both are made. */
+static int two_frames(pak_fs *fs, const cl_state *a, const cl_state *b, double t,
+                      const r_camera *cam, rast_fb **fa, rast_fb **fb)
+{
+    oa_ctx o = {fs, 0};
+    *fa = oa_frame_from(a, t, &o, cam);
+    *fb = oa_frame_from(b, t, &o, cam);
+    return *fa && *fb;
+}
+
+/* A camera dist units from body s, turn degrees round from where it faces, 40 units over
+ * its origin, looking at it (pitch down by pitch degrees), 90 degrees wide. */
+static r_camera facing(const cl_entstate *s, float turn, float dist, float pitch)
+{
+    float a = (s->angles[1] + turn) * (float)M_PI / 180;
+    float cx = s->origin[0] + dist * cosf(a), cy = s->origin[1] + dist * sinf(a);
+    r_camera cam = {
+        .origin = {cx, cy, s->origin[2] + 40},
+        .angles = {pitch, atan2f(s->origin[1] - cy, s->origin[0] - cx) * 180 / (float)M_PI, 0},
+        .fov = 90};
+    return cam;
+}
+
 /* cg_players.c CG_TrailItem: tests/data/oa's CTF bot match, where Grism (client 2, entity 3)
  * takes the blue flag and captures it (the server's prints "got the BLUE flag" at 55.0 s and
  * "captured the BLUE flag" at 73.9 s, read from the file by q3scan.h and checked below). A
@@ -1154,25 +1177,121 @@ TEST(md3_flag_carrier_trails_the_flag)
         int nf;
         float bl;
         CHECK(cl_entity_at(cl, 3, t, &s, &nf, &bl));
-        float side = (s.angles[1] - 90) * (float)M_PI / 180;
-        float cx = s.origin[0] + 150 * cosf(side), cy = s.origin[1] + 150 * sinf(side);
-        r_camera cam = {
-            .origin = {cx, cy, s.origin[2] + 40},
-            .angles = {5, atan2f(s.origin[1] - cy, s.origin[0] - cx) * 180 / (float)M_PI, 0},
-            .fov = 90};
-        oa_ctx o = {fs, 0};
-        rast_fb *with = oa_frame_from(cl, t, &o, &cam), *without = oa_frame_from(bare, t, &o, &cam);
-        CHECK(with && without);
+        r_camera cam = facing(&s, -90, 150, 5);
+        rast_fb *with, *without;
+        CHECK(two_frames(fs, cl, bare, t, &cam, &with, &without));
         int changed = 0, blue = 0;
+        for (int i = 0; with && without && i < BW * BH; i++) {
+            uint32_t c = with->color[i];
+            changed += c != without->color[i];
+            blue += c != without->color[i] && (c >> 16 & 255) > 2 * (c & 255) &&
+                    (c >> 16 & 255) > 2 * (c >> 8 & 255);
+        }
+        CHECK_MSG(changed > 300, "%d pixels changed", changed);
+        CHECK_MSG(blue > 30, "%d of them blue", blue);
+        rast_fb_free(with);
+        rast_fb_free(without);
+    }
+    free(bare);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
+
+/* Slot's float over the demo's capture (the command holding text, read by q3scan.h):
+ * the capture medal at each of the n times dt after it where medal[k] says so, else not. */
+static void capture_medal(const char *demo, const char *text, int slot, const double *dt,
+                          const int *medal, int n)
+{
+    double capt[8] = {0};
+    CHECK_EQ(q3scan_times(demo, text, capt), 1);
+    qd_error err = {0};
+    demo_t *d = demo_open(demo, &err);
+    CHECK_MSG(d, "%s", err.msg);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    for (int k = 0; tl && k < n; k++) {
+        const cl_state *cl = tl_state_at(tl, tl_start(tl) + capt[0] + dt[k], &err);
+        CHECK(cl && cl->players[slot].active);
+        CHECK_MSG(cl && (cl->players[slot].float_sprite == CL_FLOAT_CAPTURE) == medal[k],
+                  "%s at %+.1f s: float %d", demo, dt[k], cl ? cl->players[slot].float_sprite : -1);
+    }
+    tl_close(tl);
+}
+
+/* g_team.c Team_TouchOurFlag: the capturer's eFlags get EF_AWARD_CAP until rewardTime,
+ * REWARD_SPRITE_TIME (2000 ms) on (g_active.c clears the awards past it), and cgame floats
+ * the capture medal over him (cg_players.c CG_PlayerSprites). Grism captures in both CTF
+ * matches of the tests' data (client 2 in tests/data/oa's, 1.55 s before its end; client
+ * 3 in the fidelity set oa_ctf's); the server's print "captured the ... flag" comes in
+ * the capture's snapshot. */
+TEST(q3_capture_medal_floats_two_seconds)
+{
+    const char *a = "tests/data/oa/oa_ctf4ish_follow.dm_71",
+               *b = "tests/data/fidelity/oa_ctf/oa_ctf4ish_flaglook.dm_71";
+    if (access(a, R_OK) != 0 || access(b, R_OK) != 0)
+        SKIP("run from the project root");
+    static const double dt_a[] = {-1.0, -0.2, 0.1, 0.8, 1.4}, dt_b[] = {-0.5, 0.1, 1.9, 2.3, 3.0};
+    static const int on_a[] = {0, 0, 1, 1, 1}, on_b[] = {0, 1, 1, 0, 0};
+    capture_medal(a, "captured the BLUE", 2, dt_a, on_a, 5);
+    capture_medal(b, "captured the RED", 3, dt_b, on_b, 5);
+}
+
+/* The friend's mark (cgs.media.friendShader "sprites/foe": OpenArena's ctf.shader maps
+ * sprites/foe2.tga, a green V) over each live team-mate of the view's player, 48 units
+ * over the body's origin, radius 10 (CG_PlayerSprites, CG_PlayerFloatSprite). In
+ * tests/data/oa's CTF match, 3 s after the capture, a team-mate of the followed player
+ * seen from 120 units away: the frame differs from the same state with the view's
+ * player in no team over the mark's pixels, green ones, above the body. */
+TEST(q3_friend_mark_over_team_mates)
+{
+    OA_FS(fs);
+    const char *demo = "tests/data/oa/oa_ctf4ish_follow.dm_71";
+    if (access(demo, R_OK) != 0) {
+        pak_fs_close(fs);
+        SKIP("run from the project root");
+    }
+    double capt[8] = {0};
+    CHECK_EQ(q3scan_times(demo, "captured the BLUE", capt), 1);
+    qd_error err = {0};
+    demo_t *d = demo_open(demo, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl);
+    double t = tl ? tl_start(tl) + capt[0] + 3 : 0;
+    const cl_state *cl = tl ? tl_state_at(tl, t, &err) : NULL;
+    int vp = cl ? cl_view_player(cl) : -1, mate = -1;
+    cl_entstate s;
+    for (int p = 0; vp >= 0 && p < CL_MAX_PLAYERS && mate < 0; p++)
+        if (p != vp && cl->players[p].active && cl->players[p].team == cl->players[vp].team &&
+            cl_entity_at(cl, p + 1, t, &s, NULL, NULL) && (s.flags & CL_EF_PLAYER) &&
+            !(s.flags & CL_EF_DEAD) && s.player == p + 1)
+            mate = p;
+    CHECK_MSG(mate >= 0, "no live team-mate of player %d", vp);
+    CHECK(vp >= 0 && (cl->players[vp].team == CL_TEAM_RED || cl->players[vp].team == CL_TEAM_BLUE));
+    cl_state *bare = mate >= 0 ? malloc(sizeof *bare) : NULL;
+    if (bare) {
+        memcpy(bare, cl, sizeof *bare);
+        bare->players[vp].team = CL_TEAM_NONE;
+        r_camera cam = facing(&s, 0, 120, 0);
+        rast_fb *with, *without;
+        CHECK(two_frames(fs, cl, bare, t, &cam, &with, &without));
+        int changed = 0, green = 0, near = 0;
+        double sy = 0;
         for (int i = 0; with && without && i < BW * BH; i++) {
             uint32_t c = with->color[i];
             if (c == without->color[i])
                 continue;
             changed++;
-            blue += (c >> 16 & 255) > 2 * (c & 255) && (c >> 16 & 255) > 2 * (c >> 8 & 255);
+            green += (c >> 8 & 255) > 2 * (c & 255) && (c >> 8 & 255) > 2 * (c >> 16 & 255);
+            /* the mark 8 units over the eye, 120 on: centred (320, 219), 27 pixels each
+             * way at 90 degrees over 640 columns */
+            int x = i % BW - BW / 2, y = i / BW - (BH / 2 - 21);
+            near += x * x + y * y < 40 * 40;
+            sy += i / BW;
         }
-        CHECK_MSG(changed > 300, "%d pixels changed", changed);
-        CHECK_MSG(blue > 30, "%d of them blue", blue);
+        CHECK_MSG(changed > 100, "%d pixels changed", changed);
+        CHECK_MSG(green > changed / 2, "%d of %d green", green, changed);
+        CHECK_MSG(near == changed, "%d of %d about the mark's place", near, changed);
+        CHECK_MSG(changed && sy / changed < BH / 2, "their mean row %.0f", changed ? sy / changed : 0);
         rast_fb_free(with);
         rast_fb_free(without);
     }
