@@ -172,6 +172,7 @@ void cl_frame_begin(cl_state *cl, double t)
     cl->prev_time = cl->time;
     cl->time = t;
     cl->prev_view = cl->view;
+    cl->view_hold = 0;
     cl->in_frame = 1;
 }
 
@@ -547,6 +548,13 @@ int cl_static_sound_add(cl_state *cl, const cl_static_sound *s)
 void cl_set_view(cl_state *cl, const cl_view *v) { cl->view = *v; }
 
 void cl_view_cut(cl_state *cl) { cl->prev_view = cl->view; }
+
+void cl_view_hold(cl_state *cl) { cl->view_hold = 1; }
+
+const cl_view *cl_view_shown(const cl_state *cl, double t)
+{
+    return cl->view_hold && t < cl->time ? &cl->prev_view : &cl->view;
+}
 
 void cl_set_view_entity(cl_state *cl, int ent) { cl->view.view_entity = ent; }
 
@@ -950,10 +958,15 @@ int cl_entity_anim_since(const cl_state *cl, int num, double since[2])
     return 1;
 }
 
+/* cg_view.c DUCK_TIME: a change of view height (a crouch, a respawn) eased over 100 ms */
+#define DUCK_TIME 0.1
+
 void cl_view_at(const cl_state *cl, double t, float origin[3], float angles[3])
 {
     float f = frac_at(t, cl->prev_time, cl->time);
     const cl_view *v = &cl->view, *pv = &cl->prev_view;
+    if (cl->view_hold) /* (held: no lerp into the new view) */
+        v = pv = cl_view_shown(cl, t);
     for (int i = 0; i < 3; i++)
         angles[i] = cl_lerp_angle(pv->angles[i], v->angles[i], f) + v->punch[i];
     if (v->has_origin) {
@@ -968,4 +981,12 @@ void cl_view_at(const cl_state *cl, double t, float origin[3], float angles[3])
             origin[0] = origin[1] = origin[2] = 0;
     }
     origin[2] += v->view_height;
+    if (pv->duck != 0 || pv->eye_height != v->eye_height) {
+        /* Quake III: the older snapshot's view height (cgame lerps the origin only), less
+         * its change eased out over DUCK_TIME from that snapshot's time */
+        origin[2] -= (v->eye_height - pv->eye_height) * f;
+        double since = t - (cl->view_hold && t >= cl->time ? cl->time : cl->prev_time);
+        if (pv->duck != 0 && since >= 0 && since < DUCK_TIME)
+            origin[2] -= pv->duck * (float)((DUCK_TIME - since) / DUCK_TIME);
+    }
 }

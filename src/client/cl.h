@@ -261,6 +261,11 @@ typedef struct cl_view {
                            * III's first-person weapon bob); 0 elsewhere */
     float dead_yaw;       /* Quake III STAT_DEAD_YAW: where a dead player's camera looks (at
                            * the killer); 0 elsewhere */
+    /* Quake III: ps.viewheight (within origin) and its change at this view's snapshot
+     * (cg_playerstate.c CG_TransitionPlayerState's cg.duckChange; 0 none): cl_view_at
+     * holds the eye at the height of the view before and lets it rise or sink through
+     * DUCK_TIME after, as cg_view.c CG_OffsetFirstPersonView; 0 elsewhere */
+    float eye_height, duck;
     /* Quake: the recorded player's velocity (svc_clientdata: the bob and the strafe roll)
      * and the view's kick of its last svc_damage, degrees of roll and pitch at dmg_time
      * (demo seconds), fading over 0.5 s (view.c V_ParseDamage); 0 elsewhere */
@@ -487,6 +492,8 @@ typedef struct cl_state {
     double clock_start;       /* demo time at which the game's clock read 0:00 */
 
     cl_view view, prev_view;
+    uint8_t view_hold;        /* the view cut at this frame (cl_view_hold): prev_view shows
+                               * until the frame's time */
 
     cl_player players[CL_MAX_PLAYERS];
 
@@ -718,6 +725,12 @@ void cl_set_view(cl_state *cl, const cl_view *v);
 /* The view set in the open frame does not lerp from the frame before (a teleport, a
  * respawn, another player followed): it holds from the frame's start. */
 void cl_view_cut(cl_state *cl);
+/* The same cut as Quake III's cgame makes it (cg_predict.c CG_InterpolatePlayerState
+ * returns the older snapshot's playerState whole when the next is a teleport): the view
+ * before shows until the frame's time, then the new one. */
+void cl_view_hold(cl_state *cl);
+/* The view shown at t: the one before through a held cut (cl_view_hold), else the newest. */
+const cl_view *cl_view_shown(const cl_state *cl, double t);
 void cl_set_view_entity(cl_state *cl, int ent);
 void cl_set_view_angles(cl_state *cl, const float angles[3]);
 void cl_set_player_name(cl_state *cl, int slot, const char *name);

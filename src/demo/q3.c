@@ -1330,6 +1330,13 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     v.has_origin = 1;
     memcpy(v.origin, org, sizeof org);
     v.origin[2] += (float)ps->f[Q3_PS_VIEWHEIGHT];
+    /* cg_playerstate.c CG_TransitionPlayerState: cg.duckChange, the new viewheight less
+     * the one before for the same client (a crouch, a death, a respawn), eased out by
+     * CG_OffsetFirstPersonView; none in third person (a dead player's camera) */
+    int vh = ps->f[Q3_PS_VIEWHEIGHT];
+    v.eye_height = vh >= -1024 && vh <= 1024 ? (float)vh : 0;
+    if (c->s->have_view && cn == c->s->view_client && pm != Q3_PM_DEAD)
+        v.duck = v.eye_height - c->cl->prev_view.eye_height; /* (the frame before's) */
     memcpy(v.angles, ang, sizeof ang);
     v.dead = pm == Q3_PM_DEAD;
     /* bg_public.h statIndex_t: STAT_DEAD_YAW follows STAT_ARMOR in baseq3's and the
@@ -1355,7 +1362,7 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     if (s->have_view && (((ps->f[Q3_PS_EFLAGS] ^ s->view_eflags) & Q3_EF_TELEPORT_BIT) ||
                          cn != s->view_client ||
                          ((s->snap_flags ^ s->view_snapflags) & Q3_SNAPFLAG_SERVERCOUNT)))
-        cl_view_cut(c->cl);
+        cl_view_hold(c->cl);
     s->view_eflags = ps->f[Q3_PS_EFLAGS];
     s->view_client = cn;
     s->view_snapflags = s->snap_flags;

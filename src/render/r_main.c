@@ -68,9 +68,9 @@ static void quake_view(const cl_state *cl, double t, r_camera *cam)
 /* Whether the recorded player is drawn from behind (Quake III, dead: cg_view.c
  * CG_DrawActiveFrame renders in third person when STAT_HEALTH <= 0), its own body then
  * shown. */
-static int q3_third_person(const cl_state *cl)
+static int q3_third_person(const cl_state *cl, double t)
 {
-    return cl && cl->level.game == CL_GAME_Q3 && cl->view.dead;
+    return cl && cl->level.game == CL_GAME_Q3 && cl_view_shown(cl, t)->dead;
 }
 
 /* The pitch that looks from view at focus (cg_view.c CG_OffsetThirdPersonView's last
@@ -88,9 +88,9 @@ static float pitch_to(const float view[3], const float focus[3])
  * pitches to look at the point 512 units ahead of the eye along the view (pitch at most
  * 45). The game pulls the camera in where a box traced from the eye meets the map: r_render
  * does (camera_pull_in). */
-static void q3_death_camera(const cl_state *cl, r_camera *cam)
+static void q3_death_camera(const cl_state *cl, double t, r_camera *cam)
 {
-    float ang[3] = {cam->angles[0], cl->view.dead_yaw, cam->angles[2]};
+    float ang[3] = {cam->angles[0], cl_view_shown(cl, t)->dead_yaw, cam->angles[2]};
     float focus_ang[3] = {ang[0] > 45 ? 45 : ang[0], ang[1], ang[2]};
     float fwd[3], right[3], up[3], focus[3], view[3];
     r_angle_vectors(focus_ang, fwd, right, up);
@@ -199,8 +199,8 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
         cam->angles[2] += (float)(sin(t * 0.5) * 0.1);
     } else if (cl && cl->level.game == CL_GAME_Q1) {
         quake_view(cl, t, cam);
-    } else if (cl && cl->level.game == CL_GAME_Q3 && cl->view.dead) {
-        q3_death_camera(cl, cam);
+    } else if (q3_third_person(cl, t)) {
+        q3_death_camera(cl, t, cam);
     } else if (cl && cl->level.game == CL_GAME_Q3) {
         /* cg_view.c CG_OffsetFirstPersonView's bob (cg_bobpitch and cg_bobroll 0.002,
          * cg_bobup 0.005): pitch by the bob at no less than 200 units/s, roll the same, its
@@ -315,7 +315,7 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
         return;
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = 0; i < n; i++) {
-        if ((i == cl->view.view_entity && !o->show_view_entity && !q3_third_person(cl)) ||
+        if ((i == cl->view.view_entity && !o->show_view_entity && !q3_third_person(cl, t)) ||
             (o->hide_entity > 0 && i == o->hide_entity))
             continue;
         cl_entstate s;
@@ -548,7 +548,7 @@ static void render_band(band *bd)
         v.clipv[3] = bd->clip[3] - dot3(N, v.org);
     }
     v.hidden_body = o->hide_entity > 0                                    ? o->hide_entity
-                    : !o->show_view_entity && cl && !q3_third_person(cl) ? cl->view.view_entity
+                    : !o->show_view_entity && cl && !q3_third_person(cl, t) ? cl->view.view_entity
                                                                          : -1;
     v.y0 = bd->y0;
     v.y1 = bd->y1;

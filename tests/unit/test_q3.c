@@ -1808,13 +1808,15 @@ static void view_snapshot(bw *w, int32_t t, float x, int eflags, int client, int
  * toggled EF_TELEPORT_BIT (0x4, bg_public.h), follows another client, or whose snapshot
  * toggled SNAPFLAG_SERVERCOUNT (4, q_shared.h); otherwise it is (CG_InterpolatePlayerState).
  * Two snapshots 50 ms apart, the eye moving from x 0 to 1000: halfway between them the eye
- * is at 500 when nothing cuts, at 1000 (the new playerState) when something does. */
+ * is at 500 when nothing cuts, at 0 when something does (CG_InterpolatePlayerState then
+ * returns cg.snap's playerState whole: the older one, until the newer one's time), and at
+ * 1000 at the second snapshot's time either way. */
 TEST(q3_view_cuts_at_teleport_follow_and_restart)
 {
     static const struct {
         int eflags, client, flags;
         float x;
-    } second[] = {{0, 0, 0, 500}, {4, 0, 0, 1000}, {0, 3, 0, 1000}, {0, 0, 4, 1000}};
+    } second[] = {{0, 0, 0, 500}, {4, 0, 0, 0}, {0, 3, 0, 0}, {0, 0, 4, 0}};
     for (size_t k = 0; k < sizeof second / sizeof second[0]; k++) {
         bw *w;
         buf *m = start_built(&w);
@@ -1830,9 +1832,55 @@ TEST(q3_view_cuts_at_teleport_follow_and_restart)
         cl_view_at(r.cl, 0.025, o, a);
         CHECK_MSG(fabsf(o[0] - second[k].x) < 1e-3f, "case %zu: eye x %g, want %g", k,
                   (double)o[0], (double)second[k].x);
+        cl_view_at(r.cl, 0.05, o, a);
+        CHECK_MSG(fabsf(o[0] - 1000) < 1e-3f, "case %zu: eye x %g at the second", k,
+                  (double)o[0]);
         run_close(&r);
         free(m);
     }
+}
+
+/* cg_playerstate.c CG_TransitionPlayerState and cg_view.c CG_OffsetFirstPersonView: a
+ * change of ps.viewheight (26 standing, 12 crouched) is eased out over DUCK_TIME (100 ms)
+ * from the snapshot that made it, the eye lowered by duckChange (DUCK_TIME - dt) /
+ * DUCK_TIME; between two snapshots cgame lerps the origin only, the view height is the
+ * older one's. Feet at z 100: snapshots at 1.0 s (standing), 1.05 (crouched: change -14)
+ * and 1.1 (crouched). At 1.025 the eye is the standing one's, 126 (not the lerp of 126 and
+ * 112); at 1.075 it is 112 + 14 x 0.075 / 0.1 = 122.5; at 1.1, 112 + 14 x 0.5 = 119. */
+TEST(q3_view_height_eased_as_cgame_ducks)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    if (!cl)
+        return;
+    cl_reset(cl);
+    static const struct {
+        double t;
+        float eye, duck;
+    } f[] = {{1.0, 26, 0}, {1.05, 12, -14}, {1.1, 12, 0}};
+    static const struct {
+        int after;
+        double t;
+        float z;
+    } want[] = {{1, 1.025, 126}, {2, 1.075, 122.5f}, {2, 1.1, 119}};
+    for (int k = 0, w = 0; k < 3; k++) {
+        cl_frame_begin(cl, f[k].t);
+        cl_view v;
+        memset(&v, 0, sizeof v);
+        v.has_origin = 1;
+        v.origin[2] = 100 + f[k].eye;
+        v.eye_height = f[k].eye;
+        v.duck = f[k].duck;
+        cl_set_view(cl, &v);
+        cl_frame_end(cl, CL_DROP_ALL);
+        for (; w < 3 && want[w].after == k; w++) {
+            float o[3], a[3];
+            cl_view_at(cl, want[w].t, o, a);
+            CHECK_MSG(fabsf(o[2] - want[w].z) < 1e-3f, "at %.3f: eye z %g, want %g", want[w].t,
+                      (double)o[2], (double)want[w].z);
+        }
+    }
+    free(cl);
 }
 
 /* The recorder's own events come in its playerState (cg_playerstate.c
