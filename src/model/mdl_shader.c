@@ -414,8 +414,11 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
                         : !sh->more[0].image[0] ? &sh->more[0]
                         : !sh->more[1].image[0] ? &sh->more[1]
                                                 : NULL;
-        if (to && st->blend != MDL_BLEND_NONE && st->blend_exact &&
-            !(st->blend == MDL_BLEND_ALPHA && st->alphagen))
+        /* (an alpha-tested stage without a blendFunc covers where its texels pass: drawn
+         * as a layer blended by them, opaque where they are; OpenArena's flags' emblem) */
+        if (to && ((st->blend != MDL_BLEND_NONE && st->blend_exact &&
+                    !(st->blend == MDL_BLEND_ALPHA && st->alphagen)) ||
+                   (st->blend == MDL_BLEND_NONE && st->alpha_func != MDL_ALPHA_NONE)))
             *to = *st;
         else
             *stop = 1;
@@ -483,8 +486,14 @@ static int read_body(lex *l, mdl_shader *sh)
                 sh->flags |= MDL_SHADER_TWOSIDED;
         } else if (is(l, "deformVertexes")) {
             if (next(l, 1) && is(l, "wave")) {
-                sh->deform_div = num(l, 0);
-                read_wave(l, &sh->deform);
+                /* (ioq3 ParseDeform: up to MAX_SHADER_DEFORMS, each in turn; two kept) */
+                int second = sh->deform.func != MDL_WAVE_NONE;
+                if (second && sh->deform2.func != MDL_WAVE_NONE) {
+                    skip_line(l);
+                    continue;
+                }
+                *(second ? &sh->deform2_div : &sh->deform_div) = num(l, 0);
+                read_wave(l, second ? &sh->deform2 : &sh->deform);
             } else if (is(l, "autosprite")) {
                 sh->autosprite = 1;
             } else if (is(l, "move")) { /* ioq3 ParseDeform: x y z, then the wave */

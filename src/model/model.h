@@ -178,6 +178,9 @@ typedef struct mdl_shader {
     float fog_depth;
     float deform_div; /* deformVertexes wave: spread, and the wave (func 0: none) */
     mdl_wave deform;
+    float deform2_div; /* a second deformVertexes wave, applied after the first (OpenArena's
+                        * flags: a slow wide wave and a quick small one) */
+    mdl_wave deform2;
     uint8_t autosprite; /* deformVertexes autosprite: each quad turned to face the eye */
     float move[3];      /* deformVertexes move: every vertex moved by move x the wave */
     mdl_wave move_wave; /* (func 0: none) */

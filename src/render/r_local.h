@@ -526,9 +526,10 @@ int r_q3_mark_fragments(const mdl_bsp *b, const float origin[3], const float dir
 /* Whether Quake III material mat is drawn from both sides (cull disable, none, twosided). */
 int r_q3_mat_twosided(const r_assets *a, int32_t mat);
 /* How far deformVertexes wave moves a vertex of material mat at p (the model's own
- * coordinates, as ioq3's tess.xyz) along its normal at t (RB_CalcDeformVertexes); 0
- * without one. */
-float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t);
+ * coordinates, as ioq3's tess.xyz) along its normal n at t (RB_CalcDeformVertexes; a
+ * second wave from where the first left it); 0 without one. */
+float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], const float n[3],
+                      double t);
 /* Whether material mat has a deformVertexes wave (r_q3_mat_deform may move its vertices). */
 int r_q3_mat_deforms(const r_assets *a, int32_t mat);
 /* 1 when a stage of material mat takes its st from tcGen environment */

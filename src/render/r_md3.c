@@ -433,7 +433,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                 r_md3_env_st(eye, q, n, est[i]);
             /* the shader's deformVertexes wave along the normal (a flag's cloth waves; the
              * quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by 3) */
-            float dv = deforms ? r_q3_mat_deform(a, mat, q, v->time) : 0;
+            float dv = deforms ? r_q3_mat_deform(a, mat, q, n, v->time) : 0;
             for (int j = 0; dv != 0 && j < 3; j++)
                 w[i][j] += dv * wn[j];
             col[i] = diffuse(l, wn);

@@ -52,6 +52,8 @@ typedef struct q3_mat {
     mdl_stage stage2;
     mdl_wave deform;    /* deformVertexes wave (func 0: none) and its spread per unit */
     float spread;
+    mdl_wave deform2;   /* a second, after it (func 0: none) */
+    float spread2;
     uint8_t autosprite; /* deformVertexes autosprite, then move (move_wave func 0: none) */
     float move[3];
     mdl_wave move_wave;
@@ -501,6 +503,8 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     m->move_wave = sh->move_wave;
     /* ioq3 ParseDeform: the spread is 1 / div, 100 for a div of 0 */
     m->spread = sh->deform_div != 0 ? 1.0f / sh->deform_div : 100.0f;
+    m->deform2 = sh->deform2;
+    m->spread2 = sh->deform2_div != 0 ? 1.0f / sh->deform2_div : 100.0f;
     if (sh->stage.rgbgen == MDL_RGBGEN_VERTEX)
         m->light = LIGHT_VERTEX;
     else if (!(sh->flags & MDL_SHADER_LIGHTMAP) || sh->stage.rgbgen == MDL_RGBGEN_CONST ||
@@ -1300,17 +1304,34 @@ static void vertex_light(const mdl_face_q3 *fq, uint32_t out[4])
     corner_light(c, out);
 }
 
-/* deformVertexes wave (ioq3 tr_shade_calc.c RB_CalcDeformVertexes): each corner moved
- * along the face's normal by the wave at a phase offset by (x + y + z) * spread; the moved
- * triangle's plane into N, dist. 0 when it degenerates (then it is drawn unmoved). */
+/* deformVertexes wave (ioq3 tr_shade_calc.c RB_CalcDeformVertexes): point p moved along
+ * the normal n by the wave at a phase offset by (x + y + z) * spread, then by the second
+ * wave from where the first left it (RB_DeformTessGeometry applies them in turn); how far,
+ * in all. */
+static float deform_at(const q3_mat *m, const float p[3], const float n[3], double t)
+{
+    const mdl_wave *waves[2] = {&m->deform, &m->deform2};
+    const float spread[2] = {m->spread, m->spread2};
+    float q[3] = {p[0], p[1], p[2]}, total = 0;
+    for (int k = 0; k < 2 && waves[k]->func != MDL_WAVE_NONE; k++) {
+        mdl_wave w = *waves[k];
+        if (w.freq != 0) /* RB_CalcDeformVertexes: a wave of frequency 0 moves all alike */
+            w.phase += (q[0] + q[1] + q[2]) * spread[k];
+        float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
+        total += d;
+        for (int j = 0; j < 3; j++)
+            q[j] += n[j] * d;
+    }
+    return total;
+}
+
+/* Its triangle pts (face f's) moved so; the moved triangle's plane into N, dist. 0 when it
+ * degenerates (then it is drawn unmoved). */
 static int deform(const q3_mat *m, const mdl_face *f, const float (*pts)[3], double t,
                   float out[3][3], float N[3], float *dist)
 {
     for (int k = 0; k < 3; k++) {
-        mdl_wave w = m->deform;
-        if (w.freq != 0) /* RB_CalcDeformVertexes: a wave of frequency 0 moves all alike */
-            w.phase += (pts[k][0] + pts[k][1] + pts[k][2]) * m->spread;
-        float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
+        float d = deform_at(m, pts[k], f->normal, t);
         for (int j = 0; j < 3; j++)
             out[k][j] = pts[k][j] + f->normal[j] * d;
     }
@@ -1720,17 +1741,14 @@ int32_t r_q3_shell_mat(const r_assets *a, int k)
     return a && a->q3 && k >= 0 && k < 3 ? a->q3->shell_mats[k] : -1;
 }
 
-float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], double t)
+float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], const float n[3],
+                      double t)
 {
     const r_q3 *q = a ? a->q3 : NULL;
     if (!q || mat < 0 || (uint32_t)mat >= q->num_mats ||
         q->mats[mat].deform.func == MDL_WAVE_NONE)
         return 0;
-    const q3_mat *m = &q->mats[mat];
-    mdl_wave w = m->deform; /* as deform() above, one vertex */
-    if (w.freq != 0) /* RB_CalcDeformVertexes: a wave of frequency 0 moves all alike */
-        w.phase += (p[0] + p[1] + p[2]) * m->spread;
-    float d = (float)wave_value(&w, t > 0 && t < 1e7 ? t : 0);
+    float d = deform_at(&q->mats[mat], p, n, t);
     return isfinite(d) && fabsf(d) < 1024 ? d : 0;
 }
 

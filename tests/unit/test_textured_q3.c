@@ -285,7 +285,8 @@ static const char layers[] =
     "    { map f.tga blendfunc blend } { map $lightmap blendfunc filter } }\n"
     /* a stage without blendFunc after a lightmap's: the lightmap is covered too */
     "c { { map $lightmap } { map c.tga blendFunc filter } { map c2.tga } }\n"
-    /* an alpha-tested stage covers only where its texels pass: not a new first stage */
+    /* an alpha-tested stage covers only where its texels pass: not a new first stage but
+     * a layer over it */
     "a { { map a.tga } { map a2.tga alphaFunc GE128 } }\n"
     /* dark_tin2: the environment map of 1 - the vertex colour covers the texture */
     "d { { map d.jpg rgbGen identity } { map c.jpg tcGen environment rgbGen oneMinusVertex }\n"
@@ -407,8 +408,9 @@ TEST(q3tex_shader_second_layer)
     s = mdl_shader_find(&set, "c");
     CHECK(s && !strcmp(s->stage.image, "c2.tga") && !s->stage2.image[0] &&
           !(s->flags & MDL_SHADER_LIGHTMAP) && !s->lightmap_last);
-    s = mdl_shader_find(&set, "a");
-    CHECK(s && !strcmp(s->stage.image, "a.tga") && !s->stage2.image[0]);
+    s = mdl_shader_find(&set, "a"); /* (the second drawn over it where its texels pass) */
+    CHECK(s && !strcmp(s->stage.image, "a.tga") && !strcmp(s->stage2.image, "a2.tga") &&
+          s->stage2.alpha_func == MDL_ALPHA_GE128);
     s = mdl_shader_find(&set, "d");
     CHECK(s && !strcmp(s->stage.image, "c.jpg") && s->stage.rgbgen == MDL_RGBGEN_VERTEX &&
           s->stage.one_minus && s->stage.env && !s->stage2.one_minus);
@@ -499,6 +501,7 @@ typedef struct oa_scene {
 } oa_scene;
 
 #define OA_SHARD 257 /* (q3.c's slot of the armour shard: Q3_ITEM_MODELS + 1) */
+#define OA_BLUE_FLAG 258 /* (a slot of the scenes' own) */
 
 static int oa_open(oa_scene *s, const char *map, int hide_images)
 {
@@ -522,6 +525,7 @@ static int oa_open(oa_scene *s, const char *map, int hide_images)
     /* (the one effect model the scenes' tests draw: q3.c registers it with each level) */
     cl_set_model(s->cl, CL_Q3_TELEPORT_MODEL, "models/misc/telep.md3");
     cl_set_model(s->cl, OA_SHARD, "models/powerups/armor/shard.md3"); /* (an item's) */
+    cl_set_model(s->cl, OA_BLUE_FLAG, "models/flags/b_flag.md3");
     s->a = r_assets_load(&s->cl->level, oa_read, &s->o, NULL, &err);
     if (!s->a || !r_assets_map(s->a))
         return -1;
@@ -2472,6 +2476,51 @@ TEST(q3tex_portal_view_on_flyby)
     CHECK(px.same_threads);
     free(cl);
     free(none);
+    oa_close(&s);
+}
+
+/* OpenArena's flags (ctf.shader, models/flags/b_flag as written there) wave their cloth by
+ * two deformVertexes waves, each moving the vertex along its normal from where the one
+ * before left it (ioq3 tr_shade_calc.c RB_DeformTessGeometry, RB_CalcDeformVertexes: the
+ * wave's phase plus (x + y + z) / div), and draw the emblem over the cloth's environment
+ * map where its alpha passes GE128 (a stage without a blendFunc: it covers there). By hand
+ * for a vertex at (10, 20, 30), normal (0, 1, 0), at 0.3 s: the first wave 2 + 8 sin(2 pi
+ * (60 / 80 + 0.3 x 3)), the second 2 x square(0.5 + (60 + the first) / 20 + 0.3 x 0.2). */
+TEST(q3tex_flag_cloth_waves_twice)
+{
+    static const char text[] =
+        "models/flags/b_flag\n{\n\tcull disable\n\tdeformVertexes wave 80 sin 2 8 0 3 \n"
+        "\tdeformVertexes wave 20 square 0 2 0.5 0.2 \n"
+        "\t{\n\t\tmap textures/sfx/proto_zzztblu3.tga\n\t\trgbGen identity\n"
+        "\t\ttcMod turb 1 1 0.5 0.3\n\t\ttcGen environment \n\t}\n"
+        "\t{\n\t\tmap models/flags/b_flag.tga\n\t\trgbGen lightingDiffuse\n"
+        "\t\talphaFunc GE128\n\t}\n}\n";
+    mdl_shader_set set = {0};
+    const mdl_shader *sh, *none;
+    CHECK(parse_two(&set, text, sizeof text - 1, "models/flags/b_flag", &sh,
+                    "models/flags/b_flag.tga", &none) &&
+          none == sh); /* (both names: the extension stripped) */
+    CHECK(sh && sh->deform.func == MDL_WAVE_SIN && sh->deform_div == 80 &&
+          sh->deform.amp == 8 && sh->deform.freq == 3);
+    CHECK(sh && sh->deform2.func == MDL_WAVE_SQUARE && sh->deform2_div == 20 &&
+          sh->deform2.phase == 0.5f && sh->deform2.freq == 0.2f);
+    CHECK(sh && !strcmp(sh->stage2.image, "models/flags/b_flag.tga") &&
+          sh->stage2.alpha_func == MDL_ALPHA_GE128);
+    mdl_shader_set_clear(&set);
+
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    const r_model *rm = &s.a->models[OA_BLUE_FLAG];
+    int32_t cloth = -1;
+    for (uint32_t k = 0; rm->kind == R_KIND_MD3 && k < rm->md3->num_surfaces; k++)
+        if (rm->mats[k] >= 0 && r_q3_mat_deforms(s.a, rm->mats[k]))
+            cloth = rm->mats[k];
+    CHECK_MSG(cloth >= 0, "no waving surface in models/flags/b_flag.md3");
+    const float p[3] = {10, 20, 30}, n[3] = {0, 1, 0};
+    double w1 = 2 + 8 * sin(2 * M_PI * (60.0 / 80 + 0.3 * 3));
+    double x2 = 0.5 + (60 + w1) / 20 + 0.3 * 0.2;
+    double w2 = 2 * (x2 - floor(x2) < 0.5 ? 1 : -1);
+    float d = r_q3_mat_deform(s.a, cloth, p, n, 0.3);
+    CHECK_MSG(fabs(d - (w1 + w2)) < 1e-3, "moved %g, want %g", (double)d, w1 + w2);
     oa_close(&s);
 }
 
