@@ -489,9 +489,10 @@ int32_t r_q3_fx_mat(const r_assets *a, int k, int more);
 /* cgame's wall marks (cg_main.c CG_RegisterGraphics): bulletMarkShader
  * "gfx/damage/bullet_mrk", burnMarkShader "gfx/damage/burn_med_mrk", holeMarkShader
  * "gfx/damage/hole_lg_mrk", energyMarkShader "gfx/damage/plasma_mrk"; bloodMarkShader
- * "bloodMark" (a gib's bounce, cg_localents.c CG_FragmentBounceMark). */
+ * "bloodMark" (a gib's bounce, cg_localents.c CG_FragmentBounceMark); shadowMarkShader
+ * "markShadow" (a player's blob shadow, r_q3_shadows). */
 enum { R_Q3MARK_BULLET, R_Q3MARK_BURN, R_Q3MARK_HOLE, R_Q3MARK_ENERGY, R_Q3MARK_BLOOD,
-       R_Q3MARK_COUNT };
+       R_Q3MARK_SHADOW, R_Q3MARK_COUNT };
 /* A fading mark's copies of its image (r_q3_mark_mat) */
 #define R_Q3_MARK_FADES 16
 /* Mark shader k's material as drawn with the vertex colour rgb and alpha (cg_marks.c's
@@ -653,6 +654,9 @@ void r_q3_plums(r_view *v, const cl_state *cl, double t);
 void r_q3_float_sprites(r_view *v, const cl_state *cl, double t);
 /* Quake III's wall marks alive at t (r_q3mark.c), on the world's surfaces. */
 void r_q3_marks(r_view *v, const cl_state *cl, double t);
+/* cg_players.c CG_PlayerShadow (cg_shadows 1, the default): under each player's body
+ * within 128 units of the ground, the "markShadow" mark of radius 24, darker the nearer. */
+void r_q3_shadows(r_view *v, const cl_state *cl, double t);
 /* Quake III's gibs flying and lying at t (r_q3mark.c: thrown, bouncing and sinking as
  * cg_effects.c CG_GibPlayer and cg_localents.c CG_AddFragment move them). */
 void r_q3_gibs(r_view *v, const cl_state *cl, double t);

@@ -597,6 +597,7 @@ static void render_band(band *bd)
             r_q3_sky(&v, a);
             r_q3_gibs(&v, cl, t);
             r_q3_marks(&v, cl, t);
+            r_q3_shadows(&v, cl, t);
             v.pass = R_PASS_Q3_BLEND;
             r_draw_world(&v, a);
             v.pass = R_PASS_TEXTURED;

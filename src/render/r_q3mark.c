@@ -858,36 +858,20 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
     return m;
 }
 
-/* Mark c drawn at t (its pieces' corners, texture coordinates and their world triangles),
- * up to *room pieces (the pieces the game would still hold; taken from *room). */
-static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, int *room)
+/* Pieces frags[0..nf) of a mark (their corners pts, texture coordinates st, after seconds
+ * since): each on its triangle's plane, in material mat lit light. */
+static void draw_frags(r_view *v, const mdl_bsp *b, const r_mark_frag *frags, int nf,
+                       const float (*pts_all)[3], const float (*st_all)[2], double since,
+                       int32_t mat, uint32_t light)
 {
-    if (c->kind == CL_FXK_BRASS || c->kind == CL_FXK_SCORE_PLUM)
-        return; /* (a shotgun's shells, logged with the marks: r_q3_gibs throws them) */
-    float radius;
-    int kind = c->kind == CL_FXK_GIBS ? R_Q3MARK_BLOOD
-                                      : r_q3_mark_kind(c->kind == CL_FXK_SHOTGUN ? 3 : c->style,
-                                                       &radius);
-    uint8_t rgb[3], alpha;
-    /* (a gib's marks, made at its bounces within a second or two of the gibbing, are timed
-     * from the gibbing: the log keeps it 10 s, so they fade out as it ends) */
-    r_q3_mark_look(kind,
-                   c->kind == CL_FXK_IMPACT ? c->rgb : (const uint8_t[3]){255, 255, 255},
-                   t - c->t0, rgb, &alpha);
-    uint32_t light;
-    int32_t mat = r_q3_mark_mat(v->assets, kind, rgb, alpha, &light);
-    int nf = c->nf < *room ? c->nf : *room;
-    *room -= nf;
-    if (mat < 0)
-        return;
     const uint32_t corners[3] = {light, light, light};
     for (int f = 0; f < nf; f++) {
-        const r_mark_frag *fr = &c->frags[f];
-        if (fr->face >= b->num_faces || !(t - c->t0 >= fr->after))
+        const r_mark_frag *fr = &frags[f];
+        if (fr->face >= b->num_faces || !(since >= fr->after))
             continue; /* (a gib's mark before its bounce) */
         const mdl_face *face = &b->faces[fr->face];
-        const float(*pts)[3] = c->pts + fr->first;
-        const float(*st)[2] = c->st + fr->first;
+        const float(*pts)[3] = pts_all + fr->first;
+        const float(*st)[2] = st_all + fr->first;
         float rel[3];
         for (int j = 0; j < 3; j++)
             rel[j] = v->org[j] - pts[0][j];
@@ -909,6 +893,31 @@ static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, 
             r_q3_model_tri(v, mat, tri, tst, corners, 0);
         }
     }
+}
+
+/* Mark c drawn at t (its pieces' corners, texture coordinates and their world triangles),
+ * up to *room pieces (the pieces the game would still hold; taken from *room). */
+static void draw_mark(r_view *v, const mdl_bsp *b, const mark_cut *c, double t, int *room)
+{
+    if (c->kind == CL_FXK_BRASS || c->kind == CL_FXK_SCORE_PLUM)
+        return; /* (a shotgun's shells, logged with the marks: r_q3_gibs throws them) */
+    float radius;
+    int kind = c->kind == CL_FXK_GIBS ? R_Q3MARK_BLOOD
+                                      : r_q3_mark_kind(c->kind == CL_FXK_SHOTGUN ? 3 : c->style,
+                                                       &radius);
+    uint8_t rgb[3], alpha;
+    /* (a gib's marks, made at its bounces within a second or two of the gibbing, are timed
+     * from the gibbing: the log keeps it 10 s, so they fade out as it ends) */
+    r_q3_mark_look(kind,
+                   c->kind == CL_FXK_IMPACT ? c->rgb : (const uint8_t[3]){255, 255, 255},
+                   t - c->t0, rgb, &alpha);
+    uint32_t light;
+    int32_t mat = r_q3_mark_mat(v->assets, kind, rgb, alpha, &light);
+    int nf = c->nf < *room ? c->nf : *room;
+    *room -= nf;
+    if (mat >= 0)
+        draw_frags(v, b, c->frags, nf, (const float(*)[3])c->pts, (const float(*)[2])c->st,
+                   t - c->t0, mat, light);
 }
 
 void r_q3_marks(r_view *v, const cl_state *cl, double t)
@@ -933,6 +942,49 @@ void r_q3_marks(r_view *v, const cl_state *cl, double t)
             return;
         draw_mark(v, a->world.bsp, &c, t, &room);
         cut_free(&c);
+    }
+}
+
+/* CG_PlayerShadow: a trace 128 units down from the body's origin (the game's box, 30 by
+ * 30 by 2 units, stands here as the ray down its middle, against the drawn triangles);
+ * where it meets the ground, the shadow mark of radius 24 there, on the ground's plane,
+ * turned by the body's yaw, its vertex colour 1 - the trace's fraction (nearer the ground,
+ * darker). Every player body but an invisible one (PW_INVIS), the view's own too (cgame
+ * adds it for the predicted player, whose body only mirrors show). */
+void r_q3_shadows(r_view *v, const cl_state *cl, double t)
+{
+    const r_assets *a = v->assets;
+    const mdl_bsp *b = a ? a->world.bsp : NULL;
+    if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED || !b)
+        return;
+    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
+    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
+    for (int i = 1; i < n; i++) {
+        const cl_entity *e = &cl->entities[i];
+        cl_entstate s;
+        if (!e->active || !(e->cur.flags & CL_EF_PLAYER) || !e->cur.model ||
+            !r_entity_at(a, cl, i, t, &s, NULL, NULL))
+            continue;
+        int slot = s.player - 1;
+        if (slot >= 0 && slot < CL_MAX_PLAYERS && s.player == i &&
+            (cl->players[slot].shells & CL_SHELL_INVIS))
+            continue; /* (a live body's powerups: its slot's) */
+        const float end[3] = {s.origin[0], s.origin[1], s.origin[2] - 128};
+        float dist;
+        uint32_t face;
+        if (!r_q3_trace(b, s.origin, end, &dist, &face) || face >= b->num_faces)
+            continue;
+        const float at[3] = {s.origin[0], s.origin[1], s.origin[2] - dist};
+        uint8_t c = (uint8_t)(255 * (1 - dist / 128) + 0.5f), rgb[3] = {c, c, c};
+        uint32_t light;
+        int32_t mat = r_q3_mark_mat(a, R_Q3MARK_SHADOW, rgb, 255, &light);
+        if (mat < 0)
+            continue;
+        int nf = r_q3_mark_fragments(b, at, b->faces[face].normal, s.angles[1], 24, frags, pts,
+                                     st);
+        draw_frags(v, b, frags, nf, (const float(*)[3])pts, (const float(*)[2])st, 0, mat,
+                   light);
     }
 }
 

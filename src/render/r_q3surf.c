@@ -475,7 +475,7 @@ static int resolve_layer2(r_q3 *q, q3_mat *m, const mdl_shader *sh, mdl_read_fn 
 }
 
 static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, int colour);
-static int charge_copies(r_q3 *q, int32_t image, size_t copies);
+static int charge_copies(r_q3 *q, int32_t image, size_t copies, int colour);
 
 /* The drawing of shader sh (NULL: none in the scripts, the image named name). */
 static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh,
@@ -519,7 +519,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
     /* alphaGen wave on a blended layer (OpenArena's particle smoke fading as it rises): its
      * image at R_Q3_ALPHA_FADES alphas, the one at or under the wave's value drawn */
     if (m->image >= 0 && m->blend == MDL_BLEND_ALPHA && sh->stage.alphawave.func &&
-        charge_copies(q, m->image, R_Q3_ALPHA_FADES)) { /* (over the budget: unfaded) */
+        charge_copies(q, m->image, R_Q3_ALPHA_FADES, 0)) { /* (over the budget: unfaded) */
         m->alpha_wave = sh->stage.alphawave;
         for (uint32_t k = 0; k < R_Q3_ALPHA_FADES; k++) {
             int32_t im = faded_image(q, m->image, k + 1, R_Q3_ALPHA_FADES, 0);
@@ -689,11 +689,35 @@ static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_r
     return (int32_t)q->num_mats++;
 }
 
-/* Whether copies copies of image fit in the texels left of TEXEL_BUDGET: charged to it
- * when they do (faded_image's, made all or none; h-fuzz's review: one 4096 x 4096 image
- * named by the smoke's and marks' shaders made 96 uncharged copies, 8.6 GB). */
-static int charge_copies(r_q3 *q, int32_t image, size_t copies)
+/* The name of image's copy at fade num / den ("name#a1/16", "#c" for a colour fade) into
+ * key; 0 when it does not fit (the copy then keeps its source's name, and is made anew). */
+static int fade_key(const r_q3 *q, int32_t image, uint32_t num, uint32_t den, int colour,
+                    char key[sizeof q->images[0].name])
 {
+    int n = snprintf(key, sizeof q->images[0].name, "%s#%c%u/%u", q->images[image].name,
+                     colour ? 'c' : 'a', num, den);
+    return n > 0 && (size_t)n < sizeof q->images[0].name;
+}
+
+/* The index of q's image named key, or -1. */
+static int32_t image_named(const r_q3 *q, const char *key)
+{
+    for (uint32_t i = 0; i < q->num_images; i++)
+        if (strcmp(q->images[i].name, key) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+/* Whether copies copies of image (fades 1 / copies .. copies / copies, colour ones or not)
+ * fit in the texels left of TEXEL_BUDGET: charged to it when they do, unless they were
+ * made already (faded_image's, made all or none; h-fuzz's review: one 4096 x 4096 image
+ * named by the smoke's and marks' shaders made 96 uncharged copies, 8.6 GB). */
+static int charge_copies(r_q3 *q, int32_t image, size_t copies, int colour)
+{
+    char key[sizeof q->images[0].name];
+    if (copies && copies < 1000 &&
+        fade_key(q, image, 1, (uint32_t)copies, colour, key) && image_named(q, key) >= 0)
+        return 1;
     const q3_image *src = &q->images[image];
     size_t total = 0;
     for (int l = 0; l < src->levels; l++)
@@ -706,14 +730,24 @@ static int charge_copies(r_q3 *q, int32_t image, size_t copies)
 
 /* A copy of image at fade num / den, next in q's images: every texel's alpha so faded, or
  * (colour) a filter's inverted texel (255 - t, the image holding 255 - t) whose t is so
- * faded (its texels charged by the caller: charge_copies). Its index; -2 out of memory. */
+ * faded (its texels charged by the caller: charge_copies). One made before for the same
+ * image and fade is that one (every player model of a skin fades the same copies: each
+ * made its own until 2026-11-30, and 24 bots' filled the texel budget). Its index; -2 out
+ * of memory. */
 static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, int colour)
 {
+    char key[sizeof q->images[0].name];
+    int keyed = fade_key(q, image, num, den, colour, key);
+    int32_t made = keyed ? image_named(q, key) : -1;
+    if (made >= 0)
+        return made;
     if (!room_for_image(q))
         return -2;
     const q3_image *src = &q->images[image];
     q3_image *im = &q->images[q->num_images];
     *im = *src;
+    if (keyed)
+        memcpy(im->name, key, sizeof im->name);
     for (int l = 0; l < src->levels; l++) {
         size_t n = (size_t)src->w[l] * (size_t)src->h[l];
         if (!(im->texels[l] = malloc(n * sizeof(uint32_t)))) {
@@ -747,7 +781,7 @@ static int smoke_mats(r_q3 *q, int32_t mat, int32_t out[R_Q3_SMOKE_FADES])
         return 0;
     if (mat < 0 || q->mats[mat].image < 0)
         return 1;
-    if (!charge_copies(q, q->mats[mat].image, R_Q3_SMOKE_FADES))
+    if (!charge_copies(q, q->mats[mat].image, R_Q3_SMOKE_FADES, 0))
         return 1; /* over the budget of texels: no puffs, as without the image */
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++) {
         int32_t im = faded_image(q, q->mats[mat].image, (uint32_t)k + 1, R_Q3_SMOKE_FADES, 0);
@@ -792,7 +826,7 @@ static int mark_mats(r_q3 *q, int k, const char *name, const mdl_shader *sh, mdl
                                                                     : 0;
     if (!fades)
         return 1;
-    if (!charge_copies(q, q->mats[mats[0]].image, R_Q3_MARK_FADES)) {
+    if (!charge_copies(q, q->mats[mats[0]].image, R_Q3_MARK_FADES, fades == 1)) {
         mats[0] = -1; /* over the budget of texels: no mark, as without the image */
         return 1;
     }
@@ -1093,7 +1127,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     }
     static const char *const marks[R_Q3MARK_COUNT] = {
         "gfx/damage/bullet_mrk", "gfx/damage/burn_med_mrk", "gfx/damage/hole_lg_mrk",
-        "gfx/damage/plasma_mrk", "bloodMark"};
+        "gfx/damage/plasma_mrk", "bloodMark", "markShadow"};
     for (int k = 0; k < R_Q3MARK_COUNT; k++)
         if (!mark_mats(q, k, marks[k], mdl_shader_find(&set, marks[k]), read, ctx))
             goto out;

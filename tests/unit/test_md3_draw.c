@@ -918,6 +918,15 @@ static int real_tl(const char *rel, timeline_t **tl)
     return 1;
 }
 
+/* OpenArena's files as fs and the real demo rel's timeline as tl, or the test SKIPs. */
+#define OA_REAL_TL(fs, tl, rel)                                                            \
+    OA_FS(fs);                                                                             \
+    timeline_t *tl;                                                                        \
+    if (!real_tl(rel, &tl)) {                                                              \
+        pak_fs_close(fs);                                                                  \
+        SKIP("real data missing");                                                         \
+    }
+
 /* cg_weapons.c CG_AddPlayerWeapon: a bot's shotgun fires at 4.8 s into demo088-test1
  * (EV_FIRE_WEAPON on entity 12, weapon 3), and for MUZZLE_FLASH_TIME (20 ms) its flash model
  * (models/weapons2/shotgun/shotgun_flash.md3, the world model with "_flash") is drawn at
@@ -928,12 +937,7 @@ static int real_tl(const char *rel, timeline_t **tl)
  * and green only; 40 ms after, there is none. */
 TEST(md3_muzzle_flash_while_it_lasts)
 {
-    OA_FS(fs);
-    timeline_t *tl;
-    if (!real_tl("dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71", &tl)) {
-        pak_fs_close(fs);
-        SKIP("real data missing");
-    }
+    OA_REAL_TL(fs, tl, "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71");
     qd_error err = {0};
     CHECK(tl);
     const cl_state *cl = tl ? tl_state_at(tl, 4.805, &err) : NULL;
@@ -1070,12 +1074,7 @@ static void other_shells(cl_state *bare, int body, double t0, oa_ctx *o, const r
  * body (other_shells). */
 TEST(md3_quad_shell_added_over_the_body)
 {
-    OA_FS(fs);
-    timeline_t *tl;
-    if (!real_tl("dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70", &tl)) {
-        pak_fs_close(fs);
-        SKIP("real data missing");
-    }
+    OA_REAL_TL(fs, tl, "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70");
     qd_error err = {0};
     CHECK(tl);
     double t = tl ? tl_start(tl) + 33.0 : 0;
@@ -1296,6 +1295,31 @@ TEST(q3_friend_mark_over_team_mates)
         rast_fb_free(without);
     }
     free(bare);
+    tl_close(tl);
+    pak_fs_close(fs);
+}
+
+/* The 24 bots of stress_bases3 are kyonshi in team skins: the dress and sleeves
+ * (models/players/kyonshi/dressblue etc.: blendfunc blend, alphaGen wave sin 0.8 0 0 0)
+ * fade their 512 x 512 skins, 16 copies each (R_Q3_ALPHA_FADES). Each body's materials made
+ * and charged their own copies (23 bodies: 4 of those skins x 16 x 350 K texels each,
+ * 1 GB held), so the texel budget ran out before the wall marks' and the shadow's images
+ * loaded: bases3 drew no marks and no shadows. Made once per image and fade, the marks
+ * load: their materials are there. */
+TEST(md3_bodies_of_one_skin_share_their_fades)
+{
+    OA_REAL_TL(fs, tl, "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70");
+    qd_error err = {0};
+    CHECK(tl);
+    const cl_state *cl = tl ? tl_state_at(tl, tl_start(tl) + 10.0, &err) : NULL;
+    oa_ctx o = {fs, 0};
+    r_assets *a = cl ? r_assets_load(&cl->level, oa_read, &o, NULL, &err) : NULL;
+    CHECK(a && r_assets_q3_textures(a, oa_read, oa_list, &o, &err) == QD_OK);
+    static const uint8_t white[3] = {255, 255, 255};
+    uint32_t light;
+    for (int k = 0; a && k < R_Q3MARK_COUNT; k++)
+        CHECK_MSG(r_q3_mark_mat(a, k, white, 255, &light) >= 0, "mark %d has no material", k);
+    r_assets_free(a);
     tl_close(tl);
     pak_fs_close(fs);
 }

@@ -1854,6 +1854,73 @@ static void render_with_fx(oa_scene *s, const cl_fxev *fx, double t, rast_fb *pl
     r_render(s->a, s->cl, t, &s->cam, &o, with);
 }
 
+/* cg_players.c CG_PlayerShadow: a body at oa_dm3's first spawn point, its origin 20 units
+ * over the floor there (the floor found straight under the spawn point), its body hidden
+ * (r_options.hide_entity, as the view's own in first person: the shadow is still drawn),
+ * seen from 100 units over it looking straight down (320 x 240, 90 degrees: 160 pixels a
+ * unit at depth 1). The "markShadow" mark (gfx/damage/shadow.tga filtered by its
+ * inverse, GL_ZERO GL_ONE_MINUS_SRC_COLOR, its vertex colour 1 - 20 / 128) darkens the
+ * floor within 24 units of the point under the body: 24 x 160 / 120 = 32 pixels about the
+ * centre (the square's corners 1.42 times that), and brightens nothing. Raised 140 units
+ * over the floor (past the trace's 128) or invisible, it casts none. */
+TEST(q3tex_player_blob_shadow)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    const mdl_bsp *b = r_assets_map(s.a);
+    float spot[3] = {s.cam.origin[0], s.cam.origin[1], s.cam.origin[2] - 26}, dist;
+    const float down[3] = {spot[0], spot[1], spot[2] - 512};
+    uint32_t face;
+    CHECK(r_q3_trace(b, spot, down, &dist, &face));
+    const float floor_z = spot[2] - dist;
+    r_camera cam = {.origin = {spot[0], spot[1], floor_z + 120}, .angles = {90, 0, 0}, .fov = 90};
+    rast_fb *plain = rast_fb_new(W, H), *with = rast_fb_new(W, H);
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1, .hide_entity = 1};
+    static const struct {
+        float over;
+        uint8_t shells;
+        int cast;
+    } cases[] = {{20, 0, 1}, {140, 0, 0}, {20, CL_SHELL_INVIS, 0}};
+    for (int k = 0; k < 3; k++) {
+        r_render(s.a, s.cl, 1.0, &cam, &o, plain);
+        cl_entstate st;
+        memset(&st, 0, sizeof st);
+        st.origin[0] = spot[0];
+        st.origin[1] = spot[1];
+        st.origin[2] = floor_z + cases[k].over;
+        st.model = OA_SHARD; /* (any model: the body is hidden) */
+        st.player = 1;
+        st.flags = CL_EF_PLAYER;
+        s.cl->players[0].shells = cases[k].shells;
+        cl_frame_begin(s.cl, 1.0);
+        cl_entity_update(s.cl, 1, &st);
+        cl_frame_end(s.cl, CL_DROP_ALL);
+        r_render(s.a, s.cl, 1.0, &cam, &o, with);
+        int darker = 0, brighter = 0, outside = 0;
+        for (int i = 0; i < W * H; i++) {
+            int dx = i % W - W / 2, dy = i / W - H / 2, d = 0, u = 0;
+            for (int sh = 0; sh < 24; sh += 8) {
+                d += (with->color[i] >> sh & 255) < (plain->color[i] >> sh & 255);
+                u += (with->color[i] >> sh & 255) > (plain->color[i] >> sh & 255);
+            }
+            darker += d > 0;
+            brighter += u > 0;
+            outside += (d || u) && dx * dx + dy * dy > 48 * 48;
+        }
+        CHECK_MSG(cases[k].cast ? darker > 500 : darker == 0, "case %d: %d pixels darker", k,
+                  darker);
+        CHECK_MSG(brighter == 0 && outside == 0, "case %d: %d brighter, %d outside", k,
+                  brighter, outside);
+        cl_frame_begin(s.cl, 1.0);
+        cl_entity_remove(s.cl, 1);
+        cl_frame_end(s.cl, CL_DROP_ALL);
+    }
+    s.cl->players[0].shells = 0;
+    rast_fb_free(plain);
+    rast_fb_free(with);
+    oa_close(&s);
+}
+
 /* OpenArena's rail rings (cg_weapons.c CG_RailTrail with cg_oldRail 0, CL_FXK_RAIL_RINGS)
  * across oa_dm3's first corridor 150 units ahead, 0.05 s old. Its spawn point looks along
  * -y (angle 270), so the rail runs from 40 units left of the view's axis (+x) to 40 right,
@@ -2063,8 +2130,9 @@ typedef struct budget_files {
     const char *script; /* scripts/b.shader (budget_script when NULL) */
 } budget_files;
 
-/* the smoke's, the blood trail's and the five marks' shaders, each of the one image "big"
- * (their faded copies: the burn's, bullet's and hole's colour, the others' alpha) */
+/* the smoke's, the blood trail's and the six marks' shaders, each of the one image "big"
+ * (their faded copies: the burn's, bullet's, hole's and shadow's colour, the others'
+ * alpha; the same fades of the one image are made once, faded_image) */
 static const char budget_script[] =
     "smokePuff { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\nalphaGen vertex } }\n"
     "gfx/damage/bullet_mrk { { map big.tga blendFunc GL_ZERO GL_ONE_MINUS_SRC_COLOR rgbGen vertex } }\n"
@@ -2075,7 +2143,9 @@ static const char budget_script[] =
     "bloodMark { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\n"
     "rgbGen identityLighting\nalphaGen vertex } }\n"
     "bloodTrail { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\n"
-    "alphaGen vertex } }\n";
+    "alphaGen vertex } }\n"
+    "markShadow { polygonoffset { map big.tga blendfunc gl_zero gl_one_minus_src_color\n"
+    "rgbGen Vertex } }\n";
 
 static qd_err budget_read(void *ctx, const char *name, uint8_t **data, size_t *len,
                           qd_error *err)
