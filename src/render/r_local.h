@@ -533,6 +533,8 @@ float r_q3_mat_deform(const r_assets *a, int32_t mat, const float p[3], const fl
                       double t);
 /* Whether material mat has a deformVertexes wave (r_q3_mat_deform may move its vertices). */
 int r_q3_mat_deforms(const r_assets *a, int32_t mat);
+/* 1 when material mat is drawn blended over what lies behind (its first stage's blend) */
+int r_q3_mat_blended(const r_assets *a, int32_t mat);
 /* 1 when a stage of material mat takes its st from tcGen environment */
 int r_q3_mat_env(const r_assets *a, int32_t mat);
 /* A deformVertexes autosprite quad or a sprite (ioq3 tr_shade_calc.c AutospriteDeform,

@@ -407,6 +407,7 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             return;
         }
         const int deforms = v->pass == R_PASS_TEXTURED && r_q3_mat_deforms(a, mat);
+        const int blended = shell < 0 && r_q3_mat_blended(a, mat);
         /* tr_shade_calc.c RB_CalcEnvironmentTexCoords in the model's own space: the eye
          * there (tr_main.c R_RotateForEntity: the offset along each axis over the first
          * axis's length), each vertex's normal */
@@ -469,7 +470,10 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                 for (int k = 0; k < 3; k++)
                     memcpy(tst[k], est[ix[k]], sizeof tst[k]);
             v->env = est ? (const float(*)[2])tst : NULL;
-            int drawn = v->pass == R_PASS_TEXTURED && !tiny(sp, code, ix) &&
+            /* (a blended material's tiny triangle too: an opaque fill of its mean colour
+             * made a distant health sphere, added light in the game, a brown ball) */
+            int drawn = v->pass == R_PASS_TEXTURED &&
+                        (!tiny(sp, code, ix) || blended) &&
                         r_q3_model_tri(v, mat, (const float(*)[3])tri, (const float(*)[2])st,
                                        light, 1);
             v->env = NULL;

@@ -1844,6 +1844,13 @@ void r_q3_digit_sprite(r_view *v, int digit, const float p[3], float radius, uin
     }
 }
 
+int r_q3_mat_blended(const r_assets *a, int32_t mat)
+{
+    const r_q3 *q = a ? a->q3 : NULL;
+    return q && mat >= 0 && (uint32_t)mat < q->num_mats && q->mats[mat].image >= 0 &&
+           q->mats[mat].blend != MDL_BLEND_NONE;
+}
+
 int r_q3_mat_env(const r_assets *a, int32_t mat)
 {
     const r_q3 *q = a ? a->q3 : NULL;

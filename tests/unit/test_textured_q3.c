@@ -501,7 +501,8 @@ typedef struct oa_scene {
 } oa_scene;
 
 #define OA_SHARD 257 /* (q3.c's slot of the armour shard: Q3_ITEM_MODELS + 1) */
-#define OA_BLUE_FLAG 258 /* (a slot of the scenes' own) */
+#define OA_BLUE_FLAG 258 /* (slots of the scenes' own) */
+#define OA_SPHERE 259
 
 static int oa_open(oa_scene *s, const char *map, int hide_images)
 {
@@ -526,6 +527,7 @@ static int oa_open(oa_scene *s, const char *map, int hide_images)
     cl_set_model(s->cl, CL_Q3_TELEPORT_MODEL, "models/misc/telep.md3");
     cl_set_model(s->cl, OA_SHARD, "models/powerups/armor/shard.md3"); /* (an item's) */
     cl_set_model(s->cl, OA_BLUE_FLAG, "models/flags/b_flag.md3");
+    cl_set_model(s->cl, OA_SPHERE, "models/powerups/health/large_sphere.md3");
     s->a = r_assets_load(&s->cl->level, oa_read, &s->o, NULL, &err);
     if (!s->a || !r_assets_map(s->a))
         return -1;
@@ -2082,6 +2084,51 @@ TEST(q3tex_respawned_item_grows_back)
     rast_fb_free(plain);
     rast_fb_free(whole);
     rast_fb_free(half);
+    oa_close(&s);
+}
+
+/* The large health's sphere (models/powerups/health/large_sphere.md3, shader largecrossEnv:
+ * its environment map added, blendfunc gl_src_alpha gl_one) far down oa_dm3's first
+ * corridor, 40 units short of the wall the view meets: its triangles cover under 2 pixels
+ * each, where a model's are filled with the image's mean colour (tiny: cheaper than
+ * texturing them). An opaque fill drew the sphere as a brown ball over the wall; added
+ * light makes nothing darker: every channel of every pixel is at least the frame's
+ * without it, and some are brighter. */
+TEST(q3tex_distant_blended_model_stays_blended)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    const mdl_bsp *b = r_assets_map(s.a);
+    float yaw = s.cam.angles[1] * (float)M_PI / 180, dist;
+    const float far[3] = {s.cam.origin[0] + 4000 * cosf(yaw), s.cam.origin[1] + 4000 * sinf(yaw),
+                          s.cam.origin[2]};
+    uint32_t face;
+    CHECK(r_q3_trace(b, s.cam.origin, far, &dist, &face));
+    dist = dist - 40 < 900 ? dist - 40 : 900;
+    CHECK_MSG(dist > 400, "the wall %g units on", (double)dist);
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    st.model = OA_SPHERE;
+    st.origin[0] = s.cam.origin[0] + dist * cosf(yaw);
+    st.origin[1] = s.cam.origin[1] + dist * sinf(yaw);
+    st.origin[2] = s.cam.origin[2];
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    rast_fb *plain = rast_fb_new(W, H), *with = rast_fb_new(W, H);
+    r_render(s.a, s.cl, 1.5, &s.cam, &o, plain);
+    cl_frame_begin(s.cl, 1.0);
+    CHECK(cl_entity_update(s.cl, 100, &st));
+    cl_frame_end(s.cl, 1);
+    r_render(s.a, s.cl, 1.5, &s.cam, &o, with);
+    int darker = 0, brighter = 0;
+    for (int i = 0; i < W * H; i++)
+        for (int sh = 0; sh < 24; sh += 8) {
+            darker += (with->color[i] >> sh & 255) < (plain->color[i] >> sh & 255);
+            brighter += (with->color[i] >> sh & 255) > (plain->color[i] >> sh & 255);
+        }
+    CHECK_MSG(darker == 0, "%d channels darker", darker);
+    CHECK_MSG(brighter > 10, "%d channels brighter", brighter);
+    rast_fb_free(plain);
+    rast_fb_free(with);
     oa_close(&s);
 }
 
