@@ -210,8 +210,12 @@ static int read_blend(lex *l, uint8_t *exact, uint8_t *tex)
         *tex = MDL_BLENDTEX_INVERT;
         return MDL_BLEND_FILTER;
     }
+    if (src == SA && dst == ONE) { /* an add of texel x alpha (MDL_BLENDTEX_PREMUL) */
+        *tex = MDL_BLENDTEX_PREMUL;
+        return MDL_BLEND_ADD;
+    }
     *exact = 0;
-    if (dst == ONE) /* GL_SRC_ALPHA GL_ONE and the like: light added */
+    if (dst == ONE) /* GL_ONE_MINUS_SRC_ALPHA GL_ONE and the like: light added */
         return MDL_BLEND_ADD;
     if (src == DC || dst == SC || src == Z)
         return MDL_BLEND_FILTER;
@@ -417,7 +421,8 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
         /* (an alpha-tested stage without a blendFunc covers where its texels pass: drawn
          * as a layer blended by them, opaque where they are; OpenArena's flags' emblem) */
         if (to && ((st->blend != MDL_BLEND_NONE && st->blend_exact &&
-                    !(st->blend == MDL_BLEND_ALPHA && st->alphagen)) ||
+                    !((st->blend == MDL_BLEND_ALPHA || st->blend_tex == MDL_BLENDTEX_PREMUL) &&
+                      st->alphagen)) ||
                    (st->blend == MDL_BLEND_NONE && st->alpha_func != MDL_ALPHA_NONE)))
             *to = *st;
         else

@@ -93,8 +93,9 @@ size_t mdl_wal_check(const uint8_t *data, size_t len, uint32_t *w, uint32_t *h,
 enum { MDL_BLEND_NONE, MDL_BLEND_ADD, MDL_BLEND_FILTER, MDL_BLEND_ALPHA, MDL_BLEND_MODADD,
        MDL_BLEND_MOD2X };
 /* GL_ZERO GL_ONE_MINUS_SRC_COLOR (the old * (1 - texel): Quake III's burn and hole marks)
- * is a filter by the inverted image, exactly. */
-enum { MDL_BLENDTEX_NONE, MDL_BLENDTEX_INVERT };
+ * is a filter by the inverted image, exactly; GL_SRC_ALPHA GL_ONE (the old + texel x its
+ * alpha: OpenArena's health spheres) an add of the image premultiplied by its alpha. */
+enum { MDL_BLENDTEX_NONE, MDL_BLENDTEX_INVERT, MDL_BLENDTEX_PREMUL };
 enum { MDL_ALPHA_NONE, MDL_ALPHA_GT0, MDL_ALPHA_LT128, MDL_ALPHA_GE128 };
 enum { MDL_RGBGEN_DEFAULT, MDL_RGBGEN_IDENTITY, MDL_RGBGEN_VERTEX, MDL_RGBGEN_WAVE,
        MDL_RGBGEN_CONST };

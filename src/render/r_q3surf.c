@@ -299,13 +299,16 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     return im->levels ? (int32_t)(q->num_images - 1) : -1;
 }
 
-/* The image named name made over for a filter to draw blend pair tx (MDL_BLENDTEX_INVERT:
- * every level's texels inverted, alpha kept), kept among q's images as "name#inv"; for
+/* The image named name made over for a filter or an add to draw blend pair tx
+ * (MDL_BLENDTEX_INVERT: every level's texels inverted, MDL_BLENDTEX_PREMUL: times their
+ * alpha; alpha kept), kept among q's images as "name#inv" or "name#pre"; for
  * MDL_BLENDTEX_NONE, or a name too long for the mark, the image itself. Its index, -1
  * none, -2 no memory. */
 static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read, void *ctx)
 {
-    const char *suffix = tx == MDL_BLENDTEX_INVERT ? "#inv" : "";
+    const char *suffix = tx == MDL_BLENDTEX_INVERT   ? "#inv"
+                         : tx == MDL_BLENDTEX_PREMUL ? "#pre"
+                                                     : "";
     size_t n = strlen(name), ns = strlen(suffix);
     if (!suffix[0] || !name[0] || n + ns >= sizeof q->images[0].name)
         return find_image(q, name, read, ctx);
@@ -344,7 +347,7 @@ static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read
             uint32_t c = src->texels[l][i], out = c & 0xff000000u;
             for (int sh = 0; sh < 24; sh += 8) {
                 uint32_t v = c >> sh & 255;
-                v = 255 - v;
+                v = tx == MDL_BLENDTEX_INVERT ? 255 - v : (v * (c >> 24) + 127) / 255;
                 out |= v << sh;
             }
             im->texels[l][i] = out;
@@ -353,7 +356,7 @@ static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read
     uint32_t c = src->color, out = c & 0xff000000u;
     for (int sh = 0; sh < 24; sh += 8) {
         uint32_t v = c >> sh & 255;
-        out |= (tx == MDL_BLENDTEX_INVERT ? 255 - v : v >= 128 ? 255 : 2 * v) << sh;
+        out |= (tx == MDL_BLENDTEX_INVERT ? 255 - v : (v * (c >> 24) + 127) / 255) << sh;
     }
     im->color = out;
     return (int32_t)q->num_images++;
@@ -516,13 +519,17 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
             m->constant = const_color(sh->stage.rgbconst);
     }
     m->image = find_image_tx(q, sh->stage.image, sh->stage.blend_tex, read, ctx);
-    /* alphaGen wave on a blended layer (OpenArena's particle smoke fading as it rises): its
-     * image at R_Q3_ALPHA_FADES alphas, the one at or under the wave's value drawn */
-    if (m->image >= 0 && m->blend == MDL_BLEND_ALPHA && sh->stage.alphawave.func &&
-        charge_copies(q, m->image, R_Q3_ALPHA_FADES, 0)) { /* (over the budget: unfaded) */
+    /* alphaGen wave on a blended layer (OpenArena's particle smoke fading as it rises) or
+     * an add of the texel times its alpha (the health spheres' glow): its image at
+     * R_Q3_ALPHA_FADES alphas (or, the add's, colours), the one at or under the wave's
+     * value drawn */
+    const int premul = m->blend == MDL_BLEND_ADD && sh->stage.blend_tex == MDL_BLENDTEX_PREMUL;
+    if (m->image >= 0 && (m->blend == MDL_BLEND_ALPHA || premul) && sh->stage.alphawave.func &&
+        charge_copies(q, m->image, R_Q3_ALPHA_FADES, premul ? 2 : 0)) { /* (over the budget:
+                                                                         * unfaded) */
         m->alpha_wave = sh->stage.alphawave;
         for (uint32_t k = 0; k < R_Q3_ALPHA_FADES; k++) {
-            int32_t im = faded_image(q, m->image, k + 1, R_Q3_ALPHA_FADES, 0);
+            int32_t im = faded_image(q, m->image, k + 1, R_Q3_ALPHA_FADES, premul ? 2 : 0);
             if (im < 0)
                 return 0;
             if (k == 0)
@@ -686,6 +693,8 @@ static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_r
     m->constant = 0xffffffffu;
     if (m->blend == MDL_BLEND_NONE)
         m->blend = MDL_BLEND_ADD;
+    /* (its third and fourth stages are a material of their own, fx_more, drawn after) */
+    m->image_more[0] = m->image_more[1] = -1;
     return (int32_t)q->num_mats++;
 }
 
@@ -695,7 +704,7 @@ static int fade_key(const r_q3 *q, int32_t image, uint32_t num, uint32_t den, in
                     char key[sizeof q->images[0].name])
 {
     int n = snprintf(key, sizeof q->images[0].name, "%s#%c%u/%u", q->images[image].name,
-                     colour ? 'c' : 'a', num, den);
+                     "acm"[colour >= 0 && colour <= 2 ? colour : 0], num, den);
     return n > 0 && (size_t)n < sizeof q->images[0].name;
 }
 
@@ -729,8 +738,9 @@ static int charge_copies(r_q3 *q, int32_t image, size_t copies, int colour)
 }
 
 /* A copy of image at fade num / den, next in q's images: every texel's alpha so faded, or
- * (colour) a filter's inverted texel (255 - t, the image holding 255 - t) whose t is so
- * faded (its texels charged by the caller: charge_copies). One made before for the same
+ * (colour 1) a filter's inverted texel (255 - t, the image holding 255 - t) whose t is so
+ * faded, or (colour 2) its colour so faded (an add's: the light it adds) (its texels
+ * charged by the caller: charge_copies). One made before for the same
  * image and fade is that one (every player model of a skin fades the same copies: each
  * made its own until 2026-11-30, and 24 bots' filled the texel budget). Its index; -2 out
  * of memory. */
@@ -759,6 +769,10 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
             uint32_t c = src->texels[l][i], out;
             if (!colour) {
                 out = (c & 0xffffffu) | ((c >> 24) * num / den) << 24;
+            } else if (colour == 2) {
+                out = c & 0xff000000u;
+                for (int sh = 0; sh < 24; sh += 8)
+                    out |= ((c >> sh & 255) * num / den) << sh;
             } else {
                 out = c & 0xff000000u;
                 for (int sh = 0; sh < 24; sh += 8)
@@ -1685,6 +1699,10 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
         uint32_t corners[4];
         corner_light(light, corners);
         layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org, pts, 3);
+        /* and the third and fourth (OpenArena's kyonshi: its body, a gold shine added, the
+         * body again blended by its alpha, which covers the shine but on the trim) */
+        for (int k = 0; k < 2 && m->image2 >= 0 && m->image_more[k] >= 0; k++)
+            more_tri(v, q, m, k, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org, pts, 3);
     }
     /* a body in a fog volume (r_draw_entity: model_fog), its opaque surfaces fogged */
     int fog = v->model_fog - 1;

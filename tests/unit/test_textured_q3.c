@@ -17,6 +17,7 @@
 #include "../../src/render/r_local.h"
 #include "../../src/timeline/timeline.h"
 #include "../fxbuild.h"
+#include "../md3build.h"
 #include "../test.h"
 
 #define OA_DIR "/usr/share/games/openarena/baseoa"
@@ -2194,6 +2195,18 @@ static const char budget_script[] =
     "markShadow { polygonoffset { map big.tga blendfunc gl_zero gl_one_minus_src_color\n"
     "rgbGen Vertex } }\n";
 
+/* A read callback's answer: a copy of the n bytes at src, or name not found (src NULL). */
+static qd_err file_copy(const uint8_t *src, size_t n, const char *name, uint8_t **data,
+                        size_t *len, qd_error *err)
+{
+    if (!src)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    *data = malloc(n);
+    memcpy(*data, src, n);
+    *len = n;
+    return QD_OK;
+}
+
 static qd_err budget_read(void *ctx, const char *name, uint8_t **data, size_t *len,
                           qd_error *err)
 {
@@ -2204,12 +2217,7 @@ static qd_err budget_read(void *ctx, const char *name, uint8_t **data, size_t *l
                          : strcmp(name, "scripts/b.shader") == 0 ? (const uint8_t *)script
                                                                  : NULL;
     size_t n = src == f->bsp ? f->bsp_len : src == f->tga ? f->tga_len : strlen(script);
-    if (!src)
-        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
-    *data = malloc(n);
-    memcpy(*data, src, n);
-    *len = n;
-    return QD_OK;
+    return file_copy(src, n, name, data, len, err);
 }
 
 static int budget_list(void *ctx, const char *prefix,
@@ -2221,9 +2229,17 @@ static int budget_list(void *ctx, const char *prefix,
     return 1;
 }
 
-/* An s x s run-length TGA of one colour (a few bytes a 128 texels: a small file, a big
- * image). */
+/* An s x s run-length TGA of one colour, its bytes blue, green, red, alpha (a few bytes
+ * a 128 texels: a small file, a big image). */
+static uint8_t *colour_tga(int s, const uint8_t bgra[4], size_t *len);
+
 static uint8_t *budget_tga(int s, size_t *len)
+{
+    static const uint8_t bgra[4] = {40, 80, 120, 200};
+    return colour_tga(s, bgra, len);
+}
+
+static uint8_t *colour_tga(int s, const uint8_t bgra[4], size_t *len)
 {
     size_t packets = ((size_t)s * s + 127) / 128;
     uint8_t *t = calloc(1, 18 + 5 * packets);
@@ -2235,7 +2251,7 @@ static uint8_t *budget_tga(int s, size_t *len)
         size_t n = left < 128 ? left : 128;
         uint8_t *q = t + 18 + 5 * p;
         q[0] = (uint8_t)(0x80 | (n - 1));
-        q[1] = 40, q[2] = 80, q[3] = 120, q[4] = 200;
+        memcpy(q + 1, bgra, 4);
     }
     *len = 18 + 5 * packets;
     return t;
@@ -2279,6 +2295,142 @@ TEST(q3tex_faded_copies_within_the_texel_budget)
     }
     free(lvl);
     free(bsp);
+}
+
+/* ---- a model shader's every layer ---- */
+
+typedef struct layered_files {
+    const uint8_t *bsp, *md3;
+    size_t bsp_len, md3_len;
+    uint8_t *tga[3];
+    size_t tga_len[3];
+    const char *script; /* scripts/l.shader */
+} layered_files;
+
+/* the model's shader as OpenArena's kyonshi is written: an opaque first stage (white), an
+ * added shine (red), the first image again blended by its alpha (green, alpha 255) */
+static const char layered_script[] =
+    "old/shader { cull none { map w.tga } { map r.tga blendfunc add }\n"
+    "{ map g.tga blendfunc blend } }\n";
+
+static qd_err layered_read(void *ctx, const char *name, uint8_t **data, size_t *len,
+                           qd_error *err)
+{
+    const layered_files *f = ctx;
+    static const char *const tga[3] = {"w.tga", "r.tga", "g.tga"};
+    const uint8_t *src = NULL;
+    size_t n = 0;
+    if (!strcmp(name, "maps/b.bsp"))
+        src = f->bsp, n = f->bsp_len;
+    else if (!strcmp(name, "models/t.md3"))
+        src = f->md3, n = f->md3_len;
+    else if (!strcmp(name, "scripts/l.shader"))
+        src = (const uint8_t *)f->script, n = strlen(f->script);
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(name, tga[k]))
+            src = f->tga[k], n = f->tga_len[k];
+    return file_copy(src, n, name, data, len, err);
+}
+
+static int layered_list(void *ctx, const char *prefix,
+                        void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    const layered_files *f = ctx;
+    (void)prefix;
+    fn(u, "scripts/l.shader", strlen(f->script));
+    return 1;
+}
+
+/* ioq3 draws every stage of a model's shader (RB_IterateStagesGeneric); qdemo drew a
+ * model's first two layers only, so a third that covers the second (OpenArena's kyonshi:
+ * its body blended over a gold shine) was lost and the shine stayed. A one-triangle MD3
+ * (tiny_md3: a unit across) of the script above, seen from 3.3 units: every pixel it
+ * covers fully is the third stage's green, by hand (alpha 255: the blend keeps none of
+ * what is below; no rgbGen: white, unlit), where the first two gave white plus red. */
+/* The pixels a one-triangle MD3 (tiny_md3: a unit across) of shader "old/shader" in
+ * script covers, seen from 3.3 units, w.tga, r.tga and g.tga the colours (blue, green,
+ * red, alpha) bgra: how many, and how many of them are within 1 of rgb (rast_rgb's) in
+ * each channel. */
+static void layered_pixels(const char *script, const uint8_t bgra[3][4], uint32_t rgb,
+                           int *changed, int *matching)
+{
+    size_t bsp_len;
+    uint8_t *bsp = test_read_file("tests/fuzz/corpus/bsp/synthetic_ibsp46.bsp", &bsp_len);
+    CHECK(bsp);
+    layered_files f = {bsp, NULL, bsp_len, 0, {NULL}, {0}, script};
+    uint8_t *md3 = tiny_md3(0, 0, &f.md3_len);
+    f.md3 = md3;
+    for (int k = 0; k < 3; k++)
+        f.tga[k] = colour_tga(8, bgra[k], &f.tga_len[k]);
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    cl->level.game = CL_GAME_Q3;
+    strcpy(cl->level.map, "maps/b.bsp");
+    cl_set_model(cl, 1, "maps/b.bsp");
+    cl_set_model(cl, 2, "models/t.md3");
+    qd_error err = {0};
+    r_assets *a = bsp ? r_assets_load(&cl->level, layered_read, &f, NULL, &err) : NULL;
+    CHECK(a && r_assets_q3_textures(a, layered_read, layered_list, &f, &err) == QD_OK);
+    r_camera cam = {.origin = {-3, 0.33f, 0.33f}, .fov = 90};
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    rast_fb *plain = rast_fb_new(W, H), *with = rast_fb_new(W, H);
+    if (a) {
+        r_render(a, cl, 1.0, &cam, &o, plain);
+        cl_entstate st;
+        memset(&st, 0, sizeof st);
+        st.model = 2;
+        cl_frame_begin(cl, 1.0);
+        CHECK(cl_entity_update(cl, 1, &st));
+        cl_frame_end(cl, CL_DROP_ALL);
+        r_render(a, cl, 1.0, &cam, &o, with);
+    }
+    *changed = *matching = 0;
+    for (int i = 0; a && i < W * H; i++) {
+        if (with->color[i] == plain->color[i])
+            continue;
+        ++*changed;
+        int near = 1;
+        for (int sh = 0; sh < 24; sh += 8)
+            near &= abs((int)(with->color[i] >> sh & 255) - (int)(rgb >> sh & 255)) <= 1;
+        *matching += near;
+    }
+    rast_fb_free(plain);
+    rast_fb_free(with);
+    r_assets_free(a);
+    free(cl);
+    for (int k = 0; k < 3; k++)
+        free(f.tga[k]);
+    free(md3);
+    free(bsp);
+}
+
+TEST(q3tex_model_shader_every_layer)
+{
+    static const uint8_t colours[3][4] = {{255, 255, 255, 255}, {0, 0, 255, 255}, {0, 255, 0, 255}};
+    int changed, green;
+    layered_pixels(layered_script, colours, rast_rgb(0, 255, 0), &changed, &green);
+    CHECK_MSG(changed > 500, "%d pixels of the triangle", changed);
+    CHECK_MSG(green * 10 > changed * 9, "%d of %d green", green, changed);
+}
+
+/* blendFunc GL_SRC_ALPHA GL_ONE adds the texel times its alpha (OpenArena's health spheres'
+ * glow at alpha 0.3): over an opaque black first stage, red at alpha 128 adds 128 of red,
+ * by hand (qdemo drew it as a plain add of 255, or, as a second stage, not at all). */
+TEST(q3tex_add_of_src_alpha)
+{
+    static const char script[] = "old/shader { cull none { map w.tga }\n"
+                                 "{ map r.tga blendFunc GL_SRC_ALPHA GL_ONE } }\n";
+    static const uint8_t colours[3][4] = {{0, 0, 0, 255}, {0, 0, 255, 128}, {0, 0, 0, 255}};
+    int changed, red;
+    layered_pixels(script, colours, rast_rgb(128, 0, 0), &changed, &red);
+    CHECK_MSG(changed > 500, "%d pixels of the triangle", changed);
+    CHECK_MSG(red * 10 > changed * 9, "%d of %d half red", red, changed);
+    mdl_shader_set set = {0};
+    CHECK(parse_all(&set, script, sizeof script - 1));
+    const mdl_shader *sh = mdl_shader_find(&set, "old/shader");
+    CHECK(sh && sh->stage2.blend == MDL_BLEND_ADD && sh->stage2.blend_exact &&
+          sh->stage2.blend_tex == MDL_BLENDTEX_PREMUL);
+    mdl_shader_set_clear(&set);
 }
 
 /* ---- the cloud layer's level of detail ---- */
