@@ -213,6 +213,9 @@ typedef struct r_view {
     int hidden_body;       /* the entity whose body this view does not draw (the recorded
                             * player's in first person), or -1: its blood is not drawn
                             * either (cg_effects.c CG_Bleed's RF_THIRD_PERSON) */
+    uint8_t gun_shown;     /* the first-person weapon is drawn (r_options.gun): without it
+                            * the hidden body's muzzle flash lights nothing (cgame adds that
+                            * light with the view weapon, CG_AddPlayerWeapon's ps) */
     const struct r_marks *marks; /* Quake III's wall marks' pieces, made once a frame for
                                   * every band (r_q3_marks_make), or NULL: r_q3_marks cuts
                                   * them itself */
@@ -716,6 +719,10 @@ double r_q3_item_ms(const cl_state *cl, double t);
  * with the view and its bob; its barrel and its flash while it fires; lit from the light
  * grid at the eye. */
 void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t);
+/* cg_weapons.c CG_AddViewWeapon with cg_drawGun 0: no weapon, but while the view's player
+ * fires the lightning gun its beam, from 8 units under the eye ("special hack for
+ * lightning gun"). */
+void r_md3_no_gun_lightning(r_view *v, const r_assets *a, double t);
 /* The recorded Quake III view's bob cycle (0..255) and speed across the ground at t,
  * between the last two playerStates as cgame interpolates them. */
 void r_q3_bob(const cl_state *cl, double t, int *cycle, float *xyspeed);

@@ -550,6 +550,7 @@ static void render_band(band *bd)
     v.hidden_body = o->hide_entity > 0                                    ? o->hide_entity
                     : !o->show_view_entity && cl && !q3_third_person(cl, t) ? cl->view.view_entity
                                                                          : -1;
+    v.gun_shown = o->gun != 0;
     v.y0 = bd->y0;
     v.y1 = bd->y1;
     v.cl = cl;
@@ -617,6 +618,10 @@ static void render_band(band *bd)
             v.layers = gun_first ? R_LAYERS_BLENDED : R_LAYERS_ALL;
             draw_gun(&v, a, cl, t);
             v.layers = R_LAYERS_ALL;
+        } else if (a->q3 && cl && !q3_third_person(cl, t) && !o->show_view_entity &&
+                   !cl->intermission && !(cl_stats_of(cl, -1) &&
+                                          (cl_stats_of(cl, -1)->flags & CL_ST_SPECTATOR))) {
+            r_md3_no_gun_lightning(&v, a, t);
         }
     } else {
         v.pass = R_PASS_FLAT;

@@ -1127,3 +1127,19 @@ void r_md3_view_weapon(r_view *v, const r_assets *a, int model, double t)
     draw_barrel(v, a, &s, model, &p, t, &l, s.fx);
     draw_flash(v, a, &s, ve, rm, &p, t, &l, v->org, v->angles); /* (the view's own eye) */
 }
+
+void r_md3_no_gun_lightning(r_view *v, const r_assets *a, double t)
+{
+    const cl_state *cl = v->cl;
+    int ve = cl ? cl->view.view_entity : 0;
+    cl_entstate s;
+    if (ve <= 0 || v->pass != R_PASS_TEXTURED || !cl_entity_at(cl, ve, t, &s, NULL, NULL) ||
+        !(s.fx & CL_FX_MUZZLE) || !s.model2 || s.model2 >= a->num_models ||
+        a->models[s.model2].kind != R_KIND_MD3 ||
+        !strstr(cl->level.models[s.model2], "lightning"))
+        return; /* (CG_LightningBolt: the lightning gun's only, while it fires) */
+    float from[3];
+    for (int j = 0; j < 3; j++)
+        from[j] = v->org[j] - 8 * v->up[j];
+    lightning_bolt(v, a, from, v->org, v->angles, ve, t);
+}

@@ -691,7 +691,8 @@ static void q3_dlights(r_view *v, const cl_state *cl, double t)
             q3_light(v, e->origin, e->radius * k, e->rgb[0] / 255.0f, e->rgb[1] / 255.0f,
                      e->rgb[2] / 255.0f);
         } else if (e->kind == CL_FXK_MUZZLE && e->style < 11 &&
-                   (flash[e->style][0] > 0 || flash[e->style][2] > 0)) {
+                   (flash[e->style][0] > 0 || flash[e->style][2] > 0) &&
+                   !(e->entity > 0 && e->entity == v->hidden_body && !v->gun_shown)) {
             cl_entstate s;
             float o[3] = {e->origin[0], e->origin[1], e->origin[2]}, yaw = 0;
             if (e->entity > 0 && cl_entity_at(cl, e->entity, t, &s, NULL, NULL)) {

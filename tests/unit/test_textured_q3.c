@@ -504,6 +504,7 @@ typedef struct oa_scene {
 #define OA_SHARD 257 /* (q3.c's slot of the armour shard: Q3_ITEM_MODELS + 1) */
 #define OA_BLUE_FLAG 258 /* (slots of the scenes' own) */
 #define OA_SPHERE 259
+#define OA_LIGHTNING 260
 
 static int oa_open(oa_scene *s, const char *map, int hide_images)
 {
@@ -529,6 +530,7 @@ static int oa_open(oa_scene *s, const char *map, int hide_images)
     cl_set_model(s->cl, OA_SHARD, "models/powerups/armor/shard.md3"); /* (an item's) */
     cl_set_model(s->cl, OA_BLUE_FLAG, "models/flags/b_flag.md3");
     cl_set_model(s->cl, OA_SPHERE, "models/powerups/health/large_sphere.md3");
+    cl_set_model(s->cl, OA_LIGHTNING, "models/weapons2/lightning/lightning.md3");
     s->a = r_assets_load(&s->cl->level, oa_read, &s->o, NULL, &err);
     if (!s->a || !r_assets_map(s->a))
         return -1;
@@ -2128,6 +2130,67 @@ TEST(q3tex_distant_blended_model_stays_blended)
         }
     CHECK_MSG(darker == 0, "%d channels darker", darker);
     CHECK_MSG(brighter > 10, "%d channels brighter", brighter);
+    rast_fb_free(plain);
+    rast_fb_free(with);
+    oa_close(&s);
+}
+
+/* cg_weapons.c CG_AddViewWeapon with cg_drawGun 0 (the engine-reference frames' setting,
+ * and qdemo's --no-gun): no weapon, but while the view's player fires the lightning gun
+ * (EF_FIRING: CL_FX_MUZZLE, its weapon the lightning gun) the beam from 8 units under the
+ * eye along the view; and the view player's muzzle flash lights nothing, its light being
+ * the view weapon's (CG_AddPlayerWeapon adds it for ps, or in third person, or for
+ * another player). At oa_dm3's spawn point, the view entity 1 at the eye: firing, the
+ * frame changes, blue over most of the changed pixels (the lightningBoltNew beam and
+ * crackle); a machine gun's muzzle flash at the same place leaves the frame as it was
+ * without the gun, and lights the walls with it. */
+TEST(q3tex_no_gun_view_lightning_and_flash)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    cl_entstate st;
+    memset(&st, 0, sizeof st);
+    memcpy(st.origin, s.cam.origin, sizeof st.origin);
+    st.origin[2] -= 26;
+    st.angles[1] = s.cam.angles[1];
+    st.model2 = OA_LIGHTNING;
+    st.flags = CL_EF_PLAYER;
+    st.player = 1;
+    cl_frame_begin(s.cl, 1.0);
+    CHECK(cl_entity_update(s.cl, 1, &st));
+    cl_frame_end(s.cl, CL_DROP_ALL);
+    s.cl->view.view_entity = 1;
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 0};
+    rast_fb *plain = rast_fb_new(W, H), *with = rast_fb_new(W, H);
+    r_render(s.a, s.cl, 1.0, &s.cam, &o, plain);
+    s.cl->entities[1].cur.fx = s.cl->entities[1].prev.fx = CL_FX_MUZZLE;
+    r_render(s.a, s.cl, 1.0, &s.cam, &o, with);
+    int changed = 0, blue = 0;
+    for (int i = 0; i < W * H; i++) {
+        uint32_t c = with->color[i];
+        if (c == plain->color[i])
+            continue;
+        changed++;
+        /* (rast_rgb's order: red in the low byte) */
+        blue += (c >> 16 & 255) > (c & 255);
+    }
+    CHECK_MSG(changed > 200, "%d pixels changed by the beam", changed);
+    CHECK_MSG(blue * 2 > changed, "%d of %d blue", blue, changed);
+    s.cl->entities[1].cur.fx = s.cl->entities[1].prev.fx = 0;
+    s.cl->time = 1.0;
+    o.gun = 1; /* (no weapon to draw: the state holds no stats) */
+    r_render(s.a, s.cl, 1.02, &s.cam, &o, plain);
+    cl_fxev fx = test_fx(CL_FXK_MUZZLE, 2 /* WP_MACHINEGUN */, 0.1f, st.origin);
+    fx.entity = 1;
+    cl_fx_add(s.cl, &fx);
+    o.gun = 0;
+    r_render(s.a, s.cl, 1.02, &s.cam, &o, with);
+    CHECK_MSG(memcmp(with->color, plain->color, (size_t)W * H * 4) == 0,
+              "the view's own flash lit the world without the gun");
+    o.gun = 1;
+    r_render(s.a, s.cl, 1.02, &s.cam, &o, with);
+    CHECK_MSG(memcmp(with->color, plain->color, (size_t)W * H * 4) != 0,
+              "the flash lit nothing with the gun shown");
     rast_fb_free(plain);
     rast_fb_free(with);
     oa_close(&s);
