@@ -450,6 +450,8 @@ static int read_body(lex *l, mdl_shader *sh)
             else
                 take_stage(sh, &st, stages == lead, &stop);
             sh->lightmap_last = st.lightmap;
+            if (st.lightmap)
+                sh->lightmap_blend = st.blend;
             stages++;
             if (!ok)
                 return 0;

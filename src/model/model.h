@@ -169,6 +169,7 @@ typedef struct mdl_shader {
     mdl_stage stage2;
     uint8_t stage2_lit; /* a $lightmap stage follows stage2: the lightmap multiplies it too */
     uint8_t lightmap_last; /* the last stage maps $lightmap */
+    uint8_t lightmap_blend; /* the last $lightmap stage's blend (MDL_BLEND_*) */
     /* the next two stages after stage2 that blend as exactly (image "" none): drawn where
      * every stage is (the explosions' sprites: r_q3_explosions); a portal's (flags
      * MDL_SHADER_PORTAL) stage of alphaGen portal and the one after it */

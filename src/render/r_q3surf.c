@@ -518,6 +518,15 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
         if (sh->stage.rgbgen == MDL_RGBGEN_CONST)
             m->constant = const_color(sh->stage.rgbconst);
     }
+    /* a blended first stage, every stage after it, then the lightmap as a filter (the
+     * water films: oa_dm7's over its floors, oa_bases3's pool): the lightmap multiplies
+     * all that is drawn there at the end, what lies behind too (ioq3 draws the stages in
+     * order); the stages before it unlit (lightmap_after) */
+    if (m->blend != MDL_BLEND_NONE && m->light == LIGHT_MAP && sh->lightmap_last &&
+        sh->lightmap_blend == MDL_BLEND_FILTER) {
+        m->light = LIGHT_CONST;
+        m->constant = 0xffffffffu;
+    }
     m->image = find_image_tx(q, sh->stage.image, sh->stage.blend_tex, read, ctx);
     /* alphaGen wave on a blended layer (OpenArena's particle smoke fading as it rises) or
      * an add of the texel times its alpha (the health spheres' glow): its image at
@@ -2109,6 +2118,10 @@ static void lightmap_after(r_view *v, const r_q3 *q, const q3_mat *m, const mdl_
         corner_planes(&lt);
         lt.x2 = 1;
     }
+    /* over a blended first layer the pixels under the filter are what lies behind, lit
+     * already (at the frame's value, not half of it): the lightmap as it is, undoubled */
+    if (m->blend != MDL_BLEND_NONE)
+        lt.x2 = 0;
     q3_layer l = {&q->images[q->white], &m->stage, MDL_BLEND_FILTER, 0, 0};
     stacked_poly(v, &l, LIGHT_MAP, 0, &lt, NULL, pts, (const float(*)[2])fq->st, N, dist, v->org,
                  shape, sn);
