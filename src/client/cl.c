@@ -556,6 +556,11 @@ const cl_view *cl_view_shown(const cl_state *cl, double t)
     return cl->view_hold && t < cl->time ? &cl->prev_view : &cl->view;
 }
 
+const cl_view *cl_view_facts(const cl_state *cl, double t)
+{
+    return t < cl->time && cl->prev_time < cl->time ? &cl->prev_view : &cl->view;
+}
+
 void cl_set_view_entity(cl_state *cl, int ent) { cl->view.view_entity = ent; }
 
 void cl_set_view_angles(cl_state *cl, const float angles[3])

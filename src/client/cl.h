@@ -731,6 +731,11 @@ void cl_view_cut(cl_state *cl);
 void cl_view_hold(cl_state *cl);
 /* The view shown at t: the one before through a held cut (cl_view_hold), else the newest. */
 const cl_view *cl_view_shown(const cl_state *cl, double t);
+/* The view whose facts (dead, the dead player's yaw) hold at t: the one before until the
+ * frame's time. Quake III's cgame takes them from cg.snap, the older snapshot, whose
+ * playerState it interpolates the origin and angles of only (CG_InterpolatePlayerState):
+ * a death shows in the newer snapshot's time, not the interval before. */
+const cl_view *cl_view_facts(const cl_state *cl, double t);
 void cl_set_view_entity(cl_state *cl, int ent);
 void cl_set_view_angles(cl_state *cl, const float angles[3]);
 void cl_set_player_name(cl_state *cl, int slot, const char *name);

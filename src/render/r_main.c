@@ -70,7 +70,7 @@ static void quake_view(const cl_state *cl, double t, r_camera *cam)
  * shown. */
 static int q3_third_person(const cl_state *cl, double t)
 {
-    return cl && cl->level.game == CL_GAME_Q3 && cl_view_shown(cl, t)->dead;
+    return cl && cl->level.game == CL_GAME_Q3 && cl_view_facts(cl, t)->dead;
 }
 
 /* The pitch that looks from view at focus (cg_view.c CG_OffsetThirdPersonView's last
@@ -90,7 +90,7 @@ static float pitch_to(const float view[3], const float focus[3])
  * does (camera_pull_in). */
 static void q3_death_camera(const cl_state *cl, double t, r_camera *cam)
 {
-    float ang[3] = {cam->angles[0], cl_view_shown(cl, t)->dead_yaw, cam->angles[2]};
+    float ang[3] = {cam->angles[0], cl_view_facts(cl, t)->dead_yaw, cam->angles[2]};
     float focus_ang[3] = {ang[0] > 45 ? 45 : ang[0], ang[1], ang[2]};
     float fwd[3], right[3], up[3], focus[3], view[3];
     r_angle_vectors(focus_ang, fwd, right, up);

@@ -7,6 +7,7 @@
 
 #include "../../src/demo/demo.h"
 #include "../../src/demo/q3_local.h"
+#include "../../src/render/render.h"
 #include "../q3scan.h"
 #include "../test.h"
 #include "../testbuf.h"
@@ -1880,6 +1881,39 @@ TEST(q3_view_height_eased_as_cgame_ducks)
                       (double)o[2], (double)want[w].z);
         }
     }
+    free(cl);
+}
+
+/* cg_view.c CG_DrawActiveFrame: cg.renderingThirdPerson when cg.snap's STAT_HEALTH is
+ * under 1, and cg.snap is the older snapshot until the newer one's time (cgame lerps the
+ * origin and angles only, CG_InterpolatePlayerState). Snapshots at 1.0 s (alive) and 1.05
+ * s (dead): between them the camera is still the first-person one (not pivoted), at 1.05
+ * the dead player's from behind (pivoted about the eye). qdemo turned to the death camera
+ * from the snapshot before: a frame of the game's first-person view seen from behind. */
+TEST(q3_death_camera_from_the_death_snapshot_on)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl);
+    if (!cl)
+        return;
+    cl_reset(cl);
+    cl->level.game = CL_GAME_Q3;
+    for (int k = 0; k < 2; k++) {
+        cl_frame_begin(cl, k ? 1.05 : 1.0);
+        cl_view v;
+        memset(&v, 0, sizeof v);
+        v.has_origin = 1;
+        v.origin[2] = 100;
+        v.dead = (uint8_t)k;
+        v.dead_yaw = 90;
+        cl_set_view(cl, &v);
+        cl_frame_end(cl, CL_DROP_ALL);
+    }
+    r_camera cam;
+    r_camera_from_view(cl, 1.025, &cam);
+    CHECK_MSG(!cam.pivoted, "third person before the death's snapshot");
+    r_camera_from_view(cl, 1.05, &cam);
+    CHECK_MSG(cam.pivoted, "first person at the death's snapshot");
     free(cl);
 }
 
