@@ -1841,6 +1841,17 @@ TEST(q3_view_cuts_at_teleport_follow_and_restart)
     }
 }
 
+/* A client state reset for a Quake III level, or NULL (no memory). */
+static cl_state *fresh_q3_state(void)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    if (cl) {
+        cl_reset(cl);
+        cl->level.game = CL_GAME_Q3;
+    }
+    return cl;
+}
+
 /* cg_playerstate.c CG_TransitionPlayerState and cg_view.c CG_OffsetFirstPersonView: a
  * change of ps.viewheight (26 standing, 12 crouched) is eased out over DUCK_TIME (100 ms)
  * from the snapshot that made it, the eye lowered by duckChange (DUCK_TIME - dt) /
@@ -1850,11 +1861,10 @@ TEST(q3_view_cuts_at_teleport_follow_and_restart)
  * 112); at 1.075 it is 112 + 14 x 0.075 / 0.1 = 122.5; at 1.1, 112 + 14 x 0.5 = 119. */
 TEST(q3_view_height_eased_as_cgame_ducks)
 {
-    cl_state *cl = calloc(1, sizeof *cl);
+    cl_state *cl = fresh_q3_state();
     CHECK(cl);
     if (!cl)
         return;
-    cl_reset(cl);
     static const struct {
         double t;
         float eye, duck;
@@ -1892,12 +1902,10 @@ TEST(q3_view_height_eased_as_cgame_ducks)
  * from the snapshot before: a frame of the game's first-person view seen from behind. */
 TEST(q3_death_camera_from_the_death_snapshot_on)
 {
-    cl_state *cl = calloc(1, sizeof *cl);
+    cl_state *cl = fresh_q3_state();
     CHECK(cl);
     if (!cl)
         return;
-    cl_reset(cl);
-    cl->level.game = CL_GAME_Q3;
     for (int k = 0; k < 2; k++) {
         cl_frame_begin(cl, k ? 1.05 : 1.0);
         cl_view v;
