@@ -835,7 +835,8 @@ void cl_body_view(const cl_state *cl, const cl_entstate *s, float origin[3], flo
     origin[2] = s->origin[2] + eye;
     angles[0] = s->angles[0] * c->body_pitch_scale;
     angles[1] = s->angles[1];
-    angles[2] = 0;
+    /* QuakeWorld's dead on their side (id QW view.c V_CalcRefdef: PF_DEAD, roll 80) */
+    angles[2] = cl->level.game == CL_GAME_QW && (s->flags & CL_EF_DEAD) ? 80 : 0;
 }
 
 /* ---- interpolation ---- */

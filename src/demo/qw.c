@@ -347,6 +347,8 @@ static void set_view(ctx *c)
             const qw_player *p = &s->players[vp];
             v->view_entity = vp + 1;
             v->view_height = view_height(p);
+            v->dead = (p->flags & CL_EF_DEAD) != 0;
+            v->gibbed = (p->flags & CL_EF_GIBBED) != 0;
             memcpy(v->angles, p->viewangles, sizeof v->angles);
             snap = view_jumps(s, vp);
             s->view_was = vp + 1;
@@ -358,7 +360,10 @@ static void set_view(ctx *c)
         s->fixangle = 0;
     } else {
         v->view_entity = s->playernum + 1;
-        v->view_height = view_height(&s->players[s->playernum]);
+        const qw_player *p = &s->players[s->playernum];
+        v->view_height = view_height(p);
+        v->dead = (p->flags & CL_EF_DEAD) != 0;
+        v->gibbed = (p->flags & CL_EF_GIBBED) != 0;
         memcpy(v->angles, s->cmd_angles, sizeof v->angles);
     }
     if (s->intermission) {

@@ -199,6 +199,11 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
         cam->angles[2] += (float)(sin(t * 0.5) * 0.1);
     } else if (cl && cl->level.game == CL_GAME_Q1) {
         quake_view(cl, t, cam);
+    } else if (cl && cl->level.game == CL_GAME_QW && !cl->intermission &&
+               cl_view_facts(cl, t)->dead) {
+        /* id QW view.c V_CalcRefdef: a dead player's view on its side, roll 80 (PF_GIB comes
+         * with PF_DEAD), as ezQuake draws it (its $cam_angles print the roll as 0) */
+        cam->angles[2] = 80;
     } else if (q3_third_person(cl, t)) {
         q3_death_camera(cl, t, cam);
     } else if (cl && cl->level.game == CL_GAME_Q3) {

@@ -432,6 +432,9 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
      * each (QuakeWorld, as ezQuake draws its lightmaps: in 24 bits, its lights coloured) */
     int tinted = rgb && nc == 1;
     nc = tinted ? 3 : nc;
+    /* a Quake map's light at the software renderer's scale (R_QUAKE_WORLD_GAIN), Quake II's
+     * at the GL renderers' (R_LIGHT_GAIN) */
+    int wgain = b->format == MDL_BSP_Q2_38 ? (int)R_LIGHT_GAIN : R_QUAKE_WORLD_GAIN;
     int32_t *g = malloc(luxels * (size_t)nc * sizeof *g);
     if (!g) {
         for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
@@ -448,7 +451,7 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
                     sum += rb->lit[((size_t)lm->ofs + (size_t)k * luxels + i) * 3 + (size_t)c] *
                            light[k];
             else if (tinted && c > 0)
-                sum = g[i] / (int32_t)R_LIGHT_GAIN; /* (channel 0's, made just before) */
+                sum = g[i] / (int32_t)wgain; /* (channel 0's, made just before) */
             else if (q2) {
                 /* as Quake II's GL renderers show it: a luxel of 255 is the texture's own
                  * colour (the texture times the lightmap), where Quake's 128 is */
@@ -461,7 +464,7 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
             else
                 for (int k = 0; k < lm->num_styles; k++)
                     sum += b->lightdata[(size_t)lm->ofs + (size_t)k * luxels + i] * light[k];
-            g[(size_t)c * luxels + i] = (int32_t)(sum * R_LIGHT_GAIN);
+            g[(size_t)c * luxels + i] = (int32_t)(sum * wgain);
         }
     /* WinQuake r_surf.c R_AddDynamicLights: each light's impact on the face's plane, and
      * (rad - dist) x 256 added to every luxel closer than rad - minlight, dist measured as
@@ -495,7 +498,7 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
                 if ((float)d < minlight)
                     for (int c = 0; c < nc; c++)
                         g[(size_t)c * luxels + (size_t)t * (size_t)lw + (size_t)u] +=
-                            (int32_t)((rad - (float)d) * 256 * R_LIGHT_GAIN * gain[c]);
+                            (int32_t)((rad - (float)d) * 256 * wgain * gain[c]);
             }
         }
     }

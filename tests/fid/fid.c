@@ -265,10 +265,13 @@ static qd_err one_frame(const fid_job *job, fid_ctx *c, const app_opts *o, const
          * cl.viewheight above it: the demo's view height, as qdemo's recorded camera has it */
         float eye[3] = {r->origin[0], r->origin[1], r->origin[2] + cl->view.view_height};
         double d2 = 0, da = 0;
+        /* the engine's angles are its view's before V_CalcRefdef rolls it (a dead
+         * player's roll 80 is not in $cam_angles): pitch and yaw compared and taken, the
+         * roll left qdemo's */
         for (int i = 0; i < 3; i++) {
             double d = cam.origin[i] - eye[i];
             d2 += d * d;
-            double a = angle_diff(cam.angles[i], r->angles[i]);
+            double a = i < 2 ? angle_diff(cam.angles[i], r->angles[i]) : 0;
             da = a > da ? a : da;
         }
         if (sqrt(d2) > res->pose_dpos)
@@ -278,7 +281,8 @@ static qd_err one_frame(const fid_job *job, fid_ctx *c, const app_opts *o, const
         res->posed++;
         if (job->engine_pose) {
             memcpy(cam.origin, eye, sizeof cam.origin);
-            memcpy(cam.angles, r->angles, sizeof cam.angles);
+            cam.angles[0] = r->angles[0];
+            cam.angles[1] = r->angles[1];
         }
     }
     r_render(c->world.assets, cl, t, &cam, &opt, c->ours);
