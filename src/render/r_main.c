@@ -313,6 +313,30 @@ int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap)
     return n;
 }
 
+int r_explosion_sprites(const r_assets *a, const cl_state *cl, double t, cl_entstate *out,
+                             int cap)
+{
+    int model = cl && cl->level.game == CL_GAME_QW ? model_slot(cl, "progs/s_explod.spr") : 0;
+    if (!a || !model || model >= a->num_models || a->models[model].kind != R_KIND_SPRITE ||
+        !a->models[model].sprite)
+        return 0;
+    const cl_fxev *fx[256];
+    int nfx = cl_fx_at(cl, t, fx, 256), n = 0;
+    for (int i = nfx - 1; i >= 0 && n < cap && n < 8; i--) {
+        const cl_fxev *e = fx[i];
+        double f = (t - e->t0) * 10;
+        if (e->kind != CL_FXK_EXPLOSION || e->style != 3 || !(f >= 0) ||
+            f >= a->models[model].sprite->num_frames)
+            continue;
+        cl_entstate *s = &out[n++];
+        memset(s, 0, sizeof *s);
+        s->model = (uint16_t)model;
+        s->frame = (uint16_t)f;
+        memcpy(s->origin, e->origin, sizeof s->origin);
+    }
+    return n;
+}
+
 static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, double t,
                           const r_options *o)
 {
@@ -337,6 +361,9 @@ static void draw_entities(r_view *v, const r_assets *a, const cl_state *cl, doub
     int nb = r_beam_segments(cl, t, beams, 64);
     for (int i = 0; i < nb; i++)
         r_draw_entity(v, a, &beams[i], -1, 0, 0, t);
+    nb = r_explosion_sprites(a, cl, t, beams, 64);
+    for (int i = 0; i < nb; i++)
+        r_draw_entity(v, a, &beams[i], -1, beams[i].frame, 0, t);
     r_draw_particles(v, a, cl, t);
 }
 

@@ -319,6 +319,7 @@ static inline int32_t bilerp(const int32_t *g, int lw, int lh, int x, int y, int
 
 /* A texel's channel under light L (the styles' weighted sum, as the colormap rows take it):
  * the ramp of the colormap's rows, (L + 256) / 32768 times the texel, from 1/32 to 2. */
+#define R_LIGHT_TOP (65536 - 256) /* the light where lit_channel's ramp stops: twice */
 static inline uint32_t lit_channel(uint32_t c, int32_t L)
 {
     int32_t f = L + 256;
@@ -502,6 +503,21 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
             }
         }
     }
+    /* coloured light past the ramp's top keeps its hue: the GL engines scale a luxel's three
+     * channels together when the largest passes the top (ezQuake r_lightmaps.c and Quake
+     * II's gl_light.c R_BuildLightMap), where a cap on each would turn an orange explosion's
+     * light yellow-white near its centre */
+    if (nc == 3)
+        for (size_t i = 0; i < luxels; i++) {
+            int32_t *r = &g[i], *gr = &g[luxels + i], *bl = &g[2 * luxels + i];
+            int32_t mx = *r > *gr ? *r : *gr;
+            mx = mx > *bl ? mx : *bl;
+            if (mx > R_LIGHT_TOP) {
+                *r = (int32_t)((int64_t)*r * R_LIGHT_TOP / mx);
+                *gr = (int32_t)((int64_t)*gr * R_LIGHT_TOP / mx);
+                *bl = (int32_t)((int64_t)*bl * R_LIGHT_TOP / mx);
+            }
+        }
     const uint8_t *pix = tx->mips[m];
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
     /* mins within +-1.6e7 (mdl_bspcore clamps them), flow below 2048: no overflow */

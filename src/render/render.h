@@ -85,6 +85,14 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam);
  * newest beam of an entity only (CL_ParseBeam). Up to cap into out; returns how many. */
 int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap);
 
+/* QuakeWorld's explosion sprite: id QW cl_tent.c puts progs/s_explod.spr at every
+ * TE_EXPLOSION (CL_AllocExplosion; the server sends no sprite entity, where Quake's
+ * BecomeExplosion does), and CL_UpdateExplosions shows its frame 10 (t - start) until the
+ * last; of more than its MAX_EXPLOSIONS (8) the newest. None elsewhere, or when the sprite
+ * is not loaded. Up to cap into out; returns how many. */
+int r_explosion_sprites(const r_assets *a, const cl_state *cl, double t, cl_entstate *out,
+                        int cap);
+
 /* Quake's screen tint at t for an eye at `eye` (view.c V_CalcBlend of the cshifts: the
  * water, slime or lava the eye is in, the last hit's, an item's bonus flash, the powerup
  * held): its colour 0..255 and alpha 0..1 in rgba; 0 when there is none. */

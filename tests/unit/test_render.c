@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/demo/quake_rules.h"
 #include "../../src/model/model.h"
 #include "../../src/output/out.h"
 #include "../../src/render/r_local.h"
@@ -733,6 +734,68 @@ TEST(render_quake_lightning_beam_segments)
     n = r_beam_segments(cl, 1.15, seg, 64);
     CHECK_EQ(n, 3);
     CHECK(seg[0].angles[1] == 90 && seg[0].angles[0] == 315);
+    free(cl);
+}
+
+static void explosion_at(cl_state *cl, double t, int type, float x)
+{
+    cl_frame_begin(cl, t);
+    cl_fxev fx;
+    const float o[3] = {x, 20, 30};
+    CHECK(qr_temp_fx(cl->level.game, type, 0, o, o, &fx));
+    cl_fx_add(cl, &fx);
+    cl_frame_end(cl, 0);
+}
+
+/* QuakeWorld's explosion sprite (r_explosion_sprites, after id QW cl_tent.c): LibreQuake's
+ * s_explod.spr, whose header's frame count (the int at byte 24 of dsprite_t, read here from
+ * the file) is how long it shows: frame 10 (t - t0), gone at that count / 10 s; not for a
+ * tarbaby's TE_TAREXPLOSION, not in a Quake (NQ) demo, whose server sends the sprite as an
+ * entity; of nine at once the newest eight. */
+TEST(render_quakeworld_explosion_sprite)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "librequake/id1/progs/s_explod.spr"))
+        SKIP("LibreQuake's s_explod.spr missing");
+    FILE *fp = fopen(path, "rb");
+    uint8_t head[28] = {0};
+    CHECK(fp && fread(head, 1, 28, fp) == 28);
+    if (fp)
+        fclose(fp);
+    int frames = head[24] | head[25] << 8 | head[26] << 16 | head[27] << 24;
+    CHECK(frames >= 2 && frames < 64);
+    cl_state *cl = new_state("maps/none.bsp");
+    cl_level_begin(cl, CL_GAME_QW, 28, 1, "test");
+    cl_set_model(cl, 1, "maps/none.bsp");
+    cl_set_model(cl, 2, "progs/s_explod.spr");
+    files f = {1, {"progs/s_explod.spr"}, {NULL}, {0}, {path}};
+    qd_error err;
+    r_assets *a = r_assets_load(&cl->level, files_read, &f, NULL, &err);
+    CHECK(a);
+    explosion_at(cl, 1.0, 3, 10);
+    cl_entstate s[64];
+    CHECK_EQ(r_explosion_sprites(a, cl, 1.05, s, 64), 1);
+    CHECK(s[0].model == 2 && s[0].frame == 0 && s[0].origin[0] == 10 && s[0].origin[2] == 30);
+    CHECK_EQ(r_explosion_sprites(a, cl, 1.0 + (frames - 0.5) / 10, s, 64), 1);
+    CHECK_EQ(s[0].frame, frames - 1);
+    CHECK_EQ(r_explosion_sprites(a, cl, 1.0 + (frames + 0.01) / 10, s, 64), 0);
+    explosion_at(cl, 3.0, 4, 10); /* TE_TAREXPLOSION */
+    CHECK_EQ(r_explosion_sprites(a, cl, 3.05, s, 64), 0);
+    for (int i = 0; i < 9; i++)
+        explosion_at(cl, 5.0 + i * 0.01, 3, (float)i);
+    CHECK_EQ(r_explosion_sprites(a, cl, 5.1, s, 64), 8);
+    for (int i = 0; i < 8; i++)
+        CHECK(s[i].origin[0] >= 1); /* the first (x = 0) left out */
+    r_assets_free(a);
+    /* the same in a Quake demo: none */
+    cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
+    cl_set_model(cl, 1, "maps/none.bsp");
+    cl_set_model(cl, 2, "progs/s_explod.spr");
+    a = r_assets_load(&cl->level, files_read, &f, NULL, &err);
+    CHECK(a);
+    explosion_at(cl, 1.0, 3, 10);
+    CHECK_EQ(r_explosion_sprites(a, cl, 1.05, s, 64), 0);
+    r_assets_free(a);
     free(cl);
 }
 

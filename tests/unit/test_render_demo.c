@@ -183,7 +183,8 @@ TEST(render_sample_first_person_weapon)
  * shrinking 300 a second): the ffa MVD on dm4, `dump`: svc_temp_entity type=3
  * (TE_EXPLOSION) at 11.207 s, origin 383.4,-114.4,-312.1. Seen from 123 units west of it and
  * 62 up, 0.04 s later (radius 338), the lit walls and floor around it are brighter than in
- * the same state without the explosion in the effects log, and nowhere darker; in
+ * the same state without the explosion in the effects log, and nowhere less red (green and
+ * blue may fall where the light passes the ramp's top: the hue is kept, below); in
  * ezQuake's colour (QuakeWorld's client: its dlightcolor 100 50 10 for an explosion, in
  * 128ths, gl_colorlights 1), its red rising more than three times its blue, relatively, in
  * most lit pixels (a white light: in almost none). */
@@ -219,13 +220,13 @@ TEST(render_explosion_lights_the_walls)
         rast_fb *lit = rast_fb_new(320, 240), *plain = rast_fb_new(320, 240);
         r_render(w.assets, cl, t, &cam, &opt, lit);
         r_render(w.assets, dark, t, &cam, &opt, plain);
-        int brighter = 0, darker = 0, lit_px = 0, warm = 0;
+        int brighter = 0, darker = 0, lit_px = 0, warm = 0, hot = 0, white = 0;
         for (int i = 0; i < 320 * 240; i++) {
             uint32_t a = lit->color[i], b = plain->color[i];
             int la = (int)(a & 255) + (int)(a >> 8 & 255) + (int)(a >> 16 & 255);
             int lb = (int)(b & 255) + (int)(b >> 8 & 255) + (int)(b >> 16 & 255);
             brighter += la > lb;
-            darker += la < lb;
+            darker += (a & 255) < (b & 255);
             /* how much each channel rose against what it was: a white light raises red and
              * blue alike (by the same factor), ezQuake's 100 50 10 red ten times more */
             int r0 = (int)(b & 255), b0 = (int)(b >> 16 & 255);
@@ -234,9 +235,20 @@ TEST(render_explosion_lights_the_walls)
                 lit_px++;
                 warm += dr * b0 > 3 * db * r0;
             }
+            /* strongly lit (red up by half or more, below the screen's 255): green risen as
+             * much as red, relatively, means the hue was lost to a cap on each channel
+             * (near the centre, where red passes the ramp's top) */
+            int g0 = (int)(b >> 8 & 255), g1 = (int)(a >> 8 & 255), r1 = (int)(a & 255);
+            if (r0 > 16 && g0 > 16 && r1 < 250 && r1 * 2 >= r0 * 3) {
+                hot++;
+                white += g1 * r0 * 10 >= 9 * r1 * g0;
+            }
         }
+        fprintf(stderr, "    %d pixels strongly lit, %d of them whitened\n", hot, white);
+        CHECK_MSG(hot > 100 && white * 10 < hot, "%d of %d strongly lit pixels whitened", white,
+                  hot);
         CHECK_MSG(brighter > 320 * 240 / 4, "%d pixels brighter", brighter);
-        CHECK_MSG(darker < 320 * 240 / 200, "%d pixels darker", darker);
+        CHECK_MSG(darker < 320 * 240 / 200, "%d pixels less red", darker);
         CHECK_MSG(lit_px > 1000 && warm > lit_px / 2, "%d of %d lit pixels warm", warm,
                   lit_px);
         rast_fb_free(lit);
