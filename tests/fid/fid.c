@@ -267,7 +267,8 @@ static qd_err one_frame(const fid_job *job, fid_ctx *c, const app_opts *o, const
         double d2 = 0, da = 0;
         /* the engine's angles are its view's before V_CalcRefdef rolls it (a dead
          * player's roll 80 is not in $cam_angles): pitch and yaw compared and taken, the
-         * roll left qdemo's */
+         * roll the engine's but for a dead view's 80, qdemo's (the capture turns the
+         * other rolls off: cl_rollangle 0, v_kicktime 0) */
         for (int i = 0; i < 3; i++) {
             double d = cam.origin[i] - eye[i];
             d2 += d * d;
@@ -283,6 +284,8 @@ static qd_err one_frame(const fid_job *job, fid_ctx *c, const app_opts *o, const
             memcpy(cam.origin, eye, sizeof cam.origin);
             cam.angles[0] = r->angles[0];
             cam.angles[1] = r->angles[1];
+            if (cam.angles[2] != 80)
+                cam.angles[2] = r->angles[2];
         }
     }
     r_render(c->world.assets, cl, t, &cam, &opt, c->ours);
