@@ -268,7 +268,9 @@ typedef struct cl_view {
     float eye_height, duck;
     /* Quake: the recorded player's velocity (svc_clientdata: the bob and the strafe roll)
      * and the view's kick of its last svc_damage, degrees of roll and pitch at dmg_time
-     * (demo seconds), fading over 0.5 s (view.c V_ParseDamage); 0 elsewhere */
+     * (demo seconds), fading over 0.5 s (view.c V_ParseDamage); Quake III's kick of its
+     * last damage the same way (cg_view.c CG_DamageFeedback, in 0.1 s and back in 0.4 s;
+     * velocity 0); 0 elsewhere */
     float velocity[3];
     float dmg_roll, dmg_pitch;
     double dmg_time;

@@ -1263,6 +1263,47 @@ static void dm3_persistant(int32_t out[16], const int32_t in[16])
     out[13] = in[11];
 }
 
+/* cg_playerstate.c CG_TransitionPlayerState: a playerState of the same client whose
+ * damageEvent changed with a damageCount kicks the view (cg_view.c CG_DamageFeedback): by
+ * damage x 40 / health (health under 40: x 1), 5 to 10 degrees; from the damage's
+ * direction (damageYaw and damagePitch, 255 / 360ths; both 255: straight down, a fall) as
+ * seen along the view, pitched away by the part in front and rolled by the part to the
+ * left, from the snapshot's time (cg.damageTime); the view's angles stand in for the last
+ * drawn frame's axes. */
+static void damage_kick(ctx *c, const q3_ps *ps, int cn, const float ang[3])
+{
+    q3_state *s = c->s;
+    int event = ps->f[Q3_PS_DAMAGEEVENT], count = ps->f[Q3_PS_DAMAGECOUNT];
+    int same = s->have_view && cn == s->view_client;
+    int kicked = same && event != s->view_damage_event && count;
+    s->view_damage_event = event;
+    if (!same) {
+        s->dmg_pitch = s->dmg_roll = 0;
+        s->dmg_time = 0;
+    }
+    if (!kicked)
+        return;
+    int health = ps->stats[Q3_STAT_HEALTH];
+    float kick = (float)count * (health < 40 ? 1.0f : 40.0f / (float)health);
+    kick = kick < 5 ? 5 : kick > 10 ? 10 : kick;
+    int yb = ps->f[Q3_PS_DAMAGEYAW], pb = ps->f[Q3_PS_DAMAGEPITCH];
+    if (yb == 255 && pb == 255) {
+        s->dmg_roll = 0;
+        s->dmg_pitch = -kick;
+    } else {
+        const float d2r = (float)M_PI / 180;
+        float dp = (float)pb / 255.0f * 360 * d2r, dy = (float)yb / 255.0f * 360 * d2r;
+        float dir[3] = {-cosf(dp) * cosf(dy), -cosf(dp) * sinf(dy), sinf(dp)};
+        float vp = ang[0] * d2r, vy = ang[1] * d2r;
+        float front = dir[0] * cosf(vp) * cosf(vy) + dir[1] * cosf(vp) * sinf(vy) -
+                      dir[2] * sinf(vp);
+        float left = -dir[0] * sinf(vy) + dir[1] * cosf(vy);
+        s->dmg_roll = kick * left;
+        s->dmg_pitch = -kick * front;
+    }
+    s->dmg_time = c->cl->time;
+}
+
 static void emit_ps(ctx *c, const q3_ps *ps, int body)
 {
     q3_ps ps68;
@@ -1345,6 +1386,10 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
     if (stat_armor(c) + 1 < 16)
         v.dead_yaw = (float)ps->stats[stat_armor(c) + 1];
     v.player = cn + 1;
+    damage_kick(c, ps, cn, ang);
+    v.dmg_pitch = c->s->dmg_pitch;
+    v.dmg_roll = c->s->dmg_roll;
+    v.dmg_time = c->s->dmg_time;
     /* cg_view.c CG_CalcViewValues: the bob cycle and the speed across the ground, which
      * move the first-person weapon (cg_weapons.c CG_CalculateWeaponPosition) */
     v.bob_cycle = (uint8_t)ps->f[Q3_PS_BOBCYCLE];

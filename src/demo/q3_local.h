@@ -548,6 +548,11 @@ typedef struct q3_state {
      * which the next one cuts (CG_SetNextSnap); snap_flags: the snapshot being shown */
     int32_t view_eflags, view_client, view_snapflags, snap_flags;
     uint8_t have_view;
+    /* the view's last playerState damageEvent, and the kick of the last damage (degrees of
+     * pitch and roll, from demo time dmg_time: cg_view.c CG_DamageFeedback) */
+    int32_t view_damage_event;
+    float dmg_pitch, dmg_roll;
+    double dmg_time;
     /* the weapons' and missiles' loop sounds' slots (weapon_loop), for the level (cl
      * level_count) they were interned in; 0 not yet */
     uint32_t loop_level;

@@ -399,7 +399,7 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
         sh->stage2_lit = sh->stage2.image[0] != 0;
         /* (the layers so far: the lightmap multiplies what they drew) */
         sh->stage2.lit_map = sh->stage2.image[0] != 0;
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < 4; k++)
             sh->more[k].lit_map = sh->more[k].image[0] != 0 && !sh->more[0].alpha_portal;
     }
     if (st->image[0] && !sh->stage.image[0]) {
@@ -417,6 +417,8 @@ static void take_stage(mdl_shader *sh, const mdl_stage *st, int first, int *stop
         mdl_stage *to = !sh->stage2.image[0]    ? &sh->stage2
                         : !sh->more[0].image[0] ? &sh->more[0]
                         : !sh->more[1].image[0] ? &sh->more[1]
+                        : !sh->more[2].image[0] ? &sh->more[2]
+                        : !sh->more[3].image[0] ? &sh->more[3]
                                                 : NULL;
         /* (an alpha-tested stage without a blendFunc covers where its texels pass: drawn
          * as a layer blended by them, opaque where they are; OpenArena's flags' emblem) */

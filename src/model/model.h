@@ -170,10 +170,11 @@ typedef struct mdl_shader {
     uint8_t stage2_lit; /* a $lightmap stage follows stage2: the lightmap multiplies it too */
     uint8_t lightmap_last; /* the last stage maps $lightmap */
     uint8_t lightmap_blend; /* the last $lightmap stage's blend (MDL_BLEND_*) */
-    /* the next two stages after stage2 that blend as exactly (image "" none): drawn where
-     * every stage is (the explosions' sprites: r_q3_explosions); a portal's (flags
-     * MDL_SHADER_PORTAL) stage of alphaGen portal and the one after it */
-    mdl_stage more[2];
+    /* the next four stages after stage2 that blend as exactly (image "" none): the first two
+     * drawn on surfaces and models, all four on the explosions' sprites (r_q3_explosions:
+     * OpenArena's rocketExplosion has six stages); a portal's (flags MDL_SHADER_PORTAL)
+     * stage of alphaGen portal and the one after it */
+    mdl_stage more[4];
     char sky[64];     /* skyParms farbox: images sky + _rt _bk _lf _ft _up _dn; "" none */
     float cloud_height; /* skyParms cloud height as written (0: none, or not a number) */
     float fog_color[3];  /* fogParms ( r g b ), 0..1, and the depth at which it is opaque */

@@ -489,8 +489,8 @@ int32_t r_q3_blood_trail_mat(const r_assets *a, float alpha);
 /* A puff (CG_SmokePuff's sprite) of material mat at p, radius, turned by angle degrees, its
  * shader on its own clock at age (r_part.c). */
 void r_q3_puff(r_view *v, int32_t mat, const float p[3], float radius, float angle, double age);
-/* The material of explosion shader k (R_Q3FX_*): its first two stages, or with more the
- * next two (drawn over them); -1 none. */
+/* The material of explosion shader k (R_Q3FX_*): its first two stages, with more 1 the
+ * next two (drawn over them), with more 2 the two after those; -1 none. */
 int32_t r_q3_fx_mat(const r_assets *a, int k, int more);
 /* cgame's wall marks (cg_main.c CG_RegisterGraphics): bulletMarkShader
  * "gfx/damage/bullet_mrk", burnMarkShader "gfx/damage/burn_med_mrk", holeMarkShader

@@ -221,6 +221,16 @@ void r_camera_from_view(const cl_state *cl, double t, r_camera *cam)
         cam->angles[2] += (cyc & 128 ? -1 : 1) * fracsin * 0.002f * speed;
         float bob = fracsin * xy * 0.005f;
         cam->origin[2] += bob > 6 ? 6 : bob;
+        /* its damage kick (CG_DamageFeedback's): in over DAMAGE_DEFLECT_TIME (100 ms), back
+         * over DAMAGE_RETURN_TIME (400 ms) */
+        const cl_view *f = cl_view_facts(cl, t);
+        double ms = (t - f->dmg_time) * 1000;
+        float k = ms < 0 || !(f->dmg_pitch != 0 || f->dmg_roll != 0) ? 0
+                  : ms < 100                                          ? (float)(ms / 100)
+                  : ms < 500                                          ? (float)(1 - (ms - 100) / 400)
+                                                                      : 0;
+        cam->angles[0] += k * f->dmg_pitch;
+        cam->angles[2] += k * f->dmg_roll;
     }
 }
 

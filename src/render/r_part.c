@@ -890,8 +890,9 @@ void r_q3_explosion(r_view *v, const cl_fxev *e, double t)
      * the entity's shaderTime, CG_MakeExplosion's start) */
     double save = v->time;
     v->time = age;
-    for (int part = 0; part < 2; part++) {
-        int32_t m = part ? more : mat;
+    int32_t after = r_q3_fx_mat(v->assets, k, 2); /* (OpenArena's rocket: stages 5 and 6) */
+    for (int part = 0; part < 3; part++) {
+        int32_t m = part == 0 ? mat : part == 1 ? more : after;
         if (m >= 0)
             r_q3_quad(v, m, (const float(*)[3])q, st);
     }

@@ -117,9 +117,9 @@ struct r_q3 {
     size_t texels;           /* held by images and sky, against TEXEL_BUDGET */
     int32_t quad_mat;        /* cgame's quad damage shell, "powerups/quad", or -1 */
     int32_t shell_mats[3];   /* the battle suit's, regeneration's and invisibility's, or -1 */
-    /* the explosions' (r_q3_fx_mat): their shaders' first two stages, and the next two
-     * (fx_more), or -1 */
-    int32_t fx_mats[R_Q3FX_COUNT], fx_more[R_Q3FX_COUNT];
+    /* the explosions' (r_q3_fx_mat): their shaders' first two stages, and the next two and
+     * two after (fx_more[0], [1]), or -1 */
+    int32_t fx_mats[R_Q3FX_COUNT], fx_more[2][R_Q3FX_COUNT];
     /* cgame's smokePuff at alphas (k + 1) / R_Q3_SMOKE_FADES of its own (r_q3_smoke_mat), or
      * -1 */
     int32_t smoke_mats[R_Q3_SMOKE_FADES];
@@ -702,7 +702,7 @@ static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_r
     m->constant = 0xffffffffu;
     if (m->blend == MDL_BLEND_NONE)
         m->blend = MDL_BLEND_ADD;
-    /* (its third and fourth stages are a material of their own, fx_more, drawn after) */
+    /* (its stages after the second are materials of their own, fx_more, drawn after) */
     m->image_more[0] = m->image_more[1] = -1;
     return (int32_t)q->num_mats++;
 }
@@ -987,7 +987,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     q->quad_mat = -1;
     q->shell_mats[0] = q->shell_mats[1] = q->shell_mats[2] = -1;
     for (int k = 0; k < R_Q3FX_COUNT; k++)
-        q->fx_mats[k] = q->fx_more[k] = -1;
+        q->fx_mats[k] = q->fx_more[0][k] = q->fx_more[1][k] = -1;
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++)
         q->smoke_mats[k] = q->blood_trail_mats[k] = -1;
     q->rail_core = q->rail_disc = -1;
@@ -1086,9 +1086,9 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
             goto out;
         *(k == 0 ? &q->quad_mat : &q->shell_mats[k - 1]) = m;
     }
-    /* the explosions' sprites; the stages after a shader's first two as a material of
-     * their own (OpenArena's rocket: the fireball's two stages after the sparks' two),
-     * drawn over the same sprite */
+    /* the explosions' sprites; the stages after a shader's first two, two by two, as
+     * materials of their own (OpenArena's rocket: four fire stages after the fireball's
+     * two), drawn over the same sprite */
     static const char *const fx[R_Q3FX_COUNT] = {"grenadeExplosion", "rocketExplosion",
                                                  "bfgExplosion",     "plasmaExplosion",
                                                  "railExplosion",    "bulletExplosion",
@@ -1099,20 +1099,20 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         q->fx_mats[k] = effect_mat(q, fx[k], sh, read, ctx);
         if (q->fx_mats[k] == -2)
             goto out;
-        if (!sh || !sh->more[0].image[0])
-            continue;
-        mdl_shader *more = malloc(sizeof *more);
-        if (!more)
-            goto out;
-        *more = *sh;
-        more->stage = sh->more[0];
-        more->stage2 = sh->more[1];
-        more->blend = sh->more[0].blend;
-        more->stage2_lit = 0;
-        q->fx_more[k] = effect_mat(q, fx[k], more, read, ctx);
-        free(more);
-        if (q->fx_more[k] == -2)
-            goto out;
+        for (int p = 0; p < 2 && sh && sh->more[2 * p].image[0]; p++) {
+            mdl_shader *more = malloc(sizeof *more);
+            if (!more)
+                goto out;
+            *more = *sh;
+            more->stage = sh->more[2 * p];
+            more->stage2 = sh->more[2 * p + 1];
+            more->blend = sh->more[2 * p].blend;
+            more->stage2_lit = 0;
+            q->fx_more[p][k] = effect_mat(q, fx[k], more, read, ctx);
+            free(more);
+            if (q->fx_more[p][k] == -2)
+                goto out;
+        }
     }
     if (!smoke_mats(q, effect_mat(q, "smokePuff", mdl_shader_find(&set, "smokePuff"), read, ctx),
                     q->smoke_mats) ||
@@ -1750,7 +1750,7 @@ int32_t r_q3_fx_mat(const r_assets *a, int k, int more)
 {
     if (!a || !a->q3 || k < 0 || k >= R_Q3FX_COUNT)
         return -1;
-    return more ? a->q3->fx_more[k] : a->q3->fx_mats[k];
+    return more == 1 || more == 2 ? a->q3->fx_more[more - 1][k] : a->q3->fx_mats[k];
 }
 
 int32_t r_q3_smoke_mat(const r_assets *a, float alpha)

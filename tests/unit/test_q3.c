@@ -1925,6 +1925,62 @@ TEST(q3_death_camera_from_the_death_snapshot_on)
     free(cl);
 }
 
+/* cg_playerstate.c CG_TransitionPlayerState and cg_view.c CG_DamageFeedback: a new
+ * damageEvent with a damageCount kicks the view, damage x 40 / health (under 40 health, as
+ * here with no stats: x 1) clamped to 5..10 degrees, from the direction AngleVectors of
+ * (damagePitch, damageYaw) x 360 / 255 points away from: pitched by -kick x its part along
+ * the view, rolled by kick x its part to the view's left; yaw and pitch both 255 pitch the
+ * view up by the kick. CG_OffsetFirstPersonView eases it in over 100 ms from the
+ * snapshot's time and out over the next 400. Snapshots at 0, 0.05 (the damage) and 0.1 s
+ * (the same damageEvent: no new kick), the view looking along +x:
+ * - count 8 from yaw 0: dir (-1, 0, 0), front -1: pitch +8 (down), no roll;
+ * - count 30 from yaw byte 64 (90.35 degrees): kick 10, dir (0.0062, -1.0, 0): roll
+ *   -10.0, pitch -0.06;
+ * - count 8, yaw and pitch 255: pitch -8;
+ * - a new damageEvent with count 0: none.
+ * At 0.1 s the kick is at half (50 ms in), at 0.15 whole, at 0.35 half again, at 0.55 none. */
+TEST(q3_damage_kicks_the_view)
+{
+    static const struct {
+        int count, yaw, pitch;
+        float kick_pitch, kick_roll;
+    } c[] = {{8, 0, 0, 8, 0}, {30, 64, 0, -0.062f, -10}, {8, 255, 255, -8, 0}, {0, 0, 0, 0, 0}};
+    static const struct {
+        double t;
+        float part;
+    } at[] = {{0.1, 0.5f}, {0.15, 1}, {0.35, 0.5f}, {0.55, 0}};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        bw *w;
+        buf *m = start_built(&w);
+        CHECK(m);
+        for (int n = 0; n < 3; n++) {
+            int32_t ps[Q3_PS_WEAPON + 1] = {0};
+            ps[Q3_PS_VIEWHEIGHT] = 26;
+            if (n > 0) {
+                ps[Q3_PS_DAMAGEEVENT] = 1;
+                ps[Q3_PS_DAMAGECOUNT] = c[k].count;
+                ps[Q3_PS_DAMAGEYAW] = c[k].yaw;
+                ps[Q3_PS_DAMAGEPITCH] = c[k].pitch;
+            }
+            build_ps_snapshot(w, 5000 + 50 * n, ps);
+            add_block(m, w, 11 + n);
+        }
+        free(w);
+        run r;
+        CHECK_MSG(run_built(&r, m), "%s", r.err.msg);
+        for (size_t j = 0; j < sizeof at / sizeof at[0]; j++) {
+            r_camera cam;
+            r_camera_from_view(r.cl, at[j].t, &cam);
+            float p = at[j].part * c[k].kick_pitch, q = at[j].part * c[k].kick_roll;
+            CHECK_MSG(fabsf(cam.angles[0] - p) < 0.01f && fabsf(cam.angles[2] - q) < 0.01f,
+                      "case %zu at %.2f: pitch %g roll %g, want %g %g", k, at[j].t,
+                      (double)cam.angles[0], (double)cam.angles[2], (double)p, (double)q);
+        }
+        run_close(&r);
+        free(m);
+    }
+}
+
 /* The recorder's own events come in its playerState (cg_playerstate.c
  * CG_CheckPlayerstateEvents), never as entities. entity_event_t (bg_public.h, 1.32): EV_JUMP
  * 14, EV_FIRE_WEAPON 23, EV_PAIN 56; weapon_t WP_MACHINEGUN 2, WP_ROCKET_LAUNCHER 5. Six

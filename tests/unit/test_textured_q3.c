@@ -315,6 +315,36 @@ static int parse_two(mdl_shader_set *set, const char *text, size_t len, const ch
     return ok && *x && *y;
 }
 
+/* OpenArena's rocketExplosion (pak6-patch088 weaphits.shader, its six stages shortened: two
+ * animMap fireballs of GL_ONE GL_SRC_ALPHA, four fire sheets added): every stage is kept, the
+ * fifth and sixth as more[2] and more[3] (drawn by the explosions' sprites); a seventh that
+ * blends as exactly still has no room. */
+TEST(q3tex_shader_keeps_six_stages)
+{
+    static const char text[] =
+        "rocketExplosion {\n"
+        "  { animmap 8 a1.tga a2.tga\n blendfunc gl_one gl_src_alpha }\n"
+        "  { animmap 8 a2.tga a3.tga\n blendfunc gl_one gl_src_alpha }\n"
+        "  { clampmap f3.tga blendfunc add }\n"
+        "  { clampmap f4.tga blendfunc add }\n"
+        "  { clampmap f5.tga blendfunc add }\n"
+        "  { clampmap f6.tga blendfunc add }\n"
+        "}\n"
+        "seven { { map s1.tga } { map s2.tga blendfunc add } { map s3.tga blendfunc add }\n"
+        "  { map s4.tga blendfunc add } { map s5.tga blendfunc add } { map s6.tga blendfunc add }\n"
+        "  { map s7.tga blendfunc add } }\n";
+    mdl_shader_set set = {0};
+    const mdl_shader *r, *v;
+    CHECK(parse_two(&set, text, sizeof text - 1, "rocketExplosion", &r, "seven", &v));
+    if (r && v) {
+        CHECK_STR(r->more[2].image, "f5.tga");
+        CHECK_STR(r->more[3].image, "f6.tga");
+        CHECK_STR(v->more[3].image, "s6.tga");
+        CHECK_STR(v->stage.image, "s1.tga");
+    }
+    mdl_shader_set_clear(&set);
+}
+
 /* Where a $lightmap stage lies among the layers, on shaders written after OpenArena's
  * (pak0.pk3 scripts): clown.shader's team edges (textures/clown/b_edge: the lightmap blended
  * onto what lies behind at depthFunc equal, then the glow added) are drawn from the glow,
