@@ -333,14 +333,19 @@ TEST(q3tex_shader_keeps_six_stages)
         "seven { { map s1.tga } { map s2.tga blendfunc add } { map s3.tga blendfunc add }\n"
         "  { map s4.tga blendfunc add } { map s5.tga blendfunc add } { map s6.tga blendfunc add }\n"
         "  { map s7.tga blendfunc add } }\n";
+    static const char *const want[2][6] = {
+        {"rocketExplosion", "a1.tga", "a2.tga", "f3.tga", "f5.tga", "f6.tga"},
+        {"seven", "s1.tga", "s2.tga", "s3.tga", "s5.tga", "s6.tga"}};
     mdl_shader_set set = {0};
-    const mdl_shader *r, *v;
-    CHECK(parse_two(&set, text, sizeof text - 1, "rocketExplosion", &r, "seven", &v));
-    if (r && v) {
-        CHECK_STR(r->more[2].image, "f5.tga");
-        CHECK_STR(r->more[3].image, "f6.tga");
-        CHECK_STR(v->more[3].image, "s6.tga");
-        CHECK_STR(v->stage.image, "s1.tga");
+    CHECK(parse_all(&set, text, sizeof text - 1));
+    for (int k = 0; k < 2; k++) {
+        const mdl_shader *sh = mdl_shader_find(&set, want[k][0]);
+        const char *got[5] = {sh ? sh->stage.image : "", sh ? sh->stage2.image : "",
+                              sh ? sh->more[0].image : "", sh ? sh->more[2].image : "",
+                              sh ? sh->more[3].image : ""};
+        for (int j = 0; j < 5; j++)
+            CHECK_MSG(strcmp(got[j], want[k][j + 1]) == 0, "%s: %s where %s belongs",
+                      want[k][0], got[j], want[k][j + 1]);
     }
     mdl_shader_set_clear(&set);
 }
