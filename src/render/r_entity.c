@@ -89,7 +89,12 @@ float r_alias_row(float ambient, float shade, const float vn[3])
     float len = sqrtf(dot3(vn, vn));
     float c = len > 0 ? dot3(vn, light_dir) / len : 0;
     float L = (ambient + shade * (c > 0 ? c : 0)) * R_LIGHT_GAIN;
-    return (255.0f - L) / 4.0f;
+    /* no brighter than the skin itself: the GL engines clamp a model's light at 1
+     * (ezQuake glc_aliasmodel.c GLC_AliasModelLightPoint, min(l, 1); GL's glColor), where
+     * the colormap's rows above 32 would double it (a survey's armour under a torch was
+     * 1.6 times ezQuake's) */
+    float row = (255.0f - L) / 4.0f;
+    return row < 32 ? 32 : row;
 }
 
 void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],

@@ -737,6 +737,21 @@ TEST(render_quake_lightning_beam_segments)
     free(cl);
 }
 
+/* A Quake model's light row (r_alias_row, WinQuake's R_AliasSetupLighting with the textured
+ * mode's gain of 2): ambient + shade x the cosine to the fixed light (0.6, 0.2, 0.7746),
+ * doubled, as row (255 - L) / 4; but never above the skin's own colour, row 32, as the GL
+ * engines clamp a model's light at 1. By hand: 8 and 8 facing the light: L 32, row 55.75;
+ * 20 and 20 facing away: L 40, row 53.75; 40 and 40 facing it: L 160, row 23.75, held at
+ * 32; 128 and 64: L 384, held at 32. */
+TEST(render_model_light_no_brighter_than_its_skin)
+{
+    const float to[3] = {0.6f, 0.2f, 0.7745967f}, away[3] = {-0.6f, -0.2f, -0.7745967f};
+    CHECK(fabsf(r_alias_row(8, 8, to) - 55.75f) < 1e-3f);
+    CHECK(fabsf(r_alias_row(20, 20, away) - 53.75f) < 1e-3f);
+    CHECK_EQ(r_alias_row(40, 40, to), 32.0f);
+    CHECK_EQ(r_alias_row(128, 64, to), 32.0f);
+}
+
 static void explosion_at(cl_state *cl, double t, int type, float x)
 {
     cl_frame_begin(cl, t);
