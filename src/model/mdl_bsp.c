@@ -417,7 +417,8 @@ size_t mdl_vis_decompress(const uint8_t *in, const uint8_t *end, uint8_t *out, s
 
 /* Quake's RecursiveLightPoint (r_light.c): follow the segment start-end down the tree and
  * return the style-0 lightmap sample of the first face it hits, or -1. */
-static int light_recurse(const mdl_bsp *b, int32_t n, const float start[3], const float end[3])
+static int light_recurse(const mdl_bsp *b, int32_t n, const float start[3], const float end[3],
+                         const int *style)
 {
     if (n < 0)
         return -1;
@@ -429,12 +430,12 @@ static int light_recurse(const mdl_bsp *b, int32_t n, const float start[3], cons
                  pl->dist;
     int side = front < 0;
     if ((back < 0) == side)
-        return light_recurse(b, node->children[side], start, end);
+        return light_recurse(b, node->children[side], start, end, style);
     float frac = front / (front - back);
     float mid[3];
     for (int j = 0; j < 3; j++)
         mid[j] = start[j] + (end[j] - start[j]) * frac;
-    int r = light_recurse(b, node->children[side], start, mid);
+    int r = light_recurse(b, node->children[side], start, mid, style);
     if (r >= 0)
         return r;
     for (uint32_t i = 0; i < node->num_faces; i++) {
@@ -454,22 +455,32 @@ static int light_recurse(const mdl_bsp *b, int32_t n, const float start[3], cons
             continue;
         if (lm->ofs < 0)
             return 0;
-        size_t cell = (size_t)((int)dt >> 4) * (size_t)((lm->extents[0] >> 4) + 1) +
-                      (size_t)((int)ds >> 4);
-        if (b->light_rgb) { /* Q2: R, G, B per luxel (yquake2 R_RecursiveLightPoint) */
-            size_t idx = (size_t)lm->ofs + cell * 3;
-            if (idx >= b->light_len || b->light_len - idx < 3)
-                return 0;
-            const uint8_t *c = b->lightdata + idx;
-            return (c[0] + c[1] + c[2]) / 3;
+        size_t lw = (size_t)((lm->extents[0] >> 4) + 1), lh = (size_t)((lm->extents[1] >> 4) + 1);
+        size_t cell = (size_t)((int)dt >> 4) * lw + (size_t)((int)ds >> 4);
+        /* WinQuake r_light.c RecursiveLightPoint (and ezQuake's R_LightFromSurface): every
+         * style's sample times its value (256 the normal), summed, / 256; Quake II's the
+         * mean of R, G, B the same way (yquake2 R_RecursiveLightPoint). The face's
+         * lightmaps lie inside lightdata (mdl_bspcore face_light), the cell within the
+         * face's. */
+        int64_t sum = 0;
+        for (int k = 0; k < lm->num_styles; k++) {
+            int value = !style ? 256
+                               : style[lm->styles[k] < MDL_LIGHT_STYLES ? lm->styles[k] : 0];
+            size_t at = (size_t)k * lw * lh + cell;
+            if (b->light_rgb) {
+                const uint8_t *c = b->lightdata + (size_t)lm->ofs + at * 3;
+                sum += (int64_t)((c[0] + c[1] + c[2]) / 3) * value;
+            } else {
+                sum += (int64_t)b->lightdata[(size_t)lm->ofs + at] * value;
+            }
         }
-        size_t idx = (size_t)lm->ofs + cell;
-        return idx < b->light_len ? b->lightdata[idx] : 0;
+        sum >>= 8;
+        return sum > 65535 ? 65535 : (int)sum;
     }
-    return light_recurse(b, node->children[!side], mid, end);
+    return light_recurse(b, node->children[!side], mid, end, style);
 }
 
-int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], float *light)
+int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], const int *style, float *light)
 {
     if (b->format == MDL_BSP_Q3_46)
         return mdl_bsp46_light_point(b, p, light);
@@ -478,7 +489,7 @@ int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], float *light)
         return 1;
     }
     float end[3] = {p[0], p[1], p[2] - 2048};
-    int r = light_recurse(b, b->models[0].headnode, p, end);
+    int r = light_recurse(b, b->models[0].headnode, p, end, style);
     *light = r > 0 ? (float)r : 0.0f;
     return r >= 0;
 }

@@ -426,13 +426,15 @@ size_t mdl_bsp_pvs_size(const mdl_bsp *b);
  * never reads past visdata, never writes past the row. */
 void mdl_bsp_pvs(const mdl_bsp *b, uint32_t leaf, uint8_t *out);
 
-/* Quake's R_LightPoint: the lightmap brightness (0..255) of the floor under p, found by
- * tracing 2048 units down through the world. Returns 0 and sets *light to 0 when nothing
- * lit is hit; maps without lighting give 255 (fullbright) and return 1. Quake II maps trace
- * the same way through their RGB lightmaps (the mean of R, G, B). Quake III maps read the
- * light grid at p (ambient plus directed, as R_LightForPoint) and give 128 without a grid
- * or outside it. */
-int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], float *light);
+/* Quake's R_LightPoint: the light of the floor under p, found by tracing 2048 units down
+ * through the world: the sum of its lightmaps' samples there, each times its style's value
+ * in style[] (MDL_LIGHT_STYLES of them, 256 the normal light; NULL: 256 for each), / 256.
+ * Returns 0 and sets *light to 0 when nothing lit is hit; maps without lighting give 255
+ * (fullbright) and return 1. Quake II maps trace the same way through their RGB lightmaps
+ * (the mean of R, G, B). Quake III maps read the light grid at p (ambient plus directed, as
+ * R_LightForPoint) and give 128 without a grid or outside it. */
+#define MDL_LIGHT_STYLES 64 /* style values a caller gives: Quake's MAX_LIGHTSTYLES */
+int mdl_bsp_light_point(const mdl_bsp *b, const float p[3], const int *style, float *light);
 
 /* The value of key in the nth (0-based) entity whose "classname" is classname (NULL: any
  * entity) in an entities text, copied into out (always terminated). Returns 1 when found. */

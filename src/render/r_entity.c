@@ -15,11 +15,12 @@ static const float missing_mins[3] = {-16, -16, -24}, missing_maxs[3] = {16, 16,
 /* The fixed direction light comes from for alias models (Quake uses a fixed vector too). */
 static const float light_dir[3] = {0.6f, 0.2f, 0.7745967f};
 
-void r_alias_light(const r_assets *a, const float origin[3], float *ambient, float *shade)
+void r_alias_light(const r_assets *a, const float origin[3], const int *style, float *ambient,
+                   float *shade)
 {
     float l = 128;
     if (a && a->world.bsp)
-        mdl_bsp_light_point(a->world.bsp, origin, &l);
+        mdl_bsp_light_point(a->world.bsp, origin, style, &l);
     if (l < 8)
         l = 8; /* players never go totally black */
     *ambient = l > 128 ? 128 : l;
@@ -240,7 +241,7 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     uint32_t base = s->skin < m->num_skins ? m->skin_colors[s->skin] : m->color;
     uint32_t wire = r_wire_color(base);
     float ambient, shade;
-    r_alias_light(a, s->origin, &ambient, &shade);
+    r_alias_light(a, s->origin, v->style, &ambient, &shade);
     if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
         alias_textured(v, a, m, s, (const float(*)[3])w, ambient, shade, t);
         free(w);

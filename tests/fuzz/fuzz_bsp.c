@@ -53,7 +53,11 @@ static int load_and_ask(const uint8_t *data, size_t size, int names)
                 mdl_bsp_pvs(b, leaf, pvs);
         }
         float light;
-        mdl_bsp_light_point(b, points[i], &light);
+        mdl_bsp_light_point(b, points[i], NULL, &light);
+        static int bright[MDL_LIGHT_STYLES]; /* every style at 'z' (550) */
+        for (int k = 0; k < MDL_LIGHT_STYLES; k++)
+            bright[k] = 550;
+        mdl_bsp_light_point(b, points[i], bright, &light);
     }
     for (uint32_t l = 0; pvs && l < b->num_leaves && l < 64; l++)
         mdl_bsp_pvs(b, l, pvs);

@@ -152,8 +152,17 @@ TEST(model_e1m1_details)
     free(pvs);
     /* the floor under the start is lit */
     float light;
-    CHECK(mdl_bsp_light_point(b, o, &light));
+    CHECK(mdl_bsp_light_point(b, o, NULL, &light));
     CHECK_MSG(light > 40 && light <= 255, "light %.0f", light);
+    /* each sample times its style's value, / 256 (RecursiveLightPoint): every style at
+     * twice the normal value doubles it exactly, every style off gives none */
+    static int twice[MDL_LIGHT_STYLES], off[MDL_LIGHT_STYLES];
+    for (int k = 0; k < MDL_LIGHT_STYLES; k++)
+        twice[k] = 512;
+    float bright, dark;
+    CHECK(mdl_bsp_light_point(b, o, twice, &bright));
+    CHECK(mdl_bsp_light_point(b, o, off, &dark));
+    CHECK_MSG(bright == 2 * light && dark == 0, "%.0f at twice, %.0f off", bright, dark);
     /* sky and liquid textures are recognised */
     int sky = 0, turb = 0;
     for (uint32_t i = 0; i < b->num_textures; i++) {
@@ -237,7 +246,7 @@ TEST(model_synthetic_bsp)
     /* light under a point above the floor quad: the floor quad is not on a node plane, so
      * the trace finds nothing, as Quake would */
     float light;
-    CHECK(!mdl_bsp_light_point(b, (const float[3]){0, 0, 0}, &light));
+    CHECK(!mdl_bsp_light_point(b, (const float[3]){0, 0, 0}, NULL, &light));
     float p[3] = {10, 10, 10};
     CHECK_EQ(mdl_bsp_point_leaf(b, 0, p), 1);
     p[2] = -9000;

@@ -240,7 +240,7 @@ TEST(render_ibsp_deathmatch_starts)
         CHECK(leaf > 0 && leaf < b->num_leaves);
         CHECK(b->leaves[leaf].cluster >= 0 || b->num_clusters == 0);
         float light = -1;
-        mdl_bsp_light_point(b, cam.origin, &light);
+        mdl_bsp_light_point(b, cam.origin, NULL, &light);
         CHECK(light >= 0 && light <= 255);
 
         rast_fb *fb = rast_fb_new(320, 240);
@@ -476,7 +476,7 @@ TEST(model_ibsp_synthetic)
             CHECK_MSG(fabsf(f->light - 100) < 1, "face %u light %g", i, f->light);
         }
         float light = -1;
-        mdl_bsp_light_point(b, o, &light); /* Q2: no floor under the origin, so 0 */
+        mdl_bsp_light_point(b, o, NULL, &light); /* Q2: no floor under the origin, so 0 */
         CHECK(light >= 0 && light <= 255);
         if (fmt) {
             CHECK_EQ(b->grid_dims[0] * b->grid_dims[1] * b->grid_dims[2], 9);

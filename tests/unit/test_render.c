@@ -545,7 +545,7 @@ TEST(render_alias_textured_skin)
     CHECK(a);
     CHECK_EQ(r_assets_missing(a), 0);
     float l = 1;
-    CHECK(!mdl_bsp_light_point(r_assets_map(a), (float[3]){100, 0, 0}, &l) && l == 0);
+    CHECK(!mdl_bsp_light_point(r_assets_map(a), (float[3]){100, 0, 0}, NULL, &l) && l == 0);
     add_entity(cl, 2, 2, 100, 0, 0, 0);
     rast_fb *fb = rast_fb_new(W, H);
     r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
