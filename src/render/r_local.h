@@ -32,11 +32,13 @@
 #define R_LIGHT_LIFT 1.5f
 /* Textured mode's light gain over the software renderer's scale (where a lightmap sample of
  * 128 shows a texture as it is), on models (r_entity.c, r_md2.c) and on Quake II's walls (its
- * GL renderers double a texture's colours, `intensity 2`): vektar's statue against ezQuake's
- * frames (tests/data/fidelity/quake) needs it, and its 0.80 of ezQuake's light there says not
- * less. Quake's walls take R_QUAKE_WORLD_GAIN, 1: ezQuake draws a lightmap at the software
- * renderer's scale (dm4's rooms, tests/data/fidelity/quakeworld_dm4, and a survey's e1m3:
- * twice as bright with 2, at every luma level; mean luma 1.00 with 1). */
+ * GL renderers double a texture's colours, `intensity 2`): ezQuake lights a model by
+ * (shade x dot + ambient) / 256 with dot up to 2 and holds it at 1
+ * (GLC_AliasModelLightPoint; r_alias_row holds it at the skin's colour too), and vektar's
+ * statue against its frames (tests/data/fidelity/quake) needs the 2. Quake's walls take
+ * R_QUAKE_WORLD_GAIN, 1: ezQuake draws a lightmap at the software renderer's scale (dm4's
+ * rooms, tests/data/fidelity/quakeworld_dm4, and a survey's e1m3: twice as bright with 2,
+ * at every luma level; mean luma 1.00 with 1). */
 #define R_LIGHT_GAIN 2.0f
 #define R_QUAKE_WORLD_GAIN 1
 /* Room for a polygon in the clipper: a convex face of MDL_BSP_MAX_FACE_VERTS corners gains at
