@@ -721,7 +721,7 @@ void cl_fx_add(cl_state *cl, const cl_fxev *e)
     cl_fxlog *log = &cl->fxlog;
     cl_fxev *f = &log->fx[log->fx_count % CL_FX_LOG];
     *f = *e;
-    f->t0 = cl->time;
+    f->t0 = cl->time - cl->event_lead;
     if (!(f->life > 0)) /* also NaN */
         f->life = 0.1f;
     if (f->life > (float)CL_FX_WINDOW)
@@ -734,7 +734,7 @@ void cl_mark_add(cl_state *cl, const cl_fxev *e)
     cl_fxlog *log = &cl->fxlog;
     cl_fxev *f = &log->marks[log->mark_count % CL_MARK_LOG];
     *f = *e;
-    f->t0 = cl->time;
+    f->t0 = cl->time - cl->event_lead;
     f->life = (float)CL_MARK_WINDOW;
     log->mark_count++;
 }
@@ -748,7 +748,7 @@ void cl_sound_add_after(cl_state *cl, const cl_sound *s, double delay)
     *d = *s;
     if (!(delay > 0)) /* also NaN */
         delay = 0;
-    d->t0 = cl->time + (delay < 1 ? delay : 1);
+    d->t0 = cl->time - cl->event_lead + (delay < 1 ? delay : 1);
     log->sound_count++;
 }
 

@@ -485,6 +485,10 @@ typedef struct cl_state {
 
     double time;              /* demo time of the latest frame */
     double prev_time;         /* demo time of the frame before */
+    /* how long before time the effects and sounds logged now begin (cl_fx_add, cl_mark_add,
+     * cl_sound_add): an MVD frame's from the frame before's time, as ezQuake plays an MVD a
+     * frame ahead (together with the frame's new and removed entities); 0 elsewhere */
+    double event_lead;
     uint32_t frame_count;     /* frames ended so far */
     uint8_t in_frame;         /* a frame is open (cl_frame_begin without end) */
     uint8_t paused;

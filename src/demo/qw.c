@@ -384,6 +384,15 @@ static void frame_begin(ctx *c, double t)
     s->frame_had_pe = 0;
     s->players_seen = 0;
     cl_frame_begin(c->cl, t);
+    /* ezQuake plays an MVD a frame ahead: a frame is read once the demo time passes the
+     * frame before's (cl_demo.c CL_PeekDemoTime, CL_DemoShouldWeReadNextMessage), its
+     * entities then move towards it (MVD_Interpolate) and its temporary entities, muzzle
+     * flashes and sounds begin there (CL_ParseTEnt, CL_MuzzleFlash stamp the time of the
+     * read); qdemo shows a frame's entity set from the frame before's time on too, so its
+     * effects begin there as well (README, Fidelity: ezQuake captured at up to 1000 shots
+     * a second). At most 1 s before (a hostile file's gap). */
+    double lead = c->cl->time - c->cl->prev_time;
+    c->cl->event_lead = s->mvd && lead > 0 ? (lead < 1 ? lead : 1) : 0;
     if (s->mvd && s->protocol)
         pick_view_player(c);
 }

@@ -2442,19 +2442,34 @@ TEST(qw_rewind_decodes_as_opened)
  * fix for old recordings that never send a model (the player model while none came) must
  * not bring them back. Before the intermission the four players are drawn with player.mdl;
  * once it has begun, no player has a model. */
-TEST(qw_mvd_intermission_hides_the_players)
+/* A real-data demo opened for demo_step into a fresh client state (*cl; free it); NULL when
+ * the file is missing (*missing 1: skip) or does not open (*missing 0: fail). */
+static demo_t *open_real(const char *rel, cl_state **cl, int *missing)
 {
     char path[2048];
-    if (!test_realfile(path, sizeof path,
-                       "mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd"))
-        SKIP("the 2on2 dm4 .mvd is missing");
+    *cl = NULL;
+    *missing = !test_realfile(path, sizeof path, rel);
     qd_error err;
-    demo_t *d = demo_open(path, &err);
+    demo_t *d = *missing ? NULL : demo_open(path, &err);
+    if (d) {
+        *cl = calloc(1, sizeof **cl);
+        cl_reset(*cl);
+    }
+    return d;
+}
+
+TEST(qw_mvd_intermission_hides_the_players)
+{
+    cl_state *cl;
+    int missing;
+    demo_t *d = open_real("mvd/paradoks81-quakeworld_2on2_sr_vs_red_dm4_20260327-1259.mvd", &cl,
+                          &missing);
+    if (missing)
+        SKIP("the 2on2 dm4 .mvd is missing");
     CHECK(d);
     if (!d)
         return;
-    cl_state *cl = calloc(1, sizeof *cl);
-    cl_reset(cl);
+    qd_error err;
     int done = 0, before = 0, after = 0, frames_after = 0, drawn_before = 0;
     while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
         int drawn = 0;
@@ -2477,6 +2492,48 @@ TEST(qw_mvd_intermission_hides_the_players)
               before, drawn_before);
     CHECK_MSG(frames_after > 10 && after == 0, "%d bodies over %d intermission frames", after,
               frames_after);
+    free(cl);
+    demo_close(d);
+}
+
+/* ezQuake plays an MVD a frame ahead (its cl_demo.c reads a frame once the demo time passes
+ * the frame before's): a frame's temporary entities and muzzle flashes begin at the frame
+ * before's time, as do its new and removed entities, which qdemo's client state shows from
+ * there on too (captured in ezQuake at 200 shots a second: README, Fidelity). The
+ * ezquake-source manual's skill-5.mvd: a rocket jump. Its frame at 6.055 s (the time bytes
+ * of blocks 0..146 summed, in ms) fires the rocket (svc_muzzleflash, a new entity), the frame
+ * at 6.102 s (blocks ..150) sends TE_EXPLOSION and removes the rocket; the frame before,
+ * 5.997 s. So the muzzle flash begins at 5.997, the explosion at 6.055. */
+TEST(qw_mvd_effects_begin_a_frame_ahead)
+{
+    cl_state *cl;
+    int missing;
+    demo_t *d = open_real("mvd/ezquake-source_manual_skill-5.mvd", &cl, &missing);
+    if (missing)
+        SKIP("the skill-5 .mvd is missing");
+    CHECK(d);
+    if (!d)
+        return;
+    qd_error err;
+    int done = 0;
+    double t0 = -1, flash = -1, boom = -1;
+    while (!done && demo_step(d, cl, NULL, &done, &err) == QD_OK) {
+        if (t0 < 0 && cl->frame_count > 0)
+            t0 = cl->prev_time;
+        const cl_fxev *fx[64];
+        int n = cl_fx_at(cl, cl->time, fx, 64);
+        for (int i = 0; i < n; i++) {
+            double at = fx[i]->t0 - t0;
+            if (fx[i]->kind == CL_FXK_MUZZLE && at > 5.9 && at < 6.2 && flash < 0)
+                flash = at;
+            if (fx[i]->kind == CL_FXK_EXPLOSION && at > 5.9 && at < 6.2 && boom < 0)
+                boom = at;
+        }
+        if (cl->time - t0 > 6.3)
+            break;
+    }
+    CHECK_MSG(fabs(flash - 5.997) < 5e-4 && fabs(boom - 6.055) < 5e-4,
+              "muzzle flash from %.4f, explosion from %.4f", flash, boom);
     free(cl);
     demo_close(d);
 }
