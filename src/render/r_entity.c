@@ -15,15 +15,29 @@ static const float missing_mins[3] = {-16, -16, -24}, missing_maxs[3] = {16, 16,
 /* The fixed direction light comes from for alias models (Quake uses a fixed vector too). */
 static const float light_dir[3] = {0.6f, 0.2f, 0.7745967f};
 
-void r_alias_light(const r_assets *a, const float origin[3], const int *style, float *ambient,
+void r_alias_light(const r_view *v, const r_assets *a, const float origin[3], float *ambient,
                    float *shade)
 {
     float l = 128;
     if (a && a->world.bsp)
-        mdl_bsp_light_point(a->world.bsp, origin, style, &l);
+        mdl_bsp_light_point(a->world.bsp, origin, v->style, &l);
     if (l < 8)
         l = 8; /* players never go totally black */
-    *ambient = l > 128 ? 128 : l;
+    /* WinQuake r_alias.c R_AliasSetupLighting (and ezQuake's R_AliasModelStandardLighting):
+     * each dynamic light within its radius adds radius - distance to the ambient light, the
+     * shade staying the floor's; then the clamps. Quake's only: Quake II lights its models
+     * from its own R_LightPoint, Quake III from the light grid. */
+    float add = 0;
+    int quake = v->cl && (v->cl->level.game == CL_GAME_Q1 || v->cl->level.game == CL_GAME_QW);
+    for (int k = 0; quake && k < v->num_dlights; k++) {
+        const float *o = v->dlights[k].origin;
+        float d[3] = {origin[0] - o[0], origin[1] - o[1], origin[2] - o[2]};
+        float r = v->dlights[k].radius - sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (r > 0 && isfinite(r))
+            add += r;
+    }
+    float amb = l + (add < 4096 ? add : 4096);
+    *ambient = amb > 128 ? 128 : amb;
     *shade = l + *ambient > 192 ? 192 - *ambient : l;
 }
 
@@ -241,7 +255,7 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     uint32_t base = s->skin < m->num_skins ? m->skin_colors[s->skin] : m->color;
     uint32_t wire = r_wire_color(base);
     float ambient, shade;
-    r_alias_light(a, s->origin, v->style, &ambient, &shade);
+    r_alias_light(v, a, s->origin, &ambient, &shade);
     if (v->pass == R_PASS_TEXTURED && m->skin0 && m->num_skins) {
         alias_textured(v, a, m, s, (const float(*)[3])w, ambient, shade, t);
         free(w);

@@ -337,10 +337,10 @@ void r_alias_normal(const float *A, const float *B, const float *C, float n[3]);
  * under origin (R_LightPoint; 128 without a map), at least 8, ambient capped at 128 and
  * ambient + shade at 192; a vertex gets ambient plus shade times the cosine to the light.
  * MD2 models use it too: Quake II's R_LightPoint lights them from the same floor trace. */
-/* style: the frame's light style values (r_view.style): each lightmap under origin
- * times its own */
+/* The frame's light style values (v->style) weigh each lightmap under origin; Quake's dynamic
+ * lights (v->dlights) add to the ambient light. */
 _Static_assert(CL_MAX_LIGHTSTYLES == MDL_LIGHT_STYLES, "r_view.style is a light point's");
-void r_alias_light(const r_assets *a, const float origin[3], const int *style, float *ambient,
+void r_alias_light(const r_view *v, const r_assets *a, const float origin[3], float *ambient,
                    float *shade);
 
 /* The light row (0..63 of a 64-row lookup, 32 showing a texel as it is) of a vertex with

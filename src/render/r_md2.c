@@ -116,7 +116,7 @@ static void draw_md2(r_view *v, const r_assets *a, const r_model *rm, const cl_e
                 nrm[m->tris[i].v[k]][j] += n[j];
     }
     float ambient, shade;
-    r_alias_light(a, s->origin, v->style, &ambient, &shade);
+    r_alias_light(v, a, s->origin, &ambient, &shade);
     const r_md2skin *sk = NULL;
     if (rm->num_skins) {
         sk = &rm->skins[skin < rm->num_skins ? skin : 0];

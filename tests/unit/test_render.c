@@ -752,6 +752,47 @@ TEST(render_model_light_no_brighter_than_its_skin)
     CHECK_EQ(r_alias_row(128, 64, to), 32.0f);
 }
 
+/* WinQuake's R_AliasSetupLighting: a dynamic light within its radius adds radius - distance
+ * to a model's ambient light (the shade stays the floor's). The built map's light trace finds
+ * no face, so the floor's light is R_DrawAliasModel's 8: ambient 8, shade 8; a light of
+ * radius 200 at 150 units makes the ambient 8 + 50 = 58 (shade 8: 8 + 58 is under 192); one
+ * at 250 units, none; in a Quake III level, none (its models take the light grid). */
+TEST(render_model_lit_by_dynamic_lights)
+{
+    static r_view v;
+    cl_state *cl;
+    uint8_t *bytes;
+    uint32_t pal[256];
+    size_t mlen;
+    const uint8_t *model = split_skin_mdl(20, 200, &mlen);
+    r_assets *a = wall_and_model(model, mlen, NULL, &bytes, &cl, pal);
+    CHECK(a);
+    memset(&v, 0, sizeof v);
+    v.cl = cl;
+    for (int i = 0; i < CL_MAX_LIGHTSTYLES; i++)
+        v.style[i] = 256;
+    const float at[3] = {100, 0, 0};
+    float amb, shade;
+    cl->level.game = CL_GAME_Q1;
+    r_alias_light(&v, a, at, &amb, &shade);
+    CHECK_MSG(amb == 8 && shade == 8, "%g %g", (double)amb, (double)shade);
+    v.num_dlights = 1;
+    v.dlights[0].radius = 200;
+    v.dlights[0].origin[0] = 250; /* 150 units away */
+    r_alias_light(&v, a, at, &amb, &shade);
+    CHECK_MSG(amb == 58 && shade == 8, "%g %g", (double)amb, (double)shade);
+    v.dlights[0].origin[0] = 350;
+    r_alias_light(&v, a, at, &amb, &shade);
+    CHECK_EQ(amb, 8);
+    v.dlights[0].origin[0] = 250;
+    cl->level.game = CL_GAME_Q3;
+    r_alias_light(&v, a, at, &amb, &shade);
+    CHECK_EQ(amb, 8);
+    r_assets_free(a);
+    free(cl);
+    free(bytes);
+}
+
 static void explosion_at(cl_state *cl, double t, int type, float x)
 {
     cl_frame_begin(cl, t);
