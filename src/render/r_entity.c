@@ -39,6 +39,10 @@ void r_alias_light(const r_view *v, const r_assets *a, const float origin[3], fl
     float amb = l + (add < 4096 ? add : 4096);
     *ambient = amb > 128 ? 128 : amb;
     *shade = l + *ambient > 192 ? 192 - *ambient : l;
+    /* R_DrawAliasModel: "always give the gun some light", 24 at least (draw_gun draws it
+     * with R_GUN_ZBIAS) */
+    if (quake && v->zbias == R_GUN_ZBIAS && *ambient < 24)
+        *ambient = *shade = 24;
 }
 
 /* The outward normal (unnormalised) of triangle t of posed vertices w: MDL triangles wind

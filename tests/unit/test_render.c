@@ -756,7 +756,8 @@ TEST(render_model_light_no_brighter_than_its_skin)
  * to a model's ambient light (the shade stays the floor's). The built map's light trace finds
  * no face, so the floor's light is R_DrawAliasModel's 8: ambient 8, shade 8; a light of
  * radius 200 at 150 units makes the ambient 8 + 50 = 58 (shade 8: 8 + 58 is under 192); one
- * at 250 units, none; in a Quake III level, none (its models take the light grid). */
+ * at 250 units, none; in a Quake III level, none (its models take the light grid). The view's
+ * gun gets 24 at least (R_DrawAliasModel: "always give the gun some light"). */
 TEST(render_model_lit_by_dynamic_lights)
 {
     static r_view v;
@@ -784,6 +785,11 @@ TEST(render_model_lit_by_dynamic_lights)
     v.dlights[0].origin[0] = 350;
     r_alias_light(&v, a, at, &amb, &shade);
     CHECK_EQ(amb, 8);
+    /* the first-person gun (drawn with R_GUN_ZBIAS) at least 24, ambient and shade */
+    v.zbias = R_GUN_ZBIAS;
+    r_alias_light(&v, a, at, &amb, &shade);
+    CHECK_MSG(amb == 24 && shade == 24, "gun %g %g", (double)amb, (double)shade);
+    v.zbias = 0;
     v.dlights[0].origin[0] = 250;
     cl->level.game = CL_GAME_Q3;
     r_alias_light(&v, a, at, &amb, &shade);
