@@ -229,7 +229,8 @@ static int quakeworld_scores(fid_result *r)
 /* Six frames of lit dm4 rooms, one of them the followed player lying dead. Before
  * 2026-11-30: ncc 0.800, mean luma 1.89 of ezQuake's (walls lit at twice the software
  * renderer's scale; the dead view not rolled: 0.02 on that frame); after, 0.960 and 1.00;
- * 0.968 with models held at their skin's colour. */
+ * 0.968 with models held at their skin's colour; 0.964 with models lit by dynamic lights
+ * (ezQuake's reference draws its players fullbright: a light adds nothing there). */
 TEST(fidelity_quakeworld_dm4_against_ezquake)
 {
     fid_result r;
