@@ -1824,6 +1824,16 @@ TEST(q3tex_shader_anim_map_and_all_stages)
     mdl_shader_set_clear(&set);
 }
 
+/* How many of colour q's channels (R, G, B) are above, and how many below, colour p's. */
+static void channels_vs(uint32_t q, uint32_t p, int *up, int *down)
+{
+    *up = *down = 0;
+    for (int sh = 0; sh < 24; sh += 8) {
+        *up += (q >> sh & 255) > (p >> sh & 255);
+        *down += (q >> sh & 255) < (p >> sh & 255);
+    }
+}
+
 /* A rocket's explosion 120 units ahead of the camera on oa_dm3, its normal towards the
  * camera, drawn as cgame draws it (cg_localents.c CG_AddSpriteExplosion: a sprite of radius
  * 30 + 42 x its age's fraction, its shader rocketExplosion, started up to 63 ms early by
@@ -1856,13 +1866,10 @@ TEST(q3tex_rocket_explosion_sprite)
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++) {
                 uint32_t p = plain->color[y * W + x], q = at[i]->color[y * W + x];
-                int up = 0, down = 0;
-                for (int sh = 0; sh < 24; sh += 8) {
-                    up |= (q >> sh & 255) > (p >> sh & 255);
-                    down |= (q >> sh & 255) < (p >> sh & 255);
-                }
-                brighter += up;
-                darker += down;
+                int up, down;
+                channels_vs(q, p, &up, &down);
+                brighter += up > 0;
+                darker += down > 0;
                 double d = hypot(x + 0.5 - W / 2.0, y + 0.5 - H / 2.0);
                 if (up && d > reach[i])
                     reach[i] = d;
@@ -1938,11 +1945,8 @@ TEST(q3tex_player_blob_shadow)
         r_render(s.a, s.cl, 1.0, &cam, &o, with);
         int darker = 0, brighter = 0, outside = 0;
         for (int i = 0; i < W * H; i++) {
-            int dx = i % W - W / 2, dy = i / W - H / 2, d = 0, u = 0;
-            for (int sh = 0; sh < 24; sh += 8) {
-                d += (with->color[i] >> sh & 255) < (plain->color[i] >> sh & 255);
-                u += (with->color[i] >> sh & 255) > (plain->color[i] >> sh & 255);
-            }
+            int dx = i % W - W / 2, dy = i / W - H / 2, d, u;
+            channels_vs(with->color[i], plain->color[i], &u, &d);
             darker += d > 0;
             brighter += u > 0;
             outside += (d || u) && dx * dx + dy * dy > 48 * 48;
@@ -2068,11 +2072,12 @@ TEST(q3tex_teleport_effect)
         double t = k ? 1.5 : 1.1;
         render_with_fx(&s, &fx, t, plain, with);
         int brighter = 0, darker = 0;
-        for (int i = 0; i < W * H; i++)
-            for (int sh = 0; sh < 24; sh += 8) {
-                brighter += (with->color[i] >> sh & 255) > (plain->color[i] >> sh & 255);
-                darker += (with->color[i] >> sh & 255) < (plain->color[i] >> sh & 255);
-            }
+        for (int i = 0; i < W * H; i++) {
+            int u, d;
+            channels_vs(with->color[i], plain->color[i], &u, &d);
+            brighter += u;
+            darker += d;
+        }
         CHECK_EQ(darker, 0);
         if (k)
             CHECK_EQ(brighter, 0);
@@ -2158,11 +2163,12 @@ TEST(q3tex_distant_blended_model_stays_blended)
     cl_frame_end(s.cl, 1);
     r_render(s.a, s.cl, 1.5, &s.cam, &o, with);
     int darker = 0, brighter = 0;
-    for (int i = 0; i < W * H; i++)
-        for (int sh = 0; sh < 24; sh += 8) {
-            darker += (with->color[i] >> sh & 255) < (plain->color[i] >> sh & 255);
-            brighter += (with->color[i] >> sh & 255) > (plain->color[i] >> sh & 255);
-        }
+    for (int i = 0; i < W * H; i++) {
+        int u, d;
+        channels_vs(with->color[i], plain->color[i], &u, &d);
+        brighter += u;
+        darker += d;
+    }
     CHECK_MSG(darker == 0, "%d channels darker", darker);
     CHECK_MSG(brighter > 10, "%d channels brighter", brighter);
     rast_fb_free(plain);
