@@ -324,7 +324,7 @@ int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap)
 }
 
 int r_explosion_sprites(const r_assets *a, const cl_state *cl, double t, cl_entstate *out,
-                             int cap)
+                        int cap)
 {
     int model = cl && cl->level.game == CL_GAME_QW ? model_slot(cl, "progs/s_explod.spr") : 0;
     if (!a || !model || model >= a->num_models || a->models[model].kind != R_KIND_SPRITE ||
@@ -589,9 +589,10 @@ static void render_band(band *bd)
         v.clipv[2] = dot3(N, v.fwd);
         v.clipv[3] = bd->clip[3] - dot3(N, v.org);
     }
-    v.hidden_body = o->hide_entity > 0                                    ? o->hide_entity
-                    : !o->show_view_entity && cl && !q3_third_person(cl, t) ? cl->view.view_entity
-                                                                         : -1;
+    int own_body_hidden = !o->show_view_entity && cl && !q3_third_person(cl, t);
+    v.hidden_body = o->hide_entity > 0 ? o->hide_entity
+                    : own_body_hidden  ? cl->view.view_entity
+                                       : -1;
     v.gun_shown = o->gun != 0;
     v.y0 = bd->y0;
     v.y1 = bd->y1;
