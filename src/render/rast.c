@@ -1029,6 +1029,34 @@ static inline int texels8(const uint32_t *texels, __m256i *s8, __m256i *t8, __m2
 }
 #endif
 
+#if defined(__AVX2__)
+/* Blocks b and b + 1's texels (tex32: b's in the low half) times their light, as the
+ * 4-pixel loop of lit_quads_t lights a block, half by half: each half's light linear from
+ * its block's pair of reads in L (every 1 << sh pixels, b even), po_lo and po_hi the pixels'
+ * places past the pair's first read; doubled when light_x2. The alpha bytes are the light's
+ * product, not the texel's. */
+static inline __attribute__((always_inline)) __m256i
+lit_pair8(__m256i tex32, const uint32_t *L, int b, int sh, __m128i vsh, __m256i po_lo,
+          __m256i po_hi, int light_x2)
+{
+    const __m256i zero8 = _mm256_setzero_si256();
+    __m256i tlo = _mm256_unpacklo_epi8(tex32, zero8), thi = _mm256_unpackhi_epi8(tex32, zero8);
+    int la_b = b >> (sh - 2), la_b1 = (b + 1) >> (sh - 2);
+    __m256i lab = _mm256_unpacklo_epi8(
+        _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(L + la_b))),
+            _mm_loadl_epi64((const __m128i *)(L + la_b1)), 1),
+        zero8);
+    __m256i la = _mm256_unpacklo_epi64(lab, lab), lb = _mm256_unpackhi_epi64(lab, lab);
+    __m256i d1 = _mm256_sub_epi16(lb, la);
+    __m256i la4 = _mm256_sll_epi16(la, vsh);
+    __m256i llo = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_lo)), vsh);
+    __m256i lhi = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_hi)), vsh);
+    __m256i lit8 = _mm256_packus_epi16(mod16x2(tlo, llo), mod16x2(thi, lhi));
+    return light_x2 ? _mm256_adds_epu8(lit8, lit8) : lit8;
+}
+#endif
+
 static inline __attribute__((always_inline)) void
 lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *restrict c,
             float *restrict d, int j, int m, const __m128 *zb, uint64_t any,
@@ -1109,40 +1137,25 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     /* The AVX2 copy: opaque blocks two at a time, block b in the low 128 bits and b + 1 in
      * the high, every operation the 4-pixel loop's below within its half (AVX2's unpacks,
      * packs and madds work half by half), so each pixel gets the same bytes. */
+    const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
+    const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
+    const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
+    const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
+    /* p past each block's first light read: blocks b and b + 1 of a wide run share their
+     * reads (b even), the second 4 pixels further on */
+    const __m256i po_lo = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_lo),
+                                           _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 4 * wide,
+                                                             4 * wide, 4 * wide, 4 * wide,
+                                                             4 * wide, 4 * wide, 4 * wide,
+                                                             4 * wide));
+    const __m256i po_hi = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_hi),
+                                           _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
     if (flags == RAST_OPAQUE && m >= 2) {
-        const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
-        const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
-        const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
-        const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
-        /* p past each block's first light read: blocks b and b + 1 of a wide run share their
-         * reads (b even), the second 4 pixels further on */
-        const __m256i po_lo = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_lo),
-                                               _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 4 * wide,
-                                                                 4 * wide, 4 * wide, 4 * wide,
-                                                                 4 * wide, 4 * wide, 4 * wide,
-                                                                 4 * wide));
-        const __m256i po_hi = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_hi),
-                                               _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
             __m256i tex32;
             if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &tex32))
                 continue;
-            __m256i tlo = _mm256_unpacklo_epi8(tex32, zero8), thi = _mm256_unpackhi_epi8(tex32, zero8);
-            /* the two blocks' light reads: each half its block's pair */
-            int la_b = b >> (sh - 2), la_b1 = (b + 1) >> (sh - 2);
-            __m256i lab = _mm256_unpacklo_epi8(
-                _mm256_inserti128_si256(
-                    _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)(L + la_b))),
-                    _mm_loadl_epi64((const __m128i *)(L + la_b1)), 1),
-                zero8);
-            __m256i la = _mm256_unpacklo_epi64(lab, lab), lb = _mm256_unpackhi_epi64(lab, lab);
-            __m256i d1 = _mm256_sub_epi16(lb, la);
-            __m256i la4 = _mm256_sll_epi16(la, vsh);
-            __m256i llo = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_lo)), vsh);
-            __m256i lhi = _mm256_srl_epi16(_mm256_add_epi16(la4, _mm256_mullo_epi16(d1, po_hi)), vsh);
-            __m256i lit8 = _mm256_packus_epi16(mod16x2(tlo, llo), mod16x2(thi, lhi));
-            if (tx->light_x2)
-                lit8 = _mm256_adds_epu8(lit8, lit8);
+            __m256i lit8 = lit_pair8(tex32, L, b, sh, vsh, po_lo, po_hi, tx->light_x2);
             __m256i out = _mm256_or_si256(lit8, alpha8);
             __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
             __m256 old = _mm256_loadu_ps(d + j);
@@ -1154,21 +1167,24 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         }
         s = _mm256_castsi256_si128(s8);
         t = _mm256_castsi256_si128(t8);
-    } else if (tx->light_white && m >= 2 && (flags & RAST_DEPTH_TEST) &&
-               (flags & RAST_COLOR_WRITE) && !(flags & RAST_ALPHA_TEST)) {
-        /* A blended layer of its own colour, white (its lit colour the texel's): blocks
-         * two at a time as the opaque ones above, each pixel combined as the 4-pixel loop
-         * below combines it (the same operations lane by lane: the same bytes). */
-        const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
-        const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
-        const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
-        const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
+    } else if (m >= 2 && (flags & RAST_DEPTH_TEST) && (flags & RAST_COLOR_WRITE) &&
+               !(flags & RAST_ALPHA_TEST)) {
+        /* A blended layer (or one that writes no depth): blocks two at a time as the opaque
+         * ones above, each pixel lit (a white layer's lit colour is the texel's) and
+         * combined as the 4-pixel loop below does it (the same operations lane by lane: the
+         * same bytes). A bot match's bodies and pool sheets: a tenth of its pixels. */
+        const __m256i rgb8 = _mm256_set1_epi32(0x00ffffff);
         const __m256i k255 = _mm256_set1_epi16(255), k128 = _mm256_set1_epi16(128);
         const __m256i k257 = _mm256_set1_epi16(257);
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
             __m256i src;
             if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &src))
                 continue;
+            if (!tx->light_white) /* the lit colour, the texel's alpha kept (as modulate) */
+                src = _mm256_or_si256(
+                    _mm256_and_si256(lit_pair8(src, L, b, sh, vsh, po_lo, po_hi, tx->light_x2),
+                                     rgb8),
+                    _mm256_andnot_si256(rgb8, src));
             __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
             __m256 old = _mm256_loadu_ps(d + j);
             __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
