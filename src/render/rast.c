@@ -1167,27 +1167,32 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
         }
         s = _mm256_castsi256_si128(s8);
         t = _mm256_castsi256_si128(t8);
-    } else if (m >= 2 && (flags & RAST_DEPTH_TEST) && (flags & RAST_COLOR_WRITE) &&
-               !(flags & RAST_ALPHA_TEST)) {
-        /* A blended layer (or one that writes no depth): blocks two at a time as the opaque
-         * ones above, each pixel lit (a white layer's lit colour is the texel's) and
-         * combined as the 4-pixel loop below does it (the same operations lane by lane: the
-         * same bytes). A bot match's bodies and pool sheets: a tenth of its pixels. */
+    } else if (m >= 2 && (flags & RAST_DEPTH_TEST) && (flags & RAST_COLOR_WRITE)) {
+        /* A blended or alpha-tested layer (or one that writes no depth): blocks two at a
+         * time as the opaque ones above, each pixel tested, lit (a white layer's lit colour
+         * is the texel's) and combined as the 4-pixel loop below does it (the same
+         * operations lane by lane: the same bytes). A bot match's bodies and pool sheets: a
+         * tenth of its pixels; oa_dm3's grates and railings. */
         const __m256i rgb8 = _mm256_set1_epi32(0x00ffffff);
         const __m256i k255 = _mm256_set1_epi16(255), k128 = _mm256_set1_epi16(128);
         const __m256i k257 = _mm256_set1_epi16(257);
         for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
-            __m256i src;
-            if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &src))
+            __m256i tex32, src;
+            if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &tex32))
                 continue;
+            src = tex32;
             if (!tx->light_white) /* the lit colour, the texel's alpha kept (as modulate) */
                 src = _mm256_or_si256(
-                    _mm256_and_si256(lit_pair8(src, L, b, sh, vsh, po_lo, po_hi, tx->light_x2),
+                    _mm256_and_si256(lit_pair8(tex32, L, b, sh, vsh, po_lo, po_hi, tx->light_x2),
                                      rgb8),
-                    _mm256_andnot_si256(rgb8, src));
+                    _mm256_andnot_si256(rgb8, tex32));
             __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
             __m256 old = _mm256_loadu_ps(d + j);
             __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
+            if (flags & RAST_ALPHA_TEST) /* the texel's own alpha, before the light */
+                pass = _mm256_and_ps(pass, _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+                                               _mm256_srli_epi32(tex32, 24),
+                                               _mm256_set1_epi32(127))));
             __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
             __m256i slo = _mm256_unpacklo_epi8(src, zero8), shi = _mm256_unpackhi_epi8(src, zero8);
             __m256i dlo = _mm256_unpacklo_epi8(oc, zero8), dhi = _mm256_unpackhi_epi8(oc, zero8);
