@@ -968,8 +968,8 @@ static inline __m128i linear4(const uint32_t *texels, int w, int h, __m128i s, _
 {
 #if defined(__AVX2__)
     /* linear8 on the four lanes twice (the high half's reads the low half's again, in the
-     * cache): texel_linear's value lane by lane, where four scalar calls cost the blended and
-     * alpha-tested layers' blocks a tenth of a bot match's frame */
+     * cache): texel_linear's value lane by lane, in a third of the instructions of four
+     * scalar calls */
     return _mm256_castsi256_si128(linear8(texels, w, h, _mm256_broadcastsi128_si256(s),
                                           _mm256_broadcastsi128_si256(t), wrap));
 #else
@@ -1134,9 +1134,10 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
     int b = 0;
     uint64_t rest = any; /* block b's four bits lowest */
 #if defined(__AVX2__)
-    /* The AVX2 copy: opaque blocks two at a time, block b in the low 128 bits and b + 1 in
-     * the high, every operation the 4-pixel loop's below within its half (AVX2's unpacks,
-     * packs and madds work half by half), so each pixel gets the same bytes. */
+    /* The AVX2 copy: blocks two at a time, block b in the low 128 bits and b + 1 in the
+     * high, every operation the 4-pixel loop's below within its half (AVX2's unpacks, packs
+     * and madds work half by half), so each pixel gets the same bytes; that loop takes a
+     * run's last block when m is odd. First the opaque walls, then every other layer. */
     const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
     const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
     const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
