@@ -149,22 +149,35 @@ static int ogg_codebooks_ok(const uint8_t *pkt, size_t n)
         int64_t ordered = ogg_get(&r, 1);
         if (sync != 0x564342 || dims < 0 || entries < 0 || ordered < 0)
             return 1; /* stb refuses it itself, or the packet ended */
+        int64_t longest = 0; /* the longest codeword, in bits (1..32) */
         if (ordered) {
             int64_t cur = 0, len = ogg_get(&r, 5);
             while (len >= 0 && cur < entries) {
                 int64_t num = ogg_get(&r, ogg_ilog((uint32_t)(entries - cur)));
                 if (num < 0 || cur + num > entries)
                     return 1;
+                if (num > 0 && len + 1 > longest)
+                    longest = len + 1;
                 cur += num;
+                len++;
             }
         } else {
             int64_t sparse = ogg_get(&r, 1);
             for (int64_t j = 0; sparse >= 0 && j < entries; j++) {
                 int64_t present = sparse ? ogg_get(&r, 1) : 1;
-                if (present < 0 || (present && ogg_get(&r, 5) < 0))
+                int64_t len = present > 0 ? ogg_get(&r, 5) : 0;
+                if (present < 0 || len < 0)
                     return 1;
+                if (present && len + 1 > longest)
+                    longest = len + 1;
             }
         }
+        /* stb 1.22 accepts an incomplete Huffman tree, and decodes a codebook of 8 entries or
+         * fewer by a linear search that masks with (1 << length) - 1 in int: a 31-bit codeword
+         * is 1 << 31 (UB, fuzz_sound at stb_vorbis.h:1699). A whole code of 8 entries or
+         * fewer is at most 7 bits long: no real stream has one. */
+        if (entries <= 8 && longest >= 31)
+            return 0;
         int64_t type = ogg_get(&r, 4);
         if (type == 0)
             continue; /* no lookup table */

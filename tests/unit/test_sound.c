@@ -594,15 +594,18 @@ TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
 
 /* fuzz_sound's OGGs whose headers stb 1.22 cannot take: a comment header claiming more than
  * its packet holds (a count of 2^29+ overflowed its allocation size and its clean-up read past
- * its buffer: CI's ASan replay; a cut length shifted the -1 end-of-packet mark: UBSan), and a
- * lookup-type-1 codebook whose dimensions make pow() overflow int (UBSan float-cast). Each is
- * refused first, with the offset of the page holding the packet, inside the file. */
+ * its buffer: CI's ASan replay; a cut length shifted the -1 end-of-packet mark: UBSan), a
+ * lookup-type-1 codebook whose dimensions make pow() overflow int (UBSan float-cast), and
+ * (2026-11-30) a codebook of 4 entries with codewords of 1, 31, 31 and 4 bits, which stb's
+ * linear search masks with 1 << 31 in int (UBSan). Each is refused first, with the offset of
+ * the page holding the packet, inside the file. */
 TEST(sound_ogg_comment_count_overflow_refused)
 {
     static const char *const files[] = {"tests/crashers/sound/ogg-comment-count-overflow",
                                         "tests/crashers/sound/ogg-comment-length-past-packet",
-                                        "tests/crashers/sound/ogg-codebook-lookup1-float-overflow"};
-    for (int i = 0; i < 3; i++) {
+                                        "tests/crashers/sound/ogg-codebook-lookup1-float-overflow",
+                                        "tests/crashers/sound/ogg-codebook-31bit-codeword"};
+    for (int i = 0; i < 4; i++) {
         size_t n = 0;
         unsigned char *d = test_read_file(files[i], &n);
         if (!d)
