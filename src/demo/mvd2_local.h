@@ -116,7 +116,9 @@ typedef struct mvd2_state {
     uint8_t pad2;
     uint16_t max_edicts;   /* entity numbers below this (1024, or 8192 extended) */
     uint16_t inuse_hi;     /* the highest entity number in use since the level began */
-    uint16_t pad3;
+    uint16_t ents_hi;      /* the highest entity number read since the level began: every
+                            * ents[] past it is zero (level_reset and mvd2_clear clear no
+                            * more than that) */
     int32_t servercount;
     int32_t clientnum;     /* the server's own MVD observer (the "dummy"), -1 none */
     int32_t max_clients;
