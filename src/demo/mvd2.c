@@ -476,6 +476,12 @@ static void read_head(rd_t *r, int extrabits, sd_head *h)
     h->clientnum = rd_s16(r);
 }
 
+/* The bytes of ents[] a decode may have written: up to ents_hi (past it all are zero). */
+static size_t ents_used(const mvd2_state *s)
+{
+    return ((size_t)s->ents_hi + 1) * sizeof s->ents[0];
+}
+
 static void level_reset(mvd2_state *s)
 {
     memset(s->player_inuse, 0, sizeof s->player_inuse);
@@ -487,7 +493,7 @@ static void level_reset(mvd2_state *s)
     s->inuse_hi = 0;
     memset(&s->names, 0, sizeof s->names);
     memset(s->players, 0, sizeof s->players);
-    memset(s->ents, 0, ((size_t)s->ents_hi + 1) * sizeof s->ents[0]); /* (the rest: zero) */
+    memset(s->ents, 0, ents_used(s));
     s->ents_hi = 0;
     s->view = -1;
     s->level_frames = 0;
@@ -914,7 +920,7 @@ static int mvd2_probe(const uint8_t *data, size_t len, const char *filename)
 static void mvd2_clear(void *state)
 {
     mvd2_state *s = state;
-    memset(s, 0, offsetof(mvd2_state, ents) + ((size_t)s->ents_hi + 1) * sizeof s->ents[0]);
+    memset(s, 0, offsetof(mvd2_state, ents) + ents_used(s));
 }
 
 const demo_decoder demo_mvd2_decoder = {
