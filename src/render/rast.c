@@ -1138,100 +1138,105 @@ lit_quads_t(const rast_tex *tx, const uint32_t *texels, int w, int h, uint32_t *
      * high, every operation the 4-pixel loop's below within its half (AVX2's unpacks, packs
      * and madds work half by half), so each pixel gets the same bytes; that loop takes a
      * run's last block when m is odd. First the opaque walls, then every other layer. */
-    const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
-    const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
-    const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
-    const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
-    /* p past each block's first light read: blocks b and b + 1 of a wide run share their
-     * reads (b even), the second 4 pixels further on */
-    const __m256i po_lo = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_lo),
-                                           _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 4 * wide,
-                                                             4 * wide, 4 * wide, 4 * wide,
-                                                             4 * wide, 4 * wide, 4 * wide,
-                                                             4 * wide));
-    const __m256i po_hi = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_hi),
-                                           _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
-    if (flags == RAST_OPAQUE && m >= 2) {
-        for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
-            __m256i tex32;
-            if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &tex32))
-                continue;
-            __m256i lit8 = lit_pair8(tex32, L, b, sh, vsh, po_lo, po_hi, tx->light_x2);
-            __m256i out = _mm256_or_si256(lit8, alpha8);
-            __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
-            __m256 old = _mm256_loadu_ps(d + j);
-            __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
-            _mm256_storeu_ps(d + j, _mm256_blendv_ps(old, z8, pass));
-            __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
-            _mm256_storeu_si256((__m256i *)(c + j),
-                                _mm256_blendv_epi8(oc, out, _mm256_castps_si256(pass)));
-        }
-        s = _mm256_castsi256_si128(s8);
-        t = _mm256_castsi256_si128(t8);
-    } else if (m >= 2 && (flags & RAST_DEPTH_TEST) && (flags & RAST_COLOR_WRITE)) {
-        /* A blended or alpha-tested layer (or one that writes no depth): blocks two at a
-         * time as the opaque ones above, each pixel tested, lit (a white layer's lit colour
-         * is the texel's) and combined as the 4-pixel loop below does it (the same
-         * operations lane by lane: the same bytes). A bot match's bodies and pool sheets: a
-         * tenth of its pixels; oa_dm3's grates and railings. */
-        const __m256i rgb8 = _mm256_set1_epi32(0x00ffffff);
-        const __m256i k255 = _mm256_set1_epi16(255), k128 = _mm256_set1_epi16(128);
-        const __m256i k257 = _mm256_set1_epi16(257);
-        for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
-            __m256i tex32, src;
-            if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &tex32))
-                continue;
-            src = tex32;
-            if (!tx->light_white) /* the lit colour, the texel's alpha kept (as modulate) */
-                src = _mm256_or_si256(
-                    _mm256_and_si256(lit_pair8(tex32, L, b, sh, vsh, po_lo, po_hi, tx->light_x2),
-                                     rgb8),
-                    _mm256_andnot_si256(rgb8, tex32));
-            __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
-            __m256 old = _mm256_loadu_ps(d + j);
-            __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
-            if (flags & RAST_ALPHA_TEST) /* the texel's own alpha, before the light */
-                pass = _mm256_and_ps(pass, _mm256_castsi256_ps(_mm256_cmpgt_epi32(
-                                               _mm256_srli_epi32(tex32, 24),
-                                               _mm256_set1_epi32(127))));
-            __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
-            __m256i slo = _mm256_unpacklo_epi8(src, zero8), shi = _mm256_unpackhi_epi8(src, zero8);
-            __m256i dlo = _mm256_unpacklo_epi8(oc, zero8), dhi = _mm256_unpackhi_epi8(oc, zero8);
-            __m256i out;
-            if ((flags & (RAST_ADD | RAST_MUL)) == (RAST_ADD | RAST_MUL)) {
-                __m256i m2 = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
-                out = _mm256_adds_epu8(m2, oc);
-            } else if (flags & RAST_ADD) {
-                out = _mm256_adds_epu8(src, oc);
-            } else if ((flags & (RAST_MUL | RAST_BLEND)) == (RAST_MUL | RAST_BLEND)) {
-                __m256i m2 = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
-                out = _mm256_adds_epu8(m2, m2);
-            } else if (flags & RAST_MUL) {
-                out = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
-            } else if (flags & RAST_BLEND) { /* blend_px: s a + d (255 - a), each / 255 */
-                __m256i alo = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(slo, 0xff), 0xff);
-                __m256i ahi = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(shi, 0xff), 0xff);
-                __m256i xlo = _mm256_add_epi16(
-                    _mm256_add_epi16(_mm256_mullo_epi16(slo, alo),
-                                     _mm256_mullo_epi16(dlo, _mm256_sub_epi16(k255, alo))),
-                    k128);
-                __m256i xhi = _mm256_add_epi16(
-                    _mm256_add_epi16(_mm256_mullo_epi16(shi, ahi),
-                                     _mm256_mullo_epi16(dhi, _mm256_sub_epi16(k255, ahi))),
-                    k128);
-                out = _mm256_packus_epi16(_mm256_mulhi_epu16(xlo, k257),
-                                          _mm256_mulhi_epu16(xhi, k257));
-            } else {
-                out = src;
-            }
-            out = _mm256_or_si256(out, alpha8);
-            if (flags & RAST_DEPTH_WRITE)
+    if (m >= 2) {
+        const __m256i s8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[0]));
+        const __m256i t8s = _mm256_set1_epi32((int)(8 * (uint32_t)step[1]));
+        const __m256i lim8 = _mm256_broadcastsi128_si256(lim), zero8 = _mm256_setzero_si256();
+        const __m256i alpha8 = _mm256_set1_epi32((int)0xff000000u);
+        /* p past each block's first light read: blocks b and b + 1 of a wide run share their
+         * reads (b even), the second 4 pixels further on */
+        const __m256i po_lo = _mm256_add_epi16(_mm256_broadcastsi128_si256(p_lo),
+                                               _mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 4 * wide,
+                                                                 4 * wide, 4 * wide, 4 * wide,
+                                                                 4 * wide, 4 * wide, 4 * wide,
+                                                                 4 * wide));
+        const __m256i po_hi = _mm256_add_epi16(
+            _mm256_broadcastsi128_si256(p_hi),
+            _mm256_sub_epi16(po_lo, _mm256_broadcastsi128_si256(p_lo)));
+        if (flags == RAST_OPAQUE) {
+            for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
+                __m256i tex32;
+                if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &tex32))
+                    continue;
+                __m256i lit8 = lit_pair8(tex32, L, b, sh, vsh, po_lo, po_hi, tx->light_x2);
+                __m256i out = _mm256_or_si256(lit8, alpha8);
+                __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
+                __m256 old = _mm256_loadu_ps(d + j);
+                __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
                 _mm256_storeu_ps(d + j, _mm256_blendv_ps(old, z8, pass));
-            _mm256_storeu_si256((__m256i *)(c + j),
-                                _mm256_blendv_epi8(oc, out, _mm256_castps_si256(pass)));
+                __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
+                _mm256_storeu_si256((__m256i *)(c + j),
+                                    _mm256_blendv_epi8(oc, out, _mm256_castps_si256(pass)));
+            }
+            s = _mm256_castsi256_si128(s8);
+            t = _mm256_castsi256_si128(t8);
+        } else if ((flags & RAST_DEPTH_TEST) && (flags & RAST_COLOR_WRITE)) {
+            /* A blended or alpha-tested layer (or one that writes no depth): blocks two at a
+             * time as the opaque ones above, each pixel tested, lit (a white layer's lit colour
+             * is the texel's) and combined as the 4-pixel loop below does it (the same
+             * operations lane by lane: the same bytes). A bot match's bodies and pool sheets: a
+             * tenth of its pixels; oa_dm3's grates and railings. */
+            const __m256i rgb8 = _mm256_set1_epi32(0x00ffffff);
+            const __m256i k255 = _mm256_set1_epi16(255), k128 = _mm256_set1_epi16(128);
+            const __m256i k257 = _mm256_set1_epi16(257);
+            for (; b + 2 <= m; b += 2, j += 8, rest >>= 8) {
+                __m256i tex32, src;
+                if (!texels8(texels, &s8, &t8, s8s, t8s, rest, wrap, w, h, lim8, mag, &tex32))
+                    continue;
+                src = tex32;
+                if (!tx->light_white) { /* the lit colour, the texel's alpha kept (as modulate) */
+                    __m256i lit8 = lit_pair8(tex32, L, b, sh, vsh, po_lo, po_hi, tx->light_x2);
+                    src = _mm256_or_si256(_mm256_and_si256(lit8, rgb8),
+                                          _mm256_andnot_si256(rgb8, tex32));
+                }
+                __m256 z8 = _mm256_set_m128(zb[b + 1], zb[b]);
+                __m256 old = _mm256_loadu_ps(d + j);
+                __m256 pass = _mm256_cmp_ps(z8, old, _CMP_GT_OS); /* as _mm_cmpgt_ps */
+                if (flags & RAST_ALPHA_TEST) /* the texel's own alpha, before the light */
+                    pass = _mm256_and_ps(pass, _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+                                                   _mm256_srli_epi32(tex32, 24),
+                                                   _mm256_set1_epi32(127))));
+                __m256i oc = _mm256_loadu_si256((const __m256i *)(c + j));
+                __m256i slo = _mm256_unpacklo_epi8(src, zero8);
+                __m256i shi = _mm256_unpackhi_epi8(src, zero8);
+                __m256i dlo = _mm256_unpacklo_epi8(oc, zero8);
+                __m256i dhi = _mm256_unpackhi_epi8(oc, zero8);
+                __m256i out;
+                if ((flags & (RAST_ADD | RAST_MUL)) == (RAST_ADD | RAST_MUL)) {
+                    __m256i m2 = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
+                    out = _mm256_adds_epu8(m2, oc);
+                } else if (flags & RAST_ADD) {
+                    out = _mm256_adds_epu8(src, oc);
+                } else if ((flags & (RAST_MUL | RAST_BLEND)) == (RAST_MUL | RAST_BLEND)) {
+                    __m256i m2 = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
+                    out = _mm256_adds_epu8(m2, m2);
+                } else if (flags & RAST_MUL) {
+                    out = _mm256_packus_epi16(mod16x2(dlo, slo), mod16x2(dhi, shi));
+                } else if (flags & RAST_BLEND) { /* blend_px: s a + d (255 - a), each / 255 */
+                    __m256i alo = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(slo, 0xff), 0xff);
+                    __m256i ahi = _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(shi, 0xff), 0xff);
+                    __m256i xlo = _mm256_add_epi16(
+                        _mm256_add_epi16(_mm256_mullo_epi16(slo, alo),
+                                         _mm256_mullo_epi16(dlo, _mm256_sub_epi16(k255, alo))),
+                        k128);
+                    __m256i xhi = _mm256_add_epi16(
+                        _mm256_add_epi16(_mm256_mullo_epi16(shi, ahi),
+                                         _mm256_mullo_epi16(dhi, _mm256_sub_epi16(k255, ahi))),
+                        k128);
+                    out = _mm256_packus_epi16(_mm256_mulhi_epu16(xlo, k257),
+                                              _mm256_mulhi_epu16(xhi, k257));
+                } else {
+                    out = src;
+                }
+                out = _mm256_or_si256(out, alpha8);
+                if (flags & RAST_DEPTH_WRITE)
+                    _mm256_storeu_ps(d + j, _mm256_blendv_ps(old, z8, pass));
+                _mm256_storeu_si256((__m256i *)(c + j),
+                                    _mm256_blendv_epi8(oc, out, _mm256_castps_si256(pass)));
+            }
+            s = _mm256_castsi256_si128(s8);
+            t = _mm256_castsi256_si128(t8);
         }
-        s = _mm256_castsi256_si128(s8);
-        t = _mm256_castsi256_si128(t8);
     }
 #endif
     for (; b < m; b++, j += 4, rest >>= 4) {
