@@ -16,11 +16,20 @@ static float angle_mod(float a)
     return (360.0f / 65536) * (float)((int)(a * (65536 / 360.0f)) & 65535);
 }
 
-static float angle_sub(float a, float b)
+static __attribute__((noinline)) float angle_sub_far(float d);
+
+/* (inlined: the three swings' chains of steps then overlap; most differences need none of
+ * angle_sub_far's steps) */
+static inline __attribute__((always_inline)) float angle_sub(float a, float b)
 {
     float d = a - b;
     if (d >= -180.0f && d <= 180.0f)
         return d; /* (most: what the steps below leave as it is) */
+    return angle_sub_far(d);
+}
+
+static float angle_sub_far(float d)
+{
     if (!isfinite(d))
         return 0;
     /* fmodf's result is exact: d itself within 360, and d -+ 360 within 720 (Sterbenz: the

@@ -303,8 +303,18 @@ int bench_render_frames(const char *demo, const char *pak, int w, int h, int fra
     }
     r_cache *cache = r_cache_new(0);
     double busy = 0;
+    /* QDEMO_BENCH_TRIES=N: each frame the least of N renders (time_path's way, against a
+     * busy machine), for comparing two builds by the clock */
+    const char *tries_env = getenv("QDEMO_BENCH_TRIES");
+    int tries = tries_env ? atoi(tries_env) : 1;
+    tries = tries < 1 ? 1 : tries > 100 ? 100 : tries;
     for (int k = 0; k < frames; k++) {
-        busy += render_at(tl, &wo, &o, &p, fb, R_MODE_TEXTURED, threads, cache, k, frames);
+        double least = 0;
+        for (int i = 0; i < tries; i++) {
+            double s = render_at(tl, &wo, &o, &p, fb, R_MODE_TEXTURED, threads, cache, k, frames);
+            least = i == 0 || s < least ? s : least;
+        }
+        busy += least;
         printf("%d %016llx\n", k, (unsigned long long)fb_hash(fb));
     }
     fprintf(stderr, "r_render: %.3f ms a frame; %.2f M surface texels built a frame\n",
