@@ -469,6 +469,16 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (est)
                 for (int k = 0; k < 3; k++)
                     memcpy(tst[k], est[ix[k]], sizeof tst[k]);
+            /* wholly inside and no pixel centre within reach: nothing would be drawn, by its
+             * layers or a fill, so none of their set-ups is made (a distant body's small
+             * triangles: about a sixth of those over TINY_AREA in a bot match's frames) */
+            const int inside = !(code[ix[0]] | code[ix[1]] | code[ix[2]]);
+            const rast_vert rv[3] = {sp[ix[0]], sp[ix[1]], sp[ix[2]]};
+            if (inside && (v->pass == R_PASS_FLAT || v->pass == R_PASS_TEXTURED) &&
+                rast_no_centre(rv, 3)) {
+                v->count++; /* (sent, as r_emit_tri_inside would, and drawing nothing) */
+                continue;
+            }
             v->env = est ? (const float(*)[2])tst : NULL;
             /* (a blended material's tiny triangle too: an opaque fill of its mean colour
              * made a distant health sphere, added light in the game, a brown ball) */
@@ -482,17 +492,9 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
             if (shell >= 0 || v->layers == R_LAYERS_BLENDED)
                 continue; /* a shell has no flat look; a flat fill is opaque */
             uint32_t fill = rast_twice(modulate(base, col[ix[0]])); /* (the light kept at half) */
-            if (!(code[ix[0]] | code[ix[1]] | code[ix[2]])) {
-                /* wholly inside: as r_emit_poly would draw it, from the points made above */
-                const rast_vert rv[3] = {sp[ix[0]], sp[ix[1]], sp[ix[2]]};
-                if ((v->pass == R_PASS_FLAT || v->pass == R_PASS_TEXTURED) &&
-                    rast_no_centre(rv, 3)) {
-                    v->count++; /* (sent, as r_emit_tri_inside would, and drawing nothing) */
-                    continue;
-                }
-                if (r_emit_tri_inside(v, rv, fill))
-                    continue;
-            }
+            /* wholly inside: as r_emit_poly would draw it, from the points made above */
+            if (inside && r_emit_tri_inside(v, rv, fill))
+                continue;
             r_emit_poly(v, (const float(*)[3])tri, 3, fill, r_wire_color(base));
         }
         free(w);
