@@ -745,3 +745,64 @@ TEST(rast_no_centre_by_hand)
     CHECK(fb->color[21 * 32 + 11] == 0xffffffffu);
     rast_fb_free(fb);
 }
+
+/* A wall seen at a grazing angle: q (the perspective's divisor) falls from 1 to 0.1 across
+ * 256 columns, s = 0.4 x / q, so a pixel spans 0.4 texels at the left and about 40 at the
+ * right. Texel i of a 1024 x 1 image holds i in its red and green bytes, so each pixel
+ * tells which texel it read. Between a run's exact ends the texture coordinates step
+ * linearly; at the run's middle they stray by about k (k |dq| / q) / 4 pixels' worth of
+ * texture (rast.c run_pixels), which 32-pixel runs let grow past five pixels near the right
+ * end (at q 0.17: 32 x 32 x 0.0035 / 0.68; measured with them: 6.2 at column 237, on both
+ * spans). Every pixel must read a texel within one pixel's worth of
+ * texture (the texel step at that pixel) and one texel (the nearest read) of the exact
+ * s, by the plain textured span and by the lit one (white light: the texel as it is). */
+TEST(rast_grazing_wall_texels_within_a_pixel)
+{
+    enum { W = 256, H = 4, TW = 1024 };
+    static uint32_t texels[TW];
+    for (int i = 0; i < TW; i++)
+        texels[i] = rast_rgb((unsigned)i & 255, (unsigned)i >> 8, 0);
+    static const uint32_t white[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
+    const double A = 0.4, q0 = 1.0, dq = -0.9 / W;
+    rast_vert wall[4] = {{0, 0, 0.5f}, {W, 0, 0.5f}, {W, H, 0.5f}, {0, H, 0.5f}};
+    rast_fb *fb = rast_fb_new(W, H);
+    CHECK(fb != NULL);
+    for (int lit = 0; fb && lit < 2; lit++) {
+        rast_tex tx;
+        memset(&tx, 0, sizeof tx);
+        tx.texels = texels;
+        tx.w = TW;
+        tx.h = 1;
+        tx.s[0] = A;
+        tx.q[0] = dq, tx.q[2] = q0;
+        if (lit) {
+            tx.light = white;
+            tx.lw = tx.lh = 2;
+            tx.light_white = 1;
+        }
+        rast_clear(fb, 0);
+        rast_polygon_tex_rows(fb, wall, 4, &tx, RAST_OPAQUE, 0, H);
+        int worst = -1, drawn = 0;
+        double worst_px = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                uint32_t c = fb->color[y * W + x];
+                if (fb->depth[y * W + x] != 0.5f)
+                    continue;
+                drawn++;
+                double px = x + 0.5, q = q0 + dq * px;
+                double s = A * px / q, rate = A * q0 / (q * q); /* ds/dx */
+                double got = (double)((c & 255) | (c >> 8 & 255) << 8);
+                double off = fabs(got - s) - 1.0; /* past the nearest read's rounding */
+                if (off > rate && off / rate > worst_px) {
+                    worst_px = off / rate;
+                    worst = x;
+                }
+            }
+        CHECK_MSG(drawn == W * H, "%s: %d of %d pixels drawn", lit ? "lit" : "plain", drawn,
+                  W * H);
+        CHECK_MSG(worst < 0, "%s: column %d read %.2f pixels' worth of texture off",
+                  lit ? "lit" : "plain", worst, worst_px);
+    }
+    rast_fb_free(fb);
+}
