@@ -324,23 +324,29 @@ static inline int32_t tex_fix(float s)
  * d < 64 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
  * last run takes four.) */
 /* The pixels of a run whose texture coordinates go linearly between its two exact ends:
- * TEX_RUN, fewer where the view foreshortens so fast that the linear steps would stray from
- * the exact coordinates by more than a pixel's worth of texture. Over k pixels along which
- * q (the perspective's divisor, q at the run's start) changes by dq a pixel, they stray
- * most at the middle, by about k (k |dq| / q) / 4 pixels (the texels a pixel cancel out):
- * at most one while k^2 |dq| <= 4 q. So 32 while 256 |dq| <= q, else 16 while 64 |dq| <= q,
- * else 8. Measured along oa_dm3's flyby (60 frames at 1280x720): with 32 everywhere, 3.6 %
- * of the drawn runs strayed by a pixel or more at their middle and 0.6 % by two or more
- * (close walls seen at a grazing angle: their texture's straight lines bent at each
- * run's end); so, 0.2 % by a pixel or more and none by two, for 2.3 % more instructions
- * there. (Quake's own software renderer steps 16 pixels between divisions.) */
-static inline int run_pixels(float q, float dq)
+ * the longest of `longest` (TEX_RUN or LIT_RUN), half that, ... down to 8 along which the
+ * linear steps stray from the exact coordinates by at most a pixel's worth of texture.
+ * Over k pixels along which q (the perspective's divisor, q at the run's start) changes by
+ * dq a pixel, they stray most at the middle, by about k (k |dq| / q) / 4 pixels (the
+ * texels a pixel cancel out, so whatever the level): at most one while k^2 |dq| <= 4 q.
+ * The light's coordinates step alike. Measured along oa_dm3's flyby (60 frames at
+ * 1280x720, each drawn run's middle against the exact perspective): with 32-pixel runs
+ * everywhere and 64 only where q changed by under 1/160 across them, as before
+ * 2026-11-30, 3.6 % of the runs strayed by a pixel or more and 0.6 % by two or more (6
+ * at the worst: close walls and beams at a grazing angle, their texture's straight lines
+ * bent at each run's end); so, 0.5 % by a pixel or more and none by two, for fewer
+ * instructions (walls seen square take 64 more often: oa_dm3 -0.2 %, the bot match -0.5 %,
+ * Quake's sample -1.6 %, which took no 64 before). Quake's own software renderer divides
+ * every 16 pixels. */
+static inline int run_pixels(float q, float dq, int longest)
 {
-    float a = fabsf(dq);
-    return a * (float)(TEX_RUN * TEX_RUN / 4) <= q        ? TEX_RUN
-           : a * (float)(TEX_RUN * TEX_RUN / 16) <= q ? TEX_RUN / 2
-                                                          : TEX_RUN / 4;
+    const float a = fabsf(dq);
+    return longest >= 64 && a * (64 * 64 / 4) <= q ? 64
+           : a * (32 * 32 / 4) <= q                ? 32
+           : a * (16 * 16 / 4) <= q                ? 16
+                                                   : 8;
 }
+_Static_assert(TEX_RUN == 32 && LIT_RUN == 64, "run_pixels' lengths");
 
 static inline __attribute__((unused)) int32_t run_step(int64_t diff, int steps)
 {
@@ -468,7 +474,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     float dl = (float)tx->lrow[0];
     int32_t sa = 0, ta = 0;
     for (int i = 0; i < n;) {
-        int k = run_pixels(q0 + dq * (float)i, dq);
+        int k = run_pixels(q0 + dq * (float)i, dq, n - i > TEX_RUN ? LIT_RUN : TEX_RUN);
         k = n - i < k ? n - i : k;
         if (i == 0) {
             float rq = 1.0f / (q0 > 1e-12f ? q0 : 1e-12f);
@@ -1492,14 +1498,10 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
     (void)have_lnext;
     (void)lnext;
     for (int i = first; i < n;) {
-        /* a run of LIT_RUN where q (the perspective's divisor) changes across it by under
-         * 1/160 of itself: linear steps then stray from the exact coordinates by under
-         * (texels across the run) x (that change) / 4, and the mip level keeps a run's
-         * texels under 1.25 a pixel, so under 80 / 640 = 1/8 texel (likewise luxels); a
-         * wall seen square keeps q along its rows */
-        const float qi = q0 + dq * (float)i;
-        int k = n - i > TEX_RUN && fabsf(dq) * (float)(LIT_RUN * 160) <= qi ? LIT_RUN
-                                                                              : run_pixels(qi, dq);
+        /* a run of up to LIT_RUN pixels (TEX_RUN where no more than that are left), shorter
+         * where the perspective would make its linear steps stray by over a pixel
+         * (run_pixels); a wall seen square keeps q along its rows and takes LIT_RUN */
+        int k = run_pixels(q0 + dq * (float)i, dq, n - i > TEX_RUN ? LIT_RUN : TEX_RUN);
         k = n - i < k ? n - i : k;
 #if defined(__SSE2__)
         if (i == first && k > TEX_RUN) /* (the first run's depths were read for TEX_RUN) */
