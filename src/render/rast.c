@@ -312,17 +312,11 @@ static inline int32_t tex_fix(float s)
 /* Pixels between exact divisions. Software Quake divided every 16 of its 320 columns; at
  * 1280 columns a run of 32 spans the angle of 8 of those. */
 #define TEX_RUN 32
-/* A lit span's run may be twice that where the perspective bends its coordinates by under
- * an eighth of a texel across it (tex_lit_body). */
+/* The longest run: twice that, where the perspective bends a run's coordinates by at most
+ * a pixel's worth of texture across it (run_pixels, which also takes 16 or 8 where even
+ * TEX_RUN would bend them more). */
 #define LIT_RUN 64
 
-/* diff / steps truncated, as int32, for steps 1..LIT_RUN and |diff| < 2^32 (tex_fix pins
- * both ends within +-30000 texels): a full run's constant divisor becomes a shift, a
- * shorter run's a multiplication by a 38-bit reciprocal, M = floor(2^38 / d) + 1. That is
- * exact: a M / 2^38 = a / d + a (M d - 2^38) / (d 2^38), where the second term is below
- * 2^32 d / (d 2^38) = 1/64 and a / d sits at most (d - 1) / d past an integer, so for
- * d < 64 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
- * last run takes four.) */
 /* The pixels of a run whose texture coordinates go linearly between its two exact ends:
  * the longest of `longest` (TEX_RUN or LIT_RUN), half that, ... down to 8 along which the
  * linear steps stray from the exact coordinates by at most a pixel's worth of texture.
@@ -348,6 +342,13 @@ static inline int run_pixels(float q, float dq, int longest)
 }
 _Static_assert(TEX_RUN == 32 && LIT_RUN == 64, "run_pixels' lengths");
 
+/* diff / steps truncated, as int32, for steps 1..LIT_RUN and |diff| < 2^32 (tex_fix pins
+ * both ends within +-30000 texels): a full run's constant divisor becomes a shift, a
+ * shorter run's a multiplication by a 38-bit reciprocal, M = floor(2^38 / d) + 1. That is
+ * exact: a M / 2^38 = a / d + a (M d - 2^38) / (d 2^38), where the second term is below
+ * 2^32 d / (d 2^38) = 1/64 and a / d sits at most (d - 1) / d past an integer, so for
+ * d < 64 the floor is a / d's. (A 64-bit division is a long-latency instruction; a span's
+ * last run takes four.) */
 static inline __attribute__((unused)) int32_t run_step(int64_t diff, int steps)
 {
     if (steps == TEX_RUN)
@@ -450,7 +451,7 @@ static int index_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict
 #endif
 
 /* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic; the texel exact
- * (one division) at every TEX_RUN-th pixel from the span's start and at its end, linear in
+ * (one division) at each run's end, a run run_pixels long from the span's start, linear in
  * 16.16 fixed point between. The planes are evaluated in double at the span's start and
  * stepped in float: the same operations whatever the thread. */
 static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc)
@@ -1438,8 +1439,8 @@ static inline int run_depths(const float *d, int i, int k, float zs, const span_
 }
 #endif
 
-/* The lit span's loop: four attributes (s, t and the light's) exact every TEX_RUN pixels
- * as span_tex does, linear in 16.16 between; flags and wrap are constants in each copy.
+/* The lit span's loop: four attributes (s, t and the light's) exact at each run's end as
+ * span_tex makes them, linear in 16.16 between; flags and wrap are constants in each copy.
  * With a mip chain (tx->mips), s and t are in texels of level 0 and each run reads the
  * level run_level picks for it. */
 static inline __attribute__((always_inline)) void

@@ -157,8 +157,8 @@ typedef struct rast_tex {
     uint8_t light_white;
     /* NULL, or (with light) num_mips levels of the texture, level k (w >> k) x (h >> k)
      * (at least 1 x 1; w and h powers of two), mips[0] the texels: s and t are then in
-     * texels of level 0 and each 32-pixel run reads the level its texel footprint asks
-     * for (Quake's mip thresholds, per run instead of per face). */
+     * texels of level 0 and each run (8 to 64 pixels, rast.c run_pixels) reads the level
+     * its texel footprint asks for (Quake's mip thresholds, per run instead of per face). */
     const uint32_t *const *mips;
     int num_mips;
     /* with mips: where a run's texels are larger than its pixels (level 0, under a texel a
