@@ -852,6 +852,45 @@ static inline __m256i gather8(const uint32_t *t, __m256i ix)
 #endif
 
 #if defined(__AVX2__)
+/* Eight texels at the indices in the lanes of ix (*lo) and the eight after them (*hi):
+ * gather8 at ix and at ix + 1, for a bilinear read whose right-hand texels sit just after
+ * its left-hand ones in every lane (the caller checks); eight 64-bit loads where the two
+ * gathers make sixteen of 32 bits (vpgatherdd's copy: the two gathers). */
+static inline void gather8_pairs(const uint32_t *t, __m256i ix, __m256i *lo, __m256i *hi)
+{
+#if defined(QD_RAST_GATHER)
+    *lo = gather8(t, ix);
+    *hi = gather8(t, _mm256_add_epi32(ix, _mm256_set1_epi32(1)));
+#else
+    int32_t i[8];
+    _mm256_storeu_si256((__m256i *)i, ix);
+    uint64_t q[8];
+    for (int k = 0; k < 8; k++)
+        memcpy(&q[k], t + i[k], 8);
+    /* a: pairs 0..3, b: pairs 4..7; per 128 bits the low dwords of two pairs of each, then
+     * the 64-bit quarters put back in pixel order */
+    __m256i a = _mm256_setr_epi64x((long long)q[0], (long long)q[1], (long long)q[2],
+                                   (long long)q[3]);
+    __m256i b = _mm256_setr_epi64x((long long)q[4], (long long)q[5], (long long)q[6],
+                                   (long long)q[7]);
+    __m256 l = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                 _MM_SHUFFLE(2, 0, 2, 0));
+    __m256 h = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                 _MM_SHUFFLE(3, 1, 3, 1));
+    *lo = _mm256_permute4x64_epi64(_mm256_castps_si256(l), _MM_SHUFFLE(3, 1, 2, 0));
+    *hi = _mm256_permute4x64_epi64(_mm256_castps_si256(h), _MM_SHUFFLE(3, 1, 2, 0));
+#endif
+}
+
+/* 1 when every lane of b is a's plus one */
+static inline int all_next8(__m256i a, __m256i b)
+{
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(b, _mm256_add_epi32(a, _mm256_set1_epi32(1)))) ==
+           -1;
+}
+#endif
+
+#if defined(__AVX2__)
 /* lerp16 and mod16 on 256 bits: the same operations on twice the lanes. */
 static inline __m256i lerp16x2(__m256i a, __m256i b, __m256i f)
 {
@@ -925,10 +964,19 @@ static inline __m256i light8(const rast_tex *tx, __m256i ls, __m256i lt)
     __m256i y0 = _mm256_srli_si256(p0, 8), y1 = _mm256_srli_si256(p1, 8);
     const __m256i wv = _mm256_set1_epi32(1 << 16 | tx->lw);
     const uint32_t *lt32 = tx->light;
-    __m256i c00 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p0), wv));
-    __m256i c10 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p1), wv));
-    __m256i c01 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p0), wv));
-    __m256i c11 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p1), wv));
+    const __m256i i00 = _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p0), wv);
+    const __m256i i10 = _mm256_madd_epi16(_mm256_unpacklo_epi16(y0, p1), wv);
+    const __m256i i01 = _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p0), wv);
+    __m256i c00, c10, c01, c11;
+    if (all_next8(i00, i10)) { /* (then x1 is x0 + 1 in every lane, on both rows) */
+        gather8_pairs(lt32, i00, &c00, &c10);
+        gather8_pairs(lt32, i01, &c01, &c11);
+    } else {
+        c00 = gather8(lt32, i00);
+        c10 = gather8(lt32, i10);
+        c01 = gather8(lt32, i01);
+        c11 = gather8(lt32, _mm256_madd_epi16(_mm256_unpacklo_epi16(y1, p1), wv));
+    }
     return mix8(c00, c10, c01, c11, fx, fy, 0);
 }
 
@@ -1034,10 +1082,16 @@ static inline __m256i linear8(const uint32_t *texels, int w, int h, __m256i s, _
         y1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(yi, one), zero), hm);
     }
     __m256i r0 = _mm256_mullo_epi32(y0, wv), r1 = _mm256_mullo_epi32(y1, wv);
-    __m256i c00 = gather8(texels, _mm256_add_epi32(r0, x0));
-    __m256i c10 = gather8(texels, _mm256_add_epi32(r0, x1));
-    __m256i c01 = gather8(texels, _mm256_add_epi32(r1, x0));
-    __m256i c11 = gather8(texels, _mm256_add_epi32(r1, x1));
+    __m256i c00, c10, c01, c11;
+    if (all_next8(x0, x1)) { /* (the right-hand texels just after the left-hand ones) */
+        gather8_pairs(texels, _mm256_add_epi32(r0, x0), &c00, &c10);
+        gather8_pairs(texels, _mm256_add_epi32(r1, x0), &c01, &c11);
+    } else {
+        c00 = gather8(texels, _mm256_add_epi32(r0, x0));
+        c10 = gather8(texels, _mm256_add_epi32(r0, x1));
+        c01 = gather8(texels, _mm256_add_epi32(r1, x0));
+        c11 = gather8(texels, _mm256_add_epi32(r1, x1));
+    }
     return mix8(c00, c10, c01, c11, fx, fy, 1);
 }
 
