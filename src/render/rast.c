@@ -317,9 +317,11 @@ static inline int32_t tex_fix(float s)
  * TEX_RUN would bend them more). */
 #define LIT_RUN 64
 
-/* The pixels of a run whose texture coordinates go linearly between its two exact ends:
- * the longest of `longest` (TEX_RUN or LIT_RUN), half that, ... down to 8 along which the
- * linear steps stray from the exact coordinates by at most a pixel's worth of texture.
+/* The pixels of a run whose texture coordinates go linearly between its two exact ends,
+ * `left` pixels of the span left from its start: the longest of LIT_RUN (TEX_RUN where
+ * no more than that are left), half that, ... down to 8 along which the linear steps stray
+ * from the exact coordinates by at most a pixel's worth of texture (the caller cuts it to
+ * `left`).
  * Over k pixels along which q (the perspective's divisor, q at the run's start) changes by
  * dq a pixel, they stray most at the middle, by about k (k |dq| / q) / 4 pixels (the
  * texels a pixel cancel out, so whatever the level): at most one while k^2 |dq| <= 4 q.
@@ -332,10 +334,10 @@ static inline int32_t tex_fix(float s)
  * instructions (walls seen square take 64 more often: oa_dm3 -0.2 %, the bot match -0.5 %,
  * Quake's sample -1.6 %, which took no 64 before). Quake's own software renderer divides
  * every 16 pixels. */
-static inline int run_pixels(float q, float dq, int longest)
+static inline int run_pixels(float q, float dq, int left)
 {
     const float a = fabsf(dq);
-    return longest >= 64 && a * (64 * 64 / 4) <= q ? 64
+    return left > TEX_RUN && a * (64 * 64 / 4) <= q ? 64
            : a * (32 * 32 / 4) <= q                ? 32
            : a * (16 * 16 / 4) <= q                ? 16
                                                    : 8;
@@ -475,8 +477,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     float dl = (float)tx->lrow[0];
     int32_t sa = 0, ta = 0;
     for (int i = 0; i < n;) {
-        int k = run_pixels(q0 + dq * (float)i, dq, n - i > TEX_RUN ? LIT_RUN : TEX_RUN);
-        k = n - i < k ? n - i : k;
+        const int kr = run_pixels(q0 + dq * (float)i, dq, n - i);
+        const int k = n - i < kr ? n - i : kr;
         if (i == 0) {
             float rq = 1.0f / (q0 > 1e-12f ? q0 : 1e-12f);
             sa = tex_fix(s0 * rq);
@@ -1556,8 +1558,8 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         /* a run of up to LIT_RUN pixels (TEX_RUN where no more than that are left), shorter
          * where the perspective would make its linear steps stray by over a pixel
          * (run_pixels); a wall seen square keeps q along its rows and takes LIT_RUN */
-        int k = run_pixels(q0 + dq * (float)i, dq, n - i > TEX_RUN ? LIT_RUN : TEX_RUN);
-        k = n - i < k ? n - i : k;
+        const int kr = run_pixels(q0 + dq * (float)i, dq, n - i);
+        const int k = n - i < kr ? n - i : kr;
 #if defined(__SSE2__)
         if (i == first && k > TEX_RUN) /* (the first run's depths were read for TEX_RUN) */
             run_depths(d, i, k, zs, sc, flags, zr, &zany);
@@ -1673,9 +1675,9 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
         }
         if (quads && kb > 0) { /* the run's blocks in one go (at most LIT_RUN / 4) */
             uint64_t any = zany & (~(uint64_t)0 >> (64 - 4 * kb));
-            /* a whole run passes its last read on (kb even: the read at its end) */
-            int carry = 4 * kb == k && (kb == TEX_RUN / 4 || kb == LIT_RUN / 4 ||
-                                        kb == TEX_RUN / 8 || kb == TEX_RUN / 16);
+            /* a run not cut by the span's end passes its last read on (its blocks, 2 to 16,
+             * are even: the read at its end); a cut one is the span's last */
+            const int carry = k == kr;
             /* the walls' copy takes the light's spacing as a constant (its reads' indices
              * and weights then fold) */
             if (flags == RAST_OPAQUE && wrap && mag)
