@@ -4,6 +4,9 @@
 #include "q3_local.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- field tables ---- */
 
@@ -236,6 +239,32 @@ static uint32_t carry_entry(dd_merge *m, uint32_t ref, uint32_t *pool_head)
     return nref;
 }
 
+/* 1 when the eight entries at refs, nums all go on as they are: each number below num16
+ * (0x10000: any number) and each ref in [lo, lo + span). */
+static inline int carry8_ok(const uint32_t *refs, const uint16_t *nums, uint32_t num16,
+                            uint32_t lo, uint32_t span)
+{
+#if defined(__SSE2__)
+    /* n >= num16 where num16 - n saturates to 0 (num16 0x10000: none); ref - lo >= span
+     * unsigned as a signed compare with both sides' top bits flipped */
+    __m128i n = _mm_loadu_si128((const __m128i *)nums);
+    __m128i over = num16 > 0xffff ? _mm_setzero_si128()
+                                  : _mm_cmpeq_epi16(_mm_subs_epu16(_mm_set1_epi16((short)num16), n),
+                                                    _mm_setzero_si128());
+    const __m128i flip = _mm_set1_epi32((int)0x80000000u), l = _mm_set1_epi32((int)lo),
+                  sp = _mm_set1_epi32((int)(span ^ 0x80000000u));
+    __m128i a = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)refs), l), flip);
+    __m128i b = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)refs + 1), l), flip);
+    __m128i in = _mm_and_si128(_mm_cmplt_epi32(a, sp), _mm_cmplt_epi32(b, sp));
+    return _mm_movemask_epi8(over) == 0 && _mm_movemask_epi8(in) == 0xffff;
+#else
+    unsigned stop = 0;
+    for (int k = 0; k < 8; k++)
+        stop |= ((uint32_t)nums[k] >= num16) | (refs[k] - lo >= span);
+    return !stop;
+#endif
+}
+
 /* Carry the old entries numbered below num. An entry is simply shared when it is young
  * (>= pool_head - young_span) and older than the source frame (< made: entries the source
  * made itself may need the fix-up; a shared one was asked when first carried): one range
@@ -263,19 +292,42 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
     uint32_t oi = oi0, slot = (from->first + oi0) & rmask, ns = m->ref_head & rmask;
     if (oi < end && ref_num[slot] < num && (m->last_num >= ref_num[slot] || !from->sorted))
         m->nf.sorted = 0;
-    for (; oi < end; oi++, slot = (slot + 1) & rmask, ns = (ns + 1) & rmask) {
-        uint16_t n = ref_num[slot];
-        if (n >= num)
-            break;
-        uint32_t ref = refs[slot];
-        if (ref - lo >= span) {
-            ref = carry_entry(m, ref, &m->pool_head);
-            lo = m->pool_head - young;
-            span = (int32_t)(made - lo) > 0 ? made - lo : 0;
+    /* Eight at a time while eight entries in a row (neither side wrapping) all go on as
+     * they are: numbered below num and shared. A test with no early exit over a fixed
+     * eight, and one copy; an eight that fails the test, and the last few, go entry by
+     * entry as before. (The new frame's refs are ahead of the source's by at
+     * least the entries left to carry, so the eight read are whole before any is written.)
+     * num's 16 bits: every uint16_t number is below a larger one. */
+    const uint32_t num16 = num > 0xffff ? 0x10000u : (uint32_t)(num < 0 ? 0 : num);
+    for (;;) {
+        while (end - oi >= 8 && slot <= rmask + 1 - 8 && ns <= rmask + 1 - 8 &&
+               carry8_ok(refs + slot, ref_num + slot, num16, lo, span)) {
+            memcpy(refs + ns, refs + slot, 8 * sizeof *refs);
+            memcpy(ref_num + ns, ref_num + slot, 8 * sizeof *ref_num);
+            oi += 8;
+            slot = (slot + 8) & rmask;
+            ns = (ns + 8) & rmask;
         }
-        refs[ns] = ref;
-        ref_num[ns] = n;
+        /* an eight that failed the test one by one, or the rest */
+        uint32_t stop =
+            end - oi >= 8 && slot <= rmask + 1 - 8 && ns <= rmask + 1 - 8 ? oi + 8 : end;
+        for (; oi < stop; oi++, slot = (slot + 1) & rmask, ns = (ns + 1) & rmask) {
+            uint16_t n = ref_num[slot];
+            if (n >= num)
+                goto done;
+            uint32_t ref = refs[slot];
+            if (ref - lo >= span) {
+                ref = carry_entry(m, ref, &m->pool_head);
+                lo = m->pool_head - young;
+                span = (int32_t)(made - lo) > 0 ? made - lo : 0;
+            }
+            refs[ns] = ref;
+            ref_num[ns] = n;
+        }
+        if (oi >= end)
+            break;
     }
+done:
     if (oi > oi0)
         m->last_num = ref_num[(slot - 1) & rmask];
     if (oi == end && oi < ocount && ref_num[slot] < num)
