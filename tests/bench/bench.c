@@ -334,9 +334,15 @@ static int bench_decode_only(const char *runs_text, const char *path)
 /* FNV-like over the 8-byte words of bytes [from, to) of p (both multiples of 8). */
 static uint64_t hash_words(uint64_t a, const void *p, size_t from, size_t to)
 {
-    const uint64_t *w = (const uint64_t *)(const void *)((const char *)p + from);
-    for (size_t i = 0; i < (to - from) / 8; i++)
-        a = (a ^ w[i]) * 0x100000001b3ull + (a >> 29);
+    /* each word by memcpy: read through a uint64_t pointer, the state's floats and structs
+     * would be accessed as another type (undefined; with link-time inlining the compiler
+     * read a local entity's words before its copy had written them) */
+    const unsigned char *b = (const unsigned char *)p + from;
+    for (size_t i = 0; i < (to - from) / 8; i++) {
+        uint64_t w;
+        memcpy(&w, b + 8 * i, sizeof w);
+        a = (a ^ w) * 0x100000001b3ull + (a >> 29);
+    }
     return a;
 }
 
