@@ -15,8 +15,9 @@
 #                   build; SWEEP_EVERY=16 runs CI's fixed sample
 #
 # Variables: DEBUG=1 (no optimisation, -g), ASAN=1 (AddressSanitizer), UBSAN=1
-# (UndefinedBehaviorSanitizer), WERROR=1 (warnings are errors), B=DIR (build folder), CC=... (default cc), QDEMO_REALDATA=DIR (real test data,
-# default ../shared/realdata).
+# (UndefinedBehaviorSanitizer), WERROR=1 (warnings are errors), LTO=0 (no link-time
+# optimisation of the decoders), B=DIR (build folder), CC=... (default cc),
+# QDEMO_REALDATA=DIR (real test data, default ../shared/realdata).
 
 CC ?= cc
 PKGS := sdl2 stb zlib
