@@ -154,6 +154,14 @@ extern const uint16_t q3_huff_table[1 << 11];
  * message and on the NYT code (the slow path of q3_huff_byte_in). */
 int q3_huff_walk(q3_bits *b);
 
+/* 8 bytes at p, the first in the low byte. */
+static inline uint64_t q3_load8(const uint8_t *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
 /* The next bits of the message from the cursor, the first in bit 0, zeros past the end;
  * *avail is how many of them are real (0 once the error flag is set). Only the bytes the
  * reader owns are touched: 8 at once when 8 are left, else one by one. */
@@ -169,13 +177,17 @@ static inline uint64_t q3_peek(const q3_bits *b, size_t *avail)
     const uint8_t *p = b->r.p + byte;
     uint64_t w = 0;
     if (left >= 8) {
-        w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-            (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-            (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+        w = q3_load8(p);
         *avail = 64 - sh;
     } else {
-        for (size_t i = 0; i < left; i++)
-            w |= (uint64_t)p[i] << (8 * i);
+        /* the message's last 8 bytes, shifted down to the cursor's (every message's
+         * last bytes are read so: a snapshot's tail), or one by one in a message of
+         * fewer than 8 */
+        if (b->r.len >= 8)
+            w = q3_load8(b->r.p + b->r.len - 8) >> (8 * (8 - left));
+        else
+            for (size_t i = 0; i < left; i++)
+                w |= (uint64_t)p[i] << (8 * i);
         *avail = left * 8 - sh;
     }
     return w >> sh;
