@@ -1181,8 +1181,11 @@ static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
         st->ammo = ammo16(ps->ammo[wp]);
     }
     st->gun_model = weapon_model(wp); /* the view weapon: the held weapon's world model */
+    /* (read once: the stores below may alias it, so the compiler would read it again each
+     * turn, and work out its index each time) */
+    const int32_t owned = ps->stats[stat_weapons(c)];
     for (int i = 1; i < Q3_NUM_WEAPONS; i++) {
-        if (ps->stats[stat_weapons(c)] & (1 << i))
+        if (owned & (1 << i))
             st->weapons |= 1u << q3_weapon[i];
         /* by kind: the ammunition of the first weapon of that kind */
         int k = q3_weapon_ammo[i];
