@@ -436,21 +436,29 @@ static inline int dd_same_as_shown(dd_store v, const dd_frame *sh, uint32_t *at,
 static inline int dd_diff_shown(dd_store v, const dd_frame *f, const dd_frame *sh,
                                 uint8_t *changed, uint16_t *gone)
 {
+    /* (the lists' places in locals: the byte stores into changed may alias the frames, and
+     * each dd_num would read them again; the same ref is the same entry, no compare) */
+    const uint32_t rmask = v.d->refs - 1, fc = f->count, sc = sh->count;
+    const uint32_t ff = f->first, sf = sh->first;
+    const uint32_t *refs = v.refs;
+    const uint16_t *nums = v.ref_num;
     uint32_t j = 0;
     int ngone = 0;
-    for (uint32_t i = 0; i < f->count; i++) {
-        int num = dd_num(v, f, i);
-        while (j < sh->count && dd_num(v, sh, j) < num)
-            gone[ngone++] = (uint16_t)dd_num(v, sh, j++);
+    for (uint32_t i = 0; i < fc; i++) {
+        const uint32_t a = (ff + i) & rmask;
+        const int num = nums[a];
+        while (j < sc && nums[(sf + j) & rmask] < num)
+            gone[ngone++] = nums[(sf + j++) & rmask];
         int same = 0;
-        if (j < sh->count && dd_num(v, sh, j) == num) {
-            same = dd_same_entry(v, dd_ent(v, sh, j), dd_ent(v, f, i));
+        if (j < sc && nums[(sf + j) & rmask] == num) {
+            const uint32_t b = (sf + j) & rmask;
+            same = refs[b] == refs[a] || dd_same_entry(v, dd_ent(v, sh, j), dd_ent(v, f, i));
             j++;
         }
         changed[i] = (uint8_t)!same;
     }
-    while (j < sh->count)
-        gone[ngone++] = (uint16_t)dd_num(v, sh, j++);
+    while (j < sc)
+        gone[ngone++] = nums[(sf + j++) & rmask];
     return ngone;
 }
 
