@@ -1467,6 +1467,24 @@ static int event_68(const ctx *c, int ev)
  * origin, as BG_PlayerStateToEntityState would make it; a change of followed player
  * starts afresh (CG_TransitionPlayerState copies ps to ops). firing: EF_FIRING in the
  * playerState before (entity_event). */
+/* The recorder's entity as its playerState events fire on it (ps_events). */
+static void ps_event_ent(q3_ent *e, const q3_ps *ps, int cn, const float org[3])
+{
+    memset(e, 0, sizeof *e);
+    e->number = (uint16_t)cn;
+    e->f[Q3_ES_ETYPE] = Q3_ET_PLAYER;
+    e->f[Q3_ES_CLIENTNUM] = cn;
+    e->f[Q3_ES_WEAPON] = ps->f[Q3_PS_WEAPON];
+    e->f[Q3_ES_EFLAGS] = ps->f[Q3_PS_EFLAGS];
+    memcpy(&e->f[Q3_ES_POS_TRBASE0], &org[0], 4);
+    memcpy(&e->f[Q3_ES_POS_TRBASE1], &org[1], 4);
+    memcpy(&e->f[Q3_ES_POS_TRBASE2], &org[2], 4);
+    /* its angles as the predicted entity's lerpAngles: the view's */
+    e->f[Q3_ES_APOS_TRBASE0] = ps->f[Q3_PS_VIEWANGLES0];
+    e->f[Q3_ES_APOS_TRBASE1] = ps->f[Q3_PS_VIEWANGLES1];
+    e->f[Q3_ES_APOS_TRBASE2] = ps->f[Q3_PS_VIEWANGLES2];
+}
+
 static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int firing)
 {
     q3_state *s = c->s;
@@ -1474,38 +1492,33 @@ static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int f
     int ev[2] = {ps->f[Q3_PS_EVENTS0], ps->f[Q3_PS_EVENTS1]};
     int parm[2] = {ps->f[Q3_PS_EVENTPARMS0], ps->f[Q3_PS_EVENTPARMS1]};
     if (s->have_ps_events && s->ps_ev_client == cn) {
-        q3_ent e;
-        memset(&e, 0, sizeof e);
-        e.number = (uint16_t)cn;
-        e.f[Q3_ES_ETYPE] = Q3_ET_PLAYER;
-        e.f[Q3_ES_CLIENTNUM] = cn;
-        e.f[Q3_ES_WEAPON] = ps->f[Q3_PS_WEAPON];
-        e.f[Q3_ES_EFLAGS] = ps->f[Q3_PS_EFLAGS];
-        memcpy(&e.f[Q3_ES_POS_TRBASE0], &org[0], 4);
-        memcpy(&e.f[Q3_ES_POS_TRBASE1], &org[1], 4);
-        memcpy(&e.f[Q3_ES_POS_TRBASE2], &org[2], 4);
-        /* its angles as the predicted entity's lerpAngles: the view's */
-        e.f[Q3_ES_APOS_TRBASE0] = ps->f[Q3_PS_VIEWANGLES0];
-        e.f[Q3_ES_APOS_TRBASE1] = ps->f[Q3_PS_VIEWANGLES1];
-        e.f[Q3_ES_APOS_TRBASE2] = ps->f[Q3_PS_VIEWANGLES2];
+        q3_ent e; /* made at the first event that fires (most snapshots have none) */
+        int made = 0;
         if (ext && ext != s->ps_ev_ext) {
-            e.f[Q3_ES_EVENTPARM] = ps->f[Q3_PS_EXTERNALEVENTPARM];
-            e.f[Q3_ES_EVENT] = ext;
             int ev68 = event_68(c, ext & ~Q3_EV_EVENT_BITS);
-            if (ev68 > 0)
+            if (ev68 > 0) {
+                ps_event_ent(&e, ps, cn, org);
+                made = 1;
+                e.f[Q3_ES_EVENTPARM] = ps->f[Q3_PS_EXTERNALEVENTPARM];
+                e.f[Q3_ES_EVENT] = ext;
                 entity_event(c, &e, ev68, firing);
+            }
         }
         /* a sequence that jumped by more than two lost the events between (the ring holds
          * two): only the two it holds fire */
         for (int i = seq - 2; i < seq; i++) {
             int k = i & 1;
             if (i >= s->ps_ev_seq || (i > s->ps_ev_seq - 2 && ev[k] != s->ps_ev[k])) {
+                int ev68 = event_68(c, ev[k] & ~Q3_EV_EVENT_BITS);
+                if (ev68 <= 0)
+                    continue;
+                if (!made)
+                    ps_event_ent(&e, ps, cn, org);
+                made = 1;
                 e.f[Q3_ES_EVENTPARM] = parm[k];
                 /* with its sequence's bits, as BG_PlayerStateToEntityState sends it */
                 e.f[Q3_ES_EVENT] = (ev[k] & ~Q3_EV_EVENT_BITS) | (i & 3) << 8;
-                int ev68 = event_68(c, ev[k] & ~Q3_EV_EVENT_BITS);
-                if (ev68 > 0)
-                    entity_event(c, &e, ev68, firing);
+                entity_event(c, &e, ev68, firing);
             }
         }
     }
