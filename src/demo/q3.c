@@ -1169,7 +1169,34 @@ static int16_t ammo16(int32_t v)
 /* The playerState's named stats [DM68 6] (bg_public.h statIndex_t, persEnum_t): health,
  * armour, the held weapon and its ammunition, owned weapons, powerup ends (server ms ->
  * demo time; a flag is held until INT_MAX, "end unknown"), score, dead and spectator. */
+static void ps_stats_make(const ctx *c, const q3_ps *ps, cl_stats *st);
+
 static void ps_stats(const ctx *c, const q3_ps *ps, cl_stats *st)
+{
+    q3_state *s = c->s;
+    q3_stats_key key;
+    key.pm = ps->f[Q3_PS_PM_TYPE];
+    key.weapon = ps->f[Q3_PS_WEAPON];
+    key.score = ps->persistant[Q3_PERS_SCORE];
+    key.team = ps->persistant[Q3_PERS_TEAM];
+    key.time0 = s->time0;
+    key.stat_armor = stat_armor(c);
+    key.stat_weapons = stat_weapons(c);
+    memcpy(key.stats, ps->stats, sizeof key.stats);
+    memcpy(key.ammo, ps->ammo, sizeof key.ammo);
+    memcpy(key.powerups, ps->powerups, sizeof key.powerups);
+    if (s->stats_cached && !memcmp(&key, &s->stats_key, sizeof key)) {
+        memcpy(st, &s->stats_made, sizeof *st); /* (padding too: the state's bytes) */
+        return;
+    }
+    ps_stats_make(c, ps, st);
+    s->stats_key = key;
+    memcpy(&s->stats_made, st, sizeof *st);
+    s->stats_cached = 1;
+}
+
+/* ps_stats' work: what it reads is all in its key. */
+static void ps_stats_make(const ctx *c, const q3_ps *ps, cl_stats *st)
 {
     memset(st, 0, sizeof *st);
     int pm = ps->f[Q3_PS_PM_TYPE], wp = ps->f[Q3_PS_WEAPON];

@@ -536,6 +536,12 @@ typedef DD_STORE(q3_ent, Q3_POOL, Q3_REFS, Q3_PACKET_BACKUP) q3_store;
 
 /* The whole decoder state: plain data, no pointers; copy it with memcpy (about 680 KB, most
  * of it the baselines and the pool). */
+/* What q3.c ps_stats reads (no padding: compared with memcmp). */
+typedef struct q3_stats_key {
+    int32_t pm, weapon, score, team, time0, stat_armor, stat_weapons;
+    int32_t stats[16], ammo[16], powerups[16];
+} q3_stats_key;
+
 typedef struct q3_state {
     uint8_t old;          /* Q3_OLD_DM3 or Q3_OLD_48: the file's shape, from its first block
                            * (q3_init); Q3_OLD_NONE for 66 on */
@@ -592,6 +598,11 @@ typedef struct q3_state {
     uint8_t tele_shown[Q3_MAX_GENTITIES / 8];
     uint8_t ev_present[Q3_MAX_GENTITIES / 8];
     uint8_t was_intermission;
+    /* ps_stats' last result and everything it was made from (the HUD's numbers change
+     * seldom; a server frame sent in several snapshots repeats them) */
+    q3_stats_key stats_key;
+    uint8_t stats_cached;
+    cl_stats stats_made;
     uint8_t team_game;        /* the serverinfo's g_gametype is a team game (GT_TEAM, 3, on) */
     uint8_t gametype;         /* g_gametype */
     /* the stats[] numbered as the missionpack's (bg_public.h statIndex_t with
