@@ -29,9 +29,7 @@ static int read_q3_fast(q3_bits *b, const dd_table *t, int i, int count, uint8_t
     size_t bit = b->bit;
     while (i < count && (bit >> 3) + 8 <= len) {
         const uint8_t *q = p + (bit >> 3);
-        uint64_t w = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 |
-                     (uint64_t)q[3] << 24 | (uint64_t)q[4] << 32 | (uint64_t)q[5] << 40 |
-                     (uint64_t)q[6] << 48 | (uint64_t)q[7] << 56;
+        uint64_t w = q3_load8(q);
         unsigned avail = 64 - (unsigned)(bit & 7);
         w >>= bit & 7;
         if (!(w & 1)) { /* a run of unchanged fields: its zeros are all real data */
@@ -299,9 +297,9 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
      * least the entries left to carry, so the eight read are whole before any is written.)
      * num's 16 bits: every uint16_t number is below a larger one. */
     const uint32_t num16 = num > 0xffff ? 0x10000u : (uint32_t)(num < 0 ? 0 : num);
+#define EIGHT_FIT (end - oi >= 8 && slot <= rmask + 1 - 8 && ns <= rmask + 1 - 8)
     for (;;) {
-        while (end - oi >= 8 && slot <= rmask + 1 - 8 && ns <= rmask + 1 - 8 &&
-               carry8_ok(refs + slot, ref_num + slot, num16, lo, span)) {
+        while (EIGHT_FIT && carry8_ok(refs + slot, ref_num + slot, num16, lo, span)) {
             memcpy(refs + ns, refs + slot, 8 * sizeof *refs);
             memcpy(ref_num + ns, ref_num + slot, 8 * sizeof *ref_num);
             oi += 8;
@@ -309,8 +307,7 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
             ns = (ns + 8) & rmask;
         }
         /* an eight that failed the test one by one, or the rest */
-        uint32_t stop =
-            end - oi >= 8 && slot <= rmask + 1 - 8 && ns <= rmask + 1 - 8 ? oi + 8 : end;
+        uint32_t stop = EIGHT_FIT ? oi + 8 : end;
         for (; oi < stop; oi++, slot = (slot + 1) & rmask, ns = (ns + 1) & rmask) {
             uint16_t n = ref_num[slot];
             if (n >= num)
@@ -327,6 +324,7 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
         if (oi >= end)
             break;
     }
+#undef EIGHT_FIT
 done:
     if (oi > oi0)
         m->last_num = ref_num[(slot - 1) & rmask];

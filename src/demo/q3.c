@@ -1483,17 +1483,6 @@ static int event_68(const ctx *c, int ev)
     return c->s->old == Q3_OLD_DM3 ? q3_dm3_event(ev) : ev;
 }
 
-/* cg_playerstate.c CG_CheckPlayerstateEvents: the recorder's own events (weapon fire,
- * footsteps, jumps, pain, pickups) are never sent as entities to it or to a spectator
- * following that player (sv_snapshot.c leaves out the entity of ps.clientNum and g_active.c
- * SendPendingPredictableEvents' temporary entity skips that client): they come in the
- * playerState, as events[eventSequence & 1] (MAX_PS_EVENTS 2, bg_misc.c
- * BG_AddPredictableEventToPlayerstate) and externalEvent with its toggle bits. An event is
- * new when its sequence number is past the last playerState's, or when the slot of a
- * sequence both saw holds another event. The events fire on the player's entity at its
- * origin, as BG_PlayerStateToEntityState would make it; a change of followed player
- * starts afresh (CG_TransitionPlayerState copies ps to ops). firing: EF_FIRING in the
- * playerState before (entity_event). */
 /* The recorder's entity as its playerState events fire on it (ps_events). */
 static void ps_event_ent(q3_ent *e, const q3_ps *ps, int cn, const float org[3])
 {
@@ -1512,6 +1501,17 @@ static void ps_event_ent(q3_ent *e, const q3_ps *ps, int cn, const float org[3])
     e->f[Q3_ES_APOS_TRBASE2] = ps->f[Q3_PS_VIEWANGLES2];
 }
 
+/* cg_playerstate.c CG_CheckPlayerstateEvents: the recorder's own events (weapon fire,
+ * footsteps, jumps, pain, pickups) are never sent as entities to it or to a spectator
+ * following that player (sv_snapshot.c leaves out the entity of ps.clientNum and g_active.c
+ * SendPendingPredictableEvents' temporary entity skips that client): they come in the
+ * playerState, as events[eventSequence & 1] (MAX_PS_EVENTS 2, bg_misc.c
+ * BG_AddPredictableEventToPlayerstate) and externalEvent with its toggle bits. An event is
+ * new when its sequence number is past the last playerState's, or when the slot of a
+ * sequence both saw holds another event. The events fire on the player's entity at its
+ * origin, as BG_PlayerStateToEntityState would make it; a change of followed player
+ * starts afresh (CG_TransitionPlayerState copies ps to ops). firing: EF_FIRING in the
+ * playerState before (entity_event). */
 static void ps_events(ctx *c, const q3_ps *ps, int cn, const float org[3], int firing)
 {
     q3_state *s = c->s;

@@ -164,7 +164,8 @@ static inline uint64_t q3_load8(const uint8_t *p)
 
 /* The next bits of the message from the cursor, the first in bit 0, zeros past the end;
  * *avail is how many of them are real (0 once the error flag is set). Only the bytes the
- * reader owns are touched: 8 at once when 8 are left, else one by one. */
+ * reader owns are touched: 8 at once from the cursor when 8 are left, else the message's
+ * last 8 (one by one in a message shorter than that). */
 static inline uint64_t q3_peek(const q3_bits *b, size_t *avail)
 {
     size_t byte = b->bit >> 3, left;
@@ -534,14 +535,14 @@ static inline float q3_f(int32_t v)
 #define Q3_REFS (Q3_PACKET_BACKUP * Q3_MAX_SNAP_ENTITIES)
 typedef DD_STORE(q3_ent, Q3_POOL, Q3_REFS, Q3_PACKET_BACKUP) q3_store;
 
-/* The whole decoder state: plain data, no pointers; copy it with memcpy (about 680 KB, most
- * of it the baselines and the pool). */
 /* What q3.c ps_stats reads (no padding: compared with memcmp). */
 typedef struct q3_stats_key {
     int32_t pm, weapon, score, team, time0, stat_armor, stat_weapons;
     int32_t stats[16], ammo[16], powerups[16];
 } q3_stats_key;
 
+/* The whole decoder state: plain data, no pointers; copy it with memcpy (about 680 KB, most
+ * of it the baselines and the pool). */
 typedef struct q3_state {
     uint8_t old;          /* Q3_OLD_DM3 or Q3_OLD_48: the file's shape, from its first block
                            * (q3_init); Q3_OLD_NONE for 66 on */
