@@ -1,4 +1,5 @@
-/* q2build.h: writing Quake II .dm2 bytes inside a test (test_q2.c, test_q2ext.c): blocks,
+/* q2build.h: writing Quake II .dm2 bytes inside a test (test_q2.c, test_q2ext.c,
+ * test_kmq2.c) and decoding them: blocks,
  * the messages every level starts with, entity headers (with Q2PRO's fifth bits byte) and
  * int23 coordinates, which .mvd2's entities share (test_mvd2.c). */
 #ifndef QD_Q2BUILD_H
@@ -6,7 +7,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../src/demo/demo.h"
 #include "../src/demo/q2_local.h"
 #include "testbuf.h"
 
@@ -36,13 +39,14 @@ static inline void configstring(buf *m, int index, const char *s)
     putstr(m, s);
 }
 
-/* The entity header: the bit bytes the bits need (bits 32..39 a fifth byte after
- * U_MOREBITS4, as Q2PRO's extended demos write them), then the number. */
-static inline void ent_bits(buf *m, uint64_t bits, int num)
+/* The entity header: the bit bytes the bits need, then the number. With fifth (Q2PRO's
+ * extended demos), bits 32..39 go in a fifth byte after U_MOREBITS4; without (34 and
+ * KMQuake2, whose bits 28..31 are fields of its own), at most four bytes. */
+static inline void ent_bits_in(buf *m, uint64_t bits, int num, int fifth)
 {
     if (num >= 256)
         bits |= Q2_U_NUMBER16;
-    if (bits & 0xff00000000ull)
+    if (fifth && (bits & 0xff00000000ull))
         bits |= Q2_U_MOREBITS4;
     if (bits & 0xffff000000ull)
         bits |= Q2_U_MOREBITS3;
@@ -54,13 +58,45 @@ static inline void ent_bits(buf *m, uint64_t bits, int num)
         put8(m, (unsigned)(bits >> 8 * k & 255));
         static const uint32_t more[4] = {Q2_U_MOREBITS1, Q2_U_MOREBITS2, Q2_U_MOREBITS3,
                                          Q2_U_MOREBITS4};
-        if (k == 4 || !(bits & more[k]))
+        if (k == 4 || (k == 3 && !fifth) || !(bits & more[k]))
             break;
     }
     if (bits & Q2_U_NUMBER16)
         put16(m, num);
     else
         put8(m, (unsigned)num);
+}
+
+static inline void ent_bits(buf *m, uint64_t bits, int num) { ent_bits_in(m, bits, num, 1); }
+
+/* One decoder run over .dm2 bytes held by the caller (test_q2ext.c, test_kmq2.c). */
+typedef struct q2_xrun {
+    void *st;
+    cl_state *cl;
+    qd_error err;
+    qd_err e;       /* the first error, QD_OK when the decode ran to its end */
+    int done;
+} q2_xrun;
+
+/* Decode data whole (init, then steps until done or an error): 0 when the memory ran out. */
+static inline int q2_xdecode(q2_xrun *x, const uint8_t *data, size_t len)
+{
+    memset(x, 0, sizeof *x);
+    x->st = calloc(1, demo_q2_decoder.state_size);
+    x->cl = malloc(sizeof *x->cl);
+    if (!x->st || !x->cl)
+        return 0;
+    cl_reset(x->cl);
+    x->e = demo_q2_decoder.init(x->st, data, len, &x->err);
+    for (size_t n = 0; x->e == QD_OK && !x->done && n <= len + 1; n++)
+        x->e = demo_q2_decoder.step(x->st, data, len, x->cl, NULL, &x->done, &x->err);
+    return 1;
+}
+
+static inline void q2_xfree(q2_xrun *x)
+{
+    free(x->st);
+    free(x->cl);
 }
 
 /* svc_frame in the 26..34 layout (with 34's suppress count): one byte of area bits. */

@@ -343,6 +343,7 @@ const char *demo_protocol_name(const demo_t *d)
     } names[] = {
         {DEMO_FMT_DM2, 35, "R1Q2"},
         {DEMO_FMT_DM2, 36, "Q2PRO"},
+        {DEMO_FMT_DM2, 56, "KMQuake2"},
         {DEMO_FMT_DM2, 3434, "Q2PRO extended"},
         {DEMO_FMT_DM2, 3435, "Q2PRO extended v2"},
         {DEMO_FMT_DM2, 3436, "Q2PRO extended v2 with player fog"},

@@ -517,7 +517,7 @@ static qd_err parse_serverdata(ctx *c, int extrabits)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
                     "mvd_serverdata: MVF_EXTLIMITS_2 without MVF_EXTLIMITS (flags 0x%x)",
                     h.flags);
-    const q2_csmap *cs = q2_csmap_of(wires[wire].es & Q2_ES_EXT);
+    const q2_csmap *cs = q2_csmap_of((wires[wire].es & Q2_ES_EXT) ? Q2_CSMAP_Q2PRO : Q2_CSMAP_ID);
     /* The configstrings up to the end index: a first pass for maxclients and the title,
      * which the level starts with. */
     char str[MVD2_STRING_MAX], title[CL_NAME_LEN] = "";

@@ -101,12 +101,23 @@ static inline int32_t read_i23(rd_t *r, int32_t prev)
 
 int32_t q2_read_i23(rd_t *r, int32_t prev) { return read_i23(r, prev); }
 
-/* A position: three shorts, or three absolute int23 from Q2PRO's 3435 [Q2X] (MSG_ReadPos
- * with MSG_ES_EXTENSIONS_2). */
-static void read_pos(rd_t *r, float v[3], int ext)
+/* KMQuake2's coordinate [KMQ2] (common.c MSG_ReadCoordNew, MSG_ReadPMCoordNew): a byte of
+ * bits 16..23, then a word of bits 0..15; a signed 24-bit count of 1/8 units. */
+static int32_t read_coord24(rd_t *r)
+{
+    uint32_t hi = rd_u8(r), lo = rd_u16(r);
+    return (int32_t)((hi << 16 | lo) ^ 0x800000u) - 0x800000;
+}
+
+/* A position by kind (Q2_POS_*): three shorts, three absolute int23 from Q2PRO's 3435
+ * [Q2X] (MSG_ReadPos with MSG_ES_EXTENSIONS_2), or KMQuake2's three 24-bit coordinates. */
+static void read_pos(rd_t *r, float v[3], int kind)
 {
     for (int i = 0; i < 3; i++)
-        v[i] = (float)(ext >= 2 ? read_i23(r, 0) : rd_s16(r)) * 0.125f;
+        v[i] = (float)(kind == Q2_POS_I23    ? read_i23(r, 0)
+                       : kind == Q2_POS_KMQ2 ? read_coord24(r)
+                                             : rd_s16(r)) *
+               0.125f;
 }
 
 /* A direction is an index into the 162 vertex normals; larger is an error [DM2 2.3]. */
@@ -329,13 +340,68 @@ Q2_INLINE void delta_fields(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsig
         to->scale = rd_u8(r);
 }
 
+/* KMQuake2's entity delta [KMQ2] (cl_ents.c CL_ParseDelta, common.c MSG_WriteDeltaEntity):
+ * 34's order with every model index a word (bits 28, 29: two more models, read past), the
+ * origin and old origin in 24-bit coordinates, the angles bytes (Q2_ES_KMQ2_ANGLE16:
+ * words), the alpha (bit 31, x 255) after the old origin, the sound a word and its
+ * attenuation (bit 30, read past) after it. The sound is kept only below
+ * Q2_KMQ2_SOUND_BASE, the client's slots. */
+static void kmq2_delta(rd_t *r, q2_ent *to, int num, uint32_t bits, unsigned es)
+{
+    static const uint32_t model_bit[6] = {Q2_U_MODEL,  Q2_U_MODEL2,      Q2_U_MODEL3,
+                                          Q2_U_MODEL4, Q2_U_MODEL5_KMQ2, Q2_U_MODEL6_KMQ2};
+    static const uint32_t origin_bit[3] = {Q2_U_ORIGIN1, Q2_U_ORIGIN2, Q2_U_ORIGIN3};
+    static const uint32_t angle_bit[3] = {Q2_U_ANGLE1, Q2_U_ANGLE2, Q2_U_ANGLE3};
+    memcpy(to->old_origin, to->origin, sizeof to->old_origin);
+    to->number = (uint16_t)num;
+    to->event = 0;
+    for (int i = 0; i < 6; i++)
+        if (bits & model_bit[i]) {
+            unsigned m = rd_u16(r);
+            if (i < 4)
+                to->model[i] = (uint16_t)m;
+        }
+    if (bits & Q2_U_FRAME8)
+        to->frame = rd_u8(r);
+    if (bits & Q2_U_FRAME16)
+        to->frame = rd_u16(r);
+    if (bits & (Q2_U_SKIN8 | Q2_U_SKIN16))
+        to->skin = read_pair(r, (bits & Q2_U_SKIN8) != 0, (bits & Q2_U_SKIN16) != 0);
+    if (bits & (Q2_U_EFFECTS8 | Q2_U_EFFECTS16))
+        to->effects = read_pair(r, (bits & Q2_U_EFFECTS8) != 0, (bits & Q2_U_EFFECTS16) != 0);
+    if (bits & (Q2_U_RENDERFX8 | Q2_U_RENDERFX16))
+        to->renderfx =
+            read_pair(r, (bits & Q2_U_RENDERFX8) != 0, (bits & Q2_U_RENDERFX16) != 0);
+    for (int i = 0; i < 3; i++)
+        if (bits & origin_bit[i])
+            to->origin[i] = read_coord24(r);
+    for (int i = 0; i < 3; i++)
+        if (bits & angle_bit[i])
+            to->angles[i] = (es & Q2_ES_KMQ2_ANGLE16) ? (int16_t)rd_u16(r)
+                                                      : (int16_t)((int8_t)rd_u8(r) * 256);
+    for (int i = 0; (bits & Q2_U_OLDORIGIN) && i < 3; i++)
+        to->old_origin[i] = read_coord24(r);
+    if (bits & Q2_U_ALPHA_KMQ2)
+        to->alpha = rd_u8(r);
+    if (bits & Q2_U_SOUND) {
+        unsigned snd = rd_u16(r);
+        to->sound = (uint16_t)(snd < Q2_KMQ2_SOUND_BASE ? snd : 0);
+    }
+    if (bits & Q2_U_ATTENUAT_KMQ2)
+        (void)rd_u8(r);
+    if (bits & Q2_U_EVENT)
+        to->event = rd_u8(r);
+    if (bits & Q2_U_SOLID)
+        to->solid = rd_u16(r);
+}
+
 /* One check of the delta's size when its layout is Quake II's own (ent_bytes, a solid of
  * 32 bits 2 more), then its fields read unchecked; else, or when the record may be cut
- * short, through the bounded reader. */
+ * short, through the bounded reader (KMQuake2's by kmq2_delta). */
 static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned es)
 {
     uint32_t bits = (uint32_t)bits64;
-    if (!(es & (Q2_ES_EXT | Q2_ES_SHORTANGLES))) {
+    if (!(es & (Q2_ES_EXT | Q2_ES_SHORTANGLES | Q2_ES_KMQ2))) {
         size_t need = (size_t)ent_bytes[0][bits & 0xff] + ent_bytes[1][bits >> 8 & 0xff] +
                       ent_bytes[2][bits >> 16 & 0xff] + ent_bytes[3][bits >> 24] +
                       ((es & Q2_ES_LONGSOLID) && (bits & Q2_U_SOLID) ? 2 : 0);
@@ -344,7 +410,10 @@ static void read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsigned e
             return;
         }
     }
-    delta_fields(r, to, num, bits64, es, 0);
+    if (es & Q2_ES_KMQ2)
+        kmq2_delta(r, to, num, bits, es);
+    else
+        delta_fields(r, to, num, bits64, es, 0);
 }
 
 void q2_read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits, unsigned es)
@@ -662,10 +731,12 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t 
     e->model = (uint16_t)q2_model_slot(nm, q->model[0]);
     e->model2 = (uint16_t)q2_model_slot(nm, q->model[1]);
     int client = q->skin & 0xff;
-    if (client < CL_MAX_PLAYERS && q->model[0] == Q2_CUSTOM_MODEL)
+    /* [KMQ2] cl_ents.c CL_AddPacketEntities: MAX_MODELS - 1 */
+    const unsigned custom = nm->ext == Q2_CSMAP_KMQ2 ? Q2_KMQ2_CUSTOM_MODEL : Q2_CUSTOM_MODEL;
+    if (client < CL_MAX_PLAYERS && q->model[0] == custom)
         e->model = (uint16_t)(Q2_PLAYER_MODEL_SLOT + client);
     int vwep = q->skin >> 8 & 0xff; /* CL_AddPacketEntities: 0 or unknown is weapon.md2 */
-    if (client < CL_MAX_PLAYERS && q->model[1] == Q2_CUSTOM_MODEL)
+    if (client < CL_MAX_PLAYERS && q->model[1] == custom)
         e->model2 = (uint16_t)(vwep >= 1 && vwep <= nm->num_vweps
                                    ? Q2_PLAYER_VWEP_SLOT + client * Q2_MAX_VWEPS + vwep - 1
                                    : Q2_PLAYER_WEAPON_SLOT + client);
@@ -840,6 +911,21 @@ static const char *protocol_family(int32_t p)
     }
 }
 
+/* A look ahead at the level's set-up: *r the next block of the file from *pos (its messages
+ * to read next), 0 when there is none or it is the 64th (*blocks counts them). */
+static int next_block(const uint8_t *data, size_t len, rd_t *r, size_t *pos, int *blocks)
+{
+    if (len - *pos < 4 || ++*blocks >= 64)
+        return 0;
+    rd_t h = rd_make(data + *pos, len - *pos);
+    uint32_t size = rd_u32(&h);
+    if (size == 0 || size > Q2_MAX_BLOCK || size > len - *pos - 4)
+        return 0;
+    *r = rd_make(data + *pos + 4, size);
+    *pos += 4 + size;
+    return 1;
+}
+
 /* CS_MAXCLIENTS (index maxclients) from the configstrings that follow svc_serverdata: the
  * rest of this block (r) and the blocks after it (from pos), as long as configstrings come.
  * 0 when absent. */
@@ -848,14 +934,8 @@ static int find_maxclients(const uint8_t *data, size_t len, rd_t r, size_t pos, 
     char str[Q2_STRING_MAX];
     for (int blocks = 0; blocks < 64;) {
         if (rd_left(&r) == 0) {
-            if (len - pos < 4 || ++blocks >= 64)
+            if (!next_block(data, len, &r, &pos, &blocks))
                 return 0;
-            rd_t h = rd_make(data + pos, len - pos);
-            uint32_t size = rd_u32(&h);
-            if (size == 0 || size > Q2_MAX_BLOCK || size > len - pos - 4)
-                return 0;
-            r = rd_make(data + pos + 4, size);
-            pos += 4 + size;
             continue;
         }
         if (rd_u8(&r) != Q2_SVC_CONFIGSTRING)
@@ -868,6 +948,73 @@ static int find_maxclients(const uint8_t *data, size_t len, rd_t r, size_t pos, 
             return demo_small_atoi(str);
     }
     return 0;
+}
+
+/* 1 when the messages after svc_serverdata read cleanly with entity layout es, as far as
+ * they are the level's set-up (configstrings, baselines, text) in this block (r) and the
+ * blocks after it (from pos): up to the first svc_frame, another message or 64 blocks.
+ * *angles counts the baselines that sent an angle. */
+static int setup_reads(const uint8_t *data, size_t len, rd_t r, size_t pos, unsigned es,
+                       int *angles)
+{
+    char str[Q2_STRING_MAX];
+    *angles = 0;
+    for (int blocks = 0; blocks < 64;) {
+        if (rd_left(&r) == 0) {
+            if (!next_block(data, len, &r, &pos, &blocks))
+                return 1;
+            continue;
+        }
+        switch (rd_u8(&r)) {
+        case Q2_SVC_CONFIGSTRING:
+            (void)rd_s16(&r);
+            /* fall through */
+        case Q2_SVC_STUFFTEXT:
+        case Q2_SVC_CENTERPRINT:
+            rd_str(&r, str, sizeof str);
+            break;
+        case Q2_SVC_PRINT:
+            (void)rd_u8(&r);
+            rd_str(&r, str, sizeof str);
+            break;
+        case Q2_SVC_NOP:
+            break;
+        case Q2_SVC_SPAWNBASELINE: {
+            uint64_t bits;
+            q2_ent e;
+            memset(&e, 0, sizeof e);
+            int num = read_ent_bits(&r, &bits, es);
+            if (num <= 0 || num >= Q2_MAX_EDICTS_EXT || (bits & Q2_U_REMOVE))
+                return 0;
+            *angles += (bits & (Q2_U_ANGLE1 | Q2_U_ANGLE2 | Q2_U_ANGLE3)) != 0;
+            kmq2_delta(&r, &e, num, (uint32_t)bits, es);
+            break;
+        }
+        case Q2_SVC_FRAME:
+            return !r.err;
+        default:
+            return 0;
+        }
+        if (r.err)
+            return 0;
+    }
+    return 1;
+}
+
+/* KMQuake2's entity layout [KMQ2]: its builds send the entities' angles as bytes (as the
+ * realdata demo, and Knightmare's cl_ents.c) or, later ones (MaxED's common.c
+ * MSG_WriteDeltaEntity), as words, under the same protocol number. The baselines after
+ * svc_serverdata are written by the same code: the words when they read cleanly and the
+ * bytes do not, else the bytes. */
+static unsigned kmq2_es(const ctx *c)
+{
+    int a8, a16;
+    if (setup_reads(c->data, c->len, c->r, (size_t)c->s->pos, Q2_ES_KMQ2, &a8) || !a8)
+        return Q2_ES_KMQ2;
+    if (setup_reads(c->data, c->len, c->r, (size_t)c->s->pos,
+                    Q2_ES_KMQ2 | Q2_ES_KMQ2_ANGLE16, &a16))
+        return Q2_ES_KMQ2 | Q2_ES_KMQ2_ANGLE16;
+    return Q2_ES_KMQ2;
 }
 
 static void level_reset(q2_state *s)
@@ -888,21 +1035,31 @@ static void level_reset(q2_state *s)
 static int decoded_protocol(int32_t proto)
 {
     return (proto >= Q2_PROTOCOL_MIN && proto <= Q2_PROTOCOL_MAX) ||
-           proto == Q2_PROTOCOL_R1Q2 || proto == Q2_PROTOCOL_Q2PRO || q2_ext_of(proto);
+           proto == Q2_PROTOCOL_R1Q2 || proto == Q2_PROTOCOL_Q2PRO || q2_ext_of(proto) ||
+           proto == Q2_PROTOCOL_KMQ2;
 }
 
 /* The configstring maps [DM2 3.14], [Q2X] (shared.h CS_* and MAX_CONFIGSTRINGS with and
  * without USE_PROTOCOL_EXTENSIONS; q2proto MAX_CONFIGSTRINGS_EXTENDED 13630). */
-static const q2_csmap cs_maps[2] = {
+static const q2_csmap cs_maps[3] = {
     {Q2_CS_MAXCLIENTS, Q2_CS_MODELS, Q2_CS_SOUNDS, Q2_CS_IMAGES, Q2_CS_LIGHTS, Q2_CS_ITEMS,
      Q2_CS_PLAYERSKINS, Q2_CS_GENERAL, Q2_MAX_CONFIGSTRINGS},
     {60, 62, 62 + Q2_MAX_MODELS_EXT, 62 + Q2_MAX_MODELS_EXT + Q2_MAX_SOUNDS_EXT,
      62 + Q2_MAX_MODELS_EXT + Q2_MAX_SOUNDS_EXT + Q2_MAX_IMAGES_EXT, 12350 + 256,
      12350 + 2 * 256, 12350 + 3 * 256, 12350 + 3 * 256 + 512},
+    /* KMQuake2 [KMQ2] q_shared.h: CS_SOUNDS 8224 .. CS_GENERAL 19232, then CS_PAKFILE (the
+     * map's .pk3), MAX_CONFIGSTRINGS 19745 */
+    {Q2_CS_MAXCLIENTS, Q2_CS_MODELS, 8224, 16416, 18464, 18720, 18976, 19232, 19745},
 };
+_Static_assert(8224 == Q2_CS_MODELS + Q2_MAX_MODELS_EXT && 16416 == 8224 + Q2_MAX_SOUNDS_KMQ2 &&
+                   18464 == 16416 + Q2_MAX_IMAGES_EXT,
+               "KMQuake2's map: 8192 models and sounds, 2048 images");
 _Static_assert(Q2_CS_MODELS + Q2_MAX_MODELS == Q2_CS_SOUNDS, "id's map");
 
-const q2_csmap *q2_csmap_of(int ext) { return &cs_maps[ext ? 1 : 0]; }
+const q2_csmap *q2_csmap_of(int map)
+{
+    return &cs_maps[map == Q2_CSMAP_Q2PRO || map == Q2_CSMAP_KMQ2 ? map : Q2_CSMAP_ID];
+}
 
 /* Why a protocol of id's own is not decoded: what of it no public document gives
  * (q2_local.h Q2_PROTOCOL_300). "" for the others. */
@@ -919,7 +1076,7 @@ static qd_err check_protocol(ctx *c, int32_t proto)
         return QD_OK;
     return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
                 "Quake II demo, protocol %d (%s): not supported%s; qdemo decodes protocols "
-                "26..34, R1Q2's 35, Q2PRO's 36 and Q2PRO's extended 3434..3436",
+                "26..34, R1Q2's 35, Q2PRO's 36, KMQuake2's 56 and Q2PRO's extended 3434..3436",
                 (int)proto, protocol_family(proto), undocumented(proto));
 }
 
@@ -996,17 +1153,19 @@ static qd_err parse_serverdata(ctx *c)
     s->protocol = proto;
     s->minor = minor;
     s->ext = (uint8_t)q2_ext_of(proto);
-    s->es = (uint8_t)es_of(proto, minor);
+    s->kmq2 = proto == Q2_PROTOCOL_KMQ2;
+    s->es = (uint8_t)(s->kmq2 ? kmq2_es(c) : es_of(proto, minor));
+    s->pos_kind = (uint8_t)(s->kmq2 ? Q2_POS_KMQ2 : s->ext >= 2 ? Q2_POS_I23 : Q2_POS_SHORT);
     s->fog = proto >= Q2_PROTOCOL_Q2PRO_EXT_FOG && s->ext;
-    s->max_edicts = s->ext ? Q2_MAX_EDICTS_EXT : Q2_MAX_EDICTS;
+    s->max_edicts = s->ext || s->kmq2 ? Q2_MAX_EDICTS_EXT : Q2_MAX_EDICTS;
     s->servercount = servercount;
     s->isdemo = (uint8_t)isdemo;
     s->playernum = isdemo == Q2_RECORD_SERVER ? -1 : playernum;
     s->have_level = 1;
     level_reset(s);
-    s->names.ext = s->ext != 0;
+    s->names.ext = (uint8_t)(s->kmq2 ? Q2_CSMAP_KMQ2 : s->ext ? Q2_CSMAP_Q2PRO : Q2_CSMAP_ID);
     s->max_clients = find_maxclients(c->data, c->len, *r, (size_t)s->pos,
-                                     q2_csmap_of(s->ext)->maxclients);
+                                     q2_csmap_of(s->names.ext)->maxclients);
     cl_level_begin(c->cl, CL_GAME_Q2, proto, s->max_clients, level);
     cl_set_gamedir(c->cl, gamedir[0] ? gamedir : "baseq2");
     TRACE(c, "svc_serverdata",
@@ -1108,7 +1267,8 @@ void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t 
             simple_event(cl, CL_EV_LEVEL, text);
         }
     } else if (index >= cs->sounds && index < cs->images) {
-        cl_set_sound(cl, index - cs->sounds, str);
+        if (nm->ext != Q2_CSMAP_KMQ2 || index - cs->sounds < Q2_KMQ2_SOUND_BASE)
+            cl_set_sound(cl, index - cs->sounds, str);
     } else if (index >= cs->images && index < cs->lights) {
         int n = index - cs->images;
         nm->image_kind[n] = q2_image_kind(str);
@@ -1350,7 +1510,9 @@ static int append(char *dst, size_t cap, size_t *at, const char *s, size_t n)
  * or 0 to add name past the server's) else. 0 when there is no room. */
 static int sound_slot(ctx *c, const char *name, int ent, int slot)
 {
-    const q2_csmap *cs = q2_csmap_of(c->s->ext);
+    const q2_csmap *cs = q2_csmap_of(c->s->names.ext);
+    /* the client's own from past the server's (KMQuake2's from Q2_KMQ2_SOUND_BASE) */
+    const int first = c->s->kmq2 ? Q2_KMQ2_SOUND_BASE : cs->images - cs->sounds;
     char sexed[CL_NAME_LEN];
     if (name[0] == '*') {
         const char *model = ent >= 1 && ent <= c->s->max_clients && ent <= CL_MAX_PLAYERS
@@ -1362,12 +1524,12 @@ static int sound_slot(ctx *c, const char *name, int ent, int slot)
             append(sexed, sizeof sexed, &at, m, strlen(m)) &&
             append(sexed, sizeof sexed, &at, "/", 1) &&
             append(sexed, sizeof sexed, &at, name + 1, strlen(name + 1))) {
-            int at = cl_sound_intern(c->cl, cs->images - cs->sounds, sexed);
+            int at = cl_sound_intern(c->cl, first, sexed);
             if (at)
                 return at;
         }
     }
-    return slot ? slot : cl_sound_intern(c->cl, cs->images - cs->sounds, name);
+    return slot ? slot : cl_sound_intern(c->cl, first, name);
 }
 
 /* Start snd as the client's S_StartSound does: on entity ent (<= 0: none) and from org
@@ -1444,6 +1606,33 @@ static void frame_events(ctx *c, const dd_frame *nf, const uint16_t *evented, in
 
 static inline uint64_t read_stats(rd_t *r, int16_t stats[Q2_MAX_STATS], int ext2);
 
+/* The player state's fields after the move's origin and velocity, as 34 sends them, in the
+ * layouts that read them one by one (R1Q2, Q2PRO, KMQuake2): pm_time .. the view offset. */
+static void ps_move_tail(rd_t *r, q2_pstate *ps, unsigned flags)
+{
+    if (flags & Q2_PS_M_TIME)
+        ps->pm_time = rd_u8(r);
+    if (flags & Q2_PS_M_FLAGS)
+        ps->pm_flags = rd_u8(r);
+    if (flags & Q2_PS_M_GRAVITY)
+        ps->gravity = rd_s16(r);
+    for (int i = 0; (flags & Q2_PS_M_DELTA_ANGLES) && i < 3; i++)
+        ps->delta_angles[i] = rd_s16(r);
+    for (int i = 0; (flags & Q2_PS_VIEWOFFSET) && i < 3; i++)
+        ps->viewoffset[i] = rd_s8(r);
+}
+
+/* ... and the blend, fov and refdef flags, which come before the stats. */
+static void ps_screen(rd_t *r, q2_pstate *ps, unsigned flags)
+{
+    for (int i = 0; (flags & Q2_PS_BLEND) && i < 4; i++)
+        ps->blend[i] = rd_u8(r);
+    if (flags & Q2_PS_FOV)
+        ps->fov = rd_u8(r);
+    if (flags & Q2_PS_RDFLAGS)
+        ps->rdflags = rd_u8(r);
+}
+
 /* R1Q2 / Q2PRO's player state [R1Q2] (msg.c MSG_ParseDeltaPlayerstate_Enhanced): 34's
  * flags and order, the frame's EPS bits adding origin z, velocity z, the view's roll, the
  * gun's offset and angles (the weapon frame bit now carries only the frame), the stats
@@ -1466,16 +1655,7 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
     }
     if (eps & Q2_EPS_M_VELOCITY2)
         ps->velocity[2] = rd_s16(r);
-    if (flags & Q2_PS_M_TIME)
-        ps->pm_time = rd_u8(r);
-    if (flags & Q2_PS_M_FLAGS)
-        ps->pm_flags = rd_u8(r);
-    if (flags & Q2_PS_M_GRAVITY)
-        ps->gravity = rd_s16(r);
-    for (int i = 0; (flags & Q2_PS_M_DELTA_ANGLES) && i < 3; i++)
-        ps->delta_angles[i] = rd_s16(r);
-    for (int i = 0; (flags & Q2_PS_VIEWOFFSET) && i < 3; i++)
-        ps->viewoffset[i] = rd_s8(r);
+    ps_move_tail(r, ps, flags);
     if (flags & Q2_PS_VIEWANGLES) {
         ps->viewangles[0] = rd_s16(r);
         ps->viewangles[1] = rd_s16(r);
@@ -1492,12 +1672,7 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
         ps->gunoffset[i] = rd_s8(r);
     for (int i = 0; (eps & Q2_EPS_GUNANGLES) && i < 3; i++)
         ps->gunangles[i] = rd_s8(r);
-    for (int i = 0; (flags & Q2_PS_BLEND) && i < 4; i++)
-        ps->blend[i] = rd_u8(r);
-    if (flags & Q2_PS_FOV)
-        ps->fov = rd_u8(r);
-    if (flags & Q2_PS_RDFLAGS)
-        ps->rdflags = rd_u8(r);
+    ps_screen(r, ps, flags);
     uint32_t statbits = 0;
     if (eps & Q2_EPS_STATS)
         statbits = (uint32_t)read_stats(r, ps->stats, 0);
@@ -1507,6 +1682,54 @@ static uint32_t read_ps_eps(ctx *c, q2_pstate *ps, unsigned flags)
         if (!r->err && cn >= 0 && cn < 256 && c->s->isdemo != Q2_RECORD_SERVER)
             c->s->playernum = cn;
     }
+    return statbits;
+}
+
+/* KMQuake2's player state [KMQ2] (cl_ents.c CL_ParsePlayerstate, sv_ents.c
+ * SV_WritePlayerstateToClient) under its 32-bit flags: 34's order with the move origin in
+ * 24-bit coordinates, the gun a word and a second gun's word after it (read past), the
+ * gun's offset and angles after either gun's frame byte, then the gun skins and the five
+ * move speeds (bits 15, 18..23: a word each, read past) before the blend. The stats: 256
+ * under a 32-bit mask whose bit i & 31 sends stat i (the writer's shift by i past 31 is
+ * x86's, by i mod 32), in order; the client keeps the first 32. Returns the mask. */
+static uint32_t read_ps_kmq2(ctx *c, q2_pstate *ps, uint32_t flags)
+{
+    rd_t *r = &c->r;
+    if (flags & Q2_PS_M_TYPE)
+        ps->pm_type = rd_u8(r);
+    for (int i = 0; (flags & Q2_PS_M_ORIGIN) && i < 3; i++)
+        ps->origin[i] = read_coord24(r);
+    for (int i = 0; (flags & Q2_PS_M_VELOCITY) && i < 3; i++)
+        ps->velocity[i] = rd_s16(r);
+    ps_move_tail(r, ps, flags);
+    for (int i = 0; (flags & Q2_PS_VIEWANGLES) && i < 3; i++)
+        ps->viewangles[i] = rd_s16(r);
+    for (int i = 0; (flags & Q2_PS_KICKANGLES) && i < 3; i++)
+        ps->kick_angles[i] = rd_s8(r);
+    if (flags & Q2_PS_WEAPONINDEX)
+        ps->gunindex = rd_u16(r);
+    if (flags & Q2_PS_WEAPONINDEX2_KMQ2)
+        (void)rd_u16(r);
+    if (flags & (Q2_PS_WEAPONFRAME | Q2_PS_WEAPONFRAME2_KMQ2)) {
+        if (flags & Q2_PS_WEAPONFRAME)
+            ps->gunframe = rd_u8(r);
+        if (flags & Q2_PS_WEAPONFRAME2_KMQ2)
+            (void)rd_u8(r);
+        for (int i = 0; i < 3; i++)
+            ps->gunoffset[i] = rd_s8(r);
+        for (int i = 0; i < 3; i++)
+            ps->gunangles[i] = rd_s8(r);
+    }
+    /* PS_WEAPONSKIN, PS_WEAPONSKIN2, PS_MAXSPEED .. PS_STOPSPEED */
+    rd_skip(r, 2 * (size_t)__builtin_popcount(flags & (Q2_PS_WEAPONSKIN_KMQ2 | 0xfc0000u)));
+    ps_screen(r, ps, flags);
+    uint32_t statbits = rd_u32(r);
+    for (int i = 0; statbits && i < Q2_KMQ2_STATS && !r->err; i++)
+        if (statbits >> (i & 31) & 1) {
+            int16_t v = rd_s16(r);
+            if (i < Q2_MAX_STATS)
+                ps->stats[i] = v;
+        }
     return statbits;
 }
 
@@ -1659,9 +1882,11 @@ static qd_err parse_playerinfo(ctx *c)
         ps = s->ps_ring[s->deltaframe & Q2_UPDATE_MASK];
     else
         memset(&ps, 0, sizeof ps);
-    unsigned flags = rd_u16(r);
+    unsigned flags = s->kmq2 ? rd_u32(r) : rd_u16(r); /* [KMQ2]: a long */
     uint32_t statbits = 0;
-    if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO)
+    if (s->kmq2)
+        statbits = read_ps_kmq2(c, &ps, flags);
+    else if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO)
         statbits = read_ps_eps(c, &ps, flags);
     else
         statbits = read_ps(c, &ps, flags);
@@ -1847,6 +2072,21 @@ static int te_class_q2x(int type)
     }
 }
 
+/* KMQuake2's temp entities [KMQ2] (cl_tempent.c CL_ParseTEnt): TE_BLUEHYPERBLASTER (27) a
+ * position and a direction (id's: two positions), TE_RAILTRAIL2 (31) two positions,
+ * TE_REDBLASTER (56) and TE_SHOCKSPLASH (57) a position and a direction; id's cls else. */
+static int te_class_kmq2(int type, int cls)
+{
+    switch (type) {
+    case 27: case 56: case 57:
+        return TE_IMPACT;
+    case 31:
+        return TE_LINE;
+    default:
+        return cls;
+    }
+}
+
 static qd_err parse_temp_entity(ctx *c)
 {
     q2_state *s = c->s;
@@ -1861,28 +2101,30 @@ static qd_err parse_temp_entity(ctx *c)
     int cls = te_class(type, s->protocol);
     if (cls == TE_BAD && ext)
         cls = te_class_q2x(type);
+    if (s->kmq2)
+        cls = te_class_kmq2(type, cls);
     switch (cls) {
     case TE_POINT:
-        read_pos(r, te.origin, ext);
+        read_pos(r, te.origin, s->pos_kind);
         break;
     case TE_IMPACT:
-        read_pos(r, te.origin, ext);
+        read_pos(r, te.origin, s->pos_kind);
         dir = read_dir(r);
         break;
     case TE_LINE:
-        read_pos(r, te.origin, ext);
-        read_pos(r, te.end, ext);
+        read_pos(r, te.origin, s->pos_kind);
+        read_pos(r, te.end, s->pos_kind);
         break;
     case TE_SPECIAL: /* splash, laser/welding/tunnel sparks */
         count = rd_u8(r);
-        read_pos(r, te.origin, ext);
+        read_pos(r, te.origin, s->pos_kind);
         dir = read_dir(r);
         style = rd_u8(r);
         break;
     case TE_ENT_LINE: /* parasite/medic cable, heat beams */
         te.entity = rd_s16(r);
-        read_pos(r, te.origin, ext);
-        read_pos(r, te.end, ext);
+        read_pos(r, te.origin, s->pos_kind);
+        read_pos(r, te.end, s->pos_kind);
         break;
     case TE_ENT_COUNT:
         te.entity = rd_s16(r);
@@ -1895,38 +2137,38 @@ static qd_err parse_temp_entity(ctx *c)
         switch (type) {
         case 24: /* TE_GRAPPLE_CABLE: entity, start, end, offset */
             te.entity = rd_s16(r);
-            read_pos(r, te.origin, ext);
-            read_pos(r, te.end, ext);
-            read_pos(r, scratch, ext);
+            read_pos(r, te.origin, s->pos_kind);
+            read_pos(r, te.end, s->pos_kind);
+            read_pos(r, scratch, s->pos_kind);
             break;
         case 32: /* TE_FLAME: entity, count, start, origin, pos1..4 [DM2 3.4] */
             te.entity = rd_s16(r);
             count = rd_s16(r);
-            read_pos(r, te.origin, ext);
-            read_pos(r, te.end, ext);
+            read_pos(r, te.origin, s->pos_kind);
+            read_pos(r, te.end, s->pos_kind);
             for (int i = 0; i < 4; i++)
-                read_pos(r, scratch, ext);
+                read_pos(r, scratch, s->pos_kind);
             break;
         case 33: /* TE_LIGHTNING: two entities, start, end [Q2CL CL_ParseLightning] */
             te.entity = rd_s16(r);
             (void)rd_s16(r);
-            read_pos(r, te.origin, ext);
-            read_pos(r, te.end, ext);
+            read_pos(r, te.origin, s->pos_kind);
+            read_pos(r, te.end, s->pos_kind);
             break;
         case 36: /* TE_FLASHLIGHT: origin, entity */
-            read_pos(r, te.origin, ext);
+            read_pos(r, te.origin, s->pos_kind);
             te.entity = rd_s16(r);
             break;
         case 37: /* TE_FORCEWALL: start, end, colour. The spec reads a short; the reference
                   * client reads a byte [Q2CL cl_tent.c CL_ParseTEnt], and so do we. */
-            read_pos(r, te.origin, ext);
-            read_pos(r, te.end, ext);
+            read_pos(r, te.origin, s->pos_kind);
+            read_pos(r, te.end, s->pos_kind);
             style = rd_u8(r);
             break;
         case 40: { /* TE_STEAM: id, count, origin, dir, colour, magnitude, [wait] */
             int id = rd_s16(r);
             count = rd_u8(r);
-            read_pos(r, te.origin, ext);
+            read_pos(r, te.origin, s->pos_kind);
             dir = read_dir(r);
             style = rd_u8(r);
             (void)rd_s16(r);
@@ -1936,7 +2178,7 @@ static qd_err parse_temp_entity(ctx *c)
         }
         case 50: /* TE_WIDOWBEAMOUT: id, origin */
             (void)rd_s16(r);
-            read_pos(r, te.origin, ext);
+            read_pos(r, te.origin, s->pos_kind);
             break;
         default: /* TE_RAILTRAIL2 (31) and unknown types */
             if (r->err)
@@ -1984,8 +2226,9 @@ static qd_err parse_sound(ctx *c)
     rd_t *r = &c->r;
     const int ext = c->s->ext;
     unsigned mask = rd_u8(r);
-    /* an extended demo's SND_INDEX16: a word [Q2X] (parse.c CL_ParseStartSoundPacket) */
-    int num = ext && (mask & Q2_SND_INDEX16) ? rd_u16(r) : rd_u8(r);
+    /* an extended demo's SND_INDEX16: a word [Q2X] (parse.c CL_ParseStartSoundPacket);
+     * always a word in KMQuake2's [KMQ2] (cl_parse.c CL_ParseStartSoundPacket) */
+    int num = c->s->kmq2 || (ext && (mask & Q2_SND_INDEX16)) ? rd_u16(r) : rd_u8(r);
     int vol = 255, attn = 64, ofs = 0, ent = 0, chan = 0;
     float pos[3] = {0, 0, 0};
     if (mask & Q2_SND_VOLUME)
@@ -2000,15 +2243,19 @@ static qd_err parse_sound(ctx *c)
         chan = (int)(ec & 7);
     }
     if (mask & Q2_SND_POS)
-        read_pos(r, pos, ext);
+        read_pos(r, pos, c->s->pos_kind);
     if (r->err)
         return truncated(c, "svc_sound");
-    if (ent > Q2_MAX_EDICTS && !ext)
+    if (ent > Q2_MAX_EDICTS && !ext && !c->s->kmq2)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_sound: entity %d over %d", ent,
                     Q2_MAX_EDICTS);
-    if (num >= Q2_MAX_SOUNDS_EXT) /* [Q2X] "bad index"; a byte never is */
+    /* [Q2X] "bad index"; a byte never is */
+    const int max_sounds = c->s->kmq2 ? Q2_MAX_SOUNDS_KMQ2 : Q2_MAX_SOUNDS_EXT;
+    if (num >= max_sounds)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_sound: sound %d over %d", num,
-                    Q2_MAX_SOUNDS_EXT - 1);
+                    max_sounds - 1);
+    if (c->s->kmq2 && num >= Q2_KMQ2_SOUND_BASE)
+        num = 0; /* a server sound the client has no slot for (Q2_KMQ2_SOUND_BASE): silent */
     cl_sound snd;
     memset(&snd, 0, sizeof snd);
     snd.sound = (uint16_t)num;
@@ -2253,7 +2500,7 @@ static qd_err parse_message(ctx *c, int cmd)
     switch (cmd) {
     case Q2_SVC_MUZZLEFLASH:
     case Q2_SVC_MUZZLEFLASH2: /* [DM2 3.2, 3.3] */
-        a = s->ext ? rd_u16(r) : rd_s16(r);
+        a = s->ext || s->kmq2 ? rd_u16(r) : rd_s16(r); /* [KMQ2] cl_lights.c: unsigned */
         b = rd_u8(r);
         if (r->err)
             return truncated(c, name);
@@ -2356,6 +2603,13 @@ static qd_err parse_message(ctx *c, int cmd)
             return parse_r1q2(c, cmd);
         /* fall through */
     case Q2_SVC_ZPACKET:
+        if (s->kmq2) { /* KMQuake2's svc_fog [KMQ2] (cl_parse.c CL_ParseFog): 10 bytes */
+            if (!rd_bytes(r, 10))
+                return truncated(c, "svc_fog");
+            TRACE(c, "svc_fog", "%s", "");
+            return QD_OK;
+        }
+        /* fall through */
     case Q2_SVC_ZDOWNLOAD:
     case Q2_SVC_GAMESTATE:
     case Q2_SVC_CONFIGSTRINGSTREAM:

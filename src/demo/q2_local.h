@@ -73,7 +73,29 @@
 #define Q2_PROTOCOL_R1Q2 35
 #define Q2_PROTOCOL_Q2PRO 36
 #define Q2_PROTOCOL_Q2PRO_MVD 37
-#define Q2_PROTOCOL_KMQ2 56 /* KMQuake2 (realdata/dm2 mission64 demo1) */
+#define Q2_PROTOCOL_KMQ2 56 /* KMQuake2 (realdata/dm2 mission64 demo1) [KMQ2] */
+/* KMQuake2's protocol 56 [KMQ2] (m-x-d/KMQuake2: qcommon/qcommon.h, game/q_shared.h,
+ * qcommon/common.c MSG_ReadCoord, client/cl_ents.c CL_ParseDelta and CL_ParsePlayerstate,
+ * client/cl_parse.c, client/cl_tempent.c; facts only): id's 34 with 24-bit coordinates
+ * (a byte of bits 16..23, then a word of bits 0..15), 16-bit model, sound and gun indices,
+ * a 32-bit player-state flags word, 256 stats under a 32-bit mask and larger limits. */
+#define Q2_KMQ2_CUSTOM_MODEL 8191 /* MAX_MODELS - 1: the player's own model (id: 255) */
+#define Q2_MAX_SOUNDS_KMQ2 8192
+#define Q2_KMQ2_STATS 256         /* MAX_STATS; the mask's bit i & 31 announces stat i */
+#define Q2_KMQ2_SOUND_BASE 1024   /* the client's own sounds (sound_slot) go from here: the
+                                   * server's 8192 would leave the client no slot; server
+                                   * sounds at or past it are not set (q2_configstring) */
+#define Q2_SVC_FOG_KMQ2 21        /* svc_fog: 10 bytes (cl_parse.c CL_ParseFog) */
+/* entity bits 28..31 (qcommon.h U_MODEL5 .. U_ALPHA) */
+#define Q2_U_MODEL5_KMQ2 (1u << 28)
+#define Q2_U_MODEL6_KMQ2 (1u << 29)
+#define Q2_U_ATTENUAT_KMQ2 (1u << 30)
+#define Q2_U_ALPHA_KMQ2 (1u << 31)
+/* player-state bits 15..23 (qcommon.h PS_WEAPONSKIN .. PS_STOPSPEED): a word each but the
+ * second gun's frame (a byte, read with the first's) */
+#define Q2_PS_WEAPONSKIN_KMQ2 (1u << 15)
+#define Q2_PS_WEAPONINDEX2_KMQ2 (1u << 16)
+#define Q2_PS_WEAPONFRAME2_KMQ2 (1u << 17)
 /* Q2PRO's extended-limits demos [Q2X]: the 34 layout with the extended configstring map
  * and limits; from 3435 int23 coordinates (Q2PRO_PF_EXTENSIONS_2), 3436 adds player fog */
 #define Q2_PROTOCOL_Q2PRO_EXT 3434
@@ -102,11 +124,15 @@
 
 /* Where the configstring ranges start: id's map above, or Q2PRO's extended one [Q2X]
  * (shared.h CS_* under USE_PROTOCOL_EXTENSIONS: 8192 models, 2048 sounds and images). */
+/* The configstring maps: q2_names.ext, q2_csmap_of */
+#define Q2_CSMAP_ID 0
+#define Q2_CSMAP_Q2PRO 1 /* Q2PRO's extended demos */
+#define Q2_CSMAP_KMQ2 2  /* KMQuake2 [KMQ2] q_shared.h: 8192 models and sounds, 2048 images */
 typedef struct q2_csmap {
     uint16_t maxclients, models, sounds, images, lights, items, playerskins, general, end;
 } q2_csmap;
-/* The map of q2_names.ext: 0 id's, 1 Q2PRO's extended. */
-const q2_csmap *q2_csmap_of(int ext);
+/* The map of q2_names.ext (Q2_CSMAP_*). */
+const q2_csmap *q2_csmap_of(int map);
 
 /* R1Q2 / Q2PRO additions [R1Q2]: the 5-bit command in each byte (35, 36) */
 #define Q2_SVC_ZPACKET 21
@@ -144,6 +170,9 @@ const q2_csmap *q2_csmap_of(int ext);
 #define Q2_ES_EXT (1u << 2)  /* MSG_ES_EXTENSIONS: the fifth bits byte, U_MODEL16, the sound
                               * word, more effects, alpha, scale */
 #define Q2_ES_EXT2 (1u << 3) /* MSG_ES_EXTENSIONS_2: int23 origins and old origins */
+#define Q2_ES_KMQ2 (1u << 4) /* KMQuake2 [KMQ2]: read by q2.c kmq2_delta alone */
+#define Q2_ES_KMQ2_ANGLE16 (1u << 5) /* with it: later builds' 16-bit angles (common.c
+                                      * MSG_WriteDeltaEntity), under the same number */
 #define Q2_ES_EXTENDED (Q2_ES_LONGSOLID | Q2_ES_SHORTANGLES | Q2_ES_EXT) /* Q2PRO's extended
                                                                          * limits */
 #define Q2_GUNINDEX_BITS 13       /* extended gunindex: the model; the top 3 bits its skin */
@@ -354,9 +383,14 @@ typedef struct q2_pstate {
     uint8_t blend[4];
 } q2_pstate;
 
+/* Positions (read_pos): id's shorts, Q2PRO's int23 (3435 on), KMQuake2's 24 bits */
+#define Q2_POS_SHORT 0
+#define Q2_POS_I23 1
+#define Q2_POS_KMQ2 2
+
 /* What the configstrings name, for the HUD stats (plain data, part of a decoder state). */
 typedef struct q2_names {
-    uint8_t ext;                             /* the configstring map: q2_csmap_of(ext) */
+    uint8_t ext;                             /* the configstring map, Q2_CSMAP_* */
     uint8_t num_vweps;                       /* "#" CS_MODELS names, the first Q2_MAX_VWEPS */
     uint16_t vwep_model[Q2_MAX_VWEPS];       /* their client model slots, in index order */
     uint8_t image_kind[Q2_MAX_IMAGES_EXT];   /* q2_image_kind of each CS_IMAGES name */
@@ -394,6 +428,8 @@ typedef struct q2_state {
     int32_t minor;        /* R1Q2 / Q2PRO minor version (svc_serverdata), else 0 */
     uint8_t ext;          /* Q2PRO extended [Q2X]: 0 none, 1 from 3434, 2 from 3435 */
     uint8_t fog;          /* 3436: player states may carry fog */
+    uint8_t kmq2;         /* KMQuake2's protocol 56 [KMQ2] */
+    uint8_t pos_kind;     /* how positions are sent: Q2_POS_* (read_pos) */
     uint16_t max_edicts;  /* entity numbers below this: Q2_MAX_EDICTS or _EXT */
     uint32_t eps;         /* the open frame's EPS_* bits (35, 36) */
     int32_t playernum;    /* the recorder's slot, -1 for server recordings */

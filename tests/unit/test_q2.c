@@ -507,11 +507,11 @@ TEST(q2_refuses_other_protocols)
     put8(&m, 2);
     putstr(&m, "hello\n");
     size_t at = 4 + m.n;
-    serverdata(&m, 56, Q2_RECORD_CLIENT, "", 0);
+    serverdata(&m, 57, Q2_RECORD_CLIENT, "", 0);
     block(&f, &m);
     CHECK(run_open(&r, f.b, f.n));
     CHECK_EQ(run_all(&r, NULL), QD_ERR_UNSUPPORTED);
-    CHECK(strstr(r.err.msg, "protocol 56"));
+    CHECK(strstr(r.err.msg, "protocol 57"));
     CHECK_EQ(r.err.offset, at);
     run_close(&r);
 
@@ -634,16 +634,17 @@ static uint32_t le32(const uint8_t *p)
 
 /* The blocks of a .dm2 [DM2 2] that open with svc_frame (20, then its long serverframe
  * [DM2 3.20]) and the highest of their serverframes, walked without the decoder. */
-static void dm2_frames(const uint8_t *d, size_t len, int *blocks, int *last)
+static void dm2_frames(const uint8_t *d, size_t len, int *blocks, int *first, int *last)
 {
-    *blocks = *last = 0;
+    *blocks = *first = *last = 0;
     for (size_t pos = 0; len - pos >= 4;) {
         uint32_t n = le32(d + pos);
         if (n == 0xffffffffu || n > len - pos - 4)
             break;
         if (n >= 5 && d[pos + 4] == 20) {
             int sf = (int)le32(d + pos + 5);
-            (*blocks)++;
+            if (!(*blocks)++)
+                *first = sf;
             *last = sf > *last ? sf : *last;
         }
         pos += 4 + (size_t)n;
@@ -768,33 +769,27 @@ TEST(q2_realdata)
         CHECK_EQ(demo_q2_decoder.probe(data, len, path), 9);
         run r;
         int ok = run_open(&r, data, len);
-        if (strstr(de->d_name, "protocol56")) {
-            CHECK(!ok);
-            CHECK_EQ(r.err.code, QD_ERR_UNSUPPORTED);
-            CHECK_MSG(strstr(r.err.msg, "56") != NULL, "%s", r.err.msg);
-            run_close(&r);
-            free(data);
-            files++;
-            continue;
-        }
         CHECK_MSG(ok, "%s: %s", de->d_name, r.err.msg);
+        /* MANIFEST.md: the mission64 demo is KMQuake2's protocol 56, the others 34 */
+        const int kmq2 = strstr(de->d_name, "protocol56") != NULL;
         trace_count tc = {0, 0};
         demo_trace tr = {&tc, count_sink};
         qd_err e = run_all(&r, &tr);
         CHECK_MSG(e == QD_OK, "%s: %s at %llu", de->d_name, r.err.msg,
                   (unsigned long long)r.err.offset);
         CHECK(r.done);
-        CHECK_EQ(demo_q2_decoder.protocol(r.state), 34);
+        CHECK_EQ(demo_q2_decoder.protocol(r.state), kmq2 ? 56 : 34);
         CHECK_EQ(r.cl->frame_count, tc.frames);
         CHECK_EQ(((q2_state *)r.state)->bad_deltas, 0);
-        /* the frames against the file walked by hand: each serverframe (numbered 1, 2, ...
-         * at 10 a second) is one client frame, t = 0 at the first; the blocks that open
+        /* the frames against the file walked by hand: each serverframe (numbered on from
+         * the first, at 10 a second) is one client frame, t = 0 at the first; the blocks that open
          * with svc_frame give a floor for both (a block may also hold a frame after other
          * messages) */
-        int block_frames, last_serverframe;
-        dm2_frames(data, len, &block_frames, &last_serverframe);
+        int block_frames, first_serverframe, last_serverframe;
+        dm2_frames(data, len, &block_frames, &first_serverframe, &last_serverframe);
         CHECK(block_frames > 0);
-        CHECK((int)r.cl->frame_count >= block_frames && (int)r.cl->frame_count >= last_serverframe);
+        CHECK((int)r.cl->frame_count >= block_frames &&
+              (int)r.cl->frame_count >= last_serverframe - first_serverframe + 1);
         CHECK_MSG(near(r.cl->time, 0.1 * (r.cl->frame_count - 1)), "%s: %u frames, %.2f s",
                   de->d_name, r.cl->frame_count, r.cl->time);
         CHECK_EQ(r.cl->view.view_entity, dm2_recorder_entity(data, len));
@@ -806,6 +801,21 @@ TEST(q2_realdata)
         } else if (strstr(de->d_name, "test10")) {
             CHECK_STR(r.cl->level.map, "maps/q2dm1.bsp");
             CHECK(has_player(r.cl, "claire"));
+        } else if (kmq2) {
+            /* MANIFEST.md: gamedir "baseq64", maps/titlemap.bsp ("Welcome to Mission 64");
+             * the blocks that open with svc_frame run from serverframe 7 to 344 (the file
+             * walked by dm2_frames), and serverframe 6, the first (delta -1: the recording
+             * starts at a whole frame), is at byte 7032 (xxd), after the player's
+             * configstring in the block before: every one of those 339 server frames is a
+             * client frame */
+            CHECK_STR(r.cl->level.map, "maps/titlemap.bsp");
+            CHECK_STR(r.cl->level.title, "Welcome to Mission 64");
+            CHECK_STR(r.cl->level.gamedir, "baseq64");
+            CHECK_EQ(first_serverframe, 7);
+            CHECK_EQ(last_serverframe, 344);
+            CHECK(len > 7041 && data[7032] == 20 && le32(data + 7033) == 6 &&
+                  le32(data + 7037) == 0xffffffffu);
+            CHECK_EQ(r.cl->frame_count, 344 - 6 + 1);
         } else if (strstr(de->d_name, "libq2_testdata_test.")) {
             /* MANIFEST.md: maps/q2dm1.bsp ("The Edge"), gamedir "" (baseq2) */
             CHECK_STR(r.cl->level.map, "maps/q2dm1.bsp");

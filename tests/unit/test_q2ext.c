@@ -14,36 +14,6 @@
 #include "../test.h"
 #include "../testbuf.h"
 
-/* One decoder run over bytes held by the caller. */
-typedef struct xrun {
-    void *st;
-    cl_state *cl;
-    qd_error err;
-    qd_err e;       /* the first error, QD_OK when the decode ran to its end */
-    int done;
-} xrun;
-
-/* Decode data whole (init, then steps until done or an error): 0 when the memory ran out. */
-static int xdecode(xrun *x, const uint8_t *data, size_t len)
-{
-    memset(x, 0, sizeof *x);
-    x->st = calloc(1, demo_q2_decoder.state_size);
-    x->cl = malloc(sizeof *x->cl);
-    if (!x->st || !x->cl)
-        return 0;
-    cl_reset(x->cl);
-    x->e = demo_q2_decoder.init(x->st, data, len, &x->err);
-    for (size_t n = 0; x->e == QD_OK && !x->done && n <= len + 1; n++)
-        x->e = demo_q2_decoder.step(x->st, data, len, x->cl, NULL, &x->done, &x->err);
-    return 1;
-}
-
-static void xfree(xrun *x)
-{
-    free(x->st);
-    free(x->cl);
-}
-
 static int xnear(double a, double b) { return fabs(a - b) < 0.01; }
 
 /* The newest effect of kind, NULL none. */
@@ -125,8 +95,8 @@ TEST(q2_q2pro_extended_3434)
     f.n = 0;
     write_3434(&f);
     q2_seed("written_q2pro_ext_3434.dm2", &f);
-    xrun x;
-    CHECK(xdecode(&x, f.b, f.n));
+    q2_xrun x;
+    CHECK(q2_xdecode(&x, f.b, f.n));
     CHECK_MSG(x.e == QD_OK && x.done, "%s", x.err.msg);
     CHECK_EQ(demo_q2_decoder.protocol(x.st), 3434);
     CHECK_EQ(x.cl->level.max_clients, 4);
@@ -163,7 +133,7 @@ TEST(q2_q2pro_extended_3434)
     /* svc_muzzleflash2: entity 3000 once the word's top 3 bits are taken off */
     const cl_fxev *mz = last_fx(x.cl, CL_FXK_MUZZLE);
     CHECK(mz && mz->entity == 3000);
-    xfree(&x);
+    q2_xfree(&x);
 }
 
 /* 3435: int23 coordinates (absolute 3-byte form, 2-byte deltas from the source), 16-bit
@@ -238,7 +208,7 @@ static void write_3435(buf *f, int proto)
     end_marker(f);
 }
 
-static void check_3435(const xrun *x)
+static void check_3435(const q2_xrun *x)
 {
     /* the view after frame 2: x 24/8 = 3, y -40000/8 = -5000, z 24/8 = 3 */
     CHECK(xnear(x->cl->view.origin[0], 3));
@@ -271,12 +241,12 @@ TEST(q2_q2pro_extended_3435_3436)
         f.n = 0;
         write_3435(&f, protos[k]);
         q2_seed(seeds[k], &f);
-        xrun x;
-        CHECK(xdecode(&x, f.b, f.n));
+        q2_xrun x;
+        CHECK(q2_xdecode(&x, f.b, f.n));
         CHECK_MSG(x.e == QD_OK && x.done, "%d: %s", protos[k], x.err.msg);
         CHECK_EQ(demo_q2_decoder.protocol(x.st), protos[k]);
         check_3435(&x);
-        xfree(&x);
+        q2_xfree(&x);
     }
 }
 
@@ -325,12 +295,12 @@ TEST(q2_q2pro_extended_errors)
         }
         block(&f, &m);
         end_marker(&f);
-        xrun x;
-        CHECK(xdecode(&x, f.b, f.n));
+        q2_xrun x;
+        CHECK(q2_xdecode(&x, f.b, f.n));
         CHECK_EQ(x.e, QD_ERR_BAD_DATA);
         CHECK_MSG(strstr(x.err.msg, cases[k].what) != NULL, "%s", x.err.msg);
         CHECK_EQ(x.err.offset, at);
-        xfree(&x);
+        q2_xfree(&x);
     }
 
     f.n = 0;
@@ -338,11 +308,11 @@ TEST(q2_q2pro_extended_errors)
     static uint8_t cut[65536];
     for (size_t n = 1; n < f.n; n++) {
         memcpy(cut, f.b, n);
-        xrun x;
-        CHECK(xdecode(&x, cut, n));
+        q2_xrun x;
+        CHECK(q2_xdecode(&x, cut, n));
         CHECK_MSG(x.e == QD_OK || x.err.offset <= n, "cut %zu: error at %llu", n,
                   (unsigned long long)x.err.offset);
-        xfree(&x);
+        q2_xfree(&x);
     }
 }
 
