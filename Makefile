@@ -143,10 +143,10 @@ ifeq ($(LTO)$(LTO_GCC)$(DEBUG)$(strip $(SAN)),11)
 LTO_DIRS := pak-loader src/common src/demo src/client src/timeline
 # Their code aligned too, functions to 64 bytes and loops to 32 (DEC_ALIGN= turns it off):
 # a decoder's hot loops then start on a fetch line. Measured against -O2's default on
-# four fresh copies of each binary (a copy's own speed varies by up to 15 % on this VM,
-# README Speed), 20 passes, least of three: dm2 -3 %, dm_66 -2 %, dm_73 -2.5 %, mvd -2 %,
-# the client states the same. Either flag alone gains less on Quake III; the renderer is
-# left at the default (aligned, its oa_dm3 frames took 1.4 % longer).
+# four fresh copies of each binary (tests/bench/ab.sh; README Speed), 20 passes, least of
+# three, the other core idle: dm_66 -2.5 %, dm_73 -1.5 %, mvd -2 %, dm2 level, the client
+# states the same. Either flag alone gains less on Quake III; the renderer is left at the
+# default (aligned, its oa_dm3 frames took 1.4 % longer).
 DEC_ALIGN ?= -falign-functions=64 -falign-loops=32
 $(foreach d,$(LTO_DIRS),$(eval $(B)/$(d)/%.o: CFLAGS += -flto -ffat-lto-objects $(DEC_ALIGN)))
 LTO_LINK := -flto=auto

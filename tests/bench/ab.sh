@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ab.sh A B DEMO [PASSES] [ROUNDS]: whole-process decode times of two qdemo-bench builds, A
 # and B, on DEMO (`qdemo-bench decode PASSES DEMO`), each round on a fresh copy of each
-# binary: on a VM two byte-identical copies of one binary can run 15 % apart, steadily (the
-# file's pages' place in memory; README, Speed, 2026-11-30 from 17:40), so one copy each is
-# no comparison. Prints the least of three runs of every copy, in ms.
+# binary: on this VM, with the other core busy, byte-identical copies of one binary can run
+# far apart, copy by copy (README, Speed, 2026-11-30 from 17:40), so one copy each is no
+# comparison; run it with the other core idle. Prints the least of three runs of every
+# copy, in ms.
 set -eu
 a=$1 b=$2 demo=$3 passes=${4:-20} rounds=${5:-4}
 dir=$(mktemp -d)
