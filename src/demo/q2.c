@@ -1720,8 +1720,7 @@ static uint32_t read_ps_kmq2(ctx *c, q2_pstate *ps, uint32_t flags)
         for (int i = 0; i < 3; i++)
             ps->gunangles[i] = rd_s8(r);
     }
-    /* PS_WEAPONSKIN, PS_WEAPONSKIN2, PS_MAXSPEED .. PS_STOPSPEED */
-    rd_skip(r, 2 * (size_t)__builtin_popcount(flags & (Q2_PS_WEAPONSKIN_KMQ2 | 0xfc0000u)));
+    rd_skip(r, 2 * (size_t)__builtin_popcount(flags & Q2_PS_WORDS_KMQ2));
     ps_screen(r, ps, flags);
     uint32_t statbits = rd_u32(r);
     for (int i = 0; statbits && i < Q2_KMQ2_STATS && !r->err; i++)

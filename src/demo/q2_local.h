@@ -96,6 +96,9 @@
 #define Q2_PS_WEAPONSKIN_KMQ2 (1u << 15)
 #define Q2_PS_WEAPONINDEX2_KMQ2 (1u << 16)
 #define Q2_PS_WEAPONFRAME2_KMQ2 (1u << 17)
+/* the bits that each send one word read past: PS_WEAPONSKIN (15), PS_WEAPONSKIN2 (18),
+ * PS_MAXSPEED, PS_DUCKSPEED, PS_WATERSPEED, PS_ACCEL, PS_STOPSPEED (19..23) */
+#define Q2_PS_WORDS_KMQ2 (Q2_PS_WEAPONSKIN_KMQ2 | 0x00fc0000u)
 /* Q2PRO's extended-limits demos [Q2X]: the 34 layout with the extended configstring map
  * and limits; from 3435 int23 coordinates (Q2PRO_PF_EXTENSIONS_2), 3436 adds player fog */
 #define Q2_PROTOCOL_Q2PRO_EXT 3434
