@@ -111,7 +111,7 @@ typedef struct demo demo_t;
 /* Open a demo file: read it whole (capped at 1 GiB), unpack it if it is gzipped or a zip of
  * one demo, detect the format by content (the extension only breaks ties), set up its
  * decoder. NULL on failure with err filled. A file
- * of a known format in a version qdemo does not decode (KMQuake2's Quake II protocol 56,
+ * of a known format in a version qdemo does not decode (the Quake II rerelease's protocol 2023,
  * say) still opens, so its format and protocol can be reported: its first demo_step
  * returns the QD_ERR_UNSUPPORTED error naming the version. */
 demo_t *demo_open(const char *path, qd_error *err);
