@@ -2121,14 +2121,22 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     /* cg_snapshot.c CG_TransitionSnapshot sets cg.snap before CG_CheckEvents: the events of
      * this snapshot see this playerState's flags (the CTF announcer) */
     ps_flags_of(c, ps);
+    /* The entities of this snapshot. Kept from the shown one (keep), they are the shown
+     * one's (ev_present) less its removals and with the entities the loop looks at (each
+     * one either untouched, so in the shown snapshot, or set by check_event) */
     uint8_t present[sizeof s->ev_present];
-    memset(present, 0, sizeof present);
+    if (keep) {
+        memcpy(present, s->ev_present, sizeof present);
+        for (int i = 0; i < ngone; i++)
+            present[gone[i] >> 3] &= (uint8_t)~(1u << (gone[i] & 7));
+    } else {
+        memset(present, 0, sizeof present);
+    }
     for (uint32_t i = 0; i < f->count; i++) {
         const q3_ent *e = dd_ent(v, f, i);
         int n = e->number, untouched = keep && !fresh[i];
         if (untouched && e->still && n != cn && n != s->shown_cn) {
-            present[n >> 3] |= (uint8_t)(1 << (n & 7)); /* (the test below, shortened) */
-            carried++;
+            carried++; /* (the test below, shortened) */
             continue;
         }
         cl_traj apos; /* a body's view, made once for the swing and the emit */
@@ -2148,7 +2156,6 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
                    traj_same(e, 0, s->shown_time, server_time) &&
                    traj_same(e, 1, s->shown_time, server_time);
         if (kept && keep) {
-            present[e->number >> 3] |= (uint8_t)(1 << (e->number & 7));
             carried++;
             continue;
         }
