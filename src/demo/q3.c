@@ -28,6 +28,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 
 /* The configstrings of one svc_gamestate, gathered before the level begins (the level's
@@ -1272,7 +1275,9 @@ static uint8_t float_of(const ctx *c, uint32_t eflags)
                  {0x8000, CL_FLOAT_IMPRESSIVE}, {0x8, CL_FLOAT_EXCELLENT},
                  {0x40, CL_FLOAT_GAUNTLET},     {0x10000, CL_FLOAT_DEFEND},
                  {0x20000, CL_FLOAT_ASSIST},    {0x800, CL_FLOAT_CAPTURE}};
-    if (c->s->old)
+    /* the flags of the table at once: most bodies carry none */
+    const uint32_t any = 0x2000 | 0x1000 | 0x8000 | 0x8 | 0x40 | 0x10000 | 0x20000 | 0x800;
+    if (c->s->old || !(eflags & any))
         return CL_FLOAT_NONE;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
         if (eflags & order[k].bit)
@@ -1334,6 +1339,26 @@ static void damage_kick(ctx *c, const q3_ps *ps, int cn, const float ang[3])
     s->dmg_time = c->cl->time;
 }
 
+/* Bit i set for each v[i] not 0 (i < 16). */
+static uint32_t nonzero_bits16(const int32_t v[16])
+{
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    uint32_t eq = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(v + 4 * k)), zero);
+        eq |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(x)) << (4 * k);
+    }
+    return ~eq & 0xffffu;
+#else
+    uint32_t bits = 0;
+    for (int i = 0; i < 16; i++)
+        if (v[i])
+            bits |= 1u << i;
+    return bits;
+#endif
+}
+
 static void emit_ps(ctx *c, const q3_ps *ps, int body)
 {
     q3_ps ps68;
@@ -1363,10 +1388,8 @@ static void emit_ps(ctx *c, const q3_ps *ps, int body)
         memcpy(st.origin, org, sizeof org);
         st.angles[1] = ang[1];
         st.model = player_model(c, cn);
-        uint32_t powerups = 0; /* as the server sets entityState.powerups from them */
-        for (int i = 0; i < 16; i++)
-            if (ps->powerups[i])
-                powerups |= 1u << i;
+        /* as the server sets entityState.powerups from them */
+        uint32_t powerups = nonzero_bits16(ps->powerups);
         body_look(c->p, &st, cn, ps->f[Q3_PS_LEGSANIM], ps->f[Q3_PS_TORSOANIM],
                   ps->f[Q3_PS_WEAPON],
                   (uint32_t)ps->f[Q3_PS_EFLAGS] | (pm == Q3_PM_DEAD ? Q3_EF_DEAD : 0), powerups,
