@@ -1,8 +1,7 @@
 /* test_kmq2.c: KMQuake2's protocol-56 .dm2, written here byte by byte by the layout of its
  * readers ([KMQ2] in q2_local.h: m-x-d/KMQuake2 client/cl_ents.c, client/cl_parse.c,
- * client/cl_tempent.c, qcommon/common.c, game/q_shared.h; facts in
- * /work/notes/kmq2/facts.md). Every expected value is worked out by hand from the bytes
- * written, in the comment beside it. The real file is decoded in test_q2.c (q2_realdata)
+ * client/cl_tempent.c, qcommon/common.c, game/q_shared.h). Every expected value is worked
+ * out by hand from the bytes written, in the comment beside it. The real file is decoded in test_q2.c (q2_realdata)
  * and test_cli.c (cli_info_kmquake2). */
 #include <math.h>
 #include <stdio.h>
