@@ -149,16 +149,19 @@ LTO_DIRS := pak-loader src/common src/demo src/client src/timeline
 # states the same. Either flag alone gains less on Quake III; the renderer is left at the
 # default (aligned, its oa_dm3 frames took 1.4 % longer).
 DEC_ALIGN ?= -falign-functions=64 -falign-loops=32
-# And their memsets of a known size up to 512 bytes made as SSE stores, not `rep stosq`:
-# GCC's generic tuning clears anything from about 64 bytes with `rep stos`, whose start-up
-# costs tens of cycles on the AMD EPYC guest, and the decoders clear small records every
-# frame (Quake II's view, 144 bytes: 3 % of a dm2 decode's time at that one instruction).
-# Fresh copies, the other core idle (tests/bench/ab.sh, least of three, 20 passes): dm2
-# 112 -> 106 ms (100 passes), dm_68 126 -> 110, dm_73 465 -> 442, dm_66 294 -> 289, mvd2
-# 33 -> 30, mvd 39 -> 37, dem level; every real demo's client states the same. Left out,
-# measured: every string operation as a loop (-mstringop-strategy: dm_68 +20 %, the large
-# copies), the renderer with it (no change). x86 GCC only (DEC_MEMSET= turns it off).
-DEC_MEMSET ?= $(if $(filter x86_64% i386% i486% i586% i686%,$(shell $(CC) -dumpmachine)),-mmemset-strategy=vector_loop:512:noalign$(comma)libcall:-1:noalign)
+# And their memsets and memcpys (struct copies too) of up to 512 bytes made as SSE loops, not
+# `rep stos` / `rep movs`: GCC's generic tuning picks those from about 64 bytes, and their
+# start-up costs tens of cycles on the AMD EPYC guest, while the decoders clear and copy
+# small records every frame (Quake II's view, 144 bytes, cleared at one `rep stosq`: 3 %
+# of a dm2 decode's time). Fresh copies, the other core idle (tests/bench/ab.sh, least of
+# three, 20 passes): dm2 112 -> 106 ms (100 passes), dm_68 126 -> 110 (the memsets alone:
+# 119), dm_73 465 -> 442, dm_66 294 -> 289, mvd2 33 -> 30, mvd 39 -> 37, dem level; every
+# real demo's client states the same. Measured and left out: every string operation as a
+# loop (-mstringop-strategy, which takes the large copies too: dm_68 +20 %), the renderer
+# with it (no change), --param=hot-bb-frequency-fraction=100000 (GCC sizes some hot
+# blocks deep in the decoders as cold; no change). x86 GCC only (DEC_MEMSET= turns it off).
+DEC_X86 := $(filter x86_64% i386% i486% i586% i686%,$(shell $(CC) -dumpmachine))
+DEC_MEMSET ?= $(if $(DEC_X86),-mmemset-strategy=vector_loop:512:noalign$(comma)libcall:-1:noalign -mmemcpy-strategy=vector_loop:512:noalign$(comma)libcall:-1:noalign)
 $(foreach d,$(LTO_DIRS),$(eval $(B)/$(d)/%.o: CFLAGS += -flto -ffat-lto-objects $(DEC_ALIGN) $(DEC_MEMSET)))
 LTO_LINK := -flto=auto $(DEC_MEMSET)
 LTO_OFF := -fno-lto
