@@ -184,11 +184,6 @@ static uint8_t *pool_at(dd_store v, uint32_t abs_index)
     return v.pool + (size_t)(abs_index & (v.d->pool - 1)) * v.d->elem_size;
 }
 
-/* A frame shares only entries at most young_span older than the pool head (older ones are
- * copied forward), so none of its entries is older than made - young_span: that bound is
- * its `oldest`, and it stays usable while fewer than pool - young - max_ents entries
- * follow. */
-static uint32_t young_span(const dd_desc *d) { return d->young ? d->young : d->pool / 4; }
 
 void dd_reset(dd_store v)
 {
@@ -200,21 +195,6 @@ void dd_reset(dd_store v)
 
 
 
-void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from, uint32_t seq)
-{
-    memset(m, 0, sizeof *m);
-    m->v = v;
-    m->from = from;
-    m->pool_head = v.h->pool_head;
-    m->ref_head = v.h->ref_head;
-    m->nf.seq = seq;
-    m->nf.src_serial = from ? from->serial : 0;
-    m->nf.first = m->ref_head;
-    m->nf.oldest = m->pool_head - young_span(v.d);
-    m->nf.made = m->pool_head;
-    m->nf.sorted = 1;
-    m->last_num = -1;
-}
 
 
 /* The pool entry a carried entry `ref` goes on with: itself, or a fresh copy when it is old
@@ -227,7 +207,7 @@ static uint32_t carry_entry(dd_merge *m, uint32_t ref, uint32_t *pool_head)
 {
     const dd_desc *d = m->v.d;
     const uint8_t *src = pool_at(m->v, ref);
-    if (*pool_head - ref <= young_span(d) && !(d->carry && d->carry(NULL, src)))
+    if (*pool_head - ref <= dd_young_span(d) && !(d->carry && d->carry(NULL, src)))
         return ref;
     uint32_t nref = (*pool_head)++;
     uint8_t *dst = pool_at(m->v, nref);
@@ -279,7 +259,7 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
     /* without a fix-up the source's own entries are shared like older ones */
     const uint32_t rmask = d->refs - 1, ocount = from->count,
                    made = d->carry ? from->made : m->pool_head;
-    const uint32_t young = young_span(d), oi0 = m->oi;
+    const uint32_t young = dd_young_span(d), oi0 = m->oi;
     uint32_t lo = m->pool_head - young; /* shared: [lo, made) */
     uint32_t span = (int32_t)(made - lo) > 0 ? made - lo : 0;
     uint32_t *refs = m->v.refs;
@@ -358,22 +338,3 @@ const dd_frame *dd_merge_end(dd_merge *m, int valid)
     return f;
 }
 
-const dd_frame *dd_repeat(dd_store v, const dd_frame *from, uint32_t seq, int valid)
-{
-    if (v.d->carry) {
-        dd_merge m;
-        dd_merge_begin(&m, v, from, seq);
-        return dd_merge_end(&m, valid);
-    }
-    dd_frame nf = *from;
-    nf.seq = seq;
-    nf.src_serial = from->serial;
-    nf.made = v.h->pool_head; /* made nothing: every entry is older */
-    if (++v.h->serial == 0)
-        v.h->serial = 1;
-    nf.serial = v.h->serial;
-    nf.valid = (uint8_t)(valid != 0);
-    dd_frame *f = dd_slot(v, seq);
-    *f = nf;
-    return f;
-}
