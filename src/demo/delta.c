@@ -184,18 +184,13 @@ static uint8_t *pool_at(dd_store v, uint32_t abs_index)
     return v.pool + (size_t)(abs_index & (v.d->pool - 1)) * v.d->elem_size;
 }
 
-
 void dd_reset(dd_store v)
 {
     memset(v.frames, 0, sizeof *v.frames * v.d->ring);
     v.h->shown_serial = 0;
 }
 
-
-
-
-
-
+/* dd_merge_begin, dd_young_span and dd_repeat are inline (delta.h). */
 
 /* The pool entry a carried entry `ref` goes on with: itself, or a fresh copy when it is old
  * (so the pool can wrap under a frame that keeps it) or the format's fix-up changes it.

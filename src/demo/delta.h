@@ -501,9 +501,9 @@ static inline uint32_t dd_young_span(const dd_desc *d)
 }
 
 /* Start the frame seq delta'd from `from` (NULL or a frame dd_source returned). Inline, as
- * dd_repeat: a call takes the view by value, and GCC built that copy on the stack from
- * eight-byte stores read back sixteen bytes at a time, a store-forwarding stall each (3-4 %
- * of a Quake III decode's time at each of its three calls a snapshot). */
+ * dd_repeat: a call took the view by value, which GCC built on the stack from eight-byte
+ * stores and read back sixteen bytes at a time, a store-forwarding stall a call (three a
+ * Quake III snapshot: dm_68 decodes in 100 ms against 110 with the calls). */
 static inline void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from,
                                   uint32_t seq)
 {
