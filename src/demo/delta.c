@@ -289,7 +289,10 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
                 goto done;
             uint32_t ref = refs[slot];
             if (ref - lo >= span) {
+                const uint32_t was = ref;
                 ref = carry_entry(m, ref, &m->pool_head);
+                if (ref != was) /* a copy: the frame's own entry */
+                    dd_merge_record(m, m->nf.count + (oi - oi0), pool_at(m->v, was));
                 lo = m->pool_head - young;
                 span = (int32_t)(made - lo) > 0 ? made - lo : 0;
             }

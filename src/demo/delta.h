@@ -489,6 +489,16 @@ typedef struct dd_merge {
     int last_num;         /* number of the newest entry of nf, -1 none */
     dd_frame nf;
     qd_err err;           /* sticky: QD_ERR_LIMIT over max_ents */
+    /* Optional (NULL: none), set by the caller after dd_merge_begin: the entries the merge
+     * makes itself (dd_merge_put's, a carried entry's copy) in the order made, which is
+     * their order in the new frame: each one's place (rec_at) and its source entry (rec_src,
+     * NULL for none), rec_n of them, at most rec_cap (past that rec_at is set to NULL: no
+     * list). The entries not listed are the source's, shared (dd_shared). dd_merge_put's
+     * the caller records (it knows the source: dd_merge_record); the carry's copies
+     * dd_merge_carry_run does. */
+    uint16_t *rec_at;
+    const void **rec_src;
+    uint32_t rec_n, rec_cap;
 } dd_merge;
 
 /* A frame shares only entries at most young_span older than the pool head (older ones are
@@ -567,6 +577,19 @@ static inline void *dd_merge_put(dd_merge *m, int num)
     m->v.ref_num[slot] = (uint16_t)num;
     m->nf.count++;
     return m->v.pool + (size_t)(ref & (d->pool - 1)) * d->elem_size;
+}
+
+/* List the entry at place `at` of the new frame, from source entry src (NULL: none). */
+static inline void dd_merge_record(dd_merge *m, uint32_t at, const void *src)
+{
+    if (!m->rec_at)
+        return;
+    if (m->rec_n >= m->rec_cap) {
+        m->rec_at = NULL; /* (more than the frame can hold: no list) */
+        return;
+    }
+    m->rec_at[m->rec_n] = (uint16_t)at;
+    m->rec_src[m->rec_n++] = src;
 }
 
 /* Carry the rest and store the frame in its ring slot with `valid`. Returns it, or NULL

@@ -804,11 +804,43 @@ static uint32_t kept_run(const q2_state *s, const dd_frame *nf, uint32_t k, int 
     return k;
 }
 
+/* Entity q of the frame shown, old its entry in the frame shown before (NULL: none) [Q2CL
+ * cl_ents.c CL_AddPacketEntities]: kept when it looks as it did, else updated or new; body
+ * the recorder's body's number, whose look body_now gives when body_changed. */
+static void emit_one(ctx *c, const q2_ent *q, const q2_ent *old, int body, int body_changed,
+                     uint8_t body_now)
+{
+    q2_state *s = c->s;
+    /* cl_ents.c CL_AddPacketEntities / S_AddLoopSounds: an entity's sound loops */
+    cl_entity_set_loop(c->cl, q->number, q->sound);
+    if (old && !q->event && same_look(old, q) && !(q->effects & Q2_EF_ANIM_ANY) &&
+        (q->number != body || !body_changed) && cl_entity_keep(c->cl, q->number))
+        return;
+    cl_entstate e;
+    q2_ent_look(q, s->max_clients, &s->names,
+                s->serverframe > 0 ? (uint32_t)s->serverframe * 100u : 0, &e);
+    int snap = old && (old->model[0] != q->model[0] || q->event == Q2_EV_PLAYER_TELEPORT ||
+                       q->event == Q2_EV_OTHER_TELEPORT);
+    for (int i = 0; old && i < 3; i++)
+        if (abs(q->origin[i] - old->origin[i]) > 512 * 8)
+            snap = 1;
+    if (snap)
+        e.flags = CL_EF_TELEPORT;
+    if (q->number == body)
+        e.flags |= body_now;
+    if (old)
+        cl_entity_update(c->cl, q->number, &e);
+    else /* new to the frame: in from its old origin */
+        q2_entity_new(c->cl, q, &e);
+    cl_list_add(c->cl, q->number);
+}
+
 /* Send the frame's entities to the client. An entity snaps (CL_EF_TELEPORT) when it was not
  * in the previous frame, changed model, moved over 512 units on an axis, or carries a
  * teleport event [Q2CL cl_ents.c CL_DeltaEntity]. One that looks as in the previous frame
  * is only kept (cl_entity_keep), which is most of them. */
-static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gone, int ngone)
+static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gone, int ngone,
+                          const uint16_t *rec_at, const void *const *rec_src, int nrec)
 {
     q2_state *s = c->s;
     dd_store v = STORE(s);
@@ -838,6 +870,16 @@ static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gon
     cl_list_begin(c->cl);
     for (int i = 0; whole && i < ngone; i++)
         cl_list_leave(c->cl, gone[i]);
+    if (whole && !body_changed && !s->anim_read && nrec >= 0) {
+        /* The merge listed the frame's own entries (dd_merge.rec_at: its puts and the
+         * carry's copies) with their entries in the frame shown, which is the source:
+         * every other entry is shared and kept as it is, so only those are looked at, with
+         * no pass over the rest (kept_run) and no search for their old entries. */
+        for (int r = 0; r < nrec; r++)
+            emit_one(c, dd_ent(v, nf, rec_at[r]), rec_src[r], body, body_changed, body_now);
+        cl_list_keep_rest(c->cl, (int)nf->count - nrec);
+        return;
+    }
     uint32_t pi = 0;
     for (uint32_t k = 0; k < nf->count; k++) {
         if (whole) {
@@ -865,28 +907,7 @@ static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gon
             pi++;
         if (pf && pi < pf->count && dd_num(v, pf, pi) == q->number)
             old = dd_ent(v, pf, pi);
-        /* cl_ents.c CL_AddPacketEntities / S_AddLoopSounds: an entity's sound loops */
-        cl_entity_set_loop(c->cl, q->number, q->sound);
-        if (old && !q->event && same_look(old, q) && !(q->effects & Q2_EF_ANIM_ANY) &&
-            (q->number != body || !body_changed) && cl_entity_keep(c->cl, q->number))
-            continue;
-        cl_entstate e;
-        q2_ent_look(q, s->max_clients, &s->names,
-                    s->serverframe > 0 ? (uint32_t)s->serverframe * 100u : 0, &e);
-        int snap = old && (old->model[0] != q->model[0] || q->event == Q2_EV_PLAYER_TELEPORT ||
-                           q->event == Q2_EV_OTHER_TELEPORT);
-        for (int i = 0; old && i < 3; i++)
-            if (abs(q->origin[i] - old->origin[i]) > 512 * 8)
-                snap = 1;
-        if (snap)
-            e.flags = CL_EF_TELEPORT;
-        if (q->number == body)
-            e.flags |= body_now;
-        if (old)
-            cl_entity_update(c->cl, q->number, &e);
-        else /* new to the frame: in from its old origin */
-            q2_entity_new(c->cl, q, &e);
-        cl_list_add(c->cl, q->number);
+        emit_one(c, q, old, body, body_changed, body_now);
     }
     if (whole)
         cl_list_keep_rest(c->cl, carried);
@@ -1950,6 +1971,12 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
     int ngone = 0;
     uint16_t evented[Q2_MAX_EDICTS]; /* the entities sent with an event (frame_events) */
     int nevented = 0;
+    uint16_t rec_at[Q2_MAX_EDICTS]; /* the frame's own entries (emit_entities) */
+    const void *rec_src[Q2_MAX_EDICTS];
+    m->rec_at = rec_at;
+    m->rec_src = rec_src;
+    m->rec_n = 0;
+    m->rec_cap = Q2_MAX_EDICTS;
     for (;;) {
         uint64_t ent_ofs = c->base + r->pos;
         uint64_t bits;
@@ -1978,12 +2005,13 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
             continue;
         }
         static const q2_ent null_ent;
-        const q2_ent *from = dd_merge_old(m, num);
+        const q2_ent *from = dd_merge_old(m, num), *src = from;
         if (!from)
             from = server ? &null_ent : &s->baselines[num];
         q2_ent *to = dd_merge_put(m, num);
         if (!to)
             break;
+        dd_merge_record(m, m->nf.count - 1u, src);
         *to = *from;
         read_delta(r, to, num, bits, s->es);
         s->anim_read |= (to->effects & Q2_EF_ANIM_ANY) != 0; /* (kept_run) */
@@ -2008,7 +2036,8 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
     if (nf->valid)
         s->resynced = 0; /* whole again: deltas must name their real source */
     if (nf->valid) {
-        emit_entities(c, nf, gone, ngone);
+        emit_entities(c, nf, gone, ngone, m->rec_at, m->rec_src,
+                      m->rec_at ? (int)m->rec_n : -1);
         frame_events(c, nf, evented, nevented);
         s->last_emitted = slot;
         dd_shown(v, nf);

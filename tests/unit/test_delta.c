@@ -489,7 +489,9 @@ TEST(delta_ring_age_limits)
  * additions, checked against a plain model of which entities exist and their values (an
  * updated or new entity's value is its number x 1000 plus the frame). The refs ring (128)
  * wraps every few frames, under runs of eight too; with young 64 the pool's older entries
- * are copied forward inside runs; with the fix-up a carried entry's event is cleared. */
+ * are copied forward inside runs; with the fix-up a carried entry's event is cleared. The
+ * merge's list of its own entries (dd_merge.rec_at, which q2.c's emit walks instead of the
+ * whole frame) is checked against dd_shared and a search of the source frame. */
 typedef DD_STORE(t_elem, 256, 128, 4) t_big_store;
 static const dd_desc t_big_desc = {sizeof(t_elem), 0, 256, 128, 4, 48, 64, NULL};
 static const dd_desc t_big_fix_desc = {sizeof(t_elem), 0, 256, 128, 4, 48, 64, t_carry};
@@ -505,6 +507,12 @@ static int long_carries(const dd_desc *desc)
     for (uint32_t seq = 1; seq <= 400; seq++) {
         dd_merge m;
         dd_merge_begin(&m, v, prev, seq);
+        /* the merge's own entries listed (dd_merge.rec_at), checked after the frame */
+        uint16_t rec_at[48];
+        const void *rec_src[48];
+        m.rec_at = rec_at;
+        m.rec_src = rec_src;
+        m.rec_cap = 48;
         for (int n = 0; n < 64; n++) {
             rng = rng * 1664525u + 1013904223u;
             uint32_t r = rng >> 24; /* 0..255 */
@@ -518,9 +526,11 @@ static int long_carries(const dd_desc *desc)
             } else if ((have[n] && r < 40) || (!have[n] && r < 16 && count < 48)) {
                 if (dd_merge_carry(&m, n) || (dd_merge_old(&m, n) != NULL) != have[n])
                     return 0;
+                const void *src = dd_merge_old(&m, n);
                 t_elem *e = put(&m, n, n * 1000 + (int)seq);
                 if (!e)
                     return 0;
+                dd_merge_record(&m, m.nf.count - 1u, src);
                 e->event = 1;
                 count += !have[n];
                 have[n] = fresh[n] = 1;
@@ -528,7 +538,25 @@ static int long_carries(const dd_desc *desc)
             }
         }
         const dd_frame *f = dd_merge_end(&m, 1);
-        if (!f || f->count != count || !f->sorted)
+        if (!f || f->count != count || !f->sorted || !m.rec_at)
+            return 0;
+        /* listed: exactly the entries not shared, in order, each with the source frame's
+         * entry of its number (NULL when that frame had none) */
+        uint32_t r = 0;
+        for (uint32_t k = 0; k < f->count; k++) {
+            if (dd_shared(v, f, k))
+                continue;
+            if (r >= m.rec_n || rec_at[r] != k)
+                return 0;
+            const void *want = NULL;
+            for (uint32_t j = 0; prev && j < prev->count; j++)
+                if (dd_num(v, prev, j) == dd_num(v, f, k))
+                    want = dd_ent(v, prev, j);
+            if (rec_src[r] != want)
+                return 0;
+            r++;
+        }
+        if (r != m.rec_n)
             return 0;
         uint32_t i = 0;
         for (int n = 0; n < 64; n++) {
