@@ -22,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <zlib.h>
 
 #define Q2_STRING_MAX 2048 /* ReadString stops after 0x7FF bytes [DM2 2.3] */
@@ -724,10 +727,29 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t 
                  cl_entstate *e)
 {
     memset(e, 0, sizeof *e);
+#if defined(__SSE2__)
+    /* the same conversions and products four lanes at a time (cvtdq2ps rounds as the
+     * scalar conversion does; no lane's product depends on another's): origin, then the
+     * angles sign-extended from their 16 bits; each store's fourth lane lands on the next
+     * field, which the angles' store and the models below then write */
+    _Static_assert(offsetof(q2_ent, old_origin) == offsetof(q2_ent, origin) + 12 &&
+                       offsetof(q2_ent, sound) == offsetof(q2_ent, angles) + 6,
+                   "q2_ent: 16 bytes from origin, 8 from angles");
+    _Static_assert(offsetof(cl_entstate, angles) == 12 && offsetof(cl_entstate, model) == 24,
+                   "cl_entstate: origin, angles, then the models");
+    __m128 o = _mm_mul_ps(_mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)q->origin)),
+                          _mm_set1_ps(0.125f));
+    __m128i a16 = _mm_loadl_epi64((const __m128i *)q->angles);
+    __m128 a = _mm_mul_ps(_mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(a16, a16), 16)),
+                          _mm_set1_ps(360.0f / 65536.0f));
+    _mm_storeu_ps(e->origin, o);
+    _mm_storeu_ps(e->angles, a);
+#else
     for (int i = 0; i < 3; i++) {
         e->origin[i] = (float)q->origin[i] * 0.125f;
         e->angles[i] = (float)q->angles[i] * (360.0f / 65536.0f);
     }
+#endif
     e->model = (uint16_t)q2_model_slot(nm, q->model[0]);
     e->model2 = (uint16_t)q2_model_slot(nm, q->model[1]);
     int client = q->skin & 0xff;
