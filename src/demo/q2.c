@@ -2691,7 +2691,14 @@ static qd_err parse_messages(ctx *c)
             c->cmd_extra = (unsigned)cmd >> Q2_SVCCMD_BITS;
             cmd &= (1 << Q2_SVCCMD_BITS) - 1;
         }
-        qd_err e = parse_message(c, cmd);
+        /* a frame's three messages straight to their readers (parse_message's own checks
+         * hold for them once a level is on: its frame, a big one with a 1 KB buffer, cost
+         * more than their switch) */
+        qd_err e = !c->s->have_level                  ? parse_message(c, cmd)
+                   : cmd == Q2_SVC_PACKETENTITIES      ? parse_packetentities(c, cmd)
+                   : cmd == Q2_SVC_PLAYERINFO          ? parse_playerinfo(c)
+                   : cmd == Q2_SVC_FRAME               ? parse_frame(c)
+                                                       : parse_message(c, cmd);
         if (e)
             return e;
         if (c->r.err)
