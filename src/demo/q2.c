@@ -799,23 +799,10 @@ void q2_ent_look(const q2_ent *q, int max_clients, const q2_names *nm, uint32_t 
  * that it runs in registers: it passes every entity a frame carries. */
 static uint32_t kept_run(const q2_state *s, const dd_frame *nf, uint32_t k, int body_sent)
 {
+    /* (frames with no EF_ANIM* entity and no body to send walk the merge's list instead,
+     * emit_entities: this runs for the others) */
     const uint32_t *refs = s->store.refs;
     const uint16_t *nums = s->store.ref_num;
-    if (body_sent < 0 && !s->anim_read) {
-        /* No entry can be EF_ANIM* and no body is sent (most frames): only an entry not
-         * shared stops the run, and the refs are passed in stretches that do not wrap. */
-        while (k < nf->count) {
-            uint32_t at = (nf->first + k) & (Q2_ENT_REFS - 1), n = nf->count - k, i = 0;
-            if (n > Q2_ENT_REFS - at)
-                n = Q2_ENT_REFS - at;
-            while (i < n && (int32_t)(refs[at + i] - nf->made) < 0)
-                i++;
-            k += i;
-            if (i < n)
-                break;
-        }
-        return k;
-    }
     for (; k < nf->count; k++) { /* dd_shared, dd_ent and dd_num on q2's store */
         uint32_t at = (nf->first + k) & (Q2_ENT_REFS - 1), ref = refs[at];
         if ((int32_t)(ref - nf->made) >= 0 ||
@@ -2036,7 +2023,7 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
         dd_merge_record(m, m->nf.count - 1u, src);
         *to = *from;
         read_delta(r, to, num, bits, s->es);
-        s->anim_read |= (to->effects & Q2_EF_ANIM_ANY) != 0; /* (kept_run) */
+        s->anim_read |= (to->effects & Q2_EF_ANIM_ANY) != 0; /* (emit_entities) */
         changed++;
         if (to->event && nevented < Q2_MAX_EDICTS)
             evented[nevented++] = (uint16_t)num;

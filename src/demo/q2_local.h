@@ -443,7 +443,7 @@ typedef struct q2_state {
     uint8_t cur_valid;    /* the frame being parsed has a usable delta source */
     uint8_t es;           /* the entity deltas' layout: Q2_ES_* of the protocol */
     uint8_t anim_read;    /* an entity delta has made an EF_ANIM* entity since the state
-                           * was zeroed; until then no pool entry has one (kept_run) */
+                           * was zeroed; until then no pool entry has one (emit_entities) */
     /* High-water marks, for q2_clear to zero only what was written since the state was
      * zeroed: baselines[0 .. baseline_hw) (level_reset clears those and starts again), the
      * store's pool entries [0 .. pool_hw) and refs [0 .. ref_hw) (absolute heads, capped at

@@ -1266,17 +1266,22 @@ static uint8_t shells_of(const ctx *c, uint32_t bits)
  * EF_AWARD_IMPRESSIVE 0x8000, _EXCELLENT 0x8, _GAUNTLET 0x40, _DEFEND 0x10000, _ASSIST
  * 0x20000, _CAP 0x800 (bg_public.h of 1.32, Quake Live's the same; the older protocols
  * number their flags otherwise: none). */
+#define FLOAT_ROWS(X)                                                                      \
+    X(0x2000, CL_FLOAT_CONNECTION) X(0x1000, CL_FLOAT_TALK) X(0x8000, CL_FLOAT_IMPRESSIVE)  \
+    X(0x8, CL_FLOAT_EXCELLENT) X(0x40, CL_FLOAT_GAUNTLET) X(0x10000, CL_FLOAT_DEFEND)       \
+    X(0x20000, CL_FLOAT_ASSIST) X(0x800, CL_FLOAT_CAPTURE)
 static uint8_t float_of(const ctx *c, uint32_t eflags)
 {
+#define FLOAT_ROW(bit, kind) {bit, kind},
+#define FLOAT_BIT(bit, kind) | (bit)
     static const struct {
         uint32_t bit;
         uint8_t kind;
-    } order[] = {{0x2000, CL_FLOAT_CONNECTION}, {0x1000, CL_FLOAT_TALK},
-                 {0x8000, CL_FLOAT_IMPRESSIVE}, {0x8, CL_FLOAT_EXCELLENT},
-                 {0x40, CL_FLOAT_GAUNTLET},     {0x10000, CL_FLOAT_DEFEND},
-                 {0x20000, CL_FLOAT_ASSIST},    {0x800, CL_FLOAT_CAPTURE}};
-    /* the flags of the table at once: most bodies carry none */
-    const uint32_t any = 0x2000 | 0x1000 | 0x8000 | 0x8 | 0x40 | 0x10000 | 0x20000 | 0x800;
+    } order[] = {FLOAT_ROWS(FLOAT_ROW)};
+    /* the table's flags at once: most bodies carry none */
+    const uint32_t any = 0u FLOAT_ROWS(FLOAT_BIT);
+#undef FLOAT_ROW
+#undef FLOAT_BIT
     if (c->s->old || !(eflags & any))
         return CL_FLOAT_NONE;
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
@@ -1284,6 +1289,7 @@ static uint8_t float_of(const ctx *c, uint32_t eflags)
             return order[k].kind;
     return CL_FLOAT_NONE;
 }
+#undef FLOAT_ROWS
 
 /* dm3's persistant slots as 68's [Q3OLD] (UDT look_up_tables.cpp PersStats_3 against
  * PersStats_48_68): 0..4 the same, its PERS_ATTACKER 7 is 68's 6, killed, impressive and
