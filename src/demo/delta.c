@@ -289,10 +289,8 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
                 goto done;
             uint32_t ref = refs[slot];
             if (ref - lo >= span) {
-                const uint32_t was = ref;
+                /* (a copy is not listed: it looks as its source, dd_merge.rec_at) */
                 ref = carry_entry(m, ref, &m->pool_head);
-                if (ref != was) /* a copy: the frame's own entry */
-                    dd_merge_record(m, m->nf.count + (oi - oi0), pool_at(m->v, was));
                 lo = m->pool_head - young;
                 span = (int32_t)(made - lo) > 0 ? made - lo : 0;
             }
@@ -311,13 +309,14 @@ done:
     m->ref_head += oi - oi0;
     m->nf.count = (uint16_t)(m->nf.count + (oi - oi0));
     m->oi = oi;
+    m->oldnum = oi < ocount ? ref_num[slot] : DD_NONE;
     return m->err;
 }
 
 void dd_merge_skip(dd_merge *m)
 {
     if (m->from && m->oi < m->from->count)
-        m->oi++;
+        dd_merge_seek_old(m, m->oi + 1);
 }
 
 const dd_frame *dd_merge_end(dd_merge *m, int valid)

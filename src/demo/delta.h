@@ -485,17 +485,21 @@ typedef struct dd_merge {
     dd_store v;
     const dd_frame *from; /* NULL: a delta from nothing (baselines) */
     uint32_t oi;          /* the next old entry */
+    int oldnum;           /* its number, DD_NONE past the last (or no source): kept with oi,
+                           * so the tests each entity makes of it are one load */
     uint32_t pool_head, ref_head;
     int last_num;         /* number of the newest entry of nf, -1 none */
     dd_frame nf;
     qd_err err;           /* sticky: QD_ERR_LIMIT over max_ents */
-    /* Optional (NULL: none), set by the caller after dd_merge_begin: the entries the merge
-     * makes itself (dd_merge_put's, a carried entry's copy) in the order made, which is
-     * their order in the new frame: each one's place (rec_at) and its source entry (rec_src,
-     * NULL for none), rec_n of them, at most rec_cap (past that rec_at is set to NULL: no
-     * list). The entries not listed are the source's, shared (dd_shared). dd_merge_put's
-     * the caller records (it knows the source: dd_merge_record); the carry's copies
-     * dd_merge_carry_run does. */
+    /* Optional (NULL: none), set by the caller after dd_merge_begin: the entries the
+     * delta made (dd_merge_put's, which the caller records: it knows the source,
+     * dd_merge_record) in the order made, which is their order in the new frame: each
+     * one's place (rec_at) and its source entry (rec_src, NULL for none), rec_n of them, at
+     * most rec_cap (past that rec_at is set to NULL: no list). The entries not listed were
+     * carried: the source's, shared (dd_shared), or a carried entry's copy (moved forward
+     * for its age, or the format's fix-up, dd_desc.carry), which a client takes as the
+     * source's unchanged entry: so a fix-up may change only what a client does not show
+     * (Quake II: a spent event, old_origin). */
     uint16_t *rec_at;
     const void **rec_src;
     uint32_t rec_n, rec_cap;
@@ -529,12 +533,20 @@ static inline void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from,
     m->nf.made = m->pool_head;
     m->nf.sorted = 1;
     m->last_num = -1;
+    m->oldnum = from && from->count ? dd_num(v, from, 0) : DD_NONE;
 }
 
 /* The number of the next old entry, DD_NONE past the last. */
 static inline int dd_merge_oldnum(const dd_merge *m)
 {
-    return m->from && m->oi < m->from->count ? dd_num(m->v, m->from, m->oi) : DD_NONE;
+    return m->oldnum;
+}
+
+/* Step m->oi to old entry oi (at most the source's count) and note its number. */
+static inline void dd_merge_seek_old(dd_merge *m, uint32_t oi)
+{
+    m->oi = oi;
+    m->oldnum = m->from && oi < m->from->count ? dd_num(m->v, m->from, oi) : DD_NONE;
 }
 
 qd_err dd_merge_carry_run(dd_merge *m, int num);
@@ -569,7 +581,7 @@ static inline void *dd_merge_put(dd_merge *m, int num)
     }
     uint32_t ref = m->pool_head++, slot = m->ref_head++ & (d->refs - 1);
     if (dd_merge_oldnum(m) == num)
-        m->oi++;
+        dd_merge_seek_old(m, m->oi + 1);
     if (m->last_num >= num)
         m->nf.sorted = 0;
     m->last_num = num;

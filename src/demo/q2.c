@@ -880,10 +880,11 @@ static void emit_entities(ctx *c, const dd_frame *new_frame, const uint16_t *gon
     for (int i = 0; whole && i < ngone; i++)
         cl_list_leave(c->cl, gone[i]);
     if (whole && !body_changed && !s->anim_read && nrec >= 0) {
-        /* The merge listed the frame's own entries (dd_merge.rec_at: its puts and the
-         * carry's copies) with their entries in the frame shown, which is the source:
-         * every other entry is shared and kept as it is, so only those are looked at, with
-         * no pass over the rest (kept_run) and no search for their old entries. */
+        /* The merge listed the entries the delta made (dd_merge.rec_at: its puts) with
+         * their entries in the frame shown, which is the source: every other entry was
+         * carried, shared or copied with the fix-up (carry: event spent, old_origin, which
+         * emit_one would keep as they are), so only those are looked at, with no pass over
+         * the rest (kept_run) and no search for their old entries. */
         for (int r = 0; r < nrec; r++)
             emit_one(c, dd_ent(v, nf, rec_at[r]), rec_src[r], body, body_changed, body_now);
         cl_list_keep_rest(c->cl, (int)nf->count - nrec);

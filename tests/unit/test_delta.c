@@ -490,8 +490,9 @@ TEST(delta_ring_age_limits)
  * updated or new entity's value is its number x 1000 plus the frame). The refs ring (128)
  * wraps every few frames, under runs of eight too; with young 64 the pool's older entries
  * are copied forward inside runs; with the fix-up a carried entry's event is cleared. The
- * merge's list of its own entries (dd_merge.rec_at, which q2.c's emit walks instead of the
- * whole frame) is checked against dd_shared and a search of the source frame. */
+ * merge's list of the entries the delta made (dd_merge.rec_at, which q2.c's emit walks
+ * instead of the whole frame) is checked against the model's updates and a search of the
+ * source frame. */
 typedef DD_STORE(t_elem, 256, 128, 4) t_big_store;
 static const dd_desc t_big_desc = {sizeof(t_elem), 0, 256, 128, 4, 48, 64, NULL};
 static const dd_desc t_big_fix_desc = {sizeof(t_elem), 0, 256, 128, 4, 48, 64, t_carry};
@@ -540,12 +541,15 @@ static int long_carries(const dd_desc *desc)
         const dd_frame *f = dd_merge_end(&m, 1);
         if (!f || f->count != count || !f->sorted || !m.rec_at)
             return 0;
-        /* listed: exactly the entries not shared, in order, each with the source frame's
-         * entry of its number (NULL when that frame had none) */
+        /* listed: exactly the entries the frame's puts made, in order, each with the
+         * source frame's entry of its number (NULL when that frame had none); a carried
+         * entry, shared or copied (for its age, or the fix-up), is not */
         uint32_t r = 0;
         for (uint32_t k = 0; k < f->count; k++) {
-            if (dd_shared(v, f, k))
+            if (!fresh[dd_num(v, f, k)])
                 continue;
+            if (dd_shared(v, f, k))
+                return 0;
             if (r >= m.rec_n || rec_at[r] != k)
                 return 0;
             const void *want = NULL;
