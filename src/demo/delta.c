@@ -310,6 +310,7 @@ done:
     m->nf.count = (uint16_t)(m->nf.count + (oi - oi0));
     m->oi = oi;
     m->oldnum = oi < ocount ? ref_num[slot] : DD_NONE;
+    m->oldref = refs[slot];
     return m->err;
 }
 

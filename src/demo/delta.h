@@ -487,6 +487,7 @@ typedef struct dd_merge {
     uint32_t oi;          /* the next old entry */
     int oldnum;           /* its number, DD_NONE past the last (or no source): kept with oi,
                            * so the tests each entity makes of it are one load */
+    uint32_t oldref;      /* and its pool entry (when oldnum is not DD_NONE) */
     uint32_t pool_head, ref_head;
     int last_num;         /* number of the newest entry of nf, -1 none */
     dd_frame nf;
@@ -534,6 +535,7 @@ static inline void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from,
     m->nf.sorted = 1;
     m->last_num = -1;
     m->oldnum = from && from->count ? dd_num(v, from, 0) : DD_NONE;
+    m->oldref = from && from->count ? v.refs[from->first & (v.d->refs - 1)] : 0;
 }
 
 /* The number of the next old entry, DD_NONE past the last. */
@@ -546,7 +548,13 @@ static inline int dd_merge_oldnum(const dd_merge *m)
 static inline void dd_merge_seek_old(dd_merge *m, uint32_t oi)
 {
     m->oi = oi;
-    m->oldnum = m->from && oi < m->from->count ? dd_num(m->v, m->from, oi) : DD_NONE;
+    if (m->from && oi < m->from->count) {
+        const uint32_t at = (m->from->first + oi) & (m->v.d->refs - 1);
+        m->oldnum = m->v.ref_num[at];
+        m->oldref = m->v.refs[at];
+    } else {
+        m->oldnum = DD_NONE;
+    }
 }
 
 qd_err dd_merge_carry_run(dd_merge *m, int num);
@@ -562,7 +570,9 @@ static inline qd_err dd_merge_carry(dd_merge *m, int num)
 /* The next old entry when it is numbered num, else NULL (nothing moves). */
 static inline const void *dd_merge_old(const dd_merge *m, int num)
 {
-    return dd_merge_oldnum(m) == num ? dd_ent(m->v, m->from, m->oi) : NULL;
+    return dd_merge_oldnum(m) == num
+               ? m->v.pool + (size_t)(m->oldref & (m->v.d->pool - 1)) * m->v.d->elem_size
+               : NULL;
 }
 
 /* Step past the next old entry, whatever its number (a removal). */
