@@ -544,7 +544,7 @@ static inline int dd_merge_oldnum(const dd_merge *m)
     return m->oldnum;
 }
 
-/* Step m->oi to old entry oi (at most the source's count) and note its number. */
+/* Step m->oi to old entry oi (at most the source's count) and note its number and ref. */
 static inline void dd_merge_seek_old(dd_merge *m, uint32_t oi)
 {
     m->oi = oi;
