@@ -515,6 +515,19 @@ static inline uint32_t dd_young_span(const dd_desc *d)
     return d->young ? d->young : d->pool / 4;
 }
 
+/* Step m->oi to old entry oi (at most the source's count) and note its number and ref. */
+static inline void dd_merge_seek_old(dd_merge *m, uint32_t oi)
+{
+    m->oi = oi;
+    if (m->from && oi < m->from->count) {
+        const uint32_t at = (m->from->first + oi) & (m->v.d->refs - 1);
+        m->oldnum = m->v.ref_num[at];
+        m->oldref = m->v.refs[at];
+    } else {
+        m->oldnum = DD_NONE;
+    }
+}
+
 /* Start the frame seq delta'd from `from` (NULL or a frame dd_source returned). Inline, as
  * dd_repeat: a call took the view by value, which GCC built on the stack from eight-byte
  * stores and read back sixteen bytes at a time, a store-forwarding stall a call (three a
@@ -534,8 +547,7 @@ static inline void dd_merge_begin(dd_merge *m, dd_store v, const dd_frame *from,
     m->nf.made = m->pool_head;
     m->nf.sorted = 1;
     m->last_num = -1;
-    m->oldnum = from && from->count ? dd_num(v, from, 0) : DD_NONE;
-    m->oldref = from && from->count ? v.refs[from->first & (v.d->refs - 1)] : 0;
+    dd_merge_seek_old(m, 0);
 }
 
 /* The number of the next old entry, DD_NONE past the last. */
@@ -544,18 +556,6 @@ static inline int dd_merge_oldnum(const dd_merge *m)
     return m->oldnum;
 }
 
-/* Step m->oi to old entry oi (at most the source's count) and note its number and ref. */
-static inline void dd_merge_seek_old(dd_merge *m, uint32_t oi)
-{
-    m->oi = oi;
-    if (m->from && oi < m->from->count) {
-        const uint32_t at = (m->from->first + oi) & (m->v.d->refs - 1);
-        m->oldnum = m->v.ref_num[at];
-        m->oldref = m->v.refs[at];
-    } else {
-        m->oldnum = DD_NONE;
-    }
-}
 
 qd_err dd_merge_carry_run(dd_merge *m, int num);
 
