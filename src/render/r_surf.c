@@ -17,6 +17,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define R_SURF_AVX2 1 /* block_row3_avx2: AVX2 by a function attribute, picked at run time */
+#endif
 
 #include "r_local.h"
 
@@ -340,7 +344,80 @@ typedef struct block_src {
     int tw, th, s0, t0;
     int fullbright; /* palette indices from here on are not lit: 224 in Quake, none (256) in
                      * Quake II */
+    int avx2;       /* block_row3_avx2 may build the three-channel rows */
 } block_src;
+
+#if defined(R_SURF_AVX2)
+/* A row of a three-channel block (block_rows' loop below, the same integers), eight texels
+ * at a time: row y's luxel rows ga (ly) and gb (ly1) of each channel, fy its place between
+ * them, step = 1 << sh texels a luxel (8 or 16: a luxel's texels are whole groups of
+ * eight), the texture's row src from column sx0 (tw >= 8: a group wraps at most once).
+ * C's division by the power of two, rounding towards zero, is (v + (v < 0 ? step - 1 : 0))
+ * >> sh; (c * f) >> 15 fits 32 bits (c <= 255, f <= 65536). */
+__attribute__((target("avx2"))) static void block_row3_avx2(const block_src *bs, int sh,
+                                                            int ly, int ly1, int fy, int sx0,
+                                                            const uint8_t *src, uint32_t *dst,
+                                                            int w)
+{
+    const int step = 1 << sh, lw = bs->lw, tw = bs->tw;
+    const __m128i shv = _mm_cvtsi32_si128(sh);
+    const __m256i round = _mm256_set1_epi32(step - 1), fyv = _mm256_set1_epi32(fy);
+    const __m256i lo = _mm256_set1_epi32(1024), hi = _mm256_set1_epi32(65536);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i byte = _mm256_set1_epi32(255), opaque = _mm256_set1_epi32((int)0xff000000u);
+    const __m256i twv = _mm256_set1_epi32(tw), fbm = _mm256_set1_epi32(bs->fullbright - 1);
+    const uint32_t *pal = bs->a->palette;
+#define TDIV(v)                                                                        \
+    _mm256_sra_epi32(_mm256_add_epi32((v), _mm256_and_si256(_mm256_srai_epi32((v), 31), round)), \
+                     shv)
+    for (int x = 0, sx = sx0; x < w; x += 8, sx = sx + 8 >= tw ? sx + 8 - tw : sx + 8) {
+        int lx = x >> sh, fx = x & (step - 1);
+        int lx0 = lx < lw ? lx : lw - 1, lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
+        const __m256i fxv = _mm256_add_epi32(_mm256_set1_epi32(fx), lane);
+        /* the texels' palette indices, wrapping at tw */
+        __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(sx), lane);
+        idx = _mm256_sub_epi32(idx, _mm256_andnot_si256(_mm256_cmpgt_epi32(twv, idx), twv));
+        uint32_t pi[8];
+        _mm256_storeu_si256((__m256i *)pi, idx);
+        const __m256i p = _mm256_setr_epi32(src[pi[0]], src[pi[1]], src[pi[2]], src[pi[3]],
+                                            src[pi[4]], src[pi[5]], src[pi[6]], src[pi[7]]);
+        uint32_t pp[8];
+        _mm256_storeu_si256((__m256i *)pp, p);
+        const __m256i c = _mm256_setr_epi32((int)pal[pp[0]], (int)pal[pp[1]], (int)pal[pp[2]],
+                                            (int)pal[pp[3]], (int)pal[pp[4]], (int)pal[pp[5]],
+                                            (int)pal[pp[6]], (int)pal[pp[7]]);
+        __m256i out = opaque;
+        for (int k = 0; k < 3; k++) {
+            const int32_t *ga = bs->g + (size_t)k * bs->luxels + (size_t)ly * (size_t)lw,
+                          *gb = bs->g + (size_t)k * bs->luxels + (size_t)ly1 * (size_t)lw;
+            const __m256i a0 = _mm256_set1_epi32(ga[lx0]),
+                          da = _mm256_set1_epi32(ga[lx1] - ga[lx0]);
+            const __m256i b0 = _mm256_set1_epi32(gb[lx0]),
+                          db = _mm256_set1_epi32(gb[lx1] - gb[lx0]);
+            __m256i top = _mm256_add_epi32(a0, TDIV(_mm256_mullo_epi32(da, fxv)));
+            __m256i bot = _mm256_add_epi32(b0, TDIV(_mm256_mullo_epi32(db, fxv)));
+            __m256i L = _mm256_mullo_epi32(_mm256_sub_epi32(bot, top), fyv);
+            L = _mm256_add_epi32(top, TDIV(L));
+            __m256i f = _mm256_add_epi32(L, _mm256_set1_epi32(256));
+            f = _mm256_min_epi32(_mm256_max_epi32(f, lo), hi);
+            __m256i ch = _mm256_and_si256(_mm256_srli_epi32(c, 8 * k), byte);
+            __m256i v = _mm256_srli_epi32(_mm256_mullo_epi32(ch, f), 15);
+            v = _mm256_min_epi32(v, byte);
+            out = _mm256_or_si256(out, _mm256_slli_epi32(v, 8 * k));
+        }
+        /* fullbright texels: the palette's colour */
+        out = _mm256_blendv_epi8(out, _mm256_or_si256(c, opaque), _mm256_cmpgt_epi32(p, fbm));
+        if (w - x >= 8)
+            _mm256_storeu_si256((__m256i *)(dst + x), out);
+        else {
+            uint32_t o[8];
+            _mm256_storeu_si256((__m256i *)o, out);
+            memcpy(dst + x, o, (size_t)(w - x) * sizeof *o);
+        }
+    }
+#undef TDIV
+}
+#endif
 
 /* The lit texels of block s, luxels step texels apart (inlined with step a constant, so
  * its divisions become shifts; the texture column wraps by counting, not by %). */
@@ -382,6 +459,12 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
         int ly = y / step, fy = y % step;
         ly = ly < lh ? ly : lh - 1;
         int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
+#if defined(R_SURF_AVX2)
+        if (bs->avx2 && step >= 8 && tw >= 8) {
+            block_row3_avx2(bs, step == 16 ? 4 : 3, ly, ly1, fy, sx0, src, dst, s->w);
+            continue;
+        }
+#endif
         for (int x = 0, sx = sx0; x < s->w;) {
             int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
             int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
@@ -523,7 +606,7 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     /* mins within +-1.6e7 (mdl_bspcore clamps them), flow below 2048: no overflow */
     int s0 = (lm->mins[0] >> m) + flow, t0 = lm->mins[1] >> m;
     const block_src bs = {a, g, lw, lh, luxels, nc, pix, tw, th, s0, t0,
-                          b->format == MDL_BSP_Q2_38 ? 256 : 224};
+                          b->format == MDL_BSP_Q2_38 ? 256 : 224, rast_simd(-1) >= 2};
     switch (16 >> m) { /* block texels per luxel: a constant in each copy of the loop */
     case 16:
         block_rows(&bs, 16, s);

@@ -388,7 +388,8 @@ static int bench_states(const char *path)
 }
 
 /* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes`,
- * `qdemo-bench timeline`, `qdemo-bench render` (`render-q3`: its Quake III rows), `qdemo-bench process` and `qdemo-bench
+ * `qdemo-bench timeline`, `qdemo-bench render` (`render-q3`: its Quake III rows;
+ * `render-players`: the players' rows), `qdemo-bench process` and `qdemo-bench
  * export` print only that table (quick, for checking a change) and write no file;
  * `qdemo-bench decode RUNS DEMO` only decodes; `qdemo-bench states DEMO` hashes the client
  * state frame by frame; `qdemo-bench frames DEMO PAK W H N THREADS`
@@ -447,6 +448,11 @@ int main(int argc, char **argv)
         bench_export();
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "render-players") == 0) { /* only the players' rows */
+        bench_render_players_quake();
+        bench_render_players();
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "render-q3") == 0) { /* only Quake III's rows */
         bench_render_q3();
         bench_render_players();
@@ -455,6 +461,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "render") == 0) { /* only the render table, no file */
         bench_render();
         bench_render_q3();
+        bench_render_players_quake();
         bench_render_players();
         return 0;
     }
@@ -500,6 +507,7 @@ int main(int argc, char **argv)
 
     bench_render();
     bench_render_q3();
+    bench_render_players_quake();
     bench_render_players();
     bench_export();
     bench_process();

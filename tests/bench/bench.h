@@ -15,6 +15,7 @@ void bench_render(void);
 void bench_render_q3(void);
 /* Issue #12's row: an OpenArena bot match's bodies as models (skipped without the data). */
 void bench_render_players(void);
+void bench_render_players_quake(void);
 /* `qdemo-bench frames`: frames textured frames of w x h along demo's camera path (search
  * path pak), evenly spaced over the demo, one line "k hash" each (FNV-1a of the colour
  * bytes): a fixed workload for callgrind and a byte-identity check. 0, or 1 on failure. */
