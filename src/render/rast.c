@@ -1888,12 +1888,11 @@ static void stepper_init(stepper *s, int64_t m, int64_t d, int64_t dm)
 
 static inline void stepper_next(stepper *s)
 {
-    s->q += s->dq;
-    s->r += s->dr;
-    if (s->r >= s->d) {
-        s->q++;
-        s->r -= s->d;
-    }
+    /* without a branch: the carry's pattern along an edge is as good as random, and a
+     * mispredicted jump a row and edge cost more than the two instructions */
+    int64_t r = s->r + s->dr, carry = -(int64_t)(r >= s->d);
+    s->q += s->dq - carry;
+    s->r = r - (s->d & carry);
 }
 
 static inline int64_t to_fixed(double v)
