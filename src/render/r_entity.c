@@ -80,27 +80,32 @@ static int tri_gradient(const float *A, const float *B, const float *C, const fl
     return 1;
 }
 
-/* Light rows (0..63) of the corners as an affine plane in screen space; the corners' mean
- * when one lies behind the near plane or the three are in a line on screen. */
-static void light_plane(const r_view *v, const float *P[3], const float row[3], double out[3])
+/* The affine plane in screen space through values val at the projected corners sp (rast
+ * evaluates planes at pixel centres: the plane through corner 0); 0 when the three are in
+ * a line on screen. */
+static int screen_plane(const float sp[3][2], const float val[3], double out[3])
 {
-    float sp[3][2];
-    int ok = 1;
-    for (int i = 0; i < 3; i++)
-        ok &= r_project_point(v, P[i], sp[i]);
     double x1 = sp[1][0] - sp[0][0], y1 = sp[1][1] - sp[0][1];
     double x2 = sp[2][0] - sp[0][0], y2 = sp[2][1] - sp[0][1];
     double det = x1 * y2 - x2 * y1;
-    if (!ok || !(fabs(det) > 1e-6)) {
-        out[0] = out[1] = 0;
-        out[2] = (row[0] + row[1] + row[2]) / 3.0;
-        return;
-    }
-    double d1 = row[1] - row[0], d2 = row[2] - row[0];
+    if (!(fabs(det) > 1e-6))
+        return 0;
+    double d1 = val[1] - val[0], d2 = val[2] - val[0];
     out[0] = (d1 * y2 - d2 * y1) / det;
     out[1] = (d2 * x1 - d1 * x2) / det;
-    /* rast evaluates at pixel centres: the plane through corner 0 */
-    out[2] = row[0] - out[0] * sp[0][0] - out[1] * sp[0][1];
+    out[2] = val[0] - out[0] * sp[0][0] - out[1] * sp[0][1];
+    return 1;
+}
+
+/* Light rows (0..63) of the corners (projected to sp, ok 0 when one lies behind the near
+ * plane) as an affine plane in screen space; the corners' mean when a corner is behind or
+ * the three are in a line on screen. */
+static void light_plane(const float sp[3][2], int ok, const float row[3], double out[3])
+{
+    if (!ok || !screen_plane(sp, row, out)) {
+        out[0] = out[1] = 0;
+        out[2] = (row[0] + row[1] + row[2]) / 3.0;
+    }
 }
 
 float r_alias_row(float ambient, float shade, const float vn[3])
@@ -116,24 +121,51 @@ float r_alias_row(float ambient, float shade, const float vn[3])
     return row < 32 ? 32 : row;
 }
 
+int r_skin_affine = 1;
+
 void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
                 const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags)
 {
     rast_tex tex;
     memset(&tex, 0, sizeof tex);
-    float S[3], T[3], s0, t0;
-    if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
-        !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
-        return;
-    float dist = dot3(n, P[0]);
     tex.index = sk->pixels;
     tex.lut = sk->lut;
     tex.w = sk->w;
     tex.h = sk->h;
-    r_attr_plane(v, n, dist, S, s0, tex.s);
-    r_attr_plane(v, n, dist, T, t0, tex.t);
-    r_attr_plane(v, n, dist, NULL, 0, tex.q);
-    light_plane(v, P, row, tex.lrow);
+    float sp[3][2], zmin = 0, zmax = 0;
+    int ok = 1;
+    for (int i = 0; i < 3; i++) {
+        ok &= r_project_point(v, P[i], sp[i]);
+        float d[3] = {P[i][0] - v->org[0], P[i][1] - v->org[1], P[i][2] - v->org[2]};
+        float z = dot3(d, v->fwd);
+        zmin = i == 0 || z < zmin ? z : zmin;
+        zmax = i == 0 || z > zmax ? z : zmax;
+    }
+    light_plane(sp, ok, row, tex.lrow);
+    /* Affine across the screen (q = 1), as software Quake steps an alias triangle's skin
+     * (WinQuake d_polyse.c, D_PolysetDrawSpans8), where that strays from the perspective
+     * by under half a texel: at most about the triangle's texel extent times its depth
+     * ratio less one, over four. Its spans then take no division. A triangle nearer or
+     * deeper than that keeps the perspective (GLQuake's way). */
+    float ext = 0;
+    for (int k = 1; k < 3; k++) {
+        float es = fabsf(sv[k] - sv[0]), et = fabsf(tv[k] - tv[0]);
+        ext = es > ext ? es : ext;
+        ext = et > ext ? et : ext;
+    }
+    if (r_skin_affine && ok && zmin > 0 && ext * (zmax / zmin - 1) <= 2.0f &&
+        screen_plane(sp, sv, tex.s) && screen_plane(sp, tv, tex.t)) {
+        tex.q[2] = 1;
+    } else {
+        float S[3], T[3], s0, t0;
+        if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
+            !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
+            return;
+        float dist = dot3(n, P[0]);
+        r_attr_q(v, n, dist, tex.q);
+        r_attr_from(v, tex.q, S, s0, tex.s);
+        r_attr_from(v, tex.q, T, t0, tex.t);
+    }
     float tri[3][3];
     for (int k = 0; k < 3; k++)
         memcpy(tri[k], P[k], sizeof tri[k]);

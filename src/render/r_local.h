@@ -358,9 +358,14 @@ typedef struct r_skin8 {
 
 /* Triangle P (world space, n its normal facing the eye) textured from sk at the corners'
  * texel coordinates sv, tv, lit at the corners' light rows row (Gouraud, affine on screen),
- * filled with flags. A degenerate triangle draws nothing. */
+ * filled with flags; its skin affine on screen too where that strays from the perspective
+ * by under half a texel (r_skin_affine). A degenerate triangle draws nothing. */
 void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
                 const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags);
+
+/* 1 (the default): r_skin_tri maps a skin affinely where it may; 0: always in perspective
+ * (the tests compare the two; set it before drawing, never while threads draw). */
+extern int r_skin_affine;
 
 /* Draw the world of a: PVS, front-to-back walk, faces. */
 void r_draw_world(r_view *v, const r_assets *a);

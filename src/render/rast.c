@@ -452,6 +452,45 @@ static int index_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict
 }
 #endif
 
+/* Pixel j of span_tex's that passed its tests: depth z and colour texel by flags. */
+static inline void put_px(uint32_t *restrict c, float *restrict d, int j, float z,
+                          uint32_t texel, unsigned flags)
+{
+    if (flags & RAST_DEPTH_WRITE)
+        d[j] = z;
+    if (flags & RAST_BLEND)
+        c[j] = blend_px(texel, c[j]);
+    else if (flags & RAST_COLOR_WRITE)
+        c[j] = texel | 0xff000000u;
+}
+
+/* span_tex's palette-index pixels j..end-1 one at a time (Quake's skins through the
+ * colormap; index_quads takes whole blocks of four the same way): the coordinates at j are
+ * sfu, tfu in 16.16, stepped by dsf, dtf (wrapping), clamped into the texture; the key
+ * index is not drawn; the light row l0 + dl j (NaN and below 0: row 0; from 63: 63). */
+static inline void index_pixels(const rast_tex *tx, uint32_t *restrict c, float *restrict d,
+                                int j, int end, float zs, const span_ctx *sc, unsigned flags,
+                                float l0, float dl, uint32_t sfu, uint32_t tfu, uint32_t dsf,
+                                uint32_t dtf)
+{
+    const int32_t wmax = tx->w - 1, hmax = tx->h - 1;
+    for (; j < end; j++, sfu += dsf, tfu += dtf) {
+        float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
+        if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
+            continue;
+        int32_t si = (int32_t)sfu >> 16, ti = (int32_t)tfu >> 16;
+        si = si < 0 ? 0 : si > wmax ? wmax : si;
+        ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
+        uint8_t idx = tx->index[(size_t)ti * (size_t)tx->w + (size_t)si];
+        if (tx->has_key && idx == tx->key)
+            continue;
+        float lr = l0 + dl * (float)j;
+        int row = lr > 0.0f ? (lr < 63.0f ? (int)lr : 63) : 0; /* NaN: 0 */
+        uint32_t texel = tx->lut[(size_t)row * 256 + idx];
+        put_px(c, d, j, z, texel, flags);
+    }
+}
+
 /* Textured pixels x0..x0+n-1 of row y: the depth ramp as span_generic; the texel exact
  * (one division) at each run's end, a run run_pixels long from the span's start, linear in
  * 16.16 fixed point between. The planes are evaluated in double at the span's start and
@@ -475,6 +514,19 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
     (void)madd_ok;
     float l0 = (float)(tx->lrow[0] * px + tx->lrow[1] * py + tx->lrow[2]);
     float dl = (float)tx->lrow[0];
+    if (tx->index && tx->q[0] == 0 && tx->q[1] == 0 && tx->q[2] == 1) {
+        /* an affine skin (r_skin_tri: q = 1): one run, its steps the planes' own, no
+         * division */
+        uint32_t sfu = (uint32_t)tex_fix(s0), tfu = (uint32_t)tex_fix(t0);
+        const uint32_t dsf = (uint32_t)tex_fix(ds), dtf = (uint32_t)tex_fix(dt);
+        int j = 0;
+#if defined(__SSE2__)
+        if (!(flags & RAST_BLEND) && madd_ok)
+            j = index_quads(tx, c, d, 0, n, zs, sc, flags, l0, dl, &sfu, &tfu, dsf, dtf);
+#endif
+        index_pixels(tx, c, d, j, n, zs, sc, flags, l0, dl, sfu, tfu, dsf, dtf);
+        return;
+    }
     int32_t sa = 0, ta = 0;
     for (int i = 0; i < n;) {
         const int kr = run_pixels(q0 + dq * (float)i, dq, n - i);
@@ -574,23 +626,18 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
             j = index_quads(tx, c, d, i, i + k, zs, sc, flags, l0, dl, &sfu, &tfu,
                             (uint32_t)dsf, (uint32_t)dtf);
 #endif
+        if (tx->index) {
+            index_pixels(tx, c, d, j, i + k, zs, sc, flags, l0, dl, sfu, tfu, (uint32_t)dsf,
+                         (uint32_t)dtf);
+            j = i + k;
+        }
         for (; j < i + k; j++, sfu += (uint32_t)dsf, tfu += (uint32_t)dtf) {
             const int32_t sf = (int32_t)sfu, tf = (int32_t)tfu;
             float z = clampz(zs + sc->dz * (float)j, sc->zlo, sc->zhi);
             if ((flags & RAST_DEPTH_TEST) && !(z > d[j]))
                 continue;
             uint32_t texel;
-            if (tx->index) {
-                int32_t si = sf >> 16, ti = tf >> 16;
-                si = si < 0 ? 0 : si > wmax ? wmax : si;
-                ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
-                uint8_t idx = tx->index[(size_t)ti * (size_t)w + (size_t)si];
-                if (tx->has_key && idx == tx->key)
-                    continue;
-                float lr = l0 + dl * (float)j;
-                int row = lr > 0.0f ? (lr < 63.0f ? (int)lr : 63) : 0; /* NaN: 0 */
-                texel = tx->lut[(size_t)row * 256 + idx];
-            } else if (tx->wrap) {
+            if (tx->wrap) {
                 int32_t si = sf, ti = tf;
                 if (warp) {
                     si = sf + warp[(tf >> 16) & 127];
@@ -603,12 +650,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
                 ti = ti < 0 ? 0 : ti > hmax ? hmax : ti;
                 texel = tex[(size_t)ti * (size_t)w + (size_t)si];
             }
-            if (flags & RAST_DEPTH_WRITE)
-                d[j] = z;
-            if (flags & RAST_BLEND)
-                c[j] = blend_px(texel, c[j]);
-            else if (flags & RAST_COLOR_WRITE)
-                c[j] = texel | 0xff000000u;
+            put_px(c, d, j, z, texel, flags);
         }
         sa = sb;
         ta = tb;

@@ -450,7 +450,7 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && strcmp(argv[1], "render-players") == 0) { /* only the players' rows */
         bench_render_players_quake();
-        bench_render_players();
+        if (!getenv("ONLYQ")) bench_render_players();
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "render-q3") == 0) { /* only Quake III's rows */

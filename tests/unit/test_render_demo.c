@@ -1,6 +1,7 @@
 /* test_render_demo.c: real demos on their real maps give full, varied, deterministic frames:
  * the sample (e1m1, every id model missing) and an .mvd on the GPL e1m7. */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include "../../src/app/player.h"
 #include "../../src/app/world.h"
 #include "../../src/output/out.h"
+#include "../../src/render/r_local.h"
 #include "../test.h"
 
 /* A game folder in the scratch area holding maps/<map>.bsp, linked to a real-data BSP. */
@@ -332,6 +334,89 @@ TEST(render_qw_light_blocks_same_bytes_at_every_simd_level)
     CHECK_MSG(differ == 0, "%d of %d frames differ", differ, frames);
     rast_fb_free(x);
     rast_fb_free(y);
+    app_world_free(&w);
+    tl_close(tl);
+}
+
+/* Skins mapped affinely where that strays by under half a texel (r_skin_tri, as software
+ * Quake's alias spans): the ffa MVD's players on dm4 seen from 80, 160 and 320 units in
+ * front at their eyes' height, with LibreQuake's player (1,060 triangles), drawn affine and
+ * in perspective. The bodies' pixels (those the body changes against the same view with it
+ * hidden) are mostly the same texels: at most a quarter differ and the mean difference is
+ * small; and some differ (the affine path drew them). A wrong plane (s and t swapped, or
+ * one off by a texel's worth) fails both bounds. */
+TEST(render_alias_skin_affine_close_to_perspective)
+{
+    char demo[1024], dir[1024];
+    if (!test_realfile(demo, sizeof demo, "mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd") ||
+        !game_dir_with("dm4", "bsp/id-maps-gpl_dm4_bsp29+appendedzip.bsp", dir, sizeof dir))
+        SKIP("no realdata ffa mvd or dm4 map");
+    if (access("assets/progs/player.mdl", R_OK) != 0)
+        SKIP("run from the project root");
+    enum { W = 480, H = 360 };
+    qd_error err;
+    app_opts o;
+    app_world w;
+    static player p;
+    timeline_t *tl = demo_world(demo, dir, &o, &w, &p, W, H);
+    CHECK(tl);
+    if (!tl)
+        return;
+    o.paks[o.num_paks++] = "assets";
+    rast_fb *aff = rast_fb_new(W, H), *per = rast_fb_new(W, H), *none = rast_fb_new(W, H);
+    long body = 0, differ = 0, diff_sum = 0;
+    for (int k = 0; k < 4; k++) {
+        double t = tl_start(tl) + 8.0 + 15.0 * k;
+        const cl_state *cl = tl_state_at(tl, t, &err);
+        CHECK_MSG(cl, "%s", err.msg);
+        if (!cl)
+            continue;
+        app_world_update(&w, &o, cl);
+        for (int e = 1; e < cl->num_entities && e <= 32; e++) {
+            cl_entstate s;
+            if (e == cl->view.view_entity || !cl_entity_at(cl, e, t, &s, NULL, NULL) ||
+                !(cl->entities[e].cur.flags & CL_EF_PLAYER))
+                continue;
+            static const float dist[3] = {80, 160, 320};
+            for (int di = 0; di < 3; di++) {
+                /* in front of it (along its yaw), at its eyes' height, looking back at it */
+                float yaw = s.angles[1] * (float)(M_PI / 180);
+                r_camera cam = {.origin = {s.origin[0] + dist[di] * cosf(yaw),
+                                           s.origin[1] + dist[di] * sinf(yaw), s.origin[2] + 22},
+                                .angles = {0, s.angles[1] + 180, 0},
+                                .fov = 90};
+                r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1};
+                r_skin_affine = 1;
+                r_render(w.assets, cl, t, &cam, &opt, aff);
+                r_skin_affine = 0;
+                r_render(w.assets, cl, t, &cam, &opt, per);
+                opt.hide_entity = e;
+                r_render(w.assets, cl, t, &cam, &opt, none);
+                r_skin_affine = 1;
+                for (int i = 0; i < W * H; i++) {
+                    if (per->color[i] == none->color[i])
+                        continue; /* not the body's (or the body's where it looks the same) */
+                    body++;
+                    uint32_t a = aff->color[i], b = per->color[i];
+                    differ += a != b;
+                    for (int ch = 0; ch < 24; ch += 8) {
+                        int da = (int)(a >> ch & 255) - (int)(b >> ch & 255);
+                        diff_sum += da < 0 ? -da : da;
+                    }
+                }
+            }
+        }
+    }
+    r_skin_affine = 1;
+    double mean = body ? (double)diff_sum / (3.0 * (double)body) : 0;
+    fprintf(stderr, "    %ld body pixels, %ld drawn differently, mean difference %.2f\n", body,
+            differ, mean);
+    CHECK_MSG(body > 20000, "%ld body pixels", body);
+    CHECK_MSG(differ > 0 && differ * 4 < body, "%ld of %ld body pixels differ", differ, body);
+    CHECK_MSG(mean < 4.0, "mean difference %.2f", mean);
+    rast_fb_free(aff);
+    rast_fb_free(per);
+    rast_fb_free(none);
     app_world_free(&w);
     tl_close(tl);
 }
