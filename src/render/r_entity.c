@@ -123,25 +123,30 @@ float r_alias_row(float ambient, float shade, const float vn[3])
 
 int r_skin_affine = 1;
 
-void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
-                const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags)
+/* The view depth of world point p (along the view's forward axis). */
+static float view_depth(const r_view *v, const float p[3])
 {
-    rast_tex tex;
-    memset(&tex, 0, sizeof tex);
-    tex.index = sk->pixels;
-    tex.lut = sk->lut;
-    tex.w = sk->w;
-    tex.h = sk->h;
-    float sp[3][2], zmin = 0, zmax = 0;
-    int ok = 1;
-    for (int i = 0; i < 3; i++) {
-        ok &= r_project_point(v, P[i], sp[i]);
-        float d[3] = {P[i][0] - v->org[0], P[i][1] - v->org[1], P[i][2] - v->org[2]};
-        float z = dot3(d, v->fwd);
-        zmin = i == 0 || z < zmin ? z : zmin;
-        zmax = i == 0 || z > zmax ? z : zmax;
+    float d[3] = {p[0] - v->org[0], p[1] - v->org[1], p[2] - v->org[2]};
+    return dot3(d, v->fwd);
+}
+
+/* r_skin_tri's texture for triangle P whose corners lie at sp on screen (ok 0 when one is
+ * behind the near plane) at view depths z[3]; 0 for a degenerate triangle. */
+static int skin_tex(r_view *v, const float *P[3], const float n[3], const float sv[3],
+                    const float tv[3], const float row[3], const r_skin8 *sk,
+                    const float sp[3][2], int ok, const float z[3], rast_tex *tex)
+{
+    memset(tex, 0, sizeof *tex);
+    tex->index = sk->pixels;
+    tex->lut = sk->lut;
+    tex->w = sk->w;
+    tex->h = sk->h;
+    float zmin = z[0], zmax = z[0];
+    for (int i = 1; i < 3; i++) {
+        zmin = z[i] < zmin ? z[i] : zmin;
+        zmax = z[i] > zmax ? z[i] : zmax;
     }
-    light_plane(sp, ok, row, tex.lrow);
+    light_plane(sp, ok, row, tex->lrow);
     /* Affine across the screen (q = 1), as software Quake steps an alias triangle's skin
      * (WinQuake d_polyse.c, D_PolysetDrawSpans8), where that strays from the perspective
      * by under half a texel: at most about the triangle's texel extent times its depth
@@ -154,22 +159,54 @@ void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3
         ext = et > ext ? et : ext;
     }
     if (r_skin_affine && ok && zmin > 0 && ext * (zmax / zmin - 1) <= 2.0f &&
-        screen_plane(sp, sv, tex.s) && screen_plane(sp, tv, tex.t)) {
-        tex.q[2] = 1;
-    } else {
-        float S[3], T[3], s0, t0;
-        if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
-            !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
-            return;
-        float dist = dot3(n, P[0]);
-        r_attr_q(v, n, dist, tex.q);
-        r_attr_from(v, tex.q, S, s0, tex.s);
-        r_attr_from(v, tex.q, T, t0, tex.t);
+        screen_plane(sp, sv, tex->s) && screen_plane(sp, tv, tex->t)) {
+        tex->q[2] = 1;
+        return 1;
     }
+    float S[3], T[3], s0, t0;
+    if (!tri_gradient(P[0], P[1], P[2], sv, S, &s0) ||
+        !tri_gradient(P[0], P[1], P[2], tv, T, &t0))
+        return 0;
+    float dist = dot3(n, P[0]);
+    r_attr_q(v, n, dist, tex->q);
+    r_attr_from(v, tex->q, S, s0, tex->s);
+    r_attr_from(v, tex->q, T, t0, tex->t);
+    return 1;
+}
+
+void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
+                const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags)
+{
+    float sp[3][2], z[3];
+    int ok = 1;
+    for (int i = 0; i < 3; i++) {
+        ok &= r_project_point(v, P[i], sp[i]);
+        z[i] = view_depth(v, P[i]);
+    }
+    rast_tex tex;
+    if (!skin_tex(v, P, n, sv, tv, row, sk, (const float(*)[2])sp, ok, z, &tex))
+        return;
     float tri[3][3];
     for (int k = 0; k < 3; k++)
         memcpy(tri[k], P[k], sizeof tri[k]);
     r_draw_poly_tex(v, (const float(*)[3])tri, 3, &tex, flags);
+}
+
+/* r_skin_tri for a triangle wholly inside the view whose corners r_view_vert placed at rv
+ * (their view depths z): drawn from those points as draw_poly would draw them (the same
+ * pixels), without projecting or clipping again. */
+static void skin_tri_inside(r_view *v, const float *P[3], const float n[3], const float sv[3],
+                            const float tv[3], const float row[3], const r_skin8 *sk,
+                            unsigned flags, const rast_vert rv[3], const float z[3])
+{
+    const float sp[3][2] = {{rv[0].x, rv[0].y}, {rv[1].x, rv[1].y}, {rv[2].x, rv[2].y}};
+    rast_tex tex;
+    if (!skin_tex(v, P, n, sv, tv, row, sk, sp, 1, z, &tex))
+        return;
+    if (v->cover && flags == RAST_OPAQUE)
+        flags |= RAST_COVER;
+    rast_polygon_tex_rows(v->fb, rv, 3, &tex, flags, v->y0, v->y1);
+    v->count++;
 }
 
 /* Textured alias triangles (Quake's skins through the colormap, Gouraud light per vertex as
@@ -196,7 +233,12 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
             map[16 + i] = (uint8_t)(top < 128 ? top + i : top + 15 - i);
             map[96 + i] = (uint8_t)(bot < 128 ? bot + i : bot + 15 - i);
         }
-        if ((own = malloc(pic ? pic : 1))) {
+        const uint8_t *kept = v->cache ? r_cache_skin(v->cache, pixels, pic, pl->top,
+                                                      pl->bottom, map)
+                                       : NULL;
+        if (kept) {
+            pixels = kept;
+        } else if ((own = malloc(pic ? pic : 1))) {
             for (size_t i = 0; i < pic; i++)
                 own[i] = map[pixels[i]];
             pixels = own;
@@ -217,6 +259,15 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
     unsigned flags;
     const uint32_t *lut = r_lut_look(a->lut, s, &look, &flags);
     r_skin8 sk = {pixels, lut, (int)m->skin_width, (int)m->skin_height};
+    /* each vertex placed on screen once (r_view_vert), for the triangles wholly inside the
+     * view; the rest are clipped as any polygon (r_skin_tri) */
+    rast_vert *sp = v->pass == R_PASS_TEXTURED ? malloc((size_t)m->num_verts * sizeof *sp) : NULL;
+    float *vz = sp ? malloc((size_t)m->num_verts * sizeof *vz) : NULL;
+    uint8_t *code = vz ? malloc((size_t)m->num_verts) : NULL;
+    for (uint32_t i = 0; code && i < m->num_verts; i++) {
+        code[i] = (uint8_t)r_view_vert(v, w[i], &sp[i]);
+        vz[i] = view_depth(v, w[i]);
+    }
     for (uint32_t i = 0; i < m->num_tris; i++) {
         const mdl_alias_tri *tr = &m->tris[i];
         const float *P[3] = {w[tr->v[0]], w[tr->v[1]], w[tr->v[2]]};
@@ -225,6 +276,14 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
         float rel[3] = {v->org[0] - P[0][0], v->org[1] - P[0][1], v->org[2] - P[0][2]};
         if (!(dot3(n, rel) > 0))
             continue;
+        const int inside = code && !(code[tr->v[0]] | code[tr->v[1]] | code[tr->v[2]]);
+        const rast_vert rv[3] = {inside ? sp[tr->v[0]] : (rast_vert){0, 0, 0},
+                                 inside ? sp[tr->v[1]] : (rast_vert){0, 0, 0},
+                                 inside ? sp[tr->v[2]] : (rast_vert){0, 0, 0}};
+        if (inside && rast_no_centre(rv, 3)) {
+            v->count++; /* (sent, as draw_poly would, and drawing nothing) */
+            continue;
+        }
         float sv[3], tv[3], row[3];
         for (int k = 0; k < 3; k++) {
             const mdl_alias_st *st = &m->st[tr->v[k]];
@@ -233,8 +292,16 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
             tv[k] = (float)st->t;
             row[k] = r_alias_row(ambient, shade, nrm[tr->v[k]]);
         }
-        r_skin_tri(v, P, n, sv, tv, row, &sk, flags);
+        if (inside) {
+            const float z[3] = {vz[tr->v[0]], vz[tr->v[1]], vz[tr->v[2]]};
+            skin_tri_inside(v, P, n, sv, tv, row, &sk, flags, rv, z);
+        } else {
+            r_skin_tri(v, P, n, sv, tv, row, &sk, flags);
+        }
     }
+    free(sp);
+    free(vz);
+    free(code);
     free(look);
     free(nrm);
     free(own);

@@ -363,6 +363,12 @@ typedef struct r_skin8 {
 void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
                 const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags);
 
+/* Skin src (n palette indices) with a player's colours top and bottom translated through
+ * map (Quake's shirt and pants rows), kept in c between frames (keyed by the skin's pixels,
+ * its size and the colours; the assets' change empties c); NULL when memory runs out. */
+const uint8_t *r_cache_skin(r_cache *c, const uint8_t *src, size_t n, int top, int bottom,
+                            const uint8_t map[256]);
+
 /* 1 (the default): r_skin_tri maps a skin affinely where it may; 0: always in perspective
  * (the tests compare the two; set it before drawing, never while threads draw). */
 extern int r_skin_affine;

@@ -28,6 +28,7 @@
  * level takes a coarser one, and past mip 3 it is drawn flat. */
 #define R_SURF_MAX_TEXELS (1u << 20)
 #define R_CACHE_BSPS 64
+#define R_CACHE_SKINS 32 /* translated skins kept: a 32-player match's */
 #define NORMAL_STYLE 264 /* 'm' */
 
 typedef struct r_surf {
@@ -56,6 +57,14 @@ struct r_cache {
     int split_n;
     double split[R_MAX_THREADS + 1];
     r_marks *marks;       /* Quake III's wall marks' pieces (r_q3_marks_make), or NULL */
+    /* players' skins with their colours translated (r_cache_skin), replaced in turn */
+    struct {
+        const uint8_t *src;
+        size_t n;
+        int colours; /* top << 4 | bottom */
+        uint8_t *pix;
+    } skins[R_CACHE_SKINS];
+    int next_skin;
     struct r_cache *portal; /* the portal views' own chain (r_cache_portal), or NULL */
     rast_fb *portal_fb;   /* their frame (r_cache_portal_fb), or NULL */
 };
@@ -125,6 +134,37 @@ static void cache_flush(r_cache *c)
     }
     c->num_bsps = 0;
     c->bytes = 0;
+    for (int i = 0; i < R_CACHE_SKINS; i++) {
+        free(c->skins[i].pix);
+        c->skins[i].pix = NULL;
+        c->skins[i].src = NULL;
+    }
+}
+
+const uint8_t *r_cache_skin(r_cache *c, const uint8_t *src, size_t n, int top, int bottom,
+                            const uint8_t map[256])
+{
+    int colours = (top & 15) << 4 | (bottom & 15);
+    for (int i = 0; i < R_CACHE_SKINS; i++)
+        if (c->skins[i].pix && c->skins[i].src == src && c->skins[i].n == n &&
+            c->skins[i].colours == colours)
+            return c->skins[i].pix;
+    uint8_t *pix = malloc(n ? n : 1);
+    if (!pix)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        pix[i] = map[src[i]];
+    int k = c->next_skin;
+    c->next_skin = (k + 1) % R_CACHE_SKINS;
+    if (c->skins[k].pix)
+        c->bytes -= c->skins[k].n;
+    free(c->skins[k].pix);
+    c->skins[k].src = src;
+    c->skins[k].n = n;
+    c->skins[k].colours = colours;
+    c->skins[k].pix = pix;
+    c->bytes += n;
+    return pix;
 }
 
 void r_cache_free(r_cache *c)

@@ -549,11 +549,18 @@ TEST(render_alias_textured_skin)
     add_entity(cl, 2, 2, 100, 0, 0, 0);
     rast_fb *fb = rast_fb_new(W, H);
     r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
-    r_options o = {.mode = R_MODE_TEXTURED};
+    /* a cache kept between the frames, as the player keeps one (the translated skin is
+     * kept in it by its colours) */
+    r_cache *kept = r_cache_new(0);
+    r_options o = {.mode = R_MODE_TEXTURED, .cache = kept};
     /* then as player 1's body with shirt colour 4: index 20 (shade 4 of the shirt range)
-     * becomes 4 * 16 + 4 = 68 (colours below 8 run upwards), 200 stays */
+     * becomes 4 * 16 + 4 = 68 (colours below 8 run upwards), 200 stays; then with shirt
+     * colour 12: 12 * 16 + 15 - 4 = 203 (colours from 8 run downwards) */
     cl_set_player_colors(cl, 0, 4, 13);
-    for (int player = 0; player < 2; player++) {
+    for (int k = 0; k < 3; k++) {
+        int player = k > 0;
+        if (k == 2)
+            cl_set_player_colors(cl, 0, 12, 13);
         cl->entities[2].cur.player = cl->entities[2].prev.player = (uint8_t)player;
         r_render(a, cl, 0, &cam, &o, fb);
         save_png(fb, "synth_skin.png");
@@ -561,7 +568,7 @@ TEST(render_alias_textured_skin)
         int dx = (int)(10 * SCALE / 100);
         uint32_t want[2];
         for (int side = 0; side < 2; side++) {
-            uint32_t c = pal[side ? 200 : player ? 68 : 20];
+            uint32_t c = pal[side ? 200 : k == 2 ? 203 : player ? 68 : 20];
             want[side] = 0xff000000u;
             for (int k = 0; k < 3; k++)
                 want[side] |= ((c >> (8 * k) & 255) * (64 - 59) / 32) << (8 * k);
@@ -569,6 +576,7 @@ TEST(render_alias_textured_skin)
         }
         CHECK(want[0] != want[1]);
     }
+    r_cache_free(kept);
     rast_fb_free(fb);
     r_assets_free(a);
     free(cl);
