@@ -387,8 +387,9 @@ static inline __m128i gather4v(const uint32_t *t, __m128i ix);
  * returned pixel are where the scalar loop goes on. Needs w <= 32767 and h <= 32768 (the
  * madd of (t, s) by (w, 1)) and no blend. */
 static int index_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict d, int j,
-                       int end, float zs, const span_ctx *sc, unsigned flags, float l0, float dl,
-                       uint32_t *sfu, uint32_t *tfu, uint32_t dsf, uint32_t dtf)
+                       int end, int row_end, float zs, const span_ctx *sc, unsigned flags,
+                       float l0, float dl, uint32_t *sfu, uint32_t *tfu, uint32_t dsf,
+                       uint32_t dtf)
 {
     const int j0 = j;
     const __m128 vdz = _mm_set1_ps(sc->dz), vzs = _mm_set1_ps(zs);
@@ -404,12 +405,17 @@ static int index_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict
     const __m128i s4 = _mm_set1_epi32((int)(4 * dsf)), t4 = _mm_set1_epi32((int)(4 * dtf));
     __m128i s = ramp4((int32_t)*sfu, (int32_t)dsf), t = ramp4((int32_t)*tfu, (int32_t)dtf);
     __m128 jj = _mm_cvtepi32_ps(_mm_setr_epi32(j, j + 1, j + 2, j + 3));
-    for (; j + 4 <= end; j += 4, jj = _mm_add_ps(jj, four), s = _mm_add_epi32(s, s4),
-                         t = _mm_add_epi32(t, t4)) {
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
+    for (; j < end && (j + 4 <= end || j + 4 <= row_end);
+         j += 4, jj = _mm_add_ps(jj, four), s = _mm_add_epi32(s, s4), t = _mm_add_epi32(t, t4)) {
         __m128 z4 = _mm_min_ps(_mm_max_ps(_mm_add_ps(vzs, _mm_mul_ps(vdz, jj)), vlo), vhi);
         __m128 old = _mm_loadu_ps(d + j);
         __m128 pass = flags & RAST_DEPTH_TEST ? _mm_cmpgt_ps(z4, old)
                                               : _mm_castsi128_ps(_mm_set1_epi32(-1));
+        /* the lanes past the span's end (a last block the row has room for): not drawn,
+         * their pixels stored back as they were (the band's rows are its own) */
+        pass = _mm_and_ps(pass,
+                          _mm_castsi128_ps(_mm_cmplt_epi32(lane, _mm_set1_epi32(end - j))));
         if (!_mm_movemask_ps(pass))
             continue;
         /* (s >> 16, t >> 16) clamped as 16-bit lanes (saturation keeps the side), times (1, w) */
@@ -446,6 +452,7 @@ static int index_quads(const rast_tex *tx, uint32_t *restrict c, float *restrict
             _mm_storeu_si128((__m128i *)(c + j), _mm_or_si128(_mm_and_si128(m, tv), _mm_andnot_si128(m, oc)));
         }
     }
+    j = j < end ? j : end;
     *sfu += dsf * (uint32_t)(j - j0);
     *tfu += dtf * (uint32_t)(j - j0);
     return j;
@@ -522,7 +529,8 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
         int j = 0;
 #if defined(__SSE2__)
         if (!(flags & RAST_BLEND) && madd_ok)
-            j = index_quads(tx, c, d, 0, n, zs, sc, flags, l0, dl, &sfu, &tfu, dsf, dtf);
+            j = index_quads(tx, c, d, 0, n, fb->w - x0, zs, sc, flags, l0, dl, &sfu, &tfu, dsf,
+                            dtf);
 #endif
         index_pixels(tx, c, d, j, n, zs, sc, flags, l0, dl, sfu, tfu, dsf, dtf);
         return;
@@ -623,7 +631,7 @@ static void span_tex(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx
         int j = i;
 #if defined(__SSE2__)
         if (tx->index && !(flags & RAST_BLEND) && madd_ok)
-            j = index_quads(tx, c, d, i, i + k, zs, sc, flags, l0, dl, &sfu, &tfu,
+            j = index_quads(tx, c, d, i, i + k, i + k, zs, sc, flags, l0, dl, &sfu, &tfu,
                             (uint32_t)dsf, (uint32_t)dtf);
 #endif
         if (tx->index) {
