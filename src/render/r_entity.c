@@ -244,16 +244,26 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
             pixels = own;
         }
     }
+    /* the triangles' normals (kept for the back-face test below), summed at each vertex;
+     * then each vertex's light row, once */
     float(*nrm)[3] = calloc((size_t)m->num_verts, sizeof *nrm);
-    if (!nrm)
+    float(*tn)[3] = malloc(((size_t)m->num_tris + 1) * sizeof *tn);
+    float *rows = malloc(((size_t)m->num_verts + 1) * sizeof *rows);
+    if (!nrm || !tn || !rows) {
+        free(nrm);
+        free(tn);
+        free(rows);
+        free(own);
         return;
+    }
     for (uint32_t i = 0; i < m->num_tris; i++) {
-        float n[3];
-        tri_normal(w, &m->tris[i], n);
+        tri_normal(w, &m->tris[i], tn[i]);
         for (int k = 0; k < 3; k++)
             for (int j = 0; j < 3; j++)
-                nrm[m->tris[i].v[k]][j] += n[j];
+                nrm[m->tris[i].v[k]][j] += tn[i][j];
     }
+    for (uint32_t i = 0; i < m->num_verts; i++)
+        rows[i] = r_alias_row(ambient, shade, nrm[i]);
     /* EF looks as a tint (quad blue, pentagram red) and FitzQuake's alpha */
     uint32_t *look = NULL;
     unsigned flags;
@@ -271,8 +281,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
     for (uint32_t i = 0; i < m->num_tris; i++) {
         const mdl_alias_tri *tr = &m->tris[i];
         const float *P[3] = {w[tr->v[0]], w[tr->v[1]], w[tr->v[2]]};
-        float n[3];
-        tri_normal(w, tr, n);
+        const float *n = tn[i];
         float rel[3] = {v->org[0] - P[0][0], v->org[1] - P[0][1], v->org[2] - P[0][2]};
         if (!(dot3(n, rel) > 0))
             continue;
@@ -290,7 +299,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
             /* the back half of the skin for a seam vertex of a back-facing triangle */
             sv[k] = (float)st->s + (st->onseam && !tr->front ? (float)m->skin_width * 0.5f : 0);
             tv[k] = (float)st->t;
-            row[k] = r_alias_row(ambient, shade, nrm[tr->v[k]]);
+            row[k] = rows[tr->v[k]];
         }
         if (inside) {
             const float z[3] = {vz[tr->v[0]], vz[tr->v[1]], vz[tr->v[2]]};
@@ -304,6 +313,8 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
     free(code);
     free(look);
     free(nrm);
+    free(tn);
+    free(rows);
     free(own);
 }
 
