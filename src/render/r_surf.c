@@ -427,7 +427,8 @@ __attribute__((target("avx2"))) static void block_row3_avx2(const block_src *bs,
                                             (int)pal[pp[3]], (int)pal[pp[4]], (int)pal[pp[5]],
                                             (int)pal[pp[6]], (int)pal[pp[7]]);
         __m256i out = opaque;
-        for (int k = 0; k < 3; k++) {
+#pragma GCC unroll 3
+        for (int k = 0; k < 3; k++) { /* (unrolled: constant shifts, the channels overlap) */
             const int32_t *ga = bs->g + (size_t)k * bs->luxels + (size_t)ly * (size_t)lw,
                           *gb = bs->g + (size_t)k * bs->luxels + (size_t)ly1 * (size_t)lw;
             const __m256i a0 = _mm256_set1_epi32(ga[lx0]),
