@@ -388,39 +388,95 @@ typedef struct block_src {
 } block_src;
 
 #if defined(R_SURF_AVX2)
-/* A row of a three-channel block (block_rows' loop below, the same integers), eight texels
- * at a time: row y's luxel rows ga (ly) and gb (ly1) of each channel, fy its place between
- * them, step = 1 << sh texels a luxel (8 or 16: a luxel's texels are whole groups of
- * eight), the texture's row src from column sx0 (tw >= 8: a group wraps at most once).
+/* block_rows' loops below, eight texels at a time with AVX2 (the same integers): a row's
+ * group of eight at x (within one luxel: step = 1 << sh is 8 or 16), its texels' palette
+ * indices from the texture's row src at column sx (tw >= 8: a group wraps at most once).
  * C's division by the power of two, rounding towards zero, is (v + (v < 0 ? step - 1 : 0))
- * >> sh; (c * f) >> 15 fits 32 bits (c <= 255, f <= 65536). */
+ * >> sh. */
+typedef struct row8 {
+    __m256i lane, round, fyv;
+    __m128i shv;
+    int sh, lw;
+} row8;
+
+__attribute__((target("avx2"))) static inline __m256i row8_tdiv(const row8 *r, __m256i v)
+{
+    return _mm256_sra_epi32(
+        _mm256_add_epi32(v, _mm256_and_si256(_mm256_srai_epi32(v, 31), r->round)), r->shv);
+}
+
+/* The eight texels' palette indices. */
+__attribute__((target("avx2"))) static inline __m256i row8_index(const row8 *r,
+                                                                 const uint8_t *src, int sx,
+                                                                 int tw)
+{
+    __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(sx), r->lane);
+    const __m256i twv = _mm256_set1_epi32(tw);
+    idx = _mm256_sub_epi32(idx, _mm256_andnot_si256(_mm256_cmpgt_epi32(twv, idx), twv));
+    uint32_t pi[8];
+    _mm256_storeu_si256((__m256i *)pi, idx);
+    return _mm256_setr_epi32(src[pi[0]], src[pi[1]], src[pi[2]], src[pi[3]], src[pi[4]],
+                             src[pi[5]], src[pi[6]], src[pi[7]]);
+}
+
+/* The light at the group at x of luxel rows ga, gb (bilerp's sums, as the loops make them). */
+__attribute__((target("avx2"))) static inline __m256i row8_light(const row8 *r,
+                                                                 const int32_t *ga,
+                                                                 const int32_t *gb, int x)
+{
+    int lx = x >> r->sh, fx = x & ((1 << r->sh) - 1);
+    int lx0 = lx < r->lw ? lx : r->lw - 1, lx1 = lx0 + 1 < r->lw ? lx0 + 1 : r->lw - 1;
+    const __m256i fxv = _mm256_add_epi32(_mm256_set1_epi32(fx), r->lane);
+    __m256i top = _mm256_add_epi32(
+        _mm256_set1_epi32(ga[lx0]),
+        row8_tdiv(r, _mm256_mullo_epi32(_mm256_set1_epi32(ga[lx1] - ga[lx0]), fxv)));
+    __m256i bot = _mm256_add_epi32(
+        _mm256_set1_epi32(gb[lx0]),
+        row8_tdiv(r, _mm256_mullo_epi32(_mm256_set1_epi32(gb[lx1] - gb[lx0]), fxv)));
+    return _mm256_add_epi32(top,
+                            row8_tdiv(r, _mm256_mullo_epi32(_mm256_sub_epi32(bot, top), r->fyv)));
+}
+
+/* Eight texels into dst + x, or the first w - x of them. */
+__attribute__((target("avx2"))) static inline void row8_store(uint32_t *dst, int x, int w,
+                                                              __m256i out)
+{
+    if (w - x >= 8) {
+        _mm256_storeu_si256((__m256i *)(dst + x), out);
+    } else {
+        uint32_t o[8];
+        _mm256_storeu_si256((__m256i *)o, out);
+        memcpy(dst + x, o, (size_t)(w - x) * sizeof *o);
+    }
+}
+
+__attribute__((target("avx2"))) static row8 row8_init(const block_src *bs, int sh, int fy)
+{
+    row8 r;
+    r.lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    r.round = _mm256_set1_epi32((1 << sh) - 1);
+    r.fyv = _mm256_set1_epi32(fy);
+    r.shv = _mm_cvtsi32_si128(sh);
+    r.sh = sh;
+    r.lw = bs->lw;
+    return r;
+}
+
+/* A row of a three-channel block: row y's luxel rows ly and ly1 of each channel, fy its
+ * place between them; (c * f) >> 15 fits 32 bits (c <= 255, f <= 65536). */
 __attribute__((target("avx2"))) static void block_row3_avx2(const block_src *bs, int sh,
                                                             int ly, int ly1, int fy, int sx0,
                                                             const uint8_t *src, uint32_t *dst,
                                                             int w)
 {
-    const int step = 1 << sh, lw = bs->lw, tw = bs->tw;
-    const __m128i shv = _mm_cvtsi32_si128(sh);
-    const __m256i round = _mm256_set1_epi32(step - 1), fyv = _mm256_set1_epi32(fy);
+    const row8 r = row8_init(bs, sh, fy);
+    const int tw = bs->tw;
     const __m256i lo = _mm256_set1_epi32(1024), hi = _mm256_set1_epi32(65536);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i byte = _mm256_set1_epi32(255), opaque = _mm256_set1_epi32((int)0xff000000u);
-    const __m256i twv = _mm256_set1_epi32(tw), fbm = _mm256_set1_epi32(bs->fullbright - 1);
+    const __m256i fbm = _mm256_set1_epi32(bs->fullbright - 1);
     const uint32_t *pal = bs->a->palette;
-#define TDIV(v)                                                                        \
-    _mm256_sra_epi32(_mm256_add_epi32((v), _mm256_and_si256(_mm256_srai_epi32((v), 31), round)), \
-                     shv)
     for (int x = 0, sx = sx0; x < w; x += 8, sx = sx + 8 >= tw ? sx + 8 - tw : sx + 8) {
-        int lx = x >> sh, fx = x & (step - 1);
-        int lx0 = lx < lw ? lx : lw - 1, lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
-        const __m256i fxv = _mm256_add_epi32(_mm256_set1_epi32(fx), lane);
-        /* the texels' palette indices, wrapping at tw */
-        __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(sx), lane);
-        idx = _mm256_sub_epi32(idx, _mm256_andnot_si256(_mm256_cmpgt_epi32(twv, idx), twv));
-        uint32_t pi[8];
-        _mm256_storeu_si256((__m256i *)pi, idx);
-        const __m256i p = _mm256_setr_epi32(src[pi[0]], src[pi[1]], src[pi[2]], src[pi[3]],
-                                            src[pi[4]], src[pi[5]], src[pi[6]], src[pi[7]]);
+        const __m256i p = row8_index(&r, src, sx, tw);
         uint32_t pp[8];
         _mm256_storeu_si256((__m256i *)pp, p);
         const __m256i c = _mm256_setr_epi32((int)pal[pp[0]], (int)pal[pp[1]], (int)pal[pp[2]],
@@ -429,17 +485,9 @@ __attribute__((target("avx2"))) static void block_row3_avx2(const block_src *bs,
         __m256i out = opaque;
 #pragma GCC unroll 3
         for (int k = 0; k < 3; k++) { /* (unrolled: constant shifts, the channels overlap) */
-            const int32_t *ga = bs->g + (size_t)k * bs->luxels + (size_t)ly * (size_t)lw,
-                          *gb = bs->g + (size_t)k * bs->luxels + (size_t)ly1 * (size_t)lw;
-            const __m256i a0 = _mm256_set1_epi32(ga[lx0]),
-                          da = _mm256_set1_epi32(ga[lx1] - ga[lx0]);
-            const __m256i b0 = _mm256_set1_epi32(gb[lx0]),
-                          db = _mm256_set1_epi32(gb[lx1] - gb[lx0]);
-            __m256i top = _mm256_add_epi32(a0, TDIV(_mm256_mullo_epi32(da, fxv)));
-            __m256i bot = _mm256_add_epi32(b0, TDIV(_mm256_mullo_epi32(db, fxv)));
-            __m256i L = _mm256_mullo_epi32(_mm256_sub_epi32(bot, top), fyv);
-            L = _mm256_add_epi32(top, TDIV(L));
-            __m256i f = _mm256_add_epi32(L, _mm256_set1_epi32(256));
+            const int32_t *ga = bs->g + (size_t)k * bs->luxels + (size_t)ly * (size_t)bs->lw,
+                          *gb = bs->g + (size_t)k * bs->luxels + (size_t)ly1 * (size_t)bs->lw;
+            __m256i f = _mm256_add_epi32(row8_light(&r, ga, gb, x), _mm256_set1_epi32(256));
             f = _mm256_min_epi32(_mm256_max_epi32(f, lo), hi);
             __m256i ch = _mm256_and_si256(_mm256_srli_epi32(c, 8 * k), byte);
             __m256i v = _mm256_srli_epi32(_mm256_mullo_epi32(ch, f), 15);
@@ -448,15 +496,35 @@ __attribute__((target("avx2"))) static void block_row3_avx2(const block_src *bs,
         }
         /* fullbright texels: the palette's colour */
         out = _mm256_blendv_epi8(out, _mm256_or_si256(c, opaque), _mm256_cmpgt_epi32(p, fbm));
-        if (w - x >= 8)
-            _mm256_storeu_si256((__m256i *)(dst + x), out);
-        else {
-            uint32_t o[8];
-            _mm256_storeu_si256((__m256i *)o, out);
-            memcpy(dst + x, o, (size_t)(w - x) * sizeof *o);
-        }
+        row8_store(dst, x, w, out);
     }
-#undef TDIV
+}
+
+/* A row of a one-channel block: the light's colormap row (65280 - L) / 4 in 8.8, held
+ * within rows 0..63, and the texel through it (lit). */
+__attribute__((target("avx2"))) static void block_row1_avx2(const block_src *bs, int sh,
+                                                            const int32_t *ga,
+                                                            const int32_t *gb, int fy,
+                                                            int sx0, const uint8_t *src,
+                                                            uint32_t *dst, int w)
+{
+    const row8 r = row8_init(bs, sh, fy);
+    const int tw = bs->tw;
+    const __m256i full = _mm256_set1_epi32(255 * 256), lo = _mm256_set1_epi32(64),
+                  hi = _mm256_set1_epi32(63 * 256 + 255);
+    const uint32_t *lut = bs->a->lut;
+    for (int x = 0, sx = sx0; x < w; x += 8, sx = sx + 8 >= tw ? sx + 8 - tw : sx + 8) {
+        const __m256i p = row8_index(&r, src, sx, tw);
+        __m256i v = _mm256_srai_epi32(_mm256_sub_epi32(full, row8_light(&r, ga, gb, x)), 2);
+        v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+        __m256i ix = _mm256_add_epi32(_mm256_slli_epi32(_mm256_srli_epi32(v, 8), 8), p);
+        uint32_t i8[8];
+        _mm256_storeu_si256((__m256i *)i8, ix);
+        row8_store(dst, x, w,
+                   _mm256_setr_epi32((int)lut[i8[0]], (int)lut[i8[1]], (int)lut[i8[2]],
+                                     (int)lut[i8[3]], (int)lut[i8[4]], (int)lut[i8[5]],
+                                     (int)lut[i8[6]], (int)lut[i8[7]]));
+    }
 }
 #endif
 
@@ -480,6 +548,12 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
             ly = ly < lh ? ly : lh - 1;
             int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
             const int32_t *ga = g + (size_t)ly * (size_t)lw, *gb = g + (size_t)ly1 * (size_t)lw;
+#if defined(R_SURF_AVX2)
+            if (bs->avx2 && step >= 8 && tw >= 8) {
+                block_row1_avx2(bs, step == 16 ? 4 : 3, ga, gb, fy, sx0, src, dst, s->w);
+                continue;
+            }
+#endif
             for (int x = 0, sx = sx0; x < s->w;) {
                 int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
                 int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
