@@ -80,32 +80,24 @@ static int tri_gradient(const float *A, const float *B, const float *C, const fl
     return 1;
 }
 
-/* The affine plane in screen space through values val at the projected corners sp (rast
- * evaluates planes at pixel centres: the plane through corner 0); 0 when the three are in
- * a line on screen. */
-static int screen_plane(const float sp[3][2], const float val[3], double out[3])
+/* The affine planes in screen space through the values val[k] (k < n) at the projected
+ * corners sp (rast evaluates planes at pixel centres: each plane through corner 0) into
+ * out[k]; 0 when the three are in a line on screen. */
+static int screen_planes(const float sp[3][2], int n, const float *const val[],
+                         double (*out)[3])
 {
     double x1 = sp[1][0] - sp[0][0], y1 = sp[1][1] - sp[0][1];
     double x2 = sp[2][0] - sp[0][0], y2 = sp[2][1] - sp[0][1];
     double det = x1 * y2 - x2 * y1;
     if (!(fabs(det) > 1e-6))
         return 0;
-    double d1 = val[1] - val[0], d2 = val[2] - val[0];
-    out[0] = (d1 * y2 - d2 * y1) / det;
-    out[1] = (d2 * x1 - d1 * x2) / det;
-    out[2] = val[0] - out[0] * sp[0][0] - out[1] * sp[0][1];
-    return 1;
-}
-
-/* Light rows (0..63) of the corners (projected to sp, ok 0 when one lies behind the near
- * plane) as an affine plane in screen space; the corners' mean when a corner is behind or
- * the three are in a line on screen. */
-static void light_plane(const float sp[3][2], int ok, const float row[3], double out[3])
-{
-    if (!ok || !screen_plane(sp, row, out)) {
-        out[0] = out[1] = 0;
-        out[2] = (row[0] + row[1] + row[2]) / 3.0;
+    for (int k = 0; k < n; k++) {
+        double d1 = val[k][1] - val[k][0], d2 = val[k][2] - val[k][0];
+        out[k][0] = (d1 * y2 - d2 * y1) / det;
+        out[k][1] = (d2 * x1 - d1 * x2) / det;
+        out[k][2] = val[k][0] - out[k][0] * sp[0][0] - out[k][1] * sp[0][1];
     }
+    return 1;
 }
 
 float r_alias_row(float ambient, float shade, const float vn[3])
@@ -146,7 +138,17 @@ static int skin_tex(r_view *v, const float *P[3], const float n[3], const float 
         zmin = z[i] < zmin ? z[i] : zmin;
         zmax = z[i] > zmax ? z[i] : zmax;
     }
-    light_plane(sp, ok, row, tex->lrow);
+    /* the light rows (and s and t) as affine planes in screen space; the rows' mean when
+     * a corner is behind the near plane or the three are in a line on screen */
+    const float *vals[3] = {row, sv, tv};
+    double planes[3][3];
+    int on_screen = ok && screen_planes(sp, 3, vals, planes);
+    if (on_screen) {
+        memcpy(tex->lrow, planes[0], sizeof tex->lrow);
+    } else {
+        tex->lrow[0] = tex->lrow[1] = 0;
+        tex->lrow[2] = (row[0] + row[1] + row[2]) / 3.0;
+    }
     /* Affine across the screen (q = 1), as software Quake steps an alias triangle's skin
      * (WinQuake d_polyse.c, D_PolysetDrawSpans8), where that strays from the perspective
      * by under half a texel: at most about the triangle's texel extent times its depth
@@ -158,8 +160,9 @@ static int skin_tex(r_view *v, const float *P[3], const float n[3], const float 
         ext = es > ext ? es : ext;
         ext = et > ext ? et : ext;
     }
-    if (r_skin_affine && ok && zmin > 0 && ext * (zmax / zmin - 1) <= 2.0f &&
-        screen_plane(sp, sv, tex->s) && screen_plane(sp, tv, tex->t)) {
+    if (r_skin_affine && on_screen && zmin > 0 && ext * (zmax / zmin - 1) <= 2.0f) {
+        memcpy(tex->s, planes[1], sizeof tex->s);
+        memcpy(tex->t, planes[2], sizeof tex->t);
         tex->q[2] = 1;
         return 1;
     }

@@ -389,8 +389,8 @@ static int bench_states(const char *path)
 
 /* `qdemo-bench` runs every section into $QDEMO_BENCH_OUT; `qdemo-bench keyframes`,
  * `qdemo-bench timeline`, `qdemo-bench render` (`render-q3`: its Quake III rows;
- * `render-players`: the players' rows), `qdemo-bench process` and `qdemo-bench
- * export` print only that table (quick, for checking a change) and write no file;
+ * `render-players`: the players' rows, `render-quake-players` Quake's), `qdemo-bench
+ * process` and `qdemo-bench export` print only that table (quick, for checking a change) and write no file;
  * `qdemo-bench decode RUNS DEMO` only decodes; `qdemo-bench states DEMO` hashes the client
  * state frame by frame; `qdemo-bench frames DEMO PAK W H N THREADS`
  * prints N frame hashes (bench.h). */
@@ -448,9 +448,13 @@ int main(int argc, char **argv)
         bench_export();
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "render-quake-players") == 0) { /* only Quake's */
+        bench_render_players_quake();
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "render-players") == 0) { /* only the players' rows */
         bench_render_players_quake();
-        if (!getenv("ONLYQ")) bench_render_players();
+        bench_render_players();
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "render-q3") == 0) { /* only Quake III's rows */
