@@ -35,6 +35,8 @@ typedef struct r_surf {
     int32_t key[8];       /* light of styles 0..3, texture, mip, dynamic lights (two hashes
                            * of their exact numbers, 0 none) */
     int w, h;
+    int lit[4];           /* the texels its dynamic lights changed: x0, y0, x1, y1 (empty
+                           * when x1 <= x0) */
     uint32_t texels[];
 } r_surf;
 
@@ -385,6 +387,8 @@ typedef struct block_src {
     int fullbright; /* palette indices from here on are not lit: 224 in Quake, none (256) in
                      * Quake II */
     int avx2;       /* block_row3_avx2 may build the three-channel rows */
+    int x0, y0, x1, y1; /* the texels to build: all, or a dynamic light's (x0 a multiple of
+                         * the luxel's texels) */
 } block_src;
 
 #if defined(R_SURF_AVX2)
@@ -466,16 +470,16 @@ __attribute__((target("avx2"))) static row8 row8_init(const block_src *bs, int s
  * place between them; (c * f) >> 15 fits 32 bits (c <= 255, f <= 65536). */
 __attribute__((target("avx2"))) static void block_row3_avx2(const block_src *bs, int sh,
                                                             int ly, int ly1, int fy, int sx0,
-                                                            const uint8_t *src, uint32_t *dst,
-                                                            int w)
+                                                            const uint8_t *src, uint32_t *dst)
 {
+    const int w = bs->x1;
     const row8 r = row8_init(bs, sh, fy);
     const int tw = bs->tw;
     const __m256i lo = _mm256_set1_epi32(1024), hi = _mm256_set1_epi32(65536);
     const __m256i byte = _mm256_set1_epi32(255), opaque = _mm256_set1_epi32((int)0xff000000u);
     const __m256i fbm = _mm256_set1_epi32(bs->fullbright - 1);
     const uint32_t *pal = bs->a->palette;
-    for (int x = 0, sx = sx0; x < w; x += 8, sx = sx + 8 >= tw ? sx + 8 - tw : sx + 8) {
+    for (int x = bs->x0, sx = sx0; x < w; x += 8, sx = sx + 8 >= tw ? sx + 8 - tw : sx + 8) {
         const __m256i p = row8_index(&r, src, sx, tw);
         uint32_t pp[8];
         _mm256_storeu_si256((__m256i *)pp, p);
@@ -506,14 +510,15 @@ __attribute__((target("avx2"))) static void block_row1_avx2(const block_src *bs,
                                                             const int32_t *ga,
                                                             const int32_t *gb, int fy,
                                                             int sx0, const uint8_t *src,
-                                                            uint32_t *dst, int w)
+                                                            uint32_t *dst)
 {
+    const int w = bs->x1;
     const row8 r = row8_init(bs, sh, fy);
     const int tw = bs->tw;
     const __m256i full = _mm256_set1_epi32(255 * 256), lo = _mm256_set1_epi32(64),
                   hi = _mm256_set1_epi32(63 * 256 + 255);
     const uint32_t *lut = bs->a->lut;
-    for (int x = 0, sx = sx0; x < w; x += 8, sx = sx + 8 >= tw ? sx + 8 - tw : sx + 8) {
+    for (int x = bs->x0, sx = sx0; x < w; x += 8, sx = sx + 8 >= tw ? sx + 8 - tw : sx + 8) {
         const __m256i p = row8_index(&r, src, sx, tw);
         __m256i v = _mm256_srai_epi32(_mm256_sub_epi32(full, row8_light(&r, ga, gb, x)), 2);
         v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
@@ -537,8 +542,9 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
     const int32_t *g = bs->g;
     const int lw = bs->lw, lh = bs->lh, nc = bs->nc, tw = bs->tw, th = bs->th;
     const size_t luxels = bs->luxels;
-    const int sx0 = (bs->s0 % tw + tw) % tw;
-    for (int y = 0; y < s->h; y++) {
+    /* the texture column of the region's first texel */
+    const int sx0 = ((int)(((int64_t)bs->s0 + bs->x0) % tw) + tw) % tw;
+    for (int y = bs->y0; y < bs->y1; y++) {
         int ty = ((bs->t0 + y) % th + th) % th;
         const uint8_t *src = bs->pix + (size_t)ty * (size_t)tw;
         uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
@@ -550,15 +556,15 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
             const int32_t *ga = g + (size_t)ly * (size_t)lw, *gb = g + (size_t)ly1 * (size_t)lw;
 #if defined(R_SURF_AVX2)
             if (bs->avx2 && step >= 8 && tw >= 8) {
-                block_row1_avx2(bs, step == 16 ? 4 : 3, ga, gb, fy, sx0, src, dst, s->w);
+                block_row1_avx2(bs, step == 16 ? 4 : 3, ga, gb, fy, sx0, src, dst);
                 continue;
             }
 #endif
-            for (int x = 0, sx = sx0; x < s->w;) {
+            for (int x = bs->x0, sx = sx0; x < bs->x1;) {
                 int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
                 int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
                 int32_t a0 = ga[lx0], da = ga[lx1] - a0, b0 = gb[lx0], db = gb[lx1] - b0;
-                int end = (lx + 1) * step < s->w ? (lx + 1) * step : s->w;
+                int end = (lx + 1) * step < bs->x1 ? (lx + 1) * step : bs->x1;
                 for (int fx = x % step; x < end; x++, fx++, sx = sx + 1 == tw ? 0 : sx + 1) {
                     int32_t top = a0 + da * fx / step, bot = b0 + db * fx / step;
                     /* the colormap row: (65280 - L) / 4 in 8.8, 64 (row 0) at the brightest */
@@ -576,11 +582,11 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
         int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
 #if defined(R_SURF_AVX2)
         if (bs->avx2 && step >= 8 && tw >= 8) {
-            block_row3_avx2(bs, step == 16 ? 4 : 3, ly, ly1, fy, sx0, src, dst, s->w);
+            block_row3_avx2(bs, step == 16 ? 4 : 3, ly, ly1, fy, sx0, src, dst);
             continue;
         }
 #endif
-        for (int x = 0, sx = sx0; x < s->w;) {
+        for (int x = bs->x0, sx = sx0; x < bs->x1;) {
             int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
             int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
             int32_t a0[3], da[3], b0[3], db[3];
@@ -592,7 +598,7 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
                 b0[k] = gb[lx0];
                 db[k] = gb[lx1] - b0[k];
             }
-            int end = (lx + 1) * step < s->w ? (lx + 1) * step : s->w;
+            int end = (lx + 1) * step < bs->x1 ? (lx + 1) * step : bs->x1;
             for (int fx = x % step; x < end; x++, fx++, sx = sx + 1 == tw ? 0 : sx + 1) {
                 uint8_t p = src[sx];
                 if (p >= bs->fullbright) {
@@ -616,7 +622,7 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
  * then through the colormap; with a .lit file (rgb, 3 samples per luxel) per channel. */
 static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const mdl_texture *tx,
                         int m, int flow, const int light[4], const struct r_dlight *const *dl,
-                        int ndl, int rgb, r_surf *s)
+                        int ndl, int rgb, int partial, r_surf *s, uint64_t *built)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face *f = &b->faces[fi];
@@ -634,10 +640,14 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     /* a Quake map's light at the software renderer's scale (R_QUAKE_WORLD_GAIN), Quake II's
      * at the GL renderers' (R_LIGHT_GAIN) */
     int wgain = b->format == MDL_BSP_Q2_38 ? (int)R_LIGHT_GAIN : R_QUAKE_WORLD_GAIN;
+    *built = 0;
     int32_t *g = malloc(luxels * (size_t)nc * sizeof *g);
     if (!g) {
         for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
             s->texels[i] = f->color | 0xff000000u;
+        s->lit[0] = s->lit[1] = 0; /* (all of it to be made again) */
+        s->lit[2] = s->w;
+        s->lit[3] = s->h;
         return;
     }
     for (int c = 0; c < nc; c++)
@@ -670,6 +680,7 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
      * the larger of the s and t offsets plus half the smaller (white: every channel).
      * Quake II's (yquake2 gl1_light.c, the same walk) adds (rad - dist) x the light's colour
      * to a luxel of 0..255, where 255 is the texture's own colour: x 128 / 255 here */
+    int ux0 = INT32_MAX, uy0 = INT32_MAX, ux1 = -1, uy1 = -1; /* the luxels lit */
     for (int k = 0; k < ndl; k++) {
         float gain[3] = {1, 1, 1};
         for (int c = 0; (q2 || rgb) && c < 3; c++)
@@ -694,10 +705,15 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
                 int sd = (int)(local[0] - (float)(u * 16));
                 sd = sd < 0 ? -sd : sd;
                 int d = sd > td ? sd + (td >> 1) : td + (sd >> 1);
-                if ((float)d < minlight)
-                    for (int c = 0; c < nc; c++)
-                        g[(size_t)c * luxels + (size_t)t * (size_t)lw + (size_t)u] +=
-                            (int32_t)((rad - (float)d) * 256 * wgain * gain[c]);
+                if (!((float)d < minlight))
+                    continue;
+                for (int c = 0; c < nc; c++)
+                    g[(size_t)c * luxels + (size_t)t * (size_t)lw + (size_t)u] +=
+                        (int32_t)((rad - (float)d) * 256 * wgain * gain[c]);
+                ux0 = u < ux0 ? u : ux0;
+                ux1 = u > ux1 ? u : ux1;
+                uy0 = t < uy0 ? t : uy0;
+                uy1 = t > uy1 ? t : uy1;
             }
         }
     }
@@ -720,9 +736,39 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     int tw = (int)(tx->width >> m), th = (int)(tx->height >> m);
     /* mins within +-1.6e7 (mdl_bspcore clamps them), flow below 2048: no overflow */
     int s0 = (lm->mins[0] >> m) + flow, t0 = lm->mins[1] >> m;
+    /* The texels the dynamic lights change: a luxel reaches the cells on either side of it
+     * (the bilinear light), texels (u - 1) step .. (u + 1) step. Built partly, the block
+     * makes again only those its lights changed before or change now; the rest are what
+     * the same styles without them made (the same numbers as a whole build). */
+    const int step = 16 >> m;
+    int nl[4] = {0, 0, 0, 0};
+    if (ux1 >= 0) {
+        nl[0] = ux0 > 0 ? (ux0 - 1) * step : 0;
+        nl[1] = uy0 > 0 ? (uy0 - 1) * step : 0;
+        nl[2] = (ux1 + 1) * step < s->w ? (ux1 + 1) * step : s->w;
+        nl[3] = (uy1 + 1) * step < s->h ? (uy1 + 1) * step : s->h;
+    }
+    int r[4] = {0, 0, s->w, s->h};
+    if (partial) {
+        const int *ol = s->lit;
+        int oe = ol[2] <= ol[0] || ol[3] <= ol[1], ne = nl[2] <= nl[0] || nl[3] <= nl[1];
+        r[0] = oe ? nl[0] : ne ? ol[0] : ol[0] < nl[0] ? ol[0] : nl[0];
+        r[1] = oe ? nl[1] : ne ? ol[1] : ol[1] < nl[1] ? ol[1] : nl[1];
+        r[2] = oe ? nl[2] : ne ? ol[2] : ol[2] > nl[2] ? ol[2] : nl[2];
+        r[3] = oe ? nl[3] : ne ? ol[3] : ol[3] > nl[3] ? ol[3] : nl[3];
+        if (oe && ne)
+            r[2] = r[0]; /* neither: nothing to make */
+    }
+    memcpy(s->lit, nl, sizeof nl);
     const block_src bs = {a, g, lw, lh, luxels, nc, pix, tw, th, s0, t0,
-                          b->format == MDL_BSP_Q2_38 ? 256 : 224, rast_simd(-1) >= 2};
-    switch (16 >> m) { /* block texels per luxel: a constant in each copy of the loop */
+                          b->format == MDL_BSP_Q2_38 ? 256 : 224, rast_simd(-1) >= 2,
+                          r[0], r[1], r[2], r[3]};
+    if (bs.x1 <= bs.x0 || bs.y1 <= bs.y0) {
+        free(g);
+        return;
+    }
+    *built = (uint64_t)(bs.x1 - bs.x0) * (uint64_t)(bs.y1 - bs.y0);
+    switch (step) { /* block texels per luxel: a constant in each copy of the loop */
     case 16:
         block_rows(&bs, 16, s);
         break;
@@ -821,6 +867,20 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     *m = mip;
     if (*slot && memcmp((*slot)->key, key, sizeof key) == 0)
         return *slot;
+    int w = lm->extents[0] >> mip, h = lm->extents[1] >> mip;
+    w = w > 0 ? w : 1;
+    h = h > 0 ? h : 1;
+    uint64_t built;
+    if (*slot && memcmp((*slot)->key, key, 6 * sizeof key[0]) == 0 && (*slot)->w == w &&
+        (*slot)->h == h) {
+        /* only the dynamic lights differ: the texels they reach, before or now, made again */
+        r_surf *s = *slot;
+        memcpy(s->key, key, sizeof key);
+        build_block(v->assets, rb, fi, tx, mip, flow, key, dl, ndl,
+                    v->cl && v->cl->level.game == CL_GAME_QW, 1, s, &built);
+        v->cache->texels_built += built;
+        return s;
+    }
     if (v->cache->bytes > v->cache->budget) {
         cache_flush(v->cache);
         cb = cache_bsp(v->cache, b);
@@ -828,13 +888,12 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
             return NULL;
         slot = &cb->faces[(size_t)fi * 4 + (size_t)mip];
     }
-    int w = lm->extents[0] >> mip, h = lm->extents[1] >> mip;
-    r_surf *s = cache_alloc(v->cache, slot, w > 0 ? w : 1, h > 0 ? h : 1);
+    r_surf *s = cache_alloc(v->cache, slot, w, h);
     if (!s)
         return NULL;
     memcpy(s->key, key, sizeof key);
     build_block(v->assets, rb, fi, tx, mip, flow, key, dl, ndl,
-                v->cl && v->cl->level.game == CL_GAME_QW, s);
+                v->cl && v->cl->level.game == CL_GAME_QW, 0, s, &built);
     return s;
 }
 
