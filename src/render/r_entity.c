@@ -114,6 +114,7 @@ float r_alias_row(float ambient, float shade, const float vn[3])
 }
 
 int r_skin_affine = 1;
+int r_cull_hidden = 1;
 
 /* The view depth of world point p (along the view's forward axis). */
 static float view_depth(const r_view *v, const float p[3])
@@ -348,8 +349,9 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
         mins[j] = s->origin[j] - r;
         maxs[j] = s->origin[j] + r;
     }
-    if (r < 1e6f && !r_box_visible(v, mins, maxs))
-        return;
+    if (r < 1e6f &&
+        (!r_box_visible(v, mins, maxs) || (r_cull_hidden && r_box_hidden(v, mins, maxs))))
+        return; /* out of view, or wholly behind what is drawn (a body behind a wall) */
     r_xform x;
     r_xform_setup(&x, s->origin, angles, scale);
 

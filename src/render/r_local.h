@@ -280,6 +280,15 @@ void r_view_setup(r_view *v, const r_camera *cam, rast_fb *fb);
 
 /* 1 when the box is at least partly inside the view frustum. */
 int r_box_visible(const r_view *v, const float mins[3], const float maxs[3]);
+/* 1 when nothing inside the box can pass the depth test where it is drawn now: every pixel
+ * the box's outline on screen can cover (in this view's band) already holds a depth at
+ * least as near as the box's nearest corner. 0 when a corner lies behind the eye, or
+ * outside the flat and textured passes. Reads the depth buffer (its rows' put-off clear
+ * made first): for what is drawn after the world's covering fills. */
+int r_box_hidden(const r_view *v, const float mins[3], const float maxs[3]);
+/* 1 (the default): a Quake model wholly behind what is drawn is not drawn (r_box_hidden);
+ * 0: drawn and hidden pixel by pixel (the tests compare the two; set it before drawing). */
+extern int r_cull_hidden;
 
 /* A convex polygon of n (3..MDL_BSP_MAX_FACE_VERTS) world-space points: clipped in view
  * space (near plane exactly, the guard band at the sides), projected and filled with flags.

@@ -164,6 +164,46 @@ static rast_vert project(const r_view *v, vpt p)
     return o;
 }
 
+int r_box_hidden(const r_view *v, const float mins[3], const float maxs[3])
+{
+    rast_fb *fb = v->fb;
+    if (!fb || (v->pass != R_PASS_FLAT && v->pass != R_PASS_TEXTURED))
+        return 0;
+    float x0 = 0, x1 = 0, y0 = 0, y1 = 0, z = 0;
+    for (int i = 0; i < 8; i++) {
+        const float c[3] = {i & 1 ? maxs[0] : mins[0], i & 2 ? maxs[1] : mins[1],
+                            i & 4 ? maxs[2] : mins[2]};
+        vpt q = to_view(v, c);
+        if (!(q.z >= R_NEAR))
+            return 0; /* (a corner behind the eye: no rectangle holds it) */
+        rast_vert r = project(v, q);
+        if (!(fabsf(r.x) < 1e7f && fabsf(r.y) < 1e7f && r.z > 0))
+            return 0;
+        x0 = i == 0 || r.x < x0 ? r.x : x0;
+        x1 = i == 0 || r.x > x1 ? r.x : x1;
+        y0 = i == 0 || r.y < y0 ? r.y : y0;
+        y1 = i == 0 || r.y > y1 ? r.y : y1;
+        z = i == 0 || r.z > z ? r.z : z;
+    }
+    /* the pixels whose centres the box's outline can hold, in this band's rows */
+    int px0 = (int)floorf(x0), px1 = (int)ceilf(x1) + 1, py0 = (int)floorf(y0),
+        py1 = (int)ceilf(y1) + 1;
+    px0 = px0 < 0 ? 0 : px0;
+    px1 = px1 > fb->w ? fb->w : px1;
+    py0 = py0 < v->y0 ? v->y0 : py0;
+    py1 = py1 > v->y1 ? v->y1 : py1;
+    if (px1 <= px0 || py1 <= py0)
+        return 1; /* none of its pixels in this band */
+    rast_finish_rows(fb, py0, py1); /* (its rows' put-off clear made, to read them) */
+    for (int y = py0; y < py1; y++) {
+        const float *d = fb->depth + (size_t)y * (size_t)fb->w;
+        for (int x = px0; x < px1; x++)
+            if (!(d[x] >= z))
+                return 0;
+    }
+    return 1;
+}
+
 /* pts (n points) in view space clipped to the near plane and the guard band into buf's
  * rows; the clipped count (under 3: nothing to draw) and the row holding it in *which. */
 static int clip_poly(const r_view *v, const float (*pts)[3], int n, vpt buf[2][R_MAX_POLY],
