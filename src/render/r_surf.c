@@ -745,8 +745,9 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     if (ux1 >= 0) {
         nl[0] = ux0 > 0 ? (ux0 - 1) * step : 0;
         nl[1] = uy0 > 0 ? (uy0 - 1) * step : 0;
-        nl[2] = (ux1 + 1) * step < s->w ? (ux1 + 1) * step : s->w;
-        nl[3] = (uy1 + 1) * step < s->h ? (uy1 + 1) * step : s->h;
+        /* (the last luxel of a row or column is what every texel past it reads) */
+        nl[2] = ux1 < lw - 1 && (ux1 + 1) * step < s->w ? (ux1 + 1) * step : s->w;
+        nl[3] = uy1 < lh - 1 && (uy1 + 1) * step < s->h ? (uy1 + 1) * step : s->h;
     }
     int r[4] = {0, 0, s->w, s->h};
     if (partial) {
