@@ -272,11 +272,13 @@ TEST(render_explosion_lights_the_walls)
 }
 
 /* The real data's demo demo_rel over its map (linked as maps/MAP.bsp from bsp_rel) and the
- * assets' models, as demo_world at 640x360; NULL when either is missing. */
+ * assets' models, as demo_world at 640x360; NULL when either is missing. o keeps the map's
+ * folder's path: valid until the next call. */
 static timeline_t *real_world(const char *demo_rel, const char *map, const char *bsp_rel,
                               app_opts *o, app_world *w, player *p)
 {
-    char demo[1024], dir[1024];
+    char demo[1024];
+    static char dir[1024]; /* (o->paks holds it past the return) */
     if (!test_realfile(demo, sizeof demo, demo_rel) ||
         !game_dir_with(map, bsp_rel, dir, sizeof dir))
         return NULL;
