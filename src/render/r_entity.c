@@ -349,9 +349,8 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
         mins[j] = s->origin[j] - r;
         maxs[j] = s->origin[j] + r;
     }
-    if (r < 1e6f &&
-        (!r_box_visible(v, mins, maxs) || (r_cull_hidden && r_box_hidden(v, mins, maxs))))
-        return; /* out of view, or wholly behind what is drawn (a body behind a wall) */
+    if (r < 1e6f && !r_box_visible(v, mins, maxs))
+        return;
     r_xform x;
     r_xform_setup(&x, s->origin, angles, scale);
 
@@ -365,11 +364,22 @@ static void draw_alias(r_view *v, const r_assets *a, const mdl_alias *m, const c
     float(*w)[3] = malloc((size_t)m->num_verts * sizeof *w);
     if (!w)
         return;
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}; /* the posed vertices' box */
     for (uint32_t i = 0; i < m->num_verts; i++) {
         float p[3];
         for (int j = 0; j < 3; j++)
             p[j] = p0[i][j] + (p1[i][j] - p0[i][j]) * blend;
         r_xform_point(&x, p, w[i]);
+        for (int j = 0; j < 3; j++) {
+            lo[j] = i == 0 || w[i][j] < lo[j] ? w[i][j] : lo[j];
+            hi[j] = i == 0 || w[i][j] > hi[j] ? w[i][j] : hi[j];
+        }
+    }
+    /* wholly behind what is drawn (a body behind a wall): the box of its posed vertices,
+     * not the file's frame boxes, which a damaged model may not keep to */
+    if (r_cull_hidden && m->num_verts > 0 && r_box_hidden(v, lo, hi)) {
+        free(w);
+        return;
     }
     uint32_t base = s->skin < m->num_skins ? m->skin_colors[s->skin] : m->color;
     uint32_t wire = r_wire_color(base);
