@@ -507,12 +507,12 @@ __attribute__((target("avx2"))) static void block_row3_avx2(const block_src *bs,
 /* A row of a one-channel block: the light's colormap row (65280 - L) / 4 in 8.8, held
  * within rows 0..63, and the texel through it (lit). */
 __attribute__((target("avx2"))) static void block_row1_avx2(const block_src *bs, int sh,
-                                                            const int32_t *ga,
-                                                            const int32_t *gb, int fy,
-                                                            int sx0, const uint8_t *src,
-                                                            uint32_t *dst)
+                                                            int ly, int ly1, int fy, int sx0,
+                                                            const uint8_t *src, uint32_t *dst)
 {
     const int w = bs->x1;
+    const int32_t *ga = bs->g + (size_t)ly * (size_t)bs->lw,
+                  *gb = bs->g + (size_t)ly1 * (size_t)bs->lw;
     const row8 r = row8_init(bs, sh, fy);
     const int tw = bs->tw;
     const __m256i full = _mm256_set1_epi32(255 * 256), lo = _mm256_set1_epi32(64),
@@ -548,18 +548,20 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
         int ty = ((bs->t0 + y) % th + th) % th;
         const uint8_t *src = bs->pix + (size_t)ty * (size_t)tw;
         uint32_t *dst = s->texels + (size_t)y * (size_t)s->w;
-        if (nc == 1) {
-            /* bilerp's sums a luxel cell at a time: its four corners read once per cell */
-            int ly = y / step, fy = y % step;
-            ly = ly < lh ? ly : lh - 1;
-            int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
-            const int32_t *ga = g + (size_t)ly * (size_t)lw, *gb = g + (size_t)ly1 * (size_t)lw;
+        /* the row's luxel rows and its place between them (bilerp's sums a luxel cell at a
+         * time: its four corners read once per cell) */
+        int ly = y / step, fy = y % step;
+        ly = ly < lh ? ly : lh - 1;
+        int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
 #if defined(R_SURF_AVX2)
-            if (bs->avx2 && step >= 8 && tw >= 8) {
-                block_row1_avx2(bs, step == 16 ? 4 : 3, ga, gb, fy, sx0, src, dst);
-                continue;
-            }
+        if (bs->avx2 && step >= 8 && tw >= 8) {
+            (nc == 1 ? block_row1_avx2 : block_row3_avx2)(bs, step == 16 ? 4 : 3, ly, ly1, fy,
+                                                          sx0, src, dst);
+            continue;
+        }
 #endif
+        if (nc == 1) {
+            const int32_t *ga = g + (size_t)ly * (size_t)lw, *gb = g + (size_t)ly1 * (size_t)lw;
             for (int x = bs->x0, sx = sx0; x < bs->x1;) {
                 int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
                 int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
@@ -577,15 +579,6 @@ static inline __attribute__((always_inline)) void block_rows(const block_src *bs
         }
         /* three channels: bilerp's sums taken as the one-channel loop takes them, a luxel
          * cell at a time (the same values: its corners read once per cell, not per texel) */
-        int ly = y / step, fy = y % step;
-        ly = ly < lh ? ly : lh - 1;
-        int ly1 = ly + 1 < lh ? ly + 1 : lh - 1;
-#if defined(R_SURF_AVX2)
-        if (bs->avx2 && step >= 8 && tw >= 8) {
-            block_row3_avx2(bs, step == 16 ? 4 : 3, ly, ly1, fy, sx0, src, dst);
-            continue;
-        }
-#endif
         for (int x = bs->x0, sx = sx0; x < bs->x1;) {
             int lx = x / step, lx0 = lx < lw ? lx : lw - 1;
             int lx1 = lx0 + 1 < lw ? lx0 + 1 : lw - 1;
