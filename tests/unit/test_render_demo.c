@@ -271,35 +271,57 @@ TEST(render_explosion_lights_the_walls)
     tl_close(tl);
 }
 
+/* A real demo over its map, for the tests below: its timeline, search path and world, a
+ * player of a 640x360 view, and two frames of that size. */
+typedef struct real_scene {
+    app_opts o;
+    app_world w;
+    player *p;
+    timeline_t *tl;
+    rast_fb *x, *y;
+} real_scene;
+
 /* The real data's demo demo_rel over its map (linked as maps/MAP.bsp from bsp_rel) and the
- * assets' models, as demo_world at 640x360; NULL when either is missing. o keeps the map's
- * folder's path: valid until the next call. */
-static timeline_t *real_world(const char *demo_rel, const char *map, const char *bsp_rel,
-                              app_opts *o, app_world *w, player *p)
+ * assets' models into sc; 0 when either is missing. sc->o keeps the map's folder's path and
+ * sc->p is one player: valid until the next call. */
+static int scene_open(real_scene *sc, const char *demo_rel, const char *map,
+                      const char *bsp_rel)
 {
     char demo[1024];
-    static char dir[1024]; /* (o->paks holds it past the return) */
+    static char dir[1024]; /* (sc->o.paks holds it past the return) */
+    static player p;
     if (!test_realfile(demo, sizeof demo, demo_rel) ||
         !game_dir_with(map, bsp_rel, dir, sizeof dir))
-        return NULL;
-    timeline_t *tl = demo_world(demo, dir, o, w, p, 640, 360);
-    if (tl)
-        o->paks[o->num_paks++] = "assets";
-    return tl;
+        return 0;
+    sc->p = &p;
+    sc->tl = demo_world(demo, dir, &sc->o, &sc->w, sc->p, 640, 360);
+    if (!sc->tl)
+        return 0;
+    sc->o.paks[sc->o.num_paks++] = "assets";
+    sc->x = rast_fb_new(640, 360);
+    sc->y = rast_fb_new(640, 360);
+    return 1;
 }
 
-/* The state at t of tl, its world updated, the recorded view's camera and options for one
- * textured thread; NULL when the timeline cannot give it. */
-static const cl_state *textured_at(timeline_t *tl, double t, const app_opts *o, app_world *w,
-                                   player *p, r_camera *cam, r_options *opt)
+static void scene_close(real_scene *sc)
+{
+    rast_fb_free(sc->x);
+    rast_fb_free(sc->y);
+    app_world_free(&sc->w);
+    tl_close(sc->tl);
+}
+
+/* The state at t of sc's timeline, its world updated, the recorded view's camera and
+ * options for one textured thread; NULL when the timeline cannot give it. */
+static const cl_state *textured_at(real_scene *sc, double t, r_camera *cam, r_options *opt)
 {
     qd_error err;
-    const cl_state *cl = tl_state_at(tl, t, &err);
+    const cl_state *cl = tl_state_at(sc->tl, t, &err);
     if (!cl)
         return NULL;
-    app_world_update(w, o, cl);
-    player_camera(p, cl, t, cam);
-    player_options(p, cl, opt);
+    app_world_update(&sc->w, &sc->o, cl);
+    player_camera(sc->p, cl, t, cam);
+    player_options(sc->p, cl, opt);
     opt->mode = R_MODE_TEXTURED;
     opt->threads = 1;
     return cl;
@@ -317,21 +339,17 @@ static int simd_frames_differ(const char *demo_rel, const char *map, const char 
     rast_simd(was);
     if (top < 2)
         return -2;
-    app_opts o;
-    app_world w;
-    static player p;
-    timeline_t *tl = real_world(demo_rel, map, bsp_rel, &o, &w, &p);
-    if (!tl)
+    real_scene sc;
+    if (!scene_open(&sc, demo_rel, map, bsp_rel))
         return -1;
-    rast_fb *x = rast_fb_new(640, 360), *y = rast_fb_new(640, 360);
     int differ = 0;
     *frames = 0;
     for (int i = 0; i < n; i++)
         for (int view = 0; view < 2; view++) {
-            double t = tl_start(tl) + at[i];
+            double t = tl_start(sc.tl) + at[i];
             r_camera c;
             r_options opt;
-            const cl_state *cl = textured_at(tl, t, &o, &w, &p, &c, &opt);
+            const cl_state *cl = textured_at(&sc, t, &c, &opt);
             if (!cl)
                 continue;
             if (view == 1)
@@ -340,22 +358,19 @@ static int simd_frames_differ(const char *demo_rel, const char *map, const char 
                 r_cache *c1 = r_cache_new(0), *c2 = r_cache_new(0);
                 rast_simd(level);
                 opt.cache = c1;
-                r_render(w.assets, cl, t, &c, &opt, x);
+                r_render(sc.w.assets, cl, t, &c, &opt, sc.x);
                 rast_simd(1);
                 opt.cache = c2;
-                r_render(w.assets, cl, t, &c, &opt, y);
+                r_render(sc.w.assets, cl, t, &c, &opt, sc.y);
                 differ += r_cache_texels_built(c1) < 100000 ||
-                          memcmp(x->color, y->color, sizeof(uint32_t) * 640 * 360) != 0;
+                          memcmp(sc.x->color, sc.y->color, sizeof(uint32_t) * 640 * 360) != 0;
                 ++*frames;
                 r_cache_free(c1);
                 r_cache_free(c2);
             }
         }
     rast_simd(was);
-    rast_fb_free(x);
-    rast_fb_free(y);
-    app_world_free(&w);
-    tl_close(tl);
+    scene_close(&sc);
     return differ;
 }
 
@@ -481,38 +496,31 @@ TEST(render_alias_skin_affine_close_to_perspective)
 static int kept_cache_frames_differ(const char *demo_rel, const char *map, const char *bsp_rel,
                                     double from, uint64_t *kept_built, uint64_t *fresh_built)
 {
-    app_opts o;
-    app_world w;
-    static player p;
-    timeline_t *tl = real_world(demo_rel, map, bsp_rel, &o, &w, &p);
-    if (!tl)
+    real_scene sc;
+    if (!scene_open(&sc, demo_rel, map, bsp_rel))
         return -1;
-    rast_fb *x = rast_fb_new(640, 360), *y = rast_fb_new(640, 360);
     r_cache *kept = r_cache_new(0);
     int differ = 0;
     *fresh_built = 0;
     for (int k = 0; k < 25; k++) {
-        double t = tl_start(tl) + from + 0.02 * k;
+        double t = tl_start(sc.tl) + from + 0.02 * k;
         r_camera cam;
         r_options opt;
-        const cl_state *cl = textured_at(tl, t, &o, &w, &p, &cam, &opt);
+        const cl_state *cl = textured_at(&sc, t, &cam, &opt);
         if (!cl)
             continue;
         opt.cache = kept;
-        r_render(w.assets, cl, t, &cam, &opt, x);
+        r_render(sc.w.assets, cl, t, &cam, &opt, sc.x);
         r_cache *fresh = r_cache_new(0);
         opt.cache = fresh;
-        r_render(w.assets, cl, t, &cam, &opt, y);
+        r_render(sc.w.assets, cl, t, &cam, &opt, sc.y);
         *fresh_built += r_cache_texels_built(fresh);
         r_cache_free(fresh);
-        differ += memcmp(x->color, y->color, sizeof(uint32_t) * 640 * 360) != 0;
+        differ += memcmp(sc.x->color, sc.y->color, sizeof(uint32_t) * 640 * 360) != 0;
     }
     *kept_built = r_cache_texels_built(kept);
     r_cache_free(kept);
-    rast_fb_free(x);
-    rast_fb_free(y);
-    app_world_free(&w);
-    tl_close(tl);
+    scene_close(&sc);
     return differ;
 }
 
@@ -543,23 +551,20 @@ TEST(render_dynamic_light_blocks_made_again_where_they_reach)
  * with it (bodies behind walls were left out). */
 TEST(render_hidden_bodies_left_out_same_bytes)
 {
-    app_opts o;
-    app_world w;
-    static player p;
-    timeline_t *tl = real_world("mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd", "dm4",
-                                "bsp/id-maps-gpl_dm4_bsp29+appendedzip.bsp", &o, &w, &p);
-    if (!tl)
+    real_scene sc;
+    if (!scene_open(&sc, "mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd", "dm4",
+                    "bsp/id-maps-gpl_dm4_bsp29+appendedzip.bsp"))
         SKIP("no realdata ffa mvd or dm4 map");
     qd_error err;
-    rast_fb *x = rast_fb_new(640, 360), *y = rast_fb_new(640, 360);
+    rast_fb *x = sc.x, *y = sc.y;
     long sent_with = 0, sent_without = 0;
     int frames = 0, differ = 0;
     for (int k = 0; k < 6; k++) {
-        double t = tl_start(tl) + 5.0 + 11.0 * k;
-        const cl_state *cl = tl_state_at(tl, t, &err);
+        double t = tl_start(sc.tl) + 5.0 + 11.0 * k;
+        const cl_state *cl = tl_state_at(sc.tl, t, &err);
         if (!cl)
             continue;
-        app_world_update(&w, &o, cl);
+        app_world_update(&sc.w, &sc.o, cl);
         for (int e = 1; e < cl->num_entities && e <= 32; e++) {
             cl_entstate s;
             if (!cl_entity_at(cl, e, t, &s, NULL, NULL) ||
@@ -571,9 +576,9 @@ TEST(render_hidden_bodies_left_out_same_bytes)
                                 .fov = 90};
                 r_options opt = {.mode = R_MODE_TEXTURED, .threads = 1, .hide_entity = e};
                 r_cull_hidden = 1;
-                sent_with += r_render(w.assets, cl, t, &cam, &opt, x);
+                sent_with += r_render(sc.w.assets, cl, t, &cam, &opt, x);
                 r_cull_hidden = 0;
-                sent_without += r_render(w.assets, cl, t, &cam, &opt, y);
+                sent_without += r_render(sc.w.assets, cl, t, &cam, &opt, y);
                 r_cull_hidden = 1;
                 frames++;
                 differ += memcmp(x->color, y->color, sizeof(uint32_t) * 640 * 360) != 0 ||
@@ -586,8 +591,5 @@ TEST(render_hidden_bodies_left_out_same_bytes)
     CHECK(frames >= 40);
     CHECK_EQ(differ, 0);
     CHECK(sent_with < sent_without);
-    rast_fb_free(x);
-    rast_fb_free(y);
-    app_world_free(&w);
-    tl_close(tl);
+    scene_close(&sc);
 }
