@@ -1,8 +1,8 @@
 /* fuzz_rast.c: libFuzzer target for the rasteriser's textured fills: the bytes give a small
  * framebuffer, a convex polygon (any floats: NaN, infinities, huge), a texture (repeating or
- * clamped, powers of two or not), a palette-index texture or a light texture with its mip
- * chain, the attribute planes and the fill's flags; the polygon is drawn twice over a depth
- * buffer the first draw left. Whatever the numbers, every texel, light and pixel read or
+ * clamped, powers of two or not), a palette-index texture (maybe affine, as a body's skin)
+ * or a light texture with its mip chain, the attribute planes and the fill's flags; the
+ * polygon is drawn twice over a depth buffer the first draw left. Whatever the numbers, every texel, light and pixel read or
  * written stays inside its array (ASan, UBSan). On a processor with AVX2 the draws are made
  * by each AVX2 copy (with gathers, with loads, in AVX-512's encoding) and by the SSE2
  * rasteriser (rast_simd) and must leave the same bytes: a difference aborts, which the
@@ -101,6 +101,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         t.texels = NULL;
         t.has_key = kind >> 4 & 1, t.key = u8(&c);
         plane(&c, t.lrow);
+        if (kind & 0x40) { /* affine, as r_skin_tri makes a body's skin (poly_raster's two
+                            * passes over its rows: skin_rows_draw) */
+            t.q[0] = t.q[1] = 0;
+            t.q[2] = 1;
+        }
         break;
     case 2: /* a light texture, and with a repeating or power-of-two image its mip chain */
     case 3:
