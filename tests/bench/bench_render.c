@@ -13,6 +13,7 @@
 #include "../../src/app/player.h"
 #include "../../src/app/world.h"
 #include "../../src/render/render.h"
+#include "../demo_world.h"
 #include "bench.h"
 
 #define SAMPLE "assets/smoothme.dem"
@@ -67,21 +68,12 @@ static double time_path(timeline_t *tl, app_world *w, const app_opts *o, player 
     return busy;
 }
 
-/* The timeline of demo, a world over the search path pak and a player on it, for
+/* The timeline of demo, a world over the search path pak and a 1280x720 player on it, for
  * time_path; NULL when the demo cannot be opened. */
 static timeline_t *path_open(const char *demo, const char *pak, app_opts *o, app_world *w,
                              player *p)
 {
-    qd_error err;
-    demo_t *d = demo_open(demo, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
-    if (!tl)
-        return NULL;
-    memset(o, 0, sizeof *o);
-    o->paks[o->num_paks++] = pak;
-    memset(w, 0, sizeof *w);
-    player_init(p, tl, 1280, 720);
-    return tl;
+    return demo_world(demo, pak, o, w, p, 1280, 720);
 }
 
 /* The textured 1280x720 path again, its rows split over two threads (issue #11: at least

@@ -10,6 +10,7 @@
 #include "../../src/app/world.h"
 #include "../../src/output/out.h"
 #include "../../src/render/r_local.h"
+#include "../demo_world.h"
 #include "../test.h"
 
 /* A game folder in the scratch area holding maps/<map>.bsp, linked to a real-data BSP. */
@@ -28,23 +29,6 @@ static const char *game_dir_with(const char *map, const char *bsp_rel, char *dir
     if (symlink(bsp, link) != 0)
         return NULL;
     return dir;
-}
-
-/* demo's timeline, with o searching paks, an empty world w and a player p of a w x h view;
- * NULL when the demo cannot be opened. */
-static timeline_t *demo_world(const char *demo, const char *paks, app_opts *o, app_world *w,
-                              player *p, int width, int height)
-{
-    qd_error err;
-    demo_t *d = demo_open(demo, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
-    if (!tl)
-        return NULL;
-    memset(o, 0, sizeof *o);
-    o->paks[o->num_paks++] = paks;
-    memset(w, 0, sizeof *w);
-    player_init(p, tl, width, height);
-    return tl;
 }
 
 /* Render n frames spread over the demo and check each covers the screen with many colours;
