@@ -806,3 +806,58 @@ TEST(rast_grazing_wall_texels_within_a_pixel)
     }
     rast_fb_free(fb);
 }
+
+/* A small depth-tested fill wholly behind what is drawn is dropped before its set-up
+ * (rast.c box_hidden); it must still draw any pixel that would pass. By hand: a wall at
+ * depth 0.5 over a 64 x 64 frame, and the triangle (10,10) (20,10) (10,20) at 0.3, farther:
+ * it draws nothing. A hole at pixel (12,12) (centre 12.5,12.5: 2.5 + 2.5 <= 10 from the
+ * right angle, inside) lowered to 0.1 shows it there alone; one at (18,18) (8.5 + 8.5 > 10,
+ * outside the triangle but in its box) shows nothing; a pixel at exactly 0.3 keeps the
+ * wall (a pixel passes only when nearer). Rows a put-off clear left with last frame's
+ * depths (3.0, nearer than anything) count as cleared: the triangle draws there whole. */
+TEST(rast_hidden_small_fill_by_hand)
+{
+    enum { W = 64, H = 64 };
+    rast_fb *fb = rast_fb_new(W, H);
+    CHECK(fb != NULL);
+    if (!fb)
+        return;
+    const uint32_t wallc = rast_rgb(9, 9, 9), red = rast_rgb(255, 0, 0);
+    rast_vert wall[4] = {vtx(0, 0, 0.5f), vtx(W, 0, 0.5f), vtx(W, H, 0.5f), vtx(0, H, 0.5f)};
+    rast_vert t[3] = {vtx(10, 10, 0.3f), vtx(20, 10, 0.3f), vtx(10, 20, 0.3f)};
+    rast_clear(fb, 0);
+    rast_polygon(fb, wall, 4, wallc, RAST_OPAQUE);
+    rast_triangle(fb, t, red, RAST_OPAQUE);
+    int drawn = 0;
+    for (int i = 0; i < W * H; i++)
+        drawn += fb->color[i] != wallc || fb->depth[i] != 0.5f;
+    CHECK_EQ(drawn, 0);
+    fb->depth[12 * W + 12] = 0.1f; /* a hole inside the triangle */
+    fb->depth[18 * W + 18] = 0.1f; /* one in its box, outside it */
+    fb->depth[11 * W + 11] = 0.3f; /* as far as the triangle: not nearer */
+    rast_triangle(fb, t, red, RAST_OPAQUE);
+    drawn = 0;
+    for (int i = 0; i < W * H; i++)
+        drawn += fb->color[i] == red;
+    CHECK_EQ(drawn, 1);
+    CHECK_EQ(fb->color[12 * W + 12], red);
+    CHECK(fb->depth[12 * W + 12] == 0.3f);
+    CHECK_EQ(fb->color[18 * W + 18], wallc);
+    CHECK_EQ(fb->color[11 * W + 11], wallc);
+    /* last frame's pixels under a put-off clear: the triangle's 45 pixels are drawn (row
+     * 10 + k, k = 0..9, holds the centres 10.5 .. 18.5 - k strictly inside, 9 - k of them;
+     * the one at 19.5 - k lies on the slanted edge x + y = 30, a right edge, which the
+     * fill rule leaves to the neighbour) */
+    for (int i = 0; i < W * H; i++) {
+        fb->color[i] = 0xff123456u;
+        fb->depth[i] = 3.0f;
+    }
+    rast_cover_begin_stale(fb, rast_rgb(7, 8, 9), 0, H);
+    rast_triangle(fb, t, red, RAST_OPAQUE);
+    rast_finish_rows(fb, 0, H);
+    drawn = 0;
+    for (int i = 0; i < W * H; i++)
+        drawn += fb->color[i] == red;
+    CHECK_EQ(drawn, 45);
+    rast_fb_free(fb);
+}
