@@ -239,6 +239,8 @@ typedef struct r_view {
  * draws and, for Quake III, in what order. The same for every band and pass of a frame. */
 typedef struct r_walk {
     uint32_t *faces;
+    uint32_t *near; /* Quake III: the same faces nearest first (r_walk_make), for the
+                     * opaque pass; NULL elsewhere */
     uint32_t n;
     int8_t *side; /* each node's nearer child as the walk found it (0 front, 1 back, -1
                    * outside the frustum; R_WALK_UNSEEN where it did not come) */

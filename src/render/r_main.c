@@ -1026,7 +1026,7 @@ static int render_view(const r_assets *a, const cl_state *cl, double t, const r_
     }
     /* the world's walk once for the frame: every band and pass draws from the same list
      * (they would each walk the same tree to the same faces in the same order) */
-    r_walk walk = {NULL, 0, NULL, 0};
+    r_walk walk = {NULL, NULL, 0, NULL, 0};
     int walked = 0;
     if (have_map) {
         r_view wv;

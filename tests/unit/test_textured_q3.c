@@ -3106,3 +3106,85 @@ TEST(q3tex_shader_defined_twice_as_ioquake3_takes_it)
     mdl_shader_set_clear(&set);
     oa_close(&s);
 }
+
+/* Quake III's opaque pass draws the walk's faces nearest first (r_world.c near_first): on
+ * oa_dm3 from its first deathmatch start, the walk's near list is the same faces once
+ * each, ordered by the squared distance from the eye to each face's nearest corner
+ * (worked out here in double from the map's vertices: a run of triangles that
+ * r_draw_world joins, listed in turn, counts as its nearest triangle's), and every such
+ * run listed in turn in the walk is in turn in it too. */
+TEST(q3tex_walk_nearest_first)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    const mdl_bsp *b = r_assets_map(s.a);
+    const uint8_t *group = s.a->world.group;
+    rast_fb *fb = rast_fb_new(W, H);
+    r_view v;
+    r_view_setup(&v, &s.cam, fb);
+    r_walk w;
+    CHECK(r_walk_make(&v, s.a, &w));
+    CHECK(w.near != NULL && w.n > 100);
+    if (!w.near || !fb) {
+        r_walk_free(&w);
+        rast_fb_free(fb);
+        oa_close(&s);
+        return;
+    }
+    /* each face's key; a run listed in turn takes its least */
+    double *key = calloc(b->num_faces, sizeof *key);
+    uint8_t *seen = calloc(b->num_faces, 1);
+    for (uint32_t k = 0; k < w.n; k++) {
+        const mdl_face *f = &b->faces[w.faces[k]];
+        double best = INFINITY;
+        for (uint32_t j = 0; j < f->num_verts; j++) {
+            const float *p = b->verts[f->first_vert + j];
+            double dd = 0;
+            for (int c = 0; c < 3; c++)
+                dd += ((double)p[c] - v.org[c]) * ((double)p[c] - v.org[c]);
+            best = dd < best ? dd : best;
+        }
+        key[w.faces[k]] = best;
+    }
+    uint32_t runs = 0;
+    for (uint32_t k = 0; group && k < w.n; k++) {
+        uint32_t fi = w.faces[k], g = group[fi], j = 1;
+        if (g < 2 || g > w.n - k)
+            continue;
+        while (j < g && w.faces[k + j] == fi + j)
+            j++;
+        if (j < g)
+            continue;
+        double least = key[fi];
+        for (j = 1; j < g; j++)
+            least = key[fi + j] < least ? key[fi + j] : least;
+        for (j = 0; j < g; j++)
+            key[fi + j] = least;
+        /* in turn in the near list too */
+        uint32_t at = 0;
+        while (at < w.n && w.near[at] != fi)
+            at++;
+        int in_turn = at + g <= w.n;
+        for (j = 1; in_turn && j < g; j++)
+            in_turn = w.near[at + j] == fi + j;
+        CHECK_MSG(in_turn, "the run of %u from face %u is split", g, fi);
+        runs++;
+        k += g - 1;
+    }
+    uint32_t once = 0, out_of_order = 0;
+    for (uint32_t k = 0; k < w.n; k++) {
+        once += w.near[k] < b->num_faces && !seen[w.near[k]]++;
+        /* (float keys: equal within their rounding) */
+        if (k > 0 && key[w.near[k]] < key[w.near[k - 1]] * (1 - 1e-6))
+            out_of_order++;
+    }
+    for (uint32_t k = 0; k < w.n; k++)
+        once -= seen[w.faces[k]] != 1; /* each walked face listed once */
+    CHECK_EQ(once, w.n);
+    CHECK_EQ(out_of_order, 0);
+    CHECK(runs > 10);
+    free(key);
+    free(seen);
+    r_walk_free(&w);
+    rast_fb_free(fb);
+    oa_close(&s);
+}
