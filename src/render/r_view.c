@@ -194,14 +194,7 @@ int r_box_hidden(const r_view *v, const float mins[3], const float maxs[3])
     py1 = py1 > v->y1 ? v->y1 : py1;
     if (px1 <= px0 || py1 <= py0)
         return 1; /* none of its pixels in this band */
-    rast_finish_rows(fb, py0, py1); /* (its rows' put-off clear made, to read them) */
-    for (int y = py0; y < py1; y++) {
-        const float *d = fb->depth + (size_t)y * (size_t)fb->w;
-        for (int x = px0; x < px1; x++)
-            if (!(d[x] >= z))
-                return 0;
-    }
-    return 1;
+    return rast_rect_hidden(fb, px0, py0, px1, py1, z);
 }
 
 /* pts (n points) in view space clipped to the near plane and the guard band into buf's

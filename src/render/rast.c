@@ -26,6 +26,7 @@
 #define rast_cover_reset RAST_NAME(cover_reset)
 #define rast_cover_begin_stale RAST_NAME(cover_begin_stale)
 #define rast_finish_rows RAST_NAME(finish_rows)
+#define rast_rect_hidden RAST_NAME(rect_hidden)
 #define rast_triangle RAST_NAME(triangle)
 #define rast_polygon RAST_NAME(polygon)
 #define rast_triangle_rows RAST_NAME(triangle_rows)
@@ -2220,6 +2221,15 @@ static int box_hidden(rast_fb *fb, int ya, int yb, int xa, int xb, float zhi)
                 return 0;
     }
     return 1;
+}
+
+int rast_rect_hidden(rast_fb *fb, int x0, int y0, int x1, int y1, float z)
+{
+    x0 = x0 < 0 ? 0 : x0;
+    y0 = y0 < 0 ? 0 : y0;
+    x1 = x1 > fb->w ? fb->w : x1;
+    y1 = y1 > fb->h ? fb->h : y1;
+    return x0 >= x1 || y0 >= y1 || box_hidden(fb, y0, y1 - 1, x0, x1 - 1, z);
 }
 
 /* Keep the part of a convex polygon where sign * coord <= GUARD (coord x when axis is 0).

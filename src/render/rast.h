@@ -48,6 +48,12 @@ static inline uint32_t rast_twice(uint32_t c)
     return out;
 }
 
+/* 1 when every pixel of columns x0..x1-1, rows y0..y1-1 (clamped to the fb; none: 1)
+ * already holds a depth of z or more, so that nothing with depths up to z could be drawn
+ * there (a NaN depth counts as one it could); rows a put-off clear left are made whole
+ * first. The rasteriser asks the same of each depth-tested fill's box itself. */
+int rast_rect_hidden(rast_fb *fb, int x0, int y0, int x1, int y1, float z);
+
 /* 1 when the box of the n points v (n >= 1) is under 4 pixels each way and holds no pixel
  * centre even widened by 1/128 of a pixel (more than the rasteriser's 1/256 snapping moves
  * a corner): a polygon there draws no pixel, so its set-up can be skipped (a distant body's
