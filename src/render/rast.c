@@ -2199,7 +2199,7 @@ static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo
          * (8 MB) is out of the caches, and a span's first depth read waited for it (12 % of
          * the lit spans' time at that one load, perf on oa_dm3); rows are 7.5 KB apart, so
          * the processor's own prefetcher does not see the next row coming. 1920x1080 on
-         * oa_dm3's flyby 5-8 % faster (two builds in turn, README Speed), 1280x720 the same. */
+         * oa_dm3's flyby 5-9 % faster (two builds in turn, README Speed), 1280x720 the same. */
         if (y + PF_ROWS <= yb) {
             const float *pd = fb->depth + (size_t)(y + PF_ROWS) * (size_t)fb->w;
             for (int64_t x = l & ~(int64_t)15; x <= r; x += 16)

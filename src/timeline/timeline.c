@@ -127,8 +127,8 @@ static int add_frame(timeline_t *tl, double t)
     return 1;
 }
 
-/* A block of at least need bytes, 2 MiB-aligned, asked for huge pages; NULL when memory
- * is short. */
+/* A block of size bytes (a multiple of KEY_ALIGN), 2 MiB-aligned, asked for huge pages;
+ * NULL when memory is short. */
 static uint8_t *block_alloc(size_t size)
 {
     uint8_t *p = aligned_alloc(KEY_ALIGN, size);
