@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+
+#include "../common/file.h"
 
 /* Keyframes are placed by the bytes decoded since the last one, so a seek decodes at most
  * that many bytes and indexing costs little more than a plain decode (a demo shorter than
@@ -127,18 +126,6 @@ static int add_frame(timeline_t *tl, double t)
     return 1;
 }
 
-/* A block of size bytes (a multiple of KEY_ALIGN), 2 MiB-aligned, asked for huge pages;
- * NULL when memory is short. */
-static uint8_t *block_alloc(size_t size)
-{
-    uint8_t *p = aligned_alloc(KEY_ALIGN, size);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (p)
-        madvise(p, size, MADV_HUGEPAGE); /* (a hint: without it, the same bytes in small pages) */
-#endif
-    return p;
-}
-
 /* Room for need bytes at the end of the last block (a new block when it has none);
  * NULL when memory is short. */
 static uint8_t *key_room(timeline_t *tl, size_t need)
@@ -151,7 +138,7 @@ static uint8_t *key_room(timeline_t *tl, size_t need)
     if (!nb)
         return NULL;
     tl->blocks = nb;
-    uint8_t *base = block_alloc(size);
+    uint8_t *base = qd_alloc_bulk(size); /* (2 MiB-aligned, asked for huge pages) */
     if (!base)
         return NULL;
     nb[tl->num_blocks].base = base;
