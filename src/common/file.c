@@ -4,6 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +116,28 @@ void *qd_alloc_bulk_zero(size_t size)
     if (p)
         memset(p, 0, size);
     return p;
+}
+
+void qd_heap_huge(void)
+{
+#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+    /* glibc's own glibc.malloc.hugetlb=1 (a GLIBC_TUNABLES setting, read only at start)
+     * done by hand: blocks up to 32 MiB from the heap rather than each its own mapping
+     * (a freed image's pages stay for the next one), the heap never trimmed, and grown
+     * by 256 MiB at once (address space: only the pages touched are memory), which is
+     * then asked for huge pages. */
+    const size_t pad = (size_t)256 << 20;
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, -1);
+    mallopt(M_TOP_PAD, (int)pad);
+    uint8_t *probe = malloc((size_t)1 << 20); /* (more than the heap has free: it grows) */
+    uint8_t *end = sbrk(0);
+    if (probe && end != (void *)-1 && probe < end && (size_t)(end - probe) <= 2 * pad) {
+        uintptr_t from = (uintptr_t)probe & ~(uintptr_t)4095;
+        madvise((void *)from, (size_t)((uintptr_t)end - from), MADV_HUGEPAGE);
+    }
+    free(probe);
+#endif
 }
 
 int qd_read_fd(int fd, size_t size, uint8_t **data, size_t *len)
