@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,6 +128,12 @@ void qd_heap_huge(void)
      * by 256 MiB at once (address space: only the pages touched are memory), which is
      * then asked for huge pages. */
     const size_t pad = (size_t)256 << 20;
+    /* Under a cap on memory (ulimit -v or -d: tests/sweep.sh's runs) the heap's 256 MiB
+     * steps could fail an allocation the cap would have let through: left as glibc has it. */
+    struct rlimit as, data;
+    if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY ||
+        getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur != RLIM_INFINITY)
+        return;
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, -1);
     mallopt(M_TOP_PAD, (int)pad);
