@@ -170,6 +170,16 @@ static unsigned pow2_below(uint32_t n)
     return p;
 }
 
+/* The rounded mean of four colours, channel by channel ((a + b + c + d + 2) / 4 each),
+ * two channels at a time in 16-bit lanes (a lane's sum is at most 1022). */
+static inline uint32_t mean4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    const uint32_t m = 0x00ff00ffu;
+    uint32_t lo = (a & m) + (b & m) + (c & m) + (d & m) + 0x00020002u;
+    uint32_t hi = (a >> 8 & m) + (b >> 8 & m) + (c >> 8 & m) + (d >> 8 & m) + 0x00020002u;
+    return (lo >> 2 & m) | (hi >> 2 & m) << 8;
+}
+
 /* im as a power-of-two mip chain (resampled to the powers at or below its size, nearest
  * texel, as ioq3's r_roundImagesDown), each level the 2x2 box of the one above. */
 static int build_levels(q3_image *q, const mdl_image *im)
@@ -185,28 +195,26 @@ static int build_levels(q3_image *q, const mdl_image *im)
         q->w[k] = lw;
         q->h[k] = lh;
         q->levels = k + 1;
-        for (int y = 0; y < lh; y++)
-            for (int x = 0; x < lw; x++) {
-                if (k == 0) {
-                    size_t sx = (size_t)x * im->w / (size_t)w, sy = (size_t)y * im->h / (size_t)h;
-                    t[(size_t)y * lw + x] = im->pixels[sy * im->w + sx];
-                    continue;
-                }
-                const uint32_t *up = q->texels[k - 1];
-                int uw = q->w[k - 1], uh = q->h[k - 1];
-                int x0 = 2 * x < uw ? 2 * x : uw - 1, x1 = 2 * x + 1 < uw ? 2 * x + 1 : uw - 1;
-                int y0 = 2 * y < uh ? 2 * y : uh - 1, y1 = 2 * y + 1 < uh ? 2 * y + 1 : uh - 1;
-                uint32_t c[4] = {up[(size_t)y0 * uw + x0], up[(size_t)y0 * uw + x1],
-                                 up[(size_t)y1 * uw + x0], up[(size_t)y1 * uw + x1]};
-                uint32_t out = 0;
-                for (int s = 0; s < 32; s += 8) {
-                    uint32_t sum = 2;
-                    for (int i = 0; i < 4; i++)
-                        sum += c[i] >> s & 255;
-                    out |= (sum / 4) << s;
-                }
-                t[(size_t)y * lw + x] = out;
+        if (k == 0 && (uint32_t)w == im->w && (uint32_t)h == im->h) {
+            memcpy(t, im->pixels, (size_t)w * (size_t)h * sizeof *t); /* (most: sized so) */
+        } else if (k == 0) {
+            for (int y = 0; y < lh; y++) {
+                const uint32_t *src = im->pixels + (size_t)y * im->h / (size_t)h * im->w;
+                for (int x = 0; x < lw; x++)
+                    t[(size_t)y * lw + x] = src[(size_t)x * im->w / (size_t)w];
             }
+        } else {
+            const uint32_t *up = q->texels[k - 1];
+            int uw = q->w[k - 1], uh = q->h[k - 1];
+            for (int y = 0; y < lh; y++) {
+                int y0 = 2 * y < uh ? 2 * y : uh - 1, y1 = 2 * y + 1 < uh ? 2 * y + 1 : uh - 1;
+                const uint32_t *r0 = up + (size_t)y0 * uw, *r1 = up + (size_t)y1 * uw;
+                for (int x = 0; x < lw; x++) {
+                    int x0 = 2 * x < uw ? 2 * x : uw - 1, x1 = 2 * x + 1 < uw ? 2 * x + 1 : uw - 1;
+                    t[(size_t)y * lw + x] = mean4(r0[x0], r0[x1], r1[x0], r1[x1]);
+                }
+            }
+        }
         if (lw == 1 && lh == 1)
             break;
     }
@@ -767,6 +775,11 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
     *im = *src;
     if (keyed)
         memcpy(im->name, key, sizeof im->name);
+    /* each channel's value as faded: alpha (colour 0) or each colour times num / den
+     * (2), or each colour's distance from white (1) */
+    uint8_t lut[256];
+    for (uint32_t v = 0; v < 256; v++)
+        lut[v] = (uint8_t)(colour == 1 ? 255 - (255 - v) * num / den : v * num / den);
     for (int l = 0; l < src->levels; l++) {
         size_t n = (size_t)src->w[l] * (size_t)src->h[l];
         if (!(im->texels[l] = malloc(n * sizeof(uint32_t)))) {
@@ -774,20 +787,17 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
             free_image(im);
             return -2;
         }
-        for (size_t i = 0; i < n; i++) {
-            uint32_t c = src->texels[l][i], out;
-            if (!colour) {
-                out = (c & 0xffffffu) | ((c >> 24) * num / den) << 24;
-            } else if (colour == 2) {
-                out = c & 0xff000000u;
-                for (int sh = 0; sh < 24; sh += 8)
-                    out |= ((c >> sh & 255) * num / den) << sh;
-            } else {
-                out = c & 0xff000000u;
-                for (int sh = 0; sh < 24; sh += 8)
-                    out |= (255 - (255 - (c >> sh & 255)) * num / den) << sh;
+        const uint32_t *in = src->texels[l];
+        uint32_t *out = im->texels[l];
+        if (!colour) {
+            for (size_t i = 0; i < n; i++)
+                out[i] = (in[i] & 0xffffffu) | (uint32_t)lut[in[i] >> 24] << 24;
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                uint32_t c = in[i];
+                out[i] = (c & 0xff000000u) | lut[c & 255] | (uint32_t)lut[c >> 8 & 255] << 8 |
+                         (uint32_t)lut[c >> 16 & 255] << 16;
             }
-            im->texels[l][i] = out;
         }
     }
     return (int32_t)q->num_images++;
