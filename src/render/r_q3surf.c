@@ -13,6 +13,7 @@
  * stopped at the texture's own colour). The models' light grid follows the same rule
  * (r_md3.c). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,7 @@ typedef struct q3_portal {
 } q3_portal;
 
 struct r_q3 {
+    struct prefetch *pre;    /* while load_q3 runs: images decoded ahead on another core */
     uint32_t num_mats, num_images, cap_images;
     q3_mat *mats;            /* one per mdl_bsp texture (BSP shader) */
     q3_image *images;
@@ -242,10 +244,156 @@ static int white_image(q3_image *q)
     return 1;
 }
 
+/* ---- images decoded ahead ----
+ * Opening a map is mostly reading and decoding its images (zlib, stb: two thirds of
+ * opening oa_dm3), one after another as the shaders are resolved. A second thread decodes
+ * the images the map's and models' shaders name, from the end of that list, while the
+ * resolution walks it from the start; load_image takes a decoded one, waits for one being
+ * decoded, or decodes one not yet begun itself. The result is mdl_image_find's for that
+ * name, from the same read-only files, whichever thread made it, so the assets are the same
+ * byte for byte; the list is only a guess (a name on it not asked for is freed at the end,
+ * a name asked for and not on it decoded as before). */
+enum { PRE_WAIT, PRE_BUSY, PRE_DONE, PRE_TAKEN };
+
+typedef struct pre_img {
+    char name[64];
+    int state;      /* PRE_*: under mu */
+    qd_err r;       /* mdl_image_find's result, and its image (PRE_DONE) */
+    mdl_image *im;
+} pre_img;
+
+typedef struct prefetch {
+    pre_img *img;
+    uint32_t n, cap;
+    mdl_read_fn read;
+    void *ctx;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop; /* under mu: load_q3 is done, the thread ends */
+} prefetch;
+
+/* name onto the list (once; not "", "$..." or "*..."). 0 when out of memory. */
+static int pre_add(prefetch *p, const char *name)
+{
+    if (!name[0] || name[0] == '$' || name[0] == '*' || strlen(name) >= sizeof p->img[0].name)
+        return 1;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (strcmp(p->img[i].name, name) == 0)
+            return 1;
+    if (p->n == p->cap) {
+        uint32_t cap = p->cap ? 2 * p->cap : 256;
+        pre_img *grown = realloc(p->img, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        p->img = grown;
+        p->cap = cap;
+    }
+    pre_img *e = &p->img[p->n++];
+    memset(e, 0, sizeof *e);
+    strcpy(e->name, name); /* (length checked above) */
+    return 1;
+}
+
+/* The names a shader's layers draw (or the image of its own name when there is none). */
+static int pre_add_shader(prefetch *p, const char *name, const mdl_shader *sh)
+{
+    if (!sh)
+        return pre_add(p, name);
+    if (sh->flags & MDL_SHADER_NODRAW)
+        return 1;
+    int ok = pre_add(p, sh->stage.image) && pre_add(p, sh->stage2.image);
+    for (int k = 0; ok && k < 4; k++)
+        ok = pre_add(p, sh->more[k].image);
+    return ok;
+}
+
+static void *pre_thread(void *arg)
+{
+    prefetch *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (uint32_t i = p->n; i-- > 0 && !p->stop;) {
+        pre_img *e = &p->img[i];
+        if (e->state != PRE_WAIT)
+            continue;
+        e->state = PRE_BUSY;
+        pthread_mutex_unlock(&p->mu);
+        mdl_image *im = NULL;
+        qd_error err = {0};
+        qd_err r = mdl_image_find(p->read, p->ctx, e->name, &im, &err);
+        pthread_mutex_lock(&p->mu);
+        e->r = r;
+        e->im = im;
+        e->state = PRE_DONE;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Starts the thread on p's list (p's names added). 0: none started (p is freed, as
+ * pre_end does). */
+static int pre_start(prefetch *p, mdl_read_fn read, void *ctx)
+{
+    p->read = read;
+    p->ctx = ctx;
+    if (p->n < 2 || pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p->img);
+        p->img = NULL;
+        return 0;
+    }
+    if (pthread_cond_init(&p->cv, NULL) != 0 || pthread_create(&p->th, NULL, pre_thread, p) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p->img);
+        p->img = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+/* Stops and joins the thread; frees the images no one took. */
+static void pre_end(prefetch *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->th, NULL);
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->img[i].state == PRE_DONE)
+            mdl_image_free(p->img[i].im);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p->img);
+    p->img = NULL;
+}
+
+/* mdl_image_find(read, ctx, name) through p (NULL: directly). */
+static qd_err pre_find(prefetch *p, mdl_read_fn read, void *ctx, const char *name,
+                       mdl_image **im, qd_error *err)
+{
+    pre_img *e = NULL;
+    for (uint32_t i = 0; p && i < p->n && !e; i++)
+        if (strcmp(p->img[i].name, name) == 0)
+            e = &p->img[i];
+    if (e) {
+        pthread_mutex_lock(&p->mu);
+        while (e->state == PRE_BUSY)
+            pthread_cond_wait(&p->cv, &p->mu);
+        int state = e->state;
+        e->state = PRE_TAKEN;
+        pthread_mutex_unlock(&p->mu);
+        if (state == PRE_DONE) {
+            *im = e->im;
+            return e->r;
+        }
+    }
+    return mdl_image_find(read, ctx, name, im, err);
+}
+
 /* Load name into q (levels 0 when it is not there, damaged or over the budget of texels
  * held so far, *texels). 0 only when out of memory. */
 static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx,
-                      size_t *texels)
+                      size_t *texels, prefetch *pre)
 {
     memset(q, 0, sizeof *q);
     size_t n = strlen(name);
@@ -256,7 +404,7 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
         return white_image(q);
     mdl_image *im = NULL;
     qd_error e = {0};
-    qd_err r = mdl_image_find(read, ctx, name, &im, &e);
+    qd_err r = pre_find(pre, read, ctx, name, &im, &e);
     if (r == QD_ERR_NOMEM)
         return 0;
     if (r != QD_OK)
@@ -301,7 +449,7 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     if (!room_for_image(q))
         return -2;
     q3_image *im = &q->images[q->num_images];
-    if (!load_image(im, name, read, ctx, &q->texels))
+    if (!load_image(im, name, read, ctx, &q->texels, q->pre))
         return -2;
     q->num_images++;
     return im->levels ? (int32_t)(q->num_images - 1) : -1;
@@ -593,7 +741,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
             memcpy(nm, sh->sky, len);
             memcpy(nm + len, suf[k], 4);
             free_image(&q->sky[k]);
-            if (!load_image(&q->sky[k], nm, read, ctx, &q->texels))
+            if (!load_image(&q->sky[k], nm, read, ctx, &q->texels, q->pre))
                 return 0;
             found += q->sky[k].levels > 0;
         }
@@ -993,6 +1141,9 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     mdl_shader_set set = {0};
     qd_err r = QD_ERR_NOMEM;
     uint8_t *used = NULL;
+    prefetch pre;
+    memset(&pre, 0, sizeof pre);
+    q->pre = NULL;
     q->sky_layer[0].image = q->sky_layer[1].image = -1;
     q->quad_mat = -1;
     q->shell_mats[0] = q->shell_mats[1] = q->shell_mats[2] = -1;
@@ -1034,7 +1185,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         for (int i = 0; i < 11; i++) {
             char name[64];
             snprintf(name, sizeof name, "gfx/2d/numbers/%s_32b.tga", digit[i]);
-            if (!load_image(&q->digits[i], name, read, ctx, &q->texels))
+            if (!load_image(&q->digits[i], name, read, ctx, &q->texels, NULL))
                 goto out;
         }
     }
@@ -1053,6 +1204,22 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     for (uint32_t f = 0; f < b->num_faces; f++)
         if (b->faces[f].texture >= 0 && (uint32_t)b->faces[f].texture < b->num_textures)
             used[b->faces[f].texture] = 1;
+    /* the images the map's faces and the models' surfaces draw, decoded ahead (not for
+     * `info`'s lean set, which decodes none) */
+    int ok = !a->lean;
+    for (uint32_t i = 0; ok && i < b->num_textures; i++)
+        ok = !used[i] || pre_add_shader(&pre, b->textures[i].name,
+                                        mdl_shader_find(&set, b->textures[i].name));
+    for (int i = 0; ok && i < a->num_models; i++) {
+        const r_model *rm = &a->models[i];
+        uint32_t ns = rm->kind == R_KIND_MD3 ? rm->md3->num_surfaces : 0;
+        for (uint32_t k = 0; ok && k < ns; k++)
+            ok = pre_add_shader(&pre, rm->shaders[k], mdl_shader_find(&set, rm->shaders[k]));
+    }
+    if (ok && pre_start(&pre, read, ctx))
+        q->pre = &pre;
+    else
+        free(pre.img);
     for (uint32_t i = 0; i < b->num_textures; i++) {
         q3_mat *m = &q->mats[i];
         if (!resolve(q, m, b->textures[i].name, &set, read, ctx))
@@ -1168,6 +1335,9 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         goto out;
     r = QD_OK;
 out:
+    if (q->pre)
+        pre_end(q->pre);
+    q->pre = NULL;
     free(used);
     mdl_shader_set_clear(&set);
     return r;
