@@ -260,6 +260,7 @@ typedef struct pre_img {
     int state;      /* PRE_*: under mu */
     qd_err r;       /* mdl_image_find's result, and its image (PRE_DONE) */
     mdl_image *im;
+    q3_image lv;    /* and build_levels' chain of it (lv.levels 0: none made) */
 } pre_img;
 
 typedef struct prefetch {
@@ -321,9 +322,14 @@ static void *pre_thread(void *arg)
         mdl_image *im = NULL;
         qd_error err = {0};
         qd_err r = mdl_image_find(p->read, p->ctx, e->name, &im, &err);
+        q3_image lv;
+        memset(&lv, 0, sizeof lv);
+        if (r == QD_OK && !build_levels(&lv, im))
+            free_image(&lv); /* (out of memory: load_image builds them, or says so) */
         pthread_mutex_lock(&p->mu);
         e->r = r;
         e->im = im;
+        e->lv = lv;
         e->state = PRE_DONE;
         pthread_cond_broadcast(&p->cv);
     }
@@ -359,18 +365,22 @@ static void pre_end(prefetch *p)
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->th, NULL);
     for (uint32_t i = 0; i < p->n; i++)
-        if (p->img[i].state == PRE_DONE)
+        if (p->img[i].state == PRE_DONE) {
             mdl_image_free(p->img[i].im);
+            free_image(&p->img[i].lv);
+        }
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     free(p->img);
     p->img = NULL;
 }
 
-/* mdl_image_find(read, ctx, name) through p (NULL: directly). */
+/* mdl_image_find(read, ctx, name) through p (NULL: directly); *lv its levels when the
+ * thread made them (else lv->levels 0). */
 static qd_err pre_find(prefetch *p, mdl_read_fn read, void *ctx, const char *name,
-                       mdl_image **im, qd_error *err)
+                       mdl_image **im, qd_error *err, q3_image *lv)
 {
+    lv->levels = 0;
     pre_img *e = NULL;
     for (uint32_t i = 0; p && i < p->n && !e; i++)
         if (strcmp(p->img[i].name, name) == 0)
@@ -384,6 +394,7 @@ static qd_err pre_find(prefetch *p, mdl_read_fn read, void *ctx, const char *nam
         pthread_mutex_unlock(&p->mu);
         if (state == PRE_DONE) {
             *im = e->im;
+            *lv = e->lv;
             return e->r;
         }
     }
@@ -404,7 +415,8 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
         return white_image(q);
     mdl_image *im = NULL;
     qd_error e = {0};
-    qd_err r = pre_find(pre, read, ctx, name, &im, &e);
+    q3_image lv;
+    qd_err r = pre_find(pre, read, ctx, name, &im, &e, &lv);
     if (r == QD_ERR_NOMEM)
         return 0;
     if (r != QD_OK)
@@ -412,9 +424,16 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
     size_t need = (size_t)im->w * im->h / 3 * 4 + 1; /* the levels: 4/3 of level 0 at most */
     if (need > TEXEL_BUDGET - *texels) {
         mdl_image_free(im);
+        free_image(&lv);
         return 1;
     }
     *texels += need;
+    if (lv.levels) { /* made on the other core: the same chain */
+        memcpy(lv.name, q->name, sizeof lv.name);
+        *q = lv;
+        mdl_image_free(im);
+        return 1;
+    }
     int ok = build_levels(q, im);
     mdl_image_free(im);
     if (!ok)
@@ -928,6 +947,11 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
     uint8_t lut[256];
     for (uint32_t v = 0; v < 256; v++)
         lut[v] = (uint8_t)(colour == 1 ? 255 - (255 - v) * num / den : v * num / den);
+    /* den a power of two (every caller's: 16 or 32 steps) and num within it: sh its log */
+    int sh = -1;
+    for (int k = 0; k < 16; k++)
+        if (den == 1u << k && num <= den)
+            sh = k;
     for (int l = 0; l < src->levels; l++) {
         size_t n = (size_t)src->w[l] * (size_t)src->h[l];
         if (!(im->texels[l] = malloc(n * sizeof(uint32_t)))) {
@@ -937,11 +961,36 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
         }
         const uint32_t *in = src->texels[l];
         uint32_t *out = im->texels[l];
+        size_t i = 0;
+#if defined(__SSE2__)
+        if (sh >= 0) { /* four at a time: v x num / den is (v x num) >> sh, in 16-bit lanes */
+            const __m128i mul = _mm_set1_epi16((short)num), rb = _mm_set1_epi32(0x00ff00ff),
+                          g8 = _mm_set1_epi32(0xff), low = _mm_set1_epi32(0x00ffffff),
+                          flip = _mm_set1_epi32(colour == 1 ? 0x00ffffff : 0);
+            const __m128i sc = _mm_cvtsi32_si128(sh);
+            for (; i + 4 <= n; i += 4) {
+                __m128i x = _mm_loadu_si128((const __m128i *)(in + i)), y;
+                if (!colour) {
+                    __m128i a = _mm_srl_epi32(_mm_mullo_epi16(_mm_srli_epi32(x, 24), mul), sc);
+                    y = _mm_or_si128(_mm_and_si128(x, low), _mm_slli_epi32(a, 24));
+                } else { /* (colour 1: the same on each colour's distance from white) */
+                    __m128i c = _mm_xor_si128(x, flip);
+                    __m128i p = _mm_mullo_epi16(_mm_and_si128(c, rb), mul);       /* r, b */
+                    __m128i q = _mm_mullo_epi16(_mm_and_si128(_mm_srli_epi32(c, 8), g8), mul);
+                    p = _mm_and_si128(_mm_srl_epi16(p, sc), rb);
+                    q = _mm_srl_epi16(q, sc);                                        /* g */
+                    y = _mm_or_si128(_mm_andnot_si128(low, x),
+                                     _mm_xor_si128(_mm_or_si128(p, _mm_slli_epi32(q, 8)), flip));
+                }
+                _mm_storeu_si128((__m128i *)(out + i), y);
+            }
+        }
+#endif
         if (!colour) {
-            for (size_t i = 0; i < n; i++)
+            for (; i < n; i++)
                 out[i] = (in[i] & 0xffffffu) | (uint32_t)lut[in[i] >> 24] << 24;
         } else {
-            for (size_t i = 0; i < n; i++) {
+            for (; i < n; i++) {
                 uint32_t c = in[i];
                 out[i] = (c & 0xff000000u) | lut[c & 255] | (uint32_t)lut[c >> 8 & 255] << 8 |
                          (uint32_t)lut[c >> 16 & 255] << 16;
