@@ -274,10 +274,16 @@ typedef struct prefetch {
     int stop; /* under mu: load_q3 is done, the thread ends */
 } prefetch;
 
-/* name onto the list (once; not "", "$..." or "*..."). 0 when out of memory. */
+/* The list's length: a guess needs no more (oa_dm3 names a few hundred), and its look-ups
+ * are a scan each, so a hostile map's 65,536 shaders must not make it quadratic. */
+#define PRE_MAX 1024
+
+/* name onto the list (once; not "", "$..." or "*..."; none past PRE_MAX). 0 when out of
+ * memory. */
 static int pre_add(prefetch *p, const char *name)
 {
-    if (!name[0] || name[0] == '$' || name[0] == '*' || strlen(name) >= sizeof p->img[0].name)
+    if (!name[0] || name[0] == '$' || name[0] == '*' || strlen(name) >= sizeof p->img[0].name ||
+        p->n >= PRE_MAX)
         return 1;
     for (uint32_t i = 0; i < p->n; i++)
         if (strcmp(p->img[i].name, name) == 0)
