@@ -555,7 +555,7 @@ int app_info(const app_opts *o)
         app_report(o->demo, &err);
         return err.code == QD_ERR_USAGE ? APP_EXIT_USAGE : APP_EXIT_INPUT;
     }
-    cl_state *cl = qd_alloc_bulk_zero(sizeof *cl); /* (in huge pages: few faults) */
+    cl_state *cl = qd_alloc_bulk_zero(sizeof *cl, demo_size(d)); /* (file.h) */
     if (!cl) {
         demo_close(d);
         return APP_EXIT_INPUT;
@@ -763,7 +763,7 @@ int app_dump(const app_opts *o)
         app_report(o->demo, &err);
         return APP_EXIT_INPUT;
     }
-    cl_state *cl = qd_alloc_bulk_zero(sizeof *cl); /* (in huge pages: few faults) */
+    cl_state *cl = qd_alloc_bulk_zero(sizeof *cl, demo_size(d)); /* (file.h) */
     if (!cl) {
         demo_close(d);
         return APP_EXIT_INPUT;

@@ -108,10 +108,9 @@ void *qd_alloc_bulk(size_t size)
     return alloc_huge(size);
 }
 
-void *qd_alloc_bulk_zero(size_t size)
+void *qd_alloc_bulk_zero(size_t size, size_t input)
 {
-    /* (under BULK_HUGE, calloc's fresh zero pages: only the ones used are ever touched) */
-    if (size < BULK_HUGE || size > SIZE_MAX / 2)
+    if (size < BULK_HUGE || input < BULK_HUGE || size > SIZE_MAX / 2)
         return calloc(1, size ? size : 1);
     void *p = alloc_huge(size);
     if (p)

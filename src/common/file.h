@@ -27,8 +27,14 @@ qd_err qd_read_input(const char *path, uint64_t max, uint8_t **data, size_t *len
  * and asked for huge pages (this VM's page faults cost ~10 us each: a 1 MB demo read into
  * 4 KiB pages paid ~3 ms of them), else plain malloc. NULL when memory is short. */
 void *qd_alloc_bulk(size_t size);
-/* The same, zeroed (calloc under 512 KiB). */
-void *qd_alloc_bulk_zero(size_t size);
+/* The same, zeroed, for state that a decode of an input of `input` bytes fills: in huge
+ * pages when both are 512 KiB or more, else calloc's fresh zero pages, of which only the
+ * ones used are ever touched. A small demo touches little of a decoder's state or of the
+ * 1.6 MB client state, and zeroing whole huge pages for it cost more than the few faults
+ * saved: on a guest whose faults are cheap (~0.35 us), `info` on a 9 KB .mvd 0.99 -> 0.87
+ * ms CPU with calloc (README Speed, 2026-12-02 from 04:17); on one whose faults cost ~10 us,
+ * a big demo's state in huge pages took a third off `info` (the same, from 00:56). */
+void *qd_alloc_bulk_zero(size_t size, size_t input);
 
 /* For the commands that load a level's assets (play, render): malloc's heap from here on in
  * huge pages (a hint; glibc on Linux only). Opening oa_dm3 took 58,000 page faults, 10 us

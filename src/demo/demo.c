@@ -92,7 +92,7 @@ static demo_t *open_bytes(const char *name, const uint8_t *data, uint8_t *owned,
     }
     snprintf(d->path, sizeof d->path, "%s", name ? name : "");
     d->data = owned ? owned : malloc(len ? len : 1);
-    d->state = qd_alloc_bulk_zero(best->state_size); /* (a big one in huge pages) */
+    d->state = qd_alloc_bulk_zero(best->state_size, len); /* (huge pages for a big demo) */
     if (!d->data || !d->state) {
         demo_close(d);
         qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for a %zu-byte demo", len);

@@ -2416,6 +2416,7 @@ int rast_simd(int want)
 #else
 #if defined(__x86_64__) && defined(__SSE2__) && !defined(__AVX2__)
 #define RAST_AVX2_COPY 1
+#include <cpuid.h>
 void rast_avx2_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
                                 unsigned flags, int y0, int y1);
 void rast_avx2g_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
@@ -2423,17 +2424,62 @@ void rast_avx2g_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const r
 void rast_avx512_polygon_tex_rows(rast_fb *fb, const rast_vert *v, int n, const rast_tex *tex,
                                   unsigned flags, int y0, int y1);
 
+/* The processor's features, asked with cpuid when the textured fills first run, not at
+ * start: libgcc's __builtin_cpu_supports brings a constructor that runs its cpuid leaves
+ * in every process, and in this VM cpuid traps to the hypervisor (a C program with the
+ * constructor: 0.44 against 0.38 ms CPU a run, least of 200 each), 6 % of an `info` on a
+ * small demo. The bits as Intel's SDM vol. 2A names them (CPUID.1:ECX OSXSAVE 27, AVX 28;
+ * CPUID.(7,0):EBX AVX2 5, AVX512F 16, AVX512DQ 17, AVX512BW 30, AVX512VL 31), each extension
+ * used only where XCR0 says the system saves its registers (bits 1, 2: XMM and YMM; 5, 6,
+ * 7: the AVX-512 mask and ZMM state), as libgcc's own check does. */
+typedef struct cpu_caps {
+    int avx2, avx512, intel, family, model;
+} cpu_caps;
+
+static cpu_caps cpu_caps_read(void)
+{
+    cpu_caps c = {0, 0, 0, 0, 0};
+    unsigned a, b, cx, d;
+    if (!__get_cpuid(0, &a, &b, &cx, &d))
+        return c;
+    const unsigned max_leaf = a;
+    c.intel = b == 0x756e6547u && d == 0x49656e69u && cx == 0x6c65746eu; /* "GenuineIntel" */
+    if (!__get_cpuid(1, &a, &b, &cx, &d))
+        return c;
+    c.family = (int)(a >> 8 & 15);
+    c.model = (int)(a >> 4 & 15);
+    if (c.family == 6 || c.family == 15)
+        c.model += (int)(a >> 16 & 15) << 4; /* (the extended model) */
+    if (!(cx >> 27 & 1) || !(cx >> 28 & 1) || max_leaf < 7)
+        return c;
+    unsigned xlo, xhi;
+    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+    (void)xhi;
+    if ((xlo & 6u) != 6u)
+        return c; /* the system does not keep the YMM registers */
+    __cpuid_count(7, 0, a, b, cx, d);
+    c.avx2 = (int)(b >> 5 & 1);
+    c.avx512 = c.avx2 && (xlo & 0xe0u) == 0xe0u && (b >> 16 & 1) && (b >> 17 & 1) &&
+               (b >> 30 & 1) && (b >> 31 & 1);
+    return c;
+}
+
 /* Whether vpgatherdd beats loads here: on Intel's cores from Skylake on, unless the
  * microcode's Gather Data Sampling mitigation slows it; not on AMD's (dav1d's AVX2 code
  * dropped its gathers as slow on all AMD processors and on mitigated Intel ones, merge
  * request 1733; astc-encoder measured loads faster on Zen 2, Zen 4 and Intel's E-cores and
  * gathers faster on Skylake-X, issue 511). Linux says whether the mitigation applies. On
- * this project's Xeon (not affected) the gathers made oa_dm3's frame 10 % faster. */
-static int fast_gathers(void)
+ * this project's Xeon (not affected) the gathers made oa_dm3's frame 10 % faster. Haswell
+ * and Broadwell (family 6, the models libgcc's cpuinfo.h names for them: 0x3c, 0x3f, 0x45,
+ * 0x46 and 0x3d, 0x47, 0x4f, 0x56) gather slowly too. */
+static int fast_gathers(const cpu_caps *c)
 {
-    if (!__builtin_cpu_is("intel") || __builtin_cpu_is("haswell") ||
-        __builtin_cpu_is("broadwell"))
+    static const int slow[] = {0x3c, 0x3f, 0x45, 0x46, 0x3d, 0x47, 0x4f, 0x56};
+    if (!c->intel)
         return 0;
+    for (size_t i = 0; c->family == 6 && i < sizeof slow / sizeof slow[0]; i++)
+        if (c->model == slow[i])
+            return 0;
     FILE *f = fopen("/sys/devices/system/cpu/vulnerabilities/gather_data_sampling", "r");
     if (!f)
         return 0;
@@ -2454,15 +2500,14 @@ static void simd_init(void)
 #elif defined(__SSE2__)
     simd_best = dflt = 1;
 #if defined(RAST_AVX2_COPY)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) {
+    const cpu_caps caps = cpu_caps_read();
+    if (caps.avx2) {
         simd_best = 3;
-        dflt = fast_gathers() ? 3 : 2;
+        dflt = fast_gathers(&caps) ? 3 : 2;
         /* the AVX-512 encoding of the loads' copy: on this project's AMD EPYC guest
          * oa_dm3's textured frame 4-6 % faster than rast_avx2.c's (medians of six runs
          * each, in turn), the Quake sample's the same within the noise; the same bytes */
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+        if (caps.avx512) {
             simd_best = 4;
             dflt = dflt == 3 ? 3 : 4;
         }
