@@ -212,32 +212,29 @@ static uint32_t carry_entry(dd_merge *m, uint32_t ref, uint32_t *pool_head)
     return nref;
 }
 
-/* The eight entries at refs, nums that may go on as they are, a bit each (bit k for entry
- * k): its number below num16 (0x10000: any number) and its ref in [lo, lo + span). */
-static inline unsigned carry8_mask(const uint32_t *refs, const uint16_t *nums, uint32_t num16,
-                                   uint32_t lo, uint32_t span)
+/* 1 when the eight entries at refs, nums all go on as they are: each number below num16
+ * (0x10000: any number) and each ref in [lo, lo + span). */
+static inline int carry8_ok(const uint32_t *refs, const uint16_t *nums, uint32_t num16,
+                            uint32_t lo, uint32_t span)
 {
 #if defined(__SSE2__)
-    /* n < num16 where num16 - n does not saturate to 0 (num16 0x10000: all); ref - lo < span
-     * unsigned as a signed compare with both sides' top bits flipped; the 16-bit lanes'
-     * bytes then the 32-bit lanes' packed to one byte an entry */
+    /* n >= num16 where num16 - n saturates to 0 (num16 0x10000: none); ref - lo >= span
+     * unsigned as a signed compare with both sides' top bits flipped */
     __m128i n = _mm_loadu_si128((const __m128i *)nums);
-    __m128i below = num16 > 0xffff ? _mm_set1_epi16(-1)
-                                   : _mm_xor_si128(_mm_cmpeq_epi16(_mm_subs_epu16(_mm_set1_epi16((short)num16), n),
-                                                                   _mm_setzero_si128()),
-                                                   _mm_set1_epi16(-1));
+    __m128i over = num16 > 0xffff ? _mm_setzero_si128()
+                                  : _mm_cmpeq_epi16(_mm_subs_epu16(_mm_set1_epi16((short)num16), n),
+                                                    _mm_setzero_si128());
     const __m128i flip = _mm_set1_epi32((int)0x80000000u), l = _mm_set1_epi32((int)lo),
                   sp = _mm_set1_epi32((int)(span ^ 0x80000000u));
     __m128i a = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)refs), l), flip);
     __m128i b = _mm_xor_si128(_mm_sub_epi32(_mm_loadu_si128((const __m128i *)refs + 1), l), flip);
-    __m128i in = _mm_packs_epi32(_mm_cmplt_epi32(a, sp), _mm_cmplt_epi32(b, sp));
-    __m128i ok = _mm_and_si128(below, in); /* 16-bit lanes, entry by entry */
-    return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(ok, _mm_setzero_si128())) & 0xffu;
+    __m128i in = _mm_and_si128(_mm_cmplt_epi32(a, sp), _mm_cmplt_epi32(b, sp));
+    return _mm_movemask_epi8(over) == 0 && _mm_movemask_epi8(in) == 0xffff;
 #else
-    unsigned ok = 0;
+    unsigned stop = 0;
     for (int k = 0; k < 8; k++)
-        ok |= (unsigned)((uint32_t)nums[k] < num16 && refs[k] - lo < span) << k;
-    return ok;
+        stop |= ((uint32_t)nums[k] >= num16) | (refs[k] - lo >= span);
+    return !stop;
 #endif
 }
 
@@ -277,31 +274,15 @@ qd_err dd_merge_carry_run(dd_merge *m, int num)
     const uint32_t num16 = num > 0xffff ? 0x10000u : (uint32_t)(num < 0 ? 0 : num);
 #define EIGHT_FIT (end - oi >= 8 && slot <= rmask + 1 - 8 && ns <= rmask + 1 - 8)
     for (;;) {
-        unsigned ok = 0;
-        while (EIGHT_FIT && (ok = carry8_mask(refs + slot, ref_num + slot, num16, lo, span)) == 0xffu) {
+        while (EIGHT_FIT && carry8_ok(refs + slot, ref_num + slot, num16, lo, span)) {
             memcpy(refs + ns, refs + slot, 8 * sizeof *refs);
             memcpy(ref_num + ns, ref_num + slot, 8 * sizeof *ref_num);
             oi += 8;
             slot = (slot + 8) & rmask;
             ns = (ns + 8) & rmask;
         }
-        /* an eight that failed the test: the entries before the first that failed go on at
-         * once (the eight does not wrap), that one and the rest of the eight one by one as
-         * below; where no eight fits, the rest one by one. (A run's end inside an eight was
-         * most of the failures: on the Quake II duel every frame's runs between its sent
-         * entities, the exit branch of the loop below taken at an unforeseeable entry.) */
-        uint32_t stop = end;
-        if (EIGHT_FIT) {
-            const unsigned k = (unsigned)__builtin_ctz(~ok); /* (ok != 0xff: k < 8) */
-            for (unsigned i = 0; i < k; i++) {
-                refs[ns + i] = refs[slot + i];
-                ref_num[ns + i] = ref_num[slot + i];
-            }
-            oi += k;
-            slot = (slot + k) & rmask;
-            ns = (ns + k) & rmask;
-            stop = oi + 8 - k;
-        }
+        /* an eight that failed the test one by one, or the rest */
+        uint32_t stop = EIGHT_FIT ? oi + 8 : end;
         for (; oi < stop; oi++, slot = (slot + 1) & rmask, ns = (ns + 1) & rmask) {
             uint16_t n = ref_num[slot];
             if (n >= num)
