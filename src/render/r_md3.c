@@ -308,13 +308,16 @@ int r_md3_lod(const r_view *v, const r_model *rm, const r_place *p, uint32_t fra
 /* 1 when surface s of frames f0..f1 at lerp, placed by p, lies wholly above or below v's
  * band (r_outside_band): the corners of its two frames' boxes placed as its vertices are
  * (place_point is affine, so they hold every vertex between the frames). Never for a
- * material whose deformVertexes moves vertices off the boxes, or a lerp outside 0..1. */
+ * material whose deformVertexes moves vertices off the boxes, an autosprite one (its quads
+ * are drawn as squares facing the eye: one seen edge-on spans rows its corners do not; a
+ * rocket's flare on a bot of oa_bases3 lost a row of 1920x1080 pixels to a band boundary
+ * there, 2026-12-02), or a lerp outside 0..1. */
 static int surface_outside_band(const r_view *v, const r_assets *a, const r_place *p,
                                 const mdl_md3_surface *s, uint32_t f0, uint32_t f1,
                                 float lerp, int32_t mat)
 {
     if ((v->y0 <= 0 && v->y1 >= v->fb->h) || !s->box || !(lerp >= 0 && lerp <= 1) ||
-        r_q3_mat_deforms(a, mat))
+        r_q3_mat_deforms(a, mat) || r_q3_mat_autosprite(a, mat))
         return 0; /* the whole frame, or not sure */
     float lo[3], hi[3], corner[8][3];
     for (int j = 0; j < 3; j++) {

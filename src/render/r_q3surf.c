@@ -2604,8 +2604,10 @@ int r_q3_group(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3])
     if (m->nodraw || (m->blend != MDL_BLEND_NONE && !m->sky))
         return (int)g; /* none drawn in this pass (one shader: r_q3_groups) */
     /* the shaders whose first layer is one mapping over the run: a lightmap's or one
-     * colour's, still (vertex colours and moving vertices are the triangles' own) */
-    if (m->deform.func != MDL_WAVE_NONE || m->twosided || (m->image < 0 && !m->sky) ||
+     * colour's, still (vertex colours and moving vertices are the triangles' own; an
+     * autosprite's quads are squares facing the eye, q3_face) */
+    if (m->deform.func != MDL_WAVE_NONE || m->autosprite || m->twosided ||
+        (m->image < 0 && !m->sky) ||
         (!m->sky && m->light != LIGHT_MAP && m->light != LIGHT_CONST))
         return 0;
     /* the layers over its first are drawn over the run's polygon too (q3_face), so they

@@ -115,6 +115,18 @@ void r_cache_bands_took(r_cache *c, int n, int h, const int y[R_MAX_THREADS + 1]
     c->split_n = n;
 }
 
+void r_cache_set_bands(r_cache *c, int n, const double *split)
+{
+    if (!c || n < 2 || n > R_MAX_THREADS)
+        return;
+    for (int k = 1; k < n; k++)
+        if (!(split[k] >= (k == 1 ? 0 : split[k - 1]) && split[k] <= 1))
+            return; /* (not rising within 0..1: the bands stay as they were) */
+    for (int k = 0; k <= n; k++)
+        c->split[k] = k == 0 ? 0 : k == n ? 1 : split[k];
+    c->split_n = n;
+}
+
 r_cache *r_cache_new(size_t budget)
 {
     r_cache *c = calloc(1, sizeof *c);

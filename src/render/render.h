@@ -114,6 +114,10 @@ void r_cache_free(r_cache *c);
 /* The texels of every block c and its band threads' caches have built (or rebuilt) since
  * r_cache_new: how much surface building the frames drawn with c cost. */
 uint64_t r_cache_texels_built(const r_cache *c);
+/* The first rows of the bands the next frame drawn with c on n threads takes (split[i] for
+ * band i as a fraction of the height; split[0] 0, split[n] 1), as the times of the frames
+ * before would leave them: for a test that asks a boundary at a given row. */
+void r_cache_set_bands(r_cache *c, int n, const double *split);
 
 typedef struct r_options {
     int mode;             /* R_MODE_* */

@@ -16,6 +16,7 @@
 #include "../../src/common/dirs.h"
 #include "../../src/render/r_local.h"
 #include "../../src/timeline/timeline.h"
+#include "../demo_world.h"
 #include "../fxbuild.h"
 #include "../md3build.h"
 #include "../test.h"
@@ -832,6 +833,17 @@ TEST(q3tex_threads_identical)
     }
 }
 
+/* The world brought to cl, and the player's camera and textured options at t, as the
+ * player draws a frame of a demo. */
+static void demo_view(app_world *w, const app_opts *o, player *p, const cl_state *cl, double t,
+                      r_camera *cam, r_options *opt)
+{
+    app_world_update(w, o, cl);
+    player_camera(p, cl, t, cam);
+    player_options(p, cl, opt);
+    opt->mode = R_MODE_TEXTURED;
+}
+
 /* Along two real OpenArena demos (oa_dm3's flyby; 24 bots on oa_bases3), frames split into
  * 2, 3 and 5 bands give the bytes one thread gives: each band skips the Quake III triangles
  * wholly above or below its rows (the world's and the bodies'), and its boundaries move
@@ -881,12 +893,9 @@ TEST(q3tex_bands_along_demos_identical)
             CHECK(cl);
             if (!cl)
                 break;
-            app_world_update(&w, &o, cl);
             r_camera cam;
             r_options opt;
-            player_camera(&p, cl, t, &cam);
-            player_options(&p, cl, &opt);
-            opt.mode = R_MODE_TEXTURED;
+            demo_view(&w, &o, &p, cl, t, &cam, &opt);
             for (int c = 0; c < 4; c++) {
                 opt.threads = counts[c];
                 opt.cache = cache[c];
@@ -906,6 +915,66 @@ TEST(q3tex_bands_along_demos_identical)
     }
     if (!ran)
         SKIP("no OpenArena demos in the real data");
+}
+
+/* A boundary between two bands at every row near where a bot's rocket flare shows (24 bots
+ * on oa_bases3, the frame 19/20 along the demo, 1920x1080 as `make bench` draws it): each
+ * gives the bytes one thread gives. A band skipped a model surface whose box lay outside
+ * its rows; an autosprite surface (the flare) is drawn as squares facing the eye, which
+ * reach rows the box does not: with the boundary at row 541, four pixels of row 540 lost
+ * the flare (found 2026-12-02 by hashing frames with both threads on one core: one run in
+ * twelve). The rows are the real ones: the frame's work moves the boundaries, so any row
+ * can be one. */
+TEST(q3tex_band_boundary_at_each_row_near_a_flare)
+{
+    enum { FW = 1920, FH = 1080, FROM = 520, TO = 560 };
+    FILE *f = fopen(OA_DIR "/pak0.pk3", "rb");
+    if (!f)
+        SKIP("OpenArena not installed (" OA_DIR ")");
+    fclose(f);
+    char path[1024];
+    if (!test_realfile(path, sizeof path,
+                       "dm_70/openarena-081-misc_pak6-misc_stress_bases3.dm_70"))
+        SKIP("the bases3 stress demo is not in the real data");
+    app_opts o;
+    app_world w;
+    static player p;
+    timeline_t *tl = demo_world(path, OA_DIR, &o, &w, &p, 1280, 720);
+    CHECK(tl);
+    if (!tl)
+        return;
+    qd_error err;
+    double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * 19 / 20;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    CHECK(cl);
+    rast_fb *one = rast_fb_new(FW, FH), *two = rast_fb_new(FW, FH);
+    r_cache *cache = r_cache_new(0);
+    if (cl && one && two && cache) {
+        r_camera cam;
+        r_options opt;
+        demo_view(&w, &o, &p, cl, t, &cam, &opt);
+        opt.threads = 1;
+        r_render(w.assets, cl, t, &cam, &opt, one);
+        opt.threads = 2;
+        opt.cache = cache;
+        int differ = 0, first = -1;
+        for (int row = FROM; row <= TO; row++) {
+            const double split[3] = {0, (double)row / FH, 1};
+            r_cache_set_bands(cache, 2, split);
+            r_render(w.assets, cl, t, &cam, &opt, two);
+            if (memcmp(one->color, two->color, sizeof(uint32_t) * FW * FH)) {
+                differ++;
+                first = first < 0 ? row : first;
+            }
+        }
+        CHECK_MSG(differ == 0, "%d boundaries of %d differ from one thread (the first at row %d)",
+                  differ, TO - FROM + 1, first);
+    }
+    rast_fb_free(one);
+    rast_fb_free(two);
+    r_cache_free(cache);
+    app_world_free(&w);
+    tl_close(tl);
 }
 
 /* ---- runs of triangles drawn as polygons (r_q3poly.c) ---- */
