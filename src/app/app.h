@@ -58,6 +58,10 @@ void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out);
  * Never NULL unless out of memory; problems with -p files are reported in err but the
  * search path is still returned with what could be added. */
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err);
+/* The same, app_game_folders' folders kept in *folders (free with game_dirs_free) rather
+ * than looked for again: `info` lists them, and each look is a dozen stat calls. */
+pak_fs *app_search_path_folders(const app_opts *o, const cl_level *lvl, qd_error *err,
+                                game_dirs *folders);
 
 /* Check every -p before the command runs. One that exists but is neither a folder nor a
  * regular file (a FIFO would block) is reported in one line and -1 returned: the command

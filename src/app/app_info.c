@@ -141,6 +141,14 @@ void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out)
 
 pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
 {
+    return app_search_path_folders(o, lvl, err, NULL);
+}
+
+pak_fs *app_search_path_folders(const app_opts *o, const cl_level *lvl, qd_error *err,
+                                game_dirs *folders)
+{
+    if (folders)
+        memset(folders, 0, sizeof *folders);
     pak_fs *fs = pak_fs_open();
     if (!fs)
         return NULL;
@@ -164,7 +172,10 @@ pak_fs *app_search_path(const app_opts *o, const cl_level *lvl, qd_error *err)
                 *err = e1;
         }
     }
-    game_dirs_free(&dirs);
+    if (folders)
+        *folders = dirs; /* (the caller frees them) */
+    else
+        game_dirs_free(&dirs);
     for (int i = 0; i < o->num_paks; i++) {
         if (add_pak(fs, o->paks[i], &e1) != QD_OK && !failed) {
             failed = 1;
@@ -595,9 +606,8 @@ int app_info(const app_opts *o)
     double duration = first_time >= 0 ? cl->time - first_time : 0;
     const char *map = first_map[0] ? first_map : cl->level.map;
 
-    pak_fs *fs = app_search_path(o, &cl->level, NULL);
     game_dirs folders;
-    app_game_folders(o, &cl->level, &folders);
+    pak_fs *fs = app_search_path_folders(o, &cl->level, NULL, &folders);
     if (fs)
         skins_as_found(fs, &models);
     int *missing = calloc((size_t)(models.n ? models.n : 1), sizeof *missing);
