@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../src/common/rd.h"
 
@@ -73,8 +76,55 @@ typedef struct src {
 
 static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
+/* A name that normalises to itself lower-cased: no '\', no empty, "." or ".." part (no '/'
+ * or '.' at its start or after a '/'), no '/' at its end, and short enough for out. Its
+ * length then, else -1 (out may hold part of it). Most archive names are such; each byte
+ * is looked at once, without the parts' branches (an OpenArena pk3 search path's 5,020
+ * names: 675 instructions a name through the parts). */
+static int name_plain(const char *in, size_t in_len, char *out, size_t cap)
+{
+    if (in_len == 0 || in_len > PAK_MAX_NAME || in_len >= cap)
+        return -1;
+    unsigned bad = 0, slash = 1; /* (the start counts as after a '/') */
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* sixteen bytes at a time (names average 75 bytes): the same tests lane by lane, each
+     * byte's "after a '/'" from the byte before it, the block before's last for the first */
+    __m128i badv = _mm_setzero_si128(), prev = _mm_set1_epi8(-1); /* (its byte 15: the start) */
+    const __m128i bs = _mm_set1_epi8('\\'), sl = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.'),
+                  to_a = _mm_set1_epi8((char)(128 - 'A')), z = _mm_set1_epi8((char)(-128 + 26)),
+                  case_bit = _mm_set1_epi8(0x20);
+    for (; i + 16 <= in_len; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(in + i));
+        __m128i s = _mm_cmpeq_epi8(v, sl);
+        __m128i after = _mm_or_si128(_mm_slli_si128(s, 1), _mm_srli_si128(prev, 15));
+        badv = _mm_or_si128(badv, _mm_cmpeq_epi8(v, bs));
+        badv = _mm_or_si128(badv, _mm_and_si128(after, _mm_or_si128(s, _mm_cmpeq_epi8(v, dot))));
+        /* 'A'..'Z' moved to -128..-103 (signed): below -102 takes the case bit */
+        __m128i up = _mm_cmplt_epi8(_mm_add_epi8(v, to_a), z);
+        _mm_storeu_si128((__m128i *)(out + i), _mm_add_epi8(v, _mm_and_si128(up, case_bit)));
+        prev = s;
+    }
+    bad = (unsigned)_mm_movemask_epi8(badv);
+    slash = (unsigned)_mm_movemask_epi8(prev) >> 15 & 1;
+#endif
+    for (; i < in_len; i++) {
+        unsigned c = (unsigned char)in[i], is_slash = c == '/';
+        bad |= (c == '\\') | (slash & (is_slash | (c == '.')));
+        slash = is_slash;
+        out[i] = (char)(c + ((c - 'A' < 26u) << 5)); /* lower(): 'A'..'Z' + 32 */
+    }
+    if (bad | slash)
+        return -1;
+    out[in_len] = 0;
+    return (int)in_len;
+}
+
 int pak_name_normalize(const char *in, size_t in_len, char *out, size_t cap)
 {
+    int plain = name_plain(in, in_len, out, cap);
+    if (plain >= 0)
+        return plain;
     size_t n = 0, i = 0;
     int too_long = 0; /* keep scanning: a later ".." still makes it PAK_NAME_DOTDOT */
     for (;;) {
@@ -183,6 +233,63 @@ static int cmp_entry(const void *x, const void *y)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* cmp_entry's a < b, inline for the merges */
+static inline int entry_before(const pak_entry *a, const pak_entry *b)
+{
+    int c = strcmp(a->name, b->name);
+    return c < 0 || (c == 0 && a->index < b->index);
+}
+
+/* Sorts e[0..n) as qsort with cmp_entry would (a total order: the indices differ), by
+ * merging the runs already in order. An archive's directory is mostly in order (zip -r
+ * writes a folder's files together): OpenArena's nine pk3s hold 5,433 names in 143 runs,
+ * so the merges take about a third of qsort's comparisons. 0 when out of memory (e is
+ * then as it was). */
+static int sort_runs(pak_entry *e, uint32_t n)
+{
+    if (n < 2)
+        return 1;
+    uint32_t *starts = malloc(((size_t)n + 1) * sizeof *starts);
+    pak_entry *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!starts || !tmp) {
+        free(starts);
+        free(tmp);
+        return 0;
+    }
+    uint32_t runs = 0;
+    starts[runs++] = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (entry_before(&e[i], &e[i - 1]))
+            starts[runs++] = i;
+    starts[runs] = n;
+    pak_entry *src = e, *dst = tmp;
+    while (runs > 1) {
+        uint32_t out = 0;
+        for (uint32_t r = 0; r < runs; r += 2) {
+            uint32_t lo = starts[r], mid = starts[r + 1],
+                     hi = r + 2 <= runs ? starts[r + 2] : mid;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = entry_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+            starts[out++] = lo;
+        }
+        starts[out] = n;
+        runs = out;
+        pak_entry *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != e)
+        memcpy(e, src, (size_t)n * sizeof *e);
+    free(starts);
+    free(tmp);
+    return 1;
+}
+
 /* Points names into the finished pool, sorts by name and keeps one entry per name: the
  * first in directory order, or the last when keep_last is set. */
 static void finalize(pak_archive *a, int keep_last)
@@ -192,7 +299,7 @@ static void finalize(pak_archive *a, int keep_last)
         e->name = a->pool + e->name_ofs;
         e->real = e->real_ofs == UINT32_MAX ? NULL : a->pool + e->real_ofs;
     }
-    if (a->count > 1)
+    if (a->count > 1 && !sort_runs(a->entries, a->count))
         qsort(a->entries, a->count, sizeof a->entries[0], cmp_entry);
     uint32_t out = 0;
     for (uint32_t i = 0; i < a->count; i++) {
@@ -390,49 +497,64 @@ static qd_err zip_find_end(const src_t *s, zip_end *z, int *no_record, qd_error 
                        "record",
                        s->label, (ull)s->size);
     }
-    size_t tail_len = s->size < ZIP_EOCD_LEN + ZIP_MAX_COMMENT ? (size_t)s->size
-                                                                 : ZIP_EOCD_LEN + ZIP_MAX_COMMENT;
-    uint64_t tail_ofs = s->size - tail_len;
-    uint8_t *tail;
-    qd_err e = src_alloc_read(s, tail_ofs, tail_len, &tail, err);
+    /* Most archives end with their end record (no comment): the record the search below
+     * finds first, read alone (22 bytes, not 64 KiB an archive: 590 KB of reads over
+     * OpenArena's nine pk3s). */
+    uint8_t rec[ZIP_EOCD_LEN];
+    qd_err e = src_read(s, s->size - ZIP_EOCD_LEN, rec, sizeof rec, err);
     if (e)
         return e;
-    rd_t r = rd_make(tail, tail_len);
-    /* Prefer a record whose comment ends exactly at the end of the file; else the last one
-     * whose comment fits (some tools leave bytes after the archive). */
-    size_t found = SIZE_MAX, fits = SIZE_MAX;
-    for (size_t p = tail_len - ZIP_EOCD_LEN + 1; p-- > 0;) {
-        rd_seek(&r, p);
-        if (rd_u32(&r) != ZIP_EOCD_SIG)
-            continue;
-        rd_seek(&r, p + 20);
-        size_t clen = rd_u16(&r);
-        if (p + ZIP_EOCD_LEN + clen == tail_len) {
-            found = p;
-            break;
+    uint64_t eocd = s->size - ZIP_EOCD_LEN;
+    rd_t r = rd_make(rec, sizeof rec);
+    uint32_t sig = rd_u32(&r);
+    rd_seek(&r, 20); /* the comment's length */
+    if (sig != ZIP_EOCD_SIG || rd_u16(&r) != 0) {
+        size_t tail_len = s->size < ZIP_EOCD_LEN + ZIP_MAX_COMMENT
+                              ? (size_t)s->size
+                              : ZIP_EOCD_LEN + ZIP_MAX_COMMENT;
+        uint64_t tail_ofs = s->size - tail_len;
+        uint8_t *tail;
+        e = src_alloc_read(s, tail_ofs, tail_len, &tail, err);
+        if (e)
+            return e;
+        r = rd_make(tail, tail_len);
+        /* Prefer a record whose comment ends exactly at the end of the file; else the last
+         * one whose comment fits (some tools leave bytes after the archive). */
+        size_t found = SIZE_MAX, fits = SIZE_MAX;
+        for (size_t p = tail_len - ZIP_EOCD_LEN + 1; p-- > 0;) {
+            rd_seek(&r, p);
+            if (rd_u32(&r) != ZIP_EOCD_SIG)
+                continue;
+            rd_seek(&r, p + 20);
+            size_t clen = rd_u16(&r);
+            if (p + ZIP_EOCD_LEN + clen == tail_len) {
+                found = p;
+                break;
+            }
+            if (p + ZIP_EOCD_LEN + clen < tail_len && fits == SIZE_MAX)
+                fits = p;
         }
-        if (p + ZIP_EOCD_LEN + clen < tail_len && fits == SIZE_MAX)
-            fits = p;
-    }
-    if (found == SIZE_MAX)
-        found = fits;
-    if (found == SIZE_MAX) {
+        if (found == SIZE_MAX)
+            found = fits;
+        if (found == SIZE_MAX) {
+            free(tail);
+            *no_record = 1;
+            return qd_fail(err, QD_ERR_BAD_DATA, tail_ofs,
+                           "%s: no zip end of central directory record in the last %zu bytes",
+                           s->label, tail_len);
+        }
+        memcpy(rec, tail + found, sizeof rec);
         free(tail);
-        *no_record = 1;
-        return qd_fail(err, QD_ERR_BAD_DATA, tail_ofs,
-                       "%s: no zip end of central directory record in the last %zu bytes",
-                       s->label, tail_len);
+        eocd = tail_ofs + found;
     }
-    r = rd_make(tail, tail_len);
-    rd_seek(&r, found + 4);
+    r = rd_make(rec, sizeof rec);
+    rd_seek(&r, 4);
     uint16_t disk = rd_u16(&r);
     uint16_t cd_disk = rd_u16(&r);
     uint16_t n_disk = rd_u16(&r);
     uint16_t n_total = rd_u16(&r);
     uint32_t cd_size = rd_u32(&r);
     uint32_t cd_ofs = rd_u32(&r);
-    free(tail);
-    uint64_t eocd = tail_ofs + found;
     z->eocd_at = eocd;
     z->entries = n_total;
     z->cd_size = cd_size;
@@ -554,7 +676,16 @@ static qd_err parse_zip(pak_archive *a, const src_t *s, int *no_record, qd_error
     uint8_t *cd;
     if ((e = src_alloc_read(s, cd_at, (size_t)z.cd_size, &cd, err)))
         return e;
-    a->entries = calloc(z.entries ? (size_t)z.entries : 1, sizeof a->entries[0]);
+    /* (every field of an entry counted is set below, so not zeroed first: 0.3 M
+     * instructions over OpenArena's nine pk3s; the names' pool sized at once from the
+     * directory: normalising never lengthens a name, and each takes a NUL) */
+    a->entries = malloc((z.entries ? (size_t)z.entries : 1) * sizeof a->entries[0]);
+    if (a->entries && !a->pool && z.cd_size > ZIP_CDH_LEN * z.entries) {
+        a->pool_cap = (size_t)(z.cd_size - ZIP_CDH_LEN * z.entries + z.entries) + 1;
+        a->pool = malloc(a->pool_cap);
+        if (!a->pool)
+            a->pool_cap = 0;
+    }
     if (!a->entries) {
         free(cd);
         return qd_fail(err, QD_ERR_NOMEM, cd_at, "%s: out of memory for %llu entries", s->label,
@@ -605,7 +736,8 @@ static qd_err parse_zip(pak_archive *a, const src_t *s, int *no_record, qd_error
             memchr(name, 0, nlen))
             continue;
         char norm[PAK_MAX_NAME + 1];
-        if (pak_name_normalize((const char *)name, nlen, norm, sizeof norm) <= 0)
+        int norm_len = pak_name_normalize((const char *)name, nlen, norm, sizeof norm);
+        if (norm_len <= 0)
             continue;
         uint64_t at = lofs + bias;
         if (lofs > s->size || bias > s->size - lofs || ZIP_LFH_LEN > s->size - at ||
@@ -618,7 +750,7 @@ static qd_err parse_zip(pak_archive *a, const src_t *s, int *no_record, qd_error
             break;
         }
         pak_entry *en = &a->entries[a->count];
-        if (!pool_add(a, norm, strlen(norm), &en->name_ofs)) {
+        if (!pool_add(a, norm, (size_t)norm_len, &en->name_ofs)) {
             e = qd_fail(err, QD_ERR_NOMEM, rec, "%s: out of memory for names", s->label);
             break;
         }

@@ -452,6 +452,92 @@ static void collect(void *ctx, const char *name, uint64_t size)
     c->n++;
 }
 
+/* Archive names that cross the sixteen-byte blocks pak_name_normalize reads at once: a
+ * "//", a "/." part and a '\' on either side of a block's edge, a '\' inside one, capitals
+ * at its first and last byte and in the tail, the ASCII neighbours of 'A'..'Z' ('@', '[',
+ * '`', '{') and bytes over 0x7f kept as they are, a part starting with '.' (kept), a folder
+ * entry (left out). The normalised names worked out by hand, in byte order (pak_list's). */
+TEST(pak_names_across_sixteen_byte_blocks)
+{
+    member_t m[] = {
+        M("ABCDEFGHIJKLMNO//PQRSTUVWXYZ[@`{.txt", "1"),
+        M("0123456789ABCDE/./Fgh.TXT", "2"),
+        M("0123456789abcdef\\0123456789ABCDEF\\z", "3"),
+        M("dir/\xC1\xE9-UPPER-0123456789/File", "4"),
+        M("Sixteen-Bytes-AB", "5"),
+        M("0123456789abcdef0123456789abcde/", ""),
+        M("0123456789abcdef0123456789abcde/.Hidden", "7"),
+        M("0123456789ABCDEF0123456789ABCDEF/Q", "8"),
+        M("0123456789ab\\cdefgh", "9"),
+    };
+    static const char *const want[] = {
+        "0123456789ab/cdefgh",
+        "0123456789abcde/fgh.txt",
+        "0123456789abcdef/0123456789abcdef/z",
+        "0123456789abcdef0123456789abcde/.hidden",
+        "0123456789abcdef0123456789abcdef/q",
+        "abcdefghijklmno/pqrstuvwxyz[@`{.txt",
+        "dir/\xc1\xe9-upper-0123456789/file",
+        "sixteen-bytes-ab",
+    };
+    buf_t z = make_zip(m, 9, 0, 0, NULL);
+    pak_fs *fs = pak_fs_open();
+    qd_error e;
+    CHECK_EQ(pak_fs_add_mem(fs, "names.pk3", z.p, z.len, &e), QD_OK);
+    list_ctx c = {0};
+    CHECK_EQ(pak_list(fs, "", collect, &c), 8);
+    for (int i = 0; i < 8 && i < c.n; i++)
+        CHECK_STR(c.names[i], want[i]);
+    char t[8];
+    CHECK_EQ(read_text(fs, "0123456789ABCDEF0123456789ABCDEF/Q", t, sizeof t), QD_OK);
+    CHECK_STR(t, "8");
+    CHECK_EQ(read_text(fs, "abcdefghijklmno/pqrstuvwxyz[@`{.txt", t, sizeof t), QD_OK);
+    CHECK_STR(t, "1");
+    pak_fs_close(fs);
+    free(z.p);
+}
+
+/* A zip directory out of order in several runs (the sort merges the runs already in
+ * order): every name is found, and of a name twice the directory's last copy (Quake III's
+ * FS_LoadZipFile). 32 names n00..n31 written in the order i * 7 mod 32 (runs of at most
+ * five), then b/2, A/1, c/3, a/0, B/2 (runs b/2 | a/1 c/3 | a/0 b/2). */
+TEST(pak_zip_directory_in_several_runs)
+{
+    static char names[32][8], data[32][8];
+    member_t m[32];
+    for (int i = 0; i < 32; i++) {
+        int k = i * 7 % 32;
+        snprintf(names[i], sizeof names[i], "n%02d", k);
+        snprintf(data[i], sizeof data[i], "%d", k);
+        m[i] = (member_t)M(names[i], data[i]);
+    }
+    buf_t z = make_zip(m, 32, 0, 0, NULL);
+    member_t d[] = {M("b/2", "first"), M("A/1", "a1"), M("c/3", "c3"), M("a/0", "a0"),
+                    M("B/2", "second")};
+    buf_t zd = make_zip(d, 5, 0, 0, NULL);
+    pak_fs *fs = pak_fs_open();
+    qd_error e;
+    CHECK_EQ(pak_fs_add_mem(fs, "runs.pk3", z.p, z.len, &e), QD_OK);
+    CHECK_EQ(pak_fs_add_mem(fs, "dups.pk3", zd.p, zd.len, &e), QD_OK);
+    CHECK_EQ(pak_list(fs, "", NULL, NULL), 32 + 4);
+    char t[16], n[8], want[8];
+    for (int k = 0; k < 32; k++) {
+        snprintf(n, sizeof n, "n%02d", k);
+        snprintf(want, sizeof want, "%d", k);
+        CHECK_EQ(read_text(fs, n, t, sizeof t), QD_OK);
+        CHECK_STR(t, want);
+    }
+    static const char *const found[][2] = {
+        {"b/2", "second"}, {"a/1", "a1"}, {"a/0", "a0"}, {"c/3", "c3"}};
+    for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
+        CHECK_EQ(read_text(fs, found[i][0], t, sizeof t), QD_OK);
+        CHECK_STR(t, found[i][1]);
+    }
+    pak_fs_close(fs);
+    free(z.p);
+    free(zd.p);
+}
+
 /* A search path of two archives in memory, lo under hi. */
 static pak_fs *two_layers(const buf_t *lo, const char *lo_name, const buf_t *hi,
                           const char *hi_name)
