@@ -242,27 +242,32 @@ static inline int entry_before(const pak_entry *a, const pak_entry *b)
 
 /* Sorts e[0..n) as qsort with cmp_entry would (a total order: the indices differ), by
  * merging the runs already in order. An archive's directory is mostly in order (zip -r
- * writes a folder's files together): OpenArena's nine pk3s hold 5,433 names in 143 runs,
- * so the merges take about a third of qsort's comparisons. 0 when out of memory (e is
- * then as it was). */
+ * writes a folder's files together): OpenArena's nine pk3s hold 5,029 files in 144 runs.
+ * The merges move 4-byte positions, and the entries are put in their places once at the
+ * end, cycle by cycle (12 bytes an entry besides them, where a copy of the entries would
+ * take 64). 0 when out of memory (e is then as it was). */
 static int sort_runs(pak_entry *e, uint32_t n)
 {
     if (n < 2)
         return 1;
-    uint32_t *starts = malloc(((size_t)n + 1) * sizeof *starts);
-    pak_entry *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!starts || !tmp) {
+    uint32_t *starts = malloc(((size_t)n + 1) * sizeof *starts),
+             *pos = malloc((size_t)n * sizeof *pos), *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!starts || !pos || !tmp) {
         free(starts);
+        free(pos);
         free(tmp);
         return 0;
     }
     uint32_t runs = 0;
     starts[runs++] = 0;
-    for (uint32_t i = 1; i < n; i++)
+    pos[0] = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        pos[i] = i;
         if (entry_before(&e[i], &e[i - 1]))
             starts[runs++] = i;
+    }
     starts[runs] = n;
-    pak_entry *src = e, *dst = tmp;
+    uint32_t *src = pos, *dst = tmp;
     while (runs > 1) {
         uint32_t out = 0;
         for (uint32_t r = 0; r < runs; r += 2) {
@@ -270,7 +275,7 @@ static int sort_runs(pak_entry *e, uint32_t n)
                      hi = r + 2 <= runs ? starts[r + 2] : mid;
             uint32_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
-                dst[k++] = entry_before(&src[j], &src[i]) ? src[j++] : src[i++];
+                dst[k++] = entry_before(&e[src[j]], &e[src[i]]) ? src[j++] : src[i++];
             while (i < mid)
                 dst[k++] = src[i++];
             while (j < hi)
@@ -279,13 +284,28 @@ static int sort_runs(pak_entry *e, uint32_t n)
         }
         starts[out] = n;
         runs = out;
-        pak_entry *t = src;
+        uint32_t *t = src;
         src = dst;
         dst = t;
     }
-    if (src != e)
-        memcpy(e, src, (size_t)n * sizeof *e);
+    /* place k takes the entry at src[k]: each cycle of places moved along once, a place
+     * done marked by src[k] = k */
+    for (uint32_t k = 0; k < n; k++) {
+        if (src[k] == k)
+            continue;
+        pak_entry first = e[k];
+        uint32_t at = k;
+        while (src[at] != k) {
+            uint32_t from = src[at];
+            e[at] = e[from];
+            src[at] = at;
+            at = from;
+        }
+        e[at] = first;
+        src[at] = at;
+    }
     free(starts);
+    free(pos);
     free(tmp);
     return 1;
 }
