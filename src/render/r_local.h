@@ -460,6 +460,11 @@ void r_surf_sky(r_view *v, const r_assets *a);
 /* A Quake III map's textures, shaders and lightmaps for the textured pass. */
 typedef struct r_q3 r_q3;
 void r_q3_free(r_q3 *q);
+
+/* One row of a mip level (r_q3surf.c build_levels): texel x of t (lw wide) the rounded
+ * mean, channel by channel, of texels 2x and 2x + 1 of rows r0 and r1 of the level above
+ * (uw texels wide: a power of two; at 1 the one column twice). */
+void r_q3_level_row(uint32_t *t, int lw, const uint32_t *r0, const uint32_t *r1, int uw);
 /* Face fi of the world (a Quake III map) drawn textured in pass R_PASS_TEXTURED (opaque
  * surfaces, sky marks) or R_PASS_Q3_BLEND (blended surfaces over them); eye for culling. */
 void r_q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3]);

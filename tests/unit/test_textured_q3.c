@@ -2669,6 +2669,48 @@ static int sky_frame(const char *script, uint8_t *tga, size_t tga_len, const r_c
     return ok ? 1 : -1;
 }
 
+/* A mip level's row against the box filter's definition, worked here byte by byte: each
+ * channel of texel x is (a + b + c + d + 2) / 4 of texels 2x and 2x + 1 of both rows above
+ * (GL's GL_LINEAR_MIPMAP box, rounded). Rows of every width the maps use, from 1 (its one
+ * column twice) to 512, the texels pseudo-random in all four channels (so a texel or a
+ * channel in the wrong lane, or a sum rounded otherwise, shows), the rows apart and the
+ * same row twice (a level one texel high). */
+TEST(q3tex_mip_rows_by_the_box_filter)
+{
+    enum { ROW = 512 };
+    static uint32_t r0[ROW], r1[ROW], out[ROW / 2 + 1];
+    uint32_t seed = 12345;
+    for (int i = 0; i < ROW; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        r0[i] = seed;
+        seed = seed * 1664525u + 1013904223u;
+        r1[i] = seed;
+    }
+    r0[0] = 0xffffffffu, r1[0] = 0xffffffffu, r0[1] = 0xfffefdfcu; /* (the largest sums) */
+    int bad = 0;
+    for (int uw = 1; uw <= ROW; uw *= 2)
+        for (int same = 0; same < 2; same++) {
+            const uint32_t *b = same ? r0 : r1;
+            int lw = uw > 1 ? uw / 2 : 1;
+            out[lw] = 0x5a5a5a5au; /* (nothing past the row is written) */
+            r_q3_level_row(out, lw, r0, b, uw);
+            bad += out[lw] != 0x5a5a5a5au;
+            for (int x = 0; x < lw; x++) {
+                int x0 = 2 * x, x1 = uw > 1 ? 2 * x + 1 : 0;
+                uint32_t want = 0;
+                for (int c = 0; c < 4; c++) {
+                    unsigned sum = (r0[x0] >> 8 * c & 255) + (r0[x1] >> 8 * c & 255) +
+                                   (b[x0] >> 8 * c & 255) + (b[x1] >> 8 * c & 255);
+                    want |= (uint32_t)((sum + 2) / 4) << 8 * c;
+                }
+                if (out[x] != want && bad++ < 4)
+                    fprintf(stderr, "    width %d rows %s texel %d: %08x, box %08x\n", uw,
+                            same ? "same" : "apart", x, out[x], want);
+            }
+        }
+    CHECK_EQ(bad, 0);
+}
+
 /* GL mipmaps a sky's cloud image like any stage's, so a pixel that spans several of its
  * texels shows their average, not one of them. A 256 x 256 checkerboard of single black
  * and white texels as the only cloud layer, repeated 8 times as often (tcMod scale 8 8),
