@@ -2711,6 +2711,30 @@ TEST(q3tex_mip_rows_by_the_box_filter)
     CHECK_EQ(bad, 0);
 }
 
+static uint32_t ramps(int x, int y)
+{
+    return 0xff000000u | (uint32_t)(40 * x) << 16 | (uint32_t)(30 * y) << 8 | (uint32_t)(3 * (x + y));
+}
+
+/* An image's mean colour (its flat look, the flat mode's face colour) from every texel: a
+ * 7 x 7 TGA of red 40x, green 30y, blue 3(x + y), so the means are 40 x 3, 30 x 3 and 3 x 6
+ * (x and y average 3): 120, 90, 18. 49 texels: twelve fours and one more. The texels as
+ * written, red lowest. */
+TEST(q3tex_image_mean_colour)
+{
+    size_t len;
+    uint8_t *tga = sky_tga(7, ramps, &len);
+    mdl_image *im = NULL;
+    qd_error err = {0};
+    CHECK_MSG(mdl_image_load(tga, len, "ramps.tga", &im, &err) == QD_OK, "%s", err.msg);
+    if (im) {
+        CHECK_EQ(im->color, MDL_RGB(120, 90, 18));
+        CHECK_EQ(im->pixels[6 * 7 + 5], 0xff000000u | 33u << 16 | 180u << 8 | 200u);
+    }
+    mdl_image_free(im);
+    free(tga);
+}
+
 /* GL mipmaps a sky's cloud image like any stage's, so a pixel that spans several of its
  * texels shows their average, not one of them. A 256 x 256 checkerboard of single black
  * and white texels as the only cloud layer, repeated 8 times as often (tcMod scale 8 8),
