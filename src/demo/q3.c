@@ -578,7 +578,8 @@ static qd_err parse_gamestate(ctx *c)
     c->gs = gs;
     qd_err e = QD_OK;
     s->cmd_seq = q3_read_bits(&c->b, 32);
-    memset(s->baselines, 0, sizeof s->baselines);
+    memset(s->baselines, 0, (size_t)s->baselines_hw * sizeof s->baselines[0]);
+    s->baselines_hw = 0;
     int configstrings = 0, baselines = 0;
     for (;;) {
         uint64_t ofs = here(c);
@@ -630,8 +631,11 @@ static qd_err parse_gamestate(ctx *c)
                          c->p->es->n);
                 goto out;
             }
-            if (r == 0)
+            if (r == 0) {
                 s->baselines[num] = tmp;
+                if (num >= s->baselines_hw)
+                    s->baselines_hw = (uint16_t)(num + 1);
+            }
             baselines++;
             if (c->trace) {
                 c->msg_ofs = ofs;

@@ -1107,6 +1107,53 @@ static void build_health_snapshot(bw *w, int32_t t, int pm, int health)
     wbits(w, Q3_SVC_EOF, 8);
 }
 
+/* A second gamestate's baselines are its own: entity 100's from the first level (model 1 at
+ * x = 64, build_gamestate) must not stay for a level whose gamestate sends none, where an
+ * entity sent from nothing starts from zeros (cl_parse.c CL_ParseGamestate clears
+ * cl.entityBaselines). The snapshot moves 100 along y only, so its x is its baseline's: 64 on
+ * the first level, 0 on the second. (The decoder clears only the baselines a gamestate set,
+ * a fresh state's being zero already.) */
+TEST(q3_second_level_baselines_cleared)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    build_snapshot(w, 90000, 0, 1.0f);
+    add_block(m, w, 11);
+    /* the second level: build_gamestate's head without its baseline */
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_GAMESTATE, 8);
+    wbits(w, 20, 32);
+    cs(w, Q3_CS_SERVERINFO, "\\sv_maxclients\\8\\mapname\\q3dm6\\protocol\\68\\g_gametype\\0");
+    cs(w, Q3_CS_PLAYERS + 0, "n\\Recorder\\t\\0\\model\\sarge");
+    wbits(w, Q3_SVC_EOF, 8);
+    wbits(w, 0, 32);
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_EOF, 8);
+    add_block(m, w, 12);
+    build_snapshot(w, 1000, 0, 3.0f);
+    block(m, 13, w);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    free(w);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    int done = 0;
+    for (int k = 0; k < 2; k++) /* the first gamestate, its snapshot */
+        CHECK_EQ(demo_q3_decoder.step(r.state, m->b, m->n, r.cl, NULL, &done, &r.err), QD_OK);
+    CHECK(r.cl->entities[101].active);
+    CHECK_MSG(fabsf(r.cl->entities[101].cur.origin[0] - 64.0f) < 1e-3f, "x %f",
+              r.cl->entities[101].cur.origin[0]);
+    qd_err e = run_all(&r, m->b, m->n, NULL);
+    CHECK_MSG(e == QD_OK, "%s", r.err.msg);
+    CHECK_EQ(r.cl->level_count, 2);
+    CHECK(r.cl->entities[101].active);
+    CHECK_MSG(fabsf(r.cl->entities[101].cur.origin[0]) < 1e-3f, "x %f",
+              r.cl->entities[101].cur.origin[0]);
+    run_close(&r);
+    free(m);
+}
+
 /* The recorder's body (entity 1: client 0) while alive, dead (health -20: drawn, the dead
  * player being seen from behind) and gibbed (health -50, under GIB_HEALTH -40:
  * BG_PlayerStateToEntityState makes it ET_INVISIBLE): gone, not its last pose kept. */
