@@ -475,7 +475,7 @@ struct r_marks {
 static int alive_cuts(const cl_state *cl, double t, const cl_fxev **out)
 {
     int n = cl_marks_at(cl, t, out, CL_MARK_LOG), brass = 0;
-    static _Thread_local const cl_fxev *fx[CL_FX_LOG];
+    const cl_fxev *fx[CL_FX_LOG];
     int nfx = cl_fx_at(cl, t, fx, CL_FX_LOG);
     for (int i = nfx - 1; i >= 0 && brass < R_BRASS_CAP; i--)
         if (fx[i]->kind == CL_FXK_BRASS)
@@ -801,7 +801,7 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
     r_marks **slot = r_cache_marks(cache);
     if (!slot || !a || !a->world.bsp || !cl || cl->level.game != CL_GAME_Q3)
         return NULL;
-    static _Thread_local const cl_fxev *alive[R_CUTS];
+    const cl_fxev *alive[R_CUTS];
     int na = alive_cuts(cl, t, alive);
     if (!*slot && !na)
         return NULL;
@@ -840,8 +840,8 @@ const r_marks *r_q3_marks_make(r_cache *cache, const r_assets *a, const cl_state
     }
     m->n = kept;
     /* the new ones cut now */
-    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
-    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    r_mark_frag frags[R_MARK_FRAGMENTS];
+    float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     for (int i = 0; i < na; i++) {
         if (idx[i] >= 0) {
             idx[i] = remap[idx[i]];
@@ -934,8 +934,8 @@ void r_q3_marks(r_view *v, const cl_state *cl, double t)
     }
     const cl_fxev *alive[CL_MARK_LOG];
     int na = cl_marks_at(cl, t, alive, CL_MARK_LOG);
-    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
-    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    r_mark_frag frags[R_MARK_FRAGMENTS];
+    float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     for (int i = 0; i < na && room > 0; i++) {
         mark_cut c;
         if (!cut_mark(a->world.bsp, alive[i], &c, frags, pts, st))
@@ -957,8 +957,8 @@ void r_q3_shadows(r_view *v, const cl_state *cl, double t)
     const mdl_bsp *b = a ? a->world.bsp : NULL;
     if (!cl || cl->level.game != CL_GAME_Q3 || v->pass != R_PASS_TEXTURED || !b)
         return;
-    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
-    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    r_mark_frag frags[R_MARK_FRAGMENTS];
+    float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     int n = cl->num_entities < CL_MAX_ENTITIES ? cl->num_entities : CL_MAX_ENTITIES;
     for (int i = 1; i < n; i++) {
         const cl_entity *e = &cl->entities[i];
@@ -1026,10 +1026,10 @@ static void each_cut(r_view *v, const cl_state *cl, double t, int kind,
                 fn(v, &v->marks->cut[v->marks->frame[i]], t);
         return;
     }
-    static _Thread_local const cl_fxev *alive[R_CUTS];
+    const cl_fxev *alive[R_CUTS];
     int na = alive_cuts(cl, t, alive);
-    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
-    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    r_mark_frag frags[R_MARK_FRAGMENTS];
+    float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     for (int i = 0; i < na; i++) {
         mark_cut c;
         if (alive[i]->kind != kind)
@@ -1135,8 +1135,8 @@ static int piece_places(const mdl_bsp *b, const cl_fxev *e, int kind, double age
                         float (*out)[3], int *rest)
 {
     mark_cut c;
-    static _Thread_local r_mark_frag frags[R_MARK_FRAGMENTS];
-    static _Thread_local float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
+    r_mark_frag frags[R_MARK_FRAGMENTS];
+    float pts[R_MARK_POINTS][3], st[R_MARK_POINTS][2];
     if (!b || e->kind != kind || !cut_mark(b, e, &c, frags, pts, st) || !c.gibs)
         return 0;
     int n = 0, pieces = kind == CL_FXK_GIBS ? CL_Q3_GIBS : c.nhits < 2 ? c.nhits : 2;
