@@ -498,8 +498,9 @@ static void cs(bw *w, int index, const char *s)
 /* The game folder the built gamestates name (a test of baseq3's own cgame sets "baseq3"). */
 static const char *built_fs_game = "cpma";
 
-/* gamestate: serverinfo, systeminfo, message, a model, two players, a baseline for 100. */
-static void build_gamestate(bw *w, int protocol)
+/* gamestate: serverinfo, systeminfo, message, a model, two players, and (baseline set) a
+ * baseline for 100. */
+static void build_gamestate_with(bw *w, int protocol, int baseline)
 {
     char si[256];
     snprintf(si, sizeof si, "\\sv_maxclients\\8\\mapname\\q3dm17\\protocol\\%d\\g_gametype\\0",
@@ -515,24 +516,28 @@ static void build_gamestate(bw *w, int protocol)
     cs(w, Q3_CS_MODELS + 1, "*1");
     cs(w, Q3_CS_PLAYERS + 0, "n\\Recorder\\t\\0\\model\\sarge");
     cs(w, Q3_CS_PLAYERS + 3, "n\\Watcher\\t\\3");
-    wbits(w, Q3_SVC_BASELINE, 8);
-    wbits(w, 100, Q3_GENTITYNUM_BITS);
-    wbit(w, 0);
-    wbit(w, 1);
-    wbits(w, Q3_ES_MODELINDEX + 1, 8);
-    for (int i = 0; i <= Q3_ES_MODELINDEX; i++) {
-        if (i == Q3_ES_MODELINDEX)
-            wes(w, i, 1, 0);
-        else if (i == Q3_ES_POS_TRBASE0)
-            wes(w, i, 0, 64.0f);
-        else
-            wbit(w, 0);
+    if (baseline) {
+        wbits(w, Q3_SVC_BASELINE, 8);
+        wbits(w, 100, Q3_GENTITYNUM_BITS);
+        wbit(w, 0);
+        wbit(w, 1);
+        wbits(w, Q3_ES_MODELINDEX + 1, 8);
+        for (int i = 0; i <= Q3_ES_MODELINDEX; i++) {
+            if (i == Q3_ES_MODELINDEX)
+                wes(w, i, 1, 0);
+            else if (i == Q3_ES_POS_TRBASE0)
+                wes(w, i, 0, 64.0f);
+            else
+                wbit(w, 0);
+        }
     }
     wbits(w, Q3_SVC_EOF, 8);
     wbits(w, 0, 32); /* clientNum */
     wbits(w, 0, 32); /* checksumFeed */
     wbits(w, Q3_SVC_EOF, 8);
 }
+
+static void build_gamestate(bw *w, int protocol) { build_gamestate_with(w, protocol, 1); }
 
 /* snapshot at serverTime t: the player at (x, 0, 0), entity 100 moving linearly (delta 0)
  * or unchanged (delta 1), entity 5 from nothing */
@@ -1120,16 +1125,7 @@ TEST(q3_second_level_baselines_cleared)
     CHECK(m);
     build_snapshot(w, 90000, 0, 1.0f);
     add_block(m, w, 11);
-    /* the second level: build_gamestate's head without its baseline */
-    wbits(w, 0, 32);
-    wbits(w, Q3_SVC_GAMESTATE, 8);
-    wbits(w, 20, 32);
-    cs(w, Q3_CS_SERVERINFO, "\\sv_maxclients\\8\\mapname\\q3dm6\\protocol\\68\\g_gametype\\0");
-    cs(w, Q3_CS_PLAYERS + 0, "n\\Recorder\\t\\0\\model\\sarge");
-    wbits(w, Q3_SVC_EOF, 8);
-    wbits(w, 0, 32);
-    wbits(w, 0, 32);
-    wbits(w, Q3_SVC_EOF, 8);
+    build_gamestate_with(w, 68, 0); /* the second level: no baseline */
     add_block(m, w, 12);
     build_snapshot(w, 1000, 0, 3.0f);
     block(m, 13, w);
