@@ -233,11 +233,10 @@ static int cmp_entry(const void *x, const void *y)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* cmp_entry's a < b, inline for the merges */
+/* cmp_entry's a < b (the one order, inlined into the merges) */
 static inline int entry_before(const pak_entry *a, const pak_entry *b)
 {
-    int c = strcmp(a->name, b->name);
-    return c < 0 || (c == 0 && a->index < b->index);
+    return cmp_entry(a, b) < 0;
 }
 
 /* Sorts e[0..n) as qsort with cmp_entry would (a total order: the indices differ), by
