@@ -32,15 +32,51 @@ void cl_reset(cl_state *cl)
     cl_reset_zeroed(cl);
 }
 
-/* Zeros bytes [from, to) of cl. */
-static void zero_span(cl_state *cl, size_t from, size_t to)
+/* What a new level keeps (cl_level_begin): byte ranges of cl_state, in address order. */
+typedef struct kept_span {
+    size_t at, len;
+} kept_span;
+
+static const kept_span level_kept[] = {
+    {offsetof(cl_state, players), sizeof ((cl_state *)0)->players},
+    {offsetof(cl_state, messages), sizeof ((cl_state *)0)->messages},
+    {offsetof(cl_state, player_stats), sizeof ((cl_state *)0)->player_stats},
+    {offsetof(cl_state, events), sizeof ((cl_state *)0)->events},
+};
+_Static_assert(offsetof(cl_state, players) < offsetof(cl_state, messages) &&
+                   offsetof(cl_state, messages) < offsetof(cl_state, player_stats) &&
+                   offsetof(cl_state, player_stats) < offsetof(cl_state, events),
+               "level_kept: in address order");
+
+/* Zeros bytes [from, to) of cl, less the nkept ranges of kept (address order). */
+static void zero_span_kept(cl_state *cl, size_t from, size_t to, const kept_span *kept,
+                           int nkept)
 {
+    for (int k = 0; k < nkept && from < to; k++) {
+        if (kept[k].at + kept[k].len <= from || kept[k].at >= to)
+            continue;
+        if (kept[k].at > from)
+            memset((char *)cl + from, 0, kept[k].at - from);
+        from = kept[k].at + kept[k].len;
+    }
     if (to > from)
         memset((char *)cl + from, 0, to - from);
 }
 
-void cl_clear(cl_state *cl)
+/* cl_reset_zeroed; the players' entities too when players (else they are kept). */
+static void reset_zeroed(cl_state *cl, int players)
 {
+    cl->view.view_entity = -1;
+    cl->view.view_height = 0;
+    for (int i = 0; players && i < CL_MAX_PLAYERS; i++)
+        cl->players[i].entity = -1;
+    cl->level.conv = game_conventions[CL_GAME_NONE];
+}
+
+/* cl_clear, leaving the nkept ranges of kept as they are. */
+static void clear_keeping(cl_state *cl, const kept_span *kept, int nkept)
+{
+#define zero_span(cl, from, to) zero_span_kept(cl, from, to, kept, nkept)
     /* The marks only grow between clears (cl_set_model/sound, cl_entity_update_at,
      * cl_static_add); a listed entity was written, so the active list is shorter than the
      * entity mark. Everything between the big arrays is cleared whole. */
@@ -54,7 +90,9 @@ void cl_clear(cl_state *cl)
     size_t marks = cl->fxlog.mark_count < CL_MARK_LOG ? cl->fxlog.mark_count : CL_MARK_LOG;
     if (models > CL_MAX_MODELS || sounds > CL_MAX_SOUNDS || ents > CL_MAX_ENTITIES ||
         statics > CL_MAX_STATICS || motions > CL_MAX_MOTION) {
-        cl_reset(cl); /* marks out of range: not a state this code wrote */
+        /* marks out of range: not a state this code wrote */
+        zero_span_kept(cl, 0, sizeof *cl, kept, nkept);
+        reset_zeroed(cl, nkept == 0);
         return;
     }
     /* each big array: the used head, then everything up to the next big array */
@@ -82,39 +120,30 @@ void cl_clear(cl_state *cl)
     zero_span(cl, ls + sizeof cl->fxlog.sounds, lm);
     zero_span(cl, lm, lm + marks * sizeof cl->fxlog.marks[0]);
     zero_span(cl, lm + sizeof cl->fxlog.marks, sizeof *cl);
-    cl_reset_zeroed(cl);
+#undef zero_span
+    reset_zeroed(cl, nkept == 0);
+}
+
+void cl_clear(cl_state *cl)
+{
+    clear_keeping(cl, NULL, 0);
 }
 
 void cl_reset_zeroed(cl_state *cl)
 {
-    cl->view.view_entity = -1;
-    cl->view.view_height = 0;
-    for (int i = 0; i < CL_MAX_PLAYERS; i++)
-        cl->players[i].entity = -1;
-    cl->level.conv = game_conventions[CL_GAME_NONE];
+    reset_zeroed(cl, 1);
 }
 
 void cl_level_begin(cl_state *cl, cl_game game, int protocol, int max_clients, const char *title)
 {
-    /* Players persist across a level change (the servers resend them anyway). */
-    cl_player players[CL_MAX_PLAYERS];
-    memcpy(players, cl->players, sizeof players);
+    /* Players persist across a level change (the servers resend them anyway), with their
+     * stats, the printed lines and the events: the clear passes over them in place. */
     uint32_t levels = cl->level_count, messages = cl->message_count;
     uint32_t frames = cl->frame_count, model_gen = cl->model_gen;
     double t = cl->time;
-    cl_message msgs[CL_MAX_PRINTS];
-    memcpy(msgs, cl->messages, sizeof msgs);
-    cl_stats pstats[CL_MAX_PLAYERS];
-    memcpy(pstats, cl->player_stats, sizeof pstats);
-    cl_event events[CL_MAX_EVENTS];
-    memcpy(events, cl->events, sizeof events);
     uint32_t event_count = cl->event_count;
-
-    cl_clear(cl); /* also empties the effects log: the old level's effects are gone */
-    memcpy(cl->players, players, sizeof players);
-    memcpy(cl->messages, msgs, sizeof msgs);
-    memcpy(cl->player_stats, pstats, sizeof pstats);
-    memcpy(cl->events, events, sizeof events);
+    /* also empties the effects log: the old level's effects are gone */
+    clear_keeping(cl, level_kept, (int)(sizeof level_kept / sizeof level_kept[0]));
     cl->event_count = event_count;
     cl->message_count = messages;
     cl->frame_count = frames;

@@ -93,11 +93,23 @@ TEST(neutral_event_ring)
     memset(f.text, 'x', sizeof f.text);
     cl_event_add(cl, &f);
     CHECK_EQ(strlen(cl_event_get(cl, 44)->text), 79);
-    /* a new level keeps the ring and the deaths */
+    /* a new level keeps the ring and the deaths, the players' bodies and printed lines
+     * (the clear passes over them in place); the view's entity starts over */
+    cl->players[2].entity = 3;
+    cl->players[5].entity = 6;
+    cl->view.view_entity = 3;
+    cl->messages[1].text[0] = 'm';
+    cl->message_count = 2;
     cl_level_begin(cl, CL_GAME_QW, 0, 16, "next");
     CHECK_EQ(cl->event_count, 45);
     CHECK_STR(cl_event_get(cl, 39)->text, "line 39");
     CHECK_EQ(cl->players[2].deaths, 3);
+    CHECK_EQ(cl->players[2].entity, 3);
+    CHECK_EQ(cl->players[5].entity, 6);
+    CHECK_EQ(cl->players[4].entity, -1);
+    CHECK_EQ(cl->view.view_entity, -1);
+    CHECK_EQ(cl->messages[1].text[0], 'm');
+    CHECK_EQ(cl->message_count, 2);
     free(cl);
 }
 
