@@ -180,13 +180,35 @@ void cl_set_model(cl_state *cl, int index, const char *name)
         cl->level.num_models = index + 1;
 }
 
+/* FNV-1a of a name, the first CL_NAME_LEN - 1 bytes (as the slot holds it). */
+static uint32_t sound_hash(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < CL_NAME_LEN - 1 && name[i]; i++)
+        h = (h ^ (uint8_t)name[i]) * 16777619u;
+    return h;
+}
+
 void cl_set_sound(cl_state *cl, int index, const char *name)
 {
     if (index <= 0 || index >= CL_MAX_SOUNDS)
         return;
-    copy_name(cl->level.sounds[index], CL_NAME_LEN, name);
-    if (index >= cl->level.num_sounds)
-        cl->level.num_sounds = index + 1;
+    cl_level *l = &cl->level;
+    int same = index < l->num_sounds && strncmp(l->sounds[index], name, CL_NAME_LEN - 1) == 0;
+    copy_name(l->sounds[index], CL_NAME_LEN, name);
+    if (index >= l->num_sounds)
+        l->num_sounds = index + 1;
+    if (same || cl->sound_find.full)
+        return; /* (a slot given its own name again is found as it was) */
+    if (cl->sound_find.n >= CL_SOUND_FIND * 3 / 4) {
+        cl->sound_find.full = 1;
+        return;
+    }
+    uint32_t at = sound_hash(l->sounds[index]) & (CL_SOUND_FIND - 1);
+    while (cl->sound_find.slot[at])
+        at = (at + 1) & (CL_SOUND_FIND - 1);
+    cl->sound_find.slot[at] = (uint16_t)index;
+    cl->sound_find.n++;
 }
 
 void cl_set_lightstyle(cl_state *cl, int index, const char *pattern)
@@ -783,12 +805,26 @@ void cl_sound_add_after(cl_state *cl, const cl_sound *s, double delay)
 
 int cl_sound_intern(cl_state *cl, int first, const char *name)
 {
-    int n = cl->level.num_sounds;
+    const cl_level *l = &cl->level;
+    int n = l->num_sounds;
     if (first < 1)
         return 0;
-    for (int i = first; i < n; i++)
-        if (!strcmp(cl->level.sounds[i], name))
-            return i;
+    if (!cl->sound_find.full) {
+        /* every slot named so far is in the table under its name: the lowest from first
+         * on that holds name now is among the entries of name's chain */
+        int best = 0;
+        uint32_t at = sound_hash(name) & (CL_SOUND_FIND - 1);
+        for (int k = cl->sound_find.slot[at]; k; at = (at + 1) & (CL_SOUND_FIND - 1),
+                 k = cl->sound_find.slot[at])
+            if (k >= first && k < n && (!best || k < best) && !strcmp(l->sounds[k], name))
+                best = k;
+        if (best)
+            return best;
+    } else {
+        for (int i = first; i < n; i++)
+            if (!strcmp(l->sounds[i], name))
+                return i;
+    }
     int at = n > first ? n : first;
     if (at >= CL_MAX_SOUNDS || strlen(name) >= CL_NAME_LEN)
         return 0;

@@ -15,6 +15,7 @@
 #define CL_MAX_MODELS 4096    /* precache slots, index 0 unused; FitzQuake 666 allows 2048,
                                * Quake II extended models go above the players (q2_local.h) */
 #define CL_MAX_SOUNDS 2048
+#define CL_SOUND_FIND 1024 /* cl_state.sound_find's entries (a power of two) */
 #define CL_MAX_PLAYERS 64     /* Q3 MAX_CLIENTS; Q1/QW use 16..32 */
 #define CL_MAX_LIGHTSTYLES 64
 #define CL_MAX_PRINTS 8       /* recent prints kept for the screen */
@@ -553,6 +554,17 @@ typedef struct cl_state {
         uint32_t list_gen, lazy_from, lazy_to, lazy_frame;
         double lazy_time;
     } lazy;
+
+    /* The level's sound slots by name (cl_sound_intern): an open-addressed table of slot
+     * numbers (0 empty) hashed by the name each was given; an entry whose slot was since
+     * renamed stays, and a look-up passes over it. Past CL_SOUND_FIND * 3 / 4 entries, no
+     * more go in (full) and look-ups walk the list as before. Here, not in cl_level, so
+     * that the layout before it stays as it was (the pages a small process touches). */
+    struct {
+        uint16_t slot[CL_SOUND_FIND];
+        uint16_t n;
+        uint8_t full;
+    } sound_find;
 
     cl_fxlog fxlog;           /* LAST: a keyframe is the CL_KEYFRAME_BYTES before it */
 } cl_state;

@@ -1,6 +1,7 @@
 /* test_neutral.c: the neutral client facts of issue #10 (events, effects log, stats, camera
  * conventions) and the timeline keeping effects equal after a seek, via a fake decoder. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -599,4 +600,59 @@ TEST(neutral_list_kept_whole_reads_as_kept_one_by_one) { lists_whole_and_one_by_
 TEST(neutral_list_kept_whole_across_the_counter_wrap)
 {
     lists_whole_and_one_by_one(UINT32_MAX - 2u);
+}
+
+/* cl_sound_intern finds a name by its hash table (cl_state.sound_find): the answers are the
+ * list walk's, worked out here by hand. Slots 1..3 as a server's list sets them; the
+ * decoder's own names go from slot 10 on. */
+TEST(neutral_sound_intern_by_name)
+{
+    cl_state *cl = new_state(CL_GAME_Q3);
+    CHECK(cl != NULL);
+    if (!cl)
+        return;
+    cl_set_sound(cl, 1, "a.wav");
+    cl_set_sound(cl, 2, "b.wav");
+    cl_set_sound(cl, 3, "a.wav"); /* a name twice in the server's list */
+    /* from slot 1 on, the lowest slot holding it; from 3 on, slot 3 */
+    CHECK_EQ(cl_sound_intern(cl, 1, "a.wav"), 1);
+    CHECK_EQ(cl_sound_intern(cl, 2, "a.wav"), 3);
+    CHECK_EQ(cl_sound_intern(cl, 2, "b.wav"), 2);
+    /* past the list: added at the first free slot from first on, then found there */
+    CHECK_EQ(cl_sound_intern(cl, 10, "a.wav"), 10);
+    CHECK_EQ(cl_sound_intern(cl, 10, "c.wav"), 11);
+    CHECK_EQ(cl_sound_intern(cl, 10, "c.wav"), 11);
+    CHECK_EQ(cl_sound_intern(cl, 10, "a.wav"), 10);
+    CHECK_EQ(cl->level.num_sounds, 12);
+    /* a slot renamed: found under its new name, not under its old one */
+    cl_set_sound(cl, 2, "d.wav");
+    CHECK_EQ(cl_sound_intern(cl, 1, "d.wav"), 2);
+    CHECK_EQ(cl_sound_intern(cl, 10, "b.wav"), 12);
+    CHECK_STR(cl->level.sounds[12], "b.wav");
+    /* a name too long for a slot, or a first below 1: none */
+    char longname[CL_NAME_LEN + 4];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    CHECK_EQ(cl_sound_intern(cl, 10, longname), 0);
+    CHECK_EQ(cl_sound_intern(cl, 0, "a.wav"), 0);
+    /* many names: past the table's three quarters they are walked for, with the same
+     * answers (slot 13 + k holds "s<k>.wav") */
+    for (int k = 0; k < CL_SOUND_FIND; k++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "s%d.wav", k);
+        CHECK_EQ(cl_sound_intern(cl, 10, nm), 13 + k);
+    }
+    CHECK_EQ(cl->sound_find.full, 1);
+    for (int k = 0; k < CL_SOUND_FIND; k += 97) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "s%d.wav", k);
+        CHECK_EQ(cl_sound_intern(cl, 10, nm), 13 + k);
+    }
+    CHECK_EQ(cl_sound_intern(cl, 1, "a.wav"), 1);
+    CHECK_EQ(cl_sound_intern(cl, 1, "d.wav"), 2);
+    /* a new level starts the table over */
+    cl_level_begin(cl, CL_GAME_Q3, 68, 8, "next");
+    CHECK_EQ(cl->sound_find.full, 0);
+    CHECK_EQ(cl_sound_intern(cl, 10, "c.wav"), 10);
+    free(cl);
 }
