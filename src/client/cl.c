@@ -48,19 +48,26 @@ _Static_assert(offsetof(cl_state, players) < offsetof(cl_state, messages) &&
                    offsetof(cl_state, player_stats) < offsetof(cl_state, events),
                "level_kept: in address order");
 
-/* Zeros bytes [from, to) of cl, less the nkept ranges of kept (address order). */
-static void zero_span_kept(cl_state *cl, size_t from, size_t to, const kept_span *kept,
-                           int nkept)
+/* A clear: its state and the ranges it leaves as they are (address order). */
+typedef struct clear_ctx {
+    cl_state *cl;
+    const kept_span *kept;
+    int nkept;
+} clear_ctx;
+
+/* Zeros bytes [from, to) of the state, less the kept ranges. */
+static void zero_span(const clear_ctx *z, size_t from, size_t to)
 {
-    for (int k = 0; k < nkept && from < to; k++) {
-        if (kept[k].at + kept[k].len <= from || kept[k].at >= to)
+    for (int k = 0; k < z->nkept && from < to; k++) {
+        const kept_span *r = &z->kept[k];
+        if (r->at + r->len <= from || r->at >= to)
             continue;
-        if (kept[k].at > from)
-            memset((char *)cl + from, 0, kept[k].at - from);
-        from = kept[k].at + kept[k].len;
+        if (r->at > from)
+            memset((char *)z->cl + from, 0, r->at - from);
+        from = r->at + r->len;
     }
     if (to > from)
-        memset((char *)cl + from, 0, to - from);
+        memset((char *)z->cl + from, 0, to - from);
 }
 
 /* cl_reset_zeroed; the players' entities too when players (else they are kept). */
@@ -76,7 +83,7 @@ static void reset_zeroed(cl_state *cl, int players)
 /* cl_clear, leaving the nkept ranges of kept as they are. */
 static void clear_keeping(cl_state *cl, const kept_span *kept, int nkept)
 {
-#define zero_span(cl, from, to) zero_span_kept(cl, from, to, kept, nkept)
+    const clear_ctx z = {cl, kept, nkept};
     /* The marks only grow between clears (cl_set_model/sound, cl_entity_update_at,
      * cl_static_add); a listed entity was written, so the active list is shorter than the
      * entity mark. Everything between the big arrays is cleared whole. */
@@ -91,7 +98,7 @@ static void clear_keeping(cl_state *cl, const kept_span *kept, int nkept)
     if (models > CL_MAX_MODELS || sounds > CL_MAX_SOUNDS || ents > CL_MAX_ENTITIES ||
         statics > CL_MAX_STATICS || motions > CL_MAX_MOTION) {
         /* marks out of range: not a state this code wrote */
-        zero_span_kept(cl, 0, sizeof *cl, kept, nkept);
+        zero_span(&z, 0, sizeof *cl);
         reset_zeroed(cl, nkept == 0);
         return;
     }
@@ -101,26 +108,25 @@ static void clear_keeping(cl_state *cl, const kept_span *kept, int nkept)
     const size_t st = offsetof(cl_state, statics), mo = offsetof(cl_state, motion);
     const size_t lf = offsetof(cl_state, fxlog.fx), ls = offsetof(cl_state, fxlog.sounds);
     const size_t lm = offsetof(cl_state, fxlog.marks);
-    zero_span(cl, 0, m);
-    zero_span(cl, m, m + models * CL_NAME_LEN);
-    zero_span(cl, so, so + sounds * CL_NAME_LEN);
-    zero_span(cl, so + sizeof cl->level.sounds, e);
-    zero_span(cl, e, e + ents * sizeof cl->entities[0]);
-    zero_span(cl, e + sizeof cl->entities, a);
-    zero_span(cl, a, a + ents * sizeof cl->active_list[0]);
-    zero_span(cl, a + sizeof cl->active_list, st);
-    zero_span(cl, st, st + statics * sizeof cl->statics[0]);
-    zero_span(cl, st + sizeof cl->statics, mo);
-    zero_span(cl, mo, mo + motions * sizeof cl->motion[0]);
-    zero_span(cl, mo + sizeof cl->motion, lf);
+    zero_span(&z, 0, m);
+    zero_span(&z, m, m + models * CL_NAME_LEN);
+    zero_span(&z, so, so + sounds * CL_NAME_LEN);
+    zero_span(&z, so + sizeof cl->level.sounds, e);
+    zero_span(&z, e, e + ents * sizeof cl->entities[0]);
+    zero_span(&z, e + sizeof cl->entities, a);
+    zero_span(&z, a, a + ents * sizeof cl->active_list[0]);
+    zero_span(&z, a + sizeof cl->active_list, st);
+    zero_span(&z, st, st + statics * sizeof cl->statics[0]);
+    zero_span(&z, st + sizeof cl->statics, mo);
+    zero_span(&z, mo, mo + motions * sizeof cl->motion[0]);
+    zero_span(&z, mo + sizeof cl->motion, lf);
     /* the effects log's rings: the entries written (its counts since the clear) */
-    zero_span(cl, lf, lf + fx * sizeof cl->fxlog.fx[0]);
-    zero_span(cl, lf + sizeof cl->fxlog.fx, ls);
-    zero_span(cl, ls, ls + snd * sizeof cl->fxlog.sounds[0]);
-    zero_span(cl, ls + sizeof cl->fxlog.sounds, lm);
-    zero_span(cl, lm, lm + marks * sizeof cl->fxlog.marks[0]);
-    zero_span(cl, lm + sizeof cl->fxlog.marks, sizeof *cl);
-#undef zero_span
+    zero_span(&z, lf, lf + fx * sizeof cl->fxlog.fx[0]);
+    zero_span(&z, lf + sizeof cl->fxlog.fx, ls);
+    zero_span(&z, ls, ls + snd * sizeof cl->fxlog.sounds[0]);
+    zero_span(&z, ls + sizeof cl->fxlog.sounds, lm);
+    zero_span(&z, lm, lm + marks * sizeof cl->fxlog.marks[0]);
+    zero_span(&z, lm + sizeof cl->fxlog.marks, sizeof *cl);
     reset_zeroed(cl, nkept == 0);
 }
 
