@@ -815,9 +815,10 @@ int cl_sound_intern(cl_state *cl, int first, const char *name)
     int n = l->num_sounds;
     if (first < 1)
         return 0;
-    if (!cl->sound_find.full) {
+    if (!cl->sound_find.full && name[0]) {
         /* every slot named so far is in the table under its name: the lowest from first
-         * on that holds name now is among the entries of name's chain */
+         * on that holds name now is among the entries of name's chain (the empty name is
+         * walked for: the slots below num_sounds never named hold it with no entry) */
         int best = 0;
         uint32_t at = sound_hash(name) & (CL_SOUND_FIND - 1);
         for (int k = cl->sound_find.slot[at]; k; at = (at + 1) & (CL_SOUND_FIND - 1),

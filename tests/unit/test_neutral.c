@@ -635,6 +635,13 @@ TEST(neutral_sound_intern_by_name)
     longname[sizeof longname - 1] = 0;
     CHECK_EQ(cl_sound_intern(cl, 10, longname), 0);
     CHECK_EQ(cl_sound_intern(cl, 0, "a.wav"), 0);
+    /* the empty name: slots 4..9 were never named and hold it (no table entry), so the
+     * lowest of them from first on, as the walk gives; slot 2 given "" is found again */
+    CHECK_EQ(cl_sound_intern(cl, 1, ""), 4);
+    CHECK_EQ(cl_sound_intern(cl, 5, ""), 5);
+    cl_set_sound(cl, 2, "");
+    CHECK_EQ(cl_sound_intern(cl, 1, ""), 2);
+    cl_set_sound(cl, 2, "d.wav");
     /* many names: past the table's three quarters they are walked for, with the same
      * answers (slot 13 + k holds "s<k>.wav") */
     for (int k = 0; k < CL_SOUND_FIND; k++) {
