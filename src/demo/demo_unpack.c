@@ -33,12 +33,17 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* Grow *buf (capacity *cap) to hold at least need bytes, doubling, never past max. */
+/* Grow *buf (capacity *cap) to hold at least need bytes, doubling, never past max; need is
+ * at most max (the caller stops at max first), so the doubling ends. The first buffer is
+ * 64 KiB, or max when that is less (before, a cap under 64 KiB was overrun by the first
+ * buffer, and past it the doubling never reached need: found by a review). */
 static int grow(uint8_t **buf, size_t *cap, size_t need, size_t max)
 {
     if (need <= *cap)
         return 1;
-    size_t c = *cap ? *cap : 1u << 16;
+    if (need > max)
+        return 0;
+    size_t c = *cap ? *cap : (max < (1u << 16) ? max : 1u << 16);
     while (c < need)
         c = c > max / 2 ? max : c * 2;
     uint8_t *n = realloc(*buf, c + 1); /* + 1: a spare 0 after the end, as qd_read_fd gives */
@@ -68,7 +73,7 @@ static qd_err gunzip(const uint8_t *data, size_t len, size_t max,
     for (;;) {
         /* Each pass of inflate gets at most 1 GiB in and out (its counts are uInt). */
         size_t in_now = len - in < (1u << 30) ? len - in : 1u << 30;
-        if (have == max) {
+        if (have >= max) {
             r = qd_fail(&why, QD_ERR_LIMIT, in, "inflates to more than %zu bytes", max);
             break;
         }
@@ -171,7 +176,11 @@ qd_err demo_unpack(const char *label, const uint8_t *data, size_t len, size_t ma
                    demo_unpacked *out, qd_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (len >= 3 && data[0] == 0x1f && data[1] == 0x8b && data[2] == 8) {
+    const int gz = len >= 3 && data[0] == 0x1f && data[1] == 0x8b && data[2] == 8,
+              zip = len >= 4 && memcmp(data, "PK\3\4", 4) == 0;
+    if ((gz || zip) && max == 0) /* (the pak-loader reads 0 as its default cap) */
+        return qd_fail(err, QD_ERR_LIMIT, 0, "unpacks to more than 0 bytes");
+    if (gz) {
         /* the member's name: the file's own without .gz */
         const char *b = base_name(label);
         size_t n = strlen(b);
@@ -180,7 +189,7 @@ qd_err demo_unpack(const char *label, const uint8_t *data, size_t len, size_t ma
         snprintf(out->member, sizeof out->member, "%.*s", (int)n, b);
         return gunzip(data, len, max, out, err);
     }
-    if (len >= 4 && memcmp(data, "PK\3\4", 4) == 0)
+    if (zip)
         return unzip(label, data, len, max, out, err);
     return QD_OK; /* not a container: out->data stays NULL */
 }

@@ -22,7 +22,8 @@ int demo_is_demo_name(const char *name);
 /* If data (a file named label) is a gzip stream or a zip archive, unpack the demo in it into
  * out: gzip members inflated in turn (a stream damaged or cut after some output keeps that
  * output and sets out->note); a zip must hold exactly one file with a demo's extension
- * (QD_ERR_UNSUPPORTED names how many it holds). At most max bytes come out (QD_ERR_LIMIT).
+ * (QD_ERR_UNSUPPORTED names how many it holds). At most max bytes come out (QD_ERR_LIMIT;
+ * max 0: none).
  * Other bytes: QD_OK with out->data NULL. Errors name label and the container's offset. */
 qd_err demo_unpack(const char *label, const uint8_t *data, size_t len, size_t max,
                    demo_unpacked *out, qd_error *err);
