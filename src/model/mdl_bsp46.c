@@ -588,6 +588,10 @@ static qd_err q3_leaves(q3_loader *ld)
     for (int pass = 0; pass < 2; pass++) {
         r = mdl_map_rd(&ld->m, Q3_LEAFS);
         marks = 0;
+        /* the leaf-surface entries walked, bounded as the triangles are: surfaces with no
+         * triangle (flares, fewer than three indexes) add no mark, and every leaf may name
+         * the whole list, so without it a 2 MB map of them took 12 s (found by a review) */
+        uint64_t walked = 0;
         for (uint32_t i = 0; i < nl; i++) {
             mdl_leaf *lf = &b->leaves[i + 1];
             lf->cluster = rd_s32(&r);
@@ -603,6 +607,13 @@ static qd_err q3_leaves(q3_loader *ld)
             }
             if (lf->cluster < -1 || (b->num_clusters && lf->cluster >= (int32_t)b->num_clusters)) {
                 e = mdl_map_bad(&ld->m, Q3_LEAFS, i, "cluster out of range");
+                goto out;
+            }
+            walked += n;
+            if (walked > MDL_BSP_MAX_RECORDS) {
+                e = qd_fail(ld->m.err, QD_ERR_LIMIT, ld->m.l[Q3_LEAFS].ofs,
+                            "%s: leaves list over %u surfaces", ld->m.name,
+                            MDL_BSP_MAX_RECORDS);
                 goto out;
             }
             lf->first_mark = (uint32_t)marks;

@@ -238,12 +238,18 @@ static void face_light(const mdl_bsp *b, mdl_face *f, mdl_face_lm *lm, const uin
     }
     if (size > avail)
         size = avail;
-    uint64_t sum = 0;
+    /* Every luxel up to 4,096 of them (a real face has at most a few hundred: 256 texels a
+     * side); past that every step-th, so that a hostile face's extents (clamped only to
+     * +-1e6 luxels) cannot make each face walk the whole lump: 50,000 faces over 1 MB of
+     * light took 29 s before (found by a review) */
+    const uint64_t step = size > 4096 ? (size + 4095) / 4096 : 1;
+    uint64_t sum = 0, count = 0;
     const uint8_t *s = b->lightdata + lightofs;
-    for (uint64_t i = 0; i < size * per; i++)
-        sum += s[i];
+    for (uint64_t i = 0; i < size; i += step)
+        for (uint64_t c = 0; c < per; c++, count++)
+            sum += s[i * per + c];
     lm->ofs = lightofs;
-    f->light = size ? (float)((double)sum / (double)(size * per)) : 0.0f;
+    f->light = count ? (float)((double)sum / (double)count) : 0.0f;
 }
 
 qd_err mdl_map_faces(const mdl_map *m, const mdl_texinfo *ti, uint32_t num_texinfo)

@@ -386,7 +386,10 @@ static void q3_vert(gbuf *b, float x, float y, float z, float lu, float lv, int 
  * it, both in leaf 1 (cluster 0), one lightmap page of 50, a 3x3x1 light grid. With
  * extra_surfs more copies of the patch surface follow (in no leaf), and leaf 1 lists the
  * patch extra_marks more times. */
-static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, size_t *len)
+/* build_q3 with extra_surfs more patches and leaf 1 listing the patch extra_marks more times
+ * (or, with flare, a flare surface of no triangles appended, listed those times by both
+ * leaves: the same range of leaf surfaces). */
+static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, int flare, size_t *len)
 {
     gbuf l[17] = {{0}};
     gput(&l[0], synth_ents, sizeof synth_ents);
@@ -403,11 +406,12 @@ static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, size_t
             g32(&l[4], (uint32_t)-64);
         for (int j = 0; j < 3; j++)
             g32(&l[4], 128);
-        g32(&l[4], 0), g32(&l[4], leaf ? 2 + extra_marks : 0), g32(&l[4], 0), g32(&l[4], 0);
+        g32(&l[4], 0), g32(&l[4], leaf || flare ? 2 + extra_marks : 0), g32(&l[4], 0),
+            g32(&l[4], 0);
     }
     g32(&l[5], 0), g32(&l[5], 1);
     for (uint32_t i = 0; i < extra_marks; i++)
-        g32(&l[5], 1);
+        g32(&l[5], flare ? 2 + extra_surfs : 1);
     for (int j = 0; j < 3; j++)
         gf32(&l[7], j == 0 ? 0 : j == 1 ? -64 : 0);
     for (int j = 0; j < 3; j++)
@@ -429,6 +433,14 @@ static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, size_t
         gf32(&l[13], -1), gf32(&l[13], 0), gf32(&l[13], 0);
         g32(&l[13], s ? 3 : 0), g32(&l[13], s ? 3 : 0);
     }
+    for (int f = 0; f < flare; f++) { /* MST_FLARE (4): no vertex, no index, no triangle */
+        g32(&l[13], 0), g32(&l[13], (uint32_t)-1), g32(&l[13], 4);
+        for (int j = 0; j < 4; j++)
+            g32(&l[13], 0);
+        g32(&l[13], (uint32_t)-1);
+        for (int j = 0; j < 4 + 3 + 6 + 3 + 2; j++)
+            g32(&l[13], 0);
+    }
     for (int i = 0; i < 128 * 128 * 3; i++)
         g8(&l[14], 50);
     for (int i = 0; i < 9; i++)
@@ -440,7 +452,7 @@ static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, size_t
 
 static uint8_t *build_q3(size_t *len)
 {
-    return build_q3_more(0, 0, len);
+    return build_q3_more(0, 0, 0, len);
 }
 
 TEST(model_ibsp_synthetic)
@@ -590,17 +602,24 @@ TEST(model_ibsp46_derived_counts_capped)
         uint32_t surfs, marks;
         qd_err want;
         uint32_t faces, nmarks;
+        int flare;
     } cases[] = {
-        {2654, 0, QD_OK, 5312, 4},
-        {2655, 0, QD_ERR_LIMIT, 0, 0},
+        {2654, 0, QD_OK, 5312, 4, 0},
+        {2655, 0, QD_ERR_LIMIT, 0, 0, 0},
         /* leaf 1 lists 2 + 2 triangles, then 2 for each extra listing of the patch:
          * 2097150 more give 4194304 marks, 2097151 more 4194306, past 1 << 22 = 4194304. */
-        {0, 2097150, QD_OK, 4, 4194304},
-        {0, 2097151, QD_ERR_LIMIT, 0, 0},
+        {0, 2097150, QD_OK, 4, 4194304, 0},
+        {0, 2097151, QD_ERR_LIMIT, 0, 0, 0},
+        /* both leaves list the wall, the patch and a flare (no triangles, no marks)
+         * 2097150 more times: 2 x 2097152 = 4194304 entries walked, at the cap; one more
+         * each is past it, though the marks stay 2 x 4 (before, only the marks were capped,
+         * and leaves sharing such a range took seconds a megabyte) */
+        {0, 2097150, QD_OK, 4, 8, 1},
+        {0, 2097151, QD_ERR_LIMIT, 0, 0, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t len;
-        uint8_t *d = build_q3_more(cases[c].surfs, cases[c].marks, &len);
+        uint8_t *d = build_q3_more(cases[c].surfs, cases[c].marks, cases[c].flare, &len);
         mdl_bsp *b = NULL;
         qd_error err = {0};
         qd_err e = mdl_bsp_load(d, len, "counts", NULL, &b, &err);
