@@ -286,10 +286,13 @@ qd_err mdl_image_find(mdl_read_fn read, void *ctx, const char *name, mdl_image *
     if (!read || !name || !name[0])
         return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: no search path", name ? name : "");
     size_t stem = stem_len(name), full = strlen(name);
-    if (stem > MDL_IMAGE_MAX_NAME)
-        return qd_fail(err, QD_ERR_LIMIT, 0, "image name of %zu bytes (cap %u)", stem,
+    if (full > MDL_IMAGE_MAX_NAME)
+        return qd_fail(err, QD_ERR_LIMIT, 0, "image name of %zu bytes (cap %u)", full,
                        (unsigned)MDL_IMAGE_MAX_NAME);
-    char *buf = malloc(stem + 8);
+    /* room for the name as given and for its stem with each extension: an extension of 8
+     * bytes or more overran a buffer sized by the stem alone (a map's texture name; found by
+     * a review) */
+    char *buf = malloc((full > stem ? full : stem) + 8);
     if (!buf)
         return qd_fail(err, QD_ERR_NOMEM, 0, "%s: out of memory", name);
     /* The name as given first (when it has an extension), then the other formats: a shader

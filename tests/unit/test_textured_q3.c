@@ -70,6 +70,23 @@ TEST(q3tex_image_fallback)
     mdl_image_free(im);
     CHECK_EQ(mdl_image_find(mem_read, &f, "textures/a/c", &im, &err), QD_ERR_NOT_FOUND);
     CHECK(im == NULL);
+    /* A name whose extension is longer than the formats' (a map's texture name is any
+     * text): found as given (its buffer once had room for the stem and 8 bytes only: a
+     * heap overrun, found by a review); one over MDL_IMAGE_MAX_NAME bytes in all, however
+     * short its stem, is refused. */
+    char longext[MDL_IMAGE_MAX_NAME + 2];
+    snprintf(longext, sizeof longext, "textures/a.%s",
+             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    mem_file fl = {longext, png, len};
+    CHECK_MSG(mdl_image_find(mem_read, &fl, longext, &im, &err) == QD_OK, "%s", err.msg);
+    CHECK(im && im->w == 4 && im->h == 3);
+    mdl_image_free(im);
+    im = NULL;
+    memset(longext, 'x', sizeof longext - 1);
+    longext[sizeof longext - 1] = 0;
+    longext[1] = '.';
+    CHECK_EQ(mdl_image_find(mem_read, &fl, longext, &im, &err), QD_ERR_LIMIT);
+    CHECK(im == NULL);
     free(png);
 
     uint8_t *jpg = test_read_file("tests/fuzz/corpus/image/small.jpg", &len);
