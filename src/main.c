@@ -150,12 +150,18 @@ int main(int argc, char **argv)
             o.paks[o.num_paks++] = v;
         } else if (!strcmp(a, "-o")) {
             NEEDS_VALUE;
+            if (!v[0]) { /* (an empty folder name read past its buffer; found by a review) */
+                fprintf(stderr, "qdemo: -o takes a folder (or - for a y4m stream), not \"\"\n");
+                return APP_EXIT_USAGE;
+            }
             o.out_dir = v;
         } else if (!strcmp(a, "--fps")) {
             NEEDS_VALUE;
             o.fps = atof(v);
-            if (!(o.fps > 0 && o.fps <= 10000)) {
-                fprintf(stderr, "qdemo: --fps must be between 0 and 10000\n");
+            /* (a y4m header's rate is in thousandths; under one the sound track's sample
+             * arithmetic overflowed: found by a review) */
+            if (!(o.fps >= 0.001 && o.fps <= 10000)) {
+                fprintf(stderr, "qdemo: --fps must be between 0.001 and 10000\n");
                 return APP_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--size")) {

@@ -59,6 +59,19 @@ typedef struct exporter {
     int show_progress;
 } exporter;
 
+/* The slots' buffers (any may be NULL) and the slots. */
+static void free_slots(exporter *x)
+{
+    for (int i = 0; x->slots && i < x->nslots; i++) {
+        free(x->slots[i].states);
+        free(x->slots[i].times);
+        free(x->slots[i].cams);
+        free(x->slots[i].out);
+    }
+    free(x->slots);
+    x->slots = NULL;
+}
+
 /* With the lock held: write (y4m) or account for (PNG) finished slots in frame order. With
  * wait set, wait for a slot in flight rather than stop at it. */
 static void drain(exporter *x, int wait)
@@ -302,6 +315,9 @@ int app_render(const app_opts *o)
     x.h = o->height;
     x.blur = o->blur > 1 ? o->blur : 1;
     char why[256];
+    int audio_rc = app_audio_check(o);
+    if (audio_rc != APP_EXIT_OK)
+        return audio_rc;
     if (!x.y4m) {
         x.dir = o->out_dir;
         if (!prepare_dir(x.dir, why, sizeof why)) {
@@ -401,6 +417,7 @@ int app_render(const app_opts *o)
     }
     if (!ok) {
         fprintf(stderr, "qdemo: out of memory for %d render slots\n", x.nslots);
+        free_slots(&x);
         tl_close(tl);
         return APP_EXIT_INPUT;
     }
@@ -410,6 +427,7 @@ int app_render(const app_opts *o)
         if (out_y4m_begin(stdout, x.w, x.h, (int)(num / g), (int)(den / g), o->bt709, &e) !=
             QD_OK) {
             fprintf(stderr, "qdemo: stdout: %s\n", e.msg);
+            free_slots(&x);
             tl_close(tl);
             return APP_EXIT_OUTPUT;
         }
@@ -524,8 +542,12 @@ int app_render(const app_opts *o)
     free(tids);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (x.y4m)
-        fflush(stdout);
+    /* the stream's last bytes may still be in stdio's buffer: a full disk or a closed pipe
+     * shows only here (a short render to /dev/full exited 0; found by a review) */
+    if (x.y4m && (fflush(stdout) != 0 || ferror(stdout)) && x.rc == APP_EXIT_OK) {
+        fprintf(stderr, "qdemo: stdout: write failed: %s\n", strerror(errno));
+        x.rc = APP_EXIT_OUTPUT;
+    }
     if (x.show_progress) {
         progress(x.done_frames, count, t0);
         fprintf(stderr, "\n");
@@ -540,13 +562,7 @@ int app_render(const app_opts *o)
         fprintf(stderr, "qdemo: wrote %s/000000.png .. %06lld.png\n", x.dir,
                 (long long)count - 1);
     }
-    for (int i = 0; i < x.nslots; i++) {
-        free(x.slots[i].states);
-        free(x.slots[i].times);
-        free(x.slots[i].cams);
-        free(x.slots[i].out);
-    }
-    free(x.slots);
+    free_slots(&x);
     app_world_free(&x.world);
     pthread_mutex_destroy(&x.lock);
     pthread_cond_destroy(&x.work);

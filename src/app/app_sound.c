@@ -304,13 +304,17 @@ int64_t app_audio_frame_start(int64_t k, double fps)
     return (int64_t)floor((double)k * SND_RATE / fps + 0.5);
 }
 
-/* Whether path names the same file as the demo or a -p input. */
+/* Whether path names the same file as the demo, the camera path or a -p input (the camera
+ * path was overwritten by `--audio` naming it; found by a review). */
 static int is_input(const app_opts *o, const char *path)
 {
     struct stat a, b;
     if (stat(path, &a) != 0)
         return 0;
     if (stat(o->demo, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return 1;
+    if (o->camera_path && stat(o->camera_path, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
         return 1;
     for (int i = 0; i < o->num_paks; i++)
         if (stat(o->paks[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
@@ -327,6 +331,44 @@ static void to_le(int16_t *s, size_t n)
         b[2 * i] = (uint8_t)u;
         b[2 * i + 1] = (uint8_t)(u >> 8);
     }
+}
+
+int app_audio_check(const app_opts *o)
+{
+    const char *path = o->audio;
+    if (!path)
+        return APP_EXIT_OK;
+    if (is_input(o, path)) {
+        fprintf(stderr, "qdemo: %s: is an input of this run; not overwritten\n", path);
+        return APP_EXIT_OUTPUT;
+    }
+    struct stat st;
+    size_t n = strlen(path);
+    if ((n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "qdemo: %s: is a folder, not a file for the sound track\n", path);
+        return APP_EXIT_OUTPUT;
+    }
+    /* its folder: there and writable (the file itself is made at the end) */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (slash && (size_t)(slash - path) >= sizeof dir) {
+        fprintf(stderr, "qdemo: %s: path too long\n", path);
+        return APP_EXIT_OUTPUT;
+    }
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+        fprintf(stderr, "qdemo: %s: cannot write there: %s\n", path,
+                stat(dir, &st) != 0     ? strerror(errno)
+                : !S_ISDIR(st.st_mode) ? strerror(ENOTDIR)
+                                        : strerror(EACCES));
+        return APP_EXIT_OUTPUT;
+    }
+    return APP_EXIT_OK;
 }
 
 int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int free_path,

@@ -73,6 +73,10 @@ int64_t app_audio_frame_start(int64_t k, double fps);
  * export's camera, to o->audio (a new temporary file renamed at the end; refused when it is
  * the demo or a -p input). Returns an APP_EXIT_* code (reported on stderr). */
 struct player;
+/* Before the frames: the checks app_audio_export makes of o->audio that need no frame (an
+ * input of the run, a folder, a folder that is not there or not writable), so that a bad
+ * path fails at once rather than after hours of rendering. Returns an APP_EXIT_* code. */
+int app_audio_check(const app_opts *o);
 int app_audio_export(const app_opts *o, timeline_t *tl, const struct player *cam,
                      int free_path, double from, double fps, int64_t count);
 

@@ -395,3 +395,46 @@ TEST(output_k_saves_a_new_path_file_never_the_input)
     player_cam_key keys[4];
     CHECK_EQ(player_path_load(p.saved_file, keys, 4, &err), 2);
 }
+
+/* `--audio` is checked before the first frame (a review found the camera path overwritten by
+ * a WAV with exit 0, and a folder reported only after every frame was written): an input of
+ * the run or a folder is refused with one line, exit 3, no frame written and the input as
+ * it was; an empty -o, a y4m stream to a full disk and an --fps under 0.001 fail too. */
+TEST(output_audio_and_arguments_checked_before_the_frames)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], cam[700], out[700], err[4096];
+    fresh_dir(dir, sizeof dir, "audiocheck");
+    snprintf(cam, sizeof cam, "%s/cam.path", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CHECK(write_text(cam, "0.0 0 0 0 0 0 0\n1.0 10 0 0 0 90 0\n"));
+    uint64_t h_cam = file_hash(cam), h_sample = file_hash(SAMPLE);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s --camera free --camera-path %s --audio %s "
+                 FAST, bin(), SAMPLE, out, cam, cam),
+             3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "cam.path") && strstr(err, "input"));
+    CHECK(file_hash(cam) == h_cam);
+    CHECK(count_png(out) <= 0); /* (-1: the folder was not even made) */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s --audio %s " FAST, bin(), SAMPLE, out,
+                 SAMPLE),
+             3);
+    CHECK(file_hash(SAMPLE) == h_sample);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s --audio %s " FAST, bin(), SAMPLE, out, dir),
+             3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "folder") != NULL);
+    CHECK(count_png(out) <= 0); /* (-1: the folder was not even made) */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o '' " FAST, bin(), SAMPLE), 1);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --fps 0.0005 -q", bin(), SAMPLE,
+                 out),
+             1);
+    /* a short stream fits stdio's buffer: the full disk shows only at the last flush */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_EQ(run(err, sizeof err, "%s render %s -o - -p assets --size 64x36 --fps 5 --to 0.2 "
+                     "-q > /dev/full", bin(), SAMPLE),
+                 3);
+        CHECK(strstr(err, "stdout") != NULL);
+    }
+}
