@@ -111,6 +111,15 @@ static const char *fresh_dir(char *buf, size_t cap, const char *name)
 }
 
 /* 1 when path is a regular file (not a link) holding a 64x48 image. */
+/* A fresh folder for tag (dir, 600 bytes), the path of file name in it (700) and of its
+ * "out" (700). */
+static void fresh_dir_with(char *dir, const char *tag, char *file, const char *name, char *out)
+{
+    fresh_dir(dir, 600, tag);
+    snprintf(file, 700, "%s/%s", dir, name);
+    snprintf(out, 700, "%s/out", dir);
+}
+
 static int is_frame(const char *path)
 {
     struct stat st;
@@ -324,9 +333,7 @@ TEST(output_fifo_inputs_are_refused_not_waited_on)
     if (!have_sample())
         SKIP("no sample demo or qdemo binary");
     char dir[600], fifo[700], out[700], err[4096];
-    fresh_dir(dir, sizeof dir, "fifo");
-    snprintf(fifo, sizeof fifo, "%s/pipe.dem", dir);
-    snprintf(out, sizeof out, "%s/out", dir);
+    fresh_dir_with(dir, "fifo", fifo, "pipe.dem", out);
     CHECK(mkfifo(fifo, 0666) == 0);
     uint64_t h_sample = file_hash(SAMPLE);
     /* as the demo: exit 2, one line naming the file and saying why */
@@ -405,9 +412,7 @@ TEST(output_audio_and_arguments_checked_before_the_frames)
     if (!have_sample())
         SKIP("no sample demo or qdemo binary");
     char dir[600], cam[700], out[700], err[4096];
-    fresh_dir(dir, sizeof dir, "audiocheck");
-    snprintf(cam, sizeof cam, "%s/cam.path", dir);
-    snprintf(out, sizeof out, "%s/out", dir);
+    fresh_dir_with(dir, "audiocheck", cam, "cam.path", out);
     CHECK(write_text(cam, "0.0 0 0 0 0 0 0\n1.0 10 0 0 0 90 0\n"));
     uint64_t h_cam = file_hash(cam), h_sample = file_hash(SAMPLE);
     CHECK_EQ(run(err, sizeof err, "%s render %s -o %s --camera free --camera-path %s --audio %s "
