@@ -44,6 +44,13 @@ static float finite_or_0(float f)
     return isfinite(f) ? f : 0.0f;
 }
 
+/* 1 when count records of size bytes at ofs (from a surface's start) lie between its
+ * header and end. */
+static int in_surface(uint64_t ofs, uint64_t count, uint64_t size, uint64_t end)
+{
+    return count == 0 || (ofs >= MD3_SURFACE && ofs <= end && count * size <= end - ofs);
+}
+
 static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
                            mdl_md3_surface *s, uint64_t *next)
 {
@@ -66,13 +73,22 @@ static qd_err read_surface(const loader *ld, uint64_t at, uint32_t num_frames,
         !inside(ld, at, ofs_xyz, (uint64_t)verts * frames, 8) || !inside(ld, at, ofs_end, 0, 0) ||
         ofs_end < MD3_SURFACE)
         return mdl_file_fail(ld, QD_ERR_TRUNCATED, at, "surface arrays past the end");
+    /* Each array within its own surface, between the header and ofs_end (where the next
+     * surface starts), as every MD3 of OpenArena's pk3s has them: else surfaces could all
+     * name one block and the arrays made from it outgrow the file without bound (a 4 MB
+     * model made 384 MB; found by a review). */
+    if (!in_surface(ofs_tris, tris, 12, ofs_end) || !in_surface(ofs_shaders, shaders, 68, ofs_end) ||
+        !in_surface(ofs_st, verts, 8, ofs_end) ||
+        !in_surface(ofs_xyz, (uint64_t)verts * frames, 8, ofs_end))
+        return mdl_file_fail(ld, QD_ERR_BAD_DATA, at, "surface arrays outside the surface");
     s->num_verts = verts;
     s->num_tris = tris;
     if (shaders) {
         rd_t sh = rd_make(ld->data + at + ofs_shaders, 64);
         mdl_copy_name(s->shader, sizeof s->shader, (const char *)rd_bytes(&sh, 64), 64);
     }
-    /* every array below took file bytes of at least its count: bounded by the file */
+    /* every array below took bytes of its own surface of at least its count: bounded by
+     * the file */
     s->tris = mdl_calloc(tris, sizeof *s->tris);
     s->st = mdl_calloc(verts, sizeof *s->st);
     s->xyz = mdl_calloc((size_t)verts * frames, sizeof *s->xyz);

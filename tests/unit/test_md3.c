@@ -95,6 +95,14 @@ TEST(md3_cuts_and_damage_refused)
     mdl_md3 *c = NULL;
     CHECK(mdl_md3_load(bad, len, "bad", &c, &err) == QD_ERR_BAD_DATA && !c);
     CHECK(strstr(err.msg, "triangle index"));
+    /* the first surface's positions (ofsXyzNormals at 100 of the surface) read from its own
+     * header: inside the file, but outside the surface's arrays (surfaces could so all name
+     * one block and outgrow the file) */
+    memcpy(bad, b, len);
+    surf = bad + u32(bad + 100);
+    memset(surf + 100, 0, 4);
+    CHECK(mdl_md3_load(bad, len, "bad", &c, &err) == QD_ERR_BAD_DATA && !c);
+    CHECK(strstr(err.msg, "outside the surface"));
     free(bad);
     free(b);
 }
