@@ -15,6 +15,18 @@
 #define PCX_HEADER 128
 #define PCX_PALETTE 769 /* 0x0c and 768 bytes */
 
+uint64_t mdl_pcx_pixels(const uint8_t *data, size_t len)
+{
+    if (!data || len < PCX_HEADER)
+        return 0;
+    rd_t r = rd_make(data, len);
+    rd_seek(&r, 4);
+    uint16_t xmin = rd_u16(&r), ymin = rd_u16(&r), xmax = rd_u16(&r), ymax = rd_u16(&r);
+    if (xmax < xmin || ymax < ymin)
+        return 0;
+    return (uint64_t)(xmax - xmin + 1) * (uint64_t)(ymax - ymin + 1);
+}
+
 qd_err mdl_pcx_load(const uint8_t *data, size_t len, const char *name, mdl_pcx **out,
                     qd_error *err)
 {

@@ -153,10 +153,11 @@ void mdl_sprite_free(mdl_sprite *s)
 #define SP2_HEADER 12
 #define SP2_FRAME 80
 
-/* The picture of frame f from the PCX named in the file; absent or damaged: f keeps its
- * geometry, no pixels, a grey colour. The first picture's palette becomes the sprite's. */
+/* The picture of frame f from the PCX named in the file; absent, damaged or past the pixels
+ * left in *budget: f keeps its geometry, no pixels, a grey colour. The first picture's
+ * palette becomes the sprite's. */
 static qd_err sp2_picture(mdl_sprite *s, mdl_sprite_frame *f, const char *pcx,
-                          mdl_read_fn read, void *ctx)
+                          mdl_read_fn read, void *ctx, uint64_t *budget)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -166,6 +167,12 @@ static qd_err sp2_picture(mdl_sprite *s, mdl_sprite_frame *f, const char *pcx,
         free(data);
         return e.code == QD_ERR_NOMEM ? QD_ERR_NOMEM : QD_OK;
     }
+    uint64_t pixels = mdl_pcx_pixels(data, len);
+    if (pixels > *budget) { /* (before decoding: that is the time too) */
+        free(data);
+        return QD_OK;
+    }
+    *budget -= pixels;
     mdl_pcx *p = NULL;
     qd_err r = mdl_pcx_load(data, len, pcx, &p, &e);
     free(data);
@@ -217,6 +224,7 @@ qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_
     s->type = MDL_SPR_VP_PARALLEL;
     s->num_frames = n;
     qd_err e = QD_OK;
+    uint64_t budget = MDL_PICTURES_MAX_PIXELS;
     for (uint32_t i = 0; i < n && !e; i++) {
         mdl_sprite_frame *f = &s->frames[i];
         size_t at = r.pos;
@@ -235,7 +243,7 @@ qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_
         f->right = (float)w - (float)ox;
         f->down = (float)-oy;
         f->up = (float)h - (float)oy;
-        if ((e = sp2_picture(s, f, pcx, read, ctx)) != QD_OK)
+        if ((e = sp2_picture(s, f, pcx, read, ctx, &budget)) != QD_OK)
             fail(err, name, e, at, "out of memory");
         s->max_width = f->width > s->max_width ? f->width : s->max_width;
         s->max_height = f->height > s->max_height ? f->height : s->max_height;

@@ -71,6 +71,14 @@ typedef struct mdl_pcx {
 qd_err mdl_pcx_load(const uint8_t *data, size_t len, const char *name, mdl_pcx **out,
                     qd_error *err);
 void mdl_pcx_free(mdl_pcx *p);
+/* The pixels a PCX's header says it has (width x height), 0 when the header is short or its
+ * bounds end before they start: read before decoding, for budgets over several pictures. */
+uint64_t mdl_pcx_pixels(const uint8_t *data, size_t len);
+
+/* Pixels of all the pictures one model or sprite may decode (its frames or skins may all
+ * name one picture: 16 frames of one 533 KB PCX made 256 MB; found by a review). A picture
+ * past it is left out as one that is not there. */
+#define MDL_PICTURES_MAX_PIXELS ((uint64_t)1 << 24)
 
 /* A Quake II .wal (mdl_wal.c): data (len bytes) holds a header of MDL_WAL_HEADER bytes with
  * sides *w x *h of 8..MDL_WAL_MAX_SIDE each, and level k's (*w >> k) x (*h >> k) palette

@@ -109,7 +109,10 @@ static void free_md2(r_model *m)
 /* The PCX picture name into sk with its light lookup and mean colour. A picture that is
  * absent or damaged leaves sk empty (drawn flat): QD_ERR_NOT_FOUND or its error; the
  * caller decides whether that counts. */
-static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void *ctx)
+/* Skin sk from the PCX name; budget (NULL: none) the pixels its model may still decode
+ * (MDL_PICTURES_MAX_PIXELS): a picture past it is QD_ERR_LIMIT, as one not there. */
+static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void *ctx,
+                        uint64_t *budget)
 {
     uint8_t *data;
     size_t len;
@@ -117,6 +120,14 @@ static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void 
     qd_err r = read_file(read, ctx, name, &data, &len, &e);
     if (r != QD_OK)
         return r;
+    if (budget) {
+        uint64_t pixels = mdl_pcx_pixels(data, len);
+        if (pixels > *budget) {
+            free(data);
+            return QD_ERR_LIMIT;
+        }
+        *budget -= pixels;
+    }
     mdl_pcx *p = NULL;
     r = mdl_pcx_load(data, len, name, &p, &e);
     free(data);
@@ -148,8 +159,9 @@ static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx)
     if (!(m->skins = calloc(n ? n : 1, sizeof *m->skins)))
         return QD_ERR_NOMEM;
     m->num_skins = n;
+    uint64_t budget = MDL_PICTURES_MAX_PIXELS; /* (its skins may all name one picture) */
     for (uint32_t i = 0; i < n; i++)
-        if (load_skin(&m->skins[i], m->md2->skins[i], read, ctx) == QD_ERR_NOMEM)
+        if (load_skin(&m->skins[i], m->md2->skins[i], read, ctx, &budget) == QD_ERR_NOMEM)
             return QD_ERR_NOMEM;
     return QD_OK;
 }
@@ -173,7 +185,7 @@ static qd_err apply_pcx(r_assets *a, int si, const char *name, mdl_read_fn read,
         m->num_skins = 1;
     }
     m->own_skin = 1;
-    qd_err r = m->male ? QD_ERR_NOT_FOUND : load_skin(&m->skins[0], name, read, ctx);
+    qd_err r = m->male ? QD_ERR_NOT_FOUND : load_skin(&m->skins[0], name, read, ctx, NULL);
     if (r == QD_OK || r == QD_ERR_NOMEM)
         return r;
     if (!m->male)
@@ -183,7 +195,7 @@ static qd_err apply_pcx(r_assets *a, int si, const char *name, mdl_read_fn read,
                           : swap_tail(name, strlen(slash ? slash + 1 : name), "grunt.pcx");
     if (!grunt)
         return QD_ERR_NOMEM;
-    r = load_skin(&m->skins[0], grunt, read, ctx);
+    r = load_skin(&m->skins[0], grunt, read, ctx, NULL);
     free(grunt);
     return r == QD_ERR_NOMEM ? r : QD_OK;
 }

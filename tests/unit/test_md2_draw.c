@@ -311,6 +311,42 @@ TEST(md2_sp2_sprite_draws_its_pcx)
     scene_free(&fs, cl, a, bare, with, NULL);
 }
 
+/* An SP2 whose five frames all name one 2048 x 2048 PCX (4 Mi pixels, about 140 KB of runs):
+ * the first four decode (16 Mi pixels, MDL_PICTURES_MAX_PIXELS), the fifth is left out as
+ * a picture not there (no pixels, grey) and the sprite still loads (before, every frame
+ * decoded the picture again: a small file made memory without bound; found by a review). */
+TEST(md2_sp2_frames_share_a_pixel_budget)
+{
+    enum { SIDE = 2048, FRAMES = 5 };
+    uint8_t *pix = malloc((size_t)SIDE * SIDE), pal[768];
+    CHECK(pix != NULL);
+    if (!pix)
+        return;
+    memset(pix, 7, (size_t)SIDE * SIDE);
+    memset(pal, 100, sizeof pal);
+    files fs = {0};
+    add(&fs, "sprites/big.pcx", pcx(SIDE, SIDE, pix, pal));
+    free(pix);
+    bytes sp = {0};
+    gput(&sp, "IDS2", 4);
+    g32(&sp, 2);
+    g32(&sp, FRAMES);
+    for (int i = 0; i < FRAMES; i++) {
+        g32(&sp, 16), g32(&sp, 16), g32(&sp, 8), g32(&sp, 8);
+        pname(&sp, "sprites/big.pcx", 64);
+    }
+    mdl_sprite *s = NULL;
+    qd_error err = {0};
+    CHECK(mdl_sp2_load(sp.p, sp.len, "big.sp2", read_files, &fs, &s, &err) == QD_OK);
+    for (int i = 0; s && i < FRAMES; i++) {
+        CHECK_MSG((s->frames[i].pixels != NULL) == (i < 4), "frame %d", i);
+        CHECK(i < 4 ? s->frames[i].width == SIDE : s->frames[i].color == MDL_RGB(128, 128, 128));
+    }
+    mdl_sprite_free(s);
+    free(sp.p);
+    files_free(&fs);
+}
+
 /* Every cut of a PCX is refused (the palette's marker byte never lands where the pixels
  * were: no pixel is 0x0c), with the file's name and an offset inside the bytes given; so
  * are a 4-bit picture, bounds that end before they start, rows shorter than the width and a
