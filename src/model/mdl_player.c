@@ -126,21 +126,26 @@ void mdl_anim_frames(const mdl_anim *a, double elapsed, uint32_t *f0, uint32_t *
                      float *lerp)
 {
     double x = elapsed > 0 && elapsed < 1e7 ? elapsed * a->fps : 0;
+    if (!isfinite(x) || x < 0) /* (an fps of +inf or NaN: the first frame) */
+        x = 0;
     double k = floor(x);
     *lerp = (float)(x - k);
     uint32_t n = a->num, idx[2];
+    /* a loop longer than the animation loops all of it (the parser never makes one; the
+     * function's contract allows it, and n - loop wrapped: found by a review) */
+    const uint32_t loop = a->loop < n ? a->loop : n;
     for (int j = 0; j < 2; j++) {
         double f = k + j;
         if (n && f >= n) {
-            if (a->loop)
-                f = fmod(f - n, a->loop) + (n - a->loop);
+            if (loop)
+                f = fmod(f - n, loop) + (n - loop);
             else
                 f = n - 1;
         }
         uint32_t i = n ? (uint32_t)f : 0;
         idx[j] = a->reversed && n ? a->first + n - 1 - i : a->first + i;
     }
-    if (n && !a->loop && k >= n - 1)
+    if (n && !loop && k >= n - 1)
         *lerp = 0; /* held at the end */
     *f0 = idx[0];
     *f1 = idx[1];

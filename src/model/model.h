@@ -667,8 +667,9 @@ typedef struct mdl_anim {
  * order; the team gestures (TORSO_GETFLAG..NEGATIVE) may be left out (they copy
  * TORSO_GESTURE). The legs-only animations (LEGS_WALKCR on) are shifted down by
  * LEGS_WALKCR's first frame less TORSO_GESTURE's: lower.md3 lacks the torso-only frames.
- * Numbers are bounded (frames by MDL_MD3_MAX_FRAMES, fps to 1..1000). Errors (with the
- * offset): too long, an animation missing or not a number. out is filled either way. */
+ * Numbers are bounded (frames by MDL_MD3_MAX_FRAMES, fps to (0, 1000]: 0 or less is 1, as
+ * cgame's). Errors (with the offset): too long, an animation missing or not a number. out
+ * is filled either way. */
 qd_err mdl_anims_parse(const char *text, size_t len, const char *name,
                        mdl_anim out[MDL_ANIM_COUNT], qd_error *err);
 

@@ -154,6 +154,19 @@ static int frames_are(const mdl_anim *a, double t, uint32_t f0, uint32_t f1, flo
     return 1;
 }
 
+/* Values the parser never makes but mdl_anim_frames' contract allows (a review found both
+ * undefined): a loop longer than the animation loops all of it (one frame of 1: frame 0,
+ * where n - loop wrapped to 2^32), and an fps of +inf shows the first frame. */
+TEST(md3_anim_frames_odd_values)
+{
+    mdl_anim a = {.first = 0, .num = 1, .loop = 5, .fps = 1};
+    CHECK(frames_are(&a, 5, 0, 0, 0));
+    mdl_anim b = {.first = 3, .num = 4, .loop = 9, .fps = 10};
+    CHECK(frames_are(&b, 0.55, 3 + 1, 3 + 2, 0.5f)); /* x 5.5: past 4 by 1.5, a loop of 4 */
+    mdl_anim c = {.first = 2, .num = 3, .loop = 1, .fps = INFINITY};
+    CHECK(frames_are(&c, 1, 2, 3, 0));
+}
+
 /* Frames by hand from the text below: LEGS_WALKCR's first frame 30 less TORSO_GESTURE's 10
  * shifts every legs animation down by 20; the team gestures are left out (they copy
  * TORSO_GESTURE). */
