@@ -54,11 +54,18 @@ static void skip_space(lex *l)
 /* The next token into l->tok; with same_line, none (returns 0) when a line ends first. */
 static int next(lex *l, int same_line)
 {
+    const size_t start = l->pos;
     l->newline = 0;
     skip_space(l);
     l->tok[0] = 0;
     l->truncated = 0;
-    if (l->pos >= l->len || (same_line && l->newline))
+    if (same_line && l->newline) {
+        /* left before the line's end: the next same-line read stops there too (a keyword
+         * ending its line took the next line's words as its own; found by a review) */
+        l->pos = start;
+        return 0;
+    }
+    if (l->pos >= l->len)
         return 0;
     size_t n = 0;
     char c = l->p[l->pos];

@@ -434,6 +434,23 @@ TEST(q3tex_shader_stage_on_one_line)
     mdl_shader_set_clear(&set);
 }
 
+/* A keyword whose words are missing at its line's end takes none from the next line (as
+ * ioquake3 warns and goes on: a review found deformVertexes and skyParms swallowing the
+ * next line's surfaceparm). */
+TEST(q3tex_shader_keyword_ending_its_line)
+{
+    static const char two[] = "d {\n deformVertexes\n surfaceparm nodraw\n}\n"
+                              "s {\n skyParms\n surfaceparm nodraw\n}\n";
+    mdl_shader_set set = {0};
+    const mdl_shader *d, *s;
+    CHECK(parse_two(&set, two, sizeof two - 1, "d", &d, "s", &s));
+    if (d && s) {
+        CHECK(d->flags & MDL_SHADER_NODRAW);
+        CHECK(s->flags & MDL_SHADER_NODRAW);
+    }
+    mdl_shader_set_clear(&set);
+}
+
 TEST(q3tex_shader_second_layer)
 {
     mdl_shader_set set = {0};
