@@ -533,6 +533,9 @@ qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const
     l.p = text;
     l.len = text ? len : 0;
     const uint32_t file_no = set->files++;
+    set->text_bytes += l.len;
+    uint64_t allowed = 4096 + set->text_bytes / MDL_SHADER_TEXT_PER;
+    allowed = allowed < MDL_SHADER_MAX ? allowed : MDL_SHADER_MAX;
     while (next(&l, 0)) {
         size_t at = l.pos;
         if (l.tok[0] == '{' || l.tok[0] == '}')
@@ -547,9 +550,10 @@ qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const
                            sh.name);
         int ok = read_body(&l, &sh);
         if (sh.name[0]) {
-            if (set->count >= MDL_SHADER_MAX) 
-                return qd_fail(err, QD_ERR_LIMIT, at, "%s: over %u shaders", file,
-                               (unsigned)MDL_SHADER_MAX);
+            if (set->count >= allowed)
+                return qd_fail(err, QD_ERR_LIMIT, at, "%s: over %u shaders for %llu bytes of "
+                               "scripts", file, (unsigned)allowed,
+                               (unsigned long long)set->text_bytes);
             if (set->count == set->cap) {
                 uint32_t cap = set->cap ? set->cap * 2 : 256;
                 mdl_shader *n = realloc(set->list, (size_t)cap * sizeof *n);

@@ -204,12 +204,19 @@ typedef struct mdl_shader_set {
     uint32_t count, cap;
     mdl_shader *list;
     int sorted;
-    uint32_t files; /* mdl_shader_parse calls so far */
+    uint32_t files;      /* mdl_shader_parse calls so far */
+    uint64_t text_bytes; /* their texts' bytes (MDL_SHADER_TEXT_PER) */
 } mdl_shader_set;
+
+/* Shaders a set may hold: 4,096, and one more for each MDL_SHADER_TEXT_PER bytes of the
+ * scripts read (up to MDL_SHADER_MAX). A shader takes 4.6 KB here and "a {}" 5 bytes of a
+ * script: a 458 KB script of empty shaders made 287 MB (found by a review); real ones are
+ * hundreds of bytes a shader (OpenArena: 2,223 in 104 scripts). */
+#define MDL_SHADER_TEXT_PER 64
 
 /* Add the shaders of one script text (len bytes, need not be terminated; file names it in
  * messages) to set. Total: a damaged script keeps the shaders read before the damage and
- * returns the error (offset and reason); QD_ERR_LIMIT past MDL_SHADER_MAX shaders. */
+ * returns the error (offset and reason); QD_ERR_LIMIT past the shaders the set may hold. */
 qd_err mdl_shader_parse(mdl_shader_set *set, const char *text, size_t len, const char *file,
                         qd_error *err);
 /* The shader named name (case-insensitive), NULL when none: of the definitions in the

@@ -434,6 +434,29 @@ TEST(q3tex_shader_stage_on_one_line)
     mdl_shader_set_clear(&set);
 }
 
+/* A set holds 4,096 shaders and one more per 64 bytes of script: 5,000 empty shaders of 10
+ * bytes each ("s00000 {}" and a newline: 50,000 bytes) stop at 4096 + 50000 / 64 = 4877,
+ * with the error at the first one over; the shaders before are kept. */
+TEST(q3tex_shader_count_follows_the_scripts_bytes)
+{
+    enum { N = 5000 };
+    char *text = malloc(N * 10 + 1), *p = text;
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    for (int i = 0; i < N; i++)
+        p += sprintf(p, "s%05d {}\n", i);
+    CHECK_EQ(p - text, N * 10);
+    mdl_shader_set set = {0};
+    qd_error err = {0};
+    CHECK_EQ(mdl_shader_parse(&set, text, (size_t)(p - text), "many.shader", &err), QD_ERR_LIMIT);
+    CHECK_EQ(set.count, 4877);
+    CHECK_EQ(err.offset, 4877 * 10 + 6); /* after the name of the one over */
+    CHECK(strstr(err.msg, "many.shader") != NULL);
+    mdl_shader_set_clear(&set);
+    free(text);
+}
+
 /* A keyword whose words are missing at its line's end takes none from the next line (as
  * ioquake3 warns and goes on: a review found deformVertexes and skyParms swallowing the
  * next line's surfaceparm). */
