@@ -389,7 +389,8 @@ static void q3_vert(gbuf *b, float x, float y, float z, float lu, float lv, int 
 /* build_q3 with extra_surfs more patches and leaf 1 listing the patch extra_marks more times
  * (or, with flare, a flare surface of no triangles appended, listed those times by both
  * leaves: the same range of leaf surfaces). */
-static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, int flare, size_t *len)
+static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, int flare,
+                              uint32_t unused_indexes, size_t *len)
 {
     gbuf l[17] = {{0}};
     gput(&l[0], synth_ents, sizeof synth_ents);
@@ -424,6 +425,8 @@ static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, int fl
         for (int c = 0; c < 3; c++)
             q3_vert(&l[10], 90, 20 - 10 * (float)c, 20 + 10 * (float)r, 0.5f, 0.5f, 60);
     g32(&l[11], 0), g32(&l[11], 1), g32(&l[11], 2), g32(&l[11], 0), g32(&l[11], 2), g32(&l[11], 3);
+    for (uint32_t i = 0; i < unused_indexes; i++) /* (no surface names them) */
+        g32(&l[11], 0);
     for (uint32_t s = 0; s < 2 + extra_surfs; s++) {
         g32(&l[13], 0), g32(&l[13], (uint32_t)-1), g32(&l[13], s ? 2 : 1);
         g32(&l[13], s ? 4 : 0), g32(&l[13], s ? 9 : 4), g32(&l[13], 0), g32(&l[13], s ? 0 : 6);
@@ -452,7 +455,7 @@ static uint8_t *build_q3_more(uint32_t extra_surfs, uint32_t extra_marks, int fl
 
 static uint8_t *build_q3(size_t *len)
 {
-    return build_q3_more(0, 0, 0, len);
+    return build_q3_more(0, 0, 0, 0, len);
 }
 
 TEST(model_ibsp_synthetic)
@@ -603,23 +606,28 @@ TEST(model_ibsp46_derived_counts_capped)
         qd_err want;
         uint32_t faces, nmarks;
         int flare;
+        uint32_t unused;
     } cases[] = {
-        {2654, 0, QD_OK, 5312, 4, 0},
-        {2655, 0, QD_ERR_LIMIT, 0, 0, 0},
+        {2654, 0, QD_OK, 5312, 4, 0, 0},
+        {2655, 0, QD_ERR_LIMIT, 0, 0, 0, 0},
+        /* indexes no surface uses do not count: 100 more in the lump, still 5312 (before,
+         * the lump's length counted: 64 * 119 + 4096 = 11712 let 5314 through) */
+        {2655, 0, QD_ERR_LIMIT, 0, 0, 0, 100},
         /* leaf 1 lists 2 + 2 triangles, then 2 for each extra listing of the patch:
          * 2097150 more give 4194304 marks, 2097151 more 4194306, past 1 << 22 = 4194304. */
-        {0, 2097150, QD_OK, 4, 4194304, 0},
-        {0, 2097151, QD_ERR_LIMIT, 0, 0, 0},
+        {0, 2097150, QD_OK, 4, 4194304, 0, 0},
+        {0, 2097151, QD_ERR_LIMIT, 0, 0, 0, 0},
         /* both leaves list the wall, the patch and a flare (no triangles, no marks)
          * 2097150 more times: 2 x 2097152 = 4194304 entries walked, at the cap; one more
          * each is past it, though the marks stay 2 x 4 (before, only the marks were capped,
          * and leaves sharing such a range took seconds a megabyte) */
-        {0, 2097150, QD_OK, 4, 8, 1},
-        {0, 2097151, QD_ERR_LIMIT, 0, 0, 1},
+        {0, 2097150, QD_OK, 4, 8, 1, 0},
+        {0, 2097151, QD_ERR_LIMIT, 0, 0, 1, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         size_t len;
-        uint8_t *d = build_q3_more(cases[c].surfs, cases[c].marks, cases[c].flare, &len);
+        uint8_t *d = build_q3_more(cases[c].surfs, cases[c].marks, cases[c].flare,
+                                   cases[c].unused, &len);
         mdl_bsp *b = NULL;
         qd_error err = {0};
         qd_err e = mdl_bsp_load(d, len, "counts", NULL, &b, &err);
