@@ -166,11 +166,17 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--size")) {
             NEEDS_VALUE;
-            if (sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 16 ||
-                o.height < 16 || o.width > 16384 || o.height > 16384) {
+            /* digits x digits and nothing else, each 16..16384 (sscanf's %d on a longer
+             * number is undefined, and "64x36junk" was taken: found by a review) */
+            char *e1 = NULL, *e2 = NULL;
+            long w = strtol(v, &e1, 10), h = *e1 == 'x' ? strtol(e1 + 1, &e2, 10) : 0;
+            if (!(v[0] >= '0' && v[0] <= '9') || *e1 != 'x' || !(e1[1] >= '0' && e1[1] <= '9') ||
+                !e2 || *e2 || w < 16 || h < 16 || w > 16384 || h > 16384) {
                 fprintf(stderr, "qdemo: --size takes WxH, each 16..16384\n");
                 return APP_EXIT_USAGE;
             }
+            o.width = (int)w;
+            o.height = (int)h;
         } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
             NEEDS_VALUE;
             double t = parse_time(v);

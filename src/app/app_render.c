@@ -336,6 +336,12 @@ int app_render(const app_opts *o)
     double to = o->to >= 0 ? start + o->to : end;
     if (to > end)
         to = end;
+    if (from > to) { /* (an empty range rendered one frame and said nothing; a review) */
+        fprintf(stderr, "qdemo: --from %.3f s is past %s (%.3f s of demo)\n", o->from,
+                o->to >= 0 && start + o->to < end ? "--to" : "the demo's end", to - start);
+        tl_close(tl);
+        return APP_EXIT_USAGE;
+    }
     double fps = o->fps;
     int64_t count;
     x.rc = APP_EXIT_OK;

@@ -432,6 +432,18 @@ TEST(output_audio_and_arguments_checked_before_the_frames)
     CHECK(strstr(err, "folder") != NULL);
     CHECK(count_png(out) <= 0); /* (-1: the folder was not even made) */
     CHECK_EQ(run(err, sizeof err, "%s render %s -o '' " FAST, bin(), SAMPLE), 1);
+    /* a size with more after it or past an int, and a range that ends before it starts */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x36junk -q", bin(),
+                 SAMPLE, out),
+             1);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 4294967312x16 -q", bin(),
+                 SAMPLE, out),
+             1);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --from 5 --to 1 -q",
+                 bin(), SAMPLE, out),
+             1);
+    CHECK(strstr(err, "--from") != NULL);
+    CHECK(count_png(out) <= 0);
     CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --fps 0.0005 -q", bin(), SAMPLE,
                  out),
              1);
