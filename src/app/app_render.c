@@ -301,8 +301,9 @@ static void progress(int64_t done, int64_t total, double t0)
     double el = wall_now() - t0;
     double fps = el > 0 ? (double)done / el : 0;
     double eta = fps > 0 ? (double)(total - done) / fps : 0;
-    fprintf(stderr, "\r%lld/%lld frames  %.1f fps  ETA %d:%02d  ", (long long)done,
-            (long long)total, fps, (int)eta / 60, (int)eta % 60);
+    long long secs = eta < 1e12 ? (long long)eta : 999999999999LL; /* (an int overflowed) */
+    fprintf(stderr, "\r%lld/%lld frames  %.1f fps  ETA %lld:%02lld  ", (long long)done,
+            (long long)total, fps, secs / 60, secs % 60);
 }
 
 int app_render(const app_opts *o)

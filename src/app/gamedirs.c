@@ -121,7 +121,10 @@ static void read_config(game_dirs *out, const char *file, family fam, const char
     uint8_t *data;
     size_t len;
     qd_error err;
-    if (qd_read_input(file, 1u << 20, &data, &len, &err) != QD_OK)
+    qd_err r = qd_read_input(file, 1u << 20, &data, &len, &err);
+    if (r == QD_ERR_LIMIT) /* (read as none, but said: a review found it silent) */
+        fprintf(stderr, "qdemo: %s: not read: %s\n", file, err.msg);
+    if (r != QD_OK)
         return; /* no config: nothing to add */
     char *p = (char *)data, *end = p + len;
     while (p < end) {

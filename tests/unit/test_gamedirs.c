@@ -259,4 +259,14 @@ TEST(gamedirs_info_finds_a_home_install_without_flags)
     missing = strstr(out, "\"models_missing\"");
     CHECK(missing && strstr(missing, "maps/e1m1.bsp"));
     CHECK(strstr(out, "\"game_folders\": []"));
+    /* a qdemo.conf over its 1 MiB is read as none, and said (one line naming it) */
+    make_dirs(root, "home/.config/qdemo");
+    snprintf(cmd, sizeof cmd, "head -c 1100000 /dev/zero | tr '\\0' '#' > '%s/home/.config/qdemo/qdemo.conf'",
+             root);
+    CHECK_EQ(system(cmd), 0);
+    CHECK_EQ(test_capture(out, sizeof out, "%s HOME='%s/home' %s info assets/smoothme.dem 2>&1 "
+                                           ">/dev/null",
+                          env, root, q),
+             0);
+    CHECK_MSG(strstr(out, "qdemo.conf: not read") != NULL, "%.300s", out);
 }
