@@ -216,7 +216,16 @@ typedef struct q1_ctx {
     uint64_t msg_ofs;       /* offset of the message being parsed */
     int msg_id;
     char detail[512];
+    char esc[2][300]; /* trace only: escaped copies of the demo's strings (a dump line is one
+                       * line whatever a name holds: a review found names making fake lines
+                       * and terminal escapes) */
 } q1_ctx;
+
+/* s made printable for a detail line (demo_escape) in buffer slot 0 or 1. */
+static const char *esc(q1_ctx *c, int slot, const char *s)
+{
+    return demo_escape(c->esc[slot], sizeof c->esc[slot], s);
+}
 
 #define DETAIL(c, ...)                                                                     \
     do {                                                                                   \
@@ -330,7 +339,8 @@ static qd_err parse_serverinfo(q1_ctx *c)
         qr_text_event(c->cl, CL_EV_LEVEL, level);
     }
     DETAIL(c, "protocol=%d maxclients=%d multi=%d title=\"%.100s\" map=\"%.63s\" models=%d sounds=%d",
-           (int)protocol, max_clients, multi, title, c->cl->level.map, nmodels, nsounds);
+           (int)protocol, max_clients, multi, esc(c, 0, title), esc(c, 1, c->cl->level.map),
+           nmodels, nsounds);
     return QD_OK;
 }
 
@@ -827,7 +837,8 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
             cl_sound_add(cl, &snd_ev);
         }
         DETAIL(c, "ent=%ld chan=%ld sound=%ld (%s) origin=%.1f,%.1f,%.1f", ent, chan, snd,
-               snd > 0 && snd < CL_MAX_SOUNDS ? cl->level.sounds[snd] : "?", o[0], o[1], o[2]);
+               esc(c, 0, snd > 0 && snd < CL_MAX_SOUNDS ? cl->level.sounds[snd] : "?"), o[0],
+               o[1], o[2]);
         break;
     }
     case Q1_SVC_TIME: {
@@ -887,7 +898,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
             for (char *p = text; *p; p++) /* Quake's font uses the high bit for colour */
                 if ((unsigned char)*p >= 128 || *p == '\n')
                     *p = (char)(((unsigned char)*p & 0x7f) < 32 ? ' ' : (*p & 0x7f));
-            DETAIL(c, "text=\"%.280s\"", text);
+            DETAIL(c, "text=\"%.280s\"", esc(c, 0, text));
         }
         break;
     case Q1_SVC_SETANGLE: {
@@ -909,7 +920,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         if (!r->err && style >= CL_MAX_LIGHTSTYLES)
             return bad(c, QD_ERR_BAD_DATA, "light style %d is over 63", style);
         cl_set_lightstyle(cl, style, text);
-        DETAIL(c, "style=%d pattern=\"%.64s\"", style, text);
+        DETAIL(c, "style=%d pattern=\"%.64s\"", style, esc(c, 0, text));
         break;
     }
     case Q1_SVC_UPDATENAME: {
@@ -922,7 +933,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         cl_set_player_name(cl, slot, text);
         cl_set_player_entity(cl, slot, slot + 1);
         cl_set_player_look(cl, slot, "player", "base", ""); /* Quake has one player model */
-        DETAIL(c, "player=%d name=\"%.64s\"", slot, text);
+        DETAIL(c, "player=%d name=\"%.64s\"", slot, esc(c, 0, text));
         break;
     }
     case Q1_SVC_UPDATEFRAGS: {
@@ -1032,11 +1043,12 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         break;
     }
     case Q1_SVC_KILLEDMONSTER:
-        set_stat(c, Q1_STAT_MONSTERS, st->stats[Q1_STAT_MONSTERS] + 1);
+        /* (in unsigned: a stat the demo set to INT32_MAX overflowed; a review) */
+        set_stat(c, Q1_STAT_MONSTERS, (int32_t)((uint32_t)st->stats[Q1_STAT_MONSTERS] + 1u));
         fill_stats(c);
         break;
     case Q1_SVC_FOUNDSECRET:
-        set_stat(c, Q1_STAT_SECRETS, st->stats[Q1_STAT_SECRETS] + 1);
+        set_stat(c, Q1_STAT_SECRETS, (int32_t)((uint32_t)st->stats[Q1_STAT_SECRETS] + 1u));
         fill_stats(c);
         break;
     case Q1_SVC_SPAWNSTATICSOUND:

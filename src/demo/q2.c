@@ -43,6 +43,7 @@ typedef struct ctx {
     int done;            /* svc_disconnect ended the demo */
     unsigned cmd_extra;  /* 35, 36: the command byte's top 3 bits (svc_frame's EPS 4..6) */
     char esc[640];       /* trace only: an escaped copy of a string */
+    char esc_b[160];     /* trace only: a second one, for a line with two */
 } ctx;
 
 /* id's messages, then R1Q2's and Q2PRO's from 21 [R1Q2]: one table, as every message
@@ -73,6 +74,12 @@ static const char *svc_name(int cmd)
 static const char *esc(ctx *c, const char *s)
 {
     return demo_escape(c->esc, sizeof c->esc, s);
+}
+
+/* The same into the second buffer. */
+static const char *esc_b(ctx *c, const char *s)
+{
+    return demo_escape(c->esc_b, sizeof c->esc_b, s);
 }
 
 /* The message ran past its block. */
@@ -1175,9 +1182,12 @@ static qd_err parse_serverdata(ctx *c)
                     "svc_serverdata: a Relay (RLA) recording, which qdemo does not decode");
     if (isdemo != Q2_RECORD_NETWORK && isdemo != Q2_RECORD_CLIENT && isdemo != Q2_RECORD_SERVER)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: recording type %d", isdemo);
-    if (isdemo != Q2_RECORD_SERVER && playernum == -1)
+    if (isdemo != Q2_RECORD_SERVER && playernum == -1) { /* (the name escaped: one line) */
+        char shown[300];
         return fail(c, QD_ERR_UNSUPPORTED, c->msg_ofs,
-                    "svc_serverdata: a cinematic (\"%s\"), not a game recording", level);
+                    "svc_serverdata: a cinematic (\"%s\"), not a game recording",
+                    demo_escape(shown, sizeof shown, level));
+    }
     if (isdemo != Q2_RECORD_SERVER && (playernum < 0 || playernum >= 256))
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_serverdata: player slot %d", playernum);
     frame_close(c);
@@ -1202,8 +1212,8 @@ static qd_err parse_serverdata(ctx *c)
     TRACE(c, "svc_serverdata",
           "protocol=%d servercount=%d isdemo=%d gamedir=\"%s\" player=%d maxclients=%d "
           "level=\"%s\" minor=%d",
-          (int)proto, (int)servercount, isdemo, gamedir, playernum, (int)s->max_clients,
-          esc(c, level), minor);
+          (int)proto, (int)servercount, isdemo, esc_b(c, gamedir), playernum,
+          (int)s->max_clients, esc(c, level), minor);
     return QD_OK;
 }
 

@@ -2599,7 +2599,9 @@ static qd_err parse_message(ctx *c, int cmd)
         a = cmd == QW_SVC_KILLEDMONSTER ? 14 : 13; /* STAT_MONSTERS, STAT_SECRETS */
         b = seat_slot(c);
         if (b != -2)
-            set_stat(c, b, a, s->stats[b < 0 ? QW_MAX_CLIENTS : b][a] + 1);
+            set_stat(c, b, a,
+                     (int32_t)((uint32_t)s->stats[b < 0 ? QW_MAX_CLIENTS : b][a] + 1u)); /* (a
+                     * stat the demo set to INT32_MAX overflowed in int; a review) */
         TRACE(c, name, "%s", "");
         break;
     case QW_SVC_SPAWNSTATICSOUND: {
@@ -2878,6 +2880,9 @@ static qd_err qwd_block(ctx *c, const uint8_t *data, size_t len)
     double t = (double)ft - s->time0;
     if (!(fabs(t) < 1e7)) /* 115 days: no recording is that long */
         return fail(c, QD_ERR_BAD_DATA, pos, "block time %g s is not a sane time", t);
+    if (t < s->time) /* demo time never runs backwards, as the other decoders keep it (a
+                      * block time set back made the duration negative; a review) */
+        t = s->time;
     c->msg_ofs = pos;
     switch (type) {
     case QW_DEM_CMD: {

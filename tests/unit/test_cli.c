@@ -187,3 +187,36 @@ TEST(cli_no_dlights)
                           dir, dir),
              1);
 }
+
+/* A demo's strings reach `dump` and error lines escaped (a review found them raw): a Quake
+ * .dem whose title holds an OSC sequence, whose player name holds a newline and then what
+ * looks like another dump line, and whose light style holds ESC [2J; a Quake II cinematic
+ * whose name holds a newline and ESC [2K (refused with one line). Bytes as the review's
+ * script made them: "-1\n", one block of 90 bytes (svc_serverinfo 15, 1 client, title,
+ * map, no models, no sounds; svc_updatename 0; svc_lightstyle 0; svc_disconnect); the .dm2
+ * one svc_serverdata 34 with player -1 and its end marker. */
+TEST(cli_demo_strings_escaped_in_lines)
+{
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    static const char dem[] = "-1\n\x5a\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+                              "\x0b\x0f\0\0\0\x01\0ti\x1b]0;pwned\x07tle\0maps/x.bsp\0\0\0"
+                                 "\x0d\0evil\n     9.999      9        9 svc_fake\0"
+                                 "\x0c\0ab\x1b[2Jc\0\x02";
+    static const char dm2[] = "\x2d\0\0\0\x0c\x22\0\0\0\x01\0\0\0\0bad\x1b[31mdir\0\xff\xff"
+                                 "intro\n\x1b[2Kfake: line\0\xff\xff\xff\xff";
+    char d1[600], d2[600];
+    snprintf(d1, sizeof d1, "%s/names.dem", test_tmpdir());
+    snprintf(d2, sizeof d2, "%s/cinematic.dm2", test_tmpdir());
+    CHECK(write_file(d1, dem, sizeof dem - 1) && sizeof dem - 1 == 109);
+    CHECK(write_file(d2, dm2, sizeof dm2 - 1) && sizeof dm2 - 1 == 53);
+    static char out[65536];
+    test_capture(out, sizeof out, "%s dump %s 2>&1", bin(), d1);
+    CHECK(strstr(out, "svc_updatename") != NULL);
+    CHECK_MSG(!strchr(out, '\x1b') && !strchr(out, '\x07'), "%.300s", out);
+    CHECK_MSG(!strstr(out, "\n     9.999"), "%.300s", out); /* no line made by the name */
+    CHECK_EQ(test_capture(out, sizeof out, "%s info %s 2>&1 >/dev/null", bin(), d2), 2);
+    CHECK(strstr(out, "cinematic") != NULL);
+    CHECK_EQ(count_lines(out), 1);
+    CHECK(!strchr(out, '\x1b'));
+}

@@ -511,3 +511,37 @@ TEST(damage_too_much_damage)
     free(cl);
     demo_close(d);
 }
+
+/* A .qwd whose block times after the first 40 % of its blocks are set 5,000,000 s before
+ * its first (the review's input): demo time holds where it was, as the other decoders keep
+ * it, instead of running back (the duration was -5,000,000 s and render refused the demo).
+ * The last good time is the file's own: the float of the last block left as it was. */
+TEST(damage_qwd_time_never_runs_backwards)
+{
+    size_t len;
+    uint8_t *d = load_damage_file(1, &len);
+    if (!d)
+        SKIP("no .qwd in the real data");
+    size_t *ofs = malloc(MAX_BLOCKS * sizeof *ofs);
+    CHECK(ofs != NULL);
+    int n = ofs ? walk_blocks(DEMO_FMT_QWD, d, len, ofs, MAX_BLOCKS) : 0;
+    CHECK(n > 10);
+    if (n > 10) {
+        float t0, tk, back;
+        memcpy(&t0, d + ofs[0], 4);
+        int k = n * 4 / 10;
+        memcpy(&tk, d + ofs[k - 1], 4);
+        back = t0 - 5e6f;
+        for (int i = k; i < n; i++)
+            memcpy(d + ofs[i], &back, 4);
+        uint32_t frames;
+        double last;
+        qd_error err = {0};
+        decode_all("back.qwd", d, len, &frames, &last, NULL, &err);
+        CHECK_MSG(last >= (double)tk - (double)t0 - 1e-3, "last time %.3f, before %.3f", last,
+                  (double)tk - (double)t0);
+        CHECK(frames > 0);
+    }
+    free(ofs);
+    free(d);
+}
