@@ -727,10 +727,12 @@ static void text_event(ctx *c, int kind, int team, const char *text)
         for (int i = 0; i < Q3_MAX_CLIENTS; i++) {
             const char *name = c->cl->players[i].name;
             size_t n = strlen(name), k = n;
+            if (!(n > best && c->cl->players[i].active && !strncmp(p, name, n)))
+                continue; /* (before the walk below: past a shorter text it read beyond the
+                           * text's end; a review) */
             while (p[k] == '^' && p[k + 1]) /* the colour reset G_Say appends */
                 k += 2;
-            if (n > best && c->cl->players[i].active && !strncmp(p, name, n) &&
-                (p[k] == ':' || p[k] == ')')) {
+            if (p[k] == ':' || p[k] == ')') {
                 best = n;
                 ce.actor = (int8_t)i;
             }
@@ -2121,7 +2123,7 @@ static void emit_frame(ctx *c, const dd_frame *f, int32_t server_time, const q3_
     } else if (s->rebase) {
         /* the first snapshot of a later level: its server time may start anywhere, so the
          * demo clock goes on one nominal frame (50 ms) after the last frame */
-        s->time0 = (int32_t)((int64_t)server_time - (int64_t)llround(s->time * 1000.0) - 50);
+        s->time0 = (int64_t)server_time - (int64_t)llround(s->time * 1000.0) - 50;
     }
     s->rebase = 0;
     c->cl->level.server_time0 = -(double)s->time0 / 1000.0; /* (serverTime 0 on the demo's clock) */

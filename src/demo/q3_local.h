@@ -537,7 +537,9 @@ typedef DD_STORE(q3_ent, Q3_POOL, Q3_REFS, Q3_PACKET_BACKUP) q3_store;
 
 /* What q3.c ps_stats reads (no padding: compared with memcmp). */
 typedef struct q3_stats_key {
-    int32_t pm, weapon, score, team, time0, stat_armor, stat_weapons;
+    int32_t pm, weapon, score, team;
+    int64_t time0;
+    int32_t stat_armor, stat_weapons;
     int32_t stats[16], ammo[16], powerups[16];
 } q3_stats_key;
 
@@ -559,7 +561,9 @@ typedef struct q3_state {
     int32_t seq;          /* sequence of the current block */
     int32_t client_num;   /* the recorder's slot (gamestate) */
     int32_t cmd_seq;      /* the newest reliable server command seen */
-    int32_t time0;        /* serverTime of the first snapshot */
+    int64_t time0;        /* serverTime of the first snapshot; after a later gamestate, of
+                           * the demo clock's 0 (64 bits: past 24 days of clock the int32
+                           * wrapped and the next level froze; a review) */
     int32_t level_start;  /* CS_LEVEL_START_TIME: serverTime the match clock reads 0:00 */
     uint8_t have_level_start;
     int32_t last_eflags;  /* the recorder's eFlags in the last frame (teleport toggles) */

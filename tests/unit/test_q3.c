@@ -669,6 +669,46 @@ static qd_err run_all(run *r, const uint8_t *data, size_t len, const demo_trace 
     return e;
 }
 
+/* A level whose snapshots span serverTime INT32_MIN + 1 .. INT32_MAX (4,294,967.294 s of
+ * demo clock), then a second gamestate and three snapshots at 1000, 1050, 1100: the clock
+ * goes on 50 ms after the first level's last frame and every snapshot is a frame (the
+ * rebase was cut to 32 bits and wrapped, so the second level's snapshots all took the
+ * same-frame path: 2 frames; found by a review). Times by hand from the serverTimes. */
+TEST(q3_clock_goes_on_past_32_bits_of_milliseconds)
+{
+    buf *m = calloc(1, sizeof *m);
+    bw *w = calloc(1, sizeof *w);
+    CHECK(m && w);
+    if (!m || !w) {
+        free(m);
+        free(w);
+        return;
+    }
+    static const int32_t times[] = {INT32_MIN + 1, INT32_MAX, 1000, 1050, 1100};
+    int seq = 100;
+    for (int i = 0; i < 5; i++) {
+        if (i == 0 || i == 2) {
+            memset(w, 0, sizeof *w);
+            build_gamestate(w, 68);
+            block(m, seq++, w);
+        }
+        memset(w, 0, sizeof *w);
+        build_snapshot(w, times[i], 0, 10.0f * (float)i);
+        block(m, seq++, w);
+    }
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    run r;
+    CHECK(run_open(&r, m->b, m->n));
+    CHECK_EQ(run_all(&r, m->b, m->n, NULL), QD_OK);
+    CHECK_EQ(r.cl->frame_count, 5);
+    double first = ((double)INT32_MAX - (double)(INT32_MIN + 1)) / 1000.0;
+    CHECK_MSG(fabs(r.cl->time - (first + 0.05 + 0.1)) < 1e-3, "clock %.3f", r.cl->time);
+    run_close(&r);
+    free(m);
+    free(w);
+}
+
 static void count_msg(void *ctx, double t, uint32_t block, uint64_t offset, const char *name,
                       const char *detail)
 {

@@ -39,6 +39,15 @@ TEST(q3body_swing_angle_rules)
     sw = 0;
     q3_swing_angle(200, 40, 90, 0.3f, &a, &sw, 50);
     CHECK_MSG(near(a, 289), "%f", a);
+    /* angles past any int's turns (the contract sets no bound; a demo's stay under 1e7, and
+     * the conversion to int was undefined past about 1.18e7: a review): taken as 0 */
+    a = 0;
+    sw = 0;
+    q3_swing_angle(1e30f, 25, 90, 0.3f, &a, &sw, 16);
+    CHECK_MSG(near(a, 0) && isfinite(a), "%f", a);
+    a = 1e30f;
+    q3_swing_angle(30, 25, 90, 0.3f, &a, &sw, 50);
+    CHECK_MSG(isfinite(a) && a >= 0 && a < 360, "%f", a);
 }
 
 TEST(q3body_legs_lag_standing_and_follow_running)
