@@ -67,15 +67,15 @@ void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, 
         snprintf(notice, cap, "screenshot: %.100s", err.msg);
         return;
     }
-    int m = (int)(t / 60);
+    long long m = player_minutes(&t);
     size_t n = strlen(demo) + 64;
     char *path = malloc(n);
     int fd = -1;
     for (int k = 1; path && k < 100 && fd < 0; k++) {
         if (k == 1)
-            snprintf(path, n, "%s-%dm%06.3fs.png", demo, m, t - m * 60);
+            snprintf(path, n, "%s-%lldm%06.3fs.png", demo, m, t - (double)m * 60);
         else
-            snprintf(path, n, "%s-%dm%06.3fs-%d.png", demo, m, t - m * 60, k);
+            snprintf(path, n, "%s-%lldm%06.3fs-%d.png", demo, m, t - (double)m * 60, k);
         fd = qd_create_new(path);
         if (fd < 0 && errno != EEXIST)
             break;
@@ -235,11 +235,12 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         }
         /* the title: the demo's file name, the map and the time */
         const char *base = strrchr(o->demo, '/');
-        int m = (int)(p->t / 60);
+        double tt = p->t;
+        long long m = player_minutes(&tt);
         char t2[512];
-        snprintf(t2, sizeof t2, "%.200s - %.60s %.100s - %d:%02d - qdemo",
+        snprintf(t2, sizeof t2, "%.200s - %.60s %.100s - %lld:%02d - qdemo",
                  base ? base + 1 : o->demo, cl->level.map, cl->level.title, m,
-                 (int)(p->t - m * 60));
+                 (int)(tt - (double)m * 60));
         if (strcmp(t2, title)) {
             memcpy(title, t2, sizeof title);
             out_window_set_title(win, title);

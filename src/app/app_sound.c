@@ -301,7 +301,9 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
 
 int64_t app_audio_frame_start(int64_t k, double fps)
 {
-    return (int64_t)floor((double)k * SND_RATE / fps + 0.5);
+    double v = floor((double)k * SND_RATE / fps + 0.5);
+    /* (saturated: past int64 the conversion was undefined; a review) */
+    return v < 9.2e18 ? (v > -9.2e18 ? (int64_t)v : INT64_MIN) : INT64_MAX;
 }
 
 /* Whether path names the same file as the demo, the camera path or a -p input (the camera

@@ -65,8 +65,9 @@ int app_audio_collect(app_audio *a, timeline_t *tl, double t_begin, double t_end
 void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
                    const float angles[3], int listener, int64_t pos, uint32_t n, int16_t *out);
 
-/* The first sample of frame k of an export at fps: round(k * SND_RATE / fps). A render of
- * count frames holds app_audio_frame_start(count, fps) samples. */
+/* The first sample of frame k of an export at fps: round(k * SND_RATE / fps), saturated at
+ * int64's range (NaN: INT64_MAX). A render of count frames holds
+ * app_audio_frame_start(count, fps) samples. */
 int64_t app_audio_frame_start(int64_t k, double fps);
 
 /* `render --audio`: write the mix of frames [0, count) at from + k/fps, heard from the

@@ -394,7 +394,7 @@ static void angle_vectors(const float angles[3], float fwd[3], float right[3])
 
 void player_tick(player *p, double dt)
 {
-    if (dt < 0)
+    if (!(dt >= 0)) /* (NaN too: it stuck in the clock; a review) */
         dt = 0;
     p->wall += dt;
     if (!p->paused && !p->dragging) {
@@ -487,13 +487,22 @@ void player_options(const player *p, const cl_state *cl, r_options *opt)
         opt->hide_entity = cl->players[p->follow].entity;
 }
 
+/* Minutes of s seconds, for m:ss shown: s bounded to [0, 1e12] (NaN: 0) and counted in 64
+ * bits (a hostile demo's clock of many levels passed an int's minutes; a review). */
+long long player_minutes(double *s)
+{
+    *s = !(*s >= 0) ? 0 : *s > 1e12 ? 1e12 : *s;
+    return (long long)(*s / 60);
+}
+
 static void fmt_time(char *buf, size_t cap, double s)
 {
-    if (s < 0)
-        s = 0;
-    int m = (int)(s / 60);
-    snprintf(buf, cap, "%d:%06.3f", m, s - m * 60);
+    long long m = player_minutes(&s);
+    snprintf(buf, cap, "%lld:%06.3f", m, s - (double)m * 60);
 }
+
+/* f clamped to 0..1, NaN to 0: a place along the timeline bar. */
+static double bar_frac(double f) { return !(f >= 0) ? 0 : f > 1 ? 1 : f; }
 
 /* One line of text at (x, y): the game's font when hud has it (k pixels a font pixel),
  * else the built-in one on a dim band. */
@@ -795,14 +804,16 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
     draw_fill_rect(fb, bx - 4, by - 4, bw + 8, bh + 8, dim);
     draw_fill_rect(fb, bx, by + bh / 2 - scale, bw, 2 * scale, rast_rgb(90, 90, 90));
     double len = p->end - p->start;
-    int px = bx + (len > 0 ? (int)((p->t - p->start) / len * bw) : 0);
+    int px = bx + (len > 0 ? (int)(bar_frac((p->t - p->start) / len) * bw) : 0);
     draw_fill_rect(fb, bx, by + bh / 2 - scale, px - bx, 2 * scale, rast_rgb(230, 120, 40));
     /* marks as ticks, coloured by kind */
     static const uint32_t kind_rgb[TL_MARK_KINDS] = {0xff40c0ff, 0xff4040ff, 0xff4080ff,
                                                      0xffffc040, 0xffff40ff, 0xffc0c0c0};
     for (int i = 0; i < tl_num_marks(p->tl); i++) {
         const tl_mark *m = tl_get_mark(p->tl, i);
-        int mx = bx + (len > 0 ? (int)((m->time - p->start) / len * bw) : 0);
+        /* (a mark before the first frame, an event of the file's opening, was off the
+         * bar by billions of pixels: an int overflowed; a review) */
+        int mx = bx + (len > 0 ? (int)(bar_frac((m->time - p->start) / len) * bw) : 0);
         draw_fill_rect(fb, mx, by, scale, bh, kind_rgb[m->kind % TL_MARK_KINDS]);
     }
     draw_fill_rect(fb, px - scale, by - 2 * scale, 3 * scale, bh + 4 * scale, white);

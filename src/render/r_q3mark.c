@@ -398,7 +398,9 @@ int r_q3_mark_fragments(const mdl_bsp *b, const float origin[3], const float dir
 void r_q3_mark_look(int kind, const uint8_t color[3], double age, uint8_t rgb[3],
                     uint8_t *alpha)
 {
-    int ms = age > 0 ? age < MARK_TOTAL_MS ? (int)(age * 1000) : MARK_TOTAL_MS : 0;
+    /* (age is in seconds: compared in milliseconds, or 10 to 10,000 s gave a fade below 0
+     * and a negative float to a byte, undefined; a review) */
+    int ms = age > 0 ? age * 1000 < MARK_TOTAL_MS ? (int)(age * 1000) : MARK_TOTAL_MS : 0;
     float c[3];
     for (int j = 0; j < 3; j++) {
         c[j] = color[j] / 255.0f;

@@ -2099,6 +2099,10 @@ void r_q3_digit_sprite(r_view *v, int digit, const float p[3], float radius, uin
     float z = dot3(rel, v->fwd);
     if (!(z > 1) || !r_project_point(v, p, c))
         return;
+    /* (a plum far to one side, just ahead of the eye, projected billions of pixels off:
+     * the pixel conversions below overflowed an int; a review) */
+    if (!(fabsf(c[0]) < 1e6f && fabsf(c[1]) < 1e6f))
+        return;
     float half = radius * v->scale / z;
     if (!(half > 0.01f) || !(half < 4096))
         return;

@@ -151,7 +151,7 @@ void snd_mixer_start(snd_mixer *m, const snd_start *s);
 void snd_mixer_stop_all(snd_mixer *m, int64_t at);
 /* Mix samples [pos, pos + n) heard from l, with nloops looping sources (at most
  * SND_MAX_LOOPS used), into out[2 * n] (left, right interleaved, 16-bit, clipped). Voices
- * that have ended are dropped. */
+ * that have ended are dropped. A span reaching past int64's samples is silence. */
 void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
                    const snd_loop *loops, int nloops, int16_t *out);
 /* Voices held (started and not yet dropped). */

@@ -161,7 +161,9 @@ static float loudness(const snd_mixer *m, const voice *v)
 static int64_t voice_end(const snd_mixer *m, const voice *v)
 {
     const snd_sample *s = snd_bank_get(m->bank, v->id);
-    int64_t e = v->start + (s ? (int64_t)s->len : 0);
+    int64_t len = s ? (int64_t)s->len : 0;
+    int64_t e = v->start > INT64_MAX - len ? INT64_MAX : v->start + len; /* (saturated: a
+                                                                           * review) */
     return e < v->end ? e : v->end;
 }
 
@@ -264,6 +266,11 @@ static int32_t fixed_gain(float g)
 void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
                    const snd_loop *loops, int nloops, int16_t *out)
 {
+    if (pos > INT64_MAX - (int64_t)n - MIX_MAX_SPAN) { /* (past int64's samples: silence, not
+                                                        * an overflow; a review) */
+        memset(out, 0, (size_t)n * 2 * sizeof *out);
+        return;
+    }
     while (n > MIX_MAX_SPAN) {
         snd_mixer_mix(m, pos, MIX_MAX_SPAN, l, loops, nloops, out);
         pos += MIX_MAX_SPAN;

@@ -102,6 +102,9 @@ TEST(player_holds_the_last_frame)
     CHECK(p.paused);
     CHECK(NEAR(p.t, p.end));
     CHECK(!p.quit);
+    /* a step of NaN seconds (a clock gone wrong) moves nothing: NaN stuck in the clock */
+    player_tick(&p, NAN);
+    CHECK(NEAR(p.t, p.end) && isfinite(p.wall));
     tl_close(tl);
 }
 
@@ -351,4 +354,26 @@ TEST(player_camera_path_parse_hostile)
     CHECK_EQ(err.code, QD_ERR_LIMIT);
     CHECK_EQ(err.offset, 28);
     CHECK_EQ(player_path_parse(three, strlen(three), keys, 3, &err), 3);
+}
+
+/* m:ss of times shown (the bar, the title, a screenshot's name): minutes in 64 bits of a time
+ * bounded to [0, 1e12] s, NaN as 0 (a hostile demo of many levels passed an int's minutes
+ * and overflowed; a review). By hand: 3e9 s is 50,000,000 min; 1e13 is held at 1e12 s,
+ * 16,666,666,666 min 40 s. */
+TEST(player_minutes_past_an_int)
+{
+    double s = 3e9;
+    CHECK_EQ(player_minutes(&s), 50000000LL);
+    CHECK(s == 3e9);
+    s = 1e13;
+    CHECK_EQ(player_minutes(&s), 16666666666LL);
+    CHECK(s == 1e12 && fabs(s - 16666666666.0 * 60 - 40) < 1e-3);
+    s = -5;
+    CHECK_EQ(player_minutes(&s), 0);
+    CHECK(s == 0);
+    s = NAN;
+    CHECK_EQ(player_minutes(&s), 0);
+    CHECK(s == 0);
+    s = 125.5;
+    CHECK_EQ(player_minutes(&s), 2);
 }

@@ -98,6 +98,10 @@ TEST(q3mark_fades_by_the_cgame_rules)
     CHECK_MSG(rgb[0] == 127 && rgb[2] == 127 && a == 255, "%d %d", rgb[0], a);
     r_q3_mark_look(R_Q3MARK_BULLET, white, 9.9, rgb, &a); /* 255 * 100 / 1000 = 25 */
     CHECK_MSG(rgb[1] == 25 && a == 255, "%d", rgb[1]);
+    /* past its 10 s, gone: 0 (the age was compared in seconds against milliseconds, so 10
+     * to 10,000 s gave a fade below 0, a negative float made a byte: a review) */
+    r_q3_mark_look(R_Q3MARK_BURN, white, 50.0, rgb, &a);
+    CHECK_MSG(rgb[0] == 0 && rgb[1] == 0 && rgb[2] == 0, "%d %d %d", rgb[0], rgb[1], rgb[2]);
     /* an energy mark: 450 - 450 t / 3 s, shown once under 255 (from 1.3 s) */
     r_q3_mark_look(R_Q3MARK_ENERGY, white, 1.0, rgb, &a); /* 300: still 255 */
     CHECK(rgb[0] == 255 && a == 255);

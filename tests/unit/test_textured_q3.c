@@ -2181,6 +2181,30 @@ TEST(q3tex_score_plum_by_hand)
     oa_close(&s);
 }
 
+/* A score plum 10,000,000 units to the side and 3 ahead (an event origin within the
+ * decoder's bound): projected billions of pixels off the frame, it draws nothing, and its
+ * pixel bounds are not made from such numbers (an int overflowed at 1920x1080; a review;
+ * the sanitizer run is what sees the difference). */
+TEST(q3tex_score_plum_far_to_the_side)
+{
+    OA_SCENE(s, "maps/oa_dm3.bsp", 0);
+    s.cl->level.game = CL_GAME_Q3;
+    const float at[3] = {1e7f, s.cam.origin[1] - 3, s.cam.origin[2] - 60};
+    cl_fxev fx = test_fx(CL_FXK_SCORE_PLUM, 0, 10.0f, at);
+    fx.radius = 8;
+    r_options o = {.mode = R_MODE_TEXTURED, .no_dlights = 1};
+    rast_fb *plain = rast_fb_new(1920, 1080), *plum = rast_fb_new(1920, 1080);
+    r_render(s.a, s.cl, 3.0, &s.cam, &o, plain);
+    s.cl->time = 1.0;
+    cl_mark_add(s.cl, &fx);
+    r_render(s.a, s.cl, 3.0, &s.cam, &o, plum);
+    CHECK(plain && plum &&
+          !memcmp(plain->color, plum->color, (size_t)1920 * 1080 * sizeof *plain->color));
+    rast_fb_free(plain);
+    rast_fb_free(plum);
+    oa_close(&s);
+}
+
 /* cg_effects.c CG_SpawnEffect: a player coming out of a teleporter 150 units ahead on oa_dm3:
  * 0.1 s after, OpenArena's teleportEffect (added glows turned to the eye, on
  * models/misc/telep.md3 24 units down) brightens the frame there and darkens nothing; at
