@@ -100,10 +100,14 @@ static int anim_frame(const char *name, int *alt)
 
 static void link_animations(mdl_bsp *b)
 {
+    /* a texture a scan has passed (its base name's) starts none of its own: a frame named
+     * twice, left out of its cycle, scanned again from itself, so n copies cost n^2 / 2
+     * (65,536 entries of one "+0" name took 16 s; a review). NULL: as before. */
+    uint8_t *seen = calloc(b->num_textures ? b->num_textures : 1, 1);
     for (uint32_t i = 0; i < b->num_textures; i++) {
         mdl_texture *t = &b->textures[i];
         int alt;
-        if (t->anim_count || t->alt_count || anim_frame(t->name, &alt) < 0)
+        if (t->anim_count || t->alt_count || (seen && seen[i]) || anim_frame(t->name, &alt) < 0)
             continue;
         int32_t cyc[2][10];
         int num[2] = {0, 0};
@@ -113,7 +117,11 @@ static void link_animations(mdl_bsp *b)
         for (uint32_t j = i; j < b->num_textures; j++) {
             const mdl_texture *u = &b->textures[j];
             int a, fr = anim_frame(u->name, &a);
-            if (fr < 0 || strcmp(u->name + 2, t->name + 2) != 0 || cyc[a][fr] >= 0)
+            if (fr < 0 || strcmp(u->name + 2, t->name + 2) != 0)
+                continue;
+            if (seen)
+                seen[j] = 1;
+            if (cyc[a][fr] >= 0)
                 continue;
             cyc[a][fr] = (int32_t)j;
         }
@@ -130,6 +138,27 @@ static void link_animations(mdl_bsp *b)
                 u->anim_next = cyc[k][(f + 1) % num[k]];
             }
     }
+    free(seen);
+}
+
+/* The average colour of a texture's npix pixels: all of them up to 65,536 (256 x 256, the
+ * most a real map's texture has), else every step-th, at most 65,536 (entries of a hostile
+ * map's texture list may all name one 4096 x 4096 picture: 256 of them took 5 s, 65,536
+ * would take minutes; a review). */
+static uint32_t texture_average(const uint8_t *pix, size_t npix, const uint32_t palette[256])
+{
+    enum { SAMPLE = 65536 };
+    if (npix <= SAMPLE)
+        return mdl_average_color(pix, npix, palette, 0, NULL);
+    uint8_t *s = malloc(SAMPLE);
+    if (!s)
+        return mdl_average_color(pix, 1, palette, 0, NULL);
+    size_t step = (npix + SAMPLE - 1) / SAMPLE, n = 0;
+    for (size_t i = 0; i < npix && n < SAMPLE; i += step)
+        s[n++] = pix[i];
+    uint32_t c = mdl_average_color(s, n, palette, 0, NULL);
+    free(s);
+    return c;
 }
 
 static qd_err load_textures(const mdl_map *ld, const uint32_t palette[256])
@@ -176,7 +205,7 @@ static qd_err load_textures(const mdl_map *ld, const uint32_t palette[256])
         size_t npix = (size_t)t->width * t->height;
         if (mip0 > m.len || m.len - mip0 < npix)
             continue; /* pixels absent (external WAD) or outside the lump */
-        t->color = mdl_average_color(m.p + mip0, npix, palette, 0, NULL);
+        t->color = texture_average(m.p + mip0, npix, palette);
         t->flags &= (uint8_t)~MDL_SURF_MISSING;
         /* Level k is (width >> k) x (height >> k) at its own offset; one outside the lump is
          * left out (miptex_t offsets[4] are relative to the miptex header). */

@@ -287,7 +287,7 @@ int r_style_value(const char *pattern, double t)
     size_t len = strnlen(pattern, CL_NAME_LEN);
     if (len == 0)
         return 256; /* Quake's R_AnimateLight: an unset style is plain full light */
-    long i = t > 0 && t < 1e9 ? (long)(t * 10) : 0;
+    int64_t i = t > 0 && t < 1e9 ? (int64_t)(t * 10) : 0; /* (64 bits where long is 32) */
     int c = pattern[(size_t)i % len] - 'a';
     return (c < 0 ? 0 : c > 25 ? 25 : c) * 22;
 }
@@ -345,9 +345,9 @@ static int32_t anim_texture(const mdl_bsp *b, int32_t ti, int frame, double t)
     }
     if (count <= 1 || first < 0)
         return ti;
-    long k = t > 0 && t < 1e9 ? (long)(t * 5) : 0; /* a frame every 0.2 s */
+    int64_t k = t > 0 && t < 1e9 ? (int64_t)(t * 5) : 0; /* a frame every 0.2 s */
     int32_t r = first;
-    for (long i = k % count; i > 0; i--) /* count <= 10 */
+    for (int64_t i = k % count; i > 0; i--) /* count <= 10 */
         r = b->textures[r].anim_next;
     return r;
 }
@@ -808,6 +808,15 @@ static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, 
     const mdl_texture *tx = &b->textures[ti];
     if (!tx->mips[0])
         return NULL;
+    /* counted against the budget as the lit blocks are (many liquid textures of one map
+     * kept 534 MB; a review) */
+    if (v->cache->bytes > v->cache->budget) {
+        cache_flush(v->cache);
+        cb = cache_bsp(v->cache, b);
+        if (!cb)
+            return NULL;
+        slot = &cb->textures[ti];
+    }
     r_surf *s = cache_alloc(v->cache, slot, (int)tx->width, (int)tx->height);
     if (!s)
         return NULL;
@@ -834,6 +843,11 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     while (mip > 0 && !tx->mips[mip])
         mip--;
     if (!tx->mips[mip] || (tx->width >> mip) == 0 || (tx->height >> mip) == 0)
+        return NULL;
+    /* (stepping down to a level the texture has must not undo the cap: a map whose small
+     * mips were missing built 35 M-texel blocks; a review) */
+    if ((uint64_t)((lm->extents[0] >> mip) + 1) * (uint64_t)((lm->extents[1] >> mip) + 1) >
+        R_SURF_MAX_TEXELS)
         return NULL;
     /* a flowing texture's shift names its block too (the block is rebuilt as it moves) */
     int flow = b->faces[fi].flags & MDL_SURF_FLOWING ? flow_shift(v->time, (int)(tx->width >> mip))
