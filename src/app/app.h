@@ -3,6 +3,8 @@
 #ifndef QD_APP_H
 #define QD_APP_H
 
+#include <stdio.h>
+
 #include "../../pak-loader/pak.h"
 #include "../client/cl.h"
 #include "../common/err.h"
@@ -84,6 +86,9 @@ void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, 
 
 /* Print one line "qdemo: FILE: offset N: reason" to stderr. */
 void app_report(const char *file, const qd_error *e);
+/* s to f as printable text: bytes outside 32..126 as \xNN (a name from a demo or a file
+ * name is never a terminal escape or a second line). */
+void app_put_text(FILE *f, const char *s);
 
 /* Open o->demo and index it (src/timeline); reports and returns NULL when nothing decodes.
  * A demo damaged part way is indexed up to the damage, which is reported. */

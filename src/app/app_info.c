@@ -15,10 +15,25 @@
 
 #include "app.h"
 
+/* s as printable text: bytes outside 32..126 as \xNN (names from demos and file names
+ * reach the terminal: a review found escapes that set its title or cleared it, and names
+ * that broke a line in two). */
+void app_put_text(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p >= 32 && *p < 127)
+            fputc(*p, f);
+        else
+            fprintf(f, "\\x%02x", *p);
+}
+
 void app_report(const char *file, const qd_error *e)
 {
-    fprintf(stderr, "qdemo: %s: offset %llu: %s: %s\n", file, (unsigned long long)e->offset,
-            qd_strerror(e->code), e->msg);
+    fputs("qdemo: ", stderr);
+    app_put_text(stderr, file);
+    fprintf(stderr, ": offset %llu: %s: ", (unsigned long long)e->offset, qd_strerror(e->code));
+    app_put_text(stderr, e->msg);
+    fputc('\n', stderr);
 }
 
 /* Add one -p argument: a folder or an archive file. stat never opens, so a FIFO cannot
@@ -693,13 +708,16 @@ int app_info(const app_opts *o)
         }
         printf("}\n");
     } else {
-        printf("file:      %s\n", o->demo);
+        printf("file:      ");
+        app_put_text(stdout, o->demo);
+        printf("\n");
         printf("format:    %s, protocol %d", demo_format_name(demo_get_format(d)),
                demo_protocol(d));
         if (demo_protocol_name(d))
             printf(" (%s)", demo_protocol_name(d));
         printf("\n");
-        printf("map:       %s", map);
+        printf("map:       ");
+        app_put_text(stdout, map);
         if (cl->level.title[0]) {
             printf(" (");
             for (const char *p = cl->level.title; *p; p++)
@@ -726,15 +744,27 @@ int app_info(const app_opts *o)
         printf("\nmodels:    %d, missing %d\n", models.n, nmiss);
         for (int i = 0; i < models.n; i++)
             if (missing && missing[i])
-                printf("  missing: %s\n", models.names[i]);
+                {
+                    printf("  missing: ");
+                    app_put_text(stdout, models.names[i]);
+                    printf("\n");
+                }
         if (tex.n)
             printf("textures:  %d missing (drawn flat)\n", tex.n);
         for (int i = 0; i < tex.n; i++)
-            printf("  missing: %s\n", tex.names[i]);
+            {
+                printf("  missing: ");
+                app_put_text(stdout, tex.names[i]);
+                printf("\n");
+            }
         if (nsnd_missing)
             printf("sounds:    %d missing (silent)\n", nsnd_missing);
         for (int i = 0; i < nsnd_missing; i++)
-            printf("  missing: %s\n", snd_missing[i]);
+            {
+                printf("  missing: ");
+                app_put_text(stdout, snd_missing[i]);
+                printf("\n");
+            }
         for (int i = 0; i < ndamaged; i++) {
             const demo_damage *g = demo_damaged(d, i);
             printf("damaged:   bytes %llu..%llu skipped: %s\n", (unsigned long long)g->offset,
@@ -779,7 +809,9 @@ int app_dump(const app_opts *o)
         return APP_EXIT_INPUT;
     }
     cl_reset_zeroed(cl);
-    printf("# %s: %s\n#      time  block   offset message                details\n", o->demo,
+    printf("# ");
+    app_put_text(stdout, o->demo);
+    printf(": %s\n#      time  block   offset message                details\n",
            demo_format_name(demo_get_format(d)));
     demo_trace tr = {NULL, dump_msg};
     int done = 0;

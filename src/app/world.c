@@ -61,9 +61,14 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     if (w->assets && w->fs)
         (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
     w->notice[0] = 0;
-    if (w->assets && !r_assets_map(w->assets))
-        snprintf(w->notice, sizeof w->notice, "map %.60s not found: use -b or -p",
-                 cl->level.map);
+    if (w->assets && !r_assets_map(w->assets)) {
+        char map[64]; /* (printable: the notice goes to a terminal too; a review) */
+        size_t k = 0;
+        for (const char *p = cl->level.map; *p && k < sizeof map - 1; p++)
+            map[k++] = *p >= 32 && *p < 127 ? *p : '?';
+        map[k] = 0;
+        snprintf(w->notice, sizeof w->notice, "map %.60s not found: use -b or -p", map);
+    }
     else if (w->assets && r_assets_missing(w->assets) > 0)
         snprintf(w->notice, sizeof w->notice, "%d models missing (drawn as boxes)",
                  r_assets_missing(w->assets));

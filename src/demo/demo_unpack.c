@@ -1,5 +1,6 @@
 /* demo_unpack.c: demos inside containers: gzip (.dem.gz, .mvd.gz) and a zip holding one demo. */
 #include "demo_unpack.h"
+#include "demo_local.h"
 
 #include "../../pak-loader/pak.h"
 
@@ -141,8 +142,10 @@ static void zip_each(void *ctx, const char *name, uint64_t size)
     if (s->count++ == 0)
         snprintf(s->first, sizeof s->first, "%s", name);
     size_t n = strlen(s->names);
+    char shown[120]; /* (escaped for the message: a member's name is any bytes; a review) */
     if (n < sizeof s->names - 1)
-        snprintf(s->names + n, sizeof s->names - n, "%s%s", n ? ", " : "", name);
+        snprintf(s->names + n, sizeof s->names - n, "%s%s", n ? ", " : "",
+                 demo_escape(shown, sizeof shown, name));
 }
 
 /* A zip whose one demo is read out through the pak-loader (stored or deflated members). */

@@ -215,16 +215,19 @@ typedef struct q1_ctx {
     qd_error *err;
     uint64_t msg_ofs;       /* offset of the message being parsed */
     int msg_id;
-    char detail[512];
-    char esc[2][300]; /* trace only: escaped copies of the demo's strings (a dump line is one
+    char detail[1536];
+    char esc[2][1200]; /* trace only: escaped copies of the demo's strings (a dump line is one
                        * line whatever a name holds: a review found names making fake lines
                        * and terminal escapes) */
 } q1_ctx;
 
-/* s made printable for a detail line (demo_escape) in buffer slot 0 or 1. */
-static const char *esc(q1_ctx *c, int slot, const char *s)
+/* The first n characters of s made printable for a detail line (demo_escape) in buffer
+ * slot 0 or 1 (cut before escaping: a cut after could split an escape; a review). */
+static const char *esc(q1_ctx *c, int slot, const char *s, int n)
 {
-    return demo_escape(c->esc[slot], sizeof c->esc[slot], s);
+    char raw[300];
+    snprintf(raw, sizeof raw, "%.*s", n < (int)sizeof raw - 1 ? n : (int)sizeof raw - 1, s);
+    return demo_escape(c->esc[slot], sizeof c->esc[slot], raw);
 }
 
 #define DETAIL(c, ...)                                                                     \
@@ -338,8 +341,9 @@ static qd_err parse_serverinfo(q1_ctx *c)
         snprintf(level, sizeof level, "%.63s %.180s", c->cl->level.map, title);
         qr_text_event(c->cl, CL_EV_LEVEL, level);
     }
-    DETAIL(c, "protocol=%d maxclients=%d multi=%d title=\"%.100s\" map=\"%.63s\" models=%d sounds=%d",
-           (int)protocol, max_clients, multi, esc(c, 0, title), esc(c, 1, c->cl->level.map),
+    DETAIL(c, "protocol=%d maxclients=%d multi=%d title=\"%s\" map=\"%s\" models=%d sounds=%d",
+           (int)protocol, max_clients, multi, esc(c, 0, title, 100),
+           esc(c, 1, c->cl->level.map, 63),
            nmodels, nsounds);
     return QD_OK;
 }
@@ -837,7 +841,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
             cl_sound_add(cl, &snd_ev);
         }
         DETAIL(c, "ent=%ld chan=%ld sound=%ld (%s) origin=%.1f,%.1f,%.1f", ent, chan, snd,
-               esc(c, 0, snd > 0 && snd < CL_MAX_SOUNDS ? cl->level.sounds[snd] : "?"), o[0],
+               esc(c, 0, snd > 0 && snd < CL_MAX_SOUNDS ? cl->level.sounds[snd] : "?", 63), o[0],
                o[1], o[2]);
         break;
     }
@@ -898,7 +902,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
             for (char *p = text; *p; p++) /* Quake's font uses the high bit for colour */
                 if ((unsigned char)*p >= 128 || *p == '\n')
                     *p = (char)(((unsigned char)*p & 0x7f) < 32 ? ' ' : (*p & 0x7f));
-            DETAIL(c, "text=\"%.280s\"", esc(c, 0, text));
+            DETAIL(c, "text=\"%s\"", esc(c, 0, text, 280));
         }
         break;
     case Q1_SVC_SETANGLE: {
@@ -920,7 +924,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         if (!r->err && style >= CL_MAX_LIGHTSTYLES)
             return bad(c, QD_ERR_BAD_DATA, "light style %d is over 63", style);
         cl_set_lightstyle(cl, style, text);
-        DETAIL(c, "style=%d pattern=\"%.64s\"", style, esc(c, 0, text));
+        DETAIL(c, "style=%d pattern=\"%s\"", style, esc(c, 0, text, 64));
         break;
     }
     case Q1_SVC_UPDATENAME: {
@@ -933,7 +937,7 @@ static qd_err parse_message(q1_ctx *c, int *end_of_demo)
         cl_set_player_name(cl, slot, text);
         cl_set_player_entity(cl, slot, slot + 1);
         cl_set_player_look(cl, slot, "player", "base", ""); /* Quake has one player model */
-        DETAIL(c, "player=%d name=\"%.64s\"", slot, esc(c, 0, text));
+        DETAIL(c, "player=%d name=\"%s\"", slot, esc(c, 0, text, 64));
         break;
     }
     case Q1_SVC_UPDATEFRAGS: {

@@ -219,4 +219,22 @@ TEST(cli_demo_strings_escaped_in_lines)
     CHECK(strstr(out, "cinematic") != NULL);
     CHECK_EQ(count_lines(out), 1);
     CHECK(!strchr(out, '\x1b'));
+    /* a demo's own file name (any bytes: here a newline, ESC [31m and a quote) in info's
+     * lines, dump's header and an error: printable, on one line each (a review) */
+    char odd[700];
+    snprintf(odd, sizeof odd, "%s/x\n\x1b[31m\"q.dem", test_tmpdir());
+    CHECK(write_file(odd, dem, sizeof dem - 1));
+    char cmd[1600];
+    snprintf(cmd, sizeof cmd, "%s info \"$(printf '%%s/x\\n\\033[31m\\042q.dem' '%s')\" 2>&1",
+             bin(), test_tmpdir());
+    test_capture(out, sizeof out, "%s", cmd);
+    CHECK_MSG(strstr(out, "file:      ") && !strchr(out, '\x1b') && strstr(out, "\\x0a"), "%.300s",
+              out);
+    snprintf(cmd, sizeof cmd, "%s dump \"$(printf '%%s/x\\n\\033[31m\\042q.dem' '%s')\" 2>&1",
+             bin(), test_tmpdir());
+    test_capture(out, sizeof out, "%s", cmd);
+    CHECK(out[0] == '#' && strchr(out, '\n') && !strchr(out, '\x1b'));
+    const char *second = strchr(out, '\n') + 1;
+    CHECK(second[0] == '#'); /* the header's two lines, the name not a third */
+    remove(odd);
 }
