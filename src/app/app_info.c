@@ -27,6 +27,14 @@ void app_put_text(FILE *f, const char *s)
             fprintf(f, "\\x%02x", *p);
 }
 
+/* One "  missing: NAME" line of plain info. */
+static void put_missing(const char *name)
+{
+    fputs("  missing: ", stdout);
+    app_put_text(stdout, name);
+    fputc('\n', stdout);
+}
+
 void app_report(const char *file, const qd_error *e)
 {
     fputs("qdemo: ", stderr);
@@ -744,27 +752,15 @@ int app_info(const app_opts *o)
         printf("\nmodels:    %d, missing %d\n", models.n, nmiss);
         for (int i = 0; i < models.n; i++)
             if (missing && missing[i])
-                {
-                    printf("  missing: ");
-                    app_put_text(stdout, models.names[i]);
-                    printf("\n");
-                }
+                put_missing(models.names[i]);
         if (tex.n)
             printf("textures:  %d missing (drawn flat)\n", tex.n);
         for (int i = 0; i < tex.n; i++)
-            {
-                printf("  missing: ");
-                app_put_text(stdout, tex.names[i]);
-                printf("\n");
-            }
+            put_missing(tex.names[i]);
         if (nsnd_missing)
             printf("sounds:    %d missing (silent)\n", nsnd_missing);
         for (int i = 0; i < nsnd_missing; i++)
-            {
-                printf("  missing: ");
-                app_put_text(stdout, snd_missing[i]);
-                printf("\n");
-            }
+            put_missing(snd_missing[i]);
         for (int i = 0; i < ndamaged; i++) {
             const demo_damage *g = demo_damaged(d, i);
             printf("damaged:   bytes %llu..%llu skipped: %s\n", (unsigned long long)g->offset,

@@ -363,11 +363,12 @@ int app_audio_check(const app_opts *o)
         snprintf(dir, sizeof dir, "/");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
-        fprintf(stderr, "qdemo: %s: cannot write there: %s\n", path,
-                stat(dir, &st) != 0     ? strerror(errno)
-                : !S_ISDIR(st.st_mode) ? strerror(ENOTDIR)
-                                        : strerror(EACCES));
+    int why = stat(dir, &st) != 0 ? errno
+              : !S_ISDIR(st.st_mode) ? ENOTDIR
+              : access(dir, W_OK) != 0 ? errno
+                                       : 0;
+    if (why) {
+        fprintf(stderr, "qdemo: %s: cannot write there: %s\n", path, strerror(why));
         return APP_EXIT_OUTPUT;
     }
     return APP_EXIT_OK;
@@ -384,10 +385,9 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
                 (unsigned long long)total);
         return APP_EXIT_USAGE;
     }
-    if (is_input(o, path)) {
-        fprintf(stderr, "qdemo: %s: is an input of this run; not overwritten\n", path);
-        return APP_EXIT_OUTPUT;
-    }
+    int rc = app_audio_check(o); /* (again: the render's frames took a while) */
+    if (rc != APP_EXIT_OK)
+        return rc;
     app_audio a;
     qd_error err = {0};
     if (!app_audio_init(&a, o)) {

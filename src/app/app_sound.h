@@ -71,8 +71,8 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
 int64_t app_audio_frame_start(int64_t k, double fps);
 
 /* `render --audio`: write the mix of frames [0, count) at from + k/fps, heard from the
- * export's camera, to o->audio (a new temporary file renamed at the end; refused when it is
- * the demo or a -p input). Returns an APP_EXIT_* code (reported on stderr). */
+ * export's camera, to o->audio (a new temporary file renamed at the end; refused as
+ * app_audio_check refuses it). Returns an APP_EXIT_* code (reported on stderr). */
 struct player;
 /* Before the frames: the checks app_audio_export makes of o->audio that need no frame (an
  * input of the run, a folder, a folder that is not there or not writable), so that a bad
