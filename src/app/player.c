@@ -487,11 +487,14 @@ void player_options(const player *p, const cl_state *cl, r_options *opt)
         opt->hide_entity = cl->players[p->follow].entity;
 }
 
-/* Minutes of s seconds, for m:ss shown: s bounded to [0, 1e12] (NaN: 0) and counted in 64
- * bits (a hostile demo's clock of many levels passed an int's minutes; a review). */
+/* Minutes of s seconds, for m:ss shown: s bounded to [0, 1e12] (NaN: 0), rounded to the
+ * millisecond and counted in 64 bits (a hostile demo's clock of many levels passed an int's
+ * minutes; a review). */
 long long player_minutes(double *s)
 {
     *s = !(*s >= 0) ? 0 : *s > 1e12 ? 1e12 : *s;
+    /* to the millisecond shown first, so 59.9996 s is 1:00.000, not 0:60.000 (a review) */
+    *s = floor(*s * 1000 + 0.5) / 1000;
     return (long long)(*s / 60);
 }
 

@@ -77,8 +77,9 @@ void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
  * listener's own (QuakeSpasm SND_Spatialize: cl.viewentity; Quake II S_Spatialize:
  * cl.playernum + 1; ioquake3 S_Base_HearingThroughEntity: listener_number). */
 int player_listener(const player *p, const cl_state *cl, double t);
-/* Whole minutes of *s seconds, for an m:ss shown: *s is first bounded to [0, 1e12] (NaN: 0),
- * and the minutes counted in 64 bits. */
+/* Whole minutes of *s seconds, for an m:ss shown: *s is first bounded to [0, 1e12] (NaN: 0)
+ * and rounded to the millisecond (so the seconds left never print as 60.000), and the
+ * minutes counted in 64 bits. */
 long long player_minutes(double *s);
 
 /* The render options for the current mode and camera (cl: the state being drawn). */

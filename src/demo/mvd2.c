@@ -220,6 +220,12 @@ static void emit_players(ctx *c, double t, int first)
             cl_set_stats(c->cl, -1, &st);
         cl_set_player_frags(c->cl, i, ps->stats[Q2_STAT_FRAGS]);
     }
+    const int v = s->view; /* a view past the client's player slots: its stats still */
+    if (v >= n && bit_get(s->player_inuse, v) && (first || bit_get(c->pl_changed, v))) {
+        cl_stats st;
+        q2_fill_stats(&s->names, &s->players[v], t, &st);
+        cl_set_stats(c->cl, -1, &st);
+    }
 }
 
 /* Open the client frame at t with the recorded view (pick_view). The view snaps (the frame
@@ -769,6 +775,8 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len, int *done)
         TRACE(c, "end", "%s", "");
         return QD_OK;
     }
+    s->block_pos = pos; /* (before the size checks: mvd2_resume counts from here) */
+    s->block_frames = 0;
     if (!s->block_cap) /* (the first block's header, read once a decode) */
         s->block_cap = (uint32_t)max_block(data, len);
     size_t cap = s->block_cap;
@@ -777,8 +785,6 @@ static qd_err parse_block(ctx *c, const uint8_t *data, size_t len, int *done)
     if (size > len - pos - 2)
         return fail(c, QD_ERR_TRUNCATED, pos, "block of %zu bytes cut off at %zu", size,
                     len - pos - 2);
-    s->block_pos = pos;
-    s->block_frames = 0;
     c->base = pos + 2;
     c->r = rd_make(data + pos + 2, size);
     s->pos = pos + 2 + size;
@@ -832,8 +838,12 @@ static qd_err mvd2_step(void *state, const uint8_t *data, size_t len, cl_state *
     }
     if (s->lost_pos) { /* resumed past damage: the frames of the blocks skipped */
         uint32_t blocks = 0;
-        for (uint64_t p = s->lost_pos; p < s->pos && len - p >= 2; blocks++)
-            p += 2 + (uint64_t)(data[p] | data[p + 1] << 8);
+        for (uint64_t p = s->lost_pos; p < s->pos && len - p >= 2; blocks++) {
+            size_t n = (size_t)(data[p] | data[p + 1] << 8);
+            if (n == 0 && p != s->lost_pos)
+                break; /* an end marker (or zeros) is no frame */
+            p += 2 + (uint64_t)n;
+        }
         if (blocks > s->lost_frames && s->have_level)
             s->level_frames += blocks - s->lost_frames; /* a block a frame */
         s->lost_pos = 0;

@@ -1044,13 +1044,12 @@ static int setup_reads(const uint8_t *data, size_t len, rd_t r, size_t pos, unsi
  * MSG_WriteDeltaEntity), as words, under the same protocol number. The baselines after
  * svc_serverdata are written by the same code: the words when they read cleanly and the
  * bytes do not, else the bytes. */
-static unsigned kmq2_es(const ctx *c)
+static unsigned kmq2_es(const ctx *c, size_t ahead)
 {
     int a8, a16;
-    if (setup_reads(c->data, c->len, c->r, (size_t)c->s->pos, Q2_ES_KMQ2, &a8) || !a8)
+    if (setup_reads(c->data, c->len, c->r, ahead, Q2_ES_KMQ2, &a8) || !a8)
         return Q2_ES_KMQ2;
-    if (setup_reads(c->data, c->len, c->r, (size_t)c->s->pos,
-                    Q2_ES_KMQ2 | Q2_ES_KMQ2_ANGLE16, &a16))
+    if (setup_reads(c->data, c->len, c->r, ahead, Q2_ES_KMQ2 | Q2_ES_KMQ2_ANGLE16, &a16))
         return Q2_ES_KMQ2 | Q2_ES_KMQ2_ANGLE16;
     return Q2_ES_KMQ2;
 }
@@ -1158,6 +1157,20 @@ static int serverdata_tail(ctx *c, int32_t proto)
     return minor;
 }
 
+/* Where an svc_serverdata's look for its level's set-up (find_maxclients, setup_reads) goes
+ * on after the rest of its message (c->r): the blocks after this one, once a block. Another
+ * in the same block looks no further than its own messages (c->len: no block): each
+ * svc_zpacket's inflated body ends there, so a block of a thousand zpackets holding a
+ * serverdata each read the same 64 blocks a thousand times (4 MB: 5 s; a review). */
+static size_t ahead_from(ctx *c)
+{
+    q2_state *s = c->s;
+    if (s->ahead_mark == s->pos + 1)
+        return c->len;
+    s->ahead_mark = s->pos + 1;
+    return (size_t)s->pos;
+}
+
 static qd_err parse_serverdata(ctx *c)
 {
     q2_state *s = c->s;
@@ -1195,7 +1208,8 @@ static qd_err parse_serverdata(ctx *c)
     s->minor = minor;
     s->ext = (uint8_t)q2_ext_of(proto);
     s->kmq2 = proto == Q2_PROTOCOL_KMQ2;
-    s->es = (uint8_t)(s->kmq2 ? kmq2_es(c) : es_of(proto, minor));
+    const size_t ahead = ahead_from(c);
+    s->es = (uint8_t)(s->kmq2 ? kmq2_es(c, ahead) : es_of(proto, minor));
     s->pos_kind = (uint8_t)(s->kmq2 ? Q2_POS_KMQ2 : s->ext >= 2 ? Q2_POS_I23 : Q2_POS_SHORT);
     s->fog = proto >= Q2_PROTOCOL_Q2PRO_EXT_FOG && s->ext;
     s->max_edicts = s->ext || s->kmq2 ? Q2_MAX_EDICTS_EXT : Q2_MAX_EDICTS;
@@ -1205,7 +1219,7 @@ static qd_err parse_serverdata(ctx *c)
     s->have_level = 1;
     level_reset(s);
     s->names.ext = (uint8_t)(s->kmq2 ? Q2_CSMAP_KMQ2 : s->ext ? Q2_CSMAP_Q2PRO : Q2_CSMAP_ID);
-    s->max_clients = find_maxclients(c->data, c->len, *r, (size_t)s->pos,
+    s->max_clients = find_maxclients(c->data, c->len, *r, ahead,
                                      q2_csmap_of(s->names.ext)->maxclients);
     cl_level_begin(c->cl, CL_GAME_Q2, proto, s->max_clients, level);
     cl_set_gamedir(c->cl, gamedir[0] ? gamedir : "baseq2");
@@ -1308,7 +1322,8 @@ void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t 
             simple_event(cl, CL_EV_LEVEL, text);
         }
     } else if (index >= cs->sounds && index < cs->images) {
-        if (nm->ext != Q2_CSMAP_KMQ2 || index - cs->sounds < Q2_KMQ2_SOUND_BASE)
+        if (index - cs->sounds < (nm->ext == Q2_CSMAP_KMQ2 ? Q2_KMQ2_SOUND_BASE
+                                                         : Q2_EXT_SOUND_BASE))
             cl_set_sound(cl, index - cs->sounds, str);
     } else if (index >= cs->images && index < cs->lights) {
         int n = index - cs->images;
@@ -1553,7 +1568,9 @@ static int sound_slot(ctx *c, const char *name, int ent, int slot)
 {
     const q2_csmap *cs = q2_csmap_of(c->s->names.ext);
     /* the client's own from past the server's (KMQuake2's from Q2_KMQ2_SOUND_BASE) */
-    const int first = c->s->kmq2 ? Q2_KMQ2_SOUND_BASE : cs->images - cs->sounds;
+    int first = c->s->kmq2 ? Q2_KMQ2_SOUND_BASE : cs->images - cs->sounds;
+    if (first > Q2_EXT_SOUND_BASE)
+        first = Q2_EXT_SOUND_BASE; /* (the extended map's 2048) */
     char sexed[CL_NAME_LEN];
     if (name[0] == '*') {
         const char *model = ent >= 1 && ent <= c->s->max_clients && ent <= CL_MAX_PLAYERS
@@ -1998,7 +2015,8 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
     m->rec_n = 0;
     m->rec_cap = Q2_MAX_EDICTS;
     for (;;) {
-        uint64_t ent_ofs = c->base + r->pos;
+        /* (inside an svc_zpacket r is the inflated body: the zpacket's own offset) */
+        uint64_t ent_ofs = c->s->in_zpacket ? c->msg_ofs : c->base + r->pos;
         uint64_t bits;
         int num = read_ent_bits(r, &bits, s->es);
         if (r->err)
@@ -2906,8 +2924,12 @@ static int q2_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict
         return DEMO_BLOCK_NONE;
     if (n > len - pos - 4)
         return DEMO_BLOCK_CUT;
+    /* a block's first message: a known id; R1Q2/Q2PRO (35/36) pack svc_frame's extra bits
+     * into the id's top 3 bits and add ids up to svc_baselinestream (the protocol is not
+     * known here: a stricter test refused every block of such a demo after damage, a
+     * review) */
     int id = data[pos + 4];
-    if (strict && (id == Q2_SVC_BAD || id > Q2_SVC_FRAME))
+    if (strict && (id == Q2_SVC_BAD || (id & 31) > Q2_SVC_BASELINESTREAM))
         return DEMO_BLOCK_NONE;
     *size = 4 + (uint64_t)n;
     return DEMO_BLOCK_WHOLE;

@@ -85,6 +85,9 @@
 #define Q2_KMQ2_SOUND_BASE 1024   /* the client's own sounds (sound_slot) go from here: the
                                    * server's 8192 would leave the client no slot; server
                                    * sounds at or past it are not set (q2_configstring) */
+#define Q2_EXT_SOUND_BASE 1792    /* the same for Q2PRO's extended map, whose 2048 sounds fill
+                                   * the client's CL_MAX_SOUNDS: its own get the top 256 (a
+                                   * review: none had a slot, so none was heard) */
 #define Q2_SVC_FOG_KMQ2 21        /* svc_fog: 10 bytes (cl_parse.c CL_ParseFog) */
 /* entity bits 28..31 (qcommon.h U_MODEL5 .. U_ALPHA) */
 #define Q2_U_MODEL5_KMQ2 (1u << 28)
@@ -426,6 +429,8 @@ typedef struct q2_state {
     uint8_t resynced;     /* blocks were skipped (damage): until a frame decodes whole, a
                            * delta from a lost frame is taken from the newest one kept */
     uint64_t pos;         /* file offset of the next block */
+    uint64_t ahead_mark;  /* pos + 1 of the block whose svc_serverdata last looked at the
+                           * blocks after it (q2.c ahead_from) */
     uint32_t block;       /* blocks decoded */
     int32_t protocol;     /* 0 until svc_serverdata */
     int32_t minor;        /* R1Q2 / Q2PRO minor version (svc_serverdata), else 0 */

@@ -359,10 +359,20 @@ void qr_text_event(cl_state *cl, cl_event_kind kind, const char *text)
 
 /* ---- temporary entities ---- */
 
+/* A point an effect can be drawn at: finite and inside +-1e6 units (a protocol-999 or FTE
+ * float coordinate can be anything; a beam's direction from NaN is NaN). */
+static int fx_point_ok(const float v[3])
+{
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) && fabsf(v[0]) < 1e6f &&
+           fabsf(v[1]) < 1e6f && fabsf(v[2]) < 1e6f;
+}
+
 int qr_temp_fx(cl_game game, int type, int entity, const float origin[3], const float end[3],
                cl_fxev *out)
 {
     memset(out, 0, sizeof *out);
+    if (!fx_point_ok(origin) || (end && !fx_point_ok(end)))
+        return 0; /* nowhere to draw it */
     out->entity = -1;
     out->style = (uint8_t)type;
     switch (type) {

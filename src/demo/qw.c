@@ -521,7 +521,7 @@ static void level_reset(qw_state *s)
     s->last_pe_frame = -1;
     s->ue_last = -1;
     memset(s->cte_defined, 0, sizeof s->cte_defined);
-    s->model_player = s->model_spike = 0;
+    s->model_player = s->model_spike = s->model_head = 0;
     s->num_models = s->num_sounds = 0;
     s->intermission = 0;
     s->view_player = -1;

@@ -233,6 +233,9 @@ int out_window_poll(out_window *ow, in_event *ev)
             ev->type = IN_EV_DROP;
             ev->path = ow->dropped;
             return 1;
+        case SDL_DROPTEXT: /* (SDL's copy is ours to free, as a file's) */
+            ow->sdl->free(e.drop.file);
+            continue;
         case SDL_QUIT:
             ev->type = IN_EV_QUIT;
             return 1;

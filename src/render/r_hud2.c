@@ -202,8 +202,18 @@ static const mdl_pcx *find_pic(const r_hud2 *h, const char *name)
  * each texel k x k output pixels; index 255 is see-through (Draw_Pic). */
 static void blit(const lctx *c, const mdl_pcx *p, int sx, int sy, int w, int h, int x, int y)
 {
-    for (int v = 0; v < h && sy + v < (int)p->h; v++)
-        for (int u = 0; u < w && sx + u < (int)p->w; u++) {
+    /* only the texels that land on the frame: a picture up to 4096 x 4096 from a hostile
+     * pics/ folder, named by every command of a layout, walked whole each time was billions
+     * of texels a frame (a review); x, y within +-100000 (coord) */
+    const long k = c->k;
+    long u0 = x < 0 ? -(long)x : 0, v0 = y < 0 ? -(long)y : 0;
+    long u1 = ((long)c->fb->w + k - 1) / k - x, v1 = ((long)c->fb->h + k - 1) / k - y;
+    if (u1 > w)
+        u1 = w;
+    if (v1 > h)
+        v1 = h;
+    for (long v = v0; v < v1 && sy + v < (long)p->h; v++)
+        for (long u = u0; u < u1 && sx + u < (long)p->w; u++) {
             uint8_t i = p->pixels[(size_t)(sy + v) * p->w + (size_t)(sx + u)];
             if (i != 255)
                 draw_fill_rect(c->fb, (x + u) * c->k, (y + v) * c->k, c->k, c->k,

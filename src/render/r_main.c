@@ -290,6 +290,9 @@ int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap)
             memcpy(start, owner.origin, sizeof start); /* it follows its firer */
         for (int k = 0; k < 3; k++)
             d[k] = b->end[k] - start[k];
+        float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (!isfinite(len) || len <= 0)
+            continue; /* (before the angles' conversions to int) */
         float pitch, yaw, fwd = sqrtf(d[0] * d[0] + d[1] * d[1]);
         if (d[0] == 0 && d[1] == 0) {
             yaw = 0;
@@ -300,9 +303,6 @@ int r_beam_segments(const cl_state *cl, double t, cl_entstate *out, int cap)
             pitch = (float)(int)(atan2f(d[2], fwd) * 180 / (float)M_PI);
             pitch += pitch < 0 ? 360 : 0;
         }
-        float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-        if (!isfinite(len) || len <= 0)
-            continue;
         for (int k = 0; k < 3; k++)
             d[k] /= len;
         /* each segment's roll: the engine's rand() % 360, here a hash of the beam's start

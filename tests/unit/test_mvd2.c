@@ -1213,3 +1213,170 @@ TEST(mvd2_realdata_resync)
     run_close(&r);
     free(data);
 }
+
+/* ---- the view's stats and the clock after damage (review findings, 2026-12-02) ---- */
+
+/* A player's state with only its health: the first time also its pm_type (a new player). */
+static void pstat(buf *m, int num, int first, int health)
+{
+    put8(m, (unsigned)num);
+    put16(m, (int)((first ? MVD2_PPS_M_TYPE : 0) | MVD2_PPS_STATS));
+    if (first)
+        put8(m, Q2_PM_NORMAL);
+    put32(m, 1u << Q2_STAT_HEALTH);
+    put16(m, health);
+}
+
+/* "MVD2" and a first block: serverdata (maxclients given, no observer in use) and a frame
+ * with the players of `players` (each slot once, health 100). */
+static void small_head(buf *f, const char *maxclients, const int *players, int np)
+{
+    f->n = 0;
+    buf m = {0};
+    put8(f, 'M'); put8(f, 'V'); put8(f, 'D'); put8(f, '2');
+    sd_head(&m, MVD2_VERSION_DEFAULT, 0, "baseq2");
+    cs(&m, Q2_CS_NAME, "test");
+    cs(&m, Q2_CS_MAXCLIENTS, maxclients);
+    put16(&m, Q2_MAX_CONFIGSTRINGS);
+    put8(&m, 0); /* no portal bytes */
+    for (int i = 0; i < np; i++)
+        pstat(&m, players[i], 1, 100);
+    put8(&m, MVD2_CLIENTNUM_NONE);
+    put16(&m, 0);
+    mblock(f, &m);
+}
+
+/* A frame message: player num's health, nothing else. */
+static void health_frame(buf *m, int num, int health)
+{
+    put8(m, MVD2_FRAME);
+    put8(m, 0);
+    pstat(m, num, 0, health);
+    put8(m, MVD2_CLIENTNUM_NONE);
+    put16(m, 0);
+}
+
+/* Health of the recorded view after each block (a frame each here; the end block not
+ * counted): at most `cap` of them, -1 where its stats are not valid. */
+static int view_healths(const buf *f, int *out, int cap)
+{
+    run r;
+    int n = 0;
+    if (!run_open(&r, f->b, f->n)) {
+        run_close(&r);
+        return -1;
+    }
+    while (!r.done && run_step(&r) == QD_OK && !r.done && n < cap) {
+        const cl_stats *st = cl_stats_of(r.cl, -1);
+        out[n++] = st && (st->flags & CL_ST_VALID) ? st->health : -1;
+    }
+    run_close(&r);
+    return n;
+}
+
+/* The view on a player in slot 70 of 128 (past the client's 64 player slots): its stats
+ * are still the view's (Q2PRO's MVD client follows any slot below maxclients). Before the
+ * fix the view's stats were never set: -1 (not valid) at every frame. */
+TEST(mvd2_view_past_the_player_slots_has_stats)
+{
+    static buf f;
+    const int only70[] = {70};
+    small_head(&f, "128", only70, 1);
+    for (int h = 90; h >= 70; h -= 10) {
+        buf m = {0};
+        health_frame(&m, 70, h);
+        mblock(&f, &m);
+    }
+    put16(&f, 0);
+    int got[8], n = view_healths(&f, got, 8);
+    CHECK_EQ(n, 4);
+    /* the first block's 100, then the three frames' 90, 80, 70 */
+    for (int i = 0; i < n && i < 4; i++)
+        CHECK_MSG(got[i] == 100 - 10 * i, "frame %d: health %d, want %d", i, got[i],
+                  100 - 10 * i);
+}
+
+/* After the damage: two good frames (player 0's health 50, 40), a block each, and the end. */
+static void two_frames_and_end(buf *f)
+{
+    for (int h = 50; h >= 40; h -= 10) {
+        buf k = {0};
+        health_frame(&k, 0, h);
+        mblock(f, &k);
+    }
+    put16(f, 0);
+}
+
+/* The decode's clock at its end, on f. */
+static double end_time(const buf *f, int *damaged)
+{
+    run r;
+    double t = -1;
+    if (run_open(&r, f->b, f->n)) {
+        run_all(&r);
+        t = r.cl->time;
+        *damaged = demo_num_damaged(r.d);
+    }
+    run_close(&r);
+    return t;
+}
+
+/* A block whose length is over MAX_MSGLEN, after a block of `before` frames: the decode
+ * skips it as one lost frame (a block a frame, demo.c's rule for damage), so the frames
+ * after it keep ten a second. Counted by hand: the first block's frame at 0, `before` frames
+ * at 0.1 each, the lost block 0.1, then two frames: (before + 3) x 0.1. Before the fix the
+ * lost count started at the block before the damage: 0.1 too many with none before it,
+ * 0.1 too few with two. */
+static void bad_header_after(int before, double *t, int *damaged)
+{
+    static buf f;
+    const int p0[] = {0};
+    small_head(&f, "4", p0, 1);
+    buf m = {0};
+    if (before == 0)
+        put8(&m, MVD2_NOP);
+    for (int i = 0; i < before; i++)
+        health_frame(&m, 0, 90 - i);
+    mblock(&f, &m);
+    put16(&f, 0x9000); /* over MAX_MSGLEN 0x8000, then junk no block chain starts in */
+    for (int i = 0; i < 64; i++)
+        put8(&f, 0xff);
+    two_frames_and_end(&f);
+    *t = end_time(&f, damaged);
+}
+
+TEST(mvd2_lost_frames_after_a_bad_block_length)
+{
+    for (int before = 2; before >= 0; before--) {
+        double t;
+        int damaged = 0;
+        bad_header_after(before, &t, &damaged);
+        CHECK_EQ(damaged, 1);
+        CHECK_MSG(fabs(t - (before + 3) * 0.1) < 1e-6, "%d frame(s) before: ends at %.3f, want %.3f",
+                  before, t, (before + 3) * 0.1);
+    }
+}
+
+/* A damaged block (a message id no MVD has) then 4000 zero bytes before the next good
+ * block: the zeros are no frames (an end marker's length, over and over). Counted by hand:
+ * the first block 0, one frame 0.1, the damaged block 0.2, two frames 0.3 and 0.4. Before
+ * the fix every two zero bytes counted as a lost frame: 200 s more. */
+TEST(mvd2_zeros_after_damage_are_no_frames)
+{
+    static buf f;
+    const int p0[] = {0};
+    small_head(&f, "4", p0, 1);
+    buf m = {0};
+    health_frame(&m, 0, 90);
+    mblock(&f, &m);
+    put16(&f, 8);
+    for (int i = 0; i < 8; i++)
+        put8(&f, 0); /* message id 0: none */
+    for (int i = 0; i < 4000; i++)
+        put8(&f, 0);
+    two_frames_and_end(&f);
+    int damaged = 0;
+    double t = end_time(&f, &damaged);
+    CHECK_EQ(damaged, 1);
+    CHECK_MSG(fabs(t - 0.4) < 1e-6, "ends at %.3f, want 0.400", t);
+}

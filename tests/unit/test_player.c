@@ -376,4 +376,12 @@ TEST(player_minutes_past_an_int)
     CHECK(s == 0);
     s = 125.5;
     CHECK_EQ(player_minutes(&s), 2);
+    /* a minute's last half millisecond is the next minute's 0.000 s (printf's %06.3f of
+     * 59.9996 is "60.000": 0:60.000 on the bar before) */
+    s = 59.9996;
+    CHECK_EQ(player_minutes(&s), 1);
+    CHECK(s == 60.0);
+    s = 119.9994;
+    CHECK_EQ(player_minutes(&s), 1);
+    CHECK(fabs(s - 119.999) < 1e-9);
 }

@@ -225,9 +225,21 @@ static void check_3435(const q2_xrun *x)
     CHECK(xnear(x->cl->entities[2].cur.origin[0], 4999));
     const cl_fxev *ex = last_fx(x->cl, CL_FXK_EXPLOSION);
     CHECK(ex && xnear(ex->origin[0], 5000) && xnear(ex->origin[2], -1));
-    const cl_sound *snd = &x->cl->fxlog.sounds[0];
-    CHECK_EQ(x->cl->fxlog.sound_count, 1);
-    CHECK(snd->has_origin && xnear(snd->origin[0], -5000) && xnear(snd->origin[1], 1));
+    /* three sounds: the teleport event's misc/tele1.wav (cl_ents.c CL_EntityEvent), the
+     * explosion's weapons/rocklx1a.wav (cl_tent.c TE_EXPLOSION1), both on the client's own
+     * slots (before the review's fix the extended map left them none: only the third was
+     * logged), and svc_sound 1 at (-5000, 1, 0) */
+    CHECK_EQ(x->cl->fxlog.sound_count, 3);
+    int tele = 0, boom = 0, sent = 0;
+    for (uint32_t i = 0; i < x->cl->fxlog.sound_count && i < CL_SOUND_LOG; i++) {
+        const cl_sound *snd = &x->cl->fxlog.sounds[i];
+        const char *name = snd->sound < CL_MAX_SOUNDS ? x->cl->level.sounds[snd->sound] : "";
+        tele += !strcmp(name, "misc/tele1.wav");
+        boom += !strcmp(name, "weapons/rocklx1a.wav");
+        sent += snd->sound == 1 && snd->has_origin && xnear(snd->origin[0], -5000) &&
+                xnear(snd->origin[1], 1);
+    }
+    CHECK(tele == 1 && boom == 1 && sent == 1);
 }
 
 /* 3435, and 3436 with PS_MOREBITS and the fog between the blend and the fov. */
@@ -340,4 +352,214 @@ TEST(q2_q2pro_extended_info)
     CHECK_MSG(strstr(out, "\"protocol\": 3434") != NULL, "%.200s", out);
     CHECK_MSG(strstr(out, "\"protocol_name\": \"Q2PRO extended\"") != NULL, "%.200s", out);
     unlink(path);
+}
+
+/* ---- R1Q2 / Q2PRO recovery and the client's own sounds (review findings, 2026-12-02) ---- */
+
+#include <zlib.h>
+
+/* The decode through the demo layer (damaged blocks skipped, demo.c): the client state at
+ * the end, the damage list. */
+typedef struct q2_drun {
+    demo_t *d;
+    cl_state *cl;
+    int done;
+    qd_err e;
+    qd_error err;
+} q2_drun;
+
+static int q2_drun_all(q2_drun *r, const buf *f)
+{
+    memset(r, 0, sizeof *r);
+    r->cl = malloc(sizeof *r->cl);
+    if (!r->cl)
+        return 0;
+    cl_reset(r->cl);
+    r->d = demo_open_with(&demo_q2_decoder, "t.dm2", f->b, f->n, &r->err);
+    if (!r->d)
+        return 0;
+    for (size_t n = 0; !r->done && r->e == QD_OK && n <= f->n + 1; n++)
+        r->e = demo_step(r->d, r->cl, NULL, &r->done, &r->err);
+    return 1;
+}
+
+static void q2_drun_free(q2_drun *r)
+{
+    demo_close(r->d);
+    free(r->cl);
+}
+
+/* R1Q2's serverdata (protocol 35, minor 1900: the enhanced flag byte and the word). */
+static void r1q2_head(buf *f)
+{
+    buf m = {0};
+    serverdata(&m, Q2_PROTOCOL_R1Q2, Q2_RECORD_CLIENT, "", 0);
+    put8(&m, 1);
+    put16(&m, 1900);
+    configstring(&m, 30, "4"); /* CS_MAXCLIENTS */
+    block(f, &m);
+}
+
+/* An R1Q2 svc_frame for serverframe k (no delta: 31 in the top 5 bits), its command byte
+ * carrying EPS_STATS (bit 5, in the byte's top three bits as 2: 0x54) when stats, then the
+ * player state (no flags; stat 1 = health when stats) and no entities. */
+static void r1q2_frame(buf *m, int k, int stats)
+{
+    put8(m, Q2_SVC_FRAME | (stats ? 2u << 5 : 0));
+    put32(m, (uint32_t)k | 31u << 27);
+    put8(m, 0);    /* suppress count */
+    put8(m, 1);    /* area bits */
+    put8(m, 0xff);
+    put16(m, 0);   /* player state flags */
+    if (stats) {
+        put32(m, 1u << Q2_STAT_HEALTH);
+        put16(m, 100 + k);
+    }
+    put8(m, 0);    /* the entities' end */
+    put8(m, 0);
+}
+
+/* 40 frames in 40 blocks, the 20th block an svc_bad: that block is skipped and the rest
+ * play, with EPS bits in the frames' command bytes too. Before the fix the resync refused
+ * every block starting with such a byte (over svc_frame), landed in the damage and stopped
+ * at frame 19. The damage skipped is block 20, from its size word; the last frame's health
+ * 100 + 40. */
+TEST(q2_r1q2_resync_past_a_bad_block)
+{
+    for (int stats = 0; stats <= 1; stats++) {
+        static buf f;
+        f.n = 0;
+        r1q2_head(&f);
+        size_t bad_at = 0;
+        for (int k = 1; k <= 40; k++) {
+            buf m = {0};
+            if (k == 20) {
+                bad_at = f.n; /* (the damage: from the block's size word) */
+                put8(&m, Q2_SVC_BAD);
+                for (int i = 0; i < 10; i++)
+                    put8(&m, 0);
+            } else {
+                r1q2_frame(&m, k, stats);
+            }
+            block(&f, &m);
+        }
+        end_marker(&f);
+        q2_drun r;
+        CHECK(q2_drun_all(&r, &f));
+        CHECK_MSG(r.e == QD_OK && r.done, "stats %d: stopped: %s", stats, r.err.msg);
+        CHECK_EQ(demo_num_damaged(r.d), 1);
+        if (demo_num_damaged(r.d) == 1)
+            CHECK_EQ(demo_damaged(r.d, 0)->offset, (uint64_t)bad_at);
+        if (stats) {
+            const cl_stats *st = cl_stats_of(r.cl, -1);
+            CHECK(st && st->health == 140);
+        }
+        q2_drun_free(&r);
+    }
+}
+
+/* Raw deflate of in (svc_zpacket's body): its length, 0 on failure. */
+static size_t raw_deflate(const buf *in, uint8_t *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return 0;
+    z.next_in = (Bytef *)(uintptr_t)in->b;
+    z.avail_in = (uInt)in->n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    int r = deflate(&z, Z_FINISH);
+    size_t n = z.total_out;
+    deflateEnd(&z);
+    return r == Z_STREAM_END ? n : 0;
+}
+
+/* A bad entity inside an svc_zpacket (30000 svc_nop bytes, then a frame with entity 2000):
+ * the error names the zpacket's own offset, within the file, so the damage skipped is that
+ * block (from its size word) and the decode goes on past it to frame 199. Before the
+ * fix the offset was the inflated body's, 30 KB past this 3 KB file: the resync counted
+ * every block up to there as damaged and the demo stopped at frame 10. */
+TEST(q2_zpacket_error_at_the_zpacket)
+{
+    static buf f, inner;
+    static uint8_t z[65536];
+    f.n = inner.n = 0;
+    r1q2_head(&f);
+    for (int k = 1; k <= 10; k++) {
+        buf m = {0};
+        r1q2_frame(&m, k, 0);
+        block(&f, &m);
+    }
+    for (int i = 0; i < 30000; i++)
+        put8(&inner, Q2_SVC_NOP);
+    put8(&inner, Q2_SVC_FRAME);
+    put32(&inner, 11u | 31u << 27);
+    put8(&inner, 0);
+    put8(&inner, 1);
+    put8(&inner, 0xff);
+    put16(&inner, 0);
+    ent_bits_in(&inner, 0, 2000, 0); /* entity 2000: over 1023 in 35 */
+    put8(&inner, 0);
+    put8(&inner, 0);
+    size_t zn = raw_deflate(&inner, z, sizeof z);
+    CHECK(zn > 0 && zn < 0x10000);
+    size_t zp_at = f.n; /* the damaged block, from its size word */
+    buf m = {0};
+    put8(&m, Q2_SVC_ZPACKET);
+    put16(&m, (int)zn);
+    put16(&m, (int)inner.n);
+    for (size_t i = 0; i < zn; i++)
+        put8(&m, z[i]);
+    block(&f, &m);
+    for (int k = 12; k <= 199; k++) {
+        buf g = {0};
+        r1q2_frame(&g, k, 0);
+        block(&f, &g);
+    }
+    end_marker(&f);
+    q2_drun r;
+    CHECK(q2_drun_all(&r, &f));
+    CHECK_MSG(r.e == QD_OK && r.done, "stopped: %s", r.err.msg);
+    CHECK_EQ(demo_num_damaged(r.d), 1);
+    if (demo_num_damaged(r.d) == 1)
+        CHECK_MSG(demo_damaged(r.d, 0)->offset == zp_at, "damage at %llu, want %zu",
+                  (unsigned long long)demo_damaged(r.d, 0)->offset, zp_at);
+    q2_drun_free(&r);
+}
+
+/* The sounds the client starts itself (a muzzle flash's, a temp entity's) go on precache
+ * slots past the server's. Q2PRO's extended map names 2048 sounds, all CL_MAX_SOUNDS: the
+ * client's own now take the top 256 (Q2_EXT_SOUND_BASE). MZ_BLASTER starts
+ * weapons/blastf1a.wav, TE_ROCKET_EXPLOSION weapons/rocklx1a.wav (cl_fx.c, cl_tent.c), in
+ * 34 as in 3434; before the fix 3434 had no slot for either (nothing heard). */
+TEST(q2_q2pro_extended_client_sounds_have_slots)
+{
+    const int protos[2] = {34, Q2_PROTOCOL_Q2PRO_EXT};
+    for (int p = 0; p < 2; p++) {
+        static buf f;
+        f.n = 0;
+        buf m = {0};
+        serverdata(&m, protos[p], Q2_RECORD_CLIENT, "", 0);
+        put8(&m, Q2_SVC_MUZZLEFLASH);
+        put16(&m, 1);  /* entity 1 */
+        put8(&m, 0);   /* MZ_BLASTER */
+        put8(&m, Q2_SVC_TEMP_ENTITY);
+        put8(&m, 7);   /* TE_ROCKET_EXPLOSION at 0 0 0 */
+        put16(&m, 0);
+        put16(&m, 0);
+        put16(&m, 0);
+        block(&f, &m);
+        end_marker(&f);
+        q2_xrun x;
+        CHECK(q2_xdecode(&x, f.b, f.n));
+        int blaster = 0, rocket = 0;
+        for (int i = 1; i < x.cl->level.num_sounds && i < CL_MAX_SOUNDS; i++) {
+            blaster |= !strcmp(x.cl->level.sounds[i], "weapons/blastf1a.wav");
+            rocket |= !strcmp(x.cl->level.sounds[i], "weapons/rocklx1a.wav");
+        }
+        CHECK_MSG(blaster && rocket, "protocol %d: blaster %d, rocket %d", protos[p], blaster,
+                  rocket);
+        q2_xfree(&x);
+    }
 }

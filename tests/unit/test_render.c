@@ -714,18 +714,28 @@ static void beam_at(cl_state *cl, double t, int ent, const float start[3], const
     cl_frame_end(cl, 0);
 }
 
+/* A Quake level of this protocol with the world and progs/bolt2.mdl (model 2): NULL when
+ * out of memory. */
+static cl_state *beam_level(int protocol)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return NULL;
+    cl_reset(cl);
+    cl_level_begin(cl, CL_GAME_Q1, protocol, 1, "test");
+    cl_set_model(cl, 1, "maps/test.bsp");
+    cl_set_model(cl, 2, "progs/bolt2.mdl");
+    return cl;
+}
+
 /* cl_tent.c CL_UpdateTEnts: a beam is a bolt model every 30 units from its start towards
  * its end (while d > 0: 100 units make segments at 0, 30, 60, 90), yawed and pitched along
  * it (truncated degrees, 0..360), for 0.2 s (CL_ParseBeam's endtime); a newer beam of the
  * same entity replaces it; one fired by the view entity starts at its origin. */
 TEST(render_quake_lightning_beam_segments)
 {
-    cl_state *cl = calloc(1, sizeof *cl);
+    cl_state *cl = beam_level(15);
     CHECK(cl);
-    cl_reset(cl);
-    cl_level_begin(cl, CL_GAME_Q1, 15, 1, "test");
-    cl_set_model(cl, 1, "maps/test.bsp");
-    cl_set_model(cl, 2, "progs/bolt2.mdl");
     const float o[3] = {0, 0, 0}, x100[3] = {100, 0, 0}, y60[3] = {0, 60, -60};
     beam_at(cl, 1.0, 5, o, x100);
     cl_entstate seg[64];
@@ -742,6 +752,31 @@ TEST(render_quake_lightning_beam_segments)
     n = r_beam_segments(cl, 1.15, seg, 64);
     CHECK_EQ(n, 3);
     CHECK(seg[0].angles[1] == 90 && seg[0].angles[0] == 315);
+    free(cl);
+}
+
+/* A beam whose end is NaN or infinite (a protocol-999 or FTE float coordinate: review
+ * 2026-12-02): qr_temp_fx logs no effect for it, and a beam logged so anyway (the client
+ * state checks nothing) draws no segment, where its angles were converted to int from NaN
+ * (undefined: the sanitizer run stops there). A finite beam next to it still draws. */
+TEST(render_beam_to_nowhere_draws_nothing)
+{
+    const float o[3] = {0, 0, 0}, x100[3] = {100, 0, 0};
+    const float bad[3][3] = {{NAN, 0, 0}, {0, INFINITY, 0}, {0, 0, -3e38f}};
+    cl_fxev fx;
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(qr_temp_fx(CL_GAME_Q1, 6, 5, o, bad[i], &fx), 0);
+        CHECK_EQ(qr_temp_fx(CL_GAME_Q1, 6, 5, bad[i], x100, &fx), 0);
+        CHECK_EQ(qr_temp_fx(CL_GAME_Q1, 3, -1, bad[i], NULL, &fx), 0);
+    }
+    CHECK(qr_temp_fx(CL_GAME_Q1, 6, 5, o, x100, &fx) && fx.kind == CL_FXK_BEAM_LIGHTNING);
+    cl_state *cl = beam_level(999);
+    CHECK(cl);
+    beam_at(cl, 1.0, 5, o, bad[0]);
+    beam_at(cl, 1.0, 6, bad[1], x100);
+    beam_at(cl, 1.0, 7, o, x100);
+    cl_entstate seg[64];
+    CHECK_EQ(r_beam_segments(cl, 1.05, seg, 64), 4); /* entity 7's: 0, 30, 60, 90 */
     free(cl);
 }
 
