@@ -39,6 +39,10 @@ typedef struct gs_scratch {
     uint32_t ofs[Q3_MAX_CONFIGSTRINGS]; /* 0 = unset, else offset + 1 into data */
     uint32_t used;
     char data[65536];
+    /* the baselines read, the state's only once the whole gamestate is (one that breaks
+     * leaves the level before it as it was: a review) */
+    q3_ent baselines[Q3_MAX_GENTITIES];
+    uint16_t baselines_hw;
 } gs_scratch;
 
 /* Server commands of one message held until its snapshot (more run at once). */
@@ -575,11 +579,14 @@ static qd_err parse_gamestate(ctx *c)
         return fail(c, QD_ERR_NOMEM, c->msg_ofs, "no memory for a gamestate");
     memset(gs->ofs, 0, sizeof gs->ofs);
     gs->used = 0;
+    gs->baselines_hw = 0;
     c->gs = gs;
     qd_err e = QD_OK;
-    s->cmd_seq = q3_read_bits(&c->b, 32);
-    memset(s->baselines, 0, (size_t)s->baselines_hw * sizeof s->baselines[0]);
-    s->baselines_hw = 0;
+    /* what check_protocol switches, put back if the gamestate breaks */
+    const int was_protocol = s->protocol;
+    const uint8_t was_cs_dm3 = s->cs_dm3;
+    const q3_proto *was_p = c->p;
+    const int32_t cmd_seq = q3_read_bits(&c->b, 32);
     int configstrings = 0, baselines = 0;
     for (;;) {
         uint64_t ofs = here(c);
@@ -632,9 +639,12 @@ static qd_err parse_gamestate(ctx *c)
                 goto out;
             }
             if (r == 0) {
-                s->baselines[num] = tmp;
-                if (num >= s->baselines_hw)
-                    s->baselines_hw = (uint16_t)(num + 1);
+                if (num >= gs->baselines_hw) { /* (entries between: cleared) */
+                    memset(gs->baselines + gs->baselines_hw, 0,
+                           (size_t)(num - gs->baselines_hw) * sizeof gs->baselines[0]);
+                    gs->baselines_hw = (uint16_t)(num + 1);
+                }
+                gs->baselines[num] = tmp;
             }
             baselines++;
             if (c->trace) {
@@ -647,10 +657,9 @@ static qd_err parse_gamestate(ctx *c)
             goto out;
         }
     }
-    if (s->old) {
-        s->client_num = 0; /* [Q3OLD] not sent: the playerState's clientNum says */
-    } else {
-        s->client_num = q3_read_bits(&c->b, 32);
+    int32_t client_num = 0; /* [Q3OLD] not sent: the playerState's clientNum says */
+    if (!s->old) {
+        client_num = q3_read_bits(&c->b, 32);
         (void)q3_read_bits(&c->b, 32); /* checksumFeed */
     }
     if (q3_bits_err(&c->b)) {
@@ -661,8 +670,11 @@ static qd_err parse_gamestate(ctx *c)
         e = fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_gamestate without a serverinfo");
         goto out;
     }
-    if (s->client_num < 0 || s->client_num >= Q3_MAX_CLIENTS)
-        s->client_num = 0;
+    s->client_num = client_num >= 0 && client_num < Q3_MAX_CLIENTS ? client_num : 0;
+    s->cmd_seq = cmd_seq;
+    memset(s->baselines, 0, (size_t)s->baselines_hw * sizeof s->baselines[0]);
+    memcpy(s->baselines, gs->baselines, (size_t)gs->baselines_hw * sizeof s->baselines[0]);
+    s->baselines_hw = gs->baselines_hw;
     /* A new level: the ring and the pool start over. */
     dd_reset(STORE(s));
     memset(s->ps_ring, 0, sizeof s->ps_ring);
@@ -681,6 +693,11 @@ static qd_err parse_gamestate(ctx *c)
               s->protocol, esc(c, 0, map), s->client_num, configstrings, baselines);
     }
 out:
+    if (e) { /* the level before goes on with its own tables */
+        s->protocol = was_protocol;
+        s->cs_dm3 = was_cs_dm3;
+        c->p = was_p;
+    }
     c->gs = NULL;
     free(gs);
     return e;
@@ -742,6 +759,7 @@ static void text_event(ctx *c, int kind, int team, const char *text)
 }
 
 static qd_err run_command(ctx *c);
+static qd_err run_pending(ctx *c);
 
 /* A reliable text command [DM68 10 Parse_ServerCommand]: each is resent until acknowledged,
  * so one already seen is skipped. A new one is run when the cgame would run it:
@@ -761,15 +779,29 @@ static qd_err parse_servercommand(ctx *c)
         TRACE(c, "svc_serverCommand", "seq=%d (seen) \"%s\"", seq, esc(c, 0, c->str));
         return QD_OK;
     }
+    /* A server resends at most MAX_RELIABLE_COMMANDS (64) unacknowledged commands
+     * [DM68 10]; a sequence further ahead is damage (ioquake3's cgame would stop: "a
+     * reliable command was cycled out"), and taking it would make every later command
+     * "seen" until the next gamestate (a review: one flipped bit muted a level). After
+     * skipped bytes (resynced) any jump is taken. */
+    if (s->have_level && !s->resynced && (int64_t)seq - s->cmd_seq > Q3_MAX_RELIABLE_COMMANDS)
+        return fail(c, QD_ERR_BAD_DATA, c->msg_ofs,
+                    "svc_serverCommand: sequence %d jumps from %d, over %d ahead", seq,
+                    s->cmd_seq, Q3_MAX_RELIABLE_COMMANDS);
     s->cmd_seq = seq;
     TRACE(c, "svc_serverCommand", "seq=%d \"%s\"", seq, esc(c, 0, c->str));
     if (!s->have_level)
         return QD_OK;
-    if (c->npending < Q3_PENDING_CMDS) {
-        c->pending[c->npending++] = at;
-        return QD_OK;
+    if (c->npending == Q3_PENDING_CMDS) {
+        /* more than a server holds unacknowledged (MAX_RELIABLE_COMMANDS): those held run
+         * now, before this one, so the commands keep their order (a review: the 65th ran
+         * first and the older ones then undid it) */
+        qd_err e = run_pending(c);
+        if (e)
+            return e;
     }
-    return run_command(c); /* (more than a message's worth: at once) */
+    c->pending[c->npending++] = at;
+    return QD_OK;
 }
 
 /* The message's held commands, in order, now (re-read from where each string starts). */
@@ -2442,7 +2474,12 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
     if (h.err)
         return fail(c, QD_ERR_TRUNCATED, at, "block %u: header cut off (%zu bytes left)",
                     s->block, (size_t)(len - at));
-    if (seq == -1 || n == -1) {
+    /* the end: a length of -1 (cl_main.c CL_ReadDemoMessage looks at nothing else; the
+     * recorder writes -1 -1), or a sequence of -1 in the file's last 8 bytes. Elsewhere a
+     * sequence of -1 before a real length is damage, skipped like any (a review: one
+     * damaged sequence ended the demo there in silence; taken as a message, it left every
+     * later snapshot without its delta source). */
+    if (n == -1 || (seq == -1 && len - at == 8)) {
         s->pos = at + 8;
         s->ended = 1;
         *done = 1;
@@ -2452,6 +2489,9 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
     if (n <= 0 || n > Q3_MAX_MSGLEN)
         return fail(c, QD_ERR_BAD_DATA, at + 4, "block %u: message length %d (1..%d)", s->block,
                     n, Q3_MAX_MSGLEN);
+    if (seq == -1)
+        return fail(c, QD_ERR_BAD_DATA, at, "block %u: sequence -1 (an end marker's) before a "
+                    "%d-byte message", s->block, n);
     if ((size_t)n > rd_left(&h))
         return fail(c, QD_ERR_TRUNCATED, at, "block %u: %d-byte message, only %zu bytes left",
                     s->block, n, rd_left(&h));

@@ -39,6 +39,7 @@
 #define Q3_MAX_GENTITIES (1 << Q3_GENTITYNUM_BITS)
 #define Q3_ENTITYNUM_NONE (Q3_MAX_GENTITIES - 1)
 #define Q3_MAX_CONFIGSTRINGS 1024
+#define Q3_MAX_RELIABLE_COMMANDS 64 /* a server's unacknowledged commands at most (q_shared.h) */
 #define Q3_BIG_INFO_STRING 8192
 #define Q3_MAX_STRING_CHARS 1024
 #define Q3_PACKET_BACKUP 32 /* MAX_SNAPSHOTS: the ring of snapshots deltas refer to */

@@ -2472,3 +2472,149 @@ TEST(q3_variant_sounds_use_all_four)
     }
     run_close(&r);
 }
+
+/* ---- damage in commands, gamestates and block headers (review findings, 2026-12-02) ---- */
+
+/* m decoded through the demo layer (damaged blocks skipped): player 3's name at the end,
+ * the damaged ranges, whether it ran to its end marker. */
+static int layer_run(buf *m, char *name, size_t cap, int *damaged, int *ended, double *x100)
+{
+    qd_error err;
+    demo_t *d = demo_open_with(&demo_q3_decoder, "t.dm_68", m->b, m->n, &err);
+    cl_state *cl = malloc(sizeof *cl);
+    if (!d || !cl) {
+        demo_close(d);
+        free(cl);
+        return 0;
+    }
+    cl_reset(cl);
+    int done = 0;
+    qd_err e = QD_OK;
+    for (size_t k = 0; !done && e == QD_OK && k <= m->n; k++)
+        e = demo_step(d, cl, NULL, &done, &err);
+    snprintf(name, cap, "%s", cl->players[3].name);
+    *damaged = demo_num_damaged(d);
+    *ended = done && demo_ended(d);
+    if (x100)
+        *x100 = cl->entities[101].active ? cl->entities[101].cur.origin[0] : -1;
+    demo_close(d);
+    free(cl);
+    return e == QD_OK;
+}
+
+/* A svc_serverCommand over 64 ahead of the last (sequence 200 after 11: a damaged number)
+ * is damage, skipped: the next genuine command, 12, still runs. Before the fix 200 was
+ * taken, 12 was "seen" and the player kept the damaged command's name. */
+TEST(q3_command_sequence_jump_is_damage)
+{
+    bw *w;
+    buf *m = start_built(&w); /* the gamestate's command sequence: 10 */
+    CHECK(m);
+    build_snapshot(w, 5000, 0, 1.0f);
+    add_block(m, w, 11);
+    add_command(m, w, 11, "cs 547 \"n\\One\\t\\1\"");
+    add_command(m, w, 200, "cs 547 \"n\\Bad\\t\\1\"");
+    add_command(m, w, 12, "cs 547 \"n\\Two\\t\\1\"");
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    char name[64];
+    int damaged = 0, ended = 0;
+    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, NULL));
+    CHECK_EQ(damaged, 1);
+    CHECK(ended);
+    CHECK_MSG(!strcmp(name, "Two"), "name %s", name);
+    free(w);
+    free(m);
+}
+
+/* 65 new commands in one message (a server holds 64 unacknowledged): they take effect in
+ * order, so the 65th's name stays. Before the fix the 65th ran first and the 64 held ones
+ * ran after it: the name of the 64th. */
+TEST(q3_commands_past_a_message_keep_their_order)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    build_snapshot(w, 5000, 0, 1.0f);
+    add_block(m, w, 11);
+    wbits(w, 0, 32);
+    for (int k = 1; k <= 65; k++) {
+        char text[64];
+        snprintf(text, sizeof text, "cs 547 \"n\\P%d\\t\\1\"", k);
+        wbits(w, Q3_SVC_SERVERCOMMAND, 8);
+        wbits(w, 10 + k, 32);
+        wstr(w, text);
+    }
+    wbits(w, Q3_SVC_EOF, 8);
+    add_block(m, w, 12);
+    char name[64];
+    int damaged = 0, ended = 0;
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, NULL));
+    CHECK_EQ(damaged, 0);
+    CHECK_MSG(!strcmp(name, "P65"), "name %s", name);
+    free(w);
+    free(m);
+}
+
+/* A block whose sequence is damaged to -1, its length intact: skipped as damage, and the
+ * demo goes on to its real end marker (the command after it runs). Before the fix it was
+ * taken for the end marker: the demo ended there, "complete", the rest unread. */
+TEST(q3_sequence_minus_one_mid_file_is_damage)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    build_snapshot(w, 5000, 0, 1.0f);
+    add_block(m, w, 11);
+    add_command(m, w, -1, "cs 547 \"n\\Bad\\t\\1\""); /* (its number: the block's -1) */
+    add_command(m, w, 13, "cs 547 \"n\\Two\\t\\1\"");
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    char name[64];
+    int damaged = 0, ended = 0;
+    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, NULL));
+    CHECK_EQ(damaged, 1);
+    CHECK(ended);
+    CHECK_MSG(!strcmp(name, "Two"), "name %s", name);
+    free(w);
+    free(m);
+}
+
+/* A second gamestate that breaks (protocol 73 in its serverinfo, command sequence 5000,
+ * then a command 9 no gamestate holds) is damage, and the level before goes on whole: its
+ * protocol 68 tables, its command sequence (the next command, 11, runs) and its baseline
+ * (entity 100 at x 64 from a snapshot that sends it from its baseline). Before the fix the
+ * broken gamestate had switched the tables to 73's, taken 5000 (11 "seen") and cleared the
+ * baselines (x 0). */
+TEST(q3_broken_gamestate_keeps_the_level)
+{
+    bw *w;
+    buf *m = start_built(&w);
+    CHECK(m);
+    build_snapshot(w, 5000, 0, 1.0f);
+    add_block(m, w, 11);
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_GAMESTATE, 8);
+    wbits(w, 5000, 32);
+    cs(w, Q3_CS_SERVERINFO, "\\sv_maxclients\\8\\mapname\\q3dm17\\protocol\\73");
+    wbits(w, 9, 8); /* no such command in a gamestate */
+    wbits(w, Q3_SVC_EOF, 8);
+    add_block(m, w, 12);
+    add_command(m, w, 11, "cs 547 \"n\\Two\\t\\1\"");
+    build_snapshot(w, 5100, 0, 2.0f); /* from nothing: entity 100 from its baseline */
+    add_block(m, w, 14);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    char name[64];
+    int damaged = 0, ended = 0;
+    double x = 0;
+    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, &x));
+    CHECK_EQ(damaged, 1);
+    CHECK(ended);
+    CHECK_MSG(!strcmp(name, "Two"), "name %s", name);
+    CHECK_MSG(fabs(x - 64.0) < 1e-3, "entity 100 at x %f", x);
+    free(w);
+    free(m);
+}
