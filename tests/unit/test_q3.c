@@ -2475,10 +2475,13 @@ TEST(q3_variant_sounds_use_all_four)
 
 /* ---- damage in commands, gamestates and block headers (review findings, 2026-12-02) ---- */
 
-/* m decoded through the demo layer (damaged blocks skipped): player 3's name at the end,
- * the damaged ranges, whether it ran to its end marker. */
+/* m ended with the end marker and decoded through the demo layer (damaged blocks skipped):
+ * player 3's name at the end, the damaged ranges, whether it ran to its end marker, and
+ * entity 100's x (-1 when absent). 0 when it stopped on an error or memory ran out. */
 static int layer_run(buf *m, char *name, size_t cap, int *damaged, int *ended, double *x100)
 {
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
     qd_error err;
     demo_t *d = demo_open_with(&demo_q3_decoder, "t.dm_68", m->b, m->n, &err);
     cl_state *cl = malloc(sizeof *cl);
@@ -2495,36 +2498,53 @@ static int layer_run(buf *m, char *name, size_t cap, int *damaged, int *ended, d
     snprintf(name, cap, "%s", cl->players[3].name);
     *damaged = demo_num_damaged(d);
     *ended = done && demo_ended(d);
-    if (x100)
-        *x100 = cl->entities[101].active ? cl->entities[101].cur.origin[0] : -1;
+    *x100 = cl->entities[101].active ? cl->entities[101].cur.origin[0] : -1;
     demo_close(d);
     free(cl);
     return e == QD_OK;
 }
 
+/* The test gamestate (command sequence 10) as block 10 and a snapshot at 5000 as block 11;
+ * *w empty (free both). NULL when out of memory. */
+static buf *start_level(bw **w)
+{
+    buf *m = start_built(w);
+    if (m) {
+        build_snapshot(*w, 5000, 0, 1.0f);
+        add_block(m, *w, 11);
+    }
+    return m;
+}
+
+/* m (from start_level) run to its end: the damaged ranges, player 3's name, entity 100's x
+ * as said; then m and w freed. */
+static void check_level(buf *m, bw *w, int want_damaged, const char *want_name, double want_x)
+{
+    char name[64] = "";
+    int damaged = -1, ended = 0;
+    double x = -2;
+    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, &x));
+    free(w);
+    free(m);
+    CHECK_EQ(damaged, want_damaged);
+    CHECK(ended);
+    CHECK_MSG(!strcmp(name, want_name), "name %s, want %s", name, want_name);
+    CHECK_MSG(fabs(x - want_x) < 1e-3, "entity 100 at x %f, want %f", x, want_x);
+}
+
 /* A svc_serverCommand over 64 ahead of the last (sequence 200 after 11: a damaged number)
  * is damage, skipped: the next genuine command, 12, still runs. Before the fix 200 was
- * taken, 12 was "seen" and the player kept the damaged command's name. */
+ * taken, 12 was "seen" and the player kept the damaged command's name. (Entity 100 is
+ * where the snapshot put it: x 64 from its baseline.) */
 TEST(q3_command_sequence_jump_is_damage)
 {
     bw *w;
-    buf *m = start_built(&w); /* the gamestate's command sequence: 10 */
+    buf *m = start_level(&w);
     CHECK(m);
-    build_snapshot(w, 5000, 0, 1.0f);
-    add_block(m, w, 11);
     add_command(m, w, 11, "cs 547 \"n\\One\\t\\1\"");
     add_command(m, w, 200, "cs 547 \"n\\Bad\\t\\1\"");
     add_command(m, w, 12, "cs 547 \"n\\Two\\t\\1\"");
-    put32(m, 0xffffffffu);
-    put32(m, 0xffffffffu);
-    char name[64];
-    int damaged = 0, ended = 0;
-    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, NULL));
-    CHECK_EQ(damaged, 1);
-    CHECK(ended);
-    CHECK_MSG(!strcmp(name, "Two"), "name %s", name);
-    free(w);
-    free(m);
+    check_level(m, w, 1, "Two", 64);
 }
 
 /* 65 new commands in one message (a server holds 64 unacknowledged): they take effect in
@@ -2533,10 +2553,8 @@ TEST(q3_command_sequence_jump_is_damage)
 TEST(q3_commands_past_a_message_keep_their_order)
 {
     bw *w;
-    buf *m = start_built(&w);
+    buf *m = start_level(&w);
     CHECK(m);
-    build_snapshot(w, 5000, 0, 1.0f);
-    add_block(m, w, 11);
     wbits(w, 0, 32);
     for (int k = 1; k <= 65; k++) {
         char text[64];
@@ -2547,15 +2565,7 @@ TEST(q3_commands_past_a_message_keep_their_order)
     }
     wbits(w, Q3_SVC_EOF, 8);
     add_block(m, w, 12);
-    char name[64];
-    int damaged = 0, ended = 0;
-    put32(m, 0xffffffffu);
-    put32(m, 0xffffffffu);
-    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, NULL));
-    CHECK_EQ(damaged, 0);
-    CHECK_MSG(!strcmp(name, "P65"), "name %s", name);
-    free(w);
-    free(m);
+    check_level(m, w, 0, "P65", 64);
 }
 
 /* A block whose sequence is damaged to -1, its length intact: skipped as damage, and the
@@ -2564,22 +2574,11 @@ TEST(q3_commands_past_a_message_keep_their_order)
 TEST(q3_sequence_minus_one_mid_file_is_damage)
 {
     bw *w;
-    buf *m = start_built(&w);
+    buf *m = start_level(&w);
     CHECK(m);
-    build_snapshot(w, 5000, 0, 1.0f);
-    add_block(m, w, 11);
     add_command(m, w, -1, "cs 547 \"n\\Bad\\t\\1\""); /* (its number: the block's -1) */
     add_command(m, w, 13, "cs 547 \"n\\Two\\t\\1\"");
-    put32(m, 0xffffffffu);
-    put32(m, 0xffffffffu);
-    char name[64];
-    int damaged = 0, ended = 0;
-    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, NULL));
-    CHECK_EQ(damaged, 1);
-    CHECK(ended);
-    CHECK_MSG(!strcmp(name, "Two"), "name %s", name);
-    free(w);
-    free(m);
+    check_level(m, w, 1, "Two", 64);
 }
 
 /* A second gamestate that breaks (protocol 73 in its serverinfo, command sequence 5000,
@@ -2591,10 +2590,8 @@ TEST(q3_sequence_minus_one_mid_file_is_damage)
 TEST(q3_broken_gamestate_keeps_the_level)
 {
     bw *w;
-    buf *m = start_built(&w);
+    buf *m = start_level(&w);
     CHECK(m);
-    build_snapshot(w, 5000, 0, 1.0f);
-    add_block(m, w, 11);
     wbits(w, 0, 32);
     wbits(w, Q3_SVC_GAMESTATE, 8);
     wbits(w, 5000, 32);
@@ -2605,16 +2602,5 @@ TEST(q3_broken_gamestate_keeps_the_level)
     add_command(m, w, 11, "cs 547 \"n\\Two\\t\\1\"");
     build_snapshot(w, 5100, 0, 2.0f); /* from nothing: entity 100 from its baseline */
     add_block(m, w, 14);
-    put32(m, 0xffffffffu);
-    put32(m, 0xffffffffu);
-    char name[64];
-    int damaged = 0, ended = 0;
-    double x = 0;
-    CHECK(layer_run(m, name, sizeof name, &damaged, &ended, &x));
-    CHECK_EQ(damaged, 1);
-    CHECK(ended);
-    CHECK_MSG(!strcmp(name, "Two"), "name %s", name);
-    CHECK_MSG(fabs(x - 64.0) < 1e-3, "entity 100 at x %f", x);
-    free(w);
-    free(m);
+    check_level(m, w, 1, "Two", 64);
 }
