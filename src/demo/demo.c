@@ -213,10 +213,13 @@ static qd_err resync(demo_t *d, uint64_t start, cl_state *cl, qd_error *err)
     uint64_t p = start, size = 0, next = 0;
     int b = DEMO_BLOCK_NONE;
     /* The block holding the error: walk whole blocks from the step's start (an .mvd step is
-     * a frame of several blocks). */
-    for (int i = 0; i < 65536; i++) {
+     * a frame of several blocks). No count caps the walk: p only grows, up to the error's
+     * offset, over bytes the step decoded (a cap of 65,536 blocks stopped inside an .mvd
+     * frame of more, named a good block as the damage and decoded the blocks after it
+     * twice; a review). */
+    for (;;) {
         b = d->dec->block_at(d->data, d->len, p, 0, &size);
-        if (b != DEMO_BLOCK_WHOLE || p + size > why.offset)
+        if (b != DEMO_BLOCK_WHOLE || size == 0 || p + size > why.offset)
             break;
         p += size;
     }

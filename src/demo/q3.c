@@ -95,8 +95,10 @@ static const char *esc(ctx *c, int slot, const char *s)
 static uint64_t here(const ctx *c)
 {
     size_t byte = c->b.bit >> 3;
-    if (byte > c->b.r.len)
-        byte = c->b.r.len;
+    if (byte >= c->b.r.len) /* read past its end: its last byte, inside its own block (the
+                             * message's end is the next block's start, which the resync then
+                             * took for the damage; a review) */
+        byte = c->b.r.len ? c->b.r.len - 1 : 0;
     return c->base + byte;
 }
 

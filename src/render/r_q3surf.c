@@ -32,6 +32,9 @@
 
 typedef struct q3_image {
     char name[64];
+    uint8_t derived;     /* made here from another (inverted, premultiplied, faded): found
+                          * by its key only, never by a file name (a review: a shader
+                          * naming "x.png#a1/16" took a copy's place) */
     int levels;          /* 0: not found (drawn flat) */
     int w[MAX_LEVELS], h[MAX_LEVELS];
     uint32_t *texels[MAX_LEVELS]; /* powers of two each way: level k is w >> k by h >> k */
@@ -96,6 +99,9 @@ typedef struct q3_portal {
 struct r_q3 {
     struct prefetch *pre;    /* while load_q3 runs: images decoded ahead on another core */
     uint32_t num_mats, num_images, cap_images;
+    uint32_t cap_mats;       /* mats' size: every material is counted ahead (load_q3) */
+    uint32_t *index;         /* images by (name, derived): a hash of index + 1, 0 empty */
+    uint32_t index_cap;      /* a power of two, at least twice num_images */
     q3_mat *mats;            /* one per mdl_bsp texture (BSP shader) */
     q3_image *images;
     uint32_t *lightmaps;     /* num_lightmaps pages of 128 x 128, shifted */
@@ -481,6 +487,61 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
 
 /* Room for one more image in q (animMaps name up to eight a layer, smoke its fades); 0: no
  * memory. */
+/* FNV-1a over name and the derived flag. */
+static uint32_t image_hash(const char *name, int derived)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)(derived != 0);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+/* The index of q's image named name (a copy made here when derived), or -1: one probe
+ * run, where each new name was compared with every image before it (65,536 shader names:
+ * 61 s to load; a review). */
+static int32_t image_lookup(const r_q3 *q, const char *name, int derived)
+{
+    if (!q->index_cap)
+        return -1;
+    const uint32_t mask = q->index_cap - 1;
+    for (uint32_t at = image_hash(name, derived) & mask;; at = (at + 1) & mask) {
+        uint32_t k = q->index[at];
+        if (!k)
+            return -1;
+        const q3_image *im = &q->images[k - 1];
+        if (im->derived == (derived != 0) && strcmp(im->name, name) == 0)
+            return (int32_t)(k - 1);
+    }
+}
+
+/* List image i (just made) in the index, grown (to four times the images) when half full;
+ * 0 when out of memory. */
+static int image_listed(r_q3 *q, uint32_t i)
+{
+    if ((size_t)q->num_images * 2 >= q->index_cap) {
+        size_t cap = 64;
+        while (cap < (size_t)q->num_images * 4)
+            cap *= 2;
+        if (cap > UINT32_MAX / 2)
+            return 0;
+        uint32_t *grown = calloc(cap, sizeof *grown);
+        if (!grown)
+            return 0;
+        free(q->index);
+        q->index = grown;
+        q->index_cap = (uint32_t)cap;
+        for (uint32_t k = 0; k < q->num_images; k++)
+            if (k != i && !image_listed(q, k))
+                return 0;
+    }
+    const uint32_t mask = q->index_cap - 1;
+    uint32_t at = image_hash(q->images[i].name, q->images[i].derived) & mask;
+    while (q->index[at])
+        at = (at + 1) & mask;
+    q->index[at] = i + 1;
+    return 1;
+}
+
 static int room_for_image(r_q3 *q)
 {
     if (q->num_images < q->cap_images)
@@ -500,15 +561,18 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
 {
     if (!name[0])
         return -1;
-    for (uint32_t i = 0; i < q->num_images; i++)
-        if (strcmp(q->images[i].name, name) == 0)
-            return q->images[i].levels ? (int32_t)i : -1;
+    int32_t i = image_lookup(q, name, 0);
+    if (i >= 0)
+        return q->images[i].levels ? i : -1;
     if (!room_for_image(q))
         return -2;
     q3_image *im = &q->images[q->num_images];
     if (!load_image(im, name, read, ctx, &q->texels, q->pre))
         return -2;
+    im->derived = 0;
     q->num_images++;
+    if (!image_listed(q, q->num_images - 1))
+        return -2;
     return im->levels ? (int32_t)(q->num_images - 1) : -1;
 }
 
@@ -528,9 +592,9 @@ static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read
     char key[sizeof q->images[0].name];
     memcpy(key, name, n);
     memcpy(key + n, suffix, ns + 1);
-    for (uint32_t i = 0; i < q->num_images; i++)
-        if (strcmp(q->images[i].name, key) == 0)
-            return q->images[i].levels ? (int32_t)i : -1;
+    int32_t made = image_lookup(q, key, 1);
+    if (made >= 0)
+        return q->images[made].levels ? made : -1;
     int32_t base = find_image(q, name, read, ctx);
     if (base < 0)
         return base;
@@ -540,13 +604,14 @@ static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read
     q3_image *im = &q->images[q->num_images];
     *im = *src;
     memcpy(im->name, key, sizeof key);
+    im->derived = 1;
     size_t total = 0;
     for (int l = 0; l < src->levels; l++)
         total += (size_t)src->w[l] * (size_t)src->h[l];
     if (total > TEXEL_BUDGET - q->texels) { /* over the budget: drawn flat, as if missing */
         im->levels = 0;
         q->num_images++;
-        return -1;
+        return image_listed(q, q->num_images - 1) ? -1 : -2;
     }
     q->texels += total;
     for (int l = 0; l < src->levels; l++) {
@@ -572,7 +637,8 @@ static int32_t find_image_tx(r_q3 *q, const char *name, int tx, mdl_read_fn read
         out |= (tx == MDL_BLENDTEX_INVERT ? 255 - v : (v * (c >> 24) + 127) / 255) << sh;
     }
     im->color = out;
-    return (int32_t)q->num_images++;
+    q->num_images++;
+    return image_listed(q, q->num_images - 1) ? (int32_t)q->num_images - 1 : -2;
 }
 
 /* An animMap's frames (st->image and st->anim) into frames[], first the still's (first,
@@ -861,6 +927,14 @@ static void add_script(void *u, const char *name, uint64_t size)
     free(data);
 }
 
+/* The next material's place in q->mats, or NULL when every counted one is taken (load_q3
+ * counts them ahead; a review found the explosions' third stage pair uncounted, and a
+ * script giving every effect shader its images wrote past the array). */
+static q3_mat *mat_next(r_q3 *q)
+{
+    return q->num_mats < q->cap_mats ? &q->mats[q->num_mats] : NULL;
+}
+
 /* The materials of the MD3 models' surfaces, after the map's in q->mats: each surface's
  * shader (or skin's) resolved as the map's are, lit by the model's light unless the shader
  * gives its own colour (rgbGen identity, const, wave). 0 when out of memory. */
@@ -876,7 +950,11 @@ static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn rea
         if (!rm->mats)
             return 0;
         for (uint32_t k = 0; k < n; k++) {
-            q3_mat *m = &q->mats[q->num_mats];
+            q3_mat *m = mat_next(q);
+            if (!m) { /* (never: every surface is counted) */
+                rm->mats[k] = -1;
+                continue;
+            }
             if (!resolve(q, m, rm->kind == R_KIND_MD3 ? rm->shaders[k] : rm->shader, set, read,
                          ctx))
                 return 0;
@@ -906,7 +984,9 @@ static int model_mats(r_q3 *q, r_assets *a, mdl_shader_set *set, mdl_read_fn rea
 static int32_t effect_mat(r_q3 *q, const char *name, const mdl_shader *sh, mdl_read_fn read,
                           void *ctx)
 {
-    q3_mat *m = &q->mats[q->num_mats];
+    q3_mat *m = mat_next(q);
+    if (!m)
+        return -1;
     if (!resolve_sh(q, m, name, sh, read, ctx))
         return -2;
     if (m->image < 0 || m->nodraw)
@@ -931,13 +1011,7 @@ static int fade_key(const r_q3 *q, int32_t image, uint32_t num, uint32_t den, in
 }
 
 /* The index of q's image named key, or -1. */
-static int32_t image_named(const r_q3 *q, const char *key)
-{
-    for (uint32_t i = 0; i < q->num_images; i++)
-        if (strcmp(q->images[i].name, key) == 0)
-            return (int32_t)i;
-    return -1;
-}
+static int32_t image_named(const r_q3 *q, const char *key) { return image_lookup(q, key, 1); }
 
 /* Whether copies copies of image (fades 1 / copies .. copies / copies, colour ones or not)
  * fit in the texels left of TEXEL_BUDGET: charged to it when they do, unless they were
@@ -978,6 +1052,7 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
     const q3_image *src = &q->images[image];
     q3_image *im = &q->images[q->num_images];
     *im = *src;
+    im->derived = 1;
     if (keyed)
         memcpy(im->name, key, sizeof im->name);
     /* each channel's value as faded: alpha (colour 0) or each colour times num / den
@@ -1035,7 +1110,11 @@ static int32_t faded_image(r_q3 *q, int32_t image, uint32_t num, uint32_t den, i
             }
         }
     }
-    return (int32_t)q->num_images++;
+    q->num_images++;
+    /* (one that kept its source's name, the key not fitting, is not listed: made anew) */
+    if (keyed && !image_listed(q, q->num_images - 1))
+        return -2;
+    return (int32_t)q->num_images - 1;
 }
 
 /* cg_effects.c CG_SmokePuff's shader (cgs.media.smokePuffShader, "smokePuff": its image
@@ -1049,7 +1128,8 @@ static int smoke_mats(r_q3 *q, int32_t mat, int32_t out[R_Q3_SMOKE_FADES])
         return 0;
     if (mat < 0 || q->mats[mat].image < 0)
         return 1;
-    if (!charge_copies(q, q->mats[mat].image, R_Q3_SMOKE_FADES, 0))
+    if (q->cap_mats - q->num_mats < R_Q3_SMOKE_FADES ||
+        !charge_copies(q, q->mats[mat].image, R_Q3_SMOKE_FADES, 0))
         return 1; /* over the budget of texels: no puffs, as without the image */
     for (int k = 0; k < R_Q3_SMOKE_FADES; k++) {
         int32_t im = faded_image(q, q->mats[mat].image, (uint32_t)k + 1, R_Q3_SMOKE_FADES, 0);
@@ -1076,7 +1156,9 @@ static int mark_mats(r_q3 *q, int k, const char *name, const mdl_shader *sh, mdl
 {
     int32_t *mats = q->mark_mats[k];
     q->mark_fades[k] = 0;
-    q3_mat *m = &q->mats[q->num_mats];
+    q3_mat *m = mat_next(q);
+    if (!m || q->cap_mats - q->num_mats < 1 + R_Q3_MARK_FADES)
+        return 1; /* (never: counted) */
     if (!resolve_sh(q, m, name, sh, read, ctx))
         return 0;
     if (m->image < 0 || m->nodraw)
@@ -1228,6 +1310,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     mdl_shader_set set = {0};
     qd_err r = QD_ERR_NOMEM;
     uint8_t *used = NULL;
+    int fog_drawn = 0; /* a fog volume's side is drawn (used[i] & 2) */
     prefetch pre;
     memset(&pre, 0, sizeof pre);
     q->pre = NULL;
@@ -1251,10 +1334,13 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         surfaces += a->models[i].kind == R_KIND_MD3        ? a->models[i].md3->num_surfaces
                     : a->models[i].kind == R_KIND_Q3SPRITE ? 1
                                                            : 0;
-    /* + the four powerup shells and the explosions */
-    size_t n = (size_t)b->num_textures + surfaces + 6 + 2 * R_Q3FX_COUNT + 2 + 2 * R_Q3_SMOKE_FADES +
-               R_Q3MARK_COUNT * (R_Q3_MARK_FADES + 1) + CL_FLOAT_KINDS;
+    /* + the four powerup shells, the smoke's and blood trail's shaders, the explosions
+     * (three each: fx_mats and fx_more's two), the rail's two, their smoke copies, the marks
+     * with their copies and the floating sprites */
+    size_t n = (size_t)b->num_textures + surfaces + 6 + 3 * R_Q3FX_COUNT + 2 +
+               2 * R_Q3_SMOKE_FADES + R_Q3MARK_COUNT * (R_Q3_MARK_FADES + 1) + CL_FLOAT_KINDS;
     q->mats = calloc(n, sizeof *q->mats);
+    q->cap_mats = (uint32_t)n;
     /* each shader names at most two images (its layers) */
     q->images = calloc(2 * n, sizeof *q->images);
     q->cap_images = (uint32_t)(2 * n);
@@ -1285,7 +1371,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     q->num_mats = b->num_textures;
     /* which shaders a drawn face uses: one that only brushes, fogs or flares name (q3map's
      * "noshader") is never drawn, so it is not missing */
-    used = calloc(b->num_textures ? b->num_textures : 1, 1);
+    used = calloc(b->num_textures ? b->num_textures : 1, 1); /* bit 1 used, 2 fog drawn */
     if (!used)
         goto out;
     for (uint32_t f = 0; f < b->num_faces; f++)
@@ -1316,13 +1402,8 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
          * draws nothing of its own): its faces drawable again */
         if (b->textures[i].fog && m->image >= 0 && !m->sky) {
             b->textures[i].flags &= (uint8_t)~MDL_SURF_NODRAW;
-            for (uint32_t f = 0; f < b->num_faces; f++) {
-                mdl_face *fc = &b->faces[f];
-                if (fc->texture == (int32_t)i && /* (not a degenerate one: no normal) */
-                    fc->normal[0] * fc->normal[0] + fc->normal[1] * fc->normal[1] +
-                            fc->normal[2] * fc->normal[2] > 0.5f)
-                    fc->flags &= (uint8_t)~MDL_SURF_NODRAW;
-            }
+            used[i] |= 2; /* its faces: one pass after this loop */
+            fog_drawn = 1;
         }
         if (b->textures[i].flags & MDL_SURF_NODRAW)
             m->nodraw = 1;
@@ -1330,12 +1411,23 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
             m->sky = 1;
         if (m->sky && m->image >= 0)
             q->sky_flat = q->images[m->image].color | 0xff000000u;
-        if (m->image < 0 && !m->sky && !m->nodraw && used[i]) {
+        if (m->image < 0 && !m->sky && !m->nodraw && (used[i] & 1)) {
             q->missing[q->num_missing] = strdup(b->textures[i].name);
             if (!q->missing[q->num_missing])
                 goto out;
             q->num_missing++;
         }
+    }
+    /* the fog volumes' drawn sides (above): their faces drawable again, in one pass (each
+     * such shader walked every face: 65,536 of them over 400,000 triangles took 74 s; a
+     * review), not a degenerate one (no normal) */
+    for (uint32_t f = 0; fog_drawn && f < b->num_faces; f++) {
+        mdl_face *fc = &b->faces[f];
+        if (fc->texture >= 0 && (uint32_t)fc->texture < b->num_textures &&
+            (used[fc->texture] & 2) &&
+            fc->normal[0] * fc->normal[0] + fc->normal[1] * fc->normal[1] +
+                    fc->normal[2] * fc->normal[2] > 0.5f)
+            fc->flags &= (uint8_t)~MDL_SURF_NODRAW;
     }
     if (!model_mats(q, a, &set, read, ctx))
         goto out;
@@ -1387,8 +1479,10 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
      * the vertices' (the shooter's) */
     static const char *const rail[2] = {"railCore", "railDisc"};
     for (int k = 0; k < 2; k++) {
-        q3_mat *m = &q->mats[q->num_mats];
+        q3_mat *m = mat_next(q);
         const mdl_shader *sh = mdl_shader_find(&set, rail[k]);
+        if (!m)
+            break;
         if (!resolve_sh(q, m, rail[k], sh, read, ctx))
             goto out;
         if (m->image >= 0 && sh && m->light == LIGHT_VERTEX)
@@ -1402,7 +1496,9 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         "medal_excellent", "medal_gauntlet", "medal_defend",  "medal_assist",
         "medal_capture", "sprites/foe"};
     for (int k = 1; k < CL_FLOAT_KINDS; k++) {
-        q3_mat *m = &q->mats[q->num_mats];
+        q3_mat *m = mat_next(q);
+        if (!m)
+            break;
         if (!resolve_sh(q, m, floats[k], mdl_shader_find(&set, floats[k]), read, ctx))
             goto out;
         if (m->image >= 0 && !m->nodraw) { /* (its image at its own colour, RT_SPRITE) */
@@ -1447,6 +1543,7 @@ void r_q3_free(r_q3 *q)
         free(q->missing[i]);
     free(q->missing);
     free(q->images);
+    free(q->index);
     free(q->mats);
     free(q->lightmaps);
     free(q);

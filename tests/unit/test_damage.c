@@ -545,3 +545,113 @@ TEST(damage_qwd_time_never_runs_backwards)
     free(ofs);
     free(d);
 }
+
+/* ---- the damaged block found where it is (review findings, 2026-12-02) ---- */
+
+/* The damage list of data decoded whole: its count, and the first range's offset in *at. */
+static int damage_at(const char *name, const uint8_t *data, size_t len, uint64_t *at)
+{
+    uint32_t frames;
+    double last;
+    qd_error err;
+    demo_t *d = NULL;
+    decode_all(name, data, len, &frames, &last, &d, &err);
+    int n = d ? demo_num_damaged(d) : -1;
+    *at = n > 0 ? demo_damaged(d, 0)->offset : 0;
+    demo_close(d);
+    return n;
+}
+
+/* damage_files[i] read whole (*len) with its blocks' offsets (*n of them, in ofs of
+ * MAX_BLOCKS), or NULL when the real data is absent. */
+static uint8_t *load_with_blocks(size_t i, size_t *len, size_t *ofs, int *n)
+{
+    uint8_t *d = load_damage_file(i, len);
+    *n = d ? walk_blocks(damage_files[i].fmt, d, *len, ofs, MAX_BLOCKS) : 0;
+    return d;
+}
+
+/* An .mvd frame of 65,537 blocks (dem_set's 10 bytes each, then 20 prints to all) whose
+ * last block is an svc_bad (a dem_all of one 0 byte): one damaged range, that block. The
+ * walk to the damaged block stopped after 65,536 blocks: a good dem_set was named the
+ * damage and the blocks after it decoded twice (two ranges). Framing [walk_blocks]. */
+TEST(damage_long_mvd_frame_names_its_block)
+{
+    size_t len;
+    static size_t ofs[MAX_BLOCKS];
+    int n, cut = -1;
+    uint8_t *src = load_with_blocks(2, &len, ofs, &n);
+    if (!src)
+        SKIP("real data missing");
+    for (int i = n / 2; i < n && cut < 0; i++)
+        if (src[ofs[i]] != 0) /* a frame's first block: a time delta */
+            cut = i;
+    CHECK(cut > 0);
+    if (cut <= 0) {
+        free(src);
+        return;
+    }
+    gbuf f = {0};
+    gput(&f, src, ofs[cut]);
+    for (int i = 0; i < 65536; i++) {
+        const uint8_t set[10] = {i ? 0 : 5, 2, 1, 0, 0, 0, 1, 0, 0, 0};
+        gput(&f, set, sizeof set);
+    }
+    for (int k = 0; k < 20; k++) {
+        char text[16];
+        int tl = snprintf(text, sizeof text, "PRINT%02d\n", k) + 1;
+        const uint8_t head[8] = {0, 6, (uint8_t)(tl + 2), 0, 0, 0, 8, 2}; /* svc_print 2 */
+        gput(&f, head, sizeof head);
+        gput(&f, text, (size_t)tl);
+    }
+    const size_t bad = f.len;
+    const uint8_t svc_bad[7] = {0, 6, 1, 0, 0, 0, 0};
+    gput(&f, svc_bad, sizeof svc_bad);
+    gput(&f, src + ofs[cut], len - ofs[cut]);
+    uint64_t at = 0;
+    int damaged = damage_at("long.mvd", f.p, f.len, &at);
+    CHECK_EQ(damaged, 1);
+    CHECK_MSG(at == bad, "damage at %llu, the bad block at %zu", (unsigned long long)at, bad);
+    free(f.p);
+    free(src);
+}
+
+/* A Quake III message one byte short (its length shrunk to match: the framing whole) runs
+ * past its end: the damage is that block, not the next (its end, where the error was
+ * placed, is the next block's start, and a good block was skipped for it). The first of
+ * the file's middle blocks whose cut the decoder notices. */
+TEST(damage_q3_message_past_its_end_names_its_block)
+{
+    size_t len;
+    static size_t ofs[MAX_BLOCKS];
+    int n, tried = 0, found = 0;
+    uint8_t *src = load_with_blocks(5, &len, ofs, &n);
+    if (!src)
+        SKIP("real data missing");
+    uint8_t *cutf = malloc(len);
+    CHECK(cutf);
+    for (int i = n / 2; cutf && i + 1 < n && !found && tried < 50; i++, tried++) {
+        size_t p = ofs[i], msg = le32(src + p + 4);
+        if (msg < 2)
+            continue;
+        /* the bytes up to the block, its header with length - 1, its message less its last
+         * byte, the rest */
+        memcpy(cutf, src, p + 4);
+        uint32_t m1 = (uint32_t)msg - 1;
+        const uint8_t l[4] = {(uint8_t)m1, (uint8_t)(m1 >> 8), (uint8_t)(m1 >> 16),
+                              (uint8_t)(m1 >> 24)};
+        memcpy(cutf + p + 4, l, 4);
+        memcpy(cutf + p + 8, src + p + 8, m1);
+        memcpy(cutf + p + 8 + m1, src + p + 8 + msg, len - (p + 8 + msg));
+        uint64_t at = 0;
+        int damaged = damage_at("cut.dm_68", cutf, len - 1, &at);
+        if (damaged <= 0)
+            continue; /* this block's last byte held nothing read */
+        found = 1;
+        CHECK_EQ(damaged, 1);
+        CHECK_MSG(at == p, "block %d at %zu cut: damage at %llu", i, p, (unsigned long long)at);
+    }
+    CHECK_MSG(found, "no cut noticed in %d blocks", tried);
+    free(cutf);
+    free(src);
+}

@@ -2551,6 +2551,115 @@ TEST(q3tex_faded_copies_within_the_texel_budget)
     free(bsp);
 }
 
+/* The synthetic Quake III map (one shader, textures/base_wall/concrete) with the scripts
+ * `script` and big.tga a tga_size square of one colour: its assets with their Quake III
+ * textures, NULL when that failed (budget_close frees what it holds either way). */
+typedef struct budget_run {
+    uint8_t *bsp, *tga;
+    cl_level *lvl;
+    budget_files f;
+    r_assets *a;
+} budget_run;
+
+static r_assets *budget_open(budget_run *r, const char *script, int tga_size)
+{
+    memset(r, 0, sizeof *r);
+    size_t bsp_len = 0;
+    r->bsp = test_read_file("tests/fuzz/corpus/bsp/synthetic_ibsp46.bsp", &bsp_len);
+    r->lvl = calloc(1, sizeof *r->lvl);
+    if (!r->bsp || !r->lvl)
+        return NULL;
+    strcpy(r->lvl->map, "maps/b.bsp");
+    strcpy(r->lvl->models[1], "maps/b.bsp");
+    r->lvl->num_models = 2;
+    r->f = (budget_files){r->bsp, NULL, bsp_len, 0, script};
+    r->tga = budget_tga(tga_size, &r->f.tga_len);
+    r->f.tga = r->tga;
+    qd_error err = {0};
+    r->a = r_assets_load(r->lvl, budget_read, &r->f, NULL, &err);
+    if (r->a && r_assets_q3_textures(r->a, budget_read, budget_list, &r->f, &err) != QD_OK) {
+        r_assets_free(r->a);
+        r->a = NULL;
+    }
+    return r->a;
+}
+
+static void budget_close(budget_run *r)
+{
+    r_assets_free(r->a);
+    free(r->tga);
+    free(r->lvl);
+    free(r->bsp);
+}
+
+/* A copy's name is not a file's: the map's shader naming "big.tga#a1/32" (the name the
+ * smoke's 32nd-alpha copies of big.tga were looked up by) loads that file, not found, and
+ * the smoke's copies of the 4096 x 4096 big.tga are still charged to the budget of texels
+ * (none made: no smoke). Before the review's fix the found entry passed for the copies
+ * made already: nothing charged, and 32 copies made outside the budget (1.3 GB each such
+ * image), the smoke drawn from the empty entry and the images after it. */
+TEST(q3tex_copy_names_are_not_file_names)
+{
+    static const char script[] =
+        "textures/base_wall/concrete { { map big.tga#a1/32 } }\n"
+        "smokePuff { { map big.tga blendFunc GL_SRC_ALPHA GL_ONE_MINUS_SRC_ALPHA\n"
+        "alphaGen vertex } }\n";
+    budget_run r;
+    r_assets *a = budget_open(&r, script, 4096);
+    CHECK(a);
+    int32_t smoke = a ? r_q3_smoke_mat(a, 0.33f) : 0;
+    budget_close(&r);
+    CHECK_MSG(smoke < 0, "smoke %d: copies made outside the budget", (int)smoke);
+}
+
+/* Every effect shader given its image, each explosion six stages (its first pair and the
+ * two pairs after, fx_more): each gets its material, and the materials stay within the
+ * array counted for them. The explosions' third pair was not counted (a review): with all
+ * of these a script wrote 8 materials past the array (the sanitizer run's heap overflow;
+ * the plain build may pass over it). */
+TEST(q3tex_every_effect_shader_has_its_material)
+{
+    static const char *const fx[] = {"grenadeExplosion", "rocketExplosion", "bfgExplosion",
+                                     "plasmaExplosion",  "railExplosion",   "bulletExplosion",
+                                     "bloodExplosion",   "lightningBoltNew", "teleportEffect"};
+    static const char *const plain[] = {
+        "powerups/quad", "powerups/battleSuit", "powerups/regen", "powerups/invisibility",
+        "disconnected", "sprites/balloon3", "medal_impressive", "medal_excellent",
+        "medal_gauntlet", "medal_defend", "medal_assist", "medal_capture", "sprites/foe"};
+    char *script = malloc(16384);
+    CHECK(script);
+    size_t n = 0;
+    for (size_t i = 0; script && i < sizeof fx / sizeof fx[0]; i++) {
+        n += (size_t)snprintf(script + n, 16384 - n, "%s {", fx[i]);
+        for (int k = 0; k < 6; k++)
+            n += (size_t)snprintf(script + n, 16384 - n, " { map big.tga blendFunc add }");
+        n += (size_t)snprintf(script + n, 16384 - n, " }\n");
+    }
+    for (size_t i = 0; script && i < sizeof plain / sizeof plain[0]; i++)
+        n += (size_t)snprintf(script + n, 16384 - n, "%s { { map big.tga } }\n", plain[i]);
+    if (script)
+        n += (size_t)snprintf(script + n, 16384 - n, "%s%s%s", budget_script,
+                              "railCore { { map big.tga blendFunc add rgbGen vertex } }\n",
+                              "railDisc { { map big.tga blendFunc add rgbGen vertex } }\n");
+    CHECK(n < 16384);
+    budget_run r;
+    r_assets *a = script ? budget_open(&r, script, 16) : NULL;
+    CHECK(a);
+    for (int k = 0; a && k < R_Q3FX_COUNT; k++)
+        for (int more = 0; more <= 2; more++)
+            CHECK_MSG(r_q3_fx_mat(a, k, more) >= 0, "explosion %d, part %d", k, more);
+    CHECK(a && r_q3_quad_mat(a) >= 0 && r_q3_rail_mat(a) >= 0);
+    for (int k = 0; a && k < 3; k++)
+        CHECK(r_q3_shell_mat(a, k) >= 0);
+    static const uint8_t white[3] = {255, 255, 255};
+    uint32_t light;
+    for (int k = 0; a && k < R_Q3MARK_COUNT; k++)
+        CHECK_MSG(r_q3_mark_mat(a, k, white, 255, &light) >= 0, "mark %d", k);
+    CHECK(a && r_q3_smoke_mat(a, 0.33f) >= 0 && r_q3_blood_trail_mat(a, 0.33f) >= 0);
+    budget_close(&r);
+    free(script);
+}
+
 /* ---- a model shader's every layer ---- */
 
 typedef struct layered_files {
