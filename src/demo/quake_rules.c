@@ -226,12 +226,51 @@ typedef struct names {
     size_t len[CL_MAX_PLAYERS];
 } names;
 
-/* Does line match tpl whole, names at %v and %k? Sets *v and *k to the slots used. */
+/* Whether tpl at p is a name's place (%v or %k). */
+static int is_place(const char *p) { return p[0] == '%' && (p[1] == 'v' || p[1] == 'k'); }
+
+/* 1 when each literal run of tpl (its text around %v and %k) is somewhere in line: a match
+ * needs them all, and most lines hold none, so the names are not tried for them (every
+ * line tried every name at every template's places: 16 players named "a" and a demo of
+ * "a" lines took 1.5 s a MB; a review). */
+static int literals_in(const char *tpl, const char *line)
+{
+    char run[64];
+    while (*tpl) {
+        size_t n = 0;
+        while (tpl[n] && !is_place(tpl + n))
+            n++;
+        if (n) { /* (a longer run's first 63 bytes must be there too) */
+            size_t c = n < sizeof run ? n : sizeof run - 1;
+            memcpy(run, tpl, c);
+            run[c] = 0;
+            if (!strstr(line, run))
+                return 0;
+        }
+        tpl += n;
+        if (*tpl)
+            tpl += 2;
+    }
+    return 1;
+}
+
+/* Does line match tpl whole, names at %v and %k? Sets *v and *k to the slots used. A place
+ * with only text after it takes a name of exactly the length left: the others are not
+ * compared. */
 static int match(const names *nm, const char *tpl, const char *line, int *v, int *k)
 {
     for (;;) {
-        if (tpl[0] == '%' && (tpl[1] == 'v' || tpl[1] == 'k')) {
+        if (is_place(tpl)) {
+            const char *rest = tpl + 2;
+            int last = 1;
+            for (const char *q = rest; *q && last; q++)
+                last = !is_place(q);
+            size_t left = strlen(line), tail = strlen(rest);
+            if (last && left < tail)
+                return 0;
             for (int i = 0; i < nm->n; i++) {
+                if (last && nm->len[i] != left - tail)
+                    continue;
                 const char *name = nm->cl->players[nm->order[i]].name;
                 if (strncmp(line, name, nm->len[i]))
                     continue;
@@ -268,17 +307,61 @@ static const char *trimmed(const char *line, char *buf, size_t cap)
     return buf;
 }
 
+/* Each template's shape, for the tests before its names are tried: the literal text before
+ * its first place (head) and after its last (tail), and the shortest line it matches (its
+ * literals and a byte a name). Made once, before main (obit_shapes). */
+static struct obit_shape {
+    uint8_t head, tail, min_len;
+} obit_shape[NUM_OBITUARIES];
+
+#if defined(__GNUC__)
+__attribute__((constructor))
+#endif
+static void obit_shapes(void)
+{
+    for (size_t i = 0; i < NUM_OBITUARIES; i++) {
+        const char *t = obituaries[i].text;
+        size_t n = strlen(t), head = 0, last = 0, places = 0;
+        while (head < n && !is_place(t + head))
+            head++;
+        for (size_t j = 0; j + 1 < n; j++)
+            if (is_place(t + j))
+                places++, last = j + 2;
+        obit_shape[i].head = (uint8_t)head;
+        obit_shape[i].tail = (uint8_t)(n - last);
+        obit_shape[i].min_len = (uint8_t)(n - places); /* (2 bytes a place, 1 a name) */
+    }
+}
+
+/* Whether line (len bytes) can be template i: long enough, and its head and tail there. */
+static int obit_shape_fits(size_t i, const char *line, size_t len)
+{
+    const struct obit_shape *sh = &obit_shape[i];
+    const char *t = obituaries[i].text;
+    if (!sh->min_len || len < sh->min_len) /* (no shapes made: the full test alone) */
+        return sh->min_len == 0;
+    return memcmp(line, t, sh->head) == 0 &&
+           memcmp(line + len - sh->tail, t + strlen(t) - sh->tail, sh->tail) == 0;
+}
+
 int qr_obituary(const cl_state *cl, const char *line, cl_event *ev)
 {
     char buf[CL_TEXT_LEN];
     names nm;
     nm.cl = cl;
-    nm.n = players_by_length(cl, nm.order, nm.len);
-    if (!nm.n)
-        return 0;
+    nm.n = -1; /* the names by length: made when a template's text is all there */
     trimmed(line, buf, sizeof buf);
+    const size_t len = strlen(buf);
+    if (!strchr(buf, ' '))
+        return 0; /* every template has a space */
     for (size_t i = 0; i < NUM_OBITUARIES; i++) {
         int v = -1, k = -1;
+        if (!obit_shape_fits(i, buf, len) || !literals_in(obituaries[i].text, buf))
+            continue;
+        if (nm.n < 0)
+            nm.n = players_by_length(cl, nm.order, nm.len);
+        if (!nm.n)
+            return 0;
         if (!match(&nm, obituaries[i].text, buf, &v, &k))
             continue;
         memset(ev, 0, sizeof *ev);

@@ -250,6 +250,19 @@ TEST(facts_quake_obituary_names)
     CHECK(qr_obituary(&cl, " a b c was gibbed by \xcf\xcf's rocket\n", &ev));
     CHECK_EQ(ev.target, 5);
     CHECK_EQ(ev.actor, 7);
+    /* the review's quick tests before the names (a template's head, tail, least length and
+     * its text between): a head before the first name, a teammate's telefrag taken by its
+     * own template (not "by %k" with the name "a b's teammate"), a name that is itself
+     * another template's text, a line one byte short of its template */
+    CHECK(qr_obituary(&cl, "Satan's power deflects a b's telefrag", &ev));
+    CHECK_EQ(ev.target, 3);
+    CHECK(qr_obituary(&cl, "a b c was telefragged by a b's teammate", &ev));
+    CHECK(ev.target == 5 && ev.actor == 3 && (ev.flags & CL_EVF_TEAMKILL));
+    cl_set_player_name(&cl, 9, "x died");
+    CHECK(qr_obituary(&cl, "x died died", &ev));
+    CHECK_EQ(ev.target, 9);
+    CHECK(!qr_obituary(&cl, "a b die", &ev));
+    CHECK(!qr_obituary(&cl, "a b was nailed by", &ev));
     CHECK(qr_chat(&cl, "(a b c): go quad", &ev));
     CHECK_EQ(ev.actor, 5);
     CHECK(ev.flags & CL_EVF_TEAM);
