@@ -399,7 +399,9 @@ typedef struct cl_fxev {      /* 48 bytes */
                                * the unit normal of the surface it hit (or origin) */
     int16_t entity;           /* attached (beam owner, muzzle flash), -1 none */
     uint8_t kind, style;      /* cl_fx_kind, variant (size, weapon) */
-    uint8_t rgb[3], pad;      /* light colour */
+    uint8_t rgb[3];           /* light colour */
+    uint8_t count;            /* QuakeWorld's gunshot and blood: the count byte (cl_tent.c:
+                               * 20 particles each), 0 unsent (one) */
 } cl_fxev;
 
 typedef struct cl_sound {     /* 32 bytes */

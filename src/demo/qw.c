@@ -1823,7 +1823,7 @@ static qd_err parse_temp_entity(ctx *c)
     demo_temp te;
     memset(&te, 0, sizeof te);
     te.entity = -1;
-    int type = rd_u8(r);
+    int type = rd_u8(r), count = 0;
     te.type = type;
     switch (type) {
     case 0: case 1: case 3: case 4: case 7: case 8: case 10: case 11: case 13:
@@ -1831,8 +1831,8 @@ static qd_err parse_temp_entity(ctx *c)
     case 5: case 6: case 9: /* lightning: entity, start, end */
         te.entity = rd_s16(r);
         break;
-    case 2: case 12: /* gunshot, blood: a particle count */
-        rd_skip(r, 1);
+    case 2: case 12: /* gunshot, blood: a particle count (20 each: cl_tent.c) */
+        count = rd_u8(r);
         break;
     case 14: case 15: /* FTE ends the game on 14 without the bit */
         if (c->s->fte_ext & QW_PEXT_TE_BULLET)
@@ -1854,8 +1854,10 @@ static qd_err parse_temp_entity(ctx *c)
     cl_fxev fx;
     int id_type = type == 14 || type == 15 ? type - 14 : type;
     if (qr_temp_fx(CL_GAME_QW, id_type, te.entity, te.origin,
-                   type == 5 || type == 6 || type == 9 ? te.end : NULL, &fx))
+                   type == 5 || type == 6 || type == 9 ? te.end : NULL, &fx)) {
+        fx.count = (uint8_t)count;
         cl_fx_add(c->cl, &fx);
+    }
     qr_temp_sound(c->cl, CL_GAME_QW, id_type, te.origin, (uint32_t)c->msg_ofs);
     TRACE(c, "svc_temp_entity", "type=%d origin=%.1f,%.1f,%.1f", type, te.origin[0], te.origin[1],
           te.origin[2]);

@@ -59,15 +59,38 @@ typedef struct bar {
     uint32_t tint; /* 0, or the colour (0xRRGGBB as rast_rgb) every pixel is multiplied by */
 } bar;
 
-/* Picture p with its top-left at (x, y) in bar units; index key (or -1) is see-through. */
+/* a / b rounded down, b > 0. */
+static long long floor_div(long long a, long long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* The texels [*from, *to) of a row (or column) of size texels, k pixels each, the first at
+ * pixel origin, that land on pixels 0 .. limit - 1. */
+static void texels_on(long long origin, long long k, uint32_t size, long long limit,
+                      uint32_t *from, uint32_t *to)
+{
+    /* texel t covers pixels origin + t k .. origin + t k + k - 1 */
+    long long lo = -floor_div(origin + k - 1, k); /* the first whose last pixel is >= 0 */
+    long long hi = floor_div(limit - 1 - origin, k) + 1;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > (long long)size ? (long long)size : hi;
+    *from = (uint32_t)(lo < hi ? lo : 0);
+    *to = (uint32_t)(lo < hi ? hi : 0);
+}
+
+/* Picture p with its top-left at (x, y) in bar units; index key (or -1) is see-through.
+ * Only its texels on the frame are walked (a gfx.wad whose every status bar picture is one
+ * 4096 x 4096 was walked whole a picture a frame, 85 times the frame's time at 64x36; a
+ * review, as r_hud2's blit). */
 static void pic_at(const bar *b, const mdl_pic *p, int x, int y, int key)
 {
     if (!p)
         return;
     rast_fb *fb = b->fb;
     int k = b->k;
-    for (uint32_t py = 0; py < p->height; py++)
-        for (uint32_t px = 0; px < p->width; px++) {
+    uint32_t px0, px1, py0, py1;
+    texels_on((long long)b->x0 + (long long)x * k, k, p->width, fb->w, &px0, &px1);
+    texels_on((long long)b->y0 + (long long)y * k, k, p->height, fb->h, &py0, &py1);
+    for (uint32_t py = py0; py < py1; py++)
+        for (uint32_t px = px0; px < px1; px++) {
             uint8_t c = p->pixels[(size_t)py * p->width + px];
             if (c == key)
                 continue;

@@ -904,6 +904,32 @@ TEST(render_quakeworld_explosion_sprite)
     free(cl);
 }
 
+/* QuakeWorld's TE_GUNSHOT and TE_BLOOD carry a count byte: cl_tent.c throws 20 x count
+ * particles (R_RunParticleEffect(pos, vec3_origin, 0 or 73, 20 * cnt)); overkill.mvd sends
+ * gunshots of 5 and 6. Each lives 0.1 x (rand() % 5) s, so at age 0 about four in five
+ * are alive: more than one count's 20, at most 20 x count. Before a review they were 20
+ * whatever the count. */
+TEST(render_quakeworld_gunshot_count)
+{
+    static r_particle p[1024];
+    cl_fxev e;
+    memset(&e, 0, sizeof e);
+    e.t0 = 1;
+    e.kind = CL_FXK_IMPACT;
+    e.style = 2; /* TE_GUNSHOT */
+    CHECK(r_particles_of(&e, 0, p, 1024) <= 20); /* no count (Quake's): 20 */
+    e.count = 5;
+    int n = r_particles_of(&e, 0, p, 1024);
+    CHECK_MSG(n > 20 && n <= 100, "gunshot of 5: %d alive", n);
+    e.kind = CL_FXK_BLOOD;
+    e.style = 12;
+    e.count = 3;
+    n = r_particles_of(&e, 0, p, 1024);
+    CHECK_MSG(n > 20 && n <= 60, "blood of 3: %d alive", n);
+    for (int i = 0; i < n; i++)
+        CHECK(p[i].color >= 72 && p[i].color <= 79); /* colour 73's row (73 & ~7 .. + 7) */
+}
+
 /* Quake's particles (r_part.c, after WinQuake r_part.c and cl_tent.c): how many each effect
  * throws, for how long, where and in which colours. A spike's impact: 10 of colour 0's row
  * (0..7) within 8 units, gone after 0.4 s (0.1 x (rand() % 5)); an explosion: 1024 within 16
