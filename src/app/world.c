@@ -29,11 +29,36 @@ static uint64_t level_key(const cl_level *lvl)
     return h ^ (uint64_t)lvl->num_models;
 }
 
+/* Quake II's layout image names (CS_IMAGES): the game registers more during a level
+ * (gi.imageindex, G_SetStats' power armour icon), so hud2 is made again when they change. */
+static uint64_t images_key(const cl_state *cl)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (cl->level.game != CL_GAME_Q2)
+        return 0;
+    for (int i = 0; i < CL_LAYOUT_IMAGES; i++) {
+        for (const char *c = cl->layout.images[i]; *c; c++)
+            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+        h = (h ^ 0xffu) * 1099511628211ull; /* (one name's end) */
+    }
+    return h;
+}
+
 void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
 {
     uint64_t key = level_key(&cl->level);
-    if (w->assets && key == w->level_key)
+    if (w->assets && key == w->level_key) {
+        /* the same level: only a Quake II image registered since (a review: one named
+         * mid-level was never drawn, so a render's frames depended on where it began) */
+        uint64_t ik = images_key(cl);
+        if (ik != w->images_key) {
+            r_hud2_free(w->hud2);
+            w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl);
+            w->images_key = ik;
+        }
         return;
+    }
+    w->images_key = images_key(cl);
     r_assets_free(w->assets);
     w->assets = NULL;
     r_hud_free(w->hud);
@@ -76,7 +101,7 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
 
 int app_world_stale(const app_world *w, const cl_state *cl)
 {
-    return !w->assets || level_key(&cl->level) != w->level_key;
+    return !w->assets || level_key(&cl->level) != w->level_key || images_key(cl) != w->images_key;
 }
 
 void app_world_free(app_world *w)

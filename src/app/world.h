@@ -15,6 +15,7 @@ typedef struct app_world {
     r_hud3 *hud3;       /* Quake III's HUD pictures (Quake III levels only), or NULL */
     r_hud2 *hud2;       /* Quake II's HUD pictures (Quake II levels only), or NULL */
     uint64_t level_key; /* hash of the level the assets were loaded for */
+    uint64_t images_key; /* Quake II: hash of the layout's image names hud2 holds */
     char notice[160];   /* what is missing, for the user */
 } app_world;
 
@@ -22,7 +23,8 @@ typedef struct app_world {
  * level change). Missing files are never fatal; w->notice says what was missing. */
 void app_world_update(app_world *w, const app_opts *o, const cl_state *cl);
 void app_world_free(app_world *w);
-/* Whether cl's level (map, gamedir, model list) is not the one w holds assets for. */
+/* Whether cl's level (map, gamedir, model list), or a Quake II level's layout image names,
+ * is not the one w holds assets for. */
 int app_world_stale(const app_world *w, const cl_state *cl);
 
 /* The palette compiled in from assets/palette.lmp (build/gen/palette_data.c). */

@@ -559,3 +559,27 @@ TEST(hud_scoreboard_order)
     rast_fb_free(ref);
     hud_fix_close(&fx);
 }
+
+/* A Quake II image registered during a level (gi.imageindex: G_SetStats' power armour
+ * icon) makes the world's layout pictures stale, so the next update loads it; the same
+ * level otherwise stays as it is. Before a review the pictures were those named when the
+ * level began: the new one was never drawn (and a render starting later drew it). */
+TEST(hud_quake2_image_registered_mid_level)
+{
+    static cl_state cl;
+    cl_reset(&cl);
+    cl_level_begin(&cl, CL_GAME_Q2, 34, 4, "test");
+    cl_set_map(&cl, "maps/none.bsp");
+    snprintf(cl.layout.images[1], sizeof cl.layout.images[1], "i_health");
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    app_world world;
+    memset(&world, 0, sizeof world);
+    app_world_update(&world, &o, &cl);
+    CHECK(!app_world_stale(&world, &cl));
+    snprintf(cl.layout.images[2], sizeof cl.layout.images[2], "i_powershield");
+    CHECK(app_world_stale(&world, &cl));
+    app_world_update(&world, &o, &cl);
+    CHECK(!app_world_stale(&world, &cl));
+    app_world_free(&world);
+}
