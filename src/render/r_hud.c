@@ -16,6 +16,9 @@
 
 struct r_hud {
     mdl_wad *wad;
+    const mdl_pic *conchars; /* looked up once: each character looked it up by name, a
+                              * scan of the wad's directory (65,000 lumps: 33 ms a frame
+                              * of text; a review) */
     uint32_t palette[256];
 };
 
@@ -31,6 +34,7 @@ r_hud *r_hud_load(mdl_read_fn read, void *ctx, const uint32_t palette[256])
     r_hud *h = calloc(1, sizeof *h);
     if (h && mdl_wad_load(data, len, "gfx.wad", &h->wad, &e) == QD_OK &&
         mdl_wad_pic(h->wad, "sbar")) {
+        h->conchars = mdl_wad_pic(h->wad, "conchars");
         if (palette)
             memcpy(h->palette, palette, sizeof h->palette);
         else
@@ -118,7 +122,7 @@ static void named_at(const bar *b, const char *name, int x, int y, int key)
 /* Glyph c of conchars (16 x 16 cells of 8 x 8; index 0 see-through) at (x, y). */
 static void char_at(const bar *b, int c, int x, int y)
 {
-    const mdl_pic *cc = mdl_wad_pic(b->h->wad, "conchars");
+    const mdl_pic *cc = b->h->conchars;
     if (!cc || cc->width != 128 || cc->height != 128)
         return;
     mdl_pic g = {"", 8, 8, NULL};
@@ -133,7 +137,7 @@ static void char_at(const bar *b, int c, int x, int y)
 
 int r_hud_text(const r_hud *h, rast_fb *fb, int x, int y, const char *s, int k)
 {
-    if (!h || !mdl_wad_pic(h->wad, "conchars"))
+    if (!h || !h->conchars)
         return 0;
     bar b = {h, fb, k < 1 ? 1 : k, x, y, 0};
     /* Con_Print: text led by 1 or 2 (a chat line) is drawn in the high half, the
