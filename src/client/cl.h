@@ -396,7 +396,8 @@ typedef struct cl_fxev {      /* 48 bytes */
     float life;               /* seconds, 0 < life <= CL_FX_WINDOW (cl_fx_add clamps) */
     float radius;             /* dynamic light radius, 0 none */
     float origin[3], end[3];  /* end: beams and lines; a Quake III explosion's origin plus
-                               * the unit normal of the surface it hit (or origin) */
+                               * the unit normal of the surface it hit (or origin); Quake's
+                               * TE_EXPLOSION2 (style 12): its colour start and length */
     int16_t entity;           /* attached (beam owner, muzzle flash), -1 none */
     uint8_t kind, style;      /* cl_fx_kind, variant (size, weapon) */
     uint8_t rgb[3];           /* light colour */

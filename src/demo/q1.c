@@ -666,7 +666,8 @@ static qd_err parse_temp_entity(q1_ctx *c)
     case 12:
         for (int i = 0; i < 3; i++)
             te.origin[i] = read_coord(c);
-        rd_skip(r, 2); /* colour start and length */
+        te.end[0] = (float)rd_u8(r); /* colour start and length (R_ParticleExplosion2's) */
+        te.end[1] = (float)rd_u8(r);
         break;
     default:
         return bad(c, QD_ERR_BAD_DATA, "unknown temporary entity type %ld", (long)te.type);

@@ -141,6 +141,28 @@ static int blob(part_gen *g, const float org[3], particle *out, int cap)
     return n;
 }
 
+/* R_ParticleExplosion2 (the mission packs' TE_EXPLOSION2, WinQuake 1.09 r_part.c): 512
+ * pt_blob in turn through the colours start .. start + length - 1 (length 0 taken as 1),
+ * for 0.3 s, within 16 units, at up to 256 a second. */
+static int blob2(part_gen *g, const float org[3], int start, int length, particle *out,
+                 int cap)
+{
+    int n = 0;
+    length = length > 0 ? length : 1;
+    for (int i = 0; i < 512 && n < cap; i++, n++) {
+        particle *p = &out[n];
+        memset(p, 0, sizeof *p);
+        p->die = 0.3f;
+        p->type = PT_BLOB;
+        p->color = (uint8_t)(start + i % length);
+        for (int j = 0; j < 3; j++) {
+            p->org[j] = org[j] + (float)((int)(next(g) % 32) - 16);
+            p->vel[j] = (float)((int)(next(g) % 512) - 256);
+        }
+    }
+    return n;
+}
+
 /* R_LavaSplash (lava, 224 .. 231, for 2 .. 2.62 s; 32 x 32 over 256 units) and
  * R_TeleportSplash (7 .. 14, for 0.2 .. 0.34 s; 8 x 8 x 14 in a 32 x 32 x 56 box): thrown out
  * from org at 50 .. 113 a second. */
@@ -205,9 +227,13 @@ int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
         n = run_effect(&g, e->origin, zero, color, count, ps, 1024);
         break;
     }
-    case CL_FXK_EXPLOSION: /* TE_EXPLOSION, TE_EXPLOSION2: R_ParticleExplosion */
-        n = e->radius > 0 ? run_effect(&g, e->origin, zero, 0, 1024, ps, 1024)
-                          : blob(&g, e->origin, ps, 1024);
+    case CL_FXK_EXPLOSION: /* TE_EXPLOSION: R_ParticleExplosion; TE_EXPLOSION2 (style 12,
+                            * Quake's only: QuakeWorld's 12 is blood) its colours' */
+        if (e->style == 12)
+            n = blob2(&g, e->origin, (int)e->end[0] & 255, (int)e->end[1] & 255, ps, 1024);
+        else
+            n = e->radius > 0 ? run_effect(&g, e->origin, zero, 0, 1024, ps, 1024)
+                              : blob(&g, e->origin, ps, 1024);
         break;
     case CL_FXK_TELEPORT:
         n = splash(&g, e->origin, 1, ps, 1024);

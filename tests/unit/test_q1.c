@@ -520,6 +520,38 @@ TEST(q1_temp_entities_sound)
     }
 }
 
+/* TE_EXPLOSION2 (12, the mission packs'): origin, then its colour start and length
+ * (cl_tent.c CL_ParseTEnt: MSG_ReadByte twice), kept for R_ParticleExplosion2 (r_part.c);
+ * the message after it read from the right place. Before a review the two bytes were
+ * skipped and the explosion drawn as a rocket's. */
+TEST(q1_explosion2_keeps_its_colours)
+{
+    buf m = {{0}, 0};
+    put8(&m, 23); /* svc_temp_entity */
+    put8(&m, 12);
+    putcoord(&m, 100);
+    putcoord(&m, 200);
+    putcoord(&m, 300);
+    put8(&m, 208); /* colour start */
+    put8(&m, 8);   /* colour length */
+    put8(&m, 23);  /* then a TE_EXPLOSION at 1 2 3 */
+    put8(&m, 3);
+    putcoord(&m, 1);
+    putcoord(&m, 2);
+    putcoord(&m, 3);
+    cl_state *cl = one_frame(&m);
+    CHECK(cl);
+    const cl_fxlog *log = cl ? &cl->fxlog : NULL;
+    CHECK(log && log->fx_count == 2);
+    if (log && log->fx_count == 2) {
+        const cl_fxev *e2 = &log->fx[0], *e = &log->fx[1];
+        CHECK(e2->kind == CL_FXK_EXPLOSION && e2->style == 12 && e2->origin[0] == 100 &&
+              e2->end[0] == 208 && e2->end[1] == 8);
+        CHECK(e->kind == CL_FXK_EXPLOSION && e->style == 3 && e->origin[2] == 3);
+    }
+    free(cl);
+}
+
 /* Quake's camera beyond the demo's eye and angles (view.c): a hit's kick (V_ParseDamage:
  * count = save/2 + take/2, at least 10; roll count x side x 0.6 fading over 0.5 s), the
  * bob (V_CalcBob: xy speed x 0.02, 0.3 of it steady and 0.7 in a sine over a 0.6 s cycle,

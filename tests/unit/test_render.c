@@ -930,6 +930,30 @@ TEST(render_quakeworld_gunshot_count)
         CHECK(p[i].color >= 72 && p[i].color <= 79); /* colour 73's row (73 & ~7 .. + 7) */
 }
 
+/* The mission packs' TE_EXPLOSION2 (Quake's type 12: origin, colour start, colour length;
+ * cl_tent.c CL_ParseTEnt) is R_ParticleExplosion2's: 512 particles through the colours start
+ * .. start + length - 1 in turn, gone after 0.3 s. Before a review it was drawn as a
+ * rocket's 1,024 orange ones for 0.8 s, its colours skipped. */
+TEST(render_quake_explosion2_colours)
+{
+    static r_particle p[1024];
+    const float o[3] = {10, 20, 30}, colours[3] = {100, 4, 0};
+    cl_fxev e;
+    CHECK(qr_temp_fx(CL_GAME_Q1, 12, -1, o, colours, &e));
+    CHECK_EQ(e.kind, CL_FXK_EXPLOSION);
+    e.t0 = 1;
+    int n = r_particles_of(&e, 0, p, 1024);
+    CHECK_EQ(n, 512);
+    int seen[4] = {0};
+    for (int i = 0; i < n; i++) {
+        CHECK_MSG(p[i].color >= 100 && p[i].color <= 103, "colour %d", p[i].color);
+        if (p[i].color >= 100 && p[i].color <= 103)
+            seen[p[i].color - 100]++;
+    }
+    CHECK(seen[0] == 128 && seen[1] == 128 && seen[2] == 128 && seen[3] == 128);
+    CHECK_EQ(r_particles_of(&e, 0.31f, p, 1024), 0);
+}
+
 /* Quake's particles (r_part.c, after WinQuake r_part.c and cl_tent.c): how many each effect
  * throws, for how long, where and in which colours. A spike's impact: 10 of colour 0's row
  * (0..7) within 8 units, gone after 0.4 s (0.1 x (rand() % 5)); an explosion: 1024 within 16
