@@ -210,6 +210,13 @@ static uint32_t fx_seed(const cl_fxev *e)
            bits[1] * 69069u ^ bits[2] ^ e->kind * 7919u;
 }
 
+/* QuakeWorld's gunshot and blood: 20 particles a count (cl_tent.c), one when unsent, at
+ * most 50 (1,000 of the 1,024 a generator holds). */
+static int qw_count(const cl_fxev *e)
+{
+    return 20 * (e->count ? (e->count < 50 ? e->count : 50) : 1);
+}
+
 int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
 {
     particle ps[1024]; /* (on the stack: bands draw at once) */
@@ -222,8 +229,8 @@ int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
                            * 20, knight 20 of 226 */
         int color = e->style == 7 ? 20 : e->style == 8 ? 226 : 0;
         int count = e->style == 0 ? 10 : e->style == 7 ? 30 : 20;
-        if (e->style == 2 && e->count) /* QuakeWorld's gunshot: 20 x its count byte */
-            count = 20 * (e->count < 50 ? e->count : 50);
+        if (e->style == 2 && e->count) /* QuakeWorld's gunshot */
+            count = qw_count(e);
         n = run_effect(&g, e->origin, zero, color, count, ps, 1024);
         break;
     }
@@ -243,8 +250,7 @@ int r_particles_of(const cl_fxev *e, float age, r_particle *out, int cap)
         break;
     case CL_FXK_BLOOD: /* QuakeWorld's TE_BLOOD (73, 20) and TE_LIGHTNINGBLOOD (225, 50) */
         n = run_effect(&g, e->origin, zero, e->style == 13 ? 225 : 73,
-                       e->style == 13 ? 50 : 20 * (e->count ? (e->count < 50 ? e->count : 50) : 1),
-                       ps, 1024);
+                       e->style == 13 ? 50 : qw_count(e), ps, 1024);
         break;
     case CL_FXK_PARTICLES: /* svc_particle: its colour, count and direction */
         n = run_effect(&g, e->origin, e->end, e->style, e->entity, ps, 1024);

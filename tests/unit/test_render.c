@@ -904,6 +904,17 @@ TEST(render_quakeworld_explosion_sprite)
     free(cl);
 }
 
+/* An effect of kind and style logged at t0, the rest zero. */
+static cl_fxev fx_event(double t0, int kind, int style)
+{
+    cl_fxev e;
+    memset(&e, 0, sizeof e);
+    e.t0 = t0;
+    e.kind = (uint8_t)kind;
+    e.style = (uint8_t)style;
+    return e;
+}
+
 /* QuakeWorld's TE_GUNSHOT and TE_BLOOD carry a count byte: cl_tent.c throws 20 x count
  * particles (R_RunParticleEffect(pos, vec3_origin, 0 or 73, 20 * cnt)); overkill.mvd sends
  * gunshots of 5 and 6. Each lives 0.1 x (rand() % 5) s, so at age 0 about four in five
@@ -912,11 +923,7 @@ TEST(render_quakeworld_explosion_sprite)
 TEST(render_quakeworld_gunshot_count)
 {
     static r_particle p[1024];
-    cl_fxev e;
-    memset(&e, 0, sizeof e);
-    e.t0 = 1;
-    e.kind = CL_FXK_IMPACT;
-    e.style = 2; /* TE_GUNSHOT */
+    cl_fxev e = fx_event(1, CL_FXK_IMPACT, 2); /* TE_GUNSHOT */
     CHECK(r_particles_of(&e, 0, p, 1024) <= 20); /* no count (Quake's): 20 */
     e.count = 5;
     int n = r_particles_of(&e, 0, p, 1024);
