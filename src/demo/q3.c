@@ -505,6 +505,11 @@ static void begin_level(ctx *c)
     c->s->mp_fs_game = !strcmp(v, "missionpack");
     c->s->unlagged_ms = 0; /* (until CS_SYSTEMINFO says) */
     c->s->plum_z = 0;      /* (cgame's statics start anew with its module) */
+    /* CG_Init: no match clock and baseq3's numbering until this gamestate's
+     * CS_LEVEL_START_TIME and CS_GAME_VERSION say (a gamestate may send neither) */
+    c->s->level_start = 0;
+    c->s->have_level_start = 0;
+    c->s->mp_version = 0;
     q3_warmup_cs(c->cl, c->s, gs_get(gs, Q3_CS_WARMUP), 0); /* CG_SetConfigValues */
     for (int i = 0; i < Q3_MAX_CLIENTS; i++)
         cl_set_player_name(c->cl, i, "");

@@ -2604,3 +2604,61 @@ TEST(q3_broken_gamestate_keeps_the_level)
     add_block(m, w, 14);
     check_level(m, w, 1, "Two", 64);
 }
+
+/* A level whose command sets CS_LEVEL_START_TIME (21, "4000") and CS_GAME_VERSION (20,
+ * "baseoa-1": OpenArena's numbering of the weapons' stat), then a second whole gamestate
+ * that sends neither: the new level has no match clock and baseq3's numbering, as cgame's
+ * CG_Init starts with both cleared. The first half alone shows the clock (from 4000 ms: 0:00
+ * at 1 s before the first snapshot's 5000). Before the fix the second level kept the
+ * first's clock and numbering. */
+static buf *level_with_clock(bw **w, int second_gamestate)
+{
+    buf *m = start_level(w);
+    if (!m)
+        return NULL;
+    add_command(m, *w, 11, "cs 21 \"4000\"");
+    add_command(m, *w, 12, "cs 20 \"baseoa-1\"");
+    build_snapshot(*w, 5100, 0, 1.0f);
+    add_block(m, *w, 13);
+    if (second_gamestate) {
+        wbits(*w, 0, 32);
+        wbits(*w, Q3_SVC_GAMESTATE, 8);
+        wbits(*w, 12, 32);
+        cs(*w, Q3_CS_SERVERINFO, "\\sv_maxclients\\8\\mapname\\q3dm6\\protocol\\68");
+        wbits(*w, Q3_SVC_EOF, 8);
+        wbits(*w, 0, 32);
+        wbits(*w, 0, 32);
+        wbits(*w, Q3_SVC_EOF, 8);
+        add_block(m, *w, 14);
+        build_snapshot(*w, 9000, 0, 2.0f);
+        add_block(m, *w, 15);
+    }
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    return m;
+}
+
+TEST(q3_new_gamestate_forgets_the_level_clock)
+{
+    for (int second = 0; second <= 1; second++) {
+        bw *w;
+        buf *m = level_with_clock(&w, second);
+        CHECK(m);
+        if (!m)
+            return;
+        run r;
+        CHECK(run_open(&r, m->b, m->n) && run_all(&r, m->b, m->n, NULL) == QD_OK);
+        if (!second) {
+            CHECK(r.cl->has_clock);
+            CHECK_MSG(fabs(r.cl->clock_start - -1.0) < 1e-9, "clock_start %f", r.cl->clock_start);
+        } else {
+            CHECK_MSG(!r.cl->has_clock, "the second level kept the first's clock (%f)",
+                      r.cl->clock_start);
+            CHECK(!strcmp(r.cl->level.map, "maps/q3dm6.bsp"));
+        }
+        CHECK_EQ(((q3_state *)r.state)->mp_version, !second);
+        run_close(&r);
+        free(w);
+        free(m);
+    }
+}
