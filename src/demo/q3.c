@@ -2507,7 +2507,16 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
     q3_bits_init(&c->b, data + at + 8, (size_t)n);
     c->b.plain = s->old != Q3_OLD_NONE;
     s->pos = at + 8 + (uint64_t)n;
-    return parse_message(c);
+    qd_err e = parse_message(c);
+    if (e && c->npending) {
+        /* The commands read whole before the damage still run, at the message's end (their
+         * sequence numbers are taken: resent, they would be "seen"; a review). The error
+         * reported is the damage's. */
+        qd_error keep = *c->err;
+        (void)run_pending(c);
+        *c->err = keep;
+    }
+    return e;
 }
 
 /* ---- the decoder interface ---- */

@@ -2605,6 +2605,25 @@ TEST(q3_broken_gamestate_keeps_the_level)
     check_level(m, w, 1, "Two", 64);
 }
 
+/* A message holding a whole server command (sequence 11: a new name) and then damage (a
+ * command byte 15, which no protocol has): the message is skipped as damage, and the
+ * command, read whole before it, still runs (its sequence is taken, so its resends would be
+ * "seen"). Before the fix it was held for the message's end and dropped with the message. */
+TEST(q3_command_before_damage_in_its_message_runs)
+{
+    bw *w;
+    buf *m = start_level(&w);
+    CHECK(m);
+    wbits(w, 0, 32);
+    wbits(w, Q3_SVC_SERVERCOMMAND, 8);
+    wbits(w, 11, 32);
+    wstr(w, "cs 547 \"n\\One\\t\\1\"");
+    wbits(w, 15, 8);
+    add_block(m, w, 12);
+    add_command(m, w, 11, "cs 547 \"n\\Resent\\t\\1\""); /* a resend: seen */
+    check_level(m, w, 1, "One", 64);
+}
+
 /* A level whose command sets CS_LEVEL_START_TIME (21, "4000") and CS_GAME_VERSION (20,
  * "baseoa-1": OpenArena's numbering of the weapons' stat), then a second whole gamestate
  * that sends neither: the new level has no match clock and baseq3's numbering, as cgame's
