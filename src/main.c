@@ -288,6 +288,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "qdemo: no demo in %s\n", o.demo);
         return APP_EXIT_INPUT;
     }
+    if (nexp > 1 && (!strcmp(cmd, "render") || !strcmp(cmd, "dump"))) {
+        /* (a folder: a review found only its first demo used, in silence) */
+        fprintf(stderr, "qdemo: %s takes one demo (%s holds %d)\n", cmd, o.demo, nexp);
+        app_free_demos(expanded, nexp);
+        free(args);
+        return APP_EXIT_USAGE;
+    }
     o.demos = (const char *const *)expanded;
     o.num_demos = nexp;
     o.demo = expanded[0];

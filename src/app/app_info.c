@@ -153,7 +153,17 @@ void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out)
         game_env_from_process(&env);
         game_dirs_find(lvl ? lvl->game : CL_GAME_NONE, &env, out);
     }
-    if (o->basedir && out->n < GAME_DIRS_MAX) {
+    if (o->basedir && out->n == GAME_DIRS_MAX) {
+        /* -b is always searched, last (it wins): the found folder searched first makes room
+         * (a review: 32 configured folders dropped -b in silence, and the last of them was
+         * then reported as -b) */
+        free(out->dir[0]);
+        memmove(out->dir, out->dir + 1, sizeof out->dir[0] * (GAME_DIRS_MAX - 1));
+        memmove(out->from_config, out->from_config + 1,
+                sizeof out->from_config[0] * (GAME_DIRS_MAX - 1));
+        out->n--;
+    }
+    if (o->basedir) {
         char *copy = strdup(o->basedir);
         if (copy) {
             out->from_config[out->n] = 0;
@@ -436,15 +446,56 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* The n strings as JSON array elements, comma-separated (no brackets). */
-static void json_strs(char *const *names, int n)
+/* The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates, at most
+ * U+10FFFF), 0 when the bytes there are not one. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4
+                                                                                          : 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+        (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+/* A file system path as a JSON string: not demo text (json_str keeps Quake's 7-bit
+ * characters), so UTF-8 is kept as it is (a review: "josé" came out as "josC)"), control
+ * characters escaped and a byte that is no UTF-8 written as U+FFFD. */
+static void json_path(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = *p >= 0x80 ? utf8_len(p) : 1;
+        if (n > 1)
+            fwrite(p, 1, (size_t)n, f);
+        else if (!n)
+            fputs("\\ufffd", f);
+        else if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 32 || *p == 127)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+        p += n ? n : 1;
+    }
+    fputc('"', f);
+}
+
+/* The n strings as JSON array elements, comma-separated (no brackets); paths with json_path. */
+static void json_strs_as(char *const *names, int n, void (*put)(FILE *, const char *))
 {
     for (int i = 0; i < n; i++) {
         if (i)
             fputs(", ", stdout);
-        json_str(stdout, names[i]);
+        put(stdout, names[i]);
     }
 }
+
+static void json_strs(char *const *names, int n) { json_strs_as(names, n, json_str); }
 
 static uint32_t name_hash(const char *s)
 {
@@ -663,7 +714,7 @@ int app_info(const app_opts *o)
         printf(", \"gamedir\": ");
         json_str(stdout, cl->level.gamedir);
         printf(", \"game_folders\": [");
-        json_strs(folders.dir, folders.n);
+        json_strs_as(folders.dir, folders.n, json_path);
         printf("]");
         printf(", \"duration_s\": %.3f, \"frames\": %u, \"players\": [", duration, frames);
         int first = 1;
@@ -728,8 +779,10 @@ int app_info(const app_opts *o)
         app_put_text(stdout, map);
         if (cl->level.title[0]) {
             printf(" (");
-            for (const char *p = cl->level.title; *p; p++)
-                putchar((*p & 0x7f) >= 32 ? *p & 0x7f : ' ');
+            for (const char *p = cl->level.title; *p; p++) { /* (DEL too: a review) */
+                int ch = *p & 0x7f;
+                putchar(ch >= 32 && ch < 127 ? ch : ' ');
+            }
             printf(")");
         }
         printf("\nduration:  %.3f s, %u frames\n", duration, frames);

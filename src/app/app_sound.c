@@ -350,6 +350,13 @@ int app_audio_check(const app_opts *o)
         fprintf(stderr, "qdemo: %s: is a folder, not a file for the sound track\n", path);
         return APP_EXIT_OUTPUT;
     }
+    /* the track is made beside it and renamed over it: a FIFO or a device (/dev/null as
+     * root) would be replaced by a plain file (a review) */
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+        fprintf(stderr, "qdemo: %s: is %s, not a file for the sound track\n", path,
+                qd_file_kind(st.st_mode));
+        return APP_EXIT_OUTPUT;
+    }
     /* its folder: there and writable (the file itself is made at the end) */
     char dir[4096];
     const char *slash = strrchr(path, '/');

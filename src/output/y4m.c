@@ -6,7 +6,10 @@
 #include <string.h>
 
 #define Y4M_MAX_SIDE 16384
-#define Y4M_MAX_RATE 100000
+/* render --fps 0.001 .. 10000 in thousandths: numerators up to 10000000 (a review: 123.457 was
+ * refused as 123457:1000); the longest header, at 10000000:99999, is ffmpeg's 96 bytes */
+#define Y4M_MAX_RATE_NUM 10000000
+#define Y4M_MAX_RATE_DEN 100000
 
 /* Luma weights Kr, Kb from ITU-R BT.601-7 (Kr 0.299, Kb 0.114) and ITU-R BT.709-6 (Kr 0.2126,
  * Kb 0.0722), Kg = 1 - Kr - Kb. With R, G, B in 0..255 and limited ("studio") range:
@@ -169,7 +172,7 @@ void out_rgb_to_yuv420(const rast_fb *fb, int bt709, uint8_t *yp, uint8_t *up, u
 qd_err out_y4m_begin(FILE *f, int w, int h, int fps_num, int fps_den, int bt709, qd_error *err)
 {
     if (!f || w < 1 || h < 1 || w > Y4M_MAX_SIDE || h > Y4M_MAX_SIDE || fps_num < 1 ||
-        fps_den < 1 || fps_num > Y4M_MAX_RATE || fps_den > Y4M_MAX_RATE)
+        fps_den < 1 || fps_num > Y4M_MAX_RATE_NUM || fps_den > Y4M_MAX_RATE_DEN)
         return qd_fail(err, QD_ERR_USAGE, 0, "y4m: bad size %dx%d or rate %d:%d", w, h, fps_num,
                        fps_den);
     if (fprintf(f, "YUV4MPEG2 W%d H%d F%d:%d Ip A1:1 C420jpeg XCOLORRANGE=LIMITED "

@@ -159,6 +159,18 @@ TEST(desktop_info_on_several_demos)
                           q),
              1);
     CHECK(strstr(out, "takes one demo") != NULL);
+    /* a folder of two demos (a review: render and dump used its first in silence) */
+    char dir[] = "/tmp/qdemo-twodemos-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    CHECK_EQ(test_capture(out, sizeof out, "cp assets/smoothme.dem %s/a.dem && cp "
+                                          "assets/smoothme.dem %s/b.dem && %s dump %s 2>&1",
+                          dir, dir, q, dir),
+             1);
+    CHECK(strstr(out, "takes one demo") && strstr(out, "holds 2"));
+    CHECK_EQ(test_capture(out, sizeof out, "rm -r %s/b.dem && %s dump %s > /dev/null 2>&1",
+                          dir, q, dir),
+             0); /* one in it: that one */
+    CHECK_EQ(test_capture(out, sizeof out, "rm -r %s", dir), 0);
 }
 
 /* QuakeWorld's team scoreboard rows (Sbar_TeamOverlay: low/avg/high, team, total,

@@ -270,3 +270,42 @@ TEST(gamedirs_info_finds_a_home_install_without_flags)
              0);
     CHECK_MSG(strstr(out, "qdemo.conf: not read") != NULL, "%.300s", out);
 }
+
+/* A qdemo.conf naming 40 Quake folders (more than GAME_DIRS_MAX, 32) and `-b`: the -b folder
+ * is still searched, last (a review: it was dropped in silence once the config filled the
+ * list). Its name, "basé" in UTF-8 and a byte 0xff that is no UTF-8, is listed in the JSON
+ * as UTF-8 with U+FFFD for the stray byte (a review: every byte was cut to 7 bits, "basC)").
+ * Folders and names made here. */
+TEST(gamedirs_b_folder_kept_past_a_full_config)
+{
+    const char *q = getenv("QDEMO");
+    if (!q || !*q || access(q, X_OK) != 0 || access("assets/smoothme.dem", R_OK) != 0)
+        SKIP("run from the project root with QDEMO set (make test)");
+    const char *root = test_scratch("gamedirs-full");
+    if (!root)
+        SKIP("no scratch folder");
+    make_dirs(root, "xdg/qdemo");
+    make_dirs(root, "bas\xc3\xa9\xff");
+    static char text[40 * 1200];
+    size_t n = 0;
+    for (int i = 0; i < 40; i++) {
+        char rel[32];
+        snprintf(rel, sizeof rel, "q%02d", i);
+        make_dirs(root, rel);
+        n += (size_t)snprintf(text + n, sizeof text - n, "basedir quake %s/%s\n", root, rel);
+    }
+    char conf[1200];
+    snprintf(conf, sizeof conf, "%s/xdg/qdemo/qdemo.conf", root);
+    write_text(conf, text);
+    static char out[1 << 16];
+    CHECK_EQ(test_capture(out, sizeof out,
+                          "env -u QDEMO_BASEDIR QDEMO_NO_AUTODETECT=0 HOME='%s' "
+                          "XDG_CONFIG_HOME='%s/xdg' %s info --json -b '%s/bas\xc3\xa9\xff' "
+                          "assets/smoothme.dem",
+                          root, root, q, root),
+             0);
+    char want[1200];
+    snprintf(want, sizeof want, "\"%s/bas\xc3\xa9\\ufffd\"]", root); /* the last folder */
+    const char *folders = strstr(out, "\"game_folders\": [");
+    CHECK_MSG(folders && strstr(folders, want), "%.400s", folders ? folders : out);
+}

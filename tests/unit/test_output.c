@@ -158,13 +158,14 @@ TEST(y4m_header_and_frame)
     buf = NULL;
     f = open_memstream(&buf, &len);
     CHECK(f != NULL);
-    CHECK_EQ(out_y4m_begin(f, 16384, 16384, 100000, 99999, 0, &err), QD_OK);
+    CHECK_EQ(out_y4m_begin(f, 16384, 16384, 10000000, 99999, 0, &err), QD_OK);
     fclose(f);
     CHECK(len <= 96);
     free(buf);
     CHECK_EQ(out_y4m_begin(stdout, 0, 720, 60, 1, 0, &err), QD_ERR_USAGE);
     CHECK_EQ(out_y4m_begin(stdout, 64, 64, 0, 1, 0, &err), QD_ERR_USAGE);
     CHECK_EQ(out_y4m_begin(stdout, 64, 64, 30, 100001, 0, &err), QD_ERR_USAGE);
+    CHECK_EQ(out_y4m_begin(stdout, 64, 64, 10000001, 1, 0, &err), QD_ERR_USAGE);
     rast_fb_free(fb);
 }
 

@@ -431,6 +431,19 @@ TEST(output_audio_and_arguments_checked_before_the_frames)
     CHECK_EQ(lines_of(err), 1);
     CHECK(strstr(err, "folder") != NULL);
     CHECK(count_png(out) <= 0); /* (-1: the folder was not even made) */
+    /* a FIFO (a review: it was replaced by a plain file, exit 0, and a reader of the FIFO
+     * waited for ever) */
+    char fifo[700];
+    snprintf(fifo, sizeof fifo, "%s/track.wav", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s --audio %s " FAST, bin(), SAMPLE, out,
+                 fifo),
+             3);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "FIFO") != NULL);
+    struct stat fst;
+    CHECK(lstat(fifo, &fst) == 0 && S_ISFIFO(fst.st_mode));
+    CHECK(count_png(out) <= 0);
     CHECK_EQ(run(err, sizeof err, "%s render %s -o '' " FAST, bin(), SAMPLE), 1);
     /* a size with more after it or past an int, and a range that ends before it starts */
     CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x36junk -q", bin(),
@@ -447,6 +460,11 @@ TEST(output_audio_and_arguments_checked_before_the_frames)
     CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --fps 0.0005 -q", bin(), SAMPLE,
                  out),
              1);
+    /* a rate --fps takes whose thousandths do not reduce far (a review: 123457:1000 was
+     * refused as a bad y4m rate, exit 3) */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o - -p assets --size 64x36 --fps 123.457 "
+                 "--to 0.05 -q > /dev/null", bin(), SAMPLE),
+             0);
     /* a short stream fits stdio's buffer: the full disk shows only at the last flush */
     if (access("/dev/full", W_OK) == 0) {
         CHECK_EQ(run(err, sizeof err, "%s render %s -o - -p assets --size 64x36 --fps 5 --to 0.2 "
