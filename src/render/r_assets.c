@@ -31,6 +31,51 @@ static qd_err read_file(mdl_read_fn read, void *ctx, const char *name, uint8_t *
     return r;
 }
 
+typedef struct tex_key {
+    const uint8_t *pixels;
+    uint32_t w, h;
+    int32_t index;
+} tex_key;
+
+static int tex_key_cmp(const void *a, const void *b)
+{
+    const tex_key *x = a, *y = b;
+    if (x->pixels != y->pixels)
+        return (uintptr_t)x->pixels < (uintptr_t)y->pixels ? -1 : 1;
+    if (x->w != y->w)
+        return x->w < y->w ? -1 : 1;
+    if (x->h != y->h)
+        return x->h < y->h ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* rb->tex_same: each texture index to the first with the same pixels and size (a hostile map
+ * pointed 64 entries at one 4096 x 4096 liquid, each copied for itself; a review). */
+static qd_err same_textures(r_bsp *rb)
+{
+    const mdl_bsp *b = rb->bsp;
+    uint32_t n = b->num_textures;
+    rb->tex_same = malloc((n ? n : 1) * sizeof *rb->tex_same);
+    tex_key *k = malloc((n ? n : 1) * sizeof *k);
+    if (!rb->tex_same || !k) {
+        free(rb->tex_same);
+        rb->tex_same = NULL;
+        free(k);
+        return QD_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        k[i] = (tex_key){b->textures[i].mips[0], b->textures[i].width, b->textures[i].height,
+                         (int32_t)i};
+    qsort(k, n, sizeof *k, tex_key_cmp);
+    for (uint32_t i = 0; i < n; i++) {
+        int same = i > 0 && k[i].pixels && k[i].pixels == k[i - 1].pixels &&
+                   k[i].w == k[i - 1].w && k[i].h == k[i - 1].h;
+        rb->tex_same[k[i].index] = same ? rb->tex_same[k[i - 1].index] : k[i].index;
+    }
+    free(k);
+    return QD_OK;
+}
+
 /* Flat colour: the texture's average times the face's average light (128 = as is); sky,
  * liquids and unlit maps at the texture's own colour. Wire colour: the same, brightened so
  * that lines show on black. */
@@ -47,7 +92,7 @@ static qd_err colour_faces(r_bsp *rb)
         rb->flat[i] = c | 0xff000000u;
         rb->wire[i] = r_wire_color(c) | 0xff000000u;
     }
-    return QD_OK;
+    return same_textures(rb);
 }
 
 static void free_bsp(r_bsp *rb)
@@ -57,6 +102,7 @@ static void free_bsp(r_bsp *rb)
     mdl_bsp_free(rb->bsp);
     free(rb->flat);
     free(rb->wire);
+    free(rb->tex_same);
     memset(rb, 0, sizeof *rb);
 }
 
@@ -796,6 +842,11 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
 
     load_lit(&a->world, lvl->map, read, ctx);
     q2_textures(a, read, ctx);
+    if (a->world.bsp && a->world.tex_same) { /* (Quake II's pixels are the .wal files' now) */
+        free(a->world.tex_same);
+        a->world.tex_same = NULL;
+        (void)same_textures(&a->world); /* (without memory: each index its own copy) */
+    }
     q2_sky_box(a, lvl->sky, read, ctx);
     sky_layers(a);
     int n = lvl->num_models;

@@ -65,6 +65,9 @@ typedef struct r_bsp {
     mdl_bsp *bsp;
     uint32_t *flat;  /* shaded colour per face for flat mode */
     uint32_t *wire;  /* line colour per face for wire mode */
+    /* the first texture index with the same pixels (a map may point many entries at one
+     * miptex): the unlit copies of liquids are made once for all of them */
+    int32_t *tex_same;
     uint8_t *lit;    /* a .lit file's R, G, B samples (3 per lightdata byte), or NULL */
     /* Quake III: runs of triangles that make one convex polygon (r_q3poly.c): group[f] is
      * the run's length at its first triangle f (0 elsewhere and for runs of one), its
@@ -305,7 +308,9 @@ int r_screen_poly(const r_view *v, const float (*pts)[3], int n, rast_vert out[R
  * rows y0..y1-1 of the frame (another band's, or above or below the frame inside the guard
  * band), having counted it in v->count as r_draw_poly would (so a band can skip building
  * its texels and still count what the other bands count); 0 when it may draw. */
-int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n);
+/* ... and *area (when not NULL) the pixels the polygon covers in the whole frame, clipped to
+ * the view (the same in every band). */
+int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n, float *area);
 
 /* 1 when v draws a band of the frame's rows (r_render's threads) and the n points pts
  * (n >= 1) lie wholly above or below it, R_BAND_MARGIN pixels clear, all in front of the

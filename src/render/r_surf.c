@@ -27,6 +27,15 @@
 /* Largest surface block in texels; a face whose block would be bigger at the wanted mip
  * level takes a coarser one, and past mip 3 it is drawn flat. */
 #define R_SURF_MAX_TEXELS (1u << 20)
+/* A face's block takes at most this many texels for each pixel it covers on the screen (or
+ * R_SURF_SMALL_BLOCK): a hostile map's small faces with huge texture extents made 1 M-texel
+ * blocks each, 3 s a frame (a review); a real map's blocks stay under it (the mip choice
+ * gives about a texel a pixel). */
+#define R_SURF_TEXELS_A_PIXEL 16
+#define R_SURF_SMALL_BLOCK 16384u
+/* The largest unlit copy of a liquid or translucent texture: a finer level than fits is
+ * taken a level down (a hostile map's 4096 x 4096 liquids took 16 M texels each) */
+#define R_SURF_MAX_RGBA (1u << 18)
 #define R_CACHE_BSPS 64
 #define R_CACHE_SKINS 32 /* translated skins kept: a 32-player match's */
 #define NORMAL_STYLE 264 /* 'm' */
@@ -791,23 +800,31 @@ static void build_block(const r_assets *a, const r_bsp *rb, uint32_t fi, const m
     free(g);
 }
 
-/* The unlit RGBA of texture ti's level 0 (liquids, Quake II's translucent surfaces), cached
- * per texture; the alpha byte is the face's SURF_TRANS33 or 66 (yquake2 R_DrawAlphaSurfaces:
- * 0.33 and 0.66 of 255), else 255. */
-static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, int32_t ti,
-                                 uint8_t face_flags)
+/* The unlit RGBA of texture ti (liquids, Quake II's translucent surfaces): its level 0, or
+ * the finest level within R_SURF_MAX_RGBA (*m), cached per texture's pixels (rb->tex_same);
+ * the alpha byte is the face's SURF_TRANS33 or 66 (yquake2 R_DrawAlphaSurfaces: 0.33 and
+ * 0.66 of 255), else 255. */
+static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const r_bsp *rb, int32_t ti,
+                                 uint8_t face_flags, int *m)
 {
+    const mdl_bsp *b = rb->bsp;
+    if (rb->tex_same)
+        ti = rb->tex_same[ti];
     /* the alpha is the face's own texinfo's (yquake2), which an animation frame may not share:
      * the cached copy names it in its key and is rebuilt when another is asked */
     uint32_t alpha = face_flags & MDL_SURF_TRANS33   ? 84u << 24
                      : face_flags & MDL_SURF_TRANS66 ? 168u << 24
                                                      : 0xff000000u;
+    const mdl_texture *tx = &b->textures[ti];
+    int mip = 0;
+    while (mip < 4 && (uint64_t)(tx->width >> mip) * (tx->height >> mip) > R_SURF_MAX_RGBA)
+        mip++;
+    if (mip > 3 || !tx->mips[mip] || !(tx->width >> mip) || !(tx->height >> mip))
+        return NULL;
+    *m = mip;
     r_surf **slot = &cb->textures[ti];
     if (*slot && (uint32_t)(*slot)->key[0] == alpha >> 24)
         return *slot;
-    const mdl_texture *tx = &b->textures[ti];
-    if (!tx->mips[0])
-        return NULL;
     /* counted against the budget as the lit blocks are (many liquid textures of one map
      * kept 534 MB; a review) */
     if (v->cache->bytes > v->cache->budget) {
@@ -817,26 +834,29 @@ static const r_surf *texture_rgba(r_view *v, r_cache_bsp *cb, const mdl_bsp *b, 
             return NULL;
         slot = &cb->textures[ti];
     }
-    r_surf *s = cache_alloc(v->cache, slot, (int)tx->width, (int)tx->height);
+    r_surf *s = cache_alloc(v->cache, slot, (int)(tx->width >> mip), (int)(tx->height >> mip));
     if (!s)
         return NULL;
     memset(s->key, 0, sizeof s->key);
     s->key[0] = (int)(alpha >> 24);
     for (size_t i = 0; i < (size_t)s->w * (size_t)s->h; i++)
-        s->texels[i] = (v->assets->palette[tx->mips[0][i]] & 0xffffffu) | alpha;
+        s->texels[i] = (v->assets->palette[tx->mips[mip][i]] & 0xffffffu) | alpha;
     return s;
 }
 
-/* The lit block of face fi at mip m, from the cache or built now; NULL when it cannot be. */
+/* The lit block of face fi at mip m, or a coarser one when that block would pass `most`
+ * texels, from the cache or built now; NULL when it cannot be. */
 static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uint32_t fi,
-                                int32_t ti, int *m, int dlit)
+                                int32_t ti, int *m, int dlit, uint64_t most)
 {
     const mdl_bsp *b = rb->bsp;
     const mdl_face_lm *lm = &b->face_lm[fi];
     const mdl_texture *tx = &b->textures[ti];
     int mip = *m;
+    if (most > R_SURF_MAX_TEXELS)
+        most = R_SURF_MAX_TEXELS;
     while (mip < 4 && (uint64_t)((lm->extents[0] >> mip) + 1) * (uint64_t)((lm->extents[1] >> mip) + 1) >
-                          R_SURF_MAX_TEXELS)
+                          most)
         mip++;
     if (mip > 3)
         return NULL; /* too big at every level (mips[] has four) */
@@ -847,7 +867,7 @@ static const r_surf *face_block(r_view *v, r_cache_bsp *cb, const r_bsp *rb, uin
     /* (stepping down to a level the texture has must not undo the cap: a map whose small
      * mips were missing built 35 M-texel blocks; a review) */
     if ((uint64_t)((lm->extents[0] >> mip) + 1) * (uint64_t)((lm->extents[1] >> mip) + 1) >
-        R_SURF_MAX_TEXELS)
+        most)
         return NULL;
     /* a flowing texture's shift names its block too (the block is rebuilt as it moves) */
     int flow = b->faces[fi].flags & MDL_SURF_FLOWING ? flow_shift(v->time, (int)(tx->width >> mip))
@@ -1287,7 +1307,8 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     }
     int32_t ti = anim_texture(b, f->texture, frame, v->time);
     r_cache_bsp *cb = v->cache ? cache_bsp(v->cache, b) : NULL;
-    if (r_poly_outside_rows(v, pts, n))
+    float area;
+    if (r_poly_outside_rows(v, pts, n, &area))
         return; /* another band's face: building its block here would be wasted */
     if (f->flags & MDL_SURF_SKY) {
         r_draw_poly(v, pts, n, R_SKY_MARK, RAST_OPAQUE);
@@ -1332,10 +1353,21 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
     rast_tex tex;
     memset(&tex, 0, sizeof tex);
     if (f->flags & (MDL_SURF_TURB | MDL_SURF_TRANS)) { /* unlit, the texture repeating */
-        const r_surf *s = texture_rgba(v, cb, b, ti, f->flags);
+        int m = 0;
+        const r_surf *s = texture_rgba(v, cb, rb, ti, f->flags, &m);
         if (!s || (s->w & (s->w - 1)) || (s->h & (s->h - 1))) { /* repeats need powers of 2 */
             r_draw_poly(v, pts, n, flat, fill);
             return;
+        }
+        if (m) { /* (an oversized texture's coarser level: its warp is in that level's
+                  * texels) */
+            float k = 1.0f / (float)(1 << m);
+            for (int i = 0; i < 3; i++) {
+                S[i] *= k;
+                T[i] *= k;
+            }
+            s0 *= k;
+            t0 *= k;
         }
         tex.texels = s->texels;
         tex.w = s->w;
@@ -1358,7 +1390,10 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
         const r_surf *s =
             face_block(v, cb, rb, fi, ti, &m,
                        !x || (x->identity && x->origin[0] == 0 && x->origin[1] == 0 &&
-                              x->origin[2] == 0));
+                              x->origin[2] == 0),
+                       area * R_SURF_TEXELS_A_PIXEL > (float)R_SURF_SMALL_BLOCK
+                           ? (uint64_t)(area * R_SURF_TEXELS_A_PIXEL)
+                           : R_SURF_SMALL_BLOCK);
         if (!s) {
             r_draw_poly(v, pts, n, flat, fill);
             return;

@@ -255,19 +255,26 @@ static int fan_pieces(int n)
     return n >= 3 ? (n - 2 + 61) / 62 : 0;
 }
 
-int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n)
+int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n, float *area)
 {
     vpt buf[2][R_MAX_POLY];
     int cur;
+    if (area)
+        *area = 0;
     n = clip_poly(v, pts, n, buf, &cur);
     if (n < 3)
         return 1; /* draw_poly draws and counts nothing of it either */
-    float lo = project(v, buf[cur][0]).y, hi = lo;
+    rast_vert p0 = project(v, buf[cur][0]), prev = p0;
+    float lo = p0.y, hi = lo, twice = 0;
     for (int i = 1; i < n; i++) {
-        float y = project(v, buf[cur][i]).y;
-        lo = y < lo ? y : lo;
-        hi = y > hi ? y : hi;
+        rast_vert p = project(v, buf[cur][i]);
+        lo = p.y < lo ? p.y : lo;
+        hi = p.y > hi ? p.y : hi;
+        twice += prev.x * p.y - p.x * prev.y; /* the shoelace */
+        prev = p;
     }
+    if (area)
+        *area = fabsf(twice + prev.x * p0.y - p0.x * prev.y) * 0.5f;
     /* a row is drawn where its centre y + 0.5 lies inside; vertices snap by under a pixel;
      * the guard band lets a polygon lie wholly above or below the frame */
     int y0 = v->y0 > 0 ? v->y0 : 0, y1 = v->y1 < v->fb->h ? v->y1 : v->fb->h;

@@ -2,6 +2,7 @@
  * that run on what it loads (point leaf, PVS decompression, light point, entities, Quake
  * III's wall marks), and a tiny render of it. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,15 @@ static void render_it(const uint8_t *data, size_t size)
     cl->entities[2].active = 1;
     cl->entities[2].cur.model = 2;
     cl->entities[2].cur.angles[1] = 30;
+    /* the game from the input's size (Quake's and QuakeWorld's dynamic lights and light
+     * styles, Quake II's flowing and animated chains); the brush entity on its alternate
+     * cycle and lit (EF_BRIGHTLIGHT) in an odd size */
+    static const cl_game games[3] = {CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2};
+    cl->level.game = games[size % 3];
+    snprintf(cl->level.lightstyles[0], CL_NAME_LEN, "azmz");
+    snprintf(cl->level.lightstyles[1], CL_NAME_LEN, "mmamammmmammamamaaamammma");
+    cl->entities[2].cur.frame = (uint16_t)(size & 1);
+    cl->entities[2].cur.fx = (uint16_t)(size & 1 ? CL_FX_LIGHT_BRIGHT : 0);
     cl->entities[2].prev = cl->entities[2].cur;
     memread in = {data, size, {"maps/fuzz.bsp"}};
     /* the first camera crosses the faces of small maps (the comb maps in tests/crashers/bsp) */
@@ -30,6 +40,7 @@ static void render_it(const uint8_t *data, size_t size)
         {.origin = {100, -50, 20}, .angles = {30, 200, 10}, .fov = 90},
         {.origin = {-3e4f, 2e4f, 1e4f}, .angles = {-80, 45, 0}, .fov = 120}};
     fuzz_render(cl, &in, cams, 3, 0);
+    fuzz_render(cl, &in, cams + 1, 1, 1.3); /* animated textures, flowing, warps on */
     free(cl);
 }
 

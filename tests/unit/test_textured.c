@@ -530,3 +530,190 @@ TEST(textured_quake_sky_layers_by_hand)
     rast_fb_free(fb);
     free(a);
 }
+
+static uint32_t le32_at(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A hostile edit of e1m1's bytes (BSP29: lump i's offset and size at 4 + 8i): every plain
+ * texinfo's axes (40-byte entries of lump 6, flags 0) times `scale` and every face without a
+ * lightmap (20-byte entries of lump 7, styles at 12..15 set to 255): its faces' texture
+ * extents grow that much, their lit blocks with them. */
+static void huge_extents(uint8_t *map, size_t len, float scale)
+{
+    uint32_t tofs = le32_at(map + 4 + 8 * 6), tlen = le32_at(map + 4 + 8 * 6 + 4);
+    uint32_t fofs = le32_at(map + 4 + 8 * 7), flen = le32_at(map + 4 + 8 * 7 + 4);
+    for (uint32_t i = 0; tofs + (i + 1) * 40 <= len && (i + 1) * 40 <= tlen; i++) {
+        uint8_t *t = map + tofs + i * 40;
+        if (le32_at(t + 36) != 0)
+            continue;
+        for (int k = 0; k < 8; k++) {
+            if (k % 4 == 3)
+                continue; /* (the offsets) */
+            float v;
+            memcpy(&v, t + 4 * k, 4);
+            v *= scale;
+            memcpy(t + 4 * k, &v, 4);
+        }
+    }
+    for (uint32_t i = 0; fofs + (i + 1) * 20 <= len && (i + 1) * 20 <= flen; i++)
+        memset(map + fofs + i * 20 + 12, 255, 4);
+}
+
+/* Faces whose texture axes are 32 times too long (a hostile map's: extents of thousands of
+ * texels on small faces): their blocks are made at most 16 texels a pixel they cover (or
+ * 16,384), so the six views build a bounded number of texels: 16 a pixel of the frame four
+ * times over (overdraw) and 16,384 a polygon drawn. Before the fix each face's block was
+ * made whole at mip 3, up to 1 M texels: 137 M texels for the view of 1,913 polygons
+ * (bound 36 M; now 4.0 M); a review measured 3 s a frame on a dm4 so edited. */
+TEST(textured_huge_texture_extents_build_bounded_blocks)
+{
+    SCENE_EDIT(map, len, cl, a, b, err, huge_extents(map, len, 32.0f));
+    r_cache *c = r_cache_new(0);
+    rast_fb *fb = rast_fb_new(W, H);
+    uint64_t worst = 0, faces = 0;
+    for (uint32_t k = 0; k < 6; k++) {
+        r_camera cam;
+        face_camera(b, 1 + k * (b->num_faces / 6), &cam);
+        uint64_t before = r_cache_texels_built(c);
+        r_options o = {.mode = R_MODE_TEXTURED, .cache = c, .threads = 1};
+        int drawn = r_render(a, cl, 0.3 * k, &cam, &o, fb);
+        uint64_t built = r_cache_texels_built(c) - before;
+        worst = built > worst ? built : worst;
+        faces += (uint64_t)(drawn > 0 ? drawn : 0);
+        CHECK_MSG(built <= 16ull * 4 * W * H + 16384ull * (uint64_t)(drawn > 0 ? drawn : 0),
+                  "view %u: %llu texels built for %d polygons", k, (unsigned long long)built,
+                  drawn);
+    }
+    fprintf(stderr, "worst %llu texels, %llu polygons\n", (unsigned long long)worst,
+            (unsigned long long)faces);
+    r_cache_free(c);
+    rast_fb_free(fb);
+    done(a, cl, map);
+}
+
+/* e1m1 with a texture lump of 8 entries more, all one 4096 x 4096 liquid ("*bigwater", every
+ * level present, each a pattern of its own), and every liquid texinfo on one of the 8: a new
+ * buffer (free it), NULL when it cannot be made. */
+static uint8_t *big_liquid(const uint8_t *map, size_t len, size_t *out_len)
+{
+    enum { EXTRA = 8, SIDE = 4096 };
+    uint32_t lofs = le32_at(map + 4 + 8 * 2), llen = le32_at(map + 4 + 8 * 2 + 4);
+    uint32_t tofs = le32_at(map + 4 + 8 * 6), tlen = le32_at(map + 4 + 8 * 6 + 4);
+    uint32_t n = le32_at(map + lofs);
+    size_t pixels = (size_t)SIDE * SIDE * 85 / 64; /* the four levels */
+    size_t grow = 4 * EXTRA, new_len = 4 + 4 * (size_t)(n + EXTRA) + (llen - 4 - 4 * n) + 40 + pixels;
+    uint8_t *m = malloc(len + new_len);
+    if (!m || lofs + llen > len || 4 + 4 * n > llen || tofs + tlen > len)
+        return free(m), NULL;
+    memcpy(m, map, len);
+    uint8_t *l = m + len; /* the new lump, at the end */
+    uint32_t big = (uint32_t)(new_len - 40 - pixels);
+    uint32_t v = n + EXTRA;
+    memcpy(l, &v, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t o = (int32_t)le32_at(map + lofs + 4 + 4 * i);
+        if (o >= 0)
+            o += (int32_t)grow;
+        memcpy(l + 4 + 4 * i, &o, 4);
+    }
+    for (uint32_t i = n; i < n + EXTRA; i++)
+        memcpy(l + 4 + 4 * i, &big, 4);
+    memcpy(l + 4 + 4 * (n + EXTRA), map + lofs + 4 + 4 * n, llen - 4 - 4 * n);
+    uint8_t *t = l + big;
+    memset(t, 0, 40);
+    memcpy(t, "*bigwater", 9);
+    uint32_t wh = SIDE, at = 40;
+    memcpy(t + 16, &wh, 4);
+    memcpy(t + 20, &wh, 4);
+    for (int k = 0; k < 4; k++) {
+        memcpy(t + 24 + 4 * k, &at, 4);
+        uint32_t side = SIDE >> k;
+        for (uint32_t y = 0; y < side; y++)
+            for (uint32_t x = 0; x < side; x++)
+                t[at + y * side + x] = (uint8_t)(((x >> 3) ^ (y >> 3)) * 7 + 32 * k);
+        at += side * side;
+    }
+    uint32_t nofs = (uint32_t)len, nlen = (uint32_t)new_len;
+    memcpy(m + 4 + 8 * 2, &nofs, 4);
+    memcpy(m + 4 + 8 * 2 + 4, &nlen, 4);
+    /* the liquids' texinfos on the new entries, in turn */
+    for (uint32_t i = 0, k = 0; (i + 1) * 40 <= tlen; i++) {
+        uint8_t *ti = m + tofs + i * 40;
+        int32_t mt = (int32_t)le32_at(ti + 32);
+        int32_t o = mt >= 0 && (uint32_t)mt < n ? (int32_t)le32_at(map + lofs + 4 + 4 * mt) : -1;
+        if (o < 0 || lofs + (uint32_t)o + 16 > len || map[lofs + (uint32_t)o] != '*')
+            continue;
+        uint32_t to = n + k++ % EXTRA;
+        memcpy(ti + 32, &to, 4);
+    }
+    *out_len = len + new_len;
+    return m;
+}
+
+/* A liquid texture of 4096 x 4096 (a hostile map's, as big as the loader takes) behind 8
+ * texture entries: its unlit copy is made once for all 8 and from its level 3 (512 x 512 =
+ * 262,144 texels, within R_SURF_MAX_RGBA), and still drawn textured. Before the fix each
+ * entry took its own copy of level 0, 16.8 M texels (64 MB) apiece: a review measured 20 s a
+ * frame. */
+TEST(textured_huge_liquid_copied_once_and_small)
+{
+    size_t len0, len;
+    uint8_t *map0 = slurp(MAP, &len0);
+    if (!map0)
+        SKIP("run from the project root (" MAP ")");
+    uint8_t *map = big_liquid(map0, len0, &len);
+    free(map0);
+    CHECK(map);
+    if (!map)
+        return;
+    cl_state *cl = level();
+    qd_error err;
+    r_assets *a = load(map, len, cl, &err);
+    CHECK(a && r_assets_map(a));
+    if (!a || !r_assets_map(a)) {
+        done(a, cl, map);
+        return;
+    }
+    const mdl_bsp *b = r_assets_map(a);
+    r_cache *c = r_cache_new(0);
+    rast_fb *fb = rast_fb_new(W, H);
+    static int32_t ids[W * H];
+    int views = 0;
+    for (uint32_t fi = 0; fi < b->num_faces && views < 4; fi += 7) {
+        if (!(b->faces[fi].flags & MDL_SURF_TURB))
+            continue;
+        r_camera cam;
+        face_camera(b, fi, &cam);
+        id_frame(a, cl, &cam, ids);
+        uint64_t before = r_cache_texels_built(c);
+        r_options o = {.mode = R_MODE_TEXTURED, .cache = c, .threads = 1};
+        r_render(a, cl, 0.5, &cam, &o, fb);
+        uint64_t built = r_cache_texels_built(c) - before;
+        /* the liquid's copy (at most once) and the lit walls around it (under 2 M in
+         * e1m1's views) */
+        CHECK_MSG(built <= 262144 * (views == 0) + 2000000, "%llu texels built",
+                  (unsigned long long)built);
+        static uint32_t seen[64];
+        int distinct = 0, liquid_px = 0;
+        for (int i = 0; i < W * H; i++) {
+            if (ids[i] < 0 || !(b->faces[ids[i]].flags & MDL_SURF_TURB))
+                continue;
+            liquid_px++;
+            uint32_t col = fb->color[i] & 0xffffffu;
+            int j = 0;
+            while (j < distinct && seen[j] != col)
+                j++;
+            if (j == distinct && distinct < 64)
+                seen[distinct++] = col;
+        }
+        CHECK_MSG(liquid_px < 100 || distinct >= 4, "%d liquid pixels of %d colours",
+                  liquid_px, distinct);
+        views++;
+    }
+    CHECK(views > 0);
+    r_cache_free(c);
+    rast_fb_free(fb);
+    done(a, cl, map);
+}
