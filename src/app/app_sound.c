@@ -85,6 +85,7 @@ void app_audio_take(app_audio *a, const cl_state *cl, double t_begin, double t_e
                     double clock0)
 {
     const cl_fxlog *log = &cl->fxlog;
+    size_t batch = a->n; /* this span's starts, put in time order at the end */
     uint32_t first = log->sound_count > CL_SOUND_LOG ? log->sound_count - CL_SOUND_LOG : 0;
     for (uint32_t i = first; i < log->sound_count; i++) {
         const cl_sound *cs = &log->sounds[i % CL_SOUND_LOG];
@@ -115,7 +116,23 @@ void app_audio_take(app_audio *a, const cl_state *cl, double t_begin, double t_e
         else
             s.full = 1; /* nowhere: heard as the listener's own */
         if (!push(a, &s, cl->level_count))
-            return;
+            break;
+    }
+    /* The log is in the order the starts were made, and some are dated later than others
+     * made after them (Quake II's muzzle flashes 33-100 ms on, svc_sound's offset): the mixer
+     * takes them in time order (a review: an earlier start listed after a later one waited
+     * for it and lost its beginning), as Quake II's S_StartSound keeps its pending list.
+     * Stable, and each span's starts are few (CL_SOUND_LOG at most). */
+    for (size_t i = batch + 1; i < a->n; i++) {
+        snd_start st = a->starts[i];
+        uint32_t lv = a->levels[i];
+        size_t j = i;
+        for (; j > batch && a->starts[j - 1].at > st.at; j--) {
+            a->starts[j] = a->starts[j - 1];
+            a->levels[j] = a->levels[j - 1];
+        }
+        a->starts[j] = st;
+        a->levels[j] = lv;
     }
 }
 

@@ -43,6 +43,15 @@ qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error
 qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
 /* snd_decode_wav or snd_decode_ogg by the file's first bytes ("RIFF" / "OggS"). */
 qd_err snd_decode(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
+/* snd_decode for a sound of at most max_out samples after resampling (<= SND_MAX_OUT): a
+ * longer one is QD_ERR_LIMIT, found from its header or as soon as the decode passes it, not
+ * after (a bank that is nearly full decodes no long sound whole to throw it away). */
+qd_err snd_decode_max(const uint8_t *data, size_t len, uint32_t max_out, snd_sample *out,
+                      qd_error *err);
+qd_err snd_decode_wav_max(const uint8_t *data, size_t len, uint32_t max_out, snd_sample *out,
+                          qd_error *err);
+qd_err snd_decode_ogg_max(const uint8_t *data, size_t len, uint32_t max_out, snd_sample *out,
+                          qd_error *err);
 void snd_sample_free(snd_sample *s);
 
 /* in[0..n) at rate in_rate (mono) resampled linearly to SND_RATE into a new sample. Output

@@ -103,6 +103,12 @@ static qd_err decode_pcm(const uint8_t *p, uint32_t frames, const wav_fmt *f, sn
 
 qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)
 {
+    return snd_decode_wav_max(data, len, SND_MAX_OUT, out, err);
+}
+
+qd_err snd_decode_wav_max(const uint8_t *data, size_t len, uint32_t max_out, snd_sample *out,
+                          qd_error *err)
+{
     out->pcm = NULL;
     out->len = 0;
     rd_t r = rd_make(data, len);
@@ -142,6 +148,10 @@ qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error
             if (frames > SND_MAX_IN_FRAMES)
                 return qd_fail(err, QD_ERR_LIMIT, at, "%u sample frames: over the cap of %u",
                                frames, SND_MAX_IN_FRAMES);
+            uint64_t outlen = f.rate ? ((uint64_t)frames * SND_RATE + f.rate - 1) / f.rate : 0;
+            if (outlen > max_out)
+                return qd_fail(err, QD_ERR_LIMIT, at, "%llu samples at %d Hz: over the %u "
+                               "left", (unsigned long long)outlen, SND_RATE, max_out);
             qd_err e = decode_pcm(data + body, frames, &f, out, err);
             if (e != QD_OK && err)
                 err->offset = at;
@@ -157,9 +167,15 @@ qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error
 
 qd_err snd_decode(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)
 {
+    return snd_decode_max(data, len, SND_MAX_OUT, out, err);
+}
+
+qd_err snd_decode_max(const uint8_t *data, size_t len, uint32_t max_out, snd_sample *out,
+                      qd_error *err)
+{
     if (len >= 4 && !memcmp(data, "OggS", 4))
-        return snd_decode_ogg(data, len, out, err);
-    return snd_decode_wav(data, len, out, err);
+        return snd_decode_ogg_max(data, len, max_out, out, err);
+    return snd_decode_wav_max(data, len, max_out, out, err);
 }
 
 /* ---- The bank ---- */
@@ -230,23 +246,24 @@ static uint32_t hash_name(const char *s)
     return h;
 }
 
-/* Read and decode file; 1 when it gave a sound. */
-static int load(const pak_fs *fs, const char *file, snd_sample *s)
+/* Read and decode file, a sound of at most max_out samples; 1 when it gave one. */
+static int load(const pak_fs *fs, const char *file, uint32_t max_out, snd_sample *s)
 {
     uint8_t *data = NULL;
     size_t len = 0;
     qd_error e;
     if (!fs || pak_read(fs, file, &data, &len, &e) != QD_OK)
         return 0;
-    int ok = snd_decode(data, len, s, &e) == QD_OK;
+    int ok = snd_decode_max(data, len, max_out, s, &e) == QD_OK;
     free(data);
     return ok;
 }
 
 /* load, and for Quake III a missing .wav as .ogg (ioquake3 snd_codec.c: the other extension) */
-static int load_game(const pak_fs *fs, cl_game game, const char *file, snd_sample *s)
+static int load_game(const pak_fs *fs, cl_game game, const char *file, uint32_t max_out,
+                     snd_sample *s)
 {
-    if (load(fs, file, s))
+    if (load(fs, file, max_out, s))
         return 1;
     size_t n = strlen(file);
     if (game != CL_GAME_Q3 || n <= 4 || n > PAK_MAX_NAME || strcasecmp(file + n - 4, ".wav"))
@@ -254,7 +271,7 @@ static int load_game(const pak_fs *fs, cl_game game, const char *file, snd_sampl
     char alt[PAK_MAX_NAME + 1];
     memcpy(alt, file, n - 4);
     memcpy(alt + n - 4, ".ogg", 5);
-    return load(fs, alt, s);
+    return load(fs, alt, max_out, s);
 }
 
 int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
@@ -273,7 +290,12 @@ int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
     bank_entry *e = &b->e[b->n];
     if (!(e->file = strdup(file)))
         return -1;
-    int ok = load_game(fs, game, file, &e->s);
+    /* what the bank has room for: a sound past it is not decoded whole to be dropped (a
+     * review: 64 names of one long OGG in a 148 KB pak decoded for 49 s), and a full bank
+     * reads no more */
+    size_t room = (SND_BANK_MAX_BYTES - b->bytes) / 2;
+    uint32_t max_out = room < SND_MAX_OUT ? (uint32_t)room : SND_MAX_OUT;
+    int ok = max_out > 0 && load_game(fs, game, file, max_out, &e->s);
     /* a model without its own sound: Quake III's uses sarge's (cg_players.c
      * CG_LoadClientInfo), Quake II's the male one (snd_dma.c S_RegisterSexedSound:
      * "player/male/<name>") */
@@ -286,8 +308,8 @@ int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
     if (!ok && fallback) {
         const char *base = strrchr(file, '/');
         char alt[PAK_MAX_NAME + 1];
-        if (snprintf(alt, sizeof alt, "%s%s", fallback, base) < (int)sizeof alt)
-            ok = load_game(fs, game, alt, &e->s);
+        if (max_out > 0 && snprintf(alt, sizeof alt, "%s%s", fallback, base) < (int)sizeof alt)
+            ok = load_game(fs, game, alt, max_out, &e->s);
     }
     if (ok && b->bytes + (size_t)e->s.len * 2 > SND_BANK_MAX_BYTES) {
         snd_sample_free(&e->s);

@@ -263,6 +263,12 @@ static int ogg_comments_ok(const uint8_t *d, size_t len, size_t *at)
 
 qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)
 {
+    return snd_decode_ogg_max(data, len, SND_MAX_OUT, out, err);
+}
+
+qd_err snd_decode_ogg_max(const uint8_t *data, size_t len, uint32_t max_out, snd_sample *out,
+                          qd_error *err)
+{
     out->pcm = NULL;
     out->len = 0;
     if (len > 0x7fffffff)
@@ -293,10 +299,18 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
         info.sample_rate > SND_MAX_IN_RATE)
         rc = qd_fail(err, QD_ERR_UNSUPPORTED, 0, "%d channels at %u Hz", info.channels,
                      info.sample_rate);
-    else if (total > SND_MAX_IN_FRAMES)
-        rc = qd_fail(err, QD_ERR_LIMIT, 0, "%u sample frames: over the cap of %u", total,
-                     SND_MAX_IN_FRAMES);
-    uint32_t cap = total ? total : OGG_CHUNK;
+    /* the input frames that give at most max_out samples at SND_RATE (snd_resample's
+     * length, ceil(n * SND_RATE / rate), at most max_out) */
+    uint64_t max_in = rc == QD_OK ? (uint64_t)max_out * info.sample_rate / SND_RATE : 0;
+    if (max_in > SND_MAX_IN_FRAMES)
+        max_in = SND_MAX_IN_FRAMES;
+    if (rc == QD_OK && total > max_in)
+        rc = qd_fail(err, QD_ERR_LIMIT, 0, "%u sample frames at %u Hz: over the %llu that fit",
+                     total, info.sample_rate, (unsigned long long)max_in);
+    /* the declared length only names the last page's position: the buffer starts small and
+     * grows with what is decoded (a review: a 4 KB file declaring 64 Mi frames asked for
+     * 128 MiB before its first sample) */
+    uint32_t cap = total && total < OGG_CHUNK ? total : OGG_CHUNK;
     if (rc == QD_OK) {
         mono = malloc((size_t)cap * sizeof *mono);
         if (!mono)
@@ -315,15 +329,16 @@ qd_err snd_decode_ogg(const uint8_t *data, size_t len, snd_sample *out, qd_error
         int got = stb_vorbis_get_frame_float(v, NULL, &ch);
         if (got <= 0 || !ch)
             break;
-        if ((uint64_t)n + (uint32_t)got > SND_MAX_IN_FRAMES) {
-            rc = qd_fail(err, QD_ERR_LIMIT, 0, "over %u sample frames", SND_MAX_IN_FRAMES);
+        if ((uint64_t)n + (uint32_t)got > max_in) {
+            rc = qd_fail(err, QD_ERR_LIMIT, 0, "over %llu sample frames at %u Hz",
+                         (unsigned long long)max_in, info.sample_rate);
             break;
         }
         if (n + (uint32_t)got > cap) {
-            /* the header's length was short: grow, still under the cap */
+            /* grow, still under the cap */
             uint32_t ncap = cap * 2 < n + (uint32_t)got ? n + (uint32_t)got : cap * 2;
-            if (ncap > SND_MAX_IN_FRAMES)
-                ncap = SND_MAX_IN_FRAMES;
+            if (ncap > max_in)
+                ncap = (uint32_t)max_in;
             int16_t *m2 = realloc(mono, (size_t)ncap * sizeof *mono);
             if (!m2) {
                 rc = qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for %u samples", ncap);

@@ -343,6 +343,31 @@ TEST(sound_event_heard_at_its_sample_on_its_side)
     free(cl2);
 }
 
+/* Two starts logged out of time order (entity 6 at 0.05 s first, then entity 5 at 0.0 s: a
+ * Quake II muzzle flash is dated 33-100 ms on): taken in time order, and the earlier is
+ * heard from its own sample though the track is mixed in spans of 1,200 samples. Before
+ * the fix it waited behind the later one until the span that held 2,400 and lost its
+ * first 2,400 samples. */
+TEST(sound_starts_logged_out_of_order_mixed_in_time)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    add_start(cl, 0.05, 6, 0, 0, 0);
+    add_start(cl, 0.0, 5, 0, 0, 0);
+    app_audio_take(&a, cl, 0, 10, 0);
+    CHECK_EQ(a.n, (size_t)2);
+    CHECK(a.n == 2 && a.starts[0].at == 0 && a.starts[1].at == 2400);
+    int16_t out[1200 * 2];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    app_audio_mix(&a, cl, eye, ang, 0, 0, 1200, out);
+    CHECK(abs(out[2 * 100] - 7000) <= 2); /* (at distance 0: 10000 x 0.7) */
+    app_audio_free(&a);
+    free(cl);
+}
+
 TEST(sound_channel_override_and_voice_limit)
 {
     app_opts o;
@@ -566,6 +591,40 @@ TEST(sound_ogg_decodes_and_q3_falls_back_from_wav_to_ogg)
     CHECK_EQ(snd_bank_find(b, fs, CL_GAME_Q3, "sound/nosuch.wav"), -1);
     snd_bank_free(b);
     pak_fs_close(fs);
+}
+
+/* snd_decode_max refuses a sound past its room before decoding it (WAV: from the data
+ * chunk's size) or as soon as the decode passes it (OGG), and decodes one within it as
+ * snd_decode does. 11,025 frames at 11,025 Hz are 48,000 samples at 48 kHz (by hand);
+ * sine.ogg's 0.05 s at 11,025 Hz about 2,400. (A bank passes its room, so a full one reads
+ * nothing and a long sound is not decoded whole to be thrown away: a review's pak of 64
+ * names of one long OGG took 49 s.) */
+TEST(sound_decode_max_stops_at_the_room_left)
+{
+    static uint8_t pcm[11025], file[44 + 11025];
+    memset(pcm, 128, sizeof pcm);
+    size_t n = make_wav(file, 1, 8, 11025, pcm, sizeof pcm);
+    snd_sample s;
+    qd_error e;
+    CHECK_EQ(snd_decode_max(file, n, 47999, &s, &e), QD_ERR_LIMIT);
+    CHECK(s.pcm == NULL && s.len == 0);
+    CHECK_EQ(snd_decode_max(file, n, 48000, &s, &e), QD_OK);
+    CHECK_EQ(s.len, 48000u);
+    snd_sample_free(&s);
+    size_t on;
+    unsigned char *ogg = test_read_file("tests/fuzz/corpus/sound/sine.ogg", &on);
+    if (!ogg)
+        SKIP("run from the project root");
+    CHECK_EQ(snd_decode(ogg, on, &s, &e), QD_OK);
+    uint32_t whole = s.len;
+    snd_sample_free(&s);
+    CHECK(whole > 2000);
+    CHECK_EQ(snd_decode_max(ogg, on, whole / 2, &s, &e), QD_ERR_LIMIT);
+    CHECK(s.pcm == NULL);
+    CHECK_EQ(snd_decode_max(ogg, on, whole, &s, &e), QD_OK);
+    CHECK_EQ(s.len, whole);
+    snd_sample_free(&s);
+    free(ogg);
 }
 
 TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
