@@ -2481,18 +2481,22 @@ static qd_err q3_block(ctx *c, const uint8_t *data, size_t len, int *done)
     if (h.err)
         return fail(c, QD_ERR_TRUNCATED, at, "block %u: header cut off (%zu bytes left)",
                     s->block, (size_t)(len - at));
-    /* the end: a length of -1 (cl_main.c CL_ReadDemoMessage looks at nothing else; the
-     * recorder writes -1 -1), or a sequence of -1 in the file's last 8 bytes. Elsewhere a
-     * sequence of -1 before a real length is damage, skipped like any (a review: one
-     * damaged sequence ended the demo there in silence; taken as a message, it left every
-     * later snapshot without its delta source). */
-    if (n == -1 || (seq == -1 && len - at == 8)) {
+    /* the end: -1 -1 (cl_main.c CL_StopRecord_f writes both; CL_ReadDemoMessage looks only
+     * at the length), or either -1 in the file's last 8 bytes. Elsewhere a sequence or a
+     * length of -1 alone is damage, skipped like any (reviews: one damaged sequence, then
+     * one damaged length, ended the demo there in silence; a sequence of -1 taken as a
+     * message left every later snapshot without its delta source). */
+    if ((n == -1 && seq == -1) || ((n == -1 || seq == -1) && len - at == 8)) {
         s->pos = at + 8;
         s->ended = 1;
         *done = 1;
         TRACE(c, "end", "end of demo marker");
         return QD_OK;
     }
+    if (n == -1) /* (a review: a damaged length of -1 had ended the demo there in silence) */
+        return fail(c, QD_ERR_BAD_DATA, at + 4, "block %u: length -1 (an end marker's) after "
+                    "sequence %d, %llu bytes before the file's end", s->block, seq,
+                    (unsigned long long)(len - at));
     if (n <= 0 || n > Q3_MAX_MSGLEN)
         return fail(c, QD_ERR_BAD_DATA, at + 4, "block %u: message length %d (1..%d)", s->block,
                     n, Q3_MAX_MSGLEN);

@@ -2581,6 +2581,21 @@ TEST(q3_sequence_minus_one_mid_file_is_damage)
     check_level(m, w, 1, "Two", 64);
 }
 
+/* A block header whose length is damaged to -1 (its sequence, 12, intact) mid-file: damage,
+ * skipped, and the demo goes on to its real end marker (the command after it runs). Before
+ * the fix any length of -1 was taken for the end marker: the demo ended there, "complete".
+ * (The recorder's marker is -1 -1, cl_main.c CL_StopRecord_f.) */
+TEST(q3_length_minus_one_mid_file_is_damage)
+{
+    bw *w;
+    buf *m = start_level(&w);
+    CHECK(m);
+    put32(m, 12);
+    put32(m, 0xffffffffu);
+    add_command(m, w, 13, "cs 547 \"n\\Two\\t\\1\"");
+    check_level(m, w, 1, "Two", 64);
+}
+
 /* A second gamestate that breaks (protocol 73 in its serverinfo, command sequence 5000,
  * then a command 9 no gamestate holds) is damage, and the level before goes on whole: its
  * protocol 68 tables, its command sequence (the next command, 11, runs) and its baseline

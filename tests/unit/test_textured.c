@@ -713,6 +713,25 @@ TEST(textured_huge_liquid_copied_once_and_small)
         views++;
     }
     CHECK(views > 0);
+    /* Quake II's translucent liquids of one texture at 33 and 66 %, in turn (flags set on
+     * the loaded faces: the test looks inside): a frame drawn again builds nothing, each
+     * alpha keeping its own copy. Before, the two took turns to rebuild one shared copy
+     * (a review: 15 M texels a frame drawn again on a Quake II map) */
+    mdl_bsp *mb = (mdl_bsp *)b;
+    uint32_t turb = 0, k = 0;
+    for (uint32_t fi = 0; fi < mb->num_faces; fi++)
+        if (mb->faces[fi].flags & MDL_SURF_TURB) {
+            mb->faces[fi].flags |= k++ & 1 ? MDL_SURF_TRANS33 : MDL_SURF_TRANS66;
+            turb = fi;
+        }
+    r_camera cam;
+    face_camera(b, turb, &cam);
+    r_options o = {.mode = R_MODE_TEXTURED, .cache = c, .threads = 1};
+    r_render(a, cl, 0.5, &cam, &o, fb);
+    uint64_t before = r_cache_texels_built(c);
+    r_render(a, cl, 0.5, &cam, &o, fb);
+    CHECK_MSG(r_cache_texels_built(c) == before, "%llu texels built again",
+              (unsigned long long)(r_cache_texels_built(c) - before));
     r_cache_free(c);
     rast_fb_free(fb);
     done(a, cl, map);
