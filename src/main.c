@@ -29,7 +29,7 @@ static void usage(FILE *f)
             "                      and qdemo.conf's basedir lines are read beneath it)\n"
             "  --no-autodetect     read only -b, $QDEMO_BASEDIR and -p\n"
             "  -p, --pak FILE|DIR  add a PAK/PK3 archive or a game folder on top (repeatable)\n"
-            "  --fps N             render: frames per second (default 30)\n"
+            "  --fps N             render: frames per second, or N/D (30000/1001; default 30)\n"
             "  --size WxH          render size (default 1280x720; play: the window's size)\n"
             "  --from T, --to T    render: start and end, in seconds or mm:ss.fff\n"
             "  --mode textured|flat|wire  drawing mode (default textured)\n"
@@ -157,11 +157,26 @@ int main(int argc, char **argv)
             o.out_dir = v;
         } else if (!strcmp(a, "--fps")) {
             NEEDS_VALUE;
-            o.fps = atof(v);
+            /* a number, or N/D (30000/1001, NTSC's 29.97) kept as given for the y4m header;
+             * nothing after it (a review: "29,97" was taken as 29, "2997/100" as 2997) */
+            char *end = NULL;
+            o.fps = strtod(v, &end);
+            o.fps_num = o.fps_den = 0;
+            if (end != v && *end == '/') {
+                char *end2 = NULL;
+                double d = strtod(end + 1, &end2);
+                int whole = end2 != end + 1 && o.fps == floor(o.fps) && d == floor(d) &&
+                            o.fps >= 1 && o.fps <= 10000000 && d >= 1 && d <= 100000;
+                o.fps_num = whole ? (long)o.fps : 0;
+                o.fps_den = whole ? (long)d : 0;
+                o.fps = whole ? o.fps / d : -1;
+                end = whole ? end2 : end;
+            }
             /* (a y4m header's rate is in thousandths; under one the sound track's sample
              * arithmetic overflowed: found by a review) */
-            if (!(o.fps >= 0.001 && o.fps <= 10000)) {
-                fprintf(stderr, "qdemo: --fps must be between 0.001 and 10000\n");
+            if (end == v || *end || !(o.fps >= 0.001 && o.fps <= 10000)) {
+                fprintf(stderr, "qdemo: --fps takes a number or N/D between 0.001 and 10000 "
+                                "(%s)\n", v);
                 return APP_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--size")) {

@@ -30,6 +30,7 @@ typedef struct app_opts {
     /* play / render */
     const char *out_dir;              /* -o */
     double fps;                       /* --fps, default 30 */
+    long fps_num, fps_den;            /* --fps N/D as given (30000/1001), else 0 */
     int width, height;                /* --size */
     double from, to;                  /* --from, --to in seconds; to < 0 = the end */
     int mode;                         /* R_MODE_* */

@@ -647,7 +647,7 @@ int app_info(const app_opts *o)
     }
     cl_reset_zeroed(cl);
     app_models models = {0};
-    char first_map[CL_NAME_LEN] = "";
+    char first_map[CL_NAME_LEN] = "", first_title[CL_NAME_LEN] = "";
     uint32_t levels_seen = 0;
     double first_time = -1;
     qd_err r = QD_OK;
@@ -663,8 +663,10 @@ int app_info(const app_opts *o)
         }
         if (cl->level_count != levels_seen) {
             levels_seen = cl->level_count;
-            if (!first_map[0])
+            if (!first_map[0]) { /* (and its title: a review found the last level's) */
                 snprintf(first_map, sizeof first_map, "%s", cl->level.map);
+                snprintf(first_title, sizeof first_title, "%s", cl->level.title);
+            }
         }
         app_models_update(&models, cl);
         if (r != QD_OK)
@@ -679,6 +681,7 @@ int app_info(const app_opts *o)
     }
     double duration = first_time >= 0 ? cl->time - first_time : 0;
     const char *map = first_map[0] ? first_map : cl->level.map;
+    const char *title = first_map[0] ? first_title : cl->level.title;
 
     game_dirs folders;
     pak_fs *fs = app_search_path_folders(o, &cl->level, NULL, &folders);
@@ -710,7 +713,7 @@ int app_info(const app_opts *o)
         printf(", \"map\": ");
         json_str(stdout, map);
         printf(", \"title\": ");
-        json_str(stdout, cl->level.title);
+        json_str(stdout, title);
         printf(", \"gamedir\": ");
         json_str(stdout, cl->level.gamedir);
         printf(", \"game_folders\": [");
@@ -777,9 +780,9 @@ int app_info(const app_opts *o)
         printf("\n");
         printf("map:       ");
         app_put_text(stdout, map);
-        if (cl->level.title[0]) {
+        if (title[0]) {
             printf(" (");
-            for (const char *p = cl->level.title; *p; p++) { /* (DEL too: a review) */
+            for (const char *p = title; *p; p++) { /* (DEL too: a review) */
                 int ch = *p & 0x7f;
                 putchar(ch >= 32 && ch < 127 ? ch : ' ');
             }

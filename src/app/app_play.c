@@ -225,7 +225,9 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             break;
         }
         if (p->shot) { /* the frame as drawn, HUD and all */
-            app_save_shot(o->demo, p->t, fb, p->notice, sizeof p->notice);
+            /* (times from the demo's first frame, as --from takes them and the bar shows:
+             * a review found the name's time refused by --from) */
+            app_save_shot(o->demo, p->t - p->start, fb, p->notice, sizeof p->notice);
             p->notice_until = p->wall + 3.0;
             p->shot = 0;
         }
@@ -235,7 +237,7 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         }
         /* the title: the demo's file name, the map and the time */
         const char *base = strrchr(o->demo, '/');
-        double tt = p->t;
+        double tt = p->t - p->start;
         long long m = player_minutes(&tt);
         char t2[512];
         snprintf(t2, sizeof t2, "%.200s - %.60s %.100s - %lld:%02d - qdemo",

@@ -428,8 +428,22 @@ int app_render(const app_opts *o)
         tl_close(tl);
         return APP_EXIT_INPUT;
     }
+    /* A stream's sound track is made before its first frame: a reader given both (ffmpeg
+     * -i - -i a.wav) opens the WAV once the stream's header is in, and the stream waits for
+     * it (a review: the README's one pipe found no file, or one left from an earlier run) */
+    int audio_first = x.y4m && o->audio;
+    if (audio_first) {
+        int arc = app_audio_export(o, tl, &cam_player, free_path, from, fps, count);
+        if (arc != APP_EXIT_OK) {
+            free_slots(&x);
+            tl_close(tl);
+            return arc;
+        }
+    }
     if (x.y4m) {
-        long num = lround(fps * 1000), den = 1000, g = gcd(num, den);
+        /* N/D as --fps gave it, else the rate in thousandths */
+        long num = o->fps_den ? o->fps_num : lround(fps * 1000),
+             den = o->fps_den ? o->fps_den : 1000, g = gcd(num, den);
         qd_error e;
         if (out_y4m_begin(stdout, x.w, x.h, (int)(num / g), (int)(den / g), o->bt709, &e) !=
             QD_OK) {
@@ -506,6 +520,13 @@ int app_render(const app_opts *o)
                 x.rc = APP_EXIT_INPUT;
                 break;
             }
+            if (j > 0 && cl->level_count != s->states[0].level_count) {
+                /* a new level inside the frame's shutter: the frame ends before it (a
+                 * review: the new level's sub-frames were drawn with the old one's assets,
+                 * blended in as placeholder boxes) */
+                s->nsub = j;
+                break;
+            }
             s->states[j] = *cl;
             s->times[j] = tj;
             if (free_path)
@@ -513,8 +534,10 @@ int app_render(const app_opts *o)
             else
                 player_camera(&cam_player, cl, tj, &s->cams[j]);
         }
-        /* only the main thread writes x.world, so reading it here needs no lock */
-        int level_changed = x.rc == APP_EXIT_OK && app_world_stale(&x.world, &s->states[0]);
+        /* only the main thread writes x.world, so reading it here needs no lock; from the
+         * last sub-frame, whose lists hold what the level's earlier ones name */
+        int level_changed =
+            x.rc == APP_EXIT_OK && app_world_stale(&x.world, &s->states[s->nsub - 1]);
         player_options(&cam_player, &s->states[0], &s->opt);
         pthread_mutex_lock(&x.lock);
         if (x.rc != APP_EXIT_OK)
@@ -524,7 +547,7 @@ int app_render(const app_opts *o)
             for (int i = 0; i < x.nslots; i++)
                 while (x.slots[i].state == SLOT_QUEUED || x.slots[i].state == SLOT_BUSY)
                     pthread_cond_wait(&x.done, &x.lock);
-            app_world_update(&x.world, o, &s->states[0]);
+            app_world_update(&x.world, o, &s->states[s->nsub - 1]);
             /* a notice, not an error: only for a person at a terminal */
             if (x.world.notice[0] && x.show_progress)
                 fprintf(stderr, "\rqdemo: %s\n", x.world.notice);
@@ -559,7 +582,7 @@ int app_render(const app_opts *o)
         progress(x.done_frames, count, t0);
         fprintf(stderr, "\n");
     }
-    if (o->audio && x.rc == APP_EXIT_OK && !interrupted) /* the sound track: its own pass */
+    if (o->audio && !audio_first && x.rc == APP_EXIT_OK && !interrupted) /* its own pass */
         x.rc = app_audio_export(o, tl, &cam_player, free_path, from, fps, count);
     if (interrupted) {
         fprintf(stderr, "qdemo: interrupted after %lld whole frames; --resume continues\n",
@@ -568,6 +591,16 @@ int app_render(const app_opts *o)
     } else if (o->fps <= 0 && x.rc == APP_EXIT_OK) {
         fprintf(stderr, "qdemo: wrote %s/000000.png .. %06lld.png\n", x.dir,
                 (long long)count - 1);
+    }
+    if (!x.y4m && x.rc == APP_EXIT_OK && !interrupted) {
+        /* a frame past this run's last, from an earlier and longer one, would be taken
+         * for part of it by a %06d.png reader (a review): said, not deleted */
+        char *next = frame_path(&x, count);
+        struct stat st;
+        if (next && lstat(next, &st) == 0)
+            fprintf(stderr, "qdemo: %s is from an earlier run (this one ends at %06lld.png)\n",
+                    next, (long long)count - 1);
+        free(next);
     }
     free_slots(&x);
     app_world_free(&x.world);

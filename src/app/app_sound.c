@@ -297,6 +297,11 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
     /* starts are given to the mixer before the span that holds them; a start of a later
      * level stops the voices of the one before (S_StopAllSounds on a new map) */
     while (a->next < a->n && a->starts[a->next].at < pos + (int64_t)n) {
+        /* the voices ended by this start's time are gone before it (a review: an export
+         * from the middle got its look-back's 200 starts at once, the 64 voices filled
+         * with long-ended ones and the starts still sounding at --from were turned away) */
+        int64_t at = a->starts[a->next].at;
+        snd_mixer_seek(a->mix, at < pos ? at : pos);
         if (a->levels[a->next] != a->mix_level && a->mix_level)
             snd_mixer_stop_all(a->mix, a->starts[a->next].at);
         a->mix_level = a->levels[a->next];

@@ -156,6 +156,11 @@ void snd_mixer_set_game(snd_mixer *m, cl_game game);
  * listener's entity). With SND_VOICES voices playing the quietest for the last listener (the
  * new one included; the older one on a tie) is dropped. */
 void snd_mixer_start(snd_mixer *m, const snd_start *s);
+/* Forget the voices that end before sample `at` (no later than the next span to mix): a
+ * caller handing starts over in time order moves it to each start first, so a pile of
+ * starts from before the first span (an export's look-back) holds only the voices still
+ * sounding then, and the newest are not turned away by the voice limit. */
+void snd_mixer_seek(snd_mixer *m, int64_t at);
 /* Every voice stops at sample at (a level change, a seek). */
 void snd_mixer_stop_all(snd_mixer *m, int64_t at);
 /* Mix samples [pos, pos + n) heard from l, with nloops looping sources (at most

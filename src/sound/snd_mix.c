@@ -238,6 +238,14 @@ void snd_mixer_start(snd_mixer *m, const snd_start *s)
         m->v[q] = nv;
 }
 
+void snd_mixer_seek(snd_mixer *m, int64_t at)
+{
+    if (m && (m->mixed == INT64_MIN || m->mixed < at)) {
+        m->mixed = at;
+        reap(m);
+    }
+}
+
 void snd_mixer_follow(snd_mixer *m, int (*where)(void *ctx, int entity, float origin[3]),
                       void *ctx)
 {

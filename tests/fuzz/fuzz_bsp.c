@@ -23,11 +23,15 @@ static void render_it(const uint8_t *data, size_t size)
     cl->entities[2].active = 1;
     cl->entities[2].cur.model = 2;
     cl->entities[2].cur.angles[1] = 30;
-    /* the game from the input's size (Quake's and QuakeWorld's dynamic lights and light
-     * styles, Quake II's flowing and animated chains); the brush entity on its alternate
-     * cycle and lit (EF_BRIGHTLIGHT) in an odd size */
-    static const cl_game games[3] = {CL_GAME_Q1, CL_GAME_QW, CL_GAME_Q2};
-    cl->level.game = games[size % 3];
+    /* the game from the map's kind (an IBSP 38 is Quake II's: its flowing and animated
+     * chains; 46 Quake III's), else Quake or QuakeWorld by the input's size (their dynamic
+     * lights and light styles); the brush entity on its alternate cycle and lit
+     * (EF_BRIGHTLIGHT) in an odd size */
+    int ibsp = size >= 8 && !memcmp(data, "IBSP", 4);
+    cl->level.game = ibsp && data[4] == 38 ? CL_GAME_Q2
+                     : ibsp && data[4] >= 46 ? CL_GAME_Q3
+                     : size & 2 ? CL_GAME_QW
+                                : CL_GAME_Q1;
     snprintf(cl->level.lightstyles[0], CL_NAME_LEN, "azmz");
     snprintf(cl->level.lightstyles[1], CL_NAME_LEN, "mmamammmmammamamaaamammma");
     cl->entities[2].cur.frame = (uint16_t)(size & 1);

@@ -465,6 +465,24 @@ TEST(output_audio_and_arguments_checked_before_the_frames)
     CHECK_EQ(run(err, sizeof err, "%s render %s -o - -p assets --size 64x36 --fps 123.457 "
                  "--to 0.05 -q > /dev/null", bin(), SAMPLE),
              0);
+    /* --fps with more after the number ("29,97" was taken as 29, exit 0: a review), and
+     * N/D, whose y4m header keeps the ratio as given (NTSC's 30000/1001, not 2997:100) */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --fps 29,97 -q", bin(), SAMPLE,
+                 out),
+             1);
+    CHECK(strstr(err, "--fps") != NULL);
+    char hdr[700];
+    snprintf(hdr, sizeof hdr, "%s/y4m_header.txt", dir);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o - -p assets --size 64x36 --fps 30000/1001 "
+                 "--to 0.1 -q | head -c 40 > %s",
+                 bin(), SAMPLE, hdr),
+             0);
+    char line[64] = "";
+    FILE *hf = fopen(hdr, "r");
+    CHECK(hf && fgets(line, sizeof line, hf));
+    if (hf)
+        fclose(hf);
+    CHECK_MSG(strstr(line, " F30000:1001 ") != NULL, "header %s", line);
     /* a short stream fits stdio's buffer: the full disk shows only at the last flush */
     if (access("/dev/full", W_OK) == 0) {
         CHECK_EQ(run(err, sizeof err, "%s render %s -o - -p assets --size 64x36 --fps 5 --to 0.2 "
@@ -472,4 +490,51 @@ TEST(output_audio_and_arguments_checked_before_the_frames)
                  3);
         CHECK(strstr(err, "stdout") != NULL);
     }
+}
+
+/* `render -o - --audio a.wav` piped to a reader that opens the WAV once the stream's header
+ * is in (as `ffmpeg -i - -i a.wav` does, the README's one pipe): the WAV is whole by then,
+ * 44 bytes of header and 48,000 stereo 16-bit samples for 10 frames at 10 fps (by hand:
+ * round(10 x 48000 / 10)). Before the fix it was written after the last frame: the reader
+ * found no file (or one left from an earlier run). */
+TEST(output_stream_sound_track_ready_with_its_header)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], wav[700], out[700], err[4096], size_file[700];
+    fresh_dir_with(dir, "audiopipe", wav, "a.wav", out);
+    snprintf(size_file, sizeof size_file, "%s/size.txt", dir);
+    CHECK_EQ(run(err, sizeof err,
+                 "%s render %s -o - -p assets --size 64x36 --fps 10 --to 1 --audio %s -q | "
+                 "{ head -c 40 > /dev/null; stat -c %%s %s > %s 2>&1; cat > /dev/null; }",
+                 bin(), SAMPLE, wav, wav, size_file),
+             0);
+    FILE *f = fopen(size_file, "r");
+    long size = -1;
+    CHECK(f && fscanf(f, "%ld", &size) == 1);
+    if (f)
+        fclose(f);
+    CHECK_MSG(size == 44 + 48000 * 4, "the WAV was %ld bytes when the header came", size);
+}
+
+/* A shorter render into the folder of a longer one: one line says the frame past its last
+ * is from the earlier run (a review: a %06d.png reader took the old frames for part of the
+ * new render, in silence); nothing is deleted. */
+TEST(output_frames_past_the_last_from_an_earlier_run_said)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], f[700], out[700], err[4096];
+    fresh_dir_with(dir, "stale", f, "x", out);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x36 --fps 10 --to 1 -q",
+                 bin(), SAMPLE, out),
+             0);
+    CHECK(strstr(err, "earlier run") == NULL);
+    CHECK_EQ(count_png(out), 10);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x36 --fps 10 --to 0.5 "
+                 "-q", bin(), SAMPLE, out),
+             0);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK(strstr(err, "000005.png is from an earlier run") != NULL);
+    CHECK_EQ(count_png(out), 10);
 }

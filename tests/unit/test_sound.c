@@ -368,6 +368,32 @@ TEST(sound_starts_logged_out_of_order_mixed_in_time)
     free(cl);
 }
 
+/* An export's look-back: 100 starts long over before sample 0 (0.1 s each, at -2.0 .. -1.01
+ * s) and one at -0.03 s that still sounds at 0 (until 0.07 s), all handed over before the
+ * first span: the last is heard from sample 0. Before the fix the 64 voices filled with the
+ * long-ended ones (the mixer's clock not yet started) and the last was turned away: the
+ * span was silent (a review: the first 150 ms of an OpenArena export from 10 s). */
+TEST(sound_look_back_keeps_the_starts_still_sounding)
+{
+    app_opts o;
+    cl_state *cl;
+    app_audio a;
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    for (int i = 0; i < 100; i++)
+        add_start(cl, 0.01 * i, 100 + i, 0, 0, 0);
+    add_start(cl, 1.97, 5, 0, 0, 0);
+    app_audio_take(&a, cl, 0, 10, 2.0); /* sample 0 = demo time 2.0 */
+    CHECK_EQ(a.n, (size_t)101);
+    int16_t out[1200 * 2];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    app_audio_mix(&a, cl, eye, ang, 0, 0, 1200, out);
+    CHECK(abs(out[2 * 100] - 7000) <= 2); /* one voice at distance 0: 10000 x 0.7 */
+    CHECK(snd_mixer_voices(a.mix) == 1);
+    app_audio_free(&a);
+    free(cl);
+}
+
 TEST(sound_channel_override_and_voice_limit)
 {
     app_opts o;
