@@ -53,6 +53,7 @@ typedef struct exporter {
     int stop;
     int64_t next_out;     /* the next frame to write or account for, in order */
     int64_t done_frames;
+    int64_t streamed; /* y4m frames written whole to the stream */
     int rc;               /* the exit code so far */
     int follow;           /* the followed player's slot for the HUD, -1 the recorded view */
     int first_person;     /* the camera is a player's eyes (the HUD's crosshair) */
@@ -99,6 +100,8 @@ static void drain(exporter *x, int wait)
             fprintf(stderr, "qdemo: stdout: write failed\n");
             x->rc = APP_EXIT_OUTPUT;
         }
+        if (x->y4m && x->rc == APP_EXIT_OK)
+            x->streamed++;
         s->state = SLOT_FREE;
         x->next_out++;
         x->done_frames++;
@@ -584,9 +587,17 @@ int app_render(const app_opts *o)
     }
     if (o->audio && !audio_first && x.rc == APP_EXIT_OK && !interrupted) /* its own pass */
         x.rc = app_audio_export(o, tl, &cam_player, free_path, from, fps, count);
+    if (audio_first && (x.rc != APP_EXIT_OK || interrupted)) {
+        /* the track was made for every frame: cut to those the stream got (a review: a
+         * stopped stream left a whole-range WAV beside it) */
+        if (app_audio_cut(o->audio, x.streamed, fps))
+            fprintf(stderr, "qdemo: %s: cut to the %lld frames streamed\n", o->audio,
+                    (long long)x.streamed);
+    }
     if (interrupted) {
-        fprintf(stderr, "qdemo: interrupted after %lld whole frames; --resume continues\n",
-                (long long)x.done_frames);
+        fprintf(stderr, "qdemo: interrupted after %lld whole frames%s\n",
+                (long long)(x.y4m ? x.streamed : x.done_frames),
+                x.y4m ? "" : "; --resume continues");
         x.rc = 128 + (int)interrupted;
     } else if (o->fps <= 0 && x.rc == APP_EXIT_OK) {
         fprintf(stderr, "qdemo: wrote %s/000000.png .. %06lld.png\n", x.dir,

@@ -1,6 +1,7 @@
 /* app_sound.c: the demo's sound: sound starts read from the client state's log, found on the
  * level's search path, mixed from the camera for `render --audio` and the window. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +402,25 @@ int app_audio_check(const app_opts *o)
         return APP_EXIT_OUTPUT;
     }
     return APP_EXIT_OK;
+}
+
+int app_audio_cut(const char *path, int64_t frames, double fps)
+{
+    uint64_t total = (uint64_t)app_audio_frame_start(frames > 0 ? frames : 0, fps);
+    uint8_t head[44];
+    if (!path || !snd_wav_header(head, total))
+        return 0;
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+             (uint64_t)st.st_size >= sizeof head + total * 4 &&
+             ftruncate(fd, (off_t)(sizeof head + total * 4)) == 0 &&
+             pwrite(fd, head, sizeof head, 0) == (ssize_t)sizeof head;
+    if (close(fd) != 0)
+        ok = 0;
+    return ok;
 }
 
 int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int free_path,

@@ -69,6 +69,9 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
  * int64's range (NaN: INT64_MAX). A render of count frames holds
  * app_audio_frame_start(count, fps) samples. */
 int64_t app_audio_frame_start(int64_t k, double fps);
+/* Cut the WAV at path (app_audio_export's) to its first `frames` frames at fps: the file
+ * shortened and its header rewritten. 1 when done. */
+int app_audio_cut(const char *path, int64_t frames, double fps);
 
 /* `render --audio`: write the mix of frames [0, count) at from + k/fps, heard from the
  * export's camera, to o->audio (a new temporary file renamed at the end; refused as

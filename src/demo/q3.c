@@ -2579,8 +2579,8 @@ static int q3_block_at(const uint8_t *data, size_t len, uint64_t pos, int strict
     int32_t seq = rd_s32(&h);
     int32_t n = rd_s32(&h);
     *size = 8;
-    if (seq == -1 && n == -1)
-        return DEMO_BLOCK_END;
+    if ((seq == -1 && n == -1) || ((seq == -1 || n == -1) && len - pos == 8))
+        return DEMO_BLOCK_END; /* (q3_block's rule: a review found them apart) */
     if (seq < 0 || n <= 0 || n > Q3_MAX_MSGLEN)
         return DEMO_BLOCK_NONE;
     if ((uint64_t)n > len - pos - 8)

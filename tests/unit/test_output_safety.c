@@ -515,6 +515,21 @@ TEST(output_stream_sound_track_ready_with_its_header)
     if (f)
         fclose(f);
     CHECK_MSG(size == 44 + 48000 * 4, "the WAV was %ld bytes when the header came", size);
+    /* the stream fails (a full disk): the WAV made for all 10 frames (384,044 bytes) is cut
+     * to the frames the stream took, its header saying so (a review: a whole-range track
+     * was left beside a stream that had stopped) */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_EQ(run(err, sizeof err, "%s render %s -o - -p assets --size 64x36 --fps 10 --to 1 "
+                     "--audio %s -q > /dev/full", bin(), SAMPLE, wav),
+                 3);
+        CHECK(strstr(err, "cut to the") != NULL);
+        size_t n = 0;
+        uint8_t *w = test_read_file(wav, &n);
+        CHECK(w && n >= 44 && n < 44 + 48000 * 4 && (n - 44) % 4 == 0);
+        if (w && n >= 44)
+            CHECK_EQ((size_t)(w[40] | w[41] << 8 | w[42] << 16 | (uint32_t)w[43] << 24), n - 44);
+        free(w);
+    }
 }
 
 /* A shorter render into the folder of a longer one: one line says the frame past its last

@@ -2596,6 +2596,43 @@ TEST(q3_length_minus_one_mid_file_is_damage)
     check_level(m, w, 1, "Two", 64);
 }
 
+/* Damage just before an end marker of one -1 (a sequence, then -1, as the file's last 8
+ * bytes: the end by q3_block's rule): skipped, the command after it runs and the demo is
+ * complete. Before the fix the resync's framing check (q3_block_at) knew only -1 -1, found
+ * no whole chain there, and the decode stopped at the damage (a review). */
+TEST(q3_damage_before_a_one_sided_end_marker_is_skipped)
+{
+    bw *w;
+    buf *m = start_level(&w);
+    CHECK(m);
+    if (!m)
+        return;
+    put32(m, 12);
+    put32(m, 0x7fffffffu); /* a damaged length */
+    add_command(m, w, 13, "cs 547 \"n\\Two\\t\\1\"");
+    put32(m, 4907);
+    put32(m, 0xffffffffu);
+    qd_error err;
+    demo_t *d = demo_open_with(&demo_q3_decoder, "t.dm_68", m->b, m->n, &err);
+    cl_state *cl = malloc(sizeof *cl);
+    CHECK(d && cl);
+    if (d && cl) {
+        cl_reset(cl);
+        int done = 0;
+        qd_err e = QD_OK;
+        for (size_t k = 0; !done && e == QD_OK && k <= m->n; k++)
+            e = demo_step(d, cl, NULL, &done, &err);
+        CHECK_EQ(e, QD_OK);
+        CHECK(done && demo_ended(d));
+        CHECK_EQ(demo_num_damaged(d), 1);
+        CHECK_MSG(!strcmp(cl->players[3].name, "Two"), "name %s", cl->players[3].name);
+    }
+    demo_close(d);
+    free(cl);
+    free(w);
+    free(m);
+}
+
 /* A second gamestate that breaks (protocol 73 in its serverinfo, command sequence 5000,
  * then a command 9 no gamestate holds) is damage, and the level before goes on whole: its
  * protocol 68 tables, its command sequence (the next command, 11, runs) and its baseline
