@@ -554,6 +554,9 @@ int app_render(const app_opts *o)
             /* a notice, not an error: only for a person at a terminal */
             if (x.world.notice[0] && x.show_progress)
                 fprintf(stderr, "\rqdemo: %s\n", x.world.notice);
+            if (x.world.damaged[0] && !o->quiet)
+                fprintf(stderr, "%sqdemo: damaged, drawn without it: %s\n",
+                        x.show_progress ? "\r" : "", x.world.damaged);
         }
         s->state = SLOT_QUEUED;
         pthread_cond_signal(&x.work);

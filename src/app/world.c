@@ -86,6 +86,17 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     if (w->assets && w->fs)
         (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
     w->notice[0] = 0;
+    w->damaged[0] = 0;
+    if (err.code != QD_OK && err.code != QD_ERR_NOT_FOUND && err.code != QD_ERR_NOMEM) {
+        /* (a review: a file there but damaged was only counted as missing, never named) */
+        char msg[sizeof err.msg];
+        size_t k = 0;
+        for (const char *p = err.msg; *p && k < sizeof msg - 1; p++)
+            msg[k++] = *p >= 32 && *p < 127 ? *p : '?';
+        msg[k] = 0;
+        snprintf(w->damaged, sizeof w->damaged, "%.280s (byte %llu)", msg,
+                 (unsigned long long)err.offset);
+    }
     if (w->assets && !r_assets_map(w->assets)) {
         char map[64]; /* (printable: the notice goes to a terminal too; a review) */
         size_t k = 0;

@@ -17,6 +17,8 @@ typedef struct app_world {
     uint64_t level_key; /* hash of the level the assets were loaded for */
     uint64_t images_key; /* Quake II: hash of the layout's image names hud2 holds */
     char notice[160];   /* what is missing, for the user */
+    char damaged[320];  /* the level's first damaged model, skin or picture: "name: reason
+                         * (byte N)", printable; "" none */
 } app_world;
 
 /* Make sure w holds the assets of cl's level (loading them the first time and after a

@@ -11,8 +11,10 @@
 static void note(r_assets *a, qd_error *err, qd_err code, const char *name, const qd_error *why)
 {
     a->missing++;
+    size_t n = strlen(name);
+    int named = why && !strncmp(why->msg, name, n) && why->msg[n] == ':'; /* (loaders name it) */
     if (err && err->code == QD_OK)
-        qd_fail(err, code, why ? why->offset : 0, "%s: %s", name,
+        qd_fail(err, code, why ? why->offset : 0, "%s%s%s", named ? "" : name, named ? "" : ": ",
                 why && why->msg[0] ? why->msg : qd_strerror(code));
 }
 
@@ -157,8 +159,13 @@ static void free_md2(r_model *m)
  * caller decides whether that counts. */
 /* Skin sk from the PCX name; budget (NULL: none) the pixels its model may still decode
  * (MDL_PICTURES_MAX_PIXELS): a picture past it is QD_ERR_LIMIT, as one not there. */
+/* The level's room (r_assets.skin_room) is counted too: each slot's model loads its skins
+ * itself (a review: 64 slots of 32 skins each naming one big picture took 2.6 GB and 37 s);
+ * a skin past it is QD_ERR_LIMIT as well. */
+#define R_SKIN_ROOM ((uint64_t)128 << 20)
+#define R_SKIN_LUT_BYTES ((uint64_t)64 * 256 * sizeof(uint32_t))
 static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void *ctx,
-                        uint64_t *budget)
+                        uint64_t *budget, uint64_t *room)
 {
     uint8_t *data;
     size_t len;
@@ -166,14 +173,14 @@ static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void 
     qd_err r = read_file(read, ctx, name, &data, &len, &e);
     if (r != QD_OK)
         return r;
-    if (budget) {
-        uint64_t pixels = mdl_pcx_pixels(data, len);
-        if (pixels > *budget) {
-            free(data);
-            return QD_ERR_LIMIT;
-        }
-        *budget -= pixels;
+    uint64_t pixels = mdl_pcx_pixels(data, len);
+    if ((budget && pixels > *budget) || pixels + R_SKIN_LUT_BYTES > *room) {
+        free(data);
+        return QD_ERR_LIMIT;
     }
+    if (budget)
+        *budget -= pixels;
+    *room -= pixels + R_SKIN_LUT_BYTES;
     mdl_pcx *p = NULL;
     r = mdl_pcx_load(data, len, name, &p, &e);
     free(data);
@@ -199,7 +206,7 @@ static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void 
 
 /* The skins an MD2 names, as PCX pictures; a missing or damaged one draws flat and is not
  * an error (QD_ERR_NOMEM only when memory runs out). */
-static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx)
+static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx, uint64_t *room)
 {
     uint32_t n = m->md2->num_skins;
     if (!(m->skins = calloc(n ? n : 1, sizeof *m->skins)))
@@ -207,7 +214,8 @@ static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx)
     m->num_skins = n;
     uint64_t budget = MDL_PICTURES_MAX_PIXELS; /* (its skins may all name one picture) */
     for (uint32_t i = 0; i < n; i++)
-        if (load_skin(&m->skins[i], m->md2->skins[i], read, ctx, &budget) == QD_ERR_NOMEM)
+        if (load_skin(&m->skins[i], m->md2->skins[i], read, ctx, &budget, room) ==
+            QD_ERR_NOMEM)
             return QD_ERR_NOMEM;
     return QD_OK;
 }
@@ -231,7 +239,8 @@ static qd_err apply_pcx(r_assets *a, int si, const char *name, mdl_read_fn read,
         m->num_skins = 1;
     }
     m->own_skin = 1;
-    qd_err r = m->male ? QD_ERR_NOT_FOUND : load_skin(&m->skins[0], name, read, ctx, NULL);
+    qd_err r = m->male ? QD_ERR_NOT_FOUND
+                       : load_skin(&m->skins[0], name, read, ctx, NULL, &a->skin_room);
     if (r == QD_OK || r == QD_ERR_NOMEM)
         return r;
     if (!m->male)
@@ -241,7 +250,7 @@ static qd_err apply_pcx(r_assets *a, int si, const char *name, mdl_read_fn read,
                           : swap_tail(name, strlen(slash ? slash + 1 : name), "grunt.pcx");
     if (!grunt)
         return QD_ERR_NOMEM;
-    r = load_skin(&m->skins[0], grunt, read, ctx, NULL);
+    r = load_skin(&m->skins[0], grunt, read, ctx, NULL, &a->skin_room);
     free(grunt);
     return r == QD_ERR_NOMEM ? r : QD_OK;
 }
@@ -266,7 +275,7 @@ static char *male_fallback(const char *name)
 
 /* Load one precached model file, choosing the loader by the file's magic. */
 static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *ctx,
-                         const uint32_t palette[256], qd_error *e)
+                         const uint32_t palette[256], uint64_t *skin_room, qd_error *e)
 {
     uint8_t *data;
     size_t len;
@@ -284,7 +293,7 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         r = mdl_md2_load(data, len, name, &m->md2, e);
         m->kind = R_KIND_MD2;
         if (r == QD_OK)
-            r = md2_skins(m, read, ctx);
+            r = md2_skins(m, read, ctx, skin_room);
     } else if (len >= 4 && memcmp(data, "IDS2", 4) == 0) {
         r = mdl_sp2_load(data, len, name, read, ctx, &m->sprite, e);
         m->kind = R_KIND_SPRITE;
@@ -311,7 +320,17 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
  * animations index them) and the same surfaces in the same order (skins and materials
  * go by surface); else, or when missing, the lower levels stand in. Only running out of
  * memory is an error. */
-static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, void *ctx)
+/* A file that is there but damaged and is done without (a level of detail, an
+ * animation.cfg): said in *err when nothing was said before (a review: silent) */
+static void damaged_aside(qd_error *err, qd_err code, const qd_error *why)
+{
+    if (err && err->code == QD_OK && code != QD_OK && code != QD_ERR_NOMEM &&
+        code != QD_ERR_NOT_FOUND)
+        *err = *why;
+}
+
+static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, void *ctx,
+                       qd_error *err)
 {
     size_t n = strlen(name);
     if (n < 4 || n + 3 > CL_NAME_LEN || !ends_with(name, ".md3"))
@@ -327,6 +346,7 @@ static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, 
     mdl_md3 *l = NULL;
     r = mdl_md3_load(data, len, lname, &l, &e);
     free(data);
+    damaged_aside(err, r, &e);
     if (r != QD_OK)
         return r == QD_ERR_NOMEM ? r : QD_OK;
     int alike = l->num_frames == m->md3->num_frames &&
@@ -463,7 +483,8 @@ void r_q3_players(char (*names)[CL_NAME_LEN], int n, mdl_read_fn read, void *ctx
 /* A player's legs ("models/players/M/lower.md3"): the animations of M's animation.cfg.
  * Without one (or a damaged one) the body shows its first frames. QD_ERR_NOMEM only when
  * memory runs out. */
-static qd_err load_anims(r_model *m, const char *name, mdl_read_fn read, void *ctx)
+static qd_err load_anims(r_model *m, const char *name, mdl_read_fn read, void *ctx,
+                         qd_error *err)
 {
     if (!ends_with(name, "/lower.md3"))
         return QD_OK;
@@ -474,12 +495,15 @@ static qd_err load_anims(r_model *m, const char *name, mdl_read_fn read, void *c
     size_t len;
     qd_error e = {0};
     qd_err r = read_file(read, ctx, cfg, &data, &len, &e);
-    free(cfg);
-    if (r != QD_OK)
+    if (r != QD_OK) {
+        free(cfg);
         return r == QD_ERR_NOMEM ? r : QD_OK;
+    }
     m->anims = calloc(MDL_ANIM_COUNT, sizeof *m->anims);
-    r = m->anims ? mdl_anims_parse((const char *)data, len, name, m->anims, &e) : QD_ERR_NOMEM;
+    r = m->anims ? mdl_anims_parse((const char *)data, len, cfg, m->anims, &e) : QD_ERR_NOMEM;
     free(data);
+    free(cfg);
+    damaged_aside(err, r, &e);
     if (r != QD_OK) {
         free(m->anims);
         m->anims = NULL;
@@ -802,6 +826,8 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         err->msg[0] = 0;
     }
     r_assets *a = calloc(1, sizeof *a);
+    if (a)
+        a->skin_room = R_SKIN_ROOM;
     if (!a) {
         qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
         return NULL;
@@ -910,16 +936,16 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             m->skins = NULL;
             m->num_skins = 0;
             m->own_skin = 0;
-            r = md2_skins(m, read, ctx);
+            r = md2_skins(m, read, ctx, &a->skin_room);
         } else {
-            r = load_model(m, name, read, ctx, palette, &e);
+            r = load_model(m, name, read, ctx, palette, &a->skin_room, &e);
         }
         if (r == QD_OK && m->kind == R_KIND_MD3 && !(m->shaders = md3_shaders(m->md3)))
             return out_of_memory(a, names, err);
         char *male = r == QD_ERR_NOT_FOUND ? male_fallback(name) : NULL;
         if (male) { /* a Quake II player model that is not there: male's, as the game does */
             qd_error me = {0};
-            qd_err mr = load_model(m, male, read, ctx, palette, &me);
+            qd_err mr = load_model(m, male, read, ctx, palette, &a->skin_room, &me);
             free(male);
             if (mr == QD_OK)
                 m->male = 1;
@@ -938,9 +964,9 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         if (r != QD_OK && !(r == QD_ERR_NOT_FOUND && (optional_flash(i, name) || i >= n)))
             note(a, err, r, name, &e);
         if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
-            (load_anims(m, name, read, ctx) != QD_OK ||
-             load_lod(m, name, 1, read, ctx) != QD_OK ||
-             (m->lod[0] && load_lod(m, name, 2, read, ctx) != QD_OK)))
+            (load_anims(m, name, read, ctx, err) != QD_OK ||
+             load_lod(m, name, 1, read, ctx, err) != QD_OK ||
+             (m->lod[0] && load_lod(m, name, 2, read, ctx, err) != QD_OK)))
             return out_of_memory(a, names, err);
     }
     for (int i = 1; i < a->num_models; i++)

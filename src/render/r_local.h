@@ -137,6 +137,8 @@ struct r_assets {
     int flag_model[2];        /* the slots of models/flags/r_flag.md3 and b_flag.md3 (a
                                * carrier's flag, Quake III), 0 none */
     int lean;                 /* r_assets_load_names: only what names the textures */
+    uint64_t skin_room;       /* bytes Quake II skins may still take this level (R_SKIN_ROOM:
+                               * pixels and each one's 64 KiB light table) */
     /* Quake II: the client's own explosion models (cl_tent.c CL_RegisterTEntModels:
      * cl_mod_explo4 models/objects/r_explode/tris.md2, cl_mod_explo4_big r_explode2), the
      * model slots past the level's they were loaded in, 0 none */

@@ -208,6 +208,42 @@ TEST(md2_skin_colours_where_the_model_is)
     }
 }
 
+/* 40 slots of one MD2 (each slot loads its own skins, as Quake II players do) whose skin is
+ * a 2048 x 2048 picture (4 M pixels and a 64 KiB light table, 4.26 MB a copy): the level
+ * holds at most R_SKIN_ROOM (128 MiB) of them, 31 copies (by hand: 134,217,728 / 4,259,840),
+ * the rest drawn flat. Before the fix each slot decoded its own under a budget of its own:
+ * 40 copies, 170 MB (a review: 64 slots of 32 skins, 2.6 GB and 37 s). */
+TEST(md2_skins_share_one_room_a_level)
+{
+    enum { SIDE = 2048, SLOTS = 40 };
+    SCENE(fs, cl);
+    uint8_t *pix = malloc((size_t)SIDE * SIDE), pal[768];
+    CHECK(pix != NULL);
+    if (!pix) {
+        files_free(&fs);
+        free(cl);
+        return;
+    }
+    memset(pix, 7, (size_t)SIDE * SIDE);
+    memset(pal, 100, sizeof pal);
+    add(&fs, "models/big/skin.pcx", pcx(SIDE, SIDE, pix, pal));
+    free(pix);
+    add(&fs, "models/big/tris.md2", square_md2(1, (float[]){0}, 0, 4, "models/big/skin.pcx"));
+    for (int i = 0; i < SLOTS; i++)
+        cl_set_model(cl, 2 + i, "models/big/tris.md2");
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK(a && a->num_models >= 2 + SLOTS);
+    int decoded = 0;
+    for (int i = 0; a && i < SLOTS; i++) {
+        const r_model *m = &a->models[2 + i];
+        CHECK(m->kind == R_KIND_MD2);
+        decoded += m->num_skins > 0 && m->skins[0].pic != NULL;
+    }
+    CHECK_MSG(decoded == 31, "%d copies of the skin decoded", decoded);
+    scene_free(&fs, cl, a, NULL, NULL, NULL);
+}
+
 /* A skin that is not there: the model is drawn flat (not an error, not a box). */
 TEST(md2_missing_skin_draws_flat)
 {

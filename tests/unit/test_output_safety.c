@@ -553,3 +553,32 @@ TEST(output_frames_past_the_last_from_an_earlier_run_said)
     CHECK(strstr(err, "000005.png is from an earlier run") != NULL);
     CHECK_EQ(count_png(out), 10);
 }
+
+/* A model that is there but damaged (the sample's player.mdl cut to 3,000 bytes, in a -p
+ * folder searched after assets): the render goes on with it drawn without, and one line
+ * names the file, the reason and the byte (a review: it was only counted among the
+ * missing, and only at a terminal). The skins start at byte 84 (the MDL header's size). */
+TEST(output_damaged_model_named_with_its_offset)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], mdl[700], out[700], err[4096];
+    fresh_dir_with(dir, "damaged", mdl, "progs", out);
+    CHECK(mkdir(mdl, 0755) == 0);
+    size_t n = 0;
+    uint8_t *whole = test_read_file("assets/progs/player.mdl", &n);
+    CHECK(whole && n > 3000);
+    char path[800];
+    snprintf(path, sizeof path, "%s/player.mdl", mdl);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && whole && fwrite(whole, 1, 3000, f) == 3000);
+    if (f)
+        fclose(f);
+    free(whole);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets -p %s --size 64x36 --fps 2 "
+                 "--to 1", bin(), SAMPLE, out, dir),
+             0);
+    CHECK_EQ(lines_of(err), 1);
+    CHECK_MSG(strstr(err, "progs/player.mdl: ") && strstr(err, "(byte 84)"), "%.300s", err);
+    CHECK_EQ(count_png(out), 2);
+}
