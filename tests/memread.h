@@ -12,15 +12,26 @@
 typedef struct memread {
     const uint8_t *data;
     size_t size;
-    const char *names[4]; /* the names the buffer answers to; the rest are not found */
+    const char *names[6]; /* the names the buffer answers to; the rest are not found */
+    const char *text_names[2], *texts[2]; /* ... and files of fixed text */
 } memread;
 
-/* mdl_read_fn over a memread: a malloc'd copy of the buffer for its names. */
+/* mdl_read_fn over a memread: a malloc'd copy of the buffer for its names, of a text for
+ * its name. */
 static qd_err memread_fn(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
 {
     const memread *m = ctx;
+    for (int i = 0; i < 2 && m->text_names[i]; i++)
+        if (strcmp(name, m->text_names[i]) == 0) {
+            size_t n = strlen(m->texts[i]);
+            if (!(*data = malloc(n ? n : 1)))
+                return QD_ERR_NOMEM;
+            memcpy(*data, m->texts[i], n);
+            *len = n;
+            return QD_OK;
+        }
     int found = 0;
-    for (int i = 0; i < 4 && m->names[i]; i++)
+    for (int i = 0; i < 6 && m->names[i]; i++)
         found |= strcmp(name, m->names[i]) == 0;
     if (!found)
         return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);

@@ -37,7 +37,7 @@ static void render_it(const uint8_t *data, size_t size)
     cl->entities[2].cur.frame = (uint16_t)(size & 1);
     cl->entities[2].cur.fx = (uint16_t)(size & 1 ? CL_FX_LIGHT_BRIGHT : 0);
     cl->entities[2].prev = cl->entities[2].cur;
-    memread in = {data, size, {"maps/fuzz.bsp"}};
+    memread in = {.data = data, .size = size, .names = {"maps/fuzz.bsp"}};
     /* the first camera crosses the faces of small maps (the comb maps in tests/crashers/bsp) */
     static const r_camera cams[3] = {
         {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90},

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(cl->level.models[1], sizeof cl->level.models[1], "maps/fuzz.bsp");
     if (cl->level.num_models < 2)
         cl->level.num_models = 2;
-    memread in = {map, maplen, {"maps/fuzz.bsp"}};
+    memread in = {.data = map, .size = maplen, .names = {"maps/fuzz.bsp"}};
     static const r_camera cams[2] = {
         {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90},
         {.origin = {100, -50, 20}, .angles = {30, 200, 10}, .fov = 90}};

@@ -1,6 +1,7 @@
 /* fuzz_md3.c: libFuzzer target for the MD3 loader: any bytes as a model; what loads has its
  * tags looked up in every frame and its triangles walked, then is drawn as a player's legs,
- * torso, head and weapon and as a spinning item, from outside and from inside. */
+ * torso, head and weapon (animated by an animation.cfg, with a level of detail of the same
+ * bytes) and as a spinning item, from outside and from inside. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,23 @@ static void render_it(const uint8_t *data, size_t size)
     cl_state *cl = calloc(1, sizeof *cl);
     if (!cl)
         return;
-    memread in = {data, size, {"models/players/f/lower.md3", "models/players/f/upper.md3",
-                               "models/players/f/head.md3", "models/weapons2/f/f.md3"}};
+    /* the player's animation.cfg (OpenArena's sarge's first lines: the legs' and torso's
+     * frames run past a small model's, so the animated frames and their clamping are
+     * reached) and its first level of detail, the same bytes */
+    static const char cfg[] = "sex m\nheadoffset 0 0 0\nfootsteps normal\n"
+                              "0 30 0 25\n30 29 0 25\n59 1 0 20\n60 1 0 20\n"
+                              "61 1 0 20\n62 1 0 20\n90 40 0 20\n130 6 0 15\n"
+                              "136 6 0 15\n142 5 0 20\n147 1 0 15\n148 1 0 15\n"
+                              "153 8 8 20\n161 12 12 20\n173 11 11 20\n184 10 10 20\n"
+                              "194 10 10 15\n204 10 10 15\n214 8 8 15\n222 10 10 20\n"
+                              "232 9 9 15\n241 13 13 15\n254 4 4 15\n";
+    memread in = {.data = data,
+                  .size = size,
+                  .names = {"models/players/f/lower.md3", "models/players/f/upper.md3",
+                            "models/players/f/head.md3", "models/weapons2/f/f.md3",
+                            "models/players/f/lower_1.md3", "models/players/f/upper_1.md3"},
+                  .text_names = {"models/players/f/animation.cfg"},
+                  .texts = {cfg}};
     for (int i = 0; i < 4; i++)
         strcpy(cl->level.models[1 + i], in.names[i]);
     cl->level.num_models = 5;

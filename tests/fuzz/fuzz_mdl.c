@@ -27,7 +27,7 @@ static void render_it(const uint8_t *data, size_t size)
         e->prev = e->cur;
         e->prev.frame = 0;
     }
-    memread in = {data, size, {"progs/fuzz.mdl", "progs/fuzz.spr"}};
+    memread in = {.data = data, .size = size, .names = {"progs/fuzz.mdl", "progs/fuzz.spr"}};
     static const r_camera cams[2] = {
         {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90},
         {.origin = {40, 0, 4}, .angles = {20, 170, 0}, .fov = 90}};

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)sum;
         mdl_wad_free(w);
     }
-    memread m = {data, size, {"gfx.wad"}};
+    memread m = {.data = data, .size = size, .names = {"gfx.wad"}};
     r_hud *h = r_hud_load(memread_fn, &m, NULL);
     if (h) {
         cl_stats st;

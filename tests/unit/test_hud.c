@@ -42,7 +42,7 @@ static const uint8_t *lump(const uint8_t *w, size_t len, const char *name, uint3
 /* The status bar's pictures from the wad's bytes in memory, as gfx.wad. */
 static r_hud *hud_from(const uint8_t *w, size_t len, const uint32_t pal[256])
 {
-    memread m = {w, len, {"gfx.wad"}};
+    memread m = {.data = w, .size = len, .names = {"gfx.wad"}};
     return r_hud_load(memread_fn, &m, pal);
 }
 

@@ -328,11 +328,11 @@ static size_t tiny_tga(uint8_t *out)
  * only bigchars the numbers come from qdemo's own font in the same cells and colour. */
 TEST(q3hud_missing_pictures_fall_back)
 {
-    memread none = {(const uint8_t *)"", 0, {NULL}};
+    memread none = {.data = (const uint8_t *)"", .size = 0, .names = {NULL}};
     CHECK(r_hud3_load(memread_fn, &none, NULL) == NULL);
     static uint8_t tga[18 + 16 * 16 * 4];
     size_t len = tiny_tga(tga);
-    memread m = {tga, len, {"gfx/2d/bigchars.tga"}};
+    memread m = {.data = tga, .size = len, .names = {"gfx/2d/bigchars.tga"}};
     r_hud3 *h = r_hud3_load(memread_fn, &m, NULL);
     CHECK(h);
     cl_state *cl = calloc(1, sizeof *cl);

@@ -55,7 +55,7 @@ static int render_one(const float (*pts)[3], int n, const r_camera *cam, rast_fb
     strcpy(cl->level.map, "maps/h.bsp");
     strcpy(cl->level.models[1], "maps/h.bsp");
     cl->level.num_models = 2;
-    memread m = {bytes, len, {"maps/h.bsp"}};
+    memread m = {.data = bytes, .size = len, .names = {"maps/h.bsp"}};
     qd_error err;
     r_assets *a = r_assets_load(&cl->level, memread_fn, &m, NULL, &err);
     int count = -1;
