@@ -14,16 +14,15 @@ static void render_it(const uint8_t *data, size_t size)
     cl_state *cl = calloc(1, sizeof *cl);
     if (!cl)
         return;
-    /* the player's animation.cfg (OpenArena's sarge's first lines: the legs' and torso's
-     * frames run past a small model's, so the animated frames and their clamping are
-     * reached) and its first level of detail, the same bytes */
-    static const char cfg[] = "sex m\nheadoffset 0 0 0\nfootsteps normal\n"
-                              "0 30 0 25\n30 29 0 25\n59 1 0 20\n60 1 0 20\n"
-                              "61 1 0 20\n62 1 0 20\n90 40 0 20\n130 6 0 15\n"
-                              "136 6 0 15\n142 5 0 20\n147 1 0 15\n148 1 0 15\n"
-                              "153 8 8 20\n161 12 12 20\n173 11 11 20\n184 10 10 20\n"
-                              "194 10 10 15\n204 10 10 15\n214 8 8 15\n222 10 10 20\n"
-                              "232 9 9 15\n241 13 13 15\n254 4 4 15\n";
+    /* the player's animation.cfg (OpenArena's sarge's, its comments cut: the legs' and
+     * torso's frames run past a small model's, so the animated frames and their clamping
+     * are reached) and its first level of detail, the same bytes */
+    static const char cfg[] =
+        "sex m\n0 30 0 25\n29 1 0 25\n30 30 0 25\n59 1 0 25\n60 30 0 25\n"
+        "89 1 0 25\n90 40 0 13\n130 6 0 15\n136 6 0 15\n142 5 0 20\n"
+        "147 4 0 20\n151 1 0 15\n152 1 0 15\n153 8 8 20\n161 12 12 20\n"
+        "173 9 9 15\n182 10 10 18\n185 10 10 15\n202 8 0 15\n211 8 0 20\n"
+        "219 9 0 15\n228 6 0 20\n234 10 10 10\n244 10 10 10\n254 7 7 18\n";
     memread in = {.data = data,
                   .size = size,
                   .names = {"models/players/f/lower.md3", "models/players/f/upper.md3",
