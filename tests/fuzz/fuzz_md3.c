@@ -14,9 +14,10 @@ static void render_it(const uint8_t *data, size_t size)
     cl_state *cl = calloc(1, sizeof *cl);
     if (!cl)
         return;
-    /* the player's animation.cfg (OpenArena's sarge's, its comments cut: the legs' and
-     * torso's frames run past a small model's, so the animated frames and their clamping
-     * are reached) and its first level of detail, the same bytes */
+    /* the player's animation.cfg (OpenArena's sarge's, GPL-2.0, Debian's openarena-data,
+     * its comments cut: the legs' and torso's frames run past a small model's, so the
+     * animated frames and their clamping are reached) and its first level of detail, the
+     * same bytes */
     static const char cfg[] =
         "sex m\n0 30 0 25\n29 1 0 25\n30 30 0 25\n59 1 0 25\n60 30 0 25\n"
         "89 1 0 25\n90 40 0 13\n130 6 0 15\n136 6 0 15\n142 5 0 20\n"
