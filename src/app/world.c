@@ -44,6 +44,16 @@ static uint64_t images_key(const cl_state *cl)
     return h;
 }
 
+/* src into dst (cap bytes), a byte outside 32..126 as '?': the notices go to a terminal too
+ * (a review) */
+static void printable(char *dst, size_t cap, const char *src)
+{
+    size_t k = 0;
+    for (const char *p = src; *p && k + 1 < cap; p++)
+        dst[k++] = *p >= 32 && *p < 127 ? *p : '?';
+    dst[k] = 0;
+}
+
 void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
 {
     uint64_t key = level_key(&cl->level);
@@ -90,19 +100,13 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     if (err.code != QD_OK && err.code != QD_ERR_NOT_FOUND && err.code != QD_ERR_NOMEM) {
         /* (a review: a file there but damaged was only counted as missing, never named) */
         char msg[sizeof err.msg];
-        size_t k = 0;
-        for (const char *p = err.msg; *p && k < sizeof msg - 1; p++)
-            msg[k++] = *p >= 32 && *p < 127 ? *p : '?';
-        msg[k] = 0;
+        printable(msg, sizeof msg, err.msg);
         snprintf(w->damaged, sizeof w->damaged, "%.280s (byte %llu)", msg,
                  (unsigned long long)err.offset);
     }
     if (w->assets && !r_assets_map(w->assets)) {
-        char map[64]; /* (printable: the notice goes to a terminal too; a review) */
-        size_t k = 0;
-        for (const char *p = cl->level.map; *p && k < sizeof map - 1; p++)
-            map[k++] = *p >= 32 && *p < 127 ? *p : '?';
-        map[k] = 0;
+        char map[64];
+        printable(map, sizeof map, cl->level.map);
         snprintf(w->notice, sizeof w->notice, "map %.60s not found: use -b or -p", map);
     }
     else if (w->assets && r_assets_missing(w->assets) > 0)

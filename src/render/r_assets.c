@@ -94,7 +94,7 @@ static qd_err colour_faces(r_bsp *rb)
         rb->flat[i] = c | 0xff000000u;
         rb->wire[i] = r_wire_color(c) | 0xff000000u;
     }
-    return same_textures(rb);
+    return QD_OK;
 }
 
 static void free_bsp(r_bsp *rb)
@@ -154,16 +154,17 @@ static void free_md2(r_model *m)
     m->md2 = NULL;
 }
 
-/* The PCX picture name into sk with its light lookup and mean colour. A picture that is
- * absent or damaged leaves sk empty (drawn flat): QD_ERR_NOT_FOUND or its error; the
- * caller decides whether that counts. */
-/* Skin sk from the PCX name; budget (NULL: none) the pixels its model may still decode
- * (MDL_PICTURES_MAX_PIXELS): a picture past it is QD_ERR_LIMIT, as one not there. */
-/* The level's room (r_assets.skin_room) is counted too: each slot's model loads its skins
- * itself (a review: 64 slots of 32 skins each naming one big picture took 2.6 GB and 37 s);
- * a skin past it is QD_ERR_LIMIT as well. */
+/* The bytes a level's Quake II skins may take, pixels and light tables (r_assets.skin_room):
+ * each slot's model loads its skins itself (a review: 64 slots of 32 skins each naming one
+ * big picture took 2.6 GB and 37 s). */
 #define R_SKIN_ROOM ((uint64_t)128 << 20)
 #define R_SKIN_LUT_BYTES ((uint64_t)64 * 256 * sizeof(uint32_t))
+
+/* The PCX picture name into sk with its light lookup and mean colour. A picture that is
+ * absent or damaged leaves sk empty (drawn flat): QD_ERR_NOT_FOUND or its error; the caller
+ * decides whether that counts. budget (NULL: none): the pixels its model may still decode
+ * (MDL_PICTURES_MAX_PIXELS); room: the level's bytes left (R_SKIN_ROOM); a picture past
+ * either is QD_ERR_LIMIT, as one not there. */
 static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void *ctx,
                         uint64_t *budget, uint64_t *room)
 {
@@ -302,7 +303,8 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         m->kind = R_KIND_SPRITE;
     } else {
         r = mdl_bsp_load(data, len, name, palette, &m->brush.bsp, e);
-        if (r == QD_OK && (r = colour_faces(&m->brush)) != QD_OK)
+        if (r == QD_OK && ((r = colour_faces(&m->brush)) != QD_OK ||
+                           (r = same_textures(&m->brush)) != QD_OK))
             qd_fail(e, r, 0, "%s: out of memory", name);
         m->kind = R_KIND_BRUSH;
     }
@@ -868,11 +870,8 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
 
     load_lit(&a->world, lvl->map, read, ctx);
     q2_textures(a, read, ctx);
-    if (a->world.bsp && a->world.tex_same) { /* (Quake II's pixels are the .wal files' now) */
-        free(a->world.tex_same);
-        a->world.tex_same = NULL;
+    if (a->world.bsp && !lean) /* (after Quake II's .wal files: the pixels are final) */
         (void)same_textures(&a->world); /* (without memory: each index its own copy) */
-    }
     q2_sky_box(a, lvl->sky, read, ctx);
     sky_layers(a);
     int n = lvl->num_models;

@@ -1301,6 +1301,17 @@ static int defer_trans(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x
     return 1;
 }
 
+/* The most texels a face's lit block may take when it covers `area` pixels: any level its
+ * distance asks for a face the engines take (R_SURF_LEGAL_EXTENT), else R_SURF_TEXELS_A_PIXEL
+ * a pixel, at least R_SURF_SMALL_BLOCK (face_block caps it at R_SURF_MAX_TEXELS). */
+static uint64_t block_room(const mdl_face_lm *lm, float area)
+{
+    if (lm->extents[0] <= R_SURF_LEGAL_EXTENT && lm->extents[1] <= R_SURF_LEGAL_EXTENT)
+        return R_SURF_MAX_TEXELS;
+    float room = area * R_SURF_TEXELS_A_PIXEL;
+    return room > (float)R_SURF_SMALL_BLOCK ? (uint64_t)room : R_SURF_SMALL_BLOCK;
+}
+
 void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int frame,
                  const float (*pts)[3], int n)
 {
@@ -1401,12 +1412,7 @@ void r_surf_face(r_view *v, const r_bsp *rb, uint32_t fi, const r_xform *x, int 
             face_block(v, cb, rb, fi, ti, &m,
                        !x || (x->identity && x->origin[0] == 0 && x->origin[1] == 0 &&
                               x->origin[2] == 0),
-                       lm->extents[0] <= R_SURF_LEGAL_EXTENT &&
-                               lm->extents[1] <= R_SURF_LEGAL_EXTENT
-                           ? R_SURF_MAX_TEXELS
-                       : area * R_SURF_TEXELS_A_PIXEL > (float)R_SURF_SMALL_BLOCK
-                           ? (uint64_t)(area * R_SURF_TEXELS_A_PIXEL)
-                           : R_SURF_SMALL_BLOCK);
+                       block_room(lm, area));
         if (!s) {
             r_draw_poly(v, pts, n, flat, fill);
             return;
