@@ -2,6 +2,7 @@
  * "N passed, N failed, N skipped". */
 #include "test.h"
 
+#include <stb_image.h> /* (the decoder is compiled once, in tests/fid/stbi.c) */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -75,6 +76,17 @@ unsigned char *test_read_file(const char *path, size_t *len)
     if (b)
         *len = (size_t)n;
     return b;
+}
+
+int test_same_pixels(const char *a, const char *b)
+{
+    int wa, ha, na, wb, hb, nb;
+    unsigned char *pa = stbi_load(a, &wa, &ha, &na, 3), *pb = stbi_load(b, &wb, &hb, &nb, 3);
+    int r = !pa || !pb ? -1
+            : wa == wb && ha == hb && memcmp(pa, pb, (size_t)wa * (size_t)ha * 3) == 0;
+    stbi_image_free(pa);
+    stbi_image_free(pb);
+    return r;
 }
 
 const char *test_tmpdir(void)

@@ -20,6 +20,10 @@ unsigned char *test_read_file(const char *path, size_t *len);
  * bytes, then a 0); returns its exit status (128 when it did not exit, -1 when it could
  * not start). */
 int test_capture(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Compare the pictures of two image files by their decoded RGB pixels (not their bytes:
+ * `render` notes its options in each PNG): 1 the same size and pixels, 0 not, -1 when
+ * either cannot be decoded. */
+int test_same_pixels(const char *a, const char *b);
 /* A new, empty folder "<test_tmpdir>/<name>-<pid>" (emptied if it was there); its path in a
  * static buffer until the next call, or NULL when it cannot be made. */
 const char *test_scratch(const char *name);

@@ -58,6 +58,8 @@ typedef struct exporter {
     int follow;           /* the followed player's slot for the HUD, -1 the recorded view */
     int first_person;     /* the camera is a player's eyes (the HUD's crosshair) */
     int show_progress;
+    char note[OUT_PNG_NOTE_MAX]; /* the options each PNG frame notes (make_note) */
+    int64_t renoted;      /* --resume: whole frames made with other options (drawn again) */
 } exporter;
 
 /* The slots' buffers (any may be NULL) and the slots. */
@@ -126,10 +128,46 @@ static char *frame_path(const exporter *x, int64_t index)
     return qd_path_join(x->dir, name);
 }
 
-/* --resume: is the file at path a finished w x h frame? 1: keep it; 0: render it again
- * (missing, a link, a FIFO, junk, cut short, another size); -1: a folder is in the way
- * (err set). */
-static int frame_done(const char *path, int w, int h, qd_error *err)
+/* The options a frame's pixels depend on, which each PNG frame notes (out_png_encode_noted)
+ * and --resume compares: the demo (its name and size), the game data named on the command
+ * line, the frame times (--fps and --from; --to too for the preview's 5 frames, spread over
+ * the range), and what is drawn and from where. Not the size (the PNG's IHDR holds it),
+ * --to otherwise (a longer run keeps the frames of a shorter one), --threads (the same
+ * bytes at any count), -q or --audio. */
+static void make_note(const app_opts *o, char *note, size_t cap)
+{
+    struct stat st;
+    long long size = stat(o->demo, &st) == 0 ? (long long)st.st_size : -1;
+    const char *base = strrchr(o->demo, '/') ? strrchr(o->demo, '/') + 1 : o->demo;
+    char fps[64], to[64] = "";
+    if (o->fps_den)
+        snprintf(fps, sizeof fps, "%ld/%ld", o->fps_num, o->fps_den);
+    else
+        snprintf(fps, sizeof fps, "%.17g", o->fps);
+    if (o->fps <= 0)
+        snprintf(to, sizeof to, "; to %.17g", o->to);
+    size_t n = (size_t)snprintf(
+        note, cap,
+        "qdemo render: demo %s (%lld bytes); fps %s; from %.17g%s; mode %s; blur %d; hud %s; "
+        "gun %s; dynamic lights %s; camera %s; camera path %s; follow %s; -b %s",
+        base, size, fps, o->from, to,
+        o->mode == R_MODE_WIRE ? "wire" : o->mode == R_MODE_FLAT ? "flat" : "textured",
+        o->blur > 1 ? o->blur : 1,
+        o->hud == PLAYER_HUD_GAME      ? "game"
+        : o->hud == PLAYER_HUD_MINIMAL ? "minimal"
+                                       : "none", /* (render's default: none) */
+        o->no_gun ? "off" : "on",
+        o->no_dlights ? "off" : "on", o->camera ? o->camera : "pov",
+        o->camera_path ? o->camera_path : "-", o->follow ? o->follow : "-",
+        o->basedir ? o->basedir : "-");
+    for (int i = 0; i < o->num_paks && n < cap; i++)
+        n += (size_t)snprintf(note + n, cap - n, "; -p %s", o->paks[i]);
+}
+
+/* --resume: is the file at path a finished w x h frame of this run's options? 1: keep it;
+ * 0: render it again (missing, a link, a FIFO, junk, cut short, another size, another
+ * run's options: x->renoted counts those); -1: a folder is in the way (err set). */
+static int frame_done(exporter *x, const char *path, int w, int h, qd_error *err)
 {
     struct stat st;
     if (lstat(path, &st) != 0)
@@ -146,9 +184,13 @@ static int frame_done(const char *path, int w, int h, qd_error *err)
     size_t len;
     if (qd_read_input(path, raw * 2 + 4096, &png, &len, NULL) != QD_OK)
         return 0;
-    int ok = out_png_check(png, len, w, h);
+    int ok = out_png_check(png, len, w, h, x->note);
     free(png);
-    return ok;
+    if (ok < 0 && x->renoted++ == 0)
+        fprintf(stderr, "%sqdemo: warning: %s was made with other options (--fps, --from, "
+                "--mode, the demo or its data); such frames are rendered again\n",
+                x->show_progress ? "\n" : "", path);
+    return ok > 0;
 }
 
 /* Render one slot into fb (averaging the sub-frames into acc), then encode it. */
@@ -191,7 +233,7 @@ static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_
     }
     uint8_t *png = NULL;
     size_t len = 0;
-    s->err = out_png_encode(fb, &png, &len, &s->error);
+    s->err = out_png_encode_noted(fb, x->note, &png, &len, &s->error);
     if (s->err != QD_OK)
         return;
     char *final = frame_path(x, s->index);
@@ -323,6 +365,7 @@ int app_render(const app_opts *o)
     if (audio_rc != APP_EXIT_OK)
         return audio_rc;
     if (!x.y4m) {
+        make_note(o, x.note, sizeof x.note);
         x.dir = o->out_dir;
         if (!prepare_dir(x.dir, why, sizeof why)) {
             fprintf(stderr, "qdemo: %s: %s\n", x.dir, why);
@@ -486,7 +529,7 @@ int app_render(const app_opts *o)
         if (o->resume && !x.y4m) {
             /* keep only whole frames of this size; anything else is rendered again */
             char *path = frame_path(&x, k);
-            int done = path ? frame_done(path, x.w, x.h, &err) : 0;
+            int done = path ? frame_done(&x, path, x.w, x.h, &err) : 0;
             free(path);
             if (done < 0) {
                 drain(&x, 1);

@@ -62,12 +62,20 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
          * mid-level was never drawn, so a render's frames depended on where it began) */
         uint64_t ik = images_key(cl);
         if (ik != w->images_key) {
-            r_hud2_free(w->hud2);
-            w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl);
+            r_hud2 *was = w->hud2; /* (its pictures go on to the new set) */
+            w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl, was);
+            r_hud2_free(was);
             w->images_key = ik;
+        }
+        /* likewise the sky box when the level names another sky (a review: the sky was the
+         * first one the render met, so its frames depended on where it began) */
+        if (strcmp(w->sky, cl->level.sky) != 0) {
+            r_assets_set_sky(w->assets, cl->level.sky, w->fs ? read_fs : NULL, w->fs, NULL);
+            snprintf(w->sky, sizeof w->sky, "%s", cl->level.sky);
         }
         return;
     }
+    snprintf(w->sky, sizeof w->sky, "%s", cl->level.sky);
     w->images_key = images_key(cl);
     r_assets_free(w->assets);
     w->assets = NULL;
@@ -92,7 +100,7 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     if (cl->level.game == CL_GAME_Q3)
         w->hud3 = r_hud3_load(w->fs ? read_fs : NULL, w->fs, cl);
     if (cl->level.game == CL_GAME_Q2)
-        w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl);
+        w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl, NULL);
     if (w->assets && w->fs)
         (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
     w->notice[0] = 0;
@@ -116,7 +124,8 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
 
 int app_world_stale(const app_world *w, const cl_state *cl)
 {
-    return !w->assets || level_key(&cl->level) != w->level_key || images_key(cl) != w->images_key;
+    return !w->assets || level_key(&cl->level) != w->level_key ||
+           images_key(cl) != w->images_key || strcmp(w->sky, cl->level.sky) != 0;
 }
 
 void app_world_free(app_world *w)

@@ -16,6 +16,7 @@ typedef struct app_world {
     r_hud2 *hud2;       /* Quake II's HUD pictures (Quake II levels only), or NULL */
     uint64_t level_key; /* hash of the level the assets were loaded for */
     uint64_t images_key; /* Quake II: hash of the layout's image names hud2 holds */
+    char sky[32];       /* Quake II: the sky name the assets' sky box was looked for by */
     char notice[160];   /* what is missing, for the user */
     char damaged[320];  /* the level's first damaged model, skin or picture: "name: reason
                          * (byte N)", printable; "" none */
@@ -25,8 +26,8 @@ typedef struct app_world {
  * level change). Missing files are never fatal; w->notice says what was missing. */
 void app_world_update(app_world *w, const app_opts *o, const cl_state *cl);
 void app_world_free(app_world *w);
-/* Whether cl's level (map, gamedir, model list), or a Quake II level's layout image names,
- * is not the one w holds assets for. */
+/* Whether cl's level (map, gamedir, model list), or a Quake II level's layout image names
+ * or sky, is not the one w holds assets for. */
 int app_world_stale(const app_world *w, const cl_state *cl);
 
 /* The palette compiled in from assets/palette.lmp (build/gen/palette_data.c). */

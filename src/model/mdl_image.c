@@ -181,7 +181,14 @@ static int size_plausible(const uint8_t *data, size_t len, int w, int h)
 qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_image **out,
                       qd_error *err)
 {
+    return mdl_image_load_max(data, len, name, MDL_IMAGE_MAX_SIZE, out, err);
+}
+
+qd_err mdl_image_load_max(const uint8_t *data, size_t len, const char *name, int max_side,
+                          mdl_image **out, qd_error *err)
+{
     *out = NULL;
+    max_side = max_side < MDL_IMAGE_MAX_SIZE ? max_side : MDL_IMAGE_MAX_SIZE;
     if (!data || len < 4)
         return qd_fail(err, QD_ERR_TRUNCATED, 0, "%s: %zu bytes is not an image", name, len);
     if (len > MDL_IMAGE_MAX_FILE || len > (size_t)INT32_MAX)
@@ -198,9 +205,8 @@ qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_ima
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, (int)len, &w, &h, &comp))
         return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: not a TGA, JPEG or PNG image", name);
-    if (w < 1 || h < 1 || w > MDL_IMAGE_MAX_SIZE || h > MDL_IMAGE_MAX_SIZE)
-        return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %dx%d image (cap %d)", name, w, h,
-                       MDL_IMAGE_MAX_SIZE);
+    if (w < 1 || h < 1 || w > max_side || h > max_side)
+        return qd_fail(err, QD_ERR_LIMIT, 0, "%s: %dx%d image (cap %d)", name, w, h, max_side);
     if (!size_plausible(data, len, w, h))
         return qd_fail(err, QD_ERR_BAD_DATA, 0, "%s: %dx%d image in %zu bytes", name, w, h,
                        len);

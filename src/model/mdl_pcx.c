@@ -51,8 +51,12 @@ qd_err mdl_pcx_load(const uint8_t *data, size_t len, const char *name, mdl_pcx *
     uint32_t line = rd_u16(&r);
     if (w > MDL_PCX_MAX_SIZE || h > MDL_PCX_MAX_SIZE)
         return mdl_file_fail(&f, QD_ERR_LIMIT, 4, "picture over the size cap");
-    if (line < w)
-        return mdl_file_fail(&f, QD_ERR_BAD_DATA, 66, "bytes per line shorter than a row");
+    /* ZSoft pads a row to an even count, no more: a longer line would make a picture of
+     * w x h cost line x h in runs (a review: 1 x 4096 at 65,535 bytes a line, 0.6 s) */
+    if (line < w || line > w + 1)
+        return mdl_file_fail(&f, QD_ERR_BAD_DATA, 66,
+                             line < w ? "bytes per line shorter than a row"
+                                      : "bytes per line past a row and its pad byte");
     size_t pal = len - PCX_PALETTE;
     if (data[pal] != 0x0c)
         return mdl_file_fail(&f, QD_ERR_BAD_DATA, pal, "no 256-colour palette at the end");
@@ -78,6 +82,7 @@ qd_err mdl_pcx_load(const uint8_t *data, size_t len, const char *name, mdl_pcx *
     /* the rows' bytes as one run-length stream; pad bytes past w in a row are dropped */
     size_t pos = PCX_HEADER;
     uint64_t at = 0;
+    uint32_t x = 0, y = 0; /* at's place: at = y * line + x */
     while (at < need) {
         if (pos >= pal) {
             mdl_pcx_free(p);
@@ -94,9 +99,12 @@ qd_err mdl_pcx_load(const uint8_t *data, size_t len, const char *name, mdl_pcx *
             c = data[pos++];
         }
         for (uint32_t k = 0; k < run && at < need; k++, at++) {
-            uint32_t x = (uint32_t)(at % line), y = (uint32_t)(at / line);
             if (x < w)
                 pix[(size_t)y * w + x] = c;
+            if (++x == line) {
+                x = 0;
+                y++;
+            }
         }
     }
     *out = p;

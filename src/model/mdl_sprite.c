@@ -152,27 +152,48 @@ void mdl_sprite_free(mdl_sprite *s)
 
 #define SP2_HEADER 12
 #define SP2_FRAME 80
+#define SP2_NAME_SLOTS (2 * MDL_SPRITE_MAX_FRAMES) /* a power of two, over the frames */
 
-/* The picture of frame f from the PCX named in the file; absent, damaged or past the pixels
- * left in *budget: f keeps its geometry, no pixels, a grey colour. The first picture's
- * palette becomes the sprite's. */
+/* What a picture costs, cost (its file's bytes and its pixels), taken from *budget and
+ * from *room (NULL: none) when both hold it: 1, else 0 (neither changed). */
+static int sp2_take(uint64_t cost, uint64_t *budget, uint64_t *room)
+{
+    if (cost > *budget || (room && cost > *room))
+        return 0;
+    *budget -= cost;
+    if (room)
+        *room -= cost;
+    return 1;
+}
+
+/* The picture of frame f from the PCX named in the file; absent, damaged or past the bytes
+ * left in *budget or *room: f keeps its geometry, no pixels, a grey colour. The first
+ * picture's palette becomes the sprite's. */
 static qd_err sp2_picture(mdl_sprite *s, mdl_sprite_frame *f, const char *pcx,
-                          mdl_read_fn read, void *ctx, uint64_t *budget)
+                          mdl_read_fn read, void *ctx, uint64_t *budget, uint64_t *room)
 {
     uint8_t *data = NULL;
     size_t len = 0;
     qd_error e = {0};
     f->color = MDL_GREY;
+    if (*budget == 0 || (room && *room == 0))
+        return QD_OK; /* (nothing left: not even read) */
     if (!read || read(ctx, pcx, &data, &len, &e) != QD_OK) {
         free(data);
         return e.code == QD_ERR_NOMEM ? QD_ERR_NOMEM : QD_OK;
     }
-    uint64_t pixels = mdl_pcx_pixels(data, len);
-    if (pixels > *budget) { /* (before decoding: that is the time too) */
+    /* the file's bytes and its pixels, before decoding (that is the time too); a file
+     * past what is left still costs its bytes (a 2 MB file named by 4,096 frames: 8 GB
+     * read, found by a review) */
+    uint64_t cost = (uint64_t)len + mdl_pcx_pixels(data, len);
+    if (!sp2_take(cost, budget, room)) {
         free(data);
+        uint64_t spent = (uint64_t)len < *budget ? (uint64_t)len : *budget;
+        *budget -= spent;
+        if (room)
+            *room -= (uint64_t)len < *room ? (uint64_t)len : *room;
         return QD_OK;
     }
-    *budget -= pixels;
     mdl_pcx *p = NULL;
     qd_err r = mdl_pcx_load(data, len, pcx, &p, &e);
     free(data);
@@ -195,8 +216,31 @@ static qd_err sp2_picture(mdl_sprite *s, mdl_sprite_frame *f, const char *pcx,
     return s->palette ? QD_OK : QD_ERR_NOMEM;
 }
 
+/* Frame f's picture as frame g's, which was made from the same PCX: its pixels copied (at
+ * the cost of its pixels), its size placed by f's origin. */
+static qd_err sp2_copy(mdl_sprite_frame *f, const mdl_sprite_frame *g, uint64_t *budget,
+                       uint64_t *room)
+{
+    f->color = MDL_GREY;
+    if (!g->pixels)
+        return QD_OK; /* (absent, damaged or past the room: so is this one) */
+    size_t n = (size_t)g->width * g->height;
+    if (!sp2_take(n, budget, room))
+        return QD_OK;
+    if (!(f->pixels = malloc(n)))
+        return QD_ERR_NOMEM;
+    memcpy(f->pixels, g->pixels, n);
+    f->right = f->left + (float)g->width;
+    f->up = f->down + (float)g->height;
+    f->width = g->width;
+    f->height = g->height;
+    f->color = g->color;
+    f->coverage = g->coverage;
+    return QD_OK;
+}
+
 qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_fn read,
-                    void *ctx, mdl_sprite **out, qd_error *err)
+                    void *ctx, uint64_t *room, mdl_sprite **out, qd_error *err)
 {
     *out = NULL;
     name = name ? name : "sprite";
@@ -225,6 +269,12 @@ qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_
     s->num_frames = n;
     qd_err e = QD_OK;
     uint64_t budget = MDL_PICTURES_MAX_PIXELS;
+    /* the frames' picture names seen, each as its first frame + 1 (open addressing) */
+    uint16_t *seen = calloc(SP2_NAME_SLOTS, sizeof *seen);
+    if (!seen) {
+        mdl_sprite_free(s);
+        return fail(err, name, QD_ERR_NOMEM, 0, "out of memory");
+    }
     for (uint32_t i = 0; i < n && !e; i++) {
         mdl_sprite_frame *f = &s->frames[i];
         size_t at = r.pos;
@@ -243,7 +293,23 @@ qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_
         f->right = (float)w - (float)ox;
         f->down = (float)-oy;
         f->up = (float)h - (float)oy;
-        if ((e = sp2_picture(s, f, pcx, read, ctx, &budget)) != QD_OK)
+        /* an earlier frame of the same picture (its 64 name bytes the same) */
+        const uint8_t *key = data + at + 16;
+        uint64_t hash = 14695981039346656037ull; /* FNV-1a */
+        for (int k = 0; k < 64; k++)
+            hash = (hash ^ key[k]) * 1099511628211ull;
+        uint32_t slot = (uint32_t)hash & (SP2_NAME_SLOTS - 1), g = i;
+        while (seen[slot] && g == i) {
+            const uint8_t *other = data + SP2_HEADER + (size_t)(seen[slot] - 1) * SP2_FRAME + 16;
+            if (memcmp(other, key, 64) == 0)
+                g = seen[slot] - 1;
+            slot = (slot + 1) & (SP2_NAME_SLOTS - 1);
+        }
+        if (g == i)
+            seen[slot] = (uint16_t)(i + 1);
+        e = g < i ? sp2_copy(f, &s->frames[g], &budget, room)
+                  : sp2_picture(s, f, pcx, read, ctx, &budget, room);
+        if (e != QD_OK)
             fail(err, name, e, at, "out of memory");
         s->max_width = f->width > s->max_width ? f->width : s->max_width;
         s->max_height = f->height > s->max_height ? f->height : s->max_height;
@@ -252,6 +318,7 @@ qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_
         float rad = sqrtf(rx * rx + ry * ry);
         s->radius = rad > s->radius ? rad : s->radius;
     }
+    free(seen);
     if (e) {
         mdl_sprite_free(s);
         return e;

@@ -45,6 +45,10 @@ typedef struct mdl_image {
  * the error (err names the file and the reason) and leaves *out NULL. */
 qd_err mdl_image_load(const uint8_t *data, size_t len, const char *name, mdl_image **out,
                       qd_error *err);
+/* The same with sides capped at max_side (at most MDL_IMAGE_MAX_SIZE), checked before
+ * decoding. */
+qd_err mdl_image_load_max(const uint8_t *data, size_t len, const char *name, int max_side,
+                          mdl_image **out, qd_error *err);
 void mdl_image_free(mdl_image *im);
 
 /* Find and decode an image through read: name as given (when it has an extension), then
@@ -564,9 +568,13 @@ void mdl_sprite_free(mdl_sprite *s);
 
 /* Parse a Quake II sprite (IDS2 version 2): its frames' PCX pictures are read through read
  * (a missing or damaged picture leaves its frame flat grey, not an error); drawn facing
- * the view, index 255 see-through. Errors as mdl_bsp_load. */
+ * the view, index 255 see-through. Each picture costs its file's bytes and its pixels,
+ * from MDL_PICTURES_MAX_PIXELS for the sprite and from *room (NULL: none; the level's room
+ * for pictures, which a picture past it leaves unread or undecoded, as one not there); a
+ * frame naming the picture of an earlier frame copies its pixels (one read). Errors as
+ * mdl_bsp_load. */
 qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_fn read,
-                    void *ctx, mdl_sprite **out, qd_error *err);
+                    void *ctx, uint64_t *room, mdl_sprite **out, qd_error *err);
 
 /* ---- Picture archives (WAD2, gfx.wad) ---- */
 

@@ -19,6 +19,12 @@
  * into a new malloc'd buffer *png of *len bytes, which the caller frees. On failure *png is
  * NULL. */
 qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *err);
+/* The same with a note (NULL for none): a tEXt chunk "qdemo" after IHDR holding its first
+ * OUT_PNG_NOTE_MAX bytes, a byte outside 32..126 as '?'. `render` notes there the options
+ * a frame's pixels depend on, which --resume compares. */
+#define OUT_PNG_NOTE_MAX 4096
+qd_err out_png_encode_noted(const rast_fb *fb, const char *note, uint8_t **png, size_t *len,
+                            qd_error *err);
 
 /* Write fb as a PNG file at path, atomically: the bytes go to a new temporary file beside
  * it (qd_replace_file), which is then renamed over path, so a reader never sees a
@@ -27,8 +33,10 @@ qd_err out_png_write(const char *path, const rast_fb *fb, qd_error *err);
 
 /* 1 when png[0..len) is a whole PNG as out_png_encode writes them, of w x h: the signature,
  * IHDR first (8-bit RGB, not interlaced), every chunk inside the bytes with a matching
- * CRC-32, at least one IDAT, and IEND as the very last bytes. 0 for anything else. */
-int out_png_check(const uint8_t *png, size_t len, int w, int h);
+ * CRC-32, at least one IDAT, and IEND as the very last bytes; with note set, also a note
+ * as out_png_encode_noted writes it: -1 when the PNG is whole but holds no such note. 0 for
+ * anything else. */
+int out_png_check(const uint8_t *png, size_t len, int w, int h, const char *note);
 
 /* ---- YUV4MPEG2 (y4m) ---- */
 

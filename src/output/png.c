@@ -13,6 +13,8 @@
 #define PNG_ZLIB_LEVEL 2
 /* Signature 8, IHDR chunk 25, IDAT length/type/CRC 12, IEND chunk 12. */
 #define PNG_OVERHEAD (8 + 25 + 12 + 12)
+/* The keyword of the note out_png_encode_noted writes. */
+#define PNG_NOTE_KEY "qdemo"
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -59,6 +61,12 @@ static void filter_row(uint8_t *out, const uint32_t *px, const uint32_t *above, 
 
 qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *err)
 {
+    return out_png_encode_noted(fb, NULL, png, len, err);
+}
+
+qd_err out_png_encode_noted(const rast_fb *fb, const char *note, uint8_t **png, size_t *len,
+                            qd_error *err)
+{
     if (png)
         *png = NULL;
     if (len)
@@ -78,7 +86,11 @@ qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *e
         deflateEnd(&z);
         return qd_fail(err, QD_ERR_LIMIT, 0, "png: %dx%d is too large", fb->w, fb->h);
     }
-    uint8_t *buf = malloc((size_t)bound + PNG_OVERHEAD), *row = malloc(rowlen);
+    /* the note as a tEXt chunk (ISO/IEC 15948 11.3.4.3: keyword, a zero byte, Latin-1 text
+     * without zero bytes): "qdemo", then the note's printable ASCII */
+    size_t note_len = note ? strnlen(note, OUT_PNG_NOTE_MAX) : 0;
+    size_t text_chunk = note ? 12 + sizeof PNG_NOTE_KEY + note_len : 0;
+    uint8_t *buf = malloc((size_t)bound + PNG_OVERHEAD + text_chunk), *row = malloc(rowlen);
     if (!buf || !row) {
         free(buf);
         free(row);
@@ -97,6 +109,14 @@ qd_err out_png_encode(const rast_fb *fb, uint8_t **png, size_t *len, qd_error *e
     p[19] = 0; /* adaptive filtering, one filter type per row */
     p[20] = 0; /* not interlaced */
     p = chunk_close(p, 13);
+    if (note) {
+        memcpy(p + 4, "tEXt", 4);
+        memcpy(p + 8, PNG_NOTE_KEY, sizeof PNG_NOTE_KEY); /* (its zero byte included) */
+        uint8_t *t = p + 8 + sizeof PNG_NOTE_KEY;
+        for (size_t i = 0; i < note_len; i++)
+            t[i] = note[i] >= 32 && note[i] < 127 ? (uint8_t)note[i] : '?';
+        p = chunk_close(p, (uint32_t)(sizeof PNG_NOTE_KEY + note_len));
+    }
 
     uint8_t *idat = p;
     memcpy(idat + 4, "IDAT", 4);
@@ -147,14 +167,15 @@ static uint32_t get32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-int out_png_check(const uint8_t *png, size_t len, int w, int h)
+int out_png_check(const uint8_t *png, size_t len, int w, int h, const char *note)
 {
     /* PNG (ISO/IEC 15948): signature, then chunks of length, type, data, CRC-32 of type
      * and data; IHDR first, IEND last. */
     if (!png || len < 8 || memcmp(png, "\x89PNG\r\n\x1a\n", 8) != 0)
         return 0;
     size_t pos = 8;
-    int chunks = 0, idat = 0;
+    int chunks = 0, idat = 0, noted = 0;
+    size_t note_len = note ? strnlen(note, OUT_PNG_NOTE_MAX) : 0;
     while (len - pos >= 12) {
         uint32_t n = get32(png + pos);
         if (n > len - pos - 12)
@@ -169,9 +190,19 @@ int out_png_check(const uint8_t *png, size_t len, int w, int h)
         if (is_ihdr && (n != 13 || get32(data) != (uint32_t)w || get32(data + 4) != (uint32_t)h ||
                         data[8] != 8 || data[9] != 2 || data[10] || data[11] || data[12]))
             return 0;
+        /* our note, as out_png_encode_noted writes it (its bytes the same, '?' for what it
+         * replaced) */
+        if (note && memcmp(type, "tEXt", 4) == 0 && n == sizeof PNG_NOTE_KEY + note_len &&
+            memcmp(data, PNG_NOTE_KEY, sizeof PNG_NOTE_KEY) == 0) {
+            int same = 1;
+            for (size_t i = 0; i < note_len && same; i++)
+                same = data[sizeof PNG_NOTE_KEY + i] ==
+                       (note[i] >= 32 && note[i] < 127 ? (uint8_t)note[i] : '?');
+            noted |= same;
+        }
         idat |= memcmp(type, "IDAT", 4) == 0;
         if (memcmp(type, "IEND", 4) == 0)
-            return idat && n == 0 && pos + 12 == len;
+            return !idat || n != 0 || pos + 12 != len ? 0 : !note || noted ? 1 : -1;
         pos += 12 + (size_t)n;
         chunks++;
     }

@@ -296,11 +296,24 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         if (r == QD_OK)
             r = md2_skins(m, read, ctx, skin_room);
     } else if (len >= 4 && memcmp(data, "IDS2", 4) == 0) {
-        r = mdl_sp2_load(data, len, name, read, ctx, &m->sprite, e);
+        r = mdl_sp2_load(data, len, name, read, ctx, skin_room, &m->sprite, e);
         m->kind = R_KIND_SPRITE;
     } else if (len >= 4 && memcmp(data, "IDSP", 4) == 0) {
         r = mdl_sprite_load(data, len, name, palette, &m->sprite, e);
         m->kind = R_KIND_SPRITE;
+        /* its pictures from the level's room too (a review: 4,000 sprites of one 4096 x
+         * 4096 frame each, a few KB each in a zip, would take 64 GB) */
+        uint64_t pixels = 0;
+        for (uint32_t k = 0; r == QD_OK && k < m->sprite->num_frames; k++)
+            pixels += (uint64_t)m->sprite->frames[k].width * m->sprite->frames[k].height;
+        if (r == QD_OK && pixels > *skin_room) {
+            mdl_sprite_free(m->sprite);
+            m->sprite = NULL;
+            r = qd_fail(e, QD_ERR_LIMIT, 0, "%s: its pictures pass the level's room (%llu MiB)",
+                        name, (unsigned long long)(R_SKIN_ROOM >> 20));
+        } else if (r == QD_OK) {
+            *skin_room -= pixels;
+        }
     } else {
         r = mdl_bsp_load(data, len, name, palette, &m->brush.bsp, e);
         if (r == QD_OK && ((r = colour_faces(&m->brush)) != QD_OK ||
@@ -378,6 +391,21 @@ static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, 
     m->lod[lod - 1] = l;
     m->lod_surf[lod - 1] = map;
     return QD_OK;
+}
+
+/* The first slot before i that loaded, or failed to load, the file that slot i names, as a
+ * brush model, alias model or sprite (each read-only once loaded), or 0. A demo may name one
+ * file in every slot (a review: 4,000 slots of one sprite of 1 MB took 4.5 GB and 41 s). */
+static int first_load(const r_assets *a, char (*names)[CL_NAME_LEN], int i)
+{
+    for (int j = 1; j < i; j++) {
+        r_kind k = a->models[j].kind;
+        if ((k == R_KIND_BRUSH || k == R_KIND_ALIAS || k == R_KIND_SPRITE ||
+             k == R_KIND_MISSING) &&
+            !a->models[j].shared && strcmp(names[j], names[i]) == 0)
+            return j;
+    }
+    return 0;
 }
 
 /* The first slot before i holding the mesh (of kind) that slot i names, or 0. */
@@ -731,9 +759,16 @@ out:
  * order: +x rt, -x lf, +y bk, -y ft, +z up, -z dn. Drawn only when all six load; a side
  * over Q2_SKY_MAX_SIDE each way (Quake II's are 256) is refused. */
 #define Q2_SKY_MAX_SIDE 1024
-static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx)
+static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx,
+                       qd_error *err)
 {
     static const char *const suffix[6] = {"rt", "lf", "bk", "ft", "up", "dn"};
+    for (int k = 0; k < 6; k++) { /* (a level's sky named again: r_assets_set_sky) */
+        free(a->box[k]);
+        a->box[k] = NULL;
+    }
+    a->box_ok = 0;
+    snprintf(a->sky, sizeof a->sky, "%s", sky);
     const mdl_bsp *b = a->world.bsp;
     if (!b || b->format != MDL_BSP_Q2_38 || !sky[0])
         return;
@@ -742,28 +777,42 @@ static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx
         char name[96];
         qd_error e = {0};
         mdl_image *im = NULL;
+        uint8_t *data;
+        size_t len;
         if (snprintf(name, sizeof name, "env/%s%s.tga", sky, suffix[k]) >= (int)sizeof name)
             return;
-        if (mdl_image_find(read, ctx, name, &im, &e) == QD_OK && im && im->w && im->h &&
-            im->w <= Q2_SKY_MAX_SIDE && im->h <= Q2_SKY_MAX_SIDE) {
-            size_t n = (size_t)im->w * im->h;
-            a->box[k] = malloc(n * sizeof *a->box[k]);
-            if (a->box[k]) {
-                for (size_t i = 0; i < n; i++)
-                    a->box[k][i] = im->pixels[i] | 0xff000000u;
-                a->box_w[k] = (int)im->w;
-                a->box_h[k] = (int)im->h;
+        /* each side's size checked before it is decoded (a review: six 4096 x 4096 sides
+         * took 3 s a level to be refused) */
+        if (read_file(read, ctx, name, &data, &len, &e) == QD_OK) {
+            if (mdl_image_load_max(data, len, name, Q2_SKY_MAX_SIDE, &im, &e) == QD_OK) {
+                size_t n = (size_t)im->w * im->h;
+                a->box[k] = malloc(n * sizeof *a->box[k]);
+                if (a->box[k]) {
+                    for (size_t i = 0; i < n; i++)
+                        a->box[k][i] = im->pixels[i] | 0xff000000u;
+                    a->box_w[k] = (int)im->w;
+                    a->box_h[k] = (int)im->h;
+                }
             }
+            mdl_image_free(im);
+            free(data);
         }
-        mdl_image_free(im);
         if (!a->box[k]) {
-            uint8_t *data;
-            size_t len;
             mdl_pcx *p = NULL;
+            qd_error tga = e; /* (said when the .pcx is not there either) */
+            e = (qd_error){0};
             snprintf(name, sizeof name, "env/%s%s.pcx", sky, suffix[k]);
-            if (read_file(read, ctx, name, &data, &len, &e) == QD_OK) {
-                if (mdl_pcx_load(data, len, name, &p, &e) == QD_OK && p->w && p->h &&
-                    p->w <= Q2_SKY_MAX_SIDE && p->h <= Q2_SKY_MAX_SIDE) {
+            if (read_file(read, ctx, name, &data, &len, &e) != QD_OK) {
+                damaged_aside(err, tga.code, &tga); /* (a review: silent) */
+            } else {
+                if (mdl_pcx_pixels(data, len) > (uint64_t)Q2_SKY_MAX_SIDE * Q2_SKY_MAX_SIDE)
+                    qd_fail(&e, QD_ERR_LIMIT, 4, "%s: over %d x %d", name, Q2_SKY_MAX_SIDE,
+                            Q2_SKY_MAX_SIDE);
+                else if (mdl_pcx_load(data, len, name, &p, &e) == QD_OK &&
+                         (p->w > Q2_SKY_MAX_SIDE || p->h > Q2_SKY_MAX_SIDE))
+                    qd_fail(&e, QD_ERR_LIMIT, 4, "%s: over %d x %d", name, Q2_SKY_MAX_SIDE,
+                            Q2_SKY_MAX_SIDE);
+                else if (p) {
                     size_t n = (size_t)p->w * p->h;
                     a->box[k] = malloc(n * sizeof *a->box[k]);
                     for (size_t i = 0; a->box[k] && i < n; i++)
@@ -771,6 +820,8 @@ static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx
                     a->box_w[k] = (int)p->w;
                     a->box_h[k] = (int)p->h;
                 }
+                if (!a->box[k])
+                    damaged_aside(err, e.code, &e);
                 mdl_pcx_free(p);
                 free(data);
             }
@@ -872,7 +923,7 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     q2_textures(a, read, ctx);
     if (a->world.bsp && !lean) /* (after Quake II's .wal files: the pixels are final) */
         (void)same_textures(&a->world); /* (without memory: each index its own copy) */
-    q2_sky_box(a, lvl->sky, read, ctx);
+    q2_sky_box(a, lvl->sky, read, ctx, err);
     sky_layers(a);
     int n = lvl->num_models;
     n = n < 0 ? 0 : n > CL_MAX_MODELS ? CL_MAX_MODELS : n;
@@ -924,6 +975,16 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         qd_err r = QD_OK;
         int same = ends_with(name, ".md3") ? first_mesh(a, names, i, R_KIND_MD3) : 0;
         int same2 = ends_with(name, ".md2") ? first_mesh(a, names, i, R_KIND_MD2) : 0;
+        int same3 = same || same2 ? 0 : first_load(a, names, i);
+        if (same3 && a->models[same3].kind == R_KIND_MISSING) {
+            m->kind = R_KIND_MISSING; /* (said once, for the first) */
+            continue;
+        }
+        if (same3) { /* the file's model, sprite or brushes, loaded once */
+            *m = a->models[same3];
+            m->shared = 1;
+            continue;
+        }
         if (same) { /* every player of one model: its mesh loaded once */
             *m = a->models[same];
             m->shared = 1;
@@ -1002,11 +1063,11 @@ void r_assets_free(r_assets *a)
     free_bsp(&a->world);
     r_q3_free(a->q3);
     for (int i = 0; a->models && i < a->num_models; i++) {
-        free_bsp(&a->models[i].brush);
-        mdl_alias_free(a->models[i].alias);
-        mdl_sprite_free(a->models[i].sprite);
         free_md2(&a->models[i]);
         if (!a->models[i].shared) {
+            free_bsp(&a->models[i].brush);
+            mdl_alias_free(a->models[i].alias);
+            mdl_sprite_free(a->models[i].sprite);
             mdl_md3_free(a->models[i].md3);
             for (int k = 0; k < 2; k++) {
                 mdl_md3_free(a->models[i].lod[k]);
@@ -1020,6 +1081,13 @@ void r_assets_free(r_assets *a)
     }
     free(a->models);
     free(a);
+}
+
+void r_assets_set_sky(r_assets *a, const char *sky, mdl_read_fn read, void *ctx,
+                      qd_error *err)
+{
+    if (a && strcmp(a->sky, sky) != 0)
+        q2_sky_box(a, sky, read, ctx, err);
 }
 
 const mdl_bsp *r_assets_map(const r_assets *a) { return a ? a->world.bsp : NULL; }

@@ -30,7 +30,15 @@
 typedef struct pic2 {
     char name[CL_NAME_LEN / 2]; /* as a layout names it: "i_health" */
     mdl_pcx *pcx;
+    char path[CL_NAME_LEN + 16]; /* the file it names, lower case ("pics/i_health.pcx") */
+    uint8_t shared;             /* pcx is an earlier entry's (the same file by another
+                                 * name: "/PICS/A.PCX" and "/pics/a.pcx") */
 } pic2;
+
+/* The bytes one level's HUD pictures may cost, each its file's bytes and its pixels (a
+ * review: 255 spellings of one 4096 x 4096 picture took 4.4 GB); Quake II's own pics/ are
+ * about 0.3 MB in all. */
+#define HUD2_ROOM ((uint64_t)64 << 20)
 
 #define HUD2_MAX_PICS (CL_LAYOUT_IMAGES + 32)
 struct r_hud2 {
@@ -287,48 +295,100 @@ static void run(lctx *c, const char *s)
     }
 }
 
-/* pics/<name>.pcx (a name starting with / or \\ is a path: Draw_FindPic), or NULL. */
-static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name)
+/* The file name names: pics/<name>.pcx, or a path when it starts with / or \\
+ * (Draw_FindPic), lower case with / for \\ as the search path takes it. */
+static void pic_path(const char *name, char *path, size_t cap)
+{
+    if (name[0] == '/' || name[0] == '\\')
+        snprintf(path, cap, "%s", name + 1);
+    else
+        snprintf(path, cap, "pics/%s.pcx", name);
+    for (char *c = path; *c; c++)
+        *c = *c == '\\' ? '/' : *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+}
+
+/* What a decoded picture costs against *room: its pixels (its file's bytes were spent). */
+static uint64_t pic_cost(const mdl_pcx *p) { return p ? (uint64_t)p->w * p->h : 0; }
+
+/* The picture name names, or NULL; it and its file's bytes taken from *room, and nothing
+ * read once the room is spent. */
+static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name, uint64_t *room)
 {
     char path[CL_NAME_LEN + 16];
-    if (name[0] == '/' || name[0] == '\\')
-        snprintf(path, sizeof path, "%s", name + 1);
-    else
-        snprintf(path, sizeof path, "pics/%s.pcx", name);
+    pic_path(name, path, sizeof path);
     uint8_t *data = NULL;
     size_t len = 0;
     qd_error e = {0};
     mdl_pcx *p = NULL;
-    if (read(ctx, path, &data, &len, &e) == QD_OK)
-        (void)mdl_pcx_load(data, len, path, &p, &e);
+    if (*room == 0 || read(ctx, path, &data, &len, &e) != QD_OK) {
+        free(data);
+        return NULL;
+    }
+    uint64_t cost = (uint64_t)len + mdl_pcx_pixels(data, len);
+    if (cost <= *room && mdl_pcx_load(data, len, path, &p, &e) == QD_OK)
+        *room -= cost;
+    else
+        *room -= (uint64_t)len < *room ? (uint64_t)len : *room;
     free(data);
     return p;
 }
 
-r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl)
+/* Take *from (an earlier set's picture, NULL none) for the new set, at its pixels' cost. */
+static mdl_pcx *take_pic(mdl_pcx **from, uint64_t *room)
+{
+    mdl_pcx *p = *from;
+    if (!p || pic_cost(p) > *room)
+        return NULL;
+    *room -= pic_cost(p);
+    *from = NULL;
+    return p;
+}
+
+r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old)
 {
     if (!read || !cl)
         return NULL;
     r_hud2 *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
+    uint64_t room = HUD2_ROOM;
     int found = 0;
     for (int a = 0; a < 2; a++)
         for (int i = 0; i < 11; i++) {
             char name[32];
             snprintf(name, sizeof name, "%s_%s", a ? "anum" : "num", i < 10 ? (char[2]){(char)('0' + i), 0} : "minus");
-            found += (h->num[a][i] = load_pic(read, ctx, name)) != NULL;
+            h->num[a][i] = old ? take_pic(&old->num[a][i], &room) : NULL;
+            if (!h->num[a][i])
+                h->num[a][i] = load_pic(read, ctx, name, &room);
+            found += h->num[a][i] != NULL;
         }
-    found += (h->conchars = load_pic(read, ctx, "conchars")) != NULL;
+    h->conchars = old ? take_pic(&old->conchars, &room) : NULL;
+    if (!h->conchars)
+        h->conchars = load_pic(read, ctx, "conchars", &room);
+    found += h->conchars != NULL;
+    /* the images the level names, each file once: those of an earlier set (old, the same
+     * level before an image was registered) taken over, not read again (a review: 255
+     * names a frame read again at each change, 0.9 s a frame) */
     for (int i = 1; i < CL_LAYOUT_IMAGES && h->npics < HUD2_MAX_PICS; i++) {
         const char *n = cl->layout.images[i];
         if (!n[0] || find_pic(h, n))
             continue;
-        mdl_pcx *p = load_pic(read, ctx, n);
-        if (!p)
+        pic2 *q = &h->pics[h->npics];
+        pic_path(n, q->path, sizeof q->path);
+        for (int j = 0; j < h->npics && !q->pcx; j++)
+            if (h->pics[j].pcx && !strcmp(h->pics[j].path, q->path)) {
+                q->pcx = h->pics[j].pcx;
+                q->shared = 1;
+            }
+        for (int j = 0; old && j < old->npics && !q->pcx; j++)
+            if (!old->pics[j].shared && !strcmp(old->pics[j].path, q->path))
+                q->pcx = take_pic(&old->pics[j].pcx, &room);
+        if (!q->pcx)
+            q->pcx = load_pic(read, ctx, n, &room);
+        if (!q->pcx)
             continue;
-        snprintf(h->pics[h->npics].name, sizeof h->pics[0].name, "%s", n);
-        h->pics[h->npics++].pcx = p;
+        snprintf(q->name, sizeof q->name, "%s", n);
+        h->npics++;
         found++;
     }
     if (!found) {
@@ -347,7 +407,8 @@ void r_hud2_free(r_hud2 *h)
             mdl_pcx_free(h->num[a][i]);
     mdl_pcx_free(h->conchars);
     for (int i = 0; i < h->npics; i++)
-        mdl_pcx_free(h->pics[i].pcx);
+        if (!h->pics[i].shared)
+            mdl_pcx_free(h->pics[i].pcx);
     free(h);
 }
 

@@ -97,7 +97,8 @@ typedef struct r_model {
                       * names), 2 only with 1; owned as md3 */
     uint32_t *lod_surf[2]; /* each level's surfaces as md3's surface numbers (the skins
                             * and materials go by those); owned as md3 */
-    uint8_t shared;  /* md3 and anims (md2) belong to an earlier slot of the same name */
+    uint8_t shared;  /* md3 and anims (md2), or brush, alias and sprite, belong to an
+                      * earlier slot of the same name */
     char (*shaders)[64]; /* R_KIND_MD3: each surface's shader, its skin's where it has one */
     int32_t *mats;   /* R_KIND_MD3: each surface's material in r_q3 (r_q3_model_tri), or -1;
                       * R_KIND_Q3SPRITE: its one material; NULL until r_assets_q3_textures */
@@ -133,12 +134,15 @@ struct r_assets {
      * r_sky_box_texel takes them; box_ok: all six found */
     uint32_t *box[6];
     int box_w[6], box_h[6], box_ok;
+    char sky[32];             /* the sky name the box was looked for by (cl_level.sky) */
     struct r_q3 *q3;          /* Quake III maps: textures (r_assets_q3_textures), or NULL */
     int flag_model[2];        /* the slots of models/flags/r_flag.md3 and b_flag.md3 (a
                                * carrier's flag, Quake III), 0 none */
     int lean;                 /* r_assets_load_names: only what names the textures */
-    uint64_t skin_room;       /* bytes Quake II skins may still take this level (R_SKIN_ROOM:
-                               * pixels and each one's 64 KiB light table) */
+    uint64_t skin_room;       /* bytes the level's pictures may still take (R_SKIN_ROOM):
+                               * Quake II skins (pixels and each one's 64 KiB light table),
+                               * sprites' pixels (Quake's and Quake II's) and the bytes of
+                               * the PCX files Quake II sprites read */
     /* Quake II: the client's own explosion models (cl_tent.c CL_RegisterTEntModels:
      * cl_mod_explo4 models/objects/r_explode/tris.md2, cl_mod_explo4_big r_explode2), the
      * model slots past the level's they were loaded in, 0 none */

@@ -37,6 +37,10 @@ r_assets *r_assets_load_names(const cl_level *lvl, mdl_read_fn read, void *ctx,
 void r_assets_free(r_assets *a);
 
 /* The loaded map, or NULL when it is missing. */
+/* A Quake II level's sky box looked for again by another name (CS_SKY set mid-level), when
+ * it is not the one a holds; a side that is there but damaged is said in err (NULL: not). */
+void r_assets_set_sky(r_assets *a, const char *sky, mdl_read_fn read, void *ctx,
+                      qd_error *err);
 const mdl_bsp *r_assets_map(const r_assets *a);
 /* How many of the level's models (map included) could not be loaded. */
 int r_assets_missing(const r_assets *a);
@@ -156,9 +160,12 @@ void r_hud_free(r_hud *h);
 int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb);
 
 /* Quake II's HUD pictures from pics/ (the number pictures, conchars, and the images cl's
- * level names), or NULL when there are none. */
+ * level names), or NULL when there are none. Their files' bytes and pixels share a room of
+ * 64 MiB (a picture past it is left out, as one not there); a file named two ways is read
+ * once. old (NULL: none), the same level's set before, gives its pictures to the new one
+ * (the caller still frees it). */
 typedef struct r_hud2 r_hud2;
-r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl);
+r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old);
 void r_hud2_free(r_hud2 *h);
 /* Quake II's HUD from cl's layout programs (r_hud2.c): the status bar program, and the
  * layout while STAT_LAYOUTS bit 0 is set, with pics' pictures (NULL: qdemo's font and no

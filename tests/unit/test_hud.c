@@ -581,5 +581,14 @@ TEST(hud_quake2_image_registered_mid_level)
     CHECK(app_world_stale(&world, &cl));
     app_world_update(&world, &o, &cl);
     CHECK(!app_world_stale(&world, &cl));
+    /* so does another sky (CS_SKY set mid-level; the box itself:
+     * render_ibsp38_sky_box_named_again), and the level's assets stay */
+    const r_assets *before = world.assets;
+    snprintf(cl.level.sky, sizeof cl.level.sky, "unit2");
+    CHECK(app_world_stale(&world, &cl));
+    app_world_update(&world, &o, &cl);
+    CHECK(!app_world_stale(&world, &cl));
+    CHECK(world.assets == before);
+    CHECK_STR(world.sky, "unit2");
     app_world_free(&world);
 }

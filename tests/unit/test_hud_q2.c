@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../../src/client/cl.h"
 #include "../../src/demo/demo.h"
@@ -313,7 +314,7 @@ TEST(q2hud_pictures_from_pics)
     free(bytes);
     CHECK_EQ(icon, 2);
     CHECK(cl && cl->layout.stats[0] == icon && !strcmp(cl->layout.images[2], "i_health"));
-    r_hud2 *h = cl ? r_hud2_load(fs_read, fs, cl) : NULL;
+    r_hud2 *h = cl ? r_hud2_load(fs_read, fs, cl, NULL) : NULL;
     CHECK(h);
     rast_fb *fb = rast_fb_new(960, 540);
     if (h && fb) {
@@ -367,7 +368,7 @@ TEST(q2hud_conchars_glyphs_exact)
     }
     snprintf(cl->layout.statusbar, sizeof cl->layout.statusbar,
              "xl 8 yt 16 string \"Az\" xl 8 yt 32 string2 \"A\"");
-    r_hud2 *h = r_hud2_load(fs_read, fs, cl);
+    r_hud2 *h = r_hud2_load(fs_read, fs, cl, NULL);
     rast_fb *fb = rast_fb_new(320, 240); /* k = 1 */
     CHECK(h && fb);
     if (h && fb) {
@@ -392,4 +393,112 @@ TEST(q2hud_conchars_glyphs_exact)
     r_hud2_free(h);
     free(cl);
     pak_fs_close(fs);
+}
+
+/* ---- the pictures' room (a review) ---- */
+
+/* A 2048 x 2048 PCX of index 7 in runs of 63 (136,065 bytes: rows of 32 runs of 63 and one
+ * of 32, two bytes each, 66 x 2048, and the 128-byte header and 769 of the palette). */
+static uint8_t *big_pcx(size_t *len)
+{
+    enum { SIDE = 2048 };
+    uint8_t *b = malloc(128 + 66 * SIDE + 769);
+    if (!b)
+        return NULL;
+    size_t n = make_pcx(b, 1, 1, 0) - 771; /* (its header, for 1 x 1) */
+    b[8] = (uint8_t)(SIDE - 1), b[9] = (uint8_t)((SIDE - 1) >> 8);
+    b[10] = b[8], b[11] = b[9];
+    b[66] = (uint8_t)SIDE, b[67] = (uint8_t)(SIDE >> 8);
+    for (int y = 0; y < SIDE; y++)
+        for (int left = SIDE; left > 0; left -= 63) {
+            b[n++] = (uint8_t)(0xC0 | (left > 63 ? 63 : left));
+            b[n++] = 7;
+        }
+    b[n++] = 12;
+    memset(b + n, 9, 768);
+    *len = n + 768;
+    return b;
+}
+
+/* In-memory pictures, found whatever the case of the name asked (as the search path folds
+ * it), each read counted. */
+typedef struct mem_pics {
+    const char *name[48];
+    int n, reads[48];
+    const uint8_t *data;
+    size_t len;
+} mem_pics;
+
+static qd_err mem_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    mem_pics *m = ctx;
+    for (int i = 0; i < m->n; i++)
+        if (strcasecmp(m->name[i], name) == 0) {
+            m->reads[i]++;
+            *data = malloc(m->len);
+            memcpy(*data, m->data, m->len);
+            *len = m->len;
+            return QD_OK;
+        }
+    return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+}
+
+/* 40 spellings of one picture ("/pics/big.pcx", "/PICS/big.pcx", ..., "\\pics\\big.pcx")
+ * read it once (before: 40 decodes of 4 Mi pixels; 255 of a 4096 x 4096 one took 4.4 GB);
+ * 40 different pictures of 4 Mi pixels share the room of 64 MiB, their bytes and pixels
+ * counted: 67,108,864 / (136,065 + 4,194,304) = 15.5, so 15 are read whole, and the next
+ * ones' bytes spend the 2,153,329 left: 15 x 136,065 leaves 112,354, spent by a 16th read;
+ * 31 reads, then none; a set made again for the same level (an image
+ * registered since) takes the pictures of the set before, reading none of them again. */
+TEST(hud_quake2_pictures_share_a_room)
+{
+    size_t len = 0;
+    uint8_t *big = big_pcx(&len);
+    cl_state *cl = q2_blank();
+    CHECK(big && cl && len == 136065);
+    if (!big || !cl) {
+        free(big);
+        free(cl);
+        return;
+    }
+    static mem_pics m;
+    memset(&m, 0, sizeof m);
+    m.data = big;
+    m.len = len;
+    m.name[m.n++] = "pics/big.pcx";
+    for (int i = 1; i <= 40; i++) {
+        char *s = cl->layout.images[i];
+        snprintf(s, sizeof cl->layout.images[i], "/pics/big.pcx");
+        for (int k = 0; k < 6; k++) /* letters of "pics/big" as the bits of i say */
+            if (i >> k & 1)
+                s[1 + k + (k >= 4)] = (char)(s[1 + k + (k >= 4)] - 'a' + 'A');
+        if (i == 40)
+            snprintf(s, sizeof cl->layout.images[i], "\\pics\\big.pcx");
+    }
+    r_hud2 *h = r_hud2_load(mem_read, &m, cl, NULL);
+    CHECK(h != NULL);
+    CHECK_EQ(m.reads[0], 1);
+    r_hud2 *h2 = r_hud2_load(mem_read, &m, cl, h);
+    CHECK(h2 != NULL);
+    CHECK_EQ(m.reads[0], 1); /* taken over, not read again */
+    r_hud2_free(h);
+    r_hud2_free(h2);
+    /* forty pictures */
+    static char names[40][32];
+    m.n = 0;
+    memset(m.reads, 0, sizeof m.reads);
+    for (int i = 0; i < 40; i++) {
+        snprintf(names[i], sizeof names[i], "pics/b%d.pcx", i);
+        m.name[m.n++] = names[i];
+        snprintf(cl->layout.images[1 + i], sizeof cl->layout.images[1 + i], "b%d", i);
+    }
+    h = r_hud2_load(mem_read, &m, cl, NULL);
+    int read = 0;
+    for (int i = 0; i < 40; i++)
+        read += m.reads[i];
+    CHECK_EQ(read, 31);
+    CHECK(m.reads[30] == 1 && m.reads[31] == 0);
+    r_hud2_free(h);
+    free(big);
+    free(cl);
 }

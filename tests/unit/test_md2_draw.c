@@ -16,6 +16,8 @@
 #include "../test.h"
 
 #define MAP "assets/maps/e1m1.bsp"
+
+uint8_t *test_spr_build(size_t *len); /* test_model_build.c */
 #define W 160
 #define H 120
 
@@ -59,14 +61,20 @@ typedef struct file {
 } file;
 
 typedef struct files {
-    file f[8];
+    file f[48];
     int n;
 } files;
+
+static int reads;              /* read_files' calls */
+static const char *reads_name; /* and of them, reads_of this name's */
+static int reads_of;
 
 static qd_err read_files(void *ctx, const char *name, uint8_t **data, size_t *len,
                          qd_error *err)
 {
     const files *fs = ctx;
+    reads++;
+    reads_of += reads_name && strcmp(name, reads_name) == 0;
     for (int i = 0; i < fs->n; i++)
         if (strcmp(fs->f[i].name, name) == 0) {
             *data = malloc(fs->f[i].b.len);
@@ -208,6 +216,20 @@ TEST(md2_skin_colours_where_the_model_is)
     }
 }
 
+/* A 2048 x 2048 PCX of index 7 (grey palette) as name in fs; 0 when out of memory. */
+static int add_big_pcx(files *fs, const char *name)
+{
+    enum { SIDE = 2048 };
+    uint8_t *pix = malloc((size_t)SIDE * SIDE), pal[768];
+    if (!pix)
+        return 0;
+    memset(pix, 7, (size_t)SIDE * SIDE);
+    memset(pal, 100, sizeof pal);
+    add(fs, name, pcx(SIDE, SIDE, pix, pal));
+    free(pix);
+    return 1;
+}
+
 /* 40 slots of one MD2 (each slot loads its own skins, as Quake II players do) whose skin is
  * a 2048 x 2048 picture (4 M pixels and a 64 KiB light table, 4.26 MB a copy): the level
  * holds at most R_SKIN_ROOM (128 MiB) of them, 31 copies (by hand: 134,217,728 / 4,259,840),
@@ -217,17 +239,11 @@ TEST(md2_skins_share_one_room_a_level)
 {
     enum { SIDE = 2048, SLOTS = 40 };
     SCENE(fs, cl);
-    uint8_t *pix = malloc((size_t)SIDE * SIDE), pal[768];
-    CHECK(pix != NULL);
-    if (!pix) {
-        files_free(&fs);
-        free(cl);
+    CHECK(add_big_pcx(&fs, "models/big/skin.pcx"));
+    if (test_failed()) {
+        scene_free(&fs, cl, NULL, NULL, NULL, NULL);
         return;
     }
-    memset(pix, 7, (size_t)SIDE * SIDE);
-    memset(pal, 100, sizeof pal);
-    add(&fs, "models/big/skin.pcx", pcx(SIDE, SIDE, pix, pal));
-    free(pix);
     add(&fs, "models/big/tris.md2", square_md2(1, (float[]){0}, 0, 4, "models/big/skin.pcx"));
     for (int i = 0; i < SLOTS; i++)
         cl_set_model(cl, 2 + i, "models/big/tris.md2");
@@ -347,10 +363,15 @@ TEST(md2_sp2_sprite_draws_its_pcx)
     scene_free(&fs, cl, a, bare, with, NULL);
 }
 
-/* An SP2 whose five frames all name one 2048 x 2048 PCX (4 Mi pixels, about 140 KB of runs):
- * the first four decode (16 Mi pixels, MDL_PICTURES_MAX_PIXELS), the fifth is left out as
- * a picture not there (no pixels, grey) and the sprite still loads (before, every frame
- * decoded the picture again: a small file made memory without bound; found by a review). */
+/* An SP2 whose five frames all name one 2048 x 2048 PCX (4 Mi pixels; 136,065 bytes: rows
+ * of 32 runs of 63 and one of 32, two bytes each, 66 x 2048, with the 128-byte header and
+ * the 769 of the palette): the file is read once, frame 0 costs its bytes and pixels,
+ * frames 1 and 2 copy them (4 Mi each), and frame 3 would pass the sprite's 16 Mi
+ * (MDL_PICTURES_MAX_PIXELS: 16,777,216 - 136,065 - 3 x 4,194,304 = 4,058,239 left), so it
+ * and frame 4 are left out as pictures not there (no pixels, grey) and the sprite still
+ * loads (before, every frame decoded the picture again: a small file made memory without
+ * bound; found by a review; and each frame read it again: a 2 MB file named by 4,096
+ * frames was 8 GB read, another review). */
 TEST(md2_sp2_frames_share_a_pixel_budget)
 {
     enum { SIDE = 2048, FRAMES = 5 };
@@ -373,14 +394,86 @@ TEST(md2_sp2_frames_share_a_pixel_budget)
     }
     mdl_sprite *s = NULL;
     qd_error err = {0};
-    CHECK(mdl_sp2_load(sp.p, sp.len, "big.sp2", read_files, &fs, &s, &err) == QD_OK);
+    CHECK_EQ(fs.f[0].b.len, 136065);
+    reads = 0;
+    CHECK(mdl_sp2_load(sp.p, sp.len, "big.sp2", read_files, &fs, NULL, &s, &err) == QD_OK);
+    CHECK_EQ(reads, 1);
     for (int i = 0; s && i < FRAMES; i++) {
-        CHECK_MSG((s->frames[i].pixels != NULL) == (i < 4), "frame %d", i);
-        CHECK(i < 4 ? s->frames[i].width == SIDE : s->frames[i].color == MDL_RGB(128, 128, 128));
+        CHECK_MSG((s->frames[i].pixels != NULL) == (i < 3), "frame %d", i);
+        CHECK(i < 3 ? s->frames[i].width == SIDE && s->frames[i].pixels[SIDE * SIDE - 1] == 7
+                    : s->frames[i].color == MDL_RGB(128, 128, 128));
     }
     mdl_sprite_free(s);
     free(sp.p);
     files_free(&fs);
+}
+
+/* A level's sprites: one name in 40 slots is loaded once (the slots share it; a review: one
+ * sprite in 4,000 slots took 4.5 GB), and 40 names, each an SP2 of one frame naming one
+ * 2048 x 2048 PCX (136,065 bytes and 4 Mi pixels, md2_sp2_frames_share_a_pixel_budget),
+ * take the level's room for pictures (R_SKIN_ROOM, 128 MiB) a sprite at a time: 134,217,728
+ * / 4,330,369 = 30.99, so 30 have their picture and the other 10 are grey frames (before,
+ * each had 16 Mi pixels of its own: 254 slots, 4 GB). A Quake sprite in 40 slots is one. */
+TEST(md2_sprites_share_slots_and_the_level_room)
+{
+    enum { SIDE = 2048, SLOTS = 40 };
+    SCENE(fs, cl);
+    CHECK(add_big_pcx(&fs, "sprites/big.pcx"));
+    if (test_failed()) {
+        scene_free(&fs, cl, NULL, NULL, NULL, NULL);
+        return;
+    }
+    static char names[SLOTS][32];
+    for (int i = 0; i < SLOTS; i++) {
+        snprintf(names[i], sizeof names[i], "sprites/s%d.sp2", i);
+        bytes sp = {0};
+        gput(&sp, "IDS2", 4);
+        g32(&sp, 2);
+        g32(&sp, 1);
+        g32(&sp, 16), g32(&sp, 16), g32(&sp, 8), g32(&sp, 8);
+        pname(&sp, "sprites/big.pcx", 64);
+        add(&fs, names[i], sp);
+    }
+    /* one name in every slot: one read of its picture, one sprite */
+    for (int i = 0; i < SLOTS; i++)
+        cl_set_model(cl, 2 + i, names[0]);
+    reads_name = "sprites/big.pcx";
+    reads_of = 0;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK(a && a->num_models >= 2 + SLOTS);
+    CHECK_EQ(reads_of, 1);
+    for (int i = 1; a && i < SLOTS; i++)
+        CHECK(a->models[2 + i].kind == R_KIND_SPRITE &&
+              a->models[2 + i].sprite == a->models[2].sprite);
+    r_assets_free(a);
+    /* forty names: thirty pictures */
+    for (int i = 0; i < SLOTS; i++)
+        cl_set_model(cl, 2 + i, names[i]);
+    a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    int drawn = 0;
+    for (int i = 0; a && i < SLOTS; i++) {
+        const r_model *m = &a->models[2 + i];
+        CHECK(m->kind == R_KIND_SPRITE);
+        drawn += m->kind == R_KIND_SPRITE && m->sprite->frames[0].pixels != NULL;
+    }
+    CHECK_MSG(drawn == 30, "%d sprites with their picture", drawn);
+    r_assets_free(a);
+    /* a Quake sprite in every slot */
+    size_t len = 0;
+    uint8_t *spr = test_spr_build(&len);
+    add(&fs, "progs/s.spr", (bytes){spr, len, len});
+    for (int i = 0; i < SLOTS; i++)
+        cl_set_model(cl, 2 + i, "progs/s.spr");
+    reads_name = "progs/s.spr";
+    reads_of = 0;
+    a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK_EQ(reads_of, 1);
+    for (int i = 1; a && i < SLOTS; i++)
+        CHECK(a->models[2 + i].kind == R_KIND_SPRITE &&
+              a->models[2 + i].sprite == a->models[2].sprite);
+    reads_name = NULL;
+    scene_free(&fs, cl, a, NULL, NULL, NULL);
 }
 
 /* Every cut of a PCX is refused (the palette's marker byte never lands where the pixels
@@ -405,10 +498,12 @@ TEST(md2_pcx_damaged_refused)
     }
     /* byte patches (offset, value; a second pair or offset 0 value 0x0a, a no-op):
      * 4 bits a pixel, version 3, not ZSoft, xmin 9 past xmax 7, ymin 9 past ymax 7, rows
-     * of 4 bytes for 8 pixels, a height of 4096 rows that 64 bytes of runs cannot fill */
+     * of 4 bytes for 8 pixels, a height of 4096 rows that 64 bytes of runs cannot fill,
+     * rows of 10 bytes for 8 pixels (ZSoft pads to an even count: 8 or 9 at most; a review:
+     * 65,535 bytes a row made a 1 x 4096 picture cost 268 M steps) */
     static const uint8_t edits[][4] = {{3, 4, 0, 0x0a},  {1, 3, 0, 0x0a}, {0, 0x0b, 0, 0x0b},
                                        {4, 9, 0, 0x0a},  {6, 9, 0, 0x0a}, {66, 4, 0, 0x0a},
-                                       {10, 0xff, 11, 0x0f}};
+                                       {10, 0xff, 11, 0x0f}, {66, 10, 0, 0x0a}};
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         uint8_t *c = malloc(b.len);
         memcpy(c, b.p, b.len);
@@ -418,6 +513,8 @@ TEST(md2_pcx_damaged_refused)
         p = NULL;
         CHECK_MSG(mdl_pcx_load(c, b.len, "skin.pcx", &p, &err) != QD_OK && !p, "edit %zu", i);
         CHECK(strstr(err.msg, "skin.pcx"));
+        CHECK(i + 1 < sizeof edits / sizeof edits[0] ||
+              (err.offset == 66 && strstr(err.msg, "past a row")));
         free(c);
     }
     free(b.p);

@@ -686,7 +686,7 @@ TEST(model_ibsp46_patch_subdivides_by_curvature)
 
 /* Files by name: a map, and optionally a WAL and a colormap. */
 typedef struct some_files {
-    one_file f[8];
+    one_file f[16];
     int n;
 } some_files;
 
@@ -836,6 +836,77 @@ TEST(render_ibsp38_sky_box)
     files.n = 6; /* no dn: no box */
     c = q2_wall_centre_sky(&files, "unit");
     CHECK_MSG((c & 0xffffff) != 0x0000ff, "0x%08x", c);
+    free(map);
+}
+
+/* The sky box named again mid-level (CS_SKY: r_assets_set_sky, which app_world_update
+ * calls when the level's sky changes; a review: the box stayed the first one the render met,
+ * so a frame depended on where the render began): the wall of render_ibsp38_sky_box shows
+ * the red rt side of "unit", then the blue one of "blue". A side that is there but damaged
+ * (a TGA of two bytes) is said in err, as is one over 1024 texels a side (a 2048 x 1 TGA
+ * header, refused before any pixel is decoded), and "bad" draws no box. */
+TEST(render_ibsp38_sky_box_named_again)
+{
+    size_t len;
+    uint8_t *map = build_q2_flags(4, &len);
+    static const char *const sides[6] = {"rt", "lf", "bk", "ft", "up", "dn"};
+    static uint8_t red[22], blue[22], big[18];
+    static const uint8_t head[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 32, 8};
+    memcpy(red, head, 18);
+    memcpy(red + 18, (uint8_t[]){0, 0, 255, 255}, 4); /* BGRA */
+    memcpy(blue, head, 18);
+    memcpy(blue + 18, (uint8_t[]){255, 0, 0, 255}, 4);
+    memcpy(big, head, 18);
+    big[12] = 0, big[13] = 8; /* 2048 wide */
+    static char names[13][32];
+    some_files files = {{{"maps/synth.bsp", map, len}}, 13};
+    for (int k = 0; k < 6; k++) {
+        snprintf(names[k], sizeof names[k], "env/unit%s.tga", sides[k]);
+        files.f[1 + k] = (one_file){names[k], red, sizeof red};
+        snprintf(names[6 + k], sizeof names[6 + k], "env/blue%s.tga", sides[k]);
+        files.f[7 + k] = (one_file){names[6 + k], blue, sizeof blue};
+    }
+    cl_state *cl = calloc(1, sizeof *cl);
+    cl_reset(cl);
+    snprintf(cl->level.sky, sizeof cl->level.sky, "unit");
+    snprintf(cl->level.map, sizeof cl->level.map, "maps/synth.bsp");
+    snprintf(cl->level.models[1], sizeof cl->level.models[1], "maps/synth.bsp");
+    cl->level.num_models = 2;
+    cl->view.view_entity = 1;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, some_read, &files, NULL, &err);
+    rast_fb *fb = rast_fb_new(64, 48);
+    r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
+    r_options tex = {.mode = R_MODE_TEXTURED};
+    r_render(a, cl, 0, &cam, &tex, fb);
+    CHECK_MSG((fb->color[24 * 64 + 32] & 0xffffff) == 0x0000ff, "0x%08x",
+              fb->color[24 * 64 + 32]);
+    r_assets_set_sky(a, "blue", some_read, &files, &err);
+    r_render(a, cl, 0, &cam, &tex, fb);
+    CHECK_MSG((fb->color[24 * 64 + 32] & 0xffffff) == 0xff0000, "0x%08x",
+              fb->color[24 * 64 + 32]);
+    CHECK_EQ(err.code, QD_OK);
+    /* "bad": rt a two-byte TGA, lf a 2048 x 1 one; the rest as blue's */
+    static char bad[6][32];
+    for (int k = 0; k < 6; k++) {
+        snprintf(bad[k], sizeof bad[k], "env/bad%s.tga", sides[k]);
+        files.f[7 + k] = (one_file){bad[k], k == 0 ? (const uint8_t *)"xx" : k == 1 ? big : blue,
+                                    k == 0 ? 2 : k == 1 ? sizeof big : sizeof blue};
+    }
+    r_assets_set_sky(a, "bad", some_read, &files, &err);
+    CHECK(err.code != QD_OK && strstr(err.msg, "env/badrt.tga") != NULL);
+    r_render(a, cl, 0, &cam, &tex, fb);
+    CHECK_MSG((fb->color[24 * 64 + 32] & 0xffffff) != 0xff0000, "0x%08x",
+              fb->color[24 * 64 + 32]);
+    err = (qd_error){0};
+    files.f[7] = (one_file){bad[0], blue, sizeof blue}; /* rt whole again: lf is the one */
+    r_assets_set_sky(a, "unit", some_read, &files, &err); /* (another name: looked again) */
+    r_assets_set_sky(a, "bad", some_read, &files, &err);
+    CHECK(err.code == QD_ERR_LIMIT && strstr(err.msg, "env/badlf.tga") != NULL &&
+          strstr(err.msg, "2048x1") != NULL);
+    rast_fb_free(fb);
+    r_assets_free(a);
+    free(cl);
     free(map);
 }
 

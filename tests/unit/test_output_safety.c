@@ -289,6 +289,97 @@ TEST(output_resume_keeps_only_whole_frames)
     CHECK(lstat(sub, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+/* --resume keeps a frame only when it was made with the options the run asks for: each PNG
+ * frame notes them (a tEXt chunk), so frames of another --fps, --from or --mode, or of an
+ * earlier qdemo that wrote no note, are drawn again (a review: they were kept, and a
+ * sequence mixed two frame rates), and a run going on past a shorter one's --to keeps its
+ * frames. */
+TEST(output_resume_keeps_only_frames_of_the_same_options)
+{
+    if (!have_sample())
+        SKIP("no sample demo or qdemo binary");
+    char dir[600], a[700], f0[800], f1[800], err[4096];
+    fresh_dir(dir, sizeof dir, "resume_options");
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(f0, sizeof f0, "%s/000000.png", a);
+    snprintf(f1, sizeof f1, "%s/000001.png", a);
+    /* 6 fps to 1 s: frames 0..5 (frame 1 at 1/6 s) */
+    CHECK_EQ(run(NULL, 0, "%s render %s -o %s -p assets --size 64x48 --fps 6 --to 1 -q", bin(),
+                 SAMPLE, a),
+             0);
+    CHECK_EQ(count_png(a), 6);
+    struct stat s0, s1, now;
+    CHECK(stat(f0, &s0) == 0 && stat(f1, &s1) == 0);
+    /* the same options to 2 s: the six kept (the same files), six more made, nothing said */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --fps 6 --to 2 "
+                                  "--resume -q",
+                 bin(), SAMPLE, a),
+             0);
+    CHECK_EQ(count_png(a), 12);
+    CHECK(stat(f1, &now) == 0 && now.st_ino == s1.st_ino);
+    CHECK_MSG(strstr(err, "other options") == NULL, "%.200s", err);
+    /* --fps 5 on them: frame 1 is now at 1/5 s, so every frame is drawn again (new files),
+     * and one line says why */
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --fps 5 --to 2 "
+                                  "--resume -q",
+                 bin(), SAMPLE, a),
+             0);
+    CHECK(stat(f1, &now) == 0 && now.st_ino != s1.st_ino);
+    /* (and one that frames 10 and 11, of the 6 fps run, are past this run's end) */
+    CHECK_EQ(lines_of(err), 2);
+    const char *said = strstr(err, "other options");
+    CHECK(said && strstr(said + 1, "other options") == NULL);
+    CHECK(strstr(err, "000000.png was made") != NULL);
+    /* the frames just made kept by a resume of the same run; --from 0.5 or --mode flat
+     * draws them again */
+    CHECK(stat(f1, &s1) == 0);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --fps 5 --to 2 "
+                                  "--resume -q",
+                 bin(), SAMPLE, a),
+             0);
+    CHECK(stat(f1, &now) == 0 && now.st_ino == s1.st_ino);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --fps 5 --to 2 "
+                                  "--from 0.5 --resume -q",
+                 bin(), SAMPLE, a),
+             0);
+    CHECK(stat(f1, &now) == 0 && now.st_ino != s1.st_ino);
+    CHECK(stat(f1, &s1) == 0);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --fps 5 --to 2 "
+                                  "--from 0.5 --mode flat --resume -q",
+                 bin(), SAMPLE, a),
+             0);
+    CHECK(stat(f1, &now) == 0 && now.st_ino != s1.st_ino);
+    /* a whole frame without the note (an earlier qdemo's): the same PNG less its tEXt
+     * chunk, found by hand in the file (length, "tEXt", data, CRC), is drawn again */
+    FILE *fp = fopen(f0, "rb");
+    CHECK(fp != NULL);
+    static unsigned char png[1 << 20];
+    size_t len = fp ? fread(png, 1, sizeof png, fp) : 0;
+    if (fp)
+        fclose(fp);
+    unsigned char *t = len > 41 ? memmem(png, len, "tEXt", 4) : NULL;
+    CHECK(t != NULL && t == png + 8 + 25 + 4); /* right after IHDR */
+    if (!t)
+        return;
+    size_t n = (size_t)t[-4] << 24 | (size_t)t[-3] << 16 | (size_t)t[-2] << 8 | t[-1];
+    CHECK(n > 6 && memcmp(t + 4, "qdemo", 6) == 0 && strstr((char *)t + 10, "mode flat"));
+    size_t cut = 12 + n;
+    memmove(t - 4, t - 4 + cut, len - (size_t)(t - 4 - png) - cut);
+    fp = fopen(f0, "wb");
+    CHECK(fp && fwrite(png, 1, len - cut, fp) == len - cut);
+    if (fp)
+        fclose(fp);
+    CHECK(is_frame(f0));
+    CHECK(stat(f0, &s0) == 0 && stat(f1, &s1) == 0);
+    CHECK_EQ(run(err, sizeof err, "%s render %s -o %s -p assets --size 64x48 --fps 5 --to 2 "
+                                  "--from 0.5 --mode flat --resume -q",
+                 bin(), SAMPLE, a),
+             0);
+    CHECK(stat(f0, &now) == 0 && now.st_ino != s0.st_ino); /* drawn again */
+    CHECK(stat(f1, &now) == 0 && now.st_ino == s1.st_ino); /* kept */
+    CHECK(strstr(err, "000000.png was made with other options") != NULL);
+}
+
 TEST(output_leaves_other_temporary_files_alone)
 {
     if (!have_sample())
