@@ -191,6 +191,7 @@ static void update_loops(app_audio *a, const cl_state *cl)
         memcpy(l->origin, ss->origin, sizeof l->origin);
         l->volume = ss->volume;
         l->attenuation = ss->attenuation;
+        l->cue = 1; /* (from its cue point; not heard without one) */
         a->nloops += l->id >= 0;
     }
 }
@@ -253,6 +254,7 @@ static int ambient_loops(app_audio *a, const cl_state *cl, const float origin[3]
         memcpy(l->origin, origin, sizeof l->origin); /* at the ear: the same in both */
         l->volume = (uint8_t)(*v > 255 ? 255 : *v);
         l->attenuation = 0;
+        l->cue = 1;
         k += l->id >= 0;
     }
     return k;
@@ -274,6 +276,7 @@ static int entity_loops(app_audio *a, const cl_state *cl, snd_loop *out)
         memcpy(l->origin, e->cur.origin, sizeof l->origin);
         l->volume = 255;
         l->attenuation = att;
+        l->cue = 0; /* (whole, as S_AddLoopSounds) */
         n += l->id >= 0;
     }
     return n;

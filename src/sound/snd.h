@@ -26,17 +26,24 @@
 #define SND_BANK_MAX 4096                 /* names a bank remembers (found or missing) */
 #define SND_BANK_MAX_BYTES ((size_t)512 << 20) /* decoded samples a bank keeps */
 
-/* One decoded sound: mono, SND_RATE, len samples (len >= 1). */
+/* One decoded sound: mono, SND_RATE, len samples (len >= 1). loop: where it loops from, a
+ * sample before len, or -1 when it does not (a WAV's cue point, which Quake and Quake II
+ * loop from; snd_mixer_start, snd_loop). */
 typedef struct snd_sample {
     int16_t *pcm;
     uint32_t len;
+    int32_t loop;
 } snd_sample;
 
 /* Decode a RIFF WAVE file (PCM 8-bit unsigned or 16-bit signed, 1 or 2 channels, any rate in
  * [SND_MIN_IN_RATE, SND_MAX_IN_RATE]) held in data[0..len) into out, mixed down to mono and
- * resampled to SND_RATE by linear interpolation. Every chunk length is checked against the
- * file; a damaged or unsupported file gives an error (offset and reason in err) and leaves
- * out empty. The caller frees out with snd_sample_free. */
+ * resampled to SND_RATE by linear interpolation. Its loop as id's GetWavinfo (WinQuake and
+ * Quake II snd_mem.c) reads it: the first "cue " chunk's first cue point's sample offset,
+ * and, when the next LIST chunk after it is a Cool Edit "mark" label, the sound cut to that
+ * many samples past the loop start; resampled to out->loop (the offset x SND_RATE / rate,
+ * truncated as their ResampleSfx does). Every chunk length is checked against the file; a
+ * damaged or unsupported file (a loop past the data included) gives an error (offset and
+ * reason in err) and leaves out empty. The caller frees out with snd_sample_free. */
 qd_err snd_decode_wav(const uint8_t *data, size_t len, snd_sample *out, qd_error *err);
 /* The same for an OGG Vorbis file (stb_vorbis, in a fixed 1 MiB working buffer; the stream
  * length is checked before decoding and the decode stops at the caps). */
@@ -105,11 +112,14 @@ typedef struct snd_start {
                            * origin throughout (Quake's rule) */
 } snd_start;
 
-/* A looping source (Quake's static sounds): plays sample (at mod len) wherever it is. */
+/* A looping source: plays its sample round and round wherever it is, from its loop point
+ * with cue set (Quake's static and ambient sounds: WinQuake loops them from the WAV's cue
+ * point and S_StaticSound refuses a sound without one, so such a sound is not heard), else
+ * whole (Quake II's and Quake III's entity sounds). */
 typedef struct snd_loop {
     int32_t id;
     float origin[3];
-    uint8_t volume, attenuation;
+    uint8_t volume, attenuation, cue;
 } snd_loop;
 
 /* Where the mix is heard from: the camera's eye and its right-hand direction (unit), and the
@@ -149,8 +159,9 @@ void snd_mixer_set_volume(snd_mixer *m, float master);
  * mixes as Quake. */
 void snd_mixer_set_game(snd_mixer *m, cl_game game);
 /* Start a sound at s->at (which may lie ahead of the next mixed sample, or before it: it
- * then plays from the middle). Quake, QuakeWorld, Quake II: a start on the same entity (> 0)
- * and channel (!= 0) as a voice cuts that voice at s->at. Quake III (ioquake3
+ * then plays from the middle). Quake, QuakeWorld, Quake II: a sound with a loop point
+ * (snd_sample.loop) plays on from there at its end, until cut (their S_PaintChannels); a
+ * start on the same entity (> 0) and channel (!= 0) as a voice cuts that voice at s->at. Quake III (ioquake3
  * S_Base_StartSoundEx): nothing is cut; a start is dropped when its entity started the same
  * sound under 50 ms before, or has more than 4 copies of it playing (8 for the last
  * listener's entity). With SND_VOICES voices playing the quietest for the last listener (the

@@ -15,6 +15,7 @@ void snd_sample_free(snd_sample *s)
     free(s->pcm);
     s->pcm = NULL;
     s->len = 0;
+    s->loop = -1;
 }
 
 qd_err snd_resample(const int16_t *in, uint32_t n, uint32_t in_rate, snd_sample *out,
@@ -22,6 +23,7 @@ qd_err snd_resample(const int16_t *in, uint32_t n, uint32_t in_rate, snd_sample 
 {
     out->pcm = NULL;
     out->len = 0;
+    out->loop = -1;
     if (n == 0 || in_rate < SND_MIN_IN_RATE || in_rate > SND_MAX_IN_RATE)
         return qd_fail(err, QD_ERR_BAD_DATA, 0, "%u samples at %u Hz cannot be resampled", n,
                        in_rate);
@@ -42,6 +44,11 @@ qd_err snd_resample(const int16_t *in, uint32_t n, uint32_t in_rate, snd_sample 
         out->pcm[j] = (int16_t)(a + (int32_t)((int64_t)(b - a) * frac / SND_RATE));
     }
     return QD_OK;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static uint32_t tag(const char *s)
@@ -111,6 +118,7 @@ qd_err snd_decode_wav_max(const uint8_t *data, size_t len, uint32_t max_out, snd
 {
     out->pcm = NULL;
     out->len = 0;
+    out->loop = -1;
     rd_t r = rd_make(data, len);
     uint32_t riff = rd_u32(&r), riff_len = rd_u32(&r), wave = rd_u32(&r);
     if (r.err)
@@ -121,9 +129,14 @@ qd_err snd_decode_wav_max(const uint8_t *data, size_t len, uint32_t max_out, snd
         return qd_fail(err, QD_ERR_BAD_DATA, 4, "RIFF length %u is under 4", riff_len);
     wav_fmt f = {0, 0, 0, 0};
     int have_fmt = 0;
+    /* the chunks first: a cue point may follow the data (Cool Edit writes it there) */
+    size_t data_at = 0, data_body = 0, cue_at = 0, mark_at = 0;
+    uint32_t data_len = 0, cue_len = 0, mark_len = 0;
     while (rd_left(&r) > 0) {
         size_t at = r.pos;
         uint32_t id = rd_u32(&r), clen = rd_u32(&r);
+        if ((r.err || clen > rd_left(&r)) && data_at)
+            break; /* damage past the data: its chunks end there (as GetWavinfo's search) */
         if (r.err)
             return qd_fail(err, QD_ERR_TRUNCATED, at, "chunk header cut off");
         size_t body = r.pos;
@@ -132,37 +145,72 @@ qd_err snd_decode_wav_max(const uint8_t *data, size_t len, uint32_t max_out, snd
                            "chunk of %u bytes runs past the end of the file (%zu left)", clen,
                            rd_left(&r));
         rd_t c = rd_make(data + body, clen);
-        if (id == tag("fmt ")) {
+        if (id == tag("fmt ") && !data_at) { /* (one after the data is not read) */
             if (have_fmt)
                 return qd_fail(err, QD_ERR_BAD_DATA, at, "a second fmt chunk");
             qd_err e = read_fmt(&c, at, &f, err);
             if (e != QD_OK)
                 return e;
             have_fmt = 1;
-        } else if (id == tag("data")) {
+        } else if (id == tag("data") && !data_at) {
             if (!have_fmt)
                 return qd_fail(err, QD_ERR_BAD_DATA, at, "data chunk before the fmt chunk");
-            uint32_t frames = clen / f.align;
-            if (frames == 0)
-                return qd_fail(err, QD_ERR_BAD_DATA, at, "data chunk holds no sample");
-            if (frames > SND_MAX_IN_FRAMES)
-                return qd_fail(err, QD_ERR_LIMIT, at, "%u sample frames: over the cap of %u",
-                               frames, SND_MAX_IN_FRAMES);
-            uint64_t outlen = f.rate ? ((uint64_t)frames * SND_RATE + f.rate - 1) / f.rate : 0;
-            if (outlen > max_out)
-                return qd_fail(err, QD_ERR_LIMIT, at, "%llu samples at %d Hz: over the %u "
-                               "left", (unsigned long long)outlen, SND_RATE, max_out);
-            qd_err e = decode_pcm(data + body, frames, &f, out, err);
-            if (e != QD_OK && err)
-                err->offset = at;
-            return e;
+            data_at = at;
+            data_body = body;
+            data_len = clen;
+        } else if (id == tag("cue ") && !cue_at) {
+            cue_at = at;
+            cue_len = clen;
+        } else if (id == tag("LIST") && cue_at && !mark_at) {
+            mark_at = at; /* (GetWavinfo's FindNextChunk: the first LIST after the cue) */
+            mark_len = clen;
         }
-        /* other chunks (LIST, cue, smpl...) are skipped; bodies are padded to even */
+        /* other chunks (smpl, a second data...) are skipped; bodies are padded to even */
         rd_skip(&r, clen);
         if ((clen & 1) && rd_left(&r) > 0)
             rd_skip(&r, 1);
     }
-    return qd_fail(err, QD_ERR_BAD_DATA, len, have_fmt ? "no data chunk" : "no fmt chunk");
+    if (!data_at)
+        return qd_fail(err, QD_ERR_BAD_DATA, len, have_fmt ? "no data chunk" : "no fmt chunk");
+    uint32_t frames = data_len / f.align;
+    if (frames == 0)
+        return qd_fail(err, QD_ERR_BAD_DATA, data_at, "data chunk holds no sample");
+    if (frames > SND_MAX_IN_FRAMES)
+        return qd_fail(err, QD_ERR_LIMIT, data_at, "%u sample frames: over the cap of %u",
+                       frames, SND_MAX_IN_FRAMES);
+    /* GetWavinfo: the loop start 32 bytes into the cue chunk (past its count and the first
+     * cue point's name, position, chunk, chunk start and block start); a LIST whose bytes 28
+     * on say "mark" holds the loop's length 24 bytes in (its ltxt's sample length) */
+    int64_t loop = -1;
+    if (cue_at && cue_len >= 28 && le32(data + cue_at + 8) > 0) {
+        loop = le32(data + cue_at + 32);
+        if (mark_at && mark_len >= 24 && memcmp(data + mark_at + 28, "mark", 4) == 0) {
+            uint64_t end = (uint64_t)loop + le32(data + mark_at + 24);
+            if (end > frames)
+                return qd_fail(err, QD_ERR_BAD_DATA, mark_at + 24,
+                               "loop of %u samples from %lld runs past the data's %u",
+                               le32(data + mark_at + 24), (long long)loop, frames);
+            if (end > 0) /* (WinQuake's 0 is "not given") */
+                frames = (uint32_t)end; /* (it plays no further) */
+        }
+        if (loop >= frames)
+            return qd_fail(err, QD_ERR_BAD_DATA, cue_at + 32,
+                           "cue point at sample %lld, past the sound's %u", (long long)loop,
+                           frames);
+    }
+    uint64_t outlen = f.rate ? ((uint64_t)frames * SND_RATE + f.rate - 1) / f.rate : 0;
+    if (outlen > max_out)
+        return qd_fail(err, QD_ERR_LIMIT, data_at, "%llu samples at %d Hz: over the %u left",
+                       (unsigned long long)outlen, SND_RATE, max_out);
+    qd_err e = decode_pcm(data + data_body, frames, &f, out, err);
+    if (e != QD_OK && err)
+        err->offset = data_at;
+    if (e == QD_OK && loop >= 0) {
+        /* ResampleSfx: loopstart / stepscale, stepscale = rate / output rate */
+        int64_t at = loop * SND_RATE / f.rate;
+        out->loop = (int32_t)(at < (int64_t)out->len ? at : (int64_t)out->len - 1);
+    }
+    return e;
 }
 
 qd_err snd_decode(const uint8_t *data, size_t len, snd_sample *out, qd_error *err)

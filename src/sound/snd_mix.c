@@ -157,10 +157,29 @@ static float loudness(const snd_mixer *m, const voice *v)
     return quake_clamps(m->game) && loud > 1 ? 1 : loud;
 }
 
+/* Whether sample s loops in m's game: Quake's, QuakeWorld's and Quake II's mixers go on
+ * from a sound's loop point at its end (WinQuake and Quake II snd_mix.c S_PaintChannels);
+ * ioquake3 reads no loop point. */
+static int loops_in(const snd_mixer *m, const snd_sample *s)
+{
+    return s && s->loop >= 0 && (uint32_t)s->loop < s->len && m->game != CL_GAME_Q3;
+}
+
+/* The sample of s played i samples after its start: past its end, from its loop point
+ * round (loops_in) or, without one, its end. */
+static int64_t loop_index(const snd_sample *s, int64_t i)
+{
+    if (i < (int64_t)s->len || s->loop < 0)
+        return i;
+    return s->loop + (i - s->loop) % ((int64_t)s->len - s->loop);
+}
+
 /* The voice's last audible sample + 1. */
 static int64_t voice_end(const snd_mixer *m, const voice *v)
 {
     const snd_sample *s = snd_bank_get(m->bank, v->id);
+    if (loops_in(m, s))
+        return v->end; /* (until cut) */
     int64_t len = s ? (int64_t)s->len : 0;
     int64_t e = v->start > INT64_MAX - len ? INT64_MAX : v->start + len; /* (saturated: a
                                                                            * review) */
@@ -308,11 +327,16 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
         int32_t il = fixed_gain(gl), ir = fixed_gain(gr);
         if (!s || (il == 0 && ir == 0))
             continue;
+        if (a >= b)
+            continue;
+        int64_t at = loop_index(s, a - v->start); /* (past len only when it loops) */
         for (int64_t k = a; k < b; k++) {
-            int32_t x = s->pcm[k - v->start];
+            int32_t x = s->pcm[at];
             size_t o = (size_t)(k - pos) * 2;
             acc[o] += (x * il) >> 12;
             acc[o + 1] += (x * ir) >> 12;
+            if (++at == (int64_t)s->len)
+                at = s->loop; /* (reached only when it loops: else b is its end) */
         }
     }
     if (nloops > SND_MAX_LOOPS)
@@ -327,6 +351,12 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
         /* every source of one sound is one channel: their gains summed per ear, at most
          * what one source at full volume gives an ear (Quake II and Quake III
          * S_AddLoopSounds clamp at 255; Quake's S_Update sums its static sounds too) */
+        /* Quake's statics and ambients from the cue point; a sound without one is not
+         * heard (S_StaticSound: "not looped") */
+        int64_t base = loops[i].cue ? (s->loop >= 0 && (uint32_t)s->loop < s->len ? s->loop : -1)
+                                    : 0;
+        if (base < 0)
+            continue;
         float gl = 0, gr = 0;
         for (int j = i; j < nloops; j++) {
             if (loops[j].id != loops[i].id)
@@ -343,15 +373,14 @@ void snd_mixer_mix(snd_mixer *m, int64_t pos, uint32_t n, const snd_listener *l,
         int32_t il = fixed_gain(gl), ir = fixed_gain(gr);
         if (il == 0 && ir == 0)
             continue;
-        int64_t at = pos % (int64_t)s->len;
-        if (at < 0)
-            at += s->len;
+        int64_t span = (int64_t)s->len - base, at = (pos - base) % span;
+        at = base + (at < 0 ? at + span : at);
         for (uint32_t k = 0; k < n; k++) {
             int32_t x = s->pcm[at];
             acc[2 * k] += (x * il) >> 12;
             acc[2 * k + 1] += (x * ir) >> 12;
             if (++at == (int64_t)s->len)
-                at = 0;
+                at = base;
         }
     }
     for (size_t k = 0; k < (size_t)n * 2; k++)

@@ -44,6 +44,26 @@ static size_t make_wav(uint8_t *out, int channels, int bits, uint32_t rate, cons
     return 44 + len;
 }
 
+/* A "cue " chunk of one cue point at sample `at` after the n bytes of the WAV file in out
+ * (room for 36 more bytes), as Cool Edit writes it: count 1, then the point's name 1,
+ * position 0, chunk "data", chunk start 0, block start 0 and sample offset at; the RIFF
+ * length grown to match. Returns the new size. */
+static size_t add_cue(uint8_t *out, size_t n, uint32_t at)
+{
+    uint8_t *c = out + n;
+    memcpy(c, "cue ", 4);
+    put32(c + 4, 28);
+    put32(c + 8, 1);
+    put32(c + 12, 1);
+    put32(c + 16, 0);
+    memcpy(c + 20, "data", 4);
+    put32(c + 24, 0);
+    put32(c + 28, 0);
+    put32(c + 32, at);
+    put32(out + 4, (uint32_t)(n + 36 - 8));
+    return n + 36;
+}
+
 TEST(sound_wav_16bit_mono_48k_is_exact)
 {
     uint8_t pcm[8], file[64];
@@ -157,6 +177,24 @@ static const char *sound_dir(void)
     if (!f)
         return NULL;
     fwrite(file, 1, n, f);
+    fclose(f);
+    /* ramp.wav: 4800 samples of 5 x i with a cue point at 1000 */
+    static uint8_t ramp[4800 * 2], rwav[44 + sizeof ramp + 36];
+    for (int i = 0; i < 4800; i++)
+        put16(ramp + 2 * i, (uint16_t)(5 * i));
+    snprintf(path, sizeof path, "%s/ramp.wav", sub);
+    if (!(f = fopen(path, "wb")))
+        return NULL;
+    fwrite(rwav, 1, add_cue(rwav, make_wav(rwav, 1, 16, 48000, ramp, sizeof ramp), 1000), f);
+    fclose(f);
+    /* loop.wav: the same as test.wav with a cue point at 0, as id's looping sounds have */
+    static uint8_t looped[sizeof file + 36];
+    memcpy(looped, file, n);
+    size_t ln = add_cue(looped, n, 0);
+    snprintf(path, sizeof path, "%s/loop.wav", sub);
+    if (!(f = fopen(path, "wb")))
+        return NULL;
+    fwrite(looped, 1, ln, f);
     fclose(f);
     return dir;
 }
@@ -447,6 +485,88 @@ TEST(sound_channel_override_and_voice_limit)
     free(cl);
 }
 
+/* A WAV's loop as id's GetWavinfo reads it (WinQuake, Quake II snd_mem.c): the first cue
+ * point's sample offset, wherever the "cue " chunk lies; a LIST after it whose bytes 28 on
+ * say "mark" cuts the sound to the loop start plus the length 24 bytes in; resampled as
+ * ResampleSfx (offset / (rate / 48000), truncated). 100 frames of 8 bits at 11025 Hz, cue at
+ * 40: 436 samples (ceil(100 x 48000 / 11025) = ceil(435.37)), loop at 174 (40 x 48000 /
+ * 11025 = 174.15); with a mark of 50: 90 frames, ceil(391.84) = 392 samples, loop 174; a
+ * mark of 70 (to 110) or a cue at 100 is damage; no cue: no loop. */
+TEST(sound_wav_cue_point_as_getwavinfo)
+{
+    uint8_t pcm[100], file[44 + 100 + 36 + 32];
+    for (int i = 0; i < 100; i++)
+        pcm[i] = (uint8_t)(28 + i);
+    snd_sample s;
+    qd_error e;
+    size_t n = make_wav(file, 1, 8, 11025, pcm, 100);
+    CHECK_EQ(snd_decode_wav(file, n, &s, &e), QD_OK);
+    CHECK(s.len == 436 && s.loop == -1);
+    snd_sample_free(&s);
+    size_t nc = add_cue(file, n, 40);
+    CHECK_EQ(snd_decode_wav(file, nc, &s, &e), QD_OK);
+    CHECK_MSG(s.len == 436 && s.loop == 174, "%u %d", s.len, s.loop);
+    snd_sample_free(&s);
+    /* the LIST of Cool Edit's label: "adtl", then an "ltxt" of 20 bytes: name 1, sample
+     * length, purpose "mark", country, language, dialect, code page */
+    static const uint8_t list[32] = {'L', 'I', 'S', 'T', 24, 0, 0, 0, 'a', 'd', 't', 'l',
+                                     'l', 't', 'x', 't', 20, 0, 0, 0, 1, 0, 0, 0,
+                                     50, 0, 0, 0, 'm', 'a', 'r', 'k'};
+    memcpy(file + nc, list, sizeof list);
+    put32(file + 4, (uint32_t)(nc + 32 - 8));
+    CHECK_EQ(snd_decode_wav(file, nc + 32, &s, &e), QD_OK);
+    CHECK_MSG(s.len == 392 && s.loop == 174, "%u %d", s.len, s.loop);
+    snd_sample_free(&s);
+    file[nc + 24] = 70;
+    CHECK_EQ(snd_decode_wav(file, nc + 32, &s, &e), QD_ERR_BAD_DATA);
+    CHECK_EQ(e.offset, nc + 24);
+    CHECK(s.pcm == NULL && s.len == 0);
+    file[nc + 24] = 0; /* (0: no length given, GetWavinfo's "not set") */
+    put32(file + n + 32, 100); /* the cue point at the 100th frame: past the 100 */
+    CHECK_EQ(snd_decode_wav(file, nc + 32, &s, &e), QD_ERR_BAD_DATA);
+    CHECK_EQ(e.offset, n + 32);
+    /* bytes past the data that are no chunk are left alone, as before */
+    n = make_wav(file, 1, 8, 11025, pcm, 100);
+    memcpy(file + n, "cu", 2);
+    CHECK_EQ(snd_decode_wav(file, n + 2, &s, &e), QD_OK);
+    CHECK(s.len == 436 && s.loop == -1);
+    snd_sample_free(&s);
+}
+
+/* Quake's and Quake II's mixers go on from a sound's loop point at its end until the voice
+ * is cut (WinQuake S_PaintChannels; a door's or a train's moving sound, cut by the stop
+ * sound on its channel): ramp.wav is 4800 samples of 5 x i at 48 kHz with a cue at 1000.
+ * (sound_dir) Heard at full volume (master 1), sample 4807 plays index 1007 (5035), sample 8602 index
+ * 1000 + (8602 - 1000) % 3800 = 1002 (5010); a start of test.wav (10000) on its entity and
+ * channel at 9000 cuts it. Under Quake III (which reads no cue) it ends at 4800. */
+TEST(sound_looped_voice_plays_on_until_cut)
+{
+    mix_rig r;
+    if (!rig_open(&r))
+        SKIP("cannot write the test sound");
+    int ramp = snd_bank_find(r.b, r.fs, CL_GAME_Q1, "ramp.wav");
+    CHECK(ramp >= 0 && snd_bank_get(r.b, ramp)->loop == 1000);
+    snd_listener l = origin_listener();
+    for (int g = 0; g < 2; g++) {
+        snd_mixer_stop_all(r.m, INT64_MIN);
+        snd_mixer_set_game(r.m, g ? CL_GAME_Q3 : CL_GAME_Q1);
+        snd_start st = {.at = 0, .id = ramp, .entity = 5, .channel = 1, .volume = 255,
+                        .full = 1};
+        snd_mixer_start(r.m, &st);
+        st.at = 9000;
+        st.id = r.id;
+        snd_mixer_start(r.m, &st);
+        int16_t out[2 * 10];
+        snd_mixer_mix(r.m, 4807, 1, &l, NULL, 0, out);
+        CHECK_MSG(out[0] == (g ? 0 : 5035), "game %d: %d", g, out[0]);
+        snd_mixer_mix(r.m, 8602, 1, &l, NULL, 0, out);
+        CHECK_MSG(out[0] == (g ? 0 : 5010), "game %d: %d", g, out[0]);
+        snd_mixer_mix(r.m, 9005, 1, &l, NULL, 0, out);
+        CHECK_MSG(out[0] == 10000, "game %d: %d", g, out[0]);
+    }
+    rig_close(&r);
+}
+
 TEST(sound_static_loop_repeats)
 {
     app_opts o;
@@ -454,11 +574,21 @@ TEST(sound_static_loop_repeats)
     app_audio a;
     if (!fixture(&o, &cl, &a))
         SKIP("cannot write the test sound");
+    /* test.wav has no cue point: WinQuake's S_StaticSound refuses it ("not looped") */
     cl_static_sound ss = {{0, 0, 0}, 1, 255, 64};
     CHECK(cl_static_sound_add(cl, &ss));
     int16_t out[2 * 200];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    /* far past the sound's 4800 samples: a loop still plays */
+    app_audio_mix(&a, cl, eye, ang, 0, 5, 200, out);
+    CHECK(out[0] == 0 && out[399] == 0);
+    app_audio_free(&a);
+    free(cl);
+    /* loop.wav has one (at 0): far past the sound's 4800 samples it still plays */
+    if (!fixture(&o, &cl, &a))
+        SKIP("cannot write the test sound");
+    cl_set_sound(cl, 2, "loop.wav");
+    ss.sound = 2;
+    CHECK(cl_static_sound_add(cl, &ss));
     app_audio_mix(&a, cl, eye, ang, 0, 4800 * 37 + 5, 200, out);
     CHECK(abs(out[0] - 7000) <= 2 && abs(out[399] - 7000) <= 2);
     app_audio_free(&a);
@@ -839,11 +969,11 @@ TEST(sound_quake_ambient_fades_in_from_the_leaf)
     mkdir(amb, 0777);
     write_file(o.paks[0], "maps/ambient.bsp", bsp, len);
     free(bsp);
-    uint8_t pcm[4800 * 2], wav[44 + sizeof pcm];
+    uint8_t pcm[4800 * 2], wav[44 + sizeof pcm + 36];
     for (int i = 0; i < 4800; i++)
         put16(pcm + 2 * i, 10000);
     write_file(o.paks[0], "sound/ambience/water1.wav", wav,
-               make_wav(wav, 1, 16, 48000, pcm, sizeof pcm));
+               add_cue(wav, make_wav(wav, 1, 16, 48000, pcm, sizeof pcm), 0));
     cl_set_map(cl, "maps/ambient.bsp");
     int16_t out[2 * 4800];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
