@@ -170,7 +170,8 @@ static int sp2_take(uint64_t cost, uint64_t *budget, uint64_t *room)
  * left in *budget or *room: f keeps its geometry, no pixels, a grey colour. The first
  * picture's palette becomes the sprite's. */
 static qd_err sp2_picture(mdl_sprite *s, mdl_sprite_frame *f, const char *pcx,
-                          mdl_read_fn read, void *ctx, uint64_t *budget, uint64_t *room)
+                          mdl_read_fn read, void *ctx, uint64_t *budget, uint64_t *room,
+                          qd_error *aside)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -197,6 +198,8 @@ static qd_err sp2_picture(mdl_sprite *s, mdl_sprite_frame *f, const char *pcx,
     mdl_pcx *p = NULL;
     qd_err r = mdl_pcx_load(data, len, pcx, &p, &e);
     free(data);
+    if (r != QD_OK && r != QD_ERR_NOMEM && aside && aside->code == QD_OK)
+        *aside = e; /* (drawn grey; said: a review) */
     if (r != QD_OK)
         return r == QD_ERR_NOMEM ? r : QD_OK;
     if (!s->palette && (s->palette = malloc(256 * sizeof *s->palette)))
@@ -240,7 +243,8 @@ static qd_err sp2_copy(mdl_sprite_frame *f, const mdl_sprite_frame *g, uint64_t 
 }
 
 qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_fn read,
-                    void *ctx, uint64_t *room, mdl_sprite **out, qd_error *err)
+                    void *ctx, uint64_t *room, qd_error *aside, mdl_sprite **out,
+                    qd_error *err)
 {
     *out = NULL;
     name = name ? name : "sprite";
@@ -308,7 +312,7 @@ qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_
         if (g == i)
             seen[slot] = (uint16_t)(i + 1);
         e = g < i ? sp2_copy(f, &s->frames[g], &budget, room)
-                  : sp2_picture(s, f, pcx, read, ctx, &budget, room);
+                  : sp2_picture(s, f, pcx, read, ctx, &budget, room, aside);
         if (e != QD_OK)
             fail(err, name, e, at, "out of memory");
         s->max_width = f->width > s->max_width ? f->width : s->max_width;

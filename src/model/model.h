@@ -571,10 +571,12 @@ void mdl_sprite_free(mdl_sprite *s);
  * the view, index 255 see-through. Each picture costs its file's bytes and its pixels,
  * from MDL_PICTURES_MAX_PIXELS for the sprite and from *room (NULL: none; the level's room
  * for pictures, which a picture past it leaves unread or undecoded, as one not there); a
- * frame naming the picture of an earlier frame copies its pixels (one read). Errors as
+ * frame naming the picture of an earlier frame copies its pixels (one read). A picture
+ * there but damaged is said in *aside (NULL: not) when it holds no error yet. Errors as
  * mdl_bsp_load. */
 qd_err mdl_sp2_load(const uint8_t *data, size_t len, const char *name, mdl_read_fn read,
-                    void *ctx, uint64_t *room, mdl_sprite **out, qd_error *err);
+                    void *ctx, uint64_t *room, qd_error *aside, mdl_sprite **out,
+                    qd_error *err);
 
 /* ---- Picture archives (WAD2, gfx.wad) ---- */
 

@@ -160,13 +160,24 @@ static void free_md2(r_model *m)
 #define R_SKIN_ROOM ((uint64_t)128 << 20)
 #define R_SKIN_LUT_BYTES ((uint64_t)64 * 256 * sizeof(uint32_t))
 
+/* A file that is there but damaged and is done without (a level of detail, an
+ * animation.cfg, a picture): said in *err when nothing was said before (a review: silent) */
+static void damaged_aside(qd_error *err, qd_err code, const qd_error *why)
+{
+    if (err && err->code == QD_OK && code != QD_OK && code != QD_ERR_NOMEM &&
+        code != QD_ERR_NOT_FOUND)
+        *err = *why;
+}
+
 /* The PCX picture name into sk with its light lookup and mean colour. A picture that is
- * absent or damaged leaves sk empty (drawn flat): QD_ERR_NOT_FOUND or its error; the caller
- * decides whether that counts. budget (NULL: none): the pixels its model may still decode
- * (MDL_PICTURES_MAX_PIXELS); room: the level's bytes left (R_SKIN_ROOM); a picture past
- * either is QD_ERR_LIMIT, as one not there. */
+ * absent or damaged leaves sk empty (drawn flat): QD_ERR_NOT_FOUND or its error, a damaged
+ * one also kept in a->pic_damaged when it is the level's first; the caller decides whether
+ * it counts. budget (NULL: none): the pixels its model may still decode
+ * (MDL_PICTURES_MAX_PIXELS); a->skin_room: the level's bytes left (R_SKIN_ROOM), which the
+ * file's bytes are taken from too (a review: a 2 MB file of one pixel, named by every skin
+ * of every slot); a picture past either is QD_ERR_LIMIT, as one not there. */
 static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void *ctx,
-                        uint64_t *budget, uint64_t *room)
+                        uint64_t *budget, r_assets *a)
 {
     uint8_t *data;
     size_t len;
@@ -174,17 +185,19 @@ static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void 
     qd_err r = read_file(read, ctx, name, &data, &len, &e);
     if (r != QD_OK)
         return r;
-    uint64_t pixels = mdl_pcx_pixels(data, len);
-    if ((budget && pixels > *budget) || pixels + R_SKIN_LUT_BYTES > *room) {
+    uint64_t pixels = mdl_pcx_pixels(data, len), cost = pixels + R_SKIN_LUT_BYTES + len;
+    if ((budget && pixels > *budget) || cost > a->skin_room) {
         free(data);
+        a->skin_room -= (uint64_t)len < a->skin_room ? (uint64_t)len : a->skin_room;
         return QD_ERR_LIMIT;
     }
     if (budget)
         *budget -= pixels;
-    *room -= pixels + R_SKIN_LUT_BYTES;
+    a->skin_room -= cost;
     mdl_pcx *p = NULL;
     r = mdl_pcx_load(data, len, name, &p, &e);
     free(data);
+    damaged_aside(&a->pic_damaged, r, &e);
     if (r != QD_OK)
         return r;
     uint32_t *lut = malloc(64 * 256 * sizeof *lut);
@@ -207,7 +220,7 @@ static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void 
 
 /* The skins an MD2 names, as PCX pictures; a missing or damaged one draws flat and is not
  * an error (QD_ERR_NOMEM only when memory runs out). */
-static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx, uint64_t *room)
+static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx, r_assets *a)
 {
     uint32_t n = m->md2->num_skins;
     if (!(m->skins = calloc(n ? n : 1, sizeof *m->skins)))
@@ -215,7 +228,7 @@ static qd_err md2_skins(r_model *m, mdl_read_fn read, void *ctx, uint64_t *room)
     m->num_skins = n;
     uint64_t budget = MDL_PICTURES_MAX_PIXELS; /* (its skins may all name one picture) */
     for (uint32_t i = 0; i < n; i++)
-        if (load_skin(&m->skins[i], m->md2->skins[i], read, ctx, &budget, room) ==
+        if (load_skin(&m->skins[i], m->md2->skins[i], read, ctx, &budget, a) ==
             QD_ERR_NOMEM)
             return QD_ERR_NOMEM;
     return QD_OK;
@@ -241,7 +254,7 @@ static qd_err apply_pcx(r_assets *a, int si, const char *name, mdl_read_fn read,
     }
     m->own_skin = 1;
     qd_err r = m->male ? QD_ERR_NOT_FOUND
-                       : load_skin(&m->skins[0], name, read, ctx, NULL, &a->skin_room);
+                       : load_skin(&m->skins[0], name, read, ctx, NULL, a);
     if (r == QD_OK || r == QD_ERR_NOMEM)
         return r;
     if (!m->male)
@@ -251,7 +264,7 @@ static qd_err apply_pcx(r_assets *a, int si, const char *name, mdl_read_fn read,
                           : swap_tail(name, strlen(slash ? slash + 1 : name), "grunt.pcx");
     if (!grunt)
         return QD_ERR_NOMEM;
-    r = load_skin(&m->skins[0], grunt, read, ctx, NULL, &a->skin_room);
+    r = load_skin(&m->skins[0], grunt, read, ctx, NULL, a);
     free(grunt);
     return r == QD_ERR_NOMEM ? r : QD_OK;
 }
@@ -276,7 +289,7 @@ static char *male_fallback(const char *name)
 
 /* Load one precached model file, choosing the loader by the file's magic. */
 static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *ctx,
-                         const uint32_t palette[256], uint64_t *skin_room, qd_error *e)
+                         const uint32_t palette[256], r_assets *a, qd_error *e)
 {
     uint8_t *data;
     size_t len;
@@ -294,9 +307,10 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         r = mdl_md2_load(data, len, name, &m->md2, e);
         m->kind = R_KIND_MD2;
         if (r == QD_OK)
-            r = md2_skins(m, read, ctx, skin_room);
+            r = md2_skins(m, read, ctx, a);
     } else if (len >= 4 && memcmp(data, "IDS2", 4) == 0) {
-        r = mdl_sp2_load(data, len, name, read, ctx, skin_room, &m->sprite, e);
+        r = mdl_sp2_load(data, len, name, read, ctx, &a->skin_room, &a->pic_damaged,
+                         &m->sprite, e);
         m->kind = R_KIND_SPRITE;
     } else if (len >= 4 && memcmp(data, "IDSP", 4) == 0) {
         r = mdl_sprite_load(data, len, name, palette, &m->sprite, e);
@@ -306,13 +320,13 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         uint64_t pixels = 0;
         for (uint32_t k = 0; r == QD_OK && k < m->sprite->num_frames; k++)
             pixels += (uint64_t)m->sprite->frames[k].width * m->sprite->frames[k].height;
-        if (r == QD_OK && pixels > *skin_room) {
+        if (r == QD_OK && pixels > a->skin_room) {
             mdl_sprite_free(m->sprite);
             m->sprite = NULL;
             r = qd_fail(e, QD_ERR_LIMIT, 0, "%s: its pictures pass the level's room (%llu MiB)",
                         name, (unsigned long long)(R_SKIN_ROOM >> 20));
         } else if (r == QD_OK) {
-            *skin_room -= pixels;
+            a->skin_room -= pixels;
         }
     } else {
         r = mdl_bsp_load(data, len, name, palette, &m->brush.bsp, e);
@@ -335,15 +349,6 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
  * animations index them) and the same surfaces in the same order (skins and materials
  * go by surface); else, or when missing, the lower levels stand in. Only running out of
  * memory is an error. */
-/* A file that is there but damaged and is done without (a level of detail, an
- * animation.cfg): said in *err when nothing was said before (a review: silent) */
-static void damaged_aside(qd_error *err, qd_err code, const qd_error *why)
-{
-    if (err && err->code == QD_OK && code != QD_OK && code != QD_ERR_NOMEM &&
-        code != QD_ERR_NOT_FOUND)
-        *err = *why;
-}
-
 static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, void *ctx,
                        qd_error *err)
 {
@@ -996,16 +1001,16 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             m->skins = NULL;
             m->num_skins = 0;
             m->own_skin = 0;
-            r = md2_skins(m, read, ctx, &a->skin_room);
+            r = md2_skins(m, read, ctx, a);
         } else {
-            r = load_model(m, name, read, ctx, palette, &a->skin_room, &e);
+            r = load_model(m, name, read, ctx, palette, a, &e);
         }
         if (r == QD_OK && m->kind == R_KIND_MD3 && !(m->shaders = md3_shaders(m->md3)))
             return out_of_memory(a, names, err);
         char *male = r == QD_ERR_NOT_FOUND ? male_fallback(name) : NULL;
         if (male) { /* a Quake II player model that is not there: male's, as the game does */
             qd_error me = {0};
-            qd_err mr = load_model(m, male, read, ctx, palette, &a->skin_room, &me);
+            qd_err mr = load_model(m, male, read, ctx, palette, a, &me);
             free(male);
             if (mr == QD_OK)
                 m->male = 1;
@@ -1038,6 +1043,8 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         if ((ends_with(names[i], ".skin") && apply_skin(a, i, names[i], read, ctx, err) != QD_OK) ||
             (ends_with(names[i], ".pcx") && apply_pcx(a, i, names[i], read, ctx, err) != QD_OK))
             return out_of_memory(a, names, err);
+    /* a skin or a sprite's picture there but damaged, drawn flat (a review: not said) */
+    damaged_aside(err, a->pic_damaged.code, &a->pic_damaged);
     free(names);
     return a;
 }

@@ -143,6 +143,9 @@ struct r_assets {
                                * Quake II skins (pixels and each one's 64 KiB light table),
                                * sprites' pixels (Quake's and Quake II's) and the bytes of
                                * the PCX files Quake II sprites read */
+    qd_error pic_damaged;     /* the level's first picture there but damaged (a skin, a
+                               * sprite's frame), said as the load's error when nothing
+                               * else was; code QD_OK: none */
     /* Quake II: the client's own explosion models (cl_tent.c CL_RegisterTEntModels:
      * cl_mod_explo4 models/objects/r_explode/tris.md2, cl_mod_explo4_big r_explode2), the
      * model slots past the level's they were loaded in, 0 none */
