@@ -16,9 +16,6 @@
 #include "player.h"
 #include "world.h"
 
-#define PLAY_MAX_W 1920
-#define PLAY_MAX_H 1080
-
 static double wall_now(void)
 {
     struct timespec ts;
@@ -27,23 +24,43 @@ static double wall_now(void)
 }
 
 /* Open the demo and index it; reports and returns NULL on failure. */
-timeline_t *app_open_timeline(const app_opts *o)
+/* app_open_timeline, the reason it failed or what stopped its index early (tl_error) in
+ * *why (NULL: not kept; code QD_OK when whole). */
+static timeline_t *open_timeline_why(const app_opts *o, qd_error *why)
 {
     qd_error err = {0};
+    if (why)
+        *why = err;
     demo_t *d = demo_open(o->demo, &err);
-    if (!d) {
-        app_report(o->demo, &err);
-        return NULL;
-    }
-    timeline_t *tl = tl_open(d, 0, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
     if (!tl) {
         app_report(o->demo, &err);
+        if (why)
+            *why = err;
         return NULL;
     }
-    if (!tl_complete(tl)) /* play what decodes, and say where it stopped */
+    if (!tl_complete(tl)) { /* play what decodes, and say where it stopped */
+        /* no level ever began, and damage: not a demo (a map or a picture that the Quake
+         * .dem reader took, all of it skipped as damage; a review: the window showed an
+         * empty grid) */
+        const cl_state *end = tl_state_at(tl, tl_end(tl), NULL);
+        if (!end || end->level_count == 0) {
+            qd_fail(&err, QD_ERR_BAD_DATA, tl_error(tl)->offset,
+                    "not a demo: no level starts in it (%.200s)", tl_error(tl)->msg);
+            tl_close(tl);
+            app_report(o->demo, &err);
+            if (why)
+                *why = err;
+            return NULL;
+        }
         app_report(o->demo, tl_error(tl));
+        if (why)
+            *why = *tl_error(tl);
+    }
     return tl;
 }
+
+timeline_t *app_open_timeline(const app_opts *o) { return open_timeline_why(o, NULL); }
 
 /* No display: say so, and render a few frames to PNG instead. */
 static int fallback_frames(const app_opts *o, const char *why)
@@ -98,18 +115,17 @@ void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, 
 
 /* One demo of the playlist in the window until quit (PLAY_QUIT), 'n' or 'p' (PLAY_NEXT,
  * PLAY_PREV: only when the playlist has one that way) or a dropped file (PLAY_OPEN, its path
- * in open_path). *rc gets the exit code. */
+ * in open_path). *at: where to begin (below the demo's start: at its start), then where it
+ * ended; notice (NULL: none): a line shown for the first seconds. *rc gets the exit code. */
 static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
                     const player_cam_key *keys, int nkeys, int has_prev, int has_next,
-                    char *open_path, size_t open_cap, int *rc_out)
+                    char *open_path, size_t open_cap, double *at, const char *notice,
+                    int *rc_out)
 {
     qd_error err = {0};
     int w = o->width, h = o->height;
     out_window_size(win, &w, &h);
-    if (w > PLAY_MAX_W)
-        w = PLAY_MAX_W;
-    if (h > PLAY_MAX_H)
-        h = PLAY_MAX_H;
+    player_frame_size(&w, &h);
     rast_fb *fb = rast_fb_new(w, h);
     r_cache *cache = NULL; /* lit surfaces kept between frames */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -137,22 +153,35 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
     p->no_dlights = o->no_dlights;
     p->hud = o->hud >= 0 ? o->hud : PLAYER_HUD_GAME;
     int follow_set = o->follow == NULL;
+    if (*at > p->start)
+        p->t = *at < p->end ? *at : p->end;
+    if (notice && notice[0]) {
+        snprintf(p->notice, sizeof p->notice, "%.250s", notice);
+        p->notice_until = p->wall + 8.0;
+    }
 
     /* sound: the same mixer as render --audio, heard only while playing at 1x */
     app_audio audio;
     int have_audio = app_audio_init(&audio, o);
     out_audio *dev = have_audio ? out_audio_open(SND_RATE, &err) : NULL;
+    static int told; /* (once a run: a review found the silence unexplained) */
+    if (have_audio && !dev && !told++)
+        fprintf(stderr, "qdemo: no sound: %s\n", err.msg);
+    err = (qd_error){0};
     int16_t *abuf = dev ? malloc((size_t)SND_RATE / 4 * 4) : NULL;
 
     int rc = APP_EXIT_OK, action = PLAY_QUIT;
-    double last = wall_now();
+    double last = wall_now(), drawn_at = -1;
+    int said_end = 0;
     char title[512] = "";
     while (!p->quit) {
         in_event ev;
+        int events = 0;
         while (out_window_poll(win, &ev)) {
+            events++;
             if (ev.type == IN_EV_RESIZE) {
-                int nw = ev.w < PLAY_MAX_W ? ev.w : PLAY_MAX_W;
-                int nh = ev.h < PLAY_MAX_H ? ev.h : PLAY_MAX_H;
+                int nw = ev.w, nh = ev.h;
+                player_frame_size(&nw, &nh);
                 if (nw >= 16 && nh >= 16 && (nw != fb->w || nh != fb->h)) {
                     rast_fb *nfb = rast_fb_new(nw, nh);
                     if (nfb) {
@@ -182,6 +211,12 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         double now = wall_now();
         player_tick(p, now - last);
         last = now;
+        /* a demo cut short: said again when it is played to where it stops */
+        if (notice && notice[0] && !tl_complete(tl) && p->t >= p->end && !said_end) {
+            snprintf(p->notice, sizeof p->notice, "%.250s", notice);
+            p->notice_until = p->wall + 8.0;
+            said_end = 1;
+        }
 
         const cl_state *cl = tl_state_at(tl, p->t, &err);
         if (!cl) {
@@ -193,9 +228,13 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             p->follow = player_find(cl, o->follow);
             follow_set = 1;
         }
+        double load0 = wall_now();
         app_world_update(&world, o, cl);
+        last += wall_now() - load0; /* (a level's load is not played through: a review saw
+                                     * the first second of each level skipped) */
         r_camera cam;
         player_camera(p, cl, p->t, &cam);
+        player_keep_view(p, &cam);
         if (abuf) {
             int live = !p->paused && !p->dragging && p->speed == 1.0 && !p->mute;
             snd_mixer_set_volume(audio.mix, 0.7f * p->volume);
@@ -206,25 +245,37 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             else if (out_audio_queued(dev) < SND_RATE / 4)
                 out_audio_queue(dev, abuf, n);
         }
-        r_options opt;
-        player_options(p, cl, &opt);
-        if (!cache)
-            cache = r_cache_new(0);
-        opt.cache = cache;
-        opt.threads = threads; /* the window's frame over every core: bands of rows */
-        r_render(world.assets, cl, p->t, &cam, &opt, fb);
-        if (world.notice[0] && p->wall < 6.0)
-            draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
-                      fb->h >= 600 ? 2 : 1);
-        player_draw_huds(p->hud, p->follow, p->scores, p->camera == PLAYER_CAM_POV, cl, &world,
-                         p->t, fb);
-        player_overlay(p, cl, fb);
-        if (out_window_present(win, fb, &err) != QD_OK) {
-            fprintf(stderr, "qdemo: %s\n", err.msg);
-            rc = APP_EXIT_OUTPUT;
-            break;
+        /* Nothing to draw for: a minimised window, or a paused one with nothing new (no
+         * event, the camera not flying) drawn under a quarter second ago, when notices and
+         * the bar's fading are looked at again (a review: both drew at full speed, a whole
+         * core). The sound goes on. */
+        int idle = out_window_hidden(win) ||
+                   (!events && !p->shot && p->paused && !p->dragging &&
+                    p->camera != PLAYER_CAM_FREE && drawn_at >= 0 && p->wall - drawn_at < 0.25);
+        if (idle) {
+            out_window_wait(win, 20);
+        } else {
+            r_options opt;
+            player_options(p, cl, &opt);
+            if (!cache)
+                cache = r_cache_new(0);
+            opt.cache = cache;
+            opt.threads = threads; /* the window's frame over every core: bands of rows */
+            r_render(world.assets, cl, p->t, &cam, &opt, fb);
+            if (world.notice[0] && p->wall < 6.0)
+                draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
+                          fb->h >= 600 ? 2 : 1);
+            player_draw_huds(p->hud, p->follow, p->scores, p->camera == PLAYER_CAM_POV, cl,
+                             &world, p->t, fb);
+            player_overlay(p, cl, fb);
+            if (out_window_present(win, fb, &err) != QD_OK) {
+                fprintf(stderr, "qdemo: %s\n", err.msg);
+                rc = APP_EXIT_OUTPUT;
+                break;
+            }
+            drawn_at = p->wall;
         }
-        if (p->shot) { /* the frame as drawn, HUD and all */
+        if (p->shot && !idle) { /* the frame as drawn, HUD and all */
             /* (times from the demo's first frame, as --from takes them and the bar shows:
              * a review found the name's time refused by --from) */
             app_save_shot(o->demo, p->t - p->start, fb, p->notice, sizeof p->notice);
@@ -239,9 +290,11 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         const char *base = strrchr(o->demo, '/');
         double tt = p->t - p->start;
         long long m = player_minutes(&tt);
-        char t2[512];
-        snprintf(t2, sizeof t2, "%.200s - %.60s %.100s - %lld:%02d - qdemo",
-                 base ? base + 1 : o->demo, cl->level.map, cl->level.title, m,
+        char t2[512], file[208], map[64], ltitle[104];
+        player_title_text(file, sizeof file, base ? base + 1 : o->demo);
+        player_title_text(map, sizeof map, cl->level.map);
+        player_title_text(ltitle, sizeof ltitle, cl->level.title);
+        snprintf(t2, sizeof t2, "%s - %s %s - %lld:%02d - qdemo", file, map, ltitle, m,
                  (int)(tt - (double)m * 60));
         if (strcmp(t2, title)) {
             memcpy(title, t2, sizeof title);
@@ -263,6 +316,7 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             p->go = 0;
         }
     }
+    *at = p->t;
     free(abuf);
     out_audio_close(dev);
     if (have_audio)
@@ -275,12 +329,31 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
     return rc == APP_EXIT_OK ? action : PLAY_QUIT;
 }
 
-/* Open path and index it: app_open_timeline for one file of the playlist. */
-static timeline_t *open_demo(const app_opts *o, const char *path)
+/* Open path and index it: app_open_timeline for one file of the playlist; a line for the
+ * window into note (cap bytes) when it fails, or when its index stopped early: the time the
+ * demo now ends at, the reason and its byte (a review: only the terminal was told, which a
+ * file manager's launch does not show). */
+static timeline_t *open_demo(const app_opts *o, const char *path, char *note, size_t cap)
 {
     app_opts one = *o;
     one.demo = path;
-    return app_open_timeline(&one);
+    qd_error why;
+    timeline_t *tl = open_timeline_why(&one, &why);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    char name[64], msg[sizeof why.msg];
+    player_title_text(name, sizeof name, base);
+    player_title_text(msg, sizeof msg, why.msg);
+    if (!tl) {
+        snprintf(note, cap, "%.60s: %.200s", name, msg);
+    } else if (why.code != QD_OK) {
+        double tt = tl_end(tl) - tl_start(tl);
+        long long m = player_minutes(&tt);
+        snprintf(note, cap, "damaged: plays to %lld:%06.3f; %.160s (byte %llu)", m,
+                 tt - (double)m * 60, msg, (unsigned long long)why.offset);
+    } else {
+        note[0] = 0;
+    }
+    return tl;
 }
 
 int app_play(const app_opts *o)
@@ -289,7 +362,8 @@ int app_play(const app_opts *o)
     const char *const *list = o->num_demos > 0 ? o->demos : &o->demo;
     int n = o->num_demos > 0 ? o->num_demos : 1, i = 0;
     timeline_t *tl = NULL;
-    while (i < n && !(tl = open_demo(o, list[i])))
+    char first[320];
+    while (i < n && !(tl = open_demo(o, list[i], first, sizeof first)))
         i++; /* a demo that does not open was reported: the next one */
     if (!tl)
         return APP_EXIT_INPUT;
@@ -319,22 +393,40 @@ int app_play(const app_opts *o)
         return fallback_frames(&one, err.msg);
     }
     char *dropped = malloc(4096), *current = NULL; /* a dropped file being played */
+    char note[320];
+    snprintf(note, sizeof note, "%s", first); /* (the first demo's damage, if any) */
+    double at = -1; /* where the next play_one begins (below the start: at the start) */
     int rc = APP_EXIT_OK;
     while (tl && dropped) {
         app_opts one = *o;
         one.demo = current ? current : list[i];
-        int action = play_one(&one, win, tl, keys, nkeys, !current && i > 0,
-                              !current && i + 1 < n, dropped, 4096, &rc);
+        /* after a dropped file, 'n' and 'p' go back to the list where it was */
+        int action = play_one(&one, win, tl, keys, nkeys, current ? 1 : i > 0,
+                              current ? 1 : i + 1 < n, dropped, 4096, &at, note, &rc);
         tl_close(tl);
         tl = NULL;
         if (action == PLAY_QUIT)
             break;
+        double was = at;
+        at = -1;
         if (action == PLAY_OPEN) {
-            free(current);
-            current = strdup(dropped);
-            if (current && (tl = open_demo(o, current)))
+            char *next = strdup(dropped);
+            if (next && (tl = open_demo(o, next, note, sizeof note))) {
+                free(current);
+                current = next;
                 continue;
-            free(current); /* reported: back to the playlist */
+            }
+            free(next);
+            /* it does not open: the one playing goes on where it was, the reason shown (a
+             * review: it started again at 0:00, said only on the terminal) */
+            char why[320];
+            snprintf(why, sizeof why, "%s", note);
+            tl = open_demo(o, current ? current : list[i], note, sizeof note);
+            snprintf(note, sizeof note, "%s", why);
+            at = was;
+            if (tl)
+                continue;
+            free(current);
             current = NULL;
         } else {
             int dir = action == PLAY_NEXT ? 1 : -1, from = i;
@@ -343,13 +435,14 @@ int app_play(const app_opts *o)
                 current = NULL;
                 dir = 0; /* 'n'/'p' after a dropped file: the list where it was */
             }
-            for (i = from + dir; i >= 0 && i < n && !(tl = open_demo(o, list[i])); i += dir ? dir : 1)
+            for (i = from + dir; i >= 0 && i < n && !(tl = open_demo(o, list[i], note, sizeof note));
+                 i += dir ? dir : 1)
                 ;
             if (tl)
                 continue;
             i = from; /* none that way opens: back to the one we had */
         }
-        tl = open_demo(o, list[i]);
+        tl = open_demo(o, list[i], note, sizeof note);
     }
     free(dropped);
     free(current);

@@ -46,6 +46,17 @@ static void notice(player *p, const char *text)
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* The first frame of the level whose mark is at t: the next frame when the state at t is
+ * still the level before's (a mark carries the time of the step that began the level). */
+static double level_start(timeline_t *tl, double t)
+{
+    const cl_state *at = tl_state_at(tl, t, NULL);
+    uint32_t level = at ? at->level_count : 0;
+    double next = tl_next_frame(tl, t);
+    const cl_state *then = tl_state_at(tl, next, NULL);
+    return then && then->level_count != level ? next : t;
+}
+
 static void seek_to(player *p, double t)
 {
     p->t = clampd(t, p->start, p->end);
@@ -197,10 +208,20 @@ static void key_down(player *p, const in_event *ev)
     case IN_KEY_PAGEUP:
     case IN_KEY_PAGEDOWN: {
         /* PgUp/PgDn: frags, deaths, levels, intermission; with Shift also chat and pauses */
-        const tl_mark *m = tl_find_mark(p->tl, p->t, k == IN_KEY_PAGEDOWN ? 1 : -1,
-                                        shift ? TL_MARKS_ALL : TL_MARKS_EVENTS);
+        int dir = k == IN_KEY_PAGEDOWN ? 1 : -1;
+        const tl_mark *m;
+        double from = p->t, to = p->t;
+        /* a level's mark carries the time of the level before's last frame: its first frame
+         * is the next one (a review: PgDn showed the old level); going back, a level start
+         * already at is passed for the mark before it */
+        while ((m = tl_find_mark(p->tl, from, dir, shift ? TL_MARKS_ALL : TL_MARKS_EVENTS))) {
+            to = m->kind == TL_MARK_LEVEL ? level_start(p->tl, m->time) : m->time;
+            if (dir > 0 || to < p->t - 1e-6)
+                break;
+            from = m->time;
+        }
         if (m) {
-            seek_to(p, m->time);
+            seek_to(p, to);
             char text[128];
             snprintf(text, sizeof text, "%s: %.100s", tl_mark_kind_name((tl_mark_kind)m->kind),
                      m->text);
@@ -422,6 +443,37 @@ static int followed_entity(const player *p, const cl_state *cl)
     if (p->follow >= 0 && p->follow < CL_MAX_PLAYERS && cl->players[p->follow].entity > 0)
         return cl->players[p->follow].entity;
     return cl->view.view_entity;
+}
+
+void player_keep_view(player *p, const r_camera *cam)
+{
+    if (p->camera == PLAYER_CAM_FREE)
+        return;
+    memcpy(p->free_origin, cam->origin, sizeof p->free_origin);
+    memcpy(p->free_angles, cam->angles, sizeof p->free_angles);
+}
+
+void player_frame_size(int *w, int *h)
+{
+    double px = (double)*w * *h, most = (double)PLAYER_MAX_W * PLAYER_MAX_H;
+    if (px > most) {
+        double k = sqrt(most / px);
+        *w = (int)(*w * k);
+        *h = (int)(*h * k);
+    }
+}
+
+void player_title_text(char *out, size_t cap, const char *s)
+{
+    size_t k = 0;
+    for (; *s && *s != '\n' && k + 1 < cap; s++) {
+        if (s[0] == '^' && s[1] >= '0' && s[1] <= '9') {
+            s++;
+            continue;
+        }
+        out[k++] = *s >= 32 && *s < 127 ? *s : '?';
+    }
+    out[k] = 0;
 }
 
 void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)

@@ -46,7 +46,7 @@ typedef struct player {
     double bar_until;    /* wall time until which the bar shows */
     int dragging;        /* the left button is held on the bar */
     int fb_w, fb_h;      /* framebuffer size, for mouse positions */
-    char notice[128];
+    char notice[256];
     double notice_until;
     player_cam_key path[PLAYER_MAX_PATH];
     int path_len;
@@ -72,6 +72,19 @@ void player_tick(player *p, double dt);
 /* The camera for state cl at demo time t, from the player's camera choice. The recorded
  * view falls back to it when a followed player has no body. */
 void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam);
+/* Outside the free camera, keep cam (the view as shown) as the free camera's place: what
+ * 'k' saves and where 'f' starts flying from (a review: 'k' saved the origin). */
+void player_keep_view(player *p, const r_camera *cam);
+/* The frame for a window of *w x *h: at most PLAYER_MAX_W x PLAYER_MAX_H pixels in all, of
+ * the window's shape (a review: each side capped on its own gave a 3440 x 1440 window a
+ * 16:9 frame between black bars, a portrait one a square). */
+#define PLAYER_MAX_W 1920
+#define PLAYER_MAX_H 1080
+void player_frame_size(int *w, int *h);
+/* Printable window-title text of s into out (cap bytes): its first line, Quake III's colour
+ * codes left out, a byte outside 32..126 as '?' (a review: a level title's newlines and a
+ * file name's Latin-1 bytes reached the window manager, which then kept "qdemo"). */
+void player_title_text(char *out, size_t cap, const char *s);
 /* The entity player_camera's camera is (0: none, the chase and free cameras): the followed
  * player's in a first-person follow, else the recorded view's. Its sounds are the
  * listener's own (QuakeSpasm SND_Spatialize: cl.viewentity; Quake II S_Spatialize:

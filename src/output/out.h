@@ -105,6 +105,10 @@ qd_err out_window_present(out_window *win, const rast_fb *fb, qd_error *err);
 void out_window_size(out_window *win, int *w, int *h);
 /* Take the next pending event into *ev; 0 when there are none left. Never blocks. */
 int out_window_poll(out_window *win, in_event *ev);
+/* Wait up to ms milliseconds for an event (left for out_window_poll); 1 when one came. */
+int out_window_wait(out_window *win, int ms);
+/* 1 when the window is minimised or hidden (nothing drawn there is seen). */
+int out_window_hidden(out_window *win);
 void out_window_set_title(out_window *win, const char *title);
 /* Fullscreen (at the desktop's resolution) on, or back to the window. */
 void out_window_toggle_fullscreen(out_window *win);

@@ -25,6 +25,7 @@ typedef struct out_sdl_api {
     void (*DestroyWindow)(SDL_Window *win);
     void (*GetWindowSize)(SDL_Window *win, int *w, int *h);
     Uint32 (*GetWindowFlags)(SDL_Window *win);
+    int (*GetDisplayUsableBounds)(int display, SDL_Rect *rect);
     int (*SetWindowFullscreen)(SDL_Window *win, Uint32 flags);
     void (*SetWindowTitle)(SDL_Window *win, const char *title);
     SDL_Renderer *(*CreateRenderer)(SDL_Window *win, int index, Uint32 flags);
@@ -41,6 +42,7 @@ typedef struct out_sdl_api {
     int (*UpdateTexture)(SDL_Texture *tex, const SDL_Rect *rect, const void *pixels, int pitch);
     int (*SetRelativeMouseMode)(SDL_bool on);
     int (*PollEvent)(SDL_Event *ev);
+    int (*WaitEventTimeout)(SDL_Event *ev, int timeout);
     SDL_Keymod (*GetModState)(void);
     Uint32 (*GetMouseState)(int *x, int *y);
     SDL_AudioDeviceID (*OpenAudioDevice)(const char *device, int iscapture,

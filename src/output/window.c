@@ -47,6 +47,13 @@ out_window *out_window_open(const char *title, int w, int h, qd_error *err)
         return NULL;
     }
     ow->sdl = sdl;
+    /* no larger than the screen's usable part (a review: --size 16384x16384 made a window of
+     * 2.3 GB; the frame drawn into it is capped anyway) */
+    SDL_Rect screen;
+    if (sdl->GetDisplayUsableBounds(0, &screen) == 0 && screen.w > 0 && screen.h > 0) {
+        w = w < screen.w ? w : screen.w;
+        h = h < screen.h ? h : screen.h;
+    }
     ow->win = sdl->CreateWindow(title ? title : "qdemo", SDL_WINDOWPOS_CENTERED,
                                 SDL_WINDOWPOS_CENTERED, w, h,
                                 SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
@@ -132,6 +139,16 @@ qd_err out_window_present(out_window *ow, const rast_fb *fb, qd_error *err)
     ow->sdl->RenderCopy(ow->ren, ow->tex, NULL, &d);
     ow->sdl->RenderPresent(ow->ren);
     return QD_OK;
+}
+
+int out_window_wait(out_window *ow, int ms)
+{
+    return ow && ow->sdl->WaitEventTimeout(NULL, ms > 0 ? ms : 0) == 1;
+}
+
+int out_window_hidden(out_window *ow)
+{
+    return ow && (ow->sdl->GetWindowFlags(ow->win) & (SDL_WINDOW_MINIMIZED | SDL_WINDOW_HIDDEN));
 }
 
 void out_window_set_title(out_window *ow, const char *title)

@@ -239,3 +239,27 @@ TEST(cli_demo_strings_escaped_in_lines)
     CHECK(second[0] == '#'); /* the header's two lines, the name not a third */
     remove(odd);
 }
+
+/* A file in which no level ever starts and the decoder skipped damage (a Quake map, which
+ * the .dem reader takes: all of it "message before svc_serverinfo") is not a demo: `render`
+ * (and the window, through the same opening) says so in one line and exits 2, where it made
+ * frames of an empty grid (a review). A demo cut short still renders what it holds. */
+TEST(cli_render_refuses_what_is_no_demo)
+{
+    char bsp[1024], out[4096];
+    if (!test_realfile(bsp, sizeof bsp, "bsp/vektar_maps_bg.bsp"))
+        SKIP("no realdata/bsp/vektar_maps_bg.bsp");
+    const char *dir = test_tmpdir();
+    CHECK_EQ(test_capture(out, sizeof out, "%s render '%s' -o %s/nodemo --fps 1 -q 2>&1", bin(),
+                          bsp, dir),
+             2);
+    CHECK_MSG(strstr(out, "not a demo: no level starts in it") && strstr(out, "vektar_maps_bg"),
+              "%.300s", out);
+    CHECK_EQ(test_capture(out, sizeof out,
+                          "head -c 30000 assets/smoothme.dem > %s/cut.dem && %s render "
+                          "%s/cut.dem -p assets -o %s/cut --fps 1 --size 64x48 -q 2>/dev/null; "
+                          "ls %s/cut | wc -l",
+                          dir, bin(), dir, dir, dir),
+             0);
+    CHECK_MSG(atoi(out) == 5, "%.100s", out); /* (it plays to 4.954 s: ceil(4.954) frames) */
+}

@@ -31,13 +31,18 @@ static void key(player *p, in_key k, unsigned mods)
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-6)
 
+/* A test's timeline tl of the real vektar_demo1.dem and a player p on it at 640 x 480;
+ * skips without the file. */
+#define VEKTAR(tl, p)                                                                      \
+    timeline_t *tl = open_tl("dem/vektar_demo1.dem");                                      \
+    if (!tl)                                                                               \
+        SKIP("no realdata/dem/vektar_demo1.dem");                                          \
+    static player p;                                                                       \
+    player_init(&p, tl, 640, 480)
+
 TEST(player_keys_follow_mpv)
 {
-    timeline_t *tl = open_tl("dem/vektar_demo1.dem");
-    if (!tl)
-        SKIP("no realdata/dem/vektar_demo1.dem");
-    static player p;
-    player_init(&p, tl, 640, 480);
+    VEKTAR(tl, p);
     double start = p.start, end = p.end;
     CHECK(end - start > 70);
     CHECK(!p.paused);
@@ -194,11 +199,7 @@ TEST(player_marks_pgdn_pgup)
 
 TEST(player_free_camera_flies)
 {
-    timeline_t *tl = open_tl("dem/vektar_demo1.dem");
-    if (!tl)
-        SKIP("no realdata/dem/vektar_demo1.dem");
-    static player p;
-    player_init(&p, tl, 640, 480);
+    VEKTAR(tl, p);
     key(&p, IN_KEY_A + ('f' - 'a'), 0);
     CHECK(p.camera == PLAYER_CAM_FREE);
     in_event ev;
@@ -384,4 +385,125 @@ TEST(player_minutes_past_an_int)
     s = 119.9994;
     CHECK_EQ(player_minutes(&s), 1);
     CHECK(fabs(s - 119.999) < 1e-9);
+}
+
+/* The window's frame keeps the window's shape under the pixel cap (PLAYER_MAX_W x
+ * PLAYER_MAX_H, 2,073,600): a 3440 x 1440 window gets sqrt(2,073,600 / 4,953,600) =
+ * 0.64700 of each side, 2225 x 931 (2225.67, 931.68 cut down); 2560 x 1600, 0.71151: 1821 x
+ * 1138; a portrait 1080 x 1920 is at the cap and 1280 x 720 under it: as they are (before,
+ * each side was capped alone: 1920 x 1080, 1920 x 1080 and 1080 x 1080). */
+TEST(player_frame_keeps_the_window_shape)
+{
+    static const int in[4][2] = {{3440, 1440}, {2560, 1600}, {1080, 1920}, {1280, 720}};
+    static const int want[4][2] = {{2225, 931}, {1821, 1138}, {1080, 1920}, {1280, 720}};
+    for (int i = 0; i < 4; i++) {
+        int w = in[i][0], h = in[i][1];
+        player_frame_size(&w, &h);
+        CHECK_MSG(w == want[i][0] && h == want[i][1], "%dx%d -> %dx%d", in[i][0], in[i][1], w,
+                  h);
+    }
+}
+
+/* The window title's text: a level title's first line only, Quake III's colour codes out,
+ * other bytes outside 32..126 as '?' (the FTE .mvd's title holds newlines; a file name may
+ * be Latin-1). */
+TEST(player_title_text_is_printable)
+{
+    char out[64];
+    player_title_text(out, sizeof out, "DMM4 Arena\nBy Povo-Hat\n");
+    CHECK_STR(out, "DMM4 Arena");
+    player_title_text(out, sizeof out, "d\xe9mo\xff.dem");
+    CHECK_STR(out, "d?mo?.dem");
+    player_title_text(out, sizeof out, "^1Red^7 base\t1");
+    CHECK_STR(out, "Red base?1");
+    player_title_text(out, 4, "abcdef");
+    CHECK_STR(out, "abc");
+}
+
+/* 'k' outside the free camera keeps the view as shown (player_keep_view, which the window
+ * calls each frame with the camera it draws): before, it kept the free camera's place,
+ * (0, 0, 0) until 'f' had been pressed. */
+TEST(player_k_keeps_the_view_shown)
+{
+    VEKTAR(tl, p);
+    snprintf(p.saved_file, sizeof p.saved_file, "%s/k.path", test_tmpdir());
+    key(&p, IN_KEY_0 + 5, 0);
+    const cl_state *cl = tl_state_at(tl, p.t, NULL);
+    CHECK(cl != NULL);
+    if (!cl) {
+        tl_close(tl);
+        return;
+    }
+    r_camera cam;
+    player_camera(&p, cl, p.t, &cam);
+    CHECK(fabsf(cam.origin[0]) + fabsf(cam.origin[1]) > 1); /* (not the map's origin) */
+    player_keep_view(&p, &cam);
+    key(&p, IN_KEY_A + ('k' - 'a'), 0);
+    CHECK_EQ(p.path_len, 1);
+    CHECK(!memcmp(p.path[0].origin, cam.origin, sizeof cam.origin) &&
+          !memcmp(p.path[0].angles, cam.angles, sizeof cam.angles));
+    tl_close(tl);
+}
+
+/* PgDn to a level's mark shows the new level: vektar_demo1.dem's blocks (its last, with
+ * svc_disconnect, left out) then quake-from-memory_demo1.dem's make one demo of two levels,
+ * bg then e1m3. The level's mark carries the time of bg's last frame, so seeking to it showed
+ * bg; and PgUp from e1m3's first frame goes to a mark before the level's, not to it again. */
+TEST(player_pgdn_to_a_level_shows_it)
+{
+    char a[1024], b[1024];
+    if (!test_realfile(a, sizeof a, "dem/vektar_demo1.dem") ||
+        !test_realfile(b, sizeof b, "dem/quake-from-memory_demo1.dem"))
+        SKIP("no realdata vektar_demo1.dem or quake-from-memory_demo1.dem");
+    size_t la, lb;
+    unsigned char *da = test_read_file(a, &la), *db = test_read_file(b, &lb);
+    CHECK(da && db);
+    /* .dem: the CD track line, then blocks of a length (LE32), three angles, the messages */
+    size_t pa = 0, last = 0, pb = 0;
+    while (da && pa < la && da[pa] != '\n')
+        pa++;
+    for (size_t at = pa + 1; da && at + 16 <= la;) {
+        size_t n = (size_t)da[at] | (size_t)da[at + 1] << 8 | (size_t)da[at + 2] << 16 |
+                   (size_t)da[at + 3] << 24;
+        last = at;
+        at += 16 + n;
+    }
+    while (db && pb < lb && db[pb] != '\n')
+        pb++;
+    char two[1200];
+    snprintf(two, sizeof two, "%s/two.dem", test_tmpdir());
+    FILE *f = fopen(two, "wb");
+    CHECK(f && last > 0);
+    if (f) {
+        fwrite(da, 1, last, f);
+        fwrite(db + pb + 1, 1, lb - pb - 1, f);
+        fclose(f);
+    }
+    free(da);
+    free(db);
+    qd_error err;
+    demo_t *d = demo_open(two, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl != NULL);
+    if (!tl)
+        return;
+    const tl_mark *lv = NULL;
+    for (int i = 0; i < tl_num_marks(tl) && !lv; i++)
+        if (tl_get_mark(tl, i)->kind == TL_MARK_LEVEL && tl_get_mark(tl, i)->time > tl_start(tl))
+            lv = tl_get_mark(tl, i);
+    CHECK(lv != NULL);
+    static player p;
+    player_init(&p, tl, 640, 480);
+    if (lv) {
+        double mt = lv->time;
+        p.t = tl_prev_frame(tl, mt);
+        key(&p, IN_KEY_PAGEDOWN, 0);
+        const cl_state *cl = tl_state_at(tl, p.t, NULL);
+        CHECK_MSG(cl && !strcmp(cl->level.map, "maps/e1m3.bsp"), "at %.3f (mark %.3f): %s",
+                  p.t, mt, cl ? cl->level.map : "-");
+        double level_t = p.t;
+        key(&p, IN_KEY_PAGEUP, 0);
+        CHECK_MSG(p.t < mt, "PgUp from %.3f to %.3f", level_t, p.t);
+    }
+    tl_close(tl);
 }
