@@ -177,6 +177,7 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
     while (!p->quit) {
         in_event ev;
         int events = 0;
+        p->is_fullscreen = out_window_is_fullscreen(win);
         while (out_window_poll(win, &ev)) {
             events++;
             if (ev.type == IN_EV_RESIZE) {

@@ -171,6 +171,12 @@ static void key_down(player *p, const in_event *ev)
         p->move |= 16;
     switch ((int)k) {
     case IN_KEY_ESCAPE:
+        if (p->is_fullscreen) { /* out of fullscreen first, as video players do */
+            p->fullscreen = 1;
+            return;
+        }
+        p->quit = 1;
+        return;
     case IN_KEY_A + ('q' - 'a'):
         p->quit = 1;
         return;
@@ -381,6 +387,12 @@ void player_event(player *p, const in_event *ev)
         } else if (ev->button == IN_BUTTON_LEFT && ev->clicks == 2) {
             p->fullscreen = 1; /* a double click off the bar, as video players do */
         }
+        break;
+    case IN_EV_WHEEL:
+        /* mpv's wheel: 10 s a notch, away from the user forward */
+        p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+        if (ev->dy)
+            seek_to(p, p->t + 10.0 * ev->dy);
         break;
     case IN_EV_DROP:
         if (ev->path)

@@ -56,6 +56,8 @@ typedef struct player {
     int go;                /* 'n' +1: the playlist's next demo; 'p' -1: the one before */
     int shot;              /* F12: save this frame as a PNG beside the demo */
     int fullscreen;        /* F11 or a double click: toggle fullscreen */
+    int is_fullscreen;     /* the window is fullscreen now (the window's owner keeps it):
+                            * Esc then leaves fullscreen rather than quits */
     char open_path[4096];  /* a file dropped on the window: play it next ("" none) */
 } player;
 

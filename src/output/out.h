@@ -112,6 +112,8 @@ int out_window_hidden(out_window *win);
 void out_window_set_title(out_window *win, const char *title);
 /* Fullscreen (at the desktop's resolution) on, or back to the window. */
 void out_window_toggle_fullscreen(out_window *win);
+/* 1 when the window is fullscreen. */
+int out_window_is_fullscreen(out_window *win);
 /* Hide the cursor and report only relative motion (on = 1), or give it back (on = 0). */
 void out_window_relative_mouse(out_window *win, int on);
 /* Close the window; win may be NULL. */

@@ -157,6 +157,12 @@ void out_window_set_title(out_window *ow, const char *title)
         ow->sdl->SetWindowTitle(ow->win, title);
 }
 
+int out_window_is_fullscreen(out_window *ow)
+{
+    return ow && (ow->sdl->GetWindowFlags(ow->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) ==
+                     SDL_WINDOW_FULLSCREEN_DESKTOP;
+}
+
 void out_window_toggle_fullscreen(out_window *ow)
 {
     if (!ow)

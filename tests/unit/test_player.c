@@ -507,3 +507,29 @@ TEST(player_pgdn_to_a_level_shows_it)
     }
     tl_close(tl);
 }
+
+/* The mouse wheel seeks as mpv's does, 10 s a notch (dy > 0, away from the user: forward);
+ * Esc leaves fullscreen when the window is (asks for the toggle) and quits otherwise. */
+TEST(player_wheel_seeks_and_esc_leaves_fullscreen)
+{
+    VEKTAR(tl, p);
+    key(&p, IN_KEY_0 + 5, 0);
+    double t0 = p.t;
+    in_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = IN_EV_WHEEL;
+    ev.dy = 2;
+    player_event(&p, &ev);
+    CHECK_MSG(NEAR(p.t, t0 + 20), "%.3f -> %.3f", t0, p.t);
+    ev.dy = -1;
+    player_event(&p, &ev);
+    CHECK(NEAR(p.t, t0 + 10));
+    p.is_fullscreen = 1;
+    key(&p, IN_KEY_ESCAPE, 0);
+    CHECK(p.fullscreen == 1 && !p.quit);
+    p.fullscreen = 0;
+    p.is_fullscreen = 0;
+    key(&p, IN_KEY_ESCAPE, 0);
+    CHECK(p.quit && !p.fullscreen);
+    tl_close(tl);
+}
