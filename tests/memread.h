@@ -14,10 +14,12 @@ typedef struct memread {
     size_t size;
     const char *names[6]; /* the names the buffer answers to; the rest are not found */
     const char *text_names[2], *texts[2]; /* ... and files of fixed text */
+    const uint8_t *rest;  /* not NULL: what every other name reads (rest_size bytes) */
+    size_t rest_size;
 } memread;
 
 /* mdl_read_fn over a memread: a malloc'd copy of the buffer for its names, of a text for
- * its name. */
+ * its name, of the rest for any other name when there is one. */
 static qd_err memread_fn(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
 {
     const memread *m = ctx;
@@ -33,14 +35,16 @@ static qd_err memread_fn(void *ctx, const char *name, uint8_t **data, size_t *le
     int found = 0;
     for (int i = 0; i < 6 && m->names[i]; i++)
         found |= strcmp(name, m->names[i]) == 0;
-    if (!found)
+    if (!found && !m->rest)
         return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
-    *data = malloc(m->size ? m->size : 1);
+    const uint8_t *src = found ? m->data : m->rest;
+    size_t n = found ? m->size : m->rest_size;
+    *data = malloc(n ? n : 1);
     if (!*data)
         return QD_ERR_NOMEM;
-    if (m->size)
-        memcpy(*data, m->data, m->size);
-    *len = m->size;
+    if (n)
+        memcpy(*data, src, n);
+    *len = n;
     return QD_OK;
 }
 
