@@ -54,6 +54,9 @@ typedef struct app_opts {
  * the machine (gamedirs.h; not with --no-autodetect or $QDEMO_NO_AUTODETECT set to
  * anything but 0), then -b / $QDEMO_BASEDIR. Free with game_dirs_free. */
 void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out);
+/* 1 when the install folders found on the machine are searched (not --no-autodetect, nor
+ * $QDEMO_NO_AUTODETECT set to anything but 0). */
+int app_autodetect(const app_opts *o);
 
 /* The search path for a level of a demo: under each of app_game_folders, the game folders
  * the game uses (id1, qw + the mod folder, baseq2, baseq3/baseoa + mod), then every -p in

@@ -116,7 +116,7 @@ static int level_games(const cl_level *lvl, const char *games[4])
     return n;
 }
 
-static int autodetect(const app_opts *o)
+int app_autodetect(const app_opts *o)
 {
     const char *off = getenv("QDEMO_NO_AUTODETECT");
     return !o->no_autodetect && !(off && *off && strcmp(off, "0") != 0);
@@ -148,7 +148,7 @@ static char *installed_data(void)
 void app_game_folders(const app_opts *o, const cl_level *lvl, game_dirs *out)
 {
     memset(out, 0, sizeof *out);
-    if (autodetect(o)) {
+    if (app_autodetect(o)) {
         game_env env;
         game_env_from_process(&env);
         game_dirs_find(lvl ? lvl->game : CL_GAME_NONE, &env, out);
@@ -189,7 +189,7 @@ pak_fs *app_search_path_folders(const app_opts *o, const cl_level *lvl, qd_error
     int failed = 0;
     const char *games[4];
     int n = level_games(lvl, games);
-    char *own = autodetect(o) ? installed_data() : NULL;
+    char *own = app_autodetect(o) ? installed_data() : NULL;
     if (own) /* below everything: any game's own files win */
         (void)pak_fs_add_file(fs, own, &e1);
     free(own);

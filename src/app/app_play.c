@@ -436,7 +436,8 @@ int app_play(const app_opts *o)
                 current = NULL;
                 dir = 0; /* 'n'/'p' after a dropped file: the list where it was */
             }
-            for (i = from + dir; i >= 0 && i < n && !(tl = open_demo(o, list[i], note, sizeof note));
+            for (i = from + dir;
+                 i >= 0 && i < n && !(tl = open_demo(o, list[i], note, sizeof note));
                  i += dir ? dir : 1)
                 ;
             if (tl)

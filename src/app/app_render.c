@@ -130,8 +130,9 @@ static char *frame_path(const exporter *x, int64_t index)
 
 /* The options a frame's pixels depend on, which each PNG frame notes (out_png_encode_noted)
  * and --resume compares: the demo (its name and size), the game data named on the command
- * line, the frame times (--fps and --from; --to too for the preview's 5 frames, spread over
- * the range), and what is drawn and from where. Not the size (the PNG's IHDR holds it),
+ * line and whether the machine's installs are searched, the frame times (--fps and
+ * --from; --to too for the preview's 5 frames, spread over the range), and what is drawn
+ * and from where. Not the size (the PNG's IHDR holds it),
  * --to otherwise (a longer run keeps the frames of a shorter one), --threads (the same
  * bytes at any count), -q or --audio. */
 static void make_note(const app_opts *o, char *note, size_t cap)
@@ -149,7 +150,8 @@ static void make_note(const app_opts *o, char *note, size_t cap)
     size_t n = (size_t)snprintf(
         note, cap,
         "qdemo render: demo %s (%lld bytes); fps %s; from %.17g%s; mode %s; blur %d; hud %s; "
-        "gun %s; dynamic lights %s; camera %s; camera path %s; follow %s; -b %s",
+        "gun %s; dynamic lights %s; camera %s; camera path %s; follow %s; autodetect %s; "
+        "-b %s",
         base, size, fps, o->from, to,
         o->mode == R_MODE_WIRE ? "wire" : o->mode == R_MODE_FLAT ? "flat" : "textured",
         o->blur > 1 ? o->blur : 1,
@@ -159,7 +161,7 @@ static void make_note(const app_opts *o, char *note, size_t cap)
         o->no_gun ? "off" : "on",
         o->no_dlights ? "off" : "on", o->camera ? o->camera : "pov",
         o->camera_path ? o->camera_path : "-", o->follow ? o->follow : "-",
-        o->basedir ? o->basedir : "-");
+        app_autodetect(o) ? "on" : "off", o->basedir ? o->basedir : "-");
     for (int i = 0; i < o->num_paks && n < cap; i++)
         n += (size_t)snprintf(note + n, cap - n, "; -p %s", o->paks[i]);
 }

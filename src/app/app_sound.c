@@ -454,6 +454,14 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
     double pre = (double)snd_bank_longest(a.bank) / SND_RATE;
     if (pre > APP_SND_MAX_PREROLL)
         pre = APP_SND_MAX_PREROLL;
+    if (c0 && c0->level.game != CL_GAME_Q3 && snd_bank_loops(a.bank)) {
+        /* a sound with a loop point plays until cut, however long ago it began: every start
+         * of the level that holds `from` (a review: a moving platform's loop was silent in
+         * a render from its middle) */
+        const tl_mark *lv = tl_find_mark(tl, from + 1e-6, -1, 1u << TL_MARK_LEVEL);
+        double begin = lv && lv->time > tl_start(tl) ? lv->time : tl_start(tl);
+        pre = from - begin > pre ? from - begin : pre;
+    }
     double to = from + (double)count / fps;
     if (!c0 || !app_audio_collect(&a, tl, from - pre, to, from, &err)) {
         app_report(o->demo, &err);

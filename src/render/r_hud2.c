@@ -30,6 +30,7 @@
 typedef struct pic2 {
     char name[CL_NAME_LEN / 2]; /* as a layout names it: "i_health" */
     mdl_pcx *pcx;
+    size_t len;                 /* its file's bytes (what it cost with its pixels) */
     char path[CL_NAME_LEN + 16]; /* the file it names, lower case ("pics/i_health.pcx") */
     uint8_t shared;             /* pcx is an earlier entry's (the same file by another
                                  * name: "/PICS/A.PCX" and "/pics/a.pcx") */
@@ -44,6 +45,7 @@ typedef struct pic2 {
 struct r_hud2 {
     mdl_pcx *num[2][11]; /* num_0..9, num_minus; anum_* */
     mdl_pcx *conchars;
+    size_t num_len[2][11], conchars_len; /* their files' bytes */
     pic2 pics[HUD2_MAX_PICS];
     int npics;
 };
@@ -308,11 +310,17 @@ static void pic_path(const char *name, char *path, size_t cap)
 }
 
 /* What a decoded picture costs against *room: its pixels (its file's bytes were spent). */
-static uint64_t pic_cost(const mdl_pcx *p) { return p ? (uint64_t)p->w * p->h : 0; }
+/* What a decoded picture of a file of len bytes costs against the room: the bytes and its
+ * pixels, as load_pic takes them. */
+static uint64_t pic_cost(const mdl_pcx *p, size_t len)
+{
+    return p ? (uint64_t)len + (uint64_t)p->w * p->h : 0;
+}
 
-/* The picture name names, or NULL; it and its file's bytes taken from *room, and nothing
- * read once the room is spent. */
-static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name, uint64_t *room)
+/* The picture name names, or NULL; it and its file's bytes taken from *room (the bytes in
+ * *len_out), and nothing read once the room is spent. */
+static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name, uint64_t *room,
+                         size_t *len_out)
 {
     char path[CL_NAME_LEN + 16];
     pic_path(name, path, sizeof path);
@@ -330,16 +338,20 @@ static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name, uint64_t
     else
         *room -= (uint64_t)len < *room ? (uint64_t)len : *room;
     free(data);
+    *len_out = len;
     return p;
 }
 
-/* Take *from (an earlier set's picture, NULL none) for the new set, at its pixels' cost. */
-static mdl_pcx *take_pic(mdl_pcx **from, uint64_t *room)
+/* Take *from (an earlier set's picture of a file of len bytes, NULL none) for the new set,
+ * at what load_pic charged for it, so a set made again holds what a fresh one would (a
+ * review: charged less, it held more, and what was drawn depended on where a render
+ * began). */
+static mdl_pcx *take_pic(mdl_pcx **from, size_t len, uint64_t *room)
 {
     mdl_pcx *p = *from;
-    if (!p || pic_cost(p) > *room)
+    if (!p || pic_cost(p, len) > *room)
         return NULL;
-    *room -= pic_cost(p);
+    *room -= pic_cost(p, len);
     *from = NULL;
     return p;
 }
@@ -357,14 +369,18 @@ r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old
         for (int i = 0; i < 11; i++) {
             char name[32];
             snprintf(name, sizeof name, "%s_%s", a ? "anum" : "num", i < 10 ? (char[2]){(char)('0' + i), 0} : "minus");
-            h->num[a][i] = old ? take_pic(&old->num[a][i], &room) : NULL;
-            if (!h->num[a][i])
-                h->num[a][i] = load_pic(read, ctx, name, &room);
+            h->num[a][i] = old ? take_pic(&old->num[a][i], old->num_len[a][i], &room) : NULL;
+            if (h->num[a][i])
+                h->num_len[a][i] = old->num_len[a][i];
+            else
+                h->num[a][i] = load_pic(read, ctx, name, &room, &h->num_len[a][i]);
             found += h->num[a][i] != NULL;
         }
-    h->conchars = old ? take_pic(&old->conchars, &room) : NULL;
-    if (!h->conchars)
-        h->conchars = load_pic(read, ctx, "conchars", &room);
+    h->conchars = old ? take_pic(&old->conchars, old->conchars_len, &room) : NULL;
+    if (h->conchars)
+        h->conchars_len = old->conchars_len;
+    else
+        h->conchars = load_pic(read, ctx, "conchars", &room, &h->conchars_len);
     found += h->conchars != NULL;
     /* the images the level names, each file once: those of an earlier set (old, the same
      * level before an image was registered) taken over, not read again (a review: 255
@@ -381,10 +397,11 @@ r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old
                 q->shared = 1;
             }
         for (int j = 0; old && j < old->npics && !q->pcx; j++)
-            if (!old->pics[j].shared && !strcmp(old->pics[j].path, q->path))
-                q->pcx = take_pic(&old->pics[j].pcx, &room);
+            if (!old->pics[j].shared && !strcmp(old->pics[j].path, q->path) &&
+                (q->pcx = take_pic(&old->pics[j].pcx, old->pics[j].len, &room)))
+                q->len = old->pics[j].len;
         if (!q->pcx)
-            q->pcx = load_pic(read, ctx, n, &room);
+            q->pcx = load_pic(read, ctx, n, &room, &q->len);
         if (!q->pcx)
             continue;
         snprintf(q->name, sizeof q->name, "%s", n);

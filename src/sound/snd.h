@@ -91,6 +91,9 @@ const snd_sample *snd_bank_get(const snd_bank *b, int id);
 const char *snd_bank_missing(const snd_bank *b, int i);
 /* The longest loaded sound, in samples. */
 uint32_t snd_bank_longest(const snd_bank *b);
+/* 1 when a loaded sound has a loop point (snd_sample.loop): in Quake and Quake II it may play
+ * on however long ago it started. */
+int snd_bank_loops(const snd_bank *b);
 
 /* ---- The mixer ---- */
 
@@ -161,11 +164,11 @@ void snd_mixer_set_game(snd_mixer *m, cl_game game);
 /* Start a sound at s->at (which may lie ahead of the next mixed sample, or before it: it
  * then plays from the middle). Quake, QuakeWorld, Quake II: a sound with a loop point
  * (snd_sample.loop) plays on from there at its end, until cut (their S_PaintChannels); a
- * start on the same entity (> 0) and channel (!= 0) as a voice cuts that voice at s->at. Quake III (ioquake3
- * S_Base_StartSoundEx): nothing is cut; a start is dropped when its entity started the same
- * sound under 50 ms before, or has more than 4 copies of it playing (8 for the last
- * listener's entity). With SND_VOICES voices playing the quietest for the last listener (the
- * new one included; the older one on a tie) is dropped. */
+ * start on the same entity (> 0) and channel (!= 0) as a voice cuts that voice at s->at.
+ * Quake III (ioquake3 S_Base_StartSoundEx): nothing is cut; a start is dropped when its
+ * entity started the same sound under 50 ms before, or has more than 4 copies of it playing
+ * (8 for the last listener's entity). With SND_VOICES voices playing the quietest for the
+ * last listener (the new one included; the older one on a tie) is dropped. */
 void snd_mixer_start(snd_mixer *m, const snd_start *s);
 /* Forget the voices that end before sample `at` (no later than the next span to mix): a
  * caller handing starts over in time order moves it to each start first, so a pile of

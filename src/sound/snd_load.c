@@ -241,6 +241,7 @@ struct snd_bank {
     uint16_t slot[BANK_SLOTS]; /* open-addressing hash of file names: entry + 1, 0 empty */
     size_t bytes;
     uint32_t longest;
+    int loops; /* a loaded sound has a loop point */
 };
 
 snd_bank *snd_bank_new(void)
@@ -367,6 +368,7 @@ int snd_bank_find(snd_bank *b, const pak_fs *fs, cl_game game, const char *name)
         b->bytes += (size_t)e->s.len * 2;
         if (e->s.len > b->longest)
             b->longest = e->s.len;
+        b->loops |= e->s.loop >= 0;
     }
     b->slot[h] = (uint16_t)(b->n + 1);
     b->n++;
@@ -389,6 +391,8 @@ const char *snd_bank_missing(const snd_bank *b, int i)
 }
 
 uint32_t snd_bank_longest(const snd_bank *b) { return b ? b->longest : 0; }
+
+int snd_bank_loops(const snd_bank *b) { return b && b->loops; }
 
 int snd_wav_header(uint8_t out[44], uint64_t frames)
 {

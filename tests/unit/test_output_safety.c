@@ -290,8 +290,9 @@ TEST(output_resume_keeps_only_whole_frames)
 }
 
 /* --resume keeps a frame only when it was made with the options the run asks for: each PNG
- * frame notes them (a tEXt chunk), so frames of another --fps, --from or --mode, or of an
- * earlier qdemo that wrote no note, are drawn again (a review: they were kept, and a
+ * frame notes them (a tEXt chunk), so frames of another --fps, --from or --mode, with the
+ * machine's installs searched or not, or of an earlier qdemo that wrote no note, are drawn
+ * again (a review: they were kept, and a
  * sequence mixed two frame rates), and a run going on past a shorter one's --to keeps its
  * frames. */
 TEST(output_resume_keeps_only_frames_of_the_same_options)
@@ -378,6 +379,13 @@ TEST(output_resume_keeps_only_frames_of_the_same_options)
     CHECK(stat(f0, &now) == 0 && now.st_ino != s0.st_ino); /* drawn again */
     CHECK(stat(f1, &now) == 0 && now.st_ino == s1.st_ino); /* kept */
     CHECK(strstr(err, "000000.png was made with other options") != NULL);
+    /* the machine's installs searched this time (they were not: the tests set
+     * QDEMO_NO_AUTODETECT): other data, drawn again (a review) */
+    CHECK_EQ(run(err, sizeof err, "env QDEMO_NO_AUTODETECT=0 %s render %s -o %s -p assets --size "
+                                  "64x48 --fps 5 --to 2 --from 0.5 --mode flat --resume -q",
+                 bin(), SAMPLE, a),
+             0);
+    CHECK(stat(f1, &now) == 0 && now.st_ino != s1.st_ino);
 }
 
 TEST(output_leaves_other_temporary_files_alone)

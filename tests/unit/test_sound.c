@@ -536,8 +536,8 @@ TEST(sound_wav_cue_point_as_getwavinfo)
 /* Quake's and Quake II's mixers go on from a sound's loop point at its end until the voice
  * is cut (WinQuake S_PaintChannels; a door's or a train's moving sound, cut by the stop
  * sound on its channel): ramp.wav is 4800 samples of 5 x i at 48 kHz with a cue at 1000.
- * (sound_dir) Heard at full volume (master 1), sample 4807 plays index 1007 (5035), sample 8602 index
- * 1000 + (8602 - 1000) % 3800 = 1002 (5010); a start of test.wav (10000) on its entity and
+ * (sound_dir) Heard at full volume (master 1), sample 4807 plays index 1007 (5035),
+ * sample 8602 index 1000 + (8602 - 1000) % 3800 = 1002 (5010); a start of test.wav (10000) on its entity and
  * channel at 9000 cuts it. Under Quake III (which reads no cue) it ends at 4800. */
 TEST(sound_looped_voice_plays_on_until_cut)
 {
@@ -1598,4 +1598,54 @@ TEST(sound_q2_player_sounds_by_model_fall_back_to_male)
     }
     snd_bank_free(b);
     pak_fs_close(fs);
+}
+
+/* A sound with a loop point plays until cut however long ago it began, so an export from
+ * the middle takes every start of its level, not only those within the longest sound's
+ * length (a review: silent). quake-from-memory_demo1.dem starts weapons/pkup.wav on entity 1
+ * (the recorder: heard at full volume), channel 3, at 3.832 s and weapons/lock4.wav cuts it
+ * at 6.166 s (`qdemo dump`); pkup here is 0.3 s of one value (8 bits, 200: 18432) with a cue
+ * at 0 and no other sound is there. The track rendered from 5.5 s to 6 s is the whole
+ * render's from sample 264,000 (5.5 x 48,000), sample for sample, and not silent: 18432 x
+ * 0.7 = 12902 in each ear. */
+TEST(sound_export_from_the_middle_hears_a_loop_begun_long_before)
+{
+    const char *q = getenv("QDEMO");
+    char demo[1024];
+    if (!q || !*q || access(q, X_OK) != 0)
+        SKIP("run with QDEMO set (make test)");
+    if (!test_realfile(demo, sizeof demo, "dem/quake-from-memory_demo1.dem"))
+        SKIP("no realdata/dem/quake-from-memory_demo1.dem");
+    char dir[1024], sub[1100], path[1200], out[4096];
+    snprintf(dir, sizeof dir, "%s/loopgame", test_tmpdir());
+    snprintf(sub, sizeof sub, "%s/sound/weapons", dir);
+    CHECK_EQ(test_capture(out, sizeof out, "mkdir -p '%s'", sub), 0);
+    static uint8_t pcm[3308], wav[44 + sizeof pcm + 36];
+    memset(pcm, 200, sizeof pcm);
+    snprintf(path, sizeof path, "%s/pkup.wav", sub);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fwrite(wav, 1, add_cue(wav, make_wav(wav, 1, 8, 11025, pcm, sizeof pcm), 0), f);
+    fclose(f);
+    for (int k = 0; k < 2; k++)
+        CHECK_EQ(test_capture(out, sizeof out,
+                              "%s render '%s' --no-autodetect -p '%s' -o '%s/f%d' --size 16x16 "
+                              "--fps 10 %s --audio '%s/a%d.wav' -q 2>&1",
+                              q, demo, dir, dir, k, k ? "--from 5.5 --to 6" : "--to 7", dir, k),
+                 0);
+    size_t la, lb;
+    snprintf(path, sizeof path, "%s/a0.wav", dir);
+    uint8_t *a = test_read_file(path, &la);
+    snprintf(path, sizeof path, "%s/a1.wav", dir);
+    uint8_t *b = test_read_file(path, &lb);
+    CHECK(a && b && la == 44 + 7 * 48000 * 4 && lb == 44 + 24000 * 4);
+    if (a && b && la == 44 + 7 * 48000 * 4 && lb == 44 + 24000 * 4) {
+        CHECK(memcmp(a + 44 + 264000 * 4, b + 44, 24000 * 4) == 0);
+        int16_t x = (int16_t)(b[44 + 4000 * 4] | b[44 + 4000 * 4 + 1] << 8);
+        CHECK_MSG(abs(x - 12902) <= 2, "%d", x);
+    }
+    free(a);
+    free(b);
 }
