@@ -1121,3 +1121,46 @@ TEST(q1_proquake_crmod_messages_decode_silently)
     CHECK(fabsf(s.origin[0] - 30.0f) < 1e-3f);
     free(cl);
 }
+
+/* Marks are kept in time order though a step stamps a level's start with the step's end,
+ * after the step's earlier events: one block holding "svc_time 1; a chat line; svc_time 2;
+ * svc_serverinfo" stored its marks as level, level, chat (the chat stamped earlier than the
+ * second level), so a search forward from before the chat passed it by and found the level
+ * (a review). Now they are in order, and found one after the other: chat, then level. */
+TEST(q1_marks_in_time_order)
+{
+    static buf f;
+    two_entity_level(&f, 15, 1);
+    buf m = {{0}, 0};
+    time_msg(&m, 0.5f);
+    block(&f, &m, 0);
+    m.n = 0;
+    time_msg(&m, 1.0f);
+    put8(&m, 8); /* svc_print: a chat line (its first byte 1, Quake's chat sound) */
+    putstr(&m, "\x01"
+               "bob: hi\n");
+    time_msg(&m, 2.0f);
+    serverinfo(&m, 15);
+    block(&f, &m, 0);
+    qd_error err;
+    demo_t *d = demo_open_mem("marks.dem", f.b, f.n, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl != NULL);
+    if (!tl)
+        return;
+    int chat = -1;
+    for (int i = 0; i < tl_num_marks(tl); i++) {
+        const tl_mark *k = tl_get_mark(tl, i);
+        CHECK_MSG(i == 0 || k->time >= tl_get_mark(tl, i - 1)->time, "mark %d at %.3f", i,
+                  k->time);
+        if (k->kind == TL_MARK_CHAT)
+            chat = i;
+    }
+    CHECK(chat == 1 && tl_num_marks(tl) == 3);
+    const tl_mark *first = tl_get_mark(tl, 0), *c = tl_get_mark(tl, 1);
+    const tl_mark *next = tl_find_mark(tl, first->time, 1, TL_MARKS_ALL);
+    CHECK(next == c);
+    next = tl_find_mark(tl, c->time, 1, TL_MARKS_ALL);
+    CHECK(next && next->kind == TL_MARK_LEVEL && next->time > c->time);
+    tl_close(tl);
+}
