@@ -208,6 +208,8 @@ install: $(B)/qdemo $(B)/qdemo.1
 	install -m644 assets/gfx/* $(SHAREDIR)/qdemo/gfx/
 	install -m644 assets/gfx.wad $(SHAREDIR)/qdemo/gfx.wad
 	install -m644 assets/librequake-licence/* $(SHAREDIR)/qdemo/librequake-licence/
+	install -m644 assets/README.md $(SHAREDIR)/qdemo/README.md
+	install -m644 LICENSE $(SHAREDIR)/qdemo/LICENSE
 	@if [ -z "$(DESTDIR)" ]; then \
 	  command -v update-mime-database >/dev/null && update-mime-database $(SHAREDIR)/mime || true; \
 	  command -v update-desktop-database >/dev/null && update-desktop-database $(SHAREDIR)/applications || true; \
@@ -227,13 +229,13 @@ gallery: deps $(B)/qdemo
 
 # The sample demo and its map live in assets/ (GPL; see assets/README.md).
 run: deps $(B)/qdemo
-	./$(B)/qdemo play assets/smoothme.dem -p assets
+	$(B)/qdemo play assets/smoothme.dem -p assets
 
 test: deps test-deps $(B)/qdemo $(B)/tests/run $(B)/tests/fidelity $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
-	@QDEMO=$(B)/qdemo ./$(B)/tests/run $(T)
+	@QDEMO=$(B)/qdemo $(B)/tests/run $(T)
 
 bench: deps $(B)/qdemo $(B)/qdemo-bench
-	QDEMO=$(B)/qdemo QDEMO_BENCH_OUT=$(B)/bench-results.md ./$(B)/qdemo-bench
+	QDEMO=$(B)/qdemo QDEMO_BENCH_OUT=$(B)/bench-results.md $(B)/qdemo-bench
 
 # libFuzzer targets need clang; the replay_* programs are the same targets with a plain
 # main() that runs files through them, built with the normal compiler.
@@ -262,7 +264,7 @@ $(B)/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/replay.o $(B)/libqd
 	$(CC) $(LDFLAGS) $(LTO_OFF) -o $@ $^ $(LDLIBS)
 
 fuzz-replay: $(FUZZ_NAMES:%=$(B)/fuzz/replay_%)
-	@for n in $(FUZZ_NAMES); do ./$(B)/fuzz/replay_$$n tests/fuzz/corpus/$$n tests/crashers/$$n || exit 1; done
+	@for n in $(FUZZ_NAMES); do $(B)/fuzz/replay_$$n tests/fuzz/corpus/$$n tests/crashers/$$n || exit 1; done
 
 FUZZ_TIME ?= 600
 FUZZ_TARGETS ?=

@@ -789,11 +789,12 @@ int app_info(const app_opts *o)
             printf(")");
         }
         printf("\nduration:  %.3f s, %u frames\n", duration, frames);
-        for (int i = folders.n - 1; i >= 0; i--) /* the first wins */
-            printf("%s%s%s\n", i == folders.n - 1 ? "game data: " : "           ",
-                   folders.dir[i],
-                   folders.from_config[i] ? " (qdemo.conf)"
-                   : o->basedir && i == folders.n - 1 ? "" : " (found)");
+        for (int i = folders.n - 1; i >= 0; i--) { /* the first wins */
+            fputs(i == folders.n - 1 ? "game data: " : "           ", stdout);
+            app_put_text(stdout, folders.dir[i]); /* (a review: printed raw) */
+            puts(folders.from_config[i] ? " (qdemo.conf)"
+                 : o->basedir && i == folders.n - 1 ? "" : " (found)");
+        }
         printf("players:  ");
         for (int i = 0; i < CL_MAX_PLAYERS; i++) {
             if (!cl->players[i].active)

@@ -34,8 +34,9 @@ cat <<TAIL
 lines "basedir GAME PATH" (GAME: quake, quakeworld, quake2, quake3, openarena, quakelive)
 .TP
 .I PREFIX/share/qdemo
-the bundled free Quake models and pictures (LibreQuake, BSD-3-Clause), read below everything
-else
+the bundled free Quake data, read below everything else (not with --no-autodetect):
+LibreQuake's models and pictures (BSD-3-Clause, librequake-licence/), qdemo's item boxes and
+OpenArena's ambient sounds (GPL-2.0-or-later, LICENSE); README.md there says which is which
 .SH ENVIRONMENT
 .TP
 .B QDEMO_BASEDIR

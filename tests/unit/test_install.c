@@ -19,6 +19,8 @@ static const char *const installed[] = {
     "usr/share/qdemo/gfx.wad",
     "usr/share/qdemo/gfx/colormap.lmp",
     "usr/share/qdemo/librequake-licence/COPYING",
+    "usr/share/qdemo/README.md", /* which data is whose, under which licence */
+    "usr/share/qdemo/LICENSE",
 };
 
 static int exists(const char *dir, const char *rel)
