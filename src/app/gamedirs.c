@@ -81,20 +81,42 @@ static const char *const quake3_dirs[] = {
     NULL,
 };
 
-static int is_dir(const char *path)
+/* Drop entry i of out, the later ones moving down. */
+static void drop_dir(game_dirs *out, int i)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    free(out->dir[i]);
+    for (int k = i; k + 1 < out->n; k++) {
+        out->dir[k] = out->dir[k + 1];
+        out->from_config[k] = out->from_config[k + 1];
+    }
+    out->n--;
 }
 
-/* Append a copy of path to out unless full, absent or already there. */
+/* Append a copy of path to out, the last place being the highest priority, unless absent.
+ * A folder already there by any name (the same device and inode: Steam's usual
+ * ~/.steam/steam link) is there once: a found one stays where it was, one a qdemo.conf line
+ * names moves up to that line's place; full, a found folder is left out and a line's takes
+ * the lowest place's (later lines win; a review: both were dropped in silence). */
 static void add_dir(game_dirs *out, const char *path, int from_config)
 {
-    if (out->n >= GAME_DIRS_MAX || !is_dir(path))
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return;
-    for (int i = 0; i < out->n; i++)
-        if (strcmp(out->dir[i], path) == 0)
+    for (int i = 0; i < out->n; i++) {
+        struct stat o;
+        if (strcmp(out->dir[i], path) == 0 ||
+            (stat(out->dir[i], &o) == 0 && o.st_dev == st.st_dev && o.st_ino == st.st_ino)) {
+            if (!from_config)
+                return;
+            drop_dir(out, i);
+            break;
+        }
+    }
+    if (out->n >= GAME_DIRS_MAX) {
+        if (!from_config)
             return;
+        drop_dir(out, 0);
+    }
     char *copy = strdup(path);
     if (!copy)
         return;

@@ -36,6 +36,18 @@ static void write_text(const char *path, const char *text)
 
 
 /* Where in d the folder ending in tail is, or -1. */
+/* Folders root/q00 .. root/q39 and, into text (cap bytes), a qdemo.conf line naming each. */
+static void forty_lines(const char *root, char *text, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < 40; i++) {
+        char rel[32];
+        snprintf(rel, sizeof rel, "q%02d", i);
+        make_dirs(root, rel);
+        n += (size_t)snprintf(text + n, cap - n, "basedir quake %s/%s\n", root, rel);
+    }
+}
+
 static int index_of(const game_dirs *d, const char *tail)
 {
     for (int i = 0; i < d->n; i++) {
@@ -226,6 +238,44 @@ TEST(gamedirs_config_file_lines)
     game_dirs_free(&d);
 }
 
+/* A qdemo.conf line naming a folder found on the machine moves it up to the line's place
+ * (later lines win; it stayed below the other found folders), one folder reached by two
+ * paths (a link, as Steam's ~/.steam/steam) is listed once, and lines past the 32 places
+ * push out the lowest rather than being dropped (a review). */
+TEST(gamedirs_config_line_raises_a_found_folder)
+{
+    const char *root = test_scratch("gamedirs-raise");
+    if (!root)
+        SKIP("no scratch folder");
+    char home[1100], conf[1200], link[1200], to[1200];
+    static char text[40 * 1200];
+    snprintf(home, sizeof home, "%s/h", root);
+    make_dirs(root, "h/.config/qdemo");
+    make_dirs(root, "h/.quakespasm");
+    make_dirs(root, "h/.vkquake");
+    snprintf(link, sizeof link, "%s/h/.qs-link", root);
+    snprintf(to, sizeof to, "%s/h/.quakespasm", root);
+    CHECK(symlink(to, link) == 0);
+    snprintf(conf, sizeof conf, "%s/.config/qdemo/qdemo.conf", home);
+    snprintf(text, sizeof text, "basedir quake ~/.quakespasm\nbasedir quake ~/.qs-link\n");
+    write_text(conf, text);
+    game_env env = {root, home, NULL};
+    game_dirs d;
+    game_dirs_find(CL_GAME_Q1, &env, &d);
+    CHECK_EQ(d.n, 2); /* .vkquake (found) and .quakespasm once, named last */
+    CHECK(d.n == 2 && index_of(&d, "/.vkquake") == 0 && index_of(&d, "/.qs-link") == 1 &&
+          d.from_config[1] && !d.from_config[0]);
+    game_dirs_free(&d);
+    /* 40 lines: the last 32 kept, the found folders pushed out first */
+    forty_lines(root, text, sizeof text);
+    write_text(conf, text);
+    game_dirs_find(CL_GAME_Q1, &env, &d);
+    CHECK_EQ(d.n, 32);
+    CHECK(d.n == 32 && index_of(&d, "/q08") == 0 && index_of(&d, "/q39") == 31 &&
+          index_of(&d, "/q07") < 0);
+    game_dirs_free(&d);
+}
+
 /* `qdemo info` on the bundled sample with $HOME holding ~/.quakespasm/id1/maps/e1m1.bsp:
  * the map is found without flags, the folder is listed; --no-autodetect does without. */
 TEST(gamedirs_info_finds_a_home_install_without_flags)
@@ -287,13 +337,7 @@ TEST(gamedirs_b_folder_kept_past_a_full_config)
     make_dirs(root, "xdg/qdemo");
     make_dirs(root, "bas\xc3\xa9\xff");
     static char text[40 * 1200];
-    size_t n = 0;
-    for (int i = 0; i < 40; i++) {
-        char rel[32];
-        snprintf(rel, sizeof rel, "q%02d", i);
-        make_dirs(root, rel);
-        n += (size_t)snprintf(text + n, sizeof text - n, "basedir quake %s/%s\n", root, rel);
-    }
+    forty_lines(root, text, sizeof text);
     char conf[1200];
     snprintf(conf, sizeof conf, "%s/xdg/qdemo/qdemo.conf", root);
     write_text(conf, text);
