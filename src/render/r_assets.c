@@ -398,26 +398,15 @@ static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, 
     return QD_OK;
 }
 
-/* The first slot before i that loaded, or failed to load, the file that slot i names, as a
- * brush model, alias model or sprite (each read-only once loaded), or 0. A demo may name one
- * file in every slot (a review: 4,000 slots of one sprite of 1 MB took 4.5 GB and 41 s). */
-static int first_load(const r_assets *a, char (*names)[CL_NAME_LEN], int i)
-{
-    for (int j = 1; j < i; j++) {
-        r_kind k = a->models[j].kind;
-        if ((k == R_KIND_BRUSH || k == R_KIND_ALIAS || k == R_KIND_SPRITE ||
-             k == R_KIND_MISSING) &&
-            !a->models[j].shared && strcmp(names[j], names[i]) == 0)
-            return j;
-    }
-    return 0;
-}
-
-/* The first slot before i holding the mesh (of kind) that slot i names, or 0. */
-static int first_mesh(const r_assets *a, char (*names)[CL_NAME_LEN], int i, r_kind kind)
+/* The first slot before i, not itself shared, whose kind is in kinds (a mask of 1 << r_kind)
+ * and whose name is slot i's, or 0: the mesh of an MD3 or MD2 slot, or the file a brush
+ * model, alias model or sprite was loaded from (or failed to load from: R_KIND_MISSING),
+ * each read-only once loaded. A demo may name one file in every slot (a review: 4,000
+ * slots of one sprite of 1 MB took 4.5 GB and 41 s). */
+static int first_of(const r_assets *a, char (*names)[CL_NAME_LEN], int i, unsigned kinds)
 {
     for (int j = 1; j < i; j++)
-        if (a->models[j].kind == kind && !a->models[j].shared &&
+        if ((kinds >> a->models[j].kind & 1) && !a->models[j].shared &&
             strcmp(names[j], names[i]) == 0)
             return j;
     return 0;
@@ -978,9 +967,12 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         e = (qd_error){0};
         qd_err r = QD_OK;
-        int same = ends_with(name, ".md3") ? first_mesh(a, names, i, R_KIND_MD3) : 0;
-        int same2 = ends_with(name, ".md2") ? first_mesh(a, names, i, R_KIND_MD2) : 0;
-        int same3 = same || same2 ? 0 : first_load(a, names, i);
+        int same = ends_with(name, ".md3") ? first_of(a, names, i, 1u << R_KIND_MD3) : 0;
+        int same2 = ends_with(name, ".md2") ? first_of(a, names, i, 1u << R_KIND_MD2) : 0;
+        int same3 = same || same2 ? 0
+                                  : first_of(a, names, i,
+                                             1u << R_KIND_BRUSH | 1u << R_KIND_ALIAS |
+                                                 1u << R_KIND_SPRITE | 1u << R_KIND_MISSING);
         if (same3 && a->models[same3].kind == R_KIND_MISSING) {
             m->kind = R_KIND_MISSING; /* (said once, for the first) */
             continue;
