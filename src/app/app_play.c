@@ -239,8 +239,14 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         if (abuf) {
             int live = !p->paused && !p->dragging && p->speed == 1.0 && !p->mute;
             snd_mixer_set_volume(audio.mix, 0.7f * p->volume);
-            uint32_t n = app_audio_play(&audio, cl, p->t, cam.origin, cam.angles,
-                                        player_listener(p, cl, p->t), live, abuf, SND_RATE / 4);
+            uint32_t n = app_audio_play(&audio, tl, &cl, p->t, cam.origin, cam.angles,
+                                        player_listener(p, cl, p->t), live, abuf, SND_RATE / 4,
+                                        &err);
+            if (!cl) {
+                app_report(o->demo, &err);
+                rc = APP_EXIT_INPUT;
+                break;
+            }
             if (!live)
                 out_audio_clear(dev);
             else if (out_audio_queued(dev) < SND_RATE / 4)

@@ -426,6 +426,27 @@ int app_audio_cut(const char *path, int64_t frames, double fps)
     return ok;
 }
 
+/* How far before demo time `from` (state c0) starts can still be heard then: the level's
+ * longest sound (its sounds loaded first), at most APP_SND_MAX_PREROLL; with a sound that
+ * loops, back to the level's start. */
+static double look_back(app_audio *a, timeline_t *tl, const cl_state *c0, double from)
+{
+    for (int i = 1; i < c0->level.num_sounds && i < CL_MAX_SOUNDS; i++)
+        sound_id(a, c0, i);
+    double pre = (double)snd_bank_longest(a->bank) / SND_RATE;
+    if (pre > APP_SND_MAX_PREROLL)
+        pre = APP_SND_MAX_PREROLL;
+    if (c0->level.game != CL_GAME_Q3 && snd_bank_loops(a->bank)) {
+        /* a sound with a loop point plays until cut, however long ago it began: every start
+         * of the level that holds `from` (a review: a moving platform's loop was silent in
+         * a render from its middle) */
+        const tl_mark *lv = tl_find_mark(tl, from + 1e-6, -1, 1u << TL_MARK_LEVEL);
+        double begin = lv && lv->time > tl_start(tl) ? lv->time : tl_start(tl);
+        pre = from - begin > pre ? from - begin : pre;
+    }
+    return pre;
+}
+
 int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int free_path,
                      double from, double fps, int64_t count)
 {
@@ -446,22 +467,8 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
         fprintf(stderr, "qdemo: out of memory for the audio\n");
         return APP_EXIT_INPUT;
     }
-    /* the longest sound of the level at the start bounds how far back a start can still
-     * be heard: load the level's sounds first */
     const cl_state *c0 = tl_state_at(tl, from, &err);
-    for (int i = 1; c0 && i < c0->level.num_sounds && i < CL_MAX_SOUNDS; i++)
-        sound_id(&a, c0, i);
-    double pre = (double)snd_bank_longest(a.bank) / SND_RATE;
-    if (pre > APP_SND_MAX_PREROLL)
-        pre = APP_SND_MAX_PREROLL;
-    if (c0 && c0->level.game != CL_GAME_Q3 && snd_bank_loops(a.bank)) {
-        /* a sound with a loop point plays until cut, however long ago it began: every start
-         * of the level that holds `from` (a review: a moving platform's loop was silent in
-         * a render from its middle) */
-        const tl_mark *lv = tl_find_mark(tl, from + 1e-6, -1, 1u << TL_MARK_LEVEL);
-        double begin = lv && lv->time > tl_start(tl) ? lv->time : tl_start(tl);
-        pre = from - begin > pre ? from - begin : pre;
-    }
+    double pre = c0 ? look_back(&a, tl, c0, from) : 0;
     double to = from + (double)count / fps;
     if (!c0 || !app_audio_collect(&a, tl, from - pre, to, from, &err)) {
         app_report(o->demo, &err);
@@ -524,9 +531,9 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
     return ok ? APP_EXIT_OK : APP_EXIT_OUTPUT;
 }
 
-uint32_t app_audio_play(app_audio *a, const cl_state *cl, double t, const float origin[3],
-                        const float angles[3], int listener, int live, int16_t *out,
-                        uint32_t max)
+uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, double t,
+                        const float origin[3], const float angles[3], int listener, int live,
+                        int16_t *out, uint32_t max, qd_error *err)
 {
     int64_t target = llround(t * SND_RATE);
     if (!live || !a->live || t < a->heard_until || target - a->play_pos > (int64_t)max) {
@@ -538,7 +545,24 @@ uint32_t app_audio_play(app_audio *a, const cl_state *cl, double t, const float 
         a->live = live;
         if (!live)
             return 0;
+        /* with what began before t and still sounds (a long sound, a loop begun at the
+         * level's start), as an export from t has (a review: after a seek or a pause a
+         * lift's loop was silent until it started again) */
+        if (tl) {
+            double pre = look_back(a, tl, *clp, t);
+            if (pre > APP_SND_MAX_PREROLL) /* (a window's seek walks at most a minute of
+                                            * demo: ~40 ms for a Quake demo here; a loop
+                                            * begun longer ago is heard when started again) */
+                pre = APP_SND_MAX_PREROLL;
+            qd_error e = {0};
+            if (pre > 0 && !app_audio_collect(a, tl, t - pre, t, 0, &e))
+                a->n = a->next = 0; /* (then only what starts from t on) */
+            *clp = tl_state_at(tl, t, err); /* the walk moved the timeline's state */
+            if (!*clp)
+                return 0;
+        }
     }
+    const cl_state *cl = *clp;
     app_audio_take(a, cl, a->heard_until, t, 0);
     a->heard_until = t;
     uint32_t n = target > a->play_pos ? (uint32_t)(target - a->play_pos) : 0;

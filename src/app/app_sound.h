@@ -87,11 +87,13 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const struct player *cam
 /* play: after the window's frame at demo time t with state cl, the samples that follow: new
  * starts from cl's log, then the mix heard from the camera (origin, angles, listener as for
  * app_audio_mix) from the last mixed sample up to t (at most max
- * samples; a jump or a stall restarts from t - 0.05 s). live 0 (paused, scrubbing, another
- * speed): silence, everything stopped, nothing returned. Returns the sample frames written
- * to out[2 * max]. */
-uint32_t app_audio_play(app_audio *a, const cl_state *cl, double t, const float origin[3],
-                        const float angles[3], int listener, int live, int16_t *out,
-                        uint32_t max);
+ * samples; a jump or a stall restarts from t - 0.05 s, with the starts of tl (when not NULL)
+ * still heard at t, as app_audio_export looks back; that walk moves tl's state, so *clp is
+ * then tl_state_at(tl, t) again: NULL on its error, err filled). live 0 (paused, scrubbing,
+ * another speed): silence, everything stopped, nothing returned. Returns the sample frames
+ * written to out[2 * max]. */
+uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, double t,
+                        const float origin[3], const float angles[3], int listener, int live,
+                        int16_t *out, uint32_t max, qd_error *err);
 
 #endif

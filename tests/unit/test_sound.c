@@ -793,15 +793,16 @@ TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
     add_start(cl, 1.0, 5, 1, 0, 0);
     static int16_t out[2 * 12000];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    const cl_state *ccl = cl;
     /* first frame at 0.95 s: starts 0.05 s behind, silent (the start is at 1.0) */
-    CHECK_EQ(app_audio_play(&a, cl, 0.95, eye, ang, 0, 1, out, 12000), 2400u);
+    CHECK_EQ(app_audio_play(&a, NULL, &ccl, 0.95, eye, ang, 0, 1, out, 12000, NULL), 2400u);
     CHECK_EQ(out[0], 0);
     /* at 1.05 s: samples 45600..50400, the sound from sample 48000 (index 2400) */
-    CHECK_EQ(app_audio_play(&a, cl, 1.05, eye, ang, 0, 1, out, 12000), 4800u);
+    CHECK_EQ(app_audio_play(&a, NULL, &ccl, 1.05, eye, ang, 0, 1, out, 12000, NULL), 4800u);
     CHECK_EQ(out[2 * 2399], 0);
     CHECK(abs(out[2 * 2400] - 7000) <= 2);
     /* paused, another speed or muted: nothing, and the voice is gone */
-    CHECK_EQ(app_audio_play(&a, cl, 1.06, eye, ang, 0, 0, out, 12000), 0u);
+    CHECK_EQ(app_audio_play(&a, NULL, &ccl, 1.06, eye, ang, 0, 0, out, 12000, NULL), 0u);
     CHECK_EQ(snd_mixer_voices(a.mix), 0);
     app_audio_free(&a);
     free(cl);
@@ -1648,4 +1649,56 @@ TEST(sound_export_from_the_middle_hears_a_loop_begun_long_before)
     }
     free(a);
     free(b);
+}
+
+/* The window's sound after a seek or a pause hears what began before and still sounds, as
+ * the export from the middle above does (a review: a lift's loop was silent until started
+ * again). The same demo and looping pkup.wav (cue at 0; 18432 x 0.7 = 12902 in each ear,
+ * entity 1 being the listener); the feed starts at 5.5 s, past the start at 3.832 s, in
+ * process (what `play` does after a seek), and its first samples are the loop's. The
+ * timeline's state is the one at 5.5 s again after the walk back (its time checked). */
+TEST(sound_window_after_a_seek_hears_a_loop_begun_before)
+{
+    char demo[1024];
+    if (!test_realfile(demo, sizeof demo, "dem/quake-from-memory_demo1.dem"))
+        SKIP("no realdata/dem/quake-from-memory_demo1.dem");
+    char dir[1024], sub[1100], path[1200], out[4096];
+    snprintf(dir, sizeof dir, "%s/loopwin", test_tmpdir());
+    snprintf(sub, sizeof sub, "%s/sound/weapons", dir);
+    CHECK_EQ(test_capture(out, sizeof out, "mkdir -p '%s'", sub), 0);
+    static uint8_t pcm[3308], wav[44 + sizeof pcm + 36];
+    memset(pcm, 200, sizeof pcm);
+    snprintf(path, sizeof path, "%s/pkup.wav", sub);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fwrite(wav, 1, add_cue(wav, make_wav(wav, 1, 8, 11025, pcm, sizeof pcm), 0), f);
+    fclose(f);
+    qd_error err;
+    demo_t *d = demo_open(demo, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK(tl != NULL);
+    if (!tl)
+        return;
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = dir;
+    o.no_autodetect = 1;
+    app_audio a;
+    CHECK(app_audio_init(&a, &o));
+    double t = tl_start(tl) + 5.5;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    CHECK(cl != NULL);
+    static int16_t pcm_out[2 * 12000];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    CHECK_EQ(app_audio_play(&a, tl, &cl, t, eye, ang, 1, 1, pcm_out, 12000, &err), 2400u);
+    CHECK(cl != NULL && cl == tl_state_at(tl, t, &err));
+    CHECK_MSG(abs(pcm_out[2 * 1000] - 12902) <= 2 && abs(pcm_out[2 * 1000 + 1] - 12902) <= 2,
+              "%d %d", pcm_out[2 * 1000], pcm_out[2 * 1000 + 1]);
+    /* and it goes on in the next frame's samples */
+    CHECK_EQ(app_audio_play(&a, tl, &cl, t + 0.02, eye, ang, 1, 1, pcm_out, 12000, &err), 960u);
+    CHECK_MSG(abs(pcm_out[2 * 500] - 12902) <= 2, "%d", pcm_out[2 * 500]);
+    app_audio_free(&a);
+    tl_close(tl);
 }
