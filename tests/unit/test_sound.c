@@ -1601,6 +1601,26 @@ TEST(sound_q2_player_sounds_by_model_fall_back_to_male)
     pak_fs_close(fs);
 }
 
+/* A game folder <tmp>/name (into dir) whose sound/weapons/pkup.wav is 0.3 s of one value
+ * (8 bits, 200: 18432) with a cue point at 0, for the two tests below. 1 when written. */
+static int looped_pickup_game(char *dir, size_t size, const char *name)
+{
+    char sub[1100], path[1200], out[256];
+    snprintf(dir, size, "%s/%s", test_tmpdir(), name);
+    snprintf(sub, sizeof sub, "%s/sound/weapons", dir);
+    if (test_capture(out, sizeof out, "mkdir -p '%s'", sub) != 0)
+        return 0;
+    static uint8_t pcm[3308], wav[44 + sizeof pcm + 36];
+    memset(pcm, 200, sizeof pcm);
+    snprintf(path, sizeof path, "%s/pkup.wav", sub);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    size_t n = add_cue(wav, make_wav(wav, 1, 8, 11025, pcm, sizeof pcm), 0);
+    int ok = fwrite(wav, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
 /* A sound with a loop point plays until cut however long ago it began, so an export from
  * the middle takes every start of its level, not only those within the longest sound's
  * length (a review: silent). quake-from-memory_demo1.dem starts weapons/pkup.wav on entity 1
@@ -1617,19 +1637,8 @@ TEST(sound_export_from_the_middle_hears_a_loop_begun_long_before)
         SKIP("run with QDEMO set (make test)");
     if (!test_realfile(demo, sizeof demo, "dem/quake-from-memory_demo1.dem"))
         SKIP("no realdata/dem/quake-from-memory_demo1.dem");
-    char dir[1024], sub[1100], path[1200], out[4096];
-    snprintf(dir, sizeof dir, "%s/loopgame", test_tmpdir());
-    snprintf(sub, sizeof sub, "%s/sound/weapons", dir);
-    CHECK_EQ(test_capture(out, sizeof out, "mkdir -p '%s'", sub), 0);
-    static uint8_t pcm[3308], wav[44 + sizeof pcm + 36];
-    memset(pcm, 200, sizeof pcm);
-    snprintf(path, sizeof path, "%s/pkup.wav", sub);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fwrite(wav, 1, add_cue(wav, make_wav(wav, 1, 8, 11025, pcm, sizeof pcm), 0), f);
-    fclose(f);
+    char dir[1024], path[1200], out[4096];
+    CHECK(looped_pickup_game(dir, sizeof dir, "loopgame"));
     for (int k = 0; k < 2; k++)
         CHECK_EQ(test_capture(out, sizeof out,
                               "%s render '%s' --no-autodetect -p '%s' -o '%s/f%d' --size 16x16 "
@@ -1662,19 +1671,8 @@ TEST(sound_window_after_a_seek_hears_a_loop_begun_before)
     char demo[1024];
     if (!test_realfile(demo, sizeof demo, "dem/quake-from-memory_demo1.dem"))
         SKIP("no realdata/dem/quake-from-memory_demo1.dem");
-    char dir[1024], sub[1100], path[1200], out[4096];
-    snprintf(dir, sizeof dir, "%s/loopwin", test_tmpdir());
-    snprintf(sub, sizeof sub, "%s/sound/weapons", dir);
-    CHECK_EQ(test_capture(out, sizeof out, "mkdir -p '%s'", sub), 0);
-    static uint8_t pcm[3308], wav[44 + sizeof pcm + 36];
-    memset(pcm, 200, sizeof pcm);
-    snprintf(path, sizeof path, "%s/pkup.wav", sub);
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fwrite(wav, 1, add_cue(wav, make_wav(wav, 1, 8, 11025, pcm, sizeof pcm), 0), f);
-    fclose(f);
+    char dir[1024];
+    CHECK(looped_pickup_game(dir, sizeof dir, "loopwin"));
     qd_error err;
     demo_t *d = demo_open(demo, &err);
     timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
