@@ -54,18 +54,39 @@ static void printable(char *dst, size_t cap, const char *src)
     dst[k] = 0;
 }
 
+/* A file there but damaged (err: not found and out of memory are not) in w->damaged, when
+ * w->damaged is empty and it is not what this level said before (a Quake II HUD set made
+ * again mid-level finds its damaged picture again). */
+static void say_damaged(app_world *w, const qd_error *err)
+{
+    if (w->damaged[0] || err->code == QD_OK || err->code == QD_ERR_NOT_FOUND ||
+        err->code == QD_ERR_NOMEM)
+        return;
+    char msg[sizeof err->msg];
+    printable(msg, sizeof msg, err->msg);
+    snprintf(w->damaged, sizeof w->damaged, "%.280s (byte %llu)", msg,
+             (unsigned long long)err->offset);
+    if (!strcmp(w->damaged, w->damaged_said))
+        w->damaged[0] = 0;
+    else
+        snprintf(w->damaged_said, sizeof w->damaged_said, "%s", w->damaged);
+}
+
 void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
 {
     uint64_t key = level_key(&cl->level);
     if (w->assets && key == w->level_key) {
         /* the same level: only a Quake II image registered since (a review: one named
          * mid-level was never drawn, so a render's frames depended on where it began) */
+        w->damaged[0] = 0; /* (said at the level's load; only something new now) */
         uint64_t ik = images_key(cl);
         if (ik != w->images_key) {
             r_hud2 *was = w->hud2; /* (its pictures go on to the new set) */
-            w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl, was);
+            qd_error hud_err = {0};
+            w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl, was, &hud_err);
             r_hud2_free(was);
             w->images_key = ik;
+            say_damaged(w, &hud_err);
         }
         /* likewise the sky box when the level names another sky (a review: the sky was the
          * first one the render met, so its frames depended on where it began) */
@@ -94,24 +115,22 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
         !mdl_palette_from_lmp(pal, len, w->palette))
         mdl_palette_from_lmp(qd_builtin_palette, sizeof qd_builtin_palette, w->palette);
     free(pal);
-    qd_error err = {0};
+    qd_error err = {0}, hud_err = {0};
     w->assets = r_assets_load(&cl->level, w->fs ? read_fs : NULL, w->fs, w->palette, &err);
-    w->hud = r_hud_load(w->fs ? read_fs : NULL, w->fs, w->palette);
+    w->hud = r_hud_load(w->fs ? read_fs : NULL, w->fs, w->palette, &hud_err);
     if (cl->level.game == CL_GAME_Q3)
-        w->hud3 = r_hud3_load(w->fs ? read_fs : NULL, w->fs, cl);
+        w->hud3 = r_hud3_load(w->fs ? read_fs : NULL, w->fs, cl, &hud_err);
     if (cl->level.game == CL_GAME_Q2)
-        w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl, NULL);
+        w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl, NULL, &hud_err);
     if (w->assets && w->fs)
         (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
     w->notice[0] = 0;
     w->damaged[0] = 0;
-    if (err.code != QD_OK && err.code != QD_ERR_NOT_FOUND && err.code != QD_ERR_NOMEM) {
-        /* (a review: a file there but damaged was only counted as missing, never named) */
-        char msg[sizeof err.msg];
-        printable(msg, sizeof msg, err.msg);
-        snprintf(w->damaged, sizeof w->damaged, "%.280s (byte %llu)", msg,
-                 (unsigned long long)err.offset);
-    }
+    w->damaged_said[0] = 0;
+    /* (a review: a file there but damaged was only counted as missing, never named; then
+     * a damaged HUD picture was left out in silence) */
+    say_damaged(w, &err);
+    say_damaged(w, &hud_err);
     if (w->assets && !r_assets_map(w->assets)) {
         char map[64];
         printable(map, sizeof map, cl->level.map);

@@ -18,8 +18,10 @@ typedef struct app_world {
     uint64_t images_key; /* Quake II: hash of the layout's image names hud2 holds */
     char sky[32];       /* Quake II: the sky name the assets' sky box was looked for by */
     char notice[160];   /* what is missing, for the user */
-    char damaged[320];  /* the level's first damaged model, skin or picture: "name: reason
-                         * (byte N)", printable; "" none */
+    char damaged[320];  /* after an update, the level's first damaged model, skin or
+                         * picture not said before: "name: reason (byte N)", printable;
+                         * "" none */
+    char damaged_said[320]; /* the last said this level */
 } app_world;
 
 /* Make sure w holds the assets of cl's level (loading them the first time and after a

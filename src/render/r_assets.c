@@ -160,9 +160,7 @@ static void free_md2(r_model *m)
 #define R_SKIN_ROOM ((uint64_t)128 << 20)
 #define R_SKIN_LUT_BYTES ((uint64_t)64 * 256 * sizeof(uint32_t))
 
-/* A file that is there but damaged and is done without (a level of detail, an
- * animation.cfg, a picture): said in *err when nothing was said before (a review: silent) */
-static void damaged_aside(qd_error *err, qd_err code, const qd_error *why)
+void r_damaged_aside(qd_error *err, qd_err code, const qd_error *why)
 {
     if (err && err->code == QD_OK && code != QD_OK && code != QD_ERR_NOMEM &&
         code != QD_ERR_NOT_FOUND)
@@ -197,7 +195,7 @@ static qd_err load_skin(r_md2skin *sk, const char *name, mdl_read_fn read, void 
     mdl_pcx *p = NULL;
     r = mdl_pcx_load(data, len, name, &p, &e);
     free(data);
-    damaged_aside(&a->pic_damaged, r, &e);
+    r_damaged_aside(&a->pic_damaged, r, &e);
     if (r != QD_OK)
         return r;
     uint32_t *lut = malloc(64 * 256 * sizeof *lut);
@@ -366,7 +364,7 @@ static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, 
     mdl_md3 *l = NULL;
     r = mdl_md3_load(data, len, lname, &l, &e);
     free(data);
-    damaged_aside(err, r, &e);
+    r_damaged_aside(err, r, &e);
     if (r != QD_OK)
         return r == QD_ERR_NOMEM ? r : QD_OK;
     int alike = l->num_frames == m->md3->num_frames &&
@@ -527,7 +525,7 @@ static qd_err load_anims(r_model *m, const char *name, mdl_read_fn read, void *c
     r = m->anims ? mdl_anims_parse((const char *)data, len, cfg, m->anims, &e) : QD_ERR_NOMEM;
     free(data);
     free(cfg);
-    damaged_aside(err, r, &e);
+    r_damaged_aside(err, r, &e);
     if (r != QD_OK) {
         free(m->anims);
         m->anims = NULL;
@@ -797,7 +795,7 @@ static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx
             e = (qd_error){0};
             snprintf(name, sizeof name, "env/%s%s.pcx", sky, suffix[k]);
             if (read_file(read, ctx, name, &data, &len, &e) != QD_OK) {
-                damaged_aside(err, tga.code, &tga); /* (a review: silent) */
+                r_damaged_aside(err, tga.code, &tga); /* (a review: silent) */
             } else {
                 if (mdl_pcx_pixels(data, len) > (uint64_t)Q2_SKY_MAX_SIDE * Q2_SKY_MAX_SIDE)
                     qd_fail(&e, QD_ERR_LIMIT, 4, "%s: over %d x %d", name, Q2_SKY_MAX_SIDE,
@@ -815,7 +813,7 @@ static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx
                     a->box_h[k] = (int)p->h;
                 }
                 if (!a->box[k])
-                    damaged_aside(err, e.code, &e);
+                    r_damaged_aside(err, e.code, &e);
                 mdl_pcx_free(p);
                 free(data);
             }
@@ -1036,7 +1034,7 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             (ends_with(names[i], ".pcx") && apply_pcx(a, i, names[i], read, ctx, err) != QD_OK))
             return out_of_memory(a, names, err);
     /* a skin or a sprite's picture there but damaged, drawn flat (a review: not said) */
-    damaged_aside(err, a->pic_damaged.code, &a->pic_damaged);
+    r_damaged_aside(err, a->pic_damaged.code, &a->pic_damaged);
     free(names);
     return a;
 }

@@ -22,7 +22,7 @@ struct r_hud {
     uint32_t palette[256];
 };
 
-r_hud *r_hud_load(mdl_read_fn read, void *ctx, const uint32_t palette[256])
+r_hud *r_hud_load(mdl_read_fn read, void *ctx, const uint32_t palette[256], qd_error *damaged)
 {
     uint8_t *data = NULL;
     size_t len = 0;
@@ -32,8 +32,9 @@ r_hud *r_hud_load(mdl_read_fn read, void *ctx, const uint32_t palette[256])
         return NULL;
     }
     r_hud *h = calloc(1, sizeof *h);
-    if (h && mdl_wad_load(data, len, "gfx.wad", &h->wad, &e) == QD_OK &&
-        mdl_wad_pic(h->wad, "sbar")) {
+    qd_err r = h ? mdl_wad_load(data, len, "gfx.wad", &h->wad, &e) : QD_ERR_NOMEM;
+    r_damaged_aside(damaged, r, &e);
+    if (r == QD_OK && mdl_wad_pic(h->wad, "sbar")) {
         h->conchars = mdl_wad_pic(h->wad, "conchars");
         if (palette)
             memcpy(h->palette, palette, sizeof h->palette);

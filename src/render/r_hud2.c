@@ -320,7 +320,7 @@ static uint64_t pic_cost(const mdl_pcx *p, size_t len)
 /* The picture name names, or NULL; it and its file's bytes taken from *room (the bytes in
  * *len_out), and nothing read once the room is spent. */
 static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name, uint64_t *room,
-                         size_t *len_out)
+                         size_t *len_out, qd_error *damaged)
 {
     char path[CL_NAME_LEN + 16];
     pic_path(name, path, sizeof path);
@@ -328,15 +328,20 @@ static mdl_pcx *load_pic(mdl_read_fn read, void *ctx, const char *name, uint64_t
     size_t len = 0;
     qd_error e = {0};
     mdl_pcx *p = NULL;
-    if (*room == 0 || read(ctx, path, &data, &len, &e) != QD_OK) {
+    qd_err r = *room == 0 ? QD_ERR_LIMIT : read(ctx, path, &data, &len, &e);
+    if (r != QD_OK) {
+        r_damaged_aside(damaged, r, &e);
         free(data);
         return NULL;
     }
     uint64_t cost = (uint64_t)len + mdl_pcx_pixels(data, len);
-    if (cost <= *room && mdl_pcx_load(data, len, path, &p, &e) == QD_OK)
+    r = cost <= *room ? mdl_pcx_load(data, len, path, &p, &e) : QD_ERR_LIMIT;
+    if (r == QD_OK)
         *room -= cost;
     else
         *room -= (uint64_t)len < *room ? (uint64_t)len : *room;
+    if (r != QD_ERR_LIMIT) /* (past the room: left out as one not there) */
+        r_damaged_aside(damaged, r, &e);
     free(data);
     *len_out = len;
     return p;
@@ -356,7 +361,8 @@ static mdl_pcx *take_pic(mdl_pcx **from, size_t len, uint64_t *room)
     return p;
 }
 
-r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old)
+r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old,
+                    qd_error *damaged)
 {
     if (!read || !cl)
         return NULL;
@@ -373,14 +379,14 @@ r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old
             if (h->num[a][i])
                 h->num_len[a][i] = old->num_len[a][i];
             else
-                h->num[a][i] = load_pic(read, ctx, name, &room, &h->num_len[a][i]);
+                h->num[a][i] = load_pic(read, ctx, name, &room, &h->num_len[a][i], damaged);
             found += h->num[a][i] != NULL;
         }
     h->conchars = old ? take_pic(&old->conchars, old->conchars_len, &room) : NULL;
     if (h->conchars)
         h->conchars_len = old->conchars_len;
     else
-        h->conchars = load_pic(read, ctx, "conchars", &room, &h->conchars_len);
+        h->conchars = load_pic(read, ctx, "conchars", &room, &h->conchars_len, damaged);
     found += h->conchars != NULL;
     /* the images the level names, each file once: those of an earlier set (old, the same
      * level before an image was registered) taken over, not read again (a review: 255
@@ -401,7 +407,7 @@ r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old
                 (q->pcx = take_pic(&old->pics[j].pcx, old->pics[j].len, &room)))
                 q->len = old->pics[j].len;
         if (!q->pcx)
-            q->pcx = load_pic(read, ctx, n, &room, &q->len);
+            q->pcx = load_pic(read, ctx, n, &room, &q->len, damaged);
         if (!q->pcx)
             continue;
         snprintf(q->name, sizeof q->name, "%s", n);

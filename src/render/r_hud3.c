@@ -101,33 +101,34 @@ static rgba code_rgba(int index, float a)
 
 /* ---- loading ---- */
 
-static mdl_image *image(mdl_read_fn read, void *ctx, const char *name)
+static mdl_image *image(mdl_read_fn read, void *ctx, qd_error *damaged, const char *name)
 {
     mdl_image *im = NULL;
-    if (read && mdl_image_find(read, ctx, name, &im, NULL) != QD_OK)
-        return NULL;
-    return im;
+    qd_error e = {0};
+    qd_err r = read ? mdl_image_find(read, ctx, name, &im, &e) : QD_ERR_NOT_FOUND;
+    r_damaged_aside(damaged, r, &e); /* (a review: a damaged one was left out in silence) */
+    return r == QD_OK ? im : NULL;
 }
 
-r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl)
+r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *damaged)
 {
     r_hud3 *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
     int found = 0;
-    h->chars = image(read, ctx, "gfx/2d/bigchars.tga");
+    h->chars = image(read, ctx, damaged, "gfx/2d/bigchars.tga");
     found += h->chars != NULL;
     static const char *const digit[11] = {"zero", "one", "two",   "three", "four", "five",
                                           "six",  "seven", "eight", "nine", "minus"};
     for (int i = 0; i < 11; i++) {
         char name[64];
         snprintf(name, sizeof name, "gfx/2d/numbers/%s_32b.tga", digit[i]);
-        h->num[i] = image(read, ctx, name);
+        h->num[i] = image(read, ctx, damaged, name);
         found += h->num[i] != NULL;
     }
-    h->select = image(read, ctx, "gfx/2d/select.tga");
-    h->crosshair = image(read, ctx, "gfx/2d/crosshaire.tga");
-    h->armor = image(read, ctx, "icons/iconr_yellow.tga");
+    h->select = image(read, ctx, damaged, "gfx/2d/select.tga");
+    h->crosshair = image(read, ctx, damaged, "gfx/2d/crosshaire.tga");
+    h->armor = image(read, ctx, damaged, "icons/iconr_yellow.tga");
     /* bg_misc.c bg_itemlist: each weapon's ammo item icon; the gauntlet and grapple have
      * none, so their weapon icon stands in */
     static const struct {
@@ -153,11 +154,11 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl)
         mdl_image *im = NULL;
         if (icons[i].ammo) {
             snprintf(name, sizeof name, "icons/icona_%s.tga", icons[i].ammo);
-            im = image(read, ctx, name);
+            im = image(read, ctx, damaged, name);
         }
         if (!im) {
             snprintf(name, sizeof name, "icons/iconw_%s.tga", icons[i].weapon);
-            im = image(read, ctx, name);
+            im = image(read, ctx, damaged, name);
         }
         h->ammo[icons[i].wp] = im;
     }
@@ -172,12 +173,12 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl)
         {CL_PU_REGEN, "icons/regen.tga"}, {CL_PU_FLIGHT, "icons/flight.tga"},
     };
     for (size_t i = 0; i < sizeof pus / sizeof pus[0]; i++)
-        h->powerup[pus[i].pu] = image(read, ctx, pus[i].icon);
+        h->powerup[pus[i].pu] = image(read, ctx, damaged, pus[i].icon);
     for (int team = 0; team < 2; team++)
         for (int i = 0; i < 3; i++) {
             char name[64];
             snprintf(name, sizeof name, "icons/iconf_%s%d.tga", team ? "blu" : "red", i + 1);
-            h->flag[team][i] = image(read, ctx, name);
+            h->flag[team][i] = image(read, ctx, damaged, name);
         }
     /* cg_players.c CG_RegisterClientModelname: models/players/<headModel>/icon_<headSkin>,
      * else icon_default. The decoder keeps head names to [A-Za-z0-9_-]. */
@@ -189,10 +190,10 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl)
             continue;
         snprintf(model, sizeof model, "%.*s", (int)(slash - p->head), p->head);
         snprintf(name, sizeof name, "models/players/%s/icon_%s.tga", model, slash + 1);
-        h->head[i] = image(read, ctx, name);
+        h->head[i] = image(read, ctx, damaged, name);
         if (!h->head[i]) {
             snprintf(name, sizeof name, "models/players/%s/icon_default.tga", model);
-            h->head[i] = image(read, ctx, name);
+            h->head[i] = image(read, ctx, damaged, name);
         }
     }
     if (!found) { /* none of Quake III's HUD pictures: the caller's own HUD instead */

@@ -820,4 +820,9 @@ const uint32_t *r_q3_fog_image(const r_assets *a);
  * *range (0: none, so no view is drawn for it: tr_main.c SurfIsOffscreen). */
 int r_q3_face_portal(const r_assets *a, uint32_t fi, float *range);
 
+/* A file that is there but damaged and is done without (a level of detail, an
+ * animation.cfg, a picture): why in *err (may be NULL) when nothing was said there before
+ * (a review: silent); a missing file and memory running out are not damage. */
+void r_damaged_aside(qd_error *err, qd_err code, const qd_error *why);
+
 #endif

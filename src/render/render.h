@@ -150,9 +150,11 @@ int r_render(const r_assets *a, const cl_state *cl, double t, const r_camera *ca
 /* ---- The game's status bar ---- */
 
 /* The game's 2D pictures read through read: Quake's gfx.wad (status bar, numbers, faces,
- * icons, conchars). NULL when there are none (or memory runs out). palette may be NULL. */
+ * icons, conchars). NULL when there are none (or memory runs out). palette may be NULL.
+ * A gfx.wad there but damaged is said in *damaged (may be NULL) when it holds nothing yet,
+ * as each HUD's loader below says its first damaged picture (left out, as one not there). */
 typedef struct r_hud r_hud;
-r_hud *r_hud_load(mdl_read_fn read, void *ctx, const uint32_t palette[256]);
+r_hud *r_hud_load(mdl_read_fn read, void *ctx, const uint32_t palette[256], qd_error *damaged);
 void r_hud_free(r_hud *h);
 /* Draw the status bar of st (Quake's sbar and ibar, their layout scaled by whole pixels and
  * centred at the bottom of fb). Returns 1 when drawn, 0 when it cannot be (no pictures, or
@@ -165,7 +167,8 @@ int r_hud_draw(const r_hud *h, const cl_stats *st, double t, rast_fb *fb);
  * once. old (NULL: none), the same level's set before, gives its pictures to the new one
  * (the caller still frees it). */
 typedef struct r_hud2 r_hud2;
-r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old);
+r_hud2 *r_hud2_load(mdl_read_fn read, void *ctx, const cl_state *cl, r_hud2 *old,
+                    qd_error *damaged);
 void r_hud2_free(r_hud2 *h);
 /* Quake II's HUD from cl's layout programs (r_hud2.c): the status bar program, and the
  * layout while STAT_LAYOUTS bit 0 is set, with pics' pictures (NULL: qdemo's font and no
@@ -191,7 +194,7 @@ int r_hud_color_code(const char *s, uint32_t *tint);
  * none of bigchars and the numbers are found (the caller's own HUD then) or memory runs out.
  * Free with r_hud3_free. */
 typedef struct r_hud3 r_hud3;
-r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl);
+r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *damaged);
 void r_hud3_free(r_hud3 *h);
 /* Draw Quake III's HUD of cl at demo time t over fb as ioquake3's cgame lays it out on its
  * 640x480 screen stretched to fb: the status bar of the player in slot follow (-1: the

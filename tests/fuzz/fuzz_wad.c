@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mdl_wad_free(w);
     }
     memread m = {.data = data, .size = size, .names = {"gfx.wad"}};
-    r_hud *h = r_hud_load(memread_fn, &m, NULL);
+    r_hud *h = r_hud_load(memread_fn, &m, NULL, NULL);
     if (h) {
         cl_stats st;
         memset(&st, 0, sizeof st);

@@ -43,7 +43,7 @@ static const uint8_t *lump(const uint8_t *w, size_t len, const char *name, uint3
 static r_hud *hud_from(const uint8_t *w, size_t len, const uint32_t pal[256])
 {
     memread m = {.data = w, .size = len, .names = {"gfx.wad"}};
-    return r_hud_load(memread_fn, &m, pal);
+    return r_hud_load(memread_fn, &m, pal, NULL);
 }
 
 TEST(hud_wad_directory)
@@ -591,4 +591,17 @@ TEST(hud_quake2_image_registered_mid_level)
     CHECK(world.assets == before);
     CHECK_STR(world.sky, "unit2");
     app_world_free(&world);
+}
+
+/* A gfx.wad there but damaged is said (a review: the bar was left out in silence): eight
+ * bytes, "WAD2" and a lump count with no directory offset, name the file; the bar is not
+ * made. */
+TEST(hud_damaged_wad_named)
+{
+    static const uint8_t w[8] = {'W', 'A', 'D', '2', 1, 0, 0, 0};
+    memread m = {.data = w, .size = sizeof w, .names = {"gfx.wad"}};
+    qd_error e = {0};
+    CHECK(r_hud_load(memread_fn, &m, NULL, &e) == NULL);
+    CHECK(e.code != QD_OK && e.code != QD_ERR_NOT_FOUND);
+    CHECK_MSG(strstr(e.msg, "gfx.wad") != NULL, "%s", e.msg);
 }

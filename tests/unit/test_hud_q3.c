@@ -85,7 +85,7 @@ TEST(q3hud_glyph_placement)
                   "OpenArena's pk3s are there but do not open as a game folder");
         SKIP("Debian's OpenArena data (" OA_BASE ") is not installed");
     }
-    r_hud3 *h = r_hud3_load(read_fs, fs, NULL);
+    r_hud3 *h = r_hud3_load(read_fs, fs, NULL, NULL);
     mdl_image *cs = oa_image(fs, "gfx/2d/bigchars.tga");
     CHECK(h && cs);
     CHECK_EQ(cs->w, 256);
@@ -203,7 +203,7 @@ static int frame_open_path(q3frame *f, const char *path, double t, uint32_t bg)
         return OPEN_FAILED(err.msg);
     if (!(f->tl = tl_open(d, 0, &err)) || !(f->cl = tl_state_at(f->tl, t, &err)))
         return OPEN_FAILED(err.msg);
-    f->h = r_hud3_load(read_fs, f->fs, f->cl);
+    f->h = r_hud3_load(read_fs, f->fs, f->cl, NULL);
     f->fb = rast_fb_new(640, 480);
     if (!f->h || !f->fb)
         return OPEN_FAILED("the HUD or the frame could not be made");
@@ -329,11 +329,11 @@ static size_t tiny_tga(uint8_t *out)
 TEST(q3hud_missing_pictures_fall_back)
 {
     memread none = {.data = (const uint8_t *)"", .size = 0, .names = {NULL}};
-    CHECK(r_hud3_load(memread_fn, &none, NULL) == NULL);
+    CHECK(r_hud3_load(memread_fn, &none, NULL, NULL) == NULL);
     static uint8_t tga[18 + 16 * 16 * 4];
     size_t len = tiny_tga(tga);
     memread m = {.data = tga, .size = len, .names = {"gfx/2d/bigchars.tga"}};
-    r_hud3 *h = r_hud3_load(memread_fn, &m, NULL);
+    r_hud3 *h = r_hud3_load(memread_fn, &m, NULL, NULL);
     CHECK(h);
     cl_state *cl = calloc(1, sizeof *cl);
     cl_reset(cl);
@@ -689,4 +689,24 @@ TEST(q3hud_spectator)
     CHECK_MSG(word > 200, "%d lit in SPECTATOR's box", word);
     CHECK_MSG(join > 200, "%d lit in the second line beyond it", join);
     frame_close(&f);
+}
+
+/* A HUD picture there but damaged is left out as one not there, and now said (a review:
+ * silent): bigchars.tga of image type 99 (TGA knows 1-3 and 9-11) names the file in
+ * *damaged, no set made from nothing else being there (NULL: none of bigchars and the
+ * numbers). A missing picture says nothing. */
+TEST(q3hud_damaged_picture_named)
+{
+    static uint8_t tga[18 + 16 * 16 * 4];
+    size_t len = tiny_tga(tga);
+    tga[2] = 99;
+    memread m = {.data = tga, .size = len, .names = {"gfx/2d/bigchars.tga"}};
+    qd_error e = {0};
+    CHECK(r_hud3_load(memread_fn, &m, NULL, &e) == NULL);
+    CHECK(e.code != QD_OK && e.code != QD_ERR_NOT_FOUND);
+    CHECK_MSG(strstr(e.msg, "bigchars.tga") != NULL, "%s", e.msg);
+    memread none = {.data = (const uint8_t *)"", .size = 0, .names = {NULL}};
+    qd_error e2 = {0};
+    CHECK(r_hud3_load(memread_fn, &none, NULL, &e2) == NULL);
+    CHECK_EQ(e2.code, QD_OK);
 }
