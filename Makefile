@@ -196,31 +196,34 @@ QDEMO_VERSION := $(shell sed -n 's/^\#define QDEMO_VERSION "\(.*\)"/\1/p' src/ma
 $(B)/qdemo.1: $(B)/qdemo src/man/manpage.sh
 	sh src/man/manpage.sh $(B)/qdemo $(QDEMO_VERSION) > $@
 install: $(B)/qdemo $(B)/qdemo.1
-	install -Dm755 $(B)/qdemo $(BINDIR)/qdemo
-	install -Dm644 $(B)/qdemo.1 $(SHAREDIR)/man/man1/qdemo.1
-	install -Dm644 assets/qdemo.desktop $(SHAREDIR)/applications/qdemo.desktop
-	install -Dm644 assets/qdemo-mime.xml $(SHAREDIR)/mime/packages/qdemo.xml
-	install -d $(SHAREDIR)/qdemo/progs $(SHAREDIR)/qdemo/gfx $(SHAREDIR)/qdemo/librequake-licence \
-	  $(SHAREDIR)/qdemo/maps $(SHAREDIR)/qdemo/sound/ambience
-	install -m644 assets/progs/* $(SHAREDIR)/qdemo/progs/
-	install -m644 assets/maps/b_*.bsp $(SHAREDIR)/qdemo/maps/
-	install -m644 assets/sound/ambience/*.wav $(SHAREDIR)/qdemo/sound/ambience/
-	install -m644 assets/gfx/* $(SHAREDIR)/qdemo/gfx/
-	install -m644 assets/gfx.wad $(SHAREDIR)/qdemo/gfx.wad
-	install -m644 assets/librequake-licence/* $(SHAREDIR)/qdemo/librequake-licence/
-	install -m644 assets/README.md $(SHAREDIR)/qdemo/README.md
-	install -m644 LICENSE $(SHAREDIR)/qdemo/LICENSE
+	install -Dm755 "$(B)/qdemo" "$(BINDIR)/qdemo"
+	install -Dm644 "$(B)/qdemo.1" "$(SHAREDIR)/man/man1/qdemo.1"
+	install -Dm644 assets/qdemo.desktop "$(SHAREDIR)/applications/qdemo.desktop"
+	install -Dm644 assets/qdemo-mime.xml "$(SHAREDIR)/mime/packages/qdemo.xml"
+	install -Dm644 assets/qdemo.png "$(SHAREDIR)/icons/hicolor/128x128/apps/qdemo.png"
+	install -d "$(SHAREDIR)/qdemo/progs" "$(SHAREDIR)/qdemo/gfx" "$(SHAREDIR)/qdemo/librequake-licence" \
+	  "$(SHAREDIR)/qdemo/maps" "$(SHAREDIR)/qdemo/sound/ambience"
+	install -m644 assets/progs/* "$(SHAREDIR)/qdemo/progs/"
+	install -m644 assets/maps/b_*.bsp "$(SHAREDIR)/qdemo/maps/"
+	install -m644 assets/sound/ambience/*.wav "$(SHAREDIR)/qdemo/sound/ambience/"
+	install -m644 assets/gfx/* "$(SHAREDIR)/qdemo/gfx/"
+	install -m644 assets/gfx.wad "$(SHAREDIR)/qdemo/gfx.wad"
+	install -m644 assets/librequake-licence/* "$(SHAREDIR)/qdemo/librequake-licence/"
+	install -m644 assets/README.md "$(SHAREDIR)/qdemo/README.md"
+	install -m644 LICENSE "$(SHAREDIR)/qdemo/LICENSE"
 	@if [ -z "$(DESTDIR)" ]; then \
-	  command -v update-mime-database >/dev/null && update-mime-database $(SHAREDIR)/mime || true; \
-	  command -v update-desktop-database >/dev/null && update-desktop-database $(SHAREDIR)/applications || true; \
+	  command -v update-mime-database >/dev/null && update-mime-database "$(SHAREDIR)/mime" || true; \
+	  command -v update-desktop-database >/dev/null && update-desktop-database "$(SHAREDIR)/applications" || true; \
+	  command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -qt "$(SHAREDIR)/icons/hicolor" || true; \
 	fi
 uninstall:
-	rm -f $(BINDIR)/qdemo $(SHAREDIR)/man/man1/qdemo.1 $(SHAREDIR)/applications/qdemo.desktop \
-	  $(SHAREDIR)/mime/packages/qdemo.xml
-	rm -rf $(SHAREDIR)/qdemo
+	rm -f "$(BINDIR)/qdemo" "$(SHAREDIR)/man/man1/qdemo.1" "$(SHAREDIR)/applications/qdemo.desktop" \
+	  "$(SHAREDIR)/mime/packages/qdemo.xml" "$(SHAREDIR)/icons/hicolor/128x128/apps/qdemo.png"
+	rm -rf "$(SHAREDIR)/qdemo"
 	@if [ -z "$(DESTDIR)" ]; then \
-	  command -v update-mime-database >/dev/null && update-mime-database $(SHAREDIR)/mime || true; \
-	  command -v update-desktop-database >/dev/null && update-desktop-database $(SHAREDIR)/applications || true; \
+	  command -v update-mime-database >/dev/null && update-mime-database "$(SHAREDIR)/mime" || true; \
+	  command -v update-desktop-database >/dev/null && update-desktop-database "$(SHAREDIR)/applications" || true; \
+	  command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -qt "$(SHAREDIR)/icons/hicolor" || true; \
 	fi
 
 # The README's pictures (assets/gallery/), from free data only.

@@ -13,6 +13,7 @@ static const char *const installed[] = {
     "usr/share/man/man1/qdemo.1",
     "usr/share/applications/qdemo.desktop",
     "usr/share/mime/packages/qdemo.xml",
+    "usr/share/icons/hicolor/128x128/apps/qdemo.png", /* the entry's Icon=qdemo */
     "usr/share/qdemo/progs/player.mdl",
     "usr/share/qdemo/maps/b_bh25.bsp",
     "usr/share/qdemo/sound/ambience/drone6.wav",
@@ -43,9 +44,10 @@ TEST(install_stages_every_file_and_uninstall_removes_them)
         SKIP("QDEMO is not B/qdemo");
     *slash = 0;
     char dest[1024];
-    snprintf(dest, sizeof dest, "%s/install-%d", test_tmpdir(), (int)getpid());
+    /* (a space in it: the Makefile quotes its paths) */
+    snprintf(dest, sizeof dest, "%s/install dir-%d", test_tmpdir(), (int)getpid());
     static char out[1 << 16];
-    CHECK_EQ(test_capture(out, sizeof out, "make -s B=%s DESTDIR=%s PREFIX=/usr install 2>&1", b,
+    CHECK_EQ(test_capture(out, sizeof out, "make -s B='%s' DESTDIR='%s' PREFIX=/usr install 2>&1", b,
                           dest),
              0);
     for (size_t i = 0; i < sizeof installed / sizeof installed[0]; i++)
@@ -53,8 +55,8 @@ TEST(install_stages_every_file_and_uninstall_removes_them)
 
     /* the manual page is the help text: every option line of --help is in it */
     static char help[1 << 14], man[1 << 16];
-    CHECK_EQ(test_capture(help, sizeof help, "%s/usr/bin/qdemo --help", dest), 0);
-    CHECK_EQ(test_capture(man, sizeof man, "cat %s/usr/share/man/man1/qdemo.1", dest), 0);
+    CHECK_EQ(test_capture(help, sizeof help, "'%s/usr/bin/qdemo' --help", dest), 0);
+    CHECK_EQ(test_capture(man, sizeof man, "cat '%s/usr/share/man/man1/qdemo.1'", dest), 0);
     CHECK(strncmp(man, ".TH QDEMO 1 ", 12) == 0);
     int options = 0;
     for (char *line = strtok(help, "\n"); line; line = strtok(NULL, "\n")) {
@@ -68,14 +70,14 @@ TEST(install_stages_every_file_and_uninstall_removes_them)
     /* desktop-file-validate accepts the entry (desktop-file-utils: make test installs it) */
     if (system("command -v desktop-file-validate >/dev/null 2>&1") == 0)
         CHECK_EQ(test_capture(out, sizeof out,
-                              "desktop-file-validate %s/usr/share/applications/qdemo.desktop 2>&1",
+                              "desktop-file-validate '%s/usr/share/applications/qdemo.desktop' 2>&1",
                               dest),
                  0);
     /* shared-mime-info reads the types: its globs file maps *.qwd to QuakeWorld's */
     if (system("command -v update-mime-database >/dev/null 2>&1") == 0) {
-        CHECK_EQ(test_capture(out, sizeof out, "update-mime-database %s/usr/share/mime 2>&1", dest),
+        CHECK_EQ(test_capture(out, sizeof out, "update-mime-database '%s/usr/share/mime' 2>&1", dest),
                  0);
-        CHECK_EQ(test_capture(out, sizeof out, "cat %s/usr/share/mime/globs", dest), 0);
+        CHECK_EQ(test_capture(out, sizeof out, "cat '%s/usr/share/mime/globs'", dest), 0);
         CHECK(strstr(out, "application/x-quakeworld-demo:*.qwd") != NULL);
         CHECK(strstr(out, "application/x-quake3-demo:*.dm_68") != NULL);
     }
@@ -84,13 +86,13 @@ TEST(install_stages_every_file_and_uninstall_removes_them)
      * is found with no -p; not with --no-autodetect */
     if (access("assets/smoothme.dem", R_OK) == 0) {
         const char *env = "env -u QDEMO_BASEDIR QDEMO_NO_AUTODETECT=0 HOME=/nonexistent";
-        CHECK_EQ(test_capture(out, sizeof out, "%s %s/usr/bin/qdemo info --json assets/smoothme.dem",
+        CHECK_EQ(test_capture(out, sizeof out, "%s '%s/usr/bin/qdemo' info --json assets/smoothme.dem",
                               env, dest),
                  0);
         const char *miss = strstr(out, "\"models_missing\"");
         CHECK(miss && !strstr(miss, "progs/player.mdl"));
         CHECK_EQ(test_capture(out, sizeof out,
-                              "%s %s/usr/bin/qdemo info --json --no-autodetect "
+                              "%s '%s/usr/bin/qdemo' info --json --no-autodetect "
                               "assets/smoothme.dem",
                               env, dest),
                  0);
@@ -98,7 +100,7 @@ TEST(install_stages_every_file_and_uninstall_removes_them)
         CHECK(miss && strstr(miss, "progs/player.mdl"));
     }
 
-    CHECK_EQ(test_capture(out, sizeof out, "make -s B=%s DESTDIR=%s PREFIX=/usr uninstall 2>&1",
+    CHECK_EQ(test_capture(out, sizeof out, "make -s B='%s' DESTDIR='%s' PREFIX=/usr uninstall 2>&1",
                           b, dest),
              0);
     for (size_t i = 0; i < sizeof installed / sizeof installed[0]; i++)
