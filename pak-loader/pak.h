@@ -107,4 +107,12 @@ int pak_fs_num_layers(const pak_fs *fs);
  * sets *kind and *files (each may be NULL). */
 const char *pak_fs_layer(const pak_fs *fs, int i, pak_kind *kind, uint32_t *files);
 
+/* Normalises a name into out (cap >= PAK_MAX_NAME + 1) as every look-up does: '\' to '/',
+ * empty and "." components dropped, ASCII lower case, so two names of one file are one
+ * string. Returns its length (0 for a name with no parts), PAK_NAME_TOO_LONG, or
+ * PAK_NAME_DOTDOT for a name with a ".." component. */
+#define PAK_NAME_TOO_LONG (-1)
+#define PAK_NAME_DOTDOT (-2)
+int pak_name_normalize(const char *in, size_t in_len, char *out, size_t cap);
+
 #endif

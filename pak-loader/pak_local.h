@@ -8,10 +8,6 @@
 #include "../src/common/err.h"
 #include "pak.h"
 
-/* pak_name_normalize failures. */
-#define PAK_NAME_TOO_LONG (-1)
-#define PAK_NAME_DOTDOT (-2)
-
 /* Caps beyond those in pak.h. */
 #define PAK_MAX_ZIP_CD (128u << 20) /* bytes in one zip central directory */
 #define PAK_MAX_DIRS (1u << 16)     /* subfolders visited in one folder tree */
@@ -68,10 +64,5 @@ uint32_t pak_archive_lower_bound(const pak_archive *a, const char *key);
  * max_size caps the bytes returned (QD_ERR_LIMIT over it). */
 qd_err pak_archive_read(const pak_archive *a, const pak_entry *e, uint64_t max_size,
                         uint8_t **data, size_t *len, qd_error *err);
-
-/* Normalises a name into out (cap >= PAK_MAX_NAME + 1): '\' to '/', empty and "."
- * components dropped, ASCII lower case. Returns its length (0 for a name with no parts),
- * PAK_NAME_TOO_LONG, or PAK_NAME_DOTDOT for a name with a ".." component. */
-int pak_name_normalize(const char *in, size_t in_len, char *out, size_t cap);
 
 #endif

@@ -16,6 +16,19 @@ static int list_fs(void *ctx, const char *prefix,
     return pak_list_search_order((const pak_fs *)ctx, prefix, fn, u);
 }
 
+/* The map and game folder of lvl: a level of the same key reads the same map. */
+static uint64_t map_key(const cl_level *lvl)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[2] = {lvl->map, lvl->gamedir};
+    for (int p = 0; p < 2; p++) {
+        for (const char *c = parts[p]; *c; c++)
+            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+        h = (h ^ 0xffu) * 1099511628211ull; /* (one part's end) */
+    }
+    return h | 1; /* (0: none) */
+}
+
 static uint64_t level_key(const cl_level *lvl)
 {
     uint64_t h = 1469598103934665603ull;
@@ -98,8 +111,16 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     }
     snprintf(w->sky, sizeof w->sky, "%s", cl->level.sky);
     w->images_key = images_key(cl);
-    r_assets_free(w->assets);
+    /* the same map with other models (a Quake III player's new model, skin or team): the
+     * map and what was decoded for it taken from the set before, which a fresh load would
+     * read and make the same way (a review: each such change read and decoded the whole
+     * level again, 0.9 s a frame of a demo that makes one a snapshot) */
+    uint64_t mk = map_key(&cl->level);
+    r_assets *donor = w->assets && mk == w->map_key ? w->assets : NULL;
+    if (!donor)
+        r_assets_free(w->assets);
     w->assets = NULL;
+    w->map_key = mk;
     r_hud_free(w->hud);
     w->hud = NULL;
     r_hud3_free(w->hud3);
@@ -111,24 +132,32 @@ void app_world_update(app_world *w, const app_opts *o, const cl_state *cl)
     w->level_key = key;
     uint8_t *pal = NULL;
     size_t len = 0;
-    if (!w->fs || pak_read(w->fs, "gfx/palette.lmp", &pal, &len, NULL) != QD_OK ||
-        !mdl_palette_from_lmp(pal, len, w->palette))
+    qd_error err = {0}, hud_err = {0}, pal_err = {0};
+    int got = w->fs && pak_read(w->fs, "gfx/palette.lmp", &pal, &len, NULL) == QD_OK;
+    if (!got || !mdl_palette_from_lmp(pal, len, w->palette)) {
+        if (got) /* (a review: one cut short was left out in silence) */
+            qd_fail(&pal_err, QD_ERR_TRUNCATED, len,
+                    "gfx/palette.lmp: %zu bytes, a palette needs 768", len);
         mdl_palette_from_lmp(qd_builtin_palette, sizeof qd_builtin_palette, w->palette);
+    }
     free(pal);
-    qd_error err = {0}, hud_err = {0};
-    w->assets = r_assets_load(&cl->level, w->fs ? read_fs : NULL, w->fs, w->palette, &err);
+    w->assets =
+        r_assets_load_from(&cl->level, w->fs ? read_fs : NULL, w->fs, w->palette, &err, donor);
     w->hud = r_hud_load(w->fs ? read_fs : NULL, w->fs, w->palette, &hud_err);
     if (cl->level.game == CL_GAME_Q3)
         w->hud3 = r_hud3_load(w->fs ? read_fs : NULL, w->fs, cl, &hud_err);
     if (cl->level.game == CL_GAME_Q2)
         w->hud2 = r_hud2_load(w->fs ? read_fs : NULL, w->fs, cl, NULL, &hud_err);
-    if (w->assets && w->fs)
-        (void)r_assets_q3_textures(w->assets, read_fs, list_fs, w->fs, NULL); /* else flat */
+    if (w->assets && w->fs) /* (else flat) */
+        (void)r_assets_q3_textures_from(w->assets, read_fs, list_fs, w->fs, NULL, donor);
+    r_assets_free(donor);
     w->notice[0] = 0;
     w->damaged[0] = 0;
-    w->damaged_said[0] = 0;
+    if (!donor) /* (the same map: what was said of it is not said again) */
+        w->damaged_said[0] = 0;
     /* (a review: a file there but damaged was only counted as missing, never named; then
      * a damaged HUD picture was left out in silence) */
+    say_damaged(w, &pal_err);
     say_damaged(w, &err);
     say_damaged(w, &hud_err);
     if (w->assets && !r_assets_map(w->assets)) {

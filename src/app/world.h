@@ -15,6 +15,7 @@ typedef struct app_world {
     r_hud3 *hud3;       /* Quake III's HUD pictures (Quake III levels only), or NULL */
     r_hud2 *hud2;       /* Quake II's HUD pictures (Quake II levels only), or NULL */
     uint64_t level_key; /* hash of the level the assets were loaded for */
+    uint64_t map_key;   /* hash of its map and game folder (0: none loaded) */
     uint64_t images_key; /* Quake II: hash of the layout's image names hud2 holds */
     char sky[32];       /* Quake II: the sky name the assets' sky box was looked for by */
     char notice[160];   /* what is missing, for the user */

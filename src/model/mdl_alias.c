@@ -5,6 +5,7 @@
  * Mod_LoadAliasModel in model.c: header, skins, st verts, triangles, frames. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../common/rd.h"
@@ -203,15 +204,26 @@ qd_err mdl_alias_load(const uint8_t *data, size_t len, const char *name,
     uint32_t flags = rd_u32(&r);
     rd_skip(&r, 4); /* size */
 
-    if (num_skins > MDL_ALIAS_MAX_SKINS || skin_w > MDL_ALIAS_MAX_SKIN_SIZE ||
-        skin_h > MDL_ALIAS_MAX_SKIN_SIZE || num_verts > MDL_ALIAS_MAX_VERTS ||
-        num_tris > MDL_ALIAS_MAX_TRIS || num_frames > MDL_ALIAS_MAX_FRAMES)
-        return mdl_file_fail(&ld, QD_ERR_LIMIT, 48, "a count in the header is over its cap");
-    /* Mod_LoadAliasModel refuses these too. */
-    if (num_verts == 0 || num_tris == 0 || num_frames == 0)
-        return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 60, "no vertices, triangles or frames");
-    if (num_skins && (skin_w == 0 || skin_h == 0))
-        return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 52, "skins of size 0");
+    /* each field checked with its own offset (a review: one offset for all of them) */
+    static const struct {
+        uint32_t max;
+        const char *what;
+    } caps[6] = {{MDL_ALIAS_MAX_SKINS, "skins"},         {MDL_ALIAS_MAX_SKIN_SIZE, "skin width"},
+                 {MDL_ALIAS_MAX_SKIN_SIZE, "skin height"}, {MDL_ALIAS_MAX_VERTS, "vertices"},
+                 {MDL_ALIAS_MAX_TRIS, "triangles"},       {MDL_ALIAS_MAX_FRAMES, "frames"}};
+    const uint32_t field[6] = {num_skins, skin_w, skin_h, num_verts, num_tris, num_frames};
+    for (int k = 0; k < 6; k++) {
+        char what[64];
+        if (field[k] > caps[k].max) {
+            snprintf(what, sizeof what, "%u %s (cap %u)", field[k], caps[k].what, caps[k].max);
+            return mdl_file_fail(&ld, QD_ERR_LIMIT, 48 + 4 * (uint64_t)k, what);
+        }
+        /* Mod_LoadAliasModel refuses these too (a size 0 only matters with skins) */
+        if (field[k] == 0 && (k >= 3 || (k > 0 && num_skins))) {
+            snprintf(what, sizeof what, "no %s", caps[k].what);
+            return mdl_file_fail(&ld, QD_ERR_BAD_DATA, 48 + 4 * (uint64_t)k, what);
+        }
+    }
 
     mdl_alias *m = calloc(1, sizeof *m);
     if (!m)

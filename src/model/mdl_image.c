@@ -287,6 +287,12 @@ static size_t stem_len(const char *name)
 qd_err mdl_image_find(mdl_read_fn read, void *ctx, const char *name, mdl_image **out,
                       qd_error *err)
 {
+    return mdl_image_find_max(read, ctx, name, MDL_IMAGE_MAX_SIZE, out, err);
+}
+
+qd_err mdl_image_find_max(mdl_read_fn read, void *ctx, const char *name, int max_side,
+                          mdl_image **out, qd_error *err)
+{
     static const char *const exts[] = {".tga", ".jpg", ".png"};
     *out = NULL;
     if (!read || !name || !name[0])
@@ -320,7 +326,7 @@ qd_err mdl_image_find(mdl_read_fn read, void *ctx, const char *name, mdl_image *
         qd_error e = {0};
         r = read(ctx, buf, &data, &len, &e);
         if (r == QD_OK) {
-            r = mdl_image_load(data, len, buf, out, err);
+            r = mdl_image_load_max(data, len, buf, max_side, out, err);
         } else if (r != QD_ERR_NOT_FOUND) {
             if (err)
                 *err = e;

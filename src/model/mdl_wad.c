@@ -18,6 +18,25 @@ static qd_err fail(qd_error *err, const char *name, qd_err code, uint64_t at, co
     return qd_fail(err, code, at, "%s: %s", name, why);
 }
 
+/* Names compared as mdl_wad_pic matches them: byte by byte with bit 0x20 set (so case
+ * does not count). */
+static int name_cmp(const char *a, const char *b)
+{
+    while (*a && *b && (*a | 0x20) == (*b | 0x20))
+        a++, b++;
+    int x = *a ? (*a | 0x20) & 255 : -1, y = *b ? (*b | 0x20) & 255 : -1;
+    return (x > y) - (x < y);
+}
+
+static _Thread_local const mdl_pic *sort_pics; /* (qsort has no context argument) */
+
+static int by_name(const void *x, const void *y)
+{
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    int c = name_cmp(sort_pics[i].name, sort_pics[j].name);
+    return c ? c : (i > j) - (i < j); /* the first of one name first */
+}
+
 qd_err mdl_wad_load(const uint8_t *data, size_t len, const char *name, mdl_wad **out,
                     qd_error *err)
 {
@@ -73,20 +92,34 @@ qd_err mdl_wad_load(const uint8_t *data, size_t len, const char *name, mdl_wad *
         }
         w->num_pics++;
     }
+    w->order = mdl_calloc(w->num_pics ? w->num_pics : 1, sizeof *w->order);
+    if (!w->order) {
+        mdl_wad_free(w);
+        return fail(err, name, QD_ERR_NOMEM, 0, "wad");
+    }
+    for (uint32_t i = 0; i < w->num_pics; i++)
+        w->order[i] = i;
+    sort_pics = w->pics;
+    qsort(w->order, w->num_pics, sizeof *w->order, by_name);
     *out = w;
     return QD_OK;
 }
 
 const mdl_pic *mdl_wad_pic(const mdl_wad *w, const char *name)
 {
-    for (uint32_t i = 0; w && i < w->num_pics; i++) {
-        const char *a = w->pics[i].name, *b = name;
-        while (*a && *b && (*a | 0x20) == (*b | 0x20))
-            a++, b++;
-        if (!*a && !*b)
-            return &w->pics[i];
+    if (!w || !name)
+        return NULL;
+    uint32_t lo = 0, hi = w->num_pics; /* the first at or past name */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (name_cmp(w->pics[w->order[mid]].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo < w->num_pics && name_cmp(w->pics[w->order[lo]].name, name) == 0
+               ? &w->pics[w->order[lo]]
+               : NULL;
 }
 
 void mdl_wad_free(mdl_wad *w)
@@ -95,5 +128,6 @@ void mdl_wad_free(mdl_wad *w)
         return;
     free(w->data);
     free(w->pics);
+    free(w->order);
     free(w);
 }

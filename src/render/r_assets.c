@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../pak-loader/pak.h"
 #include "r_local.h"
 
 /* Remember the first problem in err and count it. */
@@ -408,6 +409,21 @@ static int first_of(const r_assets *a, char (*names)[CL_NAME_LEN], int i, unsign
             strcmp(names[j], names[i]) == 0)
             return j;
     return 0;
+}
+
+/* names[0..n) as the search path reads them (pak_name_normalize: "Progs/X.mdl",
+ * "./progs//x.mdl" and "progs/x.mdl" are one file; a review: each spelling decoded the file
+ * again), for first_of; a name that names no file is kept as it is. */
+static void file_keys(char (*names)[CL_NAME_LEN], char (*keys)[CL_NAME_LEN], int n)
+{
+    char buf[PAK_MAX_NAME + 1];
+    for (int i = 0; i < n; i++) {
+        int len = pak_name_normalize(names[i], strnlen(names[i], CL_NAME_LEN), buf, sizeof buf);
+        if (len > 0 && len < CL_NAME_LEN)
+            memcpy(keys[i], buf, (size_t)len + 1);
+        else
+            memcpy(keys[i], names[i], CL_NAME_LEN);
+    }
 }
 
 /* m's surfaces' own shader names, in a new array (NULL: no memory). */
@@ -824,7 +840,7 @@ static void q2_sky_box(r_assets *a, const char *sky, mdl_read_fn read, void *ctx
 }
 
 /* gfx/colormap.lmp: 64 rows of 256 palette indices (id's file has one byte more). */
-static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
+static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx, qd_error *err)
 {
     uint8_t *data;
     size_t len;
@@ -834,6 +850,10 @@ static void load_colormap(r_assets *a, mdl_read_fn read, void *ctx)
     if (len >= sizeof a->colormap) {
         memcpy(a->colormap, data, sizeof a->colormap);
         a->colormap_ok = 1;
+    } else { /* (a review: one cut short was left out in silence) */
+        qd_fail(&e, QD_ERR_TRUNCATED, len, "gfx/colormap.lmp: %zu bytes, a light table needs %zu",
+                len, sizeof a->colormap);
+        r_damaged_aside(err, e.code, &e);
     }
     free(data);
 }
@@ -861,8 +881,19 @@ static r_assets *out_of_memory(r_assets *a, void *names, qd_error *err)
     return NULL;
 }
 
+/* The slot of donor's that owns an MD3 model loaded from name (not given away yet), or 0. */
+static int donor_md3(const r_assets *donor, const char *name)
+{
+    for (int j = 1; donor && donor->names && j < donor->num_models; j++)
+        if (donor->models[j].kind == R_KIND_MD3 && !donor->models[j].shared &&
+            !strcmp(donor->names[j], name))
+            return j;
+    return 0;
+}
+
 static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
-                             const uint32_t palette[256], qd_error *err, int lean)
+                             const uint32_t palette[256], qd_error *err, int lean,
+                             r_assets *donor)
 {
     static _Atomic uint64_t serials;
     if (err) {
@@ -884,10 +915,18 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         memcpy(a->palette, palette, sizeof a->palette);
     else
         mdl_palette_grey(a->palette);
-    load_colormap(a, read, ctx);
+    load_colormap(a, read, ctx, &a->pic_damaged);
     r_surf_lut(a);
     snprintf(a->map_name, sizeof a->map_name, "%s", lvl->map);
-    if (!lvl->map[0]) {
+    /* the same Quake III map from the set loaded before: taken whole, with what was made of
+     * it (its faces' colours, triangle runs), as loading it again would make it */
+    int carried = donor && !lean && !donor->lean && donor->world.bsp &&
+                  donor->world.bsp->format == MDL_BSP_Q3_46 && lvl->map[0] &&
+                  !strcmp(donor->map_name, lvl->map);
+    if (carried) {
+        a->world = donor->world;
+        memset(&donor->world, 0, sizeof donor->world);
+    } else if (!lvl->map[0]) {
         snprintf(a->notice, sizeof a->notice, "NO MAP");
     } else {
         uint8_t *data;
@@ -913,7 +952,8 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
 
     load_lit(&a->world, lvl->map, read, ctx);
     q2_textures(a, read, ctx);
-    if (a->world.bsp && !lean) /* (after Quake II's .wal files: the pixels are final) */
+    if (a->world.bsp && !lean && !carried) /* (after Quake II's .wal files: the pixels are
+                                            * final; a carried map had it done) */
         (void)same_textures(&a->world); /* (without memory: each index its own copy) */
     q2_sky_box(a, lvl->sky, read, ctx, err);
     sky_layers(a);
@@ -928,7 +968,9 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
     if (!a->models)
         return out_of_memory(a, NULL, err);
     /* the names as loaded: Quake III players as cgame finds them */
-    char(*names)[CL_NAME_LEN] = malloc((a->num_models ? (size_t)a->num_models : 1) * CL_NAME_LEN);
+    /* (and after them the same names as file keys, file_keys) */
+    char(*names)[CL_NAME_LEN] =
+        malloc((a->num_models ? (size_t)a->num_models : 1) * 2 * CL_NAME_LEN);
     if (!names)
         return out_of_memory(a, NULL, err);
     if (n)
@@ -940,6 +982,8 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         a->q2_explode[k] = base + k;
     }
     r_q3_players(names, a->num_models, read, ctx);
+    char(*keys)[CL_NAME_LEN] = names + (a->num_models ? a->num_models : 1);
+    file_keys(names, keys, a->num_models);
     for (int i = 1; i < a->num_models; i++) {
         r_model *m = &a->models[i];
         const char *name = names[i];
@@ -965,10 +1009,11 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         e = (qd_error){0};
         qd_err r = QD_OK;
-        int same = ends_with(name, ".md3") ? first_of(a, names, i, 1u << R_KIND_MD3) : 0;
-        int same2 = ends_with(name, ".md2") ? first_of(a, names, i, 1u << R_KIND_MD2) : 0;
+        int given = 0; /* the donor's slot whose model this one took */
+        int same = ends_with(name, ".md3") ? first_of(a, keys, i, 1u << R_KIND_MD3) : 0;
+        int same2 = ends_with(name, ".md2") ? first_of(a, keys, i, 1u << R_KIND_MD2) : 0;
         int same3 = same || same2 ? 0
-                                  : first_of(a, names, i,
+                                  : first_of(a, keys, i,
                                              1u << R_KIND_BRUSH | 1u << R_KIND_ALIAS |
                                                  1u << R_KIND_SPRITE | 1u << R_KIND_MISSING);
         if (same3 && a->models[same3].kind == R_KIND_MISSING) {
@@ -992,6 +1037,17 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             m->num_skins = 0;
             m->own_skin = 0;
             r = md2_skins(m, read, ctx, a);
+        } else if ((given = ends_with(name, ".md3") ? donor_md3(donor, name) : 0) > 0) {
+            /* the MD3 model the set before loaded from this name, with its levels of detail
+             * and animations; its skins and materials made again as for a fresh load */
+            r_model *d = &donor->models[given];
+            m->kind = R_KIND_MD3;
+            m->md3 = d->md3;
+            m->lod[0] = d->lod[0], m->lod[1] = d->lod[1];
+            m->lod_surf[0] = d->lod_surf[0], m->lod_surf[1] = d->lod_surf[1];
+            m->anims = d->anims;
+            m->weapon = d->weapon;
+            d->shared = 1; /* (donor frees it no more) */
         } else {
             r = load_model(m, name, read, ctx, palette, a, &e);
         }
@@ -1018,7 +1074,7 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             return out_of_memory(a, names, err);
         if (r != QD_OK && !(r == QD_ERR_NOT_FOUND && (optional_flash(i, name) || i >= n)))
             note(a, err, r, name, &e);
-        if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared &&
+        if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared && !given &&
             (load_anims(m, name, read, ctx, err) != QD_OK ||
              load_lod(m, name, 1, read, ctx, err) != QD_OK ||
              (m->lod[0] && load_lod(m, name, 2, read, ctx, err) != QD_OK)))
@@ -1035,20 +1091,26 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             return out_of_memory(a, names, err);
     /* a skin or a sprite's picture there but damaged, drawn flat (a review: not said) */
     r_damaged_aside(err, a->pic_damaged.code, &a->pic_damaged);
-    free(names);
+    a->names = names; /* (kept for a load that takes from this set) */
     return a;
 }
 
 r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
                         const uint32_t palette[256], qd_error *err)
 {
-    return assets_load(lvl, read, ctx, palette, err, 0);
+    return assets_load(lvl, read, ctx, palette, err, 0, NULL);
+}
+
+r_assets *r_assets_load_from(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                             const uint32_t palette[256], qd_error *err, r_assets *donor)
+{
+    return assets_load(lvl, read, ctx, palette, err, 0, donor);
 }
 
 r_assets *r_assets_load_names(const cl_level *lvl, mdl_read_fn read, void *ctx,
                               qd_error *err)
 {
-    return assets_load(lvl, read, ctx, NULL, err, 1);
+    return assets_load(lvl, read, ctx, NULL, err, 1, NULL);
 }
 
 void r_assets_free(r_assets *a)
@@ -1077,6 +1139,7 @@ void r_assets_free(r_assets *a)
         free(a->models[i].shaders);
     }
     free(a->models);
+    free(a->names);
     free(a);
 }
 

@@ -36,6 +36,8 @@ struct r_hud3 {
     mdl_image *armor;               /* icons/iconr_yellow (cgs.media.armorIcon) */
     mdl_image *ammo[CL_WP_COUNT];   /* the weapon's ammo icon, else its weapon icon */
     mdl_image *head[CL_MAX_PLAYERS]; /* each player's head icon */
+    uint8_t own_head[CL_MAX_PLAYERS]; /* head[i] is freed with the set (else an earlier
+                                       * player's of the same head) */
     mdl_image *powerup[CL_PU_COUNT];  /* the powerup items' icons (bg_itemlist) */
     mdl_image *flag[2][3];          /* icons/iconf_red1..3, iconf_blu1..3: at base, taken,
                                      * dropped (cg_main.c CG_RegisterGraphics) */
@@ -101,13 +103,38 @@ static rgba code_rgba(int index, float a)
 
 /* ---- loading ---- */
 
-static mdl_image *image(mdl_read_fn read, void *ctx, qd_error *damaged, const char *name)
+/* The HUD's pictures: sides of HUD3_MAX_SIDE at most (ioquake3's own are 256 or less; a
+ * hi-res pack's bigchars 1024) and HUD3_ROOM bytes of pixels in all; one past either is
+ * left out as one not there (a review: 64 head icons of 4096 x 4096 took 4.5 GB). */
+#define HUD3_MAX_SIDE 1024
+#define HUD3_ROOM ((uint64_t)64 << 20)
+
+typedef struct loader {
+    mdl_read_fn read;
+    void *ctx;
+    qd_error *damaged;
+    uint64_t room; /* bytes of pixels left */
+} loader;
+
+static mdl_image *image(loader *l, const char *name)
 {
     mdl_image *im = NULL;
     qd_error e = {0};
-    qd_err r = read ? mdl_image_find(read, ctx, name, &im, &e) : QD_ERR_NOT_FOUND;
-    r_damaged_aside(damaged, r, &e); /* (a review: a damaged one was left out in silence) */
-    return r == QD_OK ? im : NULL;
+    qd_err r = l->read && l->room ? mdl_image_find_max(l->read, l->ctx, name, HUD3_MAX_SIDE, &im, &e)
+                                  : QD_ERR_NOT_FOUND;
+    if (r != QD_ERR_LIMIT)
+        r_damaged_aside(l->damaged, r, &e); /* (a review: a damaged one was left out in
+                                             * silence) */
+    if (r != QD_OK)
+        return NULL;
+    uint64_t bytes = (uint64_t)im->w * im->h * 4;
+    if (bytes > l->room) {
+        mdl_image_free(im);
+        l->room = 0; /* (nothing more is read) */
+        return NULL;
+    }
+    l->room -= bytes;
+    return im;
 }
 
 r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *damaged)
@@ -115,20 +142,21 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *d
     r_hud3 *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
+    loader l = {read, ctx, damaged, HUD3_ROOM};
     int found = 0;
-    h->chars = image(read, ctx, damaged, "gfx/2d/bigchars.tga");
+    h->chars = image(&l, "gfx/2d/bigchars.tga");
     found += h->chars != NULL;
     static const char *const digit[11] = {"zero", "one", "two",   "three", "four", "five",
                                           "six",  "seven", "eight", "nine", "minus"};
     for (int i = 0; i < 11; i++) {
         char name[64];
         snprintf(name, sizeof name, "gfx/2d/numbers/%s_32b.tga", digit[i]);
-        h->num[i] = image(read, ctx, damaged, name);
+        h->num[i] = image(&l, name);
         found += h->num[i] != NULL;
     }
-    h->select = image(read, ctx, damaged, "gfx/2d/select.tga");
-    h->crosshair = image(read, ctx, damaged, "gfx/2d/crosshaire.tga");
-    h->armor = image(read, ctx, damaged, "icons/iconr_yellow.tga");
+    h->select = image(&l, "gfx/2d/select.tga");
+    h->crosshair = image(&l, "gfx/2d/crosshaire.tga");
+    h->armor = image(&l, "icons/iconr_yellow.tga");
     /* bg_misc.c bg_itemlist: each weapon's ammo item icon; the gauntlet and grapple have
      * none, so their weapon icon stands in */
     static const struct {
@@ -154,11 +182,11 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *d
         mdl_image *im = NULL;
         if (icons[i].ammo) {
             snprintf(name, sizeof name, "icons/icona_%s.tga", icons[i].ammo);
-            im = image(read, ctx, damaged, name);
+            im = image(&l, name);
         }
         if (!im) {
             snprintf(name, sizeof name, "icons/iconw_%s.tga", icons[i].weapon);
-            im = image(read, ctx, damaged, name);
+            im = image(&l, name);
         }
         h->ammo[icons[i].wp] = im;
     }
@@ -173,12 +201,12 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *d
         {CL_PU_REGEN, "icons/regen.tga"}, {CL_PU_FLIGHT, "icons/flight.tga"},
     };
     for (size_t i = 0; i < sizeof pus / sizeof pus[0]; i++)
-        h->powerup[pus[i].pu] = image(read, ctx, damaged, pus[i].icon);
+        h->powerup[pus[i].pu] = image(&l, pus[i].icon);
     for (int team = 0; team < 2; team++)
         for (int i = 0; i < 3; i++) {
             char name[64];
             snprintf(name, sizeof name, "icons/iconf_%s%d.tga", team ? "blu" : "red", i + 1);
-            h->flag[team][i] = image(read, ctx, damaged, name);
+            h->flag[team][i] = image(&l, name);
         }
     /* cg_players.c CG_RegisterClientModelname: models/players/<headModel>/icon_<headSkin>,
      * else icon_default. The decoder keeps head names to [A-Za-z0-9_-]. */
@@ -188,19 +216,34 @@ r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *d
         const char *slash = strchr(p->head, '/');
         if (!p->active || !slash || slash == p->head)
             continue;
+        /* players of one head share its icon, read once (a review: once a player) */
+        int same = -1;
+        for (int j = 0; j < i && same < 0; j++)
+            if (cl->players[j].active && !strcmp(cl->players[j].head, p->head))
+                same = j;
+        if (same >= 0) {
+            h->head[i] = h->head[same];
+            continue;
+        }
         snprintf(model, sizeof model, "%.*s", (int)(slash - p->head), p->head);
         snprintf(name, sizeof name, "models/players/%s/icon_%s.tga", model, slash + 1);
-        h->head[i] = image(read, ctx, damaged, name);
+        h->head[i] = image(&l, name);
         if (!h->head[i]) {
             snprintf(name, sizeof name, "models/players/%s/icon_default.tga", model);
-            h->head[i] = image(read, ctx, damaged, name);
+            h->head[i] = image(&l, name);
         }
+        h->own_head[i] = h->head[i] != NULL;
     }
     if (!found) { /* none of Quake III's HUD pictures: the caller's own HUD instead */
         r_hud3_free(h);
         return NULL;
     }
     return h;
+}
+
+const mdl_image *r_hud3_head(const r_hud3 *h, int slot)
+{
+    return h && slot >= 0 && slot < CL_MAX_PLAYERS ? h->head[slot] : NULL;
 }
 
 void r_hud3_free(r_hud3 *h)
@@ -216,7 +259,8 @@ void r_hud3_free(r_hud3 *h)
     for (int i = 0; i < CL_WP_COUNT; i++)
         mdl_image_free(h->ammo[i]);
     for (int i = 0; i < CL_MAX_PLAYERS; i++)
-        mdl_image_free(h->head[i]);
+        if (h->own_head[i])
+            mdl_image_free(h->head[i]);
     for (int i = 0; i < CL_PU_COUNT; i++)
         mdl_image_free(h->powerup[i]);
     for (int i = 0; i < 6; i++)

@@ -117,6 +117,8 @@ typedef struct r_model {
 
 struct r_assets {
     uint64_t serial;          /* unique per load: names this set for an r_cache */
+    char (*names)[CL_NAME_LEN]; /* the models' names as loaded (Quake III players as cgame
+                                 * finds them), num_models of them */
     r_bsp world;              /* world.bsp NULL when the map is missing */
     char map_name[CL_NAME_LEN];
     int num_models;           /* slots 0..num_models-1 of cl_level.models */

@@ -36,6 +36,7 @@ typedef struct q3_image {
                           * by its key only, never by a file name (a review: a shader
                           * naming "x.png#a1/16" took a copy's place) */
     int levels;          /* 0: not found (drawn flat) */
+    size_t charged;      /* what it took of TEXEL_BUDGET when loaded (load_image) */
     int w[MAX_LEVELS], h[MAX_LEVELS];
     uint32_t *texels[MAX_LEVELS]; /* powers of two each way: level k is w >> k by h >> k */
     uint32_t color;
@@ -98,6 +99,8 @@ typedef struct q3_portal {
 
 struct r_q3 {
     struct prefetch *pre;    /* while load_q3 runs: images decoded ahead on another core */
+    struct r_q3 *donor;      /* while load_q3 runs: the set before's, whose images of the
+                              * same names are taken rather than decoded again (or NULL) */
     uint32_t num_mats, num_images, cap_images;
     uint32_t cap_mats;       /* mats' size: every material is counted ahead (load_q3) */
     uint32_t *index;         /* images by (name, derived): a hash of index + 1, 0 empty */
@@ -291,6 +294,15 @@ static int white_image(q3_image *q)
  * name, from the same read-only files, whichever thread made it, so the assets are the same
  * byte for byte; the list is only a guess (a name on it not asked for is freed at the end,
  * a name asked for and not on it decoded as before). */
+static int32_t image_lookup(const r_q3 *q, const char *name, int derived);
+
+/* donor's image of a file named name (not given away yet; NULL: none), or NULL. */
+static q3_image *donor_image(r_q3 *donor, const char *name)
+{
+    int32_t k = donor ? image_lookup(donor, name, 0) : -1;
+    return k >= 0 && donor->images[k].levels ? &donor->images[k] : NULL;
+}
+
 enum { PRE_WAIT, PRE_BUSY, PRE_DONE, PRE_TAKEN };
 
 typedef struct pre_img {
@@ -310,6 +322,7 @@ typedef struct prefetch {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int stop; /* under mu: load_q3 is done, the thread ends */
+    struct r_q3 *donor; /* (its images are not listed) */
 } prefetch;
 
 /* The list's length: a guess needs no more (oa_dm3 names a few hundred), and its look-ups
@@ -321,8 +334,8 @@ typedef struct prefetch {
 static int pre_add(prefetch *p, const char *name)
 {
     if (!name[0] || name[0] == '$' || name[0] == '*' || strlen(name) >= sizeof p->img[0].name ||
-        p->n >= PRE_MAX)
-        return 1;
+        p->n >= PRE_MAX || donor_image(p->donor, name))
+        return 1; /* (the donor's are taken, not decoded) */
     for (uint32_t i = 0; i < p->n; i++)
         if (strcmp(p->img[i].name, name) == 0)
             return 1;
@@ -448,7 +461,7 @@ static qd_err pre_find(prefetch *p, mdl_read_fn read, void *ctx, const char *nam
 /* Load name into q (levels 0 when it is not there, damaged or over the budget of texels
  * held so far, *texels). 0 only when out of memory. */
 static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx,
-                      size_t *texels, prefetch *pre)
+                      size_t *texels, prefetch *pre, r_q3 *donor)
 {
     memset(q, 0, sizeof *q);
     size_t n = strlen(name);
@@ -457,6 +470,15 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
     memcpy(q->name, name, n + 1);
     if (strcmp(name, "$whiteimage") == 0 || strcmp(name, "*white") == 0)
         return white_image(q);
+    q3_image *given = donor_image(donor, name);
+    if (given) { /* decoded by the set before from the same file: charged as then */
+        if (given->charged > TEXEL_BUDGET - *texels)
+            return 1;
+        *texels += given->charged;
+        *q = *given;
+        given->levels = 0; /* (the donor frees it no more) */
+        return 1;
+    }
     mdl_image *im = NULL;
     qd_error e = {0};
     q3_image lv;
@@ -472,9 +494,11 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
         return 1;
     }
     *texels += need;
+    q->charged = need;
     if (lv.levels) { /* made on the other core: the same chain */
         memcpy(lv.name, q->name, sizeof lv.name);
         *q = lv;
+        q->charged = need;
         mdl_image_free(im);
         return 1;
     }
@@ -567,7 +591,7 @@ static int32_t find_image(r_q3 *q, const char *name, mdl_read_fn read, void *ctx
     if (!room_for_image(q))
         return -2;
     q3_image *im = &q->images[q->num_images];
-    if (!load_image(im, name, read, ctx, &q->texels, q->pre))
+    if (!load_image(im, name, read, ctx, &q->texels, q->pre, q->donor))
         return -2;
     im->derived = 0;
     q->num_images++;
@@ -864,7 +888,7 @@ static int resolve_sh(r_q3 *q, q3_mat *m, const char *name, const mdl_shader *sh
             memcpy(nm, sh->sky, len);
             memcpy(nm + len, suf[k], 4);
             free_image(&q->sky[k]);
-            if (!load_image(&q->sky[k], nm, read, ctx, &q->texels, q->pre))
+            if (!load_image(&q->sky[k], nm, read, ctx, &q->texels, q->pre, NULL))
                 return 0;
             found += q->sky[k].levels > 0;
         }
@@ -1313,6 +1337,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
     int fog_drawn = 0; /* a fog volume's side is drawn (used[i] & 2) */
     prefetch pre;
     memset(&pre, 0, sizeof pre);
+    pre.donor = q->donor;
     q->pre = NULL;
     q->sky_layer[0].image = q->sky_layer[1].image = -1;
     q->quad_mat = -1;
@@ -1358,7 +1383,7 @@ static qd_err load_q3(r_q3 *q, r_assets *a, mdl_read_fn read, r_list_fn list, vo
         for (int i = 0; i < 11; i++) {
             char name[64];
             snprintf(name, sizeof name, "gfx/2d/numbers/%s_32b.tga", digit[i]);
-            if (!load_image(&q->digits[i], name, read, ctx, &q->texels, NULL))
+            if (!load_image(&q->digits[i], name, read, ctx, &q->texels, NULL, NULL))
                 goto out;
         }
     }
@@ -1552,11 +1577,21 @@ void r_q3_free(r_q3 *q)
 qd_err r_assets_q3_textures(r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx,
                             qd_error *err)
 {
+    return r_assets_q3_textures_from(a, read, list, ctx, err, NULL);
+}
+
+qd_err r_assets_q3_textures_from(r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx,
+                                 qd_error *err, r_assets *donor)
+{
     if (!a || !a->world.bsp || a->world.bsp->format != MDL_BSP_Q3_46)
         return QD_OK;
     r_q3_free(a->q3);
     a->q3 = calloc(1, sizeof *a->q3);
+    if (a->q3)
+        a->q3->donor = donor && donor != a ? donor->q3 : NULL;
     qd_err r = a->q3 ? load_q3(a->q3, a, read, list, ctx) : QD_ERR_NOMEM;
+    if (a->q3)
+        a->q3->donor = NULL;
     if (r != QD_OK) {
         r_q3_free(a->q3);
         a->q3 = NULL;

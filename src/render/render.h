@@ -35,8 +35,15 @@ r_assets *r_assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
 r_assets *r_assets_load_names(const cl_level *lvl, mdl_read_fn read, void *ctx,
                               qd_error *err);
 void r_assets_free(r_assets *a);
-
-/* The loaded map, or NULL when it is missing. */
+/* r_assets_load for the same map again (another model list: a Quake III player's new model,
+ * skin or team), taking from donor (a set loaded for that map, NULL: none) what a fresh load
+ * would read and make the same way: a Quake III map itself and the MD3 models of the same
+ * names (donor keeps what it gave in name only; free it after). r_assets_q3_textures_from
+ * likewise takes donor's decoded images. The result is a fresh load's (a review: each such
+ * change read and decoded the whole level again, 0.9 s a frame of a demo that makes one a
+ * snapshot). */
+r_assets *r_assets_load_from(const cl_level *lvl, mdl_read_fn read, void *ctx,
+                             const uint32_t palette[256], qd_error *err, r_assets *donor);
 /* A Quake II level's sky box looked for again by another name (CS_SKY set mid-level), when
  * it is not the one a holds; a side that is there but damaged is said in err (NULL: not). */
 void r_assets_set_sky(r_assets *a, const char *sky, mdl_read_fn read, void *ctx,
@@ -58,6 +65,8 @@ typedef int (*r_list_fn)(void *ctx, const char *prefix,
  * when memory runs out; a stays usable either way. */
 qd_err r_assets_q3_textures(r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx,
                             qd_error *err);
+qd_err r_assets_q3_textures_from(r_assets *a, mdl_read_fn read, r_list_fn list, void *ctx,
+                                 qd_error *err, r_assets *donor);
 /* The name of the i-th texture (0-based) of a's Quake III map, or of a sprite's shader,
  * whose image could not be found, or NULL past the last. */
 const char *r_assets_missing_texture(const r_assets *a, int i);
@@ -195,6 +204,8 @@ int r_hud_color_code(const char *s, uint32_t *tint);
  * Free with r_hud3_free. */
 typedef struct r_hud3 r_hud3;
 r_hud3 *r_hud3_load(mdl_read_fn read, void *ctx, const cl_state *cl, qd_error *damaged);
+/* Player slot's head icon in h (NULL: none, or slot out of range). */
+const mdl_image *r_hud3_head(const r_hud3 *h, int slot);
 void r_hud3_free(r_hud3 *h);
 /* Draw Quake III's HUD of cl at demo time t over fb as ioquake3's cgame lays it out on its
  * 640x480 screen stretched to fb: the status bar of the player in slot follow (-1: the

@@ -263,3 +263,4 @@ TEST(cli_render_refuses_what_is_no_demo)
              0);
     CHECK_MSG(atoi(out) == 5, "%.100s", out); /* (it plays to 4.954 s: ceil(4.954) frames) */
 }
+

@@ -605,3 +605,110 @@ TEST(hud_damaged_wad_named)
     CHECK(e.code != QD_OK && e.code != QD_ERR_NOT_FOUND);
     CHECK_MSG(strstr(e.msg, "gfx.wad") != NULL, "%s", e.msg);
 }
+
+/* mdl_wad_pic finds a picture by name as the scan it replaces did (case not counting, the
+ * first of a name in the directory), in a directory of 20,000 lumps with LibreQuake's
+ * pictures after 19,851 of one 1 x 1 picture named "jNNNNN" (a review: each look-up scanned
+ * them all, 32 a frame): every lump of the real wad is found at its own pixels, a second
+ * "SBAR" appended after them is not the one found, and "sbaR" finds the first. */
+TEST(hud_wad_lookup_by_sorted_names)
+{
+    size_t len;
+    uint8_t *w = slurp(WAD, &len);
+    if (!w)
+        SKIP("run from the project root (" WAD ")");
+    uint32_t n = u32(w + 4), dir = u32(w + 8), junk = 20000 - n - 1;
+    /* the file: the real one, a 1 x 1 picture (12 bytes), then the new directory */
+    size_t pic = len, nd = pic + 12, total = nd + (size_t)20000 * 32;
+    uint8_t *b = calloc(1, total);
+    CHECK(b != NULL);
+    if (!b) {
+        free(w);
+        return;
+    }
+    memcpy(b, w, len);
+    b[pic] = 1, b[pic + 4] = 1, b[pic + 8] = 7;
+    b[4] = (uint8_t)(20000 & 255), b[5] = (uint8_t)(20000 >> 8), b[6] = b[7] = 0;
+    for (int k = 0; k < 4; k++)
+        b[8 + k] = (uint8_t)(nd >> (8 * k));
+    for (uint32_t i = 0; i < junk; i++) {
+        uint8_t *e = b + nd + 32 * (size_t)i;
+        for (int k = 0; k < 4; k++)
+            e[k] = (uint8_t)(pic >> (8 * k)), e[4 + k] = (uint8_t)(12u >> (8 * k));
+        e[12] = 0x42;
+        snprintf((char *)e + 16, 16, "j%05u", (unsigned)i);
+    }
+    memcpy(b + nd + 32 * (size_t)junk, w + dir, (size_t)n * 32);
+    /* a second SBAR pointing at the 1 x 1 picture, last */
+    uint8_t *last = b + nd + 32 * (size_t)(junk + n);
+    for (int k = 0; k < 4; k++)
+        last[k] = (uint8_t)(pic >> (8 * k)), last[4 + k] = (uint8_t)(12u >> (8 * k));
+    last[12] = 0x42;
+    memcpy(last + 16, "SBAR", 5);
+    mdl_wad *wad = NULL;
+    qd_error err;
+    CHECK_EQ(mdl_wad_load(b, total, "big.wad", &wad, &err), QD_OK);
+    int found = 0, pictures = 0; /* (pictures: qpics and the raw conchars, from the file) */
+    for (uint32_t i = 0; wad && i < n; i++) {
+        const uint8_t *e = w + dir + 32 * i;
+        char name[17] = {0};
+        memcpy(name, e + 16, 16);
+        const mdl_pic *p = mdl_wad_pic(wad, name);
+        int qpic = e[12] == 0x42, raw = !qpic && u32(e + 4) == 16384;
+        pictures += qpic || raw;
+        found += (qpic && p && p->pixels == wad->data + u32(e) + 8) ||
+                 (raw && p && p->pixels == wad->data + u32(e));
+    }
+    CHECK(pictures > 100);
+    CHECK_EQ(found, pictures);
+    const mdl_pic *s = mdl_wad_pic(wad, "sbaR");
+    CHECK(s && s->width == 320 && s->height == 24);
+    const mdl_pic *j = mdl_wad_pic(wad, "J00042");
+    CHECK(j && j->width == 1 && j->pixels[0] == 7);
+    CHECK(mdl_wad_pic(wad, "j20000") == NULL && mdl_wad_pic(wad, "") == NULL);
+    mdl_wad_free(wad);
+    free(b);
+    free(w);
+}
+
+/* `render` says a Quake palette, light table or gfx.wad that is there but damaged, as it
+ * says a damaged model (a review: each was left out in silence, the built-in palette, no
+ * light table or qdemo's own bar drawn): the sample with a folder after the bundled data
+ * holding gfx/palette.lmp of 100 bytes, then gfx/colormap.lmp of 1,000, then a gfx.wad of
+ * 8 ("WAD2" and a count, no directory offset); each said with its byte. */
+TEST(hud_damaged_palette_colormap_wad_said)
+{
+    const char *q = getenv("QDEMO");
+    if (!q || !*q || access(q, X_OK) != 0 || access("assets/smoothme.dem", R_OK) != 0)
+        SKIP("run from the project root with QDEMO set (make test)");
+    static const struct {
+        const char *file;
+        size_t len;
+        const char *said;
+    } cases[3] = {
+        {"gfx/palette.lmp", 100, "gfx/palette.lmp: 100 bytes, a palette needs 768 (byte 100)"},
+        {"gfx/colormap.lmp", 1000, "gfx/colormap.lmp: 1000 bytes, a light table needs 16384 (byte 1000)"},
+        {"gfx.wad", 8, "gfx.wad: shorter than a WAD header (byte 8)"}, /* (12 bytes) */
+    };
+    for (int c = 0; c < 3; c++) {
+        char dir[1024], path[1200], out[4096];
+        snprintf(dir, sizeof dir, "%s/dmgpal%d", test_tmpdir(), c);
+        snprintf(path, sizeof path, "%s/gfx", dir);
+        CHECK_EQ(test_capture(out, sizeof out, "mkdir -p '%s'", path), 0);
+        snprintf(path, sizeof path, "%s/%s", dir, cases[c].file);
+        FILE *f = fopen(path, "wb");
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        static uint8_t bytes[1000] = {'W', 'A', 'D', '2', 1};
+        fwrite(bytes, 1, cases[c].len, f);
+        fclose(f);
+        CHECK_EQ(test_capture(out, sizeof out,
+                              "%s render assets/smoothme.dem --no-autodetect -p assets -p '%s' "
+                              "-o '%s/out' --size 32x24 --fps 1 --to 1 2>&1",
+                              q, dir, dir),
+                 0);
+        CHECK_MSG(strstr(out, "damaged, drawn without it: ") && strstr(out, cases[c].said),
+                  "%d: %.400s", c, out);
+    }
+}

@@ -710,3 +710,156 @@ TEST(q3hud_damaged_picture_named)
     CHECK(r_hud3_load(memread_fn, &none, NULL, &e2) == NULL);
     CHECK_EQ(e2.code, QD_OK);
 }
+
+/* One TGA under any name that ends in "icon_default.tga" (its reads counted) and a
+ * 16 x 16 one as gfx/2d/bigchars.tga (so that a set is made). */
+typedef struct icon_reads {
+    const uint8_t *tga;
+    size_t len;
+    int reads;
+} icon_reads;
+
+static qd_err icon_read(void *ctx, const char *name, uint8_t **data, size_t *len, qd_error *err)
+{
+    icon_reads *r = ctx;
+    static uint8_t chars[18 + 16 * 16 * 4];
+    size_t n = strlen(name), cn = tiny_tga(chars);
+    int icon = n >= 16 && strcmp(name + n - 16, "icon_default.tga") == 0;
+    if (!icon && strcmp(name, "gfx/2d/bigchars.tga") != 0)
+        return qd_fail(err, QD_ERR_NOT_FOUND, 0, "%s: not found", name);
+    r->reads += icon;
+    *len = icon ? r->len : cn;
+    *data = malloc(*len);
+    if (!*data)
+        return QD_ERR_NOMEM;
+    memcpy(*data, icon ? r->tga : chars, *len);
+    return QD_OK;
+}
+
+/* 64 players of one head share its icon, read once (a review: 64 decodes of a 4096 x 4096
+ * icon took 4.5 GB); an icon past the HUD's side cap (1024) is left out as one not there,
+ * and not said as damage; a set made of icons of 1024 x 1024 (4 MiB each) holds 15 of them
+ * in its 64 MiB room beside bigchars' 1,024 bytes (by hand: (67,108,864 - 1,024) /
+ * 4,194,304 = 15.99), so of 64 heads of different models 15 are drawn. */
+TEST(q3hud_head_icons_read_once_and_bounded)
+{
+    cl_state *cl = calloc(1, sizeof *cl);
+    CHECK(cl != NULL);
+    if (!cl)
+        return;
+    cl_reset(cl);
+    for (int i = 0; i < CL_MAX_PLAYERS; i++) {
+        cl->players[i].active = 1;
+        snprintf(cl->players[i].head, sizeof cl->players[i].head, "big/default");
+    }
+    static uint8_t small[18 + 16 * 16 * 4];
+    icon_reads r = {small, tiny_tga(small), 0};
+    qd_error e = {0};
+    r_hud3 *h = r_hud3_load(icon_read, &r, cl, &e);
+    CHECK(h != NULL);
+    CHECK_EQ(r.reads, 1);
+    r_hud3_free(h);
+    /* 2048 x 2048: over the side cap */
+    size_t big_len = 18 + (size_t)2048 * 2048 * 4;
+    uint8_t *big = calloc(1, big_len);
+    CHECK(big != NULL);
+    if (!big) {
+        free(cl);
+        return;
+    }
+    tiny_tga(big);
+    big[12] = 0, big[13] = 8, big[14] = 0, big[15] = 8; /* 2048 */
+    icon_reads rb = {big, big_len, 0};
+    qd_error eb = {0};
+    h = r_hud3_load(icon_read, &rb, cl, &eb);
+    CHECK(h != NULL && r_hud3_head(h, 0) == NULL && r_hud3_head(h, 63) == NULL);
+    CHECK_EQ(eb.code, QD_OK);
+    r_hud3_free(h);
+    /* 1024 x 1024, each player a model of its own */
+    big[13] = 4, big[15] = 4;
+    rb = (icon_reads){big, 18 + (size_t)1024 * 1024 * 4, 0};
+    for (int i = 0; i < CL_MAX_PLAYERS; i++)
+        snprintf(cl->players[i].head, sizeof cl->players[i].head, "m%d/default", i);
+    h = r_hud3_load(icon_read, &rb, cl, NULL);
+    int held = 0;
+    for (int i = 0; h && i < CL_MAX_PLAYERS; i++)
+        held += r_hud3_head(h, i) != NULL;
+    CHECK_EQ(held, 15);
+    r_hud3_free(h);
+    free(big);
+    free(cl);
+}
+
+/* Reads counted: of the map, of MD3 files, of images (names ending .tga, .jpg, .png). */
+typedef struct counted_fs {
+    const pak_fs *fs;
+    int map, md3, images;
+} counted_fs;
+
+static qd_err counted_read(void *ctx, const char *name, uint8_t **data, size_t *len,
+                           qd_error *err)
+{
+    counted_fs *c = ctx;
+    qd_err r = pak_read(c->fs, name, data, len, err);
+    size_t n = strlen(name);
+    if (r == QD_OK) {
+        c->map += strcmp(name, "maps/oa_dm3.bsp") == 0;
+        c->md3 += n > 4 && strcmp(name + n - 4, ".md3") == 0;
+        c->images += n > 4 && (!strcmp(name + n - 4, ".tga") || !strcmp(name + n - 4, ".jpg") ||
+                               !strcmp(name + n - 4, ".png"));
+    }
+    return r;
+}
+
+static int counted_list(void *ctx, const char *prefix,
+                        void (*fn)(void *u, const char *name, uint64_t size), void *u)
+{
+    return pak_list_search_order(((counted_fs *)ctx)->fs, prefix, fn, u);
+}
+
+/* A level of the same map with another model list (a Quake III player's new model: q3.c
+ * names its meshes in the level's slots) loaded from the set before reads neither the map
+ * nor an MD3 model or image of the same name again (a review: each such change read and
+ * decoded the whole level, 0.9 s a frame of a demo sending one a snapshot): oa_dm3 with
+ * sarge's lower.md3, then with major's beside it; the second load reads major's mesh and
+ * none of the map's or sarge's files, where a fresh load of it reads the map, both meshes
+ * and every image. (That what is drawn is a fresh load's: test_q3.c,
+ * q3_same_map_model_change_draws_a_fresh_load.) */
+TEST(q3_same_map_reload_takes_from_the_set_before)
+{
+    pak_fs *fs = oa_fs();
+    if (!fs)
+        SKIP("OpenArena is not installed");
+    static cl_level one, two;
+    memset(&one, 0, sizeof one);
+    one.game = CL_GAME_Q3;
+    snprintf(one.map, sizeof one.map, "maps/oa_dm3.bsp");
+    snprintf(one.models[1], CL_NAME_LEN, "maps/oa_dm3.bsp");
+    snprintf(one.models[2], CL_NAME_LEN, "models/players/sarge/lower.md3");
+    one.num_models = 3;
+    two = one;
+    snprintf(two.models[3], CL_NAME_LEN, "models/players/major/lower.md3");
+    two.num_models = 4;
+    counted_fs c = {fs, 0, 0, 0};
+    qd_error e = {0};
+    r_assets *a = r_assets_load(&one, counted_read, &c, NULL, &e);
+    CHECK(a && r_assets_q3_textures(a, counted_read, counted_list, &c, &e) == QD_OK);
+    CHECK(c.map == 1 && c.md3 >= 1 && c.images > 50);
+    int fresh_images = c.images;
+    c = (counted_fs){fs, 0, 0, 0};
+    r_assets *b = r_assets_load_from(&two, counted_read, &c, NULL, &e, a);
+    CHECK(b && r_assets_q3_textures_from(b, counted_read, counted_list, &c, &e, a) == QD_OK);
+    r_assets_free(a);
+    CHECK_EQ(c.map, 0);
+    CHECK_MSG(c.md3 >= 1 && c.md3 < 4, "%d", c.md3); /* major's (and its levels of detail) */
+    CHECK_MSG(c.images < fresh_images / 4, "%d of %d", c.images, fresh_images);
+    CHECK(r_assets_map(b) != NULL);
+    /* a fresh load of the second list reads it all */
+    c = (counted_fs){fs, 0, 0, 0};
+    r_assets *f = r_assets_load(&two, counted_read, &c, NULL, &e);
+    CHECK(f && r_assets_q3_textures(f, counted_read, counted_list, &c, &e) == QD_OK);
+    CHECK(c.map == 1 && c.images >= fresh_images);
+    r_assets_free(f);
+    r_assets_free(b);
+    pak_fs_close(fs);
+}

@@ -189,3 +189,29 @@ TEST(model_mdl_poses_capped)
     free(d);
     CHECK(m == NULL);
 }
+
+/* Each header count past its cap, or 0 where Mod_LoadAliasModel refuses 0, is named at its
+ * own byte (a review: byte 48 for any cap, 60 and 52 for any zero): the counts follow the
+ * 48 bytes of ident, version, scale, origin, radius and eye, 4 bytes each (by hand: skins
+ * 48, width 52, height 56, vertices 60, triangles 64, frames 68). */
+TEST(model_mdl_header_fields_named_at_their_byte)
+{
+    for (int k = 0; k < 6; k++) {
+        for (int zero = 0; zero < 2; zero++) {
+            uint32_t f[6] = {1, 8, 8, 3, 1, 1};
+            f[k] = zero ? 0 : 0x7fffffffu;
+            if (zero && k == 0)
+                continue; /* (no skins is a model) */
+            size_t len;
+            uint8_t *d = mdl_header(f[0], f[1], f[2], f[3], f[4], f[5], 0, &len);
+            mdl_alias *m = NULL;
+            qd_error err = {0};
+            qd_err e = mdl_alias_load(d, len, "h.mdl", NULL, &m, &err);
+            free(d);
+            mdl_alias_free(m);
+            CHECK_EQ(e, zero ? QD_ERR_BAD_DATA : QD_ERR_LIMIT);
+            CHECK_MSG(err.offset == 48 + 4 * (uint64_t)k, "field %d zero %d: byte %llu (%s)", k,
+                      zero, (unsigned long long)err.offset, err.msg);
+        }
+    }
+}

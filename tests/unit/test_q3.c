@@ -3,7 +3,9 @@
  * .dm_66 .. .dm_73. The decoder is driven through its demo_decoder functions directly. */
 #include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../../src/demo/demo.h"
 #include "../../src/demo/q3_local.h"
@@ -497,14 +499,15 @@ static void cs(bw *w, int index, const char *s)
 
 /* The game folder the built gamestates name (a test of baseq3's own cgame sets "baseq3"). */
 static const char *built_fs_game = "cpma";
+static const char *built_map = "q3dm17"; /* (and the map its serverinfo names) */
 
 /* gamestate: serverinfo, systeminfo, message, a model, two players, and (baseline set) a
  * baseline for 100. */
 static void build_gamestate_with(bw *w, int protocol, int baseline)
 {
     char si[256];
-    snprintf(si, sizeof si, "\\sv_maxclients\\8\\mapname\\q3dm17\\protocol\\%d\\g_gametype\\0",
-             protocol);
+    snprintf(si, sizeof si, "\\sv_maxclients\\8\\mapname\\%s\\protocol\\%d\\g_gametype\\0",
+             built_map, protocol);
     wbits(w, 0, 32); /* reliable acknowledge */
     wbits(w, Q3_SVC_GAMESTATE, 8);
     wbits(w, 10, 32); /* server command sequence */
@@ -541,6 +544,18 @@ static void build_gamestate(bw *w, int protocol) { build_gamestate_with(w, proto
 
 /* snapshot at serverTime t: the player at (x, 0, 0), entity 100 moving linearly (delta 0)
  * or unchanged (delta 1), entity 5 from nothing */
+/* A playerState's arrays: stats changed, STAT_HEALTH alone, 100; the others unchanged. */
+static void health_100(bw *w)
+{
+    wbit(w, 1);
+    wbit(w, 1);
+    wbits(w, 1, 16);
+    wbits(w, 100, -16);
+    wbit(w, 0);
+    wbit(w, 0);
+    wbit(w, 0);
+}
+
 static void build_snapshot(bw *w, int32_t t, int delta, float x)
 {
     wbits(w, 0, 32);
@@ -563,13 +578,7 @@ static void build_snapshot(bw *w, int32_t t, int delta, float x)
             wbit(w, 0);
         }
     }
-    wbit(w, 1);
-    wbit(w, 1);
-    wbits(w, 1, 16);
-    wbits(w, 100, -16); /* health */
-    wbit(w, 0);
-    wbit(w, 0);
-    wbit(w, 0);
+    health_100(w);
     if (!delta) {
         wbits(w, 5, Q3_GENTITYNUM_BITS); /* from its zero baseline: unchanged */
         wbit(w, 0);
@@ -2732,4 +2741,80 @@ TEST(q3_new_gamestate_forgets_the_level_clock)
         free(w);
         free(m);
     }
+}
+
+/* A snapshot at t whose playerState stands at (x, y, z) looking along yaw, 26 units up,
+ * health 100, with no entity. */
+static void posed_snapshot(bw *w, int32_t t, float x, float y, float z, float yaw)
+{
+    snapshot_head(w, t);
+    wbits(w, Q3_PS_VIEWHEIGHT + 1, 8);
+    for (int i = 0; i <= Q3_PS_VIEWHEIGHT; i++) {
+        float f = i == Q3_PS_ORIGIN0 ? x : i == Q3_PS_ORIGIN1 ? y : i == Q3_PS_ORIGIN2 ? z
+                  : i == Q3_PS_VIEWANGLES1 ? yaw : 0;
+        int v = i == Q3_PS_VIEWHEIGHT ? 26 : 0;
+        wbit(w, f != 0 || v != 0);
+        if (f != 0)
+            wfloat(w, f);
+        else if (v)
+            wbits(w, v, q3_ps_fields[i].bits);
+    }
+    health_100(w);
+    wbits(w, Q3_ENTITYNUM_NONE, Q3_GENTITYNUM_BITS);
+    wbits(w, Q3_SVC_EOF, 8);
+}
+
+/* A player's new model on the same map reloads the level's models, the map and its images
+ * taken from the set loaded before (world.c, r_assets_load_from: a review saw each such
+ * change read and decode the whole level again); what is drawn is a fresh load's. A demo
+ * made here on OpenArena's oa_dm3 (the recorder at an info_player_deathmatch of its entity
+ * lump, (512, 896, 40) facing 270) whose player 3 becomes major at 5.05 s (`cs 547`): the
+ * frame at 5.05 s of a render from 5.0 s, drawn with the set taken over, has the pixels of
+ * a render from 5.05 s, loaded fresh. */
+TEST(q3_same_map_model_change_draws_a_fresh_load)
+{
+    const char *q = getenv("QDEMO");
+    if (!q || !*q || access(q, X_OK) != 0)
+        SKIP("run with QDEMO set (make test)");
+    if (access("/usr/share/games/openarena/baseoa/pak1-maps.pk3", R_OK) != 0)
+        SKIP("OpenArena is not installed");
+    built_map = "oa_dm3";
+    built_fs_game = "baseoa";
+    bw *w;
+    buf *m = start_built(&w);
+    built_map = "q3dm17";
+    built_fs_game = "cpma";
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    posed_snapshot(w, 5000, 512, 896, 40, 270);
+    add_block(m, w, 11);
+    add_command(m, w, 11, "cs 547 \"n\\Watcher\\t\\0\\model\\major\"");
+    posed_snapshot(w, 5050, 512, 896, 40, 270);
+    add_block(m, w, 12);
+    posed_snapshot(w, 5100, 512, 896, 40, 270);
+    add_block(m, w, 13);
+    put32(m, 0xffffffffu);
+    put32(m, 0xffffffffu);
+    char dir[1024], path[1100], out[4096], a[1200], b[1200];
+    snprintf(dir, sizeof dir, "%s/samemodel", test_tmpdir());
+    CHECK_EQ(test_capture(out, sizeof out, "mkdir -p '%s'", dir), 0);
+    snprintf(path, sizeof path, "%s/change.dm_68", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(m->b, 1, m->n, f);
+        fclose(f);
+    }
+    free(m);
+    free(w);
+    for (int k = 0; k < 2; k++)
+        CHECK_EQ(test_capture(out, sizeof out,
+                              "%s render '%s' --no-autodetect -p /usr/share/games/openarena/baseoa "
+                              "-o '%s/r%d' --size 160x120 --fps 20 --from %s --to 0.1 -q 2>&1",
+                              q, path, dir, k, k ? "0.05" : "0"),
+                 0);
+    snprintf(a, sizeof a, "%s/r0/000001.png", dir);
+    snprintf(b, sizeof b, "%s/r1/000000.png", dir);
+    CHECK(test_same_pixels(a, b));
 }
