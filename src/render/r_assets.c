@@ -159,6 +159,10 @@ static void free_md2(r_model *m)
  * each slot's model loads its skins itself (a review: 64 slots of 32 skins each naming one
  * big picture took 2.6 GB and 37 s). */
 #define R_SKIN_ROOM ((uint64_t)128 << 20)
+/* The bytes a level's models may take: id1's whole progs/ decodes to about 10 MB, a large
+ * mod's to a few hundred; past it a model is refused as one too big (a review: 200
+ * spellings of one 16 MB model took 3.6 GB, and a zip of many names can hold more). */
+#define R_MODEL_ROOM ((uint64_t)512 << 20)
 #define R_SKIN_LUT_BYTES ((uint64_t)64 * 256 * sizeof(uint32_t))
 
 void r_damaged_aside(qd_error *err, qd_err code, const qd_error *why)
@@ -287,6 +291,32 @@ static char *male_fallback(const char *name)
 }
 
 /* Load one precached model file, choosing the loader by the file's magic. */
+/* What an alias model holds decoded: its skins' pictures, poses (positions and normals),
+ * triangles and texture coordinates. */
+static uint64_t alias_bytes(const mdl_alias *m)
+{
+    uint64_t pictures = 0;
+    for (uint32_t i = 0; i < m->num_skins; i++)
+        pictures += m->skin_groups ? m->skin_groups[i].num : 1;
+    return pictures * m->skin_width * m->skin_height +
+           (uint64_t)m->num_poses * m->num_verts * (sizeof *m->poses + 1) +
+           (uint64_t)m->num_tris * sizeof *m->tris + (uint64_t)m->num_verts * sizeof *m->st;
+}
+
+uint64_t r_model_room = R_MODEL_ROOM;
+
+/* Take cost bytes of a's model room: 0 (and e filled) when it is past what is left. */
+static int take_model_room(r_assets *a, const char *name, uint64_t cost, qd_error *e)
+{
+    if (cost > a->model_room) {
+        qd_fail(e, QD_ERR_LIMIT, 0, "%s: passes the level's room for models (%llu MiB)", name,
+                (unsigned long long)(r_model_room >> 20));
+        return 0;
+    }
+    a->model_room -= cost;
+    return 1;
+}
+
 static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *ctx,
                          const uint32_t palette[256], r_assets *a, qd_error *e)
 {
@@ -295,6 +325,11 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
     qd_err r = read_file(read, ctx, name, &data, &len, e);
     if (r != QD_OK)
         return r;
+    if (len > a->model_room) { /* (nothing decoded once the room is spent) */
+        free(data);
+        take_model_room(a, name, len, e);
+        return QD_ERR_LIMIT;
+    }
     if (len >= 4 && memcmp(data, "IDPO", 4) == 0) {
         r = mdl_alias_load(data, len, name, palette, &m->alias, e);
         m->kind = R_KIND_ALIAS;
@@ -335,8 +370,19 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         m->kind = R_KIND_BRUSH;
     }
     free(data);
+    if (r == QD_OK && m->kind != R_KIND_SPRITE) { /* (sprites: from the skin room) */
+        uint64_t cost = m->kind == R_KIND_ALIAS ? alias_bytes(m->alias) : (uint64_t)len;
+        if (take_model_room(a, name, cost, e))
+            m->cost = cost;
+        else
+            r = QD_ERR_LIMIT;
+    }
     if (r != QD_OK) {
         free_bsp(&m->brush);
+        mdl_alias_free(m->alias);
+        m->alias = NULL;
+        mdl_md3_free(m->md3);
+        m->md3 = NULL;
         free_md2(m);
         m->kind = R_KIND_MISSING;
     }
@@ -349,7 +395,7 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
  * go by surface); else, or when missing, the lower levels stand in. Only running out of
  * memory is an error. */
 static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, void *ctx,
-                       qd_error *err)
+                       r_assets *a, qd_error *err)
 {
     size_t n = strlen(name);
     if (n < 4 || n + 3 > CL_NAME_LEN || !ends_with(name, ".md3"))
@@ -362,6 +408,10 @@ static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, 
     qd_err r = read_file(read, ctx, lname, &data, &len, &e);
     if (r != QD_OK)
         return r == QD_ERR_NOMEM ? r : QD_OK;
+    if (len > a->model_room) { /* (past the level's room: the lower levels stand in) */
+        free(data);
+        return QD_OK;
+    }
     mdl_md3 *l = NULL;
     r = mdl_md3_load(data, len, lname, &l, &e);
     free(data);
@@ -394,6 +444,8 @@ static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, 
     }
     m->lod[lod - 1] = l;
     m->lod_surf[lod - 1] = map;
+    a->model_room -= len;
+    m->cost += len;
     return QD_OK;
 }
 
@@ -902,8 +954,10 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         err->msg[0] = 0;
     }
     r_assets *a = calloc(1, sizeof *a);
-    if (a)
+    if (a) {
         a->skin_room = R_SKIN_ROOM;
+        a->model_room = r_model_room;
+    }
     if (!a) {
         qd_fail(err, QD_ERR_NOMEM, 0, "asset set: out of memory");
         return NULL;
@@ -1009,8 +1063,11 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
         }
         e = (qd_error){0};
         qd_err r = QD_OK;
-        int given = 0; /* the donor's slot whose model this one took */
         int same = ends_with(name, ".md3") ? first_of(a, keys, i, 1u << R_KIND_MD3) : 0;
+        /* the donor's slot whose model this one takes (charged as when it was read) */
+        int given = ends_with(name, ".md3") && !same ? donor_md3(donor, name) : 0;
+        if (given && donor->models[given].cost > a->model_room)
+            given = 0;
         int same2 = ends_with(name, ".md2") ? first_of(a, keys, i, 1u << R_KIND_MD2) : 0;
         int same3 = same || same2 ? 0
                                   : first_of(a, keys, i,
@@ -1037,7 +1094,7 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             m->num_skins = 0;
             m->own_skin = 0;
             r = md2_skins(m, read, ctx, a);
-        } else if ((given = ends_with(name, ".md3") ? donor_md3(donor, name) : 0) > 0) {
+        } else if (given) {
             /* the MD3 model the set before loaded from this name, with its levels of detail
              * and animations; its skins and materials made again as for a fresh load */
             r_model *d = &donor->models[given];
@@ -1047,6 +1104,8 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             m->lod_surf[0] = d->lod_surf[0], m->lod_surf[1] = d->lod_surf[1];
             m->anims = d->anims;
             m->weapon = d->weapon;
+            m->cost = d->cost; /* (charged as when it was read) */
+            a->model_room -= d->cost;
             d->shared = 1; /* (donor frees it no more) */
         } else {
             r = load_model(m, name, read, ctx, palette, a, &e);
@@ -1076,8 +1135,8 @@ static r_assets *assets_load(const cl_level *lvl, mdl_read_fn read, void *ctx,
             note(a, err, r, name, &e);
         if (r == QD_OK && m->kind == R_KIND_MD3 && !m->shared && !given &&
             (load_anims(m, name, read, ctx, err) != QD_OK ||
-             load_lod(m, name, 1, read, ctx, err) != QD_OK ||
-             (m->lod[0] && load_lod(m, name, 2, read, ctx, err) != QD_OK)))
+             load_lod(m, name, 1, read, ctx, a, err) != QD_OK ||
+             (m->lod[0] && load_lod(m, name, 2, read, ctx, a, err) != QD_OK)))
             return out_of_memory(a, names, err);
     }
     for (int i = 1; i < a->num_models; i++)

@@ -97,6 +97,7 @@ typedef struct r_model {
                       * names), 2 only with 1; owned as md3 */
     uint32_t *lod_surf[2]; /* each level's surfaces as md3's surface numbers (the skins
                             * and materials go by those); owned as md3 */
+    uint64_t cost;   /* what it took of the level's model room (r_assets model_room) */
     uint8_t shared;  /* md3 and anims (md2), or brush, alias and sprite, belong to an
                       * earlier slot of the same name */
     char (*shaders)[64]; /* R_KIND_MD3: each surface's shader, its skin's where it has one */
@@ -141,6 +142,9 @@ struct r_assets {
     int flag_model[2];        /* the slots of models/flags/r_flag.md3 and b_flag.md3 (a
                                * carrier's flag, Quake III), 0 none */
     int lean;                 /* r_assets_load_names: only what names the textures */
+    uint64_t model_room;      /* bytes the level's models may still take (R_MODEL_ROOM):
+                               * an alias model's decoded skins, poses and triangles, another
+                               * model's file bytes with its levels of detail */
     uint64_t skin_room;       /* bytes the level's pictures may still take (R_SKIN_ROOM):
                                * Quake II skins (pixels and each one's 64 KiB light table),
                                * sprites' pixels (Quake's and Quake II's) and the bytes of
@@ -826,5 +830,9 @@ int r_q3_face_portal(const r_assets *a, uint32_t fi, float *range);
  * animation.cfg, a picture): why in *err (may be NULL) when nothing was said there before
  * (a review: silent); a missing file and memory running out are not damage. */
 void r_damaged_aside(qd_error *err, qd_err code, const qd_error *why);
+
+/* The model room each new asset set starts with (R_MODEL_ROOM in r_assets.c, 512 MiB; a test
+ * lowers it to reach its end with small files). */
+extern uint64_t r_model_room;
 
 #endif

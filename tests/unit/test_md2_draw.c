@@ -824,3 +824,71 @@ TEST(md2_q2_rocket_trail)
     rast_fb_free(frames[0]);
     scene_free(&fs, cl, a, bare, frames[1], NULL);
 }
+
+/* Slots naming one file however spelt share it, read once (a review: "Progs/big.mdl",
+ * "./progs//big.mdl", ... each decoded the file again, 200 spellings of one 16 MB model took
+ * 3.6 GB); and the level's models share a room: assets/progs/player.mdl (1 skin of 296 x 194,
+ * 801 vertices, 1,060 triangles, 143 single frames: its header and frame types, read by
+ * hand) holds 296 x 194 + 143 x 801 x 13 + 1,060 x 16 + 801 x 12 = 1,573,055 bytes decoded
+ * (positions 12 and a normal byte a pose vertex, a triangle 16, a texture coordinate 12), so
+ * a room of two and a half of those takes two models of other names and refuses the third,
+ * saying so. */
+TEST(mdl_slots_share_a_file_however_spelt_and_a_room)
+{
+    SCENE(fs, cl);
+    size_t len = 0;
+    uint8_t *mdl = test_read_file("assets/progs/player.mdl", &len);
+    if (!mdl) {
+        scene_free(&fs, cl, NULL, NULL, NULL, NULL);
+        SKIP("run from the project root (assets/progs/player.mdl)");
+    }
+    add(&fs, "progs/player.mdl", (bytes){mdl, len, len});
+    cl_set_model(cl, 2, "progs/player.mdl");
+    cl_set_model(cl, 3, "Progs/PLAYER.mdl");
+    cl_set_model(cl, 4, "./progs//player.mdl");
+    reads = 0;
+    reads_name = "progs/player.mdl";
+    reads_of = 0;
+    qd_error err = {0};
+    r_assets *a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    CHECK(a != NULL);
+    CHECK_EQ(reads_of, 1);
+    for (int i = 2; a && i <= 4; i++)
+        CHECK_MSG(a->models[i].kind == R_KIND_ALIAS && a->models[i].alias == a->models[2].alias,
+                  "slot %d", i);
+    r_assets_free(a);
+    /* three names of one file's bytes in a room of two and a half */
+    uint8_t *b = malloc(len), *c = malloc(len);
+    CHECK(b && c);
+    if (b && c) {
+        memcpy(b, mdl, len);
+        memcpy(c, mdl, len);
+        add(&fs, "progs/b.mdl", (bytes){b, len, len});
+        add(&fs, "progs/c.mdl", (bytes){c, len, len});
+        b = c = NULL;
+    }
+    cl_set_model(cl, 3, "progs/b.mdl");
+    cl_set_model(cl, 4, "progs/c.mdl");
+    uint64_t room = r_model_room;
+    r_model_room = 1573055u * 5 / 2;
+    err = (qd_error){0};
+    a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+    r_model_room = room;
+    CHECK(a && a->models[2].kind == R_KIND_ALIAS && a->models[3].kind == R_KIND_ALIAS &&
+          a->models[4].kind == R_KIND_MISSING);
+    CHECK_MSG(err.code == QD_ERR_LIMIT && strstr(err.msg, "progs/c.mdl") &&
+                  strstr(err.msg, "room for models"),
+              "%d %s", err.code, err.msg);
+    r_assets_free(a);
+    /* the room's edge is that sum exactly: three fit in three of them, not in one byte less */
+    for (int k = 0; k < 2; k++) {
+        r_model_room = 1573055u * 3 - (uint64_t)k;
+        a = r_assets_load(&cl->level, read_files, &fs, NULL, &err);
+        r_model_room = room;
+        CHECK_MSG(a && a->models[4].kind == (k ? R_KIND_MISSING : R_KIND_ALIAS), "%d", k);
+        r_assets_free(a);
+    }
+    free(b);
+    free(c);
+    scene_free(&fs, cl, NULL, NULL, NULL, NULL);
+}
