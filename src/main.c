@@ -300,7 +300,9 @@ int main(int argc, char **argv)
         return APP_EXIT_INPUT;
     }
     if (nexp == 0) {
-        fprintf(stderr, "qdemo: no demo in %s\n", o.demo);
+        fputs("qdemo: no demo in ", stderr);
+        app_put_text(stderr, o.demo);
+        fputc('\n', stderr);
         return APP_EXIT_INPUT;
     }
     if (nexp > 1 && (!strcmp(cmd, "render") || !strcmp(cmd, "dump"))) {

@@ -2,6 +2,8 @@
 #include "app.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -59,8 +61,13 @@ static int by_name(const void *a, const void *b)
 static int add_folder(list *l, const char *dir)
 {
     DIR *d = opendir(dir);
-    if (!d)
-        return 1; /* unreadable: nothing from it (demo_open reports a named file's trouble) */
+    if (!d) { /* nothing from it, said with why (a review: only "no demo" was said) */
+        int why = errno;
+        fputs("qdemo: ", stderr);
+        app_put_text(stderr, dir);
+        fprintf(stderr, ": cannot read the folder: %s\n", strerror(why));
+        return 1;
+    }
     list found = {0};
     int ok = 1;
     struct dirent *e;

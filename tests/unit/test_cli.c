@@ -264,3 +264,29 @@ TEST(cli_render_refuses_what_is_no_demo)
     CHECK_MSG(atoi(out) == 5, "%.100s", out); /* (it plays to 4.954 s: ceil(4.954) frames) */
 }
 
+
+/* A folder named on the command line that cannot be read is said with why, not only as
+ * "no demo" (a review), and the names are printable. As root the folder's mode does not
+ * stop a read, so the program runs as nobody (util-linux's setpriv) when the test is root. */
+TEST(cli_unreadable_folder_says_why)
+{
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    int root = geteuid() == 0;
+    if (root && system("command -v setpriv >/dev/null 2>&1") != 0)
+        SKIP("root without setpriv: a folder's mode stops no read");
+    char top[] = "/tmp/qdemo-unreadable-XXXXXX", dir[128], out[4096];
+    CHECK(mkdtemp(top) != NULL);
+    chmod(top, 0755);
+    snprintf(dir, sizeof dir, "%s/locked", top);
+    CHECK(mkdir(dir, 0) == 0);
+    int rc = test_capture(out, sizeof out, "%s %s info '%s' 2>&1",
+                          root ? "setpriv --reuid 65534 --regid 65534 --clear-groups" : "",
+                          bin(), dir);
+    rmdir(dir);
+    rmdir(top);
+    if (rc == 126 || rc == 127)
+        SKIP("qdemo cannot be run as nobody here");
+    CHECK_EQ(rc, 2);
+    CHECK_MSG(strstr(out, ": cannot read the folder: Permission denied") != NULL, "%.300s", out);
+}
