@@ -78,6 +78,9 @@ void player_init(player *p, timeline_t *tl, int fb_w, int fb_h)
     p->fb_w = fb_w;
     p->fb_h = fb_h;
     p->bar_until = PLAYER_BAR_SECONDS;
+    /* (a newcomer learns where the keys are: said for the first seconds) */
+    snprintf(p->notice, sizeof p->notice, "? for the keys");
+    p->notice_until = 4.0;
 }
 
 void player_bar_rect(int w, int h, int *x, int *y, int *bw, int *bh)
@@ -170,7 +173,14 @@ static void key_down(player *p, const in_event *ev)
     if (shift)
         p->move |= 16;
     switch ((int)k) {
+    case IN_KEY_SLASH:
+        p->help = !p->help;
+        return;
     case IN_KEY_ESCAPE:
+        if (p->help) { /* the list closed first */
+            p->help = 0;
+            return;
+        }
         if (p->is_fullscreen) { /* out of fullscreen first, as video players do */
             p->fullscreen = 1;
             return;
@@ -850,6 +860,47 @@ void player_draw_huds(int mode, int follow, int shown, int first_person, const c
     player_draw_scores(mode, shown, cl, hud, palette, fb);
 }
 
+/* The keys (README, "Watching: keys and mouse"), as '?' lists them. */
+static const char *const help_lines[] = {
+    "Space        pause / play",
+    "Left Right   back / forward 5 s",
+    "Down Up      back / forward 60 s",
+    "wheel        back / forward 10 s",
+    "[ ]  Bksp    half / double speed, 1x",
+    ", .          one frame back / forward",
+    "Home End 0-9 start, end, 0% .. 90%",
+    "PgUp PgDn    previous / next frag, death,",
+    "             level (Shift: any mark)",
+    "Tab          follow the next player",
+    "f  c         free camera (WASD, mouse) / chase",
+    "k            save the camera as a path key",
+    "m  x         textured, flat, wire / x-ray",
+    "h  F1        HUD / scoreboard",
+    "M  - =       sound off / on, volume",
+    "n  p         next / previous demo",
+    "F11          fullscreen",
+    "F12          save the frame as a PNG",
+    "?            this list",
+    "q  Esc       quit",
+};
+
+static void draw_help(rast_fb *fb, int scale)
+{
+    int n = (int)(sizeof help_lines / sizeof help_lines[0]), wide = 0;
+    int line = (DRAW_FONT_H + 3) * scale;
+    for (int i = 0; i < n; i++) {
+        int w = draw_text_width(help_lines[i], scale);
+        wide = w > wide ? w : wide;
+    }
+    int x = (fb->w - wide) / 2, y = (fb->h - n * line) / 2;
+    x = x < 4 * scale ? 4 * scale : x;
+    y = y < 4 * scale ? 4 * scale : y;
+    draw_fill_rect(fb, x - 6 * scale, y - 6 * scale, wide + 12 * scale, n * line + 9 * scale,
+                   0xc0000000u);
+    for (int i = 0; i < n; i++)
+        draw_text(fb, x, y + i * line, help_lines[i], rast_rgb(255, 255, 255), scale);
+}
+
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
 {
     (void)cl;
@@ -865,6 +916,8 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
         draw_text(fb, 8 * scale, 8 * scale, p->notice, white, scale);
     }
 
+    if (p->help)
+        draw_help(fb, scale);
     int show_bar = p->paused || p->wall < p->bar_until || p->dragging;
     if (!show_bar)
         return;

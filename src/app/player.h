@@ -37,6 +37,7 @@ typedef struct player {
     int no_dlights;      /* no dynamic lights (r_options.no_dlights) */
     int hud;             /* PLAYER_HUD_* */
     int scores;          /* F1: the scoreboard shows */
+    int help;            /* '?': the keys are listed over the picture */
     int xray;
     player_cam camera;
     int follow;          /* followed player slot, -1 = the recorded view */

@@ -26,6 +26,7 @@ typedef enum in_key {
     IN_KEY_COMMA,    /* , */
     IN_KEY_MINUS,    /* - */
     IN_KEY_EQUALS,   /* = */
+    IN_KEY_SLASH,    /* / and ? (Shift) */
     IN_KEY_F1,
     IN_KEY_F11,
     IN_KEY_F12,

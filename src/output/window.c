@@ -209,6 +209,8 @@ static in_key key_of(SDL_Keycode k)
     case SDLK_PERIOD:
     case SDLK_KP_PERIOD: return IN_KEY_PERIOD;
     case SDLK_COMMA: return IN_KEY_COMMA;
+    case SDLK_SLASH:
+    case SDLK_QUESTION: return IN_KEY_SLASH;
     case SDLK_MINUS:
     case SDLK_KP_MINUS: return IN_KEY_MINUS;
     case SDLK_EQUALS:

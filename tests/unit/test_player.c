@@ -533,3 +533,34 @@ TEST(player_wheel_seeks_and_esc_leaves_fullscreen)
     CHECK(p.quit && !p.fullscreen);
     tl_close(tl);
 }
+
+/* '?' lists the keys over the picture and again hides them; Esc hides the list before it
+ * quits; a newcomer is told of '?' for the first seconds. The list is drawn over the frame's
+ * middle (dimmed: the middle pixel of a white frame is no longer white), not without it. */
+TEST(player_question_mark_lists_the_keys)
+{
+    VEKTAR(tl, p);
+    CHECK(strstr(p.notice, "?") != NULL && p.notice_until > p.wall);
+    rast_fb *fb = rast_fb_new(640, 480);
+    CHECK(fb != NULL);
+    if (!fb) {
+        tl_close(tl);
+        return;
+    }
+    rast_clear(fb, rast_rgb(255, 255, 255));
+    player_overlay(&p, NULL, fb);
+    CHECK_EQ(fb->color[240 * 640 + 320], rast_rgb(255, 255, 255));
+    key(&p, IN_KEY_SLASH, 0);
+    CHECK(p.help);
+    player_overlay(&p, NULL, fb);
+    CHECK(fb->color[240 * 640 + 320] != rast_rgb(255, 255, 255));
+    key(&p, IN_KEY_SLASH, 0);
+    CHECK(!p.help);
+    key(&p, IN_KEY_SLASH, 0);
+    key(&p, IN_KEY_ESCAPE, 0);
+    CHECK(!p.help && !p.quit);
+    key(&p, IN_KEY_ESCAPE, 0);
+    CHECK(p.quit);
+    rast_fb_free(fb);
+    tl_close(tl);
+}
