@@ -237,9 +237,9 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         player_camera(p, cl, p->t, &cam);
         player_keep_view(p, &cam);
         if (abuf) {
-            int live = !p->paused && !p->dragging && p->speed == 1.0 && !p->mute;
+            int live = !p->paused && !p->dragging && !p->mute;
             snd_mixer_set_volume(audio.mix, 0.7f * p->volume);
-            uint32_t n = app_audio_play(&audio, tl, &cl, p->t, cam.origin, cam.angles,
+            uint32_t n = app_audio_play(&audio, tl, &cl, p->t, p->speed, cam.origin, cam.angles,
                                         player_listener(p, cl, p->t), live, abuf, SND_RATE / 4,
                                         &err);
             if (!cl) {

@@ -19,6 +19,7 @@ int app_audio_init(app_audio *a, const app_opts *o)
 {
     memset(a, 0, sizeof *a);
     a->o = o;
+    a->speed = 1;
     a->bank = snd_bank_new();
     a->mix = a->bank ? snd_mixer_new(a->bank, MASTER_VOLUME) : NULL;
     if (!a->mix) {
@@ -97,7 +98,7 @@ void app_audio_take(app_audio *a, const cl_state *cl, double t_begin, double t_e
         s.id = sound_id(a, cl, cs->sound);
         if (s.id < 0)
             continue;
-        s.at = llround((cs->t0 - clock0) * SND_RATE);
+        s.at = llround((cs->t0 - clock0) * SND_RATE / a->speed);
         s.entity = cs->entity;
         s.channel = cs->channel;
         s.volume = cs->volume;
@@ -532,16 +533,24 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
 }
 
 uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, double t,
-                        const float origin[3], const float angles[3], int listener, int live,
-                        int16_t *out, uint32_t max, qd_error *err)
+                        double speed, const float origin[3], const float angles[3],
+                        int listener, int live, int16_t *out, uint32_t max, qd_error *err)
 {
-    int64_t target = llround(t * SND_RATE);
-    if (!live || !a->live || t < a->heard_until || target - a->play_pos > (int64_t)max) {
-        /* a seek, a pause, a stall: what played stops; start again just before t */
+    /* the play clock: sample 0 at demo time clock0, the demo going speed seconds a second;
+     * each sound at its own pitch, started when the demo reaches it (a game's timescale) */
+    double sp = speed >= 1.0 / 64 && speed <= 64 ? speed : 1;
+    int64_t target = llround((t - a->clock0) * SND_RATE / sp);
+    if (!live || !a->live || sp != a->speed || t < a->heard_until ||
+        target - a->play_pos > (int64_t)max) {
+        /* a seek, a pause, another speed, a stall: what played stops; start again just
+         * before t */
         snd_mixer_stop_all(a->mix, INT64_MIN);
         a->n = a->next = 0;
         a->heard_until = t;
-        a->play_pos = target - SND_RATE / 20;
+        a->clock0 = t;
+        a->speed = sp;
+        target = 0;
+        a->play_pos = -SND_RATE / 20;
         a->live = live;
         if (!live)
             return 0;
@@ -549,13 +558,13 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
          * level's start), as an export from t has (a review: after a seek or a pause a
          * lift's loop was silent until it started again) */
         if (tl) {
-            double pre = look_back(a, tl, *clp, t);
+            double pre = look_back(a, tl, *clp, t) * sp; /* (in demo seconds) */
             if (pre > APP_SND_MAX_PREROLL) /* (a window's seek walks at most a minute of
                                             * demo: ~40 ms for a Quake demo here; a loop
                                             * begun longer ago is heard when started again) */
                 pre = APP_SND_MAX_PREROLL;
             qd_error e = {0};
-            if (pre > 0 && !app_audio_collect(a, tl, t - pre, t, 0, &e))
+            if (pre > 0 && !app_audio_collect(a, tl, t - pre, t, a->clock0, &e))
                 a->n = a->next = 0; /* (then only what starts from t on) */
             *clp = tl_state_at(tl, t, err); /* the walk moved the timeline's state */
             if (!*clp)
@@ -563,7 +572,7 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
         }
     }
     const cl_state *cl = *clp;
-    app_audio_take(a, cl, a->heard_until, t, 0);
+    app_audio_take(a, cl, a->heard_until, t, a->clock0);
     a->heard_until = t;
     uint32_t n = target > a->play_pos ? (uint32_t)(target - a->play_pos) : 0;
     if (n > max)

@@ -41,6 +41,10 @@ typedef struct app_audio {
     double heard_until;
     int64_t play_pos;
     int live;
+    /* the clock of the sample positions: sample 0 at demo time clock0, the demo going speed
+     * seconds a sample second (an export: its start, 1; play: where it last restarted and
+     * the window's speed) */
+    double clock0, speed;
 } app_audio;
 
 /* An empty audio state reading sounds through o's search path. Returns 0 when out of memory. */
@@ -93,7 +97,7 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const struct player *cam
  * another speed): silence, everything stopped, nothing returned. Returns the sample frames
  * written to out[2 * max]. */
 uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, double t,
-                        const float origin[3], const float angles[3], int listener, int live,
-                        int16_t *out, uint32_t max, qd_error *err);
+                        double speed, const float origin[3], const float angles[3],
+                        int listener, int live, int16_t *out, uint32_t max, qd_error *err);
 
 #endif

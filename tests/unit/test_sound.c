@@ -783,26 +783,57 @@ TEST(sound_decode_max_stops_at_the_room_left)
     free(ogg);
 }
 
-TEST(sound_window_feed_follows_demo_time_and_stops_when_not_live)
+/* The window's feed (app_audio_play) heard from the origin, nobody listening, into
+ * feed_out; with the fixture's level holding one start of test.wav at 1.0 s. */
+static int16_t feed_out[2 * 12000];
+
+static uint32_t feed(app_audio *a, const cl_state *cl, double t, double speed, int live)
+{
+    static const float zero[3] = {0, 0, 0};
+    return app_audio_play(a, NULL, &cl, t, speed, zero, zero, 0, live, feed_out, 12000, NULL);
+}
+
+static int feed_fixture(app_opts *o, cl_state **cl, app_audio *a)
+{
+    if (!fixture(o, cl, a))
+        return 0;
+    add_start(*cl, 1.0, 5, 1, 0, 0);
+    return 1;
+}
+
+TEST(sound_window_feed_follows_demo_time_at_any_speed)
 {
     app_opts o;
     cl_state *cl;
     app_audio a;
-    if (!fixture(&o, &cl, &a))
+    if (!feed_fixture(&o, &cl, &a))
         SKIP("cannot write the test sound");
-    add_start(cl, 1.0, 5, 1, 0, 0);
-    static int16_t out[2 * 12000];
-    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    const cl_state *ccl = cl;
+    const int16_t *out = feed_out;
     /* first frame at 0.95 s: starts 0.05 s behind, silent (the start is at 1.0) */
-    CHECK_EQ(app_audio_play(&a, NULL, &ccl, 0.95, eye, ang, 0, 1, out, 12000, NULL), 2400u);
+    CHECK_EQ(feed(&a, cl, 0.95, 1, 1), 2400u);
     CHECK_EQ(out[0], 0);
     /* at 1.05 s: samples 45600..50400, the sound from sample 48000 (index 2400) */
-    CHECK_EQ(app_audio_play(&a, NULL, &ccl, 1.05, eye, ang, 0, 1, out, 12000, NULL), 4800u);
+    CHECK_EQ(feed(&a, cl, 1.05, 1, 1), 4800u);
     CHECK_EQ(out[2 * 2399], 0);
     CHECK(abs(out[2 * 2400] - 7000) <= 2);
-    /* paused, another speed or muted: nothing, and the voice is gone */
-    CHECK_EQ(app_audio_play(&a, NULL, &ccl, 1.06, eye, ang, 0, 0, out, 12000, NULL), 0u);
+    /* paused, dragged or muted: nothing, and the voice is gone */
+    CHECK_EQ(feed(&a, cl, 1.06, 1, 0), 0u);
+    CHECK_EQ(snd_mixer_voices(a.mix), 0);
+    /* At another speed the window is not silent (a review: only 1x was heard): a sound
+     * starts when the demo reaches it and plays at its own pitch and length, as a game's
+     * timescale does. At 2x from 0.9 s, the start at 1.0 s is 0.05 s of sound clock later
+     * (sample 2,400 of the first 0.1 s of demo after the first call's 2,400 lead-in: index
+     * 2,400), and the 4,800 samples of test.wav end 4,800 samples after that (index 2,400
+     * of the next span): a sound squeezed to the demo's speed would end at 1,200. */
+    CHECK_EQ(feed(&a, cl, 0.9, 2, 1), 2400u);
+    CHECK_EQ(feed(&a, cl, 1.1, 2, 1), 4800u);
+    CHECK_EQ(out[2 * 2399], 0);
+    CHECK(abs(out[2 * 2400] - 7000) <= 2);
+    CHECK_EQ(feed(&a, cl, 1.3, 2, 1), 4800u);
+    CHECK(abs(out[2 * 2399] - 7000) <= 2);
+    CHECK_EQ(out[2 * 2400], 0);
+    /* another speed starts the clock again: what played stops */
+    CHECK_EQ(feed(&a, cl, 1.31, 1, 1), 2400u);
     CHECK_EQ(snd_mixer_voices(a.mix), 0);
     app_audio_free(&a);
     free(cl);
@@ -1690,12 +1721,12 @@ TEST(sound_window_after_a_seek_hears_a_loop_begun_before)
     CHECK(cl != NULL);
     static int16_t pcm_out[2 * 12000];
     const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
-    CHECK_EQ(app_audio_play(&a, tl, &cl, t, eye, ang, 1, 1, pcm_out, 12000, &err), 2400u);
+    CHECK_EQ(app_audio_play(&a, tl, &cl, t, 1, eye, ang, 1, 1, pcm_out, 12000, &err), 2400u);
     CHECK(cl != NULL && cl == tl_state_at(tl, t, &err));
     CHECK_MSG(abs(pcm_out[2 * 1000] - 12902) <= 2 && abs(pcm_out[2 * 1000 + 1] - 12902) <= 2,
               "%d %d", pcm_out[2 * 1000], pcm_out[2 * 1000 + 1]);
     /* and it goes on in the next frame's samples */
-    CHECK_EQ(app_audio_play(&a, tl, &cl, t + 0.02, eye, ang, 1, 1, pcm_out, 12000, &err), 960u);
+    CHECK_EQ(app_audio_play(&a, tl, &cl, t + 0.02, 1, eye, ang, 1, 1, pcm_out, 12000, &err), 960u);
     CHECK_MSG(abs(pcm_out[2 * 500] - 12902) <= 2, "%d", pcm_out[2 * 500]);
     app_audio_free(&a);
     tl_close(tl);
