@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/file.h"
@@ -539,6 +540,7 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
     /* the play clock: sample 0 at demo time clock0, the demo going speed seconds a second;
      * each sound at its own pitch, started when the demo reaches it (a game's timescale) */
     double sp = speed >= 1.0 / 64 && speed <= 64 ? speed : 1;
+    a->walk_wall = 0;
     int64_t target = llround((t - a->clock0) * SND_RATE / sp);
     if (!live || !a->live || sp != a->speed || t < a->heard_until ||
         target - a->play_pos > (int64_t)max) {
@@ -558,15 +560,25 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
          * level's start), as an export from t has (a review: after a seek or a pause a
          * lift's loop was silent until it started again) */
         if (tl) {
+            struct timespec w0, w1;
+            clock_gettime(CLOCK_MONOTONIC, &w0);
             double pre = look_back(a, tl, *clp, t) * sp; /* (in demo seconds) */
             if (pre > APP_SND_MAX_PREROLL) /* (a window's seek walks at most a minute of
                                             * demo: ~40 ms for a Quake demo here; a loop
                                             * begun longer ago is heard when started again) */
                 pre = APP_SND_MAX_PREROLL;
+            /* and at most APP_SND_MAX_WALK frames, the latest (a review: a demo of 20,000
+             * frames a second made each walk half a second) */
+            uint32_t last = frame_before(tl, t), first = frame_before(tl, t - pre);
+            if (last - first > APP_SND_MAX_WALK &&
+                tl_frame_time(tl, last - APP_SND_MAX_WALK) > t - pre)
+                pre = t - tl_frame_time(tl, last - APP_SND_MAX_WALK);
             qd_error e = {0};
             if (pre > 0 && !app_audio_collect(a, tl, t - pre, t, a->clock0, &e))
                 a->n = a->next = 0; /* (then only what starts from t on) */
             *clp = tl_state_at(tl, t, err); /* the walk moved the timeline's state */
+            clock_gettime(CLOCK_MONOTONIC, &w1);
+            a->walk_wall = (double)(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) * 1e-9;
             if (!*clp)
                 return 0;
         }

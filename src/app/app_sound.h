@@ -15,6 +15,7 @@
 #define APP_SND_MAX_STARTS (1u << 20) /* sound starts one export keeps (more are not heard) */
 #define APP_SND_MAX_PREROLL 60.0      /* seconds before the span searched for sounds that
                                        * are still playing at its start */
+#define APP_SND_MAX_WALK 20000u       /* frames the window's look-back walks at most */
 
 /* Sounds, their search path and a mixer. Owns all of them. */
 typedef struct app_audio {
@@ -45,6 +46,7 @@ typedef struct app_audio {
      * seconds a sample second (an export: its start, 1; play: where it last restarted and
      * the window's speed) */
     double clock0, speed;
+    double walk_wall; /* play: the wall seconds the last call's look-back took (0: none) */
 } app_audio;
 
 /* An empty audio state reading sounds through o's search path. Returns 0 when out of memory. */

@@ -410,6 +410,7 @@ static qd_err load_lod(r_model *m, const char *name, int lod, mdl_read_fn read, 
         return r == QD_ERR_NOMEM ? r : QD_OK;
     if (len > a->model_room) { /* (past the level's room: the lower levels stand in) */
         free(data);
+        m->lod_cut = 1;
         return QD_OK;
     }
     mdl_md3 *l = NULL;
@@ -933,12 +934,14 @@ static r_assets *out_of_memory(r_assets *a, void *names, qd_error *err)
     return NULL;
 }
 
-/* The slot of donor's that owns an MD3 model loaded from name (not given away yet), or 0. */
+/* The slot of donor's that owns an MD3 model loaded from name (not given away yet), or 0;
+ * not one whose levels of detail the room cut (a review: a load with more room would hold
+ * them, so the model given differed from a fresh load's). */
 static int donor_md3(const r_assets *donor, const char *name)
 {
     for (int j = 1; donor && donor->names && j < donor->num_models; j++)
         if (donor->models[j].kind == R_KIND_MD3 && !donor->models[j].shared &&
-            !strcmp(donor->names[j], name))
+            !donor->models[j].lod_cut && !strcmp(donor->names[j], name))
             return j;
     return 0;
 }

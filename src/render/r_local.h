@@ -98,6 +98,8 @@ typedef struct r_model {
     uint32_t *lod_surf[2]; /* each level's surfaces as md3's surface numbers (the skins
                             * and materials go by those); owned as md3 */
     uint64_t cost;   /* what it took of the level's model room (r_assets model_room) */
+    uint8_t lod_cut; /* R_KIND_MD3: a level of detail left out for want of room (so a load
+                      * with more room would hold it: not given to one, donor_md3) */
     uint8_t shared;  /* md3 and anims (md2), or brush, alias and sprite, belong to an
                       * earlier slot of the same name */
     char (*shaders)[64]; /* R_KIND_MD3: each surface's shader, its skin's where it has one */

@@ -12,6 +12,7 @@
 #include "../../src/app/player.h"
 #include "../../src/app/world.h"
 #include "../../src/output/out.h"
+#include "../../src/render/r_local.h"
 #include "../../src/timeline/timeline.h"
 #include "../memread.h"
 #include "../q3scan.h"
@@ -861,5 +862,39 @@ TEST(q3_same_map_reload_takes_from_the_set_before)
     CHECK(c.map == 1 && c.images >= fresh_images);
     r_assets_free(f);
     r_assets_free(b);
+    pak_fs_close(fs);
+}
+
+/* A model whose levels of detail the level's room left out is not given to a later load
+ * (a review: the set after, with room for them, got the mesh without them where a fresh
+ * load holds them). merman's lower.md3 (473,836 bytes in pak2-players.pk3) in a room of
+ * that and one byte: its lower_1.md3 (348,652) does not fit; then merman and sarge taken
+ * from that set with the whole room: merman read again, with its levels, as fresh. */
+TEST(q3_model_cut_by_the_room_not_given)
+{
+    pak_fs *fs = oa_fs();
+    if (!fs)
+        SKIP("OpenArena is not installed");
+    static cl_level one, two;
+    memset(&one, 0, sizeof one);
+    one.game = CL_GAME_Q3;
+    snprintf(one.models[2], CL_NAME_LEN, "models/players/merman/lower.md3");
+    one.num_models = 3;
+    two = one;
+    snprintf(two.models[3], CL_NAME_LEN, "models/players/sarge/lower.md3");
+    two.num_models = 4;
+    qd_error e = {0};
+    uint64_t room = r_model_room;
+    r_model_room = 473836u + 1;
+    r_assets *a = r_assets_load(&one, read_fs, fs, NULL, &e);
+    r_model_room = room;
+    CHECK(a && a->models[2].kind == R_KIND_MD3 && a->models[2].lod[0] == NULL);
+    r_assets *b = r_assets_load_from(&two, read_fs, fs, NULL, &e, a);
+    r_assets *f = r_assets_load(&two, read_fs, fs, NULL, &e);
+    CHECK(f && f->models[2].lod[0] != NULL && f->models[2].lod[1] != NULL);
+    CHECK(b && b->models[2].lod[0] != NULL && b->models[2].lod[1] != NULL);
+    r_assets_free(a);
+    r_assets_free(b);
+    r_assets_free(f);
     pak_fs_close(fs);
 }

@@ -1731,3 +1731,94 @@ TEST(sound_window_after_a_seek_hears_a_loop_begun_before)
     app_audio_free(&a);
     tl_close(tl);
 }
+
+/* A Quake demo message being made, and its block (angles 0) onto f. */
+typedef struct dmsg {
+    uint8_t b[256];
+    size_t n;
+} dmsg;
+
+static void dm8(dmsg *m, unsigned v) { m->b[m->n++] = (uint8_t)v; }
+static void dm16(dmsg *m, unsigned v) { dm8(m, v & 255), dm8(m, v >> 8 & 255); }
+static void dm32(dmsg *m, uint32_t v) { dm16(m, v & 0xffff), dm16(m, v >> 16); }
+static void dmstr(dmsg *m, const char *s)
+{
+    while (*s)
+        dm8(m, (uint8_t)*s++);
+    dm8(m, 0);
+}
+
+static void dem_block(FILE *f, const dmsg *m)
+{
+    uint8_t head[16] = {(uint8_t)m->n, (uint8_t)(m->n >> 8), 0, 0};
+    fwrite(head, 1, sizeof head, f);
+    fwrite(m->b, 1, m->n, f);
+}
+
+/* The window's look-back walks at most APP_SND_MAX_WALK (20,000) frames, the latest (a
+ * review: a demo of 20,000 frames a second made each restart's walk half a second, and the
+ * window restart every frame). A Quake demo made here of 500 frames a second for 70 s
+ * whose recorder (entity 1, the listener) starts the looped pkup.wav on channel 1 at 20 s
+ * and on channel 2 at 35 s: from 70 s the last 20,000 frames reach back to 30 s, so only the
+ * second is heard, 12,902 (by hand as above); both would be 25,804. */
+TEST(sound_window_look_back_walks_a_bounded_number_of_frames)
+{
+    char dir[1024], path[1200];
+    CHECK(looped_pickup_game(dir, sizeof dir, "loopdense"));
+    snprintf(path, sizeof path, "%s/dense.dem", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("-1\n", f); /* (the CD track line) */
+    static dmsg m;
+    m.n = 0;
+    dm8(&m, 11); /* svc_serverinfo */
+    dm32(&m, 15);
+    dm8(&m, 1);
+    dm8(&m, 0);
+    dmstr(&m, "dense");
+    dmstr(&m, "maps/none.bsp");
+    dmstr(&m, "");
+    dmstr(&m, "weapons/pkup.wav");
+    dmstr(&m, "");
+    dem_block(f, &m);
+    for (int k = 1; k <= 70 * 500; k++) {
+        m.n = 0;
+        dm8(&m, 7); /* svc_time */
+        float tk = (float)k / 500;
+        uint32_t bits;
+        memcpy(&bits, &tk, 4);
+        dm32(&m, bits);
+        if (k == 20 * 500 || k == 35 * 500) {
+            dm8(&m, 6); /* svc_sound: no volume or attenuation, entity 1 on channel 1 or 2 */
+            dm8(&m, 0);
+            dm16(&m, 1 << 3 | (k == 20 * 500 ? 1 : 2));
+            dm8(&m, 1);
+            for (int i = 0; i < 3; i++)
+                dm16(&m, 0); /* (the origin: 0, the listener's) */
+        }
+        dem_block(f, &m);
+    }
+    fclose(f);
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
+    CHECK_MSG(tl != NULL, "%s", err.msg);
+    if (!tl)
+        return;
+    app_opts o;
+    memset(&o, 0, sizeof o);
+    o.paks[o.num_paks++] = dir;
+    o.no_autodetect = 1;
+    app_audio a;
+    CHECK(app_audio_init(&a, &o));
+    double t = tl_start(tl) + 69.9;
+    const cl_state *cl = tl_state_at(tl, t, &err);
+    static int16_t pcm_out[2 * 12000];
+    const float eye[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    CHECK_EQ(app_audio_play(&a, tl, &cl, t, 1, eye, ang, 1, 1, pcm_out, 12000, &err), 2400u);
+    CHECK_MSG(abs(pcm_out[2 * 1000] - 12902) <= 2, "%d", pcm_out[2 * 1000]);
+    app_audio_free(&a);
+    tl_close(tl);
+}
