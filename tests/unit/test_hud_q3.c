@@ -791,6 +791,13 @@ TEST(q3hud_head_icons_read_once_and_bounded)
     free(cl);
 }
 
+/* l made empty, a Quake III level. */
+static void q3_blank_level(cl_level *l)
+{
+    memset(l, 0, sizeof *l);
+    l->game = CL_GAME_Q3;
+}
+
 /* Reads counted: of the map, of MD3 files, of images (names ending .tga, .jpg, .png). */
 typedef struct counted_fs {
     const pak_fs *fs;
@@ -832,8 +839,7 @@ TEST(q3_same_map_reload_takes_from_the_set_before)
     if (!fs)
         SKIP("OpenArena is not installed");
     static cl_level one, two;
-    memset(&one, 0, sizeof one);
-    one.game = CL_GAME_Q3;
+    q3_blank_level(&one);
     snprintf(one.map, sizeof one.map, "maps/oa_dm3.bsp");
     snprintf(one.models[1], CL_NAME_LEN, "maps/oa_dm3.bsp");
     snprintf(one.models[2], CL_NAME_LEN, "models/players/sarge/lower.md3");
@@ -876,8 +882,7 @@ TEST(q3_model_cut_by_the_room_not_given)
     if (!fs)
         SKIP("OpenArena is not installed");
     static cl_level one, two;
-    memset(&one, 0, sizeof one);
-    one.game = CL_GAME_Q3;
+    q3_blank_level(&one);
     snprintf(one.models[2], CL_NAME_LEN, "models/players/merman/lower.md3");
     one.num_models = 3;
     two = one;

@@ -1691,6 +1691,24 @@ TEST(sound_export_from_the_middle_hears_a_loop_begun_long_before)
     free(b);
 }
 
+/* demo's timeline (NULL: a check failed), *o searching dir alone and *a an audio state on
+ * it (free both with app_audio_free and tl_close). */
+static timeline_t *loop_feed_open(const char *demo, const char *dir, app_opts *o,
+                                  app_audio *a, qd_error *err)
+{
+    demo_t *d = demo_open(demo, err);
+    timeline_t *tl = d ? tl_open(d, 0, err) : NULL;
+    memset(o, 0, sizeof *o);
+    o->paks[o->num_paks++] = dir;
+    o->no_autodetect = 1;
+    if (!tl || !app_audio_init(a, o)) {
+        test_fail_at(__FILE__, __LINE__, tl ? "out of memory" : err->msg);
+        tl_close(tl);
+        return NULL;
+    }
+    return tl;
+}
+
 /* The window's sound after a seek or a pause hears what began before and still sounds, as
  * the export from the middle above does (a review: a lift's loop was silent until started
  * again). The same demo and looping pkup.wav (cue at 0; 18432 x 0.7 = 12902 in each ear,
@@ -1705,17 +1723,11 @@ TEST(sound_window_after_a_seek_hears_a_loop_begun_before)
     char dir[1024];
     CHECK(looped_pickup_game(dir, sizeof dir, "loopwin"));
     qd_error err;
-    demo_t *d = demo_open(demo, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
-    CHECK(tl != NULL);
+    app_opts o;
+    app_audio a;
+    timeline_t *tl = loop_feed_open(demo, dir, &o, &a, &err);
     if (!tl)
         return;
-    app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[o.num_paks++] = dir;
-    o.no_autodetect = 1;
-    app_audio a;
-    CHECK(app_audio_init(&a, &o));
     double t = tl_start(tl) + 5.5;
     const cl_state *cl = tl_state_at(tl, t, &err);
     CHECK(cl != NULL);
@@ -1802,17 +1814,11 @@ TEST(sound_window_look_back_walks_a_bounded_number_of_frames)
     }
     fclose(f);
     qd_error err;
-    demo_t *d = demo_open(path, &err);
-    timeline_t *tl = d ? tl_open(d, 0, &err) : NULL;
-    CHECK_MSG(tl != NULL, "%s", err.msg);
+    app_opts o;
+    app_audio a;
+    timeline_t *tl = loop_feed_open(path, dir, &o, &a, &err);
     if (!tl)
         return;
-    app_opts o;
-    memset(&o, 0, sizeof o);
-    o.paks[o.num_paks++] = dir;
-    o.no_autodetect = 1;
-    app_audio a;
-    CHECK(app_audio_init(&a, &o));
     double t = tl_start(tl) + 69.9;
     const cl_state *cl = tl_state_at(tl, t, &err);
     static int16_t pcm_out[2 * 12000];
