@@ -128,10 +128,34 @@ demo_t *demo_open_with(const demo_decoder *dec, const char *name, const uint8_t 
 /* A file's bytes (owned): the demo in them when they are a container (gzip, a zip of one
  * demo), named "path:member" so offsets in messages are read as the member's; else the
  * bytes themselves. */
+/* How well the best decoder's probe takes data as its own by content (0: none does). */
+static int content_score(const uint8_t *data, size_t len)
+{
+    int best = 0;
+    for (size_t i = 0; data && i < NUM_DECODERS; i++) {
+        int c = decoders[i]->probe(data, len, NULL);
+        best = c > best ? c : best;
+    }
+    return best;
+}
+
 static demo_t *open_file_bytes(const char *path, uint8_t *buf, size_t len, qd_error *err)
 {
     demo_unpacked u;
-    if (demo_unpack(path, buf, len, DEMO_MAX_FILE, &u, err) != QD_OK) {
+    qd_error uerr = {0};
+    qd_err ur = demo_unpack(path, buf, len, DEMO_MAX_FILE, &u, &uerr);
+    /* A demo whose first bytes only look like a container's (a Quake III demo's first
+     * sequence number 559,903 is 1f 8b 08, gzip's mark; 67,324,752 is "PK\3\4"; a review):
+     * when the unpacking fails or stops at damage and the bytes themselves parse as a demo
+     * better than what came out, they are the demo. */
+    if ((ur != QD_OK || (u.data && u.note.code != QD_OK)) &&
+        content_score(buf, len) > (ur == QD_OK ? content_score(u.data, u.len) : 0)) {
+        free(u.data);
+        return open_bytes(path, buf, buf, len, NULL, err);
+    }
+    if (ur != QD_OK) {
+        if (err)
+            *err = uerr;
         free(buf);
         return NULL;
     }

@@ -91,12 +91,21 @@ static qd_err gunzip(const uint8_t *data, size_t len, size_t max,
         in += in_now - z.avail_in;
         have += out_before - z.avail_out;
         if (ret == Z_STREAM_END) {
-            /* Another member may follow; anything else after the last member is ignored,
-             * as gzip -d does (with a warning). */
+            /* Another member may follow; anything else after the last member is left out,
+             * as gzip -d does, and said as it warns (a review: a member whose first byte was
+             * damaged lost the rest of the demo in silence); zeros (tape padding) are not
+             * said */
             if (len - in >= 2 && data[in] == 0x1f && data[in + 1] == 0x8b) {
                 inflateReset(&z);
                 continue;
             }
+            size_t k = in;
+            while (k < len && data[k] == 0)
+                k++;
+            if (k < len)
+                qd_fail(&why, QD_ERR_BAD_DATA, in,
+                        "%zu bytes after the last gzip member are no gzip member: left out",
+                        len - in);
             break;
         }
         if (ret == Z_OK)

@@ -220,13 +220,15 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
                            const cl_entstate *s, const float (*w)[3], float ambient,
                            float shade, double t)
 {
-    size_t pic = (size_t)m->skin_width * m->skin_height;
     const uint8_t *pixels = mdl_alias_skin(m, s->skin, t); /* a skin group by demo time */
     int player = s->player;
     /* A player's shirt and pants (Quake's CL_NewTranslation / R_TranslatePlayerSkin): skin
      * indices 16..31 take the player's top colour row, 96..111 the bottom one, each row of
      * 16 shades running up for colours below 8 and down for the rest. */
-    uint8_t *own = NULL;
+    /* They are put into the light table the skin is read through (a skin's pixel p reads
+     * base[row][map[p]]), whatever the skin's size. */
+    const uint32_t *base = a->lut;
+    uint32_t *own = NULL;
     if (player > 0 && player <= CL_MAX_PLAYERS && v->cl) {
         const cl_player *pl = &v->cl->players[player - 1];
         uint8_t map[256];
@@ -237,15 +239,13 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
             map[16 + i] = (uint8_t)(top < 128 ? top + i : top + 15 - i);
             map[96 + i] = (uint8_t)(bot < 128 ? bot + i : bot + 15 - i);
         }
-        const uint8_t *kept = v->cache ? r_cache_skin(v->cache, pixels, pic, pl->top,
-                                                      pl->bottom, map)
-                                       : NULL;
+        const uint32_t *kept =
+            v->cache ? r_cache_player_lut(v->cache, a->lut, pl->top, pl->bottom, map) : NULL;
         if (kept) {
-            pixels = kept;
-        } else if ((own = malloc(pic ? pic : 1))) {
-            for (size_t i = 0; i < pic; i++)
-                own[i] = map[pixels[i]];
-            pixels = own;
+            base = kept;
+        } else if ((own = malloc(sizeof a->lut))) {
+            r_player_lut(own, a->lut, map);
+            base = own;
         }
     }
     /* the triangles' normals (kept for the back-face test below), summed at each vertex;
@@ -271,7 +271,7 @@ static void alias_textured(r_view *v, const r_assets *a, const mdl_alias *m,
     /* EF looks as a tint (quad blue, pentagram red) and FitzQuake's alpha */
     uint32_t *look = NULL;
     unsigned flags;
-    const uint32_t *lut = r_lut_look(a->lut, s, &look, &flags);
+    const uint32_t *lut = r_lut_look(base, s, &look, &flags);
     r_skin8 sk = {pixels, lut, (int)m->skin_width, (int)m->skin_height};
     /* each vertex placed on screen once (r_view_vert), for the triangles wholly inside the
      * view; the rest are clipped as any polygon (r_skin_tri) */

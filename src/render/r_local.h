@@ -396,11 +396,14 @@ typedef struct r_skin8 {
 void r_skin_tri(r_view *v, const float *P[3], const float n[3], const float sv[3],
                 const float tv[3], const float row[3], const r_skin8 *sk, unsigned flags);
 
-/* Skin src (n palette indices) with a player's colours top and bottom translated through
- * map (Quake's shirt and pants rows), kept in c between frames (keyed by the skin's pixels,
- * its size and the colours; the assets' change empties c); NULL when memory runs out. */
-const uint8_t *r_cache_skin(r_cache *c, const uint8_t *src, size_t n, int top, int bottom,
-                            const uint8_t map[256]);
+/* A player's colours put into a light table rather than into the skin (WinQuake's
+ * translation tables; a review: a skin translated per entity cost its whole size, 165 ms a
+ * frame for 40 skins of 2048 x 2048): out[row][i] = base[row][map[i]] for the 64 rows of 256
+ * (map: Quake's shirt and pants rows). r_cache_player_lut keeps them in c between frames
+ * (keyed by base and the colours; the assets' change empties c); NULL when memory runs out. */
+void r_player_lut(uint32_t *out, const uint32_t *base, const uint8_t map[256]);
+const uint32_t *r_cache_player_lut(r_cache *c, const uint32_t *base, int top, int bottom,
+                                   const uint8_t map[256]);
 
 /* 1 (the default): r_skin_tri maps a skin affinely where it may; 0: always in perspective
  * (the tests compare the two; set it before drawing, never while threads draw). */

@@ -42,7 +42,8 @@
  * taken a level down (a hostile map's 4096 x 4096 liquids took 16 M texels each) */
 #define R_SURF_MAX_RGBA (1u << 18)
 #define R_CACHE_BSPS 64
-#define R_CACHE_SKINS 32 /* translated skins kept: a 32-player match's */
+#define R_CACHE_LUTS 32 /* players' light tables kept: a 32-player match's colours */
+#define R_LUT_ENTRIES (64 * 256)
 #define NORMAL_STYLE 264 /* 'm' */
 
 typedef struct r_surf {
@@ -75,14 +76,13 @@ struct r_cache {
     int split_n;
     double split[R_MAX_THREADS + 1];
     r_marks *marks;       /* Quake III's wall marks' pieces (r_q3_marks_make), or NULL */
-    /* players' skins with their colours translated (r_cache_skin), replaced in turn */
+    /* light tables with a player's colours put in (r_cache_player_lut), replaced in turn */
     struct {
-        const uint8_t *src;
-        size_t n;
+        const uint32_t *base;
         int colours; /* top << 4 | bottom */
-        uint8_t *pix;
-    } skins[R_CACHE_SKINS];
-    int next_skin;
+        uint32_t *lut;
+    } luts[R_CACHE_LUTS];
+    int next_lut;
     struct r_cache *portal; /* the portal views' own chain (r_cache_portal), or NULL */
     rast_fb *portal_fb;   /* their frame (r_cache_portal_fb), or NULL */
 };
@@ -164,37 +164,41 @@ static void cache_flush(r_cache *c)
     }
     c->num_bsps = 0;
     c->bytes = 0;
-    for (int i = 0; i < R_CACHE_SKINS; i++) {
-        free(c->skins[i].pix);
-        c->skins[i].pix = NULL;
-        c->skins[i].src = NULL;
+    for (int i = 0; i < R_CACHE_LUTS; i++) {
+        free(c->luts[i].lut);
+        c->luts[i].lut = NULL;
+        c->luts[i].base = NULL;
     }
 }
 
-const uint8_t *r_cache_skin(r_cache *c, const uint8_t *src, size_t n, int top, int bottom,
-                            const uint8_t map[256])
+void r_player_lut(uint32_t *out, const uint32_t *base, const uint8_t map[256])
+{
+    for (int row = 0; row < 64; row++)
+        for (int i = 0; i < 256; i++)
+            out[row * 256 + i] = base[row * 256 + map[i]];
+}
+
+const uint32_t *r_cache_player_lut(r_cache *c, const uint32_t *base, int top, int bottom,
+                                   const uint8_t map[256])
 {
     int colours = (top & 15) << 4 | (bottom & 15);
-    for (int i = 0; i < R_CACHE_SKINS; i++)
-        if (c->skins[i].pix && c->skins[i].src == src && c->skins[i].n == n &&
-            c->skins[i].colours == colours)
-            return c->skins[i].pix;
-    uint8_t *pix = malloc(n ? n : 1);
-    if (!pix)
+    for (int i = 0; i < R_CACHE_LUTS; i++)
+        if (c->luts[i].lut && c->luts[i].base == base && c->luts[i].colours == colours)
+            return c->luts[i].lut;
+    uint32_t *lut = malloc(R_LUT_ENTRIES * sizeof *lut);
+    if (!lut)
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        pix[i] = map[src[i]];
-    int k = c->next_skin;
-    c->next_skin = (k + 1) % R_CACHE_SKINS;
-    if (c->skins[k].pix)
-        c->bytes -= c->skins[k].n;
-    free(c->skins[k].pix);
-    c->skins[k].src = src;
-    c->skins[k].n = n;
-    c->skins[k].colours = colours;
-    c->skins[k].pix = pix;
-    c->bytes += n;
-    return pix;
+    r_player_lut(lut, base, map);
+    int k = c->next_lut;
+    c->next_lut = (k + 1) % R_CACHE_LUTS;
+    if (c->luts[k].lut)
+        c->bytes -= R_LUT_ENTRIES * sizeof *lut;
+    free(c->luts[k].lut);
+    c->luts[k].base = base;
+    c->luts[k].colours = colours;
+    c->luts[k].lut = lut;
+    c->bytes += R_LUT_ENTRIES * sizeof *lut;
+    return lut;
 }
 
 void r_cache_free(r_cache *c)

@@ -549,8 +549,8 @@ TEST(render_alias_textured_skin)
     add_entity(cl, 2, 2, 100, 0, 0, 0);
     rast_fb *fb = rast_fb_new(W, H);
     r_camera cam = {.origin = {0, 0, 0}, .angles = {0, 0, 0}, .fov = 90};
-    /* a cache kept between the frames, as the player keeps one (the translated skin is
-     * kept in it by its colours) */
+    /* a cache kept between the frames, as the player keeps one (the light table with the
+     * player's colours is kept in it by them) */
     r_cache *kept = r_cache_new(0);
     r_options o = {.mode = R_MODE_TEXTURED, .cache = kept};
     /* then as player 1's body with shirt colour 4: index 20 (shade 4 of the shirt range)
