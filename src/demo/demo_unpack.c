@@ -4,6 +4,7 @@
 
 #include "../../pak-loader/pak.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +75,13 @@ static qd_err gunzip(const uint8_t *data, size_t len, size_t max,
     for (;;) {
         /* Each pass of inflate gets at most 1 GiB in and out (its counts are uInt). */
         size_t in_now = len - in < (1u << 30) ? len - in : 1u << 30;
-        if (have >= max) {
+        /* (room for one byte past max: only a byte that comes out past it is over the
+         * cap, not an empty member after exactly max; a review) */
+        if (have > max) {
             r = qd_fail(&why, QD_ERR_LIMIT, in, "inflates to more than %zu bytes", max);
             break;
         }
-        if (!grow(&buf, &cap, have + 1, max)) {
+        if (!grow(&buf, &cap, have + 1, max < SIZE_MAX ? max + 1 : max)) {
             r = qd_fail(&why, QD_ERR_NOMEM, in, "out of memory inflating");
             break;
         }
@@ -123,6 +126,8 @@ static qd_err gunzip(const uint8_t *data, size_t len, size_t max,
         break;
     }
     inflateEnd(&z);
+    if (r == QD_OK && have > max) /* (the last member ended past the cap) */
+        r = qd_fail(&why, QD_ERR_LIMIT, in, "inflates to more than %zu bytes", max);
     if (r != QD_OK && (have == 0 || r == QD_ERR_NOMEM || r == QD_ERR_LIMIT)) {
         free(buf);
         if (err)

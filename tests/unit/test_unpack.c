@@ -271,11 +271,15 @@ TEST(unpack_gzip_output_is_capped)
     /* Caps under the first buffer's 64 KiB (a review found the first buffer overran them,
      * and past it the buffer's doubling never ended): 5,000 and 200,000 bytes out against
      * 1,000 and 4,096 are over; exactly 1,000 against 1,000 is not; a cap of 0 takes none. */
-    static const size_t outs[] = {5000, 200000, 1000, 10}, caps[] = {1000, 4096, 1000, 0};
-    static const qd_err want[] = {QD_ERR_LIMIT, QD_ERR_LIMIT, QD_OK, QD_ERR_LIMIT};
-    for (int i = 0; i < 4; i++) {
+    static const size_t outs[] = {5000, 200000, 1000, 10, 1000, 1001},
+                        caps[] = {1000, 4096, 1000, 0, 1000, 1000};
+    static const qd_err want[] = {QD_ERR_LIMIT, QD_ERR_LIMIT, QD_OK,
+                                  QD_ERR_LIMIT, QD_OK,        QD_ERR_LIMIT};
+    for (int i = 0; i < 6; i++) {
         gbuf g = {0};
         gzip_member(&g, zeros, outs[i]);
+        if (i >= 4) /* an empty member after: exactly the cap is not over it (a review) */
+            gzip_member(&g, zeros, 0);
         CHECK_EQ(demo_unpack("small.dem.gz", g.p, g.len, caps[i], &u, &err), want[i]);
         CHECK(want[i] == QD_OK ? u.data && u.len == outs[i] : !u.data);
         free(u.data);
