@@ -88,21 +88,31 @@ void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, 
     size_t n = strlen(demo) + 64;
     char *path = malloc(n);
     int fd = -1;
-    for (int k = 1; path && k < 100 && fd < 0; k++) {
-        if (k == 1)
-            snprintf(path, n, "%s-%lldm%06.3fs.png", demo, m, t - (double)m * 60);
-        else
-            snprintf(path, n, "%s-%lldm%06.3fs-%d.png", demo, m, t - (double)m * 60, k);
-        fd = qd_create_new(path);
-        if (fd < 0 && errno != EEXIST)
+    /* beside the demo; where that folder may not be written (a read-only mount, a CD, a
+     * shared folder), in the current one, as `k` writes its paths (a review) */
+    const char *slash = strrchr(demo, '/');
+    const char *stems[2] = {demo, slash ? slash + 1 : demo};
+    for (int s = 0; s < 2 && fd < 0; s++) {
+        if (s == 1 && !(slash && (errno == EACCES || errno == EROFS || errno == EPERM)))
             break;
+        for (int k = 1; path && k < 100 && fd < 0; k++) {
+            if (k == 1)
+                snprintf(path, n, "%s-%lldm%06.3fs.png", stems[s], m, t - (double)m * 60);
+            else
+                snprintf(path, n, "%s-%lldm%06.3fs-%d.png", stems[s], m, t - (double)m * 60,
+                         k);
+            fd = qd_create_new(path);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
     }
     int written = fd >= 0 && qd_write_all(fd, png, len);
     if (fd >= 0 && close(fd) != 0)
         written = 0;
     if (written) {
         const char *base = strrchr(path, '/');
-        snprintf(notice, cap, "saved %.100s", base ? base + 1 : path);
+        snprintf(notice, cap, "saved %s%.100s", base ? "" : slash ? "./" : "",
+                 base ? base + 1 : path);
     } else {
         int why = errno;
         if (fd >= 0)
@@ -160,7 +170,7 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         p->notice_until = p->wall + 8.0;
     }
 
-    /* sound: the same mixer as render --audio, heard only while playing at 1x */
+    /* sound: the same mixer as render --audio, heard while playing at any speed */
     app_audio audio;
     int have_audio = app_audio_init(&audio, o);
     out_audio *dev = have_audio ? out_audio_open(SND_RATE, &err) : NULL;
@@ -195,19 +205,11 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             }
             int was_free = p->camera == PLAYER_CAM_FREE;
             player_event(p, &ev);
-            if (was_free != (p->camera == PLAYER_CAM_FREE)) {
+            /* (the free camera starts where the view shown was: player_keep_view keeps it,
+             * the followed player's or the chase camera's too; a review saw it jump to the
+             * recorder's) */
+            if (was_free != (p->camera == PLAYER_CAM_FREE))
                 out_window_relative_mouse(win, p->camera == PLAYER_CAM_FREE);
-                if (p->camera == PLAYER_CAM_FREE) {
-                    /* start flying from where the current view is */
-                    const cl_state *cl = tl_state_at(tl, p->t, NULL);
-                    if (cl) {
-                        r_camera cam;
-                        r_camera_from_view(cl, p->t, &cam);
-                        memcpy(p->free_origin, cam.origin, sizeof cam.origin);
-                        memcpy(p->free_angles, cam.angles, sizeof cam.angles);
-                    }
-                }
-            }
         }
         double now = wall_now();
         player_tick(p, now - last);
@@ -250,10 +252,18 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
                 rc = APP_EXIT_INPUT;
                 break;
             }
-            if (!live)
+            /* a restart's lead replaces what was queued (a review: each seek or speed change
+             * added 50 ms of delay, and past a quarter second mixes were thrown away); a
+             * queue grown past a quarter second (a device's clock drifting from the wall's)
+             * starts the sound again in the next frame rather than dropping a mix */
+            if (!live || audio.restarted)
                 out_audio_clear(dev);
-            else if (out_audio_queued(dev) < SND_RATE / 4)
+            if (live && out_audio_queued(dev) > SND_RATE / 4) {
+                out_audio_clear(dev);
+                audio.live = 0;
+            } else if (live) {
                 out_audio_queue(dev, abuf, n);
+            }
         }
         /* Nothing to draw for: a minimised window, or a paused one with nothing new (no
          * event, the camera not flying) drawn under a quarter second ago, when notices and
@@ -272,11 +282,19 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             opt.cache = cache;
             opt.threads = threads; /* the window's frame over every core: bands of rows */
             r_render(world.assets, cl, p->t, &cam, &opt, fb);
+            player_draw_huds(p->hud, p->follow, p->scores, p->camera == PLAYER_CAM_POV, cl,
+                             &world, p->t, fb);
+            if (p->shot) { /* the game's frame and HUD, without qdemo's own text and bar (a
+                            * review: the notices and the bar were in the picture) */
+                /* (times from the demo's first frame, as --from takes them and the bar
+                 * shows: a review found the name's time refused by --from) */
+                app_save_shot(o->demo, p->t - p->start, fb, p->notice, sizeof p->notice);
+                p->notice_until = p->wall + 3.0;
+                p->shot = 0;
+            }
             if (world.notice[0] && p->wall < 6.0)
                 draw_text(fb, 8, fb->h / 2, world.notice, rast_rgb(255, 220, 120),
                           fb->h >= 600 ? 2 : 1);
-            player_draw_huds(p->hud, p->follow, p->scores, p->camera == PLAYER_CAM_POV, cl,
-                             &world, p->t, fb);
             player_overlay(p, cl, fb);
             if (out_window_present(win, fb, &err) != QD_OK) {
                 fprintf(stderr, "qdemo: %s\n", err.msg);
@@ -284,13 +302,6 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
                 break;
             }
             drawn_at = p->wall;
-        }
-        if (p->shot && !idle) { /* the frame as drawn, HUD and all */
-            /* (times from the demo's first frame, as --from takes them and the bar shows:
-             * a review found the name's time refused by --from) */
-            app_save_shot(o->demo, p->t - p->start, fb, p->notice, sizeof p->notice);
-            p->notice_until = p->wall + 3.0;
-            p->shot = 0;
         }
         if (p->fullscreen) {
             out_window_toggle_fullscreen(win);
@@ -427,17 +438,6 @@ int app_play(const app_opts *o)
                 continue;
             }
             free(next);
-            /* it does not open: the one playing goes on where it was, the reason shown (a
-             * review: it started again at 0:00, said only on the terminal) */
-            char why[320];
-            snprintf(why, sizeof why, "%s", note);
-            tl = open_demo(o, current ? current : list[i], note, sizeof note);
-            snprintf(note, sizeof note, "%s", why);
-            at = was;
-            if (tl)
-                continue;
-            free(current);
-            current = NULL;
         } else {
             int dir = action == PLAY_NEXT ? 1 : -1, from = i;
             if (current) {
@@ -453,7 +453,19 @@ int app_play(const app_opts *o)
                 continue;
             i = from; /* none that way opens: back to the one we had */
         }
-        tl = open_demo(o, list[i], note, sizeof note);
+        /* nothing new opens: the one playing goes on where it was, the reason shown (a
+         * review: it started again at 0:00, said only on the terminal; then the same after
+         * 'n' onto a file that does not open) */
+        char why[320];
+        snprintf(why, sizeof why, "%s", note);
+        tl = open_demo(o, current ? current : list[i], note, sizeof note);
+        if (!tl && current) {
+            free(current);
+            current = NULL;
+            tl = open_demo(o, list[i], note, sizeof note);
+        }
+        snprintf(note, sizeof note, "%s", why);
+        at = was;
     }
     free(dropped);
     free(current);

@@ -541,6 +541,7 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
      * each sound at its own pitch, started when the demo reaches it (a game's timescale) */
     double sp = speed >= 1.0 / 64 && speed <= 64 ? speed : 1;
     a->walk_wall = 0;
+    a->restarted = 0;
     int64_t target = llround((t - a->clock0) * SND_RATE / sp);
     if (!live || !a->live || sp != a->speed || t < a->heard_until ||
         target - a->play_pos > (int64_t)max) {
@@ -556,6 +557,7 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
         a->live = live;
         if (!live)
             return 0;
+        a->restarted = 1;
         /* with what began before t and still sounds (a long sound, a loop begun at the
          * level's start), as an export from t has (a review: after a seek or a pause a
          * lift's loop was silent until it started again) */

@@ -47,6 +47,8 @@ typedef struct app_audio {
      * the window's speed) */
     double clock0, speed;
     double walk_wall; /* play: the wall seconds the last call's look-back took (0: none) */
+    int restarted;    /* play: the last call started the sound again (its samples begin a
+                       * new lead: what the device still holds is to be dropped) */
 } app_audio;
 
 /* An empty audio state reading sounds through o's search path. Returns 0 when out of memory. */

@@ -108,9 +108,17 @@ static int on_bar(const player *p, int mx, int my)
     return mx >= x - 4 && mx < x + bw + 4 && my >= y - 6 && my < y + bh + 6;
 }
 
-/* The players that have a body to follow, in slot order. */
+/* The players that have a body to follow, in slot order; none when the only one is the
+ * recorded view's own (the recorded view shows it: a review saw Tab in a one-player demo
+ * follow the recorder, its gun gone). */
 static int next_player(const player *p, const cl_state *cl, int from, int dir)
 {
+    int others = 0, self = cl_view_player(cl);
+    for (int s = 0; s < CL_MAX_PLAYERS; s++)
+        others += cl->players[s].active && !cl->players[s].spectator &&
+                  cl->players[s].entity > 0 && s != self;
+    if (!others)
+        return -1;
     for (int k = 1; k <= CL_MAX_PLAYERS + 1; k++) {
         int s = from + dir * k;
         /* -1 (the recorded view) sits between the last and the first slot */
@@ -183,6 +191,11 @@ static void key_down(player *p, const in_event *ev)
         }
         if (p->is_fullscreen) { /* out of fullscreen first, as video players do */
             p->fullscreen = 1;
+            return;
+        }
+        if (p->camera == PLAYER_CAM_FREE) { /* and the mouse given back, as a game's
+                                            * menu key does (a review) */
+            p->camera = PLAYER_CAM_POV;
             return;
         }
         p->quit = 1;
@@ -871,7 +884,6 @@ static const char *const help_lines[] = {
     "Home End 0-9 start, end, 0% .. 90%",
     "PgUp PgDn    previous / next frag, death,",
     "             level (Shift: any mark)",
-    "Tab          follow the next player",
     "f  c         free camera (WASD, mouse) / chase",
     "k            save the camera as a path key",
     "m  x         textured, flat, wire / x-ray",
@@ -880,8 +892,13 @@ static const char *const help_lines[] = {
     "n  p         next / previous demo",
     "F11          fullscreen",
     "F12          save the frame as a PNG",
+    "Tab Shift+Tab follow the next / previous",
+    "click, drag  seek on the bar",
+    "double click fullscreen",
+    "drop a file  play it",
     "?            this list",
-    "q  Esc       quit",
+    "q  Esc       quit (Esc: this list, the",
+    "             free camera, fullscreen first)",
 };
 
 static void draw_help(rast_fb *fb, int scale)

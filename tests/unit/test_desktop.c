@@ -201,3 +201,22 @@ TEST(desktop_team_totals_by_hand)
         cl_set_player_team_name(&cl, i, "red"); /* one team: no rows either */
     CHECK_EQ(player_team_totals(&cl, rows, 8), 0);
 }
+
+/* F12 beside a demo whose folder may not be written (sysfs refuses a new file, root or not)
+ * saves in the current folder, and says so with "./" (a review: only "not saved"). */
+TEST(desktop_screenshot_falls_back_to_the_current_folder)
+{
+    if (access("/sys/kernel", F_OK) != 0)
+        SKIP("no /sys here");
+    char old[4096];
+    CHECK(getcwd(old, sizeof old) != NULL);
+    CHECK_EQ(chdir(test_tmpdir()), 0);
+    rast_fb *fb = rast_fb_new(32, 24);
+    char notice[256] = "";
+    app_save_shot("/sys/kernel/qdemo-shot.dem", 65.25, fb, notice, sizeof notice);
+    CHECK_MSG(access("qdemo-shot.dem-1m05.250s.png", F_OK) == 0, "%s", notice);
+    CHECK_MSG(strstr(notice, "saved ./qdemo-shot.dem-1m05.250s.png") != NULL, "%s", notice);
+    unlink("qdemo-shot.dem-1m05.250s.png");
+    rast_fb_free(fb);
+    CHECK_EQ(chdir(old), 0);
+}

@@ -564,3 +564,27 @@ TEST(player_question_mark_lists_the_keys)
     rast_fb_free(fb);
     tl_close(tl);
 }
+
+/* In a one-player demo Tab has nobody but the recorder to follow, whom the recorded view
+ * shows: it stays there (a review: it followed the recorder, the gun gone); Esc leaves the
+ * free camera before it quits, as a game's menu key gives the mouse back. */
+TEST(player_tab_alone_and_esc_leaves_the_free_camera)
+{
+    VEKTAR(tl, p);
+    key(&p, IN_KEY_0 + 5, 0);
+    const cl_state *cl = tl_state_at(tl, p.t, NULL);
+    CHECK(cl != NULL);
+    int playing = 0;
+    for (int i = 0; cl && i < CL_MAX_PLAYERS; i++)
+        playing += cl->players[i].active && !cl->players[i].spectator;
+    CHECK_EQ(playing, 1);
+    key(&p, IN_KEY_TAB, 0);
+    CHECK_EQ(p.follow, -1);
+    key(&p, IN_KEY_A + ('f' - 'a'), 0);
+    CHECK_EQ(p.camera, PLAYER_CAM_FREE);
+    key(&p, IN_KEY_ESCAPE, 0);
+    CHECK(p.camera != PLAYER_CAM_FREE && !p.quit);
+    key(&p, IN_KEY_ESCAPE, 0);
+    CHECK(p.quit);
+    tl_close(tl);
+}
