@@ -124,12 +124,12 @@ void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, 
 }
 
 /* One demo of the playlist in the window until quit (PLAY_QUIT), 'n' or 'p' (PLAY_NEXT,
- * PLAY_PREV: only when the playlist has one that way) or a dropped file (PLAY_OPEN, its path
- * in open_path). *at: where to begin (below the demo's start: at its start), then where it
+ * PLAY_PREV: only when the playlist has one that way) or files dropped on it (PLAY_OPEN: their
+ * paths in drops, PLAYER_DROP_BYTES, *ndrops of them, each ended by a 0). *at: where to begin (below the demo's start: at its start), then where it
  * ended; notice (NULL: none): a line shown for the first seconds. *rc gets the exit code. */
 static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
                     const player_cam_key *keys, int nkeys, int has_prev, int has_next,
-                    char *open_path, size_t open_cap, double *at, const char *notice,
+                    char *drops, int *ndrops, double *at, const char *notice,
                     int *rc_out)
 {
     qd_error err = {0};
@@ -321,8 +321,9 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             memcpy(title, t2, sizeof title);
             out_window_set_title(win, title);
         }
-        if (p->open_path[0]) {
-            snprintf(open_path, open_cap, "%s", p->open_path);
+        if (p->ndrops) {
+            memcpy(drops, p->drops, p->drops_len);
+            *ndrops = p->ndrops;
             action = PLAY_OPEN;
             break;
         }
@@ -413,7 +414,11 @@ int app_play(const app_opts *o)
         one.demo = list[i];
         return fallback_frames(&one, err.msg);
     }
-    char *dropped = malloc(4096), *current = NULL; /* a dropped file being played */
+    /* what was dropped on the window: one file is played (current; 'n'/'p' then go back to
+     * the list), several files or a folder become the playlist (owned) */
+    char *dropped = malloc(PLAYER_DROP_BYTES), *current = NULL;
+    char **owned = NULL;
+    int nowned = 0, ndropped = 0;
     char note[320];
     snprintf(note, sizeof note, "%s", first); /* (the first demo's damage, if any) */
     double at = -1; /* where the next play_one begins (below the start: at the start) */
@@ -423,7 +428,7 @@ int app_play(const app_opts *o)
         one.demo = current ? current : list[i];
         /* after a dropped file, 'n' and 'p' go back to the list where it was */
         int action = play_one(&one, win, tl, keys, nkeys, current ? 1 : i > 0,
-                              current ? 1 : i + 1 < n, dropped, 4096, &at, note, &rc);
+                              current ? 1 : i + 1 < n, dropped, &ndropped, &at, note, &rc);
         tl_close(tl);
         tl = NULL;
         if (action == PLAY_QUIT)
@@ -431,13 +436,43 @@ int app_play(const app_opts *o)
         double was = at;
         at = -1;
         if (action == PLAY_OPEN) {
-            char *next = strdup(dropped);
-            if (next && (tl = open_demo(o, next, note, sizeof note))) {
-                free(current);
-                current = next;
-                continue;
+            /* a folder gives its demos, as on the command line (a review: refused, and of
+             * several files only the last was played) */
+            const char *args[PLAYER_MAX_DROPS];
+            const char *at_path = dropped;
+            for (int k = 0; k < ndropped; k++, at_path += strlen(at_path) + 1)
+                args[k] = at_path;
+            char **got = NULL;
+            int ngot = app_expand_demos(args, ndropped, &got);
+            if (ngot == 1) {
+                char *next = strdup(got[0]);
+                app_free_demos(got, ngot);
+                if (next && (tl = open_demo(o, next, note, sizeof note))) {
+                    free(current);
+                    current = next;
+                    continue;
+                }
+                free(next);
+            } else if (ngot > 1) {
+                int j = 0;
+                while (j < ngot && !(tl = open_demo(o, got[j], note, sizeof note)))
+                    j++;
+                if (tl) { /* the new playlist, at the first that opens */
+                    app_free_demos(owned, nowned);
+                    owned = got;
+                    nowned = ngot;
+                    list = (const char *const *)owned;
+                    n = nowned;
+                    i = j;
+                    free(current);
+                    current = NULL;
+                    continue;
+                }
+                app_free_demos(got, ngot);
+            } else {
+                snprintf(note, sizeof note, "%s", ngot < 0 ? "out of memory listing the demos"
+                                                          : "no demo in what was dropped");
             }
-            free(next);
         } else {
             int dir = action == PLAY_NEXT ? 1 : -1, from = i;
             if (current) {
@@ -469,6 +504,7 @@ int app_play(const app_opts *o)
     }
     free(dropped);
     free(current);
+    app_free_demos(owned, nowned);
     free(keys);
     out_window_close(win);
     return rc;

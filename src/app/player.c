@@ -417,10 +417,15 @@ void player_event(player *p, const in_event *ev)
         if (ev->dy)
             seek_to(p, p->t + 10.0 * ev->dy);
         break;
-    case IN_EV_DROP:
-        if (ev->path)
-            snprintf(p->open_path, sizeof p->open_path, "%s", ev->path);
+    case IN_EV_DROP: { /* (several at once: SDL sends one event each) */
+        size_t n = ev->path ? strlen(ev->path) + 1 : 0;
+        if (n > 1 && p->ndrops < PLAYER_MAX_DROPS && n <= sizeof p->drops - p->drops_len) {
+            memcpy(p->drops + p->drops_len, ev->path, n);
+            p->drops_len += n;
+            p->ndrops++;
+        }
         break;
+    }
     case IN_EV_BUTTON_UP:
         if (ev->button == IN_BUTTON_LEFT)
             p->dragging = 0;
@@ -895,7 +900,7 @@ static const char *const help_lines[] = {
     "Tab Shift+Tab follow the next / previous",
     "click, drag  seek on the bar",
     "double click fullscreen",
-    "drop a file  play it",
+    "drop files   play them (a folder: its demos)",
     "?            this list",
     "q  Esc       quit (Esc: this list, the",
     "             free camera, fullscreen first)",

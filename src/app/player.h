@@ -14,6 +14,8 @@ typedef enum player_cam { PLAYER_CAM_POV, PLAYER_CAM_CHASE, PLAYER_CAM_FREE } pl
 
 #define PLAYER_MIN_SPEED (1.0 / 16.0)
 #define PLAYER_MAX_SPEED 16.0
+#define PLAYER_DROP_BYTES 16384 /* the paths of one drop of several files */
+#define PLAYER_MAX_DROPS 256
 #define PLAYER_BAR_SECONDS 2.0   /* the bar stays this long after the mouse moves */
 #define PLAYER_MAX_PATH 1024     /* free-camera path keys */
 
@@ -59,7 +61,12 @@ typedef struct player {
     int fullscreen;        /* F11 or a double click: toggle fullscreen */
     int is_fullscreen;     /* the window is fullscreen now (the window's owner keeps it):
                             * Esc then leaves fullscreen rather than quits */
-    char open_path[4096];  /* a file dropped on the window: play it next ("" none) */
+    /* the files (or folders) dropped on the window since the frame began, one after another
+     * with a 0 after each (ndrops of them; past PLAYER_DROP_BYTES or PLAYER_MAX_DROPS the
+     * rest are left out): they become the playlist */
+    char drops[PLAYER_DROP_BYTES];
+    int ndrops;
+    size_t drops_len;
 } player;
 
 /* Start at the first frame, playing at 1x, with the recorded view. */

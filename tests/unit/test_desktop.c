@@ -96,7 +96,11 @@ TEST(desktop_keys_and_mouse_requests)
     ev.type = IN_EV_DROP;
     ev.path = "/home/someone/Downloads/duel.mvd.gz";
     player_event(&p, &ev);
-    CHECK(strcmp(p.open_path, "/home/someone/Downloads/duel.mvd.gz") == 0);
+    CHECK(p.ndrops == 1 && strcmp(p.drops, "/home/someone/Downloads/duel.mvd.gz") == 0);
+    /* a second file of the same drop follows it */
+    ev.path = "/tmp/b.dem";
+    player_event(&p, &ev);
+    CHECK(p.ndrops == 2 && strcmp(p.drops + strlen(p.drops) + 1, "/tmp/b.dem") == 0);
 }
 
 /* F12's file: beside the demo, named by the time, a new file each time; a link planted at
