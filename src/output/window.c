@@ -220,6 +220,25 @@ static in_key key_of(SDL_Keycode k)
     }
 }
 
+/* The keys named by the character they type, taken from SDL_TEXTINPUT rather than from the
+ * key's code (a review: on a German keyboard '?' is Shift+ß and ']' AltGr+9, which came as
+ * "ß" and "9": nothing, and a seek to 90 %), as mpv reads them. IN_KEY_NONE for others. */
+static in_key key_of_char(char c)
+{
+    switch (c) {
+    case '?':
+    case '/': return IN_KEY_SLASH;
+    case '[': return IN_KEY_LBRACKET;
+    case ']': return IN_KEY_RBRACKET;
+    case ',': return IN_KEY_COMMA;
+    case '.': return IN_KEY_PERIOD;
+    case '-': return IN_KEY_MINUS;
+    case '=':
+    case '+': return IN_KEY_EQUALS;
+    default: return IN_KEY_NONE;
+    }
+}
+
 static unsigned mods_of(SDL_Keymod m)
 {
     return ((m & KMOD_SHIFT) ? IN_MOD_SHIFT : 0u) | ((m & KMOD_CTRL) ? IN_MOD_CTRL : 0u) |
@@ -264,10 +283,25 @@ int out_window_poll(out_window *ow, in_event *ev)
         case SDL_QUIT:
             ev->type = IN_EV_QUIT;
             return 1;
+        case SDL_TEXTINPUT: /* the character keys (key_of_char): pressed */
+            ev->key = key_of_char(e.text.text[0]);
+            if (ev->key == IN_KEY_NONE || e.text.text[1])
+                continue;
+            ev->type = IN_EV_KEY_DOWN;
+            ev->mods = mods_of(ow->sdl->GetModState());
+            return 1;
         case SDL_KEYDOWN:
         case SDL_KEYUP:
             ev->key = key_of(e.key.keysym.sym);
             if (ev->key == IN_KEY_NONE)
+                continue;
+            /* (the character keys come as the text they type; a digit typed with AltGr is
+             * another character, not a seek) */
+            if (key_of_char((char)(e.key.keysym.sym < 128 ? e.key.keysym.sym : 0)) != IN_KEY_NONE ||
+                e.key.keysym.sym == SDLK_QUESTION || e.key.keysym.sym == SDLK_KP_PERIOD ||
+                e.key.keysym.sym == SDLK_KP_MINUS || e.key.keysym.sym == SDLK_KP_PLUS ||
+                (ev->key >= IN_KEY_0 && ev->key <= IN_KEY_9 &&
+                 (e.key.keysym.mod & (KMOD_RALT | KMOD_MODE))))
                 continue;
             ev->type = e.type == SDL_KEYDOWN ? IN_EV_KEY_DOWN : IN_EV_KEY_UP;
             ev->mods = mods_of((SDL_Keymod)e.key.keysym.mod);
