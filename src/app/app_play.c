@@ -370,8 +370,9 @@ static timeline_t *open_demo(const app_opts *o, const char *path, char *note, si
     } else if (why.code != QD_OK) {
         double tt = tl_end(tl) - tl_start(tl);
         long long m = player_minutes(&tt);
-        snprintf(note, cap, "damaged: plays to %lld:%06.3f; %.160s (byte %llu)", m,
-                 tt - (double)m * 60, msg, (unsigned long long)why.offset);
+        /* (where first: a narrow window wraps the reason) */
+        snprintf(note, cap, "damaged at byte %llu: plays to %lld:%06.3f; %.160s",
+                 (unsigned long long)why.offset, m, tt - (double)m * 60, msg);
     } else {
         note[0] = 0;
     }

@@ -878,6 +878,39 @@ void player_draw_huds(int mode, int follow, int shown, int first_person, const c
     player_draw_scores(mode, shown, cl, hud, palette, fb);
 }
 
+void player_wrap(const char *s, int width, char *out, size_t cap)
+{
+    size_t o = 0;
+    int col = 0;
+    if (width < 8)
+        width = 8;
+    while (*s && o + 2 < cap) {
+        /* the next word's length (a word longer than a line is cut where the line ends) */
+        size_t w = 0;
+        while (s[w] && s[w] != ' ')
+            w++;
+        if (col > 0 && col + 1 + (int)(w < (size_t)width ? w : (size_t)width) > width) {
+            out[o++] = '\n';
+            col = 0;
+        } else if (col > 0) {
+            out[o++] = ' ';
+            col++;
+        }
+        for (size_t k = 0; k < w && o + 2 < cap; k++) {
+            if (col == width) {
+                out[o++] = '\n';
+                col = 0;
+            }
+            out[o++] = s[k];
+            col++;
+        }
+        s += w;
+        while (*s == ' ')
+            s++;
+    }
+    out[o] = 0;
+}
+
 /* The keys (README, "Watching: keys and mouse"), as '?' lists them. */
 static const char *const help_lines[] = {
     "Space        pause / play",
@@ -933,9 +966,15 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
     player_bar_rect(fb->w, fb->h, &bx, &by, &bw, &bh);
 
     if (p->notice[0] && p->wall < p->notice_until) {
-        draw_fill_rect(fb, 6 * scale, 6 * scale, draw_text_width(p->notice, scale) + 4 * scale,
-                       th + 4 * scale, dim);
-        draw_text(fb, 8 * scale, 8 * scale, p->notice, white, scale);
+        /* wrapped at spaces to the frame's width (a review: a damage notice ran off a
+         * 1200-pixel window, its byte lost) */
+        char lines[2 * sizeof p->notice];
+        int cell = draw_text_width("x", scale);
+        player_wrap(p->notice, (fb->w - 16 * scale) / (cell > 0 ? cell : 1), lines,
+                    sizeof lines);
+        draw_fill_rect(fb, 6 * scale, 6 * scale, draw_text_width(lines, scale) + 4 * scale,
+                       draw_text_height(lines, scale) + 4 * scale, dim);
+        draw_text(fb, 8 * scale, 8 * scale, lines, white, scale);
     }
 
     if (p->help)

@@ -109,6 +109,9 @@ long long player_minutes(double *s);
 void player_options(const player *p, const cl_state *cl, r_options *opt);
 
 /* Draw the timeline bar (when it shows) and notices over fb. */
+/* s wrapped at its spaces into lines of at most width characters ('\n' between them; a word
+ * longer than a line cut), into out (cap bytes, always ended). */
+void player_wrap(const char *s, int width, char *out, size_t cap);
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
 
 /* What the HUD shows (--hud, `h` in the window). */

@@ -588,3 +588,17 @@ TEST(player_tab_alone_and_esc_leaves_the_free_camera)
     CHECK(p.quit);
     tl_close(tl);
 }
+
+/* A notice wider than the frame is wrapped at its spaces (a review: a damage notice ran off
+ * the window, its byte lost); a word longer than a line is cut where the line ends. By
+ * hand: width 12. */
+TEST(player_notice_wraps_at_spaces)
+{
+    char out[128];
+    player_wrap("damaged at byte 20480: plays to 0:07.788", 12, out, sizeof out);
+    CHECK_STR(out, "damaged at\nbyte 20480:\nplays to\n0:07.788");
+    player_wrap("abcdefghijklmnopq rs", 8, out, sizeof out);
+    CHECK_STR(out, "abcdefgh\nijklmnop\nq rs");
+    player_wrap("short", 12, out, sizeof out);
+    CHECK_STR(out, "short");
+}
