@@ -638,7 +638,8 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
         return; /* Quake II's own programs (the recorded view's stats only): its mods draw
                  * their own timers where a clock would go */
     /* the clock (the game's where the demo has it, else demo time) at the top right and,
-     * when one is followed, whose view it is at the top middle */
+     * when one is followed, whose view it is above the status bar, as ezQuake's "tracking"
+     * line (a review: at the top it sat on the game's message lines) */
     int k = fb->h / 240 < 1 ? 1 : fb->h / 240;
     char clock[32];
     double t = cl_game_clock(cl);
@@ -647,7 +648,7 @@ void player_draw_hud(int mode, int follow, const cl_state *cl, const r_hud *hud,
     if (follow >= 0 && follow < CL_MAX_PLAYERS && cl->players[follow].name[0]) {
         char who[64];
         snprintf(who, sizeof who, "%.40s", cl->players[follow].name);
-        hud_line(hud, fb, (fb->w - (int)strlen(who) * 8 * k) / 2, 4 * k, who, k);
+        hud_line(hud, fb, (fb->w - (int)strlen(who) * 8 * k) / 2, fb->h - 60 * k, who, k);
     }
     if (mode == PLAYER_HUD_GAME && r_hud_draw(hud, st, cl->time, fb))
         return;
