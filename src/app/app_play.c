@@ -307,6 +307,15 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             out_window_toggle_fullscreen(win);
             p->fullscreen = 0;
         }
+        if (p->cut_ready) { /* 'i' and 'o': the command that renders the span */
+            char cmd[1600], *abs_path = realpath(o->demo, NULL); /* (to run anywhere) */
+            player_cut_command(p, cl, abs_path ? abs_path : o->demo, cmd, sizeof cmd);
+            free(abs_path);
+            fprintf(stderr, "qdemo: to render this span: %s\n", cmd);
+            snprintf(p->notice, sizeof p->notice, "%.250s", cmd);
+            p->notice_until = p->wall + 8.0;
+            p->cut_ready = 0;
+        }
         /* the title: the demo's file name, the map and the time */
         const char *base = strrchr(o->demo, '/');
         double tt = p->t - p->start;

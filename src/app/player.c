@@ -57,6 +57,8 @@ static double level_start(timeline_t *tl, double t)
     return then && then->level_count != level ? next : t;
 }
 
+static void fmt_time(char *buf, size_t cap, double s);
+
 static void seek_to(player *p, double t)
 {
     p->t = clampd(t, p->start, p->end);
@@ -78,6 +80,7 @@ void player_init(player *p, timeline_t *tl, int fb_w, int fb_h)
     p->fb_w = fb_w;
     p->fb_h = fb_h;
     p->bar_until = PLAYER_BAR_SECONDS;
+    p->cut_in = p->cut_out = -1;
     /* (a newcomer learns where the keys are: said for the first seconds) */
     snprintf(p->notice, sizeof p->notice, "? for the keys");
     p->notice_until = 4.0;
@@ -306,6 +309,31 @@ static void key_down(player *p, const in_event *ev)
     case IN_KEY_F12:
         p->shot = 1;
         return;
+    case IN_KEY_A + ('i' - 'a'):
+    case IN_KEY_A + ('o' - 'a'): { /* a span to render (a review: what a movie maker
+                                    * misses most after the camera path) */
+        double at = p->t - p->start;
+        if (k == IN_KEY_A + ('i' - 'a')) {
+            p->cut_in = at;
+            if (p->cut_out >= 0 && p->cut_out <= at)
+                p->cut_out = -1;
+        } else {
+            p->cut_out = at;
+            if (p->cut_in >= at)
+                p->cut_in = -1;
+            if (p->cut_in < 0)
+                p->cut_in = 0; /* (from the start) */
+        }
+        char a[32], b[32], text[96];
+        fmt_time(a, sizeof a, p->cut_in);
+        fmt_time(b, sizeof b, p->cut_out);
+        snprintf(text, sizeof text,
+                 p->cut_out >= 0 ? "render %s to %s" : "render from %s (o: to)", a, b);
+        notice(p, text);
+        p->cut_ready = p->cut_in >= 0 && p->cut_out > p->cut_in;
+        p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+        return;
+    }
     case IN_KEY_F11:
         p->fullscreen = 1;
         return;
@@ -912,6 +940,40 @@ void player_wrap(const char *s, int width, char *out, size_t cap)
     out[o] = 0;
 }
 
+/* s in single quotes for a POSIX shell (a quote in it as '\''; high bits cleared, as
+ * --follow compares names) into out (cap >= 8). */
+static void shell_quote(const char *s, int plain, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[o++] = '\'';
+    for (; *s && o + 6 < cap; s++) {
+        char c = plain ? (char)(*s & 0x7f) : *s;
+        if (c == '\'') {
+            memcpy(out + o, "'\\''", 4);
+            o += 4;
+        } else if (c) {
+            out[o++] = c;
+        }
+    }
+    out[o++] = '\'';
+    out[o] = 0;
+}
+
+void player_cut_command(const player *p, const cl_state *cl, const char *demo, char *out,
+                        size_t cap)
+{
+    char q[1200], who[128], cam[160] = "";
+    shell_quote(demo, 0, q, sizeof q);
+    if (p->camera == PLAYER_CAM_CHASE)
+        snprintf(cam, sizeof cam, " --camera chase");
+    if (p->follow >= 0 && p->follow < CL_MAX_PLAYERS && cl && cl->players[p->follow].name[0]) {
+        shell_quote(cl->players[p->follow].name, 1, who, sizeof who);
+        snprintf(cam + strlen(cam), sizeof cam - strlen(cam), " --follow %s", who);
+    }
+    snprintf(out, cap, "qdemo render %s --from %.3f --to %.3f%s -o frames", q, p->cut_in,
+             p->cut_out, cam);
+}
+
 /* The keys (README, "Watching: keys and mouse"), as '?' lists them. */
 static const char *const help_lines[] = {
     "Space        pause / play",
@@ -925,6 +987,8 @@ static const char *const help_lines[] = {
     "             level (Shift: any mark)",
     "f  c         free camera (WASD, mouse) / chase",
     "k            save the camera as a path key",
+    "i  o         render from / to here: the",
+    "             command is printed",
     "m  x         textured, flat, wire / x-ray",
     "h  F1        HUD / scoreboard",
     "M  - =       sound off / on, volume",
@@ -997,6 +1061,14 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
          * bar by billions of pixels: an int overflowed; a review) */
         int mx = bx + (len > 0 ? (int)(bar_frac((m->time - p->start) / len) * bw) : 0);
         draw_fill_rect(fb, mx, by, scale, bh, kind_rgb[m->kind % TL_MARK_KINDS]);
+    }
+    if (p->cut_in >= 0 && len > 0) { /* 'i' .. 'o' (or the playhead while 'o' is unset) */
+        double to = p->cut_out >= 0 ? p->cut_out : p->t - p->start;
+        int x0 = bx + (int)(bar_frac(p->cut_in / len) * bw),
+            x1 = bx + (int)(bar_frac(to / len) * bw);
+        if (x1 > x0)
+            draw_fill_rect(fb, x0, by + bh / 2 + scale, x1 - x0, 2 * scale,
+                           rast_rgb(90, 200, 255));
     }
     draw_fill_rect(fb, px - scale, by - 2 * scale, 3 * scale, bh + 4 * scale, white);
     char a[32], b[32], text[96];

@@ -58,6 +58,10 @@ typedef struct player {
     /* Requests for the window's owner (app_play), which clears them once handled. */
     int go;                /* 'n' +1: the playlist's next demo; 'p' -1: the one before */
     int shot;              /* F12: save this frame as a PNG beside the demo */
+    /* 'i' / 'o': the span to render, in seconds from the demo's first frame (-1: not set);
+     * cut_ready: both set, in before out, the command not yet said (player_cut_command) */
+    double cut_in, cut_out;
+    int cut_ready;
     int fullscreen;        /* F11 or a double click: toggle fullscreen */
     int is_fullscreen;     /* the window is fullscreen now (the window's owner keeps it):
                             * Esc then leaves fullscreen rather than quits */
@@ -112,6 +116,11 @@ void player_options(const player *p, const cl_state *cl, r_options *opt);
 /* s wrapped at its spaces into lines of at most width characters ('\n' between them; a word
  * longer than a line cut), into out (cap bytes, always ended). */
 void player_wrap(const char *s, int width, char *out, size_t cap);
+/* The `qdemo render` command of p's span ('i' and 'o') of demo, with the camera shown (the
+ * followed player by name in cl, the chase camera), into out (cap bytes); the path and the
+ * name quoted for a POSIX shell. */
+void player_cut_command(const player *p, const cl_state *cl, const char *demo, char *out,
+                        size_t cap);
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
 
 /* What the HUD shows (--hud, `h` in the window). */
