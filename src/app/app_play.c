@@ -124,13 +124,15 @@ void app_save_shot(const char *demo, double t, const rast_fb *fb, char *notice, 
 }
 
 /* One demo of the playlist in the window until quit (PLAY_QUIT), 'n' or 'p' (PLAY_NEXT,
- * PLAY_PREV: only when the playlist has one that way) or files dropped on it (PLAY_OPEN: their
- * paths in drops, PLAYER_DROP_BYTES, *ndrops of them, each ended by a 0). *at: where to begin (below the demo's start: at its start), then where it
- * ended; notice (NULL: none): a line shown for the first seconds. *rc gets the exit code. */
+ * PLAY_PREV: only when the playlist has one that way) or files dropped on it (PLAY_OPEN:
+ * their paths in drops, PLAYER_DROP_BYTES, *ndrops of them, each ended by a 0). *at: where
+ * to begin (below the demo's start: at its start), then where it ended; notice (NULL: none):
+ * a line shown for the first seconds; place: after the file name in the title (" (3/7)").
+ * *rc gets the exit code. */
 static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
                     const player_cam_key *keys, int nkeys, int has_prev, int has_next,
                     char *drops, int *ndrops, double *at, const char *notice,
-                    int *rc_out)
+                    const char *place, int *rc_out)
 {
     qd_error err = {0};
     int w = o->width, h = o->height;
@@ -324,8 +326,8 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         player_title_text(file, sizeof file, base ? base + 1 : o->demo);
         player_title_text(map, sizeof map, cl->level.map);
         player_title_text(ltitle, sizeof ltitle, cl->level.title);
-        snprintf(t2, sizeof t2, "%s - %s %s - %lld:%02d - qdemo", file, map, ltitle, m,
-                 (int)(tt - (double)m * 60));
+        snprintf(t2, sizeof t2, "%s%s - %s %s - %lld:%02d - qdemo", file, place, map, ltitle,
+                 m, (int)(tt - (double)m * 60));
         if (strcmp(t2, title)) {
             memcpy(title, t2, sizeof title);
             out_window_set_title(win, title);
@@ -437,8 +439,12 @@ int app_play(const app_opts *o)
         app_opts one = *o;
         one.demo = current ? current : list[i];
         /* after a dropped file, 'n' and 'p' go back to the list where it was */
+        char place[32] = ""; /* the playlist's place in the title: " (3/7)" (a review) */
+        if (!current && n > 1)
+            snprintf(place, sizeof place, " (%d/%d)", i + 1, n);
         int action = play_one(&one, win, tl, keys, nkeys, current ? 1 : i > 0,
-                              current ? 1 : i + 1 < n, dropped, &ndropped, &at, note, &rc);
+                              current ? 1 : i + 1 < n, dropped, &ndropped, &at, note, place,
+                              &rc);
         tl_close(tl);
         tl = NULL;
         if (action == PLAY_QUIT)
