@@ -107,8 +107,8 @@ static qd_err gunzip(const uint8_t *data, size_t len, size_t max,
                 k++;
             if (k < len)
                 qd_fail(&why, QD_ERR_BAD_DATA, in,
-                        "%zu bytes after the last gzip member are no gzip member: left out",
-                        len - in);
+                        "%zu byte%s after the last gzip member %s no gzip member: left out",
+                        len - in, len - in == 1 ? "" : "s", len - in == 1 ? "is" : "are");
             break;
         }
         if (ret == Z_OK)
