@@ -418,7 +418,11 @@ void player_event(player *p, const in_event *ev)
         key_up(p, ev);
         break;
     case IN_EV_MOTION:
-        p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+        /* (not while the free camera is steered by the mouse: a review saw the bar stay) */
+        if (p->camera != PLAYER_CAM_FREE || p->dragging)
+            p->bar_until = p->wall + PLAYER_BAR_SECONDS;
+        p->mouse_x = ev->x;
+        p->hover = p->camera != PLAYER_CAM_FREE && on_bar(p, ev->x, ev->y);
         if (p->dragging) {
             seek_to(p, bar_time(p, ev->x));
         } else if (p->camera == PLAYER_CAM_FREE) {
@@ -1071,6 +1075,14 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
                            rast_rgb(90, 200, 255));
     }
     draw_fill_rect(fb, px - scale, by - 2 * scale, 3 * scale, bh + 4 * scale, white);
+    if (p->hover && !p->dragging) { /* the time under the pointer, above the bar */
+        char at[32];
+        fmt_time(at, sizeof at, bar_time(p, p->mouse_x) - p->start);
+        int w = draw_text_width(at, scale), x = p->mouse_x - w / 2;
+        x = x < bx ? bx : x + w > bx + bw ? bx + bw - w : x;
+        draw_fill_rect(fb, x - 2 * scale, by - th - 6 * scale, w + 4 * scale, th + 4 * scale, dim);
+        draw_text(fb, x, by - th - 4 * scale, at, white, scale);
+    }
     char a[32], b[32], text[96];
     fmt_time(a, sizeof a, p->t - p->start);
     fmt_time(b, sizeof b, len);

@@ -49,6 +49,8 @@ typedef struct player {
     double bar_until;    /* wall time until which the bar shows */
     int dragging;        /* the left button is held on the bar */
     int fb_w, fb_h;      /* framebuffer size, for mouse positions */
+    int mouse_x, hover;  /* the pointer's last place across, and whether it is over the bar
+                          * (its time then shown there) */
     char notice[256];
     double notice_until;
     player_cam_key path[PLAYER_MAX_PATH];
