@@ -534,6 +534,17 @@ TEST(player_wheel_seeks_and_esc_leaves_fullscreen)
     tl_close(tl);
 }
 
+/* p's overlay drawn over a white 640 x 480 frame (NULL: no memory). */
+static rast_fb *overlay_on_white(const player *p)
+{
+    rast_fb *fb = rast_fb_new(640, 480);
+    if (fb) {
+        rast_clear(fb, rast_rgb(255, 255, 255));
+        player_overlay(p, NULL, fb);
+    }
+    return fb;
+}
+
 /* '?' lists the keys over the picture and again hides them; Esc hides the list before it
  * quits; a newcomer is told of '?' for the first seconds. The list is drawn over the frame's
  * middle (dimmed: the middle pixel of a white frame is no longer white), not without it. */
@@ -541,14 +552,12 @@ TEST(player_question_mark_lists_the_keys)
 {
     VEKTAR(tl, p);
     CHECK(strstr(p.notice, "?") != NULL && p.notice_until > p.wall);
-    rast_fb *fb = rast_fb_new(640, 480);
+    rast_fb *fb = overlay_on_white(&p);
     CHECK(fb != NULL);
     if (!fb) {
         tl_close(tl);
         return;
     }
-    rast_clear(fb, rast_rgb(255, 255, 255));
-    player_overlay(&p, NULL, fb);
     CHECK_EQ(fb->color[240 * 640 + 320], rast_rgb(255, 255, 255));
     key(&p, IN_KEY_SLASH, 0);
     CHECK(p.help);
@@ -654,14 +663,12 @@ TEST(player_bar_hover_shows_its_time)
     ev.y = by + bh / 2;
     player_event(&p, &ev);
     CHECK(p.hover);
-    rast_fb *fb = rast_fb_new(640, 480);
+    rast_fb *fb = overlay_on_white(&p);
     CHECK(fb != NULL);
     if (!fb) {
         tl_close(tl);
         return;
     }
-    rast_clear(fb, rast_rgb(255, 255, 255));
-    player_overlay(&p, NULL, fb);
     /* the label's dim box just above the bar's middle, its top padding row (2 pixels above
      * the 7-pixel text, which is 4 above the bar less its height: by - 12 at scale 1) */
     CHECK(fb->color[(size_t)(by - 12) * 640 + (size_t)(bx + bw / 2)] != rast_rgb(255, 255, 255));
