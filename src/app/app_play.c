@@ -243,12 +243,13 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         if (abuf) {
             int live = !p->paused && !p->dragging && !p->mute;
             snd_mixer_set_volume(audio.mix, 0.7f * p->volume);
+            double a0 = wall_now();
             uint32_t n = app_audio_play(&audio, tl, &cl, p->t, p->speed, cam.origin, cam.angles,
                                         player_listener(p, cl, p->t), live, abuf, SND_RATE / 4,
                                         &err);
-            last += audio.walk_wall; /* (the look-back's walk is not played through: a
-                                      * review saw it count as a stall, and restart, every
-                                      * frame) */
+            if (audio.restarted) /* (its look-back's walk is not played through: a review
+                                  * saw it count as a stall, and restart, every frame) */
+                last += wall_now() - a0;
             if (!cl) {
                 app_report(o->demo, &err);
                 rc = APP_EXIT_INPUT;

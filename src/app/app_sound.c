@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../common/file.h"
@@ -540,7 +539,6 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
     /* the play clock: sample 0 at demo time clock0, the demo going speed seconds a second;
      * each sound at its own pitch, started when the demo reaches it (a game's timescale) */
     double sp = speed >= 1.0 / 64 && speed <= 64 ? speed : 1;
-    a->walk_wall = 0;
     a->restarted = 0;
     int64_t target = llround((t - a->clock0) * SND_RATE / sp);
     if (!live || !a->live || sp != a->speed || t < a->heard_until ||
@@ -562,8 +560,6 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
          * level's start), as an export from t has (a review: after a seek or a pause a
          * lift's loop was silent until it started again) */
         if (tl) {
-            struct timespec w0, w1;
-            clock_gettime(CLOCK_MONOTONIC, &w0);
             double pre = look_back(a, tl, *clp, t) * sp; /* (in demo seconds) */
             if (pre > APP_SND_MAX_PREROLL) /* (a window's seek walks at most a minute of
                                             * demo: ~40 ms for a Quake demo here; a loop
@@ -579,8 +575,6 @@ uint32_t app_audio_play(app_audio *a, timeline_t *tl, const cl_state **clp, doub
             if (pre > 0 && !app_audio_collect(a, tl, t - pre, t, a->clock0, &e))
                 a->n = a->next = 0; /* (then only what starts from t on) */
             *clp = tl_state_at(tl, t, err); /* the walk moved the timeline's state */
-            clock_gettime(CLOCK_MONOTONIC, &w1);
-            a->walk_wall = (double)(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) * 1e-9;
             if (!*clp)
                 return 0;
         }

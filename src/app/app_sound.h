@@ -46,9 +46,9 @@ typedef struct app_audio {
      * seconds a sample second (an export: its start, 1; play: where it last restarted and
      * the window's speed) */
     double clock0, speed;
-    double walk_wall; /* play: the wall seconds the last call's look-back took (0: none) */
-    int restarted;    /* play: the last call started the sound again (its samples begin a
-                       * new lead: what the device still holds is to be dropped) */
+    int restarted;    /* play: the last call started the sound again, with its look-back
+                       * (its samples begin a new lead: what the device still holds is to be
+                       * dropped, and the walk's time is not the demo's) */
 } app_audio;
 
 /* An empty audio state reading sounds through o's search path. Returns 0 when out of memory. */

@@ -16,29 +16,28 @@ static int list_fs(void *ctx, const char *prefix,
     return pak_list_search_order((const pak_fs *)ctx, prefix, fn, u);
 }
 
+#define FNV_START 1469598103934665603ull
+
+/* FNV-1a of name into h, and a byte no name holds after it (so "ab","c" and "a","bc"
+ * differ). */
+static uint64_t fnv_name(uint64_t h, const char *name)
+{
+    for (const char *c = name; *c; c++)
+        h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    return (h ^ 0xffu) * 1099511628211ull;
+}
+
 /* The map and game folder of lvl: a level of the same key reads the same map. */
 static uint64_t map_key(const cl_level *lvl)
 {
-    uint64_t h = 1469598103934665603ull;
-    const char *parts[2] = {lvl->map, lvl->gamedir};
-    for (int p = 0; p < 2; p++) {
-        for (const char *c = parts[p]; *c; c++)
-            h = (h ^ (uint8_t)*c) * 1099511628211ull;
-        h = (h ^ 0xffu) * 1099511628211ull; /* (one part's end) */
-    }
-    return h | 1; /* (0: none) */
+    return fnv_name(fnv_name(FNV_START, lvl->map), lvl->gamedir) | 1; /* (0: none) */
 }
 
 static uint64_t level_key(const cl_level *lvl)
 {
-    uint64_t h = 1469598103934665603ull;
-    const char *parts[2] = {lvl->map, lvl->gamedir};
-    for (int p = 0; p < 2; p++)
-        for (const char *c = parts[p]; *c; c++)
-            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    uint64_t h = map_key(lvl);
     for (int i = 1; i < lvl->num_models; i++)
-        for (const char *c = lvl->models[i]; *c; c++)
-            h = (h ^ (uint8_t)*c) * 1099511628211ull;
+        h = fnv_name(h, lvl->models[i]);
     return h ^ (uint64_t)lvl->num_models;
 }
 
@@ -46,14 +45,11 @@ static uint64_t level_key(const cl_level *lvl)
  * (gi.imageindex, G_SetStats' power armour icon), so hud2 is made again when they change. */
 static uint64_t images_key(const cl_state *cl)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = FNV_START;
     if (cl->level.game != CL_GAME_Q2)
         return 0;
-    for (int i = 0; i < CL_LAYOUT_IMAGES; i++) {
-        for (const char *c = cl->layout.images[i]; *c; c++)
-            h = (h ^ (uint8_t)*c) * 1099511628211ull;
-        h = (h ^ 0xffu) * 1099511628211ull; /* (one name's end) */
-    }
+    for (int i = 0; i < CL_LAYOUT_IMAGES; i++)
+        h = fnv_name(h, cl->layout.images[i]);
     return h;
 }
 

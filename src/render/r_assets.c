@@ -290,7 +290,6 @@ static char *male_fallback(const char *name)
     return out;
 }
 
-/* Load one precached model file, choosing the loader by the file's magic. */
 /* What an alias model holds decoded: its skins' pictures, poses (positions and normals),
  * triangles and texture coordinates. */
 static uint64_t alias_bytes(const mdl_alias *m)
@@ -305,18 +304,14 @@ static uint64_t alias_bytes(const mdl_alias *m)
 
 uint64_t r_model_room = R_MODEL_ROOM;
 
-/* Take cost bytes of a's model room: 0 (and e filled) when it is past what is left. */
-static int take_model_room(r_assets *a, const char *name, uint64_t cost, qd_error *e)
+/* A model past the level's room: QD_ERR_LIMIT, said in e. */
+static qd_err room_refused(const char *name, qd_error *e)
 {
-    if (cost > a->model_room) {
-        qd_fail(e, QD_ERR_LIMIT, 0, "%s: passes the level's room for models (%llu MiB)", name,
-                (unsigned long long)(r_model_room >> 20));
-        return 0;
-    }
-    a->model_room -= cost;
-    return 1;
+    return qd_fail(e, QD_ERR_LIMIT, 0, "%s: passes the level's room for models (%llu MiB)",
+                   name, (unsigned long long)(r_model_room >> 20));
 }
 
+/* Load one precached model file, choosing the loader by the file's magic. */
 static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *ctx,
                          const uint32_t palette[256], r_assets *a, qd_error *e)
 {
@@ -327,8 +322,7 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
         return r;
     if (len > a->model_room) { /* (nothing decoded once the room is spent) */
         free(data);
-        take_model_room(a, name, len, e);
-        return QD_ERR_LIMIT;
+        return room_refused(name, e);
     }
     if (len >= 4 && memcmp(data, "IDPO", 4) == 0) {
         r = mdl_alias_load(data, len, name, palette, &m->alias, e);
@@ -372,10 +366,12 @@ static qd_err load_model(r_model *m, const char *name, mdl_read_fn read, void *c
     free(data);
     if (r == QD_OK && m->kind != R_KIND_SPRITE) { /* (sprites: from the skin room) */
         uint64_t cost = m->kind == R_KIND_ALIAS ? alias_bytes(m->alias) : (uint64_t)len;
-        if (take_model_room(a, name, cost, e))
+        if (cost > a->model_room) {
+            r = room_refused(name, e);
+        } else {
+            a->model_room -= cost;
             m->cost = cost;
-        else
-            r = QD_ERR_LIMIT;
+        }
     }
     if (r != QD_OK) {
         free_bsp(&m->brush);

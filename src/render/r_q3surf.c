@@ -285,15 +285,6 @@ static int white_image(q3_image *q)
     return 1;
 }
 
-/* ---- images decoded ahead ----
- * Opening a map is mostly reading and decoding its images (zlib, stb: two thirds of
- * opening oa_dm3), one after another as the shaders are resolved. A second thread decodes
- * the images the map's and models' shaders name, from the end of that list, while the
- * resolution walks it from the start; load_image takes a decoded one, waits for one being
- * decoded, or decodes one not yet begun itself. The result is mdl_image_find's for that
- * name, from the same read-only files, whichever thread made it, so the assets are the same
- * byte for byte; the list is only a guess (a name on it not asked for is freed at the end,
- * a name asked for and not on it decoded as before). */
 static int32_t image_lookup(const r_q3 *q, const char *name, int derived);
 
 /* donor's image of a file named name (not given away yet; NULL: none), or NULL. */
@@ -303,6 +294,15 @@ static q3_image *donor_image(r_q3 *donor, const char *name)
     return k >= 0 && donor->images[k].levels ? &donor->images[k] : NULL;
 }
 
+/* ---- images decoded ahead ----
+ * Opening a map is mostly reading and decoding its images (zlib, stb: two thirds of
+ * opening oa_dm3), one after another as the shaders are resolved. A second thread decodes
+ * the images the map's and models' shaders name, from the end of that list, while the
+ * resolution walks it from the start; load_image takes a decoded one, waits for one being
+ * decoded, or decodes one not yet begun itself. The result is mdl_image_find's for that
+ * name, from the same read-only files, whichever thread made it, so the assets are the same
+ * byte for byte; the list is only a guess (a name on it not asked for is freed at the end,
+ * a name asked for and not on it decoded as before). */
 enum { PRE_WAIT, PRE_BUSY, PRE_DONE, PRE_TAKEN };
 
 typedef struct pre_img {
@@ -494,7 +494,6 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
         return 1;
     }
     *texels += need;
-    q->charged = need;
     if (lv.levels) { /* made on the other core: the same chain */
         memcpy(lv.name, q->name, sizeof lv.name);
         *q = lv;
@@ -502,6 +501,7 @@ static int load_image(q3_image *q, const char *name, mdl_read_fn read, void *ctx
         mdl_image_free(im);
         return 1;
     }
+    q->charged = need;
     int ok = build_levels(q, im);
     mdl_image_free(im);
     if (!ok)
