@@ -155,11 +155,18 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
     if (keys) {
         memcpy(p->path, keys, (size_t)nkeys * sizeof *keys);
         p->path_len = nkeys;
+        p->path_file = o->camera_path;
     }
+    /* --camera free: along --camera-path's keys, as `render` draws them; without a path,
+     * flying from the first frame's recorded view (before, from the map's origin, the
+     * mouse not taken until 'f' was pressed twice) */
+    int start_free = 0;
     if (o->camera && !strcmp(o->camera, "chase"))
         p->camera = PLAYER_CAM_CHASE;
+    else if (o->camera && !strcmp(o->camera, "free") && p->path_len > 0)
+        p->camera = PLAYER_CAM_PATH;
     else if (o->camera && !strcmp(o->camera, "free"))
-        p->camera = PLAYER_CAM_FREE;
+        start_free = 1;
     p->mode = o->mode;
     p->no_gun = o->no_gun;
     p->no_dlights = o->no_dlights;
@@ -240,6 +247,11 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         r_camera cam;
         player_camera(p, cl, p->t, &cam);
         player_keep_view(p, &cam);
+        if (start_free) {
+            p->camera = PLAYER_CAM_FREE;
+            out_window_relative_mouse(win, 1);
+            start_free = 0;
+        }
         if (abuf) {
             int live = !p->paused && !p->dragging && !p->mute;
             snd_mixer_set_volume(audio.mix, 0.7f * p->volume);
@@ -311,7 +323,7 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             p->fullscreen = 0;
         }
         if (p->cut_ready) { /* 'i' and 'o': the command that renders the span */
-            char cmd[1600], *abs_path = realpath(o->demo, NULL); /* (to run anywhere) */
+            char cmd[2800], *abs_path = realpath(o->demo, NULL); /* (to run anywhere) */
             player_cut_command(p, cl, abs_path ? abs_path : o->demo, cmd, sizeof cmd);
             free(abs_path);
             fprintf(stderr, "qdemo: to render this span: %s\n", cmd);

@@ -353,23 +353,51 @@ static void key_down(player *p, const in_event *ev)
         p->xray = !p->xray;
         notice(p, p->xray ? "x-ray on" : "x-ray off");
         return;
-    case IN_KEY_A + ('k' - 'a'):
-        if (p->path_len < PLAYER_MAX_PATH) {
-            player_cam_key *key = &p->path[p->path_len++];
-            key->t = p->t;
-            memcpy(key->origin, p->free_origin, sizeof key->origin);
-            memcpy(key->angles, p->free_angles, sizeof key->angles);
-            qd_error e;
-            char text[128];
-            if (!p->saved_file[0] && !reserve_path_file(p))
-                snprintf(text, sizeof text, "cannot create a camera path file: %.60s",
-                         strerror(errno));
-            else if (player_path_save(p->saved_file, p->path, p->path_len, &e) != QD_OK)
-                snprintf(text, sizeof text, "cannot save: %.100s", e.msg);
-            else
-                snprintf(text, sizeof text, "camera key %d saved to %.80s", p->path_len,
-                         p->saved_file);
+    case IN_KEY_A + ('k' - 'a'): {
+        /* the view shown, as the file will hold it (player_path_save's digits), so that
+         * the window's path view ('v') is the render's to the unit */
+        player_cam_key key;
+        char num[64];
+        snprintf(num, sizeof num, "%.4f", p->t);
+        key.t = strtod(num, NULL);
+        for (int i = 0; i < 3; i++) {
+            snprintf(num, sizeof num, "%.2f", (double)p->free_origin[i]);
+            key.origin[i] = strtof(num, NULL);
+            snprintf(num, sizeof num, "%.2f", (double)p->free_angles[i]);
+            key.angles[i] = strtof(num, NULL);
+        }
+        int had = p->path_len, at = player_path_add(p, &key);
+        qd_error e;
+        char text[160];
+        if (at < 0)
+            snprintf(text, sizeof text, "the camera path is full (%d keys)", PLAYER_MAX_PATH);
+        else if (!p->saved_file[0] && !reserve_path_file(p))
+            snprintf(text, sizeof text, "cannot create a camera path file: %.60s",
+                     strerror(errno));
+        else if (player_path_save(p->saved_file, p->path, p->path_len, &e) != QD_OK)
+            snprintf(text, sizeof text, "cannot save: %.100s", e.msg);
+        else
+            snprintf(text, sizeof text, "camera key %d of %d %s %.80s (v: view the path)",
+                     at + 1, p->path_len, p->path_len > had ? "saved to" : "replaced in",
+                     p->saved_file);
+        notice(p, text);
+        return;
+    }
+    case IN_KEY_A + ('v' - 'a'):
+        /* the view along the path (a movie maker's preview of `render --camera free
+         * --camera-path`), or the recorded view again */
+        if (p->camera == PLAYER_CAM_PATH) {
+            p->camera = PLAYER_CAM_POV;
+            notice(p, "recorded view");
+        } else if (p->path_len == 0) {
+            notice(p, "no camera path: f to fly, k to add the view as a key");
+        } else {
+            p->camera = PLAYER_CAM_PATH;
+            char text[96];
+            snprintf(text, sizeof text, "camera path: %d key%s (v: recorded view)", p->path_len,
+                     p->path_len == 1 ? "" : "s");
             notice(p, text);
+            p->bar_until = p->wall + PLAYER_BAR_SECONDS; /* (its keys are ticks on the bar) */
         }
         return;
     default:
@@ -548,9 +576,31 @@ void player_title_text(char *out, size_t cap, const char *s)
     out[k] = 0;
 }
 
+int player_path_add(player *p, const player_cam_key *key)
+{
+    /* one moment: within half the file's last digit of time (player_path_save's %.4f) */
+    int i = 0;
+    while (i < p->path_len && p->path[i].t < key->t - 0.5e-4)
+        i++;
+    if (i < p->path_len && fabs(p->path[i].t - key->t) <= 0.5e-4) {
+        p->path[i] = *key;
+        return i;
+    }
+    if (p->path_len >= PLAYER_MAX_PATH)
+        return -1;
+    memmove(&p->path[i + 1], &p->path[i], (size_t)(p->path_len - i) * sizeof p->path[0]);
+    p->path[i] = *key;
+    p->path_len++;
+    return i;
+}
+
 void player_camera(const player *p, const cl_state *cl, double t, r_camera *cam)
 {
     memset(cam, 0, sizeof *cam);
+    if (p->camera == PLAYER_CAM_PATH && p->path_len > 0) {
+        player_path_eval(p->path, p->path_len, t, cam);
+        return;
+    }
     if (p->camera == PLAYER_CAM_FREE) {
         memcpy(cam->origin, p->free_origin, sizeof cam->origin);
         memcpy(cam->angles, p->free_angles, sizeof cam->angles);
@@ -966,11 +1016,18 @@ static void shell_quote(const char *s, int plain, char *out, size_t cap)
 void player_cut_command(const player *p, const cl_state *cl, const char *demo, char *out,
                         size_t cap)
 {
-    char q[1200], who[128], cam[160] = "";
+    char q[1200], who[128], cam[1300] = "";
     shell_quote(demo, 0, q, sizeof q);
     if (p->camera == PLAYER_CAM_CHASE)
         snprintf(cam, sizeof cam, " --camera chase");
-    if (p->follow >= 0 && p->follow < CL_MAX_PLAYERS && cl && cl->players[p->follow].name[0]) {
+    const char *path = p->saved_file[0] ? p->saved_file : p->path_file;
+    if (p->camera == PLAYER_CAM_PATH && path && path[0]) {
+        /* the keys as the file holds them ('k' saves each; --camera-path's own file else) */
+        char qp[1200], *abs_path = realpath(path, NULL); /* (to run anywhere) */
+        shell_quote(abs_path ? abs_path : path, 0, qp, sizeof qp);
+        free(abs_path);
+        snprintf(cam, sizeof cam, " --camera free --camera-path %s", qp);
+    } else if (p->follow >= 0 && p->follow < CL_MAX_PLAYERS && cl && cl->players[p->follow].name[0]) {
         shell_quote(cl->players[p->follow].name, 1, who, sizeof who);
         snprintf(cam + strlen(cam), sizeof cam - strlen(cam), " --follow %s", who);
     }
@@ -990,7 +1047,8 @@ static const char *const help_lines[] = {
     "PgUp PgDn    previous / next frag, death,",
     "             level (Shift: any mark)",
     "f  c         free camera (WASD, mouse) / chase",
-    "k            save the camera as a path key",
+    "k  v         save the view as a camera path",
+    "             key / view along the path",
     "i  o         render from / to here: the",
     "             command is printed",
     "m  x         textured, flat, wire / x-ray",
@@ -1065,6 +1123,11 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
          * bar by billions of pixels: an int overflowed; a review) */
         int mx = bx + (len > 0 ? (int)(bar_frac((m->time - p->start) / len) * bw) : 0);
         draw_fill_rect(fb, mx, by, scale, bh, kind_rgb[m->kind % TL_MARK_KINDS]);
+    }
+    for (int i = 0; i < p->path_len && len > 0; i++) { /* the camera path's keys, below */
+        int kx = bx + (int)(bar_frac((p->path[i].t - p->start) / len) * bw);
+        draw_fill_rect(fb, kx - scale, by + bh - 3 * scale, 3 * scale, 3 * scale,
+                       rast_rgb(120, 255, 120));
     }
     if (p->cut_in >= 0 && len > 0) { /* 'i' .. 'o' (or the playhead while 'o' is unset) */
         double to = p->cut_out >= 0 ? p->cut_out : p->t - p->start;

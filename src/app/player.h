@@ -10,7 +10,14 @@
 #include "../timeline/timeline.h"
 #include "world.h"
 
-typedef enum player_cam { PLAYER_CAM_POV, PLAYER_CAM_CHASE, PLAYER_CAM_FREE } player_cam;
+/* PLAYER_CAM_PATH: along the path's keys (player_path_eval), as `render --camera free
+ * --camera-path` draws it: the window's preview of such a render */
+typedef enum player_cam {
+    PLAYER_CAM_POV,
+    PLAYER_CAM_CHASE,
+    PLAYER_CAM_FREE,
+    PLAYER_CAM_PATH
+} player_cam;
 
 #define PLAYER_MIN_SPEED (1.0 / 16.0)
 #define PLAYER_MAX_SPEED 16.0
@@ -53,8 +60,9 @@ typedef struct player {
                           * (its time then shown there) */
     char notice[256];
     double notice_until;
-    player_cam_key path[PLAYER_MAX_PATH];
+    player_cam_key path[PLAYER_MAX_PATH]; /* in time order (player_path_add) */
     int path_len;
+    const char *path_file; /* --camera-path's file (NULL: none), for the 'i'/'o' command */
     const char *save_dir;  /* folder where 'k' creates its path file (NULL: the current one) */
     char saved_file[4096]; /* the file 'k' created this session ("" until the first key) */
     /* Requests for the window's owner (app_play), which clears them once handled. */
@@ -84,6 +92,11 @@ void player_event(player *p, const in_event *ev);
 /* Advance wall time by dt seconds: demo time moves by dt * speed unless paused, and the
  * free camera flies. At the end the player holds the last frame, paused. */
 void player_tick(player *p, double dt);
+
+/* Key as one of p's path keys, in time order; a key at the time of one already there
+ * replaces it (a camera placed again at the same moment). Its index, or -1 when the path
+ * is full (PLAYER_MAX_PATH). */
+int player_path_add(player *p, const player_cam_key *key);
 
 /* The camera for state cl at demo time t, from the player's camera choice. The recorded
  * view falls back to it when a followed player has no body. */
