@@ -170,6 +170,16 @@ static const char *printable(char *dst, size_t cap, const uint8_t *s, size_t n)
     return dst;
 }
 
+/* An entry left out for its name (why: pak_name_normalize's PAK_NAME_*): counted, the
+ * first kept for a message (pak_fs_unusable). */
+static void left_out(pak_archive *a, const uint8_t *name, size_t n, int why)
+{
+    if (a->unusable++ == 0) {
+        printable(a->unusable_name, sizeof a->unusable_name, name, n);
+        a->unusable_why = why;
+    }
+}
+
 /* ---- archive memory --------------------------------------------------------------------- */
 
 static pak_archive *archive_new(pak_kind kind, const char *path)
@@ -473,7 +483,10 @@ static qd_err parse_pak(pak_archive *a, const src_t *s, qd_error *err)
             break;
         }
         char norm[PAK_MAX_NAME + 1];
-        if (pak_name_normalize((const char *)raw, nlen, norm, sizeof norm) <= 0)
+        int norm_len = pak_name_normalize((const char *)raw, nlen, norm, sizeof norm);
+        if (norm_len < 0)
+            left_out(a, raw, nlen, norm_len);
+        if (norm_len <= 0)
             continue; /* empty, too long or ".." names can never be looked up */
         pak_entry *en = &a->entries[a->count];
         if (!pool_add(a, norm, strlen(norm), &en->name_ofs)) {
@@ -756,6 +769,8 @@ static qd_err parse_zip(pak_archive *a, const src_t *s, int *no_record, qd_error
             continue;
         char norm[PAK_MAX_NAME + 1];
         int norm_len = pak_name_normalize((const char *)name, nlen, norm, sizeof norm);
+        if (norm_len < 0)
+            left_out(a, name, nlen, norm_len);
         if (norm_len <= 0)
             continue;
         uint64_t at = lofs + bias;

@@ -44,6 +44,22 @@ void pak_fs_set_max_file(pak_fs *fs, uint64_t max_bytes)
 
 int pak_fs_num_layers(const pak_fs *fs) { return fs ? fs->count : 0; }
 
+uint32_t pak_fs_unusable(const pak_fs *fs, char *first, size_t cap, int *why)
+{
+    uint32_t n = 0;
+    for (int i = 0; fs && i < fs->count; i++) {
+        const pak_archive *a = fs->layers[i];
+        if (a->unusable && n == 0) {
+            if (first && cap)
+                snprintf(first, cap, "%s", a->unusable_name);
+            if (why)
+                *why = a->unusable_why;
+        }
+        n += a->unusable;
+    }
+    return n;
+}
+
 const char *pak_fs_layer(const pak_fs *fs, int i, pak_kind *kind, uint32_t *files)
 {
     if (!fs || i < 0 || i >= fs->count)

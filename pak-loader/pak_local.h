@@ -39,6 +39,11 @@ typedef struct pak_archive {
     uint32_t count;
     char *pool;          /* NUL-terminated names */
     size_t pool_len, pool_cap;
+    /* entries left out for their names (a ".." part, over PAK_MAX_NAME bytes): how many,
+     * and the first's name printable and its reason (pak_fs_unusable) */
+    uint32_t unusable;
+    char unusable_name[96];
+    int unusable_why; /* PAK_NAME_DOTDOT or PAK_NAME_TOO_LONG */
 } pak_archive;
 
 /* Opens a PAK or zip archive held in memory (not copied); label names it in messages. */

@@ -1099,9 +1099,16 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
         int cell = draw_text_width("x", scale);
         player_wrap(p->notice, (fb->w - 16 * scale) / (cell > 0 ? cell : 1), lines,
                     sizeof lines);
-        draw_fill_rect(fb, 6 * scale, 6 * scale, draw_text_width(lines, scale) + 4 * scale,
+        /* below the game's message lines (a review: both at the top left, one over the
+         * other): Quake's four notify lines end at 36 of its 240 rows (player_draw_messages:
+         * 4 + 4 x 8, whole multiples), Quake III's four SMALLCHAR lines at 64 of 480
+         * (r_hud3.c notify); with no HUD there are none */
+        int k = fb->h / 240 < 1 ? 1 : fb->h / 240, top = 0;
+        if (p->hud != PLAYER_HUD_NONE)
+            top = 36 * k > fb->h * 64 / 480 ? 36 * k : fb->h * 64 / 480;
+        draw_fill_rect(fb, 6 * scale, top + 6 * scale, draw_text_width(lines, scale) + 4 * scale,
                        draw_text_height(lines, scale) + 4 * scale, dim);
-        draw_text(fb, 8 * scale, 8 * scale, lines, white, scale);
+        draw_text(fb, 8 * scale, top + 8 * scale, lines, white, scale);
     }
 
     if (p->help)

@@ -746,3 +746,64 @@ TEST(player_v_views_along_the_camera_path)
     CHECK(p.camera == PLAYER_CAM_POV);
     tl_close(tl);
 }
+
+/* qdemo's notices sit below the game's message lines, not over them (a review's "Left":
+ * both at the top left). Four Quake notify lines of the longest text drawn into one frame,
+ * a notice into another: no row holds pixels of both. With no HUD (no message lines) the
+ * notice is at the top again. */
+TEST(player_notice_below_the_game_messages)
+{
+    VEKTAR(tl, p);
+    cl_state *cl = calloc(1, sizeof *cl);
+    rast_fb *game = rast_fb_new(640, 480), *ours = rast_fb_new(640, 480);
+    CHECK(cl && game && ours);
+    if (!cl || !game || !ours) {
+        free(cl);
+        rast_fb_free(game);
+        rast_fb_free(ours);
+        tl_close(tl);
+        return;
+    }
+    for (int i = 0; i < 4; i++) {
+        cl->messages[i].time = 1.0;
+        cl->messages[i].kind = CL_MSG_PRINT;
+        memset(cl->messages[i].text, 'W', 60);
+    }
+    cl->message_count = 4;
+    rast_clear(game, 0);
+    player_draw_messages(PLAYER_HUD_GAME, cl, NULL, 1.5, game);
+    int game_rows = 0, last_game = -1;
+    for (int y = 0; y < 480; y++)
+        for (int x = 0; x < 640; x++)
+            if (game->color[y * 640 + x] != 0) {
+                game_rows++;
+                last_game = y;
+                break;
+            }
+    CHECK(game_rows > 20); /* (four lines were drawn) */
+    snprintf(p.notice, sizeof p.notice, "a notice");
+    p.notice_until = p.wall + 5;
+    int first_ours = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        p.hud = pass == 0 ? PLAYER_HUD_GAME : PLAYER_HUD_NONE;
+        p.bar_until = -1;
+        p.paused = 0;
+        rast_clear(ours, 0);
+        player_overlay(&p, cl, ours);
+        first_ours = -1;
+        for (int y = 0; y < 480 && first_ours < 0; y++)
+            for (int x = 0; x < 640; x++)
+                if (ours->color[y * 640 + x] != 0) {
+                    first_ours = y;
+                    break;
+                }
+        if (pass == 0)
+            CHECK(first_ours > last_game);
+        else
+            CHECK(first_ours >= 0 && first_ours < 10);
+    }
+    free(cl);
+    rast_fb_free(game);
+    rast_fb_free(ours);
+    tl_close(tl);
+}

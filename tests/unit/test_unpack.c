@@ -334,6 +334,21 @@ TEST(unpack_zip_of_none_or_several_is_refused)
     CHECK_EQ(demo_unpack("none.zip", y.p, y.len, 1000, &u, &err), QD_ERR_UNSUPPORTED);
     CHECK(strstr(err.msg, "no demo"));
     free(y.p);
+    /* a demo whose name the loader cannot take (a ".." part) is named, with why (a review:
+     * "no demo"); beside a usable demo it is simply not counted */
+    const char *odd[] = {"../x.dem", "b.dm_68"};
+    const uint8_t *odd_data[] = {a, b};
+    gbuf o = {0};
+    zip_stored(&o, odd, odd_data, lens, 1);
+    CHECK_EQ(demo_unpack("odd.zip", o.p, o.len, 1000, &u, &err), QD_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "\"../x.dem\"") && strstr(err.msg, "\"..\" part"));
+    free(o.p);
+    gbuf o2 = {0};
+    zip_stored(&o2, odd, odd_data, lens, 2);
+    CHECK_EQ(demo_unpack("odd2.zip", o2.p, o2.len, 1000, &u, &err), QD_OK);
+    CHECK_STR(u.member, "b.dm_68");
+    free(u.data);
+    free(o2.p);
 }
 
 /* fuzz_unpack's finding (tests/crashers/unpack/zip-data-offset-past-end): the zip's one
