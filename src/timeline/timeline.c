@@ -19,8 +19,9 @@
 #define TL_KEY_SPACING (512u << 10)
 #define TL_KEY_SPACING_Q3 (128u << 10)
 #define TL_MAX_MARKS 100000
-/* Frames a timeline indexes, 8 bytes each (128 MiB): over 60 hours at 77 frames a second. */
-#define TL_MAX_FRAMES (1u << 24)
+/* Frames a timeline indexes, 8 bytes each (128 MiB): over 60 hours at 77 frames a second.
+ * A variable so that a test can reach it with a real demo (timeline.h). */
+uint32_t tl_max_frames = TL_MAX_FRAMES;
 _Static_assert(CL_KEYFRAME_BYTES % 8 == 0, "keyframes pack the client state in whole words");
 /* A keyframe also needs this many bytes decoded since the last one, so a hostile file whose
  * every tiny block jumps time ahead cannot make one per block; and keyframes together stay
@@ -383,11 +384,11 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err)
             }
             next_key = cl->time + tl->interval;
         }
-        if (tl->num_frames >= TL_MAX_FRAMES) {
+        if (tl->num_frames >= tl_max_frames) {
             /* (a review: 107 M frames of 10 bytes, 2 MB gzipped, made a 0.9 GB index) */
             tl->complete = 0;
             qd_fail(&tl->error, QD_ERR_LIMIT, demo_offset(d),
-                    "more than %u frames: the rest is left out", TL_MAX_FRAMES);
+                    "more than %u frames: the rest is left out", tl_max_frames);
             break;
         }
         qd_err r = demo_step(d, cl, NULL, &done, &tl->error);

@@ -47,6 +47,10 @@ typedef struct timeline timeline_t;
  * to the damage: the error is stored (tl_error) and NULL is returned only when nothing
  * could be decoded or memory ran out (err filled). */
 timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err);
+/* The most frames a timeline indexes (TL_MAX_FRAMES, 2^24); past it the rest of the demo is
+ * left out as after a cut, said with its byte. Only a test changes it. */
+#define TL_MAX_FRAMES (1u << 24)
+extern uint32_t tl_max_frames;
 void tl_close(timeline_t *tl);
 
 /* The client state at demo time t (see above). The pointer stays valid until the next call

@@ -398,3 +398,52 @@ TEST(timeline_seek_equals_play_ql)
     check_seek_render(path, name);
     CHECK_EQ(seek_render_moving, 1);
 }
+
+/* The frame index's cap (tl_max_frames, 2^24 in use: a review's 107 M frames of a 2 MB
+ * .mvd.gz made a 0.9 GB index), reached with a real demo by lowering it: the index stops at
+ * the cap as at a cut, said with a byte that is a block boundary of the .dem (walked here by
+ * the format: the CD track line, then blocks of a length, three angles and the messages),
+ * and what is kept plays. */
+TEST(timeline_frame_cap_stops_as_a_cut)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dem/vektar_demo1.dem"))
+        SKIP("no realdata/dem/vektar_demo1.dem");
+    size_t len;
+    unsigned char *bytes = test_read_file(path, &len);
+    CHECK(bytes != NULL);
+    qd_error err;
+    demo_t *d = demo_open(path, &err);
+    CHECK(d != NULL);
+    if (!bytes || !d) {
+        free(bytes);
+        return;
+    }
+    tl_max_frames = 100;
+    timeline_t *tl = tl_open(d, 0, &err);
+    tl_max_frames = TL_MAX_FRAMES;
+    CHECK(tl != NULL);
+    if (!tl) {
+        free(bytes);
+        return;
+    }
+    CHECK_EQ(tl_num_frames(tl), 100u);
+    CHECK(!tl_complete(tl));
+    const qd_error *e = tl_error(tl);
+    CHECK(e->code == QD_ERR_LIMIT && strstr(e->msg, "more than 100 frames"));
+    size_t at = 0;
+    while (at < len && bytes[at] != '\n')
+        at++;
+    int boundary = 0;
+    for (at++; at + 16 <= len && !boundary;) {
+        boundary = at == e->offset;
+        at += 16 + ((size_t)bytes[at] | (size_t)bytes[at + 1] << 8 |
+                    (size_t)bytes[at + 2] << 16 | (size_t)bytes[at + 3] << 24);
+    }
+    CHECK_MSG(boundary, "byte %llu is no block boundary", (unsigned long long)e->offset);
+    CHECK(e->offset > 0 && e->offset < len);
+    const cl_state *cl = tl_state_at(tl, tl_end(tl), &err);
+    CHECK(cl && cl->time == tl_end(tl));
+    tl_close(tl);
+    free(bytes);
+}
