@@ -1069,7 +1069,7 @@ static const char *const help_lines[] = {
 static void draw_help(rast_fb *fb, int scale)
 {
     int n = (int)(sizeof help_lines / sizeof help_lines[0]), wide = 0;
-    int line = (DRAW_FONT_H + 3) * scale;
+    int line = (DRAW_FONT_H + 1) * scale; /* (the font's descent is space enough) */
     for (int i = 0; i < n; i++) {
         int w = draw_text_width(help_lines[i], scale);
         wide = w > wide ? w : wide;

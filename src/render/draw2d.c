@@ -3,8 +3,10 @@
 
 #include <stddef.h>
 
-/* Printable ASCII 32..126, seven rows of five pixels each, bit 4 the leftmost. Drawn for
- * qdemo. Everything fits the seven rows: g, j, p, q and y are raised, not descending. */
+/* Printable ASCII 32..126, seven rows of five pixels each above the baseline, bit 4 the
+ * leftmost. Drawn for qdemo. g, j, p, q and y descend two rows below it (DESCENT; before,
+ * they were raised into the seven, so "maps" read "maPs", a review). */
+#define DESCENT 2
 static const uint8_t font5x7[95][7] = {
     {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, /* space */
     {0x04, 0x04, 0x04, 0x04, 0x04, 0x00, 0x04}, /* ! */
@@ -103,6 +105,19 @@ static const uint8_t font5x7[95][7] = {
     {0x00, 0x00, 0x08, 0x15, 0x02, 0x00, 0x00}, /* ~ */
 };
 
+/* The letters that descend: all nine rows (x-height from row 2, as the other lower case
+ * letters; the baseline under row 6). */
+static const struct {
+    char c;
+    uint8_t rows[7 + DESCENT];
+} descending[] = {
+    {'g', {0x00, 0x00, 0x0f, 0x11, 0x11, 0x11, 0x0f, 0x01, 0x0e}},
+    {'j', {0x02, 0x00, 0x06, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0c}},
+    {'p', {0x00, 0x00, 0x1e, 0x11, 0x11, 0x11, 0x1e, 0x10, 0x10}},
+    {'q', {0x00, 0x00, 0x0f, 0x11, 0x11, 0x11, 0x0f, 0x01, 0x01}},
+    {'y', {0x00, 0x00, 0x11, 0x11, 0x11, 0x11, 0x0f, 0x01, 0x0e}},
+};
+
 #define SCALE_MAX 64
 
 /* round(x / 255) for x in 0..255*255. */
@@ -164,9 +179,15 @@ void draw_text(rast_fb *fb, int x, int y, const char *s, uint32_t color, int sca
         }
         if (c < 32 || c > 126)
             c = '?';
-        if (cx < fb->w && cy < fb->h && cx + 5 * scale > 0 && cy + 7 * scale > 0) {
+        if (cx < fb->w && cy < fb->h && cx + 5 * scale > 0 && cy + (7 + DESCENT) * scale > 0) {
             const uint8_t *g = font5x7[c - 32];
-            for (int row = 0; row < 7; row++)
+            int rows = 7;
+            for (size_t i = 0; i < sizeof descending / sizeof descending[0]; i++)
+                if (descending[i].c == (char)c) {
+                    g = descending[i].rows;
+                    rows = 7 + DESCENT;
+                }
+            for (int row = 0; row < rows; row++)
                 for (int col = 0; col < 5; col++)
                     if (g[row] >> (4 - col) & 1)
                         draw_fill_rect(fb, (int)(cx + col * scale), (int)(cy + row * scale),

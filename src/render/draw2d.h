@@ -7,9 +7,10 @@
 
 #include "rast.h"
 
-/* One character cell at scale 1: 5x7 glyph plus a column and a row of spacing. */
+/* One character cell at scale 1: a 5x7 glyph, two rows below it for g, j, p, q and y, a
+ * column and a row of spacing. */
 #define DRAW_FONT_W 6
-#define DRAW_FONT_H 8
+#define DRAW_FONT_H 10
 
 /* Fill the rectangle at (x, y) of w x h pixels, clipped to fb. A colour whose alpha byte is
  * below 255 is blended over the pixels (rast.h's RAST_BLEND rule); alpha 0 draws nothing.

@@ -316,7 +316,18 @@ TEST(draw2d_text_and_rects)
     CHECK_EQ(draw_text_width("", 1), 0);
     CHECK_EQ(draw_text_width("Hello", 1), 30);
     CHECK_EQ(draw_text_width("ab\ncde", 2), 36);
-    CHECK_EQ(draw_text_height("ab\ncde", 2), 32);
+    CHECK_EQ(draw_text_height("ab\ncde", 2), 40); /* (2 lines of 7 + 2 + 1 rows, x2) */
+    /* g, j, p, q and y descend two rows below the baseline (row 6); capitals do not (a
+     * review: "maps" read "maPs") */
+    for (const char *c = "gjpqyPQJY"; *c; c++) {
+        char s[2] = {*c, 0};
+        rast_clear(fb, black);
+        draw_text(fb, 0, 0, s, white, 1);
+        int below = 0;
+        for (int x = 0; x < 5; x++)
+            below += fb->color[8 * 120 + x] == white;
+        CHECK_MSG((below > 0) == (*c >= 'a'), "'%c' %s", *c, below ? "descends" : "does not");
+    }
     CHECK_EQ(draw_text_height("", 2), 0);
     /* Clipping and odd input never write outside the framebuffer. */
     rast_clear(fb, black);
