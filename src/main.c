@@ -38,7 +38,9 @@ static void usage(FILE *f)
             "  --hud none|minimal|game  status bar (default: game in the window, none in\n"
             "                      render)\n"
             "  --camera pov|chase|free, --follow NAME|N, --camera-path FILE\n"
-            "  --threads N, --blur N, --resume, --bt709\n"
+            "  --threads N, --blur N, --resume\n"
+            "  --bt709, --bt601    y4m colour matrix (default: BT.709 from 1280 wide or 577\n"
+            "                      high, as players take untagged video; BT.601 below)\n"
             "  --audio FILE.wav    render: also write the sound track (48 kHz stereo)\n"
             "  -h, --help          this text\n"
             "  --version           print the version\n"
@@ -100,6 +102,7 @@ int main(int argc, char **argv)
 {
     app_opts o;
     memset(&o, 0, sizeof o);
+    o.bt709 = -1; /* (by the size: app_render.c) */
     o.fps = 30;
     o.width = 1280;
     o.height = 720;
@@ -263,8 +266,8 @@ int main(int argc, char **argv)
             o.audio = v;
         } else if (!strcmp(a, "--resume")) {
             o.resume = 1;
-        } else if (!strcmp(a, "--bt709")) {
-            o.bt709 = 1;
+        } else if (!strcmp(a, "--bt709") || !strcmp(a, "--bt601")) {
+            o.bt709 = !strcmp(a, "--bt709");
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             o.quiet = 1;
         } else if (a[0] == '-' && a[1] != 0) {

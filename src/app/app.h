@@ -44,7 +44,7 @@ typedef struct app_opts {
     int threads;                      /* --threads, 0 = core count */
     int blur;                         /* --blur N */
     int resume;                       /* --resume */
-    int bt709;                        /* --bt709 (y4m colour matrix) */
+    int bt709;                        /* --bt709 1, --bt601 0, -1 by the size (y4m) */
     const char *audio;                /* render --audio FILE.wav: the sound track */
     int quiet;
     int no_autodetect;                /* --no-autodetect: only -b, $QDEMO_BASEDIR and -p */

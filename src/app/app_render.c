@@ -45,6 +45,7 @@ typedef struct exporter {
     const app_opts *o;
     app_world world;
     int w, h, blur, y4m;
+    int bt709;            /* the y4m's matrix: --bt709 / --bt601, else by size (below) */
     const char *dir;      /* the output folder, as given (PNG output) */
     int nslots;
     slot *slots;
@@ -229,7 +230,7 @@ static void render_slot(exporter *x, slot *s, rast_fb *fb, rast_fb *sub, uint32_
     if (x->y4m) {
         size_t ysz = npix, csz = (size_t)((x->w + 1) / 2) * (size_t)((x->h + 1) / 2);
         s->out_len = ysz + 2 * csz;
-        out_rgb_to_yuv420(fb, x->o->bt709, s->out, s->out + ysz, s->out + ysz + csz);
+        out_rgb_to_yuv420(fb, x->bt709, s->out, s->out + ysz, s->out + ysz + csz);
         s->err = QD_OK;
         return;
     }
@@ -361,6 +362,12 @@ int app_render(const app_opts *o)
     x.y4m = !strcmp(o->out_dir, "-");
     x.w = o->width;
     x.h = o->height;
+    /* Untagged video is shown as BT.709 from 1280 wide or 577 high, else as BT.601: the
+     * guess players make (mpv's mp_csp_guess_colorspace, RetroArch's ffmpeg core
+     * set_colorspace: width >= 1280 || height > 576), and ffmpeg does not tag what it reads
+     * from y4m; so the default matrix follows it (before, BT.601 at any size: HD renders'
+     * colours came out shifted in players unless --bt709 was given). */
+    x.bt709 = o->bt709 >= 0 ? o->bt709 : x.w >= 1280 || x.h > 576;
     x.blur = o->blur > 1 ? o->blur : 1;
     char why[256];
     int audio_rc = app_audio_check(o);
@@ -493,7 +500,7 @@ int app_render(const app_opts *o)
         long num = o->fps_den ? o->fps_num : lround(fps * 1000),
              den = o->fps_den ? o->fps_den : 1000, g = gcd(num, den);
         qd_error e;
-        if (out_y4m_begin(stdout, x.w, x.h, (int)(num / g), (int)(den / g), o->bt709, &e) !=
+        if (out_y4m_begin(stdout, x.w, x.h, (int)(num / g), (int)(den / g), x.bt709, &e) !=
             QD_OK) {
             fprintf(stderr, "qdemo: stdout: %s\n", e.msg);
             free_slots(&x);

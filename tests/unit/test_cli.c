@@ -290,3 +290,40 @@ TEST(cli_unreadable_folder_says_why)
     CHECK_EQ(rc, 2);
     CHECK_MSG(strstr(out, ": cannot read the folder: Permission denied") != NULL, "%.300s", out);
 }
+
+/* The y4m's colour matrix: by default BT.709 from 1280 wide or 577 high and BT.601 below,
+ * the guess players make for untagged video (mpv's mp_csp_guess_colorspace, RetroArch's
+ * ffmpeg core: width >= 1280 || height > 576); --bt709 and --bt601 choose. The header says
+ * it, and the frame's bytes are the chosen matrix's (the default's the same as the flag's,
+ * the other's not). */
+TEST(cli_y4m_matrix_follows_the_size)
+{
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    static const struct {
+        const char *size, *flag, *want;
+    } cases[] = {
+        {"1280x720", "", "BT709"},      {"1280x720", "--bt709", "BT709"},
+        {"1280x720", "--bt601", "BT601"}, {"640x480", "", "BT601"},
+        {"720x576", "", "BT601"},       {"1024x578", "", "BT709"},
+        {"640x480", "--bt709", "BT709"},
+    };
+    char sums[7][64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static char out[4096];
+        char f[600];
+        snprintf(f, sizeof f, "%s/m%zu.y4m", test_tmpdir(), i);
+        CHECK_EQ(test_capture(out, sizeof out,
+                              "%s render assets/smoothme.dem -p assets -o - --size %s %s "
+                              "--mode flat --fps 25 --to 0.04 -q > %s && head -n 1 %s",
+                              bin(), cases[i].size, cases[i].flag, f, f),
+                 0);
+        char want[64];
+        snprintf(want, sizeof want, "XCOLORMATRIX=%s", cases[i].want);
+        CHECK_MSG(strstr(out, want) != NULL, "%s %s: %.200s", cases[i].size, cases[i].flag, out);
+        CHECK_EQ(test_capture(sums[i], sizeof sums[i], "tail -n +2 %s | md5sum", f), 0);
+    }
+    CHECK_STR(sums[0], sums[1]);
+    CHECK(strcmp(sums[0], sums[2]) != 0);
+    CHECK(strcmp(sums[3], sums[6]) != 0);
+}
