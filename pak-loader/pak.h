@@ -108,9 +108,11 @@ int pak_fs_num_layers(const pak_fs *fs);
 const char *pak_fs_layer(const pak_fs *fs, int i, pak_kind *kind, uint32_t *files);
 
 /* Entries of fs's archives left out for their names (a ".." part, or longer than
- * PAK_MAX_NAME): how many. The first's name, printable and cut to cap, goes into first and
- * its reason (PAK_NAME_DOTDOT or PAK_NAME_TOO_LONG) into *why (each may be NULL). */
-uint32_t pak_fs_unusable(const pak_fs *fs, char *first, size_t cap, int *why);
+ * PAK_MAX_NAME): how many. The i-th of the few kept (the first 8 of each archive, lowest
+ * layer first; a long one as "..." and its end), printable and cut to cap, goes into name
+ * and its reason (PAK_NAME_DOTDOT or PAK_NAME_TOO_LONG) into *why, or "" and 0 past them
+ * (name and why may be NULL). */
+uint32_t pak_fs_unusable(const pak_fs *fs, uint32_t i, char *name, size_t cap, int *why);
 
 /* Normalises a name into out (cap >= PAK_MAX_NAME + 1) as every look-up does: '\' to '/',
  * empty and "." components dropped, ASCII lower case, so two names of one file are one

@@ -171,13 +171,25 @@ static const char *printable(char *dst, size_t cap, const uint8_t *s, size_t n)
 }
 
 /* An entry left out for its name (why: pak_name_normalize's PAK_NAME_*): counted, the
- * first kept for a message (pak_fs_unusable). */
+ * first few kept for a message (pak_fs_unusable), a long name by its end ("..." and its
+ * last bytes: a review saw a cut name lose its extension). */
 static void left_out(pak_archive *a, const uint8_t *name, size_t n, int why)
 {
-    if (a->unusable++ == 0) {
-        printable(a->unusable_name, sizeof a->unusable_name, name, n);
-        a->unusable_why = why;
+    uint32_t k = a->unusable++;
+    if (k >= PAK_UNUSABLE_KEPT)
+        return;
+    if (!a->unusable_kept &&
+        !(a->unusable_kept = calloc(PAK_UNUSABLE_KEPT, sizeof *a->unusable_kept)))
+        return; /* (only a message's detail is lost) */
+    struct pak_unusable *u = &a->unusable_kept[k];
+    const size_t room = sizeof u->name - 1;
+    if (n > room) {
+        memcpy(u->name, "...", 3);
+        printable(u->name + 3, sizeof u->name - 3, name + n - (room - 3), room - 3);
+    } else {
+        printable(u->name, sizeof u->name, name, n);
     }
+    u->why = why;
 }
 
 /* ---- archive memory --------------------------------------------------------------------- */
@@ -209,6 +221,7 @@ void pak_archive_close(pak_archive *a)
     free(a->entries);
     free(a->pool);
     free(a->path);
+    free(a->unusable_kept);
     free(a);
 }
 

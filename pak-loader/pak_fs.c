@@ -44,16 +44,26 @@ void pak_fs_set_max_file(pak_fs *fs, uint64_t max_bytes)
 
 int pak_fs_num_layers(const pak_fs *fs) { return fs ? fs->count : 0; }
 
-uint32_t pak_fs_unusable(const pak_fs *fs, char *first, size_t cap, int *why)
+uint32_t pak_fs_unusable(const pak_fs *fs, uint32_t i, char *name, size_t cap, int *why)
 {
     uint32_t n = 0;
-    for (int i = 0; fs && i < fs->count; i++) {
-        const pak_archive *a = fs->layers[i];
-        if (a->unusable && n == 0) {
-            if (first && cap)
-                snprintf(first, cap, "%s", a->unusable_name);
+    if (name && cap)
+        name[0] = 0;
+    if (why)
+        *why = 0;
+    for (int l = 0; fs && l < fs->count; l++) {
+        const pak_archive *a = fs->layers[l];
+        uint32_t kept = a->unusable_kept ? (a->unusable < PAK_UNUSABLE_KEPT ? a->unusable
+                                                                           : PAK_UNUSABLE_KEPT)
+                                         : 0;
+        if (i < kept) {
+            if (name && cap)
+                snprintf(name, cap, "%s", a->unusable_kept[i].name);
             if (why)
-                *why = a->unusable_why;
+                *why = a->unusable_kept[i].why;
+            i = UINT32_MAX; /* (found: the rest only counted) */
+        } else if (i != UINT32_MAX) {
+            i -= kept;
         }
         n += a->unusable;
     }

@@ -40,11 +40,17 @@ typedef struct pak_archive {
     char *pool;          /* NUL-terminated names */
     size_t pool_len, pool_cap;
     /* entries left out for their names (a ".." part, over PAK_MAX_NAME bytes): how many,
-     * and the first's name printable and its reason (pak_fs_unusable) */
+     * and the first PAK_UNUSABLE_KEPT names, printable, their ends kept (the extension), with
+     * their reasons (pak_fs_unusable); NULL until one is */
     uint32_t unusable;
-    char unusable_name[96];
-    int unusable_why; /* PAK_NAME_DOTDOT or PAK_NAME_TOO_LONG */
+    struct pak_unusable *unusable_kept;
 } pak_archive;
+
+#define PAK_UNUSABLE_KEPT 8
+struct pak_unusable {
+    char name[96];
+    int why; /* PAK_NAME_DOTDOT or PAK_NAME_TOO_LONG */
+};
 
 /* Opens a PAK or zip archive held in memory (not copied); label names it in messages. */
 qd_err pak_archive_open_mem(const uint8_t *data, size_t len, const char *label,

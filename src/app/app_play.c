@@ -67,6 +67,9 @@ static int fallback_frames(const app_opts *o, const char *why)
 {
     fprintf(stderr, "qdemo: %s; rendering 5 frames to qdemo-frames/ instead\n", why);
     app_opts r = *o;
+    if (r.camera && !strcmp(r.camera, "free") && !r.camera_path)
+        r.camera = NULL; /* (a free camera with no path has no place to be: the recorded
+                          * view; a review saw the fallback refuse the play's options) */
     r.out_dir = "qdemo-frames";
     r.fps = 0; /* app_render: 5 frames spread over the demo */
     return app_render(&r);
@@ -324,9 +327,9 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
         }
         if (p->cut_ready) { /* 'i' and 'o': the command that renders the span */
             char cmd[2800], *abs_path = realpath(o->demo, NULL); /* (to run anywhere) */
-            player_cut_command(p, cl, abs_path ? abs_path : o->demo, cmd, sizeof cmd);
+            int have = player_cut_command(p, cl, abs_path ? abs_path : o->demo, cmd, sizeof cmd);
             free(abs_path);
-            fprintf(stderr, "qdemo: to render this span: %s\n", cmd);
+            fprintf(stderr, have ? "qdemo: to render this span: %s\n" : "qdemo: %s\n", cmd);
             snprintf(p->notice, sizeof p->notice, "%.250s", cmd);
             p->notice_until = p->wall + 8.0;
             p->cut_ready = 0;

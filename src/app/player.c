@@ -196,8 +196,9 @@ static void key_down(player *p, const in_event *ev)
             p->fullscreen = 1;
             return;
         }
-        if (p->camera == PLAYER_CAM_FREE) { /* and the mouse given back, as a game's
-                                            * menu key does (a review) */
+        if (p->camera == PLAYER_CAM_FREE || p->camera == PLAYER_CAM_PATH) {
+            /* and the mouse given back, as a game's menu key does (a review); the path's
+             * view left as well */
             p->camera = PLAYER_CAM_POV;
             return;
         }
@@ -369,6 +370,9 @@ static void key_down(player *p, const in_event *ev)
         int had = p->path_len, at = player_path_add(p, &key);
         qd_error e;
         char text[160];
+        /* (the path held then differs from every file until a save works: 'i'/'o' give
+         * no command for it, player_cut_command; a review) */
+        p->path_unsaved |= at >= 0;
         if (at < 0)
             snprintf(text, sizeof text, "the camera path is full (%d keys)", PLAYER_MAX_PATH);
         else if (!p->saved_file[0] && !reserve_path_file(p))
@@ -376,10 +380,12 @@ static void key_down(player *p, const in_event *ev)
                      strerror(errno));
         else if (player_path_save(p->saved_file, p->path, p->path_len, &e) != QD_OK)
             snprintf(text, sizeof text, "cannot save: %.100s", e.msg);
-        else
+        else {
             snprintf(text, sizeof text, "camera key %d of %d %s %.80s (v: view the path)",
                      at + 1, p->path_len, p->path_len > had ? "saved to" : "replaced in",
                      p->saved_file);
+            p->path_unsaved = 0;
+        }
         notice(p, text);
         return;
     }
@@ -1013,9 +1019,14 @@ static void shell_quote(const char *s, int plain, char *out, size_t cap)
     out[o] = 0;
 }
 
-void player_cut_command(const player *p, const cl_state *cl, const char *demo, char *out,
-                        size_t cap)
+int player_cut_command(const player *p, const cl_state *cl, const char *demo, char *out,
+                       size_t cap)
 {
+    if (p->camera == PLAYER_CAM_PATH && p->path_unsaved) {
+        snprintf(out, cap, "the camera path is not saved (k could not write it): no render "
+                           "command for this view");
+        return 0;
+    }
     char q[1200], who[128], cam[1300] = "";
     shell_quote(demo, 0, q, sizeof q);
     if (p->camera == PLAYER_CAM_CHASE)
@@ -1033,6 +1044,7 @@ void player_cut_command(const player *p, const cl_state *cl, const char *demo, c
     }
     snprintf(out, cap, "qdemo render %s --from %.3f --to %.3f%s -o frames", q, p->cut_in,
              p->cut_out, cam);
+    return 1;
 }
 
 /* The keys (README, "Watching: keys and mouse"), as '?' lists them. */
@@ -1165,6 +1177,9 @@ void player_overlay(const player *p, const cl_state *cl, rast_fb *fb)
 #define PATH_FILE_MAX (1u << 20)
 #define PATH_LINE_MAX 256     /* longer than any line player_path_save writes */
 #define PATH_COORD_MAX 1.0e6f /* beyond any map's extent (Quake II's are +-4096, BSP2 more) */
+/* a demo's clock: the decoders' and --from's bound (a review: a key at 5e6 s of a demo's
+ * time was saved and then refused) */
+#define PATH_TIME_MAX 1.0e7
 
 /* A value a camera can use: finite and within +-PATH_COORD_MAX. */
 static int path_value_ok(double v) { return isfinite(v) && fabs(v) <= PATH_COORD_MAX; }
@@ -1204,13 +1219,14 @@ int player_path_parse(const char *text, size_t len, player_cam_key *keys, int ma
                     line_no);
             return 0;
         }
-        int ok = path_value_ok(k.t);
+        int ok = isfinite(k.t) && fabs(k.t) <= PATH_TIME_MAX;
         for (int i = 0; i < 3; i++)
             ok = ok && path_value_ok(k.origin[i]) && path_value_ok(k.angles[i]);
         if (!ok) {
             qd_fail(err, QD_ERR_BAD_DATA, at,
-                    "line %d: a value that is not a number within +-%.0f", line_no,
-                    (double)PATH_COORD_MAX);
+                    "line %d: a value that is not a number within +-%.0f (the time: "
+                    "+-%.0f s)",
+                    line_no, (double)PATH_COORD_MAX, PATH_TIME_MAX);
             return 0;
         }
         if (n == max) {

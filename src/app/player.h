@@ -63,6 +63,7 @@ typedef struct player {
     player_cam_key path[PLAYER_MAX_PATH]; /* in time order (player_path_add) */
     int path_len;
     const char *path_file; /* --camera-path's file (NULL: none), for the 'i'/'o' command */
+    int path_unsaved;      /* a key 'k' added is in no file yet (its save failed) */
     const char *save_dir;  /* folder where 'k' creates its path file (NULL: the current one) */
     char saved_file[4096]; /* the file 'k' created this session ("" until the first key) */
     /* Requests for the window's owner (app_play), which clears them once handled. */
@@ -132,10 +133,11 @@ void player_options(const player *p, const cl_state *cl, r_options *opt);
  * longer than a line cut), into out (cap bytes, always ended). */
 void player_wrap(const char *s, int width, char *out, size_t cap);
 /* The `qdemo render` command of p's span ('i' and 'o') of demo, with the camera shown (the
- * followed player by name in cl, the chase camera), into out (cap bytes); the path and the
- * name quoted for a POSIX shell. */
-void player_cut_command(const player *p, const cl_state *cl, const char *demo, char *out,
-                        size_t cap);
+ * followed player by name in cl, the chase camera, the camera path's file), into out (cap
+ * bytes); the path and the name quoted for a POSIX shell. 0, with why in out, when the
+ * view shown is a camera path no file holds (a key whose save failed). */
+int player_cut_command(const player *p, const cl_state *cl, const char *demo, char *out,
+                       size_t cap);
 void player_overlay(const player *p, const cl_state *cl, rast_fb *fb);
 
 /* What the HUD shows (--hud, `h` in the window). */

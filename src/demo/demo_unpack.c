@@ -174,16 +174,19 @@ static qd_err unzip(const char *label, const uint8_t *data, size_t len, size_t m
     zip_scan s = {0};
     if (r == QD_OK && pak_list(fs, "", zip_each, &s) < 0)
         r = qd_fail(err, QD_ERR_NOMEM, 0, "out of memory");
-    /* a demo the loader left out for its name (a ".." part; one over PAK_MAX_NAME bytes
-     * comes back cut, its extension lost): said, not "no demo" (a review) */
-    char odd[96];
-    int why = 0;
-    if (r == QD_OK && s.count == 0 && pak_fs_unusable(fs, odd, sizeof odd, &why) > 0 &&
-        why == PAK_NAME_DOTDOT && demo_is_demo_name(odd))
+    /* a demo the loader left out for its name (a ".." part, or over PAK_MAX_NAME bytes):
+     * said, not "no demo" (a review) */
+    char odd[96] = "";
+    int why = 0, found = 0;
+    for (uint32_t i = 0; r == QD_OK && s.count == 0 && !found && i < 8; i++) {
+        pak_fs_unusable(fs, i, odd, sizeof odd, &why);
+        found = why != 0 && demo_is_demo_name(odd);
+    }
+    if (found)
         r = qd_fail(err, QD_ERR_UNSUPPORTED, 0,
-                    "the zip's demo \"%s\" is not read: its name has a \"..\" part "
-                    "(extract it and play the file)",
-                    odd);
+                    "the zip's demo \"%s\" is not read: its name %s (extract it and play "
+                    "the file)",
+                    odd, why == PAK_NAME_DOTDOT ? "has a \"..\" part" : "is too long");
     else if (r == QD_OK && s.count == 0)
         r = qd_fail(err, QD_ERR_UNSUPPORTED, 0,
                     "the zip holds no demo (.dem, .qwd, .mvd, .dm2, .dm_NN)");

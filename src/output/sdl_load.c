@@ -40,16 +40,23 @@ qd_err out_sdl_load(const char *lib, out_sdl_api *api, qd_error *err)
         return qd_fail(err, QD_ERR_USAGE, 0, "SDL: no library name");
     memset(api, 0, sizeof *api);
     void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
+    if (!h) {
+        /* the loader's reason (a review: a damaged library, or one missing a library of
+         * its own, was said to be not installed); the package named when it is not there */
+        const char *why = dlerror();
+        if (why && !strstr(why, "No such file"))
+            return qd_fail(err, QD_ERR_OUTPUT, 0, "no window: %s cannot be loaded: %.200s", lib,
+                           why);
         return qd_fail(err, QD_ERR_OUTPUT, 0,
                        "no window: %s cannot be loaded (install the Debian package %s)", lib,
                        OUT_SDL_PACKAGE);
+    }
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *p = dlsym(h, syms[i].name);
         if (!p) {
             dlclose(h);
             memset(api, 0, sizeof *api);
-            return qd_fail(err, QD_ERR_OUTPUT, 0, "no window: %s has no %s (SDL 2.0.4 or "
+            return qd_fail(err, QD_ERR_OUTPUT, 0, "no window: %s has no %s (SDL 2.0.5 or "
                            "newer is needed: the Debian package %s)", lib, syms[i].name,
                            OUT_SDL_PACKAGE);
         }

@@ -327,3 +327,23 @@ TEST(cli_y4m_matrix_follows_the_size)
     CHECK(strcmp(sums[0], sums[2]) != 0);
     CHECK(strcmp(sums[3], sums[6]) != 0);
 }
+
+/* `play` with no display renders five frames instead, with the play's options; a free
+ * camera with no path (which the window now flies from the recorded view) is the recorded
+ * view there (a review: the fallback refused it, exit 1). */
+TEST(cli_play_without_display_takes_a_free_camera)
+{
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    static char out[4096];
+    char cwd[PATH_MAX], dir[700], prog[PATH_MAX];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL && realpath(bin(), prog) != NULL);
+    snprintf(dir, sizeof dir, "%s/nodisplay", test_tmpdir());
+    CHECK_EQ(test_capture(out, sizeof out,
+                          "mkdir -p %s && cd %s && DISPLAY= WAYLAND_DISPLAY= "
+                          "SDL_VIDEODRIVER= %s play '%s/assets/smoothme.dem' -p '%s/assets' "
+                          "--camera free 2>&1 && ls qdemo-frames | wc -l",
+                          dir, dir, prog, cwd, cwd),
+             0);
+    CHECK_MSG(strstr(out, "5\n") != NULL, "%.300s", out);
+}

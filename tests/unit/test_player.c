@@ -807,3 +807,40 @@ TEST(player_notice_below_the_game_messages)
     rast_fb_free(ours);
     tl_close(tl);
 }
+
+/* A review of the path view: a key whose save failed is in no file, so 'i'/'o' in the path
+ * view give no render command (the command named the loaded file without the key, or the
+ * recorded view); Esc leaves the path view before it quits; a key's time may be a demo
+ * clock's (up to 1e7 s, as the decoders and --from take it; 1e6 was refused on reload). */
+TEST(player_unsaved_path_gives_no_command)
+{
+    VEKTAR(tl, p);
+    p.save_dir = "/nonexistent/qdemo-review";
+    key(&p, IN_KEY_A + ('f' - 'a'), 0);
+    key(&p, IN_KEY_0 + 5, 0);
+    key(&p, IN_KEY_A + ('k' - 'a'), 0);
+    CHECK(p.path_len == 1 && p.path_unsaved && strstr(p.notice, "cannot create"));
+    key(&p, IN_KEY_A + ('v' - 'a'), 0);
+    CHECK(p.camera == PLAYER_CAM_PATH);
+    key(&p, IN_KEY_A + ('i' - 'a'), 0);
+    key(&p, IN_KEY_RIGHT, 0);
+    key(&p, IN_KEY_A + ('o' - 'a'), 0);
+    char cmd[2800];
+    CHECK_EQ(player_cut_command(&p, NULL, "a.dem", cmd, sizeof cmd), 0);
+    CHECK(strstr(cmd, "not saved") != NULL && strstr(cmd, "qdemo render") == NULL);
+    key(&p, IN_KEY_ESCAPE, 0);
+    CHECK(p.camera == PLAYER_CAM_POV && !p.quit);
+    /* saved once a save works again: the command then names the file */
+    p.save_dir = test_tmpdir();
+    key(&p, IN_KEY_A + ('k' - 'a'), 0);
+    CHECK(!p.path_unsaved);
+    key(&p, IN_KEY_A + ('v' - 'a'), 0);
+    CHECK_EQ(player_cut_command(&p, NULL, "a.dem", cmd, sizeof cmd), 1);
+    CHECK(strstr(cmd, "--camera-path") != NULL);
+    player_cam_key keys[2];
+    qd_error err;
+    const char *late = "5000000.5 1 2 3 0 0 0\n", *later = "20000000 1 2 3 0 0 0\n";
+    CHECK_EQ(player_path_parse(late, strlen(late), keys, 2, &err), 1);
+    CHECK_EQ(player_path_parse(later, strlen(later), keys, 2, &err), 0);
+    tl_close(tl);
+}

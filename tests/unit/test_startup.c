@@ -130,6 +130,20 @@ TEST(startup_sdl_missing_names_package)
     CHECK_EQ(out_sdl_load("libz.so.1", &api, &err), QD_ERR_OUTPUT);
     CHECK_MSG(strstr(err.msg, "SDL_InitSubSystem") != NULL, "%s", err.msg);
     CHECK(api.InitSubSystem == NULL);
+    /* a library there but damaged: the loader's reason, not "install" (a review) */
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/libSDL2-2.0.so.0", test_tmpdir());
+    FILE *f = fopen(bad, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        for (int i = 0; i < 4096; i++)
+            fputc((i * 73 + 11) & 255, f);
+        fclose(f);
+    }
+    CHECK_EQ(out_sdl_load(bad, &api, &err), QD_ERR_OUTPUT);
+    CHECK_MSG(strstr(err.msg, "cannot be loaded: ") && !strstr(err.msg, "install"), "%s",
+              err.msg);
+    CHECK(strchr(err.msg, '\n') == NULL);
 }
 
 /* The installed SDL2 gives every function of the table. */

@@ -349,6 +349,20 @@ TEST(unpack_zip_of_none_or_several_is_refused)
     CHECK_STR(u.member, "b.dm_68");
     free(u.data);
     free(o2.p);
+    /* another left-out name before it, and one long enough that a cut copy lost its
+     * extension (the review's two cases): the demo is still the one named, by its end */
+    char longname[160];
+    snprintf(longname, sizeof longname, "../%0120d.dem", 0);
+    const char *two[] = {"../readme.txt", "../x.dem"}, *one_long[] = {longname};
+    const char *const *sets[2] = {two, one_long};
+    const char *want[2] = {"\"../x.dem\"", "0000.dem\""};
+    for (int k = 0; k < 2; k++) {
+        gbuf m = {0};
+        zip_stored(&m, sets[k], odd_data, lens, k == 0 ? 2 : 1);
+        CHECK_EQ(demo_unpack("more.zip", m.p, m.len, 1000, &u, &err), QD_ERR_UNSUPPORTED);
+        CHECK_MSG(strstr(err.msg, want[k]) != NULL, "%s", err.msg);
+        free(m.p);
+    }
 }
 
 /* fuzz_unpack's finding (tests/crashers/unpack/zip-data-offset-past-end): the zip's one
