@@ -1279,6 +1279,19 @@ qd_err player_path_save(const char *file, const player_cam_key *keys, int n, qd_
     return e;
 }
 
+/* The shortest signed turn from angle a to angle b, in degrees (-180..180). */
+static double turn(double a, double b)
+{
+    double d = fmod(b - a, 360.0);
+    return d > 180.0 ? d - 360.0 : d < -180.0 ? d + 360.0 : d;
+}
+
+/* Number c of key k (0..2 the origin, 3..5 the angles). */
+static double key_num(const player_cam_key *k, int c)
+{
+    return c < 3 ? (double)k->origin[c] : (double)k->angles[c - 3];
+}
+
 void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam)
 {
     memset(cam, 0, sizeof *cam);
@@ -1288,10 +1301,43 @@ void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam
     while (i + 1 < n && keys[i + 1].t <= t)
         i++;
     const player_cam_key *a = &keys[i], *b = &keys[i + 1 < n ? i + 1 : i];
-    float f = b->t > a->t ? (float)clampd((t - a->t) / (b->t - a->t), 0, 1) : 0.0f;
-    for (int k = 0; k < 3; k++) {
-        cam->origin[k] = a->origin[k] + (b->origin[k] - a->origin[k]) * f;
-        cam->angles[k] = cl_lerp_angle(a->angles[k], b->angles[k], f);
+    double h = b->t - a->t;
+    if (!(h > 0)) { /* past the last key (or before the first: its place) */
+        memcpy(cam->origin, a->origin, sizeof cam->origin);
+        memcpy(cam->angles, a->angles, sizeof cam->angles);
+        return;
+    }
+    /* A cubic through the keys with Catmull-Rom slopes over their times (the slope at a
+     * key from its neighbours on both sides; at an end or next to a cut, two keys of one
+     * time, from the segment itself), so the camera passes each key without a corner, as
+     * a movie maker's camera tools glide (a review: linear, it kinked at every key). Two
+     * keys alone are a straight line, as before. Angles go the shortest way between
+     * neighbours. */
+    double u = (t - a->t) / h;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    const double u2 = u * u, u3 = u2 * u;
+    const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2,
+                 h11 = u3 - u2;
+    const player_cam_key *pa = i > 0 && keys[i - 1].t < a->t ? &keys[i - 1] : NULL;
+    const player_cam_key *nb = i + 2 < n && keys[i + 2].t > b->t ? &keys[i + 2] : NULL;
+    for (int c = 0; c < 6; c++) {
+        const int ang = c >= 3;
+        double va = key_num(a, c);
+        double vb = ang ? va + turn(va, key_num(b, c)) : key_num(b, c);
+        double ma = (vb - va) / h, mb = ma;
+        if (pa) {
+            double vp = ang ? va - turn(key_num(pa, c), va) : key_num(pa, c);
+            ma = (vb - vp) / (b->t - pa->t);
+        }
+        if (nb) {
+            double vn = ang ? vb + turn(vb, key_num(nb, c)) : key_num(nb, c);
+            mb = (vn - va) / (nb->t - a->t);
+        }
+        double v = h00 * va + h10 * h * ma + h01 * vb + h11 * h * mb;
+        if (ang)
+            cam->angles[c - 3] = (float)v;
+        else
+            cam->origin[c] = (float)v;
     }
 }
 

@@ -844,3 +844,38 @@ TEST(player_unsaved_path_gives_no_command)
     CHECK_EQ(player_path_parse(later, strlen(later), keys, 2, &err), 0);
     tl_close(tl);
 }
+
+/* A path of three or more keys glides through them: a cubic with Catmull-Rom slopes over
+ * the keys' times (a review: linear, the camera turned a corner at every key). By hand for
+ * x keys 0, 10, 0 at 0, 1, 2 s: the middle key's slope (0 - 0) / 2 = 0, the first's the
+ * segment's own 10; at 0.5 s the Hermite weights 1/2, 1/8, 1/2, -1/8 give
+ * 0 + 10/8 + 5 - 0 = 6.25 (a straight line: 5). Yaw 350, 10, 30 unwraps to 350, 370, 390,
+ * evenly: 360 at 0.5 s. Two keys of one time are a cut: the path jumps there, and the
+ * slopes on either side are the segments' own. */
+TEST(player_path_glides_through_its_keys)
+{
+    player_cam_key k[5] = {{0, {0, 0, 0}, {0, 350, 0}},
+                           {1, {10, 0, 0}, {0, 10, 0}},
+                           {2, {0, 0, 0}, {0, 30, 0}},
+                           {2, {500, 0, 0}, {0, 30, 0}},
+                           {3, {600, 0, 0}, {0, 30, 0}}};
+    r_camera c;
+    player_path_eval(k, 3, 0.5, &c);
+    CHECK(fabsf(c.origin[0] - 6.25f) < 1e-4f);
+    CHECK(fabsf(fmodf(c.angles[1] + 360.0f, 360.0f)) < 1e-3f ||
+          fabsf(fmodf(c.angles[1] + 360.0f, 360.0f) - 360.0f) < 1e-3f);
+    player_path_eval(k, 3, 1.0, &c);
+    CHECK(fabsf(c.origin[0] - 10.0f) < 1e-5f); /* through the key */
+    /* no corner at the middle key: the same height a step either side */
+    r_camera l, r;
+    player_path_eval(k, 3, 1.0 - 1e-3, &l);
+    player_path_eval(k, 3, 1.0 + 1e-3, &r);
+    CHECK(fabsf(l.origin[0] - r.origin[0]) < 1e-4f && l.origin[0] < 10.0f);
+    /* the cut at 2 s: just before, near 0; at it, the later key; after, towards 600 */
+    player_path_eval(k, 5, 2.0 - 1e-6, &c);
+    CHECK(fabsf(c.origin[0]) < 1e-3f);
+    player_path_eval(k, 5, 2.0, &c);
+    CHECK(fabsf(c.origin[0] - 500.0f) < 1e-4f);
+    player_path_eval(k, 5, 2.5, &c);
+    CHECK(fabsf(c.origin[0] - 550.0f) < 1e-3f); /* (a segment with no neighbours: straight) */
+}
