@@ -330,6 +330,9 @@ static int play_one(const app_opts *o, out_window *win, timeline_t *tl,
             int have = player_cut_command(p, cl, abs_path ? abs_path : o->demo, cmd, sizeof cmd);
             free(abs_path);
             fprintf(stderr, have ? "qdemo: to render this span: %s\n" : "qdemo: %s\n", cmd);
+            if (have && p->camera == PLAYER_CAM_FREE) /* (a review: not said) */
+                snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd),
+                         " (the recorded view: the free camera renders as a path, k and v)");
             snprintf(p->notice, sizeof p->notice, "%.250s", cmd);
             p->notice_until = p->wall + 8.0;
             p->cut_ready = 0;

@@ -1042,8 +1042,20 @@ int player_cut_command(const player *p, const cl_state *cl, const char *demo, ch
         shell_quote(cl->players[p->follow].name, 1, who, sizeof who);
         snprintf(cam + strlen(cam), sizeof cam - strlen(cam), " --follow %s", who);
     }
-    snprintf(out, cap, "qdemo render %s --from %.3f --to %.3f%s -o frames", q, p->cut_in,
-             p->cut_out, cam);
+    /* what else the window shows that a render's defaults do not (a review: the frames
+     * then differed from the view): the drawing mode, the HUD, no gun, no lights */
+    char look[96] = "";
+    if (p->mode == R_MODE_FLAT || p->mode == R_MODE_WIRE)
+        snprintf(look, sizeof look, " --mode %s", p->mode == R_MODE_FLAT ? "flat" : "wire");
+    if (p->hud == PLAYER_HUD_GAME || p->hud == PLAYER_HUD_MINIMAL)
+        snprintf(look + strlen(look), sizeof look - strlen(look), " --hud %s",
+                 p->hud == PLAYER_HUD_GAME ? "game" : "minimal");
+    if (p->no_gun)
+        snprintf(look + strlen(look), sizeof look - strlen(look), " --no-gun");
+    if (p->no_dlights)
+        snprintf(look + strlen(look), sizeof look - strlen(look), " --no-dlights");
+    snprintf(out, cap, "qdemo render %s --from %.3f --to %.3f%s%s -o frames", q, p->cut_in,
+             p->cut_out, cam, look);
     return 1;
 }
 

@@ -636,9 +636,20 @@ TEST(player_in_and_out_make_a_render_command)
     CHECK(NEAR(p.cut_out, at + 5) && p.cut_ready);
     char cmd[200], want[200];
     player_cut_command(&p, NULL, "/tmp/it's.dem", cmd, sizeof cmd);
-    snprintf(want, sizeof want, "qdemo render '/tmp/it'\\''s.dem' --from %.3f --to %.3f -o frames",
-             at, at + 5);
+    /* (the window's HUD is the game's by default: the render is asked for it too) */
+    snprintf(want, sizeof want,
+             "qdemo render '/tmp/it'\\''s.dem' --from %.3f --to %.3f --hud game -o frames", at,
+             at + 5);
     CHECK_STR(cmd, want);
+    /* what the window shows goes with it: the flat mode, no HUD, no gun */
+    p.mode = R_MODE_FLAT;
+    p.hud = PLAYER_HUD_NONE;
+    p.no_gun = 1;
+    player_cut_command(&p, NULL, "a.dem", cmd, sizeof cmd);
+    CHECK(strstr(cmd, " --mode flat --no-gun -o frames") && !strstr(cmd, "--hud"));
+    p.mode = R_MODE_TEXTURED;
+    p.hud = PLAYER_HUD_GAME;
+    p.no_gun = 0;
     cl_state *cl = calloc(1, sizeof *cl);
     CHECK(cl != NULL);
     if (cl) {
