@@ -177,6 +177,22 @@ static int reserve_path_file(player *p)
     return 0;
 }
 
+/* The path as it is now into this session's file ('k' and 'K'): 1 when saved, else 0 with
+ * why in text. Until a save works, no file holds the path shown (path_unsaved: 'i'/'o'
+ * then give no command for its view, player_cut_command; a review). */
+static int path_save(player *p, char *text, size_t cap)
+{
+    qd_error e;
+    p->path_unsaved = 1;
+    if (!p->saved_file[0] && !reserve_path_file(p))
+        snprintf(text, cap, "cannot create a camera path file: %.60s", strerror(errno));
+    else if (player_path_save(p->saved_file, p->path, p->path_len, &e) != QD_OK)
+        snprintf(text, cap, "cannot save: %.100s", e.msg);
+    else
+        p->path_unsaved = 0;
+    return !p->path_unsaved;
+}
+
 static void key_down(player *p, const in_event *ev)
 {
     in_key k = ev->key;
@@ -354,7 +370,52 @@ static void key_down(player *p, const in_event *ev)
         p->xray = !p->xray;
         notice(p, p->xray ? "x-ray on" : "x-ray off");
         return;
+    case IN_KEY_LESS:
+    case IN_KEY_GREATER: {
+        /* to the camera path's key before / after the time shown, paused there: a key is
+         * then viewed ('v'), flown from ('f') and placed again ('k') or removed ('K') */
+        int at = -1;
+        for (int i = 0; i < p->path_len; i++) {
+            double kt = p->path[i].t;
+            if (k == IN_KEY_LESS && kt < p->t - 0.5e-4)
+                at = i;
+            if (k == IN_KEY_GREATER && kt > p->t + 0.5e-4 && at < 0)
+                at = i;
+        }
+        char text[96];
+        if (at < 0) {
+            snprintf(text, sizeof text, p->path_len ? "no %s camera key" : "no camera path",
+                     k == IN_KEY_LESS ? "earlier" : "later");
+        } else {
+            seek_to(p, p->path[at].t);
+            p->paused = 1;
+            snprintf(text, sizeof text, "camera key %d of %d", at + 1, p->path_len);
+        }
+        notice(p, text);
+        return;
+    }
     case IN_KEY_A + ('k' - 'a'): {
+        char text[160];
+        if (shift) { /* K: the key at the moment shown removed */
+            int at = -1;
+            for (int i = 0; i < p->path_len && at < 0; i++)
+                if (fabs(p->path[i].t - p->t) <= 0.5e-4)
+                    at = i;
+            if (at < 0) {
+                notice(p, "no camera key here (< and > go to the keys)");
+                return;
+            }
+            memmove(&p->path[at], &p->path[at + 1],
+                    (size_t)(p->path_len - at - 1) * sizeof p->path[0]);
+            p->path_len--;
+            if (p->path_len == 0 && p->camera == PLAYER_CAM_PATH)
+                p->camera = PLAYER_CAM_POV;
+            if (path_save(p, text, sizeof text))
+                snprintf(text, sizeof text, "camera key %d removed (%d left) in %.80s", at + 1,
+                         p->path_len, p->saved_file);
+            notice(p, text);
+            return;
+        }
         /* the view shown, as the file will hold it (player_path_save's digits), so that
          * the window's path view ('v') is the render's to the unit */
         player_cam_key key;
@@ -368,24 +429,12 @@ static void key_down(player *p, const in_event *ev)
             key.angles[i] = strtof(num, NULL);
         }
         int had = p->path_len, at = player_path_add(p, &key);
-        qd_error e;
-        char text[160];
-        /* (the path held then differs from every file until a save works: 'i'/'o' give
-         * no command for it, player_cut_command; a review) */
-        p->path_unsaved |= at >= 0;
         if (at < 0)
             snprintf(text, sizeof text, "the camera path is full (%d keys)", PLAYER_MAX_PATH);
-        else if (!p->saved_file[0] && !reserve_path_file(p))
-            snprintf(text, sizeof text, "cannot create a camera path file: %.60s",
-                     strerror(errno));
-        else if (player_path_save(p->saved_file, p->path, p->path_len, &e) != QD_OK)
-            snprintf(text, sizeof text, "cannot save: %.100s", e.msg);
-        else {
+        else if (path_save(p, text, sizeof text))
             snprintf(text, sizeof text, "camera key %d of %d %s %.80s (v: view the path)",
                      at + 1, p->path_len, p->path_len > had ? "saved to" : "replaced in",
                      p->saved_file);
-            p->path_unsaved = 0;
-        }
         notice(p, text);
         return;
     }
@@ -1073,6 +1122,7 @@ static const char *const help_lines[] = {
     "f  c         free camera (WASD, mouse) / chase",
     "k  v         save the view as a camera path",
     "             key / view along the path",
+    "< >  K       previous / next key, remove it",
     "i  o         render from / to here: the",
     "             command is printed",
     "m  x         textured, flat, wire / x-ray",

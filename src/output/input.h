@@ -27,6 +27,8 @@ typedef enum in_key {
     IN_KEY_MINUS,    /* - */
     IN_KEY_EQUALS,   /* = */
     IN_KEY_SLASH,    /* / and ? (Shift) */
+    IN_KEY_LESS,     /* < */
+    IN_KEY_GREATER,  /* > */
     IN_KEY_F1,
     IN_KEY_F11,
     IN_KEY_F12,

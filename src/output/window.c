@@ -228,6 +228,8 @@ static in_key key_of_char(char c)
     switch (c) {
     case '?':
     case '/': return IN_KEY_SLASH;
+    case '<': return IN_KEY_LESS;
+    case '>': return IN_KEY_GREATER;
     case '[': return IN_KEY_LBRACKET;
     case ']': return IN_KEY_RBRACKET;
     case ',': return IN_KEY_COMMA;

@@ -890,3 +890,41 @@ TEST(player_path_glides_through_its_keys)
     player_path_eval(k, 5, 2.5, &c);
     CHECK(fabsf(c.origin[0] - 550.0f) < 1e-3f); /* (a segment with no neighbours: straight) */
 }
+
+/* '<' and '>' go to the camera path's keys (paused there), and 'K' removes the key at the
+ * moment shown, the file saved again (a review, as a movie maker: a key could not be
+ * removed, nor the path stepped key by key). */
+TEST(player_steps_and_removes_camera_keys)
+{
+    VEKTAR(tl, p);
+    snprintf(p.saved_file, sizeof p.saved_file, "%s/steps.path", test_tmpdir());
+    key(&p, IN_KEY_GREATER, 0);
+    CHECK(strstr(p.notice, "no camera path") != NULL);
+    double at[3];
+    for (int i = 0; i < 3; i++) {
+        key(&p, IN_KEY_0 + 2 + 3 * i, 0); /* 20, 50, 80 % */
+        at[i] = p.t;
+        p.free_origin[0] = (float)i;
+        key(&p, IN_KEY_A + ('k' - 'a'), 0);
+    }
+    CHECK_EQ(p.path_len, 3);
+    key(&p, IN_KEY_HOME, 0);
+    key(&p, IN_KEY_GREATER, 0);
+    CHECK(p.paused && fabs(p.t - at[0]) < 1e-4 && strstr(p.notice, "key 1 of 3"));
+    key(&p, IN_KEY_GREATER, 0);
+    CHECK(fabs(p.t - at[1]) < 1e-4);
+    key(&p, IN_KEY_LESS, 0);
+    CHECK(fabs(p.t - at[0]) < 1e-4);
+    key(&p, IN_KEY_LESS, 0);
+    CHECK(fabs(p.t - at[0]) < 1e-4 && strstr(p.notice, "no earlier"));
+    key(&p, IN_KEY_GREATER, 0);
+    key(&p, IN_KEY_A + ('k' - 'a'), IN_MOD_SHIFT); /* the middle key */
+    CHECK(p.path_len == 2 && strstr(p.notice, "key 2 removed (2 left)"));
+    CHECK(p.path[0].origin[0] == 0.0f && p.path[1].origin[0] == 2.0f);
+    player_cam_key file[4];
+    qd_error err;
+    CHECK_EQ(player_path_load(p.saved_file, file, 4, &err), 2);
+    key(&p, IN_KEY_A + ('k' - 'a'), IN_MOD_SHIFT);
+    CHECK(p.path_len == 2 && strstr(p.notice, "no camera key here"));
+    tl_close(tl);
+}
