@@ -22,6 +22,7 @@
 /* Frames a timeline indexes, 8 bytes each (128 MiB): over 60 hours at 77 frames a second.
  * A variable so that a test can reach it with a real demo (timeline.h). */
 uint32_t tl_max_frames = TL_MAX_FRAMES;
+uint64_t tl_seek_bytes = TL_SEEK_BYTES;
 _Static_assert(CL_KEYFRAME_BYTES % 8 == 0, "keyframes pack the client state in whole words");
 /* A keyframe also needs this many bytes decoded since the last one, so a hostile file whose
  * every tiny block jumps time ahead cannot make one per block; and keyframes together stay
@@ -45,6 +46,7 @@ typedef struct key_block {
 
 typedef struct tl_keyframe {
     double time;          /* cl->time of the saved state */
+    uint64_t offset;      /* demo_offset there */
     uint8_t *blob;        /* pack(decoder state || CL_KEYFRAME_BYTES of the client state) */
     uint32_t blob_len;
 } tl_keyframe;
@@ -204,6 +206,7 @@ static int save_keyframe(timeline_t *tl)
     key_took(tl, cap);
     tl_keyframe *k = &tl->keys[tl->num_keys++];
     k->time = tl->cl->time;
+    k->offset = demo_offset(d);
     k->blob = buf;
     k->blob_len = (uint32_t)cap;
     tl->key_bytes += cap;
@@ -458,28 +461,53 @@ static void advance(timeline_t *tl, double t)
     tl->live_valid = 1;
 }
 
-const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
+/* The last keyframe whose time is below t (strictly, or at most t when at_most), -1 none. */
+static int key_before(const timeline_t *tl, double t, int at_most)
 {
-    cl_state *cl = tl->cl;
-    /* The last keyframe strictly before t - CL_LOG_WINDOW: every effect and mark alive at
-     * t starts after it, so decoding on from it fills the logs as playing through did. */
-    double before = t - CL_LOG_WINDOW;
-    /* Already there? Not when the live decode began too late to hold the effects alive at t
-     * (a seek back from a keyframe restored for a later time; fuzz_timeline found it). */
-    int log_covers = tl->live_origin < before;
-    if (tl->live_valid && log_covers && (cl->frame_count > 0 || tl->live_done) &&
-        t > tl->live_before && (t <= cl->time || tl->live_done))
-        return cl;
     int lo = 0, hi = tl->num_keys - 1, k = -1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        if (tl->keys[mid].time < before) {
+        if (tl->keys[mid].time < t || (at_most && tl->keys[mid].time == t)) {
             k = mid;
             lo = mid + 1;
         } else {
             hi = mid - 1;
         }
     }
+    return k;
+}
+
+const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
+{
+    cl_state *cl = tl->cl;
+    /* The last keyframe strictly before t - CL_LOG_WINDOW: every effect and mark alive at
+     * t starts after it, so decoding on from it fills the logs as playing through did. But
+     * at most tl_seek_bytes before the keyframe nearest t: a hostile file of 80 MB within
+     * those seconds cost a second a seek (a review); past it the effects begun earlier are
+     * left out, which no real demo reaches (10 s of the densest is a few hundred KB). */
+    int k = key_before(tl, t - CL_LOG_WINDOW, 0);
+    if (k >= 0) {
+        int j = key_before(tl, t, 1);
+        uint64_t near = tl->keys[j].offset;
+        if (near - tl->keys[k].offset > tl_seek_bytes) {
+            int lo = k + 1, hi = j; /* the first key within the bound */
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (near - tl->keys[mid].offset > tl_seek_bytes)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            k = lo;
+        }
+    }
+    /* Already there? Not when the live decode began too late to hold the effects alive at t
+     * (a seek back from a keyframe restored for a later time; fuzz_timeline found it): it
+     * must have begun at keyframe k or before it (or at the start, when k is none). */
+    int log_covers = tl->live_origin <= (k >= 0 ? tl->keys[k].time : -1e30);
+    if (tl->live_valid && log_covers && (cl->frame_count > 0 || tl->live_done) &&
+        t > tl->live_before && (t <= cl->time || tl->live_done))
+        return cl;
     /* Continue from the live state when it is at or past that keyframe and before t. */
     int can_continue = tl->live_valid && log_covers && cl->frame_count > 0 && cl->time < t &&
                        (k < 0 || cl->time >= tl->keys[k].time);
@@ -574,3 +602,5 @@ size_t tl_index_bytes(const timeline_t *tl)
         n += tl->keys[i].blob_len + sizeof(tl_keyframe);
     return n;
 }
+
+double tl_live_origin(const timeline_t *tl) { return tl->live_origin; }

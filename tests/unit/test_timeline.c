@@ -447,3 +447,41 @@ TEST(timeline_frame_cap_stops_as_a_cut)
     tl_close(tl);
     free(bytes);
 }
+
+/* A seek decodes from the keyframe before t less the effects' window (CL_LOG_WINDOW, 10 s),
+ * but from at most tl_seek_bytes before the keyframe nearest t (a review: a hostile file of
+ * 80 MB within those seconds cost a second a seek). With keyframes every second of the real
+ * vektar_demo1.dem (264 KB in 78 s) and the bound lowered to 8 KiB, a seek to 60 s begins
+ * within the last 10 s; with the bound in use it begins before them; the states' keyframe
+ * parts are the same either way. */
+TEST(timeline_seek_bytes_bounded)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dem/vektar_demo1.dem"))
+        SKIP("no realdata/dem/vektar_demo1.dem");
+    qd_error err;
+    timeline_t *tl[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        demo_t *d = demo_open(path, &err);
+        tl[i] = d ? tl_open(d, 1.0, &err) : NULL;
+        CHECK(tl[i] != NULL);
+    }
+    if (tl[0] && tl[1]) {
+        const cl_state *a = tl_state_at(tl[0], 60.0, &err);
+        CHECK(a && tl_live_origin(tl[0]) < 60.0 - CL_LOG_WINDOW);
+        static cl_state keep;
+        if (a)
+            memcpy(&keep, a, CL_KEYFRAME_BYTES);
+        tl_seek_bytes = 8192;
+        const cl_state *b = tl_state_at(tl[1], 60.0, &err);
+        double origin = tl_live_origin(tl[1]);
+        CHECK(b && origin > 60.0 - CL_LOG_WINDOW && origin <= 60.0);
+        CHECK(a && b && memcmp(&keep, b, CL_KEYFRAME_BYTES) == 0);
+        /* and playing on from there continues the live decode, not a restore a frame */
+        const cl_state *c = tl_state_at(tl[1], 60.05, &err);
+        CHECK(c && tl_live_origin(tl[1]) == origin);
+        tl_seek_bytes = TL_SEEK_BYTES;
+    }
+    tl_close(tl[0]);
+    tl_close(tl[1]);
+}
