@@ -1376,26 +1376,31 @@ void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam
      * keys alone are a straight line, as before. Angles go the shortest way between
      * neighbours. */
     double u = (t - a->t) / h;
-    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    u = !(u > 0) ? 0 : u > 1 ? 1 : u; /* (NaN: the key) */
     const double u2 = u * u, u3 = u2 * u;
     const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2,
                  h11 = u3 - u2;
     const player_cam_key *pa = i > 0 && keys[i - 1].t < a->t ? &keys[i - 1] : NULL;
     const player_cam_key *nb = i + 2 < n && keys[i + 2].t > b->t ? &keys[i + 2] : NULL;
+    /* the slopes times the segment's length: a neighbour's span over the segment's (at most
+     * 1, as the neighbour is beyond it), never a difference over a time (a fuzz run: keys
+     * 5e-324 s apart gave an infinite slope, and 0 x inf NaN) */
+    const double rp = pa ? fmin(1.0, h / (b->t - pa->t)) : 0,
+                 rn = nb ? fmin(1.0, h / (nb->t - a->t)) : 0;
     for (int c = 0; c < 6; c++) {
         const int ang = c >= 3;
         double va = key_num(a, c);
         double vb = ang ? va + turn(va, key_num(b, c)) : key_num(b, c);
-        double ma = (vb - va) / h, mb = ma;
+        double ma = vb - va, mb = ma; /* (the chord's) */
         if (pa) {
             double vp = ang ? va - turn(key_num(pa, c), va) : key_num(pa, c);
-            ma = (vb - vp) / (b->t - pa->t);
+            ma = (vb - vp) * rp;
         }
         if (nb) {
             double vn = ang ? vb + turn(vb, key_num(nb, c)) : key_num(nb, c);
-            mb = (vn - va) / (nb->t - a->t);
+            mb = (vn - va) * rn;
         }
-        double v = h00 * va + h10 * h * ma + h01 * vb + h11 * h * mb;
+        double v = h00 * va + h10 * ma + h01 * vb + h11 * mb;
         if (ang)
             cam->angles[c - 3] = (float)v;
         else

@@ -889,6 +889,16 @@ TEST(player_path_glides_through_its_keys)
     CHECK(fabsf(c.origin[0] - 500.0f) < 1e-4f);
     player_path_eval(k, 5, 2.5, &c);
     CHECK(fabsf(c.origin[0] - 550.0f) < 1e-3f); /* (a segment with no neighbours: straight) */
+    /* keys a subnormal time apart (a fuzz run: an infinite slope, then NaN): finite */
+    player_cam_key tiny[3] = {{0, {0, 0, 0}, {0, 0, 0}},
+                              {5e-324, {1, 0, 0}, {0, 90, 0}},
+                              {1e-323, {2, 0, 0}, {0, 0, 0}}};
+    static const double at[] = {0, 2.5e-324, 5e-324, 7.4e-324, 1, NAN};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        for (int n = 2; n <= 3; n++) {
+            player_path_eval(tiny, n, at[i], &c);
+            CHECK(isfinite(c.origin[0]) && isfinite(c.angles[1]));
+        }
 }
 
 /* '<' and '>' go to the camera path's keys (paused there), and 'K' removes the key at the
