@@ -46,6 +46,9 @@ static inline uint16_t demo_fx_map(const demo_fx_bit *rows, size_t n, uint32_t b
     uint16_t fx = 0;
     if (!bits)
         return 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 32
+#endif
     for (size_t i = 0; i < n; i++)
         if (bits & rows[i].bit)
             fx = (uint16_t)(fx | rows[i].fx);

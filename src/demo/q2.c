@@ -159,10 +159,13 @@ Q2_INLINE uint32_t in_uint(rd_t *r, const uint8_t **b, int whole, unsigned n)
         *b += n;
     else if (!(x = rd_bytes(r, n)))
         return 0;
-    uint32_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint32_t)x[i] << 8 * i;
-    return v;
+    /* (each width spelt out: GCC kept a loop for 4, which a compiler merges into one load
+     * written so) */
+    if (n == 1)
+        return x[0];
+    if (n == 2)
+        return (uint32_t)x[0] | (uint32_t)x[1] << 8;
+    return (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
 }
 
 /* A row of a field list (DD_ROW's columns; has: the mask's bit and alt) into dst: the
@@ -172,8 +175,10 @@ Q2_INLINE void in_row(rd_t *r, const uint8_t **b, int whole, uint32_t has, uint3
 {
     for (unsigned k = 0; k < n; k++) {
         uint32_t v;
-        if (kind == DD_PAIR)
-            v = in_uint(r, b, whole, has == (bit | alt) ? 4 : has == bit ? 1 : 2);
+        if (kind == DD_PAIR) /* (each width a constant: its bytes read without a loop) */
+            v = has == (bit | alt) ? in_uint(r, b, whole, 4)
+                : has == bit       ? in_uint(r, b, whole, 1)
+                                   : in_uint(r, b, whole, 2);
         else if (kind == DD_U16 || kind == DD_S16)
             v = in_uint(r, b, whole, 2);
         else
@@ -317,6 +322,9 @@ Q2_INLINE void delta_fields(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsig
     }
     /* Q2PRO's U_ANGLE16: a short per angle bit (msg.c MSG_ParseDeltaEntity) [R1Q2] */
     int shorts = !whole && (bits & Q2_U_ANGLE16) && (es & Q2_ES_SHORTANGLES);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 3
+#endif
     for (int i = 0; i < 3; i++)
         if (bits & angle_bit[i])
             to->angles[i] = shorts ? (int16_t)in_uint(r, &b, whole, 2)
@@ -337,7 +345,7 @@ Q2_INLINE void delta_fields(rd_t *r, q2_ent *to, int num, uint64_t bits64, unsig
     ENT_ROWS_EVENT(READ_ROW)
 #undef READ_ROW
     if (bits & Q2_U_SOLID)
-        to->solid = in_uint(r, &b, whole, (es & Q2_ES_LONGSOLID) ? 4 : 2);
+        to->solid = (es & Q2_ES_LONGSOLID) ? in_uint(r, &b, whole, 4) : in_uint(r, &b, whole, 2);
     if (whole)
         r->pos = (size_t)(b - r->p);
     if (!ext)
@@ -436,11 +444,6 @@ void q2_read_delta(rd_t *r, q2_ent *to, int num, uint64_t bits, unsigned es)
  * *what naming it, else -1. */
 static int ent_over_limits(const q2_ent *e, const char **what)
 {
-    /* (the model limit a power of two: every index under it when their or is) */
-    _Static_assert((Q2_MAX_MODELS_EXT & (Q2_MAX_MODELS_EXT - 1)) == 0, "a power of two");
-    if ((e->model[0] | e->model[1] | e->model[2] | e->model[3]) < Q2_MAX_MODELS_EXT &&
-        e->sound < Q2_MAX_SOUNDS_EXT)
-        return -1;
     for (int i = 0; i < 4; i++)
         if (e->model[i] >= Q2_MAX_MODELS_EXT) {
             *what = "model index";
@@ -448,6 +451,16 @@ static int ent_over_limits(const q2_ent *e, const char **what)
         }
     *what = "sound";
     return e->sound >= Q2_MAX_SOUNDS_EXT ? e->sound : -1;
+}
+
+/* 1 when entity e is within the limits (ent_over_limits finds nothing): inline, as every
+ * delta read asks it. */
+static inline int ent_within_limits(const q2_ent *e)
+{
+    /* (the model limit a power of two: every index under it when their or is) */
+    _Static_assert((Q2_MAX_MODELS_EXT & (Q2_MAX_MODELS_EXT - 1)) == 0, "a power of two");
+    return (e->model[0] | e->model[1] | e->model[2] | e->model[3]) < Q2_MAX_MODELS_EXT &&
+           e->sound < Q2_MAX_SOUNDS_EXT;
 }
 
 /* An entity the packet does not mention: as before, its old origin where it was, and no
@@ -529,16 +542,56 @@ void q2_ps_view(const q2_pstate *ps, int playernum, cl_view *v)
     v->fov = ps->fov;
     v->dead = ps->pm_type == Q2_PM_DEAD;
     v->gibbed = ps->pm_type == Q2_PM_GIB;
+    /* the eye: pmove origin + viewoffset; the angles: viewangles + kick [DM2 3.18]; [Q2CL
+     * cl_ents.c CL_AddViewWeapon]: gun origin = vieworg + gunoffset, angles = viewangles +
+     * gunangles; both sent as chars of 1/4 [DM2 3.18] */
+#if defined(__SSE2__)
+    /* The same conversions, products and sums four lanes at a time (as q2_ent_look; every
+     * frame makes a view): the 12 chars from one load. A store's fourth lane lands on the
+     * next field: origin's on angles[0] and gun_offset's on gun_angles[0], which the next
+     * store writes; the angles' and gun_angles' fourth lanes are 0 x k + 0 = +0, as the
+     * memset left punch[0] and xyspeed. */
+    _Static_assert(offsetof(q2_pstate, kick_angles) == offsetof(q2_pstate, viewoffset) + 3 &&
+                       offsetof(q2_pstate, gunoffset) == offsetof(q2_pstate, viewoffset) + 6 &&
+                       offsetof(q2_pstate, gunangles) == offsetof(q2_pstate, viewoffset) + 9 &&
+                       offsetof(q2_pstate, viewoffset) + 16 <= sizeof(q2_pstate) &&
+                       offsetof(q2_pstate, viewangles) + 8 <= sizeof(q2_pstate),
+                   "q2_pstate: the view's chars in a row, 16 bytes from viewoffset");
+    _Static_assert(offsetof(cl_view, angles) == offsetof(cl_view, origin) + 12 &&
+                       offsetof(cl_view, punch) == offsetof(cl_view, angles) + 12 &&
+                       offsetof(cl_view, gun_angles) == offsetof(cl_view, gun_offset) + 12 &&
+                       offsetof(cl_view, xyspeed) == offsetof(cl_view, gun_angles) + 12,
+                   "cl_view: origin, angles, punch; gun_offset, gun_angles, xyspeed");
+    const __m128i chars = _mm_loadu_si128((const __m128i *)ps->viewoffset);
+    const __m128i three = _mm_set_epi32(0, -1, -1, -1); /* lanes 0..2 */
+    const __m128 quarter = _mm_set1_ps(0.25f);
+#define Q2_SEXT8(x) /* the low four chars of x as four int32 */                            \
+    _mm_srai_epi32(_mm_unpacklo_epi16(_mm_unpacklo_epi8((x), (x)), _mm_unpacklo_epi8((x), (x))), 24)
+#define Q2_CHARS(at, mask) /* chars at..at+3 from viewoffset, times 1/4 */                 \
+    _mm_mul_ps(_mm_cvtepi32_ps(_mm_and_si128(Q2_SEXT8(_mm_srli_si128(chars, (at))), (mask))), \
+               quarter)
+    const __m128i all = _mm_set1_epi32(-1);
+    __m128 o = _mm_mul_ps(_mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)ps->origin)),
+                          _mm_set1_ps(0.125f));
+    __m128i a16 = _mm_loadl_epi64((const __m128i *)ps->viewangles);
+    __m128 a = _mm_mul_ps(
+        _mm_cvtepi32_ps(_mm_and_si128(_mm_srai_epi32(_mm_unpacklo_epi16(a16, a16), 16), three)),
+        _mm_set1_ps(360.0f / 65536.0f));
+    _mm_storeu_ps(v->origin, _mm_add_ps(o, Q2_CHARS(0, all)));
+    _mm_storeu_ps(v->angles, _mm_add_ps(a, Q2_CHARS(3, three)));
+    _mm_storeu_ps(v->gun_offset, Q2_CHARS(6, all));
+    _mm_storeu_ps(v->gun_angles, Q2_CHARS(9, three));
+#undef Q2_CHARS
+#undef Q2_SEXT8
+#else
     for (int i = 0; i < 3; i++) {
-        /* the eye: pmove origin + viewoffset; the angles: viewangles + kick [DM2 3.18] */
         v->origin[i] = (float)ps->origin[i] * 0.125f + (float)ps->viewoffset[i] * 0.25f;
         v->angles[i] = (float)ps->viewangles[i] * (360.0f / 65536.0f) +
                        (float)ps->kick_angles[i] * 0.25f;
-        /* [Q2CL cl_ents.c CL_AddViewWeapon]: gun origin = vieworg + gunoffset, angles =
-         * viewangles + gunangles; both sent as chars of 1/4 [DM2 3.18] */
         v->gun_offset[i] = (float)ps->gunoffset[i] * 0.25f;
         v->gun_angles[i] = (float)ps->gunangles[i] * 0.25f;
     }
+#endif
 }
 
 /* The previous shown frame, or NULL. */
@@ -630,6 +683,40 @@ static void pickup_event(ctx *c, const q2_pstate *ps, const q2_pstate *pps)
     cl_event_add(c->cl, &ev);
 }
 
+/* 1 when some axis of a and b (three int32, 16 bytes readable at each: the structs' next
+ * field) is more than lim apart, as abs(a[i] - b[i]) > lim: every frame asks it of the view
+ * and every changed entity of its place before. */
+static inline int apart3(const int32_t *a, const int32_t *b, int32_t lim)
+{
+#if defined(__SSE2__)
+    __m128i d = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)a),
+                              _mm_loadu_si128((const __m128i *)b));
+    __m128i out = _mm_or_si128(_mm_cmpgt_epi32(d, _mm_set1_epi32(lim)),
+                               _mm_cmplt_epi32(d, _mm_set1_epi32(-lim)));
+    return (_mm_movemask_ps(_mm_castsi128_ps(out)) & 7) != 0; /* (lane 3: the next field) */
+#else
+    return abs(a[0] - b[0]) > lim || abs(a[1] - b[1]) > lim || abs(a[2] - b[2]) > lim;
+#endif
+}
+
+/* 1 when two players' stats are the same (every frame asks it): four 16-byte compares
+ * and no early exit, rather than memcmp's eight-byte steps. */
+static inline int same_stats(const int16_t a[Q2_MAX_STATS], const int16_t b[Q2_MAX_STATS])
+{
+#if defined(__SSE2__)
+    _Static_assert(Q2_MAX_STATS * sizeof a[0] == 64, "32 stats");
+    const __m128i *x = (const __m128i *)a, *y = (const __m128i *)b;
+    __m128i eq = _mm_and_si128(
+        _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(x), _mm_loadu_si128(y)),
+                      _mm_cmpeq_epi8(_mm_loadu_si128(x + 1), _mm_loadu_si128(y + 1))),
+        _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(x + 2), _mm_loadu_si128(y + 2)),
+                      _mm_cmpeq_epi8(_mm_loadu_si128(x + 3), _mm_loadu_si128(y + 3))));
+    return _mm_movemask_epi8(eq) == 0xffff;
+#else
+    return !memcmp(a, b, Q2_MAX_STATS * sizeof a[0]);
+#endif
+}
+
 /* Open the client frame at demo time t. A client recording passes its player state: the
  * view snaps (the frame before is made to hold the same view) when the reference client
  * would not interpolate it: a move over 256 units on an axis [Q2CL cl_ents.c
@@ -637,29 +724,24 @@ static void pickup_event(ctx *c, const q2_pstate *ps, const q2_pstate *pps)
 static void frame_open(ctx *c, double t, const q2_pstate *ps)
 {
     q2_state *s = c->s;
-    cl_view v;
+    const dd_frame *pf = ps ? last_frame(s) : NULL;
+    const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
+    cl_frame_begin(c->cl, t);
+    s->in_frame = 1;
     if (ps) {
-        q2_ps_view(ps, s->playernum, &v);
-        const dd_frame *pf = last_frame(s);
-        const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
+        /* cl_set_view's store made in place (the view is 144 bytes, made every frame) */
+        q2_ps_view(ps, s->playernum, &c->cl->view);
+        _Static_assert(offsetof(q2_pstate, origin) + 16 <= sizeof(q2_pstate), "apart3");
         int snap = !pf;
         if (pps) {
-            for (int i = 0; i < 3; i++)
-                if (abs(ps->origin[i] - pps->origin[i]) > 256 * 8)
-                    snap = 1;
+            if (apart3(ps->origin, pps->origin, 256 * 8))
+                snap = 1;
             if ((ps->pm_flags & Q2_PMF_TIME_TELEPORT) && !(pps->pm_flags & Q2_PMF_TIME_TELEPORT))
                 snap = 1;
         }
         if (snap)
-            cl_set_view(c->cl, &v); /* copied into prev_view by cl_frame_begin */
-    }
-    cl_frame_begin(c->cl, t);
-    s->in_frame = 1;
-    if (ps) {
-        cl_set_view(c->cl, &v);
-        const dd_frame *pf = last_frame(s);
-        const q2_pstate *pps = pf ? frame_ps(s, pf) : NULL;
-        int same = pps && !memcmp(pps->stats, ps->stats, sizeof ps->stats);
+            cl_view_cut(c->cl); /* the frame before holds the same view */
+        int same = pps && same_stats(pps->stats, ps->stats);
         /* the layout programs' own inputs (r_hud2.c) */
         _Static_assert(sizeof c->cl->layout.stats == sizeof ps->stats, "32 stats");
         memcpy(c->cl->layout.stats, ps->stats, sizeof ps->stats);
@@ -835,11 +917,9 @@ static void emit_one(ctx *c, const q2_ent *q, const q2_ent *old, int body, int b
     cl_entstate e;
     q2_ent_look(q, s->max_clients, &s->names,
                 s->serverframe > 0 ? (uint32_t)s->serverframe * 100u : 0, &e);
+    _Static_assert(offsetof(q2_ent, origin) + 16 <= sizeof(q2_ent), "apart3");
     int snap = old && (old->model[0] != q->model[0] || q->event == Q2_EV_PLAYER_TELEPORT ||
-                       q->event == Q2_EV_OTHER_TELEPORT);
-    for (int i = 0; old && i < 3; i++)
-        if (abs(q->origin[i] - old->origin[i]) > 512 * 8)
-            snap = 1;
+                       q->event == Q2_EV_OTHER_TELEPORT || apart3(q->origin, old->origin, 512 * 8));
     if (snap)
         e.flags = CL_EF_TELEPORT;
     if (q->number == body)
@@ -1233,6 +1313,18 @@ static qd_err parse_serverdata(ctx *c)
 
 /* ---- svc_configstring [DM2 3.14] ---- */
 
+/* n bytes of s appended to the string dst (cap bytes) at *at, cut as snprintf cuts (what
+ * fits, then the NUL); 0 when cut. The sound and player model names are built this way,
+ * not by snprintf: a frame starts several sounds, a level names every player's models. */
+static int append(char *dst, size_t cap, size_t *at, const char *s, size_t n)
+{
+    size_t k = n < cap - 1 - *at ? n : cap - 1 - *at;
+    memcpy(dst + *at, s, k);
+    *at += k;
+    dst[*at] = 0;
+    return k == n;
+}
+
 /* Client slot's body, skin and weapon model slots from "model/skin" (Q2_PLAYER_MODEL_SLOT);
  * an empty or malformed look clears them (a model or skin name is one path element). */
 static void player_models(cl_state *cl, const q2_names *nm, int slot, const char *look)
@@ -1244,21 +1336,36 @@ static void player_models(cl_state *cl, const q2_names *nm, int slot, const char
              strlen(look) < CL_NAME_LEN - 24;
     if (!ok && Q2_PLAYER_MODEL_SLOT + slot >= cl->level.num_models)
         return; /* nothing to clear */
-    char body[CL_NAME_LEN] = "", weapon[CL_NAME_LEN] = "", skin[CL_NAME_LEN] = "";
+    /* "players/<model>/" then the file: as snprintf "players/%.*s/..." made them (append) */
+    char dir[CL_NAME_LEN] = "", body[CL_NAME_LEN] = "", weapon[CL_NAME_LEN] = "",
+         skin[CL_NAME_LEN] = "";
+    size_t dir_n = 0;
     if (ok) {
-        int n = (int)(sl - look);
-        snprintf(body, sizeof body, "players/%.*s/tris.md2", n, look);
-        snprintf(weapon, sizeof weapon, "players/%.*s/weapon.md2", n, look);
-        snprintf(skin, sizeof skin, "players/%.*s/%s.pcx", n, look, sl + 1);
+        (void)(append(dir, sizeof dir, &dir_n, "players/", 8) &&
+               append(dir, sizeof dir, &dir_n, look, (size_t)(sl - look)) &&
+               append(dir, sizeof dir, &dir_n, "/", 1));
+        size_t at = dir_n;
+        memcpy(body, dir, dir_n + 1);
+        append(body, sizeof body, &at, "tris.md2", 8);
+        at = dir_n;
+        memcpy(weapon, dir, dir_n + 1);
+        append(weapon, sizeof weapon, &at, "weapon.md2", 10);
+        at = dir_n;
+        memcpy(skin, dir, dir_n + 1);
+        (void)(append(skin, sizeof skin, &at, sl + 1, strlen(sl + 1)) &&
+               append(skin, sizeof skin, &at, ".pcx", 4));
     }
     cl_set_model(cl, Q2_PLAYER_MODEL_SLOT + slot, body);
     cl_set_model(cl, Q2_PLAYER_WEAPON_SLOT + slot, weapon);
     cl_set_model(cl, Q2_PLAYER_MODEL_SLOT + slot + CL_SKIN_SLOTS, skin);
     for (int k = 0; k < Q2_MAX_VWEPS; k++) {
         char w[CL_NAME_LEN] = "";
-        if (ok && k < nm->num_vweps)
-            snprintf(w, sizeof w, "players/%.*s/%.*s", (int)(sl - look), look,
-                     CL_NAME_LEN - 24, cl->level.models[nm->vwep_model[k]] + 1);
+        if (ok && k < nm->num_vweps) {
+            const char *v = cl->level.models[nm->vwep_model[k]] + 1;
+            size_t at = dir_n;
+            memcpy(w, dir, dir_n + 1);
+            append(w, sizeof w, &at, v, strnlen(v, CL_NAME_LEN - 24));
+        }
         int at = Q2_PLAYER_VWEP_SLOT + slot * Q2_MAX_VWEPS + k;
         if (w[0] || at < cl->level.num_models)
             cl_set_model(cl, at, w);
@@ -1547,18 +1654,6 @@ static uint32_t roll(const q2_state *s, uint32_t a, uint32_t b)
     return h ^ (h >> 16);
 }
 
-/* n bytes of s appended to the string dst (cap bytes) at *at, cut as snprintf cuts (what
- * fits, then the NUL); 0 when cut. The sound names below are built this way, not by
- * snprintf: a frame starts several. */
-static int append(char *dst, size_t cap, size_t *at, const char *s, size_t n)
-{
-    size_t k = n < cap - 1 - *at ? n : cap - 1 - *at;
-    memcpy(dst + *at, s, k);
-    *at += k;
-    dst[*at] = 0;
-    return k == n;
-}
-
 /* The precache slot of sound name started on entity ent [Q2CL snd_dma.c S_StartSound]: a
  * "*" name is the entity's player model's own, "#players/<model>/<name>", the model from its
  * CS_PLAYERSKINS "name\model/skin", "male" when there is none (S_RegisterSexedSound; the file
@@ -1599,10 +1694,28 @@ static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vo
     int var = snd->variants ? (int)(r % snd->variants) : 0, slot = 0;
     /* (a "*" sound's slot depends on the entity's model: not kept) */
     int keep = snd->name[0] != '*';
-    /* (keyed by the name: the tables' entries are copied, their names are static) */
-    unsigned h = (unsigned)(((uintptr_t)snd->name >> 3) ^ (uintptr_t)var * 7u) & 31u;
-    if (keep && c->s->sfx[h].snd == snd->name && c->s->sfx[h].var == var &&
-        c->s->sfx[h].level == c->cl->level_count) {
+    /* (keyed by the name: the tables' entries are copied, their names are static) An open
+     * table: from the key's hash, the slot holding it, else the first empty or stale one (a
+     * level before) is where it goes, else (Q2_SFX_PROBE full slots) the first. Its size
+     * and the probes make a miss a key's first use in a level whatever the names'
+     * addresses are (a 5-minute duel starts some 20 keys; a direct-mapped table of 32 under
+     * the address's low bits missed 8 times as often, by where the linker put the names). */
+    const uint32_t level = c->cl->level_count;
+    const uint32_t key = (uint32_t)((uintptr_t)snd->name >> 3) ^ (uint32_t)var << 24;
+    unsigned h = (unsigned)((key * 0x9e3779b1u) >> (32 - Q2_SFX_BITS)), put = h;
+    int hit = 0;
+    for (int k = 0; keep && k < Q2_SFX_PROBE; k++, h = (h + 1) & (Q2_SFX_SLOTS - 1)) {
+        const q2_sfx *e = &c->s->sfx[h];
+        if (!e->snd || e->level != level) { /* (the key is in no later slot) */
+            put = h;
+            break;
+        }
+        if (e->snd == snd->name && e->var == var) {
+            hit = 1;
+            break;
+        }
+    }
+    if (hit) {
         slot = c->s->sfx[h].slot;
     } else {
         char name[CL_NAME_LEN], digits[12];
@@ -1619,10 +1732,10 @@ static void start_sound(ctx *c, const q2_snd *snd, uint32_t r, int ent, float vo
         }
         slot = sound_slot(c, name, ent, 0);
         if (keep && slot) {
-            c->s->sfx[h].snd = snd->name;
-            c->s->sfx[h].var = (uint8_t)var;
-            c->s->sfx[h].level = c->cl->level_count;
-            c->s->sfx[h].slot = (uint16_t)slot;
+            c->s->sfx[put].snd = snd->name;
+            c->s->sfx[put].var = (uint8_t)var;
+            c->s->sfx[put].level = level;
+            c->s->sfx[put].slot = (uint16_t)slot;
         }
     }
     if (!slot)
@@ -1934,36 +2047,39 @@ static qd_err parse_playerinfo(ctx *c)
     rd_t *r = &c->r;
     if (s->isdemo == Q2_RECORD_SERVER || !s->pending || s->have_ps)
         return fail(c, QD_ERR_BAD_DATA, c->msg_ofs, "svc_playerinfo out of place");
-    q2_pstate ps;
+    /* read over s->ps in place (no copy in and out): a read cut short leaves have_ps 0, so
+     * no frame of this level takes s->ps until a player state is read whole
+     * (packetentities needs have_ps; only a server recording's frames store it without,
+     * and their player state is not shown: playernum -1, frame_open without one) */
+    q2_pstate *ps = &s->ps;
     if (s->deltaframe > 0)
-        ps = s->ps_ring[s->deltaframe & Q2_UPDATE_MASK];
+        *ps = s->ps_ring[s->deltaframe & Q2_UPDATE_MASK];
     else
-        memset(&ps, 0, sizeof ps);
+        memset(ps, 0, sizeof *ps);
     unsigned flags = s->kmq2 ? rd_u32(r) : rd_u16(r); /* [KMQ2]: a long */
     uint32_t statbits = 0;
     if (s->kmq2)
-        statbits = read_ps_kmq2(c, &ps, flags);
+        statbits = read_ps_kmq2(c, ps, flags);
     else if (s->protocol == Q2_PROTOCOL_R1Q2 || s->protocol == Q2_PROTOCOL_Q2PRO)
-        statbits = read_ps_eps(c, &ps, flags);
+        statbits = read_ps_eps(c, ps, flags);
     else
-        statbits = read_ps(c, &ps, flags);
+        statbits = read_ps(c, ps, flags);
     if (r->err)
         return truncated(c, "svc_playerinfo");
-    s->ps = ps;
     s->have_ps = 1;
     if (s->cur_valid)
-        frame_open(c, s->time, &ps);
+        frame_open(c, s->time, ps);
     if (c->trace) { /* the stats sent: "stats=1:100,3:12" (slot:value) */
         char sent[32 * 12] = "";
         size_t n = 0;
         for (uint32_t i = 0; i < Q2_MAX_STATS && n < sizeof sent - 12; i++)
             if (statbits >> i & 1)
                 n += (size_t)snprintf(sent + n, sizeof sent - n, "%s%u:%d", n ? "," : "",
-                                      (unsigned)i, ps.stats[i]);
+                                      (unsigned)i, ps->stats[i]);
         TRACE(c, "svc_playerinfo", "flags=0x%04x statbits=0x%08x origin=%.1f,%.1f,%.1f "
               "pm_type=%d pm_flags=0x%02x stats=%s",
-              flags, (unsigned)statbits, ps.origin[0] * 0.125, ps.origin[1] * 0.125,
-              ps.origin[2] * 0.125, ps.pm_type, ps.pm_flags, sent[0] ? sent : "-");
+              flags, (unsigned)statbits, ps->origin[0] * 0.125, ps->origin[1] * 0.125,
+              ps->origin[2] * 0.125, ps->pm_type, ps->pm_flags, sent[0] ? sent : "-");
     }
     return QD_OK;
 }
@@ -2016,18 +2132,20 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
     m->rec_cap = Q2_MAX_EDICTS;
     for (;;) {
         /* (inside an svc_zpacket r is the inflated body: the zpacket's own offset) */
-        uint64_t ent_ofs = c->s->in_zpacket ? c->msg_ofs : c->base + r->pos;
+        /* (its offset for the failures below, made only by them) */
+        const size_t ent_pos = r->pos;
+#define ENT_OFS (c->s->in_zpacket ? c->msg_ofs : c->base + ent_pos)
         uint64_t bits;
         int num = read_ent_bits(r, &bits, s->es);
         if (r->err)
             return truncated(c, svc_name(cmd));
         if (num >= s->max_edicts)
-            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d over %d", svc_name(cmd), num,
+            return fail(c, QD_ERR_BAD_DATA, ENT_OFS, "%s: entity %d over %d", svc_name(cmd), num,
                         s->max_edicts - 1);
         if (num == 0)
             break;
         if (num <= prev)
-            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d after %d, out of order",
+            return fail(c, QD_ERR_BAD_DATA, ENT_OFS, "%s: entity %d after %d, out of order",
                         svc_name(cmd), num, prev);
         prev = num;
         dd_merge_carry(m, num); /* unchanged since the delta frame */
@@ -2059,11 +2177,12 @@ static qd_err packetentities(ctx *c, int cmd, dd_merge *m)
         if (r->err)
             return truncated(c, svc_name(cmd));
         const char *field;
-        int over = ent_over_limits(to, &field);
+        int over = ent_within_limits(to) ? -1 : ent_over_limits(to, &field);
         if (over >= 0)
-            return fail(c, QD_ERR_BAD_DATA, ent_ofs, "%s: entity %d: %s %d", svc_name(cmd), num, field,
+            return fail(c, QD_ERR_BAD_DATA, ENT_OFS, "%s: entity %d: %s %d", svc_name(cmd), num, field,
                         over);
     }
+#undef ENT_OFS
     const dd_frame *nf = dd_merge_end(m, s->cur_valid);
     if (!nf) /* an extended demo's frame past the store's 1024 (Q2PRO sends at most 512) */
         return fail(c, QD_ERR_LIMIT, c->msg_ofs, "%s: over %d entities in a frame", svc_name(cmd),

@@ -418,6 +418,19 @@ static inline int q2_model_slot(const q2_names *nm, int n)
 typedef DD_STORE(q2_ent, Q2_ENT_POOL, Q2_ENT_REFS, Q2_UPDATE_BACKUP) q2_store;
 
 /* The whole decoder state: plain data, no pointers; copy it with memcpy. */
+/* A sound name's client slot (q2_state.sfx, start_sound): its table name (NULL: an empty
+ * entry), variant and the level (cl level_count) it was interned in. Q2_SFX_SLOTS entries,
+ * a key looked for in at most Q2_SFX_PROBE from its hash. */
+typedef struct q2_sfx {
+    const void *snd;
+    uint32_t level;
+    uint16_t slot;
+    uint8_t var, pad;
+} q2_sfx;
+#define Q2_SFX_BITS 6
+#define Q2_SFX_SLOTS (1 << Q2_SFX_BITS)
+#define Q2_SFX_PROBE 8
+
 typedef struct q2_state {
     uint8_t in_zpacket;   /* parsing the inflated body of an svc_zpacket */
     uint8_t isdemo;       /* Q2_RECORD_* of the current level */
@@ -463,12 +476,7 @@ typedef struct q2_state {
     q2_pstate ps;         /* the player state being parsed */
     /* the client-side sounds' slots by table name and variant, for the level (cl
      * level_count) they were interned in: start_sound builds and looks up a name once */
-    struct {
-        const void *snd;
-        uint32_t level;
-        uint16_t slot;
-        uint8_t var, pad;
-    } sfx[32];
+    q2_sfx sfx[Q2_SFX_SLOTS];
     q2_names names;
     q2_pstate ps_ring[Q2_UPDATE_BACKUP];
     q2_store store;
