@@ -191,7 +191,10 @@ int player_path_load(const char *file, player_cam_key *keys, int max, qd_error *
 int player_path_parse(const char *text, size_t len, player_cam_key *keys, int max,
                       qd_error *err);
 qd_err player_path_save(const char *file, const player_cam_key *keys, int n, qd_error *err);
-/* The camera on a path at time t (linear between keys, shortest-way angles). */
+/* The camera on a path at time t: a cubic through the keys with Catmull-Rom slopes over
+ * their times (two keys: a straight line; two keys of one time: a cut), angles the
+ * shortest way between neighbours; before the first key its place, after the last the
+ * last's. */
 void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam);
 
 /* Choose the followed player from "--follow NAME|N" against cl's players: the slot, or -1
