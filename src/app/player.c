@@ -1403,8 +1403,9 @@ void player_path_eval(const player_cam_key *keys, int n, double t, r_camera *cam
         double v = h00 * va + h10 * ma + h01 * vb + h11 * mb;
         if (ang)
             cam->angles[c - 3] = (float)v;
-        else
-            cam->origin[c] = (float)v;
+        else /* (a cubic overshoots its keys: kept within a path's coordinates, a fuzz run
+              * saw 1.5e6 from keys at 1e6) */
+            cam->origin[c] = (float)fmax(-PATH_COORD_MAX, fmin(PATH_COORD_MAX, v));
     }
 }
 
