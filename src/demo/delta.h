@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../common/err.h"
 #include "../common/rd.h"
@@ -444,18 +447,49 @@ static inline int dd_diff_shown(dd_store v, const dd_frame *f, const dd_frame *s
     const uint16_t *nums = v.ref_num;
     uint32_t j = 0;
     int ngone = 0;
-    for (uint32_t i = 0; i < fc; i++) {
-        const uint32_t a = (ff + i) & rmask;
-        const int num = nums[a];
-        while (j < sc && nums[(sf + j) & rmask] < num)
-            gone[ngone++] = nums[(sf + j++) & rmask];
-        int same = 0;
-        if (j < sc && nums[(sf + j) & rmask] == num) {
-            const uint32_t b = (sf + j) & rmask;
-            same = refs[b] == refs[a] || dd_same_entry(v, dd_ent(v, sh, j), dd_ent(v, f, i));
-            j++;
+    for (uint32_t i = 0; i < fc;) {
+#if defined(__SSE2__)
+        /* Eight entries in a row of both frames (neither side wrapping) with the same
+         * numbers and the same pool entries: eight unchanged, none gone, as the steps below
+         * find them one by one. A frame delta'd from an older one than the shown (most of
+         * the Quake Live duel's) shares most of its entries with it so (dm_73: ~35
+         * instructions an entity one by one). An eight that fails goes one by one. */
+        if (fc - i >= 8 && sc - j >= 8 && ((ff + i) & rmask) <= rmask + 1 - 8 &&
+            ((sf + j) & rmask) <= rmask + 1 - 8) {
+            const uint32_t a8 = (ff + i) & rmask, b8 = (sf + j) & rmask;
+            const __m128i n = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(nums + a8)),
+                                              _mm_loadu_si128((const __m128i *)(nums + b8)));
+            const __m128i r0 = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(refs + a8)),
+                                               _mm_loadu_si128((const __m128i *)(refs + b8)));
+            const __m128i r1 =
+                _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(refs + a8) + 1),
+                                _mm_loadu_si128((const __m128i *)(refs + b8) + 1));
+            /* (all 16 bytes of each compare set: the lanes' widths need not line up) */
+            if (_mm_movemask_epi8(_mm_and_si128(n, _mm_and_si128(r0, r1))) == 0xffff) {
+                memset(changed + i, 0, 8);
+                i += 8;
+                j += 8;
+                continue;
+            }
         }
-        changed[i] = (uint8_t)!same;
+        const uint32_t stop = fc - i > 8 ? i + 8 : fc;
+#else
+        const uint32_t stop = fc;
+#endif
+        for (; i < stop; i++) {
+            const uint32_t a = (ff + i) & rmask;
+            const int num = nums[a];
+            while (j < sc && nums[(sf + j) & rmask] < num)
+                gone[ngone++] = nums[(sf + j++) & rmask];
+            int same = 0;
+            if (j < sc && nums[(sf + j) & rmask] == num) {
+                const uint32_t b = (sf + j) & rmask;
+                same = refs[b] == refs[a] ||
+                       dd_same_entry(v, dd_ent(v, sh, j), dd_ent(v, f, i));
+                j++;
+            }
+            changed[i] = (uint8_t)!same;
+        }
     }
     while (j < sc)
         gone[ngone++] = nums[(sf + j++) & rmask];
