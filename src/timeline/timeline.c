@@ -461,13 +461,13 @@ static void advance(timeline_t *tl, double t)
     tl->live_valid = 1;
 }
 
-/* The last keyframe whose time is below t (strictly, or at most t when at_most), -1 none. */
-static int key_before(const timeline_t *tl, double t, int at_most)
+/* The last keyframe whose time is below t, -1 none. */
+static int key_before(const timeline_t *tl, double t)
 {
     int lo = 0, hi = tl->num_keys - 1, k = -1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        if (tl->keys[mid].time < t || (at_most && tl->keys[mid].time == t)) {
+        if (tl->keys[mid].time < t) {
             k = mid;
             lo = mid + 1;
         } else {
@@ -482,12 +482,14 @@ const cl_state *tl_state_at(timeline_t *tl, double t, qd_error *err)
     cl_state *cl = tl->cl;
     /* The last keyframe strictly before t - CL_LOG_WINDOW: every effect and mark alive at
      * t starts after it, so decoding on from it fills the logs as playing through did. But
-     * at most tl_seek_bytes before the keyframe nearest t: a hostile file of 80 MB within
+     * at most tl_seek_bytes before the last keyframe before t: a hostile file of 80 MB within
      * those seconds cost a second a seek (a review); past it the effects begun earlier are
      * left out, which no real demo reaches (10 s of the densest is a few hundred KB). */
-    int k = key_before(tl, t - CL_LOG_WINDOW, 0);
+    int k = key_before(tl, t - CL_LOG_WINDOW);
     if (k >= 0) {
-        int j = key_before(tl, t, 1);
+        /* (strictly before t: a keyframe at t may hold blocks after the first that reached
+         * t, so restoring it gave a later state; a review) */
+        int j = key_before(tl, t);
         uint64_t near = tl->keys[j].offset;
         if (near - tl->keys[k].offset > tl_seek_bytes) {
             int lo = k + 1, hi = j; /* the first key within the bound */

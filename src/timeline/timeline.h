@@ -52,7 +52,7 @@ timeline_t *tl_open(demo_t *d, double keyframe_interval, qd_error *err);
 #define TL_MAX_FRAMES (1u << 24)
 extern uint32_t tl_max_frames;
 /* A seek decodes from the keyframe before its time less the effects' window (CL_LOG_WINDOW),
- * but from at most this many bytes before the keyframe nearest its time (4 MiB: about 15 ms
+ * but from at most this many bytes before the last keyframe before its time (4 MiB: about 15 ms
  * at 300 MB/s, 70 ms at Quake III's 60 MB/s); only a test changes it. */
 #define TL_SEEK_BYTES ((uint64_t)4 << 20)
 extern uint64_t tl_seek_bytes;

@@ -485,3 +485,75 @@ TEST(timeline_seek_bytes_bounded)
     tl_close(tl[0]);
     tl_close(tl[1]);
 }
+
+/* The look-back bound's keyframe near t is one strictly before t (a review: one at t may
+ * hold blocks after the first that reached t, so restoring it gave a later state). The
+ * real testduel.dm2 with its 300th block, a frame, repeated 400 times after itself, each
+ * copy delta'd from its own frame so the clock stands still at that frame's time; keyframes
+ * every demo second (at least 4 KiB apart, so one falls among the copies) and the bound
+ * lowered to 1 KiB: a seek to that time is the state after the first block that reached
+ * it, as a decode from the start gives. */
+TEST(timeline_seek_bytes_bound_keeps_the_first_block_at_t)
+{
+    char path[1024];
+    if (!test_realfile(path, sizeof path, "dm2/libq2_testdata_testduel.dm2"))
+        SKIP("no realdata/dm2/libq2_testdata_testduel.dm2");
+    size_t len;
+    unsigned char *src = test_read_file(path, &len);
+    CHECK(src != NULL);
+    if (!src)
+        return;
+    size_t at = 0, n = 0; /* the blocks: a little-endian length, then the messages */
+    while (at + 4 <= len && n < 300) {
+        uint32_t l = (uint32_t)src[at] | (uint32_t)src[at + 1] << 8 |
+                     (uint32_t)src[at + 2] << 16 | (uint32_t)src[at + 3] << 24;
+        at += 4 + l;
+        n++;
+    }
+    uint32_t bl = at + 4 <= len ? (uint32_t)src[at] | (uint32_t)src[at + 1] << 8 |
+                                      (uint32_t)src[at + 2] << 16 | (uint32_t)src[at + 3] << 24
+                                : 0;
+    /* svc_frame (20), the server frame and the delta frame as int32s [DM2 3.x] */
+    CHECK(n == 300 && bl > 13 && at + 4 + bl <= len && src[at + 4] == 20);
+    const int copies = 400;
+    size_t out_len = len + (size_t)copies * (4 + bl);
+    unsigned char *buf = malloc(out_len);
+    CHECK(buf != NULL);
+    if (!buf || n != 300 || bl <= 13 || src[at + 4] != 20) {
+        free(src);
+        free(buf);
+        return;
+    }
+    size_t end = at + 4 + bl, o = end;
+    memcpy(buf, src, end);
+    for (int i = 0; i < copies; i++, o += 4 + bl) {
+        memcpy(buf + o, src + at, 4 + bl);
+        memcpy(buf + o + 9, src + at + 5, 4); /* delta'd from its own frame */
+    }
+    memcpy(buf + o, src + end, len - end);
+    qd_error err;
+    demo_t *d = demo_open_mem("rep.dm2", buf, out_len, &err), *ref = demo_open_mem("rep.dm2", buf, out_len, &err);
+    CHECK(d && ref);
+    timeline_t *tl = d ? tl_open(d, 1.0, &err) : NULL;
+    static cl_state cl;
+    if (tl && ref) {
+        /* the frame's time: decoded from the start to the end of block 300 */
+        cl_reset(&cl);
+        int done = 0;
+        while (demo_offset(ref) < end && demo_step(ref, &cl, NULL, &done, &err) == QD_OK && !done) {
+        }
+        double t = cl.time;
+        uint32_t frames = cl.frame_count;
+        tl_seek_bytes = 1024;
+        const cl_state *s = tl_state_at(tl, t, &err);
+        tl_seek_bytes = TL_SEEK_BYTES;
+        CHECK(s && t > 20.0);
+        CHECK_MSG(s && s->frame_count == frames && memcmp(s, &cl, CL_KEYFRAME_BYTES) == 0,
+                  "frames %u, a decode from the start %u", s ? (unsigned)s->frame_count : 0u,
+                  (unsigned)frames);
+    }
+    tl_close(tl);
+    demo_close(ref);
+    free(buf);
+    free(src);
+}
