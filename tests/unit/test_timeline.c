@@ -7,6 +7,7 @@
 #include "../../src/app/world.h"
 #include "../../src/output/out.h"
 #include "../../src/timeline/timeline.h"
+#include "../deadscan.h"
 #include "../test.h"
 
 /* Everything the renderer reads of a state at time t, compared field by field. */
@@ -437,8 +438,7 @@ TEST(timeline_frame_cap_stops_as_a_cut)
     int boundary = 0;
     for (at++; at + 16 <= len && !boundary;) {
         boundary = at == e->offset;
-        at += 16 + ((size_t)bytes[at] | (size_t)bytes[at + 1] << 8 |
-                    (size_t)bytes[at + 2] << 16 | (size_t)bytes[at + 3] << 24);
+        at += 16 + (size_t)ds_le32(bytes + at);
     }
     CHECK_MSG(boundary, "byte %llu is no block boundary", (unsigned long long)e->offset);
     CHECK(e->offset > 0 && e->offset < len);
@@ -505,14 +505,10 @@ TEST(timeline_seek_bytes_bound_keeps_the_first_block_at_t)
         return;
     size_t at = 0, n = 0; /* the blocks: a little-endian length, then the messages */
     while (at + 4 <= len && n < 300) {
-        uint32_t l = (uint32_t)src[at] | (uint32_t)src[at + 1] << 8 |
-                     (uint32_t)src[at + 2] << 16 | (uint32_t)src[at + 3] << 24;
-        at += 4 + l;
+        at += 4 + (size_t)ds_le32(src + at);
         n++;
     }
-    uint32_t bl = at + 4 <= len ? (uint32_t)src[at] | (uint32_t)src[at + 1] << 8 |
-                                      (uint32_t)src[at + 2] << 16 | (uint32_t)src[at + 3] << 24
-                                : 0;
+    uint32_t bl = at + 4 <= len ? ds_le32(src + at) : 0;
     /* svc_frame (20), the server frame and the delta frame as int32s [DM2 3.x] */
     CHECK(n == 300 && bl > 13 && at + 4 + bl <= len && src[at + 4] == 20);
     const int copies = 400;
