@@ -645,7 +645,7 @@ int app_render(const app_opts *o)
     if (audio_first && (x.rc != APP_EXIT_OK || interrupted)) {
         /* the track was made for every frame: cut to those the stream got (a review: a
          * stopped stream left a whole-range WAV beside it) */
-        if (app_audio_cut(o->audio, x.streamed, fps))
+        if (app_audio_cut(o->audio, from - start, x.streamed, fps))
             fprintf(stderr, "qdemo: %s: cut to the %lld frames streamed\n", o->audio,
                     (long long)x.streamed);
     }

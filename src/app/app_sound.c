@@ -408,9 +408,31 @@ int app_audio_check(const app_opts *o)
     return APP_EXIT_OK;
 }
 
-int app_audio_cut(const char *path, int64_t frames, double fps)
+int64_t app_audio_track_pos(double off, int64_t k, double fps)
 {
-    uint64_t total = (uint64_t)app_audio_frame_start(frames > 0 ? frames : 0, fps);
+    double kf = off * fps, k0 = floor(kf + 0.5);
+    /* (on the grid within a millionth of a frame: --from 2.5 at 30 fps is frame 75, though
+     * start + 2.5 - start need not give 2.5 back exactly) */
+    if (kf >= 0 && kf < 1e15 && fabs(kf - k0) < 1e-6)
+        return app_audio_frame_start((int64_t)k0 + k, fps);
+    double p0 = floor(off * SND_RATE + 0.5);
+    int64_t f = app_audio_frame_start(k, fps), sum;
+    if (!(p0 > -9e18 && p0 < 9e18) || __builtin_add_overflow((int64_t)p0, f, &sum))
+        return f < 0 ? INT64_MIN : INT64_MAX; /* (saturated, as app_audio_frame_start) */
+    return sum;
+}
+
+/* The samples of frames [0, count) of a track whose first frame is off seconds after the
+ * demo's start (app_audio_track_pos); UINT64_MAX when that is no number of samples. */
+static uint64_t track_len(double off, int64_t count, double fps)
+{
+    int64_t a = app_audio_track_pos(off, 0, fps), b = app_audio_track_pos(off, count, fps), n;
+    return b < a || __builtin_sub_overflow(b, a, &n) ? UINT64_MAX : (uint64_t)n;
+}
+
+int app_audio_cut(const char *path, double off, int64_t frames, double fps)
+{
+    uint64_t total = track_len(off, frames > 0 ? frames : 0, fps);
     uint8_t head[44];
     if (!path || !snd_wav_header(head, total))
         return 0;
@@ -448,11 +470,71 @@ static double look_back(app_audio *a, timeline_t *tl, const cl_state *c0, double
     return pre;
 }
 
+/* An export's ear at demo time t (state cl): the camera's place and the entity it is (0:
+ * none; a free camera path is nobody). */
+static int export_ear(const player *cam, int free_path, const cl_state *cl, double t,
+                      r_camera *rc)
+{
+    if (free_path) {
+        player_path_eval(cam->path, cam->path_len, t, rc);
+        return 0;
+    }
+    player_camera(cam, cl, t, rc);
+    return player_listener(cam, cl, t);
+}
+
+/* The mixer's state at an export's first frame is what the frames before made of it: which
+ * voices the look-back's starts took and dropped (each taken with the ear of the frame
+ * before it: its loudness, Quake III's copies on one entity), the followed voices' places,
+ * Quake's ambients' fade (ambient_loops). So the look-back's pre seconds are mixed here as
+ * a render's frames would be, from the same ear, and not written: on the grid of a render
+ * from the demo's start when the export's first frame is on it (app_audio_track_pos), else
+ * on its own; from the demo's start when nearer. A render in pieces then joins its tracks
+ * sample for sample where the look-back reaches back to everything still heard (before,
+ * each piece's look-back starts went in at once with no ear, and its ambients faded in from
+ * silence). buf and cap: the export's buffer. 0 when the timeline or memory ran out (err
+ * filled). */
+static int mix_before(app_audio *a, timeline_t *tl, const player *cam, int free_path,
+                      double start, double off, double pre, double fps, int16_t **buf,
+                      uint32_t *cap, qd_error *err)
+{
+    double lead = off < pre ? off : pre;
+    if (!(lead > 0) || !(lead * fps < 1e8))
+        return 1; /* (from the start; or a rate no export asks) */
+    int64_t frames = (int64_t)floor(lead * fps + 1e-6);
+    for (int64_t k = -frames; k < 0; k++) {
+        double t = start + off + (double)k / fps;
+        int64_t s0 = app_audio_track_pos(off, k, fps), s1 = app_audio_track_pos(off, k + 1, fps);
+        if (t < start || s1 <= s0 || s1 - s0 > SND_RATE)
+            continue;
+        uint32_t n = (uint32_t)(s1 - s0);
+        if (n > *cap) {
+            int16_t *nb = realloc(*buf, (size_t)n * 4);
+            if (!nb) {
+                qd_fail(err, QD_ERR_NOMEM, 0, "out of memory for the audio");
+                return 0;
+            }
+            *buf = nb;
+            *cap = n;
+        }
+        const cl_state *cl = tl_state_at(tl, t, err);
+        if (!cl)
+            return 0;
+        r_camera rc;
+        int listener = export_ear(cam, free_path, cl, t, &rc);
+        app_audio_mix(a, cl, rc.origin, rc.angles, listener, s0, n, *buf);
+    }
+    return 1;
+}
+
 int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int free_path,
                      double from, double fps, int64_t count)
 {
     const char *path = o->audio;
-    uint64_t total = (uint64_t)app_audio_frame_start(count, fps);
+    /* the track on the demo's clock (app_audio_track_pos): rendered in pieces, a demo's
+     * tracks join sample for sample (a loop's phase is its place on that clock) */
+    const double start = tl_start(tl), off = from - start;
+    uint64_t total = track_len(off, count, fps);
     uint8_t head[44];
     if (!snd_wav_header(head, total)) {
         fprintf(stderr, "qdemo: %s: %llu samples do not fit a WAV file\n", path,
@@ -469,10 +551,18 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
         return APP_EXIT_INPUT;
     }
     const cl_state *c0 = tl_state_at(tl, from, &err);
-    double pre = c0 ? look_back(&a, tl, c0, from) : 0;
+    /* twice what can still be heard at from: what the mixer did with the starts it took in
+     * that time (Quake III's copies rule, the 64 voices' steals) looked at the voices of as
+     * long before them (mix_before; an OpenArena bot match's pieces joined with a one-second
+     * difference looking back once) */
+    double pre = c0 ? 2 * look_back(&a, tl, c0, from) : 0;
     double to = from + (double)count / fps;
-    if (!c0 || !app_audio_collect(&a, tl, from - pre, to, from, &err)) {
+    int16_t *buf = NULL;
+    uint32_t cap = 0;
+    if (!c0 || !app_audio_collect(&a, tl, from - pre, to, start, &err) ||
+        !mix_before(&a, tl, cam, free_path, start, off, pre, fps, &buf, &cap, &err)) {
         app_report(o->demo, &err);
+        free(buf);
         app_audio_free(&a);
         return APP_EXIT_INPUT;
     }
@@ -480,14 +570,13 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
     int fd = qd_create_temp(path, &tmp);
     if (fd < 0) {
         fprintf(stderr, "qdemo: %s: %s\n", path, strerror(errno));
+        free(buf);
         app_audio_free(&a);
         return APP_EXIT_OUTPUT;
     }
     int ok = qd_write_all(fd, head, sizeof head);
-    int16_t *buf = NULL;
-    uint32_t cap = 0;
     for (int64_t k = 0; ok && k < count; k++) {
-        int64_t s0 = app_audio_frame_start(k, fps), s1 = app_audio_frame_start(k + 1, fps);
+        int64_t s0 = app_audio_track_pos(off, k, fps), s1 = app_audio_track_pos(off, k + 1, fps);
         uint32_t n = (uint32_t)(s1 - s0);
         if (n > cap) {
             int16_t *nb = realloc(buf, (size_t)n * 4);
@@ -505,13 +594,7 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
             break;
         }
         r_camera rc;
-        int listener = 0; /* a free camera path is nobody */
-        if (free_path) {
-            player_path_eval(cam->path, cam->path_len, t, &rc);
-        } else {
-            player_camera(cam, cl, t, &rc);
-            listener = player_listener(cam, cl, t);
-        }
+        int listener = export_ear(cam, free_path, cl, t, &rc);
         app_audio_mix(&a, cl, rc.origin, rc.angles, listener, s0, n, buf);
         to_le(buf, (size_t)n * 2);
         ok = qd_write_all(fd, buf, (size_t)n * 4);

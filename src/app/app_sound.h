@@ -74,12 +74,18 @@ void app_audio_mix(app_audio *a, const cl_state *cl, const float origin[3],
                    const float angles[3], int listener, int64_t pos, uint32_t n, int16_t *out);
 
 /* The first sample of frame k of an export at fps: round(k * SND_RATE / fps), saturated at
- * int64's range (NaN: INT64_MAX). A render of count frames holds
+ * int64's range (NaN: INT64_MAX). A render from the demo's start of count frames holds
  * app_audio_frame_start(count, fps) samples. */
 int64_t app_audio_frame_start(int64_t k, double fps);
-/* Cut the WAV at path (app_audio_export's) to its first `frames` frames at fps: the file
- * shortened and its header rewritten. 1 when done. */
-int app_audio_cut(const char *path, int64_t frames, double fps);
+/* An export's track on the demo's clock (sample 0 at the demo's start): frame k of a render
+ * whose first frame is off seconds after the start. When off is on the frame grid of a
+ * render from the start (off x fps whole), that render's frame off x fps + k, so a demo
+ * rendered in pieces joins sample for sample; else off's own sample plus frame k's. */
+int64_t app_audio_track_pos(double off, int64_t k, double fps);
+/* Cut the WAV at path (app_audio_export's, first frame off seconds after the demo's start)
+ * to its first `frames` frames at fps: the file shortened and its header rewritten. 1 when
+ * done. */
+int app_audio_cut(const char *path, double off, int64_t frames, double fps);
 
 /* `render --audio`: write the mix of frames [0, count) at from + k/fps, heard from the
  * export's camera, to o->audio (a new temporary file renamed at the end; refused as

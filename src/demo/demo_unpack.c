@@ -187,6 +187,12 @@ static qd_err unzip(const char *label, const uint8_t *data, size_t len, size_t m
                     "the zip's demo \"%s\" is not read: its name %s (extract it and play "
                     "the file)",
                     odd, why == PAK_NAME_DOTDOT ? "has a \"..\" part" : "is too long");
+    else if (r == QD_OK && s.count == 0 && pak_fs_unusable(fs, 0, NULL, 0, NULL) > 8)
+        /* more names left out than the loader keeps: a demo may be among the unseen */
+        r = qd_fail(err, QD_ERR_UNSUPPORTED, 0,
+                    "the zip holds no demo qdemo can read: %u of its names are not read "
+                    "(a \"..\" part, or too long); extract its demo and play the file",
+                    (unsigned)pak_fs_unusable(fs, 0, NULL, 0, NULL));
     else if (r == QD_OK && s.count == 0)
         r = qd_fail(err, QD_ERR_UNSUPPORTED, 0,
                     "the zip holds no demo (.dem, .qwd, .mvd, .dm2, .dm_NN)");
