@@ -486,8 +486,8 @@ static int export_ear(const player *cam, int free_path, const cl_state *cl, doub
 /* The mixer's state at an export's first frame is what the frames before made of it: which
  * voices the look-back's starts took and dropped (each taken with the ear of the frame
  * before it: its loudness, Quake III's copies on one entity), the followed voices' places,
- * Quake's ambients' fade (ambient_loops). So the look-back's pre seconds are mixed here as
- * a render's frames would be, from the same ear, and not written: on the grid of a render
+ * Quake's ambients' fade (ambient_loops). So the pre seconds before are mixed here as a
+ * render's frames would be, from the same ear, and not written: on the grid of a render
  * from the demo's start when the export's first frame is on it (app_audio_track_pos), else
  * on its own; from the demo's start when nearer. A render in pieces then joins its tracks
  * sample for sample where the look-back reaches back to everything still heard (before,
@@ -551,16 +551,20 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
         return APP_EXIT_INPUT;
     }
     const cl_state *c0 = tl_state_at(tl, from, &err);
-    /* twice what can still be heard at from: what the mixer did with the starts it took in
-     * that time (Quake III's copies rule, the 64 voices' steals) looked at the voices of as
-     * long before them (mix_before; an OpenArena bot match's pieces joined with a one-second
-     * difference looking back once) */
-    double pre = c0 ? 2 * look_back(&a, tl, c0, from) : 0;
+    double pre = c0 ? look_back(&a, tl, c0, from) : 0;
+    /* mixed before the first frame (mix_before): twice the longest sound, as what the mixer
+     * did with a start still heard at from (Quake III's copies rule, the 64 voices' steals)
+     * looked at the voices of as long before it (an OpenArena bot match's pieces joined with
+     * a one-second difference looking back once); at most APP_SND_MAX_PREROLL (a loop begun
+     * longer ago needs no mixing for its phase, which is its place on the demo's clock) */
+    double lead = 2.0 * snd_bank_longest(a.bank) / SND_RATE;
+    lead = lead < APP_SND_MAX_PREROLL ? lead : APP_SND_MAX_PREROLL;
+    pre = pre > lead ? pre : lead;
     double to = from + (double)count / fps;
     int16_t *buf = NULL;
     uint32_t cap = 0;
     if (!c0 || !app_audio_collect(&a, tl, from - pre, to, start, &err) ||
-        !mix_before(&a, tl, cam, free_path, start, off, pre, fps, &buf, &cap, &err)) {
+        !mix_before(&a, tl, cam, free_path, start, off, lead, fps, &buf, &cap, &err)) {
         app_report(o->demo, &err);
         free(buf);
         app_audio_free(&a);
