@@ -911,27 +911,36 @@ static int pos_type(const q3_ent *e, int apos)
     return e->f[apos ? Q3_ES_APOS_TRTYPE : Q3_ES_POS_TRTYPE];
 }
 
-static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
+/* (the fields named as constants, each a load where indices from a table cost two: a
+ * body's pos and apos every frame) */
+static inline void traj_of(const ctx *c, int type, const int32_t *f, int time, int duration,
+                           int base0, int base1, int base2, int delta0, int delta1, int delta2,
+                           cl_traj *tr)
 {
-    static const int8_t fields[2][9] = {
-        {Q3_ES_POS_TRTYPE, Q3_ES_POS_TRTIME, Q3_ES_POS_TRDURATION, Q3_ES_POS_TRBASE0,
-         Q3_ES_POS_TRBASE1, Q3_ES_POS_TRBASE2, Q3_ES_POS_TRDELTA0, Q3_ES_POS_TRDELTA1,
-         Q3_ES_POS_TRDELTA2},
-        {Q3_ES_APOS_TRTYPE, Q3_ES_APOS_TRTIME, Q3_ES_APOS_TRDURATION, Q3_ES_APOS_TRBASE0,
-         Q3_ES_APOS_TRBASE1, Q3_ES_APOS_TRBASE2, Q3_ES_APOS_TRDELTA0, Q3_ES_APOS_TRDELTA1,
-         Q3_ES_APOS_TRDELTA2}};
-    const int8_t *f = fields[apos];
     memset(tr, 0, sizeof *tr);
-    int type = pos_type(e, apos);
     tr->type = (uint8_t)(type >= Q3_TR_STATIONARY && type <= Q3_TR_GRAVITY ? type
                                                                           : Q3_TR_STATIONARY);
-    int64_t t0 = (int64_t)e->f[f[1]] - c->s->time0;
+    int64_t t0 = (int64_t)f[time] - c->s->time0;
     tr->t0_ms = (int32_t)(t0 < -2000000000 ? -2000000000 : t0 > 2000000000 ? 2000000000 : t0);
-    tr->duration_ms = e->f[f[2]];
-    for (int i = 0; i < 3; i++) {
-        tr->base[i] = q3_f(e->f[f[3 + i]]);
-        tr->delta[i] = q3_f(e->f[f[6 + i]]);
-    }
+    tr->duration_ms = f[duration];
+    tr->base[0] = q3_f(f[base0]);
+    tr->base[1] = q3_f(f[base1]);
+    tr->base[2] = q3_f(f[base2]);
+    tr->delta[0] = q3_f(f[delta0]);
+    tr->delta[1] = q3_f(f[delta1]);
+    tr->delta[2] = q3_f(f[delta2]);
+}
+
+static void get_traj(const ctx *c, const q3_ent *e, int apos, cl_traj *tr)
+{
+    if (apos)
+        traj_of(c, pos_type(e, 1), e->f, Q3_ES_APOS_TRTIME, Q3_ES_APOS_TRDURATION,
+                Q3_ES_APOS_TRBASE0, Q3_ES_APOS_TRBASE1, Q3_ES_APOS_TRBASE2, Q3_ES_APOS_TRDELTA0,
+                Q3_ES_APOS_TRDELTA1, Q3_ES_APOS_TRDELTA2, tr);
+    else
+        traj_of(c, pos_type(e, 0), e->f, Q3_ES_POS_TRTIME, Q3_ES_POS_TRDURATION,
+                Q3_ES_POS_TRBASE0, Q3_ES_POS_TRBASE1, Q3_ES_POS_TRBASE2, Q3_ES_POS_TRDELTA0,
+                Q3_ES_POS_TRDELTA1, Q3_ES_POS_TRDELTA2, tr);
 }
 
 /* eFlags and powerups by look (cg_players.c CG_PlayerPowerups, CG_PlayerFlag; the muzzle
