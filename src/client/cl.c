@@ -1,6 +1,7 @@
 /* cl.c: the client state: applying neutral updates and interpolating between frames. */
 #include "cl.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,19 +401,16 @@ void cl_traj_eval(const cl_traj *tr, double t, float out[3])
     if (tr->type != CL_TR_LINEAR && tr->type != CL_TR_LINEAR_STOP && tr->type != CL_TR_SINE &&
         tr->type != CL_TR_GRAVITY) {
         /* Not moving (most of a demo's bodies and items, TR_INTERPOLATE or TR_STATIONARY):
-         * the loop below with k = g = 0, each step's result written out: base + delta x 0
-         * is base, but for a base of -0, which takes the sign of delta's product (-0 + +0
-         * is +0), and for a delta that is not finite (a NaN, then base as the fallback) */
+         * the loop below with k = g = 0, written out: base + delta x 0, which is base but for
+         * a base of -0 (it takes the sign of delta's product: -0 + +0 is +0), and for a delta
+         * that is not finite (a NaN, then base as the fallback if under 1e7) or a base past
+         * 1e7 or not finite (the fallback's 0) */
         for (int i = 0; i < 3; i++) {
             float b = tr->base[i], d = tr->delta[i];
-            if (!isfinite(d)) /* a NaN: the fallback, base if under 1e7 */
-                out[i] = isfinite(b) && fabsf(b) < 1e7f ? b : 0;
-            else if (!isfinite(b) || fabsf(b) > 1e7f)
-                out[i] = 0; /* (the fallback's base is not sane either) */
-            else if (b == 0)
-                out[i] = signbit(b) && signbit(d) ? -0.0f : 0.0f;
+            if (fabsf(d) <= FLT_MAX && fabsf(b) <= 1e7f)
+                out[i] = b + d * 0.0f; /* (exact: d x 0 is a zero) */
             else
-                out[i] = b;
+                out[i] = !isfinite(d) && fabsf(b) < 1e7f ? b : 0;
         }
         return;
     }
