@@ -186,14 +186,20 @@ void q3_event_sound(cl_state *cl, const q3_ent *e, int ev, const float org[3])
         /* cg_event.c CG_EntityEvent, cg_main.c CG_RegisterSounds: footsteps[type][rand & 3],
          * "step" for a model's normal footsteps (its animation.cfg may name boot, flesh,
          * mech or energy: the decoder does not read it), "clank" on metal, "splash" in
-         * water (EV_FOOTSPLASH, EV_FOOTWADE, EV_SWIM); the pick by variant(), not rand() */
-        const char *type = ev == Q3_EV_FOOTSTEP         ? "step"
-                           : ev == Q3_EV_FOOTSTEP_METAL ? "clank"
-                                                        : "splash";
-        sb_str(&sb, "sound/player/footsteps/");
-        sb_str(&sb, type);
-        sb_digit(&sb, "%d.wav", 1 + variant(cl, e, ev));
-        chan = Q3_CHAN_BODY;
+         * water (EV_FOOTSPLASH, EV_FOOTWADE, EV_SWIM); the pick by variant(), not rand().
+         * The names written out: most of a match's events, each built a character at a
+         * time cost what all the rest of its event took. */
+        static const char *const footstep[3][4] = {
+            {"sound/player/footsteps/step1.wav", "sound/player/footsteps/step2.wav",
+             "sound/player/footsteps/step3.wav", "sound/player/footsteps/step4.wav"},
+            {"sound/player/footsteps/clank1.wav", "sound/player/footsteps/clank2.wav",
+             "sound/player/footsteps/clank3.wav", "sound/player/footsteps/clank4.wav"},
+            {"sound/player/footsteps/splash1.wav", "sound/player/footsteps/splash2.wav",
+             "sound/player/footsteps/splash3.wav", "sound/player/footsteps/splash4.wav"}};
+        int type = ev == Q3_EV_FOOTSTEP ? 0 : ev == Q3_EV_FOOTSTEP_METAL ? 1 : 2;
+        start_sound(cl, footstep[type][variant(cl, e, ev)], e->number + 1, Q3_CHAN_BODY, 64,
+                    org);
+        return;
     } else if (ev == Q3_EV_FIRE_WEAPON) {
         /* cg_weapons.c CG_FireWeapon */
         int w = e->f[Q3_ES_WEAPON];
