@@ -973,9 +973,6 @@ static int move_dir(float f)
 static void body_look(const q3_proto *p, cl_entstate *st, int cn, int legs, int torso, int wp,
                       uint32_t eflags, uint32_t powerups, int dir)
 {
-    const demo_fx_bit powerups_fx[] = {{pw_bit(p->pw_quad), CL_FX_GLOW_BLUE},
-                                       {pw_bit(p->pw_redflag), CL_FX_FLAG_RED},
-                                       {pw_bit(p->pw_blueflag), CL_FX_FLAG_BLUE}};
     /* the movement direction (bg_pmove.c PM_SetMovementDir: 0..7) that turns the legs; a
      * dead body's is 0 (cg_players.c CG_PlayerAngles) */
     st->skin = (uint16_t)(dir >= 0 && dir <= 7 && !(eflags & Q3_EF_DEAD) ? dir : 0);
@@ -983,7 +980,13 @@ static void body_look(const q3_proto *p, cl_entstate *st, int cn, int legs, int 
     st->frame2 = (uint16_t)(torso & 0xff);
     st->model2 = weapon_model(wp);
     st->player = (uint8_t)(cn + 1);
-    st->fx = (uint16_t)(Q3_FX_OF(q3_eflags_fx, eflags) | Q3_FX_OF(powerups_fx, powerups));
+    st->fx = Q3_FX_OF(q3_eflags_fx, eflags);
+    if (powerups) { /* (most bodies have none: the table of this protocol's bits unmade) */
+        const demo_fx_bit powerups_fx[] = {{pw_bit(p->pw_quad), CL_FX_GLOW_BLUE},
+                                           {pw_bit(p->pw_redflag), CL_FX_FLAG_RED},
+                                           {pw_bit(p->pw_blueflag), CL_FX_FLAG_BLUE}};
+        st->fx |= Q3_FX_OF(powerups_fx, powerups);
+    }
 }
 
 /* e at time at; a body's apos trajectory and its angles at that time may come made
