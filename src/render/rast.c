@@ -1813,14 +1813,31 @@ tex_lit_body(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc, un
 }
 
 /* Textured pixels with a light texture or a combine flag (span_tex keeps Quake's fills);
- * the common case (an opaque lightmapped wall, repeating) gets its own copy of the loop. */
+ * the common case (an opaque lightmapped wall, repeating) gets its own copy of the loop, and
+ * so does each of the layers' five blends (their runs' depth tests and the flags' tests in
+ * the blocks fold away): Quake III's second and later stages, its dynamic lights and its
+ * sprites; oa_bases3's floor is a detail texture multiplied over the whole ground (the bot
+ * match's frame: 3.3 % fewer instructions). */
 static __attribute__((noinline)) void span_tex_lit(rast_fb *fb, int y, int x0, int n, float zs,
                                                   const span_ctx *sc)
 {
-    if (sc->flags == RAST_OPAQUE && sc->tex->wrap && sc->tex->light)
+    enum { LAYER = RAST_DEPTH_TEST | RAST_COLOR_WRITE };
+    const unsigned f = sc->flags;
+    const int wrap = sc->tex->wrap;
+    if (f == RAST_OPAQUE && wrap && sc->tex->light)
         tex_lit_body(fb, y, x0, n, zs, sc, RAST_OPAQUE, 1);
+    else if (f == (LAYER | RAST_MUL | RAST_BLEND) && wrap) /* (a detail texture: repeating) */
+        tex_lit_body(fb, y, x0, n, zs, sc, LAYER | RAST_MUL | RAST_BLEND, 1);
+    else if (f == (LAYER | RAST_ADD | RAST_MUL))
+        tex_lit_body(fb, y, x0, n, zs, sc, LAYER | RAST_ADD | RAST_MUL, wrap);
+    else if (f == (LAYER | RAST_BLEND))
+        tex_lit_body(fb, y, x0, n, zs, sc, LAYER | RAST_BLEND, wrap);
+    else if (f == (LAYER | RAST_ADD))
+        tex_lit_body(fb, y, x0, n, zs, sc, LAYER | RAST_ADD, wrap);
+    else if (f == (LAYER | RAST_MUL))
+        tex_lit_body(fb, y, x0, n, zs, sc, LAYER | RAST_MUL, wrap);
     else
-        tex_lit_body(fb, y, x0, n, zs, sc, sc->flags, sc->tex->wrap);
+        tex_lit_body(fb, y, x0, n, zs, sc, f, wrap);
 }
 
 static void span_draw(rast_fb *fb, int y, int x0, int n, float zs, const span_ctx *sc);
