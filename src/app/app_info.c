@@ -726,7 +726,10 @@ int app_info(const app_opts *o)
                 continue;
             printf(first ? "{\"name\": " : ", {\"name\": ");
             json_str(stdout, cl->players[i].name);
-            printf(", \"frags\": %d}", (int)cl->players[i].frags);
+            if (cl->players[i].frags_known)
+                printf(", \"frags\": %d}", (int)cl->players[i].frags);
+            else /* (not sent: Quake III's other players without a "scores" command) */
+                printf(", \"frags\": null}");
             first = 0;
         }
         printf("], \"models\": [");
@@ -801,7 +804,10 @@ int app_info(const app_opts *o)
                 continue;
             printf(" ");
             json_str(stdout, cl->players[i].name);
-            printf(" (%d)", (int)cl->players[i].frags);
+            if (cl->players[i].frags_known)
+                printf(" (%d)", (int)cl->players[i].frags);
+            else
+                printf(" (?)");
         }
         int nmiss = 0;
         for (int i = 0; i < models.n; i++)

@@ -486,28 +486,28 @@ static int export_ear(const player *cam, int free_path, const cl_state *cl, doub
 /* The mixer's state at an export's first frame is what the frames before made of it: which
  * voices the look-back's starts took and dropped (each taken with the ear of the frame
  * before it: its loudness, Quake III's copies on one entity), the followed voices' places,
- * Quake's ambients' fade (ambient_loops). So the pre seconds before are mixed here as a
- * render's frames would be, from the same ear, and not written: on the grid of a render
- * from the demo's start when the export's first frame is on it (app_audio_track_pos), else
- * on its own; from the demo's start when nearer. A render in pieces then joins its tracks
- * sample for sample where the look-back reaches back to everything still heard (before,
- * each piece's look-back starts went in at once with no ear, and its ambients faded in from
- * silence). buf and cap: the export's buffer. 0 when the timeline or memory ran out (err
- * filled). */
+ * Quake's ambients' fade (ambient_loops). So the `frames` frames before the first are mixed
+ * here as a render's would be, from the same ear, and not written, after the ear of the one
+ * before them (not mixed): on the grid of a render from the demo's start when the export's
+ * first frame is on it (app_audio_track_pos), else on its own; none before the demo's start.
+ * A render in pieces then joins its tracks sample for sample where the look-back reaches
+ * back to everything still heard (before, each piece's look-back starts went in at once with
+ * no ear, and its ambients faded in from silence). buf and cap: the export's buffer. 0 when
+ * the timeline or memory ran out (err filled). */
 static int mix_before(app_audio *a, timeline_t *tl, const player *cam, int free_path,
-                      double start, double off, double pre, double fps, int16_t **buf,
+                      double start, double off, int64_t frames, double fps, int16_t **buf,
                       uint32_t *cap, qd_error *err)
 {
-    double lead = off < pre ? off : pre;
-    if (!(lead > 0) || !(lead * fps < 1e8))
-        return 1; /* (from the start; or a rate no export asks) */
-    int64_t frames = (int64_t)floor(lead * fps + 1e-6);
-    for (int64_t k = -frames; k < 0; k++) {
+    for (int64_t k = -frames - 1; frames > 0 && k < 0; k++) {
         double t = start + off + (double)k / fps;
         int64_t s0 = app_audio_track_pos(off, k, fps), s1 = app_audio_track_pos(off, k + 1, fps);
-        if (t < start || s1 <= s0 || s1 - s0 > SND_RATE)
-            continue;
-        uint32_t n = (uint32_t)(s1 - s0);
+        if (t < start - 0.5 / fps || s1 <= s0)
+            continue; /* (before the demo: a render from its start has no such frame) */
+        /* the frame before the first mixed: only its ear, which the first frame's starts are
+         * taken with, as a render's are with the frame's before them (a review: none, so
+         * Quake III's copies rule and a steal's loudness saw no listener) */
+        const int ear_only = k == -frames - 1;
+        uint32_t n = ear_only ? 1 : (uint32_t)(s1 - s0); /* (fps >= 0.001: it fits) */
         if (n > *cap) {
             int16_t *nb = realloc(*buf, (size_t)n * 4);
             if (!nb) {
@@ -522,7 +522,8 @@ static int mix_before(app_audio *a, timeline_t *tl, const player *cam, int free_
             return 0;
         r_camera rc;
         int listener = export_ear(cam, free_path, cl, t, &rc);
-        app_audio_mix(a, cl, rc.origin, rc.angles, listener, s0, n, *buf);
+        app_audio_mix(a, cl, rc.origin, rc.angles, listener, ear_only ? s1 : s0,
+                      ear_only ? 0 : n, *buf);
     }
     return 1;
 }
@@ -559,12 +560,18 @@ int app_audio_export(const app_opts *o, timeline_t *tl, const player *cam, int f
      * longer ago needs no mixing for its phase, which is its place on the demo's clock) */
     double lead = 2.0 * snd_bank_longest(a.bank) / SND_RATE;
     lead = lead < APP_SND_MAX_PREROLL ? lead : APP_SND_MAX_PREROLL;
+    /* in whole frames, none short of it (a review: at 0.5 fps the floor left 4 s of 5.56),
+     * and at most APP_SND_MAX_WALK of them (the window's bound: 60 s at 10,000 fps was 2 s
+     * of mixing before 10 frames; a render that fast joins exactly only within it) */
+    int64_t lead_frames = lead > 0 && lead * fps < 1e8 ? (int64_t)ceil(lead * fps - 1e-6) : 0;
+    lead_frames = lead_frames < (int64_t)APP_SND_MAX_WALK ? lead_frames : APP_SND_MAX_WALK;
+    lead = (double)(lead_frames + 1) / fps; /* (and the frame before them: its starts) */
     pre = pre > lead ? pre : lead;
     double to = from + (double)count / fps;
     int16_t *buf = NULL;
     uint32_t cap = 0;
     if (!c0 || !app_audio_collect(&a, tl, from - pre, to, start, &err) ||
-        !mix_before(&a, tl, cam, free_path, start, off, lead, fps, &buf, &cap, &err)) {
+        !mix_before(&a, tl, cam, free_path, start, off, lead_frames, fps, &buf, &cap, &err)) {
         app_report(o->demo, &err);
         free(buf);
         app_audio_free(&a);

@@ -925,6 +925,12 @@ int player_team_totals(const cl_state *cl, player_team *rows, int max)
     return n;
 }
 
+/* Whether a goes above b on a scoreboard: more frags, a known score above one not sent. */
+static int above(const cl_player *a, const cl_player *b)
+{
+    return a->frags_known != b->frags_known ? a->frags_known : a->frags > b->frags;
+}
+
 /* QuakeWorld's Sbar_TeamOverlay (client/sbar.c): "low/avg/high team total players", then a
  * row a team, 8 units apart from y; returns the y below them. */
 static int draw_team_rows(const cl_state *cl, const r_hud *hud, rast_fb *fb, int x0, int k)
@@ -976,8 +982,8 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
     for (int i = 0; i < CL_MAX_PLAYERS; i++)
         if (cl->players[i].active && !cl->players[i].spectator)
             order[n++] = i;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && cl->players[order[j]].frags > cl->players[order[j - 1]].frags;
+    for (int i = 1; i < n; i++) /* (a score not sent, Quake II's others', last: unknown) */
+        for (int j = i; j > 0 && above(&cl->players[order[j]], &cl->players[order[j - 1]]);
              j--) {
             int t = order[j];
             order[j] = order[j - 1];
@@ -995,9 +1001,10 @@ void player_draw_scores(int mode, int shown, const cl_state *cl, const r_hud *hu
         uint32_t top = palette[(pl->top & 15) * 16 + 8], bot = palette[(pl->bottom & 15) * 16 + 8];
         draw_fill_rect(fb, x, y, 40 * k, 4 * k, top | 0xff000000u);
         draw_fill_rect(fb, x, y + 4 * k, 40 * k, 4 * k, bot | 0xff000000u);
-        char frags[16];
-        snprintf(frags, sizeof frags, "%3d", (int)(pl->frags < -99 ? -99 : pl->frags > 999 ? 999
-                                                                                       : pl->frags));
+        char frags[16] = "  -";
+        if (pl->frags_known)
+            snprintf(frags, sizeof frags, "%3d",
+                     (int)(pl->frags < -99 ? -99 : pl->frags > 999 ? 999 : pl->frags));
         hud_line(hud, fb, x + 8 * k, y, frags, k);
         hud_line(hud, fb, x + 64 * k, y, pl->name, k);
     }

@@ -637,6 +637,15 @@ void cl_set_player_name(cl_state *cl, int slot, const char *name)
         return;
     copy_name(p->name, sizeof p->name, name);
     cl->player_gen += p->active != (name[0] != 0);
+    /* a player leaving takes its score with it; one taking the slot in Quake and
+     * QuakeWorld has the frags the server keeps for the slot, 0 at a connect and sent on
+     * every change (svc_updatefrags, which may come before the name); in Quake II and III
+     * a score only once one is sent */
+    if (p->active && !name[0])
+        p->frags_known = 0;
+    else if (!p->active && name[0] &&
+             (cl->level.game == CL_GAME_Q1 || cl->level.game == CL_GAME_QW))
+        p->frags_known = 1;
     p->active = name[0] != 0;
 }
 
@@ -644,8 +653,9 @@ void cl_set_player_frags(cl_state *cl, int slot, int frags)
 {
     cl_player *p = player(cl, slot);
     if (p) {
-        cl->player_gen += p->frags != frags;
+        cl->player_gen += p->frags != frags || !p->frags_known;
         p->frags = frags;
+        p->frags_known = 1;
     }
 }
 

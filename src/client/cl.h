@@ -205,6 +205,11 @@ typedef struct cl_player {
     uint8_t top, bottom;  /* shirt and pants colour, 0..15 */
     uint8_t active;       /* slot in use (name non-empty) */
     uint8_t spectator;
+    uint8_t frags_known;  /* frags is a number the demo gave (Quake and QuakeWorld: from
+                           * the player's taking the slot; Quake II and III: once
+                           * cl_set_player_frags sent one, as Quake III's other players'
+                           * scores come only in a "scores" command and Quake II's only for
+                           * the recorder); else shown as unknown */
     int32_t entity;       /* entity number of the player's body, or -1 */
     /* Neutral facts (issue #10); the decoders fill them as they are ported. */
     char model[32], skin[32]; /* "player"/"base", "male"/"grunt", "razor"/"default" */

@@ -191,7 +191,8 @@ static qd_err unzip(const char *label, const uint8_t *data, size_t len, size_t m
         /* more names left out than the loader keeps: a demo may be among the unseen */
         r = qd_fail(err, QD_ERR_UNSUPPORTED, 0,
                     "the zip holds no demo qdemo can read: %u of its names are not read "
-                    "(a \"..\" part, or too long); extract its demo and play the file",
+                    "(a \"..\" part, or too long) and a demo may be among them; extract it "
+                    "and play the file",
                     (unsigned)pak_fs_unusable(fs, 0, NULL, 0, NULL));
     else if (r == QD_OK && s.count == 0)
         r = qd_fail(err, QD_ERR_UNSUPPORTED, 0,

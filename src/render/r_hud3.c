@@ -804,7 +804,9 @@ static void scoreboard(const scr *s, const cl_state *cl, int slot, const cl_stat
             const cl_player *a = &cl->players[order[j]], *b = &cl->players[order[j - 1]];
             int ta = teams ? (a->team == (red_first ? CL_TEAM_RED : CL_TEAM_BLUE) ? 0 : 1) : 0;
             int tb = teams ? (b->team == (red_first ? CL_TEAM_RED : CL_TEAM_BLUE) ? 0 : 1) : 0;
-            if (ta > tb || (ta == tb && a->frags <= b->frags))
+            /* (a score not sent, no "scores" command in the demo: below the known ones) */
+            if (ta > tb || (ta == tb && (a->frags_known != b->frags_known ? !a->frags_known
+                                                                          : a->frags <= b->frags)))
                 break;
             int tmp = order[j];
             order[j] = order[j - 1];
@@ -858,7 +860,10 @@ static void scoreboard(const scr *s, const cl_state *cl, int slot, const cl_stat
         pic(s, 64 + SB_RATING_WIDTH / 2.0f, y, BIGCHAR, BIGCHAR, s->h->head[order[r]], white);
         char row[96];
         int score = p->frags < -9999 ? -9999 : p->frags > 99999 ? 99999 : (int)p->frags;
-        snprintf(row, sizeof row, " %5d %4d %.40s", score, p->ping, p->name);
+        if (p->frags_known)
+            snprintf(row, sizeof row, " %5d %4d %.40s", score, p->ping, p->name);
+        else /* (score and ping both come in a "scores" command: neither was sent) */
+            snprintf(row, sizeof row, "     -    - %.40s", p->name);
         big_string(s, SB_SCORELINE_X + SB_RATING_WIDTH / 2.0f, y, row, 1);
     }
 }

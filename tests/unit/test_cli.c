@@ -347,3 +347,33 @@ TEST(cli_play_without_display_takes_a_free_camera)
              0);
     CHECK_MSG(strstr(out, "5\n") != NULL, "%.300s", out);
 }
+
+/* A score the demo never sent is unknown, not 0: OpenArena's demo088 holds no "scores"
+ * command (`qdemo dump` shows none), the one server command that carries other players'
+ * scores in Quake III, so only the recorder's (its playerState's PERS_SCORE) is a number;
+ * its 14 bots are "frags": null (before: 0 each, and the scoreboard listed them so). In a
+ * QuakeWorld demo every player's frags are the server's (svc_updatefrags): no null. */
+TEST(cli_info_json_unknown_scores_are_null)
+{
+    char q3[1024], qw[1024];
+    if (access(bin(), X_OK) != 0)
+        SKIP("no qdemo binary");
+    if (!test_realfile(q3, sizeof q3,
+                       "dm_71/openarena-088-data_pak6-patch088_demo088-test1.dm_71") ||
+        !test_realfile(qw, sizeof qw, "mvd/mvdparser_ffa_5_dm4_20240501-1229.mvd"))
+        SKIP("real data missing");
+    static char out[65536];
+    CHECK_EQ(test_capture(out, sizeof out, "%s dump %s 2>/dev/null | grep -c 'scores ' || true",
+                          bin(), q3),
+             0);
+    CHECK_EQ(atoi(out), 0);
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json %s", bin(), q3), 0);
+    int nulls = 0;
+    for (const char *p = out; (p = strstr(p, "\"frags\": null")) != NULL; p++)
+        nulls++;
+    CHECK_EQ(nulls, 14);
+    const char *rec = strstr(out, "{\"name\": \"Test Player\", \"frags\": ");
+    CHECK(rec && rec[strlen("{\"name\": \"Test Player\", \"frags\": ")] != 'n');
+    CHECK_EQ(test_capture(out, sizeof out, "%s info --json %s", bin(), qw), 0);
+    CHECK(strstr(out, "\"frags\": ") && !strstr(out, "\"frags\": null"));
+}

@@ -711,7 +711,8 @@ TEST(sound_render_audio_same_for_any_thread_count)
 /* A demo rendered in pieces (--from on the frame grid of a render from its start) gives
  * tracks that join sample for sample into the track of one render: the loops' phase is
  * their place on the demo's clock, and each piece mixes its look-back as a render's frames
- * would (the ambients' fade, the voices its starts took and dropped). Before, each piece's
+ * would (the ambients' fade, the voices its starts took and dropped, from the ear of the
+ * frame before). Before, each piece's
  * loops started their phase and Quake's ambients their fade-in again at its first frame (the
  * sample's pieces differed by up to 6,740 from the cut on), and in the bot match the starts
  * looked back on went in at once with no ear (a difference of 213 for a second after the
@@ -763,6 +764,10 @@ TEST(sound_render_in_pieces_joins_sample_for_sample)
     /* OpenArena's bot match: Quake III's copies rule and many voices at once */
     CHECK_EQ(pieces_join(path, "", "30", "5", "10", "15", "pc_q3a"), 1);
     CHECK_EQ(pieces_join(path, "", "30", "10", "22", "30", "pc_q3b"), 1);
+    /* frames of two and three seconds (a review: the look-back's frames over a second were
+     * skipped, and it fell a frame short) */
+    CHECK_EQ(pieces_join(path, "", "0.5", "10", "22", "30", "pc_q3c"), 1);
+    CHECK_EQ(pieces_join(path, "", "1/3", "12", "21", "30", "pc_q3d"), 1);
 }
 
 TEST(sound_ogg_decodes_and_q3_falls_back_from_wav_to_ogg)
