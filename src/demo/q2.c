@@ -17,6 +17,7 @@
 #include "q2_local.h"
 #include "q2_rules.h"
 #include "../common/rd.h"
+#include "../common/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1411,6 +1412,56 @@ static void layout_copy(char dst[CL_LAYOUT_LEN], const char *src)
     dst[n] = 0;
 }
 
+/* One token of a layout program as Quake II's COM_Parse takes it: after spaces, a quoted
+ * string to its closing quote, else a run of non-spaces; cut at cap. 0 at the end. */
+static int layout_token(const char **p, char *out, size_t cap)
+{
+    const char *s = *p;
+    while (*s && (unsigned char)*s <= ' ')
+        s++;
+    if (!*s)
+        return 0;
+    size_t n = 0;
+    if (*s == '"') {
+        for (s++; *s && *s != '"'; s++)
+            if (n + 1 < cap)
+                out[n++] = *s;
+        s += *s == '"';
+    } else {
+        for (; (unsigned char)*s > ' '; s++)
+            if (n + 1 < cap)
+                out[n++] = *s;
+    }
+    out[n] = 0;
+    *p = s;
+    return 1;
+}
+
+/* The scores a scoreboard layout shows (g_cmds.c DeathmatchScoreboardMessage: "client x y
+ * clientnum score ping time" for each player; the CTF one's "ctf x y clientnum score ping"):
+ * the other players' only scores a Quake II demo holds, as the game shows them then (the
+ * recorder's comes with every frame, STAT_FRAGS). */
+static void layout_scores(cl_state *cl, int self, const char *prog)
+{
+    char t[64];
+    while (layout_token(&prog, t, sizeof t)) {
+        int ctf = !strcmp(t, "ctf");
+        if (!ctf && strcmp(t, "client"))
+            continue;
+        char v[5][16];
+        int k = 0;
+        for (; k < 5 && layout_token(&prog, v[k], sizeof v[k]); k++)
+            ;
+        if (k < 5)
+            return;
+        int who = qd_atoi(v[2]);
+        if (who >= 0 && who < CL_MAX_PLAYERS && who != self && cl->players[who].active) {
+            cl_set_player_frags(cl, who, qd_atoi(v[3]));
+            cl_set_player_ping(cl, who, qd_atoi(v[4]));
+        }
+    }
+}
+
 void q2_configstring(cl_state *cl, q2_names *nm, int index, char *str, uint32_t str_ofs)
 {
     const q2_csmap *cs = q2_csmap_of(nm->ext);
@@ -2708,6 +2759,7 @@ static qd_err parse_message(ctx *c, int cmd)
             return truncated(c, name);
         TRACE(c, name, "text=\"%s\"", esc(c, text));
         layout_copy(c->cl->layout.layout, text);
+        layout_scores(c->cl, c->s->playernum, text);
         return QD_OK;
     case Q2_SVC_INVENTORY: { /* [DM2 3.6]: 256 shorts */
         const uint8_t *inv = rd_bytes(r, 512);

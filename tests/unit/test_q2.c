@@ -309,6 +309,35 @@ TEST(q2_frames_and_deltas)
     run_close(&r);
 }
 
+/* The other players' scores a Quake II demo holds are those of a scoreboard layout the
+ * server sent (g_cmds.c DeathmatchScoreboardMessage: "client x y clientnum score ping
+ * time"; CTF's "ctf x y clientnum score ping"): Bob's 7 is known once one comes, before it
+ * his score is unknown; the recorder's own stays STAT_FRAGS' 5 (the layout's 99 is not
+ * taken), and a slot no player holds (2) is left alone. */
+TEST(q2_scoreboard_layout_gives_the_others_scores)
+{
+    static buf f, m;
+    level_and_frame_100(&f);
+    m.n = 0;
+    put8(&m, Q2_SVC_LAYOUT);
+    putstr(&m, "xv 32 yv 16 client 0 0 1 7 85 3 xv 160 client 0 0 0 99 10 3 "
+               "string \"client 0 0 1 50 50 50\" ctf 0 0 2 4 5 client 1 2");
+    block(&f, &m);
+    end_marker(&f);
+    run r;
+    CHECK(run_open(&r, f.b, f.n));
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the level */
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 100 */
+    cl_state *cl = r.cl;
+    CHECK(cl->players[0].frags_known && cl->players[0].frags == 5);
+    CHECK(cl->players[1].active && !cl->players[1].frags_known);
+    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the layout */
+    CHECK(cl->players[1].frags_known && cl->players[1].frags == 7 && cl->players[1].ping == 85);
+    CHECK(cl->players[0].frags == 5);
+    CHECK(!cl->players[2].active && !cl->players[2].frags_known);
+    run_close(&r);
+}
+
 /* An entity new to the frame comes in from its old_origin over the frame's 100 ms, as the
  * reference client draws it: CL_DeltaEntity (id client/cl_ents.c) makes its previous state
  * the new one at old_origin, CL_AddPacketEntities lerps previous to current by the frame's
