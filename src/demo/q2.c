@@ -1412,50 +1412,35 @@ static void layout_copy(char dst[CL_LAYOUT_LEN], const char *src)
     dst[n] = 0;
 }
 
-/* One token of a layout program as Quake II's COM_Parse takes it: after spaces, a quoted
- * string to its closing quote, else a run of non-spaces; cut at cap. 0 at the end. */
-static int layout_token(const char **p, char *out, size_t cap)
-{
-    const char *s = *p;
-    while (*s && (unsigned char)*s <= ' ')
-        s++;
-    if (!*s)
-        return 0;
-    size_t n = 0;
-    if (*s == '"') {
-        for (s++; *s && *s != '"'; s++)
-            if (n + 1 < cap)
-                out[n++] = *s;
-        s += *s == '"';
-    } else {
-        for (; (unsigned char)*s > ' '; s++)
-            if (n + 1 < cap)
-                out[n++] = *s;
-    }
-    out[n] = 0;
-    *p = s;
-    return 1;
-}
-
 /* The scores a scoreboard layout shows (g_cmds.c DeathmatchScoreboardMessage: "client x y
  * clientnum score ping time" for each player; the CTF one's "ctf x y clientnum score ping"):
  * the other players' only scores a Quake II demo holds, as the game shows them then (the
- * recorder's comes with every frame, STAT_FRAGS). */
+ * recorder's comes with every frame, STAT_FRAGS). The program read as cl_scrn.c
+ * SCR_ExecuteLayoutString reads it, each command taking its arguments (so a `string`'s text
+ * is never a command). */
 static void layout_scores(cl_state *cl, int self, const char *prog)
 {
-    char t[64];
-    while (layout_token(&prog, t, sizeof t)) {
-        int ctf = !strcmp(t, "ctf");
-        if (!ctf && strcmp(t, "client"))
-            continue;
-        char v[5][16];
-        int k = 0;
-        for (; k < 5 && layout_token(&prog, v[k], sizeof v[k]); k++)
+    static const struct {
+        const char *name;
+        int args;
+    } cmds[] = {{"xl", 1}, {"xr", 1}, {"xv", 1}, {"yt", 1}, {"yb", 1}, {"yv", 1}, {"pic", 1},
+                {"picn", 1}, {"num", 2}, {"string", 1}, {"string2", 1}, {"cstring", 1},
+                {"cstring2", 1}, {"if", 1}, {"client", 5}, {"ctf", 5}};
+    char t[64], v[6][16];
+    while ((prog = qd_token(prog, t, sizeof t, 0, NULL)) != NULL) {
+        int c = 0, n = (int)(sizeof cmds / sizeof cmds[0]);
+        while (c < n && strcmp(t, cmds[c].name))
+            c++;
+        if (c == n)
+            continue; /* (hnum, anum, rnum, endif and what it does not know: no arguments) */
+        int args = cmds[c].args + !strcmp(t, "client"), k = 0; /* (client: and its time) */
+        for (; k < args && (prog = qd_token(prog, v[k], sizeof v[k], 0, NULL)) != NULL; k++)
             ;
-        if (k < 5)
+        if (k < args)
             return;
         int who = qd_atoi(v[2]);
-        if (who >= 0 && who < CL_MAX_PLAYERS && who != self && cl->players[who].active) {
+        if (cmds[c].args == 5 && who >= 0 && who < CL_MAX_PLAYERS && who != self &&
+            cl->players[who].active) {
             cl_set_player_frags(cl, who, qd_atoi(v[3]));
             cl_set_player_ping(cl, who, qd_atoi(v[4]));
         }

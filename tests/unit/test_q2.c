@@ -313,7 +313,8 @@ TEST(q2_frames_and_deltas)
  * server sent (g_cmds.c DeathmatchScoreboardMessage: "client x y clientnum score ping
  * time"; CTF's "ctf x y clientnum score ping"): Bob's 7 is known once one comes, before it
  * his score is unknown; the recorder's own stays STAT_FRAGS' 5 (the layout's 99 is not
- * taken), and a slot no player holds (2) is left alone. */
+ * taken), and a slot no player holds (2) is left alone. A `string`'s text, quoted or not,
+ * and a comment are no commands (cl_scrn.c SCR_ExecuteLayoutString, COM_Parse). */
 TEST(q2_scoreboard_layout_gives_the_others_scores)
 {
     static buf f, m;
@@ -321,7 +322,8 @@ TEST(q2_scoreboard_layout_gives_the_others_scores)
     m.n = 0;
     put8(&m, Q2_SVC_LAYOUT);
     putstr(&m, "xv 32 yv 16 client 0 0 1 7 85 3 xv 160 client 0 0 0 99 10 3 "
-               "string \"client 0 0 1 50 50 50\" ctf 0 0 2 4 5 client 1 2");
+               "string \"client 0 0 1 50 50 50\" string client 0 0 1 60 60 60 "
+               "// client 0 0 1 70 70 70\nctf 0 0 2 4 5 client 1 2");
     block(&f, &m);
     end_marker(&f);
     run r;
