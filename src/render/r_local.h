@@ -341,6 +341,17 @@ int r_outside_band(const r_view *v, const float (*pts)[3], int n);
 void r_draw_poly_tex(r_view *v, const float (*pts)[3], int n, const rast_tex *tex,
                      unsigned flags);
 
+/* A polygon clipped in view space as r_draw_poly clips it: n points (0 when nothing is
+ * left), for the layers of one surface, each drawn from it by r_draw_clipped_tex as
+ * r_draw_poly_tex would draw the polygon (only the projected depth, of the view's zrel
+ * then, differs between them). */
+typedef struct r_clipped {
+    int n;
+    float p[R_MAX_POLY][3];
+} r_clipped;
+void r_clip_poly(const r_view *v, const float (*pts)[3], int n, r_clipped *out);
+void r_draw_clipped_tex(r_view *v, const r_clipped *c, const rast_tex *tex, unsigned flags);
+
 /* A world-space segment, clipped and drawn as a line. */
 void r_draw_line(r_view *v, const float a[3], const float b[3], uint32_t color, unsigned flags);
 

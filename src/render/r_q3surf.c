@@ -1609,37 +1609,47 @@ const char *r_assets_missing_texture(const r_assets *a, int i)
 
 /* ---- drawing ---- */
 
-/* Two attributes on the triangle's plane through values a[0..2] and b[0..2] at its corners
- * p: the in-plane gradients A, B and offsets ca, cb with dot(A, p_i) + ca = a_i (and b's
- * alike), the triangle's own part worked once for both. 0 for a degenerate one. */
-static int affine2(const float (*p)[3], const double a[3], const double b[3], float A[3],
-                   float *ca, float B[3], float *cb)
+/* Two attributes on a triangle's plane (affine2_on) share the triangle's own part: its edges
+ * from corner 0 and their Gram determinant. */
+typedef struct tri_gram {
+    double e1[3], e2[3], g11, g12, g22, det;
+} tri_gram;
+
+/* 0 for a degenerate triangle p. */
+static inline int tri_gram_of(const float (*p)[3], tri_gram *g)
 {
-    double e1[3], e2[3];
     for (int j = 0; j < 3; j++) {
-        e1[j] = (double)p[1][j] - p[0][j];
-        e2[j] = (double)p[2][j] - p[0][j];
+        g->e1[j] = (double)p[1][j] - p[0][j];
+        g->e2[j] = (double)p[2][j] - p[0][j];
     }
-    double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
-    double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
-    double g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
-    double det = g11 * g22 - g12 * g12;
-    if (!(fabs(det) > 1e-12))
-        return 0;
+    const double *e1 = g->e1, *e2 = g->e2;
+    g->g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+    g->g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
+    g->g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    g->det = g->g11 * g->g22 - g->g12 * g->g12;
+    return fabs(g->det) > 1e-12;
+}
+
+/* Two attributes on the plane of triangle p (its part g) through values a[0..2] and b[0..2]
+ * at its corners: the in-plane gradients A, B and offsets ca, cb with dot(A, p_i) + ca = a_i
+ * (and b's alike). */
+static inline void affine2_on(const tri_gram *g, const float (*p)[3], const double a[3],
+                              const double b[3], float A[3], float *ca, float B[3], float *cb)
+{
     const double *v[2] = {a, b};
     float *G[2] = {A, B}, *c[2] = {ca, cb};
     for (int k = 0; k < 2; k++) {
         double d1 = v[k][1] - v[k][0], d2 = v[k][2] - v[k][0];
-        double al = (d1 * g22 - d2 * g12) / det, be = (d2 * g11 - d1 * g12) / det;
+        double al = (d1 * g->g22 - d2 * g->g12) / g->det,
+               be = (d2 * g->g11 - d1 * g->g12) / g->det;
         double off = v[k][0];
         for (int j = 0; j < 3; j++) {
-            double g = al * e1[j] + be * e2[j];
-            G[k][j] = (float)g;
-            off -= g * p[0][j];
+            double x = al * g->e1[j] + be * g->e2[j];
+            G[k][j] = (float)x;
+            off -= x * p[0][j];
         }
         *c[k] = (float)off;
     }
-    return 1;
 }
 
 static double wave_value(const mdl_wave *w, double t)
@@ -1712,14 +1722,12 @@ static void tcmod_matrix(const mdl_stage *st, double t, double m[6])
     }
 }
 
-/* Planes s, t (1.0: once across the image) for the triangle's corners' st through the
+/* The triangle's corners' s, t (1.0: once across the image) from their st through the
  * tcMod map m. A repeating image's are moved by whole repeats so that the corners' least s
  * and t lie in 0..1: the same texels, and numbers small enough for the rasteriser's 16.16
  * coordinates in texels of level 0 (it pins them within +-30000 texels). */
-static int tex_planes(const float (*p)[3], const float (*st)[2], const double m[6], int wrap,
-                      float S[3], float T[3], float *s0, float *t0)
+static void tex_st(const float (*st)[2], const double m[6], int wrap, double s[3], double t[3])
 {
-    double s[3], t[3];
     for (int k = 0; k < 3; k++) {
         s[k] = m[0] * st[k][0] + m[1] * st[k][1] + m[2];
         t[k] = m[3] * st[k][0] + m[4] * st[k][1] + m[5];
@@ -1733,7 +1741,6 @@ static int tex_planes(const float (*p)[3], const float (*st)[2], const double m[
             t[k] -= lt;
         }
     }
-    return affine2(p, s, t, S, s0, T, t0);
 }
 
 /* The 2x2 light texels whose bilinear read at (0.5 + u, 0.5 + v) is the corner colours'
@@ -1894,19 +1901,125 @@ static q3_layer layer1(const r_view *v, const r_q3 *q, const q3_mat *m)
     return l;
 }
 
+/* The screen planes s, t (in texels of level 0, w x h) of an image over triangle pts (its
+ * part g, its 1/w plane q) from its corners' st through the tcMods' map tm. */
+static inline void st_planes(const r_view *v, const tri_gram *g, const double q[3],
+                             const float (*pts)[3], const float (*st)[2], const double tm[6],
+                             int wrap, int w, int h, double s_out[3], double t_out[3])
+{
+    double s[3], t[3];
+    float S[3], T[3], s0, t0;
+    tex_st(st, tm, wrap, s, t);
+    affine2_on(g, pts, s, t, S, &s0, T, &t0);
+    float Sl[3], Tl[3];
+    for (int j = 0; j < 3; j++) {
+        Sl[j] = S[j] * (float)w;
+        Tl[j] = T[j] * (float)h;
+    }
+    r_attr_from(v, q, Sl, s0 * (float)w, s_out);
+    r_attr_from(v, q, Tl, t0 * (float)h, t_out);
+}
+
+/* The screen planes of light lt's texel places over triangle pts (as st_planes). */
+static inline void light_planes(const r_view *v, const tri_gram *g, const double q[3],
+                                const float (*pts)[3], const tri_light *lt, double ls[3],
+                                double lt_out[3])
+{
+    float LA[3], LB[3], l0, l1;
+    affine2_on(g, pts, lt->la, lt->lb, LA, &l0, LB, &l1);
+    r_attr_from(v, q, LA, l0, ls);
+    r_attr_from(v, q, LB, l1, lt_out);
+}
+
+/* The planes s, t of a layer's image over a triangle (in texels of level 0) and what they
+ * are made from: its corners' st, the tcMods' map, the repeat and the image's size. */
+typedef struct tex_made {
+    float st[3][2];
+    double tm[6];
+    int wrap, w, h;
+    double s[3], t[3];
+} tex_made;
+
+/* What the layers of one triangle share (share_tri): its part of affine2 (ok 0: degenerate,
+ * no layer draws), its 1/w plane, its outline clipped in view space (clip, or NULL), and the
+ * planes made over it with what they were made from, used again for the same: the light's
+ * (of the same corner texel places) and the last two layers' s and t (OpenArena's kyonshi
+ * draws its texture, an environment map, then the texture again blended by its alpha). */
+typedef struct tri_share {
+    tri_gram g;
+    int ok;
+    double q[3];
+    const r_clipped *clip;
+    int have_light, num_tex, next_tex;
+    double la[3], lb[3], ls[3], lt[3];
+    tex_made tex[2];
+} tri_share;
+
+/* sh for triangle pts of plane N, dist, its outline clip (r_clip_poly's, or NULL). */
+static void share_tri(const r_view *v, const float (*pts)[3], const float N[3], float dist,
+                      const r_clipped *clip, tri_share *sh)
+{
+    sh->ok = tri_gram_of(pts, &sh->g);
+    sh->clip = clip;
+    sh->have_light = sh->num_tex = sh->next_tex = 0;
+    if (sh->ok)
+        r_attr_q(v, N, dist, sh->q);
+}
+
+/* The s and t planes made for st, tm, wrap, w and h over sh's triangle pts. */
+static const tex_made *share_tex(const r_view *v, tri_share *sh, const float (*pts)[3],
+                                 const float (*st)[2], const double tm[6], int wrap, int w,
+                                 int h)
+{
+    for (int k = 0; k < sh->num_tex; k++) {
+        const tex_made *t = &sh->tex[k];
+        if (memcmp(t->st, st, sizeof t->st) == 0 && memcmp(t->tm, tm, sizeof t->tm) == 0 &&
+            t->wrap == wrap && t->w == w && t->h == h)
+            return t;
+    }
+    tex_made *t = &sh->tex[sh->next_tex];
+    sh->next_tex ^= 1;
+    sh->num_tex += sh->num_tex < 2;
+    st_planes(v, &sh->g, sh->q, pts, st, tm, wrap, w, h, t->s, t->t);
+    memcpy(t->st, st, sizeof t->st);
+    memcpy(t->tm, tm, sizeof t->tm);
+    t->wrap = wrap, t->w = w, t->h = h;
+    return t;
+}
+
+/* tex's planes (q, s, t, ls, lt) for layer m over triangle pts from sh, as textured_poly
+ * makes them. */
+static void shared_planes(const r_view *v, tri_share *sh, const q3_layer *m,
+                          const float (*pts)[3], const float (*st)[2], const double tm[6],
+                          const tri_light *lt, rast_tex *tex)
+{
+    const tex_made *t = share_tex(v, sh, pts, st, tm, !m->clamp, m->im->w[0], m->im->h[0]);
+    if (!sh->have_light || memcmp(sh->la, lt->la, sizeof sh->la) != 0 ||
+        memcmp(sh->lb, lt->lb, sizeof sh->lb) != 0) {
+        light_planes(v, &sh->g, sh->q, pts, lt, sh->ls, sh->lt);
+        memcpy(sh->la, lt->la, sizeof sh->la);
+        memcpy(sh->lb, lt->lb, sizeof sh->lb);
+        sh->have_light = 1;
+    }
+    memcpy(tex->q, sh->q, sizeof tex->q);
+    memcpy(tex->s, t->s, sizeof tex->s);
+    memcpy(tex->t, t->t, sizeof tex->t);
+    memcpy(tex->ls, sh->ls, sizeof tex->ls);
+    memcpy(tex->lt, sh->lt, sizeof tex->lt);
+}
+
 /* Polygon poly (pn corners) in a layer's image, through the planes of triangle pts of its
  * plane (N, dist, facing the eye) and the triangle corners' st, modulated by lt; blended
- * surfaces as the layer blends. */
+ * surfaces as the layer blends. With sh (the triangle's, made for N and dist), its planes
+ * are sh's; with sh's clip, poly is the triangle, drawn from the clip. */
 static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
                           const float (*st)[2], const float N[3], float dist,
-                          const tri_light *lt, int blended, const float (*poly)[3], int pn)
+                          const tri_light *lt, int blended, const float (*poly)[3], int pn,
+                          tri_share *sh)
 {
     const q3_image *im = m->im;
     double tm[6];
     tcmod_matrix(m->stage, v->time, tm);
-    float S[3], T[3], s0, t0;
-    if (!tex_planes(pts, st, tm, !m->clamp, S, T, &s0, &t0))
-        return; /* degenerate in texture space: nothing to see */
     /* the level: chosen per 32-pixel run by the rasteriser from the texel footprint there
      * (the chain is powers of two, lit), so the far end of a long floor reads a coarser
      * level than its near end; s and t are in texels of level 0 */
@@ -1920,25 +2033,24 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     tex.h = h;
     tex.wrap = !m->clamp;
     tex.mag_linear = 1;
-    float Sl[3], Tl[3];
-    for (int j = 0; j < 3; j++) {
-        Sl[j] = S[j] * (float)w;
-        Tl[j] = T[j] * (float)h;
+    if (sh) {
+        if (!sh->ok)
+            return; /* degenerate: nothing to see */
+        shared_planes(v, sh, m, pts, st, tm, lt, &tex);
+    } else {
+        tri_gram g;
+        if (!tri_gram_of(pts, &g))
+            return;
+        r_attr_q(v, N, dist, tex.q); /* (once for the five planes) */
+        st_planes(v, &g, tex.q, pts, st, tm, !m->clamp, w, h, tex.s, tex.t);
+        light_planes(v, &g, tex.q, pts, lt, tex.ls, tex.lt);
     }
-    r_attr_q(v, N, dist, tex.q); /* (once for the five planes) */
-    r_attr_from(v, tex.q, Sl, s0 * (float)w, tex.s);
-    r_attr_from(v, tex.q, Tl, t0 * (float)h, tex.t);
     tex.light = lt->texels;
     tex.light_x2 = lt->x2;
     tex.lw = tex.lh = lt->size;
     tex.light_white = lt->texels == lt->corners && !lt->x2 && lt->corners[0] == 0xffffffffu &&
                       lt->corners[1] == 0xffffffffu && lt->corners[2] == 0xffffffffu &&
                       lt->corners[3] == 0xffffffffu;
-    float LA[3], LB[3], l0, l1;
-    if (!affine2(pts, lt->la, lt->lb, LA, &l0, LB, &l1))
-        return;
-    r_attr_from(v, tex.q, LA, l0, tex.ls);
-    r_attr_from(v, tex.q, LB, l1, tex.lt);
     unsigned flags = RAST_OPAQUE;
     if (blended) {
         flags = RAST_DEPTH_TEST | RAST_COLOR_WRITE |
@@ -1950,7 +2062,10 @@ static void textured_poly(r_view *v, const q3_layer *m, const float (*pts)[3],
     }
     if (m->alpha)
         flags |= RAST_ALPHA_TEST;
-    r_draw_poly_tex(v, poly, pn, &tex, flags);
+    if (sh && sh->clip)
+        r_draw_clipped_tex(v, sh->clip, &tex, flags);
+    else
+        r_draw_poly_tex(v, poly, pn, &tex, flags);
 }
 
 /* Triangle pts drawn so (the polygon the triangle itself). */
@@ -1958,7 +2073,7 @@ static void textured_tri(r_view *v, const q3_layer *m, const float (*pts)[3],
                          const float (*st)[2], const float N[3], float dist,
                          const tri_light *lt, int blended)
 {
-    textured_poly(v, m, pts, st, N, dist, lt, blended, pts, 3);
+    textured_poly(v, m, pts, st, N, dist, lt, blended, pts, 3, NULL);
 }
 
 /* ioq3 tr_shade_calc.c RB_CalcEnvironmentTexCoords: each corner's st from the direction to
@@ -1991,11 +2106,12 @@ static int layer2_in_holes(const q3_mat *m) { return m->alpha; }
  * again, their depth raised by R_LAYER_ZREL so the strict depth test lets the layer onto
  * the first's pixels only, blended as the layer blends, lit (light) by the first layer's
  * light lit1, by vertex (2x2 corner texels, shifted as the first layer's light; NULL:
- * white) or by its stage's own colour (constant, or its rgbGen wave). */
+ * white) or by its stage's own colour (constant, or its rgbGen wave); sh as textured_poly
+ * takes it. */
 static void stacked_poly(r_view *v, const q3_layer *l, uint8_t light, uint32_t constant,
                          const tri_light *lit1, const uint32_t *vertex, const float (*pts)[3],
                          const float (*st)[2], const float N[3], float dist, const float eye[3],
-                         const float (*shape)[3], int sn)
+                         const float (*shape)[3], int sn, tri_share *sh)
 {
     tri_light lt;
     if (light == LIGHT_MAP) {
@@ -2018,7 +2134,7 @@ static void stacked_poly(r_view *v, const q3_layer *l, uint8_t light, uint32_t c
     }
     float save = v->zrel;
     v->zrel = R_LAYER_ZREL;
-    textured_poly(v, l, pts, st, N, dist, &lt, 1, shape, sn);
+    textured_poly(v, l, pts, st, N, dist, &lt, 1, shape, sn, sh);
     v->zrel = save;
 }
 
@@ -2027,7 +2143,7 @@ static void stacked_tri(r_view *v, const q3_layer *l, uint8_t light, uint32_t co
                         const tri_light *lit1, const uint32_t *vertex, const float (*pts)[3],
                         const float (*st)[2], const float N[3], float dist, const float eye[3])
 {
-    stacked_poly(v, l, light, constant, lit1, vertex, pts, st, N, dist, eye, pts, 3);
+    stacked_poly(v, l, light, constant, lit1, vertex, pts, st, N, dist, eye, pts, 3, NULL);
 }
 
 /* A material's second layer over the shape (sn corners) just drawn with its first
@@ -2036,27 +2152,29 @@ static void stacked_tri(r_view *v, const q3_layer *l, uint8_t light, uint32_t co
 static void layer2_tri(r_view *v, const r_q3 *q, const q3_mat *m, const float (*pts)[3],
                        const float (*st)[2], const float N[3], float dist,
                        const tri_light *lit1, const uint32_t *vertex, const float eye[3],
-                       const float (*shape)[3], int sn)
+                       const float (*shape)[3], int sn, tri_share *sh)
 {
     if (m->image2 < 0)
         return;
     int32_t im = anim_image(m->anim2, m->anim2_n, m->stage2.anim_freq, m->image2, v->time);
     q3_layer l = {&q->images[im], &m->stage2, m->stage2.blend,
                   m->stage2.alpha_func != MDL_ALPHA_NONE, m->stage2.clamp};
-    stacked_poly(v, &l, m->light2, m->constant2, lit1, vertex, pts, st, N, dist, eye, shape, sn);
+    stacked_poly(v, &l, m->light2, m->constant2, lit1, vertex, pts, st, N, dist, eye, shape, sn,
+                 sh);
 }
 
 /* A material's third or fourth layer (k 0 or 1) over the triangle, as layer2_tri draws the
  * second (its light its own colour or by vertex). */
 static void more_tri(r_view *v, const r_q3 *q, const q3_mat *m, int k, const float (*pts)[3],
                      const float (*st)[2], const float N[3], float dist, const tri_light *lit1,
-                     const uint32_t *vertex, const float eye[3], const float (*shape)[3], int sn)
+                     const uint32_t *vertex, const float eye[3], const float (*shape)[3], int sn,
+                     tri_share *sh)
 {
     const mdl_stage *s = &m->stage_more[k];
     q3_layer l = {&q->images[m->image_more[k]], s, s->blend, s->alpha_func != MDL_ALPHA_NONE,
                   s->clamp};
     stacked_poly(v, &l, m->light_more[k], m->constant_more[k], lit1, vertex, pts, st, N, dist,
-                 eye, shape, sn);
+                 eye, shape, sn, sh);
 }
 
 static void fog_tri(r_view *v, const r_q3 *q, const struct q3_fog *f, const float (*pts)[3],
@@ -2101,22 +2219,27 @@ int r_q3_model_tri(r_view *v, int32_t mat, const float (*pts)[3], const float (*
     float est[3][2]; /* (a first stage of tcGen environment: q3_face) */
     if (m->stage.env)
         env_st(v, pts, N, v->org, est);
-    textured_tri(v, &l, pts, m->stage.env ? (const float(*)[2])est : st, N, dot3(N, pts[0]), &lt,
-                 m->blend != MDL_BLEND_NONE);
+    float dist = dot3(N, pts[0]);
+    r_clipped clip;
+    r_clip_poly(v, pts, 3, &clip);
+    tri_share sh; /* (what its layers share) */
+    share_tri(v, pts, N, dist, &clip, &sh);
+    textured_poly(v, &l, pts, m->stage.env ? (const float(*)[2])est : st, N, dist, &lt,
+                  m->blend != MDL_BLEND_NONE, pts, 3, &sh);
     if (!layer2_in_holes(m)) {
         uint32_t corners[4];
         corner_light(light, corners);
-        layer2_tri(v, q, m, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org, pts, 3);
+        layer2_tri(v, q, m, pts, st, N, dist, &lt, corners, v->org, pts, 3, &sh);
         /* and the third and fourth (OpenArena's kyonshi: its body, a gold shine added, the
          * body again blended by its alpha, which covers the shine but on the trim) */
         for (int k = 0; k < 2 && m->image2 >= 0 && m->image_more[k] >= 0; k++)
-            more_tri(v, q, m, k, pts, st, N, dot3(N, pts[0]), &lt, corners, v->org, pts, 3);
+            more_tri(v, q, m, k, pts, st, N, dist, &lt, corners, v->org, pts, 3, &sh);
     }
     /* a body in a fog volume (r_draw_entity: model_fog), its opaque surfaces fogged */
     int fog = v->model_fog - 1;
     if (fog >= 0 && (uint32_t)fog < q->num_fogs && q->fogs[fog].on && m->blend == MDL_BLEND_NONE &&
         !m->alpha)
-        fog_tri(v, q, &q->fogs[fog], pts, N, dot3(N, pts[0]));
+        fog_tri(v, q, &q->fogs[fog], pts, N, dist);
     return 1;
 }
 
@@ -2527,7 +2650,7 @@ static void lightmap_after(r_view *v, const r_q3 *q, const q3_mat *m, const mdl_
         lt.x2 = 0;
     q3_layer l = {&q->images[q->white], &m->stage, MDL_BLEND_FILTER, 0, 0};
     stacked_poly(v, &l, LIGHT_MAP, 0, &lt, NULL, pts, (const float(*)[2])fq->st, N, dist, v->org,
-                 shape, sn);
+                 shape, sn, NULL);
 }
 
 /* The fog pass over an opaque world triangle inside fog volume f (tr_shade_calc.c
@@ -2655,7 +2778,7 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
         fst = (const float(*)[2])est;
     }
     if (poly && pn >= 3)
-        textured_poly(v, &l, pts, fst, N, dist, &lt, blended, poly, pn);
+        textured_poly(v, &l, pts, fst, N, dist, &lt, blended, poly, pn, NULL);
     else if (!poly)
         textured_tri(v, &l, pts, fst, N, dist, &lt, blended);
     if (m->portal_layers >= 0 && blended && !poly && !out) {
@@ -2678,10 +2801,10 @@ static void q3_face(r_view *v, const r_bsp *rb, uint32_t fi, const float eye[3],
             uint32_t corners[4];
             vertex_light(fq, corners);
             layer2_tri(v, q, m, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye,
-                       shape, sn);
+                       shape, sn, NULL);
             for (int k = 0; k < 2 && m->image_more[k] >= 0; k++)
                 more_tri(v, q, m, k, pts, (const float(*)[2])fq->st, N, dist, &lt, corners, eye,
-                         shape, sn);
+                         shape, sn, NULL);
         }
         if (m->lm_after && !m->alpha)
             lightmap_after(v, q, m, fq, pts, N, dist, shape, sn);

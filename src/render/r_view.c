@@ -284,29 +284,59 @@ int r_poly_outside_rows(r_view *v, const float (*pts)[3], int n, float *area)
     return 1;
 }
 
-static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
-                      const rast_tex *tex, unsigned flags)
+/* Clipped points pts (n of them, in view space) projected now (the view's zrel and zbias)
+ * and filled as a fan from vertex 0 in pieces of at most 64 vertices. */
+static inline void draw_clipped(r_view *v, const vpt *pts, int n, uint32_t color,
+                                const rast_tex *tex, unsigned flags)
 {
-    vpt buf[2][R_MAX_POLY];
-    int cur;
-    if (v->cover && flags == RAST_OPAQUE)
-        flags |= RAST_COVER; /* the world's walk is nearest first (r_draw_world) */
-    n = clip_poly(v, pts, n, buf, &cur);
     if (n < 3)
         return;
+    if (v->cover && flags == RAST_OPAQUE)
+        flags |= RAST_COVER; /* the world's walk is nearest first (r_draw_world) */
     rast_vert rv[64];
-    /* A fan from vertex 0 in pieces of at most 64 vertices. */
-    rv[0] = project(v, buf[cur][0]);
+    rv[0] = project(v, pts[0]);
     for (int start = 1; start + 1 < n; start += 62) {
         int k = n - start < 63 ? n - start : 63;
         for (int i = 0; i < k; i++)
-            rv[1 + i] = project(v, buf[cur][start + i]);
+            rv[1 + i] = project(v, pts[start + i]);
         if (tex)
             rast_polygon_tex_rows(v->fb, rv, k + 1, tex, flags, v->y0, v->y1);
         else
             rast_polygon_rows(v->fb, rv, k + 1, color, flags, v->y0, v->y1);
         v->count++;
     }
+}
+
+static void draw_poly(r_view *v, const float (*pts)[3], int n, uint32_t color,
+                      const rast_tex *tex, unsigned flags)
+{
+    vpt buf[2][R_MAX_POLY];
+    int cur;
+    n = clip_poly(v, pts, n, buf, &cur);
+    draw_clipped(v, buf[cur], n, color, tex, flags);
+}
+
+void r_clip_poly(const r_view *v, const float (*pts)[3], int n, r_clipped *out)
+{
+    vpt buf[2][R_MAX_POLY];
+    int cur;
+    n = clip_poly(v, pts, n, buf, &cur);
+    out->n = n < 3 ? 0 : n;
+    for (int i = 0; i < out->n; i++) {
+        out->p[i][0] = buf[cur][i].x;
+        out->p[i][1] = buf[cur][i].y;
+        out->p[i][2] = buf[cur][i].z;
+    }
+}
+
+void r_draw_clipped_tex(r_view *v, const r_clipped *c, const rast_tex *tex, unsigned flags)
+{
+    vpt buf[R_MAX_POLY];
+    for (int i = 0; i < c->n; i++) {
+        vpt q = {c->p[i][0], c->p[i][1], c->p[i][2]};
+        buf[i] = q;
+    }
+    draw_clipped(v, buf, c->n, 0, tex, flags);
 }
 
 int r_project_point(const r_view *v, const float p[3], float out[2])
