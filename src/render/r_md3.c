@@ -19,6 +19,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "r_local.h"
 
@@ -375,6 +378,160 @@ void r_md3_env_st(const float eye[3], const float q[3], const float n[3], float 
     st[1] = 0.5f - (2 * nd * u[2] - d[2]) * 0.5f;
 }
 
+/* Four of a mesh's vertices posed (mesh_pass): each one's position and normal lerped
+ * between the frames (model space, [axis][vertex]) and its normal turned to the world and
+ * made unit. */
+typedef struct pose4 {
+    float q[3][4], n[3][4], wn[3][4];
+} pose4;
+
+/* A mesh's frames at a lerp, placed, and its normals' rotation (the placement's axes made
+ * unit). */
+typedef struct posing {
+    const float (*x0)[3], (*x1)[3], (*n0)[3], (*n1)[3];
+    float lerp;
+    const r_place *p;
+    float rot[3][3];
+} posing;
+
+/* Vertex i posed into lane k of out, placed into w. */
+static void pose_one(const posing *ps, uint32_t i, int k, float w[3], pose4 *out)
+{
+    float q[3], n[3], wn[3];
+    for (int j = 0; j < 3; j++) {
+        q[j] = ps->x0[i][j] + (ps->x1[i][j] - ps->x0[i][j]) * ps->lerp;
+        n[j] = ps->n0[i][j] + (ps->n1[i][j] - ps->n0[i][j]) * ps->lerp;
+    }
+    place_point(ps->p, q, w);
+    for (int j = 0; j < 3; j++)
+        wn[j] = n[0] * ps->rot[0][j] + n[1] * ps->rot[1][j] + n[2] * ps->rot[2][j];
+    float len = sqrtf(dot3(wn, wn));
+    for (int j = 0; len > 0 && j < 3; j++)
+        wn[j] /= len;
+    for (int j = 0; j < 3; j++) {
+        out->q[j][k] = q[j];
+        out->n[j][k] = n[j];
+        out->wn[j][k] = wn[j];
+    }
+}
+
+#if defined(__SSE2__)
+/* Four float[3] in a row as their x, y and z. */
+static inline void load3x4(const float *m, __m128 out[3])
+{
+    __m128 a = _mm_loadu_ps(m), b = _mm_loadu_ps(m + 4), c = _mm_loadu_ps(m + 8);
+    __m128 xy23 = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2));
+    __m128 yz01 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1));
+    out[0] = _mm_shuffle_ps(a, xy23, _MM_SHUFFLE(2, 0, 3, 0));
+    out[1] = _mm_shuffle_ps(yz01, xy23, _MM_SHUFFLE(3, 1, 2, 0));
+    out[2] = _mm_shuffle_ps(yz01, c, _MM_SHUFFLE(3, 0, 3, 1));
+}
+
+/* load3x4 undone. */
+static inline void store3x4(float *m, const __m128 v[3])
+{
+    __m128 xy01 = _mm_unpacklo_ps(v[0], v[1]), xy23 = _mm_unpackhi_ps(v[0], v[1]);
+    __m128 z0x1 = _mm_shuffle_ps(v[2], v[0], _MM_SHUFFLE(1, 1, 0, 0));
+    __m128 y1z1 = _mm_shuffle_ps(v[1], v[2], _MM_SHUFFLE(1, 1, 1, 1));
+    __m128 z2x3 = _mm_shuffle_ps(v[2], v[0], _MM_SHUFFLE(3, 3, 2, 2));
+    __m128 y3z3 = _mm_shuffle_ps(v[1], v[2], _MM_SHUFFLE(3, 3, 3, 3));
+    _mm_storeu_ps(m, _mm_shuffle_ps(xy01, z0x1, _MM_SHUFFLE(2, 0, 1, 0)));
+    _mm_storeu_ps(m + 4, _mm_shuffle_ps(y1z1, xy23, _MM_SHUFFLE(1, 0, 2, 0)));
+    _mm_storeu_ps(m + 8, _mm_shuffle_ps(z2x3, y3z3, _MM_SHUFFLE(2, 0, 2, 0)));
+}
+
+/* b where mask, else a. */
+static inline __m128 pick(__m128 mask, __m128 b, __m128 a)
+{
+    return _mm_or_ps(_mm_and_ps(mask, b), _mm_andnot_ps(mask, a));
+}
+
+/* pose_one of vertices i..i+3 (w their four rows), each lane the same operations in the same
+ * order (SSE rounds each as the scalar code: no contraction; square root and division
+ * exact). */
+static void pose_four(const posing *ps, uint32_t i, float (*w)[3], pose4 *out)
+{
+    const __m128 lerp = _mm_set1_ps(ps->lerp);
+    __m128 a[3], b[3], q[3], n[3], x[3], wn[3];
+    load3x4(ps->x0[i], a);
+    load3x4(ps->x1[i], b);
+    for (int j = 0; j < 3; j++)
+        q[j] = _mm_add_ps(a[j], _mm_mul_ps(_mm_sub_ps(b[j], a[j]), lerp));
+    load3x4(ps->n0[i], a);
+    load3x4(ps->n1[i], b);
+    for (int j = 0; j < 3; j++)
+        n[j] = _mm_add_ps(a[j], _mm_mul_ps(_mm_sub_ps(b[j], a[j]), lerp));
+    const r_place *p = ps->p;
+    for (int j = 0; j < 3; j++) {
+        x[j] = _mm_add_ps(_mm_set1_ps(p->origin[j]), _mm_mul_ps(q[0], _mm_set1_ps(p->axis[0][j])));
+        x[j] = _mm_add_ps(x[j], _mm_mul_ps(q[1], _mm_set1_ps(p->axis[1][j])));
+        x[j] = _mm_add_ps(x[j], _mm_mul_ps(q[2], _mm_set1_ps(p->axis[2][j])));
+        wn[j] = _mm_add_ps(_mm_mul_ps(n[0], _mm_set1_ps(ps->rot[0][j])),
+                           _mm_mul_ps(n[1], _mm_set1_ps(ps->rot[1][j])));
+        wn[j] = _mm_add_ps(wn[j], _mm_mul_ps(n[2], _mm_set1_ps(ps->rot[2][j])));
+    }
+    store3x4(w[i], x);
+    __m128 len = _mm_sqrt_ps(_mm_add_ps(
+        _mm_add_ps(_mm_mul_ps(wn[0], wn[0]), _mm_mul_ps(wn[1], wn[1])), _mm_mul_ps(wn[2], wn[2])));
+    __m128 some = _mm_cmpgt_ps(len, _mm_setzero_ps());
+    for (int j = 0; j < 3; j++) {
+        wn[j] = pick(some, _mm_div_ps(wn[j], len), wn[j]);
+        _mm_storeu_ps(out->q[j], q[j]);
+        _mm_storeu_ps(out->n[j], n[j]);
+        _mm_storeu_ps(out->wn[j], wn[j]);
+    }
+}
+
+/* r_md3_env_st of the four vertices of ps into st, lane by lane as it works. */
+static void env_st_four(const float eye[3], const pose4 *ps, float (*st)[2])
+{
+    const __m128 zero = _mm_setzero_ps(), half = _mm_set1_ps(0.5f);
+    __m128 n[3], d[3];
+    for (int j = 0; j < 3; j++) {
+        n[j] = _mm_loadu_ps(ps->n[j]);
+        d[j] = _mm_sub_ps(_mm_set1_ps(eye[j]), _mm_loadu_ps(ps->q[j]));
+    }
+    __m128 nl = _mm_sqrt_ps(_mm_add_ps(
+        _mm_add_ps(_mm_mul_ps(n[0], n[0]), _mm_mul_ps(n[1], n[1])), _mm_mul_ps(n[2], n[2])));
+    __m128 dl = _mm_sqrt_ps(_mm_add_ps(
+        _mm_add_ps(_mm_mul_ps(d[0], d[0]), _mm_mul_ps(d[1], d[1])), _mm_mul_ps(d[2], d[2])));
+    __m128 nsome = _mm_cmpgt_ps(nl, zero), dsome = _mm_cmpgt_ps(dl, zero);
+    for (int j = 0; j < 3; j++) {
+        n[j] = _mm_and_ps(nsome, _mm_div_ps(n[j], nl));
+        d[j] = _mm_and_ps(dsome, _mm_div_ps(d[j], dl));
+    }
+    __m128 nd = _mm_add_ps(_mm_add_ps(_mm_mul_ps(n[0], d[0]), _mm_mul_ps(n[1], d[1])),
+                           _mm_mul_ps(n[2], d[2]));
+    __m128 nd2 = _mm_mul_ps(_mm_set1_ps(2), nd);
+    __m128 s = _mm_add_ps(half, _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(nd2, n[1]), d[1]), half));
+    __m128 t = _mm_sub_ps(half, _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(nd2, n[2]), d[2]), half));
+    _mm_storeu_ps(st[0], _mm_unpacklo_ps(s, t));
+    _mm_storeu_ps(st[2], _mm_unpackhi_ps(s, t));
+}
+#endif
+
+/* Vertices i..i+k-1 (k 1..4) posed into at's lanes and placed into w; with est, their
+ * environment st (r_md3_env_st, seen from eye) too. */
+static void pose(const posing *ps, uint32_t i, uint32_t k, float (*w)[3], pose4 *at,
+                 const float eye[3], float (*est)[2])
+{
+#if defined(__SSE2__)
+    if (k == 4) {
+        pose_four(ps, i, w, at);
+        if (est)
+            env_st_four(eye, at, est + i);
+        return;
+    }
+#endif
+    for (uint32_t j = 0; j < k; j++) {
+        pose_one(ps, i + j, (int)j, w[i + j], at);
+        const float q[3] = {at->q[0][j], at->q[1][j], at->q[2][j]},
+                    n[3] = {at->n[0][j], at->n[1][j], at->n[2][j]};
+        if (est)
+            r_md3_env_st(eye, q, n, est[i + j]);
+    }
+}
+
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell)
 {
@@ -384,11 +541,11 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
     f0 = f0 < m->num_frames ? f0 : m->num_frames - 1;
     f1 = f1 < m->num_frames ? f1 : m->num_frames - 1;
     /* the rotation without scale for the normals */
-    float rot[3][3];
+    posing ps = {.lerp = lerp, .p = p};
     for (int i = 0; i < 3; i++) {
         float len = sqrtf(dot3(p->axis[i], p->axis[i]));
         for (int j = 0; j < 3; j++)
-            rot[i][j] = len > 0 ? p->axis[i][j] / len : 0;
+            ps.rot[i][j] = len > 0 ? p->axis[i][j] / len : 0;
     }
     for (uint32_t si = 0; si < m->num_surfaces; si++) {
         const mdl_md3_surface *s = &m->surfaces[si];
@@ -419,29 +576,26 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                               : NULL;
         float eye[3];
         r_md3_env_eye(p, v->org, eye);
-        const float(*x0)[3] = s->xyz + (size_t)f0 * nv, (*x1)[3] = s->xyz + (size_t)f1 * nv;
-        const float(*n0)[3] = s->normal + (size_t)f0 * nv, (*n1)[3] = s->normal + (size_t)f1 * nv;
-        for (uint32_t i = 0; i < nv; i++) {
-            float q[3], n[3], wn[3];
-            for (int j = 0; j < 3; j++) {
-                q[j] = x0[i][j] + (x1[i][j] - x0[i][j]) * lerp;
-                n[j] = n0[i][j] + (n1[i][j] - n0[i][j]) * lerp;
+        ps.x0 = s->xyz + (size_t)f0 * nv, ps.x1 = s->xyz + (size_t)f1 * nv;
+        ps.n0 = s->normal + (size_t)f0 * nv, ps.n1 = s->normal + (size_t)f1 * nv;
+        for (uint32_t i0 = 0; i0 < nv; i0 += 4) {
+            const uint32_t four = nv - i0 < 4 ? nv - i0 : 4;
+            pose4 at;
+            pose(&ps, i0, four, w, &at, eye, est);
+            for (uint32_t k = 0; k < four; k++) {
+                const uint32_t i = i0 + k;
+                const float q[3] = {at.q[0][k], at.q[1][k], at.q[2][k]},
+                            n[3] = {at.n[0][k], at.n[1][k], at.n[2][k]},
+                            wn[3] = {at.wn[0][k], at.wn[1][k], at.wn[2][k]};
+                /* the shader's deformVertexes wave along the normal (a flag's cloth waves;
+                 * the quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by
+                 * 3) */
+                float dv = deforms ? r_q3_mat_deform(a, mat, q, n, v->time) : 0;
+                for (int j = 0; dv != 0 && j < 3; j++)
+                    w[i][j] += dv * wn[j];
+                col[i] = diffuse(l, wn);
+                code[i] = (uint8_t)r_view_vert(v, w[i], &sp[i]);
             }
-            place_point(p, q, w[i]);
-            for (int j = 0; j < 3; j++)
-                wn[j] = n[0] * rot[0][j] + n[1] * rot[1][j] + n[2] * rot[2][j];
-            float len = sqrtf(dot3(wn, wn));
-            for (int j = 0; len > 0 && j < 3; j++)
-                wn[j] /= len;
-            if (est)
-                r_md3_env_st(eye, q, n, est[i]);
-            /* the shader's deformVertexes wave along the normal (a flag's cloth waves; the
-             * quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by 3) */
-            float dv = deforms ? r_q3_mat_deform(a, mat, q, n, v->time) : 0;
-            for (int j = 0; dv != 0 && j < 3; j++)
-                w[i][j] += dv * wn[j];
-            col[i] = diffuse(l, wn);
-            code[i] = (uint8_t)r_view_vert(v, w[i], &sp[i]);
         }
         const int sprite = v->pass == R_PASS_TEXTURED && r_q3_mat_autosprite(a, mat);
         if (sprite) /* (its quads stand for its triangles) */
@@ -450,28 +604,19 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
         int both = v->xray || r_q3_mat_twosided(a, mat); /* a flag's cloth: cull disable */
         for (uint32_t t = 0; !sprite && t < s->num_tris; t++) {
             const uint32_t *ix = s->tris[t];
-            float tri[3][3], st[3][2];
-            for (int k = 0; k < 3; k++) {
-                memcpy(tri[k], w[ix[k]], sizeof tri[k]);
-                memcpy(st[k], s->st[ix[k]], sizeof st[k]);
-            }
             /* MD3 triangles wind so that (B - A) x (C - A) points inwards, as the maps' do */
+            const float *a0 = w[ix[0]], *a1 = w[ix[1]], *a2 = w[ix[2]];
             float e1[3], e2[3], nrm[3], rel[3];
             for (int j = 0; j < 3; j++) {
-                e1[j] = tri[1][j] - tri[0][j];
-                e2[j] = tri[2][j] - tri[0][j];
-                rel[j] = v->org[j] - tri[0][j];
+                e1[j] = a1[j] - a0[j];
+                e2[j] = a2[j] - a0[j];
+                rel[j] = v->org[j] - a0[j];
             }
             nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
             nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
             nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
             if (!both && !(dot3(nrm, rel) < 0))
                 continue;
-            uint32_t light[3] = {col[ix[0]], col[ix[1]], col[ix[2]]};
-            float tst[3][2];
-            if (est)
-                for (int k = 0; k < 3; k++)
-                    memcpy(tst[k], est[ix[k]], sizeof tst[k]);
             /* wholly inside and no pixel centre within reach: nothing would be drawn, by its
              * layers or a fill, so none of their set-ups is made (a distant body's small
              * triangles: about a sixth of those over TINY_AREA in a bot match's frames) */
@@ -482,6 +627,15 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
                 v->count++; /* (sent, as r_emit_tri_inside would, and drawing nothing) */
                 continue;
             }
+            float tri[3][3], st[3][2], tst[3][2];
+            for (int k = 0; k < 3; k++) {
+                memcpy(tri[k], w[ix[k]], sizeof tri[k]);
+                memcpy(st[k], s->st[ix[k]], sizeof st[k]);
+            }
+            uint32_t light[3] = {col[ix[0]], col[ix[1]], col[ix[2]]};
+            if (est)
+                for (int k = 0; k < 3; k++)
+                    memcpy(tst[k], est[ix[k]], sizeof tst[k]);
             v->env = est ? (const float(*)[2])tst : NULL;
             /* (a blended material's tiny triangle too: an opaque fill of its mean colour
              * made a distant health sphere, added light in the game, a brown ball) */
