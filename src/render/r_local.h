@@ -480,6 +480,9 @@ int r_project_point(const r_view *v, const float p[3], float out[2]);
 #define R_VERT_BEHIND 0x40u
 #define R_VERT_CLIP 0x80u /* outside a mirror view's plane (r_view.clip_on) */
 unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out);
+/* r_view_vert of n points p into out and code. */
+void r_view_verts(const r_view *v, const float (*p)[3], uint32_t n, rast_vert *out,
+                  uint8_t *code);
 /* A triangle of three r_view_vert points whose codes are all 0 (inside every clip plane,
  * finite), filled with color: what r_emit_poly draws in the flat and textured passes,
  * without clipping or projecting again. 0 (nothing drawn) in the other passes. */

@@ -508,16 +508,42 @@ static void env_st_four(const float eye[3], const pose4 *ps, float (*st)[2])
     _mm_storeu_ps(st[0], _mm_unpacklo_ps(s, t));
     _mm_storeu_ps(st[2], _mm_unpackhi_ps(s, t));
 }
+
+/* diffuse of the four vertices of at into col, lane by lane as it works. */
+static void diffuse_four(const md3_light *l, const pose4 *at, uint32_t *col)
+{
+    const __m128 zero = _mm_setzero_ps(), top = _mm_set1_ps(255);
+    __m128 n[3];
+    for (int j = 0; j < 3; j++)
+        n[j] = _mm_loadu_ps(at->wn[j]);
+    __m128 c = _mm_add_ps(_mm_add_ps(_mm_mul_ps(n[0], _mm_set1_ps(l->dir[0])),
+                                     _mm_mul_ps(n[1], _mm_set1_ps(l->dir[1]))),
+                          _mm_mul_ps(n[2], _mm_set1_ps(l->dir[2])));
+    __m128 lit = _mm_cmpgt_ps(c, zero);
+    __m128i rgb = _mm_set1_epi32((int)0xff000000u);
+    for (int k = 0; k < 3; k++) {
+        __m128 x = _mm_add_ps(_mm_set1_ps(l->ambient[k]),
+                              _mm_and_ps(lit, _mm_mul_ps(c, _mm_set1_ps(l->directed[k]))));
+        __m128i full = _mm_castps_si128(_mm_cmpge_ps(x, top)),
+                some = _mm_castps_si128(_mm_cmpgt_ps(x, zero));
+        __m128i part = _mm_and_si128(some, _mm_cvttps_epi32(x)); /* (truncated, as (unsigned)) */
+        __m128i ch = _mm_or_si128(_mm_and_si128(full, _mm_set1_epi32(255)),
+                                  _mm_andnot_si128(full, part));
+        rgb = _mm_or_si128(rgb, _mm_slli_epi32(ch, 8 * k));
+    }
+    _mm_storeu_si128((__m128i *)col, rgb);
+}
 #endif
 
-/* Vertices i..i+k-1 (k 1..4) posed into at's lanes and placed into w; with est, their
- * environment st (r_md3_env_st, seen from eye) too. */
+/* Vertices i..i+k-1 (k 1..4) posed into at's lanes, placed into w and lit by l into col;
+ * with est, their environment st (r_md3_env_st, seen from eye) too. */
 static void pose(const posing *ps, uint32_t i, uint32_t k, float (*w)[3], pose4 *at,
-                 const float eye[3], float (*est)[2])
+                 const md3_light *l, uint32_t *col, const float eye[3], float (*est)[2])
 {
 #if defined(__SSE2__)
     if (k == 4) {
         pose_four(ps, i, w, at);
+        diffuse_four(l, at, col + i);
         if (est)
             env_st_four(eye, at, est + i);
         return;
@@ -526,7 +552,9 @@ static void pose(const posing *ps, uint32_t i, uint32_t k, float (*w)[3], pose4 
     for (uint32_t j = 0; j < k; j++) {
         pose_one(ps, i + j, (int)j, w[i + j], at);
         const float q[3] = {at->q[0][j], at->q[1][j], at->q[2][j]},
-                    n[3] = {at->n[0][j], at->n[1][j], at->n[2][j]};
+                    n[3] = {at->n[0][j], at->n[1][j], at->n[2][j]},
+                    wn[3] = {at->wn[0][j], at->wn[1][j], at->wn[2][j]};
+        col[i + j] = diffuse(l, wn);
         if (est)
             r_md3_env_st(eye, q, n, est[i + j]);
     }
@@ -581,22 +609,19 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
         for (uint32_t i0 = 0; i0 < nv; i0 += 4) {
             const uint32_t four = nv - i0 < 4 ? nv - i0 : 4;
             pose4 at;
-            pose(&ps, i0, four, w, &at, eye, est);
-            for (uint32_t k = 0; k < four; k++) {
-                const uint32_t i = i0 + k;
+            pose(&ps, i0, four, w, &at, l, col, eye, est);
+            for (uint32_t k = 0; deforms && k < four; k++) {
                 const float q[3] = {at.q[0][k], at.q[1][k], at.q[2][k]},
-                            n[3] = {at.n[0][k], at.n[1][k], at.n[2][k]},
-                            wn[3] = {at.wn[0][k], at.wn[1][k], at.wn[2][k]};
+                            n[3] = {at.n[0][k], at.n[1][k], at.n[2][k]};
                 /* the shader's deformVertexes wave along the normal (a flag's cloth waves;
                  * the quad shell stands off the body: OpenArena's by 0.5 units, baseq3's by
                  * 3) */
-                float dv = deforms ? r_q3_mat_deform(a, mat, q, n, v->time) : 0;
+                float dv = r_q3_mat_deform(a, mat, q, n, v->time);
                 for (int j = 0; dv != 0 && j < 3; j++)
-                    w[i][j] += dv * wn[j];
-                col[i] = diffuse(l, wn);
-                code[i] = (uint8_t)r_view_vert(v, w[i], &sp[i]);
+                    w[i0 + k][j] += dv * at.wn[j][k];
             }
         }
+        r_view_verts(v, (const float(*)[3])w, nv, sp, code);
         const int sprite = v->pass == R_PASS_TEXTURED && r_q3_mat_autosprite(a, mat);
         if (sprite) /* (its quads stand for its triangles) */
             autosprite_quads(v, mat, p, (const float(*)[3])w, nv);

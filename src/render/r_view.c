@@ -2,6 +2,9 @@
  * projection of polygons and lines for the rasteriser. */
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "r_local.h"
 
@@ -363,6 +366,70 @@ unsigned r_view_vert(const r_view *v, const float p[3], rast_vert *out)
     else
         c |= R_VERT_BEHIND;
     return c;
+}
+
+void r_view_verts(const r_view *v, const float (*p)[3], uint32_t n, rast_vert *out,
+                  uint8_t *code)
+{
+    uint32_t i = 0;
+#if defined(__SSE2__)
+    /* four at a time, each lane the operations of to_view, outcode, plane_dist and project
+     * in their order (SSE rounds each as the scalar code: no contraction, division exact) */
+    const __m128 zero = _mm_setzero_ps();
+    const float *axes[3] = {v->right, v->up, v->fwd};
+    for (; i + 4 <= n; i += 4) {
+        __m128 d[3], q[3];
+        for (int j = 0; j < 3; j++)
+            d[j] = _mm_sub_ps(_mm_setr_ps(p[i][j], p[i + 1][j], p[i + 2][j], p[i + 3][j]),
+                              _mm_set1_ps(v->org[j]));
+        for (int k = 0; k < 3; k++)
+            q[k] = _mm_add_ps(_mm_add_ps(_mm_mul_ps(d[0], _mm_set1_ps(axes[k][0])),
+                                         _mm_mul_ps(d[1], _mm_set1_ps(axes[k][1]))),
+                              _mm_mul_ps(d[2], _mm_set1_ps(axes[k][2])));
+        __m128 gx = _mm_mul_ps(_mm_set1_ps(R_GUARD * v->tan_x), q[2]),
+               gy = _mm_mul_ps(_mm_set1_ps(R_GUARD * v->tan_y), q[2]);
+        const int out_of[5] = {
+            _mm_movemask_ps(_mm_cmpnge_ps(_mm_sub_ps(q[2], _mm_set1_ps(R_NEAR)), zero)),
+            _mm_movemask_ps(_mm_cmpnge_ps(_mm_sub_ps(gx, q[0]), zero)),
+            _mm_movemask_ps(_mm_cmpnge_ps(_mm_add_ps(gx, q[0]), zero)),
+            _mm_movemask_ps(_mm_cmpnge_ps(_mm_sub_ps(gy, q[1]), zero)),
+            _mm_movemask_ps(_mm_cmpnge_ps(_mm_add_ps(gy, q[1]), zero))};
+        __m128 plane = _mm_sub_ps(
+            _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(v->clipv[0]), q[0]),
+                                  _mm_mul_ps(_mm_set1_ps(v->clipv[1]), q[1])),
+                       _mm_mul_ps(_mm_set1_ps(v->clipv[2]), q[2])),
+            _mm_set1_ps(v->clipv[3]));
+        const int beyond = v->clip_on ? _mm_movemask_ps(_mm_cmpnge_ps(plane, zero)) : 0;
+        /* x - x is 0 exactly where x is finite */
+        __m128 bad = _mm_or_ps(_mm_or_ps(_mm_cmpneq_ps(_mm_sub_ps(q[0], q[0]), zero),
+                                         _mm_cmpneq_ps(_mm_sub_ps(q[1], q[1]), zero)),
+                               _mm_cmpneq_ps(_mm_sub_ps(q[2], q[2]), zero));
+        const int bad_at = _mm_movemask_ps(bad),
+                  front = _mm_movemask_ps(_mm_cmpge_ps(q[2], _mm_set1_ps(R_NEAR)));
+        __m128 iz = _mm_div_ps(_mm_set1_ps(1.0f), q[2]);
+        __m128 scale = _mm_set1_ps(v->scale);
+        float sx[4], sy[4], sz[4];
+        _mm_storeu_ps(sx, _mm_add_ps(_mm_set1_ps(v->cx), _mm_mul_ps(_mm_mul_ps(q[0], scale), iz)));
+        _mm_storeu_ps(sy, _mm_sub_ps(_mm_set1_ps(v->cy), _mm_mul_ps(_mm_mul_ps(q[1], scale), iz)));
+        _mm_storeu_ps(sz, _mm_add_ps(_mm_add_ps(iz, _mm_mul_ps(iz, _mm_set1_ps(v->zrel))),
+                                     _mm_set1_ps(v->zbias)));
+        for (int k = 0; k < 4; k++) {
+            unsigned c = 0;
+            for (int b = 0; b < 5; b++)
+                c |= (unsigned)(out_of[b] >> k & 1) << b;
+            c |= (beyond >> k & 1 ? R_VERT_CLIP : 0) | (bad_at >> k & 1 ? R_VERT_BAD : 0);
+            if (front >> k & 1) {
+                rast_vert r = {sx[k], sy[k], sz[k]};
+                out[i + k] = r;
+            } else {
+                c |= R_VERT_BEHIND;
+            }
+            code[i + k] = (uint8_t)c;
+        }
+    }
+#endif
+    for (; i < n; i++)
+        code[i] = (uint8_t)r_view_vert(v, p[i], &out[i]);
 }
 
 /* draw_poly's path for a polygon clip_poly leaves as it is (no plane to cut, every
