@@ -560,6 +560,45 @@ static void pose(const posing *ps, uint32_t i, uint32_t k, float (*w)[3], pose4 
     }
 }
 
+/* 1 when a surface whose vertices v projected into sp (codes code, nv of them) would draw
+ * no pixel in v's rows, being wholly behind what is drawn there (a body behind a wall or a
+ * nearer body): every vertex inside the guard band, so that each of its fills (a layer's,
+ * a fog's, a flat one) is its triangle's corners as projected here, at a depth raised by
+ * R_LAYER_ZREL at most over a layer (v's own zrel and zbias 0); a fill's pixels lie in its
+ * corners' box and keep to its highest corner's depth (rast.c poly_draw), so where each
+ * pixel of the box of all the corners holds one at least that of the highest corner
+ * raised so, none passes the depth test: the same bytes, as r_box_hidden's Quake models.
+ * 0 outside the textured pass, in x-ray, and when r_cull_hidden is 0. */
+static int surface_hidden(const r_view *v, const rast_vert *sp, const uint8_t *code,
+                          uint32_t nv)
+{
+    rast_fb *fb = v->fb;
+    if (!r_cull_hidden || !fb || v->pass != R_PASS_TEXTURED || v->xray || v->cover ||
+        v->zrel != 0 || v->zbias != 0)
+        return 0;
+    float x0 = sp[0].x, x1 = x0, y0 = sp[0].y, y1 = y0, z = sp[0].z;
+    for (uint32_t i = 0; i < nv; i++) {
+        if (code[i])
+            return 0; /* (clipped, or not seen from the front) */
+        x0 = sp[i].x < x0 ? sp[i].x : x0;
+        x1 = sp[i].x > x1 ? sp[i].x : x1;
+        y0 = sp[i].y < y0 ? sp[i].y : y0;
+        y1 = sp[i].y > y1 ? sp[i].y : y1;
+        z = sp[i].z > z ? sp[i].z : z;
+    }
+    /* the pixels whose centres the corners can reach, snapped, in this band's rows */
+    int px0 = (int)floorf(x0) - 1, px1 = (int)ceilf(x1) + 2, py0 = (int)floorf(y0) - 1,
+        py1 = (int)ceilf(y1) + 2;
+    px0 = px0 < 0 ? 0 : px0;
+    px1 = px1 > fb->w ? fb->w : px1;
+    py0 = py0 < v->y0 ? v->y0 : py0;
+    py1 = py1 > v->y1 ? v->y1 : py1;
+    if (px1 <= px0 || py1 <= py0)
+        return 1; /* none of its pixels in this band */
+    /* (a layer's depth, as r_view.c's project makes it: 1/z + 1/z x R_LAYER_ZREL) */
+    return rast_rect_hidden(fb, px0, py0, px1, py1, z + z * R_LAYER_ZREL);
+}
+
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,
                       uint32_t f0, uint32_t f1, float lerp, const md3_light *l, int32_t shell)
 {
@@ -623,6 +662,14 @@ static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_p
         }
         r_view_verts(v, (const float(*)[3])w, nv, sp, code);
         const int sprite = v->pass == R_PASS_TEXTURED && r_q3_mat_autosprite(a, mat);
+        if (!sprite && surface_hidden(v, sp, code, nv)) {
+            free(w);
+            free(sp);
+            free(col);
+            free(code);
+            free(est);
+            continue; /* (not sent) */
+        }
         if (sprite) /* (its quads stand for its triangles) */
             autosprite_quads(v, mat, p, (const float(*)[3])w, nv);
         uint32_t base = r_q3_mat_color(a, mat);
