@@ -388,24 +388,32 @@ void r_view_verts(const r_view *v, const float (*p)[3], uint32_t n, rast_vert *o
                               _mm_mul_ps(d[2], _mm_set1_ps(axes[k][2])));
         __m128 gx = _mm_mul_ps(_mm_set1_ps(R_GUARD * v->tan_x), q[2]),
                gy = _mm_mul_ps(_mm_set1_ps(R_GUARD * v->tan_y), q[2]);
-        const int out_of[5] = {
-            _mm_movemask_ps(_mm_cmpnge_ps(_mm_sub_ps(q[2], _mm_set1_ps(R_NEAR)), zero)),
-            _mm_movemask_ps(_mm_cmpnge_ps(_mm_sub_ps(gx, q[0]), zero)),
-            _mm_movemask_ps(_mm_cmpnge_ps(_mm_add_ps(gx, q[0]), zero)),
-            _mm_movemask_ps(_mm_cmpnge_ps(_mm_sub_ps(gy, q[1]), zero)),
-            _mm_movemask_ps(_mm_cmpnge_ps(_mm_add_ps(gy, q[1]), zero))};
         __m128 plane = _mm_sub_ps(
             _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(v->clipv[0]), q[0]),
                                   _mm_mul_ps(_mm_set1_ps(v->clipv[1]), q[1])),
                        _mm_mul_ps(_mm_set1_ps(v->clipv[2]), q[2])),
             _mm_set1_ps(v->clipv[3]));
-        const int beyond = v->clip_on ? _mm_movemask_ps(_mm_cmpnge_ps(plane, zero)) : 0;
-        /* x - x is 0 exactly where x is finite */
-        __m128 bad = _mm_or_ps(_mm_or_ps(_mm_cmpneq_ps(_mm_sub_ps(q[0], q[0]), zero),
-                                         _mm_cmpneq_ps(_mm_sub_ps(q[1], q[1]), zero)),
-                               _mm_cmpneq_ps(_mm_sub_ps(q[2], q[2]), zero));
-        const int bad_at = _mm_movemask_ps(bad),
-                  front = _mm_movemask_ps(_mm_cmpge_ps(q[2], _mm_set1_ps(R_NEAR)));
+        /* outcode's bits, then R_VERT_CLIP, R_VERT_BAD and R_VERT_BEHIND, as lanes' masks */
+        const __m128 out_of[8] = {
+            _mm_cmpnge_ps(_mm_sub_ps(q[2], _mm_set1_ps(R_NEAR)), zero),
+            _mm_cmpnge_ps(_mm_sub_ps(gx, q[0]), zero),
+            _mm_cmpnge_ps(_mm_add_ps(gx, q[0]), zero),
+            _mm_cmpnge_ps(_mm_sub_ps(gy, q[1]), zero),
+            _mm_cmpnge_ps(_mm_add_ps(gy, q[1]), zero),
+            v->clip_on ? _mm_cmpnge_ps(plane, zero) : zero,
+            /* x - x is 0 exactly where x is finite */
+            _mm_or_ps(_mm_or_ps(_mm_cmpneq_ps(_mm_sub_ps(q[0], q[0]), zero),
+                                _mm_cmpneq_ps(_mm_sub_ps(q[1], q[1]), zero)),
+                      _mm_cmpneq_ps(_mm_sub_ps(q[2], q[2]), zero)),
+            _mm_cmpnge_ps(q[2], _mm_set1_ps(R_NEAR))};
+        static const unsigned bit[8] = {1, 2, 4, 8, 16, R_VERT_CLIP, R_VERT_BAD, R_VERT_BEHIND};
+        __m128i c = _mm_setzero_si128();
+        for (int b = 0; b < 8; b++)
+            c = _mm_or_si128(c, _mm_and_si128(_mm_castps_si128(out_of[b]),
+                                              _mm_set1_epi32((int)bit[b])));
+        c = _mm_packs_epi32(c, c);
+        uint32_t codes = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(c, c));
+        memcpy(code + i, &codes, 4);
         __m128 iz = _mm_div_ps(_mm_set1_ps(1.0f), q[2]);
         __m128 scale = _mm_set1_ps(v->scale);
         float sx[4], sy[4], sz[4];
@@ -413,19 +421,11 @@ void r_view_verts(const r_view *v, const float (*p)[3], uint32_t n, rast_vert *o
         _mm_storeu_ps(sy, _mm_sub_ps(_mm_set1_ps(v->cy), _mm_mul_ps(_mm_mul_ps(q[1], scale), iz)));
         _mm_storeu_ps(sz, _mm_add_ps(_mm_add_ps(iz, _mm_mul_ps(iz, _mm_set1_ps(v->zrel))),
                                      _mm_set1_ps(v->zbias)));
-        for (int k = 0; k < 4; k++) {
-            unsigned c = 0;
-            for (int b = 0; b < 5; b++)
-                c |= (unsigned)(out_of[b] >> k & 1) << b;
-            c |= (beyond >> k & 1 ? R_VERT_CLIP : 0) | (bad_at >> k & 1 ? R_VERT_BAD : 0);
-            if (front >> k & 1) {
+        for (int k = 0; k < 4; k++)
+            if (!(code[i + k] & R_VERT_BEHIND)) {
                 rast_vert r = {sx[k], sy[k], sz[k]};
                 out[i + k] = r;
-            } else {
-                c |= R_VERT_BEHIND;
             }
-            code[i + k] = (uint8_t)c;
-        }
     }
 #endif
     for (; i < n; i++)
