@@ -308,6 +308,11 @@ int r_box_visible(const r_view *v, const float mins[3], const float maxs[3]);
  * outside the flat and textured passes. Reads the depth buffer (its rows' put-off clear
  * made first): for what is drawn after the world's covering fills. */
 int r_box_hidden(const r_view *v, const float mins[3], const float maxs[3]);
+/* 1 when every pixel of the screen box x0..x1, y0..y1 (its pixels whose centres it can hold,
+ * margin more each way) within v's rows already holds a depth of z or nearer, or none is in
+ * them (rast_rect_hidden). */
+int r_rect_hidden(const r_view *v, float x0, float y0, float x1, float y1, int margin,
+                  float z);
 /* 1 (the default): a Quake model wholly behind what is drawn is not drawn (r_box_hidden);
  * 0: drawn and hidden pixel by pixel (the tests compare the two; set it before drawing). */
 extern int r_cull_hidden;

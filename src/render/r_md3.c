@@ -586,17 +586,9 @@ static int surface_hidden(const r_view *v, const rast_vert *sp, const uint8_t *c
         y1 = sp[i].y > y1 ? sp[i].y : y1;
         z = sp[i].z > z ? sp[i].z : z;
     }
-    /* the pixels whose centres the corners can reach, snapped, in this band's rows */
-    int px0 = (int)floorf(x0) - 1, px1 = (int)ceilf(x1) + 2, py0 = (int)floorf(y0) - 1,
-        py1 = (int)ceilf(y1) + 2;
-    px0 = px0 < 0 ? 0 : px0;
-    px1 = px1 > fb->w ? fb->w : px1;
-    py0 = py0 < v->y0 ? v->y0 : py0;
-    py1 = py1 > v->y1 ? v->y1 : py1;
-    if (px1 <= px0 || py1 <= py0)
-        return 1; /* none of its pixels in this band */
-    /* (a layer's depth, as r_view.c's project makes it: 1/z + 1/z x R_LAYER_ZREL) */
-    return rast_rect_hidden(fb, px0, py0, px1, py1, z + z * R_LAYER_ZREL);
+    /* the pixels whose centres the corners can reach, snapped (a pixel's margin); a
+     * layer's depth as r_view.c's project makes it: 1/z + 1/z x R_LAYER_ZREL */
+    return r_rect_hidden(v, x0, y0, x1, y1, 1, z + z * R_LAYER_ZREL);
 }
 
 static void mesh_pass(r_view *v, const r_assets *a, const r_model *rm, const r_place *p,

@@ -188,9 +188,16 @@ int r_box_hidden(const r_view *v, const float mins[3], const float maxs[3])
         y1 = i == 0 || r.y > y1 ? r.y : y1;
         z = i == 0 || r.z > z ? r.z : z;
     }
-    /* the pixels whose centres the box's outline can hold, in this band's rows */
-    int px0 = (int)floorf(x0), px1 = (int)ceilf(x1) + 1, py0 = (int)floorf(y0),
-        py1 = (int)ceilf(y1) + 1;
+    /* the pixels whose centres the box's outline can hold */
+    return r_rect_hidden(v, x0, y0, x1, y1, 0, z);
+}
+
+int r_rect_hidden(const r_view *v, float x0, float y0, float x1, float y1, int margin,
+                  float z)
+{
+    rast_fb *fb = v->fb;
+    int px0 = (int)floorf(x0) - margin, px1 = (int)ceilf(x1) + 1 + margin,
+        py0 = (int)floorf(y0) - margin, py1 = (int)ceilf(y1) + 1 + margin;
     px0 = px0 < 0 ? 0 : px0;
     px1 = px1 > fb->w ? fb->w : px1;
     py0 = py0 < v->y0 ? v->y0 : py0;

@@ -155,6 +155,15 @@ static void level_and_frame_100(buf *f)
 
 /* ---- unit tests ---- */
 
+/* f (ended) opened into r and read through its level and frame 100: the client state, or
+ * NULL when either step failed. */
+static cl_state *past_frame_100(run *r, const buf *f)
+{
+    if (!run_open(r, f->b, f->n) || run_step(r, NULL) != QD_OK || run_step(r, NULL) != QD_OK)
+        return NULL;
+    return r->cl;
+}
+
 TEST(q2_level_and_configstrings)
 {
     static buf f;
@@ -245,10 +254,8 @@ TEST(q2_frames_and_deltas)
     end_marker(&f);
 
     run r;
-    CHECK(run_open(&r, f.b, f.n));
-    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the level */
-    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 100 */
-    cl_state *cl = r.cl;
+    cl_state *cl = past_frame_100(&r, &f);
+    CHECK(cl);
     CHECK_EQ(cl->frame_count, 1);
     CHECK(near(cl->time, 0));
     CHECK(cl->entities[1].active && cl->entities[2].active && !cl->entities[3].active);
@@ -327,10 +334,8 @@ TEST(q2_scoreboard_layout_gives_the_others_scores)
     block(&f, &m);
     end_marker(&f);
     run r;
-    CHECK(run_open(&r, f.b, f.n));
-    CHECK_EQ(run_step(&r, NULL), QD_OK); /* the level */
-    CHECK_EQ(run_step(&r, NULL), QD_OK); /* frame 100 */
-    cl_state *cl = r.cl;
+    cl_state *cl = past_frame_100(&r, &f);
+    CHECK(cl);
     CHECK(cl->players[0].frags_known && cl->players[0].frags == 5);
     CHECK(cl->players[1].active && !cl->players[1].frags_known);
     CHECK_EQ(run_step(&r, NULL), QD_OK); /* the layout */
