@@ -2028,6 +2028,22 @@ static int fan_raster(rast_fb *fb, const dvert *p, const int64_t *X, const int64
     return 1;
 }
 
+/* A row's columns *l..*r narrowed by the nl left and nr right edges, each then stepped to
+ * the next row. */
+static inline __attribute__((always_inline)) void row_bounds(stepper *lft, int nl,
+                                                             stepper *rgt, int nr, int64_t *l,
+                                                             int64_t *r)
+{
+    for (int e = 0; e < nl; e++) {
+        *l = lft[e].q > *l ? lft[e].q : *l;
+        stepper_next(&lft[e]);
+    }
+    for (int e = 0; e < nr; e++) {
+        *r = rgt[e].q < *r ? rgt[e].q : *r;
+        stepper_next(&rgt[e]);
+    }
+}
+
 #if defined(__SSE2__)
 /* An affine palette-index skin's row (span_tex's q = 1 case), its start worked out by
  * skin_row_start, drawn by skin_rows_draw. */
@@ -2038,21 +2054,39 @@ typedef struct skin_rowv {
 } skin_rowv;
 #define SKIN_BATCH 32
 
+/* A skin's s and t planes side by side (lanes s, t), for skin_row_start. */
+typedef struct skin_planes {
+    __m128d a, b, c;
+} skin_planes;
+
+static inline skin_planes skin_planes_of(const rast_tex *tx)
+{
+    skin_planes sp = {_mm_setr_pd(tx->s[0], tx->t[0]), _mm_setr_pd(tx->s[1], tx->t[1]),
+                      _mm_setr_pd(tx->s[2], tx->t[2])};
+    return sp;
+}
+
 /* Row y's span from x0 (n pixels, depth zs at its start) as span_tex starts it: the s, t
- * and light-row planes at the first pixel's centre, the coordinates in 16.16. */
-static inline void skin_row_start(skin_rowv *rv, const rast_tex *tx, int y, int x0, int n,
-                                  float zs)
+ * and light-row planes at the first pixel's centre, the coordinates in 16.16 (tex_fix).
+ * s and t in one pair of lanes, each lane the scalar operations in their order (max and
+ * min as tex_fix's compares: a NaN takes the bound), a row's start 3 instructions fewer. */
+static inline void skin_row_start(skin_rowv *rv, const rast_tex *tx, const skin_planes *sp,
+                                  int y, int x0, int n, float zs)
 {
     double px = x0 + 0.5, py = y + 0.5;
-    float s0 = (float)(tx->s[0] * px + tx->s[1] * py + tx->s[2]);
-    float t0 = (float)(tx->t[0] * px + tx->t[1] * py + tx->t[2]);
+    __m128d st = _mm_add_pd(_mm_add_pd(_mm_mul_pd(sp->a, _mm_set1_pd(px)),
+                                       _mm_mul_pd(sp->b, _mm_set1_pd(py))),
+                            sp->c);
+    __m128 f = _mm_max_ps(_mm_cvtpd_ps(st), _mm_set1_ps(-30000.0f));
+    f = _mm_min_ps(f, _mm_set1_ps(30000.0f));
+    __m128i fx = _mm_cvttps_epi32(_mm_mul_ps(f, _mm_set1_ps(65536.0f)));
     rv->y = y;
     rv->x0 = x0;
     rv->n = n;
     rv->zs = zs;
     rv->l0 = (float)(tx->lrow[0] * px + tx->lrow[1] * py + tx->lrow[2]);
-    rv->sfu = (uint32_t)tex_fix(s0);
-    rv->tfu = (uint32_t)tex_fix(t0);
+    rv->sfu = (uint32_t)_mm_cvtsi128_si32(fx);
+    rv->tfu = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(fx, 4));
 }
 
 /* The rows rv[0..k) of an affine skin, as span_draw and span_tex draw each (the row's
@@ -2081,6 +2115,35 @@ static void skin_rows_draw(rast_fb *fb, const span_ctx *sc, const skin_rowv *rv,
         index_pixels(tx, fb->color + o, fb->depth + o, j, n, rv[i].zs, sc, flags, rv[i].l0,
                      dl, sfu, tfu, dsf, dtf);
     }
+}
+
+/* poly_raster's rows ya..yb of an affine skin (its skin case) whose edges are nl left and
+ * nr right ones, none horizontal: the rows' bounds, depths and starts as its loop makes
+ * them, then skin_rows_draw a batch at a time. Inlined with a triangle's nl and nr (1 and
+ * 2, or 2 and 1) as constants, its edge loops unroll: a body's rows are 34 to a triangle. */
+static inline __attribute__((always_inline)) void
+skin_edge_rows(rast_fb *fb, const span_ctx *sc, stepper *lft, int nl, stepper *rgt, int nr,
+               int64_t ya, int64_t yb, int64_t xa, int64_t xb, double x0, double y0, double z0,
+               double dzdx, double dzdy, double zmin, double zmax)
+{
+    const skin_planes sp = skin_planes_of(sc->tex);
+    skin_rowv batch[SKIN_BATCH];
+    int nb = 0;
+    for (int64_t y = ya; y <= yb; y++) {
+        int64_t l = xa, r = xb;
+        row_bounds(lft, nl, rgt, nr, &l, &r);
+        if (l > r)
+            continue;
+        double zs = z0 + dzdx * ((double)l + 0.5 - x0) + dzdy * ((double)y + 0.5 - y0);
+        zs = zs < zmin ? zmin : zs > zmax ? zmax : zs;
+        skin_row_start(&batch[nb++], sc->tex, &sp, (int)y, (int)l, (int)(r - l + 1), (float)zs);
+        if (nb == SKIN_BATCH) {
+            skin_rows_draw(fb, sc, batch, nb);
+            nb = 0;
+        }
+    }
+    if (nb)
+        skin_rows_draw(fb, sc, batch, nb);
 }
 #endif
 
@@ -2193,20 +2256,24 @@ static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo
     const int skin = !(sc.flags & (RAST_COVER | RAST_BLEND)) && sc.tex && sc.tex->index &&
                      !sc.tex->texels && sc.tex->q[0] == 0 && sc.tex->q[1] == 0 &&
                      sc.tex->q[2] == 1 && sc.tex->w <= 32767 && sc.tex->h <= 32768;
+    if (skin && nh == 0 && nl == 1 && nr == 2) {
+        skin_edge_rows(fb, &sc, lft, 1, rgt, 2, ya, yb, xa, xb, x0, y0, z0, dzdx, dzdy, zmin,
+                       zmax);
+        return;
+    }
+    if (skin && nh == 0 && nl == 2 && nr == 1) {
+        skin_edge_rows(fb, &sc, lft, 2, rgt, 1, ya, yb, xa, xb, x0, y0, z0, dzdx, dzdy, zmin,
+                       zmax);
+        return;
+    }
+    const skin_planes sp = skin ? skin_planes_of(sc.tex) : (skin_planes){0};
     skin_rowv batch[SKIN_BATCH];
     int nb = 0;
 #endif
     for (int64_t y = ya; y <= yb; y++) {
         int64_t l = xa, r = xb;
         int ok = 1;
-        for (int e = 0; e < nl; e++) {
-            l = lft[e].q > l ? lft[e].q : l;
-            stepper_next(&lft[e]);
-        }
-        for (int e = 0; e < nr; e++) {
-            r = rgt[e].q < r ? rgt[e].q : r;
-            stepper_next(&rgt[e]);
-        }
+        row_bounds(lft, nl, rgt, nr, &l, &r);
         for (int e = 0; e < nh; e++) {
             ok &= hk[e] >= 0;
             hk[e] += hdk[e];
@@ -2217,7 +2284,7 @@ static void poly_raster(rast_fb *fb, const dvert *p, int n, span_ctx sc, int ylo
         zs = zs < zmin ? zmin : zs > zmax ? zmax : zs;
 #if defined(__SSE2__)
         if (skin) {
-            skin_row_start(&batch[nb++], sc.tex, (int)y, (int)l, (int)(r - l + 1), (float)zs);
+            skin_row_start(&batch[nb++], sc.tex, &sp, (int)y, (int)l, (int)(r - l + 1), (float)zs);
             if (nb == SKIN_BATCH) {
                 skin_rows_draw(fb, &sc, batch, nb);
                 nb = 0;

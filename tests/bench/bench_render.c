@@ -382,6 +382,8 @@ static const cl_state *crowd_at(timeline_t *tl, double t, int crowd, player *p, 
     return out;
 }
 
+static uint64_t fb_hash(const rast_fb *fb);
+
 /* Seconds r_render took over the FRAMES frames of the path with crowd (crowd_at), each
  * frame the least of TRIES; *bodies: the mean number of player bodies a frame (the
  * viewer's not counted), *seen: of them in the view's cone. */
@@ -395,6 +397,7 @@ static double time_crowd(timeline_t *tl, app_world *w, const app_opts *o, player
     long nb = 0, nv = 0;
     /* QDEMO_BENCH_QUICK=1: one pass over every tenth frame (for counting instructions) */
     const int quick = getenv("QDEMO_BENCH_QUICK") != NULL;
+    const int hashes = getenv("QDEMO_BENCH_HASHES") != NULL;
     for (int i = 0; i < (quick ? 1 : TRIES); i++)
         for (int k = 0; k < FRAMES; k += quick ? 10 : 1) {
             double t = tl_start(tl) + (tl_end(tl) - tl_start(tl)) * k / FRAMES;
@@ -417,6 +420,8 @@ static double time_crowd(timeline_t *tl, app_world *w, const app_opts *o, player
             r_render(w->assets, cl, t, &cam, &opt, fb);
             double took = bench_now() - t0;
             least[k] = i == 0 || took < least[k] ? took : least[k];
+            if (hashes && i == 0) /* QDEMO_BENCH_HASHES=1: each frame's hash (fb_hash) */
+                printf("%d %d %016llx\n", crowd, k, (unsigned long long)fb_hash(fb));
         }
     double busy = 0;
     for (int k = 0; k < FRAMES; k++)
